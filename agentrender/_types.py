@@ -1,0 +1,345 @@
+"""The data of a run and of a conversation: pure values, no behaviour beyond their wire forms.
+
+Every type is a frozen, keyword-only dataclass. Identity (run ids, file positions) is a
+storage concern and lives in the run-file layer, not here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ContentBlock",
+    "Decision",
+    "Message",
+    "ModelResponse",
+    "Observation",
+    "Step",
+    "StepInput",
+]
+
+_FAILED_STATUSES = frozenset({"error", "invalid_decision"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """What an agent decided for one step: a tool call, or one of the runtime's other kinds.
+
+    The renderer never rejects a kind; an unknown one is kept verbatim and rendered as a nudge.
+    """
+
+    kind: str
+    """``"tool_call"``, ``"complete"``, ``"truncated"``, ``"no_tool_call"`` or any kind a runtime recorded."""
+    tool: str = ""
+    """The tool the decision calls; empty when it calls none."""
+    args: Any = None
+    """The parsed JSON value of the arguments, or ``None`` when there were none (or they were not JSON)."""
+    reason: str = ""
+    """The model's text that came with the decision, capped by ``render.decide`` at ``REASON_BYTES``."""
+    invalid_args: str = ""
+    """Arguments that were not JSON, kept out of band: the text, or base64 of the raw bytes."""
+    invalid_base64: bool = False
+    """True when ``invalid_args`` is base64 because the raw arguments were not UTF-8."""
+
+    @property
+    def calls(self) -> bool:
+        """True when this decision is a call of a named tool (a ``tool_use`` block renders)."""
+        return self.kind == "tool_call" and self.tool != ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation:
+    """What came back for a step: a tool's result, the driver's rejection, or an interruption."""
+
+    status: str = "ok"
+    """``"ok"``, ``"error"``, ``"invalid_decision"`` (nothing ran) or ``"interrupted"`` (outcome unknown)."""
+    content: str = ""
+    """The tool's full result, shown to the model while the step is inside the recent-results window."""
+    summary: str = ""
+    """The tool's short account of the result, shown to the model once the step has left the window."""
+
+    @property
+    def failed(self) -> bool:
+        """True for ``"error"`` and ``"invalid_decision"``: the result is flagged ``is_error``."""
+        return self.status in _FAILED_STATUSES
+
+    @property
+    def interrupted(self) -> bool:
+        """True when the process died while the tool ran, so its outcome is unknown."""
+        return self.status == "interrupted"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One recorded step of a run: a decision and what came back for it."""
+
+    index: int
+    """The step's position in the run, from 0; the default ``tool_use`` id is ``step_<index>``."""
+    decision: Decision | None = None
+    """``None`` when no decision was recorded: the step being decided, or one interrupted while deciding."""
+    observation: Observation | None = None
+    """``None`` when nothing came back (yet)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepInput:
+    """What an agent is given to decide a step: the run's recorded steps so far, in order."""
+
+    steps: Sequence[Step] = ()
+    """The recorded steps, oldest first."""
+    goal: str = ""
+    """The run's goal, for an opening that is built from it."""
+    run_id: str = ""
+    """The run's identifier."""
+    index: int | None = None
+    """The index of the step being decided, when known."""
+    tools: Sequence[Mapping[str, Any]] = ()
+    """The tool definitions offered to the model (name, description, input_schema)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContentBlock:
+    """One block of a message, with one set of fields for every block type (as the seed has it).
+
+    ``text`` carries a text block's text, a thinking block's thinking, a redacted thinking
+    block's data, or a raw assistant turn. ``tool_use_id`` is the id of a ``tool_use``
+    block and the reference of a ``tool_result`` block.
+    """
+
+    type: str
+    """``"text"``, ``"tool_use"``, ``"tool_result"``, ``"thinking"``, ``"redacted_thinking"``, or another type."""
+    text: str = ""
+    """Text, thinking, redacted-thinking data, or a raw assistant turn."""
+    tool_use_id: str = ""
+    """A ``tool_use`` block's id, or the id a ``tool_result`` block answers."""
+    name: str = ""
+    """A ``tool_use`` block's tool name."""
+    input: Any = None
+    """A ``tool_use`` block's arguments: a JSON value, or ``str``/``bytes`` of raw argument text."""
+    content: str = ""
+    """A ``tool_result`` block's content."""
+    is_error: bool = False
+    """A ``tool_result`` block's error flag."""
+    signature: str = ""
+    """A thinking block's signature, replayed as the provider wrote it."""
+    raw: Mapping[str, Any] | None = None
+    """The block's wire form as received, when it holds more than the fields above can carry.
+
+    Set by ``from_dict`` for unknown block types and for extra keys (citations, cache control),
+    so that ``to_dict`` gives back exactly what was read.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """The block's wire form: the Anthropic Messages API shape."""
+        if self.raw is not None:
+            return dict(self.raw)
+        kind = self.type
+        if kind == "text":
+            return {"type": "text", "text": self.text}
+        if kind == "tool_result":
+            if self.is_error:
+                return {
+                    "type": "tool_result",
+                    "tool_use_id": self.tool_use_id,
+                    "content": self.content,
+                    "is_error": True,
+                }
+            return {"type": "tool_result", "tool_use_id": self.tool_use_id, "content": self.content}
+        if kind == "tool_use":
+            return {"type": "tool_use", "id": self.tool_use_id, "name": self.name, "input": self.input}
+        if kind == "thinking":
+            return {"type": "thinking", "thinking": self.text, "signature": self.signature}
+        if kind == "redacted_thinking":
+            return {"type": "redacted_thinking", "data": self.text}
+        wire: dict[str, Any] = {"type": kind}
+        for key, value, empty in (
+            ("text", self.text, ""),
+            ("id", self.tool_use_id, ""),
+            ("name", self.name, ""),
+            ("input", self.input, None),
+            ("content", self.content, ""),
+            ("is_error", self.is_error, False),
+            ("signature", self.signature, ""),
+        ):
+            if value != empty:
+                wire[key] = value
+        return wire
+
+    @classmethod
+    def from_dict(cls, wire: Mapping[str, Any], *, where: str = "block") -> ContentBlock:
+        """Read one block of an Anthropic message; ``where`` names it in errors."""
+        if not isinstance(wire, Mapping):
+            raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+        kind = wire.get("type")
+        if not isinstance(kind, str) or not kind:
+            raise ValueError(f"{where}.type: expected a non-empty string, got {kind!r}")
+        known = _KNOWN_BLOCK_KEYS.get(kind)
+        if known is None:
+            return cls(type=kind, raw=dict(wire))
+        values: dict[str, Any] = {}
+        for wire_key, (attribute, expected) in known.items():
+            if wire_key not in wire:
+                continue
+            value = wire[wire_key]
+            if expected is not None and not isinstance(value, expected):
+                raise ValueError(f"{where}.{wire_key}: expected {_TYPE_NAMES[expected]}, got {type(value).__name__}")
+            values[attribute] = value
+        extra = any(key not in known and key != "type" for key in wire)
+        block = cls(type=kind, **values)
+        if extra or block.to_dict() != dict(wire):
+            return cls(type=kind, raw=dict(wire), **values)
+        return block
+
+
+_TYPE_NAMES: dict[Any, str] = {str: "a string", bool: "a boolean"}
+
+_KNOWN_BLOCK_KEYS: dict[str, dict[str, tuple[str, Any]]] = {
+    "text": {"text": ("text", str)},
+    "tool_use": {"id": ("tool_use_id", str), "name": ("name", str), "input": ("input", None)},
+    "tool_result": {"tool_use_id": ("tool_use_id", str), "content": ("content", str), "is_error": ("is_error", bool)},
+    "thinking": {"thinking": ("text", str), "signature": ("signature", str)},
+    "redacted_thinking": {"data": ("text", str)},
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One turn of a conversation: a role and its blocks."""
+
+    role: str
+    """``"user"`` or ``"assistant"``."""
+    content: Sequence[ContentBlock] = field(default=())
+    """The turn's blocks, in order."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The message's wire form: ``{"role": ..., "content": [block, ...]}``."""
+        return {"role": self.role, "content": list(map(_block_to_dict, self.content))}
+
+    @classmethod
+    def from_dict(cls, wire: Mapping[str, Any], *, where: str = "message") -> Message:
+        """Read a message in its wire form (content as a string becomes one text block)."""
+        if not isinstance(wire, Mapping):
+            raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+        role = wire.get("role")
+        if role not in ("user", "assistant"):
+            raise ValueError(f"{where}.role: expected 'user' or 'assistant', got {role!r}")
+        content = wire.get("content")
+        if isinstance(content, str):
+            return cls(role=role, content=(ContentBlock(type="text", text=content),))
+        return cls(role=role, content=_blocks(content, f"{where}.content"))
+
+
+_block_to_dict = ContentBlock.to_dict
+
+
+def _blocks(content: Any, where: str) -> tuple[ContentBlock, ...]:
+    if not isinstance(content, list):
+        raise ValueError(f"{where}: expected a list of blocks, got {type(content).__name__}")
+    return tuple(ContentBlock.from_dict(block, where=f"{where}[{i}]") for i, block in enumerate(content))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelResponse:
+    """A model's reply, as the Anthropic Messages API returns it."""
+
+    content: Sequence[ContentBlock]
+    """The reply's blocks in order: text, thinking, redacted thinking, tool uses."""
+    stop_reason: str
+    """Why the model stopped: ``"tool_use"``, ``"end_turn"``, ``"max_tokens"``, ``"refusal"``, ..."""
+    model: str = ""
+    """The model that replied."""
+    id: str = ""
+    """The provider's message id."""
+    usage: Mapping[str, Any] | None = None
+    """Token usage as the provider reported it."""
+
+    @classmethod
+    def from_dict(cls, wire: Mapping[str, Any], *, where: str = "response") -> ModelResponse:
+        """Read an Anthropic ``Message`` JSON object; ``where`` names it in errors.
+
+        Thinking and redacted-thinking blocks are kept (they are never part of a reason);
+        a ``tool_use`` block's ``input`` may be a parsed JSON value or raw ``str``/``bytes``.
+        A ``null`` stop reason (a streamed message not yet finished) reads as ``""``.
+        """
+        if not isinstance(wire, Mapping):
+            raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+        stop_reason = wire.get("stop_reason")
+        if stop_reason is not None and not isinstance(stop_reason, str):
+            raise ValueError(f"{where}.stop_reason: expected a string, got {type(stop_reason).__name__}")
+        usage = wire.get("usage")
+        if usage is not None and not isinstance(usage, Mapping):
+            raise ValueError(f"{where}.usage: expected an object, got {type(usage).__name__}")
+        for key in ("model", "id"):
+            if not isinstance(wire.get(key, ""), str):
+                raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
+        return cls(
+            content=_blocks(wire.get("content", []), f"{where}.content"),
+            stop_reason=stop_reason or "",
+            model=wire.get("model", ""),
+            id=wire.get("id", ""),
+            usage=dict(usage) if usage is not None else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The reply's wire form, as an Anthropic ``Message`` object."""
+        wire: dict[str, Any] = {"type": "message", "role": "assistant"}
+        if self.id:
+            wire["id"] = self.id
+        if self.model:
+            wire["model"] = self.model
+        wire["content"] = [block.to_dict() for block in self.content]
+        wire["stop_reason"] = self.stop_reason
+        if self.usage is not None:
+            wire["usage"] = dict(self.usage)
+        return wire
+
+
+# A frozen dataclass's generated __init__ sets each field through object.__setattr__ and
+# so costs more than all the rest of a step's render. The render loop builds its blocks
+# and messages through these, which fill the slots directly and keep the values frozen.
+_new = object.__new__
+(
+    _set_type,
+    _set_text,
+    _set_tool_use_id,
+    _set_name,
+    _set_input,
+    _set_content,
+    _set_is_error,
+    _set_signature,
+    _set_raw,
+) = (getattr(ContentBlock, name).__set__ for name in ContentBlock.__dataclass_fields__)
+_set_role, _set_message_content = (getattr(Message, name).__set__ for name in Message.__dataclass_fields__)
+
+
+def _block(
+    type: str,
+    text: str = "",
+    tool_use_id: str = "",
+    name: str = "",
+    input: Any = None,
+    content: str = "",
+    is_error: bool = False,
+) -> ContentBlock:
+    """``ContentBlock(type=..., ...)`` for the render loop (no signature, no raw form)."""
+    block = _new(ContentBlock)
+    _set_type(block, type)
+    _set_text(block, text)
+    _set_tool_use_id(block, tool_use_id)
+    _set_name(block, name)
+    _set_input(block, input)
+    _set_content(block, content)
+    _set_is_error(block, is_error)
+    _set_signature(block, "")
+    _set_raw(block, None)
+    return block
+
+
+def _message(role: str, content: tuple[ContentBlock, ...]) -> Message:
+    """``Message(role=..., content=...)`` for the render loop."""
+    message = _new(Message)
+    _set_role(message, role)
+    _set_message_content(message, content)
+    return message

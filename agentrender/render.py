@@ -1,0 +1,371 @@
+"""The render contract: recorded steps into messages, and a model's reply into a decision.
+
+``messages`` turns a run's steps into the conversation a model is shown before it decides
+the next step; ``decide`` turns the model's reply back into a ``Decision``. Everything a
+consumer may vary is an ``Options`` hook; everything else is fixed here, byte for byte,
+so that the same run renders the same conversation in any process.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Step, StepInput, _block, _message
+
+__all__ = [
+    "INTERRUPTED_TEXT",
+    "NAME_BYTES",
+    "NO_SUMMARY_TEXT",
+    "NUDGE_NO_TOOL_CALL",
+    "NUDGE_TRUNCATED",
+    "REASON_BYTES",
+    "RECENT_RESULTS",
+    "RESULT_BYTES",
+    "STOP_CONTEXT_WINDOW_EXCEEDED",
+    "STOP_END_TURN",
+    "STOP_MAX_TOKENS",
+    "STOP_REFUSAL",
+    "STOP_TOOL_USE",
+    "Options",
+    "args",
+    "decide",
+    "default_observation",
+    "invalid_nudge",
+    "messages",
+    "replay_key",
+    "truncate",
+]
+
+RECENT_RESULTS = 6
+"""How many of the last rendered steps show their result in full; earlier ones show the summary."""
+RESULT_BYTES = 16384
+"""The cap, in UTF-8 bytes, on any one result's content or summary as rendered."""
+REASON_BYTES = 500
+"""The cap, in UTF-8 bytes, on a decision's reason, applied by ``decide`` on every branch."""
+NAME_BYTES = 64
+"""The cap, in UTF-8 bytes, on each tool name in the note of tool calls that were not executed."""
+
+STOP_TOOL_USE = "tool_use"
+STOP_END_TURN = "end_turn"
+STOP_MAX_TOKENS = "max_tokens"
+STOP_REFUSAL = "refusal"
+STOP_CONTEXT_WINDOW_EXCEEDED = "model_context_window_exceeded"
+
+NUDGE_NO_TOOL_CALL = "Your reply contained no executable tool call. Respond with exactly one tool call."
+"""The user turn after a step whose decision called no tool."""
+NUDGE_TRUNCATED = (
+    "Your reply hit the output token cap before the tool call was complete, so nothing ran. "
+    "Respond with exactly one short tool call."
+)
+"""The user turn after a step whose reply was cut by the output token cap (or the context window)."""
+INTERRUPTED_TEXT = (
+    "The process stopped while this tool was running, so its outcome is unknown. "
+    "Call the tool again; it answers from its own record."
+)
+"""The re-request that stands for the result of a call that was interrupted (or has no observation)."""
+NO_SUMMARY_TEXT = "(no summary)"
+"""What a result outside the window shows when its tool wrote no summary."""
+
+_NO_TOOL_CALL_TEXT = "(no tool call)"
+_MARK = "…"
+_MARK_BYTES = 3
+
+OpeningHook = Callable[[StepInput], str]
+ToolUseIDHook = Callable[[Step], str]
+AssistantHook = Callable[[Step, str], "Sequence[ContentBlock] | None"]
+ObservationHook = Callable[[Step, str, bool], "ContentBlock | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How ``messages`` renders: the opening (required) and the hooks a consumer may set.
+
+    Hooks fall back per step: a hook that returns ``None`` (or an empty list, or a block
+    whose ``type`` is ``""``) leaves that one step to the default rendering.
+    """
+
+    opening: str | OpeningHook | None
+    """The opening user message: text, or a callable taking the ``StepInput``. Required."""
+    recent_results: int = RECENT_RESULTS
+    """How many of the last rendered steps show their result in full."""
+    result_bytes: int = RESULT_BYTES
+    """The cap, in UTF-8 bytes, on each rendered content or summary."""
+    tool_use_id: ToolUseIDHook | None = None
+    """``(step) -> id``; an empty string falls back to ``step_<index>``."""
+    assistant: AssistantHook | None = None
+    """``(step, id) -> blocks`` for the assistant turn; ``None`` or ``[]`` falls back."""
+    observation: ObservationHook | None = None
+    """``(step, id, full) -> block`` for the user turn; ``None`` or a ``type=""`` block falls back."""
+
+    def __post_init__(self) -> None:
+        if self.opening is None:
+            raise ValueError("Options.opening is required: a renderer with no domain text is a bug, not a default")
+        if isinstance(self.opening, str):
+            _check_opening(self.opening)
+        elif not callable(self.opening):
+            raise ValueError(f"Options.opening: expected text or a callable, got {type(self.opening).__name__}")
+        if self.recent_results < 0:
+            raise ValueError(f"Options.recent_results must be 0 or more, got {self.recent_results}")
+        if self.result_bytes < 0:
+            raise ValueError(f"Options.result_bytes must be 0 or more, got {self.result_bytes}")
+
+
+def _check_opening(text: object) -> str:
+    if not isinstance(text, str):
+        raise ValueError(f"Options.opening: expected the opening text, got {type(text).__name__}")
+    if not text.strip():
+        raise ValueError("Options.opening: the opening text is empty")
+    return text
+
+
+def messages(step_input: StepInput, options: Options) -> list[Message]:
+    """Render the conversation a model sees before deciding the next step.
+
+    The opening as one user message, then two messages per rendered step (a step with a
+    recorded decision), oldest first: the assistant turn (the reason and the ``tool_use``
+    block) and the user turn (the result, or a nudge). The last ``options.recent_results``
+    rendered steps show their content in full, earlier ones their summary; both are capped
+    at ``options.result_bytes``. Raises ``ValueError`` when the opening is missing or blank.
+    """
+    opening = options.opening
+    text = _check_opening(opening(step_input) if callable(opening) else opening)
+    rendered = [step for step in step_input.steps if step.decision is not None]
+    first_full = len(rendered) - options.recent_results
+    id_hook, assistant_hook, observation_hook = options.tool_use_id, options.assistant, options.observation
+    max_bytes = options.result_bytes
+
+    out = [_message("user", (_block("text", text),))]
+    append = out.append
+    for position, step in enumerate(rendered):
+        tool_use_id = ""
+        if id_hook is not None:
+            tool_use_id = id_hook(step)
+        if not tool_use_id:
+            tool_use_id = f"step_{step.index}"
+        full = position >= first_full
+
+        blocks = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
+        append(_message("assistant", tuple(blocks) if blocks else _assistant_blocks(step, tool_use_id)))
+
+        block = observation_hook(step, tool_use_id, full) if observation_hook is not None else None
+        if block is None or not block.type:
+            block = default_observation(step, tool_use_id, full, max_bytes)
+        append(_message("user", (block,)))
+    return out
+
+
+def _assistant_blocks(step: Step, tool_use_id: str) -> tuple[ContentBlock, ...]:
+    decision = step.decision
+    assert decision is not None
+    reason = decision.reason
+    if decision.kind == "tool_call" and decision.tool:
+        use = _block("tool_use", "", tool_use_id, decision.tool, args(decision))
+        if reason and not reason.isspace():
+            return (_block("text", reason), use)
+        return (use,)
+    if reason and not reason.isspace():
+        return (_block("text", reason),)
+    return (_block("text", _NO_TOOL_CALL_TEXT),)
+
+
+def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:
+    """The default user turn for one step: its result, the re-request, or a nudge.
+
+    Accepts any step, with or without a decision or an observation. A step that called no
+    tool is answered with a text nudge; a call with a ``tool_result`` holding, in this order:
+    ``INTERRUPTED_TEXT`` (no observation, or interrupted), the invalid-decision nudge, the
+    content (``full``) or the summary (not ``full``; ``NO_SUMMARY_TEXT`` when it is blank),
+    capped at ``max_bytes``.
+    """
+    decision = step.decision
+    observation = step.observation
+    if decision is None or decision.kind == "no_tool_call":
+        return _block("text", NUDGE_NO_TOOL_CALL)
+    if decision.kind == "truncated":
+        return _block("text", NUDGE_TRUNCATED)
+    if decision.kind != "tool_call" or not decision.tool:
+        if observation is not None and observation.status == "invalid_decision":
+            return _block("text", invalid_nudge(observation.summary, max_bytes))
+        return _block("text", NUDGE_NO_TOOL_CALL)
+    if observation is None or observation.status == "interrupted":
+        return _block("tool_result", "", tool_use_id, content=INTERRUPTED_TEXT)
+    status = observation.status
+    if status == "invalid_decision":
+        return _block(
+            "tool_result", "", tool_use_id, content=invalid_nudge(observation.summary, max_bytes), is_error=True
+        )
+    if full:
+        content = truncate(observation.content, max_bytes)
+    else:
+        summary = observation.summary
+        content = truncate(summary, max_bytes) if summary and not summary.isspace() else NO_SUMMARY_TEXT
+    return _block("tool_result", "", tool_use_id, content=content, is_error=status == "error")
+
+
+def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:
+    """The nudge for a decision the driver rejected, carrying the observation's summary."""
+    said = truncate(summary.strip(), max_bytes).rstrip(". ")
+    if not said:
+        return "Your reply could not be executed. Respond with exactly one tool call."
+    return f"Your reply could not be executed: {said}. Respond with exactly one tool call."
+
+
+def args(decision: Decision) -> Any:
+    """The JSON value a ``tool_use`` block carries for ``decision``.
+
+    ``{"invalid_json_base64": ...}`` or ``{"invalid_json": ...}`` for arguments kept out of
+    band, ``{}`` when there were none, else the arguments themselves. A custom assistant
+    hook that builds its own ``tool_use`` block should use this, so its render is the same.
+    """
+    if decision.invalid_args:
+        key = "invalid_json_base64" if decision.invalid_base64 else "invalid_json"
+        return {key: decision.invalid_args}
+    if decision.args is None:
+        return {}
+    return decision.args
+
+
+def truncate(s: str, n: int) -> str:
+    """Shorten ``s`` to at most ``n`` UTF-8 bytes, the ``…`` that marks the cut included.
+
+    Never splits a character. When ``n`` is below 3 the cut is unmarked; a negative ``n``
+    is 0; a string already within ``n`` bytes is returned unchanged. Lone surrogates count
+    as ``str.encode("utf-8", "surrogatepass")`` counts them (3 bytes).
+    """
+    if n < 0:
+        n = 0
+    if len(s) * 4 <= n:
+        return s
+    if s.isascii():
+        if len(s) <= n:
+            return s
+        return s[: n - _MARK_BYTES] + _MARK if n >= _MARK_BYTES else s[:n]
+    encoded = s.encode("utf-8", "surrogatepass")
+    if len(encoded) <= n:
+        return s
+    budget, mark = (n - _MARK_BYTES, _MARK) if n >= _MARK_BYTES else (n, "")
+    while budget > 0 and encoded[budget] & 0xC0 == 0x80:
+        budget -= 1
+    return encoded[:budget].decode("utf-8", "surrogatepass") + mark
+
+
+def _byte_len(s: str) -> int:
+    return len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
+
+
+def decide(response: ModelResponse) -> Decision:
+    """Map a model's reply onto a decision; never ``complete``.
+
+    A reply cut by the output token cap or the context window is ``truncated``; a refusal,
+    or a reply with no tool use, is ``no_tool_call``; otherwise the first tool use is the
+    call. The reason is the reply's text, capped at ``REASON_BYTES`` after it is composed;
+    when the reply holds more than one tool use, the reason ends with a note naming the
+    ones that were not executed, and the text gets what the note leaves of the cap.
+    """
+    text = "\n".join(block.text for block in response.content if block.type == "text").strip()
+    stop = response.stop_reason
+    if stop in (STOP_MAX_TOKENS, STOP_CONTEXT_WINDOW_EXCEEDED):
+        return Decision(kind="truncated", reason=truncate(text, REASON_BYTES))
+    if stop == STOP_REFUSAL:
+        return Decision(kind="no_tool_call", reason=truncate(text, REASON_BYTES))
+    uses = [block for block in response.content if block.type == "tool_use"]
+    if not uses:
+        return Decision(kind="no_tool_call", reason=truncate(text, REASON_BYTES))
+    first = uses[0]
+    value, invalid, invalid_base64 = _parse_arguments(first.input)
+    if len(uses) > 1:
+        note = _not_executed_note([use.name for use in uses[1:]])
+        reason = f"{truncate(text, REASON_BYTES - _byte_len(note) - 1)} {note}" if text else note
+    else:
+        reason = text
+    return Decision(
+        kind="tool_call",
+        tool=first.name,
+        args=value,
+        reason=truncate(reason, REASON_BYTES),
+        invalid_args=invalid,
+        invalid_base64=invalid_base64,
+    )
+
+
+def _not_executed_note(names: Sequence[str]) -> str:
+    """``[K further tool call(s) not executed: a, b]``, at most half of ``REASON_BYTES``."""
+    capped = [truncate(name, NAME_BYTES) for name in names]
+    head = f"[{len(capped)} further tool call(s) not executed: "
+    limit = REASON_BYTES // 2
+    full = head + ", ".join(capped) + "]"
+    if _byte_len(full) <= limit:
+        return full
+    # Keep the longest prefix of names that fits with ", …]" after it.
+    room = limit - _byte_len(head) - _byte_len(_MARK + "]")
+    kept: list[str] = []
+    used = 0
+    for name in capped:
+        cost = _byte_len(name) + 2  # the name and the ", " after it
+        if used + cost > room:
+            break
+        kept.append(name)
+        used += cost
+    return head + "".join(f"{name}, " for name in kept) + _MARK + "]"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} overflows to infinity")
+    return value
+
+
+def _parse_arguments(raw: Any) -> tuple[Any, str, bool]:
+    """A tool use's input as ``(args, invalid_args, invalid_base64)``."""
+    if isinstance(raw, bytes | bytearray):
+        try:
+            raw = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            return None, base64.b64encode(raw).decode("ascii"), True
+    if not isinstance(raw, str):
+        return raw, "", False
+    if raw == "":
+        return None, "", False
+    try:
+        return json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float), "", False
+    except ValueError:
+        return None, raw, False
+
+
+def replay_key(
+    messages: Iterable[Message | Mapping[str, Any]],
+    *,
+    system: str = "",
+    tools: Sequence[Mapping[str, Any]] = (),
+    model: str = "",
+    max_output_tokens: int = 0,
+) -> str:
+    """A SHA-256 hex digest of exactly what would be sent: the same render gives the same key.
+
+    One canonical compact JSON encoding of the model, system text, output cap, tools and
+    messages in their wire forms (key order as rendered, no ASCII escaping). Raises
+    ``ValueError`` when anything in it is not JSON (NaN, infinity, a non-JSON type).
+    """
+    payload = {
+        "model": model,
+        "system": system,
+        "max_tokens": max_output_tokens,
+        "tools": [dict(tool) for tool in tools],
+        "messages": [m.to_dict() if isinstance(m, Message) else dict(m) for m in messages],
+    }
+    try:
+        encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"replay_key: the request is not JSON: {error}") from None
+    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
