@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import step_records  # noqa: E402
+from _gen import step_records
 
 START = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
 TOOLS = ["read_file", "write_file", "run_tests", "search", "list_dir"]
@@ -129,7 +129,9 @@ def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:
     size = sum(path.stat().st_size for path in store.iterdir())
     frame = runs_frame(store, workers=1, progress=False)
     assert len(frame) == runs and frame["error"].isna().all(), "runs_frame lost or failed a run"
-    print(f"runs_frame: {runs:,} files of {steps} steps ({size / 2**20:.0f} MiB), best of {repeat}, {os.cpu_count()} CPUs")
+    print(
+        f"runs_frame: {runs:,} files of {steps} steps ({size / 2**20:.0f} MiB), best of {repeat}, {os.cpu_count()} CPUs"
+    )
     one = best_of(repeat, lambda: runs_frame(store, workers=1, progress=False))
     two = best_of(repeat, lambda: runs_frame(store, workers=2, progress=False))
     print(f"  workers=1 (in process)           {one:7.2f} s   {runs / one:8.0f} runs/s")
