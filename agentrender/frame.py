@@ -18,6 +18,8 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import multiprocessing
+import multiprocessing.context
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -581,10 +583,18 @@ def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[Any]]:
         return
     # Several files per task: a task's round trip costs more than reading a small run.
     chunk = max(1, min(64, len(paths) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
         results = pool.map(_run_values, paths, chunksize=chunk)
         for path in paths:
             yield _next(results, path)
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    # Not fork: the caller may have threads (tqdm's monitor, a notebook's kernel), and a
+    # process forked from a threaded one can inherit a held lock. The workers only need
+    # agentrender's stdlib core to start, since pandas is imported where frames are built.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def _next(results: Iterator[list[Any]], path: str) -> list[Any]:
