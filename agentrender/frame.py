@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -64,8 +65,9 @@ def _require(name: str) -> ModuleType:
 class Column:
     """One column of a frame: its name, dtype and meaning, and how it is computed.
 
-    ``value`` computes the column's value for one row from that frame's row type; a column
-    computed from other columns of the frame sets ``derive`` instead.
+    ``value`` computes the column's value for one row, from the row's field ``of`` (or the
+    whole row); where that field is ``None`` the column holds ``absent``. A column computed
+    from other columns of the frame sets ``derive`` instead.
     """
 
     name: str
@@ -75,9 +77,13 @@ class Column:
     meaning: str
     """What the column says, in one sentence."""
     value: Callable[[Any], Any] | None = None
-    """The value for one row (``None`` for a null)."""
+    """The value from one row's field ``of`` (``None`` for a null)."""
     derive: Callable[[dict[str, Any]], Any] | None = None
     """The column from the columns built before it, for a column computed from others."""
+    of: str = ""
+    """The field of the row type ``value`` is given (``"decision"``, ``"facts"``, ...); ``""`` for the whole row."""
+    absent: Any = None
+    """The value when that field is ``None`` (no decision, not rendered, ...): null unless set."""
     categories: tuple[str, ...] = ()
     """For a categorical: the values it always offers, in this order; values seen besides follow, sorted."""
 
@@ -130,155 +136,148 @@ class _StepRow(NamedTuple):
 
 
 STEP_COLUMNS: tuple[Column, ...] = (
-    Column("index", "int64", "The step's index in the run.", lambda r: r.step.index),
-    Column(
-        "kind",
-        "category",
-        "The decision's kind; null when the step has no decision.",
-        lambda r: r.decision.kind if r.decision else None,
-        categories=_KINDS,
-    ),
+    Column("index", "int64", "The step's index in the run.", lambda step: step.index, of="step"),
+    Column("kind", "category", "The decision's kind.", lambda d: d.kind, of="decision", categories=_KINDS),
     Column(
         "tool",
         "category",
         "The tool the decision names; null when it names none.",
-        lambda r: r.decision.tool or None if r.decision else None,
+        lambda d: d.tool or None,
+        of="decision",
     ),
-    Column("reason", "string", "The decision's reason text.", lambda r: r.decision.reason if r.decision else None),
-    Column(
-        "reason_bytes",
-        "Int64",
-        "UTF-8 bytes of the reason.",
-        lambda r: _utf8_len(r.decision.reason) if r.decision else None,
-    ),
+    Column("reason", "string", "The decision's reason text.", lambda d: d.reason, of="decision"),
+    Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", lambda d: _utf8_len(d.reason), of="decision"),
     Column(
         "args",
         "string",
         "The decision's arguments as compact JSON text; null when it recorded none.",
-        lambda r: _encode_json(r.decision.args) if r.decision and r.decision.args is not None else None,
+        lambda d: _encode_json(d.args) if d.args is not None else None,
+        of="decision",
     ),
     Column(
         "args_invalid",
         "boolean",
         "True when the arguments were not JSON and are kept out of band in invalid_args.",
-        lambda r: r.decision.invalid_args != "" if r.decision else None,
+        lambda d: d.invalid_args != "",
+        of="decision",
     ),
     Column(
         "args_base64",
         "boolean",
         "True when invalid_args is base64 because the raw arguments were not UTF-8.",
-        lambda r: r.decision.invalid_base64 if r.decision else None,
+        lambda d: d.invalid_base64,
+        of="decision",
     ),
     Column(
         "invalid_args",
         "string",
         "The out-of-band arguments (text, or base64 of the raw bytes); null when there are none.",
-        lambda r: r.decision.invalid_args or None if r.decision else None,
+        lambda d: d.invalid_args or None,
+        of="decision",
     ),
     Column(
-        "status",
-        "category",
-        "The observation's status; null when the step has no observation.",
-        lambda r: r.observation.status if r.observation else None,
-        categories=_STATUSES,
+        "status", "category", "The observation's status.", lambda o: o.status, of="observation", categories=_STATUSES
     ),
     Column(
         "failed",
         "boolean",
         "True when the observation is an error or an invalid decision (rendered with is_error).",
-        lambda r: r.observation.failed if r.observation else None,
+        lambda o: o.failed,
+        of="observation",
     ),
     Column(
         "interrupted",
         "boolean",
         "True when the process died while the tool ran, so the outcome is unknown.",
-        lambda r: r.observation.interrupted if r.observation else None,
+        lambda o: o.interrupted,
+        of="observation",
     ),
     Column(
         "content_bytes",
         "Int64",
         "UTF-8 bytes of the observation's content.",
-        lambda r: _utf8_len(r.observation.content) if r.observation else None,
+        lambda o: _utf8_len(o.content),
+        of="observation",
     ),
     Column(
         "summary_bytes",
         "Int64",
         "UTF-8 bytes of the observation's summary.",
-        lambda r: _utf8_len(r.observation.summary) if r.observation else None,
+        lambda o: _utf8_len(o.summary),
+        of="observation",
     ),
     Column(
         "rendered",
         "bool",
-        "True when the render showed the step (it has a decision); false steps take no place in the window.",
-        lambda r: r.facts is not None,
+        "True when the render showed the step (it has a decision); other steps take no place in the window.",
+        lambda facts: True,
+        of="facts",
+        absent=False,
     ),
     Column(
         "position",
         "Int64",
-        "The step's place among the rendered steps, from 0; null when it was not rendered.",
-        lambda r: r.facts.position if r.facts else None,
+        "The step's place among the rendered steps, from 0 (what the window counts).",
+        lambda facts: facts.position,
+        of="facts",
     ),
     Column(
         "tool_use_id",
         "string",
         "The id the render gave the step's tool_use block and result (the options' hook, else step_<index>).",
-        lambda r: r.facts.tool_use_id if r.facts else None,
+        lambda facts: facts.tool_use_id,
+        of="facts",
     ),
     Column(
         "full",
         "bool",
-        "True when the render showed the result in full (inside the recent-results window); false otherwise.",
-        lambda r: r.facts.full if r.facts else False,
+        "True when the render showed the result in full: the step is inside the recent-results window.",
+        lambda facts: facts.full,
+        of="facts",
+        absent=False,
     ),
     Column(
         "nudge",
         "bool",
         "True when the render answered the step with a text nudge instead of a tool_result.",
-        lambda r: r.facts.nudge if r.facts else False,
+        lambda facts: facts.nudge,
+        of="facts",
+        absent=False,
     ),
     Column(
         "shown_bytes",
         "Int64",
-        "UTF-8 bytes of what the render's user turn showed for the step; null when it was not rendered.",
-        lambda r: _utf8_len(r.facts.result.content or r.facts.result.text) if r.facts else None,
+        "UTF-8 bytes of what the render's user turn showed for the step.",
+        lambda facts: _utf8_len(facts.result.content or facts.result.text),
+        of="facts",
     ),
+    Column("started_at", _TIMESTAMP, "When the step started.", lambda record: record.get("started_at"), of="record"),
+    Column("ended_at", _TIMESTAMP, "When the step ended.", lambda record: record.get("ended_at"), of="record"),
     Column(
-        "started_at",
-        _TIMESTAMP,
-        "When the step started, from the step record.",
-        lambda r: r.record.get("started_at"),
+        "duration", _DURATION, "ended_at - started_at.", derive=lambda built: built["ended_at"] - built["started_at"]
     ),
-    Column(
-        "ended_at",
-        _TIMESTAMP,
-        "When the step ended, from the step record.",
-        lambda r: r.record.get("ended_at"),
-    ),
-    Column(
-        "duration",
-        _DURATION,
-        "ended_at - started_at.",
-        derive=lambda built: built["ended_at"] - built["started_at"],
-    ),
-    Column("model_calls", "int64", "How many model calls were captured for the step.", lambda r: r.calls),
+    Column("model_calls", "int64", "How many model calls were captured for the step.", lambda n: n, of="calls"),
     Column(
         "stop_reason",
         "category",
-        "The stop reason of the step's last model call; null when it has none.",
-        lambda r: r.call.response.stop_reason or None if r.call else None,
+        "The stop reason of the step's last model call.",
+        lambda call: call.response.stop_reason or None,
+        of="call",
         categories=_STOPS,
     ),
     Column(
         "input_tokens",
         "Int64",
         "Input tokens of the step's last model call, as the provider reported them.",
-        lambda r: _usage(r.call, "input_tokens"),
+        lambda call: _usage(call, "input_tokens"),
+        of="call",
     ),
     Column(
         "output_tokens",
         "Int64",
         "Output tokens of the step's last model call, as the provider reported them.",
-        lambda r: _usage(r.call, "output_tokens"),
+        lambda call: _usage(call, "output_tokens"),
+        of="call",
     ),
 )
 """The columns of ``steps_frame``, in order."""
@@ -450,62 +449,79 @@ def _end(run: Run, key: str) -> Any:
 
 
 RUN_COLUMNS: tuple[Column, ...] = (
-    Column("path", "string", "The run file.", lambda r: r.run.path),
-    Column("run_id", "string", "The run's id from its header.", lambda r: r.run.run_id or None),
-    Column("model", "category", "The model named in the run's header.", lambda r: r.run.model or None),
-    Column("steps", "Int64", "How many steps the run recorded.", lambda r: len(r.run.steps)),
+    Column("path", "string", "The run file.", lambda run: run.path, of="run"),
+    Column("run_id", "string", "The run's id from its header.", lambda run: run.run_id or None, of="run"),
+    Column("model", "category", "The model named in the run's header.", lambda run: run.model or None, of="run"),
+    Column("steps", "Int64", "How many steps the run recorded.", lambda run: len(run.steps), of="run"),
     Column(
         "rendered_steps",
         "Int64",
         "How many steps a render of the whole run shows (those with a decision).",
-        lambda r: sum(1 for fact in r.facts if fact is not None),
+        lambda facts: sum(1 for fact in facts if fact is not None),
+        of="facts",
     ),
     Column(
         "failures",
         "Int64",
         "Steps whose observation failed (an error or an invalid decision).",
-        lambda r: _count(r.run.steps, lambda o: o.failed),
+        lambda run: _count(run.steps, lambda o: o.failed),
+        of="run",
     ),
     Column(
         "interruptions",
         "Int64",
         "Steps whose tool was interrupted (outcome unknown).",
-        lambda r: _count(r.run.steps, lambda o: o.interrupted),
+        lambda run: _count(run.steps, lambda o: o.interrupted),
+        of="run",
     ),
-    Column("model_calls", "Int64", "How many model calls the run captured.", lambda r: len(r.run.model_calls)),
     Column(
-        "input_tokens", "Int64", "Input tokens over all captured model calls.", lambda r: _total(r.run, "input_tokens")
+        "model_calls", "Int64", "How many model calls the run captured.", lambda run: len(run.model_calls), of="run"
+    ),
+    Column(
+        "input_tokens",
+        "Int64",
+        "Input tokens over all captured model calls.",
+        lambda run: _total(run, "input_tokens"),
+        of="run",
     ),
     Column(
         "output_tokens",
         "Int64",
         "Output tokens over all captured model calls.",
-        lambda r: _total(r.run, "output_tokens"),
+        lambda run: _total(run, "output_tokens"),
+        of="run",
     ),
     Column(
         "end_status",
         "category",
         "The end record's status; null when the run has no end (still going, or its process died).",
-        lambda r: _end(r.run, "status"),
+        lambda run: _end(run, "status"),
+        of="run",
         categories=_ENDS,
     ),
     Column(
         "end_reason",
         "category",
         "The end record's reason; null when the run has no end.",
-        lambda r: _end(r.run, "reason"),
+        lambda run: _end(run, "reason"),
+        of="run",
         categories=_ENDS,
     ),
     Column(
         "warnings",
         "Int64",
         "How many things the loader read but did not load, or loaded with a doubt.",
-        lambda r: len(r.run.warnings),
+        lambda run: len(run.warnings),
+        of="run",
     ),
     Column(
-        "started_at", _TIMESTAMP, "When the run started, from its header.", lambda r: r.run.header.get("started_at")
+        "started_at",
+        _TIMESTAMP,
+        "When the run started, from its header.",
+        lambda run: run.header.get("started_at"),
+        of="run",
     ),
-    Column("ended_at", _TIMESTAMP, "When the run ended, from its end record.", lambda r: _end(r.run, "at")),
+    Column("ended_at", _TIMESTAMP, "When the run ended, from its end record.", lambda run: _end(run, "at"), of="run"),
     Column(
         "duration", _DURATION, "ended_at - started_at.", derive=lambda built: built["ended_at"] - built["started_at"]
     ),
@@ -513,7 +529,7 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "error",
         "string",
         "Why the file could not be loaded (PATH:LINE: what); null when it loaded. Other columns are then null.",
-        lambda r: None,
+        lambda row: None,
     ),
 )
 """The columns of ``runs_frame``, in order."""
@@ -530,7 +546,7 @@ def _run_values(path: str) -> list[Any]:
         run = load_run(path)
         _, facts = step_facts(run.step_input(), _options(run))
         row = _RunFacts(run, facts)
-        return [column.value(row) for column in _RUN_VALUES]  # type: ignore[misc]
+        return [_cell(column, row) for column in _RUN_VALUES]
     except (ValueError, OSError) as error:
         values: list[Any] = [None] * len(_RUN_VALUES)
         values[_PATH] = path
@@ -625,23 +641,35 @@ def _frame(
     pandas: ModuleType, columns: Sequence[Column], rows: Sequence[Any], label: Callable[[int], str]
 ) -> pd.DataFrame:
     """The frame of ``rows`` under ``columns``: one pass per column into a list, then one conversion each."""
+    fields: dict[str, list[Any]] = {"": list(rows)}
     lists: dict[str, list[Any]] = {}
     for column in columns:
         value = column.value
         if value is None:
             continue
+        if column.of not in fields:
+            fields[column.of] = list(map(attrgetter(column.of), rows))
+        parts, absent = fields[column.of], column.absent
         try:
-            lists[column.name] = [value(row) for row in rows]
+            lists[column.name] = [absent if part is None else value(part) for part in parts]
         except Exception as error:
-            error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, rows))}")
+            error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, parts))}")
             raise
     return _build(pandas, columns, lists, label)
 
 
-def _first_failing(value: Callable[[Any], Any], rows: Sequence[Any]) -> int:
-    for i, row in enumerate(rows):
+def _cell(column: Column, row: Any) -> Any:
+    """One row's value of ``column`` (what ``_frame`` computes a column at a time)."""
+    assert column.value is not None
+    part = getattr(row, column.of) if column.of else row
+    return column.absent if part is None else column.value(part)
+
+
+def _first_failing(value: Callable[[Any], Any], parts: Sequence[Any]) -> int:
+    for i, part in enumerate(parts):
         try:
-            value(row)
+            if part is not None:
+                value(part)
         except Exception:
             return i
     return -1
