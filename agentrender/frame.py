@@ -48,8 +48,7 @@ __all__ = [
     "steps_frame",
 ]
 
-INSTALL = "pip install 'agentrender[frame]'"
-"""The line that installs what this module needs."""
+_INSTALL = "pip install 'agentrender[frame]'"
 
 
 def _require(name: str) -> ModuleType:
@@ -58,7 +57,7 @@ def _require(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as error:
         package = name.split(".")[0]
-        raise ImportError(f"agentrender.frame needs {package}, which is not installed: {INSTALL}") from error
+        raise ImportError(f"agentrender.frame needs {package}, which is not installed: {_INSTALL}") from error
 
 
 @dataclass(frozen=True, slots=True)
