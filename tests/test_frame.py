@@ -401,3 +401,10 @@ def test_missing_tqdm_says_how_to_install() -> None:
     assert (
         out.stdout.strip() == "agentrender.frame needs tqdm, which is not installed: pip install 'agentrender[frame]'"
     )
+
+
+def test_importing_the_module_loads_neither_pandas_nor_tqdm() -> None:
+    """agentrender.frame and agentrender._facts import only the stdlib until a frame is built (workers stay light)."""
+    code = "import sys, agentrender.frame; print(sorted({'pandas', 'tqdm', 'numpy'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
