@@ -34,7 +34,10 @@ RESPONSE = {
     "type": "message",
     "role": "assistant",
     "model": "claude-test",
-    "content": [{"type": "text", "text": "Look first."}, {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}}],
+    "content": [
+        {"type": "text", "text": "Look first."},
+        {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}},
+    ],
     "stop_reason": "tool_use",
     "usage": {"input_tokens": 10, "output_tokens": 5},
 }
@@ -188,7 +191,10 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, {"type": "step", "index": "0"}), "2: step.index: expected an integer, got string"),
         (lines(HEADER, {"type": "step", "index": True}), "2: step.index: expected an integer, got boolean"),
         (lines(HEADER, {"type": "step", "index": -1}), "2: step.index: expected 0 or more, got -1"),
-        (lines(HEADER, {"type": "step", "index": 0, "decision": []}), "2: step.decision: expected an object, got array"),
+        (
+            lines(HEADER, {"type": "step", "index": 0, "decision": []}),
+            "2: step.decision: expected an object, got array",
+        ),
         (lines(HEADER, {"type": "step", "index": 0, "decision": {}}), "2: step.decision.kind: missing"),
         (
             lines(HEADER, {"type": "step", "index": 0, "decision": {"kind": 7}}),
