@@ -21,8 +21,10 @@ Decisions this module makes where the format leaves room:
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
+import json.scanner
 import math
 import os
 import zlib
@@ -240,14 +242,31 @@ _MODEL_CALL_FIELDS: dict[str, tuple[type, ...]] = {
 _END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "at": _STR}
 
 
+# Records of one kind nearly always have the same fields holding the same types, so a
+# shape (field names, value types) that has passed once is remembered and not checked again.
+_SHAPES_KEPT = 4096
+_shapes: dict[tuple[str, tuple[str, ...], tuple[type, ...]], tuple[str, ...]] = {}
+
+
 def _check_fields(
     value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], where: str, unknown: list[str]
 ) -> None:
     """Check the known fields' types; name the unknown ones in ``unknown``."""
+    shape = (where, tuple(value), tuple(map(type, value.values())))
+    names = _shapes.get(shape)
+    if names is None:
+        names = tuple(_check_shape(value, fields, where))
+        if len(_shapes) < _SHAPES_KEPT:
+            _shapes[shape] = names
+    if names:
+        unknown.extend(names)
+
+
+def _check_shape(value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], where: str) -> Iterator[str]:
     for key, item in value.items():
         expected = fields.get(key)
         if expected is None:
-            unknown.append(f"{where}.{key}")
+            yield f"{where}.{key}"
         elif expected and item is not None and type(item) not in expected:
             raise _Bad(f"{where}.{key}", f"expected {_EXPECTED[expected]}, got {_type_name(item)}")
 
@@ -283,21 +302,43 @@ def _step(record: dict[str, Any], unknown: list[str]) -> Step:
     wire = record.get("decision")
     if wire is not None:
         _check_fields(wire, _DECISION_FIELDS, "step.decision", unknown)
-        decision = Decision(
-            kind=_required(wire, "kind", "step.decision"),
-            tool=wire.get("tool") or "",
-            args=wire.get("args"),
-            reason=wire.get("reason") or "",
-            invalid_args=wire.get("invalid_args") or "",
-            invalid_base64=wire.get("invalid_base64") or False,
-        )
+        decision = _new(Decision)
+        _set_kind(decision, _required(wire, "kind", "step.decision"))
+        _set_tool(decision, wire.get("tool") or "")
+        _set_args(decision, wire.get("args"))
+        _set_reason(decision, wire.get("reason") or "")
+        _set_invalid_args(decision, wire.get("invalid_args") or "")
+        _set_invalid_base64(decision, wire.get("invalid_base64") or False)
     wire = record.get("observation")
     if wire is not None:
         _check_fields(wire, _OBSERVATION_FIELDS, "step.observation", unknown)
-        observation = Observation(
-            status=wire.get("status") or "ok", content=wire.get("content") or "", summary=wire.get("summary") or ""
-        )
-    return Step(index=index, decision=decision, observation=observation)
+        observation = _new(Observation)
+        _set_status(observation, wire.get("status") or "ok")
+        _set_content(observation, wire.get("content") or "")
+        _set_summary(observation, wire.get("summary") or "")
+    step = _new(Step)
+    _set_index(step, index)
+    _set_decision(step, decision)
+    _set_observation(step, observation)
+    return step
+
+
+# A frozen dataclass's __init__ sets each field through object.__setattr__, which costs more
+# than checking the record; steps are built by filling their slots directly, as
+# agentrender._types does for the render loop's blocks. The values stay frozen.
+_new = object.__new__
+_set_kind, _set_tool, _set_args, _set_reason, _set_invalid_args, _set_invalid_base64 = (
+    getattr(Decision, name).__set__ for name in ("kind", "tool", "args", "reason", "invalid_args", "invalid_base64")
+)
+_set_status, _set_content, _set_summary = (
+    getattr(Observation, name).__set__ for name in ("status", "content", "summary")
+)
+_set_index, _set_decision, _set_observation = (
+    getattr(Step, name).__set__ for name in ("index", "decision", "observation")
+)
+assert set(Decision.__dataclass_fields__) == {"kind", "tool", "args", "reason", "invalid_args", "invalid_base64"}
+assert set(Observation.__dataclass_fields__) == {"status", "content", "summary"}
+assert set(Step.__dataclass_fields__) == {"index", "decision", "observation"}
 
 
 def _model_call(record: dict[str, Any], line: int, unknown: list[str]) -> ModelCall:
@@ -364,7 +405,21 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_decode_json = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
+_decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+_scan_once = json.scanner.make_scanner(_decoder)
+
+
+def _decode_json(text: str) -> Any:
+    """One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one."""
+    # The scanner alone is the fast path for a line that is one value and its newline;
+    # anything else goes through the full decoder, which also words the error.
+    try:
+        value, end = _scan_once(text, 0)
+    except (StopIteration, ValueError):
+        return _decoder.decode(text)
+    if end != len(text) and not text[end:].isspace():
+        return _decoder.decode(text)
+    return value
 
 
 def _gzip_lines(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
@@ -572,15 +627,24 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     name = os.fspath(path)
     loader = _Loader(name)
     stream_notes: list[str] = []
-    with open(name, "rb") as file:
-        lines: Iterable[bytes] = file
-        if file.peek(2)[:2] == _GZIP_MAGIC:
-            lines = _gzip_lines(file, stream_notes)
-        try:
-            loader.read(lines)
-        except _StreamError as error:
-            raise loader.fail(loader.last_line + 1, str(error)) from None
-    return loader.run(stream_notes)
+    # Loading builds millions of objects and keeps them all, none in a cycle: the cyclic
+    # collector would walk the growing heap again and again for nothing (it doubled the
+    # time of a 100,000-step load), so it is paused for the read and restored after.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with open(name, "rb") as file:
+            lines: Iterable[bytes] = file
+            if file.peek(2)[:2] == _GZIP_MAGIC:
+                lines = _gzip_lines(file, stream_notes)
+            try:
+                loader.read(lines)
+            except _StreamError as error:
+                raise loader.fail(loader.last_line + 1, str(error)) from None
+        return loader.run(stream_notes)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # --- writing -------------------------------------------------------------------------
