@@ -406,7 +406,7 @@ def _finite_float(text: str) -> float:
 
 
 _decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
-_scan_once = json.scanner.make_scanner(_decoder)
+_scan_once = json.scanner.make_scanner(_decoder)  # type: ignore[arg-type]  # typeshed wants a scanner context
 
 
 def _decode_json(text: str) -> Any:

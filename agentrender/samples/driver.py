@@ -28,7 +28,7 @@ __all__ = ["Agent", "Driver", "FakeClock", "Killed", "Limits", "ScriptedAgent", 
 
 def _validator_for(schema: Mapping[str, Any]) -> Any:
     try:
-        import jsonschema
+        import jsonschema  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - the message is the point
         raise ImportError(
             "agentrender.samples.driver checks tool arguments with jsonschema: pip install 'agentrender[driver]'"

@@ -40,7 +40,7 @@ def _file_text(spec: Any) -> str:
         return spec
     # {"head": ..., "repeat": "... {n} ...", "count": N, "tail": ...}: a long file kept short in the script.
     body = "".join(spec["repeat"].format(n=n) for n in range(1, spec["count"] + 1))
-    return spec.get("head", "") + body + spec.get("tail", "")
+    return str(spec.get("head", "")) + body + str(spec.get("tail", ""))
 
 
 def _reply(script: Mapping[str, Any], position: int, reply: Mapping[str, Any]) -> dict[str, Any]:
