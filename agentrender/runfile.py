@@ -25,7 +25,6 @@ import gc
 import gzip
 import json
 import json.scanner
-import math
 import os
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -394,18 +393,8 @@ def _check_record(record: Any, line: int, unknown: list[str]) -> Step | ModelCal
     return None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"the number {text[:40]} overflows to infinity")
-    return value
-
-
-_decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+# Strict JSON as RFC 8259 has it, the same as render.decide reads tool arguments.
+_decoder = json.JSONDecoder(parse_constant=render._reject_constant, parse_float=render._finite_float)
 _scan_once = json.scanner.make_scanner(_decoder)  # type: ignore[arg-type]  # typeshed wants a scanner context
 
 
