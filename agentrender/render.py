@@ -90,7 +90,7 @@ class Options:
     whose ``type`` is ``""``) leaves that one step to the default rendering.
     """
 
-    opening: str | OpeningHook | None
+    opening: str | OpeningHook | None = None
     """The opening user message: text, or a callable taking the ``StepInput``. Required."""
     recent_results: int = RECENT_RESULTS
     """How many of the last rendered steps show their result in full."""
@@ -150,8 +150,9 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
             tool_use_id = f"step_{step.index}"
         full = position >= first_full
 
-        blocks = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
-        append(_message("assistant", tuple(blocks) if blocks else _assistant_blocks(step, tool_use_id)))
+        custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
+        blocks = tuple(custom) if custom is not None else ()
+        append(_message("assistant", blocks or _assistant_blocks(step, tool_use_id)))
 
         block = observation_hook(step, tool_use_id, full) if observation_hook is not None else None
         if block is None or not block.type:
@@ -180,7 +181,7 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
     Accepts any step, with or without a decision or an observation. A step that called no
     tool is answered with a text nudge; a call with a ``tool_result`` holding, in this order:
     ``INTERRUPTED_TEXT`` (no observation, or interrupted), the invalid-decision nudge, the
-    content (``full``) or the summary (not ``full``; ``NO_SUMMARY_TEXT`` when it is blank),
+    content (``full``) or the summary (not ``full``; ``NO_SUMMARY_TEXT`` when it is empty),
     capped at ``max_bytes``.
     """
     decision = step.decision
@@ -204,7 +205,7 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
         content = truncate(observation.content, max_bytes)
     else:
         summary = observation.summary
-        content = truncate(summary, max_bytes) if summary and not summary.isspace() else NO_SUMMARY_TEXT
+        content = truncate(summary, max_bytes) if summary else NO_SUMMARY_TEXT
     return _block("tool_result", "", tool_use_id, content=content, is_error=status == "error")
 
 
