@@ -58,7 +58,12 @@ ROWS: list[tuple[str, Step, bool, ContentBlock]] = [
         False,
         text("Your reply could not be executed: no tool named. Respond with exactly one tool call."),
     ),
-    ("tool_call without a tool, no observation", step(Decision(kind="tool_call"), None), True, text(NUDGE_NO_TOOL_CALL)),
+    (
+        "tool_call without a tool, no observation",
+        step(Decision(kind="tool_call"), None),
+        True,
+        text(NUDGE_NO_TOOL_CALL),
+    ),
     ("a call, no observation", step(CALL, None), True, result(INTERRUPTED_TEXT)),
     ("a call, no observation, not full", step(CALL, None), False, result(INTERRUPTED_TEXT)),
     (
@@ -250,12 +255,17 @@ def test_assistant_hook_falls_back_per_step(fallback: Any) -> None:
     out = render.messages(StepInput(steps=steps), Options(opening="g", assistant=assistant))
     assert hook_calls == [(0, "step_0"), (1, "step_1")]
     assert out[1].content == tuple(custom)
-    assert out[3].content == (text("Look."), ContentBlock(type="tool_use", tool_use_id="step_1", name="read_file", input={"path": "a.py"}))
+    assert out[3].content == (
+        text("Look."),
+        ContentBlock(type="tool_use", tool_use_id="step_1", name="read_file", input={"path": "a.py"}),
+    )
 
 
 def test_assistant_hook_may_return_an_empty_iterator() -> None:
     """An assistant hook returning an exhausted iterator falls back rather than rendering an empty turn."""
-    out = render.messages(StepInput(steps=[step(CALL, OK, index=0)]), Options(opening="g", assistant=lambda s, i: iter([])))
+    out = render.messages(
+        StepInput(steps=[step(CALL, OK, index=0)]), Options(opening="g", assistant=lambda s, i: iter([]))
+    )
     assert out[1].content[-1].type == "tool_use"
 
 

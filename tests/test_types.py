@@ -101,7 +101,9 @@ def test_from_dict_keeps_unknown_types_and_extra_keys_losslessly(wire: dict[str,
 
 def test_from_dict_fills_fields_of_a_known_block_kept_raw() -> None:
     """A known block kept raw for an extra key still exposes its text and input to decide."""
-    block = ContentBlock.from_dict({"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"a": 1}, "caller": None})
+    block = ContentBlock.from_dict(
+        {"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"a": 1}, "caller": None}
+    )
     assert (block.tool_use_id, block.name, block.input) == ("toolu_1", "t", {"a": 1})
 
 
