@@ -19,7 +19,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
-    """``golden(name, text)``: assert ``text`` equals ``tests/golden/<name>`` exactly (or rewrite it with --update-golden)."""
+    """``golden(name, text)``: assert ``text`` equals ``tests/golden/<name>``, or rewrite it with --update-golden."""
     update = bool(request.config.getoption("--update-golden"))
 
     def check(name: str, text: str) -> None:

@@ -4,8 +4,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import ContentBlock, Decision, ModelResponse
-from agentrender import render
+from agentrender import ContentBlock, Decision, ModelResponse, render
 from agentrender.render import REASON_BYTES, decide
 
 
@@ -232,7 +231,7 @@ def test_decide_note_caps_multibyte_names_and_a_long_count() -> None:
 
 
 def test_decide_text_gets_what_the_note_leaves() -> None:
-    """With a long text and several uses, the text is cut to REASON_BYTES - len(note) - 1 and the note survives whole."""
+    """With a long text and several uses, the text is cut to REASON_BYTES - len(note) - 1; the note stays whole."""
     long_text = "z" * 1000
     decision = decide(reply(text(long_text), use("a", {}), use("b"), use("c")))
     note = "[2 further tool call(s) not executed: b, c]"

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentrender import Decision, Observation, Step, StepInput
-from agentrender import render
+from agentrender import Decision, Observation, Step, StepInput, render
 
 
 def call(index: int, tool: str, args: object, reason: str, content: str, summary: str, status: str = "ok") -> Step:

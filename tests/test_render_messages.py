@@ -4,8 +4,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import ContentBlock, Decision, Message, Observation, Step, StepInput
-from agentrender import render
+from agentrender import ContentBlock, Decision, Message, Observation, Step, StepInput, render
 from agentrender.render import (
     INTERRUPTED_TEXT,
     NO_SUMMARY_TEXT,
@@ -243,7 +242,7 @@ def test_tool_use_id_hook_falls_back_per_step() -> None:
 
 @pytest.mark.parametrize("fallback", [None, [], ()])
 def test_assistant_hook_falls_back_per_step(fallback: Any) -> None:
-    """An assistant hook returning None or an empty list leaves that step to the default turn; others keep the hook's."""
+    """An assistant hook returning None or an empty list leaves that step (only) to the default turn."""
     custom = [ContentBlock(type="text", text="custom turn")]
     steps = [step(CALL, OK, index=0), step(CALL, OK, index=1)]
     hook_calls: list[tuple[int, str]] = []
@@ -304,7 +303,7 @@ def test_options_rejects_a_missing_or_blank_opening(opening: str | None) -> None
 
 def test_options_opening_left_out_is_a_value_error() -> None:
     """Options() with no opening at all raises the same clear ValueError, not a TypeError."""
-    with pytest.raises(ValueError, match="Options.opening is required"):
+    with pytest.raises(ValueError, match=r"Options\.opening is required"):
         Options()
 
 

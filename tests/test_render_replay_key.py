@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentrender import ContentBlock, Decision, Message, Observation, Step, StepInput
-from agentrender import render
+from agentrender import ContentBlock, Decision, Message, Observation, Step, StepInput, render
 
 STEPS = [
     Step(
@@ -54,7 +53,10 @@ def test_replay_key_is_over_a_compact_canonical_encoding() -> None:
     import hashlib
 
     message = Message(role="user", content=(ContentBlock(type="text", text="é"),))
-    expected = '{"model":"m","system":"s","max_tokens":1,"tools":[],"messages":[{"role":"user","content":[{"type":"text","text":"é"}]}]}'
+    expected = (
+        '{"model":"m","system":"s","max_tokens":1,"tools":[],'
+        '"messages":[{"role":"user","content":[{"type":"text","text":"é"}]}]}'
+    )
     digest = hashlib.sha256(expected.encode()).hexdigest()
     assert render.replay_key([message], system="s", model="m", max_output_tokens=1) == digest
 

@@ -70,7 +70,7 @@ def test_truncate_table(s: str, n: int, expected: str) -> None:
 
 @pytest.mark.parametrize("char", ["x", "é", "€", "😀", "\ud83d"])
 def test_truncate_every_cut_point(char: str) -> None:
-    """For runs of 1-, 2-, 3- and 4-byte characters (and lone surrogates) mixed with ASCII, every n agrees with the reference."""
+    """Strings of 1-, 2-, 3-, 4-byte characters and lone surrogates agree with the reference at every n."""
     for s in (char * 7, "ab" + char * 3 + "cd", char + "x" + char + "yy" + char):
         for n in range(-2, utf8_len(s) + 3):
             got = truncate(s, n)

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput
-from agentrender import render
+from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
 
 
 def test_decision_calls() -> None:
@@ -132,7 +131,7 @@ def test_from_dict_errors_name_the_field(wire: Any, message: str) -> None:
 
 
 def test_message_to_dict_and_back() -> None:
-    """Message.to_dict gives role and a list of block wire forms; from_dict reads it back (a string as one text block)."""
+    """Message.to_dict gives the role and block wire forms; from_dict reads them back (a string as one text block)."""
     message = Message(
         role="assistant",
         content=(
