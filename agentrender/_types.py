@@ -169,7 +169,13 @@ class ContentBlock:
 
     @classmethod
     def from_dict(cls, wire: Mapping[str, Any], *, where: str = "block") -> ContentBlock:
-        """Read one block of an Anthropic message; ``where`` names it in errors."""
+        """Read one block of an Anthropic message; ``where`` names it in errors.
+
+        A block of a type this module does not know, or with keys its fields cannot carry
+        (citations, cache control), keeps its wire form in ``raw`` so ``to_dict`` gives back
+        exactly what was read. Raises ``ValueError`` naming the field that is missing or of
+        the wrong type.
+        """
         if not isinstance(wire, Mapping):
             raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
         kind = wire.get("type")
