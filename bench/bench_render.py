@@ -31,6 +31,8 @@ from _gen import reply_lines, step_lines  # noqa: E402
 
 from agentrender import Decision, ModelResponse, Observation, Step, StepInput, render  # noqa: E402
 
+Row = tuple[str, float, float, float]
+
 OPENING = "Fix the failing test in src/. The repository is a Python package; run the tests with run_tests."
 
 
@@ -91,27 +93,39 @@ def best_of(function: Callable[[], object], repeat: int, *, collect: bool) -> fl
     return best
 
 
-def measure(steps: int = 10_000, replies: int = 10_000, repeat: int = 7) -> list[tuple[str, float, float, float]]:
-    """Rows of ``(what, seconds, baseline seconds, ratio)`` for both collector conventions."""
+def compare(what: str, work: Callable[[], object], baseline: Callable[[], object], repeat: int) -> list[Row]:
+    """One row per collector convention: the work's best time, the baseline's, and their ratio."""
+    rows = []
+    for collect in (True, False):
+        work_time = best_of(work, repeat, collect=collect)
+        base_time = best_of(baseline, repeat, collect=collect)
+        rows.append((f"{what} [gc {'on' if collect else 'paused'}]", work_time, base_time, work_time / base_time))
+    return rows
+
+
+def measure(steps: int = 10_000, replies: int = 10_000, repeat: int = 7) -> list[Row]:
+    """Rows of ``(what, seconds, baseline seconds, ratio)``; each measure holds only its own data in memory."""
+    return measure_render(steps, repeat) + measure_decide(replies, repeat) + measure_read_and_decide(replies, repeat)
+
+
+def measure_render(steps: int, repeat: int) -> list[Row]:
     lines = step_lines(steps)
     step_input = StepInput(steps=steps_from_lines(lines))
     options = render.Options(opening=OPENING)
-    reply_text = reply_lines(replies)
-    responses = [ModelResponse.from_dict(json.loads(line)) for line in reply_text]
+    return compare(
+        "render.messages + to_dict", lambda: render_wire(step_input, options), lambda: load_lines(lines), repeat
+    )
 
-    cases: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
-        ("render.messages + to_dict", lambda: render_wire(step_input, options), lambda: load_lines(lines)),
-        ("render.decide", lambda: decide_all(responses), lambda: load_lines(reply_text)),
-        ("from_dict + decide", lambda: read_and_decide_all(reply_text), lambda: load_lines(reply_text)),
-    ]
-    rows = []
-    for collect in (True, False):
-        for what, work, baseline in cases:
-            work_time = best_of(work, repeat, collect=collect)
-            base_time = best_of(baseline, repeat, collect=collect)
-            label = f"{what} [gc {'on' if collect else 'paused'}]"
-            rows.append((label, work_time, base_time, work_time / base_time))
-    return rows
+
+def measure_decide(replies: int, repeat: int) -> list[Row]:
+    lines = reply_lines(replies)
+    responses = [ModelResponse.from_dict(json.loads(line)) for line in lines]
+    return compare("render.decide", lambda: decide_all(responses), lambda: load_lines(lines), repeat)
+
+
+def measure_read_and_decide(replies: int, repeat: int) -> list[Row]:
+    lines = reply_lines(replies)
+    return compare("from_dict + decide", lambda: read_and_decide_all(lines), lambda: load_lines(lines), repeat)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
