@@ -4,6 +4,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from _steps import rejected
+
 from agentrender import ContentBlock, Decision, Observation, Step, StepInput, render
 from agentrender.render import INTERRUPTED_TEXT, NUDGE_NO_TOOL_CALL, NUDGE_TRUNCATED
 
@@ -72,16 +74,8 @@ CASEWORK_STEPS = [
         decision=Decision(kind="tool_call", tool="customer", args={"id": 9}, reason="Who is it?"),
         observation=Observation(content="Ada, since 2019", summary="customer: Ada"),
     ),
-    Step(
-        index=2,
-        decision=Decision(kind="no_tool_call", reason="The refund seems right to me."),
-        observation=Observation(status="invalid_decision", summary="unknown decision kind 'no_tool_call'"),
-    ),
-    Step(
-        index=3,
-        decision=Decision(kind="truncated", reason="The full letter to the customer reads"),
-        observation=Observation(status="invalid_decision", summary="unknown decision kind 'truncated'"),
-    ),
+    rejected(2, Decision(kind="no_tool_call", reason="The refund seems right to me.")),
+    rejected(3, Decision(kind="truncated", reason="The full letter to the customer reads")),
     Step(index=4),
     Step(
         index=5,
@@ -190,16 +184,8 @@ STEWARD_STEPS = [
         decision=Decision(kind="tool_call", tool="ci_status", reason="Check CI."),
         observation=Observation(status="error", content="job lint failed:\nE501", summary="lint failed"),
     ),
-    Step(
-        index=1,
-        decision=Decision(kind="no_tool_call", reason="CI looks flaky."),
-        observation=Observation(status="invalid_decision", summary="unknown decision kind 'no_tool_call'"),
-    ),
-    Step(
-        index=2,
-        decision=Decision(kind="truncated"),
-        observation=Observation(status="invalid_decision", summary="unknown decision kind 'truncated'"),
-    ),
+    rejected(1, Decision(kind="no_tool_call", reason="CI looks flaky.")),
+    rejected(2, Decision(kind="truncated")),
     Step(index=3),
     Step(
         index=4,

@@ -5,6 +5,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _steps import rejected
 
 from agentrender import Decision, Observation, Step, StepInput, render
 
@@ -51,48 +52,28 @@ RUNS: dict[str, tuple[list[Step], render.Options]] = {
     ),
     "no_tool_call": (
         [
-            Step(
-                index=0,
-                decision=Decision(kind="no_tool_call", reason="I think the fix is to change line 3."),
-                observation=Observation(status="invalid_decision", summary="unknown decision kind 'no_tool_call'"),
-            ),
-            Step(
-                index=1,
-                decision=Decision(kind="no_tool_call"),
-                observation=Observation(status="invalid_decision", summary="unknown decision kind 'no_tool_call'"),
-            ),
+            rejected(0, Decision(kind="no_tool_call", reason="I think the fix is to change line 3.")),
+            rejected(1, Decision(kind="no_tool_call")),
             call(2, "read_file", {"path": "a.py"}, "Fine, reading.", "x = 1\n", "read a.py"),
         ],
         render.Options(opening="Fix a.py."),
     ),
     "truncated": (
         [
-            Step(
-                index=0,
-                decision=Decision(kind="truncated", reason="Here is the whole new file: import os…"),
-                observation=Observation(status="invalid_decision", summary="unknown decision kind 'truncated'"),
-            ),
+            rejected(0, Decision(kind="truncated", reason="Here is the whole new file: import os…")),
             call(1, "write_file", {"path": "a.py", "content": "x = 2\n"}, "Shorter.", "wrote 6 bytes", "wrote a.py"),
         ],
         render.Options(opening="Rewrite a.py."),
     ),
     "invalid_decision": (
         [
-            Step(
-                index=0,
-                decision=Decision(kind="tool_call", tool="write_file", args={"content": "x"}, reason="Write it."),
-                observation=Observation(status="invalid_decision", summary="args: 'path' is a required property."),
+            rejected(
+                0,
+                Decision(kind="tool_call", tool="write_file", args={"content": "x"}, reason="Write it."),
+                "args: 'path' is a required property.",
             ),
-            Step(
-                index=1,
-                decision=Decision(kind="finish_now", reason="Done, I believe."),
-                observation=Observation(status="invalid_decision", summary="unknown decision kind 'finish_now'"),
-            ),
-            Step(
-                index=2,
-                decision=Decision(kind="tool_call", tool="", reason="Calling."),
-                observation=Observation(status="invalid_decision", summary=""),
-            ),
+            rejected(1, Decision(kind="finish_now", reason="Done, I believe.")),
+            rejected(2, Decision(kind="tool_call", tool="", reason="Calling."), ""),
         ],
         render.Options(opening="Write a.py."),
     ),
