@@ -35,7 +35,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentrender import render
-from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Step, StepInput, _message
+from agentrender._types import ContentBlock, Decision, Message, Messages, ModelResponse, Step, StepInput, _message
 from agentrender.render import REASON_BYTES, Options, default_observation
 
 if TYPE_CHECKING:
@@ -238,6 +238,20 @@ class Change:
     """The step whose result went from full to summary (breaking the cache prefix there); ``None``."""
     bytes_delta: int
     """This view's bytes minus the previous view's."""
+
+    def describe(self) -> str:
+        """One sentence saying what changed, for a header or a status line."""
+        if self.previous is None:
+            return f"first view: all {self.resent_bytes:,} bytes are new"
+        said = [f"added step {self.added_step}" if self.added_step is not None else "no step added"]
+        if self.left_window is not None:
+            said.append(f"step {self.left_window}'s result left the window (now its summary)")
+        said.append(
+            "the view is unchanged" if self.first_diff is None else f"first differing message #{self.first_diff}"
+        )
+        said.append(f"{self.bytes_delta:+,} bytes")
+        said.append(f"cacheable prefix {self.prefix_bytes:,} bytes, re-sent {self.resent_bytes:,}")
+        return f"since step {self.previous}: " + ", ".join(said)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -614,13 +628,13 @@ class Views:
             cached = self._openings[key] = (message, message_bytes(message))
         return cached
 
-    def messages(self, at: int | None = None) -> list[Message]:
+    def messages(self, at: int | None = None) -> Messages:
         """The conversation the model saw deciding step ``at``: ``render.messages`` of it, by slicing."""
         renders = self._renders
         rendered = renders.rendered_before[renders.position(at)]
         cut = max(0, rendered - self.options.recent_results)
         summaries, fulls = renders.interleaved
-        out = [self._opening(at)[0]]
+        out = Messages((self._opening(at)[0],))
         out += summaries[: 2 * cut]
         out += fulls[2 * cut : 2 * rendered]
         return out
@@ -722,6 +736,8 @@ class Views:
         at_, messages_, bytes_, tokens_, no_window_, prefix_, resent_, diff_, left_ = columns.values()
         # Stop j is taken before steps[j], so its rendered count is rendered_before[j], no search needed.
         previous: int | None = None
+        first_diff: int | None
+        left: int | None
         before = 0
         old_message, old_opening = self._opening(self.stops[0])
         for at, now in zip(self.stops, renders.rendered_before, strict=True):
@@ -731,7 +747,8 @@ class Views:
                 size = _list_bytes(count, opening + sizes.steps(now, max(0, now - window)))
                 first_diff, prefix, left = 0, 0, None
             else:
-                change = self._change(previous, before, now, old_opening, opening, message is not old_message)
+                changed = message is not old_message and message != old_message
+                change = self._change(previous, before, now, old_opening, opening, changed)
                 size = change.prefix_bytes + change.resent_bytes
                 first_diff, prefix, left = change.first_diff, change.prefix_bytes, change.left_window
             at_.append(at)

@@ -66,6 +66,7 @@ def option_settings(run: Any) -> list[render.Options]:
             observation=custom_observation,
         ),
         run.options(opening=opening_from_input, recent_results=4),
+        run.options(opening=lambda step_input: "The same opening at every step.", recent_results=2),
     ]
 
 
