@@ -29,10 +29,12 @@ __all__ = [
     "SHOWN_STEPS",
     "STYLE",
     "decision_html",
+    "escape_text",
     "explanation_html",
     "legend_html",
     "messages_html",
     "run_html",
+    "table_html",
     "view_html",
 ]
 
@@ -51,7 +53,7 @@ def _mark(match: re.Match[str]) -> str:
     return f'<span class="ar-ctl" title="{code}: an invisible or direction-changing character">[{code}]</span>'
 
 
-def _text(text: str, limit: int = DISPLAY_CHARS) -> str:
+def escape_text(text: str, limit: int = DISPLAY_CHARS) -> str:
     """``text`` as safe HTML: escaped, at most ``limit`` characters, invisible controls made visible."""
     shown = text if len(text) <= limit else text[:limit]
     out = _INVISIBLE.sub(_mark, html.escape(shown, quote=True))
@@ -62,6 +64,9 @@ def _text(text: str, limit: int = DISPLAY_CHARS) -> str:
             f"({total:,} bytes in all)</span>"
         )
     return out
+
+
+_text = escape_text
 
 
 def _attr(text: str, limit: int = 200) -> str:
@@ -302,6 +307,15 @@ def messages_html(messages: Sequence[Message]) -> str:
 
 def _rows(rows: Iterable[tuple[str, str]]) -> str:
     return "".join(f"<tr><th>{html.escape(name)}</th><td>{value}</td></tr>" for name, value in rows)
+
+
+def table_html(columns: Sequence[str], rows: Iterable[Iterable[Any]], *, cell_chars: int = 120) -> str:
+    """A table of ``rows`` under ``columns``, each cell escaped and cut at ``cell_chars`` characters."""
+    head = "".join(f"<th>{_text(str(name), 100)}</th>" for name in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_text(str(value), cell_chars)}</td>" for value in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _decision_table(decision: Decision) -> str:

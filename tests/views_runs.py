@@ -32,7 +32,7 @@ def every_kind_run(*, content: str = "line one\nline two\n" * 40, header: dict[s
         ),
         Step(
             index=1,
-            decision=call("run_tests", "Run it."),
+            decision=Decision(kind="tool_call", tool="run_tests", args={}, reason="Run it."),
             observation=Observation(status="error", content="FAILED test_a - assert 1 == 2\n" * 30, summary="1 failed"),
         ),
         Step(index=2, decision=Decision(kind="no_tool_call", reason="I think it's fine.")),
