@@ -107,8 +107,10 @@ STYLE = """<style>
 .agentrender .ar-header b { font-weight: 600; }
 .agentrender .ar-change { flex-basis: 100%; color: var(--ar-muted); }
 .agentrender .ar-key { font-family: var(--ar-mono); }
-.agentrender .ar-legend { display: flex; flex-wrap: wrap; gap: 4px 10px; margin: 0 0 8px; color: var(--ar-muted); }
-.agentrender .ar-legend .ar-block { padding: 0 6px; margin: 0; }
+.agentrender .ar-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin: 0 0 8px;
+  color: var(--ar-muted); }
+.agentrender .ar-legend > span { padding: 0 6px; margin: 0; box-shadow: none; }
+.agentrender .ar-legend > .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
 .agentrender .ar-turn { border: 1px solid var(--ar-border); border-radius: 8px; padding: 4px 8px;
   margin: 6px 0; max-width: 92%; background: var(--ar-bg); }
 .agentrender .ar-assistant { margin-left: 8%; background: var(--ar-panel); }
