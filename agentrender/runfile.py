@@ -150,6 +150,11 @@ class Run:
         """The model calls made while step ``index`` was being decided, in file order."""
         return tuple(call for call in self.model_calls if call.step == index)
 
+    def _repr_html_(self) -> str:
+        from agentrender import _html
+
+        return _html.run_html(self)
+
 
 # --- reading -------------------------------------------------------------------------
 
