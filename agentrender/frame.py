@@ -96,7 +96,7 @@ _STOPS = (
     render.STOP_REFUSAL,
     render.STOP_CONTEXT_WINDOW_EXCEEDED,
 )
-_ENDS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted")
+_END_REASONS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted")
 _TIMESTAMP = "datetime64[us, UTC]"
 _DURATION = "timedelta64[us]"
 
@@ -496,7 +496,6 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "The end record's status; null when the run has no end (still going, or its process died).",
         lambda run: _end(run, "status"),
         of="run",
-        categories=_ENDS,
     ),
     Column(
         "end_reason",
@@ -504,7 +503,7 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "The end record's reason; null when the run has no end.",
         lambda run: _end(run, "reason"),
         of="run",
-        categories=_ENDS,
+        categories=_END_REASONS,
     ),
     Column(
         "warnings",

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from agentrender.frame import RUN_COLUMNS, runs_frame
+from agentrender.frame import RUN_COLUMNS, runs_frame, steps_frame
 
 NA = pd.NA
 
@@ -157,3 +157,33 @@ def test_progress_bar_counts_the_files(store: tuple[Path, dict[str, Path]], caps
     assert "4/4" in capsys.readouterr().err
     runs_frame(folder, workers=1, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_samples_frames_agree_with_their_render() -> None:
+    """Over every bundled sample, runs_frame has one clean row each and steps_frame's full matches the render."""
+    from agentrender import render, samples
+
+    runs = runs_frame(samples.folder(), workers=2, progress=False)
+    assert sorted(runs["run_id"]) == samples.names()
+    assert runs["error"].isna().all() and runs["end_reason"].notna().all()
+    checked = 0
+    for name in samples.names():
+        run = samples.load(name)
+        frame = steps_frame(run)
+        assert frame["index"].tolist() == [step.index for step in run.steps]
+        conversation = render.messages(run.step_input(), run.options())
+        results = {
+            block.tool_use_id: block.content
+            for message in conversation
+            for block in message.content
+            if block.type == "tool_result"
+        }
+        for row, step in zip(frame.itertuples(index=False), run.steps, strict=True):
+            shown = results.get(row.tool_use_id) if row.rendered else None
+            if shown is not None and step.observation is not None and step.observation.status in ("ok", "error"):
+                assert row.full == (shown == render.truncate(step.observation.content, render.RESULT_BYTES)) or (
+                    step.observation.content == step.observation.summary
+                )
+                checked += 1
+        assert int(runs.loc[runs["run_id"] == name, "rendered_steps"].iloc[0]) == int(frame["rendered"].sum())
+    assert checked >= 10
