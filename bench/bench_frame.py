@@ -138,13 +138,13 @@ def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:
     print(f"  workers=2 (processes)            {two:7.2f} s   {runs / two:8.0f} runs/s   scaling {one / two:.2f}x")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000, help="steps in the big run file")
     parser.add_argument("--runs", type=int, default=1_000, help="run files for runs_frame")
     parser.add_argument("--run-steps", type=int, default=40, help="steps in each of those files")
     parser.add_argument("--repeat", type=int, default=3)
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_frame_") as tmp:
         bench_steps(Path(tmp), options.steps, options.repeat)
         bench_runs(Path(tmp), options.runs, options.run_steps, options.repeat)
