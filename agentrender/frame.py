@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from agentrender import render
 from agentrender._facts import StepFacts, step_facts
 from agentrender._types import Decision, Observation, Step
-from agentrender.runfile import ModelCall, Run, RunFileError
+from agentrender.runfile import ModelCall, Run, RunFileError, load_run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,10 +112,9 @@ def _or_null(text: str) -> str | None:
 _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-def _usage(call: ModelCall | None, key: str) -> Any:
-    if call is None or call.response.usage is None:
-        return None
-    return call.response.usage.get(key)
+def _usage(call: ModelCall, key: str) -> Any:
+    usage = call.response.usage
+    return usage.get(key) if usage is not None else None
 
 
 # ---------------------------------------------------------------------------- steps
@@ -538,7 +537,6 @@ _PATH, _ERROR = (tuple(column.name for column in _RUN_VALUES).index(name) for na
 
 def _run_values(path: str) -> list[Any]:
     """One run file's row of ``runs_frame`` as plain values (what a worker process sends back)."""
-    from agentrender.runfile import load_run  # type: ignore[attr-defined]
 
     try:
         run = load_run(path)
@@ -697,8 +695,11 @@ def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     if dtype == "category":
         seen = set(values)
         seen.discard(None)
-        extra = sorted(seen.difference(column.categories))
-        return pandas.Series(pandas.Categorical(values, categories=[*column.categories, *extra]))
+        categories = [*column.categories, *sorted(seen.difference(column.categories))]
+        # Coding the values here is several times faster than letting Categorical factorize them.
+        code = {category: i for i, category in enumerate(categories)}
+        code[None] = -1
+        return pandas.Series(pandas.Categorical.from_codes([code[value] for value in values], categories=categories))
     if dtype.startswith("datetime64"):
         for value in values:
             if value is not None and not isinstance(value, str):

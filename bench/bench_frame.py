@@ -103,7 +103,7 @@ def bench_steps(folder: Path, steps: int, repeat: int) -> None:
     import pandas as pd
 
     from agentrender.frame import steps_frame
-    from agentrender.runfile import load_run  # type: ignore[attr-defined]
+    from agentrender.runfile import load_run
 
     path = write_run(folder / "big.jsonl", steps)
     size = path.stat().st_size
