@@ -537,7 +537,6 @@ _PATH, _ERROR = (tuple(column.name for column in _RUN_VALUES).index(name) for na
 
 def _run_values(path: str) -> list[Any]:
     """One run file's row of ``runs_frame`` as plain values (what a worker process sends back)."""
-
     try:
         run = load_run(path)
         _, facts = step_facts(run.step_input(), _options(run))
