@@ -560,7 +560,9 @@ def runs_frame(
     ``paths_or_folder`` is a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it, sorted),
     one file, or an iterable of files (kept in its order). ``workers`` is the number of
     processes (default: one per CPU, at most one per file; ``1`` reads in this process).
-    ``progress`` shows a tqdm bar (a widget in notebooks).
+    ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
+    spawn), never fork, so a script that uses ``workers`` above 1 calls this under
+    ``if __name__ == "__main__":``, as any such process pool needs; a notebook needs nothing.
 
     A file that cannot be loaded (``RunFileError``, or an ``OSError`` such as a missing or
     unreadable file) still gets its row: ``error`` says what was wrong and where (for a bad
