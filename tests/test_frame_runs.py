@@ -187,3 +187,14 @@ def test_samples_frames_agree_with_their_render() -> None:
                 checked += 1
         assert int(runs.loc[runs["run_id"] == name, "rendered_steps"].iloc[0]) == int(frame["rendered"].sum())
     assert checked >= 10
+
+
+def test_a_run_that_loads_but_cannot_be_summed_is_an_error_row(tmp_path: Path) -> None:
+    """A usage count that is not an integer gives the file an error row naming the line and field, not a crash."""
+    call = _call(0, 1, 1)
+    call["response"]["usage"]["input_tokens"] = "many"
+    path = tmp_path / "odd.jsonl"
+    path.write_text(_lines([_header("odd"), call, _step(0, READ, {"status": "ok"})]), encoding="utf-8")
+    frame = runs_frame([path, path], workers=2, progress=False)
+    assert frame["error"].tolist() == [f"{path}: line 2: usage.input_tokens: expected an integer, got 'many'"] * 2
+    assert frame["run_id"].isna().all()
