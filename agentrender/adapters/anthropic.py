@@ -151,10 +151,11 @@ def check_params(messages: Sequence[Mapping[str, Any]]) -> None:
     pending: list[str] = []
     for i, message in enumerate(messages):
         role = message.get("role")
-        where = f"messages[{i}] ({role})"
-        expected = "user" if i % 2 == 0 else "assistant"
-        if role != expected:
-            raise ValueError(f"{where}: expected a {expected} turn (the first is user, then they alternate)")
+        at = f"messages[{i}]"
+        where = f"{at} ({role})"
+        expected = "a user" if i % 2 == 0 else "an assistant"
+        if role != expected.split()[1]:
+            raise ValueError(f"{where}: expected {expected} turn (the first is user, then they alternate)")
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -162,9 +163,9 @@ def check_params(messages: Sequence[Mapping[str, Any]]) -> None:
             raise ValueError(f"{where}: content must be a non-empty list of blocks")
         for j, block in enumerate(content):
             if not isinstance(block, Mapping):
-                raise ValueError(f"{where}.content[{j}]: a block must be an object")
+                raise ValueError(f"{at}.content[{j}]: a block must be an object")
             if _empty_text(block):
-                raise ValueError(f"{where}.content[{j}]: text blocks must contain non-whitespace text")
+                raise ValueError(f"{at}.content[{j}]: text blocks must contain non-whitespace text")
         if role == "user":
             results = [block.get("tool_use_id") for block in content if block.get("type") == "tool_result"]
             leading = [block.get("tool_use_id") for block in content[: len(pending)]]
@@ -183,11 +184,11 @@ def check_params(messages: Sequence[Mapping[str, Any]]) -> None:
                     continue
                 tool_use_id = block.get("id")
                 if not isinstance(tool_use_id, str) or not tool_use_id:
-                    raise ValueError(f"{where}.content[{j}]: a tool_use needs an id")
+                    raise ValueError(f"{at}.content[{j}]: a tool_use needs an id")
                 if tool_use_id in seen_ids:
-                    raise ValueError(f"{where}.content[{j}]: tool_use id {tool_use_id!r} was used before")
+                    raise ValueError(f"{at}.content[{j}]: tool_use id {tool_use_id!r} was used before")
                 if not isinstance(block.get("input"), Mapping):
-                    raise ValueError(f"{where}.content[{j}]: tool_use input must be an object")
+                    raise ValueError(f"{at}.content[{j}]: tool_use input must be an object")
                 seen_ids.add(tool_use_id)
                 pending.append(tool_use_id)
     if pending:
@@ -475,7 +476,7 @@ class ReplayModel:
                 f"they differ from message {i}",
                 message_index=i,
             )
-        fields = {
+        fields: dict[str, tuple[Any, Any]] = {
             "model": (self.run.model, request.model),
             "system": (self.run.system, request.system),
             "tools": ([dict(t) for t in self.run.tools], [dict(t) for t in request.tools]),

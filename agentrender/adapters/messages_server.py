@@ -192,7 +192,13 @@ def _error(kind: str, message: str) -> dict[str, Any]:
 
 def _message(response: Mapping[str, Any]) -> dict[str, Any]:
     """A recorded reply as a complete Messages API ``Message`` (the fields a recording may omit filled in)."""
-    message = {"id": "msg_local", "type": "message", "role": "assistant", "model": "", "stop_sequence": None}
+    message: dict[str, Any] = {
+        "id": "msg_local",
+        "type": "message",
+        "role": "assistant",
+        "model": "",
+        "stop_sequence": None,
+    }
     message.update(response)
     message.setdefault("usage", {"input_tokens": 0, "output_tokens": 0})
     return message
