@@ -116,7 +116,10 @@ class MessagesServer:
     def __enter__(self) -> MessagesServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="messages-server", daemon=True)
+        # A short poll keeps closing the server quick (shutdown waits for the next poll).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="messages-server", daemon=True
+        )
         self._thread.start()
         return self
 
