@@ -259,10 +259,10 @@ def test_decide_note_limit_is_exactly_half_of_reason_bytes() -> None:
 
 
 def test_decide_capped_note_keeps_a_name_that_fits_exactly() -> None:
-    """With names dropped, a kept prefix ending exactly at REASON_BYTES // 2 stays; one byte more drops that name too."""
+    """With names dropped, a prefix ending exactly at REASON_BYTES // 2 stays; one byte more drops its last name."""
     head = "[5 further tool call(s) not executed: "
     for size, kept in ((8, 4), (9, 3)):
         names = ["a" * 64, "b" * 64, "c" * 64, "d" * size, "e" * 64]
         expected = head + ", ".join(names[:kept]) + ", …]"
         assert decide(reply(use("first", {}), *(use(name) for name in names))).reason == expected
-    assert len(head + ", ".join(["a" * 64, "b" * 64, "c" * 64, "d" * 8]) + ", …]") == REASON_BYTES // 2
+    assert utf8_len(head + ", ".join(["a" * 64, "b" * 64, "c" * 64, "d" * 8]) + ", …]") == REASON_BYTES // 2
