@@ -14,6 +14,7 @@ __all__ = [
     "ContentBlock",
     "Decision",
     "Message",
+    "Messages",
     "ModelResponse",
     "Observation",
     "Step",
@@ -47,6 +48,11 @@ class Decision:
     def calls(self) -> bool:
         """True when this decision is a call of a named tool (a ``tool_use`` block renders)."""
         return self.kind == "tool_call" and self.tool != ""
+
+    def _repr_html_(self) -> str:
+        from agentrender import _html
+
+        return _html.decision_html(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -249,6 +255,17 @@ class Message:
 
 
 _block_to_dict = ContentBlock.to_dict
+
+
+class Messages(list[Message]):
+    """A conversation as ``render.messages`` returns it: a plain list that a notebook shows as chat turns."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        from agentrender import _html
+
+        return _html.messages_html(self)
 
 
 def _blocks(content: Any, where: str) -> tuple[ContentBlock, ...]:

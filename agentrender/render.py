@@ -29,7 +29,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Step, StepInput, _block, _message
+from agentrender._types import (
+    ContentBlock,
+    Decision,
+    Message,
+    Messages,
+    ModelResponse,
+    Step,
+    StepInput,
+    _block,
+    _message,
+)
 
 __all__ = [
     "INTERRUPTED_TEXT",
@@ -158,7 +168,7 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     id_hook, assistant_hook, observation_hook = options.tool_use_id, options.assistant, options.observation
     max_bytes = options.result_bytes
 
-    out = [_message("user", (_block("text", text),))]
+    out = Messages((_message("user", (_block("text", text),)),))
     append = out.append
     for position, step in enumerate(rendered):
         tool_use_id = ""
