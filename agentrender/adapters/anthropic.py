@@ -358,8 +358,9 @@ class ModelCallError(RuntimeError):
 class AnthropicModel:
     """A model that answers through ``anthropic.Anthropic``'s Messages API.
 
-    ``generate`` sends a ``Request`` (its ``model`` defaulting to this model's) and returns
-    the reply as a ``ModelResponse`` (``response_from_sdk``). SDK errors become
+    ``send`` sends a ``Request`` (its ``model`` defaulting to this model's) and returns the
+    reply's JSON exactly as the API returned it (what a run file records); ``generate``
+    returns it as a ``ModelResponse`` (``response_from_sdk``). SDK errors become
     ``ModelCallError``s naming the step.
     """
 
@@ -374,20 +375,31 @@ class AnthropicModel:
         """``request`` with this model's name filled in when it names none."""
         return request if request.model else replace(request, model=self.model)
 
-    def generate(self, request: Request) -> ModelResponse:
-        """Send ``request`` and return the reply; raises ``ModelCallError`` naming the step on failure."""
+    def send(self, request: Request) -> dict[str, Any]:
+        """Send ``request``; the reply's JSON as returned. Raises ``ModelCallError`` naming the step on failure."""
         request = self.request(request)
         params = request.params()
         sdk = self._sdk
         try:
-            message = self.client.messages.create(**params)
+            raw = self.client.messages.with_raw_response.create(**params)
+            wire = raw.json()
         except sdk.APITimeoutError as error:
             raise ModelCallError(request.step, f"the Anthropic API did not answer in time ({error})") from error
         except sdk.APIConnectionError as error:
             raise ModelCallError(request.step, f"could not reach the Anthropic API ({error})") from error
         except sdk.APIStatusError as error:
             raise ModelCallError(request.step, _status_text(error), status=error.status_code) from error
-        return response_from_sdk(message)
+        except ValueError as error:
+            raise ModelCallError(
+                request.step, f"the Anthropic API answered with a body that is not JSON ({error})"
+            ) from error
+        if not isinstance(wire, dict) or wire.get("type", "message") != "message":
+            raise ModelCallError(request.step, f"the Anthropic API answered with no message: {_short_value(wire)}")
+        return wire
+
+    def generate(self, request: Request) -> ModelResponse:
+        """Send ``request`` and return the reply; raises ``ModelCallError`` naming the step on failure."""
+        return response_from_sdk(self.send(request))
 
 
 def _status_text(error: Any) -> str:
@@ -440,6 +452,12 @@ class ReplayModel:
     def generate(self, request: Request) -> ModelResponse:
         """The recorded reply to ``request``; raises ``ReplayMiss`` when the run holds none."""
         return self.answer(request).response
+
+    def send(self, request: Request) -> Mapping[str, Any]:
+        """The recorded reply to ``request`` as its record holds it; raises ``ReplayMiss`` when there is none."""
+        call = self.answer(request)
+        recorded = call.record.get("response")
+        return recorded if isinstance(recorded, Mapping) else call.response.to_dict()
 
     def answer(self, request: Request) -> ModelCall:
         """The recorded call that answers ``request`` (its reply, latency and record)."""
@@ -495,3 +513,7 @@ class ReplayModel:
 
 def _short(wire: Mapping[str, Any], limit: int = 300) -> str:
     return render.truncate(json.dumps(wire, ensure_ascii=False), limit)
+
+
+def _short_value(value: Any, limit: int = 300) -> str:
+    return render.truncate(repr(value), limit)
