@@ -52,7 +52,7 @@ RAW_ASSISTANT_BLOCK = "anthropic_raw_assistant"
 The seed's ``Model.RawAssistantBlock()``: an assistant hook returns one such block to have
 a turn replayed exactly as the provider wrote it (signed thinking blocks included).
 """
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 """The model ``AnthropicModel`` calls when none is named."""
 DEFAULT_MAX_TOKENS = 4096
 """The output cap of a ``Request`` when none is given (the seed's agent asks for 4096)."""
@@ -277,7 +277,12 @@ def response_from_sdk(message: Any) -> ModelResponse:
 
 
 def _replayable(response: ModelResponse) -> list[dict[str, Any]]:
-    """The reply's blocks as they can be sent back: tool uses dropped when cut, only the first kept otherwise."""
+    """The reply's blocks as they can be sent back: tool uses dropped when cut, only the first kept otherwise.
+
+    Nothing, when the tool use that ran has arguments that are not a JSON object (raw text
+    another provider sent): the API takes only objects, so that turn cannot be replayed as
+    written and is synthesized instead (its ``tool_use`` carrying ``render.args``).
+    """
     cut = response.stop_reason in _CUT_STOP_REASONS
     blocks: list[dict[str, Any]] = []
     used = False
@@ -286,6 +291,8 @@ def _replayable(response: ModelResponse) -> list[dict[str, Any]]:
             # Only the first tool use runs, and the API wants a result for every one sent back.
             if cut or used:
                 continue
+            if not isinstance(block.input, Mapping):
+                return []
             used = True
         wire = block.to_dict()
         if not _empty_text(wire):
@@ -298,9 +305,10 @@ def raw_assistant_block(response: ModelResponse) -> ContentBlock | None:
 
     Its text is the reply's content blocks as JSON, as the provider wrote them, less what
     cannot be sent back: tool uses of a cut or refused reply, tool uses after the first
-    (never executed, so never answered) and empty text. ``None`` when nothing is left, so
-    that an assistant hook returning ``[block] if block else None`` falls back to the
-    synthesized turn.
+    (never executed, so never answered) and empty text. ``None`` when nothing is left, or
+    when the tool use that ran has arguments that are not a JSON object, so that an
+    assistant hook returning ``[block] if block else None`` falls back to the synthesized
+    turn.
     """
     blocks = _replayable(response)
     if not blocks:

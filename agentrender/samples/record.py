@@ -65,7 +65,7 @@ def _reply(script: Mapping[str, Any], position: int, reply: Mapping[str, Any]) -
 def record(script_path: Path, out: Path, *, model: Model | None = None) -> str:
     """Record one script into the run file ``out``; return how the run ended.
 
-    ``model`` answers in place of the script's replies (which must then all be used).
+    ``model`` answers in place of the script's replies; without it, every scripted reply must be used.
     """
     script = json.loads(script_path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="agentrender-sample-") as folder:
@@ -88,29 +88,30 @@ def record(script_path: Path, out: Path, *, model: Model | None = None) -> str:
             tools=[tool.definition() for tool in tools],
             latency_ms=lambda position: 900 + 37 * position,
         )
-        driver = Driver(agent, tools, writer, limits=limits, clock=clock)
-        driver.start(
-            run_id=script["run_id"],
-            goal=script["goal"],
-            opening=script["opening"],
-            system=script["system"],
-            model=script["model"],
-        )
         try:
-            reason = driver.run(run_id=script["run_id"], goal=script["goal"])
-        except Killed:
-            reason = ""
-        while not reason:
-            # The process died: a new one appends to the same file and goes on from it.
-            writer.close()
-            writer = RunWriter(out, append=True)
-            agent.writer = writer
             driver = Driver(agent, tools, writer, limits=limits, clock=clock)
+            driver.start(
+                run_id=script["run_id"],
+                goal=script["goal"],
+                opening=script["opening"],
+                system=script["system"],
+                model=script["model"],
+            )
             try:
-                reason = driver.resume(str(out))
+                reason = driver.run(run_id=script["run_id"], goal=script["goal"])
             except Killed:
                 reason = ""
-        writer.close()
+            while not reason:
+                # The process died: a new one appends to the same file and goes on from it.
+                writer.close()
+                writer = agent.writer = RunWriter(out, append=True)
+                driver = Driver(agent, tools, writer, limits=limits, clock=clock)
+                try:
+                    reason = driver.resume(str(out))
+                except Killed:
+                    reason = ""
+        finally:
+            writer.close()
         unused = len(scripted.replies) - scripted.position
         if model is None and unused:
             raise RuntimeError(f"{script_path.name}: {unused} scripted replies were not used")
