@@ -228,7 +228,6 @@ def run(
             options=render.Options(opening=OPENING),
             model_name=model_name,
             system=SYSTEM,
-            tools=[tool.definition() for tool in toolset],
             max_tokens=MAX_TOKENS,
             latency_ms=latency_ms,
         )

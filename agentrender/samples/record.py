@@ -85,7 +85,6 @@ def record(script_path: Path, out: Path, *, model: Model | None = None) -> str:
             options=render.Options(opening=script["opening"]),
             model_name=script["model"],
             system=script["system"],
-            tools=[tool.definition() for tool in tools],
             latency_ms=lambda position: 900 + 37 * position,
         )
         try:
