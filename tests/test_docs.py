@@ -1,0 +1,206 @@
+"""The docs: they build under ``mkdocs build --strict``, their code runs, and they agree with the code.
+
+The Python code blocks themselves run as tests through pytest-markdown-docs (see the
+root ``conftest.py``); the tests here check the build, the wiring, and the facts the
+prose states about generated content.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from markdown_it import MarkdownIt
+
+import agentrender
+from agentrender import render, runfile
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+RUNNABLE = ("py", "python", "python3")
+
+
+def _hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "tools" / "docs_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hooks = _hooks()
+
+
+def _fences(path: Path) -> list[tuple[int, str]]:
+    """Every fenced code block of a Markdown file: (line, info string)."""
+    tokens = MarkdownIt("commonmark").parse(path.read_text("utf-8"))
+    return [(token.map[0] + 1, token.info.strip()) for token in tokens if token.type == "fence" and token.map]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The docs built with the project's mkdocs.yml, strict, into a temporary directory."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    site_dir = tmp_path_factory.mktemp("site")
+    with pytest.MonkeyPatch.context() as patch:
+        # Material prints a banner about its future on every build; it is not a docs problem.
+        patch.setenv("NO_MKDOCS_2_WARNING", "1")
+        config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(site_dir))
+        build(config)
+    return site_dir
+
+
+def test_mkdocs_build_strict(site: Path) -> None:
+    """mkdocs build --strict succeeds (no broken link, anchor, nav entry or docstring) and writes every page."""
+    for page in PAGES:
+        relative = page.relative_to(DOCS).with_suffix("")
+        built = site / (relative.parent if relative.name == "index" else relative) / "index.html"
+        assert built.is_file(), f"{page} was not built"
+
+
+def test_build_is_configured_strict_and_offline() -> None:
+    """mkdocs.yml asks for strict mode and names no plugin beyond search, mkdocstrings and our own hooks."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert config.strict is True
+    assert set(config.plugins) == {"material/search", "mkdocstrings", "tools/docs_hooks.py"}
+
+
+def test_api_reference_documents_every_public_name(site: Path) -> None:
+    """Every name in the __all__ of agentrender, agentrender.render and agentrender.runfile has an entry."""
+    for module, page in ((agentrender, "agentrender"), (render, "render"), (runfile, "runfile")):
+        built = (site / "reference" / page / "index.html").read_text("utf-8")
+        anchors = set(re.findall(r'id="([\w.]+)"', built))
+        missing = [name for name in module.__all__ if f"{module.__name__}.{name}" not in anchors]
+        assert missing == [], f"reference/{page}.md lacks {missing}"
+
+
+def test_every_page_is_in_the_nav() -> None:
+    """Each Markdown page under docs/ is reachable from the nav (strict mode also fails on an omitted one)."""
+    nav = (ROOT / "mkdocs.yml").read_text("utf-8")
+    listed = set(re.findall(r":\s*([\w/.-]+\.md)\s*$", nav, re.MULTILINE))
+    assert {str(page.relative_to(DOCS)) for page in PAGES} == listed
+
+
+def _command(text: str, marker: str) -> str:
+    match = re.search(rf"<!-- {marker} -->\s*```sh\n(.*?)\n```", text, re.DOTALL)
+    assert match is not None, f"no sh block after <!-- {marker} -->"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("marker", ["main-command", "test-command"])
+def test_getting_started_gives_the_readme_commands(marker: str) -> None:
+    """The getting-started page shows the README's two commands word for word."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    page = (DOCS / "getting-started.md").read_text("utf-8")
+    assert _command(page, marker) == _command(readme, marker)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(DOCS)))
+def test_every_code_block_says_what_it_is(page: Path) -> None:
+    """Every fenced block names its language, so a block that is not Python to run is marked as such."""
+    unlabelled = [line for line, info in _fences(page) if not info]
+    assert unlabelled == [], f"{page.name}: fences without a language at lines {unlabelled}"
+
+
+def test_every_python_block_is_collected_as_a_test() -> None:
+    """pytest collects one test per runnable Python block of the docs and the README, and nothing else there."""
+    documents = [*PAGES, ROOT / "README.md"]
+    expected = {
+        f"{doc.relative_to(ROOT)}::[CodeFence#{n}][line:{line}]"
+        for doc in documents
+        for n, (line, _info) in enumerate(
+            (
+                (line, info)
+                for line, info in _fences(doc)
+                if info.split()[:1] and info.split()[0] in RUNNABLE and "notest" not in info.split()
+            ),
+            start=1,
+        )
+    }
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:nbval",
+            "docs",
+            "README.md",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    collected = {line for line in out.stdout.splitlines() if "::" in line}
+    assert expected and collected == expected
+
+
+def test_window_picture_matches_the_prose() -> None:
+    """The generated window picture shows what docs/contract/window.md says it shows."""
+    deciding_8, after = hooks.shown(8), hooks.shown(None)
+    assert deciding_8[0] == "summary" and deciding_8[1] == "error: **content**"
+    assert after[1] == "error: summary"
+    # Step 6 has no decision: it is not rendered, and step 3 keeps its content after the last step.
+    assert 6 not in deciding_8 and 6 not in after
+    assert after[3] == "**content**"
+    assert deciding_8[2] == after[2] == "nudge" and deciding_8[7] == after[7] == "re-request"
+    assert after[4] == "**content**"
+    table = hooks.window_picture()
+    assert "| 6 | *(none: interrupted while deciding)* |  | skipped | skipped |" in table
+    assert "| 8 | `read_file` | ok |  | **content** |" in table
+
+
+def test_window_picture_comes_from_the_renderer() -> None:
+    """The conversation table is the real render: one row per message, the ids and texts the renderer gave."""
+    conversation, _ = hooks.view(8)
+    table = hooks.window_conversation().splitlines()
+    assert len(table) == 2 + len(conversation)
+    assert "tool_result `step_7`: The process stopped" in table[-1]
+    assert all(f"`step_{index}`" in "\n".join(table) for index in (0, 1, 3, 4, 5, 7))
+
+
+def test_window_picture_follows_the_window_option() -> None:
+    """The picture's content/summary split is the renderer's: a window of two shows two contents."""
+    after = hooks.shown(None, recent_results=2)
+    assert [index for index, kind in after.items() if "content" in kind] == [8, 9]
+    assert after[3] == "summary"
+
+
+def test_constants_table_lists_every_constant() -> None:
+    """The generated constants table has one row per constant in agentrender.render, with its value."""
+    table = hooks.render_constants()
+    constants = [name for name in render.__all__ if name.isupper()]
+    assert len(table.splitlines()) == 2 + len(constants)
+    for name in constants:
+        assert f"| `render.{name}` | `{getattr(render, name)!r}` |" in table
+
+
+def test_unknown_picture_fails_the_build() -> None:
+    """A page asking for a picture that does not exist is an error naming the page, not a silent gap."""
+    with pytest.raises(ValueError, match=r"contract/x\.md: no picture named 'nope'"):
+        hooks.expand("text\n<!-- generated: nope -->\n", "contract/x.md")
+    assert hooks.expand("a\n<!-- generated: render-constants -->\nb", "p.md").startswith("a\n| name | value |")
+
+
+def test_generated_pictures_appear_in_the_site(site: Path) -> None:
+    """The built window page holds the generated table, not the marker that asked for it."""
+    page = html.unescape((site / "contract" / "window" / "index.html").read_text("utf-8"))
+    assert "<!-- generated:" not in page
+    assert "interrupted while deciding" in page and "deciding step 8" in page
