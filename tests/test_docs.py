@@ -154,17 +154,18 @@ def test_every_python_block_is_collected_as_a_test() -> None:
 
 def test_window_picture_matches_the_prose() -> None:
     """The generated window picture shows what docs/contract/window.md says it shows."""
-    deciding_8, after = hooks.shown(8), hooks.shown(None)
-    assert deciding_8[0] == "summary" and deciding_8[1] == "error: **content**"
-    assert after[1] == "error: summary"
-    # Step 6 has no decision: it is not rendered, and step 3 keeps its content after the last step.
-    assert 6 not in deciding_8 and 6 not in after
-    assert after[3] == "**content**"
-    assert deciding_8[2] == after[2] == "nudge" and deciding_8[7] == after[7] == "re-request"
-    assert after[4] == "**content**"
+    at_8, at_10, after = hooks.shown(8), hooks.shown(10), hooks.shown(None)
+    assert at_8[0] == ("summary", False) and at_8[1] == ("content", True)
+    assert at_10[1] == ("summary", True)
+    # Step 6 has no decision: it is not rendered, and so step 3 keeps its content deciding step 10.
+    assert all(6 not in view for view in (at_8, at_10, after))
+    assert at_10[3] == ("content", False)
+    assert after[3] == ("summary", False) and after[4] == ("no-summary", False)
+    assert {view[2][0] for view in (at_8, at_10, after)} == {"nudge"}
+    assert {view[7][0] for view in (at_8, at_10, after)} == {"re-request"}
     table = hooks.window_picture()
-    assert "| 6 | *(none: interrupted while deciding)* |  | skipped | skipped |" in table
-    assert "| 8 | `read_file` | ok |  | **content** |" in table
+    assert '<td class="ar-skipped">skipped</td>' * 3 in table
+    assert table.count('<td class="ar-later"></td>') == (12 - 8) + (12 - 10)
 
 
 def test_window_picture_comes_from_the_renderer() -> None:
@@ -179,8 +180,8 @@ def test_window_picture_comes_from_the_renderer() -> None:
 def test_window_picture_follows_the_window_option() -> None:
     """The picture's content/summary split is the renderer's: a window of two shows two contents."""
     after = hooks.shown(None, recent_results=2)
-    assert [index for index, kind in after.items() if "content" in kind] == [8, 9]
-    assert after[3] == "summary"
+    assert [index for index, (kind, _) in after.items() if kind == "content"] == [10, 11]
+    assert after[9] == ("summary", False)
 
 
 def test_constants_table_lists_every_constant() -> None:
@@ -203,4 +204,4 @@ def test_generated_pictures_appear_in_the_site(site: Path) -> None:
     """The built window page holds the generated table, not the marker that asked for it."""
     page = html.unescape((site / "contract" / "window" / "index.html").read_text("utf-8"))
     assert "<!-- generated:" not in page
-    assert "interrupted while deciding" in page and "deciding step 8" in page
+    assert "interrupted while deciding" in page and "deciding step 10" in page

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -76,10 +77,12 @@ STEPS: tuple[Step, ...] = (
     _call(7, "run_tests", "Run the whole suite.", "interrupted", "", "", path="."),
     _call(8, "read_file", "", "ok", "## Changelog\n", "read CHANGELOG.md (80 lines)", path="CHANGELOG.md"),
     _call(9, "search", "", "ok", "src/parse.py:12: parse_date(", "1 match", pattern="parse_date"),
+    _call(10, "run_tests", "", "ok", "12 passed", "12 passed", path="."),
+    _call(11, "finish", "Done: ISO dates parse.", "ok", "run completed", "completed"),
 )
 
-VIEWS = (8, None)
-"""The views the window picture shows: deciding step 8, and after the last step."""
+VIEWS = (8, 10, None)
+"""The views the window picture shows: deciding steps 8 and 10, and after the last step."""
 
 
 def view(at: int | None, recent_results: int = render.RECENT_RESULTS) -> tuple[list[Message], dict[int, bool]]:
@@ -99,54 +102,73 @@ def view(at: int | None, recent_results: int = render.RECENT_RESULTS) -> tuple[l
     return conversation, full
 
 
-def shown(at: int | None, recent_results: int = render.RECENT_RESULTS) -> dict[int, str]:
-    """What the user turn of each rendered step shows in the view deciding step ``at``.
+LABELS = {
+    "content": "content",
+    "summary": "summary",
+    "no-summary": "(no summary)",
+    "nudge": "nudge",
+    "re-request": "re-request",
+    "skipped": "skipped",
+}
+"""What each kind of user turn is called in the picture (the kind is also its CSS class)."""
+
+
+def shown(at: int | None, recent_results: int = render.RECENT_RESULTS) -> dict[int, tuple[str, bool]]:
+    """What the user turn of each rendered step shows deciding step ``at``: (kind, is_error).
 
     The n-th rendered step's user turn is message ``2 + 2n``: the opening comes first,
     then an assistant and a user turn per rendered step.
     """
     conversation, full = view(at, recent_results)
-    out: dict[int, str] = {}
+    out: dict[int, tuple[str, bool]] = {}
     for (index, is_full), message in zip(full.items(), conversation[2::2], strict=True):
         block = message.content[0]
         if block.type == "text":
-            out[index] = "nudge"
+            kind = "nudge"
         elif block.content == render.INTERRUPTED_TEXT:
-            out[index] = "re-request"
+            kind = "re-request"
         elif block.content == render.NO_SUMMARY_TEXT:
-            out[index] = "(no summary)"
+            kind = "no-summary"
         else:
-            out[index] = ("error: " if block.is_error else "") + ("**content**" if is_full else "summary")
+            kind = "content" if is_full else "summary"
+        out[index] = (kind, block.is_error)
     return out
 
 
-def _cell(step: Step, at: int | None, shown_at: dict[int, str]) -> str:
+def _cell(step: Step, at: int | None, shown_at: dict[int, tuple[str, bool]]) -> str:
     if at is not None and step.index >= at:
-        return ""
-    return shown_at.get(step.index, "skipped")
+        return '<td class="ar-later"></td>'
+    kind, is_error = shown_at.get(step.index, ("skipped", False))
+    flag = ' <span class="ar-error-flag" title="is_error">is_error</span>' if is_error else ""
+    return f'<td class="ar-{kind}">{LABELS[kind]}{flag}</td>'
 
 
 def _decision_text(step: Step) -> str:
     decision = step.decision
     if decision is None:
-        return "*(none: interrupted while deciding)*"
+        return "<em>none: interrupted while deciding</em>"
     if decision.calls:
-        return f"`{decision.tool}`"
-    return f"`{decision.kind}`"
+        return f"<code>{escape(decision.tool)}</code>"
+    return f"<code>{escape(decision.kind)}</code>"
 
 
 def window_picture() -> str:
-    """A table: each step of the run, and what its user turn shows in each view."""
+    """An HTML table: each step of the run, and what its user turn shows in each view."""
     views = [(at, shown(at)) for at in VIEWS]
     headings = ["step", "decision", "observation"] + [
         f"deciding step {at}" if at is not None else "after the last step" for at in VIEWS
     ]
-    rows = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
+    rows = [
+        '<div class="ar-window"><table>',
+        "<thead><tr>" + "".join(f"<th>{h}</th>" for h in headings) + "</tr></thead>",
+    ]
+    rows.append("<tbody>")
     for step in STEPS:
-        status = step.observation.status if step.observation else ""
-        cells = [str(step.index), _decision_text(step), status]
+        status = escape(step.observation.status) if step.observation else ""
+        cells = [f"<td>{step.index}</td>", f"<td>{_decision_text(step)}</td>", f"<td>{status}</td>"]
         cells += [_cell(step, at, shown_at) for at, shown_at in views]
-        rows.append("| " + " | ".join(cells) + " |")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    rows.append("</tbody></table></div>")
     return "\n".join(rows)
 
 
