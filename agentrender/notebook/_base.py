@@ -1,0 +1,38 @@
+"""What every widget of the notebook extra shares: it wraps an ipywidgets box and displays as it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentrender.notebook._deps import widgets
+
+
+class Widget:
+    """A wrapper that Jupyter displays as its ``widget`` (an ipywidgets ``Box``)."""
+
+    widget: Any
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def stepper(count: int, value: int, description: str) -> tuple[Any, Any, Any]:
+    """A slider over ``range(count)`` with previous and next buttons."""
+    slider = widgets.IntSlider(
+        value=value,
+        min=0,
+        max=max(0, count - 1),
+        description=description,
+        continuous_update=True,
+        layout=widgets.Layout(width="60%"),
+        disabled=count <= 1,
+    )
+    previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="auto"))
+    following = widgets.Button(description="next ▶", layout=widgets.Layout(width="auto"))
+
+    def move(delta: int) -> None:
+        slider.value = min(slider.max, max(slider.min, slider.value + delta))
+
+    previous.on_click(lambda _: move(-1))
+    following.on_click(lambda _: move(1))
+    return slider, previous, following

@@ -1,0 +1,142 @@
+"""``DecideStepper``: captured model replies, the decisions they become, and why."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agentrender import _html
+from agentrender._types import Decision, ModelResponse
+from agentrender.notebook._base import Widget, stepper
+from agentrender.notebook._deps import widgets
+from agentrender.views import DecideExplanation, explain_decide
+
+if TYPE_CHECKING:
+    from agentrender.runfile import Run
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply:
+    """One reply the stepper steps through."""
+
+    label: str
+    """Where it came from: the step and call number, or its position in the list given."""
+    response: ModelResponse
+    """The reply as captured."""
+    recorded: Decision | None = None
+    """The decision the run recorded for the step (for a run's replies)."""
+    compare: bool = False
+    """Compare the decision with ``recorded`` (true for a run's replies)."""
+
+
+def replies_of(source: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> list[Reply]:
+    """The replies of a run's model calls (with each step's recorded decision), or of a list of replies."""
+    model_calls = getattr(source, "model_calls", None)
+    if model_calls is not None:
+        recorded = {step.index: step.decision for step in source.steps}  # type: ignore[union-attr]
+        replies = []
+        for number, call in enumerate(model_calls):
+            where = f"call {number + 1} of {len(model_calls)}, for step {call.step}"
+            replies.append(Reply(label=where, response=call.response, recorded=recorded.get(call.step), compare=True))
+        return replies
+    replies = []
+    for number, item in enumerate(source):  # type: ignore[arg-type]
+        response = (
+            item if isinstance(item, ModelResponse) else ModelResponse.from_dict(item, where=f"replies[{number}]")
+        )
+        replies.append(Reply(label=f"reply {number + 1}", response=response))
+    return replies
+
+
+def _json_default(value: Any) -> Any:
+    # a tool use's raw bytes input: shown as text when it is UTF-8, else as base64 so nothing is lost
+    if isinstance(value, bytes | bytearray):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(value).decode("ascii")}
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+class DecideStepper(Widget):
+    """Step through captured model replies and see what ``render.decide`` makes of each.
+
+    ``run_or_replies`` is a ``Run`` (its model calls, compared with the decision each step
+    recorded) or a list of replies (``ModelResponse`` or Anthropic ``Message`` dicts). For
+    each: the reply (text, thinking collapsed, every tool use, stop reason), the decision,
+    the rule that fired and why, and the agreement with the recorded decision. The editor
+    holds the reply's JSON: change it and the decision below follows; JSON that does not
+    read as a reply shows an error in the widget.
+    """
+
+    def __init__(self, run_or_replies: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> None:
+        self.replies = replies_of(run_or_replies)
+        """The replies stepped through, in order."""
+        self.slider, self.previous_button, self.next_button = stepper(len(self.replies), 0, "reply")
+        self.label = widgets.Label()
+        self.editor = widgets.Textarea(
+            description="reply JSON",
+            continuous_update=False,
+            layout=widgets.Layout(width="100%", height="16em"),
+            style={"description_width": "initial"},
+        )
+        self.reset_button = widgets.Button(
+            description="reset to the captured reply", layout=widgets.Layout(width="auto")
+        )
+        self.error = widgets.HTML()
+        self.html = widgets.HTML()
+        self.explanation: DecideExplanation | None = None
+        """The explanation shown now (``None`` when the editor holds no readable reply)."""
+        self.slider.observe(self._load, names="value")
+        self.editor.observe(self._decide, names="value")
+        self.reset_button.on_click(lambda _: self._load())
+        editor = widgets.Accordion(children=[widgets.VBox([self.editor, self.reset_button])], selected_index=None)
+        editor.set_title(0, "edit the reply")
+        self.widget = widgets.VBox(
+            [
+                widgets.HBox([self.previous_button, self.slider, self.next_button, self.label]),
+                self.error,
+                self.html,
+                editor,
+            ]
+        )
+        self._load()
+
+    @property
+    def reply(self) -> Reply | None:
+        """The reply at the slider's position (``None`` when there are none)."""
+        return self.replies[self.slider.value] if self.replies else None
+
+    def _load(self, _change: Any = None) -> None:
+        reply = self.reply
+        if reply is None:
+            self.label.value = "no model replies to step through"
+            self.html.value = ""
+            return
+        self.label.value = reply.label
+        text = json.dumps(reply.response.to_dict(), ensure_ascii=False, indent=2, default=_json_default)
+        if self.editor.value == text:
+            self._decide()
+        else:
+            self.editor.value = text  # observed: decides
+
+    def _decide(self, _change: Any = None) -> None:
+        reply = self.reply
+        if reply is None:
+            return
+        try:
+            wire = json.loads(self.editor.value)
+            response = ModelResponse.from_dict(wire, where="reply")
+        except ValueError as error:  # json.JSONDecodeError is a ValueError
+            self.explanation = None
+            self.error.value = (
+                f'{_html.STYLE}<div class="agentrender"><div class="ar-disagree">'
+                f"the edited reply cannot be read: {_html.escape_text(str(error))}</div></div>"
+            )
+            return
+        self.error.value = ""
+        self.explanation = explain_decide(response)
+        self.html.value = _html.explanation_html(self.explanation, reply.recorded, compare=reply.compare)

@@ -1,0 +1,208 @@
+"""agentrender.notebook: the widgets' logic without a browser (values, children, clicks, slider changes)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from agentrender import ContentBlock, ModelResponse, render
+from agentrender._html import view_html
+from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
+from tests.test_views_html import assert_inert
+from tests.views_runs import every_kind_run, hostile_run, long_run
+
+
+def html_values(widget: object) -> list[str]:
+    """Every HTML string a widget tree holds."""
+    import ipywidgets
+
+    found = []
+    stack = [widget]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ipywidgets.HTML):
+            found.append(node.value)
+        stack.extend(getattr(node, "children", ()))
+    return found
+
+
+def test_conversation_view_starts_after_the_last_step_and_shows_that_view() -> None:
+    """By default the view is after the last step; the HTML is the view's HTML, header and all."""
+    run = every_kind_run()
+    widget = ConversationView(run)
+    assert widget.at == 14 and widget.slider.value == widget.slider.max == 14
+    assert widget.html.value == view_html(widget.views.at(14), last_steps=40)
+    assert widget.view.messages == render.messages(run.step_input(14), run.options())
+    assert "after the last recorded step" in widget.position_label.value
+
+
+def test_the_slider_and_buttons_move_through_the_steps() -> None:
+    """Moving the slider, or clicking previous/next, shows the view at the new step; the ends hold."""
+    run = every_kind_run()
+    widget = ConversationView(run, at=3)
+    assert widget.at == 3
+    widget.slider.value = 9
+    assert widget.at == 9 and widget.position_label.value == "deciding step 9"
+    assert widget.html.value == view_html(widget.views.at(9), last_steps=40)
+    widget.next_button.click()
+    assert widget.at == 10
+    widget.previous_button.click()
+    widget.previous_button.click()
+    assert widget.at == 8
+    widget.slider.value = 0
+    widget.previous_button.click()
+    assert widget.at == 0
+    assert "first view" in widget.html.value
+    widget.at = 12
+    assert widget.slider.value == 12
+
+
+def test_window_controls_rerender_with_the_new_options() -> None:
+    """Changing recent_results or result_bytes shows render.messages under those options, sharing renders if it can."""
+    run = every_kind_run()
+    widget = ConversationView(run, at=14)
+    renders = widget.views._renders
+    widget.recent_results.value = 1
+    assert widget.views.options.recent_results == 1
+    assert widget.views._renders is renders
+    assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1))
+    widget.result_bytes.value = 40
+    assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1, result_bytes=40))
+    assert "ar-cut" in widget.html.value
+    widget.result_bytes.value = render.RESULT_BYTES
+    assert widget.views._renders is renders  # back to a setting seen before: its renders are kept
+
+
+def test_conversation_view_takes_options_and_bounds_the_steps_shown() -> None:
+    """Options given are used; the steps-shown control bounds how many steps the HTML holds."""
+    run = long_run(100)
+    widget = ConversationView(run, options=run.options(recent_results=2), last_steps=5)
+    assert widget.views.options.recent_results == 2 and widget.recent_results.value == 2
+    assert "95 earlier steps" in widget.html.value
+    widget.last_steps.value = 50
+    assert "50 earlier steps" in widget.html.value
+
+
+def test_decide_stepper_explains_each_captured_reply_against_the_record() -> None:
+    """For a run, each model call's reply is decided, explained, and compared with the step's recorded decision."""
+    run = every_kind_run()
+    stepper = DecideStepper(run)
+    assert stepper.label.value == "call 1 of 1, for step 1"
+    assert stepper.explanation is not None
+    assert stepper.explanation.decision == render.decide(run.model_calls[0].response)
+    assert stepper.explanation.rule == "tool_call"
+    assert "agrees with the decision the run recorded" in stepper.html.value
+    assert "<details" in stepper.html.value and "thinking" in stepper.html.value  # thinking collapsed
+
+
+def test_editing_the_reply_changes_the_decision_and_bad_json_is_an_error_in_the_widget() -> None:
+    """An edited reply is decided afresh; JSON that is not a reply shows an error, raises nothing; reset restores."""
+    run = every_kind_run()
+    stepper = DecideStepper(run)
+    wire = json.loads(stepper.editor.value)
+    wire["stop_reason"] = "max_tokens"
+    stepper.editor.value = json.dumps(wire)
+    assert stepper.explanation is not None and stepper.explanation.decision.kind == "truncated"
+    assert stepper.explanation.rule == "truncated"
+    assert "differs from the recorded decision in: kind, tool" in stepper.html.value
+    stepper.editor.value = "{not json"
+    assert stepper.explanation is None
+    assert "the edited reply cannot be read" in stepper.error.value
+    stepper.editor.value = json.dumps({"content": "nope", "stop_reason": "end_turn"})
+    assert "reply.content: expected a list of blocks" in stepper.error.value
+    stepper.reset_button.click()
+    assert stepper.error.value == "" and stepper.explanation is not None
+    assert stepper.explanation.decision == render.decide(run.model_calls[0].response)
+
+
+def test_decide_stepper_steps_through_a_list_of_replies() -> None:
+    """A list of replies (objects or Anthropic dicts) is stepped through, with no recorded decision to compare."""
+    replies = [
+        ModelResponse(content=(ContentBlock(type="text", text="no call"),), stop_reason="end_turn"),
+        {
+            "content": [
+                {"type": "tool_use", "id": "a", "name": "read", "input": {}},
+                {"type": "tool_use", "id": "b", "name": "write", "input": {}},
+            ],
+            "stop_reason": "tool_use",
+        },
+    ]
+    stepper = DecideStepper(replies)
+    assert stepper.explanation is not None and stepper.explanation.rule == "no_tool_use"
+    assert "recorded" not in stepper.html.value
+    stepper.next_button.click()
+    assert stepper.label.value == "reply 2"
+    assert stepper.explanation is not None and stepper.explanation.not_executed == ("write",)
+    assert "not executed" in stepper.html.value
+    empty = DecideStepper([])
+    assert empty.label.value == "no model replies to step through" and empty.explanation is None
+
+
+def test_run_explorer_has_four_tabs_and_filters_the_steps() -> None:
+    """The explorer's tabs are steps, conversation, decide and size; the filters narrow the table and its count."""
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    titles = [explorer.tabs.get_title(i) for i in range(4)]
+    assert titles == ["steps", "conversation", "decide", "size"]
+    assert explorer.count.value == "14 of 14 steps"
+    explorer.kind_filter.value = "tool_call"
+    assert (
+        explorer.count.value
+        == f"{sum(1 for s in run.steps if s.decision and s.decision.kind == 'tool_call')} of 14 steps"
+    )
+    explorer.kind_filter.value = "(all)"
+    explorer.rendered_only.value = True
+    assert explorer.count.value == "12 of 14 steps"
+    explorer.text_filter.value = "AGAIN"
+    assert explorer.count.value == "1 of 14 steps"
+    assert "Again." in explorer.table.value
+    explorer.text_filter.value = ""
+    explorer.status_filter.value = "error"
+    assert list(explorer.filtered()["index"]) == [1]
+
+
+def test_run_explorer_charts_the_size_series() -> None:
+    """The size tab holds a PNG chart of the views' sizes and the totals of the series."""
+    explorer = RunExplorer(long_run(60))
+    assert explorer.chart.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(explorer.series) == 61
+    assert any(left is not None for left in explorer.series.left_window)
+    totals = html_values(explorer.tabs.children[3])[0]
+    assert "the cache prefix broke" in totals
+
+
+def test_hostile_text_is_inert_in_every_widget() -> None:
+    """Every HTML value of every widget, at every step, over a hostile run, is our markup only."""
+    run = hostile_run()
+    explorer = RunExplorer(run)
+    for at in range(explorer.conversation.slider.max + 1):
+        explorer.conversation.slider.value = at
+        for value in html_values(explorer.widget):
+            assert_inert(value)
+    stepper = explorer.decide
+    stepper.editor.value = stepper.editor.value.replace("tool_use", "<script>window.__pwned=9</script>")
+    for value in html_values(stepper.widget):
+        assert_inert(value)
+    for value in (stepper.editor.value, explorer.count.value, explorer.conversation.position_label.value):
+        assert "<script>" not in value or value is stepper.editor.value  # a Textarea's value is text, never HTML
+
+
+def test_widgets_display_as_their_ipywidgets() -> None:
+    """Each widget's rich display is its ipywidgets box's display."""
+    run = every_kind_run()
+    for widget in (ConversationView(run), DecideStepper(run), RunExplorer(run)):
+        bundle = widget._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+        assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.widget.model_id
+
+
+def test_missing_ipywidgets_says_what_to_install() -> None:
+    """Without ipywidgets, importing agentrender.notebook raises ImportError with the exact pip line."""
+    code = (
+        "import sys; sys.modules['ipywidgets'] = None\n"
+        "try:\n    import agentrender.notebook\nexcept ImportError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=".")
+    assert out.stdout.strip() == f"agentrender.notebook needs ipywidgets, which is not installed: {INSTALL}"
+    assert INSTALL == "pip install 'agentrender[notebook]'"

@@ -1,0 +1,390 @@
+"""agentrender.views: views assembled from per-step renders equal render.messages, and their facts hold."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
+from agentrender.views import (
+    BLOCK_KINDS,
+    DECIDE_RULES,
+    NO_WINDOW,
+    Views,
+    approx_tokens,
+    disagreements,
+    explain_decide,
+    message_bytes,
+)
+from tests.views_runs import every_kind_run, hostile_run, long_run
+
+
+def wire_bytes(messages: list[Message]) -> int:
+    """The bytes of a message list's compact JSON, encoded as replay_key encodes it."""
+    text = json.dumps([m.to_dict() for m in messages], ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def custom_id(step: Step) -> str:
+    return f"toolu_{step.index}" if step.index % 2 else ""
+
+
+def custom_assistant(step: Step, tool_use_id: str) -> list[ContentBlock] | None:
+    if step.index % 3 == 0 and step.decision is not None and step.decision.calls:
+        return [ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=step.decision.tool, input={})]
+    return None
+
+
+def custom_observation(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
+    if step.index % 4 == 1:
+        label = "FULL" if full else "SHORT"
+        return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=f"{label} {step.index}")
+    if step.index % 4 == 2:
+        return ContentBlock(type="")
+    return None
+
+
+def opening_from_input(step_input: StepInput) -> str:
+    return f"Goal: {step_input.goal}; {len(step_input.steps)} steps so far; deciding {step_input.index}."
+
+
+def option_settings(run: Any) -> list[render.Options]:
+    return [
+        run.options(),
+        run.options(recent_results=0),
+        run.options(recent_results=1, result_bytes=12),
+        run.options(recent_results=3, result_bytes=0),
+        run.options(recent_results=NO_WINDOW),
+        run.options(
+            recent_results=2,
+            tool_use_id=custom_id,
+            assistant=custom_assistant,
+            observation=custom_observation,
+        ),
+        run.options(opening=opening_from_input, recent_results=4),
+        run.options(opening=lambda step_input: "The same opening at every step.", recent_results=2),
+    ]
+
+
+RUNS = [every_kind_run(), long_run(45), hostile_run(), long_run(0), long_run(1)]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=["every-kind", "long", "hostile", "empty", "one"])
+def test_every_view_equals_render_messages(run: Any) -> None:
+    """For every step (and None) and every option setting, hooks included, the assembled view is render.messages."""
+    for options in option_settings(run):
+        views = Views(run, options)
+        for at in [*views.stops, None, -1, 10_000]:
+            assert views.messages(at) == render.messages(run.step_input(at), options), (at, options)
+
+
+def test_views_of_a_step_input_equal_render_messages() -> None:
+    """Views over a StepInput render each prefix as render.messages of that prefix does."""
+    run = every_kind_run()
+    step_input = StepInput(steps=run.steps, goal="g", run_id="r", index=14, tools=run.tools)
+    options = render.Options(opening=opening_from_input, recent_results=2)
+    views = Views(step_input, options)
+    for at in views.stops:
+        prefix = StepInput(
+            steps=tuple(s for s in run.steps if s.index < at), goal="g", run_id="r", index=at, tools=run.tools
+        )
+        assert views.messages(at) == render.messages(prefix, options)
+    assert views.messages(None) == render.messages(step_input, options)
+
+
+def test_step_input_needs_options_and_steps_in_order() -> None:
+    """A StepInput without options, or steps out of index order, is refused with a message saying where."""
+    with pytest.raises(ValueError, match="options are required"):
+        Views(StepInput(steps=()))
+    steps = (Step(index=0), Step(index=3), Step(index=2))
+    with pytest.raises(ValueError, match=r"steps\[2\]\.index is 2, not above steps\[1\]\.index 3"):
+        Views(StepInput(steps=steps), render.Options(opening="x"))
+    with pytest.raises(TypeError, match=r"render\.Options"):
+        Views(every_kind_run(), {"opening": "x"})  # type: ignore[arg-type]
+
+
+def test_hooks_are_called_once_per_step_and_form() -> None:
+    """Moving through every view calls the observation hook twice per rendered step, once per form."""
+    calls: list[tuple[int, bool]] = []
+
+    def observe(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
+        calls.append((step.index, full))
+        return None
+
+    run = long_run(30)
+    views = Views(run, run.options(observation=observe))
+    for at in views.stops:
+        views.at(at).steps  # noqa: B018 - the facts are computed on access
+    rendered = [s.index for s in run.steps if s.decision is not None]
+    assert sorted(calls) == sorted([(i, True) for i in rendered] + [(i, False) for i in rendered])
+
+
+ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()))
+"""Any text at all: control characters, quotes, backslashes, lone surrogates, astral characters."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.builds(lambda t: ContentBlock(type="text", text=t), ANY_TEXT),
+            st.builds(
+                lambda i, c, e: ContentBlock(type="tool_result", tool_use_id=i, content=c, is_error=e),
+                st.text(max_size=8) | st.just("step_12"),
+                ANY_TEXT,
+                st.booleans(),
+            ),
+            st.builds(
+                lambda n, v: ContentBlock(type="tool_use", tool_use_id="x", name=n, input=v),
+                st.text(max_size=8),
+                st.recursive(
+                    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=6,
+                ),
+            ),
+            st.builds(lambda t: ContentBlock(type="thinking", text=t, signature="s"), st.text(max_size=8)),
+            st.builds(lambda t: ContentBlock(type="image", raw={"type": "image", "x": t}), st.text(max_size=8)),
+        ),
+        max_size=4,
+    ),
+    st.sampled_from(["user", "assistant"]),
+)
+def test_message_bytes_is_the_wire_size(blocks: list[ContentBlock], role: str) -> None:
+    """message_bytes equals the UTF-8 length of the message's compact JSON, for any text (surrogates included)."""
+    message = Message(role=role, content=tuple(blocks))
+    text = json.dumps(message.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    assert message_bytes(message) == len(text.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize("run", RUNS[:3], ids=["every-kind", "long", "hostile"])
+def test_sizes_match_the_wire_form_at_every_step(run: Any) -> None:
+    """The size series, each View's bytes and the no-window bytes equal the JSON of the rendered messages."""
+    for options in option_settings(run):
+        views = Views(run, options)
+        series = views.sizes()
+        assert series.at == views.stops
+        for i, at in enumerate(series.at):
+            shown = render.messages(run.step_input(at), options)
+            everything = render.messages(run.step_input(at), views.with_options(recent_results=NO_WINDOW).options)
+            view = views.at(at)
+            assert series.bytes[i] == view.bytes == wire_bytes(shown)
+            assert series.messages[i] == len(shown)
+            assert series.tokens[i] == view.tokens == approx_tokens(view.bytes)
+            assert series.bytes_no_window[i] == view.bytes_no_window == wire_bytes(everything)
+
+
+def first_difference(old: list[Message], new: list[Message]) -> int | None:
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):
+        if a != b:
+            return i
+    return None if len(old) == len(new) else min(len(old), len(new))
+
+
+@pytest.mark.parametrize("run", RUNS[:3], ids=["every-kind", "long", "hostile"])
+def test_change_names_the_first_message_that_differs(run: Any) -> None:
+    """Between consecutive views, first_diff, the cacheable prefix and the resent bytes match a brute-force diff."""
+    for options in option_settings(run):
+        views = Views(run, options)
+        series = views.sizes()
+        stops = views.stops
+        for i in range(1, len(stops)):
+            old = render.messages(run.step_input(stops[i - 1]), options)
+            new = render.messages(run.step_input(stops[i]), options)
+            change = views.at(stops[i]).change
+            expected = first_difference(old, new)
+            assert change.first_diff == expected == series.first_diff[i]
+            assert change.previous == stops[i - 1]
+            if expected is None:
+                assert change.prefix_bytes == wire_bytes(new)
+            elif expected == 0:
+                assert change.prefix_bytes == 0  # nothing is shared but the list's "["
+            else:
+                shared = "[" + "".join(
+                    json.dumps(m.to_dict(), ensure_ascii=False, separators=(",", ":")) + "," for m in new[:expected]
+                )
+                assert change.prefix_bytes == min(len(shared.encode("utf-8", "surrogatepass")), wire_bytes(new))
+            assert change.prefix_bytes == series.prefix_bytes[i]
+            assert change.resent_bytes == wire_bytes(new) - change.prefix_bytes == series.resent_bytes[i]
+            assert change.bytes_delta == wire_bytes(new) - wire_bytes(old)
+            if change.left_window is not None:
+                assert new[expected or 0].content != old[expected or 0].content
+                left = next(f for f in views.at(stops[i]).steps if f.step.index == change.left_window)
+                assert left.full is False and left.result is not None
+                assert left.result.message == new[expected or 0]
+
+
+def test_the_result_leaving_the_window_is_named() -> None:
+    """At the step where a result moves from full to summary, the change names that step and its message."""
+    run = long_run(20, every=100)
+    views = Views(run, run.options(recent_results=3))
+    change = views.at(5).change
+    assert change.added_step == 4
+    assert change.left_window == 1
+    assert change.first_diff == 4  # opening, A0, U0, A1, then U1: the summary now
+    first = views.at(0).change
+    assert first.previous is None and first.first_diff == 0 and first.prefix_bytes == 0
+
+
+def facts_by_step(run: Any, at: int | None, **options: Any) -> dict[int, Any]:
+    return {fact.step.index: fact for fact in Views(run, run.options(**options)).at(at).steps}
+
+
+def test_every_block_is_named_by_kind() -> None:
+    """Each step of the every-kind run gets the block kinds the contract's table gives it."""
+    run = every_kind_run()
+    facts = facts_by_step(run, None, recent_results=3, result_bytes=4000)
+    kinds = {
+        index: (tuple(b.kind for b in f.assistant.blocks), f.result.blocks[0].kind)
+        for index, f in facts.items()
+        if f.rendered
+    }
+    assert kinds == {
+        0: (("reason", "tool_use"), "summary"),
+        1: (("reason", "tool_use"), "summary"),
+        2: (("reason",), "nudge_no_tool_call"),
+        3: (("no_call",), "nudge_truncated"),
+        4: (("tool_use",), "nudge_invalid"),
+        6: (("reason", "tool_use"), "interrupted"),
+        7: (("tool_use",), "interrupted"),
+        8: (("reason", "tool_use"), "summary"),
+        9: (("reason",), "nudge_invalid"),
+        10: (("reason",), "nudge_no_tool_call"),
+        11: (("reason", "tool_use"), "result"),
+        12: (("reason", "tool_use"), "result"),
+    }
+    assert {f.step.index for f in facts.values() if not f.rendered} == {5, 13}
+    assert set(BLOCK_KINDS) >= {k for pair in kinds.values() for k in (*pair[0], pair[1])}
+    assert facts[1].result.blocks[0].failed
+    assert facts[4].result.blocks[0].failed
+    assert not facts[9].result.blocks[0].failed  # a text nudge carries no error flag
+
+
+def test_summary_and_cut_facts_state_what_the_model_did_not_see() -> None:
+    """A summary hides the whole content; a result cut at the cap hides the bytes past it."""
+    run = every_kind_run()
+    content_bytes = len(run.steps[8].observation.content.encode())
+    summary = facts_by_step(run, None, recent_results=0)[8].result.blocks[0]
+    assert (summary.kind, summary.hidden_bytes, summary.content_bytes) == ("summary", content_bytes, content_bytes)
+    assert summary.block.content == render.NO_SUMMARY_TEXT
+    cut = facts_by_step(run, 9, recent_results=1, result_bytes=100)[8].result.blocks[0]
+    assert cut.kind == "cut" and cut.cut
+    assert cut.shown_bytes == 100
+    assert cut.hidden_bytes == content_bytes - 97  # the mark takes 3 of the 100 bytes
+    whole = facts_by_step(run, 1, result_bytes=100_000)[0].result.blocks[0]
+    assert whole.kind == "result" and whole.hidden_bytes == 0 and not whole.cut
+
+
+def test_skipped_steps_stand_where_they_were() -> None:
+    """A step with no decision is listed in order, not rendered, at the index of the message after it."""
+    run = every_kind_run()
+    view = Views(run).at(None)
+    facts = view.steps
+    assert [f.step.index for f in facts] == [s.index for s in run.steps]
+    skipped = facts[5]
+    assert not skipped.rendered and skipped.full is None and skipped.assistant is None
+    assert skipped.message_index == facts[6].message_index == 1 + 2 * 5
+    for fact in facts:
+        if fact.rendered:
+            assert view.messages[fact.message_index] == fact.assistant.message
+            assert view.messages[fact.message_index + 1] == fact.result.message
+    assert [f.step.index for f in view.skipped] == [5, 13]
+    assert view.step_count == 14
+    assert view.step_facts(5, 7) == facts[5:7]
+
+
+def test_hook_blocks_are_marked_as_the_hooks() -> None:
+    """Blocks a hook built are named 'hook'; the steps the hooks leave alone keep their default kinds."""
+    run = long_run(12, every=100)
+    views = Views(run, run.options(recent_results=20, assistant=custom_assistant, observation=custom_observation))
+    facts = {f.step.index: f for f in views.at(None).steps}
+    assert [b.kind for b in facts[3].assistant.blocks] == ["hook"]
+    assert [b.kind for b in facts[4].assistant.blocks] == ["reason", "tool_use"]
+    assert facts[5].result.blocks[0].kind == "hook"
+    assert facts[6].result.blocks[0].kind == "result"  # the hook returned a type="" block: the default
+
+
+def test_replay_key_is_render_replay_key_of_the_view() -> None:
+    """A view's replay key hashes its messages with the run's system, tools and model."""
+    run = every_kind_run()
+    view = Views(run).at(7)
+    assert view.replay_key == render.replay_key(
+        render.messages(run.step_input(7), run.options()), system=run.system, tools=run.tools, model=run.model
+    )
+    assert Views(run, max_output_tokens=4096).at(7).replay_key != view.replay_key
+
+
+def test_with_options_reuses_the_per_step_renders_only_for_a_new_window() -> None:
+    """Changing recent_results shares every per-step render; changing result_bytes renders afresh."""
+    views = Views(every_kind_run())
+    assert views.with_options(recent_results=2)._renders is views._renders
+    assert views.with_options(result_bytes=10)._renders is not views._renders
+    with pytest.raises(TypeError, match="no field 'window'"):
+        views.with_options(window=3)
+
+
+def response(*blocks: ContentBlock, stop: str = "tool_use") -> ModelResponse:
+    return ModelResponse(content=blocks, stop_reason=stop)
+
+
+def text(t: str) -> ContentBlock:
+    return ContentBlock(type="text", text=t)
+
+
+def use(name: str, value: Any = None) -> ContentBlock:
+    return ContentBlock(type="tool_use", tool_use_id="u", name=name, input={} if value is None else value)
+
+
+def test_explain_decide_names_each_rule() -> None:
+    """Each branch of render.decide is named, with the decision decide makes."""
+    cases = {
+        "truncated": response(text("cut"), use("a"), stop="max_tokens"),
+        "refusal": response(text("no"), use("a"), stop="refusal"),
+        "tool_call": response(text("go"), use("a")),
+        "no_tool_use": response(text("hmm"), stop="end_turn"),
+    }
+    for rule, reply in cases.items():
+        explanation = explain_decide(reply)
+        assert explanation.rule == rule and rule in DECIDE_RULES
+        assert explanation.decision == render.decide(reply)
+        assert explanation.why[0].startswith(rule)
+    assert "1 tool use(s) in the reply were not acted on." in explain_decide(cases["refusal"]).why
+
+
+def test_explain_decide_states_the_note_the_cap_and_the_arguments() -> None:
+    """Unexecuted calls, the reason cap and what happened to raw arguments are each explained."""
+    long_text = "x" * 600
+    explanation = explain_decide(response(text(long_text), use("read", '{"p": 1}'), use("write"), use("delete")))
+    assert explanation.not_executed == ("write", "delete")
+    assert explanation.note == "[2 further tool call(s) not executed: write, delete]"
+    assert explanation.decision.reason.endswith(explanation.note)
+    assert explanation.capped and explanation.reason_budget == render.REASON_BYTES - len(explanation.note) - 1
+    assert explanation.args == "parsed"
+    assert any("cut to" in line for line in explanation.why)
+    assert explain_decide(response(use("a", "{nope"))).args == "invalid_json"
+    assert explain_decide(response(use("a", b"\xff"))).args == "invalid_base64"
+    assert explain_decide(response(use("a", ""))).args == "empty"
+    assert explain_decide(response(use("a", {"k": 1}))).args == "value"
+    short = explain_decide(response(text("ok"), use("a")))
+    assert not short.capped and short.note == ""
+
+
+def test_disagreements_name_the_differing_fields() -> None:
+    """Two decisions are compared field by field; a missing recorded decision disagrees as a whole."""
+    decided = Decision(kind="tool_call", tool="a", args={}, reason="r")
+    assert disagreements(decided, decided) == ()
+    assert disagreements(decided, Decision(kind="tool_call", tool="b", args={}, reason="s")) == ("tool", "reason")
+    assert disagreements(decided, None) == ("decision",)
+
+
+def test_observation_of_a_call_without_one_is_interrupted() -> None:
+    """A call with no observation yet is the interrupted re-request, as the contract's table says."""
+    run = every_kind_run()
+    fact = facts_by_step(run, None)[7]
+    assert fact.result.blocks[0].kind == "interrupted"
+    assert fact.result.message.content[0].content == render.INTERRUPTED_TEXT
+    assert Observation().status == "ok"

@@ -1,0 +1,174 @@
+"""The stdlib HTML of views, runs, decisions and replies: hostile text never becomes markup, huge text is capped."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from agentrender import Decision, Observation, Step, render
+from agentrender._html import DISPLAY_CHARS, STYLE, explanation_html, legend_html
+from agentrender.runfile import Run
+from agentrender.views import BLOCK_KINDS, Views, explain_decide
+from tests.views_runs import HOSTILE, every_kind_run, hostile_run
+
+DANGEROUS_TAGS = {
+    "script",
+    "img",
+    "iframe",
+    "object",
+    "embed",
+    "svg",
+    "math",
+    "form",
+    "input",
+    "textarea",
+    "link",
+    "meta",
+    "base",
+}
+
+
+class Markup(HTMLParser):
+    """Collects every element and attribute a browser would build from an HTML string."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def assert_inert(fragment: str) -> Markup:
+    """Assert ``fragment`` holds no element, attribute or character hostile text could have injected."""
+    parser = Markup()
+    parser.feed(fragment)
+    parser.close()
+    for tag, attrs in parser.tags:
+        assert tag not in DANGEROUS_TAGS, tag
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            assert name in {"class", "title", "open"}, (tag, name)
+            assert "javascript:" not in (value or "").lower(), (tag, value)
+    assert [tag for tag, _ in parser.tags].count("style") == fragment.count(STYLE)
+    for ch in "\u202e\u202c\u2066":
+        assert ch not in fragment, f"U+{ord(ch):04X} reached the page unneutralised"
+    return parser
+
+
+def test_hostile_text_never_becomes_markup_in_any_view() -> None:
+    """Every view of a run full of hostile text, under several windows, parses to our markup only."""
+    run = hostile_run()
+    for options in (run.options(), run.options(recent_results=0), run.options(result_bytes=20)):
+        views = Views(run, options)
+        for at in [*views.stops, None]:
+            parser = assert_inert(views.at(at)._repr_html_())
+            shown = "".join(parser.text)
+            assert "window.__pwned" in shown  # shown as text, not dropped
+
+
+def test_hostile_text_is_inert_in_runs_decisions_messages_and_replies() -> None:
+    """Run, Decision, a list of Messages and a reply's explanation escape everything they show."""
+    run = hostile_run()
+    assert "window.__pwned" in "".join(assert_inert(run._repr_html_()).text)
+    assert_inert(run.steps[0].decision._repr_html_())  # type: ignore[union-attr]
+    assert_inert(render.messages(run.step_input(None), run.options())._repr_html_())  # type: ignore[attr-defined]
+    call = run.model_calls[0]
+    explanation = explain_decide(call.response)
+    for recorded in (None, run.steps[0].decision, explanation.decision):
+        assert_inert(explanation_html(explanation, recorded, compare=True))
+
+
+def test_rtl_overrides_are_shown_as_visible_code_points() -> None:
+    """A right-to-left override in a result shows as a marked [U+202E] instead of reordering the page."""
+    run = hostile_run()
+    fragment = Views(run).at(None)._repr_html_()
+    assert "[U+202E]" in fragment and "[U+2066]" in fragment
+
+
+def test_a_50_mb_result_yields_a_small_page_that_states_its_size() -> None:
+    """A 50 MB result, in full or as a hidden summary, is shown capped with its full size stated."""
+    big = "A" * (50 * 1024 * 1024)
+    run = Run(
+        header={"goal": "Read the log."},
+        steps=(
+            Step(
+                index=0,
+                decision=Decision(kind="tool_call", tool="read_log", reason=big),
+                observation=Observation(content=big, summary="a 50 MB log"),
+            ),
+        ),
+    )
+    for options in (run.options(), run.options(recent_results=0), run.options(result_bytes=100 * 1024 * 1024)):
+        fragment = Views(run, options).at(None)._repr_html_()
+        assert len(fragment) < 6 * DISPLAY_CHARS + 30_000
+        assert "52,428,800 bytes" in fragment
+    assert len(run._repr_html_()) < 200_000
+    assert len(run.steps[0].decision._repr_html_()) < 2 * DISPLAY_CHARS  # type: ignore[union-attr]
+
+
+def test_the_view_html_marks_every_kind_with_its_class() -> None:
+    """Each block kind of the every-kind run reaches the HTML with its class; skipped steps and hidden parts too."""
+    run = every_kind_run()
+    fragment = Views(run, run.options(recent_results=3, result_bytes=500)).at(None)._repr_html_()
+    for kind in (
+        "opening",
+        "reason",
+        "no_call",
+        "tool_use",
+        "result",
+        "cut",
+        "summary",
+        "nudge_no_tool_call",
+        "nudge_truncated",
+        "nudge_invalid",
+        "interrupted",
+    ):
+        assert f"ar-block ar-{kind}" in fragment, kind
+    assert "ar-failed" in fragment and "ar-skipped" in fragment and 'class="ar-hidden"' in fragment
+    assert "hidden from the model" in fragment
+    assert "step 5: no decision recorded" in fragment
+
+
+def test_the_legend_names_every_kind() -> None:
+    """The legend has a swatch for every kind in BLOCK_KINDS, titled with its meaning."""
+    legend = legend_html()
+    for kind, meaning in BLOCK_KINDS.items():
+        assert f"ar-{kind}" in legend
+        assert meaning.replace("'", "&#x27;") in legend
+
+
+def test_the_header_states_size_tokens_key_and_change() -> None:
+    """The view's header states message count, bytes, approximate tokens, replay key and the change."""
+    run = every_kind_run()
+    view = Views(run, run.options(recent_results=2)).at(12)
+    fragment = view._repr_html_()
+    assert f"<b>{len(view.messages):,}</b> messages" in fragment
+    assert f"<b>{view.bytes:,}</b> bytes" in fragment
+    assert f"~{view.tokens:,}" in fragment
+    assert view.replay_key in fragment
+    assert view.change.describe().replace("'", "&#x27;") in fragment
+    assert "step 9's result left the window" in view.change.describe() or view.change.left_window is None
+
+
+def test_long_views_show_their_last_steps_and_count_the_rest() -> None:
+    """A view of many steps shows the last ones and says how many earlier steps and messages it left out."""
+    from tests.views_runs import long_run
+
+    view = Views(long_run(200)).at(None)
+    fragment = view._repr_html_()
+    assert "160 earlier steps" in fragment
+    first_shown = view.step_facts(160)[0].message_index
+    assert f"({first_shown - 1:,} messages) not shown" in fragment
+
+
+def test_hostile_text_constant_covers_the_attack_kinds() -> None:
+    """The hostile payload holds a script, an onerror image, a javascript: link, </style>, unbalanced tags and RTL."""
+    for piece in ("<script>", "onerror", "javascript:", "</style>", "<b>unbalanced", "\u202e"):
+        assert piece in HOSTILE

@@ -1,0 +1,166 @@
+"""Runs built in memory for the views, notebook and browser tests: every kind of step, and hostile text."""
+
+from __future__ import annotations
+
+from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
+from agentrender.runfile import ModelCall, Run
+
+HOSTILE = (
+    "<script>window.__pwned = 1</script>"
+    '<img src=x onerror="window.__pwned = 2">'
+    '<a href="javascript:window.__pwned = 3">click</a>'
+    "</style><style>body{display:none}</style>"
+    "<div><b>unbalanced <i>tags"
+    "\u202eevil\u202c \u2066isolate"
+    "</textarea></pre>]]>-->"
+)
+"""Text a model or a tool might write that must never become markup."""
+
+
+def call(tool: str, reason: str = "", **args: object) -> Decision:
+    """A tool_call decision."""
+    return Decision(kind="tool_call", tool=tool, args=args or None, reason=reason)
+
+
+def every_kind_run(*, content: str = "line one\nline two\n" * 40, header: dict[str, object] | None = None) -> Run:
+    """A run with a step of every kind the renderer knows, and a model call for some."""
+    steps = [
+        Step(
+            index=0,
+            decision=call("read_file", "Look at the test first.", path="tests/test_a.py"),
+            observation=Observation(content=content, summary="read tests/test_a.py (80 lines)"),
+        ),
+        Step(
+            index=1,
+            decision=Decision(kind="tool_call", tool="run_tests", args={}, reason="Run it."),
+            observation=Observation(status="error", content="FAILED test_a - assert 1 == 2\n" * 30, summary="1 failed"),
+        ),
+        Step(index=2, decision=Decision(kind="no_tool_call", reason="I think it's fine.")),
+        Step(index=3, decision=Decision(kind="truncated", reason="")),
+        Step(
+            index=4,
+            decision=Decision(kind="tool_call", tool="write_file", invalid_args="{path: a.py"),
+            observation=Observation(status="invalid_decision", summary="arguments are not JSON."),
+        ),
+        Step(index=5),
+        Step(
+            index=6,
+            decision=call("write_file", "Fix it.", path="a.py", text="x = 2\n"),
+            observation=Observation(status="interrupted"),
+        ),
+        Step(index=7, decision=call("list_dir", "", path=".")),
+        Step(
+            index=8,
+            decision=call("read_file", "Again.", path="a.py"),
+            observation=Observation(content="x = 2\n" * 5000, summary=""),
+        ),
+        Step(
+            index=9,
+            decision=Decision(kind="complete", reason="Done."),
+            observation=Observation(status="invalid_decision", summary="complete is not a decision an agent makes"),
+        ),
+        Step(index=10, decision=Decision(kind="tool_call", tool="", reason="half a call")),
+        Step(
+            index=11,
+            decision=call("run_tests", "Check."),
+            observation=Observation(content="1 passed", summary="1 passed"),
+        ),
+        Step(
+            index=12,
+            decision=call("search", "Find more.", query="TODO"),
+            observation=Observation(content="a.py:1: TODO\n" * 20, summary="20 matches"),
+        ),
+        Step(index=13),
+    ]
+    reply = ModelResponse(
+        content=(
+            ContentBlock(type="thinking", text="Let me think.", signature="sig"),
+            ContentBlock(type="text", text="Run it."),
+            ContentBlock(type="tool_use", tool_use_id="toolu_1", name="run_tests", input={}),
+        ),
+        stop_reason="tool_use",
+        model="claude-test",
+    )
+    calls = [ModelCall(step=1, response=reply, request_key="")]
+    return Run(
+        header=header
+        or {
+            "type": "run",
+            "run_id": "r-every",
+            "goal": "Fix the failing test.",
+            "opening": "Fix the failing test in tests/test_a.py.",
+            "system": "You are careful.",
+            "model": "claude-test",
+            "tools": [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}],
+        },
+        steps=tuple(steps),
+        model_calls=tuple(calls),
+    )
+
+
+def long_run(n: int, *, every: int = 7) -> Run:
+    """``n`` steps of calls, with a skipped step every ``every`` and an occasional failure."""
+    steps = []
+    for index in range(n):
+        if index % every == every - 1:
+            steps.append(Step(index=index))
+            continue
+        steps.append(
+            Step(
+                index=index,
+                decision=call("read_file", f"step {index}", path=f"f{index}.py"),
+                observation=Observation(
+                    status="error" if index % 5 == 0 else "ok",
+                    content=f"content of f{index}.py\n" * (1 + index % 9),
+                    summary=f"read f{index}.py" if index % 4 else "",
+                ),
+            )
+        )
+    return Run(header={"run_id": "r-long", "goal": "Read everything."}, steps=tuple(steps))
+
+
+def hostile_run() -> Run:
+    """A run where every piece of text a model or a tool wrote is hostile."""
+    steps = [
+        Step(
+            index=0,
+            decision=Decision(kind="tool_call", tool=HOSTILE, args={HOSTILE: HOSTILE}, reason=HOSTILE),
+            observation=Observation(status="error", content=HOSTILE * 3, summary=HOSTILE),
+        ),
+        Step(
+            index=1,
+            decision=Decision(kind="tool_call", tool="t", invalid_args=HOSTILE),
+            observation=Observation(status="invalid_decision", summary=HOSTILE),
+        ),
+        Step(index=2, decision=Decision(kind=HOSTILE, reason=HOSTILE)),
+        Step(index=3),
+        Step(
+            index=4,
+            decision=Decision(kind="tool_call", tool="t", reason=HOSTILE),
+            observation=Observation(content=HOSTILE, summary=HOSTILE),
+        ),
+    ]
+    reply = ModelResponse(
+        content=(
+            ContentBlock(type="thinking", text=HOSTILE, signature=HOSTILE),
+            ContentBlock(type="text", text=HOSTILE),
+            ContentBlock(type="tool_use", tool_use_id=HOSTILE, name=HOSTILE, input={HOSTILE: HOSTILE}),
+            ContentBlock(type="tool_use", tool_use_id="b", name=HOSTILE, input=HOSTILE),
+        ),
+        stop_reason=HOSTILE,
+        model=HOSTILE,
+    )
+    return Run(
+        header={
+            "run_id": HOSTILE,
+            "goal": HOSTILE,
+            "opening": HOSTILE,
+            "system": HOSTILE,
+            "model": HOSTILE,
+            "tools": [{"name": HOSTILE, "description": HOSTILE}],
+        },
+        steps=tuple(steps),
+        model_calls=(ModelCall(step=0, response=reply, request_key=HOSTILE),),
+        end={"type": "end", "status": HOSTILE, "reason": HOSTILE},
+        warnings=(HOSTILE,),
+    )
