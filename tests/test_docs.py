@@ -8,7 +8,9 @@ prose states about generated content.
 from __future__ import annotations
 
 import html
+import importlib
 import importlib.util
+import pkgutil
 import re
 import subprocess
 import sys
@@ -18,8 +20,7 @@ from types import ModuleType
 import pytest
 from markdown_it import MarkdownIt
 
-import agentrender
-from agentrender import render, runfile
+from agentrender import render
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -76,13 +77,51 @@ def test_build_is_configured_strict_and_offline() -> None:
     assert set(config.plugins) == {"material/search", "mkdocstrings", "tools/docs_hooks.py"}
 
 
-def test_api_reference_documents_every_public_name(site: Path) -> None:
-    """Every name in the __all__ of agentrender, agentrender.render and agentrender.runfile has an entry."""
-    for module, page in ((agentrender, "agentrender"), (render, "render"), (runfile, "runfile")):
-        built = (site / "reference" / page / "index.html").read_text("utf-8")
-        anchors = set(re.findall(r'id="([\w.]+)"', built))
-        missing = [name for name in module.__all__ if f"{module.__name__}.{name}" not in anchors]
-        assert missing == [], f"reference/{page}.md lacks {missing}"
+REFERENCE = {
+    "agentrender": "agentrender",
+    "agentrender.render": "render",
+    "agentrender.runfile": "runfile",
+    "agentrender.samples": "samples",
+    "agentrender.views": "views",
+    "agentrender.notebook": "notebook",
+    "agentrender.adapters.anthropic": "anthropic",
+    "agentrender.adapters.messages_server": "messages_server",
+    "agentrender.live": "live",
+}
+"""Each public module and its page under docs/reference/."""
+
+
+def _public_modules() -> set[str]:
+    """The package and its public modules; a package exporting nothing stands for its public modules."""
+    found = {"agentrender"}
+    pending = ["agentrender"]
+    while pending:
+        package = importlib.import_module(pending.pop())
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            if info.name.rsplit(".", 1)[1].startswith("_"):
+                continue
+            module = importlib.import_module(info.name)
+            if info.ispkg and not getattr(module, "__all__", None):
+                pending.append(info.name)
+            elif package.__name__ == "agentrender" or not getattr(package, "__all__", None):
+                found.add(info.name)
+    return found
+
+
+def test_every_public_module_has_a_reference_page() -> None:
+    """Each public module of agentrender has an API reference page, and each page documents one."""
+    assert _public_modules() == set(REFERENCE)
+    assert {page.stem for page in (DOCS / "reference").glob("*.md")} == set(REFERENCE.values())
+
+
+@pytest.mark.parametrize("module_name", sorted(REFERENCE))
+def test_api_reference_documents_every_public_name(site: Path, module_name: str) -> None:
+    """Every name in the module's __all__ has an entry on its reference page."""
+    module = importlib.import_module(module_name)
+    built = (site / "reference" / REFERENCE[module_name] / "index.html").read_text("utf-8")
+    anchors = set(re.findall(r'id="([\w.]+)"', built))
+    missing = [name for name in module.__all__ if f"{module_name}.{name}" not in anchors]
+    assert missing == [], f"reference/{REFERENCE[module_name]}.md lacks {missing}"
 
 
 def test_every_page_is_in_the_nav() -> None:
