@@ -83,6 +83,7 @@ REFERENCE = {
     "agentrender.runfile": "runfile",
     "agentrender.samples": "samples",
     "agentrender.views": "views",
+    "agentrender.frame": "frame",
     "agentrender.notebook": "notebook",
     "agentrender.adapters.anthropic": "anthropic",
     "agentrender.adapters.messages_server": "messages_server",
@@ -244,3 +245,24 @@ def test_generated_pictures_appear_in_the_site(site: Path) -> None:
     page = html.unescape((site / "contract" / "window" / "index.html").read_text("utf-8"))
     assert "<!-- generated:" not in page
     assert "interrupted while deciding" in page and "deciding step 10" in page
+
+
+def _figures(text: str) -> list[str]:
+    """The rows of the first table after a "Performance" heading or a "## The figures" one."""
+    start = text.index("## The figures") if "## The figures" in text else text.index("## Performance")
+    rows = [line for line in text[start:].splitlines() if line.startswith("| `render.")]
+    assert rows, "no figures table"
+    return rows
+
+
+def test_performance_page_gives_the_readme_figures() -> None:
+    """The performance page shows the README's benchmark figures, row for row."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    page = (DOCS / "performance.md").read_text("utf-8")
+    assert _figures(page) == _figures(readme)
+
+
+@pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "bench").glob("bench_*.py")))
+def test_performance_page_says_how_to_run_every_benchmark(script: str) -> None:
+    """Every benchmark under bench/ is on the performance page, with the command that runs it."""
+    assert f"python bench/{script}" in (DOCS / "performance.md").read_text("utf-8")
