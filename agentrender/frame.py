@@ -525,7 +525,7 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "error",
         "string",
-        "Why the file could not be loaded (PATH:LINE: what); null when it loaded. Other columns are then null.",
+        "Why the file could not be read (PATH:LINE: what); null when it was. Other columns are then null.",
         lambda row: None,
     ),
 )
@@ -564,11 +564,12 @@ def runs_frame(
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
     ``if __name__ == "__main__":``, as any such process pool needs; a notebook needs nothing.
 
-    A file that cannot be loaded (``RunFileError``, or an ``OSError`` such as a missing or
-    unreadable file) still gets its row: ``error`` says what was wrong and where (for a bad
-    record, ``PATH:LINE: what``), ``path`` names the file and every other column is null;
-    ``frame[frame.error.notna()]`` lists them. Any other exception is a bug and is raised,
-    with the file named in a note.
+    A file that cannot be read (a ``RunFileError``; an ``OSError`` such as a missing or
+    unreadable file; a ``ValueError`` for a value no column can hold, such as a token count
+    that is not an integer) still gets its row: ``error`` says what was wrong and where (for
+    a bad record, ``PATH:LINE: what``), ``path`` names the file and every other column is
+    null; ``frame[frame.error.notna()]`` lists them. Any other exception is a bug and is
+    raised, with the file named in a note.
     """
     pandas = _require("pandas")
     tqdm = _require("tqdm.auto").tqdm
