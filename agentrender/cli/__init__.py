@@ -171,7 +171,8 @@ Filters take a value each and may be repeated; a row is kept when it matches eve
         "--status",
         action="append",
         metavar="STATUS",
-        help="keep steps whose observation has this status (ok, error, invalid_decision, interrupted; none: no observation)",
+        help="keep steps whose observation has this status "
+        "(ok, error, invalid_decision, interrupted; none: no observation)",
     )
     steps.add_argument(
         "--kind",

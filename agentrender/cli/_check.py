@@ -133,10 +133,13 @@ def _utf8(text: str) -> int:
 
 
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
+    prefix = f"{run.path}:"
     for warning in run.warnings:
-        path, _, rest = warning.partition(":")
-        line, _, _ = rest.partition(":")
-        yield Finding(code="load-warning", message=warning, line=int(line) if line.isdigit() else 0)
+        line, _, what = warning.removeprefix(prefix).partition(": ")
+        if line.isdigit():
+            yield Finding(code="load-warning", message=what, line=int(line))
+        else:
+            yield Finding(code="load-warning", message=warning)
     # Every result in both of its forms: views with no window and with every result a summary.
     summaries = views.with_options(recent_results=0).at(None)
     fulls = views.with_options(recent_results=NO_WINDOW).at(None)
@@ -178,8 +181,8 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
     for number, call in enumerate(run.model_calls):
         last[call.step] = number
     for number, call in enumerate(run.model_calls):
-        step = indices.get(call.step)
-        if step is None:
+        recorded = indices.get(call.step)
+        if recorded is None:
             yield Finding(
                 code="orphan-call",
                 step=call.step,
@@ -187,16 +190,17 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message=f"a model call for step {call.step}, which the run does not hold",
             )
             continue
-        if last[call.step] != number or step.decision is None:
+        if last[call.step] != number or recorded.decision is None:
             continue
         decision = explain_decide(call.response).decision
-        differs = disagreements(decision, step.decision)
+        differs = disagreements(decision, recorded.decision)
         if differs:
             yield Finding(
                 code="decide-disagrees",
                 step=call.step,
                 line=call.line,
-                message=f"the recorded decision differs from render.decide of the captured reply in: {', '.join(differs)}",
+                message="the recorded decision differs from render.decide of the captured reply in: "
+                + ", ".join(differs),
             )
 
 

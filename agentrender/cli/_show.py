@@ -12,7 +12,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from agentrender._types import ContentBlock
 from agentrender.cli._term import (
     FAILED,
     HIDDEN,
