@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr
         print(f"agentrender: {error}", file=err)
         return 2
     try:
-        return _commands.run(args, out)
+        return _commands.run(args, out, err)
     except _commands.CliError as error:
         print(f"agentrender: {_commands.clean(str(error), one_line=True)}", file=err)
         return error.code

@@ -82,10 +82,13 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 0
 
 
-def check(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     reports = [
         _check.check(name, recent_results=args.recent_results, result_bytes=args.result_bytes) for name in args.runs
     ]
+    for report in reports:
+        if report.error:
+            err.write(f"agentrender: {clean(report.error, one_line=True)}\n")
     if args.json:
         write_json(out, [report.to_json() for report in reports])
     else:
@@ -126,14 +129,15 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
     "show": show,
     "steps": steps,
     "decide": decide,
-    "check": check,
     "context": context,
     "keys": keys,
     "samples": samples_command,
 }
 
 
-def run(args: argparse.Namespace, out: IO[str]) -> int:
-    """Run the parsed command, printing to ``out``; its exit status."""
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Run the parsed command, printing to ``out`` (and a file ``check`` cannot read to ``err``); its exit status."""
     console = make_console(out, width=args.width, color=args.color)
+    if args.command == "check":
+        return check(args, out, console, err)
     return COMMANDS[args.command](args, out, console)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -241,6 +242,15 @@ def _where(view: View) -> str:
     return f"deciding step {view.at}"
 
 
+def shown_path(path: str) -> str:
+    """``path`` relative to the working folder when it is under it (shorter, and the same on every machine)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive, on Windows
+        return path
+    return path if relative.startswith("..") else relative
+
+
 def run_facts(run: Run) -> Table:
     """The run's header facts as a two-column grid."""
     grid = Table.grid(padding=(0, 2))
@@ -269,7 +279,7 @@ def run_facts(run: Run) -> Table:
         said = status if not reason or reason == status else f"{status}: {reason}"
         grid.add_row("end", Text(clean(said, one_line=True), style="green" if status == "completed" else "yellow"))
     if run.path:
-        grid.add_row("file", Text(clean(run.path, one_line=True)))
+        grid.add_row("file", Text(clean(shown_path(run.path), one_line=True)))
     return grid
 
 
