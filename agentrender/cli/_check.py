@@ -18,7 +18,7 @@ from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, b
 from agentrender.runfile import Run
 from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide
 
-__all__ = ["FINDINGS", "Finding", "Report", "api_problems", "check", "renderables"]
+__all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "api_problems", "check", "renderables"]
 
 FINDINGS: dict[str, str] = {
     "no-summary": "a result with no summary: once it leaves the window the model sees only '(no summary)'",
@@ -29,6 +29,9 @@ FINDINGS: dict[str, str] = {
     "load-warning": "something the file held that was not loaded, or was loaded with a doubt",
 }
 """Every kind of finding ``check`` reports, with what it means."""
+
+SHOWN_PER_KIND = 20
+"""How many findings of one kind the terminal lists per file; the count says how many there are."""
 
 # The Messages API's patterns for a tool_use id and for a tool's name.
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
@@ -165,11 +168,13 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message=f"the summary ({_utf8(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
             )
+    # the two views hold the same messages at the same places, only the results' forms differ
+    owner: dict[int, int] = {}
+    for fact in summaries.steps:
+        if fact.rendered:
+            owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
     seen: set[tuple[int | None, str]] = set()
     for view in (fulls, summaries):
-        owner = {
-            fact.message_index + offset: fact.step.index for fact in view.steps if fact.rendered for offset in (0, 1)
-        }
         for position, problem in api_problems(view.messages):
             step = owner.get(position)
             if (step, problem) not in seen:
@@ -249,7 +254,11 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
         table.add_column("line", justify="right", no_wrap=True)
         table.add_column("finding", no_wrap=True, style="yellow")
         table.add_column("what", ratio=1)
+        shown: dict[str, int] = {}
         for finding in report.findings:
+            shown[finding.code] = shown.get(finding.code, 0) + 1
+            if shown[finding.code] > SHOWN_PER_KIND:
+                continue
             table.add_row(
                 "\u2014" if finding.step is None else f"{finding.step:,}",
                 "\u2014" if not finding.line else f"{finding.line:,}",
@@ -260,6 +269,8 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
         for code, count in report.counts.items():
             line = Text(f"{count:,} \u00d7 {code}: ", style=MUTED)
             line.append(FINDINGS[code])
+            if count > SHOWN_PER_KIND:
+                line.append(f" (the first {SHOWN_PER_KIND} are listed; --json lists every one)", style=MUTED)
             yield Gutter(line, "", bar="    ", first="  ")
     if len(reports) > 1:
         unreadable = sum(1 for report in reports if report.error)
