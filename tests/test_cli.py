@@ -88,7 +88,14 @@ GOLDEN_COMMANDS: dict[str, tuple[str, ...]] = {
         "4",
     ),
     **{f"steps_{name}": ("steps", name) for name in samples.names()},
-    "steps_malformed-replies_filtered": ("steps", "malformed-replies", "--status", "invalid_decision", "--tool", "write_file"),
+    "steps_malformed-replies_filtered": (
+        "steps",
+        "malformed-replies",
+        "--status",
+        "invalid_decision",
+        "--tool",
+        "write_file",
+    ),
     "steps_flaky-build-resumed_csv": ("steps", "flaky-build-resumed", "--csv"),
     **{f"decide_{name}": ("decide", name) for name in samples.names()},
     "decide_malformed-replies_step_3": ("decide", "malformed-replies", "--step", "3"),
@@ -118,7 +125,13 @@ def test_show_names_every_block_kind_the_view_holds() -> None:
     for name in samples.names():
         view = Views(samples.load(name)).at(None)
         out = terminal("show", name)
-        kinds = {block.kind for fact in view.steps if fact.rendered for m in (fact.assistant, fact.result) for block in m.blocks}  # type: ignore[union-attr]
+        kinds = {
+            block.kind
+            for fact in view.steps
+            if fact.rendered
+            for m in (fact.assistant, fact.result)
+            for block in m.blocks
+        }  # type: ignore[union-attr]
         for kind in kinds:
             assert TAGS[kind] in out, (name, kind)
         for fact in view.skipped:
@@ -194,26 +207,39 @@ def test_show_window_options_reach_the_views() -> None:
     assert data["messages"] == [m.to_dict() for m in expected]  # type: ignore[index]
 
 
-def test_steps_json_rows_follow_the_views_facts_and_filters() -> None:
-    """steps --json has one row per step with the view's facts; filters keep the rows matching every filter."""
+def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() -> None:
+    """steps --json is steps_frame row for row, plus the kind of block the model saw; filters keep matching rows."""
+    from agentrender.frame import STEP_COLUMNS, steps_frame
+
     run = samples.load("flaky-build-resumed")
     view = Views(run).at(None)
     rows = as_json("steps", "flaky-build-resumed")
     assert isinstance(rows, list)
-    assert [row["index"] for row in rows] == [step.index for step in run.steps]
-    for row, fact in zip(rows, view.steps, strict=True):
-        assert row["rendered"] == fact.rendered and row["full"] == fact.full
+    frame = steps_frame(run)
+    assert [row["index"] for row in rows] == frame["index"].tolist() == [step.index for step in run.steps]
+    assert list(rows[0]) == [column.name for column in STEP_COLUMNS] + ["shown_as"]
+    for row, fact, full, status in zip(rows, view.steps, frame["full"], frame["status"], strict=True):
+        assert row["rendered"] == fact.rendered and row["full"] == bool(full) == bool(fact.full)
+        assert (
+            row["status"]
+            == (None if fact.step.observation is None else fact.step.observation.status)
+            == (None if str(status) == "nan" else status)
+        )
         assert row["shown_as"] == (fact.result.blocks[0].kind if fact.result else None)
+    windowed = as_json("steps", "flaky-build-resumed", "--recent-results", "1")
+    assert [row["full"] for row in windowed] == steps_frame(run, run.options(recent_results=1))["full"].tolist()  # type: ignore[union-attr]
     errors = as_json("steps", "flaky-build-resumed", "--status", "error", "--tool", "run_check")
     assert [row["index"] for row in errors] == [  # type: ignore[union-attr]
-        s.index for s in run.steps if s.observation and s.observation.status == "error" and s.decision.tool == "run_check"  # type: ignore[union-attr]
+        s.index
+        for s in run.steps
+        if s.observation and s.observation.status == "error" and s.decision.tool == "run_check"  # type: ignore[union-attr]
     ]
     skipped = as_json("steps", "flaky-build-resumed", "--kind", "none")
     assert [row["index"] for row in skipped] == [s.index for s in run.steps if s.decision is None]  # type: ignore[union-attr]
 
 
 def test_decide_json_is_explain_decide_of_each_captured_reply() -> None:
-    """decide --json gives each call's rule and decision as explain_decide has them, and compares a step's last reply."""
+    """decide --json gives each call's rule and decision as explain_decide has them; a step's last reply is compared."""
     for name in samples.names():
         run = samples.load(name)
         rows = as_json("decide", name)
@@ -259,8 +285,11 @@ def test_keys_json_are_the_replay_keys_of_every_view() -> None:
     assert [row["at"] for row in rows] == list(views.stops)  # type: ignore[union-attr]
     assert [row["replay_key"] for row in rows] == [views.at(at).replay_key for at in views.stops]  # type: ignore[union-attr]
     # the driver hashed the tools without the runtime's read_only field: the keys differ only for that
-    stripped = Views(run, max_output_tokens=4096, tools=[{k: v for k, v in t.items() if k != "read_only"} for t in run.tools])
-    assert all(stripped.at(row["at"]).replay_key in row["recorded_keys"] for row in rows if row["recorded_keys"])  # type: ignore[union-attr]
+    stripped = Views(
+        run, max_output_tokens=4096, tools=[{k: v for k, v in t.items() if k != "read_only"} for t in run.tools]
+    )
+    recorded = [row for row in rows if row["recorded_keys"]]  # type: ignore[union-attr]
+    assert recorded and all(stripped.at(row["at"]).replay_key in row["recorded_keys"] for row in recorded)
 
 
 def test_samples_json_lists_every_bundled_sample() -> None:
@@ -301,7 +330,11 @@ def test_check_exit_codes_clean_findings_unreadable(tmp_path: Path) -> None:
 def test_check_finds_orphan_calls_api_rejections_and_load_warnings(tmp_path: Path) -> None:
     """A call for no step, a tool_use input that is not an object and an unknown field are each reported."""
     base = clean_run()
-    odd = Step(index=1, decision=Decision(kind="tool_call", tool="bad name!", args=[1, 2]), observation=Observation(content="x", summary="x"))
+    odd = Step(
+        index=1,
+        decision=Decision(kind="tool_call", tool="bad name!", args=[1, 2]),
+        observation=Observation(content="x", summary="x"),
+    )
     orphan = ModelCall(step=7, response=base.model_calls[0].response)
     run = Run(header=base.header, steps=(*base.steps, odd), model_calls=(*base.model_calls, orphan))
     path = tmp_path / "odd.jsonl"
@@ -433,11 +466,7 @@ def test_every_command_has_help_text() -> None:
 
 def test_without_rich_a_command_prints_the_install_line() -> None:
     """With rich missing, a command says so with the exact pip line and exits 2; --help still works."""
-    code = (
-        "import sys; sys.modules['rich'] = None\n"
-        "from agentrender.cli import main\n"
-        "sys.exit(main(sys.argv[1:]))\n"
-    )
+    code = "import sys; sys.modules['rich'] = None\nfrom agentrender.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     done = subprocess.run(
         [sys.executable, "-c", code, "samples"],
         cwd=ROOT,
@@ -449,7 +478,12 @@ def test_without_rich_a_command_prints_the_install_line() -> None:
     assert done.returncode == 2
     assert b"pip install 'agentrender[cli]'" in done.stderr and b"Traceback" not in done.stderr
     helped = subprocess.run(
-        [sys.executable, "-c", code, "show", "--help"], cwd=ROOT, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60, check=False
+        [sys.executable, "-c", code, "show", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
     )
     assert helped.returncode == 0 and b"--recent-results" in helped.stdout
 

@@ -37,11 +37,23 @@ def hostile_file(folder: Path) -> Path:
             decision=Decision(kind="tool_call", tool=EVIL, args={EVIL: EVIL}, reason=EVIL),
             observation=Observation(status="error", content=(EVIL + "\n") * 20, summary=EVIL),
         ),
-        Step(index=1, decision=Decision(kind="tool_call", tool="t", invalid_args=EVIL), observation=Observation(status="invalid_decision", summary=EVIL)),
+        Step(
+            index=1,
+            decision=Decision(kind="tool_call", tool="t", invalid_args=EVIL),
+            observation=Observation(status="invalid_decision", summary=EVIL),
+        ),
         Step(index=2, decision=Decision(kind=EVIL, reason=EVIL)),
         Step(index=3),
-        Step(index=4, decision=Decision(kind="tool_call", tool="t", reason=EVIL), observation=Observation(content=EVIL, summary=EVIL * 3)),
-        Step(index=5, decision=Decision(kind="tool_call", tool="t", reason=EVIL), observation=Observation(content=EVIL, summary=EVIL)),
+        Step(
+            index=4,
+            decision=Decision(kind="tool_call", tool="t", reason=EVIL),
+            observation=Observation(content=EVIL, summary=EVIL * 3),
+        ),
+        Step(
+            index=5,
+            decision=Decision(kind="tool_call", tool="t", reason=EVIL),
+            observation=Observation(content=EVIL, summary=EVIL),
+        ),
     )
     reply = ModelResponse(
         content=(

@@ -63,7 +63,10 @@ def show(args: argparse.Namespace, out: IO[str], console: Console) -> int:
 
 def steps(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     run = load(args.run)
-    table = _tables.steps_rows(run, views_of(run, args), tool=args.tool, status=args.status, kind=args.kind)
+    try:
+        table = _tables.steps_rows(run, views_of(run, args), tool=args.tool, status=args.status, kind=args.kind)
+    except ImportError as error:  # the frames' pandas: the error says which package and the pip line
+        raise CliError(str(error)) from None
     if args.json:
         write_json(out, table.records())
     elif args.csv:

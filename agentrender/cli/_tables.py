@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from agentrender.cli._show import utf8_len
 from agentrender.cli._term import KIND_STYLES, MUTED, SKIPPED, TAGS, Group, Table, Text, box, clean
 from agentrender.runfile import Run
-from agentrender.views import SizeSeries, StepFact, Views
+from agentrender.views import SizeSeries, Views
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
-    "STEP_COLUMNS",
     "StepsTable",
     "context_json",
     "context_renderables",
@@ -25,105 +26,58 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class StepColumn:
-    """One column of the steps table: its name, what it says, and its value for a step's fact."""
-
-    name: str
-    meaning: str
-    value: Callable[[StepFact], Any]
-    justify: str = "left"
-
-
-def _kind(fact: StepFact) -> str | None:
-    decision = fact.step.decision
-    return None if decision is None else decision.kind
-
-
-def _tool(fact: StepFact) -> str | None:
-    decision = fact.step.decision
-    return None if decision is None or not decision.tool else decision.tool
-
-
-def _status(fact: StepFact) -> str | None:
-    observation = fact.step.observation
-    return None if observation is None else observation.status
-
-
-def _block(fact: StepFact) -> str | None:
-    return None if fact.result is None else fact.result.blocks[0].kind
-
-
-def _bytes_of(field: str) -> Callable[[StepFact], int | None]:
-    def value(fact: StepFact) -> int | None:
-        observation = fact.step.observation
-        return None if observation is None else utf8_len(getattr(observation, field))
-
-    return value
-
-
-def _reason(fact: StepFact) -> str | None:
-    decision = fact.step.decision
-    return None if decision is None else decision.reason
-
-
-STEP_COLUMNS: tuple[StepColumn, ...] = (
-    StepColumn("index", "the step's index in the run", lambda fact: fact.step.index, "right"),
-    StepColumn("kind", "the decision's kind; null: no decision", _kind),
-    StepColumn("tool", "the tool the decision names; null when it names none", _tool),
-    StepColumn("status", "the observation's status; null: no observation", _status),
-    StepColumn("rendered", "the step has a decision, so it is part of the model's view", lambda f: f.rendered),
-    StepColumn(
-        "full",
-        "its result is in full in the view after the last step (inside the window); null: not rendered",
-        lambda fact: fact.full,
-    ),
-    StepColumn("shown_as", "what the model's user turn for the step holds (a kind of views.BLOCK_KINDS)", _block),
-    StepColumn("content_bytes", "UTF-8 bytes of the result's content", _bytes_of("content"), "right"),
-    StepColumn("summary_bytes", "UTF-8 bytes of the result's summary", _bytes_of("summary"), "right"),
-    StepColumn("reason", "the decision's reason", _reason),
-)
-"""The columns of ``agentrender steps``, in order: the JSON keys, the CSV header, the table's columns."""
-
-
-def _matches(value: str | None, wanted: Sequence[str] | None) -> bool:
-    return not wanted or (value if value is not None else "none") in wanted
+def _text_columns(frame: pd.DataFrame) -> list[str]:
+    return [str(name) for name, dtype in frame.dtypes.items() if str(dtype) in ("string", "category", "object")]
 
 
 @dataclass(frozen=True, slots=True)
 class StepsTable:
-    """The rows of the steps table that passed the filters, and how many steps there were."""
+    """The rows of ``agentrender.frame.steps_frame`` that passed the filters, and what the model saw of each.
 
-    rows: tuple[tuple[Any, ...], ...]
+    ``frame`` has every column of ``agentrender.frame.STEP_COLUMNS``; ``shown_as`` is the kind
+    of block (``views.BLOCK_KINDS``) the model's user turn held for each row's step in the
+    view after the last step, ``None`` for a step that view skips.
+    """
+
+    frame: pd.DataFrame
+    shown_as: tuple[str | None, ...]
     total: int
 
     def records(self) -> list[dict[str, Any]]:
-        """One dict per row, keyed by column name."""
-        names = [column.name for column in STEP_COLUMNS]
-        return [dict(zip(names, row, strict=True)) for row in self.rows]
+        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None), and ``shown_as``."""
+        names = [str(name) for name in self.frame.columns]
+        rows = []
+        for values, kind in zip(self.frame.itertuples(index=False), self.shown_as, strict=True):
+            row = {name: _plain(value) for name, value in zip(names, values, strict=True)}
+            row["shown_as"] = kind
+            rows.append(row)
+        return rows
 
     def write_csv(self, out: IO[str]) -> None:
         """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program."""
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(column.name for column in STEP_COLUMNS)
-        for row in self.rows:
-            writer.writerow("" if value is None else clean(value) if isinstance(value, str) else value for value in row)
+        frame = self.frame.copy()
+        for name in _text_columns(frame):
+            frame[name] = frame[name].astype("object").map(lambda v: clean(v) if isinstance(v, str) else v)
+        frame["shown_as"] = list(self.shown_as)
+        frame.to_csv(out, index=False, lineterminator="\n", date_format="%Y-%m-%dT%H:%M:%S.%fZ")
 
     def renderable(self, run: Run) -> Group:
         """The rows as a terminal table (what the model saw in one column), with how many steps matched."""
-        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1))
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
         for name, justify in _SHOWN_COLUMNS:
             if name == "reason":
                 table.add_column(name, ratio=1, min_width=12, overflow="ellipsis")
             else:
                 table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-        names = [column.name for column in STEP_COLUMNS]
-        for row in self.rows:
-            record = dict(zip(names, row, strict=True))
-            saw = Text("skipped", style=SKIPPED) if not record["rendered"] else Text(TAGS[record["shown_as"]])
-            if record["rendered"]:
-                saw.stylize(KIND_STYLES[record["shown_as"]])
-            style = SKIPPED if not record["rendered"] else ("red" if record["status"] == "error" else "")
+        columns = ["index", "kind", "tool", "status", "content_bytes", "summary_bytes", "reason"]
+        for values, kind in zip(self.frame[columns].itertuples(index=False), self.shown_as, strict=True):
+            record = dict(zip(columns, (None if _null(v) else v for v in values), strict=True))
+            if kind is None:
+                saw = Text("skipped", style=SKIPPED)
+                style = SKIPPED
+            else:
+                saw = Text(TAGS.get(kind, kind), style=KIND_STYLES.get(kind, ""))
+                style = "red" if record["status"] == "error" else ""
             table.add_row(
                 _cell("index", record["index"]),
                 _cell("kind", record["kind"]),
@@ -135,17 +89,14 @@ class StepsTable:
                 _cell("reason", record["reason"]),
                 style=style,
             )
-        what = (
-            f"{len(self.rows):,} of {self.total:,} steps" if len(self.rows) != self.total else f"{self.total:,} steps"
-        )
+        shown = len(self.frame)
+        what = f"{shown:,} of {self.total:,} steps" if shown != self.total else f"{self.total:,} steps"
         title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
-        title.append(
-            f"  {what} \u00b7 'the model saw': the step's user turn in the view after the last step", style=MUTED
-        )
+        title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         return Group(title, table)
 
 
-# The terminal's columns: what the model saw (rendered, full, shown_as) is one column there.
+# The terminal's columns (the frame's others are in --json and --csv).
 _SHOWN_COLUMNS = (
     ("#", "right"),
     ("kind", "left"),
@@ -158,17 +109,50 @@ _SHOWN_COLUMNS = (
 )
 
 
+def _plain(value: Any) -> Any:
+    """A frame cell as a JSON value: nulls as None, numpy numbers as Python's, ISO 8601 times, durations in seconds."""
+    if _null(value):
+        return None
+    if isinstance(value, numbers.Integral):
+        return bool(value) if type(value).__name__ in ("bool", "bool_") else int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if hasattr(value, "total_seconds"):
+        return value.total_seconds()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def _null(value: Any) -> bool:
+    try:
+        return bool(value is None or value != value or str(value) == "<NA>")
+    except (TypeError, ValueError):  # pandas.NA refuses comparison in a bool context
+        return True
+
+
 def _cell(name: str, value: Any) -> Text:
-    if name == "reason" and value is not None:
-        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
-        return Text(clean(str(value), one_line=True), no_wrap=True, overflow="ellipsis")
     if value is None:
         return Text("\u2014", style=MUTED)
+    if name == "reason":
+        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
+        return Text(clean(str(value), one_line=True), no_wrap=True, overflow="ellipsis")
     if isinstance(value, bool):
         return Text("yes" if value else "no")
-    if isinstance(value, int):
+    if isinstance(value, numbers.Integral):
         return Text(f"{value:,}")
     return Text(clean(str(value), one_line=True))
+
+
+def _keep(column: pd.Series, wanted: Sequence[str] | None) -> pd.Series:
+    """Rows whose value is one of ``wanted`` (``none`` matches a null); every row when nothing is wanted."""
+    if not wanted:
+        return column.notna() | column.isna()
+    values = column.astype("object")
+    matched = values.isin([w for w in wanted if w != "none"])
+    if "none" in wanted:
+        matched = matched | values.isna()
+    return matched.fillna(False).astype(bool)
 
 
 def steps_rows(
@@ -179,13 +163,14 @@ def steps_rows(
     status: Sequence[str] | None = None,
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
-    """The steps table of ``run``: one row per step of the view after the last step, filtered."""
-    facts = views.at(None).steps
-    rows = []
-    for fact in facts:
-        if _matches(_tool(fact), tool) and _matches(_status(fact), status) and _matches(_kind(fact), kind):
-            rows.append(tuple(column.value(fact) for column in STEP_COLUMNS))
-    return StepsTable(rows=tuple(rows), total=len(facts))
+    """The steps table of ``run``: ``steps_frame`` under the views' options, filtered, with what the model saw."""
+    from agentrender.frame import steps_frame
+
+    frame = steps_frame(run, views.options)
+    shown = {fact.step.index: fact.result.blocks[0].kind for fact in views.at(None).steps if fact.result is not None}
+    keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
+    kept = frame[keep].reset_index(drop=True)
+    return StepsTable(frame=kept, shown_as=tuple(shown.get(int(i)) for i in kept["index"]), total=len(frame))
 
 
 # ---------------------------------------------------------------------------- context
