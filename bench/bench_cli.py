@@ -12,17 +12,16 @@ and a few-KiB result per step (``_gen.step_records``).
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _gen import reply_records, step_records
+from bench_runfile import best_of
 
 from agentrender import ModelResponse, Step, load_run, render
 from agentrender.cli import main
@@ -47,17 +46,6 @@ def generate(path: Path, steps: int) -> None:
                 record = {**record, "decision": decisions[index % len(decisions)]}
             writer.write(record)
         writer.end("completed", at="2026-01-01T00:00:00Z")
-
-
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    """The best wall time of ``runs`` calls of ``work``."""
-    best = float("inf")
-    for _ in range(runs):
-        gc.collect()
-        start = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def command(*argv: str) -> Callable[[], int]:
