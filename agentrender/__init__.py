@@ -6,15 +6,22 @@ imports nothing outside the Python standard library.
 """
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput
+from agentrender.runfile import ModelCall, Run, RunFileError, RunWriter, load_run, write_run
 
 __all__ = [
     "ContentBlock",
     "Decision",
     "Message",
+    "ModelCall",
     "ModelResponse",
     "Observation",
+    "Run",
+    "RunFileError",
+    "RunWriter",
     "Step",
     "StepInput",
+    "load_run",
+    "write_run",
 ]
 
 __version__ = "0.1.0"

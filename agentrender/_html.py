@@ -263,6 +263,13 @@ def _header_html(view: View) -> str:
         parts.append(
             f'<span class="{"ar-agree" if agree else "ar-disagree"}">'
             f"{'matches' if agree else 'differs from'} the recorded request key</span>"
+            + (
+                ""
+                if agree
+                else '<span class="ar-muted" title="a replay key hashes the system, tools, model and output cap too">'
+                f"(hashed here with max_output_tokens={view.views.max_output_tokens}; "
+                "pass what the agent sent to Views)</span>"
+            )
         )
     parts.append(f'<span class="ar-change">{html.escape(view.change.describe())}</span>')
     return f'<div class="ar-header">{"".join(parts)}</div>'

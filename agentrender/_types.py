@@ -175,7 +175,13 @@ class ContentBlock:
 
     @classmethod
     def from_dict(cls, wire: Mapping[str, Any], *, where: str = "block") -> ContentBlock:
-        """Read one block of an Anthropic message; ``where`` names it in errors."""
+        """Read one block of an Anthropic message; ``where`` names it in errors.
+
+        A block of a type this module does not know, or with keys its fields cannot carry
+        (citations, cache control), keeps its wire form in ``raw`` so ``to_dict`` gives back
+        exactly what was read. Raises ``ValueError`` naming the field that is missing or of
+        the wrong type.
+        """
         if not isinstance(wire, Mapping):
             raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
         kind = wire.get("type")
@@ -187,6 +193,8 @@ class ContentBlock:
         values: dict[str, Any] = {}
         for wire_key, (attribute, expected) in known.items():
             if wire_key not in wire:
+                if wire_key in _REQUIRED_BLOCK_KEYS[kind]:
+                    raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
                 continue
             value = wire[wire_key]
             if expected is not None and not isinstance(value, expected):
@@ -207,6 +215,15 @@ _KNOWN_BLOCK_KEYS: dict[str, dict[str, tuple[str, Any]]] = {
     "tool_result": {"tool_use_id": ("tool_use_id", str), "content": ("content", str), "is_error": ("is_error", bool)},
     "thinking": {"thinking": ("text", str), "signature": ("signature", str)},
     "redacted_thinking": {"data": ("text", str)},
+}
+
+# The keys without which a block of a known type means nothing; the others may be absent.
+_REQUIRED_BLOCK_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset({"text"}),
+    "tool_use": frozenset({"id", "name"}),
+    "tool_result": frozenset({"tool_use_id"}),
+    "thinking": frozenset({"thinking"}),
+    "redacted_thinking": frozenset({"data"}),
 }
 
 
@@ -282,6 +299,11 @@ class ModelResponse:
         """
         if not isinstance(wire, Mapping):
             raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+        for key, expected in (("type", "message"), ("role", "assistant")):
+            if key in wire and wire[key] != expected:
+                raise ValueError(f"{where}.{key}: expected {expected!r}, got {wire[key]!r}")
+        if "content" not in wire:
+            raise ValueError(f"{where}.content: missing (a reply's list of blocks)")
         stop_reason = wire.get("stop_reason")
         if stop_reason is not None and not isinstance(stop_reason, str):
             raise ValueError(f"{where}.stop_reason: expected a string, got {type(stop_reason).__name__}")
@@ -292,7 +314,7 @@ class ModelResponse:
             if not isinstance(wire.get(key, ""), str):
                 raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
         return cls(
-            content=_blocks(wire.get("content", []), f"{where}.content"),
+            content=_blocks(wire["content"], f"{where}.content"),
             stop_reason=stop_reason or "",
             model=wire.get("model", ""),
             id=wire.get("id", ""),

@@ -4,6 +4,19 @@
 the next step; ``decide`` turns the model's reply back into a ``Decision``. Everything a
 consumer may vary is an ``Options`` hook; everything else is fixed here, byte for byte,
 so that the same run renders the same conversation in any process.
+
+The numbers (``RECENT_RESULTS``, ``RESULT_BYTES``, ``REASON_BYTES``, ``NAME_BYTES``), the
+stop reasons ``decide`` reads (``STOP_*``) and the exact sentences a model is shown
+(``NUDGE_NO_TOOL_CALL``, ``NUDGE_TRUNCATED``, ``INTERRUPTED_TEXT``, ``NO_SUMMARY_TEXT``)
+are constants of this module, so a custom hook can reuse them.
+
+>>> from agentrender import Decision, Observation, Step, StepInput, render
+>>> step = Step(index=0, decision=Decision(kind="tool_call", tool="ls"), observation=Observation(content="a.py"))
+>>> conversation = render.messages(StepInput(steps=[step]), render.Options(opening="Tidy up."))
+>>> [m.role for m in conversation]
+['user', 'assistant', 'user']
+>>> conversation[2].to_dict()
+{'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'step_0', 'content': 'a.py'}]}
 """
 
 from __future__ import annotations
@@ -62,10 +75,15 @@ NAME_BYTES = 64
 """The cap, in UTF-8 bytes, on each tool name in the note of tool calls that were not executed."""
 
 STOP_TOOL_USE = "tool_use"
+"""The model stopped to call a tool."""
 STOP_END_TURN = "end_turn"
+"""The model finished its turn; with no tool use, ``decide`` gives ``no_tool_call``."""
 STOP_MAX_TOKENS = "max_tokens"
+"""The reply hit the output token cap: ``decide`` gives ``truncated``."""
 STOP_REFUSAL = "refusal"
+"""The model refused: ``decide`` gives ``no_tool_call`` whatever tool uses came with it."""
 STOP_CONTEXT_WINDOW_EXCEEDED = "model_context_window_exceeded"
+"""The context window ran out while the model wrote: ``decide`` gives ``truncated``."""
 
 NUDGE_NO_TOOL_CALL = "Your reply contained no executable tool call. Respond with exactly one tool call."
 """The user turn after a step whose decision called no tool."""
@@ -100,7 +118,7 @@ class Options:
     whose ``type`` is ``""``) leaves that one step to the default rendering.
     """
 
-    opening: str | OpeningHook | None
+    opening: str | OpeningHook | None = None
     """The opening user message: text, or a callable taking the ``StepInput``. Required."""
     recent_results: int = RECENT_RESULTS
     """How many of the last rendered steps show their result in full."""
@@ -160,8 +178,9 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
             tool_use_id = f"step_{step.index}"
         full = position >= first_full
 
-        blocks = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
-        append(_message("assistant", tuple(blocks) if blocks else _assistant_blocks(step, tool_use_id)))
+        custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
+        blocks = tuple(custom) if custom is not None else ()
+        append(_message("assistant", blocks or _assistant_blocks(step, tool_use_id)))
 
         block = observation_hook(step, tool_use_id, full) if observation_hook is not None else None
         if block is None or not block.type:
@@ -190,7 +209,7 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
     Accepts any step, with or without a decision or an observation. A step that called no
     tool is answered with a text nudge; a call with a ``tool_result`` holding, in this order:
     ``INTERRUPTED_TEXT`` (no observation, or interrupted), the invalid-decision nudge, the
-    content (``full``) or the summary (not ``full``; ``NO_SUMMARY_TEXT`` when it is blank),
+    content (``full``) or the summary (not ``full``; ``NO_SUMMARY_TEXT`` when it is empty),
     capped at ``max_bytes``.
     """
     decision = step.decision
@@ -214,12 +233,17 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
         content = truncate(observation.content, max_bytes)
     else:
         summary = observation.summary
-        content = truncate(summary, max_bytes) if summary and not summary.isspace() else NO_SUMMARY_TEXT
+        content = truncate(summary, max_bytes) if summary else NO_SUMMARY_TEXT
     return _block("tool_result", "", tool_use_id, content=content, is_error=status == "error")
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:
-    """The nudge for a decision the driver rejected, carrying the observation's summary."""
+    """The nudge for a decision the driver rejected, carrying the observation's summary.
+
+    The summary is stripped, capped at ``max_bytes`` and loses any trailing dots or spaces:
+    ``"Your reply could not be executed: <summary>. Respond with exactly one tool call."``,
+    or the same sentence without the colon part when the summary is empty.
+    """
     said = truncate(summary.strip(), max_bytes).rstrip(". ")
     if not said:
         return "Your reply could not be executed. Respond with exactly one tool call."

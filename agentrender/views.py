@@ -361,8 +361,9 @@ class _StepRenders:
             if not tool_use_id:
                 tool_use_id = f"step_{step.index}"
             ids.append(tool_use_id)
-            blocks = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
-            assistant.append(_message("assistant", tuple(blocks) if blocks else default_assistant(step, tool_use_id)))
+            custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
+            blocks = tuple(custom) if custom is not None else ()
+            assistant.append(_message("assistant", blocks or default_assistant(step, tool_use_id)))
             flags = [bool(blocks)]
             for is_full, out in ((True, full), (False, summary)):
                 block = observation_hook(step, tool_use_id, is_full) if observation_hook is not None else None
@@ -533,7 +534,10 @@ class Views:
     rendered once, in both forms, the first time any view needs it; ``at`` then only slices.
 
     ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
-    hashes with the messages; for a ``Run`` they default to the run's header.
+    hashes with the messages. For a ``Run`` they default to the run's header: its system,
+    model and ``max_output_tokens`` (0 when not recorded), and its tools without the run
+    file's own ``read_only`` field, which a request does not carry. A key that should match
+    a recorded ``request_key`` needs exactly what the agent sent.
     """
 
     def __init__(
@@ -544,7 +548,7 @@ class Views:
         system: str | None = None,
         tools: Sequence[Any] | None = None,
         model: str | None = None,
-        max_output_tokens: int = 0,
+        max_output_tokens: int | None = None,
         _renders: _StepRenders | None = None,
     ) -> None:
         self.source = source
@@ -562,6 +566,10 @@ class Views:
             self._end_index = None
             system = source.system if system is None else system
             model = source.model if model is None else model
+            if tools is None:
+                tools = [{k: v for k, v in tool.items() if k != "read_only"} for tool in offered]
+            if max_output_tokens is None:
+                max_output_tokens = int(source.header.get("max_output_tokens") or 0)
         if not isinstance(options, Options):
             raise TypeError(f"Views: options must be render.Options, got {type(options).__name__}")
         self.options: Options = options
@@ -570,7 +578,7 @@ class Views:
         self.system = system or ""
         self.request_tools = tuple(offered if tools is None else tools)
         self.model = model or ""
-        self.max_output_tokens = max_output_tokens
+        self.max_output_tokens = max_output_tokens or 0
         self._renders = _renders if _renders is not None else _StepRenders(steps, options)
         self._openings: dict[int | None, tuple[Message, int]] = {}
 

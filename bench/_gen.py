@@ -53,3 +53,53 @@ def step_records(n: int, *, seed: int = 7, content_bytes: int = 3000, summary_by
 def step_lines(n: int, **kwargs: Any) -> list[str]:
     """The same records as JSON lines."""
     return [json.dumps(record, ensure_ascii=False) for record in step_records(n, **kwargs)]
+
+
+def reply_records(n: int, *, seed: int = 11) -> list[dict[str, Any]]:
+    """``n`` captured replies as the Anthropic Messages API returns them, in a realistic mix.
+
+    Mostly one tool use with a sentence of text; some with signed thinking, some with a
+    second tool use, some that end the turn without a call or hit the output cap.
+    """
+    rng = random.Random(seed)
+    tools = ["read_file", "write_file", "run_tests", "search", "list_dir"]
+    records = []
+    for index in range(n):
+        content: list[dict[str, Any]] = []
+        roll = rng.random()
+        if roll < 0.2:
+            content.append({"type": "thinking", "thinking": _text(rng, 400), "signature": "Eq" + "A" * 180})
+        content.append({"type": "text", "text": _text(rng, rng.randint(40, 300))})
+        stop = "tool_use"
+        if roll > 0.95:
+            stop = "max_tokens"
+        elif roll > 0.9:
+            stop = "end_turn"
+        else:
+            for _ in range(2 if roll > 0.85 else 1):
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{index:08d}{rng.randint(0, 10**6):06d}",
+                        "name": rng.choice(tools),
+                        "input": {"path": f"src/module_{rng.randint(0, 99)}.py", "limit": rng.randint(1, 500)},
+                    }
+                )
+        records.append(
+            {
+                "id": f"msg_{index:08d}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": content,
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {"input_tokens": rng.randint(1000, 90000), "output_tokens": rng.randint(20, 400)},
+            }
+        )
+    return records
+
+
+def reply_lines(n: int, **kwargs: Any) -> list[str]:
+    """The same replies as JSON lines."""
+    return [json.dumps(record, ensure_ascii=False) for record in reply_records(n, **kwargs)]

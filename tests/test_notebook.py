@@ -206,3 +206,25 @@ def test_missing_ipywidgets_says_what_to_install() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=".")
     assert out.stdout.strip() == f"agentrender.notebook needs ipywidgets, which is not installed: {INSTALL}"
     assert INSTALL == "pip install 'agentrender[notebook]'"
+
+
+def test_the_explorer_works_on_every_bundled_sample() -> None:
+    """Each sample run opens in the explorer; every step's view and every captured reply renders, and the
+    replies that read back as the driver read them agree with the recorded decisions."""
+    from agentrender import samples
+
+    for name in samples.names():
+        run = samples.load(name)
+        explorer = RunExplorer(run)
+        conversation = explorer.conversation
+        for position in range(conversation.slider.max + 1):
+            conversation.slider.value = position
+            assert conversation.view.messages == render.messages(run.step_input(conversation.at), run.options())
+        stepper = explorer.decide
+        agreed = 0
+        for position in range(len(stepper.replies)):
+            stepper.slider.value = position
+            assert stepper.explanation is not None, (name, position)
+            agreed += "agrees with the decision the run recorded" in stepper.html.value
+        assert agreed >= len(stepper.replies) - 1, name
+        assert explorer.count.value == f"{len(run.steps)} of {len(run.steps)} steps"

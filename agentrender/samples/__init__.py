@@ -1,0 +1,41 @@
+"""The bundled sample runs: realistic recorded runs to try every instrument on.
+
+``names()`` lists them, ``path(name)`` finds one's file and ``load(name)`` reads it. They
+are recorded from scripts by ``python -m agentrender.samples.record`` and shipped in the
+wheel, so they load after a plain ``pip install`` too. Standard library only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentrender.runfile import Run, load_run
+
+__all__ = ["folder", "load", "names", "path"]
+
+
+def folder() -> Path:
+    """The folder holding the sample run files, in an installed wheel or a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "runs", here.parents[1] / "sample_runs"):
+        if any(candidate.glob("*.jsonl")):
+            return candidate
+    raise FileNotFoundError(f"agentrender's sample runs are missing: neither {here / 'runs'} nor the checkout has them")
+
+
+def names() -> list[str]:
+    """The names of the sample runs, sorted."""
+    return sorted(file.name.removesuffix(".jsonl") for file in folder().glob("*.jsonl"))
+
+
+def path(name: str) -> Path:
+    """The run file of the sample ``name``; ``KeyError`` lists the names when there is no such sample."""
+    file = folder() / f"{name}.jsonl"
+    if not file.is_file():
+        raise KeyError(f"no sample run {name!r}; the samples are: {', '.join(names())}")
+    return file
+
+
+def load(name: str) -> Run:
+    """The sample run ``name``, loaded."""
+    return load_run(path(name))

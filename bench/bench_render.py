@@ -1,0 +1,144 @@
+"""How fast the core renders and decides, as ratios against json.loads in the same process.
+
+    python bench/bench_render.py [--steps 10000] [--replies 10000] [--repeat 7]
+
+render: ``render.messages`` of a generated run plus ``to_dict()`` of every message, against
+``json.loads`` of that run's step lines (what reading the run costs). Target: <= 0.5.
+decide: ``render.decide`` over captured replies (already read into ``ModelResponse``), and
+``ModelResponse.from_dict`` + ``decide``, against ``json.loads`` of the reply lines.
+
+Each figure is the best of ``--repeat`` runs, measured twice: with the garbage collector
+running as usual, and paused around each timed call (``timeit``'s convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+# Run as a script from anywhere: the generator sits beside this file, the package one level up.
+for _path in (Path(__file__).resolve().parents[1], Path(__file__).resolve().parent):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from _gen import reply_lines, step_lines  # noqa: E402
+
+from agentrender import Decision, ModelResponse, Observation, Step, StepInput, render  # noqa: E402
+
+Row = tuple[str, float, float, float]
+
+OPENING = "Fix the failing test in src/. The repository is a Python package; run the tests with run_tests."
+
+
+def steps_from_lines(lines: Sequence[str]) -> list[Step]:
+    """The steps a run file's step lines hold (the reading a run loader does, kept minimal here)."""
+    steps = []
+    for line in lines:
+        record = json.loads(line)
+        decision, observation = record.get("decision"), record.get("observation")
+        steps.append(
+            Step(
+                index=record["index"],
+                decision=Decision(**decision) if decision is not None else None,
+                observation=Observation(**observation) if observation is not None else None,
+            )
+        )
+    return steps
+
+
+def load_lines(lines: Sequence[str]) -> list[Any]:
+    """The baseline: parse every line."""
+    loads = json.loads
+    return [loads(line) for line in lines]
+
+
+def render_wire(step_input: StepInput, options: render.Options) -> list[dict[str, Any]]:
+    """What an agent does before each model call: render, then take the wire form."""
+    return [message.to_dict() for message in render.messages(step_input, options)]
+
+
+def decide_all(responses: Sequence[ModelResponse]) -> list[Decision]:
+    """What an agent does after each model call: turn the reply into a decision."""
+    decide = render.decide
+    return [decide(response) for response in responses]
+
+
+def read_and_decide_all(lines: Sequence[str]) -> list[Decision]:
+    """Parse, read and decide each captured reply, from its JSON line."""
+    loads, from_dict, decide = json.loads, ModelResponse.from_dict, render.decide
+    return [decide(from_dict(loads(line))) for line in lines]
+
+
+def best_of(function: Callable[[], object], repeat: int, *, collect: bool) -> float:
+    """The fastest of ``repeat`` calls, in seconds; ``collect=False`` pauses the collector around each call."""
+    best = float("inf")
+    for _ in range(repeat):
+        enabled = gc.isenabled()
+        if not collect:
+            gc.disable()
+        try:
+            start = time.perf_counter()
+            function()
+            elapsed = time.perf_counter() - start
+        finally:
+            if enabled:
+                gc.enable()
+        best = min(best, elapsed)
+    return best
+
+
+def compare(what: str, work: Callable[[], object], baseline: Callable[[], object], repeat: int) -> list[Row]:
+    """One row per collector convention: the work's best time, the baseline's, and their ratio."""
+    rows = []
+    for collect in (True, False):
+        work_time = best_of(work, repeat, collect=collect)
+        base_time = best_of(baseline, repeat, collect=collect)
+        rows.append((f"{what} [gc {'on' if collect else 'paused'}]", work_time, base_time, work_time / base_time))
+    return rows
+
+
+def measure(steps: int = 10_000, replies: int = 10_000, repeat: int = 7) -> list[Row]:
+    """Rows of ``(what, seconds, baseline seconds, ratio)``; each measure holds only its own data in memory."""
+    return measure_render(steps, repeat) + measure_decide(replies, repeat) + measure_read_and_decide(replies, repeat)
+
+
+def measure_render(steps: int, repeat: int) -> list[Row]:
+    lines = step_lines(steps)
+    step_input = StepInput(steps=steps_from_lines(lines))
+    options = render.Options(opening=OPENING)
+    return compare(
+        "render.messages + to_dict", lambda: render_wire(step_input, options), lambda: load_lines(lines), repeat
+    )
+
+
+def measure_decide(replies: int, repeat: int) -> list[Row]:
+    lines = reply_lines(replies)
+    responses = [ModelResponse.from_dict(json.loads(line)) for line in lines]
+    return compare("render.decide", lambda: decide_all(responses), lambda: load_lines(lines), repeat)
+
+
+def measure_read_and_decide(replies: int, repeat: int) -> list[Row]:
+    lines = reply_lines(replies)
+    return compare("from_dict + decide", lambda: read_and_decide_all(lines), lambda: load_lines(lines), repeat)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=10_000, help="steps in the generated run")
+    parser.add_argument("--replies", type=int, default=10_000, help="captured replies to decide")
+    parser.add_argument("--repeat", type=int, default=7, help="best of this many runs")
+    args = parser.parse_args(argv)
+    print(f"python {sys.version.split()[0]}, {args.steps} steps, {args.replies} replies, best of {args.repeat}")
+    print(f"{'':44} {'time':>9} {'json.loads':>11} {'ratio':>6}")
+    for label, work_time, base_time, ratio in measure(args.steps, args.replies, args.repeat):
+        print(f"{label:44} {work_time * 1000:7.1f}ms {base_time * 1000:9.1f}ms {ratio:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""Shared pytest configuration: golden files, compared exactly and rewritten only on request."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite the files under tests/golden/ from the current output instead of comparing against them",
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """``golden(name, text)``: assert ``text`` equals ``tests/golden/<name>``, or rewrite it with --update-golden."""
+    update = bool(request.config.getoption("--update-golden"))
+
+    def check(name: str, text: str) -> None:
+        path = GOLDEN / name
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="\n")
+            return
+        if not path.exists():
+            pytest.fail(f"{path} is missing: run pytest with --update-golden to create it, then review the diff")
+        assert text == path.read_text(encoding="utf-8"), f"{path} differs (pytest --update-golden rewrites it)"
+
+    return check

@@ -1,0 +1,45 @@
+"""The benchmark code keeps working: each of its functions runs on a tiny size (no timing is asserted)."""
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agentrender import Decision, ModelResponse, StepInput, render
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+@pytest.fixture
+def bench() -> Iterator[ModuleType]:
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("bench_render")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_bench_functions_run_and_agree(bench: ModuleType) -> None:
+    """On a tiny run the benchmark's render, decide and baseline functions give the results the core gives."""
+    lines = bench.step_lines(8)
+    steps = bench.steps_from_lines(lines)
+    assert [step.index for step in steps] == list(range(8))
+    wire = bench.render_wire(StepInput(steps=steps), render.Options(opening="o"))
+    assert len(wire) == 17 and wire[0]["role"] == "user"
+    assert len(bench.load_lines(lines)) == 8
+    replies = bench.reply_lines(20)
+    decisions = bench.read_and_decide_all(replies)
+    assert all(isinstance(d, Decision) and d.kind != "complete" for d in decisions)
+    responses = [ModelResponse.from_dict(record) for record in bench.load_lines(replies)]
+    assert bench.decide_all(responses) == decisions
+
+
+def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    """main() runs end to end on a tiny size and prints the three measures under both collector conventions."""
+    bench.main(["--steps", "5", "--replies", "5", "--repeat", "1"])
+    out = capsys.readouterr().out
+    for label in ("render.messages + to_dict", "render.decide", "from_dict + decide"):
+        assert f"{label} [gc on]" in out and f"{label} [gc paused]" in out

@@ -1,0 +1,472 @@
+"""Run files: load_run reads RUNFILE.md exactly, refuses bad input by line and field, and the writer round-trips."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agentrender
+from agentrender import Decision, Observation, Step, load_run, render
+from agentrender.runfile import FORMAT, RunFileError, RunWriter, check_record, step_record, write_run
+
+HEADER: dict[str, Any] = {
+    "type": "run",
+    "format": FORMAT,
+    "run_id": "r-1",
+    "goal": "Fix the failing test.",
+    "opening": "Fix the failing test in tests/test_a.py.",
+    "system": "You fix bugs.",
+    "model": "claude-test",
+    "tools": [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}],
+}
+STEP0 = {
+    "type": "step",
+    "index": 0,
+    "decision": {"kind": "tool_call", "tool": "read_file", "args": {"path": "a.py"}, "reason": "Look first."},
+    "observation": {"status": "ok", "content": "print('hi')\n", "summary": "read a.py (1 line)"},
+}
+RESPONSE = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-test",
+    "content": [
+        {"type": "text", "text": "Look first."},
+        {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}},
+    ],
+    "stop_reason": "tool_use",
+    "usage": {"input_tokens": 10, "output_tokens": 5},
+}
+CALL0 = {"type": "model_call", "step": 0, "latency_ms": 812, "request_key": "k", "response": RESPONSE}
+END = {"type": "end", "status": "completed", "reason": "completed", "at": "2026-01-01T00:00:05Z"}
+
+
+def lines(*records: Any) -> bytes:
+    return b"".join((r if isinstance(r, bytes) else json.dumps(r).encode()) + b"\n" for r in records)
+
+
+def write(tmp_path: Path, data: bytes, name: str = "run.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def error_of(tmp_path: Path, data: bytes) -> str:
+    path = write(tmp_path, data)
+    with pytest.raises(RunFileError) as caught:
+        load_run(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:{caught.value.line}: ")
+    return message.removeprefix(f"{path}:")
+
+
+def test_loads_every_record_kind(tmp_path: Path) -> None:
+    """Header, step, model call and end load into the typed fields, and records keep them in file order."""
+    path = write(tmp_path, lines(HEADER, CALL0, STEP0, END))
+    run = load_run(path)
+    assert run.path == str(path)
+    assert run.header == HEADER and run.run_id == "r-1" and run.model == "claude-test"
+    assert run.opening == HEADER["opening"]
+    assert run.steps == (
+        Step(
+            index=0,
+            decision=Decision(kind="tool_call", tool="read_file", args={"path": "a.py"}, reason="Look first."),
+            observation=Observation(status="ok", content="print('hi')\n", summary="read a.py (1 line)"),
+        ),
+    )
+    [call] = run.model_calls
+    assert (call.step, call.latency_ms, call.request_key, call.line) == (0, 812, "k", 2)
+    assert call.response.stop_reason == "tool_use" and call.response.content[1].name == "read_file"
+    assert run.calls_for(0) == (call,)
+    assert run.end == END
+    assert list(run.records) == [HEADER, CALL0, STEP0, END]
+    assert run.warnings == ()
+
+
+def test_decision_and_observation_may_be_null_or_absent(tmp_path: Path) -> None:
+    """A step with a null or missing decision and observation loads as a step with neither."""
+    path = write(tmp_path, lines(HEADER, {"type": "step", "index": 0, "decision": None}, {"type": "step", "index": 1}))
+    run = load_run(path)
+    assert run.steps == (Step(index=0), Step(index=1))
+    assert run.warnings == ()
+
+
+def test_out_of_band_arguments_load(tmp_path: Path) -> None:
+    """invalid_args and invalid_base64 load into the Decision and render as the seed says."""
+    decision = {"kind": "tool_call", "tool": "t", "invalid_args": "/w==", "invalid_base64": True, "reason": ""}
+    path = write(tmp_path, lines(HEADER, {"type": "step", "index": 0, "decision": decision}))
+    [step] = load_run(path).steps
+    assert step.decision == Decision(kind="tool_call", tool="t", invalid_args="/w==", invalid_base64=True)
+    assert render.args(step.decision) == {"invalid_json_base64": "/w=="}
+
+
+def test_a_later_record_replaces_an_earlier_one_quietly(tmp_path: Path) -> None:
+    """Recording a step when decided and again when answered loads the later record, with no warning."""
+    decided = {**STEP0, "observation": None}
+    path = write(tmp_path, lines(HEADER, {"type": "step", "index": 0}, decided, STEP0))
+    run = load_run(path)
+    assert [s.observation is not None for s in run.steps] == [True]
+    assert run.step_records[0] == STEP0
+    assert len(run.records) == 4
+    assert run.warnings == ()
+
+
+def test_a_record_that_changes_an_earlier_one_is_reported(tmp_path: Path) -> None:
+    """A later step record with a different decision is loaded, kept, and reported with both lines."""
+    other = {**STEP0, "decision": {**STEP0["decision"], "tool": "write_file"}}
+    path = write(tmp_path, lines(HEADER, STEP0, other))
+    run = load_run(path)
+    assert run.steps[0].decision is not None and run.steps[0].decision.tool == "write_file"
+    assert len(run.records) == 3
+    [warning] = run.warnings
+    assert warning.startswith(f"{path}:3: step 0 recorded again with a different decision than on line 2")
+
+
+def test_steps_are_ordered_by_index(tmp_path: Path) -> None:
+    """Steps recorded out of order load ordered by index."""
+    path = write(tmp_path, lines(HEADER, {"type": "step", "index": 2}, {"type": "step", "index": 0}))
+    assert [s.index for s in load_run(path).steps] == [0, 2]
+
+
+def test_unknown_records_and_fields_are_kept_and_reported(tmp_path: Path) -> None:
+    """Unknown record types and unknown fields (at any depth) are kept and reported once each, never an error."""
+    step = {**STEP0, "cost": 3, "decision": {**STEP0["decision"], "confidence": 0.5}}
+    step2 = {**step, "index": 1}
+    path = write(tmp_path, lines({**HEADER, "team": "x"}, step, step2, {"type": "checkpoint", "at": 1}))
+    run = load_run(path)
+    assert run.records[1]["cost"] == 3 and run.records[3] == {"type": "checkpoint", "at": 1}
+    assert run.warnings == (
+        f"{path}:1: unknown field run.team kept (not loaded into the typed fields)",
+        f"{path}:2: unknown field step.cost kept (not loaded into the typed fields) (and 1 more record(s) like it)",
+        f"{path}:2: unknown field step.decision.confidence kept (not loaded into the typed fields)"
+        " (and 1 more record(s) like it)",
+        f"{path}:4: unknown record type 'checkpoint' kept (not loaded into the typed fields)",
+    )
+
+
+def test_a_header_without_or_with_another_format_is_read_with_a_warning(tmp_path: Path) -> None:
+    """A header that names no format, or another one, is read as agentrender.run/1 and reported."""
+    bare = {k: v for k, v in HEADER.items() if k != "format"}
+    assert "names no format" in load_run(write(tmp_path, lines(bare))).warnings[0]
+    other = load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/2"}))).warnings[0]
+    assert "'agentrender.run/2', not agentrender.run/1" in other
+
+
+def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None:
+    """A run that went on after its end record (resumed) loads every record and says so."""
+    stopped = {"type": "end", "status": "interrupted", "reason": "interrupted"}
+    path = write(tmp_path, lines(HEADER, stopped, STEP0, END))
+    run = load_run(path)
+    assert run.end == END and len(run.steps) == 1
+    assert run.warnings == (
+        f"{path}:3: a record after the end record on line 2; loaded (the run went on) (and 1 more record(s) like it)",
+        f"{path}:4: a second end record; it replaces the one on line 2",
+    )
+
+
+# --- bad input: every case of RUNFILE.md, each an error naming the line and what was wrong
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"", "1: missing run header: the file is empty"),
+        (lines(STEP0), "1: missing run header: the first record is a 'step' record, not 'run'"),
+        (lines(HEADER, STEP0, HEADER), "3: a second run header (the first is on line 1)"),
+        (lines(HEADER, b"[1, 2]"), "2: record: expected a JSON object, got array"),
+        (lines(HEADER, b'"step"'), "2: record: expected a JSON object, got string"),
+        (lines(HEADER, b"{not json}"), "2: not JSON: Expecting property name enclosed in double quotes at column 2"),
+        (lines(HEADER, b'{"type": "step", "index": 1'), "2: not JSON: Expecting ',' delimiter at column 29"),
+        (lines(HEADER, b'{"type": "step", "index": NaN}'), "2: not JSON: NaN is not JSON"),
+        (lines(HEADER, b'{"type": "end", "x": 1e999}'), "2: not JSON: 1e999 overflows to infinity"),
+        (lines(HEADER, b"[" * 100_000), "2: not JSON: nested too deeply"),
+        (lines(HEADER, {"index": 0}), "2: type: missing: every record names its type"),
+        (lines(HEADER, {"type": 3}), "2: type: expected a string, got int"),
+        (lines(HEADER, {"type": "step"}), "2: step.index: missing"),
+        (lines(HEADER, {"type": "step", "index": None}), "2: step.index: expected a value, got null"),
+        (lines(HEADER, {"type": "step", "index": "0"}), "2: step.index: expected an integer, got string"),
+        (lines(HEADER, {"type": "step", "index": True}), "2: step.index: expected an integer, got boolean"),
+        (lines(HEADER, {"type": "step", "index": -1}), "2: step.index: expected 0 or more, got -1"),
+        (
+            lines(HEADER, {"type": "step", "index": 0, "decision": []}),
+            "2: step.decision: expected an object, got array",
+        ),
+        (lines(HEADER, {"type": "step", "index": 0, "decision": {}}), "2: step.decision.kind: missing"),
+        (
+            lines(HEADER, {"type": "step", "index": 0, "decision": {"kind": 7}}),
+            "2: step.decision.kind: expected a string, got int",
+        ),
+        (
+            lines(HEADER, {"type": "step", "index": 0, "decision": {"kind": "tool_call", "invalid_base64": "yes"}}),
+            "2: step.decision.invalid_base64: expected a boolean, got string",
+        ),
+        (
+            lines(HEADER, {"type": "step", "index": 0, "observation": {"content": ["a"]}}),
+            "2: step.observation.content: expected a string, got array",
+        ),
+        (lines(HEADER, {**HEADER, "type": "run"}), "2: a second run header (the first is on line 1)"),
+        (lines({**HEADER, "tools": {}}), "1: run.tools: expected an array, got object"),
+        (lines({**HEADER, "tools": ["read_file"]}), "1: run.tools[0]: expected an object, got string"),
+        (lines({**HEADER, "tools": [{"description": "x"}]}), "1: run.tools[0].name: missing"),
+        (lines({**HEADER, "goal": 1.5}), "1: run.goal: expected a string, got float"),
+        (lines(HEADER, {"type": "model_call", "step": 0}), "2: model_call.response: missing"),
+        (lines(HEADER, {**CALL0, "latency_ms": "fast"}), "2: model_call.latency_ms: expected a number, got string"),
+        (
+            lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{"type": "text", "text": 5}]}}),
+            "2: model_call.response.content[0].text: expected a string, got int",
+        ),
+        (
+            lines(HEADER, {**CALL0, "response": {**RESPONSE, "stop_reason": 1}}),
+            "2: model_call.response.stop_reason: expected a string, got int",
+        ),
+        (lines(HEADER, {"type": "end", "status": False}), "2: end.status: expected a string, got boolean"),
+        (lines(HEADER, b'{"type": "step", "index": 0, "x": "\xff"}'), "2: not UTF-8: invalid start byte at byte 36"),
+        (lines(HEADER, b'{"type": "end", "reason": "\xed\xa0\x80"}'), "2: not UTF-8: invalid continuation byte"),
+    ],
+)
+def test_bad_input_is_an_error_naming_line_and_field(tmp_path: Path, data: bytes, expected: str) -> None:
+    """Each bad input of RUNFILE.md raises RunFileError: PATH:LINE: then what was wrong and where."""
+    assert error_of(tmp_path, data).startswith(expected)
+
+
+def test_run_file_error_is_a_value_error_with_its_parts(tmp_path: Path) -> None:
+    """RunFileError is a ValueError carrying the path, the line and what was wrong."""
+    path = write(tmp_path, lines(HEADER, b"nope"))
+    with pytest.raises(ValueError) as caught:
+        load_run(path)
+    error = caught.value
+    assert isinstance(error, RunFileError)
+    assert (error.path, error.line) == (str(path), 2) and error.what.startswith("not JSON")
+
+
+def test_a_cut_short_last_line_is_a_warning(tmp_path: Path) -> None:
+    """A last line with no newline that is not JSON is reported, and every earlier record is loaded."""
+    whole = lines(HEADER, STEP0)
+    path = write(tmp_path, whole + lines(END)[:20])
+    run = load_run(path)
+    assert len(run.records) == 3 - 1 and run.end is None
+    assert run.warnings == (
+        f"{path}:3: the last line is cut short (no newline, not JSON): 20 bytes not loaded; "
+        "a process killed while writing leaves this",
+    )
+
+
+def test_a_last_line_cut_inside_a_character_is_a_warning(tmp_path: Path) -> None:
+    """A last line cut in the middle of a UTF-8 character is a cut-short line, not an error."""
+    path = write(tmp_path, lines(HEADER) + '{"type": "end", "reason": "é'.encode()[:-1])
+    run = load_run(path)
+    assert "cut short (no newline, not UTF-8)" in run.warnings[0]
+
+
+def test_a_complete_last_line_without_newline_loads(tmp_path: Path) -> None:
+    """A last record that is whole JSON but lacks its newline is loaded, not reported."""
+    path = write(tmp_path, lines(HEADER) + json.dumps(END).encode())
+    run = load_run(path)
+    assert run.end == END and run.warnings == ()
+
+
+def test_only_a_cut_short_header_is_a_missing_header(tmp_path: Path) -> None:
+    """A file holding only a cut-short header has no run header: an error on line 1."""
+    assert error_of(tmp_path, lines(HEADER)[:30]).startswith("1: missing run header: no complete record")
+
+
+def test_a_line_not_at_the_end_that_is_not_json_is_an_error(tmp_path: Path) -> None:
+    """A broken line followed by a newline is not a cut-short last line: it is an error."""
+    assert error_of(tmp_path, lines(HEADER) + lines(END)[:20] + b"\n").startswith("2: not JSON")
+
+
+def test_a_byte_order_mark_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    """A UTF-8 byte order mark before the header is skipped and reported."""
+    path = write(tmp_path, b"\xef\xbb\xbf" + lines(HEADER))
+    run = load_run(path)
+    assert run.header == HEADER
+    assert run.warnings == (f"{path}:1: the file begins with a UTF-8 byte order mark; skipped",)
+
+
+def test_blank_lines_and_crlf_are_read(tmp_path: Path) -> None:
+    """Blank lines hold no record and are skipped; CRLF line ends load."""
+    path = write(tmp_path, lines(HEADER).replace(b"\n", b"\r\n") + b"\n  \n" + lines(END))
+    run = load_run(path)
+    assert run.end == END and run.warnings == ()
+
+
+def test_lone_surrogate_escapes_load_and_round_trip(tmp_path: Path) -> None:
+    """A JSON-escaped lone surrogate loads as it is, and writing it back keeps the file valid UTF-8."""
+    path = write(tmp_path, lines(HEADER, b'{"type": "end", "reason": "half \\ud800 a pair"}'))
+    run = load_run(path)
+    assert run.end is not None and run.end["reason"] == "half \ud800 a pair"
+    out = tmp_path / "out.jsonl"
+    write_run(run, out)
+    out.read_bytes().decode("utf-8")
+    assert load_run(out).records == run.records
+
+
+# --- gzip
+
+
+def test_gzip_files_load_like_plain_ones(tmp_path: Path) -> None:
+    """A .jsonl.gz file loads exactly as the same lines uncompressed."""
+    data = lines(HEADER, CALL0, STEP0, END)
+    plain = load_run(write(tmp_path, data))
+    packed = load_run(write(tmp_path, gzip.compress(data), "run.jsonl.gz"))
+    assert packed.records == plain.records and packed.warnings == ()
+
+
+def test_gzip_with_several_members_loads_all(tmp_path: Path) -> None:
+    """Concatenated gzip members (a file appended to by several processes) load as one stream of lines."""
+    data = gzip.compress(lines(HEADER, STEP0)) + gzip.compress(lines(END))
+    run = load_run(write(tmp_path, data, "run.jsonl.gz"))
+    assert run.end == END and run.warnings == ()
+
+
+def test_a_truncated_gzip_stream_reads_its_prefix(tmp_path: Path) -> None:
+    """A gzip stream that ends early is read up to where it ends, with warnings, never an error."""
+    path = tmp_path / "run.jsonl.gz"
+    writer = RunWriter(path)
+    writer.write(HEADER)
+    writer.write(STEP0)
+    writer._file.write(json.dumps(END).encode()[:25])  # a process killed in the middle of a record
+    writer._file.flush()
+    run = load_run(path)
+    assert len(run.records) == 2
+    assert len(run.warnings) == 2
+    assert "cut short" in run.warnings[0] and "gzip stream ends early" in run.warnings[1]
+    writer._raw.close()
+
+
+def test_every_prefix_of_a_gzip_file_loads_or_names_the_missing_header(tmp_path: Path) -> None:
+    """Any byte prefix of a written .jsonl.gz either loads its whole records or is a missing-header error."""
+    full = tmp_path / "full.jsonl.gz"
+    with RunWriter(full) as writer:
+        for record in (HEADER, STEP0, CALL0, END):
+            writer.write(record)
+    data = full.read_bytes()
+    cut = tmp_path / "cut.jsonl.gz"
+    seen = set()
+    for size in range(len(data) + 1):
+        cut.write_bytes(data[:size])
+        try:
+            run = load_run(cut)
+        except RunFileError as error:
+            assert error.line == 1 and "missing run header" in str(error)
+            continue
+        seen.add(len(run.records))
+        assert run.records == [HEADER, STEP0, CALL0, END][: len(run.records)]
+    assert seen == {1, 2, 3, 4}
+
+
+def test_a_corrupt_gzip_stream_is_an_error(tmp_path: Path) -> None:
+    """Bytes that are not a valid deflate stream after the gzip magic are an error naming the line."""
+    data = bytearray(gzip.compress(lines(HEADER, STEP0, END)))
+    data[12:20] = b"\xff" * 8
+    message = error_of(tmp_path, bytes(data))
+    assert "the gzip stream is corrupt" in message
+
+
+# --- writing
+
+
+def test_writer_flushes_each_record(tmp_path: Path) -> None:
+    """Each record is on disk when write returns: a reader sees it before the writer is closed."""
+    for name in ("run.jsonl", "run.jsonl.gz"):
+        path = tmp_path / name
+        writer = RunWriter(path)
+        writer.header(run_id="r", goal="g", tools=[{"name": "t", "read_only": True}])
+        writer.step(Step(index=0), started_at="2026-01-01T00:00:00Z")
+        assert [r["type"] for r in load_run(path).records] == ["run", "step"]
+        writer.model_call(0, RESPONSE, latency_ms=3, request_key="k")
+        writer.end("completed", at="2026-01-01T00:00:01Z")
+        run = load_run(path)
+        assert [r["type"] for r in run.records] == ["run", "step", "model_call", "end"]
+        writer.close()
+        assert load_run(path).warnings == ()
+
+
+def test_writer_refuses_what_the_loader_refuses(tmp_path: Path) -> None:
+    """The writer checks each record as load_run would and writes nothing it would refuse."""
+    with RunWriter(tmp_path / "run.jsonl") as writer:
+        with pytest.raises(ValueError, match="first record must be the run header"):
+            writer.write(STEP0)
+        writer.write(HEADER)
+        with pytest.raises(ValueError, match="already has its run header"):
+            writer.write(HEADER)
+        with pytest.raises(ValueError, match=r"step.decision.kind: expected a string, got int"):
+            writer.write({"type": "step", "index": 0, "decision": {"kind": 1}})
+        with pytest.raises(ValueError, match="Out of range float"):
+            writer.write({"type": "end", "x": float("nan")})
+    assert load_run(tmp_path / "run.jsonl").records == [HEADER]
+    with pytest.raises(ValueError, match="closed"):
+        writer.write(END)
+
+
+def test_writer_appends_to_a_run(tmp_path: Path) -> None:
+    """append=True goes on with a run a killed process left, in plain and gzip files."""
+    for name in ("run.jsonl", "run.jsonl.gz"):
+        path = tmp_path / name
+        with RunWriter(path) as writer:
+            writer.write(HEADER)
+        with RunWriter(path, append=True) as writer:
+            writer.write(STEP0)
+        assert load_run(path).records == [HEADER, STEP0]
+
+
+def test_appending_to_a_cut_gzip_stream_is_refused(tmp_path: Path) -> None:
+    """A gzip stream that ends early cannot take a new member; the writer says what to do instead."""
+    path = tmp_path / "run.jsonl.gz"
+    writer = RunWriter(path)
+    writer.write(HEADER)
+    with pytest.raises(ValueError, match="ends early"):
+        RunWriter(path, append=True)
+    writer.close()
+
+
+def test_writer_output_is_deterministic(tmp_path: Path) -> None:
+    """The same records give the same bytes, compressed or not (no time or name in the gzip header)."""
+    for name in ("a.jsonl.gz", "b.jsonl.gz", "a.jsonl", "b.jsonl"):
+        with RunWriter(tmp_path / name, fsync=True) as writer:
+            for record in (HEADER, STEP0, END):
+                writer.write(record)
+    assert (tmp_path / "a.jsonl.gz").read_bytes() == (tmp_path / "b.jsonl.gz").read_bytes()
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+def test_round_trip_is_lossless(tmp_path: Path) -> None:
+    """load -> write_run -> load gives the same records and warnings, unknown records and fields included."""
+    source = lines(
+        {**HEADER, "team": "x"},
+        {"type": "step", "index": 0},
+        {**STEP0, "extra": [1, 2.5, None]},
+        {"type": "checkpoint", "state": {"a": 1}},
+        CALL0,
+        END,
+    )
+    first = load_run(write(tmp_path, source))
+    for name in ("again.jsonl", "again.jsonl.gz"):
+        write_run(first, tmp_path / name)
+        again = load_run(tmp_path / name)
+        assert again.records == first.records
+        assert again.steps == first.steps and again.model_calls == first.model_calls
+        assert [w.split(":", 1)[1] for w in again.warnings] == [w.split(":", 1)[1] for w in first.warnings]
+
+
+def test_write_run_writes_a_run_built_in_memory(tmp_path: Path) -> None:
+    """A Run with no records is written from its typed fields and loads back to the same steps."""
+    steps = (
+        Step(index=0, decision=Decision(kind="tool_call", tool="t", args={"a": 1}, reason="r"), observation=None),
+        Step(index=1, decision=Decision(kind="tool_call", tool="t", invalid_args="e30=", invalid_base64=True)),
+    )
+    run = agentrender.Run(header=HEADER, steps=steps)
+    write_run(run, tmp_path / "mem.jsonl")
+    assert load_run(tmp_path / "mem.jsonl").steps == steps
+
+
+def test_step_record_is_what_the_loader_reads() -> None:
+    """step_record gives a record check_record accepts and the loader turns back into the same step."""
+    step = Step(index=3, decision=Decision(kind="no_tool_call", reason="hm"), observation=Observation(status="error"))
+    record = step_record(step, started_at="t0")
+    check_record(record)
+    assert list(record) == ["type", "index", "started_at", "decision", "observation"]

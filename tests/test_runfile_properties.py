@@ -1,0 +1,185 @@
+"""Properties of run files: load_run loads or names a line, never loses a record unreported; write is lossless."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentrender import load_run, samples
+from agentrender.runfile import RunFileError, write_run
+
+SOURCE = samples.path("malformed-replies").read_bytes()
+LINES = SOURCE.splitlines(keepends=True)
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _load(data: bytes, name: str = "run.jsonl") -> Any:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_bytes(data)
+        try:
+            return load_run(path)
+        except RunFileError as error:
+            assert str(error).startswith(f"{path}:{error.line}: ")
+            assert 1 <= error.line <= data.count(b"\n") + 1
+            return error
+
+
+def _parsed(line: bytes, first: bool) -> Any:
+    try:
+        return json.loads(line.decode("utf-8-sig" if first else "utf-8"))
+    except ValueError:
+        return None
+
+
+def _check_nothing_lost(data: bytes, result: Any) -> None:
+    """Every line that is a JSON object is a record of the run; a line that is not is the reported last one."""
+    if isinstance(result, RunFileError):
+        return
+    lines = data.split(b"\n")
+    whole = [_parsed(line, n == 0) for n, line in enumerate(lines) if line.strip()]
+    objects = [value for value in whole if isinstance(value, dict)]
+    assert list(result.records) == objects
+    if len(objects) < len(whole) or (lines[-1].strip() and _parsed(lines[-1], len(lines) == 1) is None):
+        assert any("cut short" in warning for warning in result.warnings)
+
+
+mutations = st.one_of(
+    st.tuples(st.just("cut"), st.integers(0, len(SOURCE))),
+    st.tuples(st.just("flip"), st.integers(0, len(SOURCE) - 1), st.integers(1, 255)),
+    st.tuples(st.just("splice"), st.lists(st.integers(0, len(LINES) - 1), min_size=1, max_size=12)),
+    st.tuples(st.just("insert"), st.integers(0, len(SOURCE)), st.sampled_from([b"\xff", b"\xed\xa0\x80", b"\xc3"])),
+    st.tuples(
+        st.just("escape"), st.integers(1, len(LINES) - 1), st.sampled_from(["\\ud800", "\\udfff", "\\ud83d\\ude00"])
+    ),
+    st.tuples(
+        st.just("retype"),
+        st.integers(0, len(LINES) - 1),
+        st.sampled_from(["index", "step", "type", "kind", "status", "decision", "response", "tools", "content"]),
+        st.sampled_from([1, "x", None, [], {}, True, -1, 1.5]),
+    ),
+)
+
+
+def _mutate(data: bytes, mutation: tuple[Any, ...]) -> bytes:
+    kind = mutation[0]
+    if kind == "cut":
+        return data[: mutation[1]]
+    if kind == "flip":
+        if not data:
+            return data
+        at, bits = mutation[1] % len(data), mutation[2]
+        return data[:at] + bytes([data[at] ^ bits]) + data[at + 1 :]
+    if kind == "splice":
+        return b"".join(LINES[i] for i in mutation[1])
+    if kind == "insert":
+        at = min(mutation[1], len(data))
+        return data[:at] + mutation[2] + data[at:]
+    if kind == "escape":
+        line = LINES[mutation[1]].replace(b'"reason": "', b'"reason": "' + mutation[2].encode(), 1)
+        return b"".join(LINES[: mutation[1]]) + line + b"".join(LINES[mutation[1] + 1 :])
+    _, at, field, value = mutation
+    record = json.loads(LINES[at])
+
+    def retype(node: Any) -> None:
+        if isinstance(node, dict):
+            if field in node:
+                node[field] = value
+            for child in list(node.values()):
+                retype(child)
+        elif isinstance(node, list):
+            for child in node:
+                retype(child)
+
+    retype(record)
+    return b"".join(LINES[:at]) + json.dumps(record).encode() + b"\n" + b"".join(LINES[at + 1 :])
+
+
+@FAST
+@given(st.lists(mutations, min_size=1, max_size=3))
+def test_mutated_run_files_load_or_name_a_line(chain: list[tuple[Any, ...]]) -> None:
+    """Cut, flipped, spliced, retyped, invalid-UTF-8 and surrogate-holding files load or raise RunFileError."""
+    data = SOURCE
+    for mutation in chain:
+        data = _mutate(data, mutation)
+    result = _load(data)
+    assert isinstance(result, RunFileError) or result.records is not None
+    _check_nothing_lost(data, result)
+
+
+@FAST
+@given(st.integers(0, 10_000))
+def test_any_prefix_of_a_gzip_run_loads_its_whole_records(cut: int) -> None:
+    """A .jsonl.gz cut at any byte loads every record it still holds whole, or is a missing-header error."""
+    packed = gzip.compress(SOURCE, mtime=0)
+    result = _load(packed[: cut % (len(packed) + 1)], "run.jsonl.gz")
+    if not isinstance(result, RunFileError):
+        assert list(result.records) == [json.loads(line) for line in LINES[: len(result.records)]]
+
+
+def test_a_ten_megabyte_line_loads_or_is_named() -> None:
+    """A 10 MB record loads; a 10 MB line that is not JSON is an error on its line; cut short, a warning."""
+    big = json.dumps({"type": "step", "index": 99, "observation": {"content": "x" * 10_000_000}}).encode()
+    loaded = _load(SOURCE + big + b"\n")
+    assert not isinstance(loaded, RunFileError) and len(loaded.steps[-1].observation.content) == 10_000_000
+    broken = _load(SOURCE + big[:-1] + b"\n")
+    assert isinstance(broken, RunFileError) and broken.line == len(LINES) + 1
+    cut = _load(SOURCE + big[:-1])
+    assert not isinstance(cut, RunFileError) and "cut short" in cut.warnings[-1]
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec=None, exclude_categories=()), max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+# A prefix no known field has keeps the generated fields unknown.
+extra_fields = st.dictionaries(st.text(max_size=6).map(lambda name: "x-" + name), json_values, max_size=2)
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "r", **draw(extra_fields)}
+    ]
+    for index in range(draw(st.integers(0, 4))):
+        decision = draw(
+            st.none()
+            | st.fixed_dictionaries(
+                {"kind": st.sampled_from(["tool_call", "no_tool_call", "truncated", "other"]), "args": json_values},
+                optional={"reason": st.text(max_size=20), "tool": st.text(max_size=5)},
+            )
+        )
+        records.append({"type": "step", "index": index, "decision": decision, **draw(extra_fields)})
+        if draw(st.booleans()):
+            records.append({"type": draw(st.sampled_from(["note", "checkpoint"])), "value": draw(json_values)})
+    if draw(st.booleans()):
+        records.append({"type": "end", "status": "completed", **draw(extra_fields)})
+    return records
+
+
+@FAST
+@given(runs(), st.booleans())
+def test_load_write_load_is_lossless(records: list[dict[str, Any]], compress: bool) -> None:
+    """Writing a loaded run and loading it again gives the same records, steps and warnings."""
+    data = b"".join(json.dumps(record).encode() + b"\n" for record in records)
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "in.jsonl"
+        source.write_bytes(data)
+        first = load_run(source)
+        target = Path(folder) / ("out.jsonl.gz" if compress else "out.jsonl")
+        write_run(first, target)
+        again = load_run(target)
+    assert again.records == first.records == records
+    assert again.steps == first.steps
+    assert [w.split(":", 1)[1] for w in again.warnings] == [w.split(":", 1)[1] for w in first.warnings]
