@@ -5,11 +5,13 @@ cache-prefix series for every step cost at most 3x one full render. Each figure 
 median over rounds of (its time / the baseline's time in the same round), so a busy
 machine slows both sides alike. Run:
 
-    PYTHONPATH=. python bench/bench_views.py
+    PYTHONPATH=. python bench/bench_views.py                 # 10,000 steps, 7 rounds
+    PYTHONPATH=. python bench/bench_views.py --steps 2000 --rounds 3
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
@@ -28,6 +30,8 @@ from agentrender.views import Views
 
 STEPS = 10_000
 ROUNDS = 7
+TARGETS = {"move": 0.1, "series": 3.0}
+"""The issue's bounds: a move at most 1/10 of a full render, the whole series at most 3 renders."""
 
 
 def timed(fn: Callable[[], Any]) -> float:
@@ -36,56 +40,72 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
-def ratio(candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1) -> float:
+def ratio(candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1, rounds: int = ROUNDS) -> float:
     """The median over rounds of candidate time (divided by ``per``) over baseline time."""
     ratios = []
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         base = timed(baseline)
         ratios.append(timed(candidate) / per / base)
     return statistics.median(ratios)
 
 
-def main() -> None:
-    records = step_records(STEPS)
-    steps = tuple(
-        Step(index=r["index"], decision=Decision(**r["decision"]), observation=Observation(**r["observation"]))
-        for r in records
+def figures(steps: int = STEPS, rounds: int = ROUNDS) -> list[tuple[str, float, float | None]]:
+    """Each measure's name, its ratio to one full render of a ``steps``-step run, and its target."""
+    records = step_records(steps)
+    run = Run(
+        header={"run_id": "bench", "goal": "Benchmark the views."},
+        steps=tuple(
+            Step(index=r["index"], decision=Decision(**r["decision"]), observation=Observation(**r["observation"]))
+            for r in records
+        ),
     )
-    run = Run(header={"run_id": "bench", "goal": "Benchmark the views."}, steps=steps)
     options = run.options()
     everything = run.step_input(None)
 
     def baseline() -> None:
         render.messages(everything, options)
 
-    print(f"baseline: one full render.messages of {STEPS:,} steps, {timed(baseline) * 1000:.1f} ms")
-
     views = Views(run, options)
     views.messages(None)  # the per-step renders, computed once
     views.sizes()  # and their sizes
     rng = random.Random(1)
-    targets = [rng.randrange(STEPS + 1) for _ in range(100)]
-    figures = [
-        ("moving to a random step (View.messages)", ratio(lambda: [views.at(k) for k in targets], baseline, 100), 0.1),
-        ("moving to the last step", ratio(lambda: views.at(STEPS), baseline), 0.1),
+    targets = [rng.randrange(steps + 1) for _ in range(100)]
+    return [
+        (
+            "moving to a random step (View.messages)",
+            ratio(lambda: [views.at(k) for k in targets], baseline, 100, rounds),
+            TARGETS["move"],
+        ),
+        ("moving to the last step", ratio(lambda: views.at(steps), baseline, 1, rounds), TARGETS["move"]),
         (
             "moving to a random step with its bytes and change",
-            ratio(lambda: [(v.bytes, v.change) for v in map(views.at, targets)], baseline, 100),
-            0.1,
+            ratio(lambda: [(v.bytes, v.change) for v in map(views.at, targets)], baseline, 100, rounds),
+            TARGETS["move"],
         ),
         (
             "first view of a fresh Views (every step rendered in both forms)",
-            ratio(lambda: Views(run, options).at(STEPS), baseline),
+            ratio(lambda: Views(run, options).at(steps), baseline, 1, rounds),
             None,
         ),
         (
             "size and cache-prefix series for every step, fresh Views",
-            ratio(lambda: Views(run, options).sizes(), baseline),
-            3.0,
+            ratio(lambda: Views(run, options).sizes(), baseline, 1, rounds),
+            TARGETS["series"],
         ),
-        ("the same series again, renders and sizes cached", ratio(views.sizes, baseline), None),
+        ("the same series again, renders and sizes cached", ratio(views.sizes, baseline, 1, rounds), None),
     ]
-    for name, value, target in figures:
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    arguments = parser.parse_args(argv)
+    print(
+        f"views of a {arguments.steps:,}-step run, each figure the median of {arguments.rounds} rounds "
+        "of (its time / one full render.messages of the run)"
+    )
+    for name, value, target in figures(arguments.steps, arguments.rounds):
         bound = f"  (target <= {target:g}: {'met' if value <= target else 'MISSED'})" if target else ""
         print(f"{name}: {value:.4f}x{bound}")
 

@@ -77,7 +77,7 @@ class ConversationView(Widget):
     @property
     def at(self) -> int:
         """The step the view is taken at (the slider's stop)."""
-        return self.stops[self.slider.value]
+        return self.stops[int(self.slider.value)]
 
     @at.setter
     def at(self, step: int) -> None:

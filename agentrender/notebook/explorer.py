@@ -31,7 +31,8 @@ def steps_table(run: Run, views: Views) -> pd.DataFrame:
     except ImportError:
         steps_frame = None
     if steps_frame is not None:
-        return steps_frame(run)
+        frame: pd.DataFrame = steps_frame(run)
+        return frame
     rows = []
     for fact in views.at(None).steps:
         step, decision, observation = fact.step, fact.step.decision, fact.step.observation
@@ -49,7 +50,8 @@ def steps_table(run: Run, views: Views) -> pd.DataFrame:
             }
         )
     columns = ["index", "kind", "tool", "reason", "status", "rendered", "full", "content_bytes", "summary_bytes"]
-    return pandas.DataFrame(rows, columns=columns)
+    table: pd.DataFrame = pandas.DataFrame(rows, columns=columns)
+    return table
 
 
 def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.6) -> bytes:
