@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from agentrender.runfile import Run
 
 __all__ = [
+    "ARGS_OUTCOMES",
     "BLOCK_KINDS",
     "DECIDE_RULES",
     "NO_WINDOW",

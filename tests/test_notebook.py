@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from agentrender import ContentBlock, ModelResponse, render
 from agentrender._html import view_html
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
@@ -228,3 +230,14 @@ def test_the_explorer_works_on_every_bundled_sample() -> None:
             agreed += "agrees with the decision the run recorded" in stepper.html.value
         assert agreed >= len(stepper.replies) - 1, name
         assert explorer.count.value == f"{len(run.steps)} of {len(run.steps)} steps"
+
+
+def test_conversation_view_refuses_options_beside_views() -> None:
+    """Given Views, the widget uses their options; options given beside them are refused, not ignored."""
+    from agentrender.views import Views
+
+    run = every_kind_run()
+    views = Views(run, max_output_tokens=4096)
+    assert ConversationView(views).views is views
+    with pytest.raises(ValueError, match="Views carry their options"):
+        ConversationView(views, options=run.options())
