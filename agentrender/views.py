@@ -143,13 +143,17 @@ def _block_bytes(block: ContentBlock) -> int:
     return _json_bytes(block.to_dict())
 
 
+_ROLE_BYTES = {"user": len('"user"'), "assistant": len('"assistant"')}
+
+
 def message_bytes(message: Message) -> int:
     """The UTF-8 bytes of ``message``'s wire form as compact JSON (as ``render.replay_key`` encodes it)."""
     blocks = message.content
     # {"role":R,"content":[B,B]}: 22 bytes of keys and punctuation, the role, the blocks, their commas
+    role = _ROLE_BYTES.get(message.role) or _string_bytes(message.role)
     if len(blocks) == 1:
-        return 22 + _string_bytes(message.role) + _block_bytes(blocks[0])
-    size = 22 + _string_bytes(message.role) + sum(map(_block_bytes, blocks))
+        return 22 + role + _block_bytes(blocks[0])
+    size = 22 + role + sum(map(_block_bytes, blocks))
     return size + len(blocks) - 1 if blocks else size
 
 
@@ -688,12 +692,28 @@ class Views:
             )
         before = self._rendered(previous)
         previous_opening, previous_opening_bytes = self._opening(previous)
-        return self._change(previous, before, now, previous_opening_bytes, opening_bytes, previous_opening != opening)
+        first_diff, prefix, size, previous_size, left = self._diff(
+            before, now, previous_opening_bytes, opening_bytes, previous_opening != opening
+        )
+        return Change(
+            previous=previous,
+            first_diff=first_diff,
+            prefix_bytes=prefix,
+            resent_bytes=size - prefix,
+            added_step=self._renders.rendered[now - 1].index if now > before else None,
+            left_window=left,
+            bytes_delta=size - previous_size,
+        )
 
-    def _change(
-        self, previous: int, before: int, now: int, old_opening: int, opening: int, opening_changed: bool
-    ) -> Change:
-        """The change from a view of ``before`` rendered steps to one of ``now``, from the sizes alone."""
+    def _diff(
+        self, before: int, now: int, old_opening: int, opening: int, opening_changed: bool
+    ) -> tuple[int | None, int, int, int, int | None]:
+        """From a view of ``before`` rendered steps to one of ``now``, from the sizes alone:
+        (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
+
+        A plain tuple, because the series asks this for every step and a frozen dataclass
+        costs more to build than all of this arithmetic.
+        """
         renders = self._renders
         sizes = renders.sizes
         window = self.options.recent_results
@@ -726,15 +746,7 @@ class Views:
                 shared += sizes.assistant[whole]
             # the list's "[" and the "," after each shared message
             prefix = min(size, 1 + shared + first_diff)
-        return Change(
-            previous=previous,
-            first_diff=first_diff,
-            prefix_bytes=prefix,
-            resent_bytes=size - prefix,
-            added_step=renders.rendered[now - 1].index if now > before else None,
-            left_window=left,
-            bytes_delta=size - previous_size,
-        )
+        return first_diff, prefix, size, previous_size, left
 
     def sizes(self) -> SizeSeries:
         """The size of the view at every stop, with and without the window, and its cacheable prefix."""
@@ -757,9 +769,7 @@ class Views:
                 first_diff, prefix, left = 0, 0, None
             else:
                 changed = message is not old_message and message != old_message
-                change = self._change(previous, before, now, old_opening, opening, changed)
-                size = change.prefix_bytes + change.resent_bytes
-                first_diff, prefix, left = change.first_diff, change.prefix_bytes, change.left_window
+                first_diff, prefix, size, _, left = self._diff(before, now, old_opening, opening, changed)
             at_.append(at)
             messages_.append(count)
             bytes_.append(size)

@@ -12,6 +12,7 @@ machine slows both sides alike. Run:
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
@@ -34,22 +35,34 @@ TARGETS = {"move": 0.1, "series": 3.0}
 """The issue's bounds: a move at most 1/10 of a full render, the whole series at most 3 renders."""
 
 
-def timed(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+def timed(fn: Callable[[], Any], collect: bool) -> float:
+    """One call's time in seconds; ``collect=False`` pauses the collector around it (``timeit``'s convention)."""
+    gc.collect()
+    if not collect:
+        gc.disable()
+    try:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
 
 
-def ratio(candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1, rounds: int = ROUNDS) -> float:
-    """The median over rounds of candidate time (divided by ``per``) over baseline time."""
-    ratios = []
-    for _ in range(rounds):
-        base = timed(baseline)
-        ratios.append(timed(candidate) / per / base)
-    return statistics.median(ratios)
+def ratio(
+    candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1, rounds: int = ROUNDS
+) -> tuple[float, float]:
+    """The median over rounds of candidate time (divided by ``per``) over baseline time: gc on, gc paused."""
+    medians = []
+    for collect in (True, False):
+        ratios = []
+        for _ in range(rounds):
+            base = timed(baseline, collect)
+            ratios.append(timed(candidate, collect) / per / base)
+        medians.append(statistics.median(ratios))
+    return medians[0], medians[1]
 
 
-def figures(steps: int = STEPS, rounds: int = ROUNDS) -> list[tuple[str, float, float | None]]:
+def figures(steps: int = STEPS, rounds: int = ROUNDS) -> list[tuple[str, tuple[float, float], float | None]]:
     """Each measure's name, its ratio to one full render of a ``steps``-step run, and its target."""
     records = step_records(steps)
     run = Run(
@@ -105,9 +118,9 @@ def main(argv: list[str] | None = None) -> None:
         f"views of a {arguments.steps:,}-step run, each figure the median of {arguments.rounds} rounds "
         "of (its time / one full render.messages of the run)"
     )
-    for name, value, target in figures(arguments.steps, arguments.rounds):
-        bound = f"  (target <= {target:g}: {'met' if value <= target else 'MISSED'})" if target else ""
-        print(f"{name}: {value:.4f}x{bound}")
+    for name, (on, paused), target in figures(arguments.steps, arguments.rounds):
+        bound = f"  (target <= {target:g}: {'met' if on <= target else 'MISSED'} with gc on)" if target else ""
+        print(f"{name}: {on:.4f}x gc on, {paused:.4f}x gc paused{bound}")
 
 
 if __name__ == "__main__":
