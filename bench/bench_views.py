@@ -37,7 +37,6 @@ TARGETS = {"move": 0.1, "series": 3.0}
 
 def timed(fn: Callable[[], Any], collect: bool) -> float:
     """One call's time in seconds; ``collect=False`` pauses the collector around it (``timeit``'s convention)."""
-    gc.collect()
     if not collect:
         gc.disable()
     try:
