@@ -241,3 +241,12 @@ def test_conversation_view_refuses_options_beside_views() -> None:
     assert ConversationView(views).views is views
     with pytest.raises(ValueError, match="Views carry their options"):
         ConversationView(views, options=run.options())
+
+
+def test_steps_without_a_decision_filter_as_none() -> None:
+    """A step with no decision has no kind: the kind filter offers '(none)' for it and keeps exactly those steps."""
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    assert "(none)" in explorer.kind_filter.options and "nan" not in explorer.kind_filter.options
+    explorer.kind_filter.value = "(none)"
+    assert list(explorer.filtered()["index"]) == [s.index for s in run.steps if s.decision is None]
