@@ -12,11 +12,9 @@ machine slows both sides alike. Run:
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _gen import step_records
+from bench_render import timed
 
 from agentrender import Decision, Observation, Step, render
 from agentrender.runfile import Run
@@ -35,18 +34,6 @@ TARGETS = {"move": 0.1, "series": 3.0}
 """The issue's bounds: a move at most 1/10 of a full render, the whole series at most 3 renders."""
 
 
-def timed(fn: Callable[[], Any], collect: bool) -> float:
-    """One call's time in seconds; ``collect=False`` pauses the collector around it (``timeit``'s convention)."""
-    if not collect:
-        gc.disable()
-    try:
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
-    finally:
-        gc.enable()
-
-
 def ratio(
     candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1, rounds: int = ROUNDS
 ) -> tuple[float, float]:
@@ -55,8 +42,8 @@ def ratio(
     for collect in (True, False):
         ratios = []
         for _ in range(rounds):
-            base = timed(baseline, collect)
-            ratios.append(timed(candidate, collect) / per / base)
+            base = timed(baseline, collect=collect)
+            ratios.append(timed(candidate, collect=collect) / per / base)
         medians.append(statistics.median(ratios))
     return medians[0], medians[1]
 
