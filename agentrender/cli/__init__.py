@@ -93,9 +93,9 @@ def _key_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-output-tokens",
         type=_count,
-        default=0,
         metavar="N",
-        help="the max_tokens the run's agent sent, which the replay key hashes (default 0: not sent)",
+        help="the max_tokens the run's agent sent, which the replay key hashes "
+        "(default: the run header's max_output_tokens, else 0)",
     )
 
 

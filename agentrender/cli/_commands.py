@@ -31,7 +31,7 @@ def views_of(run: Run, args: argparse.Namespace) -> Views:
     if getattr(args, "result_bytes", None) is not None:
         overrides["result_bytes"] = args.result_bytes
     try:
-        return Views(run, run.options(**overrides), max_output_tokens=getattr(args, "max_output_tokens", 0))
+        return Views(run, run.options(**overrides), max_output_tokens=getattr(args, "max_output_tokens", None))
     except ValueError as error:  # a run with neither an opening nor a goal cannot be rendered
         raise CliError(f"{run.path or run.run_id}: cannot render the run: {error}") from None
 

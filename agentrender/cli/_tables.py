@@ -291,7 +291,7 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
         parts.append(
             Text(
                 "every recorded key differs: the run's agent sent other request settings than the key here hashes "
-                "(the messages, the run's system, tools and model, and --max-output-tokens); "
+                "(the messages, the run's system, tools, model and max_output_tokens; --max-output-tokens); "
                 "where only some differ, those views differ",
                 style=MUTED,
             )
