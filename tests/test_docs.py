@@ -88,6 +88,7 @@ REFERENCE = {
     "agentrender.adapters.anthropic": "anthropic",
     "agentrender.adapters.messages_server": "messages_server",
     "agentrender.live": "live",
+    "agentrender.cli": "cli",
 }
 """Each public module and its page under docs/reference/."""
 
