@@ -223,7 +223,8 @@ def render_constants() -> str:
 def terminal(arguments: str) -> tuple[str, int]:
     """What ``agentrender ARGUMENTS`` prints (stdout, then stderr) and its exit status.
 
-    The width is ``TERMINAL_WIDTH`` unless the arguments give one. Trailing spaces (rich pads every line to the width) are dropped.
+    The width is ``TERMINAL_WIDTH`` unless the arguments give one. Trailing spaces (rich
+    pads every line to the width) are dropped.
     """
     argv = shlex.split(arguments)
     if argv and argv[0] in commands() and "--help" not in argv:

@@ -239,7 +239,9 @@ def take(out: Path, names: list[str] | None = None) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images", help="the folder to write (default: %(default)s)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "docs" / "images", help="the folder to write (default: %(default)s)"
+    )
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"only these pictures ({', '.join(PICTURES)})")
     options = parser.parse_args(argv)
     unknown = sorted(set(options.names) - set(PICTURES))
