@@ -75,30 +75,31 @@ def read_and_decide_all(lines: Sequence[str]) -> list[Decision]:
     return [decide(from_dict(loads(line))) for line in lines]
 
 
-def best_of(function: Callable[[], object], repeat: int, *, collect: bool) -> float:
-    """The fastest of ``repeat`` calls, in seconds; ``collect=False`` pauses the collector around each call."""
-    best = float("inf")
-    for _ in range(repeat):
-        enabled = gc.isenabled()
-        if not collect:
-            gc.disable()
-        try:
-            start = time.perf_counter()
-            function()
-            elapsed = time.perf_counter() - start
-        finally:
-            if enabled:
-                gc.enable()
-        best = min(best, elapsed)
-    return best
+def timed(function: Callable[[], object], *, collect: bool) -> float:
+    """One call's time in seconds; ``collect=False`` pauses the collector around it."""
+    enabled = gc.isenabled()
+    if not collect:
+        gc.disable()
+    try:
+        start = time.perf_counter()
+        function()
+        return time.perf_counter() - start
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def compare(what: str, work: Callable[[], object], baseline: Callable[[], object], repeat: int) -> list[Row]:
-    """One row per collector convention: the work's best time, the baseline's, and their ratio."""
+    """One row per collector convention: the best of ``repeat`` for the work and for the baseline, and their ratio.
+
+    The two alternate, so a busy moment on a shared machine weighs on both alike.
+    """
     rows = []
     for collect in (True, False):
-        work_time = best_of(work, repeat, collect=collect)
-        base_time = best_of(baseline, repeat, collect=collect)
+        work_time = base_time = float("inf")
+        for _ in range(repeat):
+            work_time = min(work_time, timed(work, collect=collect))
+            base_time = min(base_time, timed(baseline, collect=collect))
         rows.append((f"{what} [gc {'on' if collect else 'paused'}]", work_time, base_time, work_time / base_time))
     return rows
 

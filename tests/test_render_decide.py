@@ -245,3 +245,24 @@ def test_decide_never_returns_complete() -> None:
     for stop in ("complete", "end_turn", "tool_use", "", "max_tokens", "refusal"):
         for blocks in ((), (text("done"),), (use("finish", {}),)):
             assert decide(reply(*blocks, stop=stop)).kind != "complete"
+
+
+def test_decide_note_limit_is_exactly_half_of_reason_bytes() -> None:
+    """A note of exactly REASON_BYTES // 2 bytes is kept whole; one byte more drops the last name for a …."""
+    names = ["a" * 64, "b" * 64, "c" * 64, "d" * 13]
+    exact = "[4 further tool call(s) not executed: " + ", ".join(names) + "]"
+    assert len(exact) == REASON_BYTES // 2
+    assert decide(reply(use("first", {}), *(use(name) for name in names))).reason == exact
+    longer = [*names[:3], "d" * 14]
+    expected = "[4 further tool call(s) not executed: " + ", ".join(longer[:3]) + ", …]"
+    assert decide(reply(use("first", {}), *(use(name) for name in longer))).reason == expected
+
+
+def test_decide_capped_note_keeps_a_name_that_fits_exactly() -> None:
+    """With names dropped, a prefix ending exactly at REASON_BYTES // 2 stays; one byte more drops its last name."""
+    head = "[5 further tool call(s) not executed: "
+    for size, kept in ((8, 4), (9, 3)):
+        names = ["a" * 64, "b" * 64, "c" * 64, "d" * size, "e" * 64]
+        expected = head + ", ".join(names[:kept]) + ", …]"
+        assert decide(reply(use("first", {}), *(use(name) for name in names))).reason == expected
+    assert utf8_len(head + ", ".join(["a" * 64, "b" * 64, "c" * 64, "d" * 8]) + ", …]") == REASON_BYTES // 2

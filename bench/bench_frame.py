@@ -1,0 +1,154 @@
+"""Frames: ``steps_frame(load_run(path))`` against ``pandas.read_json(path, lines=True)``, and ``runs_frame``.
+
+Run with ``PYTHONPATH=. python bench/bench_frame.py`` (``--steps`` and ``--runs`` shrink it).
+The baseline is measured in the same process on the same file: ``read_json`` gives one
+untyped row per record with nested objects left as dicts; ``steps_frame`` gives typed,
+flattened columns and the render's facts. Target: ratio at or below 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TextIO
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _gen import step_records
+
+START = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
+TOOLS = ["read_file", "write_file", "run_tests", "search", "list_dir"]
+
+
+def _at(seconds: float) -> str:
+    return (START + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
+
+
+def run_records(steps: int, *, seed: int = 7, run_id: str = "bench", **sizes: Any) -> Iterator[dict[str, Any]]:
+    """The records of a run file as RUNFILE.md defines them: header, step + model call per step, end."""
+    rng = random.Random(seed)
+    yield {
+        "type": "run",
+        "format": "agentrender.run/1",
+        "run_id": run_id,
+        "goal": "Make the failing tests pass.",
+        "opening": "Make the failing tests pass. The repository is in the working directory.",
+        "system": "You are a careful software engineer.",
+        "model": "claude-bench",
+        "started_at": _at(0),
+        "tools": [{"name": name, "description": name, "input_schema": {"type": "object"}} for name in TOOLS],
+    }
+    clock = 0.0
+    for record in step_records(steps, seed=seed, **sizes):
+        index = record["index"]
+        decision = record["decision"]
+        started = clock
+        clock += rng.uniform(0.05, 3.0)
+        yield {
+            "type": "model_call",
+            "step": index,
+            "latency_ms": round(rng.uniform(300, 4000), 1),
+            "request_key": f"{index:064x}",
+            "response": {
+                "id": f"msg_{run_id}_{index}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-bench",
+                "content": [
+                    {"type": "text", "text": decision["reason"]},
+                    {"type": "tool_use", "id": f"toolu_{index}", "name": decision["tool"], "input": decision["args"]},
+                ],
+                "stop_reason": "tool_use",
+                "usage": {"input_tokens": rng.randint(2000, 90000), "output_tokens": rng.randint(20, 600)},
+            },
+        }
+        yield {**record, "started_at": _at(started), "ended_at": _at(clock)}
+    yield {"type": "end", "status": "completed", "reason": "completed", "at": _at(clock)}
+
+
+def write_run(path: Path, steps: int, **kwargs: Any) -> Path:
+    """Write a generated run file (one record a line, UTF-8) and return its path."""
+    with path.open("w", encoding="utf-8") as out:
+        _write(out, run_records(steps, **kwargs))
+    return path
+
+
+def _write(out: TextIO, records: Iterator[dict[str, Any]]) -> None:
+    for record in records:
+        out.write(json.dumps(record, ensure_ascii=False))
+        out.write("\n")
+
+
+def best_of(repeat: int, work: Callable[[], object]) -> float:
+    """The fastest of ``repeat`` timed calls of ``work``, in seconds (collected garbage between)."""
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_steps(folder: Path, steps: int, repeat: int) -> None:
+    import pandas as pd
+
+    from agentrender.frame import steps_frame
+    from agentrender.runfile import load_run  # type: ignore[attr-defined]
+
+    path = write_run(folder / "big.jsonl", steps)
+    size = path.stat().st_size
+    frame = steps_frame(load_run(path))
+    assert len(frame) == steps and frame["full"].sum() == 6, "the frame is not the generated run"
+    baseline = best_of(repeat, lambda: pd.read_json(path, lines=True))
+    ours = best_of(repeat, lambda: steps_frame(load_run(path)))
+    load = best_of(repeat, lambda: load_run(path))
+    print(f"steps_frame: {steps:,} steps, {size / 2**20:.0f} MiB file, best of {repeat}")
+    print(f"  pandas.read_json(lines=True)     {baseline:7.2f} s   (baseline)")
+    print(f"  steps_frame(load_run(path))      {ours:7.2f} s   ratio {ours / baseline:.2f}  (target <= 1.0)")
+    print(f"    of which load_run              {load:7.2f} s")
+    print(f"    of which steps_frame           {ours - load:7.2f} s")
+
+
+def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:
+    from agentrender.frame import runs_frame
+
+    store = folder / "runs"
+    store.mkdir()
+    for i in range(runs):
+        write_run(store / f"run-{i:04d}.jsonl", steps, seed=i, run_id=f"run-{i:04d}", content_bytes=1500)
+    size = sum(path.stat().st_size for path in store.iterdir())
+    frame = runs_frame(store, workers=1, progress=False)
+    assert len(frame) == runs and frame["error"].isna().all(), "runs_frame lost or failed a run"
+    print(
+        f"runs_frame: {runs:,} files of {steps} steps ({size / 2**20:.0f} MiB), best of {repeat}, {os.cpu_count()} CPUs"
+    )
+    one = best_of(repeat, lambda: runs_frame(store, workers=1, progress=False))
+    two = best_of(repeat, lambda: runs_frame(store, workers=2, progress=False))
+    print(f"  workers=1 (in process)           {one:7.2f} s   {runs / one:8.0f} runs/s")
+    print(f"  workers=2 (processes)            {two:7.2f} s   {runs / two:8.0f} runs/s   scaling {one / two:.2f}x")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=100_000, help="steps in the big run file")
+    parser.add_argument("--runs", type=int, default=1_000, help="run files for runs_frame")
+    parser.add_argument("--run-steps", type=int, default=40, help="steps in each of those files")
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench_frame_") as tmp:
+        bench_steps(Path(tmp), options.steps, options.repeat)
+        bench_runs(Path(tmp), options.runs, options.run_steps, options.repeat)
+
+
+if __name__ == "__main__":
+    main()

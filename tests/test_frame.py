@@ -1,0 +1,410 @@
+"""steps_frame and model_calls_frame: columns, dtypes and values, checked against a real render."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
+from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
+from agentrender.runfile import ModelCall, Run
+
+NA = pd.NA
+
+
+def _call(step: int, stop: str, usage: dict[str, Any] | None, *blocks: dict[str, Any], **kw: Any) -> ModelCall:
+    wire = {"id": f"msg_{step}_{stop}", "model": "claude-test", "content": list(blocks), "stop_reason": stop}
+    if usage is not None:
+        wire["usage"] = usage
+    return ModelCall(step=step, response=ModelResponse.from_dict(wire), **kw)
+
+
+def _every_case() -> Run:
+    """A run with every decision kind, every status, undecided and unanswered steps."""
+    calls = (("read_file", {"path": "a.py"}), ("write_file", {"path": "b.py", "text": "x"}))
+    steps = [
+        Step(
+            index=0,
+            decision=Decision(kind="tool_call", tool=calls[0][0], args=calls[0][1], reason="Look first."),
+            observation=Observation(content="print('hi')\n", summary="read a.py (1 line)"),
+        ),
+        Step(
+            index=1,
+            decision=Decision(kind="tool_call", tool=calls[1][0], args=calls[1][1]),
+            observation=Observation(status="error", content="permission denied", summary="write failed"),
+        ),
+        Step(index=2),
+        Step(
+            index=3,
+            decision=Decision(kind="tool_call", tool="run_tests", args=None, reason="Run them."),
+            observation=Observation(status="interrupted"),
+        ),
+        Step(
+            index=4,
+            decision=Decision(kind="no_tool_call", reason=""),
+            observation=Observation(status="invalid_decision", summary="no tool call"),
+        ),
+        Step(
+            index=5,
+            decision=Decision(kind="truncated", reason="I was about to"),
+            observation=Observation(status="invalid_decision", summary="truncated"),
+        ),
+        Step(
+            index=6,
+            decision=Decision(kind="tool_call", tool="write_file", invalid_args="{not json"),
+            observation=Observation(status="invalid_decision", summary="arguments are not JSON."),
+        ),
+        Step(
+            index=7,
+            decision=Decision(kind="tool_call", tool="write_file", invalid_args="/w==", invalid_base64=True),
+            observation=Observation(status="invalid_decision", summary="arguments are not UTF-8"),
+        ),
+        Step(index=8, decision=Decision(kind="complete", reason="done"), observation=Observation(content="ok")),
+        Step(
+            index=9,
+            decision=Decision(kind="mystery", reason="?"),
+            observation=Observation(status="invalid_decision", summary="unknown kind mystery"),
+        ),
+        Step(
+            index=10,
+            decision=Decision(kind="tool_call", tool="", args={}),
+            observation=Observation(status="invalid_decision", summary="no tool named"),
+        ),
+        Step(index=11, decision=Decision(kind="tool_call", tool="search", args={"q": "héllo"})),
+        Step(
+            index=12,
+            decision=Decision(kind="tool_call", tool="read_file", args=[1, 2.5, None], reason="é"),
+            observation=Observation(content="héllo ✓", summary=""),
+        ),
+    ]
+    model_calls = [
+        _call(0, "max_tokens", {"input_tokens": 100, "output_tokens": 10}, {"type": "text", "text": "Look"}, line=3),
+        _call(
+            0,
+            "tool_use",
+            {"input_tokens": 120, "output_tokens": 12, "cache_read_input_tokens": 90},
+            {"type": "text", "text": "Look first."},
+            {"type": "tool_use", "id": "t0", "name": "read_file", "input": {"path": "a.py"}},
+            latency_ms=812.5,
+            request_key="k" * 64,
+            line=4,
+        ),
+        _call(
+            1,
+            "tool_use",
+            {"input_tokens": 200, "output_tokens": 20},
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "tool_use", "id": "t1", "name": "write_file", "input": {"path": "b.py", "text": "x"}},
+            {"type": "tool_use", "id": "t2", "name": "delete_file", "input": {}},
+            line=6,
+        ),
+        _call(4, "refusal", None, line=9),
+    ]
+    records = {
+        0: {"type": "step", "index": 0, "started_at": "2026-11-29T10:00:00Z", "ended_at": "2026-11-29T10:00:01.250Z"},
+        1: {"type": "step", "index": 1, "started_at": "2026-11-29T11:00:01+01:00"},
+    }
+    return Run(
+        header={"type": "run", "run_id": "r-1", "goal": "Fix the test."},
+        steps=steps,
+        step_records=records,
+        model_calls=model_calls,
+    )
+
+
+def _dtypes(columns: tuple[Column, ...]) -> list[tuple[str, str]]:
+    return [(column.name, column.dtype) for column in columns]
+
+
+def _frame_dtypes(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    return [(name, str(dtype)) for name, dtype in frame.dtypes.items()]
+
+
+def test_step_columns_are_the_declared_table() -> None:
+    """steps_frame has exactly the columns of STEP_COLUMNS, in order, each with its declared dtype."""
+    frame = steps_frame(_every_case())
+    assert _frame_dtypes(frame) == _dtypes(STEP_COLUMNS)
+    assert len(frame) == 13
+
+
+def test_every_column_says_what_it_means() -> None:
+    """Each declared column has a unique name, a meaning, and exactly one way of being computed."""
+    for table in (STEP_COLUMNS, MODEL_CALL_COLUMNS, RUN_COLUMNS):
+        names = [column.name for column in table]
+        assert len(names) == len(set(names))
+        for column in table:
+            assert column.meaning.endswith("."), column.name
+            assert (column.value is None) != (column.derive is None), column.name
+
+
+def test_step_values_for_every_kind_and_status() -> None:
+    """Kind, tool, status and the flags are read from each step verbatim, null where the record is silent."""
+    frame = steps_frame(_every_case())
+    assert frame["index"].tolist() == list(range(13))
+    assert frame["kind"].astype(object).where(frame["kind"].notna(), None).tolist() == [
+        "tool_call", "tool_call", None, "tool_call", "no_tool_call", "truncated", "tool_call",
+        "tool_call", "complete", "mystery", "tool_call", "tool_call", "tool_call",
+    ]  # fmt: skip
+    assert list(frame["kind"].cat.categories) == ["tool_call", "complete", "truncated", "no_tool_call", "mystery"]
+    assert list(frame["status"].cat.categories) == ["ok", "error", "invalid_decision", "interrupted"]
+    assert (
+        frame["tool"].isna().tolist()
+        == [False, False, True, False, True, True] + [False] * 2 + [True] * 3 + [False] * 2
+    )
+    assert frame["status"].isna().tolist() == [False, False, True] + [False] * 8 + [True, False]
+    assert frame["failed"].tolist() == [False, True, NA, False, True, True, True, True, False, True, True, NA, False]
+    assert frame["interrupted"].tolist() == [False, False, NA, True] + [False] * 7 + [NA, False]
+    assert frame["args"].tolist() == [
+        '{"path":"a.py"}', '{"path":"b.py","text":"x"}', NA, NA, NA, NA, NA, NA, NA, NA, "{}", '{"q":"héllo"}',
+        "[1,2.5,null]",
+    ]  # fmt: skip
+    assert frame["args_invalid"].tolist() == [False] * 2 + [NA] + [False] * 3 + [True, True] + [False] * 5
+    assert frame["args_base64"].tolist() == [False] * 2 + [NA] + [False] * 4 + [True] + [False] * 5
+    assert frame["invalid_args"].tolist()[6:8] == ["{not json", "/w=="]
+    assert frame["reason_bytes"].tolist()[:5] == [11, 0, NA, 9, 0]
+    assert frame["reason_bytes"].iloc[12] == 2
+    assert frame["content_bytes"].iloc[12] == len("héllo ✓".encode())
+    assert frame["summary_bytes"].tolist()[:4] == [18, 12, NA, 0]
+
+
+def test_render_facts_for_every_case() -> None:
+    """rendered, position, tool_use_id, full and nudge say what the render showed for each step."""
+    frame = steps_frame(_every_case())
+    assert frame["rendered"].tolist() == [True, True, False] + [True] * 10
+    assert frame["position"].tolist() == [0, 1, NA, *range(2, 12)]
+    assert frame["tool_use_id"].tolist() == ["step_0", "step_1", NA] + [f"step_{i}" for i in range(3, 13)]
+    # 12 rendered steps, a window of 6: the last six rendered ones, steps 7 to 12.
+    assert frame["full"].tolist() == [False] * 7 + [True] * 6
+    assert frame["nudge"].tolist() == [False] * 4 + [True, True, False, False, True, True, True, False, False]
+    assert frame["shown_bytes"].iloc[12] == len("héllo ✓".encode())
+    assert frame["shown_bytes"].iloc[0] == len("read a.py (1 line)")
+
+
+def test_model_call_columns_of_a_step() -> None:
+    """A step's stop reason and tokens are its last model call's; model_calls counts them all."""
+    frame = steps_frame(_every_case())
+    assert frame["model_calls"].tolist() == [2, 1, 0, 0, 1] + [0] * 8
+    assert frame["stop_reason"].astype(object).tolist()[:2] == ["tool_use", "tool_use"]
+    assert frame["stop_reason"].iloc[4] == "refusal"
+    assert frame["stop_reason"].isna().sum() == 10
+    assert frame["input_tokens"].tolist()[:5] == [120, 200, NA, NA, NA]
+    assert frame["output_tokens"].tolist()[:2] == [12, 20]
+
+
+def test_timestamps_and_duration() -> None:
+    """started_at and ended_at are UTC datetimes from the step records; duration is their difference."""
+    frame = steps_frame(_every_case())
+    assert frame["started_at"].iloc[0] == pd.Timestamp("2026-11-29T10:00:00Z")
+    assert frame["started_at"].iloc[1] == pd.Timestamp("2026-11-29T10:00:01Z")
+    assert frame["duration"].iloc[0] == pd.Timedelta(milliseconds=1250)
+    assert frame["duration"].isna().tolist() == [False] + [True] * 12
+
+
+def test_model_calls_frame_values() -> None:
+    """model_calls_frame gives one typed row per captured call, in file order."""
+    frame = model_calls_frame(_every_case())
+    assert _frame_dtypes(frame) == _dtypes(MODEL_CALL_COLUMNS)
+    assert frame["step"].tolist() == [0, 0, 1, 4]
+    assert frame["line"].tolist() == [3, 4, 6, 9]
+    assert frame["latency_ms"].tolist() == [NA, 812.5, NA, NA]
+    assert frame["request_key"].tolist() == [NA, "k" * 64, NA, NA]
+    assert frame["stop_reason"].astype(object).tolist() == ["max_tokens", "tool_use", "tool_use", "refusal"]
+    assert frame["input_tokens"].tolist() == [100, 120, 200, NA]
+    assert frame["cache_read_input_tokens"].tolist() == [NA, 90, NA, NA]
+    assert frame["tool_uses"].tolist() == [0, 1, 2, 0]
+    assert frame["text_bytes"].tolist() == [4, 11, 0, 0]
+    assert frame["thinking"].tolist() == [False, False, True, False]
+    assert frame["model"].astype(object).tolist() == ["claude-test"] * 4
+
+
+def test_empty_run() -> None:
+    """A run with no steps and no calls gives empty frames that still have every column and dtype."""
+    run = Run(header={"goal": "g"})
+    steps = steps_frame(run)
+    calls = model_calls_frame(run)
+    assert len(steps) == 0 and len(calls) == 0
+    assert _frame_dtypes(steps) == _dtypes(STEP_COLUMNS)
+    assert _frame_dtypes(calls) == _dtypes(MODEL_CALL_COLUMNS)
+
+
+def test_run_without_model_calls() -> None:
+    """A scripted run (no captured calls) has null stop reasons and tokens and zero calls per step."""
+    run = Run(header={"goal": "g"}, steps=_every_case().steps)
+    frame = steps_frame(run)
+    assert frame["model_calls"].eq(0).all()
+    assert frame["stop_reason"].isna().all() and frame["input_tokens"].isna().all()
+    assert len(model_calls_frame(run)) == 0
+
+
+def test_run_without_opening_still_has_its_facts() -> None:
+    """A run whose header has no opening or goal gets the same render facts as one that has."""
+    steps = _every_case().steps
+    bare = steps_frame(Run(steps=steps))
+    with_goal = steps_frame(Run(header={"goal": "Fix it."}, steps=steps))
+    pd.testing.assert_frame_equal(bare, with_goal)
+
+
+def test_options_hooks_decide_ids_and_window() -> None:
+    """The frame follows the options given: their tool_use_id hook and their recent-results window."""
+    run = _every_case()
+    options = run.options(
+        recent_results=2, tool_use_id=lambda step: f"toolu_{step.index:03d}" if step.index % 2 else ""
+    )
+    frame = steps_frame(run, options)
+    assert frame["tool_use_id"].tolist()[:4] == ["step_0", "toolu_001", NA, "toolu_003"]
+    assert frame["full"].tolist() == [False] * 11 + [True] * 2
+
+
+def test_bad_values_name_the_column_and_step() -> None:
+    """A usage count that is not an integer is an error naming the column, the step and the value."""
+    run = Run(header={"goal": "g"}, steps=[Step(index=5)], model_calls=[_call(5, "tool_use", {"input_tokens": "many"})])
+    with pytest.raises(ValueError, match=r"column 'input_tokens' \(step 5: 'many'\)"):
+        steps_frame(run)
+    with pytest.raises(ValueError, match=r"column 'input_tokens' \(model call 0 \(step 5\): 'many'\)"):
+        model_calls_frame(run)
+
+
+def test_bad_timestamp_names_the_step() -> None:
+    """A timestamp that is not ISO 8601 text is an error naming the column and the step."""
+    for bad in ("yesterday", 1700000000):
+        run = Run(header={"goal": "g"}, steps=[Step(index=0), Step(index=1)], step_records={1: {"ended_at": bad}})
+        with pytest.raises(ValueError, match=rf"column 'ended_at' \(step 1: {bad!r}\)"):
+            steps_frame(run)
+
+
+# ------------------------------------------------------------ full against a real render
+
+
+def _plain_calls(shape: list[bool]) -> list[Step]:
+    """Steps that call a tool (True) or have no decision (False); content and summary differ."""
+    return [
+        Step(
+            index=i,
+            decision=Decision(kind="tool_call", tool="read_file", args={"i": i}),
+            observation=Observation(status="error" if i % 5 == 0 else "ok", content=f"content {i}", summary=f"sum {i}"),
+        )
+        if decided
+        else Step(index=i)
+        for i, decided in enumerate(shape)
+    ]
+
+
+def _shown_results(conversation: list[Any]) -> dict[str, str]:
+    """What each tool_result block of a rendered conversation showed, by the id it answers."""
+    return {
+        block.tool_use_id: block.content
+        for message in conversation
+        for block in message.content
+        if block.type == "tool_result"
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=st.lists(st.booleans(), max_size=20), window=st.integers(min_value=0, max_value=8))
+def test_full_is_what_the_render_shows(shape: list[bool], window: int) -> None:
+    """For any run and window, a step is full exactly when render.messages showed its content, not its summary."""
+    run = Run(header={"goal": "g"}, steps=_plain_calls(shape))
+    options = run.options(recent_results=window)
+    frame = steps_frame(run, options)
+    shown = _shown_results(render.messages(run.step_input(), options))
+    assert set(frame.loc[frame["rendered"], "tool_use_id"]) == set(shown)
+    for row in frame.itertuples(index=False):
+        if row.rendered:
+            assert shown[row.tool_use_id] in (f"content {row.index}", f"sum {row.index}")
+            assert row.full == (shown[row.tool_use_id] == f"content {row.index}")
+            assert row.shown_bytes == len(shown[row.tool_use_id])
+        else:
+            assert not row.full and f"step_{row.index}" not in shown
+
+
+def test_full_matches_the_render_of_every_case() -> None:
+    """On the every-case run, each full call step's rendered result is its content and the others' is not."""
+    run = _every_case()
+    frame = steps_frame(run)
+    shown = _shown_results(render.messages(run.step_input(), run.options()))
+    for i in (0, 1, 12):
+        content = run.steps[i].observation.content  # type: ignore[union-attr]
+        assert (shown[f"step_{i}"] == content) == frame["full"].iloc[i]
+
+
+def test_observation_hook_is_kept() -> None:
+    """A consumer's observation hook still answers the steps it knows; the frame shows what it returned."""
+    run = Run(header={"goal": "g"}, steps=_plain_calls([True, True, True]))
+
+    def observation(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
+        if step.index != 1:
+            return None
+        return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content="custom!" * 3)
+
+    frame = steps_frame(run, run.options(observation=observation))
+    assert frame["shown_bytes"].tolist() == [len("content 0"), 21, len("content 2")]
+
+
+# ---------------------------------------------------------------------- without pandas
+
+_BLOCK = """
+import importlib.abc, sys
+class Missing(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == {name!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, Missing())
+"""
+
+
+def _without(package: str, code: str) -> subprocess.CompletedProcess[str]:
+    script = _BLOCK.format(name=package) + textwrap.dedent(code)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+
+
+def test_missing_pandas_says_how_to_install() -> None:
+    """Without pandas the module imports, its tables read, and a frame call names the exact pip line."""
+    out = _without(
+        "pandas",
+        """
+        import agentrender.frame as frame
+        from agentrender.runfile import Run
+        print(len(frame.STEP_COLUMNS))
+        try:
+            frame.steps_frame(Run(header={"goal": "g"}))
+        except ImportError as error:
+            print(error)
+        """,
+    )
+    assert out.returncode == 0, out.stderr
+    count, message = out.stdout.splitlines()
+    assert int(count) == len(STEP_COLUMNS)
+    assert message == "agentrender.frame needs pandas, which is not installed: pip install 'agentrender[frame]'"
+
+
+def test_missing_tqdm_says_how_to_install() -> None:
+    """Without tqdm, runs_frame names the same pip line."""
+    out = _without(
+        "tqdm",
+        """
+        import agentrender.frame as frame
+        try:
+            frame.runs_frame([], progress=False)
+        except ImportError as error:
+            print(error)
+        """,
+    )
+    assert out.returncode == 0, out.stderr
+    assert (
+        out.stdout.strip() == "agentrender.frame needs tqdm, which is not installed: pip install 'agentrender[frame]'"
+    )
+
+
+def test_importing_the_module_loads_neither_pandas_nor_tqdm() -> None:
+    """agentrender.frame and agentrender._facts import only the stdlib until a frame is built (workers stay light)."""
+    code = "import sys, agentrender.frame; print(sorted({'pandas', 'tqdm', 'numpy'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

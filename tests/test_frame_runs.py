@@ -1,0 +1,189 @@
+"""runs_frame: many run files in parallel, one typed row each, and no file lost to an error."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from agentrender.frame import RUN_COLUMNS, runs_frame, steps_frame
+
+NA = pd.NA
+
+
+def _header(run_id: str, **more: Any) -> dict[str, Any]:
+    return {"type": "run", "format": "agentrender.run/1", "run_id": run_id, "goal": "Fix the test.", **more}
+
+
+def _step(index: int, decision: dict[str, Any] | None, observation: dict[str, Any] | None) -> dict[str, Any]:
+    return {"type": "step", "index": index, "decision": decision, "observation": observation}
+
+
+def _call(step: int, input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    response = {
+        "id": f"msg_{step}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "tool_use", "id": f"t{step}", "name": "read_file", "input": {}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+    return {"type": "model_call", "step": step, "latency_ms": 10, "response": response}
+
+
+READ = {"kind": "tool_call", "tool": "read_file", "args": {"path": "a.py"}}
+
+
+def _lines(records: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+def _store(folder: Path) -> dict[str, Path]:
+    """A folder of run files: a finished run, a gzipped one cut short, a bad one, a nested one, and a stray."""
+    finished = [
+        _header("finished", model="claude-test", started_at="2026-11-29T10:00:00Z"),
+        _call(0, 100, 10),
+        _step(0, READ, {"status": "ok", "content": "x", "summary": "x"}),
+        _call(1, 150, 15),
+        _step(1, READ, {"status": "error", "content": "boom", "summary": "boom"}),
+        _step(2, None, None),
+        _step(3, READ, {"status": "interrupted"}),
+        _step(4, {"kind": "no_tool_call"}, {"status": "invalid_decision", "summary": "no call"}),
+        {"type": "end", "status": "completed", "reason": "completed", "at": "2026-11-29T10:01:30Z"},
+    ]
+    paths = {
+        "finished": folder / "a-finished.jsonl",
+        "cut": folder / "b-cut.jsonl.gz",
+        "bad": folder / "c-bad.jsonl",
+        "nested": folder / "sub" / "d-nested.jsonl",
+    }
+    paths["finished"].write_text(_lines(finished), encoding="utf-8")
+    cut = _lines([_header("cut"), _step(0, READ, {"status": "ok"})]) + '{"type": "step", "ind'
+    paths["cut"].write_bytes(gzip.compress(cut.encode()))
+    paths["bad"].write_text(_lines([_header("bad")]) + "[1, 2]\n", encoding="utf-8")
+    paths["nested"].parent.mkdir()
+    paths["nested"].write_text(_lines([_header("nested")]), encoding="utf-8")
+    (folder / "notes.txt").write_text("not a run\n", encoding="utf-8")
+    return paths
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Path]]:
+    folder = tmp_path_factory.mktemp("runs")
+    return folder, _store(folder)
+
+
+def _row(frame: pd.DataFrame, path: Path) -> pd.Series:
+    rows = frame[frame["path"] == str(path)]
+    assert len(rows) == 1
+    return rows.iloc[0]
+
+
+def test_folder_gives_one_typed_row_per_run_file(store: tuple[Path, dict[str, Path]]) -> None:
+    """Every *.jsonl and *.jsonl.gz under the folder, nested ones included, is one row with the declared dtypes."""
+    folder, paths = store
+    frame = runs_frame(folder, workers=1, progress=False)
+    assert [(name, str(dtype)) for name, dtype in frame.dtypes.items()] == [(c.name, c.dtype) for c in RUN_COLUMNS]
+    assert frame["path"].tolist() == [str(paths[name]) for name in ("finished", "cut", "bad", "nested")]
+
+
+def test_a_finished_run_is_summed_up(store: tuple[Path, dict[str, Path]]) -> None:
+    """Steps, rendered steps, failures, interruptions, tokens, end and times are the run's."""
+    _, paths = store
+    row = _row(runs_frame(store[0], workers=1, progress=False), paths["finished"])
+    assert row["run_id"] == "finished" and row["model"] == "claude-test"
+    assert (row["steps"], row["rendered_steps"], row["failures"], row["interruptions"]) == (5, 4, 2, 1)
+    assert (row["model_calls"], row["input_tokens"], row["output_tokens"]) == (2, 250, 25)
+    assert (row["end_status"], row["end_reason"], row["warnings"]) == ("completed", "completed", 0)
+    assert row["duration"] == pd.Timedelta(seconds=90)
+    assert row["error"] is NA
+
+
+def test_a_run_without_end_is_kept_with_its_warning(store: tuple[Path, dict[str, Path]]) -> None:
+    """A gzipped run whose last line was cut loads with a warning and null end columns."""
+    _, paths = store
+    row = _row(runs_frame(store[0], workers=1, progress=False), paths["cut"])
+    assert (row["steps"], row["warnings"], row["error"]) == (1, 1, NA)
+    assert pd.isna(row["end_status"]) and pd.isna(row["end_reason"]) and pd.isna(row["ended_at"])
+    assert (row["input_tokens"], row["model_calls"]) == (0, 0)
+
+
+def test_a_bad_file_is_a_row_naming_where(store: tuple[Path, dict[str, Path]]) -> None:
+    """A file that fails to load keeps its row: the error names file and line, every other column is null."""
+    _, paths = store
+    row = _row(runs_frame(store[0], workers=1, progress=False), paths["bad"])
+    assert row["error"].startswith(f"{paths['bad']}:2:")
+    assert row.drop(["path", "error"]).isna().all()
+
+
+def test_two_workers_give_the_same_frame(store: tuple[Path, dict[str, Path]]) -> None:
+    """Reading in two worker processes gives exactly the frame one process gives, in the same order."""
+    folder, _ = store
+    one = runs_frame(folder, workers=1, progress=False)
+    two = runs_frame(folder, workers=2, progress=False)
+    pd.testing.assert_frame_equal(one, two)
+
+
+def test_a_list_of_paths_keeps_its_order_and_missing_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
+    """An explicit list is read in its order; a file that does not exist is an error row, not a crash."""
+    _, paths = store
+    missing = tmp_path / "gone.jsonl"
+    frame = runs_frame([paths["nested"], missing, str(paths["finished"])], workers=2, progress=False)
+    assert frame["run_id"].tolist() == ["nested", NA, "finished"]
+    assert str(missing) in frame["error"].iloc[1]
+
+
+def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
+    """A single file path gives its one row; an empty folder an empty typed frame; a missing path an error."""
+    _, paths = store
+    assert runs_frame(paths["finished"], progress=False)["run_id"].tolist() == ["finished"]
+    empty = runs_frame(tmp_path, progress=False)
+    assert len(empty) == 0 and list(empty.columns) == [c.name for c in RUN_COLUMNS]
+    with pytest.raises(FileNotFoundError, match="no_such_folder"):
+        runs_frame(tmp_path / "no_such_folder", progress=False)
+    with pytest.raises(ValueError, match="workers must be 1 or more"):
+        runs_frame(tmp_path, workers=0, progress=False)
+
+
+def test_progress_bar_counts_the_files(store: tuple[Path, dict[str, Path]], capsys: pytest.CaptureFixture[str]) -> None:
+    """With progress on, a tqdm bar on stderr counts every file read; with it off, nothing is printed."""
+    folder, _ = store
+    runs_frame(folder, workers=1, progress=True)
+    assert "4/4" in capsys.readouterr().err
+    runs_frame(folder, workers=1, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_samples_frames_agree_with_their_render() -> None:
+    """Over every bundled sample, runs_frame has one clean row each and steps_frame's full matches the render."""
+    from agentrender import render, samples
+
+    runs = runs_frame(samples.folder(), workers=2, progress=False)
+    assert sorted(runs["run_id"]) == samples.names()
+    assert runs["error"].isna().all() and runs["end_reason"].notna().all()
+    checked = 0
+    for name in samples.names():
+        run = samples.load(name)
+        frame = steps_frame(run)
+        assert frame["index"].tolist() == [step.index for step in run.steps]
+        conversation = render.messages(run.step_input(), run.options())
+        results = {
+            block.tool_use_id: block.content
+            for message in conversation
+            for block in message.content
+            if block.type == "tool_result"
+        }
+        for row, step in zip(frame.itertuples(index=False), run.steps, strict=True):
+            shown = results.get(row.tool_use_id) if row.rendered else None
+            if shown is not None and step.observation is not None and step.observation.status in ("ok", "error"):
+                assert row.full == (shown == render.truncate(step.observation.content, render.RESULT_BYTES)) or (
+                    step.observation.content == step.observation.summary
+                )
+                checked += 1
+        assert int(runs.loc[runs["run_id"] == name, "rendered_steps"].iloc[0]) == int(frame["rendered"].sum())
+    assert checked >= 10
