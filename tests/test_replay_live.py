@@ -1,4 +1,4 @@
-"""The live agent re-driven from its recording: offline, and through the real SDK against a local server."""
+"""The live agent on the sample runs' driver: its bundled recording, offline replay, the SDK, errors, the policy."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import anthropic
 import pytest
 
 from agentrender import Decision, live, render
-from agentrender.adapters.anthropic import AnthropicModel, ModelCallError, ReplayMiss, ReplayModel, Request, to_params
+from agentrender.adapters.anthropic import AnthropicModel, ModelCallError, ReplayMiss, ReplayModel, Request
 from agentrender.adapters.messages_server import Failure, MessagesServer
+from agentrender.runfile import Run, load_run
+from agentrender.samples.driver import ScriptedModel
 from tests.test_adapter_anthropic import request_accepts
 
 TIMING = frozenset({"started_at", "ended_at", "at", "latency_ms"})
@@ -24,16 +26,18 @@ def records(path: str | Path) -> list[dict[str, Any]]:
         return [{key: value for key, value in json.loads(line).items() if key not in TIMING} for line in lines]
 
 
-@pytest.fixture
-def recorded() -> Iterator[Any]:
-    """The bundled recording, read for replay."""
-    yield live.load_recording(live.REPLAY)
+@pytest.fixture(scope="module")
+def recorded() -> Run:
+    """The bundled recording."""
+    return load_run(live.REPLAY)
 
 
-def test_the_bundled_recording_completes_the_task(recorded: Any) -> None:
-    """The bundled recording ends completed, its last step a passing run_tests."""
-    assert recorded.end["status"] == "completed"
+def test_the_bundled_recording_completes_the_task_and_loads_cleanly(recorded: Run) -> None:
+    """The bundled recording loads with no warning and ends completed, its last step a passing run_tests."""
+    assert recorded.warnings == ()
+    assert recorded.end is not None and recorded.end["reason"] == "completed"
     last = recorded.steps[-1]
+    assert last.decision is not None and last.observation is not None
     assert (last.decision.tool, last.observation.status, last.observation.summary) == (
         "run_tests",
         "ok",
@@ -42,21 +46,21 @@ def test_the_bundled_recording_completes_the_task(recorded: Any) -> None:
 
 
 def test_the_bundled_recording_is_what_the_script_records(tmp_path: Path) -> None:
-    """Recording the scripted stand-in again gives the bundled file, but for timings (it cannot drift)."""
+    """Recording the script again on the driver gives the bundled file byte for byte (it cannot drift)."""
     out = tmp_path / "scripted.jsonl"
-    live.drive(live.ScriptedModel(), str(out), model_name=live.SCRIPTED_MODEL)
-    assert records(out) == records(live.REPLAY)
+    live.record_bundled(str(out))
+    assert out.read_bytes() == Path(live.REPLAY).read_bytes()
 
 
-def test_replaying_offline_reproduces_the_recording(tmp_path: Path, recorded: Any) -> None:
+def test_replaying_offline_reproduces_the_recording(tmp_path: Path, recorded: Run) -> None:
     """Driving the agent with ReplayModel over the bundled recording writes the same run file but for timings."""
     out = tmp_path / "replayed.jsonl"
-    outcome = live.drive(ReplayModel(recorded), str(out), model_name=recorded.model)
-    assert outcome.status == "completed"
+    replayed = live.run(ReplayModel(recorded), str(out), model_name=recorded.model)
+    assert replayed.end is not None and replayed.end["reason"] == "completed"
     assert records(out) == records(live.REPLAY)
 
 
-def test_every_view_of_the_recording_converts_to_params_the_sdk_accepts(recorded: Any) -> None:
+def test_every_view_of_the_recording_converts_to_params_the_sdk_accepts(recorded: Run) -> None:
     """Every step's view, under several windows and caps, gives params the SDK's types and the API's rules accept."""
     for at in [*range(len(recorded.steps)), None]:
         for settings in ({}, {"recent_results": 0}, {"recent_results": 1, "result_bytes": 8}, {"result_bytes": 0}):
@@ -65,7 +69,7 @@ def test_every_view_of_the_recording_converts_to_params_the_sdk_accepts(recorded
 
 
 @pytest.fixture
-def server(recorded: Any) -> Iterator[MessagesServer]:
+def server(recorded: Run) -> Iterator[MessagesServer]:
     """A local Messages API answering from the bundled recording."""
     with MessagesServer.from_run(recorded) as local:
         yield local
@@ -76,18 +80,17 @@ def _client(server: MessagesServer, timeout: float = 10.0) -> anthropic.Anthropi
 
 
 def test_redriving_through_the_sdk_reproduces_the_recording(
-    tmp_path: Path, recorded: Any, server: MessagesServer
+    tmp_path: Path, recorded: Run, server: MessagesServer
 ) -> None:
     """The real SDK client against the local server sends the recorded requests and rewrites the same run file."""
     out = tmp_path / "sdk.jsonl"
-    model = AnthropicModel(_client(server), model=recorded.model)
-    outcome = live.drive(model, str(out), model_name=recorded.model)
+    redriven = live.run(AnthropicModel(_client(server), model=recorded.model), str(out), model_name=recorded.model)
     assert [received.reason for received in server.rejections] == []
     assert [received.key for received in server.received] == [call.request_key for call in recorded.model_calls]
     for received in server.received:
         request_accepts(received.body)
         assert received.body["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
-    assert outcome.status == "completed"
+    assert redriven.end is not None and redriven.end["reason"] == "completed"
     assert records(out) == records(live.REPLAY)
 
 
@@ -96,7 +99,7 @@ def test_redriving_through_the_sdk_reproduces_the_recording(
     [
         (
             Failure(status=400, error_type="invalid_request_error", message="messages.4: bad"),
-            "400 invalid_request_error",
+            "400 invalid_request_error: messages.4: bad",
         ),
         (Failure(status=429, error_type="rate_limit_error", message="Too many requests"), "429 rate_limit_error"),
         (Failure(status=529, error_type="overloaded_error", message="Overloaded"), "529 overloaded_error"),
@@ -104,39 +107,44 @@ def test_redriving_through_the_sdk_reproduces_the_recording(
     ],
 )
 def test_an_sdk_error_names_the_step_and_leaves_the_run_file_readable(
-    tmp_path: Path, recorded: Any, server: MessagesServer, failure: Failure, expected: str
+    tmp_path: Path, recorded: Run, server: MessagesServer, failure: Failure, expected: str
 ) -> None:
-    """A 400, 429, 529 or timeout at step 2 raises ModelCallError naming step 2; the file holds steps 0-1 and an end."""
+    """A 400 (body shown), 429, 529 or timeout at step 2 raises ModelCallError naming step 2; the file ends failed."""
     out = tmp_path / "failed.jsonl"
     model = AnthropicModel(_client(server, timeout=0.3), model=recorded.model)
-    original = model.generate
+    original = model.send
 
-    def generate(request: Request) -> Any:
+    def send(request: Request) -> Any:
         if request.step == 2:
             server.fail_next(failure)
         return original(request)
 
-    model.generate = generate  # type: ignore[method-assign]
+    model.send = send  # type: ignore[method-assign]
     with pytest.raises(ModelCallError, match=rf"^step 2: .*{expected}") as caught:
-        live.drive(model, str(out), model_name=recorded.model)
+        live.run(model, str(out), model_name=recorded.model)
     assert caught.value.step == 2
-    partial = live.load_recording(str(out))
-    assert [step.index for step in partial.steps] == [0, 1]
-    assert partial.end is not None and partial.end["status"] == "failed" and "step 2" in partial.end["error"]
+    assert any(str(out) in note for note in caught.value.__notes__)
+    partial = load_run(out)
+    assert partial.warnings == ()
+    assert [(step.index, step.decision is not None) for step in partial.steps] == [(0, True), (1, True), (2, False)]
+    assert partial.end is not None and partial.end["status"] == "failed"
+    assert partial.end["reason"].startswith("step 2: ") and expected in partial.end["reason"]
     whole = records(live.REPLAY)
     cut = next(i for i, record in enumerate(whole) if record["type"] == "model_call" and record["step"] == 2)
-    assert records(out)[:-1] == whole[:cut]
+    assert records(out)[:cut] == whole[:cut]
 
 
-def test_a_changed_world_misses_the_replay_at_the_step_and_message_it_changed(
-    tmp_path: Path, recorded: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With calc.py changed, step 2's request differs at message 4 (step 1's result) and the miss says so."""
-    monkeypatch.setitem(live.PROJECT, "calc.py", "def add(a, b):\n    return a - b  # changed\n")
+def test_a_changed_world_misses_the_replay_at_the_step_and_message_it_changed(tmp_path: Path, recorded: Run) -> None:
+    """With calc.py changed, step 2 differs at message 4 (step 1's result); the miss says so, the file ends failed."""
+    workspace = live.Workspace()
+    workspace.files["calc.py"] = "def add(a, b):\n    return a - b  # changed\n"
+    out = tmp_path / "changed.jsonl"
     with pytest.raises(ReplayMiss) as caught:
-        live.drive(ReplayModel(recorded), str(tmp_path / "changed.jsonl"), model_name=recorded.model)
+        live.run(ReplayModel(recorded), str(out), model_name=recorded.model, workspace=workspace)
     assert (caught.value.step, caught.value.message_index) == (2, 4)
     assert "changed" in str(caught.value)
+    end = load_run(out).end
+    assert end is not None and end["status"] == "failed" and end["reason"].startswith("step 2: ")
 
 
 def test_main_runs_offline_from_the_bundled_recording(
@@ -160,49 +168,74 @@ def test_main_runs_offline_from_the_bundled_recording(
             {"path": "../calc.py", "content": "x"},
             "write_file may only write a file of the project, not '../calc.py'",
         ),
-        ("write_file", {"path": "calc.py"}, "write_file needs a string 'content'"),
-        ("read_file", {"path": "calc.py", "mode": "r"}, "read_file takes no mode"),
-        ("delete_file", {"path": "calc.py"}, "there is no tool named 'delete_file'"),
-        ("read_file", ["calc.py"], "the arguments of read_file must be an object"),
+        (
+            "write_file",
+            {"path": "calc.py"},
+            "the arguments for write_file do not match its schema: 'content' is a required property",
+        ),
+        (
+            "read_file",
+            {"path": "calc.py", "mode": "r"},
+            "the arguments for read_file do not match its schema: Additional properties are not allowed "
+            "('mode' was unexpected)",
+        ),
+        (
+            "delete_file",
+            {"path": "calc.py"},
+            "unknown tool 'delete_file' (the tools are list_files, read_file, write_file, run_tests)",
+        ),
+        (
+            "read_file",
+            ["calc.py"],
+            "the arguments for read_file do not match its schema: ['calc.py'] is not of type 'object'",
+        ),
         ("read_file", {"path": "calc.py"}, ""),
     ],
 )
-def test_the_policy_refuses_what_the_agent_may_not_do(tool: str, args: Any, expected: str) -> None:
-    """The policy says why a call may not run (tests are not writable, paths stay inside), or allows it."""
-    tools = {definition["name"]: definition for definition in live.TOOLS}
-    assert live.policy(Decision(kind="tool_call", tool=tool, args=args), tools) == expected
+def test_the_driver_and_policy_refuse_what_the_agent_may_not_do(
+    tmp_path: Path, tool: str, args: Any, expected: str
+) -> None:
+    """A call the schemas or the policy refuse runs nothing; the step's invalid_decision says why (else it runs)."""
+    reply = {
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": tool, "input": args}],
+        "stop_reason": "tool_use",
+    }
+    workspace = live.Workspace()
+    ran = live.run(
+        ScriptedModel([reply]), str(tmp_path / "one.jsonl"), model_name="m", max_steps=1, workspace=workspace
+    )
+    observation = ran.steps[0].observation
+    assert observation is not None
+    if expected:
+        assert (observation.status, observation.summary) == ("invalid_decision", expected)
+    else:
+        assert observation.status == "ok"
+    assert workspace.files == live.PROJECT
 
 
 def test_a_refused_call_becomes_an_invalid_decision_the_model_is_told_about(tmp_path: Path) -> None:
-    """A call the policy refuses runs nothing and the next render carries the refusal as an error result."""
-
-    class WritesTheTest(live.ScriptedModel):
-        def generate(self, request: Request) -> Any:
-            to_params(request.messages)
-            response = super().generate(request)
-            if request.step == 0:
-                use = response.content[1]
-                return type(response)(
-                    content=(
-                        response.content[0],
-                        type(use)(
-                            type="tool_use",
-                            tool_use_id="toolu_x",
-                            name="write_file",
-                            input={"path": "test_calc.py", "content": ""},
-                        ),
-                    ),
-                    stop_reason="tool_use",
-                )
-            return response
-
-    outcome = live.drive(WritesTheTest(), str(tmp_path / "refused.jsonl"), model_name="m", max_steps=2)
-    first = outcome.steps[0]
-    assert first.observation is not None and first.observation.status == "invalid_decision"
-    view = render.messages(
-        live.load_recording(str(tmp_path / "refused.jsonl")).step_input(), render.Options(opening="x")
-    )
+    """A write to the tests runs nothing, and the next request carries the refusal as an error result."""
+    replies = [
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "write_file",
+                    "input": {"path": "test_calc.py", "content": ""},
+                }
+            ],
+            "stop_reason": "tool_use",
+        },
+        {
+            "content": [{"type": "tool_use", "id": "toolu_2", "name": "list_files", "input": {}}],
+            "stop_reason": "tool_use",
+        },
+    ]
+    ran = live.run(ScriptedModel(replies), str(tmp_path / "refused.jsonl"), model_name="m", max_steps=2)
+    view = render.messages(ran.step_input(at=1), ran.options())
     assert view[2].content[0].content == (
         "Your reply could not be executed: write_file may not change the tests (test_calc.py). "
         "Respond with exactly one tool call."
     )
+    assert live.policy(Decision(kind="tool_call", tool="list_files", args={}), live.tools(live.Workspace())[0]) == ""

@@ -52,7 +52,7 @@ RAW_ASSISTANT_BLOCK = "anthropic_raw_assistant"
 The seed's ``Model.RawAssistantBlock()``: an assistant hook returns one such block to have
 a turn replayed exactly as the provider wrote it (signed thinking blocks included).
 """
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 """The model ``AnthropicModel`` calls when none is named."""
 DEFAULT_MAX_TOKENS = 4096
 """The output cap of a ``Request`` when none is given (the seed's agent asks for 4096)."""
@@ -277,7 +277,12 @@ def response_from_sdk(message: Any) -> ModelResponse:
 
 
 def _replayable(response: ModelResponse) -> list[dict[str, Any]]:
-    """The reply's blocks as they can be sent back: tool uses dropped when cut, only the first kept otherwise."""
+    """The reply's blocks as they can be sent back: tool uses dropped when cut, only the first kept otherwise.
+
+    Nothing, when the tool use that ran has arguments that are not a JSON object (raw text
+    another provider sent): the API takes only objects, so that turn cannot be replayed as
+    written and is synthesized instead (its ``tool_use`` carrying ``render.args``).
+    """
     cut = response.stop_reason in _CUT_STOP_REASONS
     blocks: list[dict[str, Any]] = []
     used = False
@@ -286,6 +291,8 @@ def _replayable(response: ModelResponse) -> list[dict[str, Any]]:
             # Only the first tool use runs, and the API wants a result for every one sent back.
             if cut or used:
                 continue
+            if not isinstance(block.input, Mapping):
+                return []
             used = True
         wire = block.to_dict()
         if not _empty_text(wire):
@@ -298,9 +305,10 @@ def raw_assistant_block(response: ModelResponse) -> ContentBlock | None:
 
     Its text is the reply's content blocks as JSON, as the provider wrote them, less what
     cannot be sent back: tool uses of a cut or refused reply, tool uses after the first
-    (never executed, so never answered) and empty text. ``None`` when nothing is left, so
-    that an assistant hook returning ``[block] if block else None`` falls back to the
-    synthesized turn.
+    (never executed, so never answered) and empty text. ``None`` when nothing is left, or
+    when the tool use that ran has arguments that are not a JSON object, so that an
+    assistant hook returning ``[block] if block else None`` falls back to the synthesized
+    turn.
     """
     blocks = _replayable(response)
     if not blocks:
@@ -358,8 +366,9 @@ class ModelCallError(RuntimeError):
 class AnthropicModel:
     """A model that answers through ``anthropic.Anthropic``'s Messages API.
 
-    ``generate`` sends a ``Request`` (its ``model`` defaulting to this model's) and returns
-    the reply as a ``ModelResponse`` (``response_from_sdk``). SDK errors become
+    ``send`` sends a ``Request`` (its ``model`` defaulting to this model's) and returns the
+    reply's JSON exactly as the API returned it (what a run file records); ``generate``
+    returns it as a ``ModelResponse`` (``response_from_sdk``). SDK errors become
     ``ModelCallError``s naming the step.
     """
 
@@ -374,20 +383,31 @@ class AnthropicModel:
         """``request`` with this model's name filled in when it names none."""
         return request if request.model else replace(request, model=self.model)
 
-    def generate(self, request: Request) -> ModelResponse:
-        """Send ``request`` and return the reply; raises ``ModelCallError`` naming the step on failure."""
+    def send(self, request: Request) -> dict[str, Any]:
+        """Send ``request``; the reply's JSON as returned. Raises ``ModelCallError`` naming the step on failure."""
         request = self.request(request)
         params = request.params()
         sdk = self._sdk
         try:
-            message = self.client.messages.create(**params)
+            raw = self.client.messages.with_raw_response.create(**params)
+            wire = raw.json()
         except sdk.APITimeoutError as error:
             raise ModelCallError(request.step, f"the Anthropic API did not answer in time ({error})") from error
         except sdk.APIConnectionError as error:
             raise ModelCallError(request.step, f"could not reach the Anthropic API ({error})") from error
         except sdk.APIStatusError as error:
             raise ModelCallError(request.step, _status_text(error), status=error.status_code) from error
-        return response_from_sdk(message)
+        except ValueError as error:
+            raise ModelCallError(
+                request.step, f"the Anthropic API answered with a body that is not JSON ({error})"
+            ) from error
+        if not isinstance(wire, dict) or wire.get("type", "message") != "message":
+            raise ModelCallError(request.step, f"the Anthropic API answered with no message: {_short_value(wire)}")
+        return wire
+
+    def generate(self, request: Request) -> ModelResponse:
+        """Send ``request`` and return the reply; raises ``ModelCallError`` naming the step on failure."""
+        return response_from_sdk(self.send(request))
 
 
 def _status_text(error: Any) -> str:
@@ -440,6 +460,12 @@ class ReplayModel:
     def generate(self, request: Request) -> ModelResponse:
         """The recorded reply to ``request``; raises ``ReplayMiss`` when the run holds none."""
         return self.answer(request).response
+
+    def send(self, request: Request) -> Mapping[str, Any]:
+        """The recorded reply to ``request`` as its record holds it; raises ``ReplayMiss`` when there is none."""
+        call = self.answer(request)
+        recorded = call.record.get("response")
+        return recorded if isinstance(recorded, Mapping) else call.response.to_dict()
 
     def answer(self, request: Request) -> ModelCall:
         """The recorded call that answers ``request`` (its reply, latency and record)."""
@@ -495,3 +521,7 @@ class ReplayModel:
 
 def _short(wire: Mapping[str, Any], limit: int = 300) -> str:
     return render.truncate(json.dumps(wire, ensure_ascii=False), limit)
+
+
+def _short_value(value: Any, limit: int = 300) -> str:
+    return render.truncate(repr(value), limit)

@@ -25,7 +25,7 @@ from agentrender.adapters.anthropic import check_params
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from agentrender.runfile import Run
+    from agentrender.runfile import ModelCall, Run
 
 __all__ = ["Failure", "MessagesServer", "Received", "body_key"]
 
@@ -93,8 +93,8 @@ class MessagesServer:
 
     @classmethod
     def from_run(cls, run: Run, **settings: Any) -> MessagesServer:
-        """A server answering with ``run``'s recorded replies, by their recorded request keys."""
-        return cls(((call.request_key, call.response.to_dict()) for call in run.model_calls), **settings)
+        """A server answering with ``run``'s recorded replies (as recorded), by their recorded request keys."""
+        return cls(((call.request_key, _recorded(call)) for call in run.model_calls), **settings)
 
     @property
     def rejections(self) -> list[Received]:
@@ -193,17 +193,27 @@ def _error(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
+def _recorded(call: ModelCall) -> Mapping[str, Any]:
+    response = call.record.get("response")
+    return response if isinstance(response, Mapping) else call.response.to_dict()
+
+
+# What a recording may leave out of a reply that a Messages API ``Message`` always has.
+_MESSAGE_DEFAULTS: Mapping[str, Any] = {
+    "id": "msg_local",
+    "type": "message",
+    "role": "assistant",
+    "model": "",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 0, "output_tokens": 0},
+}
+
+
 def _message(response: Mapping[str, Any]) -> dict[str, Any]:
-    """A recorded reply as a complete Messages API ``Message`` (the fields a recording may omit filled in)."""
-    message: dict[str, Any] = {
-        "id": "msg_local",
-        "type": "message",
-        "role": "assistant",
-        "model": "",
-        "stop_sequence": None,
-    }
-    message.update(response)
-    message.setdefault("usage", {"input_tokens": 0, "output_tokens": 0})
+    """A recorded reply as a complete ``Message``: as recorded, in its order, the fields it lacks added after."""
+    message = dict(response)
+    for key, value in _MESSAGE_DEFAULTS.items():
+        message.setdefault(key, value)
     return message
 
 

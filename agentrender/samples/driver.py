@@ -6,7 +6,14 @@ execute (a kind other than ``tool_call``, an unknown tool, arguments that are no
 or fail the tool's JSON schema) ends the step with an ``invalid_decision`` observation
 whose summary names what was wrong, and counts as a failure. Every step is recorded
 when it starts, when it is decided and when the tool answers, so a process killed at any
-point leaves a run file that ``resume`` can go on with.
+point leaves a run file that ``resume`` can go on with. An agent that fails (a model call
+that errs, a replay that misses) ends the run with a ``failed`` end record before the error
+goes on up, so the file says how the run stopped.
+
+``ModelAgent`` is the seed's model-driven agent: it renders the run, sends it as the
+Anthropic adapter's ``Request`` (whose ``replay_key`` is the one definition of what is
+sent), records the reply as a ``model_call`` and decides. Its model may be the real API
+(``AnthropicModel``), a recorded run (``ReplayModel``) or a script (``ScriptedModel``).
 
 Schema checks use ``jsonschema`` (extra: ``driver``).
 """
@@ -14,6 +21,7 @@ Schema checks use ``jsonschema`` (extra: ``driver``).
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,9 +29,23 @@ from typing import Any, Protocol
 
 from agentrender import render
 from agentrender._types import Decision, ModelResponse, Observation, Step, StepInput
+from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS, Request
 from agentrender.runfile import RunWriter, load_run
 
-__all__ = ["Agent", "Driver", "FakeClock", "Killed", "Limits", "ScriptedAgent", "Tool", "tool_definitions"]
+__all__ = [
+    "Agent",
+    "Driver",
+    "FakeClock",
+    "Killed",
+    "Limits",
+    "Model",
+    "ModelAgent",
+    "Policy",
+    "ScriptedAgent",
+    "ScriptedModel",
+    "Tool",
+    "reply_response",
+]
 
 
 def _validator_for(schema: Mapping[str, Any]) -> Any:
@@ -65,11 +87,6 @@ class Tool:
         }
 
 
-def tool_definitions(tools: Sequence[Tool]) -> list[dict[str, Any]]:
-    """The tool definitions as a model request carries them (no ``read_only``: the API has no such field)."""
-    return [{"name": t.name, "description": t.description, "input_schema": dict(t.input_schema)} for t in tools]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
     """The driver's bounds on a run (the seed's MaxSteps and MaxConsecutiveToolFailures)."""
@@ -84,6 +101,10 @@ class Agent(Protocol):
     """Anything that decides a step from the run so far."""
 
     def decide(self, step_input: StepInput) -> Decision: ...
+
+
+Policy = Callable[[Decision, Tool], str]
+"""Why a checked call to a tool may not run (``""`` when it may): the consumer's rules over the schema's."""
 
 
 class FakeClock:
@@ -118,12 +139,14 @@ class Driver:
         *,
         limits: Limits | None = None,
         clock: Callable[[], str] = _utc_now,
+        policy: Policy | None = None,
     ) -> None:
         self.agent = agent
         self.tools = {tool.name: tool for tool in tools}
         self.writer = writer
         self.limits = limits or Limits()
         self.clock = clock
+        self.policy = policy
         self._validators = {tool.name: _validator_for(tool.input_schema) for tool in tools}
 
     def start(self, *, run_id: str, goal: str, opening: str = "", system: str = "", model: str = "") -> None:
@@ -138,10 +161,17 @@ class Driver:
             tools=[tool.definition() for tool in self.tools.values()],
         )
 
+    def definitions(self) -> tuple[dict[str, Any], ...]:
+        """The tool definitions, as the run header records them and an agent is given them."""
+        return tuple(tool.definition() for tool in self.tools.values())
+
     def run(self, *, run_id: str, goal: str, steps: Sequence[Step] = ()) -> str:
         """Decide and execute steps until a terminal tool succeeds or a limit is hit; return the end reason.
 
-        ``steps`` are the steps already recorded (when resuming). The ``end`` record is written here.
+        ``steps`` are the steps already recorded (when resuming). The ``end`` record is written
+        here, also when the agent raises: the run ends ``failed``, its reason the error's text
+        (naming the step), and the error goes on up. ``Killed`` stands for the process dying,
+        so it leaves no end record.
         """
         done = list(steps)
         failures = 0
@@ -162,9 +192,9 @@ class Driver:
                 goal=goal,
                 run_id=run_id,
                 index=index,
-                tools=tuple(tool.definition() for tool in self.tools.values()),
+                tools=self.definitions(),
             )
-            decision = self.agent.decide(step_input)
+            decision = self._decide(step_input)
             self.writer.step(Step(index=index, decision=decision), started_at=started_at)
             tool, observation = self._check(decision)
             if observation is None:
@@ -201,6 +231,19 @@ class Driver:
             steps[-1] = interrupted
         return self.run(run_id=run.run_id, goal=goal or run.goal, steps=steps)
 
+    def _decide(self, step_input: StepInput) -> Decision:
+        index = step_input.index
+        try:
+            return self.agent.decide(step_input)
+        except Killed:
+            raise
+        except Exception as error:
+            said = str(error) or type(error).__name__
+            what = said if said.startswith(f"step {index}:") else f"step {index}: {said}"
+            self.writer.end("failed", what, at=self.clock())
+            error.add_note(f"the run file {self.writer.path} ends here, with a failed end record")
+            raise
+
     def _check(self, decision: Decision) -> tuple[Tool | None, Observation | None]:
         """The tool to run, or the ``invalid_decision`` observation saying why nothing runs."""
         if decision.kind == "truncated":
@@ -224,6 +267,9 @@ class Driver:
             where = "/".join(str(part) for part in error.absolute_path)
             at = f" at {where}" if where else ""
             return tool, _invalid(f"the arguments for {tool.name} do not match its schema{at}: {error.message}")
+        refusal = self.policy(decision, tool) if self.policy is not None else ""
+        if refusal:
+            return tool, _invalid(refusal)
         return tool, None
 
     def _execute(self, tool: Tool, arguments: Any) -> Observation:
@@ -245,13 +291,101 @@ def _invalid(summary: str) -> Observation:
     return Observation(status="invalid_decision", content=summary, summary=summary)
 
 
-class ScriptedAgent:
-    """An agent whose model replies are scripted Anthropic ``Message`` objects, replayed in order.
+class Model(Protocol):
+    """Where a ``ModelAgent``'s replies come from: ``AnthropicModel``, ``ReplayModel``, ``ScriptedModel``."""
 
-    It does what a live agent does around the model call: renders the run with
-    ``render.messages``, takes the request's ``render.replay_key``, records the reply as a
-    ``model_call`` and turns it into a decision with ``render.decide``.
+    def send(self, request: Request) -> Mapping[str, Any]:
+        """The reply to ``request``: an Anthropic ``Message`` object, as the provider returned it."""
+        ...
+
+
+class ModelAgent:
+    """The seed's agent: render the run, send it, record the reply as a ``model_call``, decide.
+
+    The request is the Anthropic adapter's ``Request``, so the recorded ``request_key`` is
+    its ``replay_key``: the key over what is sent (tool definitions as ``tool_param`` sends
+    them, raw assistant blocks expanded), the same key a ``ReplayModel`` looks replies up
+    by and a server computes from the body it receives. ``latency_ms`` fakes the recorded
+    latency from the call's position (for recordings that must give the same bytes); by
+    default it is measured.
     """
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        writer: RunWriter,
+        options: render.Options,
+        model_name: str,
+        system: str = "",
+        tools: Sequence[Mapping[str, Any]] = (),
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        latency_ms: Callable[[int], float] | None = None,
+    ) -> None:
+        self.model = model
+        """Where replies come from."""
+        self.writer = writer
+        """Where model calls are recorded (the driver's writer)."""
+        self.options = options
+        """How the run is rendered."""
+        self.model_name = model_name
+        """The model each request names."""
+        self.system = system
+        """The system prompt each request carries."""
+        self.tools = tuple(tools)
+        """The tool definitions each request carries; empty means the ones the step input gives."""
+        self.max_tokens = max_tokens
+        """The output cap of each request."""
+        self.latency_ms = latency_ms
+        self.calls = 0
+        """How many replies have come back."""
+
+    def request(self, step_input: StepInput) -> Request:
+        """The request that decides the step being decided in ``step_input``."""
+        return Request(
+            messages=render.messages(step_input, self.options),
+            system=self.system,
+            tools=self.tools or step_input.tools,
+            model=self.model_name,
+            max_tokens=self.max_tokens,
+            step=step_input.index,
+        )
+
+    def decide(self, step_input: StepInput) -> Decision:
+        """Send the step's request, record the reply with the request's replay key, and decide."""
+        if step_input.index is None:
+            raise ValueError("ModelAgent.decide: the step input names no step being decided (index is None)")
+        request = self.request(step_input)
+        started = time.monotonic()
+        wire = self.model.send(request)
+        if self.latency_ms is not None:
+            latency = self.latency_ms(self.calls)
+        else:
+            latency = round((time.monotonic() - started) * 1000, 1)
+        self.calls += 1
+        self.writer.model_call(step_input.index, wire, latency_ms=latency, request_key=request.replay_key)
+        return render.decide(reply_response(wire, where=f"step {step_input.index}: the reply"))
+
+
+class ScriptedModel:
+    """A model whose replies are scripted Anthropic ``Message`` objects, given in order whatever is asked."""
+
+    def __init__(self, replies: Sequence[Mapping[str, Any]]) -> None:
+        self.replies = list(replies)
+        """The replies, in the order they are given."""
+        self.position = 0
+        """How many have been given."""
+
+    def send(self, request: Request) -> Mapping[str, Any]:
+        """The next scripted reply; ``RuntimeError`` naming the step when none is left."""
+        if self.position >= len(self.replies):
+            raise RuntimeError(f"step {request.step}: the script has no reply left")
+        self.position += 1
+        return self.replies[self.position - 1]
+
+
+class ScriptedAgent(ModelAgent):
+    """A ``ModelAgent`` answered by a ``ScriptedModel``: what the sample runs are recorded with."""
 
     def __init__(
         self,
@@ -262,38 +396,30 @@ class ScriptedAgent:
         system: str,
         model: str,
         tools: Sequence[Tool],
-        max_output_tokens: int = 4096,
+        max_output_tokens: int = DEFAULT_MAX_TOKENS,
         latency_ms: Callable[[int], float] = lambda position: 900 + 37 * position,
-        on_reply: Callable[[int, Mapping[str, Any]], None] | None = None,
     ) -> None:
-        self.replies = list(replies)
-        self.position = 0
-        self.writer = writer
-        self.options = render.Options(opening=opening)
-        self.system = system
-        self.model = model
-        self.tools = tool_definitions(tools)
-        self.max_output_tokens = max_output_tokens
-        self.latency_ms = latency_ms
-        self.on_reply = on_reply
-
-    def decide(self, step_input: StepInput) -> Decision:
-        """Render, key, take the next scripted reply, record it, and decide."""
-        assert step_input.index is not None
-        messages = render.messages(step_input, self.options)
-        key = render.replay_key(
-            messages, system=self.system, tools=self.tools, model=self.model, max_output_tokens=self.max_output_tokens
+        self.script = ScriptedModel(replies)
+        """The scripted model."""
+        super().__init__(
+            self.script,
+            writer=writer,
+            options=render.Options(opening=opening),
+            model_name=model,
+            system=system,
+            tools=[tool.definition() for tool in tools],
+            max_tokens=max_output_tokens,
+            latency_ms=latency_ms,
         )
-        if self.position >= len(self.replies):
-            raise RuntimeError(f"the script has no reply left for step {step_input.index}")
-        wire = self.replies[self.position]
-        if self.on_reply is not None:
-            # May raise Killed: the process died waiting for the model, and this reply never came.
-            self.on_reply(self.position, wire)
-        self.position += 1
-        response = ModelResponse.from_dict(_with_raw_inputs(wire))
-        self.writer.model_call(step_input.index, wire, latency_ms=self.latency_ms(self.position - 1), request_key=key)
-        return render.decide(response)
+
+
+def reply_response(wire: Mapping[str, Any], *, where: str = "reply") -> ModelResponse:
+    """A recorded or received reply as the ``ModelResponse`` ``render.decide`` reads.
+
+    A ``tool_use`` block carrying ``input_base64`` stands for raw argument bytes that were
+    not UTF-8 (JSON cannot hold them): they are decoded back to the bytes a provider sent.
+    """
+    return ModelResponse.from_dict(_with_raw_inputs(wire), where=where)
 
 
 def _with_raw_inputs(wire: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,11 @@ the process is killed (``kill``: ``{"reply": N}`` dies waiting for reply N, ``{"
 "call": N}`` dies while the N-th call of that tool runs; the run is then resumed by a
 new driver appending to the same file). Time comes from a fake clock, so every recording
 of a script gives the same bytes.
+
+``record(script, out, model=...)`` re-drives a script with another model answering (a
+``ReplayModel`` over the sample, or the real SDK client against a local server answering
+from it): the world, the kills and the clock are the script's, so a faithful model gives
+the committed file again, byte for byte.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentrender import render
+from agentrender.adapters.anthropic import Request
 from agentrender.runfile import RunWriter
-from agentrender.samples.driver import Driver, FakeClock, Killed, Limits, ScriptedAgent, Tool
+from agentrender.samples.driver import Driver, FakeClock, Killed, Limits, Model, ModelAgent, ScriptedModel, Tool
 from agentrender.samples.tools import scratch_tools
 
 __all__ = ["SAMPLE_RUNS", "SCRIPTS", "record", "record_all"]
@@ -55,8 +62,11 @@ def _reply(script: Mapping[str, Any], position: int, reply: Mapping[str, Any]) -
     return wire
 
 
-def record(script_path: Path, out: Path) -> str:
-    """Record one script into the run file ``out``; return how the run ended."""
+def record(script_path: Path, out: Path, *, model: Model | None = None) -> str:
+    """Record one script into the run file ``out``; return how the run ended.
+
+    ``model`` answers in place of the script's replies; without it, every scripted reply must be used.
+    """
     script = json.loads(script_path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="agentrender-sample-") as folder:
         scratch = Path(folder)
@@ -65,54 +75,65 @@ def record(script_path: Path, out: Path) -> str:
             (scratch / name).write_text(_file_text(spec), encoding="utf-8")
         kills = script.get("kill", [])
         tools = [_killable(tool, kills) for tool in scratch_tools(scratch)]
-        replies = [_reply(script, n, reply) for n, reply in enumerate(script["replies"])]
+        scripted = ScriptedModel([_reply(script, n, reply) for n, reply in enumerate(script["replies"])])
         clock = FakeClock(script.get("started_at", "2026-01-05T09:00:00Z"))
         limits = Limits(**script.get("limits", {}))
-
-        def on_reply(position: int, wire: Mapping[str, Any]) -> None:
-            if {"reply": position} in kills and not dying.get(position):
-                dying[position] = True
-                raise Killed(f"killed waiting for reply {position}")
-
-        dying: dict[int, bool] = {}
         writer = RunWriter(out)
-        agent = ScriptedAgent(
-            replies,
+        agent = ModelAgent(
+            _Dying(model or scripted, [kill["reply"] for kill in kills if "reply" in kill]),
             writer=writer,
-            opening=script["opening"],
+            options=render.Options(opening=script["opening"]),
+            model_name=script["model"],
             system=script["system"],
-            model=script["model"],
-            tools=tools,
-            on_reply=on_reply,
-        )
-        driver = Driver(agent, tools, writer, limits=limits, clock=clock)
-        driver.start(
-            run_id=script["run_id"],
-            goal=script["goal"],
-            opening=script["opening"],
-            system=script["system"],
-            model=script["model"],
+            latency_ms=lambda position: 900 + 37 * position,
         )
         try:
-            reason = driver.run(run_id=script["run_id"], goal=script["goal"])
-        except Killed:
-            reason = ""
-        while not reason:
-            # The process died: a new one appends to the same file and goes on from it.
-            writer.close()
-            writer = RunWriter(out, append=True)
-            agent.writer = writer
             driver = Driver(agent, tools, writer, limits=limits, clock=clock)
+            driver.start(
+                run_id=script["run_id"],
+                goal=script["goal"],
+                opening=script["opening"],
+                system=script["system"],
+                model=script["model"],
+            )
             try:
-                reason = driver.resume(str(out))
+                reason = driver.run(run_id=script["run_id"], goal=script["goal"])
             except Killed:
                 reason = ""
-        writer.close()
-        if agent.position != len(replies):
-            raise RuntimeError(f"{script_path.name}: {len(replies) - agent.position} scripted replies were not used")
+            while not reason:
+                # The process died: a new one appends to the same file and goes on from it.
+                writer.close()
+                writer = agent.writer = RunWriter(out, append=True)
+                driver = Driver(agent, tools, writer, limits=limits, clock=clock)
+                try:
+                    reason = driver.resume(str(out))
+                except Killed:
+                    reason = ""
+        finally:
+            writer.close()
+        unused = len(scripted.replies) - scripted.position
+        if model is None and unused:
+            raise RuntimeError(f"{script_path.name}: {unused} scripted replies were not used")
         if reason != script["expect_end"]:
             raise RuntimeError(f"{script_path.name}: the run ended with {reason!r}, not {script['expect_end']!r}")
         return reason
+
+
+class _Dying:
+    """A model whose process dies while waiting for the replies at ``positions`` (each once): they never come."""
+
+    def __init__(self, model: Model, positions: list[int]) -> None:
+        self.model = model
+        self.pending = set(positions)
+        self.given = 0
+
+    def send(self, request: Request) -> Any:
+        if self.given in self.pending:
+            self.pending.discard(self.given)
+            raise Killed(f"killed waiting for reply {self.given}")
+        reply = self.model.send(request)
+        self.given += 1
+        return reply
 
 
 def _killable(tool: Tool, kills: list[Mapping[str, Any]]) -> Tool:

@@ -1,0 +1,268 @@
+"""The docs: they build under ``mkdocs build --strict``, their code runs, and they agree with the code.
+
+The Python code blocks themselves run as tests through pytest-markdown-docs (see the
+root ``conftest.py``); the tests here check the build, the wiring, and the facts the
+prose states about generated content.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import importlib.util
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from markdown_it import MarkdownIt
+
+from agentrender import render
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+RUNNABLE = ("py", "python", "python3")
+
+
+def _hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "tools" / "docs_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hooks = _hooks()
+
+
+def _fences(path: Path) -> list[tuple[int, str]]:
+    """Every fenced code block of a Markdown file: (line, info string)."""
+    tokens = MarkdownIt("commonmark").parse(path.read_text("utf-8"))
+    return [(token.map[0] + 1, token.info.strip()) for token in tokens if token.type == "fence" and token.map]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The docs built with the project's mkdocs.yml, strict, into a temporary directory."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    site_dir = tmp_path_factory.mktemp("site")
+    with pytest.MonkeyPatch.context() as patch:
+        # Material prints a banner about its future on every build; it is not a docs problem.
+        patch.setenv("NO_MKDOCS_2_WARNING", "1")
+        config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(site_dir))
+        build(config)
+    return site_dir
+
+
+def test_mkdocs_build_strict(site: Path) -> None:
+    """mkdocs build --strict succeeds (no broken link, anchor, nav entry or docstring) and writes every page."""
+    for page in PAGES:
+        relative = page.relative_to(DOCS).with_suffix("")
+        built = site / (relative.parent if relative.name == "index" else relative) / "index.html"
+        assert built.is_file(), f"{page} was not built"
+
+
+def test_build_is_configured_strict_and_offline() -> None:
+    """mkdocs.yml asks for strict mode and names no plugin beyond search, mkdocstrings and our own hooks."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert config.strict is True
+    assert set(config.plugins) == {"material/search", "mkdocstrings", "tools/docs_hooks.py"}
+
+
+REFERENCE = {
+    "agentrender": "agentrender",
+    "agentrender.render": "render",
+    "agentrender.runfile": "runfile",
+    "agentrender.samples": "samples",
+    "agentrender.views": "views",
+    "agentrender.frame": "frame",
+    "agentrender.notebook": "notebook",
+    "agentrender.adapters.anthropic": "anthropic",
+    "agentrender.adapters.messages_server": "messages_server",
+    "agentrender.live": "live",
+}
+"""Each public module and its page under docs/reference/."""
+
+
+def _public_modules() -> set[str]:
+    """The package and its public modules; a package exporting nothing stands for its public modules."""
+    found = {"agentrender"}
+    pending = ["agentrender"]
+    while pending:
+        package = importlib.import_module(pending.pop())
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            if info.name.rsplit(".", 1)[1].startswith("_"):
+                continue
+            module = importlib.import_module(info.name)
+            if info.ispkg and not getattr(module, "__all__", None):
+                pending.append(info.name)
+            elif package.__name__ == "agentrender" or not getattr(package, "__all__", None):
+                found.add(info.name)
+    return found
+
+
+def test_every_public_module_has_a_reference_page() -> None:
+    """Each public module of agentrender has an API reference page, and each page documents one."""
+    assert _public_modules() == set(REFERENCE)
+    assert {page.stem for page in (DOCS / "reference").glob("*.md")} == set(REFERENCE.values())
+
+
+@pytest.mark.parametrize("module_name", sorted(REFERENCE))
+def test_api_reference_documents_every_public_name(site: Path, module_name: str) -> None:
+    """Every name in the module's __all__ has an entry on its reference page."""
+    module = importlib.import_module(module_name)
+    built = (site / "reference" / REFERENCE[module_name] / "index.html").read_text("utf-8")
+    anchors = set(re.findall(r'id="([\w.]+)"', built))
+    missing = [name for name in module.__all__ if f"{module_name}.{name}" not in anchors]
+    assert missing == [], f"reference/{REFERENCE[module_name]}.md lacks {missing}"
+
+
+def test_every_page_is_in_the_nav() -> None:
+    """Each Markdown page under docs/ is reachable from the nav (strict mode also fails on an omitted one)."""
+    nav = (ROOT / "mkdocs.yml").read_text("utf-8")
+    listed = set(re.findall(r":\s*([\w/.-]+\.md)\s*$", nav, re.MULTILINE))
+    assert {str(page.relative_to(DOCS)) for page in PAGES} == listed
+
+
+def _command(text: str, marker: str) -> str:
+    match = re.search(rf"<!-- {marker} -->\s*```sh\n(.*?)\n```", text, re.DOTALL)
+    assert match is not None, f"no sh block after <!-- {marker} -->"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("marker", ["main-command", "test-command"])
+def test_getting_started_gives_the_readme_commands(marker: str) -> None:
+    """The getting-started page shows the README's two commands word for word."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    page = (DOCS / "getting-started.md").read_text("utf-8")
+    assert _command(page, marker) == _command(readme, marker)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(DOCS)))
+def test_every_code_block_says_what_it_is(page: Path) -> None:
+    """Every fenced block names its language, so a block that is not Python to run is marked as such."""
+    unlabelled = [line for line, info in _fences(page) if not info]
+    assert unlabelled == [], f"{page.name}: fences without a language at lines {unlabelled}"
+
+
+def test_every_python_block_is_collected_as_a_test() -> None:
+    """pytest collects one test per runnable Python block of the docs and the README, and nothing else there."""
+    documents = [*PAGES, ROOT / "README.md"]
+    expected = {
+        f"{doc.relative_to(ROOT)}::[CodeFence#{n}][line:{line}]"
+        for doc in documents
+        for n, (line, _info) in enumerate(
+            (
+                (line, info)
+                for line, info in _fences(doc)
+                if info.split()[:1] and info.split()[0] in RUNNABLE and "notest" not in info.split()
+            ),
+            start=1,
+        )
+    }
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:nbval",
+            "docs",
+            "README.md",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    collected = {line for line in out.stdout.splitlines() if "::" in line}
+    assert expected and collected == expected
+
+
+def test_window_picture_matches_the_prose() -> None:
+    """The generated window picture shows what docs/contract/window.md says it shows."""
+    at_8, at_10, after = hooks.shown(8), hooks.shown(10), hooks.shown(None)
+    assert at_8[0] == ("summary", False) and at_8[1] == ("content", True)
+    assert at_10[1] == ("summary", True)
+    # Step 6 has no decision: it is not rendered, and so step 3 keeps its content deciding step 10.
+    assert all(6 not in view for view in (at_8, at_10, after))
+    assert at_10[3] == ("content", False)
+    assert after[3] == ("summary", False) and after[4] == ("no-summary", False)
+    assert {view[2][0] for view in (at_8, at_10, after)} == {"nudge"}
+    assert {view[7][0] for view in (at_8, at_10, after)} == {"re-request"}
+    table = hooks.window_picture()
+    assert '<td class="ar-skipped">skipped</td>' * 3 in table
+    assert table.count('<td class="ar-later"></td>') == (12 - 8) + (12 - 10)
+
+
+def test_window_picture_comes_from_the_renderer() -> None:
+    """The conversation table is the real render: one row per message, the ids and texts the renderer gave."""
+    conversation, _ = hooks.view(8)
+    table = hooks.window_conversation().splitlines()
+    assert len(table) == 2 + len(conversation)
+    assert "tool_result `step_7`: The process stopped" in table[-1]
+    assert all(f"`step_{index}`" in "\n".join(table) for index in (0, 1, 3, 4, 5, 7))
+
+
+def test_window_picture_follows_the_window_option() -> None:
+    """The picture's content/summary split is the renderer's: a window of two shows two contents."""
+    after = hooks.shown(None, recent_results=2)
+    assert [index for index, (kind, _) in after.items() if kind == "content"] == [10, 11]
+    assert after[9] == ("summary", False)
+
+
+def test_constants_table_lists_every_constant() -> None:
+    """The generated constants table has one row per constant in agentrender.render, with its value."""
+    table = hooks.render_constants()
+    constants = [name for name in render.__all__ if name.isupper()]
+    assert len(table.splitlines()) == 2 + len(constants)
+    for name in constants:
+        assert f"| `render.{name}` | `{getattr(render, name)!r}` |" in table
+
+
+def test_unknown_picture_fails_the_build() -> None:
+    """A page asking for a picture that does not exist is an error naming the page, not a silent gap."""
+    with pytest.raises(ValueError, match=r"contract/x\.md: no picture named 'nope'"):
+        hooks.expand("text\n<!-- generated: nope -->\n", "contract/x.md")
+    assert hooks.expand("a\n<!-- generated: render-constants -->\nb", "p.md").startswith("a\n| name | value |")
+
+
+def test_generated_pictures_appear_in_the_site(site: Path) -> None:
+    """The built window page holds the generated table, not the marker that asked for it."""
+    page = html.unescape((site / "contract" / "window" / "index.html").read_text("utf-8"))
+    assert "<!-- generated:" not in page
+    assert "interrupted while deciding" in page and "deciding step 10" in page
+
+
+def _figures(text: str) -> list[str]:
+    """The rows of the first table after a "Performance" heading or a "## The figures" one."""
+    start = text.index("## The figures") if "## The figures" in text else text.index("## Performance")
+    rows = [line for line in text[start:].splitlines() if line.startswith("| `render.")]
+    assert rows, "no figures table"
+    return rows
+
+
+def test_performance_page_gives_the_readme_figures() -> None:
+    """The performance page shows the README's benchmark figures, row for row."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    page = (DOCS / "performance.md").read_text("utf-8")
+    assert _figures(page) == _figures(readme)
+
+
+@pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "bench").glob("bench_*.py")))
+def test_performance_page_says_how_to_run_every_benchmark(script: str) -> None:
+    """Every benchmark under bench/ is on the performance page, with the command that runs it."""
+    assert f"python bench/{script}" in (DOCS / "performance.md").read_text("utf-8")

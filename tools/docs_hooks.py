@@ -1,0 +1,229 @@
+"""MkDocs hooks: the pictures in the docs, generated at build time from a real render.
+
+A page asks for a picture with a line ``<!-- generated: NAME -->``; the build replaces it
+with the Markdown that ``PICTURES[NAME]()`` returns. A name that is not known fails the
+build, so a page cannot silently lose its picture.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from html import escape
+from pathlib import Path
+from typing import Any
+
+# The pictures must come from the code these docs are built from (mkdocstrings reads it
+# from the same checkout), not from whichever agentrender happens to be installed.
+_CHECKOUT = str(Path(__file__).resolve().parents[1])
+if _CHECKOUT not in sys.path:
+    sys.path.insert(0, _CHECKOUT)
+
+from agentrender import Decision, Message, Observation, Step, StepInput, render  # noqa: E402
+
+_MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
+
+OPENING = "Fix the failing test in tests/test_parse.py; do not change the tests."
+
+
+def _call(index: int, tool: str, reason: str, status: str, content: str, summary: str, **args: Any) -> Step:
+    return Step(
+        index=index,
+        decision=Decision(kind="tool_call", tool=tool, args=args, reason=reason),
+        observation=Observation(status=status, content=content, summary=summary),
+    )
+
+
+# A short run with one of each thing the window has to handle: an error, a reply that
+# called no tool, a tool that wrote no summary, a step interrupted while it was being
+# decided (no decision) and one interrupted while its tool ran.
+STEPS: tuple[Step, ...] = (
+    _call(
+        0,
+        "read_file",
+        "Read the failing test first.",
+        "ok",
+        "def test_dates():\n    ...\n",
+        "read tests/test_parse.py (42 lines)",
+        path="tests/test_parse.py",
+    ),
+    _call(
+        1,
+        "run_tests",
+        "",
+        "error",
+        "FAILED tests/test_parse.py::test_dates - ValueError\n1 failed, 11 passed",
+        "1 failed: test_dates",
+        path="tests/",
+    ),
+    Step(
+        index=2,
+        decision=Decision(kind="no_tool_call", reason="The bug is probably in parse_date."),
+        observation=Observation(status="invalid_decision", summary="no tool call in the reply"),
+    ),
+    _call(
+        3,
+        "read_file",
+        "",
+        "ok",
+        "def parse_date(s):\n    return datetime.strptime(s, '%d/%m/%Y')\n",
+        "read src/parse.py (30 lines)",
+        path="src/parse.py",
+    ),
+    _call(4, "write_file", "Accept ISO dates too.", "ok", "wrote 31 lines", "", path="src/parse.py"),
+    _call(5, "run_tests", "", "ok", "12 passed", "12 passed", path="tests/"),
+    Step(index=6),
+    _call(7, "run_tests", "Run the whole suite.", "interrupted", "", "", path="."),
+    _call(8, "read_file", "", "ok", "## Changelog\n", "read CHANGELOG.md (80 lines)", path="CHANGELOG.md"),
+    _call(9, "search", "", "ok", "src/parse.py:12: parse_date(", "1 match", pattern="parse_date"),
+    _call(10, "run_tests", "", "ok", "12 passed", "12 passed", path="."),
+    _call(11, "finish", "Done: ISO dates parse.", "ok", "run completed", "completed"),
+)
+
+VIEWS = (8, 10, None)
+"""The views the window picture shows: deciding steps 8 and 10, and after the last step."""
+
+
+def view(at: int | None, recent_results: int = render.RECENT_RESULTS) -> tuple[list[Message], dict[int, bool]]:
+    """The conversation a model saw deciding step ``at``, and ``full`` for each rendered step.
+
+    ``full`` is read from the renderer itself: an observation hook that records what it is
+    given and returns ``None``, so the default rendering stands.
+    """
+    steps = [step for step in STEPS if at is None or step.index < at]
+    full: dict[int, bool] = {}
+
+    def record(step: Step, _id: str, is_full: bool) -> None:
+        full[step.index] = is_full
+
+    options = render.Options(opening=OPENING, recent_results=recent_results, observation=record)
+    conversation = render.messages(StepInput(steps=steps), options)
+    return conversation, full
+
+
+LABELS = {
+    "content": "content",
+    "summary": "summary",
+    "no-summary": "(no summary)",
+    "nudge": "nudge",
+    "re-request": "re-request",
+    "skipped": "skipped",
+}
+"""What each kind of user turn is called in the picture (the kind is also its CSS class)."""
+
+
+def shown(at: int | None, recent_results: int = render.RECENT_RESULTS) -> dict[int, tuple[str, bool]]:
+    """What the user turn of each rendered step shows deciding step ``at``: (kind, is_error).
+
+    The n-th rendered step's user turn is message ``2 + 2n``: the opening comes first,
+    then an assistant and a user turn per rendered step.
+    """
+    conversation, full = view(at, recent_results)
+    out: dict[int, tuple[str, bool]] = {}
+    for (index, is_full), message in zip(full.items(), conversation[2::2], strict=True):
+        block = message.content[0]
+        if block.type == "text":
+            kind = "nudge"
+        elif block.content == render.INTERRUPTED_TEXT:
+            kind = "re-request"
+        elif block.content == render.NO_SUMMARY_TEXT:
+            kind = "no-summary"
+        else:
+            kind = "content" if is_full else "summary"
+        out[index] = (kind, block.is_error)
+    return out
+
+
+def _cell(step: Step, at: int | None, shown_at: dict[int, tuple[str, bool]]) -> str:
+    if at is not None and step.index >= at:
+        return '<td class="ar-later"></td>'
+    kind, is_error = shown_at.get(step.index, ("skipped", False))
+    flag = ' <span class="ar-error-flag" title="is_error">is_error</span>' if is_error else ""
+    return f'<td class="ar-{kind}">{LABELS[kind]}{flag}</td>'
+
+
+def _decision_text(step: Step) -> str:
+    decision = step.decision
+    if decision is None:
+        return "<em>none: interrupted while deciding</em>"
+    if decision.calls:
+        return f"<code>{escape(decision.tool)}</code>"
+    return f"<code>{escape(decision.kind)}</code>"
+
+
+def window_picture() -> str:
+    """An HTML table: each step of the run, and what its user turn shows in each view."""
+    views = [(at, shown(at)) for at in VIEWS]
+    headings = ["step", "decision", "observation"] + [
+        f"deciding step {at}" if at is not None else "after the last step" for at in VIEWS
+    ]
+    rows = [
+        '<div class="ar-window"><table>',
+        "<thead><tr>" + "".join(f"<th>{h}</th>" for h in headings) + "</tr></thead>",
+    ]
+    rows.append("<tbody>")
+    for step in STEPS:
+        status = escape(step.observation.status) if step.observation else ""
+        cells = [f"<td>{step.index}</td>", f"<td>{_decision_text(step)}</td>", f"<td>{status}</td>"]
+        cells += [_cell(step, at, shown_at) for at, shown_at in views]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    rows.append("</tbody></table></div>")
+    return "\n".join(rows)
+
+
+def _abbreviate(text: str, limit: int = 70) -> str:
+    line = " ⏎ ".join(text.strip().splitlines())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _block_text(block: Any) -> str:
+    if block.type == "text":
+        return f"text: {_abbreviate(block.text)}"
+    if block.type == "tool_use":
+        return f"tool_use `{block.tool_use_id}` {block.name} {_abbreviate(repr(block.input), 40)}"
+    flag = ", is_error" if block.is_error else ""
+    return f"tool_result `{block.tool_use_id}`{flag}: {_abbreviate(block.content)}"
+
+
+def window_conversation() -> str:
+    """A table: the conversation deciding step 8, one row per message."""
+    conversation, _ = view(VIEWS[0])
+    rows = ["| # | role | blocks |", "|---|---|---|"]
+    for number, message in enumerate(conversation):
+        blocks = "<br>".join(_block_text(block).replace("|", "\\|") for block in message.content)
+        rows.append(f"| {number} | {message.role} | {blocks} |")
+    return "\n".join(rows)
+
+
+def render_constants() -> str:
+    """A table of the constants in ``agentrender.render``, with their values as the code has them."""
+    rows = ["| name | value |", "|---|---|"]
+    for name in render.__all__:
+        if name.isupper():
+            rows.append(f"| `render.{name}` | `{getattr(render, name)!r}` |")
+    return "\n".join(rows)
+
+
+PICTURES: dict[str, Callable[[], str]] = {
+    "window-picture": window_picture,
+    "window-conversation": window_conversation,
+    "render-constants": render_constants,
+}
+
+
+def expand(markdown: str, where: str) -> str:
+    """Replace every ``<!-- generated: NAME -->`` line in ``markdown`` with its picture."""
+
+    def picture(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in PICTURES:
+            raise ValueError(f"{where}: no picture named {name!r}; known: {', '.join(sorted(PICTURES))}")
+        return PICTURES[name]()
+
+    return _MARKER.sub(picture, markdown)
+
+
+def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
+    """MkDocs hook: expand the generated pictures on every page."""
+    return expand(markdown, page.file.src_uri)
