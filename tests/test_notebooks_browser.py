@@ -19,20 +19,13 @@ from typing import Any
 
 import pytest
 
+from tests.test_browser_views import CHROMIUM, FLAGS
+
 pytestmark = pytest.mark.browser
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOTEBOOK = CHECKOUT / "notebooks" / "01-explore-a-run.ipynb"
 ARTIFACTS = Path(__file__).parent / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SERVER_START_SECONDS = 60
 """How long JupyterLab may take to answer its status API (a cold start on a busy 2-core machine)."""
 STEP_MS = 45_000
