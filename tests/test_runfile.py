@@ -281,7 +281,7 @@ def test_a_line_not_at_the_end_that_is_not_json_is_an_error(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("space", ["\x0b", "\x0c", "\u2028", "\x85"], ids=["VT", "FF", "LS", "NEL"])
 def test_only_json_white_space_surrounds_a_record(tmp_path: Path, space: str) -> None:
-    """A character str.isspace() accepts but JSON does not is not white space: an error mid-file, a cut-short warning at the end."""
+    """White space str.isspace() accepts but JSON does not: an error mid-file, a cut-short line at the end."""
     assert error_of(tmp_path, lines(HEADER) + space.encode() + b"\n" + lines(END)).startswith("2: not JSON")
     path = write(tmp_path, lines(HEADER) + json.dumps(END).encode() + space.encode())
     run = load_run(path)
