@@ -150,6 +150,14 @@ class Run:
         """The model calls made while step ``index`` was being decided, in file order."""
         return tuple(call for call in self.model_calls if call.step == index)
 
+    def __repr__(self) -> str:
+        # The generated repr would print every record: tens of kilobytes for a short run.
+        end = self.end.get("status") if self.end is not None else None
+        return (
+            f"Run(path={self.path!r}, run_id={self.run_id!r}, steps={len(self.steps)}, "
+            f"model_calls={len(self.model_calls)}, end={end!r}, warnings={len(self.warnings)})"
+        )
+
     def _repr_html_(self) -> str:
         from agentrender import _html
 

@@ -480,3 +480,11 @@ def test_step_record_is_what_the_loader_reads() -> None:
     record = step_record(step, started_at="t0")
     check_record(record)
     assert list(record) == ["type", "index", "started_at", "decision", "observation"]
+
+
+def test_a_runs_repr_is_one_short_line(tmp_path: Path) -> None:
+    """repr(run) names the run and counts its parts instead of printing every record."""
+    path = write(tmp_path, lines(HEADER, STEP0, CALL0, END))
+    assert repr(load_run(path)) == (
+        f"Run(path={str(path)!r}, run_id='r-1', steps=1, model_calls=1, end='completed', warnings=0)"
+    )
