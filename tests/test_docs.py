@@ -28,15 +28,16 @@ PAGES = sorted(DOCS.rglob("*.md"))
 RUNNABLE = ("py", "python", "python3")
 
 
-def _hooks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "tools" / "docs_hooks.py")
+def tool(name: str) -> ModuleType:
+    """The script ``tools/NAME.py`` as a module (tools/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-hooks = _hooks()
+hooks = tool("docs_hooks")
 
 
 def _fences(path: Path) -> list[tuple[int, str]]:
@@ -299,11 +300,7 @@ def test_screenshots_stay_small() -> None:
 
 def test_screenshot_script_knows_every_committed_picture() -> None:
     """Every PNG under docs/images/ is one tools/screenshots.py makes, so none can be drawn by hand."""
-    spec = importlib.util.spec_from_file_location("screenshots", ROOT / "tools" / "screenshots.py")
-    assert spec is not None and spec.loader is not None
-    screenshots = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(screenshots)
-    assert {path.stem for path in IMAGES.glob("*.png")} == set(screenshots.PICTURES)
+    assert {path.stem for path in IMAGES.glob("*.png")} == set(tool("screenshots").PICTURES)
 
 
 def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.test_browser_views import chromium
+from tests.test_docs import tool
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("screenshots", ROOT / "tools" / "screenshots.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool("screenshots")
 
 
 def test_the_script_makes_every_picture(tmp_path: Path) -> None:

@@ -27,15 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# The browser and its flags are the browser tests' own (this script runs from a checkout).
+from tests.test_browser_views import CHROMIUM, FLAGS  # noqa: E402
+
 WIDTH = 960
 """The page width every picture is taken at, in CSS pixels."""
 MAX_HEIGHT = 900
