@@ -211,8 +211,17 @@ def _hidden(fact: BlockFact, step: StepFact | None) -> str:
         hidden = content
     else:
         label = f"hidden from the model: {fact.hidden_bytes:,} of {fact.content_bytes:,} bytes past the cap"
-        kept = len(content.encode("utf-8", "surrogatepass")) - fact.hidden_bytes
-        hidden = content.encode("utf-8", "surrogatepass")[kept:].decode("utf-8", "replace")
+        encoded = content.encode("utf-8", "surrogatepass")
+        # only what the page can show of the rest is decoded; a cut inside a character shows as U+FFFD
+        rest = encoded[len(encoded) - fact.hidden_bytes :]
+        if len(rest) > 4 * DISPLAY_CHARS:
+            shown = rest[: 4 * DISPLAY_CHARS].decode("utf-8", "replace")[:DISPLAY_CHARS]
+            more = f'<span class="ar-more">… the rest not shown here ({fact.hidden_bytes:,} bytes in all)</span>'
+            return (
+                f'<details class="ar-hidden"><summary>{html.escape(label)}</summary>'
+                f"<pre>{_text(shown)}{more}</pre></details>"
+            )
+        hidden = rest.decode("utf-8", "replace")
     return f'<details class="ar-hidden"><summary>{html.escape(label)}</summary><pre>{_text(hidden)}</pre></details>'
 
 
@@ -263,6 +272,13 @@ def _header_html(view: View) -> str:
         parts.append(
             f'<span class="{"ar-agree" if agree else "ar-disagree"}">'
             f"{'matches' if agree else 'differs from'} the recorded request key</span>"
+            + (
+                ""
+                if agree
+                else '<span class="ar-muted" title="a replay key hashes the system, tools, model and output cap too">'
+                f"(hashed here with max_output_tokens={view.views.max_output_tokens}; "
+                "pass what the agent sent to Views)</span>"
+            )
         )
     parts.append(f'<span class="ar-change">{html.escape(view.change.describe())}</span>')
     return f'<div class="ar-header">{"".join(parts)}</div>'

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from agentrender.runfile import Run
 
 __all__ = [
+    "ARGS_OUTCOMES",
     "BLOCK_KINDS",
     "DECIDE_RULES",
     "NO_WINDOW",
@@ -142,13 +143,17 @@ def _block_bytes(block: ContentBlock) -> int:
     return _json_bytes(block.to_dict())
 
 
+_ROLE_BYTES = {"user": len('"user"'), "assistant": len('"assistant"')}
+
+
 def message_bytes(message: Message) -> int:
     """The UTF-8 bytes of ``message``'s wire form as compact JSON (as ``render.replay_key`` encodes it)."""
     blocks = message.content
     # {"role":R,"content":[B,B]}: 22 bytes of keys and punctuation, the role, the blocks, their commas
+    role = _ROLE_BYTES.get(message.role) or _string_bytes(message.role)
     if len(blocks) == 1:
-        return 22 + _string_bytes(message.role) + _block_bytes(blocks[0])
-    size = 22 + _string_bytes(message.role) + sum(map(_block_bytes, blocks))
+        return 22 + role + _block_bytes(blocks[0])
+    size = 22 + role + sum(map(_block_bytes, blocks))
     return size + len(blocks) - 1 if blocks else size
 
 
@@ -361,8 +366,9 @@ class _StepRenders:
             if not tool_use_id:
                 tool_use_id = f"step_{step.index}"
             ids.append(tool_use_id)
-            blocks = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
-            assistant.append(_message("assistant", tuple(blocks) if blocks else default_assistant(step, tool_use_id)))
+            custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
+            blocks = tuple(custom) if custom is not None else ()
+            assistant.append(_message("assistant", blocks or default_assistant(step, tool_use_id)))
             flags = [bool(blocks)]
             for is_full, out in ((True, full), (False, summary)):
                 block = observation_hook(step, tool_use_id, is_full) if observation_hook is not None else None
@@ -533,7 +539,10 @@ class Views:
     rendered once, in both forms, the first time any view needs it; ``at`` then only slices.
 
     ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
-    hashes with the messages; for a ``Run`` they default to the run's header.
+    hashes with the messages. For a ``Run`` they default to the run's header: its system,
+    model and ``max_output_tokens`` (0 when not recorded), and its tools without the run
+    file's own ``read_only`` field, which a request does not carry. A key that should match
+    a recorded ``request_key`` needs exactly what the agent sent.
     """
 
     def __init__(
@@ -544,7 +553,7 @@ class Views:
         system: str | None = None,
         tools: Sequence[Any] | None = None,
         model: str | None = None,
-        max_output_tokens: int = 0,
+        max_output_tokens: int | None = None,
         _renders: _StepRenders | None = None,
     ) -> None:
         self.source = source
@@ -562,6 +571,10 @@ class Views:
             self._end_index = None
             system = source.system if system is None else system
             model = source.model if model is None else model
+            if tools is None:
+                tools = [{k: v for k, v in tool.items() if k != "read_only"} for tool in offered]
+            if max_output_tokens is None:
+                max_output_tokens = int(source.header.get("max_output_tokens") or 0)
         if not isinstance(options, Options):
             raise TypeError(f"Views: options must be render.Options, got {type(options).__name__}")
         self.options: Options = options
@@ -570,7 +583,7 @@ class Views:
         self.system = system or ""
         self.request_tools = tuple(offered if tools is None else tools)
         self.model = model or ""
-        self.max_output_tokens = max_output_tokens
+        self.max_output_tokens = max_output_tokens or 0
         self._renders = _renders if _renders is not None else _StepRenders(steps, options)
         self._openings: dict[int | None, tuple[Message, int]] = {}
 
@@ -679,12 +692,28 @@ class Views:
             )
         before = self._rendered(previous)
         previous_opening, previous_opening_bytes = self._opening(previous)
-        return self._change(previous, before, now, previous_opening_bytes, opening_bytes, previous_opening != opening)
+        first_diff, prefix, size, previous_size, left = self._diff(
+            before, now, previous_opening_bytes, opening_bytes, previous_opening != opening
+        )
+        return Change(
+            previous=previous,
+            first_diff=first_diff,
+            prefix_bytes=prefix,
+            resent_bytes=size - prefix,
+            added_step=self._renders.rendered[now - 1].index if now > before else None,
+            left_window=left,
+            bytes_delta=size - previous_size,
+        )
 
-    def _change(
-        self, previous: int, before: int, now: int, old_opening: int, opening: int, opening_changed: bool
-    ) -> Change:
-        """The change from a view of ``before`` rendered steps to one of ``now``, from the sizes alone."""
+    def _diff(
+        self, before: int, now: int, old_opening: int, opening: int, opening_changed: bool
+    ) -> tuple[int | None, int, int, int, int | None]:
+        """From a view of ``before`` rendered steps to one of ``now``, from the sizes alone:
+        (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
+
+        A plain tuple, because the series asks this for every step and a frozen dataclass
+        costs more to build than all of this arithmetic.
+        """
         renders = self._renders
         sizes = renders.sizes
         window = self.options.recent_results
@@ -717,15 +746,7 @@ class Views:
                 shared += sizes.assistant[whole]
             # the list's "[" and the "," after each shared message
             prefix = min(size, 1 + shared + first_diff)
-        return Change(
-            previous=previous,
-            first_diff=first_diff,
-            prefix_bytes=prefix,
-            resent_bytes=size - prefix,
-            added_step=renders.rendered[now - 1].index if now > before else None,
-            left_window=left,
-            bytes_delta=size - previous_size,
-        )
+        return first_diff, prefix, size, previous_size, left
 
     def sizes(self) -> SizeSeries:
         """The size of the view at every stop, with and without the window, and its cacheable prefix."""
@@ -748,9 +769,7 @@ class Views:
                 first_diff, prefix, left = 0, 0, None
             else:
                 changed = message is not old_message and message != old_message
-                change = self._change(previous, before, now, old_opening, opening, changed)
-                size = change.prefix_bytes + change.resent_bytes
-                first_diff, prefix, left = change.first_diff, change.prefix_bytes, change.left_window
+                first_diff, prefix, size, _, left = self._diff(before, now, old_opening, opening, changed)
             at_.append(at)
             messages_.append(count)
             bytes_.append(size)

@@ -5,15 +5,16 @@ cache-prefix series for every step cost at most 3x one full render. Each figure 
 median over rounds of (its time / the baseline's time in the same round), so a busy
 machine slows both sides alike. Run:
 
-    PYTHONPATH=. python bench/bench_views.py
+    PYTHONPATH=. python bench/bench_views.py                 # 10,000 steps, 7 rounds
+    PYTHONPATH=. python bench/bench_views.py --steps 2000 --rounds 3
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _gen import step_records
+from bench_render import timed
 
 from agentrender import Decision, Observation, Step, render
 from agentrender.runfile import Run
@@ -28,66 +30,83 @@ from agentrender.views import Views
 
 STEPS = 10_000
 ROUNDS = 7
+TARGETS = {"move": 0.1, "series": 3.0}
+"""The issue's bounds: a move at most 1/10 of a full render, the whole series at most 3 renders."""
 
 
-def timed(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+def ratio(
+    candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1, rounds: int = ROUNDS
+) -> tuple[float, float]:
+    """The median over rounds of candidate time (divided by ``per``) over baseline time: gc on, gc paused."""
+    medians = []
+    for collect in (True, False):
+        ratios = []
+        for _ in range(rounds):
+            base = timed(baseline, collect=collect)
+            ratios.append(timed(candidate, collect=collect) / per / base)
+        medians.append(statistics.median(ratios))
+    return medians[0], medians[1]
 
 
-def ratio(candidate: Callable[[], Any], baseline: Callable[[], Any], per: int = 1) -> float:
-    """The median over rounds of candidate time (divided by ``per``) over baseline time."""
-    ratios = []
-    for _ in range(ROUNDS):
-        base = timed(baseline)
-        ratios.append(timed(candidate) / per / base)
-    return statistics.median(ratios)
-
-
-def main() -> None:
-    records = step_records(STEPS)
-    steps = tuple(
-        Step(index=r["index"], decision=Decision(**r["decision"]), observation=Observation(**r["observation"]))
-        for r in records
+def figures(steps: int = STEPS, rounds: int = ROUNDS) -> list[tuple[str, tuple[float, float], float | None]]:
+    """Each measure's name, its ratio to one full render of a ``steps``-step run, and its target."""
+    records = step_records(steps)
+    run = Run(
+        header={"run_id": "bench", "goal": "Benchmark the views."},
+        steps=tuple(
+            Step(index=r["index"], decision=Decision(**r["decision"]), observation=Observation(**r["observation"]))
+            for r in records
+        ),
     )
-    run = Run(header={"run_id": "bench", "goal": "Benchmark the views."}, steps=steps)
     options = run.options()
     everything = run.step_input(None)
 
     def baseline() -> None:
         render.messages(everything, options)
 
-    print(f"baseline: one full render.messages of {STEPS:,} steps, {timed(baseline) * 1000:.1f} ms")
-
     views = Views(run, options)
     views.messages(None)  # the per-step renders, computed once
     views.sizes()  # and their sizes
     rng = random.Random(1)
-    targets = [rng.randrange(STEPS + 1) for _ in range(100)]
-    figures = [
-        ("moving to a random step (View.messages)", ratio(lambda: [views.at(k) for k in targets], baseline, 100), 0.1),
-        ("moving to the last step", ratio(lambda: views.at(STEPS), baseline), 0.1),
+    targets = [rng.randrange(steps + 1) for _ in range(100)]
+    return [
+        (
+            "moving to a random step (View.messages)",
+            ratio(lambda: [views.at(k) for k in targets], baseline, 100, rounds),
+            TARGETS["move"],
+        ),
+        ("moving to the last step", ratio(lambda: views.at(steps), baseline, 1, rounds), TARGETS["move"]),
         (
             "moving to a random step with its bytes and change",
-            ratio(lambda: [(v.bytes, v.change) for v in map(views.at, targets)], baseline, 100),
-            0.1,
+            ratio(lambda: [(v.bytes, v.change) for v in map(views.at, targets)], baseline, 100, rounds),
+            TARGETS["move"],
         ),
         (
             "first view of a fresh Views (every step rendered in both forms)",
-            ratio(lambda: Views(run, options).at(STEPS), baseline),
+            ratio(lambda: Views(run, options).at(steps), baseline, 1, rounds),
             None,
         ),
         (
             "size and cache-prefix series for every step, fresh Views",
-            ratio(lambda: Views(run, options).sizes(), baseline),
-            3.0,
+            ratio(lambda: Views(run, options).sizes(), baseline, 1, rounds),
+            TARGETS["series"],
         ),
-        ("the same series again, renders and sizes cached", ratio(views.sizes, baseline), None),
+        ("the same series again, renders and sizes cached", ratio(views.sizes, baseline, 1, rounds), None),
     ]
-    for name, value, target in figures:
-        bound = f"  (target <= {target:g}: {'met' if value <= target else 'MISSED'})" if target else ""
-        print(f"{name}: {value:.4f}x{bound}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    arguments = parser.parse_args(argv)
+    print(
+        f"views of a {arguments.steps:,}-step run, each figure the median of {arguments.rounds} rounds "
+        "of (its time / one full render.messages of the run)"
+    )
+    for name, (on, paused), target in figures(arguments.steps, arguments.rounds):
+        bound = f"  (target <= {target:g}: {'met' if on <= target else 'MISSED'} with gc on)" if target else ""
+        print(f"{name}: {on:.4f}x gc on, {paused:.4f}x gc paused{bound}")
 
 
 if __name__ == "__main__":

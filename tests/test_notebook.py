@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from agentrender import ContentBlock, ModelResponse, render
 from agentrender._html import view_html
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
@@ -162,6 +164,14 @@ def test_run_explorer_has_four_tabs_and_filters_the_steps() -> None:
     assert list(explorer.filtered()["index"]) == [1]
 
 
+def test_run_explorer_marks_every_missing_value_alike() -> None:
+    """A step with no decision shows <NA> in every decision column of the steps table, categories included."""
+    explorer = RunExplorer(every_kind_run())
+    table = explorer.table.value
+    assert "<td>nan</td>" not in table
+    assert "<td>&lt;NA&gt;</td>" in table
+
+
 def test_run_explorer_charts_the_size_series() -> None:
     """The size tab holds a PNG chart of the views' sizes and the totals of the series."""
     explorer = RunExplorer(long_run(60))
@@ -206,3 +216,45 @@ def test_missing_ipywidgets_says_what_to_install() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=".")
     assert out.stdout.strip() == f"agentrender.notebook needs ipywidgets, which is not installed: {INSTALL}"
     assert INSTALL == "pip install 'agentrender[notebook]'"
+
+
+def test_the_explorer_works_on_every_bundled_sample() -> None:
+    """Each sample run opens in the explorer; every step's view and every captured reply renders, and the
+    replies that read back as the driver read them agree with the recorded decisions."""
+    from agentrender import samples
+
+    for name in samples.names():
+        run = samples.load(name)
+        explorer = RunExplorer(run)
+        conversation = explorer.conversation
+        for position in range(conversation.slider.max + 1):
+            conversation.slider.value = position
+            assert conversation.view.messages == render.messages(run.step_input(conversation.at), run.options())
+        stepper = explorer.decide
+        agreed = 0
+        for position in range(len(stepper.replies)):
+            stepper.slider.value = position
+            assert stepper.explanation is not None, (name, position)
+            agreed += "agrees with the decision the run recorded" in stepper.html.value
+        assert agreed >= len(stepper.replies) - 1, name
+        assert explorer.count.value == f"{len(run.steps)} of {len(run.steps)} steps"
+
+
+def test_conversation_view_refuses_options_beside_views() -> None:
+    """Given Views, the widget uses their options; options given beside them are refused, not ignored."""
+    from agentrender.views import Views
+
+    run = every_kind_run()
+    views = Views(run, max_output_tokens=4096)
+    assert ConversationView(views).views is views
+    with pytest.raises(ValueError, match="Views carry their options"):
+        ConversationView(views, options=run.options())
+
+
+def test_steps_without_a_decision_filter_as_none() -> None:
+    """A step with no decision has no kind: the kind filter offers '(none)' for it and keeps exactly those steps."""
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    assert "(none)" in explorer.kind_filter.options and "nan" not in explorer.kind_filter.options
+    explorer.kind_filter.value = "(none)"
+    assert list(explorer.filtered()["index"]) == [s.index for s in run.steps if s.decision is None]

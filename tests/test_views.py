@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
+from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render, samples
 from agentrender.views import (
     BLOCK_KINDS,
     DECIDE_RULES,
@@ -36,6 +36,8 @@ def custom_id(step: Step) -> str:
 def custom_assistant(step: Step, tool_use_id: str) -> list[ContentBlock] | None:
     if step.index % 3 == 0 and step.decision is not None and step.decision.calls:
         return [ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=step.decision.tool, input={})]
+    if step.index % 3 == 1:
+        return iter(())  # type: ignore[return-value]  # an empty iterable falls back, as render.messages has it
     return None
 
 
@@ -388,3 +390,24 @@ def test_observation_of_a_call_without_one_is_interrupted() -> None:
     assert fact.result.blocks[0].kind == "interrupted"
     assert fact.result.message.content[0].content == render.INTERRUPTED_TEXT
     assert Observation().status == "ok"
+
+
+SAMPLES = samples.names()
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_runs_views_equal_render_and_match_the_recorded_request_keys(name: str) -> None:
+    """On every bundled sample, each view is render.messages, and its replay key is the key the agent recorded."""
+    run = samples.load(name)
+    for options in option_settings(run)[:5]:
+        views = Views(run, options)
+        for at in views.stops:
+            assert views.messages(at) == render.messages(run.step_input(at), options)
+    views = Views(run, max_output_tokens=4096)  # what the samples' driver sent
+    checked = 0
+    for at in views.stops:
+        view = views.at(at)
+        if view.recorded_keys:
+            assert view.replay_key in view.recorded_keys, at
+            checked += 1
+    assert checked == len({call.step for call in run.model_calls if call.request_key})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+import pytest
+
 from agentrender import Decision, Observation, Step, render
 from agentrender._html import DISPLAY_CHARS, STYLE, explanation_html, legend_html
 from agentrender.runfile import Run
@@ -172,3 +174,17 @@ def test_hostile_text_constant_covers_the_attack_kinds() -> None:
     """The hostile payload holds a script, an onerror image, a javascript: link, </style>, unbalanced tags and RTL."""
     for piece in ("<script>", "onerror", "javascript:", "</style>", "<b>unbalanced", "\u202e"):
         assert piece in HOSTILE
+
+
+def test_the_browser_tests_fail_under_ci_when_chromium_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Chromium the browser tests fail when CI is set, and skip with the reason otherwise."""
+    from tests import test_browser_views
+
+    monkeypatch.setattr(test_browser_views, "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setattr(test_browser_views.shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "1")
+    with pytest.raises(pytest.fail.Exception, match="Chromium is not at /nonexistent/chromium"):
+        test_browser_views.chromium()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
+        test_browser_views.chromium()

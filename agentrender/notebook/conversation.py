@@ -22,12 +22,15 @@ class ConversationView(Widget):
     ``options`` default to ``run.options()``. The header gives the message count, bytes,
     approximate tokens, the replay key and what changed since the previous step; the turns
     are coloured by what each block is (see the legend). ``last_steps`` bounds how many
-    steps the HTML shows, so a long run stays light in the page.
+    steps the HTML shows, so a long run stays light in the page. ``run`` may be a ``Views``
+    (to set what the replay key hashes, such as ``max_output_tokens``).
     """
 
     def __init__(
         self, run: Run | Views, at: int | None = None, options: Options | None = None, *, last_steps: int = 40
     ) -> None:
+        if isinstance(run, Views) and options is not None:
+            raise ValueError("ConversationView(views, options=...): Views carry their options; pass the run instead")
         self.views = run if isinstance(run, Views) else Views(run, options)
         """The views of the run at the current settings."""
         self._by_result_bytes: dict[int, Views] = {self.views.options.result_bytes: self.views}
@@ -36,7 +39,7 @@ class ConversationView(Widget):
         """The steps a view can be taken at (the slider's positions)."""
         start = len(stops) - 1 if at is None else min(bisect_left(stops, at), len(stops) - 1)
         self.slider, self.previous_button, self.next_button = stepper(len(stops), start, "step")
-        self.position_label = widgets.Label()
+        self.position_label = widgets.Label(layout=widgets.Layout(flex="0 0 auto"))
         options_now = self.views.options
         self.recent_results = widgets.BoundedIntText(
             value=min(options_now.recent_results, 1_000_000),
@@ -77,7 +80,7 @@ class ConversationView(Widget):
     @property
     def at(self) -> int:
         """The step the view is taken at (the slider's stop)."""
-        return self.stops[self.slider.value]
+        return self.stops[int(self.slider.value)]
 
     @at.setter
     def at(self, step: int) -> None:

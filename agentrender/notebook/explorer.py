@@ -6,6 +6,7 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _html
+from agentrender.frame import steps_frame
 from agentrender.notebook._base import Widget
 from agentrender.notebook._deps import require, widgets
 from agentrender.notebook.conversation import ConversationView
@@ -19,37 +20,10 @@ if TYPE_CHECKING:
 
 ALL = "(all)"
 """The filter value that keeps every row."""
+NONE = "(none)"
+"""The filter value of a row with no value in the column (a step without a decision has no kind)."""
 SHOWN_ROWS = 200
 """How many rows of the steps table the page shows at most; the count says how many matched."""
-
-
-def steps_table(run: Run, views: Views) -> pd.DataFrame:
-    """One row per step: ``agentrender.frame.steps_frame`` when it is there, else the views' facts."""
-    pandas = require("pandas")
-    try:
-        from agentrender.frame import steps_frame  # type: ignore[import-not-found]
-    except ImportError:
-        steps_frame = None
-    if steps_frame is not None:
-        return steps_frame(run)
-    rows = []
-    for fact in views.at(None).steps:
-        step, decision, observation = fact.step, fact.step.decision, fact.step.observation
-        rows.append(
-            {
-                "index": step.index,
-                "kind": decision.kind if decision else "",
-                "tool": decision.tool if decision else "",
-                "reason": decision.reason if decision else "",
-                "status": observation.status if observation else "",
-                "rendered": fact.rendered,
-                "full": bool(fact.full),
-                "content_bytes": len(observation.content.encode("utf-8", "surrogatepass")) if observation else 0,
-                "summary_bytes": len(observation.summary.encode("utf-8", "surrogatepass")) if observation else 0,
-            }
-        )
-    columns = ["index", "kind", "tool", "reason", "status", "rendered", "full", "content_bytes", "summary_bytes"]
-    return pandas.DataFrame(rows, columns=columns)
 
 
 def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.6) -> bytes:
@@ -85,6 +59,11 @@ def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.
     return buffer.getvalue()
 
 
+def _labels(column: pd.Series) -> pd.Series:
+    """A column's values as the filters name them: text, with a missing value as ``NONE``."""
+    return column.astype("string").fillna(NONE)
+
+
 class RunExplorer(Widget):
     """Tabs for a run: the steps table (filterable), the conversation, decide, and the view's size."""
 
@@ -93,8 +72,8 @@ class RunExplorer(Widget):
         """The run explored."""
         self.views = Views(run, options)
         """The views of the run (shared with the conversation tab)."""
-        self.frame = steps_table(run, self.views)
-        """The steps table, unfiltered."""
+        self.frame = steps_frame(run, self.views.options)
+        """The steps table (``agentrender.frame.steps_frame``), unfiltered."""
         self.conversation = ConversationView(self.views)
         """The conversation tab."""
         self.decide = DecideStepper(run)
@@ -103,7 +82,7 @@ class RunExplorer(Widget):
         def choices(column: str) -> list[str]:
             if column not in self.frame:
                 return [ALL]
-            return [ALL, *sorted({str(value) for value in self.frame[column]})]
+            return [ALL, *sorted(set(_labels(self.frame[column])))]
 
         self.kind_filter = widgets.Dropdown(options=choices("kind"), description="kind")
         self.status_filter = widgets.Dropdown(options=choices("status"), description="status")
@@ -139,7 +118,7 @@ class RunExplorer(Widget):
         keep = frame.index == frame.index
         for column, control in (("kind", self.kind_filter), ("status", self.status_filter), ("tool", self.tool_filter)):
             if control.value != ALL and column in frame:
-                keep &= frame[column].astype(str) == control.value
+                keep &= _labels(frame[column]) == control.value
         if self.text_filter.value and "reason" in frame:
             keep &= frame["reason"].astype(str).str.contains(self.text_filter.value, case=False, regex=False)
         if self.rendered_only.value and "rendered" in frame:
@@ -149,7 +128,12 @@ class RunExplorer(Widget):
     def _filter(self, _change: Any = None) -> None:
         rows = self.filtered()
         self.count.value = f"{len(rows):,} of {len(self.frame):,} steps"
-        table = _html.table_html(list(rows.columns), rows.head(SHOWN_ROWS).itertuples(index=False, name=None))
+        from pandas import NA
+
+        shown = rows.head(SHOWN_ROWS)
+        # one mark for a missing value whatever the column's dtype (a category's is a float nan)
+        shown = shown.astype(object).where(shown.notna(), NA)
+        table = _html.table_html(list(rows.columns), shown.itertuples(index=False, name=None))
         more = f'<div class="ar-elided">showing the first {SHOWN_ROWS} rows</div>' if len(rows) > SHOWN_ROWS else ""
         self.table.value = f'{_html.STYLE}<div class="agentrender">{table}{more}</div>'
 
