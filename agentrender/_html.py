@@ -203,25 +203,21 @@ def _block_body(block: ContentBlock) -> str:
 
 def _hidden(fact: BlockFact, step: StepFact | None) -> str:
     """What of a result the model did not see, collapsed and marked as hidden from it."""
-    if fact.hidden_bytes <= 0 or step is None or step.step.observation is None:
+    if fact.hidden_bytes <= 0 or step is None:
         return ""
-    content = step.step.observation.content
     if fact.kind == "summary":
         label = f"hidden from the model: the full result, {fact.content_bytes:,} bytes (it saw the summary)"
-        hidden = content
     else:
         label = f"hidden from the model: {fact.hidden_bytes:,} of {fact.content_bytes:,} bytes past the cap"
-        encoded = content.encode("utf-8", "surrogatepass")
-        # only what the page can show of the rest is decoded; a cut inside a character shows as U+FFFD
-        rest = encoded[len(encoded) - fact.hidden_bytes :]
-        if len(rest) > 4 * DISPLAY_CHARS:
-            shown = rest[: 4 * DISPLAY_CHARS].decode("utf-8", "replace")[:DISPLAY_CHARS]
+        if fact.hidden_bytes > 4 * DISPLAY_CHARS:
+            # only what the page can show of the rest is taken from the content
+            shown = step.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
             more = f'<span class="ar-more">… the rest not shown here ({fact.hidden_bytes:,} bytes in all)</span>'
             return (
                 f'<details class="ar-hidden"><summary>{html.escape(label)}</summary>'
                 f"<pre>{_text(shown)}{more}</pre></details>"
             )
-        hidden = rest.decode("utf-8", "replace")
+    hidden = step.hidden_text()
     return f'<details class="ar-hidden"><summary>{html.escape(label)}</summary><pre>{_text(hidden)}</pre></details>'
 
 

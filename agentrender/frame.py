@@ -6,9 +6,10 @@ built from those tables and nothing else, so reading a table is reading the fram
 
 Columns use pandas' nullable dtypes (``Int64``, ``boolean``, ``string``, UTC datetimes)
 and categoricals for the few-valued ones. A null means the record did not say: ``kind`` is
-null for a step with no decision, ``status`` for a step with no observation. What a render
-showed (``rendered``, ``full``, ``nudge``, ``tool_use_id``) is read off one render of the
-whole run (``agentrender._facts``), never re-derived.
+null for a step with no decision, ``status`` for a step with no observation. What the model
+was shown (``rendered``, ``full``, ``nudge``, ``tool_use_id``, ``shown_as``, ``hidden_bytes``)
+is read off the view after the last step (``agentrender.views``, the one source of these
+facts for every instrument), never re-derived.
 
 Needs the ``frame`` extra: ``pip install 'agentrender[frame]'``.
 """
@@ -31,9 +32,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentrender import render
-from agentrender._facts import StepFacts, step_facts
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run
+from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -127,7 +128,10 @@ class _StepRow(NamedTuple):
     decision: Decision | None
     observation: Observation | None
     record: Mapping[str, Any]
-    facts: StepFacts | None
+    facts: StepFact | None
+    """The step's facts in the view after the last step; ``None`` when that view skips it."""
+    shown: BlockFact | None
+    """The block of the step's user turn in that view: what the model was shown for it."""
     call: ModelCall | None
     """The last model call made for the step."""
     calls: int
@@ -207,7 +211,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "rendered",
         "bool",
-        "True when the render showed the step (it has a decision); other steps take no place in the window.",
+        "True when the view shows the step (it has a decision); other steps take no place in the window.",
         lambda facts: True,
         of="facts",
         absent=False,
@@ -222,14 +226,14 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "tool_use_id",
         "string",
-        "The id the render gave the step's tool_use block and result (the options' hook, else step_<index>).",
+        "The id the view gives the step's tool_use block and result (the options' hook, else step_<index>).",
         lambda facts: facts.tool_use_id,
         of="facts",
     ),
     Column(
         "full",
         "bool",
-        "True when the render showed the result in full: the step is inside the recent-results window.",
+        "True when the view shows the result in full: the step is inside the recent-results window.",
         lambda facts: facts.full,
         of="facts",
         absent=False,
@@ -237,17 +241,35 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "nudge",
         "bool",
-        "True when the render answered the step with a text nudge instead of a tool_result.",
-        lambda facts: facts.nudge,
-        of="facts",
+        "True when the view answers the step with a text nudge instead of a tool_result.",
+        lambda shown: shown.block.type != "tool_result",
+        of="shown",
         absent=False,
     ),
     Column(
         "shown_bytes",
         "Int64",
-        "UTF-8 bytes of what the render's user turn showed for the step.",
-        lambda facts: _utf8_len(facts.result.content or facts.result.text),
-        of="facts",
+        "UTF-8 bytes of the text the step's user turn carries in the view (a result's content, a nudge's text).",
+        lambda shown: shown.shown_bytes,
+        of="shown",
+    ),
+    Column(
+        "shown_as",
+        "category",
+        "What the model was shown for the step (a key of views.BLOCK_KINDS): the result in full (result), "
+        "cut at the cap (cut), its summary (summary), a nudge (nudge_no_tool_call, nudge_truncated, "
+        "nudge_invalid), the interrupted re-request (interrupted), or a hook's block (hook); null when skipped.",
+        lambda shown: shown.kind,
+        of="shown",
+        categories=RESULT_KINDS,
+    ),
+    Column(
+        "hidden_bytes",
+        "Int64",
+        "Bytes of the step's content the model was not shown: all of it for a summary, the rest past the cap "
+        "for a cut result, else 0; null when skipped.",
+        lambda shown: shown.hidden_bytes,
+        of="shown",
     ),
     Column("started_at", _TIMESTAMP, "When the step started.", lambda record: record.get("started_at"), of="record"),
     Column("ended_at", _TIMESTAMP, "When the step ended.", lambda record: record.get("ended_at"), of="record"),
@@ -286,8 +308,9 @@ _NO_RECORD: dict[str, Any] = {}
 def steps_frame(run: Run, options: render.Options | None = None) -> pd.DataFrame:
     """One row per step of ``run``, in index order, with the columns of ``STEP_COLUMNS``.
 
-    ``full``, ``rendered``, ``nudge`` and ``tool_use_id`` come from one render of the
-    whole run under ``options`` (default ``run.options()``).
+    What the model was shown (``rendered``, ``full``, ``nudge``, ``shown_as``, ...) are the
+    facts of the view after the last step under ``options`` (default ``run.options()``):
+    ``Views(run, options).at(None).steps``.
     """
     pandas = _require("pandas")
     with _collector_paused():
@@ -295,7 +318,7 @@ def steps_frame(run: Run, options: render.Options | None = None) -> pd.DataFrame
 
 
 def _steps_frame(pandas: ModuleType, run: Run, options: render.Options) -> pd.DataFrame:
-    _, facts = step_facts(run.step_input(), options)
+    facts = _view(run, options).steps
     last: dict[int, ModelCall] = {}
     counts: dict[int, int] = {}
     for call in run.model_calls:
@@ -308,7 +331,8 @@ def _steps_frame(pandas: ModuleType, run: Run, options: render.Options) -> pd.Da
             step.decision,
             step.observation,
             records.get(step.index, _NO_RECORD),
-            fact,
+            fact if fact.rendered else None,
+            fact.result_block,
             last.get(step.index),
             counts.get(step.index, 0),
         )
@@ -337,9 +361,14 @@ _NO_OPENING = "(this run recorded no opening)"
 
 def _options(run: Run) -> render.Options:
     # A run whose header has neither opening nor goal cannot be rendered as recorded, but
-    # what a render shows for each step does not depend on the opening text, so a stand-in
+    # what a view shows for each step does not depend on the opening text, so a stand-in
     # gives the same per-step facts instead of refusing the whole run.
     return run.options() if run.opening.strip() else run.options(opening=_NO_OPENING)
+
+
+def _view(run: Run, options: render.Options) -> View:
+    """The view after the last step of ``run``: where every per-step fact of a frame comes from."""
+    return Views(run, options).at(None)
 
 
 # ---------------------------------------------------------------------- model calls
@@ -423,7 +452,7 @@ class _RunFacts(NamedTuple):
     """Everything one row of ``runs_frame`` is computed from."""
 
     run: Run
-    facts: list[StepFacts | None]
+    view: View
 
 
 def _count(steps: Iterable[Step], test: Callable[[Observation], bool]) -> int:
@@ -454,9 +483,9 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "rendered_steps",
         "Int64",
-        "How many steps a render of the whole run shows (those with a decision).",
-        lambda facts: sum(1 for fact in facts if fact is not None),
-        of="facts",
+        "How many steps the view after the last step shows (those with a decision).",
+        lambda view: view.rendered_count,
+        of="view",
     ),
     Column(
         "failures",
@@ -539,8 +568,7 @@ def _run_values(path: str) -> list[Any]:
     """One run file's row of ``runs_frame`` as plain values (what a worker process sends back)."""
     try:
         run = load_run(path)
-        _, facts = step_facts(run.step_input(), _options(run))
-        row = _RunFacts(run, facts)
+        row = _RunFacts(run, _view(run, _options(run)))
         return [_cell(column, row) for column in _RUN_VALUES]
     except (ValueError, OSError) as error:
         values: list[Any] = [None] * len(_RUN_VALUES)

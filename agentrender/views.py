@@ -1,20 +1,22 @@
 """The model's view at any step of a run, annotated: one source of facts for every instrument.
 
 ``Views(run)`` renders each step of a run once (its assistant turn, and its user turn in
-both the full and the summary form) and assembles the view at any step ``k`` from those
-pieces. The view at ``k`` is exactly ``render.messages(run.step_input(k), options)``: hooks
-see only a step, its id and the ``full`` flag, so a step renders the same in every view
-that holds it, and only *which* form a step shows depends on ``k``.
+the full and the summary form, each the first time a view shows it) and assembles the view
+at any step ``k`` from those pieces. The view at ``k`` is exactly
+``render.messages(run.step_input(k), options)``: hooks see only a step, its id and the
+``full`` flag, so a step renders the same in every view that holds it, and only *which*
+form a step shows depends on ``k``. One view costs about one render; the next reuses it.
 
 From the same pieces come the facts the HTML, the CLI and the frames show and never
-re-derive: what each block is (``BLOCK_KINDS``), which steps were skipped, the bytes of the
-view at every step, and between consecutive views the first message that differs (how
-much of the prompt stays a cacheable prefix and how much is re-sent).
+re-derive: what each block is (``BLOCK_KINDS``; a step's user turn one of ``RESULT_KINDS``),
+which steps were skipped, what of a result the model did not see, the bytes of the view at
+every step, and between consecutive views the first message that differs (how much of the
+prompt stays a cacheable prefix and how much is re-sent).
 
     views = Views(run)                   # or Views(step_input, options)
     view = views.at(12)                  # what the model saw when deciding step 12
     view.messages                        # == render.messages(run.step_input(12), options)
-    for fact in view.steps: ...          # StepFact: rendered?, full?, its MessageFacts
+    for fact in view.steps: ...          # StepFact: rendered?, full?, result_block, hidden_text()
     view.bytes, view.tokens, view.replay_key, view.change
     views.sizes()                        # SizeSeries: bytes per step, with and without the window
 
@@ -30,7 +32,7 @@ import json
 import sys
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +48,7 @@ __all__ = [
     "BLOCK_KINDS",
     "DECIDE_RULES",
     "NO_WINDOW",
+    "RESULT_KINDS",
     "BlockFact",
     "Change",
     "DecideExplanation",
@@ -78,6 +81,18 @@ BLOCK_KINDS: dict[str, str] = {
     "hook": "a block a consumer's hook built (Options.assistant or Options.observation)",
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
+
+RESULT_KINDS: tuple[str, ...] = (
+    "result",
+    "cut",
+    "summary",
+    "nudge_no_tool_call",
+    "nudge_truncated",
+    "nudge_invalid",
+    "interrupted",
+    "hook",
+)
+"""The kinds of ``BLOCK_KINDS`` a step's user turn can hold: what the model was shown for the step."""
 
 
 def approx_tokens(n_bytes: int) -> int:
@@ -205,7 +220,13 @@ class MessageFact:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StepFact:
-    """One step of the run as it stands in a view: rendered (two messages) or skipped."""
+    """One step of the run as it stands in a view: rendered (two messages) or skipped.
+
+    The facts of its two messages (``assistant``, ``result``, ``result_block``) are taken
+    from the view's per-step renders when first asked for, and kept there: listing a view's
+    steps renders nothing, and a table that reads only the result blocks never counts the
+    assistant turns' bytes.
+    """
 
     step: Step
     """The recorded step."""
@@ -218,10 +239,52 @@ class StepFact:
     """The id its ``tool_use`` block carries (or would carry); ``""`` when skipped."""
     full: bool | None = None
     """Its result shows in full (inside the window); ``None`` when skipped."""
-    assistant: MessageFact | None = None
-    """The assistant turn (the decision); ``None`` when skipped."""
-    result: MessageFact | None = None
-    """The user turn (result, summary, nudge or re-request); ``None`` when skipped."""
+    _renders: _StepRenders | None = field(default=None, repr=False)
+    """The view's per-step renders, where its messages' facts come from; ``None`` when skipped."""
+
+    @property
+    def position(self) -> int | None:
+        """The step's place among the rendered steps, from 0 (what the window counts); ``None`` when skipped."""
+        return (self.message_index - 1) // 2 if self.rendered else None
+
+    @property
+    def assistant(self) -> MessageFact | None:
+        """The assistant turn (the decision); ``None`` when skipped."""
+        renders = self._renders
+        return None if renders is None else renders.assistant_fact((self.message_index - 1) // 2)
+
+    @property
+    def result(self) -> MessageFact | None:
+        """The user turn (result, summary, nudge or re-request); ``None`` when skipped."""
+        renders = self._renders
+        return None if renders is None else renders.result_fact((self.message_index - 1) // 2, bool(self.full))
+
+    @property
+    def result_block(self) -> BlockFact | None:
+        """The user turn's one block, what the model was shown for the step: ``result.blocks[0]``,
+        without counting the message's bytes; ``None`` when skipped."""
+        renders = self._renders
+        return None if renders is None else renders.result_block((self.message_index - 1) // 2, bool(self.full))
+
+    def hidden_text(self, max_bytes: int | None = None) -> str:
+        """The text of the step's result the model did not see: the whole content when it was shown
+        the summary, the part past the cap when the content was cut; ``""`` when it saw all of it.
+
+        ``max_bytes`` bounds what is taken (a page shows only the start of a 50 MB result); a
+        character split at either end of the part shows as U+FFFD.
+        """
+        block = self.result_block
+        observation = self.step.observation
+        if block is None or block.hidden_bytes <= 0 or observation is None:
+            return ""
+        content = observation.content
+        start = 0 if block.kind == "summary" else block.content_bytes - block.hidden_bytes
+        stop = block.content_bytes if max_bytes is None else min(block.content_bytes, start + max(0, max_bytes))
+        if start == 0 and stop == block.content_bytes:
+            return content
+        if content.isascii():
+            return content[start:stop]
+        return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -311,10 +374,12 @@ class _Sizes:
 
 
 class _StepRenders:
-    """Each rendered step of a run, rendered once in each form, for one set of options.
+    """Each rendered step of a run, rendered once in each form it is asked for, for one set of options.
 
     Everything here is independent of ``recent_results``: the window only decides which of
-    a step's two user turns a view shows, so views with different windows share this.
+    a step's two user turns a view shows, so views with different windows share this. A
+    user turn is rendered the first time a view shows it in that form, so one view costs
+    about one render (each step in the one form it shows there) and later views reuse it.
     """
 
     def __init__(self, steps: Sequence[Step], options: Options) -> None:
@@ -336,67 +401,94 @@ class _StepRenders:
             rendered_before.append(count)
         self.rendered_before = rendered_before
         self.rendered = [step for step in self.steps if step.decision is not None]
+        n = len(self.rendered)
+        # Per form (0: the summary, 1: the result in full): [A0, U0, A1, U1, ...], the assistant
+        # turns filled in when first needed, each user turn when first shown in that form;
+        # which user turns are there, which a hook built, and their facts.
+        self._turns: tuple[list[Message], list[Message]] = ([None] * (2 * n), [None] * (2 * n))  # type: ignore[list-item]
+        self._done = (bytearray(n), bytearray(n))
+        self._hooked = (bytearray(n), bytearray(n))
+        self._blocks: tuple[list[BlockFact | None], list[BlockFact | None]] = ([None] * n, [None] * n)
+        self._results: tuple[list[MessageFact | None], list[MessageFact | None]] = ([None] * n, [None] * n)
+        self._assistant_facts: list[MessageFact | None] = [None] * n
 
     @cached_property
-    def _forms(self) -> tuple[list[str], list[Message], list[Message], list[Message], list[tuple[bool, bool, bool]]]:
-        # The same per-step work render.messages does, once per form, through the same
-        # defaults; the equality of assembled views with render.messages is tested over every k.
+    def ids(self) -> list[str]:
+        """The ``tool_use`` id of every rendered step: the options' hook, else ``step_<index>``."""
+        id_hook = self.options.tool_use_id
+        if id_hook is None:
+            return [f"step_{step.index}" for step in self.rendered]
+        return [id_hook(step) or f"step_{step.index}" for step in self.rendered]
+
+    @cached_property
+    def assistant(self) -> tuple[list[Message], bytearray]:
+        """Every rendered step's assistant turn, and which of them a hook built; also put in both forms."""
+        # The same per-step work render.messages does, through the same defaults; the equality
+        # of assembled views with render.messages is tested over every k, hooks included.
+        hook = self.options.assistant
+        default = render._assistant_blocks
+        pairs = zip(self.rendered, self.ids, strict=True)
+        hooked = bytearray(len(self.rendered))
+        if hook is None:
+            turns = [_message("assistant", default(step, tool_use_id)) for step, tool_use_id in pairs]
+        else:
+            turns = []
+            for position, (step, tool_use_id) in enumerate(pairs):
+                custom = hook(step, tool_use_id)
+                blocks = tuple(custom) if custom is not None else ()
+                hooked[position] = bool(blocks)
+                turns.append(_message("assistant", blocks or default(step, tool_use_id)))
+        for form in self._turns:
+            form[0::2] = turns
+        return turns, hooked
+
+    def users(self, full: bool, start: int, stop: int) -> list[Message]:
+        """The user turns of rendered steps ``[start:stop]`` in one form, rendering those not yet rendered."""
+        done = self._done[full]
+        first = done.find(0, start, stop)
+        if first >= 0:
+            self._render_users(full, first, stop)
+        return self._turns[full][2 * start + 1 : 2 * stop : 2]
+
+    def _render_users(self, full: bool, start: int, stop: int) -> None:
         options = self.options
-        id_hook, assistant_hook, observation_hook = options.tool_use_id, options.assistant, options.observation
-        max_bytes = options.result_bytes
-        default_assistant = render._assistant_blocks
-        ids: list[str] = []
-        assistant: list[Message] = []
-        full: list[Message] = []
-        summary: list[Message] = []
-        if id_hook is None and assistant_hook is None and observation_hook is None:
-            # The common case, without the per-step hook checks: half the cost of the loop below.
-            for step in self.rendered:
-                tool_use_id = f"step_{step.index}"
-                ids.append(tool_use_id)
-                assistant.append(_message("assistant", default_assistant(step, tool_use_id)))
-                full.append(_message("user", (default_observation(step, tool_use_id, True, max_bytes),)))
-                summary.append(_message("user", (default_observation(step, tool_use_id, False, max_bytes),)))
-            return ids, assistant, full, summary, [(False, False, False)] * len(ids)
-        hooked: list[tuple[bool, bool, bool]] = []
-        for step in self.rendered:
-            tool_use_id = ""
-            if id_hook is not None:
-                tool_use_id = id_hook(step)
-            if not tool_use_id:
-                tool_use_id = f"step_{step.index}"
-            ids.append(tool_use_id)
-            custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
-            blocks = tuple(custom) if custom is not None else ()
-            assistant.append(_message("assistant", blocks or default_assistant(step, tool_use_id)))
-            flags = [bool(blocks)]
-            for is_full, out in ((True, full), (False, summary)):
-                block = observation_hook(step, tool_use_id, is_full) if observation_hook is not None else None
-                if block is None or not block.type:
-                    block = default_observation(step, tool_use_id, is_full, max_bytes)
-                    flags.append(False)
-                else:
-                    flags.append(True)
-                out.append(_message("user", (block,)))
-            hooked.append((flags[0], flags[1], flags[2]))
-        return ids, assistant, full, summary, hooked
+        hook, max_bytes = options.observation, options.result_bytes
+        turns, done, hooked = self._turns[full], self._done[full], self._hooked[full]
+        steps, ids = self.rendered, self.ids
+        if hook is None and done.find(1, start, stop) < 0:
+            # The common case, a stretch never shown in this form: no per-step checks.
+            turns[2 * start + 1 : 2 * stop : 2] = [
+                _message("user", (default_observation(step, tool_use_id, full, max_bytes),))
+                for step, tool_use_id in zip(steps[start:stop], ids[start:stop], strict=True)
+            ]
+            done[start:stop] = b"\x01" * (stop - start)
+            return
+        for position in range(start, stop):
+            if done[position]:
+                continue
+            step, tool_use_id = steps[position], ids[position]
+            block = hook(step, tool_use_id, full) if hook is not None else None
+            if block is None or not block.type:
+                block = default_observation(step, tool_use_id, full, max_bytes)
+            else:
+                hooked[position] = 1
+            turns[2 * position + 1] = _message("user", (block,))
+            done[position] = 1
 
-    @cached_property
-    def interleaved(self) -> tuple[list[Message], list[Message]]:
-        """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form."""
-        _, assistant, full, summary, _ = self._forms
-        summaries: list[Message] = [None] * (2 * len(assistant))  # type: ignore[list-item]
-        fulls: list[Message] = list(summaries)
-        summaries[0::2] = assistant
-        summaries[1::2] = summary
-        fulls[0::2] = assistant
-        fulls[1::2] = full
-        return summaries, fulls
+    def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
+        """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
+        filled for a view of ``rendered`` steps whose first ``cut`` show summaries."""
+        _ = self.assistant  # computing it puts the assistant turns in both forms
+        self.users(False, 0, cut)
+        self.users(True, cut, rendered)
+        return self._turns[0], self._turns[1]
 
     @cached_property
     def sizes(self) -> _Sizes:
         """The bytes of every rendered step's messages, summed, in each form."""
-        _, assistant, full, summary, _ = self._forms
+        assistant, _ = self.assistant
+        n = len(assistant)
+        summary, full = self.users(False, 0, n), self.users(True, 0, n)
         sizes = _Sizes()
         s = f = 0
         add_assistant, add_same = sizes.assistant.append, sizes.same.append
@@ -418,51 +510,56 @@ class _StepRenders:
         """How many of the steps come before step ``at`` (all of them for ``None``)."""
         return len(self.steps) if at is None else bisect_left(self.indices, at)
 
-    def fact(self, position: int, full: bool) -> tuple[MessageFact, MessageFact]:
-        """The facts of rendered step ``position``'s two messages, its result in the given form."""
-        key = (position, full)
-        cache = self._fact_cache
-        if key not in cache:
-            cache[key] = self._facts(position, full)
-        return cache[key]
-
-    @cached_property
-    def _fact_cache(self) -> dict[tuple[int, bool], tuple[MessageFact, MessageFact]]:
-        return {}
-
-    def _facts(self, position: int, full: bool) -> tuple[MessageFact, MessageFact]:
-        _, assistant, fulls, summaries, hooked = self._forms
-        step = self.rendered[position]
-        a_hook, full_hook, summary_hook = hooked[position]
-        a_message = assistant[position]
-        if a_hook:
-            a_blocks = tuple(_hook_fact(block) for block in a_message.content)
-        else:
-            a_blocks = tuple(_assistant_fact(step, block) for block in a_message.content)
-        u_message = fulls[position] if full else summaries[position]
-        u_block = u_message.content[0]
-        if full_hook if full else summary_hook:
-            u_fact = _hook_fact(u_block)
-        else:
-            u_fact = _observation_fact(step, u_block, full, self.options.result_bytes)
-        return (
-            MessageFact(
-                message=a_message,
+    def assistant_fact(self, position: int) -> MessageFact:
+        """The fact of rendered step ``position``'s assistant turn."""
+        fact = self._assistant_facts[position]
+        if fact is None:
+            turns, hooked = self.assistant
+            message = turns[position]
+            if hooked[position]:
+                blocks = tuple(_hook_fact(block) for block in message.content)
+            else:
+                step = self.rendered[position]
+                blocks = tuple(_assistant_fact(step, block) for block in message.content)
+            fact = self._assistant_facts[position] = MessageFact(
+                message=message,
                 turn="assistant",
-                step=step.index,
+                step=self.rendered[position].index,
                 full=None,
-                blocks=a_blocks,
-                bytes=message_bytes(a_message),
-            ),
-            MessageFact(
-                message=u_message,
+                blocks=blocks,
+                bytes=message_bytes(message),
+            )
+        return fact
+
+    def result_block(self, position: int, full: bool) -> BlockFact:
+        """The fact of rendered step ``position``'s user-turn block in the given form."""
+        fact = self._blocks[full][position]
+        if fact is None:
+            if not self._done[full][position]:
+                self._render_users(full, position, position + 1)
+            block = self._turns[full][2 * position + 1].content[0]
+            if self._hooked[full][position]:
+                fact = _hook_fact(block)
+            else:
+                fact = _observation_fact(self.rendered[position], block, full, self.options.result_bytes)
+            self._blocks[full][position] = fact
+        return fact
+
+    def result_fact(self, position: int, full: bool) -> MessageFact:
+        """The fact of rendered step ``position``'s user turn in the given form."""
+        fact = self._results[full][position]
+        if fact is None:
+            block = self.result_block(position, full)
+            message = self._turns[full][2 * position + 1]
+            fact = self._results[full][position] = MessageFact(
+                message=message,
                 turn="result",
-                step=step.index,
+                step=self.rendered[position].index,
                 full=full,
-                blocks=(u_fact,),
-                bytes=message_bytes(u_message),
-            ),
-        )
+                blocks=(block,),
+                bytes=message_bytes(message),
+            )
+        return fact
 
 
 def _utf8(s: str) -> int:
@@ -536,7 +633,8 @@ class Views:
     ``source`` is a ``Run`` (its steps, goal, run id and tools; ``options`` defaults to
     ``run.options()``) or a ``StepInput`` (then ``options`` is required). The view at step
     ``k`` is ``render.messages`` of the steps with an index below ``k``. Each step is
-    rendered once, in both forms, the first time any view needs it; ``at`` then only slices.
+    rendered once in each form, the first time a view shows it in that form; ``at`` then
+    only slices.
 
     ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
     hashes with the messages. For a ``Run`` they default to the run's header: its system,
@@ -646,7 +744,7 @@ class Views:
         renders = self._renders
         rendered = renders.rendered_before[renders.position(at)]
         cut = max(0, rendered - self.options.recent_results)
-        summaries, fulls = renders.interleaved
+        summaries, fulls = renders.interleaved(rendered, cut)
         out = Messages((self._opening(at)[0],))
         out += summaries[: 2 * cut]
         out += fulls[2 * cut : 2 * rendered]
@@ -795,8 +893,9 @@ def _replace_options(options: Options, **changes: Any) -> Options:
 class View:
     """The view at one step: the messages the model saw, what each is, and what it costs.
 
-    Made by ``Views.at``; cheap to make (the messages are sliced from per-step renders),
-    and every fact beyond ``messages`` is computed when first asked for.
+    Made by ``Views.at``; cheap to make, and every fact is computed when first asked for:
+    the messages are sliced from per-step renders, and ``steps`` renders only what its
+    facts are asked for.
     """
 
     def __init__(self, views: Views, at: int | None) -> None:
@@ -804,8 +903,11 @@ class View:
         """The views of the run this one belongs to."""
         self.at = at
         """The step the view is taken at (``None``: after every step)."""
-        self.messages = views.messages(at)
+
+    @cached_property
+    def messages(self) -> Messages:
         """Exactly ``render.messages(step_input, options)``."""
+        return self.views.messages(self.at)
 
     @property
     def options(self) -> Options:
@@ -832,31 +934,36 @@ class View:
         )
 
     def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
-        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped."""
+        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped.
+
+        Their user turns are rendered here, each in the form this view shows (what every reader
+        of the facts asks for); their facts are made when first asked for.
+        """
         renders = self.views._renders
-        position = renders.position(self.at)
-        rendered_total = renders.rendered_before[position]
-        first_full = rendered_total - self.options.recent_results
-        ids = renders._forms[0]
+        rendered_before, steps, ids = renders.rendered_before, renders.steps, renders.ids
+        lo, hi, _ = slice(start, stop).indices(self.step_count)
+        hi = max(lo, hi)
+        first_full = self.rendered_count - self.full_count
+        first, last = rendered_before[lo], rendered_before[hi]
+        if first < first_full:
+            renders.users(False, first, min(last, first_full))
+        if last > max(first, first_full):
+            renders.users(True, max(first, first_full), last)
         out = []
-        for index in range(*slice(start, stop).indices(position)):
-            step = renders.steps[index]
-            before = renders.rendered_before[index]
-            message_index = 1 + 2 * before
+        for index in range(lo, hi):
+            step = steps[index]
+            before = rendered_before[index]
             if step.decision is None:
-                out.append(StepFact(step=step, rendered=False, message_index=message_index))
+                out.append(StepFact(step=step, rendered=False, message_index=1 + 2 * before))
                 continue
-            full = before >= first_full
-            assistant, result = renders.fact(before, full)
             out.append(
                 StepFact(
                     step=step,
                     rendered=True,
-                    message_index=message_index,
+                    message_index=1 + 2 * before,
                     tool_use_id=ids[before],
-                    full=full,
-                    assistant=assistant,
-                    result=result,
+                    full=before >= first_full,
+                    _renders=renders,
                 )
             )
         return tuple(out)
@@ -871,6 +978,16 @@ class View:
     def step_count(self) -> int:
         """How many steps the view covers (rendered or skipped)."""
         return self.views._renders.position(self.at)
+
+    @property
+    def rendered_count(self) -> int:
+        """How many of those steps are rendered (have a decision): two messages each after the opening."""
+        return self.views._rendered(self.at)
+
+    @property
+    def full_count(self) -> int:
+        """How many rendered steps show their result in full: the last ``recent_results`` of them."""
+        return min(self.rendered_count, self.options.recent_results)
 
     @property
     def skipped(self) -> tuple[StepFact, ...]:

@@ -72,18 +72,18 @@ def figures(steps: int = STEPS, rounds: int = ROUNDS) -> list[tuple[str, tuple[f
     return [
         (
             "moving to a random step (View.messages)",
-            ratio(lambda: [views.at(k) for k in targets], baseline, 100, rounds),
+            ratio(lambda: [views.at(k).messages for k in targets], baseline, 100, rounds),
             TARGETS["move"],
         ),
-        ("moving to the last step", ratio(lambda: views.at(steps), baseline, 1, rounds), TARGETS["move"]),
+        ("moving to the last step", ratio(lambda: views.at(steps).messages, baseline, 1, rounds), TARGETS["move"]),
         (
             "moving to a random step with its bytes and change",
             ratio(lambda: [(v.bytes, v.change) for v in map(views.at, targets)], baseline, 100, rounds),
             TARGETS["move"],
         ),
         (
-            "first view of a fresh Views (every step rendered in both forms)",
-            ratio(lambda: Views(run, options).at(steps), baseline, 1, rounds),
+            "first view of a fresh Views (every step rendered in the form it shows)",
+            ratio(lambda: Views(run, options).at(steps).messages, baseline, 1, rounds),
             None,
         ),
         (
@@ -92,6 +92,11 @@ def figures(steps: int = STEPS, rounds: int = ROUNDS) -> list[tuple[str, tuple[f
             TARGETS["series"],
         ),
         ("the same series again, renders and sizes cached", ratio(views.sizes, baseline, 1, rounds), None),
+        (
+            "the facts of one view, fresh Views (View.steps, and each step's result block)",
+            ratio(lambda: [fact.result_block for fact in Views(run, options).at(None).steps], baseline, 1, rounds),
+            None,
+        ),
     ]
 
 

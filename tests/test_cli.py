@@ -209,7 +209,7 @@ def test_show_window_options_reach_the_views() -> None:
 
 
 def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() -> None:
-    """steps --json is steps_frame row for row, plus the kind of block the model saw; filters keep matching rows."""
+    """steps --json is steps_frame row for row, what the model saw as the views say; filters keep matching rows."""
     from agentrender.frame import STEP_COLUMNS, steps_frame
 
     run = samples.load("flaky-build-resumed")
@@ -218,7 +218,7 @@ def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() ->
     assert isinstance(rows, list)
     frame = steps_frame(run)
     assert [row["index"] for row in rows] == frame["index"].tolist() == [step.index for step in run.steps]
-    assert list(rows[0]) == [column.name for column in STEP_COLUMNS] + ["shown_as"]
+    assert list(rows[0]) == [column.name for column in STEP_COLUMNS]
     for row, fact, full, status in zip(rows, view.steps, frame["full"], frame["status"], strict=True):
         assert row["rendered"] == fact.rendered and row["full"] == bool(full) == bool(fact.full)
         assert (

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
 from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
 from agentrender.runfile import ModelCall, Run
+from agentrender.views import RESULT_KINDS, Views
 
 NA = pd.NA
 
@@ -185,6 +186,34 @@ def test_render_facts_for_every_case() -> None:
     assert frame["nudge"].tolist() == [False] * 4 + [True, True, False, False, True, True, True, False, False]
     assert frame["shown_bytes"].iloc[12] == len("héllo ✓".encode())
     assert frame["shown_bytes"].iloc[0] == len("read a.py (1 line)")
+    assert frame["shown_as"].astype(object).where(frame["shown_as"].notna(), None).tolist() == [
+        "summary", "summary", None, "interrupted", "nudge_no_tool_call", "nudge_truncated", "nudge_invalid",
+        "nudge_invalid", "nudge_no_tool_call", "nudge_invalid", "nudge_invalid", "interrupted", "result",
+    ]  # fmt: skip
+    assert list(frame["shown_as"].cat.categories) == list(RESULT_KINDS)
+    # the two summaries hide the whole content; nothing else hides anything
+    assert frame["hidden_bytes"].tolist() == [12, 17, NA] + [0] * 10
+
+
+def test_shown_as_and_hidden_bytes_are_the_views_facts() -> None:
+    """shown_as and hidden_bytes are what views says of each step's result block, a cut and a hook's block too."""
+    run = _every_case()
+
+    def observation(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
+        return ContentBlock(type="text", text="mine") if step.index == 1 else None
+
+    options = run.options(recent_results=12, result_bytes=8, observation=observation)
+    frame = steps_frame(run, options)
+    facts = Views(run, options).at(None).steps
+    assert frame["shown_as"].astype(object).where(frame["shown_as"].notna(), None).tolist() == [
+        fact.result_block.kind if fact.result_block is not None else None for fact in facts
+    ]
+    assert frame["hidden_bytes"].tolist() == [
+        fact.result_block.hidden_bytes if fact.result_block is not None else NA for fact in facts
+    ]
+    # step 0's 12-byte content is cut at 8 bytes, the mark's 3 included: 7 bytes unseen
+    assert (frame["shown_as"].iloc[0], frame["hidden_bytes"].iloc[0]) == ("cut", 12 - 5)
+    assert (frame["shown_as"].iloc[1], frame["hidden_bytes"].iloc[1], frame["nudge"].iloc[1]) == ("hook", 0, True)
 
 
 def test_model_call_columns_of_a_step() -> None:
@@ -404,7 +433,7 @@ def test_missing_tqdm_says_how_to_install() -> None:
 
 
 def test_importing_the_module_loads_neither_pandas_nor_tqdm() -> None:
-    """agentrender.frame and agentrender._facts import only the stdlib until a frame is built (workers stay light)."""
+    """agentrender.frame and agentrender.views import only the stdlib until a frame is built (workers stay light)."""
     code = "import sys, agentrender.frame; print(sorted({'pandas', 'tqdm', 'numpy'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -110,7 +110,8 @@ def test_step_input_needs_options_and_steps_in_order() -> None:
 
 
 def test_hooks_are_called_once_per_step_and_form() -> None:
-    """Moving through every view calls the observation hook twice per rendered step, once per form."""
+    """Moving through every view calls the observation hook once per rendered step and form the views
+    show, never again; the size series renders the forms no view showed, each once."""
     calls: list[tuple[int, bool]] = []
 
     def observe(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
@@ -120,8 +121,13 @@ def test_hooks_are_called_once_per_step_and_form() -> None:
     run = long_run(30)
     views = Views(run, run.options(observation=observe))
     for at in views.stops:
-        views.at(at).steps  # noqa: B018 - the facts are computed on access
+        view = views.at(at)
+        assert len(view.messages) == 1 + 2 * sum(fact.result is not None for fact in view.steps)
     rendered = [s.index for s in run.steps if s.decision is not None]
+    # a result leaves the window only once six rendered steps follow it
+    shown = [(i, True) for i in rendered] + [(i, False) for i in rendered[:-6]]
+    assert sorted(calls) == sorted(shown)
+    views.sizes()
     assert sorted(calls) == sorted([(i, True) for i in rendered] + [(i, False) for i in rendered])
 
 
@@ -279,6 +285,28 @@ def test_summary_and_cut_facts_state_what_the_model_did_not_see() -> None:
     assert cut.hidden_bytes == content_bytes - 97  # the mark takes 3 of the 100 bytes
     whole = facts_by_step(run, 1, result_bytes=100_000)[0].result.blocks[0]
     assert whole.kind == "result" and whole.hidden_bytes == 0 and not whole.cut
+
+
+def test_hidden_text_is_what_the_model_did_not_see() -> None:
+    """A step's hidden text is its whole content behind a summary, the bytes past the cap of a cut
+    result (a character split there shows as U+FFFD), at most max_bytes of it, and nothing otherwise."""
+    content = "é" * 40 + "the end"
+    run = every_kind_run(content=content)
+    encoded = content.encode()
+    summary = facts_by_step(run, None, recent_results=0)[0]
+    assert summary.hidden_text() == content
+    assert summary.hidden_text(5) == "éé\ufffd"
+    cut = facts_by_step(run, None, recent_results=20, result_bytes=50)[0]
+    block = cut.result_block
+    assert block is not None and block.kind == "cut"
+    hidden = encoded[len(encoded) - block.hidden_bytes :]
+    assert cut.hidden_text() == hidden.decode("utf-8", "replace")
+    assert cut.hidden_text().endswith("the end") and block.block.content.encode()[:-3] + hidden == encoded
+    assert cut.hidden_text(4) == hidden[:4].decode("utf-8", "replace")
+    whole = facts_by_step(run, None, recent_results=20)
+    assert whole[0].hidden_text() == "" and whole[2].hidden_text() == "" and whole[5].hidden_text() == ""
+    ascii_cut = facts_by_step(every_kind_run(content="x" * 60 + "tail"), None, recent_results=20, result_bytes=50)[0]
+    assert ascii_cut.hidden_text() == ("x" * 60 + "tail")[47:] and ascii_cut.hidden_text(3) == "xxx"
 
 
 def test_skipped_steps_stand_where_they_were() -> None:

@@ -183,19 +183,15 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
 
 def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]:
     """What of a result the model did not see: its size, and with ``--full`` the text itself."""
-    if fact.hidden_bytes <= 0 or step is None or step.step.observation is None:
+    if fact.hidden_bytes <= 0 or step is None:
         return []
-    content = step.step.observation.content
     if fact.kind == "summary":
         label = f"\u2702 hidden from the model: the full result, {fact.content_bytes:,} bytes (it saw the summary)"
-        hidden = content
     else:
         label = f"\u2702 hidden from the model: {fact.hidden_bytes:,} of {fact.content_bytes:,} bytes past the cap"
-        encoded = content.encode("utf-8", "surrogatepass")
-        hidden = encoded[len(encoded) - fact.hidden_bytes :].decode("utf-8", "replace")
     out: list[Any] = [Text(label, style=HIDDEN)]
     if folder.full:
-        out.append(Gutter(Group(*folder.body(hidden, seen=False)), HIDDEN, bar="\u2506 "))
+        out.append(Gutter(Group(*folder.body(step.hidden_text(), seen=False)), HIDDEN, bar="\u2506 "))
     return out
 
 
@@ -294,12 +290,9 @@ def _view_facts(view: View) -> Table:
             f"~{view.tokens:,} tokens"
         ),
     )
-    options = view.options
-    # a rendered step is two messages after the opening (counting them from the facts of every step is slower)
-    results = (len(view.messages) - 1) // 2
-    window = min(results, options.recent_results)
+    results, window = view.rendered_count, view.full_count
     summaries = results - window
-    said = f"the last {window:,} of {results:,} results in full, each capped at {options.result_bytes:,} bytes"
+    said = f"the last {window:,} of {results:,} results in full, each capped at {view.options.result_bytes:,} bytes"
     if summaries:
         said += f"; {summaries:,} earlier as summaries"
     if view.bytes_no_window != view.bytes:

@@ -32,33 +32,28 @@ def _text_columns(frame: pd.DataFrame) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class StepsTable:
-    """The rows of ``agentrender.frame.steps_frame`` that passed the filters, and what the model saw of each.
+    """The rows of ``agentrender.frame.steps_frame`` that passed the filters, out of ``total``.
 
-    ``frame`` has every column of ``agentrender.frame.STEP_COLUMNS``; ``shown_as`` is the kind
-    of block (``views.BLOCK_KINDS``) the model's user turn held for each row's step in the
-    view after the last step, ``None`` for a step that view skips.
+    ``frame`` has every column of ``agentrender.frame.STEP_COLUMNS``, what the model saw of
+    each step (``shown_as``, a kind of ``views.BLOCK_KINDS``) among them.
     """
 
     frame: pd.DataFrame
-    shown_as: tuple[str | None, ...]
     total: int
 
     def records(self) -> list[dict[str, Any]]:
-        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None), and ``shown_as``."""
+        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
         names = [str(name) for name in self.frame.columns]
-        rows = []
-        for values, kind in zip(self.frame.itertuples(index=False), self.shown_as, strict=True):
-            row = {name: _plain(value) for name, value in zip(names, values, strict=True)}
-            row["shown_as"] = kind
-            rows.append(row)
-        return rows
+        return [
+            {name: _plain(value) for name, value in zip(names, values, strict=True)}
+            for values in self.frame.itertuples(index=False)
+        ]
 
     def write_csv(self, out: IO[str]) -> None:
         """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program."""
         frame = self.frame.copy()
         for name in _text_columns(frame):
             frame[name] = frame[name].astype("object").map(lambda v: clean(v) if isinstance(v, str) else v)
-        frame["shown_as"] = list(self.shown_as)
         frame.to_csv(out, index=False, lineterminator="\n", date_format="%Y-%m-%dT%H:%M:%S.%fZ")
 
     def renderable(self, run: Run) -> Group:
@@ -69,9 +64,10 @@ class StepsTable:
                 table.add_column(name, ratio=1, min_width=12, overflow="ellipsis")
             else:
                 table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-        columns = ["index", "kind", "tool", "status", "content_bytes", "summary_bytes", "reason"]
-        for values, kind in zip(self.frame[columns].itertuples(index=False), self.shown_as, strict=True):
+        columns = ["index", "kind", "tool", "status", "shown_as", "content_bytes", "summary_bytes", "reason"]
+        for values in self.frame[columns].itertuples(index=False):
             record = dict(zip(columns, (None if _null(v) else v for v in values), strict=True))
+            kind = record["shown_as"]
             if kind is None:
                 saw = Text("skipped", style=SKIPPED)
                 style = SKIPPED
@@ -163,14 +159,12 @@ def steps_rows(
     status: Sequence[str] | None = None,
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
-    """The steps table of ``run``: ``steps_frame`` under the views' options, filtered, with what the model saw."""
+    """The steps table of ``run``: ``steps_frame`` under the views' options, filtered."""
     from agentrender.frame import steps_frame
 
     frame = steps_frame(run, views.options)
-    shown = {fact.step.index: fact.result.blocks[0].kind for fact in views.at(None).steps if fact.result is not None}
     keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    kept = frame[keep].reset_index(drop=True)
-    return StepsTable(frame=kept, shown_as=tuple(shown.get(int(i)) for i in kept["index"]), total=len(frame))
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
 
 
 # ---------------------------------------------------------------------------- context
