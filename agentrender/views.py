@@ -222,10 +222,9 @@ class MessageFact:
 class StepFact:
     """One step of the run as it stands in a view: rendered (two messages) or skipped.
 
-    The facts of its two messages (``assistant``, ``result``, ``result_block``) are taken
-    from the view's per-step renders when first asked for, and kept there: listing a view's
-    steps renders nothing, and a table that reads only the result blocks never counts the
-    assistant turns' bytes.
+    The facts of its two messages (``assistant``, ``result``, ``result_block``) are made
+    from the view's per-step renders when first asked for, and kept with them: a table that
+    reads only the result blocks never renders the assistant turns nor counts any bytes.
     """
 
     step: Step

@@ -147,11 +147,9 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
     summaries = views.with_options(recent_results=0).at(None)
     fulls = views.with_options(recent_results=NO_WINDOW).at(None)
     for fact in summaries.steps:
-        if fact.result is None:
-            continue
-        block = fact.result.blocks[0]
+        block = fact.result_block
         observation = fact.step.observation
-        if block.kind != "summary" or observation is None:
+        if block is None or block.kind != "summary" or observation is None:
             continue
         summary = observation.summary
         if not summary.strip():
