@@ -82,17 +82,10 @@ BLOCK_KINDS: dict[str, str] = {
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
 
-RESULT_KINDS: tuple[str, ...] = (
-    "result",
-    "cut",
-    "summary",
-    "nudge_no_tool_call",
-    "nudge_truncated",
-    "nudge_invalid",
-    "interrupted",
-    "hook",
+RESULT_KINDS: tuple[str, ...] = tuple(
+    kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use")
 )
-"""The kinds of ``BLOCK_KINDS`` a step's user turn can hold: what the model was shown for the step."""
+"""The kinds of ``BLOCK_KINDS`` a step's user turn can hold, in that order: what the model was shown for the step."""
 
 
 def approx_tokens(n_bytes: int) -> int:

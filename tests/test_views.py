@@ -14,6 +14,7 @@ from agentrender.views import (
     BLOCK_KINDS,
     DECIDE_RULES,
     NO_WINDOW,
+    RESULT_KINDS,
     Views,
     approx_tokens,
     disagreements,
@@ -336,6 +337,24 @@ def test_hook_blocks_are_marked_as_the_hooks() -> None:
     assert [b.kind for b in facts[4].assistant.blocks] == ["reason", "tool_use"]
     assert facts[5].result.blocks[0].kind == "hook"
     assert facts[6].result.blocks[0].kind == "result"  # the hook returned a type="" block: the default
+
+
+def test_result_kinds_are_the_kinds_a_user_turn_holds() -> None:
+    """Every step's user-turn block is one of RESULT_KINDS, and an assistant block none but a hook's, cuts too."""
+    run = every_kind_run()
+    assistant_kinds = set(BLOCK_KINDS) - set(RESULT_KINDS) | {"hook"}
+    seen: set[str] = set()
+    for options in (
+        run.options(recent_results=3, result_bytes=100),
+        run.options(recent_results=20, assistant=custom_assistant, observation=custom_observation),
+    ):
+        for fact in Views(run, options).at(None).steps:
+            if fact.rendered:
+                assert fact.result_block is not None and fact.result is not None and fact.assistant is not None
+                assert fact.result_block is fact.result.blocks[0]
+                seen.add(fact.result_block.kind)
+                assert {block.kind for block in fact.assistant.blocks} <= assistant_kinds
+    assert seen == set(RESULT_KINDS)
 
 
 def test_replay_key_is_render_replay_key_of_the_view() -> None:
