@@ -62,6 +62,7 @@ def test_an_agent_error_ends_the_run_failed_naming_the_step_and_goes_on_up(tmp_p
     assert run.warnings == ()
     assert run.end is not None
     assert (run.end["status"], run.end["reason"], run.end["error"]) == ("failed", "agent_error", "step 1: overloaded")
+    assert "step 1: overloaded" in run._repr_html_()
     assert [(s.index, s.decision is not None) for s in run.steps] == [(0, True), (1, False)]
     assert any("ends here, with a failed end record" in note for note in caught.value.__notes__)
 

@@ -187,3 +187,13 @@ def test_samples_frames_agree_with_their_render() -> None:
                 checked += 1
         assert int(runs.loc[runs["run_id"] == name, "rendered_steps"].iloc[0]) == int(frame["rendered"].sum())
     assert checked >= 10
+
+
+def test_a_failed_run_says_what_stopped_it(tmp_path: Path) -> None:
+    """A run ended by an agent error has end_reason agent_error (a known category) and the error's text."""
+    path = tmp_path / "failed.jsonl"
+    end = {"type": "end", "status": "failed", "reason": "agent_error", "error": "step 0: the API answered 529"}
+    path.write_text(_lines([_header("failed"), _step(0, None, None), end]), encoding="utf-8")
+    row = runs_frame(path, workers=1, progress=False).iloc[0]
+    assert (row["end_status"], row["end_reason"], row["end_error"]) == ("failed", "agent_error", end["error"])
+    assert "agent_error" in RUN_COLUMNS[[c.name for c in RUN_COLUMNS].index("end_reason")].categories

@@ -211,7 +211,7 @@ def test_missing_ipywidgets_says_what_to_install() -> None:
 
 
 def test_the_explorer_works_on_every_bundled_sample() -> None:
-    """Each sample run opens in the explorer; every step's view and every captured reply renders, and the
+    """Each sample run opens in the explorer; every step's view and every captured reply renders; each
     reply, read back from the run file and from the stepper's editor, agrees with the recorded decision."""
     from agentrender import samples
 
