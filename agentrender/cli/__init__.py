@@ -1,0 +1,278 @@
+"""agentrender's command line: the model's view and the run, in a terminal.
+
+    agentrender show fix-failing-test            the view after the last step, as chat turns
+    agentrender show RUN --at 4                  what the model saw deciding step 4
+    agentrender steps RUN --status error         the steps table, filtered
+    agentrender decide RUN                       each captured reply, its decision and the rule that fired
+    agentrender check RUN...                     findings to act on; exit 0 clean, 1 findings, 2 unreadable
+    agentrender context RUN                      the view's size at every step, where the cache prefix breaks
+    agentrender keys RUN                         the replay key of the view at every step
+    agentrender samples                          the bundled sample runs
+
+RUN is a run file (``.jsonl`` or ``.jsonl.gz``) or the name of a bundled sample. Every
+command takes ``--json``. The facts printed come from ``agentrender.views``, the one source
+the HTML and the widgets read too. Parsing needs only the standard library; the commands
+need rich (``pip install 'agentrender[cli]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import IO
+
+__all__ = ["build_parser", "main"]
+
+_DESCRIPTION = """\
+See exactly what an AI agent's model saw: the conversation a recorded run rendered at any
+step, what each block is (a result in full or its summary, a nudge, a re-request), what the
+model did not see, and what each captured reply became.
+
+RUN is a run file (.jsonl or .jsonl.gz) or the name of a bundled sample (agentrender samples).
+"""
+
+_EPILOG = """\
+exit status: 0 success; 1 check found something to act on; 2 input that cannot be read
+(a missing file, a broken run file: one line on stderr names the file, the line and what).
+Run content is printed literally: markup is not interpreted, and control characters,
+terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b, \\u202e).
+"""
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
+def _output_options() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("output")
+    group.add_argument("--json", action="store_true", help="print JSON for scripts instead of the terminal view")
+    group.add_argument(
+        "--width",
+        type=_positive,
+        metavar="COLUMNS",
+        help="the width to lay the output out at (default: the terminal's; 100 when piped)",
+    )
+    group.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the output: auto (on a terminal, unless NO_COLOR is set), always or never",
+    )
+    return parent
+
+
+def _window_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("render options")
+    group.add_argument(
+        "--recent-results",
+        type=_count,
+        metavar="N",
+        help="how many of the last rendered steps show their result in full (default 6, as render.RECENT_RESULTS)",
+    )
+    group.add_argument(
+        "--result-bytes",
+        type=_count,
+        metavar="B",
+        help="the cap on a result's bytes in the view (default 16384, as render.RESULT_BYTES)",
+    )
+
+
+def _key_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-output-tokens",
+        type=_count,
+        metavar="N",
+        help="the max_tokens the run's agent sent, which the replay key hashes "
+        "(default: the run header's max_output_tokens, else 0)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (standard library only, so ``--help`` needs no extra)."""
+    parser = argparse.ArgumentParser(
+        prog="agentrender",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from agentrender import __version__
+
+    parser.add_argument("--version", action="version", version=f"agentrender {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    output = _output_options()
+
+    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=summary,
+            description=description,
+            parents=[output],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            epilog=_EPILOG,
+        )
+
+    show = command(
+        "show",
+        "the model's view at a step, as chat turns",
+        """\
+The conversation the model saw when deciding step K (by default: after the last step, what
+it would see next), exactly as render.messages builds it. Each block is marked by what it
+is: the opening, a reason, a tool use, a result in full (or cut at the cap), a summary, a
+nudge, an interruption's re-request; steps with no decision are marked skipped. What the
+model did not see (the content behind a summary, the bytes past the cap) is stated. Long
+blocks are folded with their size stated; --full prints everything.""",
+    )
+    show.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    show.add_argument(
+        "--at",
+        type=_count,
+        metavar="K",
+        help="the view the model saw deciding step K (the steps with an index below K); default: after the last step",
+    )
+    _window_options(show)
+    show.add_argument(
+        "--steps",
+        type=_positive,
+        metavar="N",
+        dest="last_steps",
+        help="print only the last N steps of the view (default 40); earlier ones are counted",
+    )
+    _key_options(show)
+    show.add_argument(
+        "--full",
+        action="store_true",
+        help="print every step and every block in full, and what the model did not see",
+    )
+
+    steps = command(
+        "steps",
+        "the steps table, filtered by tool, status or kind",
+        """\
+One row per recorded step: its decision's kind and tool, its observation's status, whether
+it is rendered (has a decision) and whether its result is in full in the view after the last
+step (inside the recent-results window), its result's and summary's bytes, and its reason.
+Filters take a value each and may be repeated; a row is kept when it matches every filter.""",
+    )
+    steps.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    steps.add_argument("--tool", action="append", metavar="NAME", help="keep steps whose decision names this tool")
+    steps.add_argument(
+        "--status",
+        action="append",
+        metavar="STATUS",
+        help="keep steps whose observation has this status "
+        "(ok, error, invalid_decision, interrupted; none: no observation)",
+    )
+    steps.add_argument(
+        "--kind",
+        action="append",
+        metavar="KIND",
+        help="keep steps whose decision has this kind (tool_call, no_tool_call, truncated, ...; none: no decision)",
+    )
+    steps.add_argument("--csv", action="store_true", help="print the table as CSV (text cells with controls escaped)")
+    _window_options(steps)
+
+    decide = command(
+        "decide",
+        "each captured reply, the decision it becomes, and why",
+        """\
+For each model reply the run captured (or the one reply in REPLY.json, an Anthropic Message
+object): the reply, the decision render.decide makes of it, the rule that fired and why, and
+whether it agrees with the decision the run recorded for that step. A step's decision comes
+from its last reply; earlier replies for the same step are shown as superseded.""",
+    )
+    decide.add_argument("run", metavar="RUN|REPLY.json", help="a run file, a bundled sample, or a reply (.json)")
+    decide.add_argument("--step", type=_count, metavar="K", help="only the replies captured for step K")
+    decide.add_argument("--full", action="store_true", help="print thinking, text and arguments in full")
+
+    check = command(
+        "check",
+        "validate run files and report findings to act on",
+        """\
+Read each run file and report what a user should act on: results with no summary (the model
+sees "(no summary)" once they leave the window), summaries longer than their results,
+renders the Messages API would reject, recorded decisions that disagree with render.decide
+on their captured reply, model calls that belong to no step, and what the file held that was
+not loaded (its warnings). Exit 0: every file is clean; 1: findings; 2: a file is unreadable.""",
+    )
+    check.add_argument("runs", nargs="+", metavar="RUN", help="run files or names of bundled samples")
+    _window_options(check)
+
+    context = command(
+        "context",
+        "the view's size at every step, and where the cache prefix breaks",
+        """\
+For the view at every step: its messages, its bytes and approximate tokens (bytes / 4, a
+scale, not a count), its bytes with every result in full, and how much of it is a prefix
+shared with the previous step's view (what a prompt cache can reuse) against what is sent
+afresh. The prefix breaks where a result leaves the recent-results window.""",
+    )
+    context.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    _window_options(context)
+
+    keys = command(
+        "keys",
+        "the replay key of the view at every step",
+        """\
+The replay key (render.replay_key: SHA-256 over exactly what would be sent: the run's system
+prompt, tools and model, and the view's messages) at every step, beside the request keys the
+run recorded for that step's model calls. A recorded key that differs means the run's agent
+did not send what this render builds.""",
+    )
+    keys.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    _window_options(keys)
+    _key_options(keys)
+
+    command(
+        "samples",
+        "the bundled sample runs",
+        "The sample runs shipped with agentrender, each a name any RUN argument accepts.",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit status."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    for stream in (out, err):
+        # a terminal that cannot show a character gets an escape, never an exception
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        from agentrender.cli import _commands
+    except ImportError as error:
+        print(f"agentrender: {error}", file=err)
+        return 2
+    try:
+        return _commands.run(args, out, err)
+    except _commands.CliError as error:
+        print(f"agentrender: {_commands.clean(str(error), one_line=True)}", file=err)
+        return error.code
+    except BrokenPipeError:
+        # the reader went away (| head): stop quietly, and keep Python from complaining at exit
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        if os.environ.get("AGENTRENDER_TRACEBACK"):
+            raise
+        what = _commands.clean(f"{type(error).__name__}: {error}", one_line=True)
+        print(f"agentrender: internal error: {what} (AGENTRENDER_TRACEBACK=1 shows where)", file=err)
+        return 3

@@ -1,0 +1,282 @@
+"""``agentrender check``: what in a run file a user should act on, one finding a line.
+
+Each kind of finding is declared once in ``FINDINGS``. Which steps carry a result, and in
+which form, is read off ``agentrender.views``; the API's rules are checked on the messages
+the views hold, in both forms of every result, so every message of every view is covered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentrender._types import Message
+from agentrender.cli._inputs import UNREADABLE, CliError, load
+from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
+from agentrender.runfile import Run
+from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide
+
+__all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "api_problems", "check", "renderables"]
+
+FINDINGS: dict[str, str] = {
+    "no-summary": "a result with no summary: once it leaves the window the model sees only '(no summary)'",
+    "summary-longer": "a summary longer than its result: the window saves nothing on it",
+    "api-reject": "a render the Messages API would reject",
+    "decide-disagrees": "the decision the run recorded is not what render.decide makes of its captured reply",
+    "orphan-call": "a model call for a step the run does not hold",
+    "load-warning": "something the file held that was not loaded, or was loaded with a doubt",
+}
+"""Every kind of finding ``check`` reports, with what it means."""
+
+SHOWN_PER_KIND = 20
+"""How many findings of one kind the terminal lists per file; the count says how many there are."""
+
+# The Messages API's patterns for a tool_use id and for a tool's name.
+_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One thing to act on: its kind (a key of ``FINDINGS``), where it is, and what it is."""
+
+    code: str
+    message: str
+    step: int | None = None
+    line: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding's fields."""
+        return {"code": self.code, "step": self.step, "line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    """What ``check`` found in one file, or why it could not read it."""
+
+    name: str
+    findings: tuple[Finding, ...] = ()
+    error: str = ""
+    steps: int = 0
+    model_calls: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """2: unreadable; 1: findings; 0: clean."""
+        return UNREADABLE if self.error else (1 if self.findings else 0)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report's fields, each finding as a dict."""
+        return {
+            "run": self.name,
+            "readable": not self.error,
+            "error": self.error or None,
+            "steps": self.steps,
+            "model_calls": self.model_calls,
+            "clean": self.exit_code == 0,
+            "counts": self.counts,
+            "findings": [finding.to_json() for finding in self.findings],
+        }
+
+
+def api_problems(messages: Sequence[Message]) -> Iterator[tuple[int, str]]:
+    """``(message index, problem)`` for each thing in ``messages`` the Messages API refuses."""
+    if not messages:
+        yield 0, "the conversation is empty"
+        return
+    if messages[0].role != "user":
+        yield 0, f"the first message is from {messages[0].role!r}, not the user"
+    seen_ids: set[str] = set()
+    previous_uses: list[str] = []
+    previous_role = ""
+    for position, message in enumerate(messages):
+        if message.role not in ("user", "assistant"):
+            yield position, f"role {message.role!r} is neither user nor assistant"
+        elif message.role == previous_role:
+            yield position, f"two {message.role} messages in a row: roles must alternate"
+        previous_role = message.role
+        if not message.content:
+            yield position, "a message with no content"
+        uses: list[str] = []
+        results: list[str] = []
+        for block in message.content:
+            if block.type == "text" and not block.text.strip():
+                yield position, "a text block that is empty or only whitespace"
+            elif block.type == "tool_use":
+                uses.append(block.tool_use_id)
+                if not _ID.fullmatch(block.tool_use_id):
+                    yield position, f"tool_use id {block.tool_use_id!r} is not letters, digits, _ and -"
+                elif block.tool_use_id in seen_ids:
+                    yield position, f"tool_use id {block.tool_use_id!r} is used twice"
+                seen_ids.add(block.tool_use_id)
+                if not _NAME.fullmatch(block.name):
+                    yield position, f"tool name {block.name!r} is not 1 to 64 letters, digits, _ and -"
+                if not isinstance(block.input, dict):
+                    yield position, f"tool_use input is a JSON {type(block.input).__name__}, not an object"
+            elif block.type == "tool_result":
+                results.append(block.tool_use_id)
+        if message.role == "user":
+            if results != previous_uses[: len(results)] or len(results) != len(previous_uses):
+                if previous_uses and not results:
+                    yield position, f"tool_use {previous_uses[0]!r} is not answered by a tool_result"
+                else:
+                    yield position, "a tool_result that does not answer the tool_use before it"
+            previous_uses = []
+        else:
+            previous_uses = uses
+    if previous_uses:
+        yield len(messages) - 1, f"tool_use {previous_uses[0]!r} is the last message, so it is never answered"
+
+
+def _utf8(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _findings(run: Run, views: Views) -> Iterator[Finding]:
+    prefix = f"{run.path}:"
+    for warning in run.warnings:
+        line, _, what = warning.removeprefix(prefix).partition(": ")
+        if line.isdigit():
+            yield Finding(code="load-warning", message=what, line=int(line))
+        else:
+            yield Finding(code="load-warning", message=warning)
+    # Every result in both of its forms: views with no window and with every result a summary.
+    summaries = views.with_options(recent_results=0).at(None)
+    fulls = views.with_options(recent_results=NO_WINDOW).at(None)
+    for fact in summaries.steps:
+        if fact.result is None:
+            continue
+        block = fact.result.blocks[0]
+        observation = fact.step.observation
+        if block.kind != "summary" or observation is None:
+            continue
+        summary = observation.summary
+        if not summary.strip():
+            yield Finding(
+                code="no-summary",
+                step=fact.step.index,
+                message=f"the result ({block.content_bytes:,} bytes) has no summary: outside the window "
+                "the model sees only '(no summary)'",
+            )
+        elif _utf8(summary) > block.content_bytes:
+            yield Finding(
+                code="summary-longer",
+                step=fact.step.index,
+                message=f"the summary ({_utf8(summary):,} bytes) is longer than the result "
+                f"({block.content_bytes:,} bytes)",
+            )
+    # the two views hold the same messages at the same places, only the results' forms differ
+    owner: dict[int, int] = {}
+    for fact in summaries.steps:
+        if fact.rendered:
+            owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
+    seen: set[tuple[int | None, str]] = set()
+    for view in (fulls, summaries):
+        for position, problem in api_problems(view.messages):
+            step = owner.get(position)
+            if (step, problem) not in seen:
+                seen.add((step, problem))
+                where = "the opening" if position == 0 else f"message #{position}"
+                yield Finding(code="api-reject", step=step, message=f"{where}: {problem}")
+    indices = {step.index: step for step in run.steps}
+    last: dict[int, int] = {}
+    for number, call in enumerate(run.model_calls):
+        last[call.step] = number
+    for number, call in enumerate(run.model_calls):
+        recorded = indices.get(call.step)
+        if recorded is None:
+            yield Finding(
+                code="orphan-call",
+                step=call.step,
+                line=call.line,
+                message=f"a model call for step {call.step}, which the run does not hold",
+            )
+            continue
+        if last[call.step] != number or recorded.decision is None:
+            continue
+        decision = explain_decide(call.response).decision
+        differs = disagreements(decision, recorded.decision)
+        if differs:
+            yield Finding(
+                code="decide-disagrees",
+                step=call.step,
+                line=call.line,
+                message="the recorded decision differs from render.decide of the captured reply in: "
+                + ", ".join(differs),
+            )
+
+
+def check(name: str, *, recent_results: int | None = None, result_bytes: int | None = None) -> Report:
+    """Check the run file (or sample) ``name``: a report of its findings, or of why it cannot be read."""
+    try:
+        run = load(name)
+    except CliError as error:
+        return Report(name=name, error=str(error))
+    overrides = {}
+    if recent_results is not None:
+        overrides["recent_results"] = recent_results
+    if result_bytes is not None:
+        overrides["result_bytes"] = result_bytes
+    try:
+        views = Views(run, run.options(**overrides))
+    except ValueError as error:
+        return Report(name=name, error=f"{run.path}: cannot render the run: {error}")
+    findings = tuple(_findings(run, views))
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    return Report(name=name, findings=findings, steps=len(run.steps), model_calls=len(run.model_calls), counts=counts)
+
+
+def renderables(reports: Sequence[Report]) -> Iterator[Any]:
+    """What ``check`` prints: per file, its findings as a table, or a line saying it is clean."""
+    for report in reports:
+        title = Text(clean(report.name, one_line=True), style="bold")
+        if report.error:
+            title.append("  unreadable: ", style=DISAGREE)
+            title.append(clean(report.error, one_line=True))
+            yield title
+            continue
+        facts = f"  {report.steps:,} steps, {report.model_calls:,} model calls"
+        if not report.findings:
+            title.append(facts, style=MUTED)
+            title.append("  \u2713 clean", style=AGREE)
+            yield title
+            continue
+        title.append(facts, style=MUTED)
+        title.append(f"  {len(report.findings):,} finding(s)", style=DISAGREE)
+        yield title
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
+        table.add_column("step", justify="right", no_wrap=True)
+        table.add_column("line", justify="right", no_wrap=True)
+        table.add_column("finding", no_wrap=True, style="yellow")
+        table.add_column("what", ratio=1)
+        shown: dict[str, int] = {}
+        for finding in report.findings:
+            shown[finding.code] = shown.get(finding.code, 0) + 1
+            if shown[finding.code] > SHOWN_PER_KIND:
+                continue
+            table.add_row(
+                "\u2014" if finding.step is None else f"{finding.step:,}",
+                "\u2014" if not finding.line else f"{finding.line:,}",
+                finding.code,
+                Text(clean(finding.message)),
+            )
+        yield table
+        for code, count in report.counts.items():
+            line = Text(f"{count:,} \u00d7 {code}: ", style=MUTED)
+            line.append(FINDINGS[code])
+            if count > SHOWN_PER_KIND:
+                line.append(f" (the first {SHOWN_PER_KIND} are listed; --json lists every one)", style=MUTED)
+            yield Gutter(line, "", bar="    ", first="  ")
+    if len(reports) > 1:
+        unreadable = sum(1 for report in reports if report.error)
+        with_findings = sum(1 for report in reports if report.findings)
+        yield Text(
+            f"{len(reports):,} files: {len(reports) - unreadable - with_findings:,} clean, "
+            f"{with_findings:,} with findings, {unreadable:,} unreadable",
+            style="bold",
+        )

@@ -1,0 +1,146 @@
+"""The commands: each reads its input, asks ``agentrender.views`` for the facts, and prints them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Iterable
+from typing import IO, Any
+
+from agentrender import samples
+from agentrender.cli import _check, _decide, _show, _tables
+from agentrender.cli._inputs import CliError, load
+from agentrender.cli._term import Console, clean, make_console
+from agentrender.runfile import Run
+from agentrender.views import Views
+
+__all__ = ["CliError", "clean", "run"]
+
+
+def write_json(out: IO[str], data: Any) -> None:
+    """``data`` as indented JSON, every non-ASCII character escaped: valid JSON, safe bytes in a terminal."""
+    out.write(json.dumps(data, ensure_ascii=True, indent=2, default=repr))
+    out.write("\n")
+
+
+def views_of(run: Run, args: argparse.Namespace) -> Views:
+    """The run's views under its own options, with the command line's window settings."""
+    overrides = {}
+    if getattr(args, "recent_results", None) is not None:
+        overrides["recent_results"] = args.recent_results
+    if getattr(args, "result_bytes", None) is not None:
+        overrides["result_bytes"] = args.result_bytes
+    try:
+        return Views(run, run.options(**overrides), max_output_tokens=getattr(args, "max_output_tokens", None))
+    except ValueError as error:  # a run with neither an opening nor a goal cannot be rendered
+        raise CliError(f"{run.path or run.run_id}: cannot render the run: {error}") from None
+
+
+def _print(console: Console, renderables: Iterable[Any]) -> None:
+    for renderable in renderables:
+        console.print(renderable)
+
+
+def show(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    run = load(args.run)
+    views = views_of(run, args)
+    at = args.at
+    if at is not None:
+        last = views.stops[-1]
+        if at > last:
+            raise CliError(
+                f"{args.run}: --at {at} is past the run: its steps end at {last - 1}, so --at takes 0 to {last} "
+                f"({last}: after the last step)"
+            )
+    view = views.at(at)
+    if args.json:
+        write_json(out, _show.show_json(view))
+        return 0
+    last_steps = _show.SHOWN_STEPS if args.last_steps is None else args.last_steps
+    _print(console, _show.show_renderables(view, full=args.full, last_steps=last_steps))
+    return 0
+
+
+def steps(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    run = load(args.run)
+    try:
+        table = _tables.steps_rows(run, views_of(run, args), tool=args.tool, status=args.status, kind=args.kind)
+    except ImportError as error:  # the frames' pandas: the error says which package and the pip line
+        raise CliError(str(error)) from None
+    if args.json:
+        write_json(out, table.records())
+    elif args.csv:
+        table.write_csv(out)
+    else:
+        console.print(table.renderable(run))
+    return 0
+
+
+def decide(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    replies = _decide.replies(args.run, step=args.step)
+    if args.json:
+        write_json(out, [reply.to_json() for reply in replies])
+        return 0
+    _print(console, _decide.renderables(replies, full=args.full))
+    return 0
+
+
+def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    reports = [
+        _check.check(name, recent_results=args.recent_results, result_bytes=args.result_bytes) for name in args.runs
+    ]
+    for report in reports:
+        if report.error:
+            err.write(f"agentrender: {clean(report.error, one_line=True)}\n")
+    if args.json:
+        write_json(out, [report.to_json() for report in reports])
+    else:
+        _print(console, _check.renderables(reports))
+    return max(report.exit_code for report in reports)
+
+
+def context(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    run = load(args.run)
+    series = views_of(run, args).sizes()
+    if args.json:
+        write_json(out, _tables.context_json(series))
+    else:
+        _print(console, _tables.context_renderables(run, series))
+    return 0
+
+
+def keys(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    run = load(args.run)
+    rows = _tables.key_rows(views_of(run, args))
+    if args.json:
+        write_json(out, rows)
+    else:
+        console.print(_tables.keys_renderable(run, rows))
+    return 0
+
+
+def samples_command(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    rows = [_tables.sample_row(name, samples.load(name)) for name in samples.names()]
+    if args.json:
+        write_json(out, rows)
+    else:
+        console.print(_tables.samples_renderable(rows))
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
+    "show": show,
+    "steps": steps,
+    "decide": decide,
+    "context": context,
+    "keys": keys,
+    "samples": samples_command,
+}
+
+
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """Run the parsed command, printing to ``out`` (and a file ``check`` cannot read to ``err``); its exit status."""
+    console = make_console(out, width=args.width, color=args.color)
+    if args.command == "check":
+        return check(args, out, console, err)
+    return COMMANDS[args.command](args, out, console)

@@ -1,0 +1,230 @@
+"""``agentrender decide``: each captured reply, the decision ``render.decide`` makes of it, and why.
+
+The rule that fired and the fields that disagree are ``views.explain_decide`` and
+``views.disagreements``: the same facts the notebook's ``DecideStepper`` shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentrender._types import Decision, ModelResponse
+from agentrender.cli._inputs import CliError, load, load_reply, looks_like_reply
+from agentrender.cli._show import Folder, dumps
+from agentrender.cli._term import (
+    AGREE,
+    DISAGREE,
+    KIND_STYLES,
+    MUTED,
+    Group,
+    Gutter,
+    Rule,
+    Table,
+    Text,
+    clean,
+)
+from agentrender.views import DecideExplanation, disagreements, explain_decide
+
+__all__ = ["Reply", "renderables", "replies"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply:
+    """One reply and what became of it."""
+
+    label: str
+    """Where it came from: the call's number, its step and its line, or the reply file."""
+    explanation: DecideExplanation
+    """Which rule of ``render.decide`` fired, and the decision."""
+    step: int | None = None
+    """The step the reply was captured for (``None`` for a reply file)."""
+    line: int = 0
+    """The run file's line holding the ``model_call`` (0 for a reply file)."""
+    compare: bool = False
+    """The reply is its step's last, so the step's recorded decision came from it: compare them."""
+    superseded: bool = False
+    """A later reply was captured for the same step: the recorded decision is not this one's."""
+    recorded: Decision | None = None
+    """The decision the run recorded for the step."""
+
+    @property
+    def differs(self) -> tuple[str, ...]:
+        """The fields in which the decision differs from the recorded one (``("decision",)``: none recorded)."""
+        return disagreements(self.explanation.decision, self.recorded) if self.compare else ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The reply's facts for scripts."""
+        explanation = self.explanation
+        response = explanation.response
+        return {
+            "label": self.label,
+            "step": self.step,
+            "line": self.line,
+            "stop_reason": response.stop_reason,
+            "rule": explanation.rule,
+            "args": explanation.args,
+            "tool_uses": list(explanation.tool_uses),
+            "not_executed": list(explanation.not_executed),
+            "note": explanation.note,
+            "text_bytes": explanation.text_bytes,
+            "capped": explanation.capped,
+            "why": explanation.why,
+            "decision": decision_json(explanation.decision),
+            "compared": self.compare,
+            "superseded": self.superseded,
+            "recorded": None if self.recorded is None else decision_json(self.recorded),
+            "agrees": (not self.differs) if self.compare else None,
+            "differs": list(self.differs),
+            "reply": response.to_dict(),
+        }
+
+
+def decision_json(decision: Decision) -> dict[str, Any]:
+    """A decision's fields, as a run file records them."""
+    return {
+        "kind": decision.kind,
+        "tool": decision.tool,
+        "args": decision.args,
+        "reason": decision.reason,
+        "invalid_args": decision.invalid_args,
+        "invalid_base64": decision.invalid_base64,
+    }
+
+
+def replies(name: str, *, step: int | None = None) -> list[Reply]:
+    """The replies of the run (or reply file) ``name``; with ``step``, only those captured for that step."""
+    if looks_like_reply(name):
+        if step is not None:
+            raise CliError(f"{name}: --step picks a step of a run; a reply file holds one reply")
+        return [Reply(label=name, explanation=explain_decide(load_reply(name)))]
+    run = load(name)
+    recorded = {item.index: item.decision for item in run.steps}
+    last: dict[int, int] = {}
+    for number, call in enumerate(run.model_calls):
+        last[call.step] = number
+    if step is not None and step not in last:
+        raise CliError(f"{name}: no model call was captured for step {step}")
+    out = []
+    total = len(run.model_calls)
+    for number, call in enumerate(run.model_calls):
+        if step is not None and call.step != step:
+            continue
+        is_last = last[call.step] == number
+        out.append(
+            Reply(
+                label=f"call {number + 1} of {total} \u00b7 step {call.step} \u00b7 line {call.line}",
+                explanation=explain_decide(call.response),
+                step=call.step,
+                line=call.line,
+                compare=is_last and call.step in recorded,
+                superseded=not is_last,
+                recorded=recorded.get(call.step),
+            )
+        )
+    return out
+
+
+def _reply_blocks(response: ModelResponse, folder: Folder) -> Iterator[Any]:
+    for block in response.content:
+        if block.type == "tool_use":
+            header = Text("tool use  ", style=f"bold {KIND_STYLES['tool_use']}")
+            header.append(clean(block.name, one_line=True), style="bold")
+            header.append(f"  id {clean(block.tool_use_id, one_line=True)}", style=MUTED)
+            raw = block.input
+            if isinstance(raw, str | bytes | bytearray):
+                header.append("  raw argument text", style=MUTED)
+                body = folder.body(raw if isinstance(raw, str) else dumps(raw))
+            else:
+                compact = dumps(raw)
+                body = folder.body(compact if len(compact) <= 100 else dumps(raw, indent=2), json_colours=True)
+            yield Gutter(Group(header, *body), KIND_STYLES["tool_use"])
+        elif block.type == "thinking":
+            header = Text("thinking", style="bold italic " + MUTED)
+            header.append(f"  {len(block.text):,} characters, not part of the reason", style=MUTED)
+            yield Gutter(Group(header, *folder.body(block.text)), MUTED)
+        elif block.type == "redacted_thinking":
+            yield Gutter(Text("redacted thinking", style="bold italic " + MUTED), MUTED)
+        elif block.type == "text" and block.raw is None:
+            yield Gutter(Group(Text("text", style="bold"), *folder.body(block.text)), KIND_STYLES["reason"])
+        else:
+            header = Text(clean(block.type, one_line=True), style="bold")
+            yield Gutter(Group(header, *folder.body(dumps(block.to_dict(), indent=2))), MUTED)
+
+
+def _decision_table(decision: Decision, folder: Folder) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column()
+    grid.add_row("kind", Text(clean(decision.kind, one_line=True), style="bold"))
+    if decision.tool:
+        grid.add_row("tool", Text(clean(decision.tool, one_line=True)))
+    if decision.args is not None:
+        grid.add_row("args", Group(*folder.body(dumps(decision.args), json_colours=True)))
+    if decision.invalid_args:
+        label = "invalid args (base64)" if decision.invalid_base64 else "invalid args"
+        grid.add_row(label, Group(*folder.body(decision.invalid_args)))
+    grid.add_row("reason", Group(*folder.body(decision.reason)) if decision.reason else Text("(none)", style=MUTED))
+    return grid
+
+
+def _reply(reply: Reply, folder: Folder) -> Iterator[Any]:
+    explanation = reply.explanation
+    response = explanation.response
+    title = Text(clean(reply.label, one_line=True), style="bold")
+    yield Rule(title, align="left", style=MUTED)
+    facts = Text("stop reason ", style=MUTED)
+    facts.append(clean(response.stop_reason or "(none)", one_line=True))
+    facts.append(" \u00b7 rule ", style=MUTED)
+    facts.append(explanation.rule, style="bold")
+    facts.append(
+        f" \u00b7 {len(explanation.tool_uses)} tool use(s) \u00b7 {explanation.text_bytes:,} bytes of text", style=MUTED
+    )
+    yield facts
+    yield Text("the reply", style="bold")
+    yield from _reply_blocks(response, folder)
+    if not response.content:
+        yield Text("(no content blocks)", style=MUTED)
+    yield Text("render.decide", style="bold")
+    yield Gutter(_decision_table(explanation.decision, folder), KIND_STYLES["tool_use"], bar="  ")
+    yield Text("why", style="bold")
+    for line in explanation.why:
+        yield Gutter(Text(clean(line)), "", bar="    ", first="  \u2022 ")
+    if reply.superseded:
+        yield Text(
+            "superseded: a later reply was captured for this step, so its recorded decision is not this one's",
+            style=MUTED,
+        )
+    elif reply.compare:
+        differs = reply.differs
+        if not differs:
+            yield Text("\u2713 agrees with the decision the run recorded", style=AGREE)
+        elif reply.recorded is None:
+            yield Text("\u2717 the run recorded no decision for this step", style=DISAGREE)
+        else:
+            yield Text(f"\u2717 differs from the recorded decision in: {', '.join(differs)}", style=DISAGREE)
+            yield Text("recorded", style="bold")
+            yield Gutter(_decision_table(reply.recorded, folder), "red", bar="  ")
+    elif reply.step is not None:
+        yield Text("the run recorded no decision for this step (it never finished deciding)", style=MUTED)
+    yield Text("")
+
+
+def renderables(replies: Sequence[Reply], *, full: bool = False) -> Iterator[Any]:
+    """Everything ``decide`` prints for ``replies``."""
+    folder = Folder(full=full, lines=6, chars=800)
+    if not replies:
+        yield Text("no model replies were captured in this run", style=MUTED)
+        return
+    for reply in replies:
+        yield from _reply(reply, folder)
+    compared = [reply for reply in replies if reply.compare]
+    if compared:
+        disagree = sum(1 for reply in compared if reply.differs)
+        summary = Text(f"{len(replies):,} replies \u00b7 {len(compared):,} compared with the recorded decision: ")
+        if disagree:
+            summary.append(f"{disagree:,} disagree", style=DISAGREE)
+        else:
+            summary.append("all agree", style=AGREE)
+        yield summary

@@ -1,0 +1,424 @@
+"""``agentrender show``: the model's view at one step, as chat turns marked by what each block is.
+
+Every fact printed here is read off ``agentrender.views``: the kind of each block, the
+window, the sizes, what the model did not see, the replay key and what changed since the
+previous step. Nothing is re-derived.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from agentrender.cli._term import (
+    FAILED,
+    HIDDEN,
+    KIND_STYLES,
+    MUTED,
+    SKIPPED,
+    TAGS,
+    Group,
+    Gutter,
+    Padding,
+    Panel,
+    Rule,
+    Table,
+    Text,
+    box,
+    clean,
+    json_text,
+)
+from agentrender.runfile import Run
+from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, View
+
+__all__ = ["FOLD_CHARS", "FOLD_LINES", "SHOWN_STEPS", "run_facts", "show_json", "show_renderables"]
+
+SHOWN_STEPS = 40
+"""How many of the view's last steps ``show`` prints (as the HTML does); ``--steps`` or ``--full`` change it."""
+FOLD_LINES = 10
+"""How many lines of one block ``show`` prints before folding the rest, stating its size."""
+FOLD_CHARS = 1500
+"""How many characters of one block ``show`` prints before folding the rest."""
+
+
+def utf8_len(text: str) -> int:
+    """UTF-8 bytes of ``text``, lone surrogates counted as the core counts them."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(value).decode("ascii")}
+    return repr(value)
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON the way a person reads it (not ASCII-escaped; cleaned later for the terminal)."""
+    separators = (", ", ": ") if indent is None else (",", ": ")
+    return json.dumps(value, ensure_ascii=False, indent=indent, separators=separators, default=_json_default)
+
+
+class Folder:
+    """How much of each block to print: everything, or the first lines with the rest counted."""
+
+    def __init__(self, *, full: bool, lines: int = FOLD_LINES, chars: int = FOLD_CHARS) -> None:
+        self.full = full
+        self.lines = lines
+        self.chars = chars
+
+    def body(self, text: str, *, seen: bool = True, json_colours: bool = False) -> list[Text]:
+        """``text`` as printed: cleaned, folded after ``lines`` lines or ``chars`` characters, the rest counted.
+
+        ``seen`` says whether the model saw the folded part (it did for anything in the view).
+        """
+        shown = text
+        if not self.full:
+            cut = len(text)
+            newlines = 0
+            for position, character in enumerate(text[: self.chars + 1]):
+                if character == "\n":
+                    newlines += 1
+                    if newlines == self.lines:
+                        cut = position
+                        break
+            cut = min(cut, self.chars)
+            shown = text[:cut]
+        out = [json_text(shown) if json_colours else Text(clean(shown))]
+        rest = text[len(shown) :]
+        if rest:
+            more_lines = rest.count("\n") + (0 if rest.endswith("\n") else 1) - (1 if rest.startswith("\n") else 0)
+            what = f"{max(more_lines, 1):,} more line(s), {utf8_len(rest):,} bytes"
+            seen_by = "the model saw them" if seen else "the model did not see them either"
+            out.append(Text(f"\u22ef {what} not printed here ({seen_by}); --full prints everything", style=MUTED))
+        return out
+
+
+def legend(kinds: list[str], *, failed: bool, skipped: bool, hidden: bool) -> Text:
+    """One line naming each mark the view uses, in the order ``BLOCK_KINDS`` lists them."""
+    text = Text("legend ", style=MUTED)
+    for kind in BLOCK_KINDS:
+        if kind in kinds:
+            text.append("\u258c", style=KIND_STYLES[kind])
+            text.append(TAGS[kind] + "  ")
+    if failed:
+        text.append("\u2717 failed", style=FAILED)
+        text.append("  ")
+    if skipped:
+        text.append("\u2504 skipped step", style=SKIPPED)
+        text.append("  ")
+    if hidden:
+        text.append("\u2702 hidden from the model", style=HIDDEN)
+    text.rstrip()
+    return text
+
+
+INLINE_CHARS = 160
+"""A one-line body up to this many characters is printed on its block's tag line."""
+
+
+def _inline(text: str) -> bool:
+    return "\n" not in text and len(text) <= INLINE_CHARS
+
+
+def _tag(fact: BlockFact) -> Text:
+    kind = fact.kind
+    tag = Text()
+    tag.append(TAGS.get(kind, kind), style=f"bold {KIND_STYLES.get(kind, '')}".strip())
+    if fact.failed:
+        tag.append(" \u2717 failed", style=FAILED)
+    return tag
+
+
+def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
+    kind = fact.kind
+    if kind == "result":
+        return [f"{fact.shown_bytes:,} bytes"]
+    if kind == "cut":
+        return [f"{fact.shown_bytes:,} bytes shown, cut at the {result_bytes:,}-byte cap"]
+    if kind == "summary":
+        said = [f"{fact.shown_bytes:,} bytes"]
+        if fact.cut:
+            said.append(f"the summary is cut at the {result_bytes:,}-byte cap")
+        return said
+    if kind == "hook":
+        return [f"a {clean(fact.block.type, one_line=True)} block", f"{fact.shown_bytes:,} bytes"]
+    return []
+
+
+def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
+    """A block as printed: its tag, its facts and its body (inline when it is one short line)."""
+    block = fact.block
+    line = _tag(fact)
+    facts = _facts(fact, result_bytes)
+    if block.raw is not None:
+        body = dumps(dict(block.raw), indent=2)
+        colours = True
+    elif block.type == "tool_use":
+        line.append("  ")
+        line.append(clean(block.name, one_line=True), style="bold")
+        body = dumps(block.input)
+        colours = True
+        if len(body) > 100:
+            body = dumps(block.input, indent=2)
+        facts.append(f"id {clean(block.tool_use_id, one_line=True)}")
+    else:
+        body = block.content if block.type == "tool_result" else block.text
+        colours = False
+    if _inline(body) and body:
+        line.append("  ")
+        line.append_text(json_text(body) if colours else Text(clean(body)))
+        if facts:
+            line.append("  " + " \u00b7 ".join(facts), style=MUTED)
+        return [line]
+    if facts:
+        line.append("  " + " \u00b7 ".join(facts), style=MUTED)
+    return [line, *folder.body(body, json_colours=colours)]
+
+
+def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]:
+    """What of a result the model did not see: its size, and with ``--full`` the text itself."""
+    if fact.hidden_bytes <= 0 or step is None or step.step.observation is None:
+        return []
+    content = step.step.observation.content
+    if fact.kind == "summary":
+        label = f"\u2702 hidden from the model: the full result, {fact.content_bytes:,} bytes (it saw the summary)"
+        hidden = content
+    else:
+        label = f"\u2702 hidden from the model: {fact.hidden_bytes:,} of {fact.content_bytes:,} bytes past the cap"
+        encoded = content.encode("utf-8", "surrogatepass")
+        hidden = encoded[len(encoded) - fact.hidden_bytes :].decode("utf-8", "replace")
+    out: list[Any] = [Text(label, style=HIDDEN)]
+    if folder.full:
+        out.append(Gutter(Group(*folder.body(hidden, seen=False)), HIDDEN, bar="\u2506 "))
+    return out
+
+
+def _message(fact: MessageFact, step: StepFact | None, folder: Folder, result_bytes: int) -> Iterator[Any]:
+    role = fact.message.role
+    label = Text(clean(role, one_line=True), style="bold cyan" if role == "assistant" else "bold")
+    where = "" if fact.step is None else f" \u00b7 step {fact.step}"
+    if fact.full is not None:
+        where += " \u00b7 in the window" if fact.full else " \u00b7 outside the window"
+    label.append(f"{where} \u00b7 {fact.bytes:,} bytes", style=MUTED)
+    yield label
+    for block in fact.blocks:
+        parts = [*_block(block, folder, result_bytes), *_hidden(block, step, folder)]
+        yield Padding(Gutter(Group(*parts), KIND_STYLES.get(block.kind, "")), (0, 0, 0, 2), expand=False)
+
+
+def _step_title(fact: StepFact) -> Text:
+    decision = fact.step.decision
+    title = Text(f"step {fact.step.index}", style="bold")
+    if decision is not None:
+        what = decision.tool if decision.calls else decision.kind
+        title.append(" \u00b7 ")
+        title.append(clean(what, one_line=True))
+    return title
+
+
+def _step(fact: StepFact, folder: Folder, result_bytes: int) -> Iterator[Any]:
+    if not fact.rendered:
+        yield Text(
+            f"\u2504 step {fact.step.index}: no decision recorded, so it is skipped: not part of the model's view",
+            style=SKIPPED,
+        )
+        return
+    assert fact.assistant is not None and fact.result is not None
+    yield Text("")
+    yield Rule(_step_title(fact), align="left", style=MUTED)
+    yield from _message(fact.assistant, fact, folder, result_bytes)
+    yield from _message(fact.result, fact, folder, result_bytes)
+
+
+def _where(view: View) -> str:
+    if view.at is None:
+        return "after the last step: what the model would see next"
+    return f"deciding step {view.at}"
+
+
+def shown_path(path: str) -> str:
+    """``path`` relative to the working folder when it is under it (shorter, and the same on every machine)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive, on Windows
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def run_facts(run: Run) -> Table:
+    """The run's header facts as a two-column grid."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column()
+    steps = run.steps
+    rendered = sum(step.decision is not None for step in steps)
+    grid.add_row("goal", Text(clean(run.goal)))
+    if run.model:
+        grid.add_row("model", Text(clean(run.model, one_line=True)))
+    tools = [str(tool.get("name", "?")) for tool in run.tools]
+    if tools:
+        grid.add_row("tools", Text(clean(", ".join(tools), one_line=True)))
+    grid.add_row(
+        "steps",
+        Text(
+            f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision) \u00b7 "
+            f"{len(run.model_calls):,} model calls"
+        ),
+    )
+    end = run.end
+    if end is None:
+        grid.add_row("end", Text("no end record: the run was still going, or its process died", style="yellow"))
+    else:
+        status, reason = str(end.get("status", "?")), str(end.get("reason", ""))
+        said = status if not reason or reason == status else f"{status}: {reason}"
+        grid.add_row("end", Text(clean(said, one_line=True), style="green" if status == "completed" else "yellow"))
+    if run.path:
+        grid.add_row("file", Text(clean(shown_path(run.path), one_line=True)))
+    return grid
+
+
+def _view_facts(view: View) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column()
+    grid.add_row(
+        "view",
+        Text(
+            f"{_where(view)} \u00b7 {len(view.messages):,} messages \u00b7 {view.bytes:,} bytes \u00b7 "
+            f"~{view.tokens:,} tokens"
+        ),
+    )
+    options = view.options
+    # a rendered step is two messages after the opening (counting them from the facts of every step is slower)
+    results = (len(view.messages) - 1) // 2
+    window = min(results, options.recent_results)
+    summaries = results - window
+    said = f"the last {window:,} of {results:,} results in full, each capped at {options.result_bytes:,} bytes"
+    if summaries:
+        said += f"; {summaries:,} earlier as summaries"
+    if view.bytes_no_window != view.bytes:
+        said += f" (every result in full: {view.bytes_no_window:,} bytes)"
+    grid.add_row("window", Text(said))
+    key = Text(view.replay_key)
+    if view.recorded_keys:
+        if view.replay_key in view.recorded_keys:
+            key.append("  matches the recorded request key", style="green")
+        else:
+            key.append("  differs from the recorded request key", style="bold red")
+    grid.add_row("replay key", key)
+    grid.add_row("change", Text(view.change.describe()))
+    return grid
+
+
+def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_STEPS) -> Iterator[Any]:
+    """Everything ``show`` prints for ``view``, in order."""
+    folder = Folder(full=full)
+    run = view.views.run
+    title = Text(clean(view.views.run_id or "(no run id)", one_line=True), style="bold")
+    facts: list[Any] = []
+    if run is not None:
+        facts += [run_facts(run), Text("")]
+    facts.append(_view_facts(view))
+    yield Panel(Group(*facts), title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
+    if run is not None:
+        for warning in run.warnings:
+            yield Text("warning: " + clean(warning), style="yellow")
+    total = view.step_count
+    start = 0 if full else max(0, total - last_steps)
+    shown = view.step_facts(start)
+    kinds = {block.kind for block in view.opening.blocks}
+    failed = hidden = skipped = False
+    for fact in shown:
+        if not fact.rendered:
+            skipped = True
+            continue
+        assert fact.assistant is not None and fact.result is not None
+        for block in (*fact.assistant.blocks, *fact.result.blocks):
+            kinds.add(block.kind)
+            failed = failed or block.failed
+            hidden = hidden or block.hidden_bytes > 0
+    yield legend(sorted(kinds), failed=failed, skipped=skipped, hidden=hidden)
+    yield Text("")
+    result_bytes = view.options.result_bytes
+    yield from _message(view.opening, None, folder, result_bytes)
+    if start:
+        elided = shown[0].message_index - 1 if shown else len(view.messages) - 1
+        yield Text(
+            f"\u22ef {start:,} earlier steps ({elided:,} messages) not printed here; --steps N or --full prints them",
+            style=MUTED,
+        )
+    for fact in shown:
+        yield from _step(fact, folder, result_bytes)
+    if not total:
+        yield Text("no steps yet: the model saw only the opening", style=MUTED)
+
+
+def _block_json(fact: BlockFact) -> dict[str, Any]:
+    return {
+        "kind": fact.kind,
+        "type": fact.block.type,
+        "failed": fact.failed,
+        "cut": fact.cut,
+        "shown_bytes": fact.shown_bytes,
+        "content_bytes": fact.content_bytes,
+        "hidden_bytes": fact.hidden_bytes,
+    }
+
+
+def _message_json(fact: MessageFact) -> dict[str, Any]:
+    return {
+        "role": fact.message.role,
+        "turn": fact.turn,
+        "bytes": fact.bytes,
+        "blocks": [_block_json(block) for block in fact.blocks],
+    }
+
+
+def show_json(view: View) -> dict[str, Any]:
+    """The view's facts and its messages in their wire form, for scripts."""
+    change = view.change
+    steps = []
+    for fact in view.steps:
+        item: dict[str, Any] = {"index": fact.step.index, "rendered": fact.rendered}
+        if fact.rendered:
+            assert fact.assistant is not None and fact.result is not None
+            item.update(
+                message_index=fact.message_index,
+                tool_use_id=fact.tool_use_id,
+                full=fact.full,
+                assistant=_message_json(fact.assistant),
+                result=_message_json(fact.result),
+            )
+        steps.append(item)
+    options = view.options
+    return {
+        "run_id": view.views.run_id,
+        "at": view.at,
+        "recent_results": options.recent_results,
+        "result_bytes": options.result_bytes,
+        "message_count": len(view.messages),
+        "bytes": view.bytes,
+        "tokens": view.tokens,
+        "bytes_no_window": view.bytes_no_window,
+        "replay_key": view.replay_key,
+        "recorded_keys": list(view.recorded_keys),
+        "change": {
+            "previous": change.previous,
+            "first_diff": change.first_diff,
+            "prefix_bytes": change.prefix_bytes,
+            "resent_bytes": change.resent_bytes,
+            "added_step": change.added_step,
+            "left_window": change.left_window,
+            "bytes_delta": change.bytes_delta,
+            "describe": change.describe(),
+        },
+        "opening": _message_json(view.opening),
+        "steps": steps,
+        "messages": [message.to_dict() for message in view.messages],
+    }

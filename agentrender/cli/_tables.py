@@ -1,0 +1,337 @@
+"""``steps``, ``context``, ``keys`` and ``samples``: tables of facts read off the run and its views."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+from agentrender.cli._term import KIND_STYLES, MUTED, SKIPPED, TAGS, Group, Table, Text, box, clean
+from agentrender.runfile import Run
+from agentrender.views import SizeSeries, Views
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "StepsTable",
+    "context_json",
+    "context_renderables",
+    "key_rows",
+    "keys_renderable",
+    "sample_row",
+    "samples_renderable",
+    "steps_rows",
+]
+
+
+def _text_columns(frame: pd.DataFrame) -> list[str]:
+    return [str(name) for name, dtype in frame.dtypes.items() if str(dtype) in ("string", "category", "object")]
+
+
+@dataclass(frozen=True, slots=True)
+class StepsTable:
+    """The rows of ``agentrender.frame.steps_frame`` that passed the filters, and what the model saw of each.
+
+    ``frame`` has every column of ``agentrender.frame.STEP_COLUMNS``; ``shown_as`` is the kind
+    of block (``views.BLOCK_KINDS``) the model's user turn held for each row's step in the
+    view after the last step, ``None`` for a step that view skips.
+    """
+
+    frame: pd.DataFrame
+    shown_as: tuple[str | None, ...]
+    total: int
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None), and ``shown_as``."""
+        names = [str(name) for name in self.frame.columns]
+        rows = []
+        for values, kind in zip(self.frame.itertuples(index=False), self.shown_as, strict=True):
+            row = {name: _plain(value) for name, value in zip(names, values, strict=True)}
+            row["shown_as"] = kind
+            rows.append(row)
+        return rows
+
+    def write_csv(self, out: IO[str]) -> None:
+        """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program."""
+        frame = self.frame.copy()
+        for name in _text_columns(frame):
+            frame[name] = frame[name].astype("object").map(lambda v: clean(v) if isinstance(v, str) else v)
+        frame["shown_as"] = list(self.shown_as)
+        frame.to_csv(out, index=False, lineterminator="\n", date_format="%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def renderable(self, run: Run) -> Group:
+        """The rows as a terminal table (what the model saw in one column), with how many steps matched."""
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
+        for name, justify in _SHOWN_COLUMNS:
+            if name == "reason":
+                table.add_column(name, ratio=1, min_width=12, overflow="ellipsis")
+            else:
+                table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        columns = ["index", "kind", "tool", "status", "content_bytes", "summary_bytes", "reason"]
+        for values, kind in zip(self.frame[columns].itertuples(index=False), self.shown_as, strict=True):
+            record = dict(zip(columns, (None if _null(v) else v for v in values), strict=True))
+            if kind is None:
+                saw = Text("skipped", style=SKIPPED)
+                style = SKIPPED
+            else:
+                saw = Text(TAGS.get(kind, kind), style=KIND_STYLES.get(kind, ""))
+                style = "red" if record["status"] == "error" else ""
+            table.add_row(
+                _cell("index", record["index"]),
+                _cell("kind", record["kind"]),
+                _cell("tool", record["tool"]),
+                _cell("status", record["status"]),
+                saw,
+                _cell("content_bytes", record["content_bytes"]),
+                _cell("summary_bytes", record["summary_bytes"]),
+                _cell("reason", record["reason"]),
+                style=style,
+            )
+        shown = len(self.frame)
+        what = f"{shown:,} of {self.total:,} steps" if shown != self.total else f"{self.total:,} steps"
+        title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
+        title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
+        return Group(title, table)
+
+
+# The terminal's columns (the frame's others are in --json and --csv).
+_SHOWN_COLUMNS = (
+    ("#", "right"),
+    ("kind", "left"),
+    ("tool", "left"),
+    ("status", "left"),
+    ("the model saw", "left"),
+    ("content", "right"),
+    ("summary", "right"),
+    ("reason", "left"),
+)
+
+
+def _plain(value: Any) -> Any:
+    """A frame cell as a JSON value: nulls as None, numpy numbers as Python's, ISO 8601 times, durations in seconds."""
+    if _null(value):
+        return None
+    if isinstance(value, numbers.Integral):
+        return bool(value) if type(value).__name__ in ("bool", "bool_") else int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if hasattr(value, "total_seconds"):
+        return value.total_seconds()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def _null(value: Any) -> bool:
+    try:
+        return bool(value is None or value != value or str(value) == "<NA>")
+    except (TypeError, ValueError):  # pandas.NA refuses comparison in a bool context
+        return True
+
+
+def _cell(name: str, value: Any) -> Text:
+    if value is None:
+        return Text("\u2014", style=MUTED)
+    if name == "reason":
+        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
+        return Text(clean(str(value), one_line=True), no_wrap=True, overflow="ellipsis")
+    if isinstance(value, bool):
+        return Text("yes" if value else "no")
+    if isinstance(value, numbers.Integral):
+        return Text(f"{value:,}")
+    return Text(clean(str(value), one_line=True))
+
+
+def _keep(column: pd.Series, wanted: Sequence[str] | None) -> pd.Series:
+    """Rows whose value is one of ``wanted`` (``none`` matches a null); every row when nothing is wanted."""
+    if not wanted:
+        return column.notna() | column.isna()
+    values = column.astype("object")
+    matched = values.isin([w for w in wanted if w != "none"])
+    if "none" in wanted:
+        matched = matched | values.isna()
+    return matched.fillna(False).astype(bool)
+
+
+def steps_rows(
+    run: Run,
+    views: Views,
+    *,
+    tool: Sequence[str] | None = None,
+    status: Sequence[str] | None = None,
+    kind: Sequence[str] | None = None,
+) -> StepsTable:
+    """The steps table of ``run``: ``steps_frame`` under the views' options, filtered, with what the model saw."""
+    from agentrender.frame import steps_frame
+
+    frame = steps_frame(run, views.options)
+    shown = {fact.step.index: fact.result.blocks[0].kind for fact in views.at(None).steps if fact.result is not None}
+    keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
+    kept = frame[keep].reset_index(drop=True)
+    return StepsTable(frame=kept, shown_as=tuple(shown.get(int(i)) for i in kept["index"]), total=len(frame))
+
+
+# ---------------------------------------------------------------------------- context
+
+
+def context_json(series: SizeSeries) -> list[dict[str, Any]]:
+    """One dict per view: the columns of ``SizeSeries``."""
+    columns = series.columns()
+    names = list(columns)
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+
+
+_BAR = 16
+
+
+def _bar(prefix: int, total: int, largest: int) -> Text:
+    width = round(_BAR * total / largest) if largest else 0
+    kept = round(_BAR * prefix / largest) if largest else 0
+    bar = Text("\u2588" * kept, style=MUTED)
+    bar.append("\u2588" * max(0, width - kept), style="cyan")
+    return bar
+
+
+def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
+    """The size of the view at every step as a table, a bar per step: grey the cached prefix, cyan re-sent."""
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
+    for name in ("at", "messages", "bytes", "~tokens", "no window", "prefix", "re-sent"):
+        table.add_column(name, justify="right", no_wrap=True)
+    legend = Text("prefix ", style="bold")
+    legend.append("\u2588", style=MUTED)
+    legend.append(" re-sent ")
+    legend.append("\u2588", style="cyan")
+    table.add_column(legend, no_wrap=True, min_width=_BAR)
+    table.add_column("note", ratio=1, min_width=12)
+    largest = max(series.bytes, default=0)
+    for row in context_json(series):
+        note = Text("")
+        if row["left_window"] is not None:
+            note = Text(f"\u2702 step {row['left_window']} left the window", style="yellow")
+        elif row["first_diff"] is None:
+            note = Text("unchanged", style=MUTED)
+        elif row["first_diff"] == 0 and row["prefix_bytes"] == 0 and row["at"] != series.at[0]:
+            note = Text("the opening changed", style="yellow")
+        table.add_row(
+            f"{row['at']:,}",
+            f"{row['messages']:,}",
+            f"{row['bytes']:,}",
+            f"{row['tokens']:,}",
+            f"{row['bytes_no_window']:,}",
+            f"{row['prefix_bytes']:,}",
+            f"{row['resent_bytes']:,}",
+            _bar(row["prefix_bytes"], row["bytes"], largest),
+            note,
+        )
+    breaks = sum(1 for left in series.left_window if left is not None)
+    title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
+    title.append(
+        f"  the view at {len(series):,} steps \u00b7 the cache prefix breaks at {breaks:,} \u00b7 "
+        "tokens are bytes / 4, a scale, not a count",
+        style=MUTED,
+    )
+    return [title, table]
+
+
+# ---------------------------------------------------------------------------- keys
+
+
+def key_rows(views: Views) -> list[dict[str, Any]]:
+    """The replay key of the view at every step, with the request keys the run recorded for it."""
+    rows = []
+    for at in views.stops:
+        view = views.at(at)
+        recorded = list(view.recorded_keys)
+        rows.append(
+            {
+                "at": at,
+                "replay_key": view.replay_key,
+                "recorded_keys": recorded,
+                "matches": (view.replay_key in recorded) if recorded else None,
+            }
+        )
+    return rows
+
+
+def _short(key: str) -> str:
+    return key if len(key) <= KEY_CHARS else key[:KEY_CHARS] + "\u2026"
+
+
+KEY_CHARS = 24
+"""How many hex digits of a key the table shows; ``--json`` gives them whole."""
+
+
+def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
+    """The replay keys as a table: a tick where a recorded key matches, a cross where none does."""
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
+    table.add_column("at", justify="right", no_wrap=True)
+    table.add_column("replay key of the view", no_wrap=True)
+    table.add_column("recorded request key", no_wrap=True)
+    table.add_column("", ratio=1)
+    for row in rows:
+        recorded = row["recorded_keys"]
+        if row["matches"] is None:
+            shown, mark = Text("\u2014", style=MUTED), Text("none recorded", style=MUTED)
+        elif row["matches"]:
+            shown, mark = Text(_short(row["replay_key"])), Text("\u2713 matches", style="green")
+        else:
+            shown = Text(clean(", ".join(_short(key) for key in recorded), one_line=True))
+            mark = Text("\u2717 differs", style="bold red")
+        table.add_row(f"{row['at']:,}", _short(row["replay_key"]), shown, mark)
+    mismatched = sum(1 for row in rows if row["matches"] is False)
+    compared = sum(1 for row in rows if row["matches"] is not None)
+    title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
+    title.append(f"  {len(rows):,} views \u00b7 {compared:,} with a recorded request key", style=MUTED)
+    if mismatched:
+        title.append(f" \u00b7 {mismatched:,} differ", style="bold red")
+    parts: list[Any] = [title, table]
+    if mismatched and mismatched == compared:
+        parts.append(
+            Text(
+                "every recorded key differs: the run's agent sent other request settings than the key here hashes "
+                "(the messages, the run's system, tools, model and max_output_tokens; --max-output-tokens); "
+                "where only some differ, those views differ",
+                style=MUTED,
+            )
+        )
+    return Group(*parts)
+
+
+# ---------------------------------------------------------------------------- samples
+
+
+def sample_row(name: str, run: Run) -> dict[str, Any]:
+    """What ``samples`` says of one sample run."""
+    end = run.end
+    return {
+        "name": name,
+        "run_id": run.run_id,
+        "steps": len(run.steps),
+        "model_calls": len(run.model_calls),
+        "end": None if end is None else end.get("reason") or end.get("status"),
+        "goal": run.goal,
+        "path": run.path,
+    }
+
+
+def samples_renderable(rows: list[dict[str, Any]]) -> Group:
+    """The sample runs as a table, with the command that shows one."""
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
+    table.add_column("name", no_wrap=True, style="bold")
+    table.add_column("steps", justify="right", no_wrap=True)
+    table.add_column("calls", justify="right", no_wrap=True)
+    table.add_column("how it ended", no_wrap=True)
+    table.add_column("goal", ratio=1)
+    for row in rows:
+        table.add_row(
+            Text(clean(row["name"], one_line=True)),
+            f"{row['steps']:,}",
+            f"{row['model_calls']:,}",
+            Text(clean(str(row["end"] or "no end record"), one_line=True)),
+            Text(clean(row["goal"], one_line=True)),
+        )
+    hint = Text("show one: ", style=MUTED)
+    hint.append("agentrender show NAME", style="bold")
+    return Group(table, hint)

@@ -1,0 +1,188 @@
+"""The terminal: rich, imported here and nowhere else, and text made safe to print.
+
+Everything a run holds was written by a model or a tool and is untrusted. It reaches the
+terminal only as ``rich.text.Text`` built from ``clean(...)``: never as markup (the console
+parses none), never with a control character left in it. ``clean`` shows every control
+character, bidirectional override and invisible format character as a visible escape
+(``\\x1b``, ``\\u202e``), so no text can move the cursor, open a link, rewrite a line or
+reorder what is around it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+from agentrender._html import _TAGS
+
+INSTALL = "pip install 'agentrender[cli]'"
+"""The command that installs everything ``agentrender.cli`` needs."""
+
+
+def _require(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(f"agentrender's CLI needs rich, which is not installed: {INSTALL}") from error
+
+
+if TYPE_CHECKING:
+    from rich import box
+    from rich.console import Console, ConsoleOptions, Group, RenderResult
+    from rich.highlighter import JSONHighlighter
+    from rich.padding import Padding
+    from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.segment import Segment
+    from rich.table import Table
+    from rich.text import Text
+else:
+    box = _require("rich.box")
+    _console = _require("rich.console")
+    Console, ConsoleOptions, Group, RenderResult = (
+        _console.Console,
+        _console.ConsoleOptions,
+        _console.Group,
+        _console.RenderResult,
+    )
+    JSONHighlighter = _require("rich.highlighter").JSONHighlighter
+    Padding = _require("rich.padding").Padding
+    Panel = _require("rich.panel").Panel
+    Rule = _require("rich.rule").Rule
+    Segment = _require("rich.segment").Segment
+    Table = _require("rich.table").Table
+    Text = _require("rich.text").Text
+
+__all__ = [
+    "INSTALL",
+    "KIND_STYLES",
+    "TAGS",
+    "Console",
+    "Group",
+    "Gutter",
+    "Padding",
+    "Panel",
+    "Rule",
+    "Table",
+    "Text",
+    "box",
+    "clean",
+    "json_text",
+    "make_console",
+]
+
+# C0 and C1 controls but newline and tab, DEL, bidirectional marks, overrides and isolates,
+# zero-width and other invisible format characters, lone surrogates (unprintable in UTF-8)
+# and the tag characters (invisible text a model can be prompted with).
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
+)
+_UNSAFE_LINE = re.compile(_UNSAFE.pattern[:-1] + "\n\t]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code == 0x0A:
+        return "\u21b5 "  # ↵: a newline in one-line text
+    if code == 0x09:
+        return " "
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def clean(text: str, *, one_line: bool = False) -> str:
+    """``text`` safe for a terminal: every control or invisible character shown as a visible escape.
+
+    With ``one_line``, newlines are shown as ``↵`` and tabs as spaces, for a table cell.
+    """
+    return (_UNSAFE_LINE if one_line else _UNSAFE).sub(_escape, text)
+
+
+# One style per kind of block, following the HTML's colours in the terminal's own palette,
+# so a light or a dark theme keeps them readable.
+KIND_STYLES: dict[str, str] = {
+    "opening": "bright_black",
+    "reason": "bright_black",
+    "no_call": "bright_black italic",
+    "tool_use": "blue",
+    "result": "green",
+    "cut": "green",
+    "summary": "yellow",
+    "nudge_no_tool_call": "magenta",
+    "nudge_truncated": "magenta",
+    "nudge_invalid": "magenta",
+    "interrupted": "dark_orange",
+    "hook": "bright_black",
+}
+"""The colour of each kind of block (``agentrender.views.BLOCK_KINDS``)."""
+
+TAGS: dict[str, str] = dict(_TAGS)
+"""The label of each kind of block: the same words the HTML and the widgets use."""
+
+FAILED = "bold red"
+SKIPPED = "bright_black"
+HIDDEN = "red"
+MUTED = "bright_black"
+AGREE = "bold green"
+DISAGREE = "bold red"
+
+
+class Gutter:
+    """A renderable with a coloured bar down its left side: a block of the conversation, marked by kind."""
+
+    def __init__(self, inner: Any, style: str, bar: str = "\u258c ", *, first: str | None = None) -> None:
+        self.inner = inner
+        self.style = style
+        self.bar = bar
+        self.first = bar if first is None else first
+        """The bar of the first line (a bullet, with ``bar`` the hanging indent under it)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width - max(len(self.bar), len(self.first)))
+        lines = console.render_lines(self.inner, options.update(width=width), pad=False)
+        style = console.get_style(self.style)
+        for number, line in enumerate(lines):
+            yield Segment(self.first if number == 0 else self.bar, style)
+            yield from line
+            yield Segment.line()
+
+
+_highlight_json = JSONHighlighter()
+
+
+def json_text(encoded: str) -> Text:
+    """JSON text, cleaned, with rich's JSON colours."""
+    text = Text(clean(encoded))
+    _highlight_json.highlight(text)
+    return text
+
+
+def make_console(file: IO[str] | None = None, *, width: int | None = None, color: str = "auto") -> Console:
+    """A console that parses no markup, no emoji codes and highlights nothing on its own.
+
+    ``color`` is ``auto`` (colour on a terminal, none when piped; ``NO_COLOR`` is honoured),
+    ``always`` or ``never``. ``width`` defaults to the terminal's, or 100 columns when piped.
+    """
+    file = file if file is not None else sys.stdout
+    is_terminal = hasattr(file, "isatty") and file.isatty()
+    if width is None and not is_terminal:
+        width = 100
+    return Console(
+        file=file,
+        width=width,
+        markup=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+        force_terminal=True if color == "always" else (False if color == "never" else None),
+        no_color=color == "never",
+        color_system="auto" if color != "never" else None,
+        legacy_windows=False,
+        safe_box=False,
+        tab_size=4,
+    )

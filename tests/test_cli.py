@@ -1,0 +1,495 @@
+"""agentrender's command line: golden output on the samples, JSON checked against the views' facts, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render, samples, write_run
+from agentrender.cli import build_parser, main
+from agentrender.runfile import ModelCall, Run
+from agentrender.views import Views, explain_decide
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDTH = "100"
+
+
+@pytest.fixture(autouse=True)
+def _in_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every command from the checkout, so sample paths print the same on every machine."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """Run ``agentrender argv`` in this process: its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def terminal(*argv: str) -> str:
+    """The terminal output of a command that succeeds, at the golden width, without colour."""
+    code, out, err = run_cli(*argv, "--width", WIDTH, "--color", "never")
+    assert (code, err) == (0, ""), err
+    return out
+
+
+def as_json(*argv: str, code: int = 0) -> object:
+    """The ``--json`` output of a command, parsed."""
+    status, out, err = run_cli(*argv, "--json")
+    assert (status, err) == (code, ""), err
+    return json.loads(out)
+
+
+def clean_run() -> Run:
+    """A run with nothing for ``check`` to report: summaries, a matching reply, no orphan call."""
+    reply = ModelResponse(
+        content=(
+            ContentBlock(type="text", text="Read it."),
+            ContentBlock(type="tool_use", tool_use_id="toolu_1", name="read_file", input={"path": "a.py"}),
+        ),
+        stop_reason="tool_use",
+    )
+    step = Step(
+        index=0,
+        decision=render.decide(reply),
+        observation=Observation(content="x = 1\n" * 10, summary="read a.py (10 lines)"),
+    )
+    return Run(
+        header={"type": "run", "format": "agentrender.run/1", "run_id": "r-clean", "goal": "Read a.py."},
+        steps=(step,),
+        model_calls=(ModelCall(step=0, response=reply),),
+    )
+
+
+# ---------------------------------------------------------------------------- golden
+
+
+GOLDEN_COMMANDS: dict[str, tuple[str, ...]] = {
+    **{f"show_{name}": ("show", name) for name in samples.names()},
+    "show_fix-failing-test_at_3": ("show", "fix-failing-test", "--at", "3"),
+    "show_flaky-build-resumed_full": ("show", "flaky-build-resumed", "--full"),
+    "show_out-of-steps_window_2_cap_40": (
+        "show",
+        "out-of-steps",
+        "--recent-results",
+        "2",
+        "--result-bytes",
+        "40",
+        "--steps",
+        "4",
+    ),
+    **{f"steps_{name}": ("steps", name) for name in samples.names()},
+    "steps_malformed-replies_filtered": (
+        "steps",
+        "malformed-replies",
+        "--status",
+        "invalid_decision",
+        "--tool",
+        "write_file",
+    ),
+    "steps_flaky-build-resumed_csv": ("steps", "flaky-build-resumed", "--csv"),
+    **{f"decide_{name}": ("decide", name) for name in samples.names()},
+    "decide_malformed-replies_step_3": ("decide", "malformed-replies", "--step", "3"),
+    **{f"context_{name}": ("context", name) for name in samples.names()},
+    "keys_fix-failing-test": ("keys", "fix-failing-test"),
+    "keys_fix-failing-test_max_output_tokens": ("keys", "fix-failing-test", "--max-output-tokens", "4096"),
+    "samples": ("samples",),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_COMMANDS))
+def test_command_output_matches_its_golden_file(name: str, golden: Callable[[str, str], None]) -> None:
+    """Each command's terminal output on the bundled samples is exactly its golden file at 100 columns."""
+    golden(f"cli/{name}.txt", terminal(*GOLDEN_COMMANDS[name]))
+
+
+def test_check_output_on_every_sample_matches_its_golden_file(golden: Callable[[str, str], None]) -> None:
+    """check over all four samples prints each file's findings and a total, and exits 1."""
+    code, out, err = run_cli("check", *samples.names(), "--width", WIDTH, "--color", "never")
+    assert (code, err) == (1, "")
+    golden("cli/check_samples.txt", out)
+
+
+def test_show_names_every_block_kind_the_view_holds() -> None:
+    """show marks each block with the label its kind has in the widgets, for every kind in the view."""
+    from agentrender.cli._term import TAGS
+
+    for name in samples.names():
+        view = Views(samples.load(name)).at(None)
+        out = terminal("show", name)
+        kinds = {
+            block.kind
+            for fact in view.steps
+            if fact.rendered
+            for m in (fact.assistant, fact.result)
+            for block in m.blocks
+        }  # type: ignore[union-attr]
+        for kind in kinds:
+            assert TAGS[kind] in out, (name, kind)
+        for fact in view.skipped:
+            assert f"step {fact.step.index}: no decision recorded, so it is skipped" in out
+
+
+def test_show_folds_long_blocks_and_full_prints_them() -> None:
+    """A result longer than ten lines is folded with its size stated; --full prints all of it."""
+    run = samples.load("flaky-build-resumed")
+    content = run.steps[1].observation.content  # type: ignore[union-attr]
+    assert content.count("\n") > 20
+    folded = terminal("show", "flaky-build-resumed", "--recent-results", "20")
+    assert "not printed here (the model saw them); --full prints everything" in folded
+    full = terminal("show", "flaky-build-resumed", "--recent-results", "20", "--full")
+    assert "not printed here" not in full
+    for line in content.splitlines()[-3:]:
+        assert line.strip()[:60] in full
+
+
+def test_show_full_prints_what_the_model_did_not_see() -> None:
+    """Behind a summary, show states the hidden size, and --full prints the hidden content marked as hidden."""
+    run = samples.load("flaky-build-resumed")
+    hidden_line = run.steps[1].observation.content.splitlines()[-1].strip()  # type: ignore[union-attr]
+    out = terminal("show", "flaky-build-resumed")
+    assert "hidden from the model: the full result, 18,046 bytes (it saw the summary)" in out
+    assert hidden_line[:50] not in out
+    assert hidden_line[:50] in terminal("show", "flaky-build-resumed", "--full")
+
+
+def test_show_steps_elides_earlier_steps_with_a_count() -> None:
+    """--steps N prints the last N steps and counts the earlier ones and their messages."""
+    out = terminal("show", "fix-failing-test", "--steps", "2")
+    assert "6 earlier steps (12 messages) not printed here" in out
+    assert "step 5 · run_check" not in out and "step 6 · search" in out
+
+
+# ---------------------------------------------------------------------------- JSON
+
+
+def test_show_json_is_the_views_facts_and_messages() -> None:
+    """show --json holds the view's messages, bytes, key, change and every block's kind, as views has them."""
+    for name in samples.names():
+        for at in (None, 2):
+            argv = ("show", name) if at is None else ("show", name, "--at", str(at))
+            data = as_json(*argv)
+            assert isinstance(data, dict)
+            view = Views(samples.load(name)).at(at)
+            assert data["at"] == at
+            assert data["messages"] == [message.to_dict() for message in view.messages]
+            assert data["message_count"] == len(view.messages)
+            assert (data["bytes"], data["tokens"], data["bytes_no_window"]) == (
+                view.bytes,
+                view.tokens,
+                view.bytes_no_window,
+            )
+            assert data["replay_key"] == view.replay_key
+            assert data["change"]["describe"] == view.change.describe()
+            assert data["change"]["prefix_bytes"] == view.change.prefix_bytes
+            assert [s["index"] for s in data["steps"]] == [fact.step.index for fact in view.steps]
+            for item, fact in zip(data["steps"], view.steps, strict=True):
+                assert item["rendered"] == fact.rendered
+                if fact.rendered:
+                    assert item["full"] == fact.full
+                    assert [b["kind"] for b in item["result"]["blocks"]] == [b.kind for b in fact.result.blocks]  # type: ignore[union-attr]
+                    assert item["result"]["blocks"][0]["hidden_bytes"] == fact.result.blocks[0].hidden_bytes  # type: ignore[union-attr]
+
+
+def test_show_window_options_reach_the_views() -> None:
+    """--recent-results and --result-bytes render the view under those options, as render.messages would."""
+    run = samples.load("out-of-steps")
+    data = as_json("show", "out-of-steps", "--recent-results", "1", "--result-bytes", "10")
+    expected = render.messages(run.step_input(), run.options(recent_results=1, result_bytes=10))
+    assert data["messages"] == [m.to_dict() for m in expected]  # type: ignore[index]
+
+
+def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() -> None:
+    """steps --json is steps_frame row for row, plus the kind of block the model saw; filters keep matching rows."""
+    from agentrender.frame import STEP_COLUMNS, steps_frame
+
+    run = samples.load("flaky-build-resumed")
+    view = Views(run).at(None)
+    rows = as_json("steps", "flaky-build-resumed")
+    assert isinstance(rows, list)
+    frame = steps_frame(run)
+    assert [row["index"] for row in rows] == frame["index"].tolist() == [step.index for step in run.steps]
+    assert list(rows[0]) == [column.name for column in STEP_COLUMNS] + ["shown_as"]
+    for row, fact, full, status in zip(rows, view.steps, frame["full"], frame["status"], strict=True):
+        assert row["rendered"] == fact.rendered and row["full"] == bool(full) == bool(fact.full)
+        assert (
+            row["status"]
+            == (None if fact.step.observation is None else fact.step.observation.status)
+            == (None if str(status) == "nan" else status)
+        )
+        assert row["shown_as"] == (fact.result.blocks[0].kind if fact.result else None)
+    windowed = as_json("steps", "flaky-build-resumed", "--recent-results", "1")
+    assert [row["full"] for row in windowed] == steps_frame(run, run.options(recent_results=1))["full"].tolist()  # type: ignore[union-attr]
+    errors = as_json("steps", "flaky-build-resumed", "--status", "error", "--tool", "run_check")
+    assert [row["index"] for row in errors] == [  # type: ignore[union-attr]
+        s.index
+        for s in run.steps
+        if s.observation and s.observation.status == "error" and s.decision.tool == "run_check"  # type: ignore[union-attr]
+    ]
+    skipped = as_json("steps", "flaky-build-resumed", "--kind", "none")
+    assert [row["index"] for row in skipped] == [s.index for s in run.steps if s.decision is None]  # type: ignore[union-attr]
+
+
+def test_decide_json_is_explain_decide_of_each_captured_reply() -> None:
+    """decide --json gives each call's rule and decision as explain_decide has them; a step's last reply is compared."""
+    for name in samples.names():
+        run = samples.load(name)
+        rows = as_json("decide", name)
+        assert isinstance(rows, list) and len(rows) == len(run.model_calls)
+        recorded = {step.index: step.decision for step in run.steps}
+        for row, call in zip(rows, run.model_calls, strict=True):
+            explanation = explain_decide(call.response)
+            assert (row["step"], row["line"], row["rule"]) == (call.step, call.line, explanation.rule)
+            assert row["decision"]["kind"] == explanation.decision.kind
+            assert row["why"] == explanation.why
+            if row["compared"]:
+                agrees = recorded[call.step] == explanation.decision
+                assert row["agrees"] == agrees and (row["differs"] == []) == agrees
+
+
+def test_decide_reads_a_reply_file(tmp_path: Path) -> None:
+    """decide REPLY.json explains the one reply in the file, with nothing to compare it with."""
+    wire = samples.load("fix-failing-test").model_calls[4].record["response"]
+    path = tmp_path / "reply.json"
+    path.write_text(json.dumps(wire), encoding="utf-8")
+    (row,) = as_json("decide", str(path))  # type: ignore[misc]
+    explanation = explain_decide(ModelResponse.from_dict(wire))
+    assert row["rule"] == explanation.rule and row["not_executed"] == list(explanation.not_executed)
+    assert row["compared"] is False and row["agrees"] is None
+    out = terminal("decide", str(path))
+    assert "further tool use(s) not executed" in out and "agrees" not in out
+
+
+def test_context_json_is_the_views_size_series() -> None:
+    """context --json is views.sizes(): one row per stop with every column of the series."""
+    for name in samples.names():
+        series = Views(samples.load(name)).sizes()
+        rows = as_json("context", name)
+        columns = series.columns()
+        assert rows == [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+
+
+def test_keys_json_are_the_replay_keys_of_every_view() -> None:
+    """keys --json gives each stop's replay key, and matches the recorded key with the request settings the run used."""
+    run = samples.load("fix-failing-test")
+    views = Views(run, max_output_tokens=4096)
+    rows = as_json("keys", "fix-failing-test", "--max-output-tokens", "4096")
+    assert [row["at"] for row in rows] == list(views.stops)  # type: ignore[union-attr]
+    assert [row["replay_key"] for row in rows] == [views.at(at).replay_key for at in views.stops]  # type: ignore[union-attr]
+    # the samples' driver sent max_tokens 4096: with it, every recorded key is the view's
+    recorded = [row for row in rows if row["recorded_keys"]]  # type: ignore[union-attr]
+    assert recorded and all(row["matches"] and row["replay_key"] in row["recorded_keys"] for row in recorded)
+
+
+def test_samples_json_lists_every_bundled_sample() -> None:
+    """samples --json names every bundled sample with its step and call counts."""
+    rows = as_json("samples")
+    assert [row["name"] for row in rows] == samples.names()  # type: ignore[union-attr]
+    for row in rows:  # type: ignore[union-attr]
+        run = samples.load(row["name"])
+        assert (row["steps"], row["model_calls"]) == (len(run.steps), len(run.model_calls))
+
+
+def test_check_json_findings() -> None:
+    """check --json names each finding's kind and step, and counts them per file."""
+    reports = as_json("check", *samples.names(), code=1)
+    by_name = {report["run"]: report for report in reports}  # type: ignore[union-attr]
+    out_of_steps = by_name["out-of-steps"]
+    assert out_of_steps["counts"] == {"summary-longer": 4, "no-summary": 1}
+    assert {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]} == {
+        ("no-summary", 4),
+        ("decide-disagrees", 5),
+    }
+
+
+# ---------------------------------------------------------------------------- check
+
+
+def test_check_exit_codes_clean_findings_unreadable(tmp_path: Path) -> None:
+    """check exits 0 on a clean run, 1 with findings, 2 when any file cannot be read (and still reports the rest)."""
+    clean = tmp_path / "clean.jsonl"
+    write_run(clean_run(), clean)
+    assert run_cli("check", str(clean))[0] == 0
+    assert run_cli("check", str(clean), "out-of-steps")[0] == 1
+    code, out, err = run_cli("check", str(clean), "out-of-steps", str(tmp_path / "missing.jsonl"), "--color", "never")
+    assert code == 2 and err.count("\n") == 1 and "missing.jsonl: no such file" in err
+    assert "clean" in out and "summary-longer" in out and "missing.jsonl: no such file" in out
+
+
+def test_check_finds_orphan_calls_api_rejections_and_load_warnings(tmp_path: Path) -> None:
+    """A call for no step, a tool_use input that is not an object and an unknown field are each reported."""
+    base = clean_run()
+    odd = Step(
+        index=1,
+        decision=Decision(kind="tool_call", tool="bad name!", args=[1, 2]),
+        observation=Observation(content="x", summary="x"),
+    )
+    orphan = ModelCall(step=7, response=base.model_calls[0].response)
+    run = Run(header=base.header, steps=(*base.steps, odd), model_calls=(*base.model_calls, orphan))
+    path = tmp_path / "odd.jsonl"
+    write_run(run, path)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(json.dumps({"type": "step", "index": 2, "decision": None, "mystery": 1}) + "\n")
+    reports = as_json("check", str(path), code=1)
+    findings = reports[0]["findings"]  # type: ignore[index]
+    codes = {(f["code"], f["step"]) for f in findings}
+    assert ("orphan-call", 7) in codes
+    assert ("api-reject", 1) in codes
+    messages = [f["message"] for f in findings if f["code"] == "api-reject"]
+    assert any("not an object" in m for m in messages) and any("tool name" in m for m in messages)
+    warning = next(f for f in findings if f["code"] == "load-warning")
+    last_line = len(path.read_text(encoding="utf-8").splitlines())
+    assert warning["line"] == last_line and "step.mystery" in warning["message"]
+
+
+def test_api_problems_accepts_every_sample_render_and_names_what_the_api_refuses() -> None:
+    """The API check passes the samples' renders and names broken alternation, blank text and unanswered calls."""
+    from agentrender import Message
+    from agentrender.cli._check import api_problems
+
+    for name in samples.names():
+        assert list(api_problems(Views(samples.load(name)).at(None).messages)) == []
+    user = Message(role="user", content=(ContentBlock(type="text", text="hi"),))
+    blank = Message(role="assistant", content=(ContentBlock(type="text", text="  "),))
+    use = Message(role="assistant", content=(ContentBlock(type="tool_use", tool_use_id="a b", name="t", input={}),))
+    problems = [p for _, p in api_problems([user, user, blank, use])]
+    assert any("in a row" in p for p in problems)
+    assert any("empty or only whitespace" in p for p in problems)
+    assert any("not letters, digits" in p for p in problems)
+    assert any("never answered" in p for p in problems)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+BROKEN = '{"type": "run", "run_id": "r"}\n{"type": "step", "index": "three"}\n'
+
+
+@pytest.mark.parametrize(
+    "command", [("show",), ("steps",), ("decide",), ("check",), ("context",), ("keys",), ("show", "--json")]
+)
+def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """Every command given a broken run file prints one line with the file, the line and what, and exits 2."""
+    path = tmp_path / "broken.jsonl"
+    path.write_text(BROKEN, encoding="utf-8")
+    code, out, err = run_cli(command[0], str(path), *command[1:])
+    assert code == 2
+    assert err == f"agentrender: {path}:2: step.index: expected an integer, got string\n"
+    if command[0] == "check":  # check reports every file it was given, the unreadable ones too
+        assert "unreadable" in out
+    else:
+        assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("show", "no-such-sample"), "no-such-sample: no such file, and no bundled sample of that name"),
+        (("show", "missing/run.jsonl"), "missing/run.jsonl: no such file"),
+        (("show", "fix-failing-test", "--at", "99"), "--at 99 is past the run"),
+        (("decide", "fix-failing-test", "--step", "42"), "no model call was captured for step 42"),
+        (("decide", "missing.json"), "missing.json: no such file"),
+        (("show", "tests"), "tests: a folder, not a run file"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(argv: tuple[str, ...], message: str) -> None:
+    """A missing file, an unknown sample, a step past the run: one line on stderr, exit 2, nothing on stdout."""
+    code, out, err = run_cli(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_reply_file_that_is_not_json_names_its_line(tmp_path: Path) -> None:
+    """decide REPLY.json with broken JSON names the file, the line and the column."""
+    path = tmp_path / "reply.json"
+    path.write_text('{\n  "content": [,]\n}\n', encoding="utf-8")
+    code, _, err = run_cli("decide", str(path))
+    assert code == 2 and err.startswith(f"agentrender: {path}:2: not JSON: Expecting value at column")
+
+
+# ---------------------------------------------------------------------------- as a user runs it
+
+
+def subprocess_cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``python -m agentrender argv`` in a fresh process, from the checkout."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentrender", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_python_m_agentrender_show_runs_as_a_user_runs_it() -> None:
+    """python -m agentrender show fix-failing-test prints the view (no colour when piped) and exits 0."""
+    done = subprocess_cli("show", "fix-failing-test")
+    assert done.returncode == 0 and done.stderr == b""
+    text = done.stdout.decode("utf-8")
+    assert "\x1b" not in text
+    assert "fix-failing-test" in text and "step 7 · finish" in text and "full result" in text
+
+
+def test_subprocess_exit_codes_and_one_line_errors(tmp_path: Path) -> None:
+    """In a fresh process: check exits 1 on findings, a broken file exits 2 with one line and no traceback."""
+    assert subprocess_cli("check", "out-of-steps").returncode == 1
+    path = tmp_path / "broken.jsonl"
+    path.write_text(BROKEN, encoding="utf-8")
+    done = subprocess_cli("show", str(path))
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"Traceback" not in done.stderr and done.stderr.count(b"\n") == 1
+
+
+def test_every_command_has_help_text() -> None:
+    """--help of the program and of every command exits 0 and describes the command."""
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(commands) == {"show", "steps", "decide", "check", "context", "keys", "samples"}
+    for name, sub in commands.items():
+        text = sub.format_help()
+        assert "--json" in text and len(sub.description or "") > 40, name
+    done = subprocess_cli("--help")
+    assert done.returncode == 0 and b"exit status" in done.stdout
+
+
+def test_without_rich_a_command_prints_the_install_line() -> None:
+    """With rich missing, a command says so with the exact pip line and exits 2; --help still works."""
+    code = "import sys; sys.modules['rich'] = None\nfrom agentrender.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "samples"],
+        cwd=ROOT,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert b"pip install 'agentrender[cli]'" in done.stderr and b"Traceback" not in done.stderr
+    helped = subprocess.run(
+        [sys.executable, "-c", code, "show", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert helped.returncode == 0 and b"--recent-results" in helped.stdout
+
+
+def test_the_console_script_is_declared() -> None:
+    """pyproject.toml installs the agentrender command as agentrender.cli:main."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["scripts"]["agentrender"] == "agentrender.cli:main"
+    assert any(dep.startswith("rich") for dep in project["optional-dependencies"]["cli"])
