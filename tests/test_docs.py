@@ -177,8 +177,6 @@ def test_every_python_block_is_collected_as_a_test() -> None:
             "-q",
             "-p",
             "no:cacheprovider",
-            "-p",
-            "no:nbval",
             "docs",
             "README.md",
         ],
