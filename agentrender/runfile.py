@@ -166,6 +166,14 @@ class Run:
         """The model calls made while step ``index`` was being decided, in file order."""
         return tuple(call for call in self.model_calls if call.step == index)
 
+    def __repr__(self) -> str:
+        # The generated repr would print every record: tens of kilobytes for a short run.
+        end = self.end.get("status") if self.end is not None else None
+        return (
+            f"Run(path={self.path!r}, run_id={self.run_id!r}, steps={len(self.steps)}, "
+            f"model_calls={len(self.model_calls)}, end={end!r}, warnings={len(self.warnings)})"
+        )
+
     def _repr_html_(self) -> str:
         from agentrender import _html
 
@@ -486,7 +494,9 @@ def _check_record(record: Any, line: int, unknown: list[str]) -> Step | ModelCal
     return None
 
 
-# Strict JSON as RFC 8259 has it, the same as render.decide reads tool arguments.
+# Strict JSON as RFC 8259 has it, the same as render.decide reads tool arguments. Its white
+# space is these four characters only: str.isspace() would let a vertical tab or U+2028 pass.
+_JSON_SPACE = " \t\n\r"
 _decoder = json.JSONDecoder(parse_constant=render._reject_constant, parse_float=render._finite_float)
 _scan_once = json.scanner.make_scanner(_decoder)  # type: ignore[arg-type]  # typeshed wants a scanner context
 
@@ -499,7 +509,7 @@ def _decode_json(text: str) -> Any:
         value, end = _scan_once(text, 0)
     except (StopIteration, ValueError):
         return _decoder.decode(text)
-    if end != len(text) and not text[end:].isspace():
+    if end != len(text) and text[end:].strip(_JSON_SPACE):
         return _decoder.decode(text)
     return value
 
@@ -583,7 +593,7 @@ class _Loader:
                 self.cut_short(number, line, "not UTF-8")
                 return
             raise self.fail(number, f"not UTF-8: {error.reason} at byte {error.start + 1} of the line") from None
-        if not text or text.isspace():
+        if not text.strip(_JSON_SPACE):
             return
         if number == 1 and text.startswith("\ufeff"):
             self.note(number, "the file begins with a UTF-8 byte order mark; skipped")

@@ -28,15 +28,16 @@ PAGES = sorted(DOCS.rglob("*.md"))
 RUNNABLE = ("py", "python", "python3")
 
 
-def _hooks() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "tools" / "docs_hooks.py")
+def tool(name: str) -> ModuleType:
+    """The script ``tools/NAME.py`` as a module (tools/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-hooks = _hooks()
+hooks = tool("docs_hooks")
 
 
 def _fences(path: Path) -> list[tuple[int, str]]:
@@ -88,6 +89,7 @@ REFERENCE = {
     "agentrender.adapters.anthropic": "anthropic",
     "agentrender.adapters.messages_server": "messages_server",
     "agentrender.live": "live",
+    "agentrender.cli": "cli",
 }
 """Each public module and its page under docs/reference/."""
 
@@ -264,3 +266,87 @@ def test_performance_page_gives_the_readme_figures() -> None:
 def test_performance_page_says_how_to_run_every_benchmark(script: str) -> None:
     """Every benchmark under bench/ is on the performance page, with the command that runs it."""
     assert f"python bench/{script}" in (DOCS / "performance.md").read_text("utf-8")
+
+
+IMAGES = DOCS / "images"
+_IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _images_shown() -> dict[Path, list[str]]:
+    """Each image file the docs show, resolved from its page, and the pages showing it."""
+    shown: dict[Path, list[str]] = {}
+    for page in PAGES:
+        for target in _IMAGE.findall(page.read_text("utf-8")):
+            shown.setdefault((page.parent / target).resolve(), []).append(str(page.relative_to(DOCS)))
+    return shown
+
+
+def test_every_image_the_docs_show_exists() -> None:
+    """Each image a page shows is a committed PNG, and each PNG under docs/images/ is shown somewhere."""
+    shown = _images_shown()
+    missing = {str(path): pages for path, pages in shown.items() if not path.is_file()}
+    assert missing == {}
+    assert shown, "the docs show no image"
+    assert {path.resolve() for path in IMAGES.glob("*.png")} == set(shown)
+    for path in shown:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+
+
+def test_screenshots_stay_small() -> None:
+    """The committed screenshots weigh a few hundred KB together, not megabytes."""
+    total = sum(path.stat().st_size for path in IMAGES.glob("*.png"))
+    assert 0 < total < 400_000, f"docs/images/ holds {total:,} bytes"
+
+
+def test_screenshot_script_knows_every_committed_picture() -> None:
+    """Every PNG under docs/images/ is one tools/screenshots.py makes, so none can be drawn by hand."""
+    assert {path.stem for path in IMAGES.glob("*.png")} == set(tool("screenshots").PICTURES)
+
+
+def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:
+    """The built CLI reference holds the --help of agentrender and of each of its commands, as argparse prints it."""
+    from agentrender.cli import build_parser
+
+    page = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference" / "cli" / "index.html").read_text("utf-8")))
+    assert "<!-- generated:" not in page
+    assert list(hooks.commands()) == ["show", "steps", "decide", "check", "context", "keys", "samples"]
+    assert "usage: agentrender [-h] [--version] COMMAND ..." in page
+    for name in hooks.commands():
+        text, status = hooks.terminal(f"{name} --help")
+        assert status == 0 and text.startswith(f"usage: agentrender {name} ")
+        assert text in page, f"the help of {name} is not on the page as printed"
+    # argparse's own help, not a copy: an option the parser has is on the page
+    show = next(action for action in build_parser()._actions if action.dest == "command").choices["show"]
+    assert all(option in page for action in show._actions for option in action.option_strings)
+
+
+def test_terminal_blocks_are_what_the_cli_prints() -> None:
+    """A terminal block is the command's real output at the docs' width, with its exit status when not 0."""
+    import io
+
+    from agentrender.cli import main
+
+    out = io.StringIO()
+    status = main(["check", "fix-failing-test", "--width", str(hooks.TERMINAL_WIDTH), "--color", "never"], stdout=out)
+    block = hooks.expand("<!-- terminal: agentrender check fix-failing-test -->", "p.md")
+    printed = "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
+    assert status == 1
+    assert block == f"```console\n$ agentrender check fix-failing-test\n{printed}\n$ echo $?\n1\n```"
+    assert "echo $?" not in hooks.expand("<!-- terminal: agentrender samples -->", "p.md")
+
+
+def test_a_terminal_command_that_does_not_parse_fails_the_build() -> None:
+    """A page asking for a command line the CLI rejects is an error naming the page, not a usage message."""
+    with pytest.raises(ValueError, match=r"guides/x\.md: `agentrender show --nope` does not parse"):
+        hooks.expand("<!-- terminal: agentrender show --nope -->", "guides/x.md")
+
+
+def test_cli_guide_shows_the_real_output(site: Path) -> None:
+    """The built CLI guide and getting-started page hold generated terminal output, not the markers."""
+    for page in ("guides/cli", "getting-started"):
+        text = html.unescape(re.sub(r"<[^>]+>", "", (site / page / "index.html").read_text("utf-8")))
+        assert "<!-- terminal:" not in text
+        assert "$ agentrender show fix-failing-test --at" in text and "deciding step" in text
+    guide = html.unescape(re.sub(r"<[^>]+>", "", (site / "guides" / "cli" / "index.html").read_text("utf-8")))
+    for command in ("check", "decide", "context", "keys", "steps", "samples"):
+        assert f"$ agentrender {command}" in guide

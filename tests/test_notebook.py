@@ -164,6 +164,14 @@ def test_run_explorer_has_four_tabs_and_filters_the_steps() -> None:
     assert list(explorer.filtered()["index"]) == [1]
 
 
+def test_run_explorer_marks_every_missing_value_alike() -> None:
+    """A step with no decision shows <NA> in every decision column of the steps table, categories included."""
+    explorer = RunExplorer(every_kind_run())
+    table = explorer.table.value
+    assert "<td>nan</td>" not in table
+    assert "<td>&lt;NA&gt;</td>" in table
+
+
 def test_run_explorer_charts_the_size_series() -> None:
     """The size tab holds a PNG chart of the views' sizes and the totals of the series."""
     explorer = RunExplorer(long_run(60))

@@ -314,6 +314,16 @@ def test_a_line_not_at_the_end_that_is_not_json_is_an_error(tmp_path: Path) -> N
     assert error_of(tmp_path, lines(HEADER) + lines(END)[:20] + b"\n").startswith("2: not JSON")
 
 
+@pytest.mark.parametrize("space", ["\x0b", "\x0c", "\u2028", "\x85"], ids=["VT", "FF", "LS", "NEL"])
+def test_only_json_white_space_surrounds_a_record(tmp_path: Path, space: str) -> None:
+    """White space str.isspace() accepts but JSON does not: an error mid-file, a cut-short line at the end."""
+    assert error_of(tmp_path, lines(HEADER) + space.encode() + b"\n" + lines(END)).startswith("2: not JSON")
+    path = write(tmp_path, lines(HEADER) + json.dumps(END).encode() + space.encode())
+    run = load_run(path)
+    assert run.end is None and list(run.records) == [HEADER]
+    assert "cut short" in run.warnings[0]
+
+
 def test_a_byte_order_mark_is_skipped_with_a_warning(tmp_path: Path) -> None:
     """A UTF-8 byte order mark before the header is skipped and reported."""
     path = write(tmp_path, b"\xef\xbb\xbf" + lines(HEADER))
@@ -594,3 +604,11 @@ def test_max_output_tokens_and_an_end_error_are_known_fields(tmp_path: Path) -> 
         "at": "t",
     }
     assert load_run(write(tmp_path, lines(HEADER))).max_output_tokens == 0
+
+
+def test_a_runs_repr_is_one_short_line(tmp_path: Path) -> None:
+    """repr(run) names the run and counts its parts instead of printing every record."""
+    path = write(tmp_path, lines(HEADER, STEP0, CALL0, END))
+    assert repr(load_run(path)) == (
+        f"Run(path={str(path)!r}, run_id='r-1', steps=1, model_calls=1, end='completed', warnings=0)"
+    )

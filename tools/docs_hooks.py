@@ -1,13 +1,23 @@
-"""MkDocs hooks: the pictures in the docs, generated at build time from a real render.
+"""MkDocs hooks: the pictures and terminal output in the docs, generated at build time.
 
 A page asks for a picture with a line ``<!-- generated: NAME -->``; the build replaces it
 with the Markdown that ``PICTURES[NAME]()`` returns. A name that is not known fails the
 build, so a page cannot silently lose its picture.
+
+A line ``<!-- terminal: agentrender ARGS -->`` is replaced by what the real command line
+prints for ``ARGS`` at a fixed width (``TERMINAL_WIDTH``), as a ``console`` block; a
+command that exits non-zero gets its exit status shown after it. A command that fails
+to parse fails the build.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
+import os
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from html import escape
@@ -21,8 +31,13 @@ if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
 from agentrender import Decision, Message, Observation, Step, StepInput, render  # noqa: E402
+from agentrender.cli import build_parser, main  # noqa: E402
 
 _MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
+_TERMINAL = re.compile(r"^<!-- terminal: agentrender (.+?) -->$", re.MULTILINE)
+
+TERMINAL_WIDTH = 92
+"""The columns the terminal output in the docs is laid out at (it fits the page's code blocks)."""
 
 OPENING = "Fix the failing test in tests/test_parse.py; do not change the tests."
 
@@ -205,10 +220,73 @@ def render_constants() -> str:
     return "\n".join(rows)
 
 
+def terminal(arguments: str) -> tuple[str, int]:
+    """What ``agentrender ARGUMENTS`` prints (stdout, then stderr) and its exit status.
+
+    The width is ``TERMINAL_WIDTH`` unless the arguments give one. Trailing spaces (rich
+    pads every line to the width) are dropped.
+    """
+    argv = shlex.split(arguments)
+    if argv and argv[0] in commands() and "--help" not in argv:
+        argv += ["--color", "never"] + ([] if "--width" in argv else ["--width", str(TERMINAL_WIDTH)])
+    out, err = io.StringIO(), io.StringIO()
+    with _columns(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv, stdout=out, stderr=err)
+        except SystemExit as exit:  # --help and argument errors leave through argparse
+            status = exit.code if isinstance(exit.code, int) else 1
+    text = out.getvalue() + err.getvalue()
+    return "\n".join(line.rstrip() for line in text.rstrip("\n").splitlines()), status
+
+
+@contextlib.contextmanager
+def _columns() -> Any:
+    # argparse lays out --help at the terminal's width, which it reads from COLUMNS first.
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(TERMINAL_WIDTH)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+
+
+def terminal_block(arguments: str, where: str = "") -> str:
+    """A ``console`` block: the command, what it printed, and its exit status when it is not 0."""
+    text, status = terminal(arguments)
+    if status == 2 and "usage: agentrender" in text:
+        raise ValueError(f"{where}: `agentrender {arguments}` does not parse: {text.splitlines()[-1]}")
+    lines = ["```console", f"$ agentrender {arguments}", text]
+    if status:
+        lines += ["$ echo $?", str(status)]
+    return "\n".join([*lines, "```"])
+
+
+def commands() -> dict[str, str]:
+    """Each command of the CLI and its one-line summary, in the order ``--help`` lists them."""
+    parser = build_parser()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {choice.dest: choice.help or "" for choice in action._choices_actions}
+    raise ValueError("agentrender's parser has no commands")
+
+
+def cli_help() -> str:
+    """The CLI reference: the real ``--help`` of ``agentrender`` and of every command."""
+    sections = ["### `agentrender`", "", "```text", terminal("--help")[0], "```"]
+    for name, summary in commands().items():
+        sections += ["", f"### `agentrender {name}`", "", f"{summary[:1].upper()}{summary[1:]}.", ""]
+        sections += ["```text", terminal(f"{name} --help")[0], "```"]
+    return "\n".join(sections)
+
+
 PICTURES: dict[str, Callable[[], str]] = {
     "window-picture": window_picture,
     "window-conversation": window_conversation,
     "render-constants": render_constants,
+    "cli-help": cli_help,
 }
 
 
@@ -221,7 +299,8 @@ def expand(markdown: str, where: str) -> str:
             raise ValueError(f"{where}: no picture named {name!r}; known: {', '.join(sorted(PICTURES))}")
         return PICTURES[name]()
 
-    return _MARKER.sub(picture, markdown)
+    markdown = _MARKER.sub(picture, markdown)
+    return _TERMINAL.sub(lambda match: terminal_block(match.group(1), where), markdown)
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:

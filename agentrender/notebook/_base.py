@@ -24,11 +24,12 @@ def stepper(count: int, value: int, description: str) -> tuple[Any, Any, Any]:
         max=max(0, count - 1),
         description=description,
         continuous_update=True,
-        layout=widgets.Layout(width="60%"),
+        layout=widgets.Layout(flex="1 1 auto", min_width="240px"),
         disabled=count <= 1,
     )
-    previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="auto"))
-    following = widgets.Button(description="next ▶", layout=widgets.Layout(width="auto"))
+    # A box shrinks its children to fit; the buttons keep their labels whole and the slider gives way.
+    previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="auto", flex="0 0 auto"))
+    following = widgets.Button(description="next ▶", layout=widgets.Layout(width="auto", flex="0 0 auto"))
 
     def move(delta: int) -> None:
         slider.value = min(slider.max, max(slider.min, slider.value + delta))

@@ -39,7 +39,7 @@ class ConversationView(Widget):
         """The steps a view can be taken at (the slider's positions)."""
         start = len(stops) - 1 if at is None else min(bisect_left(stops, at), len(stops) - 1)
         self.slider, self.previous_button, self.next_button = stepper(len(stops), start, "step")
-        self.position_label = widgets.Label()
+        self.position_label = widgets.Label(layout=widgets.Layout(flex="0 0 auto"))
         options_now = self.views.options
         self.recent_results = widgets.BoundedIntText(
             value=min(options_now.recent_results, 1_000_000),

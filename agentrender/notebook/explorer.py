@@ -128,7 +128,12 @@ class RunExplorer(Widget):
     def _filter(self, _change: Any = None) -> None:
         rows = self.filtered()
         self.count.value = f"{len(rows):,} of {len(self.frame):,} steps"
-        table = _html.table_html(list(rows.columns), rows.head(SHOWN_ROWS).itertuples(index=False, name=None))
+        from pandas import NA
+
+        shown = rows.head(SHOWN_ROWS)
+        # one mark for a missing value whatever the column's dtype (a category's is a float nan)
+        shown = shown.astype(object).where(shown.notna(), NA)
+        table = _html.table_html(list(rows.columns), shown.itertuples(index=False, name=None))
         more = f'<div class="ar-elided">showing the first {SHOWN_ROWS} rows</div>' if len(rows) > SHOWN_ROWS else ""
         self.table.value = f'{_html.STYLE}<div class="agentrender">{table}{more}</div>'
 
