@@ -67,6 +67,11 @@ class RunFileError(ValueError):
         self.what = what
         """What was wrong, without the location."""
 
+    def __reduce__(self) -> tuple[type[RunFileError], tuple[str, int, str]]:
+        # Exceptions pickle as cls(*args), and args holds only the composed message: without
+        # this, an error raised in a worker process could not be sent back to its caller.
+        return (type(self), (self.path, self.line, self.what))
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelCall:

@@ -197,3 +197,14 @@ def test_a_failed_run_says_what_stopped_it(tmp_path: Path) -> None:
     row = runs_frame(path, workers=1, progress=False).iloc[0]
     assert (row["end_status"], row["end_reason"], row["end_error"]) == ("failed", "agent_error", end["error"])
     assert "agent_error" in RUN_COLUMNS[[c.name for c in RUN_COLUMNS].index("end_reason")].categories
+
+
+def test_a_run_that_loads_but_cannot_be_summed_is_an_error_row(tmp_path: Path) -> None:
+    """A usage count that is not an integer gives the file an error row naming the line and field, not a crash."""
+    call = _call(0, 1, 1)
+    call["response"]["usage"]["input_tokens"] = "many"
+    path = tmp_path / "odd.jsonl"
+    path.write_text(_lines([_header("odd"), call, _step(0, READ, {"status": "ok"})]), encoding="utf-8")
+    frame = runs_frame([path, path], workers=2, progress=False)
+    assert frame["error"].tolist() == [f"{path}: line 2: usage.input_tokens: expected an integer, got 'many'"] * 2
+    assert frame["run_id"].isna().all()

@@ -612,3 +612,18 @@ def test_a_runs_repr_is_one_short_line(tmp_path: Path) -> None:
     assert repr(load_run(path)) == (
         f"Run(path={str(path)!r}, run_id='r-1', steps=1, model_calls=1, end='completed', warnings=0)"
     )
+
+
+def test_run_file_error_crosses_process_boundaries(tmp_path: Path) -> None:
+    """A RunFileError survives pickling with its parts, so a worker process can hand it back."""
+    import pickle
+
+    error = RunFileError("runs/a.jsonl", 3, "not JSON")
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), str(copy), copy.path, copy.line, copy.what) == (
+        RunFileError,
+        "runs/a.jsonl:3: not JSON",
+        "runs/a.jsonl",
+        3,
+        "not JSON",
+    )

@@ -132,7 +132,7 @@ class RunExplorer(Widget):
 
         shown = rows.head(SHOWN_ROWS)
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
-        shown = shown.astype(object).where(shown.notna(), NA)
+        shown = shown.astype(object).where(shown.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
         table = _html.table_html(list(rows.columns), shown.itertuples(index=False, name=None))
         more = f'<div class="ar-elided">showing the first {SHOWN_ROWS} rows</div>' if len(rows) > SHOWN_ROWS else ""
         self.table.value = f'{_html.STYLE}<div class="agentrender">{table}{more}</div>'
