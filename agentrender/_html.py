@@ -415,6 +415,8 @@ def run_html(run: Run) -> str:
         ("tools", _text(", ".join(str(tool.get("name", "?")) for tool in run.tools), 2000)),
         ("end", _text(f"{end.get('status', '?')}: {end.get('reason', '')}", 500) if end else "no end record"),
     ]
+    if end and end.get("error"):
+        rows.append(("error", _text(str(end["error"]), 2000)))
     if run.path:
         rows.insert(0, ("file", _text(run.path, 1000)))
     if run.warnings:

@@ -97,7 +97,7 @@ _STOPS = (
     render.STOP_REFUSAL,
     render.STOP_CONTEXT_WINDOW_EXCEEDED,
 )
-_END_REASONS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted")
+_END_REASONS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted", "agent_error")
 _TIMESTAMP = "datetime64[us, UTC]"
 _DURATION = "timedelta64[us]"
 
@@ -532,6 +532,13 @@ RUN_COLUMNS: tuple[Column, ...] = (
         lambda run: _end(run, "reason"),
         of="run",
         categories=_END_REASONS,
+    ),
+    Column(
+        "end_error",
+        "string",
+        "The end record's error: what stopped a run that failed (null when it names none).",
+        lambda run: _end(run, "error"),
+        of="run",
     ),
     Column(
         "warnings",

@@ -233,7 +233,9 @@ def run(
         )
         timing = {"clock": clock} if clock is not None else {}
         driver = Driver(agent, toolset, writer, limits=Limits(max_steps=max_steps), policy=policy, **timing)
-        driver.start(run_id=run_id, goal=GOAL, opening=OPENING, system=SYSTEM, model=model_name)
+        driver.start(
+            run_id=run_id, goal=GOAL, opening=OPENING, system=SYSTEM, model=model_name, max_output_tokens=MAX_TOKENS
+        )
         driver.run(run_id=run_id, goal=GOAL)
     return load_run(path)
 

@@ -21,6 +21,8 @@ Decisions this module makes where the format leaves room:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import gc
 import gzip
 import json
@@ -36,12 +38,15 @@ from agentrender._types import Decision, ModelResponse, Observation, Step, StepI
 
 __all__ = [
     "FORMAT",
+    "INPUT_BASE64",
     "ModelCall",
     "Run",
     "RunFileError",
     "RunWriter",
     "check_record",
     "load_run",
+    "response_from_record",
+    "response_record",
     "step_record",
     "write_run",
 ]
@@ -84,6 +89,12 @@ class ModelCall:
     """The line of the run file the record was read from (0 for a call built in memory)."""
     record: Mapping[str, Any] = field(default_factory=dict)
     """The record as read, unknown fields included."""
+
+    @property
+    def wire_response(self) -> Mapping[str, Any]:
+        """The reply as a run file holds it: the record's ``response``, or ``response_record(response)``."""
+        recorded = self.record.get("response")
+        return recorded if isinstance(recorded, Mapping) else response_record(self.response)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,6 +144,11 @@ class Run:
         return str(self.header.get("model", ""))
 
     @property
+    def max_output_tokens(self) -> int:
+        """The output token cap each of the agent's requests asked for; 0 when not recorded."""
+        return int(self.header.get("max_output_tokens") or 0)
+
+    @property
     def tools(self) -> tuple[Mapping[str, Any], ...]:
         """The tool definitions offered to the model."""
         return tuple(self.header.get("tools") or ())
@@ -167,6 +183,75 @@ class Run:
         from agentrender import _html
 
         return _html.run_html(self)
+
+
+# --- model replies ---------------------------------------------------------------------
+
+INPUT_BASE64 = "input_base64"
+"""The field of a recorded ``tool_use`` block that holds raw argument bytes, as base64, in place of ``input``."""
+
+
+def response_from_record(wire: Mapping[str, Any], *, where: str = "response") -> ModelResponse:
+    """A reply as a run file records it (an Anthropic ``Message`` object) as the ``ModelResponse`` it stands for.
+
+    A provider may send a tool use's arguments as raw bytes that are not UTF-8, which JSON
+    cannot hold: a run file keeps them as standard base64 in the block's ``input_base64``
+    field, in place of ``input``, and they are read back here as the ``bytes`` input the
+    provider sent, so ``render.decide`` of the recorded reply is the decision the agent
+    made. ``response_record`` writes that form. Raises ``ValueError`` naming the field
+    (``where`` names the reply) for what is not a reply.
+    """
+    content = wire.get("content") if isinstance(wire, Mapping) else None
+    if isinstance(content, list) and any(
+        type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use" for block in content
+    ):
+        blocks = [
+            _raw_input(block, f"{where}.content[{position}]")
+            if type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use"
+            else block
+            for position, block in enumerate(content)
+        ]
+        wire = {**wire, "content": blocks}
+    return ModelResponse.from_dict(wire, where=where)
+
+
+def _raw_input(block: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A recorded ``tool_use`` block with its ``input_base64`` decoded back into ``bytes`` input."""
+    if "input" in block:
+        raise ValueError(
+            f"{where}.{INPUT_BASE64}: a tool_use block holds its arguments in input or in {INPUT_BASE64}, not both"
+        )
+    encoded = block[INPUT_BASE64]
+    if type(encoded) is not str:
+        raise ValueError(f"{where}.{INPUT_BASE64}: expected a string of base64, got {_type_name(encoded)}")
+    try:
+        raw = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError) as error:
+        raise ValueError(f"{where}.{INPUT_BASE64}: not base64 ({error})") from None
+    return {
+        ("input" if key == INPUT_BASE64 else key): (raw if key == INPUT_BASE64 else value)
+        for key, value in block.items()
+    }
+
+
+def response_record(response: ModelResponse) -> dict[str, Any]:
+    """``response`` as a run file records it: its wire form, with ``bytes`` tool input written as ``input_base64``.
+
+    The inverse of ``response_from_record``: reading the record back gives ``response`` again.
+    """
+    wire = response.to_dict()
+    wire["content"] = [
+        {
+            (INPUT_BASE64 if key == "input" else key): (
+                base64.b64encode(value).decode("ascii") if key == "input" else value
+            )
+            for key, value in block.items()
+        }
+        if block.get("type") == "tool_use" and isinstance(block.get("input"), bytes | bytearray)
+        else block
+        for block in wire["content"]
+    ]
+    return wire
 
 
 # --- reading -------------------------------------------------------------------------
@@ -223,6 +308,7 @@ _RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "opening": _STR,
     "system": _STR,
     "model": _STR,
+    "max_output_tokens": _INT,
     "started_at": _STR,
     "tools": _LIST,
 }
@@ -256,7 +342,7 @@ _MODEL_CALL_FIELDS: dict[str, tuple[type, ...]] = {
     "request_key": _STR,
     "response": _OBJECT,
 }
-_END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "at": _STR}
+_END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
 
 
 # Records of one kind nearly always have the same fields holding the same types, so a
@@ -304,6 +390,8 @@ def _index(value: Mapping[str, Any], key: str, where: str) -> int:
 
 def _header(record: dict[str, Any], unknown: list[str]) -> None:
     _check_fields(record, _RUN_FIELDS, "run", unknown)
+    if record.get("max_output_tokens") is not None:
+        _index(record, "max_output_tokens", "run")
     for position, tool in enumerate(record.get("tools") or ()):
         where = f"run.tools[{position}]"
         if type(tool) is not dict:
@@ -363,7 +451,7 @@ def _model_call(record: dict[str, Any], line: int, unknown: list[str]) -> ModelC
     step = _index(record, "step", "model_call")
     wire = _required(record, "response", "model_call")
     try:
-        response = ModelResponse.from_dict(wire, where="model_call.response")
+        response = response_from_record(wire, where="model_call.response")
     except ValueError as error:
         where, _, what = str(error).partition(": ")
         raise _Bad(where, what) from None
@@ -752,13 +840,25 @@ class RunWriter:
         opening: str = "",
         system: str = "",
         model: str = "",
+        max_output_tokens: int = 0,
         started_at: str = "",
         tools: Sequence[Mapping[str, Any]] = (),
         **fields: Any,
     ) -> None:
-        """Write the ``run`` header: the first record of every run file."""
+        """Write the ``run`` header: the first record of every run file.
+
+        ``max_output_tokens`` is the output cap the agent's requests ask for (0: not recorded);
+        a replay key over a render of the run hashes it, so recording it lets the key be
+        computed again from the run file alone.
+        """
         record: dict[str, Any] = {"type": "run", "format": FORMAT, "run_id": run_id, "goal": goal}
-        for key, value in (("opening", opening), ("system", system), ("model", model), ("started_at", started_at)):
+        for key, value in (
+            ("opening", opening),
+            ("system", system),
+            ("model", model),
+            ("max_output_tokens", max_output_tokens),
+            ("started_at", started_at),
+        ):
             if value:
                 record[key] = value
         record["tools"] = [dict(tool) for tool in tools]
@@ -784,13 +884,19 @@ class RunWriter:
             record["latency_ms"] = latency_ms
         if request_key:
             record["request_key"] = request_key
-        record["response"] = response.to_dict() if isinstance(response, ModelResponse) else dict(response)
+        record["response"] = response_record(response) if isinstance(response, ModelResponse) else dict(response)
         record.update(fields)
         self.write(record)
 
-    def end(self, status: str, reason: str = "", *, at: str = "", **fields: Any) -> None:
-        """Write the ``end`` record: how the run ended."""
+    def end(self, status: str, reason: str = "", *, error: str = "", at: str = "", **fields: Any) -> None:
+        """Write the ``end`` record: how the run ended.
+
+        ``reason`` is a short name (``completed``, ``max_steps``, ``agent_error``, ...); a run
+        stopped by an error carries the error's text in ``error``.
+        """
         record: dict[str, Any] = {"type": "end", "status": status, "reason": reason or status}
+        if error:
+            record["error"] = error
         if at:
             record["at"] = at
         record.update(fields)
@@ -854,5 +960,5 @@ def _call_record(call: ModelCall) -> dict[str, Any]:
         record["latency_ms"] = call.latency_ms
     if call.request_key:
         record["request_key"] = call.request_key
-    record["response"] = call.response.to_dict()
+    record["response"] = response_record(call.response)
     return record

@@ -631,8 +631,9 @@ class Views:
     ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
     hashes with the messages. For a ``Run`` they default to the run's header: its system,
     model and ``max_output_tokens`` (0 when not recorded), and its tools without the run
-    file's own ``read_only`` field, which a request does not carry. A key that should match
-    a recorded ``request_key`` needs exactly what the agent sent.
+    file's own ``read_only`` field, which a request does not carry. So for a run whose
+    header records what its agent sent, a view's key is the ``request_key`` the agent
+    recorded, with no arguments beyond the options it rendered with.
     """
 
     def __init__(
@@ -664,7 +665,7 @@ class Views:
             if tools is None:
                 tools = [{k: v for k, v in tool.items() if k != "read_only"} for tool in offered]
             if max_output_tokens is None:
-                max_output_tokens = int(source.header.get("max_output_tokens") or 0)
+                max_output_tokens = source.max_output_tokens
         if not isinstance(options, Options):
             raise TypeError(f"Views: options must be render.Options, got {type(options).__name__}")
         self.options: Options = options

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,7 @@ GOLDEN_COMMANDS: dict[str, tuple[str, ...]] = {
     "decide_malformed-replies_step_3": ("decide", "malformed-replies", "--step", "3"),
     **{f"context_{name}": ("context", name) for name in samples.names()},
     "keys_fix-failing-test": ("keys", "fix-failing-test"),
-    "keys_fix-failing-test_max_output_tokens": ("keys", "fix-failing-test", "--max-output-tokens", "4096"),
+    "keys_fix-failing-test_max_output_tokens": ("keys", "fix-failing-test", "--max-output-tokens", "1024"),
     "samples": ("samples",),
 }
 
@@ -279,13 +280,14 @@ def test_context_json_is_the_views_size_series() -> None:
 
 
 def test_keys_json_are_the_replay_keys_of_every_view() -> None:
-    """keys --json gives each stop's replay key, and matches the recorded key with the request settings the run used."""
+    """keys --json gives each stop's replay key, and with no settings beyond the run's header matches every
+    recorded key."""
     run = samples.load("fix-failing-test")
-    views = Views(run, max_output_tokens=4096)
-    rows = as_json("keys", "fix-failing-test", "--max-output-tokens", "4096")
+    views = Views(run)
+    rows = as_json("keys", "fix-failing-test")
     assert [row["at"] for row in rows] == list(views.stops)  # type: ignore[union-attr]
     assert [row["replay_key"] for row in rows] == [views.at(at).replay_key for at in views.stops]  # type: ignore[union-attr]
-    # the samples' driver sent max_tokens 4096: with it, every recorded key is the view's
+    # the header records the max_tokens the samples' driver sent, so every recorded key is the view's
     recorded = [row for row in rows if row["recorded_keys"]]  # type: ignore[union-attr]
     assert recorded and all(row["matches"] and row["replay_key"] in row["recorded_keys"] for row in recorded)
 
@@ -305,10 +307,23 @@ def test_check_json_findings() -> None:
     by_name = {report["run"]: report for report in reports}  # type: ignore[union-attr]
     out_of_steps = by_name["out-of-steps"]
     assert out_of_steps["counts"] == {"summary-longer": 4, "no-summary": 1}
-    assert {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]} == {
-        ("no-summary", 4),
-        ("decide-disagrees", 5),
-    }
+    # step 5's reply sent argument bytes that are not UTF-8: read back as bytes, it decides as recorded
+    assert {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]} == {("no-summary", 4)}
+
+
+def test_check_finds_a_recorded_decision_its_reply_does_not_make(tmp_path: Path) -> None:
+    """A step whose recorded decision is not what render.decide makes of its last reply is a decide-disagrees
+    finding naming the fields that differ."""
+    base = clean_run()
+    [step] = base.steps
+    assert step.decision is not None
+    changed = Step(index=0, decision=replace(step.decision, tool="write_file"), observation=step.observation)
+    path = tmp_path / "disagrees.jsonl"
+    write_run(Run(header=base.header, steps=(changed,), model_calls=base.model_calls), path)
+    [report] = as_json("check", str(path), code=1)
+    [finding] = report["findings"]  # type: ignore[index]
+    assert (finding["code"], finding["step"]) == ("decide-disagrees", 0)
+    assert finding["message"].endswith("in: tool")
 
 
 # ---------------------------------------------------------------------------- check
@@ -493,3 +508,15 @@ def test_the_console_script_is_declared() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["scripts"]["agentrender"] == "agentrender.cli:main"
     assert any(dep.startswith("rich") for dep in project["optional-dependencies"]["cli"])
+
+
+def test_decide_json_writes_raw_argument_bytes_as_a_run_file_does_and_reads_them_back(tmp_path: Path) -> None:
+    """decide --json gives a reply's non-UTF-8 argument bytes as input_base64; that reply, read back from a file,
+    decides as the run recorded."""
+    [row] = as_json("decide", "malformed-replies", "--step", "5")  # type: ignore[misc]
+    [use] = [block for block in row["reply"]["content"] if block["type"] == "tool_use"]
+    assert "input" not in use and use["input_base64"] == row["recorded"]["invalid_args"]
+    reply = tmp_path / "reply.json"
+    reply.write_text(json.dumps(row["reply"]), encoding="utf-8")
+    [again] = as_json("decide", str(reply))  # type: ignore[misc]
+    assert again["decision"] == row["recorded"] and again["args"] == "invalid_base64"

@@ -55,12 +55,14 @@ def _drive(tmp_path: Path, model: Any, policy: Any = None) -> tuple[Path, str]:
 
 
 def test_an_agent_error_ends_the_run_failed_naming_the_step_and_goes_on_up(tmp_path: Path) -> None:
-    """A model call failing at step 1 is raised as it was; the file loads cleanly and ends failed naming step 1."""
+    """A model call failing at step 1 is raised as it was; the file loads cleanly and ends failed, naming step 1."""
     with pytest.raises(RuntimeError, match=r"^overloaded\n") as caught:
         _drive(tmp_path, Failing(1, RuntimeError("overloaded")))
     run = load_run(tmp_path / "run.jsonl")
     assert run.warnings == ()
-    assert run.end is not None and (run.end["status"], run.end["reason"]) == ("failed", "step 1: overloaded")
+    assert run.end is not None
+    assert (run.end["status"], run.end["reason"], run.end["error"]) == ("failed", "agent_error", "step 1: overloaded")
+    assert "step 1: overloaded" in run._repr_html_()
     assert [(s.index, s.decision is not None) for s in run.steps] == [(0, True), (1, False)]
     assert any("ends here, with a failed end record" in note for note in caught.value.__notes__)
 
@@ -70,7 +72,7 @@ def test_an_error_that_names_its_step_is_not_named_twice(tmp_path: Path) -> None
     with pytest.raises(RuntimeError):
         _drive(tmp_path, Failing(0, RuntimeError("step 0: the Anthropic API answered 529 overloaded_error")))
     end = load_run(tmp_path / "run.jsonl").end
-    assert end is not None and end["reason"] == "step 0: the Anthropic API answered 529 overloaded_error"
+    assert end is not None and end["error"] == "step 0: the Anthropic API answered 529 overloaded_error"
 
 
 def test_a_killed_process_leaves_no_end_record(tmp_path: Path) -> None:

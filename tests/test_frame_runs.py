@@ -189,6 +189,16 @@ def test_samples_frames_agree_with_their_render() -> None:
     assert checked >= 10
 
 
+def test_a_failed_run_says_what_stopped_it(tmp_path: Path) -> None:
+    """A run ended by an agent error has end_reason agent_error (a known category) and the error's text."""
+    path = tmp_path / "failed.jsonl"
+    end = {"type": "end", "status": "failed", "reason": "agent_error", "error": "step 0: the API answered 529"}
+    path.write_text(_lines([_header("failed"), _step(0, None, None), end]), encoding="utf-8")
+    row = runs_frame(path, workers=1, progress=False).iloc[0]
+    assert (row["end_status"], row["end_reason"], row["end_error"]) == ("failed", "agent_error", end["error"])
+    assert "agent_error" in RUN_COLUMNS[[c.name for c in RUN_COLUMNS].index("end_reason")].categories
+
+
 def test_a_run_that_loads_but_cannot_be_summed_is_an_error_row(tmp_path: Path) -> None:
     """A usage count that is not an integer gives the file an error row naming the line and field, not a crash."""
     call = _call(0, 1, 1)

@@ -127,8 +127,8 @@ def test_an_sdk_error_names_the_step_and_leaves_the_run_file_readable(
     partial = load_run(out)
     assert partial.warnings == ()
     assert [(step.index, step.decision is not None) for step in partial.steps] == [(0, True), (1, True), (2, False)]
-    assert partial.end is not None and partial.end["status"] == "failed"
-    assert partial.end["reason"].startswith("step 2: ") and expected in partial.end["reason"]
+    assert partial.end is not None and (partial.end["status"], partial.end["reason"]) == ("failed", "agent_error")
+    assert partial.end["error"].startswith("step 2: ") and expected in partial.end["error"]
     whole = records(live.REPLAY)
     cut = next(i for i, record in enumerate(whole) if record["type"] == "model_call" and record["step"] == 2)
     assert records(out)[:cut] == whole[:cut]
@@ -144,7 +144,7 @@ def test_a_changed_world_misses_the_replay_at_the_step_and_message_it_changed(tm
     assert (caught.value.step, caught.value.message_index) == (2, 4)
     assert "changed" in str(caught.value)
     end = load_run(out).end
-    assert end is not None and end["status"] == "failed" and end["reason"].startswith("step 2: ")
+    assert end is not None and end["status"] == "failed" and end["error"].startswith("step 2: ")
 
 
 def test_main_runs_offline_from_the_bundled_recording(

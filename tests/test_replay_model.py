@@ -121,3 +121,14 @@ def test_a_miss_without_a_step_says_the_step_is_unknown() -> None:
     run = _recorded_run()
     with pytest.raises(ReplayMiss, match=r"^a model call: no recorded model call has this request's replay key"):
         ReplayModel(run).generate(_request(run, 0, step=None, system="x"))
+
+
+def test_a_miss_names_max_tokens_when_the_header_records_what_was_asked() -> None:
+    """With the header's max_output_tokens, a request that differs only in max_tokens is named as such."""
+    recorded = _recorded_run()
+    run = Run(header={**HEADER, "max_output_tokens": 4096}, steps=recorded.steps, model_calls=recorded.model_calls)
+    assert ReplayModel(run).generate(_request(run, 0, max_tokens=4096)) == _reply("a.py")
+    with pytest.raises(ReplayMiss, match=r"^step 0: the messages match the recorded request but max_tokens differ$"):
+        ReplayModel(run).generate(_request(run, 0, max_tokens=100))
+    with pytest.raises(ReplayMiss, match=r"other settings \(max_tokens\?\)"):
+        ReplayModel(recorded).generate(_request(recorded, 0, max_tokens=100))

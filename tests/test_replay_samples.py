@@ -99,8 +99,6 @@ def test_replaying_each_sample_offline_records_it_byte_for_byte(run: Run, tmp_pa
     assert out.read_bytes() == (SAMPLE_RUNS / f"{name}.jsonl").read_bytes()
 
 
-# The samples were recorded with a model the SDK now warns about; a recording keeps its model.
-@pytest.mark.filterwarnings("ignore:The model 'claude-sonnet-4-5' is deprecated:DeprecationWarning")
 def test_redriving_each_sample_through_the_sdk_reproduces_it(run: Run, tmp_path: Path) -> None:
     """The real SDK client against a local server answering from a sample sends its recorded requests, each
     accepted, and re-records the sample byte for byte (same keys, decisions and records; the clock is the script's)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 from pathlib import Path
@@ -10,8 +11,18 @@ from typing import Any
 import pytest
 
 import agentrender
-from agentrender import Decision, Observation, Step, load_run, render
-from agentrender.runfile import FORMAT, RunFileError, RunWriter, check_record, step_record, write_run
+from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, load_run, render
+from agentrender.runfile import (
+    FORMAT,
+    ModelCall,
+    RunFileError,
+    RunWriter,
+    check_record,
+    response_from_record,
+    response_record,
+    step_record,
+    write_run,
+)
 
 HEADER: dict[str, Any] = {
     "type": "run",
@@ -40,6 +51,14 @@ RESPONSE = {
     ],
     "stop_reason": "tool_use",
     "usage": {"input_tokens": 10, "output_tokens": 5},
+}
+# A tool use whose arguments were raw bytes that are not UTF-8 ({"path": "caf\xe9"}), as a run file holds them.
+RAW_ARGUMENTS = b'{"path": "caf\xe9"}'
+RAW_USE: dict[str, Any] = {
+    "type": "tool_use",
+    "id": "t2",
+    "name": "read_file",
+    "input_base64": base64.b64encode(RAW_ARGUMENTS).decode(),
 }
 CALL0 = {"type": "model_call", "step": 0, "latency_ms": 812, "request_key": "k", "response": RESPONSE}
 END = {"type": "end", "status": "completed", "reason": "completed", "at": "2026-01-01T00:00:05Z"}
@@ -224,6 +243,22 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
             "2: model_call.response.stop_reason: expected a string, got int",
         ),
         (lines(HEADER, {"type": "end", "status": False}), "2: end.status: expected a string, got boolean"),
+        (lines(HEADER, {"type": "end", "error": ["x"]}), "2: end.error: expected a string, got array"),
+        (lines({**HEADER, "max_output_tokens": "4096"}), "1: run.max_output_tokens: expected an integer, got string"),
+        (lines({**HEADER, "max_output_tokens": -1}), "1: run.max_output_tokens: expected 0 or more, got -1"),
+        (
+            lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input_base64": "%%"}]}}),
+            "2: model_call.response.content[0].input_base64: not base64 (",
+        ),
+        (
+            lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input_base64": 5}]}}),
+            "2: model_call.response.content[0].input_base64: expected a string of base64, got int",
+        ),
+        (
+            lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input": {}}]}}),
+            "2: model_call.response.content[0].input_base64: a tool_use block holds its arguments in input or in "
+            "input_base64, not both",
+        ),
         (lines(HEADER, b'{"type": "step", "index": 0, "x": "\xff"}'), "2: not UTF-8: invalid start byte at byte 36"),
         (lines(HEADER, b'{"type": "end", "reason": "\xed\xa0\x80"}'), "2: not UTF-8: invalid continuation byte"),
     ],
@@ -480,6 +515,95 @@ def test_step_record_is_what_the_loader_reads() -> None:
     record = step_record(step, started_at="t0")
     check_record(record)
     assert list(record) == ["type", "index", "started_at", "decision", "observation"]
+
+
+# --- model replies: raw argument bytes, which JSON cannot hold, as input_base64
+
+
+def test_raw_argument_bytes_load_as_bytes_input(tmp_path: Path) -> None:
+    """A recorded tool use with input_base64 loads as the raw bytes, which decide turns into invalid_base64 args."""
+    call = {**CALL0, "response": {**RESPONSE, "content": [{"type": "text", "text": "Again."}, RAW_USE]}}
+    run = load_run(write(tmp_path, lines(HEADER, call)))
+    assert run.warnings == ()
+    block = run.model_calls[0].response.content[1]
+    assert (block.type, block.tool_use_id, block.name, block.input, block.raw) == (
+        "tool_use",
+        "t2",
+        "read_file",
+        RAW_ARGUMENTS,
+        None,
+    )
+    decision = render.decide(run.model_calls[0].response)
+    assert decision.invalid_args == RAW_USE["input_base64"] and decision.invalid_base64
+    assert list(run.records)[1] == call  # the record itself is kept as written
+
+
+def test_response_record_writes_bytes_input_as_input_base64_and_reads_back() -> None:
+    """response_record puts bytes input in input_base64 where input was; response_from_record gives the reply back."""
+    response = ModelResponse(
+        content=(
+            ContentBlock(type="text", text="Again."),
+            ContentBlock(type="tool_use", tool_use_id="t2", name="read_file", input=RAW_ARGUMENTS),
+            ContentBlock(type="tool_use", tool_use_id="t3", name="read_file", input='{"path": "a"}'),
+        ),
+        stop_reason="tool_use",
+    )
+    wire = response_record(response)
+    assert wire["content"][1] == RAW_USE
+    assert list(wire["content"][1]) == ["type", "id", "name", "input_base64"]
+    assert wire["content"][2]["input"] == '{"path": "a"}'  # text is JSON already
+    json.dumps(wire)
+    assert response_from_record(wire) == response
+    assert response_from_record(json.loads(json.dumps(wire))) == response
+
+
+def test_a_tool_use_with_extra_keys_keeps_them_beside_its_bytes() -> None:
+    """A recorded tool use with input_base64 and a key the block cannot carry round-trips through both functions."""
+    wire = {**RESPONSE, "content": [{**RAW_USE, "cache_control": {"type": "ephemeral"}}]}
+    response = response_from_record(wire)
+    assert response.content[0].input == RAW_ARGUMENTS
+    assert response_record(response) == {**wire, "content": [{**RAW_USE, "cache_control": {"type": "ephemeral"}}]}
+
+
+def test_input_base64_outside_a_tool_use_is_an_unknown_field_kept_raw() -> None:
+    """Only a tool_use block's input_base64 is decoded; on another block it is kept in the block's raw form."""
+    wire = {**RESPONSE, "content": [{"type": "text", "text": "hi", "input_base64": "AA=="}]}
+    block = response_from_record(wire).content[0]
+    assert block.text == "hi" and block.raw == wire["content"][0]
+
+
+def test_the_writer_records_a_response_with_bytes_input(tmp_path: Path) -> None:
+    """RunWriter.model_call and write_run of a run built in memory write bytes input as input_base64."""
+    response = ModelResponse(
+        content=(ContentBlock(type="tool_use", tool_use_id="t2", name="read_file", input=RAW_ARGUMENTS),),
+        stop_reason="tool_use",
+    )
+    with RunWriter(tmp_path / "run.jsonl") as writer:
+        writer.header(run_id="r")
+        writer.model_call(0, response)
+    [call] = load_run(tmp_path / "run.jsonl").model_calls
+    assert call.response == response and call.record["response"]["content"] == [RAW_USE]
+    built = agentrender.Run(header=HEADER, model_calls=(ModelCall(step=0, response=response),))
+    assert built.model_calls[0].wire_response["content"] == [RAW_USE]
+    write_run(built, tmp_path / "mem.jsonl")
+    assert load_run(tmp_path / "mem.jsonl").model_calls[0].response == response
+
+
+def test_max_output_tokens_and_an_end_error_are_known_fields(tmp_path: Path) -> None:
+    """The header's max_output_tokens and the end record's error load without a warning, as the writer writes them."""
+    with RunWriter(tmp_path / "run.jsonl") as writer:
+        writer.header(run_id="r", max_output_tokens=4096)
+        writer.end("failed", "agent_error", error="step 0: the API answered 529", at="t")
+    run = load_run(tmp_path / "run.jsonl")
+    assert run.warnings == () and run.max_output_tokens == 4096
+    assert run.end == {
+        "type": "end",
+        "status": "failed",
+        "reason": "agent_error",
+        "error": "step 0: the API answered 529",
+        "at": "t",
+    }
+    assert load_run(write(tmp_path, lines(HEADER))).max_output_tokens == 0
 
 
 def test_a_runs_repr_is_one_short_line(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentrender import load_run, samples
-from agentrender.runfile import RunFileError, write_run
+from agentrender import ContentBlock, ModelResponse, load_run, render, samples
+from agentrender.runfile import RunFileError, response_from_record, response_record, write_run
 
 SOURCE = samples.path("malformed-replies").read_bytes()
 LINES = SOURCE.splitlines(keepends=True)
@@ -183,3 +183,27 @@ def test_load_write_load_is_lossless(records: list[dict[str, Any]], compress: bo
     assert again.records == first.records == records
     assert again.steps == first.steps
     assert [w.split(":", 1)[1] for w in again.warnings] == [w.split(":", 1)[1] for w in first.warnings]
+
+
+@FAST
+@given(
+    raw=st.binary(max_size=64),
+    text=st.text(max_size=20),
+    stop=st.sampled_from(["tool_use", "end_turn", "max_tokens"]),
+)
+def test_a_reply_with_raw_argument_bytes_survives_its_record_and_decides_the_same(
+    raw: bytes, text: str, stop: str
+) -> None:
+    """Any reply whose tool input is raw bytes, written as a run file records it and read back, is the same reply
+    and decides the same."""
+    response = ModelResponse(
+        content=(
+            ContentBlock(type="text", text=text),
+            ContentBlock(type="tool_use", tool_use_id="t", name="write_file", input=raw),
+        ),
+        stop_reason=stop,
+    )
+    wire = json.loads(json.dumps(response_record(response)))
+    again = response_from_record(wire)
+    assert again == response
+    assert render.decide(again) == render.decide(response)

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agentrender import render, samples
+from agentrender import live, render, samples
+from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS
 from agentrender.runfile import RunWriter, load_run
 from agentrender.samples.driver import Driver, FakeClock, Limits, ScriptedAgent
 from agentrender.samples.record import SAMPLE_RUNS, record_all
 from agentrender.samples.tools import scratch_tools
+from agentrender.views import disagreements
 
 ALL = {name: samples.load(name) for name in samples.names()}
 
@@ -34,14 +36,43 @@ def test_samples_api() -> None:
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_each_sample_loads_cleanly_and_renders(name: str) -> None:
-    """Every sample loads with no warning, has an end, and renders at every step with valid replay keys."""
+    """Every sample loads with no warning, has an end, and renders at every step to the replay key it recorded,
+    hashed with what its header records (the output cap included)."""
     run = ALL[name]
     assert run.warnings == () and run.end is not None
+    assert run.max_output_tokens == DEFAULT_MAX_TOKENS  # what the driver's requests asked for
     tools = [{k: v for k, v in tool.items() if k != "read_only"} for tool in run.tools]
     for call in run.model_calls:
         conversation = render.messages(run.step_input(call.step), run.options())
-        key = render.replay_key(conversation, system=run.system, tools=tools, model=run.model, max_output_tokens=4096)
+        key = render.replay_key(
+            conversation, system=run.system, tools=tools, model=run.model, max_output_tokens=run.max_output_tokens
+        )
         assert key == call.request_key, (name, call.step)
+
+
+@pytest.mark.parametrize("name", [*sorted(ALL), "live_replay"])
+def test_each_recorded_reply_decides_as_its_step_recorded(name: str) -> None:
+    """Deciding each step's last captured reply, as the run file reads it back, gives the decision the step recorded
+    (the driver and the loader read a reply, raw argument bytes included, by the same definition)."""
+    run = load_run(live.REPLAY) if name == "live_replay" else ALL[name]
+    checked = 0
+    for step in run.steps:
+        calls = run.calls_for(step.index)
+        if step.decision is None or not calls:
+            continue
+        assert disagreements(render.decide(calls[-1].response), step.decision) == (), (name, step.index)
+        checked += 1
+    assert checked == len({call.step for call in run.model_calls})
+
+
+def test_raw_argument_bytes_read_back_as_bytes() -> None:
+    """The sample reply whose arguments were not UTF-8 reads back with those bytes as its tool input."""
+    run = ALL["malformed-replies"]
+    inputs = [block.input for call in run.model_calls for block in call.response.content if block.type == "tool_use"]
+    raw = [value for value in inputs if isinstance(value, bytes)]
+    assert len(raw) == 1
+    with pytest.raises(UnicodeDecodeError):
+        raw[0].decode("utf-8")
 
 
 def test_samples_cover_the_contract() -> None:

@@ -9,7 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render, samples
+from agentrender import (
+    ContentBlock,
+    Decision,
+    Message,
+    ModelResponse,
+    Observation,
+    Step,
+    StepInput,
+    live,
+    load_run,
+    render,
+    samples,
+)
 from agentrender.views import (
     BLOCK_KINDS,
     DECIDE_RULES,
@@ -442,15 +454,16 @@ def test_observation_of_a_call_without_one_is_interrupted() -> None:
 SAMPLES = samples.names()
 
 
-@pytest.mark.parametrize("name", SAMPLES)
+@pytest.mark.parametrize("name", [*SAMPLES, "live_replay"])
 def test_sample_runs_views_equal_render_and_match_the_recorded_request_keys(name: str) -> None:
-    """On every bundled sample, each view is render.messages, and its replay key is the key the agent recorded."""
-    run = samples.load(name)
+    """On every bundled recording, each view is render.messages, and with no arguments but the run its replay key
+    is the key the agent recorded."""
+    run = load_run(live.REPLAY) if name == "live_replay" else samples.load(name)
     for options in option_settings(run)[:5]:
         views = Views(run, options)
         for at in views.stops:
             assert views.messages(at) == render.messages(run.step_input(at), options)
-    views = Views(run, max_output_tokens=4096)  # what the samples' driver sent
+    views = Views(run)  # the header records everything the driver sent, the output cap included
     checked = 0
     for at in views.stops:
         view = views.at(at)

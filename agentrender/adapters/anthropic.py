@@ -437,7 +437,9 @@ class ReplayModel:
     Calls recorded with the same key are answered in file order. A miss raises
     ``ReplayMiss``: when the request says its step, the recorded request for that step is
     rendered again from the recorded steps (with ``options``, the run's own by default) and
-    the first differing message, or the differing field, is named.
+    the first differing message, or the differing field, is named. ``max_tokens`` is the
+    output cap the recorded requests asked for, the run header's ``max_output_tokens`` by
+    default; a miss names it when it differs.
     """
 
     def __init__(self, run: Run, *, options: render.Options | None = None, max_tokens: int | None = None) -> None:
@@ -447,7 +449,7 @@ class ReplayModel:
         """The model requests without one are taken to be for: the run's."""
         self.options = options
         """How the recorded requests were rendered; ``run.options()`` when ``None``."""
-        self._max_tokens = max_tokens
+        self._max_tokens = max_tokens if max_tokens is not None else (run.max_output_tokens or None)
         self._replies: dict[str, deque[ModelCall]] = {}
         for call in run.model_calls:
             if call.request_key:
@@ -463,9 +465,7 @@ class ReplayModel:
 
     def send(self, request: Request) -> Mapping[str, Any]:
         """The recorded reply to ``request`` as its record holds it; raises ``ReplayMiss`` when there is none."""
-        call = self.answer(request)
-        recorded = call.record.get("response")
-        return recorded if isinstance(recorded, Mapping) else call.response.to_dict()
+        return self.answer(request).wire_response
 
     def answer(self, request: Request) -> ModelCall:
         """The recorded call that answers ``request`` (its reply, latency and record)."""

@@ -25,7 +25,7 @@ from agentrender.adapters.anthropic import check_params
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from agentrender.runfile import ModelCall, Run
+    from agentrender.runfile import Run
 
 __all__ = ["Failure", "MessagesServer", "Received", "body_key"]
 
@@ -94,7 +94,7 @@ class MessagesServer:
     @classmethod
     def from_run(cls, run: Run, **settings: Any) -> MessagesServer:
         """A server answering with ``run``'s recorded replies (as recorded), by their recorded request keys."""
-        return cls(((call.request_key, _recorded(call)) for call in run.model_calls), **settings)
+        return cls(((call.request_key, call.wire_response) for call in run.model_calls), **settings)
 
     @property
     def rejections(self) -> list[Received]:
@@ -191,11 +191,6 @@ class MessagesServer:
 
 def _error(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
-
-
-def _recorded(call: ModelCall) -> Mapping[str, Any]:
-    response = call.record.get("response")
-    return response if isinstance(response, Mapping) else call.response.to_dict()
 
 
 # What a recording may leave out of a reply that a Messages API ``Message`` always has.

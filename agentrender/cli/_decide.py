@@ -6,6 +6,7 @@ The rule that fired and the fields that disagree are ``views.explain_decide`` an
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from agentrender.cli._term import (
     Text,
     clean,
 )
+from agentrender.runfile import response_record
 from agentrender.views import DecideExplanation, disagreements, explain_decide
 
 __all__ = ["Reply", "renderables", "replies"]
@@ -77,7 +79,7 @@ class Reply:
             "recorded": None if self.recorded is None else decision_json(self.recorded),
             "agrees": (not self.differs) if self.compare else None,
             "differs": list(self.differs),
-            "reply": response.to_dict(),
+            "reply": response_record(response),
         }
 
 
@@ -133,9 +135,19 @@ def _reply_blocks(response: ModelResponse, folder: Folder) -> Iterator[Any]:
             header.append(clean(block.name, one_line=True), style="bold")
             header.append(f"  id {clean(block.tool_use_id, one_line=True)}", style=MUTED)
             raw = block.input
-            if isinstance(raw, str | bytes | bytearray):
+            if isinstance(raw, str):
                 header.append("  raw argument text", style=MUTED)
-                body = folder.body(raw if isinstance(raw, str) else dumps(raw))
+                body = folder.body(raw)
+            elif isinstance(raw, bytes | bytearray):
+                try:
+                    text = bytes(raw).decode("utf-8")
+                except UnicodeDecodeError:
+                    # as a run file holds them (input_base64): the bytes are not text
+                    header.append("  raw argument bytes, not UTF-8, as base64", style=MUTED)
+                    text = base64.b64encode(raw).decode("ascii")
+                else:
+                    header.append("  raw argument bytes", style=MUTED)
+                body = folder.body(text)
             else:
                 compact = dumps(raw)
                 body = folder.body(compact if len(compact) <= 100 else dumps(raw, indent=2), json_colours=True)

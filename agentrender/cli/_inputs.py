@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentrender import samples
 from agentrender._types import ModelResponse
-from agentrender.runfile import Run, RunFileError, load_run
+from agentrender.runfile import Run, RunFileError, load_run, response_from_record
 
 __all__ = ["UNREADABLE", "CliError", "load", "load_reply", "looks_like_reply"]
 
@@ -54,7 +54,7 @@ def looks_like_reply(name: str) -> bool:
 
 
 def load_reply(name: str) -> ModelResponse:
-    """The model reply in the JSON file ``name`` (an Anthropic ``Message`` object as the API returns it)."""
+    """The model reply in the JSON file ``name``: an Anthropic ``Message`` object as a run file records it."""
     try:
         with open(name, "rb") as file:
             data = file.read()
@@ -78,6 +78,6 @@ def load_reply(name: str) -> ModelResponse:
     if wire.get("type") == "model_call" and isinstance(wire.get("response"), dict):
         wire = wire["response"]
     try:
-        return ModelResponse.from_dict(wire, where="reply")
+        return response_from_record(wire, where="reply")
     except ValueError as error:
         raise CliError(f"{name}:1: {error}") from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from agentrender import _html
 from agentrender._types import Decision, ModelResponse
 from agentrender.notebook._base import Widget, stepper
 from agentrender.notebook._deps import widgets
+from agentrender.runfile import response_from_record, response_record
 from agentrender.views import DecideExplanation, explain_decide
 
 if TYPE_CHECKING:
@@ -44,28 +44,16 @@ def replies_of(source: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> lis
         return replies
     replies = []
     for number, item in enumerate(source):  # type: ignore[arg-type]
-        response = (
-            item if isinstance(item, ModelResponse) else ModelResponse.from_dict(item, where=f"replies[{number}]")
-        )
+        response = item if isinstance(item, ModelResponse) else response_from_record(item, where=f"replies[{number}]")
         replies.append(Reply(label=f"reply {number + 1}", response=response))
     return replies
-
-
-def _json_default(value: Any) -> Any:
-    # a tool use's raw bytes input: shown as text when it is UTF-8, else as base64 so nothing is lost
-    if isinstance(value, bytes | bytearray):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(value).decode("ascii")}
-    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class DecideStepper(Widget):
     """Step through captured model replies and see what ``render.decide`` makes of each.
 
     ``run_or_replies`` is a ``Run`` (its model calls, compared with the decision each step
-    recorded) or a list of replies (``ModelResponse`` or Anthropic ``Message`` dicts). For
+    recorded) or a list of replies (``ModelResponse``, or ``Message`` dicts as a run file records them). For
     each: the reply (text, thinking collapsed, every tool use, stop reason), the decision,
     the rule that fired and why, and the agreement with the recorded decision. The editor
     holds the reply's JSON: change it and the decision below follows; JSON that does not
@@ -117,7 +105,8 @@ class DecideStepper(Widget):
             self.html.value = ""
             return
         self.label.value = reply.label
-        text = json.dumps(reply.response.to_dict(), ensure_ascii=False, indent=2, default=_json_default)
+        # The editor holds the reply as a run file records it, so raw argument bytes read back as bytes.
+        text = json.dumps(response_record(reply.response), ensure_ascii=False, indent=2)
         if self.editor.value == text:
             self._decide()
         else:
@@ -129,7 +118,7 @@ class DecideStepper(Widget):
             return
         try:
             wire = json.loads(self.editor.value)
-            response = ModelResponse.from_dict(wire, where="reply")
+            response = response_from_record(wire, where="reply")
         except ValueError as error:  # json.JSONDecodeError is a ValueError
             self.explanation = None
             self.error.value = (

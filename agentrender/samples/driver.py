@@ -7,20 +7,22 @@ or fail the tool's JSON schema) ends the step with an ``invalid_decision`` obser
 whose summary names what was wrong, and counts as a failure. Every step is recorded
 when it starts, when it is decided and when the tool answers, so a process killed at any
 point leaves a run file that ``resume`` can go on with. An agent that fails (a model call
-that errs, a replay that misses) ends the run with a ``failed`` end record before the error
-goes on up, so the file says how the run stopped.
+that errs, a replay that misses) ends the run with a ``failed`` end record (reason
+``agent_error``, the error's text in ``error``) before the error goes on up, so the file
+says how the run stopped.
 
 ``ModelAgent`` is the seed's model-driven agent: it renders the run, sends it as the
 Anthropic adapter's ``Request`` (whose ``replay_key`` is the one definition of what is
-sent), records the reply as a ``model_call`` and decides. Its model may be the real API
-(``AnthropicModel``), a recorded run (``ReplayModel``) or a script (``ScriptedModel``).
+sent), records the reply as a ``model_call`` and decides from the reply as the run file
+records it (``runfile.response_from_record``), so a recorded reply decided again gives the
+recorded decision. Its model may be the real API (``AnthropicModel``), a recorded run
+(``ReplayModel``) or a script (``ScriptedModel``).
 
 Schema checks use ``jsonschema`` (extra: ``driver``).
 """
 
 from __future__ import annotations
 
-import base64
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,9 +30,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from agentrender import render
-from agentrender._types import Decision, ModelResponse, Observation, Step, StepInput
+from agentrender._types import Decision, Observation, Step, StepInput
 from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS, Request
-from agentrender.runfile import RunWriter, load_run
+from agentrender.runfile import RunWriter, load_run, response_from_record
 
 __all__ = [
     "Agent",
@@ -44,7 +46,6 @@ __all__ = [
     "ScriptedAgent",
     "ScriptedModel",
     "Tool",
-    "reply_response",
 ]
 
 
@@ -149,14 +150,24 @@ class Driver:
         self.policy = policy
         self._validators = {tool.name: _validator_for(tool.input_schema) for tool in tools}
 
-    def start(self, *, run_id: str, goal: str, opening: str = "", system: str = "", model: str = "") -> None:
-        """Write the run header."""
+    def start(
+        self,
+        *,
+        run_id: str,
+        goal: str,
+        opening: str = "",
+        system: str = "",
+        model: str = "",
+        max_output_tokens: int = 0,
+    ) -> None:
+        """Write the run header; ``max_output_tokens`` is the output cap the agent's requests ask for."""
         self.writer.header(
             run_id=run_id,
             goal=goal,
             opening=opening,
             system=system,
             model=model,
+            max_output_tokens=max_output_tokens,
             started_at=self.clock(),
             tools=[tool.definition() for tool in self.tools.values()],
         )
@@ -169,9 +180,9 @@ class Driver:
         """Decide and execute steps until a terminal tool succeeds or a limit is hit; return the end reason.
 
         ``steps`` are the steps already recorded (when resuming). The ``end`` record is written
-        here, also when the agent raises: the run ends ``failed``, its reason the error's text
-        (naming the step), and the error goes on up. ``Killed`` stands for the process dying,
-        so it leaves no end record.
+        here, also when the agent raises: the run ends ``failed`` with reason ``agent_error`` and
+        the error's text (naming the step) as its ``error``, and the error goes on up. ``Killed``
+        stands for the process dying, so it leaves no end record.
         """
         done = list(steps)
         failures = 0
@@ -240,7 +251,7 @@ class Driver:
         except Exception as error:
             said = str(error) or type(error).__name__
             what = said if said.startswith(f"step {index}:") else f"step {index}: {said}"
-            self.writer.end("failed", what, at=self.clock())
+            self.writer.end("failed", "agent_error", error=what, at=self.clock())
             error.add_note(f"the run file {self.writer.path} ends here, with a failed end record")
             raise
 
@@ -295,7 +306,11 @@ class Model(Protocol):
     """Where a ``ModelAgent``'s replies come from: ``AnthropicModel``, ``ReplayModel``, ``ScriptedModel``."""
 
     def send(self, request: Request) -> Mapping[str, Any]:
-        """The reply to ``request``: an Anthropic ``Message`` object, as the provider returned it."""
+        """The reply to ``request``: an Anthropic ``Message`` object as a run file records it.
+
+        That is the JSON the provider returned; raw argument bytes, which JSON cannot hold,
+        go in a tool use's ``input_base64`` (see ``runfile.response_from_record``).
+        """
         ...
 
 
@@ -364,7 +379,7 @@ class ModelAgent:
             latency = round((time.monotonic() - started) * 1000, 1)
         self.calls += 1
         self.writer.model_call(step_input.index, wire, latency_ms=latency, request_key=request.replay_key)
-        return render.decide(reply_response(wire, where=f"step {step_input.index}: the reply"))
+        return render.decide(response_from_record(wire, where=f"step {step_input.index}: the reply"))
 
 
 class ScriptedModel:
@@ -411,27 +426,3 @@ class ScriptedAgent(ModelAgent):
             max_tokens=max_output_tokens,
             latency_ms=latency_ms,
         )
-
-
-def reply_response(wire: Mapping[str, Any], *, where: str = "reply") -> ModelResponse:
-    """A recorded or received reply as the ``ModelResponse`` ``render.decide`` reads.
-
-    A ``tool_use`` block carrying ``input_base64`` stands for raw argument bytes that were
-    not UTF-8 (JSON cannot hold them): they are decoded back to the bytes a provider sent.
-    """
-    return ModelResponse.from_dict(_with_raw_inputs(wire), where=where)
-
-
-def _with_raw_inputs(wire: Mapping[str, Any]) -> dict[str, Any]:
-    """The reply with each ``input_base64`` tool input turned back into the raw bytes a provider sent.
-
-    JSON cannot hold bytes that are not UTF-8, so a script (and the recorded ``model_call``)
-    carries such arguments as base64 in an ``input_base64`` field of the ``tool_use`` block.
-    """
-    content = []
-    for block in wire.get("content", []):
-        if block.get("type") == "tool_use" and "input_base64" in block:
-            raw = base64.b64decode(block["input_base64"])
-            block = {key: value for key, value in block.items() if key != "input_base64"} | {"input": raw}
-        content.append(block)
-    return {**wire, "content": content}

@@ -1,0 +1,53 @@
+"""A plain, non-editable install ships what the checkout has: the sample runs and the live recording."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("site")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return target
+
+
+def run_installed(target: Path, code: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    # Run from a folder outside the checkout with only the installed copy first on the path.
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    return subprocess.run([sys.executable, *code], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def test_samples_load_from_a_wheel_install(installed: Path, tmp_path: Path) -> None:
+    """Every bundled sample loads, without warnings, from the installed package rather than the checkout."""
+    code = (
+        "import json, agentrender, agentrender.samples as s; "
+        "print(json.dumps({'file': agentrender.__file__, "
+        "'runs': {n: [len(s.load(n).steps), len(s.load(n).warnings)] for n in s.names()}}))"
+    )
+    result = run_installed(installed, ["-c", code], tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert Path(found["file"]).is_relative_to(installed)
+    expected = sorted(path.name.removesuffix(".jsonl") for path in (ROOT / "sample_runs").glob("*.jsonl"))
+    assert sorted(found["runs"]) == expected
+    assert all(steps > 0 and warnings == 0 for steps, warnings in found["runs"].values())
+
+
+def test_the_cli_runs_from_a_wheel_install(installed: Path, tmp_path: Path) -> None:
+    """python -m agentrender from the installed package lists the bundled samples."""
+    result = run_installed(installed, ["-m", "agentrender", "samples", "--json"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    names = [sample["name"] for sample in json.loads(result.stdout)]
+    assert "fix-failing-test" in names
