@@ -211,7 +211,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "rendered",
         "bool",
-        "True when the view shows the step (it has a decision); other steps take no place in the window.",
+        "True when the render showed the step (it has a decision); other steps take no place in the window.",
         lambda facts: True,
         of="facts",
         absent=False,
@@ -226,14 +226,14 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "tool_use_id",
         "string",
-        "The id the view gives the step's tool_use block and result (the options' hook, else step_<index>).",
+        "The id the render gave the step's tool_use block and result (the options' hook, else step_<index>).",
         lambda facts: facts.tool_use_id,
         of="facts",
     ),
     Column(
         "full",
         "bool",
-        "True when the view shows the result in full: the step is inside the recent-results window.",
+        "True when the render showed the result in full: the step is inside the recent-results window.",
         lambda facts: facts.full,
         of="facts",
         absent=False,
@@ -241,7 +241,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "nudge",
         "bool",
-        "True when the view answers the step with a text nudge instead of a tool_result.",
+        "True when the render answered the step with a text nudge instead of a tool_result.",
         lambda shown: shown.block.type != "tool_result",
         of="shown",
         absent=False,
@@ -249,7 +249,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "shown_bytes",
         "Int64",
-        "UTF-8 bytes of the text the step's user turn carries in the view (a result's content, a nudge's text).",
+        "UTF-8 bytes of what the render's user turn showed for the step.",
         lambda shown: shown.shown_bytes,
         of="shown",
     ),
