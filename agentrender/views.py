@@ -1111,16 +1111,14 @@ def explain_decide(response: ModelResponse) -> DecideExplanation:
     text = "\n".join(block.text for block in response.content if block.type == "text").strip()
     text_bytes = _utf8(text)
     uses = tuple(block.name for block in response.content if block.type == "tool_use")
-    stop = response.stop_reason
     note = ""
     not_executed: tuple[str, ...] = ()
     outcome = ""
     budget = REASON_BYTES
-    if stop in (render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED):
+    # The rule is read off the decision decide made, so the explanation cannot drift from it.
+    if decision.kind == "truncated":
         rule = "truncated"
-    elif stop == render.STOP_REFUSAL:
-        rule = "refusal"
-    elif uses:
+    elif decision.kind == "tool_call":
         rule = "tool_call"
         first = next(block for block in response.content if block.type == "tool_use")
         raw = first.input
@@ -1136,6 +1134,8 @@ def explain_decide(response: ModelResponse) -> DecideExplanation:
             not_executed = uses[1:]
             note = render._not_executed_note(list(not_executed))
             budget = REASON_BYTES - _utf8(note) - 1
+    elif response.stop_reason == render.STOP_REFUSAL:
+        rule = "refusal"
     else:
         rule = "no_tool_use"
     return DecideExplanation(
