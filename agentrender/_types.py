@@ -197,6 +197,11 @@ class ContentBlock:
                     raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
                 continue
             value = wire[wire_key]
+            if kind == "tool_result" and wire_key == "content" and isinstance(value, list):
+                # The API also takes a result as a list of blocks. Its text is what a reader is
+                # shown; the list itself stays in ``raw``, so the wire form is given back as read.
+                parts = _blocks(value, f"{where}.content")
+                value = "\n".join(part.text for part in parts if part.type == "text")
             if expected is not None and not isinstance(value, expected):
                 raise ValueError(f"{where}.{wire_key}: expected {_TYPE_NAMES[expected]}, got {type(value).__name__}")
             values[attribute] = value

@@ -98,6 +98,15 @@ def test_from_dict_keeps_unknown_types_and_extra_keys_losslessly(wire: dict[str,
     assert block.type == wire["type"]
 
 
+def test_a_result_given_as_a_list_of_blocks_keeps_its_wire_form() -> None:
+    """A tool_result whose content is a list of blocks (valid in the API) reads its text and gives the list back."""
+    parts = [{"type": "text", "text": "line one"}, {"type": "image", "source": {}}, {"type": "text", "text": "two"}]
+    wire = {"type": "tool_result", "tool_use_id": "toolu_1", "content": parts}
+    block = ContentBlock.from_dict(wire)
+    assert (block.tool_use_id, block.content) == ("toolu_1", "line one\ntwo")
+    assert block.to_dict() == wire
+
+
 def test_from_dict_fills_fields_of_a_known_block_kept_raw() -> None:
     """A known block kept raw for an extra key still exposes its text and input to decide."""
     block = ContentBlock.from_dict(
@@ -122,6 +131,8 @@ def test_from_dict_fills_fields_of_a_known_block_kept_raw() -> None:
         ({"type": "tool_result", "tool_use_id": "a", "is_error": "yes"}, r"block\.is_error: expected a boolean"),
         ({"type": "thinking", "signature": "s"}, r"block\.thinking: missing"),
         ({"type": "redacted_thinking"}, r"block\.data: missing"),
+        ({"type": "tool_result", "tool_use_id": "a", "content": [{"text": "x"}]}, r"block\.content\[0\]\.type"),
+        ({"type": "tool_result", "tool_use_id": "a", "content": 7}, r"block\.content: expected a string, got int"),
     ],
 )
 def test_from_dict_errors_name_the_field(wire: Any, message: str) -> None:
