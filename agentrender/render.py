@@ -302,7 +302,7 @@ def decide(response: ModelResponse) -> Decision:
     when the reply holds more than one tool use, the reason ends with a note naming the
     ones that were not executed, and the text gets what the note leaves of the cap.
     """
-    text = "\n".join(block.text for block in response.content if block.type == "text").strip()
+    text = _reply_text(response)
     stop = response.stop_reason
     if stop in (STOP_MAX_TOKENS, STOP_CONTEXT_WINDOW_EXCEEDED):
         return Decision(kind="truncated", reason=truncate(text, REASON_BYTES))
@@ -326,6 +326,11 @@ def decide(response: ModelResponse) -> Decision:
         invalid_args=invalid,
         invalid_base64=invalid_base64,
     )
+
+
+def _reply_text(response: ModelResponse) -> str:
+    """The reply's text blocks joined with newlines and stripped: what a reason is made of."""
+    return "\n".join(block.text for block in response.content if block.type == "text").strip()
 
 
 def _not_executed_note(names: Sequence[str]) -> str:

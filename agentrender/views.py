@@ -1103,8 +1103,7 @@ class DecideExplanation:
 def explain_decide(response: ModelResponse) -> DecideExplanation:
     """Say which rule of ``render.decide`` turns ``response`` into its decision, and why."""
     decision = render.decide(response)
-    text = "\n".join(block.text for block in response.content if block.type == "text").strip()
-    text_bytes = _byte_len(text)
+    text_bytes = _byte_len(render._reply_text(response))
     uses = tuple(block.name for block in response.content if block.type == "tool_use")
     note = ""
     not_executed: tuple[str, ...] = ()
