@@ -783,6 +783,24 @@ def step_record(step: Step, **fields: Any) -> dict[str, Any]:
     return record
 
 
+def _model_call_record(
+    step: int,
+    response: ModelResponse | Mapping[str, Any],
+    *,
+    latency_ms: float | None = None,
+    request_key: str = "",
+    **fields: Any,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"type": "model_call", "step": step}
+    if latency_ms is not None:
+        record["latency_ms"] = latency_ms
+    if request_key:
+        record["request_key"] = request_key
+    record["response"] = response_record(response) if isinstance(response, ModelResponse) else dict(response)
+    record.update(fields)
+    return record
+
+
 class RunWriter:
     """Append records to a run file one at a time, each flushed, so a killed process leaves a readable prefix.
 
@@ -879,14 +897,7 @@ class RunWriter:
         **fields: Any,
     ) -> None:
         """Write a ``model_call`` record: the reply a model gave while step ``step`` was being decided."""
-        record: dict[str, Any] = {"type": "model_call", "step": step}
-        if latency_ms is not None:
-            record["latency_ms"] = latency_ms
-        if request_key:
-            record["request_key"] = request_key
-        record["response"] = response_record(response) if isinstance(response, ModelResponse) else dict(response)
-        record.update(fields)
-        self.write(record)
+        self.write(_model_call_record(step, response, latency_ms=latency_ms, request_key=request_key, **fields))
 
     def end(self, status: str, reason: str = "", *, error: str = "", at: str = "", **fields: Any) -> None:
         """Write the ``end`` record: how the run ended.
@@ -955,10 +966,4 @@ def _records_of(run: Run) -> Iterator[Mapping[str, Any]]:
 
 
 def _call_record(call: ModelCall) -> dict[str, Any]:
-    record: dict[str, Any] = {"type": "model_call", "step": call.step}
-    if call.latency_ms is not None:
-        record["latency_ms"] = call.latency_ms
-    if call.request_key:
-        record["request_key"] = call.request_key
-    record["response"] = response_record(call.response)
-    return record
+    return _model_call_record(call.step, call.response, latency_ms=call.latency_ms, request_key=call.request_key)
