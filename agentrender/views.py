@@ -729,10 +729,9 @@ class Views:
 
     def messages(self, at: int | None = None) -> Messages:
         """The conversation the model saw deciding step ``at``: ``render.messages`` of it, by slicing."""
-        renders = self._renders
-        rendered = renders.rendered_before[renders.position(at)]
+        rendered = self._rendered(at)
         cut = max(0, rendered - self.options.recent_results)
-        summaries, fulls = renders.interleaved(rendered, cut)
+        summaries, fulls = self._renders.interleaved(rendered, cut)
         out = Messages((self._opening(at)[0],))
         out += summaries[: 2 * cut]
         out += fulls[2 * cut : 2 * rendered]
