@@ -11,7 +11,7 @@ import pytest
 
 from agentrender import _html
 from agentrender.views import Views, explain_decide
-from tests.views_runs import every_kind_run, hostile_run
+from tests.views_runs import SHOWN_KINDS, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser
 
@@ -51,9 +51,7 @@ def page_of(*fragments: str) -> str:
 
 
 def conversation_page() -> str:
-    run = every_kind_run()
-    view = Views(run, run.options(recent_results=5, result_bytes=600)).at(None)
-    return page_of(_html.view_html(view))
+    return page_of(_html.view_html(every_kind_view()))
 
 
 def hostile_page() -> str:
@@ -74,18 +72,7 @@ def test_the_conversation_view_renders_its_highlights_light_and_dark() -> None:
             for scheme in ("light", "dark"):
                 page = browser.new_page(viewport={"width": 1100, "height": 1400}, color_scheme=scheme)
                 page.set_content(conversation_page())
-                for kind in (
-                    "result",
-                    "cut",
-                    "summary",
-                    "nudge_no_tool_call",
-                    "nudge_truncated",
-                    "nudge_invalid",
-                    "interrupted",
-                    "tool_use",
-                    "reason",
-                    "opening",
-                ):
+                for kind in SHOWN_KINDS:
                     assert page.locator(f".agentrender .ar-turn .ar-{kind}").count() > 0, kind
                 assert page.locator(".ar-skipped").count() >= 2
                 assert page.locator(".ar-failed").count() > 0

@@ -7,10 +7,10 @@ from html.parser import HTMLParser
 import pytest
 
 from agentrender import Decision, Observation, Step, render
-from agentrender._html import DISPLAY_CHARS, STYLE, explanation_html, legend_html
+from agentrender._html import DISPLAY_CHARS, STYLE, explanation_html, legend_html, view_html
 from agentrender.runfile import Run
 from agentrender.views import BLOCK_KINDS, Views, explain_decide
-from tests.views_runs import HOSTILE, every_kind_run, hostile_run
+from tests.views_runs import HOSTILE, SHOWN_KINDS, every_kind_run, every_kind_view, hostile_run
 
 DANGEROUS_TAGS = {
     "script",
@@ -117,21 +117,9 @@ def test_a_50_mb_result_yields_a_small_page_that_states_its_size() -> None:
 
 def test_the_view_html_marks_every_kind_with_its_class() -> None:
     """Each block kind of the every-kind run reaches the HTML with its class; skipped steps and hidden parts too."""
-    run = every_kind_run()
-    fragment = Views(run, run.options(recent_results=3, result_bytes=500)).at(None)._repr_html_()
-    for kind in (
-        "opening",
-        "reason",
-        "no_call",
-        "tool_use",
-        "result",
-        "cut",
-        "summary",
-        "nudge_no_tool_call",
-        "nudge_truncated",
-        "nudge_invalid",
-        "interrupted",
-    ):
+    # Without the legend, which names every kind whatever the view holds.
+    fragment = view_html(every_kind_view(), legend=False)
+    for kind in SHOWN_KINDS:
         assert f"ar-block ar-{kind}" in fragment, kind
     assert "ar-failed" in fragment and "ar-skipped" in fragment and 'class="ar-hidden"' in fragment
     assert "hidden from the model" in fragment

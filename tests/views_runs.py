@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
 from agentrender.runfile import ModelCall, Run
+from agentrender.views import View, Views
 
 HOSTILE = (
     "<script>window.__pwned = 1</script>"
@@ -96,6 +97,28 @@ def every_kind_run(*, content: str = "line one\nline two\n" * 40, header: dict[s
         steps=tuple(steps),
         model_calls=tuple(calls),
     )
+
+
+SHOWN_KINDS = (
+    "opening",
+    "reason",
+    "no_call",
+    "tool_use",
+    "result",
+    "cut",
+    "summary",
+    "nudge_no_tool_call",
+    "nudge_truncated",
+    "nudge_invalid",
+    "interrupted",
+)
+"""The kinds of block ``every_kind_view`` shows in its turns: every one of ``BLOCK_KINDS`` but a hook's block."""
+
+
+def every_kind_view() -> View:
+    """The view after the last step of ``every_kind_run``, under options that show every one of ``SHOWN_KINDS``."""
+    run = every_kind_run()
+    return Views(run, run.options(recent_results=5, result_bytes=600)).at(None)
 
 
 def long_run(n: int, *, every: int = 7) -> Run:
