@@ -297,8 +297,14 @@ _ANY: tuple[type, ...] = ()
 # Each known field of each record, with the JSON types it may hold (``null`` is accepted
 # for every optional field and means "not recorded"). Declared once, as data, so that
 # the loader and the writer refuse exactly the same records.
-_EXPECTED = {_STR: "a string", _INT: "an integer", _NUMBER: "a number", _BOOL: "a boolean", _OBJECT: "an object"}
-_EXPECTED[_LIST] = "an array"
+_EXPECTED = {
+    _STR: "a string",
+    _INT: "an integer",
+    _NUMBER: "a number",
+    _BOOL: "a boolean",
+    _OBJECT: "an object",
+    _LIST: "an array",
+}
 
 _RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "type": _STR,
