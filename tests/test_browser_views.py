@@ -74,8 +74,8 @@ def test_the_conversation_view_renders_its_highlights_light_and_dark() -> None:
                 page.set_content(conversation_page())
                 for kind in SHOWN_KINDS:
                     assert page.locator(f".agentrender .ar-turn .ar-{kind}").count() > 0, kind
-                assert page.locator(".ar-skipped").count() >= 2
-                assert page.locator(".ar-failed").count() > 0
+                assert page.locator(".agentrender > .ar-skipped").count() >= 2
+                assert page.locator(".ar-turn .ar-failed").count() > 0
                 assert page.locator("details.ar-hidden").count() > 0
                 colours = page.evaluate(
                     """() => ['result', 'summary', 'interrupted', 'nudge_truncated'].map(kind =>

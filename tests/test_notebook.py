@@ -71,7 +71,8 @@ def test_window_controls_rerender_with_the_new_options() -> None:
     assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1))
     widget.result_bytes.value = 40
     assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1, result_bytes=40))
-    assert "ar-cut" in widget.html.value
+    # A cut block of the conversation: the class name alone is also in the stylesheet and the legend.
+    assert '<div class="ar-block ar-cut' in widget.html.value
     widget.result_bytes.value = render.RESULT_BYTES
     assert widget.views._renders is renders  # back to a setting seen before: its renders are kept
 
