@@ -16,7 +16,7 @@ from agentrender._types import Message
 from agentrender.cli._inputs import UNREADABLE, CliError, load
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
-from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide
+from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide, utf8_bytes
 
 __all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "api_problems", "check", "renderables"]
 
@@ -131,10 +131,6 @@ def api_problems(messages: Sequence[Message]) -> Iterator[tuple[int, str]]:
         yield len(messages) - 1, f"tool_use {previous_uses[0]!r} is the last message, so it is never answered"
 
 
-def _utf8(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-
-
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
     prefix = f"{run.path}:"
     for warning in run.warnings:
@@ -159,11 +155,11 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message=f"the result ({block.content_bytes:,} bytes) has no summary: outside the window "
                 "the model sees only '(no summary)'",
             )
-        elif _utf8(summary) > block.content_bytes:
+        elif utf8_bytes(summary) > block.content_bytes:
             yield Finding(
                 code="summary-longer",
                 step=fact.step.index,
-                message=f"the summary ({_utf8(summary):,} bytes) is longer than the result "
+                message=f"the summary ({utf8_bytes(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
             )
     # the two views hold the same messages at the same places, only the results' forms differ
