@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from agentrender._html import SHOWN_STEPS
 from agentrender.cli._term import (
     FAILED,
     HIDDEN,
@@ -36,8 +37,6 @@ from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, Vie
 
 __all__ = ["FOLD_CHARS", "FOLD_LINES", "SHOWN_STEPS", "run_facts", "show_json", "show_renderables"]
 
-SHOWN_STEPS = 40
-"""How many of the view's last steps ``show`` prints (as the HTML does); ``--steps`` or ``--full`` change it."""
 FOLD_LINES = 10
 """How many lines of one block ``show`` prints before folding the rest, stating its size."""
 FOLD_CHARS = 1500
