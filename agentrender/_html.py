@@ -41,7 +41,7 @@ __all__ = [
 DISPLAY_CHARS = 20_000
 """The most characters of any one text a page shows; the rest is counted, not sent to the browser."""
 SHOWN_STEPS = 40
-"""How many of a view's last steps the HTML shows in full; earlier ones are counted."""
+"""How many of a view's last steps the HTML (and ``agentrender show``) shows in full; earlier ones are counted."""
 
 # Bidirectional overrides and isolates, zero-width and other invisible format characters,
 # and C0/C1 controls other than newline and tab: each is shown as a visible code point.

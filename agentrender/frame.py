@@ -33,9 +33,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentrender import render
 from agentrender._types import Decision, Observation, Step
-from agentrender.render import _byte_len
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run
-from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views
+from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -145,7 +144,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         of="decision",
     ),
     Column("reason", "string", "The decision's reason text.", lambda d: d.reason, of="decision"),
-    Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", lambda d: _byte_len(d.reason), of="decision"),
+    Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", lambda d: utf8_bytes(d.reason), of="decision"),
     Column(
         "args",
         "string",
@@ -195,14 +194,14 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "content_bytes",
         "Int64",
         "UTF-8 bytes of the observation's content.",
-        lambda o: _byte_len(o.content),
+        lambda o: utf8_bytes(o.content),
         of="observation",
     ),
     Column(
         "summary_bytes",
         "Int64",
         "UTF-8 bytes of the observation's summary.",
-        lambda o: _byte_len(o.summary),
+        lambda o: utf8_bytes(o.summary),
         of="observation",
     ),
     Column(
@@ -422,7 +421,7 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "text_bytes",
         "int64",
         "UTF-8 bytes of the reply's text blocks.",
-        lambda c: sum(_byte_len(block.text) for block in c.response.content if block.type == "text"),
+        lambda c: sum(utf8_bytes(block.text) for block in c.response.content if block.type == "text"),
     ),
     Column(
         "thinking",

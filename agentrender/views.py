@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender import render
 from agentrender._types import ContentBlock, Decision, Message, Messages, ModelResponse, Step, StepInput, _message
-from agentrender.render import REASON_BYTES, Options, _byte_len, default_observation
+from agentrender.render import REASON_BYTES, Options, default_observation
 
 if TYPE_CHECKING:
     from agentrender.runfile import Run
@@ -61,6 +61,7 @@ __all__ = [
     "disagreements",
     "explain_decide",
     "message_bytes",
+    "utf8_bytes",
 ]
 
 NO_WINDOW = sys.maxsize
@@ -98,6 +99,11 @@ def approx_tokens(n_bytes: int) -> int:
     return (n_bytes + 3) // 4
 
 
+def utf8_bytes(text: str) -> int:
+    """The UTF-8 bytes of ``text``, a lone surrogate counted as 3 (as ``render.truncate`` counts it)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 # ---------------------------------------------------------------------------- bytes
 
 _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr).encode
@@ -126,7 +132,7 @@ def _string_bytes(s: str) -> int:
 
 
 def _json_bytes(value: Any) -> int:
-    return _byte_len(_encode_json(value))
+    return utf8_bytes(_encode_json(value))
 
 
 # The fixed parts of each known block's compact wire form, so a block's size is the sum of
@@ -554,7 +560,7 @@ class _StepRenders:
 
 
 def _shown(block: ContentBlock) -> int:
-    return _byte_len(block.content if block.type == "tool_result" else block.text)
+    return utf8_bytes(block.content if block.type == "tool_result" else block.text)
 
 
 def _hook_fact(block: ContentBlock) -> BlockFact:
@@ -566,7 +572,7 @@ def _assistant_fact(step: Step, block: ContentBlock) -> BlockFact:
         return BlockFact(kind="tool_use", block=block)
     decision = step.decision
     blank = decision is None or not decision.reason or decision.reason.isspace()
-    return BlockFact(kind="no_call" if blank else "reason", block=block, shown_bytes=_byte_len(block.text))
+    return BlockFact(kind="no_call" if blank else "reason", block=block, shown_bytes=utf8_bytes(block.text))
 
 
 def _observation_fact(step: Step, block: ContentBlock, full: bool, max_bytes: int) -> BlockFact:
@@ -585,7 +591,7 @@ def _observation_fact(step: Step, block: ContentBlock, full: bool, max_bytes: in
         return BlockFact(kind="interrupted", block=block, shown_bytes=shown)
     if observation.status == "invalid_decision":
         return BlockFact(kind="nudge_invalid", block=block, failed=True, shown_bytes=shown)
-    content_bytes = _byte_len(observation.content)
+    content_bytes = utf8_bytes(observation.content)
     if full:
         cut = content_bytes > max_bytes
         # the cut text ends with the 3-byte mark when the cap leaves room for it
@@ -604,7 +610,7 @@ def _observation_fact(step: Step, block: ContentBlock, full: bool, max_bytes: in
         kind="summary",
         block=block,
         failed=block.is_error,
-        cut=bool(summary) and not summary.isspace() and _byte_len(summary) > max_bytes,
+        cut=bool(summary) and not summary.isspace() and utf8_bytes(summary) > max_bytes,
         shown_bytes=shown,
         content_bytes=content_bytes,
         hidden_bytes=content_bytes,
@@ -916,7 +922,7 @@ class View:
             turn="opening",
             step=None,
             full=None,
-            blocks=(BlockFact(kind="opening", block=block, shown_bytes=_byte_len(block.text)),),
+            blocks=(BlockFact(kind="opening", block=block, shown_bytes=utf8_bytes(block.text)),),
             bytes=message_bytes(message),
         )
 
@@ -1089,7 +1095,7 @@ class DecideExplanation:
         if self.not_executed:
             lines.append(
                 f"{len(self.not_executed)} further tool use(s) not executed ({', '.join(self.not_executed)}); "
-                f"the reason ends with the note ({_byte_len(self.note)} bytes, at most {REASON_BYTES // 2})."
+                f"the reason ends with the note ({utf8_bytes(self.note)} bytes, at most {REASON_BYTES // 2})."
             )
         if self.capped:
             lines.append(
@@ -1102,7 +1108,7 @@ class DecideExplanation:
 def explain_decide(response: ModelResponse) -> DecideExplanation:
     """Say which rule of ``render.decide`` turns ``response`` into its decision, and why."""
     decision = render.decide(response)
-    text_bytes = _byte_len(render._reply_text(response))
+    text_bytes = utf8_bytes(render._reply_text(response))
     uses = tuple(block.name for block in response.content if block.type == "tool_use")
     note = ""
     not_executed: tuple[str, ...] = ()
@@ -1126,7 +1132,7 @@ def explain_decide(response: ModelResponse) -> DecideExplanation:
         if len(uses) > 1:
             not_executed = uses[1:]
             note = render._not_executed_note(list(not_executed))
-            budget = REASON_BYTES - _byte_len(note) - 1
+            budget = REASON_BYTES - utf8_bytes(note) - 1
     elif response.stop_reason == render.STOP_REFUSAL:
         rule = "refusal"
     else:

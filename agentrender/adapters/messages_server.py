@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from agentrender import render
-from agentrender.adapters.anthropic import check_params
+from agentrender.adapters.anthropic import _TOOL_PARAM_KEYS, check_params
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     from agentrender.runfile import Run
 
 __all__ = ["Failure", "MessagesServer", "Received", "body_key"]
-
-_TOOL_FIELDS = frozenset({"name", "description", "input_schema", "cache_control"})
 
 
 def body_key(body: Mapping[str, Any]) -> str:
@@ -168,7 +166,7 @@ class MessagesServer:
             for i, tool in enumerate(tools):
                 if not isinstance(tool, dict):
                     return f"tools.{i}: expected an object"
-                extra = sorted(set(tool) - _TOOL_FIELDS)
+                extra = sorted(set(tool).difference(_TOOL_PARAM_KEYS))
                 if extra:
                     return f"tools.{i}: unexpected fields {extra}"
                 if not tool.get("name") or not isinstance(tool.get("input_schema"), dict):

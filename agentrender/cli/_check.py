@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentrender._types import Message
-from agentrender.cli._inputs import UNREADABLE, CliError, load
+from agentrender.cli._inputs import UNREADABLE, CliError, load, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
-from agentrender.render import _byte_len
 from agentrender.runfile import Run
-from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide
+from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide, utf8_bytes
 
 __all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "api_problems", "check", "renderables"]
 
@@ -156,11 +155,11 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message=f"the result ({block.content_bytes:,} bytes) has no summary: outside the window "
                 "the model sees only '(no summary)'",
             )
-        elif _byte_len(summary) > block.content_bytes:
+        elif utf8_bytes(summary) > block.content_bytes:
             yield Finding(
                 code="summary-longer",
                 step=fact.step.index,
-                message=f"the summary ({_byte_len(summary):,} bytes) is longer than the result "
+                message=f"the summary ({utf8_bytes(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
             )
     # the two views hold the same messages at the same places, only the results' forms differ
@@ -210,15 +209,10 @@ def check(name: str, *, recent_results: int | None = None, result_bytes: int | N
         run = load(name)
     except CliError as error:
         return Report(name=name, error=str(error))
-    overrides = {}
-    if recent_results is not None:
-        overrides["recent_results"] = recent_results
-    if result_bytes is not None:
-        overrides["result_bytes"] = result_bytes
     try:
-        views = Views(run, run.options(**overrides))
-    except ValueError as error:
-        return Report(name=name, error=f"{run.path}: cannot render the run: {error}")
+        views = views_of(run, recent_results=recent_results, result_bytes=result_bytes)
+    except CliError as error:
+        return Report(name=name, error=str(error))
     findings = tuple(_findings(run, views))
     counts: dict[str, int] = {}
     for finding in findings:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from agentrender import samples
-from agentrender.cli import _check, _decide, _show, _tables
+from agentrender.cli import _check, _decide, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError, load
 from agentrender.cli._term import Console, clean, make_console
 from agentrender.runfile import Run
@@ -25,15 +25,12 @@ def write_json(out: IO[str], data: Any) -> None:
 
 def views_of(run: Run, args: argparse.Namespace) -> Views:
     """The run's views under its own options, with the command line's window settings."""
-    overrides = {}
-    if getattr(args, "recent_results", None) is not None:
-        overrides["recent_results"] = args.recent_results
-    if getattr(args, "result_bytes", None) is not None:
-        overrides["result_bytes"] = args.result_bytes
-    try:
-        return Views(run, run.options(**overrides), max_output_tokens=getattr(args, "max_output_tokens", None))
-    except ValueError as error:  # a run with neither an opening nor a goal cannot be rendered
-        raise CliError(f"{run.path or run.run_id}: cannot render the run: {error}") from None
+    return _inputs.views_of(
+        run,
+        recent_results=getattr(args, "recent_results", None),
+        result_bytes=getattr(args, "result_bytes", None),
+        max_output_tokens=getattr(args, "max_output_tokens", None),
+    )
 
 
 def _print(console: Console, renderables: Iterable[Any]) -> None:

@@ -1,4 +1,4 @@
-"""What the commands read: a run file or a bundled sample, or a captured reply; and the one-line errors."""
+"""What the commands read: a run file or a bundled sample (and its views), or a captured reply; the one-line errors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 from agentrender import samples
 from agentrender._types import ModelResponse
 from agentrender.runfile import Run, RunFileError, load_run, response_from_record
+from agentrender.views import Views
 
-__all__ = ["UNREADABLE", "CliError", "load", "load_reply", "looks_like_reply"]
+__all__ = ["UNREADABLE", "CliError", "load", "load_reply", "looks_like_reply", "views_of"]
 
 UNREADABLE = 2
 """The exit code for input that cannot be read (and for a command line that cannot be parsed)."""
@@ -46,6 +47,25 @@ def load(name: str) -> Run:
         raise CliError(f"{name}: a folder, not a run file") from None
     except OSError as error:
         raise CliError(f"{name}: cannot be read: {error.strerror or error}") from None
+
+
+def views_of(
+    run: Run,
+    *,
+    recent_results: int | None = None,
+    result_bytes: int | None = None,
+    max_output_tokens: int | None = None,
+) -> Views:
+    """The run's views under its own options, with the window settings given (``None``: the run's own)."""
+    overrides = {}
+    if recent_results is not None:
+        overrides["recent_results"] = recent_results
+    if result_bytes is not None:
+        overrides["result_bytes"] = result_bytes
+    try:
+        return Views(run, run.options(**overrides), max_output_tokens=max_output_tokens)
+    except ValueError as error:  # a run with neither an opening nor a goal cannot be rendered
+        raise CliError(f"{run.path or run.run_id}: cannot render the run: {error}") from None
 
 
 def looks_like_reply(name: str) -> bool:

@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from agentrender._html import SHOWN_STEPS
 from agentrender.cli._term import (
     FAILED,
     HIDDEN,
@@ -32,21 +33,14 @@ from agentrender.cli._term import (
     json_text,
 )
 from agentrender.runfile import Run
-from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, View
+from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, View, utf8_bytes
 
 __all__ = ["FOLD_CHARS", "FOLD_LINES", "SHOWN_STEPS", "run_facts", "show_json", "show_renderables"]
 
-SHOWN_STEPS = 40
-"""How many of the view's last steps ``show`` prints (as the HTML does); ``--steps`` or ``--full`` change it."""
 FOLD_LINES = 10
 """How many lines of one block ``show`` prints before folding the rest, stating its size."""
 FOLD_CHARS = 1500
 """How many characters of one block ``show`` prints before folding the rest."""
-
-
-def utf8_len(text: str) -> int:
-    """UTF-8 bytes of ``text``, lone surrogates counted as the core counts them."""
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _json_default(value: Any) -> Any:
@@ -93,7 +87,7 @@ class Folder:
         rest = text[len(shown) :]
         if rest:
             more_lines = rest.count("\n") + (0 if rest.endswith("\n") else 1) - (1 if rest.startswith("\n") else 0)
-            what = f"{max(more_lines, 1):,} more line(s), {utf8_len(rest):,} bytes"
+            what = f"{max(more_lines, 1):,} more line(s), {utf8_bytes(rest):,} bytes"
             seen_by = "the model saw them" if seen else "the model did not see them either"
             out.append(Text(f"\u22ef {what} not printed here ({seen_by}); --full prints everything", style=MUTED))
         return out

@@ -59,12 +59,12 @@ class StepsTable:
     def renderable(self, run: Run) -> Group:
         """The rows as a terminal table (what the model saw in one column), with how many steps matched."""
         table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
-        for name, justify in _SHOWN_COLUMNS:
+        for name, header, justify in _SHOWN_COLUMNS:
             if name == "reason":
-                table.add_column(name, ratio=1, min_width=12, overflow="ellipsis")
+                table.add_column(header, ratio=1, min_width=12, overflow="ellipsis")
             else:
-                table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-        columns = ["index", "kind", "tool", "status", "shown_as", "content_bytes", "summary_bytes", "reason"]
+                table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        columns = [name for name, _, _ in _SHOWN_COLUMNS]
         for values in self.frame[columns].itertuples(index=False):
             record = dict(zip(columns, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
@@ -74,17 +74,7 @@ class StepsTable:
             else:
                 saw = Text(TAGS.get(kind, kind), style=KIND_STYLES.get(kind, ""))
                 style = "red" if record["status"] == "error" else ""
-            table.add_row(
-                _cell("index", record["index"]),
-                _cell("kind", record["kind"]),
-                _cell("tool", record["tool"]),
-                _cell("status", record["status"]),
-                saw,
-                _cell("content_bytes", record["content_bytes"]),
-                _cell("summary_bytes", record["summary_bytes"]),
-                _cell("reason", record["reason"]),
-                style=style,
-            )
+            table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {self.total:,} steps" if shown != self.total else f"{self.total:,} steps"
         title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
@@ -92,16 +82,17 @@ class StepsTable:
         return Group(title, table)
 
 
-# The terminal's columns (the frame's others are in --json and --csv).
+# The terminal's columns: the frame's column, its header and its alignment (the frame's others
+# are in --json and --csv).
 _SHOWN_COLUMNS = (
-    ("#", "right"),
-    ("kind", "left"),
-    ("tool", "left"),
-    ("status", "left"),
-    ("the model saw", "left"),
-    ("content", "right"),
-    ("summary", "right"),
-    ("reason", "left"),
+    ("index", "#", "right"),
+    ("kind", "kind", "left"),
+    ("tool", "tool", "left"),
+    ("status", "status", "left"),
+    ("shown_as", "the model saw", "left"),
+    ("content_bytes", "content", "right"),
+    ("summary_bytes", "summary", "right"),
+    ("reason", "reason", "left"),
 )
 
 

@@ -27,7 +27,12 @@ class ConversationView(Widget):
     """
 
     def __init__(
-        self, run: Run | Views, at: int | None = None, options: Options | None = None, *, last_steps: int = 40
+        self,
+        run: Run | Views,
+        at: int | None = None,
+        options: Options | None = None,
+        *,
+        last_steps: int = _html.SHOWN_STEPS,
     ) -> None:
         if isinstance(run, Views) and options is not None:
             raise ValueError("ConversationView(views, options=...): Views carry their options; pass the run instead")

@@ -169,7 +169,7 @@ class Driver:
             model=model,
             max_output_tokens=max_output_tokens,
             started_at=self.clock(),
-            tools=[tool.definition() for tool in self.tools.values()],
+            tools=self.definitions(),
         )
 
     def definitions(self) -> tuple[dict[str, Any], ...]:
