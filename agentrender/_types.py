@@ -182,34 +182,42 @@ class ContentBlock:
         exactly what was read. Raises ``ValueError`` naming the field that is missing or of
         the wrong type.
         """
-        if not isinstance(wire, Mapping):
-            raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
-        kind = wire.get("type")
-        if not isinstance(kind, str) or not kind:
-            raise ValueError(f"{where}.type: expected a non-empty string, got {kind!r}")
-        known = _KNOWN_BLOCK_KEYS.get(kind)
-        if known is None:
+        kind, values = _block_values(wire, where)
+        if values is None:
             return cls(type=kind, raw=dict(wire))
-        values: dict[str, Any] = {}
-        for wire_key, (attribute, expected) in known.items():
-            if wire_key not in wire:
-                if wire_key in _REQUIRED_BLOCK_KEYS[kind]:
-                    raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
-                continue
-            value = wire[wire_key]
-            if kind == "tool_result" and wire_key == "content" and isinstance(value, list):
-                # The API also takes a result as a list of blocks. Its text is what a reader is
-                # shown; the list itself stays in ``raw``, so the wire form is given back as read.
-                parts = _blocks(value, f"{where}.content")
-                value = "\n".join(part.text for part in parts if part.type == "text")
-            if expected is not None and not isinstance(value, expected):
-                raise ValueError(f"{where}.{wire_key}: expected {_TYPE_NAMES[expected]}, got {type(value).__name__}")
-            values[attribute] = value
-        extra = any(key not in known and key != "type" for key in wire)
+        extra = any(key not in _KNOWN_BLOCK_KEYS[kind] and key != "type" for key in wire)
         block = cls(type=kind, **values)
         if extra or block.to_dict() != dict(wire):
             return cls(type=kind, raw=dict(wire), **values)
         return block
+
+
+def _block_values(wire: Any, where: str) -> tuple[str, dict[str, Any] | None]:
+    """Check one block's wire form: its type and the values of its known fields (``None`` for an unknown type)."""
+    if not isinstance(wire, Mapping):
+        raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+    kind = wire.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"{where}.type: expected a non-empty string, got {kind!r}")
+    known = _KNOWN_BLOCK_KEYS.get(kind)
+    if known is None:
+        return kind, None
+    values: dict[str, Any] = {}
+    for wire_key, (attribute, expected) in known.items():
+        if wire_key not in wire:
+            if wire_key in _REQUIRED_BLOCK_KEYS[kind]:
+                raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
+            continue
+        value = wire[wire_key]
+        if kind == "tool_result" and wire_key == "content" and isinstance(value, list):
+            # The API also takes a result as a list of blocks. Its text is what a reader is
+            # shown; the list itself stays in ``raw``, so the wire form is given back as read.
+            parts = _blocks(value, f"{where}.content")
+            value = "\n".join(part.text for part in parts if part.type == "text")
+        if expected is not None and not isinstance(value, expected):
+            raise ValueError(f"{where}.{wire_key}: expected {_TYPE_NAMES[expected]}, got {type(value).__name__}")
+        values[attribute] = value
+    return kind, values
 
 
 _TYPE_NAMES: dict[Any, str] = {str: "a string", bool: "a boolean"}
@@ -273,10 +281,16 @@ class Messages(list[Message]):
         return _html.messages_html(self)
 
 
-def _blocks(content: Any, where: str) -> tuple[ContentBlock, ...]:
+def _block_list(content: Any, where: str) -> list[Any]:
     if not isinstance(content, list):
         raise ValueError(f"{where}: expected a list of blocks, got {type(content).__name__}")
-    return tuple(ContentBlock.from_dict(block, where=f"{where}[{i}]") for i, block in enumerate(content))
+    return content
+
+
+def _blocks(content: Any, where: str) -> tuple[ContentBlock, ...]:
+    return tuple(
+        ContentBlock.from_dict(block, where=f"{where}[{i}]") for i, block in enumerate(_block_list(content, where))
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -302,25 +316,11 @@ class ModelResponse:
         a ``tool_use`` block's ``input`` may be a parsed JSON value or raw ``str``/``bytes``.
         A ``null`` stop reason (a streamed message not yet finished) reads as ``""``.
         """
-        if not isinstance(wire, Mapping):
-            raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
-        for key, expected in (("type", "message"), ("role", "assistant")):
-            if key in wire and wire[key] != expected:
-                raise ValueError(f"{where}.{key}: expected {expected!r}, got {wire[key]!r}")
-        if "content" not in wire:
-            raise ValueError(f"{where}.content: missing (a reply's list of blocks)")
-        stop_reason = wire.get("stop_reason")
-        if stop_reason is not None and not isinstance(stop_reason, str):
-            raise ValueError(f"{where}.stop_reason: expected a string, got {type(stop_reason).__name__}")
+        _check_reply_fields(wire, where)
         usage = wire.get("usage")
-        if usage is not None and not isinstance(usage, Mapping):
-            raise ValueError(f"{where}.usage: expected an object, got {type(usage).__name__}")
-        for key in ("model", "id"):
-            if not isinstance(wire.get(key, ""), str):
-                raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
         return cls(
             content=_blocks(wire["content"], f"{where}.content"),
-            stop_reason=stop_reason or "",
+            stop_reason=wire.get("stop_reason") or "",
             model=wire.get("model", ""),
             id=wire.get("id", ""),
             usage=dict(usage) if usage is not None else None,
@@ -338,6 +338,37 @@ class ModelResponse:
         if self.usage is not None:
             wire["usage"] = dict(self.usage)
         return wire
+
+
+def _check_reply_fields(wire: Any, where: str) -> None:
+    """Check a reply's fields other than its blocks, raising what ``ModelResponse.from_dict`` raises."""
+    if not isinstance(wire, Mapping):
+        raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+    for key, expected in (("type", "message"), ("role", "assistant")):
+        if key in wire and wire[key] != expected:
+            raise ValueError(f"{where}.{key}: expected {expected!r}, got {wire[key]!r}")
+    if "content" not in wire:
+        raise ValueError(f"{where}.content: missing (a reply's list of blocks)")
+    stop_reason = wire.get("stop_reason")
+    if stop_reason is not None and not isinstance(stop_reason, str):
+        raise ValueError(f"{where}.stop_reason: expected a string, got {type(stop_reason).__name__}")
+    usage = wire.get("usage")
+    if usage is not None and not isinstance(usage, Mapping):
+        raise ValueError(f"{where}.usage: expected an object, got {type(usage).__name__}")
+    for key in ("model", "id"):
+        if not isinstance(wire.get(key, ""), str):
+            raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
+
+
+def _check_response(wire: Any, *, where: str = "response") -> None:
+    """Raise the ``ValueError`` ``ModelResponse.from_dict(wire, where=where)`` would raise, without building the reply.
+
+    For a reader that checks every reply when it reads a file but builds one only when asked.
+    """
+    _check_reply_fields(wire, where)
+    where = f"{where}.content"
+    for i, block in enumerate(_block_list(wire["content"], where)):
+        _block_values(block, f"{where}[{i}]")
 
 
 # A frozen dataclass's generated __init__ sets each field through object.__setattr__ and

@@ -110,7 +110,7 @@ _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow
 
 
 def _usage(call: ModelCall, key: str) -> Any:
-    usage = call.response.usage
+    usage = call.usage
     return usage.get(key) if usage is not None else None
 
 
@@ -277,7 +277,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "stop_reason",
         "category",
         "The stop reason of the step's last model call.",
-        lambda call: call.response.stop_reason or None,
+        lambda call: call.stop_reason or None,
         of="call",
         categories=_STOPS,
     ),
@@ -390,7 +390,7 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "stop_reason",
         "category",
         "Why the model stopped; null when the reply recorded none.",
-        lambda c: _or_null(c.response.stop_reason),
+        lambda c: _or_null(c.stop_reason),
         categories=_STOPS,
     ),
     Column(

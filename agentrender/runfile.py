@@ -31,10 +31,10 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentrender import render
-from agentrender._types import Decision, ModelResponse, Observation, Step, StepInput
+from agentrender._types import Decision, ModelResponse, Observation, Step, StepInput, _check_response
 
 __all__ = [
     "FORMAT",
@@ -95,6 +95,36 @@ class ModelCall:
         """The reply as a run file holds it: the record's ``response``, or ``response_record(response)``."""
         recorded = self.record.get("response")
         return recorded if isinstance(recorded, Mapping) else response_record(self.response)
+
+    @property
+    def stop_reason(self) -> str:
+        """The reply's stop reason (``""`` when it recorded none), read without building ``response``."""
+        recorded = self.record.get("response")
+        if isinstance(recorded, Mapping):
+            return recorded.get("stop_reason") or ""
+        return self.response.stop_reason
+
+    @property
+    def usage(self) -> Mapping[str, Any] | None:
+        """The reply's token usage as the provider reported it, read without building ``response``."""
+        recorded = self.record.get("response")
+        if isinstance(recorded, Mapping):
+            usage: Mapping[str, Any] | None = recorded.get("usage")
+            return usage
+        return self.response.usage
+
+    if not TYPE_CHECKING:  # to the type checker ``response`` is a plain field, and a typo stays a typo
+
+        def __getattr__(self, name: str) -> Any:
+            # A call read from a file leaves its ``response`` slot empty: the record's reply was
+            # checked when it was read, and building it costs a quarter of a load and four objects
+            # the collector walks, for a reply most readers of a large run never look at. An
+            # empty slot raises AttributeError, which lands here: the reply is built once, kept.
+            if name != "response":
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            response = response_from_record(self.record["response"], where="model_call.response")
+            _set_call_response(self, response)
+            return response
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -201,6 +231,11 @@ def response_from_record(wire: Mapping[str, Any], *, where: str = "response") ->
     made. ``response_record`` writes that form. Raises ``ValueError`` naming the field
     (``where`` names the reply) for what is not a reply.
     """
+    return ModelResponse.from_dict(_decoded_reply(wire, where), where=where)
+
+
+def _decoded_reply(wire: Mapping[str, Any], where: str) -> Mapping[str, Any]:
+    """``wire`` with its tool uses' ``input_base64`` decoded into ``bytes`` input; ``wire`` when it has none."""
     content = wire.get("content") if isinstance(wire, Mapping) else None
     if isinstance(content, list) and any(
         type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use" for block in content
@@ -211,8 +246,8 @@ def response_from_record(wire: Mapping[str, Any], *, where: str = "response") ->
             else block
             for position, block in enumerate(content)
         ]
-        wire = {**wire, "content": blocks}
-    return ModelResponse.from_dict(wire, where=where)
+        return {**wire, "content": blocks}
+    return wire
 
 
 def _raw_input(block: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -457,18 +492,24 @@ def _model_call(record: dict[str, Any], line: int, unknown: list[str]) -> ModelC
     step = _index(record, "step", "model_call")
     wire = _required(record, "response", "model_call")
     try:
-        response = response_from_record(wire, where="model_call.response")
+        _check_response(_decoded_reply(wire, "model_call.response"), where="model_call.response")
     except ValueError as error:
         where, _, what = str(error).partition(": ")
         raise _Bad(where, what) from None
-    return ModelCall(
-        step=step,
-        response=response,
-        latency_ms=record.get("latency_ms"),
-        request_key=record.get("request_key") or "",
-        line=line,
-        record=record,
-    )
+    # ``response`` is left unset: ModelCall builds it from the record when it is first asked for.
+    call = _new(ModelCall)
+    _set_call_step(call, step)
+    _set_call_latency_ms(call, record.get("latency_ms"))
+    _set_call_request_key(call, record.get("request_key") or "")
+    _set_call_line(call, line)
+    _set_call_record(call, record)
+    return call
+
+
+_set_call_step, _set_call_response, _set_call_latency_ms, _set_call_request_key, _set_call_line, _set_call_record = (
+    getattr(ModelCall, name).__set__ for name in ("step", "response", "latency_ms", "request_key", "line", "record")
+)
+assert set(ModelCall.__dataclass_fields__) == {"step", "response", "latency_ms", "request_key", "line", "record"}
 
 
 def _end(record: dict[str, Any], unknown: list[str]) -> None:

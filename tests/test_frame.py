@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
 from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
-from agentrender.runfile import ModelCall, Run
+from agentrender.runfile import ModelCall, Run, load_run, write_run
 from agentrender.views import RESULT_KINDS, Views
 
 NA = pd.NA
@@ -225,6 +226,27 @@ def test_model_call_columns_of_a_step() -> None:
     assert frame["stop_reason"].isna().sum() == 10
     assert frame["input_tokens"].tolist()[:5] == [120, 200, NA, NA, NA]
     assert frame["output_tokens"].tolist()[:2] == [12, 20]
+
+
+def test_a_loaded_run_gives_its_frames_without_building_replies_for_steps_frame(tmp_path: Path) -> None:
+    """steps_frame of a loaded run reads stop reasons and tokens from the records, building no reply, same frame."""
+    built = _every_case()
+    write_run(built, tmp_path / "run.jsonl")
+    loaded = load_run(tmp_path / "run.jsonl")
+    calls = ["model_calls", "stop_reason", "input_tokens", "output_tokens"]
+    pd.testing.assert_frame_equal(steps_frame(loaded)[calls], steps_frame(built)[calls])
+    assert not any(_response_built(call) for call in loaded.model_calls)
+    pd.testing.assert_frame_equal(
+        model_calls_frame(loaded).drop(columns="line"), model_calls_frame(built).drop(columns="line")
+    )
+
+
+def _response_built(call: ModelCall) -> bool:
+    try:
+        ModelCall.response.__get__(call, ModelCall)  # type: ignore[attr-defined]
+    except AttributeError:
+        return False
+    return True
 
 
 def test_timestamps_and_duration() -> None:

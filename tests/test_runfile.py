@@ -627,3 +627,64 @@ def test_run_file_error_crosses_process_boundaries(tmp_path: Path) -> None:
         3,
         "not JSON",
     )
+
+
+def _built(call: ModelCall) -> bool:
+    """Whether ``call.response`` has been built (the slot's own descriptor does not build it)."""
+    try:
+        ModelCall.response.__get__(call, ModelCall)  # type: ignore[attr-defined]
+    except AttributeError:
+        return False
+    return True
+
+
+def test_a_loaded_call_builds_its_response_when_first_asked(tmp_path: Path) -> None:
+    """load_run leaves each reply unbuilt; the first access builds it from the record once, as response_from_record."""
+    raw_call = {**CALL0, "step": 1, "response": {**RESPONSE, "content": [RAW_USE]}}
+    run = load_run(write(tmp_path, lines(HEADER, CALL0, raw_call)))
+    first, second = run.model_calls
+    assert not _built(first) and not _built(second)
+    assert first.response == response_from_record(RESPONSE)
+    assert first.response is first.response and _built(first) and not _built(second)
+    assert second.response.content[0].input == RAW_ARGUMENTS
+    assert first == ModelCall(step=0, response=first.response, latency_ms=812, request_key="k", line=2, record=CALL0)
+    with pytest.raises(AttributeError, match="no attribute 'respons'"):
+        first.respons  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_stop_reason_and_usage_are_read_without_building_the_response(tmp_path: Path) -> None:
+    """ModelCall.stop_reason and .usage read a loaded call's record, and a call built in memory's response."""
+    unfinished = {**CALL0, "response": {**RESPONSE, "stop_reason": None, "usage": None}}
+    run = load_run(write(tmp_path, lines(HEADER, CALL0, unfinished)))
+    loaded, cut = run.model_calls
+    assert (loaded.stop_reason, loaded.usage) == ("tool_use", {"input_tokens": 10, "output_tokens": 5})
+    assert (cut.stop_reason, cut.usage) == ("", None)
+    assert not _built(loaded) and not _built(cut)
+    assert (loaded.stop_reason, loaded.usage) == (loaded.response.stop_reason, loaded.response.usage)
+    in_memory = ModelCall(step=0, response=ModelResponse(content=(), stop_reason="end_turn", usage={"input_tokens": 3}))
+    assert (in_memory.stop_reason, in_memory.usage) == ("end_turn", {"input_tokens": 3})
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        {"type": "note", "content": []},
+        {"role": "user", "content": []},
+        {"stop_reason": "end_turn"},
+        {"content": [], "usage": [1]},
+        {"content": [], "model": 4},
+        {"content": [], "id": None},
+        {"content": {}},
+        {"content": [3]},
+        {"content": [{"type": ""}]},
+        {"content": [{"type": "tool_use", "name": "x"}]},
+        {"content": [{"type": "tool_result", "tool_use_id": "t", "is_error": "yes"}]},
+        {"content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": 1}]}]},
+        {"content": [{"type": "thinking", "thinking": "hm", "signature": 2}]},
+    ],
+)
+def test_checking_a_reply_refuses_what_building_it_refuses(tmp_path: Path, wire: Any) -> None:
+    """A reply that ModelResponse.from_dict refuses is refused at load, with from_dict's field and words."""
+    with pytest.raises(ValueError) as built:
+        response_from_record(wire, where="model_call.response")
+    assert error_of(tmp_path, lines(HEADER, {**CALL0, "response": wire})) == f"2: {built.value}"
