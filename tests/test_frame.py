@@ -17,6 +17,7 @@ from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
 from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
 from agentrender.runfile import ModelCall, Run, load_run, write_run
 from agentrender.views import RESULT_KINDS, Views
+from tests.test_runfile import response_built
 
 NA = pd.NA
 
@@ -235,18 +236,10 @@ def test_a_loaded_run_gives_its_frames_without_building_replies_for_steps_frame(
     loaded = load_run(tmp_path / "run.jsonl")
     calls = ["model_calls", "stop_reason", "input_tokens", "output_tokens"]
     pd.testing.assert_frame_equal(steps_frame(loaded)[calls], steps_frame(built)[calls])
-    assert not any(_response_built(call) for call in loaded.model_calls)
+    assert not any(response_built(call) for call in loaded.model_calls)
     pd.testing.assert_frame_equal(
         model_calls_frame(loaded).drop(columns="line"), model_calls_frame(built).drop(columns="line")
     )
-
-
-def _response_built(call: ModelCall) -> bool:
-    try:
-        ModelCall.response.__get__(call, ModelCall)  # type: ignore[attr-defined]
-    except AttributeError:
-        return False
-    return True
 
 
 def test_timestamps_and_duration() -> None:

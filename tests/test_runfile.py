@@ -629,7 +629,7 @@ def test_run_file_error_crosses_process_boundaries(tmp_path: Path) -> None:
     )
 
 
-def _built(call: ModelCall) -> bool:
+def response_built(call: ModelCall) -> bool:
     """Whether ``call.response`` has been built (the slot's own descriptor does not build it)."""
     try:
         ModelCall.response.__get__(call, ModelCall)  # type: ignore[attr-defined]
@@ -643,9 +643,9 @@ def test_a_loaded_call_builds_its_response_when_first_asked(tmp_path: Path) -> N
     raw_call = {**CALL0, "step": 1, "response": {**RESPONSE, "content": [RAW_USE]}}
     run = load_run(write(tmp_path, lines(HEADER, CALL0, raw_call)))
     first, second = run.model_calls
-    assert not _built(first) and not _built(second)
+    assert not response_built(first) and not response_built(second)
     assert first.response == response_from_record(RESPONSE)
-    assert first.response is first.response and _built(first) and not _built(second)
+    assert first.response is first.response and response_built(first) and not response_built(second)
     assert second.response.content[0].input == RAW_ARGUMENTS
     assert first == ModelCall(step=0, response=first.response, latency_ms=812, request_key="k", line=2, record=CALL0)
     with pytest.raises(AttributeError, match="no attribute 'respons'"):
@@ -659,7 +659,7 @@ def test_stop_reason_and_usage_are_read_without_building_the_response(tmp_path: 
     loaded, cut = run.model_calls
     assert (loaded.stop_reason, loaded.usage) == ("tool_use", {"input_tokens": 10, "output_tokens": 5})
     assert (cut.stop_reason, cut.usage) == ("", None)
-    assert not _built(loaded) and not _built(cut)
+    assert not response_built(loaded) and not response_built(cut)
     assert (loaded.stop_reason, loaded.usage) == (loaded.response.stop_reason, loaded.response.usage)
     in_memory = ModelCall(step=0, response=ModelResponse(content=(), stop_reason="end_turn", usage={"input_tokens": 3}))
     assert (in_memory.stop_reason, in_memory.usage) == ("end_turn", {"input_tokens": 3})
