@@ -5,15 +5,16 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, write_run
+from agentrender import Decision, Observation, Step, write_run
 from agentrender.cli import main
 from agentrender.cli._term import clean
-from agentrender.runfile import ModelCall, Run
-from tests.views_runs import HOSTILE
+from agentrender.runfile import ModelCall
+from tests.views_runs import HOSTILE, hostile_run
 
 TERMINAL_HOSTILE = (
     "[bold red]markup[/bold red] [link=https://evil.example]a link[/link] :smile: "
@@ -31,53 +32,25 @@ FORBIDDEN = sorted({c for c in EVIL if clean(c) != c and c not in "\n\t"})
 
 def hostile_file(folder: Path) -> Path:
     """A run file whose every model- or tool-written text is hostile, with a reply for every decide rule."""
+    base = hostile_run(EVIL)
+    step_0, *middle, step_4 = base.steps
     steps = (
-        Step(
-            index=0,
-            decision=Decision(kind="tool_call", tool=EVIL, args={EVIL: EVIL}, reason=EVIL),
-            observation=Observation(status="error", content=(EVIL + "\n") * 20, summary=EVIL),
-        ),
-        Step(
-            index=1,
-            decision=Decision(kind="tool_call", tool="t", invalid_args=EVIL),
-            observation=Observation(status="invalid_decision", summary=EVIL),
-        ),
-        Step(index=2, decision=Decision(kind=EVIL, reason=EVIL)),
-        Step(index=3),
-        Step(
-            index=4,
-            decision=Decision(kind="tool_call", tool="t", reason=EVIL),
-            observation=Observation(content=EVIL, summary=EVIL * 3),
-        ),
+        replace(step_0, observation=Observation(status="error", content=(EVIL + "\n") * 20, summary=EVIL)),
+        *middle,
+        replace(step_4, observation=Observation(content=EVIL, summary=EVIL * 3)),
         Step(
             index=5,
             decision=Decision(kind="tool_call", tool="t", reason=EVIL),
             observation=Observation(content=EVIL, summary=EVIL),
         ),
     )
-    reply = ModelResponse(
-        content=(
-            ContentBlock(type="thinking", text=EVIL, signature=EVIL),
-            ContentBlock(type="text", text=EVIL),
-            ContentBlock(type="tool_use", tool_use_id=EVIL, name=EVIL, input={EVIL: EVIL}),
-            ContentBlock(type="tool_use", tool_use_id="b", name=EVIL, input=EVIL),
-        ),
-        stop_reason=EVIL,
-        model=EVIL,
-    )
-    run = Run(
-        header={
-            "type": "run",
-            "run_id": EVIL,
-            "goal": EVIL,
-            "opening": EVIL,
-            "system": EVIL,
-            "model": EVIL,
-            "tools": [{"name": EVIL, "description": EVIL}],
-        },
+    reply = base.model_calls[0].response
+    run = replace(
+        base,
+        header={"type": "run", **base.header},
         steps=steps,
-        model_calls=(ModelCall(step=0, response=reply, request_key=EVIL), ModelCall(step=9, response=reply)),
-        end={"type": "end", "status": EVIL, "reason": EVIL},
+        model_calls=(*base.model_calls, ModelCall(step=9, response=reply)),
+        warnings=(),
     )
     path = folder / "hostile.jsonl"
     write_run(run, path)

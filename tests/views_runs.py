@@ -142,48 +142,48 @@ def long_run(n: int, *, every: int = 7) -> Run:
     return Run(header={"run_id": "r-long", "goal": "Read everything."}, steps=tuple(steps))
 
 
-def hostile_run() -> Run:
-    """A run where every piece of text a model or a tool wrote is hostile."""
+def hostile_run(text: str = HOSTILE) -> Run:
+    """A run where every piece of text a model or a tool wrote is ``text``, hostile by default."""
     steps = [
         Step(
             index=0,
-            decision=Decision(kind="tool_call", tool=HOSTILE, args={HOSTILE: HOSTILE}, reason=HOSTILE),
-            observation=Observation(status="error", content=HOSTILE * 3, summary=HOSTILE),
+            decision=Decision(kind="tool_call", tool=text, args={text: text}, reason=text),
+            observation=Observation(status="error", content=text * 3, summary=text),
         ),
         Step(
             index=1,
-            decision=Decision(kind="tool_call", tool="t", invalid_args=HOSTILE),
-            observation=Observation(status="invalid_decision", summary=HOSTILE),
+            decision=Decision(kind="tool_call", tool="t", invalid_args=text),
+            observation=Observation(status="invalid_decision", summary=text),
         ),
-        Step(index=2, decision=Decision(kind=HOSTILE, reason=HOSTILE)),
+        Step(index=2, decision=Decision(kind=text, reason=text)),
         Step(index=3),
         Step(
             index=4,
-            decision=Decision(kind="tool_call", tool="t", reason=HOSTILE),
-            observation=Observation(content=HOSTILE, summary=HOSTILE),
+            decision=Decision(kind="tool_call", tool="t", reason=text),
+            observation=Observation(content=text, summary=text),
         ),
     ]
     reply = ModelResponse(
         content=(
-            ContentBlock(type="thinking", text=HOSTILE, signature=HOSTILE),
-            ContentBlock(type="text", text=HOSTILE),
-            ContentBlock(type="tool_use", tool_use_id=HOSTILE, name=HOSTILE, input={HOSTILE: HOSTILE}),
-            ContentBlock(type="tool_use", tool_use_id="b", name=HOSTILE, input=HOSTILE),
+            ContentBlock(type="thinking", text=text, signature=text),
+            ContentBlock(type="text", text=text),
+            ContentBlock(type="tool_use", tool_use_id=text, name=text, input={text: text}),
+            ContentBlock(type="tool_use", tool_use_id="b", name=text, input=text),
         ),
-        stop_reason=HOSTILE,
-        model=HOSTILE,
+        stop_reason=text,
+        model=text,
     )
     return Run(
         header={
-            "run_id": HOSTILE,
-            "goal": HOSTILE,
-            "opening": HOSTILE,
-            "system": HOSTILE,
-            "model": HOSTILE,
-            "tools": [{"name": HOSTILE, "description": HOSTILE}],
+            "run_id": text,
+            "goal": text,
+            "opening": text,
+            "system": text,
+            "model": text,
+            "tools": [{"name": text, "description": text}],
         },
         steps=tuple(steps),
-        model_calls=(ModelCall(step=0, response=reply, request_key=HOSTILE),),
-        end={"type": "end", "status": HOSTILE, "reason": HOSTILE},
-        warnings=(HOSTILE,),
+        model_calls=(ModelCall(step=0, response=reply, request_key=text),),
+        end={"type": "end", "status": text, "reason": text},
+        warnings=(text,),
     )
