@@ -197,6 +197,14 @@ class Run:
         settings.update(overrides)
         return render.Options(**settings)
 
+    def last_calls(self) -> dict[int, ModelCall]:
+        """Each step's last model call, by step index: the reply its recorded decision came from.
+
+        A step may have several calls (a retry, a failure); only the last one's reply became the
+        decision the run recorded, so only it is compared with that decision.
+        """
+        return {call.step: call for call in self.model_calls}
+
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
         """The model calls made while step ``index`` was being decided, in file order."""
         return tuple(call for call in self.model_calls if call.step == index)

@@ -87,6 +87,22 @@ def test_conversation_view_takes_options_and_bounds_the_steps_shown() -> None:
     assert "50 earlier steps" in widget.html.value
 
 
+def test_decide_stepper_compares_only_a_steps_last_reply() -> None:
+    """An earlier reply of a step (a retry) is explained, not compared: only the last became the recorded decision."""
+    from dataclasses import replace
+
+    from agentrender.runfile import ModelCall
+
+    run = every_kind_run()
+    (last,) = run.model_calls
+    retry = ModelCall(step=last.step, response=ModelResponse(content=(), stop_reason="max_tokens"))
+    stepper = DecideStepper(replace(run, model_calls=(retry, last)))
+    assert [reply.compare for reply in stepper.replies] == [False, True]
+    assert "recorded" not in stepper.html.value  # the retry, truncated, is not set against the record
+    stepper.slider.value = 1
+    assert "agrees with the decision the run recorded" in stepper.html.value
+
+
 def test_decide_stepper_explains_each_captured_reply_against_the_record() -> None:
     """For a run, each model call's reply is decided, explained, and compared with the step's recorded decision."""
     run = every_kind_run()

@@ -688,3 +688,11 @@ def test_checking_a_reply_refuses_what_building_it_refuses(tmp_path: Path, wire:
     with pytest.raises(ValueError) as built:
         response_from_record(wire, where="model_call.response")
     assert error_of(tmp_path, lines(HEADER, {**CALL0, "response": wire})) == f"2: {built.value}"
+
+
+def test_last_calls_names_the_reply_each_recorded_decision_came_from(tmp_path: Path) -> None:
+    """Run.last_calls maps each step with a model call to its last one, in file order."""
+    retry = {**CALL0, "request_key": "first"}
+    run = load_run(write(tmp_path, lines(HEADER, retry, CALL0, STEP0, END)))
+    assert list(run.last_calls()) == [0]
+    assert run.last_calls()[0] is run.model_calls[1] and run.model_calls[1].request_key == "k"

@@ -176,10 +176,8 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 where = "the opening" if position == 0 else f"message #{position}"
                 yield Finding(code="api-reject", step=step, message=f"{where}: {problem}")
     indices = {step.index: step for step in run.steps}
-    last: dict[int, int] = {}
-    for number, call in enumerate(run.model_calls):
-        last[call.step] = number
-    for number, call in enumerate(run.model_calls):
+    last = run.last_calls()
+    for call in run.model_calls:
         recorded = indices.get(call.step)
         if recorded is None:
             yield Finding(
@@ -189,7 +187,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message=f"a model call for step {call.step}, which the run does not hold",
             )
             continue
-        if last[call.step] != number or recorded.decision is None:
+        if last[call.step] is not call or recorded.decision is None:
             continue
         decision = explain_decide(call.response).decision
         differs = disagreements(decision, recorded.decision)

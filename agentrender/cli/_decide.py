@@ -103,9 +103,7 @@ def replies(name: str, *, step: int | None = None) -> list[Reply]:
         return [Reply(label=name, explanation=explain_decide(load_reply(name)))]
     run = load(name)
     recorded = {item.index: item.decision for item in run.steps}
-    last: dict[int, int] = {}
-    for number, call in enumerate(run.model_calls):
-        last[call.step] = number
+    last = run.last_calls()
     if step is not None and step not in last:
         raise CliError(f"{name}: no model call was captured for step {step}")
     out = []
@@ -113,7 +111,7 @@ def replies(name: str, *, step: int | None = None) -> list[Reply]:
     for number, call in enumerate(run.model_calls):
         if step is not None and call.step != step:
             continue
-        is_last = last[call.step] == number
+        is_last = last[call.step] is call
         out.append(
             Reply(
                 label=f"call {number + 1} of {total} \u00b7 step {call.step} \u00b7 line {call.line}",

@@ -37,10 +37,15 @@ def replies_of(source: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> lis
     model_calls = getattr(source, "model_calls", None)
     if model_calls is not None:
         recorded = {step.index: step.decision for step in source.steps}  # type: ignore[union-attr]
+        last = source.last_calls()  # type: ignore[union-attr]
         replies = []
         for number, call in enumerate(model_calls):
             where = f"call {number + 1} of {len(model_calls)}, for step {call.step}"
-            replies.append(Reply(label=where, response=call.response, recorded=recorded.get(call.step), compare=True))
+            # Only a step's last reply became its recorded decision; earlier ones (retries) are not compared.
+            compare = last[call.step] is call
+            replies.append(
+                Reply(label=where, response=call.response, recorded=recorded.get(call.step), compare=compare)
+            )
         return replies
     replies = []
     for number, item in enumerate(source):  # type: ignore[arg-type]
