@@ -31,7 +31,7 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, overload
 
 from agentrender import render
 from agentrender._types import Decision, ModelResponse, Observation, Step, StepInput, _check_response
@@ -75,7 +75,14 @@ class RunFileError(ValueError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelCall:
-    """One captured model call: the reply a model gave while a step was being decided."""
+    """One captured model call: the reply a model gave while a step was being decided.
+
+    A call read from a file keeps the text of its line, not the parsed record: ``record``
+    and ``response`` are decoded from it when first asked for, and kept. Parsed, a record
+    is a dozen objects that every full pass of Python's cyclic collector walks again; for
+    a 100,000-step run that was 40% of each pass, for fields most readers never look at.
+    ``stop_reason`` and ``usage`` are read off the record when the line is loaded.
+    """
 
     step: int
     """The index of the step the call was made for."""
@@ -89,6 +96,12 @@ class ModelCall:
     """The line of the run file the record was read from (0 for a call built in memory)."""
     record: Mapping[str, Any] = field(default_factory=dict)
     """The record as read, unknown fields included."""
+    _source: str = field(default="", init=False, repr=False, compare=False)
+    """The JSON text of the record, for a call read from a file; ``""`` for one built in memory."""
+    _stop_reason: str = field(default="", init=False, repr=False, compare=False)
+    """The reply's stop reason, read when the line was loaded (when ``_source`` is set)."""
+    _usage: Mapping[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    """The reply's usage, read when the line was loaded (when ``_source`` is set)."""
 
     @property
     def wire_response(self) -> Mapping[str, Any]:
@@ -99,6 +112,8 @@ class ModelCall:
     @property
     def stop_reason(self) -> str:
         """The reply's stop reason (``""`` when it recorded none), read without building ``response``."""
+        if self._source:
+            return self._stop_reason
         recorded = self.record.get("response")
         if isinstance(recorded, Mapping):
             return recorded.get("stop_reason") or ""
@@ -107,24 +122,35 @@ class ModelCall:
     @property
     def usage(self) -> Mapping[str, Any] | None:
         """The reply's token usage as the provider reported it, read without building ``response``."""
+        if self._source:
+            return self._usage
         recorded = self.record.get("response")
         if isinstance(recorded, Mapping):
             usage: Mapping[str, Any] | None = recorded.get("usage")
             return usage
         return self.response.usage
 
-    if not TYPE_CHECKING:  # to the type checker ``response`` is a plain field, and a typo stays a typo
+    if not TYPE_CHECKING:  # to the type checker these are plain fields, and a typo stays a typo
 
         def __getattr__(self, name: str) -> Any:
-            # A call read from a file leaves its ``response`` slot empty: the record's reply was
-            # checked when it was read, and building it costs a quarter of a load and four objects
-            # the collector walks, for a reply most readers of a large run never look at. An
-            # empty slot raises AttributeError, which lands here: the reply is built once, kept.
-            if name != "response":
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            response = response_from_record(self.record["response"], where="model_call.response")
-            _set_call_response(self, response)
-            return response
+            # A call read from a file leaves its ``record`` and ``response`` slots empty, and an
+            # empty slot raises AttributeError, which lands here: each is built once, and kept.
+            # The record was checked when its line was read, so decoding it cannot fail. The
+            # reply is built from a decoding of its own, which is not kept: a reader of replies
+            # (render.decide over a whole run) then holds the replies and not their records too.
+            if name == "record":
+                record = _decode_json(self._source)
+                _set_call_record(self, record)
+                return record
+            if name == "response":
+                try:
+                    record = ModelCall.record.__get__(self)
+                except AttributeError:
+                    record = _decode_json(self._source)
+                response = response_from_record(record["response"], where="model_call.response")
+                _set_call_response(self, response)
+                return response
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -221,6 +247,49 @@ class Run:
         from agentrender import _html
 
         return _html.run_html(self)
+
+
+class _Records(Sequence[Mapping[str, Any]]):
+    """``Run.records`` of a run read from a file: every record in file order.
+
+    A model call's place holds the ``ModelCall``, whose ``record`` is decoded from its line
+    when first asked for; every other record is held as it was parsed. Compares equal to any
+    sequence of the same records, a list included.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[dict[str, Any] | ModelCall]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, at: int) -> Mapping[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Mapping[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
+        if isinstance(at, slice):
+            return [_as_record(item) for item in self._items[at]]
+        return _as_record(self._items[at])
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        return map(_as_record, self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+def _as_record(item: dict[str, Any] | ModelCall) -> Mapping[str, Any]:
+    return item.record if isinstance(item, ModelCall) else item
 
 
 # --- model replies ---------------------------------------------------------------------
@@ -495,7 +564,7 @@ assert set(Observation.__dataclass_fields__) == {"status", "content", "summary"}
 assert set(Step.__dataclass_fields__) == {"index", "decision", "observation"}
 
 
-def _model_call(record: dict[str, Any], line: int, unknown: list[str]) -> ModelCall:
+def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: str) -> ModelCall:
     _check_fields(record, _MODEL_CALL_FIELDS, "model_call", unknown)
     step = _index(record, "step", "model_call")
     wire = _required(record, "response", "model_call")
@@ -504,20 +573,37 @@ def _model_call(record: dict[str, Any], line: int, unknown: list[str]) -> ModelC
     except ValueError as error:
         where, _, what = str(error).partition(": ")
         raise _Bad(where, what) from None
-    # ``response`` is left unset: ModelCall builds it from the record when it is first asked for.
+    # ``response`` is left unset: ModelCall builds it from the record when it is first asked for,
+    # and so is ``record`` when the line's text is given to decode it from.
     call = _new(ModelCall)
     _set_call_step(call, step)
     _set_call_latency_ms(call, record.get("latency_ms"))
     _set_call_request_key(call, record.get("request_key") or "")
     _set_call_line(call, line)
-    _set_call_record(call, record)
+    _set_call_source(call, source)
+    if source:
+        _set_call_stop_reason(call, wire.get("stop_reason") or "")
+        _set_call_usage(call, wire.get("usage"))
+    else:
+        _set_call_record(call, record)
+        _set_call_stop_reason(call, "")
+        _set_call_usage(call, None)
     return call
 
 
-_set_call_step, _set_call_response, _set_call_latency_ms, _set_call_request_key, _set_call_line, _set_call_record = (
-    getattr(ModelCall, name).__set__ for name in ("step", "response", "latency_ms", "request_key", "line", "record")
-)
-assert set(ModelCall.__dataclass_fields__) == {"step", "response", "latency_ms", "request_key", "line", "record"}
+_CALL_FIELDS = ("step", "response", "latency_ms", "request_key", "line", "record", "_source", "_stop_reason", "_usage")
+assert tuple(ModelCall.__dataclass_fields__) == _CALL_FIELDS
+(
+    _set_call_step,
+    _set_call_response,
+    _set_call_latency_ms,
+    _set_call_request_key,
+    _set_call_line,
+    _set_call_record,
+    _set_call_source,
+    _set_call_stop_reason,
+    _set_call_usage,
+) = (getattr(ModelCall, name).__set__ for name in _CALL_FIELDS)
 
 
 def _end(record: dict[str, Any], unknown: list[str]) -> None:
@@ -535,7 +621,8 @@ def check_record(record: Any) -> None:
         raise ValueError(str(error)) from None
 
 
-def _check_record(record: Any, line: int, unknown: list[str]) -> Step | ModelCall | None:
+def _check_record(record: Any, line: int, unknown: list[str], source: str = "") -> Step | ModelCall | None:
+    # ``source``: the line ``record`` was decoded from, which a model call keeps in its place.
     if type(record) is not dict:
         raise _Bad("record", f"expected a JSON object, got {_type_name(record)}")
     kind = record.get("type")
@@ -546,7 +633,7 @@ def _check_record(record: Any, line: int, unknown: list[str]) -> Step | ModelCal
     if kind == "step":
         return _step(record, unknown)
     if kind == "model_call":
-        return _model_call(record, line, unknown)
+        return _model_call(record, line, unknown, source)
     if kind == "run":
         _header(record, unknown)
     elif kind == "end":
@@ -616,7 +703,7 @@ class _Loader:
         self.path = path
         self.header: dict[str, Any] | None = None
         self.header_line = 0
-        self.records: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any] | ModelCall] = []
         self.steps: dict[int, Step] = {}
         self.step_records: dict[int, dict[str, Any]] = {}
         self.step_lines: dict[int, int] = {}
@@ -671,7 +758,7 @@ class _Loader:
             else:
                 what = str(error)
             raise self.fail(number, f"not JSON: {what}") from None
-        self.record(number, record)
+        self.record(number, record, text)
 
     def cut_short(self, number: int, line: bytes, why: str) -> None:
         self.note(
@@ -680,10 +767,10 @@ class _Loader:
             "a process killed while writing leaves this",
         )
 
-    def record(self, number: int, record: Any) -> None:
+    def record(self, number: int, record: Any, text: str) -> None:
         unknown = self.unknown
         try:
-            loaded = _check_record(record, number, unknown)
+            loaded = _check_record(record, number, unknown, text)
         except _Bad as error:
             raise self.fail(number, str(error)) from None
         if unknown:
@@ -702,11 +789,13 @@ class _Loader:
             raise self.fail(number, f"a second run header (the first is on line {self.header_line})")
         if self.end is not None:
             self.note(number, f"a record after the end record on line {self.end_line}; loaded (the run went on)")
+        if type(loaded) is ModelCall:
+            self.records.append(loaded)
+            self.model_calls.append(loaded)
+            return
         self.records.append(record)
         if type(loaded) is Step:
             self.add_step(number, loaded, record)
-        elif type(loaded) is ModelCall:
-            self.model_calls.append(loaded)
         elif kind == "end":
             if self.end is not None:
                 self.note(number, f"a second end record; it replaces the one on line {self.end_line}")
@@ -763,7 +852,7 @@ class _Loader:
             step_records=self.step_records,
             model_calls=tuple(self.model_calls),
             end=self.end,
-            records=self.records,
+            records=_Records(self.records),
             warnings=tuple(warnings),
         )
 

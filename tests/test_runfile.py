@@ -631,11 +631,49 @@ def test_run_file_error_crosses_process_boundaries(tmp_path: Path) -> None:
 
 def response_built(call: ModelCall) -> bool:
     """Whether ``call.response`` has been built (the slot's own descriptor does not build it)."""
+    return _slot_filled(call, "response")
+
+
+def record_decoded(call: ModelCall) -> bool:
+    """Whether ``call.record`` has been decoded from the call's line."""
+    return _slot_filled(call, "record")
+
+
+def _slot_filled(call: ModelCall, name: str) -> bool:
     try:
-        ModelCall.response.__get__(call, ModelCall)  # type: ignore[attr-defined]
+        getattr(ModelCall, name).__get__(call, ModelCall)
     except AttributeError:
         return False
     return True
+
+
+def test_a_loaded_call_keeps_its_line_and_decodes_the_record_when_first_asked(tmp_path: Path) -> None:
+    """load_run keeps a model call's line, not its parsed record; the record is decoded on first access, once."""
+    run = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END)))
+    (call,) = run.model_calls
+    assert not record_decoded(call) and not response_built(call)
+    assert (call.stop_reason, call.usage) == ("tool_use", {"input_tokens": 10, "output_tokens": 5})
+    assert not record_decoded(call), "stop_reason and usage are read when the line is loaded"
+    assert call.record == CALL0 and call.record is call.record and record_decoded(call)
+    assert run.records[1] is call.record and call.wire_response is call.record["response"]
+    assert repr(call) == repr(ModelCall(**{name: getattr(call, name) for name in PUBLIC_CALL_FIELDS}))
+
+
+PUBLIC_CALL_FIELDS = ("step", "response", "latency_ms", "request_key", "line", "record")
+
+
+def test_a_loaded_runs_records_are_a_sequence_equal_to_the_list_of_them(tmp_path: Path) -> None:
+    """Run.records reads like the list of records: index, slice, iterate, compare either way round."""
+    records = [HEADER, STEP0, CALL0, {"type": "checkpoint", "at": 1}, END]
+    got = load_run(write(tmp_path, lines(*records))).records
+    assert len(got) == 5 and got[2] == CALL0 and got[-1] == END and got[1:3] == [STEP0, CALL0]
+    assert list(got) == records and got == records and records == got and got == tuple(records)
+    assert got != records[:4] and got != [*records[:4], {"type": "end"}] and got != "not records"
+    assert repr(got) == repr(records)
+    with pytest.raises(IndexError):
+        got[5]
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(got)
 
 
 def test_a_loaded_call_builds_its_response_when_first_asked(tmp_path: Path) -> None:
@@ -646,6 +684,7 @@ def test_a_loaded_call_builds_its_response_when_first_asked(tmp_path: Path) -> N
     assert not response_built(first) and not response_built(second)
     assert first.response == response_from_record(RESPONSE)
     assert first.response is first.response and response_built(first) and not response_built(second)
+    assert not record_decoded(first) and not record_decoded(second), "a reply is built without keeping its record"
     assert second.response.content[0].input == RAW_ARGUMENTS
     assert first == ModelCall(step=0, response=first.response, latency_ms=812, request_key="k", line=2, record=CALL0)
     with pytest.raises(AttributeError, match="no attribute 'respons'"):
