@@ -16,7 +16,6 @@ Needs the ``frame`` extra: ``pip install 'agentrender[frame]'``.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import json
 import multiprocessing
@@ -24,14 +23,13 @@ import multiprocessing.context
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agentrender import render
+from agentrender import _collector, render
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run
 from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
@@ -309,7 +307,7 @@ def steps_frame(run: Run, options: render.Options | None = None) -> pd.DataFrame
     ``Views(run, options).at(None).steps``.
     """
     pandas = _require("pandas")
-    with _collector_paused():
+    with _collector.paused():
         return _steps_frame(pandas, run, options if options is not None else _options(run))
 
 
@@ -335,21 +333,6 @@ def _steps_frame(pandas: ModuleType, run: Run, options: render.Options) -> pd.Da
         for step, fact in zip(run.steps, facts, strict=True)
     ]
     return _frame(pandas, STEP_COLUMNS, rows, lambda i: f"step {rows[i].step.index}")
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    # Building a frame makes a few objects per step and frees none of them, while a large
-    # run holds millions of tracked objects that every full collection would walk again:
-    # with the collector running, collections took more time than the frame itself.
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 _NO_OPENING = "(this run recorded no opening)"
@@ -437,7 +420,7 @@ def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
     pandas = _require("pandas")
     calls = run.model_calls
-    with _collector_paused():
+    with _collector.paused():
         return _frame(pandas, MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i} (step {calls[i].step})")
 
 

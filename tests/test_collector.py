@@ -1,0 +1,80 @@
+"""The cyclic collector is paused around the work that builds a large run's objects, and always restored."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender import _collector, frame, runfile, samples
+from agentrender.cli import _check
+from tests.test_runfile import CALL0, END, HEADER, STEP0, lines, write
+
+
+@pytest.fixture(autouse=True)
+def _collector_on() -> Iterator[None]:
+    """Each test starts with the collector on, and leaves it as the test run had it."""
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_paused_turns_the_collector_off_for_the_block_and_back_on_after() -> None:
+    with _collector.paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_paused_restores_the_collector_when_the_block_raises() -> None:
+    with pytest.raises(KeyError), _collector.paused():
+        raise KeyError("boom")
+    assert gc.isenabled()
+
+
+def test_paused_leaves_a_collector_that_was_off_off() -> None:
+    gc.disable()
+    with _collector.paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[bool]:
+    """Replace ``owner.name`` by a wrapper that records whether the collector was on when it ran."""
+    seen: list[bool] = []
+    original: Callable[..., Any] = getattr(owner, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, wrapper)
+    return seen
+
+
+def test_load_run_reads_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen = _spy(monkeypatch, runfile._Loader, "read")
+    run = runfile.load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END)))
+    assert seen == [False] and gc.isenabled() and len(run.steps) == 1
+
+
+def test_load_run_restores_the_collector_when_the_file_is_bad(tmp_path: Path) -> None:
+    with pytest.raises(runfile.RunFileError):
+        runfile.load_run(write(tmp_path, lines(HEADER) + b"{not json\n"))
+    assert gc.isenabled()
+
+
+def test_steps_frame_builds_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _spy(monkeypatch, frame, "_steps_frame")
+    steps = frame.steps_frame(samples.load("fix-failing-test"))
+    assert seen == [False] and gc.isenabled() and len(steps) > 0
+
+
+def test_check_finds_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _spy(monkeypatch, _check, "_findings")
+    report = _check.check("fix-failing-test")
+    assert seen == [False] and gc.isenabled() and report.error == "" and report.steps > 0
