@@ -128,11 +128,9 @@ def bench_steps(folder: Path, steps: int, repeat: int) -> None:
     print(f"  steps_frame(load_run(path))      {ours:7.2f} s   ratio {ours / baseline:.2f}  (target <= 1.0)")
     print(f"    load_run(path) alone           {load:7.2f} s   ratio {load / baseline:.2f}")
     print(f"    steps_frame(run) alone         {build:7.2f} s   ratio {build / baseline:.2f}  (a run already loaded)")
-    # load_run pauses the collector; its first pass over what was loaded comes due at the
-    # first allocation afterwards, which in the first line is inside steps_frame.
-    print(
-        f"    the rest                       {ours - load - build:7.2f} s   (the collector's pass over the loaded run)"
-    )
+    # load_run and steps_frame each pause the collector; the passes that come due as a pause
+    # ends fall where allocation resumes, which in the first line is partly inside it.
+    print(f"    the rest                       {ours - load - build:7.2f} s   (the collector's later passes)")
 
 
 def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:
