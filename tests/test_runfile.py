@@ -647,6 +647,9 @@ def _slot_filled(call: ModelCall, name: str) -> bool:
     return True
 
 
+PUBLIC_CALL_FIELDS = ("step", "response", "latency_ms", "request_key", "line", "record")
+
+
 def test_a_loaded_call_keeps_its_line_and_decodes_the_record_when_first_asked(tmp_path: Path) -> None:
     """load_run keeps a model call's line, not its parsed record; the record is decoded on first access, once."""
     run = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END)))
@@ -659,7 +662,16 @@ def test_a_loaded_call_keeps_its_line_and_decodes_the_record_when_first_asked(tm
     assert repr(call) == repr(ModelCall(**{name: getattr(call, name) for name in PUBLIC_CALL_FIELDS}))
 
 
-PUBLIC_CALL_FIELDS = ("step", "response", "latency_ms", "request_key", "line", "record")
+def test_a_loaded_run_survives_pickling_and_copying(tmp_path: Path) -> None:
+    """A loaded run, its undecoded model calls and its records pickle and deep-copy to equal values."""
+    import copy
+    import pickle
+
+    run = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, {"type": "checkpoint", "at": 1}, END)))
+    for again in (pickle.loads(pickle.dumps(run)), copy.deepcopy(run)):
+        assert again == run and again.records == run.records and list(again.records)[1] == CALL0
+        (call,) = again.model_calls
+        assert (call.stop_reason, call.usage, call.record) == ("tool_use", RESPONSE["usage"], CALL0)
 
 
 def test_a_loaded_runs_records_are_a_sequence_equal_to_the_list_of_them(tmp_path: Path) -> None:
