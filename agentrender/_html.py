@@ -106,6 +106,7 @@ STYLE = """<style>
   background: var(--ar-panel); border: 1px solid var(--ar-border); border-radius: 6px; margin-bottom: 8px; }
 .agentrender .ar-header b { font-weight: 600; }
 .agentrender .ar-change { flex-basis: 100%; color: var(--ar-muted); }
+.agentrender .ar-muted { color: var(--ar-muted); }
 .agentrender .ar-key { font-family: var(--ar-mono); }
 .agentrender .ar-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin: 0 0 8px;
   color: var(--ar-muted); }

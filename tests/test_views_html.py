@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import pytest
@@ -177,3 +179,30 @@ def test_the_browser_tests_fail_under_ci_when_chromium_is_missing(monkeypatch: p
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
         test_browser_views.chromium()
+
+
+def test_every_class_the_html_uses_is_styled() -> None:
+    """Each ar-* class in the HTML of views, runs, decisions, replies and tables has a rule in the stylesheet."""
+    base = every_kind_run()
+    # A recorded request key that differs from the view's own: its header explains the difference.
+    run = replace(base, model_calls=tuple(replace(call, request_key="0" * 64) for call in base.model_calls))
+    views = Views(run, run.options(recent_results=5, result_bytes=600))
+    reply = run.model_calls[0].response
+    fragments = [
+        *(views.at(at)._repr_html_() for at in [*views.stops, None]),
+        run._repr_html_(),
+        legend_html(),
+        explanation_html(explain_decide(reply), run.steps[0].decision, compare=True),
+        explanation_html(explain_decide(reply), run.steps[1].decision, compare=True),
+        *(step.decision._repr_html_() for step in run.steps if step.decision is not None),
+    ]
+    assert any("differs from the recorded request key" in fragment for fragment in fragments)
+    used: set[str] = set()
+    for fragment in fragments:
+        for _, attrs in assert_inert(fragment).tags:
+            used.update(word for name, value in attrs if name == "class" for word in (value or "").split())
+    # ar-user only marks a user turn, which keeps the style every turn has.
+    unstyled = sorted(
+        name for name in used - {"ar-user"} if name.startswith("ar-") and not re.search(rf"\.{name}\b", STYLE)
+    )
+    assert unstyled == []
