@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from agentrender import render
+from agentrender import _api_rules, render
 from agentrender._types import ContentBlock, Message, ModelResponse, Step
 
 if TYPE_CHECKING:
@@ -138,61 +138,17 @@ def tool_param(tool: Mapping[str, Any], where: str = "tool") -> dict[str, Any]:
 
 
 def check_params(messages: Sequence[Mapping[str, Any]]) -> None:
-    """Raise ``ValueError`` naming the message when ``messages`` break a rule of the Messages API.
+    """Raise ``ValueError`` naming the message (and block) when ``messages`` break a rule of the Messages API.
 
     The rules: at least one message, the first a user turn, roles alternating, no empty
-    content and no blank text block, tool-use ids unique and inputs objects, and every
-    assistant turn's tool uses answered by ``tool_result`` blocks at the start of the next
-    user turn, with matching ids (and no result answering anything else).
+    content and no blank text block, tool-use ids well formed and unique, names well formed
+    and inputs objects, and every assistant turn's tool uses answered by ``tool_result``
+    blocks at the start of the next user turn, with matching ids (and no result answering
+    anything else). They are ``agentrender check``'s rules too: both read them from one place.
     """
-    if not messages:
-        raise ValueError("messages: there must be at least one message")
-    seen_ids: set[str] = set()
-    pending: list[str] = []
-    for i, message in enumerate(messages):
-        role = message.get("role")
-        at = f"messages[{i}]"
-        where = f"{at} ({role})"
-        expected = "a user" if i % 2 == 0 else "an assistant"
-        if role != expected.split()[1]:
-            raise ValueError(f"{where}: expected {expected} turn (the first is user, then they alternate)")
-        content = message.get("content")
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        if not isinstance(content, list) or not content:
-            raise ValueError(f"{where}: content must be a non-empty list of blocks")
-        for j, block in enumerate(content):
-            if not isinstance(block, Mapping):
-                raise ValueError(f"{at}.content[{j}]: a block must be an object")
-            if _empty_text(block):
-                raise ValueError(f"{at}.content[{j}]: text blocks must contain non-whitespace text")
-        if role == "user":
-            results = [block.get("tool_use_id") for block in content if block.get("type") == "tool_result"]
-            leading = [block.get("tool_use_id") for block in content[: len(pending)]]
-            if pending and leading != pending:
-                raise ValueError(
-                    f"{where}: the tool uses {pending} of the turn before must be answered first, "
-                    f"by tool_result blocks with those ids; found {leading}"
-                )
-            unanswered = [tool_use_id for tool_use_id in results if tool_use_id not in pending]
-            if unanswered:
-                raise ValueError(f"{where}: tool_result for {unanswered}, which the turn before did not use")
-            pending = []
-        else:
-            for j, block in enumerate(content):
-                if block.get("type") != "tool_use":
-                    continue
-                tool_use_id = block.get("id")
-                if not isinstance(tool_use_id, str) or not tool_use_id:
-                    raise ValueError(f"{at}.content[{j}]: a tool_use needs an id")
-                if tool_use_id in seen_ids:
-                    raise ValueError(f"{at}.content[{j}]: tool_use id {tool_use_id!r} was used before")
-                if not isinstance(block.get("input"), Mapping):
-                    raise ValueError(f"{at}.content[{j}]: tool_use input must be an object")
-                seen_ids.add(tool_use_id)
-                pending.append(tool_use_id)
-    if pending:
-        raise ValueError(f"messages[{len(messages) - 1}] (assistant): its tool uses {pending} are never answered")
+    problem = next(_api_rules.wire_problems(messages), None)
+    if problem is not None:
+        raise ValueError(f"{problem.where}: {problem.what}")
 
 
 # --- requests -----------------------------------------------------------------------------

@@ -7,19 +7,17 @@ the views hold, in both forms of every result, so every message of every view is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentrender import _collector
-from agentrender._types import Message
+from agentrender import _api_rules, _collector
 from agentrender.cli._inputs import UNREADABLE, CliError, load, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
 from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide, utf8_bytes
 
-__all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "api_problems", "check", "renderables"]
+__all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "check", "renderables"]
 
 FINDINGS: dict[str, str] = {
     "no-summary": "a result with no summary: once it leaves the window the model sees only '(no summary)'",
@@ -33,10 +31,6 @@ FINDINGS: dict[str, str] = {
 
 SHOWN_PER_KIND = 20
 """How many findings of one kind the terminal lists per file; the count says how many there are."""
-
-# The Messages API's patterns for a tool_use id and for a tool's name.
-_ID = re.compile(r"[a-zA-Z0-9_-]+")
-_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,55 +77,6 @@ class Report:
         }
 
 
-def api_problems(messages: Sequence[Message]) -> Iterator[tuple[int, str]]:
-    """``(message index, problem)`` for each thing in ``messages`` the Messages API refuses."""
-    if not messages:
-        yield 0, "the conversation is empty"
-        return
-    if messages[0].role != "user":
-        yield 0, f"the first message is from {messages[0].role!r}, not the user"
-    seen_ids: set[str] = set()
-    previous_uses: list[str] = []
-    previous_role = ""
-    for position, message in enumerate(messages):
-        if message.role not in ("user", "assistant"):
-            yield position, f"role {message.role!r} is neither user nor assistant"
-        elif message.role == previous_role:
-            yield position, f"two {message.role} messages in a row: roles must alternate"
-        previous_role = message.role
-        if not message.content:
-            yield position, "a message with no content"
-        uses: list[str] = []
-        results: list[str] = []
-        for block in message.content:
-            if block.type == "text" and not block.text.strip():
-                yield position, "a text block that is empty or only whitespace"
-            elif block.type == "tool_use":
-                uses.append(block.tool_use_id)
-                if not _ID.fullmatch(block.tool_use_id):
-                    yield position, f"tool_use id {block.tool_use_id!r} is not letters, digits, _ and -"
-                elif block.tool_use_id in seen_ids:
-                    yield position, f"tool_use id {block.tool_use_id!r} is used twice"
-                seen_ids.add(block.tool_use_id)
-                if not _NAME.fullmatch(block.name):
-                    yield position, f"tool name {block.name!r} is not 1 to 64 letters, digits, _ and -"
-                if not isinstance(block.input, dict):
-                    yield position, f"tool_use input is a JSON {type(block.input).__name__}, not an object"
-            elif block.type == "tool_result":
-                results.append(block.tool_use_id)
-        if message.role == "user":
-            if results != previous_uses[: len(results)] or len(results) != len(previous_uses):
-                if previous_uses and not results:
-                    yield position, f"tool_use {previous_uses[0]!r} is not answered by a tool_result"
-                else:
-                    yield position, "a tool_result that does not answer the tool_use before it"
-            previous_uses = []
-        else:
-            previous_uses = uses
-    if previous_uses:
-        yield len(messages) - 1, f"tool_use {previous_uses[0]!r} is the last message, so it is never answered"
-
-
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
     prefix = f"{run.path}:"
     for warning in run.warnings:
@@ -170,7 +115,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
     seen: set[tuple[int | None, str]] = set()
     for view in (fulls, summaries):
-        for position, problem in api_problems(view.messages):
+        for position, _, problem in _api_rules.message_problems(view.messages):
             step = owner.get(position)
             if (step, problem) not in seen:
                 seen.add((step, problem))

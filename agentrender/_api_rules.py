@@ -1,0 +1,182 @@
+"""The Messages API's rules for a conversation, checked in one place.
+
+The Anthropic adapter checks a request's messages (their wire form) before it sends them
+(``adapters.anthropic.check_params``), and ``agentrender check`` checks every message of
+a run's views (``Message`` objects). The rules below read a ``ContentBlock``'s fields, and
+a wire block is read into the same five (``_Block``), so the two can never disagree about
+what the API takes.
+
+The rules: at least one message; the first a user turn and the roles alternating; no
+empty content and no blank text block; each tool use with an id (letters, digits, ``_``
+and ``-``) used once in the conversation, a name of 1 to 64 such characters and an object
+as input; and the tool uses of an assistant turn answered, in order, by ``tool_result``
+blocks at the start of the next user turn, with no result answering anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from agentrender._types import ContentBlock, Message
+
+__all__ = ["Problem", "message_problems", "wire_problems"]
+
+# The Messages API's patterns for a tool_use id and for a tool's name.
+_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+
+class Problem(NamedTuple):
+    """One thing the API would refuse: the message's index, where exactly, and what."""
+
+    position: int
+    """The index of the message that breaks the rule."""
+    where: str
+    """``messages[i] (role)`` for the message, ``messages[i].content[j]`` for one of its blocks."""
+    what: str
+    """The rule it breaks, in a sentence."""
+
+
+class _Block(NamedTuple):
+    """What the rules read of a block: a ``ContentBlock``'s fields, read off a wire block by ``_of_wire``.
+
+    ``tool_use_id`` is a tool use's own id or the id a result answers, as in ``ContentBlock``.
+    """
+
+    type: Any
+    text: Any
+    tool_use_id: Any
+    name: Any
+    input: Any
+
+
+_Content = Sequence[_Block | ContentBlock | None] | str
+"""A message's blocks (``None`` for one that is not an object), or what is wrong with its content."""
+
+
+def message_problems(messages: Sequence[Message]) -> Iterator[Problem]:
+    """Each thing in ``messages`` (``Message`` objects, as the render gives them) the API would refuse."""
+    return _problems((message.role, message.content) for message in messages)
+
+
+def wire_problems(messages: Iterable[Any]) -> Iterator[Problem]:
+    """Each thing in ``messages`` (their wire form, as a request sends them) the API would refuse."""
+    return _problems(_of_wire(message) for message in messages)
+
+
+def _of_wire(message: Any) -> tuple[Any, _Content]:
+    if not isinstance(message, Mapping):
+        return None, "a message must be an object"
+    content = message.get("content")
+    if isinstance(content, str):  # the API's short form of one text block
+        return message.get("role"), [_Block("text", content, None, None, None)]
+    if not isinstance(content, list):
+        return message.get("role"), "content must be a non-empty list of blocks"
+    blocks: list[_Block | ContentBlock | None] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            blocks.append(None)
+            continue
+        kind = block.get("type")
+        # The wire names a tool use's id "id" and the id a result answers "tool_use_id".
+        blocks.append(
+            _Block(
+                kind,
+                block.get("text"),
+                block.get("id") if kind == "tool_use" else block.get("tool_use_id"),
+                block.get("name"),
+                block.get("input"),
+            )
+        )
+    return message.get("role"), blocks
+
+
+def _problems(messages: Iterable[tuple[Any, _Content]]) -> Iterator[Problem]:
+    # Where a problem is (``_turn``, ``_block``) is worded only when there is one: a long
+    # run's views hold hundreds of thousands of messages, nearly always without any.
+    seen_ids: set[str] = set()
+    pending: list[Any] = []  # the tool uses of the assistant turn before, still to be answered
+    previous = None
+    index = -1
+    for index, (role, content) in enumerate(messages):
+        if role not in ("user", "assistant"):
+            yield Problem(index, _turn(index, role), f"expected a user or an assistant turn, got role {role!r}")
+        elif role == (previous or "assistant"):
+            expected = "an assistant" if role == "user" else "a user"
+            yield Problem(
+                index, _turn(index, role), f"expected {expected} turn (the first is user, then they alternate)"
+            )
+        previous = role
+        if isinstance(content, str):
+            yield Problem(index, _turn(index, role), content)
+            content = []
+        elif not content:
+            yield Problem(index, _turn(index, role), "content must be a non-empty list of blocks")
+        uses: list[Any] = []
+        for position, block in enumerate(content):
+            if block is None:
+                yield Problem(index, _block(index, position), "a block must be an object")
+            elif block.type == "text" and not (isinstance(block.text, str) and block.text.strip()):
+                yield Problem(index, _block(index, position), "text blocks must contain non-whitespace text")
+            elif block.type == "tool_use":
+                uses.append(block.tool_use_id)
+                for what in _tool_use_problems(block, seen_ids):
+                    yield Problem(index, _block(index, position), what)
+        if role == "user":
+            if pending:
+                leading = [_answer(block) for block in content[: len(pending)]]
+                if leading != pending:
+                    yield Problem(
+                        index,
+                        _turn(index, role),
+                        f"the tool uses {pending} of the turn before must be answered first, by tool_result "
+                        f"blocks with those ids; found {leading}",
+                    )
+            unasked = [
+                block.tool_use_id
+                for block in content
+                if block is not None and block.type == "tool_result" and block.tool_use_id not in pending
+            ]
+            if unasked:
+                what = f"tool_result for {unasked}, which the turn before did not use"
+                yield Problem(index, _turn(index, role), what)
+            pending = []
+        else:
+            pending = uses
+    if index < 0:
+        yield Problem(0, "messages", "there must be at least one message")
+    elif pending:
+        yield Problem(index, _turn(index, "assistant"), f"its tool uses {pending} are never answered")
+
+
+def _turn(index: int, role: Any) -> str:
+    return f"messages[{index}] ({role})"
+
+
+def _block(index: int, position: int) -> str:
+    return f"messages[{index}].content[{position}]"
+
+
+def _answer(block: _Block | ContentBlock | None) -> Any:
+    """The id a block answers: a ``tool_result``'s ``tool_use_id``; ``None`` for any other block."""
+    return block.tool_use_id if block is not None and block.type == "tool_result" else None
+
+
+def _tool_use_problems(block: _Block | ContentBlock, seen_ids: set[str]) -> list[str]:
+    problems = []
+    tool_use_id = block.tool_use_id
+    if not isinstance(tool_use_id, str) or not tool_use_id:
+        problems.append("a tool_use needs an id")
+    elif not _ID.fullmatch(tool_use_id):
+        problems.append(f"tool_use id {tool_use_id!r} is not letters, digits, _ and -")
+    elif tool_use_id in seen_ids:
+        problems.append(f"tool_use id {tool_use_id!r} was used before")
+    else:
+        seen_ids.add(tool_use_id)
+    if not isinstance(block.name, str) or not _NAME.fullmatch(block.name):
+        problems.append(f"tool name {block.name!r} is not 1 to 64 letters, digits, _ and -")
+    if not isinstance(block.input, Mapping):
+        problems.append(f"tool_use input must be an object, got {type(block.input).__name__}")
+    return problems

@@ -1,0 +1,129 @@
+"""The Messages API's rules, checked in one place for the adapter's requests and for ``agentrender check``."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentrender import ContentBlock, Message, samples
+from agentrender._api_rules import message_problems, wire_problems
+from agentrender.views import NO_WINDOW, Views
+
+
+def text(value: str) -> ContentBlock:
+    return ContentBlock(type="text", text=value)
+
+
+def use(tool_use_id: str, name: str = "read_file", tool_input: object = None) -> ContentBlock:
+    return ContentBlock(
+        type="tool_use", tool_use_id=tool_use_id, name=name, input={} if tool_input is None else tool_input
+    )
+
+
+def result(tool_use_id: str) -> ContentBlock:
+    return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content="ok")
+
+
+def user(*blocks: ContentBlock) -> Message:
+    return Message(role="user", content=blocks)
+
+
+def assistant(*blocks: ContentBlock) -> Message:
+    return Message(role="assistant", content=blocks)
+
+
+BROKEN = {
+    "empty": ([], [(0, "messages", "there must be at least one message")]),
+    "assistant first": (
+        [assistant(text("hi"))],
+        [(0, "messages[0] (assistant)", "expected a user turn (the first is user, then they alternate)")],
+    ),
+    "two users": (
+        [user(text("a")), user(text("b"))],
+        [(1, "messages[1] (user)", "expected an assistant turn (the first is user, then they alternate)")],
+    ),
+    "blank text": (
+        [user(text(" \n"))],
+        [(0, "messages[0].content[0]", "text blocks must contain non-whitespace text")],
+    ),
+    "no content": ([user()], [(0, "messages[0] (user)", "content must be a non-empty list of blocks")]),
+    "bad id and name": (
+        [user(text("go")), assistant(use("a b", name="bad name!")), user(result("a b"))],
+        [
+            (1, "messages[1].content[0]", "tool_use id 'a b' is not letters, digits, _ and -"),
+            (1, "messages[1].content[0]", "tool name 'bad name!' is not 1 to 64 letters, digits, _ and -"),
+        ],
+    ),
+    "input not an object": (
+        [user(text("go")), assistant(use("t1", tool_input=[1, 2])), user(result("t1"))],
+        [(1, "messages[1].content[0]", "tool_use input must be an object, got list")],
+    ),
+    "id used twice": (
+        [user(text("go")), assistant(use("t1")), user(result("t1")), assistant(use("t1")), user(result("t1"))],
+        [(3, "messages[3].content[0]", "tool_use id 't1' was used before")],
+    ),
+    "result not first": (
+        [user(text("go")), assistant(use("t1")), user(text("and"), result("t1"))],
+        [
+            (
+                2,
+                "messages[2] (user)",
+                "the tool uses ['t1'] of the turn before must be answered first, by tool_result blocks with "
+                "those ids; found [None]",
+            )
+        ],
+    ),
+    "result for nothing": (
+        [user(text("go")), assistant(text("hm")), user(result("t9"))],
+        [(2, "messages[2] (user)", "tool_result for ['t9'], which the turn before did not use")],
+    ),
+    "never answered": (
+        [user(text("go")), assistant(use("t1"))],
+        [(1, "messages[1] (assistant)", "its tool uses ['t1'] are never answered")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_each_rule_names_the_message_and_the_block(case: str) -> None:
+    """Each broken rule is one problem, at the message (and block) that breaks it."""
+    messages, expected = BROKEN[case]
+    assert [tuple(problem) for problem in message_problems(messages)] == expected
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_messages_and_their_wire_form_break_the_same_rules(case: str) -> None:
+    """The adapter's check of the wire form and the CLI's check of Messages find the same problems."""
+    messages, _ = BROKEN[case]
+    assert list(wire_problems([message.to_dict() for message in messages])) == list(message_problems(messages))
+
+
+def test_what_only_the_wire_form_can_get_wrong() -> None:
+    """A message or block that is not an object, content that is no list, a role the API does not know."""
+    problems = list(
+        wire_problems(
+            [
+                {"role": "user", "content": "plain text is one text block"},
+                {"role": "assistant", "content": [7]},
+                {"role": "user", "content": {"type": "text"}},
+                "not a message",
+                {"role": "system", "content": "hi"},
+            ]
+        )
+    )
+    assert [tuple(problem) for problem in problems] == [
+        (1, "messages[1].content[0]", "a block must be an object"),
+        (2, "messages[2] (user)", "content must be a non-empty list of blocks"),
+        (3, "messages[3] (None)", "expected a user or an assistant turn, got role None"),
+        (3, "messages[3] (None)", "a message must be an object"),
+        (4, "messages[4] (system)", "expected a user or an assistant turn, got role 'system'"),
+    ]
+
+
+@pytest.mark.parametrize("name", samples.names())
+def test_every_view_of_every_sample_keeps_the_rules(name: str) -> None:
+    """The render of every sample, at every step and in both forms of every result, is a request the API takes."""
+    run = samples.load(name)
+    for recent_results in (0, NO_WINDOW, None):
+        views = Views(run, run.options() if recent_results is None else run.options(recent_results=recent_results))
+        for at in [*views.stops, None]:
+            assert list(message_problems(views.at(at).messages)) == [], (name, recent_results, at)
