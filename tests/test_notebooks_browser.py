@@ -104,6 +104,12 @@ def lab_root(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     config = tmp_path / "config"
     config.mkdir()
     (config / "jupyter_lab_config.json").write_text(json.dumps(LAB_CONFIG), encoding="utf-8")
+    # The user's answer to "get notified about Jupyter news?", given in advance: no toast asks it.
+    notification = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
+    )
 
     env = dict(os.environ)
     env.update(
@@ -222,9 +228,7 @@ def test_explore_a_run_runs_in_jupyterlab_and_its_step_slider_moves_the_conversa
 
             no_errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
             assert no_errors.count() == 0, no_errors.first.inner_text()
-            news = page.get_by_role("alert").filter(has_text="Jupyter news")
-            if news.count():  # JupyterLab asks once; the answer keeps the toast off the screenshot
-                news.get_by_role("button", name="No", exact=True).click()
+            assert page.get_by_text("Jupyter news").count() == 0, "the news prompt was answered in the settings"
             page.locator(".jp-OutputArea .widget-tab:visible").first.scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "notebook-01-jupyterlab.png"))
         finally:
