@@ -16,6 +16,7 @@ import random
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -131,6 +132,13 @@ def bench_steps(folder: Path, steps: int, repeat: int) -> None:
     # load_run and steps_frame each pause the collector; the passes that come due as a pause
     # ends fall where allocation resumes, which in the first line is partly inside it.
     print(f"    the rest                       {ours - load - build:7.2f} s   (the collector's later passes)")
+    del run
+    gc.collect()
+    tracemalloc.start()
+    run = load_run(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"  peak memory of load_run          {peak / size:7.2f}x the file (a model call a step; target <= 3x)")
 
 
 def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:
