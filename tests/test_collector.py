@@ -30,6 +30,21 @@ def test_paused_turns_the_collector_off_for_the_block_and_back_on_after() -> Non
     assert gc.isenabled()
 
 
+def test_what_the_block_keeps_is_collected_once_into_the_oldest_generation() -> None:
+    """Leaving the block promotes what it made and kept, so the young passes never walk it again."""
+    with _collector.paused():
+        kept = [[] for _ in range(1000)]
+    oldest = {id(thing) for thing in gc.get_objects(generation=2)}
+    assert id(kept) in oldest and id(kept[0]) in oldest
+
+
+def test_a_collector_that_was_off_collects_nothing_when_the_block_ends() -> None:
+    gc.disable()
+    with _collector.paused():
+        kept = [[] for _ in range(1000)]
+    assert id(kept) in {id(thing) for thing in gc.get_objects(generation=0)}
+
+
 def test_paused_restores_the_collector_when_the_block_raises() -> None:
     with pytest.raises(KeyError), _collector.paused():
         raise KeyError("boom")
