@@ -1,11 +1,15 @@
-"""Shared pytest configuration: golden files, compared exactly and rewritten only on request."""
+"""Shared pytest configuration: golden files, compared exactly and rewritten only on request; bench modules."""
 
-from collections.abc import Callable
+import importlib
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 GOLDEN = Path(__file__).parent / "golden"
+BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,3 +37,13 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
         assert text == path.read_text(encoding="utf-8"), f"{path} differs (pytest --update-golden rewrites it)"
 
     return check
+
+
+@pytest.fixture
+def import_bench() -> Iterator[Callable[[str], ModuleType]]:
+    """``import_bench(name)``: the module ``bench/<name>.py``; ``bench/`` is on ``sys.path`` for this test only."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module
+    finally:
+        sys.path.remove(str(BENCH))

@@ -1,25 +1,16 @@
 """The benchmark code keeps working: each of its functions runs on a tiny size (no timing is asserted)."""
 
-import importlib
-import sys
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
 
 from agentrender import Decision, ModelResponse, StepInput, render
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
 
 @pytest.fixture
-def bench() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("bench_render")
-    finally:
-        sys.path.remove(str(BENCH))
+def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return import_bench("bench_render")
 
 
 def test_bench_functions_run_and_agree(bench: ModuleType) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -13,16 +11,10 @@ import pytest
 from agentrender import load_run
 from agentrender.views import disagreements, explain_decide
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
 
 @pytest.fixture
-def bench() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("bench_cli")
-    finally:
-        sys.path.remove(str(BENCH))
+def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return import_bench("bench_cli")
 
 
 def test_generated_run_is_what_a_runtime_records(bench: ModuleType, tmp_path: Path) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -13,16 +11,10 @@ import pytest
 from agentrender.frame import steps_frame
 from agentrender.runfile import load_run
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
 
 @pytest.fixture
-def bench() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("bench_frame")
-    finally:
-        sys.path.remove(str(BENCH))
+def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return import_bench("bench_frame")
 
 
 def test_generated_run_file_loads_as_written(bench: ModuleType, tmp_path: Path) -> None:

@@ -1,22 +1,17 @@
 """bench/bench_views.py keeps working: it runs on a tiny run and prints every figure (no timing is asserted)."""
 
-import importlib
-import sys
-from pathlib import Path
+from collections.abc import Callable
+from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
 
-
-def test_bench_views_prints_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_views_prints_every_figure(
+    capsys: pytest.CaptureFixture[str], import_bench: Callable[[str], ModuleType]
+) -> None:
     """On a 50-step run with one round, the benchmark prints each measure with its ratio and target."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        bench = importlib.import_module("bench_views")
-        bench.main(["--steps", "50", "--rounds", "1"])
-    finally:
-        sys.path.remove(str(BENCH))
+    bench = import_bench("bench_views")
+    bench.main(["--steps", "50", "--rounds", "1"])
     out = capsys.readouterr().out
     names = [name for name, _, _ in bench.figures(20, 1)]
     for name in names:
