@@ -154,21 +154,6 @@ STYLE = """<style>
 </style>"""
 """The stylesheet every fragment carries, scoped to ``.agentrender``."""
 
-_TAGS: dict[str, str] = {
-    "opening": "opening",
-    "reason": "reason",
-    "no_call": "no tool call",
-    "tool_use": "tool use",
-    "result": "full result",
-    "cut": "full result, cut at cap",
-    "summary": "summary",
-    "nudge_no_tool_call": "nudge: no tool call",
-    "nudge_truncated": "nudge: truncated",
-    "nudge_invalid": "nudge: invalid",
-    "interrupted": "interrupted: re-request",
-    "hook": "hook's block",
-}
-
 
 def _wrap(body: str) -> str:
     return f'{STYLE}<div class="agentrender">{body}</div>'
@@ -176,10 +161,10 @@ def _wrap(body: str) -> str:
 
 def legend_html() -> str:
     """The legend: one swatch per kind of block, titled with its meaning from ``BLOCK_KINDS``."""
-    from agentrender.views import BLOCK_KINDS
+    from agentrender.views import BLOCK_KINDS, BLOCK_LABELS
 
     items = "".join(
-        f'<span class="ar-block ar-{kind}" title="{_attr(meaning)}">{html.escape(_TAGS[kind])}</span>'
+        f'<span class="ar-block ar-{kind}" title="{_attr(meaning)}">{html.escape(BLOCK_LABELS[kind])}</span>'
         for kind, meaning in BLOCK_KINDS.items()
     )
     extra = (
@@ -204,27 +189,26 @@ def _block_body(block: ContentBlock) -> str:
 
 def _hidden(fact: BlockFact, step: StepFact | None) -> str:
     """What of a result the model did not see, collapsed and marked as hidden from it."""
-    if fact.hidden_bytes <= 0 or step is None:
+    label = fact.hidden_label
+    if not label or step is None:
         return ""
-    if fact.kind == "summary":
-        label = f"hidden from the model: the full result, {fact.content_bytes:,} bytes (it saw the summary)"
-    else:
-        label = f"hidden from the model: {fact.hidden_bytes:,} of {fact.content_bytes:,} bytes past the cap"
-        if fact.hidden_bytes > 4 * DISPLAY_CHARS:
-            # only what the page can show of the rest is taken from the content
-            shown = step.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
-            more = f'<span class="ar-more">… the rest not shown here ({fact.hidden_bytes:,} bytes in all)</span>'
-            return (
-                f'<details class="ar-hidden"><summary>{html.escape(label)}</summary>'
-                f"<pre>{_text(shown)}{more}</pre></details>"
-            )
+    if fact.kind != "summary" and fact.hidden_bytes > 4 * DISPLAY_CHARS:
+        # only what the page can show of the rest is taken from the content
+        shown = step.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
+        more = f'<span class="ar-more">… the rest not shown here ({fact.hidden_bytes:,} bytes in all)</span>'
+        return (
+            f'<details class="ar-hidden"><summary>{html.escape(label)}</summary>'
+            f"<pre>{_text(shown)}{more}</pre></details>"
+        )
     hidden = step.hidden_text()
     return f'<details class="ar-hidden"><summary>{html.escape(label)}</summary><pre>{_text(hidden)}</pre></details>'
 
 
 def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
+    from agentrender.views import BLOCK_LABELS
+
     classes = f"ar-block ar-{fact.kind}" + (" ar-failed" if fact.failed else "")
-    tags = f'<span class="ar-tag">{html.escape(_TAGS.get(fact.kind, fact.kind))}</span>'
+    tags = f'<span class="ar-tag">{html.escape(BLOCK_LABELS.get(fact.kind, fact.kind))}</span>'
     if fact.failed:
         tags += '<span class="ar-tag ar-fail">failed</span>'
     if fact.kind == "summary" and fact.cut:
@@ -246,10 +230,7 @@ def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
 
 def _step_html(fact: StepFact) -> str:
     if not fact.rendered:
-        return (
-            f'<div class="ar-skipped">step {fact.step.index}: no decision recorded, so it is skipped: '
-            "not part of the model's view</div>"
-        )
+        return f'<div class="ar-skipped">{html.escape(fact.skipped_label, quote=False)}</div>'
     assert fact.assistant is not None and fact.result is not None
     return _message_html(fact.assistant, fact) + _message_html(fact.result, fact)
 
@@ -402,16 +383,14 @@ def explanation_html(explanation: DecideExplanation, recorded: Decision | None =
 
 def run_html(run: Run) -> str:
     """A run: its header facts, and the view after its last step."""
-    from agentrender.views import Views
+    from agentrender.views import Views, steps_summary
 
-    steps = run.steps
-    rendered = sum(step.decision is not None for step in steps)
     end = run.end
     rows = [
         ("run", _text(run.run_id or "(no id)", 500)),
         ("goal", _text(run.goal, 2000)),
         ("model", _text(run.model, 200)),
-        ("steps", f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision)"),
+        ("steps", steps_summary(run.steps)),
         ("model calls", f"{len(run.model_calls):,}"),
         ("tools", _text(", ".join(str(tool.get("name", "?")) for tool in run.tools), 2000)),
         ("end", _text(f"{end.get('status', '?')}: {end.get('reason', '')}", 500) if end else "no end record"),

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ARGS_OUTCOMES",
     "BLOCK_KINDS",
+    "BLOCK_LABELS",
     "DECIDE_RULES",
     "NO_WINDOW",
     "RESULT_KINDS",
@@ -61,6 +62,7 @@ __all__ = [
     "disagreements",
     "explain_decide",
     "message_bytes",
+    "steps_summary",
     "utf8_bytes",
 ]
 
@@ -83,6 +85,22 @@ BLOCK_KINDS: dict[str, str] = {
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
 
+BLOCK_LABELS: dict[str, str] = {
+    "opening": "opening",
+    "reason": "reason",
+    "no_call": "no tool call",
+    "tool_use": "tool use",
+    "result": "full result",
+    "cut": "full result, cut at cap",
+    "summary": "summary",
+    "nudge_no_tool_call": "nudge: no tool call",
+    "nudge_truncated": "nudge: truncated",
+    "nudge_invalid": "nudge: invalid",
+    "interrupted": "interrupted: re-request",
+    "hook": "hook's block",
+}
+"""The short label of each kind of ``BLOCK_KINDS``: the words the HTML, the widgets and the terminal tag blocks with."""
+
 RESULT_KINDS: tuple[str, ...] = tuple(
     kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use")
 )
@@ -97,6 +115,12 @@ def approx_tokens(n_bytes: int) -> int:
     so treat it as a scale, not a bill. For an exact count ask the provider's counting API.
     """
     return (n_bytes + 3) // 4
+
+
+def steps_summary(steps: Sequence[Step]) -> str:
+    """How many steps, and how many of them a view renders: ``"12 (11 rendered, 1 without a decision)"``."""
+    rendered = sum(step.decision is not None for step in steps)
+    return f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision)"
 
 
 def utf8_bytes(text: str) -> int:
@@ -197,6 +221,15 @@ class BlockFact:
     hidden_bytes: int = 0
     """For a result: bytes of the tool's content the model did not see (all of it for a summary)."""
 
+    @property
+    def hidden_label(self) -> str:
+        """What of the result the model did not see, in a sentence; ``""`` when it saw all of it."""
+        if self.hidden_bytes <= 0:
+            return ""
+        if self.kind == "summary":
+            return f"hidden from the model: the full result, {self.content_bytes:,} bytes (it saw the summary)"
+        return f"hidden from the model: {self.hidden_bytes:,} of {self.content_bytes:,} bytes past the cap"
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MessageFact:
@@ -238,6 +271,13 @@ class StepFact:
     """Its result shows in full (inside the window); ``None`` when skipped."""
     _renders: _StepRenders | None = field(default=None, repr=False)
     """The view's per-step renders, where its messages' facts come from; ``None`` when skipped."""
+
+    @property
+    def skipped_label(self) -> str:
+        """Why the step is not in the view, in a sentence; ``""`` for a rendered step."""
+        if self.rendered:
+            return ""
+        return f"step {self.step.index}: no decision recorded, so it is skipped: not part of the model's view"
 
     @property
     def position(self) -> int | None:

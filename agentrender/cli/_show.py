@@ -33,7 +33,7 @@ from agentrender.cli._term import (
     json_text,
 )
 from agentrender.runfile import Run
-from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, View, utf8_bytes
+from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, View, steps_summary, utf8_bytes
 
 __all__ = ["FOLD_CHARS", "FOLD_LINES", "SHOWN_STEPS", "run_facts", "show_json", "show_renderables"]
 
@@ -177,13 +177,9 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
 
 def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]:
     """What of a result the model did not see: its size, and with ``--full`` the text itself."""
-    if fact.hidden_bytes <= 0 or step is None:
+    if not fact.hidden_label or step is None:
         return []
-    if fact.kind == "summary":
-        label = f"\u2702 hidden from the model: the full result, {fact.content_bytes:,} bytes (it saw the summary)"
-    else:
-        label = f"\u2702 hidden from the model: {fact.hidden_bytes:,} of {fact.content_bytes:,} bytes past the cap"
-    out: list[Any] = [Text(label, style=HIDDEN)]
+    out: list[Any] = [Text(f"\u2702 {fact.hidden_label}", style=HIDDEN)]
     if folder.full:
         out.append(Gutter(Group(*folder.body(step.hidden_text(), seen=False)), HIDDEN, bar="\u2506 "))
     return out
@@ -214,10 +210,7 @@ def _step_title(fact: StepFact) -> Text:
 
 def _step(fact: StepFact, folder: Folder, result_bytes: int) -> Iterator[Any]:
     if not fact.rendered:
-        yield Text(
-            f"\u2504 step {fact.step.index}: no decision recorded, so it is skipped: not part of the model's view",
-            style=SKIPPED,
-        )
+        yield Text(f"\u2504 {fact.skipped_label}", style=SKIPPED)
         return
     assert fact.assistant is not None and fact.result is not None
     yield Text("")
@@ -246,8 +239,6 @@ def run_facts(run: Run) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style=MUTED, no_wrap=True)
     grid.add_column()
-    steps = run.steps
-    rendered = sum(step.decision is not None for step in steps)
     grid.add_row("goal", Text(clean(run.goal)))
     if run.model:
         grid.add_row("model", Text(clean(run.model, one_line=True)))
@@ -256,10 +247,7 @@ def run_facts(run: Run) -> Table:
         grid.add_row("tools", Text(clean(", ".join(tools), one_line=True)))
     grid.add_row(
         "steps",
-        Text(
-            f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision) \u00b7 "
-            f"{len(run.model_calls):,} model calls"
-        ),
+        Text(f"{steps_summary(run.steps)} \u00b7 {len(run.model_calls):,} model calls"),
     )
     end = run.end
     if end is None:

@@ -15,7 +15,7 @@ import re
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from agentrender._html import _TAGS
+from agentrender.views import BLOCK_LABELS
 
 INSTALL = "pip install 'agentrender[cli]'"
 """The command that installs everything ``agentrender.cli`` needs."""
@@ -121,8 +121,8 @@ KIND_STYLES: dict[str, str] = {
 }
 """The colour of each kind of block (``agentrender.views.BLOCK_KINDS``)."""
 
-TAGS: dict[str, str] = dict(_TAGS)
-"""The label of each kind of block: the same words the HTML and the widgets use."""
+TAGS: dict[str, str] = BLOCK_LABELS
+"""The label of each kind of block: ``views.BLOCK_LABELS``, the words the HTML and the widgets use."""
 
 FAILED = "bold red"
 SKIPPED = "bright_black"
