@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from agentrender import render
+from agentrender import _api_rules, render
 from agentrender._types import ContentBlock, Decision, Message, Messages, ModelResponse, Step, StepInput, _message
 from agentrender.render import REASON_BYTES, Options, default_observation
 
@@ -671,8 +671,8 @@ class Views:
 
     ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
     hashes with the messages. For a ``Run`` they default to the run's header: its system,
-    model and ``max_output_tokens`` (0 when not recorded), and its tools without the run
-    file's own ``read_only`` field, which a request does not carry. So for a run whose
+    model and ``max_output_tokens`` (0 when not recorded), and its tools as a request sends
+    them (``read_only`` and any other field of the run file's own left out). So for a run whose
     header records what its agent sent, a view's key is the ``request_key`` the agent
     recorded, with no arguments beyond the options it rendered with.
     """
@@ -704,7 +704,7 @@ class Views:
             system = source.system if system is None else system
             model = source.model if model is None else model
             if tools is None:
-                tools = [{k: v for k, v in tool.items() if k != "read_only"} for tool in offered]
+                tools = [_api_rules.wire_tool(tool) for tool in offered]
             if max_output_tokens is None:
                 max_output_tokens = source.max_output_tokens
         if not isinstance(options, Options):

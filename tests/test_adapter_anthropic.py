@@ -444,3 +444,25 @@ def test_a_request_the_server_rejects_shows_the_reason(server: MessagesServer) -
     with pytest.raises(ModelCallError, match=r"messages\[0\] \(assistant\): expected a user turn"):
         _model(server).generate(bad)
     assert server.rejections[0].reason.startswith("messages[0] (assistant)")
+
+
+def test_a_views_replay_key_is_the_requests_when_the_run_records_more_of_a_tool() -> None:
+    """A header tool with fields a request does not carry (read_only, a runtime's timeout) hashes as sent in both."""
+    from agentrender.runfile import Run
+    from agentrender.views import Views
+
+    tools = [{**TOOLS[0], "read_only": True, "timeout_s": 30}]
+    run = Run(
+        header={
+            "type": "run",
+            "opening": "Fix it.",
+            "system": "S",
+            "model": "m",
+            "max_output_tokens": 7,
+            "tools": tools,
+        },
+        steps=(call(0), call(1)),
+    )
+    view = Views(run).at(2)
+    request = Request(messages=view.messages, system="S", tools=tools, model="m", max_tokens=7, step=2)
+    assert view.replay_key == request.replay_key

@@ -41,7 +41,7 @@ def test_each_sample_loads_cleanly_and_renders(name: str) -> None:
     run = ALL[name]
     assert run.warnings == () and run.end is not None
     assert run.max_output_tokens == DEFAULT_MAX_TOKENS  # what the driver's requests asked for
-    tools = [{k: v for k, v in tool.items() if k != "read_only"} for tool in run.tools]
+    tools = [{k: v for k, v in tool.items() if k in ("name", "description", "input_schema")} for tool in run.tools]
     for call in run.model_calls:
         conversation = render.messages(run.step_input(call.step), run.options())
         key = render.replay_key(

@@ -64,9 +64,6 @@ INSTALL_HINT = "pip install 'agentrender[anthropic]'"
 # The reply was cut or refused, so any tool use in it may be half-written: it never runs,
 # and it is not replayed either (a replayed tool use would need a result nobody produced).
 _CUT_STOP_REASONS = frozenset({render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED, render.STOP_REFUSAL})
-# What a Messages API tool definition may hold; the rest of a run's tool record
-# (``read_only`` and the like) is the runtime's business and is not sent.
-_TOOL_PARAM_KEYS = ("name", "description", "input_schema", "cache_control")
 
 
 def _sdk() -> ModuleType:
@@ -134,7 +131,7 @@ def tool_param(tool: Mapping[str, Any], where: str = "tool") -> dict[str, Any]:
         raise ValueError(f"{where}: a tool needs a name, got {tool.get('name')!r}")
     if not isinstance(tool.get("input_schema"), Mapping):
         raise ValueError(f"{where} ({tool['name']}): a tool needs an input_schema object")
-    return {key: tool[key] for key in _TOOL_PARAM_KEYS if key in tool}
+    return _api_rules.wire_tool(tool)
 
 
 def check_params(messages: Sequence[Mapping[str, Any]]) -> None:

@@ -20,7 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from agentrender import render
-from agentrender.adapters.anthropic import _TOOL_PARAM_KEYS, check_params
+from agentrender._api_rules import TOOL_KEYS
+from agentrender.adapters.anthropic import check_params
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -76,14 +77,13 @@ class MessagesServer:
     the same key are given in order.
     """
 
-    def __init__(self, replies: Iterable[tuple[str, Mapping[str, Any]]] = (), *, require_tools: bool = True) -> None:
+    def __init__(self, replies: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> None:
         self._replies: dict[str, deque[Mapping[str, Any]]] = {}
         for key, response in replies:
             self._replies.setdefault(key, deque()).append(response)
         self._failures: deque[Failure] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._require_tools = require_tools
         self.received: list[Received] = []
         """Every request, in arrival order."""
         self._server: ThreadingHTTPServer | None = None
@@ -166,12 +166,12 @@ class MessagesServer:
             for i, tool in enumerate(tools):
                 if not isinstance(tool, dict):
                     return f"tools.{i}: expected an object"
-                extra = sorted(set(tool).difference(_TOOL_PARAM_KEYS))
+                extra = sorted(set(tool).difference(TOOL_KEYS))
                 if extra:
                     return f"tools.{i}: unexpected fields {extra}"
                 if not tool.get("name") or not isinstance(tool.get("input_schema"), dict):
                     return f"tools.{i}: a tool needs a name and an input_schema"
-        if self._require_tools and tools and body.get("tool_choice", {}).get("disable_parallel_tool_use") is not True:
+        if tools and body.get("tool_choice", {}).get("disable_parallel_tool_use") is not True:
             return "tool_choice: parallel tool use is not switched off"
         if body.get("tool_choice") is not None and not tools:
             return "tool_choice: may only be given with tools"
