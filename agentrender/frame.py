@@ -338,11 +338,13 @@ def _steps_frame(pandas: ModuleType, run: Run, options: render.Options) -> pd.Da
 _NO_OPENING = "(this run recorded no opening)"
 
 
-def _options(run: Run) -> render.Options:
+def _options(run: Run, **overrides: Any) -> render.Options:
     # A run whose header has neither opening nor goal cannot be rendered as recorded, but
     # what a view shows for each step does not depend on the opening text, so a stand-in
     # gives the same per-step facts instead of refusing the whole run.
-    return run.options() if run.opening.strip() else run.options(opening=_NO_OPENING)
+    if not run.opening.strip():
+        overrides = {"opening": _NO_OPENING, **overrides}
+    return run.options(**overrides)
 
 
 def _view(run: Run, options: render.Options) -> View:

@@ -209,6 +209,28 @@ def test_show_window_options_reach_the_views() -> None:
     assert data["messages"] == [m.to_dict() for m in expected]  # type: ignore[index]
 
 
+def test_steps_lists_a_run_with_no_opening_as_steps_frame_does(tmp_path: Path) -> None:
+    """A run whose header has neither opening nor goal cannot be shown, but its steps table is steps_frame's."""
+    from agentrender.frame import steps_frame
+
+    run = samples.load("flaky-build-resumed")
+    bare = replace(run, header={key: value for key, value in run.header.items() if key not in ("opening", "goal")})
+    path = tmp_path / "bare.jsonl"
+    write_run(replace(bare, records=()), path)
+    rows = as_json("steps", str(path), "--recent-results", "1")
+    assert [row["full"] for row in rows] == steps_frame(bare, run.options(recent_results=1))["full"].tolist()  # type: ignore[union-attr]
+    status, _, err = run_cli("show", str(path))
+    assert status == 2 and "cannot render the run" in err
+
+
+def test_check_takes_no_render_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """check reads each result in both forms under the run's own options: a window setting is refused, not ignored."""
+    for option in ("--recent-results", "--result-bytes"):
+        with pytest.raises(SystemExit) as refused:
+            run_cli("check", "fix-failing-test", option, "1")
+        assert refused.value.code == 2 and f"unrecognized arguments: {option} 1" in capsys.readouterr().err
+
+
 def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() -> None:
     """steps --json is steps_frame row for row, what the model saw as the views say; filters keep matching rows."""
     from agentrender.frame import STEP_COLUMNS, steps_frame

@@ -204,10 +204,11 @@ Read each run file and report what a user should act on: results with no summary
 sees "(no summary)" once they leave the window), summaries longer than their results,
 renders the Messages API would reject, recorded decisions that disagree with render.decide
 on their captured reply, model calls that belong to no step, and what the file held that was
-not loaded (its warnings). Exit 0: every file is clean; 1: findings; 2: a file is unreadable.""",
+not loaded (its warnings). Every result is checked both in full and as its summary, under the
+run's own options, so no render option applies. Exit 0: every file is clean; 1: findings; 2: a
+file is unreadable.""",
     )
     check.add_argument("runs", nargs="+", metavar="RUN", help="run files or names of bundled samples")
-    _window_options(check)
 
     context = command(
         "context",

@@ -147,8 +147,12 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             )
 
 
-def check(name: str, *, recent_results: int | None = None, result_bytes: int | None = None) -> Report:
-    """Check the run file (or sample) ``name``: a report of its findings, or of why it cannot be read."""
+def check(name: str) -> Report:
+    """Check the run file (or sample) ``name``: a report of its findings, or of why it cannot be read.
+
+    Every result is checked in both of its forms (in full and as its summary) under the run's
+    own options, so no window setting applies.
+    """
     try:
         run = load(name)
     except CliError as error:
@@ -157,7 +161,7 @@ def check(name: str, *, recent_results: int | None = None, result_bytes: int | N
     # collector's passes over them took as long as the check itself on a 100,000-step run.
     with _collector.paused():
         try:
-            views = views_of(run, recent_results=recent_results, result_bytes=result_bytes)
+            views = views_of(run)
         except CliError as error:
             return Report(name=name, error=str(error))
         findings = tuple(_findings(run, views))

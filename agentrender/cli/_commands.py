@@ -61,7 +61,14 @@ def show(args: argparse.Namespace, out: IO[str], console: Console) -> int:
 def steps(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     run = load(args.run)
     try:
-        table = _tables.steps_rows(run, views_of(run, args), tool=args.tool, status=args.status, kind=args.kind)
+        table = _tables.steps_rows(
+            run,
+            recent_results=args.recent_results,
+            result_bytes=args.result_bytes,
+            tool=args.tool,
+            status=args.status,
+            kind=args.kind,
+        )
     except ImportError as error:  # the frames' pandas: the error says which package and the pip line
         raise CliError(str(error)) from None
     if args.json:
@@ -83,9 +90,7 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console) -> int:
 
 
 def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
-    reports = [
-        _check.check(name, recent_results=args.recent_results, result_bytes=args.result_bytes) for name in args.runs
-    ]
+    reports = [_check.check(name) for name in args.runs]
     for report in reports:
         if report.error:
             err.write(f"agentrender: {clean(report.error, one_line=True)}\n")

@@ -144,16 +144,21 @@ def _keep(column: pd.Series, wanted: Sequence[str] | None) -> pd.Series:
 
 def steps_rows(
     run: Run,
-    views: Views,
     *,
+    recent_results: int | None = None,
+    result_bytes: int | None = None,
     tool: Sequence[str] | None = None,
     status: Sequence[str] | None = None,
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
-    """The steps table of ``run``: ``steps_frame`` under the views' options, filtered."""
-    from agentrender.frame import steps_frame
+    """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered.
 
-    frame = steps_frame(run, views.options)
+    A run with no opening gets its rows as ``steps_frame`` gives them, with a stand-in opening.
+    """
+    from agentrender.frame import _options, steps_frame
+
+    overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
+    frame = steps_frame(run, _options(run, **{name: value for name, value in overrides.items() if value is not None}))
     keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
 
