@@ -650,7 +650,7 @@ def _observation_fact(step: Step, block: ContentBlock, full: bool, max_bytes: in
         kind="summary",
         block=block,
         failed=block.is_error,
-        cut=bool(summary) and not summary.isspace() and utf8_bytes(summary) > max_bytes,
+        cut=bool(summary) and block.content != summary,  # what the render sent, read off its block
         shown_bytes=shown,
         content_bytes=content_bytes,
         hidden_bytes=content_bytes,

@@ -15,6 +15,7 @@ from agentrender import (
     Message,
     ModelResponse,
     Observation,
+    Run,
     Step,
     StepInput,
     live,
@@ -298,6 +299,17 @@ def test_summary_and_cut_facts_state_what_the_model_did_not_see() -> None:
     assert cut.hidden_bytes == content_bytes - 97  # the mark takes 3 of the 100 bytes
     whole = facts_by_step(run, 1, result_bytes=100_000)[0].result.blocks[0]
     assert whole.kind == "result" and whole.hidden_bytes == 0 and not whole.cut
+
+
+@pytest.mark.parametrize("summary", [" " * 20, "twenty bytes summary", "short"])
+def test_a_summary_is_cut_exactly_when_the_render_cut_it(summary: str) -> None:
+    """BlockFact.cut of a summary says whether the render's block holds less than the summary (blank ones included)."""
+    step = Step(
+        index=0, decision=Decision(kind="tool_call", tool="t"), observation=Observation(content="c", summary=summary)
+    )
+    run = Run(header={"type": "run", "opening": "Go."}, steps=(step,))
+    fact = Views(run, run.options(recent_results=0, result_bytes=10)).at(None).steps[0].result.blocks[0]
+    assert fact.kind == "summary" and fact.cut == (fact.block.content != summary) == (len(summary) > 10)
 
 
 def test_hidden_text_is_what_the_model_did_not_see() -> None:
