@@ -109,7 +109,6 @@ def test_mutated_run_files_load_or_name_a_line(chain: list[tuple[Any, ...]]) -> 
     for mutation in chain:
         data = _mutate(data, mutation)
     result = _load(data)
-    assert isinstance(result, RunFileError) or result.records is not None
     _check_nothing_lost(data, result)
 
 
