@@ -185,9 +185,8 @@ class ContentBlock:
         kind, values = _block_values(wire, where)
         if values is None:
             return cls(type=kind, raw=dict(wire))
-        extra = any(key not in _KNOWN_BLOCK_KEYS[kind] and key != "type" for key in wire)
         block = cls(type=kind, **values)
-        if extra or block.to_dict() != dict(wire):
+        if block.to_dict() != dict(wire):  # a key the fields cannot carry, or a value they change
             return cls(type=kind, raw=dict(wire), **values)
         return block
 
@@ -285,6 +284,11 @@ def _block_list(content: Any, where: str) -> list[Any]:
     if not isinstance(content, list):
         raise ValueError(f"{where}: expected a list of blocks, got {type(content).__name__}")
     return content
+
+
+def utf8_bytes(text: str) -> int:
+    """The UTF-8 bytes of ``text``, a lone surrogate counted as 3 (as ``render.truncate`` counts it)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _blocks(content: Any, where: str) -> tuple[ContentBlock, ...]:

@@ -21,6 +21,7 @@ import json
 import multiprocessing
 import multiprocessing.context
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -313,11 +314,8 @@ def steps_frame(run: Run, options: render.Options | None = None) -> pd.DataFrame
 
 def _steps_frame(pandas: ModuleType, run: Run, options: render.Options) -> pd.DataFrame:
     facts = _view(run, options).steps
-    last: dict[int, ModelCall] = {}
-    counts: dict[int, int] = {}
-    for call in run.model_calls:
-        last[call.step] = call
-        counts[call.step] = counts.get(call.step, 0) + 1
+    last = run.last_calls()
+    counts = Counter(call.step for call in run.model_calls)
     records = run.step_records
     rows = [
         _StepRow(

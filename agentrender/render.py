@@ -39,6 +39,7 @@ from agentrender._types import (
     StepInput,
     _block,
     _message,
+    utf8_bytes,
 )
 
 __all__ = [
@@ -289,10 +290,6 @@ def truncate(s: str, n: int) -> str:
     return encoded[:budget].decode("utf-8", "surrogatepass") + mark
 
 
-def _byte_len(s: str) -> int:
-    return len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
-
-
 def decide(response: ModelResponse) -> Decision:
     """Map a model's reply onto a decision; never ``complete``.
 
@@ -315,7 +312,7 @@ def decide(response: ModelResponse) -> Decision:
     value, invalid, invalid_base64 = _parse_arguments(first.input)
     if len(uses) > 1:
         note = _not_executed_note([use.name for use in uses[1:]])
-        reason = f"{truncate(text, REASON_BYTES - _byte_len(note) - 1)} {note}" if text else note
+        reason = f"{truncate(text, REASON_BYTES - utf8_bytes(note) - 1)} {note}" if text else note
     else:
         reason = text
     return Decision(
@@ -339,14 +336,14 @@ def _not_executed_note(names: Sequence[str]) -> str:
     head = f"[{len(capped)} further tool call(s) not executed: "
     limit = REASON_BYTES // 2
     full = head + ", ".join(capped) + "]"
-    if _byte_len(full) <= limit:
+    if utf8_bytes(full) <= limit:
         return full
     # Keep the longest prefix of names that fits with ", …]" after it.
-    room = limit - _byte_len(head) - _byte_len(_MARK + "]")
+    room = limit - utf8_bytes(head) - utf8_bytes(_MARK + "]")
     kept: list[str] = []
     used = 0
     for name in capped:
-        cost = _byte_len(name) + 2  # the name and the ", " after it
+        cost = utf8_bytes(name) + 2  # the name and the ", " after it
         if used + cost > room:
             break
         kept.append(name)

@@ -799,7 +799,7 @@ class _Loader:
             if self.end is not None:
                 self.note(number, f"a second end record; it replaces the one on line {self.end_line}")
             self.end, self.end_line = record, number
-        elif kind != "run":
+        else:
             self.note(number, f"unknown record type {kind!r} kept (not loaded into the typed fields)")
 
     def check_format(self, number: int, name: Any) -> None:

@@ -37,7 +37,17 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
-from agentrender._types import ContentBlock, Decision, Message, Messages, ModelResponse, Step, StepInput, _message
+from agentrender._types import (
+    ContentBlock,
+    Decision,
+    Message,
+    Messages,
+    ModelResponse,
+    Step,
+    StepInput,
+    _message,
+    utf8_bytes,
+)
 from agentrender.render import REASON_BYTES, Options, default_observation
 
 if TYPE_CHECKING:
@@ -121,11 +131,6 @@ def steps_summary(steps: Sequence[Step]) -> str:
     """How many steps, and how many of them a view renders: ``"12 (11 rendered, 1 without a decision)"``."""
     rendered = sum(step.decision is not None for step in steps)
     return f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision)"
-
-
-def utf8_bytes(text: str) -> int:
-    """The UTF-8 bytes of ``text``, a lone surrogate counted as 3 (as ``render.truncate`` counts it)."""
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 # ---------------------------------------------------------------------------- bytes
