@@ -300,20 +300,24 @@ STEP_COLUMNS: tuple[Column, ...] = (
 _NO_RECORD: dict[str, Any] = {}
 
 
-def steps_frame(run: Run, options: render.Options | None = None) -> pd.DataFrame:
+def steps_frame(run: Run, options: render.Options | None = None, *, views: Views | None = None) -> pd.DataFrame:
     """One row per step of ``run``, in index order, with the columns of ``STEP_COLUMNS``.
 
     What the model was shown (``rendered``, ``full``, ``nudge``, ``shown_as``, ...) are the
     facts of the view after the last step under ``options`` (default ``run.options()``):
-    ``Views(run, options).at(None).steps``.
+    ``Views(run, options).at(None).steps``. A caller that holds ``Views`` of ``run`` already
+    passes them as ``views`` (and no ``options``), so no step is rendered a second time.
     """
     pandas = _require("pandas")
+    if views is not None and (options is not None or views.run is not run):
+        raise ValueError("steps_frame: views must be of the same run, and come without options")
     with _collector.paused():
-        return _steps_frame(pandas, run, options if options is not None else _options(run))
+        view = views.at(None) if views is not None else _view(run, options if options is not None else _options(run))
+        return _steps_frame(pandas, run, view)
 
 
-def _steps_frame(pandas: ModuleType, run: Run, options: render.Options) -> pd.DataFrame:
-    facts = _view(run, options).steps
+def _steps_frame(pandas: ModuleType, run: Run, view: View) -> pd.DataFrame:
+    facts = view.steps
     last = run.last_calls()
     counts = Counter(call.step for call in run.model_calls)
     records = run.step_records

@@ -452,3 +452,26 @@ def test_importing_the_module_loads_neither_pandas_nor_tqdm() -> None:
     code = "import sys, agentrender.frame; print(sorted({'pandas', 'tqdm', 'numpy'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_steps_frame_of_views_already_made_renders_no_step_again() -> None:
+    """Given the Views of the run, steps_frame reads their facts: the same frame, and no step rendered twice."""
+    from tests.views_runs import long_run
+
+    run = long_run(30)
+    rendered: list[tuple[int, bool]] = []
+
+    def counting(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
+        rendered.append((step.index, full))
+        return None  # the default observation
+
+    views = Views(run, run.options(observation=counting, recent_results=3))
+    views.at(None).steps  # noqa: B018  # what a widget showing the last view has already rendered
+    before = len(rendered)
+    frame = steps_frame(run, views=views)
+    assert len(rendered) == before and len(set(rendered)) == len(rendered)
+    pd.testing.assert_frame_equal(frame, steps_frame(run, views.options))
+    with pytest.raises(ValueError, match="same run, and come without options"):
+        steps_frame(run, views.options, views=views)
+    with pytest.raises(ValueError, match="same run"):
+        steps_frame(long_run(3), views=views)

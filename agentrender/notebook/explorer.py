@@ -72,7 +72,7 @@ class RunExplorer(Widget):
         """The run explored."""
         self.views = Views(run, options)
         """The views of the run (shared with the conversation tab)."""
-        self.frame = steps_frame(run, self.views.options)
+        self.frame = steps_frame(run, views=self.views)
         """The steps table (``agentrender.frame.steps_frame``), unfiltered."""
         self.conversation = ConversationView(self.views)
         """The conversation tab."""
@@ -80,8 +80,6 @@ class RunExplorer(Widget):
         """The decide tab."""
 
         def choices(column: str) -> list[str]:
-            if column not in self.frame:
-                return [ALL]
             return [ALL, *sorted(set(_labels(self.frame[column])))]
 
         self.kind_filter = widgets.Dropdown(options=choices("kind"), description="kind")
@@ -117,11 +115,11 @@ class RunExplorer(Widget):
         frame = self.frame
         keep = frame.index == frame.index
         for column, control in (("kind", self.kind_filter), ("status", self.status_filter), ("tool", self.tool_filter)):
-            if control.value != ALL and column in frame:
+            if control.value != ALL:
                 keep &= _labels(frame[column]) == control.value
-        if self.text_filter.value and "reason" in frame:
+        if self.text_filter.value:
             keep &= frame["reason"].astype(str).str.contains(self.text_filter.value, case=False, regex=False)
-        if self.rendered_only.value and "rendered" in frame:
+        if self.rendered_only.value:
             keep &= frame["rendered"].astype(bool)
         return frame[keep]
 
