@@ -525,3 +525,27 @@ def test_decide_json_writes_raw_argument_bytes_as_a_run_file_does_and_reads_them
     reply.write_text(json.dumps(row["reply"]), encoding="utf-8")
     [again] = as_json("decide", str(reply))  # type: ignore[misc]
     assert again["decision"] == row["recorded"] and again["args"] == "invalid_base64"
+
+
+def test_check_lists_the_first_findings_of_a_kind_and_counts_them_all(tmp_path: Path) -> None:
+    """The terminal lists SHOWN_PER_KIND findings of a kind and says how many there are; --json gives every one."""
+    from agentrender.cli._check import SHOWN_PER_KIND
+
+    many = SHOWN_PER_KIND + 5
+    steps = tuple(
+        Step(
+            index=i,
+            decision=Decision(kind="tool_call", tool="read_file", args={"path": f"f{i}.py"}, reason="Read it."),
+            observation=Observation(content=f"file {i}", summary=""),
+        )
+        for i in range(many)
+    )
+    path = tmp_path / "unsummarised.jsonl"
+    header = {"type": "run", "format": "agentrender.run/1", "run_id": "u", "goal": "Read."}
+    write_run(Run(header=header, steps=steps), path)
+    status, out, _ = run_cli("check", str(path), "--width", WIDTH, "--color", "never")
+    assert status == 1
+    assert out.count("no-summary") == SHOWN_PER_KIND + 1  # the rows listed, and the count line
+    assert f"{many:,} \u00d7 no-summary: " in out and f"(the first {SHOWN_PER_KIND} are listed; --json" in out
+    (report,) = as_json("check", str(path), code=1)  # type: ignore[misc]
+    assert report["counts"] == {"no-summary": many} and len(report["findings"]) == many

@@ -475,3 +475,15 @@ def test_steps_frame_of_views_already_made_renders_no_step_again() -> None:
         steps_frame(run, views.options, views=views)
     with pytest.raises(ValueError, match="same run"):
         steps_frame(long_run(3), views=views)
+
+
+def test_a_value_no_column_can_compute_names_the_column_and_the_step() -> None:
+    """An exception while computing a column carries a note naming the column and the first step it failed on."""
+    steps = (
+        Step(index=0, decision=Decision(kind="tool_call", tool="t", args={"a": 1})),
+        Step(index=1, decision=Decision(kind="tool_call", tool="t", args={"a": {1, 2}})),  # a set is not JSON
+    )
+    run = Run(header={"type": "run", "opening": "Go."}, steps=steps)
+    with pytest.raises(TypeError) as raised:
+        steps_frame(run)
+    assert "computing column 'args' for step 1" in raised.value.__notes__

@@ -278,3 +278,17 @@ def test_steps_without_a_decision_filter_as_none() -> None:
     assert "(none)" in explorer.kind_filter.options and "nan" not in explorer.kind_filter.options
     explorer.kind_filter.value = "(none)"
     assert list(explorer.filtered()["index"]) == [s.index for s in run.steps if s.decision is None]
+
+
+def test_the_steps_table_shows_its_first_rows_and_says_so() -> None:
+    """A run longer than SHOWN_ROWS shows that many rows, with a note; a filter's count covers every row."""
+    from agentrender.notebook.explorer import SHOWN_ROWS
+
+    explorer = RunExplorer(long_run(SHOWN_ROWS + 50))
+    table = html_values(explorer.tabs.children[0])[0]
+    assert table.count("<tr>") == SHOWN_ROWS + 1  # the header row and the rows shown
+    assert f"showing the first {SHOWN_ROWS} rows" in table
+    assert explorer.count.value == f"{SHOWN_ROWS + 50:,} of {SHOWN_ROWS + 50:,} steps"
+    explorer.rendered_only.value = True
+    rendered = int(explorer.frame["rendered"].sum())
+    assert explorer.count.value == f"{rendered:,} of {SHOWN_ROWS + 50:,} steps"

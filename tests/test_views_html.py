@@ -214,3 +214,17 @@ def test_every_class_the_html_uses_is_styled() -> None:
         name for name in used - {"ar-user"} if name.startswith("ar-") and not re.search(rf"\.{name}\b", STYLE)
     )
     assert unstyled == []
+
+
+def test_a_long_list_of_messages_shows_its_first_turns_and_counts_the_rest() -> None:
+    """messages_html shows the first SHOWN_STEPS * 2 + 1 turns, numbered, and says how many more it left out."""
+    from agentrender._html import SHOWN_STEPS, messages_html
+    from tests.views_runs import long_run
+
+    messages = render.messages(long_run(100).step_input(), render.Options(opening="Go."))
+    shown = SHOWN_STEPS * 2 + 1
+    fragment = messages_html(messages)
+    assert f"<div>{len(messages):,} messages</div>" in fragment
+    assert f"#{shown - 1} " in fragment and f"#{shown} " not in fragment
+    assert f"… {len(messages) - shown:,} more messages not shown" in fragment
+    assert "more messages not shown" not in messages_html(messages[:shown])

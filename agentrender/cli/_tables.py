@@ -202,8 +202,6 @@ def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
             note = Text(f"\u2702 step {row['left_window']} left the window", style="yellow")
         elif row["first_diff"] is None:
             note = Text("unchanged", style=MUTED)
-        elif row["first_diff"] == 0 and row["prefix_bytes"] == 0 and row["at"] != series.at[0]:
-            note = Text("the opening changed", style="yellow")
         table.add_row(
             f"{row['at']:,}",
             f"{row['messages']:,}",
