@@ -10,7 +10,7 @@ import pytest
 from agentrender import live, render, samples
 from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS
 from agentrender.runfile import RunWriter, load_run
-from agentrender.samples.driver import Driver, FakeClock, Limits, ScriptedAgent
+from agentrender.samples.driver import Driver, FakeClock, Limits, ModelAgent, ScriptedModel
 from agentrender.samples.record import SAMPLE_RUNS, record_all
 from agentrender.samples.tools import scratch_tools
 from agentrender.views import disagreements
@@ -117,7 +117,13 @@ def test_driver_counts_failures_and_limits(tmp_path: Path) -> None:
         path = tmp_path / "run.jsonl"
         tools = scratch_tools(tmp_path)
         with RunWriter(path) as writer:
-            agent = ScriptedAgent([reply] * 3, writer=writer, opening="o", system="", model="m", tools=tools)
+            agent = ModelAgent(
+                ScriptedModel([reply] * 3),
+                writer=writer,
+                options=render.Options(opening="o"),
+                model_name="m",
+                tools=[tool.definition() for tool in tools],
+            )
             driver = Driver(agent, tools, writer, limits=limits, clock=FakeClock())
             driver.start(run_id="r", goal="g")
             reason = driver.run(run_id="r", goal="g")

@@ -11,11 +11,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentrender import _api_rules, _collector
+from agentrender import _api_rules, _collector, render
 from agentrender.cli._inputs import UNREADABLE, CliError, load, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
-from agentrender.views import NO_WINDOW, Views, disagreements, explain_decide, utf8_bytes
+from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
 
 __all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "check", "renderables"]
 
@@ -135,7 +135,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             continue
         if last[call.step] is not call or recorded.decision is None:
             continue
-        decision = explain_decide(call.response).decision
+        decision = render.decide(call.response)
         differs = disagreements(decision, recorded.decision)
         if differs:
             yield Finding(

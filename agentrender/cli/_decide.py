@@ -84,7 +84,7 @@ class Reply:
 
 
 def decision_json(decision: Decision) -> dict[str, Any]:
-    """A decision's fields, as a run file records them."""
+    """A decision's fields, every one, empty ones included (a run file's record leaves those out)."""
     return {
         "kind": decision.kind,
         "tool": decision.tool,

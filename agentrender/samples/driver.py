@@ -43,7 +43,6 @@ __all__ = [
     "Model",
     "ModelAgent",
     "Policy",
-    "ScriptedAgent",
     "ScriptedModel",
     "Tool",
 ]
@@ -397,32 +396,3 @@ class ScriptedModel:
             raise RuntimeError(f"step {request.step}: the script has no reply left")
         self.position += 1
         return self.replies[self.position - 1]
-
-
-class ScriptedAgent(ModelAgent):
-    """A ``ModelAgent`` answered by a ``ScriptedModel``: what the sample runs are recorded with."""
-
-    def __init__(
-        self,
-        replies: Sequence[Mapping[str, Any]],
-        *,
-        writer: RunWriter,
-        opening: str,
-        system: str,
-        model: str,
-        tools: Sequence[Tool],
-        max_output_tokens: int = DEFAULT_MAX_TOKENS,
-        latency_ms: Callable[[int], float] = lambda position: 900 + 37 * position,
-    ) -> None:
-        self.script = ScriptedModel(replies)
-        """The scripted model."""
-        super().__init__(
-            self.script,
-            writer=writer,
-            options=render.Options(opening=opening),
-            model_name=model,
-            system=system,
-            tools=[tool.definition() for tool in tools],
-            max_tokens=max_output_tokens,
-            latency_ms=latency_ms,
-        )
