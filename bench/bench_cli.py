@@ -20,12 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import reply_records, step_records
-from bench_runfile import best_of
+from _gen import best_of, reply_records, step_records
 
 from agentrender import ModelResponse, Step, load_run, render
 from agentrender.cli import main
-from agentrender.runfile import FORMAT, RunWriter, step_record
+from agentrender.runfile import RunWriter, step_record
 
 
 def generate(path: Path, steps: int) -> None:
@@ -36,7 +35,7 @@ def generate(path: Path, steps: int) -> None:
         step_record(Step(index=0, decision=render.decide(ModelResponse.from_dict(r))))["decision"] for r in replies
     ]
     with RunWriter(path) as writer:
-        writer.header(run_id="bench", goal="A long run.", tools=[{"name": "read_file"}], format=FORMAT)
+        writer.header(run_id="bench", goal="A long run.", tools=[{"name": "read_file"}])
         for record in step_records(steps):
             index = record["index"]
             writer.write({"type": "model_call", "step": index, "response": replies[index % len(replies)]})

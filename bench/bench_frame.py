@@ -15,16 +15,15 @@ import os
 import random
 import sys
 import tempfile
-import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import step_records
+from _gen import best_of, step_records
 
 START = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
 TOOLS = ["read_file", "write_file", "run_tests", "search", "list_dir"]
@@ -87,22 +86,6 @@ def _write(out: TextIO, records: Iterator[dict[str, Any]]) -> None:
     for record in records:
         out.write(json.dumps(record, ensure_ascii=False))
         out.write("\n")
-
-
-def best_of(repeat: int, work: Callable[[], object]) -> float:
-    """The fastest of ``repeat`` timed calls of ``work``, in seconds.
-
-    What ``work`` returns is freed after the clock stops, and garbage is collected between
-    calls, so each side is timed building its result, not freeing the previous one.
-    """
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        result = work()
-        times.append(time.perf_counter() - start)
-        del result
-    return min(times)
 
 
 def bench_steps(folder: Path, steps: int, repeat: int) -> None:

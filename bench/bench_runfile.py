@@ -15,23 +15,21 @@ import json
 import os
 import sys
 import tempfile
-import time
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import step_records
+from _gen import best_of, step_records
 
 from agentrender import load_run
-from agentrender.runfile import FORMAT, RunWriter
+from agentrender.runfile import RunWriter
 
 
 def generate(path: Path, steps: int) -> None:
     """A run header, each step recorded when decided and again when answered, and an end."""
     with RunWriter(path) as writer:
-        writer.header(run_id="bench", goal="A long run.", tools=[{"name": "read_file"}], format=FORMAT)
+        writer.header(run_id="bench", goal="A long run.", tools=[{"name": "read_file"}])
         for record in step_records(steps):
             writer.write({**record, "observation": None})
             writer.write(record)
@@ -48,28 +46,21 @@ def baseline(path: Path) -> int:
     return count
 
 
-def best_of(runs: int, work: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        gc.collect()
-        start = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--gzip", action="store_true", help="also measure the same run as .jsonl.gz")
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as folder:
-        names = ["run.jsonl", "run.jsonl.gz"] if options.gzip else ["run.jsonl"]
-        for name in names:
-            path = Path(folder) / name
-            generate(path, options.steps)
+        plain = Path(folder) / "run.jsonl"
+        generate(plain, options.steps)
+        text_size = os.path.getsize(plain)
+        base = best_of(options.runs, lambda: baseline(plain))
+        for path in [plain, Path(folder) / "run.jsonl.gz"] if options.gzip else [plain]:
+            if path != plain:
+                generate(path, options.steps)
             size = os.path.getsize(path)
 
             gc.collect()
@@ -80,11 +71,8 @@ def main() -> None:
             assert len(run.steps) == options.steps and not run.warnings
             del run
 
-            plain = Path(folder) / "run.jsonl"
-            base = best_of(options.runs, lambda plain=plain: baseline(plain))  # type: ignore[misc]
             loaded = best_of(options.runs, lambda path=path: load_run(path))  # type: ignore[misc]
-            print(f"{name}: {options.steps:,} steps, {size / 2**20:,.1f} MiB on disk")
-            text_size = os.path.getsize(Path(folder) / "run.jsonl")
+            print(f"{path.name}: {options.steps:,} steps, {size / 2**20:,.1f} MiB on disk")
             print(f"  peak memory of load_run: {peak / 2**20:,.1f} MiB = {peak / size:.2f}x the file on disk")
             print(f"  = {peak / text_size:.2f}x the JSON text it holds (target <= 3x for a plain file)")
             print(f"  load_run: {loaded:.2f} s; json.loads of each line of the plain file: {base:.2f} s")
