@@ -960,7 +960,7 @@ class View:
     @cached_property
     def opening(self) -> MessageFact:
         """The opening message and its fact."""
-        message = self.messages[0]
+        message, size = self.views._opening(self.at)  # the message the view begins with, its bytes counted once
         block = message.content[0]
         return MessageFact(
             message=message,
@@ -968,7 +968,7 @@ class View:
             step=None,
             full=None,
             blocks=(BlockFact(kind="opening", block=block, shown_bytes=utf8_bytes(block.text)),),
-            bytes=message_bytes(message),
+            bytes=size,
         )
 
     def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
