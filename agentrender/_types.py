@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentrender._fast import frozen_factory
+
 __all__ = [
     "ContentBlock",
     "Decision",
@@ -375,50 +377,11 @@ def _check_response(wire: Any, *, where: str = "response") -> None:
         _block_values(block, f"{where}[{i}]")
 
 
-# A frozen dataclass's generated __init__ sets each field through object.__setattr__ and
-# so costs more than all the rest of a step's render. The render loop builds its blocks
-# and messages through these, which fill the slots directly and keep the values frozen.
-_new = object.__new__
-(
-    _set_type,
-    _set_text,
-    _set_tool_use_id,
-    _set_name,
-    _set_input,
-    _set_content,
-    _set_is_error,
-    _set_signature,
-    _set_raw,
-) = (getattr(ContentBlock, name).__set__ for name in ContentBlock.__dataclass_fields__)
-_set_role, _set_message_content = (getattr(Message, name).__set__ for name in Message.__dataclass_fields__)
-
-
-def _block(
-    type: str,
-    text: str = "",
-    tool_use_id: str = "",
-    name: str = "",
-    input: Any = None,
-    content: str = "",
-    is_error: bool = False,
-) -> ContentBlock:
-    """``ContentBlock(type=..., ...)`` for the render loop (no signature, no raw form)."""
-    block = _new(ContentBlock)
-    _set_type(block, type)
-    _set_text(block, text)
-    _set_tool_use_id(block, tool_use_id)
-    _set_name(block, name)
-    _set_input(block, input)
-    _set_content(block, content)
-    _set_is_error(block, is_error)
-    _set_signature(block, "")
-    _set_raw(block, None)
-    return block
-
-
-def _message(role: str, content: tuple[ContentBlock, ...]) -> Message:
-    """``Message(role=..., content=...)`` for the render loop."""
-    message = _new(Message)
-    _set_role(message, role)
-    _set_message_content(message, content)
-    return message
+# The render loop builds every block and message it returns; these skip the frozen
+# dataclasses' __init__ (see agentrender._fast) and give the same values.
+new_block = frozen_factory(
+    ContentBlock, "type", "text", "tool_use_id", "name", "input", "content", "is_error", "signature", "raw"
+)
+"""``ContentBlock(type=..., ...)`` for the render loop."""
+new_message = frozen_factory(Message, "role", "content")
+"""``Message(role=..., content=...)`` for the render loop."""

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agentrender import _collector, render
+from agentrender import _fast, render
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run
 from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
@@ -311,7 +311,7 @@ def steps_frame(run: Run, options: render.Options | None = None, *, views: Views
     pandas = _require("pandas")
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
-    with _collector.paused():
+    with _fast.paused():
         view = views.at(None) if views is not None else _view(run, options if options is not None else _options(run))
         return _steps_frame(pandas, run, view)
 
@@ -424,7 +424,7 @@ def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
     pandas = _require("pandas")
     calls = run.model_calls
-    with _collector.paused():
+    with _fast.paused():
         return _frame(pandas, MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i} (step {calls[i].step})")
 
 

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentrender._json import canonical, strict_loads
 from agentrender._types import (
     ContentBlock,
     Decision,
@@ -37,8 +36,8 @@ from agentrender._types import (
     ModelResponse,
     Step,
     StepInput,
-    _block,
-    _message,
+    new_block,
+    new_message,
     utf8_bytes,
 )
 
@@ -169,7 +168,7 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     id_hook, assistant_hook, observation_hook = options.tool_use_id, options.assistant, options.observation
     max_bytes = options.result_bytes
 
-    out = Messages((_message("user", (_block("text", text),)),))
+    out = Messages((new_message("user", (new_block("text", text),)),))
     append = out.append
     for position, step in enumerate(rendered):
         tool_use_id = ""
@@ -181,12 +180,12 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
 
         custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
         blocks = tuple(custom) if custom is not None else ()
-        append(_message("assistant", blocks or _assistant_blocks(step, tool_use_id)))
+        append(new_message("assistant", blocks or _assistant_blocks(step, tool_use_id)))
 
         block = observation_hook(step, tool_use_id, full) if observation_hook is not None else None
         if block is None or not block.type:
             block = default_observation(step, tool_use_id, full, max_bytes)
-        append(_message("user", (block,)))
+        append(new_message("user", (block,)))
     return out
 
 
@@ -195,13 +194,13 @@ def _assistant_blocks(step: Step, tool_use_id: str) -> tuple[ContentBlock, ...]:
     assert decision is not None
     reason = decision.reason
     if decision.kind == "tool_call" and decision.tool:
-        use = _block("tool_use", "", tool_use_id, decision.tool, args(decision))
+        use = new_block("tool_use", "", tool_use_id, decision.tool, args(decision))
         if reason and not reason.isspace():
-            return (_block("text", reason), use)
+            return (new_block("text", reason), use)
         return (use,)
     if reason and not reason.isspace():
-        return (_block("text", reason),)
-    return (_block("text", _NO_TOOL_CALL_TEXT),)
+        return (new_block("text", reason),)
+    return (new_block("text", _NO_TOOL_CALL_TEXT),)
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:
@@ -216,18 +215,18 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
     decision = step.decision
     observation = step.observation
     if decision is None or decision.kind == "no_tool_call":
-        return _block("text", NUDGE_NO_TOOL_CALL)
+        return new_block("text", NUDGE_NO_TOOL_CALL)
     if decision.kind == "truncated":
-        return _block("text", NUDGE_TRUNCATED)
+        return new_block("text", NUDGE_TRUNCATED)
     if decision.kind != "tool_call" or not decision.tool:
         if observation is not None and observation.status == "invalid_decision":
-            return _block("text", invalid_nudge(observation.summary, max_bytes))
-        return _block("text", NUDGE_NO_TOOL_CALL)
+            return new_block("text", invalid_nudge(observation.summary, max_bytes))
+        return new_block("text", NUDGE_NO_TOOL_CALL)
     if observation is None or observation.status == "interrupted":
-        return _block("tool_result", "", tool_use_id, content=INTERRUPTED_TEXT)
+        return new_block("tool_result", "", tool_use_id, content=INTERRUPTED_TEXT)
     status = observation.status
     if status == "invalid_decision":
-        return _block(
+        return new_block(
             "tool_result", "", tool_use_id, content=invalid_nudge(observation.summary, max_bytes), is_error=True
         )
     if full:
@@ -235,7 +234,7 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
     else:
         summary = observation.summary
         content = truncate(summary, max_bytes) if summary else NO_SUMMARY_TEXT
-    return _block("tool_result", "", tool_use_id, content=content, is_error=status == "error")
+    return new_block("tool_result", "", tool_use_id, content=content, is_error=status == "error")
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:
@@ -351,17 +350,6 @@ def _not_executed_note(names: Sequence[str]) -> str:
     return head + "".join(f"{name}, " for name in kept) + _MARK + "]"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"{text} overflows to infinity")
-    return value
-
-
 def _parse_arguments(raw: Any) -> tuple[Any, str, bool]:
     """A tool use's input as ``(args, invalid_args, invalid_base64)``."""
     if isinstance(raw, bytes | bytearray):
@@ -374,7 +362,7 @@ def _parse_arguments(raw: Any) -> tuple[Any, str, bool]:
     if raw == "":
         return None, "", False
     try:
-        return json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float), "", False
+        return strict_loads(raw), "", False
     except ValueError:
         return None, raw, False
 
@@ -401,7 +389,7 @@ def replay_key(
         "messages": [m.to_dict() if isinstance(m, Message) else dict(m) for m in messages],
     }
     try:
-        encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        encoded = canonical(payload)
     except (TypeError, ValueError) as error:
         raise ValueError(f"replay_key: the request is not JSON: {error}") from None
     return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()

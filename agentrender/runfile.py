@@ -25,14 +25,13 @@ import base64
 import binascii
 import gzip
 import json
-import json.scanner
 import os
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, overload
 
-from agentrender import _collector, render
+from agentrender import _fast, _json, render
 from agentrender._types import Decision, ModelResponse, Observation, Step, StepInput, _check_response
 
 __all__ = [
@@ -643,21 +642,8 @@ def _check_record(record: Any, line: int, unknown: list[str], source: str = "") 
 # Strict JSON as RFC 8259 has it, the same as render.decide reads tool arguments. Its white
 # space is these four characters only: str.isspace() would let a vertical tab or U+2028 pass.
 _JSON_SPACE = " \t\n\r"
-_decoder = json.JSONDecoder(parse_constant=render._reject_constant, parse_float=render._finite_float)
-_scan_once = json.scanner.make_scanner(_decoder)  # type: ignore[arg-type]  # typeshed wants a scanner context
-
-
-def _decode_json(text: str) -> Any:
-    """One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one."""
-    # The scanner alone is the fast path for a line that is one value and its newline;
-    # anything else goes through the full decoder, which also words the error.
-    try:
-        value, end = _scan_once(text, 0)
-    except (StopIteration, ValueError):
-        return _decoder.decode(text)
-    if end != len(text) and text[end:].strip(_JSON_SPACE):
-        return _decoder.decode(text)
-    return value
+_decode_json = _fast.fast_json_decoder(_json.STRICT_DECODER, _JSON_SPACE)
+"""One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one."""
 
 
 def _gzip_lines(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
@@ -868,7 +854,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     loader = _Loader(name)
     stream_notes: list[str] = []
     # The collector's passes over the growing run doubled the time of a 100,000-step load.
-    with _collector.paused(), open(name, "rb") as file:
+    with _fast.paused(), open(name, "rb") as file:
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == _GZIP_MAGIC:
             lines = _gzip_lines(file, stream_notes)

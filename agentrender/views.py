@@ -45,7 +45,7 @@ from agentrender._types import (
     ModelResponse,
     Step,
     StepInput,
-    _message,
+    new_message,
     utf8_bytes,
 )
 from agentrender.render import REASON_BYTES, Options, default_observation
@@ -472,14 +472,14 @@ class _StepRenders:
         pairs = zip(self.rendered, self.ids, strict=True)
         hooked = bytearray(len(self.rendered))
         if hook is None:
-            turns = [_message("assistant", default(step, tool_use_id)) for step, tool_use_id in pairs]
+            turns = [new_message("assistant", default(step, tool_use_id)) for step, tool_use_id in pairs]
         else:
             turns = []
             for position, (step, tool_use_id) in enumerate(pairs):
                 custom = hook(step, tool_use_id)
                 blocks = tuple(custom) if custom is not None else ()
                 hooked[position] = bool(blocks)
-                turns.append(_message("assistant", blocks or default(step, tool_use_id)))
+                turns.append(new_message("assistant", blocks or default(step, tool_use_id)))
         for form in self._turns:
             form[0::2] = turns
         return turns, hooked
@@ -500,7 +500,7 @@ class _StepRenders:
         if hook is None and done.find(1, start, stop) < 0:
             # The common case, a stretch never shown in this form: no per-step checks.
             turns[2 * start + 1 : 2 * stop : 2] = [
-                _message("user", (default_observation(step, tool_use_id, full, max_bytes),))
+                new_message("user", (default_observation(step, tool_use_id, full, max_bytes),))
                 for step, tool_use_id in zip(steps[start:stop], ids[start:stop], strict=True)
             ]
             done[start:stop] = b"\x01" * (stop - start)
@@ -514,7 +514,7 @@ class _StepRenders:
                 block = default_observation(step, tool_use_id, full, max_bytes)
             else:
                 hooked[position] = 1
-            turns[2 * position + 1] = _message("user", (block,))
+            turns[2 * position + 1] = new_message("user", (block,))
             done[position] = 1
 
     def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
@@ -772,7 +772,7 @@ class Views:
         cached = self._openings.get(key)
         if cached is None:
             text = opening(self.step_input(at)) if callable(opening) else opening
-            message = _message("user", (ContentBlock(type="text", text=render._check_opening(text)),))
+            message = new_message("user", (ContentBlock(type="text", text=render._check_opening(text)),))
             if len(self._openings) > 4096:
                 self._openings.clear()
             cached = self._openings[key] = (message, message_bytes(message))

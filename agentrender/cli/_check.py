@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentrender import _api_rules, _collector, render
+from agentrender import _api_rules, _fast, render
 from agentrender.cli._inputs import UNREADABLE, CliError, load, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
@@ -159,7 +159,7 @@ def check(name: str) -> Report:
         return Report(name=name, error=str(error))
     # Checking builds every reply and both views of the run and keeps them to the end: the
     # collector's passes over them took as long as the check itself on a 100,000-step run.
-    with _collector.paused():
+    with _fast.paused():
         try:
             views = views_of(run)
         except CliError as error:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import _collector, frame, runfile, samples
+from agentrender import _fast, frame, runfile, samples
 from agentrender.cli import _check
 from tests.test_runfile import CALL0, END, HEADER, STEP0, lines, write
 
@@ -25,14 +25,14 @@ def _collector_on() -> Iterator[None]:
 
 
 def test_paused_turns_the_collector_off_for_the_block_and_back_on_after() -> None:
-    with _collector.paused():
+    with _fast.paused():
         assert not gc.isenabled()
     assert gc.isenabled()
 
 
 def test_what_the_block_keeps_is_collected_once_into_the_oldest_generation() -> None:
     """Leaving the block promotes what it made and kept, so the young passes never walk it again."""
-    with _collector.paused():
+    with _fast.paused():
         kept = [[] for _ in range(1000)]
     oldest = {id(thing) for thing in gc.get_objects(generation=2)}
     assert id(kept) in oldest and id(kept[0]) in oldest
@@ -40,20 +40,20 @@ def test_what_the_block_keeps_is_collected_once_into_the_oldest_generation() -> 
 
 def test_a_collector_that_was_off_collects_nothing_when_the_block_ends() -> None:
     gc.disable()
-    with _collector.paused():
+    with _fast.paused():
         kept = [[] for _ in range(1000)]
     assert id(kept) in {id(thing) for thing in gc.get_objects(generation=0)}
 
 
 def test_paused_restores_the_collector_when_the_block_raises() -> None:
-    with pytest.raises(KeyError), _collector.paused():
+    with pytest.raises(KeyError), _fast.paused():
         raise KeyError("boom")
     assert gc.isenabled()
 
 
 def test_paused_leaves_a_collector_that_was_off_off() -> None:
     gc.disable()
-    with _collector.paused():
+    with _fast.paused():
         assert not gc.isenabled()
     assert not gc.isenabled()
 

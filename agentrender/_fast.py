@@ -1,0 +1,116 @@
+"""The speed tricks agentrender uses, each written once, with what it buys.
+
+Everything here trades plainness for speed on a path that runs once per step or per
+record of a run (100,000 of them in a large run). The modules that use a trick call it
+by name and read as plain code; the figures behind each choice are in ``bench/``.
+
+- ``frozen_factory``: build a frozen, slotted dataclass without its generated
+  ``__init__``. That ``__init__`` sets each field through ``object.__setattr__`` (the
+  price of ``frozen=True``) and costs more than all the rest of a step's render or load.
+- ``slot_setter``: fill one slot of a frozen value later, for a field that is computed
+  the first time it is read (a loaded model call's record and reply).
+- ``paused``: the cyclic garbage collector off while a large run is built, so its full
+  passes do not walk every object already kept, again and again as the heap grows.
+- ``fast_json_decoder``: decode a line that is exactly one JSON value through the
+  decoder's scanner alone, skipping the wrapper that looks for trailing data.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import json.scanner
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import MISSING
+from typing import Any, TypeVar
+
+__all__ = ["fast_json_decoder", "frozen_factory", "paused", "slot_setter"]
+
+T = TypeVar("T")
+
+
+def frozen_factory(cls: type[T], *names: str) -> Callable[..., T]:
+    """A function ``make(*values)`` that builds ``cls`` with its slots ``names`` filled, in order.
+
+    ``cls`` must be a slotted dataclass and ``names`` every one of its fields, so no slot is
+    left empty by accident (``ValueError`` otherwise); a field with a plain default may be
+    left out of a call. The value is as frozen as one built
+    by ``cls(...)``: only its construction skips ``object.__setattr__``.
+
+    The function is generated with one statement per field, as ``dataclasses`` generates
+    ``__init__``: a loop over the setters costs a third more.
+    """
+    fields = getattr(cls, "__dataclass_fields__", {})
+    if sorted(fields) != sorted(names):
+        raise ValueError(f"frozen_factory({cls.__name__}): name every field of it once: {tuple(fields)}")
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    params = []
+    for position, name in enumerate(names):
+        default = fields[name].default
+        if default is MISSING:
+            params.append(name)
+        else:
+            namespace[f"_default{position}"] = default
+            params.append(f"{name}=_default{position}")
+    lines = [f"def make({', '.join(params)}):", "    obj = _new(_cls)"]
+    for position, name in enumerate(names):
+        namespace[f"_set{position}"] = getattr(cls, name).__set__
+        lines.append(f"    _set{position}(obj, {name})")
+    lines.append("    return obj")
+    exec("\n".join(lines), namespace)
+    make: Callable[..., T] = namespace["make"]
+    make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
+    make.__doc__ = f"``{cls.__name__}({', '.join(f'{n}=...' for n in names)})``, without its ``__init__``."
+    return make
+
+
+def slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """``set(obj, value)`` for the slot ``name`` of a frozen slotted class: for a field filled when first read."""
+    setter: Callable[[Any, Any], None] = getattr(cls, name).__set__
+    return setter
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """The cyclic collector off for the ``with`` block and restored after (left off if it was off).
+
+    Loading a large run, building its frame or checking it makes millions of objects and
+    frees almost none, none of them in a cycle. Reference counting still frees what the
+    block drops; only cycles made while paused wait for the collection that ends the pause.
+
+    Leaving the block collects the young generations once (``gc.collect(1)``) before the
+    collector is back on: what the block made and kept then goes straight to the oldest
+    generation, instead of being walked once as the youngest and again as the middle one.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect(1)
+        gc.enable()
+
+
+def fast_json_decoder(decoder: json.JSONDecoder, space: str = " \t\n\r") -> Callable[[str], Any]:
+    """``decode(text)`` with ``decoder``'s rules, through its scanner alone when ``text`` is one value.
+
+    Anything else (trailing data, an error to word) goes through ``decoder.decode``, so the
+    result and every error are the decoder's own. ``space`` is what may follow the value.
+    """
+    scan = json.scanner.make_scanner(decoder)  # type: ignore[arg-type]  # typeshed wants a scanner context
+
+    def decode(text: str) -> Any:
+        try:
+            value, end = scan(text, 0)
+        except (StopIteration, ValueError):
+            return decoder.decode(text)
+        if end != len(text) and text[end:].strip(space):
+            return decoder.decode(text)
+        return value
+
+    return decode
