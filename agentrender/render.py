@@ -42,6 +42,9 @@ from agentrender._types import (
 )
 
 __all__ = [
+    "ARGS_OUTCOMES",
+    "ASSISTANT_RULES",
+    "DECIDE_RULES",
     "INTERRUPTED_TEXT",
     "NAME_BYTES",
     "NO_SUMMARY_TEXT",
@@ -55,14 +58,22 @@ __all__ = [
     "STOP_MAX_TOKENS",
     "STOP_REFUSAL",
     "STOP_TOOL_USE",
+    "USER_RULES",
+    "Decided",
     "Options",
     "args",
+    "assistant_turn",
     "decide",
+    "decided",
     "default_observation",
     "invalid_nudge",
     "messages",
+    "observation_and_rule",
+    "opening_text",
     "replay_key",
+    "tool_use_id",
     "truncate",
+    "user_turn",
 ]
 
 RECENT_RESULTS = 6
@@ -160,47 +171,111 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     block) and the user turn (the result, or a nudge). The last ``options.recent_results``
     rendered steps show their content in full, earlier ones their summary; both are capped
     at ``options.result_bytes``. Raises ``ValueError`` when the opening is missing or blank.
+
+    It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
+    calls every instrument makes to learn what a step rendered as, and which rule made it.
     """
-    opening = options.opening
-    text = _check_opening(opening(step_input) if callable(opening) else opening)
+    out = Messages((new_message("user", (new_block("text", opening_text(step_input, options)),)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = len(rendered) - options.recent_results
-    id_hook, assistant_hook, observation_hook = options.tool_use_id, options.assistant, options.observation
-    max_bytes = options.result_bytes
-
-    out = Messages((new_message("user", (new_block("text", text),)),))
     append = out.append
     for position, step in enumerate(rendered):
-        tool_use_id = ""
-        if id_hook is not None:
-            tool_use_id = id_hook(step)
-        if not tool_use_id:
-            tool_use_id = f"step_{step.index}"
-        full = position >= first_full
-
-        custom = assistant_hook(step, tool_use_id) if assistant_hook is not None else None
-        blocks = tuple(custom) if custom is not None else ()
-        append(new_message("assistant", blocks or _assistant_blocks(step, tool_use_id)))
-
-        block = observation_hook(step, tool_use_id, full) if observation_hook is not None else None
-        if block is None or not block.type:
-            block = default_observation(step, tool_use_id, full, max_bytes)
+        step_id = tool_use_id(step, options)
+        append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
+        block, _ = user_turn(step, step_id, position >= first_full, options)
         append(new_message("user", (block,)))
     return out
 
 
-def _assistant_blocks(step: Step, tool_use_id: str) -> tuple[ContentBlock, ...]:
+def opening_text(step_input: StepInput, options: Options) -> str:
+    """The text of the opening user message: ``options.opening``, or what its hook returns for ``step_input``.
+
+    Raises ``ValueError`` when it is missing or blank.
+    """
+    opening = options.opening
+    return _check_opening(opening(step_input) if callable(opening) else opening)
+
+
+def tool_use_id(step: Step, options: Options) -> str:
+    """The id a step's ``tool_use`` block carries and its ``tool_result`` answers.
+
+    ``options.tool_use_id(step)`` when that hook is set and returns a non-empty string,
+    else ``step_<index>``: stable for a given step whichever process renders it.
+    """
+    hook = options.tool_use_id
+    if hook is not None:
+        chosen = hook(step)
+        if chosen:
+            return chosen
+    return f"step_{step.index}"
+
+
+ASSISTANT_RULES: dict[str, str] = {
+    "hook": "Options.assistant built the turn",
+    "reason_and_call": "a call: the reason as text, then the tool_use block",
+    "call": "a call with a blank reason: the tool_use block alone",
+    "reason": "not a call: the reason as text",
+    "no_tool_call": "not a call and a blank reason: '(no tool call)'",
+}
+"""How an assistant turn was made, each rule with what it means: the second item of ``assistant_turn``."""
+
+
+def assistant_turn(step: Step, tool_use_id: str, options: Options) -> tuple[tuple[ContentBlock, ...], str]:
+    """A rendered step's assistant turn, and the rule of ``ASSISTANT_RULES`` that made it.
+
+    ``options.assistant(step, tool_use_id)`` when that hook is set and returns blocks; else
+    the default: for a call, the reason as text (when not blank) and then the ``tool_use``
+    block; otherwise one text block, the reason or ``"(no tool call)"``.
+    """
+    hook = options.assistant
+    if hook is not None:
+        custom = hook(step, tool_use_id)
+        blocks = tuple(custom) if custom is not None else ()
+        if blocks:
+            return blocks, "hook"
     decision = step.decision
-    assert decision is not None
+    if decision is None:
+        raise ValueError(f"step {step.index} has no decision, so it is not rendered and has no assistant turn")
     reason = decision.reason
+    said = bool(reason) and not reason.isspace()
     if decision.kind == "tool_call" and decision.tool:
         use = new_block("tool_use", "", tool_use_id, decision.tool, args(decision))
-        if reason and not reason.isspace():
-            return (new_block("text", reason), use)
-        return (use,)
-    if reason and not reason.isspace():
-        return (new_block("text", reason),)
-    return (new_block("text", _NO_TOOL_CALL_TEXT),)
+        return ((new_block("text", reason), use), "reason_and_call") if said else ((use,), "call")
+    if said:
+        return (new_block("text", reason),), "reason"
+    return (new_block("text", _NO_TOOL_CALL_TEXT),), "no_tool_call"
+
+
+USER_RULES: dict[str, str] = {
+    "hook": "Options.observation built the block",
+    "no_tool_call": "no decision, or kind no_tool_call: the nudge NUDGE_NO_TOOL_CALL",
+    "truncated": "kind truncated: the nudge NUDGE_TRUNCATED",
+    "not_a_call_invalid": "not a call, and the driver rejected it (invalid_decision): invalid_nudge(summary)",
+    "not_a_call": "not a call (another kind, or no tool name): the nudge NUDGE_NO_TOOL_CALL",
+    "interrupted": "a call with no observation, or interrupted: INTERRUPTED_TEXT as its result",
+    "invalid_decision": "a call the driver rejected: invalid_nudge(summary) as an error result",
+    "full": "a call inside the window: its content in full",
+    "full_cut": "a call inside the window: its content, cut at result_bytes",
+    "summary": "a call outside the window: its summary",
+    "summary_cut": "a call outside the window: its summary, cut at result_bytes",
+    "no_summary": "a call outside the window whose tool wrote no summary: NO_SUMMARY_TEXT",
+}
+"""Which row of ``default_observation``'s table made a user turn (in the table's order), or the hook:
+the second item of ``user_turn``."""
+
+
+def user_turn(step: Step, tool_use_id: str, full: bool, options: Options) -> tuple[ContentBlock, str]:
+    """A rendered step's user turn (one block), and the rule of ``USER_RULES`` that made it.
+
+    ``options.observation(step, tool_use_id, full)`` when that hook is set and returns a
+    block with a type; else ``default_observation(step, tool_use_id, full, options.result_bytes)``.
+    """
+    hook = options.observation
+    if hook is not None:
+        block = hook(step, tool_use_id, full)
+        if block is not None and block.type:
+            return block, "hook"
+    return observation_and_rule(step, tool_use_id, full, options.result_bytes)
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:
@@ -210,31 +285,42 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
     tool is answered with a text nudge; a call with a ``tool_result`` holding, in this order:
     ``INTERRUPTED_TEXT`` (no observation, or interrupted), the invalid-decision nudge, the
     content (``full``) or the summary (not ``full``; ``NO_SUMMARY_TEXT`` when it is empty),
-    capped at ``max_bytes``.
+    capped at ``max_bytes``. ``observation_and_rule`` also says which row made the block.
     """
+    return observation_and_rule(step, tool_use_id, full, max_bytes)[0]
+
+
+def observation_and_rule(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> tuple[ContentBlock, str]:
+    """``default_observation``'s block, and the row of its table that made it (a key of ``USER_RULES``)."""
     decision = step.decision
     observation = step.observation
     if decision is None or decision.kind == "no_tool_call":
-        return new_block("text", NUDGE_NO_TOOL_CALL)
+        return new_block("text", NUDGE_NO_TOOL_CALL), "no_tool_call"
     if decision.kind == "truncated":
-        return new_block("text", NUDGE_TRUNCATED)
+        return new_block("text", NUDGE_TRUNCATED), "truncated"
     if decision.kind != "tool_call" or not decision.tool:
         if observation is not None and observation.status == "invalid_decision":
-            return new_block("text", invalid_nudge(observation.summary, max_bytes))
-        return new_block("text", NUDGE_NO_TOOL_CALL)
+            return new_block("text", invalid_nudge(observation.summary, max_bytes)), "not_a_call_invalid"
+        return new_block("text", NUDGE_NO_TOOL_CALL), "not_a_call"
     if observation is None or observation.status == "interrupted":
-        return new_block("tool_result", "", tool_use_id, content=INTERRUPTED_TEXT)
+        return new_block("tool_result", "", tool_use_id, content=INTERRUPTED_TEXT), "interrupted"
     status = observation.status
     if status == "invalid_decision":
-        return new_block(
-            "tool_result", "", tool_use_id, content=invalid_nudge(observation.summary, max_bytes), is_error=True
-        )
+        nudge = invalid_nudge(observation.summary, max_bytes)
+        return new_block("tool_result", "", tool_use_id, content=nudge, is_error=True), "invalid_decision"
+    failed = status == "error"
     if full:
-        content = truncate(observation.content, max_bytes)
+        text = observation.content
+        content = truncate(text, max_bytes)
+        rule = "full" if content is text else "full_cut"  # truncate gives back a string within the cap as it is
     else:
-        summary = observation.summary
-        content = truncate(summary, max_bytes) if summary else NO_SUMMARY_TEXT
-    return new_block("tool_result", "", tool_use_id, content=content, is_error=status == "error")
+        text = observation.summary
+        if text:
+            content = truncate(text, max_bytes)
+            rule = "summary" if content is text else "summary_cut"
+        else:
+            content, rule = NO_SUMMARY_TEXT, "no_summary"
+    return new_block("tool_result", "", tool_use_id, content=content, is_error=failed), rule
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:
@@ -289,6 +375,46 @@ def truncate(s: str, n: int) -> str:
     return encoded[:budget].decode("utf-8", "surrogatepass") + mark
 
 
+DECIDE_RULES: dict[str, str] = {
+    "truncated": "the stop reason is max_tokens or model_context_window_exceeded: the reply was cut, "
+    "so nothing runs (kind truncated)",
+    "refusal": "the stop reason is refusal: kind no_tool_call, tool uses ignored",
+    "tool_call": "the reply holds a tool use: the first one is the call (kind tool_call)",
+    "no_tool_use": "the reply holds no tool use: kind no_tool_call",
+}
+"""The rules of ``decide``, in the order it tries them, with what each means."""
+
+ARGS_OUTCOMES: dict[str, str] = {
+    "value": "the input was a JSON value and is the arguments as given",
+    "parsed": "the input was raw text and parsed as strict JSON",
+    "empty": "the input was empty raw text: no arguments",
+    "invalid_json": "the input was raw text that is not JSON: kept out of band in invalid_args",
+    "invalid_base64": "the input was raw bytes that are not UTF-8: kept as base64 in invalid_args",
+    "": "no call, so no arguments",
+}
+"""What ``decide`` did with the first tool use's input."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decided:
+    """A decision, with the rule of ``decide`` that made it and how its reason was composed."""
+
+    decision: Decision
+    """``decide(response)``."""
+    rule: str
+    """The rule that fired: a key of ``DECIDE_RULES``."""
+    args: str
+    """What happened to the call's input: a key of ``ARGS_OUTCOMES`` (``""`` when there is no call)."""
+    text: str
+    """The reply's text: its text blocks joined with newlines, stripped (what the reason is made of)."""
+    tool_uses: tuple[str, ...]
+    """The names of every tool use in the reply, in order."""
+    note: str
+    """The note naming the tool uses that were not executed, which ends the reason; ``""`` when none."""
+    reason_budget: int
+    """The bytes the text could take in the reason: ``REASON_BYTES``, less the note and a space."""
+
+
 def decide(response: ModelResponse) -> Decision:
     """Map a model's reply onto a decision; never ``complete``.
 
@@ -297,30 +423,51 @@ def decide(response: ModelResponse) -> Decision:
     call. The reason is the reply's text, capped at ``REASON_BYTES`` after it is composed;
     when the reply holds more than one tool use, the reason ends with a note naming the
     ones that were not executed, and the text gets what the note leaves of the cap.
+    ``decided(response)`` gives the same decision with the rule that made it.
     """
+    return decided(response).decision
+
+
+def decided(response: ModelResponse) -> Decided:
+    """``decide(response)``, with the rule of ``DECIDE_RULES`` that fired and how the reason was composed."""
     text = _reply_text(response)
+    uses = [block for block in response.content if block.type == "tool_use"]
+    names = tuple(use.name for use in uses)
     stop = response.stop_reason
     if stop in (STOP_MAX_TOKENS, STOP_CONTEXT_WINDOW_EXCEEDED):
-        return Decision(kind="truncated", reason=truncate(text, REASON_BYTES))
-    if stop == STOP_REFUSAL:
-        return Decision(kind="no_tool_call", reason=truncate(text, REASON_BYTES))
-    uses = [block for block in response.content if block.type == "tool_use"]
-    if not uses:
-        return Decision(kind="no_tool_call", reason=truncate(text, REASON_BYTES))
-    first = uses[0]
-    value, invalid, invalid_base64 = _parse_arguments(first.input)
-    if len(uses) > 1:
-        note = _not_executed_note([use.name for use in uses[1:]])
-        reason = f"{truncate(text, REASON_BYTES - utf8_bytes(note) - 1)} {note}" if text else note
+        rule, kind = "truncated", "truncated"
+    elif stop == STOP_REFUSAL:
+        rule, kind = "refusal", "no_tool_call"
+    elif not uses:
+        rule, kind = "no_tool_use", "no_tool_call"
     else:
-        reason = text
-    return Decision(
-        kind="tool_call",
-        tool=first.name,
-        args=value,
-        reason=truncate(reason, REASON_BYTES),
-        invalid_args=invalid,
-        invalid_base64=invalid_base64,
+        first = uses[0]
+        value, invalid, invalid_base64, outcome = _parse_arguments(first.input)
+        note, budget, reason = "", REASON_BYTES, text
+        if len(uses) > 1:
+            note = _not_executed_note(names[1:])
+            budget = REASON_BYTES - utf8_bytes(note) - 1
+            reason = f"{truncate(text, budget)} {note}" if text else note
+        decision = Decision(
+            kind="tool_call",
+            tool=first.name,
+            args=value,
+            reason=truncate(reason, REASON_BYTES),
+            invalid_args=invalid,
+            invalid_base64=invalid_base64,
+        )
+        return Decided(
+            decision=decision,
+            rule="tool_call",
+            args=outcome,
+            text=text,
+            tool_uses=names,
+            note=note,
+            reason_budget=budget,
+        )
+    decision = Decision(kind=kind, reason=truncate(text, REASON_BYTES))
+    return Decided(
+        decision=decision, rule=rule, args="", text=text, tool_uses=names, note="", reason_budget=REASON_BYTES
     )
 
 
@@ -329,7 +476,7 @@ def _reply_text(response: ModelResponse) -> str:
     return "\n".join(block.text for block in response.content if block.type == "text").strip()
 
 
-def _not_executed_note(names: Sequence[str]) -> str:
+def _not_executed_note(names: Iterable[str]) -> str:
     """``[K further tool call(s) not executed: a, b]``, at most half of ``REASON_BYTES``."""
     capped = [truncate(name, NAME_BYTES) for name in names]
     head = f"[{len(capped)} further tool call(s) not executed: "
@@ -350,21 +497,21 @@ def _not_executed_note(names: Sequence[str]) -> str:
     return head + "".join(f"{name}, " for name in kept) + _MARK + "]"
 
 
-def _parse_arguments(raw: Any) -> tuple[Any, str, bool]:
-    """A tool use's input as ``(args, invalid_args, invalid_base64)``."""
+def _parse_arguments(raw: Any) -> tuple[Any, str, bool, str]:
+    """A tool use's input as ``(args, invalid_args, invalid_base64, outcome)`` (a key of ``ARGS_OUTCOMES``)."""
     if isinstance(raw, bytes | bytearray):
         try:
             raw = bytes(raw).decode("utf-8")
         except UnicodeDecodeError:
-            return None, base64.b64encode(raw).decode("ascii"), True
+            return None, base64.b64encode(raw).decode("ascii"), True, "invalid_base64"
     if not isinstance(raw, str):
-        return raw, "", False
+        return raw, "", False, "value"
     if raw == "":
-        return None, "", False
+        return None, "", False, "empty"
     try:
-        return strict_loads(raw), "", False
+        return strict_loads(raw), "", False, "parsed"
     except ValueError:
-        return None, raw, False
+        return None, raw, False, "invalid_json"
 
 
 def replay_key(

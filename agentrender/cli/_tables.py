@@ -155,10 +155,12 @@ def steps_rows(
 
     A run with no opening gets its rows as ``steps_frame`` gives them, with a stand-in opening.
     """
-    from agentrender.frame import _options, steps_frame
+    from agentrender.frame import facts_options, steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
-    frame = steps_frame(run, _options(run, **{name: value for name, value in overrides.items() if value is not None}))
+    frame = steps_frame(
+        run, facts_options(run, **{name: value for name, value in overrides.items() if value is not None})
+    )
     keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
 

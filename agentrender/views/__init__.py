@@ -1,0 +1,69 @@
+"""The model's view at any step of a run, annotated: one source of facts for every instrument.
+
+``Views(run)`` renders each step of a run once (its assistant turn, and its user turn in
+the full and the summary form, each the first time a view shows it) and assembles the view
+at any step ``k`` from those pieces. The view at ``k`` is exactly
+``render.messages(run.step_input(k), options)``: hooks see only a step, its id and the
+``full`` flag, so a step renders the same in every view that holds it, and only *which*
+form a step shows depends on ``k``. One view costs about one render; the next reuses it.
+
+From the same pieces come the facts the HTML, the CLI and the frames show and never
+re-derive: what each block is (``BLOCK_KINDS``; a step's user turn one of ``RESULT_KINDS``),
+which steps were skipped, what of a result the model did not see, the bytes of the view at
+every step, and between consecutive views the first message that differs (how much of the
+prompt stays a cacheable prefix and how much is re-sent).
+
+    views = Views(run)                   # or Views(step_input, options)
+    view = views.at(12)                  # what the model saw when deciding step 12
+    view.messages                        # == render.messages(run.step_input(12), options)
+    for fact in view.steps: ...          # StepFact: rendered?, full?, result_block, hidden_text()
+    view.bytes, view.tokens, view.replay_key, view.change
+    views.sizes()                        # SizeSeries: bytes per step, with and without the window
+
+``explain_decide(response)`` says which rule of ``render.decide`` fired for a model reply
+and why; ``disagreements(decision, recorded)`` names the fields where two decisions differ.
+
+The package, one concept a module: ``view`` (``Views``, ``View``), ``renders`` (each step
+rendered once, through the contract's per-step calls), ``facts`` (what each block, message
+and step is), ``sizes`` (bytes without encoding), ``explain`` (``decide``'s rule, explained).
+Standard library only.
+"""
+
+from agentrender._types import utf8_bytes
+from agentrender.views.explain import ARGS_OUTCOMES, DECIDE_RULES, DecideExplanation, disagreements, explain_decide
+from agentrender.views.facts import (
+    BLOCK_KINDS,
+    BLOCK_LABELS,
+    RESULT_KINDS,
+    BlockFact,
+    Change,
+    MessageFact,
+    SizeSeries,
+    StepFact,
+    steps_summary,
+)
+from agentrender.views.sizes import approx_tokens, message_bytes
+from agentrender.views.view import NO_WINDOW, View, Views
+
+__all__ = [
+    "ARGS_OUTCOMES",
+    "BLOCK_KINDS",
+    "BLOCK_LABELS",
+    "DECIDE_RULES",
+    "NO_WINDOW",
+    "RESULT_KINDS",
+    "BlockFact",
+    "Change",
+    "DecideExplanation",
+    "MessageFact",
+    "SizeSeries",
+    "StepFact",
+    "View",
+    "Views",
+    "approx_tokens",
+    "disagreements",
+    "explain_decide",
+    "message_bytes",
+    "steps_summary",
+    "utf8_bytes",
+]

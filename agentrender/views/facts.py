@@ -1,0 +1,264 @@
+"""What each part of a view is: the facts every instrument reads and never re-derives.
+
+A view is made of blocks, messages and steps; each has a fact here saying what it is
+(``BLOCK_KINDS``, read off the rule of the contract that made the block), what of a
+result the model did not see, and what changed since the previous view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from agentrender._types import ContentBlock, Message, Step
+
+if TYPE_CHECKING:
+    from agentrender.views.renders import StepRenders
+
+__all__ = [
+    "BLOCK_KINDS",
+    "BLOCK_LABELS",
+    "RESULT_KINDS",
+    "BlockFact",
+    "Change",
+    "MessageFact",
+    "SizeSeries",
+    "StepFact",
+    "steps_summary",
+]
+
+BLOCK_KINDS: dict[str, str] = {
+    "opening": "the opening user message: the goal and the domain facts",
+    "reason": "the decision's reason, as text",
+    "no_call": "'(no tool call)': a decision with neither a reason nor a call",
+    "tool_use": "the tool call the decision made",
+    "result": "a result in full (the step is inside the recent-results window)",
+    "cut": "a result in full, cut at the result_bytes cap: the model did not see the rest",
+    "summary": "a result as its summary (the step is outside the window): the model did not see the content",
+    "nudge_no_tool_call": "the nudge after a reply with no executable tool call",
+    "nudge_truncated": "the nudge after a reply cut by the output token cap",
+    "nudge_invalid": "the nudge after a decision the driver rejected, carrying its summary",
+    "interrupted": "the re-request for a call whose process died: its outcome is unknown",
+    "hook": "a block a consumer's hook built (Options.assistant or Options.observation)",
+}
+"""Every kind of block a view holds, with what it means: the legend every instrument shows."""
+
+BLOCK_LABELS: dict[str, str] = {
+    "opening": "opening",
+    "reason": "reason",
+    "no_call": "no tool call",
+    "tool_use": "tool use",
+    "result": "full result",
+    "cut": "full result, cut at cap",
+    "summary": "summary",
+    "nudge_no_tool_call": "nudge: no tool call",
+    "nudge_truncated": "nudge: truncated",
+    "nudge_invalid": "nudge: invalid",
+    "interrupted": "interrupted: re-request",
+    "hook": "hook's block",
+}
+"""The short label of each kind of ``BLOCK_KINDS``: the words the HTML, the widgets and the terminal tag blocks with."""
+
+RESULT_KINDS: tuple[str, ...] = tuple(
+    kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use")
+)
+"""The kinds of ``BLOCK_KINDS`` a step's user turn can hold, in that order: what the model was shown for the step."""
+
+
+def steps_summary(steps: Sequence[Step]) -> str:
+    """How many steps, and how many of them a view renders: ``"12 (11 rendered, 1 without a decision)"``."""
+    rendered = sum(step.decision is not None for step in steps)
+    return f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockFact:
+    """What one block of a view is, and what of the step's result the model did not see."""
+
+    kind: str
+    """One of ``BLOCK_KINDS``."""
+    block: ContentBlock
+    """The block as the model was sent it."""
+    rule: str = ""
+    """The rule of the contract that made the block, as the render reported it: a key of
+    ``render.USER_RULES`` for a user turn's block, of ``render.ASSISTANT_RULES`` for an
+    assistant turn's; ``""`` for the opening."""
+    failed: bool = False
+    """The block is flagged ``is_error`` (a failed result, or a rejected decision)."""
+    cut: bool = False
+    """The text was cut at ``result_bytes`` (the result in full, or its summary)."""
+    shown_bytes: int = 0
+    """UTF-8 bytes of the text the block carries (a result's content, a text block's text)."""
+    content_bytes: int = 0
+    """For a result: UTF-8 bytes of the tool's full content."""
+    hidden_bytes: int = 0
+    """For a result: bytes of the tool's content the model did not see (all of it for a summary)."""
+
+    @property
+    def hidden_label(self) -> str:
+        """What of the result the model did not see, in a sentence; ``""`` when it saw all of it."""
+        if self.hidden_bytes <= 0:
+            return ""
+        if self.kind == "summary":
+            return f"hidden from the model: the full result, {self.content_bytes:,} bytes (it saw the summary)"
+        return f"hidden from the model: {self.hidden_bytes:,} of {self.content_bytes:,} bytes past the cap"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageFact:
+    """One message of a view: the step it came from and what its blocks are."""
+
+    message: Message
+    """The message as the model was sent it."""
+    turn: str
+    """``"opening"``, ``"assistant"`` (a step's decision) or ``"result"`` (a step's user turn)."""
+    step: int | None
+    """The index of the step the message renders; ``None`` for the opening."""
+    full: bool | None
+    """For a result turn: the step is inside the recent-results window; else ``None``."""
+    blocks: tuple[BlockFact, ...]
+    """What each block is, in order."""
+    bytes: int
+    """UTF-8 bytes of the message's compact JSON wire form."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepFact:
+    """One step of the run as it stands in a view: rendered (two messages) or skipped.
+
+    The facts of its two messages (``assistant``, ``result``, ``result_block``) are made
+    from the view's per-step renders when first asked for, and kept with them: a table that
+    reads only the result blocks never renders the assistant turns nor counts any bytes.
+    """
+
+    step: Step
+    """The recorded step."""
+    rendered: bool
+    """The step has a decision and so is part of the model's view; ``False``: skipped, not in the view."""
+    message_index: int
+    """Where the step stands in ``View.messages``: its assistant turn's index (for a skipped step,
+    the index of the next message)."""
+    tool_use_id: str = ""
+    """The id its ``tool_use`` block carries (or would carry); ``""`` when skipped."""
+    full: bool | None = None
+    """Its result shows in full (inside the window); ``None`` when skipped."""
+    _renders: StepRenders | None = field(default=None, repr=False)
+    """The view's per-step renders, where its messages' facts come from; ``None`` when skipped."""
+
+    @property
+    def skipped_label(self) -> str:
+        """Why the step is not in the view, in a sentence; ``""`` for a rendered step."""
+        if self.rendered:
+            return ""
+        return f"step {self.step.index}: no decision recorded, so it is skipped: not part of the model's view"
+
+    @property
+    def position(self) -> int | None:
+        """The step's place among the rendered steps, from 0 (what the window counts); ``None`` when skipped."""
+        return (self.message_index - 1) // 2 if self.rendered else None
+
+    @property
+    def assistant(self) -> MessageFact | None:
+        """The assistant turn (the decision); ``None`` when skipped."""
+        renders = self._renders
+        return None if renders is None else renders.assistant_fact((self.message_index - 1) // 2)
+
+    @property
+    def result(self) -> MessageFact | None:
+        """The user turn (result, summary, nudge or re-request); ``None`` when skipped."""
+        renders = self._renders
+        return None if renders is None else renders.result_fact((self.message_index - 1) // 2, bool(self.full))
+
+    @property
+    def result_block(self) -> BlockFact | None:
+        """The user turn's one block, what the model was shown for the step: ``result.blocks[0]``,
+        without counting the message's bytes; ``None`` when skipped."""
+        renders = self._renders
+        return None if renders is None else renders.result_block((self.message_index - 1) // 2, bool(self.full))
+
+    def hidden_text(self, max_bytes: int | None = None) -> str:
+        """The text of the step's result the model did not see: the whole content when it was shown
+        the summary, the part past the cap when the content was cut; ``""`` when it saw all of it.
+
+        ``max_bytes`` bounds what is taken (a page shows only the start of a 50 MB result); a
+        character split at either end of the part shows as U+FFFD.
+        """
+        block = self.result_block
+        observation = self.step.observation
+        if block is None or block.hidden_bytes <= 0 or observation is None:
+            return ""
+        content = observation.content
+        start = 0 if block.kind == "summary" else block.content_bytes - block.hidden_bytes
+        stop = block.content_bytes if max_bytes is None else min(block.content_bytes, start + max(0, max_bytes))
+        if start == 0 and stop == block.content_bytes:
+            return content
+        if content.isascii():
+            return content[start:stop]
+        return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """What changed between the view at the previous step and this one."""
+
+    previous: int | None
+    """The step the previous view was taken at; ``None`` for the first."""
+    first_diff: int | None
+    """The index of the first message that differs from the previous view (an appended message
+    counts); ``None`` when the two views are identical."""
+    prefix_bytes: int
+    """Bytes of the messages the two views share from the start: what a prompt cache can reuse."""
+    resent_bytes: int
+    """Bytes of this view from the first differing message on: what is sent afresh."""
+    added_step: int | None
+    """The step whose two messages this view adds; ``None`` when it adds none."""
+    left_window: int | None
+    """The step whose result went from full to summary (breaking the cache prefix there); ``None``."""
+    bytes_delta: int
+    """This view's bytes minus the previous view's."""
+
+    def describe(self) -> str:
+        """One sentence saying what changed, for a header or a status line."""
+        if self.previous is None:
+            return f"first view: all {self.resent_bytes:,} bytes are new"
+        said = [f"added step {self.added_step}" if self.added_step is not None else "no step added"]
+        if self.left_window is not None:
+            said.append(f"step {self.left_window}'s result left the window (now its summary)")
+        said.append(
+            "the view is unchanged" if self.first_diff is None else f"first differing message #{self.first_diff}"
+        )
+        said.append(f"{self.bytes_delta:+,} bytes")
+        said.append(f"cacheable prefix {self.prefix_bytes:,} bytes, re-sent {self.resent_bytes:,}")
+        return f"since step {self.previous}: " + ", ".join(said)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SizeSeries:
+    """The size of the view at every step, and its cacheable prefix: one column per field."""
+
+    at: tuple[int, ...]
+    """The step each view is taken at (what the model saw when deciding that step)."""
+    messages: tuple[int, ...]
+    """How many messages the view holds."""
+    bytes: tuple[int, ...]
+    """UTF-8 bytes of the view's messages as a compact JSON list."""
+    tokens: tuple[int, ...]
+    """``approx_tokens(bytes)``."""
+    bytes_no_window: tuple[int, ...]
+    """The view's bytes with every result in full (``recent_results=NO_WINDOW``)."""
+    prefix_bytes: tuple[int, ...]
+    """Bytes shared from the start with the previous view (0 for the first)."""
+    resent_bytes: tuple[int, ...]
+    """``bytes - prefix_bytes``."""
+    first_diff: tuple[int | None, ...]
+    """The first message that differs from the previous view; ``None`` when identical."""
+    left_window: tuple[int | None, ...]
+    """The step whose result left the window at this view (the cache prefix breaks there)."""
+
+    def columns(self) -> dict[str, tuple[Any, ...]]:
+        """The series as ``{name: column}``, ready for ``pandas.DataFrame``."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def __len__(self) -> int:
+        return len(self.at)

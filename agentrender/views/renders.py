@@ -1,0 +1,260 @@
+"""Each rendered step of a run, rendered once per form through the contract's own per-step calls.
+
+``StepRenders`` renders a step's assistant turn once and its user turn in each form (full
+and summary) the first time a view shows it in that form, through ``render.tool_use_id``,
+``render.assistant_turn`` and ``render.user_turn``: the calls ``render.messages`` is a loop
+over. Each call returns the rule of the contract that made the turn, and the facts of its
+blocks are read off that rule (``KIND_OF_USER_RULE``), never worked out again here.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from functools import cached_property
+
+from agentrender import render
+from agentrender._types import ContentBlock, Message, Step, new_message, utf8_bytes
+from agentrender.render import Options
+from agentrender.views.facts import BlockFact, MessageFact
+from agentrender.views.sizes import message_bytes
+
+__all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Sizes", "StepRenders"]
+
+KIND_OF_ASSISTANT_RULE: dict[str, str] = {
+    "reason_and_call": "reason",
+    "reason": "reason",
+    "no_tool_call": "no_call",
+}
+"""The kind of ``BLOCK_KINDS`` of a default assistant turn's text block, by the rule of
+``render.ASSISTANT_RULES`` that made the turn (a ``tool_use`` block is always ``"tool_use"``)."""
+
+KIND_OF_USER_RULE: dict[str, str] = {
+    "hook": "hook",
+    "no_tool_call": "nudge_no_tool_call",
+    "not_a_call": "nudge_no_tool_call",
+    "truncated": "nudge_truncated",
+    "not_a_call_invalid": "nudge_invalid",
+    "invalid_decision": "nudge_invalid",
+    "interrupted": "interrupted",
+    "full": "result",
+    "full_cut": "cut",
+    "summary": "summary",
+    "summary_cut": "summary",
+    "no_summary": "summary",
+}
+"""The kind of ``BLOCK_KINDS`` of a user turn's block, by the rule of ``render.USER_RULES`` that made it."""
+
+assert set(KIND_OF_USER_RULE) == set(render.USER_RULES), "every rule of the contract names a kind of block"
+
+
+class Sizes:
+    """Message bytes of a run's rendered steps: ``summary_sums[p]`` is the bytes of the first
+    ``p`` steps' two messages with the result as summary, ``full_sums[p]`` with it in full."""
+
+    def __init__(self) -> None:
+        self.assistant: list[int] = []
+        self.same: list[bool] = []
+        self.summary_sums = [0]
+        self.full_sums = [0]
+
+    def steps(self, count: int, cut: int) -> int:
+        """The bytes of the first ``count`` steps' messages when those before ``cut`` show summaries."""
+        if count <= cut:
+            return self.summary_sums[count]
+        return self.summary_sums[cut] + self.full_sums[count] - self.full_sums[cut]
+
+
+class StepRenders:
+    """Each rendered step of a run, rendered once in each form it is asked for, for one set of options.
+
+    Everything here is independent of ``recent_results``: the window only decides which of
+    a step's two user turns a view shows, so views with different windows share this. A
+    user turn is rendered the first time a view shows it in that form, so one view costs
+    about one render (each step in the one form it shows there) and later views reuse it.
+    """
+
+    def __init__(self, steps: Sequence[Step], options: Options) -> None:
+        self.steps = tuple(steps)
+        self.options = options
+        indices = [step.index for step in self.steps]
+        for position in range(1, len(indices)):
+            if indices[position] <= indices[position - 1]:
+                raise ValueError(
+                    f"steps[{position}].index is {indices[position]}, not above steps[{position - 1}].index "
+                    f"{indices[position - 1]}: a run's steps must be in index order, each index once"
+                )
+        self.indices = indices
+        # rendered_before[p]: how many of steps[:p] have a decision (and so are rendered)
+        rendered_before = [0]
+        count = 0
+        for step in self.steps:
+            count += step.decision is not None
+            rendered_before.append(count)
+        self.rendered_before = rendered_before
+        self.rendered = [step for step in self.steps if step.decision is not None]
+        n = len(self.rendered)
+        # Per form (0: the summary, 1: the result in full): [A0, U0, A1, U1, ...], the assistant
+        # turns filled in when first needed, each user turn when first shown in that form; the
+        # rule that made each user turn ("" until it is rendered), and the facts made of them.
+        self._turns: tuple[list[Message], list[Message]] = ([None] * (2 * n), [None] * (2 * n))  # type: ignore[list-item]
+        self._rules: tuple[list[str], list[str]] = ([""] * n, [""] * n)
+        self._blocks: tuple[list[BlockFact | None], list[BlockFact | None]] = ([None] * n, [None] * n)
+        self._results: tuple[list[MessageFact | None], list[MessageFact | None]] = ([None] * n, [None] * n)
+        self._assistant_facts: list[MessageFact | None] = [None] * n
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """The ``tool_use`` id of every rendered step (``render.tool_use_id``)."""
+        options = self.options
+        return [render.tool_use_id(step, options) for step in self.rendered]
+
+    @cached_property
+    def assistant(self) -> tuple[list[Message], list[str]]:
+        """Every rendered step's assistant turn and the rule that made it; the turns are put in both forms."""
+        options = self.options
+        made = [
+            render.assistant_turn(step, step_id, options) for step, step_id in zip(self.rendered, self.ids, strict=True)
+        ]
+        turns = [new_message("assistant", blocks) for blocks, _ in made]
+        for form in self._turns:
+            form[0::2] = turns
+        return turns, [rule for _, rule in made]
+
+    def users(self, full: bool, start: int, stop: int) -> list[Message]:
+        """The user turns of rendered steps ``[start:stop]`` in one form, rendering those not yet rendered."""
+        rules = self._rules[full]
+        if "" in rules[start:stop]:
+            self._render_users(full, start, stop)
+        return self._turns[full][2 * start + 1 : 2 * stop : 2]
+
+    def _render_users(self, full: bool, start: int, stop: int) -> None:
+        options = self.options
+        turns, rules = self._turns[full], self._rules[full]
+        steps, ids = self.rendered, self.ids
+        for position in range(start, stop):
+            if rules[position]:
+                continue
+            block, rules[position] = render.user_turn(steps[position], ids[position], full, options)
+            turns[2 * position + 1] = new_message("user", (block,))
+
+    def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
+        """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
+        filled for a view of ``rendered`` steps whose first ``cut`` show summaries."""
+        _ = self.assistant  # computing it puts the assistant turns in both forms
+        self.users(False, 0, cut)
+        self.users(True, cut, rendered)
+        return self._turns[0], self._turns[1]
+
+    @cached_property
+    def sizes(self) -> Sizes:
+        """The bytes of every rendered step's messages, summed, in each form."""
+        assistant, _ = self.assistant
+        n = len(assistant)
+        summary, full = self.users(False, 0, n), self.users(True, 0, n)
+        sizes = Sizes()
+        s = f = 0
+        add_assistant, add_same = sizes.assistant.append, sizes.same.append
+        add_summary, add_full = sizes.summary_sums.append, sizes.full_sums.append
+        for a, uf, us in zip(assistant, full, summary, strict=True):
+            a_bytes = message_bytes(a)
+            full_bytes = message_bytes(uf)
+            # A user turn is one block; comparing its text first settles most steps cheaply.
+            same = uf.content[0].content == us.content[0].content and uf.content == us.content
+            add_assistant(a_bytes)
+            add_same(same)
+            s += a_bytes + (full_bytes if same else message_bytes(us))
+            f += a_bytes + full_bytes
+            add_summary(s)
+            add_full(f)
+        return sizes
+
+    def position(self, at: int | None) -> int:
+        """How many of the steps come before step ``at`` (all of them for ``None``)."""
+        return len(self.steps) if at is None else bisect_left(self.indices, at)
+
+    def assistant_fact(self, position: int) -> MessageFact:
+        """The fact of rendered step ``position``'s assistant turn."""
+        fact = self._assistant_facts[position]
+        if fact is None:
+            turns, rules = self.assistant
+            message = turns[position]
+            rule = rules[position]
+            fact = self._assistant_facts[position] = MessageFact(
+                message=message,
+                turn="assistant",
+                step=self.rendered[position].index,
+                full=None,
+                blocks=tuple(_assistant_block_fact(block, rule) for block in message.content),
+                bytes=message_bytes(message),
+            )
+        return fact
+
+    def result_block(self, position: int, full: bool) -> BlockFact:
+        """The fact of rendered step ``position``'s user-turn block in the given form."""
+        fact = self._blocks[full][position]
+        if fact is None:
+            if not self._rules[full][position]:
+                self._render_users(full, position, position + 1)
+            block = self._turns[full][2 * position + 1].content[0]
+            fact = _user_block_fact(self.rendered[position], block, self._rules[full][position], self.options)
+            self._blocks[full][position] = fact
+        return fact
+
+    def result_fact(self, position: int, full: bool) -> MessageFact:
+        """The fact of rendered step ``position``'s user turn in the given form."""
+        fact = self._results[full][position]
+        if fact is None:
+            block = self.result_block(position, full)
+            message = self._turns[full][2 * position + 1]
+            fact = self._results[full][position] = MessageFact(
+                message=message,
+                turn="result",
+                step=self.rendered[position].index,
+                full=full,
+                blocks=(block,),
+                bytes=message_bytes(message),
+            )
+        return fact
+
+
+def _shown(block: ContentBlock) -> int:
+    return utf8_bytes(block.content if block.type == "tool_result" else block.text)
+
+
+def _assistant_block_fact(block: ContentBlock, rule: str) -> BlockFact:
+    """A block of an assistant turn made by ``rule`` (a key of ``render.ASSISTANT_RULES``)."""
+    if rule == "hook":
+        return BlockFact(kind="hook", block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
+    if block.type == "tool_use":
+        return BlockFact(kind="tool_use", block=block, rule=rule)
+    return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
+
+
+def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Options) -> BlockFact:
+    """The block of a user turn made by ``rule`` (a key of ``render.USER_RULES``), with what the model
+    did not see of the step's result."""
+    kind = KIND_OF_USER_RULE[rule]
+    shown = _shown(block)
+    if kind not in ("result", "cut", "summary"):
+        return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)
+    observation = step.observation
+    assert observation is not None  # a result or a summary is only rendered from an observation
+    content_bytes = utf8_bytes(observation.content)
+    if kind == "summary":
+        hidden = content_bytes
+    elif kind == "cut":
+        # the cut text ends with the 3-byte mark when the cap leaves room for it
+        hidden = content_bytes - (shown - 3 if options.result_bytes >= 3 else shown)
+    else:
+        hidden = 0
+    return BlockFact(
+        kind=kind,
+        block=block,
+        rule=rule,
+        failed=block.is_error,
+        cut=rule in ("full_cut", "summary_cut"),
+        shown_bytes=shown,
+        content_bytes=content_bytes,
+        hidden_bytes=hidden,
+    )

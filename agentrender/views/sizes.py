@@ -1,0 +1,95 @@
+"""How many bytes a view's messages take on the wire, counted without encoding them.
+
+A view's size is the bytes of its messages as one compact JSON list, exactly as
+``render.replay_key`` encodes them. Counting them by encoding every view would cost a
+render per view; these count each block's strings and add the fixed bytes of its keys
+and punctuation, so a view's bytes are sums of per-step counts.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentrender._types import ContentBlock, Message, utf8_bytes
+
+__all__ = ["approx_tokens", "list_bytes", "message_bytes"]
+
+
+def approx_tokens(n_bytes: int) -> int:
+    """An approximate token count for ``n_bytes`` of JSON: one token per four bytes, rounded up.
+
+    Four bytes a token is the usual rule of thumb for English and code under BPE tokenizers
+    (Anthropic's and OpenAI's); JSON punctuation and non-Latin text make real counts differ,
+    so treat it as a scale, not a bill. For an exact count ask the provider's counting API.
+    """
+    return (n_bytes + 3) // 4
+
+
+_encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr).encode
+
+
+# Bytes a JSON string carries unescaped (ensure_ascii=False leaves every byte from 0x20 up as
+# it is, but for the quote and the backslash), and the control characters with a 2-byte escape.
+_PLAIN = bytes(b for b in range(0x20, 0x100) if b not in b'"\\')
+_SHORT_ESCAPES = b'"\\\b\t\n\f\r'
+
+
+def _string_bytes(s: str) -> int:
+    """The UTF-8 bytes ``s`` takes as a JSON string, quotes and escapes included.
+
+    Counts what ``json.dumps(s, ensure_ascii=False)`` writes without building it: deleting
+    the bytes that need no escape leaves the ones that do, a few, at a quarter of the cost.
+    """
+    if s.isidentifier() and s.isascii():
+        return len(s) + 2
+    encoded = s.encode("utf-8", "surrogatepass")
+    escaped = encoded.translate(None, _PLAIN)
+    if not escaped:
+        return len(encoded) + 2
+    # each escaped byte adds one (\n, \"), and a control character without a short escape adds five (\u0001)
+    return len(encoded) + 2 + len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
+
+
+def _json_bytes(value: Any) -> int:
+    return utf8_bytes(_encode_json(value))
+
+
+# The fixed parts of each known block's compact wire form, so a block's size is the sum of
+# its strings' sizes and a constant, without building and encoding the whole dict.
+_TEXT_BLOCK = len('{"type":"text","text":}')
+_RESULT_BLOCK = len('{"type":"tool_result","tool_use_id":,"content":}')
+_ERROR_FLAG = len(',"is_error":true')
+_USE_BLOCK = len('{"type":"tool_use","id":,"name":,"input":}')
+
+
+def _block_bytes(block: ContentBlock) -> int:
+    if block.raw is None:
+        kind = block.type
+        if kind == "text":
+            return _TEXT_BLOCK + _string_bytes(block.text)
+        if kind == "tool_result":
+            size = _RESULT_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.content)
+            return size + _ERROR_FLAG if block.is_error else size
+        if kind == "tool_use":
+            return _USE_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.name) + _json_bytes(block.input)
+    return _json_bytes(block.to_dict())
+
+
+_ROLE_BYTES = {"user": len('"user"'), "assistant": len('"assistant"')}
+
+
+def message_bytes(message: Message) -> int:
+    """The UTF-8 bytes of ``message``'s wire form as compact JSON (as ``render.replay_key`` encodes it)."""
+    blocks = message.content
+    # {"role":R,"content":[B,B]}: 22 bytes of keys and punctuation, the role, the blocks, their commas
+    role = _ROLE_BYTES.get(message.role) or _string_bytes(message.role)
+    if len(blocks) == 1:
+        return 22 + role + _block_bytes(blocks[0])
+    size = 22 + role + sum(map(_block_bytes, blocks))
+    return size + len(blocks) - 1 if blocks else size
+
+
+def list_bytes(count: int, total: int) -> int:
+    """The bytes of a JSON list of ``count`` items whose own bytes add up to ``total``."""
+    return 2 + total + count - 1 if count else 2

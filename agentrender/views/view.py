@@ -1,0 +1,448 @@
+"""The model's view at any step of a run: ``Views`` renders each step once, ``View`` is one step's view.
+
+The view at step ``k`` is exactly ``render.messages(run.step_input(k), options)``,
+assembled by slicing per-step renders (``agentrender.views.renders``), with its facts, its
+bytes and what changed since the view before it.
+"""
+
+from __future__ import annotations
+
+import sys
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import fields
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from agentrender import _api_rules, render
+from agentrender._types import ContentBlock, Messages, Step, StepInput, new_message, utf8_bytes
+from agentrender.render import Options
+from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact
+from agentrender.views.renders import StepRenders
+from agentrender.views.sizes import approx_tokens, list_bytes, message_bytes
+
+if TYPE_CHECKING:
+    from agentrender._types import Message
+    from agentrender.runfile import Run
+
+__all__ = ["NO_WINDOW", "View", "Views"]
+
+NO_WINDOW = sys.maxsize
+"""A ``recent_results`` that shows every result in full: the view as if there were no window."""
+
+
+class Views:
+    """The model's view at every step of one run under one ``Options``, from per-step renders.
+
+    ``source`` is a ``Run`` (its steps, goal, run id and tools; ``options`` defaults to
+    ``run.options()``) or a ``StepInput`` (then ``options`` is required). The view at step
+    ``k`` is ``render.messages`` of the steps with an index below ``k``. Each step is
+    rendered once in each form, the first time a view shows it in that form; ``at`` then
+    only slices.
+
+    ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
+    hashes with the messages. For a ``Run`` they default to the run's header: its system,
+    model and ``max_output_tokens`` (0 when not recorded), and its tools as a request sends
+    them (``read_only`` and any other field of the run file's own left out). So for a run whose
+    header records what its agent sent, a view's key is the ``request_key`` the agent
+    recorded, with no arguments beyond the options it rendered with.
+    """
+
+    def __init__(
+        self,
+        source: Run | StepInput,
+        options: Options | None = None,
+        *,
+        system: str | None = None,
+        tools: Sequence[Any] | None = None,
+        model: str | None = None,
+        max_output_tokens: int | None = None,
+        _renders: StepRenders | None = None,
+    ) -> None:
+        self.source = source
+        """The run (or step input) the views are of."""
+        if isinstance(source, StepInput):
+            if options is None:
+                raise ValueError("Views(step_input, options): a StepInput carries no opening, so options are required")
+            self.run: Run | None = None
+            steps, goal, run_id, offered = source.steps, source.goal, source.run_id, tuple(source.tools)
+            self._end_index = source.index
+        else:
+            self.run = source
+            options = source.options() if options is None else options
+            steps, goal, run_id, offered = source.steps, source.goal, source.run_id, source.tools
+            self._end_index = None
+            system = source.system if system is None else system
+            model = source.model if model is None else model
+            if tools is None:
+                tools = [_api_rules.wire_tool(tool) for tool in offered]
+            if max_output_tokens is None:
+                max_output_tokens = source.max_output_tokens
+        if not isinstance(options, Options):
+            raise TypeError(f"Views: options must be render.Options, got {type(options).__name__}")
+        self.options: Options = options
+        """The options every view is rendered with."""
+        self.goal, self.run_id, self.tools = goal, run_id, offered
+        self.system = system or ""
+        self.request_tools = tuple(offered if tools is None else tools)
+        self.model = model or ""
+        self.max_output_tokens = max_output_tokens or 0
+        self._renders = _renders if _renders is not None else StepRenders(steps, options)
+        self._openings: dict[int | None, tuple[Message, int]] = {}
+
+    def with_options(self, **changes: Any) -> Views:
+        """The same run under ``Options`` with ``changes``; a change of ``recent_results`` alone
+        reuses every per-step render."""
+        options = _replace_options(self.options, **changes)
+        same = all(
+            getattr(options, f.name) is getattr(self.options, f.name)
+            for f in fields(Options)
+            if f.name != "recent_results"
+        )
+        return Views(
+            self.source,
+            options,
+            system=self.system,
+            tools=self.request_tools,
+            model=self.model,
+            max_output_tokens=self.max_output_tokens,
+            _renders=self._renders if same else None,
+        )
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The run's steps, in index order."""
+        return self._renders.steps
+
+    @property
+    def stops(self) -> tuple[int, ...]:
+        """The steps a view can be taken at: each step's index, then one past the last.
+
+        The last is the view after every recorded step (what the model would see next).
+        """
+        indices = self._renders.indices
+        return (*indices, indices[-1] + 1) if indices else (0,)
+
+    def step_input(self, at: int | None) -> StepInput:
+        """The ``StepInput`` the view at ``at`` renders: the steps with an index below ``at``."""
+        position = self._renders.position(at)
+        index = self._end_index if at is None else at
+        return StepInput(
+            steps=self._renders.steps[:position], goal=self.goal, run_id=self.run_id, index=index, tools=self.tools
+        )
+
+    def _opening(self, at: int | None) -> tuple[Message, int]:
+        """The opening message of the view at ``at``, and its bytes."""
+        opening = self.options.opening
+        key = at if callable(opening) else None
+        cached = self._openings.get(key)
+        if cached is None:
+            text = render.opening_text(self.step_input(at), self.options)
+            message = new_message("user", (ContentBlock(type="text", text=text),))
+            if len(self._openings) > 4096:
+                self._openings.clear()
+            cached = self._openings[key] = (message, message_bytes(message))
+        return cached
+
+    def messages(self, at: int | None = None) -> Messages:
+        """The conversation the model saw deciding step ``at``: ``render.messages`` of it, by slicing."""
+        rendered = self._rendered(at)
+        cut = max(0, rendered - self.options.recent_results)
+        summaries, fulls = self._renders.interleaved(rendered, cut)
+        out = Messages((self._opening(at)[0],))
+        out += summaries[: 2 * cut]
+        out += fulls[2 * cut : 2 * rendered]
+        return out
+
+    def at(self, at: int | None = None) -> View:
+        """The view at step ``at`` (``None``: after every step)."""
+        return View(self, at)
+
+    def previous_stop(self, at: int | None) -> int | None:
+        """The stop before ``at``: the view a move to ``at`` comes from; ``None`` for the first."""
+        stops = self.stops
+        here = len(stops) - 1 if at is None else bisect_left(stops, at)
+        return stops[here - 1] if here > 0 else None
+
+    def _rendered(self, at: int | None) -> int:
+        renders = self._renders
+        return renders.rendered_before[renders.position(at)]
+
+    def _bytes(self, at: int | None, recent_results: int) -> tuple[int, int]:
+        """(message count, bytes as a compact JSON list) of the view at ``at`` under ``recent_results``."""
+        rendered = self._rendered(at)
+        total = self._opening(at)[1] + self._renders.sizes.steps(rendered, max(0, rendered - recent_results))
+        count = 1 + 2 * rendered
+        return count, list_bytes(count, total)
+
+    def change(self, at: int | None) -> Change:
+        """What changed between the view at the stop before ``at`` and the view at ``at``."""
+        previous = self.previous_stop(at)
+        window = self.options.recent_results
+        now = self._rendered(at)
+        opening, opening_bytes = self._opening(at)
+        if previous is None:
+            _, size = self._bytes(at, window)
+            return Change(
+                previous=None,
+                first_diff=0,
+                prefix_bytes=0,
+                resent_bytes=size,
+                added_step=None,
+                left_window=None,
+                bytes_delta=size,
+            )
+        before = self._rendered(previous)
+        previous_opening, previous_opening_bytes = self._opening(previous)
+        first_diff, prefix, size, previous_size, left = self._diff(
+            before, now, previous_opening_bytes, opening_bytes, previous_opening != opening
+        )
+        return Change(
+            previous=previous,
+            first_diff=first_diff,
+            prefix_bytes=prefix,
+            resent_bytes=size - prefix,
+            added_step=self._renders.rendered[now - 1].index if now > before else None,
+            left_window=left,
+            bytes_delta=size - previous_size,
+        )
+
+    def _diff(
+        self, before: int, now: int, old_opening: int, opening: int, opening_changed: bool
+    ) -> tuple[int | None, int, int, int, int | None]:
+        """From a view of ``before`` rendered steps to one of ``now``, from the sizes alone:
+        (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
+
+        A plain tuple, because the series asks this for every step and a frozen dataclass
+        costs more to build than all of this arithmetic.
+        """
+        renders = self._renders
+        sizes = renders.sizes
+        window = self.options.recent_results
+        old_cut, new_cut = max(0, before - window), max(0, now - window)
+        count, previous_count = 1 + 2 * now, 1 + 2 * before
+        size = list_bytes(count, opening + sizes.steps(now, new_cut))
+        previous_size = list_bytes(previous_count, old_opening + sizes.steps(before, old_cut))
+        first_diff: int | None = None
+        left: int | None = None
+        if opening_changed:
+            first_diff = 0
+        else:
+            # Between adjacent stops one step is added at most, and one result leaves the window
+            # at most; the first one whose summary differs from its full form breaks the prefix.
+            for position in range(old_cut, min(new_cut, before)):
+                if not sizes.same[position]:
+                    first_diff = 2 + 2 * position
+                    left = renders.rendered[position].index
+                    break
+            if first_diff is None and count != previous_count:
+                first_diff = previous_count
+        if first_diff is None:
+            prefix = size
+        elif first_diff == 0:
+            prefix = 0
+        else:
+            whole = (first_diff - 1) // 2
+            shared = opening + sizes.steps(whole, new_cut)
+            if (first_diff - 1) % 2:
+                shared += sizes.assistant[whole]
+            # the list's "[" and the "," after each shared message
+            prefix = min(size, 1 + shared + first_diff)
+        return first_diff, prefix, size, previous_size, left
+
+    def sizes(self) -> SizeSeries:
+        """The size of the view at every stop, with and without the window, and its cacheable prefix."""
+        renders = self._renders
+        sizes = renders.sizes
+        window = self.options.recent_results
+        columns: dict[str, list[Any]] = {f.name: [] for f in fields(SizeSeries)}
+        at_, messages_, bytes_, tokens_, no_window_, prefix_, resent_, diff_, left_ = columns.values()
+        # Stop j is taken before steps[j], so its rendered count is rendered_before[j], no search needed.
+        previous: int | None = None
+        first_diff: int | None
+        left: int | None
+        before = 0
+        old_message, old_opening = self._opening(self.stops[0])
+        for at, now in zip(self.stops, renders.rendered_before, strict=True):
+            message, opening = self._opening(at)
+            count = 1 + 2 * now
+            if previous is None:
+                size = list_bytes(count, opening + sizes.steps(now, max(0, now - window)))
+                first_diff, prefix, left = 0, 0, None
+            else:
+                changed = message is not old_message and message != old_message
+                first_diff, prefix, size, _, left = self._diff(before, now, old_opening, opening, changed)
+            at_.append(at)
+            messages_.append(count)
+            bytes_.append(size)
+            tokens_.append(approx_tokens(size))
+            no_window_.append(list_bytes(count, opening + sizes.full_sums[now]))
+            prefix_.append(prefix)
+            resent_.append(size - prefix)
+            diff_.append(first_diff)
+            left_.append(left)
+            previous, before, old_message, old_opening = at, now, message, opening
+        return SizeSeries(**{name: tuple(values) for name, values in columns.items()})
+
+
+def _replace_options(options: Options, **changes: Any) -> Options:
+    settings = {f.name: getattr(options, f.name) for f in fields(Options)}
+    unknown = set(changes) - set(settings)
+    if unknown:
+        raise TypeError(f"Options has no field {sorted(unknown)[0]!r}")
+    settings.update(changes)
+    return Options(**settings)
+
+
+class View:
+    """The view at one step: the messages the model saw, what each is, and what it costs.
+
+    Made by ``Views.at``; cheap to make, and every fact is computed when first asked for:
+    the messages are sliced from per-step renders, and ``steps`` renders only what its
+    facts are asked for.
+    """
+
+    def __init__(self, views: Views, at: int | None) -> None:
+        self.views = views
+        """The views of the run this one belongs to."""
+        self.at = at
+        """The step the view is taken at (``None``: after every step)."""
+
+    @cached_property
+    def messages(self) -> Messages:
+        """Exactly ``render.messages(step_input, options)``."""
+        return self.views.messages(self.at)
+
+    @property
+    def options(self) -> Options:
+        """The options the view is rendered with."""
+        return self.views.options
+
+    @cached_property
+    def step_input(self) -> StepInput:
+        """The ``StepInput`` this view renders."""
+        return self.views.step_input(self.at)
+
+    @cached_property
+    def opening(self) -> MessageFact:
+        """The opening message and its fact."""
+        message, size = self.views._opening(self.at)  # the message the view begins with, its bytes counted once
+        block = message.content[0]
+        return MessageFact(
+            message=message,
+            turn="opening",
+            step=None,
+            full=None,
+            blocks=(BlockFact(kind="opening", block=block, shown_bytes=utf8_bytes(block.text)),),
+            bytes=size,
+        )
+
+    def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
+        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped.
+
+        Their user turns are rendered here, each in the form this view shows (what every reader
+        of the facts asks for); their facts are made when first asked for.
+        """
+        renders = self.views._renders
+        rendered_before, steps, ids = renders.rendered_before, renders.steps, renders.ids
+        lo, hi, _ = slice(start, stop).indices(self.step_count)
+        hi = max(lo, hi)
+        first_full = self.rendered_count - self.full_count
+        first, last = rendered_before[lo], rendered_before[hi]
+        if first < first_full:
+            renders.users(False, first, min(last, first_full))
+        if last > max(first, first_full):
+            renders.users(True, max(first, first_full), last)
+        out = []
+        for index in range(lo, hi):
+            step = steps[index]
+            before = rendered_before[index]
+            if step.decision is None:
+                out.append(StepFact(step=step, rendered=False, message_index=1 + 2 * before))
+                continue
+            out.append(
+                StepFact(
+                    step=step,
+                    rendered=True,
+                    message_index=1 + 2 * before,
+                    tool_use_id=ids[before],
+                    full=before >= first_full,
+                    _renders=renders,
+                )
+            )
+        return tuple(out)
+
+    @cached_property
+    def steps(self) -> tuple[StepFact, ...]:
+        """Every step before ``at``, in order: rendered ones with their messages' facts, skipped ones
+        marked ``rendered=False`` where they stand."""
+        return self.step_facts()
+
+    @property
+    def step_count(self) -> int:
+        """How many steps the view covers (rendered or skipped)."""
+        return self.views._renders.position(self.at)
+
+    @property
+    def rendered_count(self) -> int:
+        """How many of those steps are rendered (have a decision): two messages each after the opening."""
+        return self.views._rendered(self.at)
+
+    @property
+    def full_count(self) -> int:
+        """How many rendered steps show their result in full: the last ``recent_results`` of them."""
+        return min(self.rendered_count, self.options.recent_results)
+
+    @property
+    def skipped(self) -> tuple[StepFact, ...]:
+        """The steps before ``at`` with no decision: not part of the model's view."""
+        return tuple(fact for fact in self.steps if not fact.rendered)
+
+    @cached_property
+    def _size(self) -> tuple[int, int]:
+        return self.views._bytes(self.at, self.options.recent_results)
+
+    @property
+    def bytes(self) -> int:
+        """UTF-8 bytes of the messages as a compact JSON list."""
+        return self._size[1]
+
+    @property
+    def tokens(self) -> int:
+        """``approx_tokens(bytes)``: a scale, not a count."""
+        return approx_tokens(self.bytes)
+
+    @cached_property
+    def bytes_no_window(self) -> int:
+        """The bytes this view would take with every result in full."""
+        return self.views._bytes(self.at, NO_WINDOW)[1]
+
+    @cached_property
+    def replay_key(self) -> str:
+        """``render.replay_key`` of the messages with the run's system, tools and model."""
+        views = self.views
+        return render.replay_key(
+            self.messages,
+            system=views.system,
+            tools=views.request_tools,
+            model=views.model,
+            max_output_tokens=views.max_output_tokens,
+        )
+
+    @cached_property
+    def recorded_keys(self) -> tuple[str, ...]:
+        """The request keys the run recorded for model calls made deciding this step."""
+        run = self.views.run
+        if run is None or self.at is None:
+            return ()
+        return tuple(call.request_key for call in run.calls_for(self.at) if call.request_key)
+
+    @cached_property
+    def change(self) -> Change:
+        """What changed since the view at the previous step."""
+        return self.views.change(self.at)
+
+    def _repr_html_(self) -> str:
+        from agentrender import _html
+
+        return _html.view_html(self)

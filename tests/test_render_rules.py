@@ -1,0 +1,190 @@
+"""The per-step primitives of the contract say which rule made each turn, and render.messages is a loop over them."""
+
+from typing import Any
+
+import pytest
+
+from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, StepInput, render, samples
+from agentrender.render import (
+    ARGS_OUTCOMES,
+    ASSISTANT_RULES,
+    DECIDE_RULES,
+    USER_RULES,
+    Options,
+    assistant_turn,
+    decide,
+    decided,
+    observation_and_rule,
+    tool_use_id,
+    user_turn,
+)
+from agentrender.views import Views
+
+CALL = Decision(kind="tool_call", tool="read_file", args={"path": "a.py"}, reason="Look.")
+OK = Observation(status="ok", content="the full content", summary="the summary")
+OPTIONS = Options(opening="Do the task.")
+
+
+def step(decision: Decision | None = CALL, observation: Observation | None = OK) -> Step:
+    return Step(index=3, decision=decision, observation=observation)
+
+
+def invalid(summary: str) -> Observation:
+    return Observation(status="invalid_decision", summary=summary)
+
+
+USER_ROWS: list[tuple[Step, bool, int, str]] = [
+    (step(None, None), True, 100, "no_tool_call"),
+    (step(Decision(kind="no_tool_call"), OK), True, 100, "no_tool_call"),
+    (step(Decision(kind="truncated"), None), False, 100, "truncated"),
+    (step(Decision(kind="bogus"), invalid("unknown kind")), True, 100, "not_a_call_invalid"),
+    (step(Decision(kind="tool_call"), invalid("no tool named")), True, 100, "not_a_call_invalid"),
+    (step(Decision(kind="complete"), OK), True, 100, "not_a_call"),
+    (step(CALL, None), True, 100, "interrupted"),
+    (step(CALL, Observation(status="interrupted", content="partial")), False, 100, "interrupted"),
+    (step(CALL, invalid("args failed the schema")), True, 100, "invalid_decision"),
+    (step(CALL, OK), True, 100, "full"),
+    (step(CALL, OK), True, 10, "full_cut"),
+    (step(CALL, OK), False, 100, "summary"),
+    (step(CALL, OK), False, 5, "summary_cut"),
+    (step(CALL, Observation(content="c")), False, 100, "no_summary"),
+    (step(CALL, Observation(content="")), True, 0, "full"),
+]
+
+
+@pytest.mark.parametrize(("the_step", "full", "max_bytes", "rule"), USER_ROWS)
+def test_each_row_of_the_observation_table_names_itself(the_step: Step, full: bool, max_bytes: int, rule: str) -> None:
+    """observation_and_rule gives default_observation's block and the row of CONTRACT §4 that made it."""
+    block, said = observation_and_rule(the_step, "step_3", full, max_bytes)
+    assert said == rule
+    assert block == render.default_observation(the_step, "step_3", full, max_bytes)
+
+
+def test_every_user_rule_is_reached_by_the_table() -> None:
+    """The rows above reach every rule USER_RULES names but the hook's: no rule is dead, none unnamed."""
+    assert {rule for *_, rule in USER_ROWS} | {"hook"} == set(USER_RULES)
+
+
+@pytest.mark.parametrize(
+    ("decision", "rule", "types"),
+    [
+        (CALL, "reason_and_call", ["text", "tool_use"]),
+        (Decision(kind="tool_call", tool="ls", reason="  "), "call", ["tool_use"]),
+        (Decision(kind="no_tool_call", reason="I am done."), "reason", ["text"]),
+        (Decision(kind="truncated"), "no_tool_call", ["text"]),
+        (Decision(kind="tool_call", reason="no tool name"), "reason", ["text"]),
+    ],
+)
+def test_assistant_turn_names_its_rule(decision: Decision, rule: str, types: list[str]) -> None:
+    """assistant_turn gives the default blocks of CONTRACT §3.1 and the rule of ASSISTANT_RULES that made them."""
+    blocks, said = assistant_turn(step(decision), "id", OPTIONS)
+    assert said == rule and rule in ASSISTANT_RULES
+    assert [block.type for block in blocks] == types
+
+
+def test_hooks_fall_back_per_step_and_say_hook_only_when_they_answered() -> None:
+    """A hook's turn is reported as the hook's; a hook that returns nothing falls back to the default row."""
+    mine = ContentBlock(type="text", text="mine")
+
+    def assistant(s: Step, _id: str) -> list[ContentBlock] | None:
+        return [mine] if s.index == 1 else None
+
+    def observation(s: Step, _id: str, _full: bool) -> ContentBlock | None:
+        return mine if s.index == 1 else ContentBlock(type="")
+
+    options = Options(opening="x", assistant=assistant, observation=observation, tool_use_id=lambda s: "")
+    one, three = Step(index=1, decision=CALL, observation=OK), step()
+    assert assistant_turn(one, "id", options) == ((mine,), "hook")
+    assert assistant_turn(three, "id", options)[1] == "reason_and_call"
+    assert user_turn(one, "id", True, options) == (mine, "hook")
+    assert user_turn(three, "id", True, options)[1] == "full"
+    assert tool_use_id(three, options) == "step_3"
+    assert tool_use_id(three, Options(opening="x", tool_use_id=lambda s: f"toolu_{s.index}")) == "toolu_3"
+
+
+def test_messages_is_the_loop_over_the_per_step_primitives() -> None:
+    """render.messages equals the opening plus, per rendered step, assistant_turn and user_turn with the window."""
+    run = samples.load("flaky-build-resumed")
+    options = run.options(recent_results=2, result_bytes=60)
+    step_input = run.step_input()
+    rendered = [s for s in step_input.steps if s.decision is not None]
+    expected: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": run.opening}]}]
+    for position, s in enumerate(rendered):
+        the_id = tool_use_id(s, options)
+        blocks, _ = assistant_turn(s, the_id, options)
+        block, _ = user_turn(s, the_id, position >= len(rendered) - 2, options)
+        expected.append({"role": "assistant", "content": [b.to_dict() for b in blocks]})
+        expected.append({"role": "user", "content": [block.to_dict()]})
+    assert [m.to_dict() for m in render.messages(step_input, options)] == expected
+
+
+@pytest.mark.parametrize("name", samples.names())
+def test_the_views_facts_carry_the_rule_the_render_reported(name: str) -> None:
+    """Every block fact of every view holds the rule the contract's primitive gave for that block."""
+    run = samples.load(name)
+    views = Views(run, run.options(recent_results=2, result_bytes=200))
+    options = views.options
+    view = views.at(None)
+    rendered = [fact for fact in view.steps if fact.rendered]
+    for fact in rendered:
+        assert fact.assistant is not None and fact.result_block is not None
+        _, assistant_rule = assistant_turn(fact.step, fact.tool_use_id, options)
+        _, user_rule = user_turn(fact.step, fact.tool_use_id, bool(fact.full), options)
+        assert {block.rule for block in fact.assistant.blocks} == {assistant_rule}
+        assert fact.result_block.rule == user_rule
+
+
+def reply(*blocks: dict[str, Any], stop: str = "tool_use") -> ModelResponse:
+    return ModelResponse.from_dict({"content": list(blocks), "stop_reason": stop})
+
+
+def use(name: str, raw: Any = None) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": {} if raw is None else raw}
+
+
+@pytest.mark.parametrize(
+    ("response", "rule", "args"),
+    [
+        (reply({"type": "text", "text": "cut"}, use("ls"), stop="max_tokens"), "truncated", ""),
+        (reply(use("ls"), stop="model_context_window_exceeded"), "truncated", ""),
+        (reply(use("ls"), stop="refusal"), "refusal", ""),
+        (reply({"type": "text", "text": "done"}, stop="end_turn"), "no_tool_use", ""),
+        (reply(use("ls", {"a": 1})), "tool_call", "value"),
+        (reply(use("ls", '{"a": 1}')), "tool_call", "parsed"),
+        (reply(use("ls", "")), "tool_call", "empty"),
+        (reply(use("ls", "{oops")), "tool_call", "invalid_json"),
+    ],
+)
+def test_decided_names_the_rule_and_what_became_of_the_arguments(response: ModelResponse, rule: str, args: str) -> None:
+    """decided gives decide's decision, the rule of DECIDE_RULES that fired and the ARGS_OUTCOMES of the input."""
+    made = decided(response)
+    assert made.decision == decide(response)
+    assert (made.rule, made.args) == (rule, args)
+    assert rule in DECIDE_RULES and args in ARGS_OUTCOMES
+
+
+def test_decided_reports_how_the_reason_was_composed() -> None:
+    """With several tool uses the note and the text's budget are reported, and the reason is built from them."""
+    response = reply({"type": "text", "text": "x" * 600}, use("read_file"), use("write_file"), use("delete_file"))
+    made = decided(response)
+    assert made.tool_uses == ("read_file", "write_file", "delete_file")
+    assert made.note == "[2 further tool call(s) not executed: write_file, delete_file]"
+    assert made.reason_budget == render.REASON_BYTES - len(made.note) - 1
+    assert made.decision.reason.endswith(" " + made.note)
+    assert len(made.decision.reason.encode()) == render.REASON_BYTES
+
+
+def test_raw_bytes_that_are_not_utf8_are_reported_as_base64() -> None:
+    """Raw argument bytes that are not UTF-8 are kept as base64, and the outcome says so."""
+    response = ModelResponse(
+        content=(ContentBlock(type="tool_use", tool_use_id="t", name="ls", input=b"\xff"),), stop_reason="tool_use"
+    )
+    made = decided(response)
+    assert made.args == "invalid_base64" and made.decision.invalid_base64
+
+
+def test_a_step_with_no_decision_has_no_assistant_turn() -> None:
+    """assistant_turn refuses a step without a decision: such a step is skipped, not rendered."""
+    with pytest.raises(ValueError, match="no decision"):
+        assistant_turn(Step(index=0), "id", OPTIONS)
+    assert render.messages(StepInput(steps=[Step(index=0)]), OPTIONS)[1:] == []
