@@ -29,7 +29,7 @@ from agentrender.adapters.anthropic import (
     response_from_sdk,
     to_params,
 )
-from agentrender.adapters.messages_server import Failure, MessagesServer, body_key
+from agentrender.testing import Failure, MessagesServer, body_key
 
 _MESSAGE = pydantic.TypeAdapter(MessageParam)
 _TOOL = pydantic.TypeAdapter(ToolParam)

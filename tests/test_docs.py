@@ -87,8 +87,11 @@ REFERENCE = {
     "agentrender.frame": "frame",
     "agentrender.notebook": "notebook",
     "agentrender.adapters.anthropic": "anthropic",
-    "agentrender.adapters.messages_server": "messages_server",
-    "agentrender.live": "live",
+    "agentrender.testing": "testing",
+    "agentrender.agent.driver": "agent",
+    "agentrender.agent.tools": "agent",
+    "agentrender.agent.record": "agent",
+    "agentrender.agent.live": "agent",
     "agentrender.cli": "cli",
 }
 """Each public module and its page under docs/reference/."""

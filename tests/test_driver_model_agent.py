@@ -9,9 +9,9 @@ import pytest
 
 from agentrender import ModelResponse, render
 from agentrender.adapters.anthropic import Request, raw_assistant_block
+from agentrender.agent.driver import Driver, FakeClock, Killed, ModelAgent, ScriptedModel, Tool
+from agentrender.agent.tools import scratch_tools
 from agentrender.runfile import RunWriter, load_run
-from agentrender.samples.driver import Driver, FakeClock, Killed, ModelAgent, ScriptedModel, Tool
-from agentrender.samples.tools import scratch_tools
 
 CALL_LIST_DIR = {
     "content": [

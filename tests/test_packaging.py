@@ -1,4 +1,4 @@
-"""A plain, non-editable install ships what the checkout has: the sample runs and the live recording."""
+"""A plain, non-editable install ships what the checkout has: the sample runs and the live agent's recording."""
 
 import json
 import os
@@ -51,3 +51,18 @@ def test_the_cli_runs_from_a_wheel_install(installed: Path, tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     names = [sample["name"] for sample in json.loads(result.stdout)]
     assert "fix-failing-test" in names
+
+
+def test_the_live_recording_ships_in_a_wheel_install(installed: Path, tmp_path: Path) -> None:
+    """The live agent's bundled recording is inside the installed package and loads like the one in the checkout."""
+    code = (
+        "import json; from agentrender.agent import live; from agentrender.runfile import load_run; "
+        "run = load_run(live.REPLAY); "
+        "print(json.dumps({'file': live.REPLAY, 'steps': len(run.steps), 'warnings': len(run.warnings)}))"
+    )
+    result = run_installed(installed, ["-c", code], tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert Path(found["file"]).is_relative_to(installed)
+    assert Path(found["file"]).read_bytes() == (ROOT / "agentrender" / "agent" / "live_replay.jsonl").read_bytes()
+    assert found["steps"] > 0 and found["warnings"] == 0

@@ -10,11 +10,12 @@ from typing import Any
 import anthropic
 import pytest
 
-from agentrender import Decision, live, render
+from agentrender import Decision, render
 from agentrender.adapters.anthropic import AnthropicModel, ModelCallError, ReplayMiss, ReplayModel, Request
-from agentrender.adapters.messages_server import Failure, MessagesServer
+from agentrender.agent import live
+from agentrender.agent.driver import ScriptedModel
 from agentrender.runfile import Run, load_run
-from agentrender.samples.driver import ScriptedModel
+from agentrender.testing import Failure, MessagesServer
 from tests.test_adapter_anthropic import request_accepts
 
 TIMING = frozenset({"started_at", "ended_at", "at", "latency_ms"})
@@ -150,7 +151,7 @@ def test_a_changed_world_misses_the_replay_at_the_step_and_message_it_changed(tm
 def test_main_runs_offline_from_the_bundled_recording(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """python -m agentrender.live without a key replays the bundled recording and completes."""
+    """python -m agentrender.agent.live without a key replays the bundled recording and completes."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     out = tmp_path / "main.jsonl"
     assert live.main(["--out", str(out)]) == 0

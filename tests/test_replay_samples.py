@@ -11,9 +11,9 @@ import pytest
 
 from agentrender import ModelResponse, render, samples
 from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel, ReplayModel, Request, replay_options
-from agentrender.adapters.messages_server import MessagesServer, body_key
+from agentrender.agent.record import SAMPLE_RUNS, SCRIPTS, record
 from agentrender.runfile import Run
-from agentrender.samples.record import SAMPLE_RUNS, SCRIPTS, record
+from agentrender.testing import MessagesServer, body_key
 from tests.test_adapter_anthropic import request_accepts
 
 NAMES = samples.names()

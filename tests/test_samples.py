@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agentrender import live, render, samples
+from agentrender import render, samples
 from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS
+from agentrender.agent import live
+from agentrender.agent.driver import Driver, FakeClock, Limits, ModelAgent, ScriptedModel
+from agentrender.agent.record import SAMPLE_RUNS, record_all
+from agentrender.agent.tools import scratch_tools
 from agentrender.runfile import RunWriter, load_run
-from agentrender.samples.driver import Driver, FakeClock, Limits, ModelAgent, ScriptedModel
-from agentrender.samples.record import SAMPLE_RUNS, record_all
-from agentrender.samples.tools import scratch_tools
 from agentrender.views import disagreements
 
 ALL = {name: samples.load(name) for name in samples.names()}

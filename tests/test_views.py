@@ -18,11 +18,11 @@ from agentrender import (
     Run,
     Step,
     StepInput,
-    live,
     load_run,
     render,
     samples,
 )
+from agentrender.agent import live
 from agentrender.views import (
     BLOCK_KINDS,
     DECIDE_RULES,

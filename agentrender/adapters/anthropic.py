@@ -161,7 +161,7 @@ class Request:
     ``tool_choice`` is left out, which this adapter always sets to ``TOOL_CHOICE``. For a
     render without raw blocks, whose tools carry only API fields, that is the key
     ``render.replay_key`` gives over the rendered messages themselves; a server can compute
-    it from the request body it receives (``messages_server.body_key``).
+    it from the request body it receives (``agentrender.testing.body_key``).
     """
 
     messages: Sequence[Message]

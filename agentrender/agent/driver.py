@@ -18,7 +18,7 @@ records it (``runfile.response_from_record``), so a recorded reply decided again
 recorded decision. Its model may be the real API (``AnthropicModel``), a recorded run
 (``ReplayModel``) or a script (``ScriptedModel``).
 
-Schema checks use ``jsonschema`` (extra: ``driver``).
+Schema checks use ``jsonschema`` (extra: ``agent``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _validator_for(schema: Mapping[str, Any]) -> Any:
         import jsonschema  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - the message is the point
         raise ImportError(
-            "agentrender.samples.driver checks tool arguments with jsonschema: pip install 'agentrender[driver]'"
+            "agentrender.agent.driver checks tool arguments with jsonschema: pip install 'agentrender[agent]'"
         ) from None
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)

@@ -1,11 +1,11 @@
 """A live agent: the render contract, the Anthropic adapter, four tools and a policy.
 
-``python -m agentrender.live`` fixes a one-line bug in a tiny in-memory project and records
+``python -m agentrender.agent.live`` fixes a one-line bug in a tiny in-memory project and records
 the run to a run file. With ``ANTHROPIC_API_KEY`` set it calls the real Messages API;
 without it, it answers from the bundled recording (``live_replay.jsonl``), so it runs
 offline and reproduces that recording.
 
-It runs on the sample runs' driver (``agentrender.samples.driver``): the driver checks each
+It runs on the sample runs' driver (``agentrender.agent.driver``): the driver checks each
 decision against the tools' schemas and the policy, runs the tool, counts failures and
 records every step; its ``ModelAgent`` is the seed's ``Decide`` (render the recorded steps,
 send them as a ``Request``, turn the reply into a decision). The tools act on a workspace
@@ -27,8 +27,8 @@ from typing import Any
 from agentrender import render
 from agentrender._types import Decision, Observation
 from agentrender.adapters.anthropic import DEFAULT_MODEL, AnthropicModel, ModelCallError, ReplayMiss, ReplayModel
+from agentrender.agent.driver import Driver, FakeClock, Limits, Model, ModelAgent, ScriptedModel, Tool
 from agentrender.runfile import Run, RunWriter, load_run
-from agentrender.samples.driver import Driver, FakeClock, Limits, Model, ModelAgent, ScriptedModel, Tool
 
 __all__ = [
     "GOAL",
@@ -289,8 +289,8 @@ def record_bundled(path: str = REPLAY) -> Run:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agentrender.live``: run the live agent and record the run."""
-    parser = argparse.ArgumentParser(prog="python -m agentrender.live", description=__doc__.splitlines()[0])
+    """``python -m agentrender.agent.live``: run the live agent and record the run."""
+    parser = argparse.ArgumentParser(prog="python -m agentrender.agent.live", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="live-run.jsonl", help="the run file to write (default: %(default)s)")
     parser.add_argument(
         "--replay", metavar="RUN", help="answer from this recorded run (default without a key: bundled)"

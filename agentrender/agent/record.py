@@ -1,7 +1,7 @@
 """Record the sample runs: replay each script in ``sample_runs/scripts`` through the driver.
 
-    python -m agentrender.samples.record            # write sample_runs/*.jsonl
-    python -m agentrender.samples.record --check    # exit 1 when a committed file differs
+    python -m agentrender.agent.record            # write sample_runs/*.jsonl
+    python -m agentrender.agent.record --check    # exit 1 when a committed file differs
 
 A script is JSON: the run's goal, opening, system prompt, model and limits, the files of
 its scratch folder, the model's replies (Anthropic ``Message`` objects, in order; ``id``,
@@ -31,9 +31,9 @@ from typing import Any
 
 from agentrender import render
 from agentrender.adapters.anthropic import Request
+from agentrender.agent.driver import Driver, FakeClock, Killed, Limits, Model, ModelAgent, ScriptedModel, Tool
+from agentrender.agent.tools import scratch_tools
 from agentrender.runfile import RunWriter
-from agentrender.samples.driver import Driver, FakeClock, Killed, Limits, Model, ModelAgent, ScriptedModel, Tool
-from agentrender.samples.tools import scratch_tools
 
 __all__ = ["SAMPLE_RUNS", "SCRIPTS", "record", "record_all"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._types import Observation
-from agentrender.samples.driver import Tool
+from agentrender.agent.driver import Tool
 
 __all__ = ["scratch_tools"]
 

@@ -1,8 +1,9 @@
 """The bundled sample runs: realistic recorded runs to try every instrument on.
 
-``names()`` lists them, ``path(name)`` finds one's file and ``load(name)`` reads it. They
-are recorded from scripts by ``python -m agentrender.samples.record`` and shipped in the
-wheel, so they load after a plain ``pip install`` too. Standard library only.
+``folder()`` is where they are, ``names()`` lists them, ``path(name)`` finds one's file and
+``load(name)`` reads it: data access only, standard library only. They ship in the wheel,
+so they load after a plain ``pip install`` too; the agent that records them from their
+scripts is ``agentrender.agent`` (``python -m agentrender.agent.record``).
 """
 
 from __future__ import annotations
