@@ -16,7 +16,6 @@ Needs the ``frame`` extra: ``pip install 'agentrender[frame]'``.
 
 from __future__ import annotations
 
-import importlib
 import json
 import multiprocessing
 import multiprocessing.context
@@ -31,6 +30,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentrender import _fast, render
+from agentrender._extras import require
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run
 from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
@@ -47,17 +47,6 @@ __all__ = [
     "runs_frame",
     "steps_frame",
 ]
-
-_INSTALL = "pip install 'agentrender[frame]'"
-
-
-def _require(name: str) -> ModuleType:
-    """The one place this module imports its extra's packages (pandas, tqdm)."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        package = name.split(".")[0]
-        raise ImportError(f"agentrender.frame needs {package}, which is not installed: {_INSTALL}") from error
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +297,7 @@ def steps_frame(run: Run, options: render.Options | None = None, *, views: Views
     ``Views(run, options).at(None).steps``. A caller that holds ``Views`` of ``run`` already
     passes them as ``views`` (and no ``options``), so no step is rendered a second time.
     """
-    pandas = _require("pandas")
+    pandas = require("frame", "pandas")
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
     with _fast.paused():
@@ -427,7 +416,7 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
 
 def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
-    pandas = _require("pandas")
+    pandas = require("frame", "pandas")
     calls = run.model_calls
     with _fast.paused():
         return _frame(pandas, MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i} (step {calls[i].step})")
@@ -594,8 +583,8 @@ def runs_frame(
     null; ``frame[frame.error.notna()]`` lists them. Any other exception is a bug and is
     raised, with the file named in a note.
     """
-    pandas = _require("pandas")
-    tqdm = _require("tqdm.auto").tqdm
+    pandas = require("frame", "pandas")
+    tqdm = require("frame", "tqdm.auto").tqdm
     paths = _run_paths(paths_or_folder)
     if workers is None:
         workers = max(1, min(os.cpu_count() or 1, len(paths)))

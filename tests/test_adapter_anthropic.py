@@ -374,7 +374,9 @@ def test_a_missing_sdk_raises_import_error_with_the_install_line() -> None:
         "try:\n    AnthropicModel()\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=".")
-    assert out.stdout.strip() == "the Anthropic adapter needs the Anthropic SDK: pip install 'agentrender[anthropic]'"
+    assert out.stdout.strip() == (
+        "agentrender.adapters.anthropic needs anthropic, which is not installed: pip install 'agentrender[anthropic]'"
+    )
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
+from agentrender._extras import require
 from agentrender._types import ContentBlock, Message, ModelResponse, Step
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ DEFAULT_MAX_TOKENS = 4096
 TOOL_CHOICE: Mapping[str, Any] = {"type": "auto", "disable_parallel_tool_use": True}
 """The ``tool_choice`` every request with tools sends: only the first tool use executes, so ask for one."""
 
-INSTALL_HINT = "pip install 'agentrender[anthropic]'"
-
 # The reply was cut or refused, so any tool use in it may be half-written: it never runs,
 # and it is not replayed either (a replayed tool use would need a result nobody produced).
 _CUT_STOP_REASONS = frozenset({render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED, render.STOP_REFUSAL})
@@ -68,11 +67,7 @@ _CUT_STOP_REASONS = frozenset({render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDO
 
 def _sdk() -> ModuleType:
     """The Anthropic SDK, or an ``ImportError`` saying how to install it."""
-    try:
-        import anthropic
-    except ImportError as error:
-        raise ImportError(f"the Anthropic adapter needs the Anthropic SDK: {INSTALL_HINT}") from error
-    return anthropic
+    return require("anthropic", "anthropic", feature="agentrender.adapters.anthropic")
 
 
 # --- messages -----------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from agentrender import render
+from agentrender._extras import require
 from agentrender._types import Decision, Observation, Step, StepInput
 from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS, Request
 from agentrender.runfile import RunWriter, load_run, response_from_record
@@ -49,12 +50,7 @@ __all__ = [
 
 
 def _validator_for(schema: Mapping[str, Any]) -> Any:
-    try:
-        import jsonschema  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - the message is the point
-        raise ImportError(
-            "agentrender.agent.driver checks tool arguments with jsonschema: pip install 'agentrender[agent]'"
-        ) from None
+    jsonschema = require("agent", "jsonschema")
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)

@@ -10,23 +10,12 @@ reorder what is around it.
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
+from agentrender._extras import require
 from agentrender.views import BLOCK_LABELS
-
-INSTALL = "pip install 'agentrender[cli]'"
-"""The command that installs everything ``agentrender.cli`` needs."""
-
-
-def _require(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        raise ImportError(f"agentrender's CLI needs rich, which is not installed: {INSTALL}") from error
-
 
 if TYPE_CHECKING:
     from rich import box
@@ -39,24 +28,23 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 else:
-    box = _require("rich.box")
-    _console = _require("rich.console")
+    box = require("cli", "rich.box")
+    _console = require("cli", "rich.console")
     Console, ConsoleOptions, Group, RenderResult = (
         _console.Console,
         _console.ConsoleOptions,
         _console.Group,
         _console.RenderResult,
     )
-    JSONHighlighter = _require("rich.highlighter").JSONHighlighter
-    Padding = _require("rich.padding").Padding
-    Panel = _require("rich.panel").Panel
-    Rule = _require("rich.rule").Rule
-    Segment = _require("rich.segment").Segment
-    Table = _require("rich.table").Table
-    Text = _require("rich.text").Text
+    JSONHighlighter = require("cli", "rich.highlighter").JSONHighlighter
+    Padding = require("cli", "rich.padding").Padding
+    Panel = require("cli", "rich.panel").Panel
+    Rule = require("cli", "rich.rule").Rule
+    Segment = require("cli", "rich.segment").Segment
+    Table = require("cli", "rich.table").Table
+    Text = require("cli", "rich.text").Text
 
 __all__ = [
-    "INSTALL",
     "KIND_STYLES",
     "TAGS",
     "Console",

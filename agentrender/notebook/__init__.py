@@ -10,9 +10,12 @@ as a cell's last expression, or reach its parts (``.widget``, ``.slider``, ...) 
 Without ipywidgets, importing this raises an ``ImportError`` saying what to install.
 """
 
-from agentrender.notebook._deps import INSTALL
+from agentrender._extras import install_line
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
 from agentrender.notebook.explorer import RunExplorer
 
 __all__ = ["INSTALL", "ConversationView", "DecideStepper", "RunExplorer"]
+
+INSTALL = install_line("notebook")
+"""The command that installs everything ``agentrender.notebook`` needs."""

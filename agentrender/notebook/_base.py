@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentrender.notebook._deps import widgets
+from agentrender._extras import require
+
+widgets = require("notebook", "ipywidgets")
+"""ipywidgets, the one import of it in this package; without it importing any widget says what to install."""
 
 
 class Widget:

@@ -6,8 +6,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _html
-from agentrender.notebook._base import Widget, stepper
-from agentrender.notebook._deps import widgets
+from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.render import Options
 from agentrender.views import View, Views
 

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender import _html
 from agentrender._types import Decision, ModelResponse
-from agentrender.notebook._base import Widget, stepper
-from agentrender.notebook._deps import widgets
+from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.runfile import response_from_record, response_record
 from agentrender.views import DecideExplanation, explain_decide
 

@@ -6,9 +6,9 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _html
+from agentrender._extras import require
 from agentrender.frame import steps_frame
-from agentrender.notebook._base import Widget
-from agentrender.notebook._deps import require, widgets
+from agentrender.notebook._base import Widget, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
 from agentrender.views import SizeSeries, Views
@@ -28,7 +28,7 @@ SHOWN_ROWS = 200
 
 def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.6) -> bytes:
     """A PNG of the view's bytes per step with and without the window, marking where the cache prefix breaks."""
-    require("matplotlib")
+    require("notebook", "matplotlib")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
