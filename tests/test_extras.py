@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -70,7 +69,7 @@ def test_each_layer_names_its_extra_when_a_package_is_missing(extra: str, tmp_pa
     """With a package of its extra missing, using the layer fails with the one message: it names the package
     and ends in the pip line of that extra."""
     package, use = LAYERS[extra]
-    script = f"import sys\nsys.modules[{package!r}] = None\n" + textwrap.dedent(use)
+    script = f"import sys\nsys.modules[{package!r}] = None\n" + use
     env = {key: value for key, value in os.environ.items() if key != "ANTHROPIC_API_KEY"}
     env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run(
