@@ -19,7 +19,7 @@ from agentrender.render import Options
 from agentrender.views.facts import BlockFact, MessageFact
 from agentrender.views.sizes import message_bytes
 
-__all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Sizes", "StepRenders"]
+__all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Form", "Sizes", "StepRenders"]
 
 KIND_OF_ASSISTANT_RULE: dict[str, str] = {
     "reason_and_call": "reason",
@@ -65,6 +65,22 @@ class Sizes:
         return self.summary_sums[cut] + self.full_sums[count] - self.full_sums[cut]
 
 
+class Form:
+    """A run's rendered steps with every user turn in one form (full, or summary), filled as views ask.
+
+    ``turns`` is ``[A0, U0, A1, U1, ...]``: the assistant turns (the same in both forms) and
+    each user turn once it is rendered; ``rules[p]`` is the rule that made step ``p``'s user
+    turn (``""`` until it is rendered), and ``blocks``/``results`` the facts made of it.
+    """
+
+    def __init__(self, full: bool, n: int) -> None:
+        self.full = full
+        self.turns: list[Message | None] = [None] * (2 * n)
+        self.rules = [""] * n
+        self.blocks: list[BlockFact | None] = [None] * n
+        self.results: list[MessageFact | None] = [None] * n
+
+
 class StepRenders:
     """Each rendered step of a run, rendered once in each form it is asked for, for one set of options.
 
@@ -94,13 +110,7 @@ class StepRenders:
         self.rendered_before = rendered_before
         self.rendered = [step for step in self.steps if step.decision is not None]
         n = len(self.rendered)
-        # Per form (0: the summary, 1: the result in full): [A0, U0, A1, U1, ...], the assistant
-        # turns filled in when first needed, each user turn when first shown in that form; the
-        # rule that made each user turn ("" until it is rendered), and the facts made of them.
-        self._turns: tuple[list[Message], list[Message]] = ([None] * (2 * n), [None] * (2 * n))  # type: ignore[list-item]
-        self._rules: tuple[list[str], list[str]] = ([""] * n, [""] * n)
-        self._blocks: tuple[list[BlockFact | None], list[BlockFact | None]] = ([None] * n, [None] * n)
-        self._results: tuple[list[MessageFact | None], list[MessageFact | None]] = ([None] * n, [None] * n)
+        self.full_form, self.summary_form = Form(True, n), Form(False, n)
         self._assistant_facts: list[MessageFact | None] = [None] * n
 
     @cached_property
@@ -117,20 +127,23 @@ class StepRenders:
             render.assistant_turn(step, step_id, options) for step, step_id in zip(self.rendered, self.ids, strict=True)
         ]
         turns = [new_message("assistant", blocks) for blocks, _ in made]
-        for form in self._turns:
-            form[0::2] = turns
+        self.full_form.turns[0::2] = self.summary_form.turns[0::2] = turns
         return turns, [rule for _, rule in made]
+
+    def form(self, full: bool) -> Form:
+        """The steps with their user turns in full (``full``) or as summaries."""
+        return self.full_form if full else self.summary_form
 
     def users(self, full: bool, start: int, stop: int) -> list[Message]:
         """The user turns of rendered steps ``[start:stop]`` in one form, rendering those not yet rendered."""
-        rules = self._rules[full]
-        if "" in rules[start:stop]:
-            self._render_users(full, start, stop)
-        return self._turns[full][2 * start + 1 : 2 * stop : 2]
+        form = self.form(full)
+        if "" in form.rules[start:stop]:
+            self._render_users(form, start, stop)
+        return form.turns[2 * start + 1 : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
 
-    def _render_users(self, full: bool, start: int, stop: int) -> None:
-        options = self.options
-        turns, rules = self._turns[full], self._rules[full]
+    def _render_users(self, form: Form, start: int, stop: int) -> None:
+        options, full = self.options, form.full
+        turns, rules = form.turns, form.rules
         steps, ids = self.rendered, self.ids
         for position in range(start, stop):
             if rules[position]:
@@ -144,7 +157,7 @@ class StepRenders:
         _ = self.assistant  # computing it puts the assistant turns in both forms
         self.users(False, 0, cut)
         self.users(True, cut, rendered)
-        return self._turns[0], self._turns[1]
+        return self.summary_form.turns, self.full_form.turns  # type: ignore[return-value]  # filled as asked
 
     @cached_property
     def sizes(self) -> Sizes:
@@ -192,22 +205,22 @@ class StepRenders:
 
     def result_block(self, position: int, full: bool) -> BlockFact:
         """The fact of rendered step ``position``'s user-turn block in the given form."""
-        fact = self._blocks[full][position]
+        form = self.form(full)
+        fact = form.blocks[position]
         if fact is None:
-            if not self._rules[full][position]:
-                self._render_users(full, position, position + 1)
-            block = self._turns[full][2 * position + 1].content[0]
-            fact = _user_block_fact(self.rendered[position], block, self._rules[full][position], self.options)
-            self._blocks[full][position] = fact
+            message = self.users(full, position, position + 1)[0]
+            fact = _user_block_fact(self.rendered[position], message.content[0], form.rules[position], self.options)
+            form.blocks[position] = fact
         return fact
 
     def result_fact(self, position: int, full: bool) -> MessageFact:
         """The fact of rendered step ``position``'s user turn in the given form."""
-        fact = self._results[full][position]
+        form = self.form(full)
+        fact = form.results[position]
         if fact is None:
             block = self.result_block(position, full)
-            message = self._turns[full][2 * position + 1]
-            fact = self._results[full][position] = MessageFact(
+            message = self.users(full, position, position + 1)[0]
+            fact = form.results[position] = MessageFact(
                 message=message,
                 turn="result",
                 step=self.rendered[position].index,
