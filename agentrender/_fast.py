@@ -41,7 +41,7 @@ def frozen_factory(cls: type[T], *names: str) -> Callable[..., T]:
     by ``cls(...)``: only its construction skips ``object.__setattr__``.
 
     The function is generated with one statement per field, as ``dataclasses`` generates
-    ``__init__``: a loop over the setters costs a third more.
+    ``__init__``: a loop over the setters would cost a good part of what is saved.
     """
     fields = getattr(cls, "__dataclass_fields__", {})
     if sorted(fields) != sorted(names):
