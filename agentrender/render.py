@@ -69,7 +69,7 @@ __all__ = [
     "invalid_nudge",
     "messages",
     "observation_and_rule",
-    "opening_text",
+    "opening_blocks",
     "replay_key",
     "tool_use_id",
     "truncate",
@@ -115,10 +115,11 @@ _NO_TOOL_CALL_TEXT = "(no tool call)"
 _MARK = "…"
 _MARK_BYTES = 3
 
-OpeningHook = Callable[[StepInput], str]
+Opening = "str | Sequence[ContentBlock]"
+OpeningHook = Callable[[StepInput], "str | Sequence[ContentBlock]"]
 ToolUseIDHook = Callable[[Step], str]
 AssistantHook = Callable[[Step, str], "Sequence[ContentBlock] | None"]
-ObservationHook = Callable[[Step, str, bool], "ContentBlock | None"]
+ObservationHook = Callable[[Step, str, bool], "ContentBlock | Sequence[ContentBlock] | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +128,17 @@ class Options:
 
     Hooks fall back per step: a hook that returns ``None`` (or an empty list, or a block
     whose ``type`` is ``""``) leaves that one step to the default rendering.
+
+    Two extensions of the seed's hooks let a recorded conversation render exactly as it was
+    sent (``agentrender.imports``): the opening may be blocks rather than text (an image
+    beside the task), and the observation hook may return several blocks for a user turn
+    (several tool results, or text beside them). Neither changes a render that uses text
+    and one block.
     """
 
-    opening: str | OpeningHook | None = None
-    """The opening user message: text, or a callable taking the ``StepInput``. Required."""
+    opening: str | Sequence[ContentBlock] | OpeningHook | None = None
+    """The opening user message: text, its blocks, or a callable taking the ``StepInput`` and
+    returning either. Required."""
     recent_results: int = RECENT_RESULTS
     """How many of the last rendered steps show their result in full."""
     result_bytes: int = RESULT_BYTES
@@ -140,12 +148,13 @@ class Options:
     assistant: AssistantHook | None = None
     """``(step, id) -> blocks`` for the assistant turn; ``None`` or ``[]`` falls back."""
     observation: ObservationHook | None = None
-    """``(step, id, full) -> block`` for the user turn; ``None`` or a ``type=""`` block falls back."""
+    """``(step, id, full) -> block`` (or blocks) for the user turn; ``None``, ``[]`` or a ``type=""``
+    block falls back."""
 
     def __post_init__(self) -> None:
         if self.opening is None:
             raise ValueError("Options.opening is required: a renderer with no domain text is a bug, not a default")
-        if isinstance(self.opening, str):
+        if isinstance(self.opening, str | list | tuple):
             _check_opening(self.opening)
         elif not callable(self.opening):
             raise ValueError(f"Options.opening: expected text or a callable, got {type(self.opening).__name__}")
@@ -155,12 +164,17 @@ class Options:
             raise ValueError(f"Options.result_bytes must be 0 or more, got {self.result_bytes}")
 
 
-def _check_opening(text: object) -> str:
-    if not isinstance(text, str):
-        raise ValueError(f"Options.opening: expected the opening text, got {type(text).__name__}")
-    if not text.strip():
-        raise ValueError("Options.opening: the opening text is empty")
-    return text
+def _check_opening(opening: object) -> tuple[ContentBlock, ...]:
+    """The opening as the blocks of its message; ``ValueError`` when it is missing, blank or of another type."""
+    if isinstance(opening, str):
+        if not opening.strip():
+            raise ValueError("Options.opening: the opening text is empty")
+        return (new_block("text", opening),)
+    if isinstance(opening, list | tuple) and all(isinstance(block, ContentBlock) for block in opening):
+        if not opening:
+            raise ValueError("Options.opening: the opening has no blocks")
+        return tuple(opening)
+    raise ValueError(f"Options.opening: expected the opening text or its blocks, got {type(opening).__name__}")
 
 
 def messages(step_input: StepInput, options: Options) -> list[Message]:
@@ -175,22 +189,21 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
     calls every instrument makes to learn what a step rendered as, and which rule made it.
     """
-    out = Messages((new_message("user", (new_block("text", opening_text(step_input, options)),)),))
+    out = Messages((new_message("user", opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = len(rendered) - options.recent_results
     append = out.append
     for position, step in enumerate(rendered):
         step_id = tool_use_id(step, options)
         append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
-        block, _ = user_turn(step, step_id, position >= first_full, options)
-        append(new_message("user", (block,)))
+        append(new_message("user", user_turn(step, step_id, position >= first_full, options)[0]))
     return out
 
 
-def opening_text(step_input: StepInput, options: Options) -> str:
-    """The text of the opening user message: ``options.opening``, or what its hook returns for ``step_input``.
+def opening_blocks(step_input: StepInput, options: Options) -> tuple[ContentBlock, ...]:
+    """The blocks of the opening user message: ``options.opening``, or what its hook returns.
 
-    Raises ``ValueError`` when it is missing or blank.
+    Text becomes one text block; a hook is called with ``step_input``. Raises ``ValueError`` when it is missing or blank.
     """
     opening = options.opening
     return _check_opening(opening(step_input) if callable(opening) else opening)
@@ -264,18 +277,23 @@ USER_RULES: dict[str, str] = {
 the second item of ``user_turn``."""
 
 
-def user_turn(step: Step, tool_use_id: str, full: bool, options: Options) -> tuple[ContentBlock, str]:
-    """A rendered step's user turn (one block), and the rule of ``USER_RULES`` that made it.
+def user_turn(step: Step, tool_use_id: str, full: bool, options: Options) -> tuple[tuple[ContentBlock, ...], str]:
+    """A rendered step's user turn, and the rule of ``USER_RULES`` that made it.
 
     ``options.observation(step, tool_use_id, full)`` when that hook is set and returns a
-    block with a type; else ``default_observation(step, tool_use_id, full, options.result_bytes)``.
+    block with a type (or a non-empty list of blocks); else the one block of
+    ``default_observation(step, tool_use_id, full, options.result_bytes)``.
     """
     hook = options.observation
     if hook is not None:
-        block = hook(step, tool_use_id, full)
-        if block is not None and block.type:
-            return block, "hook"
-    return observation_and_rule(step, tool_use_id, full, options.result_bytes)
+        made = hook(step, tool_use_id, full)
+        if isinstance(made, ContentBlock):
+            if made.type:
+                return (made,), "hook"
+        elif made:
+            return tuple(made), "hook"
+    block, rule = observation_and_rule(step, tool_use_id, full, options.result_bytes)
+    return (block,), rule
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:

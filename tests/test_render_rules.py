@@ -1,5 +1,6 @@
 """The per-step primitives of the contract say which rule made each turn, and render.messages is a loop over them."""
 
+import json
 from typing import Any
 
 import pytest
@@ -96,7 +97,7 @@ def test_hooks_fall_back_per_step_and_say_hook_only_when_they_answered() -> None
     one, three = Step(index=1, decision=CALL, observation=OK), step()
     assert assistant_turn(one, "id", options) == ((mine,), "hook")
     assert assistant_turn(three, "id", options)[1] == "reason_and_call"
-    assert user_turn(one, "id", True, options) == (mine, "hook")
+    assert user_turn(one, "id", True, options) == ((mine,), "hook")
     assert user_turn(three, "id", True, options)[1] == "full"
     assert tool_use_id(three, options) == "step_3"
     assert tool_use_id(three, Options(opening="x", tool_use_id=lambda s: f"toolu_{s.index}")) == "toolu_3"
@@ -112,9 +113,9 @@ def test_messages_is_the_loop_over_the_per_step_primitives() -> None:
     for position, s in enumerate(rendered):
         the_id = tool_use_id(s, options)
         blocks, _ = assistant_turn(s, the_id, options)
-        block, _ = user_turn(s, the_id, position >= len(rendered) - 2, options)
+        user, _ = user_turn(s, the_id, position >= len(rendered) - 2, options)
         expected.append({"role": "assistant", "content": [b.to_dict() for b in blocks]})
-        expected.append({"role": "user", "content": [block.to_dict()]})
+        expected.append({"role": "user", "content": [b.to_dict() for b in user]})
     assert [m.to_dict() for m in render.messages(step_input, options)] == expected
 
 
@@ -188,3 +189,38 @@ def test_a_step_with_no_decision_has_no_assistant_turn() -> None:
     with pytest.raises(ValueError, match="no decision"):
         assistant_turn(Step(index=0), "id", OPTIONS)
     assert render.messages(StepInput(steps=[Step(index=0)]), OPTIONS)[1:] == []
+
+
+def test_an_observation_hook_may_answer_with_several_blocks() -> None:
+    """A user turn recorded with several blocks (two results, text beside them) renders as the hook gave it."""
+    two = [
+        ContentBlock(type="tool_result", tool_use_id="a", content="one"),
+        ContentBlock(type="tool_result", tool_use_id="b", content="two"),
+        ContentBlock(type="text", text="and a word from the user"),
+    ]
+    options = Options(opening="x", observation=lambda s, _id, _full: two if s.index == 3 else [])
+    conversation = render.messages(StepInput(steps=[step(), Step(index=4, decision=CALL, observation=OK)]), options)
+    assert conversation[2].content == tuple(two)
+    assert [b.type for b in conversation[4].content] == ["tool_result"]  # an empty list falls back to the default
+    views = Views(StepInput(steps=[step()]), options)
+    result = views.at(None).steps[0].result
+    assert result is not None and [fact.kind for fact in result.blocks] == ["hook", "hook", "hook"]
+    assert views.at(None).messages == conversation[:3]
+    assert views.at(None).bytes == len(json.dumps([m.to_dict() for m in conversation[:3]], separators=(",", ":")))
+
+
+def test_the_opening_may_be_blocks() -> None:
+    """An opening given as blocks (an image beside the task) is the first user message as given; blank is refused."""
+    image = ContentBlock.from_dict(
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+    )
+    blocks = [ContentBlock(type="text", text="What is in this picture?"), image]
+    conversation = render.messages(StepInput(steps=[step()]), Options(opening=blocks))
+    assert conversation[0].to_dict()["content"] == [b.to_dict() for b in blocks]
+    view = Views(StepInput(steps=[step()]), Options(opening=lambda _input: blocks)).at(None)
+    assert [fact.kind for fact in view.opening.blocks] == ["opening", "opening"]
+    assert view.messages == conversation
+    with pytest.raises(ValueError, match="no blocks"):
+        Options(opening=[])
+    with pytest.raises(ValueError, match="expected the opening text or its blocks"):
+        render.messages(StepInput(), Options(opening=lambda _input: 42))  # type: ignore[arg-type,return-value]

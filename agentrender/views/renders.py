@@ -148,8 +148,8 @@ class StepRenders:
         for position in range(start, stop):
             if rules[position]:
                 continue
-            block, rules[position] = render.user_turn(steps[position], ids[position], full, options)
-            turns[2 * position + 1] = new_message("user", (block,))
+            blocks, rules[position] = render.user_turn(steps[position], ids[position], full, options)
+            turns[2 * position + 1] = new_message("user", blocks)
 
     def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
         """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
@@ -172,7 +172,7 @@ class StepRenders:
         for a, uf, us in zip(assistant, full, summary, strict=True):
             a_bytes = message_bytes(a)
             full_bytes = message_bytes(uf)
-            # A user turn is one block; comparing its text first settles most steps cheaply.
+            # A default user turn is one block: comparing its text first settles most steps cheaply.
             same = uf.content[0].content == us.content[0].content and uf.content == us.content
             add_assistant(a_bytes)
             add_same(same)
@@ -204,7 +204,8 @@ class StepRenders:
         return fact
 
     def result_block(self, position: int, full: bool) -> BlockFact:
-        """The fact of rendered step ``position``'s user-turn block in the given form."""
+        """The fact of the first block of rendered step ``position``'s user turn in the given form
+        (its only block, unless a hook made the turn of several)."""
         form = self.form(full)
         fact = form.blocks[position]
         if fact is None:
@@ -218,14 +219,15 @@ class StepRenders:
         form = self.form(full)
         fact = form.results[position]
         if fact is None:
-            block = self.result_block(position, full)
+            first = self.result_block(position, full)
             message = self.users(full, position, position + 1)[0]
+            rule = form.rules[position]
             fact = form.results[position] = MessageFact(
                 message=message,
                 turn="result",
                 step=self.rendered[position].index,
                 full=full,
-                blocks=(block,),
+                blocks=(first, *(_hook_fact(block, rule) for block in message.content[1:])),
                 bytes=message_bytes(message),
             )
         return fact
@@ -235,10 +237,14 @@ def _shown(block: ContentBlock) -> int:
     return utf8_bytes(block.content if block.type == "tool_result" else block.text)
 
 
+def _hook_fact(block: ContentBlock, rule: str) -> BlockFact:
+    return BlockFact(kind="hook", block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
+
+
 def _assistant_block_fact(block: ContentBlock, rule: str) -> BlockFact:
     """A block of an assistant turn made by ``rule`` (a key of ``render.ASSISTANT_RULES``)."""
     if rule == "hook":
-        return BlockFact(kind="hook", block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
+        return _hook_fact(block, rule)
     if block.type == "tool_use":
         return BlockFact(kind="tool_use", block=block, rule=rule)
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))

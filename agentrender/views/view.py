@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
-from agentrender._types import ContentBlock, Messages, Step, StepInput, new_message, utf8_bytes
+from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact
 from agentrender.views.renders import StepRenders
@@ -137,8 +137,7 @@ class Views:
         key = at if callable(opening) else None
         cached = self._openings.get(key)
         if cached is None:
-            text = render.opening_text(self.step_input(at), self.options)
-            message = new_message("user", (ContentBlock(type="text", text=text),))
+            message = new_message("user", render.opening_blocks(self.step_input(at), self.options))
             if len(self._openings) > 4096:
                 self._openings.clear()
             cached = self._openings[key] = (message, message_bytes(message))
@@ -327,13 +326,14 @@ class View:
     def opening(self) -> MessageFact:
         """The opening message and its fact."""
         message, size = self.views._opening(self.at)  # the message the view begins with, its bytes counted once
-        block = message.content[0]
         return MessageFact(
             message=message,
             turn="opening",
             step=None,
             full=None,
-            blocks=(BlockFact(kind="opening", block=block, shown_bytes=utf8_bytes(block.text)),),
+            blocks=tuple(
+                BlockFact(kind="opening", block=block, shown_bytes=utf8_bytes(block.text)) for block in message.content
+            ),
             bytes=size,
         )
 
