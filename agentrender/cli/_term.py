@@ -2,19 +2,19 @@
 
 Everything a run holds was written by a model or a tool and is untrusted. It reaches the
 terminal only as ``rich.text.Text`` built from ``clean(...)``: never as markup (the console
-parses none), never with a control character left in it. ``clean`` shows every control
-character, bidirectional override and invisible format character as a visible escape
-(``\\x1b``, ``\\u202e``), so no text can move the cursor, open a link, rewrite a line or
-reorder what is around it.
+parses none), never with an unsafe character left in it. ``clean`` shows every character of
+``agentrender._text``'s one set (controls, bidirectional overrides, invisible format and tag
+characters, lone surrogates, ...) as a visible escape (``\\x1b``, ``\\u202e``), so no text can
+move the cursor, open a link, rewrite a line or reorder or hide what is around it.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from agentrender._extras import require
+from agentrender._text import escape_terminal
 from agentrender.views import BLOCK_LABELS
 
 if TYPE_CHECKING:
@@ -61,34 +61,13 @@ __all__ = [
     "make_console",
 ]
 
-# C0 and C1 controls but newline and tab, DEL, bidirectional marks, overrides and isolates,
-# zero-width and other invisible format characters, lone surrogates (unprintable in UTF-8)
-# and the tag characters (invisible text a model can be prompted with).
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
-)
-_UNSAFE_LINE = re.compile(_UNSAFE.pattern[:-1] + "\n\t]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code == 0x0A:
-        return "\u21b5 "  # ↵: a newline in one-line text
-    if code == 0x09:
-        return " "
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
-
 
 def clean(text: str, *, one_line: bool = False) -> str:
-    """``text`` safe for a terminal: every control or invisible character shown as a visible escape.
+    """``text`` safe for a terminal: every unsafe character (``agentrender._text``) shown as a visible escape.
 
     With ``one_line``, newlines are shown as ``↵`` and tabs as spaces, for a table cell.
     """
-    return (_UNSAFE_LINE if one_line else _UNSAFE).sub(_escape, text)
+    return escape_terminal(text, one_line=one_line)
 
 
 # One style per kind of block, following the HTML's colours in the terminal's own palette,
