@@ -5,20 +5,24 @@
   reader reads every line.
 - ``canonical``: the compact encoding a replay key hashes and a byte count measures
   (no ASCII escaping, ``,`` and ``:`` without spaces).
-- ``display``: how every instrument (HTML, terminal, widgets) shows a JSON value to a
-  person: indented, not ASCII-escaped, and never failing (what is not JSON shows as its
-  ``repr``).
+- ``display``: how every instrument (HTML, terminal, widgets, diagnostics) shows a JSON
+  value to a person: indented, not ASCII-escaped, and never failing (bytes show as their
+  UTF-8 text, or as ``{"base64": ...}`` when they are not UTF-8; anything else JSON cannot
+  hold shows as its ``repr``).
+- ``escaped``: what a command's ``--json`` prints for a program: as ``display`` but every
+  non-ASCII character escaped, so the output is plain ASCII whatever the terminal.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from typing import Any
 
-__all__ = ["STRICT_DECODER", "canonical", "display", "strict_loads"]
+__all__ = ["STRICT_DECODER", "canonical", "display", "escaped", "strict_loads"]
 
 
 def _reject_constant(name: str) -> Any:
@@ -50,12 +54,30 @@ def canonical(value: Any) -> str:
     return _CANONICAL.encode(value)
 
 
+def _shown(value: Any) -> Any:
+    """What ``display`` and ``escaped`` show for a value JSON cannot hold."""
+    if isinstance(value, bytes | bytearray):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return {"base64": base64.b64encode(value).decode("ascii")}
+    return repr(value)
+
+
 def display(value: Any, *, indent: int | None = 2) -> str:
-    """``value`` as a person is shown it: indented JSON, not ASCII-escaped; ``repr`` for what JSON cannot hold.
+    """``value`` as a person is shown it: indented JSON, not ASCII-escaped; bytes as their text (or
+    base64), ``repr`` for anything else JSON cannot hold.
 
     ``indent=None`` gives one line with ``", "`` and ``": "`` between items.
     """
     try:
-        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False, default=repr)
+        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False, default=_shown)
     except ValueError:  # NaN or infinity, or a structure nested past the encoder's reach
         return repr(value)
+
+
+def escaped(value: Any) -> str:
+    """``value`` as a command's ``--json`` prints it: indented JSON with every non-ASCII character
+    escaped (``\\uXXXX``), so the bytes are ASCII on any terminal; bytes and values JSON cannot hold
+    as ``display`` shows them."""
+    return json.dumps(value, ensure_ascii=True, indent=2, default=_shown)

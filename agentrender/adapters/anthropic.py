@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
 from agentrender._extras import require
+from agentrender._json import display
 from agentrender._types import ContentBlock, Message, ModelResponse, Step
 
 if TYPE_CHECKING:
@@ -468,7 +469,7 @@ class ReplayModel:
 
 
 def _short(wire: Mapping[str, Any], limit: int = 300) -> str:
-    return render.truncate(json.dumps(wire, ensure_ascii=False), limit)
+    return render.truncate(display(wire, indent=None), limit)
 
 
 def _short_value(value: Any, limit: int = 300) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from agentrender import samples
+from agentrender._json import escaped
 from agentrender.cli import _check, _decide, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError, load
 from agentrender.cli._term import Console, clean, make_console
@@ -19,7 +19,7 @@ __all__ = ["CliError", "clean", "run"]
 
 def write_json(out: IO[str], data: Any) -> None:
     """``data`` as indented JSON, every non-ASCII character escaped: valid JSON, safe bytes in a terminal."""
-    out.write(json.dumps(data, ensure_ascii=True, indent=2, default=repr))
+    out.write(escaped(data))
     out.write("\n")
 
 

@@ -11,9 +11,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender.cli._inputs import CliError, load, load_reply, looks_like_reply
-from agentrender.cli._show import Folder, dumps
+from agentrender.cli._show import Folder
 from agentrender.cli._term import (
     AGREE,
     DISAGREE,
@@ -147,8 +148,8 @@ def _reply_blocks(response: ModelResponse, folder: Folder) -> Iterator[Any]:
                     header.append("  raw argument bytes", style=MUTED)
                 body = folder.body(text)
             else:
-                compact = dumps(raw)
-                body = folder.body(compact if len(compact) <= 100 else dumps(raw, indent=2), json_colours=True)
+                compact = display(raw, indent=None)
+                body = folder.body(compact if len(compact) <= 100 else display(raw), json_colours=True)
             yield Gutter(Group(header, *body), KIND_STYLES["tool_use"])
         elif block.type == "thinking":
             header = Text("thinking", style="bold italic " + MUTED)
@@ -160,7 +161,7 @@ def _reply_blocks(response: ModelResponse, folder: Folder) -> Iterator[Any]:
             yield Gutter(Group(Text("text", style="bold"), *folder.body(block.text)), KIND_STYLES["reason"])
         else:
             header = Text(clean(block.type, one_line=True), style="bold")
-            yield Gutter(Group(header, *folder.body(dumps(block.to_dict(), indent=2))), MUTED)
+            yield Gutter(Group(header, *folder.body(display(block.to_dict()))), MUTED)
 
 
 def _decision_table(decision: Decision, folder: Folder) -> Table:
@@ -171,7 +172,7 @@ def _decision_table(decision: Decision, folder: Folder) -> Table:
     if decision.tool:
         grid.add_row("tool", Text(clean(decision.tool, one_line=True)))
     if decision.args is not None:
-        grid.add_row("args", Group(*folder.body(dumps(decision.args), json_colours=True)))
+        grid.add_row("args", Group(*folder.body(display(decision.args, indent=None), json_colours=True)))
     if decision.invalid_args:
         label = "invalid args (base64)" if decision.invalid_base64 else "invalid args"
         grid.add_row(label, Group(*folder.body(decision.invalid_args)))

@@ -7,13 +7,12 @@ previous step. Nothing is re-derived.
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 from collections.abc import Iterator
 from typing import Any
 
 from agentrender._html import SHOWN_STEPS
+from agentrender._json import display
 from agentrender.cli._term import (
     FAILED,
     HIDDEN,
@@ -41,21 +40,6 @@ FOLD_LINES = 10
 """How many lines of one block ``show`` prints before folding the rest, stating its size."""
 FOLD_CHARS = 1500
 """How many characters of one block ``show`` prints before folding the rest."""
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, bytes | bytearray):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(value).decode("ascii")}
-    return repr(value)
-
-
-def dumps(value: Any, *, indent: int | None = None) -> str:
-    """``value`` as JSON the way a person reads it (not ASCII-escaped; cleaned later for the terminal)."""
-    separators = (", ", ": ") if indent is None else (",", ": ")
-    return json.dumps(value, ensure_ascii=False, indent=indent, separators=separators, default=_json_default)
 
 
 class Folder:
@@ -151,15 +135,15 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
     line = _tag(fact)
     facts = _facts(fact, result_bytes)
     if block.raw is not None:
-        body = dumps(dict(block.raw), indent=2)
+        body = display(dict(block.raw))
         colours = True
     elif block.type == "tool_use":
         line.append("  ")
         line.append(clean(block.name, one_line=True), style="bold")
-        body = dumps(block.input)
+        body = display(block.input, indent=None)
         colours = True
         if len(body) > 100:
-            body = dumps(block.input, indent=2)
+            body = display(block.input)
         facts.append(f"id {clean(block.tool_use_id, one_line=True)}")
     else:
         body = block.content if block.type == "tool_result" else block.text
