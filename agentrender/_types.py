@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentrender._display.values import decision_html, messages_html
 from agentrender._fast import frozen_factory
 
 __all__ = [
@@ -52,9 +53,7 @@ class Decision:
         return self.kind == "tool_call" and self.tool != ""
 
     def _repr_html_(self) -> str:
-        from agentrender import _html
-
-        return _html.decision_html(self)
+        return decision_html(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -277,9 +276,7 @@ class Messages(list[Message]):
     __slots__ = ()
 
     def _repr_html_(self) -> str:
-        from agentrender import _html
-
-        return _html.messages_html(self)
+        return messages_html(self)
 
 
 def _block_list(content: Any, where: str) -> list[Any]:

@@ -242,9 +242,14 @@ class Run:
         )
 
     def _repr_html_(self) -> str:
-        from agentrender import _html
+        # Floors below the run files; at the top once runfile is split into a package.
+        from agentrender._display.runs import run_html
+        from agentrender.views import Views
 
-        return _html.run_html(self)
+        try:
+            return run_html(self, Views(self).at(None))
+        except ValueError as error:  # a run with no opening and no goal has no view
+            return run_html(self, str(error))
 
 
 class _Records(Sequence[Mapping[str, Any]]):

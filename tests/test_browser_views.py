@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import _html
+from agentrender._display.runs import explanation_html, view_html
 from agentrender.views import Views, explain_decide
 from tests.views_runs import SHOWN_KINDS, every_kind_view, hostile_run
 
@@ -51,14 +51,14 @@ def page_of(*fragments: str) -> str:
 
 
 def conversation_page() -> str:
-    return page_of(_html.view_html(every_kind_view()))
+    return page_of(view_html(every_kind_view()))
 
 
 def hostile_page() -> str:
     run = hostile_run()
     explanation = explain_decide(run.model_calls[0].response)
-    fragments = [_html.view_html(Views(run, run.options(recent_results=1)).at(at)) for at in (None, 1)]
-    fragments.append(_html.explanation_html(explanation, run.steps[0].decision, compare=True))
+    fragments = [view_html(Views(run, run.options(recent_results=1)).at(at)) for at in (None, 1)]
+    fragments.append(explanation_html(explanation, run.steps[0].decision, compare=True))
     fragments.append(run._repr_html_())
     return page_of(*fragments)
 

@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from agentrender import ContentBlock, ModelResponse, render
-from agentrender._html import view_html
+from agentrender._display.runs import view_html
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
 from tests.test_views_html import assert_inert
-from tests.views_runs import every_kind_run, hostile_run, long_run
+from tests.views_runs import UNSEEN, UNSEEN_RAW, UNSEEN_SHOWN, every_kind_run, hostile_run, long_run
 
 
 def html_values(widget: object) -> list[str]:
@@ -216,6 +216,19 @@ def test_hostile_text_is_inert_in_every_widget() -> None:
     for value in html_values(stepper.widget):
         assert_inert(value)
     assert "<script>window.__pwned=9</script>" in stepper.editor.value  # a Textarea's value is text, never HTML
+
+
+def test_tag_characters_and_lone_surrogates_are_shown_escaped_in_every_widget() -> None:
+    """Tag characters and a lone surrogate in a run show as [U+XXXX] markers in every widget's HTML, never raw."""
+    explorer = RunExplorer(hostile_run(UNSEEN))
+    for at in range(explorer.conversation.slider.max + 1):
+        explorer.conversation.slider.value = at
+        for value in html_values(explorer.widget):
+            assert not any(raw in value for raw in UNSEEN_RAW)
+    parts = {"table": explorer.table, "conversation": explorer.conversation.widget, "decide": explorer.decide.widget}
+    for name, widget in parts.items():
+        for marker in UNSEEN_SHOWN:
+            assert any(marker in value for value in html_values(widget)), (name, marker)
 
 
 def test_widgets_display_as_their_ipywidgets() -> None:

@@ -9,10 +9,20 @@ from html.parser import HTMLParser
 import pytest
 
 from agentrender import Decision, Observation, Step, render
-from agentrender._html import DISPLAY_CHARS, STYLE, explanation_html, legend_html, view_html
+from agentrender._display.runs import explanation_html, legend_html, view_html
+from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE, decision_html, messages_html, table_html
 from agentrender.runfile import Run
 from agentrender.views import BLOCK_KINDS, Views, explain_decide
-from tests.views_runs import HOSTILE, SHOWN_KINDS, every_kind_run, every_kind_view, hostile_run
+from tests.views_runs import (
+    HOSTILE,
+    SHOWN_KINDS,
+    UNSEEN,
+    UNSEEN_RAW,
+    UNSEEN_SHOWN,
+    every_kind_run,
+    every_kind_view,
+    hostile_run,
+)
 
 DANGEROUS_TAGS = {
     "script",
@@ -87,6 +97,32 @@ def test_hostile_text_is_inert_in_runs_decisions_messages_and_replies() -> None:
     explanation = explain_decide(call.response)
     for recorded in (None, run.steps[0].decision, explanation.decision):
         assert_inert(explanation_html(explanation, recorded, compare=True))
+
+
+def test_tag_characters_and_lone_surrogates_are_shown_escaped_in_every_html_output() -> None:
+    """A run whose goal, tool names, reasons, results and replies hold tag characters and a lone surrogate
+    shows them as [U+XXXX] markers in the HTML of its views, itself, its decisions, its messages and replies."""
+    run = hostile_run(UNSEEN)
+    views = Views(run)
+    explanation = explain_decide(run.model_calls[0].response)
+    fragments = {
+        "run": run._repr_html_(),
+        **{f"view at {at}": views.at(at)._repr_html_() for at in [*views.stops, None]},
+        "view_html": view_html(views.at(None), last_steps=2),
+        **{f"decision {step.index}": step.decision._repr_html_() for step in run.steps if step.decision},
+        "messages": render.messages(run.step_input(None), run.options())._repr_html_(),  # type: ignore[attr-defined]
+        "explanation": explanation_html(explanation, run.steps[0].decision, compare=True),
+        "decision_html": decision_html(explanation.decision),
+        "messages_html": messages_html(render.messages(run.step_input(2), run.options())),
+        "table_html": table_html([UNSEEN], [[UNSEEN, 1]]),
+    }
+    for name, fragment in fragments.items():
+        assert_inert(fragment)
+        for raw in UNSEEN_RAW:
+            assert raw not in fragment, (name, f"U+{ord(raw):04X}")
+        for marker in UNSEEN_SHOWN:
+            assert marker in fragment, (name, marker)
+    assert "[U+E0069]" in fragments["run"].split("<table>")[1].split("</table>")[0]  # the goal, in the header
 
 
 def test_rtl_overrides_are_shown_as_visible_code_points() -> None:
@@ -218,7 +254,6 @@ def test_every_class_the_html_uses_is_styled() -> None:
 
 def test_a_long_list_of_messages_shows_its_first_turns_and_counts_the_rest() -> None:
     """messages_html shows the first SHOWN_STEPS * 2 + 1 turns, numbered, and says how many more it left out."""
-    from agentrender._html import SHOWN_STEPS, messages_html
     from tests.views_runs import long_run
 
     messages = render.messages(long_run(100).step_input(), render.Options(opening="Go."))

@@ -17,6 +17,13 @@ HOSTILE = (
 )
 """Text a model or a tool might write that must never become markup."""
 
+UNSEEN = "tags:\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065 half a pair:\ud800 end"
+"""Text a reader could not see raw: ASCII smuggled as tag characters (U+E0069...), and a lone surrogate."""
+UNSEEN_RAW = ("\U000e0069", "\ud800")
+"""Characters of ``UNSEEN`` no output may hold raw."""
+UNSEEN_SHOWN = ("[U+E0069]", "[U+E0065]", "[U+D800]")
+"""The markers a page shows for them."""
+
 
 def call(tool: str, reason: str = "", **args: object) -> Decision:
     """A tool_call decision."""

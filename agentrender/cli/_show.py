@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from agentrender._html import SHOWN_STEPS
+from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
 from agentrender.cli._term import (
     FAILED,

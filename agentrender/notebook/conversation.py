@@ -5,7 +5,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
-from agentrender import _html
+from agentrender._display.runs import view_html
+from agentrender._display.values import SHOWN_STEPS
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.render import Options
 from agentrender.views import View, Views
@@ -31,7 +32,7 @@ class ConversationView(Widget):
         at: int | None = None,
         options: Options | None = None,
         *,
-        last_steps: int = _html.SHOWN_STEPS,
+        last_steps: int = SHOWN_STEPS,
     ) -> None:
         if isinstance(run, Views) and options is not None:
             raise ValueError("ConversationView(views, options=...): Views carry their options; pass the run instead")
@@ -110,4 +111,4 @@ class ConversationView(Widget):
         at = self.at
         last = self.slider.value == len(self.stops) - 1
         self.position_label.value = f"deciding step {at}" + (" (after the last recorded step)" if last else "")
-        self.html.value = _html.view_html(self.views.at(at), last_steps=self.last_steps.value)
+        self.html.value = view_html(self.views.at(at), last_steps=self.last_steps.value)

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentrender import _html
+from agentrender._display.runs import explanation_html
+from agentrender._display.values import escape_text, wrap
+from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.runfile import response_from_record, response_record
@@ -110,7 +112,7 @@ class DecideStepper(Widget):
             return
         self.label.value = reply.label
         # The editor holds the reply as a run file records it, so raw argument bytes read back as bytes.
-        text = json.dumps(response_record(reply.response), ensure_ascii=False, indent=2)
+        text = display(response_record(reply.response))
         if self.editor.value == text:
             self._decide()
         else:
@@ -125,11 +127,10 @@ class DecideStepper(Widget):
             response = response_from_record(wire, where="reply")
         except ValueError as error:  # json.JSONDecodeError is a ValueError
             self.explanation = None
-            self.error.value = (
-                f'{_html.STYLE}<div class="agentrender"><div class="ar-disagree">'
-                f"the edited reply cannot be read: {_html.escape_text(str(error))}</div></div>"
+            self.error.value = wrap(
+                f'<div class="ar-disagree">the edited reply cannot be read: {escape_text(str(error))}</div>'
             )
             return
         self.error.value = ""
         self.explanation = explain_decide(response)
-        self.html.value = _html.explanation_html(self.explanation, reply.recorded, compare=reply.compare)
+        self.html.value = explanation_html(self.explanation, reply.recorded, compare=reply.compare)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from agentrender import _html
+from agentrender._display.values import table_html, wrap
 from agentrender._extras import require
 from agentrender.frame import steps_frame
 from agentrender.notebook._base import Widget, widgets
@@ -131,9 +131,9 @@ class RunExplorer(Widget):
         shown = rows.head(SHOWN_ROWS)
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
         shown = shown.astype(object).where(shown.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
-        table = _html.table_html(list(rows.columns), shown.itertuples(index=False, name=None))
+        table = table_html(list(rows.columns), shown.itertuples(index=False, name=None))
         more = f'<div class="ar-elided">showing the first {SHOWN_ROWS} rows</div>' if len(rows) > SHOWN_ROWS else ""
-        self.table.value = f'{_html.STYLE}<div class="agentrender">{table}{more}</div>'
+        self.table.value = wrap(f"{table}{more}")
 
     def _totals_html(self) -> str:
         series = self.series
@@ -142,12 +142,12 @@ class RunExplorer(Widget):
         breaks = sum(left is not None for left in series.left_window)
         resent = sum(series.resent_bytes)
         total = sum(series.bytes)
-        return (
-            f'{_html.STYLE}<div class="agentrender"><div class="ar-header">'
+        return wrap(
+            '<div class="ar-header">'
             f"<span><b>{len(series):,}</b> views</span>"
             f"<span>last view <b>{series.bytes[-1]:,}</b> bytes (~{series.tokens[-1]:,} tokens), "
             f"<b>{series.bytes_no_window[-1]:,}</b> without the window</span>"
             f"<span>the cache prefix broke <b>{breaks:,}</b> times</span>"
             f"<span>over the run <b>{resent:,}</b> of <b>{total:,}</b> bytes sent were re-sent after the prefix</span>"
-            "</div></div>"
+            "</div>"
         )

@@ -443,6 +443,7 @@ class View:
         return self.views.change(self.at)
 
     def _repr_html_(self) -> str:
-        from agentrender import _html
+        # In the body: _display.runs imports views.facts, whose package imports this module first.
+        from agentrender._display.runs import view_html
 
-        return _html.view_html(self)
+        return view_html(self)

@@ -1,0 +1,225 @@
+"""HTML of runs, views and replies, from the facts of ``agentrender.views``: the legend, a view as chat
+turns, a run's header with a view of it, and a reply with the decision ``render.decide`` makes of it.
+
+Nothing here re-derives a fact: the kind of each block, the window, sizes, what the model did
+not see, the replay key and what changed all come from ``agentrender.views``; every text is
+shown through ``values`` (escaped, capped, unsafe characters made visible).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from agentrender._display.values import (
+    DISPLAY_CHARS,
+    SHOWN_STEPS,
+    block_body_html,
+    decision_table_html,
+    escape_attr,
+    escape_text,
+    rows_html,
+    wrap,
+)
+from agentrender.views.explain import disagreements
+from agentrender.views.facts import BLOCK_KINDS, BLOCK_LABELS, steps_summary
+
+if TYPE_CHECKING:
+    from agentrender._types import Decision
+    from agentrender.runfile import Run
+    from agentrender.views.explain import DecideExplanation
+    from agentrender.views.facts import BlockFact, MessageFact, StepFact
+    from agentrender.views.view import View
+
+__all__ = ["explanation_html", "legend_html", "run_html", "view_html"]
+
+
+def legend_html() -> str:
+    """The legend: one swatch per kind of block, titled with its meaning from ``BLOCK_KINDS``."""
+    items = "".join(
+        f'<span class="ar-block ar-{kind}" title="{escape_attr(meaning)}">{html.escape(BLOCK_LABELS[kind])}</span>'
+        for kind, meaning in BLOCK_KINDS.items()
+    )
+    extra = (
+        '<span class="ar-block ar-result ar-failed" title="the result is flagged is_error">'
+        '<span class="ar-fail">failed</span></span>'
+        '<span class="ar-skipped" title="a step with no decision is not part of the model\'s view">skipped step</span>'
+        '<span class="ar-hidden" title="what the model did not see">hidden from the model</span>'
+    )
+    return f'<div class="ar-legend">{items}{extra}</div>'
+
+
+def _hidden(fact: BlockFact, step: StepFact | None) -> str:
+    """What of a result the model did not see, collapsed and marked as hidden from it."""
+    label = fact.hidden_label
+    if not label or step is None:
+        return ""
+    if fact.kind != "summary" and fact.hidden_bytes > 4 * DISPLAY_CHARS:
+        # only what the page can show of the rest is taken from the content
+        shown = step.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
+        more = f'<span class="ar-more">… the rest not shown here ({fact.hidden_bytes:,} bytes in all)</span>'
+        return (
+            f'<details class="ar-hidden"><summary>{html.escape(label)}</summary>'
+            f"<pre>{escape_text(shown)}{more}</pre></details>"
+        )
+    hidden = step.hidden_text()
+    return (
+        f'<details class="ar-hidden"><summary>{html.escape(label)}</summary><pre>{escape_text(hidden)}</pre></details>'
+    )
+
+
+def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
+    classes = f"ar-block ar-{fact.kind}" + (" ar-failed" if fact.failed else "")
+    tags = f'<span class="ar-tag">{html.escape(BLOCK_LABELS.get(fact.kind, fact.kind))}</span>'
+    if fact.failed:
+        tags += '<span class="ar-tag ar-fail">failed</span>'
+    if fact.kind == "summary" and fact.cut:
+        tags += '<span class="ar-tag">summary cut at cap</span>'
+    if fact.kind == "hook":
+        tags += f'<span class="ar-tag">{escape_text(fact.block.type, 100)}</span>'
+    return f'<div class="{classes}">{tags}{block_body_html(fact.block)}{_hidden(fact, step)}</div>'
+
+
+def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
+    role = "assistant" if fact.message.role == "assistant" else "user"
+    where = "" if fact.step is None else f" · step {fact.step}"
+    if fact.full is not None:
+        where += " · in the window" if fact.full else " · outside the window"
+    blocks = "".join(_block_html(block, step) for block in fact.blocks)
+    label = f'<div class="ar-role">{escape_text(fact.message.role, 50)}{where} · {fact.bytes:,} bytes</div>'
+    return f'<div class="ar-turn ar-{role}">{label}{blocks}</div>'
+
+
+def _step_html(fact: StepFact) -> str:
+    if not fact.rendered:
+        return f'<div class="ar-skipped">{html.escape(fact.skipped_label, quote=False)}</div>'
+    assert fact.assistant is not None and fact.result is not None
+    return _message_html(fact.assistant, fact) + _message_html(fact.result, fact)
+
+
+def _header_html(view: View) -> str:
+    at = "after the last step" if view.at is None else f"deciding step {view.at}"
+    key = view.replay_key
+    parts = [
+        f"<span><b>view</b> {html.escape(at)}</span>",
+        f"<span><b>{len(view.messages):,}</b> messages</span>",
+        f"<span><b>{view.bytes:,}</b> bytes</span>",
+        f'<span title="bytes / 4, a scale, not a count"><b>~{view.tokens:,}</b> tokens</span>',
+        f'<span>replay key <span class="ar-key" title="{key}">{key[:16]}…</span></span>',
+    ]
+    if view.recorded_keys:
+        agree = key in view.recorded_keys
+        parts.append(
+            f'<span class="{"ar-agree" if agree else "ar-disagree"}">'
+            f"{'matches' if agree else 'differs from'} the recorded request key</span>"
+            + (
+                ""
+                if agree
+                else '<span class="ar-muted" title="a replay key hashes the system, tools, model and output cap too">'
+                f"(hashed here with max_output_tokens={view.views.max_output_tokens}; "
+                "pass what the agent sent to Views)</span>"
+            )
+        )
+    parts.append(f'<span class="ar-change">{html.escape(view.change.describe())}</span>')
+    return f'<div class="ar-header">{"".join(parts)}</div>'
+
+
+def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True) -> str:
+    """The view as chat turns with a header and a legend; at most the ``last_steps`` last steps."""
+    total = view.step_count
+    start = max(0, total - last_steps)
+    parts = [_header_html(view)]
+    if legend:
+        parts.append(legend_html())
+    parts.append(_message_html(view.opening))
+    shown = view.step_facts(start)
+    if start:
+        elided = shown[0].message_index - 1
+        parts.append(
+            f'<div class="ar-elided">… {start:,} earlier steps ({elided:,} messages) not shown here; '
+            "they are in view.messages</div>"
+        )
+    parts.extend(_step_html(fact) for fact in shown)
+    if not total:
+        parts.append('<div class="ar-elided">no steps yet: the model saw only the opening</div>')
+    return wrap("".join(parts))
+
+
+def explanation_html(explanation: DecideExplanation, recorded: Decision | None = None, *, compare: bool = False) -> str:
+    """A reply, the decision ``render.decide`` makes of it, the rule that fired and why, and the
+    agreement with ``recorded`` when ``compare`` is set."""
+    response = explanation.response
+    reply = []
+    for block in response.content:
+        if block.type == "thinking":
+            reply.append(
+                f'<details class="ar-block ar-reason"><summary>thinking ({len(block.text):,} characters)</summary>'
+                f"<pre>{escape_text(block.text)}</pre></details>"
+            )
+        elif block.type == "redacted_thinking":
+            reply.append('<div class="ar-block ar-reason"><span class="ar-tag">redacted thinking</span></div>')
+        elif block.type == "tool_use":
+            reply.append(
+                f'<div class="ar-block ar-tool_use"><span class="ar-tag">tool use</span>{block_body_html(block)}</div>'
+            )
+        else:
+            reply.append(
+                f'<div class="ar-block ar-reason"><span class="ar-tag">{escape_text(block.type, 100)}</span>'
+                f"{block_body_html(block)}</div>"
+            )
+    why = "".join(f"<li>{escape_text(line, 2000)}</li>" for line in explanation.why)
+    parts = [
+        f'<div class="ar-header"><span><b>stop reason</b> {escape_text(response.stop_reason or "(none)", 200)}</span>'
+        f"<span><b>rule</b> {html.escape(explanation.rule)}</span>"
+        f"<span><b>{len(explanation.tool_uses)}</b> tool use(s)</span>"
+        f"<span><b>{explanation.text_bytes:,}</b> bytes of text</span></div>",
+        f'<div class="ar-turn ar-assistant"><div class="ar-role">the reply</div>{"".join(reply)}</div>',
+        f"<div><b>render.decide</b></div>{decision_table_html(explanation.decision)}",
+        f'<ul class="ar-why">{why}</ul>',
+    ]
+    if compare:
+        differ = disagreements(explanation.decision, recorded)
+        if not differ:
+            parts.append('<div class="ar-agree">agrees with the decision the run recorded</div>')
+        elif recorded is None:
+            parts.append('<div class="ar-disagree">the run recorded no decision for this step</div>')
+        else:
+            parts.append(
+                '<div class="ar-disagree">differs from the recorded decision in: '
+                f"{html.escape(', '.join(differ))}</div>"
+                f"<div><b>recorded</b></div>{decision_table_html(recorded)}"
+            )
+    return wrap("".join(parts))
+
+
+def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
+    """A run: its header facts, then ``view`` (its ``last_steps`` last steps), or, as ``view`` is a
+    text, why no view of the run could be built; ``None`` shows the header alone.
+
+    The caller builds the view (``Run._repr_html_`` shows ``Views(run).at(None)``), so this
+    module shows facts and builds none.
+    """
+    end = run.end
+    rows = [
+        ("run", escape_text(run.run_id or "(no id)", 500)),
+        ("goal", escape_text(run.goal, 2000)),
+        ("model", escape_text(run.model, 200)),
+        ("steps", steps_summary(run.steps)),
+        ("model calls", f"{len(run.model_calls):,}"),
+        ("tools", escape_text(", ".join(str(tool.get("name", "?")) for tool in run.tools), 2000)),
+        ("end", escape_text(f"{end.get('status', '?')}: {end.get('reason', '')}", 500) if end else "no end record"),
+    ]
+    if end and end.get("error"):
+        rows.append(("error", escape_text(str(end["error"]), 2000)))
+    if run.path:
+        rows.insert(0, ("file", escape_text(run.path, 1000)))
+    if run.warnings:
+        warnings = "".join(f"<li>{escape_text(w, 2000)}</li>" for w in run.warnings[:50])
+        rows.append(("warnings", f"<ul>{warnings}</ul>"))
+    if view is None:
+        shown = ""
+    elif isinstance(view, str):
+        shown = f'<div class="agentrender ar-disagree">{escape_text(view, 2000)}</div>'
+    else:
+        shown = view_html(view, last_steps=last_steps, legend=True)
+    return wrap(f"<table>{rows_html(rows)}</table>") + shown

@@ -1,0 +1,209 @@
+"""HTML of plain values: message lists, decisions, tables; the stylesheet and the escaping every fragment uses.
+
+Everything a run holds was written by a model or a tool and is untrusted. Every piece of it
+reaches the page through ``escape_text`` (or ``escape_attr``), which escapes it with
+``html.escape``, caps how much is shown (stating the full size), and shows each unsafe
+character (``agentrender._text``: controls, bidirectional overrides, invisible and tag
+characters, lone surrogates, ...) as a visible marker, so no text can reorder or hide what is
+around it. Markup comes only from the literals in this module and in ``runs``.
+
+This module needs only the values it is given (read by their attributes): it imports nothing of
+agentrender but ``_text`` and ``_json``, so the values' own ``_repr_html_`` can use it.
+
+Colours follow JupyterLab's theme variables (``--jp-*``), with fallbacks for light and dark
+pages outside it; the kinds of block use translucent tints that read on either.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agentrender._json import display
+from agentrender._text import escape_html
+
+if TYPE_CHECKING:
+    from agentrender._types import ContentBlock, Decision, Message
+
+__all__ = [
+    "DISPLAY_CHARS",
+    "SHOWN_STEPS",
+    "STYLE",
+    "block_body_html",
+    "decision_html",
+    "decision_table_html",
+    "escape_attr",
+    "escape_text",
+    "json_html",
+    "messages_html",
+    "rows_html",
+    "table_html",
+    "wrap",
+]
+
+DISPLAY_CHARS = 20_000
+"""The most characters of any one text a page shows; the rest is counted, not sent to the browser."""
+SHOWN_STEPS = 40
+"""How many of a view's last steps the HTML (and ``agentrender show``) shows in full; earlier ones are counted."""
+
+
+def escape_text(text: str, limit: int = DISPLAY_CHARS) -> str:
+    """``text`` as safe HTML: escaped, at most ``limit`` characters, unsafe characters made visible."""
+    return escape_html(text, limit)
+
+
+def escape_attr(text: str, limit: int = 200) -> str:
+    """``text`` for an attribute value (a title): escaped, quotes included, capped.
+
+    Only this module's and ``runs``' own words go in attributes; run text goes through ``escape_text``.
+    """
+    return html.escape(text[:limit], quote=True)
+
+
+def json_html(value: Any, limit: int = DISPLAY_CHARS) -> str:
+    """``value`` as ``agentrender._json.display`` shows JSON, escaped and capped as ``escape_text``."""
+    return escape_text(display(value), limit)
+
+
+STYLE = """<style>
+.agentrender {
+  --ar-fg: var(--jp-content-font-color1, #1f2328);
+  --ar-muted: var(--jp-content-font-color2, #59636e);
+  --ar-bg: var(--jp-layout-color0, #ffffff);
+  --ar-panel: var(--jp-layout-color1, #f6f8fa);
+  --ar-border: var(--jp-border-color2, #d1d9e0);
+  --ar-mono: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, monospace);
+  color: var(--ar-fg); background: var(--ar-bg);
+  font-family: var(--jp-content-font-family, system-ui, sans-serif); font-size: 13px; line-height: 1.45;
+}
+@media (prefers-color-scheme: dark) {
+  .agentrender {
+    --ar-fg: var(--jp-content-font-color1, #e6edf3);
+    --ar-muted: var(--jp-content-font-color2, #9198a1);
+    --ar-bg: var(--jp-layout-color0, #0d1117);
+    --ar-panel: var(--jp-layout-color1, #151b23);
+    --ar-border: var(--jp-border-color2, #3d444d);
+  }
+}
+.agentrender .ar-header { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 6px 8px;
+  background: var(--ar-panel); border: 1px solid var(--ar-border); border-radius: 6px; margin-bottom: 8px; }
+.agentrender .ar-header b { font-weight: 600; }
+.agentrender .ar-change { flex-basis: 100%; color: var(--ar-muted); }
+.agentrender .ar-muted { color: var(--ar-muted); }
+.agentrender .ar-key { font-family: var(--ar-mono); }
+.agentrender .ar-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin: 0 0 8px;
+  color: var(--ar-muted); }
+.agentrender .ar-legend > span { padding: 0 6px; margin: 0; box-shadow: none; }
+.agentrender .ar-legend > .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
+.agentrender .ar-turn { border: 1px solid var(--ar-border); border-radius: 8px; padding: 4px 8px;
+  margin: 6px 0; max-width: 92%; background: var(--ar-bg); }
+.agentrender .ar-assistant { margin-left: 8%; background: var(--ar-panel); }
+.agentrender .ar-role { font-size: 11px; color: var(--ar-muted); text-transform: uppercase; letter-spacing: .04em; }
+.agentrender .ar-block { border-left: 4px solid var(--ar-border); padding: 2px 8px; margin: 4px 0;
+  border-radius: 3px; }
+.agentrender .ar-tag { display: inline-block; font-size: 11px; font-weight: 600; padding: 0 6px;
+  border-radius: 8px; margin-right: 6px; border: 1px solid currentColor; }
+.agentrender pre { white-space: pre-wrap; word-break: break-word; margin: 2px 0; font-family: var(--ar-mono);
+  font-size: 12px; max-height: 24em; overflow: auto; color: var(--ar-fg); background: transparent; }
+.agentrender .ar-opening { border-left-color: #6e7781; }
+.agentrender .ar-reason { border-left-color: #6e7781; }
+.agentrender .ar-no_call { border-left-color: #6e7781; font-style: italic; }
+.agentrender .ar-tool_use { border-left-color: #0969da; background: rgba(9, 105, 218, .10); }
+.agentrender .ar-result { border-left-color: #1a7f37; background: rgba(46, 160, 67, .14); }
+.agentrender .ar-cut { border-left: 4px dashed #1a7f37; background: rgba(46, 160, 67, .14); }
+.agentrender .ar-summary { border-left-color: #bf8700; background: rgba(212, 167, 44, .18); }
+.agentrender .ar-nudge_no_tool_call, .agentrender .ar-nudge_truncated, .agentrender .ar-nudge_invalid {
+  border-left-color: #8250df; background: rgba(130, 80, 223, .14); }
+.agentrender .ar-interrupted { border-left-color: #bc4c00; background: rgba(251, 143, 68, .16); }
+.agentrender .ar-hook { border-left: 4px dotted #6e7781; background: rgba(110, 118, 129, .12); }
+.agentrender .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
+.agentrender .ar-failed .ar-fail { color: #d1242f; }
+.agentrender .ar-skipped { margin: 6px 0; padding: 3px 8px; color: var(--ar-muted);
+  border: 1px dashed var(--ar-border); border-radius: 6px;
+  background: repeating-linear-gradient(135deg, transparent 0 6px, rgba(110, 118, 129, .12) 6px 12px); }
+.agentrender .ar-hidden { margin: 4px 0; border: 1px dashed #cf222e; border-radius: 4px; padding: 2px 6px;
+  background: repeating-linear-gradient(135deg, transparent 0 8px, rgba(207, 34, 46, .07) 8px 16px); }
+.agentrender .ar-hidden > summary { cursor: pointer; color: #d1242f; font-weight: 600; }
+.agentrender .ar-more, .agentrender .ar-elided { color: var(--ar-muted); font-style: italic; }
+.agentrender .ar-ctl { color: #d1242f; font-family: var(--ar-mono); font-size: 11px; border: 1px solid currentColor;
+  border-radius: 3px; padding: 0 2px; }
+.agentrender table { border-collapse: collapse; }
+.agentrender td, .agentrender th { border: 1px solid var(--ar-border); padding: 2px 6px; text-align: left;
+  vertical-align: top; color: var(--ar-fg); }
+.agentrender .ar-agree { color: #1a7f37; font-weight: 600; }
+.agentrender .ar-disagree { color: #d1242f; font-weight: 600; }
+.agentrender .ar-why li { margin: 2px 0; }
+.agentrender details > summary { cursor: pointer; }
+</style>"""
+"""The stylesheet every fragment carries, scoped to ``.agentrender``."""
+
+
+def wrap(body: str) -> str:
+    """``body`` as a fragment: the stylesheet, then ``body`` in the scoping ``div``."""
+    return f'{STYLE}<div class="agentrender">{body}</div>'
+
+
+def block_body_html(block: ContentBlock) -> str:
+    """A content block's own content: a tool use's name, id and input, a result's id and text, a raw block's JSON."""
+    if block.type == "tool_use":
+        name, tool_use_id = escape_text(block.name, 500), escape_text(block.tool_use_id, 200)
+        return f"<b>{name}</b> <code>{tool_use_id}</code><pre>{json_html(block.input)}</pre>"
+    if block.type == "tool_result":
+        return f"<code>{escape_text(block.tool_use_id, 200)}</code><pre>{escape_text(block.content)}</pre>"
+    if block.raw is not None:
+        return f"<pre>{json_html(dict(block.raw))}</pre>"
+    return f"<pre>{escape_text(block.text)}</pre>"
+
+
+def messages_html(messages: Sequence[Message]) -> str:
+    """A plain list of messages as chat turns (no view facts: each block shows its type)."""
+    turns = []
+    for i, message in enumerate(messages[: SHOWN_STEPS * 2 + 1]):
+        blocks = "".join(
+            f'<div class="ar-block"><span class="ar-tag">{escape_text(block.type, 100)}</span>'
+            f"{block_body_html(block)}</div>"
+            for block in message.content
+        )
+        role = "assistant" if message.role == "assistant" else "user"
+        turns.append(
+            f'<div class="ar-turn ar-{role}"><div class="ar-role">#{i} {escape_text(message.role, 50)}</div>'
+            f"{blocks}</div>"
+        )
+    more = len(messages) - len(turns)
+    if more > 0:
+        turns.append(f'<div class="ar-elided">… {more:,} more messages not shown</div>')
+    return wrap(f"<div>{len(messages):,} messages</div>{''.join(turns)}")
+
+
+def rows_html(rows: Iterable[tuple[str, str]]) -> str:
+    """Rows of a two-column table: each name (our own words) escaped, each value HTML already."""
+    return "".join(f"<tr><th>{html.escape(name)}</th><td>{value}</td></tr>" for name, value in rows)
+
+
+def table_html(columns: Sequence[str], rows: Iterable[Iterable[Any]], *, cell_chars: int = 120) -> str:
+    """A table of ``rows`` under ``columns``, each cell escaped and cut at ``cell_chars`` characters."""
+    head = "".join(f"<th>{escape_text(str(name), 100)}</th>" for name in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape_text(str(value), cell_chars)}</td>" for value in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def decision_table_html(decision: Decision) -> str:
+    """A decision's fields as a table: kind, tool, args, out-of-band args, reason."""
+    rows = [("kind", escape_text(decision.kind, 200))]
+    if decision.tool:
+        rows.append(("tool", escape_text(decision.tool, 500)))
+    if decision.args is not None:
+        rows.append(("args", f"<pre>{json_html(decision.args)}</pre>"))
+    if decision.invalid_args:
+        label = "invalid args (base64)" if decision.invalid_base64 else "invalid args"
+        rows.append((label, f"<pre>{escape_text(decision.invalid_args)}</pre>"))
+    rows.append(("reason", f"<pre>{escape_text(decision.reason)}</pre>"))
+    return f"<table>{rows_html(rows)}</table>"
+
+
+def decision_html(decision: Decision) -> str:
+    """A decision as a small table."""
+    return wrap(decision_table_html(decision))
