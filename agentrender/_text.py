@@ -135,11 +135,11 @@ def _class(ranges: list[tuple[int, int]]) -> str:
 
 _RANGES = sorted(span for unsafe in UNSAFE_CLASSES for span in unsafe.ranges)
 UNSAFE = re.compile(f"[{_class(_RANGES)}]")
-"""Matches each character of ``UNSAFE_CLASSES``. A presentation selector it matches may still pass:
-see ``escape_html``."""
+"""Matches each character of ``UNSAFE_CLASSES``: the one set. A single presentation selector after a
+visible character still passes both escapes (see the default-ignorable class)."""
 
 # The escapes scan with a class of the set's BMP ranges plus every astral character, which the
-# regex engine tests with one table look-up a character; a class holding the astral ranges
+# regex engine tests with one table look-up per character; a class holding the astral ranges
 # themselves is tested range by range, several times slower on every character of a text. The
 # replacement then lets an astral character outside the set pass.
 _BMP = [(first, min(last, 0xFFFF)) for first, last in _RANGES if first <= 0xFFFF]
