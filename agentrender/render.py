@@ -203,7 +203,8 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
 def opening_blocks(step_input: StepInput, options: Options) -> tuple[ContentBlock, ...]:
     """The blocks of the opening user message: ``options.opening``, or what its hook returns.
 
-    Text becomes one text block; a hook is called with ``step_input``. Raises ``ValueError`` when it is missing or blank.
+    Text becomes one text block; a hook is called with ``step_input``. Raises ``ValueError``
+    when the opening is missing or blank.
     """
     opening = options.opening
     return _check_opening(opening(step_input) if callable(opening) else opening)

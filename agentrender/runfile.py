@@ -243,8 +243,8 @@ class Run:
 
     def _repr_html_(self) -> str:
         # Floors below the run files; at the top once runfile is split into a package.
-        from agentrender._display.runs import run_html
         from agentrender.views import Views
+        from agentrender.views.html import run_html
 
         try:
             return run_html(self, Views(self).at(None))

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agentrender._display.runs import explanation_html, view_html
 from agentrender.views import Views, explain_decide
+from agentrender.views.html import explanation_html, view_html
 from tests.views_runs import SHOWN_KINDS, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser

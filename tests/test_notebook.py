@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from agentrender import ContentBlock, ModelResponse, render
-from agentrender._display.runs import view_html
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
+from agentrender.views.html import view_html
 from tests.test_views_html import assert_inert
 from tests.views_runs import UNSEEN, UNSEEN_RAW, UNSEEN_SHOWN, every_kind_run, hostile_run, long_run
 

@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 import pytest
 
 from agentrender import Decision, Observation, Step, render
-from agentrender._display.runs import explanation_html, legend_html, view_html
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE, decision_html, messages_html, table_html
 from agentrender.runfile import Run
 from agentrender.views import BLOCK_KINDS, Views, explain_decide
+from agentrender.views.html import explanation_html, legend_html, view_html
 from tests.views_runs import (
     HOSTILE,
     SHOWN_KINDS,

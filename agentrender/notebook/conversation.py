@@ -5,11 +5,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
-from agentrender._display.runs import view_html
 from agentrender._display.values import SHOWN_STEPS
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.render import Options
 from agentrender.views import View, Views
+from agentrender.views.html import view_html
 
 if TYPE_CHECKING:
     from agentrender.runfile import Run

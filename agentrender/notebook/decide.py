@@ -7,13 +7,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentrender._display.runs import explanation_html
 from agentrender._display.values import escape_text, wrap
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.runfile import response_from_record, response_record
 from agentrender.views import DecideExplanation, explain_decide
+from agentrender.views.html import explanation_html
 
 if TYPE_CHECKING:
     from agentrender.runfile import Run

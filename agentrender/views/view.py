@@ -18,6 +18,7 @@ from agentrender import _api_rules, render
 from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact
+from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders
 from agentrender.views.sizes import approx_tokens, list_bytes, message_bytes
 
@@ -443,7 +444,4 @@ class View:
         return self.views.change(self.at)
 
     def _repr_html_(self) -> str:
-        # In the body: _display.runs imports views.facts, whose package imports this module first.
-        from agentrender._display.runs import view_html
-
         return view_html(self)

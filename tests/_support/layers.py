@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, str, list[str]]] = [
             "agentrender.views.renders",
         ],
     ),
-    ("display of views", "HTML of views, runs and explanations", ["agentrender._display.runs"]),
+    ("display of views", "HTML of views, runs and explanations", ["agentrender.views.html"]),
     ("views", "the model's view at any step", ["agentrender.views"]),
     ("run files", "recorded runs: read, write, the Run", ["agentrender.runfile", "agentrender"]),
     (
@@ -187,8 +187,8 @@ def unit(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1:
         return "agentrender"
-    if parts[1] in ("views", "_display") and len(parts) > 2:
-        return ".".join(parts[:3])  # these two packages span floors; draw their modules
+    if parts[1] == "views" and len(parts) > 2:
+        return ".".join(parts[:3])  # the package spans floors; draw its modules
     return ".".join(parts[:2])
 
 
