@@ -6,7 +6,7 @@ imports nothing outside the Python standard library.
 """
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput
-from agentrender.runfile import ModelCall, Run, RunFileError, RunWriter, load_run, write_run
+from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWriter, load_run, write_run
 
 __all__ = [
     "ContentBlock",
@@ -17,6 +17,7 @@ __all__ = [
     "Observation",
     "Run",
     "RunFileError",
+    "RunWarning",
     "RunWriter",
     "Step",
     "StepInput",

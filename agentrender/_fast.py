@@ -8,7 +8,11 @@ by name and read as plain code; the figures behind each choice are in ``bench/``
   ``__init__``. That ``__init__`` sets each field through ``object.__setattr__`` (the
   price of ``frozen=True``) and costs more than all the rest of a step's render or load.
 - ``slot_setter``: fill one slot of a frozen value later, for a field that is computed
-  the first time it is read (a loaded model call's record and reply).
+  the first time it is read (a loaded model call's record and reply); ``frozen_factory``
+  leaves such a slot empty when it is named in ``unset``.
+- ``BoundedMemo``: remember the result of a check by the shape of what was checked, so
+  that records of one kind, which nearly always have the same fields holding the same
+  types, are checked once per shape and not once per record.
 - ``paused``: the cyclic garbage collector off while a large run is built, so its full
   passes do not walk every object already kept, again and again as the heap grows.
 - ``fast_json_decoder``: decode a line that is exactly one JSON value through the
@@ -27,24 +31,27 @@ from contextlib import contextmanager
 from dataclasses import MISSING
 from typing import Any, TypeVar
 
-__all__ = ["fast_json_decoder", "frozen_factory", "paused", "slot_setter"]
+__all__ = ["BoundedMemo", "fast_json_decoder", "frozen_factory", "paused", "slot_setter"]
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-def frozen_factory(cls: type[T], *names: str) -> Callable[..., T]:
+def frozen_factory(cls: type[T], *names: str, unset: tuple[str, ...] = ()) -> Callable[..., T]:
     """A function ``make(*values)`` that builds ``cls`` with its slots ``names`` filled, in order.
 
-    ``cls`` must be a slotted dataclass and ``names`` every one of its fields, so no slot is
-    left empty by accident (``ValueError`` otherwise); a field with a plain default may be
-    left out of a call. The value is as frozen as one built
-    by ``cls(...)``: only its construction skips ``object.__setattr__``.
+    ``cls`` must be a slotted dataclass and ``names`` and ``unset`` together every one of its
+    fields, so no slot is left empty by accident (``ValueError`` otherwise); a field with a
+    plain default may be left out of a call. The fields in ``unset`` are left empty, for a
+    class that fills them when first read (see ``slot_setter``). The value is as frozen as
+    one built by ``cls(...)``: only its construction skips ``object.__setattr__``.
 
     The function is generated with one statement per field, as ``dataclasses`` generates
     ``__init__``: a loop over the setters would cost a good part of what is saved.
     """
     fields = getattr(cls, "__dataclass_fields__", {})
-    if sorted(fields) != sorted(names):
+    if sorted(fields) != sorted((*names, *unset)):
         raise ValueError(f"frozen_factory({cls.__name__}): name every field of it once: {tuple(fields)}")
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     params = []
@@ -71,6 +78,30 @@ def slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
     """``set(obj, value)`` for the slot ``name`` of a frozen slotted class: for a field filled when first read."""
     setter: Callable[[Any, Any], None] = getattr(cls, name).__set__
     return setter
+
+
+class BoundedMemo(dict[K, V]):
+    """A ``dict`` of results by key that stops growing at ``size`` entries.
+
+    For a check whose result depends only on a key that repeats, such as the shape of a
+    record (its field names and the types of their values): ``get`` it, and on a miss
+    compute the result and ``keep`` it. A result that is an error is not kept, so the next
+    record of that shape is checked, and fails, again. Past ``size`` keys (a file of
+    ever-new shapes) results are computed and not kept, so memory stays bounded.
+    """
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+        """The most entries kept."""
+
+    def keep(self, key: K, value: V) -> V:
+        """Remember ``value`` for ``key`` while there is room; return ``value``."""
+        if len(self) < self.size:
+            self[key] = value
+        return value
 
 
 @contextmanager

@@ -363,7 +363,7 @@ def _check_reply_fields(wire: Any, where: str) -> None:
             raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
 
 
-def _check_response(wire: Any, *, where: str = "response") -> None:
+def check_response(wire: Any, *, where: str = "response") -> None:
     """Raise the ``ValueError`` ``ModelResponse.from_dict(wire, where=where)`` would raise, without building the reply.
 
     For a reader that checks every reply when it reads a file but builds one only when asked.

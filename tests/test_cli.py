@@ -388,6 +388,28 @@ def test_check_finds_orphan_calls_api_rejections_and_load_warnings(tmp_path: Pat
     assert warning["line"] == last_line and "step.mystery" in warning["message"]
 
 
+def test_check_reports_each_load_warning_at_its_line_with_its_count(tmp_path: Path) -> None:
+    """A load warning given by several records is one finding on the first one's line, saying how many more."""
+    base = samples.load("fix-failing-test")
+    path = tmp_path / "odd.jsonl"
+    write_run(replace(base, end=None, records=()), path)
+    first = len(path.read_text(encoding="utf-8").splitlines()) + 1
+    with path.open("a", encoding="utf-8") as file:
+        for index in (50, 51):
+            file.write(json.dumps({"type": "step", "index": index, "decision": None, "mystery": 1}) + "\n")
+    reports = as_json("check", str(path), code=1)
+    warnings = [f for f in reports[0]["findings"] if f["code"] == "load-warning"]  # type: ignore[index]
+    assert warnings == [
+        {
+            "code": "load-warning",
+            "step": None,
+            "line": first,
+            "message": "unknown field step.mystery kept (not loaded into the typed fields)"
+            " (and 1 more record(s) like it)",
+        }
+    ]
+
+
 # ---------------------------------------------------------------------------- errors
 
 

@@ -71,10 +71,23 @@ def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[bool]:
     return seen
 
 
-def test_load_run_reads_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    seen = _spy(monkeypatch, runfile._Loader, "read")
-    run = runfile.load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END)))
-    assert seen == [False] and gc.isenabled() and len(run.steps) == 1
+def test_load_run_reads_with_the_collector_paused(tmp_path: Path) -> None:
+    """No collection runs while a run is read, only the one that ends the pause; the collector is on after."""
+    steps = [{**STEP0, "index": index} for index in range(500)]
+    path = write(tmp_path, lines(HEADER, CALL0, *steps, END))
+    generations: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            generations.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        run = runfile.load_run(path)
+    finally:
+        gc.callbacks.remove(seen)
+    assert generations == [1] and gc.isenabled() and len(run.steps) == 500
 
 
 def test_load_run_restores_the_collector_when_the_file_is_bad(tmp_path: Path) -> None:

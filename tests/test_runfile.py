@@ -16,6 +16,7 @@ from agentrender.runfile import (
     FORMAT,
     ModelCall,
     RunFileError,
+    RunWarning,
     RunWriter,
     check_record,
     response_from_record,
@@ -72,6 +73,11 @@ def write(tmp_path: Path, data: bytes, name: str = "run.jsonl") -> Path:
     path = tmp_path / name
     path.write_bytes(data)
     return path
+
+
+def said(run: agentrender.Run) -> tuple[str, ...]:
+    """Each of ``run``'s warnings as the one line a person is shown."""
+    return tuple(map(str, run.warnings))
 
 
 def error_of(tmp_path: Path, data: bytes) -> str:
@@ -142,7 +148,8 @@ def test_a_record_that_changes_an_earlier_one_is_reported(tmp_path: Path) -> Non
     assert run.steps[0].decision is not None and run.steps[0].decision.tool == "write_file"
     assert len(run.records) == 3
     [warning] = run.warnings
-    assert warning.startswith(f"{path}:3: step 0 recorded again with a different decision than on line 2")
+    assert warning.line == 3 and warning.path == str(path)
+    assert warning.text.startswith("step 0 recorded again with a different decision than on line 2")
 
 
 def test_steps_are_ordered_by_index(tmp_path: Path) -> None:
@@ -158,7 +165,7 @@ def test_unknown_records_and_fields_are_kept_and_reported(tmp_path: Path) -> Non
     path = write(tmp_path, lines({**HEADER, "team": "x"}, step, step2, {"type": "checkpoint", "at": 1}))
     run = load_run(path)
     assert run.records[1]["cost"] == 3 and run.records[3] == {"type": "checkpoint", "at": 1}
-    assert run.warnings == (
+    assert said(run) == (
         f"{path}:1: unknown field run.team kept (not loaded into the typed fields)",
         f"{path}:2: unknown field step.cost kept (not loaded into the typed fields) (and 1 more record(s) like it)",
         f"{path}:2: unknown field step.decision.confidence kept (not loaded into the typed fields)"
@@ -167,11 +174,41 @@ def test_unknown_records_and_fields_are_kept_and_reported(tmp_path: Path) -> Non
     )
 
 
+def test_a_warning_holds_its_line_and_text_and_prints_as_one_line(tmp_path: Path) -> None:
+    """Each warning gives its file, its line and its text as fields, and str() is the line a person reads."""
+    path = write(tmp_path, lines({**HEADER, "team": "x"}, STEP0))
+    [warning] = load_run(path).warnings
+    assert warning == agentrender.RunWarning(
+        line=1, text="unknown field run.team kept (not loaded into the typed fields)", path=str(path)
+    )
+    assert warning.count == 1 and warning.message == warning.text
+    assert str(warning) == f"{path}:1: unknown field run.team kept (not loaded into the typed fields)"
+
+
+def test_a_warning_given_by_many_records_counts_them_from_the_first(tmp_path: Path) -> None:
+    """Records that give the same warning make one warning on the first one's line, saying how many more there are."""
+    steps = [{**STEP0, "index": index, "cost": 3} for index in range(3)]
+    path = write(tmp_path, lines(HEADER, *steps))
+    [warning] = load_run(path).warnings
+    assert (warning.line, warning.count) == (2, 3)
+    assert warning.text == "unknown field step.cost kept (not loaded into the typed fields)"
+    assert warning.message == warning.text + " (and 2 more record(s) like it)"
+    assert str(warning) == f"{path}:2: {warning.message}"
+
+
+def test_a_warning_made_in_memory_prints_like_a_loaded_one() -> None:
+    """A RunWarning built by hand is a plain value: equal by its fields, printed PATH:LINE: TEXT."""
+    warning = RunWarning(line=4, text="a second end record", path="run.jsonl", count=2)
+    assert warning == RunWarning(line=4, text="a second end record", path="run.jsonl", count=2)
+    assert str(warning) == "run.jsonl:4: a second end record (and 1 more record(s) like it)"
+    assert str(RunWarning(line=1, text="x")) == ":1: x"
+
+
 def test_a_header_without_or_with_another_format_is_read_with_a_warning(tmp_path: Path) -> None:
     """A header that names no format, or another one, is read as agentrender.run/1 and reported."""
     bare = {k: v for k, v in HEADER.items() if k != "format"}
-    assert "names no format" in load_run(write(tmp_path, lines(bare))).warnings[0]
-    other = load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/2"}))).warnings[0]
+    assert "names no format" in load_run(write(tmp_path, lines(bare))).warnings[0].text
+    other = load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/2"}))).warnings[0].text
     assert "'agentrender.run/2', not agentrender.run/1" in other
 
 
@@ -181,7 +218,7 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
     path = write(tmp_path, lines(HEADER, stopped, STEP0, END))
     run = load_run(path)
     assert run.end == END and len(run.steps) == 1
-    assert run.warnings == (
+    assert said(run) == (
         f"{path}:3: a record after the end record on line 2; loaded (the run went on) (and 1 more record(s) like it)",
         f"{path}:4: a second end record; it replaces the one on line 2",
     )
@@ -284,7 +321,7 @@ def test_a_cut_short_last_line_is_a_warning(tmp_path: Path) -> None:
     path = write(tmp_path, whole + lines(END)[:20])
     run = load_run(path)
     assert len(run.records) == 3 - 1 and run.end is None
-    assert run.warnings == (
+    assert said(run) == (
         f"{path}:3: the last line is cut short (no newline, not JSON): 20 bytes not loaded; "
         "a process killed while writing leaves this",
     )
@@ -294,7 +331,7 @@ def test_a_last_line_cut_inside_a_character_is_a_warning(tmp_path: Path) -> None
     """A last line cut in the middle of a UTF-8 character is a cut-short line, not an error."""
     path = write(tmp_path, lines(HEADER) + '{"type": "end", "reason": "é'.encode()[:-1])
     run = load_run(path)
-    assert "cut short (no newline, not UTF-8)" in run.warnings[0]
+    assert "cut short (no newline, not UTF-8)" in run.warnings[0].text
 
 
 def test_a_complete_last_line_without_newline_loads(tmp_path: Path) -> None:
@@ -321,7 +358,7 @@ def test_only_json_white_space_surrounds_a_record(tmp_path: Path, space: str) ->
     path = write(tmp_path, lines(HEADER) + json.dumps(END).encode() + space.encode())
     run = load_run(path)
     assert run.end is None and list(run.records) == [HEADER]
-    assert "cut short" in run.warnings[0]
+    assert "cut short" in run.warnings[0].text
 
 
 def test_a_byte_order_mark_is_skipped_with_a_warning(tmp_path: Path) -> None:
@@ -329,7 +366,7 @@ def test_a_byte_order_mark_is_skipped_with_a_warning(tmp_path: Path) -> None:
     path = write(tmp_path, b"\xef\xbb\xbf" + lines(HEADER))
     run = load_run(path)
     assert run.header == HEADER
-    assert run.warnings == (f"{path}:1: the file begins with a UTF-8 byte order mark; skipped",)
+    assert said(run) == (f"{path}:1: the file begins with a UTF-8 byte order mark; skipped",)
 
 
 def test_blank_lines_and_crlf_are_read(tmp_path: Path) -> None:
@@ -379,7 +416,7 @@ def test_a_truncated_gzip_stream_reads_its_prefix(tmp_path: Path) -> None:
     run = load_run(path)
     assert len(run.records) == 2
     assert len(run.warnings) == 2
-    assert "cut short" in run.warnings[0] and "gzip stream ends early" in run.warnings[1]
+    assert "cut short" in run.warnings[0].text and "gzip stream ends early" in run.warnings[1].text
     writer._raw.close()
 
 
@@ -495,7 +532,7 @@ def test_round_trip_is_lossless(tmp_path: Path) -> None:
         again = load_run(tmp_path / name)
         assert again.records == first.records
         assert again.steps == first.steps and again.model_calls == first.model_calls
-        assert [w.split(":", 1)[1] for w in again.warnings] == [w.split(":", 1)[1] for w in first.warnings]
+        assert [(w.line, w.message) for w in again.warnings] == [(w.line, w.message) for w in first.warnings]
 
 
 def test_write_run_writes_a_run_built_in_memory(tmp_path: Path) -> None:

@@ -78,13 +78,8 @@ class Report:
 
 
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
-    prefix = f"{run.path}:"
     for warning in run.warnings:
-        line, _, what = warning.removeprefix(prefix).partition(": ")
-        if line.isdigit():
-            yield Finding(code="load-warning", message=what, line=int(line))
-        else:
-            yield Finding(code="load-warning", message=warning)
+        yield Finding(code="load-warning", message=warning.message, line=warning.line)
     # Every result in both of its forms: views with no window and with every result a summary.
     summaries = views.with_options(recent_results=0).at(None)
     fulls = views.with_options(recent_results=NO_WINDOW).at(None)

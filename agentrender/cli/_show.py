@@ -287,7 +287,7 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     yield Panel(Group(*facts), title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
     if run is not None:
         for warning in run.warnings:
-            yield Text("warning: " + clean(warning), style="yellow")
+            yield Text("warning: " + clean(str(warning)), style="yellow")
     total = view.step_count
     start = 0 if full else max(0, total - last_steps)
     shown = view.step_facts(start)

@@ -214,7 +214,7 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
     if run.path:
         rows.insert(0, ("file", escape_text(run.path, 1000)))
     if run.warnings:
-        warnings = "".join(f"<li>{escape_text(w, 2000)}</li>" for w in run.warnings[:50])
+        warnings = "".join(f"<li>{escape_text(str(w), 2000)}</li>" for w in run.warnings[:50])
         rows.append(("warnings", f"<ul>{warnings}</ul>"))
     if view is None:
         shown = ""

@@ -1,0 +1,49 @@
+"""Run files: a recorded run as JSON Lines, read into a ``Run`` and written a record at a time.
+
+The format is ``agentrender.run/1`` (RUNFILE.md): a ``run`` header, ``step`` records
+(a later one with the same index replaces an earlier one), ``model_call`` records and at
+most one ``end``. Reading never loses a record: whatever is not loaded is reported in
+``Run.warnings``, each a ``RunWarning``; bad input raises ``RunFileError`` naming the file
+and the line.
+
+Decisions this package makes where the format leaves room:
+
+- A record after the ``end`` record, or a second ``end``, is loaded with a warning: an
+  append-only log may be resumed after a stop, and refusing it would hide the whole run.
+  ``Run.end`` is the last ``end`` record.
+- Invalid UTF-8 is an error (a cut-short last line excepted). A lone surrogate written as a
+  JSON escape (``"\\ud800"``) is valid JSON and is loaded as it is; the writer escapes
+  such strings again, so the round trip is lossless and the file stays valid UTF-8.
+- ``NaN``, ``Infinity`` and numbers that overflow to infinity are not JSON (RFC 8259): an error.
+- Blank lines hold no record and are skipped.
+- A ``.jsonl.gz`` file is recognised by its gzip magic bytes; a stream that ends early (a
+  process killed while writing) is read up to where it ends, with a warning.
+
+The package, one concept a module: ``model`` (the values: ``Run``, ``ModelCall``,
+``RunWarning``, ``RunFileError``), ``replies`` (a model reply as a record holds it),
+``schema`` (the records and their fields, checked), ``lines`` (JSON lines, plain or
+gzip), ``read`` (``load_run``) and ``write`` (``RunWriter``, ``write_run``). Import the
+names from here.
+"""
+
+from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
+from agentrender.runfile.read import load_run
+from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
+from agentrender.runfile.schema import check_record
+from agentrender.runfile.write import RunWriter, step_record, write_run
+
+__all__ = [
+    "FORMAT",
+    "INPUT_BASE64",
+    "ModelCall",
+    "Run",
+    "RunFileError",
+    "RunWarning",
+    "RunWriter",
+    "check_record",
+    "load_run",
+    "response_from_record",
+    "response_record",
+    "step_record",
+    "write_run",
+]

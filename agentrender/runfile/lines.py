@@ -1,0 +1,106 @@
+"""A run file's bytes as lines of JSON: one record a line, plain or in a gzip stream.
+
+- ``decode_line`` reads one line's JSON strictly (RFC 8259, as ``render.decide`` reads
+  tool arguments); ``encode_line`` writes one record as one line of UTF-8.
+- ``gzip_lines`` gives the lines of a ``.jsonl.gz`` stream, read up to where it ends
+  when a process was killed while writing it.
+- ``type_name`` names a decoded value's JSON type, for the messages of a refused record.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+from agentrender import _fast, _json
+
+__all__ = [
+    "GZIP_MAGIC",
+    "JSON_SPACE",
+    "StreamError",
+    "decode_line",
+    "encode_line",
+    "gzip_lines",
+    "type_name",
+]
+
+JSON_SPACE = " \t\n\r"
+"""JSON's white space, these four characters only: ``str.isspace()`` would let a vertical tab or U+2028 pass."""
+
+decode_line = _fast.fast_json_decoder(_json.STRICT_DECODER, JSON_SPACE)
+"""One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one."""
+
+
+def encode_line(record: Mapping[str, Any]) -> bytes:
+    """One record as one line of UTF-8 JSON; strings holding lone surrogates are escaped so the file stays UTF-8."""
+    text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(record, allow_nan=False).encode("ascii") + b"\n"
+
+
+_JSON_TYPE_NAMES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "int",
+    float: "float",
+    type(None): "null",
+}
+
+
+def type_name(value: object) -> str:
+    """The JSON name of ``value``'s type (``object``, ``array``, ...), or its Python name."""
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+"""The first two bytes of a gzip stream, by which a compressed run file is recognised."""
+
+_CHUNK = 1 << 16
+
+
+class StreamError(Exception):
+    """The bytes of the file could not be read as a stream of lines (a corrupt gzip stream)."""
+
+
+def gzip_lines(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
+    """The lines of a gzip stream (several members allowed); a stream that ends early is read up to its end.
+
+    A stream that ends early adds a note to ``notes``; a corrupt one raises ``StreamError``.
+    """
+    decompressor = zlib.decompressobj(wbits=31)
+    fed = False
+    pending: list[bytes] = []
+    while chunk := file.read(_CHUNK):
+        while chunk:
+            fed = True
+            try:
+                data = decompressor.decompress(chunk)
+            except zlib.error as error:
+                raise StreamError(f"the gzip stream is corrupt ({error})") from None
+            if decompressor.eof:
+                chunk = decompressor.unused_data
+                decompressor = zlib.decompressobj(wbits=31)
+                fed = False
+            else:
+                chunk = b""
+            start = 0
+            while (end := data.find(b"\n", start)) >= 0:
+                if pending:
+                    pending.append(data[start : end + 1])
+                    yield b"".join(pending)
+                    pending.clear()
+                else:
+                    yield data[start : end + 1]
+                start = end + 1
+            if start < len(data):
+                pending.append(data[start:])
+    if fed:
+        notes.append("the gzip stream ends early (a process killed while writing); read up to where it ends")
+    if pending:
+        yield b"".join(pending)

@@ -1,0 +1,249 @@
+"""The values a run file is read into: ``Run``, its ``ModelCall``s and ``RunWarning``s, and ``RunFileError``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentrender import render
+from agentrender._fast import slot_setter
+from agentrender._types import ModelResponse, Step, StepInput
+from agentrender.runfile.lines import decode_line
+from agentrender.runfile.replies import response_from_record, response_record
+
+__all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning"]
+
+FORMAT = "agentrender.run/1"
+"""The ``format`` a run header names for this version of the file."""
+
+
+class RunFileError(ValueError):
+    """A run file that cannot be read; the message begins with ``PATH:LINE:``."""
+
+    def __init__(self, path: str, line: int, what: str) -> None:
+        super().__init__(f"{path}:{line}: {what}")
+        self.path = path
+        """The file that was being read."""
+        self.line = line
+        """The 1-based line the problem is on."""
+        self.what = what
+        """What was wrong, without the location."""
+
+    def __reduce__(self) -> tuple[type[RunFileError], tuple[str, int, str]]:
+        # Exceptions pickle as cls(*args), and args holds only the composed message: without
+        # this, an error raised in a worker process could not be sent back to its caller.
+        return (type(self), (self.path, self.line, self.what))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunWarning:
+    """Something a run file held that was read but not loaded, or loaded with a doubt.
+
+    ``str()`` gives it as one line, ``PATH:LINE: TEXT``, with how many more records gave
+    the same warning when there were any.
+    """
+
+    line: int
+    """The 1-based line of the first record the warning is about."""
+    text: str
+    """What was found, without the location."""
+    path: str = ""
+    """The file that was read ("" for a warning made in memory)."""
+    count: int = 1
+    """How many records gave this same warning; ``line`` is the first of them."""
+
+    @property
+    def message(self) -> str:
+        """``text``, followed by how many more records are like it when there are any: the line without its location."""
+        if self.count > 1:
+            return f"{self.text} (and {self.count - 1} more record(s) like it)"
+        return self.text
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelCall:
+    """One captured model call: the reply a model gave while a step was being decided.
+
+    A call read from a file keeps the text of its line, not the parsed record: ``record``
+    and ``response`` are decoded from it when first asked for, and kept. Parsed, a record
+    is a dozen objects that every full pass of Python's cyclic collector walks again; for
+    a 100,000-step run that was 40% of each pass, for fields most readers never look at.
+    ``stop_reason`` and ``usage`` are read off the record when the line is loaded.
+    """
+
+    step: int
+    """The index of the step the call was made for."""
+    response: ModelResponse
+    """The model's reply, read from the Anthropic ``Message`` object the record holds."""
+    latency_ms: float | None = None
+    """How long the call took, when recorded."""
+    request_key: str = ""
+    """The replay key of the request that was sent, when recorded."""
+    line: int = 0
+    """The line of the run file the record was read from (0 for a call built in memory)."""
+    record: Mapping[str, Any] = field(default_factory=dict)
+    """The record as read, unknown fields included."""
+    _source: str = field(default="", init=False, repr=False, compare=False)
+    """The JSON text of the record, for a call read from a file; ``""`` for one built in memory."""
+    _stop_reason: str = field(default="", init=False, repr=False, compare=False)
+    """The reply's stop reason, read when the line was loaded (when ``_source`` is set)."""
+    _usage: Mapping[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    """The reply's usage, read when the line was loaded (when ``_source`` is set)."""
+
+    @property
+    def wire_response(self) -> Mapping[str, Any]:
+        """The reply as a run file holds it: the record's ``response``, or ``response_record(response)``."""
+        recorded = self.record.get("response")
+        return recorded if isinstance(recorded, Mapping) else response_record(self.response)
+
+    @property
+    def stop_reason(self) -> str:
+        """The reply's stop reason (``""`` when it recorded none), read without building ``response``."""
+        if self._source:
+            return self._stop_reason
+        recorded = self.record.get("response")
+        if isinstance(recorded, Mapping):
+            return recorded.get("stop_reason") or ""
+        return self.response.stop_reason
+
+    @property
+    def usage(self) -> Mapping[str, Any] | None:
+        """The reply's token usage as the provider reported it, read without building ``response``."""
+        if self._source:
+            return self._usage
+        recorded = self.record.get("response")
+        if isinstance(recorded, Mapping):
+            usage: Mapping[str, Any] | None = recorded.get("usage")
+            return usage
+        return self.response.usage
+
+    if not TYPE_CHECKING:  # to the type checker these are plain fields, and a typo stays a typo
+
+        def __getattr__(self, name: str) -> Any:
+            # A call read from a file leaves its ``record`` and ``response`` slots empty, and an
+            # empty slot raises AttributeError, which lands here: each is built once, and kept.
+            # The record was checked when its line was read, so decoding it cannot fail. The
+            # reply is built from a decoding of its own, which is not kept: a reader of replies
+            # (render.decide over a whole run) then holds the replies and not their records too.
+            if name == "record":
+                record = decode_line(self._source)
+                _set_record(self, record)
+                return record
+            if name == "response":
+                try:
+                    record = ModelCall.record.__get__(self)
+                except AttributeError:
+                    record = decode_line(self._source)
+                response = response_from_record(record["response"], where="model_call.response")
+                _set_response(self, response)
+                return response
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+_set_record = slot_setter(ModelCall, "record")
+_set_response = slot_setter(ModelCall, "response")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """A recorded run: its header, its steps in index order, its model calls and its end."""
+
+    path: str = ""
+    """The file the run was read from ("" for a run built in memory)."""
+    header: Mapping[str, Any] = field(default_factory=dict)
+    """The ``run`` record: run_id, goal, opening, system, model, tools, started_at, ..."""
+    steps: Sequence[Step] = ()
+    """The steps, ordered by index; for a step recorded more than once, the last record."""
+    step_records: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    """The step records by index as read (timestamps and unknown fields included)."""
+    model_calls: Sequence[ModelCall] = ()
+    """The captured model calls, in file order."""
+    end: Mapping[str, Any] | None = None
+    """The ``end`` record, or ``None`` when the run was still going or its process died."""
+    records: Sequence[Mapping[str, Any]] = ()
+    """Every record that was read, in file order: what a lossless write gives back."""
+    warnings: Sequence[RunWarning] = ()
+    """One warning for each thing that was read but not loaded, or loaded with a doubt, in line order."""
+
+    @property
+    def run_id(self) -> str:
+        """The run's id from its header."""
+        return str(self.header.get("run_id", ""))
+
+    @property
+    def goal(self) -> str:
+        """The run's goal from its header."""
+        return str(self.header.get("goal", ""))
+
+    @property
+    def opening(self) -> str:
+        """The opening the run's agent rendered with: the header's ``opening``, else the goal."""
+        return str(self.header.get("opening") or self.goal)
+
+    @property
+    def system(self) -> str:
+        """The system prompt the run's agent sent, when recorded."""
+        return str(self.header.get("system", ""))
+
+    @property
+    def model(self) -> str:
+        """The model the run's agent called, when recorded."""
+        return str(self.header.get("model", ""))
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The output token cap each of the agent's requests asked for; 0 when not recorded."""
+        return int(self.header.get("max_output_tokens") or 0)
+
+    @property
+    def tools(self) -> tuple[Mapping[str, Any], ...]:
+        """The tool definitions offered to the model."""
+        return tuple(self.header.get("tools") or ())
+
+    def step_input(self, at: int | None = None) -> StepInput:
+        """The ``StepInput`` an agent had when deciding step ``at``: the steps with a lower index.
+
+        ``None`` means every recorded step (the view after the last one).
+        """
+        steps = tuple(self.steps) if at is None else tuple(step for step in self.steps if step.index < at)
+        return StepInput(steps=steps, goal=self.goal, run_id=self.run_id, index=at, tools=self.tools)
+
+    def options(self, **overrides: Any) -> render.Options:
+        """``render.Options`` whose opening is the run's opening (or its goal), with ``overrides``."""
+        settings: dict[str, Any] = {"opening": self.opening}
+        settings.update(overrides)
+        return render.Options(**settings)
+
+    def last_calls(self) -> dict[int, ModelCall]:
+        """Each step's last model call, by step index: the reply its recorded decision came from.
+
+        A step may have several calls (a retry, a failure); only the last one's reply became the
+        decision the run recorded, so only it is compared with that decision.
+        """
+        return {call.step: call for call in self.model_calls}
+
+    def calls_for(self, index: int) -> tuple[ModelCall, ...]:
+        """The model calls made while step ``index`` was being decided, in file order."""
+        return tuple(call for call in self.model_calls if call.step == index)
+
+    def __repr__(self) -> str:
+        # The generated repr would print every record: tens of kilobytes for a short run.
+        end = self.end.get("status") if self.end is not None else None
+        return (
+            f"Run(path={self.path!r}, run_id={self.run_id!r}, steps={len(self.steps)}, "
+            f"model_calls={len(self.model_calls)}, end={end!r}, warnings={len(self.warnings)})"
+        )
+
+    def _repr_html_(self) -> str:
+        # Floors below the run files; at the top once runfile is split into a package.
+        from agentrender.views import Views
+        from agentrender.views.html import run_html
+
+        try:
+            return run_html(self, Views(self).at(None))
+        except ValueError as error:  # a run with no opening and no goal has no view
+            return run_html(self, str(error))

@@ -1,0 +1,249 @@
+"""The records a run file may hold: each known field with its JSON types, checked as data.
+
+The reader and the writer check through the same tables, so the writer never writes a
+record the reader refuses. ``read_record`` also builds the typed value a ``step`` or a
+``model_call`` record is loaded into, while the record is checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from agentrender._fast import BoundedMemo, frozen_factory
+from agentrender._types import Decision, Observation, Step
+from agentrender.runfile.lines import type_name
+from agentrender.runfile.model import ModelCall
+from agentrender.runfile.replies import check_reply
+
+__all__ = ["BadRecord", "check_record", "read_record"]
+
+
+class BadRecord(Exception):
+    """A record of the wrong shape: ``where`` names the field, ``what`` says what was wrong."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where}: {what}")
+
+
+_STR = (str,)
+_INT = (int,)
+_NUMBER = (int, float)
+_BOOL = (bool,)
+_OBJECT = (dict,)
+_LIST = (list,)
+_ANY: tuple[type, ...] = ()
+
+# Each known field of each record, with the JSON types it may hold (``null`` is accepted
+# for every optional field and means "not recorded"). Declared once, as data, so that
+# the loader and the writer refuse exactly the same records.
+_EXPECTED = {
+    _STR: "a string",
+    _INT: "an integer",
+    _NUMBER: "a number",
+    _BOOL: "a boolean",
+    _OBJECT: "an object",
+    _LIST: "an array",
+}
+
+_RUN_FIELDS: dict[str, tuple[type, ...]] = {
+    "type": _STR,
+    "format": _STR,
+    "run_id": _STR,
+    "goal": _STR,
+    "opening": _STR,
+    "system": _STR,
+    "model": _STR,
+    "max_output_tokens": _INT,
+    "started_at": _STR,
+    "tools": _LIST,
+}
+_TOOL_FIELDS: dict[str, tuple[type, ...]] = {
+    "name": _STR,
+    "description": _STR,
+    "input_schema": _OBJECT,
+    "read_only": _BOOL,
+}
+_STEP_FIELDS: dict[str, tuple[type, ...]] = {
+    "type": _STR,
+    "index": _INT,
+    "started_at": _STR,
+    "ended_at": _STR,
+    "decision": _OBJECT,
+    "observation": _OBJECT,
+}
+_DECISION_FIELDS: dict[str, tuple[type, ...]] = {
+    "kind": _STR,
+    "tool": _STR,
+    "args": _ANY,
+    "reason": _STR,
+    "invalid_args": _STR,
+    "invalid_base64": _BOOL,
+}
+_OBSERVATION_FIELDS: dict[str, tuple[type, ...]] = {"status": _STR, "content": _STR, "summary": _STR}
+_MODEL_CALL_FIELDS: dict[str, tuple[type, ...]] = {
+    "type": _STR,
+    "step": _INT,
+    "latency_ms": _NUMBER,
+    "request_key": _STR,
+    "response": _OBJECT,
+}
+_END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
+
+
+# Records of one kind nearly always have the same fields holding the same types, so a
+# shape (field names, value types) that has passed once is remembered and not checked again.
+_shapes: BoundedMemo[tuple[str, tuple[str, ...], tuple[type, ...]], tuple[str, ...]] = BoundedMemo(4096)
+
+
+def _check_fields(
+    value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], where: str, unknown: list[str]
+) -> None:
+    """Check the known fields' types; name the unknown ones in ``unknown``."""
+    shape = (where, tuple(value), tuple(map(type, value.values())))
+    names = _shapes.get(shape)
+    if names is None:
+        names = _shapes.keep(shape, tuple(_check_shape(value, fields, where)))
+    if names:
+        unknown.extend(names)
+
+
+def _check_shape(value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], where: str) -> Iterator[str]:
+    for key, item in value.items():
+        expected = fields.get(key)
+        if expected is None:
+            yield f"{where}.{key}"
+        elif expected and item is not None and type(item) not in expected:
+            raise BadRecord(f"{where}.{key}", f"expected {_EXPECTED[expected]}, got {type_name(item)}")
+
+
+def _required(value: Mapping[str, Any], key: str, where: str) -> Any:
+    item = value.get(key)
+    if item is None:
+        raise BadRecord(f"{where}.{key}", "missing" if key not in value else "expected a value, got null")
+    return item
+
+
+def _index(value: Mapping[str, Any], key: str, where: str) -> int:
+    index: int = _required(value, key, where)
+    if index < 0:
+        raise BadRecord(f"{where}.{key}", f"expected 0 or more, got {index}")
+    return index
+
+
+def _header(record: dict[str, Any], unknown: list[str]) -> None:
+    _check_fields(record, _RUN_FIELDS, "run", unknown)
+    if record.get("max_output_tokens") is not None:
+        _index(record, "max_output_tokens", "run")
+    for position, tool in enumerate(record.get("tools") or ()):
+        where = f"run.tools[{position}]"
+        if type(tool) is not dict:
+            raise BadRecord(where, f"expected an object, got {type_name(tool)}")
+        _check_fields(tool, _TOOL_FIELDS, where, unknown)
+        _required(tool, "name", where)
+
+
+def _step(record: dict[str, Any], unknown: list[str]) -> Step:
+    _check_fields(record, _STEP_FIELDS, "step", unknown)
+    index = _index(record, "index", "step")
+    decision = observation = None
+    wire = record.get("decision")
+    if wire is not None:
+        _check_fields(wire, _DECISION_FIELDS, "step.decision", unknown)
+        decision = _new_decision(
+            _required(wire, "kind", "step.decision"),
+            wire.get("tool") or "",
+            wire.get("args"),
+            wire.get("reason") or "",
+            wire.get("invalid_args") or "",
+            wire.get("invalid_base64") or False,
+        )
+    wire = record.get("observation")
+    if wire is not None:
+        _check_fields(wire, _OBSERVATION_FIELDS, "step.observation", unknown)
+        observation = _new_observation(wire.get("status") or "ok", wire.get("content") or "", wire.get("summary") or "")
+    return _new_step(index, decision, observation)
+
+
+# A run holds a step, a decision and an observation for each of its steps, and a model call
+# for most: they are built without their dataclasses' __init__ (see agentrender._fast).
+_new_decision = frozen_factory(Decision, "kind", "tool", "args", "reason", "invalid_args", "invalid_base64")
+_new_observation = frozen_factory(Observation, "status", "content", "summary")
+_new_step = frozen_factory(Step, "index", "decision", "observation")
+
+
+def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: str) -> ModelCall | None:
+    _check_fields(record, _MODEL_CALL_FIELDS, "model_call", unknown)
+    step = _index(record, "step", "model_call")
+    wire = _required(record, "response", "model_call")
+    try:
+        check_reply(wire, where="model_call.response")
+    except ValueError as error:
+        where, _, what = str(error).partition(": ")
+        raise BadRecord(where, what) from None
+    if not source:
+        return None
+    return _new_call(
+        step,
+        record.get("latency_ms"),
+        record.get("request_key") or "",
+        line,
+        source,
+        wire.get("stop_reason") or "",
+        wire.get("usage"),
+    )
+
+
+# A loaded call keeps its line's text; ModelCall decodes its ``record`` and builds its
+# ``response`` from that text when first asked for, so both slots are left empty here.
+_new_call = frozen_factory(
+    ModelCall,
+    "step",
+    "latency_ms",
+    "request_key",
+    "line",
+    "_source",
+    "_stop_reason",
+    "_usage",
+    unset=("record", "response"),
+)
+
+
+def _end(record: dict[str, Any], unknown: list[str]) -> None:
+    _check_fields(record, _END_FIELDS, "end", unknown)
+
+
+def check_record(record: Any) -> None:
+    """Raise ``ValueError`` naming the field when ``record`` is not a record a run file may hold.
+
+    Unknown record types and unknown fields are accepted; they are reported when read.
+    """
+    try:
+        read_record(record, 0, [], "")
+    except BadRecord as error:
+        raise ValueError(str(error)) from None
+
+
+def read_record(record: Any, line: int, unknown: list[str], source: str) -> Step | ModelCall | None:
+    """Check ``record`` and give the typed value a ``step`` or ``model_call`` record loads into.
+
+    ``line`` and ``source`` (the text ``record`` was decoded from) go into a model call,
+    which is built only when ``source`` is given. The names of unknown fields are added to
+    ``unknown``; a record of the wrong shape raises ``BadRecord``.
+    """
+    if type(record) is not dict:
+        raise BadRecord("record", f"expected a JSON object, got {type_name(record)}")
+    kind = record.get("type")
+    if type(kind) is not str:
+        if "type" not in record:
+            raise BadRecord("type", "missing: every record names its type")
+        raise BadRecord("type", f"expected a string, got {type_name(kind)}")
+    if kind == "step":
+        return _step(record, unknown)
+    if kind == "model_call":
+        return _model_call(record, line, unknown, source)
+    if kind == "run":
+        _header(record, unknown)
+    elif kind == "end":
+        _end(record, unknown)
+    return None
