@@ -70,8 +70,8 @@ class ModelCall:
 
     A call read from a file keeps the text of its line, not the parsed record: ``record``
     and ``response`` are decoded from it when first asked for, and kept. Parsed, a record
-    is a dozen objects that every full pass of Python's cyclic collector walks again; for
-    a 100,000-step run that was 40% of each pass, for fields most readers never look at.
+    is a dozen objects that every full pass of Python's cyclic collector walks again, for
+    fields most readers never look at (``bench/README.md`` has the figures).
     ``stop_reason`` and ``usage`` are read off the record when the line is loaded.
     """
 
