@@ -106,3 +106,31 @@ def test_check_finds_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) 
     seen = _spy(monkeypatch, _check, "_findings")
     report = _check.check("fix-failing-test")
     assert seen == [False] and gc.isenabled() and report.error == "" and report.steps > 0
+
+
+def test_frozen_factory_leaves_the_unset_fields_empty_until_a_slot_setter_fills_them() -> None:
+    """A field named in ``unset`` is not there until filled once; the value stays frozen."""
+    from dataclasses import FrozenInstanceError, dataclass
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class Pair:
+        left: int
+        right: str = ""
+
+    make = _fast.frozen_factory(Pair, "left", unset=("right",))
+    pair = make(1)
+    with pytest.raises(AttributeError):
+        _ = pair.right
+    _fast.slot_setter(Pair, "right")(pair, "filled")
+    assert pair == Pair(left=1, right="filled")
+    with pytest.raises(FrozenInstanceError):
+        pair.left = 2  # type: ignore[misc]
+    with pytest.raises(ValueError, match="name every field"):
+        _fast.frozen_factory(Pair, "left")
+
+
+def test_bounded_memo_keeps_results_until_it_is_full() -> None:
+    """keep() remembers a result while there is room and returns it either way."""
+    memo: _fast.BoundedMemo[str, int] = _fast.BoundedMemo(2)
+    assert [memo.keep(key, len(key)) for key in ("a", "bb", "ccc")] == [1, 2, 3]
+    assert memo == {"a": 1, "bb": 2} and memo.get("ccc") is None
