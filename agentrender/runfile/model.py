@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentrender import render
-from agentrender._fast import slot_setter
+from agentrender._fast import frozen_factory, slot_setter
 from agentrender._types import ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.replies import response_from_record, response_record
 
-__all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning"]
+__all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning", "loaded_call"]
 
 FORMAT = "agentrender.run/1"
 """The ``format`` a run header names for this version of the file."""
@@ -146,6 +146,23 @@ class ModelCall:
 
 _set_record = slot_setter(ModelCall, "record")
 _set_response = slot_setter(ModelCall, "response")
+
+loaded_call = frozen_factory(
+    ModelCall,
+    "step",
+    "latency_ms",
+    "request_key",
+    "line",
+    "_source",
+    "_stop_reason",
+    "_usage",
+    unset=("record", "response"),
+)
+"""``loaded_call(step, latency_ms, request_key, line, source, stop_reason, usage)``: a call read from a file.
+
+It keeps ``source``, the text of its line: its ``record`` and ``response`` are left empty,
+to be decoded from that text when first asked for.
+"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

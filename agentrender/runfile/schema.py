@@ -13,7 +13,7 @@ from typing import Any
 from agentrender._fast import BoundedMemo, frozen_factory
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile.lines import type_name
-from agentrender.runfile.model import ModelCall
+from agentrender.runfile.model import ModelCall, loaded_call
 from agentrender.runfile.replies import check_reply
 
 __all__ = ["BadRecord", "check_record", "read_record"]
@@ -183,7 +183,7 @@ def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: s
         raise BadRecord(where, what) from None
     if not source:
         return None
-    return _new_call(
+    return loaded_call(
         step,
         record.get("latency_ms"),
         record.get("request_key") or "",
@@ -192,21 +192,6 @@ def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: s
         wire.get("stop_reason") or "",
         wire.get("usage"),
     )
-
-
-# A loaded call keeps its line's text; ModelCall decodes its ``record`` and builds its
-# ``response`` from that text when first asked for, so both slots are left empty here.
-_new_call = frozen_factory(
-    ModelCall,
-    "step",
-    "latency_ms",
-    "request_key",
-    "line",
-    "_source",
-    "_stop_reason",
-    "_usage",
-    unset=("record", "response"),
-)
 
 
 def _end(record: dict[str, Any], unknown: list[str]) -> None:
