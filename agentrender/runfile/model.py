@@ -11,6 +11,8 @@ from agentrender._fast import frozen_factory, slot_setter
 from agentrender._types import ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.replies import response_from_record, response_record
+from agentrender.views import Views
+from agentrender.views.html import run_html
 
 __all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning", "loaded_call"]
 
@@ -256,10 +258,6 @@ class Run:
         )
 
     def _repr_html_(self) -> str:
-        # Floors below the run files; at the top once runfile is split into a package.
-        from agentrender.views import Views
-        from agentrender.views.html import run_html
-
         try:
             return run_html(self, Views(self).at(None))
         except ValueError as error:  # a run with no opening and no goal has no view
