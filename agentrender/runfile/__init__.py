@@ -47,3 +47,8 @@ __all__ = [
     "step_record",
     "write_run",
 ]
+
+# The public face: a class shows (in reprs, tracebacks, pickles) under the name it is imported by.
+for _name in __all__:
+    if isinstance(globals()[_name], type):
+        globals()[_name].__module__ = __name__

@@ -67,3 +67,8 @@ __all__ = [
     "steps_summary",
     "utf8_bytes",
 ]
+
+# The public face: a class shows (in reprs, tracebacks, pickles) under the name it is imported by.
+for _name in __all__:
+    if isinstance(globals()[_name], type):
+        globals()[_name].__module__ = __name__
