@@ -205,11 +205,12 @@ def test_a_warning_made_in_memory_prints_like_a_loaded_one() -> None:
 
 
 def test_a_header_without_or_with_another_format_is_read_with_a_warning(tmp_path: Path) -> None:
-    """A header that names no format, or another one, is read as agentrender.run/1 and reported."""
+    """A header that names no format, or an unknown one, is read as agentrender.run/1 and reported; /2 is known."""
     bare = {k: v for k, v in HEADER.items() if k != "format"}
     assert "names no format" in load_run(write(tmp_path, lines(bare))).warnings[0].text
-    other = load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/2"}))).warnings[0].text
-    assert "'agentrender.run/2', not agentrender.run/1" in other
+    other = load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/3"}))).warnings[0].text
+    assert "'agentrender.run/3', not agentrender.run/1 or agentrender.run/2" in other
+    assert load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/2"}))).warnings == ()
 
 
 def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None:

@@ -2,9 +2,10 @@
 
 The format is ``agentrender.run/1`` (RUNFILE.md): a ``run`` header, ``step`` records
 (a later one with the same index replaces an earlier one), ``model_call`` records and at
-most one ``end``. Reading never loses a record: whatever is not loaded is reported in
-``Run.warnings``, each a ``RunWarning``; bad input raises ``RunFileError`` naming the file
-and the line.
+most one ``end``. ``agentrender.run/2`` is the same, for a run that also records what its
+agent sent (an imported conversation: ``step.sent``, replayed by ``Run.options``).
+Reading never loses a record: whatever is not loaded is reported in ``Run.warnings``, each
+a ``RunWarning``; bad input raises ``RunFileError`` naming the file and the line.
 
 Decisions this package makes where the format leaves room:
 
@@ -21,19 +22,22 @@ Decisions this package makes where the format leaves room:
 
 The package, one concept a module: ``model`` (the values: ``Run``, ``ModelCall``,
 ``RunWarning``, ``RunFileError``), ``replies`` (a model reply as a record holds it),
-``schema`` (the records and their fields, checked), ``lines`` (JSON lines, plain or
+``schema`` (the records and their fields, checked), ``sent`` (a run's recorded turns,
+replayed as hooks), ``lines`` (JSON lines, plain or
 gzip), ``read`` (``load_run``) and ``write`` (``RunWriter``, ``write_run``). Import the
 names from here.
 """
 
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
-from agentrender.runfile.read import load_run
+from agentrender.runfile.read import load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
 from agentrender.runfile.schema import check_record
-from agentrender.runfile.write import RunWriter, step_record, write_run
+from agentrender.runfile.sent import FORMAT_SENT
+from agentrender.runfile.write import RunWriter, decision_record, step_record, write_run
 
 __all__ = [
     "FORMAT",
+    "FORMAT_SENT",
     "INPUT_BASE64",
     "ModelCall",
     "Run",
@@ -41,7 +45,9 @@ __all__ = [
     "RunWarning",
     "RunWriter",
     "check_record",
+    "decision_record",
     "load_run",
+    "read_records",
     "response_from_record",
     "response_record",
     "step_record",

@@ -11,6 +11,7 @@ from agentrender._fast import frozen_factory, slot_setter
 from agentrender._types import ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.replies import response_from_record, response_record
+from agentrender.runfile.sent import FORMAT_SENT, Sent
 from agentrender.views import Views
 from agentrender.views.html import run_html
 
@@ -205,8 +206,11 @@ class Run:
 
     @property
     def system(self) -> str:
-        """The system prompt the run's agent sent, when recorded."""
-        return str(self.header.get("system", ""))
+        """The system prompt the run's agent sent, when recorded (text blocks joined, when sent as blocks)."""
+        system = self.header.get("system", "")
+        if isinstance(system, list):
+            return "\n".join(str(block.get("text", "")) for block in system if isinstance(block, Mapping))
+        return str(system)
 
     @property
     def model(self) -> str:
@@ -232,10 +236,37 @@ class Run:
         return StepInput(steps=steps, goal=self.goal, run_id=self.run_id, index=at, tools=self.tools)
 
     def options(self, **overrides: Any) -> render.Options:
-        """``render.Options`` whose opening is the run's opening (or its goal), with ``overrides``."""
+        """``render.Options`` whose opening is the run's opening (or its goal), with ``overrides``.
+
+        For a run that records what its agent sent (an imported conversation, format
+        ``agentrender.run/2``), the options replay it: the recorded opening, ids and turns,
+        every result in full, so the view at step ``k`` is the request that decided step
+        ``k``. Giving ``recent_results`` or ``result_bytes`` shows the same history under the
+        contract's window and cap instead (``is_as_sent`` tells the two apart).
+        """
+        if self.header.get("format") == FORMAT_SENT:
+            under_contract = "recent_results" in overrides or "result_bytes" in overrides
+            sent = Sent(
+                self.header,
+                self.step_records,
+                under_contract=under_contract,
+                result_bytes=overrides.get("result_bytes", render.RESULT_BYTES),
+            )
+            if sent:
+                return sent.options(self.opening, **overrides)
         settings: dict[str, Any] = {"opening": self.opening}
         settings.update(overrides)
         return render.Options(**settings)
+
+    def is_as_sent(self, options: render.Options) -> bool:
+        """True when ``options`` replay what this run's agent sent (``options()`` with no window or cap given)."""
+        sent = getattr(options.observation, "__self__", None)
+        return isinstance(sent, Sent) and not sent.under_contract
+
+    @property
+    def summariser(self) -> str:
+        """The summariser an importer gave the run's results (``""``: the results keep none)."""
+        return str(self.header.get("summariser", ""))
 
     def last_calls(self) -> dict[int, ModelCall]:
         """Each step's last model call, by step index: the reply its recorded decision came from.

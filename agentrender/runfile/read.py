@@ -10,15 +10,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, overload
 
 from agentrender._fast import paused
 from agentrender._types import Step
-from agentrender.runfile.lines import GZIP_MAGIC, JSON_SPACE, StreamError, decode_line, gzip_lines
+from agentrender.runfile.lines import GZIP_MAGIC, JSON_SPACE, StreamError, decode_line, encode_line, gzip_lines
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
 from agentrender.runfile.schema import BadRecord, read_record
+from agentrender.runfile.sent import FORMAT_SENT
 
-__all__ = ["load_run"]
+__all__ = ["load_run", "read_records"]
 
 
 class _Records(Sequence[Mapping[str, Any]]):
@@ -174,8 +176,8 @@ class _Loader:
     def check_format(self, number: int, name: Any) -> None:
         if name is None:
             self.note(number, f"the run header names no format; read as {FORMAT}")
-        elif name != FORMAT:
-            self.note(number, f"the run header's format is {name!r}, not {FORMAT}; read as {FORMAT}")
+        elif name not in (FORMAT, FORMAT_SENT):
+            self.note(number, f"the run header's format is {name!r}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}")
 
     def add_step(self, number: int, step: Step, record: dict[str, Any]) -> None:
         index = step.index
@@ -223,6 +225,24 @@ class _Loader:
             records=_Records(self.records),
             warnings=warnings,
         )
+
+
+def read_records(records: Iterable[Mapping[str, Any]], *, path: str = "", notes: Iterable[RunWarning] = ()) -> Run:
+    """A ``Run`` of ``records`` (the dicts a run file's lines hold), read as ``load_run`` reads a file.
+
+    For a run made in memory, an importer's: every record is checked as a line of a file
+    would be (``RunFileError`` naming the record's position as its line), and ``notes``,
+    what its maker read but could not map, come first among the run's warnings.
+    """
+    loader = _Loader(path or "<records>")
+    with paused():
+        for number, record in enumerate(records, start=1):
+            loader.last_line = number
+            loader.record(number, dict(record), encode_line(record).decode("utf-8"))
+        run = loader.run(())
+    if notes:
+        run = replace(run, warnings=(*notes, *run.warnings))
+    return run
 
 
 def load_run(path: str | os.PathLike[str]) -> Run:

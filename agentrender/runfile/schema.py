@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agentrender._fast import BoundedMemo, frozen_factory
-from agentrender._types import Decision, Observation, Step
+from agentrender._types import ContentBlock, Decision, Observation, Step
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import ModelCall, loaded_call
 from agentrender.runfile.replies import check_reply
@@ -32,12 +32,14 @@ _NUMBER = (int, float)
 _BOOL = (bool,)
 _OBJECT = (dict,)
 _LIST = (list,)
+_TEXT_OR_LIST: tuple[type, ...] = (str, list)
 _ANY: tuple[type, ...] = ()
 
 # Each known field of each record, with the JSON types it may hold (``null`` is accepted
 # for every optional field and means "not recorded"). Declared once, as data, so that
 # the loader and the writer refuse exactly the same records.
-_EXPECTED = {
+_EXPECTED: dict[tuple[type, ...], str] = {
+    _TEXT_OR_LIST: "a string or an array",
     _STR: "a string",
     _INT: "an integer",
     _NUMBER: "a number",
@@ -52,11 +54,15 @@ _RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "run_id": _STR,
     "goal": _STR,
     "opening": _STR,
-    "system": _STR,
+    "opening_content": _LIST,
+    "system": _TEXT_OR_LIST,
     "model": _STR,
     "max_output_tokens": _INT,
     "started_at": _STR,
     "tools": _LIST,
+    "source": _OBJECT,
+    "request": _OBJECT,
+    "summariser": _STR,
 }
 _TOOL_FIELDS: dict[str, tuple[type, ...]] = {
     "name": _STR,
@@ -71,6 +77,13 @@ _STEP_FIELDS: dict[str, tuple[type, ...]] = {
     "ended_at": _STR,
     "decision": _OBJECT,
     "observation": _OBJECT,
+    "sent": _OBJECT,
+}
+_SENT_FIELDS: dict[str, tuple[type, ...]] = {
+    "tool_use_id": _STR,
+    "assistant": _LIST,
+    "user": _LIST,
+    "summaries": _OBJECT,
 }
 _DECISION_FIELDS: dict[str, tuple[type, ...]] = {
     "kind": _STR,
@@ -87,6 +100,7 @@ _MODEL_CALL_FIELDS: dict[str, tuple[type, ...]] = {
     "latency_ms": _NUMBER,
     "request_key": _STR,
     "response": _OBJECT,
+    "request": _OBJECT,
 }
 _END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
 
@@ -141,6 +155,18 @@ def _header(record: dict[str, Any], unknown: list[str]) -> None:
             raise BadRecord(where, f"expected an object, got {type_name(tool)}")
         _check_fields(tool, _TOOL_FIELDS, where, unknown)
         _required(tool, "name", where)
+    if record.get("opening_content") is not None:
+        _check_blocks(record["opening_content"], "run.opening_content")
+
+
+def _check_blocks(blocks: list[Any], where: str) -> None:
+    """Each item of a turn's content, as the Messages API's block it must be."""
+    for position, block in enumerate(blocks):
+        try:
+            ContentBlock.from_dict(block, where=f"{where}[{position}]")
+        except ValueError as error:
+            field, _, what = str(error).partition(": ")
+            raise BadRecord(field, what) from None
 
 
 def _step(record: dict[str, Any], unknown: list[str]) -> Step:
@@ -162,6 +188,12 @@ def _step(record: dict[str, Any], unknown: list[str]) -> Step:
     if wire is not None:
         _check_fields(wire, _OBSERVATION_FIELDS, "step.observation", unknown)
         observation = _new_observation(wire.get("status") or "ok", wire.get("content") or "", wire.get("summary") or "")
+    sent = record.get("sent")
+    if sent is not None:
+        _check_fields(sent, _SENT_FIELDS, "step.sent", unknown)
+        _check_blocks(_required(sent, "assistant", "step.sent"), "step.sent.assistant")
+        if sent.get("user") is not None:
+            _check_blocks(sent["user"], "step.sent.user")
     return _new_step(index, decision, observation)
 
 

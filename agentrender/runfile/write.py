@@ -17,10 +17,11 @@ from agentrender.runfile.model import FORMAT, ModelCall, Run
 from agentrender.runfile.replies import response_record
 from agentrender.runfile.schema import check_record
 
-__all__ = ["RunWriter", "step_record", "write_run"]
+__all__ = ["RunWriter", "decision_record", "step_record", "write_run"]
 
 
-def _decision_record(decision: Decision) -> dict[str, Any]:
+def decision_record(decision: Decision) -> dict[str, Any]:
+    """The ``decision`` object of a step record: the kind, and each other field that is set."""
     wire: dict[str, Any] = {"kind": decision.kind}
     if decision.tool:
         wire["tool"] = decision.tool
@@ -37,7 +38,7 @@ def _decision_record(decision: Decision) -> dict[str, Any]:
 def step_record(step: Step, **fields: Any) -> dict[str, Any]:
     """The ``step`` record for ``step``, with ``fields`` (``started_at``, ``ended_at``, ...) after its index."""
     record: dict[str, Any] = {"type": "step", "index": step.index, **fields}
-    record["decision"] = None if step.decision is None else _decision_record(step.decision)
+    record["decision"] = None if step.decision is None else decision_record(step.decision)
     observation = step.observation
     record["observation"] = (
         None

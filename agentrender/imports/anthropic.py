@@ -1,0 +1,235 @@
+"""Anthropic Messages API conversations and call logs, as runs that render exactly what was sent.
+
+``from_anthropic(source)`` takes any of these, from a dict or list, a ``.json`` file or a
+``.jsonl`` file:
+
+- a request body: ``{"model", "system", "tools", "messages", "max_tokens", ...}``;
+- a bare ``messages`` list;
+- a request and the ``Message`` that answered it: ``{"request": {...}, "response": {...}}``
+  (also ``params``/``body`` for the request, ``message`` for the reply);
+- a call log: a list (or ``.jsonl`` lines) of such request/response pairs, one per model call
+  an agent made, as ``agentrender.record`` writes them. Each call becomes a model call of the
+  run, made for the step its request decides; the steps come from the longest conversation
+  (the call whose request holds the most messages, with its reply as the last step).
+
+Every block type the API has (text, image, document, thinking, redacted thinking, tool use,
+tool results with text or blocks and ``is_error``, server tool uses and their results, search
+results, citations, cache control) is kept as it was read. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentrender import render
+from agentrender._types import ModelResponse
+from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
+from agentrender.runfile import Run, RunFileError, RunWarning, read_records
+
+__all__ = ["from_anthropic", "looks_like_anthropic"]
+
+_REQUEST_KEYS = ("request", "params", "body")
+_RESPONSE_KEYS = ("response", "message")
+
+
+def looks_like_anthropic(value: Any) -> bool:
+    """True when ``value`` has the shape of something ``from_anthropic`` reads (checked loosely, for ``load``)."""
+    if isinstance(value, Mapping):
+        if isinstance(value.get("messages"), list):
+            return _messages_look_anthropic(value["messages"])
+        request = _first(value, _REQUEST_KEYS)
+        return isinstance(request, Mapping) and looks_like_anthropic(request)
+    if isinstance(value, list) and value:
+        if all(isinstance(item, Mapping) and "role" in item for item in value):
+            return _messages_look_anthropic(value)
+        return all(looks_like_anthropic(item) for item in value[:3])
+    return False
+
+
+def _messages_look_anthropic(messages: list[Any]) -> bool:
+    # OpenAI-style chats have system/tool roles and tool_calls; Anthropic's have only user and assistant.
+    return all(
+        isinstance(m, Mapping) and m.get("role") in ("user", "assistant") and "tool_calls" not in m for m in messages
+    )
+
+
+def from_anthropic(
+    source: Any,
+    *,
+    run_id: str | None = None,
+    summarise: Summariser | None = None,
+) -> Run:
+    """A run of a Messages API conversation or call log that renders exactly what was sent.
+
+    ``source`` is a dict or list as described in the module, or a path to a ``.json`` or
+    ``.jsonl`` file holding one. ``summarise`` (e.g. ``imports.first_line_summary``) gives each
+    result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
+    the file, line and field of what cannot be read.
+    """
+    if isinstance(source, str | os.PathLike):
+        path = str(source)
+        calls = _read_file(path)
+        name = Path(path).name
+        origin = {"format": "anthropic-messages", "path": path}
+    else:
+        path, name = "<anthropic>", "conversation"
+        calls = [(1, source)]
+        origin = {"format": "anthropic-messages"}
+    entries = _entries(calls, path)
+    if len(entries) == 1 and entries[0][2] is None:
+        line, request, _, _ = entries[0]
+        where = Where(path, line, "messages" if isinstance(calls[0][1], Mapping) else "")
+        messages = normalise_messages(request["messages"], where)
+        warnings: list[RunWarning] = []
+        records = conversation_records(
+            messages,
+            where=where,
+            run_id=run_id or name,
+            source=origin,
+            request=request,
+            summarise=summarise,
+            warnings=warnings,
+        )
+        return read_records(records, path=path, notes=warnings)
+    return _from_calls(entries, path, run_id or name, origin, summarise)
+
+
+def _read_file(path: str) -> list[tuple[int, Any]]:
+    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise RunFileError(path, 1, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped[:1] in ("{", "[") and not path.endswith(".jsonl"):
+        try:
+            return [(1, json.loads(stripped))]
+        except ValueError as error:
+            if stripped[:1] == "[" or "\n{" not in stripped:
+                raise RunFileError(path, getattr(error, "lineno", 1), f"not JSON: {error}") from None
+    values = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, json.loads(line)))
+        except ValueError as error:
+            if number == len(lines) and not text.endswith("\n"):
+                break  # a log cut short while its last call was written: the calls before it stand
+            raise RunFileError(path, number, f"not JSON: {error}") from None
+    if not values:
+        raise RunFileError(path, 1, "the file holds no JSON value")
+    return values
+
+
+Entry = tuple[int, dict[str, Any], "dict[str, Any] | None", "Mapping[str, Any]"]
+
+
+def _entries(values: Sequence[tuple[int, Any]], path: str) -> list[Entry]:
+    """Each value as ``(line, request, response or None, the value)``; a list value is a log of calls."""
+    out: list[Entry] = []
+    for line, value in values:
+        items = value if isinstance(value, list) and value and not _is_message(value[0]) else [value]
+        for position, item in enumerate(items):
+            where = Where(path, line, f"[{position}]" if items is not value and len(items) > 1 else "")
+            out.append(_entry(item, line, where))
+    return out
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, Mapping) and "role" in value
+
+
+def _entry(item: Any, line: int, where: Where) -> Entry:
+    if isinstance(item, list):
+        return line, {"messages": item}, None, {}
+    if not isinstance(item, Mapping):
+        raise where.error(
+            f"expected a request, a list of messages or a request with its response, got {type(item).__name__}"
+        )
+    request = _first(item, _REQUEST_KEYS)
+    if request is None:
+        if "messages" not in item:
+            raise where.error(
+                "no 'messages' (a request body), no 'request' (a call with its response): not a Messages API "
+                "conversation"
+            )
+        return line, dict(item), None, item
+    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+        raise where.at("request.messages").error("missing: a call's request holds its messages")
+    response = _first(item, _RESPONSE_KEYS)
+    if response is not None and not isinstance(response, Mapping):
+        raise where.at("response").error(f"expected a Message object, got {type(response).__name__}")
+    return line, dict(request), dict(response) if response is not None else None, item
+
+
+def _first(value: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    for key in keys:
+        if key in value:
+            return value[key]
+    return None
+
+
+def _from_calls(
+    entries: list[Entry], path: str, run_id: str, origin: Mapping[str, Any], summarise: Summariser | None
+) -> Run:
+    """A run of a call log: the longest conversation as its steps, every call as a model call."""
+    warnings: list[RunWarning] = []
+    longest = max(range(len(entries)), key=lambda i: (len(entries[i][1]["messages"]), i))
+    line, request, response, _ = entries[longest]
+    where = Where(path, line, "request.messages")
+    messages = normalise_messages(request["messages"], where)
+    calls = []
+    for number, (call_line, call_request, call_response, item) in enumerate(entries):
+        here = Where(path, call_line, "")
+        if call_response is None:
+            warnings.append(here.warning(f"call {number} has no response: no model call is made of it"))
+            continue
+        try:
+            ModelResponse.from_dict(call_response, where="response")
+        except ValueError as error:
+            raise here.error(str(error)) from None
+        step = sum(1 for m in call_request["messages"] if isinstance(m, Mapping) and m.get("role") == "assistant")
+        record: dict[str, Any] = {"type": "model_call", "step": step, "response": call_response}
+        latency = item.get("latency_ms")
+        if isinstance(latency, int | float) and not isinstance(latency, bool):
+            record["latency_ms"] = latency
+        record["request_key"] = _request_key(call_request)
+        record["request"] = call_request
+        calls.append(record)
+    final = response if response is not None and messages[-1]["role"] == "user" else None
+    records = conversation_records(
+        messages,
+        where=where,
+        run_id=run_id,
+        source={**origin, "calls": len(entries)},
+        request=request,
+        calls=calls,
+        final=final,
+        summarise=summarise,
+        warnings=warnings,
+    )
+    return read_records(records, path=path, notes=warnings)
+
+
+def _request_key(request: Mapping[str, Any]) -> str:
+    """The replay key of a request as it was sent (its messages in wire form, string content as one text block)."""
+    try:
+        messages = normalise_messages(request["messages"], Where("<request>"))
+        system = request.get("system", "")
+        return render.replay_key(
+            messages,
+            system=system if isinstance(system, str) else json.dumps(system, ensure_ascii=False),
+            tools=list(request.get("tools") or ()),
+            model=str(request.get("model", "")),
+            max_output_tokens=int(request.get("max_tokens") or 0),
+        )
+    except (RunFileError, ValueError, TypeError):
+        return ""

@@ -1,0 +1,212 @@
+"""A conversation in the Messages API's shape, made into the records of a run that renders it as it was sent.
+
+Every importer turns its format into the same thing: the messages an agent sent (the
+Anthropic Messages API's wire shape), the request around them (system, tools, model, output
+cap), and the model calls it logged. ``conversation_records`` makes the run's records from
+them; ``agentrender.runfile.read_records`` reads those records as ``load_run`` reads a file,
+so an imported run is checked as a recorded one is and writes to a run file as it is.
+
+A conversation maps onto the render contract this way:
+
+- the first message (a user turn) is the opening, kept as its blocks;
+- each assistant turn and the user turn that answers it are one step: the decision is
+  ``render.decide`` of the assistant turn, the observation the ``tool_result`` that answers
+  its first tool use (its text; ``error`` when ``is_error``); the step record keeps both turns
+  exactly as sent (``"sent"``), with the id of the first tool use;
+- a last assistant turn with nothing after it is a step with no observation: the reply to the
+  last request, which was received, not sent.
+
+``Run.options()`` of such a run replays the recorded ids and turns, so the view at step
+``k`` is exactly the ``messages`` of the request that decided step ``k``. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from agentrender import render
+from agentrender._types import ContentBlock, ModelResponse, utf8_bytes
+from agentrender.runfile import FORMAT_SENT, RunFileError, RunWarning, decision_record
+from agentrender.runfile.sent import result_text
+
+__all__ = ["Summariser", "Where", "conversation_records", "first_line_summary", "normalise_messages"]
+
+
+class Where:
+    """Where in the input a value was found, for errors and warnings: the file, the line and the field."""
+
+    def __init__(self, path: str, line: int = 1, field: str = "") -> None:
+        self.path, self.line, self.field = path, line, field
+
+    def at(self, field: str) -> Where:
+        """The same place, one field deeper (``messages[3]`` then ``messages[3].content``)."""
+        joined = f"{self.field}{field}" if field.startswith("[") or not self.field else f"{self.field}.{field}"
+        return Where(self.path, self.line, joined)
+
+    def error(self, what: str) -> RunFileError:
+        """The error for a value found here that cannot be read."""
+        return RunFileError(self.path, self.line, f"{self.field}: {what}" if self.field else what)
+
+    def warning(self, what: str) -> RunWarning:
+        """A warning about a value found here that was read but could not be mapped."""
+        return RunWarning(line=self.line, text=f"{self.field}: {what}" if self.field else what, path=self.path)
+
+
+def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
+    """The messages with string content as one text block, each block read as the API has it.
+
+    Raises ``RunFileError`` naming the message and field that is not a message: a role other
+    than ``user``/``assistant``, content neither text nor a list of blocks, a block without a type.
+    """
+    if not isinstance(messages, list):
+        raise where.error(f"expected a list of messages, got {type(messages).__name__}")
+    out = []
+    for i, message in enumerate(messages):
+        here = where.at(f"[{i}]")
+        if not isinstance(message, Mapping):
+            raise here.error(f"expected a message object, got {type(message).__name__}")
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            raise here.at("role").error(f"expected 'user' or 'assistant', got {role!r}")
+        content = message.get("content")
+        if isinstance(content, str):
+            blocks: list[Any] = [{"type": "text", "text": content}]
+        elif isinstance(content, list):
+            blocks = content
+            for j, block in enumerate(blocks):
+                try:
+                    ContentBlock.from_dict(block, where=f"content[{j}]")
+                except ValueError as error:
+                    raise here.error(str(error)) from None
+        else:
+            raise here.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
+        out.append({**message, "content": blocks})
+    return out
+
+
+def first_line_summary(content: str) -> str:
+    """A summary for a result its tool did not summarise: its first non-blank line, and its size.
+
+    ``"Traceback (most recent call last): … (2,345 bytes, 40 lines)"``; ``""`` for an empty result.
+    """
+    if not content:
+        return ""
+    lines = content.splitlines()
+    first = next((line.strip() for line in lines if line.strip()), "")
+    size = f"({utf8_bytes(content):,} bytes, {len(lines):,} line{'s' if len(lines) != 1 else ''})"
+    first = render.truncate(first, 200)
+    return f"{first} … {size}" if len(lines) > 1 or first != content else f"{first} {size}"
+
+
+Summariser = Callable[[str], str]
+
+
+def conversation_records(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    where: Where,
+    run_id: str,
+    source: Mapping[str, Any],
+    request: Mapping[str, Any] | None = None,
+    calls: Iterable[Mapping[str, Any]] = (),
+    final: Mapping[str, Any] | None = None,
+    summarise: Summariser | None = None,
+    warnings: list[RunWarning] | None = None,
+) -> list[dict[str, Any]]:
+    """The records of a run that renders ``messages`` exactly as they were sent.
+
+    ``messages`` are normalised (``normalise_messages``); ``request`` holds the rest of the
+    request (``system``, ``tools``, ``model``, ``max_tokens`` and any other parameter, kept in
+    the header); ``calls`` are model-call records already made (a call log's); ``final`` is
+    the reply to the last request (a ``Message`` object), made the last step when the
+    conversation ends on a user turn. ``summarise`` fills each result's summary (the header
+    names it); without one, results carry none, as the conversation recorded none.
+    ``warnings`` collects what was read but could not be mapped (``RunWarning``s, with where it was).
+    """
+    request = dict(request or {})
+    if not messages:
+        raise where.error("the conversation has no messages")
+    if messages[0]["role"] != "user":
+        raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
+    turns = list(messages)
+    if final is not None:
+        if turns[-1]["role"] != "user":
+            raise where.error("a reply was given, but the conversation does not end on a user turn")
+        turns.append({"role": "assistant", "content": list(final.get("content") or [])})
+    for i in range(1, len(turns)):
+        if turns[i]["role"] == turns[i - 1]["role"]:
+            raise where.at(f"[{i}].role").error(
+                f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
+                "so they cannot be rendered as sent; join their content into one turn"
+            )
+    opening = turns[0]["content"]
+    opening_text = "\n".join(block["text"] for block in opening if block.get("type") == "text")
+    header: dict[str, Any] = {
+        "type": "run",
+        "format": FORMAT_SENT,
+        "run_id": run_id,
+        "goal": opening_text,
+        "opening": opening_text,
+        "opening_content": opening,
+        "source": dict(source),
+    }
+    for key, name in (
+        ("system", "system"),
+        ("model", "model"),
+        ("tools", "tools"),
+        ("max_tokens", "max_output_tokens"),
+    ):
+        if key in request:
+            header[name] = request.pop(key)
+    request.pop("messages", None)
+    if request:
+        header["request"] = request
+    if summarise is not None:
+        header["summariser"] = getattr(summarise, "__name__", repr(summarise))
+    records: list[dict[str, Any]] = [header]
+    for index, start in enumerate(range(1, len(turns), 2)):
+        assistant = turns[start]["content"]
+        user = turns[start + 1]["content"] if start + 1 < len(turns) else None
+        records.append(
+            _step_record(
+                index, assistant, user, where.at(f"[{start}]"), summarise, warnings if warnings is not None else []
+            )
+        )
+    records.extend(dict(call) for call in calls)
+    return records
+
+
+def _step_record(
+    index: int,
+    assistant: list[dict[str, Any]],
+    user: list[dict[str, Any]] | None,
+    where: Where,
+    summarise: Summariser | None,
+    warnings: list[RunWarning],
+) -> dict[str, Any]:
+    uses = [block for block in assistant if block.get("type") == "tool_use"]
+    response = ModelResponse.from_dict({"content": assistant, "stop_reason": "tool_use" if uses else "end_turn"})
+    decision = render.decide(response)
+    first_id = str(uses[0].get("id", "")) if uses else ""
+    sent: dict[str, Any] = {"tool_use_id": first_id, "assistant": assistant}
+    record: dict[str, Any] = {"type": "step", "index": index, "decision": decision_record(decision)}
+    if user is not None:
+        sent["user"] = user
+        answered = {block.get("tool_use_id"): block for block in user if block.get("type") == "tool_result"}
+        missing = [str(use.get("id")) for use in uses if use.get("id") not in answered]
+        if missing:
+            warnings.append(where.warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn"))
+        if summarise is not None and answered:
+            sent["summaries"] = {
+                str(key): summarise(result_text(block.get("content", ""))) for key, block in answered.items()
+            }
+        result = answered.get(first_id) if uses else None
+        if result is not None:
+            content = result_text(result.get("content", ""))
+            observation = {"status": "error" if result.get("is_error") else "ok", "content": content}
+            if summarise is not None:
+                observation["summary"] = summarise(content)
+            record["observation"] = observation
+    record["sent"] = sent
+    return record

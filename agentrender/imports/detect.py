@@ -1,0 +1,132 @@
+"""``load(source)``: a run file or any format an importer reads, found by what the file holds.
+
+``FORMATS`` is the one list of what can be loaded, in the order they are tried: each names
+how to recognise it from the file's first JSON value (or its name) and how to read it. A file
+that none of them recognises is an error that says what it looks like, which formats were
+tried, and where they are documented.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
+from agentrender.runfile import Run, RunFileError, RunWarning, load_run
+
+__all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
+
+DOCS = "docs/guides/your-own-runs.md (https://agentrender.readthedocs.io/guides/your-own-runs/)"
+"""Where the formats ``load`` reads are documented, as an error names it."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """One format ``load`` reads: how it is recognised and how it is read."""
+
+    name: str
+    """What the format is, as an error lists it."""
+    recognise: Callable[[str, Any], bool]
+    """``(path, first JSON value or None) -> bool``: the file holds this format."""
+    read: Callable[[str], list[Run]]
+    """``path -> runs``."""
+
+
+def _is_run_file(path: str, first: Any) -> bool:
+    return isinstance(first, dict) and first.get("type") == "run"
+
+
+def _read_run_file(path: str) -> list[Run]:
+    run = load_run(path)
+    if not run.steps and any("request" in call.record for call in run.model_calls):
+        # a recording of calls (agentrender.record): its steps are the longest conversation sent
+        return [from_anthropic(path, run_id=run.run_id or None)]
+    return [run]
+
+
+FORMATS: list[Format] = [
+    Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
+    Format(
+        "Anthropic Messages API: a request body, a messages list, a request with its response, or a call log",
+        lambda path, first: looks_like_anthropic(first),
+        lambda path: [from_anthropic(path)],
+    ),
+]
+"""What ``load`` tries, in order. The importers of other formats add themselves here."""
+
+
+def _first_value(path: str) -> Any:
+    """The first JSON value of the file (the whole document, or its first line), or ``None``."""
+    opener: Callable[..., Any] = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as file:
+            head = file.read(1 << 20)
+    except (OSError, UnicodeDecodeError, EOFError):
+        return None
+    text = head.lstrip("\ufeff \t\r\n")
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    first = text.split("\n", 1)[0]
+    try:
+        return json.loads(first)
+    except ValueError:
+        return None
+
+
+def _describe(first: Any) -> str:
+    if first is None:
+        return "no JSON value could be read from its start"
+    if isinstance(first, dict):
+        keys = ", ".join(list(first)[:8])
+        return f"a JSON object with the keys {keys}" if keys else "an empty JSON object"
+    if isinstance(first, list):
+        return f"a JSON list of {len(first)} item(s)"
+    return f"a JSON {type(first).__name__}"
+
+
+def load_runs(source: str | os.PathLike[str]) -> list[Run]:
+    """Every run in the file ``source``, whichever format of ``FORMATS`` it holds.
+
+    Raises ``RunFileError`` when the file is of a known format but cannot be read (naming
+    the line and field), and when it is of none: then the message says what the file looks
+    like, which formats were tried, and where they are documented.
+    """
+    path = os.fspath(source)
+    if not Path(path).is_file():
+        raise RunFileError(path, 0, "no such file" if not Path(path).exists() else "not a file")
+    first = _first_value(path)
+    for candidate in FORMATS:
+        if candidate.recognise(path, first):
+            return candidate.read(path)
+    tried = "; ".join(f.name for f in FORMATS)
+    raise RunFileError(
+        path,
+        1,
+        f"not a run, nor a conversation agentrender can import: it holds {_describe(first)}. Tried: {tried}. "
+        f"The formats are described in {DOCS}",
+    )
+
+
+def load(source: str | os.PathLike[str]) -> Run:
+    """The run in the file ``source``: a run file, or any format an importer reads (``load_runs``).
+
+    A file holding several runs (an Inspect log's samples, a Claude Code session's sub-agents)
+    gives its first, the main one; its warnings then name how many more there are.
+    """
+    runs = load_runs(source)
+    first = runs[0]
+    if len(runs) > 1:
+        more = RunWarning(
+            line=1,
+            text=f"{len(runs) - 1} more run(s) in this file; agentrender.imports.load_runs reads them all",
+            path=first.path,
+        )
+        first = replace(first, warnings=(*first.warnings, more))
+    return first

@@ -1,0 +1,132 @@
+"""What a run's agent sent, replayed through the contract's hooks: a run imported from a conversation.
+
+A run file of format ``agentrender.run/2`` may record, for each step, the turns its agent
+sent (``step.sent``: the assistant turn, the user turn that answered it, and the id of its
+first tool use) and, in its header, the opening as blocks (``opening_content``). ``Sent``
+turns those records into ``render.Options`` hooks, in two ways:
+
+- **as sent** (``under_contract=False``): the recorded ids, assistant turns and user turns,
+  every result in full: the view at step ``k`` is exactly the messages of the request that
+  decided step ``k``;
+- **under the contract** (``under_contract=True``): the same ids and assistant turns, but
+  the results under the contract's window and cap. A user turn of the contract's own shape
+  (one ``tool_result`` answering the step's first tool use) is left to the default, so its
+  facts are the contract's rows; any other user turn keeps its blocks, each ``tool_result``
+  in it shown in full (capped) inside the window and as its summary outside it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentrender import render
+from agentrender._types import ContentBlock, Step, StepInput
+
+__all__ = ["EVERYTHING", "FORMAT_SENT", "Sent", "result_text"]
+
+FORMAT_SENT = "agentrender.run/2"
+"""The ``format`` of a run file that records what its agent sent (``step.sent``, ``opening_content``)."""
+
+EVERYTHING = sys.maxsize
+"""A window and a cap that hold everything: every result in full, nothing cut (the view as sent)."""
+
+
+def _blocks(wire: Sequence[Any]) -> tuple[ContentBlock, ...]:
+    return tuple(ContentBlock.from_dict(block) for block in wire)
+
+
+class Sent:
+    """The hooks that replay a run's recorded turns; made by ``Run.options`` for a run that has them."""
+
+    def __init__(
+        self,
+        header: Mapping[str, Any],
+        step_records: Mapping[int, Mapping[str, Any]],
+        *,
+        under_contract: bool,
+        result_bytes: int = render.RESULT_BYTES,
+    ) -> None:
+        self.under_contract = under_contract
+        self.result_bytes = result_bytes
+        opening = header.get("opening_content")
+        self.opening: tuple[ContentBlock, ...] | None = _blocks(opening) if opening else None
+        self._sent = {index: record["sent"] for index, record in step_records.items() if record.get("sent")}
+        self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
+        self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._sent)
+
+    def options(self, opening: str | StepInput | Any, **overrides: Any) -> render.Options:
+        """``render.Options`` with these hooks, the recorded opening (else ``opening``) and ``overrides``."""
+        settings: dict[str, Any] = {
+            "opening": self.opening or opening,
+            "tool_use_id": self.tool_use_id,
+            "assistant": self.assistant,
+            "observation": self.observation,
+        }
+        if not self.under_contract:
+            settings["recent_results"] = settings["result_bytes"] = EVERYTHING
+        settings.update(overrides)
+        return render.Options(**settings)
+
+    def tool_use_id(self, step: Step) -> str:
+        """The id the step's first tool use was sent with; ``""`` (the default id) when none was recorded."""
+        sent = self._sent.get(step.index)
+        return str(sent.get("tool_use_id") or "") if sent else ""
+
+    def assistant(self, step: Step, tool_use_id: str) -> tuple[ContentBlock, ...] | None:
+        """The assistant turn as it was sent; ``None`` (the default turn) when none was recorded."""
+        made = self._assistant.get(step.index)
+        if made is None:
+            sent = self._sent.get(step.index)
+            if not sent:
+                return None
+            made = self._assistant[step.index] = _blocks(sent["assistant"])
+        return made
+
+    def observation(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
+        """The user turn as it was sent (or, under the contract, with its results windowed and capped)."""
+        key = (step.index, full)
+        if key not in self._user:
+            self._user[key] = self._made_user_turn(step, tool_use_id, full)
+        return self._user[key]
+
+    def _made_user_turn(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
+        sent = self._sent.get(step.index)
+        if not sent or sent.get("user") is None:
+            return None
+        wire = sent["user"]
+        if not self.under_contract:
+            return _blocks(wire)
+        if len(wire) == 1 and wire[0].get("type") == "tool_result" and wire[0].get("tool_use_id") == tool_use_id:
+            return None  # the contract's own shape: its default row, on the step's observation
+        return None if not wire else tuple(self._windowed(block, sent, full) for block in wire)
+
+    def _windowed(self, wire: Mapping[str, Any], sent: Mapping[str, Any], full: bool) -> ContentBlock:
+        if wire.get("type") != "tool_result":
+            return ContentBlock.from_dict(wire)
+        content = result_text(wire.get("content", ""))
+        if full:
+            shown = render.truncate(content, self.result_bytes)
+        else:
+            summary = str((sent.get("summaries") or {}).get(str(wire.get("tool_use_id")), ""))
+            shown = render.truncate(summary, self.result_bytes) if summary else render.NO_SUMMARY_TEXT
+        return ContentBlock(
+            type="tool_result",
+            tool_use_id=str(wire.get("tool_use_id", "")),
+            content=shown,
+            is_error=bool(wire.get("is_error")),
+        )
+
+
+def result_text(content: Any) -> str:
+    """The text of a ``tool_result``'s content: the string, or its text blocks joined with newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [block for block in content if isinstance(block, Mapping) and block.get("type") == "text"]
+        return "\n".join(str(block.get("text", "")) for block in texts)
+    return ""
