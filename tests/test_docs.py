@@ -88,6 +88,7 @@ REFERENCE = {
     "agentrender.notebook": "notebook",
     "agentrender.adapters.anthropic": "anthropic",
     "agentrender.testing": "testing",
+    "agentrender.imports": "imports",
     "agentrender.agent.driver": "agent",
     "agentrender.agent.tools": "agent",
     "agentrender.agent.record": "agent",
@@ -330,11 +331,12 @@ def test_terminal_blocks_are_what_the_cli_prints() -> None:
     from agentrender.cli import main
 
     out = io.StringIO()
-    status = main(["check", "fix-failing-test", "--width", str(hooks.TERMINAL_WIDTH), "--color", "never"], stdout=out)
-    block = hooks.expand("<!-- terminal: agentrender check fix-failing-test -->", "p.md")
+    argv = ["check", "--strict", "fix-failing-test"]
+    status = main([*argv, "--width", str(hooks.TERMINAL_WIDTH), "--color", "never"], stdout=out)
+    block = hooks.expand("<!-- terminal: agentrender check --strict fix-failing-test -->", "p.md")
     printed = "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
     assert status == 1
-    assert block == f"```console\n$ agentrender check fix-failing-test\n{printed}\n$ echo $?\n1\n```"
+    assert block == f"```console\n$ agentrender check --strict fix-failing-test\n{printed}\n$ echo $?\n1\n```"
     assert "echo $?" not in hooks.expand("<!-- terminal: agentrender samples -->", "p.md")
 
 

@@ -4,7 +4,7 @@
     agentrender show RUN --at 4                  what the model saw deciding step 4
     agentrender steps RUN --status error         the steps table, filtered
     agentrender decide RUN                       each captured reply, its decision and the rule that fired
-    agentrender check RUN...                     findings to act on; exit 0 clean, 1 findings, 2 unreadable
+    agentrender check RUN...                     findings to act on; exit 1 on errors (--strict: warnings too)
     agentrender context RUN                      the view's size at every step, where the cache prefix breaks
     agentrender keys RUN                         the replay key of the view at every step
     agentrender samples                          the bundled sample runs
@@ -33,7 +33,7 @@ RUN is a run file (.jsonl or .jsonl.gz) or the name of a bundled sample (agentre
 """
 
 _EPILOG = """\
-exit status: 0 success; 1 check found something to act on; 2 input that cannot be read
+exit status: 0 success; 1 check found an error (or, with --strict, a warning); 2 input that cannot be read
 (a missing file, a broken run file: one line on stderr names the file, the line and what).
 Run content is printed literally: markup is not interpreted, and control characters,
 terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b, \\u202e).
@@ -205,10 +205,15 @@ sees "(no summary)" once they leave the window), summaries longer than their res
 renders the Messages API would reject, recorded decisions that disagree with render.decide
 on their captured reply, model calls that belong to no step, and what the file held that was
 not loaded (its warnings). Every result is checked both in full and as its summary, under the
-run's own options, so no render option applies. Exit 0: every file is clean; 1: findings; 2: a
-file is unreadable.""",
+run's own options, so no render option applies.
+
+Each finding is an error (the API would reject a render, a recorded decision is not what
+render.decide makes of its reply, a record was lost) or a warning (worth a look, breaks
+nothing). Exit 0: no errors (warnings are listed); 1: errors, or with --strict any finding;
+2: a file is unreadable.""",
     )
     check.add_argument("runs", nargs="+", metavar="RUN", help="run files or names of bundled samples")
+    check.add_argument("--strict", action="store_true", help="exit 1 on warnings too, not only on errors")
 
     context = command(
         "context",

@@ -1,6 +1,11 @@
 """``agentrender check``: what in a run file a user should act on, one finding a line.
 
-Each kind of finding is declared once in ``FINDINGS``. Which steps carry a result, and in
+Each kind of finding is declared once in ``FINDINGS``, with its severity: an **error** is a
+render the API would reject, a recorded decision that ``render.decide`` does not make of
+its reply, or a record the file lost; a **warning** is worth a look but breaks nothing (a
+result with no summary, a summary longer than its result, a model call for a step the run
+does not hold, a field or record kept but not loaded). ``check`` exits 1 on errors, and
+with ``--strict`` on warnings too. Which steps carry a result, and in
 which form, is read off ``agentrender.views``; the API's rules are checked on the messages
 the views hold, in both forms of every result, so every message of every view is covered.
 """
@@ -12,22 +17,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentrender import _api_rules, _fast, render
+from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, CliError, load, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
 
-__all__ = ["FINDINGS", "SHOWN_PER_KIND", "Finding", "Report", "check", "renderables"]
+__all__ = ["ERROR", "FINDINGS", "SHOWN_PER_KIND", "WARNING", "Finding", "Report", "check", "renderables"]
 
-FINDINGS: dict[str, str] = {
-    "no-summary": "a result with no summary: once it leaves the window the model sees only '(no summary)'",
-    "summary-longer": "a summary longer than its result: the window saves nothing on it",
-    "api-reject": "a render the Messages API would reject",
-    "decide-disagrees": "the decision the run recorded is not what render.decide makes of its captured reply",
-    "orphan-call": "a model call for a step the run does not hold",
-    "load-warning": "something the file held that was not loaded, or was loaded with a doubt",
+ERROR = "error"
+"""A finding that breaks something: ``check`` exits 1."""
+WARNING = "warning"
+"""A finding worth a look that breaks nothing: ``check`` exits 1 on it only with ``--strict``."""
+
+FINDINGS: dict[str, tuple[str, str]] = {
+    "api-reject": (ERROR, "a render the Messages API would reject"),
+    "decide-disagrees": (ERROR, "the decision the run recorded is not what render.decide makes of its captured reply"),
+    "lost-record": (ERROR, "something the file held was not loaded at all (a line cut short, a stream ended early)"),
+    "no-summary": (WARNING, "a result with no summary: once it leaves the window the model sees only '(no summary)'"),
+    "summary-longer": (WARNING, "a summary longer than its result: the window saves nothing on it"),
+    "orphan-call": (WARNING, "a model call for a step the run does not hold"),
+    "load-warning": (WARNING, "something the file held that was kept but not loaded, or was loaded with a doubt"),
 }
-"""Every kind of finding ``check`` reports, with what it means."""
+"""Every kind of finding ``check`` reports: its severity (``ERROR`` or ``WARNING``) and what it means."""
 
 SHOWN_PER_KIND = 20
 """How many findings of one kind the terminal lists per file; the count says how many there are."""
@@ -42,9 +54,20 @@ class Finding:
     step: int | None = None
     line: int = 0
 
+    @property
+    def severity(self) -> str:
+        """``ERROR`` or ``WARNING``, as ``FINDINGS`` declares for its kind."""
+        return FINDINGS[self.code][0]
+
     def to_json(self) -> dict[str, Any]:
         """The finding's fields."""
-        return {"code": self.code, "step": self.step, "line": self.line, "message": self.message}
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "step": self.step,
+            "line": self.line,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,9 +82,20 @@ class Report:
     counts: dict[str, int] = field(default_factory=dict)
 
     @property
-    def exit_code(self) -> int:
-        """2: unreadable; 1: findings; 0: clean."""
-        return UNREADABLE if self.error else (1 if self.findings else 0)
+    def errors(self) -> int:
+        """How many findings are errors."""
+        return sum(finding.severity == ERROR for finding in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        """How many findings are warnings."""
+        return len(self.findings) - self.errors
+
+    def exit_code(self, *, strict: bool = False) -> int:
+        """2: unreadable; 1: errors (or, ``strict``, any finding); 0: otherwise."""
+        if self.error:
+            return UNREADABLE
+        return 1 if self.errors or (strict and self.findings) else 0
 
     def to_json(self) -> dict[str, Any]:
         """The report's fields, each finding as a dict."""
@@ -71,7 +105,9 @@ class Report:
             "error": self.error or None,
             "steps": self.steps,
             "model_calls": self.model_calls,
-            "clean": self.exit_code == 0,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "clean": not self.error and not self.findings,
             "counts": self.counts,
             "findings": [finding.to_json() for finding in self.findings],
         }
@@ -79,7 +115,9 @@ class Report:
 
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
     for warning in run.warnings:
-        yield Finding(code="load-warning", message=warning.message, line=warning.line)
+        yield Finding(
+            code="lost-record" if warning.lost else "load-warning", message=warning.message, line=warning.line
+        )
     # Every result in both of its forms: views with no window and with every result a summary.
     summaries = views.with_options(recent_results=0).at(None)
     fulls = views.with_options(recent_results=NO_WINDOW).at(None)
@@ -175,43 +213,52 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
             title.append(clean(report.error, one_line=True))
             yield title
             continue
-        facts = f"  {report.steps:,} steps, {report.model_calls:,} model calls"
+        facts = f"  {plural(report.steps, 'step')}, {plural(report.model_calls, 'model call')}"
         if not report.findings:
             title.append(facts, style=MUTED)
             title.append("  \u2713 clean", style=AGREE)
             yield title
             continue
         title.append(facts, style=MUTED)
-        title.append(f"  {len(report.findings):,} finding(s)", style=DISAGREE)
+        if report.errors:
+            title.append(f"  {plural(report.errors, 'error')}", style=DISAGREE)
+        if report.warnings:
+            title.append(f"  {plural(report.warnings, 'warning')}", style="yellow")
         yield title
         table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
         table.add_column("step", justify="right", no_wrap=True)
         table.add_column("line", justify="right", no_wrap=True)
-        table.add_column("finding", no_wrap=True, style="yellow")
+        table.add_column("", no_wrap=True)
+        table.add_column("finding", no_wrap=True)
         table.add_column("what", ratio=1)
         shown: dict[str, int] = {}
         for finding in report.findings:
             shown[finding.code] = shown.get(finding.code, 0) + 1
             if shown[finding.code] > SHOWN_PER_KIND:
                 continue
+            severity = finding.severity
             table.add_row(
                 "\u2014" if finding.step is None else f"{finding.step:,}",
                 "\u2014" if not finding.line else f"{finding.line:,}",
+                Text(severity, style=DISAGREE if severity == ERROR else "yellow"),
                 finding.code,
                 Text(clean(finding.message)),
             )
         yield table
         for code, count in report.counts.items():
-            line = Text(f"{count:,} \u00d7 {code}: ", style=MUTED)
-            line.append(FINDINGS[code])
+            severity, meaning = FINDINGS[code]
+            line = Text(f"{count:,} \u00d7 {code} ({severity}): ", style=MUTED)
+            line.append(meaning)
             if count > SHOWN_PER_KIND:
                 line.append(f" (the first {SHOWN_PER_KIND} are listed; --json lists every one)", style=MUTED)
             yield Gutter(line, "", bar="    ", first="  ")
     if len(reports) > 1:
         unreadable = sum(1 for report in reports if report.error)
-        with_findings = sum(1 for report in reports if report.findings)
+        with_errors = sum(1 for report in reports if report.errors)
+        with_warnings = sum(1 for report in reports if report.warnings and not report.errors)
+        clean_files = len(reports) - unreadable - with_errors - with_warnings
         yield Text(
-            f"{len(reports):,} files: {len(reports) - unreadable - with_findings:,} clean, "
-            f"{with_findings:,} with findings, {unreadable:,} unreadable",
+            f"{len(reports):,} files: {clean_files:,} clean, {with_errors:,} with errors, "
+            f"{with_warnings:,} with warnings only, {unreadable:,} unreadable",
             style="bold",
         )

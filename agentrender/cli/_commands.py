@@ -90,15 +90,13 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console) -> int:
 
 
 def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    # An unreadable file is one of the reports, printed once with the others (not also on stderr).
     reports = [_check.check(name) for name in args.runs]
-    for report in reports:
-        if report.error:
-            err.write(f"agentrender: {clean(report.error, one_line=True)}\n")
     if args.json:
         write_json(out, [report.to_json() for report in reports])
     else:
         _print(console, _check.renderables(reports))
-    return max(report.exit_code for report in reports)
+    return max(report.exit_code(strict=args.strict) for report in reports)
 
 
 def context(args: argparse.Namespace, out: IO[str], console: Console) -> int:

@@ -55,6 +55,8 @@ class RunWarning:
     """The file that was read ("" for a warning made in memory)."""
     count: int = 1
     """How many records gave this same warning; ``line`` is the first of them."""
+    lost: bool = False
+    """Something the file held was not loaded at all (a line cut short, a gzip stream ended early)."""
 
     @property
     def message(self) -> str:

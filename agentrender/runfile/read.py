@@ -83,12 +83,12 @@ class _Loader:
         self.unknown: list[str] = []
         self.last_line = 0
         # Notes that may repeat on many records are kept once each, with the first line and a count.
-        self.notes: dict[str, list[int]] = {}
+        self.notes: dict[str, list[int]] = {}  # text: [first line, count, lost (1) or not (0)]
 
-    def note(self, line: int, text: str) -> None:
+    def note(self, line: int, text: str, *, lost: bool = False) -> None:
         seen = self.notes.get(text)
         if seen is None:
-            self.notes[text] = [line, 1]
+            self.notes[text] = [line, 1, int(lost)]
         else:
             seen[1] += 1
 
@@ -135,6 +135,7 @@ class _Loader:
             number,
             f"the last line is cut short (no newline, {why}): {len(line)} bytes not loaded; "
             "a process killed while writing leaves this",
+            lost=True,
         )
 
     def record(self, number: int, record: Any, text: str) -> None:
@@ -209,10 +210,10 @@ class _Loader:
             why = "the file is empty" if not self.notes else "no complete record"
             raise self.fail(max(last_line, 1), f"missing run header: {why}")
         for text in stream_notes:
-            self.note(last_line, text)
+            self.note(last_line, text, lost=True)  # a stream that ends early: what followed is not there
         warnings = tuple(
-            RunWarning(line=line, text=text, path=self.path, count=count)
-            for text, (line, count) in sorted(self.notes.items(), key=lambda item: item[1][0])
+            RunWarning(line=line, text=text, path=self.path, count=count, lost=bool(lost))
+            for text, (line, count, lost) in sorted(self.notes.items(), key=lambda item: item[1][0])
         )
         steps = self.steps
         return Run(

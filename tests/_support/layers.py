@@ -22,8 +22,8 @@ PACKAGE = ROOT / "agentrender"
 LAYERS: list[tuple[str, str, list[str]]] = [
     (
         "base",
-        "standard-library helpers: speed tricks, JSON, unsafe text, optional extras",
-        ["agentrender._fast", "agentrender._json", "agentrender._text", "agentrender._extras"],
+        "standard-library helpers: speed tricks, JSON, unsafe text, optional extras, counts in words",
+        ["agentrender._fast", "agentrender._json", "agentrender._text", "agentrender._extras", "agentrender._words"],
     ),
     ("display of values", "HTML of plain values, duck-typed", ["agentrender._display.values", "agentrender._display"]),
     ("values", "the data: steps, decisions, blocks, messages", ["agentrender._types"]),
