@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import anthropic
-import pydantic
 import pytest
 from anthropic.types import Message as SDKMessage
-from anthropic.types import MessageParam, ToolChoiceAutoParam, ToolParam
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,10 +28,7 @@ from agentrender.adapters.anthropic import (
     to_params,
 )
 from agentrender.testing import Failure, MessagesServer, body_key
-
-_MESSAGE = pydantic.TypeAdapter(MessageParam)
-_TOOL = pydantic.TypeAdapter(ToolParam)
-_TOOL_CHOICE = pydantic.TypeAdapter(ToolChoiceAutoParam)
+from tests._support.sdk import request_accepts
 
 TOOLS = (
     {
@@ -43,40 +38,6 @@ TOOLS = (
         "read_only": True,
     },
 )
-
-
-def materialise(value: Any) -> Any:
-    """``value`` with every lazy iterable pydantic left (``Iterable[...]`` fields) read into a list."""
-    if isinstance(value, Mapping):
-        return {key: materialise(item) for key, item in value.items()}
-    if isinstance(value, str | bytes | int | float | bool) or value is None:
-        return value
-    if isinstance(value, pydantic.BaseModel):
-        return value.model_dump(exclude_unset=True)
-    return [materialise(item) for item in value]
-
-
-def sdk_accepts(params: Sequence[Mapping[str, Any]]) -> None:
-    """Fail unless each message validates as the SDK's ``MessageParam`` and comes back unchanged.
-
-    Unchanged means no field was dropped (an unknown key) or coerced (a wrong type).
-    """
-    for i, param in enumerate(params):
-        try:
-            validated = materialise(_MESSAGE.validate_python(param))
-        except pydantic.ValidationError as error:
-            pytest.fail(f"messages[{i}] is not a MessageParam: {error}")
-        assert validated == param, f"messages[{i}] changed under MessageParam validation"
-
-
-def request_accepts(params: Mapping[str, Any]) -> None:
-    """Fail unless a whole ``messages.create`` request's parts validate as the SDK's types."""
-    sdk_accepts(params["messages"])
-    check_params(params["messages"])
-    for tool in params.get("tools", ()):
-        assert materialise(_TOOL.validate_python(tool)) == tool
-    if "tool_choice" in params:
-        assert _TOOL_CHOICE.validate_python(params["tool_choice"]) == params["tool_choice"]
 
 
 def call(index: int, tool: str = "read_file", **observation: Any) -> Step:

@@ -2,45 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agentrender.views import Views, explain_decide
 from agentrender.views.html import explanation_html, view_html
-from tests.views_runs import SHOWN_KINDS, every_kind_view, hostile_run
+from tests._support.browser import CHROMIUM, FLAGS, chromium
+from tests._support.runs import SHOWN_KINDS, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(__file__).parent / "artifacts"
-
-
-def chromium() -> Any:
-    """Launch Debian's Chromium through Playwright; fail under CI when it is missing, else skip saying why."""
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = "playwright is not installed (pip install playwright; the browser is Debian's chromium)"
-    if missing is None and not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        missing = f"Chromium is not at {CHROMIUM}: apt-get install chromium (as .ci/run does)"
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser test under CI: {missing}")
-        pytest.skip(missing)
-    return sync_playwright()
 
 
 def page_of(*fragments: str) -> str:

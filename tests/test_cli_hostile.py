@@ -14,7 +14,7 @@ from agentrender import Decision, Observation, Step, write_run
 from agentrender.cli import main
 from agentrender.cli._term import clean
 from agentrender.runfile import ModelCall
-from tests.views_runs import HOSTILE, hostile_run
+from tests._support.runs import HOSTILE, hostile_run
 
 TERMINAL_HOSTILE = (
     "[bold red]markup[/bold red] [link=https://evil.example]a link[/link] :smile: "

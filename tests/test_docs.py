@@ -9,32 +9,22 @@ from __future__ import annotations
 
 import html
 import importlib
-import importlib.util
 import pkgutil
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from markdown_it import MarkdownIt
 
 from agentrender import render
+from tests._support.tools import tool
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 RUNNABLE = ("py", "python", "python3")
-
-
-def tool(name: str) -> ModuleType:
-    """The script ``tools/NAME.py`` as a module (tools/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 hooks = tool("docs_hooks")

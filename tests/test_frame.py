@@ -456,7 +456,7 @@ def test_importing_the_module_loads_neither_pandas_nor_tqdm() -> None:
 
 def test_steps_frame_of_views_already_made_renders_no_step_again() -> None:
     """Given the Views of the run, steps_frame reads their facts: the same frame, and no step rendered twice."""
-    from tests.views_runs import long_run
+    from tests._support.runs import long_run
 
     run = long_run(30)
     rendered: list[tuple[int, bool]] = []

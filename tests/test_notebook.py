@@ -11,8 +11,8 @@ import pytest
 from agentrender import ContentBlock, ModelResponse, render
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
 from agentrender.views.html import view_html
-from tests.test_views_html import assert_inert
-from tests.views_runs import UNSEEN, UNSEEN_RAW, UNSEEN_SHOWN, every_kind_run, hostile_run, long_run
+from tests._support.markup import assert_inert
+from tests._support.runs import UNSEEN, UNSEEN_RAW, UNSEEN_SHOWN, every_kind_run, hostile_run, long_run
 
 
 def html_values(widget: object) -> list[str]:

@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 from nbval.plugin import get_sanitize_patterns
 
-from tests import test_notebooks_browser
-
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = CHECKOUT / "notebooks"
 NAMES = ["01-explore-a-run", "02-the-render-contract", "03-decide-outcomes", "04-debug-a-models-view"]
@@ -187,14 +185,3 @@ def test_nbval_fails_a_checked_cell_whose_committed_output_no_longer_matches(tmp
     failed = re.findall(r"^FAILED .*::Cell (\d+)", result.stdout, flags=re.MULTILINE)
     assert failed == [str(altered)], result.stdout[-3000:]
     assert "Cell outputs differ" in result.stdout
-
-
-def test_a_missing_browser_fails_under_ci_and_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With CI set, the end-to-end test's missing browser or JupyterLab is a failure; without it, a skip."""
-    monkeypatch.setenv("CI", "1")
-    with pytest.raises(pytest.fail.Exception, match="browser test under CI: Chromium is not at"):
-        test_notebooks_browser.require("Chromium is not at /usr/bin/chromium")
-    monkeypatch.delenv("CI")
-    with pytest.raises(pytest.skip.Exception, match="jupyterlab is not installed"):
-        test_notebooks_browser.require("jupyterlab is not installed")
-    test_notebooks_browser.require(None)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_browser_views import CHROMIUM, FLAGS
+from tests._support.browser import CHROMIUM, FLAGS, require
 
 pytestmark = pytest.mark.browser
 
@@ -53,14 +53,6 @@ def missing_requirement() -> str | None:
     if not os.path.exists(CHROMIUM):
         return f"Chromium is not at {CHROMIUM}: apt-get install chromium (as .ci/run does)"
     return None
-
-
-def require(missing: str | None) -> None:
-    """Fail under CI when something is missing; elsewhere skip, saying what is missing."""
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser test under CI: {missing}")
-        pytest.skip(missing)
 
 
 @pytest.fixture

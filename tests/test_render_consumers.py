@@ -4,10 +4,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from _steps import rejected
-
 from agentrender import ContentBlock, Decision, Observation, Step, StepInput, render
 from agentrender.render import INTERRUPTED_TEXT, NUDGE_NO_TOOL_CALL, NUDGE_TRUNCATED
+from tests._support.runs import rejected
 
 # -- Casework: the default, plus its own ids and raw assistant turns replayed verbatim ----------
 

@@ -5,9 +5,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _steps import rejected
 
 from agentrender import Decision, Observation, Step, StepInput, render
+from tests._support.runs import rejected
 
 
 def call(index: int, tool: str, args: object, reason: str, content: str, summary: str, status: str = "ok") -> Step:

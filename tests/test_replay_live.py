@@ -16,7 +16,7 @@ from agentrender.agent import live
 from agentrender.agent.driver import ScriptedModel
 from agentrender.runfile import Run, load_run
 from agentrender.testing import Failure, MessagesServer
-from tests.test_adapter_anthropic import request_accepts
+from tests._support.sdk import request_accepts
 
 TIMING = frozenset({"started_at", "ended_at", "at", "latency_ms"})
 

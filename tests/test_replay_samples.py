@@ -14,7 +14,7 @@ from agentrender.adapters.anthropic import DEFAULT_MAX_TOKENS, AnthropicModel, R
 from agentrender.agent.record import SAMPLE_RUNS, SCRIPTS, record
 from agentrender.runfile import Run
 from agentrender.testing import MessagesServer, body_key
-from tests.test_adapter_anthropic import request_accepts
+from tests._support.sdk import request_accepts
 
 NAMES = samples.names()
 SETTINGS: tuple[Mapping[str, Any], ...] = (

@@ -7,8 +7,8 @@ from types import ModuleType
 
 import pytest
 
-from tests.test_browser_views import chromium
-from tests.test_docs import tool
+from tests._support.browser import chromium
+from tests._support.tools import tool
 
 pytestmark = pytest.mark.browser
 

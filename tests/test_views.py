@@ -34,7 +34,7 @@ from agentrender.views import (
     explain_decide,
     message_bytes,
 )
-from tests.views_runs import every_kind_run, hostile_run, long_run
+from tests._support.runs import every_kind_run, hostile_run, long_run
 
 
 def wire_bytes(messages: list[Message]) -> int:

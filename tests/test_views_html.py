@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from html.parser import HTMLParser
-
-import pytest
 
 from agentrender import Decision, Observation, Step, render
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE, decision_html, messages_html, table_html
 from agentrender.runfile import Run
 from agentrender.views import BLOCK_KINDS, Views, explain_decide
 from agentrender.views.html import explanation_html, legend_html, view_html
-from tests.views_runs import (
-    HOSTILE,
+from tests._support.markup import assert_inert
+from tests._support.runs import (
     SHOWN_KINDS,
     UNSEEN,
     UNSEEN_RAW,
@@ -23,57 +20,6 @@ from tests.views_runs import (
     every_kind_view,
     hostile_run,
 )
-
-DANGEROUS_TAGS = {
-    "script",
-    "img",
-    "iframe",
-    "object",
-    "embed",
-    "svg",
-    "math",
-    "form",
-    "input",
-    "textarea",
-    "link",
-    "meta",
-    "base",
-}
-
-
-class Markup(HTMLParser):
-    """Collects every element and attribute a browser would build from an HTML string."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, attrs))
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, attrs))
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def assert_inert(fragment: str) -> Markup:
-    """Assert ``fragment`` holds no element, attribute or character hostile text could have injected."""
-    parser = Markup()
-    parser.feed(fragment)
-    parser.close()
-    for tag, attrs in parser.tags:
-        assert tag not in DANGEROUS_TAGS, tag
-        for name, value in attrs:
-            assert not name.startswith("on"), (tag, name)
-            assert name in {"class", "title", "open"}, (tag, name)
-            assert "javascript:" not in (value or "").lower(), (tag, value)
-    assert [tag for tag, _ in parser.tags].count("style") == fragment.count(STYLE)
-    for ch in "\u202e\u202c\u2066":
-        assert ch not in fragment, f"U+{ord(ch):04X} reached the page unneutralised"
-    return parser
 
 
 def test_hostile_text_never_becomes_markup_in_any_view() -> None:
@@ -196,33 +142,13 @@ def test_the_header_states_size_tokens_key_and_change() -> None:
 
 def test_long_views_show_their_last_steps_and_count_the_rest() -> None:
     """A view of many steps shows the last ones and says how many earlier steps and messages it left out."""
-    from tests.views_runs import long_run
+    from tests._support.runs import long_run
 
     view = Views(long_run(200)).at(None)
     fragment = view._repr_html_()
     assert "160 earlier steps" in fragment
     first_shown = view.step_facts(160)[0].message_index
     assert f"({first_shown - 1:,} messages) not shown" in fragment
-
-
-def test_hostile_text_constant_covers_the_attack_kinds() -> None:
-    """The hostile payload holds a script, an onerror image, a javascript: link, </style>, unbalanced tags and RTL."""
-    for piece in ("<script>", "onerror", "javascript:", "</style>", "<b>unbalanced", "\u202e"):
-        assert piece in HOSTILE
-
-
-def test_the_browser_tests_fail_under_ci_when_chromium_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without Chromium the browser tests fail when CI is set, and skip with the reason otherwise."""
-    from tests import test_browser_views
-
-    monkeypatch.setattr(test_browser_views, "CHROMIUM", "/nonexistent/chromium")
-    monkeypatch.setattr(test_browser_views.shutil, "which", lambda name: None)
-    monkeypatch.setenv("CI", "1")
-    with pytest.raises(pytest.fail.Exception, match="Chromium is not at /nonexistent/chromium"):
-        test_browser_views.chromium()
-    monkeypatch.delenv("CI")
-    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
-        test_browser_views.chromium()
 
 
 def test_every_class_the_html_uses_is_styled() -> None:
@@ -254,7 +180,7 @@ def test_every_class_the_html_uses_is_styled() -> None:
 
 def test_a_long_list_of_messages_shows_its_first_turns_and_counts_the_rest() -> None:
     """messages_html shows the first SHOWN_STEPS * 2 + 1 turns, numbered, and says how many more it left out."""
-    from tests.views_runs import long_run
+    from tests._support.runs import long_run
 
     messages = render.messages(long_run(100).step_input(), render.Options(opening="Go."))
     shown = SHOWN_STEPS * 2 + 1

@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The browser and its flags are the browser tests' own (this script runs from a checkout).
-from tests.test_browser_views import CHROMIUM, FLAGS  # noqa: E402
+from tests._support.browser import CHROMIUM, FLAGS  # noqa: E402
 
 WIDTH = 960
 """The page width every picture is taken at, in CSS pixels."""

@@ -1,4 +1,4 @@
-"""Runs built in memory for the views, notebook and browser tests: every kind of step, and hostile text."""
+"""Runs and steps built in memory: every kind of step, long runs, hostile text, a rejected decision."""
 
 from __future__ import annotations
 
@@ -28,6 +28,13 @@ UNSEEN_SHOWN = ("[U+E0069]", "[U+E0065]", "[U+D800]")
 def call(tool: str, reason: str = "", **args: object) -> Decision:
     """A tool_call decision."""
     return Decision(kind="tool_call", tool=tool, args=args or None, reason=reason)
+
+
+def rejected(index: int, decision: Decision, summary: str | None = None) -> Step:
+    """A step whose decision the driver rejected: an ``invalid_decision`` observation, by default naming the kind."""
+    if summary is None:
+        summary = f"unknown decision kind {decision.kind!r}"
+    return Step(index=index, decision=decision, observation=Observation(status="invalid_decision", summary=summary))
 
 
 def every_kind_run(*, content: str = "line one\nline two\n" * 40, header: dict[str, object] | None = None) -> Run:

@@ -1,0 +1,1 @@
+"""The tests: a package, so a test module imports shared helpers as ``tests._support.<name>``."""
