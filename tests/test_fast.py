@@ -1,17 +1,29 @@
-"""The cyclic collector is paused around the work that builds a large run's objects, and always restored."""
+"""The speed tricks keep their promises: the collector is paused while a large run loads, frames or is checked.
+
+What a user can see of the pause is what ``gc`` itself reports: whether the collector is on,
+and (through ``gc.callbacks``) every collection that starts. A collection that starts while
+the collector is off is one asked for by name; one that starts while it is on is the
+collector's own, triggered by the objects being made. The last tests state what
+``frozen_factory`` and ``BoundedMemo`` promise the modules that use them.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import gc
+import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agentrender import _fast, frame, runfile, samples
-from agentrender.cli import _check
-from tests.test_runfile import CALL0, END, HEADER, STEP0, lines, write
+from agentrender import _fast, cli, frame, load_run
+from agentrender.runfile import RunFileError, write_run
+from tests._support.runs import long_run
+
+STEPS = 2_000
+"""Enough steps that building their objects sets off the collector many times over when it is on."""
 
 
 @pytest.fixture(autouse=True)
@@ -24,88 +36,101 @@ def _collector_on() -> Iterator[None]:
         gc.disable()
 
 
-def test_paused_turns_the_collector_off_for_the_block_and_back_on_after() -> None:
-    with _fast.paused():
-        assert not gc.isenabled()
+@pytest.fixture
+def large_run(tmp_path: Path) -> Path:
+    """A run file of ``STEPS`` steps."""
+    run = long_run(STEPS)
+    path = tmp_path / "large.jsonl"
+    write_run(dataclasses.replace(run, header={"type": "run", **run.header}), path)
+    return path
+
+
+Collection = tuple[int, bool, int]
+"""A collection that started: its generation, whether the collector was on, and how much output was written."""
+
+
+@contextlib.contextmanager
+def collections(output: io.StringIO | None = None) -> Iterator[list[Collection]]:
+    """Every collection that starts in the block, as ``Collection``s."""
+    seen: list[Collection] = []
+
+    def started(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            seen.append((info["generation"], gc.isenabled(), len(output.getvalue()) if output else 0))
+
+    gc.callbacks.append(started)
+    try:
+        yield seen
+    finally:
+        gc.callbacks.remove(started)
+
+
+def automatic(seen: list[Collection]) -> list[Collection]:
+    """The collections the collector started on its own."""
+    return [collection for collection in seen if collection[1]]
+
+
+def quietly(call: Callable[[], object]) -> None:
+    """Run ``call`` once with its output thrown away: its imports and first-use set-up are then done."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        call()
+
+
+def test_load_run_builds_a_large_run_without_the_collector_running(large_run: Path) -> None:
+    """While a large run loads no collection of the collector's own starts, and it is on again afterwards."""
+    with collections() as seen:
+        run = load_run(large_run)
+    assert len(run.steps) == STEPS
+    assert seen and automatic(seen) == [], seen
     assert gc.isenabled()
 
 
-def test_what_the_block_keeps_is_collected_once_into_the_oldest_generation() -> None:
-    """Leaving the block promotes what it made and kept, so the young passes never walk it again."""
-    with _fast.paused():
-        kept = [[] for _ in range(1000)]
+def test_a_loaded_run_is_in_the_oldest_generation(large_run: Path) -> None:
+    """What load_run returns has been collected once into the oldest generation, so young passes never walk it."""
+    run = load_run(large_run)
     oldest = {id(thing) for thing in gc.get_objects(generation=2)}
-    assert id(kept) in oldest and id(kept[0]) in oldest
+    assert id(run.steps) in oldest and id(run.steps[0]) in oldest
 
 
-def test_a_collector_that_was_off_collects_nothing_when_the_block_ends() -> None:
+def test_a_collector_that_was_off_stays_off_and_collects_nothing(large_run: Path) -> None:
+    """With the collector off, load_run starts no collection at all and leaves it off."""
     gc.disable()
-    with _fast.paused():
-        kept = [[] for _ in range(1000)]
-    assert id(kept) in {id(thing) for thing in gc.get_objects(generation=0)}
-
-
-def test_paused_restores_the_collector_when_the_block_raises() -> None:
-    with pytest.raises(KeyError), _fast.paused():
-        raise KeyError("boom")
-    assert gc.isenabled()
-
-
-def test_paused_leaves_a_collector_that_was_off_off() -> None:
-    gc.disable()
-    with _fast.paused():
-        assert not gc.isenabled()
+    with collections() as seen:
+        load_run(large_run)
+    assert seen == []
     assert not gc.isenabled()
 
 
-def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[bool]:
-    """Replace ``owner.name`` by a wrapper that records whether the collector was on when it ran."""
-    seen: list[bool] = []
-    original: Callable[..., Any] = getattr(owner, name)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        seen.append(gc.isenabled())
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, wrapper)
-    return seen
-
-
-def test_load_run_reads_with_the_collector_paused(tmp_path: Path) -> None:
-    """No collection runs while a run is read, only the one that ends the pause; the collector is on after."""
-    steps = [{**STEP0, "index": index} for index in range(500)]
-    path = write(tmp_path, lines(HEADER, CALL0, *steps, END))
-    generations: list[int] = []
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            generations.append(info["generation"])
-
-    gc.collect()
-    gc.callbacks.append(seen)
-    try:
-        run = runfile.load_run(path)
-    finally:
-        gc.callbacks.remove(seen)
-    assert generations == [1] and gc.isenabled() and len(run.steps) == 500
-
-
 def test_load_run_restores_the_collector_when_the_file_is_bad(tmp_path: Path) -> None:
-    with pytest.raises(runfile.RunFileError):
-        runfile.load_run(write(tmp_path, lines(HEADER) + b"{not json\n"))
+    """A run file load_run refuses leaves the collector on."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"type": "run"}\n{not json\n')
+    with pytest.raises(RunFileError):
+        load_run(path)
     assert gc.isenabled()
 
 
-def test_steps_frame_builds_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = _spy(monkeypatch, frame, "_steps_frame")
-    steps = frame.steps_frame(samples.load("fix-failing-test"))
-    assert seen == [False] and gc.isenabled() and len(steps) > 0
+def test_steps_frame_builds_a_large_frame_without_the_collector_running(large_run: Path) -> None:
+    """While steps_frame builds a large run's frame no collection of the collector's own starts."""
+    run = load_run(large_run)
+    quietly(lambda: frame.steps_frame(long_run(3)))
+    with collections() as seen:
+        steps = frame.steps_frame(run)
+    assert len(steps) == STEPS
+    assert automatic(seen) == [], seen
+    assert gc.isenabled()
 
 
-def test_check_finds_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = _spy(monkeypatch, _check, "_findings")
-    report = _check.check("fix-failing-test")
-    assert seen == [False] and gc.isenabled() and report.error == "" and report.steps > 0
+def test_check_reads_and_checks_a_large_run_without_the_collector_running(large_run: Path) -> None:
+    """Until ``agentrender check`` prints its report no collection of the collector's own starts."""
+    quietly(lambda: cli.main(["check", str(large_run)]))
+    output = io.StringIO()
+    gc.collect()
+    with collections(output) as seen, contextlib.redirect_stdout(output):
+        cli.main(["check", str(large_run)])
+    assert f"{STEPS:,} steps" in output.getvalue()
+    assert [collection for collection in automatic(seen) if collection[2] == 0] == [], seen
+    assert gc.isenabled()
 
 
 def test_frozen_factory_leaves_the_unset_fields_empty_until_a_slot_setter_fills_them() -> None:
