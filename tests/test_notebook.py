@@ -61,20 +61,18 @@ def test_the_slider_and_buttons_move_through_the_steps() -> None:
 
 
 def test_window_controls_rerender_with_the_new_options() -> None:
-    """Changing recent_results or result_bytes shows render.messages under those options, sharing renders if it can."""
+    """Changing recent_results or result_bytes shows render.messages under those options, and back again."""
     run = every_kind_run()
     widget = ConversationView(run, at=14)
-    renders = widget.views._renders
     widget.recent_results.value = 1
     assert widget.views.options.recent_results == 1
-    assert widget.views._renders is renders
     assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1))
     widget.result_bytes.value = 40
     assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1, result_bytes=40))
     # A cut block of the conversation: the class name alone is also in the stylesheet and the legend.
     assert '<div class="ar-block ar-cut' in widget.html.value
     widget.result_bytes.value = render.RESULT_BYTES
-    assert widget.views._renders is renders  # back to a setting seen before: its renders are kept
+    assert widget.view.messages == render.messages(run.step_input(14), run.options(recent_results=1))
 
 
 def test_conversation_view_takes_options_and_bounds_the_steps_shown() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -408,17 +409,13 @@ def test_gzip_with_several_members_loads_all(tmp_path: Path) -> None:
 
 def test_a_truncated_gzip_stream_reads_its_prefix(tmp_path: Path) -> None:
     """A gzip stream that ends early is read up to where it ends, with warnings, never an error."""
-    path = tmp_path / "run.jsonl.gz"
-    writer = RunWriter(path)
-    writer.write(HEADER)
-    writer.write(STEP0)
-    writer._file.write(json.dumps(END).encode()[:25])  # a process killed in the middle of a record
-    writer._file.flush()
-    run = load_run(path)
+    # Flushed in the middle of a record and never finished: what a process killed while writing leaves.
+    stream = zlib.compressobj(wbits=31)
+    data = stream.compress(lines(HEADER, STEP0) + json.dumps(END).encode()[:25]) + stream.flush(zlib.Z_SYNC_FLUSH)
+    run = load_run(write(tmp_path, data, "run.jsonl.gz"))
     assert len(run.records) == 2
     assert len(run.warnings) == 2
     assert "cut short" in run.warnings[0].text and "gzip stream ends early" in run.warnings[1].text
-    writer._raw.close()
 
 
 def test_every_prefix_of_a_gzip_file_loads_or_names_the_missing_header(tmp_path: Path) -> None:
@@ -667,36 +664,17 @@ def test_run_file_error_crosses_process_boundaries(tmp_path: Path) -> None:
     )
 
 
-def response_built(call: ModelCall) -> bool:
-    """Whether ``call.response`` has been built (the slot's own descriptor does not build it)."""
-    return _slot_filled(call, "response")
-
-
-def record_decoded(call: ModelCall) -> bool:
-    """Whether ``call.record`` has been decoded from the call's line."""
-    return _slot_filled(call, "record")
-
-
-def _slot_filled(call: ModelCall, name: str) -> bool:
-    try:
-        getattr(ModelCall, name).__get__(call, ModelCall)
-    except AttributeError:
-        return False
-    return True
-
-
 PUBLIC_CALL_FIELDS = ("step", "response", "latency_ms", "request_key", "line", "record")
 
 
-def test_a_loaded_call_keeps_its_line_and_decodes_the_record_when_first_asked(tmp_path: Path) -> None:
-    """load_run keeps a model call's line, not its parsed record; the record is decoded on first access, once."""
+def test_a_loaded_call_keeps_its_line_and_reads_back_its_record(tmp_path: Path) -> None:
+    """A loaded model call knows its line; its record, stop reason, usage and wire reply are what the file holds."""
     run = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END)))
     (call,) = run.model_calls
-    assert not record_decoded(call) and not response_built(call)
+    assert call.line == 2
     assert (call.stop_reason, call.usage) == ("tool_use", {"input_tokens": 10, "output_tokens": 5})
-    assert not record_decoded(call), "stop_reason and usage are read when the line is loaded"
-    assert call.record == CALL0 and call.record is call.record and record_decoded(call)
-    assert run.records[1] is call.record and call.wire_response is call.record["response"]
+    assert call.record == CALL0
+    assert run.records[1] == call.record and call.wire_response == call.record["response"] == RESPONSE
     assert repr(call) == repr(ModelCall(**{name: getattr(call, name) for name in PUBLIC_CALL_FIELDS}))
 
 
@@ -726,15 +704,13 @@ def test_a_loaded_runs_records_are_a_sequence_equal_to_the_list_of_them(tmp_path
         hash(got)
 
 
-def test_a_loaded_call_builds_its_response_when_first_asked(tmp_path: Path) -> None:
-    """load_run leaves each reply unbuilt; the first access builds it from the record once, as response_from_record."""
+def test_a_loaded_calls_response_is_what_response_from_record_builds(tmp_path: Path) -> None:
+    """A loaded call's reply equals response_from_record of its record, raw argument bytes included."""
     raw_call = {**CALL0, "step": 1, "response": {**RESPONSE, "content": [RAW_USE]}}
     run = load_run(write(tmp_path, lines(HEADER, CALL0, raw_call)))
     first, second = run.model_calls
-    assert not response_built(first) and not response_built(second)
     assert first.response == response_from_record(RESPONSE)
-    assert first.response is first.response and response_built(first) and not response_built(second)
-    assert not record_decoded(first) and not record_decoded(second), "a reply is built without keeping its record"
+    assert second.response == response_from_record(raw_call["response"])
     assert second.response.content[0].input == RAW_ARGUMENTS
     assert first == ModelCall(step=0, response=first.response, latency_ms=812, request_key="k", line=2, record=CALL0)
     with pytest.raises(AttributeError, match="no attribute 'respons'"):
@@ -748,7 +724,6 @@ def test_stop_reason_and_usage_are_read_without_building_the_response(tmp_path: 
     loaded, cut = run.model_calls
     assert (loaded.stop_reason, loaded.usage) == ("tool_use", {"input_tokens": 10, "output_tokens": 5})
     assert (cut.stop_reason, cut.usage) == ("", None)
-    assert not response_built(loaded) and not response_built(cut)
     assert (loaded.stop_reason, loaded.usage) == (loaded.response.stop_reason, loaded.response.usage)
     in_memory = ModelCall(step=0, response=ModelResponse(content=(), stop_reason="end_turn", usage={"input_tokens": 3}))
     assert (in_memory.stop_reason, in_memory.usage) == ("end_turn", {"input_tokens": 3})

@@ -391,11 +391,15 @@ def test_replay_key_is_render_replay_key_of_the_view() -> None:
     assert Views(run, max_output_tokens=4096).at(7).replay_key != view.replay_key
 
 
-def test_with_options_reuses_the_per_step_renders_only_for_a_new_window() -> None:
-    """Changing recent_results shares every per-step render; changing result_bytes renders afresh."""
-    views = Views(every_kind_run())
-    assert views.with_options(recent_results=2)._renders is views._renders
-    assert views.with_options(result_bytes=10)._renders is not views._renders
+def test_with_options_gives_the_views_made_under_those_options() -> None:
+    """Views.with_options shows at every stop what Views made afresh under the changed options shows."""
+    run = every_kind_run()
+    views = Views(run)
+    for changes in ({"recent_results": 2}, {"result_bytes": 10}, {"recent_results": 0, "result_bytes": 40}):
+        changed, fresh = views.with_options(**changes), Views(run, run.options(**changes))
+        assert changed.options == fresh.options
+        for at in [*views.stops, None]:
+            assert changed.at(at).messages == fresh.at(at).messages, (changes, at)
     with pytest.raises(TypeError, match="no field 'window'"):
         views.with_options(window=3)
 
