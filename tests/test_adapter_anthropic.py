@@ -28,6 +28,7 @@ from agentrender.adapters.anthropic import (
     to_params,
 )
 from agentrender.testing import Failure, MessagesServer, body_key
+from tests._support.examples import examples
 from tests._support.sdk import request_accepts
 
 TOOLS = (
@@ -313,7 +314,7 @@ def _step_inputs(draw: st.DrawFn) -> StepInput:
     return StepInput(steps=[Step(index=i, decision=d, observation=o) for i, (d, o) in enumerate(decisions)])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_step_inputs(), st.integers(0, 8), st.integers(0, 40))
 def test_every_render_converts_to_params_the_sdk_and_the_api_accept(
     step_input: StepInput, recent: int, result_bytes: int
@@ -327,6 +328,7 @@ def test_every_render_converts_to_params_the_sdk_and_the_api_accept(
 # --- the model client ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_missing_sdk_raises_import_error_with_the_install_line() -> None:
     """Without the anthropic package, AnthropicModel raises ImportError giving the exact pip line."""
     code = (

@@ -484,6 +484,7 @@ def subprocess_cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.
     )
 
 
+@pytest.mark.slow
 def test_python_m_agentrender_show_runs_as_a_user_runs_it() -> None:
     """python -m agentrender show fix-failing-test prints the view (no colour when piped) and exits 0."""
     done = subprocess_cli("show", "fix-failing-test")
@@ -493,6 +494,7 @@ def test_python_m_agentrender_show_runs_as_a_user_runs_it() -> None:
     assert "fix-failing-test" in text and "step 7 · finish" in text and "full result" in text
 
 
+@pytest.mark.slow
 def test_subprocess_exit_codes_and_one_line_errors(tmp_path: Path) -> None:
     """In a fresh process: check exits 1 on warnings under --strict, a broken file exits 2 with one line and no
     traceback."""
@@ -504,6 +506,7 @@ def test_subprocess_exit_codes_and_one_line_errors(tmp_path: Path) -> None:
     assert b"Traceback" not in done.stderr and done.stderr.count(b"\n") == 1
 
 
+@pytest.mark.slow
 def test_every_command_has_help_text() -> None:
     """--help of the program and of every command exits 0 and describes the command."""
     parser = build_parser()
@@ -516,6 +519,7 @@ def test_every_command_has_help_text() -> None:
     assert done.returncode == 0 and b"exit status" in done.stdout
 
 
+@pytest.mark.slow
 def test_without_rich_a_command_prints_the_install_line() -> None:
     """With rich missing, a command says so with the exact pip line and exits 2; --help still works."""
     code = "import sys; sys.modules['rich'] = None\nfrom agentrender.cli import main\nsys.exit(main(sys.argv[1:]))\n"

@@ -11,6 +11,8 @@ import pytest
 from agentrender import load_run
 from agentrender.views import disagreements, explain_decide
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:

@@ -3,12 +3,15 @@
 import subprocess
 import sys
 
+import pytest
+
 import agentrender
 from agentrender import render
 
 THIRD_PARTY = ("pandas", "ipywidgets", "rich", "anthropic", "numpy", "pydantic", "tqdm", "matplotlib")
 
 
+@pytest.mark.slow
 def test_core_imports_only_the_standard_library() -> None:
     """Importing agentrender and agentrender.render in a fresh process loads no third-party package."""
     code = (

@@ -51,6 +51,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site_dir
 
 
+@pytest.mark.slow
 def test_mkdocs_build_strict(site: Path) -> None:
     """mkdocs build --strict succeeds (no broken link, anchor, nav entry or docstring) and writes every page."""
     for page in PAGES:
@@ -111,6 +112,7 @@ def test_every_public_module_has_a_reference_page() -> None:
     assert {page.stem for page in (DOCS / "reference").glob("*.md")} == set(REFERENCE.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module_name", sorted(REFERENCE))
 def test_api_reference_documents_every_public_name(site: Path, module_name: str) -> None:
     """Every name in the module's __all__ has an entry on its reference page."""
@@ -149,6 +151,7 @@ def test_every_code_block_says_what_it_is(page: Path) -> None:
     assert unlabelled == [], f"{page.name}: fences without a language at lines {unlabelled}"
 
 
+@pytest.mark.slow
 def test_every_python_block_is_collected_as_a_test() -> None:
     """pytest collects one test per runnable Python block of the docs and the README, and nothing else there."""
     documents = [*PAGES, ROOT / "README.md"]
@@ -234,6 +237,7 @@ def test_unknown_picture_fails_the_build() -> None:
     assert hooks.expand("a\n<!-- generated: render-constants -->\nb", "p.md").startswith("a\n| name | value |")
 
 
+@pytest.mark.slow
 def test_generated_pictures_appear_in_the_site(site: Path) -> None:
     """The built window page holds the generated table, not the marker that asked for it."""
     page = html.unescape((site / "contract" / "window" / "index.html").read_text("utf-8"))
@@ -297,6 +301,7 @@ def test_screenshot_script_knows_every_committed_picture() -> None:
     assert {path.stem for path in IMAGES.glob("*.png")} == set(tool("screenshots").PICTURES)
 
 
+@pytest.mark.slow
 def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:
     """The built CLI reference holds the --help of agentrender and of each of its commands, as argparse prints it."""
     from agentrender.cli import build_parser
@@ -336,6 +341,7 @@ def test_a_terminal_command_that_does_not_parse_fails_the_build() -> None:
         hooks.expand("<!-- terminal: agentrender show --nope -->", "guides/x.md")
 
 
+@pytest.mark.slow
 def test_cli_guide_shows_the_real_output(site: Path) -> None:
     """The built CLI guide and getting-started page hold generated terminal output, not the markers."""
     for page in ("guides/cli", "getting-started"):

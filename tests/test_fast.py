@@ -22,7 +22,7 @@ from agentrender import _fast, cli, frame, load_run
 from agentrender.runfile import RunFileError, write_run
 from tests._support.runs import long_run
 
-STEPS = 2_000
+STEPS = 1_000
 """Enough steps that building their objects sets off the collector many times over when it is on."""
 
 

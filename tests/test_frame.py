@@ -17,6 +17,7 @@ from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
 from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
 from agentrender.runfile import ModelCall, Run, load_run, write_run
 from agentrender.views import RESULT_KINDS, Views
+from tests._support.examples import examples
 
 NA = pd.NA
 
@@ -348,7 +349,7 @@ def _shown_results(conversation: list[Any]) -> dict[str, str]:
     }
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(shape=st.lists(st.booleans(), max_size=20), window=st.integers(min_value=0, max_value=8))
 def test_full_is_what_the_render_shows(shape: list[bool], window: int) -> None:
     """For any run and window, a step is full exactly when render.messages showed its content, not its summary."""
@@ -407,6 +408,7 @@ def _without(package: str, code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 def test_missing_pandas_says_how_to_install() -> None:
     """Without pandas the module imports, its tables read, and a frame call names the exact pip line."""
     out = _without(
@@ -427,6 +429,7 @@ def test_missing_pandas_says_how_to_install() -> None:
     assert message == "agentrender.frame needs pandas, which is not installed: pip install 'agentrender[frame]'"
 
 
+@pytest.mark.slow
 def test_missing_tqdm_says_how_to_install() -> None:
     """Without tqdm, runs_frame names the same pip line."""
     out = _without(
@@ -445,6 +448,7 @@ def test_missing_tqdm_says_how_to_install() -> None:
     )
 
 
+@pytest.mark.slow
 def test_importing_the_module_loads_neither_pandas_nor_tqdm() -> None:
     """agentrender.frame and agentrender.views import only the stdlib until a frame is built (workers stay light)."""
     code = "import sys, agentrender.frame; print(sorted({'pandas', 'tqdm', 'numpy'} & set(sys.modules)))"

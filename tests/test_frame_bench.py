@@ -11,6 +11,8 @@ import pytest
 from agentrender.frame import steps_frame
 from agentrender.runfile import load_run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:

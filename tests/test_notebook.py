@@ -238,6 +238,7 @@ def test_widgets_display_as_their_ipywidgets() -> None:
         assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.widget.model_id
 
 
+@pytest.mark.slow
 def test_missing_ipywidgets_says_what_to_install() -> None:
     """Without ipywidgets, importing agentrender.notebook raises ImportError with the exact pip line."""
     code = (

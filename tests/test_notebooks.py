@@ -159,6 +159,7 @@ def test_the_sanitiser_leaves_what_the_notebooks_teach_alone() -> None:
         assert sanitize(text) == text
 
 
+@pytest.mark.slow
 def test_nbval_fails_a_checked_cell_whose_committed_output_no_longer_matches(tmp_path: Path) -> None:
     """A copy of notebook 02 with one checked output altered fails nbval on that cell, and only there."""
     original = notebook("02-the-render-contract")

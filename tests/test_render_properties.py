@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
 from agentrender.render import NAME_BYTES, REASON_BYTES, truncate
+from tests._support.examples import examples
 
-PROPERTY = settings(max_examples=150, deadline=None)
+PROPERTY = settings(max_examples=examples(150), deadline=None)
 ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 texts = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(["", " ", "\n\t", "é€😀"])
@@ -153,7 +154,7 @@ def note(names: list[str], kept: int) -> str:
     return f"[{len(names)} further tool call(s) not executed: " + ", ".join(listed) + "]"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(replies)
 def test_decide_invariants(response: ModelResponse) -> None:
     """decide never yields complete, keeps within REASON_BYTES, and names (K, and all names that fit) the unrun uses."""
@@ -184,7 +185,7 @@ def decide_checked(response: ModelResponse) -> Decision:
     return decision
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(), st.integers(-5, 80))
 def test_truncate_invariants(s: str, n: int) -> None:
     """truncate stays within max(n, 0) bytes and returns s itself or a prefix of it plus the mark (unmarked below 3)."""

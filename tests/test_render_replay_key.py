@@ -28,6 +28,7 @@ def key(steps: list[Step] = STEPS, **kwargs: object) -> str:
     )
 
 
+@pytest.mark.slow
 def test_replay_key_is_stable_across_processes() -> None:
     """Two fresh interpreters (different hash seeds) compute the same key as this process."""
     code = "import sys; sys.path.insert(0, 'tests'); import test_render_replay_key as t; print(t.key())"

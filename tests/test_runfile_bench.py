@@ -10,6 +10,8 @@ import pytest
 
 from agentrender import load_run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, ModelResponse, load_run, render, samples
 from agentrender.runfile import RunFileError, response_from_record, response_record, write_run
+from tests._support.examples import examples
 
 SOURCE = samples.path("malformed-replies").read_bytes()
 LINES = SOURCE.splitlines(keepends=True)
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _load(data: bytes, name: str = "run.jsonl") -> Any:

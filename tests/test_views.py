@@ -34,6 +34,7 @@ from agentrender.views import (
     explain_decide,
     message_bytes,
 )
+from tests._support.examples import examples
 from tests._support.runs import every_kind_run, hostile_run, long_run
 
 
@@ -149,7 +150,7 @@ ANY_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclud
 """Any text at all: control characters, quotes, backslashes, lone surrogates, astral characters."""
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.one_of(

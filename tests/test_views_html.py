@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
+
 from agentrender import Decision, Observation, Step, render
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE, decision_html, messages_html, table_html
 from agentrender.runfile import Run
@@ -78,6 +80,7 @@ def test_rtl_overrides_are_shown_as_visible_code_points() -> None:
     assert "[U+202E]" in fragment and "[U+2066]" in fragment
 
 
+@pytest.mark.slow
 def test_a_50_mb_result_yields_a_small_page_that_states_its_size() -> None:
     """A 50 MB result, in full or as a hidden summary, is shown capped with its full size stated."""
     big = "A" * (50 * 1024 * 1024)
