@@ -35,14 +35,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every notebook cell and every browser test ``slow``; keep a notebook's cells on one worker.
-
-    nbval runs a notebook's cells in order in one kernel, so under ``pytest -n`` (with
-    ``--dist loadgroup``, set in pyproject) all of a notebook's cells go to the same worker.
-    """
+    """Every notebook cell and every browser test is ``slow``."""
     for item in items:
-        if item.path.suffix == ".ipynb":
-            item.add_marker(pytest.mark.slow)
-            item.add_marker(pytest.mark.xdist_group(name=str(item.path)))
-        elif item.get_closest_marker("browser"):
+        if item.path.suffix == ".ipynb" or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)

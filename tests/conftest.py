@@ -1,6 +1,6 @@
 """Shared pytest configuration: golden files, compared exactly and rewritten only on request; bench modules.
 
-Property tests try a fifth of their examples in the everyday loop (``-m "not slow"``): it
+Property tests try a tenth of their examples in the everyday loop (``-m "not slow"``): it
 loads hypothesis' ``dev`` profile unless ``--hypothesis-profile`` names one (see
 ``tests/_support/examples.py``). The full suite tries them all.
 """
@@ -18,7 +18,7 @@ GOLDEN = Path(__file__).parent / "golden"
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
-settings.register_profile("dev", max_examples=20)
+settings.register_profile("dev", max_examples=10)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -156,6 +156,7 @@ def test_decide_stepper_steps_through_a_list_of_replies() -> None:
     assert empty.label.value == "no model replies to step through" and empty.explanation is None
 
 
+@pytest.mark.slow
 def test_run_explorer_has_four_tabs_and_filters_the_steps() -> None:
     """The explorer's tabs are steps, conversation, decide and size; the filters narrow the table and its count."""
     run = every_kind_run()
@@ -250,6 +251,7 @@ def test_missing_ipywidgets_says_what_to_install() -> None:
     assert INSTALL == "pip install 'agentrender[notebook]'"
 
 
+@pytest.mark.slow
 def test_the_explorer_works_on_every_bundled_sample() -> None:
     """Each sample run opens in the explorer; every step's view and every captured reply renders; each
     reply, read back from the run file and from the stepper's editor, agrees with the recorded decision."""

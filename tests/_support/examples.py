@@ -2,8 +2,8 @@
 
 Hypothesis' default profile tries 100 examples, and a test's own count stands as it is. The
 ``dev`` profile (tests/conftest.py), which the everyday loop ``-m "not slow"`` loads, tries
-20: each property test then tries a fifth of its count, so the loop stays fast while the
-full suite tries them all.
+10: each property test then tries a tenth of its count (at least 10), so the loop stays fast
+while the full suite tries them all.
 """
 
 from __future__ import annotations
