@@ -64,6 +64,7 @@ LAYERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", sorted(LAYERS))
 def test_each_layer_names_its_extra_when_a_package_is_missing(extra: str, tmp_path: Path) -> None:
     """With a package of its extra missing, using the layer fails with the one message: it names the package

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentrender._text import UNSAFE, UNSAFE_CLASSES, escape_html, escape_terminal
+from tests._support.examples import examples
 
 CATEGORIES = (
     *("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No"),
@@ -116,7 +117,7 @@ class Page(HTMLParser):
         raise AssertionError(f"a declaration was made of text: {data!r}")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TEXTS)
 def test_the_html_escape_makes_no_markup_and_shows_every_unsafe_character(text: str) -> None:
     """Any text escapes to HTML whose only elements are the markers, whose text is the input with each
@@ -135,7 +136,7 @@ def test_the_html_escape_makes_no_markup_and_shows_every_unsafe_character(text: 
     out.encode("utf-8")  # no lone surrogate left to fail the page
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TEXTS, st.booleans())
 def test_the_terminal_escape_leaves_no_unsafe_character(text: str, one_line: bool) -> None:
     """Any text escapes for a terminal to the input with each unsafe character as its visible escape."""
@@ -146,7 +147,7 @@ def test_the_terminal_escape_leaves_no_unsafe_character(text: str, one_line: boo
     out.encode("utf-8")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(CHARACTERS.filter(lambda char: len(char) > 1 or not unsafe(char)), max_size=40).map("".join))
 def test_safe_text_passes_unchanged(text: str) -> None:
     """Text with no unsafe character is printed as it is, and only html.escape'd for a page."""
@@ -154,7 +155,7 @@ def test_safe_text_passes_unchanged(text: str) -> None:
     assert escape_html(text) == html.escape(text, quote=True)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(TEXTS, st.integers(min_value=0, max_value=30))
 def test_a_capped_text_shows_its_first_characters_and_counts_the_rest(text: str, limit: int) -> None:
     """With a limit, the page shows the first ``limit`` characters, then how many more and the whole size."""
