@@ -112,9 +112,10 @@ def paused() -> Iterator[None]:
     frees almost none, none of them in a cycle. Reference counting still frees what the
     block drops; only cycles made while paused wait for the collection that ends the pause.
 
-    Leaving the block collects the young generations once (``gc.collect(1)``) before the
-    collector is back on: what the block made and kept then goes straight to the oldest
-    generation, instead of being walked once as the youngest and again as the middle one.
+    Leaving a block that made enough objects for a collection to be due collects the young
+    generations once (``gc.collect(1)``) before the collector is back on: what the block made
+    and kept then goes straight to the oldest generation, instead of being walked once as the
+    youngest and again as the middle one. A block that made few leaves them to the collector.
     """
     if not gc.isenabled():
         yield
@@ -123,7 +124,8 @@ def paused() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.collect(1)
+        if gc.get_count()[0] >= gc.get_threshold()[0]:
+            gc.collect(1)
         gc.enable()
 
 
