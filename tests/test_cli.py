@@ -589,3 +589,18 @@ def test_check_lists_the_first_findings_of_a_kind_and_counts_them_all(tmp_path: 
     assert f"{many:,} \u00d7 no-summary (warning): " in out and f"(the first {SHOWN_PER_KIND} are listed; --json" in out
     (report,) = as_json("check", str(path), code=0)  # type: ignore[misc]
     assert report["counts"] == {"no-summary": many} and len(report["findings"]) == many
+
+
+def test_decide_step_out_of_range_names_the_steps_that_have_replies() -> None:
+    """decide --step K for a step with no captured reply says which steps have one, as ranges."""
+    code, out, err = run_cli("decide", "fix-failing-test", "--step", "99")
+    assert (code, out) == (2, "")
+    assert err.rstrip().endswith("no model call was captured for step 99; --step takes a step with one: 0-7")
+
+
+def test_counts_are_said_in_words_with_their_plural() -> None:
+    """One of a thing is singular and several plural: '1 reply', '2 times', never '1 replies'."""
+    _, out, _ = run_cli("decide", "malformed-replies", "--step", "3", "--color", "never")
+    assert "1 reply ·" in out and "1 replies" not in out
+    _, out, _ = run_cli("context", "malformed-replies", "--color", "never", "--width", "200")
+    assert "the cache prefix breaks 1 time ·" in out

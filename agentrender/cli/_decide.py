@@ -13,6 +13,7 @@ from typing import Any
 
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
+from agentrender._words import plural
 from agentrender.cli._inputs import CliError, load, load_reply, looks_like_reply
 from agentrender.cli._show import Folder
 from agentrender.cli._term import (
@@ -96,6 +97,17 @@ def decision_json(decision: Decision) -> dict[str, Any]:
     }
 
 
+def _ranges(numbers: Sequence[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` as ``"0-2, 5, 7-8"``."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+
+
 def replies(name: str, *, step: int | None = None) -> list[Reply]:
     """The replies of the run (or reply file) ``name``; with ``step``, only those captured for that step."""
     if looks_like_reply(name):
@@ -106,7 +118,11 @@ def replies(name: str, *, step: int | None = None) -> list[Reply]:
     recorded = {item.index: item.decision for item in run.steps}
     last = run.last_calls()
     if step is not None and step not in last:
-        raise CliError(f"{name}: no model call was captured for step {step}")
+        captured = sorted(last)
+        if not captured:
+            raise CliError(f"{name}: no model call was captured in this run, for step {step} or any other")
+        which = _ranges(captured)
+        raise CliError(f"{name}: no model call was captured for step {step}; --step takes a step with one: {which}")
     out = []
     total = len(run.model_calls)
     for number, call in enumerate(run.model_calls):
@@ -233,7 +249,9 @@ def renderables(replies: Sequence[Reply], *, full: bool = False) -> Iterator[Any
     compared = [reply for reply in replies if reply.compare]
     if compared:
         disagree = sum(1 for reply in compared if reply.differs)
-        summary = Text(f"{len(replies):,} replies \u00b7 {len(compared):,} compared with the recorded decision: ")
+        summary = Text(
+            f"{plural(len(replies), 'reply', 'replies')} \u00b7 {len(compared):,} compared with the recorded decision: "
+        )
         if disagree:
             summary.append(f"{disagree:,} disagree", style=DISAGREE)
         else:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from agentrender._words import plural
 from agentrender.cli._term import KIND_STYLES, MUTED, SKIPPED, TAGS, Group, Table, Text, box, clean
 from agentrender.runfile import Run
 from agentrender.views import SizeSeries, Views
@@ -76,7 +77,7 @@ class StepsTable:
                 style = "red" if record["status"] == "error" else ""
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
-        what = f"{shown:,} of {self.total:,} steps" if shown != self.total else f"{self.total:,} steps"
+        what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
         title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
         title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         return Group(title, table)
@@ -218,7 +219,7 @@ def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
     breaks = sum(1 for left in series.left_window if left is not None)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
     title.append(
-        f"  the view at {len(series):,} steps \u00b7 the cache prefix breaks at {breaks:,} \u00b7 "
+        f"  the view at {plural(len(series), 'step')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
         "tokens are bytes / 4, a scale, not a count",
         style=MUTED,
     )
