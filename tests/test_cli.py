@@ -222,6 +222,7 @@ def test_steps_lists_a_run_with_no_opening_as_steps_frame_does(tmp_path: Path) -
     assert [row["full"] for row in rows] == steps_frame(bare, run.options(recent_results=1))["full"].tolist()  # type: ignore[union-attr]
     status, _, err = run_cli("show", str(path))
     assert status == 2 and "cannot render the run" in err
+    assert "the run header has neither 'opening' nor 'goal'" in err and "Options.opening" not in err
 
 
 def test_check_takes_no_render_option(capsys: pytest.CaptureFixture[str]) -> None:

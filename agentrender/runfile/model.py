@@ -246,6 +246,11 @@ class Run:
         ``k``. Giving ``recent_results`` or ``result_bytes`` shows the same history under the
         contract's window and cap instead (``is_as_sent`` tells the two apart).
         """
+        if "opening" not in overrides and not self.opening.strip():
+            raise ValueError(
+                "the run header has neither 'opening' nor 'goal' (the text the agent opened with): "
+                "add one to the header, or pass opening= to Run.options()"
+            )
         if self.header.get("format") == FORMAT_SENT:
             under_contract = "recent_results" in overrides or "result_bytes" in overrides
             sent = Sent(
