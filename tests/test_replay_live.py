@@ -61,6 +61,20 @@ def test_replaying_offline_reproduces_the_recording(tmp_path: Path, recorded: Ru
     assert records(out) == records(live.REPLAY)
 
 
+def test_main_refuses_to_overwrite_a_run_file_without_force(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An existing run file is kept and named, exit 2; --force overwrites it, and -o names another file."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    out = tmp_path / "kept.jsonl"
+    out.write_text("mine\n", encoding="utf-8")
+    assert live.main(["-o", str(out)]) == 2
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert f"{out} exists; --force overwrites it" in capsys.readouterr().err
+    assert live.main(["-o", str(out), "--force"]) == 0
+    assert records(out) == records(live.REPLAY)
+
+
 def test_every_view_of_the_recording_converts_to_params_the_sdk_accepts(recorded: Run) -> None:
     """Every step's view, under several windows and caps, gives params the SDK's types and the API's rules accept."""
     for at in [*range(len(recorded.steps)), None]:

@@ -291,7 +291,8 @@ def record_bundled(path: str = REPLAY) -> Run:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m agentrender.agent.live``: run the live agent and record the run."""
     parser = argparse.ArgumentParser(prog="python -m agentrender.agent.live", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="live-run.jsonl", help="the run file to write (default: %(default)s)")
+    parser.add_argument("--out", "-o", default="live-run.jsonl", help="the run file to write (default: %(default)s)")
+    parser.add_argument("--force", action="store_true", help="overwrite the run file when it exists")
     parser.add_argument(
         "--replay", metavar="RUN", help="answer from this recorded run (default without a key: bundled)"
     )
@@ -305,6 +306,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         recorded = record_bundled()
         _report(recorded)
         return 0
+    if os.path.exists(options.out) and not options.force:
+        print(
+            f"live agent: {options.out} exists; --force overwrites it, or -o names another file",
+            file=sys.stderr,
+        )
+        return 2
     model: Model
     if options.replay is None and os.environ.get("ANTHROPIC_API_KEY"):
         model, name, source = AnthropicModel(model=options.model), options.model, f"the Anthropic API ({options.model})"
