@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS, require
+from tests._support.browser import CHROMIUM, FLAGS, missing_chromium, require
 
 pytestmark = pytest.mark.browser
 
@@ -50,8 +50,8 @@ def missing_requirement() -> str | None:
     ):
         if importlib.util.find_spec(module) is None:
             return why
-    if not os.path.exists(CHROMIUM):
-        return f"Chromium is not at {CHROMIUM}: apt-get install chromium (as .ci/run does)"
+    if missing_chromium() is not None:
+        return missing_chromium()
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +37,24 @@ def test_a_missing_browser_fails_under_ci_and_skips_elsewhere(monkeypatch: pytes
     with pytest.raises(pytest.skip.Exception, match="jupyterlab is not installed"):
         require("jupyterlab is not installed")
     require(None)
+
+
+def test_chromium_is_found_once_and_the_launch_uses_what_the_guard_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Chromium named by $CHROMIUM or found on PATH (snap, /usr/local/bin) is the one the guard accepts and
+    the tests launch: a path the guard accepts is never one the launch cannot find."""
+    from tests._support import browser
+
+    elsewhere = tmp_path / "chromium"
+    elsewhere.write_text("#!/bin/sh\n", encoding="utf-8")
+    monkeypatch.setenv("CHROMIUM", str(elsewhere))
+    assert browser.find_chromium() == str(elsewhere)
+    assert browser.missing_chromium(browser.find_chromium()) is None
+    monkeypatch.setenv("CHROMIUM", str(tmp_path / "nowhere"))
+    assert browser.find_chromium() is None
+    assert "no Chromium found" in (browser.missing_chromium(None) or "")
+    monkeypatch.delenv("CHROMIUM")
+    monkeypatch.setattr(browser.os.path, "exists", lambda path: path == str(elsewhere))
+    monkeypatch.setattr(browser.shutil, "which", lambda name: str(elsewhere) if name == "chromium" else None)
+    assert browser.find_chromium() == str(elsewhere)
