@@ -9,6 +9,9 @@ meant to run is fenced as ``python notest``.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,3 +42,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.suffix == ".ipynb" or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+
+
+_TEMPORARY = pytest.StashKey[tuple[str, "str | None", "str | None"]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """What the tests, the docs' examples and the processes they start make with ``tempfile`` goes in one
+    folder of this run, removed when the run ends; pytest's own ``tmp_path`` folders stay where pytest keeps
+    (and prunes) them."""
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    folder = tempfile.mkdtemp(prefix="agentrender-tests-")
+    config.stash[_TEMPORARY] = (folder, tempfile.tempdir, os.environ.get("TMPDIR"))
+    tempfile.tempdir = folder
+    os.environ["TMPDIR"] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder, tempdir, tmpdir = config.stash[_TEMPORARY]
+    tempfile.tempdir = tempdir
+    if tmpdir is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = tmpdir
+    shutil.rmtree(folder, ignore_errors=True)

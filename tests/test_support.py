@@ -58,3 +58,33 @@ def test_chromium_is_found_once_and_the_launch_uses_what_the_guard_found(
     monkeypatch.setattr(browser.os.path, "exists", lambda path: path == str(elsewhere))
     monkeypatch.setattr(browser.shutil, "which", lambda name: str(elsewhere) if name == "chromium" else None)
     assert browser.find_chromium() == str(elsewhere)
+
+
+@pytest.mark.slow
+def test_a_test_run_leaves_no_temporary_folder_behind(tmp_path: Path) -> None:
+    """What a test (or a docs example) makes with tempfile.mkdtemp is gone when the pytest run ends."""
+    import subprocess
+    import sys
+
+    record = tmp_path / "made.txt"
+    probe = Path(__file__).parent / "_probe_temporary_test.py"
+    probe.write_text(
+        "import tempfile\nfrom pathlib import Path\n\n\n"
+        "def test_makes_a_folder() -> None:\n"
+        '    """A folder made the way the docs make them."""\n'
+        f"    Path({str(record)!r}).write_text(tempfile.mkdtemp())\n",
+        encoding="utf-8",
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(probe)],
+            cwd=Path(__file__).parents[1],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        probe.unlink()
+    assert done.returncode == 0, done.stdout + done.stderr
+    made = Path(record.read_text())
+    assert made.name.startswith("tmp") and not made.exists()
