@@ -335,6 +335,30 @@ def test_terminal_blocks_are_what_the_cli_prints() -> None:
     assert "echo $?" not in hooks.expand("<!-- terminal: agentrender samples -->", "p.md")
 
 
+def test_the_committed_terminal_blocks_are_what_the_cli_prints(request: pytest.FixtureRequest) -> None:
+    """Under every terminal marker the page's source holds the command's real output, so the Markdown read on
+    GitHub shows it (the build makes it afresh); pytest --update-golden rewrites them."""
+    update = bool(request.config.getoption("--update-golden"))
+    stale = []
+    for page in [*PAGES, ROOT / "README.md"]:
+        text = page.read_text("utf-8")
+        if "<!-- terminal:" not in text:
+            continue
+        where = str(page.relative_to(ROOT))
+        fresh = hooks.write_terminal_blocks(text, where)
+        if fresh == text:
+            continue
+        if update:
+            page.write_text(fresh, "utf-8")
+        else:
+            stale += [
+                f"{where}: agentrender {args}"
+                for args, block in hooks.terminal_blocks(text)
+                if block != hooks.terminal_block(args, where)
+            ]
+    assert stale == [], "stale or missing terminal output (pytest tests/test_docs.py --update-golden rewrites it)"
+
+
 def test_a_terminal_command_that_does_not_parse_fails_the_build() -> None:
     """A page asking for a command line the CLI rejects is an error naming the page, not a usage message."""
     with pytest.raises(ValueError, match=r"guides/x\.md: `agentrender show --nope` does not parse"):

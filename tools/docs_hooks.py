@@ -4,9 +4,12 @@ A page asks for a picture with a line ``<!-- generated: NAME -->``; the build re
 with the Markdown that ``PICTURES[NAME]()`` returns. A name that is not known fails the
 build, so a page cannot silently lose its picture.
 
-A line ``<!-- terminal: agentrender ARGS -->`` is replaced by what the real command line
-prints for ``ARGS`` at a fixed width (``TERMINAL_WIDTH``), as a ``console`` block; a
-command that exits non-zero gets its exit status shown after it. A command that fails
+A line ``<!-- terminal: agentrender ARGS -->`` is followed in the page's source by what the
+real command line prints for ``ARGS`` at a fixed width (``TERMINAL_WIDTH``), as a
+``console`` block, so the Markdown read on GitHub shows it too; a command that exits
+non-zero gets its exit status shown after it. The build replaces the marker and that block
+with the output made afresh, and a test checks the committed block is exactly that output
+(``pytest --update-golden`` rewrites it: ``write_terminal_blocks``). A command that fails
 to parse fails the build.
 """
 
@@ -34,7 +37,9 @@ from agentrender import Decision, Message, Observation, Step, StepInput, render 
 from agentrender.cli import build_parser, main  # noqa: E402
 
 _MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
-_TERMINAL = re.compile(r"^<!-- terminal: agentrender (.+?) -->$", re.MULTILINE)
+_TERMINAL = re.compile(
+    r"^<!-- terminal: agentrender ([^\n]+?) -->$(?P<block>\n```console\n(?:[^\n]*\n)*?```$)?", re.MULTILINE
+)
 
 TERMINAL_WIDTH = 92
 """The columns the terminal output in the docs is laid out at (it fits the page's code blocks)."""
@@ -301,6 +306,19 @@ def expand(markdown: str, where: str) -> str:
 
     markdown = _MARKER.sub(picture, markdown)
     return _TERMINAL.sub(lambda match: terminal_block(match.group(1), where), markdown)
+
+
+def terminal_blocks(markdown: str) -> list[tuple[str, str | None]]:
+    """Each terminal marker's arguments and the block committed under it (``None``: no block)."""
+    return [(match.group(1), (match.group("block") or "")[1:] or None) for match in _TERMINAL.finditer(markdown)]
+
+
+def write_terminal_blocks(markdown: str, where: str) -> str:
+    """``markdown`` with the block under every terminal marker made afresh (the marker kept above it)."""
+    return _TERMINAL.sub(
+        lambda match: f"<!-- terminal: agentrender {match.group(1)} -->\n{terminal_block(match.group(1), where)}",
+        markdown,
+    )
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
