@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import os
 import pkgutil
 import re
 import subprocess
@@ -375,3 +376,32 @@ def test_cli_guide_shows_the_real_output(site: Path) -> None:
     guide = html.unescape(re.sub(r"<[^>]+>", "", (site / "guides" / "cli" / "index.html").read_text("utf-8")))
     for command in ("check", "decide", "context", "keys", "steps", "samples"):
         assert f"$ agentrender {command}" in guide
+
+
+def _shell_blocks() -> list[tuple[str, str]]:
+    """Every ``sh`` block of the README and the docs whose first command is ``agentrender``."""
+    found = []
+    for page in [ROOT / "README.md", *PAGES]:
+        for match in re.finditer(r"```(?:sh|bash|shell)\n(.*?)```", page.read_text("utf-8"), re.DOTALL):
+            block = match.group(1)
+            if block.lstrip().startswith("agentrender"):
+                found.append((str(page.relative_to(ROOT)), block))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("page", "block"), _shell_blocks(), ids=[page for page, _ in _shell_blocks()])
+def test_every_agentrender_shell_block_runs_in_a_fresh_folder(tmp_path: Path, page: str, block: str) -> None:
+    """A shell block of the README or the docs that starts with agentrender runs as written, in an empty folder."""
+    import shutil
+
+    if "jq " in block and shutil.which("jq") is None:
+        if os.environ.get("CI"):
+            pytest.fail("jq is not installed: .ci/run installs it")
+        pytest.skip("jq is not installed (apt-get install jq)")
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"{page}: {done.stderr or done.stdout}"
