@@ -9,6 +9,7 @@ meant to run is fenced as ``python notest``.
 
 from __future__ import annotations
 
+import multiprocessing.util
 import os
 import shutil
 import tempfile
@@ -52,6 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
     folder of this run, removed when the run ends; pytest's own ``tmp_path`` folders stay where pytest keeps
     (and prunes) them."""
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    # multiprocessing makes its own folder once and removes it at exit, after this run's is gone:
+    # made now, it is in the system's temporary folder, where its own cleanup finds it.
+    multiprocessing.util.get_temp_dir()
     folder = tempfile.mkdtemp(prefix="agentrender-tests-")
     config.stash[_TEMPORARY] = (folder, tempfile.tempdir, os.environ.get("TMPDIR"))
     tempfile.tempdir = folder

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from agentrender import _fast, render
 from agentrender._extras import require
@@ -685,13 +685,21 @@ def _first_failing(value: Callable[[Any], Any], parts: Sequence[Any]) -> int:
     return -1
 
 
+TEXT_DTYPE: Final = "string[python]"
+"""The dtype of the frames' text (``string`` columns and the categories' labels): Python's own strings.
+
+pandas stores text in Arrow whenever pyarrow is installed, and Arrow cannot hold a lone
+surrogate, which a run's text may carry (the instruments show it escaped, never drop it).
+"""
+
+
 def _build(
     pandas: ModuleType, columns: Sequence[Column], lists: dict[str, list[Any]], label: Callable[[int], str]
 ) -> pd.DataFrame:
     built: dict[str, Any] = {}
     for column in columns:
         if column.derive is not None:
-            built[column.name] = column.derive(built).astype(column.dtype)
+            built[column.name] = column.derive(built).astype(_pandas_dtype(pandas, column.dtype))
             continue
         values = lists[column.name]
         try:
@@ -713,13 +721,19 @@ def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         # Coding the values here is several times faster than letting Categorical factorize them.
         code = {category: i for i, category in enumerate(categories)}
         code[None] = -1
-        return pandas.Series(pandas.Categorical.from_codes([code[value] for value in values], categories=categories))
+        labels = pandas.Index(categories, dtype=object).astype(TEXT_DTYPE)
+        return pandas.Series(pandas.Categorical.from_codes([code[value] for value in values], categories=labels))
     if dtype.startswith("datetime64"):
         for value in values:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
         return pandas.to_datetime(pandas.Series(values, dtype=object), utc=True, format="ISO8601").astype(dtype)
-    return pandas.Series(pandas.array(values, dtype=dtype))
+    return pandas.Series(pandas.array(values, dtype=_pandas_dtype(pandas, dtype)))
+
+
+def _pandas_dtype(pandas: ModuleType, name: str) -> Any:
+    """The dtype a column's declared name means: ``string`` is ``TEXT_DTYPE``."""
+    return TEXT_DTYPE if name == "string" else name
 
 
 def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender._display.values import table_html, wrap
 from agentrender._extras import require
-from agentrender.frame import steps_frame
+from agentrender.frame import TEXT_DTYPE, steps_frame
 from agentrender.notebook._base import Widget, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
@@ -61,7 +61,7 @@ def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.
 
 def _labels(column: pd.Series) -> pd.Series:
     """A column's values as the filters name them: text, with a missing value as ``NONE``."""
-    return column.astype("string").fillna(NONE)
+    return column.astype(TEXT_DTYPE).fillna(NONE)
 
 
 class RunExplorer(Widget):
@@ -118,7 +118,8 @@ class RunExplorer(Widget):
             if control.value != ALL:
                 keep &= _labels(frame[column]) == control.value
         if self.text_filter.value:
-            keep &= frame["reason"].astype(str).str.contains(self.text_filter.value, case=False, regex=False)
+            reasons = frame["reason"].astype(TEXT_DTYPE)
+            keep &= reasons.str.contains(self.text_filter.value, case=False, regex=False).fillna(False)
         if self.rendered_only.value:
             keep &= frame["rendered"].astype(bool)
         return frame[keep]
