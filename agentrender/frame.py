@@ -721,7 +721,8 @@ def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         # Coding the values here is several times faster than letting Categorical factorize them.
         code = {category: i for i, category in enumerate(categories)}
         code[None] = -1
-        labels = pandas.Index(categories, dtype=object).astype(TEXT_DTYPE)
+        # the labels are pandas' own text dtype ("str"), held by Python's strings (see TEXT_DTYPE)
+        labels = pandas.Index(categories, dtype=pandas.StringDtype("python", na_value=float("nan")))
         return pandas.Series(pandas.Categorical.from_codes([code[value] for value in values], categories=labels))
     if dtype.startswith("datetime64"):
         for value in values:

@@ -63,6 +63,7 @@ __all__ = [
     "Options",
     "args",
     "assistant_turn",
+    "assistant_turns",
     "decide",
     "decided",
     "default_observation",
@@ -72,8 +73,10 @@ __all__ = [
     "opening_blocks",
     "replay_key",
     "tool_use_id",
+    "tool_use_ids",
     "truncate",
     "user_turn",
+    "user_turns",
 ]
 
 RECENT_RESULTS = 6
@@ -247,6 +250,10 @@ def assistant_turn(step: Step, tool_use_id: str, options: Options) -> tuple[tupl
         blocks = tuple(custom) if custom is not None else ()
         if blocks:
             return blocks, "hook"
+    return _default_assistant_turn(step, tool_use_id)
+
+
+def _default_assistant_turn(step: Step, tool_use_id: str) -> tuple[tuple[ContentBlock, ...], str]:
     decision = step.decision
     if decision is None:
         raise ValueError(f"step {step.index} has no decision, so it is not rendered and has no assistant turn")
@@ -295,6 +302,33 @@ def user_turn(step: Step, tool_use_id: str, full: bool, options: Options) -> tup
             return tuple(made), "hook"
     block, rule = observation_and_rule(step, tool_use_id, full, options.result_bytes)
     return (block,), rule
+
+
+def tool_use_ids(steps: Sequence[Step], options: Options) -> list[str]:
+    """``[tool_use_id(step, options) for step in steps]``, for an instrument that renders a whole run."""
+    if options.tool_use_id is None:
+        return [f"step_{step.index}" for step in steps]
+    return [tool_use_id(step, options) for step in steps]
+
+
+def assistant_turns(
+    steps: Sequence[Step], ids: Sequence[str], options: Options
+) -> list[tuple[tuple[ContentBlock, ...], str]]:
+    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run."""
+    if options.assistant is None:
+        return [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
+    return [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
+
+
+def user_turns(
+    steps: Sequence[Step], ids: Sequence[str], full: bool, options: Options
+) -> list[tuple[tuple[ContentBlock, ...], str]]:
+    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run."""
+    if options.observation is None:
+        max_bytes = options.result_bytes
+        made = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in zip(steps, ids, strict=True)]
+        return [((block,), rule) for block, rule in made]
+    return [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:

@@ -116,8 +116,7 @@ class StepRenders:
     @cached_property
     def ids(self) -> list[str]:
         """The ``tool_use`` id of every rendered step (``render.tool_use_id``)."""
-        options = self.options
-        return [render.tool_use_id(step, options) for step in self.rendered]
+        return render.tool_use_ids(self.rendered, self.options)
 
     @cached_property
     def assistant(self) -> tuple[list[Message], list[str]]:
@@ -142,14 +141,26 @@ class StepRenders:
         return form.turns[2 * start + 1 : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
 
     def _render_users(self, form: Form, start: int, stop: int) -> None:
-        options, full = self.options, form.full
-        turns, rules = form.turns, form.rules
-        steps, ids = self.rendered, self.ids
-        for position in range(start, stop):
+        rules = form.rules
+        if not any(rules[start:stop]):  # the common case: a stretch never shown in this form
+            self._render_stretch(form, start, stop)
+            return
+        # Render the stretches not yet rendered in this form, each in one call.
+        position = start
+        while position < stop:
             if rules[position]:
+                position += 1
                 continue
-            blocks, rules[position] = render.user_turn(steps[position], ids[position], full, options)
-            turns[2 * position + 1] = new_message("user", blocks)
+            end = position + 1
+            while end < stop and not rules[end]:
+                end += 1
+            self._render_stretch(form, position, end)
+            position = end
+
+    def _render_stretch(self, form: Form, start: int, stop: int) -> None:
+        made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
+        form.turns[2 * start + 1 : 2 * stop : 2] = [new_message("user", blocks) for blocks, _ in made]
+        form.rules[start:stop] = [rule for _, rule in made]
 
     def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
         """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
