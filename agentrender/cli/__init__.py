@@ -8,8 +8,10 @@
     agentrender context RUN                      the view's size at every step, where the cache prefix breaks
     agentrender keys RUN                         the replay key of the view at every step
     agentrender samples                          the bundled sample runs
+    agentrender import convo.json -o run.jsonl   an agent's own history (Messages API, ...) as a run file
 
-RUN is a run file (``.jsonl`` or ``.jsonl.gz``) or the name of a bundled sample. Every
+RUN is a run file (``.jsonl`` or ``.jsonl.gz``), any file ``agentrender.imports`` reads (a
+Messages API conversation or call log, ...), or the name of a bundled sample. Every
 command takes ``--json``. The facts printed come from ``agentrender.views``, the one source
 the HTML and the widgets read too. Parsing needs only the standard library; the commands
 need rich (``pip install 'agentrender[cli]'``).
@@ -29,12 +31,16 @@ See exactly what an AI agent's model saw: the conversation a recorded run render
 step, what each block is (a result in full or its summary, a nudge, a re-request), what the
 model did not see, and what each captured reply became.
 
-RUN is a run file (.jsonl or .jsonl.gz) or the name of a bundled sample (agentrender samples).
+RUN is a run file (.jsonl or .jsonl.gz), an agent's own history that agentrender can import
+(a Messages API request, messages list or call log, ...; see agentrender import), or the
+name of a bundled sample (agentrender samples). An imported run is shown as sent: each view
+is exactly what the agent sent; --recent-results/--result-bytes show it under the contract.
 """
 
 _EPILOG = """\
 exit status: 0 success; 1 check found an error (or, with --strict, a warning); 2 input that cannot be read
-(a missing file, a broken run file: one line on stderr names the file, the line and what).
+(a missing file, a broken run file, a file of no known format: one line on stderr names the
+file, the line and what).
 Run content is printed literally: markup is not interpreted, and control characters,
 terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b, \\u202e).
 """
@@ -245,6 +251,46 @@ did not send what this render builds.""",
         "the bundled sample runs",
         "The sample runs shipped with agentrender, each a name any RUN argument accepts.",
     )
+
+    imported = command(
+        "import",
+        "write an agent's own history as a run file",
+        """\
+Read SOURCE, in any format agentrender.imports reads (a Messages API request body, a bare
+messages list, a request with its response, a call log as .json or .jsonl, ...; a run file
+too), and write it as a run file: every turn as it was sent, what could not be mapped as
+warnings. The run file renders exactly what the agent sent, and every command (and
+agentrender.load_run) reads it. Each RUN argument also takes SOURCE directly; writing it
+once saves importing it again, and keeps the summaries given with --summarise.
+
+  agentrender import convo.json -o run.jsonl
+  agentrender import calls.jsonl -o run.jsonl.gz --summarise first-line
+  agentrender import log.eval --all -o runs/""",
+    )
+    imported.add_argument("source", metavar="SOURCE", help="the file to import (its format is found from its content)")
+    imported.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="PATH",
+        help="the run file to write (.jsonl; .jsonl.gz writes it gzip-compressed); with --all, a folder",
+    )
+    imported.add_argument("--force", action="store_true", help="overwrite PATH (with --all, its files) if it exists")
+    imported.add_argument(
+        "--summarise",
+        choices=("none", "first-line"),
+        default="none",
+        help="give each result a summary, for the view under the contract's window: none (the default: "
+        "results keep no summary unless the source gave them one) or first-line (its first line and its size, "
+        "agentrender.imports.first_line_summary)",
+    )
+    imported.add_argument(
+        "--all",
+        action="store_true",
+        help="SOURCE holds several runs (an eval log's samples, a session's sub-agents): write each to the "
+        "folder PATH, as RUN_ID.jsonl (.jsonl.gz with --gzip)",
+    )
+    imported.add_argument("--gzip", action="store_true", help="with --all, write each run gzip-compressed")
     return parser
 
 

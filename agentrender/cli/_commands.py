@@ -8,9 +8,9 @@ from typing import IO, Any
 
 from agentrender import samples
 from agentrender._json import escaped
-from agentrender.cli import _check, _decide, _inputs, _show, _tables
+from agentrender.cli import _check, _decide, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError, load
-from agentrender.cli._term import Console, clean, make_console
+from agentrender.cli._term import MUTED, Console, Text, clean, make_console
 from agentrender.runfile import Run
 from agentrender.views import Views
 
@@ -128,6 +128,28 @@ def samples_command(args: argparse.Namespace, out: IO[str], console: Console) ->
     return 0
 
 
+def import_command(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    written = _import.import_runs(args)
+    if args.json:
+        write_json(out, [item.to_json() for item in written])
+        return 0
+    for item in written:
+        run = item.run
+        line = Text("wrote ", style=MUTED)
+        line.append(clean(_show.shown_path(item.path), one_line=True), style="bold")
+        facts = [f"run {run.run_id}", f"{len(run.steps):,} steps", f"{len(run.model_calls):,} model calls"]
+        source = run.header.get("source")
+        if isinstance(source, dict) and source.get("format"):
+            facts.insert(0, f"from {source['format']}")
+        if run.summariser:
+            facts.append(f"results summarised by {run.summariser}")
+        line.append("  " + clean(" \u00b7 ".join(facts), one_line=True), style=MUTED)
+        console.print(line)
+        for warning in run.warnings:
+            console.print(Text("warning: " + clean(str(warning)), style="yellow"))
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
     "show": show,
     "steps": steps,
@@ -135,6 +157,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
     "context": context,
     "keys": keys,
     "samples": samples_command,
+    "import": import_command,
 }
 
 

@@ -1,17 +1,20 @@
-"""What the commands read: a run file or a bundled sample (and its views), or a captured reply; the one-line errors."""
+"""What the commands read: a run (a run file, a bundled sample, or any file ``agentrender.imports`` reads) and
+its views, or a captured reply; the one-line errors."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from agentrender import samples
+from agentrender import imports, samples
 from agentrender._types import ModelResponse
-from agentrender.runfile import Run, RunFileError, load_run, response_from_record
+from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
 
-__all__ = ["UNREADABLE", "CliError", "load", "load_reply", "looks_like_reply", "views_of"]
+__all__ = ["UNREADABLE", "CliError", "is_reply", "load", "load_reply", "looks_like_reply", "resolve", "views_of"]
 
 UNREADABLE = 2
 """The exit code for input that cannot be read (and for a command line that cannot be parsed)."""
@@ -25,26 +28,31 @@ class CliError(Exception):
         self.code = code
 
 
-def load(name: str) -> Run:
-    """The run in the file ``name``, or the bundled sample of that name when no such file exists."""
+def resolve(name: str) -> Path:
+    """The file ``name`` names: the file itself, or the bundled sample of that name when no such file exists."""
     path = Path(name)
-    if not path.exists():
-        if os.sep not in name and "/" not in name and not name.endswith((".jsonl", ".gz")):
-            try:
-                path = samples.path(name)
-            except KeyError:
-                raise CliError(
-                    f"{name}: no such file, and no bundled sample of that name "
-                    f"(the samples: {', '.join(samples.names())})"
-                ) from None
-        else:
-            raise CliError(f"{name}: no such file")
+    if path.exists():
+        if path.is_dir():
+            raise CliError(f"{name}: a folder, not a run file")
+        return path
+    if os.sep not in name and "/" not in name and not name.endswith((".jsonl", ".gz", ".json")):
+        try:
+            return samples.path(name)
+        except KeyError:
+            raise CliError(
+                f"{name}: no such file, and no bundled sample of that name (the samples: {', '.join(samples.names())})"
+            ) from None
+    raise CliError(f"{name}: no such file")
+
+
+def load(name: str) -> Run:
+    """The run in the file ``name`` (a run file or any format ``agentrender.imports.load`` reads), or the
+    bundled sample of that name when no such file exists."""
+    path = resolve(name)
     try:
-        return load_run(path)
+        return imports.load(path)
     except RunFileError as error:
         raise CliError(str(error)) from None
-    except IsADirectoryError:
-        raise CliError(f"{name}: a folder, not a run file") from None
     except OSError as error:
         raise CliError(f"{name}: cannot be read: {error.strerror or error}") from None
 
@@ -68,9 +76,44 @@ def views_of(
         raise CliError(f"{run.path or run.run_id}: cannot render the run: {error}") from None
 
 
+def is_reply(value: Any) -> bool:
+    """True for an Anthropic ``Message`` object (a reply), or a run file's ``model_call`` record holding one.
+
+    A request body, a messages list or a call log is not a reply: those are runs to import.
+    """
+    if not isinstance(value, Mapping):
+        return False
+    if value.get("type") == "model_call":
+        return isinstance(value.get("response"), Mapping)
+    if value.get("type") == "message":
+        return True
+    # a Message pasted without its "type": an assistant turn with a stop reason, outside any conversation
+    return value.get("role") == "assistant" and "content" in value and "stop_reason" in value
+
+
 def looks_like_reply(name: str) -> bool:
-    """A ``.json`` file is a captured reply; anything else is a run (``.jsonl``, ``.jsonl.gz``, a sample)."""
-    return name.endswith(".json")
+    """``name`` is a JSON file holding one reply (``is_reply``), or a ``.json`` file that is not JSON at all
+    (so ``load_reply`` names the line and column where it breaks); anything else is a run."""
+    if not name.endswith(".json"):
+        return False
+    try:
+        with open(name, "rb") as file:
+            data = file.read()
+    except OSError:
+        return False  # load says why it cannot be read
+    try:
+        value = json.loads(data)
+    except ValueError:
+        # several JSON values, one a line (a call log kept as .json), are a run; broken JSON is the reply's error
+        first = data.lstrip().split(b"\n", 1)[0]
+        try:
+            json.loads(first)
+        except ValueError:
+            return True
+        return False
+    except RecursionError:
+        return True
+    return is_reply(value)
 
 
 def load_reply(name: str) -> ModelResponse:

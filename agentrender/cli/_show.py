@@ -256,9 +256,15 @@ def _view_facts(view: View) -> Table:
             f"~{view.tokens:,} tokens"
         ),
     )
+    mode = view.views.describe_mode()
+    if mode:
+        grid.add_row("shown", Text(clean(mode, one_line=True), style="bold"))
     results, window = view.rendered_count, view.full_count
     summaries = results - window
-    said = f"the last {window:,} of {results:,} results in full, each capped at {view.options.result_bytes:,} bytes"
+    if view.views.mode == "as sent":
+        said = f"every one of the {results:,} results in full, as sent: no window, no cap"
+    else:
+        said = f"the last {window:,} of {results:,} results in full, each capped at {view.options.result_bytes:,} bytes"
     if summaries:
         said += f"; {summaries:,} earlier as summaries"
     if view.bytes_no_window != view.bytes:
@@ -359,6 +365,8 @@ def show_json(view: View) -> dict[str, Any]:
     return {
         "run_id": view.views.run_id,
         "at": view.at,
+        "mode": view.views.mode,
+        "summariser": view.views.summariser,
         "recent_results": options.recent_results,
         "result_bytes": options.result_bytes,
         "message_count": len(view.messages),

@@ -18,6 +18,7 @@ the request that decided step ``k``. ``run.options(recent_results=6, result_byte
 shows the same history under the contract's window and cap instead: what the model would
 have seen, and what that would have saved. Results keep no summary unless a summariser
 gives them one (``first_line_summary``, or any ``str -> str``); the header names it.
+``with_summaries(run, summarise)`` gives them one after the import, whatever the format.
 
 What an importer cannot map is a warning on the run (``Run.warnings``), with where it was;
 input it cannot read raises ``RunFileError`` naming the file, the line and the field.
@@ -26,5 +27,6 @@ input it cannot read raises ``RunFileError`` naming the file, the line and the f
 from agentrender.imports.anthropic import from_anthropic
 from agentrender.imports.conversation import first_line_summary
 from agentrender.imports.detect import FORMATS, load, load_runs
+from agentrender.imports.summaries import with_summaries
 
-__all__ = ["FORMATS", "first_line_summary", "from_anthropic", "load", "load_runs"]
+__all__ = ["FORMATS", "first_line_summary", "from_anthropic", "load", "load_runs", "with_summaries"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender._display.values import SHOWN_STEPS
 from agentrender.notebook._base import Widget, stepper, widgets
-from agentrender.render import Options
+from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import View, Views
 from agentrender.views.html import view_html
 
@@ -24,6 +24,10 @@ class ConversationView(Widget):
     are coloured by what each block is (see the legend). ``last_steps`` bounds how many
     steps the HTML shows, so a long run stays light in the page. ``run`` may be a ``Views``
     (to set what the replay key hashes, such as ``max_output_tokens``).
+
+    An imported run has two views (``Views.mode``, named in the header): as sent (its recorded
+    turns, every result in full) and under the contract's window and cap. For it, an ``as
+    sent`` box switches between them; the window's two settings apply under the contract.
     """
 
     def __init__(
@@ -38,7 +42,17 @@ class ConversationView(Widget):
             raise ValueError("ConversationView(views, options=...): Views carry their options; pass the run instead")
         self.views = run if isinstance(run, Views) else Views(run, options)
         """The views of the run at the current settings."""
+        self._first = self.views
         self._by_result_bytes: dict[int, Views] = {self.views.options.result_bytes: self.views}
+        as_sent = self.views.mode == "as sent"
+        self.as_sent = widgets.Checkbox(
+            value=as_sent,
+            description="as sent",
+            indent=False,
+            layout=widgets.Layout(width="90px", display="" if self.views.mode else "none"),
+        )
+        """For an imported run: show what its agent sent (checked), or the run under the contract's window and cap."""
+        self._sent_views: Views | None = self.views if as_sent else None
         stops = self.views.stops
         self.stops = stops
         """The steps a view can be taken at (the slider's positions)."""
@@ -46,8 +60,10 @@ class ConversationView(Widget):
         self.slider, self.previous_button, self.next_button = stepper(len(stops), start, "step")
         self.position_label = widgets.Label(layout=widgets.Layout(flex="0 0 auto"))
         options_now = self.views.options
+        # as sent, the window holds everything; the settings start at the contract's, ready for the what-if
+        window = (RECENT_RESULTS, RESULT_BYTES) if as_sent else (options_now.recent_results, options_now.result_bytes)
         self.recent_results = widgets.BoundedIntText(
-            value=min(options_now.recent_results, 1_000_000),
+            value=min(window[0], 1_000_000),
             min=0,
             max=1_000_000,
             description="recent_results",
@@ -55,7 +71,7 @@ class ConversationView(Widget):
             layout=widgets.Layout(width="190px"),
         )
         self.result_bytes = widgets.BoundedIntText(
-            value=options_now.result_bytes,
+            value=min(window[1], 1 << 40),
             min=0,
             max=1 << 40,
             description="result_bytes",
@@ -71,12 +87,12 @@ class ConversationView(Widget):
             layout=widgets.Layout(width="170px"),
         )
         self.html = widgets.HTML()
-        for control in (self.slider, self.recent_results, self.result_bytes, self.last_steps):
+        for control in (self.slider, self.as_sent, self.recent_results, self.result_bytes, self.last_steps):
             control.observe(self._refresh, names="value")
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.previous_button, self.slider, self.next_button, self.position_label]),
-                widgets.HBox([self.recent_results, self.result_bytes, self.last_steps]),
+                widgets.HBox([self.as_sent, self.recent_results, self.result_bytes, self.last_steps]),
                 self.html,
             ]
         )
@@ -97,14 +113,39 @@ class ConversationView(Widget):
         return self.views.at(self.at)
 
     def _current_views(self) -> Views:
+        run = self._first.run
+        imported = run is not None and bool(self._first.mode)
+        self.recent_results.disabled = self.result_bytes.disabled = imported and self.as_sent.value
+        if imported and self.as_sent.value:
+            if self._sent_views is None:
+                self._sent_views = self._views_with(run.options() if run is not None else self._first.options)
+            return self._sent_views
         result_bytes = self.result_bytes.value
         base = self._by_result_bytes.get(result_bytes)
-        if base is None:
-            base = self._by_result_bytes[result_bytes] = self.views.with_options(result_bytes=result_bytes)
+        if base is None or (imported and base.mode == "as sent"):
+            if imported and run is not None:
+                # the run's own options give the window and cap to its recorded turns (Run.options)
+                options = run.options(recent_results=self.recent_results.value, result_bytes=result_bytes)
+                base = self._views_with(options)
+            else:
+                base = self.views.with_options(result_bytes=result_bytes)
+            self._by_result_bytes[result_bytes] = base
         if base.options.recent_results != self.recent_results.value:
             # a new window reuses the per-step renders of the same result_bytes
             return base.with_options(recent_results=self.recent_results.value)
         return base
+
+    def _views_with(self, options: Options) -> Views:
+        """The views of the same run under ``options``, hashing the replay key as the first views did."""
+        first = self._first
+        return Views(
+            first.source,
+            options,
+            system=first.system,
+            tools=first.request_tools,
+            model=first.model,
+            max_output_tokens=first.max_output_tokens,
+        )
 
     def _refresh(self, _change: Any = None) -> None:
         self.views = self._current_views()

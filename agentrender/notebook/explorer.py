@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from agentrender._display.values import table_html, wrap
+from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender.frame import TEXT_DTYPE, steps_frame
 from agentrender.notebook._base import Widget, widgets
@@ -143,9 +143,11 @@ class RunExplorer(Widget):
         breaks = sum(left is not None for left in series.left_window)
         resent = sum(series.resent_bytes)
         total = sum(series.bytes)
+        mode = self.views.describe_mode()
         return wrap(
             '<div class="ar-header">'
-            f"<span><b>{len(series):,}</b> views</span>"
+            + (f"<span><b>{escape_text(mode, 500)}</b></span>" if mode else "")
+            + f"<span><b>{len(series):,}</b> views</span>"
             f"<span>last view <b>{series.bytes[-1]:,}</b> bytes (~{series.tokens[-1]:,} tokens), "
             f"<b>{series.bytes_no_window[-1]:,}</b> without the window</span>"
             f"<span>the cache prefix broke <b>{breaks:,}</b> times</span>"

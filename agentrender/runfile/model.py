@@ -265,6 +265,14 @@ class Run:
         settings.update(overrides)
         return render.Options(**settings)
 
+    @property
+    def records_sent(self) -> bool:
+        """True when the run records what its agent sent (format ``agentrender.run/2``: an imported run).
+
+        Its views are then one of two: as sent (``is_as_sent``), or under the contract's window and cap.
+        """
+        return self.header.get("format") == FORMAT_SENT
+
     def is_as_sent(self, options: render.Options) -> bool:
         """True when ``options`` replay what this run's agent sent (``options()`` with no window or cap given)."""
         sent = getattr(options.observation, "__self__", None)

@@ -97,6 +97,20 @@ def _step_html(fact: StepFact) -> str:
     return _message_html(fact.assistant, fact) + _message_html(fact.result, fact)
 
 
+def _mode_html(view: View) -> list[str]:
+    """Which of an imported run's two views this is (``Views.describe_mode``); nothing for the driver's runs."""
+    said = view.views.describe_mode()
+    if not said:
+        return []
+    mode = view.views.mode
+    title = (
+        "the run's recorded turns, every result in full: exactly what its agent sent"
+        if mode == "as sent"
+        else "the same history under the render contract's window and cap: what the model would have seen"
+    )
+    return [f'<span class="ar-mode" title="{html.escape(title)}"><b>{escape_text(said, 500)}</b></span>']
+
+
 def _header_html(view: View) -> str:
     at = "after the last step" if view.at is None else f"deciding step {view.at}"
     key = view.replay_key
@@ -105,6 +119,7 @@ def _header_html(view: View) -> str:
         f"<span><b>{len(view.messages):,}</b> messages</span>",
         f"<span><b>{view.bytes:,}</b> bytes</span>",
         f'<span title="bytes / 4, a scale, not a count"><b>~{view.tokens:,}</b> tokens</span>',
+        *_mode_html(view),
         f'<span>replay key <span class="ar-key" title="{key}">{key[:16]}…</span></span>',
     ]
     if view.recorded_keys:

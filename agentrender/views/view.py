@@ -111,6 +111,39 @@ class Views:
         )
 
     @property
+    def mode(self) -> str:
+        """Which of an imported run's two views these are, as the instruments word it.
+
+        ``"as sent"``: the run's recorded turns, every result in full, exactly what its agent
+        sent; ``"under the contract (window N, cap M bytes)"``: the same history under the
+        contract's window and cap, what the model would have seen. ``""`` for a run this
+        package's own driver recorded (its views are the contract's, and say so already).
+        """
+        run = self.run
+        if run is None or not run.records_sent:
+            return ""
+        if not self.steps or run.is_as_sent(self.options):
+            return "as sent"
+        options = self.options
+        return f"under the contract (window {options.recent_results:,}, cap {options.result_bytes:,} bytes)"
+
+    @property
+    def summariser(self) -> str:
+        """The summariser an importer gave the run's results (``""``: none, or not an imported run)."""
+        return self.run.summariser if self.run is not None else ""
+
+    def describe_mode(self) -> str:
+        """``mode`` and what the results' summaries are, in one line (``""`` when ``mode`` is ``""``)."""
+        mode = self.mode
+        if not mode:
+            return ""
+        if self.summariser:
+            return f"{mode}; results summarised by {self.summariser}"
+        if mode != "as sent":
+            return f"{mode}; no summariser: a result outside the window shows {render.NO_SUMMARY_TEXT!r}"
+        return mode
+
+    @property
     def steps(self) -> tuple[Step, ...]:
         """The run's steps, in index order."""
         return self._renders.steps

@@ -1,0 +1,115 @@
+"""``agentrender import``: an agent's own history, in a format ``agentrender.imports`` reads, as a run file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentrender import imports
+from agentrender.cli._inputs import CliError, resolve
+from agentrender.imports.conversation import Summariser
+from agentrender.runfile import Run, RunFileError, write_run
+
+__all__ = ["SUMMARISERS", "Written", "import_runs"]
+
+SUMMARISERS: dict[str, Summariser | None] = {"none": None, "first-line": imports.first_line_summary}
+"""What ``--summarise`` names: the summariser each choice gives the results."""
+
+
+@dataclass(frozen=True)
+class Written:
+    """One run file ``import`` wrote."""
+
+    path: str
+    """Where it was written."""
+    run: Run
+    """The run written."""
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``import --json`` prints of it."""
+        run = self.run
+        return {
+            "path": self.path,
+            "run_id": run.run_id,
+            "format": str(run.header.get("format", "")),
+            "source": dict(run.header.get("source") or {}),
+            "summariser": run.summariser,
+            "steps": len(run.steps),
+            "model_calls": len(run.model_calls),
+            "warnings": [str(warning) for warning in run.warnings],
+        }
+
+
+def _file_name(run_id: str, taken: set[str]) -> str:
+    """A file name for a run id: its characters safe on every file system, and not one already used."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("._") or "run"
+    name, number = stem, 1
+    while name.lower() in taken:
+        number += 1
+        name = f"{stem}-{number}"
+    taken.add(name.lower())
+    return name
+
+
+def _write(run: Run, target: Path, *, force: bool) -> None:
+    """Write ``run`` to ``target`` through a temporary file beside it, so a failed write leaves no half file."""
+    if target.exists() and not force:
+        raise CliError(f"{target}: already exists; --force overwrites it")
+    if target.is_dir():
+        raise CliError(f"{target}: a folder; -o names the run file to write (or use --all)")
+    folder = target.parent
+    if not folder.is_dir():
+        raise CliError(f"{target}: no folder {folder} to write it in")
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    os.close(handle)
+    try:
+        write_run(run, temporary, compress=target.name.endswith(".gz"))
+        os.replace(temporary, target)
+    except (OSError, ValueError) as error:
+        raise CliError(f"{target}: cannot be written: {getattr(error, 'strerror', None) or error}") from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def import_runs(args: argparse.Namespace) -> Sequence[Written]:
+    """Read ``args.source`` and write its run (or, with ``--all``, each of its runs) as run files."""
+    source = resolve(args.source)
+    try:
+        runs = imports.load_runs(source)
+    except RunFileError as error:
+        raise CliError(str(error)) from None
+    summarise = SUMMARISERS[args.summarise]
+    if summarise is not None:
+        runs = [imports.with_summaries(run, summarise) for run in runs]
+    output = Path(args.output)
+    if not args.all:
+        if len(runs) > 1:
+            raise CliError(
+                f"{args.source}: holds {len(runs)} runs; --all -o FOLDER writes each of them "
+                "(agentrender.imports.load_runs reads them all)"
+            )
+        if args.gzip:
+            raise CliError("--gzip goes with --all; for one run, name the file .jsonl.gz")
+        _write(runs[0], output, force=args.force)
+        return [Written(str(output), runs[0])]
+    if output.exists() and not output.is_dir():
+        raise CliError(f"{output}: not a folder; with --all, -o names the folder to write each run in")
+    output.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    suffix = ".jsonl.gz" if args.gzip else ".jsonl"
+    targets = [output / (_file_name(run.run_id, taken) + suffix) for run in runs]
+    existing = [str(target) for target in targets if target.exists()]
+    if existing and not args.force:
+        raise CliError(
+            f"{existing[0]}: already exists ({len(existing)} of the {len(targets)} files to write); --force overwrites"
+        )
+    for run, target in zip(runs, targets, strict=True):
+        _write(run, target, force=True)
+    return [Written(str(target), run) for run, target in zip(runs, targets, strict=True)]
