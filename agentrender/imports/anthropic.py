@@ -39,21 +39,29 @@ _RESPONSE_KEYS = ("response", "message")
 def looks_like_anthropic(value: Any) -> bool:
     """True when ``value`` has the shape of something ``from_anthropic`` reads (checked loosely, for ``load``)."""
     if isinstance(value, Mapping):
-        if isinstance(value.get("messages"), list):
+        if "messages" in value:
             return _messages_look_anthropic(value["messages"])
         request = _first(value, _REQUEST_KEYS)
         return isinstance(request, Mapping) and looks_like_anthropic(request)
     if isinstance(value, list) and value:
-        if all(isinstance(item, Mapping) and "role" in item for item in value):
+        if any(isinstance(item, Mapping) and "role" in item for item in value):
             return _messages_look_anthropic(value)
         return all(looks_like_anthropic(item) for item in value[:3])
     return False
 
 
-def _messages_look_anthropic(messages: list[Any]) -> bool:
-    # OpenAI-style chats have system/tool roles and tool_calls; Anthropic's have only user and assistant.
-    return all(
-        isinstance(m, Mapping) and m.get("role") in ("user", "assistant") and "tool_calls" not in m for m in messages
+_OTHER_ROLES = ("system", "tool", "developer", "function")
+"""Roles OpenAI-style chats have and Anthropic's do not: a message with one is another format's."""
+
+
+def _messages_look_anthropic(messages: Any) -> bool:
+    # Only a sign of another format (an OpenAI-style chat's roles or tool_calls) rules a file out, so
+    # a conversation with a broken message is read here and its error names the field.
+    if not isinstance(messages, list):
+        return True
+    return not any(
+        isinstance(m, Mapping) and (m.get("role") in _OTHER_ROLES or "tool_calls" in m or "function_call" in m)
+        for m in messages
     )
 
 
@@ -72,19 +80,21 @@ def from_anthropic(
     """
     if isinstance(source, str | os.PathLike):
         path = str(source)
-        calls = _read_file(path)
+        cut: list[RunWarning] = []
+        calls = _read_file(path, cut)
         name = Path(path).name
         origin = {"format": "anthropic-messages", "path": path}
     else:
         path, name = "<anthropic>", "conversation"
         calls = [(1, source)]
+        cut = []
         origin = {"format": "anthropic-messages"}
     entries = _entries(calls, path)
     if len(entries) == 1 and entries[0][2] is None:
         line, request, _, _ = entries[0]
         where = Where(path, line, "messages" if isinstance(calls[0][1], Mapping) else "")
         messages = normalise_messages(request["messages"], where)
-        warnings: list[RunWarning] = []
+        warnings: list[RunWarning] = list(cut)
         records = conversation_records(
             messages,
             where=where,
@@ -95,11 +105,14 @@ def from_anthropic(
             warnings=warnings,
         )
         return read_records(records, path=path, notes=warnings)
-    return _from_calls(entries, path, run_id or name, origin, summarise)
+    return _from_calls(entries, path, run_id or name, origin, summarise, cut)
 
 
-def _read_file(path: str) -> list[tuple[int, Any]]:
-    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines."""
+def _read_file(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines.
+
+    A last line cut short (a log whose writer was stopped mid-line) is left out, with a warning in ``notes``.
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -121,8 +134,10 @@ def _read_file(path: str) -> list[tuple[int, Any]]:
         try:
             values.append((number, json.loads(line)))
         except ValueError as error:
-            if number == len(lines) and not text.endswith("\n"):
-                break  # a log cut short while its last call was written: the calls before it stand
+            if number == len(lines) and not text.endswith("\n") and values:
+                # a log cut short while its last call was written: the calls before it stand
+                notes.append(RunWarning(line=number, text=f"the last line is cut short ({error}); not read", path=path))
+                break
             raise RunFileError(path, number, f"not JSON: {error}") from None
     if not values:
         raise RunFileError(path, 1, "the file holds no JSON value")
@@ -178,10 +193,15 @@ def _first(value: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 
 def _from_calls(
-    entries: list[Entry], path: str, run_id: str, origin: Mapping[str, Any], summarise: Summariser | None
+    entries: list[Entry],
+    path: str,
+    run_id: str,
+    origin: Mapping[str, Any],
+    summarise: Summariser | None,
+    notes: Sequence[RunWarning] = (),
 ) -> Run:
     """A run of a call log: the longest conversation as its steps, every call as a model call."""
-    warnings: list[RunWarning] = []
+    warnings: list[RunWarning] = list(notes)
     longest = max(range(len(entries)), key=lambda i: (len(entries[i][1]["messages"]), i))
     line, request, response, _ = entries[longest]
     where = Where(path, line, "request.messages")

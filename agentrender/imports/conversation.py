@@ -57,7 +57,8 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
     """The messages with string content as one text block, each block read as the API has it.
 
     Raises ``RunFileError`` naming the message and field that is not a message: a role other
-    than ``user``/``assistant``, content neither text nor a list of blocks, a block without a type.
+    than ``user``/``assistant``, content neither text nor a list of blocks, a block without a
+    type, a field of a known block of the wrong type, a tool use whose input is not an object.
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
@@ -78,11 +79,27 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
                 try:
                     ContentBlock.from_dict(block, where=f"content[{j}]")
                 except ValueError as error:
-                    raise here.error(str(error)) from None
+                    raise Where(here.path, here.line).error(f"{here.field}.{error}") from None
+                if block["type"] in _USES and not isinstance(block.get("input"), Mapping):
+                    got = "missing" if "input" not in block else f"got {type(block['input']).__name__}"
+                    raise here.at(f"content[{j}].input").error(f"expected an object (the tool's input), {got}")
         else:
             raise here.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
         out.append({**message, "content": blocks})
     return out
+
+
+_USES = ("tool_use", "server_tool_use")
+"""The blocks that call a tool: the API takes their ``input`` only as an object."""
+
+
+_REQUEST_FIELDS: tuple[tuple[str, type | tuple[type, ...], str], ...] = (
+    ("model", str, "a string"),
+    ("system", (str, list), "a string or a list of text blocks"),
+    ("tools", list, "a list of tool definitions"),
+    ("max_tokens", int, "an integer"),
+)
+"""The fields of a request the run's header keeps, with the type the API takes."""
 
 
 def first_line_summary(content: str) -> str:
@@ -140,6 +157,24 @@ def conversation_records(
                 f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
                 "so they cannot be rendered as sent; join their content into one turn"
             )
+    # the request's own fields are named as the request has them (a call log's under "request.")
+    prefix = where.field.rsplit("messages", 1)[0] if where.field.endswith("messages") else ""
+    for key, expected, what in _REQUEST_FIELDS:
+        value = request.get(key)
+        if key in request and (not isinstance(value, expected) or isinstance(value, bool)):
+            raise Where(where.path, where.line, f"{prefix}{key}").error(f"expected {what}, got {type(value).__name__}")
+    for i, tool in enumerate(request.get("tools") or ()):
+        if not isinstance(tool, Mapping):
+            raise Where(where.path, where.line, f"{prefix}tools[{i}]").error(
+                f"expected a tool definition (an object), got {type(tool).__name__}"
+            )
+    system = request.get("system")
+    if isinstance(system, list):
+        for i, block in enumerate(system):
+            if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+                raise Where(where.path, where.line, f"{prefix}system[{i}]").error(
+                    f"expected a text block ({{'type': 'text', 'text': ...}}), got {block!r:.80}"
+                )
     opening = turns[0]["content"]
     opening_text = "\n".join(block["text"] for block in opening if block.get("type") == "text")
     header: dict[str, Any] = {

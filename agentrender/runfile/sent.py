@@ -57,7 +57,7 @@ class Sent:
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
 
     def __bool__(self) -> bool:
-        return bool(self._sent)
+        return bool(self._sent) or self.opening is not None
 
     def options(self, opening: str | StepInput | Any, **overrides: Any) -> render.Options:
         """``render.Options`` with these hooks, the recorded opening (else ``opening``) and ``overrides``."""
@@ -96,8 +96,18 @@ class Sent:
 
     def _made_user_turn(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
         sent = self._sent.get(step.index)
-        if not sent or sent.get("user") is None:
+        if not sent:
             return None
+        if sent.get("user") is None:
+            # The reply to the last request, never answered: the contract's re-request, for each of
+            # its tool uses (the API wants every one answered), so the view after it can be sent.
+            uses = [block for block in sent["assistant"] if block.get("type") == "tool_use"]
+            if len(uses) < 2:
+                return None
+            return tuple(
+                ContentBlock(type="tool_result", tool_use_id=str(use.get("id", "")), content=render.INTERRUPTED_TEXT)
+                for use in uses
+            )
         wire = sent["user"]
         if not self.under_contract:
             return _blocks(wire)
