@@ -209,6 +209,8 @@ def _from_calls(
     calls = []
     for number, (call_line, call_request, call_response, item) in enumerate(entries):
         here = Where(path, call_line, "")
+        # every call's request is read as the longest one is: a broken one is an error on its line
+        sent = messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field))
         if call_response is None:
             warnings.append(here.warning(f"call {number} has no response: no model call is made of it"))
             continue
@@ -221,7 +223,7 @@ def _from_calls(
         latency = item.get("latency_ms")
         if isinstance(latency, int | float) and not isinstance(latency, bool):
             record["latency_ms"] = latency
-        record["request_key"] = _request_key(call_request)
+        record["request_key"] = _request_key(call_request, sent)
         record["request"] = call_request
         calls.append(record)
     final = response if response is not None and messages[-1]["role"] == "user" else None
@@ -239,17 +241,16 @@ def _from_calls(
     return read_records(records, path=path, notes=warnings)
 
 
-def _request_key(request: Mapping[str, Any]) -> str:
-    """The replay key of a request as it was sent (its messages in wire form, string content as one text block)."""
-    try:
-        messages = normalise_messages(request["messages"], Where("<request>"))
-        system = request.get("system", "")
-        return render.replay_key(
-            messages,
-            system=system if isinstance(system, str) else json.dumps(system, ensure_ascii=False),
-            tools=list(request.get("tools") or ()),
-            model=str(request.get("model", "")),
-            max_output_tokens=int(request.get("max_tokens") or 0),
-        )
-    except (RunFileError, ValueError, TypeError):
-        return ""
+def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:
+    """The replay key of a request as it was sent (``messages``: its messages normalised)."""
+    system = request.get("system", "")
+    tools = request.get("tools")
+    max_tokens = request.get("max_tokens")
+    return render.replay_key(
+        messages,
+        # a system sent as blocks is hashed as its text, as Run.system (and so Views) has it
+        system=system if isinstance(system, str) else Run(header={"system": system}).system,
+        tools=list(tools) if isinstance(tools, list) else [],
+        model=str(request.get("model", "")),
+        max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,
+    )

@@ -20,7 +20,9 @@ _words = st.text(
     min_size=1,
     max_size=40,
 ).filter(lambda text: text.strip() != "")
-TEXT = st.one_of(_words, st.sampled_from(["ok", "line one\nline two\n", '{"a": [1, 2]}', "<b>not html</b>", "é 漢字 🙂"]))
+TEXT = st.one_of(
+    _words, st.sampled_from(["ok", "line one\nline two\n", '{"a": [1, 2]}', "<b>not html</b>", "é 漢字 🙂"])
+)
 
 CACHE_CONTROL = st.sampled_from([{"type": "ephemeral"}, {"type": "ephemeral", "ttl": "1h"}])
 
@@ -72,7 +74,9 @@ SEARCH_RESULT = st.builds(
     },
     TEXT,
 )
-UNKNOWN = st.builds(lambda payload: {"type": "x_future_block", "payload": payload}, st.dictionaries(TEXT, TEXT, max_size=2))
+UNKNOWN = st.builds(
+    lambda payload: {"type": "x_future_block", "payload": payload}, st.dictionaries(TEXT, TEXT, max_size=2)
+)
 THINKING = st.builds(lambda text: {"type": "thinking", "thinking": text, "signature": "EqoBCkgIARABGAIiQL"}, TEXT)
 REDACTED = st.just({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"})
 TOOL_INPUT = st.dictionaries(
@@ -104,7 +108,12 @@ def user_turn(draw: st.DrawFn, answers: list[str]) -> dict[str, Any]:
     content.extend(extras)
     if not content:
         content.append(draw(text_block()))
-    if len(content) == 1 and content[0]["type"] == "text" and set(content[0]) == {"type", "text"} and draw(st.booleans()):
+    if (
+        len(content) == 1
+        and content[0]["type"] == "text"
+        and set(content[0]) == {"type", "text"}
+        and draw(st.booleans())
+    ):
         return {"role": "user", "content": content[0]["text"]}  # the shorthand: content as a string
     return {"role": "user", "content": content}
 
@@ -152,7 +161,12 @@ def assistant_turn(draw: st.DrawFn, step: int, with_tools: bool) -> dict[str, An
             )
     if not content:
         content.append(draw(text_block()))
-    if len(content) == 1 and content[0]["type"] == "text" and set(content[0]) == {"type", "text"} and draw(st.booleans()):
+    if (
+        len(content) == 1
+        and content[0]["type"] == "text"
+        and set(content[0]) == {"type", "text"}
+        and draw(st.booleans())
+    ):
         return {"role": "assistant", "content": content[0]["text"]}
     return {"role": "assistant", "content": content}
 

@@ -1,0 +1,416 @@
+"""Properties of the Anthropic importer: any conversation the API accepts imports and renders back byte for byte,
+as sent and from a run file; the what-if under the contract is one the API accepts; bad input is one clear error."""
+
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentrender import load_run, render, write_run
+from agentrender._api_rules import message_problems
+from agentrender.imports import first_line_summary, from_anthropic, load
+from agentrender.runfile import Run, RunFileError
+from agentrender.views import Views
+from tests._support.conversations import conversations, normalised
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def wire(messages: Any) -> bytes:
+    """Messages as bytes, keys in order, nothing escaped: equal bytes mean equal conversations."""
+    return json.dumps(messages, ensure_ascii=False).encode("utf-8")
+
+
+def rendered(run: Run, at: int | None = None, **window: int) -> list[dict[str, Any]]:
+    """The wire form of the messages the run renders at ``at`` under its options (with ``window``)."""
+    return [message.to_dict() for message in render.messages(run.step_input(at), run.options(**window))]
+
+
+def request(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A request body around ``messages``, as an agent on the SDK sends it."""
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 4096,
+        "system": [{"type": "text", "text": "You fix failing tests.", "cache_control": {"type": "ephemeral"}}],
+        "tools": [{"name": "read_file", "description": "Read a file", "input_schema": {"type": "object"}}],
+        "messages": messages,
+    }
+
+
+def in_file(tmp: Path, name: str, data: str | bytes) -> Path:
+    """``data`` written to ``tmp/name``."""
+    path = tmp / name
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def sent_requests(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The ``messages`` of each request the conversation's agent sent: each ends on a user turn."""
+    return [messages[: end + 1] for end in range(0, len(messages), 2)]
+
+
+# ---------------------------------------------------------------------------- round trips
+
+
+@SETTINGS
+@given(conversations())
+def test_a_conversation_renders_back_byte_for_byte(messages: list[dict[str, Any]]) -> None:
+    """With the run's own options, the view at each step k is the first 1+2k messages as sent, and a conversation
+    ending on a user turn renders back whole: string content as one text block, every other byte as it was."""
+    run = from_anthropic(request(messages))
+    want = normalised(messages)
+    assert run.is_as_sent(run.options())
+    for step in run.steps:
+        assert wire(rendered(run, step.index)) == wire(want[: 1 + 2 * step.index])
+    if want[-1]["role"] == "user":
+        assert wire(rendered(run)) == wire(want)
+    else:  # the reply to the last request is the last step, decided by the request before it
+        assert run.steps[-1].observation is None and len(run.steps) == len(want) // 2
+
+
+@SETTINGS
+@given(conversations(), st.sampled_from([".jsonl", ".jsonl.gz"]), st.booleans())
+def test_a_written_import_loads_back_the_same(messages: list[dict[str, Any]], suffix: str, summarise: bool) -> None:
+    """write_run of an import, read back with load_run, has the same records and renders the same views, as sent
+    and under the contract."""
+    run = from_anthropic(request(messages), summarise=first_line_summary if summarise else None)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"run{suffix}"
+        write_run(run, path)
+        again = load_run(path)
+    assert list(again.records) == list(run.records) and again.summariser == run.summariser
+    for window in ({}, {"recent_results": 1, "result_bytes": 24}):
+        views, back = Views(run, run.options(**window)), Views(again, again.options(**window))
+        for at in views.stops:
+            assert wire([m.to_dict() for m in back.at(at).messages]) == wire(
+                [m.to_dict() for m in views.at(at).messages]
+            )
+            assert back.at(at).replay_key == views.at(at).replay_key
+        assert back.mode == views.mode
+
+
+@SETTINGS
+@given(conversations(max_steps=4))
+def test_a_file_imports_as_the_dict_does(messages: list[dict[str, Any]]) -> None:
+    """A request in a .json file (indented or not) and a bare messages list import to the records of the dict."""
+    body = request(messages)
+    from_dict = from_anthropic(body, run_id="r")
+    with tempfile.TemporaryDirectory() as folder:
+        for name, data in (("a.json", json.dumps(body, indent=2)), ("b.json", json.dumps(body, ensure_ascii=False))):
+            run = from_anthropic(in_file(Path(folder), name, data), run_id="r")
+            assert [dict(r) for r in run.records][1:] == [dict(r) for r in from_dict.records][1:]
+            assert wire(rendered(run)) == wire(rendered(from_dict))
+        bare = load(in_file(Path(folder), "c.json", json.dumps(messages)))
+    assert all(wire(rendered(bare, s.index)) == wire(rendered(from_dict, s.index)) for s in from_dict.steps)
+
+
+@SETTINGS
+@given(conversations(max_steps=5))
+def test_a_call_log_gives_every_call_and_the_longest_conversation(messages: list[dict[str, Any]]) -> None:
+    """A .jsonl log of the agent's calls (each request with the reply to it) is a run whose steps render each
+    request as it was sent, with one model call per line made for the step its request decided."""
+    body = request(messages)
+    lines = []
+    requests = sent_requests(messages)
+    for number, sent in enumerate(requests):
+        answer = messages[len(sent)] if len(sent) < len(messages) else {"role": "assistant", "content": "Done."}
+        content = (
+            answer["content"] if isinstance(answer["content"], list) else [{"type": "text", "text": answer["content"]}]
+        )
+        uses = any(block["type"] == "tool_use" for block in content)
+        response = {
+            "id": f"msg_{number:03d}",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": content,
+            "stop_reason": "tool_use" if uses else "end_turn",
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+        lines.append(json.dumps({"request": {**body, "messages": sent}, "response": response, "latency_ms": 12}))
+    with tempfile.TemporaryDirectory() as folder:
+        run = load(in_file(Path(folder), "calls.jsonl", "\n".join(lines) + "\n"))
+    assert [call.step for call in run.model_calls] == list(range(len(requests)))
+    assert [call.latency_ms for call in run.model_calls] == [12] * len(requests)
+    for number, sent in enumerate(requests):
+        assert wire(rendered(run, number)) == wire(normalised(sent))
+        assert Views(run).at(number).replay_key == run.model_calls[number].request_key
+
+
+# ---------------------------------------------------------------------------- the what-if
+
+
+@SETTINGS
+@given(conversations(), st.integers(0, 3), st.sampled_from([0, 10, 200, render.RESULT_BYTES]), st.booleans())
+def test_the_view_under_the_contract_is_one_the_api_accepts(
+    messages: list[dict[str, Any]], recent: int, cap: int, summarise: bool
+) -> None:
+    """Under any window and cap, every view of an import (and the view as sent) is a conversation the Messages API
+    accepts: roles alternate, every tool use is answered in order; and the header says which view it is."""
+    run = from_anthropic(request(messages), summarise=first_line_summary if summarise else None)
+    for options in (run.options(), run.options(recent_results=recent, result_bytes=cap)):
+        views = Views(run, options)
+        for at in views.stops:
+            assert list(message_problems(views.at(at).messages)) == []
+        if run.steps:
+            assert views.mode == (
+                "as sent" if run.is_as_sent(options) else f"under the contract (window {recent:,}, cap {cap:,} bytes)"
+            )
+
+
+def test_under_the_contract_old_results_show_their_summary_or_no_summary() -> None:
+    """A result outside the window is its summary when a summariser was given, else (no summary); inside, in full."""
+    messages = [
+        {"role": "user", "content": "Fix the test."},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "line 1\nline 2"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_b", "name": "run_tests", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_b", "content": "1 failed"}]},
+    ]
+    plain, summarised = from_anthropic(messages), from_anthropic(messages, summarise=first_line_summary)
+    old, new = rendered(plain, recent_results=1)[2]["content"][0], rendered(plain, recent_results=1)[4]["content"][0]
+    assert (old["content"], new["content"]) == (render.NO_SUMMARY_TEXT, "1 failed")
+    assert rendered(summarised, recent_results=1)[2]["content"][0]["content"] == "line 1 … (13 bytes, 2 lines)"
+    assert summarised.summariser == "first_line_summary" and plain.summariser == ""
+
+
+# ---------------------------------------------------------------------------- bad input
+
+BASE = request(
+    [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Go"}, {"type": "image", "source": {"type": "url", "url": "u"}}],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hm", "signature": "s"},
+                {"type": "text", "text": "Reading."},
+                {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "x"}]}],
+        },
+    ]
+)
+
+
+def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    """A change that sets the field at ``path`` (``messages.1.content.2.id``) to ``value``, or drops it (``...``)."""
+
+    def change(body: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        node: Any = body
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        key: Any = int(last) if isinstance(node, list) else last
+        if value is ...:
+            del node[key]
+        else:
+            node[key] = value
+
+    return change
+
+
+# (what is changed, the field the error names, what it says)
+WRONG = [
+    ("messages", "x", "messages", "expected a list of messages, got str"),
+    ("messages.1", 3, "messages[1]", "expected a message object, got int"),
+    ("messages.1.role", ..., "messages[1].role", "expected 'user' or 'assistant', got None"),
+    ("messages.1.role", 7, "messages[1].role", "expected 'user' or 'assistant', got 7"),
+    ("messages.1.content", 5, "messages[1].content", "expected text or a list of blocks, got int"),
+    ("messages.1.content", ..., "messages[1].content", "expected text or a list of blocks, got NoneType"),
+    ("messages.1.content.0", "x", "messages[1].content[0]", "expected an object, got str"),
+    ("messages.1.content.0.type", 1, "messages[1].content[0].type", "expected a non-empty string, got 1"),
+    ("messages.1.content.0.thinking", 1, "messages[1].content[0].thinking", "expected a string, got int"),
+    ("messages.1.content.0.signature", [], "messages[1].content[0].signature", "expected a string, got list"),
+    ("messages.1.content.1.text", None, "messages[1].content[1].text", "expected a string, got NoneType"),
+    ("messages.1.content.1.text", ..., "messages[1].content[1].text", "missing from a 'text' block"),
+    ("messages.1.content.2.id", 1, "messages[1].content[2].id", "expected a string, got int"),
+    ("messages.1.content.2.name", {}, "messages[1].content[2].name", "expected a string, got dict"),
+    (
+        "messages.1.content.2.input",
+        "x",
+        "messages[1].content[2].input",
+        "expected an object (the tool's input), got str",
+    ),
+    (
+        "messages.1.content.2.input",
+        ...,
+        "messages[1].content[2].input",
+        "expected an object (the tool's input), missing",
+    ),
+    ("messages.2.content.0.tool_use_id", 1, "messages[2].content[0].tool_use_id", "expected a string, got int"),
+    ("messages.2.content.0.content", 1, "messages[2].content[0].content", "expected a string, got int"),
+    ("messages.2.content.0.content.0.text", 3, "messages[2].content[0].content[0].text", "expected a string, got int"),
+    ("messages.2.content.0.is_error", "no", "messages[2].content[0].is_error", "expected a boolean, got str"),
+    ("model", 1, "model", "expected a string, got int"),
+    ("system", 1, "system", "expected a string or a list of text blocks, got int"),
+    ("system.0", 1, "system[0]", "expected a text block"),
+    ("tools", {}, "tools", "expected a list of tool definitions, got dict"),
+    ("tools.0", "x", "tools[0]", "expected a tool definition (an object), got str"),
+    ("max_tokens", "x", "max_tokens", "expected an integer, got str"),
+    ("max_tokens", True, "max_tokens", "expected an integer, got bool"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field", "what"), WRONG, ids=[f"{w[0]}={w[1]!r}" for w in WRONG])
+def test_a_field_of_the_wrong_type_is_one_error_naming_file_line_and_field(
+    tmp_path: Path, path: str, value: Any, field: str, what: str
+) -> None:
+    """Every field the importer reads, of the wrong type or missing, is a RunFileError at PATH:1: FIELD: WHAT,
+    read through load as the CLI reads it, and from the dict alike."""
+    body = copy.deepcopy(BASE)
+    _set(path, value)(body)
+    source = in_file(tmp_path, "convo.json", json.dumps(body, indent=2))
+    with pytest.raises(RunFileError) as caught:
+        load(source)
+    assert str(caught.value).startswith(f"{source}:1: {field}: {what}"), str(caught.value)
+    with pytest.raises(RunFileError) as direct:
+        from_anthropic(body)
+    assert str(direct.value).startswith(f"<anthropic>:1: {field}: {what}")
+
+
+TURNS = [
+    (
+        [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}],
+        "messages[1].role: two user turns in a row (messages[0] and [1])",
+    ),
+    (
+        [
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "assistant", "content": "c"},
+        ],
+        "messages[2].role: two assistant turns in a row",
+    ),
+    ([{"role": "assistant", "content": "a"}], "messages[0].role: a conversation starts with a user turn"),
+    ([], "messages: the conversation has no messages"),
+]
+
+
+@pytest.mark.parametrize(("messages", "what"), TURNS)
+def test_turns_that_do_not_alternate_are_one_error(tmp_path: Path, messages: list[Any], what: str) -> None:
+    """Two turns of one role in a row, an assistant first, no messages: one error naming the message."""
+    source = in_file(tmp_path, "convo.json", json.dumps({"messages": messages}))
+    with pytest.raises(RunFileError) as caught:
+        load(source)
+    assert str(caught.value).startswith(f"{source}:1: {what}")
+
+
+def _log(lines: list[str]) -> str:
+    return "\n".join(lines)
+
+
+GOOD_CALL = json.dumps(
+    {"request": BASE, "response": {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}}
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "what"),
+    [
+        ('{"messages": [,]}', 1, "not JSON"),
+        ('{\n  "messages": [\n    {"role": "user" "content": "a"}\n  ]\n}', 3, "not JSON"),
+        (_log([GOOD_CALL, "{not json", GOOD_CALL]) + "\n", 2, "not JSON"),
+        (_log([GOOD_CALL, json.dumps({"request": {"model": "m"}})]) + "\n", 2, "request.messages: missing"),
+        (
+            _log([GOOD_CALL, json.dumps({"request": BASE, "response": 3})]) + "\n",
+            2,
+            "response: expected a Message object",
+        ),
+        (_log([GOOD_CALL, json.dumps({"request": BASE, "response": {"content": 3}})]) + "\n", 2, "content"),
+        (_log([GOOD_CALL, "[1, 2]"]) + "\n", 2, "expected a request"),
+        (
+            _log([GOOD_CALL, json.dumps({"request": {**BASE, "messages": [{"role": "user", "content": 1}]}})]) + "\n",
+            2,
+            "messages[0].content",
+        ),
+    ],
+)
+def test_a_bad_line_of_a_log_names_its_line(tmp_path: Path, text: str, line: int, what: str) -> None:
+    """A line of a .jsonl call log (or of a .json file) that is not JSON, or not a call, names that line."""
+    name = "calls.jsonl" if text.count("\n") > 1 and text.startswith(GOOD_CALL) else "convo.json"
+    source = in_file(tmp_path, name, text)
+    with pytest.raises(RunFileError) as caught:
+        from_anthropic(source)
+    assert caught.value.line == line and str(caught.value).startswith(f"{source}:{line}: "), str(caught.value)
+    assert what in caught.value.what
+
+
+def test_a_log_cut_in_its_last_line_loads_the_calls_before_it_with_a_warning(tmp_path: Path) -> None:
+    """A call log whose writer stopped mid-line keeps every whole call, and says the last line was cut, where."""
+    whole = _log([GOOD_CALL, GOOD_CALL]) + "\n"
+    source = in_file(tmp_path, "calls.jsonl", whole + GOOD_CALL[: len(GOOD_CALL) // 2])
+    run = load(source)
+    assert len(run.model_calls) == 2
+    [cut] = [warning for warning in run.warnings if "cut short" in warning.text]
+    assert (cut.line, cut.path) == (3, str(source))
+
+
+def test_a_file_of_no_known_format_says_what_was_tried(tmp_path: Path) -> None:
+    """Valid JSON in no format load knows: one error saying what the file holds, the formats tried, the docs."""
+    source = in_file(tmp_path, "notes.json", json.dumps({"title": "t", "items": [1]}))
+    with pytest.raises(RunFileError) as caught:
+        load(source)
+    message = str(caught.value)
+    assert "\n" not in message and "keys title, items" in message
+    assert "Anthropic Messages API" in message and "your-own-runs" in message
+
+
+# ---------------------------------------------------------------------------- fuzz
+
+FIXTURE = json.dumps(BASE, indent=1).encode("utf-8")
+LOG = (_log([GOOD_CALL, json.dumps({"request": BASE, "response": None, "latency_ms": 3})]) + "\n").encode("utf-8")
+TOKENS = [b"{", b"}", b"[", b"]", b",", b":", b'"', b"null", b"1", b'"role"', b'"tool_use"', b"\\u0000", b"\xff", b"\n"]
+
+
+@st.composite
+def mutated(draw: st.DrawFn, source: bytes) -> bytes:
+    """``source`` with a few byte flips, cuts and inserted JSON tokens."""
+    data = bytearray(source)
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["flip", "cut", "insert"]))
+        at = draw(st.integers(0, max(len(data) - 1, 0)))
+        if kind == "flip" and data:
+            data[at] = draw(st.integers(0, 255))
+        elif kind == "cut":
+            end = draw(st.integers(at, min(len(data), at + 40)))
+            del data[at:end]
+        else:
+            data[at:at] = draw(st.sampled_from(TOKENS))
+    return bytes(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.tuples(st.just("convo.json"), mutated(FIXTURE)), st.tuples(st.just("calls.jsonl"), mutated(LOG))))
+def test_fuzzed_input_loads_or_raises_only_the_one_error(case: tuple[str, bytes]) -> None:
+    """A mutated conversation or call log either loads (any doubt a warning) and renders both views, or raises
+    RunFileError naming the file and a line of it: never another exception."""
+    name, data = case
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / name
+        source.write_bytes(data)
+        try:
+            run = load(source)
+        except RunFileError as error:
+            assert str(error).startswith(f"{source}:{error.line}: ") and 0 <= error.line <= data.count(b"\n") + 1
+            return
+        for options in (run.options(), run.options(recent_results=1, result_bytes=8)):
+            views = Views(run, options)
+            for at in views.stops:
+                assert views.at(at).messages[0].role == "user"
