@@ -198,3 +198,91 @@ def normalised(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else message
         for message in messages
     ]
+
+
+WEATHER: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "system": "You are a helpful assistant with weather tools.",
+    "tools": [
+        {
+            "name": "get_weather",
+            "description": "Get the current weather in a given location",
+            "input_schema": {
+                "type": "object",
+                "properties": {"location": {"type": "string"}},
+                "required": ["location"],
+            },
+        }
+    ],
+    "messages": [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What's the weather like in Paris and London?"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "Two cities: two calls.", "signature": "EqoBCkgIARABGAIiQL"},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01A09q90qw90lq917835lq9",
+                    "name": "get_weather",
+                    "input": {"location": "Paris"},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01B18r81rx81mr826744mr8",
+                    "name": "get_weather",
+                    "input": {"location": "London"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_01A09q90qw90lq917835lq9",
+                    "content": "Sunny, 21C\nwind 5 km/h",
+                },
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_01B18r81rx81mr826744mr8",
+                    "content": [{"type": "text", "text": "Rain, 14C"}],
+                },
+                {"type": "text", "text": "Keep it short.", "cache_control": {"type": "ephemeral"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01C27s72sy72ns735653ns7",
+                    "name": "get_weather",
+                    "input": {"location": "Rome"},
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_01C27s72sy72ns735653ns7",
+                    "content": "timeout",
+                    "is_error": True,
+                }
+            ],
+        },
+        {"role": "assistant", "content": "Paris is sunny (21C), London rainy (14C); Rome did not answer."},
+        {"role": "user", "content": "Thanks! And Berlin?"},
+    ],
+}
+"""A request an agent on the Messages API sent, in the shape of the API docs' tool-use examples (get_weather,
+``toolu_`` ids): parallel tool uses, a result as blocks, text beside results, an error, an image, thinking,
+cache control."""

@@ -1,0 +1,244 @@
+"""The command line on an agent's own history: every command reads it directly, import writes it as a run file,
+and the views say which of the two they are (as sent, or under the contract)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender import load_run, render, samples
+from agentrender.cli import main
+from agentrender.imports import FORMATS, first_line_summary, from_anthropic, load
+from agentrender.imports.detect import Format
+from agentrender.runfile import Run
+from agentrender.views import Views
+from tests._support.conversations import WEATHER, normalised
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """Run ``agentrender argv`` in this process: its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def ok(*argv: str) -> str:
+    """The output of a command that succeeds, plain, at 100 columns."""
+    code, out, err = run_cli(*argv, "--width", "100", "--color", "never")
+    assert (code, err) == (0, ""), err
+    return out
+
+
+def as_json(*argv: str) -> Any:
+    """The ``--json`` output of a command that succeeds."""
+    code, out, err = run_cli(*argv, "--json")
+    assert (code, err) == (0, ""), err
+    return json.loads(out)
+
+
+def call_log(messages: list[dict[str, Any]]) -> str:
+    """A .jsonl log of every call an agent made to hold ``messages``: each request with the reply to it."""
+    lines = []
+    for end in range(1, len(messages), 2):
+        reply = messages[end]
+        content = (
+            reply["content"] if isinstance(reply["content"], list) else [{"type": "text", "text": reply["content"]}]
+        )
+        stop = "tool_use" if any(block["type"] == "tool_use" for block in content) else "end_turn"
+        response = {"type": "message", "role": "assistant", "content": content, "stop_reason": stop}
+        request = {**WEATHER, "messages": messages[:end]}
+        lines.append(json.dumps({"request": request, "response": response, "latency_ms": 800 + end}))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def convo(tmp_path: Path) -> Path:
+    """The weather conversation as its agent sent it: a request body in a .json file."""
+    path = tmp_path / "convo.json"
+    path.write_text(json.dumps(WEATHER, indent=2), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    """The weather conversation as a call log: one request and its reply a line."""
+    path = tmp_path / "calls.jsonl"
+    path.write_text(call_log(WEATHER["messages"]), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------- every command reads it
+
+
+@pytest.mark.parametrize("command", ["show", "steps", "decide", "check", "context", "keys"])
+def test_every_command_reads_a_conversation_and_a_call_log(command: str, convo: Path, log: Path) -> None:
+    """Each command's RUN takes a Messages API request (.json) and a call log (.jsonl) as it takes a run file."""
+    for source in (convo, log):
+        code, out, err = run_cli(command, str(source), "--json")
+        assert code == 0 and err == "", err
+        json.loads(out)
+
+
+def test_show_of_a_conversation_is_what_was_sent_and_says_so(convo: Path) -> None:
+    """show of an imported run prints its view as sent (every result in full) and names the view in its header;
+    --json has the messages as sent and the mode."""
+    data = as_json("show", str(convo))
+    assert data["messages"] == normalised(WEATHER["messages"])
+    assert (data["mode"], data["summariser"]) == ("as sent", "")
+    out = ok("show", str(convo))
+    assert "shown       as sent" in out and "no window, no cap" in out
+    assert "9,223,372,036,854,775,807" not in out  # the window of an as-sent view is not a number to print
+
+
+def test_show_with_a_window_is_the_what_if_under_the_contract(convo: Path) -> None:
+    """--recent-results/--result-bytes on an imported run give the same history under the contract's window and
+    cap: the header says so, and the messages are the run's own options with that window."""
+    run = load(convo)
+    data = as_json("show", str(convo), "--recent-results", "1", "--result-bytes", "64")
+    want = render.messages(run.step_input(), run.options(recent_results=1, result_bytes=64))
+    assert data["messages"] == [message.to_dict() for message in want]
+    assert data["mode"] == "under the contract (window 1, cap 64 bytes)"
+    out = ok("show", str(convo), "--recent-results", "1")
+    assert "under the contract (window 1, cap 16,384 bytes); no summariser" in " ".join(out.replace("│", " ").split())
+    assert render.NO_SUMMARY_TEXT in out
+
+
+def test_a_samples_show_says_nothing_of_the_two_views() -> None:
+    """A run of the package's own driver has one view, the contract's: show names no mode for it."""
+    for name in samples.names():
+        assert as_json("show", name)["mode"] == ""
+        assert "as sent" not in ok("show", name) and "under the contract" not in ok("show", name)
+
+
+def test_decide_reads_a_call_logs_replies_and_a_reply_file_by_its_content(log: Path, tmp_path: Path) -> None:
+    """decide on a call log explains each logged reply; a .json file holding a Message is a reply, one holding a
+    request (or a request with its response) is a run, whatever its name."""
+    rows = as_json("decide", str(log))
+    assert len(rows) == len(WEATHER["messages"]) // 2 and rows[0]["decision"]["tool"] == "get_weather"
+    reply = tmp_path / "anything.json"
+    reply.write_text(json.dumps({"type": "message", "role": "assistant", **WEATHER["messages"][1]}), encoding="utf-8")
+    [row] = as_json("decide", str(reply))
+    assert row["compared"] is False and row["decision"]["tool"] == "get_weather"
+    pair = tmp_path / "pair.json"
+    pair.write_text(json.dumps(json.loads(log.read_text().splitlines()[0])), encoding="utf-8")
+    [row] = as_json("decide", str(pair))
+    assert row["step"] == 0
+
+
+def test_a_json_file_of_no_known_format_is_loads_one_line_error(tmp_path: Path) -> None:
+    """Valid JSON that is no run nor conversation gets load's error as one line, for every command, decide too:
+    what the file holds, the formats tried and where they are documented; never 'not JSON' or 'type: missing'."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"theme": "dark", "fontSize": 12}), encoding="utf-8")
+    for command in ("show", "decide", "steps", "context", "keys"):
+        code, out, err = run_cli(command, str(path))
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert "not a run, nor a conversation agentrender can import" in err and "keys theme, fontSize" in err
+        assert "Tried:" in err and "your-own-runs" in err
+        assert "not JSON" not in err and "type: missing" not in err
+
+
+def test_a_broken_conversation_names_its_file_line_and_field(convo: Path) -> None:
+    """A conversation with a field of the wrong type is one line on stderr naming the file, the line and the field."""
+    body = json.loads(convo.read_text())
+    body["messages"][1]["content"][1]["id"] = 7
+    convo.write_text(json.dumps(body), encoding="utf-8")
+    code, _, err = run_cli("show", str(convo))
+    assert code == 2 and err == f"agentrender: {convo}:1: messages[1].content[1].id: expected a string, got int\n"
+
+
+# ---------------------------------------------------------------------------- import
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_import_writes_a_run_file_that_loads_back_equal(convo: Path, tmp_path: Path, suffix: str) -> None:
+    """import SOURCE -o run.jsonl(.gz) writes the run file of the import: load_run gives the same records and the
+    same views, as sent and under the contract."""
+    target = tmp_path / f"run{suffix}"
+    [written] = as_json("import", str(convo), "-o", str(target))
+    imported, again = load(convo), load_run(target)
+    assert written["path"] == str(target) and written["steps"] == len(imported.steps) == 3
+    assert list(again.records) == list(imported.records)
+    for window in ({}, {"recent_results": 1, "result_bytes": 40}):
+        views, back = Views(imported, imported.options(**window)), Views(again, again.options(**window))
+        for at in views.stops:
+            assert back.at(at).messages == views.at(at).messages
+            assert back.at(at).replay_key == views.at(at).replay_key
+    shown = [ok("show", str(path)).splitlines() for path in (target, convo)]
+    assert [line for line in shown[0] if "│ file " not in line] == [line for line in shown[1] if "│ file " not in line]
+
+
+def test_import_refuses_to_overwrite_without_force(convo: Path, tmp_path: Path) -> None:
+    """An existing output is left as it is unless --force is given: one line, exit 2."""
+    target = tmp_path / "run.jsonl"
+    target.write_text("precious\n", encoding="utf-8")
+    code, out, err = run_cli("import", str(convo), "-o", str(target))
+    assert code == 2 and out == "" and err == f"agentrender: {target}: already exists; --force overwrites it\n"
+    assert target.read_text(encoding="utf-8") == "precious\n"
+    assert run_cli("import", str(convo), "-o", str(target), "--force")[0] == 0
+    assert load_run(target).run_id == "convo.json"
+
+
+def test_import_of_an_unreadable_source_writes_nothing(tmp_path: Path) -> None:
+    """A source that cannot be imported is load's one-line error, and no output file is made."""
+    source = tmp_path / "x.json"
+    source.write_text('{"messages": "hello"}', encoding="utf-8")
+    target = tmp_path / "run.jsonl"
+    code, _, err = run_cli("import", str(source), "-o", str(target))
+    assert code == 2 and err == f"agentrender: {source}:1: messages: expected a list of messages, got str\n"
+    assert list(tmp_path.iterdir()) == [source]
+
+
+def test_import_with_first_line_summaries_gives_the_what_if_its_summaries(convo: Path, tmp_path: Path) -> None:
+    """--summarise first-line gives each result its first line and size: the run file names the summariser, and
+    under the contract a result outside the window shows that summary, not (no summary)."""
+    target = tmp_path / "run.jsonl"
+    ok("import", str(convo), "-o", str(target), "--summarise", "first-line")
+    run = load_run(target)
+    assert run.summariser == "first_line_summary"
+    assert run.records[1:] != load(convo).records[1:]
+    want = from_anthropic(WEATHER, run_id=run.run_id, summarise=first_line_summary)
+    window = {"recent_results": 1, "result_bytes": 100}
+    assert render.messages(run.step_input(), run.options(**window)) == render.messages(
+        want.step_input(), want.options(**window)
+    )
+    out = ok("show", str(target), "--recent-results", "1")
+    assert "results summarised by first_line_summary" in " ".join(out.replace("│", " ").split())
+    assert first_line_summary("Sunny, 21C\nwind 5 km/h") in out
+
+
+def test_import_of_a_run_file_keeps_it_as_it_was(tmp_path: Path) -> None:
+    """An agentrender.run/1 run file imports as itself: the same records, so old files still load and write."""
+    target = tmp_path / "copy.jsonl"
+    ok("import", "fix-failing-test", "-o", str(target))
+    original = samples.load("fix-failing-test")
+    assert list(load_run(target).records) == list(original.records)
+    assert original.header["format"] == "agentrender.run/1"
+
+
+def test_import_all_writes_each_run_of_a_file_that_holds_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --all -o DIR, each run of a file holding several is written as RUN_ID.jsonl; without --all such a file
+    is refused with a line saying --all writes them."""
+
+    def read(path: str) -> list[Run]:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return [from_anthropic(conversation, run_id=name) for name, conversation in data["runs"].items()]
+
+    several = Format("several runs", lambda path, first: isinstance(first, dict) and "runs" in first, read)
+    monkeypatch.setattr("agentrender.imports.detect.FORMATS", [several, *FORMATS])
+    source = tmp_path / "eval.json"
+    source.write_text(json.dumps({"runs": {"sample/1": WEATHER, "sample 2": WEATHER}}), encoding="utf-8")
+    code, _, err = run_cli("import", str(source), "-o", str(tmp_path / "one.jsonl"))
+    assert code == 2 and "holds 2 runs; --all -o FOLDER writes each of them" in err
+    folder = tmp_path / "runs"
+    written = as_json("import", str(source), "--all", "-o", str(folder), "--gzip")
+    assert sorted(Path(item["path"]).name for item in written) == ["sample_1.jsonl.gz", "sample_2.jsonl.gz"]
+    assert [load_run(item["path"]).run_id for item in written] == ["sample/1", "sample 2"]
+    code, _, err = run_cli("import", str(source), "--all", "-o", str(folder), "--gzip")
+    assert code == 2 and "already exists (2 of the 2 files to write); --force overwrites" in err

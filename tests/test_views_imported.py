@@ -1,0 +1,90 @@
+"""Which of an imported run's two views a view is (as sent, or under the contract), said once by Views and shown
+by the HTML, the run's own HTML and the notebook widgets; the driver's runs say nothing of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentrender import render, samples
+from agentrender.imports import first_line_summary, from_anthropic, with_summaries
+from agentrender.runfile import read_records
+from agentrender.views import Views
+from agentrender.views.html import view_html
+from tests._support.conversations import WEATHER
+
+
+def test_views_name_the_view_as_sent_or_under_the_contract() -> None:
+    """An import's own options are 'as sent'; a window or cap given makes it 'under the contract (window N, cap M
+    bytes)'; describe_mode adds the summariser, or says results outside the window show (no summary)."""
+    run = from_anthropic(WEATHER)
+    assert Views(run).mode == Views(run).describe_mode() == "as sent"
+    under = Views(run, run.options(recent_results=1, result_bytes=2048))
+    assert under.mode == "under the contract (window 1, cap 2,048 bytes)"
+    assert under.describe_mode().endswith("no summariser: a result outside the window shows '(no summary)'")
+    summarised = Views(with_summaries(run, first_line_summary), run.options(recent_results=1))
+    assert summarised.summariser == "first_line_summary"
+    assert summarised.describe_mode() == (
+        "under the contract (window 1, cap 16,384 bytes); results summarised by first_line_summary"
+    )
+
+
+def test_with_summaries_gives_what_summarising_on_import_gives() -> None:
+    """Summaries given after the import render the what-if exactly as summaries given by the importer."""
+    window = {"recent_results": 0, "result_bytes": 30}
+    after = with_summaries(from_anthropic(WEATHER), first_line_summary)
+    during = from_anthropic(WEATHER, summarise=first_line_summary)
+    assert list(after.records) == list(during.records)
+    assert render.messages(after.step_input(), after.options(**window)) == render.messages(
+        during.step_input(), during.options(**window)
+    )
+    sample = samples.load("fix-failing-test")
+    assert with_summaries(sample, first_line_summary) is sample  # its tools' own summaries stay
+
+
+@pytest.mark.parametrize("name", samples.names())
+def test_the_driver_runs_name_no_mode(name: str) -> None:
+    """A sample run (recorded by this package's driver) has one view, the contract's: no mode, no mode in its HTML."""
+    views = Views(samples.load(name))
+    assert views.mode == views.describe_mode() == views.summariser == ""
+    assert "ar-mode" not in view_html(views.at(None))
+
+
+def test_the_html_header_and_the_runs_html_say_which_view() -> None:
+    """The view's HTML header, and the run's own HTML, name the view as sent, or under the contract."""
+    run = from_anthropic(WEATHER)
+    assert '<span class="ar-mode"' in view_html(Views(run).at(None)) and "<b>as sent</b>" in run._repr_html_()
+    under = view_html(Views(run, run.options(recent_results=2)).at(1))
+    assert "under the contract (window 2, cap 16,384 bytes)" in under
+
+
+def test_a_hostile_summariser_name_is_escaped() -> None:
+    """The summariser's name comes from the file: it reaches the page escaped, never as markup."""
+    run = from_anthropic(WEATHER)
+    header = {**run.records[0], "summariser": "<script>alert(1)</script>"}
+    hostile = read_records([header, *run.records[1:]])
+    page = view_html(Views(hostile, hostile.options(recent_results=1)).at(None))
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_the_conversation_widget_switches_between_the_two_views() -> None:
+    """The widget on an import starts as sent with the window settings off; unticking 'as sent' shows the run
+    under the contract with the window settings, exactly as the run's options with them render it."""
+    pytest.importorskip("ipywidgets")
+    from agentrender.notebook import ConversationView, RunExplorer
+
+    run = from_anthropic(WEATHER)
+    widget = ConversationView(run)
+    assert widget.as_sent.value and widget.recent_results.disabled and "<b>as sent</b>" in widget.html.value
+    assert (widget.recent_results.value, widget.result_bytes.value) == (render.RECENT_RESULTS, render.RESULT_BYTES)
+    widget.as_sent.value = False
+    widget.recent_results.value = 1
+    widget.result_bytes.value = 12
+    assert not widget.recent_results.disabled
+    want = render.messages(run.step_input(), run.options(recent_results=1, result_bytes=12))
+    assert widget.view.messages == want
+    assert "under the contract (window 1, cap 12 bytes)" in widget.html.value
+    widget.as_sent.value = True
+    assert widget.view.messages == render.messages(run.step_input(), run.options())
+    assert "as sent" in RunExplorer(run)._totals_html()
+    sample = ConversationView(samples.load("fix-failing-test"))
+    assert sample.as_sent.layout.display == "none" and "ar-mode" not in sample.html.value
