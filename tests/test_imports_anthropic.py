@@ -20,8 +20,9 @@ from agentrender.imports import first_line_summary, from_anthropic, load
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
 from tests._support.conversations import conversations, normalised
+from tests._support.examples import examples
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def wire(messages: Any) -> bytes:
@@ -63,7 +64,6 @@ def sent_requests(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 # ---------------------------------------------------------------------------- round trips
 
 
-@pytest.mark.slow
 @SETTINGS
 @given(conversations())
 def test_a_conversation_renders_back_byte_for_byte(messages: list[dict[str, Any]]) -> None:
@@ -80,7 +80,6 @@ def test_a_conversation_renders_back_byte_for_byte(messages: list[dict[str, Any]
         assert run.steps[-1].observation is None and len(run.steps) == len(want) // 2
 
 
-@pytest.mark.slow
 @SETTINGS
 @given(conversations(), st.sampled_from([".jsonl", ".jsonl.gz"]), st.booleans())
 def test_a_written_import_loads_back_the_same(messages: list[dict[str, Any]], suffix: str, summarise: bool) -> None:
@@ -102,7 +101,6 @@ def test_a_written_import_loads_back_the_same(messages: list[dict[str, Any]], su
         assert back.mode == views.mode
 
 
-@pytest.mark.slow
 @SETTINGS
 @given(conversations(max_steps=4))
 def test_a_file_imports_as_the_dict_does(messages: list[dict[str, Any]]) -> None:
@@ -118,7 +116,6 @@ def test_a_file_imports_as_the_dict_does(messages: list[dict[str, Any]]) -> None
     assert all(wire(rendered(bare, s.index)) == wire(rendered(from_dict, s.index)) for s in from_dict.steps)
 
 
-@pytest.mark.slow
 @SETTINGS
 @given(conversations(max_steps=5))
 def test_a_call_log_gives_every_call_and_the_longest_conversation(messages: list[dict[str, Any]]) -> None:
@@ -155,7 +152,6 @@ def test_a_call_log_gives_every_call_and_the_longest_conversation(messages: list
 # ---------------------------------------------------------------------------- the what-if
 
 
-@pytest.mark.slow
 @SETTINGS
 @given(conversations(), st.integers(0, 3), st.sampled_from([0, 10, 200, render.RESULT_BYTES]), st.booleans())
 def test_the_view_under_the_contract_is_one_the_api_accepts(
@@ -401,8 +397,7 @@ def mutated(draw: st.DrawFn, source: bytes) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.tuples(st.just("convo.json"), mutated(FIXTURE)), st.tuples(st.just("calls.jsonl"), mutated(LOG))))
 def test_fuzzed_input_loads_or_raises_only_the_one_error(case: tuple[str, bytes]) -> None:
     """A mutated conversation or call log either loads (any doubt a warning) and renders both views, or raises
