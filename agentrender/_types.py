@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentrender._display.values import decision_html, messages_html
-from agentrender._fast import frozen_factory
+from agentrender._fast import BoundedMemo, frozen_factory
 
 __all__ = [
     "ContentBlock",
@@ -190,6 +190,37 @@ class ContentBlock:
         if block.to_dict() != dict(wire):  # a key the fields cannot carry, or a value they change
             return cls(type=kind, raw=dict(wire), **values)
         return block
+
+
+# Blocks of one type nearly always have the same keys holding the same types of value, and a
+# block's check depends on nothing else (but a tool_result's list of blocks, checked each time):
+# a shape that has passed once is remembered.
+_checked_shapes: BoundedMemo[tuple[str, tuple[str, ...], tuple[type, ...]], bool] = BoundedMemo(4096)
+
+
+def check_block(wire: Any, where: str = "block") -> None:
+    """Raise what ``ContentBlock.from_dict(wire, where=where)`` raises, without building the block.
+
+    For a reader that checks many blocks it keeps as they are (an importer, a run file's
+    recorded turns): a block's check depends only on its type, its keys and the types of their
+    values, so a shape that has passed once passes again at the cost of a lookup.
+    """
+    if type(wire) is dict:
+        kind = wire.get("type")
+        if type(kind) is str:
+            shape = (kind, tuple(wire), tuple(map(type, wire.values())))
+            nested = wire.get("content") if kind == "tool_result" else None
+            if type(nested) is list:
+                # a result's list of blocks: each checked as a block (what _block_values does by
+                # building them), so its shape is remembered too; the result's own fields next
+                for i, block in enumerate(nested):
+                    check_block(block, f"{where}.content[{i}]")
+            if shape in _checked_shapes:
+                return
+            _block_values(wire, where)
+            _checked_shapes.keep(shape, True)
+            return
+    _block_values(wire, where)
 
 
 def _block_values(wire: Any, where: str) -> tuple[str, dict[str, Any] | None]:

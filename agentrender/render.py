@@ -65,6 +65,7 @@ __all__ = [
     "assistant_turn",
     "assistant_turns",
     "decide",
+    "decide_blocks",
     "decided",
     "default_observation",
     "invalid_nudge",
@@ -479,6 +480,22 @@ def decide(response: ModelResponse) -> Decision:
     ``decided(response)`` gives the same decision with the rule that made it.
     """
     return decided(response).decision
+
+
+def decide_blocks(content: Iterable[Mapping[str, Any]], stop_reason: str) -> Decision:
+    """``decide`` of a reply given as its content's wire blocks, already checked (``_types.check_block``).
+
+    For a reader of many replies it keeps as they are (an importer): only what ``decide`` reads
+    is built, the text and tool-use blocks, so the decision is ``decide`` of the whole reply.
+    """
+    blocks = tuple(
+        new_block("text", block["text"])
+        if block["type"] == "text"
+        else new_block("tool_use", "", block.get("id", ""), block["name"], block.get("input"))
+        for block in content
+        if block["type"] == "text" or block["type"] == "tool_use"
+    )
+    return decided(ModelResponse(content=blocks, stop_reason=stop_reason)).decision
 
 
 def decided(response: ModelResponse) -> Decided:

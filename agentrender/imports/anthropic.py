@@ -19,13 +19,14 @@ results, citations, cache control) is kept as it was read. Standard library only
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from agentrender import render
+from agentrender._fast import paused
+from agentrender._json import canonical, strict_loads
 from agentrender._types import ModelResponse
 from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning, read_records
@@ -78,6 +79,13 @@ def from_anthropic(
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
     the file, line and field of what cannot be read.
     """
+    # An import makes a run's worth of objects and frees almost none: the collector's passes
+    # over them would cost more than the import (as for load_run).
+    with paused():
+        return _from_anthropic(source, run_id, summarise)
+
+
+def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
     if isinstance(source, str | os.PathLike):
         path = str(source)
         cut: list[RunWarning] = []
@@ -86,6 +94,10 @@ def from_anthropic(
         origin = {"format": "anthropic-messages", "path": path}
     else:
         path, name = "<anthropic>", "conversation"
+        try:
+            canonical(source)  # what a file holds is JSON by being read; a value given is checked here
+        except (TypeError, ValueError) as error:
+            raise RunFileError(path, 1, f"not JSON: {error}") from None
         calls = [(1, source)]
         cut = []
         origin = {"format": "anthropic-messages"}
@@ -104,7 +116,7 @@ def from_anthropic(
             summarise=summarise,
             warnings=warnings,
         )
-        return read_records(records, path=path, notes=warnings)
+        return read_records(records, path=path, notes=warnings, blocks_checked=True)
     return _from_calls(entries, path, run_id or name, origin, summarise, cut)
 
 
@@ -122,7 +134,7 @@ def _read_file(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
     stripped = text.lstrip("\ufeff \t\r\n")
     if stripped[:1] in ("{", "[") and not path.endswith(".jsonl"):
         try:
-            return [(1, json.loads(stripped))]
+            return [(1, strict_loads(stripped))]
         except ValueError as error:
             if stripped[:1] == "[" or "\n{" not in stripped:
                 raise RunFileError(path, getattr(error, "lineno", 1), f"not JSON: {error}") from None
@@ -132,7 +144,7 @@ def _read_file(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            values.append((number, json.loads(line)))
+            values.append((number, strict_loads(line)))
         except ValueError as error:
             if number == len(lines) and not text.endswith("\n") and values:
                 # a log cut short while its last call was written: the calls before it stand
@@ -238,7 +250,7 @@ def _from_calls(
         summarise=summarise,
         warnings=warnings,
     )
-    return read_records(records, path=path, notes=warnings)
+    return read_records(records, path=path, notes=warnings, blocks_checked=True)
 
 
 def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:

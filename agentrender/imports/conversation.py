@@ -23,10 +23,11 @@ A conversation maps onto the render contract this way:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from itertools import pairwise
+from typing import Any, NoReturn
 
 from agentrender import render
-from agentrender._types import ContentBlock, ModelResponse, utf8_bytes
+from agentrender._types import check_block, utf8_bytes
 from agentrender.runfile import FORMAT_SENT, RunFileError, RunWarning, decision_record
 from agentrender.runfile.sent import result_text
 
@@ -64,29 +65,39 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
     out = []
     for i, message in enumerate(messages):
-        here = where.at(f"[{i}]")
-        if not isinstance(message, Mapping):
-            raise here.error(f"expected a message object, got {type(message).__name__}")
+        if type(message) is not dict:
+            if not isinstance(message, Mapping):
+                raise where.at(f"[{i}]").error(f"expected a message object, got {type(message).__name__}")
+            message = dict(message)
         role = message.get("role")
-        if role not in ("user", "assistant"):
-            raise here.at("role").error(f"expected 'user' or 'assistant', got {role!r}")
+        if role != "user" and role != "assistant":
+            raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {role!r}")
         content = message.get("content")
-        if isinstance(content, str):
-            blocks: list[Any] = [{"type": "text", "text": content}]
-        elif isinstance(content, list):
-            blocks = content
-            for j, block in enumerate(blocks):
-                try:
-                    ContentBlock.from_dict(block, where=f"content[{j}]")
-                except ValueError as error:
-                    raise Where(here.path, here.line).error(f"{here.field}.{error}") from None
-                if block["type"] in _USES and not isinstance(block.get("input"), Mapping):
-                    got = "missing" if "input" not in block else f"got {type(block['input']).__name__}"
-                    raise here.at(f"content[{j}].input").error(f"expected an object (the tool's input), {got}")
-        else:
-            raise here.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
-        out.append({**message, "content": blocks})
+        if type(content) is str:
+            out.append({**message, "content": [{"type": "text", "text": content}]})
+            continue
+        if type(content) is not list:
+            got = type(content).__name__
+            raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
+        for j, block in enumerate(content):
+            try:
+                check_block(block)
+            except ValueError:
+                _block_error(block, where.at(f"[{i}]"), j)
+            if block["type"] in _USES and not isinstance(block.get("input"), Mapping):
+                _block_error(block, where.at(f"[{i}]"), j)
+        out.append(message)
     return out
+
+
+def _block_error(block: Any, here: Where, j: int) -> NoReturn:
+    """Raise the error for the ``j``-th block of the message at ``here``, naming its field."""
+    try:
+        check_block(block, f"content[{j}]")
+    except ValueError as error:
+        raise Where(here.path, here.line).error(f"{here.field}.{error}") from None
+    got = "missing" if "input" not in block else f"got {type(block['input']).__name__}"
+    raise here.at(f"content[{j}].input").error(f"expected an object (the tool's input), {got}")
 
 
 _USES = ("tool_use", "server_tool_use")
@@ -151,12 +162,13 @@ def conversation_records(
         if turns[-1]["role"] != "user":
             raise where.error("a reply was given, but the conversation does not end on a user turn")
         turns.append({"role": "assistant", "content": list(final.get("content") or [])})
-    for i in range(1, len(turns)):
-        if turns[i]["role"] == turns[i - 1]["role"]:
-            raise where.at(f"[{i}].role").error(
-                f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
-                "so they cannot be rendered as sent; join their content into one turn"
-            )
+    roles = [turn["role"] for turn in turns]
+    i = next((i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role), 0)
+    if i:
+        raise where.at(f"[{i}].role").error(
+            f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
+            "so they cannot be rendered as sent; join their content into one turn"
+        )
     # the request's own fields are named as the request has them (a call log's under "request.")
     prefix = where.field.rsplit("messages", 1)[0] if where.field.endswith("messages") else ""
     for key, expected, what in _REQUEST_FIELDS:
@@ -220,9 +232,8 @@ def _step_record(
     summarise: Summariser | None,
     warnings: list[RunWarning],
 ) -> dict[str, Any]:
-    uses = [block for block in assistant if block.get("type") == "tool_use"]
-    response = ModelResponse.from_dict({"content": assistant, "stop_reason": "tool_use" if uses else "end_turn"})
-    decision = render.decide(response)
+    uses = [block for block in assistant if block["type"] == "tool_use"]
+    decision = render.decide_blocks(assistant, "tool_use" if uses else "end_turn")
     first_id = str(uses[0].get("id", "")) if uses else ""
     sent: dict[str, Any] = {"tool_use_id": first_id, "assistant": assistant}
     record: dict[str, Any] = {"type": "step", "index": index, "decision": decision_record(decision)}

@@ -38,7 +38,7 @@ def with_summaries(run: Run, summarise: Summariser) -> Run:
             records.append(_summarised_step(record, summarise))
         else:
             records.append(dict(record))
-    return replace(read_records(records, path=run.path), warnings=run.warnings)
+    return replace(read_records(records, path=run.path, blocks_checked=True), warnings=run.warnings)
 
 
 def _summarised_step(record: Mapping[str, Any], summarise: Summariser) -> dict[str, Any]:

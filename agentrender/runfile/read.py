@@ -69,8 +69,9 @@ def _as_record(item: dict[str, Any] | ModelCall) -> Mapping[str, Any]:
 class _Loader:
     """The state of one read: what has been loaded so far and what will be reported."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, blocks: bool = True) -> None:
         self.path = path
+        self.blocks = blocks
         self.header: dict[str, Any] | None = None
         self.header_line = 0
         self.records: list[dict[str, Any] | ModelCall] = []
@@ -141,7 +142,7 @@ class _Loader:
     def record(self, number: int, record: Any, text: str) -> None:
         unknown = self.unknown
         try:
-            loaded = read_record(record, number, unknown, text)
+            loaded = read_record(record, number, unknown, text, blocks=self.blocks)
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
@@ -228,18 +229,29 @@ class _Loader:
         )
 
 
-def read_records(records: Iterable[Mapping[str, Any]], *, path: str = "", notes: Iterable[RunWarning] = ()) -> Run:
+def read_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    path: str = "",
+    notes: Iterable[RunWarning] = (),
+    blocks_checked: bool = False,
+) -> Run:
     """A ``Run`` of ``records`` (the dicts a run file's lines hold), read as ``load_run`` reads a file.
 
     For a run made in memory, an importer's: every record is checked as a line of a file
     would be (``RunFileError`` naming the record's position as its line), and ``notes``,
     what its maker read but could not map, come first among the run's warnings.
+    ``blocks_checked=True`` says the maker checked every block of the recorded turns itself
+    (as ``imports.normalise_messages`` does, naming the field as its input has it), so they are
+    not checked a second time; every other field of every record still is.
     """
-    loader = _Loader(path or "<records>")
+    loader = _Loader(path or "<records>", blocks=not blocks_checked)
     with paused():
         for number, record in enumerate(records, start=1):
             loader.last_line = number
-            loader.record(number, dict(record), encode_line(record).decode("utf-8"))
+            # only a model call keeps the text of its line (its reply is read from it when asked for)
+            text = encode_line(record).decode("utf-8") if record.get("type") == "model_call" else ""
+            loader.record(number, dict(record), text)
         run = loader.run(())
     if notes:
         run = replace(run, warnings=(*notes, *run.warnings))

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agentrender._fast import BoundedMemo, frozen_factory
-from agentrender._types import ContentBlock, Decision, Observation, Step
+from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import ModelCall, loaded_call
 from agentrender.runfile.replies import check_reply
@@ -145,7 +145,7 @@ def _index(value: Mapping[str, Any], key: str, where: str) -> int:
     return index
 
 
-def _header(record: dict[str, Any], unknown: list[str]) -> None:
+def _header(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> None:
     _check_fields(record, _RUN_FIELDS, "run", unknown)
     if record.get("max_output_tokens") is not None:
         _index(record, "max_output_tokens", "run")
@@ -155,21 +155,28 @@ def _header(record: dict[str, Any], unknown: list[str]) -> None:
             raise BadRecord(where, f"expected an object, got {type_name(tool)}")
         _check_fields(tool, _TOOL_FIELDS, where, unknown)
         _required(tool, "name", where)
-    if record.get("opening_content") is not None:
-        _check_blocks(record["opening_content"], "run.opening_content")
+    opening = record.get("opening_content")
+    if opening is not None:
+        if type(opening) is not list:
+            raise BadRecord("run.opening_content", f"expected an array, got {type_name(opening)}")
+        if blocks:
+            _check_blocks(opening, "run.opening_content")
 
 
 def _check_blocks(blocks: list[Any], where: str) -> None:
     """Each item of a turn's content, as the Messages API's block it must be."""
     for position, block in enumerate(blocks):
         try:
-            ContentBlock.from_dict(block, where=f"{where}[{position}]")
-        except ValueError as error:
-            field, _, what = str(error).partition(": ")
-            raise BadRecord(field, what) from None
+            check_block(block)
+        except ValueError:
+            try:
+                check_block(block, f"{where}[{position}]")  # again, for the error that names where it is
+            except ValueError as error:
+                field, _, what = str(error).partition(": ")
+                raise BadRecord(field, what) from None
 
 
-def _step(record: dict[str, Any], unknown: list[str]) -> Step:
+def _step(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> Step:
     _check_fields(record, _STEP_FIELDS, "step", unknown)
     index = _index(record, "index", "step")
     decision = observation = None
@@ -191,9 +198,14 @@ def _step(record: dict[str, Any], unknown: list[str]) -> Step:
     sent = record.get("sent")
     if sent is not None:
         _check_fields(sent, _SENT_FIELDS, "step.sent", unknown)
-        _check_blocks(_required(sent, "assistant", "step.sent"), "step.sent.assistant")
-        if sent.get("user") is not None:
-            _check_blocks(sent["user"], "step.sent.user")
+        assistant, user = _required(sent, "assistant", "step.sent"), sent.get("user")
+        for turn, where in ((assistant, "step.sent.assistant"), (user, "step.sent.user")):
+            if turn is not None and type(turn) is not list:
+                raise BadRecord(where, f"expected an array, got {type_name(turn)}")
+        if blocks:
+            _check_blocks(assistant, "step.sent.assistant")
+            if user is not None:
+                _check_blocks(user, "step.sent.user")
     return _new_step(index, decision, observation)
 
 
@@ -241,12 +253,15 @@ def check_record(record: Any) -> None:
         raise ValueError(str(error)) from None
 
 
-def read_record(record: Any, line: int, unknown: list[str], source: str) -> Step | ModelCall | None:
+def read_record(
+    record: Any, line: int, unknown: list[str], source: str, *, blocks: bool = True
+) -> Step | ModelCall | None:
     """Check ``record`` and give the typed value a ``step`` or ``model_call`` record loads into.
 
     ``line`` and ``source`` (the text ``record`` was decoded from) go into a model call,
     which is built only when ``source`` is given. The names of unknown fields are added to
-    ``unknown``; a record of the wrong shape raises ``BadRecord``.
+    ``unknown``; a record of the wrong shape raises ``BadRecord``. ``blocks=False`` leaves the
+    recorded turns' blocks (``step.sent``, ``opening_content``) to a caller that checked them.
     """
     if type(record) is not dict:
         raise BadRecord("record", f"expected a JSON object, got {type_name(record)}")
@@ -256,11 +271,11 @@ def read_record(record: Any, line: int, unknown: list[str], source: str) -> Step
             raise BadRecord("type", "missing: every record names its type")
         raise BadRecord("type", f"expected a string, got {type_name(kind)}")
     if kind == "step":
-        return _step(record, unknown)
+        return _step(record, unknown, blocks)
     if kind == "model_call":
         return _model_call(record, line, unknown, source)
     if kind == "run":
-        _header(record, unknown)
+        _header(record, unknown, blocks)
     elif kind == "end":
         _end(record, unknown)
     return None
