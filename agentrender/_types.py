@@ -209,16 +209,16 @@ def check_block(wire: Any, where: str = "block") -> None:
         kind = wire.get("type")
         if type(kind) is str:
             shape = (kind, tuple(wire), tuple(map(type, wire.values())))
+            if shape not in _checked_shapes:
+                _block_values(wire, where)
+                _checked_shapes.keep(shape, True)
+                return
             nested = wire.get("content") if kind == "tool_result" else None
             if type(nested) is list:
-                # a result's list of blocks: each checked as a block (what _block_values does by
-                # building them), so its shape is remembered too; the result's own fields next
+                # a result's list of blocks: its own fields passed with its shape, each block is
+                # checked as _block_values checks it (by building it), through its own shape
                 for i, block in enumerate(nested):
                     check_block(block, f"{where}.content[{i}]")
-            if shape in _checked_shapes:
-                return
-            _block_values(wire, where)
-            _checked_shapes.keep(shape, True)
             return
     _block_values(wire, where)
 

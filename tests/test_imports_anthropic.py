@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentrender import load_run, render, write_run
+from agentrender import ContentBlock, ModelResponse, load_run, render, write_run
 from agentrender._api_rules import message_problems
+from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
@@ -147,6 +148,46 @@ def test_a_call_log_gives_every_call_and_the_longest_conversation(messages: list
     for number, sent in enumerate(requests):
         assert wire(rendered(run, number)) == wire(normalised(sent))
         assert Views(run).at(number).replay_key == run.model_calls[number].request_key
+
+
+@SETTINGS
+@given(conversations(), st.sampled_from(["tool_use", "end_turn", "max_tokens", "refusal"]))
+def test_decide_blocks_is_decide_of_the_whole_reply(messages: list[dict[str, Any]], stop: str) -> None:
+    """render.decide_blocks of an assistant turn's wire blocks is render.decide of the Message they make."""
+    for turn in normalised(messages)[1::2]:
+        wire = {"type": "message", "role": "assistant", "content": turn["content"], "stop_reason": stop}
+        assert render.decide_blocks(turn["content"], stop) == render.decide(ModelResponse.from_dict(wire))
+
+
+BLOCK_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.lists(st.integers(), max_size=1)
+)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            ["type", "text", "id", "name", "input", "tool_use_id", "content", "is_error", "thinking", "data"]
+        ),
+        BLOCK_VALUES,
+    ),
+    st.sampled_from(["text", "tool_use", "tool_result", "thinking", "redacted_thinking", "image", ""]),
+)
+def test_check_block_raises_what_from_dict_raises(block: dict[str, Any], kind: str) -> None:
+    """check_block, which remembers the shapes that passed, accepts and refuses exactly the blocks
+    ContentBlock.from_dict does, with the same message, however often a shape is seen."""
+    if "type" not in block or kind:
+        block = {**block, "type": kind}
+    for _ in range(2):
+        try:
+            ContentBlock.from_dict(block, where="b")
+        except ValueError as error:
+            with pytest.raises(ValueError) as caught:
+                check_block(block, "b")
+            assert str(caught.value) == str(error)
+        else:
+            check_block(block, "b")
 
 
 # ---------------------------------------------------------------------------- the what-if
