@@ -413,3 +413,5 @@ new_block = frozen_factory(
 """``ContentBlock(type=..., ...)`` for the render loop."""
 new_message = frozen_factory(Message, "role", "content")
 """``Message(role=..., content=...)`` for the render loop."""
+new_response = frozen_factory(ModelResponse, "content", "stop_reason", "model", "id", "usage")
+"""``ModelResponse(content=..., stop_reason=...)`` for a reader that decides many replies."""

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentrender._fast import frozen_factory
 from agentrender._json import canonical, strict_loads
 from agentrender._types import (
     ContentBlock,
@@ -38,6 +39,7 @@ from agentrender._types import (
     StepInput,
     new_block,
     new_message,
+    new_response,
     utf8_bytes,
 )
 
@@ -469,6 +471,12 @@ class Decided:
     """The bytes the text could take in the reason: ``REASON_BYTES``, less the note and a space."""
 
 
+# decide runs once per captured reply and per imported turn: its two values are built without
+# their dataclasses' __init__ (see agentrender._fast), with the same values.
+_new_decision = frozen_factory(Decision, "kind", "tool", "args", "reason", "invalid_args", "invalid_base64")
+_new_decided = frozen_factory(Decided, "decision", "rule", "args", "text", "tool_uses", "note", "reason_budget")
+
+
 def decide(response: ModelResponse) -> Decision:
     """Map a model's reply onto a decision; never ``complete``.
 
@@ -495,7 +503,7 @@ def decide_blocks(content: Iterable[Mapping[str, Any]], stop_reason: str) -> Dec
         for block in content
         if block["type"] == "text" or block["type"] == "tool_use"
     )
-    return decided(ModelResponse(content=blocks, stop_reason=stop_reason)).decision
+    return decided(new_response(blocks, stop_reason)).decision
 
 
 def decided(response: ModelResponse) -> Decided:
@@ -518,25 +526,12 @@ def decided(response: ModelResponse) -> Decided:
             note = _not_executed_note(names[1:])
             budget = REASON_BYTES - utf8_bytes(note) - 1
             reason = f"{truncate(text, budget)} {note}" if text else note
-        decision = Decision(
-            kind="tool_call",
-            tool=first.name,
-            args=value,
-            reason=truncate(reason, REASON_BYTES),
-            invalid_args=invalid,
-            invalid_base64=invalid_base64,
+        decision = _new_decision(
+            "tool_call", first.name, value, truncate(reason, REASON_BYTES), invalid, invalid_base64
         )
-        return Decided(
-            decision=decision,
-            rule="tool_call",
-            args=outcome,
-            text=text,
-            tool_uses=names,
-            note=note,
-            reason_budget=budget,
-        )
-    decision = Decision(kind=kind, reason=truncate(text, REASON_BYTES))
-    return Decided(
+        return _new_decided(decision, "tool_call", outcome, text, names, note, budget)
+    decision = _new_decision(kind, reason=truncate(text, REASON_BYTES))
+    return _new_decided(
         decision=decision, rule=rule, args="", text=text, tool_uses=names, note="", reason_budget=REASON_BYTES
     )
 
