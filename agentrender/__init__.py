@@ -6,6 +6,7 @@ imports nothing outside the Python standard library.
 """
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput
+from agentrender.recording import record
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWriter, load_run, write_run
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "Step",
     "StepInput",
     "load_run",
+    "record",
     "write_run",
 ]
 

@@ -8,9 +8,12 @@
 - a request and the ``Message`` that answered it: ``{"request": {...}, "response": {...}}``
   (also ``params``/``body`` for the request, ``message`` for the reply);
 - a call log: a list (or ``.jsonl`` lines) of such request/response pairs, one per model call
-  an agent made, as ``agentrender.record`` writes them. Each call becomes a model call of the
-  run, made for the step its request decides; the steps come from the longest conversation
-  (the call whose request holds the most messages, with its reply as the last step).
+  an agent made. Each call becomes a model call of the run, made for the step its request
+  decides; the steps come from the longest conversation (the call whose request holds the
+  most messages, with its reply as the last step);
+- a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
+  ``model_call`` records holding their ``request``): read as a call log, each
+  ``model_call_error`` record a warning naming the call that gave no reply.
 
 Every block type the API has (text, image, document, thinking, redacted thinking, tool use,
 tool results with text or blocks and ``is_error``, server tool uses and their results, search
@@ -29,7 +32,8 @@ from agentrender._fast import paused
 from agentrender._json import canonical, strict_loads
 from agentrender._types import ModelResponse
 from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
-from agentrender.runfile import Run, RunFileError, RunWarning, read_records
+from agentrender.runfile import Run, RunFileError, RunWarning, failure_text, read_records
+from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines
 
 __all__ = ["from_anthropic", "looks_like_anthropic"]
 
@@ -86,12 +90,20 @@ def from_anthropic(
 
 
 def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
+    notes: list[RunWarning] = []
+    recording = False
     if isinstance(source, str | os.PathLike):
         path = str(source)
-        cut: list[RunWarning] = []
-        calls = _read_file(path, cut)
+        calls = _read_file(path, notes)
         name = Path(path).name
-        origin = {"format": "anthropic-messages", "path": path}
+        origin: dict[str, Any] = {"format": "anthropic-messages", "path": path}
+        header = calls[0][1]
+        if isinstance(header, Mapping) and header.get("type") == "run":
+            recording = True
+            calls = _recorded_calls(calls[1:], path, notes)
+            source_field = header.get("source")
+            origin = {**(source_field if isinstance(source_field, Mapping) else {}), "path": path}
+            name = str(header.get("run_id") or name)
     else:
         path, name = "<anthropic>", "conversation"
         try:
@@ -99,14 +111,13 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
         except (TypeError, ValueError) as error:
             raise RunFileError(path, 1, f"not JSON: {error}") from None
         calls = [(1, source)]
-        cut = []
         origin = {"format": "anthropic-messages"}
     entries = _entries(calls, path)
-    if len(entries) == 1 and entries[0][2] is None:
+    if not recording and len(entries) == 1 and entries[0][2] is None:
         line, request, _, _ = entries[0]
         where = Where(path, line, "messages" if isinstance(calls[0][1], Mapping) else "")
         messages = normalise_messages(request["messages"], where)
-        warnings: list[RunWarning] = list(cut)
+        warnings: list[RunWarning] = list(notes)
         records = conversation_records(
             messages,
             where=where,
@@ -117,16 +128,46 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
             warnings=warnings,
         )
         return read_records(records, path=path, notes=warnings, blocks_checked=True)
-    return _from_calls(entries, path, run_id or name, origin, summarise, cut)
+    if not entries:
+        raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
+    return _from_calls(entries, path, run_id or name, origin, summarise, notes)
+
+
+def _recorded_calls(records: list[tuple[int, Any]], path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+    """A recording's calls: its ``model_call`` and ``model_call_error`` records, each holding its request."""
+    calls = []
+    for line, record in records:
+        kind = record.get("type") if isinstance(record, Mapping) else None
+        if kind not in ("model_call", "model_call_error"):
+            notes.append(Where(path, line).warning(f"a {kind!r} record is not a call of the recording; not imported"))
+            continue
+        if not isinstance(record.get("request"), Mapping):
+            raise Where(path, line, f"{kind}.request").error("missing: a recorded call holds the request it sent")
+        calls.append((line, record))
+    return calls
+
+
+def _text(path: str, notes: list[RunWarning]) -> str:
+    """The file's text; a gzip stream is read up to where it ends (a recording killed while it was written)."""
+    with open(path, "rb") as file:
+        if file.peek(2)[:2] != GZIP_MAGIC:
+            return file.read().decode("utf-8")
+        stream_notes: list[str] = []
+        try:
+            data = b"".join(gzip_lines(file, stream_notes))
+        except StreamError as error:
+            raise RunFileError(path, 1, str(error)) from None
+    notes.extend(RunWarning(line=1, text=text, path=path) for text in stream_notes)
+    return data.decode("utf-8")
 
 
 def _read_file(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
-    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines.
+    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines (gzip-compressed too).
 
     A last line cut short (a log whose writer was stopped mid-line) is left out, with a warning in ``notes``.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _text(path, notes)
     except UnicodeDecodeError as error:
         raise RunFileError(path, 1, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
@@ -224,7 +265,11 @@ def _from_calls(
         # every call's request is read as the longest one is: a broken one is an error on its line
         sent = messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field))
         if call_response is None:
-            warnings.append(here.warning(f"call {number} has no response: no model call is made of it"))
+            if item.get("type") == "model_call_error" and isinstance(item.get("error"), Mapping):
+                what = f"call {number} gave no complete reply ({failure_text(item)}): no model call is made of it"
+            else:
+                what = f"call {number} has no response: no model call is made of it"
+            warnings.append(here.warning(what))
             continue
         try:
             ModelResponse.from_dict(call_response, where="response")

@@ -43,7 +43,8 @@ def _is_run_file(path: str, first: Any) -> bool:
 
 def _read_run_file(path: str) -> list[Run]:
     run = load_run(path)
-    if not run.steps and any("request" in call.record for call in run.model_calls):
+    calls = ("model_call", "model_call_error")
+    if not run.steps and any(record.get("type") in calls and "request" in record for record in run.records):
         # a recording of calls (agentrender.record): its steps are the longest conversation sent
         return [from_anthropic(path, run_id=run.run_id or None)]
     return [run]

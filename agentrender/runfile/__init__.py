@@ -29,7 +29,7 @@ names from here.
 """
 
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
-from agentrender.runfile.read import load_run, read_records
+from agentrender.runfile.read import failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
 from agentrender.runfile.schema import check_record
 from agentrender.runfile.sent import FORMAT_SENT
@@ -46,6 +46,7 @@ __all__ = [
     "RunWriter",
     "check_record",
     "decision_record",
+    "failure_text",
     "load_run",
     "read_records",
     "response_from_record",

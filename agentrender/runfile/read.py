@@ -20,7 +20,7 @@ from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunW
 from agentrender.runfile.schema import BadRecord, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
-__all__ = ["load_run", "read_records"]
+__all__ = ["failure_text", "load_run", "read_records"]
 
 
 class _Records(Sequence[Mapping[str, Any]]):
@@ -172,6 +172,8 @@ class _Loader:
             if self.end is not None:
                 self.note(number, f"a second end record; it replaces the one on line {self.end_line}")
             self.end, self.end_line = record, number
+        elif kind == "model_call_error":
+            self.note(number, f"a model call that gave no complete reply: {failure_text(record)} (kept in Run.records)")
         else:
             self.note(number, f"unknown record type {kind!r} kept (not loaded into the typed fields)")
 
@@ -227,6 +229,14 @@ class _Loader:
             records=_Records(self.records),
             warnings=warnings,
         )
+
+
+def failure_text(record: Mapping[str, Any]) -> str:
+    """A ``model_call_error`` record in a few words: the step, the error's type and status, its message's first line."""
+    error = record["error"]
+    status = f" {error['status']}" if error.get("status") is not None else ""
+    message = str(error.get("message") or "").strip().split("\n", 1)[0][:200]
+    return f"step {record['step']}, {error.get('type') or 'error'}{status}" + (f": {message}" if message else "")
 
 
 def read_records(

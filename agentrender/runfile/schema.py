@@ -102,6 +102,15 @@ _MODEL_CALL_FIELDS: dict[str, tuple[type, ...]] = {
     "response": _OBJECT,
     "request": _OBJECT,
 }
+_MODEL_CALL_ERROR_FIELDS: dict[str, tuple[type, ...]] = {
+    "type": _STR,
+    "step": _INT,
+    "latency_ms": _NUMBER,
+    "request": _OBJECT,
+    "error": _OBJECT,
+    "partial": _OBJECT,
+}
+_ERROR_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "message": _STR, "status": _INT, "body": _ANY}
 _END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
 
 
@@ -238,6 +247,13 @@ def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: s
     )
 
 
+def _model_call_error(record: dict[str, Any], unknown: list[str]) -> None:
+    _check_fields(record, _MODEL_CALL_ERROR_FIELDS, "model_call_error", unknown)
+    _index(record, "step", "model_call_error")
+    error = _required(record, "error", "model_call_error")
+    _check_fields(error, _ERROR_FIELDS, "model_call_error.error", unknown)
+
+
 def _end(record: dict[str, Any], unknown: list[str]) -> None:
     _check_fields(record, _END_FIELDS, "end", unknown)
 
@@ -278,4 +294,6 @@ def read_record(
         _header(record, unknown, blocks)
     elif kind == "end":
         _end(record, unknown)
+    elif kind == "model_call_error":
+        _model_call_error(record, unknown)
     return None

@@ -8,6 +8,6 @@ what arrived (``body_key``) and answers with the reply recorded for that key, or
 kept of each request. Standard library only.
 """
 
-from agentrender.testing._messages_server import Failure, MessagesServer, Received, body_key
+from agentrender.testing._messages_server import Cut, Failure, MessagesServer, Received, body_key, stream_events
 
-__all__ = ["Failure", "MessagesServer", "Received", "body_key"]
+__all__ = ["Cut", "Failure", "MessagesServer", "Received", "body_key", "stream_events"]

@@ -5,8 +5,11 @@ and every request is checked against the API's rules (``check_params``), looked 
 replay key of what actually arrived over HTTP, and answered with the reply recorded for
 that key. A request that breaks a rule, or that no reply was recorded for, gets the 400 the
 real API would give, with the reason in the body, and is kept in ``rejections``.
-Failures can be queued (``fail_next``) to exercise a client's error paths. Stdlib only;
-it listens on 127.0.0.1.
+Failures can be queued (``fail_next``) to exercise a client's error paths. ``scripted``
+answers requests in their order instead of by key (a reply, a ``Failure`` or a ``Cut`` for
+each), for an agent whose requests are not known beforehand. A request with ``"stream":
+true`` is answered as the API streams: server-sent events that build the reply. Stdlib
+only; it listens on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
     from agentrender.runfile import Run
 
-__all__ = ["Failure", "MessagesServer", "Received", "body_key"]
+__all__ = ["Cut", "Failure", "MessagesServer", "Received", "body_key", "stream_events"]
 
 
 def body_key(body: Mapping[str, Any]) -> str:
@@ -57,6 +60,16 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Cut:
+    """A streamed answer cut short: the first ``events`` events of ``reply``, then the connection is dropped."""
+
+    reply: Mapping[str, Any]
+    """The reply whose events are sent."""
+    events: int
+    """How many of its events are sent before the connection is closed."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Received:
     """One request as the server received it."""
 
@@ -68,6 +81,8 @@ class Received:
     """What the server answered."""
     reason: str = ""
     """Why it was rejected, when it was."""
+    cut: int | None = None
+    """For a streamed answer cut short (``Cut``): how many events were sent before the connection was dropped."""
 
 
 class MessagesServer:
@@ -82,6 +97,7 @@ class MessagesServer:
         for key, response in replies:
             self._replies.setdefault(key, deque()).append(response)
         self._failures: deque[Failure] = deque()
+        self._script: deque[Mapping[str, Any] | Failure | Cut] | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.received: list[Received] = []
@@ -93,6 +109,18 @@ class MessagesServer:
     def from_run(cls, run: Run, **settings: Any) -> MessagesServer:
         """A server answering with ``run``'s recorded replies (as recorded), by their recorded request keys."""
         return cls(((call.request_key, call.wire_response) for call in run.model_calls), **settings)
+
+    @classmethod
+    def scripted(cls, answers: Iterable[Mapping[str, Any] | Failure | Cut]) -> MessagesServer:
+        """A server answering the n-th request with the n-th of ``answers``, whatever it holds.
+
+        Each answer is a reply (a ``Message``'s JSON, completed as recorded replies are), a
+        ``Failure`` or a ``Cut``. Requests are still checked against the API's rules; one
+        past the end of the script gets a 400.
+        """
+        server = cls()
+        server._script = deque(answers)
+        return server
 
     @property
     def rejections(self) -> list[Received]:
@@ -141,6 +169,8 @@ class MessagesServer:
             return Received(body=body, key=key, status=failure.status), error, failure.delay
         if reason:
             return Received(body=body, key=key, status=400, reason=reason), _error("invalid_request_error", reason), 0.0
+        if self._script is not None:
+            return self._scripted(body, key)
         with self._lock:
             queue = self._replies.get(key)
             response = queue.popleft() if queue else None
@@ -148,6 +178,20 @@ class MessagesServer:
             reason = f"no recorded reply for this request (replay key {key})"
             return Received(body=body, key=key, status=400, reason=reason), _error("invalid_request_error", reason), 0.0
         return Received(body=body, key=key, status=200), _message(response), 0.0
+
+    def _scripted(self, body: Any, key: str) -> tuple[Received, Mapping[str, Any], float]:
+        assert self._script is not None
+        with self._lock:
+            answer = self._script.popleft() if self._script else None
+        if answer is None:
+            reason = "the script has no answer left for this request"
+            return Received(body=body, key=key, status=400, reason=reason), _error("invalid_request_error", reason), 0.0
+        if isinstance(answer, Failure):
+            error = _error(answer.error_type, answer.message or f"scripted failure {answer.status}")
+            return Received(body=body, key=key, status=answer.status), error, answer.delay
+        if isinstance(answer, Cut):
+            return Received(body=body, key=key, status=200, cut=answer.events), _message(answer.reply), 0.0
+        return Received(body=body, key=key, status=200), _message(answer), 0.0
 
     def _problem(self, body: Any) -> str:
         if not isinstance(body, dict):
@@ -210,6 +254,56 @@ def _message(response: Mapping[str, Any]) -> dict[str, Any]:
     return message
 
 
+def stream_events(message: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A reply as the API streams it: ``(event name, data)`` for each server-sent event that builds ``message``.
+
+    Text and thinking arrive in two deltas each, a tool use's input as two pieces of JSON,
+    so a client's accumulation is exercised; the usage comes at the start and the output
+    tokens again with the stop reason.
+    """
+    start = {key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": {**start, "content": [], "stop_reason": None}})
+    ]
+    for index, block in enumerate(message.get("content") or ()):
+        kind = block.get("type")
+        deltas: list[dict[str, Any]] = []
+        if kind == "text":
+            opening = {**block, "text": ""}
+            deltas = [{"type": "text_delta", "text": part} for part in _halves(block.get("text", ""))]
+        elif kind == "thinking":
+            opening = {**block, "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": part} for part in _halves(block.get("thinking", ""))]
+            deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
+        elif kind in ("tool_use", "server_tool_use"):
+            opening = {**block, "input": {}}
+            text = json.dumps(block.get("input", {}))
+            deltas = [{"type": "input_json_delta", "partial_json": part} for part in _halves(text)]
+        else:
+            opening = dict(block)
+        start_block = {"type": "content_block_start", "index": index, "content_block": opening}
+        events.append(("content_block_start", start_block))
+        events.extend(
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}) for delta in deltas
+        )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    usage = message.get("usage") or {}
+    stop = {"stop_reason": message.get("stop_reason"), "stop_sequence": message.get("stop_sequence")}
+    events.append(
+        (
+            "message_delta",
+            {"type": "message_delta", "delta": stop, "usage": {"output_tokens": usage.get("output_tokens", 0)}},
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def _halves(text: str) -> list[str]:
+    middle = len(text) // 2
+    return [text[:middle], text[middle:]] if middle else [text]
+
+
 def _handler(server: MessagesServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -227,7 +321,25 @@ def _handler(server: MessagesServer) -> type[BaseHTTPRequestHandler]:
             server.note(received)
             if delay:
                 server.wait(delay)
-            self._send(received.status, answer)
+            if received.status == 200 and body.get("stream") is True:
+                self._stream(answer, received.cut)
+            else:
+                self._send(received.status, answer)
+
+        def _stream(self, message: Mapping[str, Any], cut: int | None) -> None:
+            events = stream_events(message)[:cut]
+            try:
+                # HTTP/1.0 with no length: the body ends where the connection does, so a cut
+                # stream is the events sent so far, as a dropped connection leaves it.
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("request-id", f"req_local_{len(server.received)}")
+                self.end_headers()
+                for name, data in events:
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def _send(self, status: int, answer: Mapping[str, Any]) -> None:
             data = json.dumps(answer).encode("utf-8")

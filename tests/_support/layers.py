@@ -41,7 +41,11 @@ LAYERS: list[tuple[str, str, list[str]]] = [
     ),
     ("display of views", "HTML of views, runs and explanations", ["agentrender.views.html"]),
     ("views", "the model's view at any step", ["agentrender.views"]),
-    ("run files", "recorded runs: read, write, the Run", ["agentrender.runfile", "agentrender"]),
+    (
+        "run files",
+        "recorded runs: read, write, the Run; recording an SDK client's calls",
+        ["agentrender.runfile", "agentrender.recording", "agentrender"],
+    ),
     (
         "consumers",
         "frames, bundled samples, importers, provider adapters",

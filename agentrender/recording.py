@@ -1,0 +1,545 @@
+"""Record an agent built on the Anthropic SDK: each Messages API call, written to a run file as it is made.
+
+    import anthropic, agentrender
+
+    client = agentrender.record(anthropic.Anthropic(), "run.jsonl")
+    ...  # the agent, unchanged, calls client.messages.create / client.messages.stream
+    run = agentrender.imports.load("run.jsonl")  # its steps, model calls and what was sent
+
+``record(client, path)`` wraps an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic``
+client. Its ``messages.create`` (``stream=True`` too) and ``messages.stream`` (sync and
+async) write one record per call, flushed when the call ends, through ``RunWriter``: a
+process killed mid-run leaves every completed call readable. The file is a run file
+(``agentrender.run/2``): a ``run`` header whose ``source.format`` is ``anthropic-record``,
+then per call
+
+- ``model_call``: ``step`` (how many assistant turns the request's messages hold),
+  ``request`` (the JSON body as the SDK sent it over HTTP), ``response`` (the ``Message``
+  as JSON, the fields the API gave), ``latency_ms``;
+- ``model_call_error``: a call that gave no complete reply (an API error, a dropped
+  connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
+  ``message``, and ``status`` and ``body`` for an HTTP error), ``latency_ms``, and the part
+  of a streamed reply that arrived, as ``partial``. The error itself is raised unchanged.
+
+Everything else on the client passes through unchanged; ``with_options`` and ``copy``
+give a client recorded to the same file. Closing the client closes the file. Calls made
+another way (``messages.with_raw_response``, ``client.beta``) are not recorded.
+
+This module imports no third-party package: it works on the client it is given, so
+``import agentrender`` stays standard-library only and ``agentrender.record`` is a plain name.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from agentrender.runfile import FORMAT_SENT, RunWriter
+
+__all__ = ["MODEL_CALL_ERROR", "SOURCE_FORMAT", "record"]
+
+SOURCE_FORMAT = "anthropic-record"
+"""The ``source.format`` of a recording's run header."""
+MODEL_CALL_ERROR = "model_call_error"
+"""The record type of a call that gave no complete reply."""
+
+ClientT = TypeVar("ClientT")
+
+# What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
+_REQUEST_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+
+
+def record(
+    client: ClientT,
+    path: str | os.PathLike[str],
+    *,
+    run_id: str | None = None,
+    compress: bool | None = None,
+) -> ClientT:
+    """A client that works as ``client`` does and writes each Messages API call it makes to the run file ``path``.
+
+    ``client`` is an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` (or a client
+    with the same ``messages`` resource). The file is created now, holding its header;
+    ``run_id`` defaults to the file's name without its extensions, ``compress`` to whether
+    the name ends in ``.gz``. The client returned is typed as the one given, to keep the
+    agent's code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's
+    classes is false for it.
+    """
+    messages = getattr(client, "messages", None)
+    if messages is None or not callable(getattr(messages, "create", None)):
+        raise TypeError(f"record() takes an Anthropic SDK client (with messages.create), got {type(client).__name__}")
+    recorder = _Recorder(client, path, run_id=run_id, compress=compress)
+    return cast(ClientT, _RecordedClient(client, recorder))
+
+
+class _Recorder:
+    """The run file of one recording, shared by the client and the clients made from it."""
+
+    def __init__(self, client: Any, path: str | os.PathLike[str], *, run_id: str | None, compress: bool | None) -> None:
+        create = inspect.unwrap(client.messages.create)
+        self.is_async = inspect.iscoroutinefunction(create)
+        self.lock = threading.Lock()
+        self.writer = RunWriter(path, compress=compress)
+        name = Path(os.fspath(path)).name
+        source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__}
+        sdk = _sdk_version(client)
+        if sdk:
+            source["sdk_version"] = sdk
+        self.writer.header(
+            run_id=run_id or name.split(".")[0] or name,
+            format=FORMAT_SENT,
+            started_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            source=source,
+        )
+
+    def call(self, request: Mapping[str, Any], response: Mapping[str, Any], started: float) -> None:
+        self.write(
+            {
+                "type": "model_call",
+                "step": _step(request),
+                "latency_ms": _elapsed(started),
+                "response": dict(response),
+                "request": dict(request),
+            }
+        )
+
+    def failure(
+        self,
+        request: Mapping[str, Any],
+        error: BaseException | str,
+        started: float,
+        partial: Mapping[str, Any] | None = None,
+    ) -> None:
+        entry: dict[str, Any] = {
+            "type": MODEL_CALL_ERROR,
+            "step": _step(request),
+            "latency_ms": _elapsed(started),
+            "request": dict(request),
+            "error": _error(error),
+        }
+        if partial is not None:
+            entry["partial"] = dict(partial)
+        self.write(entry)
+
+    def write(self, entry: Mapping[str, Any]) -> None:
+        with self.lock:
+            self.writer.write(entry)
+
+    def close(self) -> None:
+        with self.lock:
+            self.writer.close()
+
+
+def _sdk_version(client: Any) -> str:
+    package = sys.modules.get(type(client).__module__.partition(".")[0])
+    return str(getattr(package, "__version__", "") or "")
+
+
+def _elapsed(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def _step(request: Mapping[str, Any]) -> int:
+    """The step a request decides: how many assistant turns its messages hold."""
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        return 0
+    return sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
+
+
+def _error(error: BaseException | str) -> dict[str, Any]:
+    if isinstance(error, str):
+        return {"type": "incomplete", "message": error}
+    out: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        out["status"] = status
+    body = getattr(error, "body", None)
+    if body is not None:
+        out["body"] = _jsonable(body)
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as JSON data: SDK models as the SDK sends them, other objects by their text."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", exclude_unset=True)
+    return repr(value)
+
+
+def _message_json(message: Any) -> dict[str, Any]:
+    """A ``Message`` as JSON: the fields the API gave (none of the SDK's defaults for what it left out)."""
+    return cast(dict[str, Any], message.model_dump(mode="json", exclude_unset=True))
+
+
+def _sent(http_request: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON body of ``http_request`` as it went over the wire, or ``params`` as JSON when it cannot be read."""
+    try:
+        body = json.loads(http_request.content)
+    except (AttributeError, TypeError, ValueError):
+        body = None
+    if isinstance(body, dict):
+        return body
+    return _body_of(params)
+
+
+def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The body ``params`` make, when the bytes sent cannot be read: the parameters, with ``extra_body`` merged."""
+    body = {key: _jsonable(value) for key, value in params.items() if key not in _REQUEST_OPTIONS}
+    extra = params.get("extra_body")
+    if isinstance(extra, Mapping):
+        body.update(_jsonable(extra))
+    return body
+
+
+def _sent_by_error(error: BaseException, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The body sent in the call that raised ``error`` (the SDK's errors keep their HTTP request)."""
+    response = getattr(error, "response", None)
+    request = getattr(response, "request", None) if response is not None else None
+    if request is None:
+        try:
+            request = getattr(error, "request", None)
+        except RuntimeError:  # httpx raises when an error has no request attached
+            request = None
+    return _sent(request, params)
+
+
+def _listed(params: dict[str, Any]) -> dict[str, Any]:
+    # An iterator of messages or tools would be used up by recording it: a list is read twice the same.
+    for key in ("messages", "tools", "system", "stop_sequences"):
+        value = params.get(key)
+        if value is not None and not isinstance(value, str | list | tuple | Mapping) and hasattr(value, "__iter__"):
+            params[key] = list(value)
+    return params
+
+
+def _snapshot(stream: Any) -> Any:
+    try:
+        return stream.current_message_snapshot
+    except (AssertionError, AttributeError):  # nothing arrived yet
+        return None
+
+
+class _RecordedClient:
+    """An SDK client whose Messages API calls are recorded; everything else is the client's own."""
+
+    __slots__ = ("_client", "_messages", "_recorder")
+
+    def __init__(self, client: Any, recorder: _Recorder) -> None:
+        object.__setattr__(self, "_client", client)
+        object.__setattr__(self, "_recorder", recorder)
+        object.__setattr__(self, "_messages", None)
+
+    @property
+    def messages(self) -> Any:
+        """The client's ``messages`` resource, recording ``create`` and ``stream``."""
+        if self._messages is None:
+            object.__setattr__(self, "_messages", _RecordedMessages(self._client.messages, self._recorder))
+        return self._messages
+
+    def with_options(self, **options: Any) -> Any:
+        """The client's ``with_options``, recorded to the same file."""
+        return _RecordedClient(self._client.with_options(**options), self._recorder)
+
+    def copy(self, **options: Any) -> Any:
+        """The client's ``copy``, recorded to the same file."""
+        return _RecordedClient(self._client.copy(**options), self._recorder)
+
+    def close(self) -> Any:
+        """Close the client (await the result of an async client's) and the run file."""
+        result = self._client.close()
+        self._recorder.close()
+        return result
+
+    def __enter__(self) -> Any:
+        self._client.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        try:
+            self._client.__exit__(*exc_info)
+        finally:
+            self._recorder.close()
+
+    async def __aenter__(self) -> Any:
+        await self._client.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        try:
+            await self._client.__aexit__(*exc_info)
+        finally:
+            self._recorder.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._client, name, value)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._client)) | {"messages", "with_options", "copy", "close"})
+
+    def __repr__(self) -> str:
+        return f"<recorded {self._client!r} to {self._recorder.writer.path}>"
+
+
+class _RecordedMessages:
+    """A ``messages`` resource whose ``create`` and ``stream`` are recorded; the rest is the resource's own."""
+
+    __slots__ = ("_messages", "_recorder")
+
+    def __init__(self, messages: Any, recorder: _Recorder) -> None:
+        self._messages = messages
+        self._recorder = recorder
+
+    def create(self, **params: Any) -> Any:
+        """``messages.create``, recorded: the reply (or the error) is written when the call ends."""
+        params = _listed(dict(params))
+        if self._recorder.is_async:
+            return self._create_async(params)
+        started = time.perf_counter()
+        try:
+            raw = self._messages.with_raw_response.create(**params)
+            result = raw.parse()
+        except BaseException as error:
+            self._recorder.failure(_sent_by_error(error, params), error, started)
+            raise
+        return self._done(result, _sent(raw.http_request, params), started)
+
+    async def _create_async(self, params: dict[str, Any]) -> Any:
+        started = time.perf_counter()
+        try:
+            raw = await self._messages.with_raw_response.create(**params)
+            result = await raw.parse()
+        except BaseException as error:
+            self._recorder.failure(_sent_by_error(error, params), error, started)
+            raise
+        return self._done(result, _sent(raw.http_request, params), started)
+
+    def _done(self, result: Any, request: dict[str, Any], started: float) -> Any:
+        if request.get("stream") is True:
+            events = _Events(self._recorder, request, started)
+            return _RecordedEventStream(result, events)
+        self._recorder.call(request, _message_json(result), started)
+        return result
+
+    def stream(self, **params: Any) -> Any:
+        """``messages.stream``, recorded: the final message when it completes, else what arrived, as an error."""
+        params = _listed(dict(params))
+        manager = self._messages.stream(**params)
+        if self._recorder.is_async:
+            return _AsyncRecordedStream(manager, self._recorder, params)
+        return _RecordedStream(manager, self._recorder, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._messages, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._messages)) | {"create", "stream"})
+
+    def __repr__(self) -> str:
+        return f"<recorded {self._messages!r}>"
+
+
+class _StreamEnd:
+    """What a ``messages.stream`` block leaves: the final message, or the part that arrived and why it stopped."""
+
+    def __init__(self, manager: Any, recorder: _Recorder, params: Mapping[str, Any]) -> None:
+        self.manager = manager
+        self.recorder = recorder
+        self.params = params
+        self.started = 0.0
+        self.stream: Any = None
+
+    def opened(self) -> None:
+        self.started = time.perf_counter()
+
+    def failed_to_open(self, error: BaseException) -> None:
+        self.recorder.failure(_sent_by_error(error, self.params), error, self.started)
+
+    def closed(self, error: BaseException | None) -> None:
+        stream = self.stream
+        request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
+        snapshot = _snapshot(stream)
+        # The stop reason arrives in the last delta: a snapshot holding it is the whole reply,
+        # even when the block was then left by an error of the agent's own.
+        if snapshot is not None and snapshot.stop_reason is not None:
+            self.recorder.call(request, _message_json(snapshot), self.started)
+            return
+        why: BaseException | str = (
+            error if error is not None else "the stream ended before the reply was complete (no stop reason arrived)"
+        )
+        partial = _message_json(snapshot) if snapshot is not None else None
+        self.recorder.failure(request, why, self.started, partial)
+
+
+class _RecordedStream(_StreamEnd):
+    """``messages.stream``'s context manager, recording the call when its block is left."""
+
+    def __enter__(self) -> Any:
+        self.opened()
+        try:
+            self.stream = self.manager.__enter__()
+        except BaseException as error:
+            self.failed_to_open(error)
+            raise
+        return self.stream
+
+    def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
+        try:
+            self.closed(error)
+        finally:
+            result = self.manager.__exit__(kind, error, traceback)
+        return result
+
+
+class _AsyncRecordedStream(_StreamEnd):
+    """``messages.stream``'s async context manager, recording the call when its block is left."""
+
+    async def __aenter__(self) -> Any:
+        self.opened()
+        try:
+            self.stream = await self.manager.__aenter__()
+        except BaseException as error:
+            self.failed_to_open(error)
+            raise
+        return self.stream
+
+    async def __aexit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
+        try:
+            self.closed(error)
+        finally:
+            result = await self.manager.__aexit__(kind, error, traceback)
+        return result
+
+
+class _Events:
+    """The reply a ``create(stream=True)`` stream builds, from its raw events, recorded once the stream ends."""
+
+    def __init__(self, recorder: _Recorder, request: dict[str, Any], started: float) -> None:
+        self.recorder = recorder
+        self.request = request
+        self.started = started
+        self.message: dict[str, Any] | None = None
+        self.json: dict[int, str] = {}
+        self.ended = False
+
+    def add(self, event: Any) -> None:
+        data = _jsonable(event)
+        kind = data.get("type") if isinstance(data, dict) else None
+        message = self.message
+        if kind == "message_start":
+            self.message = dict(data["message"])
+            self.message["content"] = list(self.message.get("content") or [])
+        elif message is None:
+            return
+        elif kind == "content_block_start":
+            message["content"].append(dict(data["content_block"]))
+        elif kind == "content_block_delta":
+            _apply_delta(message["content"][data["index"]], data["delta"], self.json, data["index"])
+        elif kind == "content_block_stop":
+            pending = self.json.pop(data["index"], None)
+            if pending is not None:
+                message["content"][data["index"]]["input"] = json.loads(pending) if pending else {}
+        elif kind == "message_delta":
+            message.update(data.get("delta") or {})
+            usage = dict(message.get("usage") or {})
+            usage.update({key: value for key, value in (data.get("usage") or {}).items() if value is not None})
+            message["usage"] = usage
+
+    def end(self, error: BaseException | None) -> None:
+        if self.ended:
+            return
+        self.ended = True
+        if isinstance(error, GeneratorExit):  # the loop over the events was left: what arrived is kept
+            error = None
+        message = self.message
+        if message is not None and message.get("stop_reason") is not None and error is None:
+            self.recorder.call(self.request, message, self.started)
+            return
+        why: BaseException | str = (
+            error if error is not None else "the stream ended before the reply was complete (no stop reason arrived)"
+        )
+        self.recorder.failure(self.request, why, self.started, message)
+
+
+def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], pending: dict[int, str], index: int) -> None:
+    kind = delta.get("type")
+    if kind == "text_delta":
+        block["text"] = block.get("text", "") + delta.get("text", "")
+    elif kind == "input_json_delta":
+        pending[index] = pending.get(index, "") + delta.get("partial_json", "")
+    elif kind == "thinking_delta":
+        block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
+    elif kind == "signature_delta":
+        block["signature"] = delta.get("signature", "")
+    elif kind == "citations_delta":
+        block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
+
+
+class _RecordedEventStream:
+    """A ``create(stream=True)`` stream (sync or async) yielding the SDK's events, recording the reply at its end."""
+
+    def __init__(self, stream: Any, events: _Events) -> None:
+        self._stream = stream
+        self._events = events
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            for event in self._stream:
+                self._events.add(event)
+                yield event
+        except BaseException as error:
+            self._events.end(error)
+            raise
+        self._events.end(None)
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        try:
+            async for event in self._stream:
+                self._events.add(event)
+                yield event
+        except BaseException as error:
+            self._events.end(error)
+            raise
+        self._events.end(None)
+
+    def close(self) -> Any:
+        """Close the stream; a reply not read to its end is recorded as what arrived."""
+        self._events.end(None)
+        return self._stream.close()
+
+    def __enter__(self) -> Any:
+        self._stream.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._events.end(exc_info[1])
+        self._stream.__exit__(*exc_info)
+
+    async def __aenter__(self) -> Any:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        self._events.end(exc_info[1])
+        await self._stream.__aexit__(*exc_info)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
