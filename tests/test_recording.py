@@ -1,0 +1,347 @@
+"""agentrender.record: an agent on the real Anthropic SDK, recorded against the local Messages API stand-in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import pytest
+
+import agentrender
+from agentrender import imports, load_run, render
+from agentrender.imports.conversation import Where, normalise_messages
+from agentrender.testing import Cut, Failure, MessagesServer
+
+MODEL = "claude-test"
+SYSTEM = "You read files until you know the answer."
+TOOLS = [
+    {
+        "name": "read_file",
+        "description": "Read a file of the scratch folder.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    }
+]
+# The stand-in holds requests to the rules the driver keeps: one tool use a turn.
+TOOL_CHOICE = {"type": "auto", "disable_parallel_tool_use": True}
+FILES = {"a.txt": "see b.txt", "b.txt": "see c.txt", "c.txt": "the answer is 42"}
+MODES = ["create", "stream", "create-stream"]
+
+
+def _reply(number: int) -> dict[str, Any]:
+    """The scripted reply to the agent's ``number``-th request: three reads, then the answer."""
+    usage = {"input_tokens": 100 + 10 * number, "output_tokens": 20}
+    if number < 3:
+        name = "abc"[number] + ".txt"
+        content = [
+            {"type": "text", "text": f"I will read {name}."},
+            {"type": "tool_use", "id": f"toolu_{number:02d}", "name": "read_file", "input": {"path": name}},
+        ]
+        return {"id": f"msg_{number:02d}", "model": MODEL, "content": content, "stop_reason": "tool_use", "usage": usage}
+    content = [{"type": "text", "text": "The answer is 42."}]
+    return {"id": "msg_03", "model": MODEL, "content": content, "stop_reason": "end_turn", "usage": usage}
+
+
+def _params(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "model": MODEL,
+        "max_tokens": 512,
+        "system": SYSTEM,
+        "tools": TOOLS,
+        "tool_choice": TOOL_CHOICE,
+        "messages": list(messages),
+    }
+
+
+def _next_turns(message: anthropic.types.Message) -> list[dict[str, Any]]:
+    """The turns an agent appends after ``message``: the reply as the SDK gave it, and the tool's result."""
+    turns: list[dict[str, Any]] = [{"role": "assistant", "content": message.content}]
+    for block in message.content:
+        if block.type == "tool_use":
+            result = {"type": "tool_result", "tool_use_id": block.id, "content": FILES[block.input["path"]]}
+            turns.append({"role": "user", "content": [result]})
+    return turns
+
+
+def _run_agent(client: anthropic.Anthropic, mode: str) -> list[anthropic.types.Message]:
+    """A small agent loop: ask, run the tool the model chose, until it answers."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+    replies = []
+    while True:
+        if mode == "create":
+            message = client.messages.create(**_params(messages))
+        elif mode == "stream":
+            with client.messages.stream(**_params(messages)) as stream:
+                message = stream.get_final_message()
+        else:
+            events = client.messages.create(**_params(messages), stream=True)
+            message = _final(list(events))
+        replies.append(message)
+        if message.stop_reason != "tool_use":
+            return replies
+        messages += _next_turns(message)
+
+
+async def _run_agent_async(client: anthropic.AsyncAnthropic, mode: str) -> list[anthropic.types.Message]:
+    """The same loop on the async client."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+    replies = []
+    while True:
+        if mode == "create":
+            message = await client.messages.create(**_params(messages))
+        elif mode == "stream":
+            async with client.messages.stream(**_params(messages)) as stream:
+                message = await stream.get_final_message()
+        else:
+            events = await client.messages.create(**_params(messages), stream=True)
+            message = _final([event async for event in events])
+        replies.append(message)
+        if message.stop_reason != "tool_use":
+            return replies
+        messages += _next_turns(message)
+
+
+def _final(events: list[Any]) -> anthropic.types.Message:
+    """The message a list of raw stream events builds, as an agent using ``create(stream=True)`` would."""
+    message = events[0].message.model_copy(deep=True)
+    partial: dict[int, str] = {}
+    for event in events[1:]:
+        if event.type == "content_block_start":
+            message.content.append(event.content_block.model_copy(deep=True))
+        elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+            message.content[event.index].text += event.delta.text
+        elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+            partial[event.index] = partial.get(event.index, "") + event.delta.partial_json
+        elif event.type == "content_block_stop" and event.index in partial:
+            message.content[event.index].input = json.loads(partial.pop(event.index))
+        elif event.type == "message_delta":
+            message.stop_reason = event.delta.stop_reason
+    return message
+
+
+def _client(server: MessagesServer) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=server.base_url, api_key="local", max_retries=0, timeout=10.0)
+
+
+def _async_client(server: MessagesServer) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(base_url=server.base_url, api_key="local", max_retries=0, timeout=10.0)
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _check_recording(path: Path, server: MessagesServer, replies: list[anthropic.types.Message], mode: str) -> None:
+    """The recording imports as the agent's conversation: its steps, its calls, and each view as it was sent."""
+    assert [received.reason for received in server.rejections] == []
+    assert [reply.id for reply in replies] == ["msg_00", "msg_01", "msg_02", "msg_03"]
+    records = _lines(path)
+    assert records[0]["type"] == "run"
+    assert records[0]["format"] == "agentrender.run/2"
+    assert records[0]["source"]["format"] == "anthropic-record"
+    assert [record["type"] for record in records[1:]] == ["model_call"] * 4
+    for record, received in zip(records[1:], server.received, strict=True):
+        assert record["request"] == received.body
+    sent_keys = {"model", "max_tokens", "system", "tools", "tool_choice", "messages"}
+    assert set(records[1]["request"]) == sent_keys | ({"stream"} if mode != "create" else set())
+
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert run.run_id == path.name.split(".")[0]
+    assert len(run.steps) == 4
+    assert [call.step for call in run.model_calls] == [0, 1, 2, 3]
+    assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_00", "msg_01", "msg_02", "msg_03"]
+    assert [call.record["response"]["content"] for call in run.model_calls] == [_reply(n)["content"] for n in range(4)]
+    assert all(isinstance(call.latency_ms, float) and call.latency_ms > 0 for call in run.model_calls)
+    assert [step.decision.tool for step in run.steps if step.decision is not None][:3] == ["read_file"] * 3
+    for call, received in zip(run.model_calls, server.received, strict=True):
+        view = [message.to_dict() for message in render.messages(run.step_input(call.step), run.options())]
+        assert view == normalise_messages(received.body["messages"], Where("sent"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_recorded_agent_imports_as_the_conversation_it_sent(tmp_path: Path, mode: str) -> None:
+    """Each call of a sync agent is a model call of the imported run, and the view at its step is what was sent."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_reply(n) for n in range(4)]) as server:
+        with agentrender.record(_client(server), path) as client:
+            replies = _run_agent(client, mode)
+    assert all(isinstance(reply, anthropic.types.Message) for reply in replies)
+    _check_recording(path, server, replies, mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_recorded_async_agent_imports_as_the_conversation_it_sent(tmp_path: Path, mode: str) -> None:
+    """The async client is recorded the same way: create, create(stream=True) and stream."""
+    path = tmp_path / "agent.jsonl"
+
+    async def main(server: MessagesServer) -> list[anthropic.types.Message]:
+        async with agentrender.record(_async_client(server), path) as client:
+            return await _run_agent_async(client, mode)
+
+    with MessagesServer.scripted([_reply(n) for n in range(4)]) as server:
+        replies = asyncio.run(main(server))
+    _check_recording(path, server, replies, mode)
+
+
+def test_a_compressed_recording_imports_too(tmp_path: Path) -> None:
+    """compress=True writes a gzip run file, which imports as the plain one does."""
+    path = tmp_path / "agent.jsonl.gz"
+    with MessagesServer.scripted([_reply(n) for n in range(4)]) as server:
+        with agentrender.record(_client(server), path, run_id="zipped", compress=True) as client:
+            _run_agent(client, "create")
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    run = imports.load(path)
+    assert run.run_id == "zipped"
+    assert [call.step for call in run.model_calls] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("failure", "error_class"),
+    [
+        (Failure(status=429, error_type="rate_limit_error", message="Too many requests"), anthropic.RateLimitError),
+        (Failure(status=400, error_type="invalid_request_error", message="messages.2: bad"), anthropic.BadRequestError),
+    ],
+)
+@pytest.mark.parametrize("mode", ["create", "stream"])
+def test_an_api_error_is_recorded_and_raised_unchanged(
+    tmp_path: Path, failure: Failure, error_class: type[anthropic.APIStatusError], mode: str
+) -> None:
+    """An error status is re-raised as the SDK raised it, and kept as a model_call_error the import warns of."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_reply(0), failure]) as server:
+        with agentrender.record(_client(server), path) as client:
+            with pytest.raises(error_class) as raised:
+                _run_agent(client, mode)
+    assert raised.value.status_code == failure.status
+    assert failure.message in str(raised.value)
+    error = _lines(path)[2]
+    assert error["type"] == "model_call_error"
+    assert error["step"] == 1
+    assert error["request"] == server.received[1].body
+    assert error["error"]["type"] == error_class.__name__
+    assert error["error"]["status"] == failure.status
+    assert error["error"]["body"]["error"]["message"] == failure.message
+
+    assert any(f"{error_class.__name__} {failure.status}" in warning.text for warning in load_run(path).warnings)
+    run = imports.load(path)
+    assert [call.step for call in run.model_calls] == [0]
+    (warning,) = run.warnings
+    assert warning.line == 3
+    assert f"call 1 gave no complete reply (step 1, {error_class.__name__} {failure.status}" in warning.text
+    # The failed call's request holds the longest conversation: its steps are what was sent.
+    assert len(run.steps) == 1
+
+
+def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> None:
+    """A stream whose connection ends before the reply does is a model_call_error holding the partial reply."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([Cut(reply=_reply(0), events=4)]) as server:
+        with agentrender.record(_client(server), path) as client:
+            with client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream:
+                texts = list(stream.text_stream)
+    assert texts == ["I will re", "ad a.txt."]
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "incomplete"
+    assert error["partial"]["content"] == [{"type": "text", "text": "I will read a.txt."}]
+    assert error["request"] == server.received[0].body
+
+
+def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path) -> None:
+    """An agent leaving a stream's block before its end loses no call: what arrived is recorded."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_reply(0)]) as server:
+        with agentrender.record(_client(server), path) as client:
+            with client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream:
+                first = next(iter(stream))
+    assert first.type == "message_start"
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["partial"]["id"] == "msg_00"
+    assert error["partial"]["content"] == []
+
+
+_KILLED_AGENT = """
+import sys, anthropic, agentrender
+client = agentrender.record(
+    anthropic.Anthropic(base_url=sys.argv[1], api_key="local", max_retries=0, timeout=60.0), sys.argv[2]
+)
+messages = [{"role": "user", "content": "Count."}]
+while True:
+    message = client.messages.create(model="m", max_tokens=64, messages=messages)
+    messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": "Go on."}]
+"""
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_call_leaves_every_completed_call(tmp_path: Path) -> None:
+    """SIGKILL while the server holds a reply leaves a file that imports with every call that had ended."""
+    path = tmp_path / "killed.jsonl"
+    replies: list[Mapping[str, Any] | Failure] = [
+        {"id": f"msg_{n}", "content": [{"type": "text", "text": f"{n}"}], "stop_reason": "end_turn"} for n in range(3)
+    ]
+    with MessagesServer.scripted([*replies, Failure(status=500, delay=60.0)]) as server:
+        agent = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, server.base_url, str(path)])
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.received) < 4 and agent.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(server.received) == 4, "the agent did not reach its fourth call"
+        finally:
+            os.kill(agent.pid, signal.SIGKILL)
+            agent.wait()
+    assert agent.returncode == -signal.SIGKILL
+    run = imports.load(path)
+    assert [call.step for call in run.model_calls] == [0, 1, 2]
+    assert [call.record["request"] for call in run.model_calls] == [received.body for received in server.received[:3]]
+    assert len(run.steps) == 3
+    assert run.warnings == ()
+
+
+def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:
+    """Attributes, other resources and other methods are the client's own; with_options stays recorded."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_reply(0)]) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.api_key == "local"
+            assert str(client.base_url).rstrip("/") == server.base_url
+            assert client.models is inner.models
+            assert client.messages.batches is inner.messages.batches
+            assert client.messages.count_tokens == inner.messages.count_tokens
+            # The stand-in has no token counting: the SDK's own error, and nothing recorded.
+            with pytest.raises(anthropic.NotFoundError):
+                client.messages.count_tokens(model=MODEL, messages=[{"role": "user", "content": "Hi."}])
+            quicker = client.with_options(timeout=5.0)
+            assert quicker.timeout == 5.0
+            message = quicker.messages.create(**_params([{"role": "user", "content": "Hi."}]))
+    assert message.id == "msg_00"
+    assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
+
+
+def test_record_refuses_what_is_not_a_client(tmp_path: Path) -> None:
+    """A value with no messages.create is refused at once, naming what it got."""
+    with pytest.raises(TypeError, match="got dict"):
+        agentrender.record({}, tmp_path / "agent.jsonl")
+    assert not (tmp_path / "agent.jsonl").exists()
+
+
+def test_record_adds_no_third_party_import() -> None:
+    """import agentrender and the name agentrender.record load no third-party package."""
+    code = (
+        "import sys; before = set(sys.modules); import agentrender; agentrender.record; "
+        "print('\\n'.join(sorted(set(sys.modules) - before)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = {name.split(".")[0] for name in out.stdout.split()}
+    assert loaded - set(sys.stdlib_module_names) - {"agentrender"} == set()
+    assert callable(agentrender.record)
