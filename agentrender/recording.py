@@ -53,6 +53,8 @@ MODEL_CALL_ERROR = "model_call_error"
 
 ClientT = TypeVar("ClientT")
 
+_INCOMPLETE = "the stream ended before the reply was complete (no stop reason arrived)"
+
 # What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
 _REQUEST_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 
@@ -87,6 +89,7 @@ class _Recorder:
         create = inspect.unwrap(client.messages.create)
         self.is_async = inspect.iscoroutinefunction(create)
         self.lock = threading.Lock()
+        self.closed = False
         self.writer = RunWriter(path, compress=compress)
         name = Path(os.fspath(path)).name
         source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__}
@@ -101,15 +104,21 @@ class _Recorder:
         )
 
     def call(self, request: Mapping[str, Any], response: Mapping[str, Any], started: float) -> None:
-        self.write(
-            {
-                "type": "model_call",
-                "step": _step(request),
-                "latency_ms": _elapsed(started),
-                "response": dict(response),
-                "request": dict(request),
-            }
-        )
+        entry = {
+            "type": "model_call",
+            "step": _step(request),
+            "latency_ms": _elapsed(started),
+            "response": dict(response),
+            "request": dict(request),
+        }
+        try:
+            self.write(entry)
+        except ValueError as error:
+            if self.closed:
+                raise
+            # A reply the run file's checks refuse (a block missing a field it must have) is
+            # still the agent's reply: it is kept, as a call the reader can see and warn of.
+            self.failure(request, f"the reply could not be recorded as a model call: {error}", started, response)
 
     def failure(
         self,
@@ -135,6 +144,7 @@ class _Recorder:
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             self.writer.close()
 
 
@@ -157,7 +167,8 @@ def _step(request: Mapping[str, Any]) -> int:
 
 def _error(error: BaseException | str) -> dict[str, Any]:
     if isinstance(error, str):
-        return {"type": "incomplete", "message": error}
+        kind = "unrecordable" if error.startswith("the reply could not be recorded") else "incomplete"
+        return {"type": kind, "message": error}
     out: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
     status = getattr(error, "status_code", None)
     if isinstance(status, int):
@@ -382,9 +393,7 @@ class _StreamEnd:
         if snapshot is not None and snapshot.stop_reason is not None:
             self.recorder.call(request, _message_json(snapshot), self.started)
             return
-        why: BaseException | str = (
-            error if error is not None else "the stream ended before the reply was complete (no stop reason arrived)"
-        )
+        why: BaseException | str = error if error is not None else _INCOMPLETE
         partial = _message_json(snapshot) if snapshot is not None else None
         self.recorder.failure(request, why, self.started, partial)
 
@@ -439,9 +448,18 @@ class _Events:
         self.message: dict[str, Any] | None = None
         self.json: dict[int, str] = {}
         self.ended = False
+        self.problem = ""
 
     def add(self, event: Any) -> None:
-        data = _jsonable(event)
+        if self.problem:
+            return
+        try:
+            self.build(_jsonable(event))
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            # The agent's stream goes on; the record says the reply could not be rebuilt.
+            self.problem = f"the reply could not be rebuilt from its events ({type(error).__name__}: {error})"
+
+    def build(self, data: Any) -> None:
         kind = data.get("type") if isinstance(data, dict) else None
         message = self.message
         if kind == "message_start":
@@ -470,12 +488,12 @@ class _Events:
         if isinstance(error, GeneratorExit):  # the loop over the events was left: what arrived is kept
             error = None
         message = self.message
-        if message is not None and message.get("stop_reason") is not None and error is None:
+        complete = message is not None and message.get("stop_reason") is not None
+        if complete and error is None and not self.problem:
+            assert message is not None
             self.recorder.call(self.request, message, self.started)
             return
-        why: BaseException | str = (
-            error if error is not None else "the stream ended before the reply was complete (no stop reason arrived)"
-        )
+        why: BaseException | str = error or self.problem or _INCOMPLETE
         self.recorder.failure(self.request, why, self.started, message)
 
 
@@ -499,6 +517,18 @@ class _RecordedEventStream:
     def __init__(self, stream: Any, events: _Events) -> None:
         self._stream = stream
         self._events = events
+        self._iterator: Iterator[Any] | None = None
+        self._async_iterator: AsyncIterator[Any] | None = None
+
+    def __next__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = iter(self)
+        return next(self._iterator)
+
+    async def __anext__(self) -> Any:
+        if self._async_iterator is None:
+            self._async_iterator = aiter(self)
+        return await anext(self._async_iterator)
 
     def __iter__(self) -> Iterator[Any]:
         try:

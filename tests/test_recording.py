@@ -45,7 +45,13 @@ def _reply(number: int) -> dict[str, Any]:
             {"type": "text", "text": f"I will read {name}."},
             {"type": "tool_use", "id": f"toolu_{number:02d}", "name": "read_file", "input": {"path": name}},
         ]
-        return {"id": f"msg_{number:02d}", "model": MODEL, "content": content, "stop_reason": "tool_use", "usage": usage}
+        return {
+            "id": f"msg_{number:02d}",
+            "model": MODEL,
+            "content": content,
+            "stop_reason": "tool_use",
+            "usage": usage,
+        }
     content = [{"type": "text", "text": "The answer is 42."}]
     return {"id": "msg_03", "model": MODEL, "content": content, "stop_reason": "end_turn", "usage": usage}
 
@@ -171,9 +177,11 @@ def _check_recording(path: Path, server: MessagesServer, replies: list[anthropic
 def test_a_recorded_agent_imports_as_the_conversation_it_sent(tmp_path: Path, mode: str) -> None:
     """Each call of a sync agent is a model call of the imported run, and the view at its step is what was sent."""
     path = tmp_path / "agent.jsonl"
-    with MessagesServer.scripted([_reply(n) for n in range(4)]) as server:
-        with agentrender.record(_client(server), path) as client:
-            replies = _run_agent(client, mode)
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        replies = _run_agent(client, mode)
     assert all(isinstance(reply, anthropic.types.Message) for reply in replies)
     _check_recording(path, server, replies, mode)
 
@@ -195,9 +203,11 @@ def test_a_recorded_async_agent_imports_as_the_conversation_it_sent(tmp_path: Pa
 def test_a_compressed_recording_imports_too(tmp_path: Path) -> None:
     """compress=True writes a gzip run file, which imports as the plain one does."""
     path = tmp_path / "agent.jsonl.gz"
-    with MessagesServer.scripted([_reply(n) for n in range(4)]) as server:
-        with agentrender.record(_client(server), path, run_id="zipped", compress=True) as client:
-            _run_agent(client, "create")
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path, run_id="zipped", compress=True) as client,
+    ):
+        _run_agent(client, "create")
     assert path.read_bytes()[:2] == b"\x1f\x8b"
     run = imports.load(path)
     assert run.run_id == "zipped"
@@ -217,10 +227,12 @@ def test_an_api_error_is_recorded_and_raised_unchanged(
 ) -> None:
     """An error status is re-raised as the SDK raised it, and kept as a model_call_error the import warns of."""
     path = tmp_path / "agent.jsonl"
-    with MessagesServer.scripted([_reply(0), failure]) as server:
-        with agentrender.record(_client(server), path) as client:
-            with pytest.raises(error_class) as raised:
-                _run_agent(client, mode)
+    with (
+        MessagesServer.scripted([_reply(0), failure]) as server,
+        agentrender.record(_client(server), path) as client,
+        pytest.raises(error_class) as raised,
+    ):
+        _run_agent(client, mode)
     assert raised.value.status_code == failure.status
     assert failure.message in str(raised.value)
     error = _lines(path)[2]
@@ -244,10 +256,12 @@ def test_an_api_error_is_recorded_and_raised_unchanged(
 def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> None:
     """A stream whose connection ends before the reply does is a model_call_error holding the partial reply."""
     path = tmp_path / "agent.jsonl"
-    with MessagesServer.scripted([Cut(reply=_reply(0), events=4)]) as server:
-        with agentrender.record(_client(server), path) as client:
-            with client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream:
-                texts = list(stream.text_stream)
+    with (
+        MessagesServer.scripted([Cut(reply=_reply(0), events=4)]) as server,
+        agentrender.record(_client(server), path) as client,
+        client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream,
+    ):
+        texts = list(stream.text_stream)
     assert texts == ["I will re", "ad a.txt."]
     (error,) = _lines(path)[1:]
     assert error["type"] == "model_call_error"
@@ -259,10 +273,12 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
 def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path) -> None:
     """An agent leaving a stream's block before its end loses no call: what arrived is recorded."""
     path = tmp_path / "agent.jsonl"
-    with MessagesServer.scripted([_reply(0)]) as server:
-        with agentrender.record(_client(server), path) as client:
-            with client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream:
-                first = next(iter(stream))
+    with (
+        MessagesServer.scripted([_reply(0)]) as server,
+        agentrender.record(_client(server), path) as client,
+        client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream,
+    ):
+        first = next(iter(stream))
     assert first.type == "message_start"
     (error,) = _lines(path)[1:]
     assert error["type"] == "model_call_error"
