@@ -2,7 +2,9 @@
 
 The core (this package and ``agentrender.render``) is the render contract: recorded
 steps into the conversation a model is shown, and a model's reply into a decision. It
-imports nothing outside the Python standard library.
+imports nothing outside the Python standard library. ``record(client, path)`` records the
+Messages API calls of an agent built on the Anthropic SDK to a run file; it works on the
+client it is given, so it needs no import of the SDK either.
 """
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput

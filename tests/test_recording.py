@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -270,20 +271,69 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
     assert error["request"] == server.received[0].body
 
 
-def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path) -> None:
-    """An agent leaving a stream's block before its end loses no call: what arrived is recorded."""
+@pytest.mark.parametrize("how", ["stream", "create-stream"])
+def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path, how: str) -> None:
+    """An agent leaving a stream before its end loses no call: what arrived is recorded."""
     path = tmp_path / "agent.jsonl"
-    with (
-        MessagesServer.scripted([_reply(0)]) as server,
-        agentrender.record(_client(server), path) as client,
-        client.messages.stream(**_params([{"role": "user", "content": "Go."}])) as stream,
-    ):
-        first = next(iter(stream))
+    params = _params([{"role": "user", "content": "Go."}])
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        if how == "stream":
+            with client.messages.stream(**params) as stream:
+                first = next(iter(stream))
+        else:
+            with client.messages.create(**params, stream=True) as events:
+                first = next(events)
     assert first.type == "message_start"
     (error,) = _lines(path)[1:]
     assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "incomplete"
     assert error["partial"]["id"] == "msg_00"
     assert error["partial"]["content"] == []
+    assert error["request"] == server.received[0].body
+
+
+def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
+    """A reply the run file's checks refuse reaches the agent, and is recorded as a model_call_error holding it."""
+    path = tmp_path / "agent.jsonl"
+    broken = {"id": "msg_00", "model": MODEL, "content": [{"type": "text"}], "stop_reason": "end_turn"}
+    with MessagesServer.scripted([broken]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    assert message.id == "msg_00"
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "unrecordable"
+    assert "content[0].text: missing" in error["error"]["message"]
+    assert error["partial"]["content"] == [{"type": "text"}]
+
+
+def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) -> None:
+    """Calls made at once from threads are each recorded, one whole line each."""
+    path = tmp_path / "agent.jsonl"
+    questions = [[{"role": "user", "content": f"Question {n}."}] for n in range(6)]
+    with (
+        MessagesServer.scripted([_reply(3)] * 6) as server,
+        agentrender.record(_client(server), path) as client,
+        ThreadPoolExecutor(3) as pool,
+    ):
+        list(pool.map(lambda messages: client.messages.create(**_params(messages)), questions))
+    calls = _lines(path)[1:]
+    assert sorted(call["request"]["messages"][0]["content"] for call in calls) == [f"Question {n}." for n in range(6)]
+    assert all(call["type"] == "model_call" and call["step"] == 0 for call in calls)
+
+
+def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
+    """imports.from_anthropic reads a recording as load does, named by the recording's run id."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path, run_id="my-agent") as client,
+    ):
+        _run_agent(client, "create")
+    run = imports.from_anthropic(path)
+    assert run.run_id == "my-agent"
+    assert run.header["source"]["format"] == "anthropic-record"
+    assert run.header["source"]["calls"] == 4
+    assert run == imports.load(path)
 
 
 _KILLED_AGENT = """

@@ -5,7 +5,9 @@
 offline. It checks each request against the API's rules, looks it up by the replay key of
 what arrived (``body_key``) and answers with the reply recorded for that key, or with the
 400 the real API would give. ``Failure`` queues an error answer, ``Received`` is what it
-kept of each request. Standard library only.
+kept of each request. ``MessagesServer.scripted`` answers requests in order instead (a
+reply, a ``Failure`` or a ``Cut`` stream each), and a request with ``"stream": true`` is
+answered with server-sent events (``stream_events``). Standard library only.
 """
 
 from agentrender.testing._messages_server import Cut, Failure, MessagesServer, Received, body_key, stream_events
