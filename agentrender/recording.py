@@ -331,17 +331,19 @@ class _RecordedMessages:
         except BaseException as error:
             self._recorder.failure(_sent_by_error(error, params), error, started)
             raise
-        return self._done(result, _sent(raw.http_request, params), started)
+        return self._done(result, _sent(getattr(raw, "http_request", None), params), started)
 
     async def _create_async(self, params: dict[str, Any]) -> Any:
         started = time.perf_counter()
         try:
             raw = await self._messages.with_raw_response.create(**params)
-            result = await raw.parse()
+            result = raw.parse()
+            if inspect.isawaitable(result):  # some SDK versions parse an async response at once, others when awaited
+                result = await result
         except BaseException as error:
             self._recorder.failure(_sent_by_error(error, params), error, started)
             raise
-        return self._done(result, _sent(raw.http_request, params), started)
+        return self._done(result, _sent(getattr(raw, "http_request", None), params), started)
 
     def _done(self, result: Any, request: dict[str, Any], started: float) -> Any:
         if request.get("stream") is True:

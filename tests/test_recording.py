@@ -9,9 +9,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anthropic
@@ -411,3 +412,14 @@ def test_record_adds_no_third_party_import() -> None:
     loaded = {name.split(".")[0] for name in out.stdout.split()}
     assert loaded - set(sys.stdlib_module_names) - {"agentrender"} == set()
     assert callable(agentrender.record)
+
+
+def test_the_recording_benchmark_runs(
+    import_bench: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/bench_record.py measures a recorded and a plain client on a tiny size and prints each figure."""
+    bench = import_bench("bench_record")
+    bench.main(["--turns", "2", "--calls", "1"])
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split() == ["turns", "plain", "ms", "recorded", "ms", "ratio"]
+    assert row.split()[0] == "2" and float(row.split()[-1]) > 0
