@@ -53,7 +53,11 @@ MODEL_CALL_ERROR = "model_call_error"
 
 ClientT = TypeVar("ClientT")
 
-_INCOMPLETE = "the stream ended before the reply was complete (no stop reason arrived)"
+# The ``error`` of a call that raised nothing: a stream that ended early, a reply that could not be kept as one.
+_INCOMPLETE: Mapping[str, str] = {
+    "type": "incomplete",
+    "message": "the stream ended before the reply was complete (no stop reason arrived)",
+}
 
 # What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
 _REQUEST_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
@@ -69,11 +73,12 @@ def record(
     """A client that works as ``client`` does and writes each Messages API call it makes to the run file ``path``.
 
     ``client`` is an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` (or a client
-    with the same ``messages`` resource). The file is created now, holding its header;
-    ``run_id`` defaults to the file's name without its extensions, ``compress`` to whether
-    the name ends in ``.gz``. The client returned is typed as the one given, to keep the
-    agent's code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's
-    classes is false for it.
+    with the same ``messages`` resource). The file is created now (replacing one already
+    there), holding its header; ``run_id`` defaults to the file's name without its
+    extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or
+    leaving its ``with`` block) closes the file. The client returned is typed as the one
+    given, to keep the agent's code checked as it was, but it is a wrapper: ``isinstance``
+    against the SDK's classes is false for it.
     """
     messages = getattr(client, "messages", None)
     if messages is None or not callable(getattr(messages, "create", None)):
@@ -118,12 +123,13 @@ class _Recorder:
                 raise
             # A reply the run file's checks refuse (a block missing a field it must have) is
             # still the agent's reply: it is kept, as a call the reader can see and warn of.
-            self.failure(request, f"the reply could not be recorded as a model call: {error}", started, response)
+            problem = {"type": "unrecordable", "message": f"the reply could not be recorded as a model call: {error}"}
+            self.failure(request, problem, started, response)
 
     def failure(
         self,
         request: Mapping[str, Any],
-        error: BaseException | str,
+        error: BaseException | Mapping[str, str],
         started: float,
         partial: Mapping[str, Any] | None = None,
     ) -> None:
@@ -165,10 +171,9 @@ def _step(request: Mapping[str, Any]) -> int:
     return sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
 
 
-def _error(error: BaseException | str) -> dict[str, Any]:
-    if isinstance(error, str):
-        kind = "unrecordable" if error.startswith("the reply could not be recorded") else "incomplete"
-        return {"type": kind, "message": error}
+def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:
+    if isinstance(error, Mapping):
+        return dict(error)
     out: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
     status = getattr(error, "status_code", None)
     if isinstance(status, int):
@@ -395,7 +400,7 @@ class _StreamEnd:
         if snapshot is not None and snapshot.stop_reason is not None:
             self.recorder.call(request, _message_json(snapshot), self.started)
             return
-        why: BaseException | str = error if error is not None else _INCOMPLETE
+        why = error if error is not None else _INCOMPLETE
         partial = _message_json(snapshot) if snapshot is not None else None
         self.recorder.failure(request, why, self.started, partial)
 
@@ -450,7 +455,7 @@ class _Events:
         self.message: dict[str, Any] | None = None
         self.json: dict[int, str] = {}
         self.ended = False
-        self.problem = ""
+        self.problem: Mapping[str, str] | None = None
 
     def add(self, event: Any) -> None:
         if self.problem:
@@ -459,7 +464,8 @@ class _Events:
             self.build(_jsonable(event))
         except (KeyError, IndexError, TypeError, ValueError) as error:
             # The agent's stream goes on; the record says the reply could not be rebuilt.
-            self.problem = f"the reply could not be rebuilt from its events ({type(error).__name__}: {error})"
+            what = f"the reply could not be rebuilt from its events ({type(error).__name__}: {error})"
+            self.problem = {"type": "unrecordable", "message": what}
 
     def build(self, data: Any) -> None:
         kind = data.get("type") if isinstance(data, dict) else None
@@ -495,7 +501,7 @@ class _Events:
             assert message is not None
             self.recorder.call(self.request, message, self.started)
             return
-        why: BaseException | str = error or self.problem or _INCOMPLETE
+        why = error or self.problem or _INCOMPLETE
         self.recorder.failure(self.request, why, self.started, message)
 
 
