@@ -81,6 +81,7 @@ REFERENCE = {
     "agentrender.adapters.anthropic": "anthropic",
     "agentrender.testing": "testing",
     "agentrender.imports": "imports",
+    "agentrender.recording": "recording",
     "agentrender.agent.driver": "agent",
     "agentrender.agent.tools": "agent",
     "agentrender.agent.record": "agent",
