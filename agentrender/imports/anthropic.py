@@ -157,7 +157,7 @@ def _text(path: str, notes: list[RunWarning]) -> str:
             data = b"".join(gzip_lines(file, stream_notes))
         except StreamError as error:
             raise RunFileError(path, 1, str(error)) from None
-    notes.extend(RunWarning(line=1, text=text, path=path) for text in stream_notes)
+    notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
     return data.decode("utf-8")
 
 
