@@ -374,6 +374,26 @@ def test_a_run_killed_mid_call_leaves_every_completed_call(tmp_path: Path) -> No
     assert run.warnings == ()
 
 
+_UNCLOSED_AGENT = """
+import sys, anthropic, agentrender
+client = agentrender.record(anthropic.Anthropic(base_url=sys.argv[1], api_key="local", max_retries=0), sys.argv[2])
+client.messages.create(model="m", max_tokens=64, messages=[{"role": "user", "content": "Hi."}])
+"""
+
+
+@pytest.mark.slow
+def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing(tmp_path: Path) -> None:
+    """An agent that never closes its client still leaves a whole gzip stream: no data is reported lost."""
+    path = tmp_path / "agent.jsonl.gz"
+    reply = {"id": "msg_0", "content": [{"type": "text", "text": "Hello."}], "stop_reason": "end_turn"}
+    with MessagesServer.scripted([reply]) as server:
+        subprocess.run([sys.executable, "-c", _UNCLOSED_AGENT, server.base_url, str(path)], check=True, timeout=120)
+    run = imports.load(path)
+    assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0"]
+    assert run.warnings == ()
+    assert load_run(path).warnings == ()
+
+
 def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:
     """Attributes, other resources and other methods are the client's own; with_options stays recorded."""
     path = tmp_path / "agent.jsonl"
