@@ -259,7 +259,7 @@ class Run:
                 under_contract=under_contract,
                 result_bytes=overrides.get("result_bytes", render.RESULT_BYTES),
             )
-            if sent:
+            if sent or sent.opening:  # a run of only its opening still opens with its recorded blocks
                 return sent.options(self.opening, **overrides)
         settings: dict[str, Any] = {"opening": self.opening}
         settings.update(overrides)

@@ -1,0 +1,485 @@
+"""Claude Code session transcripts, as runs that render the conversation its model was sent.
+
+Claude Code writes each session to ``~/.claude/projects/<project>/<session-id>.jsonl``: one
+JSON object a line, each with a ``type``. The records this importer reads (shapes from
+public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
+
+- ``user`` and ``assistant`` records carry one Messages API message (``message``: ``role``,
+  ``content``) with ``uuid``, ``parentUuid`` (the record before it: the transcript is a tree),
+  ``sessionId``, ``isSidechain``, ``cwd``, ``gitBranch``, ``version`` and ``timestamp``. An
+  assistant reply is written one content block a record, the records sharing the reply's
+  ``message.id``; the results of parallel tool uses are written one a record. A user record
+  may hold ``toolUseResult``, a richer copy of the result for Claude Code's own display (not
+  sent), and ``isMeta`` (a message sent to the model but hidden from the person);
+- ``system`` records (``stop_hook_summary``, ``turn_duration``, ``local_command``, ...) and
+  ``progress``/``attachment`` records sit in the tree but are Claude Code's own notes; a
+  ``compact_boundary`` system record starts the conversation anew after a compaction, with
+  ``logicalParentUuid`` naming where the conversation before it ended;
+- ``summary`` records (a title for the conversation ending at ``leafUuid``),
+  ``file-history-snapshot``, ``queue-operation``, ``last-prompt`` and others carry no uuid and
+  are not part of any conversation;
+- a sub-agent's thread has ``isSidechain: true`` (and an ``agentId``); older versions write it
+  in the session's file, newer ones in ``<session-id>/subagents/agent-<id>.jsonl``, which
+  ``from_claude_code`` reads too.
+
+Each thread is read by following ``parentUuid`` from its last record back to its root (the
+record order of the file is not the conversation's: a rewound conversation leaves its
+abandoned branch in the file). Split replies are joined into one assistant turn and split
+results into one user turn, as they were sent. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agentrender._types import ContentBlock
+from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
+from agentrender.runfile import Run, RunFileError, RunWarning, read_records
+
+__all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
+
+TRANSCRIPT_NOTE = (
+    "a Claude Code transcript holds the conversation's turns; the system prompt, the tool definitions and "
+    "the reminders Claude Code adds to a request as it sends it are not in it"
+)
+"""What an imported session's ``source.note`` says of what the transcript cannot show."""
+
+_MESSAGE_TYPES = ("user", "assistant")
+# Fields whose type is checked on every record that has them; the rest are kept as they are.
+_STRING_FIELDS = ("uuid", "sessionId", "agentId", "subtype")
+_OPTIONAL_STRING_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
+_BOOL_FIELDS = ("isSidechain", "isMeta", "isCompactSummary")
+
+
+def looks_like_claude_code(value: Any) -> bool:
+    """True when ``value`` (a file's first JSON value) is a line of a Claude Code transcript."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
+        return False
+    if "sessionId" in value or "parentUuid" in value or "leafUuid" in value:
+        return True
+    return value.get("type") == "file-history-snapshot" and "snapshot" in value
+
+
+@dataclass
+class _Record:
+    line: int
+    value: dict[str, Any]
+
+    @property
+    def uuid(self) -> str:
+        return str(self.value.get("uuid") or "")
+
+    @property
+    def parent(self) -> str | None:
+        parent = self.value.get("parentUuid")
+        return parent if isinstance(parent, str) else None
+
+    @property
+    def kind(self) -> str:
+        return str(self.value["type"])
+
+    @property
+    def sidechain(self) -> bool:
+        return bool(self.value.get("isSidechain"))
+
+
+@dataclass
+class _Thread:
+    """One conversation of a transcript: its records from root to leaf, and what it is."""
+
+    records: list[_Record]
+    kind: str
+    """``main``, ``compacted`` (the main thread before a compaction) or ``sidechain``."""
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class _Transcript:
+    """One transcript file, read and checked: its records, indexed by uuid."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.warnings: list[RunWarning] = []
+        self.records = self._read()
+        self.by_uuid: dict[str, _Record] = {}
+        for record in self.records:
+            if not record.uuid:
+                continue
+            if record.uuid in self.by_uuid:
+                first = self.by_uuid[record.uuid].line
+                self.warnings.append(
+                    Where(path, record.line, "uuid").warning(
+                        f"the uuid of line {first} again: this record is left out of the threads"
+                    )
+                )
+                continue
+            self.by_uuid[record.uuid] = record
+
+    def _read(self) -> list[_Record]:
+        try:
+            data = Path(self.path).read_bytes()
+        except OSError as error:
+            raise RunFileError(self.path, 0, f"cannot read the file ({error.strerror or error})") from None
+        lines = data.split(b"\n")
+        records = []
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            last = number == len(lines)  # no newline after it: the writer may have stopped mid-line
+            try:
+                value = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as error:
+                if last:
+                    self._cut(number)
+                    break
+                raise RunFileError(
+                    self.path, number, f"not UTF-8 text ({error.reason} at byte {error.start})"
+                ) from None
+            except ValueError as error:
+                if last:
+                    self._cut(number)
+                    break
+                raise RunFileError(self.path, number, f"not JSON: {error}") from None
+            records.append(_Record(number, self._checked(value, number)))
+        if not records:
+            raise RunFileError(self.path, 1, "the file holds no transcript record")
+        return records
+
+    def _cut(self, number: int) -> None:
+        self.warnings.append(
+            Where(self.path, number).warning("the last line is cut short (the session was being written): left out")
+        )
+
+    def _checked(self, value: Any, line: int) -> dict[str, Any]:
+        where = Where(self.path, line)
+        if not isinstance(value, dict):
+            raise where.error(f"expected a transcript record (a JSON object), got {type(value).__name__}")
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            raise where.at("type").error(f"expected the record's type, got {kind!r}")
+        for name in _STRING_FIELDS:
+            if name in value and (not isinstance(value[name], str) or not value[name]):
+                raise where.at(name).error(f"expected a non-empty string, got {value[name]!r}")
+        for name in _OPTIONAL_STRING_FIELDS:
+            if value.get(name) is not None and not isinstance(value[name], str):
+                raise where.at(name).error(f"expected a uuid or null, got {type(value[name]).__name__}")
+        for name in _BOOL_FIELDS:
+            if name in value and not isinstance(value[name], bool):
+                raise where.at(name).error(f"expected true or false, got {value[name]!r}")
+        if kind in _MESSAGE_TYPES:
+            if "uuid" not in value:
+                raise where.at("uuid").error(f"missing: a {kind} record has a uuid")
+            _check_message(value.get("message"), kind, where.at("message"))
+        if kind == "summary" and not isinstance(value.get("summary", ""), str):
+            raise where.at("summary").error(f"expected text, got {type(value['summary']).__name__}")
+        return value
+
+    def chain(self, leaf: _Record, sidechain: bool) -> list[_Record]:
+        """The records from the thread's root to ``leaf``, following ``parentUuid``."""
+        chain = [leaf]
+        seen = {leaf.uuid}
+        record = leaf
+        while record.parent is not None:
+            parent = self.by_uuid.get(record.parent)
+            if parent is None:
+                self.warnings.append(
+                    Where(self.path, record.line, "parentUuid").warning(
+                        f"points to {record.parent!r}, a record not in this file: the thread is read from here "
+                        "(what came before it was sent too, and is not in this file)"
+                    )
+                )
+                break
+            if parent.uuid in seen:
+                raise Where(self.path, record.line, "parentUuid").error(
+                    "the records' parents make a loop: a transcript is a tree"
+                )
+            if parent.sidechain != sidechain and sidechain:
+                break  # a sub-agent's thread that starts from a record of the main one
+            seen.add(parent.uuid)
+            chain.append(parent)
+            record = parent
+        chain.reverse()
+        return chain
+
+    def threads(self) -> list[_Thread]:
+        """The main thread (its part since the last compaction), the parts before it, then each sidechain."""
+        threads: list[_Thread] = []
+        used: set[str] = set()
+        main = [r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and not r.sidechain]
+        if main:
+            leaf: _Record | None = main[-1]
+            segments = []
+            while leaf is not None:
+                chain = self.chain(leaf, sidechain=False)
+                used.update(r.uuid for r in chain)
+                segments.append(chain)
+                root = chain[0].value
+                before = root.get("logicalParentUuid")
+                leaf = None
+                if isinstance(before, str):
+                    leaf = self.by_uuid.get(before)
+                    if leaf is None:
+                        self.warnings.append(
+                            Where(self.path, chain[0].line, "logicalParentUuid").warning(
+                                "the conversation before this compaction is not in this file"
+                            )
+                        )
+                    elif leaf.uuid in used:
+                        raise Where(self.path, chain[0].line, "logicalParentUuid").error(
+                            "points back into the conversation after it: a transcript is a tree"
+                        )
+            threads.append(_Thread(segments[0], "main"))
+            threads.extend(_Thread(chain, "compacted") for chain in reversed(segments[1:]))
+        roots: dict[str, list[_Record]] = {}
+        for record in self.records:
+            if record.sidechain and record.kind in _MESSAGE_TYPES and self.by_uuid.get(record.uuid) is record:
+                roots.setdefault(self._sidechain_root(record), []).append(record)
+        for members in roots.values():
+            chain = self.chain(members[-1], sidechain=True)
+            used.update(r.uuid for r in chain)
+            notes = {}
+            if chain[0].parent is not None and chain[0].parent in self.by_uuid:
+                notes["parent_line"] = self.by_uuid[chain[0].parent].line
+            threads.append(_Thread(chain, "sidechain", notes))
+        left = [r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and r.uuid not in used]
+        if left:
+            lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
+            self.warnings.append(
+                Where(self.path, left[0].line).warning(
+                    f"{len(left)} message record(s) on branches the conversation left (a rewind or a retry; "
+                    f"lines {lines}): not part of what was last sent, and not in any run"
+                )
+            )
+        return threads
+
+    def _sidechain_root(self, record: _Record) -> str:
+        seen = set()
+        while record.parent is not None and record.uuid not in seen:
+            seen.add(record.uuid)
+            parent = self.by_uuid.get(record.parent)
+            if parent is None or not parent.sidechain:
+                break
+            record = parent
+        return record.uuid
+
+
+def _check_message(message: Any, kind: str, where: Where) -> None:
+    if not isinstance(message, Mapping):
+        raise where.error(f"expected the {kind} message (an object), got {type(message).__name__}")
+    if message.get("role") != kind:
+        raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {message.get('role')!r}")
+    for name in ("id", "model"):
+        if name in message and not isinstance(message[name], str):
+            raise where.at(name).error(f"expected text, got {type(message[name]).__name__}")
+    content = message.get("content")
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise where.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
+    for j, block in enumerate(content):
+        try:
+            ContentBlock.from_dict(block, where=f"content[{j}]")
+        except ValueError as error:
+            raise where.error(str(error)) from None
+
+
+def _blocks(record: _Record) -> list[dict[str, Any]]:
+    content = record.value["message"]["content"]
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _only_results(blocks: list[dict[str, Any]]) -> bool:
+    return bool(blocks) and all(block.get("type") == "tool_result" for block in blocks)
+
+
+def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The thread's messages as they were sent, and what the thread's records say beside them."""
+    turns: list[dict[str, Any]] = []
+    skipped: Counter[str] = Counter()
+    transcript: list[dict[str, Any]] = []
+    models: list[str] = []
+    for record in thread.records:
+        value = record.value
+        if record.kind not in _MESSAGE_TYPES:
+            subtype = value.get("subtype")
+            skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
+            continue
+        message = value["message"]
+        meta = {key: item for key, item in value.items() if key != "message"}
+        meta["line"] = record.line
+        meta["message"] = {key: item for key, item in message.items() if key != "content"}
+        transcript.append(meta)
+        model = message.get("model")
+        if record.kind == "assistant" and isinstance(model, str) and not model.startswith("<"):
+            models.append(model)  # "<synthetic>" marks a reply Claude Code wrote itself, not a model
+        blocks = _blocks(record)
+        if not turns or turns[-1]["role"] != record.kind:
+            turns.append(
+                {"role": record.kind, "content": blocks, "id": message.get("id"), "results": _only_results(blocks)}
+            )
+            continue
+        previous = turns[-1]
+        split_reply = (
+            record.kind == "assistant" and message.get("id") is not None and message.get("id") == previous["id"]
+        )
+        split_results = record.kind == "user" and previous["results"] and _only_results(blocks)
+        if not (split_reply or split_results):
+            warnings.append(
+                Where(path, record.line, "parentUuid").warning(
+                    f"a {record.kind} message right after another: joined into one turn, as the Messages API would"
+                )
+            )
+        previous["content"] = previous["content"] + blocks
+        previous["results"] = previous["results"] and _only_results(blocks)
+    notes: dict[str, Any] = {"transcript": transcript}
+    if skipped:
+        notes["not_sent"] = dict(sorted(skipped.items()))
+    if models:
+        notes["models"] = sorted(set(models))
+        notes["model"] = models[-1]
+    return [{"role": t["role"], "content": t["content"]} for t in turns], notes
+
+
+def _first(records: list[_Record], name: str) -> Any:
+    return next((r.value[name] for r in records if name in r.value), None)
+
+
+def _run(
+    transcript: _Transcript,
+    thread: _Thread,
+    run_id: str,
+    summarise: Summariser | None,
+    extra_notes: Mapping[str, Any],
+) -> Run | None:
+    path = transcript.path
+    warnings: list[RunWarning] = []
+    messages, notes = _turns(thread, path, warnings)
+    if not messages:
+        return None
+    first = next(r for r in thread.records if r.kind in _MESSAGE_TYPES)
+    if messages[0]["role"] != "user":
+        raise Where(path, first.line, "parentUuid").error(
+            "the thread starts with an assistant message: the request that it answered is not in this file"
+        )
+    source: dict[str, Any] = {"format": "claude-code", "path": path, "thread": thread.kind}
+    for key, name in (
+        ("sessionId", "session_id"),
+        ("agentId", "agent_id"),
+        ("version", "version"),
+        ("cwd", "cwd"),
+        ("gitBranch", "git_branch"),
+    ):
+        found = _first(thread.records, key)
+        if found is not None:
+            source[name] = found
+    source.update(thread.notes)
+    source.update(extra_notes)
+    model = notes.pop("model", None)
+    source.update(notes)
+    source["note"] = TRANSCRIPT_NOTE
+    root = thread.records[0].value
+    if root.get("subtype") == "compact_boundary" or first.value.get("isCompactSummary"):
+        source["compaction"] = {
+            key: root[key] for key in ("compactMetadata", "logicalParentUuid", "timestamp") if key in root
+        }
+    where = Where(path, first.line, "turns")
+    records = conversation_records(
+        normalise_messages(messages, where),
+        where=where,
+        run_id=run_id,
+        source=source,
+        request={"model": model} if model else None,
+        summarise=summarise,
+        warnings=warnings,
+    )
+    return read_records(records, path=path, notes=warnings)
+
+
+def _subagent_files(path: Path) -> list[Path]:
+    folder = path.with_suffix("") / "subagents"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def from_claude_code(
+    path: str | os.PathLike[str],
+    *,
+    summarise: Summariser | None = None,
+    subagents: bool = True,
+) -> list[Run]:
+    """The runs of a Claude Code session transcript: the main thread first, then each sub-agent's.
+
+    The main thread's run is the conversation since its last compaction (what the model was
+    sent last); the conversation before each compaction is a run of its own (``source.thread``
+    is ``compacted``), and a warning on the main run names it. Each sidechain (a sub-agent's
+    thread) is a run whose ``run_id`` names the session and the agent; with ``subagents``,
+    the files of ``<session-id>/subagents/`` beside the transcript are read too. Every run's
+    ``source`` keeps the session's id, version, working directory and branch, the models
+    that replied, and each message record's fields beside its content (``transcript``, with
+    ``toolUseResult``); the session's ``summary`` titles are in the main run's source.
+
+    ``summarise`` gives each result a summary, for the view under the contract's window.
+    Raises ``RunFileError`` naming the file, line and field of a record that cannot be read;
+    what is read with a doubt (a cut-short last line, a ``parentUuid`` pointing to a record
+    not in the file, branches the conversation left, a message right after another of its
+    role) is a warning on the run.
+    """
+    name = os.fspath(path)
+    files = [Path(name)] + (_subagent_files(Path(name)) if subagents else [])
+    runs: list[Run] = []
+    for number, file in enumerate(files):
+        transcript = _Transcript(os.fspath(file))
+        threads = transcript.threads()
+        session = str(_first(transcript.records, "sessionId") or file.stem)
+        summaries = [
+            {"line": r.line, "summary": r.value.get("summary", ""), "leafUuid": r.value.get("leafUuid")}
+            for r in transcript.records
+            if r.kind == "summary"
+        ]
+        compacted = sidechains = 0
+        file_runs: list[Run] = []
+        for thread in threads:
+            extra: dict[str, Any] = {}
+            if thread.kind == "main":
+                run_id = session
+                if summaries:
+                    extra["summaries"] = summaries
+            elif thread.kind == "compacted":
+                compacted += 1
+                run_id = f"{session}/before-compaction-{compacted}"
+            else:
+                sidechains += 1
+                agent = _first(thread.records, "agentId")
+                run_id = f"{session}/agent-{agent}" if agent else f"{session}/sidechain-{sidechains}"
+            run = _run(transcript, thread, run_id, summarise, extra)
+            if run is not None:
+                file_runs.append(run)
+        if not file_runs:
+            if number == 0:
+                raise RunFileError(
+                    transcript.path, 1, "no user or assistant message in the transcript: nothing was sent"
+                )
+            continue
+        notes = list(transcript.warnings)
+        before = [run.run_id for run in file_runs if run.header.get("source", {}).get("thread") == "compacted"]
+        if before:
+            notes.append(
+                RunWarning(
+                    line=1,
+                    text=f"the conversation was compacted {len(before)} time(s): what was sent before is in the "
+                    f"run(s) {', '.join(before)}",
+                    path=transcript.path,
+                )
+            )
+        head = file_runs[0]
+        file_runs[0] = _with_warnings(head, notes)
+        runs.extend(file_runs)
+    return runs
+
+
+def _with_warnings(run: Run, notes: list[RunWarning]) -> Run:
+    return replace(run, warnings=(*notes, *run.warnings)) if notes else run

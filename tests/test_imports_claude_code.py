@@ -1,0 +1,348 @@
+"""Claude Code session transcripts import as runs that render what their model was sent."""
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentrender import RunFileError, render
+from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
+from agentrender.runfile import Run
+
+FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "claude-code"
+GOLDEN = Path(__file__).parent / "golden"
+SESSION = "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05"
+TRANSCRIPT = FIXTURES / f"{SESSION}.jsonl"
+
+
+def sent(run: Run) -> list[dict[str, Any]]:
+    """The whole conversation of a run as rendered: every turn, without the nudge after a final reply."""
+    full = [m.to_dict() for m in render.messages(run.step_input(), run.options())]
+    last = run.step_records[run.steps[-1].index]["sent"]
+    return full if last.get("user") is not None else full[:-1]
+
+
+def view(run: Run, at: int) -> list[dict[str, Any]]:
+    """The messages of the request that decided step ``at``, rendered from the run."""
+    return [m.to_dict() for m in render.messages(run.step_input(at), run.options())]
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write(path: Path, records: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs() -> list[Run]:
+    return from_claude_code(TRANSCRIPT)
+
+
+def test_the_runs_are_the_main_thread_then_the_conversation_before_compaction_then_each_sidechain(runs):
+    """The main thread is the first run, then what was sent before its compaction, then each sub-agent."""
+    assert [run.run_id for run in runs] == [
+        SESSION,
+        f"{SESSION}/before-compaction-1",
+        f"{SESSION}/agent-b41e9c2",
+        f"{SESSION}/agent-a9d07f3",
+    ]
+    assert [run.header["source"]["thread"] for run in runs] == ["main", "compacted", "sidechain", "sidechain"]
+
+
+def test_each_run_renders_back_the_conversation_as_sent(runs, golden):
+    """Every run renders exactly the turns its model was sent, compared with the reviewed golden conversations."""
+    conversations = {run.run_id: sent(run) for run in runs}
+    golden("imports/claude_code_sent.json", json.dumps(conversations, indent=1, ensure_ascii=False) + "\n")
+
+
+def test_the_view_at_each_step_is_the_request_of_that_step(runs):
+    """The view at step k is the first 2k+1 messages of the reviewed conversation: the request that decided step k."""
+    conversations = json.loads((GOLDEN / "imports" / "claude_code_sent.json").read_text(encoding="utf-8"))
+    for run in runs:
+        conversation = conversations[run.run_id]
+        for step in run.steps:
+            assert view(run, step.index) == conversation[: 2 * step.index + 1], (run.run_id, step.index)
+
+
+def test_split_replies_and_split_results_are_joined_as_they_were_sent(runs):
+    """A reply written one block a record is one assistant turn; its parallel results are one user turn."""
+    before = sent(runs[1])
+    assert [b["type"] for b in before[1]["content"]] == ["thinking", "tool_use"]
+    assert [b.get("id") for b in before[3]["content"]] == [None, "toolu_01Cd4", "toolu_01Ef5"]
+    assert [b["tool_use_id"] for b in before[4]["content"]] == ["toolu_01Cd4", "toolu_01Ef5"]
+    assert not [w for w in runs[1].warnings if "joined" in w.text]
+
+
+def test_a_rewound_branch_is_not_sent_and_is_named_in_a_warning(runs):
+    """Records on a branch the conversation left are in no run, and a warning names their lines."""
+    everything = json.dumps([sent(run) for run in runs])
+    assert "Understood, I won't edit it." not in everything
+    assert "The file /home/dev/shop/price.py has been updated." in everything
+    assert any("branches the conversation left" in w.text and "lines 17, 18" in w.text for w in runs[0].warnings)
+
+
+def test_compaction_makes_the_summary_the_first_turn_and_is_named_in_a_warning(runs):
+    """After a compaction the model was sent the summary; the run says where what came before went."""
+    main = runs[0]
+    assert sent(main)[0]["content"][0]["text"].startswith("This session is being continued")
+    assert main.header["source"]["compaction"]["compactMetadata"] == {"trigger": "manual", "preTokens": 21558}
+    assert any(f"{SESSION}/before-compaction-1" in w.text for w in main.warnings)
+    joined = [w for w in main.warnings if "joined into one turn" in w.text]
+    assert [w.line for w in joined] == [26, 27, 28]
+
+
+def test_tool_use_results_are_kept_in_the_records_not_in_what_was_sent(runs):
+    """``toolUseResult`` is in the run's source beside each record, never in the messages."""
+    before = runs[1]
+    assert "numLines" not in json.dumps(sent(before))
+    kept = [r["toolUseResult"] for r in before.header["source"]["transcript"] if "toolUseResult" in r]
+    assert {"status": "completed", "prompt": "List every caller of round_price in /home/dev/shop.",
+            "agentId": "b41e9c2", "totalDurationMs": 5120, "totalTokens": 9120} in kept  # fmt: skip
+
+
+def test_the_source_keeps_the_session_model_version_and_directory(runs):
+    """Session id, Claude Code version, working directory, branch and model are in the header."""
+    source = runs[0].header["source"]
+    assert (source["session_id"], source["version"], source["cwd"], source["git_branch"]) == (
+        SESSION,
+        "2.0.76",
+        "/home/dev/shop",
+        "main",
+    )
+    assert runs[0].model == "claude-sonnet-4-5-20250929"
+    assert runs[2].model == "claude-haiku-4-5-20251001"
+    assert source["summaries"] == [
+        {"line": 1, "summary": "Fix failing price rounding test", "leafUuid": "00000013-1c2d-4e5f-8a9b-000000000013"}
+    ]
+    assert "system prompt" in source["note"]
+    assert runs[1].header["source"]["not_sent"] == {"system/stop_hook_summary": 1}
+
+
+def test_sidechains_are_their_own_runs(runs):
+    """An inline sidechain and a sub-agent's own file each give a run of the sub-agent's conversation."""
+    inline, own_file = runs[2], runs[3]
+    assert sent(inline)[0]["content"] == [
+        {"type": "text", "text": "List every caller of round_price in /home/dev/shop."}
+    ]
+    assert [s.decision.tool for s in inline.steps] == ["Grep", ""]
+    assert own_file.header["source"]["not_sent"] == {"progress": 1}
+    assert own_file.path.endswith("subagents/agent-a9d07f3.jsonl")
+    assert len(from_claude_code(TRANSCRIPT, subagents=False)) == 3
+
+
+def test_a_summariser_gives_the_what_if_view_its_summaries(runs):
+    """With a summariser, the view under the contract's window shows summaries for old results."""
+    run = from_claude_code(TRANSCRIPT, summarise=first_line_summary)[1]
+    assert run.summariser == "first_line_summary"
+    windowed = [m.to_dict() for m in render.messages(run.step_input(), run.options(recent_results=1))]
+    first_result = windowed[2]["content"][0]
+    assert first_result["content"].startswith("F. …")
+
+
+def test_load_detects_a_claude_code_session(tmp_path):
+    """``load`` reads a transcript as its main run and ``load_runs`` gives every run."""
+    assert load(TRANSCRIPT).run_id == SESSION
+    assert len(load_runs(TRANSCRIPT)) == 4
+    copy = shutil.copy(FIXTURES / SESSION / "subagents" / "agent-a9d07f3.jsonl", tmp_path / "agent.jsonl")
+    assert load(copy).run_id == f"{SESSION}/agent-a9d07f3"
+
+
+MINIMAL: list[dict[str, Any]] = [
+    {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "isSidechain": False,
+     "message": {"role": "user", "content": "hi"}},
+    {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "isSidechain": False,
+     "message": {"role": "assistant", "id": "msg_1", "model": "m",
+                 "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]}},
+    {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s", "isSidechain": False,
+     "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.py"}]}},
+    {"type": "summary", "summary": "Listing", "leafUuid": "u2"},
+]  # fmt: skip
+
+
+def mutated(change: Callable[[list[dict[str, Any]]], None]) -> list[dict[str, Any]]:
+    records = json.loads(json.dumps(MINIMAL))
+    change(records)
+    return records
+
+
+def at(line: int, *path: str | int) -> Callable[[Any], Callable[[list[dict[str, Any]]], None]]:
+    def setter(value: Any) -> Callable[[list[dict[str, Any]]], None]:
+        def change(records: list[dict[str, Any]]) -> None:
+            target: Any = records[line - 1]
+            for key in path[:-1]:
+                target = target[key]
+            if value is DELETE:
+                del target[path[-1]]
+            else:
+                target[path[-1]] = value
+
+        return change
+
+    return setter
+
+
+DELETE = object()
+
+MALFORMED = [
+    (1, "type", at(1, "type")(7)),
+    (1, "type", at(1, "type")(DELETE)),
+    (1, "uuid", at(1, "uuid")(12)),
+    (1, "uuid", at(1, "uuid")(DELETE)),
+    (2, "parentUuid", at(2, "parentUuid")(["u1"])),
+    (1, "sessionId", at(1, "sessionId")(None)),
+    (1, "isSidechain", at(1, "isSidechain")("no")),
+    (2, "isMeta", at(2, "isMeta")(1)),
+    (1, "message", at(1, "message")(DELETE)),
+    (1, "message", at(1, "message")("hi")),
+    (1, "message.role", at(1, "message", "role")("assistant")),
+    (1, "message.content", at(1, "message", "content")(5)),
+    (2, "message.id", at(2, "message", "id")(3)),
+    (2, "message.model", at(2, "message", "model")({})),
+    (2, "content[0]", at(2, "message", "content", 0, "type")(None)),
+    (3, "content[0]", at(3, "message", "content", 0)("a.py")),
+    (4, "summary", at(4, "summary")(["Listing"])),
+    (4, "leafUuid", at(4, "leafUuid")(9)),
+    (1, "logicalParentUuid", at(1, "logicalParentUuid")(0)),
+    (2, "agentId", at(2, "agentId")("")),
+]
+
+
+@pytest.mark.parametrize(("line", "field", "change"), MALFORMED, ids=[f"{n}-{f}" for n, f, _ in MALFORMED])
+def test_a_field_of_the_wrong_type_or_missing_is_one_error_naming_file_line_and_field(tmp_path, line, field, change):
+    """Each malformed field raises one ``RunFileError`` naming the file, the line and the field."""
+    path = write(tmp_path / "s.jsonl", mutated(change))
+    with pytest.raises(RunFileError) as raised:
+        from_claude_code(path)
+    assert str(raised.value).startswith(f"{path}:{line}:")
+    assert field in str(raised.value)
+
+
+def test_the_minimal_transcript_reads(tmp_path):
+    """The transcript the malformed cases start from is read without a warning."""
+    run = from_claude_code(write(tmp_path / "s.jsonl", MINIMAL))[0]
+    assert (run.warnings, len(run.steps), run.steps[0].observation.content) == ((), 1, "a.py")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "what"),
+    [
+        ("not json\n", 2, "not JSON"),
+        ("[1, 2]\n", 2, "expected a transcript record"),
+        ('{"type": "user"\n', 2, "not JSON"),
+    ],
+)
+def test_a_bad_line_is_an_error_naming_its_line(tmp_path, text, line, what):
+    """A line that is not a JSON object (and is not the cut-short last one) is an error at its line."""
+    first, *rest = [json.dumps(r) + "\n" for r in MINIMAL]
+    path = tmp_path / "s.jsonl"
+    path.write_text(first + text + "".join(rest), encoding="utf-8")
+    with pytest.raises(RunFileError, match=what) as raised:
+        from_claude_code(path)
+    assert str(raised.value).startswith(f"{path}:{line}:")
+
+
+def test_a_file_that_is_not_utf8_or_empty_is_an_error(tmp_path):
+    """Bytes that are not UTF-8 on a full line, and a file with no record, are errors."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type": "user", "x": "\xff"}\n' + json.dumps(MINIMAL[0]).encode() + b"\n")
+    with pytest.raises(RunFileError, match="not UTF-8"):
+        from_claude_code(path)
+    path.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(RunFileError, match="no transcript record"):
+        from_claude_code(path)
+    with pytest.raises(RunFileError, match="nothing was sent"):
+        from_claude_code(write(path, [MINIMAL[3]]))
+
+
+def test_a_cut_short_last_line_is_a_warning(tmp_path):
+    """A session still being written ends mid-line: the records before it are read, with a warning."""
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in MINIMAL) + '{"type": "assistant", "uu', encoding="utf-8")
+    run = from_claude_code(path)[0]
+    assert len(run.steps) == 1
+    assert [(w.line, "cut short" in w.text) for w in run.warnings] == [(5, True)]
+
+
+def test_a_parent_uuid_pointing_nowhere_is_a_warning_naming_its_line(tmp_path):
+    """A thread whose first record's parent is not in the file is read from there, with a warning."""
+    run = from_claude_code(write(tmp_path / "s.jsonl", mutated(at(1, "parentUuid")("gone"))))[0]
+    assert [(w.line, w.text.split(":")[0]) for w in run.warnings] == [(1, "parentUuid")]
+    assert len(run.steps) == 1
+
+
+def test_a_parent_loop_and_a_thread_starting_with_a_reply_are_errors(tmp_path):
+    """Parents that loop, or a thread whose first message is the model's, cannot be read as sent."""
+    looped = mutated(at(1, "parentUuid")("u2"))
+    with pytest.raises(RunFileError, match="loop") as raised:
+        from_claude_code(write(tmp_path / "a.jsonl", looped))
+    assert "parentUuid" in str(raised.value)
+    reply_first = mutated(lambda records: records.pop(0))
+    reply_first[0]["parentUuid"] = None
+    with pytest.raises(RunFileError, match="starts with an assistant message") as raised:
+        from_claude_code(write(tmp_path / "b.jsonl", reply_first))
+    assert str(raised.value).startswith(f"{tmp_path / 'b.jsonl'}:1:")
+
+
+def test_a_repeated_uuid_and_two_prompts_in_a_row_are_warnings(tmp_path):
+    """A record whose uuid was seen is left out, and two user messages in a row are joined, each with a warning."""
+    records = mutated(lambda r: r.insert(3, {**r[0], "parentUuid": "u2", "uuid": "u3"}))
+    records.insert(4, dict(records[0]))
+    run = from_claude_code(write(tmp_path / "s.jsonl", records))[0]
+    texts = [(w.line, w.text) for w in run.warnings]
+    assert any(line == 5 and "uuid of line 1" in text for line, text in texts)
+    assert any(line == 4 and "joined into one turn" in text for line, text in texts)
+    assert [b["type"] for b in run.step_records[0]["sent"]["user"]] == ["tool_result", "text"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(_paths(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            out.extend(_paths(item, (*prefix, index)))
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_transcripts_raise_only_run_file_error(tmp_path_factory, data):
+    """A fixture with a field replaced, removed or the file cut anywhere either reads or raises ``RunFileError``."""
+    records = lines_of(TRANSCRIPT)
+    for _ in range(data.draw(st.integers(1, 3))):
+        line = data.draw(st.integers(0, len(records) - 1))
+        paths = _paths(records[line])
+        target_path = data.draw(st.sampled_from(paths))
+        parent: Any = records[line]
+        for key in target_path[:-1]:
+            parent = parent[key]
+        if data.draw(st.booleans()) and isinstance(parent, dict):
+            del parent[target_path[-1]]
+        else:
+            parent[target_path[-1]] = data.draw(JSON)
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    text = text[: data.draw(st.integers(len(text) // 2, len(text)))]
+    path = tmp_path_factory.mktemp("fuzz") / "s.jsonl"
+    path.write_text(text, encoding="utf-8")
+    try:
+        runs = from_claude_code(path, subagents=False)
+    except RunFileError:
+        return
+    for run in runs:
+        [m.to_dict() for m in render.messages(run.step_input(), run.options())]
