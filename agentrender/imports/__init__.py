@@ -25,8 +25,19 @@ input it cannot read raises ``RunFileError`` naming the file, the line and the f
 """
 
 from agentrender.imports.anthropic import from_anthropic
+from agentrender.imports.claude_code import from_claude_code
 from agentrender.imports.conversation import first_line_summary
 from agentrender.imports.detect import FORMATS, load, load_runs
+from agentrender.imports.openai import from_openai
 from agentrender.imports.summaries import with_summaries
 
-__all__ = ["FORMATS", "first_line_summary", "from_anthropic", "load", "load_runs", "with_summaries"]
+__all__ = [
+    "FORMATS",
+    "first_line_summary",
+    "from_anthropic",
+    "from_claude_code",
+    "from_openai",
+    "load",
+    "load_runs",
+    "with_summaries",
+]

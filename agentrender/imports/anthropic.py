@@ -35,7 +35,7 @@ from agentrender.imports.conversation import Summariser, Where, conversation_rec
 from agentrender.runfile import Run, RunFileError, RunWarning, failure_text, read_records
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines
 
-__all__ = ["from_anthropic", "looks_like_anthropic"]
+__all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
 
 _REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
@@ -94,7 +94,7 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
     recording = False
     if isinstance(source, str | os.PathLike):
         path = str(source)
-        calls = _read_file(path, notes)
+        calls = read_json_values(path, notes)
         name = Path(path).name
         origin: dict[str, Any] = {"format": "anthropic-messages", "path": path}
         header = calls[0][1]
@@ -161,7 +161,7 @@ def _text(path: str, notes: list[RunWarning]) -> str:
     return data.decode("utf-8")
 
 
-def _read_file(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
     """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines (gzip-compressed too).
 
     A last line cut short (a log whose writer was stopped mid-line) is left out, with a warning in ``notes``.

@@ -210,7 +210,9 @@ class _Transcript:
         """The main thread (its part since the last compaction), the parts before it, then each sidechain."""
         threads: list[_Thread] = []
         used: set[str] = set()
-        main = [r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and not r.sidechain]
+        main = [
+            r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and not r.sidechain
+        ]
         if main:
             leaf: _Record | None = main[-1]
             segments = []
@@ -246,7 +248,9 @@ class _Transcript:
             if chain[0].parent is not None and chain[0].parent in self.by_uuid:
                 notes["parent_line"] = self.by_uuid[chain[0].parent].line
             threads.append(_Thread(chain, "sidechain", notes))
-        left = [r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and r.uuid not in used]
+        left = [
+            r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and r.uuid not in used
+        ]
         if left:
             lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
             self.warnings.append(

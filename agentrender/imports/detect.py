@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
+from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
+from agentrender.imports.openai import from_openai, looks_like_openai
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 
 __all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
@@ -52,6 +54,16 @@ def _read_run_file(path: str) -> list[Run]:
 
 FORMATS: list[Format] = [
     Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
+    Format(
+        "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
+        lambda path, first: looks_like_claude_code(first),
+        from_claude_code,
+    ),
+    Format(
+        "OpenAI-style chat: messages with tool_calls and role tool (LiteLLM, LangChain), or a SWE-agent trajectory",
+        lambda path, first: looks_like_openai(first),
+        lambda path: [from_openai(path)],
+    ),
     Format(
         "Anthropic Messages API: a request body, a messages list, a request with its response, or a call log",
         lambda path, first: looks_like_anthropic(first),

@@ -1,0 +1,481 @@
+"""OpenAI-style chats (Chat Completions ``messages``), as runs in the Messages API's shape.
+
+``from_openai(source)`` takes, from a dict or list, a ``.json`` file or a ``.jsonl`` file:
+
+- a bare ``messages`` list, or a request body (``{"model", "messages", "tools", ...}``), as
+  LiteLLM, LangChain's OpenAI adapters and most agent logs keep them; a LiteLLM log that
+  holds the request's ``messages`` and its ``response`` (``choices[0].message``) gives the
+  reply as the last step;
+- LangChain message dicts (``{"type": "human" | "ai" | "system" | "tool", "data": {...}}``,
+  as ``messages_to_dict`` writes them, or the flat ``model_dump`` form);
+- a SWE-agent trajectory (``.traj``): its ``history`` (messages with ``message_type``,
+  ``tool_calls`` and ``tool_call_ids``); its ``info`` is kept in the run's source;
+- a ``.jsonl`` file of messages, one a line, or of requests, one a line (then the longest
+  conversation is the run).
+
+The conversation is converted to the wire shape of the Anthropic Messages API, the shape
+every instrument here reads: system messages become ``system``; an assistant's
+``tool_calls`` become ``tool_use`` blocks whose ``input`` is the parsed ``arguments`` (text
+that is not a JSON object is kept as it is, and ``render.decide`` shows it as invalid
+arguments); consecutive ``role: tool`` messages become one user turn of ``tool_result``
+blocks; ``image_url`` parts become image blocks (a ``data:`` URL as base64, any other URL as
+a URL source); the legacy ``function_call`` and ``role: function`` become a tool use and its
+result with ids made from their position. What has no counterpart (audio and file parts,
+refusals, reasoning text, fields of a message that are not sent) is kept in the run's
+``source`` and named in a warning. The run's ``source`` says it was converted: "as sent"
+means as sent, in the Messages API's shape. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentrender.imports.anthropic import read_json_values
+from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
+from agentrender.runfile import Run, RunWarning, read_records
+
+__all__ = ["from_openai", "looks_like_openai"]
+
+CONVERTED = (
+    "converted from an OpenAI-style chat to the Messages API's shape: system messages as the system prompt, "
+    "tool_calls as tool_use blocks, tool messages as tool_result blocks"
+)
+"""What an imported chat's ``source.converted`` says."""
+
+_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function"}
+# Fields of a message that the conversion maps; any other is kept in the run's source.
+_MAPPED = {"role", "content", "tool_calls", "tool_call_id", "tool_call_ids", "function_call", "name"}
+_DATA_URL = re.compile(r"data:(?P<media>[\w.+-]+/[\w.+-]+)?(?P<params>(?:;[^;,]*)*?);base64,(?P<data>.*)", re.DOTALL)
+_REQUEST_KEYS = ("request", "params", "body", "kwargs")
+
+
+def looks_like_openai(value: Any) -> bool:
+    """True when ``value`` has the shape of something ``from_openai`` reads (checked loosely, for ``load``)."""
+    if isinstance(value, Mapping):
+        if isinstance(value.get("history"), list) and ("trajectory" in value or "info" in value):
+            return True
+        if isinstance(value.get("messages"), list):
+            return _messages_look_openai(value["messages"])
+        request = next((value[key] for key in _REQUEST_KEYS if key in value), None)
+        if isinstance(request, Mapping):
+            return looks_like_openai(request)
+        return _message_looks_openai(value)
+    if isinstance(value, list) and value:
+        if all(isinstance(item, Mapping) and ("role" in item or "type" in item) for item in value):
+            return _messages_look_openai(value)
+        return looks_like_openai(value[0])
+    return False
+
+
+def _message_looks_openai(message: Any) -> bool:
+    if not isinstance(message, Mapping):
+        return False
+    if message.get("role") in ("system", "developer", "tool", "function"):
+        return True
+    if "tool_calls" in message or "function_call" in message or "tool_call_id" in message:
+        return True
+    return message.get("type") in _LANGCHAIN_ROLES and isinstance(message.get("data"), Mapping)
+
+
+def _messages_look_openai(messages: list[Any]) -> bool:
+    # A chat of only user and assistant text turns is also a Messages API conversation: the
+    # Anthropic importer reads those (its blocks are the same); this one claims what only it reads.
+    return any(_message_looks_openai(message) for message in messages) or any(
+        isinstance(message, Mapping) and _has_openai_parts(message.get("content")) for message in messages
+    )
+
+
+def _has_openai_parts(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(part, Mapping) and part.get("type") in ("image_url", "input_audio", "file") for part in content
+    )
+
+
+def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser | None = None) -> Run:
+    """A run of an OpenAI-style chat, converted to the Messages API's shape, that renders it as it was sent.
+
+    ``source`` is a dict or list as described in the module, or a path to a ``.json``,
+    ``.traj`` or ``.jsonl`` file holding one. ``summarise`` (e.g. ``imports.first_line_summary``)
+    gives each result a summary, for the view under the contract's window. Raises
+    ``RunFileError`` naming the file, line and field of what cannot be read; what is read
+    but has no counterpart in the Messages API is a warning on the run.
+    """
+    warnings: list[RunWarning] = []
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        values = read_json_values(path, warnings)
+        name = Path(path).name
+        origin: dict[str, Any] = {"format": "openai-chat", "path": path}
+    else:
+        path, name = "<openai>", "conversation"
+        values = [(1, source)]
+        origin = {"format": "openai-chat"}
+    chat, where = _chat(values, path, warnings)
+    converter = _Converter(where, warnings)
+    messages, system, response = converter.convert(chat)
+    request = dict(chat.get("request") or {})
+    if system:
+        request["system"] = system
+    if converter.extra:
+        origin["unmapped"] = converter.extra
+    if chat.get("kind"):
+        origin["format"] = chat["kind"]
+    if chat.get("info") is not None:
+        origin["info"] = chat["info"]
+    origin["converted"] = CONVERTED
+    anthropic_messages = normalise_messages(messages, where)
+    if not anthropic_messages:
+        raise where.error("the conversation has no user or assistant messages")
+    records = conversation_records(
+        anthropic_messages,
+        where=where,
+        run_id=run_id or name,
+        source=origin,
+        request=request,
+        final=response if response is not None and anthropic_messages[-1]["role"] == "user" else None,
+        summarise=summarise,
+        warnings=warnings,
+    )
+    if response is not None and anthropic_messages[-1]["role"] != "user":
+        warnings.append(where.warning("a response was given, but the conversation ends on an assistant turn"))
+    return read_records(records, path=path, notes=warnings)
+
+
+def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:
+    """The one chat in the values (``{"messages", "request", "response", "kind", "info"}``) and where it is."""
+    if len(values) > 1:
+        if all(isinstance(value, Mapping) and ("role" in value or "type" in value) for _, value in values):
+            lines = [n for n, _ in values]
+            return {"messages": [value for _, value in values], "lines": lines}, Where(path, lines[0], "")
+        chats = [(line, _one_chat(value, Where(path, line, ""))) for line, value in values]
+        line, chat = max(chats, key=lambda item: (len(item[1]["messages"]), item[0]))
+        warnings.append(
+            Where(path, line, "").warning(
+                f"{len(chats)} requests in the file: the run is the longest conversation (line {line})"
+            )
+        )
+        return chat, Where(path, line, chat.get("field", ""))
+    line, value = values[0]
+    chat = _one_chat(value, Where(path, line, ""))
+    return chat, Where(path, line, chat.get("field", ""))
+
+
+def _one_chat(value: Any, where: Where) -> dict[str, Any]:
+    if isinstance(value, list):
+        return {"messages": value, "field": ""}
+    if not isinstance(value, Mapping):
+        raise where.error(f"expected a list of messages or an object holding them, got {type(value).__name__}")
+    if "history" in value and "messages" not in value:
+        history = value["history"]
+        if not isinstance(history, list):
+            raise where.at("history").error(f"expected a list of messages, got {type(history).__name__}")
+        info = value.get("info")
+        return {"messages": history, "field": "history", "kind": "swe-agent-trajectory", "info": info}
+    request: Mapping[str, Any] = value
+    if "messages" not in value:
+        inner = next((value[key] for key in _REQUEST_KEYS if key in value), None)
+        if not isinstance(inner, Mapping) or "messages" not in inner:
+            raise where.error("no 'messages' (a chat) and no 'history' (a SWE-agent trajectory): not an OpenAI chat")
+        request = inner
+    messages = request["messages"]
+    field = "messages" if request is value else next(key for key in _REQUEST_KEYS if key in value) + ".messages"
+    if not isinstance(messages, list):
+        raise where.at(field).error(f"expected a list of messages, got {type(messages).__name__}")
+    kept = {key: item for key, item in request.items() if key not in ("messages", "response")}
+    out: dict[str, Any] = {"messages": messages, "field": field, "request": _request(kept)}
+    response = value.get("response", request.get("response"))
+    if response is not None:
+        out["response"] = _response_message(response, where.at("response"))
+    if "info" in value and isinstance(value.get("info"), Mapping):
+        out["info"] = value["info"]
+    return out
+
+
+def _request(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The request's parameters under the Messages API's names where they have one; the rest kept as they are."""
+    out = dict(request)
+    for name in ("max_completion_tokens", "max_tokens"):
+        if isinstance(out.get(name), int) and not isinstance(out.get(name), bool):
+            out["max_tokens"] = out.pop(name)
+            break
+    if isinstance(out.get("model"), str):
+        pass
+    elif "model" in out:
+        out["openai_model"] = out.pop("model")
+    tools = out.pop("tools", None)
+    if isinstance(tools, list) and all(isinstance(tool, Mapping) for tool in tools):
+        out["tools"] = [_tool(tool) for tool in tools]
+    elif tools is not None:
+        out["openai_tools"] = tools
+    return out
+
+
+def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    function = tool.get("function") if tool.get("type") == "function" else tool
+    if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        return dict(tool)
+    out: dict[str, Any] = {"name": function["name"]}
+    if isinstance(function.get("description"), str):
+        out["description"] = function["description"]
+    if isinstance(function.get("parameters"), Mapping):
+        out["input_schema"] = dict(function["parameters"])
+    return out
+
+
+def _response_message(response: Any, where: Where) -> dict[str, Any]:
+    """The reply a response holds: ``choices[0].message`` of a completion, or a message itself."""
+    if not isinstance(response, Mapping):
+        raise where.error(f"expected a chat completion or a message, got {type(response).__name__}")
+    choices = response.get("choices")
+    if choices is not None:
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+            raise where.at("choices").error("expected a list of choices holding the reply")
+        message = choices[0].get("message")
+        if not isinstance(message, Mapping):
+            raise where.at("choices[0].message").error("missing: the reply")
+        return {"message": dict(message), "where": where.at("choices[0].message")}
+    return {"message": dict(response), "where": where}
+
+
+class _Converter:
+    """Turns OpenAI-style messages into Messages API turns; collects what has no counterpart."""
+
+    def __init__(self, where: Where, warnings: list[RunWarning]) -> None:
+        self.where = where
+        self.warnings = warnings
+        self.extra: dict[str, Any] = {}
+        self.legacy_ids: list[str] = []
+        self.legacy_made = 0
+
+    def convert(self, chat: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str, dict[str, Any] | None]:
+        """``(messages, system, final reply as a Message or None)``."""
+        turns: list[dict[str, Any]] = []
+        system: list[str] = []
+        lines = chat.get("lines")
+        for i, raw in enumerate(chat["messages"]):
+            here = Where(self.where.path, lines[i], "") if lines else self.where.at(f"[{i}]")
+            message = self._message(raw, here)
+            role = message["role"]
+            if role in ("system", "developer"):
+                if any(turn for turn in turns):
+                    self.warnings.append(
+                        here.warning("a system message after the conversation began is moved into the system prompt")
+                    )
+                system.append(self._system_text(message.get("content"), here.at("content")))
+                self._keep_extra(message, here)
+                continue
+            blocks, turn_role = self._blocks(message, role, here)
+            self._keep_extra(message, here)
+            is_result = role in ("tool", "function")
+            if turns and turns[-1]["role"] == turn_role:
+                previous = turns[-1]
+                # Results and then the user's text are one user turn in the Messages API: expected.
+                if not previous["only_results"]:
+                    self.warnings.append(
+                        here.warning(f"two {turn_role} turns in a row: joined into one turn, as the Messages API would")
+                    )
+                previous["content"].extend(blocks)
+                previous["only_results"] = previous["only_results"] and is_result
+            else:
+                turns.append({"role": turn_role, "content": blocks, "only_results": is_result})
+        response = chat.get("response")
+        final = None
+        if response is not None:
+            blocks, _ = self._blocks(
+                self._message(response["message"], response["where"]), "assistant", response["where"]
+            )
+            final = {"role": "assistant", "content": blocks}
+        return [{"role": t["role"], "content": t["content"]} for t in turns], "\n\n".join(system), final
+
+    def _message(self, raw: Any, here: Where) -> dict[str, Any]:
+        if not isinstance(raw, Mapping):
+            raise here.error(f"expected a message object, got {type(raw).__name__}")
+        message = dict(raw)
+        if "role" not in message and message.get("type") in _LANGCHAIN_ROLES:
+            message = _from_langchain(message, here)
+        role = message.get("role")
+        if role not in _ROLES:
+            raise here.at("role").error(f"expected one of {', '.join(_ROLES)}, got {role!r}")
+        return message
+
+    def _system_text(self, content: Any, here: Where) -> str:
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = []
+            for j, part in enumerate(content):
+                if not isinstance(part, Mapping) or not isinstance(part.get("text"), str):
+                    raise here.at(f"[{j}]").error("expected a text part in a system message")
+                texts.append(part["text"])
+            return "\n".join(texts)
+        raise here.error(f"expected text or a list of text parts, got {type(content).__name__}")
+
+    def _blocks(self, message: Mapping[str, Any], role: str, here: Where) -> tuple[list[dict[str, Any]], str]:
+        if role == "tool":
+            return [self._tool_result(message, here)], "user"
+        if role == "function":
+            name = message.get("name")
+            if not self.legacy_ids:
+                raise here.error("a function result with no function_call before it to answer")
+            tool_id = self.legacy_ids.pop(0)
+            block = {"type": "tool_result", "tool_use_id": tool_id, "content": self._result_content(message, here)}
+            self.warnings.append(here.warning(f"a legacy function result ({name!r}): given the id {tool_id}"))
+            return [block], "user"
+        blocks = self._content(message.get("content"), here.at("content"), role)
+        if role == "assistant":
+            blocks = self._thinking(message, here) + blocks
+            calls = message.get("tool_calls")
+            if calls is not None:
+                if not isinstance(calls, list):
+                    raise here.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
+                blocks.extend(self._tool_use(call, here.at(f"tool_calls[{k}]")) for k, call in enumerate(calls))
+            call = message.get("function_call")
+            if call is not None:
+                self.legacy_made += 1
+                tool_id = f"call_legacy_{self.legacy_made}"
+                self.legacy_ids.append(tool_id)
+                blocks.append(self._tool_use({"id": tool_id, "function": call}, here.at("function_call")))
+            if message.get("refusal"):
+                self.warnings.append(here.at("refusal").warning("a refusal has no counterpart; kept in the source"))
+        return blocks, role
+
+    def _thinking(self, message: Mapping[str, Any], here: Where) -> list[dict[str, Any]]:
+        blocks = message.get("thinking_blocks")
+        if isinstance(blocks, list) and blocks and all(isinstance(b, Mapping) and "type" in b for b in blocks):
+            return [dict(block) for block in blocks]
+        return []
+
+    def _content(self, content: Any, here: Where, role: str) -> list[dict[str, Any]]:
+        if content is None:
+            return []
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}] if content or role != "assistant" else []
+        if not isinstance(content, list):
+            raise here.error(f"expected text, a list of content parts or null, got {type(content).__name__}")
+        return [self._part(part, here.at(f"[{j}]")) for j, part in enumerate(content)]
+
+    def _part(self, part: Any, here: Where) -> dict[str, Any]:
+        if isinstance(part, str):
+            return {"type": "text", "text": part}
+        if not isinstance(part, Mapping):
+            raise here.error(f"expected a content part, got {type(part).__name__}")
+        kind = part.get("type")
+        if kind == "text":
+            if not isinstance(part.get("text"), str):
+                raise here.at("text").error(f"expected text, got {type(part.get('text')).__name__}")
+            return dict(part)
+        if kind == "image_url":
+            return self._image(part, here)
+        if not isinstance(kind, str):
+            raise here.at("type").error(f"expected the part's type, got {kind!r}")
+        self.warnings.append(here.warning(f"a {kind!r} part has no counterpart in the Messages API: kept as it is"))
+        return dict(part)
+
+    def _image(self, part: Mapping[str, Any], here: Where) -> dict[str, Any]:
+        image = part.get("image_url")
+        url = image.get("url") if isinstance(image, Mapping) else image
+        if not isinstance(url, str):
+            raise here.at("image_url.url").error(f"expected the image's URL, got {type(url).__name__}")
+        if isinstance(image, Mapping) and set(image) - {"url"}:
+            self.extra.setdefault(here.field, {})["image_url"] = dict(image)
+        match = _DATA_URL.fullmatch(url)
+        if match:
+            media = match.group("media") or "application/octet-stream"
+            return {"type": "image", "source": {"type": "base64", "media_type": media, "data": match.group("data")}}
+        if url.startswith("data:"):
+            self.warnings.append(here.warning("a data URL that is not base64: kept as the part it is"))
+            return dict(part)
+        return {"type": "image", "source": {"type": "url", "url": url}}
+
+    def _tool_use(self, call: Any, here: Where) -> dict[str, Any]:
+        if not isinstance(call, Mapping):
+            raise here.error(f"expected a tool call object, got {type(call).__name__}")
+        function = call.get("function")
+        if not isinstance(function, Mapping):
+            raise here.at("function").error(f"expected the called function, got {type(function).__name__}")
+        name = function.get("name")
+        if not isinstance(name, str):
+            raise here.at("function.name").error(f"expected the function's name, got {type(name).__name__}")
+        tool_id = call.get("id")
+        if not isinstance(tool_id, str):
+            raise here.at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
+        arguments = function.get("arguments", "")
+        if isinstance(arguments, Mapping):
+            value: Any = dict(arguments)
+        elif isinstance(arguments, str):
+            try:
+                value = json.loads(arguments)
+            except ValueError:
+                value = arguments
+            if not isinstance(value, dict):
+                value = arguments  # not an object: the text as it came, which decide shows as invalid
+        else:
+            raise here.at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
+        return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
+
+    def _tool_result(self, message: Mapping[str, Any], here: Where) -> dict[str, Any]:
+        tool_id = message.get("tool_call_id")
+        if tool_id is None and isinstance(message.get("tool_call_ids"), list):
+            ids = message["tool_call_ids"]
+            if len(ids) != 1 or not isinstance(ids[0], str):
+                raise here.at("tool_call_ids").error("expected the one id of the call this answers")
+            tool_id = ids[0]
+        if not isinstance(tool_id, str):
+            raise here.at("tool_call_id").error(f"expected the id of the call this answers, got {tool_id!r}")
+        return {"type": "tool_result", "tool_use_id": tool_id, "content": self._result_content(message, here)}
+
+    def _result_content(self, message: Mapping[str, Any], here: Where) -> str | list[dict[str, Any]]:
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if content is None:
+            return ""
+        if isinstance(content, list):
+            return self._content(content, here.at("content"), "tool")
+        raise here.at("content").error(f"expected text or a list of content parts, got {type(content).__name__}")
+
+    def _keep_extra(self, message: Mapping[str, Any], here: Where) -> None:
+        extra = {key: value for key, value in message.items() if key not in _MAPPED}
+        if message.get("role") == "assistant" and "thinking_blocks" in extra and self._thinking(message, here):
+            del extra["thinking_blocks"]
+        if extra:
+            self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
+
+
+def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
+    """A LangChain message dict (``messages_to_dict``'s or ``model_dump``'s) as an OpenAI-style message."""
+    data = message.get("data", message)
+    if not isinstance(data, Mapping):
+        raise here.at("data").error(f"expected the message's fields, got {type(data).__name__}")
+    role = _LANGCHAIN_ROLES[str(message["type"])]
+    out: dict[str, Any] = {key: value for key, value in data.items() if key not in ("type", "tool_calls")}
+    out["role"] = role
+    calls = data.get("tool_calls")
+    if role == "assistant" and isinstance(calls, list) and calls:
+        converted = []
+        for k, call in enumerate(calls):
+            if not isinstance(call, Mapping):
+                raise here.at(f"data.tool_calls[{k}]").error(f"expected a tool call, got {type(call).__name__}")
+            if "function" in call:
+                converted.append(dict(call))
+                continue
+            args = call.get("args", {})
+            converted.append(
+                {
+                    "id": call.get("id"),
+                    "type": "function",
+                    "function": {"name": call.get("name"), "arguments": args},
+                }
+            )
+        out["tool_calls"] = converted
+    elif role == "assistant":
+        kwargs = data.get("additional_kwargs")
+        if isinstance(kwargs, Mapping) and isinstance(kwargs.get("tool_calls"), list):
+            out["tool_calls"] = kwargs["tool_calls"]
+    return out
