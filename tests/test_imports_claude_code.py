@@ -212,6 +212,7 @@ MALFORMED = [
     (4, "leafUuid", at(4, "leafUuid")(9)),
     (1, "logicalParentUuid", at(1, "logicalParentUuid")(0)),
     (2, "agentId", at(2, "agentId")("")),
+    (1, "message.content", at(1, "message", "content")([])),
 ]
 
 

@@ -366,6 +366,8 @@ def _run(
     if not messages:
         return None
     first = next(r for r in thread.records if r.kind in _MESSAGE_TYPES)
+    if not messages[0]["content"]:
+        raise Where(path, first.line, "message.content").error("the thread's first message is empty: no opening")
     if messages[0]["role"] != "user":
         raise Where(path, first.line, "parentUuid").error(
             "the thread starts with an assistant message: the request that it answered is not in this file"

@@ -126,12 +126,17 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         origin["unmapped"] = converter.extra
     if chat.get("kind"):
         origin["format"] = chat["kind"]
-    if chat.get("info") is not None:
-        origin["info"] = chat["info"]
+    if chat.get("trajectory") is not None:
+        origin["trajectory"] = chat["trajectory"]
+    for key in ("info", "log"):
+        if chat.get(key) is not None:
+            origin[key] = chat[key]
     origin["converted"] = CONVERTED
     anthropic_messages = normalise_messages(messages, where)
     if not anthropic_messages:
         raise where.error("the conversation has no user or assistant messages")
+    if not anthropic_messages[0]["content"]:
+        raise where.error("the first user message is empty: there is no opening to render")
     records = conversation_records(
         anthropic_messages,
         where=where,
@@ -175,8 +180,9 @@ def _one_chat(value: Any, where: Where) -> dict[str, Any]:
         history = value["history"]
         if not isinstance(history, list):
             raise where.at("history").error(f"expected a list of messages, got {type(history).__name__}")
-        info = value.get("info")
-        return {"messages": history, "field": "history", "kind": "swe-agent-trajectory", "info": info}
+        # the rest of the trajectory (its steps, info, replay config) is kept as it is, in the source
+        rest = {key: item for key, item in value.items() if key != "history"}
+        return {"messages": history, "field": "history", "kind": "swe-agent-trajectory", "trajectory": rest}
     request: Mapping[str, Any] = value
     if "messages" not in value:
         inner = next((value[key] for key in _REQUEST_KEYS if key in value), None)
@@ -187,13 +193,18 @@ def _one_chat(value: Any, where: Where) -> dict[str, Any]:
     field = "messages" if request is value else next(key for key in _REQUEST_KEYS if key in value) + ".messages"
     if not isinstance(messages, list):
         raise where.at(field).error(f"expected a list of messages, got {type(messages).__name__}")
-    kept = {key: item for key, item in request.items() if key not in ("messages", "response")}
+    kept = {key: item for key, item in request.items() if key not in ("messages", "response", "info")}
     out: dict[str, Any] = {"messages": messages, "field": field, "request": _request(kept)}
     response = value.get("response", request.get("response"))
     if response is not None:
         out["response"] = _response_message(response, where.at("response"))
-    if "info" in value and isinstance(value.get("info"), Mapping):
+    if "info" in value:
         out["info"] = value["info"]
+    if request is not value:
+        # a log around the request (LiteLLM's: ids, cost, timing): kept as it is, in the source
+        out["log"] = {
+            key: item for key, item in value.items() if item is not request and key not in ("response", "info")
+        }
     return out
 
 
@@ -353,7 +364,9 @@ class _Converter:
 
     def _content(self, content: Any, here: Where, role: str) -> list[dict[str, Any]]:
         if content is None:
-            return []
+            if role == "assistant":
+                return []  # a reply of tool calls only
+            raise here.error("missing: a user message has content")
         if isinstance(content, str):
             return [{"type": "text", "text": content}] if content or role != "assistant" else []
         if not isinstance(content, list):

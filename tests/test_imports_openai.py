@@ -1,0 +1,324 @@
+"""OpenAI-style chats import as runs that render their conversion to the Messages API's shape, as sent."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentrender import RunFileError, render
+from agentrender.imports import from_anthropic, from_openai, load
+from agentrender.runfile import Run
+
+FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
+CHAT = FIXTURES / "chat.json"
+TRAJ = FIXTURES / "swe-agent.traj"
+
+IMAGE = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+# chat.json in the Messages API's shape, written out by hand: what the import must render.
+CHAT_AS_ANTHROPIC: list[dict[str, Any]] = [
+    {"role": "user", "content": [
+        {"type": "text", "text": "Is it warmer in Paris or in the city in this photo?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": IMAGE}}]},
+    {"role": "assistant", "content": [
+        {"type": "text", "text": "The photo shows the Colosseum, so Rome. Checking both."},
+        {"type": "tool_use", "id": "call_Qm4f0XyGk2Bz", "name": "get_weather", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "call_7TbN1cVwLp3R", "name": "get_weather", "input": '{"city": "Rome"'}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "call_Qm4f0XyGk2Bz",
+         "content": '{"city": "Paris", "celsius": 14, "sky": "overcast"}'},
+        {"type": "tool_result", "tool_use_id": "call_7TbN1cVwLp3R", "content": "Error: arguments are not valid JSON"}]},
+    {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "call_Zr8sD2eHq9Uy", "name": "get_weather", "input": {"city": "Rome"}}]},
+    {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "call_Zr8sD2eHq9Uy",
+         "content": [{"type": "text", "text": '{"city": "Rome", "celsius": 19, "sky": "sunny"}'}]}]},
+    {"role": "assistant", "content": [
+        {"type": "text", "text": "Rome is warmer: 19 °C and sunny, against 14 °C and overcast in Paris."}]},
+    {"role": "user", "content": [{"type": "text", "text": "And in Fahrenheit?"}]},
+]  # fmt: skip
+
+
+def rendered(run: Run, at: int | None = None) -> list[dict[str, Any]]:
+    return [m.to_dict() for m in render.messages(run.step_input(at), run.options())]
+
+
+def test_a_chat_renders_its_conversion_byte_for_byte():
+    """The imported chat renders exactly its Messages API conversion, compared as JSON bytes."""
+    run = from_openai(CHAT)
+    assert json.dumps(rendered(run), ensure_ascii=False) == json.dumps(CHAT_AS_ANTHROPIC, ensure_ascii=False)
+
+
+def test_the_view_at_each_step_is_the_request_of_that_step():
+    """The view at step k is the converted conversation up to the request that decided step k."""
+    run = from_openai(CHAT)
+    assert len(run.steps) == 3
+    for step in run.steps:
+        assert rendered(run, step.index) == CHAT_AS_ANTHROPIC[: 2 * step.index + 1]
+
+
+def test_the_request_maps_to_the_header_and_says_it_was_converted():
+    """System, tools, model and output cap go to the header; the source says the chat was converted."""
+    run = from_openai(CHAT)
+    assert run.system == "You are a concise travel assistant."
+    assert run.model == "gpt-4o-2024-08-06"
+    assert run.max_output_tokens == 1024
+    assert run.tools[0] == {
+        "name": "get_weather",
+        "description": "Current weather for a city.",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }
+    assert run.header["request"] == {"temperature": 0}
+    assert "converted" in run.header["source"]["converted"]
+    assert run.header["source"]["unmapped"]["messages[1].content[1]"] == {
+        "image_url": {"url": "data:image/png;base64," + IMAGE, "detail": "low"}
+    }
+
+
+def test_arguments_that_are_not_json_stay_text_and_decide_shows_them_as_invalid():
+    """A tool call whose arguments are not a JSON object keeps the raw text, shown out of band."""
+    run = from_openai(
+        [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": "{x"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "bad"},
+        ]
+    )  # fmt: skip
+    assert run.steps[0].decision.invalid_args == "{x"
+    assert rendered(run)[1]["content"][0]["input"] == "{x"
+
+
+def test_a_swe_agent_trajectory_imports_its_history():
+    """A SWE-agent ``.traj`` gives its history as the conversation; its steps and info stay in the source."""
+    run = from_openai(TRAJ)
+    assert run.system.startswith("SETTING: You are an autonomous programmer")
+    assert [s.decision.tool for s in run.steps] == ["find_file", "submit"]
+    assert rendered(run)[2]["content"] == [
+        {
+            "type": "tool_result",
+            "tool_use_id": "call_PbWErNIge3YTrli3fiVvmIid",
+            "content": 'Found 1 matches for "missing_colon.py" in /testbed:\n/testbed/src/missing_colon.py',
+        }
+    ]
+    source = run.header["source"]
+    assert source["format"] == "swe-agent-trajectory"
+    assert source["trajectory"]["info"]["exit_status"] == "submitted"
+    assert source["unmapped"]["history[2]"]["message_type"] == "action"
+
+
+def test_langchain_and_litellm_shapes_import():
+    """LangChain message dicts and a LiteLLM log with its response give the same Messages API turns."""
+    langchain = [
+        {"type": "system", "data": {"content": "Be brief."}},
+        {"type": "human", "data": {"content": "2+2?"}},
+        {"type": "ai", "data": {"content": "", "tool_calls": [
+            {"name": "add", "args": {"a": 2, "b": 2}, "id": "c9", "type": "tool_call"}]}},
+        {"type": "tool", "data": {"content": "4", "tool_call_id": "c9"}},
+    ]  # fmt: skip
+    run = from_openai(langchain)
+    assert run.system == "Be brief."
+    assert rendered(run)[1:] == [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c9", "name": "add", "input": {"a": 2, "b": 2}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c9", "content": "4"}]},
+    ]
+    log = {
+        "id": "chatcmpl-1",
+        "kwargs": {"model": "gpt-4o-mini", "messages": [
+            {"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]},
+        "response": {"choices": [{"message": {"role": "assistant", "content": "hello"}}]},
+        "response_cost": 0.0001,
+    }  # fmt: skip
+    logged = from_openai(log)
+    assert logged.steps[0].decision.reason == "hello"
+    assert logged.header["source"]["log"] == {"id": "chatcmpl-1", "response_cost": 0.0001}
+
+
+def test_legacy_function_calls_become_tool_uses_with_ids_from_their_position():
+    """``function_call`` and ``role: function`` map to a tool use and its result, with a warning naming the id."""
+    run = from_openai(
+        [
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": None, "function_call": {"name": "w", "arguments": '{"c": "Oslo"}'}},
+            {"role": "function", "name": "w", "content": "cold"},
+        ]
+    )
+    assert rendered(run)[1:] == [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "call_legacy_1", "name": "w", "input": {"c": "Oslo"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_legacy_1", "content": "cold"}]},
+    ]  # fmt: skip
+    assert [w.text for w in run.warnings] == ["[2]: a legacy function result ('w'): given the id call_legacy_1"]
+
+
+def test_what_has_no_counterpart_is_kept_with_a_warning():
+    """An audio part, a late system message and two user turns in a row are each kept and named in a warning."""
+    run = from_openai(
+        [
+            {"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}]},
+            {"role": "user", "content": "and?"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "system", "content": "late rule"},
+            {"role": "user", "content": "next"},
+        ]
+    )
+    assert rendered(run, 0) == [
+        {"role": "user", "content": [
+            {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+            {"type": "text", "text": "and?"}]},
+    ]  # fmt: skip
+    assert run.system == "late rule"
+    texts = [w.text for w in run.warnings]
+    assert any("'input_audio' part" in t for t in texts)
+    assert any("[1]: two user turns in a row" in t for t in texts)
+    assert any("[3]: a system message after the conversation began" in t for t in texts)
+
+
+def test_a_jsonl_file_of_messages_names_lines_in_its_errors(tmp_path):
+    """Messages one a line are one conversation; a bad message is an error at its line; a cut line a warning."""
+    path = tmp_path / "chat.jsonl"
+    lines = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "yo"},
+    ]
+    path.write_text("".join(json.dumps(m) + "\n" for m in lines) + '{"role": "us', encoding="utf-8")
+    run = from_openai(path)
+    assert rendered(run, 0) == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    assert [(w.line, "cut short" in w.text) for w in run.warnings] == [(4, True)]
+    path.write_text(
+        "".join(json.dumps(m) + "\n" for m in [*lines, {"role": "robot", "content": "x"}]), encoding="utf-8"
+    )
+    with pytest.raises(RunFileError) as raised:
+        from_openai(path)
+    assert str(raised.value).startswith(f"{path}:4: role:")
+
+
+def base_chat() -> dict[str, Any]:
+    return {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": "http://x/a.png"}}]},
+            {"role": "assistant", "content": "c", "tool_calls": [
+                {"id": "t", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "t", "content": "r"},
+        ],
+    }  # fmt: skip
+
+
+def _set(path: tuple[Any, ...], value: Any) -> Any:
+    def change(chat: dict[str, Any]) -> None:
+        target: Any = chat
+        for key in path[:-1]:
+            target = target[key]
+        if value is DELETE:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = value
+
+    return change
+
+
+DELETE = object()
+
+MALFORMED = [
+    ("messages", ("messages",), "nope"),
+    ("messages", ("messages",), DELETE),
+    ("messages[0]", ("messages", 0), 3),
+    ("messages[1].role", ("messages", 1, "role"), "robot"),
+    ("messages[1].role", ("messages", 1, "role"), DELETE),
+    ("messages[0].content", ("messages", 0, "content"), 5),
+    ("messages[0].content[0]", ("messages", 0, "content"), [7]),
+    ("messages[1].content", ("messages", 1, "content"), {"text": "hi"}),
+    ("messages[1].content[0]", ("messages", 1, "content", 0), 4),
+    ("messages[1].content[0].text", ("messages", 1, "content", 0, "text"), None),
+    ("messages[1].content[0].type", ("messages", 1, "content", 0, "type"), 1),
+    ("messages[1].content[1].image_url.url", ("messages", 1, "content", 1, "image_url"), {"u": 1}),
+    ("messages[2].tool_calls", ("messages", 2, "tool_calls"), {"id": "t"}),
+    ("messages[2].tool_calls[0]", ("messages", 2, "tool_calls", 0), "t"),
+    ("messages[2].tool_calls[0].id", ("messages", 2, "tool_calls", 0, "id"), 9),
+    ("messages[2].tool_calls[0].function", ("messages", 2, "tool_calls", 0, "function"), None),
+    ("messages[2].tool_calls[0].function.name", ("messages", 2, "tool_calls", 0, "function", "name"), []),
+    ("messages[2].tool_calls[0].function.arguments", ("messages", 2, "tool_calls", 0, "function", "arguments"), 3),
+    ("messages[2].content", ("messages", 2, "content"), 2.5),
+    ("messages[3].tool_call_id", ("messages", 3, "tool_call_id"), DELETE),
+    ("messages[3].tool_call_id", ("messages", 3, "tool_call_id"), 1),
+    ("messages[3].content", ("messages", 3, "content"), {"x": 1}),
+    ("messages[1]", ("messages", 1, "content"), DELETE),
+    ("messages", ("messages", 1, "content"), []),
+]
+
+
+@pytest.mark.parametrize(("field", "path", "value"), MALFORMED, ids=[f for f, _, _ in MALFORMED])
+def test_a_field_of_the_wrong_type_or_missing_is_one_error_naming_file_line_and_field(tmp_path, field, path, value):
+    """Each malformed field raises one ``RunFileError`` naming the file, the line and the field."""
+    chat = base_chat()
+    _set(path, value)(chat)
+    file = tmp_path / "chat.json"
+    file.write_text(json.dumps(chat), encoding="utf-8")
+    with pytest.raises(RunFileError) as raised:
+        from_openai(file)
+    assert str(raised.value).startswith(f"{file}:1:")
+    assert field in str(raised.value)
+
+
+def test_the_chat_the_malformed_cases_start_from_reads():
+    """The chat the malformed cases change reads with no warning, its URL image as a URL source."""
+    run = from_openai(base_chat())
+    assert run.warnings == ()
+    assert rendered(run, 0)[0]["content"][1] == {"type": "image", "source": {"type": "url", "url": "http://x/a.png"}}
+
+
+def test_load_detects_openai_chats_and_trajectories_and_leaves_anthropic_ones(tmp_path):
+    """``load`` reads a chat and a trajectory as OpenAI-style, and an Anthropic conversation as Anthropic."""
+    assert load(CHAT).header["source"]["format"] == "openai-chat"
+    assert load(TRAJ).header["source"]["format"] == "swe-agent-trajectory"
+    anthropic = tmp_path / "a.json"
+    anthropic.write_text(json.dumps({"model": "m", "system": "s", "messages": CHAT_AS_ANTHROPIC}), encoding="utf-8")
+    assert load(anthropic).header["source"]["format"] == "anthropic-messages"
+    assert rendered(load(anthropic)) == rendered(from_anthropic(anthropic))
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(_paths(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            out.extend(_paths(item, (*prefix, index)))
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), fixture=st.sampled_from([CHAT, TRAJ]))
+def test_fuzzed_chats_raise_only_run_file_error(tmp_path_factory, data, fixture):
+    """A fixture with a field replaced or removed either imports and renders, or raises ``RunFileError``."""
+    chat = json.loads(fixture.read_text(encoding="utf-8"))
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(chat)))
+        parent: Any = chat
+        for key in path[:-1]:
+            parent = parent[key]
+        if data.draw(st.booleans()) and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = data.draw(JSON)
+    file = tmp_path_factory.mktemp("fuzz") / fixture.name
+    file.write_text(json.dumps(chat), encoding="utf-8")
+    try:
+        run = from_openai(file)
+    except RunFileError:
+        return
+    rendered(run)
