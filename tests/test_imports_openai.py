@@ -71,7 +71,7 @@ def test_the_request_maps_to_the_header_and_says_it_was_converted():
         "description": "Current weather for a city.",
         "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     }
-    assert run.header["request"] == {"temperature": 0}
+    assert run.header["request"] == {"temperature": 0, "openai_tools": json.loads(CHAT.read_text())["tools"]}
     assert "converted" in run.header["source"]["converted"]
     assert run.header["source"]["unmapped"]["messages[1].content[1]"] == {
         "image_url": {"url": "data:image/png;base64," + IMAGE, "detail": "low"}
@@ -174,6 +174,14 @@ def test_what_has_no_counterpart_is_kept_with_a_warning():
     assert any("'input_audio' part" in t for t in texts)
     assert any("[1]: two user turns in a row" in t for t in texts)
     assert any("[3]: a system message after the conversation began" in t for t in texts)
+
+
+def test_request_parameters_of_another_shape_are_kept_under_their_own_name():
+    """A model that is not text or a tool with no name is kept as ``openai_<name>``, with a warning naming it."""
+    chat = {"model": 4, "tools": [{"type": "function"}], "messages": [{"role": "user", "content": "hi"}]}
+    run = from_openai(chat)
+    assert run.header["request"] == {"openai_model": 4, "openai_tools": [{"type": "function"}]}
+    assert [w.text.split(":")[0] for w in run.warnings] == ["model", "tools"]
 
 
 def test_a_jsonl_file_of_messages_names_lines_in_its_errors(tmp_path):

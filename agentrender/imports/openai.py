@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +158,7 @@ def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarnin
         if all(isinstance(value, Mapping) and ("role" in value or "type" in value) for _, value in values):
             lines = [n for n, _ in values]
             return {"messages": [value for _, value in values], "lines": lines}, Where(path, lines[0], "")
-        chats = [(line, _one_chat(value, Where(path, line, ""))) for line, value in values]
+        chats = [(line, _one_chat(value, Where(path, line, ""), warnings)) for line, value in values]
         line, chat = max(chats, key=lambda item: (len(item[1]["messages"]), item[0]))
         warnings.append(
             Where(path, line, "").warning(
@@ -167,11 +167,11 @@ def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarnin
         )
         return chat, Where(path, line, chat.get("field", ""))
     line, value = values[0]
-    chat = _one_chat(value, Where(path, line, ""))
+    chat = _one_chat(value, Where(path, line, ""), warnings)
     return chat, Where(path, line, chat.get("field", ""))
 
 
-def _one_chat(value: Any, where: Where) -> dict[str, Any]:
+def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
     if isinstance(value, list):
         return {"messages": value, "field": ""}
     if not isinstance(value, Mapping):
@@ -194,7 +194,11 @@ def _one_chat(value: Any, where: Where) -> dict[str, Any]:
     if not isinstance(messages, list):
         raise where.at(field).error(f"expected a list of messages, got {type(messages).__name__}")
     kept = {key: item for key, item in request.items() if key not in ("messages", "response", "info")}
-    out: dict[str, Any] = {"messages": messages, "field": field, "request": _request(kept)}
+    out: dict[str, Any] = {
+        "messages": messages,
+        "field": field,
+        "request": _request(kept, where.at(field.removesuffix("messages").rstrip(".")), warnings),
+    }
     response = value.get("response", request.get("response"))
     if response is not None:
         out["response"] = _response_message(response, where.at("response"))
@@ -208,29 +212,39 @@ def _one_chat(value: Any, where: Where) -> dict[str, Any]:
     return out
 
 
-def _request(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The request's parameters under the Messages API's names where they have one; the rest kept as they are."""
+def _request(request: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
+    """The request's parameters under the Messages API's names where they have one; the rest kept as they are.
+
+    A parameter the run header would hold but of another type (a model that is not text, a
+    tool with no name) is kept under ``openai_<name>`` in the request instead, with a warning.
+    """
     out = dict(request)
-    for name in ("max_completion_tokens", "max_tokens"):
-        if isinstance(out.get(name), int) and not isinstance(out.get(name), bool):
-            out["max_tokens"] = out.pop(name)
-            break
-    if isinstance(out.get("model"), str):
-        pass
-    elif "model" in out:
-        out["openai_model"] = out.pop("model")
-    tools = out.pop("tools", None)
+    if "max_completion_tokens" in out and "max_tokens" not in out:
+        out["max_tokens"] = out.pop("max_completion_tokens")
+    tools = out.get("tools")
     if isinstance(tools, list) and all(isinstance(tool, Mapping) for tool in tools):
-        out["tools"] = [_tool(tool) for tool in tools]
-    elif tools is not None:
-        out["openai_tools"] = tools
+        mapped = [_tool(tool) for tool in tools]
+        if all(tool is not None for tool in mapped):
+            out["tools"] = mapped
+            out["openai_tools"] = tools  # as given (strict, and any other field), beside the mapped ones
+    checks: dict[str, Callable[[Any], bool]] = {
+        "model": lambda v: isinstance(v, str),
+        "max_tokens": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "system": lambda v: isinstance(v, str),
+        "tools": lambda v: isinstance(v, list) and "openai_tools" in out,
+    }
+    for name, fits in checks.items():
+        if name in out and not fits(out[name]):
+            warnings.append(where.at(name).warning(f"not of the Messages API's shape: kept as openai_{name}"))
+            out[f"openai_{name}"] = out.pop(name)
     return out
 
 
-def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    function = tool.get("function") if tool.get("type") == "function" else tool
+def _tool(tool: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A Chat Completions tool as the Messages API has it; ``None`` when it has no function name."""
+    function = tool.get("function") if "function" in tool else tool
     if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-        return dict(tool)
+        return None
     out: dict[str, Any] = {"name": function["name"]}
     if isinstance(function.get("description"), str):
         out["description"] = function["description"]
