@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._types import ContentBlock
-from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
+from agentrender.imports.conversation import Summariser, Where, conversation_records
 from agentrender.runfile import Run, RunFileError, RunWarning, read_records
 
 __all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
@@ -395,7 +395,7 @@ def _run(
         }
     where = Where(path, first.line, "turns")
     records = conversation_records(
-        normalise_messages(messages, where),
+        messages,  # already in wire form: string content made a text block, each block checked as read
         where=where,
         run_id=run_id,
         source=source,
