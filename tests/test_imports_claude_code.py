@@ -126,6 +126,21 @@ def test_the_source_keeps_the_session_model_version_and_directory(runs):
     assert runs[1].header["source"]["not_sent"] == {"system/stop_hook_summary": 1}
 
 
+def test_each_reply_is_a_model_call_with_its_recorded_usage(runs):
+    """One model call per reply (``message.id``), for the step it decided, whose decision it gives again."""
+    before = runs[1]
+    assert [(c.step, c.response.id) for c in before.model_calls] == [
+        (0, "msg_01Hq7YtR2mVbN4kP8sWc3DfA"),
+        (1, "msg_01Kc9VnW3xZpQ6rT1uYe5GhB"),
+        (2, "msg_01Mn2PqS4tUvW7xY9zAb6CdE"),
+        (3, "msg_01Pq3RsT5uVwX8yZ0aBc7DeF"),
+        (4, "msg_01Rs4TuV6wXyZ9aBc1DeF8Gh"),
+    ]
+    assert before.model_calls[0].usage["cache_read_input_tokens"] == 14210
+    for call in before.model_calls:
+        assert render.decide(call.response) == before.steps[call.step].decision
+
+
 def test_sidechains_are_their_own_runs(runs):
     """An inline sidechain and a sub-agent's own file each give a run of the sub-agent's conversation."""
     inline, own_file = runs[2], runs[3]

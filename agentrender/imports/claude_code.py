@@ -40,7 +40,7 @@ from typing import Any
 
 from agentrender._types import ContentBlock
 from agentrender.imports.conversation import Summariser, Where, conversation_records
-from agentrender.runfile import Run, RunFileError, RunWarning, read_records
+from agentrender.runfile import Run, RunFileError, RunWarning, read_records, response_from_record
 
 __all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
 
@@ -307,6 +307,7 @@ def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list
     skipped: Counter[str] = Counter()
     transcript: list[dict[str, Any]] = []
     models: list[str] = []
+    calls: list[dict[str, Any]] = []
     for record in thread.records:
         value = record.value
         if record.kind not in _MESSAGE_TYPES:
@@ -322,6 +323,15 @@ def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list
         if record.kind == "assistant" and isinstance(model, str) and not model.startswith("<"):
             models.append(model)  # "<synthetic>" marks a reply Claude Code wrote itself, not a model
         blocks = _blocks(record)
+        if record.kind == "assistant" and isinstance(message.get("id"), str) and not str(model).startswith("<"):
+            turn = len(turns) - (turns[-1]["role"] == "assistant" if turns else 0)
+            if calls and calls[-1]["id"] == message["id"] and calls[-1]["turn"] == turn:
+                calls[-1]["content"] = calls[-1]["content"] + blocks
+                calls[-1]["message"], calls[-1]["line"] = message, record.line
+            else:
+                calls.append(
+                    {"id": message["id"], "turn": turn, "content": blocks, "message": message, "line": record.line}
+                )
         if not turns or turns[-1]["role"] != record.kind:
             turns.append(
                 {"role": record.kind, "content": blocks, "id": message.get("id"), "results": _only_results(blocks)}
@@ -340,13 +350,33 @@ def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list
             )
         previous["content"] = previous["content"] + blocks
         previous["results"] = previous["results"] and _only_results(blocks)
-    notes: dict[str, Any] = {"transcript": transcript}
+        previous["id"] = message.get("id")
+    notes: dict[str, Any] = {"transcript": transcript, "calls": calls}
     if skipped:
         notes["not_sent"] = dict(sorted(skipped.items()))
     if models:
         notes["models"] = sorted(set(models))
         notes["model"] = models[-1]
     return [{"role": t["role"], "content": t["content"]} for t in turns], notes
+
+
+def _model_calls(calls: list[dict[str, Any]], path: str, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """A model call record for each reply the thread holds (one per ``message.id``), with its usage as recorded.
+
+    The reply's content is joined from its records; the step it is made for is the one its
+    turn decided. A reply that is not a ``Message`` the run file can hold is named in a warning.
+    """
+    out = []
+    for call in calls:
+        response = {key: item for key, item in call["message"].items() if key != "content"}
+        response["content"] = call["content"]
+        try:
+            response_from_record(response, where="message")
+        except ValueError as error:
+            warnings.append(Where(path, call["line"]).warning(f"{error}: the reply is not kept as a model call"))
+            continue
+        out.append({"type": "model_call", "step": (call["turn"] - 1) // 2, "response": response})
+    return out
 
 
 def _first(records: list[_Record], name: str) -> Any:
@@ -386,6 +416,7 @@ def _run(
     source.update(thread.notes)
     source.update(extra_notes)
     model = notes.pop("model", None)
+    calls = _model_calls(notes.pop("calls"), path, warnings)
     source.update(notes)
     source["note"] = TRANSCRIPT_NOTE
     root = thread.records[0].value
@@ -400,6 +431,7 @@ def _run(
         run_id=run_id,
         source=source,
         request={"model": model} if model else None,
+        calls=calls,
         summarise=summarise,
         warnings=warnings,
     )
@@ -426,7 +458,9 @@ def from_claude_code(
     the files of ``<session-id>/subagents/`` beside the transcript are read too. Every run's
     ``source`` keeps the session's id, version, working directory and branch, the models
     that replied, and each message record's fields beside its content (``transcript``, with
-    ``toolUseResult``); the session's ``summary`` titles are in the main run's source.
+    ``toolUseResult``); the session's ``summary`` titles are in the main run's source. Each
+    reply is also a model call of its run (its ``message.id``, ``stop_reason`` and ``usage``
+    as recorded), so ``frame.model_calls_frame`` shows the tokens each request really took.
 
     ``summarise`` gives each result a summary, for the view under the contract's window.
     Raises ``RunFileError`` naming the file, line and field of a record that cannot be read;
