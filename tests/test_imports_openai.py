@@ -176,6 +176,18 @@ def test_what_has_no_counterpart_is_kept_with_a_warning():
     assert any("[3]: a system message after the conversation began" in t for t in texts)
 
 
+def test_an_opening_of_only_an_image_renders():
+    """A chat that opens with an image and no text renders its opening as that image block."""
+    url = "data:image/png;base64," + IMAGE
+    run = from_openai(
+        [
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]},
+            {"role": "assistant", "content": "A single pixel."},
+        ]
+    )
+    assert rendered(run, 0) == [CHAT_AS_ANTHROPIC[0] | {"content": CHAT_AS_ANTHROPIC[0]["content"][1:]}]
+
+
 def test_request_parameters_of_another_shape_are_kept_under_their_own_name():
     """A model that is not text or a tool with no name is kept as ``openai_<name>``, with a warning naming it."""
     chat = {"model": 4, "tools": [{"type": "function"}], "messages": [{"role": "user", "content": "hi"}]}

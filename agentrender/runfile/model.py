@@ -246,7 +246,7 @@ class Run:
         ``k``. Giving ``recent_results`` or ``result_bytes`` shows the same history under the
         contract's window and cap instead (``is_as_sent`` tells the two apart).
         """
-        if "opening" not in overrides and not self.opening.strip():
+        if "opening" not in overrides and not self.opening.strip() and not self.header.get("opening_content"):
             raise ValueError(
                 "the run header has neither 'opening' nor 'goal' (the text the agent opened with): "
                 "add one to the header, or pass opening= to Run.options()"
