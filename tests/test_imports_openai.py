@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 
 from agentrender import RunFileError, render
 from agentrender.imports import from_anthropic, from_openai, load
+from agentrender.imports.anthropic import looks_like_anthropic
+from agentrender.imports.claude_code import looks_like_claude_code
+from agentrender.imports.openai import looks_like_openai
 from agentrender.runfile import Run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
@@ -342,3 +345,24 @@ def test_fuzzed_chats_raise_only_run_file_error(tmp_path_factory, data, fixture)
     except RunFileError:
         return
     rendered(run)
+
+
+def test_each_recogniser_claims_only_its_own_format():
+    """The Claude Code, OpenAI and Anthropic recognisers each claim their own first values and no other's."""
+    transcript = (
+        Path(__file__).parent / "fixtures" / "imports" / "claude-code" / "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
+    )
+    firsts = {
+        "openai": [json.loads(CHAT.read_text()), json.loads(TRAJ.read_text()), [{"role": "tool", "tool_call_id": "x"}]],
+        "claude-code": [json.loads(line) for line in transcript.read_text().splitlines()[:4]],
+        "anthropic": [{"model": "m", "messages": CHAT_AS_ANTHROPIC}, CHAT_AS_ANTHROPIC, {"request": {"messages": []}}],
+    }
+    recognisers = {
+        "openai": looks_like_openai,
+        "claude-code": looks_like_claude_code,
+        "anthropic": looks_like_anthropic,
+    }
+    for name, values in firsts.items():
+        for value in values:
+            claimed = [other for other, recognise in recognisers.items() if recognise(value)]
+            assert claimed == [name], (name, value if not isinstance(value, dict) else list(value))
