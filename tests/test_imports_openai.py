@@ -110,6 +110,7 @@ def test_a_swe_agent_trajectory_imports_its_history():
     assert source["format"] == "swe-agent-trajectory"
     assert source["trajectory"]["info"]["exit_status"] == "submitted"
     assert source["unmapped"]["history[2]"]["message_type"] == "action"
+    assert source["unmapped"]["history[2].tool_calls[0]"] == {"index": 0}
 
 
 def test_langchain_and_litellm_shapes_import():

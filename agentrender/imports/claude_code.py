@@ -66,8 +66,10 @@ def looks_like_claude_code(value: Any) -> bool:
     return value.get("type") == "file-history-snapshot" and "snapshot" in value
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Record:
+    """One line of a transcript: its number and the record it holds (checked as read)."""
+
     line: int
     value: dict[str, Any]
 
@@ -89,7 +91,7 @@ class _Record:
         return bool(self.value.get("isSidechain"))
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Thread:
     """One conversation of a transcript: its records from root to leaf, and what it is."""
 

@@ -21,9 +21,11 @@ arguments); consecutive ``role: tool`` messages become one user turn of ``tool_r
 blocks; ``image_url`` parts become image blocks (a ``data:`` URL as base64, any other URL as
 a URL source); the legacy ``function_call`` and ``role: function`` become a tool use and its
 result with ids made from their position. What has no counterpart (audio and file parts,
-refusals, reasoning text, fields of a message that are not sent) is kept in the run's
-``source`` and named in a warning. The run's ``source`` says it was converted: "as sent"
-means as sent, in the Messages API's shape. Standard library only.
+refusals, reasoning text) is kept in the run's ``source`` (``unmapped``, by where it was)
+and named in a warning; fields a message carries beside what was sent (SWE-agent's
+``message_type``, ``thought``, ``agent``; a tool call's ``index``) are kept there too.
+The run's ``source`` says it was converted: "as sent" means as sent, in the Messages API's
+shape. Standard library only.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ CONVERTED = (
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function"}
 # Fields of a message that the conversion maps; any other is kept in the run's source.
-_MAPPED = {"role", "content", "tool_calls", "tool_call_id", "tool_call_ids", "function_call", "name"}
+_MAPPED = {"role", "content", "tool_calls", "tool_call_id", "tool_call_ids", "function_call"}
 _DATA_URL = re.compile(r"data:(?P<media>[\w.+-]+/[\w.+-]+)?(?P<params>(?:;[^;,]*)*?);base64,(?P<data>.*)", re.DOTALL)
 _REQUEST_KEYS = ("request", "params", "body", "kwargs")
 
@@ -366,8 +368,11 @@ class _Converter:
                 tool_id = f"call_legacy_{self.legacy_made}"
                 self.legacy_ids.append(tool_id)
                 blocks.append(self._tool_use({"id": tool_id, "function": call}, here.at("function_call")))
-            if message.get("refusal"):
-                self.warnings.append(here.at("refusal").warning("a refusal has no counterpart; kept in the source"))
+            for name in ("refusal", "reasoning_content"):
+                if message.get(name):
+                    self.warnings.append(
+                        here.at(name).warning("has no counterpart in the Messages API: kept in the source")
+                    )
         return blocks, role
 
     def _thinking(self, message: Mapping[str, Any], here: Where) -> list[dict[str, Any]]:
@@ -444,6 +449,10 @@ class _Converter:
                 value = arguments  # not an object: the text as it came, which decide shows as invalid
         else:
             raise here.at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
+        extra = {key: item for key, item in call.items() if key not in ("id", "type", "function")}
+        extra.update({key: item for key, item in function.items() if key not in ("name", "arguments")})
+        if extra:
+            self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
         return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
 
     def _tool_result(self, message: Mapping[str, Any], here: Where) -> dict[str, Any]:
@@ -469,6 +478,8 @@ class _Converter:
 
     def _keep_extra(self, message: Mapping[str, Any], here: Where) -> None:
         extra = {key: value for key, value in message.items() if key not in _MAPPED}
+        if message.get("role") == "function":
+            extra.pop("name", None)  # the function's name: its tool use has it
         if message.get("role") == "assistant" and "thinking_blocks" in extra and self._thinking(message, here):
             del extra["thinking_blocks"]
         if extra:
