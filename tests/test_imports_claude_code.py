@@ -123,6 +123,7 @@ def test_the_source_keeps_the_session_model_version_and_directory(runs):
         {"line": 1, "summary": "Fix failing price rounding test", "leafUuid": "00000013-1c2d-4e5f-8a9b-000000000013"}
     ]
     assert "system prompt" in source["note"]
+    assert source["outside_threads"] == {"file-history-snapshot": [2], "last-prompt": [32]}
     assert runs[1].header["source"]["not_sent"] == {"system/stop_hook_summary": 1}
 
 

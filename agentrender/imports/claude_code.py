@@ -460,7 +460,9 @@ def from_claude_code(
     the files of ``<session-id>/subagents/`` beside the transcript are read too. Every run's
     ``source`` keeps the session's id, version, working directory and branch, the models
     that replied, and each message record's fields beside its content (``transcript``, with
-    ``toolUseResult``); the session's ``summary`` titles are in the main run's source. Each
+    ``toolUseResult``); the session's ``summary`` titles, and the lines of the records that
+    are in no thread (``file-history-snapshot``, ``last-prompt``, ...), are in the main run's
+    source. Each
     reply is also a model call of its run (its ``message.id``, ``stop_reason`` and ``usage``
     as recorded), so ``frame.model_calls_frame`` shows the tokens each request really took.
 
@@ -482,6 +484,11 @@ def from_claude_code(
             for r in transcript.records
             if r.kind == "summary"
         ]
+        # Claude Code's own bookkeeping (file backups, the prompt queue, titles): in no thread
+        outside: dict[str, list[int]] = {}
+        for record in transcript.records:
+            if not record.uuid and record.kind != "summary":
+                outside.setdefault(record.kind, []).append(record.line)
         compacted = sidechains = 0
         file_runs: list[Run] = []
         for thread in threads:
@@ -490,6 +497,8 @@ def from_claude_code(
                 run_id = session
                 if summaries:
                     extra["summaries"] = summaries
+                if outside:
+                    extra["outside_threads"] = outside
             elif thread.kind == "compacted":
                 compacted += 1
                 run_id = f"{session}/before-compaction-{compacted}"
