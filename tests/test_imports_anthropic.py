@@ -286,15 +286,15 @@ WRONG = [
     ("messages.1.content.2.name", {}, "messages[1].content[2].name", "expected a string, got dict"),
     (
         "messages.1.content.2.input",
-        "x",
+        7,
         "messages[1].content[2].input",
-        "expected an object (the tool's input), got str",
+        "expected an object (the tool's input) or its raw text, got int",
     ),
     (
         "messages.1.content.2.input",
         ...,
         "messages[1].content[2].input",
-        "expected an object (the tool's input), missing",
+        "expected an object (the tool's input) or its raw text, missing",
     ),
     ("messages.2.content.0.tool_use_id", 1, "messages[2].content[0].tool_use_id", "expected a string, got int"),
     ("messages.2.content.0.content", 1, "messages[2].content[0].content", "expected a string, got int"),

@@ -84,7 +84,9 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
                 check_block(block)
             except ValueError:
                 _block_error(block, where.at(f"[{i}]"), j)
-            if block["type"] in _USES and not isinstance(block.get("input"), Mapping):
+            # the API's own tool uses carry an object; raw argument text is what other providers send
+            # (an OpenAI-style chat's arguments that are not JSON), which render.decide keeps out of band
+            if block["type"] in _USES and not isinstance(block.get("input"), Mapping | str):
                 _block_error(block, where.at(f"[{i}]"), j)
         out.append(message)
     return out
@@ -97,7 +99,7 @@ def _block_error(block: Any, here: Where, j: int) -> NoReturn:
     except ValueError as error:
         raise Where(here.path, here.line).error(f"{here.field}.{error}") from None
     got = "missing" if "input" not in block else f"got {type(block['input']).__name__}"
-    raise here.at(f"content[{j}].input").error(f"expected an object (the tool's input), {got}")
+    raise here.at(f"content[{j}].input").error(f"expected an object (the tool's input) or its raw text, {got}")
 
 
 _USES = ("tool_use", "server_tool_use")
