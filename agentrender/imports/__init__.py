@@ -28,6 +28,7 @@ from agentrender.imports.anthropic import from_anthropic
 from agentrender.imports.claude_code import from_claude_code
 from agentrender.imports.conversation import first_line_summary
 from agentrender.imports.detect import FORMATS, load, load_runs
+from agentrender.imports.inspect import from_inspect
 from agentrender.imports.openai import from_openai
 from agentrender.imports.summaries import with_summaries
 
@@ -36,6 +37,7 @@ __all__ = [
     "first_line_summary",
     "from_anthropic",
     "from_claude_code",
+    "from_inspect",
     "from_openai",
     "load",
     "load_runs",

@@ -19,6 +19,7 @@ from typing import Any
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.openai import from_openai, looks_like_openai
+from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 
 __all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
@@ -54,6 +55,7 @@ def _read_run_file(path: str) -> list[Run]:
 
 FORMATS: list[Format] = [
     Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
+    Format("Inspect AI log (.eval, .json)", looks_like_inspect, from_inspect),
     Format(
         "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
         lambda path, first: looks_like_claude_code(first),

@@ -1,0 +1,459 @@
+"""Inspect AI logs (``.eval`` and ``.json``), as runs that render exactly what each sample's model was sent.
+
+``from_inspect(path)`` reads a log with Inspect's own reader (``inspect_ai.log.read_eval_log``,
+extra ``inspect``) and gives one run per sample and epoch, named ``<task>/<sample id>/<epoch>``.
+
+A sample's messages become the conversation, in the Messages API's wire shape, the way
+Inspect's Anthropic provider sends them:
+
+- system messages become the request's ``system`` (a string, or text blocks when there are several);
+- an assistant message's content comes first, then one ``tool_use`` block per tool call;
+  reasoning is a ``thinking`` block (``redacted_thinking`` when redacted);
+- a tool message is a ``tool_result`` block (``is_error`` with the error's message when the
+  tool failed); consecutive tool and user messages are one user turn, as the API merges them;
+- images and documents keep their data or URL as a ``source``; content with no Messages API
+  block (audio, video, data, server tool uses) and Inspect's own citations are left out, each
+  with a warning on the run naming the sample and the message.
+
+Each ``ModelEvent`` of the sample is a model call, made for the step its input decides: its
+output is the reply (a ``Message``-shaped object), its input the request as sent (with the
+tools, the generate config, the tool choice and the provider's raw call, when one was
+recorded, under ``request.inspect``). The view of the run at that step must be that input: where
+it is not (a solver rewrote the history), the run carries a warning naming the sample and the event.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agentrender import render
+from agentrender._extras import require
+from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
+from agentrender.runfile import Run, RunFileError, RunWarning, read_records
+
+__all__ = ["from_inspect", "looks_like_inspect"]
+
+# Inspect's stop reasons, as the Messages API names them; others are kept as Inspect wrote them.
+_STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "max_tokens": "max_tokens",
+    "model_length": "model_context_window_exceeded",
+    "content_filter": "refusal",
+}
+
+# Inspect writes a JSON log's keys in this order; a log too large for ``load`` to parse whole
+# is still recognised by how it starts.
+_JSON_LOG_START = re.compile(r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+
+
+def looks_like_inspect(path: str, first: Any) -> bool:
+    """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
+    if path.endswith(".eval"):
+        return True
+    if isinstance(first, Mapping):
+        return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
+    if first is None and path.endswith(".json"):
+        try:
+            with open(path, encoding="utf-8") as file:
+                return bool(_JSON_LOG_START.match(file.read(4096)))
+        except (OSError, UnicodeDecodeError):
+            return False
+    return False
+
+
+def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
+    """The runs of an Inspect AI log, one per sample and epoch, each rendering exactly what its model was sent.
+
+    ``path`` is an ``.eval`` or ``.json`` log. ``summarise`` (e.g. ``imports.first_line_summary``)
+    gives each tool result a summary, for the view under the contract's window. Raises
+    ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
+    read, and ``ImportError`` with the pip line when ``inspect_ai`` is not installed.
+    """
+    log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
+    name = os.fspath(path)
+    if not Path(name).is_file():
+        raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+    try:
+        log = log_module.read_eval_log(name)
+    except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
+        raise _unreadable(log_module, name, error) from None
+    task = str(log.eval.task)
+    origin = {
+        "format": "inspect-ai",
+        "path": name,
+        "task": task,
+        "task_id": log.eval.task_id,
+        "eval_id": log.eval.eval_id,
+        "eval_run_id": log.eval.run_id,
+        "model": log.eval.model,
+        "status": log.status,
+    }
+    return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples or ()]
+
+
+def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
+    """The error for a log Inspect cannot read, naming the sample it fails on when that can be told."""
+    loc, what = _first_error(error)
+    if len(loc) > 2 and loc[0] == "samples" and isinstance(loc[1], int):
+        # a JSON log is checked whole: the error's location gives the sample's position in it
+        found = _raw_sample(path, loc[1])
+        where = _sample_where(path, *found) if found else Where(path, 1, f"samples[{loc[1]}]")
+        return where.at(_field(loc[2:])).error(what)
+    try:
+        summaries = log_module.read_eval_log_sample_summaries(path)
+    except Exception as header_error:  # not an Inspect log at all, or its header is broken
+        return RunFileError(path, 1, f"not an Inspect AI log Inspect can read: {_reason(header_error)}")
+    for summary in summaries:
+        try:
+            log_module.read_eval_log_sample(path, id=summary.id, epoch=summary.epoch)
+        except Exception as sample_error:  # the first sample that cannot be read is the one to name
+            return _sample_where(path, summary.id, summary.epoch).error(f"cannot be read: {_reason(sample_error)}")
+    return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
+
+
+def _first_error(error: Exception) -> tuple[tuple[Any, ...], str]:
+    """Pydantic's first validation error as ``(location, message)``; ``((), first line)`` for any other error."""
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            return tuple(first["loc"]), str(first["msg"])
+        except (TypeError, LookupError, ValueError):
+            pass
+    lines = str(error).strip().splitlines()
+    return (), f"{type(error).__name__}: {lines[0] if lines else ''}"
+
+
+def _reason(error: Exception) -> str:
+    """The first thing wrong, in one line, with its field when it has one."""
+    loc, what = _first_error(error)
+    field = _field(loc)
+    return f"{field}: {what}" if field else what
+
+
+def _field(loc: Sequence[Any]) -> str:
+    """A pydantic location as a field path (``messages[1].role``), without its validators' names."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not str(part).startswith("function-"):
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _raw_sample(path: str, position: int) -> tuple[Any, Any] | None:
+    """The id and epoch of the sample at ``position`` in a JSON log, read as plain JSON; ``None`` if they cannot be."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            sample = json.load(file)["samples"][position]
+        return sample["id"], sample["epoch"]
+    except (OSError, ValueError, LookupError, TypeError):
+        return None
+
+
+def _sample_where(path: str, sample_id: Any, epoch: Any) -> Where:
+    return Where(path, 1, f"samples[id={sample_id}, epoch={epoch}]")
+
+
+def _dump(value: Any) -> Any:
+    """An Inspect (pydantic) value as the JSON it is logged as, without the fields it leaves unset."""
+    return value.model_dump(mode="json", exclude_none=True) if hasattr(value, "model_dump") else value
+
+
+def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
+    where = _sample_where(path, sample.id, sample.epoch)
+    warnings: list[RunWarning] = []
+    system, messages = _conversation([_dump(m) for m in sample.messages], where.at("messages"), warnings)
+    events = [(number, _dump(event)) for number, event in enumerate(sample.events) if event.event == "model"]
+    source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
+    if sample.scores:
+        source["scores"] = {key: _dump(score) for key, score in sample.scores.items()}
+    if sample.target not in (None, "", []):
+        source["target"] = sample.target
+    if sample.error is not None:
+        source["error"] = sample.error.message
+    if sample.limit is not None:
+        source["limit"] = _dump(sample.limit)
+    calls, inputs = [], []
+    for number, event in events:
+        here = where.at(f"events[{number}]")
+        call = _model_call(event, here, warnings)
+        if call is not None:
+            calls.append(call)
+            inputs.append((number, event.get("uuid", ""), call["request"]))
+    request: dict[str, Any] = {"model": str(origin.get("model", ""))}
+    if events:
+        last = events[-1][1]
+        request["model"] = str(last.get("model") or request["model"])
+        if last.get("tools"):
+            request["tools"] = [_tool(tool) for tool in last["tools"]]
+        max_tokens = (last.get("config") or {}).get("max_tokens")
+        if isinstance(max_tokens, int):
+            request["max_tokens"] = max_tokens
+    if system is not None:
+        request["system"] = system
+    records = conversation_records(
+        normalise_messages(messages, where.at("messages")),
+        where=where.at("messages"),
+        run_id=f"{task}/{sample.id}/{sample.epoch}",
+        source=source,
+        request=request,
+        calls=calls,
+        summarise=summarise,
+        warnings=warnings,
+    )
+    run = read_records(records, path=path, notes=warnings)
+    mismatches = _check_as_sent(run, system, inputs, where)
+    return replace(run, warnings=(*run.warnings, *mismatches)) if mismatches else run
+
+
+def _check_as_sent(
+    run: Run, system: Any, inputs: Sequence[tuple[int, str, Mapping[str, Any]]], where: Where
+) -> list[RunWarning]:
+    """A warning for each model event whose input is not the run's view at the step it decided."""
+    options = run.options()
+    out = []
+    for number, uuid, request in inputs:
+        here = where.at(f"events[{number}]")
+        label = f"model event {number}" + (f" ({uuid})" if uuid else "")
+        step = sum(1 for message in request["messages"] if message["role"] == "assistant")
+        if step > len(run.steps):
+            out.append(here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold"))
+            continue
+        view = [message.to_dict() for message in render.messages(run.step_input(step), options)]
+        sent = normalise_messages(request["messages"], here.at("input"))
+        if view != sent:
+            out.append(
+                here.warning(f"{label}: its input differs from the run's view at step {step}: {_diff(view, sent)}")
+            )
+        elif request.get("system") != system:
+            out.append(here.warning(f"{label}: its system prompt differs from the sample's"))
+    return out
+
+
+def _diff(view: list[dict[str, Any]], sent: list[dict[str, Any]]) -> str:
+    for position, (seen, given) in enumerate(zip(view, sent, strict=False)):
+        if seen != given:
+            return f"message {position} differs"
+    return f"the view has {len(view)} messages, the input {len(sent)}"
+
+
+def _model_call(event: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
+    """The ``model_call`` record of a ``ModelEvent``, or ``None`` (with a warning) when it has no reply."""
+    dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
+    system, messages = _conversation(list(event.get("input") or ()), where.at("input"), dropped)
+    output = event.get("output") or {}
+    choices = output.get("choices") or []
+    if not choices:
+        failure = event.get("error") or "no output"
+        warnings.append(where.warning(f"model event has no reply ({_first_line(str(failure))}): no model call is made"))
+        return None
+    if len(choices) > 1:
+        warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
+    choice = choices[0]
+    content = _assistant(choice.get("message") or {}, where.at("output.choices[0].message"), warnings)
+    stop = str(choice.get("stop_reason") or "")
+    response: dict[str, Any] = {
+        "id": str((choice.get("message") or {}).get("id") or ""),
+        "type": "message",
+        "role": "assistant",
+        "model": str(output.get("model") or event.get("model") or ""),
+        "content": content,
+        "stop_reason": _STOP_REASONS.get(stop, stop),
+    }
+    usage = output.get("usage")
+    if isinstance(usage, Mapping):
+        response["usage"] = {
+            wire: usage[key]
+            for key, wire in (
+                ("input_tokens", "input_tokens"),
+                ("output_tokens", "output_tokens"),
+                ("input_tokens_cache_write", "cache_creation_input_tokens"),
+                ("input_tokens_cache_read", "cache_read_input_tokens"),
+            )
+            if isinstance(usage.get(key), int)
+        }
+    request: dict[str, Any] = {"model": str(event.get("model") or "")}
+    if system is not None:
+        request["system"] = system
+    if event.get("tools"):
+        request["tools"] = [_tool(tool) for tool in event["tools"]]
+    config = event.get("config") or {}
+    if isinstance(config.get("max_tokens"), int):
+        request["max_tokens"] = config["max_tokens"]
+    request["messages"] = messages
+    inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
+    if inspect:
+        request["inspect"] = inspect
+    record: dict[str, Any] = {
+        "type": "model_call",
+        "step": sum(1 for message in messages if message["role"] == "assistant"),
+        "response": response,
+    }
+    working = event.get("working_time")
+    if isinstance(working, int | float) and not isinstance(working, bool):
+        record["latency_ms"] = working * 1000
+    record["request"] = request
+    return record
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0]
+
+
+def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """An Inspect ``ToolInfo`` as the Messages API's tool definition."""
+    out: dict[str, Any] = {"name": tool.get("name", "")}
+    if tool.get("description"):
+        out["description"] = tool["description"]
+    out["input_schema"] = tool.get("parameters") or {"type": "object", "properties": {}}
+    return out
+
+
+def _conversation(
+    messages: Sequence[Any], where: Where, warnings: list[RunWarning]
+) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
+    """Inspect's chat messages as ``(system, turns)`` in the Messages API's wire shape."""
+    system: list[dict[str, Any]] = []
+    system_texts: list[Any] = []
+    turns: list[dict[str, Any]] = []
+    for position, message in enumerate(messages):
+        here = where.at(f"[{position}]")
+        if not isinstance(message, Mapping):
+            raise here.error(f"expected a chat message, got {type(message).__name__}")
+        role = message.get("role")
+        if role == "system":
+            if turns:
+                warnings.append(here.warning("a system message after the conversation began is sent in system"))
+            system_texts.append(message.get("content"))
+            system.extend(_content(message.get("content"), here.at("content"), warnings))
+            continue
+        if role == "tool":
+            wire_role, blocks = "user", [_tool_result(message, here, warnings)]
+        elif role == "user":
+            wire_role, blocks = "user", _content(message.get("content"), here.at("content"), warnings)
+        elif role == "assistant":
+            wire_role, blocks = "assistant", _assistant(message, here, warnings)
+        else:
+            raise here.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
+        if turns and turns[-1]["role"] == wire_role:
+            if wire_role == "assistant":
+                warnings.append(here.warning("two assistant messages in a row: sent as one turn"))
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": wire_role, "content": blocks})
+    if not system_texts:
+        return None, turns
+    if len(system_texts) == 1 and isinstance(system_texts[0], str):
+        return system_texts[0], turns
+    return system, turns
+
+
+def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """An assistant message's blocks: its content (without empty text beside tool uses), then its tool calls."""
+    blocks = _content(message.get("content", ""), where.at("content"), warnings)
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
+    uses = []
+    for position, call in enumerate(calls):
+        here = where.at(f"tool_calls[{position}]")
+        if not isinstance(call, Mapping) or not isinstance(call.get("id"), str) or not call.get("function"):
+            raise here.error("expected a tool call with an id and a function")
+        if call.get("parse_error"):
+            warnings.append(here.warning(f"its arguments could not be parsed: {call['parse_error']}"))
+        uses.append(
+            {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
+        )
+    if uses:
+        blocks = [block for block in blocks if not (block["type"] == "text" and not block["text"])]
+    return blocks + uses
+
+
+def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
+    """A tool message as a ``tool_result`` block; a failed tool's result is its error's message, ``is_error``."""
+    call_id = message.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise where.at("tool_call_id").error("missing: a tool message answers a tool call")
+    content = message.get("content", "")
+    error = message.get("error")
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
+    if isinstance(error, Mapping):
+        text = content if isinstance(content, str) else _text_of(content)
+        said = str(error.get("message") or "")
+        block["content"] = "\n".join(part for part in (said, text) if part) or "error"
+        block["is_error"] = True
+    elif isinstance(content, str):
+        block["content"] = content
+    else:
+        block["content"] = _content(content, where.at("content"), warnings)
+    return block
+
+
+def _text_of(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        str(item.get("text", "")) for item in content if isinstance(item, Mapping) and item.get("type") == "text"
+    )
+
+
+def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """Inspect message content (text, or a list of content items) as Messages API blocks."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        raise where.error(f"expected text or a list of content, got {type(content).__name__}")
+    blocks = []
+    for position, item in enumerate(content):
+        block = _block(item, where.at(f"[{position}]"), warnings)
+        if block is not None:
+            blocks.append(block)
+    return blocks
+
+
+def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
+    if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
+        raise where.error("expected a content item with a type")
+    kind = item["type"]
+    if kind == "text":
+        block: dict[str, Any] = {"type": "text", "text": str(item.get("text", ""))}
+        if item.get("cache_breakpoint"):
+            block["cache_control"] = {"type": "ephemeral"}
+        if item.get("citations"):
+            warnings.append(
+                where.warning("Inspect's citations have no Messages API form: the text is kept without them")
+            )
+        return block
+    if kind == "reasoning":
+        if item.get("redacted"):
+            return {"type": "redacted_thinking", "data": str(item.get("reasoning", ""))}
+        block = {"type": "thinking", "thinking": str(item.get("reasoning", ""))}
+        if item.get("signature"):
+            block["signature"] = item["signature"]
+        return block
+    if kind == "image":
+        return {"type": "image", "source": _source(str(item.get("image", "")))}
+    if kind == "document":
+        block = {"type": "document", "source": _source(str(item.get("document", "")))}
+        if item.get("filename"):
+            block["title"] = item["filename"]
+        return block
+    warnings.append(where.warning(f"{kind!r} content has no Messages API block: left out"))
+    return None
+
+
+def _source(uri: str) -> dict[str, Any]:
+    """An image's or document's data URI or URL as a block's ``source``."""
+    if uri.startswith("data:"):
+        head, _, data = uri.partition(",")
+        return {"type": "base64", "media_type": head[5:].split(";", 1)[0], "data": data}
+    return {"type": "url", "url": uri}

@@ -1,0 +1,312 @@
+"""Inspect AI logs: real logs of a small task run offline with mockllm import as runs that render what was sent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender import render
+from agentrender.imports import from_inspect, load, load_runs
+from agentrender.runfile import Run, RunFileError
+from tests._support.inspect_task import ANSWERS, QUESTIONS, SYSTEM, run_task_apart
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "inspect" / "arith.eval"
+
+RUN_IDS = {"arith/double/1", "arith/double/2", "arith/sum3/1", "arith/sum3/2"}
+
+# What the sample "sum3" sent, in the Messages API's shape: the mock model's script in
+# tests/_support/inspect_task.py, converted as Inspect's Anthropic provider sends it.
+SUM3 = [
+    {"role": "user", "content": [{"type": "text", "text": QUESTIONS["sum3"]}]},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Add 1 + 2 and 2 + 3 at once.", "signature": "sig-1"},
+            {"type": "text", "text": "Adding."},
+            {"type": "tool_use", "id": "call_sum3_0_0", "name": "add", "input": {"x": 1, "y": 2}},
+            {"type": "tool_use", "id": "call_sum3_0_1", "name": "add", "input": {"x": 2, "y": 3}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "call_sum3_0_0", "content": "3"},
+            {"type": "tool_result", "tool_use_id": "call_sum3_0_1", "content": "5"},
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "call_sum3_1_0", "name": "add", "input": {"x": -1, "y": 2}}],
+    },
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "call_sum3_1_0",
+                "content": "negative numbers are not supported",
+                "is_error": True,
+            }
+        ],
+    },
+    {"role": "assistant", "content": [{"type": "text", "text": "The answer is 6."}]},
+]
+
+
+def _by_id(runs: list[Run]) -> dict[str, Run]:
+    return {run.run_id: run for run in runs}
+
+
+def _view(run: Run, step: int) -> list[dict[str, Any]]:
+    return [message.to_dict() for message in render.messages(run.step_input(step), run.options())]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The logs Inspect wrote of the task run offline (two samples, two epochs), by kind: ``.eval`` and ``.json``."""
+    kinds = ("eval", "json")
+    return dict(zip(kinds, run_task_apart(tmp_path_factory.mktemp("inspect"), *kinds), strict=True))
+
+
+@pytest.fixture(params=["eval", "json"])
+def log(request: pytest.FixtureRequest, logs: dict[str, Path]) -> Path:
+    """One of the logs Inspect wrote."""
+    path = logs[request.param]
+    assert path.suffix == f".{request.param}"
+    return path
+
+
+@pytest.fixture
+def json_log(tmp_path: Path) -> Path:
+    """The committed log written again by Inspect as a ``.json`` log, to be broken by a test."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    path = tmp_path / "arith.json"
+    write_eval_log(read_eval_log(str(FIXTURE)), str(path), format="json")
+    return path
+
+
+def _edit_json(path: Path, edit: Any) -> Path:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _sample(data: dict[str, Any], sample_id: str, epoch: int) -> dict[str, Any]:
+    return next(s for s in data["samples"] if s["id"] == sample_id and s["epoch"] == epoch)
+
+
+@pytest.mark.slow
+def test_one_run_per_sample_and_epoch_with_the_sample_in_its_source(log: Path) -> None:
+    """Each sample of each epoch is a run named <task>/<sample id>/<epoch>; its header's source keeps the
+    sample id, epoch, task, model, target and scores."""
+    runs = _by_id(from_inspect(log))
+    assert set(runs) == RUN_IDS
+    for run_id, run in runs.items():
+        _, sample_id, epoch = run_id.split("/")
+        source = run.header["source"]
+        assert (source["format"], source["task"], source["model"]) == ("inspect-ai", "arith", "mockllm/model")
+        assert (source["sample_id"], source["epoch"], source["target"]) == (sample_id, int(epoch), ANSWERS[sample_id])
+        assert source["scores"]["includes"]["value"] == "C"
+        assert run.warnings == ()
+
+
+@pytest.mark.slow
+def test_the_conversation_renders_back_exactly_as_converted(log: Path) -> None:
+    """The view at each step is the sample's conversation up to it in the Messages API's shape: the system
+    message as system, reasoning as thinking, tool calls as tool uses, two tool messages as one turn of
+    results, a failed tool as an is_error result."""
+    run = _by_id(from_inspect(log))["arith/sum3/1"]
+    assert run.header["system"] == SYSTEM
+    assert [tool["name"] for tool in run.header["tools"]] == ["add"]
+    assert len(run.steps) == 3
+    for step in range(3):
+        assert _view(run, step) == SUM3[: 2 * step + 1]
+    assert run.steps[2].decision.reason == "The answer is 6."
+    assert run.steps[1].observation is not None and run.steps[1].observation.status == "error"
+
+
+@pytest.mark.slow
+def test_each_model_event_is_a_model_call_of_the_step_it_decided(log: Path) -> None:
+    """Every ModelEvent is a model call of the step its input decides: its reply is the assistant turn of that
+    step, its usage and stop reason in the API's terms, and its request is the view at that step."""
+    run = _by_id(from_inspect(log))["arith/sum3/2"]
+    assert [call.step for call in run.model_calls] == [0, 1, 2]
+    for call in run.model_calls:
+        response = call.record["response"]
+        assert response["content"] == SUM3[2 * call.step + 1]["content"]
+        assert response["usage"] == {"input_tokens": 100 * (call.step + 1), "output_tokens": 20}
+        assert call.record["request"]["messages"] == _view(run, call.step)
+        assert call.record["request"]["system"] == SYSTEM
+    assert [call.stop_reason for call in run.model_calls] == ["tool_use", "tool_use", "end_turn"]
+
+
+@pytest.mark.slow
+def test_load_finds_the_log_by_what_it_is(log: Path) -> None:
+    """load_runs reads an Inspect log of either kind as from_inspect does; load gives its first run and says
+    how many more there are."""
+    assert [run.run_id for run in load_runs(log)] == [run.run_id for run in from_inspect(log)]
+    first = load(log)
+    assert first.run_id in RUN_IDS
+    assert "3 more run(s) in this file" in first.warnings[-1].text
+
+
+def test_the_committed_log_imports_without_warnings() -> None:
+    """A log Inspect wrote (committed, see tests/fixtures/inspect/README.md) imports as four runs, each rendering
+    its conversation as sent, with no warning."""
+    runs = _by_id(from_inspect(FIXTURE))
+    assert set(runs) == RUN_IDS
+    assert all(run.warnings == () for run in runs.values())
+    assert _view(runs["arith/sum3/1"], 2) == SUM3[:5]
+    assert len(runs["arith/double/2"].model_calls) == 2
+
+
+def test_a_json_log_larger_than_load_reads_at_once_is_still_recognised(json_log: Path) -> None:
+    """load recognises a .json log by how Inspect starts it when the file is too large to parse as a whole."""
+    padded = _edit_json(json_log, lambda data: data["samples"][0]["metadata"].update(padding="x" * (2 << 20)))
+    assert len(load_runs(padded)) == 4
+
+
+def test_a_missing_inspect_ai_names_the_extra(tmp_path: Path) -> None:
+    """Without inspect_ai, importing a log (directly or through load) fails with the pip line of the inspect extra."""
+    for use in ("from agentrender.imports import from_inspect as read", "from agentrender.imports import load as read"):
+        script = f"import sys\nsys.modules['inspect_ai'] = None\n{use}\nread({str(FIXTURE)!r})"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode != 0
+        last = done.stderr.strip().splitlines()[-1]
+        assert last.endswith("needs inspect_ai, which is not installed: pip install 'agentrender[inspect]'"), last
+
+
+def test_a_message_inspect_cannot_read_names_the_file_and_the_sample(json_log: Path) -> None:
+    """A JSON log whose sample holds a message of no known role raises RunFileError naming the file, the sample,
+    the message and the field."""
+    _edit_json(json_log, lambda data: _sample(data, "sum3", 1)["messages"][1].update(role="robot"))
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(json_log)
+    assert str(caught.value).startswith(f"{json_log}:1: samples[id=sum3, epoch=1].messages[1].role: ")
+
+
+def test_a_broken_sample_of_an_eval_log_is_named(tmp_path: Path) -> None:
+    """An .eval log with one sample Inspect cannot read raises RunFileError naming the file and that sample."""
+    broken = tmp_path / "broken.eval"
+    with zipfile.ZipFile(FIXTURE) as source, zipfile.ZipFile(broken, "w") as out:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "samples/double_epoch_2.json":
+                sample = json.loads(data)
+                sample["messages"][1]["content"] = 5
+                data = json.dumps(sample).encode()
+            out.writestr(name, data)
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(broken)
+    assert str(caught.value).startswith(f"{broken}:1: samples[id=double, epoch=2]: cannot be read: messages[1].")
+
+
+def test_a_tool_message_answering_no_call_names_its_sample(json_log: Path) -> None:
+    """A tool message without the id of the call it answers raises RunFileError naming the sample and field."""
+    _edit_json(json_log, lambda data: _sample(data, "double", 2)["messages"][3].pop("tool_call_id"))
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(json_log)
+    assert str(caught.value) == (
+        f"{json_log}:1: samples[id=double, epoch=2].messages[3].tool_call_id: "
+        "missing: a tool message answers a tool call"
+    )
+
+
+@pytest.mark.parametrize("cut", [0, 100, 3000])
+def test_a_file_that_is_no_log_names_the_file(tmp_path: Path, cut: int) -> None:
+    """An empty or truncated .eval file raises RunFileError naming the file as no Inspect log."""
+    truncated = tmp_path / "cut.eval"
+    truncated.write_bytes(FIXTURE.read_bytes()[:cut])
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(truncated)
+    assert str(caught.value).startswith(f"{truncated}:1: not an Inspect AI log Inspect can read: ")
+
+
+def test_a_json_object_that_is_no_log_names_what_is_missing(tmp_path: Path) -> None:
+    """A JSON file with the keys of a log but not its header raises RunFileError naming the missing field."""
+    path = tmp_path / "fake.json"
+    path.write_text(json.dumps({"version": 2, "eval": {"task": "x"}, "samples": []}), encoding="utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value).startswith(f"{path}:1: not an Inspect AI log Inspect can read: eval.")
+
+
+def test_a_history_rewritten_after_a_call_is_a_warning_naming_the_sample_and_the_event(json_log: Path) -> None:
+    """When a sample's messages are not what its model events were sent (a solver rewrote them), each event whose
+    input differs from the run's view is a warning naming the sample and the event."""
+
+    def rewrite(data: dict[str, Any]) -> None:
+        _sample(data, "sum3", 1)["messages"][2]["content"] = "Adding, rewritten."
+
+    _edit_json(json_log, rewrite)
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    texts = [warning.text for warning in run.warnings]
+    assert len(texts) == 2, texts
+    assert all(text.startswith("samples[id=sum3, epoch=1].events[") for text in texts)
+    assert "its input differs from the run's view at step 1: message 1 differs" in texts[0]
+    assert "at step 2" in texts[1]
+    assert _view(run, 1)[1]["content"][0] == {"type": "text", "text": "Adding, rewritten."}
+
+
+def test_content_with_no_messages_api_block_is_a_warning_not_a_loss_in_silence(json_log: Path) -> None:
+    """Audio in a user message has no Messages API block: it is left out with a warning naming the sample,
+    the message and the content item."""
+
+    def add_audio(data: dict[str, Any]) -> None:
+        message = _sample(data, "double", 1)["messages"][1]
+        message["content"] = [
+            {"type": "text", "text": message["content"]},
+            {"type": "audio", "audio": "a.wav", "format": "wav"},
+        ]
+
+    _edit_json(json_log, add_audio)
+    run = _by_id(from_inspect(json_log))["arith/double/1"]
+    assert (
+        "samples[id=double, epoch=1].messages[1].content[1]: 'audio' content has no Messages API block: left out"
+        in [warning.text for warning in run.warnings]
+    )
+    assert _view(run, 0) == [{"role": "user", "content": [{"type": "text", "text": QUESTIONS["double"]}]}]
+
+
+def test_a_failed_model_event_is_a_warning_and_no_call(json_log: Path) -> None:
+    """A model event that got no reply (its output has no choices) is a warning naming it, not a model call."""
+
+    def fail(data: dict[str, Any]) -> None:
+        sample = _sample(data, "double", 1)
+        event = next(e for e in sample["events"] if e["event"] == "model")
+        event["output"] = {"model": "mockllm/model", "choices": []}
+        event["error"] = "RateLimitError: slow down\ntraceback..."
+
+    _edit_json(json_log, fail)
+    run = _by_id(from_inspect(json_log))["arith/double/1"]
+    assert [call.step for call in run.model_calls] == [1]
+    (warning,) = [w.text for w in run.warnings]
+    assert warning.startswith("samples[id=double, epoch=1].events[")
+    assert warning.endswith("model event has no reply (RateLimitError: slow down): no model call is made")
+
+
+def test_the_committed_log_rewritten_as_json_imports_as_it_does(json_log: Path) -> None:
+    """The committed log written again by Inspect as .json imports as the .eval does: the edits the other tests
+    make to it are what they see."""
+    assert [(r.run_id, len(r.steps), len(r.model_calls)) for r in from_inspect(json_log)] == [
+        (r.run_id, len(r.steps), len(r.model_calls)) for r in from_inspect(FIXTURE)
+    ]
