@@ -81,7 +81,8 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
     try:
-        log = log_module.read_eval_log(name)
+        # "full": images and long texts condensed to attachment:// references (in the raw calls too) are read back
+        log = log_module.read_eval_log(name, resolve_attachments="full")
     except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
         raise _unreadable(log_module, name, error) from None
     task = str(log.eval.task)
@@ -172,8 +173,10 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
     system, messages = _conversation([_dump(m) for m in sample.messages], where.at("messages"), warnings)
-    events = [(number, _dump(event)) for number, event in enumerate(sample.events) if event.event == "model"]
+    events, scoring = _agent_model_events(sample.events)
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
+    if scoring:
+        source["scorer_model_calls"] = scoring
     if sample.scores:
         source["scores"] = {key: _dump(score) for key, score in sample.scores.items()}
     if sample.target not in (None, "", []):
@@ -183,12 +186,14 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     if sample.limit is not None:
         source["limit"] = _dump(sample.limit)
     calls, inputs = [], []
+    replies = _reply_steps(sample.messages)
     for number, event in events:
         here = where.at(f"events[{number}]")
-        call = _model_call(event, here, warnings)
+        call = _model_call(event, here, replies, warnings)
         if call is not None:
             calls.append(call)
-            inputs.append((number, event.get("uuid", ""), call["request"]))
+            if "request" in call:
+                inputs.append((number, event.get("uuid", ""), call["request"]))
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
@@ -246,7 +251,61 @@ def _diff(view: list[dict[str, Any]], sent: list[dict[str, Any]]) -> str:
     return f"the view has {len(view)} messages, the input {len(sent)}"
 
 
-def _model_call(event: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
+def _agent_model_events(events: Sequence[Any]) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The sample's model events made for its conversation, with their positions, and how many its scorers made.
+
+    A scorer's calls (a model grading the answer) are another conversation: they are counted, not made calls
+    of the run. Scorers run in spans of type ``scorer`` (older logs: between ``step`` events of that type).
+    """
+    spans: dict[str, tuple[str, str | None]] = {}
+    steps: list[str] = []
+    out, scoring = [], 0
+    for number, event in enumerate(events):
+        kind = getattr(event, "event", "")
+        if kind == "span_begin":
+            spans[str(event.id)] = (str(event.type or ""), event.parent_id)
+        elif kind == "step":
+            if event.action == "begin":
+                steps.append(str(event.type or ""))
+            elif steps:
+                steps.pop()
+        elif kind == "model":
+            if "scorer" in steps or _in_scorer(getattr(event, "span_id", None), spans):
+                scoring += 1
+            else:
+                out.append((number, _dump(event)))
+    return out, scoring
+
+
+def _in_scorer(span: str | None, spans: Mapping[str, tuple[str, str | None]]) -> bool:
+    seen = set()
+    while span is not None and span in spans and span not in seen:
+        seen.add(span)
+        kind, span = spans[span]
+        if kind == "scorer":
+            return True
+    return False
+
+
+def _reply_steps(messages: Sequence[Any]) -> dict[str, int]:
+    """The step each assistant message of the sample is the reply of, by the message's id."""
+    out: dict[str, int] = {}
+    turns, previous = 0, ""
+    for message in messages:
+        role = getattr(message, "role", "")
+        if role == "assistant":
+            if previous != "assistant":
+                turns += 1
+            if getattr(message, "id", None):
+                out[str(message.id)] = turns - 1
+        if role != "system":
+            previous = role
+    return out
+
+
+def _model_call(
+    event: Mapping[str, Any], where: Where, replies: Mapping[str, int], warnings: list[RunWarning]
+) -> dict[str, Any] | None:
     """The ``model_call`` record of a ``ModelEvent``, or ``None`` (with a warning) when it has no reply."""
     dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
     system, messages = _conversation(list(event.get("input") or ()), where.at("input"), dropped)
@@ -293,16 +352,32 @@ def _model_call(event: Mapping[str, Any], where: Where, warnings: list[RunWarnin
     inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
     if inspect:
         request["inspect"] = inspect
-    record: dict[str, Any] = {
-        "type": "model_call",
-        "step": sum(1 for message in messages if message["role"] == "assistant"),
-        "response": response,
-    }
+    step = sum(1 for message in messages if message["role"] == "assistant")
+    unresolved = not messages and bool(event.get("input_refs"))
+    if unresolved:
+        # an input kept as references into a message pool this inspect_ai does not read back
+        reply = replies.get(response["id"])
+        if reply is None:
+            warnings.append(
+                where.warning(_UNRESOLVED + " and its reply is not among the sample's messages: no model call is made")
+            )
+            return None
+        warnings.append(
+            where.warning(_UNRESOLVED + ": the call is placed by its reply, and what it was sent is not known")
+        )
+        step = reply
+    record: dict[str, Any] = {"type": "model_call", "step": step, "response": response}
     working = event.get("working_time")
     if isinstance(working, int | float) and not isinstance(working, bool):
         record["latency_ms"] = working * 1000
-    record["request"] = request
+    if not unresolved:
+        record["request"] = request
     return record
+
+
+_UNRESOLVED = (
+    "the model event's input is kept as references to a message pool the installed inspect_ai does not resolve"
+)
 
 
 def _first_line(text: str) -> str:

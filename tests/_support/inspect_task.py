@@ -3,7 +3,7 @@
 Two samples, two epochs. The mock model answers from a script keyed on the sample's question
 and on how many replies it has given so far, so each sample's transcript holds the same
 turns however Inspect schedules the samples: reasoning, two tool calls in one turn, a tool
-that fails, and a final answer. ``python -m tests._support.inspect_task DIR`` writes the
+that fails, and a final answer; then a scorer asks the same model to grade the answer. ``python -m tests._support.inspect_task DIR`` writes the
 committed fixture log (``tests/fixtures/inspect/arith.eval``) into ``DIR/eval`` (``DIR eval json`` writes both kinds).
 """
 
@@ -61,12 +61,21 @@ def _script(sample: str, reply: int) -> Any:
     return ModelOutput(model="mockllm/model", choices=[choice], usage=usage)
 
 
+def _grade() -> Any:
+    """The grader's verdict: correct."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    output = ModelOutput.from_content("mockllm/model", "GRADE: C")
+    output.usage = ModelUsage(input_tokens=50, output_tokens=5, total_tokens=55)
+    return output
+
+
 def run_task(log_dir: Path, log_format: str = "eval") -> Path:
     """Run the task offline and return the path of the log Inspect wrote in ``log_dir``."""
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import get_model
-    from inspect_ai.scorer import includes
+    from inspect_ai.scorer import includes, model_graded_fact
     from inspect_ai.solver import generate, system_message, use_tools
     from inspect_ai.tool import ToolError, tool
 
@@ -92,13 +101,15 @@ def run_task(log_dir: Path, log_format: str = "eval") -> Path:
 
     def outputs(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> Any:
         question = next(message.text for message in input if message.role == "user")
+        if question not in by_question:  # the grader of model_graded_fact, asking about an answer
+            return _grade()
         return _script(by_question[question], sum(1 for message in input if message.role == "assistant"))
 
     task = Task(
         name="arith",
         dataset=[Sample(id=sample, input=question, target=ANSWERS[sample]) for sample, question in QUESTIONS.items()],
         solver=[system_message(SYSTEM), use_tools(add()), generate()],
-        scorer=includes(),
+        scorer=[includes(), model_graded_fact()],
         epochs=2,
     )
     model = get_model("mockllm/model", custom_outputs=outputs)
