@@ -117,6 +117,7 @@ def test_one_run_per_sample_and_epoch_with_the_sample_in_its_source(log: Path) -
         assert (source["format"], source["task"], source["model"]) == ("inspect-ai", "arith", "mockllm/model")
         assert (source["sample_id"], source["epoch"], source["target"]) == (sample_id, int(epoch), ANSWERS[sample_id])
         assert source["scores"]["includes"]["value"] == "C"
+        assert source["scores"]["model_graded_fact"]["value"] == "C"
         assert run.warnings == ()
 
 
@@ -137,10 +138,12 @@ def test_the_conversation_renders_back_exactly_as_converted(log: Path) -> None:
 
 @pytest.mark.slow
 def test_each_model_event_is_a_model_call_of_the_step_it_decided(log: Path) -> None:
-    """Every ModelEvent is a model call of the step its input decides: its reply is the assistant turn of that
-    step, its usage and stop reason in the API's terms, and its request is the view at that step."""
+    """Every ModelEvent of the agent is a model call of the step its input decides: its reply is the assistant
+    turn of that step, its usage and stop reason in the API's terms, and its request is the view at that step.
+    The grader's call (model_graded_fact) is another conversation: it is counted in the source, not made a call."""
     run = _by_id(from_inspect(log))["arith/sum3/2"]
     assert [call.step for call in run.model_calls] == [0, 1, 2]
+    assert run.header["source"]["scorer_model_calls"] == 1
     for call in run.model_calls:
         response = call.record["response"]
         assert response["content"] == SUM3[2 * call.step + 1]["content"]
@@ -176,6 +179,7 @@ def test_a_json_log_larger_than_load_reads_at_once_is_still_recognised(json_log:
     assert len(load_runs(padded)) == 4
 
 
+@pytest.mark.slow
 def test_a_missing_inspect_ai_names_the_extra(tmp_path: Path) -> None:
     """Without inspect_ai, importing a log (directly or through load) fails with the pip line of the inspect extra."""
     for use in ("from agentrender.imports import from_inspect as read", "from agentrender.imports import load as read"):

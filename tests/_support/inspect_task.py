@@ -3,8 +3,10 @@
 Two samples, two epochs. The mock model answers from a script keyed on the sample's question
 and on how many replies it has given so far, so each sample's transcript holds the same
 turns however Inspect schedules the samples: reasoning, two tool calls in one turn, a tool
-that fails, and a final answer; then a scorer asks the same model to grade the answer. ``python -m tests._support.inspect_task DIR`` writes the
-committed fixture log (``tests/fixtures/inspect/arith.eval``) into ``DIR/eval`` (``DIR eval json`` writes both kinds).
+that fails, and a final answer; then a scorer asks the same model to grade the answer.
+
+``python -m tests._support.inspect_task DIR`` writes the committed fixture log
+(``tests/fixtures/inspect/arith.eval``) into ``DIR/eval`` (``DIR eval json`` writes both kinds).
 """
 
 from __future__ import annotations
