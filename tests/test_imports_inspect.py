@@ -314,3 +314,12 @@ def test_the_committed_log_rewritten_as_json_imports_as_it_does(json_log: Path) 
     assert [(r.run_id, len(r.steps), len(r.model_calls)) for r in from_inspect(json_log)] == [
         (r.run_id, len(r.steps), len(r.model_calls)) for r in from_inspect(FIXTURE)
     ]
+
+
+def test_a_log_with_no_samples_says_so(json_log: Path) -> None:
+    """A log whose samples are gone (a run that failed before any) raises RunFileError naming the file and the
+    log's status, rather than giving no run."""
+    _edit_json(json_log, lambda data: data.update(samples=[], status="error"))
+    with pytest.raises(RunFileError) as caught:
+        load(json_log)
+    assert str(caught.value) == f"{json_log}:1: the Inspect log holds no samples (its status is 'error')"

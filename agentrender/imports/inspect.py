@@ -96,7 +96,10 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         "model": log.eval.model,
         "status": log.status,
     }
-    return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples or ()]
+    if not log.samples:
+        failure = f": {_first_line(str(log.error.message))}" if log.error is not None else ""
+        raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
+    return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
 
 
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
@@ -522,7 +525,8 @@ def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any
         if item.get("filename"):
             block["title"] = item["filename"]
         return block
-    warnings.append(where.warning(f"{kind!r} content has no Messages API block: left out"))
+    what = f"a server tool use ({item.get('tool_type')})" if kind == "tool_use" else f"{kind!r} content"
+    warnings.append(where.warning(f"{what} has no Messages API block: left out"))
     return None
 
 
