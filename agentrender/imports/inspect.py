@@ -34,6 +34,7 @@ from typing import Any
 
 from agentrender import render
 from agentrender._extras import require
+from agentrender._fast import paused
 from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning, read_records
 
@@ -81,8 +82,9 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
     try:
-        # "full": images and long texts condensed to attachment:// references (in the raw calls too) are read back
-        log = log_module.read_eval_log(name, resolve_attachments="full")
+        # "core": images and long texts condensed to attachment:// references are read back, except in the
+        # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
+        log = log_module.read_eval_log(name, resolve_attachments="core")
     except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
         raise _unreadable(log_module, name, error) from None
     task = str(log.eval.task)
@@ -99,7 +101,8 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     if not log.samples:
         failure = f": {_first_line(str(log.error.message))}" if log.error is not None else ""
         raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
-    return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+    with paused():  # the log's objects are many and live on: the collector would walk them for nothing
+        return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
 
 
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
@@ -175,7 +178,12 @@ def _dump(value: Any) -> Any:
 def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
-    system, messages = _conversation([_dump(m) for m in sample.messages], where.at("messages"), warnings)
+    convert = _Converter()
+    system, messages = _conversation(
+        [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)],
+        where.at("messages"),
+        warnings,
+    )
     events, scoring = _agent_model_events(sample.events)
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
     if scoring:
@@ -188,15 +196,16 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
         source["error"] = sample.error.message
     if sample.limit is not None:
         source["limit"] = _dump(sample.limit)
-    calls, inputs = [], []
+    calls: list[dict[str, Any]] = []
+    sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
     for number, event in events:
-        here = where.at(f"events[{number}]")
-        call = _model_call(event, here, replies, warnings)
-        if call is not None:
-            calls.append(call)
-            if "request" in call:
-                inputs.append((number, event.get("uuid", ""), call["request"]))
+        made = _model_call(sample.events[number], event, convert, where.at(f"events[{number}]"), replies, warnings)
+        if made is not None:
+            record, messages_sent = made
+            calls.append(record)
+            if messages_sent is not None:
+                sent.append((number, str(event.get("uuid") or ""), record, messages_sent))
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
@@ -208,42 +217,66 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
             request["max_tokens"] = max_tokens
     if system is not None:
         request["system"] = system
-    records = conversation_records(
-        normalise_messages(messages, where.at("messages")),
-        where=where.at("messages"),
-        run_id=f"{task}/{sample.id}/{sample.epoch}",
-        source=source,
-        request=request,
-        calls=calls,
-        summarise=summarise,
-        warnings=warnings,
-    )
-    run = read_records(records, path=path, notes=warnings)
-    mismatches = _check_as_sent(run, system, inputs, where)
-    return replace(run, warnings=(*run.warnings, *mismatches)) if mismatches else run
+    turns = normalise_messages(messages, where.at("messages"))
+
+    def read() -> Run:
+        found = list(warnings)  # read twice when calls must keep their messages: each read finds its own
+        records = conversation_records(
+            turns,
+            where=where.at("messages"),
+            run_id=f"{task}/{sample.id}/{sample.epoch}",
+            source=source,
+            request=request,
+            calls=calls,
+            summarise=summarise,
+            warnings=found,
+        )
+        return read_records(records, path=path, notes=found)
+
+    run = read()
+    mismatches = _check_as_sent(run, system, sent, where)
+    if not mismatches:
+        return run
+    # What those calls were sent is not the run's view: their requests keep it, as the log has it.
+    for _, record, messages_sent in mismatches:
+        record["request"]["messages"] = messages_sent
+    run = read()
+    return replace(run, warnings=(*run.warnings, *(warning for warning, _, _ in mismatches)))
+
+
+_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]]]
+"""A model call and what it was sent: ``(event position, event uuid, the call's record, the messages)``."""
 
 
 def _check_as_sent(
-    run: Run, system: Any, inputs: Sequence[tuple[int, str, Mapping[str, Any]]], where: Where
-) -> list[RunWarning]:
-    """A warning for each model event whose input is not the run's view at the step it decided."""
-    options = run.options()
+    run: Run, system: Any, sent: Sequence[_Sent], where: Where
+) -> list[tuple[RunWarning, dict[str, Any], list[dict[str, Any]]]]:
+    """Each model call whose messages are not the run's view at the step it decided, with the warning naming it.
+
+    One view is rendered, the furthest any call decided: a run that records what was sent replays each step's
+    turns as recorded, whatever follows them, so the view at step ``k`` is that view's first ``2k + 1`` messages.
+    """
     out = []
-    for number, uuid, request in inputs:
+    steps = {number: sum(1 for m in messages if m["role"] == "assistant") for number, _, _, messages in sent}
+    reachable = [step for step in steps.values() if step <= len(run.steps)]
+    furthest = max(reachable, default=0)
+    view = [message.to_dict() for message in render.messages(run.step_input(furthest), run.options())]
+    for number, uuid, record, messages in sent:
         here = where.at(f"events[{number}]")
         label = f"model event {number}" + (f" ({uuid})" if uuid else "")
-        step = sum(1 for message in request["messages"] if message["role"] == "assistant")
+        step = steps[number]
         if step > len(run.steps):
-            out.append(here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold"))
-            continue
-        view = [message.to_dict() for message in render.messages(run.step_input(step), options)]
-        sent = normalise_messages(request["messages"], here.at("input"))
-        if view != sent:
-            out.append(
-                here.warning(f"{label}: its input differs from the run's view at step {step}: {_diff(view, sent)}")
+            warning = here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold")
+        elif view[: 2 * step + 1] != messages:
+            seen = view[: 2 * step + 1]
+            warning = here.warning(
+                f"{label}: its input differs from the run's view at step {step}: {_diff(seen, messages)}"
             )
-        elif request.get("system") != system:
-            out.append(here.warning(f"{label}: its system prompt differs from the sample's"))
+        elif record["request"].get("system") != system:
+            warning = here.warning(f"{label}: its system prompt differs from the sample's")
+        else:
+            continue
+        out.append((warning, record, messages))
     return out
 
 
@@ -276,7 +309,8 @@ def _agent_model_events(events: Sequence[Any]) -> tuple[list[tuple[int, dict[str
             if "scorer" in steps or _in_scorer(getattr(event, "span_id", None), spans):
                 scoring += 1
             else:
-                out.append((number, _dump(event)))
+                # the input is converted message by message (_Converter), not dumped with the rest
+                out.append((number, event.model_dump(mode="json", exclude_none=True, exclude={"input"})))
     return out, scoring
 
 
@@ -307,11 +341,25 @@ def _reply_steps(messages: Sequence[Any]) -> dict[str, int]:
 
 
 def _model_call(
-    event: Mapping[str, Any], where: Where, replies: Mapping[str, int], warnings: list[RunWarning]
-) -> dict[str, Any] | None:
-    """The ``model_call`` record of a ``ModelEvent``, or ``None`` (with a warning) when it has no reply."""
+    model_event: Any,
+    event: Mapping[str, Any],
+    convert: _Converter,
+    where: Where,
+    replies: Mapping[str, int],
+    warnings: list[RunWarning],
+) -> tuple[dict[str, Any], list[dict[str, Any]] | None] | None:
+    """The ``model_call`` record of a ``ModelEvent`` (``event``: the rest of it, dumped) and the messages it was
+    sent (``None`` when the log does not say), or ``None`` (with a warning) when it has no reply.
+
+    The record's request holds no messages: they are the run's view at the call's step, which the caller
+    checks, and keeps in the request where they are not.
+    """
     dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
-    system, messages = _conversation(list(event.get("input") or ()), where.at("input"), dropped)
+    system, messages = _conversation(
+        [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(model_event.input or ())],
+        where.at("input"),
+        dropped,
+    )
     output = event.get("output") or {}
     choices = output.get("choices") or []
     if not choices:
@@ -351,7 +399,6 @@ def _model_call(
     config = event.get("config") or {}
     if isinstance(config.get("max_tokens"), int):
         request["max_tokens"] = config["max_tokens"]
-    request["messages"] = messages
     inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
     if inspect:
         request["inspect"] = inspect
@@ -373,9 +420,8 @@ def _model_call(
     working = event.get("working_time")
     if isinstance(working, int | float) and not isinstance(working, bool):
         record["latency_ms"] = working * 1000
-    if not unresolved:
-        record["request"] = request
-    return record
+    record["request"] = request
+    return record, None if unresolved else messages
 
 
 _UNRESOLVED = (
@@ -396,38 +442,68 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _Converter:
+    """Inspect chat messages in the Messages API's shape, each converted once.
+
+    A model event's input holds every message before it, and Inspect reads the inputs of a
+    log's events back as the same message objects (its message pool): converting each object
+    once keeps an import linear in the messages rather than in the sum of the inputs.
+    """
+
+    def __init__(self) -> None:
+        self._done: dict[int, tuple[Any, _Message]] = {}
+
+    def __call__(self, message: Any, where: Where, field: str, warnings: list[RunWarning]) -> _Message:
+        """The message (``field`` of ``where``) as ``(role in the API, blocks, its content when a system message)``."""
+        known = self._done.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        converted = _message(_dump(message), where.at(field), warnings)
+        self._done[id(message)] = (message, converted)  # the message is kept, so its id stays its own
+        return converted
+
+
+_Message = tuple[str, list[dict[str, Any]], Any]
+
+
+def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message:
+    """One chat message as ``(role in the API, blocks, its content when a system message)``."""
+    if not isinstance(message, Mapping):
+        raise where.error(f"expected a chat message, got {type(message).__name__}")
+    role = message.get("role")
+    if role == "system":
+        return "system", _content(message.get("content"), where.at("content"), warnings), message.get("content")
+    if role == "tool":
+        return "user", [_tool_result(message, where, warnings)], None
+    if role == "user":
+        return "user", _content(message.get("content"), where.at("content"), warnings), None
+    if role == "assistant":
+        return "assistant", _assistant(message, where, warnings), None
+    raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
+
+
 def _conversation(
-    messages: Sequence[Any], where: Where, warnings: list[RunWarning]
+    messages: Sequence[_Message], where: Where, warnings: list[RunWarning]
 ) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
-    """Inspect's chat messages as ``(system, turns)`` in the Messages API's wire shape."""
+    """Converted chat messages as ``(system, turns)``: system messages as the system prompt, consecutive
+    messages of one role in the API as one turn (as the API merges them)."""
     system: list[dict[str, Any]] = []
     system_texts: list[Any] = []
     turns: list[dict[str, Any]] = []
-    for position, message in enumerate(messages):
-        here = where.at(f"[{position}]")
-        if not isinstance(message, Mapping):
-            raise here.error(f"expected a chat message, got {type(message).__name__}")
-        role = message.get("role")
+    for position, (role, blocks, system_content) in enumerate(messages):
         if role == "system":
             if turns:
-                warnings.append(here.warning("a system message after the conversation began is sent in system"))
-            system_texts.append(message.get("content"))
-            system.extend(_content(message.get("content"), here.at("content"), warnings))
-            continue
-        if role == "tool":
-            wire_role, blocks = "user", [_tool_result(message, here, warnings)]
-        elif role == "user":
-            wire_role, blocks = "user", _content(message.get("content"), here.at("content"), warnings)
-        elif role == "assistant":
-            wire_role, blocks = "assistant", _assistant(message, here, warnings)
-        else:
-            raise here.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
-        if turns and turns[-1]["role"] == wire_role:
-            if wire_role == "assistant":
-                warnings.append(here.warning("two assistant messages in a row: sent as one turn"))
+                warnings.append(
+                    where.at(f"[{position}]").warning("a system message after the conversation began is sent in system")
+                )
+            system_texts.append(system_content)
+            system.extend(blocks)
+        elif turns and turns[-1]["role"] == role:
+            if role == "assistant":
+                warnings.append(where.at(f"[{position}]").warning("two assistant messages in a row: sent as one turn"))
             turns[-1]["content"].extend(blocks)
         else:
-            turns.append({"role": wire_role, "content": blocks})
+            turns.append({"role": role, "content": list(blocks)})  # a copy: the converted blocks are shared
     if not system_texts:
         return None, turns
     if len(system_texts) == 1 and isinstance(system_texts[0], str):
