@@ -15,11 +15,14 @@ Inspect's Anthropic provider sends them:
   block (audio, video, data, server tool uses) and Inspect's own citations are left out, each
   with a warning on the run naming the sample and the message.
 
-Each ``ModelEvent`` of the sample is a model call, made for the step its input decides: its
-output is the reply (a ``Message``-shaped object), its input the request as sent (with the
-tools, the generate config, the tool choice and the provider's raw call, when one was
-recorded, under ``request.inspect``). The view of the run at that step must be that input: where
-it is not (a solver rewrote the history), the run carries a warning naming the sample and the event.
+Each ``ModelEvent`` of the agent is a model call, made for the step its input decides: its
+output is the reply (a ``Message``-shaped object); its request keeps the model, system, tools
+and output cap, with the generate config, the tool choice and the provider's raw call (as the
+log keeps it) under ``request.inspect``. Its input is checked against the run's view at that
+step, which it must be; where it is not (a solver rewrote the history), the request keeps the
+messages it was sent and the run carries a warning naming the sample and the event. The model
+calls of scorers (a model grading the answer) are another conversation: the source counts
+them (``scorer_model_calls``).
 """
 
 from __future__ import annotations
