@@ -18,8 +18,8 @@ from typing import Any
 
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
-from agentrender.imports.openai import from_openai, looks_like_openai
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
+from agentrender.imports.openai import from_openai, looks_like_openai
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 
 __all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
