@@ -16,10 +16,13 @@ Needs the ``frame`` extra: ``pip install 'agentrender[frame]'``.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import multiprocessing
 import multiprocessing.context
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -40,12 +43,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODEL_CALL_COLUMNS",
+    "PARQUET_TABLES",
     "RUN_COLUMNS",
+    "RUN_KEY_COLUMNS",
     "STEP_COLUMNS",
     "Column",
+    "ParquetExport",
+    "arrow_schema",
     "model_calls_frame",
     "runs_frame",
+    "source_id",
     "steps_frame",
+    "to_parquet",
 ]
 
 
@@ -743,3 +752,363 @@ def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+# -------------------------------------------------------------------------- parquet
+
+RUN_KEY_COLUMNS: tuple[Column, ...] = (
+    Column("run_id", "string", "The run's id from its header: the key that joins a row to its run.", of="run_id"),
+    Column("path", "string", "The run file the row was read from (unique when run ids are not).", of="path"),
+)
+"""The columns ``to_parquet`` puts before a step's or model call's own, so every row names its run."""
+
+PARQUET_TABLES: dict[str, tuple[Column, ...]] = {
+    "steps": (*RUN_KEY_COLUMNS, *STEP_COLUMNS),
+    "model_calls": (*RUN_KEY_COLUMNS, *MODEL_CALL_COLUMNS),
+    "runs": RUN_COLUMNS,
+}
+"""The tables of a Parquet export, each a folder of ``OUT``: its columns, in order."""
+
+# Each pandas dtype of a column table and the Arrow type it is stored as, and whether a null
+# can occur. Chosen, not inferred per file: pyarrow would give a categorical int8 indices in
+# one file and int16 in another, and a dataset whose files disagree cannot be read as one.
+_ARROW_TYPES: dict[str, tuple[str, bool]] = {
+    "int64": ("int64", False),
+    "Int64": ("int64", True),
+    "Float64": ("float64", True),
+    "bool": ("bool", False),
+    "boolean": ("bool", True),
+    "string": ("string", True),
+    "category": ("dictionary<int32, string>", True),
+    _TIMESTAMP: ("timestamp[us, UTC]", True),
+    _DURATION: ("duration[us]", True),
+}
+
+_MANIFEST = "manifest.json"
+_EXPORT_FORMAT = "agentrender.parquet/1"
+_WINDOW_SETTINGS = ("recent_results", "result_bytes")
+# A file changed within this long of being read may keep its size and mtime (filesystems
+# store mtimes in steps of up to 2 s): its content hash decides whether it changed.
+_MTIME_STEP_NS = 2_000_000_000
+
+
+def arrow_schema(columns: Sequence[Column]) -> Any:
+    """The ``pyarrow.Schema`` a table of ``columns`` is stored with: each pandas dtype mapped to one Arrow type.
+
+    ``int64``/``Int64`` are ``int64`` (not null / nullable), ``Float64`` is ``float64``,
+    ``bool``/``boolean`` are ``bool``, ``string`` is ``string``, a categorical is
+    ``dictionary<int32, string>``, timestamps are ``timestamp[us, UTC]`` and durations
+    ``duration[us]``. Needs pyarrow (extra ``frame``).
+    """
+    pa = require("frame", "pyarrow")
+    types = {
+        "int64": pa.int64(),
+        "float64": pa.float64(),
+        "bool": pa.bool_(),
+        "string": pa.string(),
+        "dictionary<int32, string>": pa.dictionary(pa.int32(), pa.string()),
+        "timestamp[us, UTC]": pa.timestamp("us", tz="UTC"),
+        "duration[us]": pa.duration("us"),
+    }
+    fields = []
+    for column in columns:
+        arrow, nullable = _ARROW_TYPES[column.dtype]
+        fields.append(pa.field(column.name, types[arrow], nullable=nullable))
+    return pa.schema(fields)
+
+
+def _schema_key() -> str:
+    """What the parts of an export must agree on: every table's columns and their dtypes."""
+    tables = {name: [[column.name, column.dtype] for column in columns] for name, columns in PARQUET_TABLES.items()}
+    return hashlib.sha256(_encode_json(tables).encode()).hexdigest()[:16]
+
+
+def source_id(path: str | os.PathLike[str]) -> str:
+    """The stable id of a run file in a Parquet export: 16 hex digits of the SHA-256 of its absolute path.
+
+    Its parts are ``OUT/steps/<id>.parquet``, ``OUT/model_calls/<id>.parquet`` and
+    ``OUT/runs/<id>.parquet``; the same file, named relatively or not, has the same id.
+    """
+    absolute = os.path.abspath(os.fspath(path))
+    return hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParquetExport:
+    """What one ``to_parquet`` call did: which run files it wrote, which it skipped as unchanged, which failed."""
+
+    out: str
+    """The export's folder."""
+    written: tuple[str, ...]
+    """The run files whose parts were written (new or changed), in the order given."""
+    unchanged: tuple[str, ...]
+    """The run files skipped: the same size and mtime (or content) as when they were last exported."""
+    errors: tuple[tuple[str, str], ...]
+    """``(path, error)`` of each run file given that could not be read: its row of the runs table says why."""
+    removed: tuple[str, ...] = ()
+    """The run files whose parts ``prune`` removed because the file no longer exists."""
+    rows: Mapping[str, int] | None = None
+    """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as JSON values (what ``agentrender export --json`` prints)."""
+        return {
+            "out": self.out,
+            "written": list(self.written),
+            "unchanged": list(self.unchanged),
+            "errors": [{"path": path, "error": error} for path, error in self.errors],
+            "removed": list(self.removed),
+            "rows": dict(self.rows or {}),
+        }
+
+
+class _Task(NamedTuple):
+    """One run file to export, as a worker process receives it."""
+
+    path: str
+    source: str
+    out: str
+    overrides: dict[str, int]
+    previous: dict[str, Any] | None
+    """What the manifest recorded of the file at its last export, when it may be unchanged: its content hash
+    decides (equal content is not written again)."""
+
+
+def to_parquet(
+    sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    options: Mapping[str, int] | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    prune: bool = False,
+) -> ParquetExport:
+    """Export the steps, model calls and one row per run of many run files as a Parquet dataset in ``out``.
+
+    ``sources`` is a run file or a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it), or
+    an iterable of them. ``out`` gets three folders, ``steps/``,
+    ``model_calls/`` and ``runs/``, each one Parquet file per run file
+    (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as
+    ``arrow_schema`` maps them: ``pandas.read_parquet(out / "steps")``, DuckDB's
+    ``read_parquet('out/steps/*.parquet')`` and Polars' ``scan_parquet`` read each folder
+    as one table. Every step and model call carries its run's ``run_id`` and ``path``.
+
+    The export is incremental: ``out/manifest.json`` records each file's size, mtime and
+    content hash, so a file exported before and unchanged is skipped, a changed file
+    replaces its own parts only, and files not given this time keep theirs (``prune=True``
+    removes the parts of files that no longer exist). A file modified within 2 s of its
+    last export, or whose mtime changed but not its size, is compared by content hash.
+
+    A file that cannot be read is a row of the runs table with its ``error`` (as in
+    ``runs_frame``) and has no steps or model calls; it never fails the export.
+    ``options`` sets the window every run is read under, ``{"recent_results": N,
+    "result_bytes": B}`` (default: each run's own); an export holds one setting, so
+    adding to ``out`` with another raises ``ValueError``. ``workers`` and ``progress``
+    are as in ``runs_frame``. Needs pyarrow (extra ``frame``).
+    """
+    require("frame", "pyarrow")
+    tqdm = require("frame", "tqdm.auto").tqdm
+    overrides = _window_overrides(options)
+    root = Path(out)
+    manifest = _read_manifest(root, overrides)
+    for table in PARQUET_TABLES:
+        (root / table).mkdir(parents=True, exist_ok=True)
+    entries: dict[str, dict[str, Any]] = manifest["sources"]
+
+    given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    # A folder stands for its run files; a file that is missing is a row with its error.
+    found = (_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given)
+    paths = list(dict.fromkeys(os.path.abspath(path) for paths in found for path in paths))
+    tasks: list[_Task] = []
+    unchanged: list[str] = []
+    for path in paths:
+        source = source_id(path)
+        entry = entries.get(source)
+        state = _unchanged(path, entry)
+        if state == "same":
+            unchanged.append(path)
+        else:
+            tasks.append(_Task(path, source, str(root), overrides, entry if state == "maybe" else None))
+
+    if workers is None:
+        workers = max(1, min(os.cpu_count() or 1, len(tasks)))
+    if workers < 1:
+        raise ValueError(f"to_parquet: workers must be 1 or more, got {workers}")
+    written: list[str] = []
+    rows = dict.fromkeys(PARQUET_TABLES, 0)
+    try:
+        with tqdm(total=len(tasks), unit="run", disable=not progress, desc="export") as bar:
+            for task, result in zip(tasks, _export_all(tasks, workers), strict=True):
+                entries[task.source] = result["entry"]
+                if result["written"]:
+                    written.append(task.path)
+                    for table, count in result["rows"].items():
+                        rows[table] += count
+                else:
+                    unchanged.append(task.path)
+                bar.update(1)
+        removed = _prune(root, entries) if prune else []
+    finally:
+        # Written after every part it names, and also when interrupted: what was done is kept.
+        _write_atomic(root / _MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+
+    named = set(paths)
+    errors = tuple(
+        (entry["path"], entry["error"])
+        for entry in entries.values()
+        if entry["path"] in named and entry.get("error") is not None
+    )
+    order = {path: i for i, path in enumerate(paths)}
+    return ParquetExport(
+        out=str(root),
+        written=tuple(sorted(written, key=order.__getitem__)),
+        unchanged=tuple(sorted(unchanged, key=order.__getitem__)),
+        errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
+        removed=tuple(removed),
+        rows=rows,
+    )
+
+
+def _window_overrides(options: Mapping[str, int] | None) -> dict[str, int]:
+    overrides = dict(options or {})
+    for key, value in overrides.items():
+        if key not in _WINDOW_SETTINGS:
+            raise ValueError(f"to_parquet: options takes {' and '.join(_WINDOW_SETTINGS)}, not {key!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"to_parquet: options[{key!r}] must be an integer of 0 or more, got {value!r}")
+    return overrides
+
+
+def _read_manifest(root: Path, overrides: dict[str, int]) -> dict[str, Any]:
+    """The export's manifest, or a new one; an export made with other columns or options is refused."""
+    fresh = {"format": _EXPORT_FORMAT, "schema": _schema_key(), "options": overrides, "sources": {}}
+    path = root / _MANIFEST
+    if not path.exists():
+        if root.is_dir() and any(root.iterdir()):
+            raise ValueError(f"{root}: not a Parquet export of agentrender (no {_MANIFEST}), and not empty")
+        return fresh
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: cannot be read: {error}") from error
+    if not isinstance(manifest, dict) or manifest.get("format") != _EXPORT_FORMAT:
+        raise ValueError(f"{path}: not a manifest of format {_EXPORT_FORMAT}")
+    if manifest.get("schema") != fresh["schema"]:
+        raise ValueError(
+            f"{root}: exported with other columns (another version of agentrender): export to a new folder"
+        )
+    if manifest.get("options") != overrides:
+        raise ValueError(
+            f"{root}: exported with options {manifest.get('options')}, not {overrides}: "
+            "an export holds one window setting, so export to a new folder"
+        )
+    return manifest
+
+
+def _unchanged(path: str, entry: Mapping[str, Any] | None) -> str:
+    """``"same"`` when the file's size and mtime are as recorded, ``"maybe"`` when its content hash must
+    decide (the size is, the mtime is not or cannot be trusted), else ``"changed"``."""
+    if entry is None or entry["sha256"] is None:
+        return "changed"
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return "changed"
+    if stat.st_size != entry["size"]:
+        return "changed"
+    if stat.st_mtime_ns == entry["mtime_ns"] and stat.st_mtime_ns < entry["checked_ns"] - _MTIME_STEP_NS:
+        return "same"
+    return "maybe"
+
+
+def _export_all(tasks: Sequence[_Task], workers: int) -> Iterator[dict[str, Any]]:
+    """Each task's result, in order: through the process pool ``runs_frame`` reads with."""
+    if workers == 1 or len(tasks) <= 1:
+        yield from map(_export_one, tasks)
+        return
+    chunk = max(1, min(16, len(tasks) // (workers * 8)))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
+        yield from pool.map(_export_one, tasks, chunksize=chunk)
+
+
+def _hash(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _export_one(task: _Task) -> dict[str, Any]:
+    """Write one run file's parts (in a worker process); what the manifest records of it."""
+    pandas = require("frame", "pandas")
+    path = task.path
+    entry: dict[str, Any] = {"path": path, "size": None, "mtime_ns": None, "sha256": None}
+    # The clock is read before the file: a write after it makes the file look changed, never unchanged.
+    entry["checked_ns"] = time.time_ns()
+    run: Run | None = None
+    try:
+        stat = os.stat(path)
+        entry.update(size=stat.st_size, mtime_ns=stat.st_mtime_ns, sha256=_hash(path))
+        previous = task.previous
+        if previous is not None and entry["sha256"] == previous["sha256"]:
+            return {"entry": {**previous, **entry}, "written": False}
+        run = load_run(path)
+        row = _RunFacts(run, _view(run, facts_options(run, **task.overrides)))
+        values = [_cell(column, row) for column in _RUN_VALUES]
+        with _fast.paused():
+            steps = _steps_frame(pandas, run, row.view)
+            calls = _frame(pandas, MODEL_CALL_COLUMNS, run.model_calls, lambda i: f"model call {i}")
+        error = None
+    except (ValueError, OSError) as failure:
+        error = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
+        values = [None] * len(_RUN_VALUES)
+        values[_PATH], values[_ERROR] = path, error
+        run = None
+    runs = _build(pandas, RUN_COLUMNS, {c.name: [v] for c, v in zip(_RUN_VALUES, values, strict=True)}, lambda i: path)
+    entry.update(run_id=(run.run_id or None) if run is not None else None, error=error)
+    counts = {"runs": 1, "steps": 0, "model_calls": 0}
+    parts = Path(task.out)
+    _write_part(parts / "runs" / f"{task.source}.parquet", runs, "runs")
+    if run is None:
+        for table in ("steps", "model_calls"):
+            with contextlib.suppress(FileNotFoundError):
+                (parts / table / f"{task.source}.parquet").unlink()
+    else:
+        for table, frame in (("steps", steps), ("model_calls", calls)):
+            frame.insert(0, "path", pandas.array([path] * len(frame), dtype="string"))
+            frame.insert(0, "run_id", pandas.array([run.run_id or None] * len(frame), dtype="string"))
+            _write_part(parts / table / f"{task.source}.parquet", frame, table)
+            counts[table] = len(frame)
+    entry["rows"] = counts
+    return {"entry": entry, "written": True, "rows": counts}
+
+
+def _write_part(path: Path, frame: pd.DataFrame, table: str) -> None:
+    pa = require("frame", "pyarrow")
+    parquet = require("frame", "pyarrow.parquet")
+    data = pa.Table.from_pandas(frame, schema=arrow_schema(PARQUET_TABLES[table]), preserve_index=False)
+    # A name starting with "." is not read as part of the dataset by pyarrow, DuckDB or Polars.
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    parquet.write_table(data, partial)
+    os.replace(partial, path)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
+def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
+    """Remove the parts and entries of exported files that no longer exist; their paths."""
+    removed = []
+    for source, entry in list(entries.items()):
+        if os.path.exists(entry["path"]):
+            continue
+        for table in PARQUET_TABLES:
+            with contextlib.suppress(FileNotFoundError):
+                (root / table / f"{source}.parquet").unlink()
+        del entries[source]
+        removed.append(entry["path"])
+    return removed

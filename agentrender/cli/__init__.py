@@ -7,6 +7,7 @@
     agentrender check RUN...                     findings to act on; exit 1 on errors (--strict: warnings too)
     agentrender context RUN                      the view's size at every step, where the cache prefix breaks
     agentrender keys RUN                         the replay key of the view at every step
+    agentrender export RUN... --parquet OUT      many runs as one Parquet dataset (steps, model calls, runs)
     agentrender samples                          the bundled sample runs
     agentrender import convo.json -o run.jsonl   an agent's own history (Messages API, ...) as a run file
 
@@ -38,9 +39,9 @@ is exactly what the agent sent; --recent-results/--result-bytes show it under th
 """
 
 _EPILOG = """\
-exit status: 0 success; 1 check found an error (or, with --strict, a warning); 2 input that cannot be read
-(a missing file, a broken run file, a file of no known format: one line on stderr names the
-file, the line and what).
+exit status: 0 success; 1 check found an error (or, with --strict, a warning), or export wrote a run file
+that cannot be read as a row with its error; 2 input that cannot be read (a missing file, a broken run
+file, a file of no known format: one line on stderr names the file, the line and what).
 Run content is printed literally: markup is not interpreted, and control characters,
 terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b, \\u202e).
 """
@@ -245,6 +246,31 @@ did not send what this render builds.""",
     keys.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
     _window_options(keys)
     _key_options(keys)
+
+    export = command(
+        "export",
+        "many runs as one Parquet dataset: steps, model calls, one row per run",
+        """\
+Write the steps, the model calls and one row per run of every RUN (a run file, a folder of
+them, or a bundled sample) to the folder OUT as a Parquet dataset: OUT/steps, OUT/model_calls
+and OUT/runs, each one file per run file, with the columns and types of agentrender.frame
+(every row names its run_id and path). pandas, DuckDB and Polars read each folder as a table.
+
+Exporting again is incremental: OUT/manifest.json records each file's size, mtime and hash,
+so an unchanged file is skipped, a changed one replaces its own files only, and runs exported
+before but not named now are kept (--prune drops those whose file is gone). A file that
+cannot be read becomes a row of the runs table with its error, and the command exits 1.""",
+    )
+    export.add_argument("runs", nargs="+", metavar="RUN", help="run files, folders of them, or bundled samples")
+    export.add_argument("--parquet", required=True, metavar="OUT", help="the dataset's folder (created, or added to)")
+    export.add_argument(
+        "--workers",
+        type=_positive,
+        metavar="N",
+        help="worker processes that read and write (default: one per CPU; 1 reads in this process)",
+    )
+    export.add_argument("--prune", action="store_true", help="remove the runs of OUT whose file no longer exists")
+    _window_options(export)
 
     command(
         "samples",

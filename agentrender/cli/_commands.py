@@ -11,6 +11,7 @@ from agentrender._json import escaped
 from agentrender.cli import _check, _decide, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError, load
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
+from agentrender.frame import to_parquet
 from agentrender.runfile import Run
 from agentrender.views import Views
 
@@ -119,6 +120,31 @@ def keys(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 0
 
 
+def export(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    options = {
+        key: value
+        for key, value in (("recent_results", args.recent_results), ("result_bytes", args.result_bytes))
+        if value is not None
+    }
+    try:
+        done = to_parquet(
+            [_inputs.run_path(name) for name in args.runs],
+            args.parquet,
+            options=options,
+            workers=args.workers,
+            progress=False,
+        )
+    except ImportError as error:  # pyarrow or pandas: the error says which package and the pip line
+        raise CliError(str(error)) from None
+    except (ValueError, OSError) as error:  # an OUT that is not an export, or cannot be written
+        raise CliError(str(error)) from None
+    if args.json:
+        write_json(out, done.to_json())
+    else:
+        console.print(_tables.export_renderable(done))
+    return 1 if done.errors else 0
+
+
 def samples_command(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     rows = [_tables.sample_row(name, samples.load(name)) for name in samples.names()]
     if args.json:
@@ -156,6 +182,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
     "decide": decide,
     "context": context,
     "keys": keys,
+    "export": export,
     "samples": samples_command,
     "import": import_command,
 }

@@ -14,7 +14,17 @@ from agentrender._types import ModelResponse
 from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
 
-__all__ = ["UNREADABLE", "CliError", "is_reply", "load", "load_reply", "looks_like_reply", "resolve", "views_of"]
+__all__ = [
+    "UNREADABLE",
+    "CliError",
+    "is_reply",
+    "load",
+    "load_reply",
+    "looks_like_reply",
+    "resolve",
+    "run_path",
+    "views_of",
+]
 
 UNREADABLE = 2
 """The exit code for input that cannot be read (and for a command line that cannot be parsed)."""
@@ -26,6 +36,16 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = UNREADABLE) -> None:
         super().__init__(message)
         self.code = code
+
+
+def run_path(name: str) -> str:
+    """The file or folder ``name``, else the bundled sample of that name, else ``name`` (which the caller reports)."""
+    if not os.path.exists(name) and os.sep not in name and "/" not in name and not name.endswith((".jsonl", ".gz")):
+        try:
+            return str(samples.path(name))
+        except KeyError:
+            pass
+    return name
 
 
 def resolve(name: str) -> Path:

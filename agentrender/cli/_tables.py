@@ -15,6 +15,8 @@ from agentrender.views import SizeSeries, Views
 if TYPE_CHECKING:
     import pandas as pd
 
+    from agentrender.frame import ParquetExport
+
 __all__ = [
     "StepsTable",
     "context_json",
@@ -326,3 +328,22 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
     hint = Text("show one: ", style=MUTED)
     hint.append("agentrender show NAME", style="bold")
     return Group(table, hint)
+
+
+def export_renderable(done: ParquetExport) -> Group:
+    """What ``export`` did: the runs written and skipped, the rows written, and each file that could not be read."""
+    rows = done.rows or {}
+    lines: list[Any] = [
+        Text(
+            f"{done.out}: wrote {plural(len(done.written), 'run')} "
+            f"({plural(rows.get('steps', 0), 'step')}, {plural(rows.get('model_calls', 0), 'model call')}), "
+            f"skipped {len(done.unchanged)} unchanged"
+            + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")
+        )
+    ]
+    if done.errors:
+        lines.append(
+            Text(f"{plural(len(done.errors), 'run file')} could not be read (rows of the runs table with their error):")
+        )
+        lines.extend(Text(f"  {clean(error, one_line=True)}", style=MUTED) for _, error in done.errors)
+    return Group(*lines)
