@@ -317,6 +317,12 @@ def steps_frame(run: Run, options: render.Options | None = None, *, views: Views
 
 
 def _steps_frame(pandas: ModuleType, run: Run, view: View) -> pd.DataFrame:
+    rows = _step_rows(run, view)
+    return _frame(pandas, STEP_COLUMNS, rows, lambda i: f"step {rows[i].step.index}")
+
+
+def _step_rows(run: Run, view: View) -> list[_StepRow]:
+    """Everything each row of ``steps_frame`` is computed from."""
     facts = view.steps
     last = run.last_calls()
     counts = Counter(call.step for call in run.model_calls)
@@ -334,7 +340,7 @@ def _steps_frame(pandas: ModuleType, run: Run, view: View) -> pd.DataFrame:
         )
         for step, fact in zip(run.steps, facts, strict=True)
     ]
-    return _frame(pandas, STEP_COLUMNS, rows, lambda i: f"step {rows[i].step.index}")
+    return rows
 
 
 _NO_OPENING = "(this run recorded no opening)"
@@ -660,6 +666,11 @@ def _frame(
     pandas: ModuleType, columns: Sequence[Column], rows: Sequence[Any], label: Callable[[int], str]
 ) -> pd.DataFrame:
     """The frame of ``rows`` under ``columns``: one pass per column into a list, then one conversion each."""
+    return _build(pandas, columns, _lists(columns, rows, label), label)
+
+
+def _lists(columns: Sequence[Column], rows: Sequence[Any], label: Callable[[int], str]) -> dict[str, list[Any]]:
+    """Each computed column of ``rows`` as a list of plain values (``None`` for a null)."""
     fields: dict[str, list[Any]] = {"": list(rows)}
     lists: dict[str, list[Any]] = {}
     for column in columns:
@@ -674,7 +685,7 @@ def _frame(
         except Exception as error:
             error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, parts))}")
             raise
-    return _build(pandas, columns, lists, label)
+    return lists
 
 
 def _cell(column: Column, row: Any) -> Any:
@@ -724,9 +735,7 @@ def _build(
 def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
     if dtype == "category":
-        seen = set(values)
-        seen.discard(None)
-        categories = [*column.categories, *sorted(seen.difference(column.categories))]
+        categories = _categories(column, values)
         # Coding the values here is several times faster than letting Categorical factorize them.
         code = {category: i for i, category in enumerate(categories)}
         code[None] = -1
@@ -744,6 +753,13 @@ def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
 def _pandas_dtype(pandas: ModuleType, name: str) -> Any:
     """The dtype a column's declared name means: ``string`` is ``TEXT_DTYPE``."""
     return TEXT_DTYPE if name == "string" else name
+
+
+def _categories(column: Column, values: Iterable[Any]) -> list[Any]:
+    """A categorical's categories: those the column always offers, then the other values seen, sorted."""
+    seen = set(values)
+    seen.discard(None)
+    return [*column.categories, *sorted(seen.difference(column.categories))]
 
 
 def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:
@@ -1057,37 +1073,117 @@ def _export_one(task: _Task) -> dict[str, Any]:
         row = _RunFacts(run, _view(run, facts_options(run, **task.overrides)))
         values = [_cell(column, row) for column in _RUN_VALUES]
         with _fast.paused():
-            steps = _steps_frame(pandas, run, row.view)
-            calls = _frame(pandas, MODEL_CALL_COLUMNS, run.model_calls, lambda i: f"model call {i}")
+            steps = _step_rows(run, row.view)
+            calls = run.model_calls
+            keys = {"run_id": run.run_id or None, "path": path}
+            tables = {
+                "steps": (_lists(STEP_COLUMNS, steps, lambda i: f"step {steps[i].step.index}"), len(steps)),
+                "model_calls": (_lists(MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i}"), len(calls)),
+            }
+            parts = {
+                table: _arrow(pandas, table, {**{k: [v] * count for k, v in keys.items()}, **lists}, path)
+                for table, (lists, count) in tables.items()
+            }
         error = None
     except (ValueError, OSError) as failure:
         error = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
         values = [None] * len(_RUN_VALUES)
         values[_PATH], values[_ERROR] = path, error
-        run = None
-    runs = _build(pandas, RUN_COLUMNS, {c.name: [v] for c, v in zip(_RUN_VALUES, values, strict=True)}, lambda i: path)
+        run, parts = None, {}
+    parts["runs"] = _arrow(pandas, "runs", {c.name: [v] for c, v in zip(_RUN_VALUES, values, strict=True)}, path)
     entry.update(run_id=(run.run_id or None) if run is not None else None, error=error)
-    counts = {"runs": 1, "steps": 0, "model_calls": 0}
-    parts = Path(task.out)
-    _write_part(parts / "runs" / f"{task.source}.parquet", runs, "runs")
-    if run is None:
-        for table in ("steps", "model_calls"):
+    folder = Path(task.out)
+    for table in PARQUET_TABLES:
+        part = folder / table / f"{task.source}.parquet"
+        if table in parts:
+            _write_part(part, parts[table])
+        else:  # a file that cannot be read keeps no steps or model calls from an earlier export
             with contextlib.suppress(FileNotFoundError):
-                (parts / table / f"{task.source}.parquet").unlink()
-    else:
-        for table, frame in (("steps", steps), ("model_calls", calls)):
-            frame.insert(0, "path", pandas.array([path] * len(frame), dtype="string"))
-            frame.insert(0, "run_id", pandas.array([run.run_id or None] * len(frame), dtype="string"))
-            _write_part(parts / table / f"{task.source}.parquet", frame, table)
-            counts[table] = len(frame)
+                part.unlink()
+    counts = {table: parts[table].num_rows if table in parts else 0 for table in PARQUET_TABLES}
     entry["rows"] = counts
     return {"entry": entry, "written": True, "rows": counts}
 
 
-def _write_part(path: Path, frame: pd.DataFrame, table: str) -> None:
+# The Python types a column of each dtype converts to Arrow directly; a column holding any
+# other value (a token count written as text, say) is converted by pandas, as in the frames.
+_PLAIN: dict[str, tuple[type, ...]] = {
+    "int64": (int,),
+    "Int64": (int,),
+    "Float64": (int, float),
+    "bool": (bool,),
+    "boolean": (bool,),
+    "string": (str,),
+    "category": (str,),
+}
+
+
+def _arrow(pandas: ModuleType, table: str, lists: dict[str, list[Any]], path: str) -> Any:
+    """The Arrow table of one run's ``lists`` of ``table``: the values its frame holds, without building the frame.
+
+    A pandas frame costs a fixed time per column that dominates for a run of a few dozen
+    steps; Arrow arrays from the same lists cost a fraction of it. Timestamps, durations and
+    any value of an unexpected type still go through the frame's own conversion, so the
+    stored values are the frame's (the round-trip tests hold the two equal).
+    """
     pa = require("frame", "pyarrow")
+    columns = PARQUET_TABLES[table]
+    schema = _parquet_schema(pandas, table)
+    built = _Series(pandas, columns, lists, lambda i: path)
+    arrays = []
+    for column, field in zip(columns, schema, strict=True):
+        values = lists.get(column.name)
+        plain = _PLAIN.get(column.dtype)
+        if values is not None and plain is not None and all(v is None or type(v) in plain for v in values):
+            if column.dtype == "category":
+                categories = _categories(column, values)
+                code = {category: i for i, category in enumerate(categories)}
+                indices = pa.array([None if v is None else code[v] for v in values], pa.int32())
+                arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array(categories, pa.string())))
+            else:
+                arrays.append(pa.array(values, field.type))
+            continue
+        if values is not None and all(v is None for v in values):
+            arrays.append(pa.nulls(len(values), field.type))
+            continue
+        series = built[column.name] if column.derive is None else column.derive(built).astype(column.dtype)
+        arrays.append(pa.Array.from_pandas(series, type=field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+class _Series(dict[str, Any]):
+    """The frame's series of each column of ``lists``, built when first asked for (by a derived column, say)."""
+
+    def __init__(
+        self, pandas: ModuleType, columns: Sequence[Column], lists: dict[str, list[Any]], label: Callable[[int], str]
+    ) -> None:
+        super().__init__()
+        self.pandas, self.columns, self.lists, self.label = pandas, {c.name: c for c in columns}, lists, label
+
+    def __missing__(self, name: str) -> Any:
+        column = self.columns[name]
+        series = _build(self.pandas, (column,), {name: self.lists[name]}, self.label)[name]
+        self[name] = series
+        return series
+
+
+_SCHEMAS: dict[str, Any] = {}
+
+
+def _parquet_schema(pandas: ModuleType, table: str) -> Any:
+    """The Arrow schema of ``table`` with pandas' metadata, so ``pandas.read_parquet`` gives back the frame's dtypes."""
+    schema = _SCHEMAS.get(table)
+    if schema is None:
+        pa = require("frame", "pyarrow")
+        columns = PARQUET_TABLES[table]
+        empty = _build(pandas, columns, {column.name: [] for column in columns if column.derive is None}, str)
+        schema = pa.Table.from_pandas(empty, schema=arrow_schema(columns), preserve_index=False).schema
+        _SCHEMAS[table] = schema
+    return schema
+
+
+def _write_part(path: Path, data: Any) -> None:
     parquet = require("frame", "pyarrow.parquet")
-    data = pa.Table.from_pandas(frame, schema=arrow_schema(PARQUET_TABLES[table]), preserve_index=False)
     # A name starting with "." is not read as part of the dataset by pyarrow, DuckDB or Polars.
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     parquet.write_table(data, partial)

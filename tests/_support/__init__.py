@@ -9,4 +9,5 @@ No test module imports another test module; what two of them need lives here.
 - ``tools``: the scripts under ``tools/`` as modules.
 - ``examples``: how many examples a property test tries under the loaded hypothesis profile.
 - ``layers``: the package's floors, read from its imports.
+- ``sweep``: a generated evaluation sweep of many small run files (the Parquet tests and docs).
 """

@@ -1,0 +1,396 @@
+"""to_parquet and ``agentrender export --parquet``: many runs as one dataset, equal to the frames, and incremental."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import polars as pl
+import pytest
+
+from agentrender import samples
+from agentrender.cli import main
+from agentrender.frame import (
+    PARQUET_TABLES,
+    model_calls_frame,
+    runs_frame,
+    source_id,
+    steps_frame,
+    to_parquet,
+)
+from agentrender.runfile import load_run
+from tests._support.sweep import write_sweep
+
+TABLES = tuple(PARQUET_TABLES)
+
+
+def _with_keys(frame: pd.DataFrame, run_id: str | None, path: str) -> pd.DataFrame:
+    """``frame`` with the run's id and path in front, as the export stores its steps and model calls."""
+    frame = frame.copy()
+    frame.insert(0, "path", pd.array([path] * len(frame), dtype="string"))
+    frame.insert(0, "run_id", pd.array([run_id] * len(frame), dtype="string"))
+    return frame
+
+
+def _expected(path: Path, table: str, options: dict[str, int] | None = None) -> pd.DataFrame:
+    """What the export should hold for one run file: its frame of ``table``, with the run's keys."""
+    if table == "runs":
+        return runs_frame([str(path)], workers=1, progress=False)
+    run = load_run(path)
+    frame = steps_frame(run, run.options(**(options or {}))) if table == "steps" else model_calls_frame(run)
+    return _with_keys(frame, run.run_id or None, str(path))
+
+
+def _part(out: Path, table: str, path: Path) -> Path:
+    return out / table / f"{source_id(path)}.parquet"
+
+
+def _stamps(out: Path) -> dict[str, tuple[int, int]]:
+    """Every part of the export: its inode and mtime, which a rewrite changes."""
+    return {
+        str(part.relative_to(out)): (part.stat().st_ino, part.stat().st_mtime_ns)
+        for table in TABLES
+        for part in (out / table).glob("*.parquet")
+    }
+
+
+def _as_text(frame: pd.DataFrame, table: str) -> pd.DataFrame:
+    """``frame`` with its categoricals as strings: frames of several runs disagree on categories, not values."""
+    return frame.astype({column.name: "string" for column in PARQUET_TABLES[table] if column.dtype == "category"})
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A folder of run files: the bundled samples, a few runs of a generated sweep, and one broken file."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in samples.names():
+        shutil.copyfile(samples.path(name), runs / f"{name}.jsonl")
+    write_sweep(runs, 6)
+    (runs / "broken.jsonl").write_text('{"type": "run", "run_id": "broken", "goal": "x"}\n[1, 2]\n', encoding="utf-8")
+    return runs
+
+
+def _runs(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.jsonl"))
+
+
+@pytest.mark.slow
+def test_each_part_reads_back_as_the_runs_frames(folder: Path, tmp_path: Path) -> None:
+    """pandas.read_parquet of a run's part gives back its frame exactly: values, dtypes and categories,
+    with run_id and path in front of every step and model call."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    for path in _runs(folder):
+        path = path.resolve()
+        readable = path.name != "broken.jsonl"
+        for table in TABLES:
+            part = _part(out, table, path)
+            if not readable and table != "runs":
+                assert not part.exists()
+                continue
+            pd.testing.assert_frame_equal(pd.read_parquet(part), _expected(path, table), check_exact=True)
+
+
+def test_the_dataset_reads_as_one_table_of_every_run(folder: Path, tmp_path: Path) -> None:
+    """Each table's folder reads as one frame: the concatenation of every run's frame, with the frames' dtypes."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    paths = [path.resolve() for path in _runs(folder)]
+    for table, order in (("steps", ["path", "index"]), ("model_calls", ["path", "line"]), ("runs", ["path"])):
+        read = pd.read_parquet(out / table)
+        readable = [path for path in paths if table == "runs" or path.name != "broken.jsonl"]
+        expected = pd.concat([_expected(path, table) for path in readable], ignore_index=True)
+        assert {name: str(dtype) for name, dtype in read.dtypes.items()} == {
+            column.name: column.dtype for column in PARQUET_TABLES[table]
+        }
+        pd.testing.assert_frame_equal(
+            _as_text(read, table).sort_values(order, ignore_index=True),
+            _as_text(expected, table).sort_values(order, ignore_index=True),
+        )
+
+
+def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_path: Path) -> None:
+    """A file that cannot be read, or is missing, is a runs row with its error (PATH:LINE: what) and fails nothing."""
+    out = tmp_path / "out"
+    missing = folder / "gone.jsonl"
+    done = to_parquet([*_runs(folder), missing], out, workers=1, progress=False)
+    runs = pd.read_parquet(out / "runs").set_index("path")
+    broken = str((folder / "broken.jsonl").resolve())
+    assert runs.loc[broken, "error"] == f"{broken}:2: record: expected a JSON object, got array"
+    assert "No such file" in runs.loc[str(missing.resolve()), "error"]
+    assert runs.loc[broken].drop("error").isna().all()
+    assert {path for path, _ in done.errors} == {broken, str(missing.resolve())}
+    assert runs.error.isna().sum() == len(_runs(folder)) - 1
+
+
+def test_a_second_export_of_unchanged_files_rewrites_nothing(folder: Path, tmp_path: Path) -> None:
+    """Exporting the same files again skips every one: no part is rewritten (same inode, same mtime)."""
+    out = tmp_path / "out"
+    first = to_parquet(folder, out, workers=1, progress=False)
+    before = _stamps(out)
+    again = to_parquet(folder, out, workers=1, progress=False)
+    assert again.written == () and set(again.unchanged) == set(first.written)
+    assert again.rows == {"steps": 0, "model_calls": 0, "runs": 0}
+    assert _stamps(out) == before
+    assert again.errors == first.errors  # an unchanged bad file is still reported
+
+
+def test_adding_a_run_writes_only_its_parts(folder: Path, tmp_path: Path) -> None:
+    """Exporting a new run into the dataset adds its three parts and leaves every other part as it was."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    before = _stamps(out)
+    (new,) = write_sweep(tmp_path / "more", 1, first=100)
+    done = to_parquet([new], out, workers=1, progress=False)
+    after = _stamps(out)
+    added = {name: stamp for name, stamp in after.items() if name not in before}
+    assert sorted(added) == sorted(f"{table}/{source_id(new)}.parquet" for table in TABLES)
+    assert {name: after[name] for name in before} == before
+    assert done.written == (str(new.resolve()),)
+    assert pd.read_parquet(out / "runs").run_id.eq("sweep-00100").sum() == 1
+
+
+def test_a_changed_file_replaces_only_its_own_parts(folder: Path, tmp_path: Path) -> None:
+    """A file that grew is exported again: its parts hold the new steps, every other part is untouched."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    before = _stamps(out)
+    changed = folder / "sweep-00002.jsonl"
+    lines = changed.read_text(encoding="utf-8").splitlines()
+    step = json.loads(lines[-2])
+    step["index"] += 1
+    changed.write_text("\n".join([*lines[:-1], json.dumps(step), lines[-1]]) + "\n", encoding="utf-8")
+    done = to_parquet(folder, out, workers=1, progress=False)
+    assert done.written == (str(changed.resolve()),)
+    after = _stamps(out)
+    mine = {f"{table}/{source_id(changed.resolve())}.parquet" for table in TABLES}
+    assert {name for name in after if after[name] != before.get(name)} == mine
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(_part(out, "steps", changed.resolve())), _expected(changed.resolve(), "steps")
+    )
+
+
+def test_a_touched_file_with_the_same_content_is_skipped(folder: Path, tmp_path: Path) -> None:
+    """A new mtime alone (a copy, a checkout) does not rewrite a file's parts: its content hash is unchanged."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    before = _stamps(out)
+    touched = folder / "sweep-00001.jsonl"
+    stat = touched.stat()
+    os.utime(touched, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    done = to_parquet(folder, out, workers=1, progress=False)
+    assert done.written == () and _stamps(out) == before
+
+
+def test_a_change_that_keeps_size_and_mtime_is_found_by_its_hash(folder: Path, tmp_path: Path) -> None:
+    """A file rewritten with the same size and mtime soon after its export is compared by content, and rewritten."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    target = folder / "sweep-00003.jsonl"
+    stat = target.stat()
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace('"status": "ok"', '"status": "no"', 1), encoding="utf-8")
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert target.stat().st_size == stat.st_size
+    done = to_parquet(folder, out, workers=1, progress=False)
+    assert done.written == (str(target.resolve()),)
+
+
+def test_a_file_that_turns_bad_loses_its_steps_and_model_calls(folder: Path, tmp_path: Path) -> None:
+    """A file exported readable and then broken keeps only its runs row, with the error; its other parts go."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    target = (folder / "sweep-00004.jsonl").resolve()
+    target.write_text('{"type": "step"}\n', encoding="utf-8")
+    to_parquet(folder, out, workers=1, progress=False)
+    assert not _part(out, "steps", target).exists() and not _part(out, "model_calls", target).exists()
+    assert pd.read_parquet(_part(out, "runs", target)).error.str.startswith(f"{target}:1: ").all()
+
+
+def test_a_deleted_file_is_kept_until_pruned(folder: Path, tmp_path: Path) -> None:
+    """A run whose file is gone stays in the dataset (an export adds runs); prune=True removes its parts."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    gone = (folder / "sweep-00005.jsonl").resolve()
+    gone.unlink()
+    kept = to_parquet(folder, out, workers=1, progress=False)
+    assert kept.removed == () and _part(out, "steps", gone).exists()
+    pruned = to_parquet(folder, out, workers=1, progress=False, prune=True)
+    assert pruned.removed == (str(gone),)
+    assert not any(_part(out, table, gone).exists() for table in TABLES)
+    assert str(gone) not in set(pd.read_parquet(out / "runs").path)
+
+
+def test_the_window_options_apply_to_every_run_and_stay_with_the_export(folder: Path, tmp_path: Path) -> None:
+    """options sets the window of every run's steps; adding to the export with other options is refused."""
+    out = tmp_path / "out"
+    to_parquet(folder, out, options={"recent_results": 2}, workers=1, progress=False)
+    path = (folder / "sweep-00000.jsonl").resolve()
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(_part(out, "steps", path)), _expected(path, "steps", {"recent_results": 2})
+    )
+    with pytest.raises(ValueError, match="exported with options"):
+        to_parquet(folder, out, workers=1, progress=False)
+    with pytest.raises(ValueError, match="options takes recent_results and result_bytes, not 'opening'"):
+        to_parquet(folder, tmp_path / "other", options={"opening": 1}, workers=1, progress=False)
+
+
+def test_a_folder_that_is_not_an_export_is_refused(folder: Path, tmp_path: Path) -> None:
+    """to_parquet will not write its tables into a non-empty folder that holds no export."""
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a Parquet export of agentrender"):
+        to_parquet(folder, tmp_path / "busy", workers=1, progress=False)
+
+
+@pytest.mark.slow
+def test_worker_processes_write_the_same_dataset(folder: Path, tmp_path: Path) -> None:
+    """Exporting with two worker processes writes the same tables as exporting in this process."""
+    to_parquet(folder, tmp_path / "one", workers=1, progress=False)
+    to_parquet(folder, tmp_path / "two", workers=2, progress=False)
+    for table in TABLES:
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "one" / table).sort_values("path", kind="stable", ignore_index=True),
+            pd.read_parquet(tmp_path / "two" / table).sort_values("path", kind="stable", ignore_index=True),
+        )
+
+
+# ------------------------------------------------------------------ DuckDB and Polars
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Parquet export of 60 runs of the generated sweep."""
+    root = tmp_path_factory.mktemp("sweep")
+    write_sweep(root / "runs", 60)
+    to_parquet(root / "runs", root / "out", workers=1, progress=False)
+    return root / "out"
+
+
+def _failing_tools_pandas(out: Path) -> pd.DataFrame:
+    steps = pd.read_parquet(out / "steps")
+    late = steps[steps["index"] > 20]
+    table = late.groupby("tool", observed=True).agg(steps=("failed", "size"), failures=("failed", "sum"))
+    table = table.reset_index().astype({"tool": "string", "steps": "int64", "failures": "int64"})
+    return table.sort_values(["failures", "tool"], ascending=[False, True], ignore_index=True)
+
+
+@pytest.mark.slow
+def test_duckdb_and_polars_find_the_tool_that_fails_most_as_pandas_does(sweep: Path) -> None:
+    """Which tool fails most after step 20: DuckDB's SQL and Polars' lazy query give pandas' table."""
+    expected = _failing_tools_pandas(sweep)
+    by_duckdb = duckdb.sql(
+        f"""
+        SELECT tool, count(*) AS steps, count(*) FILTER (WHERE failed) AS failures
+        FROM read_parquet('{sweep}/steps/*.parquet')
+        WHERE index > 20
+        GROUP BY tool
+        ORDER BY failures DESC, tool
+        """
+    ).df()
+    by_polars = (
+        pl.scan_parquet(sweep / "steps" / "*.parquet")
+        .filter(pl.col("index") > 20)
+        .group_by(pl.col("tool").cast(pl.String))
+        .agg(steps=pl.len(), failures=pl.col("failed").sum())
+        .sort(["failures", "tool"], descending=[True, False])
+        .collect()
+        .to_pandas()
+    )
+    for frame in (by_duckdb, by_polars):
+        got = frame.astype({"tool": "string", "steps": "int64", "failures": "int64"})
+        pd.testing.assert_frame_equal(got, expected)
+    assert expected.tool[0] == "run_tests"
+
+
+@pytest.mark.slow
+def test_duckdb_and_polars_sum_the_bytes_the_window_saved_per_model_as_pandas_does(sweep: Path) -> None:
+    """Bytes the window hid, per model (steps joined to their run): DuckDB and Polars agree with pandas."""
+    steps, runs = pd.read_parquet(sweep / "steps"), pd.read_parquet(sweep / "runs")
+    joined = steps.merge(runs[["path", "model"]], on="path")
+    expected = (
+        joined.groupby("model", observed=True)["hidden_bytes"]
+        .sum()
+        .reset_index()
+        .astype({"model": "string", "hidden_bytes": "int64"})
+        .sort_values("model", ignore_index=True)
+    )
+    by_duckdb = duckdb.sql(
+        f"""
+        SELECT r.model, sum(s.hidden_bytes) AS hidden_bytes
+        FROM read_parquet('{sweep}/steps/*.parquet') s JOIN read_parquet('{sweep}/runs/*.parquet') r USING (path)
+        GROUP BY r.model ORDER BY r.model
+        """
+    ).df()
+    by_polars = (
+        pl.scan_parquet(sweep / "steps" / "*.parquet")
+        .join(pl.scan_parquet(sweep / "runs" / "*.parquet").select("path", "model"), on="path")
+        .group_by(pl.col("model").cast(pl.String))
+        .agg(pl.col("hidden_bytes").sum())
+        .sort("model")
+        .collect()
+        .to_pandas()
+    )
+    for frame in (by_duckdb, by_polars):
+        pd.testing.assert_frame_equal(frame.astype({"model": "string", "hidden_bytes": "int64"}), expected)
+    assert len(expected) == 3 and (expected.hidden_bytes > 0).all()
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.slow
+def test_export_prints_what_it_wrote_and_skipped_as_json(folder: Path, tmp_path: Path) -> None:
+    """agentrender export --json lists the files written, skipped and unreadable; exit 1 when one was unreadable."""
+    out = tmp_path / "out"
+    code, printed, err = _cli("export", str(folder), "--parquet", str(out), "--workers", "1", "--json")
+    summary = json.loads(printed)
+    broken = str((folder / "broken.jsonl").resolve())
+    assert (code, err) == (1, "")
+    assert len(summary["written"]) == len(_runs(folder)) and summary["unchanged"] == []
+    assert summary["errors"] == [{"path": broken, "error": f"{broken}:2: record: expected a JSON object, got array"}]
+    assert summary["rows"]["runs"] == len(_runs(folder))
+
+    code, printed, _ = _cli("export", *map(str, _runs(folder)[-2:]), "--parquet", str(out), "--json")
+    assert code == 0 and json.loads(printed)["written"] == [] and len(json.loads(printed)["unchanged"]) == 2
+
+
+def test_export_takes_bundled_samples_and_says_what_it_did(tmp_path: Path) -> None:
+    """A sample's name is a RUN as in every command; the terminal summary counts runs, steps and model calls."""
+    code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(tmp_path / "out"), "--width", "200")
+    frame = steps_frame(samples.load("fix-failing-test"))
+    assert (code, err) == (0, "")
+    assert printed.startswith(f"{tmp_path / 'out'}: wrote 1 run ({len(frame)} steps, ")
+    assert pd.read_parquet(tmp_path / "out" / "runs").run_id.tolist() == ["fix-failing-test"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--recent-results", "2"], "exported with options {}, not {'recent_results': 2}"),
+        ([], "not a Parquet export of agentrender"),
+    ],
+)
+def test_export_refuses_an_out_it_cannot_add_to_in_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
+    """An OUT exported with other options, or a folder holding something else, exits 2 with one line on stderr."""
+    out = tmp_path / "out"
+    assert _cli("export", "fix-failing-test", "--parquet", str(out))[0] == 0
+    if not argv:
+        out = tmp_path / "busy"
+        out.mkdir()
+        (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(out), *argv)
+    assert (code, printed) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("agentrender: ") and message in err
