@@ -39,9 +39,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every notebook cell and every browser test is ``slow``."""
+    """Every notebook cell, every browser test and every docs block over the 1,000-run sweep is ``slow``."""
     for item in items:
-        if item.path.suffix == ".ipynb" or item.get_closest_marker("browser"):
+        sweep = "evaluation_sweep" in getattr(item, "fixturenames", ())
+        if item.path.suffix == ".ipynb" or item.get_closest_marker("browser") or sweep:
             item.add_marker(pytest.mark.slow)
 
 
@@ -70,3 +71,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     else:
         os.environ["TMPDIR"] = tmpdir
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def evaluation_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of 1,000 generated run files, as an evaluation sweep writes them (the Parquet guide's queries)."""
+    from tests._support.sweep import write_sweep
+
+    folder = tmp_path_factory.mktemp("evaluation-sweep") / "runs"
+    write_sweep(folder, 1000)
+    return folder

@@ -40,6 +40,9 @@ _MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
 _TERMINAL = re.compile(
     r"^<!-- terminal: agentrender ([^\n]+?) -->$(?P<block>\n```console\n(?:[^\n]*\n)*?```$)?", re.MULTILINE
 )
+# pytest-markdown-docs reads options after a fence's language (``python continuation
+# fixture:NAME``); the Markdown renderer would not see a code block there, so they are dropped.
+_FENCE_OPTIONS = re.compile(r"^(```+python)[ \t]+[^{\n]+$", re.MULTILINE)
 
 TERMINAL_WIDTH = 92
 """The columns the terminal output in the docs is laid out at (it fits the page's code blocks)."""
@@ -304,7 +307,7 @@ def expand(markdown: str, where: str) -> str:
             raise ValueError(f"{where}: no picture named {name!r}; known: {', '.join(sorted(PICTURES))}")
         return PICTURES[name]()
 
-    markdown = _MARKER.sub(picture, markdown)
+    markdown = _FENCE_OPTIONS.sub(r"\1", _MARKER.sub(picture, markdown))
     return _TERMINAL.sub(lambda match: terminal_block(match.group(1), where), markdown)
 
 

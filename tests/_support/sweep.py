@@ -17,6 +17,7 @@ from typing import Any
 MODELS = ("claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1")
 TOOLS = ("read_file", "search", "run_tests", "write_file")
 _START = datetime(2026, 11, 29, 9, 0, 0, tzinfo=UTC)
+_TEXT = " ".join(f"line {n}: ok" if n % 7 else f"FAILED test_{n}" for n in range(600))
 
 
 def _at(seconds: float) -> str:
@@ -43,7 +44,8 @@ def run_lines(number: int, *, steps: int | None = None) -> list[dict[str, Any]]:
         tool = rng.choice(TOOLS)
         late = index > 20
         failed = rng.random() < (0.5 if tool == "run_tests" and late else 0.08)
-        content = "".join(rng.choice("abcdefgh \n") for _ in range(rng.randint(200, 2500)))
+        start = rng.randint(0, 2000)
+        content = _TEXT[start : start + rng.randint(200, 2500)]
         started = clock
         clock += rng.uniform(0.5, 5.0)
         records.append(
