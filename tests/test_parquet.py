@@ -6,7 +6,9 @@ import io
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import duckdb
 import pandas as pd
@@ -394,3 +396,14 @@ def test_export_refuses_an_out_it_cannot_add_to_in_one_line(tmp_path: Path, argv
     code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(out), *argv)
     assert (code, printed) == (2, "")
     assert err.count("\n") == 1 and err.startswith("agentrender: ") and message in err
+
+
+@pytest.mark.slow
+def test_bench_parquet_prints_every_figure(
+    import_bench: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/bench_parquet.py runs on a tiny grid and prints the baseline and each ratio (no time is asserted)."""
+    import_bench("bench_parquet").main(["--runs", "4", "--steps", "3", "--repeat", "1"])
+    out = capsys.readouterr().out
+    for label in ("frames in pandas (baseline)", "export (workers=1)", "again, unchanged", "read_parquet", "scaling"):
+        assert label in out
