@@ -1000,7 +1000,9 @@ def _read_manifest(root: Path, overrides: dict[str, int]) -> dict[str, Any]:
     fresh = {"format": _EXPORT_FORMAT, "schema": _schema_key(), "options": overrides, "sources": {}}
     path = root / _MANIFEST
     if not path.exists():
-        if root.is_dir() and any(root.iterdir()):
+        # An export stopped before its first manifest leaves only its own folders and parts.
+        others = [p.name for p in root.iterdir() if p.name not in PARQUET_TABLES] if root.is_dir() else []
+        if others:
             raise ValueError(f"{root}: not a Parquet export of agentrender (no {_MANIFEST}), and not empty")
         return fresh
     try:
