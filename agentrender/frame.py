@@ -1141,14 +1141,29 @@ def _arrow(pandas: ModuleType, table: str, lists: dict[str, list[Any]], path: st
                 categories = _categories(column, values)
                 code = {category: i for i, category in enumerate(categories)}
                 indices = pa.array([None if v is None else code[v] for v in values], pa.int32())
+                bad = next((i for i, v in enumerate(values) if v is not None and not _utf8(v)), None)
+                if bad is not None:
+                    raise ValueError(
+                        f"column {column.name!r} (row {bad}): text with a lone surrogate, which Parquet cannot store"
+                    )
                 arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array(categories, pa.string())))
             else:
-                arrays.append(pa.array(values, field.type))
+                try:
+                    arrays.append(pa.array(values, field.type))
+                except UnicodeEncodeError:
+                    at = next(i for i, v in enumerate(values) if isinstance(v, str) and not _utf8(v))
+                    raise ValueError(
+                        f"column {column.name!r} (row {at}): text with a lone surrogate, which Parquet cannot store"
+                    ) from None
             continue
         if values is not None and all(v is None for v in values):
             arrays.append(pa.nulls(len(values), field.type))
             continue
-        series = built[column.name] if column.derive is None else column.derive(built).astype(column.dtype)
+        series = (
+            built[column.name]
+            if column.derive is None
+            else column.derive(built).astype(_pandas_dtype(pandas, column.dtype))
+        )
         arrays.append(pa.Array.from_pandas(series, type=field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
 
@@ -1169,6 +1184,14 @@ class _Series(dict[str, Any]):
         return series
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 _SCHEMAS: dict[str, Any] = {}
 
 
@@ -1180,6 +1203,13 @@ def _parquet_schema(pandas: ModuleType, table: str) -> Any:
         columns = PARQUET_TABLES[table]
         empty = _build(pandas, columns, {column.name: [] for column in columns if column.derive is None}, str)
         schema = pa.Table.from_pandas(empty, schema=arrow_schema(columns), preserve_index=False).schema
+        # pyarrow records text as "string", which pandas reads back in its default storage
+        # (Arrow's, which cannot hold a lone surrogate); the frames' own dtype is named instead.
+        metadata = json.loads(schema.metadata[b"pandas"])
+        for entry in metadata["columns"]:
+            if entry["numpy_type"] == "string":
+                entry["numpy_type"] = TEXT_DTYPE
+        schema = schema.with_metadata({b"pandas": json.dumps(metadata).encode()})
         _SCHEMAS[table] = schema
     return schema
 

@@ -20,6 +20,7 @@ from agentrender import samples
 from agentrender.cli import main
 from agentrender.frame import (
     PARQUET_TABLES,
+    TEXT_DTYPE,
     model_calls_frame,
     runs_frame,
     source_id,
@@ -35,8 +36,8 @@ TABLES = tuple(PARQUET_TABLES)
 def _with_keys(frame: pd.DataFrame, run_id: str | None, path: str) -> pd.DataFrame:
     """``frame`` with the run's id and path in front, as the export stores its steps and model calls."""
     frame = frame.copy()
-    frame.insert(0, "path", pd.array([path] * len(frame), dtype="string"))
-    frame.insert(0, "run_id", pd.array([run_id] * len(frame), dtype="string"))
+    frame.insert(0, "path", pd.array([path] * len(frame), dtype=TEXT_DTYPE))
+    frame.insert(0, "run_id", pd.array([run_id] * len(frame), dtype=TEXT_DTYPE))
     return frame
 
 
@@ -53,6 +54,22 @@ def _part(out: Path, table: str, path: Path) -> Path:
     return out / table / f"{source_id(path)}.parquet"
 
 
+def _assert_same(read: pd.DataFrame, expected: pd.DataFrame) -> None:
+    """``read`` is ``expected``: the same columns, dtypes and values, and each categorical's categories in order.
+
+    A categorical's categories come back as pandas' default text (Parquet holds them as its
+    dictionary, not their pandas dtype), and a part with no rows has none at all (they are
+    kept with the data): there the dtype is still categorical.
+    """
+    categoricals = [name for name, dtype in expected.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)]
+    for name in categoricals:
+        assert isinstance(read[name].dtype, pd.CategoricalDtype), name
+        if len(expected):
+            assert list(read[name].cat.categories) == list(expected[name].cat.categories), name
+    as_text = dict.fromkeys(categoricals, TEXT_DTYPE)
+    pd.testing.assert_frame_equal(read.astype(as_text), expected.astype(as_text), check_exact=True)
+
+
 def _stamps(out: Path) -> dict[str, tuple[int, int]]:
     """Every part of the export: its inode and mtime, which a rewrite changes."""
     return {
@@ -64,7 +81,7 @@ def _stamps(out: Path) -> dict[str, tuple[int, int]]:
 
 def _as_text(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     """``frame`` with its categoricals as strings: frames of several runs disagree on categories, not values."""
-    return frame.astype({column.name: "string" for column in PARQUET_TABLES[table] if column.dtype == "category"})
+    return frame.astype({column.name: TEXT_DTYPE for column in PARQUET_TABLES[table] if column.dtype == "category"})
 
 
 @pytest.fixture
@@ -105,13 +122,7 @@ def test_each_part_reads_back_as_the_runs_frames(folder: Path, tmp_path: Path) -
             if not readable and table != "runs":
                 assert not part.exists()
                 continue
-            read, expected = pd.read_parquet(part), _expected(path, table)
-            if len(expected) == 0:
-                # Parquet keeps a categorical's categories in the dictionary of its data, which a
-                # part with no rows (a run with no model calls) does not have: the dtypes agree.
-                assert len(read) == 0 and read.dtypes.astype(str).equals(expected.dtypes.astype(str))
-                continue
-            pd.testing.assert_frame_equal(read, expected, check_exact=True)
+            _assert_same(pd.read_parquet(part), _expected(path, table))
 
 
 def test_the_dataset_reads_as_one_table_of_every_run(folder: Path, tmp_path: Path) -> None:
@@ -144,6 +155,21 @@ def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_
     assert runs.loc[broken].drop("error").isna().all()
     assert {path for path, _ in done.errors} == {broken, str(missing.resolve())}
     assert runs.error.isna().sum() == len(_runs(folder)) - 1
+
+
+def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: Path) -> None:
+    """A reason with a lone surrogate (valid in a run file, not in Parquet's UTF-8) makes the run an error row
+    that names the column, instead of failing the export or altering the text."""
+    path = tmp_path / "surrogate.jsonl"
+    path.write_text(
+        '{"type": "run", "format": "agentrender.run/1", "run_id": "s", "goal": "x"}\n'
+        '{"type": "step", "index": 0, "decision": {"kind": "tool_call", "tool": "t", "reason": "a\\ud800b"}}\n',
+        encoding="utf-8",
+    )
+    done = to_parquet([path], tmp_path / "out", workers=1, progress=False)
+    (error,) = [error for _, error in done.errors]
+    assert error == f"{path.resolve()}: column 'reason' (row 0): text with a lone surrogate, which Parquet cannot store"
+    assert not (tmp_path / "out" / "steps" / f"{source_id(path)}.parquet").exists()
 
 
 def test_a_second_export_of_unchanged_files_rewrites_nothing(folder: Path, tmp_path: Path) -> None:
@@ -188,9 +214,7 @@ def test_a_changed_file_replaces_only_its_own_parts(folder: Path, tmp_path: Path
     after = _stamps(out)
     mine = {f"{table}/{source_id(changed.resolve())}.parquet" for table in TABLES}
     assert {name for name in after if after[name] != before.get(name)} == mine
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(_part(out, "steps", changed.resolve())), _expected(changed.resolve(), "steps")
-    )
+    _assert_same(pd.read_parquet(_part(out, "steps", changed.resolve())), _expected(changed.resolve(), "steps"))
 
 
 def test_a_touched_file_with_the_same_content_is_skipped(folder: Path, tmp_path: Path) -> None:
@@ -249,9 +273,7 @@ def test_the_window_options_apply_to_every_run_and_stay_with_the_export(folder: 
     out = tmp_path / "out"
     to_parquet(folder, out, options={"recent_results": 2}, workers=1, progress=False)
     path = (folder / "sweep-00000.jsonl").resolve()
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(_part(out, "steps", path)), _expected(path, "steps", {"recent_results": 2})
-    )
+    _assert_same(pd.read_parquet(_part(out, "steps", path)), _expected(path, "steps", {"recent_results": 2}))
     with pytest.raises(ValueError, match="exported with options"):
         to_parquet(folder, out, workers=1, progress=False)
     with pytest.raises(ValueError, match="options takes recent_results and result_bytes, not 'opening'"):
