@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def test_a_test_run_leaves_no_temporary_folder_behind(tmp_path: Path) -> None:
     import sys
 
     record = tmp_path / "made.txt"
-    probe = Path(__file__).parent / "_probe_temporary_test.py"
+    probe = tmp_path / "test_probe.py"
     probe.write_text(
         "import tempfile\nfrom pathlib import Path\n\n\n"
         "def test_makes_a_folder() -> None:\n"
@@ -75,16 +76,16 @@ def test_a_test_run_leaves_no_temporary_folder_behind(tmp_path: Path) -> None:
         f"    Path({str(record)!r}).write_text(tempfile.mkdtemp())\n",
         encoding="utf-8",
     )
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(probe)],
-            cwd=Path(__file__).parents[1],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    finally:
-        probe.unlink()
+    root = Path(__file__).parents[1]
+    # the checkout's conftest, loaded as a plugin: the probe lives outside the checkout
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest", str(probe)],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     made = Path(record.read_text())
     assert made.name.startswith("tmp") and not made.exists()
