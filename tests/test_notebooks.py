@@ -17,7 +17,13 @@ from nbval.plugin import get_sanitize_patterns
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = CHECKOUT / "notebooks"
-NAMES = ["01-explore-a-run", "02-the-render-contract", "03-decide-outcomes", "04-debug-a-models-view"]
+NAMES = [
+    "01-explore-a-run",
+    "02-the-render-contract",
+    "03-decide-outcomes",
+    "04-debug-a-models-view",
+    "05-bring-your-own-run",
+]
 CHECK = "nbval-check-output"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 PNG = "image/png"
@@ -50,8 +56,8 @@ def source(cell: dict[str, Any]) -> str:
     return text if isinstance(text, str) else "".join(text)
 
 
-def test_the_notebooks_are_the_four_the_issue_lists() -> None:
-    """notebooks/ holds exactly the four teaching notebooks, in reading order."""
+def test_the_notebooks_are_the_ones_the_issues_list() -> None:
+    """notebooks/ holds exactly the five teaching notebooks, in reading order."""
     assert sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")) == NAMES
 
 
