@@ -68,3 +68,19 @@ def test_the_live_recording_ships_in_a_wheel_install(installed: Path, tmp_path: 
     assert Path(found["file"]).is_relative_to(installed)
     assert Path(found["file"]).read_bytes() == (ROOT / "agentrender" / "agent" / "live_replay.jsonl").read_bytes()
     assert found["steps"] > 0 and found["warnings"] == 0
+
+
+def test_the_conversations_to_import_ship_in_a_wheel_install(installed: Path, tmp_path: Path) -> None:
+    """samples.imports_folder() of the installed package holds every file of sample_imports/, and they import."""
+    code = (
+        "import json; from agentrender import samples; from agentrender.imports import load; "
+        "folder = samples.imports_folder(); "
+        "print(json.dumps({'folder': str(folder), 'files': sorted(p.name for p in folder.iterdir()), "
+        "'steps': len(load(folder / 'stock-lookup.calls.jsonl').steps)}))"
+    )
+    result = run_installed(installed, ["-c", code], tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert Path(found["folder"]).is_relative_to(installed)
+    assert found["files"] == sorted(path.name for path in (ROOT / "sample_imports").iterdir())
+    assert found["steps"] == 4

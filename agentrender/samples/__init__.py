@@ -4,6 +4,11 @@
 ``load(name)`` reads it: data access only, standard library only. They ship in the wheel,
 so they load after a plain ``pip install`` too; the agent that records them from their
 scripts is ``agentrender.agent`` (``python -m agentrender.agent.record``).
+
+``imports_folder()`` is where the real, public conversations to import are (a call log, a
+Claude Code session, ...: ``agentrender.imports`` reads them; the README beside them names
+each one's source). They are kept apart from the run files, so that a folder of runs holds
+only runs.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from pathlib import Path
 
 from agentrender.runfile import Run, load_run
 
-__all__ = ["folder", "load", "names", "path"]
+__all__ = ["folder", "imports_folder", "load", "names", "path"]
 
 
 def folder() -> Path:
@@ -22,6 +27,17 @@ def folder() -> Path:
         if any(candidate.glob("*.jsonl")):
             return candidate
     raise FileNotFoundError(f"agentrender's sample runs are missing: neither {here / 'runs'} nor the checkout has them")
+
+
+def imports_folder() -> Path:
+    """The folder holding the public conversations to import, in an installed wheel or a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "imports", here.parents[1] / "sample_imports"):
+        if (candidate / "README.md").is_file():
+            return candidate
+    raise FileNotFoundError(
+        f"agentrender's sample conversations are missing: neither {here / 'imports'} nor the checkout has them"
+    )
 
 
 def names() -> list[str]:

@@ -1,0 +1,122 @@
+"""The public conversations shipped to import: named with their sources, and imported exactly as they were sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender import samples
+from agentrender.imports import first_line_summary, from_anthropic, load
+from agentrender.views import Views
+
+FOLDER = samples.imports_folder()
+README = (FOLDER / "README.md").read_text(encoding="utf-8")
+ANTHROPIC = ["largest-city-thinking.json", "python-to-rust-port.messages.json", "youngest-parallel-tools.json"]
+CALL_LOGS = ["stock-lookup.calls.jsonl"]
+
+
+def wire(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as the Messages API reads it: string content is one text block."""
+    content = message["content"]
+    return {**message, "content": [{"type": "text", "text": content}] if isinstance(content, str) else content}
+
+
+def last_request(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The messages of the file's last (for a log, longest) request, and the reply to it if the file has one."""
+    if path.suffix == ".jsonl":
+        calls = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        call = max(calls, key=lambda c: len(c["request"]["messages"]))
+        return call["request"]["messages"], call["response"]
+    value = json.loads(path.read_text(encoding="utf-8"))
+    if "request" in value:
+        return value["request"]["messages"], value["response"]
+    return value["messages"], None
+
+
+def test_imports_folder_is_the_checkouts_sample_imports_apart_from_the_runs() -> None:
+    """In a checkout, imports_folder() is sample_imports/; every .jsonl under samples.folder() stays a run file."""
+    assert Path(__file__).resolve().parents[1] / "sample_imports" == FOLDER
+    for path in samples.folder().rglob("*.jsonl"):
+        first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+        assert first["type"] == "run", f"{path} is not a run file, yet runs_frame(samples.folder()) would read it"
+
+
+def test_every_conversation_is_named_in_the_readme_with_its_source() -> None:
+    """Each file beside the README is listed in it; the README names each source's repository, commit and licence."""
+    files = sorted(path.name for path in FOLDER.iterdir() if path.name != "README.md")
+    assert files, "no conversations shipped"
+    for name in files:
+        assert f"`{name}`" in README, f"{name} is not described in sample_imports/README.md"
+    for repository in ("https://github.com/pydantic/pydantic-ai", "https://github.com/DRMacIver/claude-reliability"):
+        assert repository in README
+    assert README.count("MIT licence") == 2
+    assert "4fda38988f2939fa6ea9cdefcf120693e10ef491" in README and "4e49f16a86de76d9b0dc3ea2b8526677abe89f52" in README
+
+
+@pytest.mark.parametrize("name", ANTHROPIC + CALL_LOGS)
+def test_each_view_is_the_request_that_decided_its_step(name: str) -> None:
+    """Loaded as it ships, the view at every step equals the first messages of the file's last request, as sent."""
+    path = FOLDER / name
+    run = load(path)
+    messages, reply = last_request(path)
+    views = Views(run)
+    assert run.is_as_sent(views.options)
+    assert len(run.steps) == len(messages) // 2 + (reply is not None)
+    for k in range(len(run.steps)):
+        assert [m.to_dict() for m in views.at(k).messages] == [wire(m) for m in messages[: 2 * k + 1]], (name, k)
+
+
+@pytest.mark.parametrize("name", CALL_LOGS)
+def test_each_call_of_a_log_is_a_model_call_of_the_step_its_request_decided(name: str) -> None:
+    """Every line of a call log is a model call, made for the step its request decides, with the reply it got."""
+    path = FOLDER / name
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    run = load(path)
+    assert [call.step for call in run.model_calls] == [len(line["request"]["messages"]) // 2 for line in lines]
+    assert [call.response.to_dict()["content"] for call in run.model_calls] == [
+        line["response"]["content"] for line in lines
+    ]
+
+
+def test_the_call_log_keeps_the_failed_call_and_the_unmodelled_tool_field() -> None:
+    """The stock-lookup log's validation failure is an error observation, and defer_loading is kept with a warning."""
+    run = load(FOLDER / "stock-lookup.calls.jsonl")
+    assert [step.observation.status if step.observation else None for step in run.steps] == ["ok", "error", "ok", None]
+    assert run.tools[1]["defer_loading"] is True
+    assert [(w.line, w.text) for w in run.warnings] == [
+        (1, "unknown field run.tools[1].defer_loading kept (not loaded into the typed fields)")
+    ]
+
+
+def test_the_messages_file_is_the_claude_code_transcript_joined_into_turns() -> None:
+    """The messages file holds the Claude Code transcript's message records, same-role neighbours joined, in order."""
+    records = [
+        json.loads(line)
+        for line in (FOLDER / "python-to-rust-port.claude-code.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    turns: list[dict[str, Any]] = []
+    for record in records:
+        if record.get("type") not in ("user", "assistant"):
+            continue
+        message = wire(record["message"])
+        if turns and turns[-1]["role"] == message["role"]:
+            turns[-1]["content"] += message["content"]
+        else:
+            turns.append({"role": message["role"], "content": list(message["content"])})
+    body = json.loads((FOLDER / "python-to-rust-port.messages.json").read_text(encoding="utf-8"))
+    assert [wire(m) for m in body["messages"]] == turns
+    assert {r["message"]["model"] for r in records if r.get("type") == "assistant"} == {body["model"]}
+
+
+def test_under_the_contract_the_long_session_is_smaller_and_breaks_the_cache_prefix() -> None:
+    """With first_line_summary under the contract's window and cap, the session's requests shrink and stop appending."""
+    path = FOLDER / "python-to-rust-port.messages.json"
+    run = from_anthropic(path, summarise=first_line_summary)
+    as_sent = Views(run).sizes()
+    contract = Views(run, run.options(recent_results=6, result_bytes=16384)).sizes()
+    assert sum(contract.bytes) < sum(as_sent.bytes)
+    assert sum(contract.resent_bytes) > sum(as_sent.resent_bytes)
+    assert [left for left in contract.left_window if left is not None] == list(range(len(run.steps) - 6))
