@@ -132,6 +132,22 @@ def test_every_page_is_in_the_nav() -> None:
     assert {str(page.relative_to(DOCS)) for page in PAGES} == listed
 
 
+def test_the_import_error_points_at_the_page_that_describes_the_formats(site: Path) -> None:
+    """The page a file of no known format is sent to (imports.detect.DOCS) exists, is built, and covers every format."""
+    from agentrender.imports.detect import DOCS as POINTER
+    from agentrender.imports.detect import FORMATS
+
+    match = re.fullmatch(r"docs/([\w/.-]+)\.md \(https://[\w.-]+/([\w/.-]+)/\)", POINTER)
+    assert match is not None, POINTER
+    page, url_path = match.groups()
+    assert page == url_path and (site / page / "index.html").is_file()
+    text = (DOCS / f"{page}.md").read_text("utf-8")
+    assert "## The formats" in text
+    for candidate in FORMATS:
+        first_word = candidate.name.split()[0]
+        assert first_word in text, f"{page}.md does not mention the format {candidate.name!r}"
+
+
 def _command(text: str, marker: str) -> str:
     match = re.search(rf"<!-- {marker} -->\s*```sh\n(.*?)\n```", text, re.DOTALL)
     assert match is not None, f"no sh block after <!-- {marker} -->"
