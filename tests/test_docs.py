@@ -326,9 +326,17 @@ def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:
 
     page = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference" / "cli" / "index.html").read_text("utf-8")))
     assert "<!-- generated:" not in page
-    assert list(hooks.commands()) == ["show", "steps", "decide", "check", "context", "keys", "samples", "import"]
-
-    assert list(hooks.commands()) == ["show", "steps", "decide", "check", "context", "keys", "export", "samples"]
+    assert list(hooks.commands()) == [
+        "show",
+        "steps",
+        "decide",
+        "check",
+        "context",
+        "keys",
+        "export",
+        "samples",
+        "import",
+    ]
     assert "usage: agentrender [-h] [--version] COMMAND ..." in page
     for name in hooks.commands():
         text, status = hooks.terminal(f"{name} --help")
