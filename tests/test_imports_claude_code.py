@@ -319,6 +319,29 @@ def test_a_repeated_uuid_and_two_prompts_in_a_row_are_warnings(tmp_path):
     assert [b["type"] for b in run.step_records[0]["sent"]["user"]] == ["tool_result", "text"]
 
 
+def test_a_result_of_a_tool_use_the_thread_answers_again_stays_on_its_abandoned_branch(tmp_path):
+    """A result off the thread whose tool use the thread answers again (a retry) is not sent, and is warned of."""
+    retried = {
+        **MINIMAL[2],
+        "uuid": "u2b",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a.py b.py"}]},
+    }
+    reply = {
+        **MINIMAL[1],
+        "uuid": "a2",
+        "parentUuid": "u2b",
+        "message": {
+            "role": "assistant",
+            "id": "msg_2",
+            "model": "m",
+            "content": [{"type": "text", "text": "Two files."}],
+        },
+    }
+    run = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], retried, reply]))[0]
+    assert [step.observation.content for step in run.steps if step.observation] == ["a.py b.py"]
+    assert [w.text for w in run.warnings if "branches the conversation left" in w.text and "lines 3)" in w.text]
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentrender import samples
-from agentrender.imports import first_line_summary, from_anthropic, load
+from agentrender.imports import first_line_summary, from_anthropic, from_claude_code, load
 from agentrender.views import Views
 
 FOLDER = samples.imports_folder()
@@ -109,6 +109,18 @@ def test_the_messages_file_is_the_claude_code_transcript_joined_into_turns() -> 
     body = json.loads((FOLDER / "python-to-rust-port.messages.json").read_text(encoding="utf-8"))
     assert [wire(m) for m in body["messages"]] == turns
     assert {r["message"]["model"] for r in records if r.get("type") == "assistant"} == {body["model"]}
+
+
+def test_the_claude_code_transcript_imports_as_the_conversation_it_sent() -> None:
+    """Its parallel tool uses' results that fork off the thread are sent: each view is the messages file's request."""
+    (run,) = from_claude_code(FOLDER / "python-to-rust-port.claude-code.jsonl")
+    messages = json.loads((FOLDER / "python-to-rust-port.messages.json").read_text(encoding="utf-8"))["messages"]
+    views = Views(run)
+    assert run.is_as_sent(views.options)
+    assert len(run.steps) == len(messages) // 2
+    for k in range(len(run.steps)):
+        assert [m.to_dict() for m in views.at(k).messages] == [wire(m) for m in messages[: 2 * k + 1]], k
+    assert [w.text for w in run.warnings if "branches" in w.text or "no tool_result" in w.text] == []
 
 
 def test_under_the_contract_the_long_session_is_smaller_and_breaks_the_cache_prefix() -> None:

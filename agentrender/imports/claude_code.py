@@ -24,8 +24,10 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
 
 Each thread is read by following ``parentUuid`` from its last record back to its root (the
 record order of the file is not the conversation's: a rewound conversation leaves its
-abandoned branch in the file). Split replies are joined into one assistant turn and split
-results into one user turn, as they were sent. Standard library only.
+abandoned branch in the file), taking in the results of parallel tool uses that fork off it
+(each result's parent is the tool use it answers, and the tool uses are chained one after the
+other, so only the last result is an ancestor of what follows). Split replies are joined into
+one assistant turn and split results into one user turn, as they were sent. Standard library only.
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ class _Transcript:
         return value
 
     def chain(self, leaf: _Record, sidechain: bool) -> list[_Record]:
-        """The records from the thread's root to ``leaf``, following ``parentUuid``."""
+        """The records from the thread's root to ``leaf``, following ``parentUuid``, with the parallel results sent."""
         chain = [leaf]
         seen = {leaf.uuid}
         record = leaf
@@ -206,6 +208,47 @@ class _Transcript:
             chain.append(parent)
             record = parent
         chain.reverse()
+        return self._with_parallel_results(chain)
+
+    def _with_parallel_results(self, chain: list[_Record]) -> list[_Record]:
+        """``chain`` with the results of its parallel tool uses that fork off it, each among its turn's results.
+
+        Claude Code writes a reply's tool uses one a record, each the parent of the next, and each
+        result with the tool use it answers as its parent: the result of every tool use but the
+        last forks off the chain. It was sent all the same, in the user turn answering that reply
+        (the API takes no tool use unanswered). A result record off the chain is taken in when its
+        parent is a tool use record on the chain and it answers only tool uses of that record that
+        the chain leaves unanswered; any other record off the chain stays on an abandoned branch.
+        """
+        on_chain = {record.uuid for record in chain}
+        answered = {
+            block.get("tool_use_id")
+            for record in chain
+            if record.kind == "user"
+            for block in _blocks(record)
+            if block.get("type") == "tool_result"
+        }
+        taken: list[_Record] = []
+        for record in self.records:
+            if record.kind != "user" or record.uuid in on_chain or self.by_uuid.get(record.uuid) is not record:
+                continue
+            parent = self.by_uuid.get(record.parent) if record.parent is not None else None
+            if parent is None or parent.uuid not in on_chain or parent.kind != "assistant":
+                continue
+            blocks = _blocks(record)
+            uses = {block.get("id") for block in _blocks(parent) if block.get("type") == "tool_use"}
+            ids = [block.get("tool_use_id") for block in blocks]
+            if _only_results(blocks) and all(i in uses and i not in answered for i in ids):
+                answered.update(ids)
+                taken.append(record)
+        for record in taken:
+            # past the rest of the reply (and Claude Code's notes), then among its results in file order
+            at = next(i for i, r in enumerate(chain) if r.uuid == record.parent) + 1
+            while at < len(chain) and chain[at].kind != "user":
+                at += 1
+            while at < len(chain) and _only_results(_blocks(chain[at])) and chain[at].line < record.line:
+                at += 1
+            chain.insert(at, record)
         return chain
 
     def threads(self) -> list[_Thread]:
