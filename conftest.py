@@ -39,10 +39,19 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every notebook cell, every browser test and every docs block over the 1,000-run sweep is ``slow``."""
+    """Every notebook cell, every browser test, every docs block over the 1,000-run sweep, every test of a
+    benchmark script, every test that builds the docs site and every test that loads Inspect AI (seconds of
+    imports) is ``slow``."""
     for item in items:
-        sweep = "evaluation_sweep" in getattr(item, "fixturenames", ())
-        if item.path.suffix == ".ipynb" or item.get_closest_marker("browser") or sweep:
+        fixtures = getattr(item, "fixturenames", ())
+        if (
+            item.path.suffix == ".ipynb"
+            or item.get_closest_marker("browser")
+            or "evaluation_sweep" in fixtures
+            or "site" in fixtures
+            or "bench" in item.path.stem
+            or item.path.stem == "test_imports_inspect"
+        ):
             item.add_marker(pytest.mark.slow)
 
 

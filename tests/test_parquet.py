@@ -30,6 +30,9 @@ from agentrender.frame import (
 from agentrender.runfile import load_run
 from tests._support.sweep import write_sweep
 
+# An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
+pytestmark = pytest.mark.slow
+
 TABLES = tuple(PARQUET_TABLES)
 
 

@@ -23,6 +23,9 @@ from agentrender import imports, load_run, render
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer
 
+# An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
+pytestmark = pytest.mark.slow
+
 MODEL = "claude-test"
 SYSTEM = "You read files until you know the answer."
 TOOLS = [

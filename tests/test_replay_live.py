@@ -18,6 +18,9 @@ from agentrender.runfile import Run, load_run
 from agentrender.testing import Failure, MessagesServer
 from tests._support.sdk import request_accepts
 
+# An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
+pytestmark = pytest.mark.slow
+
 TIMING = frozenset({"started_at", "ended_at", "at", "latency_ms"})
 
 

@@ -16,6 +16,9 @@ from agentrender.runfile import Run
 from agentrender.testing import MessagesServer, body_key
 from tests._support.sdk import request_accepts
 
+# An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
+pytestmark = pytest.mark.slow
+
 NAMES = samples.names()
 SETTINGS: tuple[Mapping[str, Any], ...] = (
     {},

@@ -12,6 +12,7 @@ imports under ``if TYPE_CHECKING:`` (which never run) left out.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,6 +105,16 @@ class Import:
     """The names taken with ``from target import ...`` (empty for ``import target``)."""
 
 
+@functools.cache
+def _parsed(path: Path, mtime: float) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def parse(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once per version of the file (the checks read every module several times)."""
+    return _parsed(path, path.stat().st_mtime)
+
+
 def _type_checking_lines(tree: ast.Module) -> set[int]:
     lines: set[int] = set()
     for node in ast.walk(tree):
@@ -126,7 +137,7 @@ def imports() -> Iterator[Import]:
     """Every import of a package module by a package module that runs (``TYPE_CHECKING`` ones left out)."""
     known = modules()
     for source, path in known.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path)
         skip = _type_checking_lines(tree)
         for node in ast.walk(tree):
             if getattr(node, "lineno", 0) in skip:
@@ -154,7 +165,7 @@ def private_uses() -> Iterator[str]:
     """``file:line module._name`` for each private name one module takes from another."""
     known = modules()
     for source, path in known.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path)
         aliases: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
