@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from agentrender import _fast, render
 from agentrender._extras import require
 from agentrender._types import Decision, Observation, Step
-from agentrender.runfile import ModelCall, Run, RunFileError, load_run
+from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
 
 if TYPE_CHECKING:
@@ -746,7 +746,10 @@ def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         for value in values:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
-        return pandas.to_datetime(pandas.Series(values, dtype=object), utc=True, format="ISO8601").astype(dtype)
+        # Read by the loader's own definition of a timestamp, which pandas' parser would not
+        # match (it refuses years past 2262); one the loader warned about reads as NaT.
+        times = [None if value is None else parse_timestamp(value) for value in values]
+        return pandas.Series(pandas.array(times, dtype=dtype))
     return pandas.Series(pandas.array(values, dtype=_pandas_dtype(pandas, dtype)))
 
 

@@ -17,7 +17,7 @@ from agentrender._fast import paused
 from agentrender._types import Step
 from agentrender.runfile.lines import GZIP_MAGIC, JSON_SPACE, StreamError, decode_line, encode_line, gzip_lines
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
-from agentrender.runfile.schema import BadRecord, read_record
+from agentrender.runfile.schema import TIMESTAMP_FIELDS, BadRecord, read_record, timestamp_doubts
 from agentrender.runfile.sent import FORMAT_SENT
 
 __all__ = ["failure_text", "load_run", "read_records"]
@@ -150,6 +150,9 @@ class _Loader:
                 self.note(number, f"unknown field {name} kept (not loaded into the typed fields)")
             unknown.clear()
         kind = record["type"]
+        if kind in TIMESTAMP_FIELDS:
+            for doubt in timestamp_doubts(record):
+                self.note(number, doubt)
         if self.header is None:
             if kind != "run":
                 raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")

@@ -7,7 +7,9 @@ record the reader refuses. ``read_record`` also builds the typed value a ``step`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from agentrender._fast import BoundedMemo, frozen_factory
@@ -16,7 +18,15 @@ from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import ModelCall, loaded_call
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["BadRecord", "check_record", "read_record"]
+__all__ = [
+    "TIMESTAMP_FIELDS",
+    "BadRecord",
+    "check_record",
+    "is_timestamp",
+    "parse_timestamp",
+    "read_record",
+    "timestamp_doubts",
+]
 
 
 class BadRecord(Exception):
@@ -112,6 +122,69 @@ _MODEL_CALL_ERROR_FIELDS: dict[str, tuple[type, ...]] = {
 }
 _ERROR_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "message": _STR, "status": _INT, "body": _ANY}
 _END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
+
+
+# What a timestamp is, for the loader that warns on one and the frames that read one: an
+# ISO 8601 extended-format date, or date and time (RFC 3339's date-time, with the seconds,
+# the fraction and the offset optional; no offset means UTC). Upper-case ``T`` and ``Z``
+# only, and at most 9 fraction digits: pandas, which reads them into the frames, refuses the rest.
+_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?", re.ASCII
+)
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """The time ``text`` stands for, in UTC, when it is a timestamp (``is_timestamp``); else ``None``.
+
+    No offset means UTC; fraction digits past the microsecond are dropped.
+    """
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    fraction, offset = match[7], match[8]
+    # datetime checks that the date, the time and the offset exist; it reads 6 fraction digits at most.
+    normal = text[: match.start(7)] if fraction else text[: match.start(8)] if offset else text
+    if fraction:
+        normal += fraction[:7]
+    if offset:
+        normal += "+00:00" if offset == "Z" else offset
+    try:
+        moment = datetime.fromisoformat(normal)
+        return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        return None  # no such date, or an offset that moves it out of years 1 to 9999
+
+
+def is_timestamp(text: str) -> bool:
+    """Whether ``text`` is a timestamp a run file may hold: ISO 8601 / RFC 3339, such as ``2026-01-05T09:00:16Z``.
+
+    The date and time must exist (no month 13, no hour 24, no leap second, years 1 to 9999
+    in UTC), and an offset must be under a day. The frames read exactly these
+    (``parse_timestamp``); any other text in a timestamp field is kept in its record,
+    reported by the loader and read as ``NaT``.
+    """
+    return parse_timestamp(text) is not None
+
+
+TIMESTAMP_FIELDS: dict[str, tuple[str, ...]] = {
+    "run": ("started_at",),
+    "step": ("started_at", "ended_at"),
+    "end": ("at",),
+}
+"""The fields of each record type that hold a timestamp (``is_timestamp``)."""
+
+
+def timestamp_doubts(record: Mapping[str, Any]) -> Iterator[str]:
+    """What is wrong with each timestamp field of a checked ``record`` that is not a timestamp, one sentence each."""
+    kind = record["type"]
+    for name in TIMESTAMP_FIELDS.get(kind, ()):
+        value = record.get(name)
+        if value is not None and not is_timestamp(value):
+            shown = value if len(value) <= 40 else value[:40] + "..."
+            yield (
+                f"{kind}.{name} {shown!r} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
+                "kept in the record, read as NaT (no time) in the frames"
+            )
 
 
 # Records of one kind nearly always have the same fields holding the same types, so a

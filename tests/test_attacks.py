@@ -1,0 +1,178 @@
+"""Everything in a run is untrusted: hostile files through the loader, the importers, views, HTML, frames and the CLI.
+
+Each hostile file goes through every consumer in a child process (``tests._support.attacks``):
+only ``RunFileError`` or a documented warning may come out, within 10 s and within three
+times the file's size plus 200 MB of memory, and no valid record may vanish unnamed. The
+everyday loop runs a representative subset; the heavy and exhaustive cases are slow.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from agentrender import load_run
+from agentrender.cli import main
+from agentrender.frame import runs_frame, steps_frame
+from agentrender.runfile import is_timestamp
+from tests._support import hostile_files
+from tests._support.attacks import problems, survive
+
+BAD_TIME = "2026-01{-05T09:00:16Z"
+
+
+def _timed_run(folder: Path, *, step: str = BAD_TIME, header: str = "2026-01-05T09:00:00Z", end: str = "") -> Path:
+    records = hostile_files.seed_records()
+    records[0] = {**records[0], "started_at": header}
+    # every record of step 0 (a step is recorded when decided and again when answered)
+    records = [
+        {**record, "started_at": step} if record["type"] == "step" and record["index"] == 0 else record
+        for record in records
+    ]
+    if end:
+        records[-1] = {**records[-1], "at": end}
+    return hostile_files.write_records(folder / "times.jsonl", records)
+
+
+# ---------------------------------------------------------------------------- timestamps
+
+
+def test_a_malformed_timestamp_loads_with_a_warning_naming_its_line_and_field(tmp_path: Path) -> None:
+    """A started_at that is not ISO 8601 is kept in its record; a warning names the line, the field and the value."""
+    run = load_run(_timed_run(tmp_path))
+    line = next(number for number, record in enumerate(run.records, start=1) if record.get("started_at") == BAD_TIME)
+    [warning] = [warning for warning in run.warnings if "step.started_at" in warning.text]
+    assert warning.line == line and warning.count >= 1
+    assert BAD_TIME in warning.text and "NaT" in warning.text
+    assert not warning.lost
+
+
+def test_the_frames_read_a_malformed_timestamp_as_nat(tmp_path: Path) -> None:
+    """steps_frame and runs_frame read a timestamp the loader warned about as NaT, and the valid ones as times."""
+    path = _timed_run(tmp_path, header="2026-13-01T00:00:00Z", end="yesterday")
+    frame = steps_frame(load_run(path))
+    assert frame["started_at"].isna().tolist()[0]
+    assert frame["started_at"].notna().sum() == len(frame) - 1
+    runs = runs_frame([path])
+    assert runs["started_at"].isna().all() and runs["ended_at"].isna().all()
+
+
+def test_the_steps_command_shows_a_run_with_a_malformed_timestamp(tmp_path: Path) -> None:
+    """agentrender steps prints the table of a run with a malformed timestamp, not an internal error."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["steps", str(_timed_run(tmp_path)), "--width", "120"], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    assert "internal error" not in err.getvalue()
+    assert "tool_call" in out.getvalue()
+
+
+def test_check_lists_a_malformed_timestamp_as_a_load_warning(tmp_path: Path) -> None:
+    """agentrender check --json reports the malformed timestamp as a load-warning on its line."""
+    path = _timed_run(tmp_path)
+    line = 1 + next(n for n, text in enumerate(path.read_text().splitlines()) if BAD_TIME in text)
+    out = io.StringIO()
+    main(["check", str(path), "--json"], stdout=out, stderr=io.StringIO())
+    findings = [finding for report in json.loads(out.getvalue()) for finding in report["findings"]]
+    [finding] = [finding for finding in findings if BAD_TIME in finding["message"]]
+    assert (finding["code"], finding["severity"], finding["line"]) == ("load-warning", "warning", line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-01-05T09:00:16Z",
+        "2026-01-05T09:00:16.123456789+05:30",
+        "2026-01-05T09:00",
+        "2026-01-05",
+        "0001-01-01T00:00:00-23:59",
+    ],
+)
+def test_iso_8601_timestamps_are_timestamps(text: str) -> None:
+    """RFC 3339 date-times, and the ISO 8601 forms with fewer parts, are timestamps."""
+    assert is_timestamp(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [BAD_TIME, "2026-13-01T00:00:00Z", "2026-02-30", "2026-01-05T24:00:00Z", "2026-01-05T23:59:60Z",
+     "2026-01-05t09:00:16z", "2026-01-05T09:00:16+24:00", "0000-01-01", "2026-01-05T09:00:16.1234567890Z",
+     "\uff12\uff10\uff12\uff16-01-05", "", "2026-01-05T09:00:16Z\n"],
+)  # fmt: skip
+def test_what_is_not_a_timestamp(text: str) -> None:
+    """Impossible dates and times, lower-case separators, 10 fraction digits, non-ASCII digits are not timestamps."""
+    assert not is_timestamp(text)
+
+
+def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> None:
+    """Of many near-timestamps, steps_frame reads a time from each that is_timestamp accepts, NaT from the others."""
+    rng = random.Random(3339)
+    base = "2026-01-05T09:00:16.123456789+05:30"
+    candidates = ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2300-01-01T00:00:00Z"]
+    while len(candidates) < 400:
+        text = list(base[: rng.randrange(8, len(base) + 1)])
+        for _ in range(rng.randrange(3)):
+            text[rng.randrange(len(text))] = rng.choice("0123456789-:T.Z+ ")
+        candidates.append("".join(text))
+    header, *_ = hostile_files.seed_records()
+    steps = [{"type": "step", "index": n, "started_at": text} for n, text in enumerate(candidates)]
+    frame = steps_frame(load_run(hostile_files.write_records(tmp_path / "times.jsonl", [header, *steps])))
+    read = frame["started_at"].notna().tolist()
+    assert read == [is_timestamp(text) for text in candidates]
+    assert 50 < sum(read) < len(read) - 50
+    assert str(frame["started_at"][0]) == "9999-12-31 23:59:59+00:00"
+
+
+# ---------------------------------------------------------------------------- the fuzz
+
+
+def _assert_survived(paths: list[Path]) -> None:
+    found = problems(survive(paths))
+    assert not found, "\n\n".join(found[:5])
+
+
+def test_planted_hostile_files_survive_every_consumer(tmp_path: Path) -> None:
+    """Bad UTF-8, NUL, lone surrogates, NaN, huge ints, duplicate keys, CRLF, BOM, deep nesting, odd indices: survived."""
+    _assert_survived(list(hostile_files.planted(tmp_path)))
+
+
+def test_a_sample_of_randomly_mutated_files_survives_every_consumer(tmp_path: Path) -> None:
+    """Forty files of the seed with bytes changed, spans cut, tokens inserted or lines swapped are refused or shown."""
+    _assert_survived(list(hostile_files.mutated(tmp_path, 40)))
+
+
+def test_a_sample_of_wrong_types_survives_every_consumer(tmp_path: Path) -> None:
+    """A sample of fields of every record holding a value of every JSON type is refused or shown."""
+    _assert_survived(list(hostile_files.wrong_types(tmp_path, every=23)))
+
+
+def test_a_gzip_file_cut_at_a_sample_of_offsets_survives_every_consumer(tmp_path: Path) -> None:
+    """The seed compressed and cut at every 97th byte is read up to the cut with a warning, or refused."""
+    _assert_survived(list(hostile_files.gzip_cuts(tmp_path, every=97)))
+
+
+@pytest.mark.slow
+def test_many_randomly_mutated_files_survive_every_consumer(tmp_path: Path) -> None:
+    """1,000 mutated files of the seed are refused or shown, within the time and memory bounds."""
+    _assert_survived(list(hostile_files.mutated(tmp_path, 1000, seed=1500)))
+
+
+@pytest.mark.slow
+def test_every_field_of_every_record_holding_every_type_survives_every_consumer(tmp_path: Path) -> None:
+    """Every field of every kind of record holding a value of every JSON type is refused or shown."""
+    _assert_survived(list(hostile_files.wrong_types(tmp_path)))
+
+
+@pytest.mark.slow
+def test_a_gzip_file_cut_at_every_offset_survives_every_consumer(tmp_path: Path) -> None:
+    """The seed compressed and cut at every byte is read up to the cut with a warning, or refused."""
+    _assert_survived(list(hostile_files.gzip_cuts(tmp_path)))
+
+
+@pytest.mark.slow
+def test_ten_megabyte_lines_survive_every_consumer(tmp_path: Path) -> None:
+    """10 MB single lines (a result, a reason, arguments, many keys, junk) are shown or refused within the bounds."""
+    _assert_survived(list(hostile_files.big(tmp_path)))
