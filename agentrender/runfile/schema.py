@@ -19,13 +19,17 @@ from agentrender.runfile.model import ModelCall, loaded_call
 from agentrender.runfile.replies import check_reply
 
 __all__ = [
+    "MAX_COUNT",
     "TIMESTAMP_FIELDS",
+    "USAGE_COUNTS",
     "BadRecord",
     "check_record",
+    "doubts",
+    "is_count",
+    "is_milliseconds",
     "is_timestamp",
     "parse_timestamp",
     "read_record",
-    "timestamp_doubts",
 ]
 
 
@@ -174,17 +178,58 @@ TIMESTAMP_FIELDS: dict[str, tuple[str, ...]] = {
 """The fields of each record type that hold a timestamp (``is_timestamp``)."""
 
 
-def timestamp_doubts(record: Mapping[str, Any]) -> Iterator[str]:
-    """What is wrong with each timestamp field of a checked ``record`` that is not a timestamp, one sentence each."""
+MAX_COUNT = 2**53 - 1
+"""The largest index or count a run file may hold: I-JSON's (RFC 7493) largest exact integer, well inside int64."""
+
+USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+"""The token counts of a reply's ``usage`` that the frames read."""
+
+
+def is_count(value: Any) -> bool:
+    """Whether ``value`` is a count a run file may hold: an integer from 0 to ``MAX_COUNT``."""
+    return type(value) is int and 0 <= value <= MAX_COUNT
+
+
+def is_milliseconds(value: Any) -> bool:
+    """Whether ``value`` is a latency the frames read: a float, or an integer no larger than ``MAX_COUNT``."""
+    return type(value) is float or (type(value) is int and -MAX_COUNT <= value <= MAX_COUNT)
+
+
+def _shown(value: Any) -> str:
+    if type(value) is int and abs(value) >= 10**40:
+        return f"(an integer of {len(str(abs(value)))} digits)"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def doubts(record: Mapping[str, Any]) -> Iterator[str]:
+    """What a checked ``record`` holds that it keeps but the frames cannot read, one sentence each.
+
+    A timestamp field that is not a timestamp reads as ``NaT``; a token count of a reply's
+    usage that is not a count, or a latency too large for a float, reads as null.
+    """
     kind = record["type"]
     for name in TIMESTAMP_FIELDS.get(kind, ()):
         value = record.get(name)
         if value is not None and not is_timestamp(value):
-            shown = value if len(value) <= 40 else value[:40] + "..."
             yield (
-                f"{kind}.{name} {shown!r} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
+                f"{kind}.{name} {_shown(value)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
                 "kept in the record, read as NaT (no time) in the frames"
             )
+    if kind != "model_call":
+        return
+    latency = record.get("latency_ms")
+    if latency is not None and not is_milliseconds(latency):
+        yield f"model_call.latency_ms {_shown(latency)} is too large; kept in the record, read as null in the frames"
+    usage = record["response"].get("usage")
+    if usage is not None:
+        for name in USAGE_COUNTS:
+            value = usage.get(name)
+            if value is not None and not is_count(value):
+                yield (
+                    f"model_call.response.usage.{name} {_shown(value)} is not a count (an integer from 0 to "
+                    "2**53 - 1); kept in the record, read as null in the frames"
+                )
 
 
 # Records of one kind nearly always have the same fields holding the same types, so a
@@ -222,8 +267,8 @@ def _required(value: Mapping[str, Any], key: str, where: str) -> Any:
 
 def _index(value: Mapping[str, Any], key: str, where: str) -> int:
     index: int = _required(value, key, where)
-    if index < 0:
-        raise BadRecord(f"{where}.{key}", f"expected 0 or more, got {index}")
+    if not 0 <= index <= MAX_COUNT:
+        raise BadRecord(f"{where}.{key}", f"expected 0 to 2**53 - 1, got {_shown(index)}")
     return index
 
 

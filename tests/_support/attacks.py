@@ -3,9 +3,9 @@
 ``survive(paths)`` runs ``python -m tests._support.attacks PATH...`` and gives one
 ``Outcome`` a file: the child loads each file with ``load_run`` and the importers, and when
 it loads, shows it through the views, their HTML, the frames and every CLI command. Each
-file has ``LIMIT_SECONDS`` (an alarm in the child) and its peak of traced memory is measured
-with ``tracemalloc``. What a file may do is stated in ``Outcome.problems``: an exception
-other than ``RunFileError`` anywhere, a hang, memory over ``3 x file + 200 MB``, or a valid
+file has ``LIMIT_SECONDS`` (an alarm in the child); its memory is the child's peak resident
+size (``resource``) above what it held after its imports. ``Outcome.problems`` says what
+went wrong: an exception other than ``RunFileError`` anywhere, a hang, memory over ``3 x file + 200 MB``, or a valid
 record of the file that is neither loaded nor named by a warning.
 """
 
@@ -15,11 +15,11 @@ import contextlib
 import io
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
 import traceback
-import tracemalloc
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,8 +116,6 @@ def exercise(path: Path) -> Outcome:
     """One file through every consumer, in this process, under the alarm and the memory count."""
     problems: list[str] = []
     loaded, refused, warnings = False, "", ()
-    tracemalloc.reset_peak()
-    start = tracemalloc.get_traced_memory()[0]
     signal.alarm(LIMIT_SECONDS)
     try:
         loaded, refused, warnings = _consume(path, problems)
@@ -127,7 +125,8 @@ def exercise(path: Path) -> Outcome:
         problems.append("".join(traceback.format_exc(limit=-6)))
     finally:
         signal.alarm(0)
-    peak = tracemalloc.get_traced_memory()[1] - start
+    # The peak resident size only grows: a file is charged with the peak of every file before it too.
+    peak = _resident() - _BASELINE[0]
     limit = 3 * path.stat().st_size + MEMORY_FLOOR
     if peak > limit:
         problems.append(f"took {peak / 2**20:.0f} MB of memory, over {limit / 2**20:.0f} MB")
@@ -136,9 +135,21 @@ def exercise(path: Path) -> Outcome:
     )
 
 
-def survive(paths: Iterable[Path]) -> list[Outcome]:
-    """Each file through every consumer in a child process; one ``Outcome`` a file, in order."""
+def _resident() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+_BASELINE = [0]
+
+
+def survive(paths: Iterable[Path], *, alone: bool = False) -> list[Outcome]:
+    """Each file through every consumer in a child process; one ``Outcome`` a file, in order.
+
+    ``alone``: a child process for each file, so each file's memory is its own.
+    """
     paths = list(paths)
+    if alone and len(paths) > 1:
+        return [outcome for path in paths for outcome in survive([path])]
     env = {**os.environ, "AGENTRENDER_TRACEBACK": "1"}
     outcomes: list[Outcome] = []
     while len(outcomes) < len(paths):
@@ -172,7 +183,7 @@ def _child(argv: list[str]) -> None:
     import agentrender.imports  # noqa: F401
 
     signal.signal(signal.SIGALRM, _alarm)
-    tracemalloc.start()
+    _BASELINE[0] = _resident()
     for name in argv:
         outcome = exercise(Path(name))
         with contextlib.suppress(BrokenPipeError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -166,7 +165,8 @@ def planted(folder: Path) -> Iterator[Path]:
     yield bytes_file(
         "huge-latency.jsonl",
         data
-        + b'{"type": "model_call", "step": 0, "latency_ms": 1e308, "response": {"content": [], "usage": {"input_tokens": '
+        + b'{"type": "model_call", "step": 0, "latency_ms": 1e308, '
+        + b'"response": {"content": [], "usage": {"input_tokens": '
         + b"1" * 30
         + b"}}}\n",
     )
@@ -260,12 +260,30 @@ def gzip_cuts(folder: Path, *, every: int = 1) -> Iterator[Path]:
 
 
 def gzip_bomb(path: Path, inflated: int, *, line: bytes = b"") -> Path:
-    """A gzip file of the seed followed by ``inflated`` bytes of ``line`` repeated (zeros when empty), streamed."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
-    chunk = (line * (1 + (1 << 20) // len(line)))[: 1 << 20] if line else bytes(1 << 20)
+    """A gzip file of the seed followed by about ``inflated`` bytes of ``line`` repeated (zeros when empty).
+
+    The repeats are one 16 MiB member written again and again (a stream may hold several),
+    so a file that inflates to gigabytes is made in a second.
+    """
+    size = 16 << 20
+    block = line * (size // len(line)) if line else bytes(size)
+    member = gzip.compress(block, compresslevel=9)
     with path.open("wb") as file:
-        file.write(compressor.compress(seed_bytes()))
-        for _ in range(inflated // len(chunk)):
-            file.write(compressor.compress(chunk))
-        file.write(compressor.flush())
+        file.write(gzip.compress(seed_bytes()))
+        for _ in range(inflated // len(block)):
+            file.write(member)
     return path
+
+
+def gzip_bombs(folder: Path, inflated: int = 4 << 30) -> Iterator[Path]:
+    """Gzip files of a few MB inflating to ``inflated`` bytes: zeros, newlines, blanks, records, tiny records."""
+    yield gzip_bomb(folder / "bomb-zeros.jsonl.gz", inflated)
+    yield gzip_bomb(folder / "bomb-newlines.jsonl.gz", inflated, line=b"\n")
+    yield gzip_bomb(folder / "bomb-blanks.jsonl.gz", inflated, line=b" \r\n")
+
+
+def record_bombs(folder: Path, inflated: int = 4 << 30) -> Iterator[Path]:
+    """Gzip files of a few MB inflating to ``inflated`` bytes of valid records: the seed's steps, tiny records."""
+    step = next(line for line in seed_bytes().splitlines(keepends=True) if b'"type": "step"' in line)
+    yield gzip_bomb(folder / "bomb-steps.jsonl.gz", inflated, line=step)
+    yield gzip_bomb(folder / "bomb-tiny.jsonl.gz", inflated, line=b'{"type":"x"}\n')
