@@ -68,13 +68,13 @@ _SPACES = re.compile(b"[ \t\r\n]+")
 
 INFLATE_FLOOR = 8 << 20
 """What any gzip run file may inflate to (8 MiB), beside ``INFLATE_RATIO`` times its size."""
-INFLATE_RATIO = 20
+INFLATE_RATIO = 100
 """How many times its compressed size a gzip run file may inflate to, beside ``INFLATE_FLOOR``.
 
-The bundled samples compress 5 to 8 times; deflate can reach about 1,000 times, which only
-a made-up stream (a gzip bomb) does. A stream past the limit is refused when it gets there,
-before it is inflated further: reading it would take time and memory out of all proportion
-to the file.
+The bundled samples compress 5 to 8 times, a run of repetitive results some tens of times;
+deflate can reach about 1,000 times, which only a made-up stream (a gzip bomb) does. A
+stream past the limit is refused when it gets there, before it is inflated further: reading
+it would take time and memory out of all proportion to the file.
 """
 
 
