@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from agentrender import _fast, render
 from agentrender._extras import require
 from agentrender._types import Decision, Observation, Step
-from agentrender.runfile import ModelCall, Run, RunFileError, load_run
+from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
+from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
 
 if TYPE_CHECKING:
@@ -106,9 +107,11 @@ def _or_null(text: str) -> str | None:
 _encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-def _usage(call: ModelCall, key: str) -> Any:
+def _usage(call: ModelCall, key: str) -> int | None:
+    # A usage count that is not one was reported by the loader: null here, as its warning says.
     usage = call.usage
-    return usage.get(key) if usage is not None else None
+    value = usage.get(key) if usage is not None else None
+    return value if is_count(value) else None
 
 
 # ---------------------------------------------------------------------------- steps
@@ -378,7 +381,12 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "The run-file line the call was read from; null for a call built in memory.",
         lambda c: c.line or None,
     ),
-    Column("latency_ms", "Float64", "How long the call took, in milliseconds.", lambda c: c.latency_ms),
+    Column(
+        "latency_ms",
+        "Float64",
+        "How long the call took, in milliseconds.",
+        lambda c: c.latency_ms if is_milliseconds(c.latency_ms) else None,
+    ),
     Column("request_key", "string", "The replay key of the request that was sent.", lambda c: _or_null(c.request_key)),
     Column("response_id", "string", "The provider's message id.", lambda c: _or_null(c.response.id)),
     Column("model", "category", "The model that replied.", lambda c: _or_null(c.response.model)),
@@ -455,11 +463,8 @@ def _total(run: Run, key: str) -> int:
     total = 0
     for call in run.model_calls:
         value = _usage(call, key)
-        if value is None:
-            continue
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"line {call.line}: usage.{key}: expected an integer, got {value!r}")
-        total += value
+        if value is not None:
+            total += value
     return total
 
 
@@ -733,6 +738,15 @@ def _build(
 
 
 def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
+    try:
+        return _typed_series(pandas, column, values)
+    except UnicodeEncodeError:
+        # A lone surrogate (valid JSON, "\ud800") that an Arrow-backed string cannot hold:
+        # shown as its escape, as every other instrument shows it.
+        return _typed_series(pandas, column, [_escaped_surrogates(value) for value in values])
+
+
+def _typed_series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
     if dtype == "category":
         categories = _categories(column, values)
@@ -746,7 +760,10 @@ def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         for value in values:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
-        return pandas.to_datetime(pandas.Series(values, dtype=object), utc=True, format="ISO8601").astype(dtype)
+        # Read by the loader's own definition of a timestamp, which pandas' parser would not
+        # match (it refuses years past 2262); one the loader warned about reads as NaT.
+        times = [None if value is None else parse_timestamp(value) for value in values]
+        return pandas.Series(pandas.array(times, dtype=dtype))
     return pandas.Series(pandas.array(values, dtype=_pandas_dtype(pandas, dtype)))
 
 
@@ -760,6 +777,12 @@ def _categories(column: Column, values: Iterable[Any]) -> list[Any]:
     seen = set(values)
     seen.discard(None)
     return [*column.categories, *sorted(seen.difference(column.categories))]
+
+
+def _escaped_surrogates(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:

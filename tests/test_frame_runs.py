@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from agentrender.frame import RUN_COLUMNS, runs_frame, steps_frame
+from agentrender.runfile import load_run
 
 NA = pd.NA
 
@@ -199,12 +200,15 @@ def test_a_failed_run_says_what_stopped_it(tmp_path: Path) -> None:
     assert "agent_error" in RUN_COLUMNS[[c.name for c in RUN_COLUMNS].index("end_reason")].categories
 
 
-def test_a_run_that_loads_but_cannot_be_summed_is_an_error_row(tmp_path: Path) -> None:
-    """A usage count that is not an integer gives the file an error row naming the line and field, not a crash."""
-    call = _call(0, 1, 1)
-    call["response"]["usage"]["input_tokens"] = "many"
+def test_a_usage_count_that_is_not_a_count_is_left_out_of_the_total_with_a_warning(tmp_path: Path) -> None:
+    """A usage count that is not an integer is named by a load warning and left out of the run's token total."""
+    odd, fine = _call(0, 1, 1), _call(1, 5, 1)
+    odd["response"]["usage"]["input_tokens"] = "many"
     path = tmp_path / "odd.jsonl"
-    path.write_text(_lines([_header("odd"), call, _step(0, READ, {"status": "ok"})]), encoding="utf-8")
+    path.write_text(_lines([_header("odd"), odd, fine, _step(0, READ, {"status": "ok"})]), encoding="utf-8")
     frame = runs_frame([path, path], workers=2, progress=False)
-    assert frame["error"].tolist() == [f"{path}: line 2: usage.input_tokens: expected an integer, got 'many'"] * 2
-    assert frame["run_id"].isna().all()
+    assert frame["error"].isna().all()
+    assert frame["input_tokens"].tolist() == [5, 5]
+    assert frame["warnings"].tolist() == [1, 1]
+    [warning] = load_run(path).warnings
+    assert (warning.line, "usage.input_tokens 'many' is not a count" in warning.text) == (2, True)

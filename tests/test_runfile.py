@@ -248,7 +248,7 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, {"type": "step", "index": None}), "2: step.index: expected a value, got null"),
         (lines(HEADER, {"type": "step", "index": "0"}), "2: step.index: expected an integer, got string"),
         (lines(HEADER, {"type": "step", "index": True}), "2: step.index: expected an integer, got boolean"),
-        (lines(HEADER, {"type": "step", "index": -1}), "2: step.index: expected 0 or more, got -1"),
+        (lines(HEADER, {"type": "step", "index": -1}), "2: step.index: expected 0 to 2**53 - 1, got -1"),
         (
             lines(HEADER, {"type": "step", "index": 0, "decision": []}),
             "2: step.decision: expected an object, got array",
@@ -284,7 +284,7 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, {"type": "end", "status": False}), "2: end.status: expected a string, got boolean"),
         (lines(HEADER, {"type": "end", "error": ["x"]}), "2: end.error: expected a string, got array"),
         (lines({**HEADER, "max_output_tokens": "4096"}), "1: run.max_output_tokens: expected an integer, got string"),
-        (lines({**HEADER, "max_output_tokens": -1}), "1: run.max_output_tokens: expected 0 or more, got -1"),
+        (lines({**HEADER, "max_output_tokens": -1}), "1: run.max_output_tokens: expected 0 to 2**53 - 1, got -1"),
         (
             lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input_base64": "%%"}]}}),
             "2: model_call.response.content[0].input_base64: not base64 (",
@@ -628,7 +628,7 @@ def test_max_output_tokens_and_an_end_error_are_known_fields(tmp_path: Path) -> 
     """The header's max_output_tokens and the end record's error load without a warning, as the writer writes them."""
     with RunWriter(tmp_path / "run.jsonl") as writer:
         writer.header(run_id="r", max_output_tokens=4096)
-        writer.end("failed", "agent_error", error="step 0: the API answered 529", at="t")
+        writer.end("failed", "agent_error", error="step 0: the API answered 529", at="2026-01-05T09:00:09Z")
     run = load_run(tmp_path / "run.jsonl")
     assert run.warnings == () and run.max_output_tokens == 4096
     assert run.end == {
@@ -636,7 +636,7 @@ def test_max_output_tokens_and_an_end_error_are_known_fields(tmp_path: Path) -> 
         "status": "failed",
         "reason": "agent_error",
         "error": "step 0: the API answered 529",
-        "at": "t",
+        "at": "2026-01-05T09:00:09Z",
     }
     assert load_run(write(tmp_path, lines(HEADER))).max_output_tokens == 0
 

@@ -8,9 +8,11 @@ tried, and where they are documented.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +23,7 @@ from agentrender.imports.claude_code import from_claude_code, looks_like_claude_
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, looks_like_openai
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
+from agentrender.runfile.lines import GZIP_MAGIC
 
 __all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
 
@@ -76,23 +79,27 @@ FORMATS: list[Format] = [
 
 
 def _first_value(path: str) -> Any:
-    """The first JSON value of the file (the whole document, or its first line), or ``None``."""
-    opener: Callable[..., Any] = gzip.open if path.endswith(".gz") else open
+    """The first JSON value of the file (the whole document, or its first line), or ``None``.
+
+    Only the first MiB is read, gzip-compressed or not (as ``load_run``, by its magic bytes):
+    bytes that are not UTF-8 in it, a stream cut short or nested too deeply make ``None``,
+    and ``load_runs`` then lets the run-file reader try, so whatever it reads loads here too.
+    """
     try:
-        with opener(path, "rt", encoding="utf-8") as file:
-            head = file.read(1 << 20)
-    except (OSError, UnicodeDecodeError, EOFError):
+        with open(path, "rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        opener: Callable[..., Any] = gzip.open if compressed else open
+        with opener(path, "rb") as file:
+            head = file.read(1 << 20).decode("utf-8", errors="replace")
+    except (OSError, EOFError, zlib.error):
         return None
     text = head.lstrip("\ufeff \t\r\n")
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    first = text.split("\n", 1)[0]
-    try:
-        return json.loads(first)
-    except ValueError:
-        return None
+    for candidate in (text, text.split("\n", 1)[0]):
+        try:
+            return json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+    return None
 
 
 def _describe(first: Any) -> str:
@@ -120,6 +127,11 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     for candidate in FORMATS:
         if candidate.recognise(path, first):
             return candidate.read(path)
+    if first is None:
+        # Its start could not be read whole (a first line over a MiB, bad bytes, a cut stream):
+        # the run-file reader reads line by line and says what it makes of it.
+        with contextlib.suppress(RunFileError):
+            return _read_run_file(path)
     tried = "; ".join(f.name for f in FORMATS)
     raise RunFileError(
         path,

@@ -82,7 +82,8 @@ def _message_looks_openai(message: Any) -> bool:
         return True
     if "tool_calls" in message or "function_call" in message or "tool_call_id" in message:
         return True
-    return message.get("type") in _LANGCHAIN_ROLES and isinstance(message.get("data"), Mapping)
+    kind = message.get("type")
+    return isinstance(kind, str) and kind in _LANGCHAIN_ROLES and isinstance(message.get("data"), Mapping)
 
 
 def _messages_look_openai(messages: list[Any]) -> bool:

@@ -17,8 +17,17 @@ Decisions this package makes where the format leaves room:
   such strings again, so the round trip is lossless and the file stays valid UTF-8.
 - ``NaN``, ``Infinity`` and numbers that overflow to infinity are not JSON (RFC 8259): an error.
 - Blank lines hold no record and are skipped.
+- A timestamp field (``started_at``, ``ended_at``, ``at``) that is not ISO 8601 / RFC 3339
+  (``is_timestamp``) is kept in its record with a warning, and read as ``NaT`` in the frames.
 - A ``.jsonl.gz`` file is recognised by its gzip magic bytes; a stream that ends early (a
-  process killed while writing) is read up to where it ends, with a warning.
+  process killed while writing) is read up to where it ends, with a warning. It is inflated
+  64 KiB at a time and to at most 8 MiB + 100 times its size (``lines.inflate_limit``):
+  past that it is a ``RunFileError`` (a gzip bomb; gunzip a file you trust to read it).
+- An object with a key twice (``{"index": 1, "index": 2}``) reads as its last value, as
+  Python's ``json`` reads it.
+- An index (``step.index``, ``model_call.step``, ``max_output_tokens``) above 2**53 - 1
+  is an error; a reply's usage count that is not one, or a latency too large for a float,
+  is kept with a warning and read as null in the frames.
 
 The package, one concept a module: ``model`` (the values: ``Run``, ``ModelCall``,
 ``RunWarning``, ``RunFileError``), ``replies`` (a model reply as a record holds it),
@@ -31,7 +40,7 @@ names from here.
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
 from agentrender.runfile.read import failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
-from agentrender.runfile.schema import check_record
+from agentrender.runfile.schema import check_record, is_timestamp, parse_timestamp
 from agentrender.runfile.sent import FORMAT_SENT
 from agentrender.runfile.write import RunWriter, decision_record, step_record, write_run
 
@@ -47,7 +56,9 @@ __all__ = [
     "check_record",
     "decision_record",
     "failure_text",
+    "is_timestamp",
     "load_run",
+    "parse_timestamp",
     "read_records",
     "response_from_record",
     "response_record",

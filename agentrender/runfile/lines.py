@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
@@ -23,6 +24,7 @@ __all__ = [
     "decode_line",
     "encode_line",
     "gzip_lines",
+    "inflate_limit",
     "type_name",
 ]
 
@@ -62,35 +64,73 @@ GZIP_MAGIC = b"\x1f\x8b"
 """The first two bytes of a gzip stream, by which a compressed run file is recognised."""
 
 _CHUNK = 1 << 16
+_SPACES = re.compile(b"[ \t\r\n]+")
+
+INFLATE_FLOOR = 8 << 20
+"""What any gzip run file may inflate to (8 MiB), beside ``INFLATE_RATIO`` times its size."""
+INFLATE_RATIO = 100
+"""How many times its compressed size a gzip run file may inflate to, beside ``INFLATE_FLOOR``.
+
+The bundled samples compress 5 to 8 times, a run of repetitive results some tens of times;
+deflate can reach about 1,000 times, which only a made-up stream (a gzip bomb) does. A
+stream past the limit is refused when it gets there, before it is inflated further: reading
+it would take time and memory out of all proportion to the file.
+"""
+
+
+def inflate_limit(compressed: int) -> int:
+    """The most bytes a gzip run file of ``compressed`` bytes may inflate to."""
+    return INFLATE_FLOOR + INFLATE_RATIO * compressed
 
 
 class StreamError(Exception):
     """The bytes of the file could not be read as a stream of lines (a corrupt gzip stream)."""
 
 
-def gzip_lines(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
+def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> Iterator[bytes]:
     """The lines of a gzip stream (several members allowed); a stream that ends early is read up to its end.
 
-    A stream that ends early adds a note to ``notes``; a corrupt one raises ``StreamError``.
+    A stream that ends early adds a note to ``notes``; a corrupt one, or one that inflates
+    past ``limit`` bytes (``inflate_limit``; ``None``: no limit), raises ``StreamError``. The
+    stream is inflated 64 KiB at a time, however much a chunk of it holds.
     """
     decompressor = zlib.decompressobj(wbits=31)
     fed = False
+    inflated = 0
     pending: list[bytes] = []
     while chunk := file.read(_CHUNK):
-        while chunk:
+        more = True
+        while more:
             fed = True
             try:
-                data = decompressor.decompress(chunk)
+                data = decompressor.decompress(chunk, _CHUNK)
             except zlib.error as error:
                 raise StreamError(f"the gzip stream is corrupt ({error})") from None
+            inflated += len(data)
+            if limit is not None and inflated > limit:
+                raise StreamError(
+                    f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the "
+                    "file's size: refused as a gzip bomb (to read it anyway, decompress it with gunzip and "
+                    "load the .jsonl)"
+                )
             if decompressor.eof:
                 chunk = decompressor.unused_data
                 decompressor = zlib.decompressobj(wbits=31)
                 fed = False
+                more = bool(chunk)
             else:
-                chunk = b""
+                # A full output may leave more inflated bytes inside zlib even with no input left.
+                chunk = decompressor.unconsumed_tail
+                more = bool(chunk) or len(data) == _CHUNK
             start = 0
             while (end := data.find(b"\n", start)) >= 0:
+                if not pending and (spaces := _SPACES.match(data, start)) is not None and spaces.end() > end + 1:
+                    # Blank lines in a row are given as one (the reader counts its newlines):
+                    # a stream of nothing but newlines is read at the speed of zlib.
+                    blank_end = data.rfind(b"\n", start, spaces.end())
+                    yield data[start : blank_end + 1]
+                    start = blank_end + 1
+                    continue
                 if pending:
                     pending.append(data[start : end + 1])
                     yield b"".join(pending)

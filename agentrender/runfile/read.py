@@ -15,9 +15,17 @@ from typing import Any, overload
 
 from agentrender._fast import paused
 from agentrender._types import Step
-from agentrender.runfile.lines import GZIP_MAGIC, JSON_SPACE, StreamError, decode_line, encode_line, gzip_lines
+from agentrender.runfile.lines import (
+    GZIP_MAGIC,
+    JSON_SPACE,
+    StreamError,
+    decode_line,
+    encode_line,
+    gzip_lines,
+    inflate_limit,
+)
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
-from agentrender.runfile.schema import BadRecord, read_record
+from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
 __all__ = ["failure_text", "load_run", "read_records"]
@@ -66,6 +74,13 @@ def _as_record(item: dict[str, Any] | ModelCall) -> Mapping[str, Any]:
     return item.record if isinstance(item, ModelCall) else item
 
 
+# The record types whose fields may hold what the frames cannot read (see schema.doubts).
+_DOUBTED = frozenset(("run", "step", "end", "model_call"))
+
+
+_BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
+
+
 class _Loader:
     """The state of one read: what has been loaded so far and what will be reported."""
 
@@ -97,10 +112,18 @@ class _Loader:
         return RunFileError(self.path, line, what)
 
     def read(self, lines: Iterable[bytes]) -> None:
-        """Load every line, counting them in ``self.last_line``."""
-        for number, line in enumerate(lines, start=1):
+        """Load every line, counting them in ``self.last_line``.
+
+        A run of blank lines may come as one (``gzip_lines`` gives them so): it counts as many lines as it holds.
+        """
+        number = 0
+        for line in lines:
+            number += 1
             self.last_line = number
             self.line(number, line)
+            if line[:1] in _BLANK_START and (newlines := line.count(b"\n")) > 1:
+                number += newlines - 1
+                self.last_line = number
 
     def line(self, number: int, line: bytes) -> None:
         complete = line.endswith(b"\n")
@@ -150,6 +173,9 @@ class _Loader:
                 self.note(number, f"unknown field {name} kept (not loaded into the typed fields)")
             unknown.clear()
         kind = record["type"]
+        if kind in _DOUBTED:
+            for doubt in doubts(record):
+                self.note(number, doubt)
         if self.header is None:
             if kind != "run":
                 raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")
@@ -284,7 +310,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     with paused(), open(name, "rb") as file:
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == GZIP_MAGIC:
-            lines = gzip_lines(file, stream_notes)
+            lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
         try:
             loader.read(lines)
         except StreamError as error:

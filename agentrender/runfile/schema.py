@@ -7,7 +7,9 @@ record the reader refuses. ``read_record`` also builds the typed value a ``step`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from agentrender._fast import BoundedMemo, frozen_factory
@@ -16,7 +18,19 @@ from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import ModelCall, loaded_call
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["BadRecord", "check_record", "read_record"]
+__all__ = [
+    "MAX_COUNT",
+    "TIMESTAMP_FIELDS",
+    "USAGE_COUNTS",
+    "BadRecord",
+    "check_record",
+    "doubts",
+    "is_count",
+    "is_milliseconds",
+    "is_timestamp",
+    "parse_timestamp",
+    "read_record",
+]
 
 
 class BadRecord(Exception):
@@ -114,6 +128,110 @@ _ERROR_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "message": _STR, "st
 _END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
 
 
+# What a timestamp is, for the loader that warns on one and the frames that read one: an
+# ISO 8601 extended-format date, or date and time (RFC 3339's date-time, with the seconds,
+# the fraction and the offset optional; no offset means UTC). Upper-case ``T`` and ``Z``
+# only, and at most 9 fraction digits: pandas, which reads them into the frames, refuses the rest.
+_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?", re.ASCII
+)
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """The time ``text`` stands for, in UTC, when it is a timestamp (``is_timestamp``); else ``None``.
+
+    No offset means UTC; fraction digits past the microsecond are dropped.
+    """
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    fraction, offset = match[7], match[8]
+    # datetime checks that the date, the time and the offset exist; it reads 6 fraction digits at most.
+    normal = text[: match.start(7)] if fraction else text[: match.start(8)] if offset else text
+    if fraction:
+        normal += fraction[:7]
+    if offset:
+        normal += "+00:00" if offset == "Z" else offset
+    try:
+        moment = datetime.fromisoformat(normal)
+        return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        return None  # no such date, or an offset that moves it out of years 1 to 9999
+
+
+def is_timestamp(text: str) -> bool:
+    """Whether ``text`` is a timestamp a run file may hold: ISO 8601 / RFC 3339, such as ``2026-01-05T09:00:16Z``.
+
+    The date and time must exist (no month 13, no hour 24, no leap second, years 1 to 9999
+    in UTC), and an offset must be under a day. The frames read exactly these
+    (``parse_timestamp``); any other text in a timestamp field is kept in its record,
+    reported by the loader and read as ``NaT``.
+    """
+    return parse_timestamp(text) is not None
+
+
+TIMESTAMP_FIELDS: dict[str, tuple[str, ...]] = {
+    "run": ("started_at",),
+    "step": ("started_at", "ended_at"),
+    "end": ("at",),
+}
+"""The fields of each record type that hold a timestamp (``is_timestamp``)."""
+
+
+MAX_COUNT = 2**53 - 1
+"""The largest index or count a run file may hold: I-JSON's (RFC 7493) largest exact integer, well inside int64."""
+
+USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+"""The token counts of a reply's ``usage`` that the frames read."""
+
+
+def is_count(value: Any) -> bool:
+    """Whether ``value`` is a count a run file may hold: an integer from 0 to ``MAX_COUNT``."""
+    return type(value) is int and 0 <= value <= MAX_COUNT
+
+
+def is_milliseconds(value: Any) -> bool:
+    """Whether ``value`` is a latency the frames read: a float, or an integer no larger than ``MAX_COUNT``."""
+    return type(value) is float or (type(value) is int and -MAX_COUNT <= value <= MAX_COUNT)
+
+
+def _shown(value: Any) -> str:
+    if type(value) is int and abs(value) >= 10**40:
+        return f"(an integer of {len(str(abs(value)))} digits)"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def doubts(record: Mapping[str, Any]) -> Iterator[str]:
+    """What a checked ``record`` holds that it keeps but the frames cannot read, one sentence each.
+
+    A timestamp field that is not a timestamp reads as ``NaT``; a token count of a reply's
+    usage that is not a count, or a latency too large for a float, reads as null.
+    """
+    kind = record["type"]
+    for name in TIMESTAMP_FIELDS.get(kind, ()):
+        value = record.get(name)
+        if value is not None and not is_timestamp(value):
+            yield (
+                f"{kind}.{name} {_shown(value)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
+                "kept in the record, read as NaT (no time) in the frames"
+            )
+    if kind != "model_call":
+        return
+    latency = record.get("latency_ms")
+    if latency is not None and not is_milliseconds(latency):
+        yield f"model_call.latency_ms {_shown(latency)} is too large; kept in the record, read as null in the frames"
+    usage = record["response"].get("usage")
+    if usage is not None:
+        for name in USAGE_COUNTS:
+            value = usage.get(name)
+            if value is not None and not is_count(value):
+                yield (
+                    f"model_call.response.usage.{name} {_shown(value)} is not a count (an integer from 0 to "
+                    "2**53 - 1); kept in the record, read as null in the frames"
+                )
+
+
 # Records of one kind nearly always have the same fields holding the same types, so a
 # shape (field names, value types) that has passed once is remembered and not checked again.
 _shapes: BoundedMemo[tuple[str, tuple[str, ...], tuple[type, ...]], tuple[str, ...]] = BoundedMemo(4096)
@@ -149,8 +267,8 @@ def _required(value: Mapping[str, Any], key: str, where: str) -> Any:
 
 def _index(value: Mapping[str, Any], key: str, where: str) -> int:
     index: int = _required(value, key, where)
-    if index < 0:
-        raise BadRecord(f"{where}.{key}", f"expected 0 or more, got {index}")
+    if not 0 <= index <= MAX_COUNT:
+        raise BadRecord(f"{where}.{key}", f"expected 0 to 2**53 - 1, got {_shown(index)}")
     return index
 
 

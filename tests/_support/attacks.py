@@ -1,0 +1,194 @@
+"""Hostile run files through every consumer, each file in a guarded child process.
+
+``survive(paths)`` runs ``python -m tests._support.attacks PATH...`` and gives one
+``Outcome`` a file: the child loads each file with ``load_run`` and the importers, and when
+it loads, shows it through the views, their HTML, the frames and every CLI command. Each
+file has ``LIMIT_SECONDS`` (an alarm in the child); its memory is the child's peak resident
+size (``resource``) above what it held after its imports. ``Outcome.problems`` says what
+went wrong: an exception other than ``RunFileError`` anywhere, a hang, memory over ``3 x file + 200 MB``, or a valid
+record of the file that is neither loaded nor named by a warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import traceback
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LIMIT_SECONDS = 10
+"""How long one file may take through every consumer."""
+
+MEMORY_FLOOR = 200 * 1024 * 1024
+"""The memory any file may take beside three times its size."""
+
+COMMANDS = (("steps",), ("check",), ("show",), ("show", "--at", "0"), ("decide",), ("context",), ("keys",))
+"""The CLI command lines every loaded file goes through, in process."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What one hostile file did: loaded (with how many warnings) or refused, and what went wrong."""
+
+    path: str
+    loaded: bool = False
+    refused: str = ""
+    warnings: tuple[str, ...] = ()
+    peak: int = 0
+    problems: tuple[str, ...] = ()
+
+
+class _Hang(BaseException):
+    """The alarm: a file took longer than LIMIT_SECONDS (a BaseException so no `except Exception` hides it)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Hang
+
+
+def _records_of(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The lines of a plain file that hold a valid record on their own, with their numbers."""
+    from agentrender.runfile import check_record
+    from agentrender.runfile.lines import decode_line
+
+    if path.read_bytes()[:2] == b"\x1f\x8b":
+        return
+    with path.open("rb") as file:
+        for number, line in enumerate(file, start=1):
+            try:
+                record = decode_line(line.decode("utf-8").lstrip("\ufeff"))
+                check_record(record)
+            except (ValueError, RecursionError):
+                continue
+            yield number, record
+
+
+def _consume(path: Path, problems: list[str]) -> tuple[bool, str, tuple[str, ...]]:
+    """Every consumer on one file; what went wrong is added to ``problems``."""
+    from agentrender import RunFileError, load_run
+    from agentrender.cli import main
+    from agentrender.frame import model_calls_frame, runs_frame, steps_frame
+    from agentrender.imports import load
+    from agentrender.views import Views
+
+    try:
+        run = load_run(path)
+    except RunFileError as error:
+        refused = str(error)
+        if not refused.startswith(f"{path}:"):
+            problems.append(f"the error does not begin with the path and line: {refused[:200]}")
+        try:
+            load(path)
+            problems.append("the importers load what load_run refuses")
+        except RunFileError:
+            pass
+        return False, refused, ()
+    warnings = tuple(str(warning) for warning in run.warnings)
+    named = {warning.line for warning in run.warnings}
+    kept = list(run.records)
+    for number, record in _records_of(path):
+        if number not in named and record not in kept:
+            problems.append(f"line {number} holds a valid record that was neither loaded nor named in a warning")
+    load(path)
+    views = Views(run)
+    for at in sorted({0, len(run.steps) // 2, len(run.steps)}):
+        views.at(at)._repr_html_()
+    run._repr_html_()
+    steps_frame(run)
+    model_calls_frame(run)
+    runs_frame([path])
+    for command in COMMANDS:
+        out, err = io.StringIO(), io.StringIO()
+        main([*command, str(path), "--width", "100"], stdout=out, stderr=err)
+    return True, "", warnings
+
+
+def exercise(path: Path) -> Outcome:
+    """One file through every consumer, in this process, under the alarm and the memory count."""
+    problems: list[str] = []
+    loaded, refused, warnings = False, "", ()
+    signal.alarm(LIMIT_SECONDS)
+    try:
+        loaded, refused, warnings = _consume(path, problems)
+    except _Hang:
+        problems.append(f"took more than {LIMIT_SECONDS} s")
+    except BaseException:  # anything at all escaping a consumer is what this looks for
+        problems.append("".join(traceback.format_exc(limit=-6)))
+    finally:
+        signal.alarm(0)
+    # The peak resident size only grows: a file is charged with the peak of every file before it too.
+    peak = _resident() - _BASELINE[0]
+    limit = 3 * path.stat().st_size + MEMORY_FLOOR
+    if peak > limit:
+        problems.append(f"took {peak / 2**20:.0f} MB of memory, over {limit / 2**20:.0f} MB")
+    return Outcome(
+        path=str(path), loaded=loaded, refused=refused, warnings=warnings, peak=peak, problems=tuple(problems)
+    )
+
+
+def _resident() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+_BASELINE = [0]
+
+
+def survive(paths: Iterable[Path], *, alone: bool = False) -> list[Outcome]:
+    """Each file through every consumer in a child process; one ``Outcome`` a file, in order.
+
+    ``alone``: a child process for each file, so each file's memory is its own.
+    """
+    paths = list(paths)
+    if alone and len(paths) > 1:
+        return [outcome for path in paths for outcome in survive([path])]
+    env = {**os.environ, "AGENTRENDER_TRACEBACK": "1"}
+    outcomes: list[Outcome] = []
+    while len(outcomes) < len(paths):
+        rest = paths[len(outcomes) :]
+        child = subprocess.run(
+            [sys.executable, "-m", "tests._support.attacks", *map(str, rest)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60 + 2 * LIMIT_SECONDS * len(rest),
+            check=False,
+        )
+        done = [Outcome(**json.loads(line)) for line in child.stdout.splitlines() if line.startswith("{")]
+        outcomes.extend(done)
+        if len(done) < len(rest):
+            # The child died on this file (a crash the alarm cannot catch): that is its outcome.
+            died = f"the process died ({child.returncode}): {child.stderr[-2000:]}"
+            outcomes.append(Outcome(path=str(rest[len(done)]), problems=(died,)))
+    return outcomes
+
+
+def problems(outcomes: Sequence[Outcome]) -> list[str]:
+    """Every problem of every outcome, each prefixed with its file's name."""
+    return [f"{Path(outcome.path).name}: {problem}" for outcome in outcomes for problem in outcome.problems]
+
+
+def _child(argv: list[str]) -> None:
+    # Import everything first so the memory count and the alarm measure the file, not the imports.
+    import agentrender.cli._commands
+    import agentrender.frame
+    import agentrender.imports  # noqa: F401
+
+    signal.signal(signal.SIGALRM, _alarm)
+    _BASELINE[0] = _resident()
+    for name in argv:
+        outcome = exercise(Path(name))
+        with contextlib.suppress(BrokenPipeError):
+            print(json.dumps({key: getattr(outcome, key) for key in Outcome.__slots__}), flush=True)
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1:])

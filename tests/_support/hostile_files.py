@@ -1,0 +1,289 @@
+"""Hostile run files, written into a folder: each generator gives the paths it wrote.
+
+The seed is a bundled sample run (real shape: a header with tools, steps recorded twice,
+model calls with replies, an end). Generators either mutate its bytes at random (seeded, so
+a failure names a file that can be made again) or plant one hostile thing in it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agentrender import samples
+
+SEED = "malformed-replies"
+"""The sample the mutations start from: small, with every record type and replies that decide oddly."""
+
+TOKENS = (
+    b"{", b"}", b"[", b"]", b'"', b",", b":", b"\\", b"\\u", b"\\ud800", b"null", b"true", b"1e999", b"NaN",
+    b"-1", b"\x00", b"\xff", b"\xc3", b"\r", b"\n", b"\r\n", b"\xef\xbb\xbf", b'"type":"step"', b'"index":',
+    b"<script>", b"$\\href{javascript:alert(1)}{x}$", b"\xe2\x80\xae",
+)  # fmt: skip
+"""What the mutations insert: JSON's punctuation, bad bytes, and pieces of the format."""
+
+
+def seed_bytes() -> bytes:
+    """The seed file's bytes."""
+    return samples.path(SEED).read_bytes()
+
+
+def seed_records() -> list[dict[str, Any]]:
+    """The seed file's records."""
+    return [json.loads(line) for line in seed_bytes().splitlines() if line.strip()]
+
+
+def write_records(path: Path, records: list[Any]) -> Path:
+    """``records`` as a run file's lines (ASCII-escaped, so any string is one line of UTF-8)."""
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    return path
+
+
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    """``data`` with one random change: a byte changed, a span cut, a token inserted or two lines swapped."""
+    how = rng.randrange(4)
+    at = rng.randrange(len(data))
+    if how == 0:
+        return data[:at] + bytes([rng.randrange(256)]) + data[at + 1 :]
+    if how == 1:
+        return data[:at] + data[at + rng.randrange(1, 200) :]
+    if how == 2:
+        return data[:at] + rng.choice(TOKENS) + data[at:]
+    lines = data.splitlines(keepends=True)
+    first, second = rng.randrange(len(lines)), rng.randrange(len(lines))
+    lines[first], lines[second] = lines[second], lines[first]
+    return b"".join(lines)
+
+
+def mutated(folder: Path, count: int, *, seed: int = 15) -> Iterator[Path]:
+    """``count`` files, each the seed with one to three random changes."""
+    rng = random.Random(seed)
+    data = seed_bytes()
+    for number in range(count):
+        changed = data
+        for _ in range(rng.randrange(1, 4)):
+            changed = mutate(changed, rng)
+        path = folder / f"mutated-{seed}-{number}.jsonl"
+        path.write_bytes(changed)
+        yield path
+
+
+# A value of every JSON type, and the edge values of the types a field is likely to hold.
+WRONG_VALUES: tuple[Any, ...] = (
+    None, True, 0, -1, 10**30, 1.5, -0.0, "", "x", "\x00\ud800\u202e<b>$x$", [], [1], {}, {"a": 1},
+)  # fmt: skip
+
+
+def _fields(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """The path of every value in a record (object keys and array positions), parents first."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield (*path, key)
+            yield from _fields(item, (*path, key))
+    elif isinstance(value, list):
+        for position, item in enumerate(value[:3]):
+            yield (*path, position)
+            yield from _fields(item, (*path, position))
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, *rest = path
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[head] = _replaced(value[head], tuple(rest), new)
+    return copy
+
+
+def wrong_types(folder: Path, *, every: int = 1) -> Iterator[Path]:
+    """For every field of every kind of record in the seed, a file with it holding each of ``WRONG_VALUES``.
+
+    With ``every`` above 1, only every ``every``-th of those files (a representative subset).
+    """
+    records = seed_records()
+    firsts: dict[str, int] = {}
+    for position, record in enumerate(records):
+        kind = (
+            record["type"]
+            + ("+decision" if record.get("decision") else "")
+            + ("+observation" if record.get("observation") else "")
+        )
+        firsts.setdefault(kind, position)
+    number = 0
+    for position in firsts.values():
+        for field in _fields(records[position]):
+            for new in WRONG_VALUES:
+                number += 1
+                if number % every:
+                    continue
+                changed = list(records)
+                changed[position] = _replaced(records[position], field, new)
+                yield write_records(folder / f"wrong-{number}.jsonl", changed)
+
+
+def planted(folder: Path) -> Iterator[Path]:
+    """One file for each hostile thing the issue names that fits in a small file."""
+    data = seed_bytes()
+    records = seed_records()
+    header, first, *rest = records
+    step = next(record for record in records if record["type"] == "step" and record.get("decision"))
+
+    def bytes_file(name: str, content: bytes) -> Path:
+        path = folder / name
+        path.write_bytes(content)
+        return path
+
+    def with_step(name: str, **fields: Any) -> Path:
+        return write_records(folder / name, [*records, {**step, **fields}])
+
+    yield bytes_file("invalid-utf8.jsonl", data.replace(b'"goal": "', b'"goal": "\xff\xfe', 1))
+    yield bytes_file("invalid-utf8-last.jsonl", data + b'{"type": "step", "index": 9, "\xff')
+    yield bytes_file("raw-nul.jsonl", data.replace(b'"goal": "', b'"goal": "\x00', 1))
+    yield bytes_file("nul-between.jsonl", data.replace(b"\n", b"\n\x00\n", 1))
+    yield with_step(
+        "escaped-nul-and-surrogates.jsonl",
+        observation={"status": "ok", "content": "\x00\ud800\udfff\ud83d", "summary": "\udc00"},
+    )
+    yield write_records(
+        folder / "surrogate-everywhere.jsonl", json.loads(json.dumps(records).replace(': "', ': "\\ud800'))
+    )
+    yield bytes_file("nan.jsonl", data.replace(b'"max_output_tokens": 4096', b'"max_output_tokens": NaN', 1))
+    yield bytes_file(
+        "infinity.jsonl", data + b'{"type": "model_call", "step": 0, "latency_ms": Infinity, "response": {}}\n'
+    )
+    yield bytes_file(
+        "overflow.jsonl", data + b'{"type": "model_call", "step": 0, "latency_ms": 1e400, "response": {}}\n'
+    )
+    yield with_step("huge-int-index.jsonl", index=10**30)
+    yield with_step("huge-int-args.jsonl", decision={**step["decision"], "args": {"n": 10**4000, "m": -(10**300)}})
+    yield bytes_file("int-past-str-digits.jsonl", data + b'{"type": "step", "index": 1' + b"0" * 5000 + b"}\n")
+    yield write_records(folder / "huge-tokens.jsonl", [{**header, "max_output_tokens": 10**30}, first, *rest])
+    yield bytes_file(
+        "huge-latency.jsonl",
+        data
+        + b'{"type": "model_call", "step": 0, "latency_ms": 1e308, '
+        + b'"response": {"content": [], "usage": {"input_tokens": '
+        + b"1" * 30
+        + b"}}}\n",
+    )
+    yield bytes_file("duplicate-keys.jsonl", data + b'{"type": "step", "index": 7, "index": 8, "type": "step"}\n')
+    yield bytes_file("crlf.jsonl", data.replace(b"\n", b"\r\n"))
+    yield bytes_file("bom.jsonl", b"\xef\xbb\xbf" + data)
+    yield bytes_file("bom-crlf-blank.jsonl", b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n\r\n"))
+    indices = [record for record in records if record["type"] == "step"]
+    yield write_records(folder / "steps-reversed.jsonl", [header, *reversed(indices)])
+    yield write_records(folder / "steps-gap.jsonl", [*records, {**step, "index": 1_000_000}])
+    yield write_records(folder / "steps-duplicate.jsonl", [header, *indices, *indices])
+    yield with_step("step-negative.jsonl", index=-1)
+    yield write_records(
+        folder / "model-call-negative.jsonl",
+        [*records, {"type": "model_call", "step": -3, "response": {"content": []}}],
+    )
+    yield write_records(
+        folder / "model-call-far.jsonl", [*records, {"type": "model_call", "step": 10**9, "response": {"content": []}}]
+    )
+    deep = 970  # just under what the decoder takes, so the record loads and the consumers get it
+    yield bytes_file(
+        "deep-args.jsonl",
+        data
+        + b'{"type": "step", "index": 9, "decision": {"kind": "tool_call", "tool": "t", "args": {"a": '
+        + b"[" * deep
+        + b"]" * deep
+        + b"}}}\n",
+    )
+    yield bytes_file(
+        "deep-100000.jsonl",
+        data
+        + b'{"type": "step", "index": 9, "decision": {"kind": "tool_call", "args": '
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}}\n",
+    )
+    yield bytes_file("deep-unclosed.jsonl", data + b"[" * 100_000 + b"\n")
+    yield with_step("bad-timestamps.jsonl", started_at="2026-01{-05T09:00:16Z", ended_at="not a time")
+    yield write_records(folder / "bad-end-time.jsonl", [*records[:-1], {**records[-1], "at": "2026-99-99"}])
+    yield bytes_file("only-header.jsonl", data.splitlines(keepends=True)[0])
+    yield bytes_file("empty.jsonl", b"")
+    yield bytes_file("blank.jsonl", b"\n\r\n \n")
+    yield bytes_file("not-json.jsonl", b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    yield bytes_file("vertical-tab.jsonl", data.replace(b"\n", b"\x0b\n", 1))
+    yield bytes_file("line-separator.jsonl", data.replace(b'"goal": "', '"goal": "\u2028\u2029'.encode(), 1))
+
+
+def big(folder: Path) -> Iterator[Path]:
+    """The heavy ones: a 10 MB single line (a result, an argument, a reason), and gzip bombs."""
+    records = seed_records()
+    step = next(record for record in records if record["type"] == "step" and record.get("decision"))
+    ten = 10 * 1024 * 1024
+    yield write_records(
+        folder / "long-result.jsonl",
+        [
+            *records,
+            {
+                **step,
+                "index": 20,
+                "observation": {"status": "ok", "content": "x\n" * (ten // 2), "summary": "y" * 1000},
+            },
+        ],
+    )
+    yield write_records(
+        folder / "long-reason.jsonl",
+        [*records, {**step, "index": 20, "decision": {**step["decision"], "reason": "\u202e<" * (ten // 4)}}],
+    )
+    yield write_records(
+        folder / "long-args.jsonl",
+        [*records, {**step, "index": 20, "decision": {**step["decision"], "args": {"k": "$" * ten}}}],
+    )
+    yield write_records(
+        folder / "many-keys.jsonl",
+        [
+            *records,
+            {**step, "index": 20, "decision": {**step["decision"], "args": {str(i): i for i in range(ten // 16)}}},
+        ],
+    )
+    path = folder / "long-junk.jsonl"
+    path.write_bytes(seed_bytes() + b"x" * ten + b"\n")
+    yield path
+
+
+def gzip_cuts(folder: Path, *, every: int = 1) -> Iterator[Path]:
+    """The seed, gzip-compressed, cut at every offset (or every ``every``-th)."""
+    packed = gzip.compress(seed_bytes())
+    for cut in range(0, len(packed), every):
+        path = folder / f"cut-{cut}.jsonl.gz"
+        path.write_bytes(packed[:cut])
+        yield path
+
+
+def gzip_bomb(path: Path, inflated: int, *, line: bytes = b"") -> Path:
+    """A gzip file of the seed followed by about ``inflated`` bytes of ``line`` repeated (zeros when empty).
+
+    The repeats are one 16 MiB member written again and again (a stream may hold several),
+    so a file that inflates to gigabytes is made in a second.
+    """
+    size = 16 << 20
+    block = line * (size // len(line)) if line else bytes(size)
+    member = gzip.compress(block, compresslevel=9)
+    with path.open("wb") as file:
+        file.write(gzip.compress(seed_bytes()))
+        for _ in range(inflated // len(block)):
+            file.write(member)
+    return path
+
+
+def gzip_bombs(folder: Path, inflated: int = 4 << 30) -> Iterator[Path]:
+    """Gzip files of a few MB inflating to ``inflated`` bytes: zeros, newlines, blanks, records, tiny records."""
+    yield gzip_bomb(folder / "bomb-zeros.jsonl.gz", inflated)
+    yield gzip_bomb(folder / "bomb-newlines.jsonl.gz", inflated, line=b"\n")
+    yield gzip_bomb(folder / "bomb-blanks.jsonl.gz", inflated, line=b" \r\n")
+
+
+def record_bombs(folder: Path, inflated: int = 4 << 30) -> Iterator[Path]:
+    """Gzip files of a few MB inflating to ``inflated`` bytes of valid records: the seed's steps, tiny records."""
+    step = next(line for line in seed_bytes().splitlines(keepends=True) if b'"type": "step"' in line)
+    yield gzip_bomb(folder / "bomb-steps.jsonl.gz", inflated, line=step)
+    yield gzip_bomb(folder / "bomb-tiny.jsonl.gz", inflated, line=b'{"type":"x"}\n')

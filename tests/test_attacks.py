@@ -1,0 +1,290 @@
+"""Everything in a run is untrusted: hostile files through the loader, the importers, views, HTML, frames and the CLI.
+
+Each hostile file goes through every consumer in a child process (``tests._support.attacks``):
+only ``RunFileError`` or a documented warning may come out, within 10 s and within three
+times the file's size plus 200 MB of memory, and no valid record may vanish unnamed. The
+everyday loop runs a representative subset; the heavy and exhaustive cases are slow.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentrender import RunFileError, load_run, samples
+from agentrender.cli import main
+from agentrender.frame import runs_frame, steps_frame
+from agentrender.runfile import is_timestamp
+from tests._support import hostile_files
+from tests._support.attacks import problems, survive
+
+BAD_TIME = "2026-01{-05T09:00:16Z"
+
+
+def _timed_run(folder: Path, *, step: str = BAD_TIME, header: str = "2026-01-05T09:00:00Z", end: str = "") -> Path:
+    records = hostile_files.seed_records()
+    records[0] = {**records[0], "started_at": header}
+    # every record of step 0 (a step is recorded when decided and again when answered)
+    records = [
+        {**record, "started_at": step} if record["type"] == "step" and record["index"] == 0 else record
+        for record in records
+    ]
+    if end:
+        records[-1] = {**records[-1], "at": end}
+    return hostile_files.write_records(folder / "times.jsonl", records)
+
+
+# ---------------------------------------------------------------------------- timestamps
+
+
+def test_a_malformed_timestamp_loads_with_a_warning_naming_its_line_and_field(tmp_path: Path) -> None:
+    """A started_at that is not ISO 8601 is kept in its record; a warning names the line, the field and the value."""
+    run = load_run(_timed_run(tmp_path))
+    line = next(number for number, record in enumerate(run.records, start=1) if record.get("started_at") == BAD_TIME)
+    [warning] = [warning for warning in run.warnings if "step.started_at" in warning.text]
+    assert warning.line == line and warning.count >= 1
+    assert BAD_TIME in warning.text and "NaT" in warning.text
+    assert not warning.lost
+
+
+def test_the_frames_read_a_malformed_timestamp_as_nat(tmp_path: Path) -> None:
+    """steps_frame and runs_frame read a timestamp the loader warned about as NaT, and the valid ones as times."""
+    path = _timed_run(tmp_path, header="2026-13-01T00:00:00Z", end="yesterday")
+    frame = steps_frame(load_run(path))
+    assert frame["started_at"].isna().tolist()[0]
+    assert frame["started_at"].notna().sum() == len(frame) - 1
+    runs = runs_frame([path])
+    assert runs["started_at"].isna().all() and runs["ended_at"].isna().all()
+
+
+def test_the_steps_command_shows_a_run_with_a_malformed_timestamp(tmp_path: Path) -> None:
+    """agentrender steps prints the table of a run with a malformed timestamp, not an internal error."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["steps", str(_timed_run(tmp_path)), "--width", "120"], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    assert "internal error" not in err.getvalue()
+    assert "tool_call" in out.getvalue()
+
+
+def test_check_lists_a_malformed_timestamp_as_a_load_warning(tmp_path: Path) -> None:
+    """agentrender check --json reports the malformed timestamp as a load-warning on its line."""
+    path = _timed_run(tmp_path)
+    line = 1 + next(n for n, text in enumerate(path.read_text().splitlines()) if BAD_TIME in text)
+    out = io.StringIO()
+    main(["check", str(path), "--json"], stdout=out, stderr=io.StringIO())
+    findings = [finding for report in json.loads(out.getvalue()) for finding in report["findings"]]
+    [finding] = [finding for finding in findings if BAD_TIME in finding["message"]]
+    assert (finding["code"], finding["severity"], finding["line"]) == ("load-warning", "warning", line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-01-05T09:00:16Z",
+        "2026-01-05T09:00:16.123456789+05:30",
+        "2026-01-05T09:00",
+        "2026-01-05",
+        "0001-01-01T00:00:00-23:59",
+    ],
+)
+def test_iso_8601_timestamps_are_timestamps(text: str) -> None:
+    """RFC 3339 date-times, and the ISO 8601 forms with fewer parts, are timestamps."""
+    assert is_timestamp(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [BAD_TIME, "2026-13-01T00:00:00Z", "2026-02-30", "2026-01-05T24:00:00Z", "2026-01-05T23:59:60Z",
+     "2026-01-05t09:00:16z", "2026-01-05T09:00:16+24:00", "0000-01-01", "2026-01-05T09:00:16.1234567890Z",
+     "\uff12\uff10\uff12\uff16-01-05", "", "2026-01-05T09:00:16Z\n"],
+)  # fmt: skip
+def test_what_is_not_a_timestamp(text: str) -> None:
+    """Impossible dates and times, lower-case separators, 10 fraction digits, non-ASCII digits are not timestamps."""
+    assert not is_timestamp(text)
+
+
+def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> None:
+    """Of many near-timestamps, steps_frame reads a time from each that is_timestamp accepts, NaT from the others."""
+    rng = random.Random(3339)
+    base = "2026-01-05T09:00:16.123456789+05:30"
+    candidates = ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2300-01-01T00:00:00Z"]
+    while len(candidates) < 400:
+        text = list(base[: rng.randrange(8, len(base) + 1)])
+        for _ in range(rng.randrange(3)):
+            text[rng.randrange(len(text))] = rng.choice("0123456789-:T.Z+ ")
+        candidates.append("".join(text))
+    header, *_ = hostile_files.seed_records()
+    steps = [{"type": "step", "index": n, "started_at": text} for n, text in enumerate(candidates)]
+    frame = steps_frame(load_run(hostile_files.write_records(tmp_path / "times.jsonl", [header, *steps])))
+    read = frame["started_at"].notna().tolist()
+    assert read == [is_timestamp(text) for text in candidates]
+    assert 50 < sum(read) < len(read) - 50
+    assert str(frame["started_at"][0]) == "9999-12-31 23:59:59+00:00"
+
+
+# ---------------------------------------------------------------------------- the fuzz
+
+
+def _assert_survived(paths: list[Path], *, alone: bool = False) -> None:
+    found = problems(survive(paths, alone=alone))
+    assert not found, "\n\n".join(found[:5])
+
+
+@pytest.mark.slow  # each file runs in a child process: seconds in all
+def test_planted_hostile_files_survive_every_consumer(tmp_path: Path) -> None:
+    """Bad UTF-8, NUL, lone surrogates, NaN, huge ints, duplicate keys, CRLF, BOM, deep nesting, odd indices."""
+    _assert_survived(list(hostile_files.planted(tmp_path)))
+
+
+@pytest.mark.slow  # each file runs in a child process: seconds in all
+def test_a_sample_of_randomly_mutated_files_survives_every_consumer(tmp_path: Path) -> None:
+    """Forty files of the seed with bytes changed, spans cut, tokens inserted or lines swapped are refused or shown."""
+    _assert_survived(list(hostile_files.mutated(tmp_path, 40)))
+
+
+@pytest.mark.slow  # each file runs in a child process: seconds in all
+def test_a_sample_of_wrong_types_survives_every_consumer(tmp_path: Path) -> None:
+    """A sample of fields of every record holding a value of every JSON type is refused or shown."""
+    _assert_survived(list(hostile_files.wrong_types(tmp_path, every=23)))
+
+
+@pytest.mark.slow  # each file runs in a child process: seconds in all
+def test_a_gzip_file_cut_at_a_sample_of_offsets_survives_every_consumer(tmp_path: Path) -> None:
+    """The seed compressed and cut at every 97th byte is read up to the cut with a warning, or refused."""
+    _assert_survived(list(hostile_files.gzip_cuts(tmp_path, every=97)))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    reason="found, not yet fixed: a header with neither opening nor goal loads, then Views(run) raises ValueError "
+    "(mutated-1500-676: the loader should warn, or the views open with an empty opening)",
+    strict=True,
+)
+def test_many_randomly_mutated_files_survive_every_consumer(tmp_path: Path) -> None:
+    """1,000 mutated files of the seed are refused or shown, within the time and memory bounds."""
+    _assert_survived(list(hostile_files.mutated(tmp_path, 1000, seed=1500)))
+
+
+@pytest.mark.slow
+def test_every_field_of_every_record_holding_every_type_survives_every_consumer(tmp_path: Path) -> None:
+    """Every field of every kind of record holding a value of every JSON type is refused or shown."""
+    _assert_survived(list(hostile_files.wrong_types(tmp_path)))
+
+
+@pytest.mark.slow
+def test_a_gzip_file_cut_at_every_offset_survives_every_consumer(tmp_path: Path) -> None:
+    """The seed compressed and cut at every byte is read up to the cut with a warning, or refused."""
+    _assert_survived(list(hostile_files.gzip_cuts(tmp_path)))
+
+
+@pytest.mark.slow
+def test_ten_megabyte_lines_survive_every_consumer(tmp_path: Path) -> None:
+    """10 MB single lines (a result, a reason, arguments, many keys, junk) are shown or refused within the bounds."""
+    _assert_survived([path for path in hostile_files.big(tmp_path) if path.name != "many-keys.jsonl"], alone=True)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(reason="known: a 10 MB line of 650,000 keys takes about 236 MB, just over 3x + 200 MB", strict=False)
+def test_a_ten_megabyte_line_of_many_keys_stays_within_the_memory_bound(tmp_path: Path) -> None:
+    """An argument object of 650,000 keys on one 10 MB line is shown within 3x its size plus 200 MB."""
+    _assert_survived([path for path in hostile_files.big(tmp_path) if path.name == "many-keys.jsonl"])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    reason="known: a gzip bomb of valid records loads up to 8 MiB + 100x its size of records, which takes more "
+    "than 10 s and 3x + 200 MB (the inflate limit bounds bytes, not records)",
+    strict=True,
+)
+def test_gzip_bombs_of_valid_records_are_refused_within_the_bounds(tmp_path: Path) -> None:
+    """Small gzip files inflating to 4 GB of valid records are refused in time and memory bounds."""
+    _assert_survived(list(hostile_files.record_bombs(tmp_path)), alone=True)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    reason="known, not yet fixed: a bomb of zeros (one endless line) is refused only at the inflate limit, "
+    "8 MiB + 100x its compressed size, so it takes more memory than the bound; bombs of newlines or "
+    "blank lines take more than 10 s",
+    strict=False,
+)
+def test_gzip_bombs_are_refused_early_within_the_bounds(tmp_path: Path) -> None:
+    """Small gzip files inflating to 4 GB are refused once past 8 MiB + 100x their size, in time and memory bounds."""
+    bombs = list(hostile_files.gzip_bombs(tmp_path))
+    outcomes = survive(bombs, alone=True)
+    assert not problems(outcomes), "\n\n".join(problems(outcomes)[:5])
+    for bomb, outcome in zip(bombs, outcomes, strict=True):
+        assert bomb.stat().st_size < 20 << 20
+        assert not outcome.loaded and "refused as a gzip bomb" in outcome.refused, outcome.refused
+
+
+def test_a_small_gzip_bomb_is_refused_and_a_real_compressed_run_is_not(tmp_path: Path) -> None:
+    """A .jsonl.gz past 8 MiB + 100 times its size is a RunFileError naming the policy; the samples, gzipped, load."""
+    bomb = hostile_files.gzip_bomb(tmp_path / "bomb.jsonl.gz", 256 << 20, line=b"\n")
+    with pytest.raises(RunFileError, match="refused as a gzip bomb"):
+        load_run(bomb)
+    for name in samples.names():
+        packed = tmp_path / f"{name}.jsonl.gz"
+        packed.write_bytes(gzip.compress(samples.path(name).read_bytes()))
+        assert load_run(packed).records == load_run(samples.path(name)).records
+
+
+def test_blank_lines_in_a_gzip_stream_are_counted_as_lines(tmp_path: Path) -> None:
+    """Runs of blank lines in a .jsonl.gz (read as one) still count: an error names the right line."""
+    data = hostile_files.seed_bytes() + b"\n \r\n\t\n" * 1000 + b"{oops}\n"
+    path = tmp_path / "blanks.jsonl.gz"
+    path.write_bytes(gzip.compress(data))
+    last = data.count(b"\n")
+    with pytest.raises(RunFileError, match=rf":{last}: not JSON"):
+        load_run(path)
+
+
+# ---------------------------------------------------------------------------- a writer killed
+
+_WRITER = """
+import sys
+from agentrender import Decision, Observation, RunWriter, Step
+
+with RunWriter(sys.argv[1]) as writer:
+    writer.header(run_id="killed", goal="g")
+    print("ready", flush=True)
+    for index in range(1_000_000):
+        decision = Decision(kind="tool_call", tool="t", args={"n": index}, reason="r" * (index % 3000))
+        observation = Observation(content=" ".join(map(str, range(index % 900))), summary="s")
+        step = Step(index=index, decision=decision, observation=observation)
+        writer.step(step, started_at="2026-01-05T09:00:00Z")
+        print(index, flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_writer_killed_at_random_moments_loses_at_most_the_record_in_flight(tmp_path: Path) -> None:
+    """50 times, a RunWriter killed by SIGKILL at a random moment leaves a file where every acknowledged step loads."""
+    rng = random.Random(9)
+    for trial in range(50):
+        path = tmp_path / f"killed-{trial}.jsonl{'.gz' if trial % 2 else ''}"
+        with subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True, env=os.environ.copy()
+        ) as child:
+            assert child.stdout is not None
+            assert child.stdout.readline() == "ready\n"
+            time.sleep(rng.uniform(0, 0.2))
+            os.kill(child.pid, signal.SIGKILL)
+            acknowledged = [int(line) for line in child.stdout.read().split()]
+        run = load_run(path)
+        loaded = {step.index for step in run.steps}
+        assert set(acknowledged) <= loaded, f"trial {trial}: acknowledged steps missing"
+        # at most the one record in flight is lost, and then a warning says so
+        assert len(loaded) <= len(acknowledged) + 1
+        if any(warning.lost for warning in run.warnings):
+            assert len(run.warnings) == 1
