@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from agentrender import RunFileError, render
 from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
 from agentrender.runfile import Run
+from tests._support.examples import examples
+from tests._support.fuzz import JSON_VALUES, paths
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "claude-code"
 GOLDEN = Path(__file__).parent / "golden"
@@ -342,40 +344,22 @@ def test_a_result_of_a_tool_use_the_thread_answers_again_stays_on_its_abandoned_
     assert [w.text for w in run.warnings if "branches the conversation left" in w.text and "lines 3)" in w.text]
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=6,
-)
-
-
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.extend(_paths(item, (*prefix, index)))
-    return out
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_fuzzed_transcripts_raise_only_run_file_error(tmp_path_factory, data):
     """A fixture with a field replaced, removed or the file cut anywhere either reads or raises ``RunFileError``."""
     records = lines_of(TRANSCRIPT)
     for _ in range(data.draw(st.integers(1, 3))):
         line = data.draw(st.integers(0, len(records) - 1))
-        paths = _paths(records[line])
-        target_path = data.draw(st.sampled_from(paths))
+        places = paths(records[line])
+        target_path = data.draw(st.sampled_from(places))
         parent: Any = records[line]
         for key in target_path[:-1]:
             parent = parent[key]
         if data.draw(st.booleans()) and isinstance(parent, dict):
             del parent[target_path[-1]]
         else:
-            parent[target_path[-1]] = data.draw(JSON)
+            parent[target_path[-1]] = data.draw(JSON_VALUES)
     text = "".join(json.dumps(r) + "\n" for r in records)
     text = text[: data.draw(st.integers(len(text) // 2, len(text)))]
     path = tmp_path_factory.mktemp("fuzz") / "s.jsonl"

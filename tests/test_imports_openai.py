@@ -14,6 +14,8 @@ from agentrender.imports.anthropic import looks_like_anthropic
 from agentrender.imports.claude_code import looks_like_claude_code
 from agentrender.imports.openai import looks_like_openai
 from agentrender.runfile import Run
+from tests._support.examples import examples
+from tests._support.fuzz import JSON_VALUES, paths
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
 CHAT = FIXTURES / "chat.json"
@@ -307,38 +309,20 @@ def test_load_detects_openai_chats_and_trajectories_and_leaves_anthropic_ones(tm
     assert rendered(load(anthropic)) == rendered(from_anthropic(anthropic))
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=6,
-)
-
-
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.extend(_paths(item, (*prefix, index)))
-    return out
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), fixture=st.sampled_from([CHAT, TRAJ]))
 def test_fuzzed_chats_raise_only_run_file_error(tmp_path_factory, data, fixture):
     """A fixture with a field replaced or removed either imports and renders, or raises ``RunFileError``."""
     chat = json.loads(fixture.read_text(encoding="utf-8"))
     for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(_paths(chat)))
+        path = data.draw(st.sampled_from(paths(chat)))
         parent: Any = chat
         for key in path[:-1]:
             parent = parent[key]
         if data.draw(st.booleans()) and isinstance(parent, dict):
             del parent[path[-1]]
         else:
-            parent[path[-1]] = data.draw(JSON)
+            parent[path[-1]] = data.draw(JSON_VALUES)
     file = tmp_path_factory.mktemp("fuzz") / fixture.name
     file.write_text(json.dumps(chat), encoding="utf-8")
     try:
