@@ -11,9 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-import duckdb
 import pandas as pd
-import polars as pl
 import pytest
 
 from agentrender import samples
@@ -326,6 +324,9 @@ def _failing_tools_pandas(out: Path) -> pd.DataFrame:
 @pytest.mark.slow
 def test_duckdb_and_polars_find_the_tool_that_fails_most_as_pandas_does(sweep: Path) -> None:
     """Which tool fails most after step 20: DuckDB's SQL and Polars' lazy query give pandas' table."""
+    import duckdb  # imported where used: slow to import, and only these tests need it
+    import polars as pl
+
     expected = _failing_tools_pandas(sweep)
     by_duckdb = duckdb.sql(
         f"""
@@ -354,6 +355,9 @@ def test_duckdb_and_polars_find_the_tool_that_fails_most_as_pandas_does(sweep: P
 @pytest.mark.slow
 def test_duckdb_and_polars_sum_the_bytes_the_window_saved_per_model_as_pandas_does(sweep: Path) -> None:
     """Bytes the window hid, per model (steps joined to their run): DuckDB and Polars agree with pandas."""
+    import duckdb  # imported where used: slow to import, and only these tests need it
+    import polars as pl
+
     steps, runs = pd.read_parquet(sweep / "steps"), pd.read_parquet(sweep / "runs")
     joined = steps.merge(runs[["path", "model"]], on="path")
     expected = (
