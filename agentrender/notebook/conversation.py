@@ -118,7 +118,7 @@ class ConversationView(Widget):
         self.recent_results.disabled = self.result_bytes.disabled = imported and self.as_sent.value
         if imported and self.as_sent.value:
             if self._sent_views is None:
-                self._sent_views = self._views_with(run.options() if run is not None else self._first.options)
+                self._sent_views = self._first.under(run.options() if run is not None else self._first.options)
             return self._sent_views
         result_bytes = self.result_bytes.value
         base = self._by_result_bytes.get(result_bytes)
@@ -126,7 +126,7 @@ class ConversationView(Widget):
             if imported and run is not None:
                 # the run's own options give the window and cap to its recorded turns (Run.options)
                 options = run.options(recent_results=self.recent_results.value, result_bytes=result_bytes)
-                base = self._views_with(options)
+                base = self._first.under(options)
             else:
                 base = self.views.with_options(result_bytes=result_bytes)
             self._by_result_bytes[result_bytes] = base
@@ -134,18 +134,6 @@ class ConversationView(Widget):
             # a new window reuses the per-step renders of the same result_bytes
             return base.with_options(recent_results=self.recent_results.value)
         return base
-
-    def _views_with(self, options: Options) -> Views:
-        """The views of the same run under ``options``, hashing the replay key as the first views did."""
-        first = self._first
-        return Views(
-            first.source,
-            options,
-            system=first.system,
-            tools=first.request_tools,
-            model=first.model,
-            max_output_tokens=first.max_output_tokens,
-        )
 
     def _refresh(self, _change: Any = None) -> None:
         self.views = self._current_views()

@@ -94,7 +94,11 @@ class Views:
     def with_options(self, **changes: Any) -> Views:
         """The same run under ``Options`` with ``changes``; a change of ``recent_results`` alone
         reuses every per-step render."""
-        options = _replace_options(self.options, **changes)
+        return self.under(_replace_options(self.options, **changes))
+
+    def under(self, options: Options) -> Views:
+        """The same run under ``options``, its replay keys hashed with the same request settings; options
+        that differ from these in ``recent_results`` alone reuse every per-step render."""
         same = all(
             getattr(options, f.name) is getattr(self.options, f.name)
             for f in fields(Options)
