@@ -5,17 +5,25 @@ collected by pytest-markdown-docs' own collector. Its ``--markdown-docs`` flag w
 same, but would also import every test module to search its docstrings for code; the docs
 are only these Markdown files, so they alone are handed to it. A block that is shown but not
 meant to run is fenced as ``python notest``.
+
+The everyday loop (``-m "not slow"``) does not import the files whose tests are all slow, and
+its property tests try a tenth of their examples: it loads hypothesis' ``dev`` profile unless
+``--hypothesis-profile`` names one (see ``tests/_support/examples.py``). The full suite tries
+them all.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing.util
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from pytest_markdown_docs.plugin import MarkdownTextFile
 
 ROOT = Path(__file__).resolve().parent
@@ -38,19 +46,45 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return collector
 
 
+_SDK_IMPORT = re.compile(r"^(import|from) anthropic\b", re.MULTILINE)
+_SLOW_MODULE = re.compile(rb"^pytestmark = .*\bpytest\.mark\.(slow|browser)\b", re.MULTILINE)
+
+
+@functools.cache
+def slow_file(path: Path) -> bool:
+    """True for a file all of whose tests are ``slow``: a notebook, a test of a benchmark script, the tests that
+    load Inspect AI (seconds of imports), and a module that marks itself ``slow`` or ``browser``."""
+    if path.suffix == ".ipynb":
+        return True
+    if path.suffix != ".py" or not path.name.startswith("test_"):
+        return False
+    return "bench" in path.stem or path.stem == "test_imports_inspect" or bool(_SLOW_MODULE.search(path.read_bytes()))
+
+
+def everyday(config: pytest.Config) -> bool:
+    """True when the run leaves the slow tests out (``-m "not slow"``, the everyday loop)."""
+    return "not slow" in (config.option.markexpr or "")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The everyday loop does not even import a file whose tests are all slow: their imports (the SDK, pyarrow,
+    Inspect AI, notebooks) are seconds of its time."""
+    if everyday(config) and collection_path.is_file() and slow_file(collection_path):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every notebook cell, every browser test, every docs block over the 1,000-run sweep, every test of a
-    benchmark script, every test that builds the docs site and every test that loads Inspect AI (seconds of
-    imports) is ``slow``."""
+    """Every test of a slow file (``slow_file``), every browser test, every docs block over the 1,000-run sweep
+    or with the Anthropic SDK (a second of imports) and every test that builds the docs site is ``slow``."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         if (
-            item.path.suffix == ".ipynb"
+            slow_file(item.path)
             or item.get_closest_marker("browser")
             or "evaluation_sweep" in fixtures
             or "site" in fixtures
-            or "bench" in item.path.stem
-            or item.path.stem == "test_imports_inspect"
+            or _SDK_IMPORT.search(getattr(item, "code", ""))
         ):
             item.add_marker(pytest.mark.slow)
 
@@ -58,10 +92,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 _TEMPORARY = pytest.StashKey[tuple[str, "str | None", "str | None"]]()
 
 
+settings.register_profile("dev", max_examples=10)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """What the tests, the docs' examples and the processes they start make with ``tempfile`` goes in one
-    folder of this run, removed when the run ends; pytest's own ``tmp_path`` folders stay where pytest keeps
-    (and prunes) them."""
+    """The everyday loop's hypothesis profile (see the module's docstring). What the tests, the docs' examples
+    and the processes they start make with ``tempfile`` goes in one folder of this run, removed when the run
+    ends; pytest's own ``tmp_path`` folders stay where pytest keeps (and prunes) them."""
+    if everyday(config) and config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile("dev")
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
     # multiprocessing makes its own folder once and removes it at exit, after this run's is gone:
     # made now, it is in the system's temporary folder, where its own cleanup finds it.

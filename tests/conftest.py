@@ -1,8 +1,7 @@
 """Shared pytest configuration: golden files, compared exactly and rewritten only on request; bench modules.
 
-Property tests try a tenth of their examples in the everyday loop (``-m "not slow"``): it
-loads hypothesis' ``dev`` profile unless ``--hypothesis-profile`` names one (see
-``tests/_support/examples.py``). The full suite tries them all.
+What the everyday loop leaves out, and the examples its property tests try, are settled in the
+checkout's own ``conftest.py``.
 """
 
 import importlib
@@ -12,19 +11,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from hypothesis import settings
 
 GOLDEN = Path(__file__).parent / "golden"
 BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-settings.register_profile("dev", max_examples=10)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    everyday = "not slow" in (config.option.markexpr or "")
-    if everyday and config.getoption("hypothesis_profile", None) is None:
-        settings.load_profile("dev")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,7 +1,7 @@
 """How many examples a property test tries: its own count, scaled by the hypothesis profile in use.
 
 Hypothesis' default profile tries 100 examples, and a test's own count stands as it is. The
-``dev`` profile (tests/conftest.py), which the everyday loop ``-m "not slow"`` loads, tries
+``dev`` profile (the checkout's conftest.py), which the everyday loop ``-m "not slow"`` loads, tries
 10: each property test then tries a tenth of its count (at least 10), so the loop stays fast
 while the full suite tries them all.
 """
