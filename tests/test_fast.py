@@ -32,7 +32,9 @@ def _collector_on() -> Iterator[None]:
     was = gc.isenabled()
     gc.enable()
     yield
-    if not was:
+    if was:
+        gc.enable()
+    else:
         gc.disable()
 
 
