@@ -40,6 +40,7 @@ from agentrender.views.facts import (
     MessageFact,
     SizeSeries,
     StepFact,
+    VIEW_TERMS,
     steps_summary,
 )
 from agentrender.views.sizes import approx_tokens, message_bytes
@@ -58,6 +59,7 @@ __all__ = [
     "MessageFact",
     "SizeSeries",
     "StepFact",
+    "VIEW_TERMS",
     "View",
     "Views",
     "approx_tokens",
