@@ -25,6 +25,8 @@ import os
 import sys
 from typing import IO
 
+from agentrender.views import VIEW_TERMS
+
 __all__ = ["build_parser", "main"]
 
 _DESCRIPTION = """\
@@ -51,8 +53,6 @@ def _terms(names: tuple[str, ...]) -> str:
     """The help's list of the words a command's output sizes a view with, as ``views.VIEW_TERMS`` explains them."""
     if not names:
         return ""
-    from agentrender.views import VIEW_TERMS
-
     width = max(map(len, names)) + 2
     lines = [f"  {name:<{width}}{VIEW_TERMS[name]}" for name in names]
     return "the terms of the output:\n" + "\n".join(lines) + "\n\n"
