@@ -5,9 +5,10 @@
 
 A script is JSON: the run's goal, opening, system prompt, model and limits, the files of
 its scratch folder, the tools that write no summary (``unsummarised``, names of
-``scratch_tools``; a sample shows ``(no summary)`` by them), the model's replies (Anthropic ``Message`` objects, in order; ``id``,
-``type``, ``role``, ``model`` and ``stop_sequence`` are filled in when left out; raw argument
-bytes are written as a run file holds them, in a tool use's ``input_base64``), and where
+``scratch_tools``; a sample shows ``(no summary)`` by them), the model's replies (Anthropic
+``Message`` objects, in order; ``id``, ``type``, ``role``, ``model`` and ``stop_sequence``
+are filled in when left out; raw argument bytes are written as a run file holds them, in a
+tool use's ``input_base64``), and where
 the process is killed (``kill``: ``{"reply": N}`` dies waiting for reply N, ``{"tool": name,
 "call": N}`` dies while the N-th call of that tool runs; the run is then resumed by a
 new driver appending to the same file). Time comes from a fake clock, so every recording

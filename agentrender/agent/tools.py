@@ -76,7 +76,8 @@ def scratch_tools(root: Path, *, check: str = "check.py", unsummarised: Collecti
         if not path.is_dir():
             return _missing(relative)
         names = sorted(child.name + ("/" if child.is_dir() else "") for child in path.iterdir())
-        return Observation(content="\n".join(names), summary=f"listed {relative} ({plural(len(names), 'entry', 'entries')})")
+        entries = plural(len(names), "entry", "entries")
+        return Observation(content="\n".join(names), summary=f"listed {relative} ({entries})")
 
     def search(args: dict[str, Any]) -> Observation:
         pattern, relative = args["pattern"], args.get("path", ".")

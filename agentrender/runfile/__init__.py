@@ -13,9 +13,10 @@ Decisions this package makes where the format leaves room:
   append-only log may be resumed after a stop, and refusing it would hide the whole run.
   ``Run.end`` is the last ``end`` record.
 - Invalid UTF-8 is an error (a cut-short last line excepted). Binary data before the header
-  (invalid UTF-8, NUL or other control bytes) is ``not a run file: binary data ... at byte N``. A lone surrogate written as a
-  JSON escape (``"\\ud800"``) is valid JSON and is loaded as it is; the writer escapes
-  such strings again, so the round trip is lossless and the file stays valid UTF-8.
+  (invalid UTF-8, NUL or other control bytes) is ``not a run file: binary data ... at byte N``.
+  A lone surrogate written as a JSON escape (``"\\ud800"``) is valid JSON and is loaded as
+  it is; the writer escapes such strings again, so the round trip is lossless and the file
+  stays valid UTF-8.
 - ``NaN``, ``Infinity`` and numbers that overflow to infinity are not JSON (RFC 8259): an error.
 - Blank lines hold no record and are skipped.
 - A timestamp field (``started_at``, ``ended_at``, ``at``) that is not ISO 8601 / RFC 3339

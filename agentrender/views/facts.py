@@ -20,12 +20,12 @@ __all__ = [
     "BLOCK_KINDS",
     "BLOCK_LABELS",
     "RESULT_KINDS",
+    "VIEW_TERMS",
     "BlockFact",
     "Change",
     "MessageFact",
     "SizeSeries",
     "StepFact",
-    "VIEW_TERMS",
     "steps_summary",
 ]
 
