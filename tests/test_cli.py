@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,7 +17,7 @@ import pytest
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render, samples, write_run
 from agentrender.cli import build_parser, main
 from agentrender.runfile import ModelCall, Run
-from agentrender.views import Views, explain_decide
+from agentrender.views import VIEW_TERMS, Views, explain_decide
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = "100"
@@ -169,6 +170,60 @@ def test_show_steps_elides_earlier_steps_with_a_count() -> None:
     out = terminal("show", "fix-failing-test", "--steps", "2")
     assert "6 earlier steps (12 messages) not printed here" in out
     assert "step 5 · run_check" not in out and "step 6 · search" in out
+
+
+def test_show_ends_with_the_views_facts_and_a_line_explaining_their_terms() -> None:
+    """show prints the view's facts last (where, size, window, replay key, change), after every turn, with one
+    legend line giving each term's meaning from views.VIEW_TERMS; the header before the turns is the run's."""
+    view = Views(samples.load("fix-failing-test")).at(None)
+    out = terminal("show", "fix-failing-test")
+    head, tail = out.split("step 7 · finish", 1)
+    last = [line.rstrip() for line in tail.rstrip("\n").splitlines()]
+    start = next(n for n, line in enumerate(last) if line.startswith("the view after the last step"))
+    summary = last[start:]
+    assert len(summary) <= 12
+    flat = " ".join(" ".join(summary).split())
+    assert f"size 17 messages · {view.bytes:,} bytes · ~{view.tokens:,} tokens" in flat
+    assert "window the last 6 of 8 results in full" in flat and view.replay_key in flat
+    assert f"change {view.change.describe()}" in flat
+    terms = flat[flat.index("terms ") :]
+    for term, meaning in VIEW_TERMS.items():
+        assert f"{term}: {meaning}" in terms
+    assert "replay key" not in head and "cacheable prefix" not in head
+
+
+def test_show_of_the_first_view_explains_only_the_terms_it_uses() -> None:
+    """The view before any step has no previous view: its change says so and its legend leaves out prefix terms."""
+    out = terminal("show", "fix-failing-test", "--at", "0")
+    assert "change      first view: all 267 bytes are new" in out
+    assert "terms  window: " in out and "cacheable prefix" not in out and "re-sent" not in out
+
+
+def test_the_showcase_runs_first_step_has_a_summary_and_check_is_clean() -> None:
+    """fix-failing-test's step 0 shows its tool's summary outside the window, not (no summary); check exits 0, clean."""
+    out = terminal("show", "fix-failing-test")
+    assert "summary  listed . (4 entries)" in out and "(no summary)" not in out
+    code, printed, _ = run_cli("check", "--strict", "fix-failing-test", "--color", "never")
+    assert code == 0 and "clean" in printed
+
+
+@pytest.mark.parametrize(
+    ("command", "terms"),
+    [
+        ("show", ("window", "replay key", "cacheable prefix", "re-sent")),
+        ("context", ("window", "cacheable prefix", "re-sent")),
+        ("keys", ("replay key",)),
+    ],
+)
+def test_help_explains_the_terms_a_command_prints(
+    command: str, terms: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The --help of each command that sizes views lists the terms its output uses, each with its meaning."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    for term in terms:
+        assert re.search(rf"\n  {re.escape(term)} +{re.escape(VIEW_TERMS[term])}\n", text), term
 
 
 # ---------------------------------------------------------------------------- JSON

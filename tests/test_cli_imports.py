@@ -3,6 +3,7 @@ and the views say which of the two they are (as sent, or under the contract)."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -14,7 +15,7 @@ from agentrender import load_run, render, samples
 from agentrender.cli import main
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, load
 from agentrender.imports.detect import Format
-from agentrender.runfile import Run
+from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
 from tests._support.conversations import WEATHER, normalised
 
@@ -140,6 +141,28 @@ def test_a_json_file_of_no_known_format_is_loads_one_line_error(tmp_path: Path) 
         assert "not a run, nor a conversation agentrender can import" in err and "keys theme, fontSize" in err
         assert "Tried:" in err and "your-own-runs" in err
         assert "not JSON" not in err and "type: missing" not in err
+
+
+def test_a_binary_file_or_a_cut_gzip_gets_the_run_file_readers_error(tmp_path: Path) -> None:
+    """imports.load (and so every command) says a binary file is not a run file and a gzip cut early ends early,
+    as load_run does, never 'no JSON value could be read from its start'."""
+    picture = tmp_path / "shot.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    cut = tmp_path / "run.jsonl.gz"
+    cut.write_bytes(gzip.compress(samples.path("fix-failing-test").read_bytes())[:500])
+    for path, said in ((picture, "not a run file: binary data"), (cut, "the gzip stream ends early")):
+        with pytest.raises(RunFileError) as caught:
+            load(path)
+        assert said in str(caught.value) and str(caught.value) == str(_error_of(load_run, path))
+        code, out, err = run_cli("show", str(path))
+        assert (code, out) == (2, "") and err == f"agentrender: {caught.value}\n"
+
+
+def _error_of(read: Any, path: Path) -> RunFileError:
+    """The ``RunFileError`` ``read(path)`` raises."""
+    with pytest.raises(RunFileError) as caught:
+        read(path)
+    return caught.value
 
 
 def test_a_broken_conversation_names_its_file_line_and_field(convo: Path) -> None:

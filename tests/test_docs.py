@@ -354,12 +354,12 @@ def test_terminal_blocks_are_what_the_cli_prints() -> None:
     from agentrender.cli import main
 
     out = io.StringIO()
-    argv = ["check", "--strict", "fix-failing-test"]
+    argv = ["check", "--strict", "malformed-replies"]
     status = main([*argv, "--width", str(hooks.TERMINAL_WIDTH), "--color", "never"], stdout=out)
-    block = hooks.expand("<!-- terminal: agentrender check --strict fix-failing-test -->", "p.md")
+    block = hooks.expand("<!-- terminal: agentrender check --strict malformed-replies -->", "p.md")
     printed = "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
     assert status == 1
-    assert block == f"```console\n$ agentrender check --strict fix-failing-test\n{printed}\n$ echo $?\n1\n```"
+    assert block == f"```console\n$ agentrender check --strict malformed-replies\n{printed}\n$ echo $?\n1\n```"
     assert "echo $?" not in hooks.expand("<!-- terminal: agentrender samples -->", "p.md")
 
 

@@ -348,6 +348,33 @@ def test_only_a_cut_short_header_is_a_missing_header(tmp_path: Path) -> None:
     assert error_of(tmp_path, lines(HEADER)[:30]).startswith("1: missing run header: no complete record")
 
 
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (PNG, "1: not a run file: binary data (not UTF-8 text) at byte 1; it begins like a PNG image."),
+        (bytes(range(128, 256)) * 4, "1: not a run file: binary data (not UTF-8 text) at byte 1."),
+        (b"abc\x00\xff\xfe more", "1: not a run file: binary data (a NUL byte) at byte 4."),
+        (b"\x00" * 64, "1: not a run file: binary data (a NUL byte) at byte 1."),
+        (b"\n\n\x07\x08\n", "3: not a run file: binary data (a control byte 0x07) at byte 1 of the line."),
+    ],
+    ids=["png", "high bytes", "nul then not utf-8", "nuls", "controls after blank lines"],
+)
+def test_a_binary_file_is_said_to_be_no_run_file(tmp_path: Path, data: bytes, expected: str) -> None:
+    """Binary data where the header should be (an image, random bytes, NULs; with a newline or none) is an error
+    saying it is not a run file and where the text stops, never 'missing run header: no complete record'."""
+    message = error_of(tmp_path, data)
+    assert message.startswith(expected) and message.endswith("A run file is JSON lines of UTF-8 text")
+
+
+def test_a_binary_line_after_the_header_is_still_a_cut_short_line(tmp_path: Path) -> None:
+    """Once a run has its header, NULs in a last line with no newline (a crash's zero-filled tail) are a warning."""
+    run = load_run(write(tmp_path, lines(HEADER, STEP0) + b"\x00" * 40))
+    assert len(run.steps) == 1 and "cut short (no newline, not JSON)" in run.warnings[0].text
+
+
 def test_a_line_not_at_the_end_that_is_not_json_is_an_error(tmp_path: Path) -> None:
     """A broken line followed by a newline is not a cut-short last line: it is an error."""
     assert error_of(tmp_path, lines(HEADER) + lines(END)[:20] + b"\n").startswith("2: not JSON")
@@ -418,8 +445,9 @@ def test_a_truncated_gzip_stream_reads_its_prefix(tmp_path: Path) -> None:
     assert "cut short" in run.warnings[0].text and "gzip stream ends early" in run.warnings[1].text
 
 
-def test_every_prefix_of_a_gzip_file_loads_or_names_the_missing_header(tmp_path: Path) -> None:
-    """Any byte prefix of a written .jsonl.gz either loads its whole records or is a missing-header error."""
+def test_every_prefix_of_a_gzip_file_loads_or_says_the_stream_ends_early(tmp_path: Path) -> None:
+    """Any byte prefix of a written .jsonl.gz either loads its whole records or, cut before its first record
+    (even inside the gzip header), is an error on line 1 saying the stream ends early: the file is truncated."""
     full = tmp_path / "full.jsonl.gz"
     with RunWriter(full) as writer:
         for record in (HEADER, STEP0, CALL0, END):
@@ -432,7 +460,10 @@ def test_every_prefix_of_a_gzip_file_loads_or_names_the_missing_header(tmp_path:
         try:
             run = load_run(cut)
         except RunFileError as error:
-            assert error.line == 1 and "missing run header" in str(error)
+            expected = {0: "missing run header: the file is empty", 1: "not a run file: binary data"}.get(
+                size, "the gzip stream ends early: the file is truncated before its first complete record"
+            )
+            assert error.line == 1 and error.what.startswith(expected), (size, error)
             continue
         seen.add(len(run.records))
         assert run.records == [HEADER, STEP0, CALL0, END][: len(run.records)]

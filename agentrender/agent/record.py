@@ -4,9 +4,11 @@
     python -m agentrender.agent.record --check    # exit 1 when a committed file differs
 
 A script is JSON: the run's goal, opening, system prompt, model and limits, the files of
-its scratch folder, the model's replies (Anthropic ``Message`` objects, in order; ``id``,
-``type``, ``role``, ``model`` and ``stop_sequence`` are filled in when left out; raw argument
-bytes are written as a run file holds them, in a tool use's ``input_base64``), and where
+its scratch folder, the tools that write no summary (``unsummarised``, names of
+``scratch_tools``; a sample shows ``(no summary)`` by them), the model's replies (Anthropic
+``Message`` objects, in order; ``id``, ``type``, ``role``, ``model`` and ``stop_sequence``
+are filled in when left out; raw argument bytes are written as a run file holds them, in a
+tool use's ``input_base64``), and where
 the process is killed (``kill``: ``{"reply": N}`` dies waiting for reply N, ``{"tool": name,
 "call": N}`` dies while the N-th call of that tool runs; the run is then resumed by a
 new driver appending to the same file). Time comes from a fake clock, so every recording
@@ -75,7 +77,8 @@ def record(script_path: Path, out: Path, *, model: Model | None = None) -> str:
             (scratch / name).parent.mkdir(parents=True, exist_ok=True)
             (scratch / name).write_text(_file_text(spec), encoding="utf-8")
         kills = script.get("kill", [])
-        tools = [_killable(tool, kills) for tool in scratch_tools(scratch)]
+        unsummarised = script.get("unsummarised", ())
+        tools = [_killable(tool, kills) for tool in scratch_tools(scratch, unsummarised=unsummarised)]
         scripted = ScriptedModel([_reply(script, n, reply) for n, reply in enumerate(script["replies"])])
         clock = FakeClock(script.get("started_at", "2026-01-05T09:00:00Z"))
         limits = Limits(**script.get("limits", {}))

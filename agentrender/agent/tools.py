@@ -7,12 +7,15 @@ wherever it is made.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from agentrender._types import Observation
+from agentrender._words import plural
 from agentrender.agent.driver import Tool
 
 __all__ = ["scratch_tools"]
@@ -37,11 +40,12 @@ def _missing(relative: str) -> Observation:
 _PATH = {"type": "string", "description": "A path relative to the working folder."}
 
 
-def scratch_tools(root: Path, *, check: str = "check.py") -> list[Tool]:
+def scratch_tools(root: Path, *, check: str = "check.py", unsummarised: Collection[str] = ()) -> list[Tool]:
     """read_file, write_file, list_dir, search, run_check and finish, working on the folder ``root``.
 
-    ``run_check`` runs the folder's ``check`` script with this Python; ``list_dir`` writes
-    no summary (a result outside the window then shows ``(no summary)``).
+    ``run_check`` runs the folder's ``check`` script with this Python. Every tool writes a
+    summary, but those named in ``unsummarised`` write none for a result that is ``ok``: outside
+    the window it then shows ``(no summary)``, as a careless agent's tool would.
     """
     root = root.resolve()
 
@@ -72,7 +76,8 @@ def scratch_tools(root: Path, *, check: str = "check.py") -> list[Tool]:
         if not path.is_dir():
             return _missing(relative)
         names = sorted(child.name + ("/" if child.is_dir() else "") for child in path.iterdir())
-        return Observation(content="\n".join(names))
+        entries = plural(len(names), "entry", "entries")
+        return Observation(content="\n".join(names), summary=f"listed {relative} ({entries})")
 
     def search(args: dict[str, Any]) -> Observation:
         pattern, relative = args["pattern"], args.get("path", ".")
@@ -96,7 +101,7 @@ def scratch_tools(root: Path, *, check: str = "check.py") -> list[Tool]:
     def finish(args: dict[str, Any]) -> Observation:
         return Observation(content=f"finished: {args['summary']}", summary="finished")
 
-    return [
+    tools = [
         Tool(
             name="read_file",
             description="Read a UTF-8 text file.",
@@ -151,3 +156,17 @@ def scratch_tools(root: Path, *, check: str = "check.py") -> list[Tool]:
             terminal=True,
         ),
     ]
+    unknown = set(unsummarised) - {tool.name for tool in tools}
+    if unknown:
+        raise ValueError(f"scratch_tools: unsummarised names no tool of these: {', '.join(sorted(unknown))}")
+    return [_unsummarised(tool) if tool.name in unsummarised else tool for tool in tools]
+
+
+def _unsummarised(tool: Tool) -> Tool:
+    run = tool.run
+
+    def without_summary(args: Any) -> Observation:
+        observation = run(args)
+        return dataclasses.replace(observation, summary="") if observation.status == "ok" else observation
+
+    return dataclasses.replace(tool, run=without_summary)

@@ -25,6 +25,8 @@ import os
 import sys
 from typing import IO
 
+from agentrender.views import VIEW_TERMS
+
 __all__ = ["build_parser", "main"]
 
 _DESCRIPTION = """\
@@ -45,6 +47,15 @@ file, a file of no known format: one line on stderr names the file, the line and
 Run content is printed literally: markup is not interpreted, and control characters,
 terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b, \\u202e).
 """
+
+
+def _terms(names: tuple[str, ...]) -> str:
+    """The help's list of the words a command's output sizes a view with, as ``views.VIEW_TERMS`` explains them."""
+    if not names:
+        return ""
+    width = max(map(len, names)) + 2
+    lines = [f"  {name:<{width}}{VIEW_TERMS[name]}" for name in names]
+    return "the terms of the output:\n" + "\n".join(lines) + "\n\n"
 
 
 def _count(text: str) -> int:
@@ -120,14 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     output = _output_options()
 
-    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    def command(name: str, summary: str, description: str, terms: tuple[str, ...] = ()) -> argparse.ArgumentParser:
         return commands.add_parser(
             name,
             help=summary,
             description=description,
             parents=[output],
             formatter_class=argparse.RawDescriptionHelpFormatter,
-            epilog=_EPILOG,
+            epilog=_terms(terms) + _EPILOG,
         )
 
     show = command(
@@ -139,7 +150,13 @@ it would see next), exactly as render.messages builds it. Each block is marked b
 is: the opening, a reason, a tool use, a result in full (or cut at the cap), a summary, a
 nudge, an interruption's re-request; steps with no decision are marked skipped. What the
 model did not see (the content behind a summary, the bytes past the cap) is stated. Long
-blocks are folded with their size stated; --full prints everything.""",
+blocks are folded with their size stated; --full prints everything.
+
+The view's facts come last, where the terminal still shows them: its size, its window (the
+last --recent-results results in full, earlier ones as their summaries), its replay key, and
+what changed since the previous step's view (the first message that differs: before it, the
+cacheable prefix; from it on, what is re-sent). A legend line explains these terms.""",
+        terms=("window", "replay key", "cacheable prefix", "re-sent"),
     )
     show.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
     show.add_argument(
@@ -230,6 +247,7 @@ For the view at every step: its messages, its bytes and approximate tokens (byte
 scale, not a count), its bytes with every result in full, and how much of it is a prefix
 shared with the previous step's view (what a prompt cache can reuse) against what is sent
 afresh. The prefix breaks where a result leaves the recent-results window.""",
+        terms=("window", "cacheable prefix", "re-sent"),
     )
     context.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
     _window_options(context)
@@ -242,6 +260,7 @@ The replay key (render.replay_key: SHA-256 over exactly what would be sent: the 
 prompt, tools and model, and the view's messages) at every step, beside the request keys the
 run recorded for that step's model calls. A recorded key that differs means the run's agent
 did not send what this render builds.""",
+        terms=("replay key",),
     )
     keys.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
     _window_options(keys)

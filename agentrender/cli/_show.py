@@ -2,7 +2,8 @@
 
 Every fact printed here is read off ``agentrender.views``: the kind of each block, the
 window, the sizes, what the model did not see, the replay key and what changed since the
-previous step. Nothing is re-derived.
+previous step. Nothing is re-derived. The run's facts come first; the view's come last,
+with the words they use explained, so a terminal scrolled to the end still shows them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
+from agentrender._words import plural
 from agentrender.cli._term import (
     FAILED,
     HIDDEN,
@@ -32,9 +34,27 @@ from agentrender.cli._term import (
     json_text,
 )
 from agentrender.runfile import Run
-from agentrender.views import BLOCK_KINDS, BlockFact, MessageFact, StepFact, View, steps_summary, utf8_bytes
+from agentrender.views import (
+    BLOCK_KINDS,
+    VIEW_TERMS,
+    BlockFact,
+    MessageFact,
+    StepFact,
+    View,
+    steps_summary,
+    utf8_bytes,
+)
 
-__all__ = ["FOLD_CHARS", "FOLD_LINES", "SHOWN_STEPS", "run_facts", "show_json", "show_renderables"]
+__all__ = [
+    "FOLD_CHARS",
+    "FOLD_LINES",
+    "SHOWN_STEPS",
+    "run_facts",
+    "show_json",
+    "show_renderables",
+    "terms_legend",
+    "view_summary",
+]
 
 FOLD_LINES = 10
 """How many lines of one block ``show`` prints before folding the rest, stating its size."""
@@ -245,15 +265,36 @@ def run_facts(run: Run) -> Table:
     return grid
 
 
+def terms_legend(names: list[str]) -> Text:
+    """One line explaining each of ``names``, words of ``views.VIEW_TERMS``, as that table words them."""
+    text = Text("terms  ", style=MUTED)
+    for position, name in enumerate(names):
+        if position:
+            text.append(" \u00b7 ", style=MUTED)
+        text.append(name, style="bold")
+        text.append(f": {VIEW_TERMS[name]}", style=MUTED)
+    return text
+
+
+def view_summary(view: View) -> Iterator[Any]:
+    """The view's facts (where, its size, its window, its replay key, what changed) and the terms they use."""
+    yield Rule(Text(f"the view {_where(view)}", style="bold"), align="left", style=MUTED)
+    yield _view_facts(view)
+    terms = ["window", "replay key"]
+    if view.change.previous is not None:
+        terms += ["cacheable prefix", "re-sent"]
+    yield terms_legend(terms)
+
+
 def _view_facts(view: View) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style=MUTED, no_wrap=True)
     grid.add_column()
     grid.add_row(
-        "view",
+        "size",
         Text(
-            f"{_where(view)} \u00b7 {len(view.messages):,} messages \u00b7 {view.bytes:,} bytes \u00b7 "
-            f"~{view.tokens:,} tokens"
+            f"{plural(len(view.messages), 'message')} \u00b7 {plural(view.bytes, 'byte')} \u00b7 "
+            f"~{plural(view.tokens, 'token')}"
         ),
     )
     mode = view.views.describe_mode()
@@ -286,11 +327,10 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     folder = Folder(full=full)
     run = view.views.run
     title = Text(clean(view.views.run_id or "(no run id)", one_line=True), style="bold")
-    facts: list[Any] = []
     if run is not None:
-        facts += [run_facts(run), Text("")]
-    facts.append(_view_facts(view))
-    yield Panel(Group(*facts), title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
+        yield Panel(run_facts(run), title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
+    else:
+        yield Rule(title, align="left", style=MUTED)
     if run is not None:
         for warning in run.warnings:
             yield Text("warning: " + clean(str(warning)), style="yellow")
@@ -322,6 +362,8 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
         yield from _step(fact, folder, result_bytes)
     if not total:
         yield Text("no steps yet: the model saw only the opening", style=MUTED)
+    yield Text("")
+    yield from view_summary(view)
 
 
 def _block_json(fact: BlockFact) -> dict[str, Any]:

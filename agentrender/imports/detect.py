@@ -8,7 +8,6 @@ tried, and where they are documented.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import os
@@ -23,7 +22,7 @@ from agentrender.imports.claude_code import from_claude_code, looks_like_claude_
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, looks_like_openai
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import GZIP_MAGIC
+from agentrender.runfile.lines import GZIP_MAGIC, binary_at
 
 __all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
 
@@ -78,8 +77,9 @@ FORMATS: list[Format] = [
 """What ``load`` tries, in order. The importers of other formats add themselves here."""
 
 
-def _first_value(path: str) -> Any:
-    """The first JSON value of the file (the whole document, or its first line), or ``None``.
+def _first_value(path: str) -> tuple[Any, bool]:
+    """The first JSON value of the file (the whole document, or its first line), or ``None``; and whether
+    the file's bytes are broken (binary data, not text, or a gzip stream cut short or corrupt).
 
     Only the first MiB is read, gzip-compressed or not (as ``load_run``, by its magic bytes):
     bytes that are not UTF-8 in it, a stream cut short or nested too deeply make ``None``,
@@ -90,16 +90,18 @@ def _first_value(path: str) -> Any:
             compressed = raw.read(2) == GZIP_MAGIC
         opener: Callable[..., Any] = gzip.open if compressed else open
         with opener(path, "rb") as file:
-            head = file.read(1 << 20).decode("utf-8", errors="replace")
+            data = file.read(1 << 20)
     except (OSError, EOFError, zlib.error):
-        return None
+        return None, True
+    head = data.decode("utf-8", errors="replace")
     text = head.lstrip("\ufeff \t\r\n")
     for candidate in (text, text.split("\n", 1)[0]):
         try:
-            return json.loads(candidate)
+            return json.loads(candidate), False
         except (ValueError, RecursionError):
             continue
-    return None
+    first_line = data.lstrip(b" \t\r\n").split(b"\n", 1)[0]
+    return None, bool(binary_at(first_line, complete=len(data) < 1 << 20))
 
 
 def _describe(first: Any) -> str:
@@ -123,15 +125,19 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     path = os.fspath(source)
     if not Path(path).is_file():
         raise RunFileError(path, 0, "no such file" if not Path(path).exists() else "not a file")
-    first = _first_value(path)
+    first, broken = _first_value(path)
     for candidate in FORMATS:
         if candidate.recognise(path, first):
             return candidate.read(path)
     if first is None:
         # Its start could not be read whole (a first line over a MiB, bad bytes, a cut stream):
-        # the run-file reader reads line by line and says what it makes of it.
-        with contextlib.suppress(RunFileError):
+        # the run-file reader reads line by line and says what it makes of it. When the bytes
+        # themselves are broken (binary data, a gzip stream cut short), its error is the one to give.
+        try:
             return _read_run_file(path)
+        except RunFileError:
+            if broken:
+                raise
     tried = "; ".join(f.name for f in FORMATS)
     raise RunFileError(
         path,

@@ -12,15 +12,18 @@ Decisions this package makes where the format leaves room:
 - A record after the ``end`` record, or a second ``end``, is loaded with a warning: an
   append-only log may be resumed after a stop, and refusing it would hide the whole run.
   ``Run.end`` is the last ``end`` record.
-- Invalid UTF-8 is an error (a cut-short last line excepted). A lone surrogate written as a
-  JSON escape (``"\\ud800"``) is valid JSON and is loaded as it is; the writer escapes
-  such strings again, so the round trip is lossless and the file stays valid UTF-8.
+- Invalid UTF-8 is an error (a cut-short last line excepted). Binary data before the header
+  (invalid UTF-8, NUL or other control bytes) is ``not a run file: binary data ... at byte N``.
+  A lone surrogate written as a JSON escape (``"\\ud800"``) is valid JSON and is loaded as
+  it is; the writer escapes such strings again, so the round trip is lossless and the file
+  stays valid UTF-8.
 - ``NaN``, ``Infinity`` and numbers that overflow to infinity are not JSON (RFC 8259): an error.
 - Blank lines hold no record and are skipped.
 - A timestamp field (``started_at``, ``ended_at``, ``at``) that is not ISO 8601 / RFC 3339
   (``is_timestamp``) is kept in its record with a warning, and read as ``NaT`` in the frames.
 - A ``.jsonl.gz`` file is recognised by its gzip magic bytes; a stream that ends early (a
-  process killed while writing) is read up to where it ends, with a warning. It is inflated
+  process killed while writing) is read up to where it ends, with a warning; one that ends
+  before its first complete record is the error ``the gzip stream ends early: the file is truncated``. It is inflated
   64 KiB at a time and to at most 8 MiB + 100 times its size (``lines.inflate_limit``):
   past that it is a ``RunFileError`` (a gzip bomb; gunzip a file you trust to read it).
 - An object with a key twice (``{"index": 1, "index": 2}``) reads as its last value, as

@@ -5,6 +5,7 @@
 - ``gzip_lines`` gives the lines of a ``.jsonl.gz`` stream, read up to where it ends
   when a process was killed while writing it.
 - ``type_name`` names a decoded value's JSON type, for the messages of a refused record.
+- ``binary_at`` finds where a line stops being text, for the message of a file that is no run file at all.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "GZIP_MAGIC",
     "JSON_SPACE",
     "StreamError",
+    "binary_at",
     "decode_line",
     "encode_line",
     "gzip_lines",
@@ -58,6 +60,47 @@ _JSON_TYPE_NAMES = {
 def type_name(value: object) -> str:
     """The JSON name of ``value``'s type (``object``, ``array``, ...), or its Python name."""
     return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+# Bytes no text holds (NUL and the other C0 controls but tab, newline, form feed, carriage return and escape).
+_BINARY_BYTE = re.compile(b"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+
+_BINARY_KINDS: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"BZh", "a bzip2 stream"),
+    (b"\xfd7zXZ\x00", "an xz stream"),
+    (b"\x28\xb5\x2f\xfd", "a zstd stream"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+"""The first bytes of a few binary formats a run file is mistaken for, and what each is called."""
+
+
+def binary_at(line: bytes, *, complete: bool = True) -> str:
+    """Where ``line`` (a file's first line) stops being text, in words; ``""`` when it is text.
+
+    Text is UTF-8 without NUL or the other control bytes no text holds. A multi-byte character
+    cut at the end of a line that is not ``complete`` (a file cut short) is text.
+    """
+    found: list[tuple[int, str]] = []
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if complete or error.end < len(line) or error.reason != "unexpected end of data":
+            found.append((error.start, "not UTF-8 text"))
+    if (control := _BINARY_BYTE.search(line)) is not None:
+        byte = control.group()[0]
+        found.append((control.start(), "a NUL byte" if byte == 0 else f"a control byte 0x{byte:02x}"))
+    return _binary(line, *min(found)) if found else ""
+
+
+def _binary(line: bytes, at: int, what: str) -> str:
+    said = f"binary data ({what}) at byte {at + 1:,}"
+    kind = next((name for magic, name in _BINARY_KINDS if line.startswith(magic)), "")
+    return f"{said}; it begins like {kind}" if kind else said
 
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -19,6 +19,7 @@ from agentrender.runfile.lines import (
     GZIP_MAGIC,
     JSON_SPACE,
     StreamError,
+    binary_at,
     decode_line,
     encode_line,
     gzip_lines,
@@ -130,6 +131,7 @@ class _Loader:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as error:
+            self.not_binary(number, line, complete)
             if not complete:
                 self.cut_short(number, line, "not UTF-8")
                 return
@@ -142,6 +144,7 @@ class _Loader:
         try:
             record = decode_line(text)
         except (ValueError, RecursionError) as error:
+            self.not_binary(number, line, complete)
             if not complete:
                 self.cut_short(number, line, "not JSON")
                 return
@@ -153,6 +156,12 @@ class _Loader:
                 what = str(error)
             raise self.fail(number, f"not JSON: {what}") from None
         self.record(number, record, text)
+
+    def not_binary(self, number: int, line: bytes, complete: bool) -> None:
+        """Before any record: a line that is not text makes the file no run file at all, whatever follows."""
+        if self.header is None and (binary := binary_at(line, complete=complete)):
+            where = "" if number == 1 else " of the line"
+            raise self.fail(number, f"not a run file: {binary}{where}. A run file is JSON lines of UTF-8 text")
 
     def cut_short(self, number: int, line: bytes, why: str) -> None:
         self.note(
@@ -236,6 +245,12 @@ class _Loader:
     def run(self, stream_notes: Sequence[str]) -> Run:
         last_line = self.last_line
         if self.header is None:
+            if stream_notes:
+                raise self.fail(
+                    max(last_line, 1),
+                    "the gzip stream ends early: the file is truncated before its first complete record, "
+                    "so nothing of the run can be read",
+                )
             why = "the file is empty" if not self.notes else "no complete record"
             raise self.fail(max(last_line, 1), f"missing run header: {why}")
         for text in stream_notes:

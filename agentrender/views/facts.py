@@ -20,6 +20,7 @@ __all__ = [
     "BLOCK_KINDS",
     "BLOCK_LABELS",
     "RESULT_KINDS",
+    "VIEW_TERMS",
     "BlockFact",
     "Change",
     "MessageFact",
@@ -59,6 +60,14 @@ BLOCK_LABELS: dict[str, str] = {
     "hook": "hook's block",
 }
 """The short label of each kind of ``BLOCK_KINDS``: the words the HTML, the widgets and the terminal tag blocks with."""
+
+VIEW_TERMS: dict[str, str] = {
+    "window": "the results seen in full",
+    "replay key": "SHA-256 of the exact request",
+    "cacheable prefix": "unchanged since the previous view, so a prompt cache reuses it",
+    "re-sent": "the rest",
+}
+"""The words an instrument sizes a view and its change with, and what each means: a legend's and a help's."""
 
 RESULT_KINDS: tuple[str, ...] = tuple(
     kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use")
