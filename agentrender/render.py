@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentrender._fast import frozen_factory
+from agentrender._fast import frozen_factory, paused
 from agentrender._json import canonical, strict_loads
 from agentrender._types import (
     ContentBlock,
@@ -194,15 +194,17 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
 
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
     calls every instrument makes to learn what a step rendered as, and which rule made it.
+    The cyclic collector is paused while it runs (``_fast.paused``), hooks included.
     """
     out = Messages((new_message("user", opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = len(rendered) - options.recent_results
     append = out.append
-    for position, step in enumerate(rendered):
-        step_id = tool_use_id(step, options)
-        append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
-        append(new_message("user", user_turn(step, step_id, position >= first_full, options)[0]))
+    with paused():
+        for position, step in enumerate(rendered):
+            step_id = tool_use_id(step, options)
+            append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
+            append(new_message("user", user_turn(step, step_id, position >= first_full, options)[0]))
     return out
 
 

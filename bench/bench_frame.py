@@ -33,8 +33,21 @@ def _at(seconds: float) -> str:
     return (START + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
 
 
-def run_records(steps: int, *, seed: int = 7, run_id: str = "bench", **sizes: Any) -> Iterator[dict[str, Any]]:
-    """The records of a run file as RUNFILE.md defines them: header, step + model call per step, end."""
+def run_records(
+    steps: int,
+    *,
+    seed: int = 7,
+    run_id: str = "bench",
+    model_calls: bool = True,
+    records_per_step: int = 1,
+    **sizes: Any,
+) -> Iterator[dict[str, Any]]:
+    """The records of a run file as RUNFILE.md defines them: header, then for each step its model call (unless
+    ``model_calls`` is false) and its step record, then the end.
+
+    With ``records_per_step=2`` each step is recorded as a runtime records it: once when it decides (the
+    decision, no observation yet) and again when the tool answers (the whole step), as RUNFILE.md allows.
+    """
     rng = random.Random(seed)
     yield {
         "type": "run",
@@ -53,24 +66,39 @@ def run_records(steps: int, *, seed: int = 7, run_id: str = "bench", **sizes: An
         decision = record["decision"]
         started = clock
         clock += rng.uniform(0.05, 3.0)
-        yield {
-            "type": "model_call",
-            "step": index,
-            "latency_ms": round(rng.uniform(300, 4000), 1),
-            "request_key": f"{index:064x}",
-            "response": {
-                "id": f"msg_{run_id}_{index}",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-bench",
-                "content": [
-                    {"type": "text", "text": decision["reason"]},
-                    {"type": "tool_use", "id": f"toolu_{index}", "name": decision["tool"], "input": decision["args"]},
-                ],
-                "stop_reason": "tool_use",
-                "usage": {"input_tokens": rng.randint(2000, 90000), "output_tokens": rng.randint(20, 600)},
-            },
-        }
+        latency, input_tokens, output_tokens = rng.uniform(300, 4000), rng.randint(2000, 90000), rng.randint(20, 600)
+        if model_calls:
+            yield {
+                "type": "model_call",
+                "step": index,
+                "latency_ms": round(latency, 1),
+                "request_key": f"{index:064x}",
+                "response": {
+                    "id": f"msg_{run_id}_{index}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-bench",
+                    "content": [
+                        {"type": "text", "text": decision["reason"]},
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{index}",
+                            "name": decision["tool"],
+                            "input": decision["args"],
+                        },
+                    ],
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+                },
+            }
+        if records_per_step == 2:
+            yield {
+                "type": "step",
+                "index": index,
+                "started_at": _at(started),
+                "decision": decision,
+                "observation": None,
+            }
         yield {**record, "started_at": _at(started), "ended_at": _at(clock)}
     yield {"type": "end", "status": "completed", "reason": "completed", "at": _at(clock)}
 
@@ -124,6 +152,55 @@ def bench_steps(folder: Path, steps: int, repeat: int) -> None:
     print(f"  peak memory of load_run          {peak / size:7.2f}x the file (a model call a step; target <= 3x)")
 
 
+GRID_STEPS = (2_000, 20_000, 100_000)
+GRID_RESULT_BYTES = (200, 1024, 3072, 30_720)
+GRID_SHAPES = ((False, 1), (False, 2), (True, 1), (True, 2))
+"""The grid of ``bench_grid``: steps, result sizes, and (model calls?, records per step)."""
+
+
+def bench_grid(
+    folder: Path,
+    repeat: int,
+    *,
+    steps: tuple[int, ...] = GRID_STEPS,
+    result_bytes: tuple[int, ...] = GRID_RESULT_BYTES,
+    max_mib: float = 1024,
+) -> list[tuple[str, float]]:
+    """``steps_frame(load_run(path))`` against ``read_json`` on every cell of the grid; returns ``(cell, ratio)``
+    rows, and prints them with the worst. A cell whose file would pass ``max_mib`` is skipped and said so."""
+    import pandas as pd
+
+    from agentrender.frame import steps_frame
+    from agentrender.runfile import load_run
+
+    print(f"steps_frame(load_run(path)) / pandas.read_json(path, lines=True), best of {repeat} each (target <= 1.0)")
+    print(f"  {'steps':>7} {'result':>7} {'model calls':>11} {'records/step':>12} {'file':>9} {'ratio':>6}")
+    rows = []
+    for count in steps:
+        for size in result_bytes:
+            for model_calls, per_step in GRID_SHAPES:
+                cell = f"{count:>9,} {size:>7,} {'yes' if model_calls else 'no':>11} {per_step:>12}"
+                estimate = count * (size + 600 * per_step + (900 if model_calls else 0)) / 2**20
+                if estimate > max_mib:
+                    print(f"{cell} {estimate:7.0f} MiB  skipped (over --max-mib {max_mib:g})")
+                    continue
+                path = write_run(
+                    folder / "cell.jsonl", count, model_calls=model_calls, records_per_step=per_step, content_bytes=size
+                )
+                assert len(steps_frame(load_run(path))) == count, "the frame is not the generated run"
+                gc.collect()
+                base = ours = float("inf")
+                for _ in range(repeat):  # alternating, so a busy moment weighs on both alike
+                    base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
+                    ours = min(ours, best_of(1, lambda path=path: steps_frame(load_run(path))))
+                rows.append((cell, ours / base))
+                print(f"{cell} {path.stat().st_size / 2**20:7.1f} MiB {ours / base:6.2f}")
+                path.unlink()
+    worst = max(rows, key=lambda row: row[1])
+    print(f"  worst cell: {worst[0].strip()} -> {worst[1]:.2f}")
+    return rows
+
+
 def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:
     from agentrender.frame import runs_frame
 
@@ -149,8 +226,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=1_000, help="run files for runs_frame")
     parser.add_argument("--run-steps", type=int, default=40, help="steps in each of those files")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--grid", action="store_true", help="only the grid of shapes (GRID_STEPS x GRID_RESULT_BYTES)")
+    parser.add_argument("--max-mib", type=float, default=1024, help="skip grid cells whose file passes this size")
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_frame_") as tmp:
+        if options.grid:
+            bench_grid(Path(tmp), options.repeat, max_mib=options.max_mib)
+            return
         bench_steps(Path(tmp), options.steps, options.repeat)
         bench_runs(Path(tmp), options.runs, options.run_steps, options.repeat)
 

@@ -30,7 +30,9 @@ def test_bench_functions_run_and_agree(bench: ModuleType) -> None:
 
 def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
     """main() runs end to end on a tiny size and prints the three measures under both collector conventions."""
-    bench.main(["--steps", "5", "--replies", "5", "--repeat", "1"])
+    bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", "3000"])
     out = capsys.readouterr().out
-    for label in ("render.messages + to_dict", "render.decide", "from_dict + decide"):
+    labels = ("render.messages + to_dict, 200 B results", "render.messages + to_dict, 3,000 B results")
+    for label in (*labels, "render.decide", "from_dict + decide"):
         assert f"{label} [gc on]" in out and f"{label} [gc paused]" in out
+    assert "worst render with the collector on: render.messages + to_dict, " in out

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agentrender import _fast, cli, frame, load_run
+from agentrender import _fast, cli, frame, load_run, render
 from agentrender.runfile import RunFileError, write_run
 from tests._support.runs import long_run
 
@@ -119,6 +119,16 @@ def test_steps_frame_builds_a_large_frame_without_the_collector_running(large_ru
     with collections() as seen:
         steps = frame.steps_frame(run)
     assert len(steps) == STEPS
+    assert automatic(seen) == [], seen
+    assert gc.isenabled()
+
+
+def test_render_messages_renders_a_large_run_without_the_collector_running() -> None:
+    """While render.messages renders a large run no collection of the collector's own starts, and it is on after."""
+    run = long_run(STEPS)
+    with collections() as seen:
+        conversation = render.messages(run.step_input(), render.Options(opening="Go."))
+    assert len(conversation) == 1 + 2 * sum(step.decision is not None for step in run.steps)
     assert automatic(seen) == [], seen
     assert gc.isenabled()
 

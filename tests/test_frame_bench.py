@@ -35,3 +35,30 @@ def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.Captur
     out = capsys.readouterr().out
     for label in ("pandas.read_json(lines=True)", "ratio", "workers=1", "workers=2", "runs/s", "scaling"):
         assert label in out
+
+
+@pytest.mark.parametrize(("model_calls", "records_per_step"), [(False, 1), (False, 2), (True, 1), (True, 2)])
+def test_every_shape_of_the_grid_loads_as_its_steps(
+    bench: ModuleType, tmp_path: Path, model_calls: bool, records_per_step: int
+) -> None:
+    """Each shape of the grid is a valid run file: the steps in order, a model call a step or none, no warning."""
+    path = bench.write_run(
+        tmp_path / "run.jsonl", 9, model_calls=model_calls, records_per_step=records_per_step, content_bytes=200
+    )
+    run = load_run(path)
+    assert run.warnings == ()
+    assert [step.index for step in run.steps] == list(range(9))
+    assert all(step.observation is not None for step in run.steps)
+    assert len(run.model_calls) == (9 if model_calls else 0)
+    assert sum(1 for line in path.read_text().splitlines() if '"type": "step"' in line) == 9 * records_per_step
+
+
+def test_the_grid_prints_each_cell_and_the_worst(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench_grid measures every shape of each size it is given, skips a cell over max_mib, and names the worst."""
+    rows = bench.bench_grid(tmp_path, 1, steps=(10, 100_000), result_bytes=(200,), max_mib=5)
+    out = capsys.readouterr().out
+    assert len(rows) == 4 and all(ratio > 0 for _, ratio in rows)
+    assert out.count("skipped (over --max-mib 5)") == 4
+    assert f"worst cell: {max(rows, key=lambda row: row[1])[0].strip()}" in out
