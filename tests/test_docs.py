@@ -61,6 +61,7 @@ def test_mkdocs_build_strict(site: Path) -> None:
         assert built.is_file(), f"{page} was not built"
 
 
+@pytest.mark.slow  # loads mkdocs and its theme: half a second
 def test_build_is_configured_strict_and_offline() -> None:
     """mkdocs.yml asks for strict mode and names no plugin beyond search, mkdocstrings and our own hooks."""
     from mkdocs.config import load_config

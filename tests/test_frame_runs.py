@@ -122,6 +122,7 @@ def test_a_bad_file_is_a_row_naming_where(store: tuple[Path, dict[str, Path]]) -
     assert row.drop(["path", "error"]).isna().all()
 
 
+@pytest.mark.slow  # starts worker processes
 def test_two_workers_give_the_same_frame(store: tuple[Path, dict[str, Path]]) -> None:
     """Reading in two worker processes gives exactly the frame one process gives, in the same order."""
     folder, _ = store

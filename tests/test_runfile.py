@@ -445,6 +445,7 @@ def test_a_truncated_gzip_stream_reads_its_prefix(tmp_path: Path) -> None:
     assert "cut short" in run.warnings[0].text and "gzip stream ends early" in run.warnings[1].text
 
 
+@pytest.mark.slow  # hundreds of files, one per prefix
 def test_every_prefix_of_a_gzip_file_loads_or_says_the_stream_ends_early(tmp_path: Path) -> None:
     """Any byte prefix of a written .jsonl.gz either loads its whole records or, cut before its first record
     (even inside the gzip header), is an error on line 1 saying the stream ends early: the file is truncated."""

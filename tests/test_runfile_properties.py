@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +124,7 @@ def test_any_prefix_of_a_gzip_run_loads_its_whole_records(cut: int) -> None:
         assert list(result.records) == [json.loads(line) for line in LINES[: len(result.records)]]
 
 
+@pytest.mark.slow  # 10 MB lines, several times over
 def test_a_ten_megabyte_line_loads_or_is_named() -> None:
     """A 10 MB record loads; a 10 MB line that is not JSON is an error on its line; cut short, a warning."""
     big = json.dumps({"type": "step", "index": 99, "observation": {"content": "x" * 10_000_000}}).encode()
