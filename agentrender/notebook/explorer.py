@@ -124,10 +124,10 @@ class RunExplorer(Widget):
         self.rows_label = widgets.Label()
         """Which rows the page shows: ``rows 1,001-1,050 of 100,000``."""
         button = widgets.Layout(width="auto", flex="0 0 auto")
-        self.first_button = widgets.Button(description="⏮ first", layout=button)
+        self.first_button = widgets.Button(description="« first", layout=button)
         self.previous_page_button = widgets.Button(description="◀ previous page", layout=button)
         self.next_page_button = widgets.Button(description="next page ▶", layout=button)
-        self.last_button = widgets.Button(description="last ⏭", layout=button)
+        self.last_button = widgets.Button(description="last »", layout=button)
         self.first_button.on_click(lambda _: self._go(0))
         self.previous_page_button.on_click(lambda _: self._go(self.page - 1))
         self.next_page_button.on_click(lambda _: self._go(self.page + 1))
@@ -219,7 +219,7 @@ class RunExplorer(Widget):
     def page_of(self, step: int) -> int:
         """The page where the row of ``step`` is, or would be among the kept rows (the last page past them)."""
         if self._kept is None:
-            position = bisect_left(self.views.stops, step)
+            position = bisect_left(self.conversation.stops, step)
         else:
             position = int(self._kept["index"].searchsorted(step))
         return min(position // self.page_rows, self.pages - 1)
@@ -255,16 +255,11 @@ class RunExplorer(Widget):
         self._go(0)
 
     def _follow(self, _change: Any = None) -> None:
-        at = self.conversation.at
-        self.marked_step = at if at in self._step_indices() else None
+        conversation = self.conversation
+        at = conversation.at
+        # every stop is a step's index but the last, the view after the last step
+        self.marked_step = at if conversation.slider.value < len(conversation.stops) - 1 else None
         self._go(self.page_of(at))
-
-    def _step_indices(self) -> range | frozenset[int]:
-        stops = self.views.stops
-        # the stops are the steps' indices, then one past the last; those of most runs are 0..n-1
-        if stops[-1] == len(stops) - 1:
-            return range(len(stops) - 1)
-        return frozenset(stops[:-1])
 
     def _go(self, page: int) -> None:
         """Show page ``page`` (clamped to the pages there are): drawn now with the steps tab open, else once it is."""
