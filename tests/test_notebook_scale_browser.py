@@ -10,6 +10,7 @@ holding it with its row highlighted.
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 from collections.abc import Iterator
@@ -190,10 +191,12 @@ def test_the_explorer_of_a_100000_step_run_shows_quickly_and_follows_its_slider(
         "moves_ms": [[name, round(ms, 1)] for name, ms in moves],
         "move_median_ms": round(statistics.median(times), 1),
         "move_max_ms": round(max(times), 1),
+        "load_average": [round(load, 2) for load in os.getloadavg()],
     }
     (ARTIFACTS / "notebook-scale.json").write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     print(
         f"\nRunExplorer of a {STEPS:,}-step run in JupyterLab: first display {first_display:.0f} ms "
         f"(the kernel built it in {kernel_ms} ms); slider move to the updated view: median "
-        f"{figures['move_median_ms']} ms, worst {figures['move_max_ms']} ms over {len(times)} moves"
+        f"{figures['move_median_ms']} ms, worst {figures['move_max_ms']} ms over {len(times)} moves "
+        f"(load average {figures['load_average'][0]} on {os.cpu_count()} CPUs)"
     )
