@@ -10,7 +10,7 @@ import pytest
 def test_bench_notebook_prints_every_cell_and_the_worst(
     capsys: pytest.CaptureFixture[str], import_bench: Callable[[str], ModuleType]
 ) -> None:
-    """On a 2x2 grid of tiny runs with one repeat, the benchmark prints a line per cell and each measure's worst cell."""
+    """On a 2x2 grid of tiny runs, one repeat, the benchmark prints a line per cell and each measure's worst cell."""
     bench = import_bench("bench_notebook")
     cells = bench.main(["--steps", "30", "120", "--results", "200", "3000", "--repeat", "1"])
     out = capsys.readouterr().out
