@@ -301,13 +301,19 @@ STEP_COLUMNS: tuple[Column, ...] = (
 _NO_RECORD: dict[str, Any] = {}
 
 
-def steps_frame(run: Run, options: render.Options | None = None, *, views: Views | None = None) -> pd.DataFrame:
+def steps_frame(
+    run: Run, options: render.Options | None = None, *, views: Views | None = None, rows: slice | None = None
+) -> pd.DataFrame:
     """One row per step of ``run``, in index order, with the columns of ``STEP_COLUMNS``.
 
     What the model was shown (``rendered``, ``full``, ``nudge``, ``shown_as``, ...) are the
     facts of the view after the last step under ``options`` (default ``run.options()``):
     ``Views(run, options).at(None).steps``. A caller that holds ``Views`` of ``run`` already
     passes them as ``views`` (and no ``options``), so no step is rendered a second time.
+
+    ``rows`` keeps the rows of the steps ``run.steps[rows]`` only (a page of the table), each
+    with the values it has in the whole frame, and renders only those steps; a categorical
+    column offers its declared categories and the values seen in those rows.
     """
     pandas = require("frame", "pandas")
     if views is not None and (options is not None or views.run is not run):
@@ -316,19 +322,29 @@ def steps_frame(run: Run, options: render.Options | None = None, *, views: Views
         view = (
             views.at(None) if views is not None else _view(run, options if options is not None else facts_options(run))
         )
-        return _steps_frame(pandas, run, view)
+        return _steps_frame(pandas, run, view, rows)
 
 
-def _steps_frame(pandas: ModuleType, run: Run, view: View) -> pd.DataFrame:
-    rows = _step_rows(run, view)
+def _steps_frame(pandas: ModuleType, run: Run, view: View, kept: slice | None = None) -> pd.DataFrame:
+    rows = _step_rows(run, view, kept)
     return _frame(pandas, STEP_COLUMNS, rows, lambda i: f"step {rows[i].step.index}")
 
 
-def _step_rows(run: Run, view: View) -> list[_StepRow]:
-    """Everything each row of ``steps_frame`` is computed from."""
-    facts = view.steps
-    last = run.last_calls()
-    counts = Counter(call.step for call in run.model_calls)
+def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow]:
+    """Everything each row of ``steps_frame`` is computed from (of the steps ``kept``, or all)."""
+    if kept is None:
+        steps, facts = run.steps, view.steps
+        last = run.last_calls()
+        counts = Counter(call.step for call in run.model_calls)
+    else:
+        start, stop, step = kept.indices(len(run.steps))
+        if step != 1:
+            raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
+        steps, facts = run.steps[start:stop], view.step_facts(start, stop)
+        wanted = {s.index for s in steps}
+        calls = [call for call in run.model_calls if call.step in wanted]
+        last = {call.step: call for call in calls}
+        counts = Counter(call.step for call in calls)
     records = run.step_records
     rows = [
         _StepRow(
@@ -341,7 +357,7 @@ def _step_rows(run: Run, view: View) -> list[_StepRow]:
             last.get(step.index),
             counts.get(step.index, 0),
         )
-        for step, fact in zip(run.steps, facts, strict=True)
+        for step, fact in zip(steps, facts, strict=True)
     ]
     return rows
 

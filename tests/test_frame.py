@@ -491,3 +491,24 @@ def test_a_value_no_column_can_compute_names_the_column_and_the_step() -> None:
     with pytest.raises(TypeError) as raised:
         steps_frame(run)
     assert "computing column 'args' for step 1" in raised.value.__notes__
+
+
+def test_a_slice_of_the_steps_frame_has_the_rows_of_the_whole_frame() -> None:
+    """``steps_frame(run, rows=slice)`` holds exactly those rows of the whole frame, each value the same,
+    wherever the slice falls (inside the window or not, with calls or without); a strided slice is refused."""
+    run = _every_case()
+    whole = steps_frame(run)
+    n = len(run.steps)
+    for start, stop in [(0, 3), (2, 9), (n - 4, n), (n - 1, n + 5), (0, n), (5, 5)]:
+        part = steps_frame(run, rows=slice(start, stop))
+        expected = whole.iloc[start:stop].reset_index(drop=True)
+        assert list(part.columns) == list(whole.columns)
+        assert part.astype(object).equals(expected.astype(object)), (start, stop)
+    views = Views(run)
+    assert (
+        steps_frame(run, views=views, rows=slice(1, 4))
+        .astype(object)
+        .equals(whole.iloc[1:4].reset_index(drop=True).astype(object))
+    )
+    with pytest.raises(ValueError, match="consecutive steps"):
+        steps_frame(run, rows=slice(0, n, 2))

@@ -191,6 +191,8 @@ def test_run_explorer_marks_every_missing_value_alike() -> None:
 def test_run_explorer_charts_the_size_series() -> None:
     """The size tab holds a PNG chart of the views' sizes and the totals of the series."""
     explorer = RunExplorer(long_run(60))
+    assert not explorer.chart.value, "the chart is drawn when its tab opens, not before"
+    explorer.tabs.selected_index = 3
     assert explorer.chart.value[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(explorer.series) == 61
     assert any(left is not None for left in explorer.series.left_window)
@@ -294,15 +296,124 @@ def test_steps_without_a_decision_filter_as_none() -> None:
     assert list(explorer.filtered()["index"]) == [s.index for s in run.steps if s.decision is None]
 
 
-def test_the_steps_table_shows_its_first_rows_and_says_so() -> None:
-    """A run longer than SHOWN_ROWS shows that many rows, with a note; a filter's count covers every row."""
-    from agentrender.notebook.explorer import SHOWN_ROWS
+def table_steps(explorer: RunExplorer) -> tuple[list[int], int | None]:
+    """The steps of the rows the explorer's table shows, in order, and the highlighted one."""
+    import re
 
-    explorer = RunExplorer(long_run(SHOWN_ROWS + 50))
-    table = html_values(explorer.tabs.children[0])[0]
-    assert table.count("<tr>") == SHOWN_ROWS + 1  # the header row and the rows shown
-    assert f"showing the first {SHOWN_ROWS} rows" in table
-    assert explorer.count.value == f"{SHOWN_ROWS + 50:,} of {SHOWN_ROWS + 50:,} steps"
+    rows = re.findall(r"<tr( class=\"ar-current\")?><td>(\d+)</td>", explorer.table.value)
+    marked = [int(step) for current, step in rows if current]
+    assert len(marked) <= 1
+    return [int(step) for _, step in rows], marked[0] if marked else None
+
+
+def test_the_steps_table_shows_a_page_and_its_buttons_reach_every_row() -> None:
+    """The table shows PAGE_ROWS rows and says which; first/previous/next/last move through every row once,
+    and the buttons that lead nowhere are disabled."""
+    from agentrender.notebook.explorer import PAGE_ROWS
+
+    n = 3 * PAGE_ROWS + 7
+    explorer = RunExplorer(long_run(n))
+    assert explorer.count.value == f"{n:,} of {n:,} steps"
+    assert table_steps(explorer) == (list(range(PAGE_ROWS)), None)
+    assert explorer.rows_label.value == f"rows 1-{PAGE_ROWS} of {n}"
+    assert explorer.first_button.disabled and explorer.previous_page_button.disabled
+    assert not explorer.next_page_button.disabled and not explorer.last_button.disabled
+    seen = table_steps(explorer)[0]
+    for _ in range(5):  # past the end, the last page holds
+        explorer.next_page_button.click()
+        if table_steps(explorer)[0][-1] != seen[-1]:
+            seen += table_steps(explorer)[0]
+    assert seen == list(range(n))
+    assert explorer.rows_label.value == f"rows {3 * PAGE_ROWS + 1}-{n} of {n}"
+    assert explorer.next_page_button.disabled and explorer.last_button.disabled
+    explorer.previous_page_button.click()
+    assert table_steps(explorer)[0] == list(range(2 * PAGE_ROWS, 3 * PAGE_ROWS))
+    explorer.first_button.click()
+    assert explorer.page == 0 and table_steps(explorer)[0][0] == 0
+    explorer.last_button.click()
+    assert explorer.page == 3 and table_steps(explorer)[0] == list(range(3 * PAGE_ROWS, n))
+
+
+def test_a_page_shows_the_rows_of_the_whole_table() -> None:
+    """A page built alone (before the whole table) is the same HTML as that page cut from the whole table."""
+    run = long_run(130)
+    alone = RunExplorer(run, page_rows=40)
+    alone.page = 2
+    whole = RunExplorer(run, page_rows=40)
+    assert len(whole.frame) == 130  # the whole table, built first
+    whole.page = 2
+    assert table_steps(alone)[0] == list(range(80, 120))
+    assert alone.table.value == whole.table.value
+
+
+def test_moving_the_slider_moves_the_table_to_that_steps_page_and_highlights_its_row() -> None:
+    """After the slider moves to step k the table shows the page holding k with k's row highlighted; after the
+    last step no row is; with another tab open, the steps tab shows the page once it is opened again."""
+    explorer = RunExplorer(long_run(157), page_rows=50)
+    conversation = explorer.conversation
+    conversation.at = 123
+    assert explorer.page == 2 and explorer.rows_label.value == "rows 101-150 of 157"
+    steps, marked = table_steps(explorer)
+    assert marked == 123 and 123 in steps
+    conversation.at = 124
+    assert table_steps(explorer)[1] == 124
+    conversation.slider.value = conversation.slider.max  # after the last step: no row is that step
+    assert explorer.page == 3 and table_steps(explorer)[1] is None
+    explorer.tabs.selected_index = 1  # the conversation tab, as a user moving the slider has open
+    conversation.at = 7
+    assert explorer.page == 0 and explorer.rows_label.value == "rows 1-50 of 157"
+    explorer.tabs.selected_index = 0
+    assert table_steps(explorer) == (list(range(50)), 7)
+
+
+def test_the_filters_page_the_rows_they_keep() -> None:
+    """A filter counts every row it keeps and pages them; the slider finds a step among them, or the page where
+    it would be; a filter that keeps nothing shows the header alone."""
+    run = long_run(157)  # every seventh step skipped
+    explorer = RunExplorer(run, page_rows=50)
     explorer.rendered_only.value = True
-    rendered = int(explorer.frame["rendered"].sum())
-    assert explorer.count.value == f"{rendered:,} of {SHOWN_ROWS + 50:,} steps"
+    rendered = [step.index for step in run.steps if step.decision is not None]
+    assert explorer.count.value == f"{len(rendered)} of 157 steps"
+    assert explorer.rows_label.value == f"rows 1-50 of {len(rendered)}"
+    assert table_steps(explorer)[0] == rendered[:50]
+    explorer.conversation.at = 120
+    assert table_steps(explorer) == (rendered[100:135], 120)
+    explorer.conversation.at = 13  # skipped: not among the rows kept
+    assert table_steps(explorer) == (rendered[:50], None)
+    explorer.text_filter.value = "no reason has this"
+    assert explorer.count.value == "0 of 157 steps" and explorer.rows_label.value == "no rows"
+    assert table_steps(explorer)[0] == [] and "<th>index</th>" in explorer.table.value
+    assert explorer.next_page_button.disabled and explorer.previous_page_button.disabled
+
+
+def test_the_filters_offer_every_value_of_their_columns() -> None:
+    """Each filter's dropdown offers (all) and every label its column of the whole table holds, sorted."""
+    for run in (every_kind_run(), hostile_run(), long_run(30)):
+        explorer = RunExplorer(run)
+        for name, control in (
+            ("kind", explorer.kind_filter),
+            ("status", explorer.status_filter),
+            ("tool", explorer.tool_filter),
+        ):
+            labels = set(explorer.frame[name].astype("string[python]").fillna("(none)"))
+            assert list(control.options) == ["(all)", *sorted(labels)], name
+
+
+def test_a_long_runs_view_counts_what_reads_every_step_on_demand() -> None:
+    """Past COUNTED_STEPS steps the header leaves out the bytes, replay key and change until the count box is
+    ticked, then shows exactly the counted header; a shorter run counts them from the start."""
+    from agentrender.notebook.conversation import COUNTED_STEPS
+
+    short = ConversationView(long_run(50))
+    assert short.count.value and 'class="ar-key"' in short.html.value
+    widget = ConversationView(long_run(COUNTED_STEPS + 1))
+    assert not widget.count.value
+    view = widget.view
+    assert f"<b>{len(view.messages):,}</b> messages" in widget.html.value
+    assert 'class="ar-key"' not in widget.html.value and "</b> bytes" not in widget.html.value
+    assert "counted on demand" in widget.html.value
+    widget.count.value = True
+    assert widget.html.value == view_html(widget.view, last_steps=40)
+    assert f"<b>{widget.view.bytes:,}</b> bytes" in widget.html.value
+    widget.at = 1000
+    assert widget.html.value == view_html(widget.views.at(1000), last_steps=40)

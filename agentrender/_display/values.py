@@ -131,6 +131,7 @@ STYLE = """<style>
 .agentrender table { border-collapse: collapse; }
 .agentrender td, .agentrender th { border: 1px solid var(--ar-border); padding: 2px 6px; text-align: left;
   vertical-align: top; color: var(--ar-fg); }
+.agentrender tr.ar-current > td { background: rgba(9, 105, 218, .14); font-weight: 600; }
 .agentrender .ar-agree { color: #1a7f37; font-weight: 600; }
 .agentrender .ar-disagree { color: #d1242f; font-weight: 600; }
 .agentrender .ar-why li { margin: 2px 0; }
@@ -181,11 +182,17 @@ def rows_html(rows: Iterable[tuple[str, str]]) -> str:
     return "".join(f"<tr><th>{html.escape(name)}</th><td>{value}</td></tr>" for name, value in rows)
 
 
-def table_html(columns: Sequence[str], rows: Iterable[Iterable[Any]], *, cell_chars: int = 120) -> str:
-    """A table of ``rows`` under ``columns``, each cell escaped and cut at ``cell_chars`` characters."""
+def table_html(
+    columns: Sequence[str], rows: Iterable[Iterable[Any]], *, cell_chars: int = 120, marked: int | None = None
+) -> str:
+    """A table of ``rows`` under ``columns``, each cell escaped and cut at ``cell_chars`` characters;
+    the row numbered ``marked`` (from 0) is highlighted."""
     head = "".join(f"<th>{escape_text(str(name), 100)}</th>" for name in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape_text(str(value), cell_chars)}</td>" for value in row) + "</tr>" for row in rows
+        ('<tr class="ar-current">' if number == marked else "<tr>")
+        + "".join(f"<td>{escape_text(str(value), cell_chars)}</td>" for value in row)
+        + "</tr>"
+        for number, row in enumerate(rows)
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 

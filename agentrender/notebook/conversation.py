@@ -14,6 +14,10 @@ from agentrender.views.html import view_html
 if TYPE_CHECKING:
     from agentrender.runfile import Run
 
+COUNTED_STEPS = 2_000
+"""The most steps a run may have for its views' bytes, replay key and change to be counted from the
+first display; a longer run's header counts them once the ``count`` box is ticked."""
+
 
 class ConversationView(Widget):
     """The view at one step of ``run``, with a step slider and the window's two settings.
@@ -24,6 +28,11 @@ class ConversationView(Widget):
     are coloured by what each block is (see the legend). ``last_steps`` bounds how many
     steps the HTML shows, so a long run stays light in the page. ``run`` may be a ``Views``
     (to set what the replay key hashes, such as ``max_output_tokens``).
+
+    What reads every step before the view (its bytes, tokens, replay key and what changed) is
+    counted while the ``count`` box is ticked: from the start for a run of at most
+    ``COUNTED_STEPS`` steps, on demand for a longer one, so its first display and each move
+    cost what the steps shown cost.
 
     An imported run has two views (``Views.mode``, named in the header): as sent (its recorded
     turns, every result in full) and under the contract's window and cap. For it, an ``as
@@ -86,13 +95,22 @@ class ConversationView(Widget):
             style={"description_width": "initial"},
             layout=widgets.Layout(width="170px"),
         )
+        self.count = widgets.Checkbox(
+            value=len(self.views.steps) <= COUNTED_STEPS,
+            description="count",
+            tooltip="count the view's bytes, tokens, replay key and change (reads every step before it)",
+            indent=False,
+            layout=widgets.Layout(width="70px"),
+        )
+        """Count what reads every step before the view into the header (ticked from the start for a short run)."""
         self.html = widgets.HTML()
-        for control in (self.slider, self.as_sent, self.recent_results, self.result_bytes, self.last_steps):
+        controls = (self.slider, self.as_sent, self.recent_results, self.result_bytes, self.last_steps, self.count)
+        for control in controls:
             control.observe(self._refresh, names="value")
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.previous_button, self.slider, self.next_button, self.position_label]),
-                widgets.HBox([self.as_sent, self.recent_results, self.result_bytes, self.last_steps]),
+                widgets.HBox([self.as_sent, self.recent_results, self.result_bytes, self.last_steps, self.count]),
                 self.html,
             ]
         )
@@ -140,4 +158,4 @@ class ConversationView(Widget):
         at = self.at
         last = self.slider.value == len(self.stops) - 1
         self.position_label.value = f"deciding step {at}" + (" (after the last recorded step)" if last else "")
-        self.html.value = view_html(self.views.at(at), last_steps=self.last_steps.value)
+        self.html.value = view_html(self.views.at(at), last_steps=self.last_steps.value, counted=self.count.value)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, overload
 
 from agentrender._display.values import escape_text, wrap
 from agentrender._json import display
@@ -33,21 +35,50 @@ class Reply:
     """Compare the decision with ``recorded`` (true for a run's replies)."""
 
 
-def replies_of(source: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> list[Reply]:
-    """The replies of a run's model calls (with each step's recorded decision), or of a list of replies."""
-    model_calls = getattr(source, "model_calls", None)
-    if model_calls is not None:
-        recorded = {step.index: step.decision for step in source.steps}  # type: ignore[union-attr]
-        last = source.last_calls()  # type: ignore[union-attr]
-        replies = []
-        for number, call in enumerate(model_calls):
-            where = f"call {number + 1} of {len(model_calls)}, for step {call.step}"
+class _RunReplies(Sequence[Reply]):
+    """A run's replies, each read from its model call when first asked for: the stepper shows one at a
+    time, and reading every reply of a long run would cost its first display that many parses."""
+
+    def __init__(self, run: Run) -> None:
+        self._calls = run.model_calls
+        self._steps = run.steps
+        self._last = run.last_calls()
+        self._made: dict[int, Reply] = {}
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    @overload
+    def __getitem__(self, number: int) -> Reply: ...
+    @overload
+    def __getitem__(self, number: slice) -> list[Reply]: ...
+    def __getitem__(self, number: int | slice) -> Reply | list[Reply]:
+        if isinstance(number, slice):
+            return [self[n] for n in range(*number.indices(len(self)))]
+        calls = self._calls
+        number = range(len(calls))[number]  # negative numbers count from the end; out of range raises IndexError
+        reply = self._made.get(number)
+        if reply is None:
+            call = calls[number]
+            # a run's steps are in index order: the step a call was made for is found, not indexed in advance
+            steps = self._steps
+            position = bisect_left(steps, call.step, key=attrgetter("index"))
+            found = position < len(steps) and steps[position].index == call.step
+            recorded = steps[position].decision if found else None
+            where = f"call {number + 1} of {len(calls)}, for step {call.step}"
             # Only a step's last reply became its recorded decision; earlier ones (retries) are not compared.
-            compare = last[call.step] is call
-            replies.append(
-                Reply(label=where, response=call.response, recorded=recorded.get(call.step), compare=compare)
-            )
-        return replies
+            compare = self._last[call.step] is call
+            reply = self._made[number] = Reply(label=where, response=call.response, recorded=recorded, compare=compare)
+        return reply
+
+
+def replies_of(source: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> Sequence[Reply]:
+    """The replies of a run's model calls (with each step's recorded decision), or of a list of replies.
+
+    A run's replies are read from its model calls as they are asked for.
+    """
+    if getattr(source, "model_calls", None) is not None:
+        return _RunReplies(source)  # type: ignore[arg-type]
     replies = []
     for number, item in enumerate(source):  # type: ignore[arg-type]
         response = item if isinstance(item, ModelResponse) else response_from_record(item, where=f"replies[{number}]")

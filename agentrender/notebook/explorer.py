@@ -1,13 +1,16 @@
-"""``RunExplorer``: a run's steps, conversation, decisions and view size, in tabs."""
+"""``RunExplorer``: a run's steps (a page at a time), conversation, decisions and view size, in tabs."""
 
 from __future__ import annotations
 
 import io
+from bisect import bisect_left
+from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
-from agentrender.frame import TEXT_DTYPE, steps_frame
+from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame
 from agentrender.notebook._base import Widget, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
@@ -22,8 +25,10 @@ ALL = "(all)"
 """The filter value that keeps every row."""
 NONE = "(none)"
 """The filter value of a row with no value in the column (a step without a decision has no kind)."""
-SHOWN_ROWS = 200
-"""How many rows of the steps table the page shows at most; the count says how many matched."""
+PAGE_ROWS = 50
+"""How many rows of the steps table a page shows; the page buttons move through the rest."""
+FILTERED_COLUMNS = ("kind", "status", "tool")
+"""The columns of the steps table a dropdown filters on."""
 
 
 def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.6) -> bytes:
@@ -64,51 +69,119 @@ def _labels(column: pd.Series) -> pd.Series:
     return column.astype(TEXT_DTYPE).fillna(NONE)
 
 
-class RunExplorer(Widget):
-    """Tabs for a run: the steps table (filterable), the conversation, decide, and the view's size."""
+def filter_choices(run: Run) -> dict[str, list[str]]:
+    """For each of ``FILTERED_COLUMNS``, what its dropdown offers: ``ALL``, then every label the
+    column of ``steps_frame(run)`` holds, sorted, read off the steps by the column's own rule
+    (``STEP_COLUMNS``) without building the frame."""
+    parts: dict[str, list[Any]] = {}
+    choices = {}
+    for column in STEP_COLUMNS:
+        if column.name not in FILTERED_COLUMNS:
+            continue
+        assert column.value is not None  # a filtered column is computed from its row, not derived
+        if column.of not in parts:
+            # a row's decision and observation are its step's (frame._StepRow)
+            parts[column.of] = list(map(attrgetter(column.of), run.steps))
+        present = [part for part in parts[column.of] if part is not None]
+        found = set(map(column.value, present))
+        if len(present) < len(run.steps):
+            found.add(column.absent)
+        choices[column.name] = [ALL, *sorted({NONE if value is None else str(value) for value in found})]
+    return {name: choices[name] for name in FILTERED_COLUMNS}
 
-    def __init__(self, run: Run, options: Any = None) -> None:
+
+class RunExplorer(Widget):
+    """Tabs for a run: the steps table (filterable, a page at a time), the conversation, decide, and the view's size.
+
+    The first display builds what its first screen shows: a page of ``page_rows`` rows of the
+    steps table, the filters, and the other tabs' first views. The whole table (``frame``) is
+    built when a filter first needs it, the size chart when its tab is first opened. Moving the
+    conversation's step slider moves the table to the page of that step and highlights its row.
+    """
+
+    def __init__(self, run: Run, options: Any = None, *, page_rows: int = PAGE_ROWS) -> None:
+        if page_rows < 1:
+            raise ValueError(f"RunExplorer: page_rows must be at least 1, got {page_rows}")
         self.run = run
         """The run explored."""
         self.views = Views(run, options)
         """The views of the run (shared with the conversation tab)."""
-        self.frame = steps_frame(run, views=self.views)
-        """The steps table (``agentrender.frame.steps_frame``), unfiltered."""
+        self.page_rows = page_rows
+        """How many rows a page of the steps table shows."""
         self.conversation = ConversationView(self.views)
         """The conversation tab."""
         self.decide = DecideStepper(run)
         """The decide tab."""
 
-        def choices(column: str) -> list[str]:
-            return [ALL, *sorted(set(_labels(self.frame[column])))]
-
-        self.kind_filter = widgets.Dropdown(options=choices("kind"), description="kind")
-        self.status_filter = widgets.Dropdown(options=choices("status"), description="status")
-        self.tool_filter = widgets.Dropdown(options=choices("tool"), description="tool")
+        choices = filter_choices(run)
+        self.kind_filter = widgets.Dropdown(options=choices["kind"], description="kind")
+        self.status_filter = widgets.Dropdown(options=choices["status"], description="status")
+        self.tool_filter = widgets.Dropdown(options=choices["tool"], description="tool")
         self.text_filter = widgets.Text(description="reason has", continuous_update=False)
         self.rendered_only = widgets.Checkbox(description="rendered steps only", value=False)
         self.table = widgets.HTML()
         self.count = widgets.Label()
+        self.rows_label = widgets.Label()
+        """Which rows the page shows: ``rows 1,001-1,050 of 100,000``."""
+        button = widgets.Layout(width="auto", flex="0 0 auto")
+        self.first_button = widgets.Button(description="« first", layout=button)
+        self.previous_page_button = widgets.Button(description="◀ previous page", layout=button)
+        self.next_page_button = widgets.Button(description="next page ▶", layout=button)
+        self.last_button = widgets.Button(description="last »", layout=button)
+        self.first_button.on_click(lambda _: self._go(0))
+        self.previous_page_button.on_click(lambda _: self._go(self.page - 1))
+        self.next_page_button.on_click(lambda _: self._go(self.page + 1))
+        self.last_button.on_click(lambda _: self._go(self.pages - 1))
+        self._kept: pd.DataFrame | None = None
+        self._page = 0
+        self._stale = False
+        self._shown: tuple[Any, tuple[pd.DataFrame, list[tuple[Any, ...]], list[int]]] | None = None
+        self.marked_step: int | None = None
+        """The step whose row the table highlights: the conversation's step (``None``: no row, as after the last)."""
         for control in (self.kind_filter, self.status_filter, self.tool_filter, self.text_filter, self.rendered_only):
             control.observe(self._filter, names="value")
         steps_tab = widgets.VBox(
             [
                 widgets.HBox([self.kind_filter, self.status_filter, self.tool_filter]),
                 widgets.HBox([self.text_filter, self.rendered_only, self.count]),
+                widgets.HBox(
+                    [
+                        self.first_button,
+                        self.previous_page_button,
+                        self.next_page_button,
+                        self.last_button,
+                        self.rows_label,
+                    ]
+                ),
                 self.table,
             ]
         )
-        self.series = self.views.sizes()
-        """The size series the chart draws."""
-        self.chart = widgets.Image(value=size_chart_png(self.series), format="png")
-        totals = widgets.HTML(self._totals_html())
-        self.tabs = widgets.Tab(
-            children=[steps_tab, self.conversation.widget, self.decide.widget, widgets.VBox([self.chart, totals])]
+        self.chart = widgets.Image(format="png")
+        """The size chart, drawn when the size tab is first opened."""
+        self.size_tab = widgets.VBox(
+            [widgets.HTML(wrap('<div class="ar-elided">the size chart is drawn when this tab is opened</div>'))]
         )
+        self.tabs = widgets.Tab(children=[steps_tab, self.conversation.widget, self.decide.widget, self.size_tab])
         for number, title in enumerate(("steps", "conversation", "decide", "size")):
             self.tabs.set_title(number, title)
+        self.tabs.observe(self._open, names="selected_index")
+        self.conversation.slider.observe(self._follow, names="value")
         self.widget = self.tabs
         self._filter()
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The steps table (``agentrender.frame.steps_frame``), unfiltered, built when first asked for."""
+        return steps_frame(self.run, views=self.views)
+
+    @cached_property
+    def series(self) -> SizeSeries:
+        """The size series the chart draws, counted when first asked for (it reads every step)."""
+        return self.views.sizes()
+
+    def _filtering(self) -> bool:
+        controls = (self.kind_filter, self.status_filter, self.tool_filter)
+        return any(c.value != ALL for c in controls) or bool(self.text_filter.value) or self.rendered_only.value
 
     def filtered(self) -> pd.DataFrame:
         """The rows of the steps table the filters keep."""
@@ -124,17 +197,95 @@ class RunExplorer(Widget):
             keep &= frame["rendered"].astype(bool)
         return frame[keep]
 
-    def _filter(self, _change: Any = None) -> None:
-        rows = self.filtered()
-        self.count.value = f"{len(rows):,} of {len(self.frame):,} steps"
+    @property
+    def matched(self) -> int:
+        """How many rows the filters keep."""
+        return len(self.run.steps) if self._kept is None else len(self._kept)
+
+    @property
+    def pages(self) -> int:
+        """How many pages the kept rows fill (one, empty, when none are kept)."""
+        return max(1, -(-self.matched // self.page_rows))
+
+    @property
+    def page(self) -> int:
+        """The page of the steps table shown, from 0."""
+        return self._page
+
+    @page.setter
+    def page(self, number: int) -> None:
+        self._go(number)
+
+    def page_of(self, step: int) -> int:
+        """The page where the row of ``step`` is, or would be among the kept rows (the last page past them)."""
+        if self._kept is None:
+            position = bisect_left(self.conversation.stops, step)
+        else:
+            position = int(self._kept["index"].searchsorted(step))
+        return min(position // self.page_rows, self.pages - 1)
+
+    def page_frame(self) -> pd.DataFrame:
+        """The rows of the steps table on the page shown: ``page_rows`` of the kept rows from ``page * page_rows``."""
+        return self._page_cells()[0]
+
+    def _page_cells(self) -> tuple[pd.DataFrame, list[tuple[Any, ...]], list[int]]:
+        """The page's rows, their cells as the table shows them, and their steps; kept while the page is shown."""
+        start = self._page * self.page_rows
+        key = (self._kept is None, start)
+        if self._shown is not None and self._shown[0] == key:
+            return self._shown[1]
+        if self._kept is not None:
+            rows = self._kept.iloc[start : start + self.page_rows]
+        elif "frame" in self.__dict__:  # the whole table is built already: slice it
+            rows = self.frame.iloc[start : start + self.page_rows]
+        else:
+            rows = steps_frame(self.run, views=self.views, rows=slice(start, start + self.page_rows))
         from pandas import NA
 
-        shown = rows.head(SHOWN_ROWS)
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
-        shown = shown.astype(object).where(shown.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
-        table = table_html(list(rows.columns), shown.itertuples(index=False, name=None))
-        more = f'<div class="ar-elided">showing the first {SHOWN_ROWS} rows</div>' if len(rows) > SHOWN_ROWS else ""
-        self.table.value = wrap(f"{table}{more}")
+        cells = rows.astype(object).where(rows.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
+        page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
+        self._shown = (key, page)
+        return page
+
+    def _filter(self, _change: Any = None) -> None:
+        self._kept = self.filtered() if self._filtering() else None
+        self._shown = None
+        self.count.value = f"{self.matched:,} of {len(self.run.steps):,} steps"
+        self._go(0)
+
+    def _follow(self, _change: Any = None) -> None:
+        conversation = self.conversation
+        at = conversation.at
+        # every stop is a step's index but the last, the view after the last step
+        self.marked_step = at if conversation.slider.value < len(conversation.stops) - 1 else None
+        self._go(self.page_of(at))
+
+    def _go(self, page: int) -> None:
+        """Show page ``page`` (clamped to the pages there are): drawn now with the steps tab open, else once it is."""
+        self._page = max(0, min(page, self.pages - 1))
+        start, matched = self._page * self.page_rows, self.matched
+        shown = min(self.page_rows, matched - start)
+        self.rows_label.value = f"rows {start + 1:,}-{start + shown:,} of {matched:,}" if matched else "no rows"
+        first, last = self._page == 0, self._page == self.pages - 1
+        self.first_button.disabled = self.previous_page_button.disabled = first
+        self.next_page_button.disabled = self.last_button.disabled = last
+        self._stale = self.tabs.selected_index != 0
+        if not self._stale:
+            self._draw()
+
+    def _draw(self) -> None:
+        rows, cells, steps = self._page_cells()
+        marked = steps.index(self.marked_step) if self.marked_step in steps else None
+        self.table.value = wrap(table_html(list(rows.columns), cells, marked=marked))
+        self._stale = False
+
+    def _open(self, change: Any) -> None:
+        if change["new"] == 0 and self._stale:
+            self._draw()
+        if change["new"] == 3 and not self.chart.value:
+            self.chart.value = size_chart_png(self.series)
+            self.size_tab.children = (self.chart, widgets.HTML(self._totals_html()))
 
     def _totals_html(self) -> str:
         series = self.series

@@ -111,12 +111,21 @@ def _mode_html(view: View) -> list[str]:
     return [f'<span class="ar-mode" title="{html.escape(title)}"><b>{escape_text(said, 500)}</b></span>']
 
 
-def _header_html(view: View) -> str:
+def _header_html(view: View, counted: bool = True) -> str:
     at = "after the last step" if view.at is None else f"deciding step {view.at}"
-    key = view.replay_key
     parts = [
         f"<span><b>view</b> {html.escape(at)}</span>",
-        f"<span><b>{len(view.messages):,}</b> messages</span>",
+        f"<span><b>{view.message_count:,}</b> messages</span>",
+    ]
+    if not counted:
+        parts.extend(_mode_html(view))
+        parts.append(
+            '<span class="ar-muted">bytes, tokens, replay key and what changed are counted on demand: '
+            f"they read all {view.step_count:,} steps before this one</span>"
+        )
+        return f'<div class="ar-header">{"".join(parts)}</div>'
+    key = view.replay_key
+    parts += [
         f"<span><b>{view.bytes:,}</b> bytes</span>",
         f'<span title="bytes / 4, a scale, not a count"><b>~{view.tokens:,}</b> tokens</span>',
         *_mode_html(view),
@@ -139,11 +148,15 @@ def _header_html(view: View) -> str:
     return f'<div class="ar-header">{"".join(parts)}</div>'
 
 
-def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True) -> str:
-    """The view as chat turns with a header and a legend; at most the ``last_steps`` last steps."""
+def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True, counted: bool = True) -> str:
+    """The view as chat turns with a header and a legend; at most the ``last_steps`` last steps.
+
+    ``counted=False`` leaves out of the header what reads every step before the view (its bytes,
+    tokens, replay key and change), so the HTML costs what its ``last_steps`` steps cost.
+    """
     total = view.step_count
     start = max(0, total - last_steps)
-    parts = [_header_html(view)]
+    parts = [_header_html(view, counted)]
     if legend:
         parts.append(legend_html())
     parts.append(_message_html(view.opening))

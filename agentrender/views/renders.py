@@ -12,6 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cached_property
+from itertools import accumulate, compress, islice
+from operator import lt
 
 from agentrender import render
 from agentrender._types import ContentBlock, Message, Step, new_message, utf8_bytes
@@ -94,40 +96,55 @@ class StepRenders:
         self.steps = tuple(steps)
         self.options = options
         indices = [step.index for step in self.steps]
-        for position in range(1, len(indices)):
-            if indices[position] <= indices[position - 1]:
-                raise ValueError(
-                    f"steps[{position}].index is {indices[position]}, not above steps[{position - 1}].index "
-                    f"{indices[position - 1]}: a run's steps must be in index order, each index once"
-                )
+        if not all(map(lt, indices, islice(indices, 1, None))):
+            position = next(p for p in range(1, len(indices)) if indices[p] <= indices[p - 1])
+            raise ValueError(
+                f"steps[{position}].index is {indices[position]}, not above steps[{position - 1}].index "
+                f"{indices[position - 1]}: a run's steps must be in index order, each index once"
+            )
         self.indices = indices
         # rendered_before[p]: how many of steps[:p] have a decision (and so are rendered)
-        rendered_before = [0]
-        count = 0
-        for step in self.steps:
-            count += step.decision is not None
-            rendered_before.append(count)
-        self.rendered_before = rendered_before
-        self.rendered = [step for step in self.steps if step.decision is not None]
+        decided = [step.decision is not None for step in self.steps]
+        self.rendered_before = list(accumulate(decided, initial=0))
+        self.rendered = list(compress(self.steps, decided))
         n = len(self.rendered)
         self.full_form, self.summary_form = Form(True, n), Form(False, n)
         self._assistant_facts: list[MessageFact | None] = [None] * n
+        self._assistant_rules = [""] * n
 
     @cached_property
     def ids(self) -> list[str]:
         """The ``tool_use`` id of every rendered step (``render.tool_use_id``)."""
         return render.tool_use_ids(self.rendered, self.options)
 
-    @cached_property
+    @property
     def assistant(self) -> tuple[list[Message], list[str]]:
         """Every rendered step's assistant turn and the rule that made it; the turns are put in both forms."""
-        options = self.options
-        made = [
-            render.assistant_turn(step, step_id, options) for step, step_id in zip(self.rendered, self.ids, strict=True)
-        ]
+        n = len(self.rendered)
+        return self.assistants(0, n), self._assistant_rules
+
+    def assistants(self, start: int, stop: int) -> list[Message]:
+        """The assistant turns of rendered steps ``[start:stop]``, rendering those not yet rendered
+        (into both forms: a step's assistant turn is the same in each)."""
+        rules = self._assistant_rules
+        if "" in rules[start:stop]:
+            position = start
+            while position < stop:
+                if rules[position]:
+                    position += 1
+                    continue
+                end = position + 1
+                while end < stop and not rules[end]:
+                    end += 1
+                self._render_assistants(position, end)
+                position = end
+        return self.full_form.turns[2 * start : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
+
+    def _render_assistants(self, start: int, stop: int) -> None:
+        made = render.assistant_turns(self.rendered[start:stop], self.ids[start:stop], self.options)
         turns = [new_message("assistant", blocks) for blocks, _ in made]
-        self.full_form.turns[0::2] = self.summary_form.turns[0::2] = turns
-        return turns, [rule for _, rule in made]
+        self.full_form.turns[2 * start : 2 * stop : 2] = self.summary_form.turns[2 * start : 2 * stop : 2] = turns
+        self._assistant_rules[start:stop] = [rule for _, rule in made]
 
     def form(self, full: bool) -> Form:
         """The steps with their user turns in full (``full``) or as summaries."""
@@ -165,7 +182,7 @@ class StepRenders:
     def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
         """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
         filled for a view of ``rendered`` steps whose first ``cut`` show summaries."""
-        _ = self.assistant  # computing it puts the assistant turns in both forms
+        self.assistants(0, rendered)  # puts the assistant turns in both forms
         self.users(False, 0, cut)
         self.users(True, cut, rendered)
         return self.summary_form.turns, self.full_form.turns  # type: ignore[return-value]  # filled as asked
@@ -201,9 +218,8 @@ class StepRenders:
         """The fact of rendered step ``position``'s assistant turn."""
         fact = self._assistant_facts[position]
         if fact is None:
-            turns, rules = self.assistant
-            message = turns[position]
-            rule = rules[position]
+            message = self.assistants(position, position + 1)[0]
+            rule = self._assistant_rules[position]
             fact = self._assistant_facts[position] = MessageFact(
                 message=message,
                 turn="assistant",

@@ -427,6 +427,11 @@ class View:
         return self.views._rendered(self.at)
 
     @property
+    def message_count(self) -> int:
+        """``len(messages)``, without building them: the opening and two messages a rendered step."""
+        return 1 + 2 * self.rendered_count
+
+    @property
     def full_count(self) -> int:
         """How many rendered steps show their result in full: the last ``recent_results`` of them."""
         return min(self.rendered_count, self.options.recent_results)

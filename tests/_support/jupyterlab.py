@@ -1,0 +1,196 @@
+"""JupyterLab on 127.0.0.1 for the browser tests: a fresh root and Jupyter setup, a server with a token, its shutdown.
+
+``serve(tmp_path, notebooks)`` writes the notebooks given into a fresh root, starts JupyterLab
+there (this interpreter's kernel, this checkout's agentrender first on PYTHONPATH, nothing of
+the machine's own Jupyter setup), yields the server's base URL and token, and always stops it
+and the kernels it started.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests._support.browser import missing_chromium
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+SERVER_START_SECONDS = 60
+"""How long JupyterLab may take to answer its status API (a cold start on a busy 2-core machine)."""
+LAB_CONFIG = {
+    # Nothing may leave 127.0.0.1: no news feed, no update check, no PyPI extension manager.
+    "LabApp": {
+        "news_url": None,
+        "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+        "extension_manager": "readonly",
+    },
+}
+
+
+def missing_requirement() -> str | None:
+    """What a JupyterLab browser test cannot run without, or ``None`` when everything is there."""
+    for module, why in (
+        ("playwright", "playwright is not installed (pip install '.[dev]'; the browser is Debian's chromium)"),
+        ("jupyterlab", "jupyterlab is not installed (pip install '.[dev]')"),
+        ("jupyterlab_widgets", "jupyterlab_widgets (the ipywidgets extension) is not installed (pip install '.[dev]')"),
+        ("ipykernel", "ipykernel is not installed (pip install '.[dev]')"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            return why
+    return missing_chromium()
+
+
+def cleared(path: Path) -> dict[str, Any]:
+    """The notebook at ``path`` with its outputs, execution counts and widget state cleared."""
+    notebook: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    notebook["metadata"].pop("widgets", None)
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    return notebook
+
+
+def new_notebook(*sources: str) -> dict[str, Any]:
+    """A notebook of code cells with these sources, not yet run, for this environment's kernel."""
+    return {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": text}
+            for text in sources
+        ],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def lab_root(tmp_path: Path, notebooks: Mapping[str, Mapping[str, Any]]) -> tuple[Path, dict[str, str]]:
+    """A root folder holding ``notebooks`` (file name to notebook JSON), and the server's environment.
+
+    The kernel spec is this interpreter's, so the kernel runs in the environment under test,
+    and PYTHONPATH puts this checkout's agentrender first. Jupyter's config, data, runtime and
+    settings folders are fresh, so nothing from the machine's own Jupyter setup takes part.
+    """
+    root = tmp_path / "root"
+    root.mkdir()
+    for name, notebook in notebooks.items():
+        (root / name).write_text(json.dumps(notebook), encoding="utf-8")
+
+    jupyter_path = tmp_path / "share" / "jupyter"
+    kernel = jupyter_path / "kernels" / "python3"
+    kernel.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (this environment)",
+        "language": "python",
+    }
+    (kernel / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "jupyter_lab_config.json").write_text(json.dumps(LAB_CONFIG), encoding="utf-8")
+    # The user's answer to "get notified about Jupyter news?", given in advance: no toast asks it.
+    notification = tmp_path / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
+    )
+
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH", "")])),
+        JUPYTER_PATH=str(jupyter_path),
+        JUPYTER_CONFIG_DIR=str(config),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "lab-settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "lab-workspaces"),
+        JUPYTER_PLATFORM_DIRS="1",
+    )
+    return root, env
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until_up(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {server.returncode} before answering:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"JupyterLab did not answer {SERVER_START_SECONDS}s after starting:\n{log.read_text()[-3000:]}")
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """Stop the server and the kernels it started (its own process group), politely and then not."""
+    if server.poll() is not None:
+        return
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=15)
+
+
+@contextmanager
+def serve(tmp_path: Path, notebooks: Mapping[str, Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
+    """JupyterLab on a free 127.0.0.1 port with a token over a root of ``notebooks``: yields (base URL, token)."""
+    root, env = lab_root(tmp_path, notebooks)
+    port, token = free_port(), secrets.token_hex(16)
+    log = tmp_path / "jupyterlab.log"
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+    ]
+    if os.geteuid() == 0:  # CI containers run as root, which JupyterLab refuses unless told
+        command.append("--allow-root")
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            command, cwd=root, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(server, f"{base}/api/status?token={token}", log)
+        yield base, token
+    finally:
+        stop(server)
+
+
+def open_notebook(page: Any, url: str) -> None:
+    """Open the notebook at ``url`` and wait for its kernel to be idle; a kernel prompt is answered with the
+    notebook's own kernel (a run-all issued while the session is being set up asks which to use)."""
+    page.goto(url)
+    kernel_dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    page.add_locator_handler(kernel_dialog, lambda dialog: dialog.locator(".jp-mod-accept").click())
+    page.locator(".jp-Notebook").first.wait_for(state="visible")
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for(state="visible")
