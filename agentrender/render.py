@@ -319,21 +319,26 @@ def tool_use_ids(steps: Sequence[Step], options: Options) -> list[str]:
 def assistant_turns(
     steps: Sequence[Step], ids: Sequence[str], options: Options
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
-    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run."""
-    if options.assistant is None:
-        return [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
-    return [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
+    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run (the collector
+    paused, as in ``messages``)."""
+    with paused():
+        if options.assistant is None:
+            return [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
+        return [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
 
 
 def user_turns(
     steps: Sequence[Step], ids: Sequence[str], full: bool, options: Options
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
-    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run."""
-    if options.observation is None:
-        max_bytes = options.result_bytes
-        made = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in zip(steps, ids, strict=True)]
-        return [((block,), rule) for block, rule in made]
-    return [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
+    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run (the
+    collector paused, as in ``messages``)."""
+    with paused():
+        if options.observation is None:
+            max_bytes = options.result_bytes
+            pairs = zip(steps, ids, strict=True)
+            made = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in pairs]
+            return [((block,), rule) for block, rule in made]
+        return [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
+from agentrender._fast import paused
 from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact
@@ -288,7 +289,14 @@ class Views:
         return first_diff, prefix, size, previous_size, left
 
     def sizes(self) -> SizeSeries:
-        """The size of the view at every stop, with and without the window, and its cacheable prefix."""
+        """The size of the view at every stop, with and without the window, and its cacheable prefix.
+
+        Every step is rendered in both forms and measured: the collector is paused meanwhile, as in
+        ``render.messages``."""
+        with paused():
+            return self._sizes()
+
+    def _sizes(self) -> SizeSeries:
         renders = self._renders
         sizes = renders.sizes
         window = self.options.recent_results
