@@ -154,16 +154,11 @@ def steps_rows(
     status: Sequence[str] | None = None,
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
-    """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered.
-
-    A run with no opening gets its rows as ``steps_frame`` gives them, with a stand-in opening.
-    """
-    from agentrender.frame import facts_options, steps_frame
+    """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered."""
+    from agentrender.frame import steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
-    frame = steps_frame(
-        run, facts_options(run, **{name: value for name, value in overrides.items() if value is not None})
-    )
+    frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
 

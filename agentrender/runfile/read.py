@@ -25,7 +25,7 @@ from agentrender.runfile.lines import (
     gzip_lines,
     inflate_limit,
 )
-from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
+from agentrender.runfile.model import FORMAT, NO_OPENING, ModelCall, Run, RunFileError, RunWarning, has_opening
 from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
@@ -190,6 +190,12 @@ class _Loader:
                 raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")
             self.header, self.header_line = record, number
             self.check_format(number, record.get("format"))
+            if not has_opening(record):
+                self.note(
+                    number,
+                    "the run header has neither 'opening' nor 'goal' (the text the agent opened with): "
+                    f"its views open with {NO_OPENING!r} in its place",
+                )
             self.records.append(record)
             return
         if kind == "run":
@@ -329,5 +335,5 @@ def load_run(path: str | os.PathLike[str]) -> Run:
         try:
             loader.read(lines)
         except StreamError as error:
-            raise loader.fail(loader.last_line + 1, str(error)) from None
+            raise loader.fail(error.line or loader.last_line + 1, str(error)) from None
         return loader.run(stream_notes)
