@@ -104,7 +104,7 @@ def _or_null(text: str) -> str | None:
     return text or None
 
 
-_encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_json = _fast.batched_json_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 def _usage(call: ModelCall, key: str) -> int | None:

@@ -197,7 +197,6 @@ def test_ten_megabyte_lines_survive_every_consumer(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="known: a 10 MB line of 650,000 keys takes about 236 MB, just over 3x + 200 MB", strict=False)
 def test_a_ten_megabyte_line_of_many_keys_stays_within_the_memory_bound(tmp_path: Path) -> None:
     """An argument object of 650,000 keys on one 10 MB line is shown within 3x its size plus 200 MB."""
     _assert_survived([path for path in hostile_files.big(tmp_path) if path.name == "many-keys.jsonl"])

@@ -281,6 +281,18 @@ def test_steps_lists_a_run_with_no_opening_as_steps_frame_does(tmp_path: Path) -
     assert "warning: " + f"{path}:1: the run header has neither 'opening' nor 'goal'" in out
 
 
+def test_a_long_unsafe_reason_is_one_short_escaped_line_of_the_steps_table(tmp_path: Path) -> None:
+    """A reason of 400,000 bidi overrides and tag characters is shown escaped, cut with an ellipsis on one line."""
+    reason = "\u202e<" * 200_000
+    step = Step(index=0, decision=Decision(kind="tool_call", tool="t", args={}, reason=reason))
+    path = tmp_path / "long.jsonl"
+    write_run(Run(header={"type": "run", "run_id": "long", "goal": "g"}, steps=(step,)), path)
+    out = terminal("steps", str(path))
+    [row] = [line for line in out.splitlines() if "\\u202e<" in line]
+    assert row.rstrip().endswith("\u2026") and "\u202e" not in out
+    assert len(out) < 5_000
+
+
 def test_check_takes_no_render_option(capsys: pytest.CaptureFixture[str]) -> None:
     """check reads each result in both forms under the run's own options: a window setting is refused, not ignored."""
     for option in ("--recent-results", "--result-bytes"):

@@ -121,17 +121,26 @@ def _null(value: Any) -> bool:
         return True
 
 
+_CELL_CHARS = 1000
+"""The most characters of a value a table cell is given: more than a terminal line holds.
+
+A 10 MB reason is cut here before it is cleaned, not cleaned whole and cut by the table.
+"""
+
+
 def _cell(name: str, value: Any) -> Text:
     if value is None:
         return Text("\u2014", style=MUTED)
-    if name == "reason":
-        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
-        return Text(clean(str(value), one_line=True), no_wrap=True, overflow="ellipsis")
     if isinstance(value, bool):
         return Text("yes" if value else "no")
     if isinstance(value, numbers.Integral):
         return Text(f"{value:,}")
-    return Text(clean(str(value), one_line=True))
+    text = str(value)
+    shown = clean(text[:_CELL_CHARS], one_line=True) + ("\u2026" if len(text) > _CELL_CHARS else "")
+    if name == "reason":
+        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
+        return Text(shown, no_wrap=True, overflow="ellipsis")
+    return Text(shown)
 
 
 def _keep(column: pd.Series, wanted: Sequence[str] | None) -> pd.Series:

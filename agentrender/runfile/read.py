@@ -121,32 +121,38 @@ class _Loader:
         for line in lines:
             number += 1
             self.last_line = number
-            self.line(number, line)
-            if line[:1] in _BLANK_START and (newlines := line.count(b"\n")) > 1:
-                number += newlines - 1
+            more = line.count(b"\n") - 1 if line[:1] in _BLANK_START else 0
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                complete = line.endswith(b"\n")
+                self.not_binary(number, line, complete)
+                if not complete:
+                    self.cut_short(number, len(line), "not UTF-8")
+                    continue
+                raise self.fail(number, f"not UTF-8: {error.reason} at byte {error.start + 1} of the line") from None
+            del line  # a long line is held once, as its text, while its JSON is decoded
+            self.line(number, text)
+            if more > 0:
+                number += more
                 self.last_line = number
 
-    def line(self, number: int, line: bytes) -> None:
-        complete = line.endswith(b"\n")
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as error:
-            self.not_binary(number, line, complete)
-            if not complete:
-                self.cut_short(number, line, "not UTF-8")
-                return
-            raise self.fail(number, f"not UTF-8: {error.reason} at byte {error.start + 1} of the line") from None
+    def line(self, number: int, text: str) -> None:
         if not text.strip(JSON_SPACE):
             return
+        complete = text.endswith("\n")
+        bom = 0
         if number == 1 and text.startswith("\ufeff"):
             self.note(number, "the file begins with a UTF-8 byte order mark; skipped")
             text = text[1:]
+            bom = 1
         try:
             record = decode_line(text)
         except (ValueError, RecursionError) as error:
+            line = ("\ufeff" * bom + text).encode("utf-8")  # the line's bytes again, on this rare path only
             self.not_binary(number, line, complete)
             if not complete:
-                self.cut_short(number, line, "not JSON")
+                self.cut_short(number, len(line), "not JSON")
                 return
             if isinstance(error, json.JSONDecodeError):
                 what = f"{error.msg} at column {error.pos + 1}"
@@ -163,10 +169,10 @@ class _Loader:
             where = "" if number == 1 else " of the line"
             raise self.fail(number, f"not a run file: {binary}{where}. A run file is JSON lines of UTF-8 text")
 
-    def cut_short(self, number: int, line: bytes, why: str) -> None:
+    def cut_short(self, number: int, size: int, why: str) -> None:
         self.note(
             number,
-            f"the last line is cut short (no newline, {why}): {len(line)} bytes not loaded; "
+            f"the last line is cut short (no newline, {why}): {size} bytes not loaded; "
             "a process killed while writing leaves this",
             lost=True,
         )
