@@ -1,0 +1,204 @@
+"""A real JupyterLab on 127.0.0.1 for the browser tests, and what they do in it with headless Chromium.
+
+``serve(folder, name, notebook)`` starts JupyterLab with a fresh Jupyter setup on a free port
+and gives the notebook's URL; ``run_all(page, url)`` opens it and runs every cell. A test
+that cannot run (no browser, no JupyterLab) skips, or fails under CI (``browser.require``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests._support.browser import missing_chromium
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+SERVER_START_SECONDS = 60
+"""How long JupyterLab may take to answer its status API (a cold start on a busy 2-core machine)."""
+STEP_MS = 45_000
+"""The bound on each wait in the page: loading JupyterLab, the kernel, running the cells, the widget."""
+LAB_CONFIG = {
+    # Nothing may leave 127.0.0.1: no news feed, no update check, no PyPI extension manager.
+    "LabApp": {
+        "news_url": None,
+        "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+        "extension_manager": "readonly",
+    },
+}
+
+
+def missing_requirement() -> str | None:
+    """What a JupyterLab test cannot run without, or ``None`` when everything is there."""
+    for module, why in (
+        ("playwright", "playwright is not installed (pip install '.[dev]'; the browser is Debian's chromium)"),
+        ("jupyterlab", "jupyterlab is not installed (pip install '.[dev]')"),
+        ("jupyterlab_widgets", "jupyterlab_widgets (the ipywidgets extension) is not installed (pip install '.[dev]')"),
+        ("ipykernel", "ipykernel is not installed (pip install '.[dev]')"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            return why
+    return missing_chromium()
+
+
+def cleared(notebook: dict[str, Any]) -> dict[str, Any]:
+    """``notebook`` with its outputs, execution counts and widget state cleared, as a user opens a fresh copy."""
+    notebook = json.loads(json.dumps(notebook))
+    notebook["metadata"].pop("widgets", None)
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+    return notebook
+
+
+def code_notebook(*cells: str, markdown: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A notebook of ``markdown`` cells, then one code cell for each of ``cells``, for this environment's kernel."""
+
+    def cell(kind: str, source: str) -> dict[str, Any]:
+        made: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source}
+        if kind == "code":
+            made.update(outputs=[], execution_count=None)
+        return made
+
+    return {
+        "cells": [*(cell("markdown", text) for text in markdown), *(cell("code", text) for text in cells)],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _lab_root(folder: Path, name: str, notebook: dict[str, Any]) -> tuple[Path, dict[str, str]]:
+    """A root folder holding ``notebook`` as ``name``, and the server's environment.
+
+    The kernel spec is this interpreter's, so the kernel runs in the environment under test,
+    and PYTHONPATH puts this checkout's agentrender first. Jupyter's config, data, runtime and
+    settings folders are fresh, so nothing from the machine's own Jupyter setup takes part.
+    """
+    root = folder / "root"
+    root.mkdir()
+    (root / name).write_text(json.dumps(notebook), encoding="utf-8")
+
+    jupyter_path = folder / "share" / "jupyter"
+    kernel = jupyter_path / "kernels" / "python3"
+    kernel.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (this environment)",
+        "language": "python",
+    }
+    (kernel / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    config = folder / "config"
+    config.mkdir()
+    (config / "jupyter_lab_config.json").write_text(json.dumps(LAB_CONFIG), encoding="utf-8")
+    # The user's answer to "get notified about Jupyter news?", given in advance: no toast asks it.
+    notification = folder / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
+    )
+
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH", "")])),
+        JUPYTER_PATH=str(jupyter_path),
+        JUPYTER_CONFIG_DIR=str(config),
+        JUPYTER_RUNTIME_DIR=str(folder / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(folder / "lab-settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(folder / "lab-workspaces"),
+        JUPYTER_PLATFORM_DIRS="1",
+    )
+    return root, env
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_until_up(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {server.returncode} before answering:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"JupyterLab did not answer {SERVER_START_SECONDS}s after starting:\n{log.read_text()[-3000:]}")
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    """Stop the server and the kernels it started (its own process group), politely and then not."""
+    if server.poll() is not None:
+        return
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=15)
+
+
+@contextmanager
+def serve(folder: Path, name: str, notebook: dict[str, Any]) -> Iterator[str]:
+    """JupyterLab on a free 127.0.0.1 port with a token, serving ``notebook`` as ``name`` from a root in
+    ``folder``; gives the notebook's URL; always shut down, with the kernels it started."""
+    root, env = _lab_root(folder, name, notebook)
+    port, token = _free_port(), secrets.token_hex(16)
+    log = folder / "jupyterlab.log"
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+    ]
+    if os.geteuid() == 0:  # CI containers run as root, which JupyterLab refuses unless told
+        command.append("--allow-root")
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            command, cwd=root, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        _wait_until_up(server, f"http://127.0.0.1:{port}/api/status?token={token}", log)
+        yield f"http://127.0.0.1:{port}/lab/tree/{name}?token={token}"
+    finally:
+        _stop(server)
+
+
+def run_all(page: Any, url: str) -> None:
+    """Open the notebook at ``url`` in ``page``, wait for its kernel, and run every cell from the Run menu."""
+    page.set_default_timeout(STEP_MS)
+    page.goto(url)
+    # A run-all issued while the session is still being set up asks which kernel to use:
+    # the one offered is the notebook's own, this environment's.
+    kernel_dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    page.add_locator_handler(kernel_dialog, lambda dialog: dialog.locator(".jp-mod-accept").click())
+    page.locator(".jp-Notebook").first.wait_for(state="visible")
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for(state="visible")
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
