@@ -265,7 +265,7 @@ def test_show_window_options_reach_the_views() -> None:
     assert data["messages"] == [m.to_dict() for m in expected]  # type: ignore[index]
 
 
-def test_steps_lists_a_run_with_no_opening_as_steps_frame_does(tmp_path: Path) -> None:
+def test_a_run_with_no_opening_is_listed_as_steps_frame_does_and_shown_with_a_stand_in(tmp_path: Path) -> None:
     """A run whose header has neither opening nor goal is shown with a stand-in opening and a warning naming both."""
     from agentrender.frame import steps_frame
 
