@@ -17,6 +17,9 @@ by name and read as plain code; the figures behind each choice are in ``bench/``
   passes do not walk every object already kept, again and again as the heap grows.
 - ``fast_json_decoder``: decode a line that is exactly one JSON value through the
   decoder's scanner alone, skipping the wrapper that looks for trailing data.
+- ``batched_json_encoder``: encode an object or array of many items a batch at a time,
+  so the encoder's pieces of one batch, not of the whole value, are alive at once (a
+  memory trick: an object of 650,000 keys takes 53 MB to encode in one go, 9 MB of text).
 
 Standard library only.
 """
@@ -24,6 +27,7 @@ Standard library only.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import json.scanner
 from collections.abc import Callable, Iterator
@@ -31,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import MISSING
 from typing import Any, TypeVar
 
-__all__ = ["BoundedMemo", "fast_json_decoder", "frozen_factory", "paused", "slot_setter"]
+__all__ = ["BoundedMemo", "batched_json_encoder", "fast_json_decoder", "frozen_factory", "paused", "slot_setter"]
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -147,3 +151,31 @@ def fast_json_decoder(decoder: json.JSONDecoder, space: str = " \t\n\r") -> Call
         return value
 
     return decode
+
+
+def batched_json_encoder(encoder: json.JSONEncoder, batch: int = 10_000) -> Callable[[Any], str]:
+    """``encode(value)``, the same text as ``encoder.encode``; an object or array of more than ``batch``
+    items is encoded ``batch`` items at a time and the pieces joined.
+
+    The C encoder makes a string of every key, value and separator of a value before joining
+    them: about six times the text it returns is alive at its peak. A batch at a time keeps
+    that to one batch's strings beside the text. An encoder that sorts keys encodes in one go.
+    """
+    encode = encoder.encode
+    if encoder.sort_keys:
+        return encode
+    separator = encoder.item_separator
+
+    def batched(value: Any) -> str:
+        if type(value) is dict and len(value) > batch:
+            items = iter(value.items())
+            pieces = []
+            while chunk := dict(itertools.islice(items, batch)):
+                pieces.append(encode(chunk)[1:-1])
+            return "{" + separator.join(pieces) + "}"
+        if type(value) is list and len(value) > batch:
+            pieces = [encode(value[at : at + batch])[1:-1] for at in range(0, len(value), batch)]
+            return "[" + separator.join(pieces) + "]"
+        return encode(value)
+
+    return batched

@@ -10,7 +10,8 @@ differ never look the same. ``UNSAFE_CLASSES`` lists the set, each class with wh
 Everything else passes as it is: letters, marks, digits, symbols, emoji and spaces of every
 width draw something (a space is seen as a space), and unassigned code points draw a
 replacement box. Newline and tab keep their meaning; a terminal's one-line form shows them
-as ``↵`` and a space.
+as ``↵`` and a space. On a page, a text that could hold TeX is also kept from MathJax
+(``NO_MATH``), which JupyterLab runs over every HTML output.
 
 Standard library only.
 """
@@ -21,7 +22,7 @@ import html
 import re
 from typing import NamedTuple
 
-__all__ = ["UNSAFE", "UNSAFE_CLASSES", "UnsafeClass", "escape_html", "escape_terminal"]
+__all__ = ["NO_MATH", "UNSAFE", "UNSAFE_CLASSES", "UnsafeClass", "escape_html", "escape_terminal"]
 
 
 class UnsafeClass(NamedTuple):
@@ -172,15 +173,31 @@ def _mark(match: re.Match[str]) -> str:
     return f'<span class="ar-ctl" title="{code}: {_MARK_TITLE}">[{code}]</span>'
 
 
+NO_MATH = "tex2jax_ignore mathjax_ignore"
+"""The classes that tell MathJax to leave an element's text alone (MathJax 2's and MathJax 3's names).
+
+JupyterLab, Jupyter Notebook and many documentation sites run MathJax over every HTML output,
+and it reads TeX from the page's text: ``$\\href{javascript:...}{x}$`` in a run's text would
+become a typeset link. HTML entities do not help (the page's text holds ``$`` again), so run
+text holding a ``$`` or a ``\\`` (every TeX delimiter has one) is wrapped in an element of
+these classes; MathJax skips it, and it is shown literally.
+"""
+
+_TEX = re.compile(r"[$\\]")
+
+
 def escape_html(text: str, limit: int | None = None) -> str:
-    """``text`` as HTML that makes no markup: ``html.escape`` (quotes included), each unsafe character
-    shown as a visible ``[U+XXXX]`` marker (a ``span`` of class ``ar-ctl``).
+    """``text`` as HTML that makes no markup and no math: ``html.escape`` (quotes included), each unsafe
+    character shown as a visible ``[U+XXXX]`` marker (a ``span`` of class ``ar-ctl``), and a text that
+    holds a TeX delimiter's ``$`` or ``\\`` inside a ``span`` of classes ``NO_MATH``.
 
     With ``limit``, only the first ``limit`` characters are shown, followed by how many more there
     are and the size of the whole text in bytes (a ``span`` of class ``ar-more``).
     """
     shown = text if limit is None or len(text) <= limit else text[:limit]
     out = _SCAN.sub(_mark, html.escape(shown, quote=True))
+    if _TEX.search(shown) is not None:
+        out = f'<span class="{NO_MATH}">{out}</span>'
     if len(shown) < len(text):
         total = len(text.encode("utf-8", "surrogatepass"))
         out += (

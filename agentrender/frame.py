@@ -104,7 +104,7 @@ def _or_null(text: str) -> str | None:
     return text or None
 
 
-_encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_json = _fast.batched_json_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 def _usage(call: ModelCall, key: str) -> int | None:
@@ -319,9 +319,7 @@ def steps_frame(
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
     with _fast.paused():
-        view = (
-            views.at(None) if views is not None else _view(run, options if options is not None else facts_options(run))
-        )
+        view = views.at(None) if views is not None else _view(run, options if options is not None else run.options())
         return _steps_frame(pandas, run, view, rows)
 
 
@@ -360,21 +358,6 @@ def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow
         for step, fact in zip(steps, facts, strict=True)
     ]
     return rows
-
-
-_NO_OPENING = "(this run recorded no opening)"
-
-
-def facts_options(run: Run, **overrides: Any) -> render.Options:
-    """``run.options(**overrides)``, with a stand-in opening for a run that recorded neither opening nor goal.
-
-    Such a run cannot be rendered as recorded, but what a view shows for each step does not
-    depend on the opening text: the stand-in gives the same per-step facts instead of
-    refusing the whole run. The frames and the CLI's steps table read runs with it.
-    """
-    if not run.opening.strip():
-        overrides = {"opening": _NO_OPENING, **overrides}
-    return run.options(**overrides)
 
 
 def _view(run: Run, options: render.Options) -> View:
@@ -588,7 +571,7 @@ def _run_values(path: str) -> list[Any]:
     """One run file's row of ``runs_frame`` as plain values (what a worker process sends back)."""
     try:
         run = load_run(path)
-        row = _RunFacts(run, _view(run, facts_options(run)))
+        row = _RunFacts(run, _view(run, run.options()))
         return [_cell(column, row) for column in _RUN_VALUES]
     except (ValueError, OSError) as error:
         values: list[Any] = [None] * len(_RUN_VALUES)
@@ -1111,7 +1094,7 @@ def _export_one(task: _Task) -> dict[str, Any]:
         if previous is not None and entry["sha256"] == previous["sha256"]:
             return {"entry": {**previous, **entry}, "written": False}
         run = load_run(path)
-        row = _RunFacts(run, _view(run, facts_options(run, **task.overrides)))
+        row = _RunFacts(run, _view(run, run.options(**task.overrides)))
         values = [_cell(column, row) for column in _RUN_VALUES]
         with _fast.paused():
             steps = _step_rows(run, row.view)

@@ -265,8 +265,8 @@ def test_show_window_options_reach_the_views() -> None:
     assert data["messages"] == [m.to_dict() for m in expected]  # type: ignore[index]
 
 
-def test_steps_lists_a_run_with_no_opening_as_steps_frame_does(tmp_path: Path) -> None:
-    """A run whose header has neither opening nor goal cannot be shown, but its steps table is steps_frame's."""
+def test_a_run_with_no_opening_is_listed_as_steps_frame_does_and_shown_with_a_stand_in(tmp_path: Path) -> None:
+    """A run whose header has neither opening nor goal is shown with a stand-in opening and a warning naming both."""
     from agentrender.frame import steps_frame
 
     run = samples.load("flaky-build-resumed")
@@ -275,9 +275,22 @@ def test_steps_lists_a_run_with_no_opening_as_steps_frame_does(tmp_path: Path) -
     write_run(replace(bare, records=()), path)
     rows = as_json("steps", str(path), "--recent-results", "1")
     assert [row["full"] for row in rows] == steps_frame(bare, run.options(recent_results=1))["full"].tolist()  # type: ignore[union-attr]
-    status, _, err = run_cli("show", str(path))
-    assert status == 2 and "cannot render the run" in err
-    assert "the run header has neither 'opening' nor 'goal'" in err and "Options.opening" not in err
+    status, out, err = run_cli("show", str(path), "--width", "200")
+    assert (status, err) == (0, "")
+    assert "(this run recorded no opening)" in out and "list_dir" in out
+    assert "warning: " + f"{path}:1: the run header has neither 'opening' nor 'goal'" in out
+
+
+def test_a_long_unsafe_reason_is_one_short_escaped_line_of_the_steps_table(tmp_path: Path) -> None:
+    """A reason of 400,000 bidi overrides and tag characters is shown escaped, cut with an ellipsis on one line."""
+    reason = "\u202e<" * 200_000
+    step = Step(index=0, decision=Decision(kind="tool_call", tool="t", args={}, reason=reason))
+    path = tmp_path / "long.jsonl"
+    write_run(Run(header={"type": "run", "run_id": "long", "goal": "g"}, steps=(step,)), path)
+    out = terminal("steps", str(path))
+    [row] = [line for line in out.splitlines() if "\\u202e<" in line]
+    assert row.rstrip().endswith("\u2026") and "\u202e" not in out
+    assert len(out) < 5_000
 
 
 def test_check_takes_no_render_option(capsys: pytest.CaptureFixture[str]) -> None:

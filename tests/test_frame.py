@@ -177,6 +177,19 @@ def test_step_values_for_every_kind_and_status() -> None:
     assert frame["summary_bytes"].tolist()[:4] == [18, 12, NA, 0]
 
 
+def test_the_args_of_many_items_are_the_compact_json_of_the_whole() -> None:
+    """An argument object of 25,001 keys, or an array of 25,001 items, is one compact JSON text in the args column."""
+    import json
+
+    many = {str(n): [n, "é\ud800"] for n in range(25_001)}
+    items = list(range(25_001))
+    steps = tuple(
+        Step(index=n, decision=Decision(kind="tool_call", tool="t", args=args)) for n, args in enumerate((many, items))
+    )
+    compact = [json.dumps(args, ensure_ascii=False, separators=(",", ":")) for args in (many, items)]
+    assert steps_frame(Run(header={"goal": "g"}, steps=steps))["args"].tolist() == compact
+
+
 def test_render_facts_for_every_case() -> None:
     """rendered, position, tool_use_id, full and nudge say what the render showed for each step."""
     frame = steps_frame(_every_case())

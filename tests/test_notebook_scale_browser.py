@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests._support.browser import CHROMIUM, FLAGS, require
-from tests._support.jupyterlab import missing_requirement, new_notebook, open_notebook, serve
+from tests._support.jupyterlab import code_notebook, missing_requirement, open_notebook, serve
 from tests._support.sweep import run_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -86,7 +86,7 @@ def jupyterlab(tmp_path: Path) -> Iterator[str]:
     with run_file.open("w", encoding="utf-8") as out:
         for record in run_lines(0, steps=STEPS):
             out.write(json.dumps(record) + "\n")
-    notebook = new_notebook(
+    notebook = code_notebook(
         "import time\n"
         "import pandas, agentrender.notebook\n"
         "from agentrender.runfile import load_run\n"

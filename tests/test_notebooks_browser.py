@@ -9,15 +9,13 @@ from typing import Any
 import pytest
 
 from tests._support.browser import CHROMIUM, FLAGS, require
-from tests._support.jupyterlab import cleared, missing_requirement, open_notebook, serve
+from tests._support.jupyterlab import STEP_MS, cleared, missing_requirement, run_all, serve
 
 pytestmark = pytest.mark.browser
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOTEBOOK = CHECKOUT / "notebooks" / "01-explore-a-run.ipynb"
 ARTIFACTS = Path(__file__).parent / "artifacts"
-STEP_MS = 45_000
-"""The bound on each wait in the page: loading JupyterLab, the kernel, running the cells, the widget."""
 
 
 @pytest.fixture
@@ -41,11 +39,7 @@ def test_explore_a_run_runs_in_jupyterlab_and_its_step_slider_moves_the_conversa
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            page.set_default_timeout(STEP_MS)
-            open_notebook(page, jupyterlab)
-
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            run_all(page, jupyterlab)
 
             header = page.locator(".jp-OutputArea .agentrender .ar-header:visible").first
             expect(header).to_contain_text("deciding step 3", timeout=STEP_MS)

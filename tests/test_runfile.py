@@ -25,6 +25,7 @@ from agentrender.runfile import (
     step_record,
     write_run,
 )
+from agentrender.views import Views
 
 HEADER: dict[str, Any] = {
     "type": "run",
@@ -212,6 +213,21 @@ def test_a_header_without_or_with_another_format_is_read_with_a_warning(tmp_path
     other = load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/3"}))).warnings[0].text
     assert "'agentrender.run/3', not agentrender.run/1 or agentrender.run/2" in other
     assert load_run(write(tmp_path, lines({**HEADER, "format": "agentrender.run/2"}))).warnings == ()
+
+
+@pytest.mark.parametrize("drop", [{"goal": "", "opening": " \n"}, {"goal": None, "opening": None}])
+def test_a_header_with_neither_opening_nor_goal_loads_with_a_warning_and_opens_with_a_stand_in(
+    tmp_path: Path, drop: dict[str, Any]
+) -> None:
+    """A header whose opening and goal are absent or blank loads, warns naming both fields, and its views open."""
+    header = {key: value for key, value in {**HEADER, **drop}.items() if value is not None}
+    run = load_run(write(tmp_path, lines(header, STEP0, CALL0, END)))
+    [warning] = run.warnings
+    assert warning.line == 1 and "neither 'opening' nor 'goal'" in warning.text and not warning.lost
+    view = Views(run).at(None)
+    assert view.messages[0].content[0].text == "(this run recorded no opening)"
+    assert len(view.messages) == 3
+    assert run.options(opening="Mine.").opening == "Mine."
 
 
 def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None:
@@ -659,7 +675,7 @@ def test_the_writer_records_a_response_with_bytes_input(tmp_path: Path) -> None:
 def test_max_output_tokens_and_an_end_error_are_known_fields(tmp_path: Path) -> None:
     """The header's max_output_tokens and the end record's error load without a warning, as the writer writes them."""
     with RunWriter(tmp_path / "run.jsonl") as writer:
-        writer.header(run_id="r", max_output_tokens=4096)
+        writer.header(run_id="r", goal="g", max_output_tokens=4096)
         writer.end("failed", "agent_error", error="step 0: the API answered 529", at="2026-01-05T09:00:09Z")
     run = load_run(tmp_path / "run.jsonl")
     assert run.warnings == () and run.max_output_tokens == 4096

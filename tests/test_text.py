@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender._text import UNSAFE, UNSAFE_CLASSES, escape_html, escape_terminal
+from agentrender._text import NO_MATH, UNSAFE, UNSAFE_CLASSES, escape_html, escape_terminal
 from tests._support.examples import examples
 
 CATEGORIES = (
@@ -88,6 +88,7 @@ CHARACTERS = st.one_of(
     st.characters(min_codepoint=0x10000),  # the astral planes
     st.sampled_from(["\U0001f600", "\u2764", "\u263a", "\ufe0f", "\ufe0e"]),  # emoji and their selectors
     st.sampled_from([*"<>&\"'\n\t\r;#xU+[]/=", "&amp;", "<script>", "&#x27;", "]]>", "-->"]),
+    st.sampled_from(["$", "$$", "\\", "\\(", "\\[", "\\href{javascript:alert(1)}{x}", "\\begin{equation}"]),
 )
 TEXTS = st.lists(CHARACTERS, max_size=40).map("".join)
 
@@ -120,13 +121,18 @@ class Page(HTMLParser):
 @settings(max_examples=examples(200), deadline=None)
 @given(TEXTS)
 def test_the_html_escape_makes_no_markup_and_shows_every_unsafe_character(text: str) -> None:
-    """Any text escapes to HTML whose only elements are the markers, whose text is the input with each
-    unsafe character as [U+XXXX], and which holds no unsafe character raw."""
+    """Any text escapes to HTML whose only elements are the markers (inside one that MathJax skips when it
+    holds a $ or a backslash), whose text is the input with each unsafe character as [U+XXXX], and which
+    holds no unsafe character raw."""
     out = escape_html(text)
     page = Page()
     page.feed(out)
     page.close()
-    for tag, attrs in page.tags:
+    tags = page.tags
+    if "$" in text or "\\" in text:
+        assert tags[0] == ("span", [("class", NO_MATH)]) and out.endswith("</span>"), "TeX is kept from MathJax"
+        tags = tags[1:]
+    for tag, attrs in tags:
         assert tag == "span" and [name for name, _ in attrs] == ["class", "title"], (tag, attrs)
         assert attrs[0][1] == "ar-ctl" and (attrs[1][1] or "").startswith("U+"), attrs
     assert page.ends == ["span"] * len(page.tags)
@@ -150,9 +156,12 @@ def test_the_terminal_escape_leaves_no_unsafe_character(text: str, one_line: boo
 @settings(max_examples=examples(100), deadline=None)
 @given(st.lists(CHARACTERS.filter(lambda char: len(char) > 1 or not unsafe(char)), max_size=40).map("".join))
 def test_safe_text_passes_unchanged(text: str) -> None:
-    """Text with no unsafe character is printed as it is, and only html.escape'd for a page."""
+    """Text with no unsafe character is printed as it is, and only html.escape'd for a page (and kept from
+    MathJax when it holds a $ or a backslash)."""
     assert escape_terminal(text) == text
-    assert escape_html(text) == html.escape(text, quote=True)
+    escaped = html.escape(text, quote=True)
+    tex = "$" in text or "\\" in text
+    assert escape_html(text) == (f'<span class="{NO_MATH}">{escaped}</span>' if tex else escaped)
 
 
 @settings(max_examples=examples(100), deadline=None)
@@ -201,3 +210,30 @@ def test_each_class_of_the_set_says_why_it_is_unsafe() -> None:
     for unsafe_class in UNSAFE_CLASSES:
         assert unsafe_class.name and unsafe_class.why.endswith(".")
         assert all(0 <= first <= last <= 0x10FFFF for first, last in unsafe_class.ranges)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        r"$\href{javascript:alert(1)}{x}$",
+        r"$$\unicode{x1F600}$$",
+        r"\(\href{javascript:alert(1)}{x}\)",
+        r"\[x^2\]",
+        r"\begin{equation}x\end{equation}",
+        "costs $5",
+    ],
+)
+def test_tex_in_run_text_is_kept_from_mathjax_and_shown_literally(payload: str) -> None:
+    """A text that holds a TeX delimiter is shown literally inside one span of the classes MathJax 2 and 3 skip."""
+    out = escape_html(f"a {payload} \u202e b", 200)
+    assert out.startswith('<span class="tex2jax_ignore mathjax_ignore">') and out.endswith("</span>")
+    page = Page()
+    page.feed(out)
+    page.close()
+    assert "".join(page.text) == f"a {payload} [U+202E] b"
+    assert "href=" not in out.replace(payload, "")
+
+
+def test_text_without_a_tex_delimiter_gets_no_wrapper() -> None:
+    """Run text with no $ or backslash escapes as before: no span around it, so most pages are unchanged."""
+    assert escape_html("if a < b: print('x')") == "if a &lt; b: print(&#x27;x&#x27;)"

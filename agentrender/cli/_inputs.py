@@ -92,7 +92,7 @@ def views_of(
         overrides["result_bytes"] = result_bytes
     try:
         return Views(run, run.options(**overrides), max_output_tokens=max_output_tokens)
-    except ValueError as error:  # a run with neither an opening nor a goal cannot be rendered
+    except ValueError as error:  # options the contract refuses (recorded turns it cannot render)
         raise CliError(f"{run.path or run.run_id}: cannot render the run: {error}") from None
 
 

@@ -121,17 +121,26 @@ def _null(value: Any) -> bool:
         return True
 
 
+_CELL_CHARS = 1000
+"""The most characters of a value a table cell is given: more than a terminal line holds.
+
+A 10 MB reason is cut here before it is cleaned, not cleaned whole and cut by the table.
+"""
+
+
 def _cell(name: str, value: Any) -> Text:
     if value is None:
         return Text("\u2014", style=MUTED)
-    if name == "reason":
-        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
-        return Text(clean(str(value), one_line=True), no_wrap=True, overflow="ellipsis")
     if isinstance(value, bool):
         return Text("yes" if value else "no")
     if isinstance(value, numbers.Integral):
         return Text(f"{value:,}")
-    return Text(clean(str(value), one_line=True))
+    text = str(value)
+    shown = clean(text[:_CELL_CHARS], one_line=True) + ("\u2026" if len(text) > _CELL_CHARS else "")
+    if name == "reason":
+        # one line, cut with an ellipsis where the table ends: the reason in full is in --json
+        return Text(shown, no_wrap=True, overflow="ellipsis")
+    return Text(shown)
 
 
 def _keep(column: pd.Series, wanted: Sequence[str] | None) -> pd.Series:
@@ -154,16 +163,11 @@ def steps_rows(
     status: Sequence[str] | None = None,
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
-    """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered.
-
-    A run with no opening gets its rows as ``steps_frame`` gives them, with a stand-in opening.
-    """
-    from agentrender.frame import facts_options, steps_frame
+    """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered."""
+    from agentrender.frame import steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
-    frame = steps_frame(
-        run, facts_options(run, **{name: value for name, value in overrides.items() if value is not None})
-    )
+    frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
 

@@ -33,7 +33,7 @@ from agentrender._json import canonical, strict_loads
 from agentrender._types import ModelResponse
 from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning, failure_text, read_records
-from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines
+from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 
 __all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
 
@@ -154,9 +154,9 @@ def _text(path: str, notes: list[RunWarning]) -> str:
             return file.read().decode("utf-8")
         stream_notes: list[str] = []
         try:
-            data = b"".join(gzip_lines(file, stream_notes))
+            data = b"".join(gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size)))
         except StreamError as error:
-            raise RunFileError(path, 1, str(error)) from None
+            raise RunFileError(path, error.line or 1, str(error)) from None
     notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
     return data.decode("utf-8")
 

@@ -23,9 +23,11 @@ Decisions this package makes where the format leaves room:
   (``is_timestamp``) is kept in its record with a warning, and read as ``NaT`` in the frames.
 - A ``.jsonl.gz`` file is recognised by its gzip magic bytes; a stream that ends early (a
   process killed while writing) is read up to where it ends, with a warning; one that ends
-  before its first complete record is the error ``the gzip stream ends early: the file is truncated``. It is inflated
-  64 KiB at a time and to at most 8 MiB + 100 times its size (``lines.inflate_limit``):
-  past that it is a ``RunFileError`` (a gzip bomb; gunzip a file you trust to read it).
+  before its first complete record is the error ``the gzip stream ends early: the file is
+  truncated``. It is inflated 64 KiB at a time and to at most 8 MiB + 100 times its size
+  (``lines.inflate_limit``), measured before any record is read: past that it is a
+  ``RunFileError`` naming the line where the limit falls (a gzip bomb; gunzip a file you
+  trust to read it).
 - An object with a key twice (``{"index": 1, "index": 2}``) reads as its last value, as
   Python's ``json`` reads it.
 - An index (``step.index``, ``model_call.step``, ``max_output_tokens``) above 2**53 - 1

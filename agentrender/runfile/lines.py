@@ -115,9 +115,10 @@ INFLATE_RATIO = 100
 """How many times its compressed size a gzip run file may inflate to, beside ``INFLATE_FLOOR``.
 
 The bundled samples compress 5 to 8 times, a run of repetitive results some tens of times;
-deflate can reach about 1,000 times, which only a made-up stream (a gzip bomb) does. A
-stream past the limit is refused when it gets there, before it is inflated further: reading
-it would take time and memory out of all proportion to the file.
+deflate can reach about 1,000 times, which only a made-up stream (a gzip bomb) does. The
+whole stream is measured before any line of it is read (inflated and thrown away, at
+zlib's speed, a few GB/s on a bomb): a stream past the limit is refused there, before a
+single record is built, and a long line or a flood of blank lines costs nothing first.
 """
 
 
@@ -127,20 +128,21 @@ def inflate_limit(compressed: int) -> int:
 
 
 class StreamError(Exception):
-    """The bytes of the file could not be read as a stream of lines (a corrupt gzip stream)."""
+    """The bytes of the file could not be read as a stream of lines (a corrupt gzip stream, a gzip bomb)."""
+
+    def __init__(self, what: str, line: int | None = None) -> None:
+        super().__init__(what)
+        self.line = line
+        """The 1-based line the stream was on when it was refused; ``None``: the line being read."""
 
 
-def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> Iterator[bytes]:
-    """The lines of a gzip stream (several members allowed); a stream that ends early is read up to its end.
+def _inflated(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
+    """The inflated bytes of a gzip stream from ``file``'s position (several members allowed), 64 KiB at a time.
 
-    A stream that ends early adds a note to ``notes``; a corrupt one, or one that inflates
-    past ``limit`` bytes (``inflate_limit``; ``None``: no limit), raises ``StreamError``. The
-    stream is inflated 64 KiB at a time, however much a chunk of it holds.
+    A corrupt stream raises ``StreamError``; one that ends early ends, with a note in ``notes``.
     """
     decompressor = zlib.decompressobj(wbits=31)
     fed = False
-    inflated = 0
-    pending: list[bytes] = []
     while chunk := file.read(_CHUNK):
         more = True
         while more:
@@ -149,13 +151,6 @@ def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> I
                 data = decompressor.decompress(chunk, _CHUNK)
             except zlib.error as error:
                 raise StreamError(f"the gzip stream is corrupt ({error})") from None
-            inflated += len(data)
-            if limit is not None and inflated > limit:
-                raise StreamError(
-                    f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the "
-                    "file's size: refused as a gzip bomb (to read it anyway, decompress it with gunzip and "
-                    "load the .jsonl)"
-                )
             if decompressor.eof:
                 chunk = decompressor.unused_data
                 decompressor = zlib.decompressobj(wbits=31)
@@ -165,25 +160,68 @@ def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> I
                 # A full output may leave more inflated bytes inside zlib even with no input left.
                 chunk = decompressor.unconsumed_tail
                 more = bool(chunk) or len(data) == _CHUNK
-            start = 0
-            while (end := data.find(b"\n", start)) >= 0:
-                if not pending and (spaces := _SPACES.match(data, start)) is not None and spaces.end() > end + 1:
-                    # Blank lines in a row are given as one (the reader counts its newlines):
-                    # a stream of nothing but newlines is read at the speed of zlib.
-                    blank_end = data.rfind(b"\n", start, spaces.end())
-                    yield data[start : blank_end + 1]
-                    start = blank_end + 1
-                    continue
-                if pending:
-                    pending.append(data[start : end + 1])
-                    yield b"".join(pending)
-                    pending.clear()
-                else:
-                    yield data[start : end + 1]
-                start = end + 1
-            if start < len(data):
-                pending.append(data[start:])
+            yield data
     if fed:
         notes.append("the gzip stream ends early (a process killed while writing); read up to where it ends")
+
+
+def _measure(file: IO[bytes], limit: int) -> None:
+    """Inflate the stream from ``file``'s position and throw it away; ``StreamError`` when past ``limit`` bytes.
+
+    The file is left where it was. A corrupt stream is measured up to where it breaks:
+    reading its lines then reports it on that line.
+    """
+    start = file.tell()
+    inflated = lines = 0
+    try:
+        for data in _inflated(file, []):
+            inflated += len(data)
+            if inflated > limit:
+                lines += data.count(b"\n", 0, len(data) - (inflated - limit))
+                break
+            lines += data.count(b"\n")
+        else:
+            return
+    except StreamError:
+        return
+    finally:
+        file.seek(start)
+    raise StreamError(
+        f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the file's size: "
+        "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the .jsonl)",
+        lines + 1,
+    )
+
+
+def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> Iterator[bytes]:
+    """The lines of a gzip stream (several members allowed); a stream that ends early is read up to its end.
+
+    A stream that ends early adds a note to ``notes``; a corrupt one, or one that inflates
+    past ``limit`` bytes (``inflate_limit``; ``None``: no limit), raises ``StreamError``: a
+    stream past the limit before its first line is given. The stream is inflated 64 KiB at
+    a time, however much a chunk of it holds.
+    """
+    if limit is not None:
+        _measure(file, limit)
+    pending: list[bytes] = []
+    for data in _inflated(file, notes):
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            if not pending and (spaces := _SPACES.match(data, start)) is not None and spaces.end() > end + 1:
+                # Blank lines in a row are given as one (the reader counts its newlines):
+                # a stream of nothing but newlines is read at the speed of zlib.
+                blank_end = data.rfind(b"\n", start, spaces.end())
+                yield data[start : blank_end + 1]
+                start = blank_end + 1
+                continue
+            if pending:
+                pending.append(data[start : end + 1])
+                yield b"".join(pending)
+                pending.clear()
+            else:
+                yield data[start : end + 1]
+            start = end + 1
+        if start < len(data):
+            pending.append(data[start:])
     if pending:
         yield b"".join(pending)

@@ -15,10 +15,22 @@ from agentrender.runfile.sent import FORMAT_SENT, Sent
 from agentrender.views import Views
 from agentrender.views.html import run_html
 
-__all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning", "loaded_call"]
+__all__ = ["FORMAT", "NO_OPENING", "ModelCall", "Run", "RunFileError", "RunWarning", "has_opening", "loaded_call"]
 
 FORMAT = "agentrender.run/1"
 """The ``format`` a run header names for this version of the file."""
+
+NO_OPENING = "(this run recorded no opening)"
+"""The opening a run's views open with when its header has neither ``opening`` nor ``goal``.
+
+The loader warns about such a header; what a view shows for each step does not depend on
+the opening's text, so the views, frames and commands show the recorded steps after it.
+"""
+
+
+def has_opening(header: Mapping[str, Any]) -> bool:
+    """False when a run header records neither an ``opening`` nor a ``goal`` text, nor the blocks it opened with."""
+    return bool(str(header.get("opening") or header.get("goal", "")).strip() or header.get("opening_content"))
 
 
 class RunFileError(ValueError):
@@ -240,17 +252,16 @@ class Run:
     def options(self, **overrides: Any) -> render.Options:
         """``render.Options`` whose opening is the run's opening (or its goal), with ``overrides``.
 
+        A header with neither (the loader warns) opens with ``NO_OPENING``, a stand-in.
+
         For a run that records what its agent sent (an imported conversation, format
         ``agentrender.run/2``), the options replay it: the recorded opening, ids and turns,
         every result in full, so the view at step ``k`` is the request that decided step
         ``k``. Giving ``recent_results`` or ``result_bytes`` shows the same history under the
         contract's window and cap instead (``is_as_sent`` tells the two apart).
         """
-        if "opening" not in overrides and not self.opening.strip() and not self.header.get("opening_content"):
-            raise ValueError(
-                "the run header has neither 'opening' nor 'goal' (the text the agent opened with): "
-                "add one to the header, or pass opening= to Run.options()"
-            )
+        if "opening" not in overrides and not has_opening(self.header):
+            overrides = {"opening": NO_OPENING, **overrides}
         if self.header.get("format") == FORMAT_SENT:
             under_contract = "recent_results" in overrides or "result_bytes" in overrides
             sent = Sent(
@@ -306,5 +317,5 @@ class Run:
     def _repr_html_(self) -> str:
         try:
             return run_html(self, Views(self).at(None))
-        except ValueError as error:  # a run with no opening and no goal has no view
+        except ValueError as error:  # recorded turns that cannot be rendered: the error says why
             return run_html(self, str(error))

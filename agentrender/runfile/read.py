@@ -25,7 +25,7 @@ from agentrender.runfile.lines import (
     gzip_lines,
     inflate_limit,
 )
-from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
+from agentrender.runfile.model import FORMAT, NO_OPENING, ModelCall, Run, RunFileError, RunWarning, has_opening
 from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
@@ -121,32 +121,38 @@ class _Loader:
         for line in lines:
             number += 1
             self.last_line = number
-            self.line(number, line)
-            if line[:1] in _BLANK_START and (newlines := line.count(b"\n")) > 1:
-                number += newlines - 1
+            more = line.count(b"\n") - 1 if line[:1] in _BLANK_START else 0
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                complete = line.endswith(b"\n")
+                self.not_binary(number, line, complete)
+                if not complete:
+                    self.cut_short(number, len(line), "not UTF-8")
+                    continue
+                raise self.fail(number, f"not UTF-8: {error.reason} at byte {error.start + 1} of the line") from None
+            del line  # a long line is held once, as its text, while its JSON is decoded
+            self.line(number, text)
+            if more > 0:
+                number += more
                 self.last_line = number
 
-    def line(self, number: int, line: bytes) -> None:
-        complete = line.endswith(b"\n")
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as error:
-            self.not_binary(number, line, complete)
-            if not complete:
-                self.cut_short(number, line, "not UTF-8")
-                return
-            raise self.fail(number, f"not UTF-8: {error.reason} at byte {error.start + 1} of the line") from None
+    def line(self, number: int, text: str) -> None:
         if not text.strip(JSON_SPACE):
             return
+        complete = text.endswith("\n")
+        bom = 0
         if number == 1 and text.startswith("\ufeff"):
             self.note(number, "the file begins with a UTF-8 byte order mark; skipped")
             text = text[1:]
+            bom = 1
         try:
             record = decode_line(text)
         except (ValueError, RecursionError) as error:
+            line = ("\ufeff" * bom + text).encode("utf-8")  # the line's bytes again, on this rare path only
             self.not_binary(number, line, complete)
             if not complete:
-                self.cut_short(number, line, "not JSON")
+                self.cut_short(number, len(line), "not JSON")
                 return
             if isinstance(error, json.JSONDecodeError):
                 what = f"{error.msg} at column {error.pos + 1}"
@@ -163,10 +169,10 @@ class _Loader:
             where = "" if number == 1 else " of the line"
             raise self.fail(number, f"not a run file: {binary}{where}. A run file is JSON lines of UTF-8 text")
 
-    def cut_short(self, number: int, line: bytes, why: str) -> None:
+    def cut_short(self, number: int, size: int, why: str) -> None:
         self.note(
             number,
-            f"the last line is cut short (no newline, {why}): {len(line)} bytes not loaded; "
+            f"the last line is cut short (no newline, {why}): {size} bytes not loaded; "
             "a process killed while writing leaves this",
             lost=True,
         )
@@ -190,6 +196,12 @@ class _Loader:
                 raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")
             self.header, self.header_line = record, number
             self.check_format(number, record.get("format"))
+            if not has_opening(record):
+                self.note(
+                    number,
+                    "the run header has neither 'opening' nor 'goal' (the text the agent opened with): "
+                    f"its views open with {NO_OPENING!r} in its place",
+                )
             self.records.append(record)
             return
         if kind == "run":
@@ -329,5 +341,5 @@ def load_run(path: str | os.PathLike[str]) -> Run:
         try:
             loader.read(lines)
         except StreamError as error:
-            raise loader.fail(loader.last_line + 1, str(error)) from None
+            raise loader.fail(error.line or loader.last_line + 1, str(error)) from None
         return loader.run(stream_notes)

@@ -41,6 +41,10 @@ LAB_CONFIG = {
 }
 
 
+STEP_MS = 45_000
+"""The bound on each wait in the page: loading JupyterLab, the kernel, running the cells, the widget."""
+
+
 def missing_requirement() -> str | None:
     """What a JupyterLab browser test cannot run without, or ``None`` when everything is there."""
     for module, why in (
@@ -65,13 +69,18 @@ def cleared(path: Path) -> dict[str, Any]:
     return notebook
 
 
-def new_notebook(*sources: str) -> dict[str, Any]:
-    """A notebook of code cells with these sources, not yet run, for this environment's kernel."""
+def code_notebook(*cells: str, markdown: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A notebook of ``markdown`` cells, then one code cell for each of ``cells``, not yet run, for this
+    environment's kernel."""
+
+    def cell(kind: str, source: str) -> dict[str, Any]:
+        made: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source}
+        if kind == "code":
+            made.update(outputs=[], execution_count=None)
+        return made
+
     return {
-        "cells": [
-            {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": text}
-            for text in sources
-        ],
+        "cells": [*(cell("markdown", text) for text in markdown), *(cell("code", text) for text in cells)],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
         "nbformat": 4,
         "nbformat_minor": 5,
@@ -194,3 +203,11 @@ def open_notebook(page: Any, url: str) -> None:
     page.add_locator_handler(kernel_dialog, lambda dialog: dialog.locator(".jp-mod-accept").click())
     page.locator(".jp-Notebook").first.wait_for(state="visible")
     page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for(state="visible")
+
+
+def run_all(page: Any, url: str) -> None:
+    """Open the notebook at ``url`` in ``page`` (waits bounded by ``STEP_MS``) and run every cell from the Run menu."""
+    page.set_default_timeout(STEP_MS)
+    open_notebook(page, url)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
