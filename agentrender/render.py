@@ -319,8 +319,10 @@ def tool_use_ids(steps: Sequence[Step], options: Options) -> list[str]:
 def assistant_turns(
     steps: Sequence[Step], ids: Sequence[str], options: Options
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
-    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run (the collector
-    paused, as in ``messages``)."""
+    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run.
+
+    The collector is paused meanwhile, as in ``messages``.
+    """
     with paused():
         if options.assistant is None:
             return [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
@@ -330,8 +332,10 @@ def assistant_turns(
 def user_turns(
     steps: Sequence[Step], ids: Sequence[str], full: bool, options: Options
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
-    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run (the
-    collector paused, as in ``messages``)."""
+    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run.
+
+    The collector is paused meanwhile, as in ``messages``.
+    """
     with paused():
         if options.observation is None:
             max_bytes = options.result_bytes

@@ -292,7 +292,8 @@ class Views:
         """The size of the view at every stop, with and without the window, and its cacheable prefix.
 
         Every step is rendered in both forms and measured: the collector is paused meanwhile, as in
-        ``render.messages``."""
+        ``render.messages``.
+        """
         with paused():
             return self._sizes()
 
