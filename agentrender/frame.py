@@ -55,6 +55,7 @@ __all__ = [
     "runs_frame",
     "source_id",
     "steps_frame",
+    "table_frame",
     "to_parquet",
 ]
 
@@ -805,7 +806,7 @@ PARQUET_TABLES: dict[str, tuple[Column, ...]] = {
     "model_calls": (*RUN_KEY_COLUMNS, *MODEL_CALL_COLUMNS),
     "runs": RUN_COLUMNS,
 }
-"""The tables of a Parquet export, each a folder of ``OUT``: its columns, in order."""
+"""The tables of many runs, each with its columns in order: a folder of a Parquet export, a ``table_frame``."""
 
 # Each pandas dtype of a column table and the Arrow type it is stored as, and whether a null
 # can occur. Chosen, not inferred per file: pyarrow would give a categorical int8 indices in
@@ -869,6 +870,61 @@ def source_id(path: str | os.PathLike[str]) -> str:
     """
     absolute = os.path.abspath(os.fspath(path))
     return hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def table_frame(
+    paths: Iterable[str | os.PathLike[str]],
+    table: str = "steps",
+    *,
+    options: Mapping[str, int] | None = None,
+) -> pd.DataFrame:
+    """One table of ``PARQUET_TABLES`` for the run files ``paths``, read one after another in this process.
+
+    ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame``
+    in the order of ``paths``, with its ``run_id`` and ``path`` in front (the rows ``to_parquet``
+    stores); ``"runs"`` is ``runs_frame(paths, workers=1)``. The columns and dtypes are the
+    table's; a categorical's categories are those its column always offers, then the others
+    the files hold, sorted; the index counts the rows from 0. A file that cannot be read has
+    no steps or model calls: its row of the runs table says why (``error``), and nothing is
+    raised. ``options`` sets the window the steps are read under, ``{"recent_results": N,
+    "result_bytes": B}`` (default: each run's own), as in ``to_parquet``.
+
+    Each partition of ``agentrender.dask.read_runs`` is one ``table_frame`` of a group of files.
+    """
+    pandas = require("frame", "pandas")
+    columns = PARQUET_TABLES.get(table)
+    if columns is None:
+        raise ValueError(f"table_frame: table is one of {', '.join(map(repr, PARQUET_TABLES))}, not {table!r}")
+    overrides = _window_overrides(options, "table_frame")
+    named = [os.fspath(path) for path in paths]
+    if table == "runs":
+        return runs_frame(named, workers=1, progress=False)
+    lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
+    with _fast.paused():
+        for path in named:
+            try:
+                run = load_run(path)
+            except (ValueError, OSError):
+                continue  # its row of the runs table holds the error
+            try:
+                rows, count = _own_lists(run, table, overrides)
+            except Exception as error:
+                error.add_note(f"while reading run file {path}")
+                raise
+            for name, values in rows.items():
+                lists[name] += values
+            lists["run_id"] += [run.run_id or None] * count
+            lists["path"] += [path] * count
+    return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
+
+
+def _own_lists(run: Run, table: str, overrides: Mapping[str, int]) -> tuple[dict[str, list[Any]], int]:
+    """The run's own columns of ``table`` (steps or model calls) as lists, and how many rows they hold."""
+    if table == "steps":
+        steps = _step_rows(run, _view(run, run.options(**overrides)))
+        return _lists(STEP_COLUMNS, steps, lambda i: f"step {steps[i].step.index}"), len(steps)
+    calls = run.model_calls
+    return _lists(MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i}"), len(calls)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -946,7 +1002,7 @@ def to_parquet(
     """
     require("frame", "pyarrow")
     tqdm = require("frame", "tqdm.auto").tqdm
-    overrides = _window_overrides(options)
+    overrides = _window_overrides(options, "to_parquet")
     root = Path(out)
     manifest = _read_manifest(root, overrides)
     for table in PARQUET_TABLES:
@@ -1007,13 +1063,13 @@ def to_parquet(
     )
 
 
-def _window_overrides(options: Mapping[str, int] | None) -> dict[str, int]:
+def _window_overrides(options: Mapping[str, int] | None, caller: str) -> dict[str, int]:
     overrides = dict(options or {})
     for key, value in overrides.items():
         if key not in _WINDOW_SETTINGS:
-            raise ValueError(f"to_parquet: options takes {' and '.join(_WINDOW_SETTINGS)}, not {key!r}")
+            raise ValueError(f"{caller}: options takes {' and '.join(_WINDOW_SETTINGS)}, not {key!r}")
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"to_parquet: options[{key!r}] must be an integer of 0 or more, got {value!r}")
+            raise ValueError(f"{caller}: options[{key!r}] must be an integer of 0 or more, got {value!r}")
     return overrides
 
 

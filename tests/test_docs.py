@@ -78,6 +78,7 @@ REFERENCE = {
     "agentrender.samples": "samples",
     "agentrender.views": "views",
     "agentrender.frame": "frame",
+    "agentrender.dask": "dask",
     "agentrender.notebook": "notebook",
     "agentrender.adapters.anthropic": "anthropic",
     "agentrender.testing": "testing",

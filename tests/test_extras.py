@@ -47,6 +47,7 @@ LAYERS = {
         "pandas",
         "import agentrender.frame as frame\nframe.runs_frame([], progress=False)",
     ),
+    "dask": ("dask", "from agentrender.dask import read_runs\nread_runs('runs/*.jsonl')"),
     "notebook": ("ipywidgets", "import agentrender.notebook"),
     "cli": (
         "rich",

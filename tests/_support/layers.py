@@ -49,8 +49,8 @@ LAYERS: list[tuple[str, str, list[str]]] = [
     ),
     (
         "consumers",
-        "frames, bundled samples, importers, provider adapters",
-        ["agentrender.frame", "agentrender.samples", "agentrender.imports", "agentrender.adapters"],
+        "frames (pandas, Dask), bundled samples, importers, provider adapters",
+        ["agentrender.frame", "agentrender.dask", "agentrender.samples", "agentrender.imports", "agentrender.adapters"],
     ),
     (
         "applications",
