@@ -38,7 +38,7 @@ RUN_FILE_PATTERNS: Final = ("*.jsonl", "*.jsonl.gz")
 
 
 class _Group(NamedTuple):
-    """One partition's run files, and the size and mtime of each when the frame was made.
+    """One partition's run files, and the size and mtime of each when ``read_runs`` was called.
 
     The stamps are part of the partition's key: a file changed since gives a new key, never
     a result a cluster kept from before.
@@ -67,14 +67,19 @@ def read_runs(
 
     Nothing is read here: each partition is ``table_frame`` of a group of consecutive files
     of at most ``partition_bytes`` on disk together (one file when a file is larger; see
-    ``file_groups``), read where the data frame is computed. The meta is ``table_frame`` of no file: the table's
-    columns and dtypes, with categoricals of categories not known until read. ``.compute()``
-    equals the concatenation of every file's frame (``steps_frame`` or ``model_calls_frame``
-    with ``run_id`` and ``path`` in front, or ``runs_frame``): the same columns, dtypes and
-    values, in file order; each partition's index counts its rows from 0, as dask's own
-    readers do, and a categorical's categories are those its column always offers, then
-    those of each partition in turn. ``options`` sets the window every run is read under,
-    ``{"recent_results": N, "result_bytes": B}`` (default: each run's own).
+    ``file_groups``), read where the data frame is computed. The meta is ``table_frame`` of
+    no file: the table's columns and dtypes, with categoricals whose categories are known
+    once read. ``.compute()`` equals the concatenation of every file's frame
+    (``steps_frame`` or ``model_calls_frame`` with ``run_id`` and ``path`` in front, or
+    ``runs_frame``): the same columns, dtypes and values, in file order; each partition's
+    index counts its rows from 0, as Dask's own readers do, and a categorical's categories
+    are those its column always offers, then those of each partition in turn. ``options``
+    sets the window every run is read under, ``{"recent_results": N, "result_bytes": B}``
+    (default: each run's own).
+
+    Text keeps the frames' dtype (``TEXT_DTYPE``), lone surrogates included; a categorical
+    value holding one (a tool name, say) cannot be combined across partitions, as pandas'
+    ``union_categoricals`` hashes it as UTF-8, so computing such a table fails.
     """
     dataframe = require("dask", "dask.dataframe")
     dask = require("dask", "dask")

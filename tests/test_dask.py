@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Callable
 from itertools import pairwise
@@ -13,11 +12,10 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
-from agentrender import samples
 from agentrender.dask import file_groups, read_runs
 from agentrender.frame import PARQUET_TABLES, table_frame
 from tests._support.sweep import write_sweep
-from tests._support.tables import concatenated, in_declared_order, run_table
+from tests._support.tables import BROKEN, concatenated, in_declared_order, run_table, runs_folder
 
 TABLES = tuple(PARQUET_TABLES)
 
@@ -37,19 +35,12 @@ def _expected(paths: list[Path], table: str, options: dict[str, int] | None = No
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """A folder of run files: the bundled samples, a few runs of a sweep, one with a lone surrogate, one broken."""
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    for name in samples.names():
-        shutil.copyfile(samples.path(name), runs / f"{name}.jsonl")
-    write_sweep(runs, 6)
     lone = [
         {"type": "run", "format": "agentrender.run/1", "run_id": "lone", "goal": "x"},
         {"type": "step", "index": 0, "decision": {"kind": "tool_call", "tool": "t", "reason": "half \ud800"},
          "observation": {"status": "ok", "content": "c"}},
     ]  # fmt: skip
-    (runs / "lone.jsonl").write_text("".join(json.dumps(record) + "\n" for record in lone), encoding="utf-8")
-    (runs / "broken.jsonl").write_text('{"type": "run", "run_id": "broken", "goal": "x"}\n[1, 2]\n', encoding="utf-8")
-    return runs
+    return runs_folder(tmp_path / "runs", {"lone": lone})
 
 
 def _runs(folder: Path) -> list[Path]:
@@ -195,7 +186,7 @@ def test_a_local_cluster_of_two_processes_reads_200_runs_as_pandas_does(tmp_path
     folder = tmp_path / "sweep"
     paths = [path.resolve() for path in write_sweep(folder, 200)]
     broken = folder / "broken.jsonl"
-    broken.write_text('{"type": "run", "run_id": "broken", "goal": "x"}\n[1, 2]\n', encoding="utf-8")
+    broken.write_text(BROKEN, encoding="utf-8")
     paths = sorted([*paths, broken.resolve()])
     cluster = LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
@@ -229,3 +220,18 @@ def test_read_runs_is_the_same_on_a_threaded_scheduler(folder: Path) -> None:
     frame = read_runs(folder, partition_bytes=40_000)
     threads = in_declared_order(frame.compute(scheduler="threads").reset_index(drop=True), "steps")
     pd.testing.assert_frame_equal(threads, _computed(frame, "steps"), check_exact=True)
+
+
+def test_a_lone_surrogate_in_a_category_fails_the_compute_as_documented(tmp_path: Path) -> None:
+    """A tool name holding a lone surrogate in two partitions cannot be combined (pandas' union_categoricals
+    hashes it as UTF-8): the documented limit, raised when computed, not when read_runs is called."""
+    for name in ("a", "b"):
+        records = [
+            {"type": "run", "format": "agentrender.run/1", "run_id": name, "goal": "x"},
+            {"type": "step", "index": 0, "decision": {"kind": "tool_call", "tool": f"{name}\ud800"}},
+        ]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    frame = read_runs(tmp_path, partition_bytes=1)
+    with pytest.raises(UnicodeEncodeError):
+        frame.compute(scheduler="sync")
+    assert [part.compute(scheduler="sync").tool.tolist() for part in frame.partitions] == [["a\ud800"], ["b\ud800"]]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,36 +18,17 @@ from agentrender.cli import main
 from agentrender.frame import (
     PARQUET_TABLES,
     TEXT_DTYPE,
-    model_calls_frame,
-    runs_frame,
     source_id,
     steps_frame,
     to_parquet,
 )
-from agentrender.runfile import load_run
 from tests._support.sweep import write_sweep
+from tests._support.tables import run_table, runs_folder
 
 # An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
 pytestmark = pytest.mark.slow
 
 TABLES = tuple(PARQUET_TABLES)
-
-
-def _with_keys(frame: pd.DataFrame, run_id: str | None, path: str) -> pd.DataFrame:
-    """``frame`` with the run's id and path in front, as the export stores its steps and model calls."""
-    frame = frame.copy()
-    frame.insert(0, "path", pd.array([path] * len(frame), dtype=TEXT_DTYPE))
-    frame.insert(0, "run_id", pd.array([run_id] * len(frame), dtype=TEXT_DTYPE))
-    return frame
-
-
-def _expected(path: Path, table: str, options: dict[str, int] | None = None) -> pd.DataFrame:
-    """What the export should hold for one run file: its frame of ``table``, with the run's keys."""
-    if table == "runs":
-        return runs_frame([str(path)], workers=1, progress=False)
-    run = load_run(path)
-    frame = steps_frame(run, run.options(**(options or {}))) if table == "steps" else model_calls_frame(run)
-    return _with_keys(frame, run.run_id or None, str(path))
 
 
 def _part(out: Path, table: str, path: Path) -> Path:
@@ -89,20 +69,13 @@ def _as_text(frame: pd.DataFrame, table: str) -> pd.DataFrame:
 def folder(tmp_path: Path) -> Path:
     """A folder of run files: the bundled samples, a few runs of a generated sweep, a run with times in other
     shapes (an offset, microseconds, a date alone, a step with no end), and one broken file."""
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    for name in samples.names():
-        shutil.copyfile(samples.path(name), runs / f"{name}.jsonl")
-    write_sweep(runs, 6)
     odd = [
         {"type": "run", "format": "agentrender.run/1", "run_id": "odd-times", "goal": "x", "started_at": "2026-11-29"},
         {"type": "step", "index": 0, "decision": {"kind": "no_tool_call"}, "observation": {"status": "ok"},
          "started_at": "2026-11-29T10:00:00.123456+02:00", "ended_at": "2026-11-29T10:00:01Z"},
         {"type": "step", "index": 1, "decision": None, "observation": None, "started_at": "2026-11-29T08:00:05Z"},
     ]  # fmt: skip
-    (runs / "odd-times.jsonl").write_text("".join(json.dumps(record) + "\n" for record in odd), encoding="utf-8")
-    (runs / "broken.jsonl").write_text('{"type": "run", "run_id": "broken", "goal": "x"}\n[1, 2]\n', encoding="utf-8")
-    return runs
+    return runs_folder(tmp_path / "runs", {"odd-times": odd})
 
 
 def _runs(folder: Path) -> list[Path]:
@@ -123,7 +96,7 @@ def test_each_part_reads_back_as_the_runs_frames(folder: Path, tmp_path: Path) -
             if not readable and table != "runs":
                 assert not part.exists()
                 continue
-            _assert_same(pd.read_parquet(part), _expected(path, table))
+            _assert_same(pd.read_parquet(part), run_table(path, table))
 
 
 def test_the_dataset_reads_as_one_table_of_every_run(folder: Path, tmp_path: Path) -> None:
@@ -134,7 +107,7 @@ def test_the_dataset_reads_as_one_table_of_every_run(folder: Path, tmp_path: Pat
     for table, order in (("steps", ["path", "index"]), ("model_calls", ["path", "line"]), ("runs", ["path"])):
         read = pd.read_parquet(out / table)
         readable = [path for path in paths if table == "runs" or path.name != "broken.jsonl"]
-        expected = pd.concat([_expected(path, table) for path in readable], ignore_index=True)
+        expected = pd.concat([run_table(path, table) for path in readable], ignore_index=True)
         assert {name: str(dtype) for name, dtype in read.dtypes.items()} == {
             column.name: column.dtype for column in PARQUET_TABLES[table]
         }
@@ -215,7 +188,7 @@ def test_a_changed_file_replaces_only_its_own_parts(folder: Path, tmp_path: Path
     after = _stamps(out)
     mine = {f"{table}/{source_id(changed.resolve())}.parquet" for table in TABLES}
     assert {name for name in after if after[name] != before.get(name)} == mine
-    _assert_same(pd.read_parquet(_part(out, "steps", changed.resolve())), _expected(changed.resolve(), "steps"))
+    _assert_same(pd.read_parquet(_part(out, "steps", changed.resolve())), run_table(changed.resolve(), "steps"))
 
 
 def test_a_touched_file_with_the_same_content_is_skipped(folder: Path, tmp_path: Path) -> None:
@@ -274,7 +247,7 @@ def test_the_window_options_apply_to_every_run_and_stay_with_the_export(folder: 
     out = tmp_path / "out"
     to_parquet(folder, out, options={"recent_results": 2}, workers=1, progress=False)
     path = (folder / "sweep-00000.jsonl").resolve()
-    _assert_same(pd.read_parquet(_part(out, "steps", path)), _expected(path, "steps", {"recent_results": 2}))
+    _assert_same(pd.read_parquet(_part(out, "steps", path)), run_table(path, "steps", {"recent_results": 2}))
     with pytest.raises(ValueError, match="exported with options"):
         to_parquet(folder, out, workers=1, progress=False)
     with pytest.raises(ValueError, match="options takes recent_results and result_bytes, not 'opening'"):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from agentrender import samples
 from agentrender.frame import PARQUET_TABLES, TEXT_DTYPE, model_calls_frame, runs_frame, steps_frame
 from agentrender.runfile import load_run
+from tests._support.sweep import write_sweep
 
 _LABELS = pd.StringDtype("python", na_value=float("nan"))  # the frames' categories are Python's strings
 
@@ -53,3 +58,20 @@ def concatenated(frames: Sequence[pd.DataFrame], table: str) -> pd.DataFrame:
     text = {column.name: TEXT_DTYPE for column in PARQUET_TABLES[table] if column.dtype == "category"}
     joined = pd.concat([frame.astype(text) for frame in frames], ignore_index=True)
     return in_declared_order(joined, table)
+
+
+BROKEN = '{"type": "run", "run_id": "broken", "goal": "x"}\n[1, 2]\n'
+"""A run file that cannot be read: its line 2 is an array (``PATH:2: record: expected a JSON object, got array``)."""
+
+
+def runs_folder(folder: Path, extra: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
+    """``folder`` made and filled with run files: the bundled samples, six runs of the sweep, each of ``extra``
+    (``NAME.jsonl``: its records) and ``broken.jsonl`` (``BROKEN``)."""
+    folder.mkdir()
+    for name in samples.names():
+        shutil.copyfile(samples.path(name), folder / f"{name}.jsonl")
+    write_sweep(folder, 6)
+    for name, records in extra.items():
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (folder / "broken.jsonl").write_text(BROKEN, encoding="utf-8")
+    return folder
