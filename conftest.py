@@ -46,19 +46,23 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return collector
 
 
-_SDK_IMPORT = re.compile(r"^(import|from) anthropic\b", re.MULTILINE)
+_HEAVY_IMPORT = re.compile(r"^(import|from) (anthropic|agentrender\.dask|dask|distributed)\b", re.MULTILINE)
 _SLOW_MODULE = re.compile(rb"^pytestmark = .*\bpytest\.mark\.(slow|browser)\b", re.MULTILINE)
 
 
 @functools.cache
 def slow_file(path: Path) -> bool:
     """True for a file all of whose tests are ``slow``: a notebook, a test of a benchmark script, the tests that
-    load Inspect AI (seconds of imports), and a module that marks itself ``slow`` or ``browser``."""
+    load Inspect AI or Dask (seconds of imports), and a module that marks itself ``slow`` or ``browser``."""
     if path.suffix == ".ipynb":
         return True
     if path.suffix != ".py" or not path.name.startswith("test_"):
         return False
-    return "bench" in path.stem or path.stem == "test_imports_inspect" or bool(_SLOW_MODULE.search(path.read_bytes()))
+    return (
+        "bench" in path.stem
+        or path.stem in ("test_imports_inspect", "test_dask")
+        or bool(_SLOW_MODULE.search(path.read_bytes()))
+    )
 
 
 def everyday(config: pytest.Config) -> bool:
@@ -76,7 +80,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test of a slow file (``slow_file``), every browser test, every docs block over the 1,000-run sweep
-    or with the Anthropic SDK (a second of imports) and every test that builds the docs site is ``slow``."""
+    or with the Anthropic SDK or Dask (a second of imports each) and every test that builds the docs site is
+    ``slow``."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         if (
@@ -84,7 +89,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or item.get_closest_marker("browser")
             or "evaluation_sweep" in fixtures
             or "site" in fixtures
-            or _SDK_IMPORT.search(getattr(item, "code", ""))
+            or _HEAVY_IMPORT.search(getattr(item, "code", ""))
         ):
             item.add_marker(pytest.mark.slow)
 
