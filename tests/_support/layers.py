@@ -133,9 +133,19 @@ def _resolve(source: str, node: ast.ImportFrom) -> str:
     return ".".join(base[:keep] + ([node.module] if node.module else []))
 
 
-def imports() -> Iterator[Import]:
+def imports() -> tuple[Import, ...]:
     """Every import of a package module by a package module that runs (``TYPE_CHECKING`` ones left out)."""
     known = modules()
+    return _imports(tuple((source, path, path.stat().st_mtime) for source, path in known.items()))
+
+
+@functools.cache
+def _imports(versions: tuple[tuple[str, Path, float], ...]) -> tuple[Import, ...]:
+    """The imports of these versions of the modules, read once (the checks ask for them several times)."""
+    return tuple(_walk_imports({source: path for source, path, _ in versions}))
+
+
+def _walk_imports(known: dict[str, Path]) -> Iterator[Import]:
     for source, path in known.items():
         tree = parse(path)
         skip = _type_checking_lines(tree)
