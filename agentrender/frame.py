@@ -22,11 +22,13 @@ import json
 import multiprocessing
 import multiprocessing.context
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
@@ -332,14 +334,14 @@ def _steps_frame(pandas: ModuleType, run: Run, view: View, kept: slice | None = 
 def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow]:
     """Everything each row of ``steps_frame`` is computed from (of the steps ``kept``, or all)."""
     if kept is None:
-        steps, facts = run.steps, view.steps
+        steps, facts, shown = run.steps, view.steps, view.result_blocks()
         last = run.last_calls()
         counts = Counter(call.step for call in run.model_calls)
     else:
         start, stop, step = kept.indices(len(run.steps))
         if step != 1:
             raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
-        steps, facts = run.steps[start:stop], view.step_facts(start, stop)
+        steps, facts, shown = run.steps[start:stop], view.step_facts(start, stop), view.result_blocks(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
         last = {call.step: call for call in calls}
@@ -352,11 +354,11 @@ def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow
             step.observation,
             records.get(step.index, _NO_RECORD),
             fact if fact.rendered else None,
-            fact.result_block,
+            block,
             last.get(step.index),
             counts.get(step.index, 0),
         )
-        for step, fact in zip(steps, facts, strict=True)
+        for step, fact, block in zip(steps, facts, shown, strict=True)
     ]
     return rows
 
@@ -760,11 +762,32 @@ def _typed_series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         for value in values:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
-        # Read by the loader's own definition of a timestamp, which pandas' parser would not
-        # match (it refuses years past 2262); one the loader warned about reads as NaT.
-        times = [None if value is None else parse_timestamp(value) for value in values]
-        return pandas.Series(pandas.array(times, dtype=dtype))
+        return pandas.Series(_timestamps(pandas, values, dtype))
     return pandas.Series(pandas.array(values, dtype=_pandas_dtype(pandas, dtype)))
+
+
+# The timestamps pandas' ISO 8601 parser reads as the instant ``parse_timestamp`` gives: those
+# of the loader's definition with no year 0, at most 6 fraction digits and an offset under a day.
+_PANDAS_TIMESTAMP = re.compile(
+    r"(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?)?"
+)
+_EARLIEST, _LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
+
+
+def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
+    """``parse_timestamp`` of each text, NaT where it gives ``None`` (the loader warned about those).
+
+    Read by the loader's own definition of a timestamp, which pandas' parser does not match
+    (it reads some texts the loader refuses). A column of texts of the form where the two
+    agree, each read, and inside the years ``datetime`` holds, is read by pandas at once.
+    """
+    texts = [value for value in values if value is not None]
+    if texts and all(map(_PANDAS_TIMESTAMP.fullmatch, texts)):
+        times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+        if times.isna().sum() == len(values) - len(texts) and _EARLIEST <= times.min() and times.max() <= _LATEST:
+            return times.array.astype(dtype)
+    return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 
 
 def _pandas_dtype(pandas: ModuleType, name: str) -> Any:

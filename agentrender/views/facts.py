@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from agentrender._fast import frozen_factory
 from agentrender._types import ContentBlock, Message, Step
 
 if TYPE_CHECKING:
@@ -205,6 +206,16 @@ class StepFact:
         if content.isascii():
             return content[start:stop]
         return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
+
+
+# A view makes a fact for every step and every result block it shows; these skip the frozen
+# dataclasses' __init__ (see agentrender._fast) and give the same values.
+new_block_fact = frozen_factory(
+    BlockFact, "kind", "block", "rule", "failed", "cut", "shown_bytes", "content_bytes", "hidden_bytes"
+)
+"""``BlockFact(kind=..., block=..., ...)`` for the per-step facts of a view."""
+new_step_fact = frozen_factory(StepFact, "step", "rendered", "message_index", "tool_use_id", "full", "_renders")
+"""``StepFact(step=..., rendered=..., ...)`` for the per-step facts of a view."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,7 +18,7 @@ from operator import lt
 from agentrender import render
 from agentrender._types import ContentBlock, Message, Step, new_message, utf8_bytes
 from agentrender.render import Options
-from agentrender.views.facts import BlockFact, MessageFact
+from agentrender.views.facts import BlockFact, MessageFact, new_block_fact
 from agentrender.views.sizes import message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Form", "Sizes", "StepRenders"]
@@ -241,6 +241,18 @@ class StepRenders:
             form.blocks[position] = fact
         return fact
 
+    def result_blocks(self, full: bool, start: int, stop: int) -> list[BlockFact]:
+        """``result_block`` of each rendered step ``[start:stop]`` in one form, made together where not made yet."""
+        form = self.form(full)
+        blocks = form.blocks
+        if not all(blocks[start:stop]):
+            users = self.users(full, start, stop)
+            rendered, rules, options = self.rendered, form.rules, self.options
+            for position, message in enumerate(users, start):
+                if blocks[position] is None:
+                    blocks[position] = _user_block_fact(rendered[position], message.content[0], rules[position], options)
+        return blocks[start:stop]  # type: ignore[return-value]  # made just above
+
     def result_fact(self, position: int, full: bool) -> MessageFact:
         """The fact of rendered step ``position``'s user turn in the given form."""
         form = self.form(full)
@@ -283,7 +295,7 @@ def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Option
     kind = KIND_OF_USER_RULE[rule]
     shown = _shown(block)
     if kind not in ("result", "cut", "summary"):
-        return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)
+        return new_block_fact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)
     observation = step.observation
     assert observation is not None  # a result or a summary is only rendered from an observation
     content_bytes = utf8_bytes(observation.content)
@@ -294,7 +306,7 @@ def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Option
         hidden = content_bytes - (shown - 3 if options.result_bytes >= 3 else shown)
     else:
         hidden = 0
-    return BlockFact(
+    return new_block_fact(
         kind=kind,
         block=block,
         rule=rule,

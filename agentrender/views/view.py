@@ -18,7 +18,7 @@ from agentrender import _api_rules, render
 from agentrender._fast import paused
 from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
 from agentrender.render import Options
-from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact
+from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact, new_step_fact
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders
 from agentrender.views.sizes import approx_tokens, list_bytes, message_bytes
@@ -384,6 +384,14 @@ class View:
             bytes=size,
         )
 
+    def _stretch(self, start: int, stop: int | None) -> tuple[int, int, int, int, int]:
+        """The view's steps ``[lo:hi]`` of ``[start:stop]``, the rendered steps ``[first:last]`` among them, and
+        the first rendered step whose result the view shows in full."""
+        rendered_before = self.views._renders.rendered_before
+        lo, hi, _ = slice(start, stop).indices(self.step_count)
+        hi = max(lo, hi)
+        return lo, hi, rendered_before[lo], rendered_before[hi], self.rendered_count - self.full_count
+
     def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
         """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped.
 
@@ -392,10 +400,7 @@ class View:
         """
         renders = self.views._renders
         rendered_before, steps, ids = renders.rendered_before, renders.steps, renders.ids
-        lo, hi, _ = slice(start, stop).indices(self.step_count)
-        hi = max(lo, hi)
-        first_full = self.rendered_count - self.full_count
-        first, last = rendered_before[lo], rendered_before[hi]
+        lo, hi, first, last, first_full = self._stretch(start, stop)
         if first < first_full:
             renders.users(False, first, min(last, first_full))
         if last > max(first, first_full):
@@ -405,10 +410,10 @@ class View:
             step = steps[index]
             before = rendered_before[index]
             if step.decision is None:
-                out.append(StepFact(step=step, rendered=False, message_index=1 + 2 * before))
+                out.append(new_step_fact(step=step, rendered=False, message_index=1 + 2 * before))
                 continue
             out.append(
-                StepFact(
+                new_step_fact(
                     step=step,
                     rendered=True,
                     message_index=1 + 2 * before,
@@ -418,6 +423,19 @@ class View:
                 )
             )
         return tuple(out)
+
+    def result_blocks(self, start: int = 0, stop: int | None = None) -> tuple[BlockFact | None, ...]:
+        """``result_block`` of each of the view's steps ``[start:stop]`` (as in ``step_facts``; ``None`` for a
+        skipped step): what the model was shown for each, made together for a table of them."""
+        renders = self.views._renders
+        lo, hi, first, last, first_full = self._stretch(start, stop)
+        shown = iter(
+            [
+                *renders.result_blocks(False, first, max(first, min(last, first_full))),
+                *renders.result_blocks(True, max(first, first_full), last),
+            ]
+        )
+        return tuple(None if step.decision is None else next(shown) for step in renders.steps[lo:hi])
 
     @cached_property
     def steps(self) -> tuple[StepFact, ...]:
