@@ -322,11 +322,15 @@ def steps_frame(
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
     with _fast.paused():
-        view = views.at(None) if views is not None else _view(run, options if options is not None else run.options())
-        return _steps_frame(pandas, run, view, rows)
+        return _steps_frame(pandas, run, options, views, rows)
 
 
-def _steps_frame(pandas: ModuleType, run: Run, view: View, kept: slice | None = None) -> pd.DataFrame:
+def _steps_frame(
+    pandas: ModuleType, run: Run, options: render.Options | None, views: Views | None, kept: slice | None
+) -> pd.DataFrame:
+    # The view is made and dropped in here: when the pause ends, its objects are gone and the
+    # collection that may end it walks only the frame's few objects, not every fact and message of the view.
+    view = views.at(None) if views is not None else _view(run, options if options is not None else run.options())
     rows = _step_rows(run, view, kept)
     return _frame(pandas, STEP_COLUMNS, rows, lambda i: f"step {rows[i].step.index}")
 
