@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from types import ModuleType
@@ -770,12 +771,10 @@ def _typed_series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     return pandas.Series(pandas.array(values, dtype=_pandas_dtype(pandas, dtype)))
 
 
-# The timestamps pandas' ISO 8601 parser reads as the instant ``parse_timestamp`` gives: those
-# of the loader's definition with no year 0, at most 6 fraction digits and an offset under a day.
-_PANDAS_TIMESTAMP = re.compile(
-    r"(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}"
-    r"(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?)?"
-)
+# The shape (``_fast.digit_shapes``) of the timestamps pandas' ISO 8601 parser reads as
+# ``parse_timestamp`` does, given a year other than 0: those of the loader's definition with at
+# most 6 fraction digits. An offset of a day or more, or a date that does not exist, pandas reads as NaT.
+_PANDAS_TIMESTAMP_SHAPE = re.compile(r"0000-00-00(?:T00:00(?::00(?:\.0{1,6})?)?(?:Z|[+-]00:00)?)?")
 _EARLIEST, _LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
 
 
@@ -783,13 +782,19 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
     """``parse_timestamp`` of each text, NaT where it gives ``None`` (the loader warned about those).
 
     Read by the loader's own definition of a timestamp, which pandas' parser does not match
-    (it reads some texts the loader refuses). A column of texts of the form where the two
+    (it reads some texts the loader refuses). A column of texts of the shapes where the two
     agree, each read, and inside the years ``datetime`` holds, is read by pandas at once.
     """
     texts = [value for value in values if value is not None]
-    if texts and all(map(_PANDAS_TIMESTAMP.fullmatch, texts)):
+    shapes = _fast.digit_shapes(texts)
+    if (
+        texts
+        and shapes is not None
+        and all(map(_PANDAS_TIMESTAMP_SHAPE.fullmatch, shapes))
+        and not any(map(str.startswith, texts, repeat("0000")))
+    ):
         times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
-        if times.isna().sum() == len(values) - len(texts) and _EARLIEST <= times.min() and times.max() <= _LATEST:
+        if times.isna().sum() == len(values) - len(texts) and times.min() >= _EARLIEST and times.max() <= _LATEST:
             return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 

@@ -4,7 +4,8 @@ What a user can see of the pause is what ``gc`` itself reports: whether the coll
 and (through ``gc.callbacks``) every collection that starts. A collection that starts while
 the collector is off is one asked for by name; one that starts while it is on is the
 collector's own, triggered by the objects being made. The last tests state what
-``frozen_factory`` and ``BoundedMemo`` promise the modules that use them.
+``frozen_factory``, ``BoundedMemo``, ``fast_json_encoder`` and ``digit_shapes`` promise the
+modules that use them.
 """
 
 from __future__ import annotations
@@ -13,13 +14,19 @@ import contextlib
 import dataclasses
 import gc
 import io
+import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentrender import _fast, cli, frame, load_run, render
 from agentrender.runfile import RunFileError, write_run
+from tests._support.examples import examples
 from tests._support.runs import long_run
 
 STEPS = 1_000
@@ -171,3 +178,52 @@ def test_bounded_memo_keeps_results_until_it_is_full() -> None:
     memo: _fast.BoundedMemo[str, int] = _fast.BoundedMemo(2)
     assert [memo.keep(key, len(key)) for key in ("a", "bb", "ccc")] == [1, 2, 3]
     assert memo == {"a": 1, "bb": 2} and memo.get("ccc") is None
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(values=st.lists(_JSON, min_size=1, max_size=5), ensure_ascii=st.booleans(), allow_nan=st.booleans())
+def test_fast_json_encoder_gives_the_encoders_text_and_errors(
+    values: list[Any], ensure_ascii: bool, allow_nan: bool
+) -> None:
+    """fast_json_encoder gives, value after value, the text encoder.encode gives, or the same error."""
+    encoder = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":"), allow_nan=allow_nan)
+    encode = _fast.fast_json_encoder(encoder)
+    for value in values:
+        try:
+            expected: Any = encoder.encode(value)
+        except ValueError as error:
+            expected = error
+        if isinstance(expected, ValueError):
+            with pytest.raises(ValueError, match=re.escape(str(expected))):
+                encode(value)
+        else:
+            assert encode(value) == expected
+
+
+def test_fast_json_encoder_forgets_a_failed_value() -> None:
+    """A value whose encoding failed encodes once fixed (no false circular reference), and a cycle is still one."""
+    encode = _fast.fast_json_encoder(json.JSONEncoder(separators=(",", ":")))
+    value: dict[str, Any] = {"ok": [1], "bad": {1, 2}}
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        encode(value)
+    value["bad"] = []
+    assert encode(value) == '{"ok":[1],"bad":[]}'
+    cycle: list[Any] = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        encode(cycle)
+
+
+def test_digit_shapes_are_the_texts_with_their_digits_as_zero() -> None:
+    """digit_shapes gives each text with every digit as 0, once each; a text holding a newline gives None."""
+    texts = ["2026-11-29T10:00:01Z", "1999-01-01T23:59:59Z", "2026-11-29", "id-٣"]
+    assert _fast.digit_shapes(texts) == {"0000-00-00T00:00:00Z", "0000-00-00", "id-٣"}
+    assert _fast.digit_shapes([]) == set()
+    assert _fast.digit_shapes(["1", "2\n3"]) is None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
 from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
-from agentrender.runfile import ModelCall, Run, load_run, write_run
+from agentrender.runfile import ModelCall, Run, load_run, parse_timestamp, write_run
 from agentrender.views import RESULT_KINDS, Views
 from tests._support.examples import examples
 
@@ -335,6 +335,60 @@ def test_bad_timestamp_names_the_step() -> None:
         steps_frame(run)
     run = Run(header={"goal": "g"}, steps=[Step(index=0), Step(index=1)], step_records={1: {"ended_at": "yesterday"}})
     assert steps_frame(run)["ended_at"].isna().all()
+
+
+def _two(valid: int, high: int, low: int = 0) -> st.SearchStrategy[str]:
+    """Two digits: from ``low`` to ``valid`` (a field's own range) half the time, else from 0 to ``high``."""
+    inside = st.integers(min_value=low, max_value=valid)
+    return st.one_of(inside, st.integers(min_value=0, max_value=high)).map(lambda n: f"{n:02d}")
+
+
+# Timestamps of the loader's definition, and texts a digit or a letter away: every date and time
+# field over its range and past it, fractions of 1 to 9 digits, offsets of a day or more.
+_TIMESTAMPS = st.builds(
+    lambda year, month, day, time, offset: f"{year}-{month}-{day}{time}{offset if time else ''}",
+    st.sampled_from(["0000", "0001", "1600", "1677", "1969", "2026", "2262", "2263", "9999"]),
+    _two(12, 13, low=1),
+    _two(28, 32, low=1),
+    st.one_of(
+        st.just(""),
+        st.builds(
+            lambda hour, minute, second, fraction: f"T{hour}:{minute}{second}{fraction if second else ''}",
+            _two(23, 25),
+            _two(59, 61),
+            st.one_of(st.just(""), _two(59, 61).map(lambda s: f":{s}")),
+            st.one_of(st.just(""), st.integers(min_value=1, max_value=9).map(lambda n: "." + "9" * n)),
+        ),
+    ),
+    st.one_of(
+        st.just(""),
+        st.just("Z"),
+        st.builds(lambda sign, h, m: f"{sign}{h}:{m}", st.sampled_from("+-"), _two(23, 99), _two(59, 99)),
+    ),
+)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.one_of(st.none(), _TIMESTAMPS), min_size=1, max_size=6),
+        st.lists(
+            st.one_of(
+                st.none(), st.sampled_from(["2026-01-05t09:00:00z", "2026-01-05 09:00", "soon", "2026"]), _TIMESTAMPS
+            ),
+            min_size=1,
+            max_size=12,
+        ),
+    )
+)
+def test_a_timestamp_column_is_parse_timestamp_of_each_text(texts: list[str | None]) -> None:
+    """Each timestamp is the instant parse_timestamp reads (the loader's definition), NaT where it reads none."""
+    steps = [Step(index=i) for i in range(len(texts))]
+    records = {i: {"started_at": text} for i, text in enumerate(texts) if text is not None}
+    column = steps_frame(Run(header={"goal": "g"}, steps=steps, step_records=records))["started_at"]
+    expected = [None if text is None else parse_timestamp(text) for text in texts]
+    assert column.dtype == "datetime64[us, UTC]"
+    assert [None if pd.isna(value) else value.to_pydatetime() for value in column] == expected
 
 
 # ------------------------------------------------------------ full against a real render

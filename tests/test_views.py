@@ -353,6 +353,29 @@ def test_skipped_steps_stand_where_they_were() -> None:
     assert view.step_facts(5, 7) == facts[5:7]
 
 
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    window=st.integers(min_value=0, max_value=20),
+    at=st.sampled_from([None, 0, 3, 9, 14]),
+    start=st.integers(min_value=-16, max_value=16),
+    stop=st.one_of(st.none(), st.integers(min_value=-16, max_value=16)),
+    blocks_first=st.booleans(),
+)
+def test_result_blocks_are_each_steps_result_block(
+    window: int, at: int | None, start: int, stop: int | None, blocks_first: bool
+) -> None:
+    """View.result_blocks(start, stop) is each step's result_block of step_facts(start, stop), the same facts,
+    whichever is asked for first."""
+    run = every_kind_run()
+    view = Views(run, run.options(recent_results=window, result_bytes=100)).at(at)
+    blocks = view.result_blocks(start, stop) if blocks_first else None
+    expected = [fact.result_block for fact in view.step_facts(start, stop)]
+    if blocks is None:
+        blocks = view.result_blocks(start, stop)
+    assert len(blocks) == len(expected)
+    assert all(block is fact for block, fact in zip(blocks, expected, strict=True))
+
+
 def test_hook_blocks_are_marked_as_the_hooks() -> None:
     """Blocks a hook built are named 'hook'; the steps the hooks leave alone keep their default kinds."""
     run = long_run(12, every=100)

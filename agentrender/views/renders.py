@@ -250,7 +250,9 @@ class StepRenders:
             rendered, rules, options = self.rendered, form.rules, self.options
             for position, message in enumerate(users, start):
                 if blocks[position] is None:
-                    blocks[position] = _user_block_fact(rendered[position], message.content[0], rules[position], options)
+                    blocks[position] = _user_block_fact(
+                        rendered[position], message.content[0], rules[position], options
+                    )
         return blocks[start:stop]  # type: ignore[return-value]  # made just above
 
     def result_fact(self, position: int, full: bool) -> MessageFact:
