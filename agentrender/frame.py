@@ -735,25 +735,26 @@ def _build(
             continue
         values = lists[column.name]
         try:
-            built[column.name] = _series(pandas, column, values)
+            built[column.name] = _array(pandas, column, values)
         except (TypeError, ValueError) as error:
             at = next((i for i, value in enumerate(values) if not _converts(pandas, column, value)), None)
             where = f" ({label(at)}: {values[at]!r})" if at is not None else ""
             raise ValueError(f"column {column.name!r}{where}: {error}") from error
+    # Arrays, not series: a frame of series aligns their indexes, which costs more than the rest for a small run.
     frame: pd.DataFrame = pandas.DataFrame(built, copy=False)
     return frame
 
 
-def _series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
+def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     try:
-        return _typed_series(pandas, column, values)
+        return _typed_array(pandas, column, values)
     except UnicodeEncodeError:
         # A lone surrogate (valid JSON, "\ud800") that an Arrow-backed string cannot hold:
         # shown as its escape, as every other instrument shows it.
-        return _typed_series(pandas, column, [_escaped_surrogates(value) for value in values])
+        return _typed_array(pandas, column, [_escaped_surrogates(value) for value in values])
 
 
-def _typed_series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
+def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
     if dtype == "category":
         categories = _categories(column, values)
@@ -762,13 +763,13 @@ def _typed_series(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         code[None] = -1
         # the labels are pandas' own text dtype ("str"), held by Python's strings (see TEXT_DTYPE)
         labels = pandas.Index(categories, dtype=pandas.StringDtype("python", na_value=float("nan")))
-        return pandas.Series(pandas.Categorical.from_codes([code[value] for value in values], categories=labels))
+        return pandas.Categorical.from_codes(list(map(code.__getitem__, values)), categories=labels)
     if dtype.startswith("datetime64"):
         for value in values:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
-        return pandas.Series(_timestamps(pandas, values, dtype))
-    return pandas.Series(pandas.array(values, dtype=_pandas_dtype(pandas, dtype)))
+        return _timestamps(pandas, values, dtype)
+    return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
 
 
 # The shape (``_fast.digit_shapes``) of the timestamps pandas' ISO 8601 parser reads as
@@ -819,7 +820,7 @@ def _escaped_surrogates(value: Any) -> Any:
 
 def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:
     try:
-        _series(pandas, column, [value])
+        _array(pandas, column, [value])
     except (TypeError, ValueError):
         return False
     return True
