@@ -756,6 +756,10 @@ def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
 
 def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
+    if dtype in _NULLABLE and values.count(None) == len(values):
+        # A column with no value at all (a run with no model calls, say): one null repeated,
+        # rather than a list of nulls converted one by one.
+        return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(len(values))
     if dtype == "category":
         categories = _categories(column, values)
         # Coding the values here is several times faster than letting Categorical factorize them.
@@ -798,6 +802,10 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
         if times.isna().sum() == len(values) - len(texts) and times.min() >= _EARLIEST and times.max() <= _LATEST:
             return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
+
+
+_NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})
+"""The dtypes of ``Column`` that hold a null as such (``category`` codes it in its own way)."""
 
 
 def _pandas_dtype(pandas: ModuleType, name: str) -> Any:
