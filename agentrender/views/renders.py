@@ -233,13 +233,7 @@ class StepRenders:
     def result_block(self, position: int, full: bool) -> BlockFact:
         """The fact of the first block of rendered step ``position``'s user turn in the given form
         (its only block, unless a hook made the turn of several)."""
-        form = self.form(full)
-        fact = form.blocks[position]
-        if fact is None:
-            message = self.users(full, position, position + 1)[0]
-            fact = _user_block_fact(self.rendered[position], message.content[0], form.rules[position], self.options)
-            form.blocks[position] = fact
-        return fact
+        return self.result_blocks(full, position, position + 1)[0]
 
     def result_blocks(self, full: bool, start: int, stop: int) -> list[BlockFact]:
         """``result_block`` of each rendered step ``[start:stop]`` in one form, made together where not made yet."""
