@@ -740,7 +740,7 @@ def _build(
             at = next((i for i, value in enumerate(values) if not _converts(pandas, column, value)), None)
             where = f" ({label(at)}: {values[at]!r})" if at is not None else ""
             raise ValueError(f"column {column.name!r}{where}: {error}") from error
-    # Arrays, not series: a frame of series aligns their indexes, which costs more than the rest for a small run.
+    # Arrays, not series: a frame made of series first aligns their indexes, a cost per column.
     frame: pd.DataFrame = pandas.DataFrame(built, copy=False)
     return frame
 
