@@ -37,6 +37,7 @@ import itertools
 import json
 import json.encoder
 import json.scanner
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import MISSING
@@ -202,30 +203,41 @@ def fast_json_encoder(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     """``encode(value)``, the same text and errors as ``encoder.encode(value)``, through a C encoder made once.
 
     ``JSONEncoder.encode`` builds its C encoder (and a Python closure) anew for every value,
-    which costs more than encoding a small object. The encoder made here keeps ``encoder``'s
-    settings (``default`` included), so ``encoder`` must not be changed afterwards. An
-    encoder with an ``indent``, or a Python without the C encoder, encodes as ``encoder.encode``.
+    which costs more than encoding a small object. The encoder made here (one a thread) keeps
+    ``encoder``'s settings (``default`` included), so ``encoder`` must not be changed
+    afterwards. An encoder with an ``indent``, or a Python without the C encoder, encodes as
+    ``encoder.encode``.
     """
     make = getattr(json.encoder, "c_make_encoder", None)  # typeshed leaves out the C accelerator
     if make is None or encoder.indent is not None:
         return encoder.encode
-    # The circular-reference markers are kept between calls, as the encoder's own call keeps them
-    # during one: each value removes its own on the way out, except when encoding it fails.
-    markers: dict[int, Any] | None = {} if encoder.check_circular else None
     strings = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else json.encoder.encode_basestring
-    chunks = make(
-        markers,
-        encoder.default,
-        strings,
-        encoder.indent,
-        encoder.key_separator,
-        encoder.item_separator,
-        encoder.sort_keys,
-        encoder.skipkeys,
-        encoder.allow_nan,
-    )
+    local = threading.local()
+
+    def made() -> tuple[dict[int, Any] | None, Callable[[Any, int], list[str]]]:
+        # The circular-reference markers are kept between calls, as the encoder's own call keeps
+        # them during one: each value removes its own on the way out, except when encoding it
+        # fails. Each thread has its own: a ``default`` written in Python lets another thread run.
+        markers: dict[int, Any] | None = {} if encoder.check_circular else None
+        chunks = make(
+            markers,
+            encoder.default,
+            strings,
+            encoder.indent,
+            encoder.key_separator,
+            encoder.item_separator,
+            encoder.sort_keys,
+            encoder.skipkeys,
+            encoder.allow_nan,
+        )
+        local.made = markers, chunks
+        return markers, chunks
 
     def encode(value: Any) -> str:
+        try:
+            markers, chunks = local.made
+        except AttributeError:
+            markers, chunks = made()
         try:
             return "".join(chunks(value, 0))
         except BaseException:

@@ -10,12 +10,14 @@ modules that use them.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import gc
 import io
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -219,6 +221,22 @@ def test_fast_json_encoder_forgets_a_failed_value() -> None:
     cycle.append(cycle)
     with pytest.raises(ValueError, match="Circular reference detected"):
         encode(cycle)
+
+
+def test_fast_json_encoder_encodes_the_same_value_in_threads_at_once() -> None:
+    """Threads encoding one shared value at once, each switching to the others inside it, get the encoder's text."""
+
+    def slow_repr(value: Any) -> str:
+        time.sleep(0)  # lets another thread run while this one is inside the value
+        return repr(value)
+
+    encoder = json.JSONEncoder(separators=(",", ":"), default=slow_repr)
+    encode = _fast.fast_json_encoder(encoder)
+    shared = {"a": [1, {2, 3}, {"b": frozenset({4})}], "c": {5}}
+    expected = encoder.encode(shared)
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        texts = list(pool.map(lambda _: encode(shared), range(400)))
+    assert texts == [expected] * 400
 
 
 def test_digit_shapes_are_the_texts_with_their_digits_as_zero() -> None:
