@@ -31,8 +31,8 @@ from agentrender import render
 from agentrender._fast import paused
 from agentrender._json import canonical, strict_loads
 from agentrender._types import ModelResponse
-from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
-from agentrender.runfile import Run, RunFileError, RunWarning, failure_text, read_records
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender.runfile import Run, RunFileError, RunWarning, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines
 
 __all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
@@ -118,7 +118,7 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
         where = Where(path, line, "messages" if isinstance(calls[0][1], Mapping) else "")
         messages = normalise_messages(request["messages"], where)
         warnings: list[RunWarning] = list(notes)
-        records = conversation_records(
+        return conversation_run(
             messages,
             where=where,
             run_id=run_id or name,
@@ -127,7 +127,6 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
             summarise=summarise,
             warnings=warnings,
         )
-        return read_records(records, path=path, notes=warnings, blocks_checked=True)
     if not entries:
         raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
     return _from_calls(entries, path, run_id or name, origin, summarise, notes)
@@ -284,7 +283,7 @@ def _from_calls(
         record["request"] = call_request
         calls.append(record)
     final = response if response is not None and messages[-1]["role"] == "user" else None
-    records = conversation_records(
+    return conversation_run(
         messages,
         where=where,
         run_id=run_id,
@@ -295,7 +294,6 @@ def _from_calls(
         summarise=summarise,
         warnings=warnings,
     )
-    return read_records(records, path=path, notes=warnings, blocks_checked=True)
 
 
 def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:

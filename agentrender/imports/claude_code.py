@@ -40,9 +40,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentrender._types import ContentBlock
-from agentrender.imports.conversation import Summariser, Where, conversation_records
-from agentrender.runfile import Run, RunFileError, RunWarning, read_records, response_from_record
+from agentrender._types import check_block
+from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_block
+from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile.replies import check_reply
 
 __all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
 
@@ -331,8 +332,10 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
     if not isinstance(content, list):
         raise where.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
     for j, block in enumerate(content):
+        if plain_block(block):
+            continue
         try:
-            ContentBlock.from_dict(block, where=f"content[{j}]")
+            check_block(block, f"content[{j}]")
         except ValueError as error:
             raise where.error(str(error)) from None
 
@@ -416,7 +419,7 @@ def _model_calls(calls: list[dict[str, Any]], path: str, warnings: list[RunWarni
         response = {key: item for key, item in call["message"].items() if key != "content"}
         response["content"] = call["content"]
         try:
-            response_from_record(response, where="message")
+            check_reply(response, where="message")
         except ValueError as error:
             warnings.append(Where(path, call["line"]).warning(f"{error}: the reply is not kept as a model call"))
             continue
@@ -470,7 +473,7 @@ def _run(
             key: root[key] for key in ("compactMetadata", "logicalParentUuid", "timestamp") if key in root
         }
     where = Where(path, first.line, "turns")
-    records = conversation_records(
+    return conversation_run(
         messages,  # already in wire form: string content made a text block, each block checked as read
         where=where,
         run_id=run_id,
@@ -480,7 +483,6 @@ def _run(
         summarise=summarise,
         warnings=warnings,
     )
-    return read_records(records, path=path, notes=warnings)
 
 
 def _subagent_files(path: Path) -> list[Path]:

@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from agentrender.imports.anthropic import read_json_values
-from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
-from agentrender.runfile import Run, RunWarning, read_records
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender.runfile import Run, RunWarning
 
 __all__ = ["from_openai", "looks_like_openai"]
 
@@ -140,7 +140,9 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         raise where.error("the conversation has no user or assistant messages")
     if not anthropic_messages[0]["content"]:
         raise where.error("the first user message is empty: there is no opening to render")
-    records = conversation_records(
+    if response is not None and anthropic_messages[-1]["role"] != "user":
+        warnings.append(where.warning("a response was given, but the conversation ends on an assistant turn"))
+    return conversation_run(
         anthropic_messages,
         where=where,
         run_id=run_id or name,
@@ -150,9 +152,6 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         summarise=summarise,
         warnings=warnings,
     )
-    if response is not None and anthropic_messages[-1]["role"] != "user":
-        warnings.append(where.warning("a response was given, but the conversation ends on an assistant turn"))
-    return read_records(records, path=path, notes=warnings)
 
 
 def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:

@@ -15,7 +15,7 @@ from agentrender.runfile.sent import FORMAT_SENT, Sent
 from agentrender.views import Views
 from agentrender.views.html import run_html
 
-__all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning", "loaded_call"]
+__all__ = ["FORMAT", "ModelCall", "Run", "RunFileError", "RunWarning", "kept_call", "loaded_call"]
 
 FORMAT = "agentrender.run/1"
 """The ``format`` a run header names for this version of the file."""
@@ -167,6 +167,23 @@ loaded_call = frozen_factory(
 
 It keeps ``source``, the text of its line: its ``record`` and ``response`` are left empty,
 to be decoded from that text when first asked for.
+"""
+
+kept_call = frozen_factory(
+    ModelCall,
+    "step",
+    "record",
+    "latency_ms",
+    "request_key",
+    "line",
+    "_source",
+    "_stop_reason",
+    "_usage",
+    unset=("response",),
+)
+"""``kept_call(step, record, latency_ms, request_key, line)``: a call of a run made in memory, holding its record.
+
+Its ``response`` is left empty, to be read from the record when first asked for.
 """
 
 

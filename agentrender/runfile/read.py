@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from itertools import chain
 from typing import Any, overload
 
 from agentrender._fast import paused
@@ -20,10 +21,10 @@ from agentrender.runfile.lines import (
     JSON_SPACE,
     StreamError,
     decode_line,
-    encode_line,
     gzip_lines,
     inflate_limit,
 )
+from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
 from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
@@ -35,29 +36,44 @@ class _Records(Sequence[Mapping[str, Any]]):
     """``Run.records`` of a run read from a file: every record in file order.
 
     A model call's place holds the ``ModelCall``, whose ``record`` is decoded from its line
-    when first asked for; every other record is held as it was parsed. Compares equal to any
-    sequence of the same records, a list included.
+    when first asked for; every other record is held as it was parsed. A run made from a
+    conversation (``read_records(steps=...)``) has its step records after the header, each
+    made when first asked for. Compares equal to any sequence of the same records, a list included.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_steps")
 
-    def __init__(self, items: list[dict[str, Any] | ModelCall]) -> None:
+    def __init__(self, items: list[dict[str, Any] | ModelCall], steps: ConversationSteps | None = None) -> None:
         self._items = items
+        self._steps = steps
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._items) + (self._steps.count if self._steps is not None else 0)
 
     @overload
     def __getitem__(self, at: int) -> Mapping[str, Any]: ...
     @overload
     def __getitem__(self, at: slice) -> list[Mapping[str, Any]]: ...
     def __getitem__(self, at: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
+        steps = self._steps
+        if steps is None:
+            if isinstance(at, slice):
+                return [_as_record(item) for item in self._items[at]]
+            return _as_record(self._items[at])
         if isinstance(at, slice):
-            return [_as_record(item) for item in self._items[at]]
-        return _as_record(self._items[at])
+            return [self[i] for i in range(*at.indices(len(self)))]
+        position = at + len(self) if at < 0 else at
+        if not 0 <= position < len(self):
+            raise IndexError("record index out of range")
+        if 1 <= position <= steps.count:  # the header comes first, then the steps
+            return steps.records[position - 1]
+        return _as_record(self._items[position - steps.count if position else 0])
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        return map(_as_record, self._items)
+        steps = self._steps
+        if steps is None or not self._items:
+            return map(_as_record, self._items)
+        return chain(self._items[:1], steps.records.values(), map(_as_record, self._items[1:]))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str | bytes):
@@ -165,7 +181,7 @@ class _Loader:
     def record(self, number: int, record: Any, text: str) -> None:
         unknown = self.unknown
         try:
-            loaded = read_record(record, number, unknown, text, blocks=self.blocks)
+            loaded = read_record(record, number, unknown, text, blocks=self.blocks, keep=not text)
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
@@ -233,7 +249,7 @@ class _Loader:
         self.step_records[index] = record
         self.step_lines[index] = number
 
-    def run(self, stream_notes: Sequence[str]) -> Run:
+    def run(self, stream_notes: Sequence[str], made: ConversationSteps | None = None) -> Run:
         last_line = self.last_line
         if self.header is None:
             why = "the file is empty" if not self.notes else "no complete record"
@@ -248,11 +264,11 @@ class _Loader:
         return Run(
             path=self.path,
             header=self.header,
-            steps=tuple(steps[index] for index in sorted(steps)),
-            step_records=self.step_records,
+            steps=made.steps if made is not None else tuple(steps[index] for index in sorted(steps)),
+            step_records=made.records if made is not None else self.step_records,
             model_calls=tuple(self.model_calls),
             end=self.end,
-            records=_Records(self.records),
+            records=_Records(self.records, made),
             warnings=warnings,
         )
 
@@ -271,6 +287,7 @@ def read_records(
     path: str = "",
     notes: Iterable[RunWarning] = (),
     blocks_checked: bool = False,
+    steps: ConversationSteps | None = None,
 ) -> Run:
     """A ``Run`` of ``records`` (the dicts a run file's lines hold), read as ``load_run`` reads a file.
 
@@ -279,16 +296,23 @@ def read_records(
     what its maker read but could not map, come first among the run's warnings.
     ``blocks_checked=True`` says the maker checked every block of the recorded turns itself
     (as ``imports.normalise_messages`` does, naming the field as its input has it), so they are
-    not checked a second time; every other field of every record still is.
+    not checked a second time; every other field of every record still is. A model call keeps
+    its record as given (a call read from a file keeps its line's text instead).
+
+    ``steps`` are the steps of a conversation whose turns the maker checked: the run's steps and
+    their records, made when first read (``ConversationSteps``), placed after the header (the
+    first of ``records``), which then holds no ``step`` record.
     """
     loader = _Loader(path or "<records>", blocks=not blocks_checked)
+    skipped = steps.count if steps is not None else 0
     with paused():
         for number, record in enumerate(records, start=1):
+            number += skipped if number > 1 else 0
             loader.last_line = number
-            # only a model call keeps the text of its line (its reply is read from it when asked for)
-            text = encode_line(record).decode("utf-8") if record.get("type") == "model_call" else ""
-            loader.record(number, dict(record), text)
-        run = loader.run(())
+            loader.record(number, dict(record), "")
+        if steps is not None and loader.steps:
+            raise loader.fail(loader.step_lines[min(loader.steps)], "a step record beside the conversation's steps")
+        run = loader.run((), steps)
     if notes:
         run = replace(run, warnings=(*notes, *run.warnings))
     return run
