@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender import render
+from agentrender._api_rules import system_text
 from agentrender._fast import paused
 from agentrender._json import canonical, strict_loads
 from agentrender._types import ModelResponse
@@ -298,13 +299,13 @@ def _from_calls(
 
 def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:
     """The replay key of a request as it was sent (``messages``: its messages normalised)."""
-    system = request.get("system", "")
     tools = request.get("tools")
     max_tokens = request.get("max_tokens")
     return render.replay_key(
-        messages,
+        # each message as a view renders it (its role, then its content); each block as it was sent
+        [{"role": message["role"], "content": message["content"]} for message in messages],
         # a system sent as blocks is hashed as its text, as Run.system (and so Views) has it
-        system=system if isinstance(system, str) else Run(header={"system": system}).system,
+        system=system_text(request.get("system", "")),
         tools=list(tools) if isinstance(tools, list) else [],
         model=str(request.get("model", "")),
         max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentrender import render
+from agentrender._api_rules import system_text
 from agentrender._fast import frozen_factory, slot_setter
 from agentrender._types import ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
@@ -226,10 +227,7 @@ class Run:
     @property
     def system(self) -> str:
         """The system prompt the run's agent sent, when recorded (text blocks joined, when sent as blocks)."""
-        system = self.header.get("system", "")
-        if isinstance(system, list):
-            return "\n".join(str(block.get("text", "")) for block in system if isinstance(block, Mapping))
-        return str(system)
+        return system_text(self.header.get("system", ""))
 
     @property
     def model(self) -> str:
