@@ -31,10 +31,10 @@ from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._fast import paused
 from agentrender._json import canonical, strict_loads
-from agentrender._types import ModelResponse
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines
+from agentrender.runfile.replies import check_reply
 
 __all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
 
@@ -272,7 +272,7 @@ def _from_calls(
             warnings.append(here.warning(what))
             continue
         try:
-            ModelResponse.from_dict(call_response, where="response")
+            check_reply(call_response, where="response")
         except ValueError as error:
             raise here.error(str(error)) from None
         step = sum(1 for m in call_request["messages"] if isinstance(m, Mapping) and m.get("role") == "assistant")
@@ -294,6 +294,7 @@ def _from_calls(
         final=final,
         summarise=summarise,
         warnings=warnings,
+        replies_checked=True,  # each reply, above
     )
 
 

@@ -178,6 +178,7 @@ def conversation_run(
     final: Mapping[str, Any] | None = None,
     summarise: Summariser | None = None,
     warnings: list[RunWarning] | None = None,
+    replies_checked: bool = False,
 ) -> Run:
     """The run that renders ``messages`` exactly as they were sent.
 
@@ -188,7 +189,8 @@ def conversation_run(
     conversation ends on a user turn. ``summarise`` fills each result's summary (the header
     names it); without one, results carry none, as the conversation recorded none.
     ``warnings`` holds what was read but could not be mapped (``RunWarning``s, with where it
-    was); it is added to, and the run's warnings begin with it.
+    was); it is added to, and the run's warnings begin with it. ``replies_checked`` says the
+    maker checked each call's reply (``runfile.replies.check_reply``), to warn of one it cannot keep.
 
     The header and the model calls are read as ``read_records`` reads them; each step (its
     decision, observation and record) is made when first read (``runfile.ConversationSteps``).
@@ -216,7 +218,12 @@ def conversation_run(
     summaries = _unanswered(turns, where, warnings, summarise)
     steps = ConversationSteps(turns, summaries)
     return read_records(
-        [header, *calls], path=where.path, notes=warnings, blocks_checked=True, steps=steps
+        [header, *calls],
+        path=where.path,
+        notes=warnings,
+        blocks_checked=True,
+        replies_checked=replies_checked,
+        steps=steps,
     )
 
 

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentrender._fast import paused
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.runfile import Run, RunWarning
@@ -109,6 +110,13 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     ``RunFileError`` naming the file, line and field of what cannot be read; what is read
     but has no counterpart in the Messages API is a warning on the run.
     """
+    # An import makes a run's worth of objects and frees almost none: the collector's passes
+    # over them would cost more than the import (as for load_run).
+    with paused():
+        return _from_openai(source, run_id, summarise)
+
+
+def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
     warnings: list[RunWarning] = []
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)

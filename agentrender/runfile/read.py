@@ -100,9 +100,10 @@ _BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
 class _Loader:
     """The state of one read: what has been loaded so far and what will be reported."""
 
-    def __init__(self, path: str, *, blocks: bool = True) -> None:
+    def __init__(self, path: str, *, blocks: bool = True, replies: bool = True) -> None:
         self.path = path
         self.blocks = blocks
+        self.replies = replies
         self.header: dict[str, Any] | None = None
         self.header_line = 0
         self.records: list[dict[str, Any] | ModelCall] = []
@@ -181,7 +182,7 @@ class _Loader:
     def record(self, number: int, record: Any, text: str) -> None:
         unknown = self.unknown
         try:
-            loaded = read_record(record, number, unknown, text, blocks=self.blocks, keep=not text)
+            loaded = read_record(record, number, unknown, text, blocks=self.blocks, keep=not text, reply=self.replies)
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
@@ -287,6 +288,7 @@ def read_records(
     path: str = "",
     notes: Iterable[RunWarning] = (),
     blocks_checked: bool = False,
+    replies_checked: bool = False,
     steps: ConversationSteps | None = None,
 ) -> Run:
     """A ``Run`` of ``records`` (the dicts a run file's lines hold), read as ``load_run`` reads a file.
@@ -296,14 +298,15 @@ def read_records(
     what its maker read but could not map, come first among the run's warnings.
     ``blocks_checked=True`` says the maker checked every block of the recorded turns itself
     (as ``imports.normalise_messages`` does, naming the field as its input has it), so they are
-    not checked a second time; every other field of every record still is. A model call keeps
-    its record as given (a call read from a file keeps its line's text instead).
+    not checked a second time; ``replies_checked=True`` says the same of every model call's reply
+    (``runfile.replies.check_reply``). Every other field of every record is checked. A model call
+    keeps its record as given (a call read from a file keeps its line's text instead).
 
     ``steps`` are the steps of a conversation whose turns the maker checked: the run's steps and
     their records, made when first read (``ConversationSteps``), placed after the header (the
     first of ``records``), which then holds no ``step`` record.
     """
-    loader = _Loader(path or "<records>", blocks=not blocks_checked)
+    loader = _Loader(path or "<records>", blocks=not blocks_checked, replies=not replies_checked)
     skipped = steps.count if steps is not None else 0
     with paused():
         for number, record in enumerate(records, start=1):

@@ -343,15 +343,18 @@ _new_observation = frozen_factory(Observation, "status", "content", "summary")
 _new_step = frozen_factory(Step, "index", "decision", "observation")
 
 
-def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: str, keep: bool) -> ModelCall | None:
+def _model_call(
+    record: dict[str, Any], line: int, unknown: list[str], source: str, keep: bool, reply: bool
+) -> ModelCall | None:
     _check_fields(record, _MODEL_CALL_FIELDS, "model_call", unknown)
     step = _index(record, "step", "model_call")
     wire = _required(record, "response", "model_call")
-    try:
-        check_reply(wire, where="model_call.response")
-    except ValueError as error:
-        where, _, what = str(error).partition(": ")
-        raise BadRecord(where, what) from None
+    if reply:
+        try:
+            check_reply(wire, where="model_call.response")
+        except ValueError as error:
+            where, _, what = str(error).partition(": ")
+            raise BadRecord(where, what) from None
     if keep:
         return kept_call(step, record, record.get("latency_ms"), record.get("request_key") or "", line)
     if not source:
@@ -390,12 +393,20 @@ def check_record(record: Any) -> None:
 
 
 def read_record(
-    record: Any, line: int, unknown: list[str], source: str, *, blocks: bool = True, keep: bool = False
+    record: Any,
+    line: int,
+    unknown: list[str],
+    source: str,
+    *,
+    blocks: bool = True,
+    keep: bool = False,
+    reply: bool = True,
 ) -> Step | ModelCall | None:
     """Check ``record`` and give the typed value a ``step`` or ``model_call`` record loads into.
 
     ``line`` and ``source`` (the text ``record`` was decoded from) go into a model call,
-    which is built only when ``source`` is given, or with ``keep``: then it holds ``record`` itself. The names of unknown fields are added to
+    which is built only when ``source`` is given, or with ``keep``: then it holds ``record`` itself.
+    ``reply=False`` leaves a model call's reply (``check_reply``) to a caller that checked it. The names of unknown fields are added to
     ``unknown``; a record of the wrong shape raises ``BadRecord``. ``blocks=False`` leaves the
     recorded turns' blocks (``step.sent``, ``opening_content``) to a caller that checked them.
     """
@@ -409,7 +420,7 @@ def read_record(
     if kind == "step":
         return _step(record, unknown, blocks)
     if kind == "model_call":
-        return _model_call(record, line, unknown, source, keep)
+        return _model_call(record, line, unknown, source, keep, reply)
     if kind == "run":
         _header(record, unknown, blocks)
     elif kind == "end":
