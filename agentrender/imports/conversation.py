@@ -39,6 +39,8 @@ __all__ = ["Summariser", "Where", "conversation_run", "first_line_summary", "nor
 class Where:
     """Where in the input a value was found, for errors and warnings: the file, the line and the field."""
 
+    __slots__ = ("field", "line", "path")
+
     def __init__(self, path: str, line: int = 1, field: str = "") -> None:
         self.path, self.line, self.field = path, line, field
 
