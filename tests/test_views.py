@@ -371,7 +371,7 @@ def test_result_kinds_are_the_kinds_a_user_turn_holds() -> None:
     recorded turn's, cuts too."""
     run = every_kind_run()
     imported = from_anthropic(WEATHER)
-    assistant_kinds = set(BLOCK_KINDS) - set(RESULT_KINDS) | {"hook", "recorded"}
+    assistant_kinds = set(BLOCK_KINDS) - set(RESULT_KINDS) | {"hook", "as_sent"}
     seen: set[str] = set()
     for views in (
         Views(run, run.options(recent_results=3, result_bytes=100)),

@@ -92,17 +92,17 @@ def test_the_conversation_widget_switches_between_the_two_views() -> None:
     assert sample.as_sent.layout.display == "none" and "ar-mode" not in sample.html.value
 
 
-def test_an_imports_replayed_turns_are_labelled_recorded_turns_not_hooks_blocks() -> None:
-    """The blocks an import replays as its agent sent them are 'recorded turn' blocks in the facts and the HTML, as
-    sent and under the contract; a consumer's own hook still builds 'hook's block' blocks."""
+def test_an_imports_replayed_turns_are_labelled_as_sent_not_hooks_blocks() -> None:
+    """The blocks an import replays as its agent sent them are 'as sent' blocks in the facts and the HTML, in the
+    view as sent and under the contract; a consumer's own hook still builds 'hook's block' blocks."""
     run = from_anthropic(WEATHER)
     for options in (run.options(), run.options(recent_results=1)):
         view = Views(run, options).at(len(run.steps) - 1)
         kinds = {block.kind for fact in view.steps if fact.rendered for block in fact.assistant.blocks}
-        assert kinds == {"recorded"}
+        assert kinds == {"as_sent"}
         page = view_html(view)
         tags = set(re.findall(r'<span class="ar-tag">([^<]*)</span>', page))
-        assert "recorded turn" in tags and not {"hook's block", "hook&#x27;s block"} & tags
+        assert "as sent" in tags and not {"hook's block", "hook&#x27;s block"} & tags
     own = render.Options(opening="go", assistant=lambda step, tool_use_id: (ContentBlock(type="text", text="mine"),))
     facts = Views(run.step_input(), own).at(None).steps
     assert {block.kind for fact in facts if fact.rendered for block in fact.assistant.blocks} == {"hook"}

@@ -124,7 +124,7 @@ def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
         if fact.cut:
             said.append(f"the summary is cut at the {result_bytes:,}-byte cap")
         return said
-    if kind in ("hook", "recorded"):
+    if kind in ("hook", "as_sent"):
         return [f"a {clean(fact.block.type, one_line=True)} block", f"{fact.shown_bytes:,} bytes"]
     return []
 

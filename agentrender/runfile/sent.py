@@ -85,8 +85,8 @@ class Sent:
         settings.update(overrides)
         return render.Options(**settings)
 
-    block_kind = "recorded"
-    """What the blocks these hooks build are, for the views' facts: a recorded turn (``views.BLOCK_KINDS``)."""
+    block_kind = "as_sent"
+    """What the blocks these hooks build are, for the views' facts: the agent's own turn, as sent (``views.BLOCK_KINDS``)."""
 
     def tool_use_id(self, step: Step) -> str:
         """The id the step's first tool use was sent with; ``""`` (the default id) when none was recorded."""

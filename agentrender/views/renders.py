@@ -256,7 +256,7 @@ def _hook_kind(hook: Any) -> str:
     """The kind of the blocks ``hook`` builds: ``"hook"``, or the kind of ``BLOCK_KINDS`` the hook (or the
     object it is a method of) names in its ``block_kind``.
 
-    The hooks that replay an imported run's recorded turns (``runfile.sent.Sent``) name ``"recorded"``.
+    The hooks that replay an imported run's recorded turns (``runfile.sent.Sent``) name ``"as_sent"``.
     """
     kind = getattr(getattr(hook, "__self__", hook), "block_kind", "hook")
     return kind if kind in BLOCK_KINDS else "hook"
