@@ -30,8 +30,8 @@ from typing import Any
 from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._fast import paused
-from agentrender._json import canonical, strict_loads
-from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender._json import strict_loads
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
 from agentrender.runfile import Run, RunFileError, RunWarning, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines
 from agentrender.runfile.replies import check_reply
@@ -107,11 +107,7 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
             name = str(header.get("run_id") or name)
     else:
         path, name = "<anthropic>", "conversation"
-        try:
-            canonical(source)  # what a file holds is JSON by being read; a value given is checked here
-        except (TypeError, ValueError) as error:
-            raise RunFileError(path, 1, f"not JSON: {error}") from None
-        calls = [(1, source)]
+        calls = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "anthropic-messages"}
     entries = _entries(calls, path)
     if not recording and len(entries) == 1 and entries[0][2] is None:

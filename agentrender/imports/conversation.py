@@ -28,12 +28,21 @@ from itertools import pairwise
 from typing import Any, NoReturn
 
 from agentrender import render
+from agentrender._json import canonical, strict_loads
 from agentrender._types import check_block, utf8_bytes
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.sent import result_text
 
-__all__ = ["Summariser", "Where", "conversation_run", "first_line_summary", "normalise_messages", "plain_block"]
+__all__ = [
+    "Summariser",
+    "Where",
+    "conversation_run",
+    "first_line_summary",
+    "normalise_messages",
+    "own_copy",
+    "plain_block",
+]
 
 
 class Where:
@@ -56,6 +65,21 @@ class Where:
     def warning(self, what: str) -> RunWarning:
         """A warning about a value found here that was read but could not be mapped."""
         return RunWarning(line=self.line, text=f"{self.field}: {what}" if self.field else what, path=self.path)
+
+
+def own_copy(value: Any, path: str) -> Any:
+    """``value``, a conversation given in memory, as a copy of its own: its JSON, decoded again.
+
+    An import keeps the blocks it reads as they are (``step.sent``, the header's request): what a
+    file holds is decoded for the run alone, but a value given in memory belongs to its caller,
+    who may change it after the import. The run is made from this copy, so it never shares a
+    list or an object with the caller's value. The copy checks that ``value`` is JSON (a
+    ``RunFileError`` at ``path`` line 1 when it is not); a tuple becomes a list, as in JSON.
+    """
+    try:
+        return strict_loads(canonical(value))
+    except (TypeError, ValueError, RecursionError) as error:
+        raise RunFileError(path, 1, f"not JSON: {error}") from None
 
 
 def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:

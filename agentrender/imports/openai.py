@@ -39,7 +39,7 @@ from typing import Any
 
 from agentrender._fast import fast_json_decoder, paused
 from agentrender.imports.anthropic import read_json_values
-from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
 from agentrender.runfile import Run, RunWarning
 
 __all__ = ["from_openai", "looks_like_openai"]
@@ -130,7 +130,7 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
         origin: dict[str, Any] = {"format": "openai-chat", "path": path}
     else:
         path, name = "<openai>", "conversation"
-        values = [(1, source)]
+        values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "openai-chat"}
     chat, where = _chat(values, path, warnings)
     converter = _Converter(where, warnings)
