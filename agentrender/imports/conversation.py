@@ -109,8 +109,8 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
         if type(content) is not list:
             got = type(content).__name__
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
-        for j, block in enumerate(content):
-            if not plain_block(block):
+        if not all(map(plain_block, content)):
+            for j, block in enumerate(content):
                 _check(block, where.at(f"[{i}]"), j)
         append(message)
     return out
