@@ -18,7 +18,7 @@ conversation is written in each format an importer reads:
 
 The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any
 importer must do. Each side is the best of ``--rounds`` calls (more for a small file, see
-``MIN_SECONDS``), the collector on as it is in a user's program (an importer that pauses it pays the collection that ends the pause). Printed per
+``MIN_SECONDS``), the sides called in turn, the collector on as it is in a user's program (an importer that pauses it pays the collection that ends the pause). Printed per
 cell: the import, and the import followed by reading every step (``list(run.steps)``, which
 decides each: steps are made when first read). The worst cell of each format and of all is last.
 
@@ -261,21 +261,22 @@ def baseline(path: Path) -> object:
 
 
 MIN_SECONDS = 0.5
-"""A side of a cell is called at least ``rounds`` times, and more (up to 50) until it has run this long: the
+"""Each side of a cell is called at least ``rounds`` times, and more (up to 50) until it has run this long: the
 best of a few calls of a few milliseconds is mostly the machine's noise."""
 
 
-def best(rounds: int, work: Callable[[], object]) -> float:
-    """The fastest of ``rounds`` (or more, see ``MIN_SECONDS``) calls of ``work`` in seconds, the collector on;
-    what a call made is freed untimed."""
-    times: list[float] = []
-    while len(times) < rounds or (sum(times) < MIN_SECONDS and len(times) < 50):
-        gc.collect()
-        start = time.perf_counter()
-        made = work()
-        times.append(time.perf_counter() - start)
-        del made
-    return min(times)
+def best(rounds: int, *sides: Callable[[], object]) -> list[float]:
+    """The fastest call of each of ``sides`` in seconds, the collector on, the sides called in turn round after
+    round (so a spell of load on the machine falls on all of them); what a call made is freed untimed."""
+    times: list[list[float]] = [[] for _ in sides]
+    while len(times[0]) < rounds or (min(map(sum, times)) < MIN_SECONDS and len(times[0]) < 50):
+        for side, taken in zip(sides, times, strict=True):
+            gc.collect()
+            start = time.perf_counter()
+            made = side()
+            taken.append(time.perf_counter() - start)
+            del made
+    return [min(taken) for taken in times]
 
 
 def measure(cell: Cell, folder: Path, rounds: int) -> Figure | None:
@@ -287,15 +288,13 @@ def measure(cell: Cell, folder: Path, rounds: int) -> Figure | None:
     run = importer(path)  # checked before it is timed
     assert len(run.steps) == cell.turns // 2, (cell, len(run.steps))
     del run
-    base = best(rounds, lambda: baseline(path))
-    imported = best(rounds, lambda: importer(path))
 
     def read_all() -> Run:
         run = importer(path)
         list(run.steps)
         return run
 
-    every = best(rounds, read_all)
+    base, imported, every = best(rounds, lambda: baseline(path), lambda: importer(path), read_all)
     size = path.stat().st_size
     path.unlink()
     return Figure(cell, size, imported / base, every / base)
