@@ -18,9 +18,10 @@ conversation is written in each format an importer reads:
 
 The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any
 importer must do. Each side is the best of ``--rounds`` calls (more for a small file, see
-``MIN_SECONDS``), the sides called in turn, the collector on as it is in a user's program (an importer that pauses it pays the collection that ends the pause). Printed per
-cell: the import, and the import followed by reading every step (``list(run.steps)``, which
-decides each: steps are made when first read). The worst cell of each format and of all is last.
+``MIN_SECONDS``), the sides called in turn, the collector on as it is in a user's program (an
+importer that pauses it pays the collection that ends the pause). Printed per cell: the import,
+and the import followed by reading every step (``list(run.steps)``, which decides each: steps are
+made when first read). The worst cell of each format and of all is last.
 
     PYTHONPATH=. python bench/bench_imports.py                          # the whole grid, best of 3
     PYTHONPATH=. python bench/bench_imports.py --formats anthropic --turns 1000 --rounds 1
@@ -341,7 +342,8 @@ def main(argv: Sequence[str] | None = None) -> list[Figure]:
     parser.add_argument("--results", type=int, nargs="+", default=list(RESULT_BYTES), help="result sizes in bytes")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args(argv)
-    print(f"{'format':>11} {'turns':>7} {'result':>8} {'uses':>4} {'beside':>6} {'file':>11} {'import':>7} {'+ steps':>10}")
+    names = ("format", 11), ("turns", 7), ("result", 8), ("uses", 4), ("beside", 6), ("file", 11), ("import", 7)
+    print(" ".join(f"{name:>{width}}" for name, width in names), f"{'+ steps':>10}")
     figures = grid(
         args.formats, args.turns, args.results, rounds=args.rounds, show=lambda figure: print(_line(figure), flush=True)
     )

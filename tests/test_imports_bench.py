@@ -33,7 +33,9 @@ def test_the_benchmarks_conversation_is_what_its_cell_says(bench: ModuleType) ->
 
 
 @pytest.mark.parametrize("uses", [1, 3])
-def test_every_format_of_the_conversation_imports_to_the_same_steps(bench: ModuleType, tmp_path: Path, uses: int) -> None:
+def test_every_format_of_the_conversation_imports_to_the_same_steps(
+    bench: ModuleType, tmp_path: Path, uses: int
+) -> None:
     """The call log, the Claude Code session and the OpenAI chat the benchmark writes import to the steps the request
     body imports to (a decision and an observation each; a log, whose last user turn no request sent, knows no last
     observation; a chat, no error flag), so every format is timed on the same conversation."""

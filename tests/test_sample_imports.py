@@ -81,7 +81,7 @@ def test_each_call_of_a_log_is_a_model_call_of_the_step_its_request_decided(name
     ]
 
 
-@pytest.mark.parametrize("name", CALL_LOGS + ["largest-city-thinking.json", "youngest-parallel-tools.json"])
+@pytest.mark.parametrize("name", [*CALL_LOGS, "largest-city-thinking.json", "youngest-parallel-tools.json"])
 def test_the_view_at_each_called_step_has_the_key_the_call_recorded(name: str, tmp_path: Path) -> None:
     """Rendered as sent, the view at each step a call decided has that call's request_key (blocks' keys in the order
     sent, every field of the tools kept, the tools of that call's own request), also once written and loaded again."""

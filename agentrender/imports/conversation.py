@@ -92,7 +92,7 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
-    out = []
+    out: list[dict[str, Any]] = []
     append = out.append
     for i, message in enumerate(messages):
         if type(message) is not dict:
@@ -307,7 +307,7 @@ def _header(
 
 
 def _unanswered(
-    turns: list[dict[str, Any]], where: Where, warnings: list[RunWarning], summarise: Summariser | None
+    turns: Sequence[Mapping[str, Any]], where: Where, warnings: list[RunWarning], summarise: Summariser | None
 ) -> list[dict[str, str]] | None:
     """Warn of each assistant turn's tool uses that the next turn does not answer; the results' summaries, if asked.
 

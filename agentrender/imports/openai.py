@@ -60,7 +60,7 @@ _REQUEST_KEYS = ("request", "params", "body", "kwargs")
 _CALL_KEYS = frozenset(("id", "type", "function"))
 _FUNCTION_KEYS = frozenset(("name", "arguments"))
 _decode = fast_json_decoder(json.JSONDecoder())
-"""``json.loads`` of a call's arguments, through the decoder's scanner when they are one value (``agentrender._fast``)."""
+"""``json.loads`` of a call's arguments, through the scanner when they are one value (``agentrender._fast``)."""
 
 
 def looks_like_openai(value: Any) -> bool:

@@ -14,7 +14,7 @@ the records are the ones ``write_run`` writes. Standard library only.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from agentrender import render
 from agentrender._fast import frozen_factory
@@ -22,7 +22,7 @@ from agentrender._types import Observation, Step
 from agentrender.runfile.sent import result_text
 from agentrender.runfile.write import decision_record
 
-__all__ = ["ConversationSteps"]
+__all__ = ["ContentSequence", "ConversationSteps"]
 
 _new_observation = frozen_factory(Observation, "status", "content", "summary")
 _new_step = frozen_factory(Step, "index", "decision", "observation")
@@ -93,7 +93,23 @@ class ConversationSteps:
         return _new_step(index, decision, observation), record
 
 
-class _Steps(Sequence[Step]):
+T = TypeVar("T")
+
+
+class ContentSequence(Sequence[T]):
+    """A sequence that compares equal to any sequence of the same items, a tuple or a list included (not hashable)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+
+
+class _Steps(ContentSequence[Step]):
     __slots__ = ("_of",)
 
     def __init__(self, of: ConversationSteps) -> None:
@@ -119,13 +135,6 @@ class _Steps(Sequence[Step]):
     def __iter__(self) -> Iterator[Step]:
         made = self._of.made
         return (made(i)[0] for i in range(self._of.count))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
 
     def __repr__(self) -> str:
         return repr(tuple(self))

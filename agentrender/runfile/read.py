@@ -16,6 +16,7 @@ from typing import Any, overload
 
 from agentrender._fast import paused
 from agentrender._types import Step
+from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
     GZIP_MAGIC,
     JSON_SPACE,
@@ -24,7 +25,6 @@ from agentrender.runfile.lines import (
     gzip_lines,
     inflate_limit,
 )
-from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning
 from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
@@ -32,7 +32,7 @@ from agentrender.runfile.sent import FORMAT_SENT
 __all__ = ["failure_text", "load_run", "read_records"]
 
 
-class _Records(Sequence[Mapping[str, Any]]):
+class _Records(ContentSequence[Mapping[str, Any]]):
     """``Run.records`` of a run read from a file: every record in file order.
 
     A model call's place holds the ``ModelCall``, whose ``record`` is decoded from its line
@@ -73,14 +73,7 @@ class _Records(Sequence[Mapping[str, Any]]):
         steps = self._steps
         if steps is None or not self._items:
             return map(_as_record, self._items)
-        return chain(self._items[:1], steps.records.values(), map(_as_record, self._items[1:]))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+        return chain(map(_as_record, self._items[:1]), steps.records.values(), map(_as_record, self._items[1:]))
 
     def __repr__(self) -> str:
         return repr(list(self))

@@ -406,9 +406,10 @@ def read_record(
 
     ``line`` and ``source`` (the text ``record`` was decoded from) go into a model call,
     which is built only when ``source`` is given, or with ``keep``: then it holds ``record`` itself.
-    ``reply=False`` leaves a model call's reply (``check_reply``) to a caller that checked it. The names of unknown fields are added to
-    ``unknown``; a record of the wrong shape raises ``BadRecord``. ``blocks=False`` leaves the
-    recorded turns' blocks (``step.sent``, ``opening_content``) to a caller that checked them.
+    ``reply=False`` leaves a model call's reply (``check_reply``) to a caller that checked it. The
+    names of unknown fields are added to ``unknown``; a record of the wrong shape raises
+    ``BadRecord``. ``blocks=False`` leaves the recorded turns' blocks (``step.sent``,
+    ``opening_content``) to a caller that checked them.
     """
     if type(record) is not dict:
         raise BadRecord("record", f"expected a JSON object, got {type_name(record)}")

@@ -86,7 +86,7 @@ class Sent:
         return render.Options(**settings)
 
     block_kind = "as_sent"
-    """What the blocks these hooks build are, for the views' facts: the agent's own turn, as sent (``views.BLOCK_KINDS``)."""
+    """What the blocks these hooks build are, for the views' facts: the agent's own turns (``views.BLOCK_KINDS``)."""
 
     def tool_use_id(self, step: Step) -> str:
         """The id the step's first tool use was sent with; ``""`` (the default id) when none was recorded."""
