@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from agentrender._types import ContentBlock, Message
 
-__all__ = ["TOOL_KEYS", "Problem", "message_problems", "wire_problems", "wire_tool"]
+__all__ = ["TOOL_KEYS", "Problem", "message_problems", "system_text", "wire_problems", "wire_tool"]
 
 TOOL_KEYS = ("name", "description", "input_schema", "cache_control")
 """What a Messages API tool definition may hold; the rest of a run's tool record (``read_only``
@@ -31,6 +31,13 @@ and the like) is the runtime's business and is not sent."""
 def wire_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     """``tool`` as a request sends it: its ``TOOL_KEYS``, the rest left out."""
     return {key: tool[key] for key in TOOL_KEYS if key in tool}
+
+
+def system_text(system: Any) -> str:
+    """A request's system prompt as text: the string, or its text blocks' texts joined with newlines."""
+    if isinstance(system, list):
+        return "\n".join(str(block.get("text", "")) for block in system if isinstance(block, Mapping))
+    return str(system or "")
 
 
 # The Messages API's patterns for a tool_use id and for a tool's name.

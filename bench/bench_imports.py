@@ -1,16 +1,30 @@
-"""How much importing an agent's own conversation costs, against ``json.loads`` of the same file.
+"""How much importing an agent's own conversation costs, against ``json.loads`` of the same file, for every format.
 
-Target (issue 12): importing a 10,000-turn Messages API conversation (``from_anthropic`` of the
-``.json`` request body: reading, parsing, checking every message and block, making the run's
-records and reading them as ``load_run`` reads a file) costs at most 2x ``json.loads`` of the
-file's text. A turn is one message: 10,000 turns are 5,000 assistant turns, each answered by a
-user turn of tool results. Each figure is the median over rounds of (import time / ``json.loads``
-time in the same round), over a grid: 1,000 and 10,000 turns; results of ~60 bytes and of 3 KiB;
-one tool use per assistant turn, or three (with three results answering them). The worst cell is
-printed last. Run:
+Target (issue 12): importing a 10,000-turn conversation costs at most 2x ``json.loads`` of it.
+A turn is one message: 10,000 turns are 5,000 assistant turns (a reason and one or three tool
+uses), each answered by a user turn of as many results (every seventh as a list of blocks,
+every tenth an error), with or without the user's text beside the results. The same
+conversation is written in each format an importer reads:
 
-    PYTHONPATH=. python bench/bench_imports.py                  # the grid, 5 rounds
-    PYTHONPATH=. python bench/bench_imports.py --turns 2000 --rounds 3
+- ``anthropic``: a Messages API request body (``.json``), read by ``from_anthropic``;
+- ``calls``: a Messages API call log (``.jsonl``, one ``{"request", "response"}`` per model
+  call, each request holding the conversation so far), read by ``from_anthropic``. A log holds
+  the conversation once per call, so it grows with the square of the turns: its cells stop
+  where the log would pass ``--log-limit`` MiB;
+- ``claude_code``: a Claude Code transcript (``.jsonl``: each reply one record a block sharing
+  ``message.id``, each result its own record with ``toolUseResult``), read by ``from_claude_code``;
+- ``openai``: a Chat Completions request body (``.json``: ``tool_calls``, ``role: tool``), read
+  by ``from_openai``.
+
+The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any
+importer must do. Each side is the best of ``--rounds`` calls (more for a small file, see
+``MIN_SECONDS``), the sides called in turn, the collector on as it is in a user's program (an
+importer that pauses it pays the collection that ends the pause). Printed per cell: the import,
+and the import followed by reading every step (``list(run.steps)``, which decides each: steps are
+made when first read). The worst cell of each format and of all is last.
+
+    PYTHONPATH=. python bench/bench_imports.py                          # the whole grid, best of 3
+    PYTHONPATH=. python bench/bench_imports.py --formats anthropic --turns 1000 --rounds 1
 """
 
 from __future__ import annotations
@@ -18,36 +32,61 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentrender.imports import from_anthropic
+from agentrender.imports import from_anthropic, from_claude_code, from_openai
+from agentrender.runfile import Run
 
 TARGET = 2.0
 """The issue's bound: an import costs at most twice ``json.loads`` of the same file."""
-ROUNDS = 5
+ROUNDS = 3
 TURNS = (1_000, 10_000)
-RESULT_BYTES = (60, 3 * 1024)
+RESULT_BYTES = (60, 1024, 30 * 1024)
 TOOL_USES = (1, 3)
+BESIDE = (False, True)
+FORMATS = ("anthropic", "calls", "claude_code", "openai")
+LOG_LIMIT = 200
+"""The largest call log (MiB) a cell writes: a log of every call holds the conversation once per call."""
+
+SESSION = "0b1e6a52-3c7d-4f19-8a2e-5d6c7b8a9f01"
+
+
+class Cell(NamedTuple):
+    """One shape of conversation, in one format."""
+
+    format: str
+    turns: int
+    result_bytes: int
+    tool_uses: int
+    beside: bool
+
+
+class Figure(NamedTuple):
+    """What one cell measured: its file's size, the import's ratio, and the ratio with every step read."""
+
+    cell: Cell
+    file_bytes: int
+    ratio: float
+    read_all: float
 
 
 def _result(step: int, number: int, size: int) -> str:
-    """A tool's output of about ``size`` bytes: lines of a test run or a file, as agents' tools print them."""
+    """A tool's output of ``size`` bytes: lines of a test run or a file, as agents' tools print them."""
     line = f"tests/test_pricing.py::test_discount_{step}_{number} PASSED [{step % 100:3d}%]\n"
     return (line * (size // len(line) + 1))[:size]
 
 
-def conversation(turns: int, result_bytes: int, tool_uses: int) -> dict[str, Any]:
+def conversation(turns: int, result_bytes: int, tool_uses: int, beside: bool = False) -> dict[str, Any]:
     """A request body whose ``messages`` are ``turns`` turns: an opening, then assistant turns (a reason and
     ``tool_uses`` tool uses) each answered by a user turn of as many results (every tenth an error, every
-    seventh as a list of blocks)."""
+    seventh as a list of blocks), with a line of the user's text after them when ``beside``."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Make the failing test in test_pricing.py pass."}]
     step = 0
     while len(messages) < turns:
@@ -62,7 +101,7 @@ def conversation(turns: int, result_bytes: int, tool_uses: int) -> dict[str, Any
         ]
         reason = {"type": "text", "text": f"Step {step}: the discount is applied twice; checking the callers."}
         messages.append({"role": "assistant", "content": [reason, *uses]})
-        results = []
+        results: list[dict[str, Any]] = []
         for number, use in enumerate(uses):
             text = _result(step, number, result_bytes)
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": use["id"]}
@@ -70,6 +109,8 @@ def conversation(turns: int, result_bytes: int, tool_uses: int) -> dict[str, Any
             if step % 10 == 0:
                 result["is_error"] = True
             results.append(result)
+        if beside:
+            results.append({"type": "text", "text": f"Note {step}: keep the public API as it is."})
         messages.append({"role": "user", "content": results})
         step += 1
     return {
@@ -81,59 +122,239 @@ def conversation(turns: int, result_bytes: int, tool_uses: int) -> dict[str, Any
     }
 
 
-def timed(function: Callable[[], object]) -> float:
-    """One call's time in seconds, the collector running as it does in a notebook or an agent."""
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
+def _reply(number: int, content: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    uses = any(block["type"] == "tool_use" for block in content)
+    return {
+        "id": f"msg_{number:05d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if uses else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1000 + number, "output_tokens": 40},
+    }
 
 
-def ratio(path: Path, rounds: int) -> float:
-    """The median over rounds of (``from_anthropic(path)`` time / ``json.loads`` of the file's text time)."""
-    ratios = []
-    for _ in range(rounds):
-        gc.collect()  # each side starts from the same heap
-        base = timed(lambda: json.loads(path.read_text(encoding="utf-8")))
-        gc.collect()
-        ratios.append(timed(lambda: from_anthropic(path)) / base)
-    return statistics.median(ratios)
+def call_log_lines(body: dict[str, Any]) -> list[str]:
+    """The body as a log of the calls that made it: one ``{"request", "response"}`` line per assistant turn."""
+    messages = body["messages"]
+    lines = []
+    for at in range(1, len(messages), 2):
+        request = {**body, "messages": messages[:at]}
+        reply = _reply(at // 2, messages[at]["content"], body["model"])
+        lines.append(json.dumps({"request": request, "response": reply, "latency_ms": 900}) + "\n")
+    return lines
+
+
+def _uuid(n: int) -> str:
+    return f"{n:08x}-0000-4000-8000-{n:012x}"
+
+
+def claude_code_lines(body: dict[str, Any]) -> list[str]:
+    """The body as Claude Code writes a session: a record a block of each reply (sharing its ``message.id``,
+    each the parent of the next), each result a record whose parent is the tool use it answers, the user's
+    text beside the results in the last result's record."""
+    base = {"isSidechain": False, "userType": "external", "cwd": "/w", "sessionId": SESSION, "version": "2.0.76"}
+    n = 0
+    opening = body["messages"][0]
+    lines: list[dict[str, Any]] = [
+        {**base, "type": "user", "parentUuid": None, "uuid": _uuid(0), "message": dict(opening)}
+    ]
+    parent = _uuid(0)
+    messages = body["messages"]
+    for at in range(1, len(messages), 2):
+        reply = _reply(at // 2, [], body["model"])
+        del reply["content"]
+        uses: dict[str, str] = {}
+        for block in messages[at]["content"]:
+            n += 1
+            lines.append(
+                {**base, "type": "assistant", "parentUuid": parent, "uuid": _uuid(n),
+                 "message": {**reply, "content": [block]}, "requestId": f"req_{at}"}
+            )  # fmt: skip
+            parent = _uuid(n)
+            if block["type"] == "tool_use":
+                uses[block["id"]] = parent
+        if at + 1 >= len(messages):
+            break
+        blocks = messages[at + 1]["content"]
+        results = [block for block in blocks if block["type"] == "tool_result"]
+        texts = [block for block in blocks if block["type"] != "tool_result"]
+        for position, result in enumerate(results):
+            n += 1
+            content = [result, *texts] if position == len(results) - 1 else [result]
+            lines.append(
+                {**base, "type": "user", "parentUuid": uses[result["tool_use_id"]], "uuid": _uuid(n),
+                 "message": {"role": "user", "content": content},
+                 "toolUseResult": {"type": "text", "file": {"filePath": "/w/src/pricing.py", "numLines": 39}}}
+            )  # fmt: skip
+        parent = _uuid(n)
+    return [json.dumps(line) + "\n" for line in lines]
+
+
+def openai_chat(body: dict[str, Any]) -> dict[str, Any]:
+    """The body as an OpenAI-style request: ``tool_calls`` with JSON arguments, a ``role: tool`` message per result."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": body["system"]},
+        {"role": "user", "content": body["messages"][0]["content"]},
+    ]
+    for turn in body["messages"][1:]:
+        if turn["role"] == "assistant":
+            text = "\n".join(block["text"] for block in turn["content"] if block["type"] == "text")
+            calls = [
+                {"id": block["id"], "type": "function",
+                 "function": {"name": block["name"], "arguments": json.dumps(block["input"])}}
+                for block in turn["content"] if block["type"] == "tool_use"
+            ]  # fmt: skip
+            messages.append({"role": "assistant", "content": text, "tool_calls": calls})
+            continue
+        for block in turn["content"]:
+            if block["type"] == "tool_result":
+                content = block["content"]
+                text = content if isinstance(content, str) else content[0]["text"]
+                messages.append({"role": "tool", "tool_call_id": block["tool_use_id"], "content": text})
+            else:
+                messages.append({"role": "user", "content": block["text"]})
+    tools = [
+        {"type": "function", "function": {"name": tool["name"], "parameters": tool["input_schema"]}}
+        for tool in body["tools"]
+    ]
+    return {"model": "gpt-4o", "max_tokens": body["max_tokens"], "tools": tools, "messages": messages}
+
+
+def write(cell: Cell, folder: Path) -> Path | None:
+    """The cell's conversation written in its format; ``None`` when a call log would pass ``LOG_LIMIT``."""
+    body = conversation(cell.turns, cell.result_bytes, cell.tool_uses, cell.beside)
+    name = "-".join(map(str, cell))
+    if cell.format == "anthropic":
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(body), encoding="utf-8")
+    elif cell.format == "openai":
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(openai_chat(body)), encoding="utf-8")
+    elif cell.format == "calls":
+        size = len(json.dumps(body))
+        if size * cell.turns / 4 > LOG_LIMIT * 2**20:  # about half the conversation, once a call
+            return None
+        path = folder / f"{name}.jsonl"
+        path.write_text("".join(call_log_lines(body)), encoding="utf-8")
+    else:
+        path = folder / f"{SESSION}-{name}.jsonl"
+        path.write_text("".join(claude_code_lines(body)), encoding="utf-8")
+    return path
+
+
+IMPORTERS: dict[str, Callable[[Path], Run]] = {
+    "anthropic": from_anthropic,
+    "calls": from_anthropic,
+    "claude_code": lambda path: from_claude_code(path)[0],
+    "openai": from_openai,
+}
+
+
+def baseline(path: Path) -> object:
+    """``json.loads`` of the file's text, or of each of its lines for JSON Lines: the least an importer does."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines()]
+    return json.loads(text)
+
+
+MIN_SECONDS = 0.5
+"""Each side of a cell is called at least ``rounds`` times, and more (up to 50) until it has run this long: the
+best of a few calls of a few milliseconds is mostly the machine's noise."""
+
+
+def best(rounds: int, *sides: Callable[[], object]) -> list[float]:
+    """The fastest call of each of ``sides`` in seconds, the collector on, the sides called in turn round after
+    round (so a spell of load on the machine falls on all of them); what a call made is freed untimed."""
+    times: list[list[float]] = [[] for _ in sides]
+    while len(times[0]) < rounds or (min(map(sum, times)) < MIN_SECONDS and len(times[0]) < 50):
+        for side, taken in zip(sides, times, strict=True):
+            gc.collect()
+            start = time.perf_counter()
+            made = side()
+            taken.append(time.perf_counter() - start)
+            del made
+    return [min(taken) for taken in times]
+
+
+def measure(cell: Cell, folder: Path, rounds: int) -> Figure | None:
+    """The cell's figure; ``None`` for a call log past ``LOG_LIMIT``."""
+    path = write(cell, folder)
+    if path is None:
+        return None
+    importer = IMPORTERS[cell.format]
+    run = importer(path)  # checked before it is timed
+    assert len(run.steps) == cell.turns // 2, (cell, len(run.steps))
+    del run
+
+    def read_all() -> Run:
+        run = importer(path)
+        list(run.steps)
+        return run
+
+    base, imported, every = best(rounds, lambda: baseline(path), lambda: importer(path), read_all)
+    size = path.stat().st_size
+    path.unlink()
+    return Figure(cell, size, imported / base, every / base)
 
 
 def grid(
+    formats: Sequence[str] = FORMATS,
     turns: Sequence[int] = TURNS,
     result_bytes: Sequence[int] = RESULT_BYTES,
     tool_uses: Sequence[int] = TOOL_USES,
+    beside: Sequence[bool] = BESIDE,
     rounds: int = ROUNDS,
-) -> list[tuple[tuple[int, int, int], int, float]]:
-    """Each cell ``(turns, result bytes, tool uses)``, its file's size, and its ratio."""
-    out = []
-    with tempfile.TemporaryDirectory() as folder:
-        for cell_turns in turns:
-            for size in result_bytes:
-                for uses in tool_uses:
-                    path = Path(folder) / f"convo-{cell_turns}-{size}-{uses}.json"
-                    path.write_text(json.dumps(conversation(cell_turns, size, uses)), encoding="utf-8")
-                    run = from_anthropic(path)  # the import is checked before it is timed
-                    assert len(run.steps) == cell_turns // 2 and not run.warnings
-                    out.append(((cell_turns, size, uses), path.stat().st_size, ratio(path, rounds)))
-    return out
+    show: Callable[[Figure], None] = lambda figure: None,
+) -> list[Figure]:
+    """Every cell's figure, each shown as it is measured."""
+    figures = []
+    with tempfile.TemporaryDirectory() as name:
+        for form in formats:
+            for cell_turns in turns:
+                for size in result_bytes:
+                    for uses in tool_uses:
+                        for text in beside:
+                            figure = measure(Cell(form, cell_turns, size, uses, text), Path(name), rounds)
+                            if figure is not None:
+                                show(figure)
+                                figures.append(figure)
+    return figures
 
 
-def main(argv: Sequence[str] | None = None) -> list[tuple[tuple[int, int, int], int, float]]:
-    """Print the ratio of every cell of the grid, and the worst against the target."""
+def _line(figure: Figure) -> str:
+    cell = figure.cell
+    return (
+        f"{cell.format:>11} {cell.turns:>7,} {cell.result_bytes:>7,}B {cell.tool_uses:>4} "
+        f"{'yes' if cell.beside else 'no':>6} {figure.file_bytes / 2**20:>8.1f}MiB {figure.ratio:>7.2f} "
+        f"{figure.read_all:>10.2f}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> list[Figure]:
+    """Print every cell's ratios, then the worst of each format and of all against the target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--turns", type=int, action="append", help="turns of a conversation (repeatable)")
+    parser.add_argument("--formats", nargs="+", choices=FORMATS, default=list(FORMATS))
+    parser.add_argument("--turns", type=int, nargs="+", default=list(TURNS))
+    parser.add_argument("--results", type=int, nargs="+", default=list(RESULT_BYTES), help="result sizes in bytes")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args(argv)
-    cells = grid(turns=args.turns or TURNS, rounds=args.rounds)
-    print(f"{'turns':>7} {'result':>8} {'uses':>5} {'file':>10}  import / json.loads")
-    for (turns, size, uses), file_bytes, value in cells:
-        print(f"{turns:>7,} {size:>7,}B {uses:>5} {file_bytes / 2**20:>8.1f}MiB  {value:.2f}")
-    (turns, size, uses), _, worst = max(cells, key=lambda cell: cell[2])
-    verdict = "meets" if worst <= TARGET else "misses"
-    cell = f"{turns:,} turns, {size:,}-byte results, {uses} tool use(s)"
-    print(f"worst: {worst:.2f} ({cell}); {verdict} the {TARGET}x target")
-    return cells
+    names = ("format", 11), ("turns", 7), ("result", 8), ("uses", 4), ("beside", 6), ("file", 11), ("import", 7)
+    print(" ".join(f"{name:>{width}}" for name, width in names), f"{'+ steps':>10}")
+    figures = grid(
+        args.formats, args.turns, args.results, rounds=args.rounds, show=lambda figure: print(_line(figure), flush=True)
+    )
+    for form in args.formats:
+        mine = [figure for figure in figures if figure.cell.format == form]
+        if mine:
+            print(f"worst {form}: {_line(max(mine, key=lambda figure: figure.ratio)).strip()}")
+    worst = max(figures, key=lambda figure: figure.ratio)
+    verdict = "meets" if worst.ratio <= TARGET else "misses"
+    print(f"worst: {worst.ratio:.2f} ({_line(worst).strip()}); {verdict} the {TARGET}x target")
+    return figures
 
 
 if __name__ == "__main__":

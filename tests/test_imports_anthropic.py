@@ -20,7 +20,7 @@ from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
-from tests._support.conversations import conversations, normalised
+from tests._support.conversations import WEATHER, conversations, normalised
 from tests._support.examples import examples
 
 SETTINGS = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -456,3 +456,18 @@ def test_fuzzed_input_loads_or_raises_only_the_one_error(case: tuple[str, bytes]
             views = Views(run, options)
             for at in views.stops:
                 assert views.at(at).messages[0].role == "user"
+
+
+def test_a_conversation_given_in_memory_is_the_runs_own_copy() -> None:
+    """Changing the dict given to from_anthropic after the import (a block's text, a tool's input, the tools)
+    changes nothing the run renders or writes: the run never shares a list or an object with its caller."""
+    body = copy.deepcopy(WEATHER)
+    run = from_anthropic(body)
+    before = [m.to_dict() for m in render.messages(run.step_input(), run.options())]
+    records = json.dumps(list(run.records))
+    for message in body["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else ():
+            block.clear()
+    body["tools"].clear()
+    assert [m.to_dict() for m in render.messages(run.step_input(), run.options())] == before
+    assert json.dumps(list(run.records)) == records

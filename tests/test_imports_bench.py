@@ -1,36 +1,66 @@
-"""bench/bench_imports.py keeps working: it runs a tiny grid, printing every cell and the worst (no time asserted)."""
+"""bench/bench_imports.py keeps working: its conversation imports alike in every format, and it prints every cell
+and the worst (no time asserted)."""
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from agentrender.imports import from_anthropic
+from agentrender.imports import from_anthropic, from_claude_code, from_openai
 
 
-def test_bench_imports_prints_every_cell_and_the_worst(
-    capsys: pytest.CaptureFixture[str], import_bench: Callable[[str], ModuleType]
-) -> None:
-    """On 20- and 40-turn conversations with one round, each of the 8 cells is printed, then the worst against 2x."""
-    bench = import_bench("bench_imports")
-    cells = bench.main(["--turns", "20", "--turns", "40", "--rounds", "1"])
-    out = capsys.readouterr().out
-    assert len(cells) == 8 and {cell[0] for cell in cells} == {
-        (turns, size, uses) for turns in (20, 40) for size in (60, 3072) for uses in (1, 3)
-    }
-    assert out.count("\n") == 10 and "worst: " in out and "the 2.0x target" in out
+@pytest.fixture
+def bench(import_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return import_bench("bench_imports")
 
 
-def test_the_benchmarks_conversation_is_what_its_cell_says(import_bench: Callable[[str], ModuleType]) -> None:
-    """A cell's conversation has its turns, results of its size and its tool uses per turn, and imports cleanly."""
-    bench = import_bench("bench_imports")
-    body = bench.conversation(41, 3072, 3)
+def test_the_benchmarks_conversation_is_what_its_cell_says(bench: ModuleType) -> None:
+    """A cell's conversation has its turns, results of its size, its tool uses per turn and the user's text beside
+    the results, and imports cleanly."""
+    body = bench.conversation(41, 3072, 3, True)
     messages = body["messages"]
     assert len(messages) == 41 and messages[-1]["role"] == "user"
     uses = [block for block in messages[1]["content"] if block["type"] == "tool_use"]
-    results = messages[2]["content"]
+    results = messages[2]["content"][:-1]
     assert len(uses) == 3 and [r["tool_use_id"] for r in results] == [u["id"] for u in uses]
+    assert messages[2]["content"][-1]["type"] == "text"
     texts = [r["content"][0]["text"] if isinstance(r["content"], list) else r["content"] for r in results]
     assert [len(text) for text in texts] == [3072] * 3
     run = from_anthropic(body)
     assert len(run.steps) == 20 and not run.warnings
+
+
+@pytest.mark.parametrize("uses", [1, 3])
+def test_every_format_of_the_conversation_imports_to_the_same_steps(
+    bench: ModuleType, tmp_path: Path, uses: int
+) -> None:
+    """The call log, the Claude Code session and the OpenAI chat the benchmark writes import to the steps the request
+    body imports to (a decision and an observation each; a log, whose last user turn no request sent, knows no last
+    observation; a chat, no error flag), so every format is timed on the same conversation."""
+    body = bench.conversation(21, 100, uses, True)
+    steps = from_anthropic(body).steps
+    (tmp_path / "calls.jsonl").write_text("".join(bench.call_log_lines(body)), encoding="utf-8")
+    (tmp_path / "session.jsonl").write_text("".join(bench.claude_code_lines(body)), encoding="utf-8")
+    (tmp_path / "chat.json").write_text(json.dumps(bench.openai_chat(body)), encoding="utf-8")
+    logged = from_anthropic(tmp_path / "calls.jsonl").steps
+    assert logged[:-1] == steps[:-1] and logged[-1].decision == steps[-1].decision and logged[-1].observation is None
+    assert from_claude_code(tmp_path / "session.jsonl")[0].steps == steps
+    openai = from_openai(tmp_path / "chat.json").steps
+    assert [step.decision.tool for step in openai] == [step.decision.tool for step in steps]
+    # a chat's tool message has no error flag: the results are the same, none of them failed
+    assert [step.observation.content for step in openai] == [step.observation.content for step in steps]
+
+
+@pytest.mark.slow
+def test_bench_imports_prints_every_cell_and_the_worst(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On 20- and 40-turn conversations with one round, each of the 64 cells is printed, then the worst of each
+    format, then the worst of all against 2x."""
+    monkeypatch.setattr(bench, "MIN_SECONDS", 0)  # one call a side: the figures are not what is tested
+    figures = bench.main(["--turns", "20", "40", "--results", "60", "1024", "--rounds", "1"])
+    out = capsys.readouterr().out
+    assert len(figures) == 64 and {figure.cell.format for figure in figures} == set(bench.FORMATS)
+    assert out.count("\n") == 1 + 64 + 4 + 1 and "worst: " in out and "the 2.0x target" in out

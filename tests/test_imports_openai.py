@@ -351,3 +351,18 @@ def test_each_recogniser_claims_only_its_own_format():
         for value in values:
             claimed = [other for other, recognise in recognisers.items() if recognise(value)]
             assert claimed == [name], (name, value if not isinstance(value, dict) else list(value))
+
+
+def test_a_chat_given_in_memory_is_the_runs_own_copy() -> None:
+    """Changing the chat given to from_openai after the import (a tool call's arguments, a message) changes nothing
+    the run renders or writes: the run never shares a list or an object with its caller."""
+    chat = json.loads(CHAT.read_text(encoding="utf-8"))
+    run = from_openai(chat)
+    before = [m.to_dict() for m in render.messages(run.step_input(), run.options())]
+    records = json.dumps(list(run.records))
+    for message in chat["messages"]:
+        for call in message.get("tool_calls") or ():
+            call["function"]["arguments"] = {"changed": True}
+        message.clear()
+    assert [m.to_dict() for m in render.messages(run.step_input(), run.options())] == before
+    assert json.dumps(list(run.records)) == records

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import samples
+from agentrender import load_run, samples, write_run
 from agentrender.imports import first_line_summary, from_anthropic, from_claude_code, load
 from agentrender.views import Views
 
@@ -79,6 +79,20 @@ def test_each_call_of_a_log_is_a_model_call_of_the_step_its_request_decided(name
     assert [call.response.to_dict()["content"] for call in run.model_calls] == [
         line["response"]["content"] for line in lines
     ]
+
+
+@pytest.mark.parametrize("name", [*CALL_LOGS, "largest-city-thinking.json", "youngest-parallel-tools.json"])
+def test_the_view_at_each_called_step_has_the_key_the_call_recorded(name: str, tmp_path: Path) -> None:
+    """Rendered as sent, the view at each step a call decided has that call's request_key (blocks' keys in the order
+    sent, every field of the tools kept, the tools of that call's own request), also once written and loaded again."""
+    run = load(FOLDER / name)
+    write_run(run, tmp_path / "run.jsonl")
+    for each in (run, load_run(tmp_path / "run.jsonl")):
+        views = Views(each)
+        assert each.model_calls and all(call.request_key for call in each.model_calls)
+        for call in each.model_calls:
+            assert views.at(call.step).replay_key == call.request_key, (name, call.step)
+            assert call.request_key in views.at(call.step).recorded_keys
 
 
 def test_the_call_log_keeps_the_failed_call_and_the_unmodelled_tool_field() -> None:

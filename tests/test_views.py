@@ -23,6 +23,7 @@ from agentrender import (
     samples,
 )
 from agentrender.agent import live
+from agentrender.imports import from_anthropic
 from agentrender.views import (
     BLOCK_KINDS,
     DECIDE_RULES,
@@ -34,6 +35,7 @@ from agentrender.views import (
     explain_decide,
     message_bytes,
 )
+from tests._support.conversations import WEATHER
 from tests._support.examples import examples
 from tests._support.runs import every_kind_run, hostile_run, long_run
 
@@ -388,15 +390,18 @@ def test_hook_blocks_are_marked_as_the_hooks() -> None:
 
 
 def test_result_kinds_are_the_kinds_a_user_turn_holds() -> None:
-    """Every step's user-turn block is one of RESULT_KINDS, and an assistant block none but a hook's, cuts too."""
+    """Every step's user-turn block is one of RESULT_KINDS, and an assistant block none but a hook's or an import's
+    recorded turn's, cuts too."""
     run = every_kind_run()
-    assistant_kinds = set(BLOCK_KINDS) - set(RESULT_KINDS) | {"hook"}
+    imported = from_anthropic(WEATHER)
+    assistant_kinds = set(BLOCK_KINDS) - set(RESULT_KINDS) | {"hook", "as_sent"}
     seen: set[str] = set()
-    for options in (
-        run.options(recent_results=3, result_bytes=100),
-        run.options(recent_results=20, assistant=custom_assistant, observation=custom_observation),
+    for views in (
+        Views(run, run.options(recent_results=3, result_bytes=100)),
+        Views(run, run.options(recent_results=20, assistant=custom_assistant, observation=custom_observation)),
+        Views(imported),
     ):
-        for fact in Views(run, options).at(None).steps:
+        for fact in views.at(None).steps:
             if fact.rendered:
                 assert fact.result_block is not None and fact.result is not None and fact.assistant is not None
                 assert fact.result_block is fact.result.blocks[0]

@@ -3,9 +3,11 @@ by the HTML, the run's own HTML and the notebook widgets; the driver's runs say 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from agentrender import render, samples
+from agentrender import ContentBlock, render, samples
 from agentrender.imports import first_line_summary, from_anthropic, with_summaries
 from agentrender.runfile import read_records
 from agentrender.views import Views
@@ -88,3 +90,19 @@ def test_the_conversation_widget_switches_between_the_two_views() -> None:
     assert "as sent" in RunExplorer(run)._totals_html()
     sample = ConversationView(samples.load("fix-failing-test"))
     assert sample.as_sent.layout.display == "none" and "ar-mode" not in sample.html.value
+
+
+def test_an_imports_replayed_turns_are_labelled_as_sent_not_hooks_blocks() -> None:
+    """The blocks an import replays as its agent sent them are 'as sent' blocks in the facts and the HTML, in the
+    view as sent and under the contract; a consumer's own hook still builds 'hook's block' blocks."""
+    run = from_anthropic(WEATHER)
+    for options in (run.options(), run.options(recent_results=1)):
+        view = Views(run, options).at(len(run.steps) - 1)
+        kinds = {block.kind for fact in view.steps if fact.rendered for block in fact.assistant.blocks}
+        assert kinds == {"as_sent"}
+        page = view_html(view)
+        tags = set(re.findall(r'<span class="ar-tag">([^<]*)</span>', page))
+        assert "as sent" in tags and not {"hook's block", "hook&#x27;s block"} & tags
+    own = render.Options(opening="go", assistant=lambda step, tool_use_id: (ContentBlock(type="text", text="mine"),))
+    facts = Views(run.step_input(), own).at(None).steps
+    assert {block.kind for fact in facts if fact.rendered for block in fact.assistant.blocks} == {"hook"}

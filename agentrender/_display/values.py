@@ -117,6 +117,7 @@ STYLE = """<style>
   border-left-color: #8250df; background: rgba(130, 80, 223, .14); }
 .agentrender .ar-interrupted { border-left-color: #bc4c00; background: rgba(251, 143, 68, .16); }
 .agentrender .ar-hook { border-left: 4px dotted #6e7781; background: rgba(110, 118, 129, .12); }
+.agentrender .ar-as_sent { border-left: 4px solid #57606a; background: rgba(110, 118, 129, .08); }
 .agentrender .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
 .agentrender .ar-failed .ar-fail { color: #d1242f; }
 .agentrender .ar-skipped { margin: 6px 0; padding: 3px 8px; color: var(--ar-muted);

@@ -144,7 +144,7 @@ def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
         if fact.cut:
             said.append(f"the summary is cut at the {result_bytes:,}-byte cap")
         return said
-    if kind == "hook":
+    if kind in ("hook", "as_sent"):
         return [f"a {clean(fact.block.type, one_line=True)} block", f"{fact.shown_bytes:,} bytes"]
     return []
 

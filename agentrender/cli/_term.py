@@ -85,6 +85,7 @@ KIND_STYLES: dict[str, str] = {
     "nudge_invalid": "magenta",
     "interrupted": "dark_orange",
     "hook": "bright_black",
+    "as_sent": "grey70",
 }
 """The colour of each kind of block (``agentrender.views.BLOCK_KINDS``)."""
 

@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from agentrender import render
+from agentrender._api_rules import system_text
 from agentrender._fast import paused
-from agentrender._json import canonical, strict_loads
-from agentrender._types import ModelResponse
-from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
-from agentrender.runfile import Run, RunFileError, RunWarning, failure_text, read_records
+from agentrender._json import strict_loads
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
+from agentrender.runfile import Run, RunFileError, RunWarning, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
+from agentrender.runfile.replies import check_reply
 
 __all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
 
@@ -106,11 +107,7 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
             name = str(header.get("run_id") or name)
     else:
         path, name = "<anthropic>", "conversation"
-        try:
-            canonical(source)  # what a file holds is JSON by being read; a value given is checked here
-        except (TypeError, ValueError) as error:
-            raise RunFileError(path, 1, f"not JSON: {error}") from None
-        calls = [(1, source)]
+        calls = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "anthropic-messages"}
     entries = _entries(calls, path)
     if not recording and len(entries) == 1 and entries[0][2] is None:
@@ -118,7 +115,7 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
         where = Where(path, line, "messages" if isinstance(calls[0][1], Mapping) else "")
         messages = normalise_messages(request["messages"], where)
         warnings: list[RunWarning] = list(notes)
-        records = conversation_records(
+        return conversation_run(
             messages,
             where=where,
             run_id=run_id or name,
@@ -127,7 +124,6 @@ def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | Non
             summarise=summarise,
             warnings=warnings,
         )
-        return read_records(records, path=path, notes=warnings, blocks_checked=True)
     if not entries:
         raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
     return _from_calls(entries, path, run_id or name, origin, summarise, notes)
@@ -272,7 +268,7 @@ def _from_calls(
             warnings.append(here.warning(what))
             continue
         try:
-            ModelResponse.from_dict(call_response, where="response")
+            check_reply(call_response, where="response")
         except ValueError as error:
             raise here.error(str(error)) from None
         step = sum(1 for m in call_request["messages"] if isinstance(m, Mapping) and m.get("role") == "assistant")
@@ -284,7 +280,7 @@ def _from_calls(
         record["request"] = call_request
         calls.append(record)
     final = response if response is not None and messages[-1]["role"] == "user" else None
-    records = conversation_records(
+    return conversation_run(
         messages,
         where=where,
         run_id=run_id,
@@ -294,19 +290,19 @@ def _from_calls(
         final=final,
         summarise=summarise,
         warnings=warnings,
+        replies_checked=True,  # each reply, above
     )
-    return read_records(records, path=path, notes=warnings, blocks_checked=True)
 
 
 def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:
     """The replay key of a request as it was sent (``messages``: its messages normalised)."""
-    system = request.get("system", "")
     tools = request.get("tools")
     max_tokens = request.get("max_tokens")
     return render.replay_key(
-        messages,
+        # each message as a view renders it (its role, then its content); each block as it was sent
+        [{"role": message["role"], "content": message["content"]} for message in messages],
         # a system sent as blocks is hashed as its text, as Run.system (and so Views) has it
-        system=system if isinstance(system, str) else Run(header={"system": system}).system,
+        system=system_text(request.get("system", "")),
         tools=list(tools) if isinstance(tools, list) else [],
         model=str(request.get("model", "")),
         max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,

@@ -40,9 +40,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentrender._types import ContentBlock
-from agentrender.imports.conversation import Summariser, Where, conversation_records
-from agentrender.runfile import Run, RunFileError, RunWarning, read_records, response_from_record
+from agentrender._fast import fast_json_decoder, paused
+from agentrender._types import check_block
+from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_block
+from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile.replies import check_reply
 
 __all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
 
@@ -51,6 +53,11 @@ TRANSCRIPT_NOTE = (
     "the reminders Claude Code adds to a request as it sends it are not in it"
 )
 """What an imported session's ``source.note`` says of what the transcript cannot show."""
+
+_decode = fast_json_decoder(json.JSONDecoder())
+"""``json.loads`` of one line, through the decoder's scanner when the line is one value (see ``agentrender._fast``)."""
+_ASCII_SPACE = " \t\r\n\x0b\x0c"
+"""What ``bytes.strip`` strips: a line of only these is blank."""
 
 _MESSAGE_TYPES = ("user", "assistant")
 # Fields whose type is checked on every record that has them; the rest are kept as they are.
@@ -68,29 +75,20 @@ def looks_like_claude_code(value: Any) -> bool:
     return value.get("type") == "file-history-snapshot" and "snapshot" in value
 
 
-@dataclass(frozen=True, slots=True)
 class _Record:
-    """One line of a transcript: its number and the record it holds (checked as read)."""
+    """One line of a transcript: its number and the record it holds (checked as read), with the fields the threads
+    are followed by read once."""
 
-    line: int
-    value: dict[str, Any]
+    __slots__ = ("kind", "line", "parent", "sidechain", "uuid", "value")
 
-    @property
-    def uuid(self) -> str:
-        return str(self.value.get("uuid") or "")
-
-    @property
-    def parent(self) -> str | None:
-        parent = self.value.get("parentUuid")
-        return parent if isinstance(parent, str) else None
-
-    @property
-    def kind(self) -> str:
-        return str(self.value["type"])
-
-    @property
-    def sidechain(self) -> bool:
-        return bool(self.value.get("isSidechain"))
+    def __init__(self, line: int, value: dict[str, Any]) -> None:
+        self.line = line
+        self.value = value
+        self.uuid: str = str(value.get("uuid") or "")
+        parent = value.get("parentUuid")
+        self.parent: str | None = parent if isinstance(parent, str) else None
+        self.kind: str = str(value["type"])
+        self.sidechain: bool = bool(value.get("isSidechain"))
 
 
 @dataclass(frozen=True)
@@ -129,6 +127,24 @@ class _Transcript:
             data = Path(self.path).read_bytes()
         except OSError as error:
             raise RunFileError(self.path, 0, f"cannot read the file ({error.strerror or error})") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._read_lines(data)  # line by line, to say which line is not UTF-8 (or was cut short)
+        records = []
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip(_ASCII_SPACE):
+                continue
+            try:
+                value = _decode(line)
+            except ValueError:
+                return self._read_lines(data)  # line by line, for the error (or the last line cut short)
+            records.append(_Record(number, self._checked(value, number)))
+        if not records:
+            raise RunFileError(self.path, 1, "the file holds no transcript record")
+        return records
+
+    def _read_lines(self, data: bytes) -> list[_Record]:
         lines = data.split(b"\n")
         records = []
         for number, raw in enumerate(lines, start=1):
@@ -160,6 +176,8 @@ class _Transcript:
         )
 
     def _checked(self, value: Any, line: int) -> dict[str, Any]:
+        if _plain_record(value):
+            return value  # type: ignore[no-any-return]  # a dict: _plain_record says so
         where = Where(self.path, line)
         if not isinstance(value, dict):
             raise where.error(f"expected a transcript record (a JSON object), got {type(value).__name__}")
@@ -241,15 +259,29 @@ class _Transcript:
             if _only_results(blocks) and all(i in uses and i not in answered for i in ids):
                 answered.update(ids)
                 taken.append(record)
+        if not taken:
+            return chain
+        # each goes past the rest of the reply (and Claude Code's notes), then among its results in file order
+        position = {record.uuid: i for i, record in enumerate(chain)}
+        places: dict[int, list[_Record]] = {}
         for record in taken:
-            # past the rest of the reply (and Claude Code's notes), then among its results in file order
-            at = next(i for i, r in enumerate(chain) if r.uuid == record.parent) + 1
+            at = position[str(record.parent)] + 1
             while at < len(chain) and chain[at].kind != "user":
                 at += 1
-            while at < len(chain) and _only_results(_blocks(chain[at])) and chain[at].line < record.line:
-                at += 1
-            chain.insert(at, record)
-        return chain
+            places.setdefault(at, []).append(record)
+        out: list[_Record] = []
+        i = 0
+        for at in sorted(places):
+            if at > i:
+                out.extend(chain[i:at])
+                i = at
+            for record in places[at]:  # in file order, as taken
+                while i < len(chain) and _only_results(_blocks(chain[i])) and chain[i].line < record.line:
+                    out.append(chain[i])
+                    i += 1
+                out.append(record)
+        out.extend(chain[i:])
+        return out
 
     def threads(self) -> list[_Thread]:
         """The main thread (its part since the last compaction), the parts before it, then each sidechain."""
@@ -317,6 +349,37 @@ class _Transcript:
         return record.uuid
 
 
+def _plain_record(value: Any) -> bool:
+    """True for a record every field of which ``_checked`` would pass, found by a quick look; ``False`` leaves it
+    to ``_checked``, which says what is wrong, if anything is."""
+    if type(value) is not dict:
+        return False
+    get = value.get
+    kind = get("type")
+    if type(kind) is not str:
+        return False
+    for name in _STRING_FIELDS:
+        item = get(name, "-")
+        if type(item) is not str or not item:
+            return False
+    for name in _OPTIONAL_STRING_FIELDS:
+        item = get(name)
+        if item is not None and type(item) is not str:
+            return False
+    for name in _BOOL_FIELDS:
+        if type(get(name, False)) is not bool:
+            return False
+    if kind == "user" or kind == "assistant":
+        message = get("message")
+        if "uuid" not in value or type(message) is not dict or message.get("role") != kind:
+            return False
+        if type(message.get("id", "")) is not str or type(message.get("model", "")) is not str:
+            return False
+        content = message.get("content")
+        return type(content) is str or (type(content) is list and all(map(plain_block, content)))
+    return kind != "summary" or type(get("summary", "")) is str
+
+
 def _check_message(message: Any, kind: str, where: Where) -> None:
     if not isinstance(message, Mapping):
         raise where.error(f"expected the {kind} message (an object), got {type(message).__name__}")
@@ -331,8 +394,10 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
     if not isinstance(content, list):
         raise where.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
     for j, block in enumerate(content):
+        if plain_block(block):
+            continue
         try:
-            ContentBlock.from_dict(block, where=f"content[{j}]")
+            check_block(block, f"content[{j}]")
         except ValueError as error:
             raise where.error(str(error)) from None
 
@@ -360,9 +425,11 @@ def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list
             skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
             continue
         message = value["message"]
-        meta = {key: item for key, item in value.items() if key != "message"}
+        meta = dict(value)
+        del meta["message"]
         meta["line"] = record.line
-        meta["message"] = {key: item for key, item in message.items() if key != "content"}
+        meta["message"] = beside = dict(message)
+        beside.pop("content", None)
         transcript.append(meta)
         model = message.get("model")
         if record.kind == "assistant" and isinstance(model, str) and not model.startswith("<"):
@@ -416,7 +483,7 @@ def _model_calls(calls: list[dict[str, Any]], path: str, warnings: list[RunWarni
         response = {key: item for key, item in call["message"].items() if key != "content"}
         response["content"] = call["content"]
         try:
-            response_from_record(response, where="message")
+            check_reply(response, where="message")
         except ValueError as error:
             warnings.append(Where(path, call["line"]).warning(f"{error}: the reply is not kept as a model call"))
             continue
@@ -470,7 +537,7 @@ def _run(
             key: root[key] for key in ("compactMetadata", "logicalParentUuid", "timestamp") if key in root
         }
     where = Where(path, first.line, "turns")
-    records = conversation_records(
+    return conversation_run(
         messages,  # already in wire form: string content made a text block, each block checked as read
         where=where,
         run_id=run_id,
@@ -479,8 +546,8 @@ def _run(
         calls=calls,
         summarise=summarise,
         warnings=warnings,
+        replies_checked=True,  # each reply, by _model_calls
     )
-    return read_records(records, path=path, notes=warnings)
 
 
 def _subagent_files(path: Path) -> list[Path]:
@@ -515,7 +582,13 @@ def from_claude_code(
     not in the file, branches the conversation left, a message right after another of its
     role) is a warning on the run.
     """
-    name = os.fspath(path)
+    # An import makes a run's worth of objects and frees almost none: the collector's passes
+    # over them would cost more than the import (as for load_run).
+    with paused():
+        return _from_claude_code(os.fspath(path), summarise, subagents)
+
+
+def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) -> list[Run]:
     files = [Path(name)] + (_subagent_files(Path(name)) if subagents else [])
     runs: list[Run] = []
     for number, file in enumerate(files):

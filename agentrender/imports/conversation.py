@@ -2,9 +2,10 @@
 
 Every importer turns its format into the same thing: the messages an agent sent (the
 Anthropic Messages API's wire shape), the request around them (system, tools, model, output
-cap), and the model calls it logged. ``conversation_records`` makes the run's records from
-them; ``agentrender.runfile.read_records`` reads those records as ``load_run`` reads a file,
-so an imported run is checked as a recorded one is and writes to a run file as it is.
+cap), and the model calls it logged. ``conversation_run`` makes the run from them:
+its header and model calls are read as ``load_run`` reads a file's (``runfile.read_records``),
+its steps are made from the checked turns when first read (``runfile.ConversationSteps``),
+and it writes to a run file as a recorded one does.
 
 A conversation maps onto the render contract this way:
 
@@ -27,15 +28,27 @@ from itertools import pairwise
 from typing import Any, NoReturn
 
 from agentrender import render
+from agentrender._json import canonical, strict_loads
 from agentrender._types import check_block, utf8_bytes
-from agentrender.runfile import FORMAT_SENT, RunFileError, RunWarning, decision_record
+from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
+from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.sent import result_text
 
-__all__ = ["Summariser", "Where", "conversation_records", "first_line_summary", "normalise_messages"]
+__all__ = [
+    "Summariser",
+    "Where",
+    "conversation_run",
+    "first_line_summary",
+    "normalise_messages",
+    "own_copy",
+    "plain_block",
+]
 
 
 class Where:
     """Where in the input a value was found, for errors and warnings: the file, the line and the field."""
+
+    __slots__ = ("field", "line", "path")
 
     def __init__(self, path: str, line: int = 1, field: str = "") -> None:
         self.path, self.line, self.field = path, line, field
@@ -54,16 +67,33 @@ class Where:
         return RunWarning(line=self.line, text=f"{self.field}: {what}" if self.field else what, path=self.path)
 
 
+def own_copy(value: Any, path: str) -> Any:
+    """``value``, a conversation given in memory, as a copy of its own: its JSON, decoded again.
+
+    An import keeps the blocks it reads as they are (``step.sent``, the header's request): what a
+    file holds is decoded for the run alone, but a value given in memory belongs to its caller,
+    who may change it after the import. The run is made from this copy, so it never shares a
+    list or an object with the caller's value. The copy checks that ``value`` is JSON (a
+    ``RunFileError`` at ``path`` line 1 when it is not); a tuple becomes a list, as in JSON.
+    """
+    try:
+        return strict_loads(canonical(value))
+    except (TypeError, ValueError, RecursionError) as error:
+        raise RunFileError(path, 1, f"not JSON: {error}") from None
+
+
 def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
     """The messages with string content as one text block, each block read as the API has it.
 
     Raises ``RunFileError`` naming the message and field that is not a message: a role other
     than ``user``/``assistant``, content neither text nor a list of blocks, a block without a
     type, a field of a known block of the wrong type, a tool use whose input is not an object.
+    The messages and blocks are the ones given, not copies (see ``own_copy``).
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
-    out = []
+    out: list[dict[str, Any]] = []
+    append = out.append
     for i, message in enumerate(messages):
         if type(message) is not dict:
             if not isinstance(message, Mapping):
@@ -74,22 +104,53 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
             raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {role!r}")
         content = message.get("content")
         if type(content) is str:
-            out.append({**message, "content": [{"type": "text", "text": content}]})
+            append({**message, "content": [{"type": "text", "text": content}]})
             continue
         if type(content) is not list:
             got = type(content).__name__
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
-        for j, block in enumerate(content):
-            try:
-                check_block(block)
-            except ValueError:
-                _block_error(block, where.at(f"[{i}]"), j)
-            # the API's own tool uses carry an object; raw argument text is what other providers send
-            # (an OpenAI-style chat's arguments that are not JSON), which render.decide keeps out of band
-            if block["type"] in _USES and not isinstance(block.get("input"), Mapping | str):
-                _block_error(block, where.at(f"[{i}]"), j)
-        out.append(message)
+        if not all(map(plain_block, content)):
+            for j, block in enumerate(content):
+                _check(block, where.at(f"[{i}]"), j)
+        append(message)
     return out
+
+
+def plain_block(block: Any) -> bool:
+    """True for a block of the shapes nearly every conversation is made of, when it is as the API has it.
+
+    A quick look, accepting only what ``check_block`` accepts (a text, a tool use with an object
+    or text input, a result of text): anything else, or anything wrong, is left to ``_check``.
+    """
+    if type(block) is not dict:
+        return False
+    kind = block.get("type")
+    if kind == "text":
+        return type(block.get("text")) is str
+    if kind == "tool_result":
+        return (
+            type(block.get("tool_use_id")) is str
+            and type(block.get("content", "")) is str
+            and type(block.get("is_error", False)) is bool
+        )
+    if kind == "tool_use":
+        return type(block.get("id")) is str and type(block.get("name")) is str and type(block.get("input")) in _INPUTS
+    return False
+
+
+_INPUTS = (dict, str)
+
+
+def _check(block: Any, here: Where, j: int) -> None:
+    """The whole check of the ``j``-th block of the message at ``here``, raising the error that names its field."""
+    try:
+        check_block(block)
+    except ValueError:
+        _block_error(block, here, j)
+    # the API's own tool uses carry an object; raw argument text is what other providers send
+    # (an OpenAI-style chat's arguments that are not JSON), which render.decide keeps out of band
+    if block["type"] in _USES and not isinstance(block.get("input"), Mapping | str):
+        _block_error(block, here, j)
 
 
 def _block_error(block: Any, here: Where, j: int) -> NoReturn:
@@ -132,7 +193,7 @@ def first_line_summary(content: str) -> str:
 Summariser = Callable[[str], str]
 
 
-def conversation_records(
+def conversation_run(
     messages: Sequence[Mapping[str, Any]],
     *,
     where: Where,
@@ -143,8 +204,9 @@ def conversation_records(
     final: Mapping[str, Any] | None = None,
     summarise: Summariser | None = None,
     warnings: list[RunWarning] | None = None,
-) -> list[dict[str, Any]]:
-    """The records of a run that renders ``messages`` exactly as they were sent.
+    replies_checked: bool = False,
+) -> Run:
+    """The run that renders ``messages`` exactly as they were sent.
 
     ``messages`` are normalised (``normalise_messages``); ``request`` holds the rest of the
     request (``system``, ``tools``, ``model``, ``max_tokens`` and any other parameter, kept in
@@ -152,8 +214,14 @@ def conversation_records(
     the reply to the last request (a ``Message`` object), made the last step when the
     conversation ends on a user turn. ``summarise`` fills each result's summary (the header
     names it); without one, results carry none, as the conversation recorded none.
-    ``warnings`` collects what was read but could not be mapped (``RunWarning``s, with where it was).
+    ``warnings`` holds what was read but could not be mapped (``RunWarning``s, with where it
+    was); it is added to, and the run's warnings begin with it. ``replies_checked`` says the
+    maker checked each call's reply (``runfile.replies.check_reply``), to warn of one it cannot keep.
+
+    The header and the model calls are read as ``read_records`` reads them; each step (its
+    decision, observation and record) is made when first read (``runfile.ConversationSteps``).
     """
+    warnings = warnings if warnings is not None else []
     request = dict(request or {})
     if not messages:
         raise where.error("the conversation has no messages")
@@ -163,14 +231,37 @@ def conversation_records(
     if final is not None:
         if turns[-1]["role"] != "user":
             raise where.error("a reply was given, but the conversation does not end on a user turn")
-        turns.append({"role": "assistant", "content": list(final.get("content") or [])})
+        reply = {"role": "assistant", "content": list(final.get("content") or [])}
+        turns.extend(normalise_messages([reply], Where(where.path, where.line, "response")))
     roles = [turn["role"] for turn in turns]
-    i = next((i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role), 0)
-    if i:
+    if roles[1::2].count("assistant") != len(roles) // 2 or roles[::2].count("user") != (len(roles) + 1) // 2:
+        i = next(i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role)
         raise where.at(f"[{i}].role").error(
             f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
             "so they cannot be rendered as sent; join their content into one turn"
         )
+    header = _header(turns[0]["content"], request, where, run_id, source, summarise)
+    summaries = _unanswered(turns, where, warnings, summarise)
+    steps = ConversationSteps(turns, summaries)
+    return read_records(
+        [header, *calls],
+        path=where.path,
+        notes=warnings,
+        blocks_checked=True,
+        replies_checked=replies_checked,
+        steps=steps,
+    )
+
+
+def _header(
+    opening: list[dict[str, Any]],
+    request: dict[str, Any],
+    where: Where,
+    run_id: str,
+    source: Mapping[str, Any],
+    summarise: Summariser | None,
+) -> dict[str, Any]:
+    """The run's header: the opening, the request's fields (each checked) and where the conversation came from."""
     # the request's own fields are named as the request has them (a call log's under "request.")
     prefix = where.field.rsplit("messages", 1)[0] if where.field.endswith("messages") else ""
     for key, expected, what in _REQUEST_FIELDS:
@@ -189,7 +280,6 @@ def conversation_records(
                 raise Where(where.path, where.line, f"{prefix}system[{i}]").error(
                     f"expected a text block ({{'type': 'text', 'text': ...}}), got {block!r:.80}"
                 )
-    opening = turns[0]["content"]
     opening_text = "\n".join(block["text"] for block in opening if block.get("type") == "text")
     header: dict[str, Any] = {
         "type": "run",
@@ -213,48 +303,40 @@ def conversation_records(
         header["request"] = request
     if summarise is not None:
         header["summariser"] = getattr(summarise, "__name__", repr(summarise))
-    records: list[dict[str, Any]] = [header]
-    for index, start in enumerate(range(1, len(turns), 2)):
-        assistant = turns[start]["content"]
-        user = turns[start + 1]["content"] if start + 1 < len(turns) else None
-        records.append(
-            _step_record(
-                index, assistant, user, where.at(f"[{start}]"), summarise, warnings if warnings is not None else []
+    return header
+
+
+def _unanswered(
+    turns: Sequence[Mapping[str, Any]], where: Where, warnings: list[RunWarning], summarise: Summariser | None
+) -> list[dict[str, str]] | None:
+    """Warn of each assistant turn's tool uses that the next turn does not answer; the results' summaries, if asked.
+
+    ``None`` without ``summarise``; else, for each step, the summary of each result of its user
+    turn by the id it answers.
+    """
+    summaries: list[dict[str, str]] | None = [] if summarise is not None else None
+    last = len(turns) - 1
+    for start in range(1, len(turns), 2):
+        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
+        if start == last:
+            break  # the reply to the last request: not answered, nor sent
+        user = turns[start + 1]["content"]
+        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
+        if uses != answered and (missing := [str(use) for use in uses if use not in answered]):
+            warnings.append(
+                where.at(f"[{start}]").warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn")
             )
-        )
-    records.extend(dict(call) for call in calls)
-    return records
+        if summaries is not None:
+            summaries.append(_summaries(user, summarise))  # type: ignore[arg-type]  # not None with summaries
+    return summaries
 
 
-def _step_record(
-    index: int,
-    assistant: list[dict[str, Any]],
-    user: list[dict[str, Any]] | None,
-    where: Where,
-    summarise: Summariser | None,
-    warnings: list[RunWarning],
-) -> dict[str, Any]:
-    uses = [block for block in assistant if block["type"] == "tool_use"]
-    decision = render.decide_blocks(assistant, "tool_use" if uses else "end_turn")
-    first_id = str(uses[0].get("id", "")) if uses else ""
-    sent: dict[str, Any] = {"tool_use_id": first_id, "assistant": assistant}
-    record: dict[str, Any] = {"type": "step", "index": index, "decision": decision_record(decision)}
-    if user is not None:
-        sent["user"] = user
-        answered = {block.get("tool_use_id"): block for block in user if block.get("type") == "tool_result"}
-        missing = [str(use.get("id")) for use in uses if use.get("id") not in answered]
-        if missing:
-            warnings.append(where.warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn"))
-        if summarise is not None and answered:
-            sent["summaries"] = {
-                str(key): summarise(result_text(block.get("content", ""))) for key, block in answered.items()
-            }
-        result = answered.get(first_id) if uses else None
-        if result is not None:
-            content = result_text(result.get("content", ""))
-            observation = {"status": "error" if result.get("is_error") else "ok", "content": content}
-            if summarise is not None:
-                observation["summary"] = summarise(content)
-            record["observation"] = observation
-    record["sent"] = sent
-    return record
+def _summaries(user: list[dict[str, Any]], summarise: Summariser) -> dict[str, str]:
+    made = {}
+    for block in user:
+        if block.get("type") == "tool_result":
+            summary = summarise(result_text(block.get("content", "")))
+            if not isinstance(summary, str):
+                raise TypeError(f"the summariser gave {type(summary).__name__}, not a string")
+            made[str(block.get("tool_use_id"))] = summary
+    return made

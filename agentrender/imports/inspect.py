@@ -38,8 +38,8 @@ from typing import Any
 from agentrender import render
 from agentrender._extras import require
 from agentrender._fast import paused
-from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
-from agentrender.runfile import Run, RunFileError, RunWarning, read_records
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender.runfile import Run, RunFileError, RunWarning
 
 __all__ = ["from_inspect", "looks_like_inspect"]
 
@@ -224,7 +224,7 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
 
     def read() -> Run:
         found = list(warnings)  # read twice when calls must keep their messages: each read finds its own
-        records = conversation_records(
+        return conversation_run(
             turns,
             where=where.at("messages"),
             run_id=f"{task}/{sample.id}/{sample.epoch}",
@@ -234,7 +234,6 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
             summarise=summarise,
             warnings=found,
         )
-        return read_records(records, path=path, notes=found)
 
     run = read()
     mismatches = _check_as_sent(run, system, sent, where)

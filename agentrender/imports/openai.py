@@ -37,9 +37,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentrender._fast import fast_json_decoder, paused
 from agentrender.imports.anthropic import read_json_values
-from agentrender.imports.conversation import Summariser, Where, conversation_records, normalise_messages
-from agentrender.runfile import Run, RunWarning, read_records
+from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
+from agentrender.runfile import Run, RunWarning
 
 __all__ = ["from_openai", "looks_like_openai"]
 
@@ -55,6 +56,11 @@ _LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "too
 _MAPPED = {"role", "content", "tool_calls", "tool_call_id", "tool_call_ids", "function_call"}
 _DATA_URL = re.compile(r"data:(?P<media>[\w.+-]+/[\w.+-]+)?(?P<params>(?:;[^;,]*)*?);base64,(?P<data>.*)", re.DOTALL)
 _REQUEST_KEYS = ("request", "params", "body", "kwargs")
+# The fields of a tool call, and of its function, that the conversion maps.
+_CALL_KEYS = frozenset(("id", "type", "function"))
+_FUNCTION_KEYS = frozenset(("name", "arguments"))
+_decode = fast_json_decoder(json.JSONDecoder())
+"""``json.loads`` of a call's arguments, through the scanner when they are one value (``agentrender._fast``)."""
 
 
 def looks_like_openai(value: Any) -> bool:
@@ -109,6 +115,13 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     ``RunFileError`` naming the file, line and field of what cannot be read; what is read
     but has no counterpart in the Messages API is a warning on the run.
     """
+    # An import makes a run's worth of objects and frees almost none: the collector's passes
+    # over them would cost more than the import (as for load_run).
+    with paused():
+        return _from_openai(source, run_id, summarise)
+
+
+def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
     warnings: list[RunWarning] = []
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
@@ -117,7 +130,7 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         origin: dict[str, Any] = {"format": "openai-chat", "path": path}
     else:
         path, name = "<openai>", "conversation"
-        values = [(1, source)]
+        values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "openai-chat"}
     chat, where = _chat(values, path, warnings)
     converter = _Converter(where, warnings)
@@ -140,7 +153,9 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         raise where.error("the conversation has no user or assistant messages")
     if not anthropic_messages[0]["content"]:
         raise where.error("the first user message is empty: there is no opening to render")
-    records = conversation_records(
+    if response is not None and anthropic_messages[-1]["role"] != "user":
+        warnings.append(where.warning("a response was given, but the conversation ends on an assistant turn"))
+    return conversation_run(
         anthropic_messages,
         where=where,
         run_id=run_id or name,
@@ -150,9 +165,6 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         summarise=summarise,
         warnings=warnings,
     )
-    if response is not None and anthropic_messages[-1]["role"] != "user":
-        warnings.append(where.warning("a response was given, but the conversation ends on an assistant turn"))
-    return read_records(records, path=path, notes=warnings)
 
 
 def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:
@@ -322,9 +334,9 @@ class _Converter:
         return [{"role": t["role"], "content": t["content"]} for t in turns], "\n\n".join(system), final
 
     def _message(self, raw: Any, here: Where) -> dict[str, Any]:
-        if not isinstance(raw, Mapping):
+        if type(raw) is not dict and not isinstance(raw, Mapping):
             raise here.error(f"expected a message object, got {type(raw).__name__}")
-        message = dict(raw)
+        message = raw if type(raw) is dict else dict(raw)  # read, never changed
         if "role" not in message and message.get("type") in _LANGCHAIN_ROLES:
             message = _from_langchain(message, here)
         role = message.get("role")
@@ -355,20 +367,24 @@ class _Converter:
             block = {"type": "tool_result", "tool_use_id": tool_id, "content": self._result_content(message, here)}
             self.warnings.append(here.warning(f"a legacy function result ({name!r}): given the id {tool_id}"))
             return [block], "user"
-        blocks = self._content(message.get("content"), here.at("content"), role)
+        content = message.get("content")
+        if type(content) is str:  # the common case, said as _content says it
+            blocks = [{"type": "text", "text": content}] if content or role != "assistant" else []
+        else:
+            blocks = self._content(content, here.at("content"), role)
         if role == "assistant":
             blocks = self._thinking(message, here) + blocks
             calls = message.get("tool_calls")
             if calls is not None:
                 if not isinstance(calls, list):
                     raise here.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
-                blocks.extend(self._tool_use(call, here.at(f"tool_calls[{k}]")) for k, call in enumerate(calls))
+                blocks.extend(self._tool_use(call, here, k) for k, call in enumerate(calls))
             call = message.get("function_call")
             if call is not None:
                 self.legacy_made += 1
                 tool_id = f"call_legacy_{self.legacy_made}"
                 self.legacy_ids.append(tool_id)
-                blocks.append(self._tool_use({"id": tool_id, "function": call}, here.at("function_call")))
+                blocks.append(self._tool_use({"id": tool_id, "function": call}, here, None))
             for name in ("refusal", "reasoning_content"):
                 if message.get(name):
                     self.warnings.append(
@@ -426,11 +442,13 @@ class _Converter:
             return dict(part)
         return {"type": "image", "source": {"type": "url", "url": url}}
 
-    def _tool_use(self, call: Any, here: Where) -> dict[str, Any]:
-        if not isinstance(call, Mapping):
+    def _tool_use(self, call: Any, message: Where, k: int | None) -> dict[str, Any]:
+        """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call)."""
+        here = message.at("function_call" if k is None else f"tool_calls[{k}]")
+        if type(call) is not dict and not isinstance(call, Mapping):
             raise here.error(f"expected a tool call object, got {type(call).__name__}")
         function = call.get("function")
-        if not isinstance(function, Mapping):
+        if type(function) is not dict and not isinstance(function, Mapping):
             raise here.at("function").error(f"expected the called function, got {type(function).__name__}")
         name = function.get("name")
         if not isinstance(name, str):
@@ -439,19 +457,21 @@ class _Converter:
         if not isinstance(tool_id, str):
             raise here.at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
         arguments = function.get("arguments", "")
-        if isinstance(arguments, Mapping):
+        if type(arguments) is not str and isinstance(arguments, Mapping):
             value: Any = dict(arguments)
         elif isinstance(arguments, str):
             try:
-                value = json.loads(arguments)
+                value = _decode(arguments)
             except ValueError:
                 value = arguments
             if not isinstance(value, dict):
                 value = arguments  # not an object: the text as it came, which decide shows as invalid
         else:
             raise here.at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
-        extra = {key: item for key, item in call.items() if key not in ("id", "type", "function")}
-        extra.update({key: item for key, item in function.items() if key not in ("name", "arguments")})
+        if call.keys() <= _CALL_KEYS and function.keys() <= _FUNCTION_KEYS:
+            return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
+        extra = {key: item for key, item in call.items() if key not in _CALL_KEYS}
+        extra.update({key: item for key, item in function.items() if key not in _FUNCTION_KEYS})
         if extra:
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
         return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
@@ -478,6 +498,8 @@ class _Converter:
         raise here.at("content").error(f"expected text or a list of content parts, got {type(content).__name__}")
 
     def _keep_extra(self, message: Mapping[str, Any], here: Where) -> None:
+        if message.keys() <= _MAPPED:
+            return
         extra = {key: value for key, value in message.items() if key not in _MAPPED}
         if message.get("role") == "function":
             extra.pop("name", None)  # the function's name: its tool use has it

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentrender import render
+from agentrender._api_rules import system_text
 from agentrender._fast import frozen_factory, slot_setter
 from agentrender._types import ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
@@ -15,7 +16,17 @@ from agentrender.runfile.sent import FORMAT_SENT, Sent
 from agentrender.views import Views
 from agentrender.views.html import run_html
 
-__all__ = ["FORMAT", "NO_OPENING", "ModelCall", "Run", "RunFileError", "RunWarning", "has_opening", "loaded_call"]
+__all__ = [
+    "FORMAT",
+    "NO_OPENING",
+    "ModelCall",
+    "Run",
+    "RunFileError",
+    "RunWarning",
+    "has_opening",
+    "kept_call",
+    "loaded_call",
+]
 
 FORMAT = "agentrender.run/1"
 """The ``format`` a run header names for this version of the file."""
@@ -181,6 +192,23 @@ It keeps ``source``, the text of its line: its ``record`` and ``response`` are l
 to be decoded from that text when first asked for.
 """
 
+kept_call = frozen_factory(
+    ModelCall,
+    "step",
+    "record",
+    "latency_ms",
+    "request_key",
+    "line",
+    "_source",
+    "_stop_reason",
+    "_usage",
+    unset=("response",),
+)
+"""``kept_call(step, record, latency_ms, request_key, line)``: a call of a run made in memory, holding its record.
+
+Its ``response`` is left empty, to be read from the record when first asked for.
+"""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Run:
@@ -221,10 +249,7 @@ class Run:
     @property
     def system(self) -> str:
         """The system prompt the run's agent sent, when recorded (text blocks joined, when sent as blocks)."""
-        system = self.header.get("system", "")
-        if isinstance(system, list):
-            return "\n".join(str(block.get("text", "")) for block in system if isinstance(block, Mapping))
-        return str(system)
+        return system_text(self.header.get("system", ""))
 
     @property
     def model(self) -> str:

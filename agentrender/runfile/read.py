@@ -11,17 +11,18 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from itertools import chain
 from typing import Any, overload
 
 from agentrender._fast import paused
 from agentrender._types import Step
+from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
     GZIP_MAGIC,
     JSON_SPACE,
     StreamError,
     binary_at,
     decode_line,
-    encode_line,
     gzip_lines,
     inflate_limit,
 )
@@ -32,40 +33,48 @@ from agentrender.runfile.sent import FORMAT_SENT
 __all__ = ["failure_text", "load_run", "read_records"]
 
 
-class _Records(Sequence[Mapping[str, Any]]):
+class _Records(ContentSequence[Mapping[str, Any]]):
     """``Run.records`` of a run read from a file: every record in file order.
 
     A model call's place holds the ``ModelCall``, whose ``record`` is decoded from its line
-    when first asked for; every other record is held as it was parsed. Compares equal to any
-    sequence of the same records, a list included.
+    when first asked for; every other record is held as it was parsed. A run made from a
+    conversation (``read_records(steps=...)``) has its step records after the header, each
+    made when first asked for. Compares equal to any sequence of the same records, a list included.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_steps")
 
-    def __init__(self, items: list[dict[str, Any] | ModelCall]) -> None:
+    def __init__(self, items: list[dict[str, Any] | ModelCall], steps: ConversationSteps | None = None) -> None:
         self._items = items
+        self._steps = steps
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._items) + (self._steps.count if self._steps is not None else 0)
 
     @overload
     def __getitem__(self, at: int) -> Mapping[str, Any]: ...
     @overload
     def __getitem__(self, at: slice) -> list[Mapping[str, Any]]: ...
     def __getitem__(self, at: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
+        steps = self._steps
+        if steps is None:
+            if isinstance(at, slice):
+                return [_as_record(item) for item in self._items[at]]
+            return _as_record(self._items[at])
         if isinstance(at, slice):
-            return [_as_record(item) for item in self._items[at]]
-        return _as_record(self._items[at])
+            return [self[i] for i in range(*at.indices(len(self)))]
+        position = at + len(self) if at < 0 else at
+        if not 0 <= position < len(self):
+            raise IndexError("record index out of range")
+        if 1 <= position <= steps.count:  # the header comes first, then the steps
+            return steps.records[position - 1]
+        return _as_record(self._items[position - steps.count if position else 0])
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        return map(_as_record, self._items)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+        steps = self._steps
+        if steps is None or not self._items:
+            return map(_as_record, self._items)
+        return chain(map(_as_record, self._items[:1]), steps.records.values(), map(_as_record, self._items[1:]))
 
     def __repr__(self) -> str:
         return repr(list(self))
@@ -85,9 +94,10 @@ _BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
 class _Loader:
     """The state of one read: what has been loaded so far and what will be reported."""
 
-    def __init__(self, path: str, *, blocks: bool = True) -> None:
+    def __init__(self, path: str, *, blocks: bool = True, replies: bool = True) -> None:
         self.path = path
         self.blocks = blocks
+        self.replies = replies
         self.header: dict[str, Any] | None = None
         self.header_line = 0
         self.records: list[dict[str, Any] | ModelCall] = []
@@ -180,7 +190,7 @@ class _Loader:
     def record(self, number: int, record: Any, text: str) -> None:
         unknown = self.unknown
         try:
-            loaded = read_record(record, number, unknown, text, blocks=self.blocks)
+            loaded = read_record(record, number, unknown, text, blocks=self.blocks, keep=not text, reply=self.replies)
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
@@ -254,7 +264,7 @@ class _Loader:
         self.step_records[index] = record
         self.step_lines[index] = number
 
-    def run(self, stream_notes: Sequence[str]) -> Run:
+    def run(self, stream_notes: Sequence[str], made: ConversationSteps | None = None) -> Run:
         last_line = self.last_line
         if self.header is None:
             if stream_notes:
@@ -275,11 +285,11 @@ class _Loader:
         return Run(
             path=self.path,
             header=self.header,
-            steps=tuple(steps[index] for index in sorted(steps)),
-            step_records=self.step_records,
+            steps=made.steps if made is not None else tuple(steps[index] for index in sorted(steps)),
+            step_records=made.records if made is not None else self.step_records,
             model_calls=tuple(self.model_calls),
             end=self.end,
-            records=_Records(self.records),
+            records=_Records(self.records, made),
             warnings=warnings,
         )
 
@@ -298,6 +308,8 @@ def read_records(
     path: str = "",
     notes: Iterable[RunWarning] = (),
     blocks_checked: bool = False,
+    replies_checked: bool = False,
+    steps: ConversationSteps | None = None,
 ) -> Run:
     """A ``Run`` of ``records`` (the dicts a run file's lines hold), read as ``load_run`` reads a file.
 
@@ -306,16 +318,24 @@ def read_records(
     what its maker read but could not map, come first among the run's warnings.
     ``blocks_checked=True`` says the maker checked every block of the recorded turns itself
     (as ``imports.normalise_messages`` does, naming the field as its input has it), so they are
-    not checked a second time; every other field of every record still is.
+    not checked a second time; ``replies_checked=True`` says the same of every model call's reply
+    (``runfile.replies.check_reply``). Every other field of every record is checked. A model call
+    keeps its record as given (a call read from a file keeps its line's text instead).
+
+    ``steps`` are the steps of a conversation whose turns the maker checked: the run's steps and
+    their records, made when first read (``ConversationSteps``), placed after the header (the
+    first of ``records``), which then holds no ``step`` record.
     """
-    loader = _Loader(path or "<records>", blocks=not blocks_checked)
+    loader = _Loader(path or "<records>", blocks=not blocks_checked, replies=not replies_checked)
+    skipped = steps.count if steps is not None else 0
     with paused():
         for number, record in enumerate(records, start=1):
+            number += skipped if number > 1 else 0
             loader.last_line = number
-            # only a model call keeps the text of its line (its reply is read from it when asked for)
-            text = encode_line(record).decode("utf-8") if record.get("type") == "model_call" else ""
-            loader.record(number, dict(record), text)
-        run = loader.run(())
+            loader.record(number, dict(record), "")
+        if steps is not None and loader.steps:
+            raise loader.fail(loader.step_lines[min(loader.steps)], "a step record beside the conversation's steps")
+        run = loader.run((), steps)
     if notes:
         run = replace(run, warnings=(*notes, *run.warnings))
     return run

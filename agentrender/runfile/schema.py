@@ -15,7 +15,7 @@ from typing import Any
 from agentrender._fast import BoundedMemo, frozen_factory
 from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
-from agentrender.runfile.model import ModelCall, loaded_call
+from agentrender.runfile.model import ModelCall, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply
 
 __all__ = [
@@ -343,15 +343,20 @@ _new_observation = frozen_factory(Observation, "status", "content", "summary")
 _new_step = frozen_factory(Step, "index", "decision", "observation")
 
 
-def _model_call(record: dict[str, Any], line: int, unknown: list[str], source: str) -> ModelCall | None:
+def _model_call(
+    record: dict[str, Any], line: int, unknown: list[str], source: str, keep: bool, reply: bool
+) -> ModelCall | None:
     _check_fields(record, _MODEL_CALL_FIELDS, "model_call", unknown)
     step = _index(record, "step", "model_call")
     wire = _required(record, "response", "model_call")
-    try:
-        check_reply(wire, where="model_call.response")
-    except ValueError as error:
-        where, _, what = str(error).partition(": ")
-        raise BadRecord(where, what) from None
+    if reply:
+        try:
+            check_reply(wire, where="model_call.response")
+        except ValueError as error:
+            where, _, what = str(error).partition(": ")
+            raise BadRecord(where, what) from None
+    if keep:
+        return kept_call(step, record, record.get("latency_ms"), record.get("request_key") or "", line)
     if not source:
         return None
     return loaded_call(
@@ -388,14 +393,23 @@ def check_record(record: Any) -> None:
 
 
 def read_record(
-    record: Any, line: int, unknown: list[str], source: str, *, blocks: bool = True
+    record: Any,
+    line: int,
+    unknown: list[str],
+    source: str,
+    *,
+    blocks: bool = True,
+    keep: bool = False,
+    reply: bool = True,
 ) -> Step | ModelCall | None:
     """Check ``record`` and give the typed value a ``step`` or ``model_call`` record loads into.
 
     ``line`` and ``source`` (the text ``record`` was decoded from) go into a model call,
-    which is built only when ``source`` is given. The names of unknown fields are added to
-    ``unknown``; a record of the wrong shape raises ``BadRecord``. ``blocks=False`` leaves the
-    recorded turns' blocks (``step.sent``, ``opening_content``) to a caller that checked them.
+    which is built only when ``source`` is given, or with ``keep``: then it holds ``record`` itself.
+    ``reply=False`` leaves a model call's reply (``check_reply``) to a caller that checked it. The
+    names of unknown fields are added to ``unknown``; a record of the wrong shape raises
+    ``BadRecord``. ``blocks=False`` leaves the recorded turns' blocks (``step.sent``,
+    ``opening_content``) to a caller that checked them.
     """
     if type(record) is not dict:
         raise BadRecord("record", f"expected a JSON object, got {type_name(record)}")
@@ -407,7 +421,7 @@ def read_record(
     if kind == "step":
         return _step(record, unknown, blocks)
     if kind == "model_call":
-        return _model_call(record, line, unknown, source)
+        return _model_call(record, line, unknown, source, keep, reply)
     if kind == "run":
         _header(record, unknown, blocks)
     elif kind == "end":

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from agentrender import render
@@ -34,7 +35,19 @@ EVERYTHING = sys.maxsize
 
 
 def _blocks(wire: Sequence[Any]) -> tuple[ContentBlock, ...]:
-    return tuple(ContentBlock.from_dict(block) for block in wire)
+    return tuple(map(_as_sent, wire))
+
+
+def _as_sent(wire: Mapping[str, Any]) -> ContentBlock:
+    """A recorded block, whose wire form (``to_dict``) is the block as it was sent, its keys in their order.
+
+    A block whose fields give back its keys in another order keeps its wire form (``raw``): a
+    replay key hashes the JSON as sent, and the order of its keys is part of that.
+    """
+    block = ContentBlock.from_dict(wire)
+    if block.raw is None and list(block.to_dict()) != list(wire):
+        return replace(block, raw=dict(wire))
+    return block
 
 
 class Sent:
@@ -71,6 +84,9 @@ class Sent:
             settings["recent_results"] = settings["result_bytes"] = EVERYTHING
         settings.update(overrides)
         return render.Options(**settings)
+
+    block_kind = "as_sent"
+    """What the blocks these hooks build are, for the views' facts: the agent's own turns (``views.BLOCK_KINDS``)."""
 
     def tool_use_id(self, step: Step) -> str:
         """The id the step's first tool use was sent with; ``""`` (the default id) when none was recorded."""

@@ -43,6 +43,7 @@ BLOCK_KINDS: dict[str, str] = {
     "nudge_invalid": "the nudge after a decision the driver rejected, carrying its summary",
     "interrupted": "the re-request for a call whose process died: its outcome is unknown",
     "hook": "a block a consumer's hook built (Options.assistant or Options.observation)",
+    "as_sent": "a block of the agent's own turn, replayed exactly as it was sent (an imported run)",
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
 
@@ -59,6 +60,7 @@ BLOCK_LABELS: dict[str, str] = {
     "nudge_invalid": "nudge: invalid",
     "interrupted": "interrupted: re-request",
     "hook": "hook's block",
+    "as_sent": "as sent",
 }
 """The short label of each kind of ``BLOCK_KINDS``: the words the HTML, the widgets and the terminal tag blocks with."""
 

@@ -75,7 +75,7 @@ def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
         tags += '<span class="ar-tag ar-fail">failed</span>'
     if fact.kind == "summary" and fact.cut:
         tags += '<span class="ar-tag">summary cut at cap</span>'
-    if fact.kind == "hook":
+    if fact.kind in ("hook", "as_sent"):
         tags += f'<span class="ar-tag">{escape_text(fact.block.type, 100)}</span>'
     return f'<div class="{classes}">{tags}{block_body_html(fact.block)}{_hidden(fact, step)}</div>'
 

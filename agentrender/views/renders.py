@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate, compress, islice
 from operator import lt
+from typing import Any
 
 from agentrender import render
 from agentrender._types import ContentBlock, Message, Step, new_message, utf8_bytes
 from agentrender.render import Options
-from agentrender.views.facts import BlockFact, MessageFact, new_block_fact
+from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact, new_block_fact
 from agentrender.views.sizes import message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Form", "Sizes", "StepRenders"]
@@ -225,7 +226,9 @@ class StepRenders:
                 turn="assistant",
                 step=self.rendered[position].index,
                 full=None,
-                blocks=tuple(_assistant_block_fact(block, rule) for block in message.content),
+                blocks=tuple(
+                    _assistant_block_fact(block, rule, _hook_kind(self.options.assistant)) for block in message.content
+                ),
                 bytes=message_bytes(message),
             )
         return fact
@@ -257,12 +260,13 @@ class StepRenders:
             first = self.result_block(position, full)
             message = self.users(full, position, position + 1)[0]
             rule = form.rules[position]
+            hook = _hook_kind(self.options.observation)
             fact = form.results[position] = MessageFact(
                 message=message,
                 turn="result",
                 step=self.rendered[position].index,
                 full=full,
-                blocks=(first, *(_hook_fact(block, rule) for block in message.content[1:])),
+                blocks=(first, *(_hook_fact(block, rule, hook) for block in message.content[1:])),
                 bytes=message_bytes(message),
             )
         return fact
@@ -272,14 +276,24 @@ def _shown(block: ContentBlock) -> int:
     return utf8_bytes(block.content if block.type == "tool_result" else block.text)
 
 
-def _hook_fact(block: ContentBlock, rule: str) -> BlockFact:
-    return BlockFact(kind="hook", block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
+def _hook_kind(hook: Any) -> str:
+    """The kind of the blocks ``hook`` builds: ``"hook"``, or the kind of ``BLOCK_KINDS`` the hook (or the
+    object it is a method of) names in its ``block_kind``.
+
+    The hooks that replay an imported run's recorded turns (``runfile.sent.Sent``) name ``"as_sent"``.
+    """
+    kind = getattr(getattr(hook, "__self__", hook), "block_kind", "hook")
+    return kind if kind in BLOCK_KINDS else "hook"
 
 
-def _assistant_block_fact(block: ContentBlock, rule: str) -> BlockFact:
+def _hook_fact(block: ContentBlock, rule: str, kind: str = "hook") -> BlockFact:
+    return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
+
+
+def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook") -> BlockFact:
     """A block of an assistant turn made by ``rule`` (a key of ``render.ASSISTANT_RULES``)."""
     if rule == "hook":
-        return _hook_fact(block, rule)
+        return _hook_fact(block, rule, hook_kind)
     if block.type == "tool_use":
         return BlockFact(kind="tool_use", block=block, rule=rule)
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
@@ -289,6 +303,8 @@ def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Option
     """The block of a user turn made by ``rule`` (a key of ``render.USER_RULES``), with what the model
     did not see of the step's result."""
     kind = KIND_OF_USER_RULE[rule]
+    if kind == "hook":
+        kind = _hook_kind(options.observation)
     shown = _shown(block)
     if kind not in ("result", "cut", "summary"):
         return new_block_fact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)

@@ -45,8 +45,9 @@ class Views:
     ``system``, ``tools``, ``model`` and ``max_output_tokens`` are what ``View.replay_key``
     hashes with the messages. For a ``Run`` they default to the run's header: its system,
     model and ``max_output_tokens`` (0 when not recorded), and its tools as a request sends
-    them (``read_only`` and any other field of the run file's own left out). So for a run whose
-    header records what its agent sent, a view's key is the ``request_key`` the agent
+    them (``read_only`` and any other field of the run file's own left out; a run that records
+    what its agent sent, an import, holds them as they were sent, every field kept). So for a
+    run whose header records what its agent sent, a view's key is the ``request_key`` the agent
     recorded, with no arguments beyond the options it rendered with.
     """
 
@@ -63,6 +64,7 @@ class Views:
     ) -> None:
         self.source = source
         """The run (or step input) the views are of."""
+        settings_given = (system, tools, model, max_output_tokens) != (None, None, None, None)
         if isinstance(source, StepInput):
             if options is None:
                 raise ValueError("Views(step_input, options): a StepInput carries no opening, so options are required")
@@ -77,7 +79,8 @@ class Views:
             system = source.system if system is None else system
             model = source.model if model is None else model
             if tools is None:
-                tools = [_api_rules.wire_tool(tool) for tool in offered]
+                # a run that records what its agent sent holds its tools as they were sent, every field kept
+                tools = list(offered) if source.records_sent else [_api_rules.wire_tool(tool) for tool in offered]
             if max_output_tokens is None:
                 max_output_tokens = source.max_output_tokens
         if not isinstance(options, Options):
@@ -91,6 +94,10 @@ class Views:
         self.max_output_tokens = max_output_tokens or 0
         self._renders = _renders if _renders is not None else StepRenders(steps, options)
         self._openings: dict[int | None, tuple[Message, int]] = {}
+        # an import's calls record the request each step was decided with: its settings are the step's own
+        self._sent_requests: dict[int, Any] | None = (
+            None if self.run is None or not self.run.records_sent or settings_given else {}
+        )
 
     def with_options(self, **changes: Any) -> Views:
         """The same run under ``Options`` with ``changes``; a change of ``recent_results`` alone
@@ -191,6 +198,18 @@ class Views:
         out += summaries[: 2 * cut]
         out += fulls[2 * cut : 2 * rendered]
         return out
+
+    def _request_sent(self, at: int | None) -> Any:
+        """The request the last model call for step ``at`` recorded, for an import's views; else ``None``."""
+        requests = self._sent_requests
+        if requests is None or at is None or self.run is None:
+            return None
+        if not requests:
+            for call in self.run.model_calls:
+                request = call.record.get("request")
+                requests[call.step] = request if isinstance(request, dict) else None
+            requests[-1] = None  # read once, even when no call recorded a request
+        return requests.get(at)
 
     def at(self, at: int | None = None) -> View:
         """The view at step ``at`` (``None``: after every step)."""
@@ -489,15 +508,21 @@ class View:
 
     @cached_property
     def replay_key(self) -> str:
-        """``render.replay_key`` of the messages with the run's system, tools and model."""
+        """``render.replay_key`` of the messages with the run's system, tools and model.
+
+        For a run that records what its agent sent, whose model calls record their requests (an
+        imported call log), the system, tools, model and output cap are those of the request
+        that decided this step, as it was sent: a run's tools may change between its calls.
+        """
         views = self.views
-        return render.replay_key(
-            self.messages,
-            system=views.system,
-            tools=views.request_tools,
-            model=views.model,
-            max_output_tokens=views.max_output_tokens,
-        )
+        system, tools, model, cap = views.system, views.request_tools, views.model, views.max_output_tokens
+        request = views._request_sent(self.at)
+        if request is not None:
+            system = _api_rules.system_text(request.get("system", ""))
+            tools = request.get("tools") if isinstance(request.get("tools"), list) else []
+            model = str(request.get("model", ""))
+            cap = request.get("max_tokens") if type(request.get("max_tokens")) is int else 0
+        return render.replay_key(self.messages, system=system, tools=tools, model=model, max_output_tokens=cap)
 
     @cached_property
     def recorded_keys(self) -> tuple[str, ...]:

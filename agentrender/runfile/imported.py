@@ -1,0 +1,161 @@
+"""The steps of a run made from a conversation's turns, each made the first time something reads it.
+
+An importer reads and checks every message and block of a conversation (an error names the
+file, the line and the field; what cannot be mapped is a warning), then hands the checked
+turns here. What a step is made of beyond them, its decision (``render.decide_blocks`` of its
+assistant turn), its observation, the ``Step`` and its ``step`` record (``sent``: the turns as
+they were sent), is made for one step when it is first read, and kept: an import costs about
+what reading its file costs, and a reader pays for the steps it reads, once.
+
+The values are the ones reading the same records from a run file gives (``load_run``), and
+the records are the ones ``write_run`` writes. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from agentrender import render
+from agentrender._fast import frozen_factory
+from agentrender._types import Observation, Step
+from agentrender.runfile.sent import result_text
+from agentrender.runfile.write import decision_record
+
+__all__ = ["ContentSequence", "ConversationSteps"]
+
+_new_observation = frozen_factory(Observation, "status", "content", "summary")
+_new_step = frozen_factory(Step, "index", "decision", "observation")
+
+
+class ConversationSteps:
+    """The steps of a conversation: ``turns[0]`` is the opening, then each assistant turn and the user turn after it.
+
+    ``turns`` are messages in the Messages API's wire shape, already checked, with their
+    content as lists of blocks; a last assistant turn with nothing after it is a step with no
+    observation. ``summaries`` (when a summariser was given) holds, for each step, the summary
+    of each result of its user turn by the id it answers. ``steps`` and ``records`` are the
+    run's ``steps`` and ``step_records``.
+    """
+
+    __slots__ = ("_made", "count", "records", "steps", "summaries", "turns")
+
+    def __init__(
+        self, turns: Sequence[Mapping[str, Any]], summaries: Sequence[Mapping[str, str]] | None = None
+    ) -> None:
+        self.turns = turns
+        self.summaries = summaries
+        self.count = len(turns) // 2
+        """How many steps: one for each assistant turn."""
+        self._made: list[tuple[Step, dict[str, Any]] | None] = [None] * self.count
+        self.steps = _Steps(self)
+        """The steps, in index order (a sequence that compares equal to a tuple of the same steps)."""
+        self.records = _StepRecords(self)
+        """The step records by index (a mapping that compares equal to a dict of the same records)."""
+
+    def made(self, index: int) -> tuple[Step, dict[str, Any]]:
+        """Step ``index`` and its record, made the first time they are asked for."""
+        made = self._made[index]
+        if made is None:
+            made = self._made[index] = self._make(index)
+        return made
+
+    def _make(self, index: int) -> tuple[Step, dict[str, Any]]:
+        turns = self.turns
+        assistant = turns[2 * index + 1]["content"]
+        user = turns[2 * index + 2]["content"] if 2 * index + 2 < len(turns) else None
+        first = next((block for block in assistant if block["type"] == "tool_use"), None)
+        decision = render.decide_blocks(assistant, "tool_use" if first is not None else "end_turn")
+        first_id = str(first.get("id", "")) if first is not None else ""
+        record: dict[str, Any] = {"type": "step", "index": index, "decision": decision_record(decision)}
+        sent: dict[str, Any] = {"tool_use_id": first_id, "assistant": assistant}
+        observation = None
+        if user is not None:
+            sent["user"] = user
+            summaries = self.summaries[index] if self.summaries is not None else None
+            if summaries:
+                sent["summaries"] = summaries
+            result = None
+            if first is not None:
+                answers = first.get("id")
+                for block in user:  # the last result that answers it, as a mapping by id keeps it
+                    if block.get("type") == "tool_result" and block.get("tool_use_id") == answers:
+                        result = block
+            if result is not None:
+                content = result_text(result.get("content", ""))
+                status = "error" if result.get("is_error") else "ok"
+                wire = {"status": status, "content": content}
+                if summaries is not None:
+                    wire["summary"] = summaries[first_id]
+                record["observation"] = wire
+                observation = _new_observation(status, content, wire.get("summary") or "")
+        record["sent"] = sent
+        return _new_step(index, decision, observation), record
+
+
+T = TypeVar("T")
+
+
+class ContentSequence(Sequence[T]):
+    """A sequence that compares equal to any sequence of the same items, a tuple or a list included (not hashable)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+
+
+class _Steps(ContentSequence[Step]):
+    __slots__ = ("_of",)
+
+    def __init__(self, of: ConversationSteps) -> None:
+        self._of = of
+
+    def __len__(self) -> int:
+        return self._of.count
+
+    @overload
+    def __getitem__(self, at: int) -> Step: ...
+    @overload
+    def __getitem__(self, at: slice) -> tuple[Step, ...]: ...
+    def __getitem__(self, at: int | slice) -> Step | tuple[Step, ...]:
+        made = self._of.made
+        if isinstance(at, slice):
+            return tuple(made(i)[0] for i in range(*at.indices(self._of.count)))
+        count = self._of.count
+        index = at + count if at < 0 else at
+        if not 0 <= index < count:
+            raise IndexError("step index out of range")
+        return made(index)[0]
+
+    def __iter__(self) -> Iterator[Step]:
+        made = self._of.made
+        return (made(i)[0] for i in range(self._of.count))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+class _StepRecords(Mapping[int, Mapping[str, Any]]):
+    __slots__ = ("_of",)
+
+    def __init__(self, of: ConversationSteps) -> None:
+        self._of = of
+
+    def __len__(self) -> int:
+        return self._of.count
+
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        if type(index) is not int or not 0 <= index < self._of.count:
+            raise KeyError(index)
+        return self._of.made(index)[1]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self._of.count))
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
