@@ -19,6 +19,7 @@ import multiprocessing.util
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -95,6 +96,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 _TEMPORARY = pytest.StashKey[tuple[str, "str | None", "str | None"]]()
+_BYTECODE = pytest.StashKey[tuple[bool, "str | None"]]()
 
 
 settings.register_profile("dev", max_examples=10)
@@ -106,6 +108,13 @@ def pytest_configure(config: pytest.Config) -> None:
     ends; pytest's own ``tmp_path`` folders stay where pytest keeps (and prunes) them."""
     if everyday(config) and config.getoption("hypothesis_profile", None) is None:
         settings.load_profile("dev")
+    config.stash[_BYTECODE] = (sys.dont_write_bytecode, sys.pycache_prefix)
+    if sys.dont_write_bytecode and sys.pycache_prefix is None:
+        # PYTHONDONTWRITEBYTECODE keeps __pycache__ folders out of the sources, and with it every
+        # run compiles the package and rewrites every test module again: 1.5 s of the everyday
+        # loop. Their compiled forms go to the test cache instead, never beside the sources.
+        sys.pycache_prefix = str(config.rootpath / ".pytest_cache" / "pycache")
+        sys.dont_write_bytecode = False
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
     # multiprocessing makes its own folder once and removes it at exit, after this run's is gone:
     # made now, it is in the system's temporary folder, where its own cleanup finds it.
@@ -117,6 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    sys.dont_write_bytecode, sys.pycache_prefix = config.stash[_BYTECODE]
     folder, tempdir, tmpdir = config.stash[_TEMPORARY]
     tempfile.tempdir = tempdir
     if tmpdir is None:
