@@ -258,7 +258,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "category",
         "What the model was shown for the step (a key of views.BLOCK_KINDS): the result in full (result), "
         "cut at the cap (cut), its summary (summary), a nudge (nudge_no_tool_call, nudge_truncated, "
-        "nudge_invalid), the interrupted re-request (interrupted), or a hook's block (hook); null when skipped.",
+        "nudge_invalid), the interrupted re-request (interrupted), a hook's block (hook), or the block an imported "
+        "run sent, replayed as it was (as_sent); null when skipped.",
         lambda shown: shown.kind,
         of="shown",
         categories=RESULT_KINDS,
