@@ -10,7 +10,7 @@ blocks are read off that rule (``KIND_OF_USER_RULE``), never worked out again he
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from itertools import accumulate, compress, islice
 from operator import lt
@@ -127,18 +127,8 @@ class StepRenders:
     def assistants(self, start: int, stop: int) -> list[Message]:
         """The assistant turns of rendered steps ``[start:stop]``, rendering those not yet rendered
         (into both forms: a step's assistant turn is the same in each)."""
-        rules = self._assistant_rules
-        if "" in rules[start:stop]:
-            position = start
-            while position < stop:
-                if rules[position]:
-                    position += 1
-                    continue
-                end = position + 1
-                while end < stop and not rules[end]:
-                    end += 1
-                self._render_assistants(position, end)
-                position = end
+        for first, end in _unrendered(self._assistant_rules, start, stop):
+            self._render_assistants(first, end)
         return self.full_form.turns[2 * start : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
 
     def _render_assistants(self, start: int, stop: int) -> None:
@@ -163,17 +153,8 @@ class StepRenders:
         if not any(rules[start:stop]):  # the common case: a stretch never shown in this form
             self._render_stretch(form, start, stop)
             return
-        # Render the stretches not yet rendered in this form, each in one call.
-        position = start
-        while position < stop:
-            if rules[position]:
-                position += 1
-                continue
-            end = position + 1
-            while end < stop and not rules[end]:
-                end += 1
-            self._render_stretch(form, position, end)
-            position = end
+        for first, end in _unrendered(rules, start, stop):  # each stretch not yet rendered, in one call
+            self._render_stretch(form, first, end)
 
     def _render_stretch(self, form: Form, start: int, stop: int) -> None:
         made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
@@ -297,6 +278,20 @@ def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook
     if block.type == "tool_use":
         return BlockFact(kind="tool_use", block=block, rule=rule)
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
+
+
+def _unrendered(rules: Sequence[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
+    """The stretches ``[first, end)`` of ``[start, stop)`` whose rule is still empty: the steps not yet rendered."""
+    position = start
+    while position < stop:
+        if rules[position]:
+            position += 1
+            continue
+        end = position + 1
+        while end < stop and not rules[end]:
+            end += 1
+        yield position, end
+        position = end
 
 
 def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Options) -> BlockFact:
