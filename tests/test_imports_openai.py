@@ -366,3 +366,42 @@ def test_a_chat_given_in_memory_is_the_runs_own_copy() -> None:
         message.clear()
     assert [m.to_dict() for m in render.messages(run.step_input(), run.options())] == before
     assert json.dumps(list(run.records)) == records
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
+_ARGUMENTS = st.one_of(
+    st.dictionaries(st.sampled_from("abc"), st.integers() | _TEXT, max_size=3).map(json.dumps),
+    st.sampled_from(["", "{", "[1, 2]", "null", ' {"a": 1} ', '{"a": 1} x', "{}"]),
+)
+_FUNCTION = st.fixed_dictionaries({"name": _TEXT, "arguments": _ARGUMENTS})
+_CALL = st.fixed_dictionaries({"id": _TEXT, "type": st.just("function"), "function": _FUNCTION})
+
+
+@st.composite
+def plain_chats(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Chats of the shapes nearly every chat is made of: text, tool calls (arguments JSON or not), tool results."""
+    chat: list[dict[str, Any]] = [{"role": "user", "content": draw(_TEXT)}]
+    for _ in range(draw(st.integers(0, 4))):
+        calls = draw(st.lists(_CALL, max_size=3))
+        content = draw(st.none() | _TEXT) if calls else draw(_TEXT)
+        chat.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
+        chat.extend({"role": "tool", "tool_call_id": call["id"], "content": draw(_TEXT)} for call in calls)
+        if not calls or draw(st.booleans()):
+            chat.append({"role": "user", "content": draw(_TEXT)})
+    return chat
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(chat=plain_chats(), marked=st.sets(st.integers(0, 30)))
+def test_the_quick_reading_of_common_messages_converts_as_the_whole_reading_does(chat, marked):
+    """Messages of the common shapes are read at once; a field beside them sends a message through the whole reading.
+    Marking any of them so changes nothing the run renders, and the fields are kept in the source."""
+    quick = from_openai({"messages": chat})
+    slow_chat = [{**message, "note": i} if i in marked else message for i, message in enumerate(chat)]
+    slow = from_openai({"messages": slow_chat})
+    assert rendered(slow) == rendered(quick)
+    assert [w.text for w in slow.warnings] == [w.text for w in quick.warnings]
+    kept = slow.header["source"].get("unmapped", {})
+    assert {field: extra["note"] for field, extra in kept.items()} == {
+        f"messages[{i}]": i for i in marked if i < len(chat)
+    }

@@ -23,7 +23,7 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NoReturn
 
@@ -82,19 +82,24 @@ def own_copy(value: Any, path: str) -> Any:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
 
 
-def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
+def normalise_messages(messages: Any, where: Where, *, plain: Container[int] = ()) -> list[dict[str, Any]]:
     """The messages with string content as one text block, each block read as the API has it.
 
     Raises ``RunFileError`` naming the message and field that is not a message: a role other
     than ``user``/``assistant``, content neither text nor a list of blocks, a block without a
     type, a field of a known block of the wrong type, a tool use whose input is not an object.
-    The messages and blocks are the ones given, not copies (see ``own_copy``).
+    The messages and blocks are the ones given, not copies (see ``own_copy``). ``plain`` holds
+    the indices of messages their maker already made as the API has them (a user or assistant
+    role, a list of blocks that ``plain_block`` accepts): those are taken as they are.
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
     out: list[dict[str, Any]] = []
     append = out.append
     for i, message in enumerate(messages):
+        if i in plain:
+            append(message)
+            continue
         if type(message) is not dict:
             if not isinstance(message, Mapping):
                 raise where.at(f"[{i}]").error(f"expected a message object, got {type(message).__name__}")

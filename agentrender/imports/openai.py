@@ -59,6 +59,12 @@ _REQUEST_KEYS = ("request", "params", "body", "kwargs")
 # The fields of a tool call, and of its function, that the conversion maps.
 _CALL_KEYS = frozenset(("id", "type", "function"))
 _FUNCTION_KEYS = frozenset(("name", "arguments"))
+# The fields of the messages nearly every chat is made of, read at once (_Converter._plain).
+_PLAIN_KEYS = {
+    "user": frozenset(("role", "content")),
+    "assistant": frozenset(("role", "content", "tool_calls")),
+    "tool": frozenset(("role", "content", "tool_call_id")),
+}
 _decode = fast_json_decoder(json.JSONDecoder())
 """``json.loads`` of a call's arguments, through the scanner when they are one value (``agentrender._fast``)."""
 
@@ -148,7 +154,7 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
         if chat.get(key) is not None:
             origin[key] = chat[key]
     origin["converted"] = CONVERTED
-    anthropic_messages = normalise_messages(messages, where)
+    anthropic_messages = normalise_messages(messages, where, plain=converter.plain_turns)
     if not anthropic_messages:
         raise where.error("the conversation has no user or assistant messages")
     if not anthropic_messages[0]["content"]:
@@ -292,38 +298,52 @@ class _Converter:
         self.extra: dict[str, Any] = {}
         self.legacy_ids: list[str] = []
         self.legacy_made = 0
+        self.lines: Sequence[int] | None = None
+        self.plain_turns: set[int] = set()
+        """The indices of the turns made only of ``_plain`` messages: their blocks are as the API has them."""
 
     def convert(self, chat: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str, dict[str, Any] | None]:
         """``(messages, system, final reply as a Message or None)``."""
         turns: list[dict[str, Any]] = []
         system: list[str] = []
-        lines = chat.get("lines")
+        self.lines = chat.get("lines")
+        plain = self._plain
+        role_of_last = None
+        only_results = False  # the last turn holds only tool results
+        read_whole: set[int] = set()  # the turns that hold a message read by the whole reading
         for i, raw in enumerate(chat["messages"]):
-            here = Where(self.where.path, lines[i], "") if lines else self.where.at(f"[{i}]")
-            message = self._message(raw, here)
-            role = message["role"]
-            if role in ("system", "developer"):
-                if any(turn for turn in turns):
-                    self.warnings.append(
-                        here.warning("a system message after the conversation began is moved into the system prompt")
-                    )
-                system.append(self._system_text(message.get("content"), here.at("content")))
-                self._keep_extra(message, here)
-                continue
-            blocks, turn_role = self._blocks(message, role, here)
-            self._keep_extra(message, here)
-            is_result = role in ("tool", "function")
-            if turns and turns[-1]["role"] == turn_role:
-                previous = turns[-1]
-                # Results and then the user's text are one user turn in the Messages API: expected.
-                if not previous["only_results"]:
-                    self.warnings.append(
-                        here.warning(f"two {turn_role} turns in a row: joined into one turn, as the Messages API would")
-                    )
-                previous["content"].extend(blocks)
-                previous["only_results"] = previous["only_results"] and is_result
+            made = plain(raw, i)
+            if made is not None:
+                blocks, turn_role, is_result = made
             else:
-                turns.append({"role": turn_role, "content": blocks, "only_results": is_result})
+                here = self._here(i)
+                message = self._message(raw, here)
+                role = message["role"]
+                if role in ("system", "developer"):
+                    if turns:
+                        moved = "a system message after the conversation began is moved into the system prompt"
+                        self.warnings.append(here.warning(moved))
+                    system.append(self._system_text(message.get("content"), here.at("content")))
+                    self._keep_extra(message, here)
+                    continue
+                blocks, turn_role = self._blocks(message, role, here)
+                self._keep_extra(message, here)
+                is_result = role in ("tool", "function")
+            if turn_role == role_of_last:
+                # Results and then the user's text are one user turn in the Messages API: expected.
+                if not only_results:
+                    self.warnings.append(
+                        self._here(i).warning(
+                            f"two {turn_role} turns in a row: joined into one turn, as the Messages API would"
+                        )
+                    )
+                turns[-1]["content"].extend(blocks)
+                only_results = only_results and is_result
+            else:
+                turns.append({"role": turn_role, "content": blocks})
+                role_of_last, only_results = turn_role, is_result
+            if made is None:
+                read_whole.add(len(turns) - 1)
         response = chat.get("response")
         final = None
         if response is not None:
@@ -331,7 +351,61 @@ class _Converter:
                 self._message(response["message"], response["where"]), "assistant", response["where"]
             )
             final = {"role": "assistant", "content": blocks}
-        return [{"role": t["role"], "content": t["content"]} for t in turns], "\n\n".join(system), final
+        self.plain_turns = set(range(len(turns))) - read_whole
+        return turns, "\n\n".join(system), final
+
+    def _here(self, i: int) -> Where:
+        """Where the ``i``-th message is: its line in a file of messages, else its index in the chat."""
+        lines = self.lines
+        return Where(self.where.path, lines[i], "") if lines else self.where.at(f"[{i}]")
+
+    def _plain(self, raw: Any, i: int) -> tuple[list[dict[str, Any]], str, bool] | None:
+        """``(blocks, role of its turn, is a result)`` of a message of the shapes nearly every chat is made of.
+
+        A user's or assistant's text, an assistant's tool calls, a tool's text result, with no
+        other field: these are read here at once, their blocks made as the API has them (the
+        turns they make need no ``normalise_messages``). ``None`` for anything else, which the
+        whole reading takes (``_message``, ``_blocks``, ``_keep_extra``) and words any error of.
+        """
+        if type(raw) is not dict:
+            return None
+        role = raw.get("role")
+        if type(role) is not str:
+            return None
+        keys = _PLAIN_KEYS.get(role)
+        if keys is None or not raw.keys() <= keys:
+            return None
+        content = raw.get("content")
+        if role == "tool":
+            tool_id = raw.get("tool_call_id")
+            if type(tool_id) is not str or type(content) is not str:
+                return None
+            return [{"type": "tool_result", "tool_use_id": tool_id, "content": content}], "user", True
+        blocks: list[dict[str, Any]]
+        if type(content) is str:
+            blocks = [{"type": "text", "text": content}] if content or role == "user" else []
+        elif content is None and role == "assistant":
+            blocks = []  # a reply of tool calls only
+        else:
+            return None
+        calls = raw.get("tool_calls")
+        if calls is not None:
+            if type(calls) is not list:
+                return None
+            for k, call in enumerate(calls):
+                function = call.get("function") if type(call) is dict else None
+                if (
+                    type(function) is dict
+                    and call.keys() <= _CALL_KEYS
+                    and function.keys() <= _FUNCTION_KEYS
+                    and type(name := function.get("name")) is str
+                    and type(tool_id := call.get("id")) is str
+                    and type(arguments := function.get("arguments")) is str
+                ):
+                    blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": _arguments(arguments)})
+                else:
+                    blocks.append(self._tool_use(call, i, k))  # words the error, keeps the extra fields
+        return blocks, role, False
 
     def _message(self, raw: Any, here: Where) -> dict[str, Any]:
         if type(raw) is not dict and not isinstance(raw, Mapping):
@@ -442,37 +516,41 @@ class _Converter:
             return dict(part)
         return {"type": "image", "source": {"type": "url", "url": url}}
 
-    def _tool_use(self, call: Any, message: Where, k: int | None) -> dict[str, Any]:
-        """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call)."""
-        here = message.at("function_call" if k is None else f"tool_calls[{k}]")
+    def _tool_use(self, call: Any, message: Where | int, k: int | None) -> dict[str, Any]:
+        """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call).
+
+        ``message`` is where the message is, or its index in the chat (``_here`` of it is made
+        only to word an error or keep an extra field: most calls need neither).
+        """
+
+        def where() -> Where:
+            at = message if isinstance(message, Where) else self._here(message)
+            return at.at("function_call" if k is None else f"tool_calls[{k}]")
+
         if type(call) is not dict and not isinstance(call, Mapping):
-            raise here.error(f"expected a tool call object, got {type(call).__name__}")
+            raise where().error(f"expected a tool call object, got {type(call).__name__}")
         function = call.get("function")
         if type(function) is not dict and not isinstance(function, Mapping):
-            raise here.at("function").error(f"expected the called function, got {type(function).__name__}")
+            raise where().at("function").error(f"expected the called function, got {type(function).__name__}")
         name = function.get("name")
-        if not isinstance(name, str):
-            raise here.at("function.name").error(f"expected the function's name, got {type(name).__name__}")
+        if type(name) is not str and not isinstance(name, str):
+            raise where().at("function.name").error(f"expected the function's name, got {type(name).__name__}")
         tool_id = call.get("id")
-        if not isinstance(tool_id, str):
-            raise here.at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
+        if type(tool_id) is not str and not isinstance(tool_id, str):
+            raise where().at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
         arguments = function.get("arguments", "")
         if type(arguments) is not str and isinstance(arguments, Mapping):
             value: Any = dict(arguments)
         elif isinstance(arguments, str):
-            try:
-                value = _decode(arguments)
-            except ValueError:
-                value = arguments
-            if not isinstance(value, dict):
-                value = arguments  # not an object: the text as it came, which decide shows as invalid
+            value = _arguments(arguments)
         else:
-            raise here.at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
+            raise where().at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
         if call.keys() <= _CALL_KEYS and function.keys() <= _FUNCTION_KEYS:
             return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
         extra = {key: item for key, item in call.items() if key not in _CALL_KEYS}
         extra.update({key: item for key, item in function.items() if key not in _FUNCTION_KEYS})
         if extra:
+            here = where()
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
         return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
 
@@ -507,6 +585,15 @@ class _Converter:
             del extra["thinking_blocks"]
         if extra:
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
+
+
+def _arguments(text: str) -> dict[str, Any] | str:
+    """A tool call's input: its JSON arguments as an object, else the text as it came (``decide`` shows it invalid)."""
+    try:
+        value = _decode(text)
+    except ValueError:
+        return text
+    return value if type(value) is dict else text
 
 
 def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
