@@ -377,31 +377,60 @@ _FUNCTION = st.fixed_dictionaries({"name": _TEXT, "arguments": _ARGUMENTS})
 _CALL = st.fixed_dictionaries({"id": _TEXT, "type": st.just("function"), "function": _FUNCTION})
 
 
+def as_sent(run: Run) -> list[dict[str, Any]]:
+    """The conversation an imported run holds, in the Messages API's shape: its opening, then each step's turns."""
+    turns = [{"role": "user", "content": run.header["opening_content"]}]
+    for index in range(len(run.steps)):
+        sent = run.step_records[index]["sent"]
+        turns.append({"role": "assistant", "content": sent["assistant"]})
+        if "user" in sent:
+            turns.append({"role": "user", "content": sent["user"]})
+    return turns
+
+
 @st.composite
 def plain_chats(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """Chats of the shapes nearly every chat is made of: text, tool calls (arguments JSON or not), tool results."""
+    """Chats of the shapes nearly every chat is made of: text, tool calls (arguments JSON or not), tool results
+    (now and then one missing, and now and then two user or assistant messages in a row)."""
     chat: list[dict[str, Any]] = [{"role": "user", "content": draw(_TEXT)}]
     for _ in range(draw(st.integers(0, 4))):
+        if draw(st.integers(0, 5)) == 0:
+            chat.append({"role": "user", "content": draw(_TEXT)})  # a second user message in a row
+        if draw(st.integers(0, 5)) == 0:
+            chat.append({"role": "assistant", "content": draw(_TEXT)})  # a second assistant message before the calls
         calls = draw(st.lists(_CALL, max_size=3))
         content = draw(st.none() | _TEXT) if calls else draw(_TEXT)
         chat.append({"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})})
-        chat.extend({"role": "tool", "tool_call_id": call["id"], "content": draw(_TEXT)} for call in calls)
-        if not calls or draw(st.booleans()):
+        answered = [call for call in calls if draw(st.integers(0, 5))]  # now and then a tool use left unanswered
+        chat.extend({"role": "tool", "tool_call_id": call["id"], "content": draw(_TEXT)} for call in answered)
+        if not answered or draw(st.booleans()):
             chat.append({"role": "user", "content": draw(_TEXT)})
     return chat
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(chat=plain_chats(), marked=st.sets(st.integers(0, 30)))
-def test_the_quick_reading_of_common_messages_converts_as_the_whole_reading_does(chat, marked):
-    """Messages of the common shapes are read at once; a field beside them sends a message through the whole reading.
-    Marking any of them so changes nothing the run renders, and the fields are kept in the source."""
+@given(chat=plain_chats(), noted=st.sets(st.integers(0, 30)), whole=st.sets(st.integers(0, 30)))
+def test_the_quick_reading_of_common_messages_converts_as_the_whole_reading_does(chat, noted, whole):
+    """Messages of the common shapes are checked at once and made into blocks when read; a field beside them is kept
+    in the source, and a field the whole reading reads (here an empty refusal) sends the message through it. Neither
+    changes what the run renders or warns of."""
     quick = from_openai({"messages": chat})
-    slow_chat = [{**message, "note": i} if i in marked else message for i, message in enumerate(chat)]
-    slow = from_openai({"messages": slow_chat})
-    assert rendered(slow) == rendered(quick)
-    assert [w.text for w in slow.warnings] == [w.text for w in quick.warnings]
-    kept = slow.header["source"].get("unmapped", {})
-    assert {field: extra["note"] for field, extra in kept.items()} == {
-        f"messages[{i}]": i for i in marked if i < len(chat)
+    marked = [
+        {**message, **({"note": i} if i in noted else {}), **({"refusal": ""} if i in whole else {})}
+        for i, message in enumerate(chat)
+    ]
+    other = from_openai({"messages": marked})
+    assert rendered(other) == rendered(quick)
+    assert [step.decision for step in other.steps] == [step.decision for step in quick.steps]
+    assert [w.text for w in other.warnings] == [w.text for w in quick.warnings]
+    # the tool uses warned of as unanswered are those an import of the converted conversation warns of
+    as_anthropic = from_anthropic({"messages": as_sent(quick)})
+    unanswered = [w.text for w in quick.warnings if "no tool_result" in w.text]
+    assert unanswered == [w.text for w in as_anthropic.warnings if "no tool_result" in w.text]
+    kept = other.header["source"].get("unmapped", {})
+    expected = {
+        f"messages[{i}]": {**({"note": i} if i in noted else {}), **({"refusal": ""} if i in whole else {})}
+        for i in noted | whole
+        if i < len(chat)
     }
+    assert kept == expected

@@ -23,7 +23,7 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NoReturn
 
@@ -37,11 +37,15 @@ from agentrender.runfile.sent import result_text
 __all__ = [
     "Summariser",
     "Where",
+    "check_blocks",
+    "checked_run",
     "conversation_run",
     "first_line_summary",
     "normalise_messages",
     "own_copy",
     "plain_block",
+    "result_summaries",
+    "unanswered_warning",
 ]
 
 
@@ -82,24 +86,19 @@ def own_copy(value: Any, path: str) -> Any:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
 
 
-def normalise_messages(messages: Any, where: Where, *, plain: Container[int] = ()) -> list[dict[str, Any]]:
+def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
     """The messages with string content as one text block, each block read as the API has it.
 
     Raises ``RunFileError`` naming the message and field that is not a message: a role other
     than ``user``/``assistant``, content neither text nor a list of blocks, a block without a
     type, a field of a known block of the wrong type, a tool use whose input is not an object.
-    The messages and blocks are the ones given, not copies (see ``own_copy``). ``plain`` holds
-    the indices of messages their maker already made as the API has them (a user or assistant
-    role, a list of blocks that ``plain_block`` accepts): those are taken as they are.
+    The messages and blocks are the ones given, not copies (see ``own_copy``).
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
     out: list[dict[str, Any]] = []
     append = out.append
     for i, message in enumerate(messages):
-        if i in plain:
-            append(message)
-            continue
         if type(message) is not dict:
             if not isinstance(message, Mapping):
                 raise where.at(f"[{i}]").error(f"expected a message object, got {type(message).__name__}")
@@ -114,11 +113,16 @@ def normalise_messages(messages: Any, where: Where, *, plain: Container[int] = (
         if type(content) is not list:
             got = type(content).__name__
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
-        if not all(map(plain_block, content)):
-            for j, block in enumerate(content):
-                _check(block, where.at(f"[{i}]"), j)
+        check_blocks(content, where.at(f"[{i}]").at("content"))
         append(message)
     return out
+
+
+def check_blocks(blocks: list[Any], here: Where) -> None:
+    """Raise the ``RunFileError`` naming the field (``here[j]...``) of the first block not as the API has it."""
+    if not all(map(plain_block, blocks)):
+        for j, block in enumerate(blocks):
+            _check(block, here, j)
 
 
 def plain_block(block: Any) -> bool:
@@ -147,7 +151,7 @@ _INPUTS = (dict, str)
 
 
 def _check(block: Any, here: Where, j: int) -> None:
-    """The whole check of the ``j``-th block of the message at ``here``, raising the error that names its field."""
+    """The whole check of the ``j``-th block of the content at ``here``, raising the error that names its field."""
     try:
         check_block(block)
     except ValueError:
@@ -159,13 +163,13 @@ def _check(block: Any, here: Where, j: int) -> None:
 
 
 def _block_error(block: Any, here: Where, j: int) -> NoReturn:
-    """Raise the error for the ``j``-th block of the message at ``here``, naming its field."""
+    """Raise the error for the ``j``-th block of the content at ``here``, naming its field."""
     try:
-        check_block(block, f"content[{j}]")
+        check_block(block, f"[{j}]")
     except ValueError as error:
-        raise Where(here.path, here.line).error(f"{here.field}.{error}") from None
+        raise Where(here.path, here.line).error(f"{here.field}{error}") from None
     got = "missing" if "input" not in block else f"got {type(block['input']).__name__}"
-    raise here.at(f"content[{j}].input").error(f"expected an object (the tool's input) or its raw text, {got}")
+    raise here.at(f"[{j}].input").error(f"expected an object (the tool's input) or its raw text, {got}")
 
 
 _USES = ("tool_use", "server_tool_use")
@@ -245,16 +249,55 @@ def conversation_run(
             f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
             "so they cannot be rendered as sent; join their content into one turn"
         )
-    header = _header(turns[0]["content"], request, where, run_id, source, summarise)
-    summaries = _unanswered(turns, where, warnings, summarise)
-    steps = ConversationSteps(turns, summaries)
+    for start in range(1, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
+        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
+        user = turns[start + 1]["content"]
+        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
+        if warning := unanswered_warning(where, start, uses, answered):
+            warnings.append(warning)
+    return checked_run(
+        turns,
+        where=where,
+        run_id=run_id,
+        source=source,
+        request=request,
+        calls=calls,
+        summaries=result_summaries(turns, summarise) if summarise is not None else None,
+        summarise=summarise,
+        warnings=warnings,
+        replies_checked=replies_checked,
+    )
+
+
+def checked_run(
+    turns: Sequence[Mapping[str, Any]],
+    *,
+    where: Where,
+    run_id: str,
+    source: Mapping[str, Any],
+    request: Mapping[str, Any],
+    calls: Iterable[Mapping[str, Any]] = (),
+    summaries: list[dict[str, str]] | None = None,
+    summarise: Summariser | None = None,
+    warnings: list[RunWarning],
+    replies_checked: bool = False,
+) -> Run:
+    """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
+
+    For an importer that checks as it reads: ``turns`` begin with the opening (a user turn)
+    and alternate, every block as the API has it, and ``warnings`` already holds each tool
+    use left unanswered (``unanswered_warning``). Only the opening is read here; the other
+    turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
+    ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
+    """
+    header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     return read_records(
         [header, *calls],
         path=where.path,
         notes=warnings,
         blocks_checked=True,
         replies_checked=replies_checked,
-        steps=steps,
+        steps=ConversationSteps(turns, summaries),
     )
 
 
@@ -311,29 +354,17 @@ def _header(
     return header
 
 
-def _unanswered(
-    turns: Sequence[Mapping[str, Any]], where: Where, warnings: list[RunWarning], summarise: Summariser | None
-) -> list[dict[str, str]] | None:
-    """Warn of each assistant turn's tool uses that the next turn does not answer; the results' summaries, if asked.
+def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list[Any]) -> RunWarning | None:
+    """The warning for the tool uses of assistant turn ``start`` (ids ``uses``) that the next turn's results
+    (answering ``answered``) leave unanswered; ``None`` when each is answered."""
+    if uses == answered or not (missing := [str(use) for use in uses if use not in answered]):
+        return None
+    return where.at(f"[{start}]").warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn")
 
-    ``None`` without ``summarise``; else, for each step, the summary of each result of its user
-    turn by the id it answers.
-    """
-    summaries: list[dict[str, str]] | None = [] if summarise is not None else None
-    last = len(turns) - 1
-    for start in range(1, len(turns), 2):
-        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
-        if start == last:
-            break  # the reply to the last request: not answered, nor sent
-        user = turns[start + 1]["content"]
-        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
-        if uses != answered and (missing := [str(use) for use in uses if use not in answered]):
-            warnings.append(
-                where.at(f"[{start}]").warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn")
-            )
-        if summaries is not None:
-            summaries.append(_summaries(user, summarise))  # type: ignore[arg-type]  # not None with summaries
-    return summaries
+
+def result_summaries(turns: Sequence[Mapping[str, Any]], summarise: Summariser) -> list[dict[str, str]]:
+    """For each step, the summary ``summarise`` gives each result of its user turn, by the id it answers."""
+    return [_summaries(turns[start + 1]["content"], summarise) for start in range(1, len(turns) - 1, 2)]
 
 
 def _summaries(user: list[dict[str, Any]], summarise: Summariser) -> dict[str, str]:

@@ -35,12 +35,21 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from agentrender._fast import fast_json_decoder, paused
 from agentrender.imports.anthropic import read_json_values
-from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
+from agentrender.imports.conversation import (
+    Summariser,
+    Where,
+    check_blocks,
+    checked_run,
+    own_copy,
+    result_summaries,
+    unanswered_warning,
+)
 from agentrender.runfile import Run, RunWarning
+from agentrender.runfile.imported import ContentSequence
 
 __all__ = ["from_openai", "looks_like_openai"]
 
@@ -59,12 +68,17 @@ _REQUEST_KEYS = ("request", "params", "body", "kwargs")
 # The fields of a tool call, and of its function, that the conversion maps.
 _CALL_KEYS = frozenset(("id", "type", "function"))
 _FUNCTION_KEYS = frozenset(("name", "arguments"))
-# The fields of the messages nearly every chat is made of, read at once (_Converter._plain).
-_PLAIN_KEYS = {
-    "user": frozenset(("role", "content")),
-    "assistant": frozenset(("role", "content", "tool_calls")),
-    "tool": frozenset(("role", "content", "tool_call_id")),
+# The fields of the messages nearly every chat is made of, checked at once and made into blocks when their
+# turn is first read (_Converter._quick, _quick_blocks); a message with a field of _READ_WHOLE that is not
+# null is read whole, as is one of another shape.
+_QUICK_FIELDS = {
+    "user": frozenset(("role", "content")).issuperset,
+    "assistant": frozenset(("role", "content", "tool_calls")).issuperset,
+    "tool": frozenset(("role", "content", "tool_call_id")).issuperset,
 }
+_call_has_only = _CALL_KEYS.issuperset
+_function_has_only = _FUNCTION_KEYS.issuperset
+_READ_WHOLE = frozenset(("thinking_blocks", "refusal", "reasoning_content", "function_call", "tool_call_ids"))
 _decode = fast_json_decoder(json.JSONDecoder())
 """``json.loads`` of a call's arguments, through the scanner when they are one value (``agentrender._fast``)."""
 
@@ -140,7 +154,7 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
         origin = {"format": "openai-chat"}
     chat, where = _chat(values, path, warnings)
     converter = _Converter(where, warnings)
-    messages, system, response = converter.convert(chat)
+    turns, system = converter.convert(chat)
     request = dict(chat.get("request") or {})
     if system:
         request["system"] = system
@@ -154,20 +168,20 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
         if chat.get(key) is not None:
             origin[key] = chat[key]
     origin["converted"] = CONVERTED
-    anthropic_messages = normalise_messages(messages, where, plain=converter.plain_turns)
-    if not anthropic_messages:
+    if not turns:
         raise where.error("the conversation has no user or assistant messages")
-    if not anthropic_messages[0]["content"]:
+    if turns.roles[0] != "user":
+        raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
+    if not turns[0]["content"]:
         raise where.error("the first user message is empty: there is no opening to render")
-    if response is not None and anthropic_messages[-1]["role"] != "user":
-        warnings.append(where.warning("a response was given, but the conversation ends on an assistant turn"))
-    return conversation_run(
-        anthropic_messages,
+    # the turns alternate (a role that repeats joins the turn before), and unanswered tool uses were warned of
+    return checked_run(
+        turns,
         where=where,
         run_id=run_id or name,
         source=origin,
         request=request,
-        final=response if response is not None and anthropic_messages[-1]["role"] == "user" else None,
+        summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
     )
@@ -299,113 +313,139 @@ class _Converter:
         self.legacy_ids: list[str] = []
         self.legacy_made = 0
         self.lines: Sequence[int] | None = None
-        self.plain_turns: set[int] = set()
-        """The indices of the turns made only of ``_plain`` messages: their blocks are as the API has them."""
 
-    def convert(self, chat: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str, dict[str, Any] | None]:
-        """``(messages, system, final reply as a Message or None)``."""
-        turns: list[dict[str, Any]] = []
+    def convert(self, chat: Mapping[str, Any]) -> tuple[_Turns, str]:
+        """``(turns, system)``: the turns of the chat (its reply last, when it has one), each made when first read.
+
+        Every message is read and checked here; a message of the shapes nearly every chat is
+        made of (``_quick``) is only checked, and its blocks are made with its turn's
+        (``_Turns``); any other is read whole now (``_message``, ``_blocks``, ``_keep_extra``),
+        its blocks checked. The tool uses each assistant turn leaves unanswered are warned of
+        as the reading goes (``unanswered_warning``).
+        """
+        messages = chat["messages"]
+        read: dict[int, list[dict[str, Any]] | None] = {}  # blocks the whole reading made, by message (None: system)
+        starts: list[int] = []  # the message each turn starts at
+        roles: list[str] = []
         system: list[str] = []
         self.lines = chat.get("lines")
-        plain = self._plain
-        role_of_last = None
+        quick = self._quick
         only_results = False  # the last turn holds only tool results
-        read_whole: set[int] = set()  # the turns that hold a message read by the whole reading
-        for i, raw in enumerate(chat["messages"]):
-            made = plain(raw, i)
-            if made is not None:
-                blocks, turn_role, is_result = made
+        uses: list[Any] = []  # the tool-use ids of the last assistant turn
+        answered: list[Any] = []  # the ids of the results in the user turn after it
+        for i, raw in enumerate(messages):
+            role = quick(raw, i)
+            if role is not None:
+                is_result = role == "tool"
+                if is_result:
+                    role = "user"
+                    answered.append(raw["tool_call_id"])
+                elif role == "assistant":
+                    called = [call["id"] for call in raw.get("tool_calls") or ()]
             else:
                 here = self._here(i)
                 message = self._message(raw, here)
                 role = message["role"]
                 if role in ("system", "developer"):
-                    if turns:
+                    if roles:
                         moved = "a system message after the conversation began is moved into the system prompt"
                         self.warnings.append(here.warning(moved))
                     system.append(self._system_text(message.get("content"), here.at("content")))
                     self._keep_extra(message, here)
+                    read[i] = None
                     continue
-                blocks, turn_role = self._blocks(message, role, here)
-                self._keep_extra(message, here)
                 is_result = role in ("tool", "function")
-            if turn_role == role_of_last:
+                blocks, role = self._blocks(message, role, here)
+                self._keep_extra(message, here)
+                check_blocks(blocks, here.at("content"))
+                read[i] = blocks
+                if role == "assistant":
+                    called = [block.get("id") for block in blocks if block["type"] == "tool_use"]
+                else:
+                    answered.extend(block.get("tool_use_id") for block in blocks if block["type"] == "tool_result")
+            if roles and role == roles[-1]:
                 # Results and then the user's text are one user turn in the Messages API: expected.
                 if not only_results:
-                    self.warnings.append(
-                        self._here(i).warning(
-                            f"two {turn_role} turns in a row: joined into one turn, as the Messages API would"
-                        )
-                    )
-                turns[-1]["content"].extend(blocks)
+                    joined = f"two {role} turns in a row: joined into one turn, as the Messages API would"
+                    self.warnings.append(self._here(i).warning(joined))
                 only_results = only_results and is_result
-            else:
-                turns.append({"role": turn_role, "content": blocks})
-                role_of_last, only_results = turn_role, is_result
-            if made is None:
-                read_whole.add(len(turns) - 1)
+                if role == "assistant":
+                    uses.extend(called)
+                continue
+            if role == "assistant":
+                if len(roles) >= 2 and (warning := unanswered_warning(self.where, len(roles) - 2, uses, answered)):
+                    self.warnings.append(warning)
+                uses, answered = called, []
+            starts.append(i)
+            roles.append(role)
+            only_results = is_result
+        last = (
+            unanswered_warning(self.where, len(roles) - 2, uses, answered)
+            if roles[-2:] == ["assistant", "user"]
+            else None
+        )
+        if last:
+            self.warnings.append(last)
         response = chat.get("response")
-        final = None
         if response is not None:
-            blocks, _ = self._blocks(
-                self._message(response["message"], response["where"]), "assistant", response["where"]
-            )
-            final = {"role": "assistant", "content": blocks}
-        self.plain_turns = set(range(len(turns))) - read_whole
-        return turns, "\n\n".join(system), final
+            where = response["where"]
+            blocks, _ = self._blocks(self._message(response["message"], where), "assistant", where)
+            check_blocks(blocks, where.at("content"))
+            if roles and roles[-1] == "user":
+                read[len(messages)] = blocks  # the reply, one past the messages
+                starts.append(len(messages))
+                roles.append("assistant")
+            else:
+                self.warnings.append(
+                    self.where.warning("a response was given, but the conversation ends on an assistant turn")
+                )
+        return _Turns(messages, read, starts, roles), "\n\n".join(system)
 
     def _here(self, i: int) -> Where:
         """Where the ``i``-th message is: its line in a file of messages, else its index in the chat."""
         lines = self.lines
         return Where(self.where.path, lines[i], "") if lines else self.where.at(f"[{i}]")
 
-    def _plain(self, raw: Any, i: int) -> tuple[list[dict[str, Any]], str, bool] | None:
-        """``(blocks, role of its turn, is a result)`` of a message of the shapes nearly every chat is made of.
+    def _quick(self, raw: Any, i: int) -> str | None:
+        """The role of a message of the shapes nearly every chat is made of, checked; ``None`` for any other.
 
-        A user's or assistant's text, an assistant's tool calls, a tool's text result, with no
-        other field: these are read here at once, their blocks made as the API has them (the
-        turns they make need no ``normalise_messages``). ``None`` for anything else, which the
-        whole reading takes (``_message``, ``_blocks``, ``_keep_extra``) and words any error of.
+        A user's text, an assistant's text (or none) and tool calls of JSON-text arguments, a
+        tool's text result: ``_quick_blocks`` makes their blocks, when their turn is first read.
+        A field beside those is kept in the source, as the whole reading keeps it; a message with
+        a field the whole reading reads (thinking blocks, a refusal, a legacy function call) is
+        left to it, as is anything else, which it words the error of.
         """
         if type(raw) is not dict:
             return None
         role = raw.get("role")
-        if type(role) is not str:
-            return None
-        keys = _PLAIN_KEYS.get(role)
-        if keys is None or not raw.keys() <= keys:
+        has_only = _QUICK_FIELDS.get(role) if type(role) is str else None
+        if has_only is None:
             return None
         content = raw.get("content")
         if role == "tool":
-            tool_id = raw.get("tool_call_id")
-            if type(tool_id) is not str or type(content) is not str:
+            if type(raw.get("tool_call_id")) is not str or type(content) is not str:
                 return None
-            return [{"type": "tool_result", "tool_use_id": tool_id, "content": content}], "user", True
-        blocks: list[dict[str, Any]]
-        if type(content) is str:
-            blocks = [{"type": "text", "text": content}] if content or role == "user" else []
-        elif content is None and role == "assistant":
-            blocks = []  # a reply of tool calls only
-        else:
+        elif type(content) is not str and (content is not None or role == "user"):
             return None
-        calls = raw.get("tool_calls")
-        if calls is not None:
+        elif role == "assistant" and (calls := raw.get("tool_calls")) is not None:
             if type(calls) is not list:
                 return None
-            for k, call in enumerate(calls):
+            for call in calls:
                 function = call.get("function") if type(call) is dict else None
-                if (
+                if not (
                     type(function) is dict
-                    and call.keys() <= _CALL_KEYS
-                    and function.keys() <= _FUNCTION_KEYS
-                    and type(name := function.get("name")) is str
-                    and type(tool_id := call.get("id")) is str
-                    and type(arguments := function.get("arguments")) is str
+                    and _call_has_only(call)
+                    and _function_has_only(function)
+                    and type(function.get("name")) is str
+                    and type(call.get("id")) is str
+                    and type(function.get("arguments")) is str
                 ):
-                    blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": _arguments(arguments)})
-                else:
-                    blocks.append(self._tool_use(call, i, k))  # words the error, keeps the extra fields
-        return blocks, role, False
+                    return None
+        if not has_only(raw):
+            if any(raw[key] is not None for key in raw.keys() & _READ_WHOLE):
+                return None
+            self._keep_extra(raw, self._here(i))
+        return role
 
     def _message(self, raw: Any, here: Where) -> dict[str, Any]:
         if type(raw) is not dict and not isinstance(raw, Mapping):
@@ -585,6 +625,72 @@ class _Converter:
             del extra["thinking_blocks"]
         if extra:
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
+
+
+def _quick_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The blocks of a message ``_Converter._quick`` checked: its text, its tool calls or its result."""
+    content = message.get("content")
+    if message["role"] == "tool":
+        return [{"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": content}]
+    blocks = [{"type": "text", "text": content}] if content or message["role"] == "user" else []
+    for call in message.get("tool_calls") or ():
+        function = call["function"]
+        input_ = _arguments(function["arguments"])
+        blocks.append({"type": "tool_use", "id": call["id"], "name": function["name"], "input": input_})
+    return blocks
+
+
+class _Turns(ContentSequence[dict[str, Any]]):
+    """The chat's turns in the Messages API's shape (``{"role", "content"}``), each made when first read, and kept.
+
+    Turn ``t`` is made of the messages from ``starts[t]`` to the next turn's start: each one
+    ``_Converter._quick`` checked is made into blocks here (``_quick_blocks``); the whole
+    reading made the blocks of the others (``read``, by message; ``None`` for a system
+    message, which is no turn's). A run's steps read their turns when they are first read
+    (``runfile.ConversationSteps``): an import checks every message, and makes the blocks of
+    those it is asked for.
+    """
+
+    __slots__ = ("_made", "_messages", "_read", "_starts", "roles")
+
+    def __init__(
+        self,
+        messages: list[Any],
+        read: dict[int, list[dict[str, Any]] | None],
+        starts: list[int],
+        roles: list[str],
+    ) -> None:
+        self._messages, self._read, self._starts = messages, read, starts
+        self.roles = roles
+        """Each turn's role: ``user`` and ``assistant`` in turn (a role that repeats joins the turn before)."""
+        self._made: list[dict[str, Any] | None] = [None] * len(roles)
+
+    def __len__(self) -> int:
+        return len(self.roles)
+
+    @overload
+    def __getitem__(self, at: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(at, slice):
+            return [self[t] for t in range(*at.indices(len(self)))]
+        made = self._made[at]
+        if made is None:
+            made = self._made[at] = {"role": self.roles[at], "content": self._content(at)}
+        return made
+
+    def _content(self, at: int) -> list[dict[str, Any]]:
+        starts, read, messages = self._starts, self._read, self._messages
+        t = range(len(starts))[at]
+        end = starts[t + 1] if t + 1 < len(starts) else max(len(messages), starts[t] + 1)
+        content: list[dict[str, Any]] = []
+        for i in range(starts[t], end):
+            if i not in read:
+                content.extend(_quick_blocks(messages[i]))
+            elif (blocks := read[i]) is not None:
+                content.extend(blocks)
+        return content
 
 
 def _arguments(text: str) -> dict[str, Any] | str:
