@@ -44,6 +44,7 @@ __all__ = [
     "normalise_messages",
     "own_copy",
     "plain_block",
+    "plain_blocks",
     "result_summaries",
     "unanswered_warning",
 ]
@@ -113,38 +114,53 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
         if type(content) is not list:
             got = type(content).__name__
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
-        check_blocks(content, where.at(f"[{i}]").at("content"))
+        if not plain_blocks(content):  # the place is worded only for a block that is not plain
+            check_blocks(content, where.at(f"[{i}]").at("content"))
         append(message)
     return out
 
 
 def check_blocks(blocks: list[Any], here: Where) -> None:
     """Raise the ``RunFileError`` naming the field (``here[j]...``) of the first block not as the API has it."""
-    if not all(map(plain_block, blocks)):
+    if not plain_blocks(blocks):
         for j, block in enumerate(blocks):
             _check(block, here, j)
 
 
 def plain_block(block: Any) -> bool:
-    """True for a block of the shapes nearly every conversation is made of, when it is as the API has it.
+    """True for a block of the shapes nearly every conversation is made of, as the API has it (``plain_blocks``)."""
+    return plain_blocks((block,))
+
+
+def plain_blocks(blocks: Iterable[Any]) -> bool:
+    """True when every block is of the shapes nearly every conversation is made of, as the API has it.
 
     A quick look, accepting only what ``check_block`` accepts (a text, a tool use with an object
     or text input, a result of text): anything else, or anything wrong, is left to ``_check``.
+    One call looks at a message's blocks: a call a block would cost more than the look.
     """
-    if type(block) is not dict:
-        return False
-    kind = block.get("type")
-    if kind == "text":
-        return type(block.get("text")) is str
-    if kind == "tool_result":
-        return (
-            type(block.get("tool_use_id")) is str
-            and type(block.get("content", "")) is str
-            and type(block.get("is_error", False)) is bool
-        )
-    if kind == "tool_use":
-        return type(block.get("id")) is str and type(block.get("name")) is str and type(block.get("input")) in _INPUTS
-    return False
+    for block in blocks:
+        if type(block) is not dict:
+            return False
+        kind = block.get("type")
+        if kind == "text":
+            if type(block.get("text")) is not str:
+                return False
+        elif kind == "tool_result":
+            if (
+                type(block.get("tool_use_id")) is not str
+                or type(block.get("content", "")) is not str
+                or type(block.get("is_error", False)) is not bool
+            ):
+                return False
+        elif kind == "tool_use":
+            if type(block.get("id")) is not str or type(block.get("name")) is not str:
+                return False
+            if type(block.get("input")) not in _INPUTS:
+                return False
+        else:
+            return False
+    return True
 
 
 _INPUTS = (dict, str)
