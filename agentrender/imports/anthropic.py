@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from agentrender.runfile import Run, RunFileError, RunWarning, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
+__all__ = ["collector_while_reading", "from_anthropic", "looks_like_anthropic", "read_json_values"]
 
 _REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
@@ -84,9 +85,7 @@ def from_anthropic(
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
     the file, line and field of what cannot be read.
     """
-    # An import makes a run's worth of objects and frees almost none: the collector's passes
-    # over them would cost more than the import (as for load_run).
-    with paused():
+    with collector_while_reading(source):
         return _from_anthropic(source, run_id, summarise)
 
 
@@ -155,6 +154,21 @@ def _text(path: str, notes: list[RunWarning]) -> str:
             raise RunFileError(path, error.line or 1, str(error)) from None
     notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
     return data.decode("utf-8")
+
+
+def collector_while_reading(source: Any) -> AbstractContextManager[None]:
+    """How the cyclic collector runs while ``source`` is imported: paused for a file of JSON lines, else on.
+
+    A file of JSON lines is a log of many values (a call log holds the conversation once per
+    call): with the collector on, its full passes over all that the import holds would come
+    again and again, and pausing it (``_fast.paused``) costs one collection at the end. One
+    JSON document, whose steps are made when first read, is the parse's objects alone: the
+    collector's passes as the parse goes touch what was just made, and cost less than that
+    one collection over them all after it (measured in ``bench/bench_imports.py``).
+    """
+    if isinstance(source, str | os.PathLike) and os.fspath(source).endswith((".jsonl", ".jsonl.gz")):
+        return paused()
+    return nullcontext()
 
 
 def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:

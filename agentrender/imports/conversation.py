@@ -136,7 +136,8 @@ def plain_blocks(blocks: Iterable[Any]) -> bool:
     """True when every block is of the shapes nearly every conversation is made of, as the API has it.
 
     A quick look, accepting only what ``check_block`` accepts (a text, a tool use with an object
-    or text input, a result of text): anything else, or anything wrong, is left to ``_check``.
+    or text input, a result of text or of text blocks): anything else, or anything wrong, is
+    left to ``_check``.
     One call looks at a message's blocks: a call a block would cost more than the look.
     """
     for block in blocks:
@@ -147,11 +148,10 @@ def plain_blocks(blocks: Iterable[Any]) -> bool:
             if type(block.get("text")) is not str:
                 return False
         elif kind == "tool_result":
-            if (
-                type(block.get("tool_use_id")) is not str
-                or type(block.get("content", "")) is not str
-                or type(block.get("is_error", False)) is not bool
-            ):
+            if type(block.get("tool_use_id")) is not str or type(block.get("is_error", False)) is not bool:
+                return False
+            content = block.get("content", "")
+            if type(content) is not str and not (type(content) is list and _plain_texts(content)):
                 return False
         elif kind == "tool_use":
             if type(block.get("id")) is not str or type(block.get("name")) is not str:
@@ -164,6 +164,14 @@ def plain_blocks(blocks: Iterable[Any]) -> bool:
 
 
 _INPUTS = (dict, str)
+
+
+def _plain_texts(blocks: list[Any]) -> bool:
+    """True when every block is a text block as the API has it (a result's content given as blocks)."""
+    for block in blocks:
+        if type(block) is not dict or block.get("type") != "text" or type(block.get("text")) is not str:
+            return False
+    return True
 
 
 def _check(block: Any, here: Where, j: int) -> None:

@@ -37,8 +37,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from agentrender._fast import fast_json_decoder, paused
-from agentrender.imports.anthropic import read_json_values
+from agentrender._fast import fast_json_decoder
+from agentrender.imports.anthropic import collector_while_reading, read_json_values
 from agentrender.imports.conversation import (
     Summariser,
     Where,
@@ -135,9 +135,7 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     ``RunFileError`` naming the file, line and field of what cannot be read; what is read
     but has no counterpart in the Messages API is a warning on the run.
     """
-    # An import makes a run's worth of objects and frees almost none: the collector's passes
-    # over them would cost more than the import (as for load_run).
-    with paused():
+    with collector_while_reading(source):
         return _from_openai(source, run_id, summarise)
 
 
