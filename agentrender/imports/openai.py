@@ -331,6 +331,7 @@ class _Converter:
         only_results = False  # the last turn holds only tool results
         uses: list[Any] = []  # the tool-use ids of the last assistant turn
         answered: list[Any] = []  # the ids of the results in the user turn after it
+        role_of_last = None
         for i, raw in enumerate(messages):
             role = quick(raw, i)
             if role is not None:
@@ -339,7 +340,8 @@ class _Converter:
                     role = "user"
                     answered.append(raw["tool_call_id"])
                 elif role == "assistant":
-                    called = [call["id"] for call in raw.get("tool_calls") or ()]
+                    calls = raw.get("tool_calls")
+                    called = [call["id"] for call in calls] if calls else []
             else:
                 here = self._here(i)
                 message = self._message(raw, here)
@@ -361,7 +363,7 @@ class _Converter:
                     called = [block.get("id") for block in blocks if block["type"] == "tool_use"]
                 else:
                     answered.extend(block.get("tool_use_id") for block in blocks if block["type"] == "tool_result")
-            if roles and role == roles[-1]:
+            if role == role_of_last:
                 # Results and then the user's text are one user turn in the Messages API: expected.
                 if not only_results:
                     joined = f"two {role} turns in a row: joined into one turn, as the Messages API would"
@@ -376,7 +378,7 @@ class _Converter:
                 uses, answered = called, []
             starts.append(i)
             roles.append(role)
-            only_results = is_result
+            role_of_last, only_results = role, is_result
         last = (
             unanswered_warning(self.where, len(roles) - 2, uses, answered)
             if roles[-2:] == ["assistant", "user"]
