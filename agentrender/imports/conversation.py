@@ -125,7 +125,7 @@ def plain_block(block: Any) -> bool:
     """True for a block of the shapes nearly every conversation is made of, when it is as the API has it.
 
     A quick look, accepting only what ``check_block`` accepts (a text, a tool use with an object
-    or text input, a result of text): anything else, or anything wrong, is left to ``_check``.
+    or text input, a result of text or of such blocks): anything else, or anything wrong, is left to ``_check``.
     """
     if type(block) is not dict:
         return False
@@ -133,9 +133,10 @@ def plain_block(block: Any) -> bool:
     if kind == "text":
         return type(block.get("text")) is str
     if kind == "tool_result":
+        content = block.get("content", "")
         return (
             type(block.get("tool_use_id")) is str
-            and type(block.get("content", "")) is str
+            and (type(content) is str or (type(content) is list and all(map(plain_block, content))))
             and type(block.get("is_error", False)) is bool
         )
     if kind == "tool_use":
