@@ -376,6 +376,17 @@ class ModelResponse:
 
 def _check_reply_fields(wire: Any, where: str) -> None:
     """Check a reply's fields other than its blocks, raising what ``ModelResponse.from_dict`` raises."""
+    if (
+        type(wire) is dict  # a quick look at a reply as JSON gives it; the checks below word what is wrong
+        and wire.get("type", "message") == "message"
+        and wire.get("role", "assistant") == "assistant"
+        and "content" in wire
+        and type(wire.get("stop_reason")) in _TEXT_OR_NONE
+        and type(wire.get("usage")) in _OBJECT_OR_NONE
+        and type(wire.get("model", "")) is str
+        and type(wire.get("id", "")) is str
+    ):
+        return
     if not isinstance(wire, Mapping):
         raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
     for key, expected in (("type", "message"), ("role", "assistant")):
@@ -394,13 +405,23 @@ def _check_reply_fields(wire: Any, where: str) -> None:
             raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
 
 
-def check_response(wire: Any, *, where: str = "response") -> None:
+_TEXT_OR_NONE = (str, type(None))
+_OBJECT_OR_NONE = (dict, type(None))
+
+
+def check_response(wire: Any, *, where: str = "response", blocks_checked: bool = False) -> None:
     """Raise the ``ValueError`` ``ModelResponse.from_dict(wire, where=where)`` would raise, without building the reply.
 
     For a reader that checks every reply when it reads a file but builds one only when asked.
+    ``blocks_checked=True`` says the reader checked each of its blocks as it is (``check_block``),
+    as an importer does when it reads them: only the reply's own fields are checked.
     """
     _check_reply_fields(wire, where)
-    blocks = _block_list(wire["content"], f"{where}.content")
+    blocks = wire["content"]
+    if type(blocks) is not list:
+        blocks = _block_list(blocks, f"{where}.content")
+    if blocks_checked:
+        return
     try:
         for block in blocks:
             check_block(block)  # a shape that passed once passes at the cost of a look-up

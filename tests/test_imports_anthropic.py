@@ -18,7 +18,6 @@ from agentrender import ContentBlock, ModelResponse, load_run, render, write_run
 from agentrender._api_rules import message_problems
 from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
-from agentrender.imports.conversation import plain_blocks
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
 from tests._support.conversations import WEATHER, conversations, normalised
@@ -472,32 +471,3 @@ def test_a_conversation_given_in_memory_is_the_runs_own_copy() -> None:
     body["tools"].clear()
     assert [m.to_dict() for m in render.messages(run.step_input(), run.options())] == before
     assert json.dumps(list(run.records)) == records
-
-
-_NEAR_PLAIN_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.just([]), st.just({}))
-_NEAR_PLAIN_BLOCKS = st.recursive(
-    st.fixed_dictionaries(
-        {"type": st.sampled_from(["text", "tool_use", "tool_result", "image", "other"])},
-        optional={
-            key: _NEAR_PLAIN_VALUES
-            for key in ("text", "id", "name", "input", "tool_use_id", "content", "is_error", "cache_control")
-        },
-    ),
-    # a result whose content is blocks: of text, or of any of these shapes
-    lambda inner: st.fixed_dictionaries(
-        {"type": st.just("tool_result"), "tool_use_id": st.text(max_size=3), "content": st.lists(inner, max_size=3)}
-    ),
-    max_leaves=5,
-)
-
-
-@settings(max_examples=examples(500), deadline=None)
-@given(blocks=st.lists(_NEAR_PLAIN_BLOCKS | st.just({"type": "text", "text": "x"}), max_size=3))
-def test_the_quick_look_at_blocks_accepts_only_what_the_whole_check_accepts(blocks):
-    """``plain_blocks`` (the look that lets an import skip the whole check) is never True for a block that the whole
-    check (``check_block``, and a tool use's input an object or text) would refuse, nested results included."""
-    if plain_blocks(blocks):
-        for block in blocks:
-            check_block(block)  # raises for a block the whole check refuses
-            if block["type"] == "tool_use":
-                assert isinstance(block["input"], dict | str)

@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentrender import RunFileError, render
+from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
+from agentrender.imports.conversation import plain_blocks
 from agentrender.runfile import Run
 from tests._support.examples import examples
 from tests._support.fuzz import JSON_VALUES, paths
@@ -370,3 +372,108 @@ def test_fuzzed_transcripts_raise_only_run_file_error(tmp_path_factory, data):
         return
     for run in runs:
         [m.to_dict() for m in render.messages(run.step_input(), run.options())]
+
+
+def test_a_line_nested_too_deeply_is_an_error_naming_its_line(tmp_path):
+    """A record nested deeper than the decoder can follow is one ``RunFileError`` at its line, not a RecursionError."""
+    path = tmp_path / "s.jsonl"
+    deep = '{"type": "user", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text(json.dumps(MINIMAL[0]) + "\n" + deep + "\n", encoding="utf-8")
+    with pytest.raises(RunFileError, match="nested too deeply") as raised:
+        from_claude_code(path)
+    assert str(raised.value).startswith(f"{path}:2:")
+
+
+def tool_use(tool_id: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
+
+
+def reply(uuid: str, parent: str, blocks: list[dict[str, Any]], **message: Any) -> dict[str, Any]:
+    """An assistant record of one reply's blocks (``msg_1`` from model ``m`` unless said otherwise)."""
+    return {**MINIMAL[1], "uuid": uuid, "parentUuid": parent,
+            "message": {"role": "assistant", "id": "msg_1", "model": "m", "content": blocks, **message}}  # fmt: skip
+
+
+def results(uuid: str, parent: str, *tool_ids: str) -> dict[str, Any]:
+    """A user record of the results of ``tool_ids``."""
+    content = [{"type": "tool_result", "tool_use_id": tool_id, "content": f"{tool_id} done"} for tool_id in tool_ids]
+    return {**MINIMAL[2], "uuid": uuid, "parentUuid": parent, "message": {"role": "user", "content": content}}
+
+
+def test_a_parallel_result_is_sent_among_the_results_before_a_note_of_the_thread(tmp_path):
+    """A result that forks off the thread joins its turn's results even when a note of Claude Code's follows them."""
+    note = {"type": "system", "subtype": "note", "uuid": "s1", "parentUuid": "r2", "sessionId": "s"}
+    records = [MINIMAL[0], reply("a1", "u1", [tool_use("t1")]), reply("a2", "a1", [tool_use("t2")]),
+               results("r2", "a2", "t2"), note, results("r1", "a1", "t1"),
+               reply("a3", "s1", [{"type": "text", "text": "Both ran."}], id="msg_2")]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert [b["tool_use_id"] for b in run.step_records[0]["sent"]["user"]] == ["t2", "t1"]
+    assert run.steps[0].observation.content == "t1 done"
+    assert run.header["source"]["not_sent"] == {"system/note": 1} and run.warnings == ()
+
+
+def test_a_reply_split_by_a_record_of_another_is_a_model_call_of_its_own_blocks(tmp_path):
+    """The blocks of a record between two records of one reply are in the turn sent, not in that reply's model call."""
+    said = {"type": "text", "text": "(interrupted)"}
+    records = [MINIMAL[0], reply("a1", "u1", [{"type": "text", "text": "Listing."}]),
+               reply("a2", "a1", [said], id="msg_x", model="<synthetic>"), reply("a3", "a2", [tool_use("t1")]),
+               results("r1", "a3", "t1")]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert [b["type"] for b in run.step_records[0]["sent"]["assistant"]] == ["text", "text", "tool_use"]
+    (call,) = run.model_calls
+    assert [b.to_dict() for b in call.response.content] == [{"type": "text", "text": "Listing."}, tool_use("t1")]
+    assert [w.line for w in run.warnings if "joined into one turn" in w.text] == [3, 4]
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        ({"stop_reason": 3}, "message.stop_reason: expected a string, got int"),
+        ({"usage": [1]}, "message.usage: expected an object, got list"),
+        ({"type": "error"}, "message.type: expected 'message', got 'error'"),
+        ({"content": [{**tool_use("t1"), "input_base64": "AA=="}]}, "input or in input_base64, not both"),
+    ],
+)
+def test_a_reply_the_run_cannot_hold_is_warned_of_and_not_a_model_call(tmp_path, change, what):
+    """A reply whose own fields are not a Message's, or whose tool use holds its input twice, is sent all the same
+    but is no model call: a warning names its line and field."""
+    records = mutated(lambda records: records[1]["message"].update(change))
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert run.model_calls == () and len(run.steps) == 1
+    assert [(w.line, what in w.text) for w in run.warnings] == [(2, True)]
+
+
+_PLAIN_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.just({}), st.just([]))
+
+
+@st.composite
+def blocks(draw: st.DrawFn, depth: int = 2) -> Any:
+    """Blocks of the shapes the quick look knows, some right and some wrong, results of a list of blocks among them."""
+    kind = draw(st.sampled_from(["text", "tool_use", "tool_result", "image", None]))
+    fields = {
+        "text": ["text"],
+        "tool_use": ["id", "name", "input"],
+        "tool_result": ["tool_use_id", "content", "is_error"],
+    }
+    block: dict[str, Any] = {} if kind is None else {"type": kind}
+    for name in fields.get(kind or "", []):
+        if draw(st.integers(0, 4)):
+            right = {"text": st.text(max_size=3), "id": st.text(max_size=3), "name": st.text(max_size=3),
+                     "input": st.just({"a": 1}) | st.text(max_size=3), "tool_use_id": st.text(max_size=3),
+                     "content": st.text(max_size=3), "is_error": st.booleans()}[name]  # fmt: skip
+            if name == "content" and depth:
+                right = right | st.lists(blocks(depth - 1), max_size=2)
+            block[name] = draw(right if draw(st.integers(0, 5)) else _PLAIN_VALUES)
+    return block
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(content=st.lists(blocks(), max_size=3))
+def test_the_quick_look_at_blocks_accepts_only_what_the_whole_check_accepts(content):
+    """``plain_blocks`` (the look that lets an import skip the whole check; a result of a list of blocks included)
+    never passes a block that ``check_block`` refuses, nor a tool use whose input is neither an object nor text."""
+    if plain_blocks(content):
+        for block in content:
+            check_block(block)  # raises for a block the whole check refuses
+            if block["type"] == "tool_use":
+                assert isinstance(block["input"], dict | str)

@@ -37,12 +37,13 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from agentrender._fast import fast_json_decoder, paused
+from agentrender._fast import fast_json_decoder, paused, promote
 from agentrender._types import check_block
-from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_block
+from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_blocks
 from agentrender.runfile import Run, RunFileError, RunWarning
 from agentrender.runfile.replies import check_reply
 
@@ -77,18 +78,46 @@ def looks_like_claude_code(value: Any) -> bool:
 
 class _Record:
     """One line of a transcript: its number and the record it holds (checked as read), with the fields the threads
-    are followed by read once."""
+    are followed by read once.
 
-    __slots__ = ("kind", "line", "parent", "sidechain", "uuid", "value")
+    A message record is split as it is read, once: ``value`` becomes what a run's ``source.transcript`` keeps of it
+    (its fields as written, then ``line``, then ``message`` without its content), ``blocks`` its content as the API
+    has it (text as one text block). Nothing is copied: a record on two threads is the same in both runs.
+    """
+
+    __slots__ = ("blocks", "kind", "line", "message", "parent", "results", "sidechain", "uuid", "value")
 
     def __init__(self, line: int, value: dict[str, Any]) -> None:
+        # the fields' types were checked (_checked): no conversion is needed
         self.line = line
         self.value = value
-        self.uuid: str = str(value.get("uuid") or "")
-        parent = value.get("parentUuid")
-        self.parent: str | None = parent if isinstance(parent, str) else None
-        self.kind: str = str(value["type"])
-        self.sidechain: bool = bool(value.get("isSidechain"))
+        self.uuid: str = value.get("uuid", "")
+        self.parent: str | None = value.get("parentUuid")
+        self.kind: str = (kind := value["type"])
+        self.sidechain: bool = value.get("isSidechain", False)
+        self.message: dict[str, Any] | None
+        """A message record's ``message``, without its content; ``None`` for any other record."""
+        self.blocks: list[dict[str, Any]]
+        self.results: bool
+        """Whether the record is a message of tool results only (one of parallel results, if it is a user's)."""
+        if kind != "user" and kind != "assistant":
+            self.message, self.blocks, self.results = None, _NO_BLOCKS, False
+            return
+        self.message = message = value.pop("message")
+        value["line"] = line  # in place, as a field named line of the record's own would be
+        value["message"] = message
+        content = message.pop("content")
+        self.blocks = blocks = [{"type": "text", "text": content}] if type(content) is str else content
+        self.results = (
+            bool(blocks)
+            and blocks[0]["type"] == "tool_result"
+            and (len(blocks) == 1 or all(block["type"] == "tool_result" for block in blocks))
+        )
+
+
+_NO_BLOCKS: list[dict[str, Any]] = []
+"""The blocks of a record that is not a message (never changed)."""
+_UUID = attrgetter("uuid")
 
 
 @dataclass(frozen=True)
@@ -109,18 +138,19 @@ class _Transcript:
         self.warnings: list[RunWarning] = []
         self.records = self._read()
         self.by_uuid: dict[str, _Record] = {}
+        """Each uuid's first record, in file order."""
+        self.outside: list[_Record] = []
+        """The records with no uuid, in no thread (titles, file backups, the prompt queue, ...)."""
+        setdefault = self.by_uuid.setdefault
         for record in self.records:
             if not record.uuid:
-                continue
-            if record.uuid in self.by_uuid:
-                first = self.by_uuid[record.uuid].line
+                self.outside.append(record)
+            elif (first := setdefault(record.uuid, record)) is not record:
                 self.warnings.append(
                     Where(path, record.line, "uuid").warning(
-                        f"the uuid of line {first} again: this record is left out of the threads"
+                        f"the uuid of line {first.line} again: this record is left out of the threads"
                     )
                 )
-                continue
-            self.by_uuid[record.uuid] = record
 
     def _read(self) -> list[_Record]:
         try:
@@ -131,15 +161,16 @@ class _Transcript:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return self._read_lines(data)  # line by line, to say which line is not UTF-8 (or was cut short)
-        records = []
+        records: list[_Record] = []
+        append = records.append
         for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip(_ASCII_SPACE):
                 continue
             try:
                 value = _decode(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return self._read_lines(data)  # line by line, for the error (or the last line cut short)
-            records.append(_Record(number, self._checked(value, number)))
+            append(_Record(number, value if _plain_record(value) else self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
@@ -160,12 +191,13 @@ class _Transcript:
                 raise RunFileError(
                     self.path, number, f"not UTF-8 text ({error.reason} at byte {error.start})"
                 ) from None
-            except ValueError as error:
+            except (ValueError, RecursionError) as error:
                 if last:
                     self._cut(number)
                     break
-                raise RunFileError(self.path, number, f"not JSON: {error}") from None
-            records.append(_Record(number, self._checked(value, number)))
+                what = "nested too deeply" if isinstance(error, RecursionError) else error
+                raise RunFileError(self.path, number, f"not JSON: {what}") from None
+            records.append(_Record(number, value if _plain_record(value) else self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
@@ -176,8 +208,8 @@ class _Transcript:
         )
 
     def _checked(self, value: Any, line: int) -> dict[str, Any]:
-        if _plain_record(value):
-            return value  # type: ignore[no-any-return]  # a dict: _plain_record says so
+        """``value``, read from ``line``, checked whole (after ``_plain_record``'s quick look): a ``RunFileError``
+        names the field of what is wrong."""
         where = Where(self.path, line)
         if not isinstance(value, dict):
             raise where.error(f"expected a transcript record (a JSON object), got {type(value).__name__}")
@@ -205,9 +237,10 @@ class _Transcript:
         """The records from the thread's root to ``leaf``, following ``parentUuid``, with the parallel results sent."""
         chain = [leaf]
         seen = {leaf.uuid}
+        by_uuid = self.by_uuid
         record = leaf
         while record.parent is not None:
-            parent = self.by_uuid.get(record.parent)
+            parent = by_uuid.get(record.parent)
             if parent is None:
                 self.warnings.append(
                     Where(self.path, record.line, "parentUuid").warning(
@@ -220,15 +253,15 @@ class _Transcript:
                 raise Where(self.path, record.line, "parentUuid").error(
                     "the records' parents make a loop: a transcript is a tree"
                 )
-            if parent.sidechain != sidechain and sidechain:
+            if sidechain and not parent.sidechain:
                 break  # a sub-agent's thread that starts from a record of the main one
             seen.add(parent.uuid)
             chain.append(parent)
             record = parent
         chain.reverse()
-        return self._with_parallel_results(chain)
+        return self._with_parallel_results(chain, seen)
 
-    def _with_parallel_results(self, chain: list[_Record]) -> list[_Record]:
+    def _with_parallel_results(self, chain: list[_Record], on_chain: set[str]) -> list[_Record]:
         """``chain`` with the results of its parallel tool uses that fork off it, each among its turn's results.
 
         Claude Code writes a reply's tool uses one a record, each the parent of the next, and each
@@ -237,26 +270,35 @@ class _Transcript:
         (the API takes no tool use unanswered). A result record off the chain is taken in when its
         parent is a tool use record on the chain and it answers only tool uses of that record that
         the chain leaves unanswered; any other record off the chain stays on an abandoned branch.
+        ``on_chain`` holds the uuids of the chain's records.
         """
-        on_chain = {record.uuid for record in chain}
+        by_uuid = self.by_uuid
+        if len(on_chain) == len(by_uuid):
+            return chain  # no record is off it
+        forks = [
+            record
+            for record in by_uuid.values()
+            if record.results
+            and record.kind == "user"
+            and record.uuid not in on_chain
+            and record.parent in on_chain
+            and by_uuid[record.parent].kind == "assistant"
+        ]
+        if not forks:
+            return chain
         answered = {
             block.get("tool_use_id")
             for record in chain
             if record.kind == "user"
-            for block in _blocks(record)
-            if block.get("type") == "tool_result"
+            for block in record.blocks
+            if block["type"] == "tool_result"
         }
         taken: list[_Record] = []
-        for record in self.records:
-            if record.kind != "user" or record.uuid in on_chain or self.by_uuid.get(record.uuid) is not record:
-                continue
-            parent = self.by_uuid.get(record.parent) if record.parent is not None else None
-            if parent is None or parent.uuid not in on_chain or parent.kind != "assistant":
-                continue
-            blocks = _blocks(record)
-            uses = {block.get("id") for block in _blocks(parent) if block.get("type") == "tool_use"}
-            ids = [block.get("tool_use_id") for block in blocks]
-            if _only_results(blocks) and all(i in uses and i not in answered for i in ids):
+        for record in forks:
+            parent = by_uuid[record.parent]  # type: ignore[index]  # a fork's parent is on the chain
+            uses = {block.get("id") for block in parent.blocks if block["type"] == "tool_use"}
+            ids = [block.get("tool_use_id") for block in record.blocks]
+            if all(i in uses and i not in answered for i in ids):
                 answered.update(ids)
                 taken.append(record)
         if not taken:
@@ -265,7 +307,7 @@ class _Transcript:
         position = {record.uuid: i for i, record in enumerate(chain)}
         places: dict[int, list[_Record]] = {}
         for record in taken:
-            at = position[str(record.parent)] + 1
+            at = position[record.parent] + 1  # type: ignore[index]  # a fork's parent is on the chain
             while at < len(chain) and chain[at].kind != "user":
                 at += 1
             places.setdefault(at, []).append(record)
@@ -276,7 +318,7 @@ class _Transcript:
                 out.extend(chain[i:at])
                 i = at
             for record in places[at]:  # in file order, as taken
-                while i < len(chain) and _only_results(_blocks(chain[i])) and chain[i].line < record.line:
+                while i < len(chain) and chain[i].results and chain[i].line < record.line:
                     out.append(chain[i])
                     i += 1
                 out.append(record)
@@ -287,15 +329,14 @@ class _Transcript:
         """The main thread (its part since the last compaction), the parts before it, then each sidechain."""
         threads: list[_Thread] = []
         used: set[str] = set()
-        main = [
-            r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and not r.sidechain
-        ]
-        if main:
-            leaf: _Record | None = main[-1]
+        records = self.by_uuid.values()  # each uuid's first record, in file order
+        last = next((r for r in reversed(records) if r.message is not None and not r.sidechain), None)
+        if last is not None:
+            leaf: _Record | None = last
             segments = []
             while leaf is not None:
                 chain = self.chain(leaf, sidechain=False)
-                used.update(r.uuid for r in chain)
+                used.update(map(_UUID, chain))
                 segments.append(chain)
                 root = chain[0].value
                 before = root.get("logicalParentUuid")
@@ -315,19 +356,17 @@ class _Transcript:
             threads.append(_Thread(segments[0], "main"))
             threads.extend(_Thread(chain, "compacted") for chain in reversed(segments[1:]))
         roots: dict[str, list[_Record]] = {}
-        for record in self.records:
-            if record.sidechain and record.kind in _MESSAGE_TYPES and self.by_uuid.get(record.uuid) is record:
+        for record in records:
+            if record.sidechain and record.message is not None:
                 roots.setdefault(self._sidechain_root(record), []).append(record)
         for members in roots.values():
             chain = self.chain(members[-1], sidechain=True)
-            used.update(r.uuid for r in chain)
+            used.update(map(_UUID, chain))
             notes = {}
             if chain[0].parent is not None and chain[0].parent in self.by_uuid:
                 notes["parent_line"] = self.by_uuid[chain[0].parent].line
             threads.append(_Thread(chain, "sidechain", notes))
-        left = [
-            r for r in self.records if r.kind in _MESSAGE_TYPES and self.by_uuid.get(r.uuid) is r and r.uuid not in used
-        ]
+        left = [r for r in records if r.message is not None and r.uuid not in used] if len(used) < len(records) else []
         if left:
             lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
             self.warnings.append(
@@ -351,13 +390,42 @@ class _Transcript:
 
 def _plain_record(value: Any) -> bool:
     """True for a record every field of which ``_checked`` would pass, found by a quick look; ``False`` leaves it
-    to ``_checked``, which says what is wrong, if anything is."""
+    to ``_checked``, which says what is wrong, if anything is.
+
+    The fields nearly every record has are looked at one by one, the others only when the record has one.
+    """
     if type(value) is not dict:
         return False
     get = value.get
-    kind = get("type")
-    if type(kind) is not str:
+    kind, uuid, session, parent = get("type"), get("uuid", "-"), get("sessionId", "-"), get("parentUuid")
+    if not (type(kind) is type(uuid) is type(session) is str and uuid and session):
         return False
+    if (parent is not None and type(parent) is not str) or type(get("isSidechain", False)) is not bool:
+        return False
+    if not _RARE_FIELDS.isdisjoint(value) and not _plain_rare_fields(value):
+        return False
+    if kind == "user" or kind == "assistant":
+        message = get("message")
+        if "uuid" not in value or type(message) is not dict or message.get("role") != kind:
+            return False
+        if type(message.get("id", "")) is not str or type(message.get("model", "")) is not str:
+            return False
+        content = message.get("content")
+        return type(content) is str or (type(content) is list and plain_blocks(content))
+    return kind != "summary" or type(get("summary", "")) is str
+
+
+_RARE_FIELDS = frozenset(_STRING_FIELDS + _OPTIONAL_STRING_FIELDS + _BOOL_FIELDS) - {
+    "uuid",
+    "sessionId",
+    "parentUuid",
+    "isSidechain",
+}
+"""The checked fields that few records have (a sub-agent's, a system record's, a summary's)."""
+
+
+def _plain_rare_fields(value: dict[str, Any]) -> bool:
+    get = value.get
     for name in _STRING_FIELDS:
         item = get(name, "-")
         if type(item) is not str or not item:
@@ -366,18 +434,7 @@ def _plain_record(value: Any) -> bool:
         item = get(name)
         if item is not None and type(item) is not str:
             return False
-    for name in _BOOL_FIELDS:
-        if type(get(name, False)) is not bool:
-            return False
-    if kind == "user" or kind == "assistant":
-        message = get("message")
-        if "uuid" not in value or type(message) is not dict or message.get("role") != kind:
-            return False
-        if type(message.get("id", "")) is not str or type(message.get("model", "")) is not str:
-            return False
-        content = message.get("content")
-        return type(content) is str or (type(content) is list and all(map(plain_block, content)))
-    return kind != "summary" or type(get("summary", "")) is str
+    return all(type(get(name, False)) is bool for name in _BOOL_FIELDS)
 
 
 def _check_message(message: Any, kind: str, where: Where) -> None:
@@ -393,86 +450,95 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
         return
     if not isinstance(content, list):
         raise where.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
+    if plain_blocks(content):
+        return
     for j, block in enumerate(content):
-        if plain_block(block):
-            continue
         try:
             check_block(block, f"content[{j}]")
         except ValueError as error:
             raise where.error(str(error)) from None
 
 
-def _blocks(record: _Record) -> list[dict[str, Any]]:
-    content = record.value["message"]["content"]
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-
-
-def _only_results(blocks: list[dict[str, Any]]) -> bool:
-    return bool(blocks) and all(block.get("type") == "tool_result" for block in blocks)
-
-
 def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The thread's messages as they were sent, and what the thread's records say beside them."""
+    """The thread's messages as they were sent, and what the thread's records say beside them.
+
+    A turn's content is its first record's list of blocks as read, or a list of its own when records are joined
+    into it: a record's blocks are never changed, as a record may be in more than one run. Each reply (``calls``)
+    is a stretch of its turn's content, ``content[start:end]`` (usually all of it), or ``content`` of its own when
+    another record came between two of its records.
+    """
     turns: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
     transcript: list[dict[str, Any]] = []
     models: list[str] = []
     calls: list[dict[str, Any]] = []
+    role = last_id = None  # the last turn's role, and the message.id of its last record
+    content: list[dict[str, Any]] = []  # the last turn's content
+    owned = False  # whether it is a list of the turn's own, not the blocks of its first record
+    results = False  # whether it holds only tool results
     for record in thread.records:
-        value = record.value
-        if record.kind not in _MESSAGE_TYPES:
-            subtype = value.get("subtype")
-            skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
+        message = record.message
+        kind = record.kind
+        if message is None:
+            subtype = record.value.get("subtype")
+            skipped[f"{kind}/{subtype}" if isinstance(subtype, str) else kind] += 1
             continue
-        message = value["message"]
-        meta = dict(value)
-        del meta["message"]
-        meta["line"] = record.line
-        meta["message"] = beside = dict(message)
-        beside.pop("content", None)
-        transcript.append(meta)
-        model = message.get("model")
-        if record.kind == "assistant" and isinstance(model, str) and not model.startswith("<"):
-            models.append(model)  # "<synthetic>" marks a reply Claude Code wrote itself, not a model
-        blocks = _blocks(record)
-        if record.kind == "assistant" and isinstance(message.get("id"), str) and not str(model).startswith("<"):
-            turn = len(turns) - (turns[-1]["role"] == "assistant" if turns else 0)
-            if calls and calls[-1]["id"] == message["id"] and calls[-1]["turn"] == turn:
-                calls[-1]["content"] = calls[-1]["content"] + blocks
-                calls[-1]["message"], calls[-1]["line"] = message, record.line
+        transcript.append(record.value)
+        blocks = record.blocks
+        message_id = message.get("id")
+        if role != kind:
+            content = blocks
+            turns.append({"role": kind, "content": content})
+            role, owned, results = kind, False, record.results
+        else:
+            split_reply = kind == "assistant" and message_id is not None and message_id == last_id
+            if not (split_reply or (kind == "user" and results and record.results)):
+                warnings.append(
+                    Where(path, record.line, "parentUuid").warning(
+                        f"a {kind} message right after another: joined into one turn, as the Messages API would"
+                    )
+                )
+            if owned:
+                content += blocks
             else:
-                calls.append(
-                    {"id": message["id"], "turn": turn, "content": blocks, "message": message, "line": record.line}
-                )
-        if not turns or turns[-1]["role"] != record.kind:
-            turns.append(
-                {"role": record.kind, "content": blocks, "id": message.get("id"), "results": _only_results(blocks)}
-            )
-            continue
-        previous = turns[-1]
-        split_reply = (
-            record.kind == "assistant" and message.get("id") is not None and message.get("id") == previous["id"]
-        )
-        split_results = record.kind == "user" and previous["results"] and _only_results(blocks)
-        if not (split_reply or split_results):
-            warnings.append(
-                Where(path, record.line, "parentUuid").warning(
-                    f"a {record.kind} message right after another: joined into one turn, as the Messages API would"
-                )
-            )
-        previous["content"] = previous["content"] + blocks
-        previous["results"] = previous["results"] and _only_results(blocks)
-        previous["id"] = message.get("id")
+                content = turns[-1]["content"] = content + blocks
+                owned = True
+            results = results and record.results
+        last_id = message_id
+        model = message.get("model")
+        if kind == "assistant" and not (type(model) is str and model.startswith("<")):
+            # "<synthetic>" marks a reply Claude Code wrote itself, not a model
+            if model is not None:
+                models.append(model)
+            if message_id is not None:
+                call = calls[-1] if calls else None
+                if call is not None and call["id"] == message_id and call["turn"] == len(turns) - 1:
+                    if "content" in call:  # its records are not one stretch of the turn's content
+                        call["content"] = call["content"] + blocks
+                    elif call["end"] == len(content) - len(blocks):
+                        call["end"] = len(content)
+                    else:
+                        call["content"] = content[call["start"] : call["end"]] + blocks
+                    call["message"], call["line"] = message, record.line
+                else:
+                    end = len(content)
+                    start = end - len(blocks)
+                    calls.append(
+                        {"id": message_id, "turn": len(turns) - 1, "start": start, "end": end, "message": message,
+                         "line": record.line}
+                    )  # fmt: skip
     notes: dict[str, Any] = {"transcript": transcript, "calls": calls}
     if skipped:
         notes["not_sent"] = dict(sorted(skipped.items()))
     if models:
         notes["models"] = sorted(set(models))
         notes["model"] = models[-1]
-    return [{"role": t["role"], "content": t["content"]} for t in turns], notes
+    return turns, notes
 
 
-def _model_calls(calls: list[dict[str, Any]], path: str, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+def _model_calls(
+    calls: list[dict[str, Any]], turns: list[dict[str, Any]], path: str, warnings: list[RunWarning]
+) -> list[dict[str, Any]]:
     """A model call record for each reply the thread holds (one per ``message.id``), with its usage as recorded.
 
     The reply's content is joined from its records; the step it is made for is the one its
@@ -480,10 +546,14 @@ def _model_calls(calls: list[dict[str, Any]], path: str, warnings: list[RunWarni
     """
     out = []
     for call in calls:
-        response = {key: item for key, item in call["message"].items() if key != "content"}
-        response["content"] = call["content"]
+        content = call.get("content")
+        if content is None:
+            content = turns[call["turn"]]["content"]
+            if call["start"] or call["end"] != len(content):
+                content = content[call["start"] : call["end"]]
+        response = {**call["message"], "content": content}  # the message as read has no content
         try:
-            check_reply(response, where="message")
+            check_reply(response, where="message", blocks_checked=True)  # each block was, as it was read
         except ValueError as error:
             warnings.append(Where(path, call["line"]).warning(f"{error}: the reply is not kept as a model call"))
             continue
@@ -528,7 +598,7 @@ def _run(
     source.update(thread.notes)
     source.update(extra_notes)
     model = notes.pop("model", None)
-    calls = _model_calls(notes.pop("calls"), path, warnings)
+    calls = _model_calls(notes.pop("calls"), messages, path, warnings)
     source.update(notes)
     source["note"] = TRANSCRIPT_NOTE
     root = thread.records[0].value
@@ -593,6 +663,7 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
     runs: list[Run] = []
     for number, file in enumerate(files):
         transcript = _Transcript(os.fspath(file))
+        promote()  # its records, decoded JSON, are kept: no pass of the collector over them (see _fast.promote)
         threads = transcript.threads()
         session = str(_first(transcript.records, "sessionId") or file.stem)
         summaries = [
@@ -602,8 +673,8 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
         ]
         # Claude Code's own bookkeeping (file backups, the prompt queue, titles): in no thread
         outside: dict[str, list[int]] = {}
-        for record in transcript.records:
-            if not record.uuid and record.kind != "summary":
+        for record in transcript.outside:
+            if record.kind != "summary":
                 outside.setdefault(record.kind, []).append(record.line)
         compacted = sidechains = 0
         file_runs: list[Run] = []

@@ -35,28 +35,34 @@ def response_from_record(wire: Mapping[str, Any], *, where: str = "response") ->
     return ModelResponse.from_dict(_decoded_reply(wire, where), where=where)
 
 
-def check_reply(wire: Mapping[str, Any], *, where: str = "response") -> None:
+def check_reply(wire: Mapping[str, Any], *, where: str = "response", blocks_checked: bool = False) -> None:
     """Raise the ``ValueError`` ``response_from_record(wire, where=where)`` would raise, without building the reply.
 
     For a reader that checks every reply when it reads a file but builds one only when asked.
+    ``blocks_checked=True`` says the reader checked each block as it is (``check_block``): only
+    the reply's own fields, and the raw input of its tool uses (``input_base64``), are checked.
     """
-    check_response(_decoded_reply(wire, where), where=where)
+    decoded = _decoded_reply(wire, where)
+    check_response(decoded, where=where, blocks_checked=blocks_checked and decoded is wire)
 
 
 def _decoded_reply(wire: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     """``wire`` with its tool uses' ``input_base64`` decoded into ``bytes`` input; ``wire`` when it has none."""
-    content = wire.get("content") if isinstance(wire, Mapping) else None
-    if isinstance(content, list) and any(
-        type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use" for block in content
-    ):
-        blocks = [
-            _raw_input(block, f"{where}.content[{position}]")
-            if type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use"
-            else block
-            for position, block in enumerate(content)
-        ]
-        return {**wire, "content": blocks}
-    return wire
+    content = wire.get("content") if type(wire) is dict or isinstance(wire, Mapping) else None
+    if not isinstance(content, list):
+        return wire
+    for block in content:  # a loop, not any() of a generator: this runs for every reply read
+        if type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use":
+            break
+    else:
+        return wire
+    blocks = [
+        _raw_input(block, f"{where}.content[{position}]")
+        if type(block) is dict and INPUT_BASE64 in block and block.get("type") == "tool_use"
+        else block
+        for position, block in enumerate(content)
+    ]
+    return {**wire, "content": blocks}
 
 
 def _raw_input(block: Mapping[str, Any], where: str) -> dict[str, Any]:
