@@ -25,7 +25,9 @@ refusals, reasoning text) is kept in the run's ``source`` (``unmapped``, by wher
 and named in a warning; fields a message carries beside what was sent (SWE-agent's
 ``message_type``, ``thought``, ``agent``; a tool call's ``index``) are kept there too.
 The run's ``source`` says it was converted: "as sent" means as sent, in the Messages API's
-shape. Standard library only.
+shape. Every message is checked when the chat is imported (an error names its file, line and
+field); each turn's blocks are made when its step is first read, so an import costs about what
+parsing the file does. Standard library only.
 """
 
 from __future__ import annotations
