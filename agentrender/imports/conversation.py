@@ -43,7 +43,6 @@ __all__ = [
     "first_line_summary",
     "normalise_messages",
     "own_copy",
-    "plain_block",
     "plain_blocks",
     "result_summaries",
     "unanswered_warning",
@@ -125,11 +124,6 @@ def check_blocks(blocks: list[Any], here: Where) -> None:
     if not plain_blocks(blocks):
         for j, block in enumerate(blocks):
             _check(block, here, j)
-
-
-def plain_block(block: Any) -> bool:
-    """True for a block of the shapes nearly every conversation is made of, as the API has it (``plain_blocks``)."""
-    return plain_blocks((block,))
 
 
 def plain_blocks(blocks: Iterable[Any]) -> bool:

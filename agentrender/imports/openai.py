@@ -381,13 +381,9 @@ class _Converter:
             starts.append(i)
             roles.append(role)
             role_of_last, only_results = role, is_result
-        last = (
-            unanswered_warning(self.where, len(roles) - 2, uses, answered)
-            if roles[-2:] == ["assistant", "user"]
-            else None
-        )
-        if last:
-            self.warnings.append(last)
+        ends_on_results = roles[-2:] == ["assistant", "user"]  # no assistant turn after them closes the last step
+        if ends_on_results and (warning := unanswered_warning(self.where, len(roles) - 2, uses, answered)):
+            self.warnings.append(warning)
         response = chat.get("response")
         if response is not None:
             where = response["where"]
@@ -558,41 +554,32 @@ class _Converter:
             return dict(part)
         return {"type": "image", "source": {"type": "url", "url": url}}
 
-    def _tool_use(self, call: Any, message: Where | int, k: int | None) -> dict[str, Any]:
-        """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call).
-
-        ``message`` is where the message is, or its index in the chat (``_here`` of it is made
-        only to word an error or keep an extra field: most calls need neither).
-        """
-
-        def where() -> Where:
-            at = message if isinstance(message, Where) else self._here(message)
-            return at.at("function_call" if k is None else f"tool_calls[{k}]")
-
-        if type(call) is not dict and not isinstance(call, Mapping):
-            raise where().error(f"expected a tool call object, got {type(call).__name__}")
+    def _tool_use(self, call: Any, message: Where, k: int | None) -> dict[str, Any]:
+        """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call)."""
+        here = message.at("function_call" if k is None else f"tool_calls[{k}]")
+        if not isinstance(call, Mapping):
+            raise here.error(f"expected a tool call object, got {type(call).__name__}")
         function = call.get("function")
-        if type(function) is not dict and not isinstance(function, Mapping):
-            raise where().at("function").error(f"expected the called function, got {type(function).__name__}")
+        if not isinstance(function, Mapping):
+            raise here.at("function").error(f"expected the called function, got {type(function).__name__}")
         name = function.get("name")
-        if type(name) is not str and not isinstance(name, str):
-            raise where().at("function.name").error(f"expected the function's name, got {type(name).__name__}")
+        if not isinstance(name, str):
+            raise here.at("function.name").error(f"expected the function's name, got {type(name).__name__}")
         tool_id = call.get("id")
-        if type(tool_id) is not str and not isinstance(tool_id, str):
-            raise where().at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
+        if not isinstance(tool_id, str):
+            raise here.at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
         arguments = function.get("arguments", "")
         if type(arguments) is not str and isinstance(arguments, Mapping):
             value: Any = dict(arguments)
         elif isinstance(arguments, str):
             value = _arguments(arguments)
         else:
-            raise where().at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
+            raise here.at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
         if call.keys() <= _CALL_KEYS and function.keys() <= _FUNCTION_KEYS:
             return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
         extra = {key: item for key, item in call.items() if key not in _CALL_KEYS}
         extra.update({key: item for key, item in function.items() if key not in _FUNCTION_KEYS})
         if extra:
-            here = where()
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
         return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
 
