@@ -7,6 +7,8 @@ by name and read as plain code; the figures behind each choice are in ``bench/``
 - ``frozen_factory``: build a frozen, slotted dataclass without its generated
   ``__init__``. That ``__init__`` sets each field through ``object.__setattr__`` (the
   price of ``frozen=True``) and costs more than all the rest of a step's render or load.
+  The value is filled as an unfrozen twin of the class (the same slots), whose plain
+  attribute stores the interpreter speeds up, and then becomes the class itself.
 - ``slot_setter``: fill one slot of a frozen value later, for a field that is computed
   the first time it is read (a loaded model call's record and reply); ``frozen_factory``
   leaves such a slot empty when it is named in ``unset``.
@@ -65,19 +67,28 @@ V = TypeVar("V")
 def frozen_factory(cls: type[T], *names: str, unset: tuple[str, ...] = ()) -> Callable[..., T]:
     """A function ``make(*values)`` that builds ``cls`` with its slots ``names`` filled, in order.
 
-    ``cls`` must be a slotted dataclass and ``names`` and ``unset`` together every one of its
-    fields, so no slot is left empty by accident (``ValueError`` otherwise); a field with a
-    plain default may be left out of a call. The fields in ``unset`` are left empty, for a
-    class that fills them when first read (see ``slot_setter``). The value is as frozen as
-    one built by ``cls(...)``: only its construction skips ``object.__setattr__``.
+    ``cls`` must be a slotted dataclass of no other base, and ``names`` and ``unset`` together
+    every one of its fields, so no slot is left empty by accident (``ValueError`` otherwise);
+    a field with a plain default may be left out of a call. The fields in ``unset`` are left
+    empty, for a class that fills them when first read (see ``slot_setter``). The value is as
+    frozen as one built by ``cls(...)``: only its construction skips ``object.__setattr__``.
 
-    The function is generated with one statement per field, as ``dataclasses`` generates
-    ``__init__``: a loop over the setters would cost a good part of what is saved.
+    The value starts as an instance of a twin of ``cls``: a class of the same slots and no
+    ``__setattr__`` of its own, so each field is a plain attribute store, which the
+    interpreter specialises to a write into the slot (setting a frozen slot through its
+    descriptor is a call, and took twice as long for a content block of nine fields). Its
+    class is then set to ``cls``, which Python allows because the two lay out their slots
+    alike. The function is generated with one statement per field, as ``dataclasses``
+    generates ``__init__``: a loop over the fields would cost a good part of what is saved.
     """
     fields = getattr(cls, "__dataclass_fields__", {})
     if sorted(fields) != sorted((*names, *unset)):
         raise ValueError(f"frozen_factory({cls.__name__}): name every field of it once: {tuple(fields)}")
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    slots = cls.__dict__.get("__slots__")
+    if cls.__bases__ != (object,) or slots is None:
+        raise ValueError(f"frozen_factory({cls.__name__}): expected a slotted dataclass with no base class")
+    twin = type(f"_Unfrozen{cls.__name__}", (), {"__slots__": slots, "__module__": cls.__module__})
+    namespace: dict[str, Any] = {"_new": object.__new__, "_twin": twin, "_cls": cls}
     params = []
     for position, name in enumerate(names):
         default = fields[name].default
@@ -86,11 +97,9 @@ def frozen_factory(cls: type[T], *names: str, unset: tuple[str, ...] = ()) -> Ca
         else:
             namespace[f"_default{position}"] = default
             params.append(f"{name}=_default{position}")
-    lines = [f"def make({', '.join(params)}):", "    obj = _new(_cls)"]
-    for position, name in enumerate(names):
-        namespace[f"_set{position}"] = getattr(cls, name).__set__
-        lines.append(f"    _set{position}(obj, {name})")
-    lines.append("    return obj")
+    lines = [f"def make({', '.join(params)}):", "    _made = _new(_twin)"]
+    lines.extend(f"    _made.{name} = {name}" for name in names)
+    lines.extend(["    _made.__class__ = _cls", "    return _made"])
     exec("\n".join(lines), namespace)
     make: Callable[..., T] = namespace["make"]
     make.__qualname__ = make.__name__ = f"make_{cls.__name__}"

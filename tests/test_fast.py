@@ -246,6 +246,43 @@ def test_frozen_factory_leaves_the_unset_fields_empty_until_a_slot_setter_fills_
         _fast.frozen_factory(Pair, "left")
 
 
+def test_frozen_factory_builds_the_class_itself_equal_to_its_init_and_as_frozen() -> None:
+    """A value made by the factory (filled as an unfrozen twin) is of the class itself, and behaves as cls(...) does:
+    equal, same hash and repr, frozen, copied and pickled as one; a class with a base is refused."""
+    import copy
+    import pickle
+    from dataclasses import FrozenInstanceError, dataclass, replace
+
+    from agentrender._types import ContentBlock
+
+    make = _fast.frozen_factory(
+        ContentBlock, "type", "text", "tool_use_id", "name", "input", "content", "is_error", "signature", "raw"
+    )
+    made = make("tool_result", "", "step_1", content="ok", is_error=True)
+    built = ContentBlock(type="tool_result", tool_use_id="step_1", content="ok", is_error=True)
+    assert type(made) is ContentBlock and isinstance(made, ContentBlock)
+    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+    assert made.to_dict() == {"type": "tool_result", "tool_use_id": "step_1", "content": "ok", "is_error": True}
+    with pytest.raises(FrozenInstanceError):
+        made.content = "changed"  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        del made.content  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(made)) == built and copy.deepcopy(made) == built
+    assert replace(made, content="other") == replace(built, content="other")
+    assert make("text", "hi") == ContentBlock(type="text", text="hi")  # the defaults are the fields' own
+
+    @dataclass(frozen=True, slots=True)
+    class Base:
+        left: int
+
+    @dataclass(frozen=True, slots=True)
+    class Derived(Base):
+        right: int
+
+    with pytest.raises(ValueError, match="no base class"):
+        _fast.frozen_factory(Derived, "left", "right")
+
+
 def test_bounded_memo_keeps_results_until_it_is_full() -> None:
     """keep() remembers a result while there is room and returns it either way."""
     memo: _fast.BoundedMemo[str, int] = _fast.BoundedMemo(2)
