@@ -16,9 +16,7 @@ by name and read as plain code; the figures behind each choice are in ``bench/``
   that records of one kind, which nearly always have the same fields holding the same
   types, are checked once per shape and not once per record.
 - ``paused``: the cyclic garbage collector off while a large run is built, so its full
-  passes do not walk every object already kept, again and again as the heap grows;
-  ``promote``: in such a block, what was decoded from JSON (trees, never garbage cycles) moved
-  to the oldest generation with no pass over it, rather than walked cold when the block ends.
+  passes do not walk every object already kept, again and again as the heap grows.
 - ``fast_json_decoder``: decode a line that is exactly one JSON value through the
   decoder's scanner alone, skipping the wrapper that looks for trailing data.
 - ``batched_json_encoder``: encode an object or array of many items a batch at a time,
@@ -55,7 +53,6 @@ __all__ = [
     "fast_json_encoder",
     "frozen_factory",
     "paused",
-    "promote",
     "slot_setter",
 ]
 
@@ -154,37 +151,12 @@ def paused() -> Iterator[None]:
         yield
         return
     gc.disable()
-    _pause.owned = True
     try:
         yield
     finally:
-        _pause.owned = False
         if gc.get_count()[0] >= gc.get_threshold()[0]:
             gc.collect(1)
         gc.enable()
-
-
-_pause = threading.local()
-"""``owned``: whether this thread is in a block of ``paused`` that turned the collector off."""
-
-
-def promote() -> None:
-    """In a block of ``paused``, every object the collector tracks moved to its oldest generation, with no pass.
-
-    For what a block decoded from JSON and keeps (a transcript's records): ``json`` values are
-    trees, with no cycle among them, so a pass of the collector over them frees nothing; the one
-    that ends the block would walk them all, over memory no longer in the processor's cache: a good
-    part of what decoding small records costs (``bench/README.md``). ``gc.freeze`` then
-    ``gc.unfreeze`` put every tracked object in the oldest generation (the pair's documented
-    effect), where full collections walk them, as they would have after that pass (which would
-    also have counted them towards starting the next one); what the block makes afterwards is
-    collected when it ends, as before. The program's own young objects move too (a cycle among
-    them waits for a full collection). Nothing outside a block of ``paused`` that turned the
-    collector off, nor when the program froze objects of its own: unfreezing would move them.
-    """
-    if getattr(_pause, "owned", False) and gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def fast_json_decoder(decoder: json.JSONDecoder, space: str = " \t\n\r") -> Callable[[str], Any]:

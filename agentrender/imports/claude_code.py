@@ -41,7 +41,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from agentrender._fast import fast_json_decoder, paused, promote
+from agentrender._fast import fast_json_decoder, paused
 from agentrender._types import check_block
 from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_blocks
 from agentrender.runfile import Run, RunFileError, RunWarning
@@ -663,7 +663,6 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
     runs: list[Run] = []
     for number, file in enumerate(files):
         transcript = _Transcript(os.fspath(file))
-        promote()  # its records, decoded JSON, are kept: no pass of the collector over them (see _fast.promote)
         threads = transcript.threads()
         session = str(_first(transcript.records, "sessionId") or file.stem)
         summaries = [

@@ -38,7 +38,7 @@ class ConversationSteps:
     run's ``steps`` and ``step_records``.
     """
 
-    __slots__ = ("_made", "count", "records", "steps", "summaries", "turns")
+    __slots__ = ("_made", "count", "summaries", "turns")
 
     def __init__(
         self, turns: Sequence[Mapping[str, Any]], summaries: Sequence[Mapping[str, str]] | None = None
@@ -48,10 +48,19 @@ class ConversationSteps:
         self.count = len(turns) // 2
         """How many steps: one for each assistant turn."""
         self._made: list[tuple[Step, dict[str, Any]] | None] = [None] * self.count
-        self.steps = _Steps(self)
+
+    # Each view is made when asked, not kept: kept, it and the conversation would refer to each
+    # other, and a run dropped would wait for a full collection, which a process that imports
+    # file after file inside the collector's pauses (``_fast.paused``) may never get.
+    @property
+    def steps(self) -> _Steps:
         """The steps, in index order (a sequence that compares equal to a tuple of the same steps)."""
-        self.records = _StepRecords(self)
+        return _Steps(self)
+
+    @property
+    def records(self) -> _StepRecords:
         """The step records by index (a mapping that compares equal to a dict of the same records)."""
+        return _StepRecords(self)
 
     def made(self, index: int) -> tuple[Step, dict[str, Any]]:
         """Step ``index`` and its record, made the first time they are asked for."""

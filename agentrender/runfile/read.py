@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Any, overload
 
-from agentrender._fast import paused, promote
+from agentrender._fast import paused
 from agentrender._types import Step
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
@@ -362,5 +362,4 @@ def load_run(path: str | os.PathLike[str]) -> Run:
             loader.read(lines)
         except StreamError as error:
             raise loader.fail(error.line or loader.last_line + 1, str(error)) from None
-        promote()  # the records read and the steps made of them: trees, no cycle among them
         return loader.run(stream_notes)
