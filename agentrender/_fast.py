@@ -16,7 +16,9 @@ by name and read as plain code; the figures behind each choice are in ``bench/``
   that records of one kind, which nearly always have the same fields holding the same
   types, are checked once per shape and not once per record.
 - ``paused``: the cyclic garbage collector off while a large run is built, so its full
-  passes do not walk every object already kept, again and again as the heap grows.
+  passes do not walk every object already kept, again and again as the heap grows;
+  ``promote``: in such a block, what was decoded from JSON (trees, never garbage cycles) moved
+  to the oldest generation with no pass over it, rather than walked cold when the block ends.
 - ``fast_json_decoder``: decode a line that is exactly one JSON value through the
   decoder's scanner alone, skipping the wrapper that looks for trailing data.
 - ``batched_json_encoder``: encode an object or array of many items a batch at a time,
@@ -53,6 +55,7 @@ __all__ = [
     "fast_json_encoder",
     "frozen_factory",
     "paused",
+    "promote",
     "slot_setter",
 ]
 
@@ -135,7 +138,7 @@ class BoundedMemo(dict[K, V]):
 
 
 @contextmanager
-def paused() -> Iterator[None]:
+def paused(*, promoting: bool = False) -> Iterator[None]:
     """The cyclic collector off for the ``with`` block and restored after (left off if it was off).
 
     Loading a large run, building its frame or checking it makes millions of objects and
@@ -146,17 +149,64 @@ def paused() -> Iterator[None]:
     generations once (``gc.collect(1)``) before the collector is back on: what the block made
     and kept then goes straight to the oldest generation, instead of being walked once as the
     youngest and again as the middle one. A block that made few leaves them to the collector.
+
+    ``promoting=True`` is for a block that calls ``promote``: the young generations are
+    collected as it begins (a pass over what was made since the last collection), so that
+    what ``promote`` moves is what the block made, never the program's own objects.
     """
     if not gc.isenabled():
         yield
         return
     gc.disable()
+    if promoting:
+        gc.collect(1)
+    _pause.promoting = promoting
     try:
         yield
     finally:
+        _pause.promoting = False
         if gc.get_count()[0] >= gc.get_threshold()[0]:
             gc.collect(1)
         gc.enable()
+
+
+_pause = threading.local()
+"""``promoting``: whether this thread is in a block of ``paused(promoting=True)`` that turned the collector off."""
+
+
+def promote() -> None:
+    """In a block of ``paused(promoting=True)``, what the block made so far moved to the oldest generation, no pass.
+
+    For what a block decoded from JSON and keeps (a run's records and steps, a transcript's
+    records): ``json`` values are trees, with no cycle among them, so a pass of the collector
+    over them frees nothing; the one that ends the block would walk them all, over memory no
+    longer in the processor's cache: a good part of what decoding small records costs
+    (``bench/README.md``). ``gc.freeze`` then ``gc.unfreeze`` put every tracked object in the
+    oldest generation (the pair's documented effect); what the block makes afterwards is
+    collected when it ends, as before.
+
+    Two things keep the pair from costing the program memory. Each did, before: a process that
+    loaded file after file and built their views and frames grew past any bound.
+
+    - Every young object moves, not only the block's, and an object moved so never counts
+      towards the next full collection. The block being ``promoting``, its start collected
+      the young generations: what moves is the block's own, trees of decoded JSON and what is
+      made of them, which reference counting frees. Call it only where that is so.
+    - ``gc.freeze`` also zeroes the collector's counts, the clock of its full collections:
+      called once a load, that clock never ran out and no full collection came. Collections
+      of the now empty young generations (microseconds each) wind it back to where it was.
+
+    Nothing outside a block of ``paused(promoting=True)`` that turned the collector off, nor
+    when the program froze objects of its own: unfreezing would move them.
+    """
+    if getattr(_pause, "promoting", False) and gc.get_freeze_count() == 0:
+        _, young, middle = gc.get_count()  # collections of the youngest, and of the middle, since the next one up
+        gc.freeze()
+        gc.unfreeze()
+        for _ in range(middle):
+            gc.collect(1)
+        for _ in range(young):
+            gc.collect(0)
 
 
 def fast_json_decoder(decoder: json.JSONDecoder, space: str = " \t\n\r") -> Callable[[str], Any]:

@@ -41,7 +41,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from agentrender._fast import fast_json_decoder, paused
+from agentrender._fast import fast_json_decoder, paused, promote
 from agentrender._types import check_block
 from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_blocks
 from agentrender.runfile import Run, RunFileError, RunWarning
@@ -654,7 +654,7 @@ def from_claude_code(
     """
     # An import makes a run's worth of objects and frees almost none: the collector's passes
     # over them would cost more than the import (as for load_run).
-    with paused():
+    with paused(promoting=True):
         return _from_claude_code(os.fspath(path), summarise, subagents)
 
 
@@ -663,6 +663,7 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
     runs: list[Run] = []
     for number, file in enumerate(files):
         transcript = _Transcript(os.fspath(file))
+        promote()  # its records, decoded JSON, are kept: no pass of the collector over them (see _fast.promote)
         threads = transcript.threads()
         session = str(_first(transcript.records, "sessionId") or file.stem)
         summaries = [

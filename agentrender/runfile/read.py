@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Any, overload
 
-from agentrender._fast import paused
+from agentrender._fast import paused, promote
 from agentrender._types import Step
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
@@ -354,7 +354,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     stream_notes: list[str] = []
     # A run is millions of objects that all survive the read: the collector's passes over
     # the growing run would walk them again and again.
-    with paused(), open(name, "rb") as file:
+    with paused(promoting=True), open(name, "rb") as file:
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == GZIP_MAGIC:
             lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
@@ -362,4 +362,5 @@ def load_run(path: str | os.PathLike[str]) -> Run:
             loader.read(lines)
         except StreamError as error:
             raise loader.fail(error.line or loader.last_line + 1, str(error)) from None
+        promote()  # the records read and the steps made of them: trees, no cycle among them
         return loader.run(stream_notes)
