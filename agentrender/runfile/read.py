@@ -67,7 +67,7 @@ class _Records(ContentSequence[Mapping[str, Any]]):
         if not 0 <= position < len(self):
             raise IndexError("record index out of range")
         if 1 <= position <= steps.count:  # the header comes first, then the steps
-            return steps.records[position - 1]
+            return steps.made(position - 1)[1]
         return _as_record(self._items[position - steps.count if position else 0])
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
