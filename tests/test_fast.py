@@ -317,10 +317,10 @@ def explore(run):
     Views(run).at(None)._repr_html_()
 
 for load in (lambda: from_claude_code(transcript)[0], lambda: load_run(run_file)):
-    for round in range(200):
+    for round in range(80):
         explore(load())
         main(["steps", str(run_file)], stdout=io.StringIO(), stderr=io.StringIO())
-        if round == 40:
+        if round == 20:
             settled = len(gc.get_objects())
     print(len(gc.get_objects()) - settled)
 """
