@@ -194,19 +194,19 @@ def promote() -> None:
       made of them, which reference counting frees. Call it only where that is so.
     - ``gc.freeze`` also zeroes the collector's counts, the clock of its full collections:
       called once a load, that clock never ran out and no full collection came. Collections
-      of the now empty young generations (microseconds each) wind it back to where it was.
+      of the now empty middle generation (microseconds each) wind back the one count that
+      brings a full collection; the others were zero already (the block's start collected
+      the middle generation, and with the collector off nothing has counted since).
 
     Nothing outside a block of ``paused(promoting=True)`` that turned the collector off, nor
     when the program froze objects of its own: unfreezing would move them.
     """
     if getattr(_pause, "promoting", False) and gc.get_freeze_count() == 0:
-        _, young, middle = gc.get_count()  # collections of the youngest, and of the middle, since the next one up
+        middle = gc.get_count()[2]  # collections of the middle generation since the last full one
         gc.freeze()
         gc.unfreeze()
         for _ in range(middle):
             gc.collect(1)
-        for _ in range(young):
-            gc.collect(0)
 
 
 def fast_json_decoder(decoder: json.JSONDecoder, space: str = " \t\n\r") -> Callable[[str], Any]:
