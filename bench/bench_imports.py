@@ -266,11 +266,11 @@ MIN_SECONDS = 0.5
 best of a few calls of a few milliseconds is mostly the machine's noise."""
 
 
-def best(rounds: int, *sides: Callable[[], object]) -> list[float]:
+def best(rounds: int, *sides: Callable[[], object], min_seconds: float = MIN_SECONDS) -> list[float]:
     """The fastest call of each of ``sides`` in seconds, the collector on, the sides called in turn round after
     round (so a spell of load on the machine falls on all of them); what a call made is freed untimed."""
     times: list[list[float]] = [[] for _ in sides]
-    while len(times[0]) < rounds or (min(map(sum, times)) < MIN_SECONDS and len(times[0]) < 50):
+    while len(times[0]) < rounds or (min(map(sum, times)) < min_seconds and len(times[0]) < 50):
         for side, taken in zip(sides, times, strict=True):
             gc.collect()
             start = time.perf_counter()
@@ -280,7 +280,7 @@ def best(rounds: int, *sides: Callable[[], object]) -> list[float]:
     return [min(taken) for taken in times]
 
 
-def measure(cell: Cell, folder: Path, rounds: int) -> Figure | None:
+def measure(cell: Cell, folder: Path, rounds: int, min_seconds: float = MIN_SECONDS) -> Figure | None:
     """The cell's figure; ``None`` for a call log past ``LOG_LIMIT``."""
     path = write(cell, folder)
     if path is None:
@@ -295,7 +295,9 @@ def measure(cell: Cell, folder: Path, rounds: int) -> Figure | None:
         list(run.steps)
         return run
 
-    base, imported, every = best(rounds, lambda: baseline(path), lambda: importer(path), read_all)
+    base, imported, every = best(
+        rounds, lambda: baseline(path), lambda: importer(path), read_all, min_seconds=min_seconds
+    )
     size = path.stat().st_size
     path.unlink()
     return Figure(cell, size, imported / base, every / base)
@@ -309,6 +311,7 @@ def grid(
     beside: Sequence[bool] = BESIDE,
     rounds: int = ROUNDS,
     show: Callable[[Figure], None] = lambda figure: None,
+    min_seconds: float = MIN_SECONDS,
 ) -> list[Figure]:
     """Every cell's figure, each shown as it is measured."""
     figures = []
@@ -318,7 +321,8 @@ def grid(
                 for size in result_bytes:
                     for uses in tool_uses:
                         for text in beside:
-                            figure = measure(Cell(form, cell_turns, size, uses, text), Path(name), rounds)
+                            cell = Cell(form, cell_turns, size, uses, text)
+                            figure = measure(cell, Path(name), rounds, min_seconds)
                             if figure is not None:
                                 show(figure)
                                 figures.append(figure)
@@ -341,11 +345,19 @@ def main(argv: Sequence[str] | None = None) -> list[Figure]:
     parser.add_argument("--turns", type=int, nargs="+", default=list(TURNS))
     parser.add_argument("--results", type=int, nargs="+", default=list(RESULT_BYTES), help="result sizes in bytes")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument(
+        "--min-seconds", type=float, default=MIN_SECONDS, help="call a side again until it has run this long"
+    )
     args = parser.parse_args(argv)
     names = ("format", 11), ("turns", 7), ("result", 8), ("uses", 4), ("beside", 6), ("file", 11), ("import", 7)
     print(" ".join(f"{name:>{width}}" for name, width in names), f"{'+ steps':>10}")
     figures = grid(
-        args.formats, args.turns, args.results, rounds=args.rounds, show=lambda figure: print(_line(figure), flush=True)
+        args.formats,
+        args.turns,
+        args.results,
+        rounds=args.rounds,
+        show=lambda figure: print(_line(figure), flush=True),
+        min_seconds=args.min_seconds,
     )
     for form in args.formats:
         mine = [figure for figure in figures if figure.cell.format == form]

@@ -136,7 +136,9 @@ def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> N
 
 
 def _assert_survived(paths: list[Path], *, alone: bool = False) -> None:
-    found = problems(survive(paths, alone=alone))
+    outcomes = survive(paths, alone=alone)
+    assert [outcome.path for outcome in outcomes] == list(map(str, paths)), "an outcome a file, in order"
+    found = problems(outcomes)
     assert not found, "\n\n".join(found[:5])
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._support import attacks
 from tests._support.browser import chromium, require
 from tests._support.runs import HOSTILE
 
@@ -89,3 +90,26 @@ def test_a_test_run_leaves_no_temporary_folder_behind(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     made = Path(record.read_text())
     assert made.name.startswith("tmp") and not made.exists()
+
+
+@pytest.mark.parametrize("files,count", [(0, 1), (1, 1), (99, 2), (100, 2), (101, 2), (7, 3), (2400, 2)])
+def test_the_hostile_files_are_dealt_among_children_evenly_and_their_outcomes_come_back_in_order(
+    files: int, count: int
+) -> None:
+    """Each child takes every count-th file, none more than one over another; the outcomes come back in order."""
+    paths = [Path(f"f{n}") for n in range(files)]
+    shares = attacks._shares(paths, count)
+    assert len(shares) == count and sorted(path for share in shares for path in share) == sorted(paths)
+    assert max(map(len, shares)) - min(map(len, shares)) <= 1
+    outcomes = [[attacks.Outcome(path=str(path)) for path in share] for share in shares]
+    assert [outcome.path for outcome in attacks._in_turn(outcomes)] == list(map(str, paths))
+
+
+def test_the_files_are_shared_among_as_many_children_as_cores_and_files_fill(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One child per core, but one for fewer than two shares' worth of files, and one under pytest-xdist."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    at_least = attacks.SHARE_AT_LEAST
+    assert [attacks._children(n) for n in (1, 2 * at_least - 1, 2 * at_least, 2400)] == [1, 1, 2, 2]
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    assert attacks._children(2400) == 1

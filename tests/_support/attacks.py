@@ -22,7 +22,9 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -159,11 +161,47 @@ _BASELINE = [0]
 def survive(paths: Iterable[Path], *, alone: bool = False) -> list[Outcome]:
     """Each file through every consumer in a child process; one ``Outcome`` a file, in order.
 
-    ``alone``: a child process for each file, so each file's memory is its own.
+    ``alone``: a child process for each file, so each file's memory is its own. Otherwise the
+    files are dealt among one child per core (``_children``), run side by side.
     """
     paths = list(paths)
     if alone and len(paths) > 1:
         return [outcome for path in paths for outcome in survive([path])]
+    count = _children(len(paths))
+    if count == 1:
+        return _survive_in_turn(paths)
+    with ThreadPoolExecutor(count) as pool:  # each thread only waits on its child
+        done = list(pool.map(_survive_in_turn, _shares(paths, count)))
+    return _in_turn(done)
+
+
+SHARE_AT_LEAST = 50
+"""The fewest files a child is given when they are shared: below that, starting a child (its
+imports and its warm-up file, about 2 s) costs more than the files it would take over."""
+
+
+def _children(files: int) -> int:
+    """How many children share ``files`` files: one per core this process may use, none more
+    than the files fill, and one under pytest-xdist, whose workers already take the cores."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, files // SHARE_AT_LEAST))
+
+
+def _shares(paths: list[Path], count: int) -> list[list[Path]]:
+    """``paths`` dealt to ``count`` children like cards: every ``count``-th file from each child's first,
+    so files that grow along the list (a gzip cut further and further on) fall evenly."""
+    return [paths[first::count] for first in range(count)]
+
+
+def _in_turn(shares: list[list[Outcome]]) -> list[Outcome]:
+    """The outcomes of the dealt shares back in the files' order (``_shares`` undone)."""
+    return [outcome for dealt in zip_longest(*shares) for outcome in dealt if outcome is not None]
+
+
+def _survive_in_turn(paths: list[Path]) -> list[Outcome]:
+    """``paths`` through one child after another: a child that dies on a file is followed by one for the rest."""
     env = {**os.environ, "AGENTRENDER_TRACEBACK": "1"}
     outcomes: list[Outcome] = []
     while len(outcomes) < len(paths):
