@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentrender import samples
 from tests._support import attacks
 from tests._support.browser import chromium, require
 from tests._support.runs import HOSTILE
@@ -113,3 +114,22 @@ def test_the_files_are_shared_among_as_many_children_as_cores_and_files_fill(mon
     assert [attacks._children(n) for n in (1, 2 * at_least - 1, 2 * at_least, 2400)] == [1, 1, 2, 2]
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
     assert attacks._children(2400) == 1
+
+
+@pytest.mark.slow  # three child processes, two side by side: seconds
+def test_a_child_that_dies_on_a_file_makes_that_its_outcome_and_another_takes_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files dealt to two children, one of which dies on its first file: that file's outcome says the process died,
+    a new child takes the files after it, and every outcome comes back in the files' order."""
+    files = [tmp_path / f"run-{n}.jsonl" for n in range(4)]
+    for file in files:
+        shutil.copyfile(samples.path("fix-failing-test"), file)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(attacks, "SHARE_AT_LEAST", 1)
+    monkeypatch.setenv("AGENTRENDER_ATTACKS_DIE_ON", str(files[1]))
+    outcomes = attacks.survive(files)
+    assert [outcome.path for outcome in outcomes] == list(map(str, files))
+    assert outcomes[1].problems[0].startswith("the process died (70)") and not outcomes[1].loaded
+    assert all(outcome.loaded and not outcome.problems for outcome in outcomes[:1] + outcomes[2:])
