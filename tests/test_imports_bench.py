@@ -2,9 +2,6 @@
 and the worst (no time asserted)."""
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -12,7 +9,6 @@ from types import ModuleType
 import pytest
 
 from agentrender.imports import from_anthropic, from_claude_code, from_openai
-from tests._support.tools import ROOT
 
 
 @pytest.fixture
@@ -58,17 +54,13 @@ def test_every_format_of_the_conversation_imports_to_the_same_steps(
 
 
 @pytest.mark.slow
-def test_bench_imports_prints_every_cell_and_the_worst(bench: ModuleType) -> None:
+def test_bench_imports_prints_every_cell_and_the_worst(bench: ModuleType, run_bench: Callable[..., str]) -> None:
     """Run as a user runs it, on 20- and 40-turn conversations with one round and one call a side: each of the 64
-    cells is printed with its ratios, then the worst of each format, then the worst of all against 2x. (In a process
-    of its own: the full collection before each timed call takes about 100 ms in a test session's heap, a minute in
-    all, and a millisecond in the benchmark's.)"""
-    child = subprocess.run(
-        [sys.executable, bench.__file__, "--turns", "20", "40", "--results", "60", "1024", "--rounds", "1",
-         "--min-seconds", "0"],
-        capture_output=True, text=True, check=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
-    header, *cells, worst = child.stdout.splitlines()
+    cells is printed with its ratios, then the worst of each format, then the worst of all against 2x."""
+    out = run_bench(
+        "bench_imports", "--turns", "20", "40", "--results", "60", "1024", "--rounds", "1", "--min-seconds", "0"
+    )
+    header, *cells, worst = out.splitlines()
     cells, worst_of_each = cells[:64], cells[64:]
     assert header.split() == ["format", "turns", "result", "uses", "beside", "file", "import", "+", "steps"]
     assert {line.split()[0] for line in cells} == set(bench.FORMATS)

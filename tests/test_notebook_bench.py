@@ -8,15 +8,20 @@ import pytest
 
 @pytest.mark.slow
 def test_bench_notebook_prints_every_cell_and_the_worst(
-    capsys: pytest.CaptureFixture[str], import_bench: Callable[[str], ModuleType]
+    import_bench: Callable[[str], ModuleType], run_bench: Callable[..., str]
 ) -> None:
-    """On a 2x2 grid of tiny runs, one repeat, the benchmark prints a line per cell and each measure's worst cell."""
+    """Run as a user runs it, on a 2x2 grid of tiny runs with one repeat: a line per cell with every measure's ratio
+    and time, then each measure's worst cell against its bound."""
     bench = import_bench("bench_notebook")
-    cells = bench.main(["--steps", "30", "120", "--results", "200", "3000", "--repeat", "1"])
-    out = capsys.readouterr().out
-    assert [(steps, result) for steps, result, _ in cells] == [(30, 200), (30, 3000), (120, 200), (120, 3000)]
-    assert all(set(figures) == {"load_run", *bench.BOUNDS, "ConversationView"} for _, _, figures in cells)
-    for name in bench.BOUNDS:
-        assert f"worst {name}: " in out
+    out = run_bench("bench_notebook", "--steps", "30", "120", "--results", "200", "3000", "--repeat", "1")
+    assert out.splitlines()[1].split() == [
+        "steps", "result", "load_run", "explorer", "conversation", "slider", "move", "page", "turn"
+    ]  # fmt: skip
     rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
     assert [(row[0], row[1]) for row in rows] == [("30", "200B"), ("30", "3,000B"), ("120", "200B"), ("120", "3,000B")]
+    for row in rows:  # the load, then a ratio and a time for each of the four measures
+        assert len(row) == 15 and row[2].endswith("s")
+        assert all(ratio.endswith("x") and float(ratio[:-1]) > 0 for ratio in row[3::3])
+        assert row[5::3] == ["ms"] * 4
+    for name in bench.BOUNDS:
+        assert f"worst {name}: " in out
