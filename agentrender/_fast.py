@@ -17,8 +17,9 @@ by name and read as plain code; the figures behind each choice are in ``bench/``
   types, are checked once per shape and not once per record.
 - ``paused``: the cyclic garbage collector off while a large run is built, so its full
   passes do not walk every object already kept, again and again as the heap grows;
-  ``promote``: in such a block, what was decoded from JSON (trees, never garbage cycles) moved
-  to the oldest generation with no pass over it, rather than walked cold when the block ends.
+  ``promote``: in such a block, what was decoded from JSON or rendered (trees, never garbage
+  cycles) moved to the oldest generation with no pass over it, rather than walked cold when
+  the block ends (``worth_promoting``: when a block makes enough for that to pay).
 - ``fast_json_decoder``: decode a line that is exactly one JSON value through the
   decoder's scanner alone, skipping the wrapper that looks for trailing data.
 - ``batched_json_encoder``: encode an object or array of many items a batch at a time,
@@ -57,6 +58,7 @@ __all__ = [
     "paused",
     "promote",
     "slot_setter",
+    "worth_promoting",
 ]
 
 T = TypeVar("T")
@@ -207,6 +209,17 @@ def promote() -> None:
         gc.unfreeze()
         for _ in range(middle):
             gc.collect(1)
+
+
+def worth_promoting(objects: int) -> bool:
+    """Whether a block that makes and keeps about ``objects`` container objects should ``promote`` them.
+
+    A promoting block pays one collection of the young generations as it begins; a plain one
+    that made a young generation's worth (the collector's first threshold, 700 by default)
+    pays that collection as it ends, over what it made too. Below that a plain block pays
+    nothing, so promoting is worth it from there up.
+    """
+    return objects >= gc.get_threshold()[0]
 
 
 def fast_json_decoder(decoder: json.JSONDecoder, space: str = " \t\n\r") -> Callable[[str], Any]:

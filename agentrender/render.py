@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from agentrender._fast import frozen_factory, paused
+from agentrender._fast import frozen_factory, paused, promote, worth_promoting
 from agentrender._json import canonical, strict_loads
 from agentrender._types import (
     ContentBlock,
@@ -74,6 +75,7 @@ __all__ = [
     "messages",
     "observation_and_rule",
     "opening_blocks",
+    "rendering",
     "replay_key",
     "tool_use_id",
     "tool_use_ids",
@@ -157,6 +159,11 @@ class Options:
     """``(step, id, full) -> block`` (or blocks) for the user turn; ``None``, ``[]`` or a ``type=""``
     block falls back."""
 
+    @property
+    def step_hooks(self) -> bool:
+        """Whether a hook renders steps (``tool_use_id``, ``assistant`` or ``observation`` is set)."""
+        return self.tool_use_id is not None or self.assistant is not None or self.observation is not None
+
     def __post_init__(self) -> None:
         if self.opening is None:
             raise ValueError("Options.opening is required: a renderer with no domain text is a bug, not a default")
@@ -194,18 +201,38 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
 
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
     calls every instrument makes to learn what a step rendered as, and which rule made it.
-    The cyclic collector is paused while it runs (``_fast.paused``), hooks included.
+    The cyclic collector is paused while it runs, hooks included (``rendering``).
     """
     out = Messages((new_message("user", opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = len(rendered) - options.recent_results
     append = out.append
-    with paused():
+    with rendering(len(rendered), options):
         for position, step in enumerate(rendered):
             step_id = tool_use_id(step, options)
             append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
             append(new_message("user", user_turn(step, step_id, position >= first_full, options)[0]))
     return out
+
+
+_OBJECTS_PER_STEP = 7
+"""The container objects a default render makes for a step: two messages, their tuples of blocks, three blocks."""
+
+
+@contextmanager
+def rendering(steps: int, options: Options) -> Iterator[None]:
+    """The block a render of ``steps`` steps runs in, for ``messages`` and an instrument that renders a run.
+
+    The collector is paused (``_fast.paused``): a render makes many small objects and frees
+    few. What the block made is the caller's to keep (messages to send, a view's cache), a
+    tree with no cycle, so a collection that walks it frees nothing; when the block made
+    enough for one to come due as it ends (``_fast.worth_promoting``), what it made goes to
+    the oldest generation unwalked instead (``_fast.promote``). Not when a step hook runs in
+    it: what a hook makes is the caller's code, whose garbage cycles are the collector's to find.
+    """
+    with paused(promoting=not options.step_hooks and worth_promoting(_OBJECTS_PER_STEP * steps)):
+        yield
+        promote()
 
 
 def opening_blocks(step_input: StepInput, options: Options) -> tuple[ContentBlock, ...]:
@@ -321,12 +348,14 @@ def assistant_turns(
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
     """``assistant_turn`` of each step with its id, for an instrument that renders a whole run.
 
-    The collector is paused meanwhile, as in ``messages``.
+    The collector is paused meanwhile, as in ``messages`` (``rendering``).
     """
-    with paused():
+    with rendering(len(steps), options):
         if options.assistant is None:
-            return [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
-        return [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
+            made = [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
+        else:
+            made = [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
+    return made
 
 
 def user_turns(
@@ -334,15 +363,18 @@ def user_turns(
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
     """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run.
 
-    The collector is paused meanwhile, as in ``messages``.
+    The collector is paused meanwhile, as in ``messages`` (``rendering``).
     """
-    with paused():
+    made: list[tuple[tuple[ContentBlock, ...], str]]
+    with rendering(len(steps), options):
         if options.observation is None:
             max_bytes = options.result_bytes
             pairs = zip(steps, ids, strict=True)
-            made = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in pairs]
-            return [((block,), rule) for block, rule in made]
-        return [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
+            blocks = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in pairs]
+            made = [((block,), rule) for block, rule in blocks]
+        else:
+            made = [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
+    return made
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:

@@ -156,6 +156,62 @@ def test_render_messages_renders_a_large_run_without_the_collector_running() -> 
     assert gc.isenabled()
 
 
+def _walked_while(call: Callable[[], Any]) -> tuple[Any, list[set[int]], list[int]]:
+    """What ``call`` returns, the young generations as each collection during it started, and the generation of each
+    collection the collector started on its own (while on)."""
+    walked: list[set[int]] = []
+    own: list[int] = []
+
+    def started(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            walked.append(young())
+            if gc.isenabled():
+                own.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(started)
+    try:
+        return call(), walked, own
+    finally:
+        gc.callbacks.remove(started)
+
+
+def test_a_large_render_goes_to_the_oldest_generation_unwalked() -> None:
+    """render.messages of a large run, with no step hook, leaves its messages and blocks in the oldest generation, and
+    no collection walks them as young objects: what it rendered is the caller's to keep, a tree with no cycle."""
+    run = long_run(STEPS)
+    options = render.Options(opening="Go.")
+    conversation, walked, own = _walked_while(lambda: render.messages(run.step_input(), options))
+    made = {id(conversation[-1]), id(conversation[-1].content), id(conversation[-1].content[0])}
+    assert not any(made & young_then for young_then in walked)
+    assert not made & young() and own == [] and gc.isenabled()
+    # the views of a run render through render.assistant_turns and user_turns: the same
+    from agentrender.views import Views
+
+    view_messages, walked, _ = _walked_while(lambda: Views(run, options).at(None).messages)
+    assert not any({id(view_messages[-1]), id(view_messages[-2])} & young_then for young_then in walked)
+
+
+def test_a_render_with_a_step_hook_or_of_few_steps_is_not_promoted() -> None:
+    """With a step hook, what the hook made may hold garbage cycles, so the collection that ends the render walks what
+    it made, as any paused block's end does; a render of a few steps makes too little for any collection."""
+    run = long_run(STEPS)
+    hooked = render.Options(opening="Go.", tool_use_id=lambda step: f"call_{step.index}")
+    conversation, walked, _ = _walked_while(lambda: render.messages(run.step_input(), hooked))
+    assert any(id(conversation[-1]) in young_then for young_then in walked)
+    assert conversation[2].content[0].tool_use_id == "call_0"
+    few = dataclasses.replace(run, steps=run.steps[:20])
+    with collections() as seen:
+        render.messages(few.step_input(), render.Options(opening="Go."))
+    assert seen == []
+
+
+def test_worth_promoting_is_a_young_generation_of_objects_or_more() -> None:
+    """A block is worth promoting once it makes as many objects as bring the youngest generation's collection."""
+    threshold = gc.get_threshold()[0]
+    assert _fast.worth_promoting(threshold) and not _fast.worth_promoting(threshold - 1)
+
+
 def test_check_reads_and_checks_a_large_run_without_the_collector_running(large_run: Path) -> None:
     """Until ``agentrender check`` prints its report no collection of the collector's own starts."""
     quietly(lambda: cli.main(["check", str(large_run)]))
@@ -246,20 +302,8 @@ def test_from_claude_code_never_walks_the_records_it_read_as_young_objects(tmp_p
     bench = import_bench("bench_imports")
     path = tmp_path / "session.jsonl"
     path.write_text("".join(bench.claude_code_lines(bench.conversation(2_000, 60, 1))), encoding="utf-8")
-    walked: list[set[int]] = []
-
-    def started(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            walked.append(young())
-
-    gc.collect()
-    gc.callbacks.append(started)
-    try:
-        with collections() as seen:
-            (run,) = from_claude_code(path)
-    finally:
-        gc.callbacks.remove(started)
-    assert automatic(seen) == [] and gc.isenabled()
+    (run,), walked, own = _walked_while(lambda: from_claude_code(path))
+    assert own == [] and gc.isenabled()
     records = run.header["source"]["transcript"]
     assert len(records) == 3_000 and walked  # the objects built after reading set off the closing collection
     assert not any(
@@ -344,6 +388,44 @@ def test_a_process_that_loads_file_after_file_keeps_no_garbage(tmp_path: Path, i
     )  # fmt: skip
     grown = [int(line) for line in child.stdout.split()]
     assert len(grown) == 2 and all(growth < 10_000 for growth in grown), grown
+
+
+_AGENT_LOOP = """
+import gc, sys
+from agentrender import render
+from agentrender.render import StepInput
+from tests._support.runs import long_run
+
+class Client:
+    def __init__(self):
+        self.me = self
+
+steps = long_run(int(sys.argv[1])).steps
+options = render.Options(opening="Go.")
+lasting = []
+for n in range(1, len(steps) + 1):
+    wire = [message.to_dict() for message in render.messages(StepInput(steps=steps[:n]), options)]
+    lasting.append([Client() for _ in range(50)])  # cycles that outlive a few steps, as a client's objects do
+    if len(lasting) > 20:
+        del lasting[0]
+    if n == len(steps) // 4:
+        del wire
+        settled = len(gc.get_objects())
+del wire
+print(len(gc.get_objects()) - settled)
+"""
+
+
+@pytest.mark.slow
+def test_an_agent_that_renders_every_step_keeps_no_garbage() -> None:
+    """An agent renders its whole conversation before each model call, promoted each time it is large enough, while
+    its own code makes garbage cycles that live a while: full collections keep coming, so the objects it tracks stay
+    as many. (With ``promote`` not winding the clock back, they grow by about 37,000 over 750 steps.)"""
+    child = subprocess.run(
+        [sys.executable, "-c", _AGENT_LOOP, "1000"],
+        capture_output=True, text=True, check=True, timeout=600, cwd=Path(__file__).parents[1],
+    )  # fmt: skip
+    assert int(child.stdout) < 5_000, child.stdout
 
 
 def test_frozen_factory_leaves_the_unset_fields_empty_until_a_slot_setter_fills_them() -> None:

@@ -132,8 +132,9 @@ class StepRenders:
         return self.full_form.turns[2 * start : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
 
     def _render_assistants(self, start: int, stop: int) -> None:
-        made = render.assistant_turns(self.rendered[start:stop], self.ids[start:stop], self.options)
-        turns = [new_message("assistant", blocks) for blocks, _ in made]
+        with render.rendering(stop - start, self.options):  # the messages too, kept with the blocks
+            made = render.assistant_turns(self.rendered[start:stop], self.ids[start:stop], self.options)
+            turns = [new_message("assistant", blocks) for blocks, _ in made]
         self.full_form.turns[2 * start : 2 * stop : 2] = self.summary_form.turns[2 * start : 2 * stop : 2] = turns
         self._assistant_rules[start:stop] = [rule for _, rule in made]
 
@@ -157,8 +158,9 @@ class StepRenders:
             self._render_stretch(form, first, end)
 
     def _render_stretch(self, form: Form, start: int, stop: int) -> None:
-        made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
-        form.turns[2 * start + 1 : 2 * stop : 2] = [new_message("user", blocks) for blocks, _ in made]
+        with render.rendering(stop - start, self.options):  # the messages too, kept with the blocks
+            made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
+            form.turns[2 * start + 1 : 2 * stop : 2] = [new_message("user", blocks) for blocks, _ in made]
         form.rules[start:stop] = [rule for _, rule in made]
 
     def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:

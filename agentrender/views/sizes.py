@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentrender._fast import batched_json_encoder
 from agentrender._types import ContentBlock, Message, utf8_bytes
 
 __all__ = ["approx_tokens", "list_bytes", "message_bytes"]
@@ -26,7 +27,7 @@ def approx_tokens(n_bytes: int) -> int:
     return (n_bytes + 3) // 4
 
 
-_encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr).encode
+_encode_json = batched_json_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr))
 
 
 # Bytes a JSON string carries unescaped (ensure_ascii=False leaves every byte from 0x20 up as

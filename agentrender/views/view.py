@@ -15,7 +15,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
-from agentrender._fast import paused
 from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact, new_step_fact
@@ -310,13 +309,10 @@ class Views:
     def sizes(self) -> SizeSeries:
         """The size of the view at every stop, with and without the window, and its cacheable prefix.
 
-        Every step is rendered in both forms and measured: the collector is paused meanwhile, as in
-        ``render.messages``.
+        Every step is rendered in both forms (``render.assistant_turns`` and ``render.user_turns``,
+        which pause the collector and promote what they made) and measured; the measuring makes
+        numbers, which the collector does not track.
         """
-        with paused():
-            return self._sizes()
-
-    def _sizes(self) -> SizeSeries:
         renders = self._renders
         sizes = renders.sizes
         window = self.options.recent_results
