@@ -310,8 +310,8 @@ class Views:
         """The size of the view at every stop, with and without the window, and its cacheable prefix.
 
         Every step is rendered in both forms (``render.assistant_turns`` and ``render.user_turns``,
-        which pause the collector and promote what they made) and measured; the measuring makes
-        numbers, which the collector does not track.
+        which pause the collector and promote what they made) and measured; what the measuring
+        keeps is numbers, which the collector does not track.
         """
         renders = self._renders
         sizes = renders.sizes
