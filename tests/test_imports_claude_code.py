@@ -3,6 +3,7 @@
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentrender import RunFileError, render
+from agentrender import ContentBlock, RunFileError, StepInput, render
 from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
 from agentrender.imports.conversation import plain_blocks
@@ -24,16 +25,40 @@ SESSION = "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05"
 TRANSCRIPT = FIXTURES / f"{SESSION}.jsonl"
 
 
-def sent(run: Run) -> list[dict[str, Any]]:
-    """The whole conversation of a run as rendered: every turn, without the nudge after a final reply."""
-    full = [m.to_dict() for m in render.messages(run.step_input(), run.options())]
-    last = run.step_records[run.steps[-1].index]["sent"]
-    return full if last.get("user") is not None else full[:-1]
+def parts(run: Run) -> list[tuple[int, int, Any]]:
+    """The run's conversations as (first step, end, opening override): one before each compaction, then the last."""
+    compactions = run.header.get("compactions", ())
+    starts = [0] + [c["step"] for c in compactions]
+    openings = [None] + [tuple(ContentBlock.from_dict(b) for b in c["opening"]) for c in compactions]
+    ends = [*starts[1:], len(run.steps)]
+    return list(zip(starts, ends, openings, strict=True))
+
+
+def rendered(run: Run, start: int, end: int, opening: Any) -> list[dict[str, Any]]:
+    """Steps ``start`` to ``end`` rendered as sent, after ``opening`` (``None``: the run's own)."""
+    options = run.options() if opening is None else replace(run.options(), opening=opening)
+    steps = list(run.steps)[start:end]
+    messages = [m.to_dict() for m in render.messages(StepInput(steps=steps), options)]
+    if steps and run.step_records[steps[-1].index]["sent"].get("user") is None:
+        messages.pop()  # the contract's nudge: nothing was sent after that reply
+    return messages
+
+
+def as_sent(run: Run, at: int) -> list[dict[str, Any]]:
+    """The messages of the request that decided step ``at``, by the run file's rule: after a compaction, its opening
+    and the steps since it."""
+    start, _, opening = [part for part in parts(run) if part[0] <= at][-1]
+    return rendered(run, start, at, opening)
+
+
+def sent(run: Run) -> list[list[dict[str, Any]]]:
+    """Every conversation the run's model was sent, whole: the one before each compaction, then the last one."""
+    return [rendered(run, *part) for part in parts(run)]
 
 
 def view(run: Run, at: int) -> list[dict[str, Any]]:
     """The messages of the request that decided step ``at``, rendered from the run."""
-    return [m.to_dict() for m in render.messages(run.step_input(at), run.options())]
+    return as_sent(run, at)
 
 
 def lines_of(path: Path) -> list[dict[str, Any]]:
@@ -50,39 +75,41 @@ def runs() -> list[Run]:
     return from_claude_code(TRANSCRIPT)
 
 
-def test_the_runs_are_the_main_thread_then_the_conversation_before_compaction_then_each_sidechain(runs):
-    """The main thread is the first run, then what was sent before its compaction, then each sub-agent."""
-    assert [run.run_id for run in runs] == [
-        SESSION,
-        f"{SESSION}/before-compaction-1",
-        f"{SESSION}/agent-b41e9c2",
-        f"{SESSION}/agent-a9d07f3",
-    ]
-    assert [run.header["source"]["thread"] for run in runs] == ["main", "compacted", "sidechain", "sidechain"]
+def test_the_runs_are_the_whole_main_thread_then_each_sidechain(runs):
+    """The main thread, its compaction included, is the first run, then each sub-agent's."""
+    assert [run.run_id for run in runs] == [SESSION, f"{SESSION}/agent-b41e9c2", f"{SESSION}/agent-a9d07f3"]
+    assert [run.header["source"]["thread"] for run in runs] == ["main", "sidechain", "sidechain"]
+    assert runs[0].goal == "the price tests fail, can you look?"  # the session's first prompt, not the summary
 
 
-def test_each_run_renders_back_the_conversation_as_sent(runs, golden):
+def test_each_run_renders_back_the_conversations_as_sent(runs, golden):
     """Every run renders exactly the turns its model was sent, compared with the reviewed golden conversations."""
     conversations = {run.run_id: sent(run) for run in runs}
     golden("imports/claude_code_sent.json", json.dumps(conversations, indent=1, ensure_ascii=False) + "\n")
 
 
 def test_the_view_at_each_step_is_the_request_of_that_step(runs):
-    """The view at step k is the first 2k+1 messages of the reviewed conversation: the request that decided step k."""
+    """The view at step k is the start of the reviewed conversation it belongs to: the request that decided step k."""
     conversations = json.loads((GOLDEN / "imports" / "claude_code_sent.json").read_text(encoding="utf-8"))
     for run in runs:
-        conversation = conversations[run.run_id]
+        parts = conversations[run.run_id]
+        starts = [0] + [c["step"] for c in run.header.get("compactions", ())]
         for step in run.steps:
-            assert view(run, step.index) == conversation[: 2 * step.index + 1], (run.run_id, step.index)
+            part = max(i for i, start in enumerate(starts) if start <= step.index)
+            expected = parts[part][: 2 * (step.index - starts[part]) + 1]
+            assert view(run, step.index) == expected, (run.run_id, step.index)
 
 
-def test_split_replies_and_split_results_are_joined_as_they_were_sent(runs):
-    """A reply written one block a record is one assistant turn; its parallel results are one user turn."""
-    before = sent(runs[1])
+def test_one_request_is_one_step_and_its_parallel_results_one_user_turn(runs):
+    """A reply written one block a record is one assistant turn and one model call; its results are one user turn,
+    in the order of its tool uses."""
+    before = sent(runs[0])[0]
     assert [b["type"] for b in before[1]["content"]] == ["thinking", "tool_use"]
     assert [b.get("id") for b in before[3]["content"]] == [None, "toolu_01Cd4", "toolu_01Ef5"]
     assert [b["tool_use_id"] for b in before[4]["content"]] == ["toolu_01Cd4", "toolu_01Ef5"]
-    assert not [w for w in runs[1].warnings if "joined" in w.text]
+    assert not [w for w in runs[0].warnings if "joined" in w.text and w.line < 24]
+    for run in runs:
+        assert len(run.model_calls) == len({c.response.id for c in run.model_calls}) == len(run.steps)
 
 
 def test_a_rewound_branch_is_not_sent_and_is_named_in_a_warning(runs):
@@ -93,21 +120,27 @@ def test_a_rewound_branch_is_not_sent_and_is_named_in_a_warning(runs):
     assert any("branches the conversation left" in w.text and "lines 17, 18" in w.text for w in runs[0].warnings)
 
 
-def test_compaction_makes_the_summary_the_first_turn_and_is_named_in_a_warning(runs):
-    """After a compaction the model was sent the summary; the run says where what came before went."""
+def test_a_compaction_is_part_of_the_run_and_its_views_start_from_the_summary(runs):
+    """The conversation before a compaction and the one after it are one run; from the compaction on, the model
+    was sent the summary and what followed, and the header says where and how it happened."""
     main = runs[0]
-    assert sent(main)[0]["content"][0]["text"].startswith("This session is being continued")
-    assert main.header["source"]["compaction"]["compactMetadata"] == {"trigger": "manual", "preTokens": 21558}
-    assert any(f"{SESSION}/before-compaction-1" in w.text for w in main.warnings)
+    (compaction,) = main.header["compactions"]
+    assert {k: v for k, v in compaction.items() if k != "opening"} == {
+        "step": 5, "trigger": "manual", "tokens_before": 21558, "at": "2026-01-02T19:12:21.118Z", "line": 24
+    }  # fmt: skip
+    assert compaction["opening"][0]["text"].startswith("This session is being continued")
+    assert view(main, 5)[0]["content"] == compaction["opening"] and len(view(main, 5)) == 1
+    assert view(main, 4)[0]["content"][0]["text"] == "the price tests fail, can you look?"
+    assert main.step_records[4]["sent"].get("user") is None  # nothing was sent after that answer but /compact
     joined = [w for w in main.warnings if "joined into one turn" in w.text]
     assert [w.line for w in joined] == [26, 27, 28]
 
 
 def test_tool_use_results_are_kept_in_the_records_not_in_what_was_sent(runs):
     """``toolUseResult`` is in the run's source beside each record, never in the messages."""
-    before = runs[1]
-    assert "numLines" not in json.dumps(sent(before))
-    kept = [r["toolUseResult"] for r in before.header["source"]["transcript"] if "toolUseResult" in r]
+    main = runs[0]
+    assert "numLines" not in json.dumps(sent(main))
+    kept = [r["toolUseResult"] for r in main.header["source"]["transcript"] if "toolUseResult" in r]
     assert {"status": "completed", "prompt": "List every caller of round_price in /home/dev/shop.",
             "agentId": "b41e9c2", "totalDurationMs": 5120, "totalTokens": 9120} in kept  # fmt: skip
 
@@ -122,45 +155,60 @@ def test_the_source_keeps_the_session_model_version_and_directory(runs):
         "main",
     )
     assert runs[0].model == "claude-sonnet-4-5-20250929"
-    assert runs[2].model == "claude-haiku-4-5-20251001"
+    assert runs[1].model == "claude-haiku-4-5-20251001"
     assert source["summaries"] == [
         {"line": 1, "summary": "Fix failing price rounding test", "leafUuid": "00000013-1c2d-4e5f-8a9b-000000000013"}
     ]
     assert "system prompt" in source["note"]
     assert source["outside_threads"] == {"file-history-snapshot": [2], "last-prompt": [32]}
-    assert runs[1].header["source"]["not_sent"] == {"system/stop_hook_summary": 1}
+    assert source["not_sent"] == {"system/compact_boundary": 1, "system/stop_hook_summary": 1}
 
 
 def test_each_reply_is_a_model_call_with_its_recorded_usage(runs):
     """One model call per reply (``message.id``), for the step it decided, whose decision it gives again."""
-    before = runs[1]
-    assert [(c.step, c.response.id) for c in before.model_calls] == [
+    main = runs[0]
+    assert [(c.step, c.response.id) for c in main.model_calls][:5] == [
         (0, "msg_01Hq7YtR2mVbN4kP8sWc3DfA"),
         (1, "msg_01Kc9VnW3xZpQ6rT1uYe5GhB"),
         (2, "msg_01Mn2PqS4tUvW7xY9zAb6CdE"),
         (3, "msg_01Pq3RsT5uVwX8yZ0aBc7DeF"),
         (4, "msg_01Rs4TuV6wXyZ9aBc1DeF8Gh"),
     ]
-    assert before.model_calls[0].usage["cache_read_input_tokens"] == 14210
-    for call in before.model_calls:
-        assert render.decide(call.response) == before.steps[call.step].decision
+    assert main.model_calls[0].usage["cache_read_input_tokens"] == 14210
+    for call in main.model_calls:
+        assert render.decide(call.response) == main.steps[call.step].decision
 
 
-def test_sidechains_are_their_own_runs(runs):
-    """An inline sidechain and a sub-agent's own file each give a run of the sub-agent's conversation."""
-    inline, own_file = runs[2], runs[3]
-    assert sent(inline)[0]["content"] == [
+def test_sidechains_are_their_own_runs_linked_to_the_step_that_started_them(runs):
+    """An inline sidechain and a sub-agent's own file each give a run of the sub-agent's conversation; the main run
+    names the step whose tool use started a sub-agent, and the sub-agent's run names it back."""
+    main, inline, own_file = runs
+    assert sent(inline)[0][0]["content"] == [
         {"type": "text", "text": "List every caller of round_price in /home/dev/shop."}
     ]
     assert [s.decision.tool for s in inline.steps] == ["Grep", ""]
     assert own_file.header["source"]["not_sent"] == {"progress": 1}
     assert own_file.path.endswith("subagents/agent-a9d07f3.jsonl")
-    assert len(from_claude_code(TRANSCRIPT, subagents=False)) == 3
+    assert len(from_claude_code(TRANSCRIPT, subagents=False)) == 2
+    link = {"step": 1, "tool_use_id": "toolu_01Ef5"}
+    assert inline.header["source"]["parent"] == {"run_id": SESSION, **link}
+    assert main.header["source"]["subagents"] == [{"run_id": inline.run_id, **link}]
+    assert main.steps[1].decision.tool == "Read" or any(
+        b["id"] == "toolu_01Ef5" for b in main.step_records[1]["sent"]["assistant"] if b["type"] == "tool_use"
+    )
+
+
+def test_the_end_of_a_session_comes_from_its_last_reply(runs, tmp_path):
+    """A session whose last reply answers (no tool use) completed; one that stops on a tool use records no end."""
+    assert runs[0].end is not None and runs[0].end["status"] == "completed"
+    assert runs[0].end["at"] == "2026-01-02T19:13:07.118Z"
+    (cut,) = from_claude_code(write(tmp_path / "s.jsonl", MINIMAL[:2]))
+    assert cut.end is None
 
 
 def test_a_summariser_gives_the_what_if_view_its_summaries(runs):
     """With a summariser, the view under the contract's window shows summaries for old results."""
-    run = from_claude_code(TRANSCRIPT, summarise=first_line_summary)[1]
+    run = from_claude_code(TRANSCRIPT, summarise=first_line_summary)[0]
     assert run.summariser == "first_line_summary"
     windowed = [m.to_dict() for m in render.messages(run.step_input(), run.options(recent_results=1))]
     first_result = windowed[2]["content"][0]
@@ -170,7 +218,7 @@ def test_a_summariser_gives_the_what_if_view_its_summaries(runs):
 def test_load_detects_a_claude_code_session(tmp_path):
     """``load`` reads a transcript as its main run and ``load_runs`` gives every run."""
     assert load(TRANSCRIPT).run_id == SESSION
-    assert len(load_runs(TRANSCRIPT)) == 4
+    assert len(load_runs(TRANSCRIPT)) == 3
     copy = shutil.copy(FIXTURES / SESSION / "subagents" / "agent-a9d07f3.jsonl", tmp_path / "agent.jsonl")
     assert load(copy).run_id == f"{SESSION}/agent-a9d07f3"
 
@@ -217,7 +265,7 @@ MALFORMED = [
     (1, "uuid", at(1, "uuid")(12)),
     (1, "uuid", at(1, "uuid")(DELETE)),
     (2, "parentUuid", at(2, "parentUuid")(["u1"])),
-    (1, "sessionId", at(1, "sessionId")(None)),
+    (1, "sessionId", at(1, "sessionId")("")),
     (1, "isSidechain", at(1, "isSidechain")("no")),
     (2, "isMeta", at(2, "isMeta")(1)),
     (1, "message", at(1, "message")(DELETE)),
@@ -407,22 +455,24 @@ def test_a_parallel_result_is_sent_among_the_results_before_a_note_of_the_thread
                results("r2", "a2", "t2"), note, results("r1", "a1", "t1"),
                reply("a3", "s1", [{"type": "text", "text": "Both ran."}], id="msg_2")]  # fmt: skip
     (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
-    assert [b["tool_use_id"] for b in run.step_records[0]["sent"]["user"]] == ["t2", "t1"]
+    assert [b["tool_use_id"] for b in run.step_records[0]["sent"]["user"]] == ["t1", "t2"]  # the tool uses' order
     assert run.steps[0].observation.content == "t1 done"
     assert run.header["source"]["not_sent"] == {"system/note": 1} and run.warnings == ()
 
 
-def test_a_reply_split_by_a_record_of_another_is_a_model_call_of_its_own_blocks(tmp_path):
-    """The blocks of a record between two records of one reply are in the turn sent, not in that reply's model call."""
+def test_a_reply_split_by_a_record_of_another_is_one_turn_and_one_model_call(tmp_path):
+    """A record of Claude Code's own between two records of one reply does not split the reply: the reply is one
+    turn and one model call, its result follows it, and the note is a turn of its own after them."""
     said = {"type": "text", "text": "(interrupted)"}
     records = [MINIMAL[0], reply("a1", "u1", [{"type": "text", "text": "Listing."}]),
                reply("a2", "a1", [said], id="msg_x", model="<synthetic>"), reply("a3", "a2", [tool_use("t1")]),
                results("r1", "a3", "t1")]  # fmt: skip
     (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
-    assert [b["type"] for b in run.step_records[0]["sent"]["assistant"]] == ["text", "text", "tool_use"]
+    assert [b["type"] for b in run.step_records[0]["sent"]["assistant"]] == ["text", "tool_use"]
+    assert run.step_records[0]["sent"]["user"][0]["tool_use_id"] == "t1"
+    assert run.step_records[1]["sent"]["assistant"] == [said]  # Claude Code's own note, after the reply's results
     (call,) = run.model_calls
     assert [b.to_dict() for b in call.response.content] == [{"type": "text", "text": "Listing."}, tool_use("t1")]
-    assert [w.line for w in run.warnings if "joined into one turn" in w.text] == [3, 4]
 
 
 @pytest.mark.parametrize(
@@ -477,3 +527,127 @@ def test_the_quick_look_at_blocks_accepts_only_what_the_whole_check_accepts(cont
             check_block(block)  # raises for a block the whole check refuses
             if block["type"] == "tool_use":
                 assert isinstance(block["input"], dict | str)
+
+
+def record(uuid: str, parent: str | None, role: str, blocks: list[dict[str, Any]], message_id: str = "") -> dict:
+    """A message record as Claude Code writes it (an assistant's with its reply's ``message.id``)."""
+    message: dict[str, Any] = {"role": role, "content": blocks}
+    if role == "assistant":
+        message.update(id=message_id, model="m", type="message", stop_reason=None)
+    return {"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "s", "isSidechain": False,
+            "requestId": f"req_{message_id}", "message": message}  # fmt: skip
+
+
+@st.composite
+def interleaved_sessions(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[tuple[list[Any], list[str]]]]:
+    """A session written the ways Claude Code writes a reply: one record a block, its results interleaved with its
+    tool uses (each result the parent of the next block), forking off them (each result a child of its own tool use),
+    or all of a reply's blocks in one record; with what each request held (its blocks, and its tool uses' ids)."""
+    records = [record("u0", None, "user", [{"type": "text", "text": "go"}])]
+    expected = []
+    leaf = "u0"
+    for r in range(draw(st.integers(1, 5))):
+        uses = [f"t{r}_{i}" for i in range(draw(st.integers(0, 3)))]
+        text = [{"type": "text", "text": f"reply {r}"}] if draw(st.booleans()) or not uses else []
+        blocks = text + [{"type": "tool_use", "id": u, "name": "Bash", "input": {"n": i}} for i, u in enumerate(uses)]
+        mid = f"msg_{r}"
+        shape = draw(st.sampled_from(["interleaved", "forked", "one record"]))
+        if shape == "one record" or not uses:
+            records.append(record(f"a{r}", leaf, "assistant", blocks, mid))
+            leaf = f"a{r}"
+            if uses:
+                results = [{"type": "tool_result", "tool_use_id": u, "content": f"{u} done"} for u in uses]
+                records.append(record(f"r{r}", leaf, "user", results))
+            else:  # an answer: the person's next prompt starts the next request
+                records.append(record(f"r{r}", leaf, "user", [{"type": "text", "text": "and then?"}]))
+            leaf = f"r{r}"
+        else:
+            parent = leaf
+            pending = []
+            for j, block in enumerate(blocks):
+                records.append(record(f"a{r}_{j}", parent, "assistant", [block], mid))
+                parent = f"a{r}_{j}"
+                if block["type"] == "tool_use":
+                    answer = [{"type": "tool_result", "tool_use_id": block["id"], "content": "done"}]
+                    result = record(f"r{r}_{j}", parent, "user", answer)
+                    if shape == "interleaved":
+                        records.append(result)
+                        parent = result["uuid"]
+                    else:
+                        pending.append(result)
+            order = draw(st.permutations(pending)) if pending else []
+            records.extend(order)
+            leaf = parent if shape == "interleaved" or not order else order[-1]["uuid"]
+        expected.append((blocks, uses))
+    return records, expected
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(session=interleaved_sessions())
+def test_each_request_is_one_step_however_its_records_were_written(tmp_path_factory, session):
+    """Whichever way a reply's records and its results were written, each request is one step and one model call,
+    its assistant turn holds every block of the reply in order, and its results follow in one user turn, in the order
+    of its tool uses; every tool use is in the conversation with its result, and no branch is reported."""
+    records, expected = session
+    path = tmp_path_factory.mktemp("cc") / "s.jsonl"
+    (run,) = from_claude_code(write(path, records))
+    assert len(run.steps) == len(run.model_calls) == len(expected)
+    for index, (blocks, uses) in enumerate(expected):
+        sent_step = run.step_records[index]["sent"]
+        assert sent_step["assistant"] == blocks
+        if uses:
+            assert [b["tool_use_id"] for b in sent_step["user"]] == uses
+    assert not [w for w in run.warnings if "branches" in w.text or "joined" in w.text]
+
+
+def test_a_compaction_whose_logical_parent_is_not_in_the_file_joins_the_chain_before_it(tmp_path):
+    """When ``logicalParentUuid`` names a record the file lacks, the conversation before the boundary is the chain
+    that ends where the boundary starts, and a warning says how it was joined."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
+                "logicalParentUuid": "gone", "compactMetadata": {"trigger": "auto", "preTokens": 155000}}  # fmt: skip
+    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "This session is being continued..."}]),
+               "isCompactSummary": True}  # fmt: skip
+    after = record("a5", "u5", "assistant", [{"type": "text", "text": "Carrying on."}], "msg_5")
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary, after]))
+    assert len(run.steps) == 2 and run.goal == "hi"
+    assert [(c["step"], c["trigger"], c["tokens_before"]) for c in run.header["compactions"]] == [(1, "auto", 155000)]
+    assert [w.line for w in run.warnings if "taken to end at line 3" in w.text] == [4]
+
+
+def test_a_compact_with_nothing_after_it_is_a_compaction_at_the_end(tmp_path):
+    """A ``/compact`` after which the session ended is one run: its steps, then a compaction after the last one."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
+                "logicalParentUuid": "u2", "compactMetadata": {"trigger": "manual"}}  # fmt: skip
+    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary]))
+    assert len(run.steps) == 1
+    assert [(c["step"], c["trigger"], c["opening"]) for c in run.header["compactions"]] == [
+        (1, "manual", [{"type": "text", "text": "Summary."}])
+    ]
+
+
+def test_a_parent_missing_from_the_middle_of_the_main_thread_joins_the_chain_written_before_it(tmp_path):
+    """A writer that left a record out breaks the chain: the thread goes on from the message written before the
+    orphan, with a warning naming both lines, instead of losing everything before it."""
+    records = [*MINIMAL[:3], record("a2", "missing", "assistant", [{"type": "text", "text": "Done."}], "msg_2")]
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert len(run.steps) == 2 and run.steps[1].decision.reason == "Done."
+    assert [w.line for w in run.warnings if "joined to line 3" in w.text] == [4]
+
+
+def test_whitespace_only_text_of_a_reply_is_left_out_with_a_note(tmp_path):
+    """Claude Code records text blocks of white space only in replies but never sends them back (the API refuses
+    them): they are left out of the turn sent, and a warning counts them."""
+    records = [MINIMAL[0], record("a1", "u1", "assistant", [{"type": "text", "text": "\n\n"}], "msg_1"),
+               record("a2", "a1", "assistant", [tool_use("t1")], "msg_1"), {**results("r1", "a2", "t1")}]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert run.step_records[0]["sent"]["assistant"] == [tool_use("t1")]
+    assert [w.text for w in run.warnings if "white space only" in w.text]
+
+
+@pytest.mark.parametrize(("field", "value"), [("isMeta", None), ("isSidechain", None), ("agentId", None)])
+def test_a_field_written_as_null_means_not_recorded(tmp_path, field, value):
+    """Writers put null in an optional field they did not record; it reads as if the field were absent."""
+    records = mutated(at(2, field)(value))
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert len(run.steps) == 1 and run.warnings == ()

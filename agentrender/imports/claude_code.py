@@ -24,16 +24,17 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
 
 Each thread is read by following ``parentUuid`` from its last record back to its root (the
 record order of the file is not the conversation's: a rewound conversation leaves its
-abandoned branch in the file), taking in the results of parallel tool uses that fork off it
-(each result's parent is the tool use it answers, and the tool uses are chained one after the
-other, so only the last result is an ancestor of what follows). Split replies are joined into
-one assistant turn and split results into one user turn, as they were sent. Standard library only.
+abandoned branch in the file), then read as the requests it made: a reply is read whole from
+every record of its ``message.id`` when its first record is met, and its results are taken
+from the records that answer its tool uses, wherever they hang (see ``_Transcript.requests``).
+Every look-up is a dict's, so an import takes time in proportion to the file. Standard library only.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -91,10 +92,10 @@ class _Record:
         # the fields' types were checked (_checked): no conversion is needed
         self.line = line
         self.value = value
-        self.uuid: str = value.get("uuid", "")
+        self.uuid: str = value.get("uuid") or ""
         self.parent: str | None = value.get("parentUuid")
         self.kind: str = (kind := value["type"])
-        self.sidechain: bool = value.get("isSidechain", False)
+        self.sidechain: bool = value.get("isSidechain") or False
         self.message: dict[str, Any] | None
         """A message record's ``message``, without its content; ``None`` for any other record."""
         self.blocks: list[dict[str, Any]]
@@ -122,11 +123,12 @@ _UUID = attrgetter("uuid")
 
 @dataclass(frozen=True)
 class _Thread:
-    """One conversation of a transcript: its records from root to leaf, and what it is."""
+    """One conversation of a transcript: its parts (more than one when it was compacted), and what it is."""
 
-    records: list[_Record]
+    segments: list[_Segment]
+    """The turns sent, oldest first: the conversation before each compaction, then the one after it."""
     kind: str
-    """``main``, ``compacted`` (the main thread before a compaction) or ``sidechain``."""
+    """``main`` or ``sidechain``."""
     notes: dict[str, Any] = field(default_factory=dict)
 
 
@@ -141,6 +143,10 @@ class _Transcript:
         """Each uuid's first record, in file order."""
         self.outside: list[_Record] = []
         """The records with no uuid, in no thread (titles, file backups, the prompt queue, ...)."""
+        self.replies: dict[tuple[bool, Any], list[_Record]] = {}
+        """Each reply's records, by whether they are a sub-agent's and the reply's ``message.id``, in file order."""
+        self.results: dict[Any, list[_Record]] = {}
+        """The user records that hold a result, by the id of the tool use it answers, in file order."""
         setdefault = self.by_uuid.setdefault
         for record in self.records:
             if not record.uuid:
@@ -151,6 +157,14 @@ class _Transcript:
                         f"the uuid of line {first.line} again: this record is left out of the threads"
                     )
                 )
+            elif record.kind == "assistant":
+                message_id = record.message.get("id") if record.message is not None else None
+                if message_id is not None:
+                    self.replies.setdefault((record.sidechain, message_id), []).append(record)
+            elif record.kind == "user":
+                for block in record.blocks:
+                    if block["type"] == "tool_result":
+                        self.results.setdefault(block.get("tool_use_id"), []).append(record)
 
     def _read(self) -> list[_Record]:
         try:
@@ -216,17 +230,18 @@ class _Transcript:
         kind = value.get("type")
         if not isinstance(kind, str):
             raise where.at("type").error(f"expected the record's type, got {kind!r}")
+        # null is what a writer puts in a field it did not record: as if the field were absent
         for name in _STRING_FIELDS:
-            if name in value and (not isinstance(value[name], str) or not value[name]):
+            if value.get(name) is not None and (not isinstance(value[name], str) or not value[name]):
                 raise where.at(name).error(f"expected a non-empty string, got {value[name]!r}")
         for name in _OPTIONAL_STRING_FIELDS:
             if value.get(name) is not None and not isinstance(value[name], str):
                 raise where.at(name).error(f"expected a uuid or null, got {type(value[name]).__name__}")
         for name in _BOOL_FIELDS:
-            if name in value and not isinstance(value[name], bool):
+            if value.get(name) is not None and not isinstance(value[name], bool):
                 raise where.at(name).error(f"expected true or false, got {value[name]!r}")
         if kind in _MESSAGE_TYPES:
-            if "uuid" not in value:
+            if value.get("uuid") is None:
                 raise where.at("uuid").error(f"missing: a {kind} record has a uuid")
             _check_message(value.get("message"), kind, where.at("message"))
         if kind == "summary" and not isinstance(value.get("summary", ""), str):
@@ -234,7 +249,7 @@ class _Transcript:
         return value
 
     def chain(self, leaf: _Record, sidechain: bool) -> list[_Record]:
-        """The records from the thread's root to ``leaf``, following ``parentUuid``, with the parallel results sent."""
+        """The records from the thread's root to ``leaf``, following ``parentUuid`` (one look-up a record)."""
         chain = [leaf]
         seen = {leaf.uuid}
         by_uuid = self.by_uuid
@@ -242,12 +257,8 @@ class _Transcript:
         while record.parent is not None:
             parent = by_uuid.get(record.parent)
             if parent is None:
-                self.warnings.append(
-                    Where(self.path, record.line, "parentUuid").warning(
-                        f"points to {record.parent!r}, a record not in this file: the thread is read from here "
-                        "(what came before it was sent too, and is not in this file)"
-                    )
-                )
+                if sidechain:
+                    self._broken(record)
                 break
             if parent.uuid in seen:
                 raise Where(self.path, record.line, "parentUuid").error(
@@ -259,113 +270,31 @@ class _Transcript:
             chain.append(parent)
             record = parent
         chain.reverse()
-        return self._with_parallel_results(chain, seen)
+        return chain
 
-    def _with_parallel_results(self, chain: list[_Record], on_chain: set[str]) -> list[_Record]:
-        """``chain`` with the results of its parallel tool uses that fork off it, each among its turn's results.
-
-        Claude Code writes a reply's tool uses one a record, each the parent of the next, and each
-        result with the tool use it answers as its parent: the result of every tool use but the
-        last forks off the chain. It was sent all the same, in the user turn answering that reply
-        (the API takes no tool use unanswered). A result record off the chain is taken in when its
-        parent is a tool use record on the chain and it answers only tool uses of that record that
-        the chain leaves unanswered; any other record off the chain stays on an abandoned branch.
-        ``on_chain`` holds the uuids of the chain's records.
-        """
-        by_uuid = self.by_uuid
-        if len(on_chain) == len(by_uuid):
-            return chain  # no record is off it
-        forks = [
-            record
-            for record in by_uuid.values()
-            if record.results
-            and record.kind == "user"
-            and record.uuid not in on_chain
-            and record.parent in on_chain
-            and by_uuid[record.parent].kind == "assistant"
-        ]
-        if not forks:
-            return chain
-        answered = {
-            block.get("tool_use_id")
-            for record in chain
-            if record.kind == "user"
-            for block in record.blocks
-            if block["type"] == "tool_result"
-        }
-        taken: list[_Record] = []
-        for record in forks:
-            parent = by_uuid[record.parent]  # type: ignore[index]  # a fork's parent is on the chain
-            uses = {block.get("id") for block in parent.blocks if block["type"] == "tool_use"}
-            ids = [block.get("tool_use_id") for block in record.blocks]
-            if all(i in uses and i not in answered for i in ids):
-                answered.update(ids)
-                taken.append(record)
-        if not taken:
-            return chain
-        # each goes past the rest of the reply (and Claude Code's notes), then among its results in file order
-        position = {record.uuid: i for i, record in enumerate(chain)}
-        places: dict[int, list[_Record]] = {}
-        for record in taken:
-            at = position[record.parent] + 1  # type: ignore[index]  # a fork's parent is on the chain
-            while at < len(chain) and chain[at].kind != "user":
-                at += 1
-            places.setdefault(at, []).append(record)
-        out: list[_Record] = []
-        i = 0
-        for at in sorted(places):
-            if at > i:
-                out.extend(chain[i:at])
-                i = at
-            for record in places[at]:  # in file order, as taken
-                while i < len(chain) and chain[i].results and chain[i].line < record.line:
-                    out.append(chain[i])
-                    i += 1
-                out.append(record)
-        out.extend(chain[i:])
-        return out
+    def _broken(self, record: _Record) -> None:
+        self.warnings.append(
+            Where(self.path, record.line, "parentUuid").warning(
+                f"points to {record.parent!r}, a record not in this file: the thread is read from here "
+                "(what came before it was sent too, and is not in this file)"
+            )
+        )
 
     def threads(self) -> list[_Thread]:
-        """The main thread (its part since the last compaction), the parts before it, then each sidechain."""
+        """The main thread (every part of it, compactions included, oldest first), then each sidechain."""
         threads: list[_Thread] = []
         used: set[str] = set()
         records = self.by_uuid.values()  # each uuid's first record, in file order
         last = next((r for r in reversed(records) if r.message is not None and not r.sidechain), None)
         if last is not None:
-            leaf: _Record | None = last
-            segments = []
-            while leaf is not None:
-                chain = self.chain(leaf, sidechain=False)
-                used.update(map(_UUID, chain))
-                segments.append(chain)
-                root = chain[0].value
-                before = root.get("logicalParentUuid")
-                leaf = None
-                if isinstance(before, str):
-                    leaf = self.by_uuid.get(before)
-                    if leaf is None:
-                        self.warnings.append(
-                            Where(self.path, chain[0].line, "logicalParentUuid").warning(
-                                "the conversation before this compaction is not in this file"
-                            )
-                        )
-                    elif leaf.uuid in used:
-                        raise Where(self.path, chain[0].line, "logicalParentUuid").error(
-                            "points back into the conversation after it: a transcript is a tree"
-                        )
-            threads.append(_Thread(segments[0], "main"))
-            threads.extend(_Thread(chain, "compacted") for chain in reversed(segments[1:]))
-        roots: dict[str, list[_Record]] = {}
-        for record in records:
-            if record.sidechain and record.message is not None:
-                roots.setdefault(self._sidechain_root(record), []).append(record)
-        for members in roots.values():
+            segments = self._segments(last, used)
+            threads.append(_Thread([self.requests(chain, False, used) for chain in segments], "main"))
+        for members in self._sidechains().values():
             chain = self.chain(members[-1], sidechain=True)
-            used.update(map(_UUID, chain))
             notes = {}
             if chain[0].parent is not None and chain[0].parent in self.by_uuid:
                 notes["parent_line"] = self.by_uuid[chain[0].parent].line
-            threads.append(_Thread(chain, "sidechain", notes))
+            threads.append(_Thread([self.requests(chain, True, used)], "sidechain", notes))
         left = [r for r in records if r.message is not None and r.uuid not in used] if len(used) < len(records) else []
         if left:
             lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
@@ -377,15 +306,276 @@ class _Transcript:
             )
         return threads
 
-    def _sidechain_root(self, record: _Record) -> str:
-        seen = set()
-        while record.parent is not None and record.uuid not in seen:
-            seen.add(record.uuid)
-            parent = self.by_uuid.get(record.parent)
-            if parent is None or not parent.sidechain:
-                break
-            record = parent
-        return record.uuid
+    def _segments(self, leaf: _Record, used: set[str]) -> list[list[_Record]]:
+        """The main thread's chains, oldest first: the conversation before each compaction, then the one after it.
+
+        A ``compact_boundary`` starts a chain anew (its ``parentUuid`` is null) and names the record the
+        conversation before it ended with in ``logicalParentUuid``. When that record is not in the file,
+        the conversation before it is the chain that ends where the boundary starts: the last message
+        record of the main thread written before the boundary, and a warning says it was joined so.
+        """
+        segments = []
+        on_main = [r for r in self.by_uuid.values() if r.message is not None and not r.sidechain]
+        lines = [r.line for r in on_main]
+        taken: set[str] = set()
+
+        def written_before(root: _Record) -> _Record | None:
+            """The last message of the main thread written before ``root``, not already in a chain."""
+            at = bisect_left(lines, root.line) - 1
+            while at >= 0 and on_main[at].uuid in taken:
+                at -= 1
+            return on_main[at] if at >= 0 else None
+
+        current: _Record | None = leaf
+        while current is not None:
+            chain = self.chain(current, sidechain=False)
+            taken.update(map(_UUID, chain))
+            # a parent that is not in the file (a writer that left records out): the conversation goes on from
+            # the chain that ends where this one starts, as Claude Code wrote them one after the other
+            while (root := chain[0]).parent is not None and root.parent not in self.by_uuid:
+                joined = written_before(root)
+                if joined is None:
+                    self._broken(root)
+                    break
+                self.warnings.append(
+                    Where(self.path, root.line, "parentUuid").warning(
+                        f"points to {root.parent!r}, a record not in this file: joined to line {joined.line}, the "
+                        "last message of the main thread before it"
+                    )
+                )
+                before_it = self.chain(joined, sidechain=False)
+                taken.update(map(_UUID, before_it))
+                chain = before_it + chain
+            segments.append(chain)
+            before = root.value.get("logicalParentUuid")
+            current = None
+            if not isinstance(before, str):
+                continue
+            current = self.by_uuid.get(before)
+            where = Where(self.path, root.line, "logicalParentUuid")
+            if current is None:
+                current = written_before(root)
+                if current is None:
+                    self.warnings.append(where.warning("the conversation before this compaction is not in this file"))
+                    continue
+                self.warnings.append(
+                    where.warning(
+                        f"names {before!r}, a record not in this file: the conversation before the compaction is "
+                        f"taken to end at line {current.line}, the last message of the main thread before it"
+                    )
+                )
+            elif current.uuid in taken:
+                raise where.error("points back into the conversation after it: a transcript is a tree")
+        used.update(taken)
+        segments.reverse()
+        return segments
+
+    def _sidechains(self) -> dict[str, list[_Record]]:
+        """Each sidechain's message records (in file order) by the uuid of its root, found in one pass."""
+        root_of: dict[str, str] = {}
+        by_uuid = self.by_uuid
+        groups: dict[str, list[_Record]] = {}
+        for record in by_uuid.values():
+            if not (record.sidechain and record.message is not None):
+                continue
+            path = []
+            at: _Record | None = record
+            root = record.uuid
+            while at is not None:
+                known = root_of.get(at.uuid)
+                if known is not None:
+                    root = known
+                    break
+                if at.uuid in path:  # a loop: chain() says so when the thread is read
+                    root = at.uuid
+                    break
+                path.append(at.uuid)
+                root = at.uuid
+                parent = by_uuid.get(at.parent) if at.parent is not None else None
+                at = parent if parent is not None and parent.sidechain else None
+            for uuid in path:
+                root_of[uuid] = root
+            groups.setdefault(root, []).append(record)
+        return groups
+
+    def requests(self, chain: list[_Record], sidechain: bool, used: set[str]) -> _Segment:
+        """The turns ``chain`` sent: one assistant turn a request (every record of its reply, wherever the file
+        put them), then one user turn with the results of its tool uses, in the order of the tool uses.
+
+        Claude Code writes a reply one block a record, the records sharing the reply's ``message.id``,
+        and writes each tool use's result as soon as it has it: the records of one reply and their
+        results are interleaved (``text``, ``tool_use 1``, ``result 1``, ``tool_use 2``, ``result 2``) or
+        fork off one another (each result a child of its own tool use). What it sent next was one
+        assistant turn holding the whole reply and one user turn with all of its results. So a reply
+        is read whole when its first record is met, from every record of its ``message.id``, and each
+        tool use's result is taken from the record that answers it; a record already taken is passed
+        over when the chain reaches it. ``used`` collects the uuids of every record taken.
+        """
+        segment = _Segment()
+        segment.root, segment.root_line = chain[0].value, chain[0].line
+        replies, results, path = self.replies, self.results, self.path
+        on_chain = set(map(_UUID, chain))
+        taken: set[str] = set()
+        for record in chain:
+            message = record.message
+            if message is None:
+                subtype = record.value.get("subtype")
+                segment.skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
+                taken.add(record.uuid)
+                continue
+            if record.uuid in taken:
+                continue
+            if record.kind == "user":
+                taken.add(record.uuid)
+                segment.add(record, record.blocks, path, results=record.results)
+                continue
+            message_id = message.get("id")
+            members = replies.get((sidechain, message_id), [record]) if message_id is not None else [record]
+            members = [m for m in members if m.uuid not in taken]
+            taken.update(map(_UUID, members))
+            blocks = segment.reply(members, path)
+            answering: list[_Record] = []
+            for block in blocks:
+                if block["type"] != "tool_use":
+                    continue
+                found = _answer(results.get(block.get("id")), sidechain, taken, on_chain)
+                if found is not None:
+                    taken.add(found.uuid)
+                    answering.append(found)
+            if answering:
+                segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
+        used.update(taken)
+        return segment
+
+
+def _answer(candidates: list[_Record] | None, sidechain: bool, taken: set[str], on_chain: set[str]) -> _Record | None:
+    """The record that holds the result of a tool use: the one on the chain (a retried tool use leaves its first
+    result on an abandoned branch), else the first of the thread's kind not already taken (a result that forks off)."""
+    if not candidates:
+        return None
+    if len(candidates) > 1:
+        for record in candidates:
+            if record.uuid in on_chain and record.uuid not in taken:
+                return record
+    for record in candidates:
+        if record.sidechain == sidechain and record.uuid not in taken:
+            return record
+    return None
+
+
+_LINE = attrgetter("line")
+
+
+class _Segment:
+    """The turns of one chain as they were sent, with what its records say beside them (see ``_Transcript.requests``).
+
+    A turn's content is its first record's list of blocks as read, or a list of its own when records are joined
+    into it: a record's blocks are never changed, as a record may be in more than one run. Each reply (``calls``)
+    is a stretch of its turn's content, ``content[start:end]``.
+    """
+
+    def __init__(self) -> None:
+        self.turns: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []
+        """Each message record's fields as written (``source.transcript``), in the order they were taken."""
+        self.skipped: Counter[str] = Counter()
+        self.models: list[str] = []
+        self.calls: list[dict[str, Any]] = []
+        self.dropped = 0
+        """Whitespace-only text blocks of replies, which Claude Code does not send back (the API refuses them)."""
+        self.warnings: list[RunWarning] = []
+        self.first_line = 0
+        """The line of the part's first message record."""
+        self.root: Mapping[str, Any] = {}
+        """The fields of the chain's first record (a ``compact_boundary``, for a part after a compaction)."""
+        self.root_line = 0
+        self._owned = False
+        self._results = False
+
+    def add(self, record: _Record, blocks: list[dict[str, Any]], path: str, results: bool = False) -> None:
+        """``record``'s ``blocks`` at the end of the conversation: a turn of their own, or joined into the last turn
+        when it has the record's role (the API merges two user turns in a row into one, and so did Claude Code)."""
+        self.records.append(record.value)
+        if not self.first_line:
+            self.first_line = record.line
+        turns = self.turns
+        if not turns or turns[-1]["role"] != record.kind:
+            turns.append({"role": record.kind, "content": blocks})
+            self._owned, self._results = False, results
+            return
+        if not (results and self._results):  # a reply's results are one turn as they were sent
+            self.warnings.append(
+                Where(path, record.line, "parentUuid").warning(
+                    f"a {record.kind} message right after another: joined into one turn, as the Messages API would"
+                )
+            )
+        self._results = self._results and results
+        if not blocks:
+            return
+        last = turns[-1]
+        if self._owned:
+            last["content"] += blocks
+        else:
+            last["content"] = last["content"] + blocks
+            self._owned = True
+
+    def results(self, records: list[_Record], uses: list[Any], path: str) -> None:
+        """Add the user turn that answers a reply whose tool uses have the ids ``uses``, from the ``records`` that
+        hold their results: each result in the order of the tool uses, then whatever else those records hold."""
+        records = sorted(records, key=_LINE)
+        order = {use: i for i, use in enumerate(uses)}
+        answers: list[dict[str, Any]] = []
+        rest: list[dict[str, Any]] = []
+        for record in records:
+            for block in record.blocks:
+                answers_one = block["type"] == "tool_result" and block.get("tool_use_id") in order
+                (answers if answers_one else rest).append(block)
+        answers.sort(key=lambda block: order[block.get("tool_use_id")])
+        if len(records) == 1 and not rest and answers == records[0].blocks:
+            answers = records[0].blocks  # in order already: the record's own list, not a copy
+        self.add(records[0], answers + rest, path, results=not rest)
+        self.records.extend(record.value for record in records[1:])
+
+    def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
+        """Add one reply read from its records (in file order), as one assistant turn; its blocks."""
+        if len(members) == 1 and not any(_blank(block) for block in members[0].blocks):
+            blocks = members[0].blocks
+        else:
+            blocks = []
+            seen: set[Any] = set()
+            for member in members:
+                for block in member.blocks:
+                    if _blank(block):
+                        self.dropped += 1
+                        continue
+                    if block["type"] == "tool_use":
+                        if block.get("id") in seen:
+                            continue  # the same block written twice
+                        seen.add(block.get("id"))
+                    blocks.append(block)
+        joined = bool(self.turns) and self.turns[-1]["role"] == "assistant"
+        start = len(self.turns[-1]["content"]) if joined else 0
+        self.add(members[0], blocks, path)
+        self.records.extend(member.value for member in members[1:])
+        last = members[-1]
+        message = last.message
+        assert message is not None  # an assistant record's
+        model = message.get("model")
+        if type(model) is str and model.startswith("<"):
+            return blocks  # "<synthetic>" marks a reply Claude Code wrote itself, not a model's
+        if model is not None:
+            self.models.append(model)
+        if message.get("id") is not None:
+            self.calls.append(
+                {"turn": len(self.turns) - 1, "start": start, "end": start + len(blocks), "message": message,
+                 "line": last.line}
+            )  # fmt: skip
+        return blocks
+
+
+def _blank(block: dict[str, Any]) -> bool:
+    """A text block of white space only: Claude Code records them in replies, and sends none of them back."""
+    return block["type"] == "text" and not block.get("text", "").strip()
 
 
 def _plain_record(value: Any) -> bool:
@@ -459,83 +649,6 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
             raise where.error(str(error)) from None
 
 
-def _turns(thread: _Thread, path: str, warnings: list[RunWarning]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The thread's messages as they were sent, and what the thread's records say beside them.
-
-    A turn's content is its first record's list of blocks as read, or a list of its own when records are joined
-    into it: a record's blocks are never changed, as a record may be in more than one run. Each reply (``calls``)
-    is a stretch of its turn's content, ``content[start:end]`` (usually all of it), or ``content`` of its own when
-    another record came between two of its records.
-    """
-    turns: list[dict[str, Any]] = []
-    skipped: Counter[str] = Counter()
-    transcript: list[dict[str, Any]] = []
-    models: list[str] = []
-    calls: list[dict[str, Any]] = []
-    role = last_id = None  # the last turn's role, and the message.id of its last record
-    content: list[dict[str, Any]] = []  # the last turn's content
-    owned = False  # whether it is a list of the turn's own, not the blocks of its first record
-    results = False  # whether it holds only tool results
-    for record in thread.records:
-        message = record.message
-        kind = record.kind
-        if message is None:
-            subtype = record.value.get("subtype")
-            skipped[f"{kind}/{subtype}" if isinstance(subtype, str) else kind] += 1
-            continue
-        transcript.append(record.value)
-        blocks = record.blocks
-        message_id = message.get("id")
-        if role != kind:
-            content = blocks
-            turns.append({"role": kind, "content": content})
-            role, owned, results = kind, False, record.results
-        else:
-            split_reply = kind == "assistant" and message_id is not None and message_id == last_id
-            if not (split_reply or (kind == "user" and results and record.results)):
-                warnings.append(
-                    Where(path, record.line, "parentUuid").warning(
-                        f"a {kind} message right after another: joined into one turn, as the Messages API would"
-                    )
-                )
-            if owned:
-                content += blocks
-            else:
-                content = turns[-1]["content"] = content + blocks
-                owned = True
-            results = results and record.results
-        last_id = message_id
-        model = message.get("model")
-        if kind == "assistant" and not (type(model) is str and model.startswith("<")):
-            # "<synthetic>" marks a reply Claude Code wrote itself, not a model
-            if model is not None:
-                models.append(model)
-            if message_id is not None:
-                call = calls[-1] if calls else None
-                if call is not None and call["id"] == message_id and call["turn"] == len(turns) - 1:
-                    if "content" in call:  # its records are not one stretch of the turn's content
-                        call["content"] = call["content"] + blocks
-                    elif call["end"] == len(content) - len(blocks):
-                        call["end"] = len(content)
-                    else:
-                        call["content"] = content[call["start"] : call["end"]] + blocks
-                    call["message"], call["line"] = message, record.line
-                else:
-                    end = len(content)
-                    start = end - len(blocks)
-                    calls.append(
-                        {"id": message_id, "turn": len(turns) - 1, "start": start, "end": end, "message": message,
-                         "line": record.line}
-                    )  # fmt: skip
-    notes: dict[str, Any] = {"transcript": transcript, "calls": calls}
-    if skipped:
-        notes["not_sent"] = dict(sorted(skipped.items()))
-    if models:
-        notes["models"] = sorted(set(models))
-        notes["model"] = models[-1]
-    return turns, notes
-
-
 def _model_calls(
     calls: list[dict[str, Any]], turns: list[dict[str, Any]], path: str, warnings: list[RunWarning]
 ) -> list[dict[str, Any]]:
@@ -546,11 +659,9 @@ def _model_calls(
     """
     out = []
     for call in calls:
-        content = call.get("content")
-        if content is None:
-            content = turns[call["turn"]]["content"]
-            if call["start"] or call["end"] != len(content):
-                content = content[call["start"] : call["end"]]
+        content = turns[call["turn"]]["content"]
+        if call["start"] or call["end"] != len(content):
+            content = content[call["start"] : call["end"]]
         response = {**call["message"], "content": content}  # the message as read has no content
         try:
             check_reply(response, where="message", blocks_checked=True)  # each block was, as it was read
@@ -561,29 +672,135 @@ def _model_calls(
     return out
 
 
-def _first(records: list[_Record], name: str) -> Any:
-    return next((r.value[name] for r in records if name in r.value), None)
+def _first(records: list[dict[str, Any]], name: str) -> Any:
+    return next((r[name] for r in records if name in r), None)
+
+
+class _Conversation:
+    """A thread's parts joined into one conversation: its turns, the compactions between its parts, its replies."""
+
+    def __init__(self, thread: _Thread, path: str) -> None:
+        self.thread = thread
+        self.warnings: list[RunWarning] = []
+        self.turns: list[dict[str, Any]] = []
+        self.compactions: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []
+        self.models: list[str] = []
+        skipped: Counter[str] = Counter()
+        dropped = 0
+        turns = self.turns
+        for number, segment in enumerate(thread.segments):
+            self.warnings.extend(segment.warnings)
+            self.records.extend(segment.records)
+            self.models.extend(segment.models)
+            skipped.update(segment.skipped)
+            dropped += segment.dropped
+            if not segment.turns:
+                if number:
+                    self.warnings.append(
+                        Where(path, segment.root_line).warning("a compaction with no message after it: left out")
+                    )
+                continue
+            where = Where(path, segment.first_line)
+            if segment.turns[0]["role"] != "user":
+                raise where.at("parentUuid").error(
+                    "the thread starts with an assistant message: the request that it answered is not in this file"
+                )
+            if not segment.turns[0]["content"]:
+                raise where.at("message.content").error("the thread's first message is empty: no opening")
+            if not turns:
+                base = 0
+                turns.extend(segment.turns)
+            else:
+                if turns[-1]["role"] == "assistant":
+                    turns.append({"role": "user", "content": None})  # nothing was sent after that reply
+                self.compactions.append(_compaction(segment, len(turns) // 2))
+                base = len(turns) - 1  # the part's own turn i (its opening is turn 0) is turns[base + i]
+                turns.extend(segment.turns[1:])
+            self.calls.extend({**call, "turn": base + call["turn"]} for call in segment.calls)
+        self.skipped = dict(sorted(skipped.items()))
+        if dropped:
+            self.warnings.append(
+                Where(path, thread.segments[0].first_line).warning(
+                    f"{dropped} text block(s) of white space only left out of the replies: Claude Code records them "
+                    'but does not send them back, as the Messages API refuses them ("text content blocks must '
+                    'contain non-whitespace text")'
+                )
+            )
+
+    def launches(self, results: Mapping[Any, list[_Record]]) -> dict[str, dict[str, Any]]:
+        """The sub-agents this conversation started (the step and the id of the tool use that started each), by the
+        agent id its result names (``toolUseResult.agentId``) and by the prompt it gave; ``results`` are the
+        transcript's result records by the tool use they answer."""
+        found: dict[str, dict[str, Any]] = {}
+        for turn_index in range(1, len(self.turns), 2):
+            for block in self.turns[turn_index]["content"]:
+                if block["type"] != "tool_use" or block.get("name") not in _AGENT_TOOLS:
+                    continue
+                link = {"step": (turn_index - 1) // 2, "tool_use_id": block.get("id")}
+                for record in results.get(block.get("id")) or ():
+                    result = record.value.get("toolUseResult")
+                    if isinstance(result, Mapping) and isinstance(result.get("agentId"), str):
+                        found[f"agent:{result['agentId']}"] = link
+                prompt = block["input"].get("prompt") if isinstance(block.get("input"), Mapping) else None
+                if isinstance(prompt, str):
+                    found.setdefault(f"prompt:{prompt.strip()}", link)
+        return found
+
+
+_AGENT_TOOLS = ("Task", "Agent")
+"""The tools through which Claude Code starts a sub-agent."""
+
+
+def _compaction(segment: _Segment, step: int) -> dict[str, Any]:
+    """The header's ``compactions`` entry for a part of the main thread that starts at ``step`` with a summary."""
+    root = segment.root
+    compaction: dict[str, Any] = {"step": step, "opening": segment.turns[0]["content"]}
+    metadata = root.get("compactMetadata")
+    if isinstance(metadata, Mapping):
+        if isinstance(metadata.get("trigger"), str):
+            compaction["trigger"] = metadata["trigger"]
+        if type(metadata.get("preTokens")) is int:
+            compaction["tokens_before"] = metadata["preTokens"]
+    if isinstance(root.get("timestamp"), str):
+        compaction["at"] = root["timestamp"]
+    compaction["line"] = segment.root_line
+    return compaction
+
+
+def _end(conversation: _Conversation) -> dict[str, Any] | None:
+    """The run's end as the transcript shows it: a last reply that answers (no tool use, ``end_turn``) completed
+    the session's work; anything else (a tool use, a prompt with no reply) says nothing of how it ended."""
+    turns = conversation.turns
+    if not turns or turns[-1]["role"] != "assistant" or not conversation.calls:
+        return None
+    last = conversation.calls[-1]
+    if last["turn"] != len(turns) - 1 or any(block["type"] == "tool_use" for block in turns[-1]["content"]):
+        return None
+    stop = last["message"].get("stop_reason")
+    if stop not in (None, "end_turn", "stop_sequence"):
+        return None
+    end: dict[str, Any] = {"type": "end", "status": "completed", "reason": "the session's last reply is an answer"}
+    stamp = conversation.records[-1].get("timestamp") if conversation.records else None
+    if isinstance(stamp, str):
+        end["at"] = stamp
+    return end
 
 
 def _run(
-    transcript: _Transcript,
-    thread: _Thread,
+    conversation: _Conversation,
+    path: str,
     run_id: str,
     summarise: Summariser | None,
     extra_notes: Mapping[str, Any],
 ) -> Run | None:
-    path = transcript.path
-    warnings: list[RunWarning] = []
-    messages, notes = _turns(thread, path, warnings)
+    messages = conversation.turns
     if not messages:
         return None
-    first = next(r for r in thread.records if r.kind in _MESSAGE_TYPES)
-    if not messages[0]["content"]:
-        raise Where(path, first.line, "message.content").error("the thread's first message is empty: no opening")
-    if messages[0]["role"] != "user":
-        raise Where(path, first.line, "parentUuid").error(
-            "the thread starts with an assistant message: the request that it answered is not in this file"
-        )
+    thread = conversation.thread
+    warnings = list(conversation.warnings)
+    records = conversation.records
     source: dict[str, Any] = {"format": "claude-code", "path": path, "thread": thread.kind}
     for key, name in (
         ("sessionId", "session_id"),
@@ -592,31 +809,31 @@ def _run(
         ("cwd", "cwd"),
         ("gitBranch", "git_branch"),
     ):
-        found = _first(thread.records, key)
+        found = _first(records, key)
         if found is not None:
             source[name] = found
     source.update(thread.notes)
     source.update(extra_notes)
-    model = notes.pop("model", None)
-    calls = _model_calls(notes.pop("calls"), messages, path, warnings)
-    source.update(notes)
+    calls = _model_calls(conversation.calls, messages, path, warnings)
+    source["transcript"] = records
+    if conversation.skipped:
+        source["not_sent"] = conversation.skipped
+    if conversation.models:
+        source["models"] = sorted(set(conversation.models))
     source["note"] = TRANSCRIPT_NOTE
-    root = thread.records[0].value
-    if root.get("subtype") == "compact_boundary" or first.value.get("isCompactSummary"):
-        source["compaction"] = {
-            key: root[key] for key in ("compactMetadata", "logicalParentUuid", "timestamp") if key in root
-        }
-    where = Where(path, first.line, "turns")
+    where = Where(path, thread.segments[0].first_line, "turns")
     return conversation_run(
         messages,  # already in wire form: string content made a text block, each block checked as read
         where=where,
         run_id=run_id,
         source=source,
-        request={"model": model} if model else None,
+        request={"model": conversation.models[-1]} if conversation.models else None,
         calls=calls,
         summarise=summarise,
         warnings=warnings,
         replies_checked=True,  # each reply, by _model_calls
+        compactions=conversation.compactions,
+        end=_end(conversation),
     )
 
 
@@ -631,26 +848,31 @@ def from_claude_code(
     summarise: Summariser | None = None,
     subagents: bool = True,
 ) -> list[Run]:
-    """The runs of a Claude Code session transcript: the main thread first, then each sub-agent's.
+    """The runs of a Claude Code session transcript: the main thread first, whole, then each sub-agent's.
 
-    The main thread's run is the conversation since its last compaction (what the model was
-    sent last); the conversation before each compaction is a run of its own (``source.thread``
-    is ``compacted``), and a warning on the main run names it. Each sidechain (a sub-agent's
-    thread) is a run whose ``run_id`` names the session and the agent; with ``subagents``,
-    the files of ``<session-id>/subagents/`` beside the transcript are read too. Every run's
-    ``source`` keeps the session's id, version, working directory and branch, the models
-    that replied, and each message record's fields beside its content (``transcript``, with
-    ``toolUseResult``); the session's ``summary`` titles, and the lines of the records that
-    are in no thread (``file-history-snapshot``, ``last-prompt``, ...), are in the main run's
-    source. Each
-    reply is also a model call of its run (its ``message.id``, ``stop_reason`` and ``usage``
-    as recorded), so ``frame.model_calls_frame`` shows the tokens each request really took.
+    Each request the session made is one step and one model call: a reply's records (one a
+    block, sharing its ``message.id``) are one assistant turn, and its results one user turn
+    in the order of its tool uses, however the file interleaved them. The main thread's run
+    covers the whole session; each compaction is in its header's ``compactions`` (the step it
+    comes before, the summary the conversation started anew with, its trigger and size), so a
+    view before it is the conversation as it was then and a view after it starts from the
+    summary. Each sidechain (a sub-agent's thread) is a run whose ``run_id`` names the session
+    and the agent, linked both ways with the step whose tool use started it (``source.parent``,
+    ``source.subagents``); with ``subagents``, the files of ``<session-id>/subagents/`` beside
+    the transcript are read too. Every run's ``source`` keeps the session's id, version,
+    working directory and branch, the models that replied, and each message record's fields
+    beside its content (``transcript``, with ``toolUseResult``); the session's ``summary``
+    titles, and the lines of the records that are in no thread (``file-history-snapshot``,
+    ``last-prompt``, ...), are in the main run's source. Each model call keeps its reply's
+    ``message.id``, ``stop_reason`` and ``usage`` as recorded, so ``frame.model_calls_frame``
+    shows the tokens each request really took. A run whose last reply is an answer has an
+    ``end`` record (``completed``).
 
     ``summarise`` gives each result a summary, for the view under the contract's window.
     Raises ``RunFileError`` naming the file, line and field of a record that cannot be read;
     what is read with a doubt (a cut-short last line, a ``parentUuid`` pointing to a record
     not in the file, branches the conversation left, a message right after another of its
-    role) is a warning on the run.
+    role, text blocks of white space only left out) is a warning on the run.
     """
     # An import makes a run's worth of objects and frees almost none: the collector's passes
     # over them would cost more than the import (as for load_run).
@@ -660,12 +882,13 @@ def from_claude_code(
 
 def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) -> list[Run]:
     files = [Path(name)] + (_subagent_files(Path(name)) if subagents else [])
-    runs: list[Run] = []
+    made: list[tuple[_Transcript, list[tuple[str, _Conversation, dict[str, Any]]]]] = []
+    session = ""
+    launches: dict[str, dict[str, Any]] = {}
     for number, file in enumerate(files):
         transcript = _Transcript(os.fspath(file))
         promote()  # its records, decoded JSON, are kept: no pass of the collector over them (see _fast.promote)
-        threads = transcript.threads()
-        session = str(_first(transcript.records, "sessionId") or file.stem)
+        session = session or str(_first([r.value for r in transcript.records], "sessionId") or file.stem)
         summaries = [
             {"line": r.line, "summary": r.value.get("summary", ""), "leafUuid": r.value.get("leafUuid")}
             for r in transcript.records
@@ -676,9 +899,10 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
         for record in transcript.outside:
             if record.kind != "summary":
                 outside.setdefault(record.kind, []).append(record.line)
-        compacted = sidechains = 0
-        file_runs: list[Run] = []
-        for thread in threads:
+        sidechains = 0
+        conversations = []
+        for thread in transcript.threads():
+            conversation = _Conversation(thread, transcript.path)
             extra: dict[str, Any] = {}
             if thread.kind == "main":
                 run_id = session
@@ -686,14 +910,35 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
                     extra["summaries"] = summaries
                 if outside:
                     extra["outside_threads"] = outside
-            elif thread.kind == "compacted":
-                compacted += 1
-                run_id = f"{session}/before-compaction-{compacted}"
+                if number == 0:
+                    launches = conversation.launches(transcript.results)
             else:
                 sidechains += 1
-                agent = _first(thread.records, "agentId")
+                agent = _first(conversation.records, "agentId")
                 run_id = f"{session}/agent-{agent}" if agent else f"{session}/sidechain-{sidechains}"
-            run = _run(transcript, thread, run_id, summarise, extra)
+            conversations.append((run_id, conversation, extra))
+        made.append((transcript, conversations))
+    # each sub-agent names the step of the main thread that started it, and the main thread each sub-agent
+    started: list[dict[str, Any]] = []
+    for _, conversations in made:
+        for run_id, conversation, extra in conversations:
+            if conversation.thread.kind != "sidechain" or not conversation.turns:
+                continue
+            agent = _first(conversation.records, "agentId")
+            opening = "\n".join(
+                block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
+            ).strip()
+            link = launches.get(f"agent:{agent}") or launches.get(f"prompt:{opening}")
+            if link is not None:
+                extra["parent"] = {"run_id": session, **link}
+                started.append({"run_id": run_id, **link})
+    runs: list[Run] = []
+    for number, (transcript, conversations) in enumerate(made):
+        file_runs = []
+        for run_id, conversation, extra in conversations:
+            if conversation.thread.kind == "main" and started:
+                extra["subagents"] = started
+            run = _run(conversation, transcript.path, run_id, summarise, extra)
             if run is not None:
                 file_runs.append(run)
         if not file_runs:
@@ -702,19 +947,7 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
                     transcript.path, 1, "no user or assistant message in the transcript: nothing was sent"
                 )
             continue
-        notes = list(transcript.warnings)
-        before = [run.run_id for run in file_runs if run.header.get("source", {}).get("thread") == "compacted"]
-        if before:
-            notes.append(
-                RunWarning(
-                    line=1,
-                    text=f"the conversation was compacted {len(before)} time(s): what was sent before is in the "
-                    f"run(s) {', '.join(before)}",
-                    path=transcript.path,
-                )
-            )
-        head = file_runs[0]
-        file_runs[0] = _with_warnings(head, notes)
+        file_runs[0] = _with_warnings(file_runs[0], list(transcript.warnings))
         runs.extend(file_runs)
     return runs
 

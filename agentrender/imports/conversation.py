@@ -232,6 +232,8 @@ def conversation_run(
     summarise: Summariser | None = None,
     warnings: list[RunWarning] | None = None,
     replies_checked: bool = False,
+    compactions: Sequence[Mapping[str, Any]] = (),
+    end: Mapping[str, Any] | None = None,
 ) -> Run:
     """The run that renders ``messages`` exactly as they were sent.
 
@@ -244,6 +246,11 @@ def conversation_run(
     ``warnings`` holds what was read but could not be mapped (``RunWarning``s, with where it
     was); it is added to, and the run's warnings begin with it. ``replies_checked`` says the
     maker checked each call's reply (``runfile.replies.check_reply``), to warn of one it cannot keep.
+
+    ``compactions`` are the header's ``compactions`` (see ``docs/runfile.md``): where the agent
+    started its conversation anew with a summary. The user turn of the step just before one may
+    be ``None``: nothing was sent after that reply before the compaction. ``end`` is the run's
+    ``end`` record, when the source says how the run ended.
 
     The header and the model calls are read as ``read_records`` reads them; each step (its
     decision, observation and record) is made when first read (``runfile.ConversationSteps``).
@@ -268,8 +275,10 @@ def conversation_run(
             "so they cannot be rendered as sent; join their content into one turn"
         )
     for start in range(1, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
-        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
         user = turns[start + 1]["content"]
+        if user is None:
+            continue  # nothing sent after it: the conversation was compacted
+        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
         answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
         if warning := unanswered_warning(where, start, uses, answered):
             warnings.append(warning)
@@ -284,6 +293,8 @@ def conversation_run(
         summarise=summarise,
         warnings=warnings,
         replies_checked=replies_checked,
+        compactions=compactions,
+        end=end,
     )
 
 
@@ -299,6 +310,8 @@ def checked_run(
     summarise: Summariser | None = None,
     warnings: list[RunWarning],
     replies_checked: bool = False,
+    compactions: Sequence[Mapping[str, Any]] = (),
+    end: Mapping[str, Any] | None = None,
 ) -> Run:
     """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
 
@@ -309,8 +322,10 @@ def checked_run(
     ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
     """
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
+    if compactions:
+        header["compactions"] = list(compactions)
     return read_records(
-        [header, *calls],
+        [header, *calls, *([end] if end is not None else [])],
         path=where.path,
         notes=warnings,
         blocks_checked=True,
@@ -382,7 +397,7 @@ def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list
 
 def result_summaries(turns: Sequence[Mapping[str, Any]], summarise: Summariser) -> list[dict[str, str]]:
     """For each step, the summary ``summarise`` gives each result of its user turn, by the id it answers."""
-    return [_summaries(turns[start + 1]["content"], summarise) for start in range(1, len(turns) - 1, 2)]
+    return [_summaries(turns[start + 1]["content"] or [], summarise) for start in range(1, len(turns) - 1, 2)]
 
 
 def _summaries(user: list[dict[str, Any]], summarise: Summariser) -> dict[str, str]:

@@ -72,6 +72,7 @@ class ConversationSteps:
     def _make(self, index: int) -> tuple[Step, dict[str, Any]]:
         turns = self.turns
         assistant = turns[2 * index + 1]["content"]
+        # None: the reply to the last request, or one after which the conversation was compacted
         user = turns[2 * index + 2]["content"] if 2 * index + 2 < len(turns) else None
         first = next((block for block in assistant if block["type"] == "tool_use"), None)
         decision = render.decide_blocks(assistant, "tool_use" if first is not None else "end_turn")

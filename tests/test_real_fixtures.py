@@ -1,0 +1,117 @@
+"""Real, unmodified public histories (``tests/fixtures/real/MANIFEST.json`` names each one's source, commit and
+licence) import whole: one step per request, every tool use and its result in a conversation, turns that alternate."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender import imports
+from agentrender.cli._check import check
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+MANIFEST = json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8")) if (REAL / "MANIFEST.json").exists() else []
+CLAUDE_CODE = [entry for entry in MANIFEST if entry["format"] == "claude_code"]
+
+
+def ids(entries: list[dict[str, Any]]) -> list[str]:
+    return [entry["path"] for entry in entries]
+
+
+def test_the_manifest_names_a_source_commit_and_licence_for_every_file():
+    """Every file under ``tests/fixtures/real`` is in the manifest, with where it came from and its licence."""
+    kept = ("MANIFEST.json", "README.md")
+    files = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name not in kept}
+    assert files == {entry["path"] for entry in MANIFEST}
+    for entry in MANIFEST:
+        assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"]) and entry["repo"] and entry["licence"], entry["path"]
+        assert (REAL / entry["path"]).stat().st_size == entry["bytes"], entry["path"]
+
+
+def records_of(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if line.strip():
+            out.append((number, json.loads(line)))
+    return out
+
+
+def branch_lines(runs: list[Any]) -> set[int]:
+    """The lines a warning names as on branches the conversation left (a rewind or a retry)."""
+    lines: set[int] = set()
+    for run in runs:
+        for warning in run.warnings:
+            if "branches the conversation left" in warning.text:
+                found = re.search(r"lines ([\d, ]+)", warning.text)
+                assert found and "..." not in warning.text, warning.text
+                lines.update(int(n) for n in found.group(1).split(", "))
+    return lines
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))
+def test_a_claude_code_session_has_one_step_and_one_model_call_per_request(entry):
+    """Each run has one step and one model call per reply (``message.id``) its records hold, and the turns of its
+    steps alternate as the API wants them."""
+    for run in imports.from_claude_code(REAL / entry["path"]):
+        replies = {
+            r["message"]["id"]
+            for r in run.header["source"]["transcript"]
+            if r["type"] == "assistant" and not str(r["message"].get("model", "")).startswith("<")
+        }
+        assert len(run.model_calls) == len(replies), run.run_id
+        assert len({call.step for call in run.model_calls}) == len(run.model_calls), run.run_id
+        for index in range(len(run.steps)):
+            sent = run.step_records[index]["sent"]
+            assert sent["assistant"] and all(b.get("type") != "tool_result" for b in sent["assistant"])
+            assert sent.get("user") is None or all(b.get("type") != "tool_use" for b in sent["user"])
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))
+def test_every_tool_use_of_a_claude_code_session_is_sent_with_its_result(entry):
+    """Every tool use the file holds is in a run's conversation, answered in the turn after it when the file holds
+    its result, unless a warning names its line as on a branch the conversation left."""
+    path = REAL / entry["path"]
+    runs = imports.from_claude_code(path, subagents=False)
+    left = branch_lines(runs)
+    uses: dict[str, int] = {}
+    answered: set[str] = set()
+    for number, value in records_of(path):
+        content = (value.get("message") or {}).get("content") if isinstance(value.get("message"), dict) else None
+        for block in content if isinstance(content, list) else ():
+            if block.get("type") == "tool_use" and value.get("type") == "assistant":
+                uses.setdefault(block["id"], number)
+            if block.get("type") == "tool_result":
+                answered.add(block["tool_use_id"])
+    sent_uses: dict[str, set[str]] = {}
+    for run in runs:
+        for index in range(len(run.steps)):
+            sent = run.step_records[index]["sent"]
+            results = {b.get("tool_use_id") for b in sent.get("user") or () if b.get("type") == "tool_result"}
+            for block in sent["assistant"]:
+                if block.get("type") == "tool_use":
+                    sent_uses[block["id"]] = results
+    for use, line in uses.items():
+        if line in left:
+            continue
+        assert use in sent_uses, f"{entry['path']}:{line}: tool use {use} is in no run"
+        if use in answered and sent_uses[use]:
+            assert use in sent_uses[use], f"{entry['path']}:{line}: the result of {use} is not in the turn after it"
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
+def test_every_real_file_loads_through_the_one_entry_point(entry):
+    """``imports.load_runs`` reads every real file, whatever its format."""
+    runs = imports.load_runs(REAL / entry["path"])
+    assert runs
+
+
+FINISHED = [entry for entry in MANIFEST if entry.get("ran_to_end")]
+
+
+@pytest.mark.parametrize("entry", FINISHED, ids=ids(FINISHED))
+def test_check_finds_no_error_in_a_session_that_ran_to_its_end(entry):
+    """A session the API accepted to its end gives ``check`` nothing to call an error."""
+    report = check(str(REAL / entry["path"]))
+    assert not report.error and report.errors == 0, [f.message for f in report.findings if f.severity == "error"]
