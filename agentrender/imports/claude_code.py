@@ -378,7 +378,7 @@ class _Transcript:
         for record in by_uuid.values():
             if not (record.sidechain and record.message is not None):
                 continue
-            path = []
+            path: dict[str, None] = {}  # the uuids walked, in order (a dict: a loop is found in one look-up)
             at: _Record | None = record
             root = record.uuid
             while at is not None:
@@ -389,7 +389,7 @@ class _Transcript:
                 if at.uuid in path:  # a loop: chain() says so when the thread is read
                     root = at.uuid
                     break
-                path.append(at.uuid)
+                path[at.uuid] = None
                 root = at.uuid
                 parent = by_uuid.get(at.parent) if at.parent is not None else None
                 at = parent if parent is not None and parent.sidechain else None
