@@ -23,17 +23,18 @@ results, citations, cache control) is kept as it was read. Standard library only
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._fast import paused
 from agentrender._json import strict_loads
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
-from agentrender.runfile import Run, RunFileError, RunWarning, failure_text
+from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
@@ -90,47 +91,51 @@ def from_anthropic(
 
 
 def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
-    notes: list[RunWarning] = []
+    notes = RunWarnings()
     recording = False
     if isinstance(source, str | os.PathLike):
         path = str(source)
-        calls = read_json_values(path, notes)
+        values = iter(json_values(path, notes))
+        first = next(values)
         name = Path(path).name
         origin: dict[str, Any] = {"format": "anthropic-messages", "path": path}
-        header = calls[0][1]
+        header = first[1]
         if isinstance(header, Mapping) and header.get("type") == "run":
             recording = True
-            calls = _recorded_calls(calls[1:], path, notes)
+            calls: Iterable[tuple[int, Any]] = _recorded_calls(values, path, notes)
             source_field = header.get("source")
             origin = {**(source_field if isinstance(source_field, Mapping) else {}), "path": path}
             name = str(header.get("run_id") or name)
+        else:
+            calls = chain([first], values)
     else:
         path, name = "<anthropic>", "conversation"
-        calls = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
+        first = (1, own_copy(source, path))  # checked to be JSON, and never shared with the caller
+        calls = [first]
         origin = {"format": "anthropic-messages"}
-    entries = _entries(calls, path)
-    if not recording and len(entries) == 1 and entries[0][2] is None:
-        line, request, _, _ = entries[0]
-        where = Where(path, line, "messages" if isinstance(calls[0][1], Mapping) else "")
-        messages = normalise_messages(request["messages"], where)
-        warnings: list[RunWarning] = list(notes)
+    entries = _entries(calls, path, recording)
+    if not recording and len(entries) == 1 and entries[0].response is None:
+        entry = entries[0]
+        where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
+        messages = normalise_messages(entry.request["messages"], where)
         return conversation_run(
             messages,
             where=where,
             run_id=run_id or name,
-            source=origin,
-            request=request,
+            source=_kept(origin, entries, messages),
+            request=entry.request,
             summarise=summarise,
-            warnings=warnings,
+            warnings=notes,
         )
     if not entries:
         raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
     return _from_calls(entries, path, run_id or name, origin, summarise, notes)
 
 
-def _recorded_calls(records: list[tuple[int, Any]], path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+def _recorded_calls(
+    records: Iterable[tuple[int, Any]], path: str, notes: list[RunWarning]
+) -> Iterator[tuple[int, Any]]:
     """A recording's calls: its ``model_call`` and ``model_call_error`` records, each holding its request."""
-    calls = []
     for line, record in records:
         kind = record.get("type") if isinstance(record, Mapping) else None
         if kind not in ("model_call", "model_call_error"):
@@ -138,8 +143,7 @@ def _recorded_calls(records: list[tuple[int, Any]], path: str, notes: list[RunWa
             continue
         if not isinstance(record.get("request"), Mapping):
             raise Where(path, line, f"{kind}.request").error("missing: a recorded call holds the request it sent")
-        calls.append((line, record))
-    return calls
+        yield line, record
 
 
 def _text(path: str, notes: list[RunWarning]) -> str:
@@ -176,6 +180,59 @@ def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
 
     A last line cut short (a log whose writer was stopped mid-line) is left out, with a warning in ``notes``.
     """
+    return list(json_values(path, notes))
+
+
+def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]:
+    """``read_json_values`` one value at a time: a ``.jsonl`` or ``.jsonl.gz`` file is read a line at a time.
+
+    A file of JSON lines is never held whole, as text or as values: what the caller keeps of
+    each value is all an import of a large log holds (``bench/bench_memory.py``).
+    """
+    if not path.endswith((".jsonl", ".jsonl.gz")):
+        yield from _document_values(path, notes)
+        return
+    try:
+        file = open(path, "rb")  # noqa: SIM115  # closed below, after the last line is read
+    except OSError as error:
+        raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
+    with file:
+        stream_notes: list[str] = []
+        lines: Iterable[bytes] = file
+        if file.peek(2)[:2] == GZIP_MAGIC:
+            lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
+        number, found = 0, False
+        try:
+            for data in lines:
+                number += 1
+                if not data.strip():
+                    number += data.count(b"\n") - 1  # a run of blank lines may come as one
+                    continue
+                try:
+                    text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise RunFileError(path, number, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+                try:
+                    value = strict_loads(text)
+                except ValueError as error:
+                    if not data.endswith(b"\n") and found:
+                        # a log cut short while its last call was written: the calls before it stand
+                        notes.append(
+                            RunWarning(line=number, text=f"the last line is cut short ({error}); not read", path=path)
+                        )
+                        break
+                    raise RunFileError(path, number, f"not JSON: {error}") from None
+                found = True
+                yield number, value
+        except StreamError as error:
+            raise RunFileError(path, error.line or number + 1, str(error)) from None
+    notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
+    if not found:
+        raise RunFileError(path, 1, "the file holds no JSON value")
+
+
+def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+    """The values of a file that is not named as JSON lines: one JSON document, or JSON lines after all."""
     try:
         text = _text(path, notes)
     except UnicodeDecodeError as error:
@@ -183,7 +240,7 @@ def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
     except OSError as error:
         raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
     stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped[:1] in ("{", "[") and not path.endswith(".jsonl"):
+    if stripped[:1] in ("{", "["):
         try:
             return [(1, strict_loads(stripped))]
         except ValueError as error:
@@ -207,18 +264,63 @@ def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
     return values
 
 
-Entry = tuple[int, dict[str, Any], "dict[str, Any] | None", "Mapping[str, Any]"]
+class Entry(NamedTuple):
+    """One call of a log (or the one conversation of a request body), as read."""
+
+    line: int
+    request: dict[str, Any]
+    """The request, its ``messages`` the earlier call's where they are equal (``_Prefix``)."""
+    response: dict[str, Any] | None
+    others: dict[str, Any]
+    """The value's fields beside its request and response (``timestamp``, ``cost``, an ``error``...)."""
 
 
-def _entries(values: Sequence[tuple[int, Any]], path: str) -> list[Entry]:
-    """Each value as ``(line, request, response or None, the value)``; a list value is a log of calls."""
+_RECORDED = frozenset({"type", "step", "request_key"})
+"""A recorded call's fields the run holds as its own (its ``model_call``), not among what the source keeps."""
+
+
+def _entries(values: Iterable[tuple[int, Any]], path: str, recording: bool = False) -> list[Entry]:
+    """Each value as an ``Entry``; a list value is a log of calls. Made as the values are read, one at a time."""
     out: list[Entry] = []
+    prefix = _Prefix()
     for line, value in values:
         items = value if isinstance(value, list) and value and not _is_message(value[0]) else [value]
         for position, item in enumerate(items):
             where = Where(path, line, f"[{position}]" if items is not value and len(items) > 1 else "")
-            out.append(_entry(item, line, where))
+            entry = _entry(item, line, where)
+            entry.request["messages"] = prefix.shared(entry.request["messages"])
+            if recording:
+                entry = entry._replace(others={k: v for k, v in entry.others.items() if k not in _RECORDED})
+            out.append(entry)
     return out
+
+
+class _Prefix:
+    """The messages of the call before, to share with the next: a call log repeats the conversation in every call.
+
+    Each call's request holds every message sent before it, so a log of ``n`` calls holds the
+    conversation about ``n / 2`` times. Parsed, each copy would be objects of its own, some
+    twenty times the bytes of its text; a message equal to the one at its place in the call
+    before is replaced by that one, so the import holds each message once (and what each call
+    sent stays exactly what it was: equal values, written back the same).
+    """
+
+    __slots__ = ("messages",)
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    def shared(self, messages: Any) -> Any:
+        if not isinstance(messages, list):
+            return messages
+        before = self.messages
+        for i in range(min(len(before), len(messages))):
+            if messages[i] is not before[i]:
+                if messages[i] != before[i]:
+                    break
+                messages[i] = before[i]
+        self.messages = messages
+        return messages
 
 
 def _is_message(value: Any) -> bool:
@@ -227,25 +329,28 @@ def _is_message(value: Any) -> bool:
 
 def _entry(item: Any, line: int, where: Where) -> Entry:
     if isinstance(item, list):
-        return line, {"messages": item}, None, {}
+        return Entry(line, {"messages": item}, None, {})
     if not isinstance(item, Mapping):
         raise where.error(
             f"expected a request, a list of messages or a request with its response, got {type(item).__name__}"
         )
-    request = _first(item, _REQUEST_KEYS)
-    if request is None:
+    request_key = next((key for key in _REQUEST_KEYS if key in item), None)
+    if request_key is None:
         if "messages" not in item:
             raise where.error(
                 "no 'messages' (a request body), no 'request' (a call with its response): not a Messages API "
                 "conversation"
             )
-        return line, dict(item), None, item
+        return Entry(line, dict(item), None, {})
+    request = item[request_key]
     if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
         raise where.at("request.messages").error("missing: a call's request holds its messages")
-    response = _first(item, _RESPONSE_KEYS)
+    response_key = next((key for key in _RESPONSE_KEYS if key in item), None)
+    response = item[response_key] if response_key is not None else None
     if response is not None and not isinstance(response, Mapping):
         raise where.at("response").error(f"expected a Message object, got {type(response).__name__}")
-    return line, dict(request), dict(response) if response is not None else None, item
+    others = {key: value for key, value in item.items() if key != request_key and key != response_key}
+    return Entry(line, dict(request), dict(response) if response is not None else None, others)
 
 
 def _first(value: Mapping[str, Any], keys: Sequence[str]) -> Any:
@@ -264,21 +369,21 @@ def _from_calls(
     notes: Sequence[RunWarning] = (),
 ) -> Run:
     """A run of a call log: the longest conversation as its steps, every call as a model call."""
-    warnings: list[RunWarning] = list(notes)
-    longest = max(range(len(entries)), key=lambda i: (len(entries[i][1]["messages"]), i))
+    warnings = RunWarnings(notes)
+    longest = max(range(len(entries)), key=lambda i: (len(entries[i].request["messages"]), i))
     line, request, response, _ = entries[longest]
     where = Where(path, line, "request.messages")
     messages = normalise_messages(request["messages"], where)
     calls = []
-    for number, (call_line, call_request, call_response, item) in enumerate(entries):
+    for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
         # every call's request is read as the longest one is: a broken one is an error on its line
         sent = messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field))
         if call_response is None:
-            if item.get("type") == "model_call_error" and isinstance(item.get("error"), Mapping):
-                what = f"call {number} gave no complete reply ({failure_text(item)}): no model call is made of it"
+            if others.get("type") == "model_call_error" and isinstance(others.get("error"), Mapping):
+                what = f"call {number} gave no complete reply ({failure_text(others)}): no model call is made of it"
             else:
-                what = f"call {number} has no response: no model call is made of it"
+                what = "the call has no response: no model call is made of it"
             warnings.append(here.warning(what))
             continue
         try:
@@ -287,8 +392,8 @@ def _from_calls(
             raise here.error(str(error)) from None
         step = sum(1 for m in call_request["messages"] if isinstance(m, Mapping) and m.get("role") == "assistant")
         record: dict[str, Any] = {"type": "model_call", "step": step, "response": call_response}
-        latency = item.get("latency_ms")
-        if isinstance(latency, int | float) and not isinstance(latency, bool):
+        latency = others.get("latency_ms")
+        if _number(latency):
             record["latency_ms"] = latency
         record["request_key"] = _request_key(call_request, sent)
         record["request"] = call_request
@@ -298,7 +403,7 @@ def _from_calls(
         messages,
         where=where,
         run_id=run_id,
-        source={**origin, "calls": len(entries)},
+        source={**_kept(origin, entries, messages), "calls": len(entries)},
         request=request,
         calls=calls,
         final=final,
@@ -306,6 +411,37 @@ def _from_calls(
         warnings=warnings,
         replies_checked=True,  # each reply, above
     )
+
+
+def _kept(origin: Mapping[str, Any], entries: Sequence[Entry], messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The run's ``source``: where it came from, with what the run's records have no place for, so nothing is lost.
+
+    ``entries`` holds, for each call that had fields beside its request and response (a
+    ``timestamp``, a ``trace_id``, a ``cost``, an ``error``), its index, line and those fields;
+    ``message_fields``, for each message of the steps with fields beside its role and content (a
+    ``name``, an ``id``, a ``timestamp``), its index and those fields. (Each call's request, with
+    its messages' fields, is kept whole in its model call.)
+    """
+    kept = dict(origin)
+    extra = [
+        {"call": number, "line": entry.line, "fields": fields}
+        for number, entry in enumerate(entries)
+        if (fields := {key: value for key, value in entry.others.items() if key != "latency_ms" or not _number(value)})
+    ]
+    if extra:
+        kept["entries"] = extra
+    shown = [
+        {"message": number, "fields": {key: value for key, value in message.items() if key not in ("role", "content")}}
+        for number, message in enumerate(messages)
+        if len(message) > 2
+    ]
+    if shown:
+        kept["message_fields"] = shown
+    return kept
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:

@@ -390,7 +390,10 @@ def _header(
 def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list[Any]) -> RunWarning | None:
     """The warning for the tool uses of assistant turn ``start`` (ids ``uses``) that the next turn's results
     (answering ``answered``) leave unanswered; ``None`` when each is answered."""
-    if uses == answered or not (missing := [str(use) for use in uses if use not in answered]):
+    if uses == answered:
+        return None
+    answered_ids = set(answered)  # a set: a turn of thousands of uses answered out of order is not quadratic
+    if not (missing := [str(use) for use in uses if use not in answered_ids]):
         return None
     return where.at(f"[{start}]").warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ __all__ = [
     "Run",
     "RunFileError",
     "RunWarning",
+    "RunWarnings",
     "has_opening",
     "kept_call",
     "loaded_call",
@@ -90,6 +91,44 @@ class RunWarning:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+class RunWarnings(list[RunWarning]):
+    """The warnings of one read as they are made, each kind once: a warning like one already held adds to its count.
+
+    Two warnings are alike when they have the same path, text and ``lost``; the one held keeps
+    the first line and counts both (``RunWarning.count``). A file of two million alike records
+    holds one warning, not two million: an importer collects into this list, not into a plain
+    one, so memory stays bounded while the warnings are made.
+    """
+
+    __slots__ = ("_held",)
+
+    def __init__(self, warnings: Iterable[RunWarning] = ()) -> None:
+        super().__init__()
+        self._held: dict[tuple[str, str, bool], int] = {}
+        self.extend(warnings)
+
+    def append(self, warning: RunWarning) -> None:
+        """Hold ``warning``, or add its count to the one like it already held."""
+        key = (warning.path, warning.text, warning.lost)
+        at = self._held.get(key)
+        if at is None:
+            self._held[key] = len(self)
+            super().append(warning)
+        else:
+            held = self[at]
+            self[at] = RunWarning(line=held.line, text=held.text, path=held.path, count=held.count + warning.count,
+                                  lost=held.lost)  # fmt: skip
+
+    def extend(self, warnings: Iterable[RunWarning]) -> None:
+        """``append`` each of ``warnings``."""
+        for warning in warnings:
+            self.append(warning)
+
+    def __iadd__(self, warnings: Iterable[RunWarning]) -> RunWarnings:  # type: ignore[override,misc]
+        self.extend(warnings)
+        return self
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,7 +26,16 @@ from agentrender.runfile.lines import (
     gzip_lines,
     inflate_limit,
 )
-from agentrender.runfile.model import FORMAT, NO_OPENING, ModelCall, Run, RunFileError, RunWarning, has_opening
+from agentrender.runfile.model import (
+    FORMAT,
+    NO_OPENING,
+    ModelCall,
+    Run,
+    RunFileError,
+    RunWarning,
+    RunWarnings,
+    has_opening,
+)
 from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
@@ -337,7 +346,7 @@ def read_records(
             raise loader.fail(loader.step_lines[min(loader.steps)], "a step record beside the conversation's steps")
         run = loader.run((), steps)
     if notes:
-        run = replace(run, warnings=(*notes, *run.warnings))
+        run = replace(run, warnings=tuple(RunWarnings(chain(notes, run.warnings))))
     return run
 
 
