@@ -45,7 +45,7 @@ from typing import Any
 from agentrender._fast import fast_json_decoder, paused, promote
 from agentrender._types import check_block
 from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_blocks
-from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.replies import check_reply
 
 __all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
@@ -137,7 +137,7 @@ class _Transcript:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.warnings: list[RunWarning] = []
+        self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         self.records = self._read()
         self.by_uuid: dict[str, _Record] = {}
         """Each uuid's first record, in file order."""
@@ -483,7 +483,7 @@ class _Segment:
         self.calls: list[dict[str, Any]] = []
         self.dropped = 0
         """Whitespace-only text blocks of replies, which Claude Code does not send back (the API refuses them)."""
-        self.warnings: list[RunWarning] = []
+        self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         self.first_line = 0
         """The line of the part's first message record."""
         self.root: Mapping[str, Any] = {}
@@ -681,7 +681,7 @@ class _Conversation:
 
     def __init__(self, thread: _Thread, path: str) -> None:
         self.thread = thread
-        self.warnings: list[RunWarning] = []
+        self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         self.turns: list[dict[str, Any]] = []
         self.compactions: list[dict[str, Any]] = []
         self.calls: list[dict[str, Any]] = []
@@ -799,7 +799,7 @@ def _run(
     if not messages:
         return None
     thread = conversation.thread
-    warnings = list(conversation.warnings)
+    warnings = RunWarnings(conversation.warnings)
     records = conversation.records
     source: dict[str, Any] = {"format": "claude-code", "path": path, "thread": thread.kind}
     for key, name in (
