@@ -25,8 +25,8 @@ import base64
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, overload
 
 from agentrender._fast import frozen_factory, paused, promote, worth_promoting
 from agentrender._json import canonical, strict_loads
@@ -62,8 +62,10 @@ __all__ = [
     "STOP_REFUSAL",
     "STOP_TOOL_USE",
     "USER_RULES",
+    "Conversation",
     "Decided",
     "Options",
+    "Renderer",
     "args",
     "assistant_turn",
     "assistant_turns",
@@ -213,6 +215,152 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
             append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
             append(new_message("user", user_turn(step, step_id, position >= first_full, options)[0]))
     return out
+
+
+class Renderer:
+    """The contract one step at a time, for a conversation that grows: an agent loop, a run being followed.
+
+    ``append(step)`` takes the next step of the run and gives the conversation a model sees
+    after it: exactly ``messages(StepInput(steps so far), options)`` (with ``template``'s other
+    fields), window and cap included. Each step is rendered once through the same per-step
+    calls ``messages`` makes (``tool_use_id``, ``assistant_turn``, ``user_turn``), and its user
+    turn once more, as its summary, when it leaves the window. What an ``append`` gives is a
+    ``Conversation``: a snapshot that later steps do not change, made without copying, so the
+    work of an ``append`` does not grow with the run. An opening given as a callable is called
+    again at each step with the ``StepInput`` so far, as ``messages`` would call it.
+    """
+
+    __slots__ = ("_assistant", "_full", "_opening", "_rendered", "_steps", "_summary", "options", "template")
+
+    def __init__(self, options: Options, template: StepInput | None = None) -> None:
+        self.options = options
+        self.template = template if template is not None else StepInput()
+        """The ``StepInput`` whose fields other than ``steps`` (goal, run id, tools) the renders are made with."""
+        self._steps: list[Step] = []
+        self._rendered: list[tuple[Step, str]] = []
+        """Each rendered step (one with a decision) and its tool use id, in order."""
+        self._assistant: list[Message] = []
+        self._full: list[Message] = []
+        self._summary: list[Message] = []
+        """The user turn of each rendered step that left the window, as its summary (a prefix of the steps)."""
+        self._opening = new_message("user", opening_blocks(self.step_input(), options))
+
+    def step_input(self) -> StepInput:
+        """The ``StepInput`` of the steps taken so far."""
+        return replace(self.template, steps=tuple(self._steps))
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps taken so far, in order."""
+        return tuple(self._steps)
+
+    def append(self, step: Step) -> Conversation:
+        """Take ``step``, the run's next, and give the conversation after it."""
+        self._take(step)
+        if callable(self.options.opening):
+            self._opening = new_message("user", opening_blocks(self.step_input(), self.options))
+        return self.messages()
+
+    def conversation(self, step_input: StepInput) -> Conversation:
+        """``messages(step_input, options)``, rendering only the steps not taken yet.
+
+        ``step_input.steps`` must begin with the steps taken so far (``ValueError`` when they do not:
+        start a new ``Renderer`` for another run); its other fields become the ``template``.
+        """
+        taken = len(self._steps)
+        steps = step_input.steps
+        if len(steps) < taken or (taken and steps[taken - 1] != self._steps[-1]):
+            raise ValueError(f"Renderer.conversation: the steps do not extend the {taken} step(s) taken so far")
+        self.template = replace(step_input, steps=())
+        for step in steps[taken:]:
+            self._take(step)
+        if callable(self.options.opening):
+            self._opening = new_message("user", opening_blocks(step_input, self.options))
+        return self.messages()
+
+    def messages(self) -> Conversation:
+        """The conversation after the steps taken so far."""
+        return Conversation(self._opening, self._assistant, self._full, self._summary, len(self._rendered))
+
+    def _take(self, step: Step) -> None:
+        options = self.options
+        self._steps.append(step)
+        if step.decision is None:
+            return  # skipped: it takes no place in the window
+        step_id = tool_use_id(step, options)
+        self._rendered.append((step, step_id))
+        self._assistant.append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
+        self._full.append(new_message("user", user_turn(step, step_id, options.recent_results > 0, options)[0]))
+        # the steps the window no longer holds show their summary: render it once, as each leaves (with no
+        # window at all, the turn just rendered is already the summary)
+        left = self._rendered[len(self._summary) : max(0, len(self._rendered) - options.recent_results)]
+        for position, (old, old_id) in enumerate(left, start=len(self._summary)):
+            summary = self._full[position] if not options.recent_results else None
+            self._summary.append(summary or new_message("user", user_turn(old, old_id, False, options)[0]))
+
+
+class Conversation(Sequence[Message]):
+    """The conversation a ``Renderer`` gave after some step: its messages, as ``messages`` would give them.
+
+    A snapshot: the renderer's later steps add to the lists it reads, and never change the
+    part of them it shows. Compares equal to any sequence of the same messages, a list included.
+    """
+
+    __slots__ = ("_assistant", "_full", "_opening", "_steps", "_summary", "_window_starts")
+
+    def __init__(
+        self,
+        opening: Message,
+        assistant: list[Message],
+        full: list[Message],
+        summary: list[Message],
+        steps: int,
+    ) -> None:
+        self._opening, self._assistant, self._full, self._summary = opening, assistant, full, summary
+        self._steps = steps
+        self._window_starts = min(len(summary), steps)
+        """The first rendered step whose result is in the window (the ones before show their summary)."""
+
+    def __len__(self) -> int:
+        return 1 + 2 * self._steps
+
+    @overload
+    def __getitem__(self, at: int) -> Message: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Message]: ...
+    def __getitem__(self, at: int | slice) -> Message | list[Message]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        length = len(self)
+        index = at + length if at < 0 else at
+        if not 0 <= index < length:
+            raise IndexError("conversation index out of range")
+        if index == 0:
+            return self._opening
+        position, user = divmod(index - 1, 2)
+        if not user:
+            return self._assistant[position]
+        return self._summary[position] if position < self._window_starts else self._full[position]
+
+    def __iter__(self) -> Iterator[Message]:
+        yield self._opening
+        window, assistant, full, summary = self._window_starts, self._assistant, self._full, self._summary
+        for position in range(self._steps):
+            yield assistant[position]
+            yield summary[position] if position < window else full[position]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+
+    def __repr__(self) -> str:
+        return f"Conversation({list(self)!r})"
+
+    def _repr_html_(self) -> str:
+        return Messages(self)._repr_html_()
 
 
 _OBJECTS_PER_STEP = 7

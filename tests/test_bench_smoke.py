@@ -36,3 +36,17 @@ def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.Captur
     for label in (*labels, "render.decide", "from_dict + decide"):
         assert f"{label} [gc on]" in out and f"{label} [gc paused]" in out
     assert "worst render with the collector on: render.messages + to_dict, " in out
+
+
+def test_the_agent_loop_bench_runs_and_its_loop_renders_what_the_contract_renders(
+    import_bench: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent-loop benchmark's incremental loop renders as many messages as whole renders at every step, and
+    main() prints its grid and the worst cell on a tiny size."""
+    loop = import_bench("bench_agent_loop")
+    steps = loop.steps_from_lines(loop.step_lines(12, content_bytes=50))
+    options = render.Options(opening="o")
+    assert loop.incremental_loop(steps, options) == loop.whole_loop(steps, options)
+    loop.main(["--steps", "10", "20", "--result-bytes", "100", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert "worst loop / one render:" in out and out.count("100B") == 2

@@ -8,47 +8,20 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
+from agentrender import ContentBlock, Decision, Message, ModelResponse, Step, StepInput, render
 from agentrender.render import NAME_BYTES, REASON_BYTES, truncate
 from tests._support.examples import examples
+from tests._support.steps import json_values, make_steps, step_bodies, texts
 
 PROPERTY = settings(max_examples=examples(150), deadline=None)
 ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
-texts = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(["", " ", "\n\t", "é€😀"])
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | texts,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
-    max_leaves=8,
-)
-kinds = st.sampled_from(["tool_call", "tool_call", "tool_call", "no_tool_call", "truncated", "complete"]) | texts
-decisions = st.builds(
-    Decision,
-    kind=kinds,
-    tool=st.sampled_from(["", "read_file", "write_file", "run_tests"]),
-    args=st.none() | json_values,
-    reason=texts,
-    invalid_args=st.sampled_from(["", "{bad", "//4="]),
-    invalid_base64=st.booleans(),
-)
-# Content and summary carry different prefixes so a rendered result says which one it shows.
-observations = st.builds(
-    Observation,
-    status=st.sampled_from(["ok", "error", "invalid_decision", "interrupted", "weird"]),
-    content=texts.map(lambda t: "C:" + t),
-    summary=st.sampled_from(["", "S:"]) | texts.map(lambda t: "S:" + t),
-)
-step_bodies = st.lists(st.tuples(st.none() | decisions, st.none() | observations), max_size=14)
 options = st.builds(
     render.Options,
     opening=st.just("Goal: fix the test."),
     recent_results=st.integers(0, 8),
     result_bytes=st.integers(0, 120),
 )
-
-
-def make_steps(bodies: list[tuple[Decision | None, Observation | None]]) -> list[Step]:
-    return [Step(index=i, decision=d, observation=o) for i, (d, o) in enumerate(bodies)]
 
 
 def utf8_len(s: str) -> int:

@@ -349,11 +349,21 @@ class ModelAgent:
         self.latency_ms = latency_ms
         self.calls = 0
         """How many replies have come back."""
+        self._renderer = render.Renderer(options)
 
     def request(self, step_input: StepInput) -> Request:
-        """The request that decides the step being decided in ``step_input``."""
+        """The request that decides the step being decided in ``step_input``.
+
+        The conversation grows by a step a request, so it is rendered incrementally
+        (``render.Renderer``): each step once, not the whole run again at every request.
+        """
+        try:
+            messages = self._renderer.conversation(step_input)
+        except ValueError:  # another run's steps, or this one's rewritten: start over
+            self._renderer = render.Renderer(self.options)
+            messages = self._renderer.conversation(step_input)
         return Request(
-            messages=render.messages(step_input, self.options),
+            messages=messages,
             system=self.system,
             tools=self.tools or step_input.tools,
             model=self.model_name,

@@ -1,0 +1,104 @@
+"""``render.Renderer``: the contract one step at a time gives exactly what ``render.messages`` gives the same steps."""
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentrender import ContentBlock, Step, StepInput, imports, render, samples
+from tests._support.examples import examples
+from tests._support.steps import make_steps, step_bodies
+
+PROPERTY = settings(max_examples=examples(200), deadline=None)
+
+
+def wire(conversation: list) -> list:
+    return [m.to_dict() for m in conversation]
+
+
+def opening_of(step_input: StepInput) -> str:
+    return f"Goal, after {len(step_input.steps)} step(s)."
+
+
+hooks = st.fixed_dictionaries(
+    {},
+    optional={
+        "tool_use_id": st.just(lambda step: f"toolu_{step.index}" if step.index % 2 else ""),
+        "assistant": st.just(
+            lambda step, id_: [ContentBlock(type="text", text=f"raw {step.index}")] if step.index % 3 == 0 else None
+        ),
+        "observation": st.just(
+            lambda step, id_, full: (
+                ContentBlock(type="text", text=f"{step.index} {'full' if full else 'summary'}")
+                if step.index % 4 == 1
+                else None
+            )
+        ),
+        "opening": st.just(opening_of),
+    },
+)
+
+
+@PROPERTY
+@given(bodies=step_bodies, recent=st.integers(0, 8), cap=st.integers(0, 120), hooked=hooks)
+def test_each_append_gives_what_messages_gives_the_steps_so_far(bodies, recent, cap, hooked):
+    """After each ``append`` the conversation equals ``render.messages`` of the steps so far: the window sliding, the
+    cap, nudges, re-requests, skipped steps, hooks and an opening that depends on the steps included."""
+    options = render.Options(**{"opening": "Fix the test.", "recent_results": recent, "result_bytes": cap, **hooked})
+    steps = make_steps(bodies)
+    renderer = render.Renderer(options)
+    assert wire(renderer.messages()) == wire(render.messages(StepInput(), options))
+    for k, step in enumerate(steps, start=1):
+        assert wire(renderer.append(step)) == wire(render.messages(StepInput(steps=steps[:k]), options))
+
+
+def test_the_work_of_an_append_does_not_grow_with_the_run():
+    """Each step's turns are rendered once, and its user turn once more when it leaves the window: the hooks are
+    called a fixed number of times a step, whatever the length of the run."""
+    calls = {"assistant": 0, "observation": 0}
+
+    def assistant(step, id_):
+        calls["assistant"] += 1
+
+    def observation(step, id_, full):
+        calls["observation"] += 1
+
+    options = render.Options(opening="Go.", recent_results=3, assistant=assistant, observation=observation)
+    renderer = render.Renderer(options)
+    run = samples.load("fix-failing-test")
+    steps = [replace(step, index=i) for i, step in enumerate(list(run.steps) * 50)]
+    for step in steps:
+        renderer.append(step)
+    rendered = sum(step.decision is not None for step in steps)
+    assert calls == {"assistant": rendered, "observation": 2 * rendered - 3}
+
+
+@pytest.mark.parametrize("name", samples.names())
+def test_a_recorded_run_renders_incrementally_as_it_renders_whole(name):
+    """Every bundled sample run, through its own options, gives the view at each step one append at a time."""
+    run = samples.load(name)
+    options = run.options()
+    renderer = render.Renderer(options)
+    for k in range(1, len(run.steps) + 1):
+        assert wire(renderer.conversation(run.step_input(k))) == wire(render.messages(run.step_input(k), options))
+
+
+def test_steps_that_do_not_extend_what_was_taken_are_refused():
+    """``conversation`` of another run's steps is a ``ValueError``: a renderer follows one growing run."""
+    run = samples.load("fix-failing-test")
+    renderer = render.Renderer(run.options())
+    renderer.conversation(run.step_input(3))
+    other = [Step(index=i) for i in range(2)]
+    with pytest.raises(ValueError, match="do not extend"):
+        renderer.conversation(StepInput(steps=other))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in samples.imports_folder().iterdir() if p.suffix != ".md"))
+def test_an_imported_run_renders_incrementally_as_sent(name):
+    """A run imported from another agent's history renders each view as sent one step at a time, as it does whole."""
+    for run in imports.load_runs(samples.imports_folder() / name):
+        options = run.options()
+        renderer = render.Renderer(options)
+        for k in range(1, len(run.steps) + 1):
+            assert wire(renderer.conversation(run.step_input(k))) == wire(render.messages(run.step_input(k), options))
