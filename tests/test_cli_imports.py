@@ -247,7 +247,8 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With --all -o DIR, each run of a file holding several is written as RUN_ID.jsonl; without --all such a file
-    is refused with a line saying --all writes them."""
+    writes the first and says so on stderr, --run writes the one it names (an id or a number), and a --run the
+    file does not hold is refused with the runs it does hold."""
 
     def read(path: str) -> list[Run]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -258,8 +259,17 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     source = tmp_path / "eval.json"
     source.write_text(json.dumps({"runs": {"sample/1": WEATHER, "sample 2": WEATHER}}), encoding="utf-8")
     code, _, err = run_cli("import", str(source), "-o", str(tmp_path / "one.jsonl"))
-    assert code == 2 and "holds 2 runs; --all -o FOLDER writes each of them" in err
+    assert code == 0 and "run 1 of 2: sample/1; pick another with --run" in err
+    assert load_run(tmp_path / "one.jsonl").run_id == "sample/1"
+    code, _, err = run_cli("import", str(source), "--run", "1", "-o", str(tmp_path / "two.jsonl"))
+    assert code == 0 and err.endswith("run 2 of 2: sample 2\n")
+    assert load_run(tmp_path / "two.jsonl").run_id == "sample 2"
+    code, _, err = run_cli("import", str(source), "--run", "sample 3", "-o", str(tmp_path / "three.jsonl"))
+    assert code == 2 and "--run sample 3: no run of that id, nor a number from 0 to 1" in err
+    assert "the file holds 2 runs: 0: sample/1, 1: sample 2" in err and not (tmp_path / "three.jsonl").exists()
     folder = tmp_path / "runs"
+    code, _, err = run_cli("import", str(source), "--run", "1", "--all", "-o", str(folder))
+    assert code == 2 and "give one of them" in err
     written = as_json("import", str(source), "--all", "-o", str(folder), "--gzip")
     assert sorted(Path(item["path"]).name for item in written) == ["sample_1.jsonl.gz", "sample_2.jsonl.gz"]
     assert [load_run(item["path"]).run_id for item in written] == ["sample/1", "sample 2"]
