@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from agentrender.frame import ParquetExport
 
 __all__ = [
+    "FORMULA_STARTS",
     "StepsTable",
     "context_json",
     "context_renderables",
+    "csv_cell",
     "key_rows",
     "keys_renderable",
     "run_row",
@@ -34,6 +36,17 @@ __all__ = [
 
 def _text_columns(frame: pd.DataFrame) -> list[str]:
     return [str(name) for name, dtype in frame.dtypes.items() if str(dtype) in ("string", "category", "object")]
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's CSV injection guidance)."""
+
+
+def csv_cell(text: str) -> str:
+    """``text`` for a CSV cell: one that starts like a formula (``FORMULA_STARTS``: ``=HYPERLINK(...)``,
+    ``=cmd|...``) gets a leading ``'``, so a spreadsheet shows it as text instead of running it, as OWASP's
+    CSV injection guidance says."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +69,11 @@ class StepsTable:
         ]
 
     def write_csv(self, out: IO[str]) -> None:
-        """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program."""
+        """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program, and a text
+        cell a spreadsheet would run as a formula is neutralised (``csv_cell``)."""
         frame = self.frame.copy()
         for name in _text_columns(frame):
-            frame[name] = frame[name].astype("object").map(lambda v: clean(v) if isinstance(v, str) else v)
+            frame[name] = frame[name].astype("object").map(lambda v: clean(csv_cell(v)) if isinstance(v, str) else v)
         frame.to_csv(out, index=False, lineterminator="\n", date_format="%Y-%m-%dT%H:%M:%S.%fZ")
 
     def renderable(self, run: Run) -> Group:
