@@ -200,3 +200,58 @@ def test_gif_jpeg_and_webp_dimensions_are_read_from_their_first_bytes(head: byte
     data = base64.b64encode(head).decode()
     label = media_label({"type": "image", "source": {"type": "base64", "media_type": "image/x", "data": data}})
     assert label == f"[image/x, {len(head):,} bytes, {size[0]:,}\u00d7{size[1]:,}]"
+
+
+def _wide_turn(tmp_path: Path, uses: int) -> Path:
+    """A conversation whose one assistant turn holds ``uses`` tool uses, each answered in the next user turn."""
+    conversation = {
+        "messages": [
+            {"role": "user", "content": "read them all"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": f"toolu_{i}", "name": "read_file", "input": {"path": f"f{i}.py"}}
+                    for i in range(uses)
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"file {i}"} for i in range(uses)
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(conversation), encoding="utf-8")
+    return path
+
+
+def test_show_folds_a_turn_of_many_blocks_and_full_prints_them(tmp_path: Path) -> None:
+    """A turn of 30 tool uses shows its first and last 4 blocks and one line counting the 22 between, with their
+    bytes; --full prints every block; a turn of 12 blocks is not folded."""
+    path = str(_wide_turn(tmp_path, 30))
+    _, out, _ = run_cli("show", path)
+    shown = [f"toolu_{i} " for i in range(30) if f"id toolu_{i} " in out]
+    assert shown == [f"toolu_{i} " for i in (0, 1, 2, 3, 26, 27, 28, 29)]
+    # the folded tool uses' inputs: 6 of 16 bytes ({"path":"fN.py"}, N of 4 to 9) and 16 of 17 (N of 10 to 25)
+    assert "\u22ef 22 more blocks (22 as sent; 368 bytes) not printed here (the model saw them)" in out
+    assert out.count("22 more blocks") == 2
+    _, full, _ = run_cli("show", path, "--full")
+    assert all(f"id toolu_{i} " in full for i in range(30)) and "more blocks" not in full
+    _, short, _ = run_cli("show", str(_wide_turn(tmp_path, 12)))
+    assert "more blocks" not in short and all(f"id toolu_{i} " in short for i in range(12))
+
+
+def test_the_html_of_a_view_folds_a_turn_of_many_blocks(tmp_path: Path) -> None:
+    """The HTML of a view shows a long turn's first and last blocks and counts the rest, as show does."""
+    html = Views(imports.load(_wide_turn(tmp_path, 30))).at(None)._repr_html_()
+    assert "toolu_3<" in html and "toolu_26<" in html and "toolu_4<" not in html and "toolu_25<" not in html
+    assert html.count("22 more blocks") == 2
+
+
+def test_an_as_sent_tool_use_is_labelled_with_its_inputs_json_bytes(tmp_path: Path) -> None:
+    """A tool use replayed as sent says the bytes of its input as compact JSON, not 0."""
+    _, out, _ = run_cli("show", str(_wide_turn(tmp_path, 1)))
+    assert 'read_file  {"path": "f0.py"}  a tool_use block \u00b7 16 bytes' in out
+    assert "0 bytes" not in out

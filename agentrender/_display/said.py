@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "FOLD_BLOCKS",
+    "KEPT_BLOCKS",
     "MEDIA_TYPES",
     "NO_END_IMPORTED",
     "NO_END_RECORDED",
     "WarningGroup",
     "end_said",
+    "folded_blocks",
     "media_label",
     "number_ranges",
     "warning_groups",
@@ -119,6 +122,19 @@ def warning_groups(warnings: Sequence[Any]) -> list[WarningGroup]:
         )
         for (path, text), members in groups.items()
     ]
+
+
+FOLD_BLOCKS = 12
+"""A turn of more blocks than this is folded: its first and last ``KEPT_BLOCKS`` shown, the rest counted."""
+KEPT_BLOCKS = 4
+"""How many of a folded turn's first blocks, and of its last, are shown."""
+
+
+def folded_blocks(count: int) -> range:
+    """The positions of a turn's ``count`` blocks a display folds (counts, shows not): empty for a short turn."""
+    if count <= FOLD_BLOCKS:
+        return range(0)
+    return range(KEPT_BLOCKS, count - KEPT_BLOCKS)
 
 
 MEDIA_TYPES = frozenset(("image", "document"))

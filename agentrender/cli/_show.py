@@ -9,10 +9,10 @@ with the words they use explained, so a terminal scrolled to the end still shows
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from agentrender._display.said import end_said, media_label, warning_groups
+from agentrender._display.said import end_said, folded_blocks, media_label, warning_groups
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
 from agentrender._words import plural
@@ -209,9 +209,29 @@ def _message(fact: MessageFact, step: StepFact | None, folder: Folder, result_by
         where += " \u00b7 in the window" if fact.full else " \u00b7 outside the window"
     label.append(f"{where} \u00b7 {fact.bytes:,} bytes", style=MUTED)
     yield label
-    for block in fact.blocks:
+    blocks = fact.blocks
+    fold = range(0) if folder.full else folded_blocks(len(blocks))
+    for position, block in enumerate(blocks):
+        if position in fold:
+            if position == fold.start:
+                yield Padding(_folded(blocks[fold.start : fold.stop]), (0, 0, 0, 2))
+            continue
         parts = [*_block(block, folder, result_bytes), *_hidden(block, step, folder)]
         yield Padding(Gutter(Group(*parts), KIND_STYLES.get(block.kind, "")), (0, 0, 0, 2), expand=False)
+
+
+def _folded(blocks: Sequence[BlockFact]) -> Text:
+    """The line standing for the blocks of a long turn not printed: how many, of which kinds, their bytes."""
+    kinds: dict[str, int] = {}
+    for block in blocks:
+        kinds[block.kind] = kinds.get(block.kind, 0) + 1
+    what = ", ".join(f"{count:,} {TAGS.get(kind, kind)}" for kind, count in kinds.items())
+    size = sum(block.shown_bytes for block in blocks)
+    return Text(
+        f"\u22ef {plural(len(blocks), 'more block')} ({what}; {size:,} bytes) not printed here "
+        "(the model saw them); --full prints everything",
+        style=MUTED,
+    )
 
 
 def _step_title(fact: StepFact) -> Text:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from agentrender._display.said import end_said, media_label, warning_groups
+from agentrender._display.said import end_said, folded_blocks, media_label, warning_groups
 from agentrender._display.values import (
     DISPLAY_CHARS,
     SHOWN_STEPS,
@@ -88,7 +88,17 @@ def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
     where = "" if fact.step is None else f" · step {fact.step}"
     if fact.full is not None:
         where += " · in the window" if fact.full else " · outside the window"
-    blocks = "".join(_block_html(block, step) for block in fact.blocks)
+    fold = folded_blocks(len(fact.blocks))
+    shown = [_block_html(block, step) for position, block in enumerate(fact.blocks) if position not in fold]
+    if fold:
+        hidden = fact.blocks[fold.start : fold.stop]
+        size = sum(block.shown_bytes for block in hidden)
+        shown.insert(
+            fold.start,
+            f'<div class="ar-elided">\u2026 {len(hidden):,} more blocks ({size:,} bytes) not shown here '
+            "(the model saw them); they are in view.messages</div>",
+        )
+    blocks = "".join(shown)
     label = f'<div class="ar-role">{escape_text(fact.message.role, 50)}{where} · {fact.bytes:,} bytes</div>'
     return f'<div class="ar-turn ar-{role}">{label}{blocks}</div>'
 
