@@ -371,3 +371,31 @@ def test_a_header_warnings_field_of_the_wrong_shape_is_an_error_naming_it(
     with pytest.raises(RunFileError) as caught:
         load_run(path)
     assert str(caught.value).startswith(f"{path}:1: {field}") and what in str(caught.value)
+
+
+REAL = ROOT / "tests" / "fixtures" / "real"
+"""Real, unmodified public histories (Claude Code, Inspect, SWE-agent), listed in ``MANIFEST.json``."""
+REAL_FILES = (
+    [item["path"] for item in json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8"))]
+    if (REAL / "MANIFEST.json").is_file()
+    else []
+)
+
+
+@pytest.mark.skipif(not REAL_FILES, reason="tests/fixtures/real/MANIFEST.json is not in this checkout")
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_import_of_every_real_history_is_lossless(name: str, tmp_path: Path) -> None:
+    """Each run of a real public history, imported with --run and read back, has the import's warnings; a
+    history the importers refuse is refused by import with the same one-line error."""
+    source = str(REAL / name)
+    try:
+        runs = load_runs(source)
+    except RunFileError as error:
+        code, _, err = run_cli("import", source, "-o", str(tmp_path / "x.jsonl"))
+        assert code == 2 and err == f"agentrender: {error}\n"
+        return
+    for number, run in enumerate(runs):
+        target = tmp_path / f"{number}.jsonl"
+        code, _, err = run_cli("import", source, "--run", str(number), "-o", str(target))
+        assert code == 0, err
+        assert load_run(target).warnings == run.warnings

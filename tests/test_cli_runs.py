@@ -1,5 +1,5 @@
 """The CLI on files of several runs (``--run``, ``runs``), and what every display says of a run: its end,
-its warnings grouped, a media block in one line."""
+its warnings grouped, a media block in one line, a turn of many blocks folded, a tool use's size."""
 
 from __future__ import annotations
 
