@@ -114,3 +114,40 @@ def test_clean_shows_each_unsafe_character_as_a_visible_escape() -> None:
         "\\x1b[2J\\x0d\\x08\\x9b\\u202e\\u2066\\ufeff\\ud800\\U000e0041"
     )
     assert clean("one\ntwo\tthree", one_line=True) == "one\u21b5 two three"
+
+
+FORMULAS = (
+    '=HYPERLINK("https://evil.example","click")',
+    "=cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3",
+    "@SUM(A1)",
+    "\tx",
+    "\r=1",
+)
+"""Cells a spreadsheet would run as formulas (OWASP's CSV injection list: = + - @ tab carriage return)."""
+
+
+def test_steps_csv_neutralises_every_cell_that_starts_like_a_formula(tmp_path: Path) -> None:
+    """Each text cell of ``steps --csv`` that starts with = + - @ tab or carriage return starts with a ' instead, so
+    a spreadsheet shows it as text; numbers and other text are written as they are."""
+    csv = pytest.importorskip("csv")
+    steps = tuple(
+        Step(
+            index=index,
+            decision=Decision(kind="tool_call", tool=formula if index % 2 else "t", args={}, reason=formula),
+            observation=Observation(status="ok", content="x", summary="x"),
+        )
+        for index, formula in enumerate(FORMULAS)
+    )
+    path = tmp_path / "formulas.jsonl"
+    base = hostile_run("ok")
+    write_run(replace(base, header={"type": "run", **base.header}, steps=steps, model_calls=(), warnings=()), path)
+    out = io.StringIO()
+    assert main(["steps", str(path), "--csv"], stdout=out, stderr=io.StringIO()) == 0
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [row["reason"] for row in rows] == ["'" + clean(formula) for formula in FORMULAS]
+    assert [row["tool"] for row in rows][1::2] == ["'" + clean(formula) for formula in FORMULAS[1::2]]
+    assert [row["index"] for row in rows] == [str(index) for index in range(len(FORMULAS))]
+    for row in rows:
+        assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in row.values() if cell)

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agentrender import load_run, render, samples
+from agentrender import load_run, render, samples, write_run
 from agentrender.cli import main
-from agentrender.imports import FORMATS, first_line_summary, from_anthropic, load
+from agentrender.imports import FORMATS, first_line_summary, from_anthropic, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
@@ -247,7 +247,8 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With --all -o DIR, each run of a file holding several is written as RUN_ID.jsonl; without --all such a file
-    is refused with a line saying --all writes them."""
+    writes the first and says so on stderr, --run writes the one it names (an id or a number), and a --run the
+    file does not hold is refused with the runs it does hold."""
 
     def read(path: str) -> list[Run]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -258,10 +259,143 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     source = tmp_path / "eval.json"
     source.write_text(json.dumps({"runs": {"sample/1": WEATHER, "sample 2": WEATHER}}), encoding="utf-8")
     code, _, err = run_cli("import", str(source), "-o", str(tmp_path / "one.jsonl"))
-    assert code == 2 and "holds 2 runs; --all -o FOLDER writes each of them" in err
+    assert code == 0 and "run 1 of 2: sample/1; pick another with --run" in err
+    assert load_run(tmp_path / "one.jsonl").run_id == "sample/1"
+    code, _, err = run_cli("import", str(source), "--run", "1", "-o", str(tmp_path / "two.jsonl"))
+    assert code == 0 and err.endswith("run 2 of 2: sample 2\n")
+    assert load_run(tmp_path / "two.jsonl").run_id == "sample 2"
+    code, _, err = run_cli("import", str(source), "--run", "sample 3", "-o", str(tmp_path / "three.jsonl"))
+    assert code == 2 and "--run sample 3: no run of that id, nor a number from 0 to 1" in err
+    assert "the file holds 2 runs: 0: sample/1, 1: sample 2" in err and not (tmp_path / "three.jsonl").exists()
     folder = tmp_path / "runs"
+    code, _, err = run_cli("import", str(source), "--run", "1", "--all", "-o", str(folder))
+    assert code == 2 and "give one of them" in err
     written = as_json("import", str(source), "--all", "-o", str(folder), "--gzip")
     assert sorted(Path(item["path"]).name for item in written) == ["sample_1.jsonl.gz", "sample_2.jsonl.gz"]
     assert [load_run(item["path"]).run_id for item in written] == ["sample/1", "sample 2"]
     code, _, err = run_cli("import", str(source), "--all", "-o", str(folder), "--gzip")
     assert code == 2 and "already exists (2 of the 2 files to write); --force overwrites" in err
+
+
+# ---------------------------------------------------------------------------- a lossless import
+
+ROOT = Path(__file__).resolve().parents[1]
+IMPORTED = sorted(
+    str(path.relative_to(ROOT))
+    for path in [
+        *(ROOT / "sample_imports").iterdir(),
+        *(ROOT / "tests" / "fixtures" / "imports").glob("*/*.*"),
+        *(ROOT / "tests" / "fixtures" / "inspect").glob("*.eval"),
+    ]
+    if path.suffix != ".md"
+)
+"""Every bundled sample import and every import fixture: the files a round trip through ``import`` is tried on."""
+
+
+def _said(report: dict[str, Any]) -> list[tuple[str, str, int]]:
+    return [(finding["code"], finding["message"], finding["line"]) for finding in report["findings"]]
+
+
+@pytest.mark.parametrize("source", IMPORTED)
+def test_import_keeps_the_imports_warnings_and_note_and_shows_and_checks_like_the_import(
+    source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run file ``import`` writes gives back the import's warnings (path, line and text), keeps the source's
+    note, and ``show``/``check`` of it say what they say of the import itself."""
+    monkeypatch.chdir(ROOT)
+    imported = load_runs(source)
+    for number, run in enumerate(imported):
+        target = tmp_path / f"{number}.jsonl"
+        code, _, err = run_cli("import", source, "--run", str(number), "-o", str(target))
+        assert code == 0, err
+        written = load_run(target)
+        assert written.warnings == run.warnings
+        assert written.header.get("source") == run.header.get("source")  # the note is the source's "note"
+        checked = [as_json_of("check", str(target)), as_json_of("check", source, "--run", str(number))]
+        assert _said(checked[0][0]) == _said(checked[1][0])
+        shown = [ok_of("show", str(target)), ok_of("show", source, "--run", str(number))]
+        assert [line for line in shown[0].splitlines() if "file " not in line] == [
+            line for line in shown[1].splitlines() if "file " not in line
+        ]
+
+
+def as_json_of(*argv: str) -> Any:
+    """The ``--json`` output of a command that succeeds, whatever it says on stderr of the run it chose."""
+    code, out, _ = run_cli(*argv, "--json")
+    assert code in (0, 1)
+    return json.loads(out)
+
+
+def ok_of(*argv: str) -> str:
+    """The plain output of a command that succeeds, at 300 columns (no path is wrapped)."""
+    code, out, _ = run_cli(*argv, "--width", "300", "--color", "never")
+    assert code == 0
+    return out
+
+
+def test_a_run_file_rewritten_keeps_no_warning_its_records_say_again(tmp_path: Path) -> None:
+    """A recorded run's own load warnings are not copied into its header when it is written again (its records
+    say them again), and the run file keeps the same records."""
+    path = tmp_path / "run.jsonl"
+    run = samples.load("fix-failing-test")
+    path.write_text(
+        "".join(
+            json.dumps({**record, "team": "x"} if number == 0 else record) + "\n"
+            for number, record in enumerate(run.records)
+        ),
+        encoding="utf-8",
+    )
+    first = load_run(path)
+    write_run(first, tmp_path / "again.jsonl")
+    again = load_run(tmp_path / "again.jsonl")
+    assert "warnings" not in again.header and again.records == first.records
+    assert [warning.text for warning in again.warnings] == [warning.text for warning in first.warnings] != []
+
+
+@pytest.mark.parametrize(
+    ("warnings", "field", "what"),
+    [
+        ("nope", "run.warnings", "expected an array, got string"),
+        (["x"], "run.warnings[0]", "expected an object, got string"),
+        ([{"line": 1}], "run.warnings[0].text", "missing"),
+        ([{"text": "t", "line": "1"}], "run.warnings[0].line", "expected an integer, got string"),
+        ([{"text": "t", "line": 1, "count": 0}], "run.warnings[0].count", "expected 1 or more, got 0"),
+    ],
+)
+def test_a_header_warnings_field_of_the_wrong_shape_is_an_error_naming_it(
+    tmp_path: Path, warnings: Any, field: str, what: str
+) -> None:
+    """The header's kept warnings are checked like every other field: a wrong one is PATH:1: naming the field."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"type": "run", "run_id": "r", "goal": "g", "warnings": warnings}) + "\n")
+    with pytest.raises(RunFileError) as caught:
+        load_run(path)
+    assert str(caught.value).startswith(f"{path}:1: {field}") and what in str(caught.value)
+
+
+REAL = ROOT / "tests" / "fixtures" / "real"
+"""Real, unmodified public histories (Claude Code, Inspect, SWE-agent), listed in ``MANIFEST.json``."""
+REAL_FILES = (
+    [item["path"] for item in json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8"))]
+    if (REAL / "MANIFEST.json").is_file()
+    else []
+)
+
+
+@pytest.mark.skipif(not REAL_FILES, reason="tests/fixtures/real/MANIFEST.json is not in this checkout")
+@pytest.mark.parametrize("name", REAL_FILES)
+def test_import_of_every_real_history_is_lossless(name: str, tmp_path: Path) -> None:
+    """Each run of a real public history, imported with --run and read back, has the import's warnings; a
+    history the importers refuse is refused by import with the same one-line error."""
+    source = str(REAL / name)
+    try:
+        runs = load_runs(source)
+    except RunFileError as error:
+        code, _, err = run_cli("import", source, "-o", str(tmp_path / "x.jsonl"))
+        assert code == 2 and err == f"agentrender: {error}\n"
+        return
+    for number, run in enumerate(runs):
+        target = tmp_path / f"{number}.jsonl"
+        code, _, err = run_cli("import", source, "--run", str(number), "-o", str(target))
+        assert code == 0, err
+        assert load_run(target).warnings == run.warnings

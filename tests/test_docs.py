@@ -337,6 +337,7 @@ def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:
         "keys",
         "export",
         "samples",
+        "runs",
         "import",
     ]
     assert "usage: agentrender [-h] [--version] COMMAND ..." in page

@@ -9,6 +9,7 @@
     agentrender keys RUN                         the replay key of the view at every step
     agentrender export RUN... --parquet OUT      many runs as one Parquet dataset (steps, model calls, runs)
     agentrender samples                          the bundled sample runs
+    agentrender runs log.eval                    the runs a file holds (--run ID|N picks one in the others)
     agentrender import convo.json -o run.jsonl   an agent's own history (Messages API, ...) as a run file
 
 RUN is a run file (``.jsonl`` or ``.jsonl.gz``), any file ``agentrender.imports`` reads (a
@@ -117,6 +118,17 @@ def _key_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _run_option(parser: argparse.ArgumentParser, *, each: bool = False) -> None:
+    parser.add_argument(
+        "--run",
+        dest="which",
+        metavar="ID|N",
+        help=("in each file " if each else "")
+        + "of several runs (an eval log's samples, a session's sub-agents), the run to read: its run id, or "
+        "its number counted from 0 (agentrender runs FILE lists them); default: the first, and stderr says so",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (standard library only, so ``--help`` needs no extra)."""
     parser = argparse.ArgumentParser(
@@ -159,6 +171,7 @@ cacheable prefix; from it on, what is re-sent). A legend line explains these ter
         terms=("window", "replay key", "cacheable prefix", "re-sent"),
     )
     show.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    _run_option(show)
     show.add_argument(
         "--at",
         type=_count,
@@ -190,6 +203,7 @@ step (inside the recent-results window), its result's and summary's bytes, and i
 Filters take a value each and may be repeated; a row is kept when it matches every filter.""",
     )
     steps.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    _run_option(steps)
     steps.add_argument("--tool", action="append", metavar="NAME", help="keep steps whose decision names this tool")
     steps.add_argument(
         "--status",
@@ -217,6 +231,7 @@ whether it agrees with the decision the run recorded for that step. A step's dec
 from its last reply; earlier replies for the same step are shown as superseded.""",
     )
     decide.add_argument("run", metavar="RUN|REPLY.json", help="a run file, a bundled sample, or a reply (.json)")
+    _run_option(decide)
     decide.add_argument("--step", type=_count, metavar="K", help="only the replies captured for step K")
     decide.add_argument("--full", action="store_true", help="print thinking, text and arguments in full")
 
@@ -237,6 +252,7 @@ nothing). Exit 0: no errors (warnings are listed); 1: errors, or with --strict a
 2: a file is unreadable.""",
     )
     check.add_argument("runs", nargs="+", metavar="RUN", help="run files or names of bundled samples")
+    _run_option(check, each=True)
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too, not only on errors")
 
     context = command(
@@ -250,6 +266,7 @@ afresh. The prefix breaks where a result leaves the recent-results window.""",
         terms=("window", "cacheable prefix", "re-sent"),
     )
     context.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    _run_option(context)
     _window_options(context)
 
     keys = command(
@@ -263,6 +280,7 @@ did not send what this render builds.""",
         terms=("replay key",),
     )
     keys.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    _run_option(keys)
     _window_options(keys)
     _key_options(keys)
 
@@ -297,6 +315,17 @@ cannot be read becomes a row of the runs table with its error, and the command e
         "The sample runs shipped with agentrender, each a name any RUN argument accepts.",
     )
 
+    runs = command(
+        "runs",
+        "the runs a file holds: id, steps, model calls, warnings",
+        """\
+A file may hold several runs: an Inspect eval log one a sample, a Claude Code session its
+main thread, its sub-agents and what came before each compaction. One row per run: its
+number (what --run N takes), its id (what --run ID takes), its steps, model calls and
+warnings, how it ended, and where in the source it comes from.""",
+    )
+    runs.add_argument("run", metavar="FILE", help="a run file, a file agentrender imports, or a bundled sample")
+
     imported = command(
         "import",
         "write an agent's own history as a run file",
@@ -310,6 +339,7 @@ once saves importing it again, and keeps the summaries given with --summarise.
 
   agentrender import convo.json -o run.jsonl
   agentrender import calls.jsonl -o run.jsonl.gz --summarise first-line
+  agentrender import log.eval --run 2 -o sample.jsonl
   agentrender import log.eval --all -o runs/""",
     )
     imported.add_argument("source", metavar="SOURCE", help="the file to import (its format is found from its content)")
@@ -336,6 +366,7 @@ once saves importing it again, and keeps the summaries given with --summarise.
         "folder PATH, as RUN_ID.jsonl (.jsonl.gz with --gzip)",
     )
     imported.add_argument("--gzip", action="store_true", help="with --all, write each run gzip-compressed")
+    _run_option(imported)
     return parser
 
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentrender import _api_rules, _fast, render
+from agentrender._display.said import warning_groups
 from agentrender._words import plural
-from agentrender.cli._inputs import UNREADABLE, CliError, load, views_of
+from agentrender.cli._inputs import UNREADABLE, CliError, load_chosen, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
@@ -80,6 +81,10 @@ class Report:
     steps: int = 0
     model_calls: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    run_id: str = ""
+    """The id of the run checked."""
+    chosen: str = ""
+    """For a file of several runs, which one was checked (``Chosen.note``); ``""`` for a file of one."""
 
     @property
     def errors(self) -> int:
@@ -101,6 +106,8 @@ class Report:
         """The report's fields, each finding as a dict."""
         return {
             "run": self.name,
+            "run_id": self.run_id or None,
+            "chosen": self.chosen or None,
             "readable": not self.error,
             "error": self.error or None,
             "steps": self.steps,
@@ -114,10 +121,8 @@ class Report:
 
 
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
-    for warning in run.warnings:
-        yield Finding(
-            code="lost-record" if warning.lost else "load-warning", message=warning.message, line=warning.line
-        )
+    for group in warning_groups(run.warnings):
+        yield Finding(code="lost-record" if group.lost else "load-warning", message=group.message, line=group.line)
     # Every result in both of its forms: views with no window and with every result a summary.
     summaries = views.with_options(recent_results=0).at(None)
     fulls = views.with_options(recent_results=NO_WINDOW).at(None)
@@ -180,16 +185,18 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             )
 
 
-def check(name: str) -> Report:
-    """Check the run file (or sample) ``name``: a report of its findings, or of why it cannot be read.
+def check(name: str, which: str | None = None) -> Report:
+    """Check the run file (or sample) ``name`` (its run ``--run which`` names, or its first): a report of its
+    findings, or of why it cannot be read.
 
     Every result is checked in both of its forms (in full and as its summary) under the run's
     own options, so no window setting applies.
     """
     try:
-        run = load(name)
+        chosen = load_chosen(name, which)
     except CliError as error:
         return Report(name=name, error=str(error))
+    run = chosen.run
     # Checking builds every reply and both views of the run and keeps them to the end: the
     # collector's passes over them took as long as the check itself on a 100,000-step run.
     with _fast.paused():
@@ -201,7 +208,15 @@ def check(name: str) -> Report:
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1
-    return Report(name=name, findings=findings, steps=len(run.steps), model_calls=len(run.model_calls), counts=counts)
+    return Report(
+        name=name,
+        findings=findings,
+        steps=len(run.steps),
+        model_calls=len(run.model_calls),
+        counts=counts,
+        run_id=run.run_id,
+        chosen=chosen.note,
+    )
 
 
 def renderables(reports: Sequence[Report]) -> Iterator[Any]:
@@ -214,6 +229,8 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
             yield title
             continue
         facts = f"  {plural(report.steps, 'step')}, {plural(report.model_calls, 'model call')}"
+        if report.chosen:
+            facts = f"  ({clean(report.chosen, one_line=True)}){facts}"
         if not report.findings:
             title.append(facts, style=MUTED)
             title.append("  \u2713 clean", style=AGREE)

@@ -9,7 +9,7 @@ from typing import IO, Any
 from agentrender import samples
 from agentrender._json import escaped
 from agentrender.cli import _check, _decide, _import, _inputs, _show, _tables
-from agentrender.cli._inputs import CliError, load
+from agentrender.cli._inputs import CliError
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
 from agentrender.frame import to_parquet
 from agentrender.runfile import Run
@@ -34,13 +34,22 @@ def views_of(run: Run, args: argparse.Namespace) -> Views:
     )
 
 
+def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None) -> Run:
+    """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which."""
+    name = args.run if name is None else name
+    chosen = _inputs.load_chosen(name, args.which)
+    if chosen.note:
+        err.write(f"agentrender: {clean(name, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
+    return chosen.run
+
+
 def _print(console: Console, renderables: Iterable[Any]) -> None:
     for renderable in renderables:
         console.print(renderable)
 
 
-def show(args: argparse.Namespace, out: IO[str], console: Console) -> int:
-    run = load(args.run)
+def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    run = load_run_of(args, err)
     views = views_of(run, args)
     at = args.at
     if at is not None:
@@ -59,8 +68,8 @@ def show(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 0
 
 
-def steps(args: argparse.Namespace, out: IO[str], console: Console) -> int:
-    run = load(args.run)
+def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    run = load_run_of(args, err)
     try:
         table = _tables.steps_rows(
             run,
@@ -81,8 +90,13 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 0
 
 
-def decide(args: argparse.Namespace, out: IO[str], console: Console) -> int:
-    replies = _decide.replies(args.run, step=args.step)
+def decide(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    if _inputs.looks_like_reply(args.run):
+        if args.which is not None:
+            raise CliError(f"{args.run}: --run picks a run of a file of runs; a reply file holds one reply")
+        replies = _decide.reply_of_file(args.run)
+    else:
+        replies = _decide.replies(args.run, load_run_of(args, err), step=args.step)
     if args.json:
         write_json(out, [reply.to_json() for reply in replies])
         return 0
@@ -92,7 +106,7 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console) -> int:
 
 def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     # An unreadable file is one of the reports, printed once with the others (not also on stderr).
-    reports = [_check.check(name) for name in args.runs]
+    reports = [_check.check(name, args.which) for name in args.runs]
     if args.json:
         write_json(out, [report.to_json() for report in reports])
     else:
@@ -100,8 +114,8 @@ def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
     return max(report.exit_code(strict=args.strict) for report in reports)
 
 
-def context(args: argparse.Namespace, out: IO[str], console: Console) -> int:
-    run = load(args.run)
+def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    run = load_run_of(args, err)
     series = views_of(run, args).sizes()
     if args.json:
         write_json(out, _tables.context_json(series))
@@ -110,8 +124,8 @@ def context(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 0
 
 
-def keys(args: argparse.Namespace, out: IO[str], console: Console) -> int:
-    run = load(args.run)
+def keys(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    run = load_run_of(args, err)
     rows = _tables.key_rows(views_of(run, args))
     if args.json:
         write_json(out, rows)
@@ -120,7 +134,7 @@ def keys(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 0
 
 
-def export(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     options = {
         key: value
         for key, value in (("recent_results", args.recent_results), ("result_bytes", args.result_bytes))
@@ -145,7 +159,7 @@ def export(args: argparse.Namespace, out: IO[str], console: Console) -> int:
     return 1 if done.errors else 0
 
 
-def samples_command(args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def samples_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     rows = [_tables.sample_row(name, samples.load(name)) for name in samples.names()]
     if args.json:
         write_json(out, rows)
@@ -154,8 +168,17 @@ def samples_command(args: argparse.Namespace, out: IO[str], console: Console) ->
     return 0
 
 
-def import_command(args: argparse.Namespace, out: IO[str], console: Console) -> int:
-    written = _import.import_runs(args)
+def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    rows = [_tables.run_row(number, run) for number, run in enumerate(_inputs.load_all(args.run))]
+    if args.json:
+        write_json(out, rows)
+    else:
+        console.print(_tables.runs_renderable(args.run, rows))
+    return 0
+
+
+def import_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    written = _import.import_runs(args, err)
     if args.json:
         write_json(out, [item.to_json() for item in written])
         return 0
@@ -171,12 +194,11 @@ def import_command(args: argparse.Namespace, out: IO[str], console: Console) -> 
             facts.append(f"results summarised by {run.summariser}")
         line.append("  " + clean(" \u00b7 ".join(facts), one_line=True), style=MUTED)
         console.print(line)
-        for warning in run.warnings:
-            console.print(Text("warning: " + clean(str(warning)), style="yellow"))
+        _print(console, _show.warning_lines(run.warnings))
     return 0
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
+COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console, IO[str]], int]] = {
     "show": show,
     "steps": steps,
     "decide": decide,
@@ -185,12 +207,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console], int]] = {
     "export": export,
     "samples": samples_command,
     "import": import_command,
+    "runs": runs_command,
+    "check": check,
 }
 
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the parsed command, printing to ``out`` (and a file ``check`` cannot read to ``err``); its exit status."""
     console = make_console(out, width=args.width, color=args.color)
-    if args.command == "check":
-        return check(args, out, console, err)
-    return COMMANDS[args.command](args, out, console)
+    return COMMANDS[args.command](args, out, console, err)

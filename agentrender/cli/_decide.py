@@ -11,10 +11,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentrender._display.said import number_ranges
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender._words import plural
-from agentrender.cli._inputs import CliError, load, load_reply, looks_like_reply
+from agentrender.cli._inputs import CliError, load_reply
 from agentrender.cli._show import Folder
 from agentrender.cli._term import (
     AGREE,
@@ -28,10 +29,10 @@ from agentrender.cli._term import (
     Text,
     clean,
 )
-from agentrender.runfile import response_record
+from agentrender.runfile import Run, response_record
 from agentrender.views import DecideExplanation, disagreements, explain_decide
 
-__all__ = ["Reply", "renderables", "replies"]
+__all__ = ["Reply", "renderables", "replies", "reply_of_file"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,31 +98,20 @@ def decision_json(decision: Decision) -> dict[str, Any]:
     }
 
 
-def _ranges(numbers: Sequence[int]) -> str:
-    """``[0, 1, 2, 5, 7, 8]`` as ``"0-2, 5, 7-8"``."""
-    spans: list[list[int]] = []
-    for number in numbers:
-        if spans and number == spans[-1][1] + 1:
-            spans[-1][1] = number
-        else:
-            spans.append([number, number])
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+def reply_of_file(name: str) -> list[Reply]:
+    """The one reply in the reply file ``name`` (``looks_like_reply``)."""
+    return [Reply(label=name, explanation=explain_decide(load_reply(name)))]
 
 
-def replies(name: str, *, step: int | None = None) -> list[Reply]:
-    """The replies of the run (or reply file) ``name``; with ``step``, only those captured for that step."""
-    if looks_like_reply(name):
-        if step is not None:
-            raise CliError(f"{name}: --step picks a step of a run; a reply file holds one reply")
-        return [Reply(label=name, explanation=explain_decide(load_reply(name)))]
-    run = load(name)
+def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
+    """The replies of ``run`` (read from ``name``); with ``step``, only those captured for that step."""
     recorded = {item.index: item.decision for item in run.steps}
     last = run.last_calls()
     if step is not None and step not in last:
         captured = sorted(last)
         if not captured:
             raise CliError(f"{name}: no model call was captured in this run, for step {step} or any other")
-        which = _ranges(captured)
+        which = number_ranges(captured)
         raise CliError(f"{name}: no model call was captured for step {step}; --step takes a step with one: {which}")
     out = []
     total = len(run.model_calls)

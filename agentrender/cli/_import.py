@@ -9,12 +9,13 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from agentrender import imports
-from agentrender.cli._inputs import CliError, resolve
+from agentrender.cli._inputs import CliError, choose, load_all
+from agentrender.cli._term import clean
 from agentrender.imports.conversation import Summariser
-from agentrender.runfile import Run, RunFileError, write_run
+from agentrender.runfile import Run, write_run
 
 __all__ = ["SUMMARISERS", "Written", "import_runs"]
 
@@ -78,27 +79,25 @@ def _write(run: Run, target: Path, *, force: bool) -> None:
             os.unlink(temporary)
 
 
-def import_runs(args: argparse.Namespace) -> Sequence[Written]:
-    """Read ``args.source`` and write its run (or, with ``--all``, each of its runs) as run files."""
-    source = resolve(args.source)
-    try:
-        runs = imports.load_runs(source)
-    except RunFileError as error:
-        raise CliError(str(error)) from None
+def import_runs(args: argparse.Namespace, err: IO[str]) -> Sequence[Written]:
+    """Read ``args.source`` and write its run (the one ``--run`` names, or with ``--all`` each of its runs)
+    as run files; a file of several runs imported without either says on ``err`` which one was written."""
+    if args.all and args.which is not None:
+        raise CliError("--run writes one run of SOURCE, --all every one: give one of them")
+    if args.gzip and not args.all:
+        raise CliError("--gzip goes with --all; for one run, name the file .jsonl.gz")
+    runs = load_all(args.source)
     summarise = SUMMARISERS[args.summarise]
-    if summarise is not None:
-        runs = [imports.with_summaries(run, summarise) for run in runs]
     output = Path(args.output)
     if not args.all:
-        if len(runs) > 1:
-            raise CliError(
-                f"{args.source}: holds {len(runs)} runs; --all -o FOLDER writes each of them "
-                "(agentrender.imports.load_runs reads them all)"
-            )
-        if args.gzip:
-            raise CliError("--gzip goes with --all; for one run, name the file .jsonl.gz")
-        _write(runs[0], output, force=args.force)
-        return [Written(str(output), runs[0])]
+        chosen = choose(args.source, runs, args.which)
+        if chosen.note:
+            err.write(f"agentrender: {clean(args.source, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
+        run = chosen.run if summarise is None else imports.with_summaries(chosen.run, summarise)
+        _write(run, output, force=args.force)
+        return [Written(str(output), run)]
+    if summarise is not None:
+        runs = [imports.with_summaries(run, summarise) for run in runs]
     if output.exists() and not output.is_dir():
         raise CliError(f"{output}: not a folder; with --all, -o names the folder to write each run in")
     output.mkdir(parents=True, exist_ok=True)

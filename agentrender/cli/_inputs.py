@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,14 @@ from agentrender.views import Views
 
 __all__ = [
     "UNREADABLE",
+    "Chosen",
     "CliError",
+    "choose",
     "is_reply",
+    "listing",
     "load",
+    "load_all",
+    "load_chosen",
     "load_reply",
     "looks_like_reply",
     "resolve",
@@ -65,16 +71,75 @@ def resolve(name: str) -> Path:
     raise CliError(f"{name}: no such file")
 
 
-def load(name: str) -> Run:
-    """The run in the file ``name`` (a run file or any format ``agentrender.imports.load`` reads), or the
-    bundled sample of that name when no such file exists."""
+def load_all(name: str) -> list[Run]:
+    """Every run in the file ``name`` (a run file, or any format ``agentrender.imports.load_runs`` reads), or
+    in the bundled sample of that name when no such file exists."""
     path = resolve(name)
     try:
-        return imports.load(path)
+        return imports.load_runs(path)
     except RunFileError as error:
         raise CliError(str(error)) from None
     except OSError as error:
         raise CliError(f"{name}: cannot be read: {error.strerror or error}") from None
+
+
+SHOWN_RUNS = 20
+"""How many of a file's runs the error for a ``--run`` it does not hold lists."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """The run a command reads from a file, and where it stands among the file's runs."""
+
+    run: Run
+    number: int
+    """Its place in the file, from 0 (what ``--run N`` takes)."""
+    total: int
+    """How many runs the file holds."""
+    picked: bool
+    """``--run`` named it; ``False``: the file's first, taken by default."""
+
+    @property
+    def note(self) -> str:
+        """A file of several runs: which one this is (``run 1 of 4: ID``); ``""`` for a file of one run."""
+        if self.total == 1:
+            return ""
+        said = f"run {self.number + 1} of {self.total}: {self.run.run_id}"
+        return said if self.picked else f"{said}; pick another with --run (agentrender runs lists them)"
+
+
+def listing(runs: list[Run], limit: int = SHOWN_RUNS) -> str:
+    """The runs of a file as ``0: ID, 1: ID, ...``, the first ``limit`` of them and a count of the rest."""
+    said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:limit]))
+    return said + (f", ... ({len(runs) - limit:,} more)" if len(runs) > limit else "")
+
+
+def choose(name: str, runs: list[Run], which: str | None) -> Chosen:
+    """The run of ``runs`` (the runs of the file ``name``) that ``--run which`` names: a run id, else a
+    0-based number; the first when ``which`` is ``None``."""
+    if which is None:
+        return Chosen(runs[0], 0, len(runs), picked=False)
+    for number, run in enumerate(runs):
+        if run.run_id == which:
+            return Chosen(run, number, len(runs), picked=True)
+    if which.isdigit() and int(which) < len(runs):
+        number = int(which)
+        return Chosen(runs[number], number, len(runs), picked=True)
+    count = "1 run" if len(runs) == 1 else f"{len(runs):,} runs"
+    raise CliError(
+        f"{name}: --run {which}: no run of that id, nor a number from 0 to {len(runs) - 1}; "
+        f"the file holds {count}: {listing(runs)}"
+    )
+
+
+def load_chosen(name: str, which: str | None = None) -> Chosen:
+    """The run of the file ``name`` that ``--run which`` names (``choose``), with its place in the file."""
+    return choose(name, load_all(name), which)
+
+
+def load(name: str, which: str | None = None) -> Run:
+    """The run of the file ``name`` that ``--run which`` names (the first by default)."""
+    return load_chosen(name, which).run
 
 
 def views_of(

@@ -9,9 +9,10 @@ with the words they use explained, so a terminal scrolled to the end still shows
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from agentrender._display.said import end_said, folded_blocks, media_label, warning_groups
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
 from agentrender._words import plural
@@ -97,6 +98,12 @@ class Folder:
         return out
 
 
+def warning_lines(warnings: Any) -> Iterator[Text]:
+    """A run's warnings, one line each, identical ones once with their count and lines (``warning_groups``)."""
+    for group in warning_groups(warnings):
+        yield Text("warning: " + clean(str(group)), style="yellow")
+
+
 def legend(kinds: list[str], *, failed: bool, skipped: bool, hidden: bool) -> Text:
     """One line naming each mark the view uses, in the order ``BLOCK_KINDS`` lists them."""
     text = Text("legend ", style=MUTED)
@@ -154,6 +161,11 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
     block = fact.block
     line = _tag(fact)
     facts = _facts(fact, result_bytes)
+    media = None if block.raw is None else media_label(block.raw)
+    if media is not None:
+        line.append("  ")
+        line.append(clean(media, one_line=True), style="bold")  # its size is said there, the data not printed
+        return [line]
     if block.raw is not None:
         body = display(dict(block.raw))
         colours = True
@@ -197,9 +209,29 @@ def _message(fact: MessageFact, step: StepFact | None, folder: Folder, result_by
         where += " \u00b7 in the window" if fact.full else " \u00b7 outside the window"
     label.append(f"{where} \u00b7 {fact.bytes:,} bytes", style=MUTED)
     yield label
-    for block in fact.blocks:
+    blocks = fact.blocks
+    fold = range(0) if folder.full else folded_blocks(len(blocks))
+    for position, block in enumerate(blocks):
+        if position in fold:
+            if position == fold.start:
+                yield Padding(_folded(blocks[fold.start : fold.stop]), (0, 0, 0, 2))
+            continue
         parts = [*_block(block, folder, result_bytes), *_hidden(block, step, folder)]
         yield Padding(Gutter(Group(*parts), KIND_STYLES.get(block.kind, "")), (0, 0, 0, 2), expand=False)
+
+
+def _folded(blocks: Sequence[BlockFact]) -> Text:
+    """The line standing for the blocks of a long turn not printed: how many, of which kinds, their bytes."""
+    kinds: dict[str, int] = {}
+    for block in blocks:
+        kinds[block.kind] = kinds.get(block.kind, 0) + 1
+    what = ", ".join(f"{count:,} {TAGS.get(kind, kind)}" for kind, count in kinds.items())
+    size = sum(block.shown_bytes for block in blocks)
+    return Text(
+        f"\u22ef {plural(len(blocks), 'more block')} ({what}; {size:,} bytes) not printed here "
+        "(the model saw them); --full prints everything",
+        style=MUTED,
+    )
 
 
 def _step_title(fact: StepFact) -> Text:
@@ -253,13 +285,8 @@ def run_facts(run: Run) -> Table:
         "steps",
         Text(f"{steps_summary(run.steps)} \u00b7 {len(run.model_calls):,} model calls"),
     )
-    end = run.end
-    if end is None:
-        grid.add_row("end", Text("no end record: the run was still going, or its process died", style="yellow"))
-    else:
-        status, reason = str(end.get("status", "?")), str(end.get("reason", ""))
-        said = status if not reason or reason == status else f"{status}: {reason}"
-        grid.add_row("end", Text(clean(said, one_line=True), style="green" if status == "completed" else "yellow"))
+    said, completed = end_said(run.end, run.header)
+    grid.add_row("end", Text(clean(said, one_line=True), style="green" if completed else "yellow"))
     if run.path:
         grid.add_row("file", Text(clean(shown_path(run.path), one_line=True)))
     return grid
@@ -332,8 +359,7 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     else:
         yield Rule(title, align="left", style=MUTED)
     if run is not None:
-        for warning in run.warnings:
-            yield Text("warning: " + clean(str(warning)), style="yellow")
+        yield from warning_lines(run.warnings)
     total = view.step_count
     start = 0 if full else max(0, total - last_steps)
     shown = view.step_facts(start)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from agentrender._display.said import NO_END_RECORDED, end_said, warning_groups
 from agentrender._words import plural
 from agentrender.cli._term import KIND_STYLES, MUTED, SKIPPED, TAGS, Group, Table, Text, box, clean
 from agentrender.runfile import Run
@@ -18,11 +19,15 @@ if TYPE_CHECKING:
     from agentrender.frame import ParquetExport
 
 __all__ = [
+    "FORMULA_STARTS",
     "StepsTable",
     "context_json",
     "context_renderables",
+    "csv_cell",
     "key_rows",
     "keys_renderable",
+    "run_row",
+    "runs_renderable",
     "sample_row",
     "samples_renderable",
     "steps_rows",
@@ -31,6 +36,17 @@ __all__ = [
 
 def _text_columns(frame: pd.DataFrame) -> list[str]:
     return [str(name) for name, dtype in frame.dtypes.items() if str(dtype) in ("string", "category", "object")]
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's CSV injection guidance)."""
+
+
+def csv_cell(text: str) -> str:
+    """``text`` for a CSV cell: one that starts like a formula (``FORMULA_STARTS``: ``=HYPERLINK(...)``,
+    ``=cmd|...``) gets a leading ``'``, so a spreadsheet shows it as text instead of running it, as OWASP's
+    CSV injection guidance says."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +69,11 @@ class StepsTable:
         ]
 
     def write_csv(self, out: IO[str]) -> None:
-        """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program."""
+        """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program, and a text
+        cell a spreadsheet would run as a formula is neutralised (``csv_cell``)."""
         frame = self.frame.copy()
         for name in _text_columns(frame):
-            frame[name] = frame[name].astype("object").map(lambda v: clean(v) if isinstance(v, str) else v)
+            frame[name] = frame[name].astype("object").map(lambda v: clean(csv_cell(v)) if isinstance(v, str) else v)
         frame.to_csv(out, index=False, lineterminator="\n", date_format="%Y-%m-%dT%H:%M:%S.%fZ")
 
     def renderable(self, run: Run) -> Group:
@@ -326,12 +343,69 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
             Text(clean(row["name"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
-            Text(clean(str(row["end"] or "no end record"), one_line=True)),
+            Text(clean(str(row["end"] or NO_END_RECORDED), one_line=True)),
             Text(clean(row["goal"], one_line=True)),
         )
     hint = Text("show one: ", style=MUTED)
     hint.append("agentrender show NAME", style="bold")
     return Group(table, hint)
+
+
+# ---------------------------------------------------------------------------- runs of a file
+
+
+def _source_said(run: Run) -> str:
+    """Where in its source an imported run comes from, in a few words: its format and thread, or sample."""
+    source = run.header.get("source")
+    if not isinstance(source, dict):
+        return "run file"
+    said = [str(source.get("format") or "imported")]
+    for key in ("thread", "agent_id", "sample_id", "epoch"):
+        value = source.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            said.append(f"{key.replace('_', ' ')} {value}")
+    return ", ".join(said)
+
+
+def run_row(number: int, run: Run) -> dict[str, Any]:
+    """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end."""
+    said, _ = end_said(run.end, run.header)
+    return {
+        "number": number,
+        "run_id": run.run_id,
+        "steps": len(run.steps),
+        "model_calls": len(run.model_calls),
+        "warnings": len(warning_groups(run.warnings)),
+        "end": said,
+        "source": _source_said(run),
+    }
+
+
+def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
+    """The runs of the file ``name`` as a table, with the command that shows one."""
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("run id", style="bold", ratio=3, overflow="fold")
+    table.add_column("steps", justify="right", no_wrap=True)
+    table.add_column("calls", justify="right", no_wrap=True)
+    table.add_column("warnings", justify="right", no_wrap=True)
+    table.add_column("how it ended", ratio=1)
+    table.add_column("from", ratio=1)
+    for row in rows:
+        table.add_row(
+            f"{row['number']:,}",
+            Text(clean(row["run_id"], one_line=True)),
+            f"{row['steps']:,}",
+            f"{row['model_calls']:,}",
+            Text(f"{row['warnings']:,}", style="yellow" if row["warnings"] else ""),
+            Text(clean(row["end"], one_line=True)),
+            Text(clean(row["source"], one_line=True), style=MUTED),
+        )
+    title = Text(clean(name, one_line=True), style="bold")
+    title.append(f"  {plural(len(rows), 'run')}", style=MUTED)
+    hint = Text("show one: ", style=MUTED)
+    hint.append("agentrender show FILE --run ID|N", style="bold")
+    return Group(title, table, hint)
 
 
 def export_renderable(done: ParquetExport) -> Group:

@@ -286,9 +286,23 @@ class _Loader:
             raise self.fail(max(last_line, 1), f"missing run header: {why}")
         for text in stream_notes:
             self.note(last_line, text, lost=True)  # a stream that ends early: what followed is not there
-        warnings = tuple(
+        # The warnings the run's maker kept in the header come first; a finding of this read that one of
+        # them already states (the same text: the records are the same) is not said twice.
+        kept = tuple(
+            RunWarning(
+                line=item["line"],
+                text=item["text"],
+                path=item.get("path") or "",
+                count=item.get("count") or 1,
+                lost=bool(item.get("lost")),
+            )
+            for item in self.header.get("warnings") or ()
+        )
+        said = {warning.text for warning in kept}
+        warnings = kept + tuple(
             RunWarning(line=line, text=text, path=self.path, count=count, lost=bool(lost))
             for text, (line, count, lost) in sorted(self.notes.items(), key=lambda item: item[1][0])
+            if text not in said
         )
         steps = self.steps
         return Run(

@@ -77,7 +77,10 @@ _RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "source": _OBJECT,
     "request": _OBJECT,
     "summariser": _STR,
+    "warnings": _LIST,
 }
+_WARNING_FIELDS: dict[str, tuple[type, ...]] = {"path": _STR, "line": _INT, "text": _STR, "count": _INT, "lost": _BOOL}
+"""A warning the run's maker gave (an importer's, or an earlier reader's), kept in the header's ``warnings``."""
 _TOOL_FIELDS: dict[str, tuple[type, ...]] = {
     "name": _STR,
     "description": _STR,
@@ -272,16 +275,29 @@ def _index(value: Mapping[str, Any], key: str, where: str) -> int:
     return index
 
 
+def _objects(
+    record: dict[str, Any], key: str, fields: Mapping[str, tuple[type, ...]], unknown: list[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each item of the header's array ``key``, checked to be an object of ``fields``, with where it is."""
+    for position, item in enumerate(record.get(key) or ()):
+        where = f"run.{key}[{position}]"
+        if type(item) is not dict:
+            raise BadRecord(where, f"expected an object, got {type_name(item)}")
+        _check_fields(item, fields, where, unknown)
+        yield where, item
+
+
 def _header(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> None:
     _check_fields(record, _RUN_FIELDS, "run", unknown)
     if record.get("max_output_tokens") is not None:
         _index(record, "max_output_tokens", "run")
-    for position, tool in enumerate(record.get("tools") or ()):
-        where = f"run.tools[{position}]"
-        if type(tool) is not dict:
-            raise BadRecord(where, f"expected an object, got {type_name(tool)}")
-        _check_fields(tool, _TOOL_FIELDS, where, unknown)
+    for where, tool in _objects(record, "tools", _TOOL_FIELDS, unknown):
         _required(tool, "name", where)
+    for where, warning in _objects(record, "warnings", _WARNING_FIELDS, unknown):
+        _required(warning, "text", where)
+        _index(warning, "line", where)
+        if warning.get("count") is not None and _index(warning, "count", where) < 1:
+            raise BadRecord(f"{where}.count", "expected 1 or more, got 0")
     opening = record.get("opening_content")
     if opening is not None:
         if type(opening) is not list:

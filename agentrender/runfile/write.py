@@ -13,11 +13,19 @@ from typing import IO, Any
 
 from agentrender._types import Decision, ModelResponse, Step
 from agentrender.runfile.lines import encode_line, gzip_lines
-from agentrender.runfile.model import FORMAT, ModelCall, Run
+from agentrender.runfile.model import FORMAT, ModelCall, Run, RunWarning
 from agentrender.runfile.replies import response_record
 from agentrender.runfile.schema import check_record
 
-__all__ = ["RunWriter", "decision_record", "step_record", "write_run"]
+__all__ = [
+    "RunWriter",
+    "decision_record",
+    "header_with_warnings",
+    "kept_warnings",
+    "step_record",
+    "warning_record",
+    "write_run",
+]
 
 
 def decision_record(decision: Decision) -> dict[str, Any]:
@@ -207,11 +215,45 @@ def _check_gzip_closed(path: str) -> None:
 def write_run(run: Run, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
     """Write ``run`` to ``path``: every record it was read from, unknown ones included, in file order.
 
-    A run built in memory (no ``records``) is written from its typed fields.
+    A run built in memory (no ``records``) is written from its typed fields. The warnings the
+    records written cannot say again (``kept_warnings``: an importer's, what the file lost) are
+    kept in the header's ``warnings``, each with its path, line and text, so ``load_run`` of the
+    file gives back the run's warnings.
     """
+    kept = kept_warnings(run)
     with RunWriter(path, compress=compress) as writer:
-        for record in run.records or _records_of(run):
-            writer.write(record)
+        for number, record in enumerate(run.records or _records_of(run)):
+            writer.write(header_with_warnings(record, kept) if number == 0 else record)
+
+
+def kept_warnings(run: Run) -> Sequence[RunWarning]:
+    """The run's warnings a file of its records keeps in its header, as reading the records would not say them
+    again: every warning of an imported run (its header names its ``source``: they are about the source; those a
+    reader finds again are said once); of a run read from a file, what was lost (the records are not there) and
+    what another file or its maker said; nothing a reader of the same records finds in them again."""
+    if run.header.get("source"):
+        return run.warnings
+    return tuple(warning for warning in run.warnings if warning.lost or not run.path or warning.path != run.path)
+
+
+def header_with_warnings(header: Mapping[str, Any], warnings: Sequence[RunWarning]) -> Mapping[str, Any]:
+    """``header`` with its ``warnings`` field holding ``warnings`` (none: no such field)."""
+    if not warnings and "warnings" not in header:
+        return header
+    header = {key: value for key, value in header.items() if key != "warnings"}
+    if warnings:
+        header["warnings"] = [warning_record(warning) for warning in warnings]
+    return header
+
+
+def warning_record(warning: RunWarning) -> dict[str, Any]:
+    """A warning as the header's ``warnings`` keeps it: its path, line and text; its count and ``lost`` when set."""
+    record: dict[str, Any] = {"path": warning.path, "line": warning.line, "text": warning.text}
+    if warning.count != 1:
+        record["count"] = warning.count
+    if warning.lost:
+        record["lost"] = True
+    return record
 
 
 def _records_of(run: Run) -> Iterator[Mapping[str, Any]]:

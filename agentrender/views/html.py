@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from agentrender._display.said import end_said, folded_blocks, media_label, warning_groups
 from agentrender._display.values import (
     DISPLAY_CHARS,
     SHOWN_STEPS,
@@ -77,7 +78,9 @@ def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
         tags += '<span class="ar-tag">summary cut at cap</span>'
     if fact.kind in ("hook", "as_sent"):
         tags += f'<span class="ar-tag">{escape_text(fact.block.type, 100)}</span>'
-    return f'<div class="{classes}">{tags}{block_body_html(fact.block)}{_hidden(fact, step)}</div>'
+    media = None if fact.block.raw is None else media_label(fact.block.raw)
+    body = block_body_html(fact.block) if media is None else f"<code>{escape_text(media, 500)}</code>"
+    return f'<div class="{classes}">{tags}{body}{_hidden(fact, step)}</div>'
 
 
 def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
@@ -85,7 +88,17 @@ def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
     where = "" if fact.step is None else f" · step {fact.step}"
     if fact.full is not None:
         where += " · in the window" if fact.full else " · outside the window"
-    blocks = "".join(_block_html(block, step) for block in fact.blocks)
+    fold = folded_blocks(len(fact.blocks))
+    shown = [_block_html(block, step) for position, block in enumerate(fact.blocks) if position not in fold]
+    if fold:
+        hidden = fact.blocks[fold.start : fold.stop]
+        size = sum(block.shown_bytes for block in hidden)
+        shown.insert(
+            fold.start,
+            f'<div class="ar-elided">\u2026 {len(hidden):,} more blocks ({size:,} bytes) not shown here '
+            "(the model saw them); they are in view.messages</div>",
+        )
+    blocks = "".join(shown)
     label = f'<div class="ar-role">{escape_text(fact.message.role, 50)}{where} · {fact.bytes:,} bytes</div>'
     return f'<div class="ar-turn ar-{role}">{label}{blocks}</div>'
 
@@ -235,14 +248,17 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
         ("steps", steps_summary(run.steps)),
         ("model calls", f"{len(run.model_calls):,}"),
         ("tools", escape_text(", ".join(str(tool.get("name", "?")) for tool in run.tools), 2000)),
-        ("end", escape_text(f"{end.get('status', '?')}: {end.get('reason', '')}", 500) if end else "no end record"),
+        ("end", escape_text(end_said(end, run.header)[0], 500)),
     ]
     if end and end.get("error"):
         rows.append(("error", escape_text(str(end["error"]), 2000)))
     if run.path:
         rows.insert(0, ("file", escape_text(run.path, 1000)))
     if run.warnings:
-        warnings = "".join(f"<li>{escape_text(str(w), 2000)}</li>" for w in run.warnings[:50])
+        groups = warning_groups(run.warnings)
+        warnings = "".join(f"<li>{escape_text(str(group), 2000)}</li>" for group in groups[:50])
+        if len(groups) > 50:
+            warnings += f"<li>\u2026 {len(groups) - 50:,} more (Run.warnings holds every one)</li>"
         rows.append(("warnings", f"<ul>{warnings}</ul>"))
     if view is None:
         shown = ""

@@ -20,7 +20,7 @@ from agentrender import render
 from agentrender._types import ContentBlock, Message, Step, new_message, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact, new_block_fact
-from agentrender.views.sizes import message_bytes
+from agentrender.views.sizes import json_bytes, message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Form", "Sizes", "StepRenders"]
 
@@ -256,6 +256,9 @@ class StepRenders:
 
 
 def _shown(block: ContentBlock) -> int:
+    """The bytes of what the block shows the model: a result's content, a tool use's input as JSON, else its text."""
+    if block.type == "tool_use":
+        return json_bytes(block.input)
     return utf8_bytes(block.content if block.type == "tool_result" else block.text)
 
 

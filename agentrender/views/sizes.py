@@ -14,7 +14,7 @@ from typing import Any
 from agentrender._fast import batched_json_encoder
 from agentrender._types import ContentBlock, Message, utf8_bytes
 
-__all__ = ["approx_tokens", "list_bytes", "message_bytes"]
+__all__ = ["approx_tokens", "json_bytes", "list_bytes", "message_bytes"]
 
 
 def approx_tokens(n_bytes: int) -> int:
@@ -52,7 +52,8 @@ def _string_bytes(s: str) -> int:
     return len(encoded) + 2 + len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
 
 
-def _json_bytes(value: Any) -> int:
+def json_bytes(value: Any) -> int:
+    """The UTF-8 bytes of ``value`` as compact JSON (a tool use's input as it is sent)."""
     return utf8_bytes(_encode_json(value))
 
 
@@ -73,8 +74,8 @@ def _block_bytes(block: ContentBlock) -> int:
             size = _RESULT_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.content)
             return size + _ERROR_FLAG if block.is_error else size
         if kind == "tool_use":
-            return _USE_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.name) + _json_bytes(block.input)
-    return _json_bytes(block.to_dict())
+            return _USE_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.name) + json_bytes(block.input)
+    return json_bytes(block.to_dict())
 
 
 _ROLE_BYTES = {"user": len('"user"'), "assistant": len('"assistant"')}

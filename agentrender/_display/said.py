@@ -1,0 +1,221 @@
+"""What every display (the terminal's ``show`` and ``check``, the HTML of a run) says of a run's
+facts in words: how it ended, its warnings grouped, a media block in one line.
+
+Said once here, so the terminal and the page cannot word the same fact two ways. Like
+``values``, it reads the values it is given by their attributes and imports nothing of
+agentrender but the base floor.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "FOLD_BLOCKS",
+    "KEPT_BLOCKS",
+    "MEDIA_TYPES",
+    "NO_END_IMPORTED",
+    "NO_END_RECORDED",
+    "WarningGroup",
+    "end_said",
+    "folded_blocks",
+    "media_label",
+    "number_ranges",
+    "warning_groups",
+]
+
+NO_END_RECORDED = "no end record: the run was still going, or its process died"
+"""A recorded run's header when its file holds no ``end`` record."""
+NO_END_IMPORTED = "the source records no end"
+"""An imported run's header when its importer found no end in its source (a history, not a live process)."""
+
+
+def end_said(end: Mapping[str, Any] | None, header: Mapping[str, Any]) -> tuple[str, bool]:
+    """How the run ended, in words, and whether it completed.
+
+    With no ``end`` record, an imported run (its header names its ``source``) says its source
+    records no end; a recorded run says it was still going or its process died.
+    """
+    if end is None:
+        return (NO_END_IMPORTED if header.get("source") else NO_END_RECORDED), False
+    status, reason = str(end.get("status", "?")), str(end.get("reason", ""))
+    said = status if not reason or reason == status else f"{status}: {reason}"
+    return said, status == "completed"
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` as ``"0-2, 5, 7-8"``."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+
+
+SHOWN_RANGES = 6
+"""How many spans of lines a grouped warning names before it says how many more there are."""
+
+
+@dataclass(frozen=True, slots=True)
+class WarningGroup:
+    """Warnings with the same text from the same file, said once: where they occurred and how often."""
+
+    path: str
+    text: str
+    lines: tuple[int, ...]
+    """The lines the warnings name, in order, each once; the first is the group's line."""
+    count: int
+    """How many records gave this warning (one warning may already stand for several: its ``count``)."""
+    lost: bool
+    """Something the file held was not loaded at all."""
+    alone: str = ""
+    """The one warning's own message when the group holds one warning (it may say its own count)."""
+
+    @property
+    def line(self) -> int:
+        """The first line the group's warnings name."""
+        return self.lines[0]
+
+    @property
+    def message(self) -> str:
+        """The text, with how many records gave it and on which lines (shortened) when more than one."""
+        if self.alone:
+            return self.alone
+        spans = number_ranges(self.lines).split(", ")
+        named = ", ".join(spans[:SHOWN_RANGES])
+        if len(spans) > SHOWN_RANGES:
+            named += f", \u2026 {len(spans) - SHOWN_RANGES:,} more"
+        return f"{self.text} (\u00d7{self.count:,}: lines {named})"
+
+    def __str__(self) -> str:
+        if not self.path and not self.line:  # a warning given as plain text
+            return self.message
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+def warning_groups(warnings: Sequence[Any]) -> list[WarningGroup]:
+    """``warnings`` (``RunWarning``s: ``path``, ``line``, ``text``, ``count``, ``lost``, ``message``) grouped by
+    file and text, in the order each group first occurs."""
+    groups: dict[tuple[str, str], list[tuple[int, int, bool, str]]] = {}
+    for warning in warnings:
+        text = getattr(warning, "text", None)
+        if isinstance(text, str):
+            key, said = (warning.path, text), (warning.line, warning.count, warning.lost, warning.message)
+        else:  # a warning given as plain text
+            key, said = ("", str(warning)), (0, 1, False, str(warning))
+        groups.setdefault(key, []).append(said)
+    return [
+        WarningGroup(
+            path=path,
+            text=text,
+            lines=tuple(sorted({line for line, _, _, _ in members})),
+            count=sum(count for _, count, _, _ in members),
+            lost=any(lost for _, _, lost, _ in members),
+            alone=members[0][3] if len(members) == 1 else "",
+        )
+        for (path, text), members in groups.items()
+    ]
+
+
+FOLD_BLOCKS = 12
+"""A turn of more blocks than this is folded: its first and last ``KEPT_BLOCKS`` shown, the rest counted."""
+KEPT_BLOCKS = 4
+"""How many of a folded turn's first blocks, and of its last, are shown."""
+
+
+def folded_blocks(count: int) -> range:
+    """The positions of a turn's ``count`` blocks a display folds (counts, shows not): empty for a short turn."""
+    if count <= FOLD_BLOCKS:
+        return range(0)
+    return range(KEPT_BLOCKS, count - KEPT_BLOCKS)
+
+
+MEDIA_TYPES = frozenset(("image", "document"))
+"""The block types a display says in one line instead of printing their data."""
+
+_HEAD_CHARS = 4096
+"""How much of a block's base64 is decoded to read its dimensions: 3 KiB of header bytes."""
+
+
+def _dimensions(head: bytes) -> tuple[int, int] | None:
+    """Width and height read off the first bytes of a PNG, GIF, JPEG or WebP image; ``None`` when not there."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR" and len(head) >= 24:
+        width, height = struct.unpack(">II", head[16:24])
+        return width, height
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        width, height = struct.unpack("<HH", head[6:10])
+        return width, height
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and len(head) >= 30:
+        chunk = head[12:16]
+        if chunk == b"VP8X":
+            return 1 + int.from_bytes(head[24:27], "little"), 1 + int.from_bytes(head[27:30], "little")
+        if chunk == b"VP8 ":
+            width, height = struct.unpack("<HH", head[26:30])
+            return width & 0x3FFF, height & 0x3FFF
+        if chunk == b"VP8L" and len(head) >= 25:
+            bits = int.from_bytes(head[21:25], "little")
+            return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+        return None
+    if head[:2] == b"\xff\xd8":
+        return _jpeg_dimensions(head)
+    return None
+
+
+def _jpeg_dimensions(head: bytes) -> tuple[int, int] | None:
+    at = 2
+    while at + 9 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker = head[at + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+            at += 1 if marker == 0xFF else 2
+            continue
+        length = int.from_bytes(head[at + 2 : at + 4], "big")
+        # the start-of-frame markers (not DHT C4, JPG C8, DAC CC) hold the height, then the width
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", head[at + 5 : at + 9])
+            return width, height
+        at += 2 + length
+    return None
+
+
+def media_label(raw: Mapping[str, Any]) -> str | None:
+    """An image or document block (its wire form) in one line: ``[image/png, 12,345 bytes, 640\u00d7480]``.
+
+    The bytes are counted from the base64's length; the dimensions of a PNG, GIF, JPEG or WebP image
+    are read from its first few KiB, decoded alone. ``None`` for any other block.
+    """
+    kind = raw.get("type")
+    if kind not in MEDIA_TYPES:
+        return None
+    source = raw.get("source")
+    if not isinstance(source, Mapping):
+        return f"[{kind}]"
+    media_type = str(source.get("media_type") or kind)
+    data = source.get("data")
+    said = [media_type]
+    if source.get("type") == "url":
+        said.append(f"at {str(source.get('url', ''))[:200]}")
+    elif isinstance(data, str):
+        if source.get("type") == "base64":
+            size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+            said.append(f"{size:,} bytes")
+            try:
+                head = base64.b64decode(data[:_HEAD_CHARS], validate=False)
+            except (binascii.Error, ValueError):
+                head = b""
+            dimensions = _dimensions(head) if kind == "image" else None
+            if dimensions is not None:
+                said.append(f"{dimensions[0]:,}\u00d7{dimensions[1]:,}")
+        else:
+            said.append(f"{len(data.encode('utf-8', 'surrogatepass')):,} bytes of {source.get('type') or 'data'}")
+    elif source.get("type"):
+        said.append(str(source["type"]))
+    return "[" + ", ".join(said) + "]"

@@ -1,0 +1,257 @@
+"""The CLI on files of several runs (``--run``, ``runs``), and what every display says of a run: its end,
+its warnings grouped, a media block in one line, a turn of many blocks folded, a tool use's size."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from agentrender import imports, samples
+from agentrender.cli import main
+from agentrender.runfile import Run, RunWarning
+from agentrender.views import Views
+
+ROOT = Path(__file__).resolve().parents[1]
+SESSION = "tests/fixtures/imports/claude-code/7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
+"""A Claude Code session of 4 runs: the main thread, what came before its compaction, two sub-agents."""
+MAIN = "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05"
+EVAL = "tests/fixtures/inspect/arith.eval"
+
+
+@pytest.fixture(autouse=True)
+def _in_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """Run ``agentrender argv`` in this process: its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main([*argv, "--color", "never", "--width", "200"], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_runs_lists_every_run_of_a_file_with_its_number_id_and_counts() -> None:
+    """``runs --json`` gives one row per run of the file, in the order ``--run N`` counts them."""
+    code, out, err = run_cli("runs", SESSION, "--json")
+    assert (code, err) == (0, "")
+    rows = json.loads(out)
+    assert [row["number"] for row in rows] == [0, 1, 2, 3]
+    assert [row["run_id"] for row in rows] == [
+        MAIN,
+        f"{MAIN}/before-compaction-1",
+        f"{MAIN}/agent-b41e9c2",
+        f"{MAIN}/agent-a9d07f3",
+    ]
+    assert [(row["steps"], row["model_calls"]) for row in rows] == [(2, 2), (5, 5), (2, 2), (2, 2)]
+    # the main thread's three "joined into one turn" warnings are one
+    assert rows[0]["warnings"] == 3 and rows[0]["source"] == "claude-code, thread main"
+    code, out, _ = run_cli("runs", SESSION)
+    assert code == 0 and "4 runs" in out and f"{MAIN}/agent-a9d07f3" in out
+
+
+@pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
+def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
+    """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""
+    by_number = run_cli(command, SESSION, "--run", "2", "--json")
+    by_id = run_cli(command, SESSION, "--run", f"{MAIN}/agent-b41e9c2", "--json")
+    assert by_number == by_id
+    code, out, err = by_number
+    assert code == 0 and err == f"agentrender: {SESSION}: run 3 of 4: {MAIN}/agent-b41e9c2\n"
+    first = run_cli(command, SESSION, "--json")
+    assert first[1] != out
+    assert (
+        first[2]
+        == f"agentrender: {SESSION}: run 1 of 4: {MAIN}; pick another with --run (agentrender runs lists them)\n"
+    )
+
+
+def test_show_of_the_chosen_run_is_that_run() -> None:
+    """``show --run`` shows the run named, not the file's first."""
+    code, out, _ = run_cli("show", SESSION, "--run", "1", "--json")
+    assert code == 0 and json.loads(out)["run_id"] == f"{MAIN}/before-compaction-1"
+
+
+def test_a_run_the_file_does_not_hold_is_one_line_listing_what_it_holds() -> None:
+    """A ``--run`` that is neither an id of the file nor a number in range exits 2 and lists the runs."""
+    for which in ("4", "nope"):
+        code, out, err = run_cli("show", SESSION, "--run", which)
+        assert code == 2 and out == ""
+        assert err.startswith(f"agentrender: {SESSION}: --run {which}: no run of that id, nor a number from 0 to 3")
+        assert f"the file holds 4 runs: 0: {MAIN}, 1: {MAIN}/before-compaction-1" in err
+        assert err.count("\n") == 1
+
+
+def test_a_file_of_one_run_says_nothing_of_runs() -> None:
+    """A file of one run is read as before: no note on stderr; ``--run 0`` and its id name it."""
+    assert run_cli("show", "fix-failing-test", "--json")[2] == ""
+    run_id = samples.load("fix-failing-test").run_id
+    assert run_cli("show", "fix-failing-test", "--run", run_id, "--json")[2] == ""
+    assert run_cli("show", "fix-failing-test", "--run", "0", "--json")[0] == 0
+
+
+def test_check_names_the_run_it_checked_in_each_file() -> None:
+    """``check --run`` checks that run of the file, and its report names it."""
+    code, out, _ = run_cli("check", SESSION, EVAL, "--run", "1", "--json")
+    assert code == 0
+    reports = json.loads(out)
+    assert [report["run_id"] for report in reports] == [f"{MAIN}/before-compaction-1", "arith/sum3/1"]
+    assert reports[0]["chosen"] == f"run 2 of 4: {MAIN}/before-compaction-1"
+    _, out, _ = run_cli("check", SESSION)
+    assert f"(run 1 of 4: {MAIN}; pick another with --run" in out
+
+
+def test_an_imported_run_with_no_end_says_its_source_records_none() -> None:
+    """The header of an imported run without an end says the source records no end; a recorded run's says it
+    was still going or its process died; the HTML of a run says the same."""
+    _, out, _ = run_cli("show", EVAL)
+    assert "end    the source records no end" in out and "process died" not in out
+    recorded = samples.load("fix-failing-test")
+    unended = Run(header=recorded.header, steps=recorded.steps)
+    assert "no end record: the run was still going, or its process died" in unended._repr_html_()
+    imported = Run(header={**recorded.header, "source": {"format": "inspect-ai"}}, steps=recorded.steps)
+    assert "the source records no end" in imported._repr_html_()
+
+
+def test_identical_warnings_are_one_line_with_their_count_and_lines() -> None:
+    """The same warning on several records is printed once, with how many and on which lines, in show and check."""
+    _, out, _ = run_cli("show", SESSION)
+    joined = "a user message right after another: joined into one turn, as the Messages API would"
+    assert out.count(joined) == 1
+    assert f"{SESSION}:26: parentUuid: {joined} (\u00d73: lines 26-28)" in " ".join(out.split())
+    _, out, _ = run_cli("check", SESSION, "--json")
+    findings = [f for f in json.loads(out)[0]["findings"] if joined in f["message"]]
+    assert [(f["line"], f["message"]) for f in findings] == [(26, f"parentUuid: {joined} (\u00d73: lines 26-28)")]
+
+
+def test_many_lines_of_one_warning_are_shortened() -> None:
+    """A warning on many scattered lines names the first spans and counts the rest."""
+    warnings = tuple(RunWarning(line=line, text="odd", path="f.jsonl") for line in (1, 2, 3, 5, 7, 9, 11, 13, 15, 20))
+    run = Run(header={"type": "run", "run_id": "r", "goal": "g"}, warnings=warnings)
+    html = run._repr_html_()
+    assert "f.jsonl:1: odd (\u00d710: lines 1-3, 5, 7, 9, 11, 13, \u2026 2 more)" in html
+
+
+def _png(width: int, height: int) -> bytes:
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + header
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk)) + bytes(5000)
+
+
+def test_an_image_block_is_one_line_with_its_type_size_and_dimensions(tmp_path: Path) -> None:
+    """An image in a turn is printed as one line (media type, bytes, width x height), not its base64, in show
+    and in the HTML; a document says its type and size."""
+    png = _png(640, 480)
+    data = base64.b64encode(png).decode()
+    pdf = base64.b64encode(b"%PDF-1.4 " + bytes(300)).decode()
+    conversation = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "what is in it?"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}},
+                    {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}},
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "a picture"}]},
+        ]
+    }
+    source = tmp_path / "image.json"
+    source.write_text(json.dumps(conversation), encoding="utf-8")
+    code, out, err = run_cli("show", str(source))
+    assert code == 0, err
+    assert f"[image/png, {len(png):,} bytes, 640\u00d7480]" in out
+    assert "[application/pdf, 309 bytes]" in out
+    assert data[:40] not in out and pdf[:40] not in out
+    html = Views(imports.load(source)).at(None)._repr_html_()
+    assert f"[image/png, {len(png):,} bytes, 640\u00d7480]" in html and data[:40] not in html
+
+
+@pytest.mark.parametrize(
+    ("head", "size"),
+    [
+        (b"GIF89a" + struct.pack("<HH", 31, 17) + bytes(20), (31, 17)),
+        (
+            b"\xff\xd8\xff\xe0"
+            + struct.pack(">H", 16)
+            + bytes(14)
+            + b"\xff\xc0\x00\x11\x08"
+            + struct.pack(">HH", 90, 160)
+            + bytes(20),
+            (160, 90),
+        ),
+        (
+            b"RIFF\x00\x00\x00\x00WEBPVP8X" + bytes(8) + (99).to_bytes(3, "little") + (49).to_bytes(3, "little"),
+            (100, 50),
+        ),
+    ],
+)
+def test_gif_jpeg_and_webp_dimensions_are_read_from_their_first_bytes(head: bytes, size: tuple[int, int]) -> None:
+    """The dimensions of a GIF, a JPEG and a WebP are read off their headers."""
+    from agentrender._display.said import media_label
+
+    data = base64.b64encode(head).decode()
+    label = media_label({"type": "image", "source": {"type": "base64", "media_type": "image/x", "data": data}})
+    assert label == f"[image/x, {len(head):,} bytes, {size[0]:,}\u00d7{size[1]:,}]"
+
+
+def _wide_turn(tmp_path: Path, uses: int) -> Path:
+    """A conversation whose one assistant turn holds ``uses`` tool uses, each answered in the next user turn."""
+    conversation = {
+        "messages": [
+            {"role": "user", "content": "read them all"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": f"toolu_{i}", "name": "read_file", "input": {"path": f"f{i}.py"}}
+                    for i in range(uses)
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"file {i}"} for i in range(uses)
+                ],
+            },
+        ]
+    }
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(conversation), encoding="utf-8")
+    return path
+
+
+def test_show_folds_a_turn_of_many_blocks_and_full_prints_them(tmp_path: Path) -> None:
+    """A turn of 30 tool uses shows its first and last 4 blocks and one line counting the 22 between, with their
+    bytes; --full prints every block; a turn of 12 blocks is not folded."""
+    path = str(_wide_turn(tmp_path, 30))
+    _, out, _ = run_cli("show", path)
+    shown = [f"toolu_{i} " for i in range(30) if f"id toolu_{i} " in out]
+    assert shown == [f"toolu_{i} " for i in (0, 1, 2, 3, 26, 27, 28, 29)]
+    # the folded tool uses' inputs: 6 of 16 bytes ({"path":"fN.py"}, N of 4 to 9) and 16 of 17 (N of 10 to 25)
+    assert "\u22ef 22 more blocks (22 as sent; 368 bytes) not printed here (the model saw them)" in out
+    assert out.count("22 more blocks") == 2
+    _, full, _ = run_cli("show", path, "--full")
+    assert all(f"id toolu_{i} " in full for i in range(30)) and "more blocks" not in full
+    _, short, _ = run_cli("show", str(_wide_turn(tmp_path, 12)))
+    assert "more blocks" not in short and all(f"id toolu_{i} " in short for i in range(12))
+
+
+def test_the_html_of_a_view_folds_a_turn_of_many_blocks(tmp_path: Path) -> None:
+    """The HTML of a view shows a long turn's first and last blocks and counts the rest, as show does."""
+    html = Views(imports.load(_wide_turn(tmp_path, 30))).at(None)._repr_html_()
+    assert "toolu_3<" in html and "toolu_26<" in html and "toolu_4<" not in html and "toolu_25<" not in html
+    assert html.count("22 more blocks") == 2
+
+
+def test_an_as_sent_tool_use_is_labelled_with_its_inputs_json_bytes(tmp_path: Path) -> None:
+    """A tool use replayed as sent says the bytes of its input as compact JSON, not 0."""
+    _, out, _ = run_cli("show", str(_wide_turn(tmp_path, 1)))
+    assert 'read_file  {"path": "f0.py"}  a tool_use block \u00b7 16 bytes' in out
+    assert "0 bytes" not in out
