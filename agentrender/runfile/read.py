@@ -282,6 +282,14 @@ class _Loader:
             for text, (line, count, lost) in sorted(self.notes.items(), key=lambda item: item[1][0])
         )
         steps = self.steps
+        count = made.count if made is not None else (max(steps) + 1 if steps else 0)
+        for position, compaction in enumerate(self.header.get("compactions") or ()):
+            if compaction["step"] > count:
+                raise self.fail(
+                    self.header_line,
+                    f"run.compactions[{position}].step: expected at most {count} (the run's steps), "
+                    f"got {compaction['step']}",
+                )
         return Run(
             path=self.path,
             header=self.header,
