@@ -77,6 +77,7 @@ def test_the_compaction_fact_gives_the_size_just_before_and_just_after(tmp_path:
     assert series.bytes[3] < series.bytes[2] and series.first_diff[3] == 0 and series.prefix_bytes[3] == 0
     assert series.first_diff[4] == 1 and series.prefix_bytes[4] > 0
     assert views.at(4).change.first_diff == 1 and views.at(3).change.prefix_bytes == 0
+    assert views.at(3).change.added_step is None and views.at(4).change.added_step == 3
     assert views.at(4).change.prefix_bytes == json_bytes(summary_only(3))  # "[" + the summary + ","
 
 

@@ -187,10 +187,9 @@ def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True,
     """
     total, first = view.step_count, view.first_step
     start = max(first, total - last_steps)
-    parts = [_header_html(view, counted)]
+    parts = [_header_html(view, counted), *_compaction_html(view, counted)]
     if legend:
         parts.append(legend_html())
-    parts.extend(_compaction_html(view, counted))
     parts.append(_message_html(view.opening))
     shown = view.step_facts(start)
     if start > first:

@@ -314,7 +314,8 @@ class Views:
             first_diff=first_diff,
             prefix_bytes=prefix,
             resent_bytes=size - prefix,
-            added_step=self._renders.rendered[now - 1].index if now > before else None,
+            # a view that restarts from a compaction may leave out the step it comes after
+            added_step=self._renders.rendered[now - 1].index if now > max(before, self._start(base)) else None,
             left_window=left,
             bytes_delta=size - previous_size,
         )

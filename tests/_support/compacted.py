@@ -28,8 +28,8 @@ def compaction(step: int, trigger: str = "auto", **fields: Any) -> dict[str, Any
     return {"step": step, "opening": summary(step), "trigger": trigger, **fields}
 
 
-def step_record(index: int, *, final: bool = False, answered: bool = True) -> dict[str, Any]:
-    """Step ``index``: a read of ``f{index}.py`` and its result, or a final answer (``final``)."""
+def step_record(index: int, *, final: bool = False, answered: bool = True, lines: int = 66) -> dict[str, Any]:
+    """Step ``index``: a read of ``f{index}.py``, its result ``lines`` lines long; or a final answer (``final``)."""
     if final:
         assistant = [{"type": "text", "text": "Done: the parser is ported."}]
         decision: dict[str, Any] = {"kind": "complete", "reason": "Done: the parser is ported."}
@@ -42,7 +42,7 @@ def step_record(index: int, *, final: bool = False, answered: bool = True) -> di
         {"type": "text", "text": f"Reading f{index}.py."},
         {"type": "tool_use", "id": use, "name": "read_file", "input": {"path": f"f{index}.py"}},
     ]
-    content = f"# f{index}.py\n" + "x = 1\n" * 66
+    content = f"# f{index}.py\n" + "x = 1\n" * lines
     record: dict[str, Any] = {
         "type": "step",
         "index": index,
@@ -56,7 +56,7 @@ def step_record(index: int, *, final: bool = False, answered: bool = True) -> di
 
 
 def compacted_records(
-    steps: int, compactions: list[dict[str, Any]], *, answered_last: bool = False
+    steps: int, compactions: list[dict[str, Any]], *, answered_last: bool = False, lines: int = 66
 ) -> list[dict[str, Any]]:
     """The records of an imported run of ``steps`` steps (the last a final answer), ``compactions`` in its header."""
     header: dict[str, Any] = {
@@ -70,7 +70,9 @@ def compacted_records(
     if compactions:
         header["compactions"] = compactions
     records = [header]
-    records += [step_record(i, final=i == steps - 1, answered=answered_last or i < steps - 1) for i in range(steps)]
+    records += [
+        step_record(i, final=i == steps - 1, answered=answered_last or i < steps - 1, lines=lines) for i in range(steps)
+    ]
     return records
 
 
@@ -80,7 +82,9 @@ def write_records(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
-def compacted_run(folder: Path, steps: int, compactions: list[dict[str, Any]], *, answered_last: bool = False) -> Run:
+def compacted_run(
+    folder: Path, steps: int, compactions: list[dict[str, Any]], *, answered_last: bool = False, lines: int = 66
+) -> Run:
     """``compacted_records`` written to a run file in ``folder`` and loaded from it."""
-    records = compacted_records(steps, compactions, answered_last=answered_last)
+    records = compacted_records(steps, compactions, answered_last=answered_last, lines=lines)
     return load_run(write_records(folder / "compacted.jsonl", records))
