@@ -13,7 +13,7 @@ import pytest
 from agentrender import RunFileError, load_run, render, samples, write_run
 from agentrender.cli import main
 from agentrender.frame import steps_frame
-from agentrender.imports import load
+from agentrender.imports import load, load_runs
 from agentrender.notebook import ConversationView, RunExplorer
 from agentrender.views import ENDED_TEXT, Views
 from tests._support.as_sent import as_sent_problems, sent_conversation
@@ -23,6 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 IMPORTED = sorted(
     [path for path in samples.imports_folder().iterdir() if path.name != "README.md"]
     + [path for path in (ROOT / "tests/fixtures/imports").rglob("*") if path.is_file() and path.name != "README.md"]
+)
+
+REAL = ROOT / "tests/fixtures/real"
+REAL_FILES = (
+    [item["path"] for item in json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8"))]
+    if (REAL / "MANIFEST.json").exists()
+    else []
 )
 
 
@@ -207,6 +214,17 @@ def test_an_answered_final_step_is_not_an_end(tmp_path: Path) -> None:
 def test_no_as_sent_view_of_an_import_holds_a_block_the_source_did_not_send(path: Path) -> None:
     """Every view of every bundled sample import and imported fixture is exactly what its source sent."""
     assert list(as_sent_problems(load(path))) == []
+
+
+@pytest.mark.parametrize("name", REAL_FILES or [pytest.param("", marks=pytest.mark.skip("no real fixtures here"))])
+def test_no_as_sent_view_of_a_real_fixture_holds_a_block_the_source_did_not_send(name: str) -> None:
+    """Every run of every real public fixture (tests/fixtures/real/MANIFEST.json) is viewed exactly as it was sent."""
+    try:
+        runs = load_runs(REAL / name)
+    except RunFileError as error:  # whether it imports is the importers' tests' concern, over the same manifest
+        pytest.skip(f"does not import: {error}")
+    for run in runs:
+        assert list(as_sent_problems(run)) == []
 
 
 def cli(*argv: str) -> str:
