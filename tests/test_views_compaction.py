@@ -247,6 +247,9 @@ def test_the_cli_show_marks_the_compaction_with_its_sizes(tmp_path: Path) -> Non
     shown = json.loads(cli("show", run.path, "--json"))
     assert shown["ended"] is True and shown["steps"][-1]["result"] is None and shown["compaction"] is None
     assert json.loads(cli("show", run.path, "--at", "3", "--json"))["compaction"]["bytes_before"] == fact.bytes_before
+    context = cli("context", run.path, *terminal)
+    assert "compaction (auto): the conversation restarted" in context
+    assert json.loads(cli("context", run.path, "--json"))[3]["compaction"] == "auto"
     table = cli("steps", run.path, *terminal)
     assert "compaction" in table and "nothing: the conversation ended" in table and "nudge" not in table
 

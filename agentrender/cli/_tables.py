@@ -227,7 +227,9 @@ def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
     largest = max(series.bytes, default=0)
     for row in context_json(series):
         note = Text("")
-        if row["left_window"] is not None:
+        if row["compaction"] is not None:
+            note = Text(f"\u2702 compaction ({row['compaction']}): the conversation restarted", style="bold")
+        elif row["left_window"] is not None:
             note = Text(f"\u2702 step {row['left_window']} left the window", style="yellow")
         elif row["first_diff"] is None:
             note = Text("unchanged", style=MUTED)
