@@ -139,6 +139,28 @@ def test_under_the_contract_compactions_are_only_marked(tmp_path: Path) -> None:
     assert 'class="ar-compacted"' in views.at(5)._repr_html_()
 
 
+def test_views_across_compactions_render_each_step_once(tmp_path: Path) -> None:
+    """Every view, its facts and the size series of a compacted run come from one render of each step's turns."""
+    run = compacted_run(tmp_path, 9, [compaction(2), compaction(6)])
+    options = run.options()
+    calls: list[int] = []
+    hook = options.assistant
+    assert hook is not None
+
+    def counted(step: Any, tool_use_id: str) -> Any:
+        calls.append(step.index)
+        return hook(step, tool_use_id)
+
+    views = Views(run, replace(options, assistant=counted))
+    assert views.mode == "as sent"
+    for at in views.stops:
+        view = views.at(at)
+        assert wire(view) == sent_conversation(run, at) and view.steps is not None
+        assert view.compaction is None or view.compaction.bytes_before > 0
+    views.sizes()
+    assert sorted(calls) == list(range(9))
+
+
 def test_compactions_survive_a_write_and_a_read(tmp_path: Path) -> None:
     """write_run then load_run gives the same compactions, every field (unknown ones too) kept and reported."""
     extra = compaction(2, tokens_before=12, at="2026-01-05T09:00:16Z", line=40, note="kept")
