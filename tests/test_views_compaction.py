@@ -272,6 +272,7 @@ def test_the_cli_show_marks_the_compaction_with_its_sizes(tmp_path: Path) -> Non
     context = cli("context", run.path, *terminal)
     assert "compaction (auto): the conversation restarted" in context
     assert json.loads(cli("context", run.path, "--json"))[3]["compaction"] == "auto"
+    assert "clean" in cli("check", run.path, *terminal)
     table = cli("steps", run.path, *terminal)
     assert "compaction" in table and "nothing: the conversation ended" in table and "nudge" not in table
 

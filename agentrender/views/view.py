@@ -2,7 +2,9 @@
 
 The view at step ``k`` is exactly ``render.messages(run.step_input(k), options)``,
 assembled by slicing per-step renders (``agentrender.views.renders``), with its facts, its
-bytes and what changed since the view before it.
+bytes and what changed since the view before it. An imported run viewed as sent is what its
+source sent: a view after a compaction (``Run.compactions``) is the compaction's opening and
+the turns since, and the view after a reply nothing answered ends on that reply (``View.ended``).
 """
 
 from __future__ import annotations
@@ -544,7 +546,8 @@ class View:
         return lo, hi, rendered_before[lo], rendered_before[hi], self.rendered_count - self.full_count
 
     def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
-        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped.
+        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped; a step before the
+        compaction the view restarts from is marked ``in_view=False``.
 
         Their user turns are rendered here, each in the form this view shows (what every reader
         of the facts asks for); their facts are made when first asked for.
