@@ -40,7 +40,7 @@ from agentrender._extras import require
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
-from agentrender.views import RESULT_KINDS, BlockFact, StepFact, View, Views, utf8_bytes
+from agentrender.views import RESULT_KINDS, BlockFact, CompactionFact, StepFact, View, Views, utf8_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,6 +135,8 @@ class _StepRow(NamedTuple):
     call: ModelCall | None
     """The last model call made for the step."""
     calls: int
+    compaction: CompactionFact | None = None
+    """The compaction right before the step (its request was the first sent after it), in that view's terms."""
 
 
 STEP_COLUMNS: tuple[Column, ...] = (
@@ -272,6 +274,38 @@ STEP_COLUMNS: tuple[Column, ...] = (
         lambda shown: shown.hidden_bytes,
         of="shown",
     ),
+    Column(
+        "ended",
+        "bool",
+        "True when, as sent, nothing answered the step's reply: the conversation ended on it, so the view has no "
+        "user turn for it (shown_as is null; under the contract the contract's nudge or re-request shows instead).",
+        lambda facts: facts.ended,
+        of="facts",
+        absent=False,
+    ),
+    Column(
+        "compaction",
+        "string",
+        "The trigger of a compaction right before the step (the step's request was the first sent after it; "
+        "'compaction' when the source recorded none); null for the other steps.",
+        lambda c: c.trigger or "compaction",
+        of="compaction",
+    ),
+    Column(
+        "compaction_bytes_before",
+        "Int64",
+        "For a step right after a compaction: bytes of the view deciding it as it would have been without the "
+        "compaction (as sent; under the contract, the same as after).",
+        lambda c: c.bytes_before,
+        of="compaction",
+    ),
+    Column(
+        "compaction_bytes_after",
+        "Int64",
+        "For a step right after a compaction: bytes of the view deciding it, which restarts with the summary.",
+        lambda c: c.bytes_after,
+        of="compaction",
+    ),
     Column("started_at", _TIMESTAMP, "When the step started.", lambda record: record.get("started_at"), of="record"),
     Column("ended_at", _TIMESTAMP, "When the step ended.", lambda record: record.get("ended_at"), of="record"),
     Column(
@@ -353,6 +387,9 @@ def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow
         last = {call.step: call for call in calls}
         counts = Counter(call.step for call in calls)
     records = run.step_records
+    views = view.views
+    indices = {step.index for step in steps} if views.compactions else set()
+    compacted = {c.step: views.compaction(c.step) for c in views.compactions if c.step in indices}
     rows = [
         _StepRow(
             step,
@@ -363,6 +400,7 @@ def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow
             block,
             last.get(step.index),
             counts.get(step.index, 0),
+            compacted.get(step.index),
         )
         for step, fact, block in zip(steps, facts, shown, strict=True)
     ]

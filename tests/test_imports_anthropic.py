@@ -199,12 +199,18 @@ def test_the_view_under_the_contract_is_one_the_api_accepts(
     messages: list[dict[str, Any]], recent: int, cap: int, summarise: bool
 ) -> None:
     """Under any window and cap, every view of an import (and the view as sent) is a conversation the Messages API
-    accepts: roles alternate, every tool use is answered in order; and the header says which view it is."""
+    accepts: roles alternate, every tool use is answered in order (as sent, the conversation as it ended is its
+    last reply after one); and the header says which view it is."""
     run = from_anthropic(request(messages), summarise=first_line_summary if summarise else None)
     for options in (run.options(), run.options(recent_results=recent, result_bytes=cap)):
         views = Views(run, options)
         for at in views.stops:
-            assert list(message_problems(views.at(at).messages)) == []
+            view = views.at(at)
+            if view.ended:  # as sent, the conversation as it ended: the last reply, and no request after it
+                assert view.messages[-1].role == "assistant" and run.is_as_sent(options)
+                assert list(message_problems(view.messages[:-1])) == []
+            else:
+                assert list(message_problems(view.messages)) == []
         if run.steps:
             assert views.mode == (
                 "as sent" if run.is_as_sent(options) else f"under the contract (window {recent:,}, cap {cap:,} bytes)"

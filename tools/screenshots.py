@@ -187,12 +187,33 @@ def cli_show() -> str:
     return f'<!doctype html><html><body style="margin:0;background:#fff">{svg}</body></html>'
 
 
+def compaction_views() -> str:
+    """``RunExplorer``'s conversation tab on a compacted import: the view just before a compaction, then just after."""
+    import tempfile
+
+    from agentrender.notebook import RunExplorer
+    from tests._support.compacted import compacted_run, compaction
+
+    with tempfile.TemporaryDirectory() as folder:
+        run = compacted_run(Path(folder), 6, [compaction(4, tokens_before=152_340)], lines=2)
+    explorer = RunExplorer(run)
+    explorer.tabs.selected_index = 1
+    conversation = explorer.conversation
+    conversation.last_steps.value = 1
+    parts = []
+    for at in (3, 4):
+        conversation.at = at
+        parts.append(widget_html(explorer.widget))
+    return page('<hr style="margin: 14px 0">'.join(parts))
+
+
 PICTURES: dict[str, Callable[[], str]] = {
     "conversation-view": conversation_view,
     "decide-stepper": decide_stepper,
     "run-explorer": run_explorer,
     "run-explorer-size": run_explorer_size,
     "cli-show": cli_show,
+    "compaction-views": compaction_views,
 }
 """Each picture's file name (without ``.png``) and the page it is taken of."""
 

@@ -118,6 +118,11 @@ STYLE = """<style>
 .agentrender .ar-interrupted { border-left-color: #bc4c00; background: rgba(251, 143, 68, .16); }
 .agentrender .ar-hook { border-left: 4px dotted #6e7781; background: rgba(110, 118, 129, .12); }
 .agentrender .ar-as_sent { border-left: 4px solid #57606a; background: rgba(110, 118, 129, .08); }
+.agentrender .ar-compaction { border-left: 4px double #0550ae; background: rgba(84, 174, 255, .12); }
+.agentrender .ar-compacted { margin: 8px 0; padding: 4px 8px; border: 2px solid #0550ae; border-radius: 6px;
+  color: var(--ar-fg); background: rgba(84, 174, 255, .10); font-weight: 600; }
+.agentrender .ar-ended { margin: 6px 0; padding: 3px 8px; color: var(--ar-muted); font-style: italic;
+  border: 1px dashed var(--ar-border); border-radius: 6px; }
 .agentrender .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
 .agentrender .ar-failed .ar-fail { color: #d1242f; }
 .agentrender .ar-skipped { margin: 6px 0; padding: 3px 8px; color: var(--ar-muted);

@@ -149,7 +149,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
     # the two views hold the same messages at the same places, only the results' forms differ
     owner: dict[int, int] = {}
     for fact in summaries.steps:
-        if fact.rendered:
+        if fact.rendered and fact.in_view:  # a step before the compaction the view restarts from holds no message
             owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
     seen: set[tuple[int | None, str]] = set()
     for view in (fulls, summaries):

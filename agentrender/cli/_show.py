@@ -37,8 +37,10 @@ from agentrender.cli._term import (
 from agentrender.runfile import Run
 from agentrender.views import (
     BLOCK_KINDS,
+    ENDED_TEXT,
     VIEW_TERMS,
     BlockFact,
+    CompactionFact,
     MessageFact,
     StepFact,
     View,
@@ -248,11 +250,24 @@ def _step(fact: StepFact, folder: Folder, result_bytes: int) -> Iterator[Any]:
     if not fact.rendered:
         yield Text(f"\u2504 {fact.skipped_label}", style=SKIPPED)
         return
-    assert fact.assistant is not None and fact.result is not None
+    assert fact.assistant is not None
     yield Text("")
     yield Rule(_step_title(fact), align="left", style=MUTED)
     yield from _message(fact.assistant, fact, folder, result_bytes)
+    if fact.ended:
+        yield Text(f"\u2504 {ENDED_TEXT}", style=SKIPPED)
+        return
+    assert fact.result is not None
     yield from _message(fact.result, fact, folder, result_bytes)
+
+
+def _compaction_line(view: View) -> Iterator[Any]:
+    """The compaction right before the view, with its sizes before and after; or the one it restarts from."""
+    here = view.compaction
+    if here is not None:
+        yield Text(f"\u2702 {clean(here.describe())}", style="bold")
+    elif view.restart_label:
+        yield Text(f"\u2702 {clean(view.restart_label)}", style="bold")
 
 
 def _where(view: View) -> str:
@@ -346,6 +361,10 @@ def _view_facts(view: View) -> Table:
             key.append("  differs from the recorded request key", style="bold red")
     grid.add_row("replay key", key)
     grid.add_row("change", Text(view.change.describe()))
+    if view.compaction is not None:
+        grid.add_row("compaction", Text(clean(view.compaction.describe()), style="bold"))
+    if view.ended:
+        grid.add_row("end", Text(ENDED_TEXT))
     return grid
 
 
@@ -360,8 +379,8 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
         yield Rule(title, align="left", style=MUTED)
     if run is not None:
         yield from warning_lines(run.warnings)
-    total = view.step_count
-    start = 0 if full else max(0, total - last_steps)
+    total, first = view.step_count, view.first_step
+    start = first if full else max(first, total - last_steps)
     shown = view.step_facts(start)
     kinds = {block.kind for block in view.opening.blocks}
     failed = hidden = skipped = False
@@ -369,19 +388,21 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
         if not fact.rendered:
             skipped = True
             continue
-        assert fact.assistant is not None and fact.result is not None
-        for block in (*fact.assistant.blocks, *fact.result.blocks):
+        assert fact.assistant is not None
+        for block in (*fact.assistant.blocks, *(fact.result.blocks if fact.result is not None else ())):
             kinds.add(block.kind)
             failed = failed or block.failed
             hidden = hidden or block.hidden_bytes > 0
     yield legend(sorted(kinds), failed=failed, skipped=skipped, hidden=hidden)
     yield Text("")
     result_bytes = view.options.result_bytes
+    yield from _compaction_line(view)
     yield from _message(view.opening, None, folder, result_bytes)
-    if start:
+    if start > first:
         elided = shown[0].message_index - 1 if shown else len(view.messages) - 1
         yield Text(
-            f"\u22ef {start:,} earlier steps ({elided:,} messages) not printed here; --steps N or --full prints them",
+            f"\u22ef {start - first:,} earlier steps ({elided:,} messages) not printed here; "
+            "--steps N or --full prints them",
             style=MUTED,
         )
     for fact in shown:
@@ -413,20 +434,34 @@ def _message_json(fact: MessageFact) -> dict[str, Any]:
     }
 
 
+def _compaction_json(fact: CompactionFact) -> dict[str, Any]:
+    return {
+        "at": fact.at,
+        "trigger": fact.trigger,
+        "honoured": fact.honoured,
+        "replaced_steps": fact.replaced_steps,
+        "bytes_before": fact.bytes_before,
+        "bytes_after": fact.bytes_after,
+        "source_tokens": fact.source_tokens,
+        "describe": fact.describe(),
+    }
+
+
 def show_json(view: View) -> dict[str, Any]:
     """The view's facts and its messages in their wire form, for scripts."""
     change = view.change
     steps = []
     for fact in view.steps:
-        item: dict[str, Any] = {"index": fact.step.index, "rendered": fact.rendered}
+        item: dict[str, Any] = {"index": fact.step.index, "rendered": fact.rendered, "in_view": fact.in_view}
         if fact.rendered:
-            assert fact.assistant is not None and fact.result is not None
+            assert fact.assistant is not None
             item.update(
                 message_index=fact.message_index,
                 tool_use_id=fact.tool_use_id,
                 full=fact.full,
                 assistant=_message_json(fact.assistant),
-                result=_message_json(fact.result),
+                result=_message_json(fact.result) if fact.result is not None else None,
+                ended=fact.ended,
             )
         steps.append(item)
     options = view.options
@@ -453,6 +488,8 @@ def show_json(view: View) -> dict[str, Any]:
             "bytes_delta": change.bytes_delta,
             "describe": change.describe(),
         },
+        "compaction": None if view.compaction is None else _compaction_json(view.compaction),
+        "ended": view.ended,
         "opening": _message_json(view.opening),
         "steps": steps,
         "messages": [message.to_dict() for message in view.messages],

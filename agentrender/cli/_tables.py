@@ -85,10 +85,17 @@ class StepsTable:
             else:
                 table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
         columns = [name for name, _, _ in _SHOWN_COLUMNS]
-        for values in self.frame[columns].itertuples(index=False):
-            record = dict(zip(columns, (None if _null(v) else v for v in values), strict=True))
+        marks = ("ended", "compaction", "compaction_bytes_before", "compaction_bytes_after")
+        read = [*columns, *(name for name in marks if name in self.frame)]
+        for values in self.frame[read].itertuples(index=False):
+            record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
-            if kind is None:
+            if record.get("compaction") is not None:
+                table.add_row(*_compaction_cells(columns, record), style="bold")
+            if record.get("ended"):
+                saw = Text("nothing: the conversation ended", style=SKIPPED)
+                style = ""
+            elif kind is None:
                 saw = Text("skipped", style=SKIPPED)
                 style = SKIPPED
             else:
@@ -100,6 +107,19 @@ class StepsTable:
         title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
         title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         return Group(title, table)
+
+
+def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
+    """A row marking the compaction right before the step ``record`` is of, with the view's bytes before and after."""
+    before, after = record.get("compaction_bytes_before"), record.get("compaction_bytes_after")
+    sizes = f": the view {before:,} bytes just before, {after:,} just after" if before is not None else ""
+    said = {
+        "index": "\u2702",
+        "kind": "compaction",
+        "tool": str(record["compaction"]),
+        "reason": f"before step {record['index']}{sizes}",
+    }
+    return [Text(clean(said.get(name, ""), one_line=True)) for name in columns]
 
 
 # The terminal's columns: the frame's column, its header and its alignment (the frame's others
@@ -224,7 +244,9 @@ def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
     largest = max(series.bytes, default=0)
     for row in context_json(series):
         note = Text("")
-        if row["left_window"] is not None:
+        if row["compaction"] is not None:
+            note = Text(f"\u2702 compaction ({row['compaction']}): the conversation restarted", style="bold")
+        elif row["left_window"] is not None:
             note = Text(f"\u2702 step {row['left_window']} left the window", style="yellow")
         elif row["first_diff"] is None:
             note = Text("unchanged", style=MUTED)

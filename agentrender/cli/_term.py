@@ -86,6 +86,7 @@ KIND_STYLES: dict[str, str] = {
     "interrupted": "dark_orange",
     "hook": "bright_black",
     "as_sent": "grey70",
+    "compaction": "bold bright_blue",
 }
 """The colour of each kind of block (``agentrender.views.BLOCK_KINDS``)."""
 

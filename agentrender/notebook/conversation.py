@@ -157,5 +157,11 @@ class ConversationView(Widget):
         self.views = self._current_views()
         at = self.at
         last = self.slider.value == len(self.stops) - 1
-        self.position_label.value = f"deciding step {at}" + (" (after the last recorded step)" if last else "")
-        self.html.value = view_html(self.views.at(at), last_steps=self.last_steps.value, counted=self.count.value)
+        view = self.views.at(at)
+        self.position_label.value = (
+            f"deciding step {at}"
+            + (" (after the last recorded step)" if last else "")
+            + (" \u2702 right after a compaction" if any(c.step == at for c in self.views.compactions) else "")
+            + (" \u00b7 the conversation as it ended" if view.ended else "")
+        )
+        self.html.value = view_html(view, last_steps=self.last_steps.value, counted=self.count.value)

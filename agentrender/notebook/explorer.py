@@ -54,6 +54,19 @@ def size_chart_png(series: SizeSeries, *, width: float = 9.0, height: float = 3.
             zorder=3,
             label="cache prefix breaks (a result left the window)",
         )
+    compacted = [(at, size) for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True) if mark]
+    if compacted:
+        for at, _ in compacted:
+            axes.axvline(at, color="#0550ae", linestyle="--", linewidth=1, zorder=2)
+        axes.scatter(
+            [at for at, _ in compacted],
+            [size for _, size in compacted],
+            marker="D",
+            color="#0550ae",
+            s=22,
+            zorder=3,
+            label="compaction (the conversation restarted with its summary)",
+        )
     axes.set_xlabel("step (the view the model saw deciding it)")
     axes.set_ylabel("bytes of messages")
     axes.grid(alpha=0.3)
@@ -302,6 +315,11 @@ class RunExplorer(Widget):
             f"<span>last view <b>{series.bytes[-1]:,}</b> bytes (~{series.tokens[-1]:,} tokens), "
             f"<b>{series.bytes_no_window[-1]:,}</b> without the window</span>"
             f"<span>the cache prefix broke <b>{breaks:,}</b> times</span>"
-            f"<span>over the run <b>{resent:,}</b> of <b>{total:,}</b> bytes sent were re-sent after the prefix</span>"
-            "</div>"
+            + "".join(
+                f"<span>compaction ({escape_text(mark, 100)}) before step {at}: <b>{size:,}</b> bytes after</span>"
+                for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True)
+                if mark
+            )
+            + f"<span>over the run <b>{resent:,}</b> of <b>{total:,}</b> bytes sent were re-sent "
+            "after the prefix</span></div>"
         )

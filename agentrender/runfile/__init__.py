@@ -42,7 +42,7 @@ gzip), ``read`` (``load_run``) and ``write`` (``RunWriter``, ``write_run``). Imp
 names from here.
 """
 
-from agentrender.runfile.model import FORMAT, ModelCall, Run, RunFileError, RunWarning, RunWarnings
+from agentrender.runfile.model import FORMAT, Compaction, ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.read import failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
 from agentrender.runfile.schema import check_record, is_timestamp, parse_timestamp
@@ -53,6 +53,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_SENT",
     "INPUT_BASE64",
+    "Compaction",
     "ModelCall",
     "Run",
     "RunFileError",

@@ -9,21 +9,23 @@ from typing import TYPE_CHECKING, Any
 from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._fast import frozen_factory, slot_setter
-from agentrender._types import ModelResponse, Step, StepInput
+from agentrender._types import ContentBlock, ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.replies import response_from_record, response_record
-from agentrender.runfile.sent import FORMAT_SENT, Sent
+from agentrender.runfile.sent import FORMAT_SENT, Sent, sent_blocks
 from agentrender.views import Views
 from agentrender.views.html import run_html
 
 __all__ = [
     "FORMAT",
     "NO_OPENING",
+    "Compaction",
     "ModelCall",
     "Run",
     "RunFileError",
     "RunWarning",
     "RunWarnings",
+    "compaction",
     "has_opening",
     "kept_call",
     "loaded_call",
@@ -250,6 +252,45 @@ Its ``response`` is left empty, to be read from the record when first asked for.
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Compaction:
+    """A compaction of an imported run's conversation: from ``step`` on, it restarted with ``opening``.
+
+    Read from the header's ``compactions`` (``Run.compactions``). The as-sent view at a stop
+    ``k >= step`` (up to the next compaction) is ``opening`` and the turns of the steps from
+    ``step`` to ``k - 1``; under the contract's options the whole history is rendered, and the
+    views only say where the compaction happened.
+    """
+
+    step: int
+    """The first step whose request was sent after the compaction (the number of steps when none was)."""
+    opening: tuple[ContentBlock, ...]
+    """The user turn the conversation restarted with (a Claude Code session's summary), as it was sent."""
+    trigger: str = ""
+    """What set it off, as the source says (``"auto"``, ``"manual"``, ...); ``""`` when not recorded."""
+    tokens_before: int | None = None
+    """The conversation's tokens just before it, by the source's own count; ``None`` when not recorded."""
+    at: str = ""
+    """When it happened (a timestamp), when recorded."""
+    line: int | None = None
+    """The line of the source the compaction's boundary was read from, when recorded."""
+    record: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """The header's object for it, as read (unknown fields included)."""
+
+
+def compaction(record: Mapping[str, Any]) -> Compaction:
+    """The ``Compaction`` a checked object of a run header's ``compactions`` holds."""
+    return Compaction(
+        step=record["step"],
+        opening=sent_blocks(record["opening"]),
+        trigger=record.get("trigger") or "",
+        tokens_before=record.get("tokens_before"),
+        at=record.get("at") or "",
+        line=record.get("line"),
+        record=record,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Run:
     """A recorded run: its header, its steps in index order, its model calls and its end."""
 
@@ -304,6 +345,15 @@ class Run:
     def tools(self) -> tuple[Mapping[str, Any], ...]:
         """The tool definitions offered to the model."""
         return tuple(self.header.get("tools") or ())
+
+    @property
+    def compactions(self) -> tuple[Compaction, ...]:
+        """The compactions of the conversation, in step order (the header's ``compactions``; none for most runs).
+
+        The as-sent views honour them (``agentrender.views``); the views under the contract's
+        options render the whole history and only mark where they happened.
+        """
+        return tuple(map(compaction, self.header.get("compactions") or ()))
 
     def step_input(self, at: int | None = None) -> StepInput:
         """The ``StepInput`` an agent had when deciding step ``at``: the steps with a lower index.

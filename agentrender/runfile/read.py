@@ -305,6 +305,14 @@ class _Loader:
             if text not in said
         )
         steps = self.steps
+        count = made.count if made is not None else (max(steps) + 1 if steps else 0)
+        for position, compaction in enumerate(self.header.get("compactions") or ()):
+            if compaction["step"] > count:
+                raise self.fail(
+                    self.header_line,
+                    f"run.compactions[{position}].step: expected at most {count} (the run's steps), "
+                    f"got {compaction['step']}",
+                )
         return Run(
             path=self.path,
             header=self.header,

@@ -78,6 +78,15 @@ _RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "request": _OBJECT,
     "summariser": _STR,
     "warnings": _LIST,
+    "compactions": _LIST,
+}
+_COMPACTION_FIELDS: dict[str, tuple[type, ...]] = {
+    "step": _INT,
+    "opening": _LIST,
+    "trigger": _STR,
+    "tokens_before": _INT,
+    "at": _STR,
+    "line": _INT,
 }
 _WARNING_FIELDS: dict[str, tuple[type, ...]] = {"path": _STR, "line": _INT, "text": _STR, "count": _INT, "lost": _BOOL}
 """A warning the run's maker gave (an importer's, or an earlier reader's), kept in the header's ``warnings``."""
@@ -304,6 +313,34 @@ def _header(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> 
             raise BadRecord("run.opening_content", f"expected an array, got {type_name(opening)}")
         if blocks:
             _check_blocks(opening, "run.opening_content")
+    compactions = record.get("compactions")
+    if compactions is not None:
+        _compactions(compactions, unknown, blocks)
+
+
+def _compactions(compactions: list[Any], unknown: list[str], blocks: bool) -> None:
+    """Each compaction of the header: its step (in increasing order) and the non-empty opening it restarted with.
+
+    That no step is beyond the run's steps is checked once they are read (``read.py``).
+    """
+    after = -1
+    for position, compaction in enumerate(compactions):
+        where = f"run.compactions[{position}]"
+        if type(compaction) is not dict:
+            raise BadRecord(where, f"expected an object, got {type_name(compaction)}")
+        _check_fields(compaction, _COMPACTION_FIELDS, where, unknown)
+        step = _index(compaction, "step", where)
+        if step <= after:
+            raise BadRecord(f"{where}.step", f"expected a step above {after} (compactions in increasing step order)")
+        after = step
+        opening = _required(compaction, "opening", where)
+        if not opening:
+            raise BadRecord(f"{where}.opening", "expected the blocks the conversation restarted with, got none")
+        if blocks:
+            _check_blocks(opening, f"{where}.opening")
+        for name in ("tokens_before", "line"):
+            if compaction.get(name) is not None:
+                _index(compaction, name, where)
 
 
 def _check_blocks(blocks: list[Any], where: str) -> None:

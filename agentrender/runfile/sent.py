@@ -25,7 +25,7 @@ from typing import Any
 from agentrender import render
 from agentrender._types import ContentBlock, Step, StepInput
 
-__all__ = ["EVERYTHING", "FORMAT_SENT", "Sent", "result_text"]
+__all__ = ["EVERYTHING", "FORMAT_SENT", "Sent", "result_text", "sent_blocks"]
 
 FORMAT_SENT = "agentrender.run/2"
 """The ``format`` of a run file that records what its agent sent (``step.sent``, ``opening_content``)."""
@@ -34,7 +34,8 @@ EVERYTHING = sys.maxsize
 """A window and a cap that hold everything: every result in full, nothing cut (the view as sent)."""
 
 
-def _blocks(wire: Sequence[Any]) -> tuple[ContentBlock, ...]:
+def sent_blocks(wire: Sequence[Any]) -> tuple[ContentBlock, ...]:
+    """Recorded blocks (checked wire forms) as ``ContentBlock``s whose wire form is each block as it was sent."""
     return tuple(map(_as_sent, wire))
 
 
@@ -64,7 +65,7 @@ class Sent:
         self.under_contract = under_contract
         self.result_bytes = result_bytes
         opening = header.get("opening_content")
-        self.opening: tuple[ContentBlock, ...] | None = _blocks(opening) if opening else None
+        self.opening: tuple[ContentBlock, ...] | None = sent_blocks(opening) if opening else None
         self._sent = {index: record["sent"] for index, record in step_records.items() if record.get("sent")}
         self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
@@ -100,8 +101,20 @@ class Sent:
             sent = self._sent.get(step.index)
             if not sent:
                 return None
-            made = self._assistant[step.index] = _blocks(sent["assistant"])
+            made = self._assistant[step.index] = sent_blocks(sent["assistant"])
         return made
+
+    def ends(self, step: Step) -> bool:
+        """True when, as sent, nothing answered the step's reply: the conversation ended on it.
+
+        Its view after it is the conversation as it ended, on that reply, with no user turn: the
+        contract's nudge or re-request for it is what the contract would send next, not what the
+        agent sent, so only the views under the contract show it (always ``False`` there).
+        """
+        if self.under_contract:
+            return False
+        sent = self._sent.get(step.index)
+        return sent is not None and sent.get("user") is None
 
     def observation(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
         """The user turn as it was sent (or, under the contract, with its results windowed and capped)."""
@@ -115,10 +128,11 @@ class Sent:
         if not sent:
             return None
         if sent.get("user") is None:
-            # The reply to the last request, never answered: the contract's re-request, for each of
-            # its tool uses (the API wants every one answered), so the view after it can be sent.
+            # Never answered. As sent, the conversation ended on it (``ends``): nothing is made. Under
+            # the contract, the contract's re-request, for each of its tool uses (the API wants every
+            # one answered), so the view after it can be sent.
             uses = [block for block in sent["assistant"] if block.get("type") == "tool_use"]
-            if len(uses) < 2:
+            if not self.under_contract or len(uses) < 2:
                 return None
             return tuple(
                 ContentBlock(type="tool_result", tool_use_id=str(use.get("id", "")), content=render.INTERRUPTED_TEXT)
@@ -126,7 +140,7 @@ class Sent:
             )
         wire = sent["user"]
         if not self.under_contract:
-            return _blocks(wire)
+            return sent_blocks(wire)
         if len(wire) == 1 and wire[0].get("type") == "tool_result" and wire[0].get("tool_use_id") == tool_use_id:
             return None  # the contract's own shape: its default row, on the step's observation
         return None if not wire else tuple(self._windowed(block, sent, full) for block in wire)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender._fast import frozen_factory
 from agentrender._types import ContentBlock, Message, Step
+from agentrender.views.sizes import approx_tokens
 
 if TYPE_CHECKING:
     from agentrender.views.renders import StepRenders
@@ -20,13 +21,16 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_KINDS",
     "BLOCK_LABELS",
+    "ENDED_TEXT",
     "RESULT_KINDS",
     "VIEW_TERMS",
     "BlockFact",
     "Change",
+    "CompactionFact",
     "MessageFact",
     "SizeSeries",
     "StepFact",
+    "compaction_name",
     "steps_summary",
 ]
 
@@ -44,6 +48,7 @@ BLOCK_KINDS: dict[str, str] = {
     "interrupted": "the re-request for a call whose process died: its outcome is unknown",
     "hook": "a block a consumer's hook built (Options.assistant or Options.observation)",
     "as_sent": "a block of the agent's own turn, replayed exactly as it was sent (an imported run)",
+    "compaction": "the user turn a compacted conversation restarted with (its summary), exactly as it was sent",
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
 
@@ -61,6 +66,7 @@ BLOCK_LABELS: dict[str, str] = {
     "interrupted": "interrupted: re-request",
     "hook": "hook's block",
     "as_sent": "as sent",
+    "compaction": "compaction summary",
 }
 """The short label of each kind of ``BLOCK_KINDS``: the words the HTML, the widgets and the terminal tag blocks with."""
 
@@ -73,7 +79,7 @@ VIEW_TERMS: dict[str, str] = {
 """The words an instrument sizes a view and its change with, and what each means: a legend's and a help's."""
 
 RESULT_KINDS: tuple[str, ...] = tuple(
-    kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use")
+    kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use", "compaction")
 )
 """The kinds of ``BLOCK_KINDS`` a step's user turn can hold, in that order: what the model was shown for the step."""
 
@@ -157,6 +163,14 @@ class StepFact:
     """Its result shows in full (inside the window); ``None`` when skipped."""
     _renders: StepRenders | None = field(default=None, repr=False)
     """The view's per-step renders, where its messages' facts come from; ``None`` when skipped."""
+    position: int | None = None
+    """The step's place among the rendered steps, from 0 (what the window counts); ``None`` when skipped."""
+    ended: bool = False
+    """As sent, nothing answered the step's reply: the conversation ended on it, and the view has no user
+    turn for it (``ENDED_TEXT``); ``result`` and ``result_block`` are then ``None``."""
+    in_view: bool = True
+    """The step is part of the view's messages; ``False`` for a step before the compaction the view
+    restarts from (``View.first_step``), whose ``message_index`` is then 0."""
 
     @property
     def skipped_label(self) -> str:
@@ -166,28 +180,27 @@ class StepFact:
         return f"step {self.step.index}: no decision recorded, so it is skipped: not part of the model's view"
 
     @property
-    def position(self) -> int | None:
-        """The step's place among the rendered steps, from 0 (what the window counts); ``None`` when skipped."""
-        return (self.message_index - 1) // 2 if self.rendered else None
-
-    @property
     def assistant(self) -> MessageFact | None:
         """The assistant turn (the decision); ``None`` when skipped."""
         renders = self._renders
-        return None if renders is None else renders.assistant_fact((self.message_index - 1) // 2)
+        return None if renders is None else renders.assistant_fact(self.position)  # type: ignore[arg-type]  # set when rendered
 
     @property
     def result(self) -> MessageFact | None:
-        """The user turn (result, summary, nudge or re-request); ``None`` when skipped."""
+        """The user turn (result, summary, nudge or re-request); ``None`` when skipped or ``ended``."""
         renders = self._renders
-        return None if renders is None else renders.result_fact((self.message_index - 1) // 2, bool(self.full))
+        if renders is None or self.ended:
+            return None
+        return renders.result_fact(self.position, bool(self.full))  # type: ignore[arg-type]  # set when rendered
 
     @property
     def result_block(self) -> BlockFact | None:
         """The user turn's one block, what the model was shown for the step: ``result.blocks[0]``,
-        without counting the message's bytes; ``None`` when skipped."""
+        without counting the message's bytes; ``None`` when skipped or ``ended``."""
         renders = self._renders
-        return None if renders is None else renders.result_block((self.message_index - 1) // 2, bool(self.full))
+        if renders is None or self.ended:
+            return None
+        return renders.result_block(self.position, bool(self.full))  # type: ignore[arg-type]  # set when rendered
 
     def hidden_text(self, max_bytes: int | None = None) -> str:
         """The text of the step's result the model did not see: the whole content when it was shown
@@ -216,7 +229,9 @@ new_block_fact = frozen_factory(
     BlockFact, "kind", "block", "rule", "failed", "cut", "shown_bytes", "content_bytes", "hidden_bytes"
 )
 """``BlockFact(kind=..., block=..., ...)`` for the per-step facts of a view."""
-new_step_fact = frozen_factory(StepFact, "step", "rendered", "message_index", "tool_use_id", "full", "_renders")
+new_step_fact = frozen_factory(
+    StepFact, "step", "rendered", "message_index", "tool_use_id", "full", "_renders", "position", "ended", "in_view"
+)
 """``StepFact(step=..., rendered=..., ...)`` for the per-step facts of a view."""
 
 
@@ -255,6 +270,66 @@ class Change:
         return f"since step {self.previous}: " + ", ".join(said)
 
 
+ENDED_TEXT = "the conversation as it ended: nothing was sent after this reply"
+"""What an as-sent view says after a reply nothing answered: the source sent no user turn after it."""
+
+
+def compaction_name(trigger: str) -> str:
+    """A compaction as the instruments name it: ``"compaction (auto)"``, or ``"compaction"`` with no trigger."""
+    return f"compaction ({trigger})" if trigger else "compaction"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionFact:
+    """A compaction right before a view: the conversation restarted with a summary (``Run.compactions``).
+
+    The sizes are of the view at ``at``: ``bytes_before`` as it would have been without the
+    compaction (the opening before it, or the previous compaction's, and every step since),
+    ``bytes_after`` as it is. Under the contract's options (``honoured`` false) the whole history
+    is rendered, so the two are the same: the fact only says where the compaction happened.
+    """
+
+    at: int
+    """The stop the compaction comes right before: the first step whose request was sent after it."""
+    trigger: str
+    """What set it off, as the source says (``"auto"``, ``"manual"``, ...); ``""`` when not recorded."""
+    honoured: bool
+    """The view restarts with the compaction's opening (as sent); ``False`` under the contract's options."""
+    replaced_steps: int
+    """How many steps the view before it held that this view leaves out."""
+    bytes_before: int
+    """Bytes of the view at ``at`` as it would have been without the compaction."""
+    bytes_after: int
+    """Bytes of the view at ``at``."""
+    source_tokens: int | None = None
+    """The conversation's tokens just before it, by the source's own count; ``None`` when not recorded."""
+
+    @property
+    def tokens_before(self) -> int:
+        """``approx_tokens(bytes_before)``: a scale, not a count."""
+        return approx_tokens(self.bytes_before)
+
+    @property
+    def tokens_after(self) -> int:
+        """``approx_tokens(bytes_after)``: a scale, not a count."""
+        return approx_tokens(self.bytes_after)
+
+    def describe(self) -> str:
+        """One sentence saying what the compaction did, for a header, a status line or a marker."""
+        name = compaction_name(self.trigger)
+        counted = f"; the source counted {self.source_tokens:,} tokens before it" if self.source_tokens else ""
+        if not self.honoured:
+            return (
+                f"{name} before step {self.at} in the session as sent; "
+                f"under the contract the whole history is rendered{counted}"
+            )
+        return (
+            f"{name} before step {self.at}: the conversation restarted with its summary, "
+            f"{self.replaced_steps:,} earlier steps left out; {self.bytes_before:,} bytes (~{self.tokens_before:,} "
+            f"tokens) just before, {self.bytes_after:,} bytes (~{self.tokens_after:,} tokens) just after{counted}"
+        )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SizeSeries:
     """The size of the view at every step, and its cacheable prefix: one column per field."""
@@ -277,6 +352,8 @@ class SizeSeries:
     """The first message that differs from the previous view; ``None`` when identical."""
     left_window: tuple[int | None, ...]
     """The step whose result left the window at this view (the cache prefix breaks there)."""
+    compaction: tuple[str | None, ...]
+    """A compaction right before this view: its trigger (``"compaction"`` when it recorded none); else ``None``."""
 
     def columns(self) -> dict[str, tuple[Any, ...]]:
         """The series as ``{name: column}``, ready for ``pandas.DataFrame``."""

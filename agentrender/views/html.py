@@ -23,7 +23,7 @@ from agentrender._display.values import (
     wrap,
 )
 from agentrender.views.explain import disagreements
-from agentrender.views.facts import BLOCK_KINDS, BLOCK_LABELS, steps_summary
+from agentrender.views.facts import BLOCK_KINDS, BLOCK_LABELS, ENDED_TEXT, compaction_name, steps_summary
 
 if TYPE_CHECKING:
     from agentrender._types import Decision
@@ -106,8 +106,37 @@ def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
 def _step_html(fact: StepFact) -> str:
     if not fact.rendered:
         return f'<div class="ar-skipped">{html.escape(fact.skipped_label, quote=False)}</div>'
-    assert fact.assistant is not None and fact.result is not None
+    assert fact.assistant is not None
+    if fact.ended:
+        return _message_html(fact.assistant, fact) + f'<div class="ar-ended">{html.escape(ENDED_TEXT)}</div>'
+    assert fact.result is not None
     return _message_html(fact.assistant, fact) + _message_html(fact.result, fact)
+
+
+def _compaction_html(view: View, counted: bool) -> list[str]:
+    """The compaction the view restarts from, or the one right before it, with the sizes when ``counted``."""
+    here = view.compaction if counted else None
+    if here is not None:
+        return [f'<div class="ar-compacted">{html.escape(here.describe())}</div>']
+    said = view.restart_label
+    return [f'<div class="ar-compacted">{escape_text(said, 500)}</div>'] if said else []
+
+
+def _marked_steps(view: View, shown: tuple[StepFact, ...]) -> list[str]:
+    """The steps' HTML, with a mark before a step a compaction came right before that the view renders across
+    (under the contract's options, which render the whole history)."""
+    marks = {compaction.step: compaction for compaction in view.views.compactions}
+    restarted = view.restarts_from
+    parts = []
+    for fact in shown:
+        compaction = marks.get(fact.step.index)
+        if compaction is not None and compaction is not restarted and fact.in_view and fact.message_index > 1:
+            said = (
+                f"{compaction_name(compaction.trigger)} here in the session as sent; rendered across under the contract"
+            )
+            parts.append(f'<div class="ar-compacted">{escape_text(said, 500)}</div>')
+        parts.append(_step_html(fact))
+    return parts
 
 
 def _mode_html(view: View) -> list[str]:
@@ -130,6 +159,8 @@ def _header_html(view: View, counted: bool = True) -> str:
         f"<span><b>view</b> {html.escape(at)}</span>",
         f"<span><b>{view.message_count:,}</b> messages</span>",
     ]
+    if view.ended:
+        parts.append(f'<span class="ar-ended">{html.escape(ENDED_TEXT)}</span>')
     if not counted:
         parts.extend(_mode_html(view))
         parts.append(
@@ -167,20 +198,20 @@ def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True,
     ``counted=False`` leaves out of the header what reads every step before the view (its bytes,
     tokens, replay key and change), so the HTML costs what its ``last_steps`` steps cost.
     """
-    total = view.step_count
-    start = max(0, total - last_steps)
-    parts = [_header_html(view, counted)]
+    total, first = view.step_count, view.first_step
+    start = max(first, total - last_steps)
+    parts = [_header_html(view, counted), *_compaction_html(view, counted)]
     if legend:
         parts.append(legend_html())
     parts.append(_message_html(view.opening))
     shown = view.step_facts(start)
-    if start:
+    if start > first:
         elided = shown[0].message_index - 1
         parts.append(
-            f'<div class="ar-elided">… {start:,} earlier steps ({elided:,} messages) not shown here; '
+            f'<div class="ar-elided">… {start - first:,} earlier steps ({elided:,} messages) not shown here; '
             "they are in view.messages</div>"
         )
-    parts.extend(_step_html(fact) for fact in shown)
+    parts.extend(_marked_steps(view, shown))
     if not total:
         parts.append('<div class="ar-elided">no steps yet: the model saw only the opening</div>')
     return wrap("".join(parts))

@@ -61,6 +61,11 @@ class Sizes:
         self.summary_sums = [0]
         self.full_sums = [0]
 
+    def user(self, position: int, full: bool) -> int:
+        """The bytes of step ``position``'s user turn, in full (``full``) or as summary."""
+        sums = self.full_sums if full else self.summary_sums
+        return sums[position + 1] - sums[position] - self.assistant[position]
+
     def steps(self, count: int, cut: int) -> int:
         """The bytes of the first ``count`` steps' messages when those before ``cut`` show summaries."""
         if count <= cut:
@@ -118,6 +123,15 @@ class StepRenders:
         """The ``tool_use`` id of every rendered step (``render.tool_use_id``)."""
         return render.tool_use_ids(self.rendered, self.options)
 
+    @cached_property
+    def ended(self) -> list[bool]:
+        """For each rendered step: as sent, nothing answered its reply, so a view ending on it has no user turn
+        for it (what the options' observation hook, or the object it is a method of, says in ``ends``)."""
+        ends = getattr(getattr(self.options.observation, "__self__", None), "ends", None)
+        if ends is None:
+            return [False] * len(self.rendered)
+        return [bool(ends(step)) for step in self.rendered]
+
     @property
     def assistant(self) -> tuple[list[Message], list[str]]:
         """Every rendered step's assistant turn and the rule that made it; the turns are put in both forms."""
@@ -163,12 +177,12 @@ class StepRenders:
             form.turns[2 * start + 1 : 2 * stop : 2] = [new_message("user", blocks) for blocks, _ in made]
         form.rules[start:stop] = [rule for _, rule in made]
 
-    def interleaved(self, rendered: int, cut: int) -> tuple[list[Message], list[Message]]:
+    def interleaved(self, rendered: int, cut: int, start: int = 0) -> tuple[list[Message], list[Message]]:
         """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
-        filled for a view of ``rendered`` steps whose first ``cut`` show summaries."""
-        self.assistants(0, rendered)  # puts the assistant turns in both forms
-        self.users(False, 0, cut)
-        self.users(True, cut, rendered)
+        filled for a view of the rendered steps ``[start:rendered]`` whose steps before ``cut`` show summaries."""
+        self.assistants(start, rendered)  # puts the assistant turns in both forms
+        self.users(False, start, max(start, cut))
+        self.users(True, max(start, cut), rendered)
         return self.summary_form.turns, self.full_form.turns  # type: ignore[return-value]  # filled as asked
 
     @cached_property

@@ -2,13 +2,15 @@
 
 The view at step ``k`` is exactly ``render.messages(run.step_input(k), options)``,
 assembled by slicing per-step renders (``agentrender.views.renders``), with its facts, its
-bytes and what changed since the view before it.
+bytes and what changed since the view before it. An imported run viewed as sent is what its
+source sent: a view after a compaction (``Run.compactions``) is the compaction's opening and
+the turns since, and the view after a reply nothing answered ends on that reply (``View.ended``).
 """
 
 from __future__ import annotations
 
 import sys
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import fields
 from functools import cached_property
@@ -17,14 +19,23 @@ from typing import TYPE_CHECKING, Any
 from agentrender import _api_rules, render
 from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
 from agentrender.render import Options
-from agentrender.views.facts import BlockFact, Change, MessageFact, SizeSeries, StepFact, new_step_fact
+from agentrender.views.facts import (
+    BlockFact,
+    Change,
+    CompactionFact,
+    MessageFact,
+    SizeSeries,
+    StepFact,
+    compaction_name,
+    new_step_fact,
+)
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders
 from agentrender.views.sizes import approx_tokens, list_bytes, message_bytes
 
 if TYPE_CHECKING:
     from agentrender._types import Message
-    from agentrender.runfile import Run
+    from agentrender.runfile import Compaction, Run
 
 __all__ = ["NO_WINDOW", "View", "Views"]
 
@@ -70,11 +81,13 @@ class Views:
             self.run: Run | None = None
             steps, goal, run_id, offered = source.steps, source.goal, source.run_id, tuple(source.tools)
             self._end_index = source.index
+            compactions: tuple[Compaction, ...] = ()
         else:
             self.run = source
             options = source.options() if options is None else options
             steps, goal, run_id, offered = source.steps, source.goal, source.run_id, source.tools
             self._end_index = None
+            compactions = source.compactions
             system = source.system if system is None else system
             model = source.model if model is None else model
             if tools is None:
@@ -92,7 +105,12 @@ class Views:
         self.model = model or ""
         self.max_output_tokens = max_output_tokens or 0
         self._renders = _renders if _renders is not None else StepRenders(steps, options)
-        self._openings: dict[int | None, tuple[Message, int]] = {}
+        self._openings: dict[Any, tuple[Message, int]] = {}
+        self.compactions = compactions
+        """The run's compactions (``Run.compactions``): where its conversation restarted with a summary."""
+        # The as-sent views restart at each compaction; under the contract's options the whole history is rendered.
+        self._restarts = compactions if self.run is not None and self.run.is_as_sent(options) else ()
+        self._restart_steps = [compaction.step for compaction in self._restarts]
         # an import's calls record the request each step was decided with: its settings are the step's own
         self._sent_requests: dict[int, Any] | None = (
             None if self.run is None or not self.run.records_sent or settings_given else {}
@@ -176,26 +194,64 @@ class Views:
             steps=self._renders.steps[:position], goal=self.goal, run_id=self.run_id, index=index, tools=self.tools
         )
 
+    def _stop(self, at: int | None) -> int:
+        """The stop ``at`` names: ``at``, or one past the last step for ``None``."""
+        return self.stops[-1] if at is None else at
+
+    def _base(self, at: int | None) -> int:
+        """Which compaction the view at ``at`` restarts from (an index of ``_restarts``); -1: none, it opens the run."""
+        return bisect_right(self._restart_steps, self._stop(at)) - 1 if self._restarts else -1
+
+    def _start(self, base: int) -> int:
+        """How many rendered steps come before the compaction ``base`` (0 for -1): those its views leave out."""
+        if base < 0:
+            return 0
+        renders = self._renders
+        return renders.rendered_before[renders.position(self._restarts[base].step)]
+
     def _opening(self, at: int | None) -> tuple[Message, int]:
         """The opening message of the view at ``at``, and its bytes."""
+        return self._opening_of(self._base(at), at)
+
+    def _opening_of(self, base: int, at: int | None) -> tuple[Message, int]:
+        """The message a view at ``at`` opens with when it restarts from compaction ``base`` (-1: the run's opening)."""
         opening = self.options.opening
-        key = at if callable(opening) else None
+        key: Any = ("compaction", base) if base >= 0 else at if callable(opening) else None
         cached = self._openings.get(key)
         if cached is None:
-            message = new_message("user", render.opening_blocks(self.step_input(at), self.options))
+            if base >= 0:
+                message = new_message("user", self._restarts[base].opening)
+            else:
+                message = new_message("user", render.opening_blocks(self.step_input(at), self.options))
             if len(self._openings) > 4096:
                 self._openings.clear()
             cached = self._openings[key] = (message, message_bytes(message))
         return cached
 
+    def _span(self, start: int, now: int, cut: int, opening: int) -> tuple[int, int]:
+        """(message count, bytes as a compact JSON list) of an opening of ``opening`` bytes and the rendered
+        steps ``[start:now]``, those before ``cut`` as summaries; a last step the conversation ended on
+        (``StepRenders.ended``) brings its assistant turn only."""
+        renders = self._renders
+        sizes = renders.sizes
+        total = opening + sizes.steps(now, cut) - sizes.steps(start, cut)
+        count = 1 + 2 * (now - start)
+        if now > start and renders.ended[now - 1]:
+            total -= sizes.user(now - 1, now - 1 >= cut)
+            count -= 1
+        return count, list_bytes(count, total)
+
     def messages(self, at: int | None = None) -> Messages:
         """The conversation the model saw deciding step ``at``: ``render.messages`` of it, by slicing."""
-        rendered = self._rendered(at)
+        rendered, base = self._rendered(at), self._base(at)
+        start = self._start(base)
         cut = max(0, rendered - self.options.recent_results)
-        summaries, fulls = self._renders.interleaved(rendered, cut)
-        out = Messages((self._opening(at)[0],))
-        out += summaries[: 2 * cut]
-        out += fulls[2 * cut : 2 * rendered]
+        summaries, fulls = self._renders.interleaved(rendered, cut, start)
+        out = Messages((self._opening_of(base, at)[0],))
+        out += summaries[2 * start : 2 * cut]
+        out += fulls[2 * max(start, cut) : 2 * rendered]
+        if rendered > start and self._renders.ended[rendered - 1]:
+            out.pop()  # the conversation ended on that reply: nothing was sent after it
         return out
 
     def _request_sent(self, at: int | None) -> Any:
@@ -226,17 +282,16 @@ class Views:
 
     def _bytes(self, at: int | None, recent_results: int) -> tuple[int, int]:
         """(message count, bytes as a compact JSON list) of the view at ``at`` under ``recent_results``."""
-        rendered = self._rendered(at)
-        total = self._opening(at)[1] + self._renders.sizes.steps(rendered, max(0, rendered - recent_results))
-        count = 1 + 2 * rendered
-        return count, list_bytes(count, total)
+        rendered, base = self._rendered(at), self._base(at)
+        return self._span(self._start(base), rendered, max(0, rendered - recent_results), self._opening_of(base, at)[1])
 
     def change(self, at: int | None) -> Change:
         """What changed between the view at the stop before ``at`` and the view at ``at``."""
         previous = self.previous_stop(at)
         window = self.options.recent_results
         now = self._rendered(at)
-        opening, opening_bytes = self._opening(at)
+        base = self._base(at)
+        opening, opening_bytes = self._opening_of(base, at)
         if previous is None:
             _, size = self._bytes(at, window)
             return Change(
@@ -249,25 +304,29 @@ class Views:
                 bytes_delta=size,
             )
         before = self._rendered(previous)
-        previous_opening, previous_opening_bytes = self._opening(previous)
+        old_base = self._base(previous)
+        previous_opening, previous_opening_bytes = self._opening_of(old_base, previous)
         first_diff, prefix, size, previous_size, left = self._diff(
-            before, now, previous_opening_bytes, opening_bytes, previous_opening != opening
+            (self._start(old_base), before, previous_opening_bytes),
+            (self._start(base), now, opening_bytes),
+            previous_opening != opening,
         )
         return Change(
             previous=previous,
             first_diff=first_diff,
             prefix_bytes=prefix,
             resent_bytes=size - prefix,
-            added_step=self._renders.rendered[now - 1].index if now > before else None,
+            # a view that restarts from a compaction may leave out the step it comes after
+            added_step=self._renders.rendered[now - 1].index if now > max(before, self._start(base)) else None,
             left_window=left,
             bytes_delta=size - previous_size,
         )
 
     def _diff(
-        self, before: int, now: int, old_opening: int, opening: int, opening_changed: bool
+        self, old: tuple[int, int, int], new: tuple[int, int, int], opening_changed: bool
     ) -> tuple[int | None, int, int, int, int | None]:
-        """From a view of ``before`` rendered steps to one of ``now``, from the sizes alone:
-        (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
+        """From a view to the next, each given as (first rendered step, rendered steps, opening bytes), from
+        the sizes alone: (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
 
         A plain tuple, because the series asks this for every step and a frozen dataclass
         costs more to build than all of this arithmetic.
@@ -275,20 +334,20 @@ class Views:
         renders = self._renders
         sizes = renders.sizes
         window = self.options.recent_results
+        (old_start, before, old_opening), (start, now, opening) = old, new
         old_cut, new_cut = max(0, before - window), max(0, now - window)
-        count, previous_count = 1 + 2 * now, 1 + 2 * before
-        size = list_bytes(count, opening + sizes.steps(now, new_cut))
-        previous_size = list_bytes(previous_count, old_opening + sizes.steps(before, old_cut))
+        count, size = self._span(start, now, new_cut, opening)
+        previous_count, previous_size = self._span(old_start, before, old_cut, old_opening)
         first_diff: int | None = None
         left: int | None = None
-        if opening_changed:
+        if opening_changed or start != old_start:
             first_diff = 0
         else:
             # Between adjacent stops one step is added at most, and one result leaves the window
             # at most; the first one whose summary differs from its full form breaks the prefix.
-            for position in range(old_cut, min(new_cut, before)):
+            for position in range(max(start, old_cut), min(new_cut, before)):
                 if not sizes.same[position]:
-                    first_diff = 2 + 2 * position
+                    first_diff = 2 + 2 * (position - start)
                     left = renders.rendered[position].index
                     break
             if first_diff is None and count != previous_count:
@@ -299,50 +358,87 @@ class Views:
             prefix = 0
         else:
             whole = (first_diff - 1) // 2
-            shared = opening + sizes.steps(whole, new_cut)
+            shared = opening + sizes.steps(start + whole, new_cut) - sizes.steps(start, new_cut)
             if (first_diff - 1) % 2:
-                shared += sizes.assistant[whole]
+                shared += sizes.assistant[start + whole]
             # the list's "[" and the "," after each shared message
             prefix = min(size, 1 + shared + first_diff)
         return first_diff, prefix, size, previous_size, left
+
+    def compaction(self, at: int | None) -> CompactionFact | None:
+        """The compaction right before the view at ``at``, with the view's size just before and after; else ``None``.
+
+        Before: the view as it would have been without it (the opening before it, or the previous
+        compaction's, and every step since); after: the view at ``at``. Under the contract's
+        options the whole history is rendered, so the two are the same.
+        """
+        stop = self._stop(at)
+        compactions = self.compactions
+        here = next((i for i, compaction in enumerate(compactions) if compaction.step == stop), None)
+        if here is None:
+            return None
+        compaction = compactions[here]
+        window = self.options.recent_results
+        now = self._rendered(at)
+        _, after = self._bytes(at, window)
+        before, replaced = after, 0
+        honoured = bool(self._restarts)
+        if honoured:
+            base = self._base(at)
+            start, old_start = self._start(base), self._start(base - 1)
+            _, before = self._span(old_start, now, max(0, now - window), self._opening_of(base - 1, at)[1])
+            replaced = start - old_start
+        return CompactionFact(
+            at=stop,
+            trigger=compaction.trigger,
+            honoured=honoured,
+            replaced_steps=replaced,
+            bytes_before=before,
+            bytes_after=after,
+            source_tokens=compaction.tokens_before,
+        )
 
     def sizes(self) -> SizeSeries:
         """The size of the view at every stop, with and without the window, and its cacheable prefix.
 
         Every step is rendered in both forms (``render.assistant_turns`` and ``render.user_turns``,
         which pause the collector and promote what they made) and measured; what the measuring
-        keeps is numbers, which the collector does not track.
+        keeps is numbers, which the collector does not track. A compaction shows as the drop in
+        bytes at the stop right after it (as sent), and in the ``compaction`` column.
         """
         renders = self._renders
-        sizes = renders.sizes
         window = self.options.recent_results
         columns: dict[str, list[Any]] = {f.name: [] for f in fields(SizeSeries)}
-        at_, messages_, bytes_, tokens_, no_window_, prefix_, resent_, diff_, left_ = columns.values()
+        at_, messages_, bytes_, tokens_, no_window_, prefix_, resent_, diff_, left_, compaction_ = columns.values()
+        compacted = {compaction.step: compaction.trigger or "compaction" for compaction in self.compactions}
         # Stop j is taken before steps[j], so its rendered count is rendered_before[j], no search needed.
         previous: int | None = None
         first_diff: int | None
         left: int | None
-        before = 0
-        old_message, old_opening = self._opening(self.stops[0])
+        old: tuple[int, int, int] = (0, 0, 0)
+        old_message = self._opening(self.stops[0])[0]
         for at, now in zip(self.stops, renders.rendered_before, strict=True):
-            message, opening = self._opening(at)
-            count = 1 + 2 * now
+            base = self._base(at)
+            start = self._start(base)
+            message, opening = self._opening_of(base, at)
             if previous is None:
-                size = list_bytes(count, opening + sizes.steps(now, max(0, now - window)))
+                count, size = self._span(start, now, max(0, now - window), opening)
                 first_diff, prefix, left = 0, 0, None
             else:
                 changed = message is not old_message and message != old_message
-                first_diff, prefix, size, _, left = self._diff(before, now, old_opening, opening, changed)
+                first_diff, prefix, size, _, left = self._diff(old, (start, now, opening), changed)
+                count = self._span(start, now, max(0, now - window), opening)[0]
             at_.append(at)
             messages_.append(count)
             bytes_.append(size)
             tokens_.append(approx_tokens(size))
-            no_window_.append(list_bytes(count, opening + sizes.full_sums[now]))
+            no_window_.append(self._span(start, now, 0, opening)[1])
             prefix_.append(prefix)
             resent_.append(size - prefix)
             diff_.append(first_diff)
             left_.append(left)
-            previous, before, old_message, old_opening = at, now, message, opening
+            compaction_.append(compacted.get(at))
+            previous, old, old_message = at, (start, now, opening), message
         return SizeSeries(**{name: tuple(values) for name, values in columns.items()})
 
 
@@ -388,16 +484,58 @@ class View:
     def opening(self) -> MessageFact:
         """The opening message and its fact."""
         message, size = self.views._opening(self.at)  # the message the view begins with, its bytes counted once
+        kind = "compaction" if self.restarts_from is not None else "opening"
         return MessageFact(
             message=message,
             turn="opening",
             step=None,
             full=None,
             blocks=tuple(
-                BlockFact(kind="opening", block=block, shown_bytes=utf8_bytes(block.text)) for block in message.content
+                BlockFact(kind=kind, block=block, shown_bytes=utf8_bytes(block.text)) for block in message.content
             ),
             bytes=size,
         )
+
+    @cached_property
+    def restarts_from(self) -> Compaction | None:
+        """The compaction this view restarts from (it opens with its summary, as sent); ``None``: it opens the run."""
+        views = self.views
+        base = views._base(self.at)
+        return views._restarts[base] if base >= 0 else None
+
+    @property
+    def restart_label(self) -> str:
+        """The compaction the view restarts from, in a sentence; ``""`` for a view that opens the run."""
+        compaction = self.restarts_from
+        if compaction is None:
+            return ""
+        return (
+            f"{compaction_name(compaction.trigger)} before step {compaction.step}: the conversation restarted with "
+            f"its summary; the {self.first_step:,} steps before it are not in this view"
+        )
+
+    @property
+    def first_step(self) -> int:
+        """How many of the steps before ``at`` precede the compaction the view restarts from: not in its messages."""
+        compaction = self.restarts_from
+        return 0 if compaction is None else self.views._renders.position(compaction.step)
+
+    @cached_property
+    def compaction(self) -> CompactionFact | None:
+        """The compaction right before this view (``Views.compaction``), with its size just before and after."""
+        return self.views.compaction(self.at)
+
+    @property
+    def ended(self) -> bool:
+        """The view is the conversation as it ended (``ENDED_TEXT``): as sent, nothing answered its last reply,
+        so it ends on that assistant turn."""
+        renders = self.views._renders
+        rendered = self.rendered_count
+        return rendered > self._first_rendered and renders.ended[rendered - 1]
+
+    @property
+    def _first_rendered(self) -> int:
+        return self.views._renders.rendered_before[self.first_step]
 
     def _stretch(self, start: int, stop: int | None) -> tuple[int, int, int, int, int]:
         """The view's steps ``[lo:hi]`` of ``[start:stop]``, the rendered steps ``[first:last]`` among them, and
@@ -408,7 +546,8 @@ class View:
         return lo, hi, rendered_before[lo], rendered_before[hi], self.rendered_count - self.full_count
 
     def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
-        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped.
+        """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped; a step before the
+        compaction the view restarts from is marked ``in_view=False``.
 
         Their user turns are rendered here, each in the form this view shows (what every reader
         of the facts asks for); their facts are made when first asked for.
@@ -420,21 +559,28 @@ class View:
             renders.users(False, first, min(last, first_full))
         if last > max(first, first_full):
             renders.users(True, max(first, first_full), last)
+        first_step, offset = self.first_step, self._first_rendered
+        last_ended = self.rendered_count - 1 if self.ended else -1
         out = []
         for index in range(lo, hi):
             step = steps[index]
             before = rendered_before[index]
+            in_view = index >= first_step
+            message_index = 1 + 2 * (before - offset) if in_view else 0
             if step.decision is None:
-                out.append(new_step_fact(step=step, rendered=False, message_index=1 + 2 * before))
+                out.append(new_step_fact(step=step, rendered=False, message_index=message_index, in_view=in_view))
                 continue
             out.append(
                 new_step_fact(
                     step=step,
                     rendered=True,
-                    message_index=1 + 2 * before,
+                    message_index=message_index,
                     tool_use_id=ids[before],
                     full=before >= first_full,
                     _renders=renders,
+                    position=before,
+                    ended=before == last_ended,  # only the view's last step can end it
+                    in_view=in_view,
                 )
             )
         return tuple(out)
@@ -450,7 +596,11 @@ class View:
                 *renders.result_blocks(True, max(first, first_full), last),
             ]
         )
-        return tuple(None if step.decision is None else next(shown) for step in renders.steps[lo:hi])
+        blocks = tuple(None if step.decision is None else next(shown) for step in renders.steps[lo:hi])
+        if self.ended and hi == self.step_count:  # as sent, nothing answered the last reply: nothing was shown
+            last = max(i for i, step in enumerate(renders.steps[lo:hi]) if step.decision is not None)
+            blocks = (*blocks[:last], None, *blocks[last + 1 :])
+        return blocks
 
     @cached_property
     def steps(self) -> tuple[StepFact, ...]:
@@ -470,8 +620,9 @@ class View:
 
     @property
     def message_count(self) -> int:
-        """``len(messages)``, without building them: the opening and two messages a rendered step."""
-        return 1 + 2 * self.rendered_count
+        """``len(messages)``, without building them: the opening and two messages a rendered step (since the
+        compaction the view restarts from; one, its assistant turn, for a step the conversation ended on)."""
+        return 1 + 2 * (self.rendered_count - self._first_rendered) - self.ended
 
     @property
     def full_count(self) -> int:

@@ -1,0 +1,288 @@
+"""Compactions of an imported run in its views, and the as-sent rule: an as-sent view holds only what was sent."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender import RunFileError, load_run, render, samples, write_run
+from agentrender.cli import main
+from agentrender.frame import steps_frame
+from agentrender.imports import load, load_runs
+from agentrender.notebook import ConversationView, RunExplorer
+from agentrender.views import ENDED_TEXT, Views
+from tests._support.as_sent import as_sent_problems, sent_conversation
+from tests._support.compacted import OPENING, compacted_records, compacted_run, compaction, summary, write_records
+
+ROOT = Path(__file__).resolve().parents[1]
+IMPORTED = sorted(
+    [path for path in samples.imports_folder().iterdir() if path.name != "README.md"]
+    + [path for path in (ROOT / "tests/fixtures/imports").rglob("*") if path.is_file() and path.name != "README.md"]
+)
+
+REAL = ROOT / "tests/fixtures/real"
+REAL_FILES = (
+    [item["path"] for item in json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8"))]
+    if (REAL / "MANIFEST.json").exists()
+    else []
+)
+
+
+def wire(view: Any) -> list[dict[str, Any]]:
+    return [message.to_dict() for message in view.messages]
+
+
+def uncompacted(run: Any) -> Any:
+    """The same run with no compactions in its header."""
+    header = {key: value for key, value in run.header.items() if key != "compactions"}
+    return replace(run, header=header)
+
+
+def test_a_compaction_between_steps_restarts_the_views_after_it(tmp_path: Path) -> None:
+    """Before the compaction a view is the opening and every step; from it on, the summary and the steps since."""
+    run = compacted_run(tmp_path, 8, [compaction(3, tokens_before=150_000)])
+    views = Views(run)
+    for at in views.stops:
+        assert wire(views.at(at)) == sent_conversation(run, at)
+        assert views.at(at).bytes == json_bytes(wire(views.at(at))) and views.at(at).message_count == len(
+            wire(views.at(at))
+        )
+    assert wire(views.at(2))[0]["content"] == OPENING and views.at(2).message_count == 5
+    after = views.at(3)
+    assert wire(after) == [{"role": "user", "content": summary(3)}]
+    assert after.first_step == 3 and after.restarts_from is not None and after.opening.blocks[0].kind == "compaction"
+    assert [fact.in_view for fact in after.steps] == [False, False, False]
+    assert views.at(5).step_facts(3)[0].message_index == 1
+
+
+def test_the_compaction_fact_gives_the_size_just_before_and_just_after(tmp_path: Path) -> None:
+    """bytes_before is the view without the compaction at that stop, bytes_after the view; sizes() shows the drop."""
+    run = compacted_run(tmp_path, 8, [compaction(3, tokens_before=150_000)])
+    views, plain = Views(run), Views(uncompacted(run))
+    fact = views.at(3).compaction
+    assert fact is not None and views.at(2).compaction is None and views.at(4).compaction is None
+    assert (fact.at, fact.trigger, fact.honoured, fact.replaced_steps, fact.source_tokens) == (
+        3,
+        "auto",
+        True,
+        3,
+        150_000,
+    )
+    assert fact.bytes_before == plain.at(3).bytes == json_bytes(sent_conversation(uncompacted(run), 3))
+    assert fact.bytes_after == views.at(3).bytes == json_bytes(summary_only(3))
+    assert fact.bytes_after < fact.bytes_before
+    assert "3 earlier steps left out" in fact.describe() and f"{fact.bytes_before:,} bytes" in fact.describe()
+    series = views.sizes()
+    assert series.bytes == tuple(views.at(at).bytes for at in views.stops)
+    assert series.messages == tuple(views.at(at).message_count for at in views.stops)
+    assert series.compaction == (None, None, None, "auto", None, None, None, None, None)
+    assert series.bytes[3] < series.bytes[2] and series.first_diff[3] == 0 and series.prefix_bytes[3] == 0
+    assert series.first_diff[4] == 1 and series.prefix_bytes[4] > 0
+    assert views.at(4).change.first_diff == 1 and views.at(3).change.prefix_bytes == 0
+    assert views.at(3).change.added_step is None and views.at(4).change.added_step == 3
+    assert views.at(4).change.prefix_bytes == json_bytes(summary_only(3))  # "[" + the summary + ","
+
+
+def test_a_compaction_after_the_last_request_restarts_only_the_last_view(tmp_path: Path) -> None:
+    """A compaction at step == the number of steps: every view before it is whole, the last is the summary alone."""
+    run = compacted_run(tmp_path, 4, [compaction(4, trigger="manual")])
+    views = Views(run)
+    for at in views.stops:
+        assert wire(views.at(at)) == sent_conversation(run, at)
+    assert wire(views.at(None)) == [{"role": "user", "content": summary(4)}]
+    fact = views.at(None).compaction
+    assert fact is not None and fact.trigger == "manual" and fact.replaced_steps == 4
+    assert not views.at(None).ended and views.at(3).message_count == 7
+
+
+def test_two_compactions_each_restart_from_the_one_before(tmp_path: Path) -> None:
+    """The second compaction's before is the first summary and the steps since it, not the whole history."""
+    run = compacted_run(tmp_path, 9, [compaction(2), compaction(6, trigger="manual")])
+    views = Views(run)
+    for at in views.stops:
+        assert wire(views.at(at)) == sent_conversation(run, at)
+    second = views.at(6).compaction
+    assert second is not None and second.replaced_steps == 4
+    first_only = replace(run, header={**run.header, "compactions": run.header["compactions"][:1]})
+    without_second = sent_conversation(first_only, 6)
+    assert without_second[0]["content"] == summary(2) and len(without_second) == 9
+    assert second.bytes_before == json_bytes(without_second) and second.bytes_after == json_bytes(summary_only(6))
+    assert views.sizes().compaction == (None, None, "auto", None, None, None, "manual", None, None, None)
+    assert list(as_sent_problems(run)) == []
+
+
+def json_bytes(messages: list[dict[str, Any]]) -> int:
+    """UTF-8 bytes of ``messages`` as a compact JSON list: what a view's ``bytes`` counts."""
+    return len(json.dumps(messages, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def summary_only(step: int) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": summary(step)}]
+
+
+def test_under_the_contract_compactions_are_only_marked(tmp_path: Path) -> None:
+    """The what-if renders the whole history through its window at every stop; the compaction is still a fact."""
+    run = compacted_run(tmp_path, 8, [compaction(3)])
+    options = run.options(recent_results=2, result_bytes=100)
+    views = Views(run, options)
+    for at in views.stops:
+        assert views.at(at).messages == render.messages(run.step_input(at), options)
+    fact = views.at(3).compaction
+    assert fact is not None and not fact.honoured and fact.bytes_before == fact.bytes_after == views.at(3).bytes
+    assert "under the contract the whole history is rendered" in fact.describe()
+    assert views.sizes().compaction[3] == "auto"
+    assert 'class="ar-compacted"' in views.at(5)._repr_html_()
+
+
+def test_views_across_compactions_render_each_step_once(tmp_path: Path) -> None:
+    """Every view, its facts and the size series of a compacted run come from one render of each step's turns."""
+    run = compacted_run(tmp_path, 9, [compaction(2), compaction(6)])
+    options = run.options()
+    calls: list[int] = []
+    hook = options.assistant
+    assert hook is not None
+
+    def counted(step: Any, tool_use_id: str) -> Any:
+        calls.append(step.index)
+        return hook(step, tool_use_id)
+
+    views = Views(run, replace(options, assistant=counted))
+    assert views.mode == "as sent"
+    for at in views.stops:
+        view = views.at(at)
+        assert wire(view) == sent_conversation(run, at) and view.steps is not None
+        assert view.compaction is None or view.compaction.bytes_before > 0
+    views.sizes()
+    assert sorted(calls) == list(range(9))
+
+
+def test_compactions_survive_a_write_and_a_read(tmp_path: Path) -> None:
+    """write_run then load_run gives the same compactions, every field (unknown ones too) kept and reported."""
+    extra = compaction(2, tokens_before=12, at="2026-01-05T09:00:16Z", line=40, note="kept")
+    run = compacted_run(tmp_path, 5, [extra, compaction(4, trigger="manual")])
+    assert any("run.compactions[0].note" in str(warning) for warning in run.warnings)
+    write_run(run, tmp_path / "again.jsonl")
+    again = load_run(tmp_path / "again.jsonl")
+    assert again.header["compactions"] == run.header["compactions"]
+    assert again.compactions == run.compactions
+    first = again.compactions[0]
+    assert (first.step, first.trigger, first.tokens_before, first.at, first.line) == (2, "auto", 12, extra["at"], 40)
+    assert [block.to_dict() for block in first.opening] == summary(2) and first.record["note"] == "kept"
+
+
+@pytest.mark.parametrize(
+    ("compactions", "field", "what"),
+    [
+        ("all", "run.compactions", "expected an array"),
+        (["x"], "run.compactions[0]", "expected an object"),
+        ([{"opening": summary(1)}], "run.compactions[0].step", "missing"),
+        ([{"step": "1", "opening": summary(1)}], "run.compactions[0].step", "expected an integer"),
+        ([{"step": -1, "opening": summary(1)}], "run.compactions[0].step", "expected 0 to"),
+        ([compaction(3), compaction(2)], "run.compactions[1].step", "increasing step order"),
+        ([compaction(3), compaction(3)], "run.compactions[1].step", "increasing step order"),
+        ([compaction(1), compaction(6)], "run.compactions[1].step", "expected at most 4"),
+        ([{"step": 1}], "run.compactions[0].opening", "missing"),
+        ([{"step": 1, "opening": []}], "run.compactions[0].opening", "got none"),
+        ([{"step": 1, "opening": "text"}], "run.compactions[0].opening", "expected an array"),
+        ([{"step": 1, "opening": [{"text": "no type"}]}], "run.compactions[0].opening[0]", ""),
+        ([{"step": 1, "opening": summary(1), "trigger": 3}], "run.compactions[0].trigger", "expected a string"),
+    ],
+)
+def test_a_wrong_compaction_is_an_error_naming_its_field(
+    tmp_path: Path, compactions: Any, field: str, what: str
+) -> None:
+    """Each wrong shape of the header's compactions is a RunFileError at PATH:1: naming the field."""
+    records = compacted_records(4, [])
+    records[0]["compactions"] = compactions
+    path = write_records(tmp_path / "bad.jsonl", records)
+    with pytest.raises(RunFileError) as caught:
+        load_run(path)
+    assert str(caught.value).startswith(f"{path}:1: {field}")
+    assert what in str(caught.value)
+
+
+def test_an_unanswered_final_answer_ends_the_view_as_it_ended(tmp_path: Path) -> None:
+    """As sent, the view after a final answer is the conversation ending on it, says so, and holds no nudge."""
+    run = compacted_run(tmp_path, 3, [])
+    view = Views(run).at(None)
+    assert view.ended and view.messages[-1].role == "assistant" and view.message_count == len(view.messages) == 6
+    assert view.bytes == Views(run).sizes().bytes[-1] == json_bytes(wire(view))
+    last = view.steps[-1]
+    assert last.ended and last.result is None and last.result_block is None
+    assert ENDED_TEXT in view._repr_html_() and "nudge" not in view._repr_html_().split("ar-legend")[0]
+    frame = steps_frame(run)
+    assert frame["ended"].tolist() == [False, False, True]
+    assert frame["shown_as"].isna().tolist() == [False, False, True] and not frame["nudge"].iloc[-1]
+    contract = Views(run, run.options(recent_results=5)).at(None)
+    assert not contract.ended and contract.steps[-1].result_block.kind == "nudge_no_tool_call"
+
+
+def test_an_answered_final_step_is_not_an_end(tmp_path: Path) -> None:
+    """A last step the source answered keeps its user turn: the view is a request, not an end."""
+    run = compacted_run(tmp_path, 3, [], answered_last=True)
+    view = Views(run).at(None)
+    assert not view.ended and view.messages[-1].to_dict() == {
+        "role": "user",
+        "content": [{"type": "text", "text": "Thanks."}],
+    }
+
+
+@pytest.mark.parametrize("path", IMPORTED, ids=lambda path: path.name)
+def test_no_as_sent_view_of_an_import_holds_a_block_the_source_did_not_send(path: Path) -> None:
+    """Every view of every bundled sample import and imported fixture is exactly what its source sent."""
+    assert list(as_sent_problems(load(path))) == []
+
+
+@pytest.mark.parametrize("name", REAL_FILES or [pytest.param("", marks=pytest.mark.skip("no real fixtures here"))])
+def test_no_as_sent_view_of_a_real_fixture_holds_a_block_the_source_did_not_send(name: str) -> None:
+    """Every run of every real public fixture (tests/fixtures/real/MANIFEST.json) is viewed exactly as it was sent."""
+    try:
+        runs = load_runs(REAL / name)
+    except RunFileError as error:  # whether it imports is the importers' tests' concern, over the same manifest
+        pytest.skip(f"does not import: {error}")
+    for run in runs:
+        assert list(as_sent_problems(run)) == []
+
+
+def cli(*argv: str) -> str:
+    """The output of ``agentrender argv`` run in this process, which must succeed."""
+    out, err = io.StringIO(), io.StringIO()
+    assert main([*argv], stdout=out, stderr=err) == 0, err.getvalue()
+    return out.getvalue()
+
+
+def test_the_cli_show_marks_the_compaction_with_its_sizes(tmp_path: Path) -> None:
+    """show --at K right after a compaction says so with the sizes before and after; --json carries the fact."""
+    run = compacted_run(tmp_path, 8, [compaction(3)])
+    fact = Views(run).at(3).compaction
+    assert fact is not None
+    terminal = ("--width", "200", "--color", "never")
+    text = cli("show", run.path, "--at", "3", *terminal)
+    assert "compaction (auto) before step 3" in text and f"{fact.bytes_before:,} bytes" in text
+    assert f"{fact.bytes_after:,} bytes" in text
+    assert "the 3 steps before it are not in this view" in cli("show", run.path, "--at", "5", *terminal)
+    shown = json.loads(cli("show", run.path, "--json"))
+    assert shown["ended"] is True and shown["steps"][-1]["result"] is None and shown["compaction"] is None
+    assert json.loads(cli("show", run.path, "--at", "3", "--json"))["compaction"]["bytes_before"] == fact.bytes_before
+    context = cli("context", run.path, *terminal)
+    assert "compaction (auto): the conversation restarted" in context
+    assert json.loads(cli("context", run.path, "--json"))[3]["compaction"] == "auto"
+    assert "clean" in cli("check", run.path, *terminal)
+    table = cli("steps", run.path, *terminal)
+    assert "compaction" in table and "nothing: the conversation ended" in table and "nudge" not in table
+
+
+def test_the_widgets_mark_the_compaction_and_the_end(tmp_path: Path) -> None:
+    """ConversationView's label and HTML mark a compaction and the end; the explorer's table has the column."""
+    run = compacted_run(tmp_path, 8, [compaction(3)])
+    widget = ConversationView(run, at=3)
+    assert "compaction" in widget.position_label.value and 'class="ar-compacted"' in widget.html.value
+    widget.at = 8
+    assert "as it ended" in widget.position_label.value and ENDED_TEXT in widget.html.value
+    explorer = RunExplorer(run)
+    assert "compaction" in explorer.frame.columns and explorer.frame["compaction"].tolist()[3] == "auto"
