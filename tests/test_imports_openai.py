@@ -309,6 +309,24 @@ def test_load_detects_openai_chats_and_trajectories_and_leaves_anthropic_ones(tm
     assert rendered(load(anthropic)) == rendered(from_anthropic(anthropic))
 
 
+def test_a_bare_history_is_a_swe_agent_trajectory_for_load_and_the_cli(tmp_path):
+    """``{"history": [...]}`` alone (as SWE-agent's demonstrations keep it) loads, at the top level and in the CLI."""
+    import subprocess
+    import sys
+
+    import agentrender
+
+    bare = tmp_path / "demo.traj"
+    bare.write_text(json.dumps({"history": json.loads(TRAJ.read_text())["history"]}), encoding="utf-8")
+    run = agentrender.load(bare)
+    assert run.header["source"]["format"] == "swe-agent-trajectory"
+    assert rendered(run) == rendered(from_openai(bare))
+    shown = subprocess.run(
+        [sys.executable, "-m", "agentrender", "steps", str(bare)], capture_output=True, text=True, check=False
+    )
+    assert shown.returncode == 0, shown.stderr
+
+
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), fixture=st.sampled_from([CHAT, TRAJ]))
 def test_fuzzed_chats_raise_only_run_file_error(tmp_path_factory, data, fixture):

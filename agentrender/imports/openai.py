@@ -88,8 +88,8 @@ _decode = fast_json_decoder(json.JSONDecoder())
 def looks_like_openai(value: Any) -> bool:
     """True when ``value`` has the shape of something ``from_openai`` reads (checked loosely, for ``load``)."""
     if isinstance(value, Mapping):
-        if isinstance(value.get("history"), list) and ("trajectory" in value or "info" in value):
-            return True
+        if isinstance(value.get("history"), list) and "messages" not in value:
+            return True  # a SWE-agent trajectory, or its bare history as its own demonstrations keep it
         if isinstance(value.get("messages"), list):
             return _messages_look_openai(value["messages"])
         request = next((value[key] for key in _REQUEST_KEYS if key in value), None)
