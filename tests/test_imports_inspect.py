@@ -339,3 +339,56 @@ def test_the_benchmark_runs_on_tiny_logs(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(" turns")[0].strip() for line in lines] == ["2", "5"]
     assert all("read_eval_log" in line and line.endswith("x") for line in lines)
+
+
+def _submit_only_in_the_last_event(data: dict[str, Any]) -> None:
+    """Make sample sum3/1 end as Inspect's ``react`` agent ends: its last reply, a ``submit`` call, is only in
+    its model event's output, not in the sample's messages."""
+    sample = _sample(data, "sum3", 1)
+    last = sample["messages"].pop()
+    event = next(
+        e
+        for e in sample["events"]
+        if e["event"] == "model" and e["output"]["choices"][0]["message"].get("id") == last["id"]
+    )
+    message = event["output"]["choices"][0]["message"]
+    message.update(content="", tool_calls=[{"id": "call_submit", "function": "submit", "arguments": {"answer": "6"}}])
+    event["output"]["choices"][0]["stop_reason"] = "tool_calls"
+
+
+def test_a_final_submit_only_in_the_last_model_event_is_the_runs_last_step(json_log: Path) -> None:
+    """The last model event's reply, missing from the sample's messages (a ``submit`` call), is the run's last
+    step: its decision is the call, as ``decide`` reads the recorded reply, and the call is that step's."""
+    _edit_json(json_log, _submit_only_in_the_last_event)
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    assert len(run.steps) == 3 and run.warnings == ()
+    last = run.steps[-1].decision
+    assert (last.kind, last.tool, last.args) == ("tool_call", "submit", {"answer": "6"})
+    call = run.model_calls[-1]
+    assert call.step == 2
+    assert render.decide(call.response) == last
+
+
+def test_a_samples_end_is_the_runs_end_record(json_log: Path) -> None:
+    """How Inspect says a sample ended is the run's end: done is ``completed``, a limit ``stopped`` (naming it),
+    an error ``failed`` (with its first line); what Inspect wrote stays in the source."""
+
+    def end_three_ways(data: dict[str, Any]) -> None:
+        _sample(data, "sum3", 1)["limit"] = {"type": "message", "limit": 5}
+        _sample(data, "double", 1)["error"] = {
+            "message": "RuntimeError: boom\nmore",
+            "traceback": "",
+            "traceback_ansi": "",
+        }
+
+    _edit_json(json_log, end_three_ways)
+    runs = _by_id(from_inspect(json_log))
+    ends = {run_id: {k: v for k, v in run.end.items() if k != "at"} for run_id, run in runs.items() if run.end}
+    assert ends == {
+        "arith/sum3/1": {"type": "end", "status": "stopped", "reason": "message_limit"},
+        "arith/double/1": {"type": "end", "status": "failed", "reason": "error", "error": "RuntimeError: boom"},
+        "arith/sum3/2": {"type": "end", "status": "completed", "reason": "completed"},
+        "arith/double/2": {"type": "end", "status": "completed", "reason": "completed"},
+    }
+    assert runs["arith/sum3/1"].header["source"]["limit"] == {"type": "message", "limit": 5}
+    assert runs["arith/sum3/2"].end["at"].startswith("20")

@@ -452,3 +452,26 @@ def test_the_quick_reading_of_common_messages_converts_as_the_whole_reading_does
         if i < len(chat)
     }
     assert kept == expected
+
+
+@pytest.mark.parametrize(
+    ("info", "end"),
+    [
+        ({"exit_status": "submitted", "submission": "diff"}, {"status": "completed", "reason": "submitted"}),
+        ({"exit_status": "submitted (exit_cost)"}, {"status": "stopped", "reason": "submitted (exit_cost)"}),
+        ({"exit_status": "exit_context"}, {"status": "stopped", "reason": "exit_context"}),
+        ({"exit_status": "exit_format"}, {"status": "failed", "reason": "exit_format"}),
+        ({"submission": "diff"}, {"status": "completed", "reason": "submitted"}),
+        ({"model_stats": {}}, None),
+    ],
+)
+def test_a_trajectorys_exit_status_is_the_runs_end(tmp_path, info, end):
+    """A SWE-agent trajectory's ``info.exit_status`` (or a submission alone) is the run's end record; the info
+    itself stays in the run's source."""
+    traj = json.loads(TRAJ.read_text(encoding="utf-8"))
+    traj["info"] = info
+    path = tmp_path / "t.traj"
+    path.write_text(json.dumps(traj), encoding="utf-8")
+    run = load(path)
+    assert run.end == (None if end is None else {"type": "end", **end})
+    assert run.header["source"]["trajectory"]["info"] == info

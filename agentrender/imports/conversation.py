@@ -232,6 +232,7 @@ def conversation_run(
     summarise: Summariser | None = None,
     warnings: list[RunWarning] | None = None,
     replies_checked: bool = False,
+    end: Mapping[str, Any] | None = None,
 ) -> Run:
     """The run that renders ``messages`` exactly as they were sent.
 
@@ -244,6 +245,7 @@ def conversation_run(
     ``warnings`` holds what was read but could not be mapped (``RunWarning``s, with where it
     was); it is added to, and the run's warnings begin with it. ``replies_checked`` says the
     maker checked each call's reply (``runfile.replies.check_reply``), to warn of one it cannot keep.
+    ``end`` is the run's ``end`` record, when the source says how the run ended.
 
     The header and the model calls are read as ``read_records`` reads them; each step (its
     decision, observation and record) is made when first read (``runfile.ConversationSteps``).
@@ -284,6 +286,7 @@ def conversation_run(
         summarise=summarise,
         warnings=warnings,
         replies_checked=replies_checked,
+        end=end,
     )
 
 
@@ -299,6 +302,7 @@ def checked_run(
     summarise: Summariser | None = None,
     warnings: list[RunWarning],
     replies_checked: bool = False,
+    end: Mapping[str, Any] | None = None,
 ) -> Run:
     """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
 
@@ -307,10 +311,11 @@ def checked_run(
     use left unanswered (``unanswered_warning``). Only the opening is read here; the other
     turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
     ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
+    ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended.
     """
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     return read_records(
-        [header, *calls],
+        [header, *calls, *([dict(end)] if end is not None else [])],
         path=where.path,
         notes=warnings,
         blocks_checked=True,

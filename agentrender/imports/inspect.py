@@ -221,6 +221,8 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     if system is not None:
         request["system"] = system
     turns = normalise_messages(messages, where.at("messages"))
+    final = _final_reply(turns, calls)
+    end = _end(sample, str(origin.get("status") or ""))
 
     def read() -> Run:
         found = list(warnings)  # read twice when calls must keep their messages: each read finds its own
@@ -233,6 +235,8 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
             calls=calls,
             summarise=summarise,
             warnings=found,
+            final=final,
+            end=end,
         )
 
     run = read()
@@ -244,6 +248,37 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
         record["request"]["messages"] = messages_sent
     run = read()
     return replace(run, warnings=(*run.warnings, *(warning for warning, _, _ in mismatches)))
+
+
+def _final_reply(turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The reply of the last model call when the sample's messages do not hold it, or ``None``.
+
+    An agent that ends on a tool such as ``submit`` (Inspect's ``react``) never appends that
+    reply to the sample's messages: it is only in its model event's output. It is the run's last step.
+    """
+    if not calls or not turns or turns[-1]["role"] != "user":
+        return None
+    last = calls[-1]
+    return dict(last["response"]) if last["step"] == len(turns) // 2 else None
+
+
+def _end(sample: Any, log_status: str) -> dict[str, Any] | None:
+    """The run's ``end`` record, from how Inspect says the sample ended (its ``error``: ``failed``; its ``limit``:
+    ``stopped``, the reason naming the limit; the log's status), in docs/runfile.md's statuses. The values
+    Inspect gave stay in the run's source (``error``, ``limit``, ``status``)."""
+    end: dict[str, Any] = {"type": "end"}
+    if sample.error is not None:
+        end.update(status="failed", reason="error", error=_first_line(str(sample.error.message)))
+    elif sample.limit is not None:
+        end.update(status="stopped", reason=f"{sample.limit.type}_limit")
+    elif log_status in ("cancelled", "started") and getattr(sample, "completed_at", None) is None:
+        return None  # the sample was still going when the log was written: a run with no end
+    else:
+        end.update(status="completed", reason="completed")
+    at = getattr(sample, "completed_at", None)
+    if at:
+        end["at"] = at.isoformat() if hasattr(at, "isoformat") else str(at)
+    return end
 
 
 _Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]]]

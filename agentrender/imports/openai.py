@@ -175,6 +175,8 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
     if not turns[0]["content"]:
         raise where.error("the first user message is empty: there is no opening to render")
     # the turns alternate (a role that repeats joins the turn before), and unanswered tool uses were warned of
+    trajectory = chat.get("trajectory")
+    info = trajectory.get("info") if isinstance(trajectory, Mapping) else None
     return checked_run(
         turns,
         where=where,
@@ -184,7 +186,29 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
+        end=_swe_agent_end(info) if isinstance(info, Mapping) else None,
     )
+
+
+# SWE-agent's exit statuses: ``submitted`` is done; an error (``exit_error``, ``exit_format``, ``exit_api``,
+# ``exit_environment_error``) is a failure; any other (a cost, context, time or step limit: ``exit_cost``,
+# ``submitted (exit_context)``, ``early_exit``, ...) stopped the run. The status is the end's reason, as written.
+_SWE_AGENT_FAILURES = ("error", "format", "api", "environment")
+
+
+def _swe_agent_end(info: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The run's ``end`` record from a SWE-agent trajectory's ``info`` (kept whole in the source): its
+    ``exit_status``, or a ``submission`` alone; ``None`` when it says neither."""
+    status = info.get("exit_status")
+    if not isinstance(status, str) or not status:
+        return {"type": "end", "status": "completed", "reason": "submitted"} if info.get("submission") else None
+    if status == "submitted":
+        kind = "completed"
+    elif any(word in status for word in _SWE_AGENT_FAILURES):
+        kind = "failed"
+    else:
+        kind = "stopped"
+    return {"type": "end", "status": kind, "reason": status}
 
 
 def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:
