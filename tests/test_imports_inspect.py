@@ -392,3 +392,25 @@ def test_a_samples_end_is_the_runs_end_record(json_log: Path) -> None:
     }
     assert runs["arith/sum3/1"].header["source"]["limit"] == {"type": "message", "limit": 5}
     assert runs["arith/sum3/2"].end["at"].startswith("20")
+
+
+@pytest.mark.parametrize(("padded", "size"), [(1, 40 << 20), (4, 6 << 20)])
+def test_an_eval_zip_bomb_is_refused_before_inspect_reads_it(tmp_path: Path, padded: int, size: int) -> None:
+    """The committed log with samples padded with spaces (still valid JSON) that inflate past 8 MiB + 100 times
+    their compressed size (one member, or all of them while each is under the bound alone) is a RunFileError
+    naming the policy, not read."""
+    import inspect_ai.log  # noqa: F401  (reads the fixture's zstd members: Inspect adds zstd to zipfile)
+
+    path = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(FIXTURE) as source, zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as bomb:
+        samples = [name for name in source.namelist() if name.startswith("samples/")][:padded]
+        for name in source.namelist():
+            pad = b" " * size if name in samples else b""
+            bomb.writestr(name, source.read(name) + pad)
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(RunFileError) as caught:
+        load(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:1: the .eval archive's ")
+    assert message.endswith("refused as a zip bomb")
+    assert (f"member {samples[0]!r}" in message) == (padded == 1)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -40,6 +41,7 @@ from agentrender._extras import require
 from agentrender._fast import paused
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
 __all__ = ["from_inspect", "looks_like_inspect"]
 
@@ -80,10 +82,11 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
     read, and ``ImportError`` with the pip line when ``inspect_ai`` is not installed.
     """
-    log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+    _check_inflation(name)  # before Inspect's reader is imported, which takes seconds
+    log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
     try:
         # "core": images and long texts condensed to attachment:// references are read back, except in the
         # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
@@ -106,6 +109,32 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
     with paused():  # the log's objects are many and live on: the collector would walk them for nothing
         return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+
+
+def _check_inflation(path: str) -> None:
+    """Refuse an ``.eval`` archive (a zip) that would inflate past what a gzip run file may: each member past
+    ``lines.inflate_limit`` of its compressed size, or all of them past that of the file's size (a zip bomb).
+
+    The sizes are those the archive declares: Python's ``zipfile``, which Inspect reads it with, gives no more
+    of a member than its declared size, so they bound what reading it costs. A JSON log is not compressed.
+    """
+    if not zipfile.is_zipfile(path):
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # Inspect's reader says what is wrong with it
+    size = os.path.getsize(path)
+    parts = [(f"member {m.filename!r}", m.file_size, m.compress_size) for m in members]
+    for what, inflated, compressed in [*parts, ("members in all", sum(m.file_size for m in members), size)]:
+        if inflated > inflate_limit(compressed):
+            raise RunFileError(
+                path,
+                1,
+                f"the .eval archive's {what} inflate to {inflated:,} bytes, past {INFLATE_FLOOR >> 20} MiB and "
+                f"{INFLATE_RATIO} times their {compressed:,} compressed bytes: refused as a zip bomb",
+            )
 
 
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
