@@ -414,3 +414,68 @@ def test_an_eval_zip_bomb_is_refused_before_inspect_reads_it(tmp_path: Path, pad
     assert message.startswith(f"{path}:1: the .eval archive's ")
     assert message.endswith("refused as a zip bomb")
     assert (f"member {samples[0]!r}" in message) == (padded == 1)
+
+
+def _pool_the_inputs(data: dict[str, Any]) -> None:
+    """Keep each model event's input as Inspect condenses it: ``input_refs`` into the sample's message pool."""
+    for sample in data["samples"]:
+        pool: list[Any] = []
+        for event in sample["events"]:
+            if event["event"] == "model" and event.get("input"):
+                event["input_refs"] = [[len(pool), len(pool) + len(event["input"])]]
+                pool.extend(event["input"])
+                event["input"] = []
+        sample["events_data"] = {"messages": pool, "calls": []}
+
+
+@pytest.mark.parametrize("resolves", [True, False])
+@pytest.mark.parametrize("kind", ["json", "eval"])
+def test_inputs_kept_as_references_into_the_message_pool_are_what_was_sent(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch, resolves: bool, kind: str
+) -> None:
+    """A log whose model events keep their input as ``input_refs`` into the sample's message pool (as the
+    committed .eval does) imports as the log of whole inputs does, with no warning, whether the installed
+    inspect_ai resolves them or not."""
+    whole = [(r.run_id, [c.step for c in r.model_calls], r.warnings) for r in from_inspect(json_log)]
+    if kind == "json":
+        _edit_json(json_log, _pool_the_inputs)
+    else:
+        json_log = FIXTURE
+    if not resolves:  # an inspect_ai that does not know the pool (older than the log) leaves the references
+        for module in [m for name, m in sys.modules.items() if name.startswith("inspect_ai.")]:
+            if hasattr(module, "resolve_sample_events_data"):
+                monkeypatch.setattr(module, "resolve_sample_events_data", lambda sample: sample)
+            if hasattr(module, "resolve_model_event_inputs"):
+                monkeypatch.setattr(module, "resolve_model_event_inputs", lambda events, pool: list(events))
+    runs = from_inspect(json_log)
+    assert [(r.run_id, [c.step for c in r.model_calls], r.warnings) for r in runs] == whole
+    sum3 = _by_id(runs)["arith/sum3/1"]
+    assert [call.record["request"].get("messages") for call in sum3.model_calls] == [None, None, None]
+
+
+def test_what_inspect_logs_while_reading_stays_off_the_terminal_and_is_a_warning(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A warning inspect_ai logs while it reads the log reaches neither the terminal nor the root logger: it is a
+    warning on each run, once; what it logs below a warning is dropped."""
+    import logging
+
+    import inspect_ai.log
+
+    real = inspect_ai.log.read_eval_log
+
+    def chatty(*args: Any, **kwargs: Any) -> Any:
+        logger = logging.getLogger("inspect_ai.log._file")
+        logger.warning("Log file written by a newer inspect_ai\ndetails")
+        logger.warning("Log file written by a newer inspect_ai\ndetails")
+        logger.info("reading")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect_ai.log, "read_eval_log", chatty)
+    caplog.set_level(logging.DEBUG)
+    runs = from_inspect(FIXTURE)
+    assert [w.text for w in runs[0].warnings] == ["inspect_ai, reading the log: Log file written by a newer inspect_ai"]
+    assert all(len(run.warnings) == 1 for run in runs)
+    assert [record for record in caplog.records if record.name.startswith("inspect_ai")] == []
+    assert capfd.readouterr() == ("", "")
+    assert logging.getLogger("inspect_ai").propagate  # as it was

@@ -28,10 +28,12 @@ them (``scorer_model_calls``).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -86,13 +88,14 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
     _check_inflation(name)  # before Inspect's reader is imported, which takes seconds
-    log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
-    try:
-        # "core": images and long texts condensed to attachment:// references are read back, except in the
-        # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-        log = log_module.read_eval_log(name, resolve_attachments="core")
-    except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
-        raise _unreadable(log_module, name, error) from None
+    with _inspect_logging() as said:
+        log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
+        try:
+            # "core": images and long texts condensed to attachment:// references are read back, except in the
+            # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
+            log = log_module.read_eval_log(name, resolve_attachments="core")
+        except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
+            raise _unreadable(log_module, name, error) from None
     task = str(log.eval.task)
     origin = {
         "format": "inspect-ai",
@@ -108,7 +111,32 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         failure = f": {_first_line(str(log.error.message))}" if log.error is not None else ""
         raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
     with paused():  # the log's objects are many and live on: the collector would walk them for nothing
-        return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+        runs = [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+    if not said:
+        return runs
+    notes = tuple(RunWarning(line=1, text=f"inspect_ai, reading the log: {text}", path=name) for text in said)
+    return [replace(run, warnings=(*run.warnings, *notes)) for run in runs]
+
+
+@contextmanager
+def _inspect_logging() -> Iterator[list[str]]:
+    """Keep what ``inspect_ai`` logs while it reads a log off the user's terminal: its warnings (and worse) are
+    gathered in the list given, each message once, for the runs' warnings; the rest is dropped."""
+    said: list[str] = []
+
+    class Gather(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = _first_line(record.getMessage())
+            if record.levelno >= logging.WARNING and text not in said:
+                said.append(text)
+
+    logger = logging.getLogger("inspect_ai")
+    handlers, propagate = logger.handlers[:], logger.propagate
+    logger.handlers, logger.propagate = [Gather()], False
+    try:
+        yield said
+    finally:
+        logger.handlers, logger.propagate = handlers, propagate
 
 
 def _check_inflation(path: str) -> None:
@@ -231,8 +259,10 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     calls: list[dict[str, Any]] = []
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
+    pool = _MessagePool(sample, path)
     for number, event in events:
-        made = _model_call(sample.events[number], event, convert, where.at(f"events[{number}]"), replies, warnings)
+        inputs = pool.input_of(number, sample.events[number], event)
+        made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings)
         if made is not None:
             record, messages_sent = made
             calls.append(record)
@@ -407,7 +437,7 @@ def _reply_steps(messages: Sequence[Any]) -> dict[str, int]:
 
 
 def _model_call(
-    model_event: Any,
+    inputs: Sequence[Any],
     event: Mapping[str, Any],
     convert: _Converter,
     where: Where,
@@ -422,7 +452,7 @@ def _model_call(
     """
     dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
     system, messages = _conversation(
-        [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(model_event.input or ())],
+        [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(inputs)],
         where.at("input"),
         dropped,
     )
@@ -471,7 +501,7 @@ def _model_call(
     step = sum(1 for message in messages if message["role"] == "assistant")
     unresolved = not messages and bool(event.get("input_refs"))
     if unresolved:
-        # an input kept as references into a message pool this inspect_ai does not read back
+        # an input kept as references into a message pool the log does not hold
         reply = replies.get(response["id"])
         if reply is None:
             warnings.append(
@@ -490,9 +520,87 @@ def _model_call(
     return record, None if unresolved else messages
 
 
-_UNRESOLVED = (
-    "the model event's input is kept as references to a message pool the installed inspect_ai does not resolve"
-)
+_UNRESOLVED = "the model event's input is kept as references to a message pool the log does not hold"
+
+
+class _MessagePool:
+    """The messages a sample's model events were sent, where the log keeps them as references (``input_refs``,
+    ranges ``[start, end)``) into the sample's pool of messages (``events_data.messages``).
+
+    Inspect's reader resolves them when it knows the pool; where the installed ``inspect_ai`` does not (a log
+    written by a newer one), the pool and the references are read here from the sample as the file holds it.
+    """
+
+    def __init__(self, sample: Any, path: str) -> None:
+        self._sample, self._path = sample, path
+        self._raw: Mapping[str, Any] | None = None
+        self._pool: list[Any] | None = None
+
+    def input_of(self, number: int, model_event: Any, event: dict[str, Any]) -> Sequence[Any]:
+        """The input of the model event at ``number`` (``event``: its dump, given its references when the
+        installed ``inspect_ai`` dropped them); empty when the log does not say it."""
+        if model_event.input:
+            return list(model_event.input)
+        refs = event.get("input_refs") or self._raw_event(number).get("input_refs")
+        if not isinstance(refs, list) or not refs:
+            return []
+        event["input_refs"] = refs
+        pool = self._messages()
+        return [pool[k] for start, end in refs for k in range(start, end) if 0 <= k < len(pool)]
+
+    def _messages(self) -> list[Any]:
+        if self._pool is None:
+            found = getattr(self._sample, "events_data", None)
+            if not (isinstance(found, Mapping) and found.get("messages")):
+                found = self._raw_sample().get("events_data")
+            pool = found.get("messages") if isinstance(found, Mapping) else None
+            attachments = self._raw_sample().get("attachments") if pool and _has_attachment(pool) else None
+            self._pool = [
+                _with_attachments(m, attachments) if isinstance(attachments, Mapping) else m for m in pool or ()
+            ]
+        return self._pool
+
+    def _raw_event(self, number: int) -> Mapping[str, Any]:
+        events = self._raw_sample().get("events")
+        found = events[number] if isinstance(events, list) and number < len(events) else None
+        return found if isinstance(found, Mapping) else {}
+
+    def _raw_sample(self) -> Mapping[str, Any]:
+        """The sample as the file holds it (``{}`` when it cannot be read so)."""
+        if self._raw is None:
+            self._raw = _raw_sample_of(self._path, self._sample.id, self._sample.epoch) or {}
+        return self._raw
+
+
+def _raw_sample_of(path: str, sample_id: Any, epoch: Any) -> Mapping[str, Any] | None:
+    """The sample ``sample_id``/``epoch`` of a log read as plain JSON, from an ``.eval`` archive's member or a
+    JSON log's ``samples``; ``None`` when it cannot be read so."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                found = json.loads(archive.read(f"samples/{sample_id}_epoch_{epoch}.json"))
+        else:
+            with open(path, encoding="utf-8") as file:
+                samples = json.load(file).get("samples") or []
+            found = next((s for s in samples if s.get("id") == sample_id and s.get("epoch") == epoch), None)
+    except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
+        return None
+    return found if isinstance(found, Mapping) else None
+
+
+def _has_attachment(value: Any) -> bool:
+    return "attachment://" in json.dumps(_dump(value), default=str) if value else False
+
+
+def _with_attachments(value: Any, attachments: Mapping[str, Any]) -> Any:
+    """``value`` (a message as plain JSON) with each ``attachment://<hash>`` text read back from ``attachments``."""
+    if isinstance(value, str) and value.startswith("attachment://"):
+        return attachments.get(value.removeprefix("attachment://"), value)
+    if isinstance(value, Mapping):
+        return {key: _with_attachments(item, attachments) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_attachments(item, attachments) for item in value]
+    return value
 
 
 def _first_line(text: str) -> str:
