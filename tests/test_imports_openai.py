@@ -475,3 +475,36 @@ def test_a_trajectorys_exit_status_is_the_runs_end(tmp_path, info, end):
     run = load(path)
     assert run.end == (None if end is None else {"type": "end", **end})
     assert run.header["source"]["trajectory"]["info"] == info
+
+
+def test_a_responses_id_model_usage_finish_reason_and_other_choices_are_kept(tmp_path):
+    """What a completion says beside its reply (id, model, usage, the reply's finish_reason, other choices) is in
+    the run's source, and the file ``agentrender import`` writes; other choices are named in a warning."""
+    from agentrender import load_run
+    from agentrender.cli import main
+
+    usage = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
+    completion = {
+        "id": "chatcmpl-9",
+        "object": "chat.completion",
+        "model": "gpt-4o-2024-08-06",
+        "usage": usage,
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hello"}},
+            {"index": 1, "finish_reason": "length", "message": {"role": "assistant", "content": "hel"}},
+        ],
+    }
+    path = tmp_path / "call.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}], "response": completion}))
+    run = from_openai(path)
+    kept = run.header["source"]["response"]
+    assert kept["id"] == "chatcmpl-9" and kept["model"] == "gpt-4o-2024-08-06" and kept["usage"] == usage
+    assert kept["choices[0].finish_reason"] == "stop" and kept["choices[0].index"] == 0
+    assert kept["other_choices"] == completion["choices"][1:]
+    assert [w.text for w in run.warnings] == [
+        "response.choices: 1 other choice(s): only the first is the reply, the others are kept in "
+        "source.response.other_choices"
+    ]
+    written = tmp_path / "run.jsonl"
+    assert main(["import", str(path), "-o", str(written)]) == 0
+    assert load_run(written).header["source"]["response"] == kept
