@@ -46,7 +46,11 @@ SUM3 = [
     },
     {
         "role": "assistant",
-        "content": [{"type": "tool_use", "id": "call_sum3_1_0", "name": "add", "input": {"x": -1, "y": 2}}],
+        "content": [
+            # the reply's empty text, as Inspect's Anthropic provider sends it (the API refuses empty text)
+            {"type": "text", "text": "(no content)"},
+            {"type": "tool_use", "id": "call_sum3_1_0", "name": "add", "input": {"x": -1, "y": 2}},
+        ],
     },
     {
         "role": "user",
@@ -479,3 +483,23 @@ def test_what_inspect_logs_while_reading_stays_off_the_terminal_and_is_a_warning
     assert [record for record in caplog.records if record.name.startswith("inspect_ai")] == []
     assert capfd.readouterr() == ("", "")
     assert logging.getLogger("inspect_ai").propagate  # as it was
+
+
+def test_an_empty_reply_is_sent_as_inspect_sends_it_and_check_finds_no_api_error(json_log: Path) -> None:
+    """An empty reply (Inspect logs content ``""``) is the text ``(no content)``, as Inspect's Anthropic provider
+    sends it (the API refuses empty text blocks), so ``agentrender check`` finds nothing the API would refuse."""
+    from agentrender.cli import main
+
+    def empty_reply(data: dict[str, Any]) -> None:
+        sample = _sample(data, "double", 1)
+        last = sample["messages"][-1]
+        last["content"] = ""
+        for event in sample["events"]:
+            if event["event"] == "model" and event["output"]["choices"][0]["message"].get("id") == last["id"]:
+                event["output"]["choices"][0]["message"]["content"] = ""
+
+    _edit_json(json_log, empty_reply)
+    run = from_inspect(json_log)[0]
+    assert run.run_id == "arith/double/1"  # the run load and check read
+    assert [block.text for block in run.model_calls[-1].response.content] == ["(no content)"]
+    assert main(["check", str(json_log)]) == 0

@@ -11,6 +11,7 @@ Inspect's Anthropic provider sends them:
   reasoning is a ``thinking`` block (``redacted_thinking`` when redacted);
 - a tool message is a ``tool_result`` block (``is_error`` with the error's message when the
   tool failed); consecutive tool and user messages are one user turn, as the API merges them;
+- empty text is ``(no content)``, as Inspect sends it (``NO_CONTENT``: the API refuses empty text blocks);
 - images and documents keep their data or URL as a ``source``; content with no Messages API
   block (audio, video, data, server tool uses) and Inspect's own citations are left out, each
   with a warning on the run naming the sample and the message.
@@ -685,9 +686,23 @@ def _conversation(
     return system, turns
 
 
+NO_CONTENT = "(no content)"
+"""The text Inspect's Anthropic provider sends for empty content (``inspect_ai._util.constants.NO_CONTENT``).
+
+The Messages API refuses a text block that is empty or only whitespace ("text content blocks must be
+non-empty", "text content blocks must contain non-whitespace text": 400 ``invalid_request_error``,
+anthropics/claude-code#23440), so Inspect never sends one: its provider
+(``inspect_ai/model/_providers/anthropic.py``, ``message_param``, ``message_block_params``,
+``assistant_message_block_params``) sends this text for an empty text (a message's or a content item's),
+for an empty user message, an empty assistant message with no tool calls, and after a reply's final thinking.
+"""
+
+
 def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """An assistant message's blocks: its content (without empty text beside tool uses), then its tool calls."""
-    blocks = _content(message.get("content", ""), where.at("content"), warnings)
+    """An assistant message's blocks: its content, then its tool calls; as Inspect's Anthropic provider sends
+    them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``."""
+    content = message.get("content", "")
+    blocks = _content(content, where.at("content"), warnings) if content != [] else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
@@ -701,8 +716,8 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
         uses.append(
             {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
         )
-    if uses:
-        blocks = [block for block in blocks if not (block["type"] == "text" and not block["text"])]
+    if not uses and (not blocks or blocks[-1]["type"] in ("thinking", "redacted_thinking")):
+        blocks.append({"type": "text", "text": NO_CONTENT})
     return blocks + uses
 
 
@@ -735,9 +750,10 @@ def _text_of(content: Any) -> str:
 
 
 def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """Inspect message content (text, or a list of content items) as Messages API blocks."""
+    """Inspect message content (text, or a list of content items) as Messages API blocks; empty text, or no
+    content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        return [{"type": "text", "text": content or NO_CONTENT}]
     if not isinstance(content, list):
         raise where.error(f"expected text or a list of content, got {type(content).__name__}")
     blocks = []
@@ -745,7 +761,7 @@ def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dic
         block = _block(item, where.at(f"[{position}]"), warnings)
         if block is not None:
             blocks.append(block)
-    return blocks
+    return blocks if content else [{"type": "text", "text": NO_CONTENT}]
 
 
 def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
@@ -753,7 +769,7 @@ def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any
         raise where.error("expected a content item with a type")
     kind = item["type"]
     if kind == "text":
-        block: dict[str, Any] = {"type": "text", "text": str(item.get("text", ""))}
+        block: dict[str, Any] = {"type": "text", "text": str(item.get("text", "")) or NO_CONTENT}
         if item.get("cache_breakpoint"):
             block["cache_control"] = {"type": "ephemeral"}
         if item.get("citations"):
