@@ -4,10 +4,13 @@ The core (this package and ``agentrender.render``) is the render contract: recor
 steps into the conversation a model is shown, and a model's reply into a decision. It
 imports nothing outside the Python standard library. ``record(client, path)`` records the
 Messages API calls of an agent built on the Anthropic SDK to a run file; it works on the
-client it is given, so it needs no import of the SDK either.
+client it is given, so it needs no import of the SDK either. ``load(path)`` reads any run:
+a run file, or a history an importer reads (``agentrender.imports``: standard library too,
+Inspect logs aside, whose reader is imported only when one is read).
 """
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput
+from agentrender.imports import load
 from agentrender.recording import record
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWriter, load_run, write_run
 
@@ -24,6 +27,7 @@ __all__ = [
     "RunWriter",
     "Step",
     "StepInput",
+    "load",
     "load_run",
     "record",
     "write_run",

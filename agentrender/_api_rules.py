@@ -11,6 +11,15 @@ empty content and no blank text block; each tool use with an id (letters, digits
 and ``-``) used once in the conversation, a name of 1 to 64 such characters and an object
 as input; and the tool uses of an assistant turn answered, in order, by ``tool_result``
 blocks at the start of the next user turn, with no result answering anything else.
+
+The text rule holds in user and assistant turns alike: the API answers 400
+``invalid_request_error`` "messages: text content blocks must be non-empty" to an empty text
+block (anthropics/anthropic-sdk-python#461: the API may *return* one beside a tool use, and
+refuses it when it is sent back) and "messages: text content blocks must contain non-whitespace
+text" to one of only whitespace (anthropics/claude-code#23352, #23440, in assistant turns too:
+anomalyco/opencode#31259). A recorded session that holds such blocks and was accepted was sent
+without them: the importer says what was sent (Inspect sends ``(no content)``,
+``imports.inspect.NO_CONTENT``), and the rule stays.
 """
 
 from __future__ import annotations

@@ -46,7 +46,11 @@ SUM3 = [
     },
     {
         "role": "assistant",
-        "content": [{"type": "tool_use", "id": "call_sum3_1_0", "name": "add", "input": {"x": -1, "y": 2}}],
+        "content": [
+            # the reply's empty text, as Inspect's Anthropic provider sends it (the API refuses empty text)
+            {"type": "text", "text": "(no content)"},
+            {"type": "tool_use", "id": "call_sum3_1_0", "name": "add", "input": {"x": -1, "y": 2}},
+        ],
     },
     {
         "role": "user",
@@ -339,3 +343,163 @@ def test_the_benchmark_runs_on_tiny_logs(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(" turns")[0].strip() for line in lines] == ["2", "5"]
     assert all("read_eval_log" in line and line.endswith("x") for line in lines)
+
+
+def _submit_only_in_the_last_event(data: dict[str, Any]) -> None:
+    """Make sample sum3/1 end as Inspect's ``react`` agent ends: its last reply, a ``submit`` call, is only in
+    its model event's output, not in the sample's messages."""
+    sample = _sample(data, "sum3", 1)
+    last = sample["messages"].pop()
+    event = next(
+        e
+        for e in sample["events"]
+        if e["event"] == "model" and e["output"]["choices"][0]["message"].get("id") == last["id"]
+    )
+    message = event["output"]["choices"][0]["message"]
+    message.update(content="", tool_calls=[{"id": "call_submit", "function": "submit", "arguments": {"answer": "6"}}])
+    event["output"]["choices"][0]["stop_reason"] = "tool_calls"
+
+
+def test_a_final_submit_only_in_the_last_model_event_is_the_runs_last_step(json_log: Path) -> None:
+    """The last model event's reply, missing from the sample's messages (a ``submit`` call), is the run's last
+    step: its decision is the call, as ``decide`` reads the recorded reply, and the call is that step's."""
+    _edit_json(json_log, _submit_only_in_the_last_event)
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    assert len(run.steps) == 3 and run.warnings == ()
+    last = run.steps[-1].decision
+    assert (last.kind, last.tool, last.args) == ("tool_call", "submit", {"answer": "6"})
+    call = run.model_calls[-1]
+    assert call.step == 2
+    assert render.decide(call.response) == last
+
+
+def test_a_samples_end_is_the_runs_end_record(json_log: Path) -> None:
+    """How Inspect says a sample ended is the run's end: done is ``completed``, a limit ``stopped`` (naming it),
+    an error ``failed`` (with its first line); what Inspect wrote stays in the source."""
+
+    def end_three_ways(data: dict[str, Any]) -> None:
+        _sample(data, "sum3", 1)["limit"] = {"type": "message", "limit": 5}
+        _sample(data, "double", 1)["error"] = {
+            "message": "RuntimeError: boom\nmore",
+            "traceback": "",
+            "traceback_ansi": "",
+        }
+
+    _edit_json(json_log, end_three_ways)
+    runs = _by_id(from_inspect(json_log))
+    ends = {run_id: {k: v for k, v in run.end.items() if k != "at"} for run_id, run in runs.items() if run.end}
+    assert ends == {
+        "arith/sum3/1": {"type": "end", "status": "stopped", "reason": "message_limit"},
+        "arith/double/1": {"type": "end", "status": "failed", "reason": "error", "error": "RuntimeError: boom"},
+        "arith/sum3/2": {"type": "end", "status": "completed", "reason": "completed"},
+        "arith/double/2": {"type": "end", "status": "completed", "reason": "completed"},
+    }
+    assert runs["arith/sum3/1"].header["source"]["limit"] == {"type": "message", "limit": 5}
+    assert runs["arith/sum3/2"].end["at"].startswith("20")
+
+
+@pytest.mark.parametrize(("padded", "size"), [(1, 40 << 20), (4, 6 << 20)])
+def test_an_eval_zip_bomb_is_refused_before_inspect_reads_it(tmp_path: Path, padded: int, size: int) -> None:
+    """The committed log with samples padded with spaces (still valid JSON) that inflate past 8 MiB + 100 times
+    their compressed size (one member, or all of them while each is under the bound alone) is a RunFileError
+    naming the policy, not read."""
+    import inspect_ai.log  # noqa: F401  (reads the fixture's zstd members: Inspect adds zstd to zipfile)
+
+    path = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(FIXTURE) as source, zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as bomb:
+        samples = [name for name in source.namelist() if name.startswith("samples/")][:padded]
+        for name in source.namelist():
+            pad = b" " * size if name in samples else b""
+            bomb.writestr(name, source.read(name) + pad)
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(RunFileError) as caught:
+        load(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:1: the .eval archive's ")
+    assert message.endswith("refused as a zip bomb")
+    assert (f"member {samples[0]!r}" in message) == (padded == 1)
+
+
+def _pool_the_inputs(data: dict[str, Any]) -> None:
+    """Keep each model event's input as Inspect condenses it: ``input_refs`` into the sample's message pool."""
+    for sample in data["samples"]:
+        pool: list[Any] = []
+        for event in sample["events"]:
+            if event["event"] == "model" and event.get("input"):
+                event["input_refs"] = [[len(pool), len(pool) + len(event["input"])]]
+                pool.extend(event["input"])
+                event["input"] = []
+        sample["events_data"] = {"messages": pool, "calls": []}
+
+
+@pytest.mark.parametrize("resolves", [True, False])
+@pytest.mark.parametrize("kind", ["json", "eval"])
+def test_inputs_kept_as_references_into_the_message_pool_are_what_was_sent(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch, resolves: bool, kind: str
+) -> None:
+    """A log whose model events keep their input as ``input_refs`` into the sample's message pool (as the
+    committed .eval does) imports as the log of whole inputs does, with no warning, whether the installed
+    inspect_ai resolves them or not."""
+    whole = [(r.run_id, [c.step for c in r.model_calls], r.warnings) for r in from_inspect(json_log)]
+    if kind == "json":
+        _edit_json(json_log, _pool_the_inputs)
+    else:
+        json_log = FIXTURE
+    if not resolves:  # an inspect_ai that does not know the pool (older than the log) leaves the references
+        for module in [m for name, m in sys.modules.items() if name.startswith("inspect_ai.")]:
+            if hasattr(module, "resolve_sample_events_data"):
+                monkeypatch.setattr(module, "resolve_sample_events_data", lambda sample: sample)
+            if hasattr(module, "resolve_model_event_inputs"):
+                monkeypatch.setattr(module, "resolve_model_event_inputs", lambda events, pool: list(events))
+    runs = from_inspect(json_log)
+    assert [(r.run_id, [c.step for c in r.model_calls], r.warnings) for r in runs] == whole
+    sum3 = _by_id(runs)["arith/sum3/1"]
+    assert [call.record["request"].get("messages") for call in sum3.model_calls] == [None, None, None]
+
+
+def test_what_inspect_logs_while_reading_stays_off_the_terminal_and_is_a_warning(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A warning inspect_ai logs while it reads the log reaches neither the terminal nor the root logger: it is a
+    warning on each run, once; what it logs below a warning is dropped."""
+    import logging
+
+    import inspect_ai.log
+
+    real = inspect_ai.log.read_eval_log
+
+    def chatty(*args: Any, **kwargs: Any) -> Any:
+        logger = logging.getLogger("inspect_ai.log._file")
+        logger.warning("Log file written by a newer inspect_ai\ndetails")
+        logger.warning("Log file written by a newer inspect_ai\ndetails")
+        logger.info("reading")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect_ai.log, "read_eval_log", chatty)
+    caplog.set_level(logging.DEBUG)
+    runs = from_inspect(FIXTURE)
+    assert [w.text for w in runs[0].warnings] == ["inspect_ai, reading the log: Log file written by a newer inspect_ai"]
+    assert all(len(run.warnings) == 1 for run in runs)
+    assert [record for record in caplog.records if record.name.startswith("inspect_ai")] == []
+    assert capfd.readouterr() == ("", "")
+    assert logging.getLogger("inspect_ai").propagate  # as it was
+
+
+def test_an_empty_reply_is_sent_as_inspect_sends_it_and_check_finds_no_api_error(json_log: Path) -> None:
+    """An empty reply (Inspect logs content ``""``) is the text ``(no content)``, as Inspect's Anthropic provider
+    sends it (the API refuses empty text blocks), so ``agentrender check`` finds nothing the API would refuse."""
+    from agentrender.cli import main
+
+    def empty_reply(data: dict[str, Any]) -> None:
+        sample = _sample(data, "double", 1)
+        last = sample["messages"][-1]
+        last["content"] = ""
+        for event in sample["events"]:
+            if event["event"] == "model" and event["output"]["choices"][0]["message"].get("id") == last["id"]:
+                event["output"]["choices"][0]["message"]["content"] = ""
+
+    _edit_json(json_log, empty_reply)
+    run = from_inspect(json_log)[0]
+    assert run.run_id == "arith/double/1"  # the run load and check read
+    assert [block.text for block in run.model_calls[-1].response.content] == ["(no content)"]
+    assert main(["check", str(json_log)]) == 0

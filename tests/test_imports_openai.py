@@ -309,6 +309,24 @@ def test_load_detects_openai_chats_and_trajectories_and_leaves_anthropic_ones(tm
     assert rendered(load(anthropic)) == rendered(from_anthropic(anthropic))
 
 
+def test_a_bare_history_is_a_swe_agent_trajectory_for_load_and_the_cli(tmp_path):
+    """``{"history": [...]}`` alone (as SWE-agent's demonstrations keep it) loads, at the top level and in the CLI."""
+    import subprocess
+    import sys
+
+    import agentrender
+
+    bare = tmp_path / "demo.traj"
+    bare.write_text(json.dumps({"history": json.loads(TRAJ.read_text())["history"]}), encoding="utf-8")
+    run = agentrender.load(bare)
+    assert run.header["source"]["format"] == "swe-agent-trajectory"
+    assert rendered(run) == rendered(from_openai(bare))
+    shown = subprocess.run(
+        [sys.executable, "-m", "agentrender", "steps", str(bare)], capture_output=True, text=True, check=False
+    )
+    assert shown.returncode == 0, shown.stderr
+
+
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), fixture=st.sampled_from([CHAT, TRAJ]))
 def test_fuzzed_chats_raise_only_run_file_error(tmp_path_factory, data, fixture):
@@ -434,3 +452,59 @@ def test_the_quick_reading_of_common_messages_converts_as_the_whole_reading_does
         if i < len(chat)
     }
     assert kept == expected
+
+
+@pytest.mark.parametrize(
+    ("info", "end"),
+    [
+        ({"exit_status": "submitted", "submission": "diff"}, {"status": "completed", "reason": "submitted"}),
+        ({"exit_status": "submitted (exit_cost)"}, {"status": "stopped", "reason": "submitted (exit_cost)"}),
+        ({"exit_status": "exit_context"}, {"status": "stopped", "reason": "exit_context"}),
+        ({"exit_status": "exit_format"}, {"status": "failed", "reason": "exit_format"}),
+        ({"submission": "diff"}, {"status": "completed", "reason": "submitted"}),
+        ({"model_stats": {}}, None),
+    ],
+)
+def test_a_trajectorys_exit_status_is_the_runs_end(tmp_path, info, end):
+    """A SWE-agent trajectory's ``info.exit_status`` (or a submission alone) is the run's end record; the info
+    itself stays in the run's source."""
+    traj = json.loads(TRAJ.read_text(encoding="utf-8"))
+    traj["info"] = info
+    path = tmp_path / "t.traj"
+    path.write_text(json.dumps(traj), encoding="utf-8")
+    run = load(path)
+    assert run.end == (None if end is None else {"type": "end", **end})
+    assert run.header["source"]["trajectory"]["info"] == info
+
+
+def test_a_responses_id_model_usage_finish_reason_and_other_choices_are_kept(tmp_path):
+    """What a completion says beside its reply (id, model, usage, the reply's finish_reason, other choices) is in
+    the run's source, and the file ``agentrender import`` writes; other choices are named in a warning."""
+    from agentrender import load_run
+    from agentrender.cli import main
+
+    usage = {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
+    completion = {
+        "id": "chatcmpl-9",
+        "object": "chat.completion",
+        "model": "gpt-4o-2024-08-06",
+        "usage": usage,
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hello"}},
+            {"index": 1, "finish_reason": "length", "message": {"role": "assistant", "content": "hel"}},
+        ],
+    }
+    path = tmp_path / "call.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}], "response": completion}))
+    run = from_openai(path)
+    kept = run.header["source"]["response"]
+    assert kept["id"] == "chatcmpl-9" and kept["model"] == "gpt-4o-2024-08-06" and kept["usage"] == usage
+    assert kept["choices[0].finish_reason"] == "stop" and kept["choices[0].index"] == 0
+    assert kept["other_choices"] == completion["choices"][1:]
+    assert [w.text for w in run.warnings] == [
+        "response.choices: 1 other choice(s): only the first is the reply, the others are kept in "
+        "source.response.other_choices"
+    ]
+    written = tmp_path / "run.jsonl"
+    assert main(["import", str(path), "-o", str(written)]) == 0
+    assert load_run(written).header["source"]["response"] == kept

@@ -246,6 +246,7 @@ def conversation_run(
     ``warnings`` holds what was read but could not be mapped (``RunWarning``s, with where it
     was); it is added to, and the run's warnings begin with it. ``replies_checked`` says the
     maker checked each call's reply (``runfile.replies.check_reply``), to warn of one it cannot keep.
+    ``end`` is the run's ``end`` record, when the source says how the run ended.
 
     ``compactions`` are the header's ``compactions`` (see ``docs/runfile.md``): where the agent
     started its conversation anew with a summary. The user turn of the step just before one may
@@ -320,12 +321,13 @@ def checked_run(
     use left unanswered (``unanswered_warning``). Only the opening is read here; the other
     turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
     ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
+    ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended.
     """
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     if compactions:
         header["compactions"] = list(compactions)
     return read_records(
-        [header, *calls, *([end] if end is not None else [])],
+        [header, *calls, *([dict(end)] if end is not None else [])],
         path=where.path,
         notes=warnings,
         blocks_checked=True,

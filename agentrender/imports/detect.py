@@ -22,7 +22,7 @@ from agentrender.imports.claude_code import from_claude_code, looks_like_claude_
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, looks_like_openai
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import GZIP_MAGIC, binary_at
+from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
 
 __all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
 
@@ -77,31 +77,65 @@ FORMATS: list[Format] = [
 """What ``load`` tries, in order. The importers of other formats add themselves here."""
 
 
-def _first_value(path: str) -> tuple[Any, bool]:
-    """The first JSON value of the file (the whole document, or its first line), or ``None``; and whether
-    the file's bytes are broken (binary data, not text, or a gzip stream cut short or corrupt).
+_WINDOW = 1 << 20
+"""How much of a file is read first to find its first JSON value (its start decides most files)."""
 
-    Only the first MiB is read, gzip-compressed or not (as ``load_run``, by its magic bytes):
-    bytes that are not UTF-8 in it, a stream cut short or nested too deeply make ``None``,
-    and ``load_runs`` then lets the run-file reader try, so whatever it reads loads here too.
+
+def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bool]:
+    """The first JSON value of the file (the whole document, or its first line), or ``None``; whether the
+    file's bytes are broken (binary data, not text, or a gzip stream cut short or corrupt); and whether the
+    first MiB read was not enough to tell (a document, or a first line, longer than it).
+
+    The first MiB is read, gzip-compressed or not (as ``load_run``, by its magic bytes). With
+    ``past_window``, when that is not enough, the first line is read whole, then the whole
+    document: a valid file of any size is recognised, as its importer reads it. A gzip stream is
+    read no further than it may inflate (``lines.inflate_limit``). Bytes that are not UTF-8, a
+    stream cut short or nested too deeply make ``None``, and ``load_runs`` then lets the
+    run-file reader try, so whatever it reads loads here too.
     """
     try:
+        size = os.path.getsize(path)
         with open(path, "rb") as raw:
             compressed = raw.read(2) == GZIP_MAGIC
         opener: Callable[..., Any] = gzip.open if compressed else open
+        limit = inflate_limit(size) if compressed else size
         with opener(path, "rb") as file:
-            data = file.read(1 << 20)
+            data = file.read(_WINDOW)
+            first = _parsed(data)
+            if first is not _NONE or len(data) < _WINDOW or not past_window:
+                found = first is not _NONE
+                return (first if found else None), not found and _broken(data), not found and len(data) == _WINDOW
+            line = data + file.readline(limit + 1 - len(data)) if b"\n" not in data else b""
+            if line and len(line) <= limit and (first := _parsed(line, whole=True)) is not _NONE:
+                return first, False, False
+            file.seek(0)
+            whole = file.read(limit + 1)
     except (OSError, EOFError, zlib.error):
-        return None, True
-    head = data.decode("utf-8", errors="replace")
-    text = head.lstrip("\ufeff \t\r\n")
-    for candidate in (text, text.split("\n", 1)[0]):
+        return None, True, False
+    if len(whole) <= limit and (first := _parsed(whole, whole=True)) is not _NONE:
+        return first, False, False
+    return None, _broken(data), False
+
+
+_NONE = object()
+"""What ``_parsed`` gives when no JSON value could be read (``None`` is a JSON value: ``null``)."""
+
+
+def _parsed(data: bytes, *, whole: bool = False) -> Any:
+    """The JSON value of ``data`` (whole), else of its first line; ``_NONE`` when neither is one."""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    for candidate in (text,) if whole else (text, text.split("\n", 1)[0]):
         try:
-            return json.loads(candidate), False
+            return json.loads(candidate)
         except (ValueError, RecursionError):
             continue
+    return _NONE
+
+
+def _broken(data: bytes) -> bool:
+    """The file's start (``data``, the window read) is not text: binary data."""
     first_line = data.lstrip(b" \t\r\n").split(b"\n", 1)[0]
-    return None, bool(binary_at(first_line, complete=len(data) < 1 << 20))
+    return bool(binary_at(first_line, complete=len(data) < _WINDOW))
 
 
 def _describe(first: Any) -> str:
@@ -125,12 +159,15 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     path = os.fspath(source)
     if not Path(path).is_file():
         raise RunFileError(path, 0, "no such file" if not Path(path).exists() else "not a file")
-    first, broken = _first_value(path)
+    first, broken, cut = _first_value(path)
+    if cut and not broken and not any(candidate.recognise(path, None) for candidate in FORMATS):
+        # text whose start alone does not tell (a document, or a first line, over a MiB): its first value, read whole
+        first, broken, _ = _first_value(path, past_window=True)
     for candidate in FORMATS:
         if candidate.recognise(path, first):
             return candidate.read(path)
     if first is None:
-        # Its start could not be read whole (a first line over a MiB, bad bytes, a cut stream):
+        # Its first value could not be read (bad bytes, a cut stream, a value nested too deeply):
         # the run-file reader reads line by line and says what it makes of it. When the bytes
         # themselves are broken (binary data, a gzip stream cut short), its error is the one to give.
         try:

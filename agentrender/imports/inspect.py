@@ -11,6 +11,7 @@ Inspect's Anthropic provider sends them:
   reasoning is a ``thinking`` block (``redacted_thinking`` when redacted);
 - a tool message is a ``tool_result`` block (``is_error`` with the error's message when the
   tool failed); consecutive tool and user messages are one user turn, as the API merges them;
+- empty text is ``(no content)``, as Inspect sends it (``NO_CONTENT``: the API refuses empty text blocks);
 - images and documents keep their data or URL as a ``source``; content with no Messages API
   block (audio, video, data, server tool uses) and Inspect's own citations are left out, each
   with a warning on the run naming the sample and the message.
@@ -28,9 +29,12 @@ them (``scorer_model_calls``).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+import zipfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +44,7 @@ from agentrender._extras import require
 from agentrender._fast import paused
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
 __all__ = ["from_inspect", "looks_like_inspect"]
 
@@ -80,16 +85,18 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
     read, and ``ImportError`` with the pip line when ``inspect_ai`` is not installed.
     """
-    log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
-    try:
-        # "core": images and long texts condensed to attachment:// references are read back, except in the
-        # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-        log = log_module.read_eval_log(name, resolve_attachments="core")
-    except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
-        raise _unreadable(log_module, name, error) from None
+    _check_inflation(name)  # before Inspect's reader is imported, which takes seconds
+    with _inspect_logging() as said:
+        log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
+        try:
+            # "core": images and long texts condensed to attachment:// references are read back, except in the
+            # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
+            log = log_module.read_eval_log(name, resolve_attachments="core")
+        except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
+            raise _unreadable(log_module, name, error) from None
     task = str(log.eval.task)
     origin = {
         "format": "inspect-ai",
@@ -105,7 +112,58 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         failure = f": {_first_line(str(log.error.message))}" if log.error is not None else ""
         raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
     with paused():  # the log's objects are many and live on: the collector would walk them for nothing
-        return [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+        runs = [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+    if not said:
+        return runs
+    notes = tuple(RunWarning(line=1, text=f"inspect_ai, reading the log: {text}", path=name) for text in said)
+    return [replace(run, warnings=(*run.warnings, *notes)) for run in runs]
+
+
+@contextmanager
+def _inspect_logging() -> Iterator[list[str]]:
+    """Keep what ``inspect_ai`` logs while it reads a log off the user's terminal: its warnings (and worse) are
+    gathered in the list given, each message once, for the runs' warnings; the rest is dropped."""
+    said: list[str] = []
+
+    class Gather(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = _first_line(record.getMessage())
+            if record.levelno >= logging.WARNING and text not in said:
+                said.append(text)
+
+    logger = logging.getLogger("inspect_ai")
+    handlers, propagate = logger.handlers[:], logger.propagate
+    logger.handlers, logger.propagate = [Gather()], False
+    try:
+        yield said
+    finally:
+        logger.handlers, logger.propagate = handlers, propagate
+
+
+def _check_inflation(path: str) -> None:
+    """Refuse an ``.eval`` archive (a zip) that would inflate past what a gzip run file may: each member past
+    ``lines.inflate_limit`` of its compressed size, or all of them past that of the file's size (a zip bomb).
+
+    The sizes are those the archive declares: Python's ``zipfile``, which Inspect reads it with, gives no more
+    of a member than its declared size, so they bound what reading it costs. A JSON log is not compressed.
+    """
+    if not zipfile.is_zipfile(path):
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # Inspect's reader says what is wrong with it
+    size = os.path.getsize(path)
+    parts = [(f"member {m.filename!r}", m.file_size, m.compress_size) for m in members]
+    for what, inflated, compressed in [*parts, ("members in all", sum(m.file_size for m in members), size)]:
+        if inflated > inflate_limit(compressed):
+            raise RunFileError(
+                path,
+                1,
+                f"the .eval archive's {what} inflate to {inflated:,} bytes, past {INFLATE_FLOOR >> 20} MiB and "
+                f"{INFLATE_RATIO} times their {compressed:,} compressed bytes: refused as a zip bomb",
+            )
 
 
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
@@ -202,8 +260,10 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     calls: list[dict[str, Any]] = []
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
+    pool = _MessagePool(sample, path)
     for number, event in events:
-        made = _model_call(sample.events[number], event, convert, where.at(f"events[{number}]"), replies, warnings)
+        inputs = pool.input_of(number, sample.events[number], event)
+        made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings)
         if made is not None:
             record, messages_sent = made
             calls.append(record)
@@ -221,6 +281,8 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     if system is not None:
         request["system"] = system
     turns = normalise_messages(messages, where.at("messages"))
+    final = _final_reply(turns, calls)
+    end = _end(sample, str(origin.get("status") or ""))
 
     def read() -> Run:
         found = list(warnings)  # read twice when calls must keep their messages: each read finds its own
@@ -233,6 +295,8 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
             calls=calls,
             summarise=summarise,
             warnings=found,
+            final=final,
+            end=end,
         )
 
     run = read()
@@ -244,6 +308,37 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
         record["request"]["messages"] = messages_sent
     run = read()
     return replace(run, warnings=(*run.warnings, *(warning for warning, _, _ in mismatches)))
+
+
+def _final_reply(turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The reply of the last model call when the sample's messages do not hold it, or ``None``.
+
+    An agent that ends on a tool such as ``submit`` (Inspect's ``react``) never appends that
+    reply to the sample's messages: it is only in its model event's output. It is the run's last step.
+    """
+    if not calls or not turns or turns[-1]["role"] != "user":
+        return None
+    last = calls[-1]
+    return dict(last["response"]) if last["step"] == len(turns) // 2 else None
+
+
+def _end(sample: Any, log_status: str) -> dict[str, Any] | None:
+    """The run's ``end`` record, from how Inspect says the sample ended (its ``error``: ``failed``; its ``limit``:
+    ``stopped``, the reason naming the limit; the log's status), in docs/runfile.md's statuses. The values
+    Inspect gave stay in the run's source (``error``, ``limit``, ``status``)."""
+    end: dict[str, Any] = {"type": "end"}
+    if sample.error is not None:
+        end.update(status="failed", reason="error", error=_first_line(str(sample.error.message)))
+    elif sample.limit is not None:
+        end.update(status="stopped", reason=f"{sample.limit.type}_limit")
+    elif log_status in ("cancelled", "started") and getattr(sample, "completed_at", None) is None:
+        return None  # the sample was still going when the log was written: a run with no end
+    else:
+        end.update(status="completed", reason="completed")
+    at = getattr(sample, "completed_at", None)
+    if at:
+        end["at"] = at.isoformat() if hasattr(at, "isoformat") else str(at)
+    return end
 
 
 _Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]]]
@@ -343,7 +438,7 @@ def _reply_steps(messages: Sequence[Any]) -> dict[str, int]:
 
 
 def _model_call(
-    model_event: Any,
+    inputs: Sequence[Any],
     event: Mapping[str, Any],
     convert: _Converter,
     where: Where,
@@ -358,7 +453,7 @@ def _model_call(
     """
     dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
     system, messages = _conversation(
-        [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(model_event.input or ())],
+        [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(inputs)],
         where.at("input"),
         dropped,
     )
@@ -407,7 +502,7 @@ def _model_call(
     step = sum(1 for message in messages if message["role"] == "assistant")
     unresolved = not messages and bool(event.get("input_refs"))
     if unresolved:
-        # an input kept as references into a message pool this inspect_ai does not read back
+        # an input kept as references into a message pool the log does not hold
         reply = replies.get(response["id"])
         if reply is None:
             warnings.append(
@@ -426,9 +521,87 @@ def _model_call(
     return record, None if unresolved else messages
 
 
-_UNRESOLVED = (
-    "the model event's input is kept as references to a message pool the installed inspect_ai does not resolve"
-)
+_UNRESOLVED = "the model event's input is kept as references to a message pool the log does not hold"
+
+
+class _MessagePool:
+    """The messages a sample's model events were sent, where the log keeps them as references (``input_refs``,
+    ranges ``[start, end)``) into the sample's pool of messages (``events_data.messages``).
+
+    Inspect's reader resolves them when it knows the pool; where the installed ``inspect_ai`` does not (a log
+    written by a newer one), the pool and the references are read here from the sample as the file holds it.
+    """
+
+    def __init__(self, sample: Any, path: str) -> None:
+        self._sample, self._path = sample, path
+        self._raw: Mapping[str, Any] | None = None
+        self._pool: list[Any] | None = None
+
+    def input_of(self, number: int, model_event: Any, event: dict[str, Any]) -> Sequence[Any]:
+        """The input of the model event at ``number`` (``event``: its dump, given its references when the
+        installed ``inspect_ai`` dropped them); empty when the log does not say it."""
+        if model_event.input:
+            return list(model_event.input)
+        refs = event.get("input_refs") or self._raw_event(number).get("input_refs")
+        if not isinstance(refs, list) or not refs:
+            return []
+        event["input_refs"] = refs
+        pool = self._messages()
+        return [pool[k] for start, end in refs for k in range(start, end) if 0 <= k < len(pool)]
+
+    def _messages(self) -> list[Any]:
+        if self._pool is None:
+            found = getattr(self._sample, "events_data", None)
+            if not (isinstance(found, Mapping) and found.get("messages")):
+                found = self._raw_sample().get("events_data")
+            pool = found.get("messages") if isinstance(found, Mapping) else None
+            attachments = self._raw_sample().get("attachments") if pool and _has_attachment(pool) else None
+            self._pool = [
+                _with_attachments(m, attachments) if isinstance(attachments, Mapping) else m for m in pool or ()
+            ]
+        return self._pool
+
+    def _raw_event(self, number: int) -> Mapping[str, Any]:
+        events = self._raw_sample().get("events")
+        found = events[number] if isinstance(events, list) and number < len(events) else None
+        return found if isinstance(found, Mapping) else {}
+
+    def _raw_sample(self) -> Mapping[str, Any]:
+        """The sample as the file holds it (``{}`` when it cannot be read so)."""
+        if self._raw is None:
+            self._raw = _raw_sample_of(self._path, self._sample.id, self._sample.epoch) or {}
+        return self._raw
+
+
+def _raw_sample_of(path: str, sample_id: Any, epoch: Any) -> Mapping[str, Any] | None:
+    """The sample ``sample_id``/``epoch`` of a log read as plain JSON, from an ``.eval`` archive's member or a
+    JSON log's ``samples``; ``None`` when it cannot be read so."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                found = json.loads(archive.read(f"samples/{sample_id}_epoch_{epoch}.json"))
+        else:
+            with open(path, encoding="utf-8") as file:
+                samples = json.load(file).get("samples") or []
+            found = next((s for s in samples if s.get("id") == sample_id and s.get("epoch") == epoch), None)
+    except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
+        return None
+    return found if isinstance(found, Mapping) else None
+
+
+def _has_attachment(value: Any) -> bool:
+    return "attachment://" in json.dumps(_dump(value), default=str) if value else False
+
+
+def _with_attachments(value: Any, attachments: Mapping[str, Any]) -> Any:
+    """``value`` (a message as plain JSON) with each ``attachment://<hash>`` text read back from ``attachments``."""
+    if isinstance(value, str) and value.startswith("attachment://"):
+        return attachments.get(value.removeprefix("attachment://"), value)
+    if isinstance(value, Mapping):
+        return {key: _with_attachments(item, attachments) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_attachments(item, attachments) for item in value]
+    return value
 
 
 def _first_line(text: str) -> str:
@@ -513,9 +686,23 @@ def _conversation(
     return system, turns
 
 
+NO_CONTENT = "(no content)"
+"""The text Inspect's Anthropic provider sends for empty content (``inspect_ai._util.constants.NO_CONTENT``).
+
+The Messages API refuses a text block that is empty or only whitespace ("text content blocks must be
+non-empty", "text content blocks must contain non-whitespace text": 400 ``invalid_request_error``,
+anthropics/claude-code#23440), so Inspect never sends one: its provider
+(``inspect_ai/model/_providers/anthropic.py``, ``message_param``, ``message_block_params``,
+``assistant_message_block_params``) sends this text for an empty text (a message's or a content item's),
+for an empty user message, an empty assistant message with no tool calls, and after a reply's final thinking.
+"""
+
+
 def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """An assistant message's blocks: its content (without empty text beside tool uses), then its tool calls."""
-    blocks = _content(message.get("content", ""), where.at("content"), warnings)
+    """An assistant message's blocks: its content, then its tool calls; as Inspect's Anthropic provider sends
+    them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``."""
+    content = message.get("content", "")
+    blocks = _content(content, where.at("content"), warnings) if content != [] else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
@@ -529,8 +716,8 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
         uses.append(
             {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
         )
-    if uses:
-        blocks = [block for block in blocks if not (block["type"] == "text" and not block["text"])]
+    if not uses and (not blocks or blocks[-1]["type"] in ("thinking", "redacted_thinking")):
+        blocks.append({"type": "text", "text": NO_CONTENT})
     return blocks + uses
 
 
@@ -563,9 +750,10 @@ def _text_of(content: Any) -> str:
 
 
 def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """Inspect message content (text, or a list of content items) as Messages API blocks."""
+    """Inspect message content (text, or a list of content items) as Messages API blocks; empty text, or no
+    content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        return [{"type": "text", "text": content or NO_CONTENT}]
     if not isinstance(content, list):
         raise where.error(f"expected text or a list of content, got {type(content).__name__}")
     blocks = []
@@ -573,7 +761,7 @@ def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dic
         block = _block(item, where.at(f"[{position}]"), warnings)
         if block is not None:
             blocks.append(block)
-    return blocks
+    return blocks if content else [{"type": "text", "text": NO_CONTENT}]
 
 
 def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
@@ -581,7 +769,7 @@ def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any
         raise where.error("expected a content item with a type")
     kind = item["type"]
     if kind == "text":
-        block: dict[str, Any] = {"type": "text", "text": str(item.get("text", ""))}
+        block: dict[str, Any] = {"type": "text", "text": str(item.get("text", "")) or NO_CONTENT}
         if item.get("cache_breakpoint"):
             block["cache_control"] = {"type": "ephemeral"}
         if item.get("citations"):

@@ -88,8 +88,11 @@ _decode = fast_json_decoder(json.JSONDecoder())
 def looks_like_openai(value: Any) -> bool:
     """True when ``value`` has the shape of something ``from_openai`` reads (checked loosely, for ``load``)."""
     if isinstance(value, Mapping):
-        if isinstance(value.get("history"), list) and ("trajectory" in value or "info" in value):
-            return True
+        if isinstance(value.get("history"), list) and "messages" not in value:
+            return True  # a SWE-agent trajectory, or its bare history as its own demonstrations keep it
+        response = value.get("response")
+        if isinstance(response, Mapping) and isinstance(response.get("choices"), list):
+            return True  # a request with its chat completion: the Messages API answers with content, not choices
         if isinstance(value.get("messages"), list):
             return _messages_look_openai(value["messages"])
         request = next((value[key] for key in _REQUEST_KEYS if key in value), None)
@@ -167,6 +170,18 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
     for key in ("info", "log"):
         if chat.get(key) is not None:
             origin[key] = chat[key]
+    kept = (chat.get("response") or {}).get("kept")
+    if kept:
+        # the completion around the reply: not a step, but what the provider said of it
+        origin["response"] = kept
+        if "other_choices" in kept:
+            others = len(kept["other_choices"])
+            warnings.append(
+                chat["response"]["choices"].warning(
+                    f"{others} other choice(s): only the first is the reply, "
+                    "the others are kept in source.response.other_choices"
+                )
+            )
     origin["converted"] = CONVERTED
     if not turns:
         raise where.error("the conversation has no user or assistant messages")
@@ -175,6 +190,8 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
     if not turns[0]["content"]:
         raise where.error("the first user message is empty: there is no opening to render")
     # the turns alternate (a role that repeats joins the turn before), and unanswered tool uses were warned of
+    trajectory = chat.get("trajectory")
+    info = trajectory.get("info") if isinstance(trajectory, Mapping) else None
     return checked_run(
         turns,
         where=where,
@@ -184,7 +201,29 @@ def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) 
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
+        end=_swe_agent_end(info) if isinstance(info, Mapping) else None,
     )
+
+
+# SWE-agent's exit statuses: ``submitted`` is done; an error (``exit_error``, ``exit_format``, ``exit_api``,
+# ``exit_environment_error``) is a failure; any other (a cost, context, time or step limit: ``exit_cost``,
+# ``submitted (exit_context)``, ``early_exit``, ...) stopped the run. The status is the end's reason, as written.
+_SWE_AGENT_FAILURES = ("error", "format", "api", "environment")
+
+
+def _swe_agent_end(info: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The run's ``end`` record from a SWE-agent trajectory's ``info`` (kept whole in the source): its
+    ``exit_status``, or a ``submission`` alone; ``None`` when it says neither."""
+    status = info.get("exit_status")
+    if not isinstance(status, str) or not status:
+        return {"type": "end", "status": "completed", "reason": "submitted"} if info.get("submission") else None
+    if status == "submitted":
+        kind = "completed"
+    elif any(word in status for word in _SWE_AGENT_FAILURES):
+        kind = "failed"
+    else:
+        kind = "stopped"
+    return {"type": "end", "status": kind, "reason": status}
 
 
 def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:
@@ -289,7 +328,9 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _response_message(response: Any, where: Where) -> dict[str, Any]:
-    """The reply a response holds: ``choices[0].message`` of a completion, or a message itself."""
+    """The reply a response holds: ``choices[0].message`` of a completion, or a message itself; and the rest of
+    a completion (``kept``: its ``id``, ``model``, ``usage``, the reply's ``finish_reason``, its other choices),
+    for the run's source."""
     if not isinstance(response, Mapping):
         raise where.error(f"expected a chat completion or a message, got {type(response).__name__}")
     choices = response.get("choices")
@@ -299,7 +340,16 @@ def _response_message(response: Any, where: Where) -> dict[str, Any]:
         message = choices[0].get("message")
         if not isinstance(message, Mapping):
             raise where.at("choices[0].message").error("missing: the reply")
-        return {"message": dict(message), "where": where.at("choices[0].message")}
+        kept = {key: item for key, item in response.items() if key != "choices"}
+        kept.update({f"choices[0].{key}": item for key, item in choices[0].items() if key != "message"})
+        if len(choices) > 1:
+            kept["other_choices"] = choices[1:]
+        return {
+            "message": dict(message),
+            "where": where.at("choices[0].message"),
+            "kept": kept,
+            "choices": where.at("choices"),
+        }
     return {"message": dict(response), "where": where}
 
 

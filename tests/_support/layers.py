@@ -45,12 +45,19 @@ LAYERS: list[tuple[str, str, list[str]]] = [
     (
         "run files",
         "recorded runs: read, write, the Run; recording an SDK client's calls",
-        ["agentrender.runfile", "agentrender.recording", "agentrender"],
+        ["agentrender.runfile", "agentrender.recording"],
     ),
     (
         "consumers",
-        "frames (pandas, Dask), bundled samples, importers, provider adapters",
-        ["agentrender.frame", "agentrender.dask", "agentrender.samples", "agentrender.imports", "agentrender.adapters"],
+        "frames (pandas, Dask), bundled samples, importers, provider adapters; the package's face (its load)",
+        [
+            "agentrender.frame",
+            "agentrender.dask",
+            "agentrender.samples",
+            "agentrender.imports",
+            "agentrender.adapters",
+            "agentrender",
+        ],
     ),
     (
         "applications",

@@ -1,0 +1,60 @@
+"""``load`` finds a file's format by its first JSON value, whatever that value's size."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agentrender
+from agentrender import render
+from agentrender.imports import from_anthropic, from_openai
+from agentrender.runfile import Run
+
+FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
+BIG = "x" * (3 << 20)
+"""A text larger than the MiB that ``load`` reads first."""
+
+
+def _rendered(run: Run) -> list[dict[str, object]]:
+    return [m.to_dict() for m in render.messages(run.step_input(len(run.steps)), run.options())]
+
+
+def _steps(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentrender", "steps", str(path)], capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize("indent", [None, 1])
+def test_a_json_conversation_over_a_mib_loads_as_its_importer_reads_it(tmp_path: Path, indent: int | None) -> None:
+    """A ``.json`` chat larger than the window ``load`` reads first (on one line, or pretty-printed) is
+    recognised, in Python and in the CLI, and loads as ``from_openai`` reads it."""
+    chat = json.loads((FIXTURES / "chat.json").read_text(encoding="utf-8"))
+    chat["messages"][0]["content"] = BIG
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(chat, indent=indent), encoding="utf-8")
+    assert path.stat().st_size > 3 << 20
+    run = agentrender.load(path)
+    assert run.header["source"]["format"] == "openai-chat"
+    assert _rendered(run) == _rendered(from_openai(path))
+    shown = _steps(path)
+    assert shown.returncode == 0, shown.stderr
+
+
+def test_a_jsonl_whose_first_record_is_over_a_mib_loads(tmp_path: Path) -> None:
+    """A ``.jsonl`` call log whose first line is larger than the window ``load`` reads first is recognised,
+    in Python and in the CLI, and loads as ``from_anthropic`` reads it."""
+    request = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": BIG}]}
+    response = {"id": "r", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn"}
+    response["content"] = [{"type": "text", "text": "done"}]
+    path = tmp_path / "calls.jsonl"
+    path.write_text(json.dumps({"request": request, "response": response}) + "\n", encoding="utf-8")
+    run = agentrender.load(path)
+    assert run.header["source"]["format"] == from_anthropic(path).header["source"]["format"]
+    assert _rendered(run) == _rendered(from_anthropic(path))
+    shown = _steps(path)
+    assert shown.returncode == 0, shown.stderr
