@@ -19,7 +19,7 @@ from agentrender.views import Views
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = "tests/fixtures/imports/claude-code/7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
-"""A Claude Code session of 4 runs: the main thread, what came before its compaction, two sub-agents."""
+"""A Claude Code session of 3 runs: the main thread (its compaction included), two sub-agents."""
 MAIN = "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05"
 EVAL = "tests/fixtures/inspect/arith.eval"
 
@@ -42,49 +42,44 @@ def test_runs_lists_every_run_of_a_file_with_its_number_id_and_counts() -> None:
     code, out, err = run_cli("runs", SESSION, "--json")
     assert (code, err) == (0, "")
     rows = json.loads(out)
-    assert [row["number"] for row in rows] == [0, 1, 2, 3]
-    assert [row["run_id"] for row in rows] == [
-        MAIN,
-        f"{MAIN}/before-compaction-1",
-        f"{MAIN}/agent-b41e9c2",
-        f"{MAIN}/agent-a9d07f3",
-    ]
-    assert [(row["steps"], row["model_calls"]) for row in rows] == [(2, 2), (5, 5), (2, 2), (2, 2)]
-    # the main thread's three "joined into one turn" warnings are one
-    assert rows[0]["warnings"] == 3 and rows[0]["source"] == "claude-code, thread main"
+    assert [row["number"] for row in rows] == [0, 1, 2]
+    assert [row["run_id"] for row in rows] == [MAIN, f"{MAIN}/agent-b41e9c2", f"{MAIN}/agent-a9d07f3"]
+    assert [(row["steps"], row["model_calls"]) for row in rows] == [(7, 7), (2, 2), (2, 2)]
+    # the main thread's three "joined into one turn" warnings are one, beside the rewound branch's
+    assert rows[0]["warnings"] == 2 and rows[0]["source"] == "claude-code, thread main"
     code, out, _ = run_cli("runs", SESSION)
-    assert code == 0 and "4 runs" in out and f"{MAIN}/agent-a9d07f3" in out
+    assert code == 0 and "3 runs" in out and f"{MAIN}/agent-a9d07f3" in out
 
 
 @pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
 def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
     """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""
-    by_number = run_cli(command, SESSION, "--run", "2", "--json")
+    by_number = run_cli(command, SESSION, "--run", "1", "--json")
     by_id = run_cli(command, SESSION, "--run", f"{MAIN}/agent-b41e9c2", "--json")
     assert by_number == by_id
     code, out, err = by_number
-    assert code == 0 and err == f"agentrender: {SESSION}: run 3 of 4: {MAIN}/agent-b41e9c2\n"
+    assert code == 0 and err == f"agentrender: {SESSION}: run 2 of 3: {MAIN}/agent-b41e9c2\n"
     first = run_cli(command, SESSION, "--json")
     assert first[1] != out
     assert (
         first[2]
-        == f"agentrender: {SESSION}: run 1 of 4: {MAIN}; pick another with --run (agentrender runs lists them)\n"
+        == f"agentrender: {SESSION}: run 1 of 3: {MAIN}; pick another with --run (agentrender runs lists them)\n"
     )
 
 
 def test_show_of_the_chosen_run_is_that_run() -> None:
     """``show --run`` shows the run named, not the file's first."""
-    code, out, _ = run_cli("show", SESSION, "--run", "1", "--json")
-    assert code == 0 and json.loads(out)["run_id"] == f"{MAIN}/before-compaction-1"
+    code, out, _ = run_cli("show", SESSION, "--run", "2", "--json")
+    assert code == 0 and json.loads(out)["run_id"] == f"{MAIN}/agent-a9d07f3"
 
 
 def test_a_run_the_file_does_not_hold_is_one_line_listing_what_it_holds() -> None:
     """A ``--run`` that is neither an id of the file nor a number in range exits 2 and lists the runs."""
-    for which in ("4", "nope"):
+    for which in ("3", "nope"):
         code, out, err = run_cli("show", SESSION, "--run", which)
         assert code == 2 and out == ""
-        assert err.startswith(f"agentrender: {SESSION}: --run {which}: no run of that id, nor a number from 0 to 3")
-        assert f"the file holds 4 runs: 0: {MAIN}, 1: {MAIN}/before-compaction-1" in err
+        assert err.startswith(f"agentrender: {SESSION}: --run {which}: no run of that id, nor a number from 0 to 2")
+        assert f"the file holds 3 runs: 0: {MAIN}, 1: {MAIN}/agent-b41e9c2" in err
         assert err.count("\n") == 1
 
 
@@ -101,16 +96,16 @@ def test_check_names_the_run_it_checked_in_each_file() -> None:
     code, out, _ = run_cli("check", SESSION, EVAL, "--run", "1", "--json")
     assert code == 0
     reports = json.loads(out)
-    assert [report["run_id"] for report in reports] == [f"{MAIN}/before-compaction-1", "arith/sum3/1"]
-    assert reports[0]["chosen"] == f"run 2 of 4: {MAIN}/before-compaction-1"
+    assert [report["run_id"] for report in reports] == [f"{MAIN}/agent-b41e9c2", "arith/sum3/1"]
+    assert reports[0]["chosen"] == f"run 2 of 3: {MAIN}/agent-b41e9c2"
     _, out, _ = run_cli("check", SESSION)
-    assert f"(run 1 of 4: {MAIN}; pick another with --run" in out
+    assert f"(run 1 of 3: {MAIN}; pick another with --run" in out
 
 
 def test_an_imported_run_with_no_end_says_its_source_records_none() -> None:
     """The header of an imported run without an end says the source records no end; a recorded run's says it
     was still going or its process died; the HTML of a run says the same."""
-    _, out, _ = run_cli("show", EVAL)
+    _, out, _ = run_cli("show", "tests/fixtures/imports/openai/chat.json")
     assert "end    the source records no end" in out and "process died" not in out
     recorded = samples.load("fix-failing-test")
     unended = Run(header=recorded.header, steps=recorded.steps)
@@ -120,14 +115,16 @@ def test_an_imported_run_with_no_end_says_its_source_records_none() -> None:
 
 
 def test_identical_warnings_are_one_line_with_their_count_and_lines() -> None:
-    """The same warning on several records is printed once, with how many and on which lines, in show and check."""
+    """The same warning on several records is one warning, printed once with how many, in show and check (the
+    importer counts alike warnings as it makes them: runfile.RunWarnings)."""
     _, out, _ = run_cli("show", SESSION)
     joined = "a user message right after another: joined into one turn, as the Messages API would"
+    said = f"parentUuid: {joined} (and 2 more record(s) like it)"
     assert out.count(joined) == 1
-    assert f"{SESSION}:26: parentUuid: {joined} (\u00d73: lines 26-28)" in " ".join(out.split())
+    assert f"{SESSION}:26: {said}" in " ".join(out.split())
     _, out, _ = run_cli("check", SESSION, "--json")
     findings = [f for f in json.loads(out)[0]["findings"] if joined in f["message"]]
-    assert [(f["line"], f["message"]) for f in findings] == [(26, f"parentUuid: {joined} (\u00d73: lines 26-28)")]
+    assert [(f["line"], f["message"]) for f in findings] == [(26, said)]
 
 
 def test_many_lines_of_one_warning_are_shortened() -> None:
