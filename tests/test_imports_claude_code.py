@@ -651,3 +651,37 @@ def test_a_field_written_as_null_means_not_recorded(tmp_path, field, value):
     records = mutated(at(2, field)(value))
     (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
     assert len(run.steps) == 1 and run.warnings == ()
+
+
+def test_a_sub_agents_chain_broken_by_a_record_left_out_joins_the_record_written_before_it(tmp_path):
+    """A sub-agent's reply whose parent the file lacks goes on from the sub-agent's record written before it, so the
+    sub-agent is one run that starts with its prompt, not an error."""
+    prompt = {**record("s1", None, "user", [{"type": "text", "text": "Find it."}]), "isSidechain": True, "agentId": "x"}
+    answer = {**record("s2", "gone", "assistant", [{"type": "text", "text": "Found."}], "msg_s"),
+              "isSidechain": True, "agentId": "x"}  # fmt: skip
+    main, sub = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], prompt, answer]))
+    assert sub.goal == "Find it." and [s.decision.reason for s in sub.steps] == ["Found."]
+    assert [w.line for w in main.warnings if "joined to line 4, the last message of the sub-agent" in w.text] == [5]
+
+
+def test_two_replies_in_a_row_are_one_turn_decided_by_the_last(tmp_path):
+    """When the file lacks what was sent between two replies, they are joined into one turn with a warning, and the
+    step is what the model said last, as its last model call says."""
+    records = [MINIMAL[0], record("a1", "u1", "assistant", [{"type": "text", "text": "CONTINUING"}], "msg_1"),
+               record("a2", "a1", "assistant", [{"type": "text", "text": "NOTED"}], "msg_2")]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert [b["text"] for b in run.step_records[0]["sent"]["assistant"]] == ["CONTINUING", "NOTED"]
+    assert run.steps[0].decision.reason == "NOTED" == render.decide(run.model_calls[-1].response).reason
+    assert [w.text for w in run.warnings if "an assistant message right after another" in w.text]
+
+
+def test_a_compaction_that_keeps_its_last_messages_takes_the_conversation_written_before_it(tmp_path):
+    """A boundary whose ``logicalParentUuid`` names a message kept after the summary (written again there) has the
+    conversation written before it as what came before, with a warning, not an error."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
+                "logicalParentUuid": "a5", "compactMetadata": {"trigger": "auto"}}  # fmt: skip
+    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
+    kept = record("a5", "u5", "assistant", [{"type": "text", "text": "Kept."}], "msg_5")
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary, kept]))
+    assert len(run.steps) == 2 and [c["step"] for c in run.header["compactions"]] == [1]
+    assert [w.line for w in run.warnings if "a record the conversation after it holds" in w.text] == [4]

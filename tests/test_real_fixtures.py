@@ -74,7 +74,9 @@ def test_a_claude_code_session_has_one_step_and_one_model_call_per_request(entry
             if r["type"] == "assistant" and not str(r["message"].get("model", "")).startswith("<")
         }
         assert len(run.model_calls) == len(replies), run.run_id
-        assert len({call.step for call in run.model_calls}) == len(run.model_calls), run.run_id
+        # two replies share a step only where the file lacks what was sent between them, and a warning says so
+        joined = sum(w.count for w in run.warnings if "an assistant message right after another" in w.text)
+        assert len({call.step for call in run.model_calls}) == len(run.model_calls) - joined, run.run_id
         for index in range(len(run.steps)):
             sent = run.step_records[index]["sent"]
             assert sent["assistant"] and all(b.get("type") != "tool_result" for b in sent["assistant"])

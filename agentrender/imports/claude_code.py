@@ -257,9 +257,7 @@ class _Transcript:
         while record.parent is not None:
             parent = by_uuid.get(record.parent)
             if parent is None:
-                if sidechain:
-                    self._broken(record)
-                break
+                break  # the caller joins what it can (_Written.joined), or says it cannot
             if parent.uuid in seen:
                 raise Where(self.path, record.line, "parentUuid").error(
                     "the records' parents make a loop: a transcript is a tree"
@@ -272,7 +270,8 @@ class _Transcript:
         chain.reverse()
         return chain
 
-    def _broken(self, record: _Record) -> None:
+    def broken(self, record: _Record) -> None:
+        """Say that ``record``'s parent is not in the file, and that its thread is read from it."""
         self.warnings.append(
             Where(self.path, record.line, "parentUuid").warning(
                 f"points to {record.parent!r}, a record not in this file: the thread is read from here "
@@ -289,12 +288,25 @@ class _Transcript:
         if last is not None:
             segments = self._segments(last, used)
             threads.append(_Thread([self.requests(chain, False, used) for chain in segments], "main"))
-        for members in self._sidechains().values():
-            chain = self.chain(members[-1], sidechain=True)
+        groups = self._sidechains()
+        agents: dict[Any, _Written] = {}  # each agent's message records, to join a chain a left-out record broke
+        for members in groups.values():
+            for member in members:
+                agents.setdefault(member.value.get("agentId"), _Written(self)).add(member)
+        # the latest first: a chain broken by a record left out joins the one written before it
+        for members in sorted(groups.values(), key=lambda members: members[-1].line, reverse=True):
+            if members[-1].uuid in used:
+                continue
+            written = agents[members[-1].value.get("agentId")]
+            chain = written.joined(self.chain(members[-1], sidechain=True), "of the sub-agent")
+            used.update(written.taken)
             notes = {}
             if chain[0].parent is not None and chain[0].parent in self.by_uuid:
                 notes["parent_line"] = self.by_uuid[chain[0].parent].line
             threads.append(_Thread([self.requests(chain, True, used)], "sidechain", notes))
+        threads[1 if last is not None else 0 :] = sorted(
+            threads[1 if last is not None else 0 :], key=lambda thread: thread.segments[0].first_line
+        )
         left = [r for r in records if r.message is not None and r.uuid not in used] if len(used) < len(records) else []
         if left:
             lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
@@ -310,42 +322,21 @@ class _Transcript:
         """The main thread's chains, oldest first: the conversation before each compaction, then the one after it.
 
         A ``compact_boundary`` starts a chain anew (its ``parentUuid`` is null) and names the record the
-        conversation before it ended with in ``logicalParentUuid``. When that record is not in the file,
-        the conversation before it is the chain that ends where the boundary starts: the last message
-        record of the main thread written before the boundary, and a warning says it was joined so.
+        conversation before it ended with in ``logicalParentUuid``. When that record is not in the file, or
+        is one the conversation after the boundary holds (a compaction that kept the last messages and
+        wrote them again after its summary), the conversation before it is the chain that ends where the
+        boundary starts: the last message record of the main thread written before the boundary, and a
+        warning says it was joined so.
         """
         segments = []
-        on_main = [r for r in self.by_uuid.values() if r.message is not None and not r.sidechain]
-        lines = [r.line for r in on_main]
-        taken: set[str] = set()
-
-        def written_before(root: _Record) -> _Record | None:
-            """The last message of the main thread written before ``root``, not already in a chain."""
-            at = bisect_left(lines, root.line) - 1
-            while at >= 0 and on_main[at].uuid in taken:
-                at -= 1
-            return on_main[at] if at >= 0 else None
-
+        written = _Written(self)
+        for record in self.by_uuid.values():
+            if record.message is not None and not record.sidechain:
+                written.add(record)
         current: _Record | None = leaf
         while current is not None:
-            chain = self.chain(current, sidechain=False)
-            taken.update(map(_UUID, chain))
-            # a parent that is not in the file (a writer that left records out): the conversation goes on from
-            # the chain that ends where this one starts, as Claude Code wrote them one after the other
-            while (root := chain[0]).parent is not None and root.parent not in self.by_uuid:
-                joined = written_before(root)
-                if joined is None:
-                    self._broken(root)
-                    break
-                self.warnings.append(
-                    Where(self.path, root.line, "parentUuid").warning(
-                        f"points to {root.parent!r}, a record not in this file: joined to line {joined.line}, the "
-                        "last message of the main thread before it"
-                    )
-                )
-                before_it = self.chain(joined, sidechain=False)
-                taken.update(map(_UUID, before_it))
-                chain = before_it + chain
+            chain = written.joined(self.chain(current, sidechain=False), "of the main thread")
+            root = chain[0]
             segments.append(chain)
             before = root.value.get("logicalParentUuid")
             current = None
@@ -353,20 +344,20 @@ class _Transcript:
                 continue
             current = self.by_uuid.get(before)
             where = Where(self.path, root.line, "logicalParentUuid")
+            if current is not None and current.uuid not in written.taken:
+                continue
+            why = "a record not in this file" if current is None else "a record the conversation after it holds"
+            current = written.before(root)
             if current is None:
-                current = written_before(root)
-                if current is None:
-                    self.warnings.append(where.warning("the conversation before this compaction is not in this file"))
-                    continue
-                self.warnings.append(
-                    where.warning(
-                        f"names {before!r}, a record not in this file: the conversation before the compaction is "
-                        f"taken to end at line {current.line}, the last message of the main thread before it"
-                    )
+                self.warnings.append(where.warning("the conversation before this compaction is not in this file"))
+                continue
+            self.warnings.append(
+                where.warning(
+                    f"names {before!r}, {why}: the conversation before the compaction is taken to end at line "
+                    f"{current.line}, the last message of the main thread before it"
                 )
-            elif current.uuid in taken:
-                raise where.error("points back into the conversation after it: a transcript is a tree")
-        used.update(taken)
+            )
+        used.update(written.taken)
         segments.reverse()
         return segments
 
@@ -448,6 +439,50 @@ class _Transcript:
         return segment
 
 
+class _Written:
+    """One thread's message records in the order they were written, to join a chain that a record left out of the
+    file broke: the thread goes on from the last of them written before the chain's first, as Claude Code writes a
+    thread one record after the other."""
+
+    def __init__(self, transcript: _Transcript) -> None:
+        self.transcript = transcript
+        self.records: list[_Record] = []
+        self.lines: list[int] = []
+        self.taken: set[str] = set()
+        """The uuids of the records already in a chain."""
+
+    def add(self, record: _Record) -> None:
+        self.records.append(record)
+        self.lines.append(record.line)
+
+    def before(self, root: _Record) -> _Record | None:
+        """The last record written before ``root`` that no chain holds yet."""
+        at = bisect_left(self.lines, root.line) - 1
+        while at >= 0 and self.records[at].uuid in self.taken:
+            at -= 1
+        return self.records[at] if at >= 0 else None
+
+    def joined(self, chain: list[_Record], thread: str) -> list[_Record]:
+        """``chain``, and before it each chain it was broken from (a parent not in the file), with a warning each."""
+        transcript = self.transcript
+        self.taken.update(map(_UUID, chain))
+        while (root := chain[0]).parent is not None and root.parent not in transcript.by_uuid:
+            joined = self.before(root)
+            if joined is None:
+                transcript.broken(root)
+                break
+            transcript.warnings.append(
+                Where(transcript.path, root.line, "parentUuid").warning(
+                    f"points to {root.parent!r}, a record not in this file: joined to line {joined.line}, the "
+                    f"last message {thread} before it"
+                )
+            )
+            before_it = transcript.chain(joined, sidechain=root.sidechain)
+            self.taken.update(map(_UUID, before_it))
+            chain = before_it + chain
+        return chain
+
+
 def _answer(candidates: list[_Record] | None, sidechain: bool, taken: set[str], on_chain: set[str]) -> _Record | None:
     """The record that holds the result of a tool use: the one on the chain (a retried tool use leaves its first
     result on an abandoned branch), else the first of the thread's kind not already taken (a result that forks off)."""
@@ -506,7 +541,8 @@ class _Segment:
         if not (results and self._results):  # a reply's results are one turn as they were sent
             self.warnings.append(
                 Where(path, record.line, "parentUuid").warning(
-                    f"a {record.kind} message right after another: joined into one turn, as the Messages API would"
+                    f"{_ARTICLE[record.kind]} {record.kind} message right after another: joined into one turn, as the "
+                    "Messages API would"
                 )
             )
         self._results = self._results and results
@@ -565,6 +601,9 @@ class _Segment:
             return blocks  # "<synthetic>" marks a reply Claude Code wrote itself, not a model's
         if model is not None:
             self.models.append(model)
+        if joined:
+            # the file lacks what was sent between the two replies: the step is what the model said last
+            self.turns[-1]["decided_from"] = start
         if message.get("id") is not None:
             self.calls.append(
                 {"turn": len(self.turns) - 1, "start": start, "end": start + len(blocks), "message": message,
@@ -748,6 +787,8 @@ class _Conversation:
                     found.setdefault(f"prompt:{prompt.strip()}", link)
         return found
 
+
+_ARTICLE = {"user": "a", "assistant": "an"}
 
 _AGENT_TOOLS = ("Task", "Agent")
 """The tools through which Claude Code starts a sub-agent."""

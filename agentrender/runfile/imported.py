@@ -74,8 +74,10 @@ class ConversationSteps:
         assistant = turns[2 * index + 1]["content"]
         # None: the reply to the last request, or one after which the conversation was compacted
         user = turns[2 * index + 2]["content"] if 2 * index + 2 < len(turns) else None
-        first = next((block for block in assistant if block["type"] == "tool_use"), None)
-        decision = render.decide_blocks(assistant, "tool_use" if first is not None else "end_turn")
+        # a turn that joins two replies (what was sent between them is not in the source) is decided by the last
+        decided = assistant[turns[2 * index + 1].get("decided_from", 0) :]
+        first = next((block for block in decided if block["type"] == "tool_use"), None)
+        decision = render.decide_blocks(decided, "tool_use" if first is not None else "end_turn")
         first_id = str(first.get("id", "")) if first is not None else ""
         record: dict[str, Any] = {"type": "step", "index": index, "decision": decision_record(decision)}
         sent: dict[str, Any] = {"tool_use_id": first_id, "assistant": assistant}
