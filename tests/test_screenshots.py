@@ -51,4 +51,4 @@ def test_the_widget_pages_hold_the_widgets_content() -> None:
     assert "data:image/png;base64," in screenshots.run_explorer_size()
     assert "<svg" in screenshots.cli_show() and "fix-failing-test" in screenshots.cli_show()
     compacted = screenshots.compaction_views()
-    assert "deciding step 3" in compacted and "compaction (auto) before step 4" in compacted
+    assert "deciding step 4" in compacted and "compaction (manual) before step 5" in compacted

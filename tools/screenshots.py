@@ -188,20 +188,18 @@ def cli_show() -> str:
 
 
 def compaction_views() -> str:
-    """``RunExplorer``'s conversation tab on a compacted import: the view just before a compaction, then just after."""
-    import tempfile
-
+    """``RunExplorer``'s conversation tab on a Claude Code session with a ``/compact``: the view just before the
+    compaction, then just after it."""
+    from agentrender.imports import load
     from agentrender.notebook import RunExplorer
-    from tests._support.compacted import compacted_run, compaction
 
-    with tempfile.TemporaryDirectory() as folder:
-        run = compacted_run(Path(folder), 6, [compaction(4, tokens_before=152_340)], lines=2)
-    explorer = RunExplorer(run)
+    session = Path(__file__).resolve().parents[1] / "tests/fixtures/imports/claude-code"
+    explorer = RunExplorer(load(session / "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"))
     explorer.tabs.selected_index = 1
     conversation = explorer.conversation
     conversation.last_steps.value = 1
     parts = []
-    for at in (3, 4):
+    for at in (4, 5):
         conversation.at = at
         parts.append(widget_html(explorer.widget))
     return page('<hr style="margin: 14px 0">'.join(parts))
