@@ -808,3 +808,19 @@ def test_last_calls_names_the_reply_each_recorded_decision_came_from(tmp_path: P
     run = load_run(write(tmp_path, lines(HEADER, retry, CALL0, STEP0, END)))
     assert list(run.last_calls()) == [0]
     assert run.last_calls()[0] is run.model_calls[1] and run.model_calls[1].request_key == "k"
+
+
+def test_records_of_a_type_the_run_does_not_load_are_kept_whole_and_read_back(tmp_path):
+    """A record of an unknown type is kept (as its line's text, for memory) and ``Run.records`` gives it back as
+    the file holds it, every time it is read."""
+    path = tmp_path / "r.jsonl"
+    lines = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "r", "goal": "g"},
+        {"type": "progress", "pct": 5, "nested": {"a": [1, 2]}},
+        {"type": "step", "index": 0},
+        {"type": "progress", "pct": 9},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run = load_run(path)
+    assert list(run.records) == lines == list(run.records)
+    assert run.records[1] == lines[1] and run.records[-1] == lines[3]

@@ -53,7 +53,9 @@ class _Records(ContentSequence[Mapping[str, Any]]):
 
     __slots__ = ("_items", "_steps")
 
-    def __init__(self, items: list[dict[str, Any] | ModelCall], steps: ConversationSteps | None = None) -> None:
+    def __init__(
+        self, items: list[dict[str, Any] | ModelCall | _Unloaded], steps: ConversationSteps | None = None
+    ) -> None:
         self._items = items
         self._steps = steps
 
@@ -89,13 +91,37 @@ class _Records(ContentSequence[Mapping[str, Any]]):
         return repr(list(self))
 
 
-def _as_record(item: dict[str, Any] | ModelCall) -> Mapping[str, Any]:
-    return item.record if isinstance(item, ModelCall) else item
+def _as_record(item: dict[str, Any] | ModelCall | _Unloaded) -> Mapping[str, Any]:
+    if isinstance(item, dict):
+        return item
+    return item.record
+
+
+class _Unloaded:
+    """A record of a type the run does not load, kept as the text of its line and decoded when read.
+
+    A file of a million tiny records of an unknown type (a runtime's progress notes) would hold a
+    million dicts; their lines' text takes a third of that (``bench/bench_memory.py``, ``runfile/tiny``).
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The record as its line holds it (a fresh dict at each read: the run holds the text, not the dict)."""
+        value: dict[str, Any] = decode_line(self.text)
+        return value
 
 
 # The record types whose fields may hold what the frames cannot read (see schema.doubts).
 _DOUBTED = frozenset(("run", "step", "end", "model_call"))
 
+
+_LOADED = frozenset(("step", "end"))
+"""The record types the run loads into its typed fields, and so holds as read."""
 
 _BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
 
@@ -109,7 +135,7 @@ class _Loader:
         self.replies = replies
         self.header: dict[str, Any] | None = None
         self.header_line = 0
-        self.records: list[dict[str, Any] | ModelCall] = []
+        self.records: list[dict[str, Any] | ModelCall | _Unloaded] = []
         self.steps: dict[int, Step] = {}
         self.step_records: dict[int, dict[str, Any]] = {}
         self.step_lines: dict[int, int] = {}
@@ -231,7 +257,10 @@ class _Loader:
             self.records.append(loaded)
             self.model_calls.append(loaded)
             return
-        self.records.append(record)
+        if kind not in _LOADED and text:
+            self.records.append(_Unloaded(text))  # read again from its text when asked for (see _Unloaded)
+        else:
+            self.records.append(record)
         if type(loaded) is Step:
             self.add_step(number, loaded, record)
         elif kind == "end":
