@@ -235,11 +235,11 @@ def _block_values(wire: Any, where: str) -> tuple[str, dict[str, Any] | None]:
         return kind, None
     values: dict[str, Any] = {}
     for wire_key, (attribute, expected) in known.items():
+        value = wire.get(wire_key)
+        if value is None and wire_key not in _REQUIRED_BLOCK_KEYS[kind]:
+            continue  # absent, or written as null as real writers do (not recorded): its default
         if wire_key not in wire:
-            if wire_key in _REQUIRED_BLOCK_KEYS[kind]:
-                raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
-            continue
-        value = wire[wire_key]
+            raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
         if kind == "tool_result" and wire_key == "content" and isinstance(value, list):
             # The API also takes a result as a list of blocks. Its text is what a reader is
             # shown; the list itself stays in ``raw``, so the wire form is given back as read.

@@ -257,7 +257,7 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, b'{"type": "step", "index": 1'), "2: not JSON: Expecting ',' delimiter at column 29"),
         (lines(HEADER, b'{"type": "step", "index": NaN}'), "2: not JSON: NaN is not JSON"),
         (lines(HEADER, b'{"type": "end", "x": 1e999}'), "2: not JSON: 1e999 overflows to infinity"),
-        (lines(HEADER, b"[" * 100_000), "2: not JSON: nested too deeply"),
+        (lines(HEADER, b"[" * 100_000), "2: [0][0][0][0][0][0]…: nested deeper than 256 levels"),
         (lines(HEADER, {"index": 0}), "2: type: missing: every record names its type"),
         (lines(HEADER, {"type": 3}), "2: type: expected a string, got int"),
         (lines(HEADER, {"type": "step"}), "2: step.index: missing"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentrender._json import NestingError, decode_failure, limited
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
@@ -77,6 +78,9 @@ FORMATS: list[Format] = [
 """What ``load`` tries, in order. The importers of other formats add themselves here."""
 
 
+_loads = limited(json.loads)
+
+
 def _first_value(path: str) -> tuple[Any, bool]:
     """The first JSON value of the file (the whole document, or its first line), or ``None``; and whether
     the file's bytes are broken (binary data, not text, or a gzip stream cut short or corrupt).
@@ -95,11 +99,17 @@ def _first_value(path: str) -> tuple[Any, bool]:
         return None, True
     head = data.decode("utf-8", errors="replace")
     text = head.lstrip("\ufeff \t\r\n")
-    for candidate in (text, text.split("\n", 1)[0]):
+    first_line = text.split("\n", 1)[0]
+    deep: NestingError | None = None
+    for candidate in (text, first_line):
         try:
-            return json.loads(candidate), False
+            return _loads(candidate), False
+        except NestingError as error:
+            deep = deep or error
         except (ValueError, RecursionError):
             continue
+    if deep is not None:  # the document, or its first line, is JSON too deep to read: no reader would say more
+        raise RunFileError(path, 1, decode_failure(deep))
     first_line = data.lstrip(b" \t\r\n").split(b"\n", 1)[0]
     return None, bool(binary_at(first_line, complete=len(data) < 1 << 20))
 
