@@ -401,8 +401,9 @@ def import_mutants(fixture: Path, folder: Path, count: int, *, seed: int = 26) -
 
 # ---------------------------------------------------------------------------- depth
 
-DEPTHS = (100, 300, 1_000, 3_000, 10_000, 100_000)
-"""How deep the depth sweep nests: below the limit, past it, past the decoder's own reach, and far past."""
+DEPTHS = (100, 300, 975, 1_000, 3_000, 10_000, 100_000)
+"""How deep the depth sweep nests: below the limit, past it, just within the decoder's own reach (975:
+without the limit, the instruments' encoders failed there), past it, and far past."""
 
 DEPTH_POSITIONS: tuple[tuple[str, str, str, bool], ...] = (
     ("run-step-args", "sample_runs/malformed-replies.jsonl", "args", False),
