@@ -377,6 +377,17 @@ def test_is_error_null_means_not_recorded(tmp_path: Path) -> None:
     _show_everywhere(path)
 
 
+def test_a_reply_with_fields_written_as_null_reads_as_not_recorded() -> None:
+    """A reply whose id, model, type, role and stop reason are null reads as one without them; wrong types fail."""
+    from agentrender._types import ModelResponse
+
+    wire = {"id": None, "type": None, "role": None, "model": None, "stop_reason": None, "content": []}
+    response = ModelResponse.from_dict(wire)
+    assert (response.id, response.model, response.stop_reason) == ("", "", "")
+    with pytest.raises(ValueError, match=r"^response\.model: expected a string, got int$"):
+        ModelResponse.from_dict({**wire, "model": 0})
+
+
 UNSAFE_NAME = "read\u202efdp.exe\u200b\x00\x1b[2J"
 
 

@@ -785,7 +785,7 @@ def test_stop_reason_and_usage_are_read_without_building_the_response(tmp_path: 
         {"stop_reason": "end_turn"},
         {"content": [], "usage": [1]},
         {"content": [], "model": 4},
-        {"content": [], "id": None},
+        {"content": [], "id": 3},
         {"content": {}},
         {"content": [3]},
         {"content": [{"type": ""}]},
