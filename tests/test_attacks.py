@@ -1,5 +1,7 @@
 """Everything in a run is untrusted: hostile files through the loader, the importers, views, HTML, frames and the CLI.
 
+Run files and every importer's files (mutants of their fixtures, samples and the real files
+of ``tests/fixtures/real/MANIFEST.json``, made with a fixed seed) are hostile alike.
 Each hostile file goes through every consumer in a child process (``tests._support.attacks``):
 only ``RunFileError`` or a documented warning may come out, within 10 s and within three
 times the file's size plus 200 MB of memory, and no valid record may vanish unnamed. The
@@ -432,6 +434,7 @@ def test_the_decide_editor_shows_unsafe_characters_as_escapes_that_read_back() -
     assert stepper.explanation.decision.tool == UNSAFE_NAME
 
 
+@pytest.mark.slow  # each file runs in a child process: seconds in all
 def test_a_mutant_of_every_import_fixture_survives_every_consumer(tmp_path: Path) -> None:
     """One structure-aware mutant of each importer's fixtures and samples is imported and shown, or refused."""
     fixtures = hostile_files.import_fixtures()
