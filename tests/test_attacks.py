@@ -137,8 +137,8 @@ def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> N
 # ---------------------------------------------------------------------------- the fuzz
 
 
-def _assert_survived(paths: list[Path], *, alone: bool = False) -> None:
-    outcomes = survive(paths, alone=alone)
+def _assert_survived(paths: list[Path], *, alone: bool = False, thorough: bool = False) -> None:
+    outcomes = survive(paths, alone=alone, thorough=thorough)
     assert [outcome.path for outcome in outcomes] == list(map(str, paths)), "an outcome a file, in order"
     found = problems(outcomes)
     assert not found, "\n\n".join(found[:5])
@@ -155,7 +155,7 @@ def _assert_refused_as_bombs(bombs: list[Path]) -> None:
 @pytest.mark.slow  # each file runs in a child process: seconds in all
 def test_planted_hostile_files_survive_every_consumer(tmp_path: Path) -> None:
     """Bad UTF-8, NUL, lone surrogates, NaN, huge ints, duplicate keys, CRLF, BOM, deep nesting, odd indices."""
-    _assert_survived(list(hostile_files.planted(tmp_path)))
+    _assert_survived(list(hostile_files.planted(tmp_path)), thorough=True)
 
 
 @pytest.mark.slow  # each file runs in a child process: seconds in all
@@ -438,14 +438,18 @@ def test_the_decide_editor_shows_unsafe_characters_as_escapes_that_read_back() -
 def test_a_mutant_of_every_import_fixture_survives_every_consumer(tmp_path: Path) -> None:
     """One structure-aware mutant of each importer's fixtures and samples is imported and shown, or refused."""
     fixtures = hostile_files.import_fixtures()
-    _assert_survived([path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 1)])
+    _assert_survived(
+        [path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 1)], thorough=True
+    )
 
 
 @pytest.mark.slow  # each file in a child process: about two minutes
 def test_mutants_of_every_import_fixture_survive_every_consumer(tmp_path: Path) -> None:
     """Twelve structure-aware mutants of each importer's fixtures and samples (fixed seed) are shown or refused."""
     fixtures = hostile_files.import_fixtures()
-    _assert_survived([path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 12)])
+    _assert_survived(
+        [path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 12)], thorough=True
+    )
 
 
 @pytest.mark.slow
@@ -456,4 +460,4 @@ def test_mutants_of_every_import_fixture_survive_every_consumer(tmp_path: Path) 
 )
 def test_mutants_of_every_real_fixture_survive_every_consumer(tmp_path: Path, fixture: Path) -> None:
     """Each real public file of tests/fixtures/real/MANIFEST.json, as it is and in 12 mutants, is shown or refused."""
-    _assert_survived([fixture, *hostile_files.import_mutants(fixture, tmp_path, 12)])
+    _assert_survived([fixture, *hostile_files.import_mutants(fixture, tmp_path, 12)], thorough=True)

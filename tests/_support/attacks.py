@@ -3,8 +3,9 @@
 ``survive(paths)`` runs ``python -m tests._support.attacks PATH...`` and gives one
 ``Outcome`` a file: the child loads each file with ``load_run`` and the importers (a file
 ``load_run`` refuses may be another agent's history, which ``load`` imports), and when it
-loads, shows it through every view stop and its HTML, ``sizes``, both frames, the notebook
-widgets, every CLI command and a ``write_run`` -> ``load_run`` round trip. Each
+loads, shows it through the views and their HTML, both frames and every CLI command; with
+``survive(thorough=True)`` also every view stop, ``sizes``, the notebook widgets and a
+``write_run`` -> ``load_run`` round trip. Each
 file has ``LIMIT_SECONDS`` (an alarm in the child); its memory is the child's peak resident
 size (``resource``) above what it held after its imports. ``Outcome.problems`` says what
 went wrong: an exception other than ``RunFileError`` anywhere, a hang, memory over ``3 x file + 200 MB``, or a valid
@@ -30,9 +31,9 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-LIMIT_SECONDS = 15
-"""How long one file may take through every consumer: a 10 MB line of 650,000 keys takes about 11 s
-on a loaded two-core machine (its load, frames, widgets, round trip and seven commands, each a load)."""
+LIMIT_SECONDS = 10
+"""How long one file may take through every consumer."""
+
 
 MEMORY_FLOOR = 200 * 1024 * 1024
 """The memory any file may take beside three times its size."""
@@ -135,31 +136,33 @@ def _consume(path: Path, problems: list[str]) -> tuple[bool, str, tuple[str, ...
 
 
 def _show(run: Any, path: Path) -> None:
-    """``run`` through the views (every stop, or a few of a long run), sizes, HTML, frames, widgets and a round trip."""
+    """``run`` through the views, their HTML, the frames; when thorough, every stop, sizes, widgets, a round trip."""
     import tempfile
 
     from agentrender import load_run
     from agentrender.frame import model_calls_frame, runs_frame, steps_frame
-    from agentrender.notebook import DecideStepper, RunExplorer
+    from agentrender.notebook import RunExplorer
     from agentrender.runfile import write_run
     from agentrender.views import Views
 
     views = Views(run)
     count = len(run.steps)
-    stops = range(count + 1) if count <= EVERY_STOP_UP_TO else sorted({0, count // 2, count})
-    for at in stops:
+    thorough = bool(os.environ.get(THOROUGH))
+    every_stop = thorough and count <= EVERY_STOP_UP_TO
+    for at in range(count + 1) if every_stop else sorted({0, count // 2, count}):
         views.at(at)._repr_html_()
-    views.sizes()
     run._repr_html_()
     steps_frame(run)
     model_calls_frame(run)
     if path.name.endswith((".jsonl", ".jsonl.gz")):
         runs_frame([path], progress=False)
+    if not thorough:
+        return
+    views.sizes()
     explorer = RunExplorer(run)  # its conversation and decide tabs are a ConversationView and a DecideStepper
     explorer.conversation.at = count
     for number in range(min(len(explorer.decide.replies), 5)):
         explorer.decide.slider.value = number
-    DecideStepper(run)
     with tempfile.TemporaryDirectory() as folder:
         written = Path(folder) / "round-trip.jsonl"
         write_run(run, written)
@@ -198,13 +201,27 @@ def _resident() -> int:
 _BASELINE = [0]
 
 
-def survive(paths: Iterable[Path], *, alone: bool = False) -> list[Outcome]:
+THOROUGH = "AGENTRENDER_ATTACKS_THOROUGH"
+"""Set in a child's environment: every consumer, as ``survive(thorough=True)`` asks."""
+
+
+def survive(paths: Iterable[Path], *, alone: bool = False, thorough: bool = False) -> list[Outcome]:
     """Each file through every consumer in a child process; one ``Outcome`` a file, in order.
 
     ``alone``: a child process for each file, so each file's memory is its own. Otherwise the
-    files are dealt among one child per core (``_children``), run side by side.
+    files are dealt among one child per core (``_children``), run side by side. ``thorough``:
+    every view stop (not only the first, middle and last), ``sizes``, the notebook widgets (a
+    run explorer, its replies stepped through) and a ``write_run`` -> ``load_run`` round trip
+    too, which takes a small file half again as long: the importers' mutants, the planted files
+    and the depth sweep have them; the thousands of run-file mutants and cuts do not.
     """
     paths = list(paths)
+    if thorough:
+        os.environ[THOROUGH] = "1"  # inherited by the children; the harness's own process shows nothing
+        try:
+            return survive(paths, alone=alone)
+        finally:
+            del os.environ[THOROUGH]
     if alone and len(paths) > 1:
         return [outcome for path in paths for outcome in survive([path])]
     count = _children(len(paths))
