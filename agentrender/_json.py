@@ -1,8 +1,11 @@
 """JSON as agentrender reads and writes it: one strict reading, one canonical form, one display form.
 
 - ``strict_loads``: RFC 8259 and nothing more (no ``NaN``/``Infinity``, no number that
-  overflows to infinity), as ``render.decide`` reads raw tool arguments and the run-file
-  reader reads every line.
+  overflows to infinity, nothing nested deeper than ``MAX_DEPTH``), as ``render.decide``
+  reads raw tool arguments and the run-file reader reads every line.
+- ``MAX_DEPTH``, ``limited``, ``check_depth``, ``too_deep``, ``decode_failure``: the one nesting limit of every JSON
+  agentrender decodes (files, and JSON text inside fields such as tool arguments) and of the
+  values it is handed already decoded; ``deep_canonical`` writes a value past it as text.
 - ``canonical``: the compact encoding a replay key hashes and a byte count measures
   (no ASCII escaping, ``,`` and ``:`` without spaces).
 - ``display``: how every instrument (HTML, terminal, widgets, diagnostics) shows a JSON
@@ -20,9 +23,52 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
+from array import array
+from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
-__all__ = ["STRICT_DECODER", "canonical", "display", "escaped", "strict_loads"]
+__all__ = [
+    "MAX_DEPTH",
+    "STRICT_DECODER",
+    "NestingError",
+    "canonical",
+    "check_depth",
+    "decode_failure",
+    "deep_canonical",
+    "display",
+    "escaped",
+    "limited",
+    "strict_loads",
+    "too_deep",
+]
+
+MAX_DEPTH = 256
+"""How deep JSON may nest (arrays and objects inside one another) anywhere agentrender reads it.
+
+Measured with the limit lifted, each instrument called from 200 frames deep (a notebook cell's
+stack is about that), on a run whose arguments nest N levels: the notebook widgets survive
+N = 776 (the run explorer; the conversation and decide widgets 778), the HTML of a view and of
+a run 779, the frames 782, ``write_run`` 784, the views, sizes, ``render.messages`` and
+``decide`` 785 (where the decoder itself stops); the CLI turns what it cannot show into its
+error. 256 is a third of the shallowest, so an instrument called from a stack 500 frames
+deeper still works, and far beyond any real value (the deepest in the bundled samples and the
+imports' fixtures nests under 12 levels). ``tests/test_depth.py`` keeps the measure: every
+instrument survives ``MAX_DEPTH`` from a stack of 500 frames.
+"""
+
+
+class NestingError(ValueError):
+    """JSON (or a value handed over already decoded) nested deeper than ``MAX_DEPTH``; its message names
+    the field that holds the nesting when it is known (``messages[1].content[0].input: nested deeper ...``)."""
+
+    def __init__(self, field: str = "", limit: int = MAX_DEPTH) -> None:
+        self.field = field
+        """Where the nesting goes past the limit, as a path (``""`` for the whole value)."""
+        super().__init__(
+            f"{field}: nested deeper than {limit} levels" if field else f"nested deeper than {limit} levels"
+        )
 
 
 def _reject_constant(name: str) -> Any:
@@ -40,9 +86,111 @@ STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_
 """The decoder of ``strict_loads``, for a reader that decodes through its scanner."""
 
 
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+
+
+def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
+    """Raise ``NestingError`` when the JSON ``text`` opens more than ``limit`` arrays and objects inside one another.
+
+    A linear scan of the brackets outside strings, in C: text with no more than ``limit``
+    brackets that open is not even scanned. Text that is not JSON is measured as well as
+    it can be; the decoder says what else is wrong with it. Measured on ``bench/bench_runfile.py``'s
+    30,000-step run (110 MiB): ``load_run`` 0.96 s with the check, 0.90 s without (best of four).
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).encode("ascii").translate(_STEPS)
+    deepest = max(accumulate(array("b", brackets)), default=0)
+    if deepest > limit:
+        raise NestingError(_nesting_field(text, limit), limit)
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{},]')
+_SHOWN_LEVELS = 6
+
+
+def _nesting_field(text: str, limit: int) -> str:
+    """Where ``text`` nests past ``limit``: the path to it (``messages[1].content[0].input.a…``), its first
+    ``_SHOWN_LEVELS`` levels and ``…`` when it goes on. Walked token by token, on the way to an error only."""
+    path: list[list[Any]] = []  # each open container: [its kind, the key or index being read, a key is next]
+    for token in _TOKENS.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            if len(path) == limit:
+                break
+            path.append([char, 0 if char == "[" else "", char == "{"])
+        elif char in "]}":
+            if path:
+                path.pop()
+        elif char == ",":
+            if path and path[-1][0] == "[":
+                path[-1][1] += 1
+            elif path:
+                path[-1][2] = True
+        elif path and path[-1][0] == "{" and path[-1][2]:
+            try:
+                path[-1][1] = json.loads(token.group())
+            except ValueError:
+                path[-1][1] = token.group()
+            path[-1][2] = False
+    field = ""
+    for kind, key, _ in path[:_SHOWN_LEVELS]:
+        field += f"[{key}]" if kind == "[" else (f".{key}" if field else str(key))
+    return field + ("…" if len(path) > _SHOWN_LEVELS else "")
+
+
+def limited(decode: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``decode`` that refuses text nested deeper than ``MAX_DEPTH`` with ``NestingError``.
+
+    The depth is measured once the text has decoded (text that does not decode costs no
+    scan), and a decoder that ran out of stack is refused the same way.
+    """
+
+    def decode_limited(text: str) -> Any:
+        try:
+            value = decode(text)
+        except RecursionError:
+            check_depth(text)  # raises, naming the field
+            raise NestingError() from None
+        check_depth(text)
+        return value
+
+    return decode_limited
+
+
+def decode_failure(error: ValueError | RecursionError) -> str:
+    """What a reader says of text it could not decode: ``not JSON: ...``, or that it nests too deep."""
+    if isinstance(error, NestingError):
+        return str(error)
+    if isinstance(error, RecursionError):
+        return str(NestingError())
+    return f"not JSON: {error}"
+
+
 def strict_loads(text: str) -> Any:
-    """One JSON value as RFC 8259 has it; ``ValueError`` for anything else (``NaN`` included)."""
-    return STRICT_DECODER.decode(text)
+    """One JSON value as RFC 8259 has it; ``ValueError`` for anything else (``NaN`` included),
+    ``NestingError`` for a value nested deeper than ``MAX_DEPTH``."""
+    return _strict_limited(text)
+
+
+_strict_limited = limited(STRICT_DECODER.decode)
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether an already decoded ``value`` nests lists, tuples and dicts more than ``limit`` deep.
+
+    Walked without recursion, and stopped as soon as it is past ``limit`` (a value that
+    holds itself is too deep, not an endless walk).
+    """
+    level: list[Any] = [value]
+    for _ in range(limit + 1):  # each turn: is there a container one level deeper?
+        level = [held for held in level if isinstance(held, dict | list | tuple)]
+        if not level:
+            return False
+        level = [item for held in level for item in (held.values() if isinstance(held, dict) else held)]
+    return True
 
 
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -52,6 +200,47 @@ def canonical(value: Any) -> str:
     """The compact, canonical encoding of ``value`` (key order as given); ``ValueError`` or
     ``TypeError`` for what is not JSON."""
     return _CANONICAL.encode(value)
+
+
+def deep_canonical(value: Any) -> str:
+    """``canonical(value)`` at any depth: the encoding of a value too deep for the C encoder, without recursion.
+
+    Scalars are encoded as ``canonical`` encodes them; a value that holds itself raises ``ValueError``.
+    """
+    out: list[str] = []
+    open_ids: set[int] = set()
+    work: list[Any] = [value]  # values to write, and the str pieces between them
+    while work:
+        item = work.pop()
+        if isinstance(item, _Piece):
+            out.append(item.text)
+            open_ids.discard(item.closes)
+        elif isinstance(item, dict | list | tuple):
+            if id(item) in open_ids:
+                raise ValueError("a value that holds itself is not JSON")
+            open_ids.add(id(item))
+            pairs = list(item.items()) if isinstance(item, dict) else list(enumerate(item))
+            is_dict = isinstance(item, dict)
+            out.append("{" if is_dict else "[")
+            work.append(_Piece("}" if is_dict else "]", id(item)))
+            for position in range(len(pairs) - 1, -1, -1):
+                key, held = pairs[position]
+                work.append(held)
+                head = "," if position else ""
+                work.append(_Piece(head + canonical(key) + ":" if is_dict else head, 0))
+        else:
+            out.append(canonical(item))
+    return "".join(out)
+
+
+class _Piece:
+    """Text ``deep_canonical`` writes between values; ``closes`` is the id of the container it ends (or 0)."""
+
+    __slots__ = ("closes", "text")
+
+    def __init__(self, text: str, closes: int) -> None:
+        self.text = text
+        self.closes = closes
 
 
 def _shown(value: Any) -> Any:

@@ -22,7 +22,16 @@ import html
 import re
 from typing import NamedTuple
 
-__all__ = ["NO_MATH", "UNSAFE", "UNSAFE_CLASSES", "UnsafeClass", "escape_html", "escape_terminal"]
+__all__ = [
+    "NO_MATH",
+    "UNSAFE",
+    "UNSAFE_CLASSES",
+    "UnsafeClass",
+    "escape_html",
+    "escape_json",
+    "escape_terminal",
+    "mark_text",
+]
 
 
 class UnsafeClass(NamedTuple):
@@ -171,6 +180,36 @@ def _mark(match: re.Match[str]) -> str:
         return match.group()
     code = f"U+{ord(match.group()):04X}"
     return f'<span class="ar-ctl" title="{code}: {_MARK_TITLE}">[{code}]</span>'
+
+
+def _plain_mark(match: re.Match[str]) -> str:
+    return match.group() if _passes(match) else f"[U+{ord(match.group()):04X}]"
+
+
+def mark_text(text: str) -> str:
+    """``text`` for a control that shows plain text (a dropdown's label): each unsafe character as the
+    ``[U+XXXX]`` marker ``escape_html`` shows, without the markup."""
+    return _SCAN.sub(_plain_mark, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    if _passes(match):
+        return match.group()
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+def escape_json(text: str) -> str:
+    """JSON ``text`` (as ``json.dumps`` writes it, so unsafe characters are only inside its strings) with each
+    unsafe character written as JSON's own ``\\uXXXX`` escape: the same JSON value, with every one visible.
+
+    For an editor of JSON: what it shows reads back as what it was given, and a character a
+    reader types stays what it is.
+    """
+    return _SCAN.sub(_json_escape, text)
 
 
 NO_MATH = "tex2jax_ignore mathjax_ignore"

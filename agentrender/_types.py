@@ -235,11 +235,11 @@ def _block_values(wire: Any, where: str) -> tuple[str, dict[str, Any] | None]:
         return kind, None
     values: dict[str, Any] = {}
     for wire_key, (attribute, expected) in known.items():
+        value = wire.get(wire_key)
+        if value is None and wire_key not in _REQUIRED_BLOCK_KEYS[kind]:
+            continue  # absent, or written as null as real writers do (not recorded): its default
         if wire_key not in wire:
-            if wire_key in _REQUIRED_BLOCK_KEYS[kind]:
-                raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
-            continue
-        value = wire[wire_key]
+            raise ValueError(f"{where}.{wire_key}: missing from a {kind!r} block")
         if kind == "tool_result" and wire_key == "content" and isinstance(value, list):
             # The API also takes a result as a list of blocks. Its text is what a reader is
             # shown; the list itself stays in ``raw``, so the wire form is given back as read.
@@ -348,15 +348,16 @@ class ModelResponse:
 
         Thinking and redacted-thinking blocks are kept (they are never part of a reason);
         a ``tool_use`` block's ``input`` may be a parsed JSON value or raw ``str``/``bytes``.
-        A ``null`` stop reason (a streamed message not yet finished) reads as ``""``.
+        A ``null`` stop reason (a streamed message not yet finished) reads as ``""``; any other
+        field written as ``null`` (an ``id``, a ``model``) was not recorded, and reads as absent.
         """
         _check_reply_fields(wire, where)
         usage = wire.get("usage")
         return cls(
             content=_blocks(wire["content"], f"{where}.content"),
             stop_reason=wire.get("stop_reason") or "",
-            model=wire.get("model", ""),
-            id=wire.get("id", ""),
+            model=wire.get("model") or "",
+            id=wire.get("id") or "",
             usage=dict(usage) if usage is not None else None,
         )
 
@@ -378,19 +379,19 @@ def _check_reply_fields(wire: Any, where: str) -> None:
     """Check a reply's fields other than its blocks, raising what ``ModelResponse.from_dict`` raises."""
     if (
         type(wire) is dict  # a quick look at a reply as JSON gives it; the checks below word what is wrong
-        and wire.get("type", "message") == "message"
-        and wire.get("role", "assistant") == "assistant"
+        and wire.get("type") in (None, "message")
+        and wire.get("role") in (None, "assistant")
         and "content" in wire
         and type(wire.get("stop_reason")) in _TEXT_OR_NONE
         and type(wire.get("usage")) in _OBJECT_OR_NONE
-        and type(wire.get("model", "")) is str
-        and type(wire.get("id", "")) is str
+        and type(wire.get("model")) in _TEXT_OR_NONE
+        and type(wire.get("id")) in _TEXT_OR_NONE
     ):
         return
     if not isinstance(wire, Mapping):
         raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
     for key, expected in (("type", "message"), ("role", "assistant")):
-        if key in wire and wire[key] != expected:
+        if wire.get(key) not in (None, expected):
             raise ValueError(f"{where}.{key}: expected {expected!r}, got {wire[key]!r}")
     if "content" not in wire:
         raise ValueError(f"{where}.content: missing (a reply's list of blocks)")
@@ -401,7 +402,7 @@ def _check_reply_fields(wire: Any, where: str) -> None:
     if usage is not None and not isinstance(usage, Mapping):
         raise ValueError(f"{where}.usage: expected an object, got {type(usage).__name__}")
     for key in ("model", "id"):
-        if not isinstance(wire.get(key, ""), str):
+        if type(wire.get(key)) not in _TEXT_OR_NONE:
             raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
 
 

@@ -42,6 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from agentrender._json import strict_loads
 from agentrender.runfile import FORMAT_SENT, RunWriter
 
 __all__ = ["MODEL_CALL_ERROR", "SOURCE_FORMAT", "record"]
@@ -482,7 +483,7 @@ class _Events:
         elif kind == "content_block_stop":
             pending = self.json.pop(data["index"], None)
             if pending is not None:
-                message["content"][data["index"]]["input"] = json.loads(pending) if pending else {}
+                message["content"][data["index"]]["input"] = _streamed_input(pending)
         elif kind == "message_delta":
             message.update(data.get("delta") or {})
             usage = dict(message.get("usage") or {})
@@ -503,6 +504,17 @@ class _Events:
             return
         why = error or self.problem or _INCOMPLETE
         self.recorder.failure(self.request, why, self.started, message)
+
+
+def _streamed_input(text: str) -> Any:
+    """A streamed tool use's input: its JSON, or the text itself when that is no JSON agentrender reads
+    (``render.decide`` then keeps it as the reply's invalid arguments)."""
+    if not text:
+        return {}
+    try:
+        return strict_loads(text)
+    except ValueError:
+        return text
 
 
 def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], pending: dict[int, str], index: int) -> None:

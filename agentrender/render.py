@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any, overload
 
 from agentrender._fast import frozen_factory, paused, promote, worth_promoting
-from agentrender._json import canonical, strict_loads
+from agentrender._json import MAX_DEPTH, NestingError, canonical, deep_canonical, strict_loads, too_deep
 from agentrender._types import (
     ContentBlock,
     Decision,
@@ -637,6 +637,7 @@ ARGS_OUTCOMES: dict[str, str] = {
     "empty": "the input was empty raw text: no arguments",
     "invalid_json": "the input was raw text that is not JSON: kept out of band in invalid_args",
     "invalid_base64": "the input was raw bytes that are not UTF-8: kept as base64 in invalid_args",
+    "too_deep": f"the input nested deeper than {MAX_DEPTH} levels: kept out of band in invalid_args, as its JSON text",
     "": "no call, so no arguments",
 }
 """What ``decide`` did with the first tool use's input."""
@@ -761,11 +762,15 @@ def _parse_arguments(raw: Any) -> tuple[Any, str, bool, str]:
         except UnicodeDecodeError:
             return None, base64.b64encode(raw).decode("ascii"), True, "invalid_base64"
     if not isinstance(raw, str):
+        if too_deep(raw):  # an SDK's own decoding has no limit: past ours no instrument could show it
+            return None, deep_canonical(raw), False, "too_deep"
         return raw, "", False, "value"
     if raw == "":
         return None, "", False, "empty"
     try:
         return strict_loads(raw), "", False, "parsed"
+    except NestingError:
+        return None, raw, False, "too_deep"
     except ValueError:
         return None, raw, False, "invalid_json"
 
@@ -782,8 +787,12 @@ def replay_key(
 
     One canonical compact JSON encoding of the model, system text, output cap, tools and
     messages in their wire forms (key order as rendered, no ASCII escaping). Raises
-    ``ValueError`` when anything in it is not JSON (NaN, infinity, a non-JSON type).
+    ``ValueError`` when anything in it is not JSON (NaN, infinity, a non-JSON type), or a
+    tool is not an object (naming it: ``tools[2]: ...``).
     """
+    for number, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            raise ValueError(f"tools[{number}]: expected a tool definition (an object), got {type(tool).__name__}")
     payload = {
         "model": model,
         "system": system,

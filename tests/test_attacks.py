@@ -1,5 +1,7 @@
 """Everything in a run is untrusted: hostile files through the loader, the importers, views, HTML, frames and the CLI.
 
+Run files and every importer's files (mutants of their fixtures, samples and the real files
+of ``tests/fixtures/real/MANIFEST.json``, made with a fixed seed) are hostile alike.
 Each hostile file goes through every consumer in a child process (``tests._support.attacks``):
 only ``RunFileError`` or a documented warning may come out, within 10 s and within three
 times the file's size plus 200 MB of memory, and no valid record may vanish unnamed. The
@@ -135,8 +137,8 @@ def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> N
 # ---------------------------------------------------------------------------- the fuzz
 
 
-def _assert_survived(paths: list[Path], *, alone: bool = False) -> None:
-    outcomes = survive(paths, alone=alone)
+def _assert_survived(paths: list[Path], *, alone: bool = False, thorough: bool = False) -> None:
+    outcomes = survive(paths, alone=alone, thorough=thorough)
     assert [outcome.path for outcome in outcomes] == list(map(str, paths)), "an outcome a file, in order"
     found = problems(outcomes)
     assert not found, "\n\n".join(found[:5])
@@ -153,7 +155,7 @@ def _assert_refused_as_bombs(bombs: list[Path]) -> None:
 @pytest.mark.slow  # each file runs in a child process: seconds in all
 def test_planted_hostile_files_survive_every_consumer(tmp_path: Path) -> None:
     """Bad UTF-8, NUL, lone surrogates, NaN, huge ints, duplicate keys, CRLF, BOM, deep nesting, odd indices."""
-    _assert_survived(list(hostile_files.planted(tmp_path)))
+    _assert_survived(list(hostile_files.planted(tmp_path)), thorough=True)
 
 
 @pytest.mark.slow  # each file runs in a child process: seconds in all
@@ -304,3 +306,158 @@ def test_a_writer_killed_at_random_moments_loses_at_most_the_record_in_flight(tm
         assert len(loaded) <= len(acknowledged) + 1
         if any(warning.lost for warning in run.warnings):
             assert len(run.warnings) == 1
+
+
+# ---------------------------------------------------------------------------- other agents' histories
+
+
+def _show_everywhere(path: Path) -> None:
+    """``path`` imported, then through every view stop, sizes and the CLI's commands that read a run."""
+    from agentrender.imports import load
+    from agentrender.views import Views
+
+    run = load(path)
+    views = Views(run)
+    for at in range(len(run.steps) + 1):
+        views.at(at)._repr_html_()
+    views.sizes()
+    for command in (("show",), ("steps",), ("context",), ("keys",), ("check",)):
+        out = io.StringIO()
+        assert main([*command, str(path)], stdout=out, stderr=out) in (0, 1), out.getvalue()
+        assert "Traceback" not in out.getvalue()
+
+
+def test_a_first_user_turn_with_no_content_imports_and_shows(tmp_path: Path) -> None:
+    """A conversation opening with ``content: []`` imports; every view and command shows it (was a TypeError)."""
+    path = tmp_path / "empty-first.json"
+    path.write_text(
+        json.dumps({"messages": [{"role": "user", "content": []}, {"role": "assistant", "content": "Hello."}]})
+    )
+    _show_everywhere(path)
+
+
+def test_a_call_with_no_messages_is_an_error_naming_the_field(tmp_path: Path) -> None:
+    """A request with no messages and a response is a RunFileError naming request.messages (was an IndexError)."""
+    reply = {"id": "m", "type": "message", "role": "assistant", "model": "m", "content": [], "stop_reason": "end_turn"}
+    path = tmp_path / "no-messages.json"
+    path.write_text(json.dumps({"request": {"model": "m", "max_tokens": 5, "messages": []}, "response": reply}))
+    from agentrender.imports import load
+
+    with pytest.raises(RunFileError, match=f"^{path}:1: request.messages: the conversation has no messages$"):
+        load(path)
+
+
+def test_a_tool_that_is_not_an_object_is_an_error_naming_its_place(tmp_path: Path) -> None:
+    """A call log's tool that is not an object is a RunFileError at its line naming tools[i] (was a ValueError)."""
+    line = json.loads(Path("sample_imports/stock-lookup.calls.jsonl").read_text().splitlines()[0])
+    line["request"]["tools"][1] = "get_weather"
+    path = tmp_path / "calls.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    from agentrender.imports import load
+
+    expected = f"{path}:1: request: tools[1]: expected a tool definition (an object), got str"
+    with pytest.raises(RunFileError) as raised:
+        load(path)
+    assert str(raised.value) == expected
+
+
+def test_is_error_null_means_not_recorded(tmp_path: Path) -> None:
+    """A tool result written with ``is_error: null`` imports as a result that is not an error."""
+    path = tmp_path / "null.json"
+    use = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok", "is_error": None}
+    messages = [
+        {"role": "user", "content": "Go."},
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [result]},
+    ]
+    path.write_text(json.dumps({"messages": messages}))
+    from agentrender.imports import load
+
+    [step] = load(path).steps
+    assert step.observation is not None and step.observation.status == "ok"
+    _show_everywhere(path)
+
+
+def test_a_reply_with_fields_written_as_null_reads_as_not_recorded() -> None:
+    """A reply whose id, model, type, role and stop reason are null reads as one without them; wrong types fail."""
+    from agentrender._types import ModelResponse
+
+    wire = {"id": None, "type": None, "role": None, "model": None, "stop_reason": None, "content": []}
+    response = ModelResponse.from_dict(wire)
+    assert (response.id, response.model, response.stop_reason) == ("", "", "")
+    with pytest.raises(ValueError, match=r"^response\.model: expected a string, got int$"):
+        ModelResponse.from_dict({**wire, "model": 0})
+
+
+UNSAFE_NAME = "read\u202efdp.exe\u200b\x00\x1b[2J"
+
+
+def test_the_explorer_tool_dropdown_shows_unsafe_characters_as_markers() -> None:
+    """The tool filter's labels show bidi, zero-width, NUL and ESC characters as [U+XXXX]; its values are the names."""
+    from agentrender import Step
+    from agentrender._types import Decision, Observation
+    from agentrender.notebook import RunExplorer
+    from agentrender.runfile import Run
+
+    decision = Decision(kind="tool_call", tool=UNSAFE_NAME, args={})
+    steps = (Step(index=0, decision=decision, observation=Observation(status="ok", content="x")),)
+    run = Run(header={"type": "run", "run_id": "r", "goal": "g"}, steps=steps)
+    explorer = RunExplorer(run)
+    [(label, _name)] = [option for option in explorer.tool_filter.options if option[1] == UNSAFE_NAME]
+    assert label == "read[U+202E]fdp.exe[U+200B][U+0000][U+001B][2J"
+    explorer.tool_filter.value = UNSAFE_NAME
+    assert list(explorer.filtered()["tool"]) == [UNSAFE_NAME]
+
+
+def test_the_decide_editor_shows_unsafe_characters_as_escapes_that_read_back() -> None:
+    """The reply editor writes each unsafe character as JSON's \\uXXXX escape; the text decides as the reply does."""
+    from agentrender.notebook import DecideStepper
+
+    reply = {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [
+            {"type": "text", "text": "ok \u2067x\u2069"},
+            {"type": "tool_use", "id": "t", "name": UNSAFE_NAME, "input": {}},
+        ],
+        "stop_reason": "tool_use",
+    }
+    stepper = DecideStepper([reply])
+    shown = stepper.editor.value
+    assert not any(char in shown for char in "\u202e\u200b\x00\x1b\u2067\u2069")
+    assert "\\u202e" in shown and "\\u2067" in shown
+    assert json.loads(shown)["content"][1]["name"] == UNSAFE_NAME
+    assert not stepper.error.value and stepper.explanation is not None
+    assert stepper.explanation.decision.tool == UNSAFE_NAME
+
+
+@pytest.mark.slow  # each file runs in a child process: seconds in all
+def test_a_mutant_of_every_import_fixture_survives_every_consumer(tmp_path: Path) -> None:
+    """One structure-aware mutant of each importer's fixtures and samples is imported and shown, or refused."""
+    fixtures = hostile_files.import_fixtures()
+    _assert_survived(
+        [path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 1)], thorough=True
+    )
+
+
+@pytest.mark.slow  # each file in a child process: about two minutes
+def test_mutants_of_every_import_fixture_survive_every_consumer(tmp_path: Path) -> None:
+    """Twelve structure-aware mutants of each importer's fixtures and samples (fixed seed) are shown or refused."""
+    fixtures = hostile_files.import_fixtures()
+    _assert_survived(
+        [path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 12)], thorough=True
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "fixture",
+    hostile_files.real_fixtures(),
+    ids=lambda path: str(path.relative_to(hostile_files.REAL_FIXTURES)),
+)
+def test_mutants_of_every_real_fixture_survive_every_consumer(tmp_path: Path, fixture: Path) -> None:
+    """Each real public file of tests/fixtures/real/MANIFEST.json, as it is and in 12 mutants, is shown or refused."""
+    _assert_survived([fixture, *hostile_files.import_mutants(fixture, tmp_path, 12)], thorough=True)

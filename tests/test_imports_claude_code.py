@@ -427,7 +427,7 @@ def test_a_line_nested_too_deeply_is_an_error_naming_its_line(tmp_path):
     path = tmp_path / "s.jsonl"
     deep = '{"type": "user", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     path.write_text(json.dumps(MINIMAL[0]) + "\n" + deep + "\n", encoding="utf-8")
-    with pytest.raises(RunFileError, match="nested too deeply") as raised:
+    with pytest.raises(RunFileError, match="nested deeper than 256 levels") as raised:
         from_claude_code(path)
     assert str(raised.value).startswith(f"{path}:2:")
 

@@ -291,7 +291,8 @@ def test_steps_without_a_decision_filter_as_none() -> None:
     """A step with no decision has no kind: the kind filter offers '(none)' for it and keeps exactly those steps."""
     run = every_kind_run()
     explorer = RunExplorer(run)
-    assert "(none)" in explorer.kind_filter.options and "nan" not in explorer.kind_filter.options
+    offered = [value for _label, value in explorer.kind_filter.options]
+    assert "(none)" in offered and "nan" not in offered
     explorer.kind_filter.value = "(none)"
     assert list(explorer.filtered()["index"]) == [s.index for s in run.steps if s.decision is None]
 
@@ -396,7 +397,7 @@ def test_the_filters_offer_every_value_of_their_columns() -> None:
             ("tool", explorer.tool_filter),
         ):
             labels = set(explorer.frame[name].astype("string[python]").fillna("(none)"))
-            assert list(control.options) == ["(all)", *sorted(labels)], name
+            assert [value for _label, value in control.options] == ["(all)", *sorted(labels)], name
 
 
 def test_a_long_runs_view_counts_what_reads_every_step_on_demand() -> None:

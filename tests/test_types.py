@@ -272,7 +272,7 @@ def test_response_raw_string_input() -> None:
         ({"content": [], "stop_reason": 3}, r"response\.stop_reason: expected a string, got int"),
         ({"content": [], "usage": []}, r"response\.usage: expected an object, got list"),
         ({"content": [], "model": 4}, r"response\.model: expected a string, got int"),
-        ({"content": [], "id": None}, r"response\.id: expected a string, got NoneType"),
+        ({"content": [], "id": 3}, r"response\.id: expected a string, got int"),
         ({"content": [], "type": "error"}, r"response\.type: expected 'message', got 'error'"),
         ({"content": [], "role": "user"}, r"response\.role: expected 'assistant', got 'user'"),
         ({"content": [{"type": "tool_use", "name": "t"}]}, r"response\.content\[0\]\.id: missing"),

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
 from agentrender._extras import require
-from agentrender._json import display
+from agentrender._json import display, strict_loads
 from agentrender._types import ContentBlock, Message, ModelResponse, Step
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def to_params(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 def _raw_blocks(text: str, where: str) -> list[dict[str, Any]]:
     try:
-        blocks = json.loads(text)
+        blocks = strict_loads(text)
     except ValueError as error:
         raise ValueError(f"{where}: a raw assistant block's text is not JSON: {error}") from None
     if not isinstance(blocks, list):

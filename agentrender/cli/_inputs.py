@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender import imports, samples
+from agentrender._json import NestingError, decode_failure, limited
 from agentrender._types import ModelResponse
 from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
@@ -201,6 +202,9 @@ def looks_like_reply(name: str) -> bool:
     return is_reply(value)
 
 
+_loads = limited(json.loads)
+
+
 def load_reply(name: str) -> ModelResponse:
     """The model reply in the JSON file ``name``: an Anthropic ``Message`` object as a run file records it."""
     try:
@@ -215,11 +219,11 @@ def load_reply(name: str) -> ModelResponse:
     except UnicodeDecodeError as error:
         raise CliError(f"{name}:1: not UTF-8: {error.reason} at byte {error.start + 1}") from None
     try:
-        wire = json.loads(text)
+        wire = _loads(text)
     except json.JSONDecodeError as error:
         raise CliError(f"{name}:{error.lineno}: not JSON: {error.msg} at column {error.colno}") from None
-    except RecursionError:
-        raise CliError(f"{name}:1: not JSON: nested too deeply") from None
+    except NestingError as error:
+        raise CliError(f"{name}:1: reply: {decode_failure(error)}") from None
     if not isinstance(wire, dict):
         raise CliError(f"{name}:1: expected a model reply (a JSON object), got {type(wire).__name__}")
     # a model_call record holds the reply under "response"; accept one pasted as it is

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._fast import paused
-from agentrender._json import strict_loads
+from agentrender._json import decode_failure, strict_loads
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
@@ -245,7 +245,7 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
             return [(1, strict_loads(stripped))]
         except ValueError as error:
             if stripped[:1] == "[" or "\n{" not in stripped:
-                raise RunFileError(path, getattr(error, "lineno", 1), f"not JSON: {error}") from None
+                raise RunFileError(path, getattr(error, "lineno", 1), decode_failure(error)) from None
     values = []
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
@@ -258,7 +258,7 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
                 # a log cut short while its last call was written: the calls before it stand
                 notes.append(RunWarning(line=number, text=f"the last line is cut short ({error}); not read", path=path))
                 break
-            raise RunFileError(path, number, f"not JSON: {error}") from None
+            raise RunFileError(path, number, decode_failure(error)) from None
     if not values:
         raise RunFileError(path, 1, "the file holds no JSON value")
     return values
@@ -395,10 +395,13 @@ def _from_calls(
         latency = others.get("latency_ms")
         if _number(latency):
             record["latency_ms"] = latency
-        record["request_key"] = _request_key(call_request, sent)
+        try:
+            record["request_key"] = _request_key(call_request, sent)
+        except ValueError as error:
+            raise here.at("request").error(str(error)) from None
         record["request"] = call_request
         calls.append(record)
-    final = response if response is not None and messages[-1]["role"] == "user" else None
+    final = response if response is not None and messages and messages[-1]["role"] == "user" else None
     return conversation_run(
         messages,
         where=where,

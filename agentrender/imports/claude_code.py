@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._fast import fast_json_decoder, paused, promote
+from agentrender._json import decode_failure, limited
 from agentrender._types import check_block
 from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_blocks
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings
@@ -56,7 +57,7 @@ TRANSCRIPT_NOTE = (
 )
 """What an imported session's ``source.note`` says of what the transcript cannot show."""
 
-_decode = fast_json_decoder(json.JSONDecoder())
+_decode = limited(fast_json_decoder(json.JSONDecoder()))
 """``json.loads`` of one line, through the decoder's scanner when the line is one value (see ``agentrender._fast``)."""
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
 """What ``bytes.strip`` strips: a line of only these is blank."""
@@ -197,7 +198,7 @@ class _Transcript:
                 continue
             last = number == len(lines)  # no newline after it: the writer may have stopped mid-line
             try:
-                value = json.loads(raw.decode("utf-8"))
+                value = _decode(raw.decode("utf-8"))
             except UnicodeDecodeError as error:
                 if last:
                     self._cut(number)
@@ -209,8 +210,7 @@ class _Transcript:
                 if last:
                     self._cut(number)
                     break
-                what = "nested too deeply" if isinstance(error, RecursionError) else error
-                raise RunFileError(self.path, number, f"not JSON: {what}") from None
+                raise RunFileError(self.path, number, decode_failure(error)) from None
             records.append(_Record(number, value if _plain_record(value) else self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")

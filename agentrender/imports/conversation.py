@@ -142,7 +142,7 @@ def plain_blocks(blocks: Iterable[Any]) -> bool:
             if type(block.get("text")) is not str:
                 return False
         elif kind == "tool_result":
-            if type(block.get("tool_use_id")) is not str or type(block.get("is_error", False)) is not bool:
+            if type(block.get("tool_use_id")) is not str or type(block.get("is_error")) not in (bool, type(None)):
                 return False
             content = block.get("content", "")
             if type(content) is not str and not (type(content) is list and _plain_texts(content)):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agentrender._json import NestingError, decode_failure, limited
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
@@ -79,6 +80,7 @@ FORMATS: list[Format] = [
 
 _WINDOW = 1 << 20
 """How much of a file is read first to find its first JSON value (its start decides most files)."""
+_loads = limited(json.loads)
 
 
 def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bool]:
@@ -101,18 +103,18 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
         limit = inflate_limit(size) if compressed else size
         with opener(path, "rb") as file:
             data = file.read(_WINDOW)
-            first = _parsed(data)
+            first = _parsed(data, path)
             if first is not _NONE or len(data) < _WINDOW or not past_window:
                 found = first is not _NONE
                 return (first if found else None), not found and _broken(data), not found and len(data) == _WINDOW
             line = data + file.readline(limit + 1 - len(data)) if b"\n" not in data else b""
-            if line and len(line) <= limit and (first := _parsed(line, whole=True)) is not _NONE:
+            if line and len(line) <= limit and (first := _parsed(line, path, whole=True)) is not _NONE:
                 return first, False, False
             file.seek(0)
             whole = file.read(limit + 1)
     except (OSError, EOFError, zlib.error):
         return None, True, False
-    if len(whole) <= limit and (first := _parsed(whole, whole=True)) is not _NONE:
+    if len(whole) <= limit and (first := _parsed(whole, path, whole=True)) is not _NONE:
         return first, False, False
     return None, _broken(data), False
 
@@ -121,14 +123,22 @@ _NONE = object()
 """What ``_parsed`` gives when no JSON value could be read (``None`` is a JSON value: ``null``)."""
 
 
-def _parsed(data: bytes, *, whole: bool = False) -> Any:
-    """The JSON value of ``data`` (whole), else of its first line; ``_NONE`` when neither is one."""
+def _parsed(data: bytes, path: str, *, whole: bool = False) -> Any:
+    """The JSON value of ``data`` (whole), else of its first line; ``_NONE`` when neither is one.
+
+    JSON nested past the one limit (``agentrender._json``) is a ``RunFileError`` at once: no reader would say more.
+    """
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    deep: NestingError | None = None
     for candidate in (text,) if whole else (text, text.split("\n", 1)[0]):
         try:
-            return json.loads(candidate)
+            return _loads(candidate)
+        except NestingError as error:
+            deep = deep or error
         except (ValueError, RecursionError):
             continue
+    if deep is not None:
+        raise RunFileError(path, 1, decode_failure(deep))
     return _NONE
 
 

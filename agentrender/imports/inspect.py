@@ -42,6 +42,7 @@ from typing import Any
 from agentrender import render
 from agentrender._extras import require
 from agentrender._fast import paused
+from agentrender._json import limited
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
@@ -221,10 +222,13 @@ def _raw_sample(path: str, position: int) -> tuple[Any, Any] | None:
     """The id and epoch of the sample at ``position`` in a JSON log, read as plain JSON; ``None`` if they cannot be."""
     try:
         with open(path, encoding="utf-8") as file:
-            sample = json.load(file)["samples"][position]
+            sample = _loads(file.read())["samples"][position]
         return sample["id"], sample["epoch"]
     except (OSError, ValueError, LookupError, TypeError):
         return None
+
+
+_loads = limited(json.loads)
 
 
 def _sample_where(path: str, sample_id: Any, epoch: Any) -> Where:

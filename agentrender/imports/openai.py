@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from agentrender._fast import fast_json_decoder
+from agentrender._json import limited
 from agentrender.imports.anthropic import collector_while_reading, read_json_values
 from agentrender.imports.conversation import (
     Summariser,
@@ -81,7 +82,7 @@ _QUICK_FIELDS = {
 _call_has_only = _CALL_KEYS.issuperset
 _function_has_only = _FUNCTION_KEYS.issuperset
 _READ_WHOLE = frozenset(("thinking_blocks", "refusal", "reasoning_content", "function_call", "tool_call_ids"))
-_decode = fast_json_decoder(json.JSONDecoder())
+_decode = limited(fast_json_decoder(json.JSONDecoder()))
 """``json.loads`` of a call's arguments, through the scanner when they are one value (``agentrender._fast``)."""
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -10,7 +9,8 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, overload
 
 from agentrender._display.values import escape_text, wrap
-from agentrender._json import display
+from agentrender._json import display, strict_loads
+from agentrender._text import escape_json
 from agentrender._types import Decision, ModelResponse
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.runfile import response_from_record, response_record
@@ -93,8 +93,9 @@ class DecideStepper(Widget):
     recorded) or a list of replies (``ModelResponse``, or ``Message`` dicts as a run file records them). For
     each: the reply (text, thinking collapsed, every tool use, stop reason), the decision,
     the rule that fired and why, and the agreement with the recorded decision. The editor
-    holds the reply's JSON: change it and the decision below follows; JSON that does not
-    read as a reply shows an error in the widget.
+    holds the reply's JSON, each invisible or direction-changing character in it written as
+    JSON's ``\\uXXXX`` escape (so it is seen, and reads back as itself): change it and the
+    decision below follows; JSON that does not read as a reply shows an error in the widget.
     """
 
     def __init__(self, run_or_replies: Run | Iterable[ModelResponse | Mapping[str, Any]]) -> None:
@@ -142,8 +143,10 @@ class DecideStepper(Widget):
             self.html.value = ""
             return
         self.label.value = reply.label
-        # The editor holds the reply as a run file records it, so raw argument bytes read back as bytes.
-        text = display(response_record(reply.response))
+        # The editor holds the reply as a run file records it, so raw argument bytes read back as bytes,
+        # and an unsafe character (a bidi override, NUL, a zero-width space) as JSON's own \uXXXX escape
+        # of it: the editor shows it, and the text reads back as the same reply.
+        text = escape_json(display(response_record(reply.response)))
         if self.editor.value == text:
             self._decide()
         else:
@@ -154,7 +157,7 @@ class DecideStepper(Widget):
         if reply is None:
             return
         try:
-            wire = json.loads(self.editor.value)
+            wire = strict_loads(self.editor.value)
             response = response_from_record(wire, where="reply")
         except ValueError as error:  # json.JSONDecodeError is a ValueError
             self.explanation = None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
+from agentrender._text import mark_text
 from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame
 from agentrender.notebook._base import Widget, widgets
 from agentrender.notebook.conversation import ConversationView
@@ -127,9 +128,11 @@ class RunExplorer(Widget):
         """The decide tab."""
 
         choices = filter_choices(run)
-        self.kind_filter = widgets.Dropdown(options=choices["kind"], description="kind")
-        self.status_filter = widgets.Dropdown(options=choices["status"], description="status")
-        self.tool_filter = widgets.Dropdown(options=choices["tool"], description="tool")
+        # a label shows each unsafe character as a marker; the value is the text as the run holds it
+        labelled = {name: [(mark_text(choice), choice) for choice in offered] for name, offered in choices.items()}
+        self.kind_filter = widgets.Dropdown(options=labelled["kind"], description="kind")
+        self.status_filter = widgets.Dropdown(options=labelled["status"], description="status")
+        self.tool_filter = widgets.Dropdown(options=labelled["tool"], description="tool")
         self.text_filter = widgets.Text(description="reason has", continuous_update=False)
         self.rendered_only = widgets.Checkbox(description="rendered steps only", value=False)
         self.table = widgets.HTML()

@@ -1,7 +1,7 @@
 """A run file's bytes as lines of JSON: one record a line, plain or in a gzip stream.
 
 - ``decode_line`` reads one line's JSON strictly (RFC 8259, as ``render.decide`` reads
-  tool arguments); ``encode_line`` writes one record as one line of UTF-8.
+  tool arguments, within the one nesting limit); ``encode_line`` writes one record as one line of UTF-8.
 - ``gzip_lines`` gives the lines of a ``.jsonl.gz`` stream, read up to where it ends
   when a process was killed while writing it.
 - ``type_name`` names a decoded value's JSON type, for the messages of a refused record.
@@ -33,8 +33,9 @@ __all__ = [
 JSON_SPACE = " \t\n\r"
 """JSON's white space, these four characters only: ``str.isspace()`` would let a vertical tab or U+2028 pass."""
 
-decode_line = _fast.fast_json_decoder(_json.STRICT_DECODER, JSON_SPACE)
-"""One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one."""
+decode_line = _json.limited(_fast.fast_json_decoder(_json.STRICT_DECODER, JSON_SPACE))
+"""One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one,
+``_json.NestingError`` when it nests deeper than ``_json.MAX_DEPTH``."""
 
 
 def encode_line(record: Mapping[str, Any]) -> bytes:

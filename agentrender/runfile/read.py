@@ -15,6 +15,7 @@ from itertools import chain
 from typing import Any, overload
 
 from agentrender._fast import paused, promote
+from agentrender._json import decode_failure
 from agentrender._types import Step
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
@@ -200,12 +201,8 @@ class _Loader:
                 self.cut_short(number, len(line), "not JSON")
                 return
             if isinstance(error, json.JSONDecodeError):
-                what = f"{error.msg} at column {error.pos + 1}"
-            elif isinstance(error, RecursionError):
-                what = "nested too deeply"
-            else:
-                what = str(error)
-            raise self.fail(number, f"not JSON: {what}") from None
+                raise self.fail(number, f"not JSON: {error.msg} at column {error.pos + 1}") from None
+            raise self.fail(number, decode_failure(error)) from None
         self.record(number, record, text)
 
     def not_binary(self, number: int, line: bytes, complete: bool) -> None:

@@ -73,7 +73,7 @@ class Sent:
     def __bool__(self) -> bool:
         return bool(self._sent) or self.opening is not None
 
-    def options(self, opening: str | StepInput | Any, **overrides: Any) -> render.Options:
+    def options(self, opening: str | StepInput | Any, /, **overrides: Any) -> render.Options:
         """``render.Options`` with these hooks, the recorded opening (else ``opening``) and ``overrides``."""
         settings: dict[str, Any] = {
             "opening": self.opening or opening,

@@ -1,8 +1,11 @@
-"""Hostile run files through every consumer, each file in a guarded child process.
+"""Hostile files through every consumer, each file in a guarded child process.
 
 ``survive(paths)`` runs ``python -m tests._support.attacks PATH...`` and gives one
-``Outcome`` a file: the child loads each file with ``load_run`` and the importers, and when
-it loads, shows it through the views, their HTML, the frames and every CLI command. Each
+``Outcome`` a file: the child loads each file with ``load_run`` and the importers (a file
+``load_run`` refuses may be another agent's history, which ``load`` imports), and when it
+loads, shows it through the views and their HTML, both frames and every CLI command; with
+``survive(thorough=True)`` also every view stop, ``sizes``, the notebook widgets and a
+``write_run`` -> ``load_run`` round trip. Each
 file has ``LIMIT_SECONDS`` (an alarm in the child); its memory is the child's peak resident
 size (``resource``) above what it held after its imports. ``Outcome.problems`` says what
 went wrong: an exception other than ``RunFileError`` anywhere, a hang, memory over ``3 x file + 200 MB``, or a valid
@@ -30,6 +33,7 @@ from typing import Any
 
 LIMIT_SECONDS = 10
 """How long one file may take through every consumer."""
+
 
 MEMORY_FLOOR = 200 * 1024 * 1024
 """The memory any file may take beside three times its size."""
@@ -89,43 +93,82 @@ def _unnamed(path: Path, run: Any, named: set[int]) -> list[str]:
         gc.enable()
 
 
+EVERY_STOP_UP_TO = 60
+"""A run of at most this many steps is shown at every view stop; a longer one at its first, middle and last."""
+
+
+def _refused(path: Path, error: Exception, problems: list[str]) -> str:
+    refused = str(error)
+    if not refused.startswith(f"{path}:"):
+        problems.append(f"the error does not begin with the path and line: {refused[:200]}")
+    return refused
+
+
 def _consume(path: Path, problems: list[str]) -> tuple[bool, str, tuple[str, ...]]:
     """Every consumer on one file; what went wrong is added to ``problems``."""
     from agentrender import RunFileError, load_run
     from agentrender.cli import main
-    from agentrender.frame import model_calls_frame, runs_frame, steps_frame
     from agentrender.imports import load
-    from agentrender.views import Views
 
     try:
         run = load_run(path)
     except RunFileError as error:
-        refused = str(error)
-        if not refused.startswith(f"{path}:"):
-            problems.append(f"the error does not begin with the path and line: {refused[:200]}")
+        refused = _refused(path, error, problems)
         try:
-            load(path)
+            run = load(path)
+        except RunFileError as import_error:
+            return False, _refused(path, import_error, problems), ()
+        if run.header.get("format") == "agentrender.run/1":
             problems.append("the importers load what load_run refuses")
-        except RunFileError:
-            pass
-        return False, refused, ()
+        del refused
+    else:
+        named = {warning.line for warning in run.warnings}
+        problems.extend(_unnamed(path, run, named))
+        load(path)
     warnings = tuple(str(warning) for warning in run.warnings)
-    named = {warning.line for warning in run.warnings}
-    problems.extend(_unnamed(path, run, named))
-    load(path)
-    views = Views(run)
-    for at in sorted({0, len(run.steps) // 2, len(run.steps)}):
-        views.at(at)._repr_html_()
-    run._repr_html_()
-    steps_frame(run)
-    model_calls_frame(run)
-    runs_frame([path])
+    _show(run, path)
     # A command is a process of its own in use: it does not share the memory of a run a notebook holds.
-    del run, views
+    del run
     for command in COMMANDS:
         out, err = io.StringIO(), io.StringIO()
         main([*command, str(path), "--width", "100"], stdout=out, stderr=err)
     return True, "", warnings
+
+
+def _show(run: Any, path: Path) -> None:
+    """``run`` through the views, their HTML, the frames; when thorough, every stop, sizes, widgets, a round trip."""
+    import tempfile
+
+    from agentrender import load_run
+    from agentrender.frame import model_calls_frame, runs_frame, steps_frame
+    from agentrender.notebook import RunExplorer
+    from agentrender.runfile import write_run
+    from agentrender.views import Views
+
+    views = Views(run)
+    count = len(run.steps)
+    thorough = bool(os.environ.get(THOROUGH))
+    every_stop = thorough and count <= EVERY_STOP_UP_TO
+    for at in range(count + 1) if every_stop else sorted({0, count // 2, count}):
+        views.at(at)._repr_html_()
+    run._repr_html_()
+    steps_frame(run)
+    model_calls_frame(run)
+    if path.name.endswith((".jsonl", ".jsonl.gz")):
+        runs_frame([path], progress=False)
+    if not thorough:
+        return
+    views.sizes()
+    explorer = RunExplorer(run)  # its conversation and decide tabs are a ConversationView and a DecideStepper
+    explorer.conversation.at = count
+    for number in range(min(len(explorer.decide.replies), 5)):
+        explorer.decide.slider.value = number
+    with tempfile.TemporaryDirectory() as folder:
+        written = Path(folder) / "round-trip.jsonl"
+        write_run(run, written)
+        again = load_run(written)
+        if len(again.steps) != count:
+            raise AssertionError(f"write_run -> load_run gave {len(again.steps)} steps of {count}")
 
 
 def exercise(path: Path) -> Outcome:
@@ -158,13 +201,27 @@ def _resident() -> int:
 _BASELINE = [0]
 
 
-def survive(paths: Iterable[Path], *, alone: bool = False) -> list[Outcome]:
+THOROUGH = "AGENTRENDER_ATTACKS_THOROUGH"
+"""Set in a child's environment: every consumer, as ``survive(thorough=True)`` asks."""
+
+
+def survive(paths: Iterable[Path], *, alone: bool = False, thorough: bool = False) -> list[Outcome]:
     """Each file through every consumer in a child process; one ``Outcome`` a file, in order.
 
     ``alone``: a child process for each file, so each file's memory is its own. Otherwise the
-    files are dealt among one child per core (``_children``), run side by side.
+    files are dealt among one child per core (``_children``), run side by side. ``thorough``:
+    every view stop (not only the first, middle and last), ``sizes``, the notebook widgets (a
+    run explorer, its replies stepped through) and a ``write_run`` -> ``load_run`` round trip
+    too, which takes a small file half again as long: the importers' mutants, the planted files
+    and the depth sweep have them; the thousands of run-file mutants and cuts do not.
     """
     paths = list(paths)
+    if thorough:
+        os.environ[THOROUGH] = "1"  # inherited by the children; the harness's own process shows nothing
+        try:
+            return survive(paths, alone=alone)
+        finally:
+            del os.environ[THOROUGH]
     if alone and len(paths) > 1:
         return [outcome for path in paths for outcome in survive([path])]
     count = _children(len(paths))

@@ -287,3 +287,180 @@ def record_bombs(folder: Path, inflated: int = 4 << 30) -> Iterator[Path]:
     step = next(line for line in seed_bytes().splitlines(keepends=True) if b'"type": "step"' in line)
     yield gzip_bomb(folder / "bomb-steps.jsonl.gz", inflated, line=step)
     yield gzip_bomb(folder / "bomb-tiny.jsonl.gz", inflated, line=b'{"type":"x"}\n')
+
+
+# ---------------------------------------------------------------------------- other agents' histories
+
+REPO = Path(__file__).resolve().parents[2]
+REAL_FIXTURES = REPO / "tests" / "fixtures" / "real"
+"""Where the real public files are kept, listed in its ``MANIFEST.json``."""
+
+_IMPORT_SUFFIXES = (".json", ".jsonl", ".traj", ".eval")
+
+
+def real_fixtures(folder: Path = REAL_FIXTURES) -> list[Path]:
+    """Every file ``folder/MANIFEST.json`` lists (none when there is no manifest)."""
+    manifest = folder / "MANIFEST.json"
+    if not manifest.is_file():
+        return []
+    return [folder / entry["path"] for entry in json.loads(manifest.read_text(encoding="utf-8"))]
+
+
+def import_fixtures() -> list[Path]:
+    """Every file of another agent's history the project holds: the bundled samples, the importers'
+    fixtures (Anthropic, Claude Code, Inspect, OpenAI chat, SWE-agent) and the real files of the manifest."""
+    own = [REPO / "sample_imports", REPO / "tests" / "fixtures" / "imports", REPO / "tests" / "fixtures" / "inspect"]
+    found = sorted(path for folder in own for path in folder.rglob("*") if path.suffix in _IMPORT_SUFFIXES)
+    return found + real_fixtures()
+
+
+HOSTILE_VALUES: tuple[Any, ...] = (
+    *WRONG_VALUES, "\u202e\u2066gnp.exe\u2069\x1b[31m\u200b\ufeff", {"type": "text"}, [{}], [None], "[" * 400,
+)  # fmt: skip
+"""What a mutant puts in place of a value: every JSON type, edge values, unsafe text, half a nesting."""
+
+
+def _as_json_log(path: Path, folder: Path) -> Path:
+    """An Inspect ``.eval`` log (a zip of compressed JSON members) as the same log in Inspect's JSON format."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    written = folder / f"{path.stem}.json"
+    write_eval_log(read_eval_log(str(path)), str(written), format="json")
+    return written
+
+
+def _read_history(path: Path) -> tuple[str, list[Any]]:
+    """``(kind, values)``: a document (one value) or JSON lines (a value a line)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        return "lines", [json.loads(line) for line in text.splitlines() if line.strip()]
+    return "document", [json.loads(text)]
+
+
+def _write_history(path: Path, kind: str, values: list[Any]) -> Path:
+    if kind == "lines":
+        path.write_text("".join(json.dumps(value) + "\n" for value in values), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(values[0]), encoding="utf-8")
+    return path
+
+
+def _container_at(value: Any, place: tuple[Any, ...]) -> Any:
+    for step in place:
+        value = value[step]
+    return value
+
+
+def _mutate_structure(values: list[Any], rng: random.Random) -> None:
+    """One change to the parsed values: a value replaced, a key or item removed, an item doubled or moved."""
+    target = rng.randrange(len(values))
+    places = [()] + [place for place in _fields(values[target]) if place]
+    place = rng.choice(places)
+    how = rng.randrange(5)
+    if not place or how == 0:
+        values[target] = _replaced(values[target], place, rng.choice(HOSTILE_VALUES)) if place else values[target]
+        if not place:  # the whole value: a line removed, doubled or moved
+            move = rng.randrange(3)
+            if move == 0 and len(values) > 1:
+                del values[target]
+            elif move == 1:
+                values.insert(rng.randrange(len(values) + 1), values[target])
+            else:
+                values.insert(rng.randrange(len(values) + 1), values.pop(target))
+        return
+    *parent_place, last = place
+    parent = _container_at(values[target], tuple(parent_place))
+    if how == 1:
+        del parent[last]
+    elif how == 2 and isinstance(parent, list):
+        parent.insert(rng.randrange(len(parent) + 1), json.loads(json.dumps(parent[last])))
+    elif how == 3 and isinstance(parent, list) and len(parent) > 1:
+        parent.insert(rng.randrange(len(parent)), parent.pop(last))
+    elif how == 4:
+        parent[last] = None  # null, as real writers write what they did not record
+    else:
+        parent[last] = rng.choice(HOSTILE_VALUES)
+
+
+def import_mutants(fixture: Path, folder: Path, count: int, *, seed: int = 26) -> Iterator[Path]:
+    """``count`` structure-aware mutants of ``fixture``: its JSON parsed, one to three values changed
+    (``_mutate_structure``), written back in its own format; named ``STEM-SEED-N`` with its suffix,
+    so a failing one is made again from its name."""
+    if fixture.suffix == ".eval":  # mutated as the same log in Inspect's JSON form
+        fixture = _as_json_log(fixture, folder)
+    kind, original = _read_history(fixture)
+    rng = random.Random(f"{seed}:{fixture.name}")
+    for number in range(count):
+        values = json.loads(json.dumps(original))
+        for _ in range(rng.randrange(1, 4)):
+            _mutate_structure(values, rng)
+        if not values:
+            values = [{}]
+        yield _write_history(folder / f"{fixture.stem}-{seed}-{number}{fixture.suffix}", kind, values)
+
+
+# ---------------------------------------------------------------------------- depth
+
+DEPTHS = (100, 300, 975, 1_000, 3_000, 10_000, 100_000)
+"""How deep the depth sweep nests: below the limit, past it, just within the decoder's own reach (975:
+without the limit, the instruments' encoders failed there), past it, and far past."""
+
+DEPTH_POSITIONS: tuple[tuple[str, str, str, bool], ...] = (
+    ("run-step-args", "sample_runs/malformed-replies.jsonl", "args", False),
+    ("run-header-tool-schema", "sample_runs/malformed-replies.jsonl", "input_schema", False),
+    ("run-tool-input", "sample_runs/fix-failing-test.jsonl", "input", False),
+    ("anthropic-tool-input", "sample_imports/python-to-rust-port.messages.json", "input", False),
+    ("anthropic-tool-input-text", "sample_imports/python-to-rust-port.messages.json", "input", True),
+    ("anthropic-body-tool-schema", "sample_imports/largest-city-thinking.json", "input_schema", False),
+    ("anthropic-call-log-line", "sample_imports/stock-lookup.calls.jsonl", "stream", False),
+    ("openai-arguments-text", "tests/fixtures/imports/openai/chat.json", "arguments", True),
+    ("swe-agent-arguments-text", "tests/fixtures/imports/openai/swe-agent.traj", "arguments", True),
+    ("claude-code-message", "sample_imports/python-to-rust-port.claude-code.jsonl", "input", False),
+    ("claude-code-message-text", "sample_imports/python-to-rust-port.claude-code.jsonl", "input", True),
+    ("inspect-event", "tests/fixtures/inspect/arith.eval", "arguments", False),
+)
+"""Every place that holds JSON, as ``(name, fixture, key, as_text)``: the first value under ``key`` in the
+fixture is replaced by deep JSON (``as_text``: by a string holding it, as tool arguments come)."""
+
+_PLACEHOLDER = "\x00deep\x00"
+
+
+def _first_place(values: list[Any], key: str) -> tuple[int, tuple[Any, ...]]:
+    """The first value under ``key`` in ``values`` (a line's, a document's): its value's position and path."""
+    for position, value in enumerate(values):
+        if position == 0 and key == "stream":
+            continue  # the call log's second line, as the issue has it
+        for place in _fields(value):
+            if place[-1] == key:
+                return position, place
+    raise LookupError(f"no {key!r} in the fixture")
+
+
+def deep_json(depth: int) -> str:
+    """JSON text ``depth`` levels deep, objects and arrays in turn (``{"a": [{"a": [ ... 0 ]}]}``)."""
+    opening = ('{"a":', "[")
+    return (
+        "".join(opening[level % 2] for level in range(depth))
+        + "0"
+        + "".join("}" if level % 2 == 0 else "]" for level in reversed(range(depth)))
+    )
+
+
+def depth_files(folder: Path, depths: tuple[int, ...] = DEPTHS) -> Iterator[Path]:
+    """For each of ``DEPTH_POSITIONS`` and each of ``depths``, its fixture holding deep JSON there; named
+    ``POSITION-DEPTH`` with the fixture's suffix."""
+    for name, fixture, key, as_text in DEPTH_POSITIONS:
+        source = REPO / fixture
+        if source.suffix == ".eval":
+            source = _as_json_log(source, folder)
+        kind, values = _read_history(source)
+        position, place = _first_place(values, key)
+        values[position] = _replaced(values[position], place, _PLACEHOLDER)
+        plain = folder / f"{name}{source.suffix}"
+        text = _write_history(plain, kind, values).read_text(encoding="utf-8")
+        plain.unlink()
+        for depth in depths:
+            deep = deep_json(depth)
+            path = folder / f"{name}-{depth}{source.suffix}"
+            path.write_text(text.replace(json.dumps(_PLACEHOLDER), json.dumps(deep) if as_text else deep), "utf-8")
+            yield path
