@@ -645,10 +645,12 @@ def test_whitespace_only_text_of_a_reply_is_left_out_with_a_note(tmp_path):
     assert [w.text for w in run.warnings if "white space only" in w.text]
 
 
-@pytest.mark.parametrize(("field", "value"), [("isMeta", None), ("isSidechain", None), ("agentId", None)])
-def test_a_field_written_as_null_means_not_recorded(tmp_path, field, value):
+@pytest.mark.parametrize(
+    "path", [("isMeta",), ("isSidechain",), ("agentId",), ("message", "model"), ("message", "id")], ids=str
+)
+def test_a_field_written_as_null_means_not_recorded(tmp_path, path):
     """Writers put null in an optional field they did not record; it reads as if the field were absent."""
-    records = mutated(at(2, field)(value))
+    records = mutated(at(2, *path)(None))
     (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
     assert len(run.steps) == 1 and run.warnings == ()
 

@@ -221,7 +221,7 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
                             RunWarning(line=number, text=f"the last line is cut short ({error}); not read", path=path)
                         )
                         break
-                    raise RunFileError(path, number, f"not JSON: {error}") from None
+                    raise RunFileError(path, number, decode_failure(error)) from None
                 found = True
                 yield number, value
         except StreamError as error:

@@ -671,8 +671,8 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
         raise where.error(f"expected the {kind} message (an object), got {type(message).__name__}")
     if message.get("role") != kind:
         raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {message.get('role')!r}")
-    for name in ("id", "model"):
-        if name in message and not isinstance(message[name], str):
+    for name in ("id", "model"):  # null: not recorded
+        if message.get(name) is not None and not isinstance(message[name], str):
             raise where.at(name).error(f"expected text, got {type(message[name]).__name__}")
     content = message.get("content")
     if isinstance(content, str):
