@@ -49,8 +49,15 @@ LAYERS: list[tuple[str, str, list[str]]] = [
     ),
     (
         "consumers",
-        "frames (pandas, Dask), bundled samples, importers, provider adapters",
-        ["agentrender.frame", "agentrender.dask", "agentrender.samples", "agentrender.imports", "agentrender.adapters"],
+        "frames (pandas, Dask), bundled samples, importers, provider adapters, the shared page",
+        [
+            "agentrender.frame",
+            "agentrender.dask",
+            "agentrender.samples",
+            "agentrender.imports",
+            "agentrender.adapters",
+            "agentrender.html",
+        ],
     ),
     (
         "applications",
