@@ -580,7 +580,18 @@ def test_every_command_has_help_text() -> None:
     """--help of the program and of every command exits 0 and describes the command."""
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert set(commands) == {"show", "steps", "decide", "check", "context", "keys", "export", "samples", "import", "html"}
+    assert set(commands) == {
+        "show",
+        "steps",
+        "decide",
+        "check",
+        "context",
+        "keys",
+        "export",
+        "samples",
+        "import",
+        "html",
+    }
     for name, sub in commands.items():
         text = sub.format_help()
         assert "--json" in text and len(sub.description or "") > 40, name

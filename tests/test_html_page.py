@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -50,25 +51,48 @@ def test_the_page_holds_no_reference_to_anything_outside_it() -> None:
     assert re.search(r"\b(src|href)\s*=|@import|url\(", page) is None
 
 
-def test_run_text_cannot_end_the_payload_element() -> None:
-    """Hostile run text holding ``</script>`` and ``<!--`` stays inside the payload, which reads back whole."""
+def page_texts(page: str) -> list[object]:
+    """The texts a page carries, read back from its compressed chunks."""
+    chunks = re.findall(r'<script type="application/gzip\+base64" class="ar-texts">(.*?)</script>', page, re.S)
+    return [text for chunk in chunks for text in json.loads(gzip.decompress(base64.b64decode(chunk)))]
+
+
+def characters(text: object) -> int:
+    """How many characters of the run's a text of the table stands for (an unsafe one is one code point)."""
+    pieces = [text] if isinstance(text, str) else text
+    assert isinstance(pieces, list)
+    return sum(len(piece) if isinstance(piece, str) else 1 for piece in pieces)
+
+
+def test_run_text_cannot_end_the_elements_that_carry_it() -> None:
+    """Hostile run text holding ``</script>`` and ``<!--`` stays inside the data elements, which read back whole."""
     page = html.page(hostile_run(HOSTILE + "<!--<script>"))
-    assert page.count("</script>") == 2  # the payload's and the script's own
-    _, _, _, payload = page_parts(page)
-    assert "<" not in payload
-    facts = json.loads(payload)
-    whole = ["".join(piece for piece in text if isinstance(piece, str)) for text in facts["texts"]]
+    elements = re.findall(r'<script type="application/[^"]*"[^>]*>(.*?)</script>', page, re.S)
+    assert page.count("</script>") == len(elements) + 1  # and the page's own script
+    assert not any("<" in element for element in elements)
+    whole = ["".join(piece for piece in text if isinstance(piece, str)) for text in page_texts(page)]  # type: ignore[union-attr]
     assert any("<script>window.__pwned = 1</script>" in text and "<!--<script>" in text for text in whole)
 
 
-def test_each_text_is_stored_once() -> None:
-    """A result shown in full in six views and as its summary in the rest is in the page once, and so is every text."""
-    run = samples.load("fix-failing-test")
-    facts = html.payload(run)
-    plain = [json.dumps(text) for text in facts["texts"]]
-    assert len(plain) == len(set(plain))
-    content = run.steps[2].observation.content  # type: ignore[union-attr]
-    assert html.page(run).count(json.dumps(content)[1:-1].replace("<", "\\u003c")[:200]) == 1
+def test_each_text_is_stored_once(import_bench: Callable[[str], ModuleType], tmp_path: Path) -> None:
+    """A result shown in full in six views and as its summary in the rest is one text of the page, and so is every
+    longer text; a short one (a tool's name, a label) is stored at most once in each chunk the page reads at once."""
+    path = tmp_path / "run.jsonl"
+    import_bench("bench_cli").generate(path, 600)
+    run = load_run(path)
+    texts = page_texts(html.page(run))
+    assert texts == html.payload(run)["texts"] and len(texts) > 2 * html.TEXT_CHUNK
+    long = [json.dumps(text) for text in texts if characters(text) > html.SHORT_TEXT]
+    assert len(long) == len(set(long))
+    for start in range(0, len(texts), html.TEXT_CHUNK):
+        chunk = [json.dumps(text) for text in texts[start : start + html.TEXT_CHUNK]]
+        assert len(chunk) == len(set(chunk))
+    assert texts.count(run.steps[2].observation.content) == 1  # type: ignore[union-attr]
+    # the last view's 40 steps shown, their blocks in the form the view shows, are read from a few chunks
+    mode = html.payload(run)["modes"][0]
+    shown = [*mode["assistant"][-40:], *mode["full"][-6:], *mode["summary"][-40:-6]]
+    numbers = {number for blocks in shown for block in blocks or () for number in block[1:5] + block[6:]}
+    assert len({number // html.TEXT_CHUNK for number in numbers}) <= 3
 
 
 def test_unsafe_characters_travel_as_their_code_points() -> None:

@@ -12,6 +12,6 @@ every text reaches the page as text (``textContent``), never as markup, and a Co
 lets only the page's own script and style run. The page is built with the standard library alone.
 """
 
-from agentrender.html.page import PAGE_FORMAT, page, payload, save
+from agentrender.html._page import KEYED_STEPS, PAGE_FORMAT, SHORT_TEXT, TEXT_CHUNK, page, payload, save
 
-__all__ = ["PAGE_FORMAT", "page", "payload", "save"]
+__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]

@@ -2,8 +2,35 @@
 // Every text of the run reaches the page through text(): text nodes and textContent, never markup.
 "use strict";
 (function () {
+  const began = performance.now();  // the page's file is read: what follows is this script's
   const data = JSON.parse(document.getElementById("ar-payload").textContent);
-  const T = data.texts;
+  // The texts, in compressed chunks, each read when one of its texts is first shown: a text of a chunk not
+  // read yet is drawn empty and filled a moment later. data-pending counts the texts still to fill.
+  const chunks = document.querySelectorAll("script.ar-texts");
+  const parsed = [], loading = [];
+  let pending = 0, drawStarted = 0;
+  function chunkOf(number) { return Math.floor(number / data.text_chunk); }
+  function load(chunk) {
+    if (loading[chunk] === undefined) {
+      const packed = atob(chunks[chunk].textContent);
+      const bytes = new Uint8Array(packed.length);
+      for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      loading[chunk] = new Response(stream).text().then((json) => { parsed[chunk] = JSON.parse(json); });
+    }
+    return loading[chunk];
+  }
+  function loaded(numbers) { return Promise.all([...new Set(numbers.map(chunkOf))].map(load)); }
+  function entryOf(number) { return parsed[chunkOf(number)][number % data.text_chunk]; }
+  function settle(change) {
+    pending += change;
+    root.dataset.pending = String(pending);
+    if (pending === 0) {
+      void root.offsetHeight;  // laid out: what a reader waits for
+      root.dataset.drawMs = String(performance.now() - drawStarted);
+      root.dataset.settled = String(performance.now());
+    }
+  }
   const root = document.getElementById("ar-page");
   const PAGE_ROWS = 50;
   const state = { mode: 0, stop: 0, shown: data.shown_steps, tab: "conversation", page: 0, reply: 0, rows: null };
@@ -18,10 +45,18 @@
   // A text of the table: its pieces as text nodes, each unsafe character as a visible [U+XXXX] marker.
   function text(number, tag, className) {
     const node = el(tag || "span", className);
-    const entry = T[number];
+    if (parsed[chunkOf(number)] !== undefined) {
+      fill(node, entryOf(number));
+    } else {
+      settle(1);
+      load(chunkOf(number)).then(() => { fill(node, entryOf(number)); settle(-1); });
+    }
+    return node;
+  }
+  function fill(node, entry) {
     if (typeof entry === "string") {
       node.textContent = entry;
-      return node;
+      return;
     }
     for (let i = 0; i < entry.length; i++) {
       const piece = entry[i];
@@ -36,10 +71,9 @@
         node.appendChild(marker);
       }
     }
-    return node;
   }
   function plain(number) {
-    const entry = T[number];
+    const entry = entryOf(number);
     if (typeof entry === "string") return entry;
     return entry.filter((piece) => typeof piece === "string").join("");
   }
@@ -79,7 +113,6 @@
   }
 
   // ---- the frame: title, run facts, mode toggle, tabs ----
-  document.title = plain(data.title);
   root.appendChild(text(data.title, "h1"));
   const about = el("details");
   about.appendChild(el("summary", "", "the run"));
@@ -234,7 +267,7 @@
     "first_diff", "left_window"]);
 
   function drawView() {
-    const started = performance.now();
+    drawStarted = performance.now();
     const m = mode();
     const stop = state.stop;
     const lastStop = stop === m.stops.length - 1;
@@ -277,7 +310,7 @@
     if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
     if (state.rows === null || state.tab === "steps") drawTable();
     markChart();
-    root.dataset.drawMs = String(performance.now() - started);
+    settle(0);
   }
 
   function lowerBound(values, wanted) {
@@ -297,13 +330,7 @@
   for (const column of ["tool", "status", "kind"]) {
     const select = el("select");
     select.setAttribute("aria-label", column);
-    const values = [...new Set(table[column])].sort((a, b) => plain(a).localeCompare(plain(b)));
     select.appendChild(el("option", "", "(all)")).value = "";
-    for (const value of values) {
-      const option = el("option", "", value ? plain(value) : "(none)");
-      option.value = String(value);
-      select.appendChild(option);
-    }
     select.addEventListener("change", () => { state.rows = null; state.page = 0; drawTable(); });
     filters[column] = select;
     const label = el("label", "", column + " ");
@@ -326,6 +353,17 @@
   const tableBox = el("div");
   stepsPanel.appendChild(tableBox);
   const COLUMNS = ["step", "kind", "tool", "status", "the model saw", "content bytes", "summary bytes", "reason"];
+
+  function fillFilters() {
+    for (const [column, select] of Object.entries(filters)) {
+      const values = [...new Set(table[column])].sort((a, b) => plain(a).localeCompare(plain(b)));
+      for (const value of values) {
+        const option = el("option", "", value ? plain(value) : "(none)");
+        option.value = String(value);
+        select.appendChild(option);
+      }
+    }
+  }
 
   function keptRows() {
     if (state.rows !== null) return state.rows;
@@ -384,18 +422,26 @@
   const replyBox = el("div");
   decidePanel.appendChild(replyBox);
 
+  let replies = null;  // read when the decide tab is first opened
+  function numbersIn(value) { return Array.isArray(value) ? value.flatMap(numbersIn) : [value]; }
+
   function showReply(number) {
-    const replies = data.replies;
-    replyBox.replaceChildren();
-    if (!replies.length) { replyLabel.textContent = "no model replies to step through"; return; }
-    state.reply = Math.max(0, Math.min(replies.length - 1, number));
+    if (!data.replies) { replyLabel.textContent = "no model replies to step through"; return; }
+    if (replies === null) replies = JSON.parse(document.getElementById("ar-replies").textContent);
+    state.reply = Math.max(0, Math.min(data.replies - 1, number));
     const reply = replies[state.reply];
-    replyLabel.replaceChildren(text(reply.label));
-    facts(replyBox, [fact("stop reason", text(reply.stop_reason)), fact("rule", text(reply.rule)),
-      fact("", n(reply.blocks.filter((b) => plain(b[0]) === "tool_use").length) + " tool use(s)")]);
+    loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
+  }
+
+  function drawReply(reply) {
+    const [step, stopReason, rule, blocks, why, decision, differ, recorded] = reply;
+    replyBox.replaceChildren();
+    replyLabel.textContent = "call " + (state.reply + 1) + " of " + n(data.replies) + ", for step " + step;
+    facts(replyBox, [fact("stop reason", text(stopReason)), fact("rule", text(rule)),
+      fact("", n(blocks.filter((b) => plain(b[0]) === "tool_use").length) + " tool use(s)")]);
     const said = el("div", "ar-turn ar-assistant");
     said.appendChild(el("div", "ar-role", "the reply"));
-    for (const [type, body, name] of reply.blocks) {
+    for (const [type, body, name] of blocks) {
       const kind = plain(type);
       const div = el(kind === "thinking" ? "details" : "div", "ar-block " + (kind === "tool_use" ? "ar-tool_use" : "ar-reason"));
       div.appendChild(text(type, kind === "thinking" ? "summary" : "span", "ar-tag"));
@@ -405,20 +451,20 @@
     }
     replyBox.appendChild(said);
     replyBox.appendChild(el("div")).appendChild(el("b", "", "render.decide"));
-    replyBox.appendChild(rowsTable(reply.decision));
-    const why = el("ul", "ar-why");
-    for (const line of reply.why) why.appendChild(text(line, "li"));
-    replyBox.appendChild(why);
-    if (reply.differ === undefined) {
+    replyBox.appendChild(rowsTable(decision));
+    const list = el("ul", "ar-why");
+    for (const line of why) list.appendChild(text(line, "li"));
+    replyBox.appendChild(list);
+    if (differ === 0) {
       replyBox.appendChild(el("div", "ar-muted", "an earlier reply for this step (a retry): not compared with the recorded decision"));
-    } else if (!reply.differ.length) {
+    } else if (!differ.length) {
       replyBox.appendChild(el("div", "ar-agree", "agrees with the decision the run recorded"));
-    } else if (!reply.recorded) {
+    } else if (recorded === 1) {
       replyBox.appendChild(el("div", "ar-disagree", "the run recorded no decision for this step"));
     } else {
-      replyBox.appendChild(el("div", "ar-disagree", "differs from the recorded decision in: " + reply.differ.map(plain).join(", ")));
+      replyBox.appendChild(el("div", "ar-disagree", "differs from the recorded decision in: " + differ.map(plain).join(", ")));
       replyBox.appendChild(el("div")).appendChild(el("b", "", "recorded"));
-      replyBox.appendChild(rowsTable(reply.recorded));
+      replyBox.appendChild(rowsTable(recorded));
     }
   }
 
@@ -507,10 +553,17 @@
     if (state.tab === "size" && (chart === null || chart.mode !== state.mode)) drawChart();
   }
 
-  // the first view: the step the address names (#step=37), else after the last step
+  // the first view: the step the address names (#step=37), else after the last step; first the words that
+  // label and sort (the kinds, the filters' values, the title) are read
   const asked = /^#step=(\d+)$/.exec(location.hash);
   const stops = mode().stops;
   state.stop = asked ? Math.min(lowerBound(stops, Number(asked[1])), stops.length - 1) : stops.length - 1;
-  draw();
-  root.dataset.ready = String(performance.now());
+  const labels = [data.title, ...numbersIn(data.kinds), ...["tool", "status", "kind"].flatMap((c) => [...new Set(table[c])])];
+  loaded(labels).then(() => {
+    document.title = plain(data.title);
+    fillFilters();
+    draw();
+    root.dataset.began = String(began);
+    root.dataset.ready = String(performance.now());
+  });
 })();

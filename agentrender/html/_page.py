@@ -10,6 +10,7 @@ before. Those numbers, the blocks' kinds and what the model did not see all come
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import os
 from dataclasses import fields
@@ -40,10 +41,14 @@ from agentrender.views import (
 if TYPE_CHECKING:
     from agentrender.runfile import Run
 
-__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "page", "payload", "save"]
+__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
 
 PAGE_FORMAT = "agentrender.page/1"
 """The version of the payload a page carries (its ``format``)."""
+TEXT_CHUNK = 512
+"""How many texts one of the page's text elements holds (a power of two)."""
+SHORT_TEXT = 120
+"""The longest text stored again in a chunk that uses it rather than read from an earlier chunk."""
 KEYED_STEPS = 2_000
 """The most steps a run may have for the page to carry every view's replay key (each hashes the whole view)."""
 
@@ -65,15 +70,22 @@ CONTENT_SECURITY_POLICY = (
 
 class _Texts:
     """The table of texts: each stored once, as pieces (``agentrender._text.split_unsafe``); a text is its
-    number. Number 0 is the empty text, which a block's missing field refers to."""
+    number. Number 0 is the empty text, which a block's missing field refers to.
+
+    A short text (at most ``SHORT_TEXT`` characters: a tool's name, a label with a size in it) is stored
+    once in each chunk of ``TEXT_CHUNK`` texts that uses it, so that a view's texts, numbered as its
+    steps are, sit in the few chunks the page reads to show it.
+    """
 
     def __init__(self) -> None:
         self.table: list[Any] = [""]
-        self._numbers: dict[tuple[str, str], int] = {("", ""): 0}
+        self._numbers: dict[tuple[str, str, int], int] = {("", "", 0): 0}
 
     def __call__(self, text: str, more: str = "") -> int:
         """The number of ``text`` (at most ``DISPLAY_CHARS`` characters of it), ``more`` said after it."""
-        key = (text, more)
+        if not text and not more:
+            return 0
+        key = (text, more, len(self.table) // TEXT_CHUNK if len(text) <= SHORT_TEXT else -1)
         number = self._numbers.get(key)
         if number is None:
             pieces = split_unsafe(text, DISPLAY_CHARS)
@@ -246,26 +258,29 @@ def _reply_block(block: ContentBlock, texts: _Texts) -> list[int]:
     return [texts(block.type), texts(block.text)]
 
 
-def _replies(run: Run, texts: _Texts) -> list[dict[str, Any]]:
-    """Each captured reply, the decision ``render.decide`` makes of it, why, and the recorded decision."""
+def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
+    """Each captured reply, the decision ``render.decide`` makes of it, why, and the recorded decision it became:
+    ``[step, stop reason, rule, blocks, why, decision, fields that differ, recorded]``; the last two ``0`` for an
+    earlier reply of its step (a retry), which is not compared."""
     recorded = {step.index: step.decision for step in run.steps}
     last = run.last_calls()
     out = []
-    for number, call in enumerate(run.model_calls):
+    for call in run.model_calls:
         explanation = explain_decide(call.response)
-        reply: dict[str, Any] = {
-            "label": texts(f"call {number + 1} of {len(run.model_calls)}, for step {call.step}"),
-            "step": call.step,
-            "stop_reason": texts(call.response.stop_reason or "(none)"),
-            "rule": texts(explanation.rule),
-            "blocks": [_reply_block(block, texts) for block in call.response.content],
-            "why": [texts(line) for line in explanation.why],
-            "decision": _decision_rows(explanation.decision, texts),
-        }
+        reply: list[Any] = [
+            call.step,
+            texts(call.response.stop_reason or "(none)"),
+            texts(explanation.rule),
+            [_reply_block(block, texts) for block in call.response.content],
+            [texts(line) for line in explanation.why],
+            _decision_rows(explanation.decision, texts),
+            0,
+            0,
+        ]
         if last[call.step] is call:  # only a step's last reply became its recorded decision
             decision = recorded.get(call.step)
-            reply["differ"] = [texts(name) for name in disagreements(explanation.decision, decision)]
-            reply["recorded"] = _decision_rows(decision, texts) if decision is not None else 0
+            reply[6] = [texts(name) for name in disagreements(explanation.decision, decision)]
+            reply[7] = _decision_rows(decision, texts) if decision is not None else 1
         out.append(reply)
     return out
 
@@ -334,16 +349,34 @@ def _script_json(value: Any) -> str:
     return msgspec.json.encode(value).decode("utf-8").replace("<", "\\u003c")
 
 
+def _packed(value: Any) -> str:
+    """``value`` as JSON, gzip-compressed, in base64: what the page's ``DecompressionStream`` reads back."""
+    return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=6, mtime=0)).decode("ascii")
+
+
 def page(run: Run, options: Options | None = None) -> str:
-    """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``)."""
+    """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``).
+
+    The texts travel in chunks of ``TEXT_CHUNK``, each compressed in its own element, which the page
+    reads when it first shows one of their texts; the replies in one element read when the decide tab
+    is first opened. Opening a long run reads what its first screen shows.
+    """
     facts = payload(run, options)
-    title = run.run_id or "run"
+    texts, replies = facts.pop("texts"), facts.pop("replies")
+    facts["text_chunk"] = TEXT_CHUNK
+    facts["replies"] = len(replies)
+    chunks = "".join(
+        f'<script type="application/gzip+base64" class="ar-texts">{_packed(texts[at : at + TEXT_CHUNK])}</script>\n'
+        for at in range(0, len(texts), TEXT_CHUNK)
+    )
     return _TEMPLATE.substitute(
         policy=CONTENT_SECURITY_POLICY,
-        title=_plain(f"agentrender · {title}"),
+        title=_plain(f"agentrender · {run.run_id or 'run'}"),
         style=_STYLE,
         root_class=f"agentrender {NO_MATH}",
         payload=_script_json(facts),
+        replies=_script_json(replies),
+        texts=chunks,
         script=_SCRIPT,
     )
 
