@@ -13,8 +13,9 @@ from types import ModuleType
 
 import pytest
 
-from agentrender import html, load_run, samples
+from agentrender import html, imports, load_run, samples
 from agentrender.cli import main
+from agentrender.runfile import RunFileError
 from agentrender.views import Views
 from tests._support.runs import HOSTILE, hostile_run
 
@@ -163,3 +164,26 @@ def test_the_command_names_what_a_file_holds_for_a_wrong_run(
     error = capsys.readouterr().err
     assert "no run '7'" in error and "0: fix-failing-test" in error
     assert not (tmp_path / "x.html").exists()
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+MANIFEST = json.loads((REAL / "MANIFEST.json").read_text("utf-8")) if (REAL / "MANIFEST.json").exists() else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", MANIFEST, ids=[entry["path"] for entry in MANIFEST])
+def test_every_real_history_makes_a_page_within_the_size_bound(entry: dict[str, object]) -> None:
+    """Each run of a real public history makes a page whose views are the stops ``Views`` gives (as sent and under
+    the contract), at most 1.3 times the history's file plus the fixed part."""
+    path = REAL / str(entry["path"])
+    try:
+        runs = imports.load_runs(path)
+    except RunFileError as error:  # whether it imports is tests/test_real_fixtures.py's to say
+        pytest.skip(f"does not import: {error}")
+    pages = 0
+    for run in runs:
+        page = html.page(run)
+        pages += len(page.encode("utf-8"))
+        facts = html.payload(run)
+        assert [mode["stops"] for mode in facts["modes"]] == [list(Views(run).stops)] * len(facts["modes"])
+    assert pages <= 1.3 * path.stat().st_size + FIXED_BYTES * len(runs)
