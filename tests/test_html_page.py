@@ -187,3 +187,19 @@ def test_every_real_history_makes_a_page_within_the_size_bound(entry: dict[str, 
         facts = html.payload(run)
         assert [mode["stops"] for mode in facts["modes"]] == [list(Views(run).stops)] * len(facts["modes"])
     assert pages <= 1.3 * path.stat().st_size + FIXED_BYTES * len(runs)
+
+
+def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """For a file of several runs (an Inspect log of four samples), ``--run`` picks one by id or by number, and
+    without it the first is taken and named."""
+    source = Path(__file__).parent / "fixtures" / "inspect" / "arith.eval"
+    runs = imports.load_runs(source)
+    out = tmp_path / "run.html"
+    assert main(["html", str(source), "-o", str(out), "--width", "200"]) == 0
+    assert f"run 1 of 4: {runs[0].run_id}; pick another with --run" in capsys.readouterr().out
+    assert out.read_text("utf-8") == html.page(runs[0])
+    assert main(["html", str(source), "--run", "2", "-o", str(out), "--width", "200"]) == 0
+    assert f"run 3 of 4: {runs[2].run_id}" in capsys.readouterr().out
+    assert out.read_text("utf-8") == html.page(runs[2])
+    assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out)]) == 0
+    assert out.read_text("utf-8") == html.page(runs[3])
