@@ -494,8 +494,10 @@
     const picture = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
     picture.appendChild(svg("line", { x1: left, y1: y(0), x2: width - 10, y2: y(0), class: "ar-axis" }));
     picture.appendChild(svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "ar-axis" }));
-    for (const [value, label] of [[0, "0"], [most, n(most) + " bytes"]]) {
-      const words = svg("text", { x: 2, y: y(value) + 4 });
+    const labels = [[2, y(0) + 4, "0"], [2, y(most) + 4, n(most)], [2, y(most) + 18, "bytes"],
+      [left, height - 8, "step " + m.stops[0]], [width - 10, height - 8, "step " + m.stops[count - 1]]];
+    for (const [at, down, label] of labels) {
+      const words = svg("text", { x: at, y: down, "text-anchor": at === width - 10 ? "end" : "start" });
       words.textContent = label;
       picture.appendChild(words);
     }
