@@ -23,6 +23,7 @@ import re
 from typing import NamedTuple
 
 __all__ = [
+    "MARK_TITLE",
     "NO_MATH",
     "UNSAFE",
     "UNSAFE_CLASSES",
@@ -31,6 +32,7 @@ __all__ = [
     "escape_json",
     "escape_terminal",
     "mark_text",
+    "split_unsafe",
 ]
 
 
@@ -172,14 +174,15 @@ def _passes(match: re.Match[str]) -> bool:
     return not before.isspace() and UNSAFE.match(before) is None
 
 
-_MARK_TITLE = "an invisible or direction-changing character"
+MARK_TITLE = "an invisible or direction-changing character"
+"""What a marker's title says its character is (after its ``U+XXXX``)."""
 
 
 def _mark(match: re.Match[str]) -> str:
     if _passes(match):
         return match.group()
     code = f"U+{ord(match.group()):04X}"
-    return f'<span class="ar-ctl" title="{code}: {_MARK_TITLE}">[{code}]</span>'
+    return f'<span class="ar-ctl" title="{code}: {MARK_TITLE}">[{code}]</span>'
 
 
 def _plain_mark(match: re.Match[str]) -> str:
@@ -238,12 +241,39 @@ def escape_html(text: str, limit: int | None = None) -> str:
     if _TEX.search(shown) is not None:
         out = f'<span class="{NO_MATH}">{out}</span>'
     if len(shown) < len(text):
-        total = len(text.encode("utf-8", "surrogatepass"))
-        out += (
-            f'<span class="ar-more">… {len(text) - len(shown):,} more characters not shown here '
-            f"({total:,} bytes in all)</span>"
-        )
+        out += f'<span class="ar-more">{_more(text, len(shown))}</span>'
     return out
+
+
+def _more(text: str, shown: int) -> str:
+    """What a text cut to its first ``shown`` characters leaves out, in a sentence."""
+    total = len(text.encode("utf-8", "surrogatepass"))
+    return f"… {len(text) - shown:,} more characters not shown here ({total:,} bytes in all)"
+
+
+def split_unsafe(text: str, limit: int | None = None) -> tuple[str | int, ...]:
+    """``text`` as pieces a page lays out as text nodes: each run of safe text a ``str``, each unsafe
+    character its code point (an ``int``, shown as the ``[U+XXXX]`` marker ``escape_html`` makes).
+
+    With ``limit``, only the first ``limit`` characters are split, and the last piece is the sentence
+    saying how many more there are (as ``escape_html`` words it), a ``str`` after an ``int`` ``-1``.
+    A text of safe characters alone, within the limit, is one piece.
+    """
+    shown = text if limit is None or len(text) <= limit else text[:limit]
+    pieces: list[str | int] = []
+    start = 0
+    for match in _SCAN.finditer(shown):
+        if _passes(match):
+            continue
+        if match.start() > start:
+            pieces.append(shown[start : match.start()])
+        pieces.append(ord(match.group()))
+        start = match.end()
+    if start < len(shown) or not pieces:
+        pieces.append(shown[start:])
+    if len(shown) < len(text):
+        pieces += [-1, _more(text, len(shown))]
+    return tuple(pieces)
 
 
 def _escape(match: re.Match[str]) -> str:

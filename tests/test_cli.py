@@ -591,6 +591,7 @@ def test_every_command_has_help_text() -> None:
         "samples",
         "import",
         "runs",
+        "html",
     }
     for name, sub in commands.items():
         text = sub.format_help()

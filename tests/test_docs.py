@@ -76,6 +76,7 @@ REFERENCE = {
     "agentrender.render": "render",
     "agentrender.runfile": "runfile",
     "agentrender.samples": "samples",
+    "agentrender.html": "html",
     "agentrender.views": "views",
     "agentrender.frame": "frame",
     "agentrender.dask": "dask",
@@ -125,6 +126,25 @@ def test_api_reference_documents_every_public_name(site: Path, module_name: str)
     anchors = set(re.findall(r'id="([\w.]+)"', built))
     missing = [name for name in module.__all__ if f"{module_name}.{name}" not in anchors]
     assert missing == [], f"reference/{REFERENCE[module_name]}.md lacks {missing}"
+
+
+def test_the_site_holds_each_bundled_samples_page(site: Path) -> None:
+    """The build writes the page of every bundled sample run and sample import, and the explore guide links them all."""
+    from agentrender import html, imports, samples
+
+    pages = {path.name: path for path in (site / "samples").glob("*.html")}
+    assert set(pages) == {f"{name}.html" for name in samples.names()} | {
+        path.name.removesuffix(path.suffix) + ".html"
+        for path in samples.imports_folder().iterdir()
+        if path.suffix in (".json", ".jsonl")
+    }
+    assert pages["fix-failing-test.html"].read_text("utf-8") == html.page(samples.load("fix-failing-test"))
+    calls = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
+    assert pages["stock-lookup.calls.html"].read_text("utf-8") == html.page(calls)
+    guide = (site / "guides" / "explore" / "index.html").read_text("utf-8")
+    linked = set(re.findall(r'href="\.\./\.\./samples/([\w.-]+\.html)"', guide))
+    assert linked == set(pages)
+    assert '<iframe src="../../samples/flaky-build-resumed.html"' in guide
 
 
 def test_every_page_is_in_the_nav() -> None:
@@ -339,6 +359,7 @@ def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:
         "samples",
         "runs",
         "import",
+        "html",
     ]
     assert "usage: agentrender [-h] [--version] COMMAND ..." in page
     for name in hooks.commands():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -418,3 +419,14 @@ def test_a_long_runs_view_counts_what_reads_every_step_on_demand() -> None:
     assert f"<b>{widget.view.bytes:,}</b> bytes" in widget.html.value
     widget.at = 1000
     assert widget.html.value == view_html(widget.views.at(1000), last_steps=40)
+
+
+def test_the_explorer_saves_its_page_with_the_window_it_shows(tmp_path: Path) -> None:
+    """``save_html`` writes the page ``agentrender.html`` makes of the run under the conversation tab's window."""
+    from agentrender import html
+
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    explorer.conversation.recent_results.value = 2
+    explorer.save_html(tmp_path / "run.html")
+    assert (tmp_path / "run.html").read_text("utf-8") == html.page(run, run.options(recent_results=2))

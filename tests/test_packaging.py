@@ -84,3 +84,12 @@ def test_the_conversations_to_import_ship_in_a_wheel_install(installed: Path, tm
     assert Path(found["folder"]).is_relative_to(installed)
     assert found["files"] == sorted(path.name for path in (ROOT / "sample_imports").iterdir())
     assert found["steps"] == 4
+
+
+def test_the_page_builds_from_a_wheel_install(installed: Path, tmp_path: Path) -> None:
+    """``agentrender html`` from the installed package writes the page: its script, style and layout ship with it."""
+    out = tmp_path / "run.html"
+    result = run_installed(installed, ["-m", "agentrender", "html", "fix-failing-test", "-o", str(out)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    page = out.read_text("utf-8")
+    assert page.startswith("<!doctype html>") and "Content-Security-Policy" in page and "ar-payload" in page

@@ -8,10 +8,10 @@ from functools import cache
 from html.parser import HTMLParser
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentrender._text import NO_MATH, UNSAFE, UNSAFE_CLASSES, escape_html, escape_terminal
+from agentrender._text import MARK_TITLE, NO_MATH, UNSAFE, UNSAFE_CLASSES, escape_html, escape_terminal, split_unsafe
 from tests._support.examples import examples
 
 CATEGORIES = (
@@ -237,3 +237,38 @@ def test_tex_in_run_text_is_kept_from_mathjax_and_shown_literally(payload: str) 
 def test_text_without_a_tex_delimiter_gets_no_wrapper() -> None:
     """Run text with no $ or backslash escapes as before: no span around it, so most pages are unchanged."""
     assert escape_html("if a < b: print('x')") == "if a &lt; b: print(&#x27;x&#x27;)"
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(TEXTS, st.one_of(st.none(), st.integers(min_value=0, max_value=30)))
+@example("an emoji \U0001f600\ufe0f, a tag \U000e0041, a $\\href{x}{y}$ \u202e", 20)
+def test_the_pieces_a_page_lays_out_are_the_html_escape(text: str, limit: int | None) -> None:
+    """``split_unsafe``'s pieces, laid out as a page's script does (text as text, a code point as its marker, the
+    count of what is not shown after ``-1``), are exactly ``escape_html`` of the same text and limit."""
+    pieces = split_unsafe(text, limit)
+    laid_out = []
+    more = False
+    for piece in pieces:
+        if piece == -1:
+            more = True
+        elif more:
+            laid_out.append(f'<span class="ar-more">{piece}</span>')
+        elif isinstance(piece, int):
+            code = f"U+{piece:04X}"
+            laid_out.append(f'<span class="ar-ctl" title="{code}: {MARK_TITLE}">[{code}]</span>')
+        else:
+            laid_out.append(html.escape(piece, quote=True))
+    assert "".join(laid_out) == _without_math(escape_html(text, limit))
+
+
+def _without_math(out: str) -> str:
+    """``escape_html``'s output without the ``NO_MATH`` wrapper: a page keeps all of its text from MathJax at once."""
+    wrapper = f'<span class="{NO_MATH}">'
+    if not out.startswith(wrapper):
+        return out
+    body = out.removeprefix(wrapper)
+    more = '</span><span class="ar-more">'
+    if more in body:
+        cut = body.rindex(more)
+        return body[:cut] + body[cut + len("</span>") :]
+    return body.removesuffix("</span>")

@@ -4,6 +4,10 @@ A page asks for a picture with a line ``<!-- generated: NAME -->``; the build re
 with the Markdown that ``PICTURES[NAME]()`` returns. A name that is not known fails the
 build, so a page cannot silently lose its picture.
 
+Each bundled sample's page (``agentrender.html``: the explorer as one offline file) is written
+into the site as ``samples/NAME.html`` (``on_files``), so the guides link and embed real runs a
+reader steps through without installing anything.
+
 A line ``<!-- terminal: agentrender ARGS -->`` is followed in the page's source by what the
 real command line prints for ``ARGS`` at a fixed width (``TERMINAL_WIDTH``), as a
 ``console`` block, so the Markdown read on GitHub shows it too; a command that exits
@@ -33,7 +37,7 @@ _CHECKOUT = str(Path(__file__).resolve().parents[1])
 if _CHECKOUT not in sys.path:
     sys.path.insert(0, _CHECKOUT)
 
-from agentrender import Decision, Message, Observation, Step, StepInput, render  # noqa: E402
+from agentrender import Decision, Message, Observation, Step, StepInput, html, imports, render, samples  # noqa: E402
 from agentrender.cli import build_parser, main  # noqa: E402
 
 _MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.MULTILINE)
@@ -322,6 +326,28 @@ def write_terminal_blocks(markdown: str, where: str) -> str:
         lambda match: f"<!-- terminal: agentrender {match.group(1)} -->\n{terminal_block(match.group(1), where)}",
         markdown,
     )
+
+
+SAMPLE_PAGES = "samples"
+"""The folder of the site the sample runs' pages are written to."""
+
+
+def sample_pages() -> dict[str, str]:
+    """Each bundled sample's page, by its path in the site: the sample runs, and the sample imports as sent."""
+    pages = {f"{SAMPLE_PAGES}/{name}.html": html.page(samples.load(name)) for name in samples.names()}
+    for path in sorted(samples.imports_folder().iterdir()):
+        if path.suffix in (".json", ".jsonl"):
+            pages[f"{SAMPLE_PAGES}/{path.name.removesuffix(path.suffix)}.html"] = html.page(imports.load(path))
+    return pages
+
+
+def on_files(files: Any, config: Any, **_: Any) -> Any:
+    """MkDocs hook: add each bundled sample's page to the site."""
+    from mkdocs.structure.files import File
+
+    for uri, content in sample_pages().items():
+        files.append(File.generated(config, uri, content=content))
+    return files
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:

@@ -11,6 +11,7 @@
     agentrender samples                          the bundled sample runs
     agentrender runs log.eval                    the runs a file holds (--run ID|N picks one in the others)
     agentrender import convo.json -o run.jsonl   an agent's own history (Messages API, ...) as a run file
+    agentrender html RUN -o run.html             the explorer as one offline HTML page, to share
 
 RUN is a run file (``.jsonl`` or ``.jsonl.gz``), any file ``agentrender.imports`` reads (a
 Messages API conversation or call log, ...), or the name of a bundled sample. Every
@@ -367,6 +368,26 @@ once saves importing it again, and keeps the summaries given with --summarise.
     )
     imported.add_argument("--gzip", action="store_true", help="with --all, write each run gzip-compressed")
     _run_option(imported)
+
+    page = command(
+        "html",
+        "the explorer as one offline HTML page, to share",
+        """\
+Write RUN as one self-contained HTML file: the view at any step (a slider and the arrow keys),
+the steps table (paged, filtered by tool, status and kind), the size and cache-prefix chart,
+each captured reply and the decision render.decide makes of it, and the run's warnings. It
+needs no network, no server and no kernel: open it from disk in any browser, attach it to a
+bug report or a pull request. An imported run shows as sent, with the view under the contract
+(--recent-results/--result-bytes, default the contract's) as a toggle. Add #step=K to the
+page's address to open it at step K.
+
+  agentrender html fix-failing-test -o run.html
+  agentrender html log.eval --run 2 -o sample-2.html""",
+    )
+    page.add_argument("run", metavar="RUN", help="a run file, a file agentrender imports, or a bundled sample")
+    page.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    _run_option(page)
+    _window_options(page)
     return parser
 
 

@@ -8,7 +8,7 @@ from typing import IO, Any
 
 from agentrender import samples
 from agentrender._json import escaped
-from agentrender.cli import _check, _decide, _import, _inputs, _show, _tables
+from agentrender.cli import _check, _decide, _html, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
 from agentrender.frame import to_parquet
@@ -209,6 +209,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console, IO[str]], in
     "import": import_command,
     "runs": runs_command,
     "check": check,
+    "html": _html.html_command,
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from bisect import bisect_left
 from functools import cached_property
 from operator import attrgetter
@@ -12,6 +13,7 @@ from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender._text import mark_text
 from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame
+from agentrender.html import save
 from agentrender.notebook._base import Widget, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
@@ -184,6 +186,12 @@ class RunExplorer(Widget):
         self.conversation.slider.observe(self._follow, names="value")
         self.widget = self.tabs
         self._filter()
+
+    def save_html(self, path: str | os.PathLike[str]) -> None:
+        """Write the explorer as one offline HTML page (``agentrender.html.save``): the same views, table, chart,
+        replies and warnings, in a file that opens in any browser with no kernel. An imported run's page
+        shows it as sent, and as a toggle under the conversation tab's window and cap."""
+        save(self.run, path, self.conversation.views.options)
 
     @cached_property
     def frame(self) -> pd.DataFrame:

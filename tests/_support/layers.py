@@ -49,7 +49,8 @@ LAYERS: list[tuple[str, str, list[str]]] = [
     ),
     (
         "consumers",
-        "frames (pandas, Dask), bundled samples, importers, provider adapters; the package's face (its load)",
+        "frames (pandas, Dask), bundled samples, importers, provider adapters, the shared page; "
+        "the package's face (its load)",
         [
             "agentrender.frame",
             "agentrender.dask",
@@ -57,6 +58,7 @@ LAYERS: list[tuple[str, str, list[str]]] = [
             "agentrender.imports",
             "agentrender.adapters",
             "agentrender",
+            "agentrender.html",
         ],
     ),
     (

@@ -1,0 +1,35 @@
+"""``agentrender html``: a run as one offline HTML page (``agentrender.html``), written to a file."""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from agentrender import html
+from agentrender._json import escaped
+from agentrender.cli._inputs import CliError, load_chosen, views_of
+from agentrender.cli._term import MUTED, Console, Text, clean
+
+__all__ = ["html_command"]
+
+
+def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    chosen = load_chosen(args.run, args.which)
+    run = chosen.run
+    if chosen.note:  # as every command that reads one run of a file says it
+        err.write(f"agentrender: {clean(args.run, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
+    options = None
+    if args.recent_results is not None or args.result_bytes is not None:
+        options = views_of(run, recent_results=args.recent_results, result_bytes=args.result_bytes).options
+    try:
+        html.save(run, args.output, options)
+    except OSError as error:
+        raise CliError(f"{args.output}: cannot be written: {error.strerror or error}") from None
+    if args.json:
+        out.write(escaped({"path": args.output, "run_id": run.run_id, "steps": len(run.steps)}) + "\n")
+        return 0
+    line = Text("wrote ", style=MUTED)
+    line.append(clean(args.output, one_line=True), style="bold")
+    line.append(f"  run {clean(run.run_id, one_line=True)} · {len(run.steps):,} steps", style=MUTED)
+    console.print(line)
+    return 0

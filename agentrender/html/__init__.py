@@ -1,0 +1,17 @@
+"""A run as one offline HTML page: the explorer (the view at any step, the steps table, the size
+chart, the decide stepper and the warnings) in a single file that opens from ``file://`` with no
+kernel, no network and no server.
+
+    agentrender.html.save(run, "run.html")           # or: agentrender html RUN -o run.html
+    text = agentrender.html.page(run, options)        # the page itself, as a string
+
+Python decides everything the page shows: ``agentrender.views`` gives each view's facts (what each
+block is, the window, sizes, what the model did not see), and the page's script only lays them out.
+The facts travel as one JSON payload in which each text is stored once, however many views show it;
+every text reaches the page as text (``textContent``), never as markup, and a Content-Security-Policy
+lets only the page's own script and style run. The page is built with the standard library alone.
+"""
+
+from agentrender.html._page import KEYED_STEPS, PAGE_FORMAT, SHORT_TEXT, TEXT_CHUNK, page, payload, save
+
+__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]

@@ -1,0 +1,571 @@
+// agentrender's run page: lays out the facts Python gave it (agentrender/html/page.py), decides none.
+// Every text of the run reaches the page through text(): text nodes and textContent, never markup.
+"use strict";
+(function () {
+  const began = performance.now();  // the page's file is read: what follows is this script's
+  const data = JSON.parse(document.getElementById("ar-payload").textContent);
+  // The texts, in compressed chunks, each read when one of its texts is first shown: a text of a chunk not
+  // read yet is drawn empty and filled a moment later. data-pending counts the texts still to fill.
+  const chunks = document.querySelectorAll("script.ar-texts");
+  const parsed = [], loading = [];
+  let pending = 0, drawStarted = 0;
+  function chunkOf(number) { return Math.floor(number / data.text_chunk); }
+  function load(chunk) {
+    if (loading[chunk] === undefined) {
+      const packed = atob(chunks[chunk].textContent);
+      const bytes = new Uint8Array(packed.length);
+      for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      loading[chunk] = new Response(stream).text().then((json) => { parsed[chunk] = JSON.parse(json); });
+    }
+    return loading[chunk];
+  }
+  function loaded(numbers) { return Promise.all([...new Set(numbers.map(chunkOf))].map(load)); }
+  function entryOf(number) { return parsed[chunkOf(number)][number % data.text_chunk]; }
+  function settle(change) {
+    pending += change;
+    root.dataset.pending = String(pending);
+    if (pending === 0) {
+      void root.offsetHeight;  // laid out: what a reader waits for
+      root.dataset.drawMs = String(performance.now() - drawStarted);
+      root.dataset.settled = String(performance.now());
+    }
+  }
+  const root = document.getElementById("ar-page");
+  const PAGE_ROWS = 50;
+  const state = { mode: 0, stop: 0, shown: data.shown_steps, tab: "conversation", page: 0, reply: 0, rows: null };
+
+  function el(tag, className, words) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (words !== undefined) node.textContent = words;
+    return node;
+  }
+
+  // A text of the table: its pieces as text nodes, each unsafe character as a visible [U+XXXX] marker.
+  function text(number, tag, className) {
+    const node = el(tag || "span", className);
+    if (parsed[chunkOf(number)] !== undefined) {
+      fill(node, entryOf(number));
+    } else {
+      settle(1);
+      load(chunkOf(number)).then(() => { fill(node, entryOf(number)); settle(-1); });
+    }
+    return node;
+  }
+  function fill(node, entry) {
+    if (typeof entry === "string") {
+      node.textContent = entry;
+      return;
+    }
+    for (let i = 0; i < entry.length; i++) {
+      const piece = entry[i];
+      if (typeof piece === "string") {
+        node.appendChild(document.createTextNode(piece));
+      } else if (piece === -1) {
+        node.appendChild(el("span", "ar-more", entry[++i]));
+      } else {
+        const code = "U+" + piece.toString(16).toUpperCase().padStart(4, "0");
+        const marker = el("span", "ar-ctl", "[" + code + "]");
+        marker.title = code + ": " + data.mark_title;
+        node.appendChild(marker);
+      }
+    }
+  }
+  function plain(number) {
+    const entry = entryOf(number);
+    if (typeof entry === "string") return entry;
+    return entry.filter((piece) => typeof piece === "string").join("");
+  }
+  function n(value) { return value === null || value === undefined ? "" : value.toLocaleString("en-US"); }
+  function facts(parent, items) {
+    const bar = el("div", "ar-header");
+    for (const item of items) bar.appendChild(item);
+    parent.appendChild(bar);
+    return bar;
+  }
+  function fact(label, value, title) {
+    const span = el("span");
+    if (label) { span.appendChild(el("b", "", label)); span.appendChild(document.createTextNode(" ")); }
+    if (typeof value === "string") span.appendChild(document.createTextNode(value)); else span.appendChild(value);
+    if (title) span.title = title;
+    return span;
+  }
+  // rows of [name, value] texts: a run's facts, a decision's fields
+  function rowsTable(rows) {
+    const grid = el("table");
+    for (const [name, value] of rows) {
+      const tr = el("tr");
+      tr.appendChild(text(name, "th"));
+      const td = el("td");
+      td.appendChild(text(value, "pre"));
+      tr.appendChild(td);
+      grid.appendChild(tr);
+    }
+    return grid;
+  }
+
+  function button(words, onClick, className) {
+    const node = el("button", className || "ar-page-button", words);
+    node.type = "button";
+    node.addEventListener("click", onClick);
+    return node;
+  }
+
+  // ---- the frame: title, run facts, mode toggle, tabs ----
+  root.appendChild(text(data.title, "h1"));
+  const about = el("details");
+  about.appendChild(el("summary", "", "the run"));
+  about.appendChild(rowsTable(data.header));
+  root.appendChild(about);
+
+  const modeBar = el("div", "ar-bar");
+  const modeBox = el("input");
+  modeBox.type = "checkbox";
+  modeBox.id = "ar-as-sent";
+  modeBox.checked = true;
+  const modeLabel = el("label", "", "as sent (uncheck: the same history under the contract's window and cap)");
+  modeLabel.htmlFor = "ar-as-sent";
+  modeBar.appendChild(modeBox);
+  modeBar.appendChild(modeLabel);
+  if (data.modes.length > 1) root.appendChild(modeBar);
+  modeBox.addEventListener("change", () => { state.mode = modeBox.checked ? 0 : 1; state.rows = null; draw(); });
+
+  const tabs = el("div", "ar-tabs");
+  tabs.setAttribute("role", "tablist");
+  root.appendChild(tabs);
+  const panels = {};
+  const names = ["conversation", "steps", "decide", "size"];
+  if (data.warnings.length) names.push("warnings");
+  for (const name of names) {
+    const label = name === "warnings" ? "warnings (" + data.warnings.length + ")" : name;
+    const tab = button(label, () => { state.tab = name; draw(); }, "");
+    tab.setAttribute("role", "tab");
+    tab.dataset.tab = name;
+    tabs.appendChild(tab);
+    panels[name] = el("div", "ar-panel");
+    panels[name].dataset.panel = name;
+    root.appendChild(panels[name]);
+  }
+
+  // ---- the conversation: a step slider, the view at that step as chat turns ----
+  const conv = panels.conversation;
+  const bar = el("div", "ar-bar");
+  const previous = button("◀", () => move(-1));
+  const slider = el("input");
+  slider.type = "range";
+  slider.min = "0";
+  slider.setAttribute("aria-label", "step");
+  const next = button("▶", () => move(1));
+  const where = el("span", "ar-where");
+  const shownBox = el("input");
+  shownBox.type = "number";
+  shownBox.min = "1";
+  shownBox.value = String(state.shown);
+  shownBox.title = "how many of the view's last steps are shown";
+  for (const node of [previous, slider, next, where]) bar.appendChild(node);
+  const shownLabel = el("label", "", "steps shown ");
+  shownLabel.appendChild(shownBox);
+  bar.appendChild(shownLabel);
+  conv.appendChild(bar);
+  const viewBox = el("div", "ar-view");
+  conv.appendChild(viewBox);
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  shownBox.addEventListener("change", () => { state.shown = Math.max(1, Number(shownBox.value) || 1); drawView(); });
+  document.addEventListener("keydown", (event) => {
+    // a focused slider moves itself; a box or a list keeps its own keys
+    if (state.tab !== "conversation" || ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      move(event.key === "ArrowLeft" ? -1 : 1);
+    }
+  });
+
+  function mode() { return data.modes[state.mode]; }
+  function move(by) { go(state.stop + by); }
+  function go(stop) {
+    const last = mode().stops.length - 1;
+    state.stop = Math.max(0, Math.min(last, stop));
+    slider.value = String(state.stop);
+    drawView();
+    if (history.replaceState) history.replaceState(null, "", "#step=" + mode().stops[state.stop]);
+  }
+
+  function legend() {
+    const box = el("div", "ar-legend");
+    data.kinds.forEach(([label, meaning], kind) => {
+      const swatch = el("span", "ar-block ar-" + kindName(kind), plain(label));
+      swatch.title = plain(meaning);
+      box.appendChild(swatch);
+    });
+    const skipped = el("span", "ar-skipped", "skipped step");
+    skipped.title = "a step with no decision is not part of the model's view";
+    box.appendChild(skipped);
+    return box;
+  }
+  const KIND_NAMES = [];
+  function kindName(kind) { return KIND_NAMES[kind]; }
+
+  function block(row, step) {
+    const [kind, body, name, id, type, flags, hiddenLabel, hidden] = row;
+    const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
+    div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
+    if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
+    if (flags & 2) div.appendChild(el("span", "ar-tag", "summary cut at cap"));
+    if (type) div.appendChild(text(type, "span", "ar-tag"));
+    if (name) div.appendChild(text(name, "b"));
+    if (id) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(id, "code")); }
+    div.appendChild(text(body || 0, "pre"));
+    if (hiddenLabel) {
+      const details = el("details", "ar-hidden");
+      details.appendChild(text(hiddenLabel, "summary"));
+      details.appendChild(text(hidden || 0, "pre"));
+      div.appendChild(details);
+    }
+    return div;
+  }
+
+  function turn(role, label, rows) {
+    const div = el("div", "ar-turn ar-" + role);
+    div.appendChild(el("div", "ar-role", label));
+    for (const row of rows) div.appendChild(block(row));
+    return div;
+  }
+
+  function viewHeader(m, stop, at, lastStop) {
+    const s = m.sizes;
+    const items = [
+      fact("view", lastStop ? "after the last step" : "deciding step " + at),
+      fact("", n(s.messages[stop]) + " messages"),
+      fact("", n(s.bytes[stop]) + " bytes"),
+      fact("", "~" + n(s.tokens[stop]) + " tokens", "bytes / 4, a scale, not a count"),
+      fact("", n(s.bytes_no_window[stop]) + " bytes without the window"),
+    ];
+    if (m.describe) items.push(fact("", text(m.describe, "b")));
+    if (m.keys) {
+      const [key, agree] = m.keys[stop];
+      items.push(fact("replay key", el("span", "ar-key", key.slice(0, 16) + "…"), key));
+      if (agree) {
+        items.push(el("span", agree > 0 ? "ar-agree" : "ar-disagree",
+          (agree > 0 ? "matches" : "differs from") + " the recorded request key"));
+      }
+    }
+    const change = [];
+    if (s.first_diff[stop] === null) change.push("the view is unchanged");
+    else if (stop > 0) change.push("first differing message #" + s.first_diff[stop]);
+    if (s.left_window[stop] !== null) change.push("step " + s.left_window[stop] + "'s result left the window (now its summary)");
+    change.push("cacheable prefix " + n(s.prefix_bytes[stop]) + " bytes, re-sent " + n(s.resent_bytes[stop]));
+    items.push(el("span", "ar-change", (stop > 0 ? "since step " + m.stops[stop - 1] + ": " : "first view: ") + change.join(", ")));
+    // a fact of the sizes series this page does not know by name still shows where it has a value
+    for (const column of Object.keys(s)) {
+      if (KNOWN_SIZES.has(column) || s[column][stop] === null || s[column][stop] === undefined) continue;
+      items.push(fact(column.replace(/_/g, " "), String(s[column][stop])));
+    }
+    return items;
+  }
+  const KNOWN_SIZES = new Set(["at", "messages", "bytes", "tokens", "bytes_no_window", "prefix_bytes", "resent_bytes",
+    "first_diff", "left_window"]);
+
+  function drawView() {
+    drawStarted = performance.now();
+    const m = mode();
+    const stop = state.stop;
+    const lastStop = stop === m.stops.length - 1;
+    const at = m.stops[stop];
+    where.textContent = "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
+    viewBox.replaceChildren();
+    facts(viewBox, viewHeader(m, stop, at, lastStop));
+    viewBox.appendChild(legend());
+    const rendered = m.rendered[stop], fullFrom = m.full_from[stop];
+    const start = m.start ? m.start[stop] : 0, ended = m.ended ? m.ended[stop] : 0;
+    const opening = m.openings[m.opening ? m.opening[stop] : 0];
+    viewBox.appendChild(turn("user", "user · opening", opening));
+    // stop j is the view before the j-th step of the run: the steps before it, the last few shown
+    const first = Math.max(0, stop - state.shown);
+    const firstPosition = lowerBound(m.steps, first);
+    if (first > 0) {
+      viewBox.appendChild(el("div", "ar-elided", "… " + n(first) + " earlier steps (" +
+        n(Math.max(0, firstPosition - start) * 2) + " messages) not shown here; raise \"steps shown\" to see them"));
+    }
+    let position = firstPosition;
+    for (let number = first; number < stop; number++) {
+      if (m.steps[position] !== number) {
+        viewBox.appendChild(text(m.skipped[number] || 0, "div", "ar-skipped"));
+        continue;
+      }
+      const p = position++;
+      if (p < start) continue;
+      const index = data.table.index[number];
+      const [assistantBytes, fullBytes, summaryBytes] = m.bytes[p];
+      viewBox.appendChild(turn("assistant", "assistant · step " + index + " · " + n(assistantBytes) + " bytes", m.assistant[p]));
+      if (ended && p === rendered - 1) {
+        viewBox.appendChild(el("div", "ar-elided", "the conversation as it ended: nothing was sent after this reply"));
+        continue;
+      }
+      const full = p >= fullFrom;
+      const rows = full ? m.full[p] : (m.summary[p] || m.full[p]);
+      viewBox.appendChild(turn("user", "user · step " + index + (full ? " · in the window" : " · outside the window") +
+        " · " + n(full ? fullBytes : summaryBytes) + " bytes", rows));
+    }
+    if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
+    if (state.rows === null || state.tab === "steps") drawTable();
+    markChart();
+    settle(0);
+  }
+
+  function lowerBound(values, wanted) {
+    let lo = 0, hi = values.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[mid] < wanted) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // ---- the steps table: paged, filtered by tool, status and kind; the view's step highlighted ----
+  const table = data.table;
+  const stepsPanel = panels.steps;
+  const filterBar = el("div", "ar-bar");
+  const filters = {};
+  for (const column of ["tool", "status", "kind"]) {
+    const select = el("select");
+    select.setAttribute("aria-label", column);
+    select.appendChild(el("option", "", "(all)")).value = "";
+    select.addEventListener("change", () => { state.rows = null; state.page = 0; drawTable(); });
+    filters[column] = select;
+    const label = el("label", "", column + " ");
+    label.appendChild(select);
+    filterBar.appendChild(label);
+  }
+  const countLabel = el("span", "ar-muted");
+  filterBar.appendChild(countLabel);
+  stepsPanel.appendChild(filterBar);
+  const pageBar = el("div", "ar-bar");
+  const pageLabel = el("span");
+  const pageButtons = [
+    button("« first", () => turnPage(0)),
+    button("◀ previous page", () => turnPage(state.page - 1)),
+    button("next page ▶", () => turnPage(state.page + 1)),
+    button("last »", () => turnPage(Infinity)),
+  ];
+  for (const node of [...pageButtons, pageLabel]) pageBar.appendChild(node);
+  stepsPanel.appendChild(pageBar);
+  const tableBox = el("div");
+  stepsPanel.appendChild(tableBox);
+  const COLUMNS = ["step", "kind", "tool", "status", "the model saw", "content bytes", "summary bytes", "reason"];
+
+  function fillFilters() {
+    for (const [column, select] of Object.entries(filters)) {
+      const values = [...new Set(table[column])].sort((a, b) => plain(a).localeCompare(plain(b)));
+      for (const value of values) {
+        const option = el("option", "", value ? plain(value) : "(none)");
+        option.value = String(value);
+        select.appendChild(option);
+      }
+    }
+  }
+
+  function keptRows() {
+    if (state.rows !== null) return state.rows;
+    const wanted = Object.entries(filters).filter(([, select]) => select.value !== "")
+      .map(([column, select]) => [table[column], Number(select.value)]);
+    const rows = [];
+    for (let row = 0; row < table.index.length; row++) {
+      if (wanted.every(([values, value]) => values[row] === value)) rows.push(row);
+    }
+    state.rows = rows;
+    return rows;
+  }
+  function pages() { return Math.max(1, Math.ceil(keptRows().length / PAGE_ROWS)); }
+  function turnPage(page) { state.page = Math.max(0, Math.min(pages() - 1, page)); drawTable(false); }
+
+  function drawTable(follow) {
+    const rows = keptRows();
+    const m = mode();
+    const current = state.stop < m.stops.length - 1 ? state.stop : -1;
+    if (follow !== false && current >= 0) state.page = Math.min(pages() - 1, Math.floor(lowerBound(rows, current) / PAGE_ROWS));
+    state.page = Math.min(state.page, pages() - 1);
+    const from = state.page * PAGE_ROWS;
+    const shown = rows.slice(from, from + PAGE_ROWS);
+    countLabel.textContent = n(rows.length) + " of " + n(table.index.length) + " steps";
+    pageLabel.textContent = rows.length ? "rows " + n(from + 1) + "-" + n(from + shown.length) + " of " + n(rows.length) : "no rows";
+    pageButtons[0].disabled = pageButtons[1].disabled = state.page === 0;
+    pageButtons[2].disabled = pageButtons[3].disabled = state.page === pages() - 1;
+    const grid = el("table");
+    const head = el("tr");
+    for (const column of COLUMNS) head.appendChild(el("th", "", column));
+    grid.appendChild(el("thead")).appendChild(head);
+    const body = grid.appendChild(el("tbody"));
+    for (const row of shown) {
+      const tr = el("tr", "ar-row" + (row === current ? " ar-current" : ""));
+      tr.dataset.row = String(row);
+      const cells = [n(table.index[row]), table.kind[row], table.tool[row], table.status[row], m.saw[row],
+        n(table.content_bytes[row]), n(table.summary_bytes[row]), table.reason[row]];
+      cells.forEach((cell, column) => {
+        const td = typeof cell === "number" ? text(cell, "td", column === 7 ? "ar-cell-reason" : "") : el("td", "", cell);
+        tr.appendChild(td);
+      });
+      tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
+      body.appendChild(tr);
+    }
+    tableBox.replaceChildren(grid);
+  }
+
+  // ---- decide: each captured reply, the decision render.decide makes of it, and why ----
+  const decidePanel = panels.decide;
+  const replyBar = el("div", "ar-bar");
+  const replyLabel = el("span");
+  replyBar.appendChild(button("◀", () => showReply(state.reply - 1)));
+  replyBar.appendChild(button("▶", () => showReply(state.reply + 1)));
+  replyBar.appendChild(replyLabel);
+  decidePanel.appendChild(replyBar);
+  const replyBox = el("div");
+  decidePanel.appendChild(replyBox);
+
+  let replies = null;  // read when the decide tab is first opened
+  function numbersIn(value) { return Array.isArray(value) ? value.flatMap(numbersIn) : [value]; }
+
+  function showReply(number) {
+    if (!data.replies) { replyLabel.textContent = "no model replies to step through"; return; }
+    if (replies === null) replies = JSON.parse(document.getElementById("ar-replies").textContent);
+    state.reply = Math.max(0, Math.min(data.replies - 1, number));
+    const reply = replies[state.reply];
+    loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
+  }
+
+  function drawReply(reply) {
+    const [step, stopReason, rule, blocks, why, decision, differ, recorded] = reply;
+    replyBox.replaceChildren();
+    replyLabel.textContent = "call " + (state.reply + 1) + " of " + n(data.replies) + ", for step " + step;
+    facts(replyBox, [fact("stop reason", text(stopReason)), fact("rule", text(rule)),
+      fact("", n(blocks.filter((b) => plain(b[0]) === "tool_use").length) + " tool use(s)")]);
+    const said = el("div", "ar-turn ar-assistant");
+    said.appendChild(el("div", "ar-role", "the reply"));
+    for (const [type, body, name] of blocks) {
+      const kind = plain(type);
+      const div = el(kind === "thinking" ? "details" : "div", "ar-block " + (kind === "tool_use" ? "ar-tool_use" : "ar-reason"));
+      div.appendChild(text(type, kind === "thinking" ? "summary" : "span", "ar-tag"));
+      if (name) div.appendChild(text(name, "b"));
+      if (body) div.appendChild(text(body, "pre"));
+      said.appendChild(div);
+    }
+    replyBox.appendChild(said);
+    replyBox.appendChild(el("div")).appendChild(el("b", "", "render.decide"));
+    replyBox.appendChild(rowsTable(decision));
+    const list = el("ul", "ar-why");
+    for (const line of why) list.appendChild(text(line, "li"));
+    replyBox.appendChild(list);
+    if (differ === 0) {
+      replyBox.appendChild(el("div", "ar-muted", "an earlier reply for this step (a retry): not compared with the recorded decision"));
+    } else if (!differ.length) {
+      replyBox.appendChild(el("div", "ar-agree", "agrees with the decision the run recorded"));
+    } else if (recorded === 1) {
+      replyBox.appendChild(el("div", "ar-disagree", "the run recorded no decision for this step"));
+    } else {
+      replyBox.appendChild(el("div", "ar-disagree", "differs from the recorded decision in: " + differ.map(plain).join(", ")));
+      replyBox.appendChild(el("div")).appendChild(el("b", "", "recorded"));
+      replyBox.appendChild(rowsTable(recorded));
+    }
+  }
+
+  // ---- size: the view's bytes at every step, with and without the window, where the prefix breaks ----
+  const chartBox = el("div", "ar-chart");
+  panels.size.appendChild(chartBox);
+  const SVG = "http://www.w3.org/2000/svg";
+  let chart = null;
+  function svg(tag, attributes) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+    return node;
+  }
+  function drawChart() {
+    const m = mode(), s = m.sizes, count = s.bytes.length;
+    const width = 900, height = 320, left = 70, bottom = 30, top = 10;
+    const most = s.bytes_no_window.reduce((a, b) => Math.max(a, b), 1);
+    const x = (i) => left + (count > 1 ? i / (count - 1) : 0) * (width - left - 10);
+    const y = (v) => top + (1 - v / most) * (height - top - bottom);
+    const every = Math.max(1, Math.floor(count / 2000));  // at most about 2,000 points a line
+    const line = (values) => {
+      const points = [];
+      for (let i = 0; i < count; i += every) points.push(x(i).toFixed(1) + "," + y(values[i]).toFixed(1));
+      points.push(x(count - 1).toFixed(1) + "," + y(values[count - 1]).toFixed(1));
+      return points.join(" ");
+    };
+    const picture = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
+    picture.appendChild(svg("line", { x1: left, y1: y(0), x2: width - 10, y2: y(0), class: "ar-axis" }));
+    picture.appendChild(svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "ar-axis" }));
+    const labels = [[2, y(0) + 4, "0"], [2, y(most) + 4, n(most)], [2, y(most) + 18, "bytes"],
+      [left, height - 8, "step " + m.stops[0]], [width - 10, height - 8, "step " + m.stops[count - 1]]];
+    for (const [at, down, label] of labels) {
+      const words = svg("text", { x: at, y: down, "text-anchor": at === width - 10 ? "end" : "start" });
+      words.textContent = label;
+      picture.appendChild(words);
+    }
+    picture.appendChild(svg("polyline", { points: line(s.bytes_no_window), class: "ar-line-full" }));
+    picture.appendChild(svg("polyline", { points: line(s.bytes), class: "ar-line-window" }));
+    let breaks = 0;
+    for (let i = 0; i < count; i++) {
+      if (s.left_window[i] === null) continue;
+      breaks++;
+      if (breaks <= 2000) picture.appendChild(svg("circle", { cx: x(i), cy: y(s.bytes[i]), r: 2.5, class: "ar-break" }));
+    }
+    const now = svg("line", { x1: 0, y1: top, x2: 0, y2: y(0), class: "ar-now" });
+    picture.appendChild(now);
+    const caption = el("div", "ar-bar");
+    caption.appendChild(el("span", "ar-swatch-full", "— without the window (every result in full)"));
+    caption.appendChild(el("span", "ar-swatch-window", "— with the window (as rendered)"));
+    caption.appendChild(el("span", "ar-swatch-break", "● cache prefix breaks (a result left the window)"));
+    const resent = s.resent_bytes.reduce((a, b) => a + b, 0), total = s.bytes.reduce((a, b) => a + b, 0);
+    const totals = [fact("", n(count) + " views"),
+      fact("last view", n(s.bytes[count - 1]) + " bytes (~" + n(s.tokens[count - 1]) + " tokens), " +
+        n(s.bytes_no_window[count - 1]) + " without the window"),
+      fact("", "the cache prefix broke " + n(breaks) + " times"),
+      fact("", "over the run " + n(resent) + " of " + n(total) + " bytes sent were re-sent after the prefix")];
+    chartBox.replaceChildren(caption, picture);
+    facts(chartBox, totals);
+    chart = { mode: state.mode, now: now, x: x };
+    markChart();
+  }
+  function markChart() {
+    if (chart === null || chart.mode !== state.mode) return;
+    const x = chart.x(state.stop).toFixed(1);
+    chart.now.setAttribute("x1", x);
+    chart.now.setAttribute("x2", x);
+  }
+
+  // ---- warnings: what the run file held that was not loaded, or was loaded with a doubt ----
+  if (panels.warnings) {
+    const list = el("ul");
+    for (const warning of data.warnings) list.appendChild(text(warning, "li"));
+    panels.warnings.appendChild(list);
+  }
+
+  data.kinds.forEach((_, kind) => { KIND_NAMES[kind] = data.kind_names[kind]; });
+
+  function draw() {
+    for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.dataset.tab === state.tab));
+    for (const name of names) panels[name].classList.toggle("ar-hide", name !== state.tab);
+    const m = mode();
+    slider.max = String(m.stops.length - 1);
+    if (state.stop > m.stops.length - 1) state.stop = m.stops.length - 1;
+    slider.value = String(state.stop);
+    if (state.tab === "conversation") drawView();
+    if (state.tab === "steps") drawTable();
+    if (state.tab === "decide") showReply(state.reply);
+    if (state.tab === "size" && (chart === null || chart.mode !== state.mode)) drawChart();
+  }
+
+  // the first view: the step the address names (#step=37), else after the last step; first the words that
+  // label and sort (the kinds, the filters' values, the title) are read
+  const asked = /^#step=(\d+)$/.exec(location.hash);
+  const stops = mode().stops;
+  state.stop = asked ? Math.min(lowerBound(stops, Number(asked[1])), stops.length - 1) : stops.length - 1;
+  const labels = [data.title, ...numbersIn(data.kinds), ...["tool", "status", "kind"].flatMap((c) => [...new Set(table[c])])];
+  loaded(labels).then(() => {
+    document.title = plain(data.title);
+    fillFilters();
+    draw();
+    root.dataset.began = String(began);
+    root.dataset.ready = String(performance.now());
+  });
+})();

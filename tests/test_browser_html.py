@@ -1,0 +1,242 @@
+"""The shared page (agentrender.html) in headless Chromium, opened from file://: each view is what ``Views.at``
+says, hostile run text stays text, the as-sent/what-if toggle works, and a 100,000-step run stays quick."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from agentrender import html, imports, load_run, samples
+from agentrender._json import display
+from agentrender.runfile import Run
+from agentrender.views import BlockFact, Views
+from tests._support.browser import CHROMIUM, FLAGS, chromium
+from tests._support.runs import HOSTILE, UNSEEN, hostile_run
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+TURNS = """() => [...document.querySelectorAll('.ar-view > .ar-turn, .ar-view > .ar-skipped')].map(node =>
+    node.classList.contains('ar-skipped') ? ['skipped', node.textContent] :
+    [node.classList.contains('ar-assistant') ? 'assistant' : 'user',
+     [...node.querySelectorAll(':scope > .ar-block')].map(block =>
+        [[...block.classList].filter(name => name !== 'ar-block').join(' '),
+         block.querySelector(':scope > pre').textContent])])"""
+"""What the page's conversation shows: each turn's role and, for each block, its classes and its text."""
+
+
+def body(fact: BlockFact) -> str:
+    """The text the page shows for a block: a tool use's input as JSON, a result's content, else its text."""
+    block = fact.block
+    if block.type == "tool_use":
+        return display(block.input)
+    if block.type == "tool_result":
+        return block.content
+    return display(dict(block.raw)) if block.raw is not None else block.text
+
+
+def classes(fact: BlockFact) -> str:
+    return f"ar-{fact.kind}" + (" ar-failed" if fact.failed else "")
+
+
+def expected_turns(views: Views, at: int) -> list[Any]:
+    """The turns of the view at ``at`` as ``Views`` gives them, in the shape ``TURNS`` reads from the page."""
+    view = views.at(at)
+    turns: list[Any] = [["user", [[classes(fact), body(fact)] for fact in view.opening.blocks]]]
+    for fact in view.step_facts():
+        if not fact.rendered:
+            turns.append(["skipped", fact.skipped_label])
+            continue
+        assert fact.assistant is not None and fact.result is not None
+        for role, message in (("assistant", fact.assistant), ("user", fact.result)):
+            turns.append([role, [[classes(block), body(block)] for block in message.blocks]])
+    return turns
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def open_page(browser: Any, path: Path, address: str = "", **context: Any) -> tuple[Any, list[str], list[str]]:
+    """The page at ``path`` opened from file://, with the dialogs it opened and the requests it made, and no error."""
+    page = browser.new_page(viewport={"width": 1200, "height": 1400}, **context)
+    dialogs: list[str] = []
+    requests: list[str] = []
+    errors: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(path.as_uri() + address)
+    settled(page)
+    assert errors == []
+    return page, dialogs, requests
+
+
+def settled(page: Any, timeout: float = 30_000) -> None:
+    """Wait until the page has drawn and filled in every text it shows (it reads its texts as they are shown)."""
+    page.wait_for_selector('#ar-page[data-ready][data-pending="0"]', state="attached", timeout=timeout)
+
+
+def saved(run: Run, folder: Path, name: str, options: Any = None) -> Path:
+    path = folder / f"{name}.html"
+    html.save(run, path, options)
+    return path
+
+
+def test_moving_the_slider_shows_the_view_views_give(browser: Any, tmp_path: Path) -> None:
+    """Opened at #step=K, then moved with the arrow keys and the slider, the page shows exactly the turns and the
+    kinds of block of ``Views.at(k)`` for each k, the same size, and highlights the row of k in the steps table."""
+    run = samples.load("flaky-build-resumed")
+    views = Views(run, run.options(recent_results=2))
+    page, _, _ = open_page(browser, saved(run, tmp_path, "flaky", views.options), "#step=3")
+    stops = views.stops
+    assert page.evaluate(TURNS) == expected_turns(views, 3)
+    page.keyboard.press("ArrowRight")
+    settled(page)
+    assert page.evaluate(TURNS) == expected_turns(views, stops[stops.index(3) + 1])
+    for at in (0, stops[len(stops) // 2], stops[-2], stops[-1]):
+        page.locator("input[type=range]").fill(str(stops.index(at)))
+        settled(page)
+        assert page.evaluate(TURNS) == expected_turns(views, at), at
+        header = page.inner_text(".ar-view > .ar-header")
+        assert f"{views.at(at).bytes:,} bytes" in header
+    page.locator("input[type=range]").fill(str(stops.index(stops[-2])))
+    page.click("button[data-tab=steps]")
+    assert page.inner_text("tr.ar-current td >> nth=0") == str(stops[-2])
+    page.screenshot(path=str(_artifacts() / "page-steps.png"))
+
+
+def test_the_steps_table_pages_and_filters(browser: Any, tmp_path: Path) -> None:
+    """Filtering by tool keeps exactly the run's steps that call it; the pages hold 50 rows each."""
+    run = samples.load("flaky-build-resumed")
+    page, _, _ = open_page(browser, saved(run, tmp_path, "table"))
+    page.click("button[data-tab=steps]")
+    tool = next(step.decision.tool for step in run.steps if step.decision and step.decision.tool)
+    page.select_option("select[aria-label=tool]", label=tool)
+    shown = page.eval_on_selector_all(
+        "[data-panel=steps] tbody tr td:first-child", "cells => cells.map(c => c.textContent)"
+    )
+    assert shown == [str(step.index) for step in run.steps if step.decision and step.decision.tool == tool]
+
+
+def _artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+TEX = r"$\href{javascript:window.__pwned=4}{x}$ $$\unicode{x}$$ \(\alert{1}\)"
+"""MathJax and LaTeX payloads: a typeset link to javascript: and macros a TeX renderer would run."""
+
+
+MARKUP = (
+    "<script>window.__pwned = 1</script>",
+    '<img src=x onerror="window.__pwned = 2">',
+    '<a href="javascript:window.__pwned = 3">click</a>',
+    "</style><style>body{display:none}</style>",
+    TEX,
+)
+"""The hostile pieces that are markup or math, with no unsafe character in them."""
+MARKED = ("[U+202E]evil[U+202C] [U+2066]isolate", "tags:[U+E0069][U+E0067]", "half a pair:[U+D800] end")
+"""How the page shows the pieces with unsafe characters (bidi overrides, tag characters, a lone surrogate)."""
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [(HOSTILE + TEX + UNSEEN, MARKUP + MARKED), ("".join(MARKUP), MARKUP)],
+    ids=["with unsafe characters", "markup alone"],
+)
+def test_the_hostile_run_stays_text(browser: Any, tmp_path: Path, text: str, shown: tuple[str, ...]) -> None:
+    """Every piece of a hostile run (script, onerror, javascript: links, TeX, bidi overrides, tag characters) is shown
+    literally, with its unsafe characters as markers; no dialog opens, nothing is requested, no script of it runs."""
+    page, dialogs, requests = open_page(browser, saved(hostile_run(text), tmp_path, "hostile"))
+    for tab in ("conversation", "steps", "decide", "size"):
+        page.click(f"button[data-tab={tab}]")
+        if tab == "decide":
+            page.wait_for_selector("[data-panel=decide] .ar-why")
+        settled(page)
+        page.evaluate("() => document.querySelectorAll('details').forEach(details => { details.open = true; })")
+        page.wait_for_timeout(100)
+        if tab in ("conversation", "decide"):
+            words = page.inner_text("#ar-page")
+            for payload in shown:
+                assert payload in words, (tab, payload)
+        page.screenshot(path=str(_artifacts() / f"page-hostile-{tab}.png"))
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    assert page.locator("#ar-page img, #ar-page iframe, #ar-page a, #ar-page script").count() == 0
+    assert dialogs == []
+    assert requests == [page.url.split("#")[0]]  # the file itself, and nothing else
+
+
+def test_an_imported_run_toggles_between_as_sent_and_the_what_if(browser: Any, tmp_path: Path) -> None:
+    """An imported sample opens as sent; unticking "as sent" shows the view under the contract's options given at
+    export, block for block as ``Views`` under those options; ticking it again goes back."""
+    run = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
+    options = run.options(recent_results=1, result_bytes=200)
+    page, _, _ = open_page(browser, saved(run, tmp_path, "imported", options))
+    sent, what_if = Views(run), Views(run).under(options)
+    last = sent.stops[-1]
+    assert page.evaluate(TURNS) == expected_turns(sent, last)
+    assert "as sent" in page.inner_text(".ar-view > .ar-header")
+    page.uncheck("#ar-as-sent")
+    settled(page)
+    assert page.evaluate(TURNS) == expected_turns(what_if, last)
+    assert what_if.describe_mode() in page.inner_text(".ar-view > .ar-header")
+    assert page.locator(".ar-view .ar-summary, .ar-view .ar-cut").count() > 0
+    page.screenshot(path=str(_artifacts() / "page-what-if.png"))
+    page.check("#ar-as-sent")
+    settled(page)
+    assert page.evaluate(TURNS) == expected_turns(sent, last)
+
+
+def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """Each bundled sample's page opens with no error in either colour scheme; screenshots are kept."""
+    for name in samples.names():
+        for scheme in ("light", "dark"):
+            page, _, _ = open_page(browser, saved(samples.load(name), tmp_path, name), color_scheme=scheme)
+            assert page.locator(".ar-view .ar-turn").count() > 0
+            page.screenshot(path=str(_artifacts() / f"page-{name}-{scheme}.png"))
+            page.close()
+
+
+def test_a_100000_step_run_opens_and_moves_quickly(
+    browser: Any, tmp_path: Path, import_bench: Callable[[str], ModuleType]
+) -> None:
+    """On a generated run of 100,000 steps, the page's first view and a step move are timed in the page; the figures
+    are printed (docs/performance.md records them) and only generous bounds asserted."""
+    path = tmp_path / "run.jsonl"
+    import_bench("bench_cli").generate(path, 100_000)
+    page_path = saved(load_run(path), tmp_path, "long")
+    page = browser.new_page(viewport={"width": 1200, "height": 1400})
+    page.goto(page_path.as_uri(), timeout=120_000)
+    settled(page, timeout=120_000)
+    read, first = page.evaluate(
+        """() => [performance.getEntriesByType('navigation')[0].responseEnd,
+                  +document.getElementById('ar-page').dataset.settled]"""
+    )
+    moves = []
+    for _ in range(9):
+        page.keyboard.press("ArrowLeft")
+        settled(page)
+        moves.append(float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs")))
+    page.locator("input[type=range]").fill("50000")  # a jump to a step whose texts are not read yet
+    settled(page)
+    jump = float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs"))
+    sizes = (path.stat().st_size, page_path.stat().st_size)
+    print(
+        f"\n100,000 steps: run file {sizes[0]:,} bytes, page {sizes[1]:,} bytes; the file read {read:.0f} ms and "
+        f"the first view shown {first:.0f} ms after navigation; a step move {min(moves):.1f}-{max(moves):.1f} ms, "
+        f"a jump to step 50,000 {jump:.1f} ms"
+    )
+    assert first < 30_000 and max(moves) < 1_000 and jump < 1_000

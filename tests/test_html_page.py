@@ -1,0 +1,205 @@
+"""agentrender.html: one self-contained page of a run, its payload, its size, its policy, and the command."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agentrender import html, imports, load_run, samples
+from agentrender.cli import main
+from agentrender.runfile import RunFileError
+from agentrender.views import Views
+from tests._support.runs import HOSTILE, hostile_run
+
+FIXED_BYTES = 250_000
+"""The most a page may add to the run it carries, whatever its size (the script, the style, the layout)."""
+
+
+def page_parts(page: str) -> tuple[str, str, str, str]:
+    """The page's policy, its style, its script and its payload, as the page holds them."""
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    style = re.search(r"<style>(.*?)</style>", page, re.S)
+    script = re.search(r"<script>(.*?)</script>", page, re.S)
+    payload = re.search(r'<script type="application/json" id="ar-payload">(.*?)</script>', page, re.S)
+    assert policy and style and script and payload
+    return policy.group(1), style.group(1), script.group(1), payload.group(1)
+
+
+def sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def test_the_policy_allows_only_the_pages_own_script_and_style() -> None:
+    """The Content-Security-Policy names no origin, and its hashes are those of the inlined script and style."""
+    policy, style, script, _ = page_parts(html.page(samples.load("fix-failing-test")))
+    rules = dict(rule.strip().split(" ", 1) for rule in policy.split(";"))
+    assert rules["default-src"] == "'none'"
+    assert rules["script-src"] == sha256(script) and rules["style-src"] == sha256(style)
+    assert "http" not in policy and "*" not in policy and "unsafe" not in policy
+
+
+def test_the_page_holds_no_reference_to_anything_outside_it() -> None:
+    """No src, href, @import or url() anywhere in the page: it opens with no network."""
+    page = html.page(samples.load("flaky-build-resumed"))
+    assert re.search(r"\b(src|href)\s*=|@import|url\(", page) is None
+
+
+def page_texts(page: str) -> list[object]:
+    """The texts a page carries, read back from its compressed chunks."""
+    chunks = re.findall(r'<script type="application/gzip\+base64" class="ar-texts">(.*?)</script>', page, re.S)
+    return [text for chunk in chunks for text in json.loads(gzip.decompress(base64.b64decode(chunk)))]
+
+
+def characters(text: object) -> int:
+    """How many characters of the run's a text of the table stands for (an unsafe one is one code point)."""
+    pieces = [text] if isinstance(text, str) else text
+    assert isinstance(pieces, list)
+    return sum(len(piece) if isinstance(piece, str) else 1 for piece in pieces)
+
+
+def test_run_text_cannot_end_the_elements_that_carry_it() -> None:
+    """Hostile run text holding ``</script>`` and ``<!--`` stays inside the data elements, which read back whole."""
+    page = html.page(hostile_run(HOSTILE + "<!--<script>"))
+    elements = re.findall(r'<script type="application/[^"]*"[^>]*>(.*?)</script>', page, re.S)
+    assert page.count("</script>") == len(elements) + 1  # and the page's own script
+    assert not any("<" in element for element in elements)
+    whole = ["".join(piece for piece in text if isinstance(piece, str)) for text in page_texts(page)]  # type: ignore[union-attr]
+    assert any("<script>window.__pwned = 1</script>" in text and "<!--<script>" in text for text in whole)
+
+
+def test_each_text_is_stored_once(import_bench: Callable[[str], ModuleType], tmp_path: Path) -> None:
+    """A result shown in full in six views and as its summary in the rest is one text of the page, and so is every
+    longer text; a short one (a tool's name, a label) is stored at most once in each chunk the page reads at once."""
+    path = tmp_path / "run.jsonl"
+    import_bench("bench_cli").generate(path, 600)
+    run = load_run(path)
+    texts = page_texts(html.page(run))
+    assert texts == html.payload(run)["texts"] and len(texts) > 2 * html.TEXT_CHUNK
+    long = [json.dumps(text) for text in texts if characters(text) > html.SHORT_TEXT]
+    assert len(long) == len(set(long))
+    for start in range(0, len(texts), html.TEXT_CHUNK):
+        chunk = [json.dumps(text) for text in texts[start : start + html.TEXT_CHUNK]]
+        assert len(chunk) == len(set(chunk))
+    assert texts.count(run.steps[2].observation.content) == 1  # type: ignore[union-attr]
+    # the last view's 40 steps shown, their blocks in the form the view shows, are read from a few chunks
+    mode = html.payload(run)["modes"][0]
+    shown = [*mode["assistant"][-40:], *mode["full"][-6:], *mode["summary"][-40:-6]]
+    numbers = {number for blocks in shown for block in blocks or () for number in block[1:5] + block[6:]}
+    assert len({number // html.TEXT_CHUNK for number in numbers}) <= 3
+
+
+def test_unsafe_characters_travel_as_their_code_points() -> None:
+    """A bidi override and a tag character reach the payload as numbers the page shows as markers, never raw."""
+    facts = html.payload(hostile_run("a\u202eb\U000e0041c"))
+    assert ["a", 0x202E, "b", 0xE0041, "c"] in facts["texts"]
+    assert "\u202e" not in html.page(hostile_run("a\u202eb"))
+
+
+def test_each_view_is_what_views_say() -> None:
+    """For every stop, the payload's numbers give the view's rendered steps and its window as ``Views.at`` does."""
+    run = samples.load("flaky-build-resumed")
+    views = Views(run, run.options(recent_results=2))
+    mode = html.payload(run, views.options)["modes"][0]
+    assert mode["stops"] == list(views.stops)
+    for stop, at in enumerate(views.stops):
+        view = views.at(at)
+        facts = view.step_facts()
+        rendered = [number for number, fact in enumerate(facts) if fact.rendered]
+        assert mode["steps"][: mode["rendered"][stop]] == rendered
+        full = [fact.full for fact in facts if fact.rendered]
+        first_full = mode["full_from"][stop]
+        assert full == [position >= first_full for position in range(len(full))]
+
+
+def test_an_imported_run_carries_its_view_as_sent_and_the_what_if() -> None:
+    """An imported sample's page holds two modes: as sent, and under the contract's window and cap given at export."""
+    from agentrender import imports
+
+    run = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
+    facts = html.payload(run, run.options(recent_results=1, result_bytes=100))
+    sent, what_if = facts["modes"]
+    texts = facts["texts"]
+    assert texts[sent["describe"]] == Views(run).describe_mode() == "as sent"
+    assert (what_if["recent_results"], what_if["result_bytes"]) == (1, 100)
+    assert texts[what_if["describe"]].startswith("under the contract (window 1, cap 100 bytes)")
+
+
+@pytest.mark.slow
+def test_the_page_is_at_most_a_third_larger_than_the_run_and_a_fixed_part(
+    import_bench: Callable[[str], ModuleType], tmp_path: Path
+) -> None:
+    """The page of a generated 3,000-step run (results of a few KiB, captured replies) is at most 1.3 times its file
+    plus 250 KB, and the page of a run with one step is under the fixed part alone."""
+    path = tmp_path / "run.jsonl"
+    import_bench("bench_cli").generate(path, 3_000)
+    size = len(html.page(load_run(path)).encode("utf-8"))
+    assert size <= 1.3 * path.stat().st_size + FIXED_BYTES, (size, path.stat().st_size)
+    small = tmp_path / "small.jsonl"
+    import_bench("bench_cli").generate(small, 1)
+    assert len(html.page(load_run(small)).encode("utf-8")) < FIXED_BYTES
+
+
+def test_the_command_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``agentrender html RUN -o PATH`` writes the page the library makes with the window given."""
+    out = tmp_path / "run.html"
+    assert main(["html", "fix-failing-test", "-o", str(out), "--recent-results", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"path": str(out), "run_id": "fix-failing-test", "steps": 8}
+    run = samples.load("fix-failing-test")
+    assert out.read_text("utf-8") == html.page(run, run.options(recent_results=2))
+
+
+def test_the_command_names_what_a_file_holds_for_a_wrong_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--run`` that the file does not hold fails with exit 2, listing the runs it does hold."""
+    assert main(["html", "fix-failing-test", "--run", "7", "-o", str(tmp_path / "x.html")]) == 2
+    error = capsys.readouterr().err
+    assert "--run 7: no run of that id" in error and "0: fix-failing-test" in error
+    assert not (tmp_path / "x.html").exists()
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+MANIFEST = json.loads((REAL / "MANIFEST.json").read_text("utf-8")) if (REAL / "MANIFEST.json").exists() else []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", MANIFEST, ids=[entry["path"] for entry in MANIFEST])
+def test_every_real_history_makes_a_page_within_the_size_bound(entry: dict[str, object]) -> None:
+    """Each run of a real public history makes a page whose views are the stops ``Views`` gives (as sent and under
+    the contract), at most 1.3 times the history's file plus the fixed part."""
+    path = REAL / str(entry["path"])
+    try:
+        runs = imports.load_runs(path)
+    except RunFileError as error:  # whether it imports is tests/test_real_fixtures.py's to say
+        pytest.skip(f"does not import: {error}")
+    pages = 0
+    for run in runs:
+        page = html.page(run)
+        pages += len(page.encode("utf-8"))
+        facts = html.payload(run)
+        assert [mode["stops"] for mode in facts["modes"]] == [list(Views(run).stops)] * len(facts["modes"])
+    assert pages <= 1.3 * path.stat().st_size + FIXED_BYTES * len(runs)
+
+
+def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """For a file of several runs (an Inspect log of four samples), ``--run`` picks one by id or by number, and
+    without it the first is taken and named on stderr, as every command that reads one run says it."""
+    source = Path(__file__).parent / "fixtures" / "inspect" / "arith.eval"
+    runs = imports.load_runs(source)
+    out = tmp_path / "run.html"
+    assert main(["html", str(source), "-o", str(out), "--width", "200"]) == 0
+    assert f"run 1 of 4: {runs[0].run_id}; pick another with --run" in capsys.readouterr().err
+    assert out.read_text("utf-8") == html.page(runs[0])
+    assert main(["html", str(source), "--run", "2", "-o", str(out), "--width", "200"]) == 0
+    assert f"run 3 of 4: {runs[2].run_id}" in capsys.readouterr().err
+    assert out.read_text("utf-8") == html.page(runs[2])
+    assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out)]) == 0
+    assert out.read_text("utf-8") == html.page(runs[3])
