@@ -52,9 +52,10 @@ def expected_turns(views: Views, at: int) -> list[Any]:
         if not fact.rendered:
             turns.append(["skipped", fact.skipped_label])
             continue
-        assert fact.assistant is not None and fact.result is not None
+        assert fact.assistant is not None and (fact.result is not None or fact.ended)
         for role, message in (("assistant", fact.assistant), ("user", fact.result)):
-            turns.append([role, [[classes(block), body(block)] for block in message.blocks]])
+            if message is not None:  # as sent, nothing answered a reply the conversation ended on
+                turns.append([role, [[classes(block), body(block)] for block in message.blocks]])
     return turns
 
 

@@ -289,7 +289,7 @@ def _entries(values: Iterable[tuple[int, Any]], path: str, recording: bool = Fal
             where = Where(path, line, f"[{position}]" if items is not value and len(items) > 1 else "")
             entry = _entry(item, line, where)
             entry.request["messages"] = prefix.shared(entry.request["messages"])
-            if recording:
+            if recording and entry.others.get("type") != "model_call_error":  # a failure says its step and type
                 entry = entry._replace(others={k: v for k, v in entry.others.items() if k not in _RECORDED})
             out.append(entry)
     return out
