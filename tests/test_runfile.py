@@ -824,3 +824,21 @@ def test_records_of_a_type_the_run_does_not_load_are_kept_whole_and_read_back(tm
     run = load_run(path)
     assert list(run.records) == lines == list(run.records)
     assert run.records[1] == lines[1] and run.records[-1] == lines[3]
+
+
+def test_a_long_stretch_of_unloaded_records_reads_back_whole_by_position_and_in_order(tmp_path):
+    """Thousands of records of an unknown type, kept as stretches of text, come back from ``Run.records`` in file
+    order, by position (negative and slices included) and when iterated, between the records the run loads."""
+    path = tmp_path / "r.jsonl"
+    lines: list[dict] = [{"type": "run", "format": "agentrender.run/1", "run_id": "r", "goal": "g"}]
+    lines += [{"type": "progress", "n": n} for n in range(9000)]
+    lines += [{"type": "step", "index": 0}, {"type": "progress", "n": -1}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    records = load_run(path).records
+    assert len(records) == len(lines) and list(records) == lines
+    assert [records[i] for i in (0, 1, 4096, 4097, 8999, 9000, 9001, -1, -2)] == [
+        lines[i] for i in (0, 1, 4096, 4097, 8999, 9000, 9001, -1, -2)
+    ]
+    assert records[4095:4099] == lines[4095:4099]
+    with pytest.raises(IndexError):
+        records[len(lines)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
@@ -52,16 +53,38 @@ class _Records(ContentSequence[Mapping[str, Any]]):
     made when first asked for. Compares equal to any sequence of the same records, a list included.
     """
 
-    __slots__ = ("_items", "_steps")
+    __slots__ = ("_items", "_starts", "_steps", "_total")
 
     def __init__(
         self, items: list[dict[str, Any] | ModelCall | _Unloaded], steps: ConversationSteps | None = None
     ) -> None:
         self._items = items
         self._steps = steps
+        # where each item's records start, when some item holds several (a stretch of unloaded records)
+        self._starts: list[int] | None = None
+        self._total = len(items)
+        if any(type(item) is _Unloaded for item in items):
+            self._starts, total = [], 0
+            for item in items:
+                self._starts.append(total)
+                total += item.count if type(item) is _Unloaded else 1
+            self._total = total
 
     def __len__(self) -> int:
-        return len(self._items) + (self._steps.count if self._steps is not None else 0)
+        return self._total + (self._steps.count if self._steps is not None else 0)
+
+    def _at(self, position: int) -> Mapping[str, Any]:
+        """The record at ``position`` of the items (a file's records: no conversation's steps among them)."""
+        starts = self._starts
+        if starts is None:
+            return _as_record(self._items[position])
+        if position < 0:
+            position += self._total
+        if not 0 <= position < self._total:
+            raise IndexError("record index out of range")
+        k = bisect_right(starts, position) - 1
+        item = self._items[k]
+        return item.record_at(position - starts[k]) if type(item) is _Unloaded else _as_record(item)
 
     @overload
     def __getitem__(self, at: int) -> Mapping[str, Any]: ...
@@ -71,8 +94,8 @@ class _Records(ContentSequence[Mapping[str, Any]]):
         steps = self._steps
         if steps is None:
             if isinstance(at, slice):
-                return [_as_record(item) for item in self._items[at]]
-            return _as_record(self._items[at])
+                return [self._at(i) for i in range(*at.indices(len(self)))]
+            return self._at(at)
         if isinstance(at, slice):
             return [self[i] for i in range(*at.indices(len(self)))]
         position = at + len(self) if at < 0 else at
@@ -85,7 +108,7 @@ class _Records(ContentSequence[Mapping[str, Any]]):
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
         steps = self._steps
         if steps is None or not self._items:
-            return map(_as_record, self._items)
+            return _flat(self._items)
         return chain(map(_as_record, self._items[:1]), steps.records.values(), map(_as_record, self._items[1:]))
 
     def __repr__(self) -> str:
@@ -93,27 +116,48 @@ class _Records(ContentSequence[Mapping[str, Any]]):
 
 
 def _as_record(item: dict[str, Any] | ModelCall | _Unloaded) -> Mapping[str, Any]:
+    """The record an item of one record stands for (a stretch of unloaded ones is read by ``_flat`` or ``_at``)."""
     if isinstance(item, dict):
         return item
-    return item.record
+    if isinstance(item, ModelCall):
+        return item.record
+    raise TypeError("a stretch of unloaded records stands for several records, not one")
+
+
+def _flat(items: list[dict[str, Any] | ModelCall | _Unloaded]) -> Iterator[Mapping[str, Any]]:
+    for item in items:
+        if type(item) is _Unloaded:
+            yield from item.records()
+        else:
+            yield _as_record(item)
 
 
 class _Unloaded:
-    """A record of a type the run does not load, kept as the text of its line and decoded when read.
+    """Records of types the run does not load, one after the other in the file: kept as their lines' text, joined,
+    and decoded when ``Run.records`` reads them.
 
     A file of a million tiny records of an unknown type (a runtime's progress notes) would hold a
-    million dicts; their lines' text takes a third of that (``bench/bench_memory.py``, ``runfile/tiny``).
+    million dicts, or a million strings; a stretch of them joined is one string about the size of
+    its lines (``bench/bench_memory.py``, ``runfile/tiny``). A line of JSON holds no newline, so the
+    newline joins them.
     """
 
-    __slots__ = ("text",)
+    __slots__ = ("count", "text")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    STRETCH = 4096
+    """The most records one holds: a record is read by splitting its stretch up to it."""
 
-    @property
-    def record(self) -> dict[str, Any]:
-        """The record as its line holds it (a fresh dict at each read: the run holds the text, not the dict)."""
-        value: dict[str, Any] = decode_line(self.text)
+    def __init__(self, lines: list[str]) -> None:
+        self.text = "\n".join(line.rstrip("\r\n") for line in lines)
+        self.count = len(lines)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, as the lines hold them (fresh dicts at each read: the run holds the text, not the dicts)."""
+        return [decode_line(line) for line in self.text.split("\n")]
+
+    def record_at(self, position: int) -> dict[str, Any]:
+        """The record of the ``position``-th line."""
+        value: dict[str, Any] = decode_line(self.text.split("\n", position + 1)[position])
         return value
 
 
@@ -137,6 +181,8 @@ class _Loader:
         self.header: dict[str, Any] | None = None
         self.header_line = 0
         self.records: list[dict[str, Any] | ModelCall | _Unloaded] = []
+        self.unloaded: list[str] = []
+        """The lines of the stretch of unloaded records being read (``_Unloaded``)."""
         self.steps: dict[int, Step] = {}
         self.step_records: dict[int, dict[str, Any]] = {}
         self.step_lines: dict[int, int] = {}
@@ -154,6 +200,16 @@ class _Loader:
             self.notes[text] = [line, 1, int(lost)]
         else:
             seen[1] += 1
+
+    def keep(self, item: dict[str, Any] | ModelCall) -> None:
+        """Keep a record in ``records``, after the stretch of unloaded ones before it."""
+        if self.unloaded:
+            self.keep_unloaded()
+        self.records.append(item)
+
+    def keep_unloaded(self) -> None:
+        self.records.append(_Unloaded(self.unloaded))
+        self.unloaded = []
 
     def fail(self, line: int, what: str) -> RunFileError:
         return RunFileError(self.path, line, what)
@@ -244,20 +300,22 @@ class _Loader:
                     "the run header has neither 'opening' nor 'goal' (the text the agent opened with): "
                     f"its views open with {NO_OPENING!r} in its place",
                 )
-            self.records.append(record)
+            self.keep(record)
             return
         if kind == "run":
             raise self.fail(number, f"a second run header (the first is on line {self.header_line})")
         if self.end is not None:
             self.note(number, f"a record after the end record on line {self.end_line}; loaded (the run went on)")
         if type(loaded) is ModelCall:
-            self.records.append(loaded)
+            self.keep(loaded)
             self.model_calls.append(loaded)
             return
         if kind not in _LOADED and text:
-            self.records.append(_Unloaded(text))  # read again from its text when asked for (see _Unloaded)
+            self.unloaded.append(text)  # read again from its text when asked for (see _Unloaded)
+            if len(self.unloaded) == _Unloaded.STRETCH:
+                self.keep_unloaded()
         else:
-            self.records.append(record)
+            self.keep(record)
         if type(loaded) is Step:
             self.add_step(number, loaded, record)
         elif kind == "end":
@@ -301,6 +359,8 @@ class _Loader:
 
     def run(self, stream_notes: Sequence[str], made: ConversationSteps | None = None) -> Run:
         last_line = self.last_line
+        if self.unloaded:
+            self.keep_unloaded()
         if self.header is None:
             if stream_notes:
                 raise self.fail(
