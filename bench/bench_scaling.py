@@ -6,8 +6,9 @@ a laptop) and each import timed (best of ``--rounds``, the collector on, garbage
 between calls, ``_gen.best_of``); printed per doubling is the growth, ``t(2n) / t(n)`` for a
 file twice the size (``2 * (t(2n) / t(n)) / (size(2n) / size(n))``: a shape whose file grows
 faster than ``n``, an Inspect log whose every model event holds the conversation so far, is
-judged by its bytes). Linear is 2; a quadratic import is 4. The check: the worst cell stays
-under ``LIMIT`` (2.6, room for the machine's noise). The shapes are the ones issue 26 found
+judged by its bytes). Linear is 2; a quadratic import is 4. The check: every shape's growth, the
+mean of its two doublings, stays under ``LIMIT`` (2.6, room for the machine's noise); the worst
+single doubling is printed beside it. The shapes are the ones issue 26 found
 quadratic, and the ordinary conversation of each format:
 
 - ``anthropic``: a request body (``body``); one assistant turn of ``n`` tool uses answered in
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -285,9 +287,18 @@ def main(argv: Sequence[str] | None = None) -> list[Figure]:
             for figure in measure(shape, args.scale, args.rounds, Path(name)):
                 print(_line(figure), flush=True)
                 figures.append(figure)
-    worst = max(figures, key=lambda figure: figure.growth)
-    verdict = "linear" if worst.growth <= LIMIT else "NOT linear"
-    print(f"worst: {worst.growth:.2f} ({_line(worst).strip()}); {verdict} (limit {LIMIT})")
+    # A shape's growth is the mean of its two doublings (the square root of t(4n)/t(n) for a file four times
+    # the size): a quadratic shape grows by 4 at both, where one doubling of a quick cell moves by +-0.5 on a
+    # busy machine.
+    by_shape: dict[str, list[float]] = {}
+    for figure in figures:
+        by_shape.setdefault(figure.shape, []).append(figure.growth)
+    means = {shape: math.prod(growths) ** (1 / len(growths)) for shape, growths in by_shape.items()}
+    single = max(figures, key=lambda figure: figure.growth)
+    print(f"worst single doubling: {single.growth:.2f} ({_line(single).strip()})")
+    shape = max(means, key=lambda name: means[name])
+    verdict = "linear" if means[shape] <= LIMIT else "NOT linear"
+    print(f"worst: {means[shape]:.2f} ({shape}, the mean of its doublings from n to 4n); {verdict} (limit {LIMIT})")
     return figures
 
 
