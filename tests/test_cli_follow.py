@@ -132,3 +132,24 @@ def test_follow_for_ends_the_follow_with_status_0(tmp_path: Path, capsys: pytest
         [sys.executable, "-m", "agentrender", "show", "--help"], capture_output=True, text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
     ).stdout  # fmt: skip
+
+
+def test_follow_a_claude_code_session_as_it_is_written(tmp_path: Path) -> None:
+    """show --follow on a Claude Code transcript prints the steps Claude Code appends, imported again as it grows."""
+    session = Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-port.claude-code.jsonl"
+    lines = session.read_text("utf-8").splitlines(keepends=True)
+    writer = Writer(tmp_path / "session.jsonl")
+    try:
+        writer.append("".join(lines[:12]))
+        process = follow("show", writer.path)
+        try:
+            read_until(process, "Ctrl-C to stop")
+            writer.append("".join(lines[12:]))
+            read_until(process, "→ view at")
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=10) == 0
+        finally:
+            process.kill()
+            process.communicate()
+    finally:
+        writer.close()

@@ -1,7 +1,9 @@
 """``--follow``: a command's output for the run so far, then each new step as its file grows, as ``tail -f``.
 
-The file is followed by ``runfile.Follower`` (only the new bytes are read) and its views
-extended by ``Views.extend`` (only the new steps are rendered). Each step a growth loads (a
+A run file is followed by ``runfile.Follower`` (only the new bytes are read), any other file
+``agentrender.load`` reads (a Claude Code session, a ``record(client)`` recording) imported
+again as it grows (``imports.following``); the views are extended by ``Views.extend`` (only
+the steps that changed are rendered). Each step a growth loads (a
 new one, or one recorded again once its tool answered) is printed as one line, from the same
 facts the command prints for the whole run; what happened to the file (truncated, replaced)
 goes to stderr. Ctrl-C ends it with status 0: stopping is how a follow ends.
@@ -19,8 +21,9 @@ from typing import IO, Any
 from agentrender._types import Step, utf8_bytes
 from agentrender.cli._inputs import CliError, run_path
 from agentrender.cli._term import MUTED, Console, Text, clean
-from agentrender.runfile import Follower, Growth, Run
-from agentrender.runfile.following import POLL_INTERVAL
+from agentrender.imports.following import follower
+from agentrender.runfile import Growth, Run
+from agentrender.runfile.following import POLL_INTERVAL, Poller
 from agentrender.views import Views
 
 __all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
@@ -44,18 +47,16 @@ def follow(
     """
     if args.json:
         raise CliError("--follow prints each step as it comes, in the terminal's form; --json prints a finished run")
-    if getattr(args, "which", None) is not None:
-        raise CliError("--follow reads one run file as it is written; --run picks a run of a finished file of several")
     path = run_path(args.run)
     try:
-        follower = Follower(path)
+        tracker = follower(path, getattr(args, "which", None))
     except ValueError as error:
         raise CliError(str(error)) from None
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
     views: Views | None = None
     try:
         while until is None or time.monotonic() < until:
-            growth = _poll(follower)
+            growth = _poll(tracker)
             if growth is None:
                 time.sleep(POLL_INTERVAL)
                 continue
@@ -82,9 +83,9 @@ def follow(
     return 0
 
 
-def _poll(follower: Follower) -> Growth | None:
+def _poll(tracker: Poller) -> Growth | None:
     try:
-        return follower.poll()
+        return tracker.poll()
     except ValueError as error:  # a RunFileError: PATH:LINE: what was wrong
         raise CliError(str(error)) from None
 

@@ -31,14 +31,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
-from typing import IO, Any, Generic, TypeVar, overload
+from typing import IO, Any, Generic, Protocol, TypeVar, overload
 
 from agentrender._types import Step
 from agentrender.runfile.lines import GZIP_MAGIC
 from agentrender.runfile.model import ModelCall, Run, RunFileError
 from agentrender.runfile.read import Held, Loader
 
-__all__ = ["Follower", "Growth", "follow"]
+__all__ = ["POLL_INTERVAL", "Follower", "Growth", "Poller", "follow", "growths"]
 
 POLL_INTERVAL = 0.2
 """Seconds between two looks at a file that did not grow: the longest a new record waits to be seen."""
@@ -332,6 +332,12 @@ def _gzip_refused(path: str) -> RunFileError:
     )
 
 
+class Poller(Protocol):
+    """Anything with ``poll() -> Growth | None``: a ``Follower``, or the importers' ``ImportFollower``."""
+
+    def poll(self) -> Growth | None: ...
+
+
 def follow(
     path: str | os.PathLike[str], *, interval: float = POLL_INTERVAL, idle: float | None = None
 ) -> Iterator[Growth]:
@@ -340,10 +346,14 @@ def follow(
     Looks at the file every ``interval`` seconds while it does not grow (one ``os.stat``), and
     stops once it has not grown for ``idle`` seconds (``None``: never; stop by leaving the loop).
     """
-    follower = Follower(path)
+    return growths(Follower(path), interval=interval, idle=idle)
+
+
+def growths(poller: Poller, *, interval: float = POLL_INTERVAL, idle: float | None = None) -> Iterator[Growth]:
+    """Each growth ``poller`` finds, looking every ``interval`` seconds; ends after ``idle`` quiet seconds."""
     quiet_since = time.monotonic()
     while True:
-        growth = follower.poll()
+        growth = poller.poll()
         if growth is not None:
             yield growth
             quiet_since = time.monotonic()

@@ -192,11 +192,21 @@ class Views:
         new step, or one recorded again; ``None``: none did). Every stop before it keeps what
         was rendered and measured of it: only the steps from it on are rendered, so a run
         that grows by a step costs the render of that step, however long it is. Views made
-        from these by ``under`` or ``with_options`` share their renders, and so their steps.
+        from these by ``under`` or ``with_options`` share their renders, and so their steps. For a
+        run that records what its agent sent (an import), the options are made again from ``run``
+        (``run.options()``, or with the window and cap of these under the contract).
         """
         if self.run is None:
             raise TypeError("Views.extend: these are views of a StepInput, not of a run")
         renders = self._renders
+        sent = getattr(self.options.observation, "__self__", None)
+        if changed_from is not None and run.records_sent and hasattr(sent, "under_contract"):
+            # the hooks replaying an imported run's recorded turns read them when made: made again from the run
+            # as it grew (the turns of the steps already rendered are the same), as sent or under the contract
+            options = self.options
+            under = {"recent_results": options.recent_results, "result_bytes": options.result_bytes}
+            self.options = renders.options = run.options(**(under if getattr(sent, "under_contract", False) else {}))
+            self._openings.clear()  # the recorded opening too, which a rewound session may have changed
         if changed_from is not None:
             position = bisect_left(renders.indices, changed_from)
             renders.grow(position, run.steps[position:])
