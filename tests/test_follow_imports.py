@@ -80,24 +80,20 @@ def test_a_claude_code_session_followed_as_it_is_written(tmp_path: Path) -> None
     assert follow_and_compare(SESSION, tmp_path, every=5) > 10
 
 
-@pytest.mark.parametrize("session", real_sessions("compact_boundary", "isCompactSummary", "auto_compaction"), ids=str)
-def test_a_real_session_with_a_compaction_followed(session: Path, tmp_path: Path) -> None:
-    """A real session that compacts mid-way, followed as it is written: the compaction appears, the views agree."""
+@pytest.mark.parametrize(
+    ("session", "every"),
+    [(path, 3) for path in real_sessions("compact_boundary", "isCompactSummary", "auto_compaction")]
+    + [(path, 2) for path in real_sessions("subagent", "subagent_parent", "agent_tool")],
+    ids=str,
+)
+def test_a_real_session_with_a_compaction_or_a_sub_agent_followed(session: Path, every: int, tmp_path: Path) -> None:
+    """A real session that compacts, rewinds or starts a sub-agent mid-way, followed as it is written: at every
+    growth the extended views equal a fresh import's (the fixtures' manifest: run after they land on main)."""
     try:
         imports.load(session)
     except ValueError as error:
         pytest.skip(f"does not import: {error}")
-    follow_and_compare(session, tmp_path, every=3)
-
-
-@pytest.mark.parametrize("session", real_sessions("subagent", "subagent_parent", "agent_tool"), ids=str)
-def test_a_real_session_with_a_sub_agent_followed(session: Path, tmp_path: Path) -> None:
-    """A real session whose sub-agent appears mid-way, followed: its main run's views agree at every growth."""
-    try:
-        imports.load(session)
-    except ValueError as error:
-        pytest.skip(f"does not import: {error}")
-    follow_and_compare(session, tmp_path, every=2)
+    follow_and_compare(session, tmp_path, every=every)
 
 
 def test_a_claude_code_line_half_written_is_waited_for(tmp_path: Path) -> None:
