@@ -1,0 +1,75 @@
+"""``ConversationView(path, follow=True)``: the view follows a file another process writes, unless moved away."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from agentrender import imports
+from agentrender.notebook import ConversationView
+from agentrender.notebook.conversation import LIVE
+from agentrender.views import Views
+from agentrender.views.html import view_html
+from tests._support.growing import Writer, header, step
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[Writer]:
+    process = Writer(tmp_path / "run.jsonl")
+    yield process
+    process.close()
+
+
+def soon(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Wait for ``condition``, which the widget's watching thread makes true (or fail after ``seconds``)."""
+    until = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < until, "the widget never took the growth in"
+        time.sleep(0.02)
+
+
+def test_a_followed_view_moves_to_the_newest_step_and_says_live(writer: Writer) -> None:
+    """Each step another process appends reaches the view, which stays on the newest step and shows the live mark."""
+    writer.records(header(), step(0))
+    widget = ConversationView(writer.path, follow=True)
+    try:
+        assert widget.at == 1 and widget.position_label.value.startswith(LIVE)
+        writer.records(step(1), step(2))
+        soon(lambda: widget.at == 3)
+        assert widget.slider.max == 3
+        fresh = Views(imports.load(writer.path))
+        assert widget.view.messages == fresh.at(3).messages
+        assert widget.html.value == view_html(fresh.at(3), last_steps=40)
+        writer.records({"type": "end", "status": "completed", "reason": "completed"})
+        soon(lambda: "ended (completed)" in widget.position_label.value)
+    finally:
+        widget.stop_following()
+    assert LIVE not in widget.position_label.value
+
+
+def test_a_view_moved_away_stays_where_the_user_put_it(writer: Writer) -> None:
+    """A user who moved the slider back keeps their step while the run grows; the slider's range grows."""
+    writer.records(header(), step(0), step(1))
+    widget = ConversationView(writer.path, follow=True)
+    try:
+        widget.slider.value = 0
+        writer.records(step(2))
+        soon(lambda: widget.slider.max == 3)
+        assert widget.at == 0
+        assert widget.view.messages == Views(imports.load(writer.path)).at(0).messages
+    finally:
+        widget.stop_following()
+
+
+def test_follow_takes_a_path_and_waits_for_its_run(tmp_path: Path) -> None:
+    """follow=True needs a path; a file that holds no run is waited for, then refused with a sentence."""
+    with pytest.raises(ValueError, match="give its path"):
+        ConversationView(imports.load(Path(__file__).resolve().parents[1] / "sample_runs" / "out-of-steps.jsonl"),
+                         follow=True)  # fmt: skip
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="no run in it after"):
+        ConversationView(empty, follow=True, wait=0.3)
