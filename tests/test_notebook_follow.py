@@ -73,3 +73,21 @@ def test_follow_takes_a_path_and_waits_for_its_run(tmp_path: Path) -> None:
     empty.write_text("")
     with pytest.raises(ValueError, match="no run in it after"):
         ConversationView(empty, follow=True, wait=0.3)
+
+
+def test_a_followed_explorer_recounts_its_tabs_as_the_run_grows(writer: Writer) -> None:
+    """RunExplorer(path, follow=True): the conversation follows, and the steps table counts the new steps."""
+    from agentrender.notebook import RunExplorer
+
+    writer.records(header(), step(0))
+    explorer = RunExplorer(writer.path, follow=True)
+    try:
+        assert explorer.count.value == "1 of 1 steps"
+        decide = explorer.decide
+        writer.records(step(1), step(2))
+        soon(lambda: explorer.count.value == "3 of 3 steps")
+        assert explorer.conversation.at == 3
+        assert list(explorer.frame["index"]) == [0, 1, 2]
+        assert explorer.decide is not decide and explorer.tabs.children[2] is explorer.decide.widget
+    finally:
+        explorer.conversation.stop_following()

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 from bisect import bisect_left
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agentrender._display.values import SHOWN_STEPS
@@ -67,6 +68,8 @@ class ConversationView(Widget):
     ) -> None:
         self._tracker: Any = None
         self._stopped = threading.Event()
+        self.on_growth: list[Callable[[Growth], None]] = []
+        """Called with each growth of a followed file, once the view took it in (``RunExplorer`` listens)."""
         self.problem = ""
         """Why following stopped, when the file could no longer be read; else ``""``."""
         if isinstance(run, str | os.PathLike):
@@ -200,6 +203,13 @@ class ConversationView(Widget):
             self.slider.value = last  # observed: refreshes the view
         else:
             self._refresh()
+        for listener in self.on_growth:
+            listener(growth)
+
+    @property
+    def base(self) -> Views:
+        """The views under the options the widget was made with (the ones a followed file's growth extends)."""
+        return self._first
 
     @property
     def at(self) -> int:
