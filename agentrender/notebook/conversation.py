@@ -68,6 +68,7 @@ class ConversationView(Widget):
     ) -> None:
         self._tracker: Any = None
         self._stopped = threading.Event()
+        self._polling = threading.Lock()  # the watching thread and catch_up take turns with the file
         self.on_growth: list[Callable[[Growth], None]] = []
         """Called with each growth of a followed file, once the view took it in (``RunExplorer`` listens)."""
         self.problem = ""
@@ -167,11 +168,19 @@ class ConversationView(Widget):
 
     def stop_following(self) -> None:
         """Stop watching the file; the view stays as it is."""
-        self._stopped.set()
+        with self._polling:
+            self._stopped.set()
         self._refresh()
 
     def _watch(self) -> None:
         while not self._stopped.wait(POLL_INTERVAL):
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Take in what the followed file gained, now, without waiting for the thread's next look."""
+        with self._polling:
+            if self._stopped.is_set():
+                return
             try:
                 growth = self._tracker.poll()
             except ValueError as error:  # a RunFileError: the file no longer reads
