@@ -13,7 +13,7 @@ from agentrender.notebook import ConversationView
 from agentrender.notebook.conversation import LIVE
 from agentrender.views import Views
 from agentrender.views.html import view_html
-from tests._support.growing import Writer, header, step
+from tests._support.growing import Writer, header, line, step
 
 
 @pytest.fixture
@@ -34,15 +34,16 @@ def soon(condition: Callable[[], bool], seconds: float = 10.0) -> None:
 def test_a_followed_view_moves_to_the_newest_step_and_says_live(writer: Writer) -> None:
     """Each step another process appends reaches the view, which stays on the newest step and shows the live mark."""
     writer.records(header(), step(0))
+    writer.path.with_name("expected.jsonl").write_text("".join(map(line, [header(), step(0), step(1), step(2)])))
     widget = ConversationView(writer.path, follow=True)
     try:
         assert widget.at == 1 and widget.position_label.value.startswith(LIVE)
         writer.records(step(1), step(2))
-        soon(lambda: widget.at == 3)
-        assert widget.slider.max == 3
-        fresh = Views(imports.load(writer.path))
+        fresh = Views(imports.load(writer.path.with_name("expected.jsonl")))
+        # the view's HTML is the last thing a growth sets: wait for it, then look at the rest
+        soon(lambda: widget.html.value == view_html(fresh.at(3), last_steps=40))
+        assert widget.at == 3 and widget.slider.max == 3
         assert widget.view.messages == fresh.at(3).messages
-        assert widget.html.value == view_html(fresh.at(3), last_steps=40)
         writer.records({"type": "end", "status": "completed", "reason": "completed"})
         soon(lambda: "ended (completed)" in widget.position_label.value)
     finally:
