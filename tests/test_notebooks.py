@@ -23,6 +23,7 @@ NAMES = [
     "03-decide-outcomes",
     "04-debug-a-models-view",
     "05-bring-your-own-run",
+    "06-watch-a-live-agent",
 ]
 CHECK = "nbval-check-output"
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -57,7 +58,7 @@ def source(cell: dict[str, Any]) -> str:
 
 
 def test_the_notebooks_are_the_ones_the_issues_list() -> None:
-    """notebooks/ holds exactly the five teaching notebooks, in reading order."""
+    """notebooks/ holds exactly the six teaching notebooks, in reading order."""
     assert sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")) == NAMES
 
 

@@ -130,6 +130,17 @@ def _run_option(parser: argparse.ArgumentParser, *, each: bool = False) -> None:
     )
 
 
+def _follow_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--follow",
+        "-f",
+        action="store_true",
+        help="keep reading the run file as it is written, as tail -f: each new step as it comes (Ctrl-C stops)",
+    )
+    # For tests: end the follow after SECONDS, as a Ctrl-C would. Not in --help.
+    parser.add_argument("--follow-for", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (standard library only, so ``--help`` needs no extra)."""
     parser = argparse.ArgumentParser(
@@ -193,6 +204,7 @@ cacheable prefix; from it on, what is re-sent). A legend line explains these ter
         action="store_true",
         help="print every step and every block in full, and what the model did not see",
     )
+    _follow_options(show)
 
     steps = command(
         "steps",
@@ -221,6 +233,7 @@ Filters take a value each and may be repeated; a row is kept when it matches eve
     )
     steps.add_argument("--csv", action="store_true", help="print the table as CSV (text cells with controls escaped)")
     _window_options(steps)
+    _follow_options(steps)
 
     decide = command(
         "decide",
@@ -269,6 +282,7 @@ afresh. The prefix breaks where a result leaves the recent-results window.""",
     context.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
     _run_option(context)
     _window_options(context)
+    _follow_options(context)
 
     keys = command(
         "keys",

@@ -8,7 +8,7 @@ from typing import IO, Any
 
 from agentrender import samples
 from agentrender._json import escaped
-from agentrender.cli import _check, _decide, _html, _import, _inputs, _show, _tables
+from agentrender.cli import _check, _decide, _follow, _html, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
 from agentrender.frame import to_parquet
@@ -43,14 +43,32 @@ def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None)
     return chosen.run
 
 
+def _followed(
+    args: argparse.Namespace,
+    console: Console,
+    err: IO[str],
+    first: Callable[[Run, Views], object],
+    line: _follow.Line,
+) -> int:
+    """``_follow.follow`` of ``args.run``, its views under the command line's window settings."""
+    return _follow.follow(args, console, err, lambda run: views_of(run, args), first, line)
+
+
 def _print(console: Console, renderables: Iterable[Any]) -> None:
     for renderable in renderables:
         console.print(renderable)
 
 
 def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    if args.follow:
+        return _followed(
+            args, console, err, lambda run, views: _show_views(views, args, out, console), _follow.show_line
+        )
     run = load_run_of(args, err)
-    views = views_of(run, args)
+    return _show_views(views_of(run, args), args, out, console)
+
+
+def _show_views(views: Views, args: argparse.Namespace, out: IO[str], console: Console) -> int:
     at = args.at
     if at is not None:
         last = views.stops[-1]
@@ -69,7 +87,21 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
 
 
 def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
-    run = load_run_of(args, err)
+    if args.follow:
+        if args.csv:
+            raise CliError("--follow prints each step as it comes, in the terminal's form; --csv prints a finished run")
+        kept = _follow.steps_filter(args)
+        return _followed(
+            args,
+            console,
+            err,
+            lambda run, views: _steps_table(run, args, out, console),
+            lambda views, step: _follow.step_line(step) if kept(step) else None,
+        )
+    return _steps_table(load_run_of(args, err), args, out, console)
+
+
+def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console) -> int:
     try:
         table = _tables.steps_rows(
             run,
@@ -115,8 +147,16 @@ def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
 
 
 def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    if args.follow:
+        return _followed(
+            args, console, err, lambda run, views: _context_of(run, views, args, out, console), _follow.context_line
+        )
     run = load_run_of(args, err)
-    series = views_of(run, args).sizes()
+    return _context_of(run, views_of(run, args), args, out, console)
+
+
+def _context_of(run: Run, views: Views, args: argparse.Namespace, out: IO[str], console: Console) -> int:
+    series = views.sizes()
     if args.json:
         write_json(out, _tables.context_json(series))
     else:

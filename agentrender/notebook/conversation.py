@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from bisect import bisect_left
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agentrender._display.values import SHOWN_STEPS
+from agentrender.imports import load
+from agentrender.imports.following import follower
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
+from agentrender.runfile.following import POLL_INTERVAL
 from agentrender.views import View, Views
 from agentrender.views.html import view_html
 
 if TYPE_CHECKING:
-    from agentrender.runfile import Run
+    from agentrender.runfile import Growth, Run
+
+LIVE = "\u25cf live"
+"""What the position line begins with while a followed file is watched for growth."""
 
 COUNTED_STEPS = 2_000
 """The most steps a run may have for its views' bytes, replay key and change to be counted from the
@@ -37,16 +47,36 @@ class ConversationView(Widget):
     An imported run has two views (``Views.mode``, named in the header): as sent (its recorded
     turns, every result in full) and under the contract's window and cap. For it, an ``as
     sent`` box switches between them; the window's two settings apply under the contract.
+
+    ``follow=True`` with ``run`` a path follows the file while it is written (a run file, a
+    Claude Code session, a recording: ``imports.following.follower``): a thread looks at it every
+    ``runfile.following.POLL_INTERVAL`` seconds, and each growth extends the views and moves the
+    slider to the newest step, unless the user moved it away; the position line begins with
+    ``LIVE`` until ``stop_following()`` (or a file that can no longer be read, which it then says).
+    A file with no run in it yet is waited for, ``wait`` seconds at most.
     """
 
     def __init__(
         self,
-        run: Run | Views,
+        run: Run | Views | str | os.PathLike[str],
         at: int | None = None,
         options: Options | None = None,
         *,
         last_steps: int = SHOWN_STEPS,
+        follow: bool = False,
+        wait: float = 10.0,
     ) -> None:
+        self._tracker: Any = None
+        self._stopped = threading.Event()
+        self._polling = threading.Lock()  # the watching thread and catch_up take turns with the file
+        self.on_growth: list[Callable[[Growth], None]] = []
+        """Called with each growth of a followed file, once the view took it in (``RunExplorer`` listens)."""
+        self.problem = ""
+        """Why following stopped, when the file could no longer be read; else ``""``."""
+        if isinstance(run, str | os.PathLike):
+            run = self._first_run(run, follow, wait)
+        elif follow:
+            raise ValueError("ConversationView(..., follow=True) follows a file: give its path, not a run")
         if isinstance(run, Views) and options is not None:
             raise ValueError("ConversationView(views, options=...): Views carry their options; pass the run instead")
         self.views = run if isinstance(run, Views) else Views(run, options)
@@ -115,6 +145,80 @@ class ConversationView(Widget):
             ]
         )
         self._refresh()
+        if self._tracker is not None:
+            threading.Thread(target=self._watch, name=f"follow {run.path}", daemon=True).start()
+
+    def _first_run(self, path: str | os.PathLike[str], follow: bool, wait: float) -> Run:
+        """The run in the file at ``path`` (read once, or as the first growth of a follow, waited for)."""
+        if not follow:
+            return load(path)
+        self._tracker = follower(path)
+        until = time.monotonic() + wait
+        while (growth := self._tracker.poll()) is None:
+            if time.monotonic() > until:
+                raise ValueError(f"{os.fspath(path)}: no run in it after {wait:g} s: is its agent writing it?")
+            time.sleep(POLL_INTERVAL)
+        run: Run = growth.run
+        return run
+
+    @property
+    def following(self) -> bool:
+        """The file is being watched for growth."""
+        return self._tracker is not None and not self._stopped.is_set()
+
+    def stop_following(self) -> None:
+        """Stop watching the file; the view stays as it is."""
+        with self._polling:
+            self._stopped.set()
+        self._refresh()
+
+    def _watch(self) -> None:
+        while not self._stopped.wait(POLL_INTERVAL):
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Take in what the followed file gained, now, without waiting for the thread's next look."""
+        with self._polling:
+            if self._stopped.is_set():
+                return
+            try:
+                growth = self._tracker.poll()
+            except ValueError as error:  # a RunFileError: the file no longer reads
+                self.problem = str(error)
+                self._stopped.set()
+                self._refresh()
+                return
+            if growth is not None:
+                self.take_in(growth)
+
+    def take_in(self, growth: Growth) -> None:
+        """Take a growth of the followed file: the views extend, and the slider moves to the newest step
+        when it stood at the last one (a user who moved it away keeps their step)."""
+        first = self._first
+        if growth.notice or first.run is None:
+            first = Views(growth.run, first.options if not first.mode else None)
+        else:
+            first.extend(growth.run, growth.changed_from)
+        self._first = first
+        self._by_result_bytes = {first.options.result_bytes: first}
+        self._sent_views = first if first.mode == "as sent" else None
+        newest = self.slider.value == len(self.stops) - 1
+        self.stops = first.stops
+        last = len(self.stops) - 1
+        with self.slider.hold_trait_notifications():
+            self.slider.max = max(0, last)
+            self.slider.disabled = last < 1
+        if newest and self.slider.value != last:
+            self.slider.value = last  # observed: refreshes the view
+        else:
+            self._refresh()
+        for listener in self.on_growth:
+            listener(growth)
+
+    @property
+    def base(self) -> Views:
+        """The views under the options the widget was made with (the ones a followed file's growth extends)."""
+        return self._first
 
     @property
     def at(self) -> int:
@@ -158,8 +262,18 @@ class ConversationView(Widget):
         at = self.at
         last = self.slider.value == len(self.stops) - 1
         view = self.views.at(at)
+        run = self.views.run
+        live = ""
+        if self._tracker is not None:
+            if self.following:
+                live = f"{LIVE} \u00b7 "
+            elif self.problem:
+                live = f"stopped: {self.problem} \u00b7 "
+            if run is not None and run.end is not None:
+                live += f"ended ({run.end.get('status')}) \u00b7 "
         self.position_label.value = (
-            f"deciding step {at}"
+            live
+            + f"deciding step {at}"
             + (" (after the last recorded step)" if last else "")
             + (" \u2702 right after a compaction" if any(c.step == at for c in self.views.compactions) else "")
             + (" \u00b7 the conversation as it ended" if view.ended else "")

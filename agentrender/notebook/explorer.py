@@ -22,7 +22,7 @@ from agentrender.views import SizeSeries, Views
 if TYPE_CHECKING:
     import pandas as pd
 
-    from agentrender.runfile import Run
+    from agentrender.runfile import Growth, Run
 
 ALL = "(all)"
 """The filter value that keeps every row."""
@@ -113,19 +113,39 @@ class RunExplorer(Widget):
     steps table, the filters, and the other tabs' first views. The whole table (``frame``) is
     built when a filter first needs it, the size chart when its tab is first opened. Moving the
     conversation's step slider moves the table to the page of that step and highlights its row.
+
+    ``RunExplorer(path, follow=True)`` follows the file while it is written, as
+    ``ConversationView(path, follow=True)`` does (the conversation tab moves to the newest step
+    unless moved away, and says it is live); each growth recounts the steps table, the size chart
+    and the decide tab. The filters offer the choices of the run as it was first read.
     """
 
-    def __init__(self, run: Run, options: Any = None, *, page_rows: int = PAGE_ROWS) -> None:
+    def __init__(
+        self,
+        run: Run | str | os.PathLike[str],
+        options: Any = None,
+        *,
+        page_rows: int = PAGE_ROWS,
+        follow: bool = False,
+    ) -> None:
         if page_rows < 1:
             raise ValueError(f"RunExplorer: page_rows must be at least 1, got {page_rows}")
+        if isinstance(run, str | os.PathLike):
+            self.conversation = ConversationView(run, options=options, follow=follow)
+            """The conversation tab."""
+            self.views = self.conversation.base
+            """The views of the run (shared with the conversation tab)."""
+            assert self.views.run is not None  # views of a file's run
+            run = self.views.run
+        else:
+            if follow:
+                raise ValueError("RunExplorer(..., follow=True) follows a file: give its path, not a run")
+            self.views = Views(run, options)
+            self.conversation = ConversationView(self.views)
         self.run = run
-        """The run explored."""
-        self.views = Views(run, options)
-        """The views of the run (shared with the conversation tab)."""
+        """The run explored (as last read, for a followed file)."""
         self.page_rows = page_rows
         """How many rows a page of the steps table shows."""
-        self.conversation = ConversationView(self.views)
-        """The conversation tab."""
         self.decide = DecideStepper(run)
         """The decide tab."""
 
@@ -184,6 +204,7 @@ class RunExplorer(Widget):
             self.tabs.set_title(number, title)
         self.tabs.observe(self._open, names="selected_index")
         self.conversation.slider.observe(self._follow, names="value")
+        self.conversation.on_growth.append(self._grown)
         self.widget = self.tabs
         self._filter()
 
@@ -192,6 +213,21 @@ class RunExplorer(Widget):
         replies and warnings, in a file that opens in any browser with no kernel. An imported run's page
         shows it as sent, and as a toggle under the conversation tab's window and cap."""
         save(self.run, path, self.conversation.views.options)
+
+    def _grown(self, growth: Growth) -> None:
+        """A growth of the followed file, which the conversation took in: the other tabs catch up."""
+        self.run = growth.run
+        self.views = self.conversation.base
+        for made in ("frame", "series"):
+            self.__dict__.pop(made, None)
+        self.decide = DecideStepper(growth.run)
+        children = list(self.tabs.children)
+        children[2] = self.decide.widget
+        self.tabs.children = children
+        self.chart.value = b""  # drawn again when the size tab is next opened, or now when it is open
+        if self.tabs.selected_index == 3:
+            self._open({"new": 3})
+        self._filter()
 
     @cached_property
     def frame(self) -> pd.DataFrame:

@@ -38,10 +38,12 @@ The package, one concept a module: ``model`` (the values: ``Run``, ``ModelCall``
 ``RunWarning``, ``RunFileError``), ``replies`` (a model reply as a record holds it),
 ``schema`` (the records and their fields, checked), ``sent`` (a run's recorded turns,
 replayed as hooks), ``lines`` (JSON lines, plain or
-gzip), ``read`` (``load_run``) and ``write`` (``RunWriter``, ``write_run``). Import the
+gzip), ``read`` (``load_run``), ``following`` (``follow``, ``Follower``: a file read as it
+grows) and ``write`` (``RunWriter``, ``write_run``). Import the
 names from here.
 """
 
+from agentrender.runfile.following import Follower, Growth, follow
 from agentrender.runfile.model import FORMAT, Compaction, ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.read import failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
@@ -54,6 +56,8 @@ __all__ = [
     "FORMAT_SENT",
     "INPUT_BASE64",
     "Compaction",
+    "Follower",
+    "Growth",
     "ModelCall",
     "Run",
     "RunFileError",
@@ -63,6 +67,7 @@ __all__ = [
     "check_record",
     "decision_record",
     "failure_text",
+    "follow",
     "is_timestamp",
     "load_run",
     "parse_timestamp",

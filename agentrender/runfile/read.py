@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from agentrender._fast import paused, promote
 from agentrender._json import decode_failure
@@ -41,7 +41,7 @@ from agentrender.runfile.model import (
 from agentrender.runfile.schema import BadRecord, doubts, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
-__all__ = ["failure_text", "load_run", "read_records"]
+__all__ = ["Held", "Loader", "failure_text", "load_run", "read_records"]
 
 
 class _Records(ContentSequence[Mapping[str, Any]]):
@@ -56,25 +56,32 @@ class _Records(ContentSequence[Mapping[str, Any]]):
     __slots__ = ("_items", "_starts", "_steps", "_total")
 
     def __init__(
-        self, items: list[dict[str, Any] | ModelCall | _Unloaded], steps: ConversationSteps | None = None
+        self, items: Sequence[dict[str, Any] | ModelCall | _Unloaded], steps: ConversationSteps | None = None
     ) -> None:
         self._items = items
         self._steps = steps
-        # where each item's records start, when some item holds several (a stretch of unloaded records)
         self._starts: list[int] | None = None
-        self._total = len(items)
-        if any(type(item) is _Unloaded for item in items):
-            self._starts, total = [], 0
-            for item in items:
-                self._starts.append(total)
-                total += item.count if type(item) is _Unloaded else 1
-            self._total = total
+        self._total = -1  # not counted yet: a followed run is made at each growth, and read far less often
+
+    def _count(self) -> int:
+        """How many records the items hold, and (when some item is a stretch of several) where each starts."""
+        if self._total < 0:
+            items = self._items
+            self._total = len(items)
+            if any(type(item) is _Unloaded for item in items):
+                self._starts, total = [], 0
+                for item in items:
+                    self._starts.append(total)
+                    total += item.count if type(item) is _Unloaded else 1
+                self._total = total
+        return self._total
 
     def __len__(self) -> int:
-        return self._total + (self._steps.count if self._steps is not None else 0)
+        return self._count() + (self._steps.count if self._steps is not None else 0)
 
     def _at(self, position: int) -> Mapping[str, Any]:
         """The record at ``position`` of the items (a file's records: no conversation's steps among them)."""
+        self._count()
         starts = self._starts
         if starts is None:
             return _as_record(self._items[position])
@@ -124,7 +131,7 @@ def _as_record(item: dict[str, Any] | ModelCall | _Unloaded) -> Mapping[str, Any
     raise TypeError("a stretch of unloaded records stands for several records, not one")
 
 
-def _flat(items: list[dict[str, Any] | ModelCall | _Unloaded]) -> Iterator[Mapping[str, Any]]:
+def _flat(items: Sequence[dict[str, Any] | ModelCall | _Unloaded]) -> Iterator[Mapping[str, Any]]:
     for item in items:
         if type(item) is _Unloaded:
             yield from item.records()
@@ -171,8 +178,13 @@ _LOADED = frozenset(("step", "end"))
 _BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
 
 
-class _Loader:
-    """The state of one read: what has been loaded so far and what will be reported."""
+class Loader:
+    """The state of one read: what has been loaded so far and what will be reported.
+
+    ``load_run`` reads a file through one in one go; ``following.Follower`` keeps one between
+    reads of a growing file, feeding it each batch of new complete lines (``read`` numbers
+    them on from ``last_line``) and taking the steps a batch touched from ``touched``.
+    """
 
     def __init__(self, path: str, *, blocks: bool = True, replies: bool = True) -> None:
         self.path = path
@@ -193,6 +205,8 @@ class _Loader:
         self.last_line = 0
         # Notes that may repeat on many records are kept once each, with the first line and a count.
         self.notes: dict[str, list[int]] = {}  # text: [first line, count, lost (1) or not (0)]
+        self.touched: list[int] = []
+        """The index of each step record loaded since the caller last cleared this (a follower does)."""
 
     def note(self, line: int, text: str, *, lost: bool = False) -> None:
         seen = self.notes.get(text)
@@ -218,8 +232,9 @@ class _Loader:
         """Load every line, counting them in ``self.last_line``.
 
         A run of blank lines may come as one (``gzip_lines`` gives them so): it counts as many lines as it holds.
+        The lines are numbered on from ``last_line``: a follower reads a file in several batches.
         """
-        number = 0
+        number = self.last_line
         for line in lines:
             number += 1
             self.last_line = number
@@ -356,8 +371,10 @@ class _Loader:
         self.steps[index] = step
         self.step_records[index] = record
         self.step_lines[index] = number
+        self.touched.append(index)
 
-    def run(self, stream_notes: Sequence[str], made: ConversationSteps | None = None) -> Run:
+    def run(self, stream_notes: Sequence[str], made: ConversationSteps | None = None, held: Held | None = None) -> Run:
+        """The ``Run`` read so far; ``held``: the steps, records and calls a follower keeps (not this loader's)."""
         last_line = self.last_line
         if self.unloaded:
             self.keep_unloaded()
@@ -372,8 +389,49 @@ class _Loader:
             raise self.fail(max(last_line, 1), f"missing run header: {why}")
         for text in stream_notes:
             self.note(last_line, text, lost=True)  # a stream that ends early: what followed is not there
-        # The warnings the run's maker kept in the header come first; a finding of this read that one of
-        # them already states (the same text: the records are the same) is not said twice.
+        steps = self.steps
+        if made is not None:
+            count = made.count
+        elif held is not None:
+            count = held.steps[-1].index + 1 if held.steps else 0
+        else:
+            count = max(steps) + 1 if steps else 0
+        for position, compaction in enumerate(self.header.get("compactions") or ()):
+            if compaction["step"] > count:
+                raise self.fail(
+                    self.header_line,
+                    f"run.compactions[{position}].step: expected at most {count} (the run's steps), "
+                    f"got {compaction['step']}",
+                )
+        if held is not None:
+            return Run(
+                path=self.path,
+                header=self.header,
+                steps=held.steps,
+                step_records=held.step_records,
+                model_calls=held.model_calls,
+                end=self.end,
+                records=_Records(held.records),
+                warnings=self.warnings(),
+            )
+        return Run(
+            path=self.path,
+            header=self.header,
+            steps=made.steps if made is not None else tuple(steps[index] for index in sorted(steps)),
+            step_records=made.records if made is not None else self.step_records,
+            model_calls=tuple(self.model_calls),
+            end=self.end,
+            records=_Records(self.records, made),
+            warnings=self.warnings(),
+        )
+
+    def warnings(self) -> tuple[RunWarning, ...]:
+        """The run's warnings: those its maker kept in the header, then this read's, in line order.
+
+        A finding of this read that one of the kept ones already states (the same text: the
+        records are the same) is not said twice.
+        """
+        assert self.header is not None  # asked for once the header is read
         kept = tuple(
             RunWarning(
                 line=item["line"],
@@ -385,30 +443,28 @@ class _Loader:
             for item in self.header.get("warnings") or ()
         )
         said = {warning.text for warning in kept}
-        warnings = kept + tuple(
+        return kept + tuple(
             RunWarning(line=line, text=text, path=self.path, count=count, lost=bool(lost))
             for text, (line, count, lost) in sorted(self.notes.items(), key=lambda item: item[1][0])
             if text not in said
         )
-        steps = self.steps
-        count = made.count if made is not None else (max(steps) + 1 if steps else 0)
-        for position, compaction in enumerate(self.header.get("compactions") or ()):
-            if compaction["step"] > count:
-                raise self.fail(
-                    self.header_line,
-                    f"run.compactions[{position}].step: expected at most {count} (the run's steps), "
-                    f"got {compaction['step']}",
-                )
-        return Run(
-            path=self.path,
-            header=self.header,
-            steps=made.steps if made is not None else tuple(steps[index] for index in sorted(steps)),
-            step_records=made.records if made is not None else self.step_records,
-            model_calls=tuple(self.model_calls),
-            end=self.end,
-            records=_Records(self.records, made),
-            warnings=warnings,
-        )
+
+
+class Held(NamedTuple):
+    """What a follower of a growing file holds of its run (``following.Follower``), given to ``Loader.run``.
+
+    Each is a snapshot that later growth does not change, shared with the runs made before
+    it, so that a run made after each growth costs what the growth read, not the whole run.
+    """
+
+    steps: Sequence[Step]
+    """The steps in index order."""
+    step_records: Mapping[int, Mapping[str, Any]]
+    """The step records by index."""
+    model_calls: Sequence[ModelCall]
+    """The model calls in file order."""
+    records: Sequence[Any]
+    """Every record in file order, as ``Loader.records`` holds them."""
 
 
 def failure_text(record: Mapping[str, Any]) -> str:
@@ -443,7 +499,7 @@ def read_records(
     their records, made when first read (``ConversationSteps``), placed after the header (the
     first of ``records``), which then holds no ``step`` record.
     """
-    loader = _Loader(path or "<records>", blocks=not blocks_checked, replies=not replies_checked)
+    loader = Loader(path or "<records>", blocks=not blocks_checked, replies=not replies_checked)
     skipped = steps.count if steps is not None else 0
     with paused():
         for number, record in enumerate(records, start=1):
@@ -467,7 +523,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     types and fields, and anything else loaded with a doubt are reported in ``Run.warnings``.
     """
     name = os.fspath(path)
-    loader = _Loader(name)
+    loader = Loader(name)
     stream_notes: list[str] = []
     # A run is millions of objects that all survive the read: the collector's passes over
     # the growing run would walk them again and again.

@@ -88,6 +88,14 @@ class Form:
         self.blocks: list[BlockFact | None] = [None] * n
         self.results: list[MessageFact | None] = [None] * n
 
+    def grow(self, kept: int, added: int) -> None:
+        """Keep the first ``kept`` steps' turns and facts, and make room for ``added`` more, not rendered yet."""
+        del self.turns[2 * kept :], self.rules[kept:], self.blocks[kept:], self.results[kept:]
+        self.turns += [None] * (2 * added)
+        self.rules += [""] * added
+        self.blocks += [None] * added
+        self.results += [None] * added
+
 
 class StepRenders:
     """Each rendered step of a run, rendered once in each form it is asked for, for one set of options.
@@ -99,24 +107,60 @@ class StepRenders:
     """
 
     def __init__(self, steps: Sequence[Step], options: Options) -> None:
-        self.steps = tuple(steps)
         self.options = options
-        indices = [step.index for step in self.steps]
-        if not all(map(lt, indices, islice(indices, 1, None))):
-            position = next(p for p in range(1, len(indices)) if indices[p] <= indices[p - 1])
-            raise ValueError(
-                f"steps[{position}].index is {indices[position]}, not above steps[{position - 1}].index "
-                f"{indices[position - 1]}: a run's steps must be in index order, each index once"
-            )
-        self.indices = indices
+        self.steps: list[Step] = []
+        self.indices: list[int] = []
         # rendered_before[p]: how many of steps[:p] have a decision (and so are rendered)
-        decided = [step.decision is not None for step in self.steps]
-        self.rendered_before = list(accumulate(decided, initial=0))
-        self.rendered = list(compress(self.steps, decided))
-        n = len(self.rendered)
-        self.full_form, self.summary_form = Form(True, n), Form(False, n)
-        self._assistant_facts: list[MessageFact | None] = [None] * n
-        self._assistant_rules = [""] * n
+        self.rendered_before = [0]
+        self.rendered: list[Step] = []
+        self.full_form, self.summary_form = Form(True, 0), Form(False, 0)
+        self._assistant_facts: list[MessageFact | None] = []
+        self._assistant_rules: list[str] = []
+        self.growths = 0
+        """How many times ``grow`` changed the steps: what a view's cache of them is checked against."""
+        self.grow(0, steps)
+
+    def grow(self, position: int, steps: Sequence[Step]) -> None:
+        """Replace the steps from ``position`` on with ``steps``: a run that grew, or recorded its newest steps again.
+
+        What was rendered of the steps before ``position`` is kept; so a run that grows by a
+        step costs the render of that step, however long it is.
+        """
+        indices = [step.index for step in steps]
+        if position:
+            indices.insert(0, self.indices[position - 1])
+        if not all(map(lt, indices, islice(indices, 1, None))):
+            at = next(p for p in range(1, len(indices)) if indices[p] <= indices[p - 1])
+            where = at + position - (1 if position else 0)
+            raise ValueError(
+                f"steps[{where}].index is {indices[at]}, not above steps[{where - 1}].index "
+                f"{indices[at - 1]}: a run's steps must be in index order, each index once"
+            )
+        kept = self.rendered_before[position]
+        self.growths += 1
+        del self.steps[position:], self.indices[position:], self.rendered_before[position + 1 :]
+        self.steps += steps
+        self.indices += indices[1:] if position else indices
+        decided = [step.decision is not None for step in steps]
+        self.rendered_before += islice(accumulate(decided, initial=kept), 1, None)
+        new = list(compress(steps, decided))
+        del self.rendered[kept:]
+        self.rendered += new
+        for form in (self.full_form, self.summary_form):
+            form.grow(kept, len(new))
+        for cache in (self._assistant_facts, self._assistant_rules):
+            del cache[kept:]
+        self._assistant_facts += [None] * len(new)
+        self._assistant_rules += [""] * len(new)
+        made = self.__dict__
+        if "ids" in made:
+            del self.ids[kept:]
+            self.ids.extend(render.tool_use_ids(new, self.options))
+        if "ended" in made:
+            del self.ended[kept:]
+            self.ended.extend(self._ends(new))
+        if "sizes" in made:
+            self._measure(self.sizes, kept)
 
     @cached_property
     def ids(self) -> list[str]:
@@ -127,10 +171,13 @@ class StepRenders:
     def ended(self) -> list[bool]:
         """For each rendered step: as sent, nothing answered its reply, so a view ending on it has no user turn
         for it (what the options' observation hook, or the object it is a method of, says in ``ends``)."""
+        return self._ends(self.rendered)
+
+    def _ends(self, rendered: Sequence[Step]) -> list[bool]:
         ends = getattr(getattr(self.options.observation, "__self__", None), "ends", None)
         if ends is None:
-            return [False] * len(self.rendered)
-        return [bool(ends(step)) for step in self.rendered]
+            return [False] * len(rendered)
+        return [bool(ends(step)) for step in rendered]
 
     @property
     def assistant(self) -> tuple[list[Message], list[str]]:
@@ -188,11 +235,15 @@ class StepRenders:
     @cached_property
     def sizes(self) -> Sizes:
         """The bytes of every rendered step's messages, summed, in each form."""
-        assistant, _ = self.assistant
-        n = len(assistant)
-        summary, full = self.users(False, 0, n), self.users(True, 0, n)
-        sizes = Sizes()
-        s = f = 0
+        return self._measure(Sizes(), 0)
+
+    def _measure(self, sizes: Sizes, start: int) -> Sizes:
+        """``sizes`` with the rendered steps from ``start`` on measured again (those before it kept)."""
+        n = len(self.rendered)
+        assistant = self.assistants(start, n)
+        summary, full = self.users(False, start, n), self.users(True, start, n)
+        del sizes.assistant[start:], sizes.same[start:], sizes.summary_sums[start + 1 :], sizes.full_sums[start + 1 :]
+        s, f = sizes.summary_sums[-1], sizes.full_sums[-1]
         add_assistant, add_same = sizes.assistant.append, sizes.same.append
         add_summary, add_full = sizes.summary_sums.append, sizes.full_sums.append
         for a, uf, us in zip(assistant, full, summary, strict=True):

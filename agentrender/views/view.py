@@ -105,6 +105,9 @@ class Views:
         self.model = model or ""
         self.max_output_tokens = max_output_tokens or 0
         self._renders = _renders if _renders is not None else StepRenders(steps, options)
+        # the steps and the stops as tuples, made again when the renders grew (``extend``): (growths, tuple)
+        self._steps: tuple[int, tuple[Step, ...]] = (-1, ())
+        self._stops: tuple[int, tuple[int, ...]] = (-1, ())
         self._openings: dict[Any, tuple[Message, int]] = {}
         self.compactions = compactions
         """The run's compactions (``Run.compactions``): where its conversation restarted with a summary."""
@@ -175,7 +178,49 @@ class Views:
     @property
     def steps(self) -> tuple[Step, ...]:
         """The run's steps, in index order."""
-        return self._renders.steps
+        renders = self._renders
+        made, steps = self._steps
+        if made != renders.growths:
+            steps = tuple(renders.steps)
+            self._steps = (renders.growths, steps)
+        return steps
+
+    def extend(self, run: Run, changed_from: int | None) -> None:
+        """Take ``run``, the run these views are of as it has grown (``runfile.Growth``), in place.
+
+        ``changed_from`` is the lowest index of a step that may differ from the steps held (a
+        new step, or one recorded again; ``None``: none did). Every stop before it keeps what
+        was rendered and measured of it: only the steps from it on are rendered, so a run
+        that grows by a step costs the render of that step, however long it is. Views made
+        from these by ``under`` or ``with_options`` share their renders, and so their steps. For a
+        run that records what its agent sent (an import), the options are made again from ``run``
+        (``run.options()``, or with the window and cap of these under the contract).
+        """
+        if self.run is None:
+            raise TypeError("Views.extend: these are views of a StepInput, not of a run")
+        renders = self._renders
+        sent = getattr(self.options.observation, "__self__", None)
+        if changed_from is not None and run.records_sent and hasattr(sent, "under_contract"):
+            # the hooks replaying an imported run's recorded turns read them when made: made again from the run
+            # as it grew (the turns of the steps already rendered are the same), as sent or under the contract
+            options = self.options
+            under = {"recent_results": options.recent_results, "result_bytes": options.result_bytes}
+            self.options = renders.options = run.options(**(under if getattr(sent, "under_contract", False) else {}))
+            self._openings.clear()  # the recorded opening too, which a rewound session may have changed
+        if changed_from is not None:
+            position = bisect_left(renders.indices, changed_from)
+            renders.grow(position, run.steps[position:])
+        self.source = self.run = run
+        compactions = run.compactions
+        if compactions != self.compactions:
+            self.compactions = compactions
+            self._restarts = compactions if run.is_as_sent(self.options) else ()
+            self._restart_steps = [compaction.step for compaction in self._restarts]
+            self._openings.clear()  # the openings of the compactions
+        if callable(self.options.opening):
+            self._openings.clear()  # an opening made by a hook from the steps before its stop
+        if self._sent_requests is not None:
+            self._sent_requests = {}
 
     @property
     def stops(self) -> tuple[int, ...]:
@@ -183,20 +228,32 @@ class Views:
 
         The last is the view after every recorded step (what the model would see next).
         """
-        indices = self._renders.indices
-        return (*indices, indices[-1] + 1) if indices else (0,)
+        renders = self._renders
+        made, stops = self._stops
+        if made != renders.growths:
+            indices = renders.indices
+            stops = (*indices, indices[-1] + 1) if indices else (0,)
+            self._stops = (renders.growths, stops)
+        return stops
 
     def step_input(self, at: int | None) -> StepInput:
         """The ``StepInput`` the view at ``at`` renders: the steps with an index below ``at``."""
         position = self._renders.position(at)
         index = self._end_index if at is None else at
         return StepInput(
-            steps=self._renders.steps[:position], goal=self.goal, run_id=self.run_id, index=index, tools=self.tools
+            steps=tuple(self._renders.steps[:position]),
+            goal=self.goal,
+            run_id=self.run_id,
+            index=index,
+            tools=self.tools,
         )
 
     def _stop(self, at: int | None) -> int:
         """The stop ``at`` names: ``at``, or one past the last step for ``None``."""
-        return self.stops[-1] if at is None else at
+        if at is not None:
+            return at
+        indices = self._renders.indices  # the last stop, one past the last step, without making every stop
+        return indices[-1] + 1 if indices else 0
 
     def _base(self, at: int | None) -> int:
         """Which compaction the view at ``at`` restarts from (an index of ``_restarts``); -1: none, it opens the run."""
@@ -272,9 +329,12 @@ class Views:
 
     def previous_stop(self, at: int | None) -> int | None:
         """The stop before ``at``: the view a move to ``at`` comes from; ``None`` for the first."""
-        stops = self.stops
-        here = len(stops) - 1 if at is None else bisect_left(stops, at)
-        return stops[here - 1] if here > 0 else None
+        # the stops are the steps' indices and one past the last, so the stop before any is a step's index
+        indices = self._renders.indices
+        if at is not None and indices and at > indices[-1] + 1:
+            return indices[-1] + 1
+        here = len(indices) if at is None else bisect_left(indices, at)
+        return indices[here - 1] if here > 0 else None
 
     def _rendered(self, at: int | None) -> int:
         renders = self._renders

@@ -1,0 +1,140 @@
+"""``--follow``: a command's output for the run so far, then each new step as its file grows, as ``tail -f``.
+
+A run file is followed by ``runfile.Follower`` (only the new bytes are read), any other file
+``agentrender.load`` reads (a Claude Code session, a ``record(client)`` recording) imported
+again as it grows (``imports.following``); the views are extended by ``Views.extend`` (only
+the steps that changed are rendered). Each step a growth loads (a
+new one, or one recorded again once its tool answered) is printed as one line, from the same
+facts the command prints for the whole run; what happened to the file (truncated, replaced)
+goes to stderr. Ctrl-C ends it with status 0: stopping is how a follow ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from bisect import bisect_left
+from collections.abc import Callable
+from operator import attrgetter
+from typing import IO, Any
+
+from agentrender._types import Step, utf8_bytes
+from agentrender.cli._inputs import CliError, run_path
+from agentrender.cli._term import MUTED, Console, Text, clean
+from agentrender.imports.following import follower
+from agentrender.runfile import Growth, Run
+from agentrender.runfile.following import POLL_INTERVAL, Poller
+from agentrender.views import Views
+
+__all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
+
+Line = Callable[[Views, Step], Any]
+"""What a command prints for a step a growth loaded (the views as extended, and the step); ``None``: nothing."""
+
+
+def follow(
+    args: argparse.Namespace,
+    console: Console,
+    err: IO[str],
+    views_of: Callable[[Run], Views],
+    first: Callable[[Run, Views], object],
+    line: Line,
+) -> int:
+    """Print ``first`` of the run the file holds, then ``line`` of each step as it comes; 0 when stopped.
+
+    ``args.follow_for`` (the hidden ``--follow-for SECONDS``, for tests) ends the follow after
+    that many seconds, as a Ctrl-C would.
+    """
+    if args.json:
+        raise CliError("--follow prints each step as it comes, in the terminal's form; --json prints a finished run")
+    path = run_path(args.run)
+    try:
+        tracker = follower(path, getattr(args, "which", None))
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    until = None if args.follow_for is None else time.monotonic() + args.follow_for
+    views: Views | None = None
+    try:
+        while until is None or time.monotonic() < until:
+            growth = _poll(tracker)
+            if growth is None:
+                time.sleep(POLL_INTERVAL)
+                continue
+            if growth.notice:
+                err.write(f"agentrender: {clean(path, one_line=True)}: {clean(growth.notice, one_line=True)}\n")
+            if views is None or growth.notice:
+                views = views_of(growth.run)
+                first(growth.run, views)
+                console.print(Text(f"following {clean(path, one_line=True)}: Ctrl-C to stop", style=MUTED))
+                continue
+            ended = views.run is not None and views.run.end is not None
+            views.extend(growth.run, growth.changed_from)
+            if growth.changed_from is not None:
+                steps = views.steps
+                for step in steps[bisect_left(steps, growth.changed_from, key=attrgetter("index")) :]:
+                    shown = line(views, step)
+                    if shown is not None:
+                        console.print(shown)
+            end = growth.run.end
+            if end is not None and not ended:
+                console.print(Text(f"the run ended: {clean(str(end.get('status')), one_line=True)}"))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _poll(tracker: Poller) -> Growth | None:
+    try:
+        return tracker.poll()
+    except ValueError as error:  # a RunFileError: PATH:LINE: what was wrong
+        raise CliError(str(error)) from None
+
+
+def step_line(step: Step) -> Text:
+    """``step K · tool(args) · status``: a step in one line."""
+    decision, observation = step.decision, step.observation
+    line = Text(f"step {step.index}", style="bold")
+    if decision is None:
+        line.append(" · no decision (yet)", style=MUTED)
+        return line
+    what = decision.tool if decision.calls else decision.kind
+    line.append(f" · {clean(what, one_line=True)}")
+    if observation is None:
+        line.append(" · waiting for its result", style=MUTED)
+    else:
+        line.append(f" · {clean(observation.status, one_line=True)} ({utf8_bytes(observation.content):,} bytes)")
+    return line
+
+
+def show_line(views: Views, step: Step) -> Text:
+    """What ``show --follow`` prints for a step: the step, and how the view after it changed."""
+    view = views.at(step.index + 1)
+    line = step_line(step)
+    line.append(f" → view at {step.index + 1}: {view.message_count:,} messages, {view.bytes:,} bytes; ")
+    line.append(view.change.describe(), style=MUTED)
+    return line
+
+
+def context_line(views: Views, step: Step) -> Text:
+    """What ``context --follow`` prints for a step: the size of the view after it, and its cacheable prefix."""
+    view = views.at(step.index + 1)
+    change = view.change
+    return Text(
+        f"{step.index + 1:>6}  {view.message_count:>8,} messages  {view.bytes:>12,} bytes  ~{view.tokens:>10,} tokens  "
+        f"prefix {change.prefix_bytes:>12,}  re-sent {change.resent_bytes:>10,}"
+    )
+
+
+def steps_filter(args: argparse.Namespace) -> Callable[[Step], bool]:
+    """The filters of ``steps`` (``--tool``, ``--status``, ``--kind``), as the table applies them, on one step."""
+
+    def kept(step: Step) -> bool:
+        decision, observation = step.decision, step.observation
+        said = {
+            "tool": decision.tool if decision is not None and decision.tool else "none",
+            "status": observation.status if observation is not None else "none",
+            "kind": decision.kind if decision is not None else "none",
+        }
+        return all(getattr(args, name) is None or said[name] in getattr(args, name) for name in said)
+
+    return kept

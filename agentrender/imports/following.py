@@ -1,0 +1,156 @@
+"""Following any file ``agentrender.load`` reads while it is written: a run file, a recording, a Claude Code session.
+
+A run file is followed incrementally (``runfile.Follower``: only the new bytes are read). A
+file whose run is made by an importer (a Claude Code transcript while Claude Code writes it,
+a recording of ``agentrender.record(client)``, whose steps are the longest conversation its
+calls sent) is imported again each time it grows: an importer reads a whole history (a
+compaction rewrites what a session's views open with; a sub-agent is a run of its own), so
+its run is made again, and the views (``Views.extend``) render only the steps that changed.
+``bench/bench_follow.py --import`` measures what that costs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from agentrender.imports.detect import load_runs
+from agentrender.recording import SOURCE_FORMAT
+from agentrender.runfile import Follower, Growth, Run, RunFileError
+from agentrender.runfile.following import POLL_INTERVAL, growths
+from agentrender.runfile.lines import decode_line
+
+__all__ = ["ImportFollower", "follow", "follower"]
+
+
+class ImportFollower:
+    """A file an importer reads, imported again each time it grows; ``poll`` as ``runfile.Follower.poll``.
+
+    ``which`` picks the run of a file of several (a Claude Code session's sub-agents): its run
+    id, or its number from 0; the first by default. A last line whose newline is not written
+    yet is waited for: the file is imported once it ends with a newline. A file that does not
+    import yet (a session whose first lines are not a conversation yet) is waited for too, and
+    ``waiting`` says why; once a run was imported, a file that no longer imports raises the
+    importer's ``RunFileError``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], which: str | None = None) -> None:
+        self.path = os.fspath(path)
+        self.which = which
+        self.notices: list[str] = []
+        """What happened to the file that made it be read again from its start, oldest first."""
+        self.run: Run | None = None
+        """The run imported last; ``None`` until the file holds a complete line."""
+        self.waiting = ""
+        """Why the file gave no run yet (the importer's error), while it gives none; else ``""``."""
+        self._seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) imported last
+        self._lines = 0
+
+    @property
+    def pending(self) -> int:
+        """0: a file imported again whole holds no partial line back (it waits for the newline instead)."""
+        return 0
+
+    def poll(self) -> Growth | None:
+        """Import the file again when it changed and ends with a complete line; ``None`` when it did not."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if seen == self._seen or not stat.st_size:
+            return None
+        with open(self.path, "rb") as file:
+            data = file.read()
+        if not data.endswith(b"\n"):
+            return None  # a line still being written: imported once it ends
+        notice = ""
+        if self._seen is not None and (seen[:2] != self._seen[:2] or stat.st_size < self._seen[2]):
+            what = "replaced by another" if seen[:2] != self._seen[:2] else "truncated"
+            notice = f"the file was {what}; read again from its start"
+            self.notices.append(f"{self.path}: {notice}")
+        self._seen = seen
+        try:
+            run = _chosen(self.path, load_runs(self.path), self.which)
+        except RunFileError as error:
+            if self.run is not None:
+                raise
+            self.waiting = str(error)
+            return None
+        self.waiting = ""
+        lines = data.count(b"\n")
+        before, self.run = self.run, run
+        grown, self._lines = lines - self._lines, lines
+        if before is None or notice:
+            return Growth(run=run, changed_from=0 if run.steps else None, lines=lines, notice=notice)
+        return Growth(run=run, changed_from=_changed_from(before, run), lines=max(grown, 0))
+
+
+def _chosen(path: str, runs: list[Run], which: str | None) -> Run:
+    if which is None:
+        return runs[0]
+    for number, run in enumerate(runs):
+        if run.run_id == which or which == str(number):
+            return run
+    raise RunFileError(path, 0, f"no run {which!r} in the file: it holds {len(runs)} run(s)")
+
+
+def _changed_from(before: Run, after: Run) -> int | None:
+    """The lowest index of a step that may differ between two imports of a growing file.
+
+    A step differs when it does or when its record does (what was sent for it: a session
+    rewound past it sends another turn after the same step). The last step imported before is
+    always among them: how a step's turn was sent (whether anything answered its reply) is told
+    by what follows it.
+    """
+    old_records, new_records = before.step_records, after.step_records
+    for old, new in zip(before.steps, after.steps, strict=False):
+        if old != new or old_records.get(old.index) != new_records.get(new.index):
+            return new.index
+    count = len(before.steps)
+    if not after.steps or (count == len(after.steps) == 0):
+        return None
+    return after.steps[count - 1].index if count else after.steps[0].index
+
+
+def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower | ImportFollower:
+    """What follows ``path``: a ``runfile.Follower`` for a run file, an ``ImportFollower`` for anything else.
+
+    A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
+    it is imported again. The file's first line decides: a file with none complete yet is
+    followed as a run file.
+    """
+    name = os.fspath(path)
+    if which is None and _is_plain_run_file(name):
+        return Follower(name)
+    return ImportFollower(name, which)
+
+
+def _is_plain_run_file(path: str) -> bool:
+    """The file's first line is a run header that is not a recording's (what ``runfile.Follower`` reads)."""
+    if path.endswith(".gz"):
+        return True  # the run-file follower says at once why it cannot follow it
+    try:
+        with open(path, "rb") as file:
+            first = file.readline()
+    except OSError:
+        return True
+    try:
+        header = decode_line(first.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return True  # not JSON, or not yet a whole line: the run-file follower says which
+    if not isinstance(header, dict) or header.get("type") != "run":
+        return False
+    source = header.get("source")
+    return not (isinstance(source, dict) and source.get("format") == SOURCE_FORMAT)
+
+
+def follow(
+    path: str | os.PathLike[str],
+    *,
+    which: str | None = None,
+    interval: float = POLL_INTERVAL,
+    idle: float | None = None,
+) -> Iterator[Growth]:
+    """``runfile.follow`` of any file ``agentrender.load`` reads (``follower``); ``which`` as ``ImportFollower``'s."""
+    return growths(follower(path, which), interval=interval, idle=idle)

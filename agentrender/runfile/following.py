@@ -1,0 +1,363 @@
+"""Following a run file as it is written: ``Follower`` reads only the bytes a file gained, ``follow`` loops.
+
+A run file is written append-only while its run goes on (RUNFILE.md), so a reader that keeps
+the state of its read (``read.Loader``: the header, the steps by index, the notes; and here the
+offset and the bytes of a line not finished yet) can take in each new record as it comes,
+however long the run already is.
+
+- A line is loaded once its newline is written: a partial last line is waited for, never
+  reported as cut short (``Follower.pending`` says how many bytes wait).
+- A file truncated below what was read, or replaced by another (a new inode), is read again
+  from its start, and ``Growth.notice`` (and ``Follower.notices``) say so.
+- A gzip file cannot be followed (its stream is only readable once it is complete): a
+  ``RunFileError`` says so at once, before any waiting.
+- Records that arrive faster than a reader asks are taken in together: each ``poll`` reads
+  everything the file holds, and gives one ``Growth``.
+
+Why polling, with ``time.sleep``, and not inotify or kqueue: the core is standard library
+only (CONTRIBUTING.md), and the libraries that wrap those (watchdog, watchfiles) would be its
+first dependency beside msgspec, for a saving nobody would measure: a poll of a file that
+stopped growing is one ``os.stat`` call, a few microseconds, every ``interval`` seconds. The
+same loop works on every platform and on network file systems, where change notification
+often does not.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from bisect import bisect_left
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
+from typing import IO, Any, Generic, Protocol, TypeVar, overload
+
+from agentrender._types import Step
+from agentrender.runfile.lines import GZIP_MAGIC
+from agentrender.runfile.model import ModelCall, Run, RunFileError
+from agentrender.runfile.read import Held, Loader
+
+__all__ = ["POLL_INTERVAL", "Follower", "Growth", "Poller", "follow", "growths"]
+
+POLL_INTERVAL = 0.2
+"""Seconds between two looks at a file that did not grow: the longest a new record waits to be seen."""
+
+T = TypeVar("T")
+
+_TAIL = 1024
+"""How long the tail of a ``_Growing`` gets before it joins the frozen base (see ``_Growing``)."""
+_KEEP = 16
+"""How many of the newest items stay in the tail when it joins the base: the steps a runtime records again."""
+
+
+class _Joined(Sequence[T]):
+    """A frozen base and a frozen tail read as one sequence: a snapshot of a ``_Growing``."""
+
+    __slots__ = ("_base", "_tail")
+
+    def __init__(self, base: tuple[T, ...], tail: tuple[T, ...]) -> None:
+        self._base = base
+        self._tail = tail
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._tail)
+
+    @overload
+    def __getitem__(self, at: int) -> T: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[T]: ...
+    def __getitem__(self, at: int | slice) -> T | Sequence[T]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        base = self._base
+        position = at + len(self) if at < 0 else at
+        if position < len(base):
+            if position < 0:
+                raise IndexError("index out of range")
+            return base[position]
+        return self._tail[position - len(base)]
+
+    def __iter__(self) -> Iterator[T]:
+        return chain(self._base, self._tail)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists and tuples alike, so not hashable
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+class _Growing(Generic[T]):
+    """A list that grows at its end, whose snapshots later growth does not change.
+
+    A snapshot (``frozen``) shares a frozen base and copies the tail, which joins the base
+    once it is ``_TAIL`` long: so a snapshot costs the tail, and joining costs the whole list
+    once every thousand items, a few pointers an item (``bench/bench_follow.py``). Changing an
+    item of the tail (a runtime records its newest step again) is in place; an item of the
+    base, rare, makes a new base.
+    """
+
+    __slots__ = ("_base", "_tail")
+
+    def __init__(self) -> None:
+        self._base: tuple[T, ...] = ()
+        self._tail: list[T] = []
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._tail)
+
+    def append(self, item: T) -> None:
+        self._tail.append(item)
+
+    def set(self, position: int, item: T) -> None:
+        base = self._base
+        if position >= len(base):
+            self._tail[position - len(base)] = item
+        else:
+            self._base = (*base[:position], item, *base[position + 1 :])
+
+    def insert(self, position: int, item: T) -> None:
+        base = self._base
+        if position >= len(base):
+            self._tail.insert(position - len(base), item)
+        else:
+            self._base = (*base[:position], item, *base[position:])
+
+    def last(self) -> T:
+        """The newest item (the list holds some)."""
+        return self._tail[-1] if self._tail else self._base[-1]
+
+    def frozen(self) -> _Joined[T]:
+        tail = self._tail
+        if len(tail) > _TAIL:
+            self._base += tuple(tail[:-_KEEP])
+            del tail[:-_KEEP]
+        return _Joined(self._base, tuple(tail))
+
+
+class _StepRecords(Mapping[int, Mapping[str, Any]]):
+    """A run's step records by index, read off the frozen steps and the records beside them."""
+
+    __slots__ = ("_records", "_steps")
+
+    def __init__(self, steps: Sequence[Step], records: Sequence[Mapping[str, Any]]) -> None:
+        self._steps = steps
+        self._records = records
+
+    def __getitem__(self, index: int) -> Mapping[str, Any]:
+        steps = self._steps
+        position = bisect_left(steps, index, key=attrgetter("index"))
+        if position == len(steps) or steps[position].index != index:
+            raise KeyError(index)
+        return self._records[position]
+
+    def __iter__(self) -> Iterator[int]:
+        return (step.index for step in self._steps)
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Growth:
+    """What one look at a followed file found: the run as it now is, and what changed."""
+
+    run: Run
+    """The run read so far (every complete line); later growth does not change it."""
+    changed_from: int | None
+    """The lowest index of a step this growth loaded (a new step, or one recorded again); ``None``: no step."""
+    lines: int
+    """How many lines this growth read: several records that came together are taken in at once."""
+    notice: str = ""
+    """When the file was truncated or replaced and so read again from its start, what happened; else ``""``."""
+
+
+class Follower:
+    """A run file read as it grows: each ``poll`` reads only the bytes added since the last.
+
+    ``path`` names a run file (``load_run``'s format, not gzip-compressed) that may not exist
+    yet, or hold no complete header yet: ``poll`` gives ``None`` until it does. Bad input
+    raises ``RunFileError`` as ``load_run`` does, and again at every later ``poll``: a line
+    that could not be read is never skipped over.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        """The file followed."""
+        if self.path.endswith(".gz"):
+            raise _gzip_refused(self.path)
+        self.notices: list[str] = []
+        """What happened to the file that made it be read again from its start, oldest first."""
+        self.run: Run | None = None
+        """The run read so far; ``None`` until its header line is complete."""
+        self._failed: RunFileError | None = None
+        self._identity: tuple[int, int] | None = None
+        self._restart()
+
+    def _restart(self) -> None:
+        self._loader = Loader(self.path)
+        self._offset = 0
+        self._partial = b""
+        self._positions: dict[int, int] = {}  # step index -> its place among the steps
+        self._steps: _Growing[Step] = _Growing()
+        self._step_records: _Growing[Mapping[str, Any]] = _Growing()
+        self._calls: _Growing[ModelCall] = _Growing()
+        self._records: _Growing[Any] = _Growing()
+        self.run = None
+
+    @property
+    def pending(self) -> int:
+        """The bytes of a last line whose newline is not written yet: loaded when it is."""
+        return len(self._partial)
+
+    def poll(self) -> Growth | None:
+        """Read what the file gained since the last poll; ``None`` when it gained nothing (or has no header yet).
+
+        A file that did not change costs one ``os.stat``.
+        """
+        if self._failed is not None:
+            raise self._failed
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return None  # not written yet, or being replaced: the next look finds it
+        identity = (stat.st_dev, stat.st_ino)
+        notice = ""
+        if self._identity is not None and identity != self._identity:
+            notice = "the file was replaced by another; read again from its start"
+        elif stat.st_size < self._offset:
+            notice = (
+                f"the file was truncated to {stat.st_size:,} bytes, below the {self._offset:,} read; "
+                "read again from its start"
+            )
+        if notice:
+            self.notices.append(f"{self.path}: {notice}")
+            self._restart()
+        elif stat.st_size == self._offset:
+            return None
+        self._identity = identity
+        try:
+            lines = self._read()
+        except RunFileError as error:
+            self._failed = error
+            raise
+        if self._loader.header is None or not (lines or notice):
+            return None  # no header yet, or only part of a line: it is waited for
+        changed_from = self._take_steps()
+        loader = self._loader
+        calls = loader.model_calls
+        for call in calls:
+            self._calls.append(call)
+        calls.clear()
+        for item in loader.records:
+            self._records.append(item)
+        loader.records.clear()
+        steps = self._steps.frozen()
+        held = Held(
+            steps=steps,
+            step_records=_StepRecords(steps, self._step_records.frozen()),
+            model_calls=self._calls.frozen(),
+            records=self._records.frozen(),
+        )
+        try:
+            self.run = loader.run((), held=held)
+        except RunFileError as error:
+            self._failed = error
+            raise
+        return Growth(run=self.run, changed_from=changed_from, lines=lines, notice=notice)
+
+    def _read(self) -> int:
+        """Load the complete lines added since the last read; how many there were."""
+        loader = self._loader
+        before = loader.last_line
+        with open(self.path, "rb") as file:
+            if self._offset == 0 and file.peek(2)[:2] == GZIP_MAGIC:
+                raise _gzip_refused(self.path)
+            file.seek(self._offset)
+            loader.read(self._complete_lines(file))
+            self._offset = file.tell()
+        return loader.last_line - before
+
+    def _complete_lines(self, file: IO[bytes]) -> Iterator[bytes]:
+        """The lines of ``file`` from where it is that end in a newline; one that does not waits in ``_partial``."""
+        for line in file:
+            if self._partial:
+                line, self._partial = self._partial + line, b""
+            if line.endswith(b"\n"):
+                yield line
+            else:
+                self._partial = line
+
+    def _take_steps(self) -> int | None:
+        """Move the steps the loader touched into the held ones; the lowest index among them."""
+        loader = self._loader
+        touched = loader.touched
+        if not touched:
+            return None
+        positions, steps, records = self._positions, self._steps, self._step_records
+        for index in touched:
+            step, record = loader.steps[index], loader.step_records[index]
+            position = positions.get(index)
+            if position is not None:
+                steps.set(position, step)
+                records.set(position, record)
+            elif not positions or index > steps.last().index:
+                positions[index] = len(steps)
+                steps.append(step)
+                records.append(record)
+            else:  # a step older than the newest, first recorded now: rare, and costs the whole run
+                position = bisect_left(steps.frozen(), index, key=attrgetter("index"))
+                steps.insert(position, step)
+                records.insert(position, record)
+                for other, at in positions.items():
+                    if at >= position:
+                        positions[other] = at + 1
+                positions[index] = position
+        lowest = min(touched)
+        touched.clear()
+        return lowest
+
+
+def _gzip_refused(path: str) -> RunFileError:
+    return RunFileError(
+        path,
+        1,
+        "a gzip-compressed run file cannot be followed: its stream can only be read once it is complete. "
+        "Follow the plain .jsonl while it is written, or load_run this file once the run has ended",
+    )
+
+
+class Poller(Protocol):
+    """Anything with ``poll() -> Growth | None``: a ``Follower``, or the importers' ``ImportFollower``."""
+
+    def poll(self) -> Growth | None: ...
+
+
+def follow(
+    path: str | os.PathLike[str], *, interval: float = POLL_INTERVAL, idle: float | None = None
+) -> Iterator[Growth]:
+    """Each growth of the run file at ``path``: first what it holds, then every change as it comes.
+
+    Looks at the file every ``interval`` seconds while it does not grow (one ``os.stat``), and
+    stops once it has not grown for ``idle`` seconds (``None``: never; stop by leaving the loop).
+    """
+    return growths(Follower(path), interval=interval, idle=idle)
+
+
+def growths(poller: Poller, *, interval: float = POLL_INTERVAL, idle: float | None = None) -> Iterator[Growth]:
+    """Each growth ``poller`` finds, looking every ``interval`` seconds; ends after ``idle`` quiet seconds."""
+    quiet_since = time.monotonic()
+    while True:
+        growth = poller.poll()
+        if growth is not None:
+            yield growth
+            quiet_since = time.monotonic()
+            continue
+        if idle is not None and time.monotonic() - quiet_since >= idle:
+            return
+        time.sleep(interval)

@@ -1,0 +1,88 @@
+"""A writer in another process that appends to a run file when told to, for the tests of following a file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+_WRITER = r"""
+import json, os, sys
+path = sys.argv[1]
+for line in sys.stdin:
+    action = json.loads(line)
+    kind, data = action["do"], action.get("data", "").encode("utf-8")
+    if kind == "append":
+        with open(path, "ab") as file:
+            file.write(data)
+    elif kind == "append_each":  # one write (and flush) a record, as fast as the process can
+        with open(path, "ab", buffering=0) as file:
+            for record in action["records"]:
+                file.write(record.encode("utf-8"))
+    elif kind == "truncate":
+        with open(path, "r+b") as file:
+            file.truncate(action["size"])
+    elif kind == "replace":
+        with open(path + ".new", "wb") as file:
+            file.write(data)
+        os.replace(path + ".new", path)
+    print("done", flush=True)
+"""
+
+
+class Writer:
+    """A process appending to ``path``: each call returns once the process has done it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    def _do(self, **action: Any) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(action) + "\n")
+        self.process.stdin.flush()
+        assert self.process.stdout.readline() == "done\n"
+
+    def append(self, text: str) -> None:
+        self._do(do="append", data=text)
+
+    def records(self, *records: dict[str, Any]) -> None:
+        """Append each record as one line, in one write each."""
+        self._do(do="append_each", records=[json.dumps(record) + "\n" for record in records])
+
+    def truncate(self, size: int) -> None:
+        self._do(do="truncate", size=size)
+
+    def replace(self, text: str) -> None:
+        """Write ``text`` to a new file and rename it over the followed one (a new inode)."""
+        self._do(do="replace", data=text)
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+        self.process.stdout.close()
+
+
+def header(run_id: str = "growing") -> dict[str, Any]:
+    return {"type": "run", "format": "agentrender.run/1", "run_id": run_id, "goal": "follow me"}
+
+
+def step(index: int, *, answered: bool = True) -> dict[str, Any]:
+    """A step calling read_file; ``answered=False``: recorded when decided, before its tool answered."""
+    record: dict[str, Any] = {
+        "type": "step",
+        "index": index,
+        "decision": {"kind": "tool_call", "tool": "read_file", "args": {"path": f"f{index}.py"}, "reason": "look"},
+    }
+    if answered:
+        record["observation"] = {"status": "ok", "content": f"contents of f{index}.py", "summary": f"read f{index}"}
+    return record
+
+
+def line(record: dict[str, Any]) -> str:
+    return json.dumps(record) + "\n"

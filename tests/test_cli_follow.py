@@ -1,0 +1,155 @@
+"""``agentrender show/steps/context --follow``: the run so far, then each new step as another process writes it."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentrender.cli import main
+from tests._support.growing import Writer, header, line, step
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[Writer]:
+    process = Writer(tmp_path / "run.jsonl")
+    yield process
+    process.close()
+
+
+def follow(command: str, path: Path, *options: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentrender", command, str(path), "--follow", "--width", "200", "--color", "never",
+         *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+
+def read_until(process: subprocess.Popen[str], text: str) -> list[str]:
+    """The lines the process prints, up to the first that holds ``text``."""
+    assert process.stdout is not None
+    seen: list[str] = []
+    timer = threading.Timer(30, process.kill)  # a line that never comes fails the test, not the whole run
+    timer.start()
+    for printed in process.stdout:
+        seen.append(printed)
+        if text in printed:
+            timer.cancel()
+            return seen
+    raise AssertionError(f"{text!r} never printed; printed: {''.join(seen)}")
+
+
+@pytest.mark.parametrize(
+    ("command", "waiting", "answered"),
+    [
+        (
+            "show",
+            "step 1 · read_file · waiting for its result → view at 2",
+            "step 2 · read_file · ok (17 bytes) → view at 3",
+        ),
+        ("steps", "step 1 · read_file · waiting for its result", "step 2 · read_file · ok (17 bytes)"),
+        ("context", "     2         5 messages", "     3         7 messages"),
+    ],
+)
+def test_follow_prints_each_new_step_and_ctrl_c_exits_0(
+    writer: Writer, command: str, waiting: str, answered: str
+) -> None:
+    """As tail -f: the run so far, then a line for each step another process appends; Ctrl-C ends it with status 0."""
+    writer.records(header(), step(0))
+    process = follow(command, writer.path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.records(step(1, answered=False))
+        read_until(process, waiting)
+        writer.records(step(1), step(2))
+        read_until(process, answered)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+        process.communicate()
+
+
+def test_show_follow_prints_the_view_change_of_each_step(writer: Writer) -> None:
+    """show --follow says, for each new step, the view after it and what changed since the one before."""
+    writer.records(header(), step(0))
+    process = follow("show", writer.path, "--recent-results", "1")
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.records(step(1))
+        printed = "".join(read_until(process, "step 1"))
+        assert "view at 2: 5 messages" in printed
+        assert "added step 1, step 0's result left the window" in printed
+    finally:
+        process.kill()
+        process.communicate()
+
+
+def test_follow_reports_a_truncated_file_on_stderr_and_starts_again(
+    writer: Writer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file truncated while followed is read again from its start, and stderr says so."""
+    writer.records(header(), step(0), step(1))
+    process = follow("steps", writer.path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.truncate(0)
+        writer.records(header("again"), step(0))
+        read_until(process, "Ctrl-C to stop")
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=10)
+        assert "truncated" in errors and "read again from its start" in errors
+        assert process.returncode == 0
+    finally:
+        process.kill()
+
+
+def test_follow_refuses_gzip_json_and_csv_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--follow on a .jsonl.gz, or with --json or --csv, fails at once with a sentence saying why."""
+    gz = tmp_path / "run.jsonl.gz"
+    assert main(["show", str(gz), "--follow"]) == 2
+    assert "cannot be followed" in capsys.readouterr().err
+    plain = tmp_path / "run.jsonl"
+    plain.write_text(line(header()))
+    assert main(["show", str(plain), "--follow", "--json"]) == 2
+    assert "--json prints a finished run" in capsys.readouterr().err
+    assert main(["steps", str(plain), "--follow", "--csv"]) == 2
+    assert "--csv prints a finished run" in capsys.readouterr().err
+
+
+def test_follow_for_ends_the_follow_with_status_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The hidden --follow-for SECONDS (for tests) ends a follow as Ctrl-C would; no header yet: nothing printed."""
+    path = tmp_path / "run.jsonl"
+    path.write_text("")
+    assert main(["context", str(path), "--follow", "--follow-for", "0.3"]) == 0
+    assert capsys.readouterr().out == ""
+    assert "--follow-for" not in subprocess.run(
+        [sys.executable, "-m", "agentrender", "show", "--help"], capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    ).stdout  # fmt: skip
+
+
+def test_follow_a_claude_code_session_as_it_is_written(tmp_path: Path) -> None:
+    """show --follow on a Claude Code transcript prints the steps Claude Code appends, imported again as it grows."""
+    session = Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-port.claude-code.jsonl"
+    lines = session.read_text("utf-8").splitlines(keepends=True)
+    writer = Writer(tmp_path / "session.jsonl")
+    try:
+        writer.append("".join(lines[:12]))
+        process = follow("show", writer.path)
+        try:
+            read_until(process, "Ctrl-C to stop")
+            writer.append("".join(lines[12:]))
+            read_until(process, "→ view at")
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=10) == 0
+        finally:
+            process.kill()
+            process.communicate()
+    finally:
+        writer.close()

@@ -1,0 +1,158 @@
+"""Following a run file while another process writes it: ``runfile.follow`` and ``Follower``."""
+
+import gzip
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentrender.runfile import Follower, RunFileError, follow, load_run
+from agentrender.views import Views
+from tests._support.growing import Writer, header, line, step
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[Writer]:
+    process = Writer(tmp_path / "run.jsonl")
+    yield process
+    process.close()
+
+
+def test_each_poll_takes_in_only_what_the_writer_added(writer: Writer) -> None:
+    """A step appended by another process is taken in by the next poll, and the run equals a fresh load."""
+    follower = Follower(writer.path)
+    assert follower.poll() is None  # not written yet
+    writer.records(header(), step(0))
+    first = follower.poll()
+    assert first is not None and [s.index for s in first.run.steps] == [0] and first.changed_from == 0
+    assert follower.poll() is None  # nothing new: nothing read
+    writer.records(step(1, answered=False))
+    writer.records(step(1), step(2))
+    grown = follower.poll()
+    assert grown is not None and grown.changed_from == 1 and grown.lines == 3
+    fresh = load_run(writer.path)
+    assert list(grown.run.steps) == list(fresh.steps)
+    assert list(grown.run.records) == list(fresh.records)
+    assert dict(grown.run.step_records) == dict(fresh.step_records)
+    assert [str(w) for w in grown.run.warnings] == [str(w) for w in fresh.warnings]
+    assert len(first.run.steps) == 1, "a run given earlier is a snapshot: later growth does not change it"
+
+
+def test_a_partial_last_line_is_waited_for_not_reported_cut(writer: Writer) -> None:
+    """Half a line is held until its newline comes: no 'cut short' warning, and then the step is loaded."""
+    follower = Follower(writer.path)
+    writer.records(header())
+    assert follower.poll() is not None
+    text = line(step(0))
+    writer.append(text[:25])
+    assert follower.poll() is None
+    assert follower.pending == 25
+    assert follower.run is not None and not follower.run.steps and not follower.run.warnings
+    writer.append(text[25:])
+    growth = follower.poll()
+    assert growth is not None and [s.index for s in growth.run.steps] == [0]
+    assert not growth.run.warnings and follower.pending == 0
+
+
+def test_a_truncated_file_is_read_again_and_the_user_told(writer: Writer) -> None:
+    """A file cut below what was read is read again from its start, and the growth says so."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0), step(1), step(2))
+    assert follower.poll() is not None
+    writer.truncate(0)
+    writer.records(header("second"), step(0))
+    growth = follower.poll()
+    assert growth is not None and "truncated" in growth.notice and "read again" in growth.notice
+    assert growth.run.run_id == "second" and len(growth.run.steps) == 1
+    assert growth.changed_from == 0
+    assert follower.notices and str(writer.path) in follower.notices[0]
+
+
+def test_a_replaced_file_is_read_again_and_the_user_told(writer: Writer) -> None:
+    """A file renamed over the followed one (a new inode) is read again from its start, even when it is longer."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0))
+    assert follower.poll() is not None
+    writer.replace("".join(map(line, [header("other"), step(0), step(1), step(2), step(3)])))
+    growth = follower.poll()
+    assert growth is not None and "replaced" in growth.notice
+    assert growth.run.run_id == "other" and len(growth.run.steps) == 4
+
+
+def test_a_gzip_file_is_refused_at_once(tmp_path: Path) -> None:
+    """Following a .jsonl.gz fails when asked, before any waiting, and says why and what to do instead."""
+    with pytest.raises(RunFileError, match=r"run\.jsonl\.gz:1: a gzip-compressed run file cannot be followed"):
+        Follower(tmp_path / "run.jsonl.gz")
+    disguised = tmp_path / "run.jsonl"
+    disguised.write_bytes(gzip.compress(line(header()).encode()))
+    follower = Follower(disguised)
+    with pytest.raises(RunFileError, match=r"cannot be followed.*load_run"):
+        follower.poll()
+
+
+def test_records_faster_than_polls_are_taken_in_together(writer: Writer) -> None:
+    """Three hundred records written one by one while the reader looks twice come in two growths, none lost."""
+    follower = Follower(writer.path)
+    writer.records(header(), *(step(i) for i in range(150)))
+    first = follower.poll()
+    writer.records(*(step(i) for i in range(150, 300)))
+    second = follower.poll()
+    assert first is not None and second is not None
+    assert first.lines + second.lines == 301
+    assert [s.index for s in second.run.steps] == list(range(300))
+
+
+def test_a_bad_line_is_an_error_at_every_poll(writer: Writer) -> None:
+    """A line that is not JSON stops the follower with PATH:LINE:, and it is never skipped over later."""
+    follower = Follower(writer.path)
+    writer.records(header())
+    writer.append("{not json\n")
+    with pytest.raises(RunFileError, match=r"run\.jsonl:2: not JSON"):
+        follower.poll()
+    writer.records(step(0))
+    with pytest.raises(RunFileError, match=r"run\.jsonl:2: not JSON"):
+        follower.poll()
+
+
+def test_follow_yields_each_growth_and_stops_when_idle(writer: Writer) -> None:
+    """follow() gives what the file holds, then each growth; with idle= it ends once the file stops growing."""
+    writer.records(header(), step(0))
+    seen = []
+    for growth in follow(writer.path, interval=0.01, idle=0.3):
+        seen.append(len(growth.run.steps))
+        if len(seen) == 1:
+            writer.records(step(1))
+    assert seen == [1, 2]
+
+
+def test_a_file_that_stops_growing_costs_no_cpu(writer: Writer) -> None:
+    """Waiting on a still file for half a second takes a few milliseconds of CPU: a stat each poll, nothing read."""
+    writer.records(header(), *(step(i) for i in range(2000)))
+    follower = Follower(writer.path)
+    assert follower.poll() is not None
+    cpu = time.process_time()
+    assert list(follow(writer.path, interval=0.01, idle=0.5))[1:] == []
+    # the one growth follow() gives first reads the file once; the fifty polls after it only stat it
+    once = time.process_time() - cpu
+    cpu = time.process_time()
+    for _ in range(50):
+        assert follower.poll() is None
+    assert time.process_time() - cpu < max(once / 5, 0.01)
+
+
+def test_views_follow_the_growing_run(writer: Writer) -> None:
+    """Views extended with each growth equal fresh views of the run, the step recorded twice included."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0), step(1, answered=False))
+    growth = follower.poll()
+    assert growth is not None
+    views = Views(growth.run)
+    _ = views.sizes(), [views.at(stop).messages for stop in views.stops]
+    writer.records(step(1), step(2))
+    growth = follower.poll()
+    assert growth is not None
+    views.extend(growth.run, growth.changed_from)
+    fresh = Views(load_run(writer.path))
+    assert views.sizes() == fresh.sizes()
+    assert [views.at(s).messages for s in views.stops] == [fresh.at(s).messages for s in fresh.stops]
