@@ -252,3 +252,19 @@ def test_an_as_sent_tool_use_is_labelled_with_its_inputs_json_bytes(tmp_path: Pa
     _, out, _ = run_cli("show", str(_wide_turn(tmp_path, 1)))
     assert 'read_file  {"path": "f0.py"}  a tool_use block \u00b7 16 bytes' in out
     assert "0 bytes" not in out
+
+
+@pytest.mark.parametrize(
+    ("at", "said"),
+    [
+        (3, "every one of the 3 results in full, as sent"),
+        (6, "its one result in full, as sent: no window, no cap; the 5 steps before the compaction are not in it"),
+        (7, "the 5 steps before the compaction are not in it; nothing answered the last reply"),
+    ],
+)
+def test_the_window_of_an_as_sent_view_counts_the_results_the_view_holds(at: int, said: str) -> None:
+    """After a compaction the view holds only the results since it; at the end, the last reply went unanswered."""
+    status, out, _ = run_cli("show", SESSION, "--at", str(at))
+    assert status == 0
+    window = " ".join(out.split("window", 1)[1].split("replay key", 1)[0].split())
+    assert said in window, window

@@ -345,7 +345,18 @@ def _view_facts(view: View) -> Table:
     results, window = view.rendered_count, view.full_count
     summaries = results - window
     if view.views.mode == "as sent":
-        said = f"every one of the {results:,} results in full, as sent: no window, no cap"
+        # the steps in the view's messages (the opening, then two messages a step, one for a step the
+        # conversation ended on): those since the compaction it restarts from
+        in_view = (view.message_count - 1 + view.ended) // 2
+        shown = in_view - view.ended
+        every = {0: "no results", 1: "its one result in full"}.get(shown, f"every one of the {shown:,} results in full")
+        said = f"{every}, as sent: no window, no cap"
+        if in_view != results:
+            before = results - in_view
+            said += f"; the {plural(before, 'step')} before the compaction {'is' if before == 1 else 'are'} not in it"
+        if view.ended:
+            said += "; nothing answered the last reply"
+        summaries = 0
     else:
         said = f"the last {window:,} of {results:,} results in full, each capped at {view.options.result_bytes:,} bytes"
     if summaries:
