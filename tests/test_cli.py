@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -18,6 +17,7 @@ from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
 from agentrender.cli import build_parser, main
 from agentrender.runfile import ModelCall, Run
 from agentrender.views import VIEW_TERMS, Views, explain_decide
+from tests._support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = "100"
@@ -28,13 +28,6 @@ def _in_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
     """Run every command from the checkout, so sample paths print the same on every machine."""
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("COLUMNS", raising=False)
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    """Run ``agentrender argv`` in this process: its exit status, stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    code = main([*argv], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def terminal(*argv: str) -> str:

@@ -4,7 +4,6 @@ and the views say which of the two they are (as sent, or under the contract)."""
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -12,19 +11,12 @@ from typing import Any
 import pytest
 
 from agentrender import load_run, render, samples, write_run
-from agentrender.cli import main
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
+from tests._support.cli import run_cli
 from tests._support.conversations import WEATHER, normalised
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    """Run ``agentrender argv`` in this process: its exit status, stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    code = main([*argv], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def ok(*argv: str) -> str:

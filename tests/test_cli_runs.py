@@ -4,7 +4,6 @@ its warnings grouped, a media block in one line, a turn of many blocks folded, a
 from __future__ import annotations
 
 import base64
-import io
 import json
 import struct
 import zlib
@@ -13,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from agentrender import imports, samples
-from agentrender.cli import main
 from agentrender.runfile import Run, RunWarning
 from agentrender.views import Views
+from tests._support import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = "tests/fixtures/imports/claude-code/7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
@@ -31,10 +30,8 @@ def _in_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
-    """Run ``agentrender argv`` in this process: its exit status, stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    code = main([*argv, "--color", "never", "--width", "200"], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    """Run ``agentrender argv`` plain, 200 columns wide: its exit status, stdout and stderr."""
+    return cli.run_cli(*argv, "--color", "never", "--width", "200")
 
 
 def test_runs_lists_every_run_of_a_file_with_its_number_id_and_counts() -> None:
