@@ -23,6 +23,7 @@ need rich (``pip install 'agentrender[cli]'``).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import IO
@@ -405,6 +406,13 @@ page's address to open it at step K.
     return parser
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """``build_parser()``, once a process: a notebook or a test suite calls ``main`` many times, and building
+    the parser of every command (with argparse's look-ups of its translations) costs more than most commands."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit status."""
     out = stdout if stdout is not None else sys.stdout
@@ -414,8 +422,7 @@ def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     try:
         from agentrender.cli import _commands
     except ImportError as error:
