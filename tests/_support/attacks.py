@@ -104,27 +104,36 @@ def _refused(path: Path, error: Exception, problems: list[str]) -> str:
     return refused
 
 
-def _consume(path: Path, problems: list[str]) -> tuple[bool, str, tuple[str, ...]]:
-    """Every consumer on one file; what went wrong is added to ``problems``."""
+def load_checked(path: Path, problems: list[str]) -> tuple[Any, str]:
+    """``path`` read as every consumer first reads it: ``(run, "")``, or ``(None, refusal)`` when both
+    ``load_run`` and the importers refuse it; what went wrong is added to ``problems``."""
     from agentrender import RunFileError, load_run
-    from agentrender.cli import main
     from agentrender.imports import load
 
     try:
         run = load_run(path)
     except RunFileError as error:
-        refused = _refused(path, error, problems)
+        _refused(path, error, problems)
         try:
             run = load(path)
         except RunFileError as import_error:
-            return False, _refused(path, import_error, problems), ()
+            return None, _refused(path, import_error, problems)
         if run.header.get("format") == "agentrender.run/1":
             problems.append("the importers load what load_run refuses")
-        del refused
     else:
         named = {warning.line for warning in run.warnings}
         problems.extend(_unnamed(path, run, named))
         load(path)
+    return run, ""
+
+
+def _consume(path: Path, problems: list[str]) -> tuple[bool, str, tuple[str, ...]]:
+    """Every consumer on one file; what went wrong is added to ``problems``."""
+    from agentrender.cli import main
+
+    run, refused = load_checked(path, problems)
+    if run is None:
+        return False, refused, ()
     warnings = tuple(str(warning) for warning in run.warnings)
     _show(run, path)
     # A command is a process of its own in use: it does not share the memory of a run a notebook holds.
