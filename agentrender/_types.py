@@ -1,17 +1,31 @@
 """The data of a run and of a conversation: pure values, no behaviour beyond their wire forms.
 
-Every type is a frozen, keyword-only dataclass. Identity (run ids, file positions) is a
-storage concern and lives in the run-file layer, not here.
+Every type is a frozen, keyword-only ``msgspec.Struct``: its ``__init__``, equality, hash and
+pickling are msgspec's, in C. None of them is tracked by the cyclic collector (``gc=False``):
+a value holds strings, numbers, other values and the JSON values it was given, trees that
+never refer back to it, so no cycle runs through one. Change a field with
+``msgspec.structs.replace``; list them with ``msgspec.structs.fields``. Identity (run ids,
+file positions) is a storage concern and lives in the run-file layer, not here.
+
+``ContentBlock`` stays one struct with one set of fields for every block type, as the seed
+has it, rather than a tagged union of one struct per type of the Messages API. A renderer's
+hooks, the run files and every layer above build and read blocks as
+``ContentBlock(type=..., text=...)`` and branch on ``block.type``; a block of a type nobody
+knows yet (a provider's new one, kept in ``raw``) needs a place in the same type. One struct
+per type is where it is plainer, in checking a block's wire form: ``check_block`` converts a
+block into its type's wire shape (``msgspec.convert``, one C pass, no unknown key allowed),
+and only a block that does not fit one (an unknown type, an extra key, an error to word)
+takes the worded check that ``from_dict`` makes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
 
 from agentrender._display.values import decision_html, messages_html
-from agentrender._fast import BoundedMemo, frozen_factory
 
 __all__ = [
     "ContentBlock",
@@ -27,8 +41,7 @@ __all__ = [
 _FAILED_STATUSES = frozenset({"error", "invalid_decision"})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What an agent decided for one step: a tool call, or one of the runtime's other kinds.
 
     The renderer never rejects a kind; an unknown one is kept verbatim and rendered as a nudge.
@@ -56,8 +69,7 @@ class Decision:
         return decision_html(self)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Observation:
+class Observation(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What came back for a step: a tool's result, the driver's rejection, or an interruption."""
 
     status: str = "ok"
@@ -78,8 +90,7 @@ class Observation:
         return self.status == "interrupted"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Step:
+class Step(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One recorded step of a run: a decision and what came back for it."""
 
     index: int
@@ -90,8 +101,7 @@ class Step:
     """``None`` when nothing came back (yet)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StepInput:
+class StepInput(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What an agent is given to decide a step: the run's recorded steps so far, in order."""
 
     steps: Sequence[Step] = ()
@@ -106,8 +116,7 @@ class StepInput:
     """The tool definitions offered to the model (name, description, input_schema)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContentBlock:
+class ContentBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One block of a message, with one set of fields for every block type (as the seed has it).
 
     ``text`` carries a text block's text, a thinking block's thinking, a redacted thinking
@@ -192,34 +201,29 @@ class ContentBlock:
         return block
 
 
-# Blocks of one type nearly always have the same keys holding the same types of value, and a
-# block's check depends on nothing else (but a tool_result's list of blocks, checked each time):
-# a shape that has passed once is remembered.
-_checked_shapes: BoundedMemo[tuple[str, tuple[str, ...], tuple[type, ...]], bool] = BoundedMemo(4096)
-
-
 def check_block(wire: Any, where: str = "block") -> None:
     """Raise what ``ContentBlock.from_dict(wire, where=where)`` raises, without building the block.
 
     For a reader that checks many blocks it keeps as they are (an importer, a run file's
-    recorded turns): a block's check depends only on its type, its keys and the types of their
-    values, so a shape that has passed once passes again at the cost of a lookup.
+    recorded turns). A block of a known type with only that type's keys is checked in one
+    pass of ``msgspec.convert`` into its wire shape (a result's list of blocks then block by
+    block); any other takes ``from_dict``'s own check, which accepts it or words the error.
     """
-    if type(wire) is dict:
-        kind = wire.get("type")
-        if type(kind) is str:
-            shape = (kind, tuple(wire), tuple(map(type, wire.values())))
-            if shape not in _checked_shapes:
-                _block_values(wire, where)
-                _checked_shapes.keep(shape, True)
+    kind = wire.get("type") if type(wire) is dict else None
+    shape = _WIRE_SHAPES.get(kind) if type(kind) is str else None
+    if shape is not None:
+        try:
+            checked = msgspec.convert(wire, shape)
+        except msgspec.ValidationError:
+            pass
+        else:
+            nested = checked.content if isinstance(checked, _ToolResultWire) else None
+            if nested is None or type(nested) is str:
                 return
-            nested = wire.get("content") if kind == "tool_result" else None
             if type(nested) is list:
-                # a result's list of blocks: its own fields passed with its shape, each block is
-                # checked as _block_values checks it (by building it), through its own shape
                 for i, block in enumerate(nested):
                     check_block(block, f"{where}.content[{i}]")
-            return
+                return
     _block_values(wire, where)
 
 
@@ -271,13 +275,50 @@ _REQUIRED_BLOCK_KEYS: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+# The wire shapes of the known block types, for ``check_block``'s quick pass: what each accepts,
+# ``_block_values`` accepts too (a key it may go without may be null; no other key). A list is
+# left to ``check_block``: ``msgspec.convert`` would take a tuple or a set for one.
+class _TextWire(msgspec.Struct, tag_field="type", tag="text", forbid_unknown_fields=True, gc=False):
+    text: str
+
+
+class _ToolUseWire(msgspec.Struct, tag_field="type", tag="tool_use", forbid_unknown_fields=True, gc=False):
+    id: str
+    name: str
+    input: Any = None
+
+
+class _ToolResultWire(msgspec.Struct, tag_field="type", tag="tool_result", forbid_unknown_fields=True, gc=False):
+    tool_use_id: str
+    content: Any = None
+    is_error: bool | None = None
+
+
+class _ThinkingWire(msgspec.Struct, tag_field="type", tag="thinking", forbid_unknown_fields=True, gc=False):
+    thinking: str
+    signature: str | None = None
+
+
+class _RedactedThinkingWire(
+    msgspec.Struct, tag_field="type", tag="redacted_thinking", forbid_unknown_fields=True, gc=False
+):
+    data: str
+
+
+# By type, rather than a union of them: a struct's conversion is prepared once and kept on its
+# class, a union's is made again at each call (ten times the cost of the conversion itself).
+_WIRE_SHAPES: dict[str, type[msgspec.Struct]] = {
+    shape.__struct_config__.tag: shape  # type: ignore[misc]  # each has a tag
+    for shape in (_TextWire, _ToolUseWire, _ToolResultWire, _ThinkingWire, _RedactedThinkingWire)
+}
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One turn of a conversation: a role and its blocks."""
 
     role: str
     """``"user"`` or ``"assistant"``."""
-    content: Sequence[ContentBlock] = field(default=())
+    content: Sequence[ContentBlock] = ()
     """The turn's blocks, in order."""
 
     def to_dict(self) -> dict[str, Any]:
@@ -327,8 +368,7 @@ def _blocks(content: Any, where: str) -> tuple[ContentBlock, ...]:
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelResponse:
+class ModelResponse(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A model's reply, as the Anthropic Messages API returns it."""
 
     content: Sequence[ContentBlock]
@@ -377,17 +417,11 @@ class ModelResponse:
 
 def _check_reply_fields(wire: Any, where: str) -> None:
     """Check a reply's fields other than its blocks, raising what ``ModelResponse.from_dict`` raises."""
-    if (
-        type(wire) is dict  # a quick look at a reply as JSON gives it; the checks below word what is wrong
-        and wire.get("type") in (None, "message")
-        and wire.get("role") in (None, "assistant")
-        and "content" in wire
-        and type(wire.get("stop_reason")) in _TEXT_OR_NONE
-        and type(wire.get("usage")) in _OBJECT_OR_NONE
-        and type(wire.get("model")) in _TEXT_OR_NONE
-        and type(wire.get("id")) in _TEXT_OR_NONE
-    ):
+    try:
+        msgspec.convert(wire, _ReplyWire)
         return
+    except msgspec.ValidationError:
+        pass  # the checks below word what is wrong, or accept what the quick pass does not
     if not isinstance(wire, Mapping):
         raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
     for key, expected in (("type", "message"), ("role", "assistant")):
@@ -407,7 +441,18 @@ def _check_reply_fields(wire: Any, where: str) -> None:
 
 
 _TEXT_OR_NONE = (str, type(None))
-_OBJECT_OR_NONE = (dict, type(None))
+
+
+class _ReplyWire(msgspec.Struct, gc=False):
+    """The fields of a reply ``_check_reply_fields`` checks, for its quick pass (other keys are allowed)."""
+
+    content: Any
+    type: Literal["message"] | None = None
+    role: Literal["assistant"] | None = None
+    stop_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    model: str | None = None
+    id: str | None = None
 
 
 def check_response(wire: Any, *, where: str = "response", blocks_checked: bool = False) -> None:
@@ -423,21 +468,5 @@ def check_response(wire: Any, *, where: str = "response", blocks_checked: bool =
         blocks = _block_list(blocks, f"{where}.content")
     if blocks_checked:
         return
-    try:
-        for block in blocks:
-            check_block(block)  # a shape that passed once passes at the cost of a look-up
-    except ValueError:
-        for i, block in enumerate(blocks):
-            check_block(block, f"{where}.content[{i}]")  # again, for the error that names the block
-
-
-# The render loop builds every block and message it returns; these skip the frozen
-# dataclasses' __init__ (see agentrender._fast) and give the same values.
-new_block = frozen_factory(
-    ContentBlock, "type", "text", "tool_use_id", "name", "input", "content", "is_error", "signature", "raw"
-)
-"""``ContentBlock(type=..., ...)`` for the render loop."""
-new_message = frozen_factory(Message, "role", "content")
-"""``Message(role=..., content=...)`` for the render loop."""
-new_response = frozen_factory(ModelResponse, "content", "stop_reason", "model", "id", "usage")
-"""``ModelResponse(content=..., stop_reason=...)`` for a reader that decides many replies."""
+    for i, block in enumerate(blocks):
+        check_block(block, f"{where}.content[{i}]")

@@ -24,11 +24,11 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, overload
 
-from agentrender._fast import frozen_factory, paused, promote, worth_promoting
+import msgspec
+
 from agentrender._json import MAX_DEPTH, NestingError, canonical, deep_canonical, strict_loads, too_deep
 from agentrender._types import (
     ContentBlock,
@@ -38,9 +38,6 @@ from agentrender._types import (
     ModelResponse,
     Step,
     StepInput,
-    new_block,
-    new_message,
-    new_response,
     utf8_bytes,
 )
 
@@ -77,7 +74,6 @@ __all__ = [
     "messages",
     "observation_and_rule",
     "opening_blocks",
-    "rendering",
     "replay_key",
     "tool_use_id",
     "tool_use_ids",
@@ -184,7 +180,7 @@ def _check_opening(opening: object) -> tuple[ContentBlock, ...]:
     if isinstance(opening, str):
         if not opening.strip():
             raise ValueError("Options.opening: the opening text is empty")
-        return (new_block("text", opening),)
+        return (ContentBlock(type="text", text=opening),)
     if isinstance(opening, list | tuple) and all(isinstance(block, ContentBlock) for block in opening):
         if not opening:
             raise ValueError("Options.opening: the opening has no blocks")
@@ -203,17 +199,15 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
 
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
     calls every instrument makes to learn what a step rendered as, and which rule made it.
-    The cyclic collector is paused while it runs, hooks included (``rendering``).
     """
-    out = Messages((new_message("user", opening_blocks(step_input, options)),))
+    out = Messages((Message(role="user", content=opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = len(rendered) - options.recent_results
     append = out.append
-    with rendering(len(rendered), options):
-        for position, step in enumerate(rendered):
-            step_id = tool_use_id(step, options)
-            append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
-            append(new_message("user", user_turn(step, step_id, position >= first_full, options)[0]))
+    for position, step in enumerate(rendered):
+        step_id = tool_use_id(step, options)
+        append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
+        append(Message(role="user", content=user_turn(step, step_id, position >= first_full, options)[0]))
     return out
 
 
@@ -243,11 +237,11 @@ class Renderer:
         self._full: list[Message] = []
         self._summary: list[Message] = []
         """The user turn of each rendered step that left the window, as its summary (a prefix of the steps)."""
-        self._opening = new_message("user", opening_blocks(self.step_input(), options))
+        self._opening = Message(role="user", content=opening_blocks(self.step_input(), options))
 
     def step_input(self) -> StepInput:
         """The ``StepInput`` of the steps taken so far."""
-        return replace(self.template, steps=tuple(self._steps))
+        return msgspec.structs.replace(self.template, steps=tuple(self._steps))
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -258,7 +252,7 @@ class Renderer:
         """Take ``step``, the run's next, and give the conversation after it."""
         self._take(step)
         if callable(self.options.opening):
-            self._opening = new_message("user", opening_blocks(self.step_input(), self.options))
+            self._opening = Message(role="user", content=opening_blocks(self.step_input(), self.options))
         return self.messages()
 
     def conversation(self, step_input: StepInput) -> Conversation:
@@ -271,11 +265,11 @@ class Renderer:
         steps = step_input.steps
         if len(steps) < taken or (taken and steps[taken - 1] != self._steps[-1]):
             raise ValueError(f"Renderer.conversation: the steps do not extend the {taken} step(s) taken so far")
-        self.template = replace(step_input, steps=())
+        self.template = msgspec.structs.replace(step_input, steps=())
         for step in steps[taken:]:
             self._take(step)
         if callable(self.options.opening):
-            self._opening = new_message("user", opening_blocks(step_input, self.options))
+            self._opening = Message(role="user", content=opening_blocks(step_input, self.options))
         return self.messages()
 
     def messages(self) -> Conversation:
@@ -289,14 +283,15 @@ class Renderer:
             return  # skipped: it takes no place in the window
         step_id = tool_use_id(step, options)
         self._rendered.append((step, step_id))
-        self._assistant.append(new_message("assistant", assistant_turn(step, step_id, options)[0]))
-        self._full.append(new_message("user", user_turn(step, step_id, options.recent_results > 0, options)[0]))
+        self._assistant.append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
+        full = user_turn(step, step_id, options.recent_results > 0, options)[0]
+        self._full.append(Message(role="user", content=full))
         # the steps the window no longer holds show their summary: render it once, as each leaves (with no
         # window at all, the turn just rendered is already the summary)
         left = self._rendered[len(self._summary) : max(0, len(self._rendered) - options.recent_results)]
         for position, (old, old_id) in enumerate(left, start=len(self._summary)):
             summary = self._full[position] if not options.recent_results else None
-            self._summary.append(summary or new_message("user", user_turn(old, old_id, False, options)[0]))
+            self._summary.append(summary or Message(role="user", content=user_turn(old, old_id, False, options)[0]))
 
 
 class Conversation(Sequence[Message]):
@@ -363,26 +358,6 @@ class Conversation(Sequence[Message]):
         return Messages(self)._repr_html_()
 
 
-_OBJECTS_PER_STEP = 7
-"""The container objects a default render makes for a step: two messages, their tuples of blocks, three blocks."""
-
-
-@contextmanager
-def rendering(steps: int, options: Options) -> Iterator[None]:
-    """The block a render of ``steps`` steps runs in, for ``messages`` and an instrument that renders a run.
-
-    The collector is paused (``_fast.paused``): a render makes many small objects and frees
-    few. What the block made is the caller's to keep (messages to send, a view's cache), a
-    tree with no cycle, so a collection that walks it frees nothing; when the block made
-    enough for one to come due as it ends (``_fast.worth_promoting``), what it made goes to
-    the oldest generation unwalked instead (``_fast.promote``). Not when a step hook runs in
-    it: what a hook makes is the caller's code, whose garbage cycles are the collector's to find.
-    """
-    with paused(promoting=not options.step_hooks and worth_promoting(_OBJECTS_PER_STEP * steps)):
-        yield
-        promote()
-
-
 def opening_blocks(step_input: StepInput, options: Options) -> tuple[ContentBlock, ...]:
     """The blocks of the opening user message: ``options.opening``, or what its hook returns.
 
@@ -440,11 +415,11 @@ def _default_assistant_turn(step: Step, tool_use_id: str) -> tuple[tuple[Content
     reason = decision.reason
     said = bool(reason) and not reason.isspace()
     if decision.kind == "tool_call" and decision.tool:
-        use = new_block("tool_use", "", tool_use_id, decision.tool, args(decision))
-        return ((new_block("text", reason), use), "reason_and_call") if said else ((use,), "call")
+        use = ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=decision.tool, input=args(decision))
+        return ((ContentBlock(type="text", text=reason), use), "reason_and_call") if said else ((use,), "call")
     if said:
-        return (new_block("text", reason),), "reason"
-    return (new_block("text", _NO_TOOL_CALL_TEXT),), "no_tool_call"
+        return (ContentBlock(type="text", text=reason),), "reason"
+    return (ContentBlock(type="text", text=_NO_TOOL_CALL_TEXT),), "no_tool_call"
 
 
 USER_RULES: dict[str, str] = {
@@ -494,35 +469,22 @@ def tool_use_ids(steps: Sequence[Step], options: Options) -> list[str]:
 def assistant_turns(
     steps: Sequence[Step], ids: Sequence[str], options: Options
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
-    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run.
-
-    The collector is paused meanwhile, as in ``messages`` (``rendering``).
-    """
-    with rendering(len(steps), options):
-        if options.assistant is None:
-            made = [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
-        else:
-            made = [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
-    return made
+    """``assistant_turn`` of each step with its id, for an instrument that renders a whole run."""
+    if options.assistant is None:
+        return [_default_assistant_turn(step, step_id) for step, step_id in zip(steps, ids, strict=True)]
+    return [assistant_turn(step, step_id, options) for step, step_id in zip(steps, ids, strict=True)]
 
 
 def user_turns(
     steps: Sequence[Step], ids: Sequence[str], full: bool, options: Options
 ) -> list[tuple[tuple[ContentBlock, ...], str]]:
-    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run.
-
-    The collector is paused meanwhile, as in ``messages`` (``rendering``).
-    """
-    made: list[tuple[tuple[ContentBlock, ...], str]]
-    with rendering(len(steps), options):
-        if options.observation is None:
-            max_bytes = options.result_bytes
-            pairs = zip(steps, ids, strict=True)
-            blocks = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in pairs]
-            made = [((block,), rule) for block, rule in blocks]
-        else:
-            made = [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
-    return made
+    """``user_turn`` of each step with its id, all in one form, for an instrument that renders a whole run."""
+    if options.observation is None:
+        max_bytes = options.result_bytes
+        pairs = zip(steps, ids, strict=True)
+        blocks = [observation_and_rule(step, step_id, full, max_bytes) for step, step_id in pairs]
+        return [((block,), rule) for block, rule in blocks]
+    return [user_turn(step, step_id, full, options) for step, step_id in zip(steps, ids, strict=True)]
 
 
 def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> ContentBlock:
@@ -542,19 +504,20 @@ def observation_and_rule(step: Step, tool_use_id: str, full: bool, max_bytes: in
     decision = step.decision
     observation = step.observation
     if decision is None or decision.kind == "no_tool_call":
-        return new_block("text", NUDGE_NO_TOOL_CALL), "no_tool_call"
+        return ContentBlock(type="text", text=NUDGE_NO_TOOL_CALL), "no_tool_call"
     if decision.kind == "truncated":
-        return new_block("text", NUDGE_TRUNCATED), "truncated"
+        return ContentBlock(type="text", text=NUDGE_TRUNCATED), "truncated"
     if decision.kind != "tool_call" or not decision.tool:
         if observation is not None and observation.status == "invalid_decision":
-            return new_block("text", invalid_nudge(observation.summary, max_bytes)), "not_a_call_invalid"
-        return new_block("text", NUDGE_NO_TOOL_CALL), "not_a_call"
+            return ContentBlock(type="text", text=invalid_nudge(observation.summary, max_bytes)), "not_a_call_invalid"
+        return ContentBlock(type="text", text=NUDGE_NO_TOOL_CALL), "not_a_call"
     if observation is None or observation.status == "interrupted":
-        return new_block("tool_result", "", tool_use_id, content=INTERRUPTED_TEXT), "interrupted"
+        return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=INTERRUPTED_TEXT), "interrupted"
     status = observation.status
     if status == "invalid_decision":
         nudge = invalid_nudge(observation.summary, max_bytes)
-        return new_block("tool_result", "", tool_use_id, content=nudge, is_error=True), "invalid_decision"
+        rejected = ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=nudge, is_error=True)
+        return rejected, "invalid_decision"
     failed = status == "error"
     if full:
         text = observation.content
@@ -567,7 +530,7 @@ def observation_and_rule(step: Step, tool_use_id: str, full: bool, max_bytes: in
             rule = "summary" if content is text else "summary_cut"
         else:
             content, rule = NO_SUMMARY_TEXT, "no_summary"
-    return new_block("tool_result", "", tool_use_id, content=content, is_error=failed), rule
+    return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=content, is_error=failed), rule
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:
@@ -643,8 +606,7 @@ ARGS_OUTCOMES: dict[str, str] = {
 """What ``decide`` did with the first tool use's input."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Decided:
+class Decided(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A decision, with the rule of ``decide`` that made it and how its reason was composed."""
 
     decision: Decision
@@ -661,12 +623,6 @@ class Decided:
     """The note naming the tool uses that were not executed, which ends the reason; ``""`` when none."""
     reason_budget: int
     """The bytes the text could take in the reason: ``REASON_BYTES``, less the note and a space."""
-
-
-# decide runs once per captured reply and per imported turn: its two values are built without
-# their dataclasses' __init__ (see agentrender._fast), with the same values.
-_new_decision = frozen_factory(Decision, "kind", "tool", "args", "reason", "invalid_args", "invalid_base64")
-_new_decided = frozen_factory(Decided, "decision", "rule", "args", "text", "tool_uses", "note", "reason_budget")
 
 
 def decide(response: ModelResponse) -> Decision:
@@ -689,13 +645,15 @@ def decide_blocks(content: Iterable[Mapping[str, Any]], stop_reason: str) -> Dec
     is built, the text and tool-use blocks, so the decision is ``decide`` of the whole reply.
     """
     blocks = tuple(
-        new_block("text", block["text"])
+        ContentBlock(type="text", text=block["text"])
         if block["type"] == "text"
-        else new_block("tool_use", "", block.get("id", ""), block["name"], block.get("input"))
+        else ContentBlock(
+            type="tool_use", tool_use_id=block.get("id", ""), name=block["name"], input=block.get("input")
+        )
         for block in content
         if block["type"] == "text" or block["type"] == "tool_use"
     )
-    return decided(new_response(blocks, stop_reason)).decision
+    return decided(ModelResponse(content=blocks, stop_reason=stop_reason)).decision
 
 
 def decided(response: ModelResponse) -> Decided:
@@ -718,12 +676,25 @@ def decided(response: ModelResponse) -> Decided:
             note = _not_executed_note(names[1:])
             budget = REASON_BYTES - utf8_bytes(note) - 1
             reason = f"{truncate(text, budget)} {note}" if text else note
-        decision = _new_decision(
-            "tool_call", first.name, value, truncate(reason, REASON_BYTES), invalid, invalid_base64
+        decision = Decision(
+            kind="tool_call",
+            tool=first.name,
+            args=value,
+            reason=truncate(reason, REASON_BYTES),
+            invalid_args=invalid,
+            invalid_base64=invalid_base64,
         )
-        return _new_decided(decision, "tool_call", outcome, text, names, note, budget)
-    decision = _new_decision(kind, reason=truncate(text, REASON_BYTES))
-    return _new_decided(
+        return Decided(
+            decision=decision,
+            rule="tool_call",
+            args=outcome,
+            text=text,
+            tool_uses=names,
+            note=note,
+            reason_budget=budget,
+        )
+    decision = Decision(kind=kind, reason=truncate(text, REASON_BYTES))
+    return Decided(
         decision=decision, rule=rule, args="", text=text, tool_uses=names, note="", reason_budget=REASON_BYTES
     )
 

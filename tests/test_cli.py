@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render, samples, write_run
@@ -404,7 +405,9 @@ def test_check_finds_a_recorded_decision_its_reply_does_not_make(tmp_path: Path)
     base = clean_run()
     [step] = base.steps
     assert step.decision is not None
-    changed = Step(index=0, decision=replace(step.decision, tool="write_file"), observation=step.observation)
+    changed = Step(
+        index=0, decision=msgspec.structs.replace(step.decision, tool="write_file"), observation=step.observation
+    )
     path = tmp_path / "disagrees.jsonl"
     write_run(Run(header=base.header, steps=(changed,), model_calls=base.model_calls), path)
     [report] = as_json("check", str(path), code=1)

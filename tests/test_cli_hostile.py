@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from agentrender import Decision, Observation, Step, write_run
@@ -35,9 +36,11 @@ def hostile_file(folder: Path) -> Path:
     base = hostile_run(EVIL)
     step_0, *middle, step_4 = base.steps
     steps = (
-        replace(step_0, observation=Observation(status="error", content=(EVIL + "\n") * 20, summary=EVIL)),
+        msgspec.structs.replace(
+            step_0, observation=Observation(status="error", content=(EVIL + "\n") * 20, summary=EVIL)
+        ),
         *middle,
-        replace(step_4, observation=Observation(content=EVIL, summary=EVIL * 3)),
+        msgspec.structs.replace(step_4, observation=Observation(content=EVIL, summary=EVIL * 3)),
         Step(
             index=5,
             decision=Decision(kind="tool_call", tool="t", reason=EVIL),

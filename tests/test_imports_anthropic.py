@@ -175,7 +175,7 @@ BLOCK_VALUES = st.one_of(
     st.sampled_from(["text", "tool_use", "tool_result", "thinking", "redacted_thinking", "image", ""]),
 )
 def test_check_block_raises_what_from_dict_raises(block: dict[str, Any], kind: str) -> None:
-    """check_block, which remembers the shapes that passed, accepts and refuses exactly the blocks
+    """check_block, whose quick pass converts a block into its wire shape, accepts and refuses exactly the blocks
     ContentBlock.from_dict does, with the same message, however often a shape is seen."""
     if "type" not in block or kind:
         block = {**block, "type": kind}

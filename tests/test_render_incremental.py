@@ -1,7 +1,6 @@
 """``render.Renderer``: the contract one step at a time gives exactly what ``render.messages`` gives the same steps."""
 
-from dataclasses import replace
-
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -67,7 +66,7 @@ def test_the_work_of_an_append_does_not_grow_with_the_run():
     options = render.Options(opening="Go.", recent_results=3, assistant=assistant, observation=observation)
     renderer = render.Renderer(options)
     run = samples.load("fix-failing-test")
-    steps = [replace(step, index=i) for i, step in enumerate(list(run.steps) * 50)]
+    steps = [msgspec.structs.replace(step, index=i) for i, step in enumerate(list(run.steps) * 50)]
     for step in steps:
         renderer.append(step)
     rendered = sum(step.decision is not None for step in steps)

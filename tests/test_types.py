@@ -1,12 +1,18 @@
 """The data types (CONTRACT §2): properties, wire forms, and reading Anthropic JSON."""
 
-import dataclasses
+import gc
 import json
+import pickle
 from typing import Any
 
+import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
+from agentrender._types import check_response
+from tests._support.examples import examples
 
 
 def test_decision_calls() -> None:
@@ -27,16 +33,60 @@ def test_observation_properties(status: str, failed: bool, interrupted: bool) ->
     assert (observation.failed, observation.interrupted) == (failed, interrupted)
 
 
-def test_types_are_frozen_and_keyword_only() -> None:
-    """Every data type is frozen and takes keywords only."""
-    for cls in (Decision, Observation, Step, StepInput, ContentBlock, Message, ModelResponse):
-        params = dataclasses.fields(cls)  # type: ignore[arg-type]
-        assert all(f.kw_only for f in params), cls
-        assert cls.__dataclass_params__.frozen, cls  # type: ignore[attr-defined]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        Decision(kind="x").kind = "y"  # type: ignore[misc]
+VALUES = (Decision, Observation, Step, StepInput, ContentBlock, Message, ModelResponse, render.Decided)
+
+
+@pytest.mark.parametrize("cls", VALUES, ids=lambda cls: cls.__name__)
+def test_values_are_frozen_keyword_only_structs(cls: type[msgspec.Struct]) -> None:
+    """Every value is a msgspec Struct that is frozen (assigning a field raises) and takes keywords only."""
+    value = msgspec.convert(EXAMPLES[cls], cls)
+    assert isinstance(value, msgspec.Struct)
+    assert cls.__struct_config__.frozen
+    field = msgspec.structs.fields(cls)[0].name
+    with pytest.raises(AttributeError, match="immutable"):
+        setattr(value, field, getattr(value, field))
     with pytest.raises(TypeError):
-        Decision("tool_call")  # type: ignore[misc]
+        cls(*EXAMPLES[cls].values())
+
+
+@pytest.mark.parametrize("cls", VALUES, ids=lambda cls: cls.__name__)
+def test_values_are_not_tracked_by_the_cyclic_collector(cls: type[msgspec.Struct]) -> None:
+    """A value holds no cycle, so the collector never walks one: not tracked, even when it holds containers."""
+    value = msgspec.convert(EXAMPLES[cls], cls)
+    assert not gc.is_tracked(value)
+
+
+def test_values_pickle_hash_and_compare_by_their_fields() -> None:
+    """A value pickles to an equal one; equal values hash alike; a value of another type is never equal."""
+    step = Step(index=3, decision=Decision(kind="tool_call", tool="ls"), observation=Observation(content="a"))
+    copy = pickle.loads(pickle.dumps(step))
+    assert copy == step and hash(copy) == hash(step) and copy is not step
+    assert msgspec.structs.replace(step, index=4) != step
+    assert {step, copy} == {step}
+    assert Observation() != Decision(kind="ok")
+    with pytest.raises(TypeError):
+        hash(Decision(kind="tool_call", args={"a": 1}))  # a dict in a field is unhashable, as in a tuple
+
+
+EXAMPLES: dict[type, dict[str, Any]] = {
+    Decision: {"kind": "tool_call", "tool": "ls", "args": {"path": ["."]}},
+    Observation: {"status": "ok", "content": "a.py"},
+    Step: {"index": 0, "decision": {"kind": "complete"}, "observation": {"content": "done"}},
+    StepInput: {"steps": [{"index": 0}], "tools": [{"name": "ls"}]},
+    ContentBlock: {"type": "tool_use", "name": "ls", "input": {"path": "."}, "raw": {"type": "tool_use"}},
+    Message: {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    ModelResponse: {"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "usage": {"x": 1}},
+    render.Decided: {
+        "decision": {"kind": "no_tool_call"},
+        "rule": "no_tool_use",
+        "args": "",
+        "text": "",
+        "tool_uses": ["a"],
+        "note": "",
+        "reason_budget": 500,
+    },
+}
+"""Keyword arguments for one value of each type, with containers in it."""
 
 
 # -- wire forms ------------------------------------------------------------------------
@@ -283,3 +333,60 @@ def test_response_from_dict_errors(wire: Any, message: str) -> None:
     """Bad reply input raises a ValueError naming the field (with the block index) and what was wrong."""
     with pytest.raises(ValueError, match=message):
         ModelResponse.from_dict(wire)
+
+
+# -- the quick checks: exactly what from_dict accepts and refuses ------------------------
+
+WIRE_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.sampled_from(["", "x", "message", "assistant"]), st.lists(st.none())
+)
+"""Values a reply's or a block's field may hold on the wire, right or wrong."""
+
+WIRE_BLOCKS = st.recursive(
+    st.dictionaries(
+        st.sampled_from(["type", "text", "id", "name", "input", "tool_use_id", "content", "is_error", "data"]),
+        WIRE_VALUES,
+    ).map(lambda block: {"type": "text", **block})
+    | st.sampled_from(
+        [{"type": "tool_use", "id": "a", "name": "n", "input": {}}, {"type": "thinking", "thinking": "t"}]
+    ),
+    lambda inner: st.builds(
+        lambda content, extra: {"type": "tool_result", "tool_use_id": "t", "content": content, **extra},
+        st.lists(inner, max_size=2) | st.tuples(inner),
+        st.dictionaries(st.sampled_from(["is_error", "cache_control"]), WIRE_VALUES, max_size=1),
+    ),
+    max_leaves=4,
+)
+"""Blocks as a reply holds them: of known types or not, with keys right, wrong, missing or extra, nested in results."""
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["type", "role", "stop_reason", "usage", "model", "id", "stop_sequence"]),
+        WIRE_VALUES | st.dictionaries(st.just("input_tokens"), st.integers(), max_size=1),
+    ),
+    st.lists(WIRE_BLOCKS, max_size=3) | WIRE_VALUES,
+    st.booleans(),
+)
+def test_check_response_raises_what_from_dict_raises(fields: dict[str, Any], content: Any, with_content: bool) -> None:
+    """check_response, whose quick pass converts a reply into its wire shape, accepts and refuses exactly the replies
+    ModelResponse.from_dict does, with the same message; with blocks_checked, its own fields alike."""
+    wire = {**fields, "content": content} if with_content else fields
+    try:
+        ModelResponse.from_dict(wire)
+    except ValueError as error:
+        with pytest.raises(ValueError) as caught:
+            check_response(wire)
+        assert str(caught.value) == str(error)
+    else:
+        check_response(wire)
+    own_fields = {**wire, "content": []} if with_content and isinstance(content, list) else wire
+    try:
+        ModelResponse.from_dict(own_fields)
+    except ValueError as error:
+        with pytest.raises(ValueError) as caught:
+            check_response(wire, blocks_checked=True)
+        assert str(caught.value) == str(error)
+    else:
+        check_response(wire, blocks_checked=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -184,6 +185,32 @@ def test_message_bytes_is_the_wire_size(blocks: list[ContentBlock], role: str) -
     message = Message(role=role, content=tuple(blocks))
     text = json.dumps(message.to_dict(), ensure_ascii=False, separators=(",", ":"))
     assert message_bytes(message) == len(text.encode("utf-8", "surrogatepass"))
+
+
+def test_a_tool_uses_input_is_counted_as_its_compact_json_even_with_a_lone_surrogate() -> None:
+    """A tool use's input counts as compact UTF-8 JSON; text UTF-8 cannot carry (a lone surrogate) as 3 bytes."""
+    for value in ({"path": "é/a.py", "n": [1, 2.5, None, True]}, "\ud800 x", ["\n\x01"], {}):
+        message = Message(
+            role="assistant", content=(ContentBlock(type="tool_use", tool_use_id="t", name="n", input=value),)
+        )
+        wire = json.dumps(message.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        assert message_bytes(message) == len(wire.encode("utf-8", "surrogatepass")), value
+
+
+def test_counting_a_large_input_holds_little_more_than_its_text() -> None:
+    """Counting the bytes of an input of 650,000 keys holds at most twice its JSON text at once (json would hold
+    six times it: a string of every key, value and separator before joining them)."""
+    value = {f"key_{i:07d}": i for i in range(650_000)}
+    block = ContentBlock(type="tool_use", tool_use_id="t", name="n", input=value)
+    message = Message(role="assistant", content=(block,))
+    tracemalloc.start()
+    try:
+        size = message_bytes(message)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    text = len(json.dumps(value, separators=(",", ":")))
+    assert size > text and peak < 2 * text, (peak, text)
 
 
 @pytest.mark.parametrize("run", RUNS[:3], ids=["every-kind", "long", "hostile"])

@@ -20,6 +20,8 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from agentrender import _api_rules, render
 from agentrender._extras import require
 from agentrender._json import display, strict_loads
@@ -222,7 +224,8 @@ def response_from_sdk(message: Any) -> ModelResponse:
     response = ModelResponse.from_dict(wire, where="Anthropic message")
     if response.stop_reason not in _CUT_STOP_REASONS:
         return response
-    return replace(response, content=tuple(block for block in response.content if block.type != "tool_use"))
+    kept = tuple(block for block in response.content if block.type != "tool_use")
+    return msgspec.structs.replace(response, content=kept)
 
 
 def _replayable(response: ModelResponse) -> list[dict[str, Any]]:

@@ -14,6 +14,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentrender._types import Observation
 from agentrender._words import plural
 from agentrender.agent.driver import Tool
@@ -167,6 +169,6 @@ def _unsummarised(tool: Tool) -> Tool:
 
     def without_summary(args: Any) -> Observation:
         observation = run(args)
-        return dataclasses.replace(observation, summary="") if observation.status == "ok" else observation
+        return msgspec.structs.replace(observation, summary="") if observation.status == "ok" else observation
 
     return dataclasses.replace(tool, run=without_summary)

@@ -242,7 +242,7 @@ def _table(run: Run, texts: _Texts) -> dict[str, list[Any]]:
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
     rows = []
-    for f in fields(Decision):
+    for f in msgspec.structs.fields(Decision):
         value = getattr(decision, f.name)
         if f.name == "kind" or value not in (None, "", False):
             shown = display(value) if f.name == "args" else str(value)

@@ -17,15 +17,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from agentrender import render
-from agentrender._fast import frozen_factory
 from agentrender._types import Observation, Step
 from agentrender.runfile.sent import result_text
 from agentrender.runfile.write import decision_record
 
 __all__ = ["ContentSequence", "ConversationSteps"]
-
-_new_observation = frozen_factory(Observation, "status", "content", "summary")
-_new_step = frozen_factory(Step, "index", "decision", "observation")
 
 
 class ConversationSteps:
@@ -100,9 +96,9 @@ class ConversationSteps:
                 if summaries is not None:
                     wire["summary"] = summaries[first_id]
                 record["observation"] = wire
-                observation = _new_observation(status, content, wire.get("summary") or "")
+                observation = Observation(status=status, content=content, summary=wire.get("summary") or "")
         record["sent"] = sent
-        return _new_step(index, decision, observation), record
+        return Step(index=index, decision=decision, observation=observation), record
 
 
 T = TypeVar("T")

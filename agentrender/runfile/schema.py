@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from agentrender._fast import BoundedMemo, frozen_factory
+from agentrender._fast import BoundedMemo
 from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import ModelCall, kept_call, loaded_call
@@ -363,18 +363,20 @@ def _step(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> St
     wire = record.get("decision")
     if wire is not None:
         _check_fields(wire, _DECISION_FIELDS, "step.decision", unknown)
-        decision = _new_decision(
-            _required(wire, "kind", "step.decision"),
-            wire.get("tool") or "",
-            wire.get("args"),
-            wire.get("reason") or "",
-            wire.get("invalid_args") or "",
-            wire.get("invalid_base64") or False,
+        decision = Decision(
+            kind=_required(wire, "kind", "step.decision"),
+            tool=wire.get("tool") or "",
+            args=wire.get("args"),
+            reason=wire.get("reason") or "",
+            invalid_args=wire.get("invalid_args") or "",
+            invalid_base64=wire.get("invalid_base64") or False,
         )
     wire = record.get("observation")
     if wire is not None:
         _check_fields(wire, _OBSERVATION_FIELDS, "step.observation", unknown)
-        observation = _new_observation(wire.get("status") or "ok", wire.get("content") or "", wire.get("summary") or "")
+        observation = Observation(
+            status=wire.get("status") or "ok", content=wire.get("content") or "", summary=wire.get("summary") or ""
+        )
     sent = record.get("sent")
     if sent is not None:
         _check_fields(sent, _SENT_FIELDS, "step.sent", unknown)
@@ -386,14 +388,7 @@ def _step(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> St
             _check_blocks(assistant, "step.sent.assistant")
             if user is not None:
                 _check_blocks(user, "step.sent.user")
-    return _new_step(index, decision, observation)
-
-
-# A run holds a step, a decision and an observation for each of its steps, and a model call
-# for most: they are built without their dataclasses' __init__ (see agentrender._fast).
-_new_decision = frozen_factory(Decision, "kind", "tool", "args", "reason", "invalid_args", "invalid_base64")
-_new_observation = frozen_factory(Observation, "status", "content", "summary")
-_new_step = frozen_factory(Step, "index", "decision", "observation")
+    return Step(index=index, decision=decision, observation=observation)
 
 
 def _model_call(

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from agentrender import render
 from agentrender._types import ContentBlock, Step, StepInput
@@ -47,7 +48,7 @@ def _as_sent(wire: Mapping[str, Any]) -> ContentBlock:
     """
     block = ContentBlock.from_dict(wire)
     if block.raw is None and list(block.to_dict()) != list(wire):
-        return replace(block, raw=dict(wire))
+        return msgspec.structs.replace(block, raw=dict(wire))
     return block
 
 

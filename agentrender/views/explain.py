@@ -6,7 +6,9 @@ was composed; ``disagreements(decision, recorded)`` names the fields where two d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+
+import msgspec
 
 from agentrender import render
 from agentrender._types import Decision, ModelResponse, utf8_bytes
@@ -87,4 +89,5 @@ def disagreements(decision: Decision, recorded: Decision | None) -> tuple[str, .
     """The fields in which ``decision`` differs from the ``recorded`` one (all of them when none was)."""
     if recorded is None:
         return ("decision",)
-    return tuple(f.name for f in fields(Decision) if getattr(decision, f.name) != getattr(recorded, f.name))
+    names = [f.name for f in msgspec.structs.fields(Decision)]
+    return tuple(name for name in names if getattr(decision, name) != getattr(recorded, name))

@@ -3,15 +3,20 @@
 A view is made of blocks, messages and steps; each has a fact here saying what it is
 (``BLOCK_KINDS``, read off the rule of the contract that made the block), what of a
 result the model did not see, and what changed since the previous view.
+
+The facts are frozen ``msgspec.Struct``s, as the values they describe are (``agentrender._types``),
+and a view makes one for every step and every result block it shows. ``SizeSeries`` stays a
+dataclass: it is a table, read column by column through ``dataclasses.fields``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from agentrender._fast import frozen_factory
+import msgspec
+
 from agentrender._types import ContentBlock, Message, Step
 from agentrender.views.sizes import approx_tokens
 
@@ -90,8 +95,7 @@ def steps_summary(steps: Sequence[Step]) -> str:
     return f"{len(steps):,} ({rendered:,} rendered, {len(steps) - rendered:,} without a decision)"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BlockFact:
+class BlockFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What one block of a view is, and what of the step's result the model did not see."""
 
     kind: str
@@ -123,8 +127,7 @@ class BlockFact:
         return f"hidden from the model: {self.hidden_bytes:,} of {self.content_bytes:,} bytes past the cap"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MessageFact:
+class MessageFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One message of a view: the step it came from and what its blocks are."""
 
     message: Message
@@ -141,13 +144,14 @@ class MessageFact:
     """UTF-8 bytes of the message's compact JSON wire form."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StepFact:
+class StepFact(msgspec.Struct, frozen=True, kw_only=True):
     """One step of the run as it stands in a view: rendered (two messages) or skipped.
 
     The facts of its two messages (``assistant``, ``result``, ``result_block``) are made
     from the view's per-step renders when first asked for, and kept with them: a table that
     reads only the result blocks never renders the assistant turns nor counts any bytes.
+    It is tracked by the cyclic collector, unlike the other facts: the renders it refers to keep
+    what they made, so a cycle may run through it.
     """
 
     step: Step
@@ -161,7 +165,7 @@ class StepFact:
     """The id its ``tool_use`` block carries (or would carry); ``""`` when skipped."""
     full: bool | None = None
     """Its result shows in full (inside the window); ``None`` when skipped."""
-    _renders: StepRenders | None = field(default=None, repr=False)
+    _renders: StepRenders | None = None
     """The view's per-step renders, where its messages' facts come from; ``None`` when skipped."""
     position: int | None = None
     """The step's place among the rendered steps, from 0 (what the window counts); ``None`` when skipped."""
@@ -223,20 +227,7 @@ class StepFact:
         return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
 
 
-# A view makes a fact for every step and every result block it shows; these skip the frozen
-# dataclasses' __init__ (see agentrender._fast) and give the same values.
-new_block_fact = frozen_factory(
-    BlockFact, "kind", "block", "rule", "failed", "cut", "shown_bytes", "content_bytes", "hidden_bytes"
-)
-"""``BlockFact(kind=..., block=..., ...)`` for the per-step facts of a view."""
-new_step_fact = frozen_factory(
-    StepFact, "step", "rendered", "message_index", "tool_use_id", "full", "_renders", "position", "ended", "in_view"
-)
-"""``StepFact(step=..., rendered=..., ...)`` for the per-step facts of a view."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Change:
+class Change(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What changed between the view at the previous step and this one."""
 
     previous: int | None
@@ -279,8 +270,7 @@ def compaction_name(trigger: str) -> str:
     return f"compaction ({trigger})" if trigger else "compaction"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CompactionFact:
+class CompactionFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A compaction right before a view: the conversation restarted with a summary (``Run.compactions``).
 
     The sizes are of the view at ``at``: ``bytes_before`` as it would have been without the

@@ -17,9 +17,9 @@ from operator import lt
 from typing import Any
 
 from agentrender import render
-from agentrender._types import ContentBlock, Message, Step, new_message, utf8_bytes
+from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 from agentrender.render import Options
-from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact, new_block_fact
+from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact
 from agentrender.views.sizes import json_bytes, message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Form", "Sizes", "StepRenders"]
@@ -193,9 +193,8 @@ class StepRenders:
         return self.full_form.turns[2 * start : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
 
     def _render_assistants(self, start: int, stop: int) -> None:
-        with render.rendering(stop - start, self.options):  # the messages too, kept with the blocks
-            made = render.assistant_turns(self.rendered[start:stop], self.ids[start:stop], self.options)
-            turns = [new_message("assistant", blocks) for blocks, _ in made]
+        made = render.assistant_turns(self.rendered[start:stop], self.ids[start:stop], self.options)
+        turns = [Message(role="assistant", content=blocks) for blocks, _ in made]
         self.full_form.turns[2 * start : 2 * stop : 2] = self.summary_form.turns[2 * start : 2 * stop : 2] = turns
         self._assistant_rules[start:stop] = [rule for _, rule in made]
 
@@ -219,9 +218,8 @@ class StepRenders:
             self._render_stretch(form, first, end)
 
     def _render_stretch(self, form: Form, start: int, stop: int) -> None:
-        with render.rendering(stop - start, self.options):  # the messages too, kept with the blocks
-            made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
-            form.turns[2 * start + 1 : 2 * stop : 2] = [new_message("user", blocks) for blocks, _ in made]
+        made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
+        form.turns[2 * start + 1 : 2 * stop : 2] = [Message(role="user", content=blocks) for blocks, _ in made]
         form.rules[start:stop] = [rule for _, rule in made]
 
     def interleaved(self, rendered: int, cut: int, start: int = 0) -> tuple[list[Message], list[Message]]:
@@ -372,7 +370,7 @@ def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Option
         kind = _hook_kind(options.observation)
     shown = _shown(block)
     if kind not in ("result", "cut", "summary"):
-        return new_block_fact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)
+        return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)
     observation = step.observation
     assert observation is not None  # a result or a summary is only rendered from an observation
     content_bytes = utf8_bytes(observation.content)
@@ -383,7 +381,7 @@ def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Option
         hidden = content_bytes - (shown - 3 if options.result_bytes >= 3 else shown)
     else:
         hidden = 0
-    return new_block_fact(
+    return BlockFact(
         kind=kind,
         block=block,
         rule=rule,

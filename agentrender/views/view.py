@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
-from agentrender._types import Messages, Step, StepInput, new_message, utf8_bytes
+from agentrender._types import Message, Messages, Step, StepInput, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import (
     BlockFact,
@@ -27,7 +27,6 @@ from agentrender.views.facts import (
     SizeSeries,
     StepFact,
     compaction_name,
-    new_step_fact,
 )
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders
@@ -277,9 +276,9 @@ class Views:
         cached = self._openings.get(key)
         if cached is None:
             if base >= 0:
-                message = new_message("user", self._restarts[base].opening)
+                message = Message(role="user", content=self._restarts[base].opening)
             else:
-                message = new_message("user", render.opening_blocks(self.step_input(at), self.options))
+                message = Message(role="user", content=render.opening_blocks(self.step_input(at), self.options))
             if len(self._openings) > 4096:
                 self._openings.clear()
             cached = self._openings[key] = (message, message_bytes(message))
@@ -628,10 +627,10 @@ class View:
             in_view = index >= first_step
             message_index = 1 + 2 * (before - offset) if in_view else 0
             if step.decision is None:
-                out.append(new_step_fact(step=step, rendered=False, message_index=message_index, in_view=in_view))
+                out.append(StepFact(step=step, rendered=False, message_index=message_index, in_view=in_view))
                 continue
             out.append(
-                new_step_fact(
+                StepFact(
                     step=step,
                     rendered=True,
                     message_index=message_index,
