@@ -26,7 +26,6 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import cached_property
 from itertools import accumulate, compress, islice
 from typing import Any, overload
 
@@ -275,6 +274,8 @@ class Turns:
         """Every step taken, rendered or skipped, in order."""
         self.rendered: list[Step] = []
         """The steps with a decision, in order: the ones a conversation shows."""
+        self.ids: list[str] = []
+        """The ``tool_use`` id of each rendered step (``tool_use_id``)."""
         self.rendered_before = [0]
         """``rendered_before[p]``: how many of ``steps[:p]`` are rendered."""
         self.assistant_rules: list[str] = []
@@ -285,11 +286,6 @@ class Turns:
         if steps:
             self.grow(0, steps)
 
-    @cached_property
-    def ids(self) -> list[str]:
-        """The ``tool_use`` id of every rendered step (``tool_use_id``)."""
-        return tool_use_ids(self.rendered, self.options)
-
     def grow(self, position: int, steps: Sequence[Step]) -> None:
         """Replace the steps from ``position`` on with ``steps``: a run that grew, or recorded its newest steps again.
 
@@ -298,24 +294,22 @@ class Turns:
         """
         kept = self.rendered_before[position]
         self.growths += 1
-        del self.steps[position:], self.rendered_before[position + 1 :], self.rendered[kept:]
+        del self.steps[position:], self.rendered_before[position + 1 :], self.rendered[kept:], self.ids[kept:]
         del self.assistant_rules[kept:]
         self.steps += steps
         decided = [step.decision is not None for step in steps]
         self.rendered_before += islice(accumulate(decided, initial=kept), 1, None)
         new = list(compress(steps, decided))
         self.rendered += new
+        self.ids += tool_use_ids(new, self.options)
         self.assistant_rules += [""] * len(new)
         for form in (self.full_form, self.summary_form):
             form.grow(kept, len(new))
-        ids = self.__dict__.get("ids")
-        if ids is not None:
-            del ids[kept:]
-            ids += tool_use_ids(new, self.options)
 
-    def append(self, step: Step) -> int | None:
-        """Take ``step`` after the others (``grow`` at the end, by one step): its place among the rendered
-        steps, or ``None`` when it has no decision (it is skipped, and takes no place in the window)."""
+    def add(self, step: Step, full: bool) -> int | None:
+        """Take ``step`` after the others (``grow`` at the end by one step) and render it in one form at once, for
+        a conversation that grows a step at a time: its place among the rendered steps, or ``None`` when it has
+        no decision (it is skipped, and takes no place in the window)."""
         self.growths += 1
         self.steps.append(step)
         position = len(self.rendered)
@@ -324,13 +318,18 @@ class Turns:
             return None
         self.rendered.append(step)
         self.rendered_before.append(position + 1)
-        self.assistant_rules.append("")
-        for form in (self.full_form, self.summary_form):
-            form.turns += (None, None)
-            form.rules.append("")
-        ids = self.__dict__.get("ids")
-        if ids is not None:
-            ids.append(tool_use_id(step, self.options))
+        options = self.options
+        step_id = tool_use_id(step, options)
+        self.ids.append(step_id)
+        blocks, rule = assistant_turn(step, step_id, options)
+        assistant = new_message("assistant", blocks)
+        self.assistant_rules.append(rule)
+        blocks, rule = user_turn(step, step_id, full, options)
+        shown, other = (self.full_form, self.summary_form) if full else (self.summary_form, self.full_form)
+        shown.turns += (assistant, new_message("user", blocks))
+        shown.rules.append(rule)
+        other.turns += (assistant, None)
+        other.rules.append("")
         return position
 
     def form(self, full: bool) -> Form:
@@ -454,9 +453,11 @@ class Renderer:
         taken_steps = self.turns.steps
         taken = len(taken_steps)
         steps = step_input.steps
-        if len(steps) < taken or (taken and steps[taken - 1] != taken_steps[-1]):
+        if len(steps) < taken or (
+            taken and steps[taken - 1] is not taken_steps[-1] and steps[taken - 1] != taken_steps[-1]
+        ):
             raise ValueError(f"Renderer.conversation: the steps do not extend the {taken} step(s) taken so far")
-        self.template = replace(step_input, steps=())
+        self.template = step_input  # its steps are not read: step_input() puts the steps taken in their place
         for step in steps[taken:]:
             self._take(step)
         if callable(self.options.opening):
@@ -468,17 +469,14 @@ class Renderer:
         turns = self.turns
         count = len(turns.rendered)
         cut = window_start(count, self.options.recent_results)
-        window = tuple(turns.full_form.turns[2 * cut + 1 : 2 * count : 2])
+        window = turns.full_form.turns[2 * cut + 1 : 2 * count : 2]  # a new list: the few turns it holds
         return Conversation(self._opening, turns.summary_form.turns, window, count, cut)  # type: ignore[arg-type]
 
     def _take(self, step: Step) -> None:
         turns = self.turns
-        position = turns.append(step)
-        if position is None:
-            return
-        cut = window_start(position + 1, self.options.recent_results)
-        turns.render(position, position >= cut)
-        if cut and not turns.summary_form.rules[cut - 1]:
+        rendered = len(turns.rendered) + 1  # with this step, if it is rendered
+        cut = window_start(rendered, self.options.recent_results)
+        if turns.add(step, rendered > cut) is not None and cut and not turns.summary_form.rules[cut - 1]:
             # the step that left the window as this one came shows its summary from now on, and never again
             # its result in full: conversations keep their window's full turns themselves
             turns.render(cut - 1, False)
@@ -541,9 +539,7 @@ class Conversation(Sequence[Message]):
 
     __slots__ = ("_cut", "_opening", "_steps", "_summary", "_window")
 
-    def __init__(
-        self, opening: Message, summary: list[Message], window: tuple[Message, ...], steps: int, cut: int
-    ) -> None:
+    def __init__(self, opening: Message, summary: list[Message], window: list[Message], steps: int, cut: int) -> None:
         self._opening, self._summary, self._window = opening, summary, window
         self._steps, self._cut = steps, cut
 

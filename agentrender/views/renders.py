@@ -125,10 +125,14 @@ class StepRenders(render.Turns):
         if "sizes" in made:
             self._measure(self.sizes, kept)
 
-    def append(self, step: Step) -> int | None:
-        """``grow`` by ``step`` at the end (the facts kept in step)."""
+    def add(self, step: Step, full: bool) -> int | None:
+        """``grow`` by ``step`` at the end (the facts kept in step), then render it in one form."""
         self.grow(len(self.steps), (step,))
-        return len(self.rendered) - 1 if step.decision is not None else None
+        if step.decision is None:
+            return None
+        position = len(self.rendered) - 1
+        self.render(position, full)
+        return position
 
     @cached_property
     def ended(self) -> list[bool]:
