@@ -25,6 +25,7 @@ import base64
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, compress, islice
 from typing import Any, overload
 
 import msgspec
@@ -61,8 +62,10 @@ __all__ = [
     "USER_RULES",
     "Conversation",
     "Decided",
+    "Form",
     "Options",
     "Renderer",
+    "Turns",
     "args",
     "assistant_turn",
     "assistant_turns",
@@ -80,6 +83,7 @@ __all__ = [
     "truncate",
     "user_turn",
     "user_turns",
+    "window_start",
 ]
 
 RECENT_RESULTS = 6
@@ -194,15 +198,17 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     The opening as one user message, then two messages per rendered step (a step with a
     recorded decision), oldest first: the assistant turn (the reason and the ``tool_use``
     block) and the user turn (the result, or a nudge). The last ``options.recent_results``
-    rendered steps show their content in full, earlier ones their summary; both are capped
-    at ``options.result_bytes``. Raises ``ValueError`` when the opening is missing or blank.
+    rendered steps show their content in full, earlier ones their summary (``window_start``);
+    both are capped at ``options.result_bytes``. Raises ``ValueError`` when the opening is
+    missing or blank.
 
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
-    calls every instrument makes to learn what a step rendered as, and which rule made it.
+    calls every instrument makes to learn what a step rendered as, and which rule made it
+    (``Turns`` keeps what they made, for a conversation that grows and for the views).
     """
     out = Messages((Message(role="user", content=opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
-    first_full = len(rendered) - options.recent_results
+    first_full = window_start(len(rendered), options.recent_results)
     append = out.append
     for position, step in enumerate(rendered):
         step_id = tool_use_id(step, options)
@@ -211,42 +217,217 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     return out
 
 
+def window_start(rendered: int, recent_results: int) -> int:
+    """The window rule: of ``rendered`` rendered steps, the position of the first whose result shows in full.
+
+    The last ``recent_results`` rendered steps show their result in full and the ones before
+    them their summary. Every render places the window through this one function:
+    ``messages``, ``Renderer``, and the views of a run at each of its steps (``agentrender.views``).
+    """
+    return max(0, rendered - recent_results)
+
+
+class Form:
+    """A run's rendered steps with every user turn in one form (in full, or as its summary), filled as asked.
+
+    ``turns`` is ``[A0, U0, A1, U1, ...]``: each step's assistant turn (the same in both forms)
+    and its user turn in this form, ``None`` until rendered; ``rules[p]`` is the rule of
+    ``USER_RULES`` that made step ``p``'s user turn (``""`` until it is rendered).
+    """
+
+    __slots__ = ("full", "rules", "turns")
+
+    def __init__(self, full: bool) -> None:
+        self.full = full
+        self.turns: list[Message | None] = []
+        self.rules: list[str] = []
+
+    def grow(self, kept: int, added: int) -> None:
+        """Keep the first ``kept`` steps' turns, and make room for ``added`` more, not rendered yet."""
+        del self.turns[2 * kept :], self.rules[kept:]
+        self.turns += [None] * (2 * added)
+        self.rules += [""] * added
+
+
+class Turns:
+    """Each rendered step of a run, its turns rendered once in each form asked for: the contract's per-step cache.
+
+    A step's assistant turn is rendered once, and its user turn once in each form (in full,
+    as its summary) the first time a conversation shows it in that form, through the calls
+    ``messages`` is a loop over (``tool_use_id``, ``assistant_turn``, ``user_turn``), each
+    kept with the rule that made it. Nothing here depends on ``recent_results``: a
+    conversation of the first ``n`` rendered steps is the summary form's turns before
+    ``window_start(n, recent_results)`` and the full form's after it, so conversations with
+    different windows, or at different steps, share these renders. ``Renderer`` grows it a
+    step at a time; the views of a run (``agentrender.views``) grow it as a followed run grows.
+    """
+
+    def __init__(self, options: Options, steps: Sequence[Step] = ()) -> None:
+        self.options = options
+        self.steps: list[Step] = []
+        """Every step taken, rendered or skipped, in order."""
+        self.rendered: list[Step] = []
+        """The steps with a decision, in order: the ones a conversation shows."""
+        self.ids: list[str] = []
+        """The ``tool_use`` id of each rendered step (``tool_use_id``)."""
+        self.rendered_before = [0]
+        """``rendered_before[p]``: how many of ``steps[:p]`` are rendered."""
+        self.assistant_rules: list[str] = []
+        """The rule of ``ASSISTANT_RULES`` that made each rendered step's assistant turn (``""``: not rendered yet)."""
+        self.full_form, self.summary_form = Form(True), Form(False)
+        self.growths = 0
+        """How many times the steps changed: what a cache of them is checked against."""
+        if steps:
+            self.grow(0, steps)
+
+    def grow(self, position: int, steps: Sequence[Step]) -> None:
+        """Replace the steps from ``position`` on with ``steps``: a run that grew, or recorded its newest steps again.
+
+        What was rendered of the steps before ``position`` is kept; so a run that grows by a
+        step costs the render of that step, however long it is.
+        """
+        kept = self.rendered_before[position]
+        self.growths += 1
+        del self.steps[position:], self.rendered_before[position + 1 :], self.rendered[kept:], self.ids[kept:]
+        del self.assistant_rules[kept:]
+        self.steps += steps
+        decided = [step.decision is not None for step in steps]
+        self.rendered_before += islice(accumulate(decided, initial=kept), 1, None)
+        new = list(compress(steps, decided))
+        self.rendered += new
+        self.ids += tool_use_ids(new, self.options)
+        self.assistant_rules += [""] * len(new)
+        for form in (self.full_form, self.summary_form):
+            form.grow(kept, len(new))
+
+    def add(self, step: Step, full: bool) -> int | None:
+        """Take ``step`` after the others (``grow`` at the end by one step) and render it in one form at once, for
+        a conversation that grows a step at a time: its place among the rendered steps, or ``None`` when it has
+        no decision (it is skipped, and takes no place in the window)."""
+        self.growths += 1
+        self.steps.append(step)
+        position = len(self.rendered)
+        if step.decision is None:
+            self.rendered_before.append(position)
+            return None
+        self.rendered.append(step)
+        self.rendered_before.append(position + 1)
+        options = self.options
+        step_id = tool_use_id(step, options)
+        self.ids.append(step_id)
+        blocks, rule = assistant_turn(step, step_id, options)
+        assistant = Message(role="assistant", content=blocks)
+        self.assistant_rules.append(rule)
+        blocks, rule = user_turn(step, step_id, full, options)
+        shown, other = (self.full_form, self.summary_form) if full else (self.summary_form, self.full_form)
+        shown.turns += (assistant, Message(role="user", content=blocks))
+        shown.rules.append(rule)
+        other.turns += (assistant, None)
+        other.rules.append("")
+        return position
+
+    def form(self, full: bool) -> Form:
+        """The steps with their user turns in full (``full``) or as summaries."""
+        return self.full_form if full else self.summary_form
+
+    def render(self, position: int, full: bool) -> None:
+        """Render rendered step ``position`` in one form, alone: its assistant turn unless it has one, and its
+        user turn in that form unless it has it; for a conversation that grows a step at a time."""
+        form = self.full_form if full else self.summary_form
+        step, step_id, options = self.rendered[position], self.ids[position], self.options
+        if not self.assistant_rules[position]:
+            blocks, rule = assistant_turn(step, step_id, options)
+            message = Message(role="assistant", content=blocks)
+            self.full_form.turns[2 * position] = self.summary_form.turns[2 * position] = message
+            self.assistant_rules[position] = rule
+        if not form.rules[position]:
+            blocks, rule = user_turn(step, step_id, full, options)
+            form.turns[2 * position + 1] = Message(role="user", content=blocks)
+            form.rules[position] = rule
+
+    def forget(self, position: int, full: bool) -> None:
+        """Let go of rendered step ``position``'s user turn in one form, for a cache no conversation reads it from
+        again (it is rendered again if asked for): a renderer lets go of a result in full once it left the window."""
+        form = self.full_form if full else self.summary_form
+        form.turns[2 * position + 1] = None
+        form.rules[position] = ""
+
+    def assistants(self, start: int, stop: int) -> list[Message]:
+        """The assistant turns of rendered steps ``[start:stop]``, rendering those not yet rendered
+        (into both forms: a step's assistant turn is the same in each)."""
+        for first, end in _unrendered(self.assistant_rules, start, stop):
+            made = assistant_turns(self.rendered[first:end], self.ids[first:end], self.options)
+            turns = [Message(role="assistant", content=blocks) for blocks, _ in made]
+            self.full_form.turns[2 * first : 2 * end : 2] = self.summary_form.turns[2 * first : 2 * end : 2] = turns
+            self.assistant_rules[first:end] = [rule for _, rule in made]
+        return self.full_form.turns[2 * start : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
+
+    def users(self, full: bool, start: int, stop: int) -> list[Message]:
+        """The user turns of rendered steps ``[start:stop]`` in one form, rendering those not yet rendered."""
+        form = self.form(full)
+        if "" in form.rules[start:stop]:
+            for first, end in _unrendered(form.rules, start, stop):  # each stretch not yet rendered, in one call
+                made = user_turns(self.rendered[first:end], self.ids[first:end], full, self.options)
+                form.turns[2 * first + 1 : 2 * end : 2] = [Message(role="user", content=blocks) for blocks, _ in made]
+                form.rules[first:end] = [rule for _, rule in made]
+        return form.turns[2 * start + 1 : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
+
+    def interleaved(self, rendered: int, cut: int, start: int = 0) -> tuple[list[Message], list[Message]]:
+        """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each filled for a
+        conversation of the rendered steps ``[start:rendered]`` whose steps before ``cut`` show summaries."""
+        self.assistants(start, rendered)  # puts the assistant turns in both forms
+        self.users(False, start, max(start, cut))
+        self.users(True, max(start, cut), rendered)
+        return self.summary_form.turns, self.full_form.turns  # type: ignore[return-value]  # filled as asked
+
+
+def _unrendered(rules: Sequence[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
+    """The stretches ``[first, end)`` of ``[start, stop)`` whose rule is still empty: the steps not yet rendered."""
+    position = start
+    while position < stop:
+        if rules[position]:
+            position += 1
+            continue
+        end = position + 1
+        while end < stop and not rules[end]:
+            end += 1
+        yield position, end
+        position = end
+
+
 class Renderer:
     """The contract one step at a time, for a conversation that grows: an agent loop, a run being followed.
 
     ``append(step)`` takes the next step of the run and gives the conversation a model sees
     after it: exactly ``messages(StepInput(steps so far), options)`` (with ``template``'s other
-    fields), window and cap included. Each step is rendered once through the same per-step
-    calls ``messages`` makes (``tool_use_id``, ``assistant_turn``, ``user_turn``), and its user
-    turn once more, as its summary, when it leaves the window. What an ``append`` gives is a
+    fields), window and cap included. The steps are kept in a ``Turns``, the per-step cache
+    the views of a run use too: each step is rendered once, and its user turn once more, as
+    its summary, when it leaves the window (``window_start``). What an ``append`` gives is a
     ``Conversation``: a snapshot that later steps do not change, made without copying, so the
     work of an ``append`` does not grow with the run. An opening given as a callable is called
-    again at each step with the ``StepInput`` so far, as ``messages`` would call it.
+    again at each step with the ``StepInput`` so far, as ``messages`` would call it; its steps
+    are a snapshot too, not a copy.
     """
 
-    __slots__ = ("_assistant", "_full", "_opening", "_rendered", "_steps", "_summary", "options", "template")
+    __slots__ = ("_opening", "options", "template", "turns")
 
     def __init__(self, options: Options, template: StepInput | None = None) -> None:
         self.options = options
         self.template = template if template is not None else StepInput()
         """The ``StepInput`` whose fields other than ``steps`` (goal, run id, tools) the renders are made with."""
-        self._steps: list[Step] = []
-        self._rendered: list[tuple[Step, str]] = []
-        """Each rendered step (one with a decision) and its tool use id, in order."""
-        self._assistant: list[Message] = []
-        self._full: list[Message] = []
-        self._summary: list[Message] = []
-        """The user turn of each rendered step that left the window, as its summary (a prefix of the steps)."""
+        self.turns = Turns(options)
+        """The steps taken so far and their turns."""
         self._opening = Message(role="user", content=opening_blocks(self.step_input(), options))
 
     def step_input(self) -> StepInput:
-        """The ``StepInput`` of the steps taken so far."""
-        return msgspec.structs.replace(self.template, steps=tuple(self._steps))
+        """The ``StepInput`` of the steps taken so far (its steps a snapshot of them, not a copy)."""
+        steps = self.turns.steps
+        return msgspec.structs.replace(self.template, steps=_Prefix(steps, len(steps)))
 
     @property
     def steps(self) -> tuple[Step, ...]:
         """The steps taken so far, in order."""
-        return tuple(self._steps)
+        return tuple(self.turns.steps)
 
     def append(self, step: Step) -> Conversation:
         """Take ``step``, the run's next, and give the conversation after it."""
@@ -261,11 +442,14 @@ class Renderer:
         ``step_input.steps`` must begin with the steps taken so far (``ValueError`` when they do not:
         start a new ``Renderer`` for another run); its other fields become the ``template``.
         """
-        taken = len(self._steps)
+        taken_steps = self.turns.steps
+        taken = len(taken_steps)
         steps = step_input.steps
-        if len(steps) < taken or (taken and steps[taken - 1] != self._steps[-1]):
+        if len(steps) < taken or (
+            taken and steps[taken - 1] is not taken_steps[-1] and steps[taken - 1] != taken_steps[-1]
+        ):
             raise ValueError(f"Renderer.conversation: the steps do not extend the {taken} step(s) taken so far")
-        self.template = msgspec.structs.replace(step_input, steps=())
+        self.template = step_input  # its steps are not read: step_input() puts the steps taken in their place
         for step in steps[taken:]:
             self._take(step)
         if callable(self.options.opening):
@@ -274,47 +458,82 @@ class Renderer:
 
     def messages(self) -> Conversation:
         """The conversation after the steps taken so far."""
-        return Conversation(self._opening, self._assistant, self._full, self._summary, len(self._rendered))
+        turns = self.turns
+        count = len(turns.rendered)
+        cut = window_start(count, self.options.recent_results)
+        window = turns.full_form.turns[2 * cut + 1 : 2 * count : 2]  # a new list: the few turns it holds
+        return Conversation(self._opening, turns.summary_form.turns, window, count, cut)  # type: ignore[arg-type]
 
     def _take(self, step: Step) -> None:
-        options = self.options
-        self._steps.append(step)
-        if step.decision is None:
-            return  # skipped: it takes no place in the window
-        step_id = tool_use_id(step, options)
-        self._rendered.append((step, step_id))
-        self._assistant.append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
-        full = user_turn(step, step_id, options.recent_results > 0, options)[0]
-        self._full.append(Message(role="user", content=full))
-        # the steps the window no longer holds show their summary: render it once, as each leaves (with no
-        # window at all, the turn just rendered is already the summary)
-        left = self._rendered[len(self._summary) : max(0, len(self._rendered) - options.recent_results)]
-        for position, (old, old_id) in enumerate(left, start=len(self._summary)):
-            summary = self._full[position] if not options.recent_results else None
-            self._summary.append(summary or Message(role="user", content=user_turn(old, old_id, False, options)[0]))
+        turns = self.turns
+        rendered = len(turns.rendered) + 1  # with this step, if it is rendered
+        cut = window_start(rendered, self.options.recent_results)
+        if turns.add(step, rendered > cut) is not None and cut and not turns.summary_form.rules[cut - 1]:
+            # the step that left the window as this one came shows its summary from now on, and never again
+            # its result in full: conversations keep their window's full turns themselves
+            turns.render(cut - 1, False)
+            turns.forget(cut - 1, True)
+
+
+class _Prefix(Sequence[Step]):
+    """The first ``length`` items of a list that only grows at its end: a snapshot of it made without copying.
+
+    Compares equal to any sequence of the same items, a tuple included.
+    """
+
+    __slots__ = ("_items", "_length")
+
+    def __init__(self, items: list[Step], length: int) -> None:
+        self._items, self._length = items, length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, at: int) -> Step: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Step]: ...
+    def __getitem__(self, at: int | slice) -> Step | list[Step]:
+        if isinstance(at, slice):
+            return self._items[slice(*at.indices(self._length))]
+        index = at + self._length if at < 0 else at
+        if not 0 <= index < self._length:
+            raise IndexError("steps index out of range")
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[Step]:
+        return islice(self._items, self._length)
+
+    def __eq__(self, other: object) -> bool:
+        return _same_sequence(self, other)
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
+
+    def __repr__(self) -> str:
+        return f"_Prefix({list(self)!r})"
+
+
+def _same_sequence(mine: Sequence[Any], other: object) -> bool:
+    """``mine == other`` for a snapshot: the same items in order (``NotImplemented`` for a non-sequence)."""
+    if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+        return NotImplemented  # type: ignore[no-any-return]  # what __eq__ gives for another type
+    return len(mine) == len(other) and all(a == b for a, b in zip(mine, other, strict=True))
 
 
 class Conversation(Sequence[Message]):
     """The conversation a ``Renderer`` gave after some step: its messages, as ``messages`` would give them.
 
-    A snapshot: the renderer's later steps add to the lists it reads, and never change the
-    part of them it shows. Compares equal to any sequence of the same messages, a list included.
+    A snapshot: the opening, then the ``Turns``' summary form up to the window
+    (``window_start``), then each step in the window with its result in full, those few turns
+    held here. The renderer's later steps add to the list it reads, and never change the
+    part of it it shows. Compares equal to any sequence of the same messages, a list included.
     """
 
-    __slots__ = ("_assistant", "_full", "_opening", "_steps", "_summary", "_window_starts")
+    __slots__ = ("_cut", "_opening", "_steps", "_summary", "_window")
 
-    def __init__(
-        self,
-        opening: Message,
-        assistant: list[Message],
-        full: list[Message],
-        summary: list[Message],
-        steps: int,
-    ) -> None:
-        self._opening, self._assistant, self._full, self._summary = opening, assistant, full, summary
-        self._steps = steps
-        self._window_starts = min(len(summary), steps)
-        """The first rendered step whose result is in the window (the ones before show their summary)."""
+    def __init__(self, opening: Message, summary: list[Message], window: list[Message], steps: int, cut: int) -> None:
+        self._opening, self._summary, self._window = opening, summary, window
+        self._steps, self._cut = steps, cut
 
     def __len__(self) -> int:
         return 1 + 2 * self._steps
@@ -333,21 +552,20 @@ class Conversation(Sequence[Message]):
         if index == 0:
             return self._opening
         position, user = divmod(index - 1, 2)
-        if not user:
-            return self._assistant[position]
-        return self._summary[position] if position < self._window_starts else self._full[position]
+        if user and position >= self._cut:
+            return self._window[position - self._cut]
+        return self._summary[index - 1]  # an assistant turn, or a user turn before the window
 
     def __iter__(self) -> Iterator[Message]:
         yield self._opening
-        window, assistant, full, summary = self._window_starts, self._assistant, self._full, self._summary
-        for position in range(self._steps):
-            yield assistant[position]
-            yield summary[position] if position < window else full[position]
+        cut, summary = self._cut, self._summary
+        yield from islice(summary, 2 * cut)
+        for position, full in enumerate(self._window, start=cut):
+            yield summary[2 * position]
+            yield full
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other, strict=True))
+        return _same_sequence(self, other)
 
     __hash__ = None  # type: ignore[assignment]  # a sequence that compares by content is not hashable
 

@@ -49,4 +49,4 @@ def test_the_agent_loop_bench_runs_and_its_loop_renders_what_the_contract_render
     assert loop.incremental_loop(steps, options) == loop.whole_loop(steps, options)
     loop.main(["--steps", "10", "20", "--result-bytes", "100", "--repeat", "1"])
     out = capsys.readouterr().out
-    assert "worst loop / one render:" in out and out.count("100B") == 2
+    assert "worst loop / one render at 20 steps:" in out and out.count("100B") == 4  # two sizes, two openings

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, Step, StepInput, imports, render, samples
+from agentrender import ContentBlock, Run, Step, StepInput, imports, render, samples
+from agentrender.views import Views
 from tests._support.examples import examples
 from tests._support.steps import make_steps, step_bodies
 
@@ -50,6 +51,39 @@ def test_each_append_gives_what_messages_gives_the_steps_so_far(bodies, recent, 
     assert wire(renderer.messages()) == wire(render.messages(StepInput(), options))
     for k, step in enumerate(steps, start=1):
         assert wire(renderer.append(step)) == wire(render.messages(StepInput(steps=steps[:k]), options))
+
+
+@PROPERTY
+@given(bodies=step_bodies, recent=st.integers(0, 8), cap=st.integers(0, 120))
+def test_views_grown_a_step_at_a_time_give_what_the_renderer_gives(bodies, recent, cap):
+    """Views grown one step a growth (``Views.extend``, as the follower grows them) and a ``Renderer`` taking the
+    same steps share one per-step cache (``render.Turns``) and one window rule: at each step the views' last
+    conversation, a fresh ``Views``' and the renderer's are ``render.messages`` of the steps so far."""
+    header = {"type": "run", "run_id": "r", "goal": "Fix the test.", "tools": []}
+    steps = make_steps(bodies)
+    run = Run(header=header)
+    options = run.options(recent_results=recent, result_bytes=cap)
+    views, renderer = Views(run, options), render.Renderer(options)
+    for k, step in enumerate(steps, start=1):
+        run = Run(header=header, steps=tuple(steps[:k]))
+        views.extend(run, step.index)
+        expected = wire(render.messages(run.step_input(k), options))
+        assert wire(renderer.conversation(run.step_input(k))) == expected
+        assert wire(views.messages(None)) == expected
+        assert wire(Views(run, options).messages(None)) == expected
+        assert views.at(None).full_count == min(recent, sum(s.decision is not None for s in steps[:k]))
+
+
+def test_a_conversation_given_earlier_is_not_changed_by_later_steps():
+    """A ``Conversation`` is a snapshot: the steps taken after it (and the full results the renderer let go of as
+    they left the window) leave it as it was given."""
+    run = samples.load("fix-failing-test")
+    options = run.options(recent_results=1)
+    renderer = render.Renderer(options)
+    given_ = [(k, renderer.conversation(run.step_input(k))) for k in range(1, len(run.steps) + 1)]
+    for k, conversation in given_:
+        assert wire(conversation) == wire(render.messages(run.step_input(k), options))
+        assert [conversation[i] for i in range(-len(conversation), len(conversation))] == [*conversation, *conversation]
 
 
 def test_the_work_of_an_append_does_not_grow_with_the_run():

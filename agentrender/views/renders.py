@@ -1,18 +1,19 @@
-"""Each rendered step of a run, rendered once per form through the contract's own per-step calls.
+"""Each rendered step of a run, rendered once per form by the contract's per-step cache, and the facts of it.
 
-``StepRenders`` renders a step's assistant turn once and its user turn in each form (full
-and summary) the first time a view shows it in that form, through ``render.tool_use_id``,
-``render.assistant_turn`` and ``render.user_turn``: the calls ``render.messages`` is a loop
-over. Each call returns the rule of the contract that made the turn, and the facts of its
-blocks are read off that rule (``KIND_OF_USER_RULE``), never worked out again here.
+``StepRenders`` is ``render.Turns`` (the cache ``render.Renderer`` grows too): a step's
+assistant turn is rendered once and its user turn in each form (full and summary) the first
+time a view shows it in that form, through ``render.tool_use_id``, ``render.assistant_turn``
+and ``render.user_turn``, the calls ``render.messages`` is a loop over. Each call returns the
+rule of the contract that made the turn, and the facts of its blocks are read off that rule
+(``KIND_OF_USER_RULE``), never worked out again here.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cached_property
-from itertools import accumulate, compress, islice
+from itertools import islice
 from operator import lt
 from typing import Any
 
@@ -22,7 +23,7 @@ from agentrender.render import Options
 from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact
 from agentrender.views.sizes import json_bytes, message_bytes
 
-__all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Form", "Sizes", "StepRenders"]
+__all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Sizes", "StepRenders"]
 
 KIND_OF_ASSISTANT_RULE: dict[str, str] = {
     "reason_and_call": "reason",
@@ -73,59 +74,29 @@ class Sizes:
         return self.summary_sums[cut] + self.full_sums[count] - self.full_sums[cut]
 
 
-class Form:
-    """A run's rendered steps with every user turn in one form (full, or summary), filled as views ask.
+class StepRenders(render.Turns):
+    """Each rendered step of a run, rendered once in each form it is asked for, with the facts made of it.
 
-    ``turns`` is ``[A0, U0, A1, U1, ...]``: the assistant turns (the same in both forms) and
-    each user turn once it is rendered; ``rules[p]`` is the rule that made step ``p``'s user
-    turn (``""`` until it is rendered), and ``blocks``/``results`` the facts made of it.
-    """
-
-    def __init__(self, full: bool, n: int) -> None:
-        self.full = full
-        self.turns: list[Message | None] = [None] * (2 * n)
-        self.rules = [""] * n
-        self.blocks: list[BlockFact | None] = [None] * n
-        self.results: list[MessageFact | None] = [None] * n
-
-    def grow(self, kept: int, added: int) -> None:
-        """Keep the first ``kept`` steps' turns and facts, and make room for ``added`` more, not rendered yet."""
-        del self.turns[2 * kept :], self.rules[kept:], self.blocks[kept:], self.results[kept:]
-        self.turns += [None] * (2 * added)
-        self.rules += [""] * added
-        self.blocks += [None] * added
-        self.results += [None] * added
-
-
-class StepRenders:
-    """Each rendered step of a run, rendered once in each form it is asked for, for one set of options.
-
-    Everything here is independent of ``recent_results``: the window only decides which of
-    a step's two user turns a view shows, so views with different windows share this. A
-    user turn is rendered the first time a view shows it in that form, so one view costs
+    The renders are the contract's per-step cache (``render.Turns``, what ``render.Renderer``
+    grows too); this adds the steps' indices (checked to be in order), what views read off
+    the renders (block and message facts, sizes) and the turns a conversation ended on.
+    Nothing here depends on ``recent_results``, so views with different windows share it.
+    A user turn is rendered the first time a view shows it in that form, so one view costs
     about one render (each step in the one form it shows there) and later views reuse it.
     """
 
     def __init__(self, steps: Sequence[Step], options: Options) -> None:
-        self.options = options
-        self.steps: list[Step] = []
+        super().__init__(options)
         self.indices: list[int] = []
-        # rendered_before[p]: how many of steps[:p] have a decision (and so are rendered)
-        self.rendered_before = [0]
-        self.rendered: list[Step] = []
-        self.full_form, self.summary_form = Form(True, 0), Form(False, 0)
         self._assistant_facts: list[MessageFact | None] = []
-        self._assistant_rules: list[str] = []
-        self.growths = 0
-        """How many times ``grow`` changed the steps: what a view's cache of them is checked against."""
+        # the facts of each form's user turns, by form (True: in full): their first block's, and the whole turn's
+        self._blocks: dict[bool, list[BlockFact | None]] = {True: [], False: []}
+        self._results: dict[bool, list[MessageFact | None]] = {True: [], False: []}
         self.grow(0, steps)
 
     def grow(self, position: int, steps: Sequence[Step]) -> None:
-        """Replace the steps from ``position`` on with ``steps``: a run that grew, or recorded its newest steps again.
-
-        What was rendered of the steps before ``position`` is kept; so a run that grows by a
-        step costs the render of that step, however long it is.
-        """
+        """Replace the steps from ``position`` on with ``steps`` (``render.Turns.grow``), checking that their indices
+        rise; the facts and sizes of the steps before ``position`` are kept."""
         indices = [step.index for step in steps]
         if position:
             indices.insert(0, self.indices[position - 1])
@@ -137,35 +108,31 @@ class StepRenders:
                 f"{indices[at - 1]}: a run's steps must be in index order, each index once"
             )
         kept = self.rendered_before[position]
-        self.growths += 1
-        del self.steps[position:], self.indices[position:], self.rendered_before[position + 1 :]
-        self.steps += steps
+        super().grow(position, steps)
+        del self.indices[position:]
         self.indices += indices[1:] if position else indices
-        decided = [step.decision is not None for step in steps]
-        self.rendered_before += islice(accumulate(decided, initial=kept), 1, None)
-        new = list(compress(steps, decided))
-        del self.rendered[kept:]
-        self.rendered += new
-        for form in (self.full_form, self.summary_form):
-            form.grow(kept, len(new))
-        for cache in (self._assistant_facts, self._assistant_rules):
-            del cache[kept:]
-        self._assistant_facts += [None] * len(new)
-        self._assistant_rules += [""] * len(new)
+        added = len(self.rendered) - kept
+        for messages in (self._assistant_facts, *self._results.values()):
+            del messages[kept:]
+            messages += [None] * added
+        for blocks in self._blocks.values():
+            del blocks[kept:]
+            blocks += [None] * added
         made = self.__dict__
-        if "ids" in made:
-            del self.ids[kept:]
-            self.ids.extend(render.tool_use_ids(new, self.options))
         if "ended" in made:
             del self.ended[kept:]
-            self.ended.extend(self._ends(new))
+            self.ended.extend(self._ends(self.rendered[kept:]))
         if "sizes" in made:
             self._measure(self.sizes, kept)
 
-    @cached_property
-    def ids(self) -> list[str]:
-        """The ``tool_use`` id of every rendered step (``render.tool_use_id``)."""
-        return render.tool_use_ids(self.rendered, self.options)
+    def add(self, step: Step, full: bool) -> int | None:
+        """``grow`` by ``step`` at the end (the facts kept in step), then render it in one form."""
+        self.grow(len(self.steps), (step,))
+        if step.decision is None:
+            return None
+        position = len(self.rendered) - 1
+        self.render(position, full)
+        return position
 
     @cached_property
     def ended(self) -> list[bool]:
@@ -182,53 +149,7 @@ class StepRenders:
     @property
     def assistant(self) -> tuple[list[Message], list[str]]:
         """Every rendered step's assistant turn and the rule that made it; the turns are put in both forms."""
-        n = len(self.rendered)
-        return self.assistants(0, n), self._assistant_rules
-
-    def assistants(self, start: int, stop: int) -> list[Message]:
-        """The assistant turns of rendered steps ``[start:stop]``, rendering those not yet rendered
-        (into both forms: a step's assistant turn is the same in each)."""
-        for first, end in _unrendered(self._assistant_rules, start, stop):
-            self._render_assistants(first, end)
-        return self.full_form.turns[2 * start : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
-
-    def _render_assistants(self, start: int, stop: int) -> None:
-        made = render.assistant_turns(self.rendered[start:stop], self.ids[start:stop], self.options)
-        turns = [Message(role="assistant", content=blocks) for blocks, _ in made]
-        self.full_form.turns[2 * start : 2 * stop : 2] = self.summary_form.turns[2 * start : 2 * stop : 2] = turns
-        self._assistant_rules[start:stop] = [rule for _, rule in made]
-
-    def form(self, full: bool) -> Form:
-        """The steps with their user turns in full (``full``) or as summaries."""
-        return self.full_form if full else self.summary_form
-
-    def users(self, full: bool, start: int, stop: int) -> list[Message]:
-        """The user turns of rendered steps ``[start:stop]`` in one form, rendering those not yet rendered."""
-        form = self.form(full)
-        if "" in form.rules[start:stop]:
-            self._render_users(form, start, stop)
-        return form.turns[2 * start + 1 : 2 * stop : 2]  # type: ignore[return-value]  # rendered just above
-
-    def _render_users(self, form: Form, start: int, stop: int) -> None:
-        rules = form.rules
-        if not any(rules[start:stop]):  # the common case: a stretch never shown in this form
-            self._render_stretch(form, start, stop)
-            return
-        for first, end in _unrendered(rules, start, stop):  # each stretch not yet rendered, in one call
-            self._render_stretch(form, first, end)
-
-    def _render_stretch(self, form: Form, start: int, stop: int) -> None:
-        made = render.user_turns(self.rendered[start:stop], self.ids[start:stop], form.full, self.options)
-        form.turns[2 * start + 1 : 2 * stop : 2] = [Message(role="user", content=blocks) for blocks, _ in made]
-        form.rules[start:stop] = [rule for _, rule in made]
-
-    def interleaved(self, rendered: int, cut: int, start: int = 0) -> tuple[list[Message], list[Message]]:
-        """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each
-        filled for a view of the rendered steps ``[start:rendered]`` whose steps before ``cut`` show summaries."""
-        self.assistants(start, rendered)  # puts the assistant turns in both forms
-        self.users(False, start, max(start, cut))
-        self.users(True, max(start, cut), rendered)
-        return self.summary_form.turns, self.full_form.turns  # type: ignore[return-value]  # filled as asked
+        return self.assistants(0, len(self.rendered)), self.assistant_rules
 
     @cached_property
     def sizes(self) -> Sizes:
@@ -266,7 +187,7 @@ class StepRenders:
         fact = self._assistant_facts[position]
         if fact is None:
             message = self.assistants(position, position + 1)[0]
-            rule = self._assistant_rules[position]
+            rule = self.assistant_rules[position]
             fact = self._assistant_facts[position] = MessageFact(
                 message=message,
                 turn="assistant",
@@ -286,11 +207,10 @@ class StepRenders:
 
     def result_blocks(self, full: bool, start: int, stop: int) -> list[BlockFact]:
         """``result_block`` of each rendered step ``[start:stop]`` in one form, made together where not made yet."""
-        form = self.form(full)
-        blocks = form.blocks
+        blocks = self._blocks[full]
         if not all(blocks[start:stop]):
             users = self.users(full, start, stop)
-            rendered, rules, options = self.rendered, form.rules, self.options
+            rendered, rules, options = self.rendered, self.form(full).rules, self.options
             for position, message in enumerate(users, start):
                 if blocks[position] is None:
                     blocks[position] = _user_block_fact(
@@ -300,14 +220,14 @@ class StepRenders:
 
     def result_fact(self, position: int, full: bool) -> MessageFact:
         """The fact of rendered step ``position``'s user turn in the given form."""
-        form = self.form(full)
-        fact = form.results[position]
+        results = self._results[full]
+        fact = results[position]
         if fact is None:
             first = self.result_block(position, full)
             message = self.users(full, position, position + 1)[0]
-            rule = form.rules[position]
+            rule = self.form(full).rules[position]
             hook = _hook_kind(self.options.observation)
-            fact = form.results[position] = MessageFact(
+            fact = results[position] = MessageFact(
                 message=message,
                 turn="result",
                 step=self.rendered[position].index,
@@ -346,20 +266,6 @@ def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook
     if block.type == "tool_use":
         return BlockFact(kind="tool_use", block=block, rule=rule)
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
-
-
-def _unrendered(rules: Sequence[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
-    """The stretches ``[first, end)`` of ``[start, stop)`` whose rule is still empty: the steps not yet rendered."""
-    position = start
-    while position < stop:
-        if rules[position]:
-            position += 1
-            continue
-        end = position + 1
-        while end < stop and not rules[end]:
-            end += 1
-        yield position, end
-        position = end
 
 
 def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Options) -> BlockFact:

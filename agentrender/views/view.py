@@ -301,7 +301,7 @@ class Views:
         """The conversation the model saw deciding step ``at``: ``render.messages`` of it, by slicing."""
         rendered, base = self._rendered(at), self._base(at)
         start = self._start(base)
-        cut = max(0, rendered - self.options.recent_results)
+        cut = render.window_start(rendered, self.options.recent_results)
         summaries, fulls = self._renders.interleaved(rendered, cut, start)
         out = Messages((self._opening_of(base, at)[0],))
         out += summaries[2 * start : 2 * cut]
@@ -342,7 +342,9 @@ class Views:
     def _bytes(self, at: int | None, recent_results: int) -> tuple[int, int]:
         """(message count, bytes as a compact JSON list) of the view at ``at`` under ``recent_results``."""
         rendered, base = self._rendered(at), self._base(at)
-        return self._span(self._start(base), rendered, max(0, rendered - recent_results), self._opening_of(base, at)[1])
+        return self._span(
+            self._start(base), rendered, render.window_start(rendered, recent_results), self._opening_of(base, at)[1]
+        )
 
     def change(self, at: int | None) -> Change:
         """What changed between the view at the stop before ``at`` and the view at ``at``."""
@@ -394,7 +396,7 @@ class Views:
         sizes = renders.sizes
         window = self.options.recent_results
         (old_start, before, old_opening), (start, now, opening) = old, new
-        old_cut, new_cut = max(0, before - window), max(0, now - window)
+        old_cut, new_cut = render.window_start(before, window), render.window_start(now, window)
         count, size = self._span(start, now, new_cut, opening)
         previous_count, previous_size = self._span(old_start, before, old_cut, old_opening)
         first_diff: int | None = None
@@ -445,7 +447,7 @@ class Views:
         if honoured:
             base = self._base(at)
             start, old_start = self._start(base), self._start(base - 1)
-            _, before = self._span(old_start, now, max(0, now - window), self._opening_of(base - 1, at)[1])
+            _, before = self._span(old_start, now, render.window_start(now, window), self._opening_of(base - 1, at)[1])
             replaced = start - old_start
         return CompactionFact(
             at=stop,
@@ -460,8 +462,8 @@ class Views:
     def sizes(self) -> SizeSeries:
         """The size of the view at every stop, with and without the window, and its cacheable prefix.
 
-        Every step is rendered in both forms (``render.assistant_turns`` and ``render.user_turns``,
-        which pause the collector and promote what they made) and measured; what the measuring
+        Every step is rendered in both forms (``render.assistant_turns`` and ``render.user_turns``)
+        and measured; what the measuring
         keeps is numbers, which the collector does not track. A compaction shows as the drop in
         bytes at the stop right after it (as sent), and in the ``compaction`` column.
         """
@@ -481,12 +483,12 @@ class Views:
             start = self._start(base)
             message, opening = self._opening_of(base, at)
             if previous is None:
-                count, size = self._span(start, now, max(0, now - window), opening)
+                count, size = self._span(start, now, render.window_start(now, window), opening)
                 first_diff, prefix, left = 0, 0, None
             else:
                 changed = message is not old_message and message != old_message
                 first_diff, prefix, size, _, left = self._diff(old, (start, now, opening), changed)
-                count = self._span(start, now, max(0, now - window), opening)[0]
+                count = self._span(start, now, render.window_start(now, window), opening)[0]
             at_.append(at)
             messages_.append(count)
             bytes_.append(size)
@@ -602,7 +604,7 @@ class View:
         rendered_before = self.views._renders.rendered_before
         lo, hi, _ = slice(start, stop).indices(self.step_count)
         hi = max(lo, hi)
-        return lo, hi, rendered_before[lo], rendered_before[hi], self.rendered_count - self.full_count
+        return lo, hi, rendered_before[lo], rendered_before[hi], self._window_start
 
     def step_facts(self, start: int = 0, stop: int | None = None) -> tuple[StepFact, ...]:
         """The facts of the view's steps ``[start:stop]`` (as in ``steps``), rendered or skipped; a step before the
@@ -686,7 +688,12 @@ class View:
     @property
     def full_count(self) -> int:
         """How many rendered steps show their result in full: the last ``recent_results`` of them."""
-        return min(self.rendered_count, self.options.recent_results)
+        return self.rendered_count - self._window_start
+
+    @property
+    def _window_start(self) -> int:
+        """The first rendered step whose result the view shows in full (``render.window_start``)."""
+        return render.window_start(self.rendered_count, self.options.recent_results)
 
     @property
     def skipped(self) -> tuple[StepFact, ...]:
