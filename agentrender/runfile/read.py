@@ -37,7 +37,7 @@ from agentrender.runfile.model import (
     RunWarnings,
     has_opening,
 )
-from agentrender.runfile.schema import BadRecord, doubts, read_record
+from agentrender.runfile.schema import BadRecord, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
 __all__ = ["Held", "Loader", "failure_text", "load_run", "read_records"]
@@ -167,10 +167,6 @@ class _Unloaded:
         return value
 
 
-# The record types whose fields may hold what the frames cannot read (see schema.doubts).
-_DOUBTED = frozenset(("run", "step", "end", "model_call"))
-
-
 _LOADED = frozenset(("step", "end"))
 """The record types the run loads into its typed fields, and so holds as read."""
 
@@ -201,6 +197,7 @@ class Loader:
         self.end: dict[str, Any] | None = None
         self.end_line = 0
         self.unknown: list[str] = []
+        self.doubted: list[str] = []
         self.last_line = 0
         # Notes that may repeat on many records are kept once each, with the first line and a count.
         self.notes: dict[str, list[int]] = {}  # text: [first line, count, lost (1) or not (0)]
@@ -290,19 +287,22 @@ class Loader:
         )
 
     def record(self, number: int, record: Any, text: str) -> None:
-        unknown = self.unknown
+        unknown, doubted = self.unknown, self.doubted
         try:
-            loaded = read_record(record, number, unknown, text, blocks=self.blocks, keep=not text, reply=self.replies)
+            loaded = read_record(
+                record, number, unknown, text, blocks=self.blocks, keep=not text, reply=self.replies, doubted=doubted
+            )
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
             for name in unknown:
                 self.note(number, f"unknown field {name} kept (not loaded into the typed fields)")
             unknown.clear()
-        kind = record["type"]
-        if kind in _DOUBTED:
-            for doubt in doubts(record):
+        if doubted:
+            for doubt in doubted:
                 self.note(number, doubt)
+            doubted.clear()
+        kind = record["type"]
         if self.header is None:
             if kind != "run":
                 raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")

@@ -292,8 +292,19 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def doubts(record: Mapping[str, Any]) -> Iterator[str]:
-    """What a checked ``record`` holds that it keeps but the frames cannot read, one sentence each.
+def _read_as_timestamp(text: str, moment: datetime | None) -> bool:
+    """``is_timestamp(text)``, given the time msgspec read of it (``None``: no RFC 3339 date-time).
+
+    A date-time msgspec read exists; it is one the frames read when it has the shape of one (and,
+    in years 1 and 9999 only, when its offset keeps it inside them).
+    """
+    if moment is None or moment.year in (1, 9999):
+        return is_timestamp(text)
+    return _TIMESTAMP.fullmatch(text) is not None
+
+
+def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
+    """What a checked ``record`` (whose struct is ``typed``) keeps but the frames cannot read, one sentence each.
 
     A timestamp field that is not a timestamp reads as ``NaT``; a token count of a reply's
     usage that is not a count, or a latency too large for a float, reads as null.
@@ -301,7 +312,7 @@ def doubts(record: Mapping[str, Any]) -> Iterator[str]:
     kind = record["type"]
     for name in TIMESTAMP_FIELDS.get(kind, ()):
         value = record.get(name)
-        if value is not None and not is_timestamp(value):
+        if value is not None and not _read_as_timestamp(value, getattr(typed, name)):
             yield (
                 f"{kind}.{name} {_shown(value)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
                 "kept in the record, read as NaT (no time) in the frames"
@@ -489,6 +500,7 @@ def read_record(
     blocks: bool = True,
     keep: bool = False,
     reply: bool = True,
+    doubted: list[str] | None = None,
 ) -> Step | ModelCall | None:
     """Check ``record`` and give the typed value a ``step`` or ``model_call`` record loads into.
 
@@ -498,7 +510,8 @@ def read_record(
     names of unknown fields are added to ``unknown``; a record of the wrong shape raises
     ``BadRecord``. ``blocks=False`` leaves the recorded turns' blocks (``step.sent``,
     ``opening_content``) to a caller that checked them. A record of an unknown type is
-    accepted as it is (the reader keeps and reports it).
+    accepted as it is (the reader keeps and reports it). What the record keeps but the frames
+    cannot read (``doubts``) is added to ``doubted``, when given.
     """
     if type(record) is not dict:
         raise BadRecord("$", f"expected a JSON object, got {type_name(record)}")
@@ -510,13 +523,16 @@ def read_record(
     if kind not in RECORD_TYPES:
         return None
     typed = _typed(record, kind, unknown)
+    loaded: Step | ModelCall | None = None
     if type(typed) is StepRecord:
         if blocks and typed.sent is not None:
             _check_blocks(typed.sent.assistant, "$.sent.assistant")
             _check_blocks(typed.sent.user, "$.sent.user")
-        return Step(index=typed.index, decision=typed.decision, observation=typed.observation)
-    if type(typed) is ModelCallRecord:
-        return _model_call(typed, record, line, source, keep, reply)
-    if type(typed) is RunHeader:
+        loaded = Step(index=typed.index, decision=typed.decision, observation=typed.observation)
+    elif type(typed) is ModelCallRecord:
+        loaded = _model_call(typed, record, line, source, keep, reply)
+    elif type(typed) is RunHeader:
         _header(typed, blocks)
-    return None
+    if doubted is not None:
+        doubted.extend(doubts(record, typed))
+    return loaded
