@@ -1,6 +1,11 @@
 """load_run on a generated 100,000-step run file: peak memory against the file's size, time against json.loads.
 
     PYTHONPATH=. python bench/bench_runfile.py [--steps N] [--gzip]
+    PYTHONPATH=. python bench/bench_runfile.py --grid [--max-mib M]
+
+``--grid``: ``load_run`` against ``pandas.read_json(lines=True)`` (target <= 0.4) and its peak
+memory against the file's size (target <= 1.5) on every cell of the frame bench's grid (steps x
+result sizes x model calls or not x records per step), with the collector on as users run it.
 
 Each step is recorded twice, as a runtime records it (when decided, then when the tool
 answers). Targets: peak memory of load_run (tracemalloc) at most 3x the file's size; the
@@ -46,12 +51,64 @@ def baseline(path: Path) -> int:
     return count
 
 
+def peak_of(path: Path) -> int:
+    """The peak memory (tracemalloc) of ``load_run(path)``, from a collected start."""
+    gc.collect()
+    tracemalloc.start()
+    run = load_run(path)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del run
+    return peak
+
+
+def bench_grid(folder: Path, repeat: int, max_mib: float) -> None:
+    """``load_run`` / ``read_json(lines=True)`` and peak / file size on every cell of ``bench_frame``'s grid."""
+    import pandas as pd
+    from bench_frame import GRID_RESULT_BYTES, GRID_SHAPES, GRID_STEPS, write_run
+
+    print(f"load_run / pandas.read_json(lines=True), best of {repeat} each (target <= 0.4); peak / file (<= 1.5)")
+    print(
+        f"  {'steps':>7} {'result':>7} {'model calls':>11} {'records/step':>12} {'file':>9} {'time':>6} {'memory':>6}"
+    )
+    rows = []
+    for count in GRID_STEPS:
+        for size in GRID_RESULT_BYTES:
+            for model_calls, per_step in GRID_SHAPES:
+                cell = f"{count:>9,} {size:>7,} {'yes' if model_calls else 'no':>11} {per_step:>12}"
+                estimate = count * (size + 600 * per_step + (900 if model_calls else 0)) / 2**20
+                if estimate > max_mib:
+                    print(f"{cell} {estimate:7.0f} MiB  skipped (over --max-mib {max_mib:g})")
+                    continue
+                path = write_run(
+                    folder / "cell.jsonl", count, model_calls=model_calls, records_per_step=per_step, content_bytes=size
+                )
+                file_size = path.stat().st_size
+                memory = peak_of(path) / file_size
+                base = ours = float("inf")
+                for _ in range(repeat):  # alternating, so a busy moment weighs on both alike
+                    base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
+                    ours = min(ours, best_of(1, lambda path=path: load_run(path)))
+                rows.append((cell, ours / base, memory))
+                print(f"{cell} {file_size / 2**20:7.1f} MiB {ours / base:6.2f} {memory:6.2f}")
+                path.unlink()
+    for name, at in (("time", 1), ("memory", 2)):
+        worst = max(rows, key=lambda row: row[at])
+        print(f"  worst {name}: {worst[0].strip()} -> {worst[at]:.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--gzip", action="store_true", help="also measure the same run as .jsonl.gz")
+    parser.add_argument("--grid", action="store_true", help="only the grid: load_run against read_json, and memory")
+    parser.add_argument("--max-mib", type=float, default=1024, help="skip grid cells whose file passes this size")
     options = parser.parse_args(argv)
+    if options.grid:
+        with tempfile.TemporaryDirectory() as folder:
+            bench_grid(Path(folder), options.runs, options.max_mib)
+        return
 
     with tempfile.TemporaryDirectory() as folder:
         plain = Path(folder) / "run.jsonl"
@@ -63,13 +120,7 @@ def main(argv: list[str] | None = None) -> None:
                 generate(path, options.steps)
             size = os.path.getsize(path)
 
-            gc.collect()
-            tracemalloc.start()
-            run = load_run(path)
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            assert len(run.steps) == options.steps and not run.warnings
-            del run
+            peak = peak_of(path)
 
             loaded = best_of(options.runs, lambda path=path: load_run(path))  # type: ignore[misc]
             print(f"{path.name}: {options.steps:,} steps, {size / 2**20:,.1f} MiB on disk")

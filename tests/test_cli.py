@@ -501,9 +501,9 @@ def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, comm
     path.write_text(BROKEN, encoding="utf-8")
     code, out, err = run_cli(command[0], str(path), *command[1:])
     assert code == 2
-    said = f"{path}:2: step.index: expected an integer, got string"
+    said = f"{path}:2: $.index: expected `int`, got `str`"
     if command[0] == "check":  # check reports every file it was given among the others, the unreadable ones too
-        assert err == "" and "unreadable" in out and out.count(f"{path.name}:2: step.index") == 1
+        assert err == "" and "unreadable" in out and out.count(f"{path.name}:2: $.index") == 1
     else:
         assert (err, out) == (f"agentrender: {said}\n", "")
 
@@ -588,6 +588,7 @@ def test_every_command_has_help_text() -> None:
         "import",
         "runs",
         "html",
+        "schema",
     }
     for name, sub in commands.items():
         text = sub.format_help()

@@ -347,11 +347,11 @@ def test_a_run_file_rewritten_keeps_no_warning_its_records_say_again(tmp_path: P
 @pytest.mark.parametrize(
     ("warnings", "field", "what"),
     [
-        ("nope", "run.warnings", "expected an array, got string"),
-        (["x"], "run.warnings[0]", "expected an object, got string"),
-        ([{"line": 1}], "run.warnings[0].text", "missing"),
-        ([{"text": "t", "line": "1"}], "run.warnings[0].line", "expected an integer, got string"),
-        ([{"text": "t", "line": 1, "count": 0}], "run.warnings[0].count", "expected 1 or more, got 0"),
+        ("nope", "$.warnings", "expected `array | null`, got `str`"),
+        (["x"], "$.warnings[0]", "expected `object`, got `str`"),
+        ([{"line": 1}], "$.warnings[0].text", "missing"),
+        ([{"text": "t", "line": "1"}], "$.warnings[0].line", "expected `int`, got `str`"),
+        ([{"text": "t", "line": 1, "count": 0}], "$.warnings[0].count", "expected `int` >= 1, got 0"),
     ],
 )
 def test_a_header_warnings_field_of_the_wrong_shape_is_an_error_naming_it(

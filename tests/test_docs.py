@@ -361,6 +361,7 @@ def test_cli_reference_gives_every_commands_real_help(site: Path) -> None:
         "runs",
         "import",
         "html",
+        "schema",
     ]
     assert "usage: agentrender [-h] [--version] COMMAND ..." in page
     for name in hooks.commands():

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import _fast, cli, frame, load_run, render
+from agentrender import _fast, frame, load_run, render
 from agentrender.runfile import RunFileError, write_run
 from tests._support.examples import examples
 from tests._support.runs import long_run
@@ -89,32 +89,6 @@ def quietly(call: Callable[[], object]) -> None:
     """Run ``call`` once with its output thrown away: its imports and first-use set-up are then done."""
     with contextlib.redirect_stdout(io.StringIO()):
         call()
-
-
-def test_load_run_builds_a_large_run_without_the_collector_running(large_run: Path) -> None:
-    """While a large run loads no collection of the collector's own starts, and it is on again afterwards."""
-    with collections() as seen:
-        run = load_run(large_run)
-    assert len(run.steps) == STEPS
-    assert automatic(seen) == [], seen
-    assert gc.isenabled()
-
-
-def test_a_loaded_run_is_in_the_oldest_generation(large_run: Path) -> None:
-    """What load_run read (records, steps, decisions, observations) went to the oldest generation with no pass of the
-    collector over it (``promote``), so no young pass ever walks it. The one collection is of what came before."""
-    load_run(large_run)
-    gc.collect()
-    with collections() as seen:
-        run = load_run(large_run)
-    # the young generations, collected as the load began and (empty) to wind the collector's counts back
-    assert seen and all(generation <= 1 and not on for generation, on, _ in seen), seen
-    read = [thing for step in run.steps for thing in (step, step.decision, step.observation)]
-    read += [record for record in run.records if type(record) is dict]
-    assert len(read) > 3 * STEPS
-    now_young = young()
-    assert not any(id(thing) in now_young for thing in read)
-    assert not gc.is_tracked(run.steps[-1])  # a step is a struct the collector never tracks (gc=False)
 
 
 def test_a_collector_that_was_off_stays_off_and_collects_nothing(large_run: Path) -> None:
@@ -180,20 +154,6 @@ def test_worth_promoting_is_a_young_generation_of_objects_or_more() -> None:
     """A block is worth promoting once it makes as many objects as bring the youngest generation's collection."""
     threshold = gc.get_threshold()[0]
     assert _fast.worth_promoting(threshold) and not _fast.worth_promoting(threshold - 1)
-
-
-def test_check_reads_and_checks_a_large_run_without_the_collector_running(large_run: Path) -> None:
-    """While ``agentrender check`` reads and checks a run (after its arguments are parsed, which the collector may
-    walk as it likes), no collection of the collector's own starts."""
-    from agentrender.cli._check import check
-
-    quietly(lambda: cli.main(["check", str(large_run)]))
-    gc.collect()
-    with collections() as seen:
-        report = check(str(large_run))
-    assert report.steps == STEPS
-    assert automatic(seen) == [], seen
-    assert gc.isenabled()
 
 
 @pytest.mark.parametrize(

@@ -251,67 +251,67 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (b"", "1: missing run header: the file is empty"),
         (lines(STEP0), "1: missing run header: the first record is a 'step' record, not 'run'"),
         (lines(HEADER, STEP0, HEADER), "3: a second run header (the first is on line 1)"),
-        (lines(HEADER, b"[1, 2]"), "2: record: expected a JSON object, got array"),
-        (lines(HEADER, b'"step"'), "2: record: expected a JSON object, got string"),
+        (lines(HEADER, b"[1, 2]"), "2: $: expected a JSON object, got array"),
+        (lines(HEADER, b'"step"'), "2: $: expected a JSON object, got string"),
         (lines(HEADER, b"{not json}"), "2: not JSON: Expecting property name enclosed in double quotes at column 2"),
         (lines(HEADER, b'{"type": "step", "index": 1'), "2: not JSON: Expecting ',' delimiter at column 29"),
         (lines(HEADER, b'{"type": "step", "index": NaN}'), "2: not JSON: NaN is not JSON"),
         (lines(HEADER, b'{"type": "end", "x": 1e999}'), "2: not JSON: 1e999 overflows to infinity"),
         (lines(HEADER, b"[" * 100_000), "2: [0][0][0][0][0][0]…: nested deeper than 256 levels"),
-        (lines(HEADER, {"index": 0}), "2: type: missing: every record names its type"),
-        (lines(HEADER, {"type": 3}), "2: type: expected a string, got int"),
-        (lines(HEADER, {"type": "step"}), "2: step.index: missing"),
-        (lines(HEADER, {"type": "step", "index": None}), "2: step.index: expected a value, got null"),
-        (lines(HEADER, {"type": "step", "index": "0"}), "2: step.index: expected an integer, got string"),
-        (lines(HEADER, {"type": "step", "index": True}), "2: step.index: expected an integer, got boolean"),
-        (lines(HEADER, {"type": "step", "index": -1}), "2: step.index: expected 0 to 2**53 - 1, got -1"),
+        (lines(HEADER, {"index": 0}), "2: $.type: missing: every record names its type"),
+        (lines(HEADER, {"type": 3}), "2: $.type: expected a string, got int"),
+        (lines(HEADER, {"type": "step"}), "2: $.index: missing"),
+        (lines(HEADER, {"type": "step", "index": None}), "2: $.index: expected `int`, got `null`"),
+        (lines(HEADER, {"type": "step", "index": "0"}), "2: $.index: expected `int`, got `str`"),
+        (lines(HEADER, {"type": "step", "index": True}), "2: $.index: expected `int`, got `bool`"),
+        (lines(HEADER, {"type": "step", "index": -1}), "2: $.index: expected `int` >= 0, got -1"),
         (
             lines(HEADER, {"type": "step", "index": 0, "decision": []}),
-            "2: step.decision: expected an object, got array",
+            "2: $.decision: expected `object | null`, got `array`",
         ),
-        (lines(HEADER, {"type": "step", "index": 0, "decision": {}}), "2: step.decision.kind: missing"),
+        (lines(HEADER, {"type": "step", "index": 0, "decision": {}}), "2: $.decision.kind: missing"),
         (
             lines(HEADER, {"type": "step", "index": 0, "decision": {"kind": 7}}),
-            "2: step.decision.kind: expected a string, got int",
+            "2: $.decision.kind: expected `str`, got `int`",
         ),
         (
             lines(HEADER, {"type": "step", "index": 0, "decision": {"kind": "tool_call", "invalid_base64": "yes"}}),
-            "2: step.decision.invalid_base64: expected a boolean, got string",
+            "2: $.decision.invalid_base64: expected `bool`, got `str`",
         ),
         (
             lines(HEADER, {"type": "step", "index": 0, "observation": {"content": ["a"]}}),
-            "2: step.observation.content: expected a string, got array",
+            "2: $.observation.content: expected `str`, got `array`",
         ),
         (lines(HEADER, {**HEADER, "type": "run"}), "2: a second run header (the first is on line 1)"),
-        (lines({**HEADER, "tools": {}}), "1: run.tools: expected an array, got object"),
-        (lines({**HEADER, "tools": ["read_file"]}), "1: run.tools[0]: expected an object, got string"),
-        (lines({**HEADER, "tools": [{"description": "x"}]}), "1: run.tools[0].name: missing"),
-        (lines({**HEADER, "goal": 1.5}), "1: run.goal: expected a string, got float"),
-        (lines(HEADER, {"type": "model_call", "step": 0}), "2: model_call.response: missing"),
-        (lines(HEADER, {**CALL0, "latency_ms": "fast"}), "2: model_call.latency_ms: expected a number, got string"),
+        (lines({**HEADER, "tools": {}}), "1: $.tools: expected `array | null`, got `object`"),
+        (lines({**HEADER, "tools": ["read_file"]}), "1: $.tools[0]: expected `object`, got `str`"),
+        (lines({**HEADER, "tools": [{"description": "x"}]}), "1: $.tools[0].name: missing"),
+        (lines({**HEADER, "goal": 1.5}), "1: $.goal: expected `str | null`, got `float`"),
+        (lines(HEADER, {"type": "model_call", "step": 0}), "2: $.response: missing"),
+        (lines(HEADER, {**CALL0, "latency_ms": "fast"}), "2: $.latency_ms: expected `int | float | null`, got `str`"),
         (
             lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{"type": "text", "text": 5}]}}),
-            "2: model_call.response.content[0].text: expected a string, got int",
+            "2: $.response.content[0].text: expected a string, got int",
         ),
         (
             lines(HEADER, {**CALL0, "response": {**RESPONSE, "stop_reason": 1}}),
-            "2: model_call.response.stop_reason: expected a string, got int",
+            "2: $.response.stop_reason: expected a string, got int",
         ),
-        (lines(HEADER, {"type": "end", "status": False}), "2: end.status: expected a string, got boolean"),
-        (lines(HEADER, {"type": "end", "error": ["x"]}), "2: end.error: expected a string, got array"),
-        (lines({**HEADER, "max_output_tokens": "4096"}), "1: run.max_output_tokens: expected an integer, got string"),
-        (lines({**HEADER, "max_output_tokens": -1}), "1: run.max_output_tokens: expected 0 to 2**53 - 1, got -1"),
+        (lines(HEADER, {"type": "end", "status": False}), "2: $.status: expected `str | null`, got `bool`"),
+        (lines(HEADER, {"type": "end", "error": ["x"]}), "2: $.error: expected `str | null`, got `array`"),
+        (lines({**HEADER, "max_output_tokens": "4096"}), "1: $.max_output_tokens: expected `int | null`, got `str`"),
+        (lines({**HEADER, "max_output_tokens": -1}), "1: $.max_output_tokens: expected `int` >= 0, got -1"),
         (
             lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input_base64": "%%"}]}}),
-            "2: model_call.response.content[0].input_base64: not base64 (",
+            "2: $.response.content[0].input_base64: not base64 (",
         ),
         (
             lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input_base64": 5}]}}),
-            "2: model_call.response.content[0].input_base64: expected a string of base64, got int",
+            "2: $.response.content[0].input_base64: expected a string of base64, got int",
         ),
         (
             lines(HEADER, {**CALL0, "response": {**RESPONSE, "content": [{**RAW_USE, "input": {}}]}}),
-            "2: model_call.response.content[0].input_base64: a tool_use block holds its arguments in input or in "
+            "2: $.response.content[0].input_base64: a tool_use block holds its arguments in input or in "
             "input_base64, not both",
         ),
         (lines(HEADER, b'{"type": "step", "index": 0, "x": "\xff"}'), "2: not UTF-8: invalid start byte at byte 36"),
@@ -522,7 +522,7 @@ def test_writer_refuses_what_the_loader_refuses(tmp_path: Path) -> None:
         writer.write(HEADER)
         with pytest.raises(ValueError, match="already has its run header"):
             writer.write(HEADER)
-        with pytest.raises(ValueError, match=r"step.decision.kind: expected a string, got int"):
+        with pytest.raises(ValueError, match=r"\$.decision.kind: expected `str`, got `int`"):
             writer.write({"type": "step", "index": 0, "decision": {"kind": 1}})
         with pytest.raises(ValueError, match="Out of range float"):
             writer.write({"type": "end", "x": float("nan")})
@@ -798,7 +798,7 @@ def test_stop_reason_and_usage_are_read_without_building_the_response(tmp_path: 
 def test_checking_a_reply_refuses_what_building_it_refuses(tmp_path: Path, wire: Any) -> None:
     """A reply that ModelResponse.from_dict refuses is refused at load, with from_dict's field and words."""
     with pytest.raises(ValueError) as built:
-        response_from_record(wire, where="model_call.response")
+        response_from_record(wire, where="$.response")
     assert error_of(tmp_path, lines(HEADER, {**CALL0, "response": wire})) == f"2: {built.value}"
 
 

@@ -12,6 +12,7 @@
     agentrender runs log.eval                    the runs a file holds (--run ID|N picks one in the others)
     agentrender import convo.json -o run.jsonl   an agent's own history (Messages API, ...) as a run file
     agentrender html RUN -o run.html             the explorer as one offline HTML page, to share
+    agentrender schema                           the JSON Schema of a run file's line, to check a writer with
 
 RUN is a run file (``.jsonl`` or ``.jsonl.gz``), any file ``agentrender.imports`` reads (a
 Messages API conversation or call log, ...), or the name of a bundled sample. Every
@@ -403,6 +404,20 @@ page's address to open it at step K.
     page.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
     _run_option(page)
     _window_options(page)
+
+    command(
+        "schema",
+        "the JSON Schema of a run file's line, to check what a runtime writes",
+        """\
+Print the JSON Schema (draft 2020-12) of one line of a run file: each record (run, step,
+model_call, model_call_error, end), picked by its "type", with every field and its type.
+It is generated from the record structs agentrender.load_run reads with, so a runtime in
+any language can check each line it writes against it: a line the schema accepts is one
+load_run loads. The format lets a reader meet unknown record types and fields (they are
+kept with a warning); the schema does not allow them, so a checked writer writes none.
+
+  agentrender schema > run-line.schema.json""",
+    )
     return parser
 
 

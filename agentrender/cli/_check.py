@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentrender import _api_rules, _fast, render
+from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
 from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, CliError, load_chosen, views_of
@@ -197,14 +197,11 @@ def check(name: str, which: str | None = None) -> Report:
     except CliError as error:
         return Report(name=name, error=str(error))
     run = chosen.run
-    # Checking builds every reply and both views of the run and keeps them to the end: the
-    # collector's passes over them took as long as the check itself on a 100,000-step run.
-    with _fast.paused():
-        try:
-            views = views_of(run)
-        except CliError as error:
-            return Report(name=name, error=str(error))
-        findings = tuple(_findings(run, views))
+    try:
+        views = views_of(run)
+    except CliError as error:
+        return Report(name=name, error=str(error))
+    findings = tuple(_findings(run, views))
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1

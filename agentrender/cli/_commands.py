@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-from agentrender import samples
+from agentrender import runfile, samples
 from agentrender._json import escaped
 from agentrender.cli import _check, _decide, _follow, _html, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError
@@ -208,6 +208,11 @@ def samples_command(args: argparse.Namespace, out: IO[str], console: Console, er
     return 0
 
 
+def schema_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    write_json(out, runfile.json_schema())
+    return 0
+
+
 def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     rows = [_tables.run_row(number, run) for number, run in enumerate(_inputs.load_all(args.run))]
     if args.json:
@@ -250,6 +255,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console, IO[str]], in
     "runs": runs_command,
     "check": check,
     "html": _html.html_command,
+    "schema": schema_command,
 }
 
 

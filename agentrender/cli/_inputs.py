@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from agentrender import imports, samples
-from agentrender._fast import paused
 from agentrender._json import NestingError, decode_failure, limited
 from agentrender._types import ModelResponse
 from agentrender.runfile import Run, RunFileError, response_from_record
@@ -78,8 +77,7 @@ def load_all(name: str) -> list[Run]:
     in the bundled sample of that name when no such file exists."""
     path = resolve(name)
     try:
-        with paused():  # what a command reads it keeps: the collector's passes over it would free nothing
-            return imports.load_runs(path)
+        return imports.load_runs(path)
     except RunFileError as error:
         raise CliError(str(error)) from None
     except OSError as error:

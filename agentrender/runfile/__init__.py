@@ -36,7 +36,7 @@ Decisions this package makes where the format leaves room:
 
 The package, one concept a module: ``model`` (the values: ``Run``, ``ModelCall``,
 ``RunWarning``, ``RunFileError``), ``replies`` (a model reply as a record holds it),
-``schema`` (the records and their fields, checked), ``sent`` (a run's recorded turns,
+``schema`` (the records as structs, checked; ``json_schema`` publishes them), ``sent`` (a run's recorded turns,
 replayed as hooks), ``lines`` (JSON lines, plain or
 gzip), ``read`` (``load_run``), ``following`` (``follow``, ``Follower``: a file read as it
 grows) and ``write`` (``RunWriter``, ``write_run``). Import the
@@ -47,7 +47,7 @@ from agentrender.runfile.following import Follower, Growth, follow
 from agentrender.runfile.model import FORMAT, Compaction, ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.read import failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
-from agentrender.runfile.schema import check_record, is_timestamp, parse_timestamp
+from agentrender.runfile.schema import check_record, is_timestamp, json_schema, parse_timestamp
 from agentrender.runfile.sent import FORMAT_SENT
 from agentrender.runfile.write import RunWriter, decision_record, step_record, write_run
 
@@ -69,6 +69,7 @@ __all__ = [
     "failure_text",
     "follow",
     "is_timestamp",
+    "json_schema",
     "load_run",
     "parse_timestamp",
     "read_records",

@@ -16,7 +16,9 @@ import zlib
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from agentrender import _fast, _json
+import msgspec
+
+from agentrender import _json
 
 __all__ = [
     "GZIP_MAGIC",
@@ -33,9 +35,21 @@ __all__ = [
 JSON_SPACE = " \t\n\r"
 """JSON's white space, these four characters only: ``str.isspace()`` would let a vertical tab or U+2028 pass."""
 
-decode_line = _json.limited(_fast.fast_json_decoder(_json.STRICT_DECODER, JSON_SPACE))
-"""One JSON value; ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not exactly one,
-``_json.NestingError`` when it nests deeper than ``_json.MAX_DEPTH``."""
+_decode = msgspec.json.Decoder()
+
+
+def _decode_strictly(text: str) -> Any:
+    try:
+        return _decode.decode(text)
+    except msgspec.DecodeError:
+        # msgspec refuses a lone surrogate (``"\\ud800"``), which RFC 8259 allows and a run file
+        # keeps; what is not JSON at all gets the standard decoder's words (line and column).
+        return _json.STRICT_DECODER.decode(text)
+
+
+decode_line = _json.limited(_decode_strictly)
+"""One JSON value (msgspec's decoder); ``json.JSONDecodeError`` (or ``ValueError``) when ``text`` is not
+exactly one, ``_json.NestingError`` when it nests deeper than ``_json.MAX_DEPTH``."""
 
 
 def encode_line(record: Mapping[str, Any]) -> bytes:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._fast import frozen_factory, slot_setter
 from agentrender._types import ContentBlock, ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.replies import response_from_record, response_record
@@ -198,9 +197,10 @@ class ModelCall:
             # The record was checked when its line was read, so decoding it cannot fail. The
             # reply is built from a decoding of its own, which is not kept: a reader of replies
             # (render.decide over a whole run) then holds the replies and not their records too.
+            # (object.__setattr__ is how a frozen dataclass sets its own fields.)
             if name == "record":
                 record = decode_line(self._source)
-                _set_record(self, record)
+                object.__setattr__(self, "record", record)
                 return record
             if name == "response":
                 try:
@@ -208,47 +208,40 @@ class ModelCall:
                 except AttributeError:
                     record = decode_line(self._source)
                 response = response_from_record(record["response"], where="model_call.response")
-                _set_response(self, response)
+                object.__setattr__(self, "response", response)
                 return response
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-_set_record = slot_setter(ModelCall, "record")
-_set_response = slot_setter(ModelCall, "response")
+def _unfilled(**fields: Any) -> ModelCall:
+    """A call whose fields not given (``record``, ``response``) are filled when first read (``__getattr__``)."""
+    call = object.__new__(ModelCall)
+    for name, value in fields.items():
+        object.__setattr__(call, name, value)
+    return call
 
-loaded_call = frozen_factory(
-    ModelCall,
-    "step",
-    "latency_ms",
-    "request_key",
-    "line",
-    "_source",
-    "_stop_reason",
-    "_usage",
-    unset=("record", "response"),
-)
-"""``loaded_call(step, latency_ms, request_key, line, source, stop_reason, usage)``: a call read from a file.
 
-It keeps ``source``, the text of its line: its ``record`` and ``response`` are left empty,
-to be decoded from that text when first asked for.
-"""
+def loaded_call(
+    step: int,
+    latency_ms: float | None,
+    request_key: str,
+    line: int,
+    source: str,
+    stop_reason: str,
+    usage: Mapping[str, Any] | None,
+) -> ModelCall:
+    """A call read from a file, keeping ``source``, the text of its line.
 
-kept_call = frozen_factory(
-    ModelCall,
-    "step",
-    "record",
-    "latency_ms",
-    "request_key",
-    "line",
-    "_source",
-    "_stop_reason",
-    "_usage",
-    unset=("response",),
-)
-"""``kept_call(step, record, latency_ms, request_key, line)``: a call of a run made in memory, holding its record.
+    Its ``record`` and ``response`` are decoded from that text when first asked for.
+    """
+    return _unfilled(step=step, latency_ms=latency_ms, request_key=request_key, line=line, _source=source,
+                     _stop_reason=stop_reason, _usage=usage)  # fmt: skip
 
-Its ``response`` is left empty, to be read from the record when first asked for.
-"""
+
+def kept_call(step: int, record: Mapping[str, Any], latency_ms: float | None, request_key: str, line: int) -> ModelCall:
+    """A call of a run made in memory, holding its record; its ``response`` is read from it when first asked for."""
+    return _unfilled(step=step, record=record, latency_ms=latency_ms, request_key=request_key, line=line,
+                     _source="", _stop_reason="", _usage=None)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

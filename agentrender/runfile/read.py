@@ -15,7 +15,6 @@ from dataclasses import replace
 from itertools import chain
 from typing import Any, NamedTuple, overload
 
-from agentrender._fast import paused, promote
 from agentrender._json import decode_failure
 from agentrender._types import Step
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
@@ -38,7 +37,7 @@ from agentrender.runfile.model import (
     RunWarnings,
     has_opening,
 )
-from agentrender.runfile.schema import BadRecord, doubts, read_record
+from agentrender.runfile.schema import BadRecord, read_record
 from agentrender.runfile.sent import FORMAT_SENT
 
 __all__ = ["Held", "Loader", "failure_text", "load_run", "read_records"]
@@ -168,10 +167,6 @@ class _Unloaded:
         return value
 
 
-# The record types whose fields may hold what the frames cannot read (see schema.doubts).
-_DOUBTED = frozenset(("run", "step", "end", "model_call"))
-
-
 _LOADED = frozenset(("step", "end"))
 """The record types the run loads into its typed fields, and so holds as read."""
 
@@ -202,6 +197,7 @@ class Loader:
         self.end: dict[str, Any] | None = None
         self.end_line = 0
         self.unknown: list[str] = []
+        self.doubted: list[str] = []
         self.last_line = 0
         # Notes that may repeat on many records are kept once each, with the first line and a count.
         self.notes: dict[str, list[int]] = {}  # text: [first line, count, lost (1) or not (0)]
@@ -291,19 +287,22 @@ class Loader:
         )
 
     def record(self, number: int, record: Any, text: str) -> None:
-        unknown = self.unknown
+        unknown, doubted = self.unknown, self.doubted
         try:
-            loaded = read_record(record, number, unknown, text, blocks=self.blocks, keep=not text, reply=self.replies)
+            loaded = read_record(
+                record, number, unknown, text, blocks=self.blocks, keep=not text, reply=self.replies, doubted=doubted
+            )
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
             for name in unknown:
                 self.note(number, f"unknown field {name} kept (not loaded into the typed fields)")
             unknown.clear()
-        kind = record["type"]
-        if kind in _DOUBTED:
-            for doubt in doubts(record):
+        if doubted:
+            for doubt in doubted:
                 self.note(number, doubt)
+            doubted.clear()
+        kind = record["type"]
         if self.header is None:
             if kind != "run":
                 raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")
@@ -400,7 +399,7 @@ class Loader:
             if compaction["step"] > count:
                 raise self.fail(
                     self.header_line,
-                    f"run.compactions[{position}].step: expected at most {count} (the run's steps), "
+                    f"$.compactions[{position}].step: expected at most {count} (the run's steps), "
                     f"got {compaction['step']}",
                 )
         if held is not None:
@@ -501,14 +500,13 @@ def read_records(
     """
     loader = Loader(path or "<records>", blocks=not blocks_checked, replies=not replies_checked)
     skipped = steps.count if steps is not None else 0
-    with paused():
-        for number, record in enumerate(records, start=1):
-            number += skipped if number > 1 else 0
-            loader.last_line = number
-            loader.record(number, dict(record), "")
-        if steps is not None and loader.steps:
-            raise loader.fail(loader.step_lines[min(loader.steps)], "a step record beside the conversation's steps")
-        run = loader.run((), steps)
+    for number, record in enumerate(records, start=1):
+        number += skipped if number > 1 else 0
+        loader.last_line = number
+        loader.record(number, dict(record), "")
+    if steps is not None and loader.steps:
+        raise loader.fail(loader.step_lines[min(loader.steps)], "a step record beside the conversation's steps")
+    run = loader.run((), steps)
     if notes:
         run = replace(run, warnings=tuple(RunWarnings(chain(notes, run.warnings))))
     return run
@@ -525,9 +523,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     name = os.fspath(path)
     loader = Loader(name)
     stream_notes: list[str] = []
-    # A run is millions of objects that all survive the read: the collector's passes over
-    # the growing run would walk them again and again.
-    with paused(promoting=True), open(name, "rb") as file:
+    with open(name, "rb") as file:
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == GZIP_MAGIC:
             lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
@@ -535,5 +531,4 @@ def load_run(path: str | os.PathLike[str]) -> Run:
             loader.read(lines)
         except StreamError as error:
             raise loader.fail(error.line or loader.last_line + 1, str(error)) from None
-        promote()  # the records read and the steps made of them: trees, no cycle among them
         return loader.run(stream_notes)

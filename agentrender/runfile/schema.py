@@ -1,8 +1,13 @@
-"""The records a run file may hold: each known field with its JSON types, checked as data.
+"""The records a run file may hold, declared once as frozen ``msgspec.Struct``s: the run file's schema.
 
-The reader and the writer check through the same tables, so the writer never writes a
-record the reader refuses. ``read_record`` also builds the typed value a ``step`` or a
-``model_call`` record is loaded into, while the record is checked.
+A line is checked by converting its record into these structs (``msgspec.convert``, one
+pass in C that names the field path of what is wrong); the writer checks through the same
+structs, so it never writes a record the reader refuses, and ``json_schema`` publishes them
+for runtimes in other languages (``agentrender schema``). ``read_record`` also gives the
+typed value a ``step`` or a ``model_call`` record is loaded into.
+
+Unknown fields are kept and reported, never an error: the structs forbid them, so a record
+that holds one falls to a slower path that names each one and checks the rest.
 """
 
 from __future__ import annotations
@@ -10,134 +15,210 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from agentrender._fast import BoundedMemo
+import msgspec
+from msgspec import inspect as types
+
 from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
-from agentrender.runfile.model import ModelCall, kept_call, loaded_call
+from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply
 
 __all__ = [
     "MAX_COUNT",
+    "RECORD_TYPES",
     "TIMESTAMP_FIELDS",
     "USAGE_COUNTS",
     "BadRecord",
+    "CompactionRecord",
+    "EndRecord",
+    "ErrorRecord",
+    "KeptWarning",
+    "ModelCallErrorRecord",
+    "ModelCallRecord",
+    "Record",
+    "RunHeader",
+    "SentRecord",
+    "StepRecord",
+    "ToolRecord",
     "check_record",
     "doubts",
     "is_count",
     "is_milliseconds",
     "is_timestamp",
+    "json_schema",
     "parse_timestamp",
     "read_record",
 ]
 
 
 class BadRecord(Exception):
-    """A record of the wrong shape: ``where`` names the field, ``what`` says what was wrong."""
+    """A record of the wrong shape: ``where`` names the field (``$.decision.kind``), ``what`` says what was wrong."""
 
     def __init__(self, where: str, what: str) -> None:
         super().__init__(f"{where}: {what}")
 
 
-_STR = (str,)
-_INT = (int,)
-_NUMBER = (int, float)
-_BOOL = (bool,)
-_OBJECT = (dict,)
-_LIST = (list,)
-_TEXT_OR_LIST: tuple[type, ...] = (str, list)
-_ANY: tuple[type, ...] = ()
+MAX_COUNT = 2**53 - 1
+"""The largest index or count a run file may hold: I-JSON's (RFC 7493) largest exact integer, well inside int64."""
 
-# Each known field of each record, with the JSON types it may hold (``null`` is accepted
-# for every optional field and means "not recorded"). Declared once, as data, so that
-# the loader and the writer refuse exactly the same records.
-_EXPECTED: dict[tuple[type, ...], str] = {
-    _TEXT_OR_LIST: "a string or an array",
-    _STR: "a string",
-    _INT: "an integer",
-    _NUMBER: "a number",
-    _BOOL: "a boolean",
-    _OBJECT: "an object",
-    _LIST: "an array",
-}
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT, description="an integer from 0 to 2**53 - 1")]
+"""An index or a count."""
 
-_RUN_FIELDS: dict[str, tuple[type, ...]] = {
-    "type": _STR,
-    "format": _STR,
-    "run_id": _STR,
-    "goal": _STR,
-    "opening": _STR,
-    "opening_content": _LIST,
-    "system": _TEXT_OR_LIST,
-    "model": _STR,
-    "max_output_tokens": _INT,
-    "started_at": _STR,
-    "tools": _LIST,
-    "source": _OBJECT,
-    "request": _OBJECT,
-    "summariser": _STR,
-    "warnings": _LIST,
-    "compactions": _LIST,
+Timestamp = Annotated[datetime, msgspec.Meta(description="an RFC 3339 date-time, such as 2026-01-05T09:00:16Z")]
+"""A moment. A field's text that is not one is kept in its record with a warning (``doubts``), not refused."""
+
+Blocks = list[dict[str, Any]]
+"""A turn's content: Messages API blocks, each checked as ``ContentBlock.from_dict`` would build it."""
+
+
+class _Part(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """An object inside a record: every field known, ``null`` on an optional field meaning "not recorded"."""
+
+
+class _Record(_Part, tag_field="type", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """One line of a run file: an object whose ``type`` names which record it is."""
+
+
+class ToolRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A tool offered to the model, as the Messages API's tool definition."""
+
+    name: str
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+    read_only: bool | None = None
+
+
+class KeptWarning(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A warning the run's maker gave (an importer's, or an earlier reader's), kept in the header."""
+
+    line: Count
+    text: str
+    path: str | None = None
+    count: Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)] | None = None
+    lost: bool | None = None
+
+
+class CompactionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A compaction of an imported conversation: from ``step`` on, it restarted with ``opening``."""
+
+    step: Count
+    opening: Annotated[Blocks, msgspec.Meta(min_length=1)]
+    trigger: str | None = None
+    tokens_before: Count | None = None
+    at: str | None = None
+    line: Count | None = None
+
+
+class RunHeader(_Record, tag="run", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """``run``: the header, exactly one, first."""
+
+    format: str | None = None
+    run_id: str | None = None
+    goal: str | None = None
+    opening: str | None = None
+    opening_content: Blocks | None = None
+    system: str | list[Any] | None = None
+    model: str | None = None
+    max_output_tokens: Count | None = None
+    started_at: Timestamp | None = None
+    tools: list[ToolRecord] | None = None
+    source: dict[str, Any] | None = None
+    request: dict[str, Any] | None = None
+    summariser: str | None = None
+    warnings: list[KeptWarning] | None = None
+    compactions: list[CompactionRecord] | None = None
+
+
+class SentRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """What an imported conversation's agent sent for a step (format ``agentrender.run/2``)."""
+
+    assistant: Blocks
+    user: Blocks | None = None
+    tool_use_id: str | None = None
+    summaries: dict[str, Any] | None = None
+
+
+class StepRecord(_Record, tag="step", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """``step``: a step's decision and observation; a later record with the same ``index`` replaces it."""
+
+    index: Count
+    started_at: Timestamp | None = None
+    ended_at: Timestamp | None = None
+    decision: Decision | None = None
+    observation: Observation | None = None
+    sent: SentRecord | None = None
+
+
+class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """``model_call``: a captured reply (an Anthropic Messages API response) and the step it was made for."""
+
+    step: Count
+    response: dict[str, Any]
+    latency_ms: int | float | None = None
+    request_key: str | None = None
+    request: dict[str, Any] | None = None
+
+
+class ErrorRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """The error a model call gave instead of a reply."""
+
+    type: str | None = None
+    message: str | None = None
+    status: int | None = None
+    body: Any = None
+
+
+class ModelCallErrorRecord(
+    _Record, tag="model_call_error", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True
+):
+    """``model_call_error``: a model call that gave no complete reply."""
+
+    step: Count
+    error: ErrorRecord
+    latency_ms: int | float | None = None
+    request: dict[str, Any] | None = None
+    partial: dict[str, Any] | None = None
+
+
+class EndRecord(_Record, tag="end", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """``end``: at most one, last: how the run ended."""
+
+    status: str | None = None
+    reason: str | None = None
+    error: str | None = None
+    at: Timestamp | None = None
+
+
+Record = RunHeader | StepRecord | ModelCallRecord | ModelCallErrorRecord | EndRecord
+"""One line of a run file, by its ``type``."""
+
+RECORD_TYPES: dict[str, type[_Record]] = {
+    kind.__struct_config__.tag: kind  # type: ignore[misc]
+    for kind in (RunHeader, StepRecord, ModelCallRecord, ModelCallErrorRecord, EndRecord)
 }
-_COMPACTION_FIELDS: dict[str, tuple[type, ...]] = {
-    "step": _INT,
-    "opening": _LIST,
-    "trigger": _STR,
-    "tokens_before": _INT,
-    "at": _STR,
-    "line": _INT,
-}
-_WARNING_FIELDS: dict[str, tuple[type, ...]] = {"path": _STR, "line": _INT, "text": _STR, "count": _INT, "lost": _BOOL}
-"""A warning the run's maker gave (an importer's, or an earlier reader's), kept in the header's ``warnings``."""
-_TOOL_FIELDS: dict[str, tuple[type, ...]] = {
-    "name": _STR,
-    "description": _STR,
-    "input_schema": _OBJECT,
-    "read_only": _BOOL,
-}
-_STEP_FIELDS: dict[str, tuple[type, ...]] = {
-    "type": _STR,
-    "index": _INT,
-    "started_at": _STR,
-    "ended_at": _STR,
-    "decision": _OBJECT,
-    "observation": _OBJECT,
-    "sent": _OBJECT,
-}
-_SENT_FIELDS: dict[str, tuple[type, ...]] = {
-    "tool_use_id": _STR,
-    "assistant": _LIST,
-    "user": _LIST,
-    "summaries": _OBJECT,
-}
-_DECISION_FIELDS: dict[str, tuple[type, ...]] = {
-    "kind": _STR,
-    "tool": _STR,
-    "args": _ANY,
-    "reason": _STR,
-    "invalid_args": _STR,
-    "invalid_base64": _BOOL,
-}
-_OBSERVATION_FIELDS: dict[str, tuple[type, ...]] = {"status": _STR, "content": _STR, "summary": _STR}
-_MODEL_CALL_FIELDS: dict[str, tuple[type, ...]] = {
-    "type": _STR,
-    "step": _INT,
-    "latency_ms": _NUMBER,
-    "request_key": _STR,
-    "response": _OBJECT,
-    "request": _OBJECT,
-}
-_MODEL_CALL_ERROR_FIELDS: dict[str, tuple[type, ...]] = {
-    "type": _STR,
-    "step": _INT,
-    "latency_ms": _NUMBER,
-    "request": _OBJECT,
-    "error": _OBJECT,
-    "partial": _OBJECT,
-}
-_ERROR_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "message": _STR, "status": _INT, "body": _ANY}
-_END_FIELDS: dict[str, tuple[type, ...]] = {"type": _STR, "status": _STR, "reason": _STR, "error": _STR, "at": _STR}
+"""Each known record type by the ``type`` that names it; a record of another type is kept and reported."""
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of one line of a run file, generated from the record structs.
+
+    Unknown record types and fields are allowed by the format (they are kept and reported),
+    but not by this schema: a runtime that checks what it writes against it writes only
+    what every reader loads.
+    """
+    schema = msgspec.json.schema(Record)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"A line of an agentrender run file ({FORMAT})",
+        "description": (
+            "One JSON object per line of a .jsonl run file, picked by its 'type'. null on an optional field "
+            "means 'not recorded'. Readers keep unknown record types and fields with a warning; writers "
+            "should not write them."
+        ),
+        **schema,
+    }
 
 
 # What a timestamp is, for the loader that warns on one and the frames that read one: an
@@ -190,9 +271,6 @@ TIMESTAMP_FIELDS: dict[str, tuple[str, ...]] = {
 """The fields of each record type that hold a timestamp (``is_timestamp``)."""
 
 
-MAX_COUNT = 2**53 - 1
-"""The largest index or count a run file may hold: I-JSON's (RFC 7493) largest exact integer, well inside int64."""
-
 USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 """The token counts of a reply's ``usage`` that the frames read."""
 
@@ -214,8 +292,19 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def doubts(record: Mapping[str, Any]) -> Iterator[str]:
-    """What a checked ``record`` holds that it keeps but the frames cannot read, one sentence each.
+def _read_as_timestamp(text: str, moment: datetime | None) -> bool:
+    """``is_timestamp(text)``, given the time msgspec read of it (``None``: no RFC 3339 date-time).
+
+    A date-time msgspec read exists; it is one the frames read when it has the shape of one (and,
+    in years 1 and 9999 only, when its offset keeps it inside them).
+    """
+    if moment is None or moment.year in (1, 9999):
+        return is_timestamp(text)
+    return _TIMESTAMP.fullmatch(text) is not None
+
+
+def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
+    """What a checked ``record`` (whose struct is ``typed``) keeps but the frames cannot read, one sentence each.
 
     A timestamp field that is not a timestamp reads as ``NaT``; a token count of a reply's
     usage that is not a count, or a latency too large for a float, reads as null.
@@ -223,7 +312,7 @@ def doubts(record: Mapping[str, Any]) -> Iterator[str]:
     kind = record["type"]
     for name in TIMESTAMP_FIELDS.get(kind, ()):
         value = record.get(name)
-        if value is not None and not is_timestamp(value):
+        if value is not None and not _read_as_timestamp(value, getattr(typed, name)):
             yield (
                 f"{kind}.{name} {_shown(value)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
                 "kept in the record, read as NaT (no time) in the frames"
@@ -244,189 +333,151 @@ def doubts(record: Mapping[str, Any]) -> Iterator[str]:
                 )
 
 
-# Records of one kind nearly always have the same fields holding the same types, so a
-# shape (field names, value types) that has passed once is remembered and not checked again.
-_shapes: BoundedMemo[tuple[str, tuple[str, ...], tuple[type, ...]], tuple[str, ...]] = BoundedMemo(4096)
+# --- checking a record: the structs in one pass, and a slower pass that words what they refused
 
 
-def _check_fields(
-    value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], where: str, unknown: list[str]
-) -> None:
-    """Check the known fields' types; name the unknown ones in ``unknown``."""
-    shape = (where, tuple(value), tuple(map(type, value.values())))
-    names = _shapes.get(shape)
-    if names is None:
-        names = _shapes.keep(shape, tuple(_check_shape(value, fields, where)))
-    if names:
-        unknown.extend(names)
+def _object_type(info: types.Type) -> types.StructType | types.DataclassType | None:
+    """The struct or dataclass a field holds (``None`` allowed beside it), else ``None``."""
+    if isinstance(info, types.UnionType):
+        held = [item for item in info.types if not isinstance(item, types.NoneType)]
+        info = held[0] if len(held) == 1 else info
+    return info if isinstance(info, types.StructType | types.DataclassType) else None
 
 
-def _check_shape(value: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], where: str) -> Iterator[str]:
-    for key, item in value.items():
-        expected = fields.get(key)
-        if expected is None:
-            yield f"{where}.{key}"
-        elif expected and item is not None and type(item) not in expected:
-            raise BadRecord(f"{where}.{key}", f"expected {_EXPECTED[expected]}, got {type_name(item)}")
+def _lenient_fields(model: type[_Record]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The fields of ``model`` holding objects that do not forbid unknown fields (the contract's values), with
+    the names each knows: the fast path checks their keys itself."""
+    info = types.type_info(model)
+    assert isinstance(info, types.StructType)
+    lenient = []
+    for field in info.fields:
+        held = _object_type(field.type)
+        if held is not None and not getattr(held, "forbid_unknown_fields", False):
+            lenient.append((field.encode_name, frozenset(item.encode_name for item in held.fields)))
+    return tuple(lenient)
 
 
-def _required(value: Mapping[str, Any], key: str, where: str) -> Any:
-    item = value.get(key)
-    if item is None:
-        raise BadRecord(f"{where}.{key}", "missing" if key not in value else "expected a value, got null")
-    return item
+_LENIENT = {kind: _lenient_fields(model) for kind, model in RECORD_TYPES.items()}
+_INFO = {kind: types.type_info(model) for kind, model in RECORD_TYPES.items()}
+_ERROR = re.compile(r"(.*?)(?: - at `(\$[^`]*)`)?", re.DOTALL)
+_MISSING = re.compile(r"Object missing required field `(.*)`")
 
 
-def _index(value: Mapping[str, Any], key: str, where: str) -> int:
-    index: int = _required(value, key, where)
-    if not 0 <= index <= MAX_COUNT:
-        raise BadRecord(f"{where}.{key}", f"expected 0 to 2**53 - 1, got {_shown(index)}")
-    return index
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
-def _objects(
-    record: dict[str, Any], key: str, fields: Mapping[str, tuple[type, ...]], unknown: list[str]
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each item of the header's array ``key``, checked to be an object of ``fields``, with where it is."""
-    for position, item in enumerate(record.get(key) or ()):
-        where = f"run.{key}[{position}]"
-        if type(item) is not dict:
-            raise BadRecord(where, f"expected an object, got {type_name(item)}")
-        _check_fields(item, fields, where, unknown)
-        yield where, item
+def _bad(error: msgspec.ValidationError, record: dict[str, Any]) -> BadRecord:
+    """msgspec's error as ``$.field.path: what was expected, what was found``."""
+    match = _ERROR.fullmatch(str(error))
+    assert match is not None  # the pattern matches any text
+    what, where = match[1], match[2] or "$"
+    missing = _MISSING.fullmatch(what)
+    if missing:
+        return BadRecord(f"{where}.{missing[1]}", "missing")
+    what = what[:1].lower() + what[1:]
+    if ", got " not in what:  # a value out of its range: msgspec says what was expected only
+        value: Any = record
+        for key, position in _STEP.findall(where):
+            value = value[key] if key else value[int(position)]
+        what += f", got {_shown(value)}"
+    return BadRecord(where, what)
 
 
-def _header(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> None:
-    _check_fields(record, _RUN_FIELDS, "run", unknown)
-    if record.get("max_output_tokens") is not None:
-        _index(record, "max_output_tokens", "run")
-    for where, tool in _objects(record, "tools", _TOOL_FIELDS, unknown):
-        _required(tool, "name", where)
-    for where, warning in _objects(record, "warnings", _WARNING_FIELDS, unknown):
-        _required(warning, "text", where)
-        _index(warning, "line", where)
-        if warning.get("count") is not None and _index(warning, "count", where) < 1:
-            raise BadRecord(f"{where}.count", "expected 1 or more, got 0")
-    opening = record.get("opening_content")
-    if opening is not None:
-        if type(opening) is not list:
-            raise BadRecord("run.opening_content", f"expected an array, got {type_name(opening)}")
-        if blocks:
-            _check_blocks(opening, "run.opening_content")
-    compactions = record.get("compactions")
-    if compactions is not None:
-        _compactions(compactions, unknown, blocks)
+def _known(value: Any, info: types.Type, where: str, unknown: list[str]) -> Any:
+    """``value`` with its unknown fields left out (each named in ``unknown``, as ``where.name``), and ``null``
+    on an optional field left out ("not recorded"), at every level the structs declare."""
+    held = _object_type(info)
+    if held is not None and type(value) is dict:
+        fields = {field.encode_name: field for field in held.fields}
+        tag = getattr(held, "tag_field", None)
+        unknown.extend(f"{where}.{key}" for key in value if key not in fields and key != tag)
+        return {
+            key: item if key == tag else _known(item, fields[key].type, f"{where}.{key}", unknown)
+            for key, item in value.items()
+            if key == tag or (key in fields and (item is not None or fields[key].required))
+        }
+    if isinstance(info, types.UnionType):
+        lists = [item for item in info.types if isinstance(item, types.ListType)]
+        info = lists[0] if len(lists) == 1 and type(value) is list else info
+    if isinstance(info, types.ListType) and type(value) is list:
+        return [_known(item, info.item_type, f"{where}[{at}]", unknown) for at, item in enumerate(value)]
+    return value
 
 
-def _compactions(compactions: list[Any], unknown: list[str], blocks: bool) -> None:
-    """Each compaction of the header: its step (in increasing order) and the non-empty opening it restarted with.
-
-    That no step is beyond the run's steps is checked once they are read (``read.py``).
-    """
-    after = -1
-    for position, compaction in enumerate(compactions):
-        where = f"run.compactions[{position}]"
-        if type(compaction) is not dict:
-            raise BadRecord(where, f"expected an object, got {type_name(compaction)}")
-        _check_fields(compaction, _COMPACTION_FIELDS, where, unknown)
-        step = _index(compaction, "step", where)
-        if step <= after:
-            raise BadRecord(f"{where}.step", f"expected a step above {after} (compactions in increasing step order)")
-        after = step
-        opening = _required(compaction, "opening", where)
-        if not opening:
-            raise BadRecord(f"{where}.opening", "expected the blocks the conversation restarted with, got none")
-        if blocks:
-            _check_blocks(opening, f"{where}.opening")
-        for name in ("tokens_before", "line"):
-            if compaction.get(name) is not None:
-                _index(compaction, name, where)
-
-
-def _check_blocks(blocks: list[Any], where: str) -> None:
-    """Each item of a turn's content, as the Messages API's block it must be."""
-    for position, block in enumerate(blocks):
+def _typed(record: dict[str, Any], kind: str, unknown: list[str]) -> Any:
+    """The struct of a ``kind`` record; ``BadRecord`` naming the field when it is of the wrong shape."""
+    model = RECORD_TYPES[kind]
+    try:
+        typed = msgspec.convert(record, model, strict=True)
+    except msgspec.ValidationError:
+        pass
+    else:
+        for name, known in _LENIENT[kind]:
+            value = record.get(name)
+            if type(value) is dict and not value.keys() <= known:
+                break
+        else:
+            return typed
+    # The slow path: the unknown fields named and left out, nulls left out, and a timestamp that is
+    # none kept in the record (``doubts`` reports it) but not loaded.
+    value = _known(record, _INFO[kind], kind, unknown)
+    while True:
         try:
-            check_block(block)
-        except ValueError:
-            try:
-                check_block(block, f"{where}[{position}]")  # again, for the error that names where it is
-            except ValueError as error:
-                field, _, what = str(error).partition(": ")
-                raise BadRecord(field, what) from None
+            return msgspec.convert(value, model, strict=True)
+        except msgspec.ValidationError as error:
+            bad = _bad(error, value)
+            name = bad.args[0].partition(":")[0].removeprefix("$.")
+            if name not in TIMESTAMP_FIELDS.get(kind, ()) or type(value.get(name)) is not str:
+                raise bad from None
+            del value[name]
 
 
-def _step(record: dict[str, Any], unknown: list[str], blocks: bool = True) -> Step:
-    _check_fields(record, _STEP_FIELDS, "step", unknown)
-    index = _index(record, "index", "step")
-    decision = observation = None
-    wire = record.get("decision")
-    if wire is not None:
-        _check_fields(wire, _DECISION_FIELDS, "step.decision", unknown)
-        decision = Decision(
-            kind=_required(wire, "kind", "step.decision"),
-            tool=wire.get("tool") or "",
-            args=wire.get("args"),
-            reason=wire.get("reason") or "",
-            invalid_args=wire.get("invalid_args") or "",
-            invalid_base64=wire.get("invalid_base64") or False,
-        )
-    wire = record.get("observation")
-    if wire is not None:
-        _check_fields(wire, _OBSERVATION_FIELDS, "step.observation", unknown)
-        observation = Observation(
-            status=wire.get("status") or "ok", content=wire.get("content") or "", summary=wire.get("summary") or ""
-        )
-    sent = record.get("sent")
-    if sent is not None:
-        _check_fields(sent, _SENT_FIELDS, "step.sent", unknown)
-        assistant, user = _required(sent, "assistant", "step.sent"), sent.get("user")
-        for turn, where in ((assistant, "step.sent.assistant"), (user, "step.sent.user")):
-            if turn is not None and type(turn) is not list:
-                raise BadRecord(where, f"expected an array, got {type_name(turn)}")
+def _check_blocks(blocks: list[Any] | None, where: str) -> None:
+    """Each item of a turn's content, as the Messages API's block it must be."""
+    for position, block in enumerate(blocks or ()):
+        try:
+            check_block(block, f"{where}[{position}]")
+        except ValueError as error:
+            field, _, what = str(error).partition(": ")
+            raise BadRecord(field, what) from None
+
+
+def _header(header: RunHeader, blocks: bool) -> None:
+    after = -1
+    for position, compaction in enumerate(header.compactions or ()):
+        where = f"$.compactions[{position}]"
+        if compaction.step <= after:
+            raise BadRecord(f"{where}.step", f"expected a step above {after} (compactions in increasing step order)")
+        after = compaction.step
         if blocks:
-            _check_blocks(assistant, "step.sent.assistant")
-            if user is not None:
-                _check_blocks(user, "step.sent.user")
-    return Step(index=index, decision=decision, observation=observation)
+            _check_blocks(compaction.opening, f"{where}.opening")
+    if blocks:
+        _check_blocks(header.opening_content, "$.opening_content")
 
 
 def _model_call(
-    record: dict[str, Any], line: int, unknown: list[str], source: str, keep: bool, reply: bool
+    call: ModelCallRecord, record: dict[str, Any], line: int, source: str, keep: bool, reply: bool
 ) -> ModelCall | None:
-    _check_fields(record, _MODEL_CALL_FIELDS, "model_call", unknown)
-    step = _index(record, "step", "model_call")
-    wire = _required(record, "response", "model_call")
+    wire = record["response"]
     if reply:
         try:
-            check_reply(wire, where="model_call.response")
+            check_reply(wire, where="$.response")
         except ValueError as error:
             where, _, what = str(error).partition(": ")
             raise BadRecord(where, what) from None
     if keep:
-        return kept_call(step, record, record.get("latency_ms"), record.get("request_key") or "", line)
+        return kept_call(call.step, record, call.latency_ms, call.request_key or "", line)
     if not source:
         return None
     return loaded_call(
-        step,
-        record.get("latency_ms"),
-        record.get("request_key") or "",
+        call.step,
+        call.latency_ms,
+        call.request_key or "",
         line,
         source,
         wire.get("stop_reason") or "",
         wire.get("usage"),
     )
-
-
-def _model_call_error(record: dict[str, Any], unknown: list[str]) -> None:
-    _check_fields(record, _MODEL_CALL_ERROR_FIELDS, "model_call_error", unknown)
-    _index(record, "step", "model_call_error")
-    error = _required(record, "error", "model_call_error")
-    _check_fields(error, _ERROR_FIELDS, "model_call_error.error", unknown)
-
-
-def _end(record: dict[str, Any], unknown: list[str]) -> None:
-    _check_fields(record, _END_FIELDS, "end", unknown)
 
 
 def check_record(record: Any) -> None:
@@ -449,6 +500,7 @@ def read_record(
     blocks: bool = True,
     keep: bool = False,
     reply: bool = True,
+    doubted: list[str] | None = None,
 ) -> Step | ModelCall | None:
     """Check ``record`` and give the typed value a ``step`` or ``model_call`` record loads into.
 
@@ -457,23 +509,30 @@ def read_record(
     ``reply=False`` leaves a model call's reply (``check_reply``) to a caller that checked it. The
     names of unknown fields are added to ``unknown``; a record of the wrong shape raises
     ``BadRecord``. ``blocks=False`` leaves the recorded turns' blocks (``step.sent``,
-    ``opening_content``) to a caller that checked them.
+    ``opening_content``) to a caller that checked them. A record of an unknown type is
+    accepted as it is (the reader keeps and reports it). What the record keeps but the frames
+    cannot read (``doubts``) is added to ``doubted``, when given.
     """
     if type(record) is not dict:
-        raise BadRecord("record", f"expected a JSON object, got {type_name(record)}")
+        raise BadRecord("$", f"expected a JSON object, got {type_name(record)}")
     kind = record.get("type")
     if type(kind) is not str:
         if "type" not in record:
-            raise BadRecord("type", "missing: every record names its type")
-        raise BadRecord("type", f"expected a string, got {type_name(kind)}")
-    if kind == "step":
-        return _step(record, unknown, blocks)
-    if kind == "model_call":
-        return _model_call(record, line, unknown, source, keep, reply)
-    if kind == "run":
-        _header(record, unknown, blocks)
-    elif kind == "end":
-        _end(record, unknown)
-    elif kind == "model_call_error":
-        _model_call_error(record, unknown)
-    return None
+            raise BadRecord("$.type", "missing: every record names its type")
+        raise BadRecord("$.type", f"expected a string, got {type_name(kind)}")
+    if kind not in RECORD_TYPES:
+        return None
+    typed = _typed(record, kind, unknown)
+    loaded: Step | ModelCall | None = None
+    if type(typed) is StepRecord:
+        if blocks and typed.sent is not None:
+            _check_blocks(typed.sent.assistant, "$.sent.assistant")
+            _check_blocks(typed.sent.user, "$.sent.user")
+        loaded = Step(index=typed.index, decision=typed.decision, observation=typed.observation)
+    elif type(typed) is ModelCallRecord:
+        loaded = _model_call(typed, record, line, source, keep, reply)
+    elif type(typed) is RunHeader:
+        _header(typed, blocks)
+    if doubted is not None:
+        doubted.extend(doubts(record, typed))
+    return loaded

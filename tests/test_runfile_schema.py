@@ -1,0 +1,153 @@
+"""The run file's published JSON Schema: generated from the record structs, it accepts what is written and
+loaded, and refuses the wrong shapes the loader refuses."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from agentrender import imports, load_run, samples, write_run
+from agentrender.cli import main
+from agentrender.runfile import RunWriter, check_record, json_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_IMPORTS = sorted(path for path in (ROOT / "sample_imports").iterdir() if path.suffix in (".json", ".jsonl"))
+
+HEADER = {"type": "run", "format": "agentrender.run/1", "run_id": "r-1", "goal": "Fix it.", "tools": [{"name": "t"}]}
+REPLY = {"content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn", "usage": {"input_tokens": 3}}
+
+# Records of the wrong shape, each refused by the loader (check_record) for its fields' types or presence.
+WRONG_SHAPES: list[dict[str, Any]] = [
+    {"index": 0},
+    {"type": 3},
+    {"type": "step"},
+    {"type": "step", "index": None},
+    {"type": "step", "index": "0"},
+    {"type": "step", "index": True},
+    {"type": "step", "index": -1},
+    {"type": "step", "index": 2**53},
+    {"type": "step", "index": 0, "decision": []},
+    {"type": "step", "index": 0, "decision": {}},
+    {"type": "step", "index": 0, "decision": {"kind": 7}},
+    {"type": "step", "index": 0, "decision": {"kind": "tool_call", "invalid_base64": "yes"}},
+    {"type": "step", "index": 0, "observation": {"content": ["a"]}},
+    {"type": "step", "index": 0, "sent": {"user": []}},
+    {**HEADER, "tools": {}},
+    {**HEADER, "tools": ["read_file"]},
+    {**HEADER, "tools": [{"description": "x"}]},
+    {**HEADER, "goal": 1.5},
+    {**HEADER, "max_output_tokens": "4096"},
+    {**HEADER, "max_output_tokens": -1},
+    {**HEADER, "warnings": [{"line": 1}]},
+    {**HEADER, "warnings": [{"line": 1, "text": "x", "count": 0}]},
+    {**HEADER, "compactions": [{"step": 1}]},
+    {**HEADER, "compactions": [{"step": 1, "opening": []}]},
+    {**HEADER, "compactions": [{"step": "1", "opening": [{"type": "text", "text": "a"}]}]},
+    {"type": "model_call", "step": 0},
+    {"type": "model_call", "step": 0, "response": REPLY, "latency_ms": "fast"},
+    {"type": "model_call", "step": 0, "response": []},
+    {"type": "model_call_error", "step": 0},
+    {"type": "model_call_error", "step": 0, "error": {"status": "500"}},
+    {"type": "end", "status": False},
+    {"type": "end", "error": ["x"]},
+]
+
+
+@pytest.fixture(scope="module")
+def validator() -> Any:
+    schema = json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def lines_of(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def test_every_line_of_every_sample_run_is_valid(validator: Any) -> None:
+    """Each line of each bundled sample run is valid under the schema."""
+    for name in samples.names():
+        for number, record in enumerate(lines_of(samples.path(name)), start=1):
+            errors = [error.message for error in validator.iter_errors(record)]
+            assert errors == [], f"{name}:{number}"
+
+
+UNKNOWN_FIELD = re.compile(r"unknown field (\w+)((?:\.\w+|\[\d+\])+) kept")
+
+
+def without(record: dict[str, Any], path: str) -> None:
+    """Delete the field at ``path`` (``.tools[1].defer_loading``) from ``record``."""
+    steps = re.findall(r"\.(\w+)|\[(\d+)\]", path)
+    held: Any = record
+    for key, position in steps[:-1]:
+        held = held[key] if key else held[int(position)]
+    del held[steps[-1][0]]
+
+
+@pytest.mark.parametrize("source", SAMPLE_IMPORTS, ids=lambda path: path.name)
+def test_every_line_write_run_writes_is_valid(tmp_path: Path, validator: Any, source: Path) -> None:
+    """Each line write_run writes of each sample import (header warnings, sent turns, compactions) is valid, but
+    for the unknown fields its source held, which the run keeps and the loader names in a warning."""
+    for position, run in enumerate(imports.load_runs(source)):
+        written = tmp_path / f"{position}.jsonl"
+        write_run(run, written)
+        kept = {}
+        for warning in load_run(written).warnings:
+            if match := UNKNOWN_FIELD.search(warning.text):
+                kept.setdefault(warning.line, []).append(match[2])
+        for number, record in enumerate(lines_of(written), start=1):
+            for path in kept.get(number, ()):
+                without(record, path)
+            assert list(validator.iter_errors(record)) == [], f"{written.name}:{number}"
+
+
+def test_every_record_the_writer_writes_is_valid(tmp_path: Path, validator: Any) -> None:
+    """Records written one at a time with RunWriter, nulls and timestamps included, are valid."""
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path) as writer:
+        writer.header(run_id="r-1", goal="Fix it.", started_at="2026-01-05T09:00:16Z", tools=[{"name": "t"}])
+        writer.write({"type": "step", "index": 0, "decision": None, "started_at": "2026-01-05T09:00:17+01:00"})
+        writer.write({"type": "model_call", "step": 0, "response": REPLY, "latency_ms": 12.5, "request_key": None})
+        writer.write({"type": "model_call_error", "step": 1, "error": {"type": "overloaded", "status": 529}})
+        writer.write({"type": "end", "status": "completed", "at": "2026-01-05T09:01:00.123Z"})
+    assert len(load_run(path).records) == 5
+    for record in lines_of(path):
+        assert list(validator.iter_errors(record)) == []
+
+
+@pytest.mark.parametrize("record", WRONG_SHAPES, ids=lambda record: json.dumps(record)[-60:])
+def test_the_schema_refuses_what_the_loader_refuses(validator: Any, record: dict[str, Any]) -> None:
+    """A record of the wrong shape is refused by the loader and by the schema alike."""
+    with pytest.raises(ValueError):
+        check_record(record)
+    assert not validator.is_valid(record)
+
+
+def test_unknown_fields_and_types_are_loaded_but_not_in_the_schema(validator: Any) -> None:
+    """The loader keeps unknown fields and record types (with a warning); a writer checked by the schema writes none."""
+    for record in ({**HEADER, "team": "x"}, {"type": "checkpoint"}, {"type": "step", "index": 0, "cost": 3}):
+        check_record(record)
+        assert not validator.is_valid(record)
+
+
+def test_agentrender_schema_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    """`agentrender schema` prints the schema as JSON, with its dialect, title and every record type."""
+    assert main(["schema"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json_schema()
+    assert printed["$schema"] == "https://json-schema.org/draft/2020-12/schema" and "run file" in printed["title"]
+    records = [printed["$defs"][ref["$ref"].rsplit("/", 1)[1]] for ref in printed["anyOf"]]
+    kinds = {record["properties"]["type"]["enum"][0] for record in records}
+    assert kinds == {"run", "step", "model_call", "model_call_error", "end"}
+
+
+def test_the_docs_show_the_schema_the_command_prints() -> None:
+    """docs/runfile.md holds the schema as `agentrender schema` prints it (the docs' terminal blocks are checked)."""
+    page = (ROOT / "docs" / "runfile.md").read_text("utf-8")
+    assert "<!-- terminal: agentrender schema -->" in page
+    assert '"title": "A line of an agentrender run file (agentrender.run/1)"' in page
