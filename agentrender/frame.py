@@ -838,11 +838,11 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
 
 
-# The timestamps pandas' ISO 8601 parser reads as ``parse_timestamp`` does: those of the loader's
-# definition with at most 6 fraction digits, and a year other than 0. An offset of a day or more, or a
-# date that does not exist, pandas reads as NaT. Matched by Arrow's regular expressions (RE2) a column
-# at once: Python's, a text at a time, cost more than pandas' parse.
-_PANDAS_TIMESTAMP = (
+# The timestamps Arrow's and pandas' ISO 8601 parsers read as ``parse_timestamp`` does: those of the
+# loader's definition with at most 6 fraction digits, and a year other than 0. A date or an offset
+# that does not exist, Arrow refuses and pandas reads as NaT. Matched by Arrow's regular expressions
+# (RE2) a column at once: Python's, a text at a time, cost more than the parse.
+_ISO_TIMESTAMP = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
 )
 _EARLIEST, _LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
@@ -851,27 +851,39 @@ _EARLIEST, _LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzin
 def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
     """``parse_timestamp`` of each text, NaT where it gives ``None`` (the loader warned about those).
 
-    Read by the loader's own definition of a timestamp, which pandas' parser does not match
-    (it reads some texts the loader refuses). A column whose texts are all of the forms where the
-    two agree, each read, and inside the years ``datetime`` holds, is read by pandas at once.
+    Read by the loader's own definition of a timestamp, which Arrow's and pandas' parsers do not
+    match (they read some texts the loader refuses). A column whose texts are all of the forms where
+    they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
     texts = [value for value in values if value is not None]
-    if texts and _pandas_reads(texts):
-        times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
-        if times.isna().sum() == len(values) - len(texts) and times.min() >= _EARLIEST and times.max() <= _LATEST:
-            return times.array.astype(dtype)
+    times = _iso_times(pandas, values) if texts else None
+    if (
+        times is not None
+        and times.isna().sum() == len(values) - len(texts)
+        and times.min() >= _EARLIEST
+        and times.max() <= _LATEST
+    ):
+        return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 
 
-def _pandas_reads(texts: list[str]) -> bool:
-    """Whether every text is of a form ``pandas.to_datetime`` reads as ``parse_timestamp`` does."""
+def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
+    """The times of ``values`` read at once (NaT for a null, or a time that does not exist), when each text is
+    of the forms ``_ISO_TIMESTAMP``; else ``None``."""
     pa, compute = require("frame", "pyarrow"), require("frame", "pyarrow.compute")
     try:
-        column = pa.array(texts, pa.string())
+        column = pa.array(values, pa.string())
     except UnicodeEncodeError:  # a lone surrogate: no timestamp
-        return False
-    shaped = compute.all(compute.match_substring_regex(column, _PANDAS_TIMESTAMP)).as_py()
-    return bool(shaped) and not compute.any(compute.starts_with(column, "0000")).as_py()
+        return None
+    shaped = compute.all(compute.match_substring_regex(column, _ISO_TIMESTAMP)).as_py()
+    if not shaped or compute.any(compute.starts_with(column, "0000")).as_py():
+        return None
+    try:
+        # Arrow's parse is several times faster than pandas', but refuses a whole column for one time
+        # that does not exist or has no offset; pandas reads those (as NaT, and as UTC).
+        return column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
+    except pa.ArrowInvalid:
+        return pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
 
 
 _NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})
