@@ -22,7 +22,6 @@ import json
 import multiprocessing
 import multiprocessing.context
 import os
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -30,17 +29,19 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from agentrender import _fast, render
+import msgspec
+
+from agentrender import render
 from agentrender._extras import require
-from agentrender._types import Decision, Observation, Step
+from agentrender._types import Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
-from agentrender.views import RESULT_KINDS, BlockFact, CompactionFact, StepFact, View, Views, utf8_bytes
+from agentrender.views import RESULT_KINDS, View, Views, utf8_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,7 +109,14 @@ def _or_null(text: str) -> str | None:
     return text or None
 
 
-_encode_json = _fast.batched_json_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+def _encode_json(value: Any) -> str:
+    """``value`` as compact JSON text, non-ASCII kept as it is."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except UnicodeEncodeError:
+        # A lone surrogate ("\ud800", valid JSON), which UTF-8 cannot hold: kept in the text, as
+        # every text column keeps it (a column that cannot hold it shows it escaped).
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _usage(call: ModelCall, key: str) -> int | None:
@@ -121,27 +129,41 @@ def _usage(call: ModelCall, key: str) -> int | None:
 # ---------------------------------------------------------------------------- steps
 
 
-class _StepRow(NamedTuple):
-    """Everything one row of ``steps_frame`` is computed from."""
+def _itself(value: Any) -> Any:
+    """The value of a column that is its part as it is."""
+    return value
 
-    step: Step
-    decision: Decision | None
-    observation: Observation | None
-    record: Mapping[str, Any]
-    facts: StepFact | None
-    """The step's facts in the view after the last step; ``None`` when that view skips it."""
-    shown: BlockFact | None
-    """The block of the step's user turn in that view: what the model was shown for it."""
-    call: ModelCall | None
-    """The last model call made for the step."""
-    calls: int
-    compaction: CompactionFact | None = None
-    """The compaction right before the step (its request was the first sent after it), in that view's terms."""
+
+_STEP_PARTS = (
+    "step",
+    "decision",
+    "observation",
+    "record",
+    "rendered",
+    "position",
+    "tool_use_id",
+    "full",
+    "ended",
+    "shown",
+    "call",
+    "calls",
+    "compaction",
+)
+"""What a column of ``steps_frame`` is computed from, for one step (a ``Column``'s ``of``):
+
+- ``step``, ``decision``, ``observation``: the step and its decision and observation;
+- ``record``: the step's record in the run file (``{}`` for a step built in memory);
+- ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``: the step's facts in the view after the last
+  step (``View.step_columns``); ``None`` (but ``rendered`` and ``ended``) when that view skips it;
+- ``shown``: the ``BlockFact`` of the step's user turn in that view, what the model was shown for it;
+- ``call`` and ``calls``: the last model call made for the step, and how many were;
+- ``compaction``: the compaction right before the step (its request was the first sent after it), in that view's terms.
+"""
 
 
 STEP_COLUMNS: tuple[Column, ...] = (
-    Column("index", "int64", "The step's index in the run.", lambda step: step.index, of="step"),
-    Column("kind", "category", "The decision's kind.", lambda d: d.kind, of="decision", categories=_KINDS),
+    Column("index", "int64", "The step's index in the run.", attrgetter("index"), of="step"),
+    Column("kind", "category", "The decision's kind.", attrgetter("kind"), of="decision", categories=_KINDS),
     Column(
         "tool",
         "category",
@@ -149,7 +171,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         lambda d: d.tool or None,
         of="decision",
     ),
-    Column("reason", "string", "The decision's reason text.", lambda d: d.reason, of="decision"),
+    Column("reason", "string", "The decision's reason text.", attrgetter("reason"), of="decision"),
     Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", lambda d: utf8_bytes(d.reason), of="decision"),
     Column(
         "args",
@@ -169,7 +191,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "args_base64",
         "boolean",
         "True when invalid_args is base64 because the raw arguments were not UTF-8.",
-        lambda d: d.invalid_base64,
+        attrgetter("invalid_base64"),
         of="decision",
     ),
     Column(
@@ -180,20 +202,20 @@ STEP_COLUMNS: tuple[Column, ...] = (
         of="decision",
     ),
     Column(
-        "status", "category", "The observation's status.", lambda o: o.status, of="observation", categories=_STATUSES
+        "status", "category", "The observation's status.", attrgetter("status"), of="observation", categories=_STATUSES
     ),
     Column(
         "failed",
         "boolean",
         "True when the observation is an error or an invalid decision (rendered with is_error).",
-        lambda o: o.failed,
+        attrgetter("failed"),
         of="observation",
     ),
     Column(
         "interrupted",
         "boolean",
         "True when the process died while the tool ran, so the outcome is unknown.",
-        lambda o: o.interrupted,
+        attrgetter("interrupted"),
         of="observation",
     ),
     Column(
@@ -214,30 +236,29 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "rendered",
         "bool",
         "True when the render showed the step (it has a decision); other steps take no place in the window.",
-        lambda facts: True,
-        of="facts",
-        absent=False,
+        _itself,
+        of="rendered",
     ),
     Column(
         "position",
         "Int64",
         "The step's place among the rendered steps, from 0 (what the window counts).",
-        lambda facts: facts.position,
-        of="facts",
+        _itself,
+        of="position",
     ),
     Column(
         "tool_use_id",
         "string",
         "The id the render gave the step's tool_use block and result (the options' hook, else step_<index>).",
-        lambda facts: facts.tool_use_id,
-        of="facts",
+        _itself,
+        of="tool_use_id",
     ),
     Column(
         "full",
         "bool",
         "True when the render showed the result in full: the step is inside the recent-results window.",
-        lambda facts: facts.full,
-        of="facts",
+        _itself,
+        of="full",
         absent=False,
     ),
     Column(
@@ -252,7 +273,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "shown_bytes",
         "Int64",
         "UTF-8 bytes of what the render's user turn showed for the step.",
-        lambda shown: shown.shown_bytes,
+        attrgetter("shown_bytes"),
         of="shown",
     ),
     Column(
@@ -262,7 +283,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "cut at the cap (cut), its summary (summary), a nudge (nudge_no_tool_call, nudge_truncated, "
         "nudge_invalid), the interrupted re-request (interrupted), a hook's block (hook), or the block an imported "
         "run sent, replayed as it was (as_sent); null when skipped.",
-        lambda shown: shown.kind,
+        attrgetter("kind"),
         of="shown",
         categories=RESULT_KINDS,
     ),
@@ -271,7 +292,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "Bytes of the step's content the model was not shown: all of it for a summary, the rest past the cap "
         "for a cut result, else 0; null when skipped.",
-        lambda shown: shown.hidden_bytes,
+        attrgetter("hidden_bytes"),
         of="shown",
     ),
     Column(
@@ -279,9 +300,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "bool",
         "True when, as sent, nothing answered the step's reply: the conversation ended on it, so the view has no "
         "user turn for it (shown_as is null; under the contract the contract's nudge or re-request shows instead).",
-        lambda facts: facts.ended,
-        of="facts",
-        absent=False,
+        _itself,
+        of="ended",
     ),
     Column(
         "compaction",
@@ -296,14 +316,14 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "For a step right after a compaction: bytes of the view deciding it as it would have been without the "
         "compaction (as sent; under the contract, the same as after).",
-        lambda c: c.bytes_before,
+        attrgetter("bytes_before"),
         of="compaction",
     ),
     Column(
         "compaction_bytes_after",
         "Int64",
         "For a step right after a compaction: bytes of the view deciding it, which restarts with the summary.",
-        lambda c: c.bytes_after,
+        attrgetter("bytes_after"),
         of="compaction",
     ),
     Column("started_at", _TIMESTAMP, "When the step started.", lambda record: record.get("started_at"), of="record"),
@@ -357,54 +377,48 @@ def steps_frame(
     pandas = require("frame", "pandas")
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
-    with _fast.paused():
-        return _steps_frame(pandas, run, options, views, rows)
-
-
-def _steps_frame(
-    pandas: ModuleType, run: Run, options: render.Options | None, views: Views | None, kept: slice | None
-) -> pd.DataFrame:
-    # The view is made and dropped in here: when the pause ends, its objects are gone and the
-    # collection that may end it walks only the frame's few objects, not every fact and message of the view.
     view = views.at(None) if views is not None else _view(run, options if options is not None else run.options())
-    rows = _step_rows(run, view, kept)
-    return _frame(pandas, STEP_COLUMNS, rows, lambda i: f"step {rows[i].step.index}")
+    steps = run.steps if rows is None else run.steps[rows]
+    return _build(pandas, STEP_COLUMNS, _step_lists(run, view, rows), lambda i: f"step {steps[i].index}")
 
 
-def _step_rows(run: Run, view: View, kept: slice | None = None) -> list[_StepRow]:
-    """Everything each row of ``steps_frame`` is computed from (of the steps ``kept``, or all)."""
+def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
+    """Each computed column of ``steps_frame`` as a list (of the steps ``kept``, or all)."""
+    parts = _step_parts(run, view, kept)
+    steps = parts["step"]
+    return _lists(STEP_COLUMNS, parts, lambda i: f"step {steps[i].index}")
+
+
+def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
+    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order."""
     if kept is None:
-        steps, facts, shown = run.steps, view.steps, view.result_blocks()
-        last = run.last_calls()
-        counts = Counter(call.step for call in run.model_calls)
+        steps, facts, shown = run.steps, view.step_columns(), view.result_blocks()
+        calls = run.model_calls
     else:
         start, stop, step = kept.indices(len(run.steps))
         if step != 1:
             raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
-        steps, facts, shown = run.steps[start:stop], view.step_facts(start, stop), view.result_blocks(start, stop)
+        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_blocks(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
-        last = {call.step: call for call in calls}
-        counts = Counter(call.step for call in calls)
+    indices = list(map(attrgetter("index"), steps))
+    last = {call.step: call for call in calls}
+    counts = Counter(call.step for call in calls)
     records = run.step_records
-    views = view.views
-    indices = {step.index for step in steps} if views.compactions else set()
-    compacted = {c.step: views.compaction(c.step) for c in views.compactions if c.step in indices}
-    rows = [
-        _StepRow(
-            step,
-            step.decision,
-            step.observation,
-            records.get(step.index, _NO_RECORD),
-            fact if fact.rendered else None,
-            block,
-            last.get(step.index),
-            counts.get(step.index, 0),
-            compacted.get(step.index),
-        )
-        for step, fact, block in zip(steps, facts, shown, strict=True)
-    ]
-    return rows
+    compactions = view.views.compactions
+    present = set(indices) if compactions else set()
+    compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
+    return {
+        "step": list(steps),
+        "decision": list(map(attrgetter("decision"), steps)),
+        "observation": list(map(attrgetter("observation"), steps)),
+        "record": [records.get(index, _NO_RECORD) for index in indices],
+        **facts,
+        "shown": list(shown),
+        "call": list(map(last.get, indices)),
+        "calls": [counts.get(index, 0) for index in indices],
+        "compaction": list(map(compacted.get, indices)),
+    }
 
 
 def _view(run: Run, options: render.Options) -> View:
@@ -487,8 +501,7 @@ def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
     pandas = require("frame", "pandas")
     calls = run.model_calls
-    with _fast.paused():
-        return _frame(pandas, MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i} (step {calls[i].step})")
+    return _frame(pandas, MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i} (step {calls[i].step})")
 
 
 # ----------------------------------------------------------------------------- runs
@@ -716,25 +729,35 @@ def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathL
 def _frame(
     pandas: ModuleType, columns: Sequence[Column], rows: Sequence[Any], label: Callable[[int], str]
 ) -> pd.DataFrame:
-    """The frame of ``rows`` under ``columns``: one pass per column into a list, then one conversion each."""
-    return _build(pandas, columns, _lists(columns, rows, label), label)
+    """The frame of ``rows`` under ``columns`` (each computed from the whole row, ``of=""``)."""
+    return _build(pandas, columns, _lists(columns, {"": list(rows)}, label), label)
 
 
-def _lists(columns: Sequence[Column], rows: Sequence[Any], label: Callable[[int], str]) -> dict[str, list[Any]]:
-    """Each computed column of ``rows`` as a list of plain values (``None`` for a null)."""
-    fields: dict[str, list[Any]] = {"": list(rows)}
+def _lists(
+    columns: Sequence[Column], parts: Mapping[str, list[Any]], label: Callable[[int], str]
+) -> dict[str, list[Any]]:
+    """Each computed column as a list of plain values (``None`` for a null), from ``parts``: for each field a
+    column may be ``of``, that field of every row, in row order."""
     lists: dict[str, list[Any]] = {}
+    holes: dict[str, bool] = {}
     for column in columns:
         value = column.value
         if value is None:
             continue
-        if column.of not in fields:
-            fields[column.of] = list(map(attrgetter(column.of), rows))
-        parts, absent = fields[column.of], column.absent
+        of = column.of
+        values = parts[of]
+        if of not in holes:
+            holes[of] = any(map(is_, values, repeat(None)))
         try:
-            lists[column.name] = [absent if part is None else value(part) for part in parts]
+            if value is _itself and (column.absent is None or not holes[of]):
+                lists[column.name] = list(values)
+            elif holes[of]:
+                absent = column.absent
+                lists[column.name] = [absent if part is None else value(part) for part in values]
+            else:
+                lists[column.name] = list(map(value, values))
         except Exception as error:
-            error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, parts))}")
+            error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, values))}")
             raise
     return lists
 
@@ -815,32 +838,52 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
 
 
-# The shape (``_fast.digit_shapes``) of the timestamps pandas' ISO 8601 parser reads as
-# ``parse_timestamp`` does, given a year other than 0: those of the loader's definition with at
-# most 6 fraction digits. An offset of a day or more, or a date that does not exist, pandas reads as NaT.
-_PANDAS_TIMESTAMP_SHAPE = re.compile(r"0000-00-00(?:T00:00(?::00(?:\.0{1,6})?)?(?:Z|[+-]00:00)?)?")
+# The timestamps Arrow's and pandas' ISO 8601 parsers read as ``parse_timestamp`` does: those of the
+# loader's definition with at most 6 fraction digits, and a year other than 0. A date or an offset
+# that does not exist, Arrow refuses and pandas reads as NaT. Matched by Arrow's regular expressions
+# (RE2) a column at once: Python's, a text at a time, cost more than the parse.
+_ISO_TIMESTAMP = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
+)
 _EARLIEST, _LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
 
 
 def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
     """``parse_timestamp`` of each text, NaT where it gives ``None`` (the loader warned about those).
 
-    Read by the loader's own definition of a timestamp, which pandas' parser does not match
-    (it reads some texts the loader refuses). A column of texts of the shapes where the two
-    agree, each read, and inside the years ``datetime`` holds, is read by pandas at once.
+    Read by the loader's own definition of a timestamp, which Arrow's and pandas' parsers do not
+    match (they read some texts the loader refuses). A column whose texts are all of the forms where
+    they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
     texts = [value for value in values if value is not None]
-    shapes = _fast.digit_shapes(texts)
+    times = _iso_times(pandas, values) if texts else None
     if (
-        texts
-        and shapes is not None
-        and all(map(_PANDAS_TIMESTAMP_SHAPE.fullmatch, shapes))
-        and not any(map(str.startswith, texts, repeat("0000")))
+        times is not None
+        and times.isna().sum() == len(values) - len(texts)
+        and times.min() >= _EARLIEST
+        and times.max() <= _LATEST
     ):
-        times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
-        if times.isna().sum() == len(values) - len(texts) and times.min() >= _EARLIEST and times.max() <= _LATEST:
-            return times.array.astype(dtype)
+        return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
+
+
+def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
+    """The times of ``values`` read at once (NaT for a null, or a time that does not exist), when each text is
+    of the forms ``_ISO_TIMESTAMP``; else ``None``."""
+    pa, compute = require("frame", "pyarrow"), require("frame", "pyarrow.compute")
+    try:
+        column = pa.array(values, pa.string())
+    except UnicodeEncodeError:  # a lone surrogate: no timestamp
+        return None
+    shaped = compute.all(compute.match_substring_regex(column, _ISO_TIMESTAMP)).as_py()
+    if not shaped or compute.any(compute.starts_with(column, "0000")).as_py():
+        return None
+    try:
+        # Arrow's parse is several times faster than pandas', but refuses a whole column for one time
+        # that does not exist or has no offset; pandas reads those (as NaT, and as UTC).
+        return column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
+    except pa.ArrowInvalid:
+        return pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
 
 
 _NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})
@@ -980,31 +1023,32 @@ def table_frame(
     if table == "runs":
         return runs_frame(named, workers=1, progress=False)
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
-    with _fast.paused():
-        for path in named:
-            try:
-                run = load_run(path)
-            except (ValueError, OSError):
-                continue  # its row of the runs table holds the error
-            try:
-                rows, count = _own_lists(run, table, overrides)
-            except Exception as error:
-                error.add_note(f"while reading run file {path}")
-                raise
-            for name, values in rows.items():
-                lists[name] += values
-            lists["run_id"] += [run.run_id or None] * count
-            lists["path"] += [path] * count
+    for path in named:
+        try:
+            run = load_run(path)
+        except (ValueError, OSError):
+            continue  # its row of the runs table holds the error
+        try:
+            view = _view(run, run.options(**overrides)) if table == "steps" else None
+            rows, count = _own_lists(run, table, view)
+        except Exception as error:
+            error.add_note(f"while reading run file {path}")
+            raise
+        for name, values in rows.items():
+            lists[name] += values
+        lists["run_id"] += [run.run_id or None] * count
+        lists["path"] += [path] * count
     return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
 
 
-def _own_lists(run: Run, table: str, overrides: Mapping[str, int]) -> tuple[dict[str, list[Any]], int]:
-    """The run's own columns of ``table`` (steps or model calls) as lists, and how many rows they hold."""
+def _own_lists(run: Run, table: str, view: View | None) -> tuple[dict[str, list[Any]], int]:
+    """The run's own columns of ``table`` (steps, read off ``view``, or model calls) as lists, and how many
+    rows they hold."""
     if table == "steps":
-        steps = _step_rows(run, _view(run, run.options(**overrides)))
-        return _lists(STEP_COLUMNS, steps, lambda i: f"step {steps[i].step.index}"), len(steps)
+        assert view is not None
+        return _step_lists(run, view), len(run.steps)
     calls = run.model_calls
-    return _lists(MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i}"), len(calls)
+    return _lists(MODEL_CALL_COLUMNS, {"": list(calls)}, lambda i: f"model call {i}"), len(calls)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -1232,18 +1276,12 @@ def _export_one(task: _Task) -> dict[str, Any]:
         run = load_run(path)
         row = _RunFacts(run, _view(run, run.options(**task.overrides)))
         values = [_cell(column, row) for column in _RUN_VALUES]
-        with _fast.paused():
-            steps = _step_rows(run, row.view)
-            calls = run.model_calls
-            keys = {"run_id": run.run_id or None, "path": path}
-            tables = {
-                "steps": (_lists(STEP_COLUMNS, steps, lambda i: f"step {steps[i].step.index}"), len(steps)),
-                "model_calls": (_lists(MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i}"), len(calls)),
-            }
-            parts = {
-                table: _arrow(pandas, table, {**{k: [v] * count for k, v in keys.items()}, **lists}, path)
-                for table, (lists, count) in tables.items()
-            }
+        keys = {"run_id": run.run_id or None, "path": path}
+        tables = {table: _own_lists(run, table, row.view) for table in ("steps", "model_calls")}
+        parts = {
+            table: _arrow(pandas, table, {**{k: [v] * count for k, v in keys.items()}, **lists}, path)
+            for table, (lists, count) in tables.items()
+        }
         error = None
     except (ValueError, OSError) as failure:
         error = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"

@@ -1,4 +1,4 @@
-"""The speed tricks keep their promises: the collector is paused while a large run loads, frames or is checked.
+"""The speed tricks keep their promises: the collector is paused while a large run loads or is checked.
 
 What a user can see of the pause is what ``gc`` itself reports: whether the collector is on,
 and (through ``gc.callbacks``) every collection that starts. A collection that starts while
@@ -30,7 +30,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import _fast, frame, load_run, render
+from agentrender import _fast, load_run, render
 from agentrender.runfile import RunFileError, write_run
 from tests._support.examples import examples
 from tests._support.runs import long_run
@@ -106,17 +106,6 @@ def test_load_run_restores_the_collector_when_the_file_is_bad(tmp_path: Path) ->
     path.write_bytes(b'{"type": "run"}\n{not json\n')
     with pytest.raises(RunFileError):
         load_run(path)
-    assert gc.isenabled()
-
-
-def test_steps_frame_builds_a_large_frame_without_the_collector_running(large_run: Path) -> None:
-    """While steps_frame builds a large run's frame no collection of the collector's own starts."""
-    run = load_run(large_run)
-    quietly(lambda: frame.steps_frame(long_run(3)))
-    with collections() as seen:
-        steps = frame.steps_frame(run)
-    assert len(steps) == STEPS
-    assert automatic(seen) == [], seen
     assert gc.isenabled()
 
 

@@ -552,7 +552,7 @@ def test_a_value_no_column_can_compute_names_the_column_and_the_step() -> None:
     """An exception while computing a column carries a note naming the column and the first step it failed on."""
     steps = (
         Step(index=0, decision=Decision(kind="tool_call", tool="t", args={"a": 1})),
-        Step(index=1, decision=Decision(kind="tool_call", tool="t", args={"a": {1, 2}})),  # a set is not JSON
+        Step(index=1, decision=Decision(kind="tool_call", tool="t", args={"a": 1 + 2j})),  # no JSON for a complex
     )
     run = Run(header={"type": "run", "opening": "Go."}, steps=steps)
     with pytest.raises(TypeError) as raised:

@@ -56,9 +56,18 @@ def test_every_shape_of_the_grid_loads_as_its_steps(
 def test_the_grid_prints_each_cell_and_the_worst(
     bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """bench_grid measures every shape of each size it is given, skips a cell over max_mib, and names the worst."""
+    """bench_grid measures load, frame and both on every shape of each size it is given, skips a cell over
+    max_mib, and names the worst cell of each measure."""
     rows = bench.bench_grid(tmp_path, 1, steps=(10, 100_000), result_bytes=(200,), max_mib=5)
     out = capsys.readouterr().out
-    assert len(rows) == 4 and all(ratio > 0 for _, ratio in rows)
+    assert len(rows) == 4 and all(ratio > 0 for row in rows for ratio in row[1:])
     assert out.count("skipped (over --max-mib 5)") == 4
-    assert f"worst cell: {max(rows, key=lambda row: row[1])[0].strip()}" in out
+    for at, name in ((1, "load"), (2, "frame"), (3, "both")):
+        assert f"worst cell of {name}: {max(rows, key=lambda row: row[at])[0].strip()}" in out
+
+
+def test_the_grid_is_chosen_on_the_command_line(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--grid --grid-steps --grid-results`` measures exactly the cells of those sizes."""
+    bench.main(["--grid", "--grid-steps", "6,8", "--grid-results", "100", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert sum(1 for line in out.splitlines() if line.strip().startswith(("6 ", "8 "))) == 8

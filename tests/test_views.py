@@ -543,3 +543,28 @@ def test_sample_runs_views_equal_render_and_match_the_recorded_request_keys(name
             assert view.replay_key in view.recorded_keys, at
             checked += 1
     assert checked == len({call.step for call in run.model_calls if call.request_key})
+
+
+@pytest.mark.parametrize("every", [3, 1_000])
+@pytest.mark.parametrize(("start", "stop"), [(0, None), (2, 11), (15, 40), (38, None)])
+def test_step_columns_are_the_step_facts_as_lists(every: int, start: int, stop: int | None) -> None:
+    """``View.step_columns`` holds, for each step of the stretch, its ``rendered``, ``position``, ``tool_use_id``,
+    ``full`` and ``ended`` (``None`` for a skipped step's position, id and form), with or without skipped steps,
+    inside and outside the window; ``step_facts`` holds the same."""
+    run = long_run(40, every=every)
+    view = Views(run, run.options(recent_results=5)).at(None)
+    rendered = [step.decision is not None for step in run.steps]
+    positions = [sum(rendered[:i]) if rendered[i] else None for i in range(40)]
+    total = sum(rendered)
+    expected = {
+        "rendered": rendered,
+        "position": positions,
+        "tool_use_id": [None if p is None else f"step_{i}" for i, p in enumerate(positions)],
+        "full": [None if p is None else p >= total - 5 for p in positions],
+        "ended": [False] * 40,
+    }
+    wanted = {name: values[start:stop] for name, values in expected.items()}
+    assert view.step_columns(start, stop) == wanted
+    facts = view.step_facts(start, stop)
+    assert [fact.position for fact in facts] == wanted["position"]
+    assert [fact.full for fact in facts] == wanted["full"]

@@ -14,6 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import fields
 from functools import cached_property
+from operator import lt
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
@@ -614,21 +615,20 @@ class View:
         of the facts asks for); their facts are made when first asked for.
         """
         renders = self.views._renders
-        rendered_before, steps, ids = renders.rendered_before, renders.steps, renders.ids
         lo, hi, first, last, first_full = self._stretch(start, stop)
         if first < first_full:
             renders.users(False, first, min(last, first_full))
         if last > max(first, first_full):
             renders.users(True, max(first, first_full), last)
-        first_step, offset = self.first_step, self._first_rendered
-        last_ended = self.rendered_count - 1 if self.ended else -1
+        columns = self.step_columns(start, stop)
+        rendered_before, first_step, offset = renders.rendered_before, self.first_step, self._first_rendered
         out = []
-        for index in range(lo, hi):
-            step = steps[index]
-            before = rendered_before[index]
+        for index, step, rendered, position, tool_use_id, full, ended in zip(
+            range(lo, hi), renders.steps[lo:hi], *columns.values(), strict=True
+        ):
             in_view = index >= first_step
-            message_index = 1 + 2 * (before - offset) if in_view else 0
-            if step.decision is None:
+            message_index = 1 + 2 * (rendered_before[index] - offset) if in_view else 0
+            if not rendered:
                 out.append(StepFact(step=step, rendered=False, message_index=message_index, in_view=in_view))
                 continue
             out.append(
@@ -636,15 +636,40 @@ class View:
                     step=step,
                     rendered=True,
                     message_index=message_index,
-                    tool_use_id=ids[before],
-                    full=before >= first_full,
+                    tool_use_id=tool_use_id,
+                    full=full,
                     _renders=renders,
-                    position=before,
-                    ended=before == last_ended,  # only the view's last step can end it
+                    position=position,
+                    ended=ended,
                     in_view=in_view,
                 )
             )
         return tuple(out)
+
+    def step_columns(self, start: int = 0, stop: int | None = None) -> dict[str, list[Any]]:
+        """The facts of ``step_facts(start, stop)`` that a table shows, a list each (for a table of many steps: no
+        ``StepFact`` per step, nothing rendered): ``rendered``, ``position``, ``tool_use_id``, ``full`` and
+        ``ended``, as the facts hold them; ``None`` for a skipped step's ``position``, ``tool_use_id`` and ``full``.
+        """
+        renders = self.views._renders
+        rendered_before, ids = renders.rendered_before, renders.ids
+        lo, hi, first, last, first_full = self._stretch(start, stop)
+        decided = list(map(lt, rendered_before[lo:hi], rendered_before[lo + 1 : hi + 1]))
+        positions: list[int | None] = list(rendered_before[lo:hi])
+        last_ended = self.rendered_count - 1 if self.ended else -1  # only the view's last step can end it
+        if last - first == hi - lo:  # every step rendered: the columns made whole
+            summaries = min(max(first_full - first, 0), hi - lo)
+            tool_use_ids: list[str | None] = list(ids[first:last])
+            full: list[bool | None] = [*[False] * summaries, *[True] * (hi - lo - summaries)]
+            ended = [False] * (hi - lo)
+            if first <= last_ended < last:
+                ended[last_ended - first] = True
+        else:
+            positions = [p if rendered else None for p, rendered in zip(positions, decided, strict=True)]
+            tool_use_ids = [None if p is None else ids[p] for p in positions]
+            full = [None if p is None else p >= first_full for p in positions]
+            ended = [p == last_ended for p in positions]
+        return {"rendered": decided, "position": positions, "tool_use_id": tool_use_ids, "full": full, "ended": ended}
 
     def result_blocks(self, start: int = 0, stop: int | None = None) -> tuple[BlockFact | None, ...]:
         """``result_block`` of each of the view's steps ``[start:stop]`` (as in ``step_facts``; ``None`` for a
