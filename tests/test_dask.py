@@ -100,7 +100,7 @@ def test_a_bad_or_missing_file_is_a_runs_row_with_its_error_and_fails_nothing(fo
     paths = [*_runs(folder), missing]
     runs = read_runs(paths, table="runs").compute(scheduler="sync").set_index("path")
     broken = str(folder.resolve() / "broken.jsonl")
-    assert runs.loc[broken, "error"] == f"{broken}:2: record: expected a JSON object, got array"
+    assert runs.loc[broken, "error"] == f"{broken}:2: $: expected a JSON object, got array"
     assert "No such file" in runs.loc[str(missing), "error"]
     assert runs.loc[broken].drop("error").isna().all()
     assert runs.error.notna().sum() == 2

@@ -124,7 +124,7 @@ def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_
     done = to_parquet([*_runs(folder), missing], out, workers=1, progress=False)
     runs = pd.read_parquet(out / "runs").set_index("path")
     broken = str((folder / "broken.jsonl").resolve())
-    assert runs.loc[broken, "error"] == f"{broken}:2: record: expected a JSON object, got array"
+    assert runs.loc[broken, "error"] == f"{broken}:2: $: expected a JSON object, got array"
     assert "No such file" in runs.loc[str(missing.resolve()), "error"]
     assert runs.loc[broken].drop("error").isna().all()
     assert {path for path, _ in done.errors} == {broken, str(missing.resolve())}
@@ -379,7 +379,7 @@ def test_export_prints_what_it_wrote_and_skipped_as_json(folder: Path, tmp_path:
     broken = str((folder / "broken.jsonl").resolve())
     assert (code, err) == (1, "")
     assert len(summary["written"]) == len(_runs(folder)) and summary["unchanged"] == []
-    assert summary["errors"] == [{"path": broken, "error": f"{broken}:2: record: expected a JSON object, got array"}]
+    assert summary["errors"] == [{"path": broken, "error": f"{broken}:2: $: expected a JSON object, got array"}]
     assert summary["rows"]["runs"] == len(_runs(folder))
 
     code, printed, _ = _cli("export", *map(str, _runs(folder)[-2:]), "--parquet", str(out), "--json")

@@ -61,7 +61,7 @@ def concatenated(frames: Sequence[pd.DataFrame], table: str) -> pd.DataFrame:
 
 
 BROKEN = '{"type": "run", "run_id": "broken", "goal": "x"}\n[1, 2]\n'
-"""A run file that cannot be read: its line 2 is an array (``PATH:2: record: expected a JSON object, got array``)."""
+"""A run file that cannot be read: its line 2 is an array (``PATH:2: $: expected a JSON object, got array``)."""
 
 
 def runs_folder(folder: Path, extra: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
