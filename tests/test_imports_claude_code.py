@@ -687,3 +687,18 @@ def test_a_compaction_that_keeps_its_last_messages_takes_the_conversation_writte
     (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary, kept]))
     assert len(run.steps) == 2 and [c["step"] for c in run.header["compactions"]] == [1]
     assert [w.line for w in run.warnings if "a record the conversation after it holds" in w.text] == [4]
+
+
+def test_a_line_msgspec_refuses_is_read_as_json_reads_it(tmp_path: Path) -> None:
+    """A line of JSON that the C decoder refuses (a lone surrogate escaped, as JavaScript writes a cut emoji) is
+    read as json.loads reads it, its text kept; a line that is not JSON still names its line."""
+    path = tmp_path / "session.jsonl"
+    first = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user",
+             "content": "PLACEHOLDER"}}  # fmt: skip
+    path.write_text(json.dumps(first).replace("PLACEHOLDER", "cut \\ud83d here") + "\n")
+    (run,) = from_claude_code(path)
+    assert run.header["opening"] == "cut \ud83d here"
+    path.write_text(json.dumps(first) + "\n" + '{"type": "user", "uuid": [1,\n')
+    path.write_text(path.read_text() + json.dumps(first) + "\n")
+    with pytest.raises(RunFileError, match=r":2: not JSON: "):
+        from_claude_code(path)

@@ -43,7 +43,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
-from agentrender._fast import fast_json_decoder
+import msgspec
+
 from agentrender._json import decode_failure, limited
 from agentrender._types import Step, check_block
 from agentrender.imports.conversation import (
@@ -68,8 +69,20 @@ TRANSCRIPT_NOTE = (
 )
 """What an imported session's ``source.note`` says of what the transcript cannot show."""
 
-_decode = limited(fast_json_decoder(json.JSONDecoder()))
-"""``json.loads`` of one line, through the decoder's scanner when the line is one value (see ``agentrender._fast``)."""
+_MSGSPEC = msgspec.json.Decoder()
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``, in msgspec's C decoder: a line it refuses (not JSON, or JSON it does not take: a lone
+    surrogate escaped, ``NaN``) is decoded by ``json.loads``, which keeps what it can read and words what it cannot."""
+    try:
+        return _MSGSPEC.decode(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
+
+
+_decode = limited(_loads)
+"""One line decoded, refused past ``MAX_DEPTH`` levels of nesting as every reader does."""
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
 """What ``bytes.strip`` strips: a line of only these is blank."""
 
