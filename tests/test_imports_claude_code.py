@@ -432,6 +432,20 @@ def test_a_line_nested_too_deeply_is_an_error_naming_its_line(tmp_path):
     assert str(raised.value).startswith(f"{path}:2:")
 
 
+@pytest.mark.parametrize("depth", [257, 300])
+def test_a_line_past_the_nesting_limit_names_its_field(tmp_path: Path, depth: int) -> None:
+    """A record nested past 256 levels (which the decoder itself follows) is refused naming its line and field;
+    brackets inside strings, however many, are text."""
+    path = tmp_path / "s.jsonl"
+    deep = {**MINIMAL[0], "uuid": "u2", "x": json.loads("[" * (depth - 1) + "]" * (depth - 1))}
+    path.write_text(json.dumps(MINIMAL[0]) + "\n" + json.dumps(deep) + "\n", encoding="utf-8")
+    with pytest.raises(RunFileError, match=r":2: x.*nested deeper than 256 levels"):
+        from_claude_code(path)
+    shallow = {**MINIMAL[0], "uuid": "u2", "message": {"role": "user", "content": "[{" * 1000}}
+    path.write_text(json.dumps(MINIMAL[0]) + "\n" + json.dumps(shallow) + "\n", encoding="utf-8")
+    assert from_claude_code(path)[0].header["opening"] == "[{" * 1000
+
+
 def tool_use(tool_id: str) -> dict[str, Any]:
     return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
 

@@ -45,7 +45,7 @@ from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 import msgspec
 
-from agentrender._json import decode_failure, limited
+from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep
 from agentrender._types import Step, check_block
 from agentrender.imports.conversation import (
     Summariser,
@@ -72,17 +72,26 @@ TRANSCRIPT_NOTE = (
 _MSGSPEC = msgspec.json.Decoder()
 
 
-def _loads(text: str) -> Any:
-    """``json.loads(text)``, in msgspec's C decoder: a line it refuses (not JSON, or JSON it does not take: a lone
-    surrogate escaped, ``NaN``) is decoded by ``json.loads``, which keeps what it can read and words what it cannot."""
+def _decode(text: str) -> Any:
+    """``json.loads(text)`` of one line, in msgspec's C decoder, refused past ``MAX_DEPTH`` levels of nesting as
+    every reader refuses it (``NestingError``, naming the field).
+
+    A line msgspec refuses (not JSON, or JSON it does not take: a lone surrogate escaped, ``NaN``)
+    is decoded by ``json.loads``, which keeps what it can read and words what it cannot. The depth
+    is measured on the decoded value, and only for a line of more brackets than the limit (the
+    text's own scan, ``check_depth``, costs milliseconds for a line of 30 KiB of code).
+    """
     try:
-        return _MSGSPEC.decode(text)
-    except msgspec.DecodeError:
-        return json.loads(text)
-
-
-_decode = limited(_loads)
-"""One line decoded, refused past ``MAX_DEPTH`` levels of nesting as every reader does."""
+        try:
+            value = _MSGSPEC.decode(text)
+        except msgspec.DecodeError:
+            value = json.loads(text)
+    except RecursionError:
+        check_depth(text)  # raises, naming the field
+        raise NestingError() from None
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
+        check_depth(text)  # raises, naming the field
+    return value
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
 """What ``bytes.strip`` strips: a line of only these is blank."""
 
