@@ -27,7 +27,9 @@ record order of the file is not the conversation's: a rewound conversation leave
 abandoned branch in the file), then read as the requests it made: a reply is read whole from
 every record of its ``message.id`` when its first record is met, and its results are taken
 from the records that answer its tool uses, wherever they hang (see ``_Transcript.requests``).
-Every look-up is a dict's, so an import takes time in proportion to the file. Standard library only.
+Every look-up is a dict's, so an import takes time in proportion to the file. Lines are decoded
+by msgspec. A session being written is read a growth at a time by ``GrowingSession``, which
+keeps the records read and reads again only the session's last turn.
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ def _decode(text: str) -> Any:
     if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
         check_depth(text)  # raises, naming the field
     return value
+
+
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
 """What ``bytes.strip`` strips: a line of only these is blank."""
 
