@@ -512,7 +512,8 @@ class _Requests:
     """
 
     def __init__(self, transcript: _Transcript, sidechain: bool, marking: bool = False) -> None:
-        self.transcript = transcript
+        # the transcript's indexes, not the transcript: it holds the main thread's reading (no cycle)
+        self.replies, self.results, self.path = transcript.replies, transcript.results, transcript.path
         self.sidechain = sidechain
         self.segment = _Segment()
         self.chain: list[_Record] = []
@@ -561,7 +562,7 @@ class _Requests:
 
     def _read(self, start: int) -> None:
         segment, sidechain, chain = self.segment, self.sidechain, self.chain
-        replies, results, path = self.transcript.replies, self.transcript.results, self.transcript.path
+        replies, results, path = self.replies, self.results, self.path
         on_chain, taken, order = self.on_chain, self.taken, self.order
         take = taken.add if order is None else self._taken_in_order
         for position in range(start, len(chain)):
