@@ -11,8 +11,10 @@ made), ``Views.extend`` with the growth, and what the CLI's ``--follow`` shows o
 median cost of a step (best of ``--repeat`` rounds); target: large / small <= 2.
 
 ``--claude-code``: the same for a Claude Code transcript (``bench_claude_code.session_lines``,
-three lines a turn), which is imported again at each growth (``imports.following``): its cost
-grows with the session, and the figure says by how much.
+three lines a turn), followed by ``imports.following.ImportFollower`` (``claude_code.GrowingSession``:
+the new lines read, the last turn read again); a turn is its three lines written at once. Two
+figures: the whole take-in (poll, ``Views.extend``, the new view's change and size) and the poll
+alone (the importer's share).
 """
 
 from __future__ import annotations
@@ -68,8 +70,8 @@ def take_in(size: int, steps: int) -> float:
     return statistics.median(costs)
 
 
-def take_in_session(size: int, turns: int) -> float:
-    """The median seconds to take in one new turn of a Claude Code session of ``size`` turns, imported again."""
+def take_in_session(size: int, turns: int) -> tuple[float, float]:
+    """The median seconds to take in one new turn of a Claude Code session of ``size`` turns, and to poll it."""
     lines = [json.dumps(record) + "\n" for record in session_lines(size + turns)]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "session.jsonl"
@@ -79,24 +81,27 @@ def take_in_session(size: int, turns: int) -> float:
         assert growth is not None
         views = Views(growth.run)
         views.sizes()
-        costs = []
+        costs, polls = [], []
         with path.open("a") as file:
             for turn in range(size, size + turns):
                 file.write("".join(lines[1 + 3 * turn : 4 + 3 * turn]))
                 file.flush()
                 start = time.perf_counter()
                 growth = follower.poll()
-                assert growth is not None
+                polled = time.perf_counter()
+                assert growth is not None and growth.changed_from is not None
                 views.extend(growth.run, growth.changed_from)
                 view = views.at(None)
                 _ = view.change, view.bytes
                 costs.append(time.perf_counter() - start)
-    return statistics.median(costs)
+                polls.append(polled - start)
+        assert len(growth.run.steps) == size + turns
+    return statistics.median(costs), statistics.median(polls)
 
 
 def main(argv: list[str] | None = None) -> list[tuple[int, float]]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claude-code", action="store_true", help="a Claude Code session, imported again")
+    parser.add_argument("--claude-code", action="store_true", help="a Claude Code session, read a growth at a time")
     parser.add_argument("--small", type=int, default=100)
     parser.add_argument("--large", type=int)
     parser.add_argument("--steps", type=int)
@@ -104,8 +109,16 @@ def main(argv: list[str] | None = None) -> list[tuple[int, float]]:
     args = parser.parse_args(argv)
     large = args.large or (10_000 if args.claude_code else 100_000)
     steps = args.steps or (20 if args.claude_code else 300)
-    measure = take_in_session if args.claude_code else take_in
-    rows = [(size, min(measure(size, steps) for _ in range(args.repeat))) for size in (args.small, large)]
+    if args.claude_code:
+        sessions = {size: [take_in_session(size, steps) for _ in range(args.repeat)] for size in (args.small, large)}
+        for size, measured in sessions.items():
+            total, poll = min(cost for cost, _ in measured), min(poll for _, poll in measured)
+            print(f"one new turn at {size:>7,} turns: {total * 1e6:10.1f} us ({poll * 1e6:.1f} us of it the poll)")
+        small, big = (min(sessions[size]) for size in (args.small, large))
+        small_poll, big_poll = (min(poll for _, poll in sessions[size]) for size in (args.small, large))
+        print(f"ratio {large:,} / {args.small:,}: {big[0] / small[0]:.2f}, the poll alone {big_poll / small_poll:.2f}")
+        return [(args.small, small[0]), (large, big[0])]
+    rows = [(size, min(take_in(size, steps) for _ in range(args.repeat))) for size in (args.small, large)]
     for size, cost in rows:
         print(f"one new step at {size:>9,} steps: {cost * 1e6:10.1f} us")
     print(f"ratio {large:,} / {args.small:,}: {rows[1][1] / rows[0][1]:.2f} (target <= 2)")

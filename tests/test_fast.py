@@ -215,23 +215,6 @@ def test_promote_leaves_the_collector_alone_outside_a_pause_and_with_frozen_obje
         gc.unfreeze()
 
 
-def test_from_claude_code_never_walks_the_records_it_read_as_young_objects(tmp_path: Path, import_bench: Any) -> None:
-    """Importing a transcript starts no collection of the collector's own; the collection that ends the import walks
-    what was built after the records were read, none of the records: they went to the oldest generation at once."""
-    from agentrender.imports import from_claude_code
-
-    bench = import_bench("bench_imports")
-    path = tmp_path / "session.jsonl"
-    path.write_text("".join(bench.claude_code_lines(bench.conversation(2_000, 60, 1))), encoding="utf-8")
-    (run,), walked, own = _walked_while(lambda: from_claude_code(path))
-    assert own == [] and gc.isenabled()
-    records = run.header["source"]["transcript"]
-    assert len(records) == 3_000 and walked  # the objects built after reading set off the closing collection
-    assert not any(
-        id(record) in objects or id(record["message"]) in objects for objects in walked for record in records
-    )
-
-
 class _Node:
     """An object that can be in a cycle and be watched by a weak reference."""
 

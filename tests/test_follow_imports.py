@@ -1,14 +1,19 @@
 """Following what an importer reads while it is written: Claude Code sessions and ``record(client)`` recordings."""
 
 import json
+import tempfile
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import agentrender
 from agentrender import imports
+from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
 from agentrender.runfile import Follower, Growth
 from agentrender.views import Views
@@ -197,3 +202,266 @@ def _reply(number: int) -> dict[str, Any]:
         }
     content = [{"type": "text", "text": "The answer is 42."}]
     return {"id": "msg_3", "model": "claude-test", "content": content, "stop_reason": "end_turn", "usage": usage}
+
+
+# --- a Claude Code session read a growth at a time (GrowingSession) equals a fresh import of the same bytes ---
+
+SESSION_ID = "5e551011-0000-4000-8000-000000000000"
+
+
+def _uuid(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012x}"
+
+
+class SessionWriter:
+    """Claude Code's records, as it writes them: each reply one block a record, results as they come."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict[str, Any]] = []
+        self.count = 0
+        self.leaf: str | None = None
+        self.replies = 0
+
+    def _record(self, kind: str, sidechain: bool = False, parent: str | None = None, **fields: Any) -> str:
+        self.count += 1
+        uuid = _uuid(self.count)
+        base = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": SESSION_ID, "isSidechain": sidechain}
+        base["timestamp"] = f"2026-01-05T09:{self.count // 60 % 60:02d}:{self.count % 60:02d}Z"
+        self.lines.append({**base, **fields})
+        return uuid
+
+    def prompt(self, text: str, sidechain: bool = False, **fields: Any) -> None:
+        message = {"role": "user", "content": text}
+        self.leaf = self._record("user", sidechain, self.leaf, message=message, **fields)
+
+    def reply(self, blocks: list[dict[str, Any]], sidechain: bool = False, results: bool = True, **fields: Any) -> None:
+        """A reply written a block a record; each tool use answered right after its own record."""
+        self.replies += 1
+        message = {"id": f"msg_{self.replies}", "model": "claude-sonnet-4-5", "role": "assistant", "type": "message",
+                   "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
+                   "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
+        for block in blocks:
+            self.leaf = self._record(
+                "assistant", sidechain, self.leaf, message={**message, "content": [block]}, **fields
+            )
+            if block["type"] == "tool_use" and results:
+                result = {"type": "tool_result", "tool_use_id": block["id"], "content": f"result of {block['id']}"}
+                self.leaf = self._record(
+                    "user", sidechain, self.leaf, message={"role": "user", "content": [result]}, **fields
+                )
+
+    def turn(self, number: int, uses: int = 1, **fields: Any) -> None:
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": f"Step {number}."}]
+        blocks += [
+            {"type": "tool_use", "id": f"toolu_{number}_{n}", "name": "Read", "input": {"file_path": f"/f{n}"}}
+            for n in range(uses)
+        ]
+        self.reply(blocks, **fields)
+
+    def system(self, subtype: str) -> None:
+        self.leaf = self._record("system", parent=self.leaf, subtype=subtype, content="noted")
+
+    def compaction(self) -> None:
+        before, self.leaf = self.leaf, None
+        self.leaf = self._record(
+            "system", subtype="compact_boundary", logicalParentUuid=before,
+            compactMetadata={"trigger": "auto", "preTokens": 1000}, content="Conversation compacted",
+        )  # fmt: skip
+        self.prompt("This session is continued from a previous conversation. Summary: ...", isCompactSummary=True)
+
+    def rewind(self, back: int) -> None:
+        """The next record answers the message ``back`` message records before the last (a rewind)."""
+        messages = [line["uuid"] for line in self.lines if line["type"] in ("user", "assistant")]
+        self.leaf = messages[max(0, len(messages) - 1 - back)]
+
+    def sub_agent(self, agent: str, turns: int) -> None:
+        """A sub-agent's thread in this file (as older versions write it), between the main thread's records."""
+        leaf = self.leaf
+        self.leaf = None
+        self.prompt(f"Sub-agent {agent}: look at the tests.", sidechain=True, agentId=agent)
+        for number in range(turns):
+            self.turn(100 + number, sidechain=True, agentId=agent)
+        self.reply([{"type": "text", "text": "Done."}], sidechain=True, agentId=agent)
+        self.leaf = leaf
+
+    def summary(self) -> None:
+        self.lines.append({"type": "summary", "summary": "A session", "leafUuid": self.leaf})
+
+    def text(self) -> bytes:
+        return "".join(json.dumps(line) + "\n" for line in self.lines).encode()
+
+
+def grown_equals_fresh(data: bytes, path: Path, cuts: list[int]) -> tuple[int, int]:
+    """Grow ``path`` to each of ``cuts`` bytes of ``data`` and read it on (``GrowingSession``): after each growth
+    the runs equal ``from_claude_code`` of the complete lines; how many growths were read on, and made whole."""
+    path.write_bytes(b"")
+    session = GrowingSession(path)
+    read_on = whole = 0
+    for cut in cuts:
+        path.write_bytes(data[:cut])
+        complete = data[: data.rfind(b"\n", 0, cut) + 1]
+        try:
+            grown = session.grow()
+        except ValueError as error:
+            path.write_bytes(complete)
+            with pytest.raises(ValueError) as fresh_error:
+                from_claude_code(path)
+            assert str(fresh_error.value) == str(error)
+            continue
+        if grown is None:
+            assert session.pending == cut - len(complete)
+            continue
+        runs, changed = grown
+        path.write_bytes(complete)  # the fresh import reads the same path, without the line not complete yet
+        fresh = from_claude_code(path)
+        assert runs == fresh, f"cut at byte {cut}"
+        assert [run.warnings for run in runs] == [run.warnings for run in fresh]
+        if changed is None:
+            whole += 1
+        else:
+            read_on += 1
+            before = len(fresh[0].steps)
+            assert changed <= before
+    return read_on, whole
+
+
+def every_line_and_mid_line(data: bytes) -> list[int]:
+    ends = [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]
+    cuts = []
+    for start, end in pairwise([0, *ends]):
+        cuts += [start + (end - start) // 2, end]
+    return cuts
+
+
+@pytest.mark.parametrize("session", real_sessions("main", "real_session", "hand_written_fixture", "subagent"), ids=str)
+def test_a_real_session_read_on_a_line_at_a_time_equals_a_fresh_import(session: Path, tmp_path: Path) -> None:
+    """A real Claude Code transcript grown a line (and half a line) at a time: after every growth the runs read on
+    equal a fresh import of the complete lines, warnings included."""
+    grown_equals_fresh(session.read_bytes(), tmp_path / session.name, every_line_and_mid_line(session.read_bytes()))
+
+
+def test_a_plain_session_is_read_on_and_not_made_whole_again(tmp_path: Path) -> None:
+    """A session that only goes on (turns, parallel tool uses, system notes, titles) is read on at every growth
+    after the first: none is made whole again, and each equals a fresh import."""
+    writer = SessionWriter()
+    writer.prompt("Fix the failing test.")
+    for number in range(12):
+        writer.turn(number, uses=1 + number % 3)
+        if number % 4 == 3:
+            writer.system("turn_duration")
+            writer.summary()
+    writer.reply([{"type": "text", "text": "Fixed."}, {"type": "text", "text": "  "}])
+    data = writer.text()
+    read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
+    assert whole == 1 and read_on > 40
+
+
+def test_a_compaction_a_sub_agent_and_a_rewind_mid_session_are_imported_whole(tmp_path: Path) -> None:
+    """A compaction, a sub-agent's thread and a rewind appearing mid-session: each growth equals a fresh import
+    (those growths are made whole again, and the session is read on again once it simply goes on)."""
+    writer = SessionWriter()
+    writer.prompt("Port the module.")
+    for number in range(4):
+        writer.turn(number)
+    writer.rewind(3)
+    writer.turn(10)
+    writer.turn(11)
+    writer.sub_agent("a1b2", 2)
+    writer.turn(12)
+    writer.compaction()
+    for number in range(20, 24):
+        writer.turn(number)
+    data = writer.text()
+    read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
+    assert read_on > 10 and whole > 3
+
+
+def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path) -> None:
+    """A sub-agent's own file (``<session>/subagents/agent-<id>.jsonl``) that appears and grows while the session
+    does not: the next growth has its run, as a fresh import has."""
+    writer = SessionWriter()
+    writer.prompt("Look at the tests.")
+    writer.turn(0)
+    path = tmp_path / f"{SESSION_ID}.jsonl"
+    path.write_bytes(writer.text())
+    session = GrowingSession(path)
+    grown = session.grow()
+    assert grown is not None and len(grown[0]) == 1
+    agent = SessionWriter()
+    agent.sub_agent("c3d4", 1)
+    folder = tmp_path / SESSION_ID / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-c3d4.jsonl").write_bytes(agent.text())
+    grown = session.grow()
+    assert grown is not None and grown[0] == from_claude_code(path) and len(grown[0]) == 2
+    assert session.grow() is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(["turn", "parallel", "prompt", "system", "summary", "rewind", "compaction", "agent", "blank"]),
+        min_size=1,
+        max_size=14,
+    ),
+    st.integers(min_value=1, max_value=3),
+)
+def test_generated_sessions_read_on_equal_fresh_imports(events: list[str], every: int) -> None:
+    """Sessions of any mix of turns, parallel tool uses, prompts, notes, rewinds, compactions and sub-agents,
+    grown ``every`` lines at a time: each growth equals a fresh import of the same lines."""
+    writer = SessionWriter()
+    writer.prompt("Begin.")
+    for number, event in enumerate(events):
+        if event == "turn":
+            writer.turn(number)
+        elif event == "parallel":
+            writer.turn(number, uses=3)
+        elif event == "prompt":
+            writer.reply([{"type": "text", "text": "Done."}])
+            writer.prompt(f"Now part {number}.")
+        elif event == "system":
+            writer.system("stop_hook_summary")
+        elif event == "summary":
+            writer.summary()
+        elif event == "rewind":
+            writer.rewind(2)
+            writer.turn(number)
+        elif event == "compaction":
+            writer.compaction()
+        elif event == "agent":
+            writer.sub_agent(f"agent{number}", 1)
+        else:
+            writer.reply([{"type": "text", "text": " "}, {"type": "text", "text": "Thinking."}])
+    data = writer.text()
+    ends = [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]
+    with tempfile.TemporaryDirectory() as folder:
+        grown_equals_fresh(data, Path(folder) / "s.jsonl", [*ends[::every], len(data)])
+
+
+def test_a_claude_code_session_written_by_another_process_is_read_on(tmp_path: Path) -> None:
+    """A session written by another process while followed (``follower``): each growth's run equals a fresh import
+    and is read on (``changed_from`` names the last step or later), and its views equal fresh views."""
+    writer = SessionWriter()
+    writer.prompt("Fix the failing test.")
+    for number in range(8):
+        writer.turn(number)
+    lines = writer.text().decode().splitlines(keepends=True)
+    path = tmp_path / "live.jsonl"
+    process = Writer(path)
+    try:
+        process.append("".join(lines[:3]))
+        tracker = follower(path)
+        assert isinstance(tracker, ImportFollower)
+        growth = tracker.poll()
+        assert growth is not None
+        views = Views(growth.run)
+        for start in range(3, len(lines), 2):
+            process.append("".join(lines[start : start + 2]))
+            steps = len(growth.run.steps)
+            growth = tracker.poll()
+            assert growth is not None and growth.run == from_claude_code(path)[0]
+            assert growth.changed_from is not None and growth.changed_from >= max(0, steps - 1)
+            views.extend(growth.run, growth.changed_from)
+            same_as_fresh(views, path)
+    finally:
+        process.close()

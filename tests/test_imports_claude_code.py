@@ -432,6 +432,20 @@ def test_a_line_nested_too_deeply_is_an_error_naming_its_line(tmp_path):
     assert str(raised.value).startswith(f"{path}:2:")
 
 
+@pytest.mark.parametrize("depth", [257, 300])
+def test_a_line_past_the_nesting_limit_names_its_field(tmp_path: Path, depth: int) -> None:
+    """A record nested past 256 levels (which the decoder itself follows) is refused naming its line and field;
+    brackets inside strings, however many, are text."""
+    path = tmp_path / "s.jsonl"
+    deep = {**MINIMAL[0], "uuid": "u2", "x": json.loads("[" * (depth - 1) + "]" * (depth - 1))}
+    path.write_text(json.dumps(MINIMAL[0]) + "\n" + json.dumps(deep) + "\n", encoding="utf-8")
+    with pytest.raises(RunFileError, match=r":2: x.*nested deeper than 256 levels"):
+        from_claude_code(path)
+    shallow = {**MINIMAL[0], "uuid": "u2", "message": {"role": "user", "content": "[{" * 1000}}
+    path.write_text(json.dumps(MINIMAL[0]) + "\n" + json.dumps(shallow) + "\n", encoding="utf-8")
+    assert from_claude_code(path)[0].header["opening"] == "[{" * 1000
+
+
 def tool_use(tool_id: str) -> dict[str, Any]:
     return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
 
@@ -687,3 +701,18 @@ def test_a_compaction_that_keeps_its_last_messages_takes_the_conversation_writte
     (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary, kept]))
     assert len(run.steps) == 2 and [c["step"] for c in run.header["compactions"]] == [1]
     assert [w.line for w in run.warnings if "a record the conversation after it holds" in w.text] == [4]
+
+
+def test_a_line_msgspec_refuses_is_read_as_json_reads_it(tmp_path: Path) -> None:
+    """A line of JSON that the C decoder refuses (a lone surrogate escaped, as JavaScript writes a cut emoji) is
+    read as json.loads reads it, its text kept; a line that is not JSON still names its line."""
+    path = tmp_path / "session.jsonl"
+    first = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user",
+             "content": "PLACEHOLDER"}}  # fmt: skip
+    path.write_text(json.dumps(first).replace("PLACEHOLDER", "cut \\ud83d here") + "\n")
+    (run,) = from_claude_code(path)
+    assert run.header["opening"] == "cut \ud83d here"
+    path.write_text(json.dumps(first) + "\n" + '{"type": "user", "uuid": [1,\n')
+    path.write_text(path.read_text() + json.dumps(first) + "\n")
+    with pytest.raises(RunFileError, match=r":2: not JSON: "):
+        from_claude_code(path)

@@ -27,7 +27,9 @@ record order of the file is not the conversation's: a rewound conversation leave
 abandoned branch in the file), then read as the requests it made: a reply is read whole from
 every record of its ``message.id`` when its first record is met, and its results are taken
 from the records that answer its tool uses, wherever they hang (see ``_Transcript.requests``).
-Every look-up is a dict's, so an import takes time in proportion to the file. Standard library only.
+Every look-up is a dict's, so an import takes time in proportion to the file. Lines are decoded
+by msgspec. A session being written is read a growth at a time by ``GrowingSession``, which
+keeps the records read and reads again only the session's last turn.
 """
 
 from __future__ import annotations
@@ -36,20 +38,32 @@ import json
 import os
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain, islice
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
-from agentrender._fast import fast_json_decoder, paused, promote
-from agentrender._json import decode_failure, limited
-from agentrender._types import check_block
-from agentrender.imports.conversation import Summariser, Where, conversation_run, plain_blocks
-from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings
+import msgspec
+
+from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep
+from agentrender._types import Step, check_block
+from agentrender.imports.conversation import (
+    Summariser,
+    Where,
+    checked_run,
+    plain_blocks,
+    result_summaries,
+    unanswered_warning,
+)
+from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
+from agentrender.runfile.imported import ConversationSteps
+from agentrender.runfile.model import kept_call
 from agentrender.runfile.replies import check_reply
+from agentrender.runfile.schema import doubts, read_record
 
-__all__ = ["TRANSCRIPT_NOTE", "from_claude_code", "looks_like_claude_code"]
+__all__ = ["TRANSCRIPT_NOTE", "GrowingSession", "from_claude_code", "looks_like_claude_code"]
 
 TRANSCRIPT_NOTE = (
     "a Claude Code transcript holds the conversation's turns; the system prompt, the tool definitions and "
@@ -57,10 +71,35 @@ TRANSCRIPT_NOTE = (
 )
 """What an imported session's ``source.note`` says of what the transcript cannot show."""
 
-_decode = limited(fast_json_decoder(json.JSONDecoder()))
-"""``json.loads`` of one line, through the decoder's scanner when the line is one value (see ``agentrender._fast``)."""
+_MSGSPEC = msgspec.json.Decoder()
+
+
+def _decode(text: str) -> Any:
+    """``json.loads(text)`` of one line, in msgspec's C decoder, refused past ``MAX_DEPTH`` levels of nesting as
+    every reader refuses it (``NestingError``, naming the field).
+
+    A line msgspec refuses (not JSON, or JSON it does not take: a lone surrogate escaped, ``NaN``)
+    is decoded by ``json.loads``, which keeps what it can read and words what it cannot. The depth
+    is measured on the decoded value, and only for a line of more brackets than the limit (the
+    text's own scan, ``check_depth``, costs milliseconds for a line of 30 KiB of code).
+    """
+    try:
+        try:
+            value = _MSGSPEC.decode(text)
+        except msgspec.DecodeError:
+            value = json.loads(text)
+    except RecursionError:
+        check_depth(text)  # raises, naming the field
+        raise NestingError() from None
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
+        check_depth(text)  # raises, naming the field
+    return value
+
+
 _ASCII_SPACE = " \t\r\n\x0b\x0c"
 """What ``bytes.strip`` strips: a line of only these is blank."""
+
+T = TypeVar("T")
 
 _MESSAGE_TYPES = ("user", "assistant")
 # Fields whose type is checked on every record that has them; the rest are kept as they are.
@@ -136,10 +175,13 @@ class _Thread:
 class _Transcript:
     """One transcript file, read and checked: its records, indexed by uuid."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, records: list[_Record] | None = None) -> None:
         self.path = path
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
-        self.records = self._read()
+        """What reading the records found (a line cut short, a uuid written twice), in line order."""
+        self.found: list[RunWarning] = RunWarnings()
+        """What reading the threads found (``threads``): made again at each reading."""
+        self.records: list[_Record] = []
         self.by_uuid: dict[str, _Record] = {}
         """Each uuid's first record, in file order."""
         self.outside: list[_Record] = []
@@ -148,13 +190,42 @@ class _Transcript:
         """Each reply's records, by whether they are a sub-agent's and the reply's ``message.id``, in file order."""
         self.results: dict[Any, list[_Record]] = {}
         """The user records that hold a result, by the id of the tool use it answers, in file order."""
+        self.session: str | None = None
+        """The session's id: the ``sessionId`` of the first record that has one (``None``: none has)."""
+        self.summaries: list[dict[str, Any]] = []
+        """The session's titles (``summary`` records): each's line, text and the record it names."""
+        self.outside_lines: dict[str, list[int]] = {}
+        """The lines of the other records in no thread, by type: Claude Code's own bookkeeping (file backups, the
+        prompt queue, ...)."""
+        self.left: list[_Record] = []
+        """The message records in no thread (on branches the conversation left), as ``threads`` found them."""
+        self.marking = False
+        """Whether the main thread is read so that it can be read on as the file grows (``_Requests``)."""
+        self.main: _Requests | None = None
+        """The reading of the main thread's last part, as ``threads`` left it."""
+        self.parts = 0
+        """How many parts the main thread has (more than one when it was compacted), as ``threads`` found."""
+        self.add(self._read() if records is None else records)
+
+    def add(self, records: list[_Record]) -> None:
+        """Index ``records``, read after those already held (a followed file's new lines)."""
+        self.records.extend(records)
         setdefault = self.by_uuid.setdefault
-        for record in self.records:
+        for record in records:
+            if self.session is None and "sessionId" in record.value:
+                self.session = record.value["sessionId"] or ""
+            if record.kind == "summary":
+                value = record.value
+                self.summaries.append(
+                    {"line": record.line, "summary": value.get("summary", ""), "leafUuid": value.get("leafUuid")}
+                )
             if not record.uuid:
                 self.outside.append(record)
+                if record.kind != "summary":
+                    self.outside_lines.setdefault(record.kind, []).append(record.line)
             elif (first := setdefault(record.uuid, record)) is not record:
                 self.warnings.append(
-                    Where(path, record.line, "uuid").warning(
+                    Where(self.path, record.line, "uuid").warning(
                         f"the uuid of line {first.line} again: this record is left out of the threads"
                     )
                 )
@@ -166,6 +237,20 @@ class _Transcript:
                 for block in record.blocks:
                     if block["type"] == "tool_result":
                         self.results.setdefault(block.get("tool_use_id"), []).append(record)
+
+    def outside_notes(self) -> dict[str, Any]:
+        """What the main run's ``source`` says of the records in no thread."""
+        notes: dict[str, Any] = {}
+        if self.summaries:
+            notes["summaries"] = list(self.summaries)
+        if self.outside_lines:
+            notes["outside_threads"] = {kind: list(lines) for kind, lines in self.outside_lines.items()}
+        return notes
+
+    def all_warnings(self) -> list[RunWarning]:
+        """What reading the records and then the threads found, in that order (the first run's first warnings)."""
+        left = [_left_warning(self.path, self.left)] if self.left else []
+        return [*self.warnings, *self.found, *left]
 
     def _read(self) -> list[_Record]:
         try:
@@ -272,7 +357,7 @@ class _Transcript:
 
     def broken(self, record: _Record) -> None:
         """Say that ``record``'s parent is not in the file, and that its thread is read from it."""
-        self.warnings.append(
+        self.found.append(
             Where(self.path, record.line, "parentUuid").warning(
                 f"points to {record.parent!r}, a record not in this file: the thread is read from here "
                 "(what came before it was sent too, and is not in this file)"
@@ -280,7 +365,9 @@ class _Transcript:
         )
 
     def threads(self) -> list[_Thread]:
-        """The main thread (every part of it, compactions included, oldest first), then each sidechain."""
+        """The main thread (every part of it, compactions included, oldest first), then each sidechain; what was
+        found on the way is in ``found`` and ``left``."""
+        self.found, self.left, self.main = RunWarnings(), [], None
         threads: list[_Thread] = []
         used: set[str] = set()
         records = self.by_uuid.values()  # each uuid's first record, in file order
@@ -307,15 +394,9 @@ class _Transcript:
         threads[1 if last is not None else 0 :] = sorted(
             threads[1 if last is not None else 0 :], key=lambda thread: thread.segments[0].first_line
         )
-        left = [r for r in records if r.message is not None and r.uuid not in used] if len(used) < len(records) else []
-        if left:
-            lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
-            self.warnings.append(
-                Where(self.path, left[0].line).warning(
-                    f"{len(left)} message record(s) on branches the conversation left (a rewind or a retry; "
-                    f"lines {lines}): not part of what was last sent, and not in any run"
-                )
-            )
+        self.parts = len(threads[0].segments) if last is not None else 0
+        if len(used) < len(records):
+            self.left = [r for r in records if r.message is not None and r.uuid not in used]
         return threads
 
     def _segments(self, leaf: _Record, used: set[str]) -> list[list[_Record]]:
@@ -349,9 +430,9 @@ class _Transcript:
             why = "a record not in this file" if current is None else "a record the conversation after it holds"
             current = written.before(root)
             if current is None:
-                self.warnings.append(where.warning("the conversation before this compaction is not in this file"))
+                self.found.append(where.warning("the conversation before this compaction is not in this file"))
                 continue
-            self.warnings.append(
+            self.found.append(
                 where.warning(
                     f"names {before!r}, {why}: the conversation before the compaction is taken to end at line "
                     f"{current.line}, the last message of the main thread before it"
@@ -402,41 +483,122 @@ class _Transcript:
         tool use's result is taken from the record that answers it; a record already taken is passed
         over when the chain reaches it. ``used`` collects the uuids of every record taken.
         """
-        segment = _Segment()
-        segment.root, segment.root_line = chain[0].value, chain[0].line
+        reading = _Requests(self, sidechain, marking=self.marking and not sidechain)
+        reading.take(chain)
+        used.update(reading.taken)
+        if not sidechain:
+            self.main = reading  # the main thread's last part: what a follower reads on from
+        return reading.segment
+
+
+class _Mark(NamedTuple):
+    """Where a ``_Requests`` started the last assistant turn of its chain: what to go back to."""
+
+    position: int
+    """The chain position of the record that started the turn."""
+    taken: int
+    """How many uuids were taken before it."""
+    segment: tuple[Any, ...]
+    """The segment's ``state()`` before it."""
+
+
+class _Requests:
+    """A chain read as the requests it made (``_Transcript.requests``), read on from where it was left.
+
+    A follower of a growing session adds the records it gained to the chain and reads again
+    from the start of the chain's last assistant turn (``take_more``): the one part of a
+    conversation that records written later can change (more blocks of the same reply,
+    results, a message joined into the turn); the turns before it are kept as read.
+    """
+
+    def __init__(self, transcript: _Transcript, sidechain: bool, marking: bool = False) -> None:
+        # the transcript's indexes, not the transcript: it holds the main thread's reading (no cycle)
+        self.replies, self.results, self.path = transcript.replies, transcript.results, transcript.path
+        self.sidechain = sidechain
+        self.segment = _Segment()
+        self.chain: list[_Record] = []
+        self.on_chain: set[str] = set()
+        self.taken: set[str] = set()
+        """The uuids of the records read into the segment."""
+        self.order: list[str] | None = [] if marking else None
+        """With ``marking``: the uuids taken, in the order they were, to go back to a ``mark``."""
+        self.uses: dict[Any, int] = {}
+        """With ``marking``: the chain position of the reply each tool use id was read in."""
+        self.mark: _Mark | None = None
+        """With ``marking``: where the last assistant turn started."""
+
+    def take(self, chain: list[_Record]) -> None:
+        """Read ``chain`` (the first records read)."""
+        self.segment.root, self.segment.root_line = chain[0].value, chain[0].line
+        self.chain.extend(chain)
+        self.on_chain.update(map(_UUID, chain))
+        self._read(0)
+
+    def take_more(self, records: list[_Record]) -> int:
+        """Add ``records`` to the end of the chain and read again from the start of its last assistant turn; the
+        index of the first turn read again."""
+        mark = self.mark
+        if mark is None:
+            start, self.order, self.segment = 0, [], _Segment()
+            self.segment.root, self.segment.root_line = self.chain[0].value, self.chain[0].line
+            self.taken.clear()
+        else:
+            assert self.order is not None  # a mark is made only when marking
+            start = mark.position
+            for uuid in self.order[mark.taken :]:
+                self.taken.discard(uuid)
+            del self.order[mark.taken :]
+            self.segment.restore(mark.segment)
+        turn = len(self.segment.turns)
+        self.chain.extend(records)
+        self.on_chain.update(map(_UUID, records))
+        self._read(start)
+        return turn
+
+    def _taken_in_order(self, uuid: str) -> None:
+        self.taken.add(uuid)
+        assert self.order is not None
+        self.order.append(uuid)
+
+    def _read(self, start: int) -> None:
+        segment, sidechain, chain = self.segment, self.sidechain, self.chain
         replies, results, path = self.replies, self.results, self.path
-        on_chain = set(map(_UUID, chain))
-        taken: set[str] = set()
-        for record in chain:
+        on_chain, taken, order = self.on_chain, self.taken, self.order
+        take = taken.add if order is None else self._taken_in_order
+        for position in range(start, len(chain)):
+            record = chain[position]
             message = record.message
             if message is None:
                 subtype = record.value.get("subtype")
                 segment.skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
-                taken.add(record.uuid)
+                take(record.uuid)
                 continue
             if record.uuid in taken:
                 continue
             if record.kind == "user":
-                taken.add(record.uuid)
+                take(record.uuid)
                 segment.add(record, record.blocks, path, results=record.results)
                 continue
+            if order is not None and (not segment.turns or segment.turns[-1]["role"] == "user"):
+                self.mark = _Mark(position, len(order), segment.state())
             message_id = message.get("id")
             members = replies.get((sidechain, message_id), [record]) if message_id is not None else [record]
             members = [m for m in members if m.uuid not in taken]
-            taken.update(map(_UUID, members))
+            for member in members:
+                take(member.uuid)
             blocks = segment.reply(members, path)
             answering: list[_Record] = []
             for block in blocks:
                 if block["type"] != "tool_use":
                     continue
+                if order is not None:
+                    self.uses[block.get("id")] = position
                 found = _answer(results.get(block.get("id")), sidechain, taken, on_chain)
                 if found is not None:
-                    taken.add(found.uuid)
+                    take(found.uuid)
                     answering.append(found)
             if answering:
                 segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
-        used.update(taken)
-        return segment
 
 
 class _Written:
@@ -471,7 +633,7 @@ class _Written:
             if joined is None:
                 transcript.broken(root)
                 break
-            transcript.warnings.append(
+            transcript.found.append(
                 Where(transcript.path, root.line, "parentUuid").warning(
                     f"points to {root.parent!r}, a record not in this file: joined to line {joined.line}, the "
                     f"last message {thread} before it"
@@ -481,6 +643,15 @@ class _Written:
             self.taken.update(map(_UUID, before_it))
             chain = before_it + chain
         return chain
+
+
+def _left_warning(path: str, left: list[_Record]) -> RunWarning:
+    """The warning for the message records in no thread (``_Transcript.left``, in file order)."""
+    lines = ", ".join(str(r.line) for r in left[:8]) + (", ..." if len(left) > 8 else "")
+    return Where(path, left[0].line).warning(
+        f"{len(left)} message record(s) on branches the conversation left (a rewind or a retry; "
+        f"lines {lines}): not part of what was last sent, and not in any run"
+    )
 
 
 def _answer(candidates: list[_Record] | None, sidechain: bool, taken: set[str], on_chain: set[str]) -> _Record | None:
@@ -526,6 +697,20 @@ class _Segment:
         self.root_line = 0
         self._owned = False
         self._results = False
+
+    def state(self) -> tuple[Any, ...]:
+        """What ``restore`` needs to undo whatever is added after this."""
+        return (len(self.turns), len(self.records), len(self.calls), len(self.models), tuple(self.warnings),
+                self.skipped.copy(), self.dropped, self.first_line, self._owned, self._results)  # fmt: skip
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        """Undo what was added since ``state()`` gave ``state``: the turns after it go (they are made again, never
+        changed: a run made before holds them)."""
+        turns, records, calls, models, warnings, skipped, self.dropped, self.first_line, self._owned, self._results = (
+            state
+        )
+        del self.turns[turns:], self.records[records:], self.calls[calls:], self.models[models:]
+        self.warnings, self.skipped = RunWarnings(warnings), skipped.copy()
 
     def add(self, record: _Record, blocks: list[dict[str, Any]], path: str, results: bool = False) -> None:
         """``record``'s ``blocks`` at the end of the conversation: a turn of their own, or joined into the last turn
@@ -689,15 +874,23 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
 
 
 def _model_calls(
-    calls: list[dict[str, Any]], turns: list[dict[str, Any]], path: str, warnings: list[RunWarning]
+    calls: list[dict[str, Any]],
+    turns: list[dict[str, Any]],
+    path: str,
+    warnings: list[RunWarning],
+    kept: _Kept | None = None,
 ) -> list[dict[str, Any]]:
     """A model call record for each reply the thread holds (one per ``message.id``), with its usage as recorded.
 
     The reply's content is joined from its records; the step it is made for is the one its
     turn decided. A reply that is not a ``Message`` the run file can hold is named in a warning.
+    ``kept``: a follower's, whose records for the calls before its mark are taken as they are.
     """
     out = []
-    for call in calls:
+    if kept is not None:
+        out = kept.records
+        del out[kept.valid_calls :]
+    for call in calls[len(out) :]:
         content = turns[call["turn"]]["content"]
         if call["start"] or call["end"] != len(content):
             content = content[call["start"] : call["end"]]
@@ -706,13 +899,45 @@ def _model_calls(
             check_reply(response, where="message", blocks_checked=True)  # each block was, as it was read
         except ValueError as error:
             warnings.append(Where(path, call["line"]).warning(f"{error}: the reply is not kept as a model call"))
+            if kept is not None:
+                kept.usable = False  # the calls after it are not in line with the conversation's
             continue
         out.append({"type": "model_call", "step": (call["turn"] - 1) // 2, "response": response})
     return out
 
 
-def _first(records: list[dict[str, Any]], name: str) -> Any:
-    return next((r[name] for r in records if name in r), None)
+def _unanswered(turns: list[dict[str, Any]], where: Where, warnings: list[RunWarning], kept: _Kept | None) -> None:
+    """Add to ``warnings`` one for each reply whose tool uses the turn after it leaves unanswered (as
+    ``conversation_run`` checks); ``kept``: a follower's, whose findings before its mark are taken as they are."""
+    first = 1
+    found: list[tuple[int, RunWarning]] = []
+    if kept is not None:
+        first = max(1, kept.valid_turns | 1)  # the first assistant turn read again
+        found = [(start, warning) for start, warning in kept.unanswered if start < first]
+    for start in range(first, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
+        user = turns[start + 1]["content"]
+        if user is None:
+            continue  # nothing sent after it: the conversation was compacted
+        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
+        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
+        if warning := unanswered_warning(where, start, uses, answered):
+            found.append((start, warning))
+    warnings.extend(warning for _, warning in found)
+    if kept is not None:
+        kept.unanswered = found
+
+
+def _first(records: list[dict[str, Any]], name: str, kept: _Kept | None = None) -> Any:
+    """The value of the first of ``records`` that has the field ``name``; ``kept``: a follower's, whose records
+    before its mark were looked at already."""
+    if kept is None:
+        return next((r[name] for r in records if name in r), None)
+    start = min(kept.scanned, kept.valid_records)
+    found = kept.firsts.get(name)
+    if found is None or found[0] >= start:
+        found = next(((start + i, r[name]) for i, r in enumerate(records[start:]) if name in r), (len(records), None))
+        kept.firsts[name] = found
+    return found[1]
 
 
 class _Conversation:
@@ -729,10 +954,14 @@ class _Conversation:
         skipped: Counter[str] = Counter()
         dropped = 0
         turns = self.turns
+        single = len(thread.segments) == 1  # one part: its lists as they are (a follower reads the main one on)
         for number, segment in enumerate(thread.segments):
             self.warnings.extend(segment.warnings)
             self.records.extend(segment.records)
-            self.models.extend(segment.models)
+            if single:
+                self.models = segment.models
+            else:
+                self.models.extend(segment.models)
             skipped.update(segment.skipped)
             dropped += segment.dropped
             if not segment.turns:
@@ -750,14 +979,22 @@ class _Conversation:
                 raise where.at("message.content").error("the thread's first message is empty: no opening")
             if not turns:
                 base = 0
-                turns.extend(segment.turns)
+                if single:
+                    self.turns = turns = segment.turns
+                else:
+                    turns.extend(segment.turns)
             else:
                 if turns[-1]["role"] == "assistant":
                     turns.append({"role": "user", "content": None})  # nothing was sent after that reply
                 self.compactions.append(_compaction(segment, len(turns) // 2))
                 base = len(turns) - 1  # the part's own turn i (its opening is turn 0) is turns[base + i]
                 turns.extend(segment.turns[1:])
-            self.calls.extend({**call, "turn": base + call["turn"]} for call in segment.calls)
+            if single:
+                self.calls = segment.calls
+            elif base:
+                self.calls.extend({**call, "turn": base + call["turn"]} for call in segment.calls)
+            else:
+                self.calls.extend(segment.calls)
         self.skipped = dict(sorted(skipped.items()))
         if dropped:
             self.warnings.append(
@@ -835,7 +1072,10 @@ def _run(
     run_id: str,
     summarise: Summariser | None,
     extra_notes: Mapping[str, Any],
+    kept: _Kept | None = None,
 ) -> Run | None:
+    """The run of ``conversation``; ``kept``: a follower's, which makes only what its mark did not keep (``None``
+    when it cannot: the file is then imported whole)."""
     messages = conversation.turns
     if not messages:
         return None
@@ -850,37 +1090,294 @@ def _run(
         ("cwd", "cwd"),
         ("gitBranch", "git_branch"),
     ):
-        found = _first(records, key)
+        found = _first(records, key, kept)
         if found is not None:
             source[name] = found
     source.update(thread.notes)
     source.update(extra_notes)
-    calls = _model_calls(conversation.calls, messages, path, warnings)
+    if kept is not None:
+        kept.scanned = len(records)
+    calls = _model_calls(conversation.calls, messages, path, warnings, kept)
     source["transcript"] = records
     if conversation.skipped:
         source["not_sent"] = conversation.skipped
     if conversation.models:
-        source["models"] = sorted(set(conversation.models))
+        source["models"] = sorted(set(conversation.models) if kept is None else kept.model_names(conversation.models))
     source["note"] = TRANSCRIPT_NOTE
     where = Where(path, thread.segments[0].first_line, "turns")
-    return conversation_run(
-        messages,  # already in wire form: string content made a text block, each block checked as read
-        where=where,
-        run_id=run_id,
-        source=source,
-        request={"model": conversation.models[-1]} if conversation.models else None,
-        calls=calls,
-        summarise=summarise,
-        warnings=warnings,
-        replies_checked=True,  # each reply, by _model_calls
-        compactions=conversation.compactions,
-        end=_end(conversation),
+    _unanswered(messages, where, warnings, kept)  # the checks conversation_run makes: the turns alternate already
+    end = _end(conversation)
+    made: dict[str, Any] = {
+        "where": where,
+        "run_id": run_id,
+        "source": source,
+        "request": {"model": conversation.models[-1]} if conversation.models else {},
+        "summarise": summarise,
+        "warnings": warnings,
+        "replies_checked": True,  # each reply, by _model_calls
+        "compactions": conversation.compactions,
+        "end": end,
+    }
+    if kept is None:
+        # already in wire form: string content made a text block, each block checked as read
+        summaries = result_summaries(messages, summarise) if summarise is not None else None
+        return checked_run(messages, calls=calls, summaries=summaries, **made)
+    typed = kept.typed_calls(calls, len(messages) // 2, end)
+    if typed is None:
+        return None
+    run = checked_run(messages, **made)  # the header: the steps and calls are the follower's
+    steps, step_records = kept.steps(messages)
+    run = replace(run, steps=steps, step_records=step_records, model_calls=typed)
+    return replace(run, records=_RunRecords(run, typed))
+
+
+class _Kept:
+    """What a follower keeps of the main run it made last, for the next (see ``GrowingSession``)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        """The model call records, one a reply of the conversation."""
+        self.unanswered: list[tuple[int, RunWarning]] = []
+        """The turns of replies left unanswered, and the warning of each."""
+        self.valid_calls = 0
+        """How many of the calls are before the mark (the others are made again)."""
+        self.valid_records = 0
+        """How many of the message records are before the mark."""
+        self.firsts: dict[str, tuple[int, Any]] = {}
+        self.scanned = 0
+        """The first record that has each field (``_first``): its position and the field's value; how many records
+        were looked at."""
+        self.valid_turns = 0
+        """How many of the turns are before the mark."""
+        self.valid_models = 0
+        """How many of the conversation's model names (one a reply) are before the mark."""
+        self.models: dict[str, int] = {}
+        """Each model's name, and the first reply (among the conversation's) it gave."""
+        self.made_steps: _Made[Step] = _Made()
+        self.made_records: _Made[Mapping[str, Any]] = _Made()
+        """The steps and their records, made from the turns."""
+        self.made_calls: _Made[ModelCall] = _Made()
+        """The model calls, read as a run's."""
+        self.usable = True
+        """``False`` once what the follower kept does not line up with a fresh import: it imports the file whole."""
+
+    def model_names(self, models: list[str]) -> Iterable[str]:
+        """The names of ``models`` (the conversation's, one a reply), those before the mark counted already."""
+        valid, first = self.valid_models, self.models
+        for name in [name for name, at in first.items() if at >= valid]:
+            del first[name]
+        for at in range(valid, len(models)):
+            first.setdefault(models[at], at)
+        return first.keys()
+
+    def steps(self, turns: list[dict[str, Any]]) -> tuple[_Settled[Step], _ByIndex]:
+        """The steps of ``turns`` and their records, as ``ConversationSteps`` makes them: those whose turns are
+        before the mark kept from the run before (views made of it made them already), the others made now."""
+        made = ConversationSteps(turns)
+        valid = max(0, (self.valid_turns - 1) // 2)
+        self.made_records.keep(valid)
+        for index in range(self.made_steps.keep(valid), made.count):
+            step, record = made.made(index)
+            self.made_steps.append(step)
+            self.made_records.append(record)
+        return self.made_steps.snapshot(), _ByIndex(self.made_records.snapshot())
+
+    def typed_calls(
+        self, records: list[dict[str, Any]], steps: int, end: Mapping[str, Any] | None
+    ) -> _Renumbered | None:
+        """The calls read as ``read_records`` reads them after ``steps`` steps; ``None`` when one of them (or the end
+        record) would add a warning of its own line, which only an import of the whole file places right."""
+        if end is not None and any(doubts(end)):
+            return None
+        typed = self.made_calls
+        for position in range(typed.keep(self.valid_calls), len(records)):
+            record = dict(records[position])
+            unknown: list[str] = []
+            call = read_record(record, position + 2 + steps, unknown, "", blocks=False, keep=True, reply=False)
+            if unknown or any(doubts(record)) or not isinstance(call, ModelCall):
+                self.usable = False
+                return None
+            typed.append(call)
+        return _Renumbered(typed.snapshot(), steps)
+
+
+class _Made(Generic[T]):
+    """What a follower made of the conversation (its steps, its calls), item by item: the items before the mark are
+    kept from growth to growth, those after it are made again, and each run reads a ``snapshot``."""
+
+    def __init__(self) -> None:
+        self.items: list[T] = []
+        self._settled = 0
+        """How many of the items the snapshots made so far read from ``items`` (the rest they hold)."""
+
+    def keep(self, valid: int) -> int:
+        """Keep the first ``valid`` items (at most); how many there are now."""
+        if valid < self._settled:  # a mark that went back: the snapshots made so far keep the old list
+            self.items = self.items[:valid]
+        else:
+            del self.items[valid:]
+        self._settled = len(self.items)
+        return self._settled
+
+    def append(self, item: T) -> None:
+        self.items.append(item)
+
+    def snapshot(self) -> _Settled[T]:
+        return _Settled(self.items, self._settled)
+
+
+class _Settled(Sequence[T]):
+    """A snapshot of a ``_Made``: its first ``settled`` items, which later growth never changes, read from its list,
+    and the others as they were then."""
+
+    __slots__ = ("_items", "_settled", "_tail")
+
+    def __init__(self, items: list[T], settled: int) -> None:
+        self._items = items
+        self._settled = settled
+        self._tail = tuple(items[settled:])
+
+    def __len__(self) -> int:
+        return self._settled + len(self._tail)
+
+    @overload
+    def __getitem__(self, at: int) -> T: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[T]: ...
+    def __getitem__(self, at: int | slice) -> T | Sequence[T]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        position = at + len(self) if at < 0 else at
+        if not 0 <= position < len(self):
+            raise IndexError("index out of range")
+        return self._items[position] if position < self._settled else self._tail[position - self._settled]
+
+    def __iter__(self) -> Iterator[T]:
+        return chain(islice(self._items, self._settled), self._tail)
+
+    def __eq__(self, other: object) -> bool:
+        return bool(_same_items(self, other)) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists and tuples alike, so not hashable
+
+
+class _ByIndex(Mapping[int, Mapping[str, Any]]):
+    """The step records of a followed run, by index: the steps of a conversation are numbered from 0."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records: Sequence[Mapping[str, Any]]) -> None:
+        self._records = records
+
+    def __getitem__(self, index: int) -> Mapping[str, Any]:
+        if type(index) is not int or not 0 <= index < len(self._records):
+            raise KeyError(index)
+        return self._records[index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self._records)))
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def items(self) -> _IndexedItems:
+        return _IndexedItems(self)
+
+
+class _IndexedItems(ItemsView[int, Mapping[str, Any]]):
+    """``_ByIndex.items()``: read in one pass over the records (a run's views read them all at each growth)."""
+
+    _mapping: _ByIndex
+
+    def __iter__(self) -> Iterator[tuple[int, Mapping[str, Any]]]:
+        return enumerate(self._mapping._records)
+
+
+def _same_items(sequence: Sequence[Any], other: Sequence[Any]) -> bool:
+    """``sequence == other`` for a sequence that compares equal to any other of the same items."""
+    return (
+        not isinstance(other, str)
+        and len(sequence) == len(other)
+        and all(a == b for a, b in zip(sequence, other, strict=True))
     )
 
 
-def _subagent_files(path: Path) -> list[Path]:
-    folder = path.with_suffix("") / "subagents"
-    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+class _Renumbered(Sequence[ModelCall]):
+    """A run's model calls, some made at an earlier growth: each with the line a fresh import gives it now
+    (``read_records`` numbers the calls after the steps, and the steps grew)."""
+
+    __slots__ = ("_calls", "_steps")
+
+    def __init__(self, calls: Sequence[ModelCall], steps: int) -> None:
+        self._calls = calls
+        self._steps = steps
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    @overload
+    def __getitem__(self, at: int) -> ModelCall: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[ModelCall]: ...
+    def __getitem__(self, at: int | slice) -> ModelCall | Sequence[ModelCall]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        position = at + len(self._calls) if at < 0 else at
+        call = self._calls[at]
+        line = position + 2 + self._steps
+        if call.line == line:
+            return call
+        return kept_call(call.step, call.record, call.latency_ms, call.request_key, line)
+
+    def __eq__(self, other: object) -> bool:
+        return bool(_same_items(self, other)) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists and tuples alike, so not hashable
+
+
+class _RunRecords(Sequence[Mapping[str, Any]]):
+    """``Run.records`` of a followed session's run: the header, the steps' records, the calls', the end."""
+
+    __slots__ = ("_calls", "_run")
+
+    def __init__(self, run: Run, calls: Sequence[ModelCall]) -> None:
+        self._run = run
+        self._calls = calls
+
+    def __len__(self) -> int:
+        return 1 + len(self._run.steps) + len(self._calls) + (self._run.end is not None)
+
+    @overload
+    def __getitem__(self, at: int) -> Mapping[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Mapping[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> Mapping[str, Any] | Sequence[Mapping[str, Any]]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(len(self)))]
+        run, position = self._run, at + len(self) if at < 0 else at
+        if not 0 <= position < len(self):
+            raise IndexError("record index out of range")
+        steps = len(run.steps)
+        if position == 0:
+            return run.header
+        if position <= steps:
+            return run.step_records[position - 1]
+        if position <= steps + len(self._calls):
+            return self._calls[position - 1 - steps].record
+        assert run.end is not None
+        return run.end
+
+    def __eq__(self, other: object) -> bool:
+        return bool(_same_items(self, other)) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists and tuples alike, so not hashable
+
+
+def _subagent_files(path: str) -> list[Path]:
+    folder = os.path.join(os.path.splitext(path)[0], "subagents")  # os.path: a follower looks at each growth
+    if not os.path.isdir(folder):
+        return []
+    return sorted(Path(folder, name) for name in os.listdir(folder) if name.endswith(".jsonl"))
 
 
 def from_claude_code(
@@ -915,31 +1412,18 @@ def from_claude_code(
     not in the file, branches the conversation left, a message right after another of its
     role, text blocks of white space only left out) is a warning on the run.
     """
-    # An import makes a run's worth of objects and frees almost none: the collector's passes
-    # over them would cost more than the import (as for load_run).
-    with paused(promoting=True):
-        return _from_claude_code(os.fspath(path), summarise, subagents)
+    name = os.fspath(path)
+    files = [Path(name)] + (_subagent_files(name) if subagents else [])
+    return _runs([_Transcript(os.fspath(file)) for file in files], summarise)
 
 
-def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) -> list[Run]:
-    files = [Path(name)] + (_subagent_files(Path(name)) if subagents else [])
+def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[Run]:
+    """The runs of a session's transcripts: its own file's first, then its sub-agents' files'."""
     made: list[tuple[_Transcript, list[tuple[str, _Conversation, dict[str, Any]]]]] = []
     session = ""
     launches: dict[str, dict[str, Any]] = {}
-    for number, file in enumerate(files):
-        transcript = _Transcript(os.fspath(file))
-        promote()  # its records, decoded JSON, are kept: no pass of the collector over them (see _fast.promote)
-        session = session or str(_first([r.value for r in transcript.records], "sessionId") or file.stem)
-        summaries = [
-            {"line": r.line, "summary": r.value.get("summary", ""), "leafUuid": r.value.get("leafUuid")}
-            for r in transcript.records
-            if r.kind == "summary"
-        ]
-        # Claude Code's own bookkeeping (file backups, the prompt queue, titles): in no thread
-        outside: dict[str, list[int]] = {}
-        for record in transcript.outside:
-            if record.kind != "summary":
-                outside.setdefault(record.kind, []).append(record.line)
+    for number, transcript in enumerate(transcripts):
+        session = session or transcript.session or Path(transcript.path).stem
         sidechains = 0
         conversations = []
         for thread in transcript.threads():
@@ -947,10 +1431,7 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
             extra: dict[str, Any] = {}
             if thread.kind == "main":
                 run_id = session
-                if summaries:
-                    extra["summaries"] = summaries
-                if outside:
-                    extra["outside_threads"] = outside
+                extra.update(transcript.outside_notes())
                 if number == 0:
                     launches = conversation.launches(transcript.results)
             else:
@@ -984,14 +1465,193 @@ def _from_claude_code(name: str, summarise: Summariser | None, subagents: bool) 
                 file_runs.append(run)
         if not file_runs:
             if number == 0:
-                raise RunFileError(
-                    transcript.path, 1, "no user or assistant message in the transcript: nothing was sent"
-                )
+                raise _nothing_sent(transcript.path)
             continue
-        file_runs[0] = _with_warnings(file_runs[0], list(transcript.warnings))
+        file_runs[0] = _with_warnings(file_runs[0], transcript.all_warnings())
         runs.extend(file_runs)
     return runs
 
 
+def _nothing_sent(path: str) -> RunFileError:
+    return RunFileError(path, 1, "no user or assistant message in the transcript: nothing was sent")
+
+
 def _with_warnings(run: Run, notes: list[RunWarning]) -> Run:
     return replace(run, warnings=(*notes, *run.warnings)) if notes else run
+
+
+class GrowingSession:
+    """A Claude Code session read as Claude Code writes it: each ``grow`` reads only the bytes the file gained.
+
+    The records read stay decoded and indexed (``_Transcript.add``). When the new records go on
+    the main thread from where it ended (new turns, more of the last reply, its results), its
+    reading is taken up again from the start of its last assistant turn (``_Requests.take_more``),
+    and its run is made from what the one before kept (``_Kept``): a new turn costs the turn,
+    however long the session is. Anything else (a sub-agent's thread or file, a compaction, a
+    rewind to an earlier message, a record for a turn before the last, a uuid written twice, a
+    reply the run cannot keep) makes the runs again from every record held, as
+    ``from_claude_code`` would from the file (the file is not read again).
+
+    A last line whose newline is not written yet waits (``pending``); ``grow`` takes the lines before it.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, subagents: bool = True) -> None:
+        self.path = os.fspath(path)
+        self.subagents = subagents
+        self.runs: list[Run] = []
+        """The runs made at the last growth, as ``from_claude_code`` of the lines read would give them."""
+        self._transcript = _Transcript(self.path, [])
+        self._offset = 0
+        self._partial = b""
+        self._lines = 0
+        self._files: list[tuple[str, int, int]] = []  # each sub-agent file read: its name, size and time
+        self._kept: _Kept | None = None  # None: the next growth makes every run again
+        self._leaf: _Record | None = None  # the main thread's last record
+        self._first_turn = 0  # the first turn the last reading on read again
+        self._changed: int | None = None  # the first step that may have changed at the last growth
+
+    @property
+    def pending(self) -> int:
+        """The bytes of a last line whose newline is not written yet: read when it is."""
+        return len(self._partial)
+
+    @property
+    def lines(self) -> int:
+        """How many complete lines were read."""
+        return self._lines
+
+    def grow(self) -> tuple[list[Run], int | None] | None:
+        """Read what the file (and its sub-agents' files) gained: the runs, and the lowest index of a step of the
+        main run that may have changed (``None``: the runs were made again whole; compare them to know).
+        ``None`` when no line was completed; ``RunFileError`` for a line that cannot be read (not taken in:
+        the next ``grow`` raises it again) or a file whose records are no conversation yet."""
+        records = self._new_records()
+        files = self._subagent_files()
+        if not records and files == self._files:
+            return None
+        self._transcript.add(records)
+        kept, self._kept = self._kept, None
+        if kept is not None and files == self._files and self._read_on(records, kept):
+            self._kept = kept
+            return self.runs, self._changed
+        self._files = files
+        self._make_all()
+        return self.runs, None
+
+    def _new_records(self) -> list[_Record]:
+        with open(self.path, "rb") as file:
+            file.seek(self._offset)
+            data = self._partial + file.read()
+            offset = file.tell()
+        end = data.rfind(b"\n") + 1
+        lines = data[:end].split(b"\n")[:-1]
+        records = []
+        transcript = self._transcript
+        for number, raw in enumerate(lines, start=self._lines + 1):
+            if not raw.strip():
+                continue
+            try:
+                value = _decode(raw.decode("utf-8"))
+            except UnicodeDecodeError as error:
+                what = f"not UTF-8 text ({error.reason} at byte {error.start})"
+                raise RunFileError(self.path, number, what) from None
+            except (ValueError, RecursionError) as error:
+                raise RunFileError(self.path, number, decode_failure(error)) from None
+            records.append(_Record(number, value if _plain_record(value) else transcript._checked(value, number)))
+        self._offset, self._partial, self._lines = offset, data[end:], self._lines + len(lines)
+        return records
+
+    def _subagent_files(self) -> list[tuple[str, int, int]]:
+        if not self.subagents:
+            return []
+        files = []
+        for file in _subagent_files(self.path):
+            try:
+                stat = file.stat()
+            except FileNotFoundError:
+                continue
+            files.append((os.fspath(file), stat.st_size, stat.st_mtime_ns))
+        return files
+
+    def _make_all(self) -> None:
+        transcript = self._transcript
+        if not transcript.records:
+            raise RunFileError(self.path, 1, "the file holds no transcript record")
+        transcript.marking = True
+        self.runs = _runs([transcript, *(_Transcript(name) for name, _, _ in self._files)], None)
+        main = transcript.main
+        if self._files or main is None or transcript.parts != 1 or len(self.runs) != 1:
+            return  # a sub-agent's thread or a compaction: every growth makes the runs again
+        kept = _Kept()
+        run = self._main_run(main, kept)
+        if run is not None and kept.usable:
+            self.runs, self._kept, self._leaf = [run], kept, main.chain[-1]
+
+    def _read_on(self, records: list[_Record], kept: _Kept) -> bool:
+        """Read ``records`` on from the main thread's last assistant turn (``_changed``: the first step that may
+        have changed); ``False`` when they do not simply go on from it."""
+        transcript, main, leaf = self._transcript, self._transcript.main, self._leaf
+        assert main is not None and leaf is not None  # kept only with them
+        mark = main.mark
+        again = {uuid: None for uuid in main.order[mark.taken :]} if mark is not None and main.order else {}
+        last = None
+        for record in records:
+            if record.sidechain or "logicalParentUuid" in record.value:
+                return False  # a sub-agent's thread, or a compaction
+            if not record.uuid:
+                continue
+            if transcript.by_uuid[record.uuid] is not record:
+                return False  # the uuid of an earlier record again
+            if record.message is None:
+                continue
+            last = record
+            if record.kind == "assistant" and record.message.get("id") is not None:
+                first = transcript.replies[(False, record.message["id"])][0]
+                if first.line < records[0].line and first.uuid not in again:
+                    return False  # more of a reply before the last
+            for block in record.blocks if record.results or record.kind == "user" else ():
+                if block["type"] != "tool_result":
+                    continue
+                answers = block.get("tool_use_id")
+                position = main.uses.get(answers)
+                if len(transcript.results[answers]) > 1 or (
+                    position is not None and (mark is None or position < mark.position)
+                ):
+                    return False  # a result for a turn before the last, or a second one
+        tail: list[_Record] = []
+        at: _Record | None = last
+        while last is not None and at is not leaf:
+            if at is None or at.line <= leaf.line or at.parent is None:
+                return False  # a rewind to an earlier message, or a chain of its own
+            tail.append(at)
+            at = transcript.by_uuid.get(at.parent)
+        tail.reverse()
+        candidates = [*transcript.left, *(transcript.by_uuid[uuid] for uuid in again)]
+        candidates += [record for record in records if record.message is not None]
+        run = self._main_run(main, kept, tail)
+        if run is None:
+            return False
+        taken = main.taken
+        left = {r.uuid: r for r in sorted(candidates, key=_LINE) if r.uuid not in taken}
+        transcript.left = list(left.values())
+        self.runs = [_with_warnings(run, transcript.all_warnings())]
+        self._leaf = main.chain[-1]
+        self._changed = max(0, (self._first_turn - 1) // 2) if run.steps else None
+        return True
+
+    def _main_run(self, main: _Requests, kept: _Kept, tail: list[_Record] | None = None) -> Run | None:
+        """The main run, from ``main`` read on with ``tail`` (``None``: as read), ``kept`` updated."""
+        if tail is not None:
+            mark = main.mark
+            kept.valid_turns = mark.segment[0] if mark is not None else 0
+            kept.valid_calls = mark.segment[2] if mark is not None else 0
+            kept.valid_records = mark.segment[1] if mark is not None else 0
+            kept.valid_models = mark.segment[3] if mark is not None else 0
+            self._first_turn = main.take_more(tail)
+        transcript = self._transcript
+        conversation = _Conversation(_Thread([main.segment], "main"), transcript.path)
+        session = transcript.session or Path(transcript.path).stem
+        run = _run(conversation, transcript.path, session, None, transcript.outside_notes(), kept)
+        if run is None or not kept.usable:
+            return None
+        return run if tail is not None else _with_warnings(run, transcript.all_warnings())

@@ -1,12 +1,12 @@
 """Following any file ``agentrender.load`` reads while it is written: a run file, a recording, a Claude Code session.
 
-A run file is followed incrementally (``runfile.Follower``: only the new bytes are read). A
-file whose run is made by an importer (a Claude Code transcript while Claude Code writes it,
-a recording of ``agentrender.record(client)``, whose steps are the longest conversation its
-calls sent) is imported again each time it grows: an importer reads a whole history (a
-compaction rewrites what a session's views open with; a sub-agent is a run of its own), so
-its run is made again, and the views (``Views.extend``) render only the steps that changed.
-``bench/bench_follow.py --import`` measures what that costs.
+A run file is followed incrementally (``runfile.Follower``: only the new bytes are read), and
+so is a Claude Code transcript while Claude Code writes it (``claude_code.GrowingSession``:
+only the new bytes are read, and only the session's last turn is read again; a compaction, a
+sub-agent or a rewind makes its runs again from the records held). A recording of
+``agentrender.record(client)``, whose steps are the longest conversation its calls sent, is
+imported again each time it grows, and the views (``Views.extend``) render only the steps that
+changed. ``bench/bench_follow.py --claude-code`` measures what a session's growth costs.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
 from agentrender.imports.detect import load_runs
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
@@ -24,11 +25,14 @@ __all__ = ["ImportFollower", "follow", "follower"]
 
 
 class ImportFollower:
-    """A file an importer reads, imported again each time it grows; ``poll`` as ``runfile.Follower.poll``.
+    """A file an importer reads, taken in each time it grows; ``poll`` as ``runfile.Follower.poll``.
+
+    A Claude Code transcript (its first line says so) is read a growth at a time
+    (``claude_code.GrowingSession``): a last line not complete yet waits (``pending``) while the
+    lines before it are taken in. Any other file is imported again whole once it ends with a newline.
 
     ``which`` picks the run of a file of several (a Claude Code session's sub-agents): its run
-    id, or its number from 0; the first by default. A last line whose newline is not written
-    yet is waited for: the file is imported once it ends with a newline. A file that does not
+    id, or its number from 0; the first by default. A file that does not
     import yet (a session whose first lines are not a conversation yet) is waited for too, and
     ``waiting`` says why; once a run was imported, a file that no longer imports raises the
     importer's ``RunFileError``.
@@ -45,11 +49,12 @@ class ImportFollower:
         """Why the file gave no run yet (the importer's error), while it gives none; else ``""``."""
         self._seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) imported last
         self._lines = 0
+        self._session: GrowingSession | None = None  # a Claude Code session: read a growth at a time
 
     @property
     def pending(self) -> int:
-        """0: a file imported again whole holds no partial line back (it waits for the newline instead)."""
-        return 0
+        """The bytes of a last line not complete yet that a Claude Code session holds back (others wait for it)."""
+        return self._session.pending if self._session is not None else 0
 
     def poll(self) -> Growth | None:
         """Import the file again when it changed and ends with a complete line; ``None`` when it did not."""
@@ -60,15 +65,18 @@ class ImportFollower:
         seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
         if seen == self._seen or not stat.st_size:
             return None
-        with open(self.path, "rb") as file:
-            data = file.read()
-        if not data.endswith(b"\n"):
-            return None  # a line still being written: imported once it ends
         notice = ""
         if self._seen is not None and (seen[:2] != self._seen[:2] or stat.st_size < self._seen[2]):
             what = "replaced by another" if seen[:2] != self._seen[:2] else "truncated"
             notice = f"the file was {what}; read again from its start"
             self.notices.append(f"{self.path}: {notice}")
+            self._session, self._lines = None, 0
+        if self._session is not None or (self._seen is None and _is_claude_code(self.path)):
+            return self._grow_session(seen, notice)
+        with open(self.path, "rb") as file:
+            data = file.read()
+        if not data.endswith(b"\n"):
+            return None  # a line still being written: imported once it ends
         self._seen = seen
         try:
             run = _chosen(self.path, load_runs(self.path), self.which)
@@ -84,6 +92,42 @@ class ImportFollower:
         if before is None or notice:
             return Growth(run=run, changed_from=0 if run.steps else None, lines=lines, notice=notice)
         return Growth(run=run, changed_from=_changed_from(before, run), lines=max(grown, 0))
+
+    def _grow_session(self, seen: tuple[int, int, int, int], notice: str) -> Growth | None:
+        """A Claude Code session's growth: only the new bytes are read (``claude_code.GrowingSession``)."""
+        if self._session is None:
+            self._session = GrowingSession(self.path)
+        self._seen = seen
+        try:
+            grown = self._session.grow()
+        except RunFileError as error:
+            if self.run is not None:
+                raise
+            self.waiting = str(error)
+            return None
+        if grown is None:
+            return None
+        self.waiting = ""
+        runs, changed = grown
+        run = _chosen(self.path, runs, self.which)
+        before, self.run = self.run, run
+        lines = self._session.lines
+        grown_lines, self._lines = lines - self._lines, lines
+        if before is None or notice:
+            return Growth(run=run, changed_from=0 if run.steps else None, lines=grown_lines, notice=notice)
+        if changed is None or self.which is not None:
+            changed = _changed_from(before, run)
+        return Growth(run=run, changed_from=changed, lines=grown_lines)
+
+
+def _is_claude_code(path: str) -> bool:
+    """The file's first line is complete, and a line of a Claude Code transcript."""
+    try:
+        with open(path, "rb") as file:
+            first = file.readline()
+        return first.endswith(b"\n") and looks_like_claude_code(decode_line(first.decode("utf-8")))
+    except (OSError, ValueError, RecursionError):
+        return False
 
 
 def _chosen(path: str, runs: list[Run], which: str | None) -> Run:
