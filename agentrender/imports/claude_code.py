@@ -61,7 +61,7 @@ from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWar
 from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.model import kept_call
 from agentrender.runfile.replies import check_reply
-from agentrender.runfile.schema import doubts, read_record
+from agentrender.runfile.schema import read_record
 
 __all__ = ["TRANSCRIPT_NOTE", "GrowingSession", "from_claude_code", "looks_like_claude_code"]
 
@@ -1187,14 +1187,20 @@ class _Kept:
     ) -> _Renumbered | None:
         """The calls read as ``read_records`` reads them after ``steps`` steps; ``None`` when one of them (or the end
         record) would add a warning of its own line, which only an import of the whole file places right."""
-        if end is not None and any(doubts(end)):
-            return None
+        if end is not None:
+            doubted: list[str] = []
+            read_record(dict(end), 0, [], "", doubted=doubted)
+            if doubted:
+                return None
         typed = self.made_calls
         for position in range(typed.keep(self.valid_calls), len(records)):
             record = dict(records[position])
             unknown: list[str] = []
-            call = read_record(record, position + 2 + steps, unknown, "", blocks=False, keep=True, reply=False)
-            if unknown or any(doubts(record)) or not isinstance(call, ModelCall):
+            doubts: list[str] = []
+            call = read_record(
+                record, position + 2 + steps, unknown, "", blocks=False, keep=True, reply=False, doubted=doubts
+            )
+            if unknown or doubts or not isinstance(call, ModelCall):
                 self.usable = False
                 return None
             typed.append(call)
