@@ -17,28 +17,26 @@
 
 Every block type the API has (text, image, document, thinking, redacted thinking, tool use,
 tool results with text or blocks and ``is_error``, server tool uses and their results, search
-results, citations, cache control) is kept as it was read. Standard library only.
+results, citations, cache control) is kept as it was read.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._fast import paused
-from agentrender._json import decode_failure, strict_loads
-from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages, own_copy
+from agentrender._json import decode_failure
+from agentrender.imports.conversation import Summariser, Where, conversation_run, loads, normalise_messages, own_copy
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["collector_while_reading", "from_anthropic", "looks_like_anthropic", "read_json_values"]
+__all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
 
 _REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
@@ -86,11 +84,6 @@ def from_anthropic(
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
     the file, line and field of what cannot be read.
     """
-    with collector_while_reading(source):
-        return _from_anthropic(source, run_id, summarise)
-
-
-def _from_anthropic(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
     notes = RunWarnings()
     recording = False
     if isinstance(source, str | os.PathLike):
@@ -160,21 +153,6 @@ def _text(path: str, notes: list[RunWarning]) -> str:
     return data.decode("utf-8")
 
 
-def collector_while_reading(source: Any) -> AbstractContextManager[None]:
-    """How the cyclic collector runs while ``source`` is imported: paused for a file of JSON lines, else on.
-
-    A file of JSON lines is a log of many values (a call log holds the conversation once per
-    call): with the collector on, its full passes over all that the import holds would come
-    again and again, and pausing it (``_fast.paused``) costs one collection at the end. One
-    JSON document, whose steps are made when first read, is the parse's objects alone: the
-    collector's passes as the parse goes touch what was just made, and cost less than that
-    one collection over them all after it (measured in ``bench/bench_imports.py``).
-    """
-    if isinstance(source, str | os.PathLike) and os.fspath(source).endswith((".jsonl", ".jsonl.gz")):
-        return paused()
-    return nullcontext()
-
-
 def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
     """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines (gzip-compressed too).
 
@@ -213,7 +191,7 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
                 except UnicodeDecodeError as error:
                     raise RunFileError(path, number, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
                 try:
-                    value = strict_loads(text)
+                    value = loads(text)
                 except ValueError as error:
                     if not data.endswith(b"\n") and found:
                         # a log cut short while its last call was written: the calls before it stand
@@ -242,7 +220,7 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
     stripped = text.lstrip("\ufeff \t\r\n")
     if stripped[:1] in ("{", "["):
         try:
-            return [(1, strict_loads(stripped))]
+            return [(1, loads(stripped))]
         except ValueError as error:
             if stripped[:1] == "[" or "\n{" not in stripped:
                 raise RunFileError(path, getattr(error, "lineno", 1), decode_failure(error)) from None
@@ -252,7 +230,7 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
         if not line.strip():
             continue
         try:
-            values.append((number, strict_loads(line)))
+            values.append((number, loads(line)))
         except ValueError as error:
             if number == len(lines) and not text.endswith("\n") and values:
                 # a log cut short while its last call was written: the calls before it stand

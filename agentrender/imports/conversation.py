@@ -18,7 +18,7 @@ A conversation maps onto the render contract this way:
   last request, which was received, not sent.
 
 ``Run.options()`` of such a run replays the recorded ids and turns, so the view at step
-``k`` is exactly the ``messages`` of the request that decided step ``k``. Standard library only.
+``k`` is exactly the ``messages`` of the request that decided step ``k``.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NoReturn
 
+import msgspec
+
 from agentrender import render
-from agentrender._json import canonical, strict_loads
+from agentrender._json import canonical, check_depth, strict_loads
 from agentrender._types import check_block, utf8_bytes
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ConversationSteps
@@ -41,6 +43,7 @@ __all__ = [
     "checked_run",
     "conversation_run",
     "first_line_summary",
+    "loads",
     "normalise_messages",
     "own_copy",
     "plain_blocks",
@@ -69,6 +72,24 @@ class Where:
     def warning(self, what: str) -> RunWarning:
         """A warning about a value found here that was read but could not be mapped."""
         return RunWarning(line=self.line, text=f"{self.field}: {what}" if self.field else what, path=self.path)
+
+
+def loads(text: str) -> Any:
+    """One JSON value of ``text`` as ``_json.strict_loads`` reads it, decoded by msgspec.
+
+    msgspec refuses what ``strict_loads`` refuses (``NaN``, a number past a float's range, text
+    after the value) and a few things it takes (a lone surrogate escaped in a string): for any
+    of them ``strict_loads`` decodes the text again, so it is read, or refused in its words,
+    exactly as before. msgspec's own recursion limit is deeper than ``MAX_DEPTH``: the text's
+    nesting is measured after it decodes (``check_depth``, a scan only of text with more
+    brackets than the limit).
+    """
+    try:
+        value = msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return strict_loads(text)
+    check_depth(text)
+    return value
 
 
 def own_copy(value: Any, path: str) -> Any:

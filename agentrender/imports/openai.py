@@ -27,26 +27,24 @@ and named in a warning; fields a message carries beside what was sent (SWE-agent
 The run's ``source`` says it was converted: "as sent" means as sent, in the Messages API's
 shape. Every message is checked when the chat is imported (an error names its file, line and
 field); each turn's blocks are made when its step is first read, so an import costs about what
-parsing the file does. Standard library only.
+parsing the file does.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from agentrender._fast import fast_json_decoder
-from agentrender._json import limited
-from agentrender.imports.anthropic import collector_while_reading, read_json_values
+from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
     Summariser,
     Where,
     check_blocks,
     checked_run,
+    loads,
     own_copy,
     result_summaries,
     unanswered_warning,
@@ -82,8 +80,6 @@ _QUICK_FIELDS = {
 _call_has_only = _CALL_KEYS.issuperset
 _function_has_only = _FUNCTION_KEYS.issuperset
 _READ_WHOLE = frozenset(("thinking_blocks", "refusal", "reasoning_content", "function_call", "tool_call_ids"))
-_decode = limited(fast_json_decoder(json.JSONDecoder()))
-"""``json.loads`` of a call's arguments, through the scanner when they are one value (``agentrender._fast``)."""
 
 
 def looks_like_openai(value: Any) -> bool:
@@ -141,11 +137,6 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     ``RunFileError`` naming the file, line and field of what cannot be read; what is read
     but has no counterpart in the Messages API is a warning on the run.
     """
-    with collector_while_reading(source):
-        return _from_openai(source, run_id, summarise)
-
-
-def _from_openai(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
     warnings: list[RunWarning] = []
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
@@ -736,7 +727,7 @@ class _Turns(ContentSequence[dict[str, Any]]):
 def _arguments(text: str) -> dict[str, Any] | str:
     """A tool call's input: its JSON arguments as an object, else the text as it came (``decide`` shows it invalid)."""
     try:
-        value = _decode(text)
+        value = loads(text)
     except ValueError:
         return text
     return value if type(value) is dict else text

@@ -8,7 +8,7 @@ they were sent), is made for one step when it is first read, and kept: an import
 what reading its file costs, and a reader pays for the steps it reads, once.
 
 The values are the ones reading the same records from a run file gives (``load_run``), and
-the records are the ones ``write_run`` writes. Standard library only.
+the records are the ones ``write_run`` writes.
 """
 
 from __future__ import annotations
@@ -17,15 +17,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from agentrender import render
-from agentrender._fast import frozen_factory
 from agentrender._types import Observation, Step
 from agentrender.runfile.sent import result_text
 from agentrender.runfile.write import decision_record
 
 __all__ = ["ContentSequence", "ConversationSteps"]
-
-_new_observation = frozen_factory(Observation, "status", "content", "summary")
-_new_step = frozen_factory(Step, "index", "decision", "observation")
 
 
 class ConversationSteps:
@@ -50,8 +46,7 @@ class ConversationSteps:
         self._made: list[tuple[Step, dict[str, Any]] | None] = [None] * self.count
 
     # Each view is made when asked, not kept: kept, it and the conversation would refer to each
-    # other, and a run dropped would wait for a full collection, which a process that imports
-    # file after file inside the collector's pauses (``_fast.paused``) may never get.
+    # other, and a run dropped would wait for the collector instead of being freed at once.
     @property
     def steps(self) -> _Steps:
         """The steps, in index order (a sequence that compares equal to a tuple of the same steps)."""
@@ -100,9 +95,9 @@ class ConversationSteps:
                 if summaries is not None:
                     wire["summary"] = summaries[first_id]
                 record["observation"] = wire
-                observation = _new_observation(status, content, wire.get("summary") or "")
+                observation = Observation(status=status, content=content, summary=wire.get("summary") or "")
         record["sent"] = sent
-        return _new_step(index, decision, observation), record
+        return Step(index=index, decision=decision, observation=observation), record
 
 
 T = TypeVar("T")
