@@ -376,12 +376,15 @@ def _from_calls(
     longest = max(range(len(entries)), key=lambda i: (len(entries[i].request["messages"]), i))
     line, request, response, _ = entries[longest]
     where = Where(path, line, "request.messages")
-    messages = normalise_messages(request["messages"], where)
+    known: dict[int, dict[str, Any]] = {}  # each message read, for the calls that share it
+    messages = normalise_messages(request["messages"], where, known)
     calls = []
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
         # every call's request is read as the longest one is: a broken one is an error on its line
-        sent = messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field))
+        sent = (
+            messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field), known)
+        )
         if call_response is None:
             if others.get("type") == "model_call_error" and isinstance(others.get("error"), Mapping):
                 what = f"call {number} gave no complete reply ({failure_text(others)}): no model call is made of it"

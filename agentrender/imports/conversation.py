@@ -184,19 +184,28 @@ class MadeTurns(ContentSequence[dict[str, Any]]):
         return made
 
 
-def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
+def normalise_messages(
+    messages: Any, where: Where, known: dict[int, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The messages with string content as one text block, each block read as the API has it.
 
     Raises ``RunFileError`` naming the message and field that is not a message: a role other
     than ``user``/``assistant``, content neither text nor a list of blocks, a block without a
     type, a field of a known block of the wrong type, a tool use whose input is not an object.
-    The messages and blocks are the ones given, not copies (see ``own_copy``).
+    The messages and blocks are the ones given, not copies (see ``own_copy``). ``known`` holds
+    each message already read, by the ``id`` of the message given (kept alive by the caller), as it
+    was made: for a call log, whose calls share the messages they have in common (``anthropic._Prefix``),
+    each is read once, not once a call.
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
     out: list[dict[str, Any]] = []
     append = out.append
-    for i, message in enumerate(messages):
+    for i, given in enumerate(messages):
+        if known is not None and (made := known.get(id(given))) is not None:
+            append(made)
+            continue
+        message = given
         if type(message) is not dict:
             if not isinstance(message, Mapping):
                 raise where.at(f"[{i}]").error(f"expected a message object, got {type(message).__name__}")
@@ -206,13 +215,14 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
             raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {role!r}")
         content = message.get("content")
         if type(content) is str:
-            append({**message, "content": [{"type": "text", "text": content}]})
-            continue
-        if type(content) is not list:
+            message = {**message, "content": [{"type": "text", "text": content}]}
+        elif type(content) is not list:
             got = type(content).__name__
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
-        if not plain_blocks(content):  # the place is worded only for a block that is not plain
+        elif not plain_blocks(content):  # the place is worded only for a block that is not plain
             check_blocks(content, where.at(f"[{i}]").at("content"))
+        if known is not None:
+            known[id(given)] = message
         append(message)
     return out
 
