@@ -533,15 +533,17 @@ def _body_run(
         if type(content) is str:
             ids: list[str] = []
         elif i % 2:  # an assistant turn: its tool uses
-            ids = [block.id for block in content if type(block) is _ToolUse]
+            ids = []
             for block in content:
-                if type(block) is _ToolUse and type(block.input) is dict and _nests(block.input):
-                    return None
+                if type(block) is _ToolUse:
+                    ids.append(block.id)
+                    if type(block.input) is dict and _nests(block.input):
+                        return None
         else:  # a user turn: the results that answer the turn before
             ids = [block.tool_use_id for block in content if type(block) is _ToolResult]
         if i % 2:
             uses = ids
-        elif i and (warning := unanswered_warning(where, i - 1, uses, ids)):
+        elif i and uses != ids and (warning := unanswered_warning(where, i - 1, uses, ids)):
             warnings.append(warning)
     turns = _Turns(messages)
     return checked_run(
@@ -561,7 +563,10 @@ _NESTING = frozenset((dict, list))
 
 def _nests(value: dict[str, Any]) -> bool:
     """Whether a tool use's input nests past the limit: measured only when one of its values is an object or list."""
-    return not _NESTING.isdisjoint(map(type, value.values())) and too_deep(value, _INPUT_ROOM)
+    for item in value.values():
+        if type(item) in _NESTING:
+            return too_deep(value, _INPUT_ROOM)
+    return False
 
 
 class _Turns(MadeTurns):
