@@ -86,8 +86,6 @@ STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_
 """The decoder of ``strict_loads``, for a reader that decodes through its scanner."""
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
 
 
@@ -101,10 +99,29 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
     """
     if text.count("[") + text.count("{") <= limit:
         return
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).encode("ascii").translate(_STEPS)
+    brackets = _brackets(text)
     deepest = max(accumulate(array("b", brackets)), default=0)
     if deepest > limit:
         raise NestingError(_nesting_field(text, limit), limit)
+
+
+def _brackets(text: str) -> bytes:
+    """The brackets of the JSON ``text`` outside its strings, each ``[``/``{`` as 1 and ``]``/``}`` as -1 (a byte).
+
+    Its escaped backslashes, then its escaped quotes, are taken out, so every quote left opens or
+    closes a string; all but the brackets and quotes are deleted, and the brackets between every
+    other quote kept. Every step is a ``bytes`` method in C: a pattern matching each string, as
+    ``_nesting_field``'s tokens do, runs character by character, and took two thirds of the time of
+    reading a call log (now a quarter of ``json.loads`` of the same text). Text that is not JSON is
+    measured as well as it can be.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(data.translate(None, _NOT_BRACKETS_OR_QUOTES).split(b'"')[::2]).translate(_STEPS)
+
+
+_NOT_BRACKETS_OR_QUOTES = bytes(set(range(256)) - set(b'[]{}"'))
 
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{},]')

@@ -18,32 +18,38 @@ A conversation maps onto the render contract this way:
   last request, which was received, not sent.
 
 ``Run.options()`` of such a run replays the recorded ids and turns, so the view at step
-``k`` is exactly the ``messages`` of the request that decided step ``k``. Standard library only.
+``k`` is exactly the ``messages`` of the request that decided step ``k``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar, overload
+
+import msgspec
 
 from agentrender import render
-from agentrender._json import canonical, strict_loads
+from agentrender._json import MAX_DEPTH, canonical, check_depth, strict_loads
 from agentrender._types import check_block, utf8_bytes
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
-from agentrender.runfile.imported import ConversationSteps
+from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
 
 __all__ = [
+    "MadeTurns",
     "Summariser",
     "Where",
+    "check_alternation",
     "check_blocks",
     "checked_run",
     "conversation_run",
     "first_line_summary",
+    "loads",
     "normalise_messages",
     "own_copy",
     "plain_blocks",
+    "request_body",
     "result_summaries",
     "unanswered_warning",
 ]
@@ -71,6 +77,68 @@ class Where:
         return RunWarning(line=self.line, text=f"{self.field}: {what}" if self.field else what, path=self.path)
 
 
+def loads(text: str) -> Any:
+    """One JSON value of ``text`` as ``_json.strict_loads`` reads it, decoded by msgspec.
+
+    msgspec refuses what ``strict_loads`` refuses (``NaN``, a number past a float's range, text
+    after the value) and a few things it takes (a lone surrogate escaped in a string): for any
+    of them ``strict_loads`` decodes the text again, so it is read, or refused in its words,
+    exactly as before. msgspec's own recursion limit is deeper than ``MAX_DEPTH``: the text's
+    nesting is measured after it decodes (``check_depth``, a scan only of text with more
+    brackets than the limit).
+    """
+    try:
+        value = msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return strict_loads(text)
+    check_depth(text)
+    return value
+
+
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+T = TypeVar("T")
+
+
+def request_body(
+    path: str, messages: msgspec.json.Decoder[list[T]], others: Collection[str]
+) -> tuple[list[T], dict[str, Any]] | None:
+    """The file as a request body: its ``messages`` decoded as records (``messages``, a typed decoder, checks
+    them in one pass in C) and its other fields as they are; ``None`` when it is not one (it has a field of
+    ``others``, or none named ``messages``) or when anything in it is refused, so the caller reads it as JSON
+    values, which keeps every field and words every error."""
+    fields = _document_fields(path)
+    if fields is None or "messages" not in fields or any(key in fields for key in others):
+        return None
+    try:
+        return messages.decode(fields.pop("messages")), {key: _field_value(raw) for key, raw in fields.items()}
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return None
+
+
+def _document_fields(path: str) -> dict[str, msgspec.Raw] | None:
+    """The fields of a file that is one JSON object, each left as its JSON text (to decode as records, or as
+    it is: ``_field_value``); ``None`` for any other file, or one that cannot be read: a path that reads any
+    value, and words what is wrong with it, reads it then. A ``.jsonl`` file is never one object."""
+    if path.endswith((".jsonl", ".jsonl.gz")):
+        return None
+    try:
+        with open(path, "rb") as file:
+            return _FIELDS.decode(file.read())
+    except (OSError, msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _field_value(raw: msgspec.Raw) -> Any:
+    """The value of a field ``document_fields`` gave, as ``loads`` reads it; ``ValueError`` for what it refuses
+    (the object around the value is one level of the nesting limit)."""
+    text = str(bytes(raw), "utf-8")
+    value = loads(text)
+    check_depth(text, MAX_DEPTH - 1)
+    return value
+
+
 def own_copy(value: Any, path: str) -> Any:
     """``value``, a conversation given in memory, as a copy of its own: its JSON, decoded again.
 
@@ -86,19 +154,58 @@ def own_copy(value: Any, path: str) -> Any:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
 
 
-def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
+class MadeTurns(ContentSequence[dict[str, Any]]):
+    """Turns in the Messages API's wire shape (``{"role", "content": [blocks]}``), each made when first read
+    (``make``, for an importer that checked them as records), and kept: a run's steps read their turns when
+    they are first read (``runfile.ConversationSteps``)."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self, count: int) -> None:
+        self._made: list[dict[str, Any] | None] = [None] * count
+
+    def make(self, at: int) -> dict[str, Any]:
+        """Turn ``at``, made (once, when it is first read)."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, at: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(at, slice):
+            return [self[t] for t in range(*at.indices(len(self)))]
+        made = self._made[at]
+        if made is None:
+            made = self._made[at] = self.make(range(len(self._made))[at])
+        return made
+
+
+def normalise_messages(
+    messages: Any, where: Where, known: dict[int, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The messages with string content as one text block, each block read as the API has it.
 
     Raises ``RunFileError`` naming the message and field that is not a message: a role other
     than ``user``/``assistant``, content neither text nor a list of blocks, a block without a
     type, a field of a known block of the wrong type, a tool use whose input is not an object.
-    The messages and blocks are the ones given, not copies (see ``own_copy``).
+    The messages and blocks are the ones given, not copies (see ``own_copy``). ``known`` holds
+    each message already read, by the ``id`` of the message given (kept alive by the caller), as it
+    was made: for a call log, whose calls share the messages they have in common (``anthropic._Prefix``),
+    each is read once, not once a call.
     """
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
     out: list[dict[str, Any]] = []
     append = out.append
-    for i, message in enumerate(messages):
+    for i, given in enumerate(messages):
+        if known is not None and (made := known.get(id(given))) is not None:
+            append(made)
+            continue
+        message = given
         if type(message) is not dict:
             if not isinstance(message, Mapping):
                 raise where.at(f"[{i}]").error(f"expected a message object, got {type(message).__name__}")
@@ -108,13 +215,14 @@ def normalise_messages(messages: Any, where: Where) -> list[dict[str, Any]]:
             raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {role!r}")
         content = message.get("content")
         if type(content) is str:
-            append({**message, "content": [{"type": "text", "text": content}]})
-            continue
-        if type(content) is not list:
+            message = {**message, "content": [{"type": "text", "text": content}]}
+        elif type(content) is not list:
             got = type(content).__name__
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
-        if not plain_blocks(content):  # the place is worded only for a block that is not plain
+        elif not plain_blocks(content):  # the place is worded only for a block that is not plain
             check_blocks(content, where.at(f"[{i}]").at("content"))
+        if known is not None:
+            known[id(given)] = message
         append(message)
     return out
 
@@ -268,13 +376,7 @@ def conversation_run(
             raise where.error("a reply was given, but the conversation does not end on a user turn")
         reply = {"role": "assistant", "content": list(final.get("content") or [])}
         turns.extend(normalise_messages([reply], Where(where.path, where.line, "response")))
-    roles = [turn["role"] for turn in turns]
-    if roles[1::2].count("assistant") != len(roles) // 2 or roles[::2].count("user") != (len(roles) + 1) // 2:
-        i = next(i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role)
-        raise where.at(f"[{i}].role").error(
-            f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
-            "so they cannot be rendered as sent; join their content into one turn"
-        )
+    check_alternation([turn["role"] for turn in turns], where)
     for start in range(1, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
         user = turns[start + 1]["content"]
         if user is None:
@@ -297,6 +399,16 @@ def conversation_run(
         compactions=compactions,
         end=end,
     )
+
+
+def check_alternation(roles: Sequence[str], where: Where) -> None:
+    """Raise the ``RunFileError`` naming the first of two turns of one role in a row (``roles``: each turn's)."""
+    if roles[1::2].count("assistant") != len(roles) // 2 or roles[::2].count("user") != (len(roles) + 1) // 2:
+        i = next(i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role)
+        raise where.at(f"[{i}].role").error(
+            f"two {roles[i]} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
+            "so they cannot be rendered as sent; join their content into one turn"
+        )
 
 
 def checked_run(

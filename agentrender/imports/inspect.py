@@ -41,7 +41,6 @@ from typing import Any
 
 from agentrender import render
 from agentrender._extras import require
-from agentrender._fast import paused
 from agentrender._json import limited
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.runfile import Run, RunFileError, RunWarning
@@ -112,8 +111,7 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     if not log.samples:
         failure = f": {_first_line(str(log.error.message))}" if log.error is not None else ""
         raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
-    with paused():  # the log's objects are many and live on: the collector would walk them for nothing
-        runs = [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+    runs = [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
     if not said:
         return runs
     notes = tuple(RunWarning(line=1, text=f"inspect_ai, reading the log: {text}", path=name) for text in said)

@@ -5,7 +5,7 @@ shows ``(no summary)`` for every result the contract's window leaves out. ``with
 gives each result of an already imported run the summary ``summarise`` makes of it, as the
 importer would have, whatever format the run came from: it rewrites the records an importer
 made (``step.sent.summaries`` and the step's observation) and names the summariser in the
-header. Standard library only.
+header.
 """
 
 from __future__ import annotations

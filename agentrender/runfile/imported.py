@@ -8,7 +8,7 @@ they were sent), is made for one step when it is first read, and kept: an import
 what reading its file costs, and a reader pays for the steps it reads, once.
 
 The values are the ones reading the same records from a run file gives (``load_run``), and
-the records are the ones ``write_run`` writes. Standard library only.
+the records are the ones ``write_run`` writes.
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ class ConversationSteps:
         self._made: list[tuple[Step, dict[str, Any]] | None] = [None] * self.count
 
     # Each view is made when asked, not kept: kept, it and the conversation would refer to each
-    # other, and a run dropped would wait for a full collection, which a process that imports
-    # file after file inside the collector's pauses (``_fast.paused``) may never get.
+    # other, and a run dropped would wait for the collector instead of being freed at once.
     @property
     def steps(self) -> _Steps:
         """The steps, in index order (a sequence that compares equal to a tuple of the same steps)."""
