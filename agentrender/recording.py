@@ -26,7 +26,7 @@ give a client recorded to the same file. Closing the client closes the file. Cal
 another way (``messages.with_raw_response``, ``client.beta``) are not recorded.
 
 This module imports no third-party package: it works on the client it is given, so
-``import agentrender`` stays standard-library only and ``agentrender.record`` is a plain name.
+``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
 """
 
 from __future__ import annotations

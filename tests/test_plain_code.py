@@ -1,0 +1,73 @@
+"""The package reads as types and plain code: none of the interpreter tricks the typed layer replaced.
+
+Issue 22 retired them: constructors generated with ``exec`` and a ``__class__`` swapped in,
+the collector frozen or switched off around a load, and the ``json`` module's private
+scanner and encoder. A trick coming back fails here, with its file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import agentrender
+
+PACKAGE = Path(agentrender.__file__).resolve().parent
+
+_BANNED_CALLS = {
+    ("gc", "freeze"): "freezes the collector's generations, the user's own objects with them",
+    ("gc", "unfreeze"): "unfreezes the collector's generations",
+    ("gc", "disable"): "switches the user's collector off",
+    ("gc", "enable"): "switches the user's collector on behind their back",
+}
+_BANNED_MODULES = {
+    "json.scanner": "the json module's private scanner",
+    "json.encoder": "the json module's private encoder",
+}
+
+
+def _tricks(path: Path, root: Path = PACKAGE.parent) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    where = path.relative_to(root)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in ("exec", "eval", "compile"):
+                yield f"{where}:{node.lineno}: {func.id}() generates code at run time"
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                why = _BANNED_CALLS.get((func.value.id, func.attr))
+                if why:
+                    yield f"{where}:{node.lineno}: {func.value.id}.{func.attr}() {why}"
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and target.attr == "__class__":
+                    yield f"{where}:{node.lineno}: assigns __class__ (a value made as one class becomes another)"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _BANNED_MODULES:
+                    yield f"{where}:{node.lineno}: imports {_BANNED_MODULES[alias.name]} ({alias.name})"
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""] + [f"{node.module}.{alias.name}" for alias in node.names]
+            for name in names:
+                if name in _BANNED_MODULES:
+                    yield f"{where}:{node.lineno}: imports {_BANNED_MODULES[name]} ({name})"
+
+
+def test_the_package_calls_no_interpreter_trick() -> None:
+    """No exec/eval/compile, no gc.freeze/unfreeze/disable/enable, no __class__ assigned, no json.scanner/encoder."""
+    found = [trick for path in sorted(PACKAGE.rglob("*.py")) for trick in _tricks(path)]
+    assert found == []
+
+
+def test_the_check_finds_each_trick(tmp_path: Path) -> None:
+    """The scan itself: a file holding each trick is caught once a trick, at its line."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "import gc\nimport json.scanner\nfrom json import encoder\n"
+        "exec('x = 1')\ngc.freeze()\ngc.disable()\nobject().__class__ = int\n",
+        encoding="utf-8",
+    )
+    found = list(_tricks(planted, tmp_path))
+    assert sorted(int(line.split(":")[1]) for line in found) == [2, 3, 4, 5, 6, 7], found
