@@ -1,8 +1,8 @@
-// agentrender's run page: lays out the facts Python gave it (agentrender/html/page.py), decides none.
+// agentrender's run page: lays out the facts Python gave it (agentrender/html/_page.py), decides none.
 // Every text of the run reaches the page through text(): text nodes and textContent, never markup.
 "use strict";
 (function () {
-  const began = performance.now();  // the page's file is read: what follows is this script's
+  const began = performance.now();  // the file is read up to this script: what follows is this script's
   const data = JSON.parse(document.getElementById("ar-payload").textContent);
   // This script runs while the browser still reads the rest of the file: the parts of the last view, and their
   // texts, come before it; any other element is read once the browser has read it whole (the element after it is
@@ -15,7 +15,6 @@
     const node = document.getElementById(id);
     return node !== null && (node.nextElementSibling !== null || document.readyState !== "loading") ? node : null;
   }
-  function whenRead(id) { return element(id) !== null ? Promise.resolve() : fileRead; }
   // The parts: each view's facts and each step's blocks, PART_STEPS to a part, each read when first shown.
   const partsRead = {};
   function part(id) {
