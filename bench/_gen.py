@@ -15,10 +15,22 @@ _WORDS = (
 )
 
 
+def _below(getrandbits: Callable[[int], int], count: int) -> int:
+    """``random.Random._randbelow(count)``: the same draws, so the texts are those ``rng.choice`` made."""
+    bits = count.bit_length()
+    drawn = getrandbits(bits)
+    while drawn >= count:
+        drawn = getrandbits(bits)
+    return drawn
+
+
 def _text(rng: random.Random, size: int) -> str:
+    """Lines of 3 to 12 words, a fifth of them quoted: ``rng.randint(3, 12)`` words of ``rng.choice(_WORDS)``
+    each, drawn as those draw (the same text for the same seed) at a third of their cost."""
+    getrandbits, words = rng.getrandbits, len(_WORDS)
     lines, total = [], 0
     while total < size:
-        line = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 12)))
+        line = " ".join([_WORDS[_below(getrandbits, words)] for _ in range(3 + _below(getrandbits, 10))])
         if rng.random() < 0.2:
             line = '    "' + line + '"'
         lines.append(line)

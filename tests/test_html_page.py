@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -52,10 +53,24 @@ def test_the_page_holds_no_reference_to_anything_outside_it() -> None:
     assert re.search(r"\b(src|href)\s*=|@import|url\(", page) is None
 
 
+CHUNK = re.compile(r'<script type="application/(gzip\+base64|json)" id="ar-t(\d+)">(.*?)</script>', re.S)
+PART = re.compile(r'<script type="application/json" id="(ar-[mr][-\d]+)">(.*?)</script>', re.S)
+
+
 def page_texts(page: str) -> list[object]:
-    """The texts a page carries, read back from its compressed chunks."""
-    chunks = re.findall(r'<script type="application/gzip\+base64" class="ar-texts">(.*?)</script>', page, re.S)
-    return [text for chunk in chunks for text in json.loads(gzip.decompress(base64.b64decode(chunk)))]
+    """The texts a page carries, read back from its chunks (in the order of their numbers), plain or compressed."""
+    chunks = sorted((int(number), kind, chunk) for kind, number, chunk in CHUNK.findall(page))
+    assert [number for number, _, _ in chunks] == list(range(len(chunks)))
+    return [
+        text
+        for _, kind, chunk in chunks
+        for text in json.loads(chunk if kind == "json" else gzip.decompress(base64.b64decode(chunk)))
+    ]
+
+
+def joined(parts: list[dict[str, Any]], name: str) -> list[Any]:
+    """One series of a mode's (or the table's) parts, whole."""
+    return [value for part in parts for value in part[name]]
 
 
 def characters(text: object) -> int:
@@ -89,11 +104,44 @@ def test_each_text_is_stored_once(import_bench: Callable[[str], ModuleType], tmp
         chunk = [json.dumps(text) for text in texts[start : start + html.TEXT_CHUNK]]
         assert len(chunk) == len(set(chunk))
     assert texts.count(run.steps[2].observation.content) == 1  # type: ignore[union-attr]
-    # the last view's 40 steps shown, their blocks in the form the view shows, are read from a few chunks
-    mode = html.payload(run)["modes"][0]
-    shown = [*mode["assistant"][-40:], *mode["full"][-6:], *mode["summary"][-40:-6]]
-    numbers = {number for blocks in shown for block in blocks or () for number in block[1:5] + block[6:]}
-    assert len({number // html.TEXT_CHUNK for number in numbers}) <= 3
+
+
+def test_the_last_view_comes_before_the_script(import_bench: Callable[[str], ModuleType], tmp_path: Path) -> None:
+    """The page's script comes right after what the last view shows (its parts, its rows of the steps table, the
+    texts of its blocks and of the labels), which is a small part of a long run's page: the browser shows that view
+    while it still reads the rest."""
+    path = tmp_path / "run.jsonl"
+    import_bench("bench_cli").generate(path, 2 * html.PART_STEPS + 1)
+    page = html.page(load_run(path))
+    script = page.index("<script>")
+    before = {name for name, _ in PART.findall(page[:script])}
+    chunks = {int(number) for kind, number, _ in CHUNK.findall(page[:script]) if kind == "json"}
+    facts = json.loads(page_parts(page)[3])
+    assert before == {"ar-m0-2", "ar-m0-1", "ar-r2", "ar-r1"}
+    parts = {name: json.loads(part) for name, part in PART.findall(page)}
+    steps = joined([parts[f"ar-m0-{number}"] for number in range(3)], "steps")[-facts["shown_steps"] :]
+    shown = [block for step in steps if len(step) == 5 for blocks in step[1:4] for block in blocks or ()]
+    numbers = {number for block in shown for number in block[1:5] + block[6:]}
+    numbers |= {facts["title"], *(number for pair in facts["kinds"] for number in pair)}
+    numbers |= {number for values in facts["filters"].values() for number in values}
+    assert {number // html.TEXT_CHUNK for number in numbers} <= chunks
+    assert len(chunks) < len(CHUNK.findall(page)) / 2
+
+
+def test_the_filters_hold_each_value_once(import_bench: Callable[[str], ModuleType], tmp_path: Path) -> None:
+    """Each filter of the steps table lists each of its column's values once, however many chunks of texts the run
+    spans, and each row holds the number of its own step's value."""
+    path = tmp_path / "run.jsonl"
+    import_bench("bench_cli").generate(path, 300)
+    run = load_run(path)
+    facts = html.payload(run)
+    texts = facts["texts"]
+    assert len(texts) > 2 * html.TEXT_CHUNK
+    tools = [texts[number] for number in facts["filters"]["tool"]]
+    assert tools == sorted({step.decision.tool or "" if step.decision else "" for step in run.steps})
+    assert [tools[code] for code in joined(facts["rows"], "tool")] == [
+        step.decision.tool or "" if step.decision else "" for step in run.steps
+    ]
 
 
 def test_unsafe_characters_travel_as_their_code_points() -> None:
@@ -107,15 +155,18 @@ def test_each_view_is_what_views_say() -> None:
     """For every stop, the payload's numbers give the view's rendered steps and its window as ``Views.at`` does."""
     run = samples.load("flaky-build-resumed")
     views = Views(run, run.options(recent_results=2))
-    mode = html.payload(run, views.options)["modes"][0]
-    assert mode["stops"] == list(views.stops)
+    parts = html.payload(run, views.options)["modes"][0]["parts"]
+    assert joined(parts, "at") == list(views.stops)
+    steps, rendered_counts, full_from = (joined(parts, name) for name in ("steps", "rendered", "full_from"))
+    numbers = [number for number, step in enumerate(steps) if len(step) == 5]  # the rendered steps
+    assert [step[0] for step in steps] == [sum(n < number for n in numbers) for number in range(len(steps))]
     for stop, at in enumerate(views.stops):
         view = views.at(at)
         facts = view.step_facts()
         rendered = [number for number, fact in enumerate(facts) if fact.rendered]
-        assert mode["steps"][: mode["rendered"][stop]] == rendered
+        assert numbers[: rendered_counts[stop]] == rendered
         full = [fact.full for fact in facts if fact.rendered]
-        first_full = mode["full_from"][stop]
+        first_full = full_from[stop]
         assert full == [position >= first_full for position in range(len(full))]
 
 
@@ -185,7 +236,9 @@ def test_every_real_history_makes_a_page_within_the_size_bound(entry: dict[str, 
         page = html.page(run)
         pages += len(page.encode("utf-8"))
         facts = html.payload(run)
-        assert [mode["stops"] for mode in facts["modes"]] == [list(Views(run).stops)] * len(facts["modes"])
+        assert [joined(mode["parts"], "at") for mode in facts["modes"]] == [list(Views(run).stops)] * len(
+            facts["modes"]
+        )
     assert pages <= 1.3 * path.stat().st_size + FIXED_BYTES * len(runs)
 
 

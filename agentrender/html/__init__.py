@@ -7,11 +7,13 @@ kernel, no network and no server.
 
 Python decides everything the page shows: ``agentrender.views`` gives each view's facts (what each
 block is, the window, sizes, what the model did not see), and the page's script only lays them out.
-The facts travel as one JSON payload in which each text is stored once, however many views show it;
-every text reaches the page as text (``textContent``), never as markup, and a Content-Security-Policy
-lets only the page's own script and style run. The page is built with the standard library alone.
+The facts travel as JSON in which each text is stored once, however many views show it, in parts of
+``PART_STEPS`` steps: the last view's come first, then the page's script, so that a browser shows that
+view while it still reads the rest of a long run's file. Every text reaches the page as text
+(``textContent``), never as markup, and a Content-Security-Policy lets only the page's own script and
+style run.
 """
 
-from agentrender.html._page import KEYED_STEPS, PAGE_FORMAT, SHORT_TEXT, TEXT_CHUNK, page, payload, save
+from agentrender.html._page import KEYED_STEPS, PAGE_FORMAT, PART_STEPS, SHORT_TEXT, TEXT_CHUNK, page, payload, save
 
-__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
+__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "PART_STEPS", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]

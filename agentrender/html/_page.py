@@ -5,6 +5,12 @@ and each view as the few numbers that say which of the run's rendered blocks it 
 rendered steps from ``start``, each in its full form from ``full_from`` on and as its summary
 before. Those numbers, the blocks' kinds and what the model did not see all come from
 ``agentrender.views``; the page's script never decides any of them.
+
+What the page knows before it reads anything else (the run's facts, each mode's options and
+openings, the steps table's filters) is the payload's top level; the rest comes in parts of
+``PART_STEPS`` stops and steps (each mode's ``parts``, the table's ``rows``), which the page
+reads when it shows one of their steps, so that opening a long run costs what its first view
+shows.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import itertools
 import os
 from dataclasses import fields
 from importlib import resources
@@ -23,7 +30,7 @@ import msgspec
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
-from agentrender._types import ContentBlock, Decision, utf8_bytes
+from agentrender._types import ContentBlock, Decision, Step, utf8_bytes
 from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import (
     BLOCK_KINDS,
@@ -32,6 +39,7 @@ from agentrender.views import (
     VIEW_TERMS,
     BlockFact,
     StepFact,
+    View,
     Views,
     disagreements,
     explain_decide,
@@ -41,14 +49,18 @@ from agentrender.views import (
 if TYPE_CHECKING:
     from agentrender.runfile import Run
 
-__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
+__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "PART_STEPS", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
 
-PAGE_FORMAT = "agentrender.page/1"
+PAGE_FORMAT = "agentrender.page/2"
 """The version of the payload a page carries (its ``format``)."""
 TEXT_CHUNK = 512
 """How many texts one of the page's text elements holds (a power of two)."""
 SHORT_TEXT = 120
 """The longest text stored again in a chunk that uses it rather than read from an earlier chunk."""
+PART_STEPS = 256
+"""How many stops (and steps, and rows of the steps table) one part of the page holds: what it reads at once."""
+FIRST_PARTS = 2
+"""How many parts the last view spans at most (it shows ``SHOWN_STEPS`` steps): they come before the script."""
 KEYED_STEPS = 2_000
 """The most steps a run may have for the page to carry every view's replay key (each hashes the whole view)."""
 
@@ -144,100 +156,132 @@ def _hidden(texts: _Texts, fact: BlockFact, step: StepFact | None) -> int:
     return texts(step.hidden_text())
 
 
-def _forms(views: Views, blocks: _Blocks) -> dict[str, Any]:
-    """Every rendered step's blocks, once: its assistant turn, its user turn in full and as its summary,
-    each message's bytes; and why each skipped step is not in any view."""
-    texts = blocks.texts
-    forms: dict[str, list[Any]] = {name: [] for name in ("steps", "assistant", "full", "summary", "bytes")}
-    skipped: dict[str, int] = {}
-    in_full = views.with_options(recent_results=NO_WINDOW).at(None).step_facts()
-    as_summaries = views.with_options(recent_results=0).at(None).step_facts()
-    for number, (whole, summarised) in enumerate(zip(in_full, as_summaries, strict=True)):
+class _Mode:
+    """One way of viewing the run (as sent, or under the contract's options), made into parts of ``PART_STEPS``
+    stops and steps: each stop's view as numbers, each step's blocks once, both from ``agentrender.views``."""
+
+    def __init__(self, views: Views, texts: _Texts, kinds: dict[str, int]) -> None:
+        self.views, self.texts, self.blocks = views, texts, _Blocks(texts, kinds)
+        self.openings: list[list[list[Any]]] = []
+        self._seen: dict[int, int] = {}
+        self.series = views.sizes().columns()
+        self.keyed = len(views.steps) <= KEYED_STEPS
+        # every step in full and as its summary, as the last view holds them (the window decides neither)
+        self.in_full = views.with_options(recent_results=NO_WINDOW).at(None).step_facts()
+        self.as_summaries = views.with_options(recent_results=0).at(None).step_facts()
+        self.positions = list(itertools.accumulate((fact.rendered for fact in self.in_full), initial=0))
+        self.saw = views.at(None).result_blocks()
+
+    def facts(self) -> dict[str, Any]:
+        """What the page knows of the mode before it reads any part."""
+        options = self.views.options
+        return {
+            "describe": self.texts(self.views.describe_mode()),
+            "recent_results": options.recent_results,
+            "result_bytes": options.result_bytes,
+            "openings": self.openings,
+        }
+
+    def part(self, number: int) -> dict[str, Any]:
+        """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
+        ``full_from``, whether the view ends on an assistant turn, its opening, its replay key, its sizes) and its
+        steps (each rendered step's position among them and its blocks, or why it is skipped; what the model saw)."""
+        views, stops = self.views, self.views.stops
+        within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
+        rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
+        for j in within:
+            view = views.at(stops[j])
+            count, messages = view.rendered_count, view.message_count
+            rendered.append(count)
+            full_from.append(count - view.full_count)
+            # the opening, then two messages a step; a view that ends on the assistant's turn has one less
+            start.append(count - messages // 2)
+            ended.append(int(messages % 2 == 0))
+            opening.append(self._opening(view))
+            if self.keyed:
+                key, recorded = view.replay_key, view.recorded_keys
+                keys.append([key, (1 if key in recorded else -1) if recorded else 0])
+        out: dict[str, Any] = {
+            "at": [stops[j] for j in within],
+            "rendered": rendered,
+            "full_from": full_from,
+            "start": start,
+            "ended": ended,
+            "opening": opening,
+            "sizes": {name: list(column[within.start : within.stop]) for name, column in self.series.items()},
+            "steps": [self._step(j) for j in within if j < len(self.in_full)],
+            "saw": [self._saw(j) for j in within if j < len(self.saw)],
+        }
+        if self.keyed:
+            out["keys"] = keys
+        return out
+
+    def _opening(self, view: View) -> int:
+        message = view.opening.message
+        number = self._seen.get(id(message))
+        if number is None:
+            number = self._seen[id(message)] = len(self.openings)
+            self.openings.append([self.blocks(fact) for fact in view.opening.blocks])
+        return number
+
+    def _step(self, number: int) -> list[Any]:
+        """``[position, assistant blocks, user blocks in full, as its summary (0: the same), bytes of the three]``
+        for a rendered step; ``[position, why it is skipped]`` for a step no view holds. Its position is how many
+        rendered steps come before it."""
+        whole, summarised, blocks = self.in_full[number], self.as_summaries[number], self.blocks
         if not whole.rendered:
-            skipped[str(number)] = texts(whole.skipped_label)
-            continue
+            return [self.positions[number], self.texts(whole.skipped_label)]
         assistant, result, summary = whole.assistant, whole.result, summarised.result
         assert assistant is not None
-        forms["steps"].append(number)
-        forms["assistant"].append([blocks(fact) for fact in assistant.blocks])
         # a reply nothing answered (as sent, the conversation ended on it: ``ended`` of the views) has no user turn
         shown = [blocks(fact, whole) for fact in result.blocks] if result is not None else []
         other = [blocks(fact, summarised) for fact in summary.blocks] if summary is not None else []
-        forms["full"].append(shown)
-        forms["summary"].append(0 if other == shown else other)  # 0: the same blocks as in full
-        sizes = (turn.bytes if turn is not None else 0 for turn in (assistant, result, summary))
-        forms["bytes"].append(list(sizes))
-    return {**forms, "skipped": skipped}
+        sizes = [turn.bytes if turn is not None else 0 for turn in (assistant, result, summary)]
+        return [
+            self.positions[number],
+            [blocks(fact) for fact in assistant.blocks],
+            shown,
+            0 if other == shown else other,
+            sizes,
+        ]
+
+    def _saw(self, number: int) -> int:
+        fact = self.saw[number]
+        return self.texts(BLOCK_LABELS.get(fact.kind, fact.kind)) if fact is not None else 0
 
 
-def _stops(views: Views, blocks: _Blocks) -> dict[str, Any]:
-    """Each view as numbers: which rendered steps it holds (``start`` to ``rendered``), which of them in
-    full (from ``full_from``), whether it ends on an assistant turn, its opening, its replay key."""
-    rendered, full_from, start, ended, opening_of = [], [], [], [], []
-    openings: list[list[list[Any]]] = []
-    seen: dict[Any, int] = {}
-    keys: list[Any] = []
-    keyed = len(views.steps) <= KEYED_STEPS
-    for at in views.stops:
-        view = views.at(at)
-        count, messages = view.rendered_count, view.message_count
-        rendered.append(count)
-        full_from.append(count - view.full_count)
-        # the opening, then two messages a step; a view that ends on the assistant's turn has one less
-        start.append(count - messages // 2)
-        ended.append(int(messages % 2 == 0))
-        message = view.opening.message
-        number = seen.get(id(message))
-        if number is None:
-            number = seen[id(message)] = len(openings)
-            openings.append([blocks(fact) for fact in view.opening.blocks])
-        opening_of.append(number)
-        if keyed:
-            key = view.replay_key
-            recorded = view.recorded_keys
-            keys.append([key, (1 if key in recorded else -1) if recorded else 0])
-    out: dict[str, Any] = {"rendered": rendered, "full_from": full_from, "openings": openings}
-    if any(start):
-        out["start"] = start
-    if any(ended):
-        out["ended"] = ended
-    out["opening"] = opening_of if len(openings) > 1 else 0
-    out["keys"] = keys if keyed else 0
-    return out
+_COLUMNS = ("kind", "tool", "status")
+"""The steps table's columns a reader filters by: each value a row holds is a number into the page's ``filters``."""
 
 
-def _mode(views: Views, texts: _Texts, kinds: dict[str, int]) -> dict[str, Any]:
-    blocks = _Blocks(texts, kinds)
-    series = views.sizes()
-    final = views.at(None)
-    saw = [texts(BLOCK_LABELS.get(fact.kind, fact.kind)) if fact is not None else 0 for fact in final.result_blocks()]
-    return {
-        "describe": texts(views.describe_mode()),
-        "recent_results": views.options.recent_results,
-        "result_bytes": views.options.result_bytes,
-        "stops": list(views.stops),
-        **_stops(views, blocks),
-        **_forms(views, blocks),
-        "sizes": {f.name: list(getattr(series, f.name)) for f in fields(series)},
-        "saw": saw,
-    }
+class _Rows:
+    """The steps table, in parts of ``PART_STEPS`` rows: each column a list a part long (texts by number)."""
 
+    def __init__(self, run: Run, texts: _Texts) -> None:
+        self.steps, self.texts = run.steps, texts
+        self.values = {column: sorted({self._value(step, column) for step in run.steps}) for column in _COLUMNS}
+        self.codes = {column: {value: code for code, value in enumerate(got)} for column, got in self.values.items()}
 
-def _table(run: Run, texts: _Texts) -> dict[str, list[Any]]:
-    """The steps table's columns, each a list a row long (texts by number)."""
-    columns: dict[str, list[Any]] = {
-        name: [] for name in ("index", "kind", "tool", "status", "content_bytes", "summary_bytes", "reason")
-    }
-    for step in run.steps:
-        decision, observation = step.decision, step.observation
-        columns["index"].append(step.index)
-        columns["kind"].append(texts(decision.kind) if decision else 0)
-        columns["tool"].append(texts(decision.tool) if decision else 0)
-        columns["status"].append(texts(observation.status) if observation else 0)
-        columns["content_bytes"].append(utf8_bytes(observation.content) if observation else None)
-        columns["summary_bytes"].append(utf8_bytes(observation.summary) if observation else None)
-        columns["reason"].append(texts(decision.reason) if decision else 0)
-    return columns
+    def filters(self) -> dict[str, list[int]]:
+        """Each filtered column's values, sorted, as texts: the options of its filter."""
+        return {column: [self.texts(value) for value in found] for column, found in self.values.items()}
+
+    @staticmethod
+    def _value(step: Step, column: str) -> str:
+        thing = step.observation if column == "status" else step.decision
+        return str(getattr(thing, column) or "") if thing is not None else ""
+
+    def part(self, number: int) -> dict[str, list[Any]]:
+        steps = self.steps[number * PART_STEPS : (number + 1) * PART_STEPS]
+        columns: dict[str, list[Any]] = {"index": [step.index for step in steps]}
+        for column in _COLUMNS:
+            codes = self.codes[column]
+            columns[column] = [codes[self._value(step, column)] for step in steps]
+        observations = [step.observation for step in steps]
+        columns["content_bytes"] = [utf8_bytes(seen.content) if seen else None for seen in observations]
+        columns["summary_bytes"] = [utf8_bytes(seen.summary) if seen else None for seen in observations]
+        columns["reason"] = [self.texts(step.decision.reason) if step.decision else 0 for step in steps]
+        return columns
 
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
@@ -315,6 +359,56 @@ def _what_if(run: Run, options: Options | None) -> tuple[Options, Options | None
     return sent, options
 
 
+def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    """The payload, and the order its parts were made in: each part's element id and how many texts there were
+    once it was made. The last view's parts are made first, so that the texts it shows are the first texts."""
+    texts = _Texts()
+    kinds: dict[str, int] = {kind: number for number, kind in enumerate(BLOCK_KINDS)}
+    main, what_if = _what_if(run, options)
+    views = Views(run, main)
+    modes = [_Mode(views, texts, kinds)]
+    if what_if is not None:
+        modes.append(_Mode(views.under(what_if), texts, kinds))
+    rows = _Rows(run, texts)
+    stops = views.stops
+    count = -(-len(stops) // PART_STEPS)
+    facts: dict[str, Any] = {
+        "format": PAGE_FORMAT,
+        "title": texts(f"agentrender · {run.run_id or os.path.basename(run.path or '') or 'run'}"),
+        "header": _header(run, texts),
+        "warnings": [texts(str(warning)) for warning in run.warnings],
+        "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
+        "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
+        "mark_title": MARK_TITLE,
+        "shown_steps": SHOWN_STEPS,
+        "filters": rows.filters(),
+        "steps": len(run.steps),
+        "part_steps": PART_STEPS,
+        "firsts": list(stops[::PART_STEPS]),
+        "modes": [mode.facts() for mode in modes],
+    }
+    parts: list[list[Any]] = [[None] * count for _ in modes]
+    table: list[Any] = [None] * count
+    order: list[tuple[str, int]] = []
+    for number in reversed(range(count)):
+        parts[0][number] = modes[0].part(number)
+        order.append((f"ar-m0-{number}", len(texts.table)))
+        table[number] = rows.part(number)
+        order.append((f"ar-r{number}", len(texts.table)))
+    for at, mode in enumerate(modes[1:], 1):
+        for number in reversed(range(count)):
+            parts[at][number] = mode.part(number)
+            order.append((f"ar-m{at}-{number}", len(texts.table)))
+    replies = _replies(run, texts)
+    order.append(("ar-replies", len(texts.table)))
+    # a kind of block BLOCK_KINDS does not name yet, met in a part, shows under its own name
+    facts["kinds"] += [[texts(kind), 0] for kind in list(kinds)[len(facts["kinds"]) :]]
+    facts["kind_names"] = list(kinds)
+    for mode, made in zip(facts["modes"], parts, strict=True):
+        mode["parts"] = made
+    return {**facts, "rows": table, "replies": replies, "texts": texts.table}, order
+
+
 def payload(run: Run, options: Options | None = None) -> dict[str, Any]:
     """The facts the page shows, as plain JSON values (see the module's docstring for the layout).
 
@@ -322,28 +416,7 @@ def payload(run: Run, options: Options | None = None) -> dict[str, Any]:
     and, as a toggle, the same history under ``options`` (the contract's window and cap when
     ``options`` are not given, or replay what was sent).
     """
-    texts = _Texts()
-    kinds: dict[str, int] = {kind: number for number, kind in enumerate(BLOCK_KINDS)}
-    main, what_if = _what_if(run, options)
-    views = Views(run, main)
-    modes = [_mode(views, texts, kinds)]
-    if what_if is not None:
-        modes.append(_mode(views.under(what_if), texts, kinds))
-    return {
-        "format": PAGE_FORMAT,
-        "title": texts(f"agentrender · {run.run_id or os.path.basename(run.path or '') or 'run'}"),
-        "header": _header(run, texts),
-        "warnings": [texts(str(warning)) for warning in run.warnings],
-        "kind_names": list(kinds),
-        "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
-        "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
-        "mark_title": MARK_TITLE,
-        "shown_steps": SHOWN_STEPS,
-        "table": _table(run, texts),
-        "modes": modes,
-        "replies": _replies(run, texts),
-        "texts": texts.table,
-    }
+    return _built(run, options)[0]
 
 
 def _script_json(value: Any) -> str:
@@ -353,33 +426,46 @@ def _script_json(value: Any) -> str:
 
 def _packed(value: Any) -> str:
     """``value`` as JSON, gzip-compressed, in base64: what the page's ``DecompressionStream`` reads back."""
-    return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=6, mtime=0)).decode("ascii")
+    return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=3, mtime=0)).decode("ascii")
 
 
 def page(run: Run, options: Options | None = None) -> str:
     """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``).
 
-    The texts travel in chunks of ``TEXT_CHUNK``, each compressed in its own element, which the page
-    reads when it first shows one of their texts; the replies in one element read when the decide tab
-    is first opened. Opening a long run reads what its first screen shows.
+    The page's facts come first, then each part in its own element, in the order they were made (the last
+    view's first), each followed by the chunks of ``TEXT_CHUNK`` texts it refers to, compressed but for the
+    last view's. The page's script comes right after the last view's parts and texts: a browser runs it, and
+    shows that view, while it still reads the rest of the file; a part or a chunk is read when first shown.
     """
-    facts = payload(run, options)
-    texts, replies = facts.pop("texts"), facts.pop("replies")
+    facts, order = _built(run, options)
+    texts, replies, table = facts.pop("texts"), facts.pop("replies"), facts.pop("rows")
+    values: dict[str, Any] = {f"ar-r{number}": part for number, part in enumerate(table)}
+    for at, mode in enumerate(facts["modes"]):
+        values.update((f"ar-m{at}-{number}", part) for number, part in enumerate(mode.pop("parts")))
+    values["ar-replies"] = replies
     facts["text_chunk"] = TEXT_CHUNK
     facts["replies"] = len(replies)
-    chunks = "".join(
-        f'<script type="application/gzip+base64" class="ar-texts">{_packed(texts[at : at + TEXT_CHUNK])}</script>\n'
-        for at in range(0, len(texts), TEXT_CHUNK)
-    )
+    body: list[str] = []
+    chunks = 0
+    first = 2 * min(FIRST_PARTS, len(table))  # the last view's parts, and its rows of the steps table
+    for position, (name, made) in enumerate(order):
+        body.append(f'<script type="application/json" id="{name}">{_script_json(values[name])}</script>\n')
+        for chunk in range(chunks, -(-made // TEXT_CHUNK)):
+            some = texts[chunk * TEXT_CHUNK : (chunk + 1) * TEXT_CHUNK]
+            if position < first:  # the last view's texts: read at once, before anything waits for the file
+                body.append(f'<script type="application/json" id="ar-t{chunk}">{_script_json(some)}</script>\n')
+            else:
+                body.append(f'<script type="application/gzip+base64" id="ar-t{chunk}">{_packed(some)}</script>\n')
+        chunks = max(chunks, -(-made // TEXT_CHUNK))
+        if position == first - 1:
+            body.append(f"<script>{_SCRIPT}</script>\n")
     return _TEMPLATE.substitute(
         policy=CONTENT_SECURITY_POLICY,
         title=_plain(f"agentrender · {run.run_id or 'run'}"),
         style=_STYLE,
         root_class=f"agentrender {NO_MATH}",
         payload=_script_json(facts),
-        replies=_script_json(replies),
-        texts=chunks,
-        script=_SCRIPT,
+        body="".join(body),
     )
 
 

@@ -1,24 +1,65 @@
-// agentrender's run page: lays out the facts Python gave it (agentrender/html/page.py), decides none.
+// agentrender's run page: lays out the facts Python gave it (agentrender/html/_page.py), decides none.
 // Every text of the run reaches the page through text(): text nodes and textContent, never markup.
 "use strict";
 (function () {
-  const began = performance.now();  // the page's file is read: what follows is this script's
+  const began = performance.now();  // the file is read up to this script: what follows is this script's
   const data = JSON.parse(document.getElementById("ar-payload").textContent);
-  // The texts, in compressed chunks, each read when one of its texts is first shown: a text of a chunk not
-  // read yet is drawn empty and filled a moment later. data-pending counts the texts still to fill.
-  const chunks = document.querySelectorAll("script.ar-texts");
+  // This script runs while the browser still reads the rest of the file: the parts of the last view, and their
+  // texts, come before it; any other element is read once the browser has read it whole (the element after it is
+  // there, or the whole file is).
+  const fileRead = new Promise((resolve) => {
+    if (document.readyState !== "loading") resolve();
+    else document.addEventListener("DOMContentLoaded", () => resolve());
+  });
+  function element(id) {
+    const node = document.getElementById(id);
+    return node !== null && (node.nextElementSibling !== null || document.readyState !== "loading") ? node : null;
+  }
+  // The parts: each view's facts and each step's blocks, PART_STEPS to a part, each read when first shown.
+  const partsRead = {};
+  function part(id) {
+    if (partsRead[id] === undefined) partsRead[id] = JSON.parse(element(id).textContent);
+    return partsRead[id];
+  }
+  // call then() once the elements are read: at once when they are, else once the file is (counted as pending)
+  function whenReady(ids, then) {
+    if (ids.every((id) => partsRead[id] !== undefined || element(id) !== null)) { then(); return; }
+    settle(1);
+    fileRead.then(() => { then(); settle(-1); });
+  }
+  function partsOf(prefix, from, to) {
+    const ids = [];
+    for (let k = Math.floor(from / data.part_steps); k <= Math.floor(to / data.part_steps); k++) ids.push(prefix + k);
+    return ids;
+  }
+  function modeParts(from, to) { return partsOf("ar-m" + state.mode + "-", from, to); }
+  function everyPart(prefix) { return partsOf(prefix, 0, data.steps); }
+  // stop (or step, or row) j of a series of parts: [its part, where in it]
+  function stopIn(j) { return [part("ar-m" + state.mode + "-" + Math.floor(j / data.part_steps)), j % data.part_steps]; }
+  function rowIn(j) { return [part("ar-r" + Math.floor(j / data.part_steps)), j % data.part_steps]; }
+  // The texts, in chunks, each read when one of its texts is first shown. The last view's are plain JSON, read
+  // at once; the others are compressed, and a text of a chunk not read yet is drawn empty and filled a moment
+  // later. data-pending counts the texts still to fill.
   const parsed = [], loading = [];
-  let pending = 0, drawStarted = 0;
+  let pending = 0, drawStarted = 0, drawn = 0;
   function chunkOf(number) { return Math.floor(number / data.text_chunk); }
   function load(chunk) {
     if (loading[chunk] === undefined) {
-      const packed = atob(chunks[chunk].textContent);
-      const bytes = new Uint8Array(packed.length);
-      for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      loading[chunk] = new Response(stream).text().then((json) => { parsed[chunk] = JSON.parse(json); });
+      const node = element("ar-t" + chunk);
+      loading[chunk] = node !== null ? unpack(node, chunk) : fileRead.then(() => unpack(element("ar-t" + chunk), chunk));
     }
     return loading[chunk];
+  }
+  function unpack(node, chunk) {
+    if (node.type === "application/json") {
+      parsed[chunk] = JSON.parse(node.textContent);
+      return Promise.resolve();
+    }
+    const packed = atob(node.textContent);
+    const bytes = new Uint8Array(packed.length);
+    for (let i = 0; i < packed.length; i++) bytes[i] = packed.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then((json) => { parsed[chunk] = JSON.parse(json); });
   }
   function loaded(numbers) { return Promise.all([...new Set(numbers.map(chunkOf))].map(load)); }
   function entryOf(number) { return parsed[chunkOf(number)][number % data.text_chunk]; }
@@ -45,6 +86,7 @@
   // A text of the table: its pieces as text nodes, each unsafe character as a visible [U+XXXX] marker.
   function text(number, tag, className) {
     const node = el(tag || "span", className);
+    if (parsed[chunkOf(number)] === undefined) load(chunkOf(number));  // a plain chunk is read here and now
     if (parsed[chunkOf(number)] !== undefined) {
       fill(node, entryOf(number));
     } else {
@@ -184,11 +226,9 @@
   function mode() { return data.modes[state.mode]; }
   function move(by) { go(state.stop + by); }
   function go(stop) {
-    const last = mode().stops.length - 1;
-    state.stop = Math.max(0, Math.min(last, stop));
+    state.stop = Math.max(0, Math.min(data.steps, stop));
     slider.value = String(state.stop);
-    drawView();
-    if (history.replaceState) history.replaceState(null, "", "#step=" + mode().stops[state.stop]);
+    drawView(true);
   }
 
   function legend() {
@@ -233,17 +273,17 @@
   }
 
   function viewHeader(m, stop, at, lastStop) {
-    const s = m.sizes;
+    const [here, i] = stopIn(stop), s = here.sizes;
     const items = [
       fact("view", lastStop ? "after the last step" : "deciding step " + at),
-      fact("", n(s.messages[stop]) + " messages"),
-      fact("", n(s.bytes[stop]) + " bytes"),
-      fact("", "~" + n(s.tokens[stop]) + " tokens", "bytes / 4, a scale, not a count"),
-      fact("", n(s.bytes_no_window[stop]) + " bytes without the window"),
+      fact("", n(s.messages[i]) + " messages"),
+      fact("", n(s.bytes[i]) + " bytes"),
+      fact("", "~" + n(s.tokens[i]) + " tokens", "bytes / 4, a scale, not a count"),
+      fact("", n(s.bytes_no_window[i]) + " bytes without the window"),
     ];
     if (m.describe) items.push(fact("", text(m.describe, "b")));
-    if (m.keys) {
-      const [key, agree] = m.keys[stop];
+    if (here.keys) {
+      const [key, agree] = here.keys[i];
       items.push(fact("replay key", el("span", "ar-key", key.slice(0, 16) + "…"), key));
       if (agree) {
         items.push(el("span", agree > 0 ? "ar-agree" : "ar-disagree",
@@ -251,67 +291,75 @@
       }
     }
     const change = [];
-    if (s.first_diff[stop] === null) change.push("the view is unchanged");
-    else if (stop > 0) change.push("first differing message #" + s.first_diff[stop]);
-    if (s.left_window[stop] !== null) change.push("step " + s.left_window[stop] + "'s result left the window (now its summary)");
-    change.push("cacheable prefix " + n(s.prefix_bytes[stop]) + " bytes, re-sent " + n(s.resent_bytes[stop]));
-    items.push(el("span", "ar-change", (stop > 0 ? "since step " + m.stops[stop - 1] + ": " : "first view: ") + change.join(", ")));
+    if (s.first_diff[i] === null) change.push("the view is unchanged");
+    else if (stop > 0) change.push("first differing message #" + s.first_diff[i]);
+    if (s.left_window[i] !== null) change.push("step " + s.left_window[i] + "'s result left the window (now its summary)");
+    change.push("cacheable prefix " + n(s.prefix_bytes[i]) + " bytes, re-sent " + n(s.resent_bytes[i]));
+    const since = stop > 0 ? "since step " + atStop(stop - 1) + ": " : "first view: ";
+    items.push(el("span", "ar-change", since + change.join(", ")));
     // a fact of the sizes series this page does not know by name still shows where it has a value
     for (const column of Object.keys(s)) {
-      if (KNOWN_SIZES.has(column) || s[column][stop] === null || s[column][stop] === undefined) continue;
-      items.push(fact(column.replace(/_/g, " "), String(s[column][stop])));
+      if (KNOWN_SIZES.has(column) || s[column][i] === null || s[column][i] === undefined) continue;
+      items.push(fact(column.replace(/_/g, " "), String(s[column][i])));
     }
     return items;
   }
   const KNOWN_SIZES = new Set(["at", "messages", "bytes", "tokens", "bytes_no_window", "prefix_bytes", "resent_bytes",
     "first_diff", "left_window"]);
 
-  function drawView() {
+  function atStop(j) { const [here, i] = stopIn(j); return here.at[i]; }
+
+  // the view at the current stop, once the parts it shows are read; moved (by the reader), it says so in the address
+  function drawView(moved) {
     drawStarted = performance.now();
+    const token = ++drawn, stop = state.stop, first = Math.max(0, stop - state.shown);
+    whenReady(modeParts(first, stop), () => {
+      if (token !== drawn) return;  // the reader has moved on since
+      layView(stop, first);
+      if (moved && history.replaceState) history.replaceState(null, "", "#step=" + atStop(stop));
+    });
+    markChart();
+    settle(0);
+  }
+
+  function layView(stop, first) {
     const m = mode();
-    const stop = state.stop;
-    const lastStop = stop === m.stops.length - 1;
-    const at = m.stops[stop];
+    const lastStop = stop === data.steps;
+    const [here, i] = stopIn(stop), at = here.at[i];
     where.textContent = "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
     viewBox.replaceChildren();
     facts(viewBox, viewHeader(m, stop, at, lastStop));
     viewBox.appendChild(legend());
-    const rendered = m.rendered[stop], fullFrom = m.full_from[stop];
-    const start = m.start ? m.start[stop] : 0, ended = m.ended ? m.ended[stop] : 0;
-    const opening = m.openings[m.opening ? m.opening[stop] : 0];
-    viewBox.appendChild(turn("user", "user · opening", opening));
+    const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
+    viewBox.appendChild(turn("user", "user · opening", m.openings[here.opening[i]]));
     // stop j is the view before the j-th step of the run: the steps before it, the last few shown
-    const first = Math.max(0, stop - state.shown);
-    const firstPosition = lowerBound(m.steps, first);
     if (first > 0) {
+      const firstPosition = stepIn(first)[0][0];
       viewBox.appendChild(el("div", "ar-elided", "… " + n(first) + " earlier steps (" +
         n(Math.max(0, firstPosition - start) * 2) + " messages) not shown here; raise \"steps shown\" to see them"));
     }
-    let position = firstPosition;
     for (let number = first; number < stop; number++) {
-      if (m.steps[position] !== number) {
-        viewBox.appendChild(text(m.skipped[number] || 0, "div", "ar-skipped"));
+      const [step, index] = stepIn(number);
+      const p = step[0];
+      if (step.length === 2) {  // a skipped step: [position, why]
+        viewBox.appendChild(text(step[1], "div", "ar-skipped"));
         continue;
       }
-      const p = position++;
       if (p < start) continue;
-      const index = data.table.index[number];
-      const [assistantBytes, fullBytes, summaryBytes] = m.bytes[p];
-      viewBox.appendChild(turn("assistant", "assistant · step " + index + " · " + n(assistantBytes) + " bytes", m.assistant[p]));
+      const [, assistant, full, summary, [assistantBytes, fullBytes, summaryBytes]] = step;
+      viewBox.appendChild(turn("assistant", "assistant · step " + index + " · " + n(assistantBytes) + " bytes", assistant));
       if (ended && p === rendered - 1) {
         viewBox.appendChild(el("div", "ar-elided", "the conversation as it ended: nothing was sent after this reply"));
         continue;
       }
-      const full = p >= fullFrom;
-      const rows = full ? m.full[p] : (m.summary[p] || m.full[p]);
-      viewBox.appendChild(turn("user", "user · step " + index + (full ? " · in the window" : " · outside the window") +
-        " · " + n(full ? fullBytes : summaryBytes) + " bytes", rows));
+      const inFull = p >= fullFrom;
+      viewBox.appendChild(turn("user", "user · step " + index + (inFull ? " · in the window" : " · outside the window") +
+        " · " + n(inFull ? fullBytes : summaryBytes) + " bytes", inFull ? full : (summary || full)));
     }
     if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
-    if (state.rows === null || state.tab === "steps") drawTable();
-    markChart();
-    settle(0);
   }
+  // step j of the run in the current mode, and the index the run gave it
+  function stepIn(j) { const [here, i] = stopIn(j); return [here.steps[i], here.at[i]]; }
 
   function lowerBound(values, wanted) {
     let lo = 0, hi = values.length;
@@ -323,7 +371,6 @@
   }
 
   // ---- the steps table: paged, filtered by tool, status and kind; the view's step highlighted ----
-  const table = data.table;
   const stepsPanel = panels.steps;
   const filterBar = el("div", "ar-bar");
   const filters = {};
@@ -354,40 +401,54 @@
   stepsPanel.appendChild(tableBox);
   const COLUMNS = ["step", "kind", "tool", "status", "the model saw", "content bytes", "summary bytes", "reason"];
 
+  // each filter's values, as Python sorted them; a row holds the number of its value
   function fillFilters() {
     for (const [column, select] of Object.entries(filters)) {
-      const values = [...new Set(table[column])].sort((a, b) => plain(a).localeCompare(plain(b)));
-      for (const value of values) {
+      data.filters[column].forEach((value, code) => {
         const option = el("option", "", value ? plain(value) : "(none)");
-        option.value = String(value);
+        option.value = String(code);
         select.appendChild(option);
-      }
+      });
     }
   }
 
+  // the rows the filters keep (every row of every part read, once a filter is set)
   function keptRows() {
     if (state.rows !== null) return state.rows;
     const wanted = Object.entries(filters).filter(([, select]) => select.value !== "")
-      .map(([column, select]) => [table[column], Number(select.value)]);
+      .map(([column, select]) => [column, Number(select.value)]);
     const rows = [];
-    for (let row = 0; row < table.index.length; row++) {
-      if (wanted.every(([values, value]) => values[row] === value)) rows.push(row);
+    for (let row = 0; row < data.steps; row++) {
+      if (wanted.length === 0) { rows.push(row); continue; }
+      const [here, i] = rowIn(row);
+      if (wanted.every(([column, value]) => here[column][i] === value)) rows.push(row);
     }
     state.rows = rows;
     return rows;
   }
+  function filtered() { return Object.values(filters).some((select) => select.value !== ""); }
   function pages() { return Math.max(1, Math.ceil(keptRows().length / PAGE_ROWS)); }
   function turnPage(page) { state.page = Math.max(0, Math.min(pages() - 1, page)); drawTable(false); }
 
+  let tableToken = 0;
   function drawTable(follow) {
-    const rows = keptRows();
-    const m = mode();
-    const current = state.stop < m.stops.length - 1 ? state.stop : -1;
-    if (follow !== false && current >= 0) state.page = Math.min(pages() - 1, Math.floor(lowerBound(rows, current) / PAGE_ROWS));
-    state.page = Math.min(state.page, pages() - 1);
-    const from = state.page * PAGE_ROWS;
-    const shown = rows.slice(from, from + PAGE_ROWS);
-    countLabel.textContent = n(rows.length) + " of " + n(table.index.length) + " steps";
+    const token = ++tableToken;
+    whenReady(state.rows === null && filtered() ? everyPart("ar-r") : [], () => {
+      if (token !== tableToken) return;
+      const rows = keptRows();
+      const current = state.stop < data.steps ? state.stop : -1;
+      if (follow !== false && current >= 0) state.page = Math.min(pages() - 1, Math.floor(lowerBound(rows, current) / PAGE_ROWS));
+      state.page = Math.min(state.page, pages() - 1);
+      const from = state.page * PAGE_ROWS;
+      const shown = rows.slice(from, from + PAGE_ROWS);
+      const needed = shown.length ? [...partsOf("ar-r", shown[0], shown[shown.length - 1]),
+        ...shown.flatMap((row) => modeParts(row, row))] : [];
+      whenReady([...new Set(needed)], () => { if (token === tableToken) layTable(rows, from, shown, current); });
+    });
+  }
+
+  function layTable(rows, from, shown, current) {
+    countLabel.textContent = n(rows.length) + " of " + n(data.steps) + " steps";
     pageLabel.textContent = rows.length ? "rows " + n(from + 1) + "-" + n(from + shown.length) + " of " + n(rows.length) : "no rows";
     pageButtons[0].disabled = pageButtons[1].disabled = state.page === 0;
     pageButtons[2].disabled = pageButtons[3].disabled = state.page === pages() - 1;
@@ -399,8 +460,9 @@
     for (const row of shown) {
       const tr = el("tr", "ar-row" + (row === current ? " ar-current" : ""));
       tr.dataset.row = String(row);
-      const cells = [n(table.index[row]), table.kind[row], table.tool[row], table.status[row], m.saw[row],
-        n(table.content_bytes[row]), n(table.summary_bytes[row]), table.reason[row]];
+      const [table, i] = rowIn(row), [here, j] = stopIn(row), values = data.filters;
+      const cells = [n(table.index[i]), values.kind[table.kind[i]], values.tool[table.tool[i]],
+        values.status[table.status[i]], here.saw[j], n(table.content_bytes[i]), n(table.summary_bytes[i]), table.reason[i]];
       cells.forEach((cell, column) => {
         const td = typeof cell === "number" ? text(cell, "td", column === 7 ? "ar-cell-reason" : "") : el("td", "", cell);
         tr.appendChild(td);
@@ -427,10 +489,12 @@
 
   function showReply(number) {
     if (!data.replies) { replyLabel.textContent = "no model replies to step through"; return; }
-    if (replies === null) replies = JSON.parse(document.getElementById("ar-replies").textContent);
-    state.reply = Math.max(0, Math.min(data.replies - 1, number));
-    const reply = replies[state.reply];
-    loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
+    whenReady(["ar-replies"], () => {
+      if (replies === null) replies = JSON.parse(element("ar-replies").textContent);
+      state.reply = Math.max(0, Math.min(data.replies - 1, number));
+      const reply = replies[state.reply];
+      loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
+    });
   }
 
   function drawReply(reply) {
@@ -478,8 +542,19 @@
     for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
     return node;
   }
+  // the sizes of every view of the mode, a column each, from every part
+  function series() {
+    const s = {};
+    for (const id of everyPart("ar-m" + state.mode + "-")) {
+      for (const [column, values] of Object.entries(part(id).sizes)) {
+        const whole = s[column] || (s[column] = []);
+        for (const value of values) whole.push(value);
+      }
+    }
+    return s;
+  }
   function drawChart() {
-    const m = mode(), s = m.sizes, count = s.bytes.length;
+    const s = series(), count = s.bytes.length;
     const width = 900, height = 320, left = 70, bottom = 30, top = 10;
     const most = s.bytes_no_window.reduce((a, b) => Math.max(a, b), 1);
     const x = (i) => left + (count > 1 ? i / (count - 1) : 0) * (width - left - 10);
@@ -495,7 +570,7 @@
     picture.appendChild(svg("line", { x1: left, y1: y(0), x2: width - 10, y2: y(0), class: "ar-axis" }));
     picture.appendChild(svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "ar-axis" }));
     const labels = [[2, y(0) + 4, "0"], [2, y(most) + 4, n(most)], [2, y(most) + 18, "bytes"],
-      [left, height - 8, "step " + m.stops[0]], [width - 10, height - 8, "step " + m.stops[count - 1]]];
+      [left, height - 8, "step " + s.at[0]], [width - 10, height - 8, "step " + s.at[count - 1]]];
     for (const [at, down, label] of labels) {
       const words = svg("text", { x: at, y: down, "text-anchor": at === width - 10 ? "end" : "start" });
       words.textContent = label;
@@ -545,27 +620,32 @@
   function draw() {
     for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.dataset.tab === state.tab));
     for (const name of names) panels[name].classList.toggle("ar-hide", name !== state.tab);
-    const m = mode();
-    slider.max = String(m.stops.length - 1);
-    if (state.stop > m.stops.length - 1) state.stop = m.stops.length - 1;
+    slider.max = String(data.steps);
     slider.value = String(state.stop);
     if (state.tab === "conversation") drawView();
     if (state.tab === "steps") drawTable();
     if (state.tab === "decide") showReply(state.reply);
-    if (state.tab === "size" && (chart === null || chart.mode !== state.mode)) drawChart();
+    if (state.tab === "size" && (chart === null || chart.mode !== state.mode)) {
+      whenReady(everyPart("ar-m" + state.mode + "-"), () => { if (state.tab === "size") drawChart(); });
+    }
   }
 
   // the first view: the step the address names (#step=37), else after the last step; first the words that
-  // label and sort (the kinds, the filters' values, the title) are read
+  // label and sort (the kinds, the filters' values, the title) are read, and the part that holds the step asked for
   const asked = /^#step=(\d+)$/.exec(location.hash);
-  const stops = mode().stops;
-  state.stop = asked ? Math.min(lowerBound(stops, Number(asked[1])), stops.length - 1) : stops.length - 1;
-  const labels = [data.title, ...numbersIn(data.kinds), ...["tool", "status", "kind"].flatMap((c) => [...new Set(table[c])])];
-  loaded(labels).then(() => {
+  const wanted = asked ? Number(asked[1]) : null;
+  const askedPart = asked ? Math.max(0, lowerBound(data.firsts, wanted + 1) - 1) : 0;
+  const labels = [data.title, ...numbersIn(data.kinds), ...Object.values(data.filters).flat()];
+  loaded(labels).then(() => whenReady(asked ? ["ar-m0-" + askedPart] : [], () => {
+    state.stop = data.steps;
+    if (asked) {
+      const at = part("ar-m0-" + askedPart).at;  // the first stop at or after the step asked for
+      state.stop = Math.min(data.steps, askedPart * data.part_steps + lowerBound(at, wanted));
+    }
     document.title = plain(data.title);
     fillFilters();
     draw();
     root.dataset.began = String(began);
     root.dataset.ready = String(performance.now());
-  });
+  }));
 })();
