@@ -3,12 +3,13 @@ by the HTML, the run's own HTML and the notebook widgets; the driver's runs say 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
 
 from agentrender import ContentBlock, render, samples
-from agentrender.imports import first_line_summary, from_anthropic, with_summaries
+from agentrender.imports import first_line_summary, from_anthropic, load, with_summaries
 from agentrender.runfile import read_records
 from agentrender.views import Views
 from agentrender.views.html import view_html
@@ -106,3 +107,25 @@ def test_an_imports_replayed_turns_are_labelled_as_sent_not_hooks_blocks() -> No
     own = render.Options(opening="go", assistant=lambda step, tool_use_id: (ContentBlock(type="text", text="mine"),))
     facts = Views(run.step_input(), own).at(None).steps
     assert {block.kind for fact in facts if fact.rendered for block in fact.assistant.blocks} == {"hook"}
+
+
+class _OnlyLookedUp(dict[int, dict[str, object]]):
+    """Step records that may be looked up one at a time, never walked: walking them is a pass over every step."""
+
+    def items(self):  # type: ignore[no-untyped-def, override]
+        raise AssertionError("walked every step record")
+
+    def values(self):  # type: ignore[no-untyped-def, override]
+        raise AssertionError("walked every step record")
+
+
+def test_the_as_sent_hooks_look_up_a_steps_record_only_when_asked() -> None:
+    """``Run.options`` of an imported run makes its hooks without a pass over every step (a run that grows makes them
+    again at each growth: the pass made one new turn of a 10,000-turn session cost eight times one of 100), and
+    its views are the same as with the records as they are."""
+    run = load(samples.imports_folder() / "python-to-rust-port.claude-code.jsonl")
+    assert len(run.steps) > 5
+    looked_up = dataclasses.replace(run, step_records=_OnlyLookedUp(run.step_records))
+    options = looked_up.options()
+    assert looked_up.is_as_sent(options)
+    assert render.messages(looked_up.step_input(), options) == render.messages(run.step_input(), run.options())

@@ -67,12 +67,18 @@ class Sent:
         self.result_bytes = result_bytes
         opening = header.get("opening_content")
         self.opening: tuple[ContentBlock, ...] | None = sent_blocks(opening) if opening else None
-        self._sent = {index: record["sent"] for index, record in step_records.items() if record.get("sent")}
+        self._records = step_records  # each step's ``sent`` is looked up when asked: a run that grows makes
+        # its options again at each growth, which must not cost a pass over every step
         self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
 
     def __bool__(self) -> bool:
-        return bool(self._sent) or self.opening is not None
+        return self.opening is not None or any(record.get("sent") for record in self._records.values())
+
+    def _sent(self, index: int) -> Mapping[str, Any] | None:
+        """The ``sent`` of step ``index``'s record; ``None`` when it recorded none."""
+        record = self._records.get(index)
+        return (record.get("sent") or None) if record is not None else None
 
     def options(self, opening: str | StepInput | Any, /, **overrides: Any) -> render.Options:
         """``render.Options`` with these hooks, the recorded opening (else ``opening``) and ``overrides``."""
@@ -92,14 +98,14 @@ class Sent:
 
     def tool_use_id(self, step: Step) -> str:
         """The id the step's first tool use was sent with; ``""`` (the default id) when none was recorded."""
-        sent = self._sent.get(step.index)
+        sent = self._sent(step.index)
         return str(sent.get("tool_use_id") or "") if sent else ""
 
     def assistant(self, step: Step, tool_use_id: str) -> tuple[ContentBlock, ...] | None:
         """The assistant turn as it was sent; ``None`` (the default turn) when none was recorded."""
         made = self._assistant.get(step.index)
         if made is None:
-            sent = self._sent.get(step.index)
+            sent = self._sent(step.index)
             if not sent:
                 return None
             made = self._assistant[step.index] = sent_blocks(sent["assistant"])
@@ -114,7 +120,7 @@ class Sent:
         """
         if self.under_contract:
             return False
-        sent = self._sent.get(step.index)
+        sent = self._sent(step.index)
         return sent is not None and sent.get("user") is None
 
     def observation(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
@@ -125,7 +131,7 @@ class Sent:
         return self._user[key]
 
     def _made_user_turn(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
-        sent = self._sent.get(step.index)
+        sent = self._sent(step.index)
         if not sent:
             return None
         if sent.get("user") is None:
