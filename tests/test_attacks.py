@@ -59,6 +59,22 @@ def test_a_malformed_timestamp_loads_with_a_warning_naming_its_line_and_field(tm
     assert not warning.lost
 
 
+@pytest.mark.parametrize("kind", ["run", "step", "end"])
+def test_a_timestamp_holding_a_lone_surrogate_is_kept_and_named_not_a_crash(tmp_path: Path, kind: str) -> None:
+    """JSON's ``\\ud800`` in a timestamp (no UTF-8 form, so no time a decoder can read) is kept in its record and named
+    as no timestamp, like any other text that is none; the rest of the record loads."""
+    header, *rest = hostile_files.seed_records()
+    records = [header, *rest]
+    at = next(i for i, record in enumerate(records) if record.get("type") == kind)
+    field = "at" if kind == "end" else "started_at"
+    records[at] = {**records[at], field: "2026-01-05T09:00:\ud800Z"}
+    path = tmp_path / "surrogate.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))  # the surrogate escaped: \\ud800
+    run = load_run(path)
+    assert run.records[at][field] == "2026-01-05T09:00:\ud800Z"
+    assert [warning.line for warning in run.warnings if f"{kind}.{field}" in warning.text] == [at + 1]
+
+
 def test_the_frames_read_a_malformed_timestamp_as_nat(tmp_path: Path) -> None:
     """steps_frame and runs_frame read a timestamp the loader warned about as NaT, and the valid ones as times."""
     path = _timed_run(tmp_path, header="2026-13-01T00:00:00Z", end="yesterday")

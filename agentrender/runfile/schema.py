@@ -404,12 +404,23 @@ def _known(value: Any, info: types.Type, where: str, unknown: list[str]) -> Any:
     return value
 
 
+def _not_utf8(value: Any) -> bool:
+    """True for a text with a lone surrogate (JSON's ``\\ud800``), which has no UTF-8 form."""
+    if type(value) is not str:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _typed(record: dict[str, Any], kind: str, unknown: list[str]) -> Any:
     """The struct of a ``kind`` record; ``BadRecord`` naming the field when it is of the wrong shape."""
     model = RECORD_TYPES[kind]
     try:
         typed = msgspec.convert(record, model, strict=True)
-    except msgspec.ValidationError:
+    except (msgspec.ValidationError, UnicodeEncodeError):
         pass
     else:
         for name, known in _LENIENT[kind]:
@@ -424,6 +435,13 @@ def _typed(record: dict[str, Any], kind: str, unknown: list[str]) -> Any:
     while True:
         try:
             return msgspec.convert(value, model, strict=True)
+        except UnicodeEncodeError:
+            # msgspec reads a timestamp as UTF-8, which a lone surrogate is not: so it is no timestamp
+            texts = [name for name in TIMESTAMP_FIELDS.get(kind, ()) if _not_utf8(value.get(name))]
+            if not texts:
+                raise
+            for name in texts:
+                del value[name]
         except msgspec.ValidationError as error:
             bad = _bad(error, value)
             name = bad.args[0].partition(":")[0].removeprefix("$.")
