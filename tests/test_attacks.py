@@ -75,6 +75,16 @@ def test_a_timestamp_holding_a_lone_surrogate_is_kept_and_named_not_a_crash(tmp_
     assert [warning.line for warning in run.warnings if f"{kind}.{field}" in warning.text] == [at + 1]
 
 
+def test_a_wrong_value_holding_a_lone_surrogate_is_refused_naming_its_field(tmp_path: Path) -> None:
+    """A text with ``\\ud800`` where a number belongs is the error any wrong value is, naming the field."""
+    header, *rest = hostile_files.seed_records()
+    path = tmp_path / "surrogate.jsonl"
+    records = [{**header, "max_output_tokens": "\x00\ud800"}, *rest]
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    with pytest.raises(RunFileError, match=r":1: \$\.max_output_tokens: expected `int \| null`, got `str`"):
+        load_run(path)
+
+
 def test_the_frames_read_a_malformed_timestamp_as_nat(tmp_path: Path) -> None:
     """steps_frame and runs_frame read a timestamp the loader warned about as NaT, and the valid ones as times."""
     path = _timed_run(tmp_path, header="2026-13-01T00:00:00Z", end="yesterday")

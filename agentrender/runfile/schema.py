@@ -404,15 +404,15 @@ def _known(value: Any, info: types.Type, where: str, unknown: list[str]) -> Any:
     return value
 
 
-def _not_utf8(value: Any) -> bool:
-    """True for a text with a lone surrogate (JSON's ``\\ud800``), which has no UTF-8 form."""
-    if type(value) is not str:
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+def _without_surrogates(value: Any) -> Any:
+    """``value`` with each lone surrogate of its texts (JSON's ``\\ud800``, which has no UTF-8 form) as ``?``."""
+    if type(value) is str:
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if type(value) is dict:
+        return {key: _without_surrogates(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_without_surrogates(item) for item in value]
+    return value
 
 
 def _typed(record: dict[str, Any], kind: str, unknown: list[str]) -> Any:
@@ -435,19 +435,22 @@ def _typed(record: dict[str, Any], kind: str, unknown: list[str]) -> Any:
     while True:
         try:
             return msgspec.convert(value, model, strict=True)
-        except UnicodeEncodeError:
-            # msgspec reads a timestamp as UTF-8, which a lone surrogate is not: so it is no timestamp
-            texts = [name for name in TIMESTAMP_FIELDS.get(kind, ()) if _not_utf8(value.get(name))]
-            if not texts:
-                raise
-            for name in texts:
-                del value[name]
         except msgspec.ValidationError as error:
-            bad = _bad(error, value)
-            name = bad.args[0].partition(":")[0].removeprefix("$.")
-            if name not in TIMESTAMP_FIELDS.get(kind, ()) or type(value.get(name)) is not str:
-                raise bad from None
-            del value[name]
+            failure = error
+        except UnicodeEncodeError:
+            # msgspec reads a time, and words a wrong value, as UTF-8, which a text with a lone surrogate
+            # has not: the same check of the record with its surrogates replaced says what is wrong
+            try:
+                msgspec.convert(_without_surrogates(value), model, strict=True)
+            except msgspec.ValidationError as error:
+                failure = error
+            else:
+                raise
+        bad = _bad(failure, value)
+        name = bad.args[0].partition(":")[0].removeprefix("$.")
+        if name not in TIMESTAMP_FIELDS.get(kind, ()) or type(value.get(name)) is not str:
+            raise bad from None
+        del value[name]
 
 
 def _check_blocks(blocks: list[Any] | None, where: str) -> None:
