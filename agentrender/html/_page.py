@@ -20,7 +20,6 @@ import gzip
 import hashlib
 import itertools
 import os
-from dataclasses import fields
 from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
