@@ -26,28 +26,12 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
-
-import msgspec
-from msgspec import UNSET, UnsetType
+from typing import Any, NamedTuple
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._json import MAX_DEPTH, decode_failure, too_deep
-from agentrender.imports.conversation import (
-    MadeTurns,
-    Summariser,
-    Where,
-    check_alternation,
-    checked_run,
-    conversation_run,
-    loads,
-    normalise_messages,
-    own_copy,
-    request_body,
-    result_summaries,
-    unanswered_warning,
-)
+from agentrender._json import decode_failure
+from agentrender.imports.conversation import Summariser, Where, conversation_run, loads, normalise_messages, own_copy
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
@@ -100,15 +84,6 @@ def from_anthropic(
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
     the file, line and field of what cannot be read.
     """
-    if isinstance(source, str | os.PathLike) and (body := request_body(os.fspath(source), _MESSAGES, _REQUEST_KEYS)):
-        run = _body_run(*body, os.fspath(source), run_id, summarise)
-        if run is not None:
-            return run
-    return _from_values(source, run_id, summarise)
-
-
-def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
-    """``from_anthropic`` of any source: its JSON values read as they are, every field kept, every error worded."""
     notes = RunWarnings()
     recording = False
     if isinstance(source, str | os.PathLike):
@@ -466,125 +441,3 @@ def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> 
         model=str(request.get("model", "")),
         max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,
     )
-
-
-# A request body of the blocks nearly every conversation is made of, decoded and checked in one pass in C.
-# Each record is the block or message as the API has it and nothing more (an unknown field fails the
-# decoding): a body of anything else, or anything wrong, is read by the path above, which keeps every
-# field and words every error. Its turns are made into the wire shape when their step is first read.
-
-
-class _Text(msgspec.Struct, tag_field="type", tag="text", frozen=True, gc=False, forbid_unknown_fields=True):
-    """A text block."""
-
-    text: str
-
-
-class _ToolUse(msgspec.Struct, tag_field="type", tag="tool_use", frozen=True, gc=False, forbid_unknown_fields=True):
-    """A tool use: its input an object, or the raw text of arguments that were not one."""
-
-    id: str
-    name: str
-    input: dict[str, Any] | str
-
-
-class _ToolResult(
-    msgspec.Struct, tag_field="type", tag="tool_result", frozen=True, gc=False, forbid_unknown_fields=True
-):
-    """A tool's result: text, or text blocks; ``UNSET`` for a field the block does not have."""
-
-    tool_use_id: str
-    content: str | list[_Text] | UnsetType = UNSET
-    is_error: bool | UnsetType | None = UNSET
-
-
-class _Message(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
-    """A message of the conversation: its role and its content, text or blocks."""
-
-    role: Literal["user", "assistant"]
-    content: str | list[_Text | _ToolUse | _ToolResult]
-
-
-_MESSAGES = msgspec.json.Decoder(list[_Message])
-_INPUT_ROOM = MAX_DEPTH - 5
-"""How deep a tool use's input may nest: the body, messages, a message, its content and the block hold it."""
-
-
-def _body_run(
-    messages: list[_Message], request: dict[str, Any], path: str, run_id: str | None, summarise: Summariser | None
-) -> Run | None:
-    """The run of a body ``request_body`` read as records: the checks ``conversation_run`` makes, made on its records.
-
-    A tool use's input is the one value of a body that may nest deeper than the records do: one
-    with an object or a list among its values is measured (``too_deep``), and one past the
-    limit makes this ``None``: the body is read again by the path that words the error.
-    """
-    where = Where(path, 1, "messages")
-    if not messages:
-        raise where.error("the conversation has no messages")
-    roles = [message.role for message in messages]
-    if roles[0] != "user":
-        raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
-    check_alternation(roles, where)
-    warnings = RunWarnings()
-    uses: list[str] = []
-    for i, message in enumerate(messages):
-        content = message.content
-        if type(content) is str:
-            ids: list[str] = []
-        elif i % 2:  # an assistant turn: its tool uses
-            ids = []
-            for block in content:
-                if type(block) is _ToolUse:
-                    ids.append(block.id)
-                    if type(block.input) is dict and _nests(block.input):
-                        return None
-        else:  # a user turn: the results that answer the turn before
-            ids = [block.tool_use_id for block in content if type(block) is _ToolResult]
-        if i % 2:
-            uses = ids
-        elif i and uses != ids and (warning := unanswered_warning(where, i - 1, uses, ids)):
-            warnings.append(warning)
-    turns = _Turns(messages)
-    return checked_run(
-        turns,
-        where=where,
-        run_id=run_id or Path(path).name,
-        source={"format": "anthropic-messages", "path": path},
-        request=request,
-        summaries=result_summaries(turns, summarise) if summarise is not None else None,
-        summarise=summarise,
-        warnings=warnings,
-    )
-
-
-_NESTING = frozenset((dict, list))
-
-
-def _nests(value: dict[str, Any]) -> bool:
-    """Whether a tool use's input nests past the limit: measured only when one of its values is an object or list."""
-    for item in value.values():
-        if type(item) in _NESTING:
-            return too_deep(value, _INPUT_ROOM)
-    return False
-
-
-class _Turns(MadeTurns):
-    """The body's messages in the wire shape, each made when first read (``_wire``)."""
-
-    __slots__ = ("_messages",)
-
-    def __init__(self, messages: list[_Message]) -> None:
-        super().__init__(len(messages))
-        self._messages = messages
-
-    def make(self, at: int) -> dict[str, Any]:
-        return _wire(self._messages[at])
-
-
-def _wire(message: _Message) -> dict[str, Any]:
-    """A message as the API has it: its content as a list of blocks, each a dict (no field it did not have)."""
-    made: dict[str, Any] = msgspec.to_builtins(message)
-    if type(message.content) is str:
-        made["content"] = [{"type": "text", "text": message.content}]
-    return made
