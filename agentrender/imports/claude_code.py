@@ -55,7 +55,7 @@ from agentrender.imports.conversation import (
     checked_run,
     plain_blocks,
     result_summaries,
-    unanswered_warning,
+    unanswered_warnings,
 )
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
@@ -914,14 +914,7 @@ def _unanswered(turns: list[dict[str, Any]], where: Where, warnings: list[RunWar
     if kept is not None:
         first = max(1, kept.valid_turns | 1)  # the first assistant turn read again
         found = [(start, warning) for start, warning in kept.unanswered if start < first]
-    for start in range(first, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
-        user = turns[start + 1]["content"]
-        if user is None:
-            continue  # nothing sent after it: the conversation was compacted
-        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
-        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
-        if warning := unanswered_warning(where, start, uses, answered):
-            found.append((start, warning))
+    found.extend(unanswered_warnings(turns, where, first))
     warnings.extend(warning for _, warning in found)
     if kept is not None:
         kept.unanswered = found

@@ -23,7 +23,7 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NoReturn
 
@@ -49,6 +49,7 @@ __all__ = [
     "plain_blocks",
     "result_summaries",
     "unanswered_warning",
+    "unanswered_warnings",
 ]
 
 
@@ -306,14 +307,7 @@ def conversation_run(
             f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
             "so they cannot be rendered as sent; join their content into one turn"
         )
-    for start in range(1, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
-        user = turns[start + 1]["content"]
-        if user is None:
-            continue  # nothing sent after it: the conversation was compacted
-        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
-        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
-        if warning := unanswered_warning(where, start, uses, answered):
-            warnings.append(warning)
+    warnings.extend(warning for _, warning in unanswered_warnings(turns, where))
     return checked_run(
         turns,
         where=where,
@@ -418,6 +412,21 @@ def _header(
     if summarise is not None:
         header["summariser"] = getattr(summarise, "__name__", repr(summarise))
     return header
+
+
+def unanswered_warnings(
+    turns: Sequence[Mapping[str, Any]], where: Where, first: int = 1
+) -> Iterator[tuple[int, RunWarning]]:
+    """``(start, warning)`` for each assistant turn from ``first`` on whose tool uses the turn after it leaves
+    unanswered (``unanswered_warning``), in order."""
+    for start in range(first, len(turns) - 1, 2):  # the last reply, with nothing after it, was received, not sent
+        user = turns[start + 1]["content"]
+        if user is None:
+            continue  # nothing sent after it: the conversation was compacted
+        uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
+        answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
+        if warning := unanswered_warning(where, start, uses, answered):
+            yield start, warning
 
 
 def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list[Any]) -> RunWarning | None:
