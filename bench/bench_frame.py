@@ -18,7 +18,7 @@ import random
 import sys
 import tempfile
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
@@ -161,6 +161,26 @@ FRAME_TARGET, BOTH_TARGET = 0.35, 0.75
 """Issue 22's targets against ``read_json``: ``steps_frame`` of a loaded run, and ``steps_frame(load_run(path))``."""
 
 
+def grid_files(
+    folder: Path, steps: Sequence[int], result_bytes: Sequence[int], max_mib: float
+) -> Iterator[tuple[str, int, Path]]:
+    """``(cell, steps, path)``: the run file of each cell of the grid, written in turn and deleted once the caller
+    is done with it; a cell whose file would pass ``max_mib`` is printed as skipped instead."""
+    for count in steps:
+        for size in result_bytes:
+            for model_calls, per_step in GRID_SHAPES:
+                cell = f"{count:>9,} {size:>7,} {'yes' if model_calls else 'no':>11} {per_step:>12}"
+                estimate = count * (size + 600 * per_step + (900 if model_calls else 0)) / 2**20
+                if estimate > max_mib:
+                    print(f"{cell} {estimate:7.0f} MiB  skipped (over --max-mib {max_mib:g})")
+                    continue
+                path = write_run(
+                    folder / "cell.jsonl", count, model_calls=model_calls, records_per_step=per_step, content_bytes=size
+                )
+                yield cell, count, path
+                path.unlink()
+
+
 def bench_grid(
     folder: Path,
     repeat: int,
@@ -185,31 +205,20 @@ def bench_grid(
     print(f"  {'steps':>7} {'result':>7} {'model calls':>11} {'records/step':>12} {'file':>9}", end=" ")
     print(f"{'load':>6} {'frame':>6} {'both':>6}")
     rows = []
-    for count in steps:
-        for size in result_bytes:
-            for model_calls, per_step in GRID_SHAPES:
-                cell = f"{count:>9,} {size:>7,} {'yes' if model_calls else 'no':>11} {per_step:>12}"
-                estimate = count * (size + 600 * per_step + (900 if model_calls else 0)) / 2**20
-                if estimate > max_mib:
-                    print(f"{cell} {estimate:7.0f} MiB  skipped (over --max-mib {max_mib:g})")
-                    continue
-                path = write_run(
-                    folder / "cell.jsonl", count, model_calls=model_calls, records_per_step=per_step, content_bytes=size
-                )
-                assert len(steps_frame(load_run(path))) == count, "the frame is not the generated run"
-                gc.collect()
-                base = load = frame = both = float("inf")
-                for _ in range(repeat):
-                    base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
-                    load = min(load, best_of(1, lambda path=path: load_run(path)))
-                    run = load_run(path)
-                    frame = min(frame, best_of(1, lambda run=run: steps_frame(run)))
-                    del run
-                    both = min(both, best_of(1, lambda path=path: steps_frame(load_run(path))))
-                rows.append((cell, load / base, frame / base, both / base))
-                size_mib = path.stat().st_size / 2**20
-                print(f"{cell} {size_mib:7.1f} MiB {load / base:6.2f} {frame / base:6.2f} {both / base:6.2f}")
-                path.unlink()
+    for cell, count, path in grid_files(folder, steps, result_bytes, max_mib):
+        assert len(steps_frame(load_run(path))) == count, "the frame is not the generated run"
+        gc.collect()
+        base = load = frame = both = float("inf")
+        for _ in range(repeat):
+            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
+            load = min(load, best_of(1, lambda path=path: load_run(path)))
+            run = load_run(path)
+            frame = min(frame, best_of(1, lambda run=run: steps_frame(run)))
+            del run
+            both = min(both, best_of(1, lambda path=path: steps_frame(load_run(path))))
+        rows.append((cell, load / base, frame / base, both / base))
+        size_mib = path.stat().st_size / 2**20
+        print(f"{cell} {size_mib:7.1f} MiB {load / base:6.2f} {frame / base:6.2f} {both / base:6.2f}")
     for at, name in ((1, "load"), (2, "frame"), (3, "both")):
         worst = max(rows, key=lambda row: row[at])
         print(f"  worst cell of {name}: {worst[0].strip()} -> {worst[at]:.2f}")

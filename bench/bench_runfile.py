@@ -65,33 +65,22 @@ def peak_of(path: Path) -> int:
 def bench_grid(folder: Path, repeat: int, max_mib: float) -> None:
     """``load_run`` / ``read_json(lines=True)`` and peak / file size on every cell of ``bench_frame``'s grid."""
     import pandas as pd
-    from bench_frame import GRID_RESULT_BYTES, GRID_SHAPES, GRID_STEPS, write_run
+    from bench_frame import GRID_RESULT_BYTES, GRID_STEPS, grid_files
 
     print(f"load_run / pandas.read_json(lines=True), best of {repeat} each (target <= 0.4); peak / file (<= 1.5)")
     print(
         f"  {'steps':>7} {'result':>7} {'model calls':>11} {'records/step':>12} {'file':>9} {'time':>6} {'memory':>6}"
     )
     rows = []
-    for count in GRID_STEPS:
-        for size in GRID_RESULT_BYTES:
-            for model_calls, per_step in GRID_SHAPES:
-                cell = f"{count:>9,} {size:>7,} {'yes' if model_calls else 'no':>11} {per_step:>12}"
-                estimate = count * (size + 600 * per_step + (900 if model_calls else 0)) / 2**20
-                if estimate > max_mib:
-                    print(f"{cell} {estimate:7.0f} MiB  skipped (over --max-mib {max_mib:g})")
-                    continue
-                path = write_run(
-                    folder / "cell.jsonl", count, model_calls=model_calls, records_per_step=per_step, content_bytes=size
-                )
-                file_size = path.stat().st_size
-                memory = peak_of(path) / file_size
-                base = ours = float("inf")
-                for _ in range(repeat):  # alternating, so a busy moment weighs on both alike
-                    base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
-                    ours = min(ours, best_of(1, lambda path=path: load_run(path)))
-                rows.append((cell, ours / base, memory))
-                print(f"{cell} {file_size / 2**20:7.1f} MiB {ours / base:6.2f} {memory:6.2f}")
-                path.unlink()
+    for cell, _, path in grid_files(folder, GRID_STEPS, GRID_RESULT_BYTES, max_mib):
+        file_size = path.stat().st_size
+        memory = peak_of(path) / file_size
+        base = ours = float("inf")
+        for _ in range(repeat):  # alternating, so a busy moment weighs on both alike
+            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
+            ours = min(ours, best_of(1, lambda path=path: load_run(path)))
+        rows.append((cell, ours / base, memory))
+        print(f"{cell} {file_size / 2**20:7.1f} MiB {ours / base:6.2f} {memory:6.2f}")
     for name, at in (("time", 1), ("memory", 2)):
         worst = max(rows, key=lambda row: row[at])
         print(f"  worst {name}: {worst[0].strip()} -> {worst[at]:.2f}")
