@@ -8,12 +8,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, ModelResponse, load_run, render, samples
-from agentrender.runfile import RunFileError, response_from_record, response_record, write_run
+from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, load_run, render, samples
+from agentrender.runfile import RunFileError, read_records, response_from_record, response_record, write_run
 from tests._support.examples import examples
 
 SOURCE = samples.path("malformed-replies").read_bytes()
@@ -209,3 +210,88 @@ def test_a_reply_with_raw_argument_bytes_survives_its_record_and_decides_the_sam
     again = response_from_record(wire)
     assert again == response
     assert render.decide(again) == render.decide(response)
+
+
+_TIMES = st.sampled_from(
+    [
+        "2026-01-05T09:00:16Z",
+        "2026-01-05T09:00:16.250000Z",
+        "2026-01-05T09:00:16+02:00",
+        "2026-01-05T09:00:16",
+        "2026-01-05T09:00:16+00:00",
+        "2026-01-05T09:00:16.25Z",
+        "2026-01-05t09:00:16z",
+        "2026-01-05",
+        "9999-12-31T23:59:59-01:00",
+        "2026-02-30T09:00:16Z",
+        "yesterday",
+    ]
+)
+
+
+def _maybe(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A field's value, ``None`` (written as null), or ``...`` (left out)."""
+    return st.just(...) | st.none() | values
+
+
+@st.composite
+def step_records(draw: st.DrawFn, index: int) -> dict[str, Any]:
+    """A step record with each field left out, null, or of a value of every kind it may hold."""
+    fields = {
+        "started_at": draw(_maybe(_TIMES)),
+        "ended_at": draw(_maybe(_TIMES)),
+        "decision": draw(
+            _maybe(
+                st.fixed_dictionaries(
+                    {"kind": st.sampled_from(["tool_call", "final_answer", "other"])},
+                    optional={
+                        "tool": st.text(max_size=5),
+                        "args": json_values,
+                        "reason": st.text(max_size=20),
+                        "invalid_args": st.text(max_size=5),
+                        "invalid_base64": st.booleans(),
+                    },
+                )
+            )
+        ),
+        "observation": draw(
+            _maybe(
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "status": st.sampled_from(["ok", "error", "interrupted"]),
+                        "content": st.text(max_size=20),
+                        "summary": st.text(max_size=10),
+                    },
+                )
+            )
+        ),
+    }
+    record = {"type": "step", "index": index, **{name: value for name, value in fields.items() if value is not ...}}
+    return {**record, **draw(extra_fields)} if draw(st.integers(0, 4)) == 0 else record
+
+
+@FAST
+@given(st.lists(st.integers(0, 3), max_size=6).flatmap(lambda at: st.tuples(*(step_records(i) for i in at))))
+def test_a_file_read_quickly_loads_as_its_records_read_one_by_one(steps: tuple[dict[str, Any], ...]) -> None:
+    """``load_run`` reads plain step lines straight into structs (``schema.quick_record``); what it gives is what
+    checking each record as a dict gives (``read_records``): the same steps, records and warnings."""
+    records = [{"type": "run", "format": "agentrender.run/1", "run_id": "r"}, *steps]
+    data = b"".join(json.dumps(record, ensure_ascii=False).encode() + b"\n" for record in records)
+    loaded = _load(data)
+    one_by_one = read_records(records, path=loaded.path)
+    assert list(loaded.records) == records
+    assert loaded.steps == one_by_one.steps
+    last = {record["index"]: record for record in steps}
+    assert loaded.steps == tuple(
+        Step(
+            index=index,
+            decision=msgspec.convert(record["decision"], Decision) if record.get("decision") is not None else None,
+            observation=msgspec.convert(record["observation"], Observation)
+            if record.get("observation") is not None
+            else None,
+        )
+        for index, record in sorted(last.items())
+    )
+    assert dict(loaded.step_records) == dict(one_by_one.step_records) == last
+    assert [(w.line, w.message) for w in loaded.warnings] == [(w.line, w.message) for w in one_by_one.warnings]

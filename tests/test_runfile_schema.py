@@ -14,6 +14,7 @@ import pytest
 from agentrender import imports, load_run, samples, write_run
 from agentrender.cli import main
 from agentrender.runfile import RunWriter, check_record, json_schema
+from agentrender.runfile.schema import StepRecord, as_record, quick_record
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_IMPORTS = sorted(path for path in (ROOT / "sample_imports").iterdir() if path.suffix in (".json", ".jsonl"))
@@ -151,3 +152,64 @@ def test_the_docs_show_the_schema_the_command_prints() -> None:
     page = (ROOT / "docs" / "runfile.md").read_text("utf-8")
     assert "<!-- terminal: agentrender schema -->" in page
     assert '"title": "A line of an agentrender run file (agentrender.run/1)"' in page
+
+
+def test_every_step_and_model_call_of_the_samples_is_read_straight_into_its_struct() -> None:
+    """``load_run`` reads a plain step or model call line in one typed decode (``schema.quick_record``), and a
+    step's struct gives back the record its line held (``as_record``)."""
+    read = 0
+    for name in samples.names():
+        for line in samples.path(name).read_bytes().splitlines():
+            record = json.loads(line)
+            if record["type"] not in ("step", "model_call"):
+                assert quick_record(line) is None
+                continue
+            typed = quick_record(line)
+            assert typed is not None, f"{name}: {line[:80]!r}"
+            if record["type"] == "step":
+                assert as_record(typed) == record
+            read += 1
+    assert read > 100
+
+
+STEP = {"type": "step", "index": 0, "decision": {"kind": "tool_call", "tool": "t", "args": {}}}
+CALL = {"type": "model_call", "step": 0, "response": REPLY}
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {**STEP, "note": "an unknown field"},
+        {**STEP, "decision": {**STEP["decision"], "x": 1}},
+        {**STEP, "started_at": "2026-01-05T09:00:16+00:00"},  # a timestamp not written as msgspec writes one
+        {**STEP, "ended_at": "2026-01-05T09:00:16.25Z"},
+        {**STEP, "started_at": "yesterday"},
+        {**STEP, "started_at": "9999-12-31T23:59:59-01:00"},
+        {**STEP, "decision": {**STEP["decision"], "args": {"a": "\ud800"}}},
+        {**STEP, "decision": {**STEP["decision"], "args": json.loads("[" * 300 + "]" * 300)}},
+        {**STEP, "index": -1},
+        {**CALL, "latency_ms": 2**64},
+        {**CALL, "response": {**REPLY, "usage": {"input_tokens": -3}}},
+        {"type": "note", "index": 0},
+        HEADER,
+        {"type": "end", "status": "completed"},
+    ],
+    ids=lambda record: json.dumps(record)[:60],
+)
+def test_a_line_the_quick_read_leaves_to_the_checked_one(record: dict[str, Any]) -> None:
+    """What a struct cannot hold as written, or the frames cannot read, is read and worded the slow way."""
+    assert quick_record(json.dumps(record).encode()) is None
+
+
+def test_the_quick_read_gives_back_nulls_and_fields_left_out_as_written() -> None:
+    record = {
+        "type": "step",
+        "index": 3,
+        "ended_at": "2026-01-05T09:00:16.250000+02:00",
+        "decision": {"kind": "final_answer", "reason": "", "args": None, "invalid_base64": False},
+        "observation": None,
+        "sent": {"assistant": [{"type": "text", "text": "hi", "extra": 1}], "user": None},
+    }
+    typed = quick_record(json.dumps(record).encode())
+    assert isinstance(typed, StepRecord)
+    assert as_record(typed) == record

@@ -37,6 +37,7 @@ from agentrender._types import Step
 from agentrender.runfile.lines import GZIP_MAGIC
 from agentrender.runfile.model import ModelCall, Run, RunFileError
 from agentrender.runfile.read import Held, Loader
+from agentrender.runfile.schema import StepRecord, as_record
 
 __all__ = ["POLL_INTERVAL", "Follower", "Growth", "Poller", "follow", "growths"]
 
@@ -141,11 +142,12 @@ class _Growing(Generic[T]):
 
 
 class _StepRecords(Mapping[int, Mapping[str, Any]]):
-    """A run's step records by index, read off the frozen steps and the records beside them."""
+    """A run's step records by index, read off the frozen steps and the records beside them (each made into
+    a dict when asked for, as ``schema.as_record`` makes a ``StepRecord`` one)."""
 
     __slots__ = ("_records", "_steps")
 
-    def __init__(self, steps: Sequence[Step], records: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, steps: Sequence[Step], records: Sequence[Mapping[str, Any] | StepRecord]) -> None:
         self._steps = steps
         self._records = records
 
@@ -154,7 +156,7 @@ class _StepRecords(Mapping[int, Mapping[str, Any]]):
         position = bisect_left(steps, index, key=attrgetter("index"))
         if position == len(steps) or steps[position].index != index:
             raise KeyError(index)
-        return self._records[position]
+        return as_record(self._records[position])
 
     def __iter__(self) -> Iterator[int]:
         return (step.index for step in self._steps)
@@ -205,7 +207,7 @@ class Follower:
         self._partial = b""
         self._positions: dict[int, int] = {}  # step index -> its place among the steps
         self._steps: _Growing[Step] = _Growing()
-        self._step_records: _Growing[Mapping[str, Any]] = _Growing()
+        self._step_records: _Growing[Mapping[str, Any] | StepRecord] = _Growing()
         self._calls: _Growing[ModelCall] = _Growing()
         self._records: _Growing[Any] = _Growing()
         self.run = None

@@ -37,7 +37,15 @@ from agentrender.runfile.model import (
     RunWarnings,
     has_opening,
 )
-from agentrender.runfile.schema import BadRecord, read_record
+from agentrender.runfile.schema import (
+    BadRecord,
+    ModelCallRecord,
+    StepRecord,
+    as_record,
+    load_typed,
+    quick_record,
+    read_record,
+)
 from agentrender.runfile.sent import FORMAT_SENT
 
 __all__ = ["Held", "Loader", "failure_text", "load_run", "read_records"]
@@ -47,16 +55,15 @@ class _Records(ContentSequence[Mapping[str, Any]]):
     """``Run.records`` of a run read from a file: every record in file order.
 
     A model call's place holds the ``ModelCall``, whose ``record`` is decoded from its line
-    when first asked for; every other record is held as it was parsed. A run made from a
+    when first asked for; a step record read quickly (``schema.quick_record``) its ``StepRecord``,
+    made into a dict when asked for; every other record is held as it was parsed. A run made from a
     conversation (``read_records(steps=...)``) has its step records after the header, each
     made when first asked for. Compares equal to any sequence of the same records, a list included.
     """
 
     __slots__ = ("_items", "_starts", "_steps", "_total")
 
-    def __init__(
-        self, items: Sequence[dict[str, Any] | ModelCall | _Unloaded], steps: ConversationSteps | None = None
-    ) -> None:
+    def __init__(self, items: Sequence[_Item], steps: ConversationSteps | None = None) -> None:
         self._items = items
         self._steps = steps
         self._starts: list[int] | None = None
@@ -121,16 +128,16 @@ class _Records(ContentSequence[Mapping[str, Any]]):
         return repr(list(self))
 
 
-def _as_record(item: dict[str, Any] | ModelCall | _Unloaded) -> Mapping[str, Any]:
+def _as_record(item: _Item) -> Mapping[str, Any]:
     """The record an item of one record stands for (a stretch of unloaded ones is read by ``_flat`` or ``_at``)."""
-    if isinstance(item, dict):
-        return item
     if isinstance(item, ModelCall):
         return item.record
-    raise TypeError("a stretch of unloaded records stands for several records, not one")
+    if isinstance(item, _Unloaded):
+        raise TypeError("a stretch of unloaded records stands for several records, not one")
+    return as_record(item)
 
 
-def _flat(items: Sequence[dict[str, Any] | ModelCall | _Unloaded]) -> Iterator[Mapping[str, Any]]:
+def _flat(items: Sequence[_Item]) -> Iterator[Mapping[str, Any]]:
     for item in items:
         if type(item) is _Unloaded:
             yield from item.records()
@@ -167,6 +174,28 @@ class _Unloaded:
         return value
 
 
+_Item = Mapping[str, Any] | StepRecord | ModelCall | _Unloaded
+"""What ``Loader.records`` holds for a record, or for a stretch of unloaded ones."""
+
+
+class _StepRecords(Mapping[int, Mapping[str, Any]]):
+    """``Run.step_records`` of a run read from a file: each step's record made into a dict when asked for."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records: Mapping[int, Mapping[str, Any] | StepRecord]) -> None:
+        self._records = records
+
+    def __getitem__(self, index: int) -> Mapping[str, Any]:
+        return as_record(self._records[index])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+
 _LOADED = frozenset(("step", "end"))
 """The record types the run loads into its typed fields, and so holds as read."""
 
@@ -187,11 +216,11 @@ class Loader:
         self.replies = replies
         self.header: dict[str, Any] | None = None
         self.header_line = 0
-        self.records: list[dict[str, Any] | ModelCall | _Unloaded] = []
+        self.records: list[_Item] = []
         self.unloaded: list[str] = []
         """The lines of the stretch of unloaded records being read (``_Unloaded``)."""
         self.steps: dict[int, Step] = {}
-        self.step_records: dict[int, dict[str, Any]] = {}
+        self.step_records: dict[int, Mapping[str, Any] | StepRecord] = {}
         self.step_lines: dict[int, int] = {}
         self.model_calls: list[ModelCall] = []
         self.end: dict[str, Any] | None = None
@@ -211,7 +240,7 @@ class Loader:
         else:
             seen[1] += 1
 
-    def keep(self, item: dict[str, Any] | ModelCall) -> None:
+    def keep(self, item: Mapping[str, Any] | StepRecord | ModelCall) -> None:
         """Keep a record in ``records``, after the stretch of unloaded ones before it."""
         if self.unloaded:
             self.keep_unloaded()
@@ -234,6 +263,9 @@ class Loader:
         for line in lines:
             number += 1
             self.last_line = number
+            if self.header is not None and (typed := quick_record(line)) is not None:
+                self.quick(number, typed, line)
+                continue
             more = line.count(b"\n") - 1 if line[:1] in _BLANK_START else 0
             try:
                 text = line.decode("utf-8")
@@ -271,6 +303,27 @@ class Loader:
                 raise self.fail(number, f"not JSON: {error.msg} at column {error.pos + 1}") from None
             raise self.fail(number, decode_failure(error)) from None
         self.record(number, record, text)
+
+    def quick(self, number: int, typed: StepRecord | ModelCallRecord, line: bytes) -> None:
+        """Load a step or a model call record that ``quick_record`` read from its line."""
+        if self.end is not None:
+            self.after_end(number)
+        model_call = type(typed) is ModelCallRecord
+        try:
+            loaded = load_typed(
+                typed, number, line.decode("utf-8") if model_call else "", blocks=self.blocks, reply=self.replies
+            )
+        except BadRecord as error:
+            raise self.fail(number, str(error)) from None
+        if type(loaded) is ModelCall:
+            self.keep(loaded)
+            self.model_calls.append(loaded)
+        elif type(loaded) is Step and type(typed) is StepRecord:
+            self.keep(typed)
+            self.add_step(number, loaded, typed)
+
+    def after_end(self, number: int) -> None:
+        self.note(number, f"a record after the end record on line {self.end_line}; loaded (the run went on)")
 
     def not_binary(self, number: int, line: bytes, complete: bool) -> None:
         """Before any record: a line that is not text makes the file no run file at all, whatever follows."""
@@ -319,7 +372,7 @@ class Loader:
         if kind == "run":
             raise self.fail(number, f"a second run header (the first is on line {self.header_line})")
         if self.end is not None:
-            self.note(number, f"a record after the end record on line {self.end_line}; loaded (the run went on)")
+            self.after_end(number)
         if type(loaded) is ModelCall:
             self.keep(loaded)
             self.model_calls.append(loaded)
@@ -347,7 +400,7 @@ class Loader:
         elif name not in (FORMAT, FORMAT_SENT):
             self.note(number, f"the run header's format is {name!r}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}")
 
-    def add_step(self, number: int, step: Step, record: dict[str, Any]) -> None:
+    def add_step(self, number: int, step: Step, record: Mapping[str, Any] | StepRecord) -> None:
         index = step.index
         earlier = self.steps.get(index)
         if earlier is not None:
@@ -417,7 +470,7 @@ class Loader:
             path=self.path,
             header=self.header,
             steps=made.steps if made is not None else tuple(steps[index] for index in sorted(steps)),
-            step_records=made.records if made is not None else self.step_records,
+            step_records=made.records if made is not None else _StepRecords(self.step_records),
             model_calls=tuple(self.model_calls),
             end=self.end,
             records=_Records(self.records, made),

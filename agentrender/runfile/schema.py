@@ -18,8 +18,10 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
+from agentrender._json import MAX_DEPTH, NestingError, check_depth
 from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
@@ -32,24 +34,30 @@ __all__ = [
     "USAGE_COUNTS",
     "BadRecord",
     "CompactionRecord",
+    "DecisionRecord",
     "EndRecord",
     "ErrorRecord",
     "KeptWarning",
     "ModelCallErrorRecord",
     "ModelCallRecord",
+    "ObservationRecord",
     "Record",
     "RunHeader",
     "SentRecord",
     "StepRecord",
     "ToolRecord",
+    "as_record",
     "check_record",
     "doubts",
     "is_count",
     "is_milliseconds",
     "is_timestamp",
     "json_schema",
+    "load_typed",
     "parse_timestamp",
+    "quick_record",
     "read_record",
+    "step_of",
 ]
 
 
@@ -66,8 +74,14 @@ MAX_COUNT = 2**53 - 1
 Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT, description="an integer from 0 to 2**53 - 1")]
 """An index or a count."""
 
-Timestamp = Annotated[datetime, msgspec.Meta(description="an RFC 3339 date-time, such as 2026-01-05T09:00:16Z")]
-"""A moment. A field's text that is not one is kept in its record with a warning (``doubts``), not refused."""
+Timestamp = Annotated[
+    str,
+    msgspec.Meta(
+        description="an RFC 3339 date-time, such as 2026-01-05T09:00:16Z", extra_json_schema={"format": "date-time"}
+    ),
+]
+"""A moment, as its text: a run gives back the text its file held. A text that is not one (``is_timestamp``) is
+kept with a warning (``doubts``), not refused; the frames read each as a time (``parse_timestamp``)."""
 
 Blocks = list[dict[str, Any]]
 """A turn's content: Messages API blocks, each checked as ``ContentBlock.from_dict`` would build it."""
@@ -135,20 +149,45 @@ class SentRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fiel
     """What an imported conversation's agent sent for a step (format ``agentrender.run/2``)."""
 
     assistant: Blocks
-    user: Blocks | None = None
-    tool_use_id: str | None = None
-    summaries: dict[str, Any] | None = None
+    user: Blocks | UnsetType | None = UNSET
+    tool_use_id: str | UnsetType | None = UNSET
+    summaries: dict[str, Any] | UnsetType | None = UNSET
 
 
+class DecisionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A step's decision: its ``kind``; the ``tool`` called and its ``args`` (any JSON value), the model's
+    ``reason``; arguments that were not JSON as ``invalid_args`` text (``invalid_base64``: as base64). A field
+    left out is empty (``""``, ``null``, ``false``)."""
+
+    kind: str
+    tool: str | UnsetType = UNSET
+    args: Any = UNSET
+    reason: str | UnsetType = UNSET
+    invalid_args: str | UnsetType = UNSET
+    invalid_base64: bool | UnsetType = UNSET
+
+
+class ObservationRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A step's observation: its ``status`` (``ok`` when left out), the result's ``content``, its ``summary``
+    (each ``""`` when left out)."""
+
+    status: str | UnsetType = UNSET
+    content: str | UnsetType = UNSET
+    summary: str | UnsetType = UNSET
+
+
+# A loaded run holds its step records as these structs, not as dicts: a field not written is ``UNSET``
+# and one written as ``null`` is ``None``, so ``as_record`` gives back the record the line held (its
+# fields in the struct's order).
 class StepRecord(_Record, tag="step", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """``step``: a step's decision and observation; a later record with the same ``index`` replaces it."""
 
     index: Count
-    started_at: Timestamp | None = None
-    ended_at: Timestamp | None = None
-    decision: Decision | None = None
-    observation: Observation | None = None
-    sent: SentRecord | None = None
+    started_at: Timestamp | UnsetType | None = UNSET
+    ended_at: Timestamp | UnsetType | None = UNSET
+    decision: DecisionRecord | UnsetType | None = UNSET
+    observation: ObservationRecord | UnsetType | None = UNSET
+    sent: SentRecord | UnsetType | None = UNSET
 
 
 class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -292,17 +331,6 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def _read_as_timestamp(text: str, moment: datetime | None) -> bool:
-    """``is_timestamp(text)``, given the time msgspec read of it (``None``: no RFC 3339 date-time).
-
-    A date-time msgspec read exists; it is one the frames read when it has the shape of one (and,
-    in years 1 and 9999 only, when its offset keeps it inside them).
-    """
-    if moment is None or moment.year in (1, 9999):
-        return is_timestamp(text)
-    return _TIMESTAMP.fullmatch(text) is not None
-
-
 def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
     """What a checked ``record`` (whose struct is ``typed``) keeps but the frames cannot read, one sentence each.
 
@@ -312,7 +340,7 @@ def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
     kind = record["type"]
     for name in TIMESTAMP_FIELDS.get(kind, ()):
         value = record.get(name)
-        if value is not None and not _read_as_timestamp(value, getattr(typed, name)):
+        if value is not None and not is_timestamp(value):
             yield (
                 f"{kind}.{name} {_shown(value)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
                 "kept in the record, read as NaT (no time) in the frames"
@@ -344,20 +372,6 @@ def _object_type(info: types.Type) -> types.StructType | types.DataclassType | N
     return info if isinstance(info, types.StructType | types.DataclassType) else None
 
 
-def _lenient_fields(model: type[_Record]) -> tuple[tuple[str, frozenset[str]], ...]:
-    """The fields of ``model`` holding objects that do not forbid unknown fields (the contract's values), with
-    the names each knows: the fast path checks their keys itself."""
-    info = types.type_info(model)
-    assert isinstance(info, types.StructType)
-    lenient = []
-    for field in info.fields:
-        held = _object_type(field.type)
-        if held is not None and not getattr(held, "forbid_unknown_fields", False):
-            lenient.append((field.encode_name, frozenset(item.encode_name for item in held.fields)))
-    return tuple(lenient)
-
-
-_LENIENT = {kind: _lenient_fields(model) for kind, model in RECORD_TYPES.items()}
 _INFO = {kind: types.type_info(model) for kind, model in RECORD_TYPES.items()}
 _ERROR = re.compile(r"(.*?)(?: - at `(\$[^`]*)`)?", re.DOTALL)
 _MISSING = re.compile(r"Object missing required field `(.*)`")
@@ -419,38 +433,25 @@ def _typed(record: dict[str, Any], kind: str, unknown: list[str]) -> Any:
     """The struct of a ``kind`` record; ``BadRecord`` naming the field when it is of the wrong shape."""
     model = RECORD_TYPES[kind]
     try:
-        typed = msgspec.convert(record, model, strict=True)
+        return msgspec.convert(record, model, strict=True)
     except (msgspec.ValidationError, UnicodeEncodeError):
         pass
-    else:
-        for name, known in _LENIENT[kind]:
-            value = record.get(name)
-            if type(value) is dict and not value.keys() <= known:
-                break
-        else:
-            return typed
-    # The slow path: the unknown fields named and left out, nulls left out, and a timestamp that is
-    # none kept in the record (``doubts`` reports it) but not loaded.
+    # The slow path: the unknown fields named and left out, and nulls left out.
     value = _known(record, _INFO[kind], kind, unknown)
-    while True:
+    try:
+        return msgspec.convert(value, model, strict=True)
+    except msgspec.ValidationError as error:
+        failure = error
+    except UnicodeEncodeError:
+        # msgspec words a wrong value as UTF-8, which a text with a lone surrogate has not: the same
+        # check of the record with its surrogates replaced says what is wrong
         try:
-            return msgspec.convert(value, model, strict=True)
+            msgspec.convert(_without_surrogates(value), model, strict=True)
         except msgspec.ValidationError as error:
             failure = error
-        except UnicodeEncodeError:
-            # msgspec reads a time, and words a wrong value, as UTF-8, which a text with a lone surrogate
-            # has not: the same check of the record with its surrogates replaced says what is wrong
-            try:
-                msgspec.convert(_without_surrogates(value), model, strict=True)
-            except msgspec.ValidationError as error:
-                failure = error
-            else:
-                raise
-        bad = _bad(failure, value)
-        name = bad.args[0].partition(":")[0].removeprefix("$.")
-        if name not in TIMESTAMP_FIELDS.get(kind, ()) or type(value.get(name)) is not str:
-            raise bad from None
-        del value[name]
+        else:
+            raise
+    raise _bad(failure, value) from None
 
 
 def _check_blocks(blocks: list[Any] | None, where: str) -> None:
@@ -477,17 +478,17 @@ def _header(header: RunHeader, blocks: bool) -> None:
 
 
 def _model_call(
-    call: ModelCallRecord, record: dict[str, Any], line: int, source: str, keep: bool, reply: bool
+    call: ModelCallRecord, kept: Mapping[str, Any] | None, line: int, source: str, reply: bool
 ) -> ModelCall | None:
-    wire = record["response"]
+    wire = call.response
     if reply:
         try:
             check_reply(wire, where="$.response")
         except ValueError as error:
             where, _, what = str(error).partition(": ")
             raise BadRecord(where, what) from None
-    if keep:
-        return kept_call(call.step, record, call.latency_ms, call.request_key or "", line)
+    if kept is not None:
+        return kept_call(call.step, kept, call.latency_ms, call.request_key or "", line)
     if not source:
         return None
     return loaded_call(
@@ -499,6 +500,34 @@ def _model_call(
         wire.get("stop_reason") or "",
         wire.get("usage"),
     )
+
+
+def load_typed(
+    typed: Any,
+    line: int,
+    source: str,
+    *,
+    blocks: bool = True,
+    reply: bool = True,
+    kept: Mapping[str, Any] | None = None,
+) -> Step | ModelCall | None:
+    """Check what a record's struct ``typed`` cannot say of itself, and give the typed value it loads into.
+
+    A step record's recorded turns (``sent``) are checked block by block (unless ``blocks=False``)
+    and give a ``Step``; a model call's reply (unless ``reply=False``) and give a ``ModelCall``, which
+    holds ``kept`` (its record) when given, else ``source`` (the text of its line; none is built
+    without one); a header's compactions. ``BadRecord`` names the field that is wrong.
+    """
+    if type(typed) is StepRecord:
+        if blocks and typed.sent:
+            _check_blocks(typed.sent.assistant, "$.sent.assistant")
+            _check_blocks(typed.sent.user or None, "$.sent.user")
+        return step_of(typed)
+    if type(typed) is ModelCallRecord:
+        return _model_call(typed, kept, line, source, reply)
+    if type(typed) is RunHeader:
+        _header(typed, blocks)
+    return None
 
 
 def check_record(record: Any) -> None:
@@ -544,16 +573,96 @@ def read_record(
     if kind not in RECORD_TYPES:
         return None
     typed = _typed(record, kind, unknown)
-    loaded: Step | ModelCall | None = None
-    if type(typed) is StepRecord:
-        if blocks and typed.sent is not None:
-            _check_blocks(typed.sent.assistant, "$.sent.assistant")
-            _check_blocks(typed.sent.user, "$.sent.user")
-        loaded = Step(index=typed.index, decision=typed.decision, observation=typed.observation)
-    elif type(typed) is ModelCallRecord:
-        loaded = _model_call(typed, record, line, source, keep, reply)
-    elif type(typed) is RunHeader:
-        _header(typed, blocks)
+    loaded = load_typed(typed, line, source, blocks=blocks, reply=reply, kept=record if keep else None)
     if doubted is not None:
         doubted.extend(doubts(record, typed))
     return loaded
+
+
+# --- the quick read of a line: a step or a model call straight from its bytes into its struct
+
+
+_QUICK = msgspec.json.Decoder(StepRecord | ModelCallRecord)
+
+
+def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
+    """The struct of a ``step`` or ``model_call`` line that holds nothing but known fields, each of the right
+    shape, decoded in one pass in C; ``None`` for any other line, which ``read_record`` reads and words.
+
+    A step or a model call is given only when it holds nothing the frames cannot read (``doubts``): a
+    timestamp not written plainly (``_plainly_written``), or a count that is not one, is read the slow
+    way, which words the warning.
+    """
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH:  # it may nest too deep: measured, and the slow way words it
+        try:
+            check_depth(line.decode("utf-8"))
+        except (NestingError, UnicodeDecodeError):
+            return None
+    try:
+        typed = _QUICK.decode(line)
+    except msgspec.DecodeError:  # a validation error too: any line it does not take is read the slow way
+        return None
+    if type(typed) is StepRecord:
+        started, ended = typed.started_at, typed.ended_at
+        if (started and not _plainly_written(started)) or (ended and not _plainly_written(ended)):
+            return None
+        return typed
+    assert type(typed) is ModelCallRecord
+    latency, usage = typed.latency_ms, typed.response.get("usage")
+    if latency is not None and not is_milliseconds(latency):
+        return None
+    if usage is not None and (
+        type(usage) is not dict or not all(is_count(usage.get(name, 0)) for name in USAGE_COUNTS)
+    ):
+        return None
+    return typed
+
+
+def _plainly_written(text: str) -> bool:
+    """Whether ``text`` is a timestamp written as msgspec writes a time (``2026-01-05T09:00:16Z``,
+    ``...16.250000+02:00``), in a year other than 1 and 9999 (where an offset may move it out of the years).
+
+    Such a text is a timestamp the frames read (``is_timestamp``); any other is read the slow way, which
+    keeps it as written and says when it is none.
+    """
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return moment.year not in (1, 9999) and msgspec.to_builtins(moment) == text
+
+
+def step_of(typed: StepRecord) -> Step:
+    """The ``Step`` a checked step record loads into."""
+    return Step(index=typed.index, decision=_decision(typed.decision), observation=_observation(typed.observation))
+
+
+def _decision(record: DecisionRecord | UnsetType | None) -> Decision | None:
+    if not record:
+        return None
+    return Decision(
+        kind=record.kind,
+        tool=record.tool or "",
+        args=None if record.args is UNSET else record.args,
+        reason=record.reason or "",
+        invalid_args=record.invalid_args or "",
+        invalid_base64=record.invalid_base64 is True,
+    )
+
+
+def _observation(record: ObservationRecord | UnsetType | None) -> Observation | None:
+    if not record:
+        return None
+    return Observation(
+        status="ok" if record.status is UNSET else record.status,
+        content=record.content or "",
+        summary=record.summary or "",
+    )
+
+
+def as_record(item: Mapping[str, Any] | StepRecord) -> Mapping[str, Any]:
+    """A record a run holds, as the dict its line held: a ``StepRecord`` made into one (a fresh dict at each call)."""
+    if isinstance(item, StepRecord):
+        record: dict[str, Any] = msgspec.to_builtins(item)
+        return record
+    return item
