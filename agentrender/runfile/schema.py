@@ -590,8 +590,8 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
     shape, decoded in one pass in C; ``None`` for any other line, which ``read_record`` reads and words.
 
     A step or a model call is given only when it holds nothing the frames cannot read (``doubts``): a
-    timestamp not written plainly (``_plainly_written``), or a count that is not one, is read the slow
-    way, which words the warning.
+    timestamp that is none (``is_timestamp``), or a count that is not one, is read the slow way, which
+    words the warning.
     """
     if line.count(b"[") + line.count(b"{") > MAX_DEPTH:  # it may nest too deep: measured, and the slow way words it
         try:
@@ -604,32 +604,31 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
         return None
     if type(typed) is StepRecord:
         started, ended = typed.started_at, typed.ended_at
-        if (started and not _plainly_written(started)) or (ended and not _plainly_written(ended)):
+        if (started and not _read_as_time(started)) or (ended and not _read_as_time(ended)):
             return None
         return typed
     assert type(typed) is ModelCallRecord
     latency, usage = typed.latency_ms, typed.response.get("usage")
     if latency is not None and not is_milliseconds(latency):
         return None
-    if usage is not None and (
-        type(usage) is not dict or not all(is_count(usage.get(name, 0)) for name in USAGE_COUNTS)
-    ):
-        return None
+    if usage is not None:
+        if type(usage) is not dict:
+            return None
+        for name in USAGE_COUNTS:
+            count = usage.get(name, 0)
+            if type(count) is not int or not 0 <= count <= MAX_COUNT:
+                return None
     return typed
 
 
-def _plainly_written(text: str) -> bool:
-    """Whether ``text`` is a timestamp written as msgspec writes a time (``2026-01-05T09:00:16Z``,
-    ``...16.250000+02:00``), in a year other than 1 and 9999 (where an offset may move it out of the years).
-
-    Such a text is a timestamp the frames read (``is_timestamp``); any other is read the slow way, which
-    keeps it as written and says when it is none.
-    """
+def _read_as_time(text: str) -> bool:
+    """``is_timestamp(text)``: at once for a text written as msgspec writes a time (``2026-01-05T09:00:16Z``,
+    ``...16.250000+02:00``) in a year other than 1 and 9999 (where an offset may move it out of the years)."""
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        return False
-    return moment.year not in (1, 9999) and msgspec.to_builtins(moment) == text
+        return is_timestamp(text)
+    return (moment.year not in (1, 9999) and msgspec.to_builtins(moment) == text) or is_timestamp(text)
 
 
 def step_of(typed: StepRecord) -> Step:
