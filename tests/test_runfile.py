@@ -15,11 +15,13 @@ import agentrender
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, load_run, render
 from agentrender.runfile import (
     FORMAT,
+    Follower,
     ModelCall,
     RunFileError,
     RunWarning,
     RunWriter,
     check_record,
+    read_records,
     response_from_record,
     response_record,
     step_record,
@@ -842,3 +844,31 @@ def test_a_long_stretch_of_unloaded_records_reads_back_whole_by_position_and_in_
     assert records[4095:4099] == lines[4095:4099]
     with pytest.raises(IndexError):
         records[len(lines)]
+
+
+def test_step_field_reads_a_field_of_each_record_as_its_dict_gives_it(tmp_path: Path) -> None:
+    """``Run.step_field`` gives what ``step_records[i].get(name)`` gives, for a run read in one go (its plain steps
+    held as structs, an odd one as a dict), followed, and built in memory, without making the dicts."""
+    records = [
+        HEADER,
+        {**STEP0, "started_at": "2026-01-05T09:00:16Z", "ended_at": None},
+        {**STEP0, "index": 1, "started_at": "2026-01-05T09:00:17.5+01:00", "x-note": "held as a dict"},
+        {**STEP0, "index": 3, "observation": None},
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    follower = Follower(path)
+    follower.poll()
+    for run in (load_run(path), follower.run, read_records(records)):
+        assert run is not None
+        for name in ("started_at", "ended_at", "decision", "observation", "x-note", "nothing"):
+            indices = [0, 1, 2, 3]
+            expected = [run.step_records[i].get(name) if i in run.step_records else None for i in indices]
+            assert run.step_field(name, indices) == expected
+        assert run.step_field("started_at", [0, 1, 2, 3]) == [
+            "2026-01-05T09:00:16Z",
+            "2026-01-05T09:00:17.5+01:00",
+            None,
+            None,
+        ]
+        assert run.step_field("decision", [3]) == [STEP0["decision"]]

@@ -14,7 +14,8 @@ import pytest
 from agentrender import imports, load_run, samples, write_run
 from agentrender.cli import main
 from agentrender.runfile import RunWriter, check_record, json_schema
-from agentrender.runfile.schema import StepRecord, as_record, quick_record
+from agentrender.runfile.model import as_record
+from agentrender.runfile.schema import StepRecord, quick_record
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_IMPORTS = sorted(path for path in (ROOT / "sample_imports").iterdir() if path.suffix in (".json", ".jsonl"))

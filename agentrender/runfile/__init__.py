@@ -44,7 +44,16 @@ names from here.
 """
 
 from agentrender.runfile.following import Follower, Growth, follow
-from agentrender.runfile.model import FORMAT, Compaction, ModelCall, Run, RunFileError, RunWarning, RunWarnings
+from agentrender.runfile.model import (
+    FORMAT,
+    Compaction,
+    ModelCall,
+    Run,
+    RunFileError,
+    RunWarning,
+    RunWarnings,
+    StepRecords,
+)
 from agentrender.runfile.read import failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
 from agentrender.runfile.schema import check_record, is_timestamp, json_schema, parse_timestamp
@@ -64,6 +73,7 @@ __all__ = [
     "RunWarning",
     "RunWarnings",
     "RunWriter",
+    "StepRecords",
     "check_record",
     "decision_record",
     "failure_text",

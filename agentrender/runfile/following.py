@@ -35,9 +35,9 @@ from typing import IO, Any, Generic, Protocol, TypeVar, overload
 
 from agentrender._types import Step
 from agentrender.runfile.lines import GZIP_MAGIC
-from agentrender.runfile.model import ModelCall, Run, RunFileError
+from agentrender.runfile.model import ModelCall, Run, RunFileError, StepRecords
 from agentrender.runfile.read import Held, Loader
-from agentrender.runfile.schema import StepRecord, as_record
+from agentrender.runfile.schema import StepRecord
 
 __all__ = ["POLL_INTERVAL", "Follower", "Growth", "Poller", "follow", "growths"]
 
@@ -141,9 +141,8 @@ class _Growing(Generic[T]):
         return _Joined(self._base, tuple(tail))
 
 
-class _StepRecords(Mapping[int, Mapping[str, Any]]):
-    """A run's step records by index, read off the frozen steps and the records beside them (each made into
-    a dict when asked for, as ``schema.as_record`` makes a ``StepRecord`` one)."""
+class _StepRecords(StepRecords):
+    """A followed run's step records by index, read off the frozen steps and the records beside them."""
 
     __slots__ = ("_records", "_steps")
 
@@ -151,12 +150,12 @@ class _StepRecords(Mapping[int, Mapping[str, Any]]):
         self._steps = steps
         self._records = records
 
-    def __getitem__(self, index: int) -> Mapping[str, Any]:
+    def held(self, index: int) -> Mapping[str, Any] | StepRecord:
         steps = self._steps
         position = bisect_left(steps, index, key=attrgetter("index"))
         if position == len(steps) or steps[position].index != index:
             raise KeyError(index)
-        return as_record(self._records[position])
+        return self._records[position]
 
     def __iter__(self) -> Iterator[int]:
         return (step.index for step in self._steps)

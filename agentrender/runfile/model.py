@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._types import ContentBlock, ModelResponse, Step, StepInput
@@ -24,6 +26,8 @@ __all__ = [
     "RunFileError",
     "RunWarning",
     "RunWarnings",
+    "StepRecords",
+    "as_record",
     "compaction",
     "has_opening",
     "kept_call",
@@ -283,6 +287,52 @@ def compaction(record: Mapping[str, Any]) -> Compaction:
     )
 
 
+def as_record(held: Mapping[str, Any] | msgspec.Struct) -> Mapping[str, Any]:
+    """A record as a run holds it, as the dict its line held: a struct (``schema.StepRecord``) made into one.
+
+    A struct's fields left out are ``UNSET`` and those written as ``null`` are ``None``, so the dict is
+    the line's (its fields in the struct's order); a fresh one at each call.
+    """
+    if isinstance(held, msgspec.Struct):
+        record: dict[str, Any] = msgspec.to_builtins(held)
+        return record
+    return held
+
+
+class StepRecords(Mapping[int, Mapping[str, Any]]):
+    """``Run.step_records`` of a run read from a file: each step's record held as it was read (a
+    ``schema.StepRecord``, or a dict), made into a dict when asked for (``as_record``).
+
+    ``field`` reads one field of many records without making any of them.
+    """
+
+    __slots__ = ()
+
+    def held(self, index: int) -> Mapping[str, Any] | msgspec.Struct:
+        """The record of step ``index`` as held; ``KeyError`` when it has none."""
+        raise NotImplementedError
+
+    def __getitem__(self, index: int) -> Mapping[str, Any]:
+        return as_record(self.held(index))
+
+    def field(self, name: str, indices: Iterable[int]) -> list[Any]:
+        """The value of field ``name`` of the record of each step of ``indices``, as its dict would give it
+        (``None`` where the step has no record, or its record no such field)."""
+        values: list[Any] = []
+        for index in indices:
+            try:
+                held = self.held(index)
+            except KeyError:
+                values.append(None)
+                continue
+            if isinstance(held, Mapping):
+                values.append(held.get(name))
+            else:
+                value = getattr(held, name, None)
+                values.append(None if value is None or value is msgspec.UNSET else msgspec.to_builtins(value))
+        return values
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Run:
     """A recorded run: its header, its steps in index order, its model calls and its end."""
@@ -400,6 +450,17 @@ class Run:
     def summariser(self) -> str:
         """The summariser an importer gave the run's results (``""``: the results keep none)."""
         return str(self.header.get("summariser", ""))
+
+    def step_field(self, name: str, indices: Iterable[int]) -> list[Any]:
+        """The value of field ``name`` of the record of each step of ``indices`` (``None`` where it has none).
+
+        ``[run.step_records[i].get(name) for i in indices]``, without making a dict of each record of a run
+        read from a file (the frames read the timestamps so).
+        """
+        records = self.step_records
+        if isinstance(records, StepRecords):
+            return records.field(name, indices)
+        return [record.get(name) if (record := records.get(index)) is not None else None for index in indices]
 
     def last_calls(self) -> dict[int, ModelCall]:
         """Each step's last model call, by step index: the reply its recorded decision came from.

@@ -35,13 +35,14 @@ from agentrender.runfile.model import (
     RunFileError,
     RunWarning,
     RunWarnings,
+    StepRecords,
+    as_record,
     has_opening,
 )
 from agentrender.runfile.schema import (
     BadRecord,
     ModelCallRecord,
     StepRecord,
-    as_record,
     load_typed,
     quick_record,
     read_record,
@@ -178,16 +179,16 @@ _Item = Mapping[str, Any] | StepRecord | ModelCall | _Unloaded
 """What ``Loader.records`` holds for a record, or for a stretch of unloaded ones."""
 
 
-class _StepRecords(Mapping[int, Mapping[str, Any]]):
-    """``Run.step_records`` of a run read from a file: each step's record made into a dict when asked for."""
+class _StepRecords(StepRecords):
+    """``Run.step_records`` of a run read from a file in one go: the records the loader held, by index."""
 
     __slots__ = ("_records",)
 
     def __init__(self, records: Mapping[int, Mapping[str, Any] | StepRecord]) -> None:
         self._records = records
 
-    def __getitem__(self, index: int) -> Mapping[str, Any]:
-        return as_record(self._records[index])
+    def held(self, index: int) -> Mapping[str, Any] | StepRecord:
+        return self._records[index]
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._records)

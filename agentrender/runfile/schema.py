@@ -46,7 +46,6 @@ __all__ = [
     "SentRecord",
     "StepRecord",
     "ToolRecord",
-    "as_record",
     "check_record",
     "doubts",
     "is_count",
@@ -177,7 +176,7 @@ class ObservationRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unkno
 
 
 # A loaded run holds its step records as these structs, not as dicts: a field not written is ``UNSET``
-# and one written as ``null`` is ``None``, so ``as_record`` gives back the record the line held (its
+# and one written as ``null`` is ``None``, so ``model.as_record`` gives back the record the line held (its
 # fields in the struct's order).
 class StepRecord(_Record, tag="step", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """``step``: a step's decision and observation; a later record with the same ``index`` replaces it."""
@@ -657,11 +656,3 @@ def _observation(record: ObservationRecord | UnsetType | None) -> Observation | 
         content=record.content or "",
         summary=record.summary or "",
     )
-
-
-def as_record(item: Mapping[str, Any] | StepRecord) -> Mapping[str, Any]:
-    """A record a run holds, as the dict its line held: a ``StepRecord`` made into one (a fresh dict at each call)."""
-    if isinstance(item, StepRecord):
-        record: dict[str, Any] = msgspec.to_builtins(item)
-        return record
-    return item
