@@ -144,7 +144,10 @@ _STEP_PARTS = (
     "tool_use_id",
     "full",
     "ended",
-    "shown",
+    "shown_as",
+    "shown_type",
+    "shown_bytes",
+    "hidden_bytes",
     "call",
     "calls",
     "compaction",
@@ -155,7 +158,9 @@ _STEP_PARTS = (
 - ``record``: the step's record in the run file (``{}`` for a step built in memory);
 - ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``: the step's facts in the view after the last
   step (``View.step_columns``); ``None`` (but ``rendered`` and ``ended``) when that view skips it;
-- ``shown``: the ``BlockFact`` of the step's user turn in that view, what the model was shown for it;
+- ``shown_as``, ``shown_type``, ``shown_bytes``, ``hidden_bytes``: the kind, block type, shown and hidden bytes of the
+  ``BlockFact`` of the step's user turn in that view, what the model was shown for it (``View.result_columns``);
+  ``None`` when the view has no user turn for the step;
 - ``call`` and ``calls``: the last model call made for the step, and how many were;
 - ``compaction``: the compaction right before the step (its request was the first sent after it), in that view's terms.
 """
@@ -265,16 +270,16 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "nudge",
         "bool",
         "True when the render answered the step with a text nudge instead of a tool_result.",
-        lambda shown: shown.block.type != "tool_result",
-        of="shown",
+        lambda block_type: block_type != "tool_result",
+        of="shown_type",
         absent=False,
     ),
     Column(
         "shown_bytes",
         "Int64",
         "UTF-8 bytes of what the render's user turn showed for the step.",
-        attrgetter("shown_bytes"),
-        of="shown",
+        _itself,
+        of="shown_bytes",
     ),
     Column(
         "shown_as",
@@ -283,8 +288,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "cut at the cap (cut), its summary (summary), a nudge (nudge_no_tool_call, nudge_truncated, "
         "nudge_invalid), the interrupted re-request (interrupted), a hook's block (hook), or the block an imported "
         "run sent, replayed as it was (as_sent); null when skipped.",
-        attrgetter("kind"),
-        of="shown",
+        _itself,
+        of="shown_as",
         categories=RESULT_KINDS,
     ),
     Column(
@@ -292,8 +297,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "Bytes of the step's content the model was not shown: all of it for a summary, the rest past the cap "
         "for a cut result, else 0; null when skipped.",
-        attrgetter("hidden_bytes"),
-        of="shown",
+        _itself,
+        of="hidden_bytes",
     ),
     Column(
         "ended",
@@ -392,13 +397,13 @@ def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, li
 def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
     """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order."""
     if kept is None:
-        steps, facts, shown = run.steps, view.step_columns(), view.result_blocks()
+        steps, facts, shown = run.steps, view.step_columns(), view.result_columns()
         calls = run.model_calls
     else:
         start, stop, step = kept.indices(len(run.steps))
         if step != 1:
             raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
-        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_blocks(start, stop)
+        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_columns(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
     indices = list(map(attrgetter("index"), steps))
@@ -414,7 +419,10 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "observation": list(map(attrgetter("observation"), steps)),
         "record": [records.get(index, _NO_RECORD) for index in indices],
         **facts,
-        "shown": list(shown),
+        "shown_as": shown["kind"],
+        "shown_type": shown["type"],
+        "shown_bytes": shown["shown_bytes"],
+        "hidden_bytes": shown["hidden_bytes"],
         "call": list(map(last.get, indices)),
         "calls": [counts.get(index, 0) for index in indices],
         "compaction": list(map(compacted.get, indices)),
