@@ -790,6 +790,9 @@ def _lists(
         of = column.of
         part, _, field = of.partition(".")
         owners = parts[part]
+        if value is _itself and column.absent is None and not field:
+            lists[column.name] = owners  # the part as it is, a null where it is None: no look for holes needed
+            continue
         if part not in holes:
             holes[part] = any(map(is_, owners, repeat(None)))
         values = fields.get(of)
@@ -797,7 +800,7 @@ def _lists(
             values = fields[of] = _fields(owners, field, holes[part]) if field else owners
         try:
             if value is _itself and (column.absent is None or not holes[part]):
-                lists[column.name] = list(values)
+                lists[column.name] = values
             elif column.values is not None:
                 lists[column.name] = _all_at_once(column, owners, values, holes[part])
             elif holes[part]:
@@ -942,20 +945,22 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
     match (they read some texts the loader refuses). A column whose texts are all of the forms where
     they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
-    nulls = sum(map(is_, values, repeat(None)))
-    times = _iso_times(pandas, values) if nulls < len(values) else None
-    if times is not None and times.isna().sum() == nulls and times.min() >= _EARLIEST and times.max() <= _LATEST:
+    times = _iso_times(pandas, values)
+    if times is not None and times.min() >= _EARLIEST and times.max() <= _LATEST:
         return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 
 
 def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
-    """The times of ``values`` read at once (NaT for a null, or a time that does not exist), when each text is
-    of the forms ``_ISO_TIMESTAMP``; else ``None``."""
+    """The times of ``values`` read at once, when each text is of the forms ``_ISO_TIMESTAMP`` and is read (NaT
+    only for a null); else ``None``."""
     pa, compute = require("frame", "pyarrow"), require("frame", "pyarrow.compute")
     try:
         column = pa.array(values, pa.string())
     except UnicodeEncodeError:  # a lone surrogate: no timestamp
+        return None
+    nulls = column.null_count
+    if nulls == len(column):
         return None
     shaped = compute.all(compute.match_substring_regex(column, _ISO_TIMESTAMP)).as_py()
     if not shaped or compute.any(compute.starts_with(column, "0000")).as_py():
@@ -963,9 +968,10 @@ def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
     try:
         # Arrow's parse is several times faster than pandas', but refuses a whole column for one time
         # that does not exist or has no offset; pandas reads those (as NaT, and as UTC).
-        return column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
+        times = column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
     except pa.ArrowInvalid:
-        return pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+        times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+    return times if times.isna().sum() == nulls else None
 
 
 _NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})

@@ -240,11 +240,11 @@ class StepRenders(render.Turns):
         for step in self.rendered[start:stop]:
             block_type, text, rule = parts(step, full, result_bytes)
             kind = kinds[rule]
-            shown = utf8_bytes(text)
+            shown = len(text) if text.isascii() else utf8_bytes(text)
             add_kind(kind)
             add_type(block_type)
             add_shown(shown)
-            add_hidden(_hidden_bytes(kind, step, shown, result_bytes))
+            add_hidden(_hidden_bytes(kind, step, shown, result_bytes) if kind in _PART_SHOWN else 0)
         return columns
 
     def result_fact(self, position: int, full: bool) -> MessageFact:
@@ -297,10 +297,14 @@ def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
 
 
+_PART_SHOWN = frozenset({"summary", "cut"})
+"""The kinds of block that show a step's result in part (``_hidden_bytes``): a summary, or the result cut."""
+
+
 def _hidden_bytes(kind: str, step: Step, shown: int, result_bytes: int, content_bytes: int | None = None) -> int:
     """Bytes of ``step``'s content the model was not shown, by the kind of block (of ``BLOCK_KINDS``) it was shown
     carrying ``shown`` bytes: all of them for a summary, the rest past the cap for a cut result, else none."""
-    if kind != "summary" and kind != "cut":
+    if kind not in _PART_SHOWN:
         return 0
     if content_bytes is None:
         observation = step.observation
