@@ -69,8 +69,9 @@ class Column:
     """One column of a frame: its name, dtype and meaning, and how it is computed.
 
     ``value`` computes the column's value for one row, from the row's field ``of`` (or the
-    whole row); where that field is ``None`` the column holds ``absent``. A column computed
-    from other columns of the frame sets ``derive`` instead.
+    whole row, or a field of that field: ``"decision.reason"``); where that field is ``None``
+    the column holds ``absent``. A column computed from other columns of the frame sets
+    ``derive`` instead.
     """
 
     name: str
@@ -84,11 +85,15 @@ class Column:
     derive: Callable[[dict[str, Any]], Any] | None = None
     """The column from the columns built before it, for a column computed from others."""
     of: str = ""
-    """The field of the row type ``value`` is given (``"decision"``, ``"facts"``, ...); ``""`` for the whole row."""
+    """The field of the row type ``value`` is given (``"decision"``, ``"facts"``, ...), or a field of it
+    (``"decision.reason"``: the column is ``absent`` where the decision is ``None``); ``""`` for the whole row."""
     absent: Any = None
     """The value when that field is ``None`` (no decision, not rendered, ...): null unless set."""
     categories: tuple[str, ...] = ()
     """For a categorical: the values it always offers, in this order; values seen besides follow, sorted."""
+    values: Callable[[list[Any]], list[Any]] | None = None
+    """``value`` of each of a list of fields at once, for a column where one call for all of them costs less than
+    a call each: ``values(fields) == [value(field) for field in fields]``."""
 
 
 _KINDS = ("tool_call", "complete", "truncated", "no_tool_call")
@@ -107,6 +112,29 @@ _DURATION = "timedelta64[us]"
 
 def _or_null(text: str) -> str | None:
     return text or None
+
+
+def _json_or_null(value: Any) -> str | None:
+    """``value`` as compact JSON text (``_encode_json``); ``None`` for ``None``."""
+    return None if value is None else _encode_json(value)
+
+
+def _jsons_or_nulls(values: list[Any]) -> list[str | None]:
+    """``_json_or_null`` of each of ``values``: encoded together, one line each, where every one of them can be."""
+    try:
+        lines = _ENCODER.encode_lines(values).decode().split("\n")
+    except UnicodeEncodeError:  # a lone surrogate, which _encode_json keeps: each encoded alone
+        return list(map(_json_or_null, values))
+    # compact JSON holds no line break (a text's is escaped), so each line is one value
+    return [None if value is None else line for value, line in zip(values, lines, strict=False)]
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def _utf8_sizes(texts: list[str]) -> list[int]:
+    """``utf8_bytes`` of each of ``texts`` (an ASCII text's length, without a call for it)."""
+    return [len(text) if text.isascii() else utf8_bytes(text) for text in texts]
 
 
 def _encode_json(value: Any) -> str:
@@ -138,13 +166,17 @@ _STEP_PARTS = (
     "step",
     "decision",
     "observation",
-    "record",
+    "started_at",
+    "ended_at",
     "rendered",
     "position",
     "tool_use_id",
     "full",
     "ended",
-    "shown",
+    "shown_as",
+    "shown_type",
+    "shown_bytes",
+    "hidden_bytes",
     "call",
     "calls",
     "compaction",
@@ -152,10 +184,13 @@ _STEP_PARTS = (
 """What a column of ``steps_frame`` is computed from, for one step (a ``Column``'s ``of``):
 
 - ``step``, ``decision``, ``observation``: the step and its decision and observation;
-- ``record``: the step's record in the run file (``{}`` for a step built in memory);
+- ``started_at``, ``ended_at``: the timestamps of the step's record in the run file, as it wrote them
+  (``_step_times``; ``None`` for a step built in memory, or a record without one);
 - ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``: the step's facts in the view after the last
   step (``View.step_columns``); ``None`` (but ``rendered`` and ``ended``) when that view skips it;
-- ``shown``: the ``BlockFact`` of the step's user turn in that view, what the model was shown for it;
+- ``shown_as``, ``shown_type``, ``shown_bytes``, ``hidden_bytes``: the kind, block type, shown and hidden bytes of the
+  ``BlockFact`` of the step's user turn in that view, what the model was shown for it (``View.result_columns``);
+  ``None`` when the view has no user turn for the step;
 - ``call`` and ``calls``: the last model call made for the step, and how many were;
 - ``compaction``: the compaction right before the step (its request was the first sent after it), in that view's terms.
 """
@@ -163,47 +198,40 @@ _STEP_PARTS = (
 
 STEP_COLUMNS: tuple[Column, ...] = (
     Column("index", "int64", "The step's index in the run.", attrgetter("index"), of="step"),
-    Column("kind", "category", "The decision's kind.", attrgetter("kind"), of="decision", categories=_KINDS),
-    Column(
-        "tool",
-        "category",
-        "The tool the decision names; null when it names none.",
-        lambda d: d.tool or None,
-        of="decision",
-    ),
-    Column("reason", "string", "The decision's reason text.", attrgetter("reason"), of="decision"),
-    Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", lambda d: utf8_bytes(d.reason), of="decision"),
+    Column("kind", "category", "The decision's kind.", _itself, of="decision.kind", categories=_KINDS),
+    Column("tool", "category", "The tool the decision names; null when it names none.", _or_null, of="decision.tool"),
+    Column("reason", "string", "The decision's reason text.", _itself, of="decision.reason"),
+    Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", utf8_bytes, of="decision.reason", values=_utf8_sizes),
     Column(
         "args",
         "string",
         "The decision's arguments as compact JSON text; null when it recorded none.",
-        lambda d: _encode_json(d.args) if d.args is not None else None,
-        of="decision",
+        _json_or_null,
+        of="decision.args",
+        values=_jsons_or_nulls,
     ),
     Column(
         "args_invalid",
         "boolean",
         "True when the arguments were not JSON and are kept out of band in invalid_args.",
-        lambda d: d.invalid_args != "",
-        of="decision",
+        bool,
+        of="decision.invalid_args",
     ),
     Column(
         "args_base64",
         "boolean",
         "True when invalid_args is base64 because the raw arguments were not UTF-8.",
-        attrgetter("invalid_base64"),
-        of="decision",
+        _itself,
+        of="decision.invalid_base64",
     ),
     Column(
         "invalid_args",
         "string",
         "The out-of-band arguments (text, or base64 of the raw bytes); null when there are none.",
-        lambda d: d.invalid_args or None,
-        of="decision",
+        _or_null,
+        of="decision.invalid_args",
     ),
-    Column(
-        "status", "category", "The observation's status.", attrgetter("status"), of="observation", categories=_STATUSES
-    ),
+    Column("status", "category", "The observation's status.", _itself, of="observation.status", categories=_STATUSES),
     Column(
         "failed",
         "boolean",
@@ -222,15 +250,17 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "content_bytes",
         "Int64",
         "UTF-8 bytes of the observation's content.",
-        lambda o: utf8_bytes(o.content),
-        of="observation",
+        utf8_bytes,
+        of="observation.content",
+        values=_utf8_sizes,
     ),
     Column(
         "summary_bytes",
         "Int64",
         "UTF-8 bytes of the observation's summary.",
-        lambda o: utf8_bytes(o.summary),
-        of="observation",
+        utf8_bytes,
+        of="observation.summary",
+        values=_utf8_sizes,
     ),
     Column(
         "rendered",
@@ -265,16 +295,16 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "nudge",
         "bool",
         "True when the render answered the step with a text nudge instead of a tool_result.",
-        lambda shown: shown.block.type != "tool_result",
-        of="shown",
+        lambda block_type: block_type != "tool_result",
+        of="shown_type",
         absent=False,
     ),
     Column(
         "shown_bytes",
         "Int64",
         "UTF-8 bytes of what the render's user turn showed for the step.",
-        attrgetter("shown_bytes"),
-        of="shown",
+        _itself,
+        of="shown_bytes",
     ),
     Column(
         "shown_as",
@@ -283,8 +313,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "cut at the cap (cut), its summary (summary), a nudge (nudge_no_tool_call, nudge_truncated, "
         "nudge_invalid), the interrupted re-request (interrupted), a hook's block (hook), or the block an imported "
         "run sent, replayed as it was (as_sent); null when skipped.",
-        attrgetter("kind"),
-        of="shown",
+        _itself,
+        of="shown_as",
         categories=RESULT_KINDS,
     ),
     Column(
@@ -292,8 +322,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "Bytes of the step's content the model was not shown: all of it for a summary, the rest past the cap "
         "for a cut result, else 0; null when skipped.",
-        attrgetter("hidden_bytes"),
-        of="shown",
+        _itself,
+        of="hidden_bytes",
     ),
     Column(
         "ended",
@@ -326,8 +356,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         attrgetter("bytes_after"),
         of="compaction",
     ),
-    Column("started_at", _TIMESTAMP, "When the step started.", lambda record: record.get("started_at"), of="record"),
-    Column("ended_at", _TIMESTAMP, "When the step ended.", lambda record: record.get("ended_at"), of="record"),
+    Column("started_at", _TIMESTAMP, "When the step started.", _itself, of="started_at"),
+    Column("ended_at", _TIMESTAMP, "When the step ended.", _itself, of="ended_at"),
     Column(
         "duration", _DURATION, "ended_at - started_at.", derive=lambda built: built["ended_at"] - built["started_at"]
     ),
@@ -392,19 +422,19 @@ def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, li
 def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
     """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order."""
     if kept is None:
-        steps, facts, shown = run.steps, view.step_columns(), view.result_blocks()
+        steps, facts, shown = run.steps, view.step_columns(), view.result_columns()
         calls = run.model_calls
     else:
         start, stop, step = kept.indices(len(run.steps))
         if step != 1:
             raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
-        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_blocks(start, stop)
+        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_columns(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
     indices = list(map(attrgetter("index"), steps))
     last = {call.step: call for call in calls}
     counts = Counter(call.step for call in calls)
-    records = run.step_records
+    started_at, ended_at = _step_times(run, indices)
     compactions = view.views.compactions
     present = set(indices) if compactions else set()
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
@@ -412,13 +442,25 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "step": list(steps),
         "decision": list(map(attrgetter("decision"), steps)),
         "observation": list(map(attrgetter("observation"), steps)),
-        "record": [records.get(index, _NO_RECORD) for index in indices],
+        "started_at": started_at,
+        "ended_at": ended_at,
         **facts,
-        "shown": list(shown),
+        "shown_as": shown["kind"],
+        "shown_type": shown["type"],
+        "shown_bytes": shown["shown_bytes"],
+        "hidden_bytes": shown["hidden_bytes"],
         "call": list(map(last.get, indices)),
         "calls": [counts.get(index, 0) for index in indices],
         "compaction": list(map(compacted.get, indices)),
     }
+
+
+def _step_times(run: Run, indices: Sequence[int]) -> tuple[list[Any], list[Any]]:
+    """When each step of ``indices`` started and ended, as its record in the run file says (the text of an ISO 8601
+    timestamp; ``None`` for a step built in memory, or a record that says nothing)."""
+    records = run.step_records
+    kept = [records.get(index, _NO_RECORD) for index in indices]
+    return [record.get("started_at") for record in kept], [record.get("ended_at") for record in kept]
 
 
 def _view(run: Run, options: render.Options) -> View:
@@ -737,42 +779,72 @@ def _lists(
     columns: Sequence[Column], parts: Mapping[str, list[Any]], label: Callable[[int], str]
 ) -> dict[str, list[Any]]:
     """Each computed column as a list of plain values (``None`` for a null), from ``parts``: for each field a
-    column may be ``of``, that field of every row, in row order."""
+    column may be ``of``, that field of every row, in row order (a field of a field is taken from it here)."""
     lists: dict[str, list[Any]] = {}
     holes: dict[str, bool] = {}
+    fields: dict[str, list[Any]] = {}
     for column in columns:
         value = column.value
         if value is None:
             continue
         of = column.of
-        values = parts[of]
-        if of not in holes:
-            holes[of] = any(map(is_, values, repeat(None)))
+        part, _, field = of.partition(".")
+        owners = parts[part]
+        if value is _itself and column.absent is None and not field:
+            lists[column.name] = owners  # the part as it is, a null where it is None: no look for holes needed
+            continue
+        if part not in holes:
+            holes[part] = any(map(is_, owners, repeat(None)))
+        values = fields.get(of)
+        if values is None:
+            values = fields[of] = _fields(owners, field, holes[part]) if field else owners
         try:
-            if value is _itself and (column.absent is None or not holes[of]):
-                lists[column.name] = list(values)
-            elif holes[of]:
+            if value is _itself and (column.absent is None or not holes[part]):
+                lists[column.name] = values
+            elif column.values is not None:
+                lists[column.name] = _all_at_once(column, owners, values, holes[part])
+            elif holes[part]:
                 absent = column.absent
-                lists[column.name] = [absent if part is None else value(part) for part in values]
+                pairs = zip(owners, values, strict=True)
+                lists[column.name] = [absent if owner is None else value(v) for owner, v in pairs]
             else:
                 lists[column.name] = list(map(value, values))
         except Exception as error:
-            error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, values))}")
+            error.add_note(f"computing column {column.name!r} for {label(_first_failing(value, owners, values))}")
             raise
     return lists
+
+
+def _all_at_once(column: Column, owners: list[Any], values: list[Any], holes: bool) -> list[Any]:
+    """``column.values`` of ``values``, ``column.absent`` where the owner of the value is ``None``."""
+    assert column.values is not None
+    if not holes:
+        return column.values(values)
+    made = iter(column.values([value for owner, value in zip(owners, values, strict=True) if owner is not None]))
+    return [column.absent if owner is None else next(made) for owner in owners]
+
+
+def _fields(owners: list[Any], field: str, holes: bool) -> list[Any]:
+    """The attribute ``field`` of each of ``owners``, ``None`` for an owner that is ``None``."""
+    if holes:
+        return [None if owner is None else getattr(owner, field) for owner in owners]
+    return list(map(attrgetter(field), owners))
 
 
 def _cell(column: Column, row: Any) -> Any:
     """One row's value of ``column`` (what ``_frame`` computes a column at a time)."""
     assert column.value is not None
-    part = getattr(row, column.of) if column.of else row
-    return column.absent if part is None else column.value(part)
+    part, _, field = column.of.partition(".")
+    owner = getattr(row, part) if part else row
+    if owner is None:
+        return column.absent
+    return column.value(getattr(owner, field) if field else owner)
 
 
-def _first_failing(value: Callable[[Any], Any], parts: Sequence[Any]) -> int:
-    for i, part in enumerate(parts):
+def _first_failing(value: Callable[[Any], Any], owners: Sequence[Any], values: Sequence[Any]) -> int:
+    for i, (owner, part) in enumerate(zip(owners, values, strict=True)):
         try:
-            if part is not None:
+            if owner is not None:
                 value(part)
         except Exception:
             return i
@@ -818,24 +890,42 @@ def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
 
 def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
-    if dtype in _NULLABLE and values.count(None) == len(values):
+    if dtype in _NULLABLE and all(map(is_, values, repeat(None))):
         # A column with no value at all (a run with no model calls, say): one null repeated,
         # rather than a list of nulls converted one by one.
         return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(len(values))
     if dtype == "category":
         categories = _categories(column, values)
-        # Coding the values here is several times faster than letting Categorical factorize them.
+        # Coding the values here is several times faster than letting Categorical factorize them
+        # (by dict.get: a dict's __getitem__, called through its slot wrapper, costs ten times as much).
         code = {category: i for i, category in enumerate(categories)}
         code[None] = -1
+        codes = require("frame", "numpy").fromiter(map(code.get, values), "int32", len(values))
         # the labels are pandas' own text dtype ("str"), held by Python's strings (see TEXT_DTYPE)
         labels = pandas.Index(categories, dtype=pandas.StringDtype("python", na_value=float("nan")))
-        return pandas.Categorical.from_codes(list(map(code.__getitem__, values)), categories=labels)
+        return pandas.Categorical.from_codes(codes, categories=labels)
     if dtype.startswith("datetime64"):
         for value in values:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
         return _timestamps(pandas, values, dtype)
+    if dtype in _NUMBERS and values:
+        # A whole column of integers (or of booleans) is one NumPy array, read in C; pandas.array would
+        # look at each value in Python first. Any other column (a null, a value of another type: NumPy
+        # gives it another dtype) is left to pandas.array, which converts or refuses it as it always did.
+        numpy = require("frame", "numpy")
+        array = numpy.array(values)
+        if array.dtype == _NUMBERS[dtype]:
+            if dtype == "Int64":
+                return pandas.arrays.IntegerArray(array, numpy.zeros(len(array), bool))
+            if dtype == "boolean":
+                return pandas.arrays.BooleanArray(array, numpy.zeros(len(array), bool))
+            return array
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
+
+
+_NUMBERS = {"int64": "int64", "Int64": "int64", "bool": "bool", "boolean": "bool"}
+"""The dtypes of ``Column`` a column of plain values is read into by NumPy, and the NumPy dtype those values give."""
 
 
 # The timestamps Arrow's and pandas' ISO 8601 parsers read as ``parse_timestamp`` does: those of the
@@ -855,25 +945,22 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
     match (they read some texts the loader refuses). A column whose texts are all of the forms where
     they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
-    texts = [value for value in values if value is not None]
-    times = _iso_times(pandas, values) if texts else None
-    if (
-        times is not None
-        and times.isna().sum() == len(values) - len(texts)
-        and times.min() >= _EARLIEST
-        and times.max() <= _LATEST
-    ):
+    times = _iso_times(pandas, values)
+    if times is not None and times.min() >= _EARLIEST and times.max() <= _LATEST:
         return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 
 
 def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
-    """The times of ``values`` read at once (NaT for a null, or a time that does not exist), when each text is
-    of the forms ``_ISO_TIMESTAMP``; else ``None``."""
+    """The times of ``values`` read at once, when each text is of the forms ``_ISO_TIMESTAMP`` and is read (NaT
+    only for a null); else ``None``."""
     pa, compute = require("frame", "pyarrow"), require("frame", "pyarrow.compute")
     try:
         column = pa.array(values, pa.string())
     except UnicodeEncodeError:  # a lone surrogate: no timestamp
+        return None
+    nulls = column.null_count
+    if nulls == len(column):
         return None
     shaped = compute.all(compute.match_substring_regex(column, _ISO_TIMESTAMP)).as_py()
     if not shaped or compute.any(compute.starts_with(column, "0000")).as_py():
@@ -881,9 +968,10 @@ def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
     try:
         # Arrow's parse is several times faster than pandas', but refuses a whole column for one time
         # that does not exist or has no offset; pandas reads those (as NaT, and as UTC).
-        return column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
+        times = column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
     except pa.ArrowInvalid:
-        return pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+        times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+    return times if times.isna().sum() == nulls else None
 
 
 _NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})

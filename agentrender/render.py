@@ -76,6 +76,7 @@ __all__ = [
     "invalid_nudge",
     "messages",
     "observation_and_rule",
+    "observation_parts",
     "opening_blocks",
     "replay_key",
     "tool_use_id",
@@ -719,36 +720,45 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
 
 def observation_and_rule(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> tuple[ContentBlock, str]:
     """``default_observation``'s block, and the row of its table that made it (a key of ``USER_RULES``)."""
+    block_type, text, rule = observation_parts(step, full, max_bytes)
+    if block_type == "text":
+        return ContentBlock(type="text", text=text), rule
+    observation = step.observation
+    failed = observation is not None and observation.failed  # an error, or a rejected decision
+    return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=text, is_error=failed), rule
+
+
+def observation_parts(step: Step, full: bool, max_bytes: int) -> tuple[str, str, str]:
+    """``default_observation``'s table for one step, as its block's type, text and row (a key of ``USER_RULES``).
+
+    The type is ``"text"`` or ``"tool_result"`` (flagged ``is_error`` when the step's observation
+    ``failed``). ``observation_and_rule`` builds its block from these; an instrument that needs only
+    what each step's block is and how big (a table of a whole run) reads them without the block.
+    """
     decision = step.decision
     observation = step.observation
     if decision is None or decision.kind == "no_tool_call":
-        return ContentBlock(type="text", text=NUDGE_NO_TOOL_CALL), "no_tool_call"
+        return "text", NUDGE_NO_TOOL_CALL, "no_tool_call"
     if decision.kind == "truncated":
-        return ContentBlock(type="text", text=NUDGE_TRUNCATED), "truncated"
+        return "text", NUDGE_TRUNCATED, "truncated"
     if decision.kind != "tool_call" or not decision.tool:
         if observation is not None and observation.status == "invalid_decision":
-            return ContentBlock(type="text", text=invalid_nudge(observation.summary, max_bytes)), "not_a_call_invalid"
-        return ContentBlock(type="text", text=NUDGE_NO_TOOL_CALL), "not_a_call"
+            return "text", invalid_nudge(observation.summary, max_bytes), "not_a_call_invalid"
+        return "text", NUDGE_NO_TOOL_CALL, "not_a_call"
     if observation is None or observation.status == "interrupted":
-        return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=INTERRUPTED_TEXT), "interrupted"
-    status = observation.status
-    if status == "invalid_decision":
-        nudge = invalid_nudge(observation.summary, max_bytes)
-        rejected = ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=nudge, is_error=True)
-        return rejected, "invalid_decision"
-    failed = status == "error"
+        return "tool_result", INTERRUPTED_TEXT, "interrupted"
+    if observation.status == "invalid_decision":
+        return "tool_result", invalid_nudge(observation.summary, max_bytes), "invalid_decision"
     if full:
         text = observation.content
         content = truncate(text, max_bytes)
-        rule = "full" if content is text else "full_cut"  # truncate gives back a string within the cap as it is
-    else:
-        text = observation.summary
-        if text:
-            content = truncate(text, max_bytes)
-            rule = "summary" if content is text else "summary_cut"
-        else:
-            content, rule = NO_SUMMARY_TEXT, "no_summary"
-    return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=content, is_error=failed), rule
+        # truncate gives back a string within the cap as it is
+        return "tool_result", content, "full" if content is text else "full_cut"
+    text = observation.summary
+    if not text:
+        return "tool_result", NO_SUMMARY_TEXT, "no_summary"
+    content = truncate(text, max_bytes)
+    return "tool_result", content, "summary" if content is text else "summary_cut"
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:

@@ -18,6 +18,7 @@ from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Col
 from agentrender.runfile import ModelCall, Run, load_run, parse_timestamp, write_run
 from agentrender.views import RESULT_KINDS, Views
 from tests._support.examples import examples
+from tests._support.steps import decisions, observations
 
 NA = pd.NA
 
@@ -135,6 +136,33 @@ def test_step_columns_are_the_declared_table() -> None:
     frame = steps_frame(_every_case())
     assert _frame_dtypes(frame) == _dtypes(STEP_COLUMNS)
     assert len(frame) == 13
+
+
+_FIELD_OWNERS = {"decision": decisions, "observation": observations}
+_ODD_ARGS = st.sampled_from([{"a": 1 + 2j}, {"half": "\ud800"}, "\ud800", ["é", {"x": None}], "line\nbreak"])
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(data=st.data())
+def test_a_column_computed_at_once_is_its_value_of_each_row(data: st.DataObject) -> None:
+    """A column whose values are computed for all rows at once (Column.values) holds what its value gives for each
+    row, for any fields: non-ASCII text, lone surrogates, arguments that are not JSON (the same error)."""
+    for column in (c for c in (*STEP_COLUMNS, *MODEL_CALL_COLUMNS, *RUN_COLUMNS) if c.values is not None):
+        assert column.value is not None
+        owner, _, field = column.of.partition(".")
+        owners = data.draw(st.lists(_FIELD_OWNERS[owner], max_size=8))
+        fields = [getattr(x, field) for x in owners]
+        if field == "args":
+            fields += data.draw(st.lists(_ODD_ARGS, max_size=2))
+        try:
+            expected: Any = [column.value(f) for f in fields]
+        except Exception as error:  # the same error, computed either way
+            expected = type(error)
+        try:
+            got: Any = column.values(fields)
+        except Exception as error:
+            got = type(error)
+        assert got == expected, column.name
 
 
 def test_every_column_says_what_it_means() -> None:

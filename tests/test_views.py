@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,15 +32,18 @@ from agentrender.views import (
     DECIDE_RULES,
     NO_WINDOW,
     RESULT_KINDS,
+    View,
     Views,
     approx_tokens,
     disagreements,
     explain_decide,
     message_bytes,
 )
+from tests._support.compacted import compacted_run, compaction
 from tests._support.conversations import WEATHER
 from tests._support.examples import examples
 from tests._support.runs import every_kind_run, hostile_run, long_run
+from tests._support.steps import make_steps, step_bodies
 
 
 def wire_bytes(messages: list[Message]) -> int:
@@ -403,6 +408,79 @@ def test_result_blocks_are_each_steps_result_block(
         blocks = view.result_blocks(start, stop)
     assert len(blocks) == len(expected)
     assert all(block is fact for block, fact in zip(blocks, expected, strict=True))
+
+
+def rendered_columns(view: View, start: int = 0, stop: int | None = None) -> dict[str, list[Any]]:
+    """What ``View.result_columns`` must say: the facts of the rendered ``result_blocks``."""
+    blocks = view.result_blocks(start, stop)
+    return {
+        "kind": [None if b is None else b.kind for b in blocks],
+        "type": [None if b is None else b.block.type for b in blocks],
+        "shown_bytes": [None if b is None else b.shown_bytes for b in blocks],
+        "hidden_bytes": [None if b is None else b.hidden_bytes for b in blocks],
+    }
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    bodies=step_bodies,
+    window=st.integers(min_value=0, max_value=16),
+    cap=st.sampled_from([0, 1, 2, 3, 4, 5, 8, 20, 64, render.RESULT_BYTES]),
+    at=st.none() | st.integers(min_value=0, max_value=15),
+    start=st.integers(min_value=-16, max_value=16),
+    stop=st.none() | st.integers(min_value=-16, max_value=16),
+    tool_use_id=st.booleans(),
+)
+def test_result_columns_are_the_rendered_blocks_facts(
+    bodies: list[Any], window: int, cap: int, at: int | None, start: int, stop: int | None, tool_use_id: bool
+) -> None:
+    """View.result_columns, worked out from the steps without rendering them, is what the rendered result blocks
+    say (kind, block type, shown and hidden bytes) for every step, window, cap, slice and view, skipped steps too."""
+    run = Run(header={"goal": "g"}, steps=tuple(make_steps(bodies)))
+    options = run.options(recent_results=window, result_bytes=cap, tool_use_id=custom_id if tool_use_id else None)
+    view = Views(run, options).at(at)
+    assert view.result_columns(start, stop) == rendered_columns(view, start, stop)
+
+
+def _result_column_cases(tmp_path: Path) -> Iterator[tuple[str, View]]:
+    """Views of many shapes: every kind of step under several windows and caps, hooks, imported runs as sent and
+    under the contract, compactions, and a conversation that ended on an unanswered reply."""
+    every = every_kind_run(content="é€😀 line\n" * 700)
+    for window, cap in ((0, 0), (3, 2), (5, 600), (20, 100), (NO_WINDOW, render.RESULT_BYTES)):
+        for at in (None, 4, 9):
+            yield (
+                f"every kind, window {window}, cap {cap}, at {at}",
+                Views(every, every.options(recent_results=window, result_bytes=cap)).at(at),
+            )
+    hooked = long_run(30, every=4)
+    yield (
+        "hooks",
+        Views(hooked, hooked.options(recent_results=7, assistant=custom_assistant, observation=custom_observation)).at(
+            None
+        ),
+    )
+    imported = from_anthropic(WEATHER)
+    yield "imported, as sent", Views(imported).at(None)
+    yield "imported, under the contract", Views(imported, imported.options(recent_results=1, result_bytes=20)).at(None)
+    compacted = compacted_run(tmp_path, 9, [compaction(2), compaction(6, trigger="manual")])
+    yield "compacted, as sent", Views(compacted).at(None)
+    yield "compacted, at a compaction", Views(compacted).at(6)
+    yield "compacted, under the contract", Views(compacted, compacted.options(recent_results=2)).at(None)
+    ended = compacted_run(tmp_path, 3, [])
+    yield "ended on an unanswered reply", Views(ended).at(None)
+    yield "ended, under the contract", Views(ended, ended.options(recent_results=1)).at(None)
+
+
+def test_result_columns_of_runs_of_every_shape(tmp_path: Path) -> None:
+    """View.result_columns is the rendered result blocks' facts for runs of every shape (windows, caps, errors,
+    interrupted steps, hooks, compactions, imported runs as sent and under the contract, a conversation that
+    ended), over the whole view and a slice of it."""
+    seen: set[str] = set()
+    for name, view in _result_column_cases(tmp_path):
+        for start, stop in ((0, None), (2, 5), (-3, None)):
+            assert view.result_columns(start, stop) == rendered_columns(view, start, stop), (name, start, stop)
+        seen.update(kind for kind in view.result_columns()["kind"] if kind is not None)
+    assert seen == set(RESULT_KINDS), "every kind of result block is compared"
 
 
 def test_hook_blocks_are_marked_as_the_hooks() -> None:

@@ -95,11 +95,12 @@ def filter_choices(run: Run) -> dict[str, list[str]]:
         if column.name not in FILTERED_COLUMNS:
             continue
         assert column.value is not None  # a filtered column is computed from its row, not derived
-        if column.of not in parts:
-            # a row's decision and observation are its step's (frame._StepRow)
-            parts[column.of] = list(map(attrgetter(column.of), run.steps))
-        present = [part for part in parts[column.of] if part is not None]
-        found = set(map(column.value, present))
+        # a column is of a step's decision or observation, or of a field of it ("decision.tool")
+        owner, _, field = column.of.partition(".")
+        if owner not in parts:
+            parts[owner] = list(map(attrgetter(owner), run.steps))
+        present = [part for part in parts[owner] if part is not None]
+        found = set(map(column.value, map(attrgetter(field), present) if field else present))
         if len(present) < len(run.steps):
             found.add(column.absent)
         choices[column.name] = [ALL, *sorted({NONE if value is None else str(value) for value in found})]

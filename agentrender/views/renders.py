@@ -218,6 +218,35 @@ class StepRenders(render.Turns):
                     )
         return blocks[start:stop]  # type: ignore[return-value]  # made just above
 
+    def result_columns(self, full: bool, start: int, stop: int) -> dict[str, list[Any]]:
+        """What ``result_blocks(full, start, stop)`` says of each step that a table shows, a list each: the block's
+        ``kind``, ``type``, ``shown_bytes`` and ``hidden_bytes``, as those facts hold them.
+
+        Under the contract's own user turns (no observation hook) they are read off the table the turns
+        are rendered from (``render.observation_parts``), so nothing is rendered; a hook's turns are.
+        """
+        options = self.options
+        if options.observation is not None:
+            blocks = self.result_blocks(full, start, stop)
+            return {
+                "kind": [block.kind for block in blocks],
+                "type": [block.block.type for block in blocks],
+                "shown_bytes": [block.shown_bytes for block in blocks],
+                "hidden_bytes": [block.hidden_bytes for block in blocks],
+            }
+        result_bytes, parts, kinds = options.result_bytes, render.observation_parts, KIND_OF_USER_RULE
+        columns: dict[str, list[Any]] = {"kind": [], "type": [], "shown_bytes": [], "hidden_bytes": []}
+        add_kind, add_type, add_shown, add_hidden = (column.append for column in columns.values())
+        for step in self.rendered[start:stop]:
+            block_type, text, rule = parts(step, full, result_bytes)
+            kind = kinds[rule]
+            shown = len(text) if text.isascii() else utf8_bytes(text)
+            add_kind(kind)
+            add_type(block_type)
+            add_shown(shown)
+            add_hidden(_hidden_bytes(kind, step, shown, result_bytes) if kind in _PART_SHOWN else 0)
+        return columns
+
     def result_fact(self, position: int, full: bool) -> MessageFact:
         """The fact of rendered step ``position``'s user turn in the given form."""
         results = self._results[full]
@@ -268,6 +297,25 @@ def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
 
 
+_PART_SHOWN = frozenset({"summary", "cut"})
+"""The kinds of block that show a step's result in part (``_hidden_bytes``): a summary, or the result cut."""
+
+
+def _hidden_bytes(kind: str, step: Step, shown: int, result_bytes: int, content_bytes: int | None = None) -> int:
+    """Bytes of ``step``'s content the model was not shown, by the kind of block (of ``BLOCK_KINDS``) it was shown
+    carrying ``shown`` bytes: all of them for a summary, the rest past the cap for a cut result, else none."""
+    if kind not in _PART_SHOWN:
+        return 0
+    if content_bytes is None:
+        observation = step.observation
+        assert observation is not None  # a result or a summary is only rendered from an observation
+        content_bytes = utf8_bytes(observation.content)
+    if kind == "summary":
+        return content_bytes
+    # the cut text ends with the 3-byte mark when the cap leaves room for it
+    return content_bytes - (shown - 3 if result_bytes >= 3 else shown)
+
+
 def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Options) -> BlockFact:
     """The block of a user turn made by ``rule`` (a key of ``render.USER_RULES``), with what the model
     did not see of the step's result."""
@@ -280,13 +328,7 @@ def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Option
     observation = step.observation
     assert observation is not None  # a result or a summary is only rendered from an observation
     content_bytes = utf8_bytes(observation.content)
-    if kind == "summary":
-        hidden = content_bytes
-    elif kind == "cut":
-        # the cut text ends with the 3-byte mark when the cap leaves room for it
-        hidden = content_bytes - (shown - 3 if options.result_bytes >= 3 else shown)
-    else:
-        hidden = 0
+    hidden = _hidden_bytes(kind, step, shown, options.result_bytes, content_bytes)
     return BlockFact(
         kind=kind,
         block=block,

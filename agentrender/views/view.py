@@ -676,17 +676,33 @@ class View:
         skipped step): what the model was shown for each, made together for a table of them."""
         renders = self.views._renders
         lo, hi, first, last, first_full = self._stretch(start, stop)
-        shown = iter(
-            [
-                *renders.result_blocks(False, first, max(first, min(last, first_full))),
-                *renders.result_blocks(True, max(first, first_full), last),
-            ]
-        )
-        blocks = tuple(None if step.decision is None else next(shown) for step in renders.steps[lo:hi])
+        shown = [
+            *renders.result_blocks(False, first, max(first, min(last, first_full))),
+            *renders.result_blocks(True, max(first, first_full), last),
+        ]
+        return tuple(self._per_step(lo, hi, shown))
+
+    def result_columns(self, start: int = 0, stop: int | None = None) -> dict[str, list[Any]]:
+        """What ``result_blocks(start, stop)`` says that a table shows, a list each, where possible without
+        rendering a step (``StepRenders.result_columns``): each block's ``kind``, ``type``, ``shown_bytes`` and
+        ``hidden_bytes``, as its fact holds them; ``None`` where ``result_blocks`` has ``None``."""
+        renders = self.views._renders
+        lo, hi, first, last, first_full = self._stretch(start, stop)
+        summaries = renders.result_columns(False, first, max(first, min(last, first_full)))
+        fulls = renders.result_columns(True, max(first, first_full), last)
+        return {name: self._per_step(lo, hi, summaries[name] + fulls[name]) for name in summaries}
+
+    def _per_step(self, lo: int, hi: int, values: list[Any]) -> list[Any]:
+        """``values``, one for each rendered step of the view's steps ``[lo:hi]``, placed one a step: ``None`` for a
+        skipped step, and for a last step nothing answered (as sent, the conversation ended on it)."""
+        steps = self.views._renders.steps[lo:hi]
+        if len(values) != len(steps):
+            shown = iter(values)
+            values = [None if step.decision is None else next(shown) for step in steps]
         if self.ended and hi == self.step_count:  # as sent, nothing answered the last reply: nothing was shown
-            last = max(i for i, step in enumerate(renders.steps[lo:hi]) if step.decision is not None)
-            blocks = (*blocks[:last], None, *blocks[last + 1 :])
-        return blocks
+            last = max(i for i, step in enumerate(steps) if step.decision is not None)
+            values = [*values[:last], None, *values[last + 1 :]]
+        return values
 
     @cached_property
     def steps(self) -> tuple[StepFact, ...]:
