@@ -387,8 +387,6 @@ STEP_COLUMNS: tuple[Column, ...] = (
 )
 """The columns of ``steps_frame``, in order."""
 
-_NO_RECORD: dict[str, Any] = {}
-
 
 def steps_frame(
     run: Run, options: render.Options | None = None, *, views: Views | None = None, rows: slice | None = None
@@ -457,10 +455,9 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
 
 def _step_times(run: Run, indices: Sequence[int]) -> tuple[list[Any], list[Any]]:
     """When each step of ``indices`` started and ended, as its record in the run file says (the text of an ISO 8601
-    timestamp; ``None`` for a step built in memory, or a record that says nothing)."""
-    records = run.step_records
-    kept = [records.get(index, _NO_RECORD) for index in indices]
-    return [record.get("started_at") for record in kept], [record.get("ended_at") for record in kept]
+    timestamp; ``None`` for a step built in memory, or a record that says nothing), read off the records as the
+    run holds them (``Run.step_field``)."""
+    return run.step_field("started_at", indices), run.step_field("ended_at", indices)
 
 
 def _view(run: Run, options: render.Options) -> View:
