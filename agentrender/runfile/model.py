@@ -319,17 +319,22 @@ class StepRecords(Mapping[int, Mapping[str, Any]]):
         """The value of field ``name`` of the record of each step of ``indices``, as its dict would give it
         (``None`` where the step has no record, or its record no such field)."""
         values: list[Any] = []
+        held = self.held
         for index in indices:
             try:
-                held = self.held(index)
+                record = held(index)
             except KeyError:
                 values.append(None)
                 continue
-            if isinstance(held, Mapping):
-                values.append(held.get(name))
-            else:
-                value = getattr(held, name, None)
-                values.append(None if value is None or value is msgspec.UNSET else msgspec.to_builtins(value))
+            if not isinstance(record, msgspec.Struct):
+                values.append(record.get(name))
+                continue
+            value = getattr(record, name, None)
+            if value is msgspec.UNSET:
+                value = None
+            elif value is not None and type(value) is not str:
+                value = msgspec.to_builtins(value)
+            values.append(value)
         return values
 
 
