@@ -323,7 +323,15 @@ class Message(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
     def to_dict(self) -> dict[str, Any]:
         """The message's wire form: ``{"role": ..., "content": [block, ...]}``."""
-        return {"role": self.role, "content": list(map(_block_to_dict, self.content))}
+        blocks = self.content
+        # A rendered turn holds one block or two: listed as they are, with no loop to enter a run's every turn
+        # (bench/bench_render.py)
+        count = len(blocks)
+        if count == 1:
+            return {"role": self.role, "content": [blocks[0].to_dict()]}
+        if count == 2:
+            return {"role": self.role, "content": [blocks[0].to_dict(), blocks[1].to_dict()]}
+        return {"role": self.role, "content": [block.to_dict() for block in blocks]}
 
     @classmethod
     def from_dict(cls, wire: Mapping[str, Any], *, where: str = "message") -> Message:
@@ -337,9 +345,6 @@ class Message(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         if isinstance(content, str):
             return cls(role=role, content=(ContentBlock(type="text", text=content),))
         return cls(role=role, content=_blocks(content, f"{where}.content"))
-
-
-_block_to_dict = ContentBlock.to_dict
 
 
 class Messages(list[Message]):

@@ -205,16 +205,26 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
 
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
     calls every instrument makes to learn what a step rendered as, and which rule made it
-    (``Turns`` keeps what they made, for a conversation that grows and for the views).
+    (``Turns`` keeps what they made, for a conversation that grows and for the views). With
+    no step hook set, it calls what the last two fall back to (the default assistant turn,
+    ``observation_and_rule``) itself.
     """
     out = Messages((Message(role="user", content=opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = window_start(len(rendered), options.recent_results)
     append = out.append
-    for position, step in enumerate(rendered):
-        step_id = tool_use_id(step, options)
-        append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
-        append(Message(role="user", content=user_turn(step, step_id, position >= first_full, options)[0]))
+    steps = enumerate(zip(rendered, tool_use_ids(rendered, options), strict=True))
+    if options.step_hooks:
+        for position, (step, step_id) in steps:
+            append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
+            append(Message(role="user", content=user_turn(step, step_id, position >= first_full, options)[0]))
+        return out
+    # No hook: what assistant_turn and user_turn fall back to, called without them (bench/bench_render.py)
+    max_bytes = options.result_bytes
+    for position, (step, step_id) in steps:
+        append(Message(role="assistant", content=_default_assistant_turn(step, step_id)[0]))
+        block = observation_and_rule(step, step_id, position >= first_full, max_bytes)[0]
+        append(Message(role="user", content=(block,)))
     return out
 
 

@@ -1,6 +1,7 @@
 """How fast the core renders and decides, as ratios against json.loads in the same process.
 
     python bench/bench_render.py [--steps 10000] [--replies 10000] [--repeat 7] [--result-bytes 200 1024 3000 30720]
+                                 [--clock cpu|wall]
 
 render: ``render.messages`` of a generated run plus ``to_dict()`` of every message, against
 ``json.loads`` of that run's step lines (what reading the run costs), for each size of result.
@@ -11,7 +12,10 @@ decide: ``render.decide`` over captured replies (already read into ``ModelRespon
 ``ModelResponse.from_dict`` + ``decide``, against ``json.loads`` of the reply lines.
 
 Each figure is the best of ``--repeat`` runs, measured twice: with the garbage collector
-running as usual, and paused around each timed call (``timeit``'s convention).
+running as usual, and paused around each timed call (``timeit``'s convention). Times are CPU
+time (``time.process_time``) unless ``--clock wall``: on a machine shared with other work the
+wall clock also counts the waits for a processor, which fall on the work and its baseline
+unequally.
 """
 
 from __future__ import annotations
@@ -78,21 +82,31 @@ def read_and_decide_all(lines: Sequence[str]) -> list[Decision]:
     return [decide(from_dict(loads(line))) for line in lines]
 
 
-def timed(function: Callable[[], object], *, collect: bool) -> float:
-    """One call's time in seconds; ``collect=False`` pauses the collector around it."""
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+"""The clocks a call can be timed by: the process's CPU time, or the wall clock."""
+
+
+def timed(function: Callable[[], object], *, collect: bool, clock: Callable[[], float] = time.perf_counter) -> float:
+    """One call's time in seconds by ``clock``; ``collect=False`` pauses the collector around it."""
     enabled = gc.isenabled()
     if not collect:
         gc.disable()
     try:
-        start = time.perf_counter()
+        start = clock()
         function()
-        return time.perf_counter() - start
+        return clock() - start
     finally:
         if enabled:
             gc.enable()
 
 
-def compare(what: str, work: Callable[[], object], baseline: Callable[[], object], repeat: int) -> list[Row]:
+def compare(
+    what: str,
+    work: Callable[[], object],
+    baseline: Callable[[], object],
+    repeat: int,
+    clock: Callable[[], float] = time.process_time,
+) -> list[Row]:
     """One row per collector convention: the best of ``repeat`` for the work and for the baseline, and their ratio.
 
     The two alternate, so a busy moment on a shared machine weighs on both alike.
@@ -101,8 +115,8 @@ def compare(what: str, work: Callable[[], object], baseline: Callable[[], object
     for collect in (True, False):
         work_time = base_time = float("inf")
         for _ in range(repeat):
-            work_time = min(work_time, timed(work, collect=collect))
-            base_time = min(base_time, timed(baseline, collect=collect))
+            work_time = min(work_time, timed(work, collect=collect, clock=clock))
+            base_time = min(base_time, timed(baseline, collect=collect, clock=clock))
         rows.append((f"{what} [gc {'on' if collect else 'paused'}]", work_time, base_time, work_time / base_time))
     return rows
 
@@ -123,14 +137,20 @@ def render_label(result_bytes: int) -> str:
 
 
 def measure(
-    steps: int = 10_000, replies: int = 10_000, repeat: int = 7, result_bytes: Sequence[int] = RESULT_BYTES
+    steps: int = 10_000,
+    replies: int = 10_000,
+    repeat: int = 7,
+    result_bytes: Sequence[int] = RESULT_BYTES,
+    clock: Callable[[], float] = time.process_time,
 ) -> list[Row]:
     """Rows of ``(what, seconds, baseline seconds, ratio)``; each measure holds only its own data in memory."""
-    rows = [row for size in result_bytes for row in measure_render(steps, repeat, size)]
-    return rows + measure_decide(replies, repeat) + measure_read_and_decide(replies, repeat)
+    rows = [row for size in result_bytes for row in measure_render(steps, repeat, size, clock)]
+    return rows + measure_decide(replies, repeat, clock) + measure_read_and_decide(replies, repeat, clock)
 
 
-def measure_render(steps: int, repeat: int, result_bytes: int = 3000) -> list[Row]:
+def measure_render(
+    steps: int, repeat: int, result_bytes: int = 3000, clock: Callable[[], float] = time.process_time
+) -> list[Row]:
     lines = step_lines(steps, content_bytes=result_bytes)
     step_input = StepInput(steps=steps_from_lines(lines))
     options = render.Options(opening=OPENING)
@@ -139,18 +159,19 @@ def measure_render(steps: int, repeat: int, result_bytes: int = 3000) -> list[Ro
         lambda: render_wire(step_input, options),
         lambda: load_lines(lines),
         repeat,
+        clock,
     )
 
 
-def measure_decide(replies: int, repeat: int) -> list[Row]:
+def measure_decide(replies: int, repeat: int, clock: Callable[[], float] = time.process_time) -> list[Row]:
     lines = reply_lines(replies)
     responses = [ModelResponse.from_dict(json.loads(line)) for line in lines]
-    return compare("render.decide", lambda: decide_all(responses), lambda: load_lines(lines), repeat)
+    return compare("render.decide", lambda: decide_all(responses), lambda: load_lines(lines), repeat, clock)
 
 
-def measure_read_and_decide(replies: int, repeat: int) -> list[Row]:
+def measure_read_and_decide(replies: int, repeat: int, clock: Callable[[], float] = time.process_time) -> list[Row]:
     lines = reply_lines(replies)
-    return compare("from_dict + decide", lambda: read_and_decide_all(lines), lambda: load_lines(lines), repeat)
+    return compare("from_dict + decide", lambda: read_and_decide_all(lines), lambda: load_lines(lines), repeat, clock)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -159,10 +180,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--replies", type=int, default=10_000, help="captured replies to decide")
     parser.add_argument("--repeat", type=int, default=7, help="best of this many runs")
     parser.add_argument("--result-bytes", type=int, nargs="+", default=RESULT_BYTES, help="sizes of result")
+    parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="time by CPU time (default) or the wall clock")
     args = parser.parse_args(argv)
-    print(f"python {sys.version.split()[0]}, {args.steps} steps, {args.replies} replies, best of {args.repeat}")
+    print(
+        f"python {sys.version.split()[0]}, {args.steps} steps, {args.replies} replies, best of {args.repeat}, "
+        f"{args.clock} time"
+    )
     print(f"{'':56} {'time':>9} {'json.loads':>11} {'ratio':>6}")
-    rows = measure(args.steps, args.replies, args.repeat, args.result_bytes)
+    rows = measure(args.steps, args.replies, args.repeat, args.result_bytes, CLOCKS[args.clock])
     for label, work_time, base_time, ratio in rows:
         print(f"{label:56} {work_time * 1000:7.1f}ms {base_time * 1000:9.1f}ms {ratio:6.2f}")
     ratios = {label: ratio for label, _, _, ratio in rows}

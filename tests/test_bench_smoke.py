@@ -1,5 +1,6 @@
 """The benchmark code keeps working: each of its functions runs on a tiny size (no timing is asserted)."""
 
+import itertools
 from collections.abc import Callable
 from types import ModuleType
 
@@ -36,6 +37,19 @@ def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.Captur
     for label in (*labels, "render.decide", "from_dict + decide"):
         assert f"{label} [gc on]" in out and f"{label} [gc paused]" in out
     assert "worst render with the collector on: render.messages + to_dict, " in out
+
+
+@pytest.mark.parametrize(("argv", "clock"), [([], "cpu time"), (["--clock", "wall"], "wall time")])
+def test_bench_render_times_by_cpu_time_unless_told_the_wall_clock(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str], argv: list[str], clock: str
+) -> None:
+    """bench_render times by the process's CPU time by default, by the wall clock with --clock wall, and says which;
+    its comparisons read the clock they are given."""
+    bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", *argv])
+    assert capsys.readouterr().out.splitlines()[0].endswith(f", {clock}")
+    ticks = itertools.count()
+    rows = bench.compare("x", lambda: None, lambda: None, 2, clock=lambda: 3.0 * next(ticks))
+    assert [ratio for *_, ratio in rows] == [1.0, 1.0] and next(ticks) == 16  # 2 conventions x 2 repeats x 2 calls
 
 
 def test_the_agent_loop_bench_runs_and_its_loop_renders_what_the_contract_renders(

@@ -120,6 +120,24 @@ def test_messages_is_the_loop_over_the_per_step_primitives() -> None:
 
 
 @pytest.mark.parametrize("name", samples.names())
+def test_hooks_that_always_fall_back_render_what_no_hooks_render(name: str) -> None:
+    """A run renders the same with no step hook as with hooks that never answer (messages' two loops agree)."""
+    run = samples.load(name)
+    step_input = run.step_input()
+    for full in (0, 2):
+        plain = Options(opening="x", recent_results=full, result_bytes=60)
+        silent = Options(
+            opening="x",
+            recent_results=full,
+            result_bytes=60,
+            tool_use_id=lambda _s: "",
+            assistant=lambda _s, _id: None,
+            observation=lambda _s, _id, _full: None,
+        )
+        assert render.messages(step_input, plain) == render.messages(step_input, silent)
+
+
+@pytest.mark.parametrize("name", samples.names())
 def test_the_views_facts_carry_the_rule_the_render_reported(name: str) -> None:
     """Every block fact of every view holds the rule the contract's primitive gave for that block."""
     run = samples.load(name)

@@ -214,6 +214,15 @@ def test_message_to_dict_and_back() -> None:
     )
 
 
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 4])
+def test_message_to_dict_lists_every_block_in_order(count: int) -> None:
+    """Message.to_dict holds each block's wire form in the message's order, however many blocks it has."""
+    blocks = tuple(ContentBlock(type="text", text=str(n)) for n in range(count))
+    wire = Message(role="user", content=blocks).to_dict()
+    assert wire == {"role": "user", "content": [{"type": "text", "text": str(n)} for n in range(count)]}
+    assert list(wire) == ["role", "content"]
+
+
 @pytest.mark.parametrize(
     ("wire", "message"),
     [

@@ -28,31 +28,10 @@ def approx_tokens(n_bytes: int) -> int:
     return (n_bytes + 3) // 4
 
 
-# msgspec writes compact UTF-8 JSON straight into one buffer: a value of 650,000 keys takes about
-# its text to encode, where ``json`` holds a string of every key, value and separator at once.
+# msgspec writes compact UTF-8 JSON straight into one buffer, in C: a value of 650,000 keys takes about
+# its text to encode, where ``json`` holds a string of every key, value and separator at once; and a string
+# is written in one pass, its escapes found as it is copied.
 _encoder = msgspec.json.Encoder(enc_hook=repr)
-
-
-# Bytes a JSON string carries unescaped (ensure_ascii=False leaves every byte from 0x20 up as
-# it is, but for the quote and the backslash), and the control characters with a 2-byte escape.
-_PLAIN = bytes(b for b in range(0x20, 0x100) if b not in b'"\\')
-_SHORT_ESCAPES = b'"\\\b\t\n\f\r'
-
-
-def _string_bytes(s: str) -> int:
-    """The UTF-8 bytes ``s`` takes as a JSON string, quotes and escapes included.
-
-    Counts what ``json.dumps(s, ensure_ascii=False)`` writes without building it: deleting
-    the bytes that need no escape leaves the ones that do, a few, at a quarter of the cost.
-    """
-    if s.isidentifier() and s.isascii():
-        return len(s) + 2
-    encoded = s.encode("utf-8", "surrogatepass")
-    escaped = encoded.translate(None, _PLAIN)
-    if not escaped:
-        return len(encoded) + 2
-    # each escaped byte adds one (\n, \"), and a control character without a short escape adds five (\u0001)
-    return len(encoded) + 2 + len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES))
 
 
 def json_bytes(value: Any) -> int:
@@ -69,7 +48,7 @@ def json_bytes(value: Any) -> int:
 
 
 # The fixed parts of each known block's compact wire form, so a block's size is the sum of
-# its strings' sizes and a constant, without building and encoding the whole dict.
+# its strings' sizes (each encoded alone) and a constant, without building the whole dict.
 _TEXT_BLOCK = len('{"type":"text","text":}')
 _RESULT_BLOCK = len('{"type":"tool_result","tool_use_id":,"content":}')
 _ERROR_FLAG = len(',"is_error":true')
@@ -80,12 +59,12 @@ def _block_bytes(block: ContentBlock) -> int:
     if block.raw is None:
         kind = block.type
         if kind == "text":
-            return _TEXT_BLOCK + _string_bytes(block.text)
+            return _TEXT_BLOCK + json_bytes(block.text)
         if kind == "tool_result":
-            size = _RESULT_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.content)
+            size = _RESULT_BLOCK + json_bytes(block.tool_use_id) + json_bytes(block.content)
             return size + _ERROR_FLAG if block.is_error else size
         if kind == "tool_use":
-            return _USE_BLOCK + _string_bytes(block.tool_use_id) + _string_bytes(block.name) + json_bytes(block.input)
+            return _USE_BLOCK + json_bytes(block.tool_use_id) + json_bytes(block.name) + json_bytes(block.input)
     return json_bytes(block.to_dict())
 
 
@@ -96,7 +75,7 @@ def message_bytes(message: Message) -> int:
     """The UTF-8 bytes of ``message``'s wire form as compact JSON (as ``render.replay_key`` encodes it)."""
     blocks = message.content
     # {"role":R,"content":[B,B]}: 22 bytes of keys and punctuation, the role, the blocks, their commas
-    role = _ROLE_BYTES.get(message.role) or _string_bytes(message.role)
+    role = _ROLE_BYTES.get(message.role) or json_bytes(message.role)
     if len(blocks) == 1:
         return 22 + role + _block_bytes(blocks[0])
     size = 22 + role + sum(map(_block_bytes, blocks))
