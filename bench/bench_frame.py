@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import best_of, step_records
+from _gen import CLOCKS, best_of, step_records
 
 START = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
 TOOLS = ["read_file", "write_file", "run_tests", "search", "list_dir"]
@@ -188,6 +188,7 @@ def bench_grid(
     steps: tuple[int, ...] = GRID_STEPS,
     result_bytes: tuple[int, ...] = GRID_RESULT_BYTES,
     max_mib: float = 1024,
+    clock: str = "cpu",
 ) -> list[tuple[str, float, float, float]]:
     """``load_run(path)``, ``steps_frame(run)`` of the loaded run, and ``steps_frame(load_run(path))``, each against
     ``read_json`` on every cell of the grid; returns ``(cell, load, frame, both)`` ratio rows, and prints them with
@@ -195,6 +196,7 @@ def bench_grid(
 
     The collector is on, as users run it. Each measure is the best of ``repeat``, taken in turns with the
     baseline's, so a busy moment of the machine weighs on both alike."""
+    timer = CLOCKS[clock]
     import pandas as pd
 
     from agentrender.frame import steps_frame
@@ -210,12 +212,12 @@ def bench_grid(
         gc.collect()
         base = load = frame = both = float("inf")
         for _ in range(repeat):
-            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
-            load = min(load, best_of(1, lambda path=path: load_run(path)))
+            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True), timer))
+            load = min(load, best_of(1, lambda path=path: load_run(path), timer))
             run = load_run(path)
-            frame = min(frame, best_of(1, lambda run=run: steps_frame(run)))
+            frame = min(frame, best_of(1, lambda run=run: steps_frame(run), timer))
             del run
-            both = min(both, best_of(1, lambda path=path: steps_frame(load_run(path))))
+            both = min(both, best_of(1, lambda path=path: steps_frame(load_run(path)), timer))
         rows.append((cell, load / base, frame / base, both / base))
         size_mib = path.stat().st_size / 2**20
         print(f"{cell} {size_mib:7.1f} MiB {load / base:6.2f} {frame / base:6.2f} {both / base:6.2f}")
@@ -256,6 +258,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--grid", action="store_true", help="only the grid of shapes (GRID_STEPS x GRID_RESULT_BYTES)")
     parser.add_argument("--max-mib", type=float, default=1024, help="skip grid cells whose file passes this size")
+    parser.add_argument(
+        "--clock", choices=CLOCKS, default="cpu", help="time the grid by CPU time (default) or wall clock"
+    )
     parser.add_argument("--grid-steps", type=_counts, default=GRID_STEPS, help="the grid's step counts, as 2000,20000")
     parser.add_argument("--grid-results", type=_counts, default=GRID_RESULT_BYTES, help="the grid's result sizes")
     options = parser.parse_args(argv)
@@ -267,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
                 steps=options.grid_steps,
                 result_bytes=options.grid_results,
                 max_mib=options.max_mib,
+                clock=options.clock,
             )
             return
         bench_steps(Path(tmp), options.steps, options.repeat)

@@ -34,7 +34,7 @@ for _path in (Path(__file__).resolve().parents[1], Path(__file__).resolve().pare
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from _gen import reply_lines, step_lines  # noqa: E402
+from _gen import CLOCKS, reply_lines, step_lines  # noqa: E402
 
 from agentrender import Decision, ModelResponse, Observation, Step, StepInput, render  # noqa: E402
 
@@ -80,10 +80,6 @@ def read_and_decide_all(lines: Sequence[str]) -> list[Decision]:
     """Parse, read and decide each captured reply, from its JSON line."""
     loads, from_dict, decide = json.loads, ModelResponse.from_dict, render.decide
     return [decide(from_dict(loads(line))) for line in lines]
-
-
-CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
-"""The clocks a call can be timed by: the process's CPU time, or the wall clock."""
 
 
 def timed(function: Callable[[], object], *, collect: bool, clock: Callable[[], float] = time.perf_counter) -> float:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import best_of, step_records
+from _gen import CLOCKS, best_of, step_records
 
 from agentrender import load_run
 from agentrender.runfile import RunWriter
@@ -62,7 +62,7 @@ def peak_of(path: Path) -> int:
     return peak
 
 
-def bench_grid(folder: Path, repeat: int, max_mib: float) -> None:
+def bench_grid(folder: Path, repeat: int, max_mib: float, clock: str = "cpu") -> None:
     """``load_run`` / ``read_json(lines=True)`` and peak / file size on every cell of ``bench_frame``'s grid."""
     import pandas as pd
     from bench_frame import GRID_RESULT_BYTES, GRID_STEPS, grid_files
@@ -77,8 +77,8 @@ def bench_grid(folder: Path, repeat: int, max_mib: float) -> None:
         memory = peak_of(path) / file_size
         base = ours = float("inf")
         for _ in range(repeat):  # alternating, so a busy moment weighs on both alike
-            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True)))
-            ours = min(ours, best_of(1, lambda path=path: load_run(path)))
+            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True), CLOCKS[clock]))
+            ours = min(ours, best_of(1, lambda path=path: load_run(path), CLOCKS[clock]))
         rows.append((cell, ours / base, memory))
         print(f"{cell} {file_size / 2**20:7.1f} MiB {ours / base:6.2f} {memory:6.2f}")
     for name, at in (("time", 1), ("memory", 2)):
@@ -93,10 +93,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gzip", action="store_true", help="also measure the same run as .jsonl.gz")
     parser.add_argument("--grid", action="store_true", help="only the grid: load_run against read_json, and memory")
     parser.add_argument("--max-mib", type=float, default=1024, help="skip grid cells whose file passes this size")
+    parser.add_argument(
+        "--clock", choices=CLOCKS, default="cpu", help="time the grid by CPU time (default) or wall clock"
+    )
     options = parser.parse_args(argv)
     if options.grid:
         with tempfile.TemporaryDirectory() as folder:
-            bench_grid(Path(folder), options.runs, options.max_mib)
+            bench_grid(Path(folder), options.runs, options.max_mib, options.clock)
         return
 
     with tempfile.TemporaryDirectory() as folder:
