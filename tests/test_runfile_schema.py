@@ -12,8 +12,10 @@ import jsonschema
 import pytest
 
 from agentrender import imports, load_run, samples, write_run
+from agentrender._json import MAX_DEPTH
 from agentrender.cli import main
 from agentrender.runfile import RunWriter, check_record, json_schema
+from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
 from agentrender.runfile.schema import StepRecord, quick_record
 
@@ -214,3 +216,33 @@ def test_the_quick_read_gives_back_nulls_and_fields_left_out_as_written() -> Non
     typed = quick_record(json.dumps(record).encode())
     assert isinstance(typed, StepRecord)
     assert as_record(typed) == record
+
+
+def _nested(levels: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1])
+@pytest.mark.parametrize("where", ["args", "sent", "response"])
+def test_the_quick_read_takes_a_line_nested_as_deep_as_the_limit_and_no_deeper(where: str, depth: int) -> None:
+    """A line nesting deeper than MAX_DEPTH is left to the slow read, which refuses it naming the field; one at the
+    limit is read quickly, whatever holds the nesting (measured on the values, or the line's brackets)."""
+    long = "x" * 2 * MAX_DEPTH  # a line this long may nest past the limit, so it is measured
+    if where == "args":
+        record: dict[str, Any] = {
+            **STEP,
+            "decision": {**STEP["decision"], "args": _nested(depth - 2)},
+            "observation": {"content": long},
+        }
+    elif where == "sent":
+        record = {**STEP, "sent": {"assistant": [{"type": "text", "text": long, "x": _nested(depth - 4)}]}}
+    else:
+        record = {**CALL, "response": {**REPLY, "x": _nested(depth - 2), "id": long}}
+    line = json.dumps(record).encode()
+    assert (quick_record(line) is not None) == (depth <= MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        with pytest.raises(ValueError, match="nested deeper than"):
+            decode_line(line.decode())

@@ -21,7 +21,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
-from agentrender._json import MAX_DEPTH, NestingError, check_depth
+from agentrender._json import MAX_DEPTH, NestingError, check_depth, too_deep
 from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
@@ -592,21 +592,24 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
     timestamp that is none (``is_timestamp``), or a count that is not one, is read the slow way, which
     words the warning.
     """
-    if line.count(b"[") + line.count(b"{") > MAX_DEPTH:  # it may nest too deep: measured, and the slow way words it
-        try:
-            check_depth(line.decode("utf-8"))
-        except (NestingError, UnicodeDecodeError):
-            return None
     try:
         typed = _QUICK.decode(line)
-    except msgspec.DecodeError:  # a validation error too: any line it does not take is read the slow way
+    except (msgspec.DecodeError, RecursionError):  # a validation error too: the slow way reads and words it
         return None
+    # A line nesting past MAX_DEPTH is read the slow way, which words where; one of fewer bytes than two
+    # brackets a level cannot.
+    deep = len(line) > 2 * MAX_DEPTH
     if type(typed) is StepRecord:
         started, ended = typed.started_at, typed.ended_at
         if (started and not _read_as_time(started)) or (ended and not _read_as_time(ended)):
             return None
-        return typed
+        return None if deep and _step_too_deep(typed) else typed
     assert type(typed) is ModelCallRecord
+    if deep and line.count(b"[") + line.count(b"{") > MAX_DEPTH:
+        try:
+            check_depth(line.decode("utf-8"))
+        except NestingError:
+            return None
     latency, usage = typed.latency_ms, typed.response.get("usage")
     if latency is not None and not is_milliseconds(latency):
         return None
@@ -618,6 +621,17 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
             if type(count) is not int or not 0 <= count <= MAX_COUNT:
                 return None
     return typed
+
+
+def _step_too_deep(typed: StepRecord) -> bool:
+    """Whether a step record's free-form values (a decision's ``args``, the turns ``sent``) nest deeper than
+    ``MAX_DEPTH`` with the record's own levels: measured on the values, whatever the length of their texts."""
+    decision, sent = typed.decision, typed.sent
+    if decision and isinstance(decision.args, dict | list) and too_deep(decision.args, MAX_DEPTH - 2):
+        return True  # the record and the decision are two levels
+    if not isinstance(sent, SentRecord):
+        return False
+    return too_deep([sent.assistant, sent.user or None, sent.summaries or None], MAX_DEPTH - 1)
 
 
 def _read_as_time(text: str) -> bool:
