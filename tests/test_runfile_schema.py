@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from msgspec import UNSET
 
 from agentrender import imports, load_run, samples, write_run
 from agentrender._json import MAX_DEPTH
@@ -17,7 +18,7 @@ from agentrender.cli import main
 from agentrender.runfile import RunWriter, check_record, json_schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
-from agentrender.runfile.schema import StepRecord, quick_record
+from agentrender.runfile.schema import StepRecord, quick_record, untimely
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_IMPORTS = sorted(path for path in (ROOT / "sample_imports").iterdir() if path.suffix in (".json", ".jsonl"))
@@ -184,9 +185,6 @@ CALL = {"type": "model_call", "step": 0, "response": REPLY}
     [
         {**STEP, "note": "an unknown field"},
         {**STEP, "decision": {**STEP["decision"], "x": 1}},
-        {**STEP, "started_at": "yesterday"},  # a timestamp that is none: the warning is worded the slow way
-        {**STEP, "ended_at": "2026-02-30T09:00:16Z"},
-        {**STEP, "started_at": "9999-12-31T23:59:59-01:00"},
         {**STEP, "decision": {**STEP["decision"], "args": {"a": "\ud800"}}},
         {**STEP, "decision": {**STEP["decision"], "args": json.loads("[" * 300 + "]" * 300)}},
         {**STEP, "index": -1},
@@ -246,3 +244,22 @@ def test_the_quick_read_takes_a_line_nested_as_deep_as_the_limit_and_no_deeper(w
     if depth > MAX_DEPTH:
         with pytest.raises(ValueError, match="nested deeper than"):
             decode_line(line.decode())
+
+
+def test_untimely_finds_the_steps_whose_timestamps_are_none() -> None:
+    """The timestamps of the steps read quickly are checked a run at a time; each found is worded by ``doubts``."""
+    times = [
+        ("2026-01-05T09:00:16Z", None),
+        ("2026-01-05T09:00:16.25+00:00", "2026-01-05T09:00:16.250000+02:00"),
+        ("yesterday", None),
+        (None, "2026-02-30T09:00:16Z"),
+        ("9999-12-31T23:59:59-01:00", None),
+        ("0001-01-01T00:00:00+01:00", None),
+        ("2026-01-05t09:00:16z", None),
+        ("2026-01-05", "2026-01-05T09:00"),
+    ]
+    records = [
+        StepRecord(index=at, started_at=started or UNSET, ended_at=ended) for at, (started, ended) in enumerate(times)
+    ]
+    assert untimely(records) == [2, 3, 4, 5, 6]
+    assert untimely(records[:2]) == untimely(records[7:]) == []

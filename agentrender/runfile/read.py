@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -43,9 +44,11 @@ from agentrender.runfile.schema import (
     BadRecord,
     ModelCallRecord,
     StepRecord,
+    doubts,
     load_typed,
     quick_record,
     read_record,
+    untimely,
 )
 from agentrender.runfile.sent import FORMAT_SENT
 
@@ -197,6 +200,9 @@ class _StepRecords(StepRecords):
         return len(self._records)
 
 
+_TIMED = 2048
+"""How many steps read quickly ``Loader.check_times`` checks at once: their timestamps are read as times together."""
+
 _LOADED = frozenset(("step", "end"))
 """The record types the run loads into its typed fields, and so holds as read."""
 
@@ -231,6 +237,9 @@ class Loader:
         self.last_line = 0
         # Notes that may repeat on many records are kept once each, with the first line and a count.
         self.notes: dict[str, list[int]] = {}  # text: [first line, count, lost (1) or not (0)]
+        self.timed: list[StepRecord] = []
+        """The steps read quickly whose timestamps are not checked yet (``check_times``), and their lines."""
+        self.timed_lines = array("q")
         self.touched: list[int] = []
         """The index of each step record loaded since the caller last cleared this (a follower does)."""
 
@@ -239,6 +248,7 @@ class Loader:
         if seen is None:
             self.notes[text] = [line, 1, int(lost)]
         else:
+            seen[0] = min(seen[0], line)  # the timestamps of quick steps are noted after the lines that follow them
             seen[1] += 1
 
     def keep(self, item: Mapping[str, Any] | StepRecord | ModelCall) -> None:
@@ -322,6 +332,21 @@ class Loader:
         elif type(loaded) is Step and type(typed) is StepRecord:
             self.keep(typed)
             self.add_step(number, loaded, typed)
+            if typed.started_at or typed.ended_at:
+                self.timed.append(typed)
+                self.timed_lines.append(number)
+                if len(self.timed) == _TIMED:
+                    self.check_times()
+
+    def check_times(self) -> None:
+        """Say which of the steps read quickly since the last check hold a timestamp that is none (``doubts``)."""
+        timed, lines = self.timed, self.timed_lines
+        for position in untimely(timed):
+            record = timed[position]
+            for doubt in doubts(as_record(record), record):
+                self.note(lines[position], doubt)
+        timed.clear()
+        del lines[:]
 
     def after_end(self, number: int) -> None:
         self.note(number, f"a record after the end record on line {self.end_line}; loaded (the run went on)")
@@ -431,6 +456,7 @@ class Loader:
         last_line = self.last_line
         if self.unloaded:
             self.keep_unloaded()
+        self.check_times()
         if self.header is None:
             if stream_notes:
                 raise self.fail(

@@ -13,7 +13,7 @@ that holds one falls to a slower path that names each one and checks the rest.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -21,7 +21,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
-from agentrender._json import MAX_DEPTH, NestingError, check_depth, too_deep
+from agentrender._json import MAX_DEPTH, NestingError, check_depth
 from agentrender._types import Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
@@ -57,6 +57,7 @@ __all__ = [
     "quick_record",
     "read_record",
     "step_of",
+    "untimely",
 ]
 
 
@@ -588,9 +589,9 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
     """The struct of a ``step`` or ``model_call`` line that holds nothing but known fields, each of the right
     shape, decoded in one pass in C; ``None`` for any other line, which ``read_record`` reads and words.
 
-    A step or a model call is given only when it holds nothing the frames cannot read (``doubts``): a
-    timestamp that is none (``is_timestamp``), or a count that is not one, is read the slow way, which
-    words the warning.
+    A model call is given only when it holds nothing the frames cannot read (``doubts``): a count that is not
+    one is read the slow way, which words the warning. A step's timestamps are texts the struct keeps as
+    written; the reader checks those of many steps at once (``untimely``).
     """
     try:
         typed = _QUICK.decode(line)
@@ -600,16 +601,10 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
     # brackets a level cannot.
     deep = len(line) > 2 * MAX_DEPTH
     if type(typed) is StepRecord:
-        started, ended = typed.started_at, typed.ended_at
-        if (started and not _read_as_time(started)) or (ended and not _read_as_time(ended)):
-            return None
-        return None if deep and _step_too_deep(typed) else typed
+        return None if deep and _step_too_deep(typed, line) else typed
     assert type(typed) is ModelCallRecord
-    if deep and line.count(b"[") + line.count(b"{") > MAX_DEPTH:
-        try:
-            check_depth(line.decode("utf-8"))
-        except NestingError:
-            return None
+    if deep and _nests_past(line, MAX_DEPTH):
+        return None
     latency, usage = typed.latency_ms, typed.response.get("usage")
     if latency is not None and not is_milliseconds(latency):
         return None
@@ -623,25 +618,72 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
     return typed
 
 
-def _step_too_deep(typed: StepRecord) -> bool:
-    """Whether a step record's free-form values (a decision's ``args``, the turns ``sent``) nest deeper than
-    ``MAX_DEPTH`` with the record's own levels: measured on the values, whatever the length of their texts."""
-    decision, sent = typed.decision, typed.sent
-    if decision and isinstance(decision.args, dict | list) and too_deep(decision.args, MAX_DEPTH - 2):
-        return True  # the record and the decision are two levels
-    if not isinstance(sent, SentRecord):
+def _step_too_deep(typed: StepRecord, line: bytes) -> bool:
+    """Whether a step record nests deeper than ``MAX_DEPTH``: only its free-form values can (a decision's
+    ``args``, the turns ``sent``), so a record without turns is measured on its arguments' JSON alone."""
+    if isinstance(typed.sent, SentRecord):
+        return _nests_past(line, MAX_DEPTH)
+    decision = typed.decision
+    if decision and isinstance(decision.args, dict | list):
+        return _nests_past(msgspec.json.encode(decision.args), MAX_DEPTH - 2)  # the record and the decision
+    return False
+
+
+def _nests_past(text: bytes, limit: int) -> bool:
+    """Whether the JSON ``text`` nests deeper than ``limit``: measured (``check_depth``) only when it has more
+    brackets than that."""
+    if text.count(b"[") + text.count(b"{") <= limit:
         return False
-    return too_deep([sent.assistant, sent.user or None, sent.summaries or None], MAX_DEPTH - 1)
-
-
-def _read_as_time(text: str) -> bool:
-    """``is_timestamp(text)``: at once for a text written as msgspec writes a time (``2026-01-05T09:00:16Z``,
-    ``...16.250000+02:00``) in a year other than 1 and 9999 (where an offset may move it out of the years)."""
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return is_timestamp(text)
-    return (moment.year not in (1, 9999) and msgspec.to_builtins(moment) == text) or is_timestamp(text)
+        check_depth(text.decode("utf-8"), limit)
+    except NestingError:
+        return True
+    return False
+
+
+_MOMENTS = msgspec.json.Decoder(list[datetime])
+
+
+def untimely(records: Sequence[StepRecord]) -> list[int]:
+    """The positions in ``records`` of those holding a timestamp that is none (``is_timestamp``), whose warning
+    ``doubts`` words.
+
+    Checked many at a time, in C: the texts read as times at once, and given back as msgspec writes a
+    time (``2026-01-05T09:00:16Z``, ``...16.250000+02:00``). A text given back as it was, in a year other
+    than 1 and 9999 (where an offset may move it out of the years), is a timestamp; any other is checked by
+    ``is_timestamp`` alone. A few thousand records a batch, so the times made stay few.
+    """
+    found: list[int] = []
+    for start in range(0, len(records), _BATCH):
+        batch = records[start : start + _BATCH]
+        texts: list[str] = []
+        owners: list[int] = []
+        for position, record in enumerate(batch, start):
+            for text in (record.started_at, record.ended_at):
+                if text:
+                    texts.append(text)
+                    owners.append(position)
+        found.extend(sorted({owners[at] for at in _not_times(texts)}))
+    return found
+
+
+_BATCH = 2048
+
+
+def _not_times(texts: list[str]) -> list[int]:
+    """The positions in ``texts`` of those that are no timestamp (``untimely``)."""
+    try:
+        moments = _MOMENTS.decode(msgspec.json.encode(texts))
+    except msgspec.ValidationError:
+        written: list[Any] = [None] * len(texts)  # one is none: each is looked at
+    else:
+        written = msgspec.to_builtins(moments)
+        edges = [at for at, moment in enumerate(moments) if moment.year in (1, 9999)]
+        if written == texts and not edges:
+            return []
+        for at in edges:
+            written[at] = None
+    return [at for at, text in enumerate(texts) if text != written[at] and not is_timestamp(text)]
 
 
 def step_of(typed: StepRecord) -> Step:
