@@ -26,12 +26,28 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._json import decode_failure
-from agentrender.imports.conversation import Summariser, Where, conversation_run, loads, normalise_messages, own_copy
+from agentrender._json import MAX_DEPTH, decode_failure, too_deep
+from agentrender.imports.conversation import (
+    MadeTurns,
+    Summariser,
+    Where,
+    check_alternation,
+    checked_run,
+    conversation_run,
+    loads,
+    normalise_messages,
+    own_copy,
+    request_body,
+    result_summaries,
+    unanswered_warning,
+)
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
@@ -84,6 +100,15 @@ def from_anthropic(
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
     the file, line and field of what cannot be read.
     """
+    if isinstance(source, str | os.PathLike) and (body := request_body(os.fspath(source), _MESSAGES, _REQUEST_KEYS)):
+        run = _body_run(*body, os.fspath(source), run_id, summarise)
+        if run is not None:
+            return run
+    return _from_values(source, run_id, summarise)
+
+
+def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
+    """``from_anthropic`` of any source: its JSON values read as they are, every field kept, every error worded."""
     notes = RunWarnings()
     recording = False
     if isinstance(source, str | os.PathLike):
@@ -441,3 +466,121 @@ def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> 
         model=str(request.get("model", "")),
         max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,
     )
+
+
+# A request body of the blocks nearly every conversation is made of, checked in one pass in C: each record is
+# the block or message as the API has it and nothing more (an unknown field fails the decoding), so a body
+# of anything else, or anything wrong, is read by the path above, which keeps every field and words every
+# error. The records only check: a struct gives its fields in its own order, and the view of a step must be
+# the bytes that were sent, so each turn is decoded from its own JSON text, as the file has it, when its
+# step is first read (``_Turns``).
+
+
+class _Text(msgspec.Struct, tag_field="type", tag="text", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A text block."""
+
+    text: str
+
+
+class _ToolUse(msgspec.Struct, tag_field="type", tag="tool_use", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A tool use: its input an object, or the raw text of arguments that were not one."""
+
+    id: str
+    name: str
+    input: dict[str, Any] | str
+
+
+class _ToolResult(
+    msgspec.Struct, tag_field="type", tag="tool_result", frozen=True, gc=False, forbid_unknown_fields=True
+):
+    """A tool's result: text, or text blocks; ``UNSET`` for a field the block does not have."""
+
+    tool_use_id: str
+    content: str | list[_Text] | UnsetType = UNSET
+    is_error: bool | UnsetType | None = UNSET
+
+
+class _Message(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A message of the conversation: its role and its content, text or blocks."""
+
+    role: Literal["user", "assistant"]
+    content: str | tuple[_Text | _ToolUse | _ToolResult, ...]
+
+
+_MESSAGES = msgspec.json.Decoder(list[_Message])
+_TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
+_INPUT_ROOM = MAX_DEPTH - 5
+"""How deep a tool use's input may nest: the body, messages, a message, its content and the block hold it."""
+_NESTING = frozenset((dict, list))
+
+
+def _body_run(
+    messages: list[_Message],
+    text: msgspec.Raw,
+    request: dict[str, Any],
+    path: str,
+    run_id: str | None,
+    summarise: Summariser | None,
+) -> Run | None:
+    """The run of a body ``request_body`` checked as records (``text``: its messages' JSON text): the checks
+    ``conversation_run`` makes, made on the records.
+
+    A tool use's input is the one value of a body that may nest deeper than the records do: the objects and
+    lists among the inputs' values are measured together (``too_deep``), and one past the limit makes this
+    ``None``: the body is read again by the path that words the error.
+    """
+    where = Where(path, 1, "messages")
+    if not messages:
+        raise where.error("the conversation has no messages")
+    roles = [message.role for message in messages]
+    if roles[0] != "user":
+        raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
+    check_alternation(roles, where)
+    # each turn's tool uses and results gathered by comprehensions, and the inputs measured together: a call for
+    # each block cost more than decoding it
+    contents = [message.content if type(message.content) is tuple else () for message in messages]
+    uses = [[block.id for block in content if type(block) is _ToolUse] for content in contents[1::2]]
+    nested = [
+        value
+        for content in contents[1::2]
+        for block in content
+        if type(block) is _ToolUse and type(block.input) is dict
+        for value in block.input.values()
+        if type(value) in _NESTING
+    ]
+    if nested and too_deep(nested, _INPUT_ROOM):  # the list holds them one level down, where their input did
+        return None
+    answered = [[block.tool_use_id for block in content if type(block) is _ToolResult] for content in contents[2::2]]
+    warnings = RunWarnings()
+    if uses[: len(answered)] != answered:
+        for j, (made, got) in enumerate(zip(uses, answered, strict=False)):
+            if made != got and (warning := unanswered_warning(where, 2 * j + 1, made, got)):
+                warnings.append(warning)
+    turns = _Turns(_TEXTS.decode(text))
+    return checked_run(
+        turns,
+        where=where,
+        run_id=run_id or Path(path).name,
+        source={"format": "anthropic-messages", "path": path},
+        request=request,
+        summaries=result_summaries(turns, summarise) if summarise is not None else None,
+        summarise=summarise,
+        warnings=warnings,
+    )
+
+
+class _Turns(MadeTurns):
+    """The body's messages in the wire shape, each decoded from its JSON text when first read: its fields and
+    its blocks' fields in the file's order, so a view of the run is the bytes the body sent."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self, texts: list[msgspec.Raw]) -> None:
+        super().__init__(len(texts))
+        self._texts = texts
+
+    def make(self, at: int) -> dict[str, Any]:
+        message: dict[str, Any] = msgspec.json.decode(self._texts[at])
+        if type(message["content"]) is str:  # the records checked it: text, or blocks as the API has them
+            message["content"] = [{"type": "text", "text": message["content"]}]
+        return message
