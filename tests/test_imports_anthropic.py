@@ -597,3 +597,31 @@ def test_a_body_file_checked_as_records_is_sent_again_in_its_own_key_order(tmp_p
         shown = [message.to_dict() for message in views.at(k).messages]
         assert json.dumps(shown) == json.dumps(messages[: 2 * k + 1]), k
     assert json.dumps(run.step_records[1]["sent"]["user"]) == json.dumps(messages[4]["content"])
+
+
+@pytest.mark.parametrize(
+    "content",
+    [5, None, [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "url", "url": "https://a/b.png"}}]],
+)
+def test_a_body_file_whose_result_is_not_text_reads_as_its_value_does(tmp_path: Path, content: Any) -> None:
+    """A result whose content is neither text nor text blocks is read as the same body given as a value reads it:
+    the same error naming the field, or the same blocks kept."""
+    body = copy.deepcopy(PLAIN_BODY)
+    body["messages"][2]["content"][0]["content"] = content
+    path = json_file(tmp_path / "body.json", body)
+    try:
+        expected = from_anthropic(copy.deepcopy(body))
+    except RunFileError as error:
+        with pytest.raises(RunFileError) as caught:
+            from_anthropic(path)
+        assert str(caught.value) == str(error).replace("<anthropic>", str(path))
+        return
+    assert dict(from_anthropic(path).step_records) == dict(expected.step_records)
+
+
+def test_a_body_file_with_a_result_that_is_not_utf8_is_refused_naming_the_byte(tmp_path: Path) -> None:
+    """A result's text that is not UTF-8 is refused when the body is imported, as any text of the file is."""
+    path = json_file(tmp_path / "body.json", PLAIN_BODY)
+    path.write_bytes(path.read_bytes().replace(b'"x = 1"', b'"x = \xff"'))
+    with pytest.raises(RunFileError, match=r"not UTF-8 text \(invalid start byte at byte \d+\)"):
+        from_anthropic(path)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -493,10 +494,11 @@ class _ToolUse(msgspec.Struct, tag_field="type", tag="tool_use", frozen=True, gc
 class _ToolResult(
     msgspec.Struct, tag_field="type", tag="tool_result", frozen=True, gc=False, forbid_unknown_fields=True
 ):
-    """A tool's result: text, or text blocks; ``UNSET`` for a field the block does not have."""
+    """A tool's result; ``UNSET`` for a field the block does not have. Its content, text or text blocks, is kept as
+    its JSON text, checked by ``_plain_results``: a result of 30 KiB is not made a string only to be checked."""
 
     tool_use_id: str
-    content: str | list[_Text] | UnsetType = UNSET
+    content: msgspec.Raw | UnsetType = UNSET
     is_error: bool | UnsetType | None = UNSET
 
 
@@ -551,6 +553,10 @@ def _body_run(
     if nested and too_deep(nested, _INPUT_ROOM):  # the list holds them one level down, where their input did
         return None
     answered = [[block.tool_use_id for block in content if type(block) is _ToolResult] for content in contents[2::2]]
+    if not _plain_results(
+        [b.content for c in contents for b in c if type(b) is _ToolResult and b.content is not UNSET]
+    ):
+        return None
     warnings = RunWarnings()
     if uses[: len(answered)] != answered:
         for j, (made, got) in enumerate(zip(uses, answered, strict=False)):
@@ -567,6 +573,29 @@ def _body_run(
         summarise=summarise,
         warnings=warnings,
     )
+
+
+_RESULT_TEXTS = msgspec.json.Decoder(list[_Text])
+_TEXT_OR_LIST = b'"['
+_FIRST = itemgetter(0)
+
+
+def _plain_results(contents: list[msgspec.Raw]) -> bool:
+    """Whether each result's content (its JSON text, which the decoder checked is JSON) is text or text blocks.
+
+    The first byte of each is read through a view of it, in C; the lists are decoded as records. The text of a
+    string was checked as it was skipped (its escapes), but not as UTF-8: ``request_body`` checks the file.
+    """
+    firsts = bytes(map(_FIRST, map(memoryview, contents)))  # type: ignore[arg-type]  # Raw is a buffer; its stubs omit it
+    if firsts.translate(None, _TEXT_OR_LIST):
+        return False
+    try:
+        for content, first in zip(contents, firsts, strict=True):
+            if first == _TEXT_OR_LIST[1]:
+                _RESULT_TEXTS.decode(content)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 class _Turns(MadeTurns):

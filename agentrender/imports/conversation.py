@@ -129,8 +129,11 @@ def _document_fields(path: str) -> dict[str, msgspec.Raw] | None:
         return None
     try:
         with open(path, "rb") as file:
-            return _FIELDS.decode(file.read())
-    except (OSError, msgspec.DecodeError, RecursionError):
+            data = file.read()
+        if not data.isascii():
+            data.decode("utf-8")  # what a decoder skips (a field left as its JSON text) is not checked as UTF-8
+        return _FIELDS.decode(data)
+    except (OSError, UnicodeDecodeError, msgspec.DecodeError, RecursionError):
         return None
 
 
