@@ -562,7 +562,7 @@ def _body_run(
         for j, (made, got) in enumerate(zip(uses, answered, strict=False)):
             if made != got and (warning := unanswered_warning(where, 2 * j + 1, made, got)):
                 warnings.append(warning)
-    turns = _Turns(_TEXTS.decode(text))
+    turns = _Turns(text, messages)
     return checked_run(
         turns,
         where=where,
@@ -600,15 +600,26 @@ def _plain_results(contents: list[msgspec.Raw]) -> bool:
 
 class _Turns(MadeTurns):
     """The body's messages in the wire shape, each decoded from its JSON text when first read: its fields and
-    its blocks' fields in the file's order, so a view of the run is the bytes the body sent."""
+    its blocks' fields in the file's order, so a view of the run is the bytes the body sent.
 
-    __slots__ = ("_texts",)
+    The messages' text is split into each message's when a turn is first read, not before: an import reads only
+    the opening, made of its record when it is text (one text block, whose fields have no order of the file's).
+    """
 
-    def __init__(self, texts: list[msgspec.Raw]) -> None:
-        super().__init__(len(texts))
-        self._texts = texts
+    __slots__ = ("_opening", "_text", "_texts")
+
+    def __init__(self, text: msgspec.Raw, messages: list[_Message]) -> None:
+        super().__init__(len(messages))
+        self._text = text
+        self._texts: list[msgspec.Raw] | None = None
+        opening = messages[0].content
+        self._opening = opening if type(opening) is str else None
 
     def make(self, at: int) -> dict[str, Any]:
+        if at == 0 and self._opening is not None:
+            return {"role": "user", "content": [{"type": "text", "text": self._opening}]}
+        if self._texts is None:
+            self._texts = _TEXTS.decode(self._text)
         message: dict[str, Any] = msgspec.json.decode(self._texts[at])
         if type(message["content"]) is str:  # the records checked it: text, or blocks as the API has them
             message["content"] = [{"type": "text", "text": message["content"]}]
