@@ -27,14 +27,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._json import MAX_DEPTH, decode_failure, too_deep
+from agentrender._json import decode_failure
 from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
@@ -483,12 +483,22 @@ class _Text(msgspec.Struct, tag_field="type", tag="text", frozen=True, gc=False,
     text: str
 
 
+# A tool input's values, to four levels of arrays and objects: an input nested deeper (rare, and never past the
+# limit here) is read by the path of JSON values, which measures it; these are decoded in C and need no measure.
+_Json0: TypeAlias = str | int | float | bool | None
+_Json1: TypeAlias = _Json0 | list[_Json0] | dict[str, _Json0]
+_Json2: TypeAlias = _Json0 | list[_Json1] | dict[str, _Json1]
+_Json3: TypeAlias = _Json0 | list[_Json2] | dict[str, _Json2]
+_Json4: TypeAlias = _Json0 | list[_Json3] | dict[str, _Json3]
+
+
 class _ToolUse(msgspec.Struct, tag_field="type", tag="tool_use", frozen=True, gc=False, forbid_unknown_fields=True):
-    """A tool use: its input an object, or the raw text of arguments that were not one."""
+    """A tool use: its input an object (of values nested at most four levels), or the raw text of arguments that
+    were not one."""
 
     id: str
     name: str
-    input: dict[str, Any] | str
+    input: dict[str, _Json4] | str
 
 
 class _ToolResult(
@@ -511,9 +521,6 @@ class _Message(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True
 
 _MESSAGES = msgspec.json.Decoder(list[_Message])
 _TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
-_INPUT_ROOM = MAX_DEPTH - 5
-"""How deep a tool use's input may nest: the body, messages, a message, its content and the block hold it."""
-_NESTING = frozenset((dict, list))
 
 
 def _body_run(
@@ -526,10 +533,6 @@ def _body_run(
 ) -> Run | None:
     """The run of a body ``request_body`` checked as records (``text``: its messages' JSON text): the checks
     ``conversation_run`` makes, made on the records.
-
-    A tool use's input is the one value of a body that may nest deeper than the records do: the objects and
-    lists among the inputs' values are measured together (``too_deep``), and one past the limit makes this
-    ``None``: the body is read again by the path that words the error.
     """
     where = Where(path, 1, "messages")
     if not messages:
@@ -538,20 +541,9 @@ def _body_run(
     if roles[0] != "user":
         raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
     check_alternation(roles, where)
-    # each turn's tool uses and results gathered by comprehensions, and the inputs measured together: a call for
-    # each block cost more than decoding it
+    # each turn's tool uses and results gathered by comprehensions: a call for each block cost more than decoding it
     contents = [message.content if type(message.content) is tuple else () for message in messages]
     uses = [[block.id for block in content if type(block) is _ToolUse] for content in contents[1::2]]
-    nested = [
-        value
-        for content in contents[1::2]
-        for block in content
-        if type(block) is _ToolUse and type(block.input) is dict
-        for value in block.input.values()
-        if type(value) in _NESTING
-    ]
-    if nested and too_deep(nested, _INPUT_ROOM):  # the list holds them one level down, where their input did
-        return None
     answered = [[block.tool_use_id for block in content if type(block) is _ToolResult] for content in contents[2::2]]
     if not _plain_results(
         [b.content for c in contents for b in c if type(b) is _ToolResult and b.content is not UNSET]
