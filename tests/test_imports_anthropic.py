@@ -16,11 +16,13 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, ModelResponse, load_run, render, write_run
 from agentrender._api_rules import message_problems
+from agentrender._json import MAX_DEPTH
 from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
-from tests._support.conversations import WEATHER, conversations, normalised
+from tests._support import hostile_files
+from tests._support.conversations import WEATHER, conversations, json_file, normalised
 from tests._support.examples import examples
 
 SETTINGS = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -498,3 +500,128 @@ def test_an_imported_request_body_is_sent_again_byte_for_byte() -> None:
             for m in sent[: 2 * k + 1]
         ]
         assert json.dumps(shown, ensure_ascii=False) == json.dumps(written, ensure_ascii=False), k
+
+
+PLAIN_BODY: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "temperature": 0,
+    "messages": [
+        {"role": "user", "content": "Fix the test."},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Reading it."},
+                {"type": "tool_use", "id": "t1", "name": "read", "input": {"path": "a.py", "lines": [1, 2]}},
+                {"type": "tool_use", "id": "t2", "name": "read", "input": "not an object"},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "x = 1"}]},
+                {"type": "text", "text": "and keep the API"},
+            ],
+        },
+        {"role": "assistant", "content": "Done."},
+    ],
+}
+
+
+def test_a_body_file_of_plain_blocks_imports_as_the_same_body_given_as_a_value(tmp_path: Path) -> None:
+    """A body file whose blocks are read as records gives the steps, records and warnings its value gives."""
+    path = json_file(tmp_path / "body.json", PLAIN_BODY)
+    from_file, from_value = from_anthropic(path), from_anthropic(copy.deepcopy(PLAIN_BODY))
+    assert list(from_file.steps) == list(from_value.steps)
+    assert dict(from_file.step_records) == dict(from_value.step_records)
+    assert from_file.header["request"] == {"temperature": 0} == from_value.header["request"]
+    assert [w.text for w in from_file.warnings] == [w.text for w in from_value.warnings]
+    assert "t2 have no tool_result" in from_file.warnings[0].text
+
+
+@pytest.mark.parametrize(
+    ("where", "extra"),
+    [("block", {"cache_control": {"type": "ephemeral"}}), ("message", {"name": "alice"})],
+)
+def test_a_body_file_with_a_field_beside_the_plain_ones_keeps_it(tmp_path: Path, where: str, extra: Any) -> None:
+    """A field a plain block or message does not have (cache control, a name) is kept, as a value's is."""
+    body = copy.deepcopy(PLAIN_BODY)
+    if where == "block":
+        body["messages"][1]["content"][1].update(extra)
+    else:
+        body["messages"][1].update(extra)
+    run = from_anthropic(json_file(tmp_path / "body.json", body))
+    if where == "block":
+        assert run.step_records[0]["sent"]["assistant"][1]["cache_control"] == {"type": "ephemeral"}
+    else:
+        assert run.header["source"]["message_fields"] == [{"message": 1, "fields": {"name": "alice"}}]
+
+
+def test_a_body_file_whose_tool_input_nests_past_the_limit_is_refused_naming_it(tmp_path: Path) -> None:
+    """A tool use's input nested one level past the limit is refused with the error naming where, as any field."""
+    body = copy.deepcopy(PLAIN_BODY)
+    text = json.dumps(body).replace('{"path": "a.py", "lines": [1, 2]}', hostile_files.deep_json(MAX_DEPTH - 4))
+    path = tmp_path / "deep.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RunFileError, match=r"messages\[1\]\.content\[1\]\.input\.a.*nested deeper than 256 levels"):
+        from_anthropic(path)
+    path.write_text(text.replace(hostile_files.deep_json(MAX_DEPTH - 4), hostile_files.deep_json(MAX_DEPTH - 5)))
+    assert len(from_anthropic(path).steps) == 2
+
+
+def test_a_body_file_checked_as_records_is_sent_again_in_its_own_key_order(tmp_path: Path) -> None:
+    """A body of plain blocks whose keys are not in the API's order gives views whose blocks are the file's bytes."""
+    messages = [
+        {"role": "user", "content": [{"text": "Fix the test.", "type": "text"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"text": "Reading it.", "type": "text"},
+                {"input": {"path": "a.py"}, "name": "read", "id": "t1", "type": "tool_use"},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"is_error": False, "content": "x = 1", "tool_use_id": "t1", "type": "tool_result"}],
+        },
+        {"role": "assistant", "content": [{"name": "read", "type": "tool_use", "input": {}, "id": "t2"}]},
+        {
+            "role": "user",
+            "content": [{"content": [{"text": "y", "type": "text"}], "type": "tool_result", "tool_use_id": "t2"}],
+        },
+        {"role": "assistant", "content": "Done."},
+    ]
+    run = from_anthropic(json_file(tmp_path / "body.json", {"model": "claude-sonnet-4-5", "messages": messages}))
+    views = Views(run)
+    for k in range(len(run.steps)):
+        shown = [message.to_dict() for message in views.at(k).messages]
+        assert json.dumps(shown) == json.dumps(messages[: 2 * k + 1]), k
+    assert json.dumps(run.step_records[1]["sent"]["user"]) == json.dumps(messages[4]["content"])
+
+
+@pytest.mark.parametrize(
+    "content",
+    [5, None, [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "url", "url": "https://a/b.png"}}]],
+)
+def test_a_body_file_whose_result_is_not_text_reads_as_its_value_does(tmp_path: Path, content: Any) -> None:
+    """A result whose content is neither text nor text blocks is read as the same body given as a value reads it:
+    the same error naming the field, or the same blocks kept."""
+    body = copy.deepcopy(PLAIN_BODY)
+    body["messages"][2]["content"][0]["content"] = content
+    path = json_file(tmp_path / "body.json", body)
+    try:
+        expected = from_anthropic(copy.deepcopy(body))
+    except RunFileError as error:
+        with pytest.raises(RunFileError) as caught:
+            from_anthropic(path)
+        assert str(caught.value) == str(error).replace("<anthropic>", str(path))
+        return
+    assert dict(from_anthropic(path).step_records) == dict(expected.step_records)
+
+
+def test_a_body_file_with_a_result_that_is_not_utf8_is_refused_naming_the_byte(tmp_path: Path) -> None:
+    """A result's text that is not UTF-8 is refused when the body is imported, as any text of the file is."""
+    path = json_file(tmp_path / "body.json", PLAIN_BODY)
+    path.write_bytes(path.read_bytes().replace(b'"x = 1"', b'"x = \xff"'))
+    with pytest.raises(RunFileError, match=r"not UTF-8 text \(invalid start byte at byte \d+\)"):
+        from_anthropic(path)

@@ -279,6 +279,24 @@ def test_a_history_rewritten_after_a_call_is_a_warning_naming_the_sample_and_the
     assert sent[0] is None and sent[1] == SUM3[:3] and sent[2] == SUM3[:5]
 
 
+def test_a_model_event_sent_part_of_a_turn_is_a_warning_naming_it(json_log: Path) -> None:
+    """An event whose input is the sample's first messages but stops inside a turn (one of the two results that
+    answer a reply) was not sent the run's view at its step: a warning names it, and its request keeps what it
+    was sent."""
+
+    def cut(data: dict[str, Any]) -> None:
+        events = [event for event in _sample(data, "sum3", 1)["events"] if event["event"] == "model"]
+        del events[1]["input"][4]  # the second result of the first reply
+
+    run = _by_id(from_inspect(_edit_json(json_log, cut)))["arith/sum3/1"]
+    texts = [warning.text for warning in run.warnings]
+    assert len(texts) == 1, texts
+    assert "its input differs from the run's view at step 1: message 2 differs" in texts[0]
+    sent = [call.record["request"].get("messages") for call in run.model_calls]
+    assert sent[0] is None and sent[2] is None
+    assert sent[1][:2] == SUM3[:2] and sent[1][2]["content"] == SUM3[2]["content"][:1]
+
+
 def test_content_with_no_messages_api_block_is_a_warning_not_a_loss_in_silence(json_log: Path) -> None:
     """Audio in a user message has no Messages API block: it is left out with a warning naming the sample,
     the message and the content item."""

@@ -14,6 +14,7 @@ from agentrender.imports.anthropic import looks_like_anthropic
 from agentrender.imports.claude_code import looks_like_claude_code
 from agentrender.imports.openai import looks_like_openai
 from agentrender.runfile import Run
+from tests._support.conversations import json_file
 from tests._support.examples import examples
 from tests._support.fuzz import JSON_VALUES, paths
 
@@ -508,3 +509,53 @@ def test_a_responses_id_model_usage_finish_reason_and_other_choices_are_kept(tmp
     written = tmp_path / "run.jsonl"
     assert main(["import", str(path), "-o", str(written)]) == 0
     assert load_run(written).header["source"]["response"] == kept
+
+
+PLAIN_CHAT: dict[str, Any] = {
+    "model": "gpt-4o",
+    "max_completion_tokens": 512,
+    "temperature": 0,
+    "messages": [
+        {"role": "system", "content": "You fix tests."},
+        {"role": "user", "content": "Fix it."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"path": "a.py"}'}},
+                {"id": "c2", "type": "function", "function": {"name": "read", "arguments": "{not json"}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "x = 1"},
+        {"role": "user", "content": "Keep the API."},
+        {"role": "system", "content": "Be brief."},
+        {"role": "assistant", "content": "Done."},
+    ],
+}
+
+
+def test_a_chat_file_of_plain_messages_imports_as_the_same_chat_given_as_a_value(tmp_path: Path) -> None:
+    """A chat file whose messages are read as records gives the steps, records, system and warnings its value gives."""
+    from_file, from_value = (
+        from_openai(json_file(tmp_path / "chat.json", PLAIN_CHAT)),
+        from_openai(json.loads(json.dumps(PLAIN_CHAT))),
+    )
+    assert list(from_file.steps) == list(from_value.steps)
+    assert dict(from_file.step_records) == dict(from_value.step_records)
+    assert from_file.header["system"] == "You fix tests.\n\nBe brief." == from_value.header["system"]
+    assert from_file.header["max_output_tokens"] == 512
+    assert [w.text for w in from_file.warnings] == [w.text for w in from_value.warnings]
+    assert any("moved into the system prompt" in w.text for w in from_file.warnings)
+    assert from_file.step_records[0]["sent"]["assistant"][1]["input"] == "{not json"
+
+
+def test_a_chat_file_with_a_field_beside_the_plain_ones_keeps_it(tmp_path: Path) -> None:
+    """A field a plain message does not have (a name, a tool call's index) is kept in the source, as a value's is."""
+    chat = json.loads(json.dumps(PLAIN_CHAT))
+    chat["messages"][1]["name"] = "alice"
+    chat["messages"][2]["tool_calls"][0]["index"] = 0
+    run = from_openai(json_file(tmp_path / "chat.json", chat))
+    assert run.header["source"]["unmapped"] == {
+        "messages[1]": {"name": "alice"},
+        "messages[2].tool_calls[0]": {"index": 0},
+    }

@@ -25,13 +25,30 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeAlias
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._json import decode_failure
-from agentrender.imports.conversation import Summariser, Where, conversation_run, loads, normalise_messages, own_copy
+from agentrender.imports.conversation import (
+    MadeTurns,
+    Summariser,
+    Where,
+    check_alternation,
+    checked_run,
+    conversation_run,
+    loads,
+    normalise_messages,
+    own_copy,
+    request_body,
+    result_summaries,
+    unanswered_warning,
+)
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
@@ -84,6 +101,15 @@ def from_anthropic(
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
     the file, line and field of what cannot be read.
     """
+    if isinstance(source, str | os.PathLike) and (body := request_body(os.fspath(source), _MESSAGES, _REQUEST_KEYS)):
+        run = _body_run(*body, os.fspath(source), run_id, summarise)
+        if run is not None:
+            return run
+    return _from_values(source, run_id, summarise)
+
+
+def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
+    """``from_anthropic`` of any source: its JSON values read as they are, every field kept, every error worded."""
     notes = RunWarnings()
     recording = False
     if isinstance(source, str | os.PathLike):
@@ -441,3 +467,152 @@ def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> 
         model=str(request.get("model", "")),
         max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,
     )
+
+
+# A request body of the blocks nearly every conversation is made of, checked in one pass in C: each record is
+# the block or message as the API has it and nothing more (an unknown field fails the decoding), so a body
+# of anything else, or anything wrong, is read by the path above, which keeps every field and words every
+# error. The records only check: a struct gives its fields in its own order, and the view of a step must be
+# the bytes that were sent, so each turn is decoded from its own JSON text, as the file has it, when its
+# step is first read (``_Turns``).
+
+
+class _Text(msgspec.Struct, tag_field="type", tag="text", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A text block."""
+
+    text: str
+
+
+# A tool input's values, to four levels of arrays and objects: an input nested deeper (rare, and never past the
+# limit here) is read by the path of JSON values, which measures it; these are decoded in C and need no measure.
+_Json0: TypeAlias = str | int | float | bool | None
+_Json1: TypeAlias = _Json0 | list[_Json0] | dict[str, _Json0]
+_Json2: TypeAlias = _Json0 | list[_Json1] | dict[str, _Json1]
+_Json3: TypeAlias = _Json0 | list[_Json2] | dict[str, _Json2]
+_Json4: TypeAlias = _Json0 | list[_Json3] | dict[str, _Json3]
+
+
+class _ToolUse(msgspec.Struct, tag_field="type", tag="tool_use", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A tool use: its input an object (of values nested at most four levels), or the raw text of arguments that
+    were not one."""
+
+    id: str
+    name: str
+    input: dict[str, _Json4] | str
+
+
+class _ToolResult(
+    msgspec.Struct, tag_field="type", tag="tool_result", frozen=True, gc=False, forbid_unknown_fields=True
+):
+    """A tool's result; ``UNSET`` for a field the block does not have. Its content, text or text blocks, is kept as
+    its JSON text, checked by ``_plain_results``: a result of 30 KiB is not made a string only to be checked."""
+
+    tool_use_id: str
+    content: msgspec.Raw | UnsetType = UNSET
+    is_error: bool | UnsetType | None = UNSET
+
+
+class _Message(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A message of the conversation: its role and its content, text or blocks."""
+
+    role: Literal["user", "assistant"]
+    content: str | tuple[_Text | _ToolUse | _ToolResult, ...]
+
+
+_MESSAGES = msgspec.json.Decoder(list[_Message])
+_TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _body_run(
+    messages: list[_Message],
+    text: msgspec.Raw,
+    request: dict[str, Any],
+    path: str,
+    run_id: str | None,
+    summarise: Summariser | None,
+) -> Run | None:
+    """The run of a body ``request_body`` checked as records (``text``: its messages' JSON text): the checks
+    ``conversation_run`` makes, made on the records.
+    """
+    where = Where(path, 1, "messages")
+    if not messages:
+        raise where.error("the conversation has no messages")
+    roles = [message.role for message in messages]
+    if roles[0] != "user":
+        raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
+    check_alternation(roles, where)
+    # each turn's tool uses and results gathered by comprehensions: a call for each block cost more than decoding it
+    contents = [message.content if type(message.content) is tuple else () for message in messages]
+    uses = [[block.id for block in content if type(block) is _ToolUse] for content in contents[1::2]]
+    answered = [[block.tool_use_id for block in content if type(block) is _ToolResult] for content in contents[2::2]]
+    if not _plain_results(
+        [b.content for c in contents for b in c if type(b) is _ToolResult and b.content is not UNSET]
+    ):
+        return None
+    warnings = RunWarnings()
+    if uses[: len(answered)] != answered:
+        for j, (made, got) in enumerate(zip(uses, answered, strict=False)):
+            if made != got and (warning := unanswered_warning(where, 2 * j + 1, made, got)):
+                warnings.append(warning)
+    turns = _Turns(text, messages)
+    return checked_run(
+        turns,
+        where=where,
+        run_id=run_id or Path(path).name,
+        source={"format": "anthropic-messages", "path": path},
+        request=request,
+        summaries=result_summaries(turns, summarise) if summarise is not None else None,
+        summarise=summarise,
+        warnings=warnings,
+    )
+
+
+_RESULT_TEXTS = msgspec.json.Decoder(list[_Text])
+_TEXT_OR_LIST = b'"['
+_FIRST = itemgetter(0)
+
+
+def _plain_results(contents: list[msgspec.Raw]) -> bool:
+    """Whether each result's content (its JSON text, which the decoder checked is JSON) is text or text blocks.
+
+    The first byte of each is read through a view of it, in C; the lists are decoded as records. The text of a
+    string was checked as it was skipped (its escapes), but not as UTF-8: ``request_body`` checks the file.
+    """
+    firsts = bytes(map(_FIRST, map(memoryview, contents)))  # type: ignore[arg-type]  # Raw is a buffer; its stubs omit it
+    if firsts.translate(None, _TEXT_OR_LIST):
+        return False
+    try:
+        for content, first in zip(contents, firsts, strict=True):
+            if first == _TEXT_OR_LIST[1]:
+                _RESULT_TEXTS.decode(content)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+class _Turns(MadeTurns):
+    """The body's messages in the wire shape, each decoded from its JSON text when first read: its fields and
+    its blocks' fields in the file's order, so a view of the run is the bytes the body sent.
+
+    The messages' text is split into each message's when a turn is first read, not before: an import reads only
+    the opening, made of its record when it is text (one text block, whose fields have no order of the file's).
+    """
+
+    __slots__ = ("_opening", "_text", "_texts")
+
+    def __init__(self, text: msgspec.Raw, messages: list[_Message]) -> None:
+        super().__init__(len(messages))
+        self._text = text
+        self._texts: list[msgspec.Raw] | None = None
+        opening = messages[0].content
+        self._opening = opening if type(opening) is str else None
+
+    def make(self, at: int) -> dict[str, Any]:
+        if at == 0 and self._opening is not None:
+            return {"role": "user", "content": [{"type": "text", "text": self._opening}]}
+        if self._texts is None:
+            self._texts = _TEXTS.decode(self._text)
+        message: dict[str, Any] = msgspec.json.decode(self._texts[at])
+        if type(message["content"]) is str:  # the records checked it: text, or blocks as the API has them
+            message["content"] = [{"type": "text", "text": message["content"]}]
+        return message

@@ -23,22 +23,25 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from abc import abstractmethod
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import pairwise
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar, overload
 
 import msgspec
 
 from agentrender import render
-from agentrender._json import canonical, check_depth, strict_loads
+from agentrender._json import MAX_DEPTH, canonical, check_depth, strict_loads
 from agentrender._types import check_block, utf8_bytes
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
-from agentrender.runfile.imported import ConversationSteps
+from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
 
 __all__ = [
+    "MadeTurns",
     "Summariser",
     "Where",
+    "check_alternation",
     "check_blocks",
     "checked_run",
     "conversation_run",
@@ -47,6 +50,7 @@ __all__ = [
     "normalise_messages",
     "own_copy",
     "plain_blocks",
+    "request_body",
     "result_summaries",
     "unanswered_warning",
     "unanswered_warnings",
@@ -93,6 +97,55 @@ def loads(text: str) -> Any:
     return value
 
 
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+T = TypeVar("T")
+
+
+def request_body(
+    path: str, messages: msgspec.json.Decoder[list[T]], others: Collection[str]
+) -> tuple[list[T], msgspec.Raw, dict[str, Any]] | None:
+    """The file as a request body: ``(records, text, request)``, its ``messages`` decoded as records
+    (``messages``, a typed decoder, checks them in one pass in C), their JSON text as the file has it, and its
+    other fields as they are; ``None`` when it is not one (it has a field of ``others``, or none named
+    ``messages``) or when anything in it is refused, so the caller reads it as JSON values, which keeps every
+    field and words every error."""
+    fields = _document_fields(path)
+    if fields is None or "messages" not in fields or any(key in fields for key in others):
+        return None
+    text = fields.pop("messages")
+    try:
+        return messages.decode(text), text, {key: _field_value(raw) for key, raw in fields.items()}
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return None
+
+
+def _document_fields(path: str) -> dict[str, msgspec.Raw] | None:
+    """The fields of a file that is one JSON object, each left as its JSON text (to decode as records, or as
+    it is: ``_field_value``); ``None`` for any other file, or one that cannot be read: a path that reads any
+    value, and words what is wrong with it, reads it then. A ``.jsonl`` file is never one object."""
+    if path.endswith((".jsonl", ".jsonl.gz")):
+        return None
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+        if not data.isascii():
+            data.decode("utf-8")  # what a decoder skips (a field left as its JSON text) is not checked as UTF-8
+        return _FIELDS.decode(data)
+    except (OSError, UnicodeDecodeError, msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _field_value(raw: msgspec.Raw) -> Any:
+    """The value of a field ``document_fields`` gave, as ``loads`` reads it; ``ValueError`` for what it refuses
+    (the object around the value is one level of the nesting limit)."""
+    text = str(bytes(raw), "utf-8")
+    value = loads(text)
+    check_depth(text, MAX_DEPTH - 1)
+    return value
+
+
 def own_copy(value: Any, path: str) -> Any:
     """``value``, a conversation given in memory, as a copy of its own: its JSON, decoded again.
 
@@ -106,6 +159,36 @@ def own_copy(value: Any, path: str) -> Any:
         return strict_loads(canonical(value))
     except (TypeError, ValueError, RecursionError) as error:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
+
+
+class MadeTurns(ContentSequence[dict[str, Any]]):
+    """Turns in the Messages API's wire shape (``{"role", "content": [blocks]}``), each made when first read
+    (``make``, for an importer that checked them as records), and kept: a run's steps read their turns when
+    they are first read (``runfile.ConversationSteps``)."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self, count: int) -> None:
+        self._made: list[dict[str, Any] | None] = [None] * count
+
+    @abstractmethod
+    def make(self, at: int) -> dict[str, Any]:
+        """Turn ``at``, made (once, when it is first read)."""
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, at: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(at, slice):
+            return [self[t] for t in range(*at.indices(len(self)))]
+        made = self._made[at]
+        if made is None:
+            made = self._made[at] = self.make(range(len(self._made))[at])
+        return made
 
 
 def normalise_messages(
@@ -300,13 +383,7 @@ def conversation_run(
             raise where.error("a reply was given, but the conversation does not end on a user turn")
         reply = {"role": "assistant", "content": list(final.get("content") or [])}
         turns.extend(normalise_messages([reply], Where(where.path, where.line, "response")))
-    roles = [turn["role"] for turn in turns]
-    if roles[1::2].count("assistant") != len(roles) // 2 or roles[::2].count("user") != (len(roles) + 1) // 2:
-        i = next(i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role)
-        raise where.at(f"[{i}].role").error(
-            f"two {turns[i]['role']} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
-            "so they cannot be rendered as sent; join their content into one turn"
-        )
+    check_alternation([turn["role"] for turn in turns], where)
     warnings.extend(warning for _, warning in unanswered_warnings(turns, where))
     return checked_run(
         turns,
@@ -322,6 +399,16 @@ def conversation_run(
         compactions=compactions,
         end=end,
     )
+
+
+def check_alternation(roles: Sequence[str], where: Where) -> None:
+    """Raise the ``RunFileError`` naming the first of two turns of one role in a row (``roles``: each turn's)."""
+    if roles[1::2].count("assistant") != len(roles) // 2 or roles[::2].count("user") != (len(roles) + 1) // 2:
+        i = next(i for i, (before, role) in enumerate(pairwise(roles), start=1) if before == role)
+        raise where.at(f"[{i}].role").error(
+            f"two {roles[i]} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
+            "so they cannot be rendered as sent; join their content into one turn"
+        )
 
 
 def checked_run(

@@ -242,11 +242,9 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
     convert = _Converter()
-    system, messages = _conversation(
-        [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)],
-        where.at("messages"),
-        warnings,
-    )
+    converted = [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
+    system, messages = _conversation(converted, where.at("messages"), warnings)
+    prefixes = _SamplePrefixes(list(sample.messages), converted, system, messages)
     events, scoring = _agent_model_events(sample.events)
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
     if scoring:
@@ -265,12 +263,14 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     pool = _MessagePool(sample, path)
     for number, event in events:
         inputs = pool.input_of(number, sample.events[number], event)
-        made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings)
+        known = prefixes.of(inputs)
+        made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings, known)
         if made is not None:
             record, messages_sent = made
             calls.append(record)
             if messages_sent is not None:
-                sent.append((number, str(event.get("uuid") or ""), record, messages_sent))
+                first = len(messages_sent) if known is not None else None  # the sample's first turns
+                sent.append((number, str(event.get("uuid") or ""), record, messages_sent, first))
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
@@ -302,7 +302,7 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
         )
 
     run = read()
-    mismatches = _check_as_sent(run, system, sent, where)
+    mismatches = _check_as_sent(run, system, sent, where, messages)
     if not mismatches:
         return run
     # What those calls were sent is not the run's view: their requests keep it, as the log has it.
@@ -343,30 +343,35 @@ def _end(sample: Any, log_status: str) -> dict[str, Any] | None:
     return end
 
 
-_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]]]
-"""A model call and what it was sent: ``(event position, event uuid, the call's record, the messages)``."""
+_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]], int | None]
+"""A model call and what it was sent: ``(event position, event uuid, the call's record, the messages, how many of
+the sample's turns they are)``; the last is ``None`` unless the messages are the sample's first turns
+(``_SamplePrefixes``)."""
 
 
 def _check_as_sent(
-    run: Run, system: Any, sent: Sequence[_Sent], where: Where
+    run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: Sequence[Mapping[str, Any]]
 ) -> list[tuple[RunWarning, dict[str, Any], list[dict[str, Any]]]]:
     """Each model call whose messages are not the run's view at the step it decided, with the warning naming it.
 
     One view is rendered, the furthest any call decided: a run that records what was sent replays each step's
     turns as recorded, whatever follows them, so the view at step ``k`` is that view's first ``2k + 1`` messages.
+    A call sent the sample's first turns (``turns``, the sample's conversation) is compared by how many: the
+    view and the sample's turns are compared once, as far as they agree, not again for every call.
     """
     out = []
-    steps = {number: sum(1 for m in messages if m["role"] == "assistant") for number, _, _, messages in sent}
-    reachable = [step for step in steps.values() if step <= len(run.steps)]
+    reachable = [record["step"] for _, _, record, _, _ in sent if record["step"] <= len(run.steps)]
     furthest = max(reachable, default=0)
     view = [message.to_dict() for message in render.messages(run.step_input(furthest), run.options())]
-    for number, uuid, record, messages in sent:
+    agree = next((i for i, (seen, turn) in enumerate(zip(view, turns, strict=False)) if seen != turn), None)
+    agree = min(len(view), len(turns)) if agree is None else agree
+    for number, uuid, record, messages, sample_turns in sent:
         here = where.at(f"events[{number}]")
         label = f"model event {number}" + (f" ({uuid})" if uuid else "")
-        step = steps[number]
+        step = record["step"]
         if step > len(run.steps):
             warning = here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold")
-        elif view[: 2 * step + 1] != messages:
+        elif not (sample_turns == 2 * step + 1 <= agree) and view[: 2 * step + 1] != messages:
             seen = view[: 2 * step + 1]
             warning = here.warning(
                 f"{label}: its input differs from the run's view at step {step}: {_diff(seen, messages)}"
@@ -446,19 +451,25 @@ def _model_call(
     where: Where,
     replies: Mapping[str, int],
     warnings: list[RunWarning],
+    known: tuple[Any, list[dict[str, Any]], int] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | None] | None:
     """The ``model_call`` record of a ``ModelEvent`` (``event``: the rest of it, dumped) and the messages it was
     sent (``None`` when the log does not say), or ``None`` (with a warning) when it has no reply.
 
-    The record's request holds no messages: they are the run's view at the call's step, which the caller
-    checks, and keeps in the request where they are not.
+    ``known`` is ``(system, messages, assistant turns)`` when the input is the sample's first messages
+    (``_SamplePrefixes.of``): they are not converted again. The record's request holds no messages: they
+    are the run's view at the call's step, which the caller checks, and keeps in the request where they are not.
     """
-    dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
-    system, messages = _conversation(
-        [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(inputs)],
-        where.at("input"),
-        dropped,
-    )
+    if known is not None:
+        system, messages, step = known
+    else:
+        dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
+        system, messages = _conversation(
+            [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(inputs)],
+            where.at("input"),
+            dropped,
+        )
+        step = sum(1 for message in messages if message["role"] == "assistant")
     output = event.get("output") or {}
     choices = output.get("choices") or []
     if not choices:
@@ -501,7 +512,6 @@ def _model_call(
     inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
     if inspect:
         request["inspect"] = inspect
-    step = sum(1 for message in messages if message["role"] == "assistant")
     unresolved = not messages and bool(event.get("input_refs"))
     if unresolved:
         # an input kept as references into a message pool the log does not hold
@@ -539,7 +549,7 @@ class _MessagePool:
         self._raw: Mapping[str, Any] | None = None
         self._pool: list[Any] | None = None
 
-    def input_of(self, number: int, model_event: Any, event: dict[str, Any]) -> Sequence[Any]:
+    def input_of(self, number: int, model_event: Any, event: dict[str, Any]) -> list[Any]:
         """The input of the model event at ``number`` (``event``: its dump, given its references when the
         installed ``inspect_ai`` dropped them); empty when the log does not say it."""
         if model_event.input:
@@ -617,6 +627,53 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
         out["description"] = tool["description"]
     out["input_schema"] = tool.get("parameters") or {"type": "object", "properties": {}}
     return out
+
+
+class _SamplePrefixes:
+    """Which model events were sent the sample's first messages, and what those are as turns, found without
+    converting each input again.
+
+    Each model event's input holds the conversation so far, so an agent's events, read in order, each extend
+    the input before: an input that starts with the last one found (the same message objects, compared in C
+    by identity) and goes on with the sample's next messages (equal values) is the sample's first ``n``
+    messages. When ``n`` ends a turn and holds every system message, its turns are the sample's first turns
+    (a slice of them) and its system is the sample's: what ``_conversation`` of the input would give.
+    Checking an input costs a look at its new messages, and one comparison in C of the rest: each input
+    converted into turns and compared with the view again, message by message, was most of an import.
+    """
+
+    def __init__(
+        self, sample: list[Any], converted: Sequence[_Message], system: Any, turns: list[dict[str, Any]]
+    ) -> None:
+        self._sample, self._system, self._turns = sample, system, turns
+        self._last: list[Any] = []
+        # for each n, the turns of the first n messages when n ends a turn and holds every system message
+        roles = [role for role, _, _ in converted]
+        first = max((i + 1 for i, role in enumerate(roles) if role == "system"), default=0)
+        self._ends: dict[int, tuple[int, int]] = {}  # n: (turns, assistant turns)
+        count = assistants = 0
+        previous = None  # the role of the last turn
+        for n, role in enumerate(roles):
+            if role != "system" and role != previous:
+                count += 1
+                assistants += role == "assistant"
+                previous = role
+            if n + 1 >= first and (n + 1 == len(roles) or roles[n + 1] != previous):
+                self._ends[n + 1] = (count, assistants)
+
+    def of(self, inputs: list[Any]) -> tuple[Any, list[dict[str, Any]], int] | None:
+        """``(system, turns, assistant turns)`` of an event's input when it is the sample's first messages, else
+        ``None`` (the caller converts it)."""
+        last, n = self._last, len(inputs)
+        done = len(last)
+        if n < done or inputs[:done] != last or inputs[done:] != self._sample[done:n]:
+            return None
+        self._last = inputs
+        end = self._ends.get(n)
+        if end is None:
+            return None
+        count, assistants = end
+        return self._system, self._turns[:count], assistants
 
 
 class _Converter:

@@ -36,21 +36,25 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, ClassVar
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
+    MadeTurns,
     Summariser,
     Where,
     check_blocks,
     checked_run,
     loads,
     own_copy,
+    request_body,
     result_summaries,
     unanswered_warning,
 )
 from agentrender.runfile import Run, RunWarning
-from agentrender.runfile.imported import ContentSequence
 
 __all__ = ["from_openai", "looks_like_openai"]
 
@@ -138,16 +142,18 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     but has no counterpart in the Messages API is a warning on the run.
     """
     warnings: list[RunWarning] = []
+    typed = None
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
-        values = read_json_values(path, warnings)
         name = Path(path).name
         origin: dict[str, Any] = {"format": "openai-chat", "path": path}
+        typed = _typed_chat(path, warnings)
+        values = read_json_values(path, warnings) if typed is None else []
     else:
         path, name = "<openai>", "conversation"
         values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "openai-chat"}
-    chat, where = _chat(values, path, warnings)
+    chat, where = _chat(values, path, warnings) if typed is None else (typed, Where(path, 1, "messages"))
     converter = _Converter(where, warnings)
     turns, system = converter.convert(chat)
     request = dict(chat.get("request") or {})
@@ -355,6 +361,7 @@ class _Converter:
         self.legacy_ids: list[str] = []
         self.legacy_made = 0
         self.lines: Sequence[int] | None = None
+        self.roles: list[str] = []
 
     def convert(self, chat: Mapping[str, Any]) -> tuple[_Turns, str]:
         """``(turns, system)``: the turns of the chat (its reply last, when it has one), each made when first read.
@@ -368,7 +375,7 @@ class _Converter:
         messages = chat["messages"]
         read: dict[int, list[dict[str, Any]] | None] = {}  # blocks the whole reading made, by message (None: system)
         starts: list[int] = []  # the message each turn starts at
-        roles: list[str] = []
+        roles = self.roles
         system: list[str] = []
         self.lines = chat.get("lines")
         quick = self._quick
@@ -377,8 +384,19 @@ class _Converter:
         answered: list[Any] = []  # the ids of the results in the user turn after it
         role_of_last = None
         for i, raw in enumerate(messages):
-            role = quick(raw, i)
-            if role is not None:
+            kind = type(raw)
+            if kind is not dict and kind in _RECORDS:  # decoded as a record: checked already
+                role, is_result = raw.role, kind is _ToolMessage
+                if is_result:
+                    role = "user"
+                    answered.append(raw.tool_call_id)
+                elif kind is _AssistantMessage:
+                    called = [call.id for call in raw.tool_calls] if raw.tool_calls else []
+                elif kind is _SystemMessage:
+                    system.append(self._system(raw.content, self._here(i)))
+                    read[i] = None
+                    continue
+            elif (role := quick(raw, i)) is not None:
                 is_result = role == "tool"
                 if is_result:
                     role = "user"
@@ -391,10 +409,7 @@ class _Converter:
                 message = self._message(raw, here)
                 role = message["role"]
                 if role in ("system", "developer"):
-                    if roles:
-                        moved = "a system message after the conversation began is moved into the system prompt"
-                        self.warnings.append(here.warning(moved))
-                    system.append(self._system_text(message.get("content"), here.at("content")))
+                    system.append(self._system(self._system_text(message.get("content"), here.at("content")), here))
                     self._keep_extra(message, here)
                     read[i] = None
                     continue
@@ -440,6 +455,13 @@ class _Converter:
                     self.where.warning("a response was given, but the conversation ends on an assistant turn")
                 )
         return _Turns(messages, read, starts, roles), "\n\n".join(system)
+
+    def _system(self, text: str, here: Where) -> str:
+        """A system message's text, for the system prompt; one after the conversation began is warned of."""
+        if self.roles:
+            moved = "a system message after the conversation began is moved into the system prompt"
+            self.warnings.append(here.warning(moved))
+        return text
 
     def _here(self, i: int) -> Where:
         """Where the ``i``-th message is: its line in a file of messages, else its index in the chat."""
@@ -658,8 +680,11 @@ class _Converter:
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
 
 
-def _quick_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    """The blocks of a message ``_Converter._quick`` checked: its text, its tool calls or its result."""
+def _quick_blocks(message: dict[str, Any] | _Record) -> list[dict[str, Any]]:
+    """The blocks of a message ``_Converter._quick`` checked, or decoded as a record: its text, its tool calls
+    or its result."""
+    if not isinstance(message, dict):
+        return message.blocks()
     content = message.get("content")
     if message["role"] == "tool":
         return [{"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": content}]
@@ -671,7 +696,7 @@ def _quick_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return blocks
 
 
-class _Turns(ContentSequence[dict[str, Any]]):
+class _Turns(MadeTurns):
     """The chat's turns in the Messages API's shape (``{"role", "content"}``), each made when first read, and kept.
 
     Turn ``t`` is made of the messages from ``starts[t]`` to the next turn's start: each one
@@ -682,7 +707,7 @@ class _Turns(ContentSequence[dict[str, Any]]):
     those it is asked for.
     """
 
-    __slots__ = ("_made", "_messages", "_read", "_starts", "roles")
+    __slots__ = ("_messages", "_read", "_starts", "roles")
 
     def __init__(
         self,
@@ -694,26 +719,14 @@ class _Turns(ContentSequence[dict[str, Any]]):
         self._messages, self._read, self._starts = messages, read, starts
         self.roles = roles
         """Each turn's role: ``user`` and ``assistant`` in turn (a role that repeats joins the turn before)."""
-        self._made: list[dict[str, Any] | None] = [None] * len(roles)
+        super().__init__(len(roles))
 
-    def __len__(self) -> int:
-        return len(self.roles)
-
-    @overload
-    def __getitem__(self, at: int) -> dict[str, Any]: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
-    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(at, slice):
-            return [self[t] for t in range(*at.indices(len(self)))]
-        made = self._made[at]
-        if made is None:
-            made = self._made[at] = {"role": self.roles[at], "content": self._content(at)}
-        return made
+    def make(self, at: int) -> dict[str, Any]:
+        return {"role": self.roles[at], "content": self._content(at)}
 
     def _content(self, at: int) -> list[dict[str, Any]]:
         starts, read, messages = self._starts, self._read, self._messages
-        t = range(len(starts))[at]
+        t = at
         end = starts[t + 1] if t + 1 < len(starts) else max(len(messages), starts[t] + 1)
         content: list[dict[str, Any]] = []
         for i in range(starts[t], end):
@@ -764,3 +777,87 @@ def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
         if isinstance(kwargs, Mapping) and isinstance(kwargs.get("tool_calls"), list):
             out["tool_calls"] = kwargs["tool_calls"]
     return out
+
+
+# A chat of the messages nearly every chat is made of, decoded and checked in one pass in C: each record is
+# the message as ``_Converter._quick`` takes it, with no field beside (an unknown one fails the decoding). A
+# chat of anything else, or anything wrong, is read as JSON values, which keeps every field and words every
+# error. The records are made into blocks when their turn is first read (``_Turns``).
+
+
+class _Function(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    name: str
+    arguments: str
+
+
+class _Call(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    id: str
+    function: _Function
+    type: str | UnsetType = UNSET
+    """``function``, as the API has it; not kept (a tool use has no type of call)."""
+
+
+class _SystemMessage(msgspec.Struct, tag_field="role", tag="system", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A system message of text, which goes to the system prompt."""
+
+    role: ClassVar[str] = "system"
+    content: str
+
+    def blocks(self) -> list[dict[str, Any]]:
+        return []
+
+
+class _UserMessage(msgspec.Struct, tag_field="role", tag="user", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A user's text."""
+
+    role: ClassVar[str] = "user"
+    content: str
+
+    def blocks(self) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": self.content}]
+
+
+class _AssistantMessage(
+    msgspec.Struct, tag_field="role", tag="assistant", frozen=True, gc=False, forbid_unknown_fields=True
+):
+    """A reply: its text (or none) and its tool calls."""
+
+    role: ClassVar[str] = "assistant"
+    content: str | None = None
+    tool_calls: list[_Call] | None = None
+
+    def blocks(self) -> list[dict[str, Any]]:
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": self.content}] if self.content else []
+        for call in self.tool_calls or ():
+            function = call.function
+            input_ = _arguments(function.arguments)
+            blocks.append({"type": "tool_use", "id": call.id, "name": function.name, "input": input_})
+        return blocks
+
+
+class _ToolMessage(msgspec.Struct, tag_field="role", tag="tool", frozen=True, gc=False, forbid_unknown_fields=True):
+    """A tool's text result."""
+
+    role: ClassVar[str] = "tool"
+    tool_call_id: str
+    content: str
+
+    def blocks(self) -> list[dict[str, Any]]:
+        return [{"type": "tool_result", "tool_use_id": self.tool_call_id, "content": self.content}]
+
+
+_Record = _SystemMessage | _UserMessage | _AssistantMessage | _ToolMessage
+_RECORDS = frozenset((_SystemMessage, _UserMessage, _AssistantMessage, _ToolMessage))
+_MESSAGES = msgspec.json.Decoder(list[_Record])
+_OF_A_LOG = ("history", "response", "info", *_REQUEST_KEYS)
+"""Fields of a value that is more than a request body: read as JSON values."""
+
+
+def _typed_chat(path: str, warnings: list[RunWarning]) -> dict[str, Any] | None:
+    """The file as a request body whose messages ``_MESSAGES`` decodes, as ``_chat`` gives a chat; ``None`` for
+    anything else (a trajectory, a log, another message, an error), read then as JSON values."""
+    body = request_body(path, _MESSAGES, _OF_A_LOG)
+    if body is None:
+        return None
+    messages, _, request = body
+    return {"messages": messages, "field": "messages", "request": _request(request, Where(path, 1, ""), warnings)}

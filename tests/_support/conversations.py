@@ -9,6 +9,8 @@ turn, the roles alternate, every tool use has a unique id and is answered, in or
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -286,3 +288,9 @@ WEATHER: dict[str, Any] = {
 """A request an agent on the Messages API sent, in the shape of the API docs' tool-use examples (get_weather,
 ``toolu_`` ids): parallel tool uses, a result as blocks, text beside results, an error, an image, thinking,
 cache control."""
+
+
+def json_file(path: Path, value: Any) -> Path:
+    """``value`` written to ``path`` as one JSON document (a request body or a chat, as an importer reads it)."""
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
