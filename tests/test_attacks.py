@@ -191,12 +191,6 @@ def test_a_sample_of_randomly_mutated_files_survives_every_consumer(tmp_path: Pa
 
 
 @pytest.mark.slow  # each file runs in a child process: seconds in all
-def test_a_sample_of_wrong_types_survives_every_consumer(tmp_path: Path) -> None:
-    """A sample of fields of every record holding a value of every JSON type is refused or shown."""
-    _assert_survived(list(hostile_files.wrong_types(tmp_path, every=23)))
-
-
-@pytest.mark.slow  # each file runs in a child process: seconds in all
 def test_a_gzip_file_cut_at_a_sample_of_offsets_survives_every_consumer(tmp_path: Path) -> None:
     """The seed compressed and cut at every 97th byte is read up to the cut with a warning, or refused."""
     _assert_survived(list(hostile_files.gzip_cuts(tmp_path, every=97)))
@@ -476,15 +470,6 @@ def test_the_decide_editor_shows_unsafe_characters_as_escapes_that_read_back() -
     assert json.loads(shown)["content"][1]["name"] == UNSAFE_NAME
     assert not stepper.error.value and stepper.explanation is not None
     assert stepper.explanation.decision.tool == UNSAFE_NAME
-
-
-@pytest.mark.slow  # each file runs in a child process: seconds in all
-def test_a_mutant_of_every_import_fixture_survives_every_consumer(tmp_path: Path) -> None:
-    """One structure-aware mutant of each importer's fixtures and samples is imported and shown, or refused."""
-    fixtures = hostile_files.import_fixtures()
-    _assert_survived(
-        [path for fixture in fixtures for path in hostile_files.import_mutants(fixture, tmp_path, 1)], thorough=True
-    )
 
 
 @pytest.mark.slow  # each file in a child process: about two minutes
