@@ -45,6 +45,15 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     return check
 
 
+@pytest.fixture(scope="session")
+def long_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sweep's run of 100,000 steps (``tests/_support/sweep.py``), written once a session for the browser
+    tests that open a long run: the shared page's and the notebook explorer's."""
+    from tests._support.sweep import write_long_run
+
+    return write_long_run(tmp_path_factory.mktemp("long-run") / "run-100k.jsonl")
+
+
 @pytest.fixture
 def import_bench() -> Iterator[Callable[[str], ModuleType]]:
     """``import_bench(name)``: the module ``bench/<name>.py``; ``bench/`` is on ``sys.path`` for this test only."""
