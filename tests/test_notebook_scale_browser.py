@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS, require
-from tests._support.jupyterlab import code_notebook, missing_requirement, open_notebook, serve
+from tests._support.browser import CHROMIUM, FLAGS
+from tests._support.jupyterlab import Lab, code_notebook, open_notebook
 from tests._support.sweep import LONG_RUN_STEPS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -79,9 +79,9 @@ FIRST_WATCH = r"""
 
 
 @pytest.fixture
-def jupyterlab(tmp_path: Path, long_run: Path) -> Iterator[str]:
-    """JupyterLab over a notebook that loads the generated 100,000-step run, then shows a RunExplorer of it."""
-    require(missing_requirement())
+def jupyterlab(jupyter_lab: Lab, long_run: Path) -> Iterator[str]:
+    """The session's JupyterLab over a notebook that loads the generated 100,000-step run, then shows a RunExplorer
+    of it."""
     notebook = code_notebook(
         "import time\n"
         "import pandas, agentrender.notebook\n"
@@ -101,8 +101,8 @@ def jupyterlab(tmp_path: Path, long_run: Path) -> Iterator[str]:
         "names='value')\n"
         f"ipywidgets.VBox([bare, shown]).add_class({BARE!r})",
     )
-    with serve(tmp_path, {NOTEBOOK: notebook}) as (base, token):
-        yield f"{base}/lab/tree/{NOTEBOOK}?token={token}"
+    with jupyter_lab.opened(NOTEBOOK, notebook) as url:
+        yield url
 
 
 def run_cell(page: Any, number: int) -> None:
