@@ -14,6 +14,9 @@ from types import ModuleType
 
 import pytest
 
+from tests._support.browser import require
+from tests._support.jupyterlab import Lab, missing_requirement, serve
+
 GOLDEN = Path(__file__).parent / "golden"
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -43,6 +46,23 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
         assert text == path.read_text(encoding="utf-8"), f"{path} differs (pytest --update-golden rewrites it)"
 
     return check
+
+
+@pytest.fixture(scope="session")
+def long_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sweep's run of 100,000 steps (``tests/_support/sweep.py``), written once a session for the browser
+    tests that open a long run: the shared page's and the notebook explorer's."""
+    from tests._support.sweep import write_long_run
+
+    return write_long_run(tmp_path_factory.mktemp("long-run") / "run-100k.jsonl")
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """One JupyterLab for the session's browser tests of notebooks; each opens its notebook with ``Lab.opened``."""
+    require(missing_requirement())
+    with serve(tmp_path_factory.mktemp("jupyterlab")) as lab:
+        yield lab
 
 
 @pytest.fixture

@@ -240,15 +240,12 @@ def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path)
             page.close()
 
 
-def test_a_100000_step_run_opens_and_moves_quickly(
-    browser: Any, tmp_path: Path, import_bench: Callable[[str], ModuleType]
-) -> None:
-    """On a generated run of 100,000 steps, the page's first view is shown while the browser still reads the rest of
-    the file, and a step move and a jump are timed in the page once it has read it; the figures are printed
-    (docs/performance.md records them) and only generous bounds asserted."""
-    path = tmp_path / "run.jsonl"
-    import_bench("bench_cli").generate(path, 100_000)
-    page_path = saved(load_run(path), tmp_path, "long")
+def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:
+    """On the generated run of 100,000 steps (the sweep's, which the notebook explorer's test opens too), the page's
+    first view is shown while the browser still reads the rest of the file, and a step move and a jump are timed in
+    the page once it has read it; the figures are printed (docs/performance.md records them) and only generous
+    bounds asserted."""
+    page_path = saved(load_run(long_run), tmp_path, "long")
     page = browser.new_page(viewport={"width": 1200, "height": 1400})
     page.goto(page_path.as_uri(), timeout=120_000, wait_until="commit")
     settled(page, timeout=120_000)
@@ -264,7 +261,7 @@ def test_a_100000_step_run_opens_and_moves_quickly(
     settled(page)
     jump = float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs"))
     page.screenshot(path=str(_artifacts() / "page-100000-steps.png"))
-    sizes = (path.stat().st_size, page_path.stat().st_size)
+    sizes = (long_run.stat().st_size, page_path.stat().st_size)
     print(
         f"\n100,000 steps: run file {sizes[0]:,} bytes, page {sizes[1]:,} bytes; the first view shown {first:.0f} ms "
         f"after navigation (the file still being read: {reading == 'loading'}), the whole file read in {read:.0f} ms; "

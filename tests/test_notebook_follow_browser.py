@@ -19,14 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS, require
+from tests._support.browser import CHROMIUM, FLAGS
 from tests._support.growing import header, line, step
-from tests._support.jupyterlab import code_notebook, missing_requirement, open_notebook, serve
+from tests._support.jupyterlab import Lab, code_notebook, open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
-NOTEBOOK = "follow.ipynb"
 WAIT_MS = 60_000
 VIEW_AT = ".jp-OutputArea .agentrender .ar-header > span:first-child"
 """The first item of the view's header: ``view deciding step K``."""
@@ -47,17 +46,17 @@ SHOWN_WATCH = r"""
 
 
 @pytest.fixture(params=["ConversationView", "RunExplorer"])
-def lab(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, Path, str]]:
-    """JupyterLab over a notebook whose one cell follows a run file of three steps with the widget named."""
-    require(missing_requirement())
+def lab(tmp_path: Path, jupyter_lab: Lab, request: pytest.FixtureRequest) -> Iterator[tuple[str, Path, str]]:
+    """The session's JupyterLab over a notebook whose one cell follows a run file of three steps with the widget
+    named."""
     widget = request.param
     path = tmp_path / "live-run.jsonl"
     path.write_text("".join(map(line, [header(), step(0), step(1), step(2)])))
     notebook = code_notebook(
         f"from agentrender.notebook import {widget}\nview = {widget}({str(path)!r}, follow=True)\nview"
     )
-    with serve(tmp_path, {NOTEBOOK: notebook}) as (base, token):
-        yield f"{base}/lab/tree/{NOTEBOOK}?token={token}", path, widget
+    with jupyter_lab.opened(f"follow-{widget}.ipynb", notebook) as url:
+        yield url, path, widget
 
 
 def test_a_followed_view_in_jupyterlab_shows_each_write_live(lab: tuple[str, Path, str]) -> None:

@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS, require
-from tests._support.jupyterlab import code_notebook, missing_requirement, open_notebook, serve
-from tests._support.sweep import run_lines
+from tests._support.browser import CHROMIUM, FLAGS
+from tests._support.jupyterlab import Lab, code_notebook, open_notebook
+from tests._support.sweep import LONG_RUN_STEPS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-STEPS = 100_000
+STEPS = LONG_RUN_STEPS
 ARTIFACTS = Path(__file__).parent / "artifacts"
 STEP_MS = 120_000
 """The bound on each wait in the page (loading a 100,000-step run in the kernel on a busy 2-core machine)."""
@@ -79,18 +79,14 @@ FIRST_WATCH = r"""
 
 
 @pytest.fixture
-def jupyterlab(tmp_path: Path) -> Iterator[str]:
-    """JupyterLab over a notebook that loads a generated 100,000-step run, then shows a RunExplorer of it."""
-    require(missing_requirement())
-    run_file = tmp_path / "run-100k.jsonl"
-    with run_file.open("w", encoding="utf-8") as out:
-        for record in run_lines(0, steps=STEPS):
-            out.write(json.dumps(record) + "\n")
+def jupyterlab(jupyter_lab: Lab, long_run: Path) -> Iterator[str]:
+    """The session's JupyterLab over a notebook that loads the generated 100,000-step run, then shows a RunExplorer
+    of it."""
     notebook = code_notebook(
         "import time\n"
         "import pandas, agentrender.notebook\n"
         "from agentrender.runfile import load_run\n"
-        f"run = load_run({str(run_file)!r})\n"
+        f"run = load_run({str(long_run)!r})\n"
         "len(run.steps)",
         "started = time.perf_counter()\n"
         "explorer = agentrender.notebook.RunExplorer(run)\n"
@@ -105,8 +101,8 @@ def jupyterlab(tmp_path: Path) -> Iterator[str]:
         "names='value')\n"
         f"ipywidgets.VBox([bare, shown]).add_class({BARE!r})",
     )
-    with serve(tmp_path, {NOTEBOOK: notebook}) as (base, token):
-        yield f"{base}/lab/tree/{NOTEBOOK}?token={token}"
+    with jupyter_lab.opened(NOTEBOOK, notebook) as url:
+        yield url
 
 
 def run_cell(page: Any, number: int) -> None:

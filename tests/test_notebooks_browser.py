@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS, require
-from tests._support.jupyterlab import STEP_MS, cleared, missing_requirement, run_all, serve
+from tests._support.browser import CHROMIUM, FLAGS
+from tests._support.jupyterlab import STEP_MS, Lab, cleared, run_all
 
 pytestmark = pytest.mark.browser
 
@@ -19,11 +19,10 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
 @pytest.fixture
-def jupyterlab(tmp_path: Path) -> Iterator[str]:
-    """A JupyterLab server over a copy of the notebook with its outputs cleared; yields the notebook's URL."""
-    require(missing_requirement())
-    with serve(tmp_path, {NOTEBOOK.name: cleared(NOTEBOOK)}) as (base, token):
-        yield f"{base}/lab/tree/{NOTEBOOK.name}?token={token}"
+def jupyterlab(jupyter_lab: Lab) -> Iterator[str]:
+    """The session's JupyterLab over a copy of the notebook with its outputs cleared; yields the notebook's URL."""
+    with jupyter_lab.opened(NOTEBOOK.name, cleared(NOTEBOOK)) as url:
+        yield url
 
 
 def visible_text(page: Any, selector: str) -> str:

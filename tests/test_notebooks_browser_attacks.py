@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS, require
-from tests._support.jupyterlab import STEP_MS, code_notebook, missing_requirement, run_all, serve
+from tests._support.browser import CHROMIUM, FLAGS
+from tests._support.jupyterlab import STEP_MS, Lab, code_notebook, run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -69,12 +69,12 @@ HTML('<div class="control">control: $c^2$</div>')
 
 
 @pytest.fixture
-def jupyterlab(tmp_path: Path) -> Iterator[str]:
-    """JupyterLab serving a notebook that shows a hostile run, its views, then a control of plain HTML math."""
-    require(missing_requirement())
+def jupyterlab(jupyter_lab: Lab) -> Iterator[str]:
+    """The session's JupyterLab serving a notebook that shows a hostile run, its views, then a control of plain
+    HTML math."""
     notebook = code_notebook(MAKE_RUN.format(payloads=PAYLOADS), SHOW_VIEWS, CONTROL)
-    with serve(tmp_path, {NAME: notebook}) as (base, token):
-        yield f"{base}/lab/tree/{NAME}?token={token}"
+    with jupyter_lab.opened(NAME, notebook) as url:
+        yield url
 
 
 def test_math_tag_characters_and_bidi_overrides_in_a_run_are_inert_in_jupyterlab(jupyterlab: str) -> None:

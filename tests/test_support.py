@@ -110,10 +110,10 @@ def test_the_files_are_shared_among_as_many_children_as_cores_and_files_fill(mon
     """One child per core, but one for fewer than two shares' worth of files, and one under pytest-xdist."""
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    at_least = attacks.SHARE_AT_LEAST
-    assert [attacks._children(n) for n in (1, 2 * at_least - 1, 2 * at_least, 2400)] == [1, 1, 2, 2]
+    for at_least in (attacks.SHARE_AT_LEAST, attacks.SHARE_THOROUGH_AT_LEAST):
+        assert [attacks._children(n, at_least) for n in (1, 2 * at_least - 1, 2 * at_least, 2400)] == [1, 1, 2, 2]
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
-    assert attacks._children(2400) == 1
+    assert attacks._children(2400, attacks.SHARE_AT_LEAST) == 1
 
 
 @pytest.mark.slow  # three child processes, two side by side: seconds

@@ -285,11 +285,11 @@ class _Rows:
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
     rows = []
-    for f in msgspec.structs.fields(Decision):
-        value = getattr(decision, f.name)
-        if f.name == "kind" or value not in (None, "", False):
-            shown = display(value) if f.name == "args" else str(value)
-            rows.append([texts(f.name), texts(shown)])
+    for name in Decision.__struct_fields__:
+        value = getattr(decision, name)
+        if name == "kind" or value not in (None, "", False):
+            shown = display(value) if name == "args" else str(value)
+            rows.append([texts(name), texts(shown)])
     return rows
 
 

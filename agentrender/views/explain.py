@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import msgspec
-
 from agentrender import render
 from agentrender._types import Decision, ModelResponse, utf8_bytes
 from agentrender.render import ARGS_OUTCOMES, DECIDE_RULES, REASON_BYTES
@@ -89,5 +87,5 @@ def disagreements(decision: Decision, recorded: Decision | None) -> tuple[str, .
     """The fields in which ``decision`` differs from the ``recorded`` one (all of them when none was)."""
     if recorded is None:
         return ("decision",)
-    names = [f.name for f in msgspec.structs.fields(Decision)]
-    return tuple(name for name in names if getattr(decision, name) != getattr(recorded, name))
+    # __struct_fields__, not msgspec.structs.fields, which evaluates the struct's annotations again at each call.
+    return tuple(name for name in Decision.__struct_fields__ if getattr(decision, name) != getattr(recorded, name))

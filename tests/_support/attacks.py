@@ -233,7 +233,7 @@ def survive(paths: Iterable[Path], *, alone: bool = False, thorough: bool = Fals
             del os.environ[THOROUGH]
     if alone and len(paths) > 1:
         return [outcome for path in paths for outcome in survive([path])]
-    count = _children(len(paths))
+    count = _children(len(paths), SHARE_THOROUGH_AT_LEAST if os.environ.get(THOROUGH) else SHARE_AT_LEAST)
     if count == 1:
         return _survive_in_turn(paths)
     with ThreadPoolExecutor(count) as pool:  # each thread only waits on its child
@@ -244,15 +244,18 @@ def survive(paths: Iterable[Path], *, alone: bool = False, thorough: bool = Fals
 SHARE_AT_LEAST = 50
 """The fewest files a child is given when they are shared: below that, starting a child (its
 imports and its warm-up file, about 2 s) costs more than the files it would take over."""
+SHARE_THOROUGH_AT_LEAST = 20
+"""The same for files through the thorough consumers, each of which takes a child several times as long
+(the depth sweep's 84 files: about half a second each)."""
 
 
-def _children(files: int) -> int:
-    """How many children share ``files`` files: one per core this process may use, none more
-    than the files fill, and one under pytest-xdist, whose workers already take the cores."""
+def _children(files: int, share_at_least: int) -> int:
+    """How many children share ``files`` files: one per core this process may use, none given fewer
+    than ``share_at_least`` files, and one under pytest-xdist, whose workers already take the cores."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, files // SHARE_AT_LEAST))
+    return max(1, min(cores, files // share_at_least))
 
 
 def _shares(paths: list[Path], count: int) -> list[list[Path]]:

@@ -1,9 +1,11 @@
 """JupyterLab on 127.0.0.1 for the browser tests: a fresh root and Jupyter setup, a server with a token, its shutdown.
 
-``serve(tmp_path, notebooks)`` writes the notebooks given into a fresh root, starts JupyterLab
-there (this interpreter's kernel, this checkout's agentrender first on PYTHONPATH, nothing of
-the machine's own Jupyter setup), yields the server's base URL and token, and always stops it
-and the kernels it started.
+``serve(folder)`` starts JupyterLab over a fresh root in ``folder`` (this interpreter's kernel,
+this checkout's agentrender first on PYTHONPATH, nothing of the machine's own Jupyter setup),
+yields it as a ``Lab``, and always stops it and the kernels it started. The browser tests share
+one (the session's ``jupyter_lab`` fixture): ``Lab.opened(name, notebook)`` writes a notebook
+into the root and gives the URL that opens it in a workspace of its own, and shuts down every
+kernel when the test is done, so no test meets another's tabs or kernels.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,8 +90,8 @@ def code_notebook(*cells: str, markdown: tuple[str, ...] = ()) -> dict[str, Any]
     }
 
 
-def lab_root(tmp_path: Path, notebooks: Mapping[str, Mapping[str, Any]]) -> tuple[Path, dict[str, str]]:
-    """A root folder holding ``notebooks`` (file name to notebook JSON), and the server's environment.
+def lab_root(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """An empty root folder for the notebooks, and the server's environment.
 
     The kernel spec is this interpreter's, so the kernel runs in the environment under test,
     and PYTHONPATH puts this checkout's agentrender first. Jupyter's config, data, runtime and
@@ -96,8 +99,6 @@ def lab_root(tmp_path: Path, notebooks: Mapping[str, Mapping[str, Any]]) -> tupl
     """
     root = tmp_path / "root"
     root.mkdir()
-    for name, notebook in notebooks.items():
-        (root / name).write_text(json.dumps(notebook), encoding="utf-8")
 
     jupyter_path = tmp_path / "share" / "jupyter"
     kernel = jupyter_path / "kernels" / "python3"
@@ -164,10 +165,47 @@ def stop(server: subprocess.Popen[bytes]) -> None:
         server.wait(timeout=15)
 
 
+@dataclass(frozen=True, slots=True)
+class Lab:
+    """A running JupyterLab: its base URL, token and root folder."""
+
+    base: str
+    token: str
+    root: Path
+
+    @contextmanager
+    def opened(self, name: str, notebook: Mapping[str, Any]) -> Iterator[str]:
+        """Write ``notebook`` into the root as ``name``; yield the URL that opens it in a workspace of its own (no
+        tab of an earlier test is restored); then shut down every kernel, as a server of its own stopping would."""
+        (self.root / name).write_text(json.dumps(notebook), encoding="utf-8")
+        workspace = secrets.token_hex(8)
+        try:
+            yield f"{self.base}/lab/workspaces/{workspace}/tree/{name}?token={self.token}"
+        finally:
+            self.shut_down_kernels()
+
+    def shut_down_kernels(self) -> None:
+        """Delete every session and every kernel the server runs (a session's kernel goes with it)."""
+        for session in self._api("GET", "/api/sessions"):
+            self._api("DELETE", f"/api/sessions/{session['id']}")
+        for kernel in self._api("GET", "/api/kernels"):
+            self._api("DELETE", f"/api/kernels/{kernel['id']}")
+        left = self._api("GET", "/api/kernels")
+        assert not left, f"JupyterLab still runs kernels after shutting them down: {left}"
+
+    def _api(self, method: str, path: str) -> Any:
+        request = urllib.request.Request(
+            f"{self.base}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+
 @contextmanager
-def serve(tmp_path: Path, notebooks: Mapping[str, Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
-    """JupyterLab on a free 127.0.0.1 port with a token over a root of ``notebooks``: yields (base URL, token)."""
-    root, env = lab_root(tmp_path, notebooks)
+def serve(tmp_path: Path) -> Iterator[Lab]:
+    """JupyterLab on a free 127.0.0.1 port with a token over an empty root in ``tmp_path``."""
+    root, env = lab_root(tmp_path)
     port, token = free_port(), secrets.token_hex(16)
     log = tmp_path / "jupyterlab.log"
     command = [
@@ -190,7 +228,7 @@ def serve(tmp_path: Path, notebooks: Mapping[str, Mapping[str, Any]]) -> Iterato
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_up(server, f"{base}/api/status?token={token}", log)
-        yield base, token
+        yield Lab(base, token, root)
     finally:
         stop(server)
 

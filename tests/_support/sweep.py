@@ -14,6 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 MODELS = ("claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1")
 TOOLS = ("read_file", "search", "run_tests", "write_file")
 _START = datetime(2026, 11, 29, 9, 0, 0, tzinfo=UTC)
@@ -80,6 +82,16 @@ def run_lines(number: int, *, steps: int | None = None) -> list[dict[str, Any]]:
         )
     records.append({"type": "end", "status": "completed", "reason": "completed", "at": _at(clock)})
     return records
+
+
+LONG_RUN_STEPS = 100_000
+"""The steps of the long run (``write_long_run``) the browser tests open."""
+
+
+def write_long_run(path: Path) -> Path:
+    """Run 0 of the sweep at ``LONG_RUN_STEPS`` steps (a 200 MB file), written to ``path``."""
+    path.write_bytes(msgspec.json.Encoder().encode_lines(run_lines(0, steps=LONG_RUN_STEPS)))
+    return path
 
 
 def write_sweep(folder: Path, runs: int, *, first: int = 0) -> list[Path]:
