@@ -297,12 +297,27 @@ def problems(outcomes: Sequence[Outcome]) -> list[str]:
     return [f"{Path(outcome.path).name}: {problem}" for outcome in outcomes for problem in outcome.problems]
 
 
+def _inspect_log(path: Path) -> bool:
+    """Whether ``path`` looks like an Inspect log (``.eval``, or JSON naming its ``eval``), which
+    ``from_inspect`` reads with ``inspect_ai``: seconds of imports, not the file's to pay."""
+    if path.suffix == ".eval":
+        return True
+    try:
+        with path.open("rb") as file:
+            return path.suffix == ".json" and b'"eval"' in file.read(4096)
+    except OSError:
+        return False
+
+
 def _child(argv: list[str]) -> None:
     from agentrender import samples
 
     # A sample through every consumer first, so the memory count and the alarm measure the
     # file, not the imports (pandas, pyarrow and their kin are imported on first use: ~90 MB).
     _consume(samples.path("fix-failing-test"), [])
+    if any(_inspect_log(Path(name)) for name in argv):  # Inspect's own reader reads those: imported here too
+        with contextlib.suppress(ImportError):
+            import inspect_ai.log  # noqa: F401
     signal.signal(signal.SIGALRM, _alarm)
     _BASELINE[0] = _resident()
     doomed = os.environ.get("AGENTRENDER_ATTACKS_DIE_ON")  # the helper's own test: a file this child dies on
