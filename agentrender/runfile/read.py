@@ -48,6 +48,7 @@ from agentrender.runfile.schema import (
     load_typed,
     quick_record,
     read_record,
+    step_of,
     untimely,
 )
 from agentrender.runfile.sent import FORMAT_SENT
@@ -200,7 +201,7 @@ class _StepRecords(StepRecords):
         return len(self._records)
 
 
-_TIMED = 2048
+_TIMED = 256
 """How many steps read quickly ``Loader.check_times`` checks at once: their timestamps are read as times together."""
 
 _LOADED = frozenset(("step", "end"))
@@ -319,11 +320,11 @@ class Loader:
         """Load a step or a model call record that ``quick_record`` read from its line."""
         if self.end is not None:
             self.after_end(number)
-        model_call = type(typed) is ModelCallRecord
         try:
-            loaded = load_typed(
-                typed, number, line.decode("utf-8") if model_call else "", blocks=self.blocks, reply=self.replies
-            )
+            if type(typed) is StepRecord and not (self.blocks and typed.sent):  # no turns whose blocks to check
+                loaded: Step | ModelCall | None = step_of(typed)
+            else:
+                loaded = load_typed(typed, number, line.decode("utf-8"), blocks=self.blocks, reply=self.replies)
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if type(loaded) is ModelCall:

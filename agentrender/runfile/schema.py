@@ -621,18 +621,18 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
 def _step_too_deep(typed: StepRecord, line: bytes) -> bool:
     """Whether a step record nests deeper than ``MAX_DEPTH``: only its free-form values can (a decision's
     ``args``, the turns ``sent``), so a record without turns is measured on its arguments' JSON alone."""
-    if isinstance(typed.sent, SentRecord):
+    if typed.sent:
         return _nests_past(line, MAX_DEPTH)
-    decision = typed.decision
-    if decision and isinstance(decision.args, dict | list):
-        return _nests_past(msgspec.json.encode(decision.args), MAX_DEPTH - 2)  # the record and the decision
+    args = typed.decision.args if typed.decision else None
+    if type(args) is dict or type(args) is list:
+        return _nests_past(msgspec.json.encode(args), MAX_DEPTH - 2)  # the record and the decision are two levels
     return False
 
 
 def _nests_past(text: bytes, limit: int) -> bool:
-    """Whether the JSON ``text`` nests deeper than ``limit``: measured (``check_depth``) only when it has more
-    brackets than that."""
-    if text.count(b"[") + text.count(b"{") <= limit:
+    """Whether the JSON ``text`` nests deeper than ``limit``: measured (``check_depth``) only when it is long
+    enough to, and has more brackets than that."""
+    if len(text) <= 2 * limit or text.count(b"[") + text.count(b"{") <= limit:
         return False
     try:
         check_depth(text.decode("utf-8"), limit)
@@ -667,7 +667,7 @@ def untimely(records: Sequence[StepRecord]) -> list[int]:
     return found
 
 
-_BATCH = 2048
+_BATCH = 256
 
 
 def _not_times(texts: list[str]) -> list[int]:
