@@ -28,6 +28,7 @@ import msgspec
 from agentrender._display.values import decision_html, messages_html
 
 __all__ = [
+    "CheckedReply",
     "ContentBlock",
     "Decision",
     "Message",
@@ -458,6 +459,18 @@ class _ReplyWire(msgspec.Struct, gc=False):
     usage: dict[str, Any] | None = None
     model: str | None = None
     id: str | None = None
+
+
+class CheckedReply(_ReplyWire, gc=False):
+    """A reply all of whose blocks are of the types the contract reads, each with only its own keys.
+
+    A reader holding a reply's JSON decodes it as this, in one pass in C: what decodes is a reply
+    ``check_response`` accepts (the blocks' shapes are ``check_block``'s quick pass). What does not
+    (a block of another type, a ``tool_result`` among them, or with more keys, raw input as base64, a
+    wrong value) is checked by ``check_response``, which accepts it or words what is wrong.
+    """
+
+    content: list[_TextWire | _ToolUseWire | _ThinkingWire | _RedactedThinkingWire]
 
 
 def check_response(wire: Any, *, where: str = "response", blocks_checked: bool = False) -> None:

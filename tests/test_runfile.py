@@ -318,6 +318,10 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         ),
         (lines(HEADER, b'{"type": "step", "index": 0, "x": "\xff"}'), "2: not UTF-8: invalid start byte at byte 36"),
         (lines(HEADER, b'{"type": "end", "reason": "\xed\xa0\x80"}'), "2: not UTF-8: invalid continuation byte"),
+        (  # in a key of a reply that its typed decode skips unread
+            lines(HEADER, b'{"type": "model_call", "step": 0, "response": {"content": [], "\xffx": 1}}'),
+            "2: not UTF-8: invalid start byte at byte 64",
+        ),
     ],
 )
 def test_bad_input_is_an_error_naming_line_and_field(tmp_path: Path, data: bytes, expected: str) -> None:

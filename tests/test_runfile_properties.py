@@ -300,3 +300,84 @@ def test_a_file_read_quickly_loads_as_its_records_read_one_by_one(steps: tuple[d
     assert sorted((w.line, w.message) for w in loaded.warnings) == sorted(
         (w.line, w.message) for w in one_by_one.warnings
     )
+
+
+_ANY_VALUE = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.text(max_size=4), st.just([]), st.just({}))
+
+
+def _mostly(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``valid``, and one time in five any value: a reply wrong in one place at most, most often."""
+    return st.integers(0, 4).flatmap(lambda n: _ANY_VALUE if n == 0 else valid)
+
+
+def _with_extra(block: dict[str, Any]) -> Any:
+    """``block``, or it with a key its type does not have."""
+    return st.one_of(st.just(block), st.just({**block, "citations": None}))
+
+
+_REPLY_BLOCKS = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": _mostly(st.text(max_size=8))}),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_use"), "id": _mostly(st.just("tu_1")), "name": _mostly(st.just("bash"))},
+        optional={"input": _mostly(st.just({"cmd": ["ls", {"a": 1}]})), "input_base64": st.just("AA==")},
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("thinking"), "thinking": _mostly(st.text(max_size=5))},
+        optional={"signature": _mostly(st.one_of(st.none(), st.just("sig")))},
+    ),
+    st.fixed_dictionaries({"type": st.just("redacted_thinking"), "data": _mostly(st.just("e30="))}),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_result"), "tool_use_id": st.just("tu_1")},
+        optional={"content": _mostly(st.just([{"type": "text", "text": "ok"}])), "is_error": _ANY_VALUE},
+    ),
+    st.fixed_dictionaries({"type": st.sampled_from(["server_tool_use", "", 3])}, optional={"x": _ANY_VALUE}),
+).flatmap(_with_extra)
+
+
+@st.composite
+def _replies(draw: st.DrawFn) -> Any:
+    """A reply as a model call records it: right, or wrong in a few places."""
+    reply: dict[str, Any] = {"content": draw(_mostly(st.lists(_REPLY_BLOCKS, max_size=4)))}
+    optional = {
+        "type": st.just("message"),
+        "role": st.just("assistant"),
+        "stop_reason": st.sampled_from(["end_turn", "tool_use", None]),
+        "usage": st.just({"input_tokens": 3, "output_tokens": 4}),
+        "model": st.just("claude"),
+        "id": st.just("msg_1"),
+        "container": _ANY_VALUE,
+    }
+    for name, values in optional.items():
+        if draw(st.booleans()):
+            reply[name] = draw(_mostly(values))
+    if draw(st.integers(0, 19)) == 0:
+        del reply["content"]
+    return reply if draw(st.integers(0, 19)) else draw(_ANY_VALUE)
+
+
+@FAST
+@given(st.lists(_replies(), min_size=1, max_size=3))
+def test_a_model_call_read_quickly_loads_as_its_record_read_on_its_own(replies: list[dict[str, Any]]) -> None:
+    """``load_run`` decodes a model call's reply with its blocks checked in the same pass (``CheckedReply``), and
+    checks any other reply block by block; either way it loads what checking the record as a dict loads, or
+    refuses the line with the same error."""
+    records = [{"type": "run", "format": "agentrender.run/1", "run_id": "r"}]
+    records += [{"type": "model_call", "step": 0, "latency_ms": 5, "response": reply} for reply in replies]
+    loaded = _load(b"".join(json.dumps(record).encode() + b"\n" for record in records))
+    try:
+        one_by_one = read_records(records, path=loaded.path)
+    except RunFileError as error:
+        assert isinstance(loaded, RunFileError)
+        assert (loaded.line, str(loaded).partition(": ")[2]) == (error.line, str(error).partition(": ")[2])
+        return
+    assert not isinstance(loaded, RunFileError), loaded
+    assert list(loaded.records) == records
+    for quick, slow in zip(loaded.model_calls, one_by_one.model_calls, strict=True):
+        assert (quick.step, quick.line, quick.latency_ms, quick.stop_reason, quick.usage) == (
+            slow.step,
+            slow.line,
+            slow.latency_ms,
+            slow.stop_reason,
+            slow.usage,
+        )
+        assert quick.response == slow.response

@@ -18,7 +18,7 @@ from agentrender.cli import main
 from agentrender.runfile import RunWriter, check_record, json_schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
-from agentrender.runfile.schema import StepRecord, quick_record, untimely
+from agentrender.runfile.schema import CheckedCallRecord, ModelCallRecord, StepRecord, quick_record, untimely
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_IMPORTS = sorted(path for path in (ROOT / "sample_imports").iterdir() if path.suffix in (".json", ".jsonl"))
@@ -214,6 +214,30 @@ def test_the_quick_read_gives_back_nulls_and_fields_left_out_as_written() -> Non
     typed = quick_record(json.dumps(record).encode())
     assert isinstance(typed, StepRecord)
     assert as_record(typed) == record
+
+
+@pytest.mark.parametrize(
+    ("blocks", "checked"),
+    [
+        ([{"type": "text", "text": "hi"}, {"type": "tool_use", "id": "tu", "name": "bash", "input": {"c": 1}}], True),
+        (
+            [{"type": "thinking", "thinking": "so", "signature": "s"}, {"type": "redacted_thinking", "data": "e30="}],
+            True,
+        ),
+        ([{"type": "text", "text": "hi", "citations": None}], False),
+        ([{"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}], False),
+        ([{"type": "tool_use", "id": "tu", "name": "bash", "input_base64": "/w=="}], False),
+        ([{"type": "tool_result", "tool_use_id": "tu", "content": [{"type": "text", "text": "x"}]}], False),
+        ([{"type": "text", "text": 5}], False),
+    ],
+)
+def test_a_model_calls_reply_is_checked_in_its_decode_when_its_blocks_allow(
+    blocks: list[dict[str, Any]], checked: bool
+) -> None:
+    """A reply of the blocks the contract reads, each with only its keys, is decoded and checked in one pass (a
+    ``CheckedCallRecord``); any other is decoded as a dict, which the loader checks block by block."""
+    typed = quick_record(json.dumps({**CALL, "response": {**REPLY, "content": blocks}}).encode())
+    assert type(typed) is (CheckedCallRecord if checked else ModelCallRecord)
 
 
 def _nested(levels: int) -> list[Any]:

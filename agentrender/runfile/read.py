@@ -42,6 +42,7 @@ from agentrender.runfile.model import (
 )
 from agentrender.runfile.schema import (
     BadRecord,
+    CheckedCallRecord,
     ModelCallRecord,
     StepRecord,
     doubts,
@@ -275,8 +276,11 @@ class Loader:
         for line in lines:
             number += 1
             self.last_line = number
-            if self.header is not None and (typed := quick_record(line)) is not None:
-                self.quick(number, typed, line)
+            if (
+                self.header is not None
+                and (typed := quick_record(line)) is not None
+                and self.quick(number, typed, line)
+            ):
                 continue
             more = line.count(b"\n") - 1 if line[:1] in _BLANK_START else 0
             try:
@@ -316,17 +320,24 @@ class Loader:
             raise self.fail(number, decode_failure(error)) from None
         self.record(number, record, text)
 
-    def quick(self, number: int, typed: StepRecord | ModelCallRecord, line: bytes) -> None:
-        """Load a step or a model call record that ``quick_record`` read from its line."""
+    def quick(self, number: int, typed: StepRecord | ModelCallRecord | CheckedCallRecord, line: bytes) -> bool:
+        """Load a step or a model call record that ``quick_record`` read from its line; ``False``, having done
+        nothing, for a line that is not UTF-8 after all (in a key of a reply, which its typed decode skips
+        unread), which the slow read words."""
+        loaded: Step | ModelCall | None
+        if type(typed) is StepRecord and not (self.blocks and typed.sent):  # no turns whose blocks to check
+            loaded = step_of(typed)
+        else:
+            try:
+                source = line.decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+            try:
+                loaded = load_typed(typed, number, source, blocks=self.blocks, reply=self.replies)
+            except BadRecord as error:
+                raise self.fail(number, str(error)) from None
         if self.end is not None:
             self.after_end(number)
-        try:
-            if type(typed) is StepRecord and not (self.blocks and typed.sent):  # no turns whose blocks to check
-                loaded: Step | ModelCall | None = step_of(typed)
-            else:
-                loaded = load_typed(typed, number, line.decode("utf-8"), blocks=self.blocks, reply=self.replies)
-        except BadRecord as error:
-            raise self.fail(number, str(error)) from None
         if type(loaded) is ModelCall:
             self.keep(loaded)
             self.model_calls.append(loaded)
@@ -338,6 +349,7 @@ class Loader:
                 self.timed_lines.append(number)
                 if len(self.timed) == _TIMED:
                     self.check_times()
+        return True
 
     def check_times(self) -> None:
         """Say which of the steps read quickly since the last check hold a timestamp that is none (``doubts``)."""

@@ -22,7 +22,7 @@ from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth
-from agentrender._types import Decision, Observation, Step, check_block
+from agentrender._types import CheckedReply, Decision, Observation, Step, check_block
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply
@@ -33,6 +33,7 @@ __all__ = [
     "TIMESTAMP_FIELDS",
     "USAGE_COUNTS",
     "BadRecord",
+    "CheckedCallRecord",
     "CompactionRecord",
     "DecisionRecord",
     "EndRecord",
@@ -478,28 +479,24 @@ def _header(header: RunHeader, blocks: bool) -> None:
 
 
 def _model_call(
-    call: ModelCallRecord, kept: Mapping[str, Any] | None, line: int, source: str, reply: bool
+    call: ModelCallRecord | CheckedCallRecord, kept: Mapping[str, Any] | None, line: int, source: str, reply: bool
 ) -> ModelCall | None:
     wire = call.response
-    if reply:
-        try:
-            check_reply(wire, where="$.response")
-        except ValueError as error:
-            where, _, what = str(error).partition(": ")
-            raise BadRecord(where, what) from None
+    if isinstance(wire, CheckedReply):  # decoded as a reply checked whole
+        stop_reason, usage = wire.stop_reason, wire.usage
+    else:
+        if reply:
+            try:
+                check_reply(wire, where="$.response")
+            except ValueError as error:
+                where, _, what = str(error).partition(": ")
+                raise BadRecord(where, what) from None
+        stop_reason, usage = wire.get("stop_reason"), wire.get("usage")
     if kept is not None:
         return kept_call(call.step, kept, call.latency_ms, call.request_key or "", line)
     if not source:
         return None
-    return loaded_call(
-        call.step,
-        call.latency_ms,
-        call.request_key or "",
-        line,
-        source,
-        wire.get("stop_reason") or "",
-        wire.get("usage"),
-    )
+    return loaded_call(call.step, call.latency_ms, call.request_key or "", line, source, stop_reason or "", usage)
 
 
 def load_typed(
@@ -523,7 +520,7 @@ def load_typed(
             _check_blocks(typed.sent.assistant, "$.sent.assistant")
             _check_blocks(typed.sent.user or None, "$.sent.user")
         return step_of(typed)
-    if type(typed) is ModelCallRecord:
+    if type(typed) is ModelCallRecord or type(typed) is CheckedCallRecord:
         return _model_call(typed, kept, line, source, reply)
     if type(typed) is RunHeader:
         _header(typed, blocks)
@@ -582,30 +579,47 @@ def read_record(
 # --- the quick read of a line: a step or a model call straight from its bytes into its struct
 
 
-_QUICK = msgspec.json.Decoder(StepRecord | ModelCallRecord)
+class CheckedCallRecord(
+    ModelCallRecord, tag="model_call", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True
+):
+    """A ``model_call`` record whose reply decoded as a ``CheckedReply``: checked whole in the one pass."""
+
+    response: CheckedReply  # type: ignore[assignment]  # the record's reply, of the shapes checked in C
 
 
-def quick_record(line: bytes) -> StepRecord | ModelCallRecord | None:
+_QUICK = msgspec.json.Decoder(StepRecord | CheckedCallRecord)
+_QUICK_CALL = msgspec.json.Decoder(ModelCallRecord)
+
+
+def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecord | None:
     """The struct of a ``step`` or ``model_call`` line that holds nothing but known fields, each of the right
     shape, decoded in one pass in C; ``None`` for any other line, which ``read_record`` reads and words.
 
-    A model call is given only when it holds nothing the frames cannot read (``doubts``): a count that is not
-    one is read the slow way, which words the warning. A step's timestamps are texts the struct keeps as
-    written; the reader checks those of many steps at once (``untimely``).
+    A model call's reply is decoded as a ``CheckedReply`` (its blocks checked in the same pass), else as a
+    dict, which the loader checks (``check_reply``). A model call is given only when it holds nothing the
+    frames cannot read (``doubts``): a count that is not one is read the slow way, which words the warning.
+    A step's timestamps are texts the struct keeps as written; the reader checks those of many steps at
+    once (``untimely``).
     """
+    typed: StepRecord | ModelCallRecord
     try:
         typed = _QUICK.decode(line)
-    except (msgspec.DecodeError, RecursionError):  # a validation error too: the slow way reads and words it
+    except msgspec.ValidationError:
+        try:
+            typed = _QUICK_CALL.decode(line)  # a model call whose reply the loader checks block by block
+        except (msgspec.DecodeError, RecursionError):  # a validation error too: the slow way reads and words it
+            return None
+    except (msgspec.DecodeError, RecursionError):
         return None
     # A line nesting past MAX_DEPTH is read the slow way, which words where; one of fewer bytes than two
-    # brackets a level cannot.
-    deep = len(line) > 2 * MAX_DEPTH
-    if type(typed) is StepRecord:
+    # brackets a level, or fewer brackets than levels, cannot.
+    deep = len(line) > 2 * MAX_DEPTH and line.count(b"[") + line.count(b"{") > MAX_DEPTH
+    if isinstance(typed, StepRecord):
         return None if deep and _step_too_deep(typed, line) else typed
-    assert type(typed) is ModelCallRecord
     if deep and _nests_past(line, MAX_DEPTH):
         return None
-    latency, usage = typed.latency_ms, typed.response.get("usage")
+    reply = typed.response
+    latency, usage = typed.latency_ms, reply.usage if isinstance(reply, CheckedReply) else reply.get("usage")
     if latency is not None and not is_milliseconds(latency):
         return None
     if usage is not None:
