@@ -655,9 +655,6 @@ def _nests_past(text: bytes, limit: int) -> bool:
     return False
 
 
-_MOMENTS = msgspec.json.Decoder(list[datetime])
-
-
 def untimely(records: Sequence[StepRecord]) -> list[int]:
     """The positions in ``records`` of those holding a timestamp that is none (``is_timestamp``), whose warning
     ``doubts`` words.
@@ -670,14 +667,12 @@ def untimely(records: Sequence[StepRecord]) -> list[int]:
     found: list[int] = []
     for start in range(0, len(records), _BATCH):
         batch = records[start : start + _BATCH]
-        texts: list[str] = []
-        owners: list[int] = []
-        for position, record in enumerate(batch, start):
-            for text in (record.started_at, record.ended_at):
-                if text:
-                    texts.append(text)
-                    owners.append(position)
-        found.extend(sorted({owners[at] for at in _not_times(texts)}))
+        texts = [text for record in batch for text in (record.started_at, record.ended_at) if text]
+        if wrong := _not_times(texts):
+            owners = [
+                at for at, record in enumerate(batch, start) for text in (record.started_at, record.ended_at) if text
+            ]
+            found.extend(sorted({owners[at] for at in wrong}))
     return found
 
 
@@ -687,7 +682,7 @@ _BATCH = 256
 def _not_times(texts: list[str]) -> list[int]:
     """The positions in ``texts`` of those that are no timestamp (``untimely``)."""
     try:
-        moments = _MOMENTS.decode(msgspec.json.encode(texts))
+        moments = msgspec.convert(texts, list[datetime])
     except msgspec.ValidationError:
         written: list[Any] = [None] * len(texts)  # one is none: each is looked at
     else:
