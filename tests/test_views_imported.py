@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from agentrender import ContentBlock, render, samples
+from agentrender import ContentBlock, load_run, render, samples, write_run
 from agentrender.imports import first_line_summary, from_anthropic, load, with_summaries
-from agentrender.runfile import read_records
+from agentrender.runfile import model, read_records
 from agentrender.views import Views
 from agentrender.views.html import view_html
 from tests._support.conversations import WEATHER
@@ -129,3 +131,20 @@ def test_the_as_sent_hooks_look_up_a_steps_record_only_when_asked() -> None:
     options = looked_up.options()
     assert looked_up.is_as_sent(options)
     assert render.messages(looked_up.step_input(), options) == render.messages(run.step_input(), run.options())
+
+
+def test_the_as_sent_hooks_of_a_loaded_run_read_each_steps_sent_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loaded imported run holds its step records as structs; its hooks read a step's ``sent`` alone
+    (``Run.step_field``), never making its whole record (the decision, the result) into a dict."""
+    run = load(samples.imports_folder() / "python-to-rust-port.claude-code.jsonl")
+    write_run(run, tmp_path / "run.jsonl")
+    loaded = load_run(tmp_path / "run.jsonl")
+    expected, last_view = render.messages(run.step_input(), run.options()), Views(run).at(None).messages
+    made: list[Any] = []
+    whole = model.as_record
+    monkeypatch.setattr(model, "as_record", lambda record: made.append(record) or whole(record))
+    assert render.messages(loaded.step_input(), loaded.options()) == expected
+    assert Views(loaded).at(None).messages == last_view
+    assert made == []

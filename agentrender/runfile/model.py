@@ -428,7 +428,8 @@ class Run:
             under_contract = "recent_results" in overrides or "result_bytes" in overrides
             sent = Sent(
                 self.header,
-                self.step_records,
+                self.step_records.keys(),
+                self.step_field,
                 under_contract=under_contract,
                 result_bytes=overrides.get("result_bytes", render.RESULT_BYTES),
             )

@@ -662,7 +662,7 @@ def untimely(records: Sequence[StepRecord]) -> list[int]:
     Checked many at a time, in C: the texts read as times at once, and given back as msgspec writes a
     time (``2026-01-05T09:00:16Z``, ``...16.250000+02:00``). A text given back as it was, in a year other
     than 1 and 9999 (where an offset may move it out of the years), is a timestamp; any other is checked by
-    ``is_timestamp`` alone. A few thousand records a batch, so the times made stay few.
+    ``is_timestamp`` alone. ``_BATCH`` records a batch, so the times made stay few.
     """
     found: list[int] = []
     for start in range(0, len(records), _BATCH):

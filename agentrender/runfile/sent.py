@@ -18,7 +18,7 @@ turns those records into ``render.Options`` hooks, in two ways:
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -58,27 +58,31 @@ class Sent:
     def __init__(
         self,
         header: Mapping[str, Any],
-        step_records: Mapping[int, Mapping[str, Any]],
+        indices: Iterable[int],
+        step_field: Callable[[str, Iterable[int]], list[Any]],
         *,
         under_contract: bool,
         result_bytes: int = render.RESULT_BYTES,
     ) -> None:
+        """The hooks of a run whose header is ``header``, whose steps of ``indices`` have records, and whose
+        ``step_field`` (``Run.step_field``) reads one field of those records without making the rest of them."""
         self.under_contract = under_contract
         self.result_bytes = result_bytes
         opening = header.get("opening_content")
         self.opening: tuple[ContentBlock, ...] | None = sent_blocks(opening) if opening else None
-        self._records = step_records  # each step's ``sent`` is looked up when asked: a run that grows makes
+        self._indices = indices
+        self._field = step_field  # each step's ``sent`` is looked up when asked: a run that grows makes
         # its options again at each growth, which must not cost a pass over every step
         self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
 
     def __bool__(self) -> bool:
-        return self.opening is not None or any(record.get("sent") for record in self._records.values())
+        return self.opening is not None or any(map(self._sent, self._indices))
 
     def _sent(self, index: int) -> Mapping[str, Any] | None:
         """The ``sent`` of step ``index``'s record; ``None`` when it recorded none."""
-        record = self._records.get(index)
-        return (record.get("sent") or None) if record is not None else None
+        [sent] = self._field("sent", (index,))
+        return sent or None
 
     def options(self, opening: str | StepInput | Any, /, **overrides: Any) -> render.Options:
         """``render.Options`` with these hooks, the recorded opening (else ``opening``) and ``overrides``."""
