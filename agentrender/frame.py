@@ -987,7 +987,8 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
     they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
     times = _iso_times(pandas, values)
-    if times is not None and times.min() >= _EARLIEST and times.max() <= _LATEST:
+    # compared as pandas' own times: a time of year 0 (an offset's worth before year 1) is no datetime to compare
+    if times is not None and times.min() >= pandas.Timestamp(_EARLIEST) and times.max() <= pandas.Timestamp(_LATEST):
         return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
@@ -406,13 +406,19 @@ _TIMESTAMPS = st.builds(
         st.lists(st.one_of(st.none(), _TIMESTAMPS), min_size=1, max_size=6),
         st.lists(
             st.one_of(
-                st.none(), st.sampled_from(["2026-01-05t09:00:00z", "2026-01-05 09:00", "soon", "2026"]), _TIMESTAMPS
+                st.none(),
+                st.sampled_from(
+                    # the last: year 1 in its own offset, year 0 in UTC (the loader reads no time)
+                    ["2026-01-05t09:00:00z", "2026-01-05 09:00", "soon", "2026", "0001-01-01T00:00+00:01"]
+                ),
+                _TIMESTAMPS,
             ),
             min_size=1,
             max_size=12,
         ),
     )
 )
+@example(["0001-01-01T00:00+00:01", "2026-01-05T09:00:00Z"])
 def test_a_timestamp_column_is_parse_timestamp_of_each_text(texts: list[str | None]) -> None:
     """Each timestamp is the instant parse_timestamp reads (the loader's definition), NaT where it reads none: with
     the step's end read alone (a run that records none) and together with its start (one that records both)."""
