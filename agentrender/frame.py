@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import repeat
+from itertools import accumulate, repeat
 from operator import attrgetter, is_
 from pathlib import Path
 from types import ModuleType
@@ -112,6 +112,21 @@ _DURATION = "timedelta64[us]"
 
 def _or_null(text: str) -> str | None:
     return text or None
+
+
+def _or_nulls(texts: list[str]) -> list[str | None]:
+    """``_or_null`` of each of ``texts``, without a call for each."""
+    return [text or None for text in texts]
+
+
+def _nudge(block_type: str) -> bool:
+    """Whether a block of ``block_type`` answered a step with a nudge: it is not a ``tool_result``."""
+    return block_type != "tool_result"
+
+
+def _nudges(block_types: list[str]) -> list[bool]:
+    """``_nudge`` of each of ``block_types``, without a call for each."""
+    return [block_type != "tool_result" for block_type in block_types]
 
 
 def _json_or_null(value: Any) -> str | None:
@@ -199,7 +214,14 @@ _STEP_PARTS = (
 STEP_COLUMNS: tuple[Column, ...] = (
     Column("index", "int64", "The step's index in the run.", attrgetter("index"), of="step"),
     Column("kind", "category", "The decision's kind.", _itself, of="decision.kind", categories=_KINDS),
-    Column("tool", "category", "The tool the decision names; null when it names none.", _or_null, of="decision.tool"),
+    Column(
+        "tool",
+        "category",
+        "The tool the decision names; null when it names none.",
+        _or_null,
+        of="decision.tool",
+        values=_or_nulls,
+    ),
     Column("reason", "string", "The decision's reason text.", _itself, of="decision.reason"),
     Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", utf8_bytes, of="decision.reason", values=_utf8_sizes),
     Column(
@@ -230,6 +252,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "The out-of-band arguments (text, or base64 of the raw bytes); null when there are none.",
         _or_null,
         of="decision.invalid_args",
+        values=_or_nulls,
     ),
     Column("status", "category", "The observation's status.", _itself, of="observation.status", categories=_STATUSES),
     Column(
@@ -295,9 +318,10 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "nudge",
         "bool",
         "True when the render answered the step with a text nudge instead of a tool_result.",
-        lambda block_type: block_type != "tool_result",
+        _nudge,
         of="shown_type",
         absent=False,
+        values=_nudges,
     ),
     Column(
         "shown_bytes",
@@ -860,9 +884,13 @@ def _build(
     pandas: ModuleType, columns: Sequence[Column], lists: dict[str, list[Any]], label: Callable[[int], str]
 ) -> pd.DataFrame:
     built: dict[str, Any] = {}
+    times = _times_together(pandas, columns, lists)
     for column in columns:
         if column.derive is not None:
             built[column.name] = column.derive(built).astype(_pandas_dtype(pandas, column.dtype))
+            continue
+        if column.name in times:
+            built[column.name] = times[column.name]
             continue
         values = lists[column.name]
         try:
@@ -874,6 +902,22 @@ def _build(
     # Arrays, not series: a frame made of series first aligns their indexes, a cost per column.
     frame: pd.DataFrame = pandas.DataFrame(built, copy=False)
     return frame
+
+
+def _times_together(pandas: ModuleType, columns: Sequence[Column], lists: dict[str, list[Any]]) -> dict[str, Any]:
+    """The timestamp columns of ``lists`` (a step's start and end), read in one pass of ``_timestamps`` as one
+    column of all their texts, then cut apart: a parse's fixed cost paid once. ``{}`` when there are fewer than
+    two, or when a column holds no timestamp at all or a value that is no text (each is then read alone, and the
+    error names its row)."""
+    named = [column.name for column in columns if column.derive is None and column.dtype == _TIMESTAMP]
+    if len(named) < 2:
+        return {}
+    joined = [value for name in named for value in lists[name]]
+    if not set(map(type, joined)) <= {str, type(None)} or not all(map(any, map(lists.__getitem__, named))):
+        return {}
+    times = _timestamps(pandas, joined, _TIMESTAMP)
+    cuts = list(accumulate((len(lists[name]) for name in named), initial=0))
+    return {name: times[start:stop] for name, start, stop in zip(named, cuts[:-1], cuts[1:], strict=True)}
 
 
 def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
@@ -943,7 +987,8 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
     they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
     times = _iso_times(pandas, values)
-    if times is not None and times.min() >= _EARLIEST and times.max() <= _LATEST:
+    # compared as pandas' own times: a time of year 0 (an offset's worth before year 1) is no datetime to compare
+    if times is not None and times.min() >= pandas.Timestamp(_EARLIEST) and times.max() <= pandas.Timestamp(_LATEST):
         return times.array.astype(dtype)
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
@@ -139,6 +139,7 @@ def test_step_columns_are_the_declared_table() -> None:
 
 
 _FIELD_OWNERS = {"decision": decisions, "observation": observations}
+_PARTS = {"shown_type": st.sampled_from(["tool_result", "text", "tool_use", ""]) | st.text(max_size=12)}
 _ODD_ARGS = st.sampled_from([{"a": 1 + 2j}, {"half": "\ud800"}, "\ud800", ["é", {"x": None}], "line\nbreak"])
 
 
@@ -150,8 +151,11 @@ def test_a_column_computed_at_once_is_its_value_of_each_row(data: st.DataObject)
     for column in (c for c in (*STEP_COLUMNS, *MODEL_CALL_COLUMNS, *RUN_COLUMNS) if c.values is not None):
         assert column.value is not None
         owner, _, field = column.of.partition(".")
-        owners = data.draw(st.lists(_FIELD_OWNERS[owner], max_size=8))
-        fields = [getattr(x, field) for x in owners]
+        if field:
+            owners = data.draw(st.lists(_FIELD_OWNERS[owner], max_size=8))
+            fields = [getattr(x, field) for x in owners]
+        else:  # a part of the row as it is: the type of a block shown
+            fields = data.draw(st.lists(_PARTS[owner], max_size=8))
         if field == "args":
             fields += data.draw(st.lists(_ODD_ARGS, max_size=2))
         try:
@@ -402,21 +406,34 @@ _TIMESTAMPS = st.builds(
         st.lists(st.one_of(st.none(), _TIMESTAMPS), min_size=1, max_size=6),
         st.lists(
             st.one_of(
-                st.none(), st.sampled_from(["2026-01-05t09:00:00z", "2026-01-05 09:00", "soon", "2026"]), _TIMESTAMPS
+                st.none(),
+                st.sampled_from(
+                    # the last: year 1 in its own offset, year 0 in UTC (the loader reads no time)
+                    ["2026-01-05t09:00:00z", "2026-01-05 09:00", "soon", "2026", "0001-01-01T00:00+00:01"]
+                ),
+                _TIMESTAMPS,
             ),
             min_size=1,
             max_size=12,
         ),
     )
 )
+@example(["0001-01-01T00:00+00:01", "2026-01-05T09:00:00Z"])
 def test_a_timestamp_column_is_parse_timestamp_of_each_text(texts: list[str | None]) -> None:
-    """Each timestamp is the instant parse_timestamp reads (the loader's definition), NaT where it reads none."""
+    """Each timestamp is the instant parse_timestamp reads (the loader's definition), NaT where it reads none: with
+    the step's end read alone (a run that records none) and together with its start (one that records both)."""
     steps = [Step(index=i) for i in range(len(texts))]
-    records = {i: {"started_at": text} for i, text in enumerate(texts) if text is not None}
-    column = steps_frame(Run(header={"goal": "g"}, steps=steps, step_records=records))["started_at"]
-    expected = [None if text is None else parse_timestamp(text) for text in texts]
-    assert column.dtype == "datetime64[us, UTC]"
-    assert [None if pd.isna(value) else value.to_pydatetime() for value in column] == expected
+    ends = texts[::-1]
+    for recorded in ({"started_at": texts}, {"started_at": texts, "ended_at": ends}):
+        records = {i: {name: values[i] for name, values in recorded.items()} for i in range(len(texts))}
+        frame = steps_frame(Run(header={"goal": "g"}, steps=steps, step_records=records))
+        for name, values in (
+            ("started_at", texts),
+            ("ended_at", ends if "ended_at" in recorded else [None] * len(ends)),
+        ):
+            expected = [None if text is None else parse_timestamp(text) for text in values]
+            assert frame[name].dtype == "datetime64[us, UTC]"
+            assert [None if pd.isna(value) else value.to_pydatetime() for value in frame[name]] == expected
 
 
 # ------------------------------------------------------------ full against a real render
