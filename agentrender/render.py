@@ -212,19 +212,22 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     out = Messages((Message(role="user", content=opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
     first_full = window_start(len(rendered), options.recent_results)
+    ids = tool_use_ids(rendered, options)
     append = out.append
-    steps = enumerate(zip(rendered, tool_use_ids(rendered, options), strict=True))
+    # The steps before the window, then those in it: each stretch in one loop, with no test per step of which it is
+    stretches = ((False, 0, first_full), (True, first_full, len(rendered)))
     if options.step_hooks:
-        for position, (step, step_id) in steps:
-            append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
-            append(Message(role="user", content=user_turn(step, step_id, position >= first_full, options)[0]))
+        for full, start, stop in stretches:
+            for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
+                append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
+                append(Message(role="user", content=user_turn(step, step_id, full, options)[0]))
         return out
     # No hook: what assistant_turn and user_turn fall back to, called without them (bench/bench_render.py)
     max_bytes = options.result_bytes
-    for position, (step, step_id) in steps:
-        append(Message(role="assistant", content=_default_assistant_turn(step, step_id)[0]))
-        block = observation_and_rule(step, step_id, position >= first_full, max_bytes)[0]
-        append(Message(role="user", content=(block,)))
+    for full, start, stop in stretches:
+        for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
+            append(Message(role="assistant", content=_default_assistant_turn(step, step_id)[0]))
+            append(Message(role="user", content=(observation_and_rule(step, step_id, full, max_bytes)[0],)))
     return out
 
 
@@ -642,7 +645,7 @@ def _default_assistant_turn(step: Step, tool_use_id: str) -> tuple[tuple[Content
     if decision is None:
         raise ValueError(f"step {step.index} has no decision, so it is not rendered and has no assistant turn")
     reason = decision.reason
-    said = bool(reason) and not reason.isspace()
+    said = reason != "" and not reason.isspace()
     if decision.kind == "tool_call" and decision.tool:
         use = ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=decision.tool, input=args(decision))
         return ((ContentBlock(type="text", text=reason), use), "reason_and_call") if said else ((use,), "call")

@@ -1,7 +1,7 @@
 """How fast the core renders and decides, as ratios against json.loads in the same process.
 
     python bench/bench_render.py [--steps 10000] [--replies 10000] [--repeat 7] [--result-bytes 200 1024 3000 30720]
-                                 [--clock cpu|wall]
+                                 [--clock cpu|wall] [--passes]
 
 render: ``render.messages`` of a generated run plus ``to_dict()`` of every message, against
 ``json.loads`` of that run's step lines (what reading the run costs), for each size of result.
@@ -15,7 +15,8 @@ Each figure is the best of ``--repeat`` runs, measured twice: with the garbage c
 running as usual, and paused around each timed call (``timeit``'s convention). Times are CPU
 time (``time.process_time``) unless ``--clock wall``: on a machine shared with other work the
 wall clock also counts the waits for a processor, which fall on the work and its baseline
-unequally.
+unequally. ``--passes`` also counts the collector's passes of each generation a call sets off
+(``collector_passes``), for the render and for its baseline.
 """
 
 from __future__ import annotations
@@ -144,19 +145,54 @@ def measure(
     return rows + measure_decide(replies, repeat, clock) + measure_read_and_decide(replies, repeat, clock)
 
 
-def measure_render(
-    steps: int, repeat: int, result_bytes: int = 3000, clock: Callable[[], float] = time.process_time
-) -> list[Row]:
+def render_case(steps: int, result_bytes: int) -> tuple[Callable[[], object], Callable[[], object]]:
+    """The render's work on a generated run of ``steps`` steps, and its baseline (``json.loads`` of the run's lines)."""
     lines = step_lines(steps, content_bytes=result_bytes)
     step_input = StepInput(steps=steps_from_lines(lines))
     options = render.Options(opening=OPENING)
-    return compare(
-        render_label(result_bytes),
-        lambda: render_wire(step_input, options),
-        lambda: load_lines(lines),
-        repeat,
-        clock,
-    )
+    return lambda: render_wire(step_input, options), lambda: load_lines(lines)
+
+
+def measure_render(
+    steps: int, repeat: int, result_bytes: int = 3000, clock: Callable[[], float] = time.process_time
+) -> list[Row]:
+    work, baseline = render_case(steps, result_bytes)
+    return compare(render_label(result_bytes), work, baseline, repeat, clock)
+
+
+Passes = tuple[float, float, float]
+
+
+def collector_passes(function: Callable[[], object], calls: int = 7) -> Passes:
+    """The collector's passes a call of ``function`` sets off, of each generation (young, middle, full), on average.
+
+    A pass is set off by every 700 containers made (tracked or not) and not freed since the last:
+    a young one, but a middle one in place of every eleventh, and a full one in place of every
+    eleventh middle one, so a full pass comes every ~85,000. The render's wire form makes seven a
+    step and its turns two tuples, ~85,000 at 10,000 steps; ``json.loads`` four dictionaries a
+    line. A full pass walks every tracked container the process holds, so a best-of-N time with
+    the collector on counts one only for a side whose every call sets one off.
+    """
+    passes = [0, 0, 0]
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop":
+            passes[info["generation"]] += 1
+
+    gc.callbacks.append(count)
+    try:
+        for _ in range(calls):
+            function()
+    finally:
+        gc.callbacks.remove(count)
+    young, middle, full = (count / calls for count in passes)
+    return young, middle, full
+
+
+def measure_passes(steps: int, result_bytes: int) -> tuple[Passes, Passes]:
+    """``collector_passes`` of the render's work and of its baseline, at one size of result."""
+    work, baseline = render_case(steps, result_bytes)
+    return collector_passes(work), collector_passes(baseline)
 
 
 def measure_decide(replies: int, repeat: int, clock: Callable[[], float] = time.process_time) -> list[Row]:
@@ -177,6 +213,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=7, help="best of this many runs")
     parser.add_argument("--result-bytes", type=int, nargs="+", default=RESULT_BYTES, help="sizes of result")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="time by CPU time (default) or the wall clock")
+    parser.add_argument("--passes", action="store_true", help="also count the collector's passes a render sets off")
     args = parser.parse_args(argv)
     print(
         f"python {sys.version.split()[0]}, {args.steps} steps, {args.replies} replies, best of {args.repeat}, "
@@ -190,6 +227,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     worst = max(args.result_bytes, key=lambda size: ratios[f"{render_label(size)} [gc on]"] / render_target(size))
     label = f"{render_label(worst)} [gc on]"
     print(f"worst render with the collector on: {label} -> {ratios[label]:.2f} (target <= {render_target(worst)})")
+    if args.passes:
+        print("collector passes a call (young / middle / full), collector on:")
+        for size in args.result_bytes:
+            work, baseline = measure_passes(args.steps, size)
+            print(f"  {size:>6,} B results: render {_passes(work)}, json.loads {_passes(baseline)}")
+
+
+def _passes(passes: Passes) -> str:
+    return " / ".join(f"{count:.1f}" for count in passes)
 
 
 if __name__ == "__main__":

@@ -64,3 +64,16 @@ def test_the_agent_loop_bench_runs_and_its_loop_renders_what_the_contract_render
     loop.main(["--steps", "10", "20", "--result-bytes", "100", "--repeat", "1"])
     out = capsys.readouterr().out
     assert "worst loop / one render at 20 steps:" in out and out.count("100B") == 4  # two sizes, two openings
+
+
+def test_bench_render_counts_the_collector_passes_a_call_sets_off(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """collector_passes counts the passes of each generation a call sets off, on average: none for a call that
+    makes no container, a young pass about every 700 containers kept; --passes prints them for each size."""
+    assert bench.collector_passes(lambda: sum(range(1000)), calls=2) == (0.0, 0.0, 0.0)
+    young, middle, full = bench.collector_passes(lambda: [[] for _ in range(7000)], calls=3)
+    assert 8 <= young + middle + full <= 11
+    bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", "--passes"])
+    out = capsys.readouterr().out
+    assert "collector passes a call (young / middle / full)" in out and "200 B results: render " in out
