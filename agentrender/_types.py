@@ -471,6 +471,7 @@ class CheckedReply(_ReplyWire, gc=False):
     """
 
     content: list[_TextWire | _ToolUseWire | _ThinkingWire | _RedactedThinkingWire]
+    """The reply's blocks, each a ``text``, ``tool_use``, ``thinking`` or ``redacted_thinking`` of its own keys only."""
 
 
 def check_response(wire: Any, *, where: str = "response", blocks_checked: bool = False) -> None:
