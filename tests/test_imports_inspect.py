@@ -366,13 +366,18 @@ def test_a_log_with_no_samples_says_so(json_log: Path) -> None:
 def test_the_benchmark_runs_on_tiny_logs(
     capsys: pytest.CaptureFixture[str], import_bench: Callable[[str], ModuleType]
 ) -> None:
-    """bench/bench_inspect.py keeps working: on logs of 2 and 5 turns it checks each import and prints its ratio
-    (no timing is asserted)."""
+    """bench/bench_inspect.py keeps working: on .eval and .json logs of 2 and 5 turns it checks each import and
+    prints its ratio to json.loads (no timing is asserted)."""
     bench = import_bench("bench_inspect")
-    bench.main(["--turns", "2", "5", "--repeat", "1"])
+    bench.main(["--turns", "2", "5", "--json-turns", "2", "5", "--repeat", "1", "--inspect"])
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(" turns")[0].strip() for line in lines] == ["2", "5"]
-    assert all("read_eval_log" in line and line.endswith("x") for line in lines)
+    assert [line.split(" (")[0].split() for line in lines] == [
+        ["2", "turns", ".eval"],
+        ["5", "turns", ".eval"],
+        ["2", "turns", ".json"],
+        ["5", "turns", ".json"],
+    ]
+    assert all("json.loads" in line and "read_eval_log" in line and line.endswith("x") for line in lines)
 
 
 def _submit_only_in_the_last_event(data: dict[str, Any]) -> None:

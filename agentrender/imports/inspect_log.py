@@ -20,7 +20,7 @@ Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` 
 
 from __future__ import annotations
 
-import re
+import operator
 import zipfile
 from collections.abc import Callable
 from datetime import datetime
@@ -37,6 +37,8 @@ LOG_VERSION = 2
 """The version of Inspect's log format this reader knows (``inspect_ai.log._log.LOG_SCHEMA_VERSION``)."""
 
 ATTACHMENT = "attachment://"
+_OLD_ATTACHMENT = "tc://"
+_REFERENCES = (ATTACHMENT, _OLD_ATTACHMENT)
 
 
 class NeedsInspect(Exception):
@@ -152,9 +154,6 @@ _T = TypeVar("_T")
 _HEADER = msgspec.json.Decoder(Log)
 _SAMPLE = msgspec.json.Decoder(Sample)
 
-# What Inspect migrates when it reads it, found in a sample's text: a tool message's old ``tool_error``, the
-# old ``tc://`` references, and a document (whose missing file name and type Inspect sets from its data).
-_MIGRATED = re.compile(rb'"tool_error"|"tc://|"type"\s*:\s*"document"')
 
 
 def read_log(path: str) -> Log:
@@ -170,7 +169,6 @@ def read_log(path: str) -> Log:
     log = _decode(_HEADER, text, path, "")
     _check_header(log)
     if log.samples:
-        _check_migrations(text)
         for sample in log.samples:
             _resolve(sample, path)
     return log
@@ -189,7 +187,6 @@ def _read_archive(path: str) -> Log:
         for name in names:
             if name.startswith("samples/") and name.endswith(".json"):
                 text = _member(archive, name, path)
-                _check_migrations(text)
                 samples.append(_decode(_SAMPLE, text, path, name))
     # in Inspect's order (``inspect_ai.log._log.sort_samples``): by epoch, then id (a number as zero-padded text)
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
@@ -243,34 +240,25 @@ def _check_header(log: Log) -> None:
         raise NeedsInspect("a log older than eval_id, which Inspect's reader composes from its run")
 
 
-def _check_migrations(text: bytes) -> None:
-    found = _MIGRATED.search(text)
-    if found:
-        raise NeedsInspect(f"{found.group().decode()}, which Inspect's reader migrates")
-
-
 def _resolve(sample: Sample, path: str) -> None:
     """Read back the sample's attachments and its events' references into its pools, as Inspect's reader does."""
     if sample.score is not None or sample.transcript is not None:
         raise NeedsInspect("a sample of an older layout (score or transcript), which Inspect's reader migrates")
-    attachments = sample.attachments
-    resolve = _Resolver(attachments) if attachments else None
+    resolve = _Resolver(sample.attachments)
     pools = sample.events_data
     pool = pools.messages if pools is not None else []
     calls = pools.calls if pools is not None else []
-    if resolve is not None:
-        sample.messages = [resolve.message(m) for m in sample.messages]
-        pool = [resolve.message(m) for m in pool]
+    sample.messages = [resolve.message(m) for m in sample.messages]
+    pool = [resolve.message(m) for m in pool]
     for event in sample.events:
         if event.event != "model":
             continue
-        if resolve is not None:
-            if isinstance(event.tools, list):
-                event.tools = [resolve.tool(tool) for tool in event.tools]
-            if isinstance(event.input, list):
-                event.input = [resolve.message(m) for m in event.input]
-            if isinstance(event.output, dict):
-                event.output = resolve.output(event.output)
+        if isinstance(event.tools, list):
+            event.tools = [resolve.tool(tool) for tool in event.tools]
+        if isinstance(event.input, list):
+            event.input = [resolve.message(m) for m in event.input]
+        if isinstance(event.output, dict):
+            event.output = resolve.output(event.output)
         if pool and event.input_refs is not None:
             event.input, event.input_refs = _expand(event.input_refs, pool), None
         if calls and isinstance(event.call, dict) and event.call.get("call_refs"):
@@ -280,6 +268,9 @@ def _resolve(sample: Sample, path: str) -> None:
 
 def _expand(refs: list[list[int]], pool: list[Any]) -> list[Any]:
     """Range references (``[start, end)``) into a pool as its items, sliced as Inspect's ``_expand_refs`` does."""
+    if len(refs) == 1:  # an agent's input is most often the pool's first messages: one slice, in C
+        start, end = refs[0]
+        return pool[start:end]
     return [item for start, end in refs for item in pool[start:end]]
 
 
@@ -293,16 +284,17 @@ def _with_call_messages(call: dict[str, Any], calls: list[Any]) -> dict[str, Any
 
 class _Resolver:
     """``attachment://<hash>`` texts read back from a sample's attachments, in the fields Inspect's
-    ``resolve_sample_attachments`` walks (``inspect_ai/log/_condense.py``); a message is resolved once."""
+    ``resolve_sample_attachments`` walks (``inspect_ai/log/_condense.py``); what holds none is kept, not copied."""
 
     def __init__(self, attachments: dict[str, str]) -> None:
         self._attachments = attachments
-        self._done: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def text(self, text: Any) -> Any:
-        if isinstance(text, str) and text.startswith(ATTACHMENT):
-            return self._attachments.get(text[len(ATTACHMENT) :], text)
-        return text
+        if not (isinstance(text, str) and text.startswith(_REFERENCES)):
+            return text
+        if text.startswith(_OLD_ATTACHMENT):  # Inspect reads it as attachment://
+            text = ATTACHMENT + text[len(_OLD_ATTACHMENT) :]
+        return self._attachments.get(text[len(ATTACHMENT) :], text)
 
     def json(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -314,13 +306,13 @@ class _Resolver:
         return value
 
     def message(self, message: dict[str, Any]) -> dict[str, Any]:
-        known = self._done.get(id(message))
-        if known is not None and known[0] is message:
-            return known[1]
+        if "tool_error" in message:  # ChatMessageTool.convert_tool_error_to_error
+            raise NeedsInspect("a tool message's tool_error, which Inspect's reader migrates")
         content = message.get("content")
         if isinstance(content, str):
-            resolved = self.text(content)
-            out = message if resolved is content else {**message, "content": resolved}
+            if not content.startswith(_REFERENCES):
+                return message
+            out = {**message, "content": self.text(content)}
         elif isinstance(content, list):
             out = {**message, "content": [self.content(item) for item in content]}
             calls = message.get("tool_calls")
@@ -328,7 +320,6 @@ class _Resolver:
                 out["tool_calls"] = [self.tool_call(call) for call in calls]
         else:
             out = message
-        self._done[id(message)] = (message, out)
         return out
 
     def tool_call(self, call: Any) -> Any:
@@ -343,7 +334,10 @@ class _Resolver:
     def content(self, item: Any) -> Any:
         if not isinstance(item, dict):
             return item
-        fields = _CONTENT_FIELDS.get(item.get("type"))
+        kind = item.get("type")
+        if kind == "document":  # ContentDocument.set_name_and_mime_type gives it a file name from its data
+            raise NeedsInspect("a document, whose file name Inspect's reader sets")
+        fields = _CONTENT_FIELDS.get(kind)
         if fields is None:
             return item
         out = dict(item)
@@ -353,21 +347,23 @@ class _Resolver:
         return out
 
     def tool(self, tool: Any) -> Any:
-        if isinstance(tool, dict) and isinstance(tool.get("description"), str):
-            return {**tool, "description": self.text(tool["description"])}
-        return tool
+        description = tool.get("description") if isinstance(tool, dict) else None
+        resolved = self.text(description)
+        return tool if resolved is description else {**tool, "description": resolved}
 
     def output(self, output: dict[str, Any]) -> dict[str, Any]:
         choices = output.get("choices")
         if not isinstance(choices, list):
             return output
-        walked = [
-            {**choice, "message": self.message(choice["message"])}
-            if isinstance(choice, dict) and isinstance(choice.get("message"), dict)
-            else choice
-            for choice in choices
-        ]
-        return {**output, "choices": walked}
+        walked = [self.choice(choice) for choice in choices]
+        return output if all(map(operator.is_, walked, choices)) else {**output, "choices": walked}
+
+    def choice(self, choice: Any) -> Any:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            return choice
+        resolved = self.message(message)
+        return choice if resolved is message else {**choice, "message": resolved}
 
 
 _Walk = Callable[[_Resolver, Any], Any]
@@ -379,7 +375,6 @@ _CONTENT_FIELDS: dict[Any, tuple[tuple[str, _Walk], ...]] = {
     "image": (("image", _Resolver.text),),
     "audio": (("audio", _Resolver.text),),
     "video": (("video", _Resolver.text),),
-    "document": (("document", _Resolver.text),),
     "tool_use": (("arguments", _Resolver.json), ("result", _Resolver.json), ("error", _Resolver.text)),
     "data": (("data", _Resolver.json),),
 }
