@@ -217,6 +217,32 @@ def test_without_inspect_ai_a_log_imports_and_an_older_one_names_the_extra(tmp_p
             assert last.endswith("needs inspect_ai, which is not installed: pip install 'agentrender[inspect]'"), last
 
 
+@pytest.mark.slow
+def test_without_inspect_ai_a_broken_log_names_the_file_and_the_field(json_log: Path, tmp_path: Path) -> None:
+    """Without inspect_ai, a JSON log whose sample's epoch is not a number, or one of whose messages has no known
+    role, raises RunFileError naming the file and the field, as agentrender's reader finds it."""
+    role = tmp_path / "role.json"
+    role.write_bytes(json_log.read_bytes())
+    _edit_json(role, lambda data: _sample(data, "sum3", 1)["messages"][1].update(role="robot"))
+    epoch = _edit_json(json_log, lambda data: data["samples"][1].update(epoch="two"))
+    expected = {
+        epoch: f"{epoch}:1: not an Inspect AI log: samples[1].epoch: Expected `int`, got `str`",
+        role: f"{role}:1: samples[id=sum3, epoch=1].messages[1].role: expected 'system', 'user', 'assistant' or "
+        "'tool', got 'robot'",
+    }
+    for path, message in expected.items():
+        script = (
+            "import sys\nsys.modules['inspect_ai'] = None\nfrom agentrender.imports import from_inspect\n"
+            f"from agentrender.runfile import RunFileError\ntry:\n    from_inspect({str(path)!r})\n"
+            "except RunFileError as error:\n    print(error)"
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120, check=False
+        )
+        assert done.stdout.strip() == message, done.stderr
+
+
 def test_a_message_inspect_cannot_read_names_the_file_and_the_sample(json_log: Path) -> None:
     """A JSON log whose sample holds a message of no known role raises RunFileError naming the file, the sample,
     the message and the field."""
