@@ -155,7 +155,6 @@ _HEADER = msgspec.json.Decoder(Log)
 _SAMPLE = msgspec.json.Decoder(Sample)
 
 
-
 def read_log(path: str) -> Log:
     """The log at ``path`` (an ``.eval`` archive or a ``.json`` log), as Inspect reads it with
     ``resolve_attachments="core"``, for the fields the importer uses.
