@@ -617,7 +617,9 @@ def test_each_fixture_imports_alike_through_either_reader(path: Path, monkeypatc
 
 
 def _limit_and_error(data: dict[str, Any]) -> None:
+    """A limit and an error; numbers Inspect reads as floats written as ints (a limit, a model event's time)."""
     _sample(data, "sum3", 1)["limit"] = {"type": "message", "limit": 5}
+    next(e for e in _sample(data, "sum3", 1)["events"] if e["event"] == "model")["working_time"] = 2
     _sample(data, "double", 1)["error"] = {"message": "RuntimeError: boom\nmore", "traceback": "", "traceback_ansi": ""}
 
 

@@ -110,7 +110,7 @@ class Event(msgspec.Struct, gc=False):
     tool_choice: Any = None
     call: Any = None
     uuid: Any = None
-    working_time: Any = None
+    working_time: float | None = None  # a number Inspect reads as a float (an int in the log too)
 
 
 class EventsData(msgspec.Struct, gc=False):
