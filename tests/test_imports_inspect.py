@@ -680,3 +680,13 @@ def test_a_generated_log_imports_alike_through_either_reader(
     path = tmp_path / "generated.eval"
     import_bench("bench_inspect").generate(path, 6)
     _both_ways(path, monkeypatch)
+
+
+def test_an_eval_log_without_the_zstandard_codec_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading an .eval archive of zstandard members (as Inspect writes them) on a Python whose zipfile does not
+    know zstandard, without the codec Inspect brings, fails with the pip line of the inspect extra."""
+    monkeypatch.delattr(zipfile, "ZIP_ZSTANDARD", raising=False)
+    monkeypatch.setitem(sys.modules, "zipfile_zstd", None)
+    with pytest.raises(ImportError) as caught:
+        from_inspect(FIXTURE)
+    assert str(caught.value).endswith("needs zipfile_zstd, which is not installed: pip install 'agentrender[inspect]'")
