@@ -31,6 +31,7 @@ them (``scorer_model_calls``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -112,7 +113,7 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     except NeedsInspect:
         pass  # a log only Inspect's reader reads exactly (an older layout it migrates, another version)
     except RunFileError:
-        if _inspect_log_module() is None:
+        if not _has_inspect():
             raise
         # Inspect's reader is the judge of what a valid log is: it says what is wrong as it always has, or
         # reads a log it takes that this package's reader refused (a field Inspect gives a default)
@@ -143,12 +144,12 @@ def _runs(log: Log, path: str, summarise: Summariser | None, said: Sequence[str]
     return [replace(run, warnings=(*run.warnings, *notes)) for run in runs]
 
 
-def _inspect_log_module() -> Any:
-    """``inspect_ai.log``, or ``None`` when it is not installed."""
+def _has_inspect() -> bool:
+    """Whether ``inspect_ai`` is installed (found, not imported: that takes seconds, and may not be needed)."""
     try:
-        return require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
-    except ImportError:
-        return None
+        return importlib.util.find_spec("inspect_ai") is not None
+    except ValueError:  # sys.modules["inspect_ai"] is None: taken out, as a test does
+        return False
 
 
 def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
