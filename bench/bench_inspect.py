@@ -1,22 +1,26 @@
-"""from_inspect on generated Inspect AI logs of growing samples, against Inspect's own read_eval_log of the same log.
+"""from_inspect on generated Inspect AI logs of growing samples, against json.loads of the same log.
 
-    PYTHONPATH=. python bench/bench_inspect.py [--turns 50 200 800] [--repeat 3]
+    PYTHONPATH=. python bench/bench_inspect.py [--turns 50 200 800] [--json-turns 50 200] [--repeat 3] [--inspect]
 
 Each log holds one sample of ``turns`` tool calls (a tool use, its few-KiB result) and a
 model event per call whose input is the conversation so far, as Inspect records an agent's
-loop; the log is written by Inspect (``write_eval_log``, ``.eval``), from the committed
-fixture's header. The baseline is ``read_eval_log(path, resolve_attachments="full")``; ``from_inspect``
-starts with ``read_eval_log(path, resolve_attachments="core")`` (the providers' raw calls left as the
-log keeps them), which is printed too, with the import's ratio to it: what the conversion, the run's
-records and the check of each model event's input against the view at its step add to its own read.
-Both grow with the square of the turns (each event's input holds every turn before it).
+loop; the log is written by Inspect (``write_eval_log``), from the committed fixture's header.
+An ``.eval`` archive (zstandard members) keeps the inputs as references into the sample's
+message pool and its long texts as attachments; a ``.json`` log keeps each input whole, so it
+grows with the square of the turns (67 MB at 200 turns, about 1 GB at 800: ``--json-turns``
+stops at 200). The baseline is ``json.loads`` of the log's JSON (of each JSON member of an
+``.eval``, read from the archive): issue 22's target is ``from_inspect`` at most 1x it.
+Inspect's own reader (``read_eval_log(path, resolve_attachments="core")``, which ``from_inspect``
+used to start with) is timed beside it with ``--inspect``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -53,36 +57,48 @@ def generate(path: Path, turns: int) -> None:
             listing = "".join(f"-rw-r--r-- 1 root root {n * 37} file_{turn}_{n}.txt\n" for n in range(60))
             messages.append(ChatMessageTool(content=listing, tool_call_id=f"call_{turn}", function="bash"))
     sample = sample.model_copy(update={"messages": messages, "events": events, "events_data": None})
-    write_eval_log(log.model_copy(update={"samples": [sample]}), str(path), format="eval")
+    write_eval_log(log.model_copy(update={"samples": [sample]}), str(path), format=path.suffix[1:])
 
 
-def baseline(path: Path, attachments: str = "full") -> Any:
-    """Inspect's own reader, every attachment read back (``"full"``), or as ``from_inspect`` calls it (``"core"``:
-    not in the providers' raw calls, which stay as the log keeps them; Inspect's walk to leave them costs more)."""
+def baseline(path: Path) -> Any:
+    """``json.loads`` of the log's JSON: a ``.json`` log's text, or each JSON member of an ``.eval`` archive."""
+    if path.suffix == ".json":
+        return json.loads(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        return [json.loads(archive.read(name)) for name in archive.namelist() if name.endswith(".json")]
+
+
+def inspect_reader(path: Path) -> Any:
+    """Inspect's own reader, as ``from_inspect`` used to start with it."""
     from inspect_ai.log import read_eval_log
 
-    return read_eval_log(str(path), resolve_attachments=attachments)
+    return read_eval_log(str(path), resolve_attachments="core")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, nargs="+", default=[50, 200, 800])
+    parser.add_argument("--json-turns", type=int, nargs="*", default=[50, 200], help="sizes of the .json logs")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--inspect", action="store_true", help="time Inspect's read_eval_log too")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
-        for turns in args.turns:
-            path = Path(directory) / f"log-{turns}.eval"
+        cells = [(turns, "eval") for turns in args.turns] + [(turns, "json") for turns in args.json_turns]
+        for turns, kind in cells:
+            path = Path(directory) / f"log-{turns}.{kind}"
             generate(path, turns)
             (run,) = from_inspect(path)
             assert len(run.steps) == turns + 1 and len(run.model_calls) == turns + 1 and not run.warnings
-            read = best_of(args.repeat, lambda path=path: baseline(path))
-            core = best_of(args.repeat, lambda path=path: baseline(path, "core"))
+            loads = best_of(args.repeat, lambda path=path: baseline(path))
             imported = best_of(args.repeat, lambda path=path: from_inspect(path))
-            print(
-                f"{turns:>6} turns ({path.stat().st_size:,} bytes): read_eval_log {read:.3f}s "
-                f"(as from_inspect reads it: {core:.3f}s), from_inspect {imported:.3f}s "
-                f"({imported / core:.2f}x its own read), {imported / read:.2f}x"
+            line = (
+                f"{turns:>6} turns .{kind:<4} ({path.stat().st_size:>10,} bytes): json.loads {loads:.3f}s, "
+                f"from_inspect {imported:.3f}s"
             )
+            if args.inspect:
+                read = best_of(args.repeat, lambda path=path: inspect_reader(path))
+                line += f", read_eval_log {read:.3f}s ({read / loads:.2f}x)"
+            print(f"{line}: {imported / loads:.2f}x")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import msgspec
 import pytest
 
 from agentrender import render
@@ -21,6 +22,11 @@ from tests._support.inspect_task import ANSWERS, QUESTIONS, SYSTEM, run_task_apa
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "inspect" / "arith.eval"
+
+OLDER_LOG = (
+    ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_tool_call_error.json"
+)
+"""A real log older than the eval's ``eval_id``: only Inspect's reader reads it exactly."""
 
 RUN_IDS = {"arith/double/1", "arith/double/2", "arith/sum3/1", "arith/sum3/2"}
 
@@ -186,23 +192,55 @@ def test_a_json_log_larger_than_load_reads_at_once_is_still_recognised(json_log:
 
 
 @pytest.mark.slow
-def test_a_missing_inspect_ai_names_the_extra(tmp_path: Path) -> None:
-    """Without inspect_ai, importing a log (directly or through load) fails with the pip line of the inspect extra."""
+def test_without_inspect_ai_a_log_imports_and_an_older_one_names_the_extra(tmp_path: Path) -> None:
+    """Without inspect_ai, the committed log imports (agentrender reads its JSON), directly or through load; a log
+    only Inspect's reader reads exactly (one older than eval_id) fails with the pip line of the inspect extra."""
     for use in ("from agentrender.imports import from_inspect as read", "from agentrender.imports import load as read"):
-        script = f"import sys\nsys.modules['inspect_ai'] = None\n{use}\nread({str(FIXTURE)!r})"
+        for path, works in ((FIXTURE, True), (OLDER_LOG, False)):
+            script = f"import sys\nsys.modules['inspect_ai'] = None\n{use}\nprint(type(read({str(path)!r})).__name__)"
+            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            done = subprocess.run(
+                [sys.executable, "-c", script],
+                capture_output=True,
+                text=True,
+                cwd=tmp_path,
+                env=env,
+                timeout=120,
+                check=False,
+            )
+            if works:
+                assert done.returncode == 0, done.stderr
+                assert done.stdout.strip() in ("list", "Run")  # from_inspect's runs; load's first run
+                continue
+            assert done.returncode != 0
+            last = done.stderr.strip().splitlines()[-1]
+            assert last.endswith("needs inspect_ai, which is not installed: pip install 'agentrender[inspect]'"), last
+
+
+@pytest.mark.slow
+def test_without_inspect_ai_a_broken_log_names_the_file_and_the_field(json_log: Path, tmp_path: Path) -> None:
+    """Without inspect_ai, a JSON log whose sample's epoch is not a number, or one of whose messages has no known
+    role, raises RunFileError naming the file and the field, as agentrender's reader finds it."""
+    role = tmp_path / "role.json"
+    role.write_bytes(json_log.read_bytes())
+    _edit_json(role, lambda data: _sample(data, "sum3", 1)["messages"][1].update(role="robot"))
+    epoch = _edit_json(json_log, lambda data: data["samples"][1].update(epoch="two"))
+    expected = {
+        epoch: f"{epoch}:1: not an Inspect AI log: samples[1].epoch: Expected `int`, got `str`",
+        role: f"{role}:1: samples[id=sum3, epoch=1].messages[1].role: expected 'system', 'user', 'assistant' or "
+        "'tool', got 'robot'",
+    }
+    for path, message in expected.items():
+        script = (
+            "import sys\nsys.modules['inspect_ai'] = None\nfrom agentrender.imports import from_inspect\n"
+            f"from agentrender.runfile import RunFileError\ntry:\n    from_inspect({str(path)!r})\n"
+            "except RunFileError as error:\n    print(error)"
+        )
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         done = subprocess.run(
-            [sys.executable, "-c", script],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=120,
-            check=False,
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120, check=False
         )
-        assert done.returncode != 0
-        last = done.stderr.strip().splitlines()[-1]
-        assert last.endswith("needs inspect_ai, which is not installed: pip install 'agentrender[inspect]'"), last
+        assert done.stdout.strip() == message, done.stderr
 
 
 def test_a_message_inspect_cannot_read_names_the_file_and_the_sample(json_log: Path) -> None:
@@ -354,13 +392,18 @@ def test_a_log_with_no_samples_says_so(json_log: Path) -> None:
 def test_the_benchmark_runs_on_tiny_logs(
     capsys: pytest.CaptureFixture[str], import_bench: Callable[[str], ModuleType]
 ) -> None:
-    """bench/bench_inspect.py keeps working: on logs of 2 and 5 turns it checks each import and prints its ratio
-    (no timing is asserted)."""
+    """bench/bench_inspect.py keeps working: on .eval and .json logs of 2 and 5 turns it checks each import and
+    prints its ratio to json.loads (no timing is asserted)."""
     bench = import_bench("bench_inspect")
-    bench.main(["--turns", "2", "5", "--repeat", "1"])
+    bench.main(["--turns", "2", "5", "--json-turns", "2", "5", "--repeat", "1", "--inspect"])
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(" turns")[0].strip() for line in lines] == ["2", "5"]
-    assert all("read_eval_log" in line and line.endswith("x") for line in lines)
+    assert [line.split(" (")[0].split() for line in lines] == [
+        ["2", "turns", ".eval"],
+        ["5", "turns", ".eval"],
+        ["2", "turns", ".json"],
+        ["5", "turns", ".json"],
+    ]
+    assert all("json.loads" in line and "read_eval_log" in line and line.endswith("x") for line in lines)
 
 
 def _submit_only_in_the_last_event(data: dict[str, Any]) -> None:
@@ -478,8 +521,8 @@ def test_inputs_kept_as_references_into_the_message_pool_are_what_was_sent(
 def test_what_inspect_logs_while_reading_stays_off_the_terminal_and_is_a_warning(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A warning inspect_ai logs while it reads the log reaches neither the terminal nor the root logger: it is a
-    warning on each run, once; what it logs below a warning is dropped."""
+    """A warning inspect_ai logs while it reads a log (one only its reader reads exactly) reaches neither the
+    terminal nor the root logger: it is a warning on each run, once; what it logs below a warning is dropped."""
     import logging
 
     import inspect_ai.log
@@ -495,7 +538,7 @@ def test_what_inspect_logs_while_reading_stays_off_the_terminal_and_is_a_warning
 
     monkeypatch.setattr(inspect_ai.log, "read_eval_log", chatty)
     caplog.set_level(logging.DEBUG)
-    runs = from_inspect(FIXTURE)
+    runs = from_inspect(OLDER_LOG)  # a log agentrender leaves to Inspect's reader
     assert [w.text for w in runs[0].warnings] == ["inspect_ai, reading the log: Log file written by a newer inspect_ai"]
     assert all(len(run.warnings) == 1 for run in runs)
     assert [record for record in caplog.records if record.name.startswith("inspect_ai")] == []
@@ -521,3 +564,136 @@ def test_an_empty_reply_is_sent_as_inspect_sends_it_and_check_finds_no_api_error
     assert run.run_id == "arith/double/1"  # the run load and check read
     assert [block.text for block in run.model_calls[-1].response.content] == ["(no content)"]
     assert main(["check", str(json_log)]) == 0
+
+
+REAL_LOGS = sorted((ROOT / "tests" / "fixtures" / "real" / "inspect").rglob("*.json"))
+
+
+def _imported(runs: list[Run]) -> list[tuple[str, bytes, tuple[Any, ...]]]:
+    """What an import gives, to compare exactly: each run's id, its records as JSON, its warnings."""
+    return [(run.run_id, msgspec.json.encode(list(run.records or ())), run.warnings) for run in runs]
+
+
+def _both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``path`` imports to the same runs through agentrender's reader of the log's JSON as through Inspect's own
+    reader (``read_eval_log``), and the first read does not call Inspect's."""
+    import inspect_ai.log
+
+    from agentrender.imports import inspect as importer
+    from agentrender.imports.inspect_log import NeedsInspect
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("Inspect's reader was called")
+
+    def needs_inspect(path: str) -> Any:
+        raise NeedsInspect("this test reads the log with Inspect's reader")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(inspect_ai.log, "read_eval_log", refuse)
+        ours = _imported(from_inspect(path))
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "read_log", needs_inspect)
+        theirs = _imported(from_inspect(path))
+    assert ours == theirs
+
+
+# Real logs older than the eval's ``eval_id`` (Inspect's reader composes one from a hash of the run): read by
+# Inspect's reader, as before.
+OLDER_THAN_EVAL_ID = {"log_tool_call_error.json", "2024-11-05T13-31-45-05-00_input-task_8zXjbRzCWrL9GXiXo2vus9.json"}
+
+
+@pytest.mark.parametrize("path", [FIXTURE, *REAL_LOGS], ids=lambda path: path.name)
+def test_each_fixture_imports_alike_through_either_reader(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The committed log and each real Inspect log import to the same runs (records and warnings, byte for byte)
+    whether read as JSON by agentrender or by Inspect's ``read_eval_log``; a log only Inspect's reader reads
+    exactly (older than ``eval_id``) is said to be one."""
+    from agentrender.imports.inspect_log import NeedsInspect, read_log
+
+    if path.name in OLDER_THAN_EVAL_ID:
+        with pytest.raises(NeedsInspect, match="eval_id"):
+            read_log(str(path))
+        return
+    _both_ways(path, monkeypatch)
+
+
+def _limit_and_error(data: dict[str, Any]) -> None:
+    """A limit and an error; numbers Inspect reads as floats written as ints (a limit, a model event's time)."""
+    _sample(data, "sum3", 1)["limit"] = {"type": "message", "limit": 5}
+    next(e for e in _sample(data, "sum3", 1)["events"] if e["event"] == "model")["working_time"] = 2
+    _sample(data, "double", 1)["error"] = {"message": "RuntimeError: boom\nmore", "traceback": "", "traceback_ansi": ""}
+
+
+def _audio_and_citations(data: dict[str, Any]) -> None:
+    message = _sample(data, "double", 1)["messages"][1]
+    message["content"] = [
+        {"type": "text", "text": "Hello", "citations": [{"type": "url", "url": "https://example.com"}]},
+        {"type": "audio", "audio": "data:audio/wav;base64,AAAA", "format": "wav"},
+        {"type": "image", "image": "data:image/png;base64,iVBO"},
+    ]
+
+
+def _rewritten_history(data: dict[str, Any]) -> None:
+    sample = _sample(data, "sum3", 1)
+    event = [e for e in sample["events"] if e["event"] == "model"][1]
+    event["input"][0]["content"] = "a question the sample never asked"
+
+
+def _attachments(data: dict[str, Any]) -> None:
+    """Condense each sample's user texts to attachments, as Inspect does with long texts."""
+    for sample in data["samples"]:
+        for message in [*sample["messages"], *(m for e in sample["events"] for m in e.get("input") or ())]:
+            if message["role"] == "user" and isinstance(message["content"], str):
+                key = f"{abs(hash(message['content'])):032x}"[:32]
+                sample.setdefault("attachments", {})[key] = message["content"]
+                message["content"] = f"attachment://{key}"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        None,
+        _pool_the_inputs,
+        _submit_only_in_the_last_event,
+        _limit_and_error,
+        _audio_and_citations,
+        _rewritten_history,
+        _attachments,
+        lambda data: (_attachments(data), _pool_the_inputs(data)),
+    ],
+    ids=["as-written", "pooled", "submit", "limit-error", "audio", "rewritten", "attachments", "attachments-pooled"],
+)
+def test_a_json_log_imports_alike_through_either_reader(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], None] | None
+) -> None:
+    """The committed log written as .json, as written and with each edit the other tests make, imports to the same
+    runs through agentrender's reader and through Inspect's."""
+    if edit is not None:
+        _edit_json(json_log, edit)
+    _both_ways(json_log, monkeypatch)
+
+
+def test_a_generated_log_imports_alike_through_either_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, import_bench: Callable[[str], ModuleType]
+) -> None:
+    """The benchmark's log (written by Inspect: pooled inputs, attachments, raw calls by reference) imports to the
+    same runs through either reader."""
+    path = tmp_path / "generated.eval"
+    import_bench("bench_inspect").generate(path, 6)
+    _both_ways(path, monkeypatch)
+
+
+@pytest.mark.slow
+def test_an_eval_log_without_the_zstandard_codec_names_the_extra(tmp_path: Path) -> None:
+    """Reading an .eval archive of zstandard members (as Inspect writes them) where Python's zipfile does not know
+    zstandard (before 3.14) and neither Inspect nor its codec is installed fails with the inspect extra's pip line."""
+    script = (
+        "import sys, zipfile\nsys.modules['inspect_ai'] = sys.modules['zipfile_zstd'] = None\n"
+        "assert not hasattr(zipfile, 'ZIP_ZSTANDARD')\n"
+        f"from agentrender.imports import from_inspect\nfrom_inspect({str(FIXTURE)!r})"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120, check=False
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.endswith("needs zipfile_zstd, which is not installed: pip install 'agentrender[inspect]'"), last

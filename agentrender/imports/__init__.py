@@ -8,7 +8,7 @@ widgets, frames, the CLI, ``check``):
 - ``from_claude_code``: a Claude Code session transcript (``.jsonl``); its sub-agents'
   sidechains are runs of their own;
 - ``from_inspect``: an Inspect AI log (``.eval`` or ``.json``), one run per sample
-  (extra ``inspect``);
+  (extra ``inspect`` for the zstandard of an ``.eval`` and for older logs);
 - ``from_openai``: an OpenAI-style chat (``messages`` with ``tool_calls`` and ``role: tool``),
   as LiteLLM, LangChain and SWE-agent trajectories keep them.
 

@@ -1,7 +1,10 @@
 """Inspect AI logs (``.eval`` and ``.json``), as runs that render exactly what each sample's model was sent.
 
-``from_inspect(path)`` reads a log with Inspect's own reader (``inspect_ai.log.read_eval_log``,
-extra ``inspect``) and gives one run per sample and epoch, named ``<task>/<sample id>/<epoch>``.
+``from_inspect(path)`` reads a log as the JSON it is (``inspect_log.read_log``: msgspec, what Inspect's own
+reader would give of the fields used here) and gives one run per sample and epoch, named
+``<task>/<sample id>/<epoch>``. A log only Inspect's reader reads exactly (``NeedsInspect``: an older layout it
+migrates) is read with it (``inspect_ai.log.read_eval_log``, extra ``inspect``), and so is a log this module
+cannot import, when ``inspect_ai`` is installed: Inspect says what is wrong with it, as it always has.
 
 A sample's messages become the conversation, in the Messages API's wire shape, the way
 Inspect's Anthropic provider sends them:
@@ -28,6 +31,7 @@ them (``scorer_model_calls``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -39,10 +43,24 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import limited
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender.imports.inspect_log import (
+    EvalSpec,
+    Event,
+    Failure,
+    Limit,
+    Log,
+    NeedsInspect,
+    Sample,
+    Score,
+    logged,
+    read_log,
+)
 from agentrender.runfile import Run, RunFileError, RunWarning
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
@@ -83,24 +101,32 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     ``path`` is an ``.eval`` or ``.json`` log. ``summarise`` (e.g. ``imports.first_line_summary``)
     gives each tool result a summary, for the view under the contract's window. Raises
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
-    read, and ``ImportError`` with the pip line when ``inspect_ai`` is not installed.
+    read, and ``ImportError`` with the pip line when the log needs ``inspect_ai`` (or, for an
+    ``.eval`` archive, its zstandard codec) and it is not installed.
     """
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
-    _check_inflation(name)  # before Inspect's reader is imported, which takes seconds
-    with _inspect_logging() as said:
-        log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
-        try:
-            # "core": images and long texts condensed to attachment:// references are read back, except in the
-            # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-            log = log_module.read_eval_log(name, resolve_attachments="core")
-        except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
-            raise _unreadable(log_module, name, error) from None
-    task = str(log.eval.task)
+    _check_inflation(name)
+    try:
+        return _runs(read_log(name), name, summarise)
+    except NeedsInspect:
+        pass  # a log only Inspect's reader reads exactly (an older layout it migrates, another version)
+    except RunFileError:
+        if not _has_inspect():
+            raise
+        # Inspect's reader is the judge of what a valid log is: it says what is wrong as it always has, or
+        # reads a log it takes that this package's reader refused (a field Inspect gives a default)
+    log, said = _read_with_inspect(name)
+    return _runs(log, name, summarise, said)
+
+
+def _runs(log: Log, path: str, summarise: Summariser | None, said: Sequence[str] = ()) -> list[Run]:
+    """One run per sample of the log; ``said``: what Inspect's reader logged while it read it, a warning on each."""
+    task = log.eval.task
     origin = {
         "format": "inspect-ai",
-        "path": name,
+        "path": path,
         "task": task,
         "task_id": log.eval.task_id,
         "eval_id": log.eval.eval_id,
@@ -109,13 +135,45 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         "status": log.status,
     }
     if not log.samples:
-        failure = f": {_first_line(str(log.error.message))}" if log.error is not None else ""
-        raise RunFileError(name, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
-    runs = [_sample_run(sample, name, task, origin, summarise) for sample in log.samples]
+        failure = f": {_first_line(log.error.message)}" if log.error is not None else ""
+        raise RunFileError(path, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
+    runs = [_sample_run(sample, path, task, origin, summarise) for sample in log.samples]
     if not said:
         return runs
-    notes = tuple(RunWarning(line=1, text=f"inspect_ai, reading the log: {text}", path=name) for text in said)
+    notes = tuple(RunWarning(line=1, text=f"inspect_ai, reading the log: {text}", path=path) for text in said)
     return [replace(run, warnings=(*run.warnings, *notes)) for run in runs]
+
+
+def _has_inspect() -> bool:
+    """Whether ``inspect_ai`` is installed (found, not imported: that takes seconds, and may not be needed)."""
+    try:
+        return importlib.util.find_spec("inspect_ai") is not None
+    except ValueError:  # sys.modules["inspect_ai"] is None: taken out, as a test does
+        return False
+
+
+def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
+    """The log as Inspect's own reader reads it (``resolve_attachments="core"``), in this package's structs, with
+    the warnings Inspect logged while it read it."""
+    with _inspect_logging() as said:
+        log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
+        try:
+            # "core": images and long texts condensed to attachment:// references are read back, except in the
+            # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
+            log = log_module.read_eval_log(path, resolve_attachments="core")
+        except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
+            raise _unreadable(log_module, path, error) from None
+    spec = log.eval
+    plain = Log(
+        version=log.version,
+        status=str(log.status),
+        eval=EvalSpec(
+            task=str(spec.task), task_id=spec.task_id, eval_id=spec.eval_id, run_id=spec.run_id, model=spec.model
+        ),
+        error=Failure(str(log.error.message)) if log.error is not None else None,
+        samples=[_plain_sample(sample, path) for sample in log.samples or ()],
+    )
+    return plain, said
 
 
 @contextmanager
@@ -238,7 +296,67 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json", exclude_none=True) if hasattr(value, "model_dump") else value
 
 
-def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
+def _plain_sample(sample: Any, path: str) -> Sample:
+    """A sample as Inspect's reader gives it (pydantic) in this package's structs: its messages and its model
+    events' fields as the JSON they are logged as; the messages the events share stay shared (one dump each)."""
+    dumped: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def plain(message: Any) -> dict[str, Any]:
+        known = dumped.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        out: dict[str, Any] = _dump(message)
+        dumped[id(message)] = (message, out)  # the message is kept, so its id stays its own
+        return out
+
+    pool = _MessagePool(sample, path)
+    events = []
+    for number, event in enumerate(sample.events):
+        kind = str(getattr(event, "event", ""))
+        if kind == "model":
+            fields = event.model_dump(mode="json", exclude_none=True, exclude={"input"})
+            inputs = [plain(m) for m in event.input or pool.input_of(number, fields)]
+            events.append(Event(event=kind, input=inputs, **{key: fields.get(key) for key in _MODEL_FIELDS}))
+        else:
+            found = {key: getattr(event, key, None) for key in ("id", "type", "parent_id", "action")}
+            events.append(Event(event=kind, **found))
+    return Sample(
+        id=sample.id,
+        epoch=sample.epoch,
+        messages=[plain(m) for m in sample.messages],
+        events=events,
+        scores={key: msgspec.convert(_dump(score), Score) for key, score in sample.scores.items()}
+        if sample.scores
+        else None,
+        target=sample.target,
+        error=Failure(str(sample.error.message)) if sample.error is not None else None,
+        limit=msgspec.convert(_dump(sample.limit), Limit) if sample.limit is not None else None,
+        completed_at=getattr(sample, "completed_at", None),
+    )
+
+
+_MODEL_FIELDS = (
+    "span_id",
+    "model",
+    "input_refs",
+    "output",
+    "error",
+    "tools",
+    "config",
+    "tool_choice",
+    "call",
+    "uuid",
+    "working_time",
+)
+"""The fields of a model event the importer reads, besides its input."""
+
+
+def _model_fields(event: Event) -> dict[str, Any]:
+    """A model event's fields (``_MODEL_FIELDS``) as the JSON it is logged as, those it leaves unset left out."""
+    return {key: value for key in _MODEL_FIELDS if (value := getattr(event, key)) is not None}
+
+
+def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
     convert = _Converter()
@@ -250,19 +368,18 @@ def _sample_run(sample: Any, path: str, task: str, origin: Mapping[str, Any], su
     if scoring:
         source["scorer_model_calls"] = scoring
     if sample.scores:
-        source["scores"] = {key: _dump(score) for key, score in sample.scores.items()}
+        source["scores"] = {key: logged(score) for key, score in sample.scores.items()}
     if sample.target not in (None, "", []):
         source["target"] = sample.target
     if sample.error is not None:
         source["error"] = sample.error.message
     if sample.limit is not None:
-        source["limit"] = _dump(sample.limit)
+        source["limit"] = logged(sample.limit)
     calls: list[dict[str, Any]] = []
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
-    pool = _MessagePool(sample, path)
     for number, event in events:
-        inputs = pool.input_of(number, sample.events[number], event)
+        inputs = sample.events[number].input or []
         known = prefixes.of(inputs)
         made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings, known)
         if made is not None:
@@ -324,20 +441,20 @@ def _final_reply(turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str
     return dict(last["response"]) if last["step"] == len(turns) // 2 else None
 
 
-def _end(sample: Any, log_status: str) -> dict[str, Any] | None:
+def _end(sample: Sample, log_status: str) -> dict[str, Any] | None:
     """The run's ``end`` record, from how Inspect says the sample ended (its ``error``: ``failed``; its ``limit``:
     ``stopped``, the reason naming the limit; the log's status), in docs/runfile.md's statuses. The values
     Inspect gave stay in the run's source (``error``, ``limit``, ``status``)."""
     end: dict[str, Any] = {"type": "end"}
     if sample.error is not None:
-        end.update(status="failed", reason="error", error=_first_line(str(sample.error.message)))
+        end.update(status="failed", reason="error", error=_first_line(sample.error.message))
     elif sample.limit is not None:
         end.update(status="stopped", reason=f"{sample.limit.type}_limit")
-    elif log_status in ("cancelled", "started") and getattr(sample, "completed_at", None) is None:
+    elif log_status in ("cancelled", "started") and sample.completed_at is None:
         return None  # the sample was still going when the log was written: a run with no end
     else:
         end.update(status="completed", reason="completed")
-    at = getattr(sample, "completed_at", None)
+    at = sample.completed_at
     if at:
         end["at"] = at.isoformat() if hasattr(at, "isoformat") else str(at)
     return end
@@ -391,7 +508,7 @@ def _diff(view: list[dict[str, Any]], sent: list[dict[str, Any]]) -> str:
     return f"the view has {len(view)} messages, the input {len(sent)}"
 
 
-def _agent_model_events(events: Sequence[Any]) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+def _agent_model_events(events: Sequence[Event]) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """The sample's model events made for its conversation, with their positions, and how many its scorers made.
 
     A scorer's calls (a model grading the answer) are another conversation: they are counted, not made calls
@@ -401,7 +518,7 @@ def _agent_model_events(events: Sequence[Any]) -> tuple[list[tuple[int, dict[str
     steps: list[str] = []
     out, scoring = [], 0
     for number, event in enumerate(events):
-        kind = getattr(event, "event", "")
+        kind = event.event
         if kind == "span_begin":
             spans[str(event.id)] = (str(event.type or ""), event.parent_id)
         elif kind == "step":
@@ -410,11 +527,11 @@ def _agent_model_events(events: Sequence[Any]) -> tuple[list[tuple[int, dict[str
             elif steps:
                 steps.pop()
         elif kind == "model":
-            if "scorer" in steps or _in_scorer(getattr(event, "span_id", None), spans):
+            if "scorer" in steps or _in_scorer(event.span_id, spans):
                 scoring += 1
             else:
-                # the input is converted message by message (_Converter), not dumped with the rest
-                out.append((number, event.model_dump(mode="json", exclude_none=True, exclude={"input"})))
+                # the input is converted message by message (_Converter), not with the rest
+                out.append((number, _model_fields(event)))
     return out, scoring
 
 
@@ -428,17 +545,17 @@ def _in_scorer(span: str | None, spans: Mapping[str, tuple[str, str | None]]) ->
     return False
 
 
-def _reply_steps(messages: Sequence[Any]) -> dict[str, int]:
+def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """The step each assistant message of the sample is the reply of, by the message's id."""
     out: dict[str, int] = {}
     turns, previous = 0, ""
     for message in messages:
-        role = getattr(message, "role", "")
+        role = message.get("role", "")
         if role == "assistant":
             if previous != "assistant":
                 turns += 1
-            if getattr(message, "id", None):
-                out[str(message.id)] = turns - 1
+            if message.get("id"):
+                out[str(message["id"])] = turns - 1
         if role != "system":
             previous = role
     return out
@@ -549,11 +666,9 @@ class _MessagePool:
         self._raw: Mapping[str, Any] | None = None
         self._pool: list[Any] | None = None
 
-    def input_of(self, number: int, model_event: Any, event: dict[str, Any]) -> list[Any]:
-        """The input of the model event at ``number`` (``event``: its dump, given its references when the
-        installed ``inspect_ai`` dropped them); empty when the log does not say it."""
-        if model_event.input:
-            return list(model_event.input)
+    def input_of(self, number: int, event: dict[str, Any]) -> list[Any]:
+        """The input of the model event at ``number`` whose own is empty (``event``: its dump, given its references
+        when the installed ``inspect_ai`` dropped them); empty when the log does not say it."""
         refs = event.get("input_refs") or self._raw_event(number).get("input_refs")
         if not isinstance(refs, list) or not refs:
             return []

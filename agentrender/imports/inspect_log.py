@@ -1,0 +1,379 @@
+"""An Inspect AI log (``.eval`` or ``.json``) read as the JSON it is, with msgspec: only what ``from_inspect`` uses.
+
+Inspect's own reader (``inspect_ai.log.read_eval_log``) validates every field of a log into pydantic models,
+walks each sample for its attachments and copies what it resolves: most of an import's time. This reader
+decodes a sample's JSON into the few typed structs below (the fields it does not declare are skipped in C),
+and does the two things of Inspect's read that change what the importer sees, as Inspect does them with
+``resolve_attachments="core"``:
+
+- each ``attachment://<hash>`` text is read back from the sample's ``attachments``, in the fields Inspect's
+  ``resolve_sample_attachments`` walks (a message's content, an assistant's tool call arguments where its
+  content is a list, a model event's tools, input and output), never in a provider's raw ``call``;
+- a model event's input kept as references into the sample's message pool (``input_refs`` into
+  ``events_data.messages``) is that pool's messages, the same objects for every event, and a raw call's
+  messages kept as references into the pool of calls (``call_refs``) are put back under their key.
+
+A log this reader does not know exactly how Inspect reads (another log version, the older layouts Inspect
+migrates, ``NaN`` in its JSON, an archive with no header) raises ``NeedsInspect``: the importer reads it with
+Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import operator
+import zipfile
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import msgspec
+
+from agentrender._extras import require
+from agentrender.runfile import RunFileError
+
+__all__ = ["EvalSpec", "Event", "Failure", "Limit", "Log", "NeedsInspect", "Sample", "Score", "logged", "read_log"]
+
+LOG_VERSION = 2
+"""The version of Inspect's log format this reader knows (``inspect_ai.log._log.LOG_SCHEMA_VERSION``)."""
+
+ATTACHMENT = "attachment://"
+_OLD_ATTACHMENT = "tc://"
+_REFERENCES = (ATTACHMENT, _OLD_ATTACHMENT)
+
+
+class NeedsInspect(Exception):
+    """A log only Inspect's own reader reads exactly (the reason is the message)."""
+
+
+class Failure(msgspec.Struct, frozen=True, gc=False):
+    """An error Inspect logged (a sample's or the log's): its message."""
+
+    message: str
+
+
+class EvalSpec(msgspec.Struct, frozen=True, gc=False):
+    """What the log says of the eval that wrote it, as a run's source keeps it."""
+
+    task: str
+    model: str
+    task_id: str = ""  # Inspect's defaults, for logs older than the field
+    eval_id: str = ""
+    run_id: str = ""
+
+
+class Score(msgspec.Struct, frozen=True, gc=False):
+    """A scorer's score of a sample, its fields in the order Inspect logs them (``inspect_ai.scorer.Score``)."""
+
+    value: Any
+    answer: str | None = None
+    explanation: str | None = None
+    reason: Any = None
+    metadata: dict[str, Any] | None = None
+    history: list[Any] = []
+
+
+class Limit(msgspec.Struct, frozen=True, gc=False):
+    """The limit a sample reached (``inspect_ai.log.EvalSampleLimit``): its kind and its value, a number."""
+
+    type: str
+    limit: float
+    reason: str | None = None
+
+
+def logged(value: Score | Limit) -> dict[str, Any]:
+    """A score or a limit as Inspect's reader dumps it (``model_dump(mode="json", exclude_none=True)``): its fields
+    in order, those unset left out, the defaults of those the log leaves out given."""
+    return {key: item for key, item in msgspec.structs.asdict(value).items() if item is not None}
+
+
+class Event(msgspec.Struct, gc=False):
+    """One event of a sample, with the fields the importer reads of its kind (``event``); the rest is skipped.
+
+    ``span_begin`` (``id``, ``type``, ``parent_id``) and ``step`` (``action``, ``type``) events say which model
+    events a scorer made; a ``model`` event is a call, its ``input`` the messages it was sent (each a message
+    as the log holds it). Every other field is as the log holds it, ``None`` when absent.
+    """
+
+    event: str
+    id: Any = None
+    type: Any = None
+    parent_id: Any = None
+    action: Any = None
+    span_id: Any = None
+    model: Any = None
+    input: Any = None
+    input_refs: Any = None
+    output: Any = None
+    error: Any = None
+    tools: Any = None
+    config: Any = None
+    tool_choice: Any = None
+    call: Any = None
+    uuid: Any = None
+    working_time: float | None = None  # a number Inspect reads as a float (an int in the log too)
+
+
+class EventsData(msgspec.Struct, gc=False):
+    """A sample's pools: the messages model events were sent and the messages of the providers' raw calls."""
+
+    messages: list[dict[str, Any]] = []
+    calls: list[Any] = []
+
+
+class Sample(msgspec.Struct, gc=False):
+    """One sample and epoch of a log, its messages and events as the importer reads them."""
+
+    id: str | int
+    epoch: int
+    messages: list[dict[str, Any]]
+    events: list[Event] = []
+    scores: dict[str, Score] | None = None
+    target: str | list[str] = ""
+    error: Failure | None = None
+    limit: Limit | None = None
+    completed_at: datetime | None = None
+    attachments: dict[str, str] = {}
+    events_data: EventsData | None = None
+    # older layouts Inspect migrates when it reads them (``EvalSample.migrate_deprecated``)
+    score: Any = None
+    transcript: Any = None
+
+
+class Log(msgspec.Struct, gc=False):
+    """A log: its header, and its samples in the order Inspect's reader gives them."""
+
+    version: int
+    status: str
+    eval: EvalSpec
+    error: Failure | None = None
+    samples: list[Sample] | None = None
+
+
+_T = TypeVar("_T")
+
+_HEADER = msgspec.json.Decoder(Log)
+_SAMPLE = msgspec.json.Decoder(Sample)
+
+
+def read_log(path: str) -> Log:
+    """The log at ``path`` (an ``.eval`` archive or a ``.json`` log), as Inspect reads it with
+    ``resolve_attachments="core"``, for the fields the importer uses.
+
+    Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log.
+    """
+    if zipfile.is_zipfile(path):
+        return _read_archive(path)
+    with open(path, "rb") as file:
+        text = file.read()
+    log = _decode(_HEADER, text, path, "")
+    _check_header(log)
+    if log.samples:
+        for sample in log.samples:
+            _resolve(sample, path)
+    return log
+
+
+def _read_archive(path: str) -> Log:
+    with zipfile.ZipFile(path) as archive:
+        names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
+        if "header.json" not in names:
+            raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
+        if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
+            _zstandard()
+        log = _decode(_HEADER, _member(archive, "header.json", path), path, "header.json")
+        _check_header(log)
+        samples = []
+        for name in names:
+            if name.startswith("samples/") and name.endswith(".json"):
+                text = _member(archive, name, path)
+                samples.append(_decode(_SAMPLE, text, path, name))
+    # in Inspect's order (``inspect_ai.log._log.sort_samples``): by epoch, then id (a number as zero-padded text)
+    samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
+    for sample in samples:
+        _resolve(sample, path)
+    log.samples = samples
+    return log
+
+
+_ZSTANDARD = 93
+"""The zip compression method of zstandard, which Inspect writes ``.eval`` archives with."""
+
+
+def _zstandard() -> None:
+    """Teach ``zipfile`` zstandard, as Inspect does (Python before 3.14 does not know it): ``zipfile_zstd``."""
+    if not hasattr(zipfile, "ZIP_ZSTANDARD"):
+        require("inspect", "zipfile_zstd", feature="agentrender.imports.from_inspect, reading an .eval log")
+
+
+def _member(archive: zipfile.ZipFile, name: str, path: str) -> bytes:
+    try:
+        return archive.read(name)
+    except NotImplementedError:
+        raise NeedsInspect(f"{name}: compressed in a way Python's zipfile does not know") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise RunFileError(path, 1, f"{name}: cannot be read from the .eval archive: {error}") from None
+
+
+def _decode(decoder: msgspec.json.Decoder[_T], text: bytes, path: str, member: str) -> _T:
+    where = f"{member}: " if member else ""
+    try:
+        return decoder.decode(text)
+    except msgspec.ValidationError as error:
+        raise RunFileError(path, 1, f"{where}not an Inspect AI log: {_field_path(str(error))}") from None
+    except msgspec.DecodeError as error:
+        if b"NaN" in text or b"Infinity" in text:  # Inspect writes them; JSON has no such numbers
+            raise NeedsInspect("NaN or Infinity in its JSON") from None
+        raise RunFileError(path, 1, f"{where}not JSON: {error}") from None
+
+
+def _field_path(message: str) -> str:
+    """msgspec's ``Expected ..., got ... - at `$.samples[0].epoch``` as ``samples[0].epoch: Expected ...``."""
+    said, _, at = message.partition(" - at `$")
+    return f"{at.rstrip('`').lstrip('.')}: {said}" if at else said
+
+
+def _check_header(log: Log) -> None:
+    if log.version != LOG_VERSION:
+        raise NeedsInspect(f"version {log.version} of Inspect's log format")
+    if not log.eval.eval_id:
+        raise NeedsInspect("a log older than eval_id, which Inspect's reader composes from its run")
+
+
+def _resolve(sample: Sample, path: str) -> None:
+    """Read back the sample's attachments and its events' references into its pools, as Inspect's reader does."""
+    if sample.score is not None or sample.transcript is not None:
+        raise NeedsInspect("a sample of an older layout (score or transcript), which Inspect's reader migrates")
+    resolve = _Resolver(sample.attachments)
+    pools = sample.events_data
+    pool = pools.messages if pools is not None else []
+    calls = pools.calls if pools is not None else []
+    sample.messages = [resolve.message(m) for m in sample.messages]
+    pool = [resolve.message(m) for m in pool]
+    for event in sample.events:
+        if event.event != "model":
+            continue
+        if isinstance(event.tools, list):
+            event.tools = [resolve.tool(tool) for tool in event.tools]
+        if isinstance(event.input, list):
+            event.input = [resolve.message(m) for m in event.input]
+        if isinstance(event.output, dict):
+            event.output = resolve.output(event.output)
+        if pool and event.input_refs is not None:
+            event.input, event.input_refs = _expand(event.input_refs, pool), None
+        if calls and isinstance(event.call, dict) and event.call.get("call_refs"):
+            event.call = _with_call_messages(event.call, calls)
+    sample.events_data = None
+
+
+def _expand(refs: list[list[int]], pool: list[Any]) -> list[Any]:
+    """Range references (``[start, end)``) into a pool as its items, sliced as Inspect's ``_expand_refs`` does."""
+    if len(refs) == 1:  # an agent's input is most often the pool's first messages: one slice, in C
+        start, end = refs[0]
+        return pool[start:end]
+    return [item for start, end in refs for item in pool[start:end]]
+
+
+def _with_call_messages(call: dict[str, Any], calls: list[Any]) -> dict[str, Any]:
+    """A raw call whose request's messages are references into the pool of calls, with them put back."""
+    request = dict(call.get("request") or {})
+    request[call.get("call_key") or "messages"] = _expand(call["call_refs"], calls)
+    rest = {key: value for key, value in call.items() if key not in ("call_refs", "call_key", "request")}
+    return {"request": request, **rest}
+
+
+class _Resolver:
+    """``attachment://<hash>`` texts read back from a sample's attachments, in the fields Inspect's
+    ``resolve_sample_attachments`` walks (``inspect_ai/log/_condense.py``); what holds none is kept, not copied."""
+
+    def __init__(self, attachments: dict[str, str]) -> None:
+        self._attachments = attachments
+
+    def text(self, text: Any) -> Any:
+        if not (isinstance(text, str) and text.startswith(_REFERENCES)):
+            return text
+        if text.startswith(_OLD_ATTACHMENT):  # Inspect reads it as attachment://
+            text = ATTACHMENT + text[len(_OLD_ATTACHMENT) :]
+        return self._attachments.get(text[len(ATTACHMENT) :], text)
+
+    def json(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {key: self.json(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.json(item) for item in value]
+        return value
+
+    def message(self, message: dict[str, Any]) -> dict[str, Any]:
+        if "tool_error" in message:  # ChatMessageTool.convert_tool_error_to_error
+            raise NeedsInspect("a tool message's tool_error, which Inspect's reader migrates")
+        content = message.get("content")
+        if isinstance(content, str):
+            if not content.startswith(_REFERENCES):
+                return message
+            out = {**message, "content": self.text(content)}
+        elif isinstance(content, list):
+            out = {**message, "content": [self.content(item) for item in content]}
+            calls = message.get("tool_calls")
+            if message.get("role") == "assistant" and isinstance(calls, list):
+                out["tool_calls"] = [self.tool_call(call) for call in calls]
+        else:
+            out = message
+        return out
+
+    def tool_call(self, call: Any) -> Any:
+        if not isinstance(call, dict):
+            return call
+        out = {**call, "arguments": self.json(call.get("arguments"))} if "arguments" in call else dict(call)
+        view = call.get("view")
+        if isinstance(view, dict) and view.get("content"):
+            out["view"] = {**view, "content": self.text(view["content"])}
+        return out
+
+    def content(self, item: Any) -> Any:
+        if not isinstance(item, dict):
+            return item
+        kind = item.get("type")
+        if kind == "document":  # ContentDocument.set_name_and_mime_type gives it a file name from its data
+            raise NeedsInspect("a document, whose file name Inspect's reader sets")
+        fields = _CONTENT_FIELDS.get(kind)
+        if fields is None:
+            return item
+        out = dict(item)
+        for key, walk in fields:
+            if key in out and out[key] is not None:
+                out[key] = walk(self, out[key])
+        return out
+
+    def tool(self, tool: Any) -> Any:
+        description = tool.get("description") if isinstance(tool, dict) else None
+        resolved = self.text(description)
+        return tool if resolved is description else {**tool, "description": resolved}
+
+    def output(self, output: dict[str, Any]) -> dict[str, Any]:
+        choices = output.get("choices")
+        if not isinstance(choices, list):
+            return output
+        walked = [self.choice(choice) for choice in choices]
+        return output if all(map(operator.is_, walked, choices)) else {**output, "choices": walked}
+
+    def choice(self, choice: Any) -> Any:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            return choice
+        resolved = self.message(message)
+        return choice if resolved is message else {**choice, "message": resolved}
+
+
+_Walk = Callable[[_Resolver, Any], Any]
+
+# The fields of each kind of content Inspect's ``walk_content`` resolves, and how.
+_CONTENT_FIELDS: dict[Any, tuple[tuple[str, _Walk], ...]] = {
+    "text": (("text", _Resolver.text),),
+    "reasoning": (("reasoning", _Resolver.text),),
+    "image": (("image", _Resolver.text),),
+    "audio": (("audio", _Resolver.text),),
+    "video": (("video", _Resolver.text),),
+    "tool_use": (("arguments", _Resolver.json), ("result", _Resolver.json), ("error", _Resolver.text)),
+    "data": (("data", _Resolver.json),),
+}
