@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, islice
@@ -65,6 +66,7 @@ __all__ = [
     "Form",
     "Options",
     "Renderer",
+    "ReplayKeys",
     "Turns",
     "args",
     "assistant_turn",
@@ -1002,18 +1004,73 @@ def replay_key(
     ``ValueError`` when anything in it is not JSON (NaN, infinity, a non-JSON type), or a
     tool is not an object (naming it: ``tools[2]: ...``).
     """
+    payload = _key_payload(system, tools, model, max_output_tokens)
+    payload["messages"] = [_wire(m) for m in messages]
+    return hashlib.sha256(_key_text(payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _key_payload(system: str, tools: Sequence[Mapping[str, Any]], model: str, max_output_tokens: int) -> dict[str, Any]:
+    """What ``replay_key`` encodes, its ``messages`` still empty (they are its last field)."""
     for number, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
             raise ValueError(f"tools[{number}]: expected a tool definition (an object), got {type(tool).__name__}")
-    payload = {
+    return {
         "model": model,
         "system": system,
         "max_tokens": max_output_tokens,
         "tools": [dict(tool) for tool in tools],
-        "messages": [m.to_dict() if isinstance(m, Message) else dict(m) for m in messages],
+        "messages": [],
     }
+
+
+def _wire(message: Message | Mapping[str, Any]) -> dict[str, Any]:
+    return message.to_dict() if isinstance(message, Message) else dict(message)
+
+
+def _key_text(value: Any) -> str:
     try:
-        encoded = canonical(payload)
+        return canonical(value)
     except (TypeError, ValueError) as error:
         raise ValueError(f"replay_key: the request is not JSON: {error}") from None
-    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ReplayKeys:
+    """The ``replay_key`` of each of a log's requests, each message encoded and hashed once.
+
+    For requests made one after another, each holding the messages of the one before and more (the
+    calls of an agent's log); the keys are ``replay_key``'s, byte for byte.
+    The key's encoding ends with the messages, so the hash of what a request shares with the one before
+    (its head and those messages) is taken up again (``hashlib``'s ``copy``) and only its new messages are
+    encoded: the keys of ``n`` calls cost the conversation's length, not ``n`` times it. A message is shared
+    when it is the same object as the one at its place in the request before; any other request is hashed
+    from its start.
+    """
+
+    def __init__(self) -> None:
+        self._head = ""
+        self._messages: list[Message | Mapping[str, Any]] = []
+        self._hash = hashlib.sha256()
+
+    def key(
+        self,
+        messages: Sequence[Message | Mapping[str, Any]],
+        *,
+        system: str = "",
+        tools: Sequence[Mapping[str, Any]] = (),
+        model: str = "",
+        max_output_tokens: int = 0,
+    ) -> str:
+        """``replay_key(messages, system=..., tools=..., model=..., max_output_tokens=...)``."""
+        head = _key_text(_key_payload(system, tools, model, max_output_tokens))[: -len("]}")]
+        before = self._messages
+        if head != self._head or len(messages) < len(before) or not all(map(operator.is_, messages, before)):
+            self._head, self._messages, self._hash = head, [], hashlib.sha256(head.encode("utf-8", "surrogatepass"))
+            before = self._messages
+        hashed = self._hash
+        for message in messages[len(before) :]:
+            text = _key_text(_wire(message))  # a message that is not JSON raises before anything changes
+            hashed.update((f",{text}" if before else text).encode("utf-8", "surrogatepass"))
+            before.append(message)
+        done = hashed.copy()
+        done.update(b"]}")
+        return done.hexdigest()

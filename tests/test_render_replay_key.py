@@ -132,3 +132,43 @@ def test_replay_key_handles_lone_surrogates() -> None:
         return render.replay_key([Message(role="user", content=(ContentBlock(type="text", text=text),))])
 
     assert one("\ud800") != one("\ud801")
+
+
+def _growing(turns: int) -> list[dict[str, object]]:
+    """A conversation's wire dicts, a user and an assistant turn at a time, non-ASCII and a lone surrogate included."""
+    out: list[dict[str, object]] = []
+    for n in range(turns):
+        text = f"turn {n} é 😀" + ("\ud800" if n == 3 else "")
+        out.append({"role": "user" if n % 2 == 0 else "assistant", "content": [{"type": "text", "text": text}]})
+    return out
+
+
+def test_replay_keys_of_growing_requests_are_replay_key_of_each() -> None:
+    """ReplayKeys gives each request of a growing log replay_key's own key: shared messages, a changed head, a
+    request that shares less than the one before, and one that shares nothing."""
+    messages = _growing(9)
+    keys = render.ReplayKeys()
+    requests: list[tuple[list[dict[str, object]], dict[str, object]]] = [
+        (messages[:1], {"system": "s", "tools": TOOLS, "model": "m", "max_output_tokens": 9}),
+        (messages[:3], {"system": "s", "tools": TOOLS, "model": "m", "max_output_tokens": 9}),
+        (messages[:5], {"system": "s", "tools": TOOLS, "model": "m", "max_output_tokens": 9}),
+        (messages[:7], {"system": "other", "tools": TOOLS, "model": "m", "max_output_tokens": 9}),
+        (messages[:2], {"system": "other", "tools": TOOLS, "model": "m", "max_output_tokens": 9}),
+        ([dict(m) for m in messages], {"system": "other", "tools": TOOLS, "model": "m", "max_output_tokens": 9}),
+        (messages, {}),
+        ([*messages[:4], {"role": "assistant", "content": "changed"}, *messages[5:]], {}),
+        ([], {}),
+        (messages, {}),
+    ]
+    for sent, fields in requests:
+        assert keys.key(sent, **fields) == render.replay_key(sent, **fields)  # type: ignore[arg-type]
+
+
+def test_replay_keys_refuse_what_is_not_json_and_go_on() -> None:
+    """A message that is not JSON raises replay_key's error, and the next request's key is still its own."""
+    messages = _growing(4)
+    keys = render.ReplayKeys()
+    keys.key(messages[:2])
+    with pytest.raises(ValueError, match="replay_key: the request is not JSON"):
+        keys.key([*messages[:2], {"role": "user", "content": [{"type": "text", "text": math.nan}]}])
+    assert keys.key(messages) == render.replay_key(messages)

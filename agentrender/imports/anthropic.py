@@ -380,6 +380,7 @@ def _from_calls(
     known: dict[int, dict[str, Any]] = {}  # each message read, for the calls that share it
     messages = normalise_messages(request["messages"], where, known)
     calls = []
+    keys = _RequestKeys()
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
         # every call's request is read as the longest one is: a broken one is an error on its line
@@ -403,7 +404,7 @@ def _from_calls(
         if _number(latency):
             record["latency_ms"] = latency
         try:
-            record["request_key"] = _request_key(call_request, sent)
+            record["request_key"] = keys.key(call_request, sent)
         except ValueError as error:
             raise here.at("request").error(str(error)) from None
         record["request"] = call_request
@@ -454,19 +455,36 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _request_key(request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:
-    """The replay key of a request as it was sent (``messages``: its messages normalised)."""
-    tools = request.get("tools")
-    max_tokens = request.get("max_tokens")
-    return render.replay_key(
-        # each message as a view renders it (its role, then its content); each block as it was sent
-        [{"role": message["role"], "content": message["content"]} for message in messages],
-        # a system sent as blocks is hashed as its text, as Run.system (and so Views) has it
-        system=system_text(request.get("system", "")),
-        tools=list(tools) if isinstance(tools, list) else [],
-        model=str(request.get("model", "")),
-        max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,
-    )
+class _RequestKeys:
+    """The replay keys of a log's calls, as sent (``render.ReplayKeys``: each call's messages hashed on from the
+    call before's, which it repeats, so the keys cost the conversation's length, not the log's)."""
+
+    __slots__ = ("keys", "viewed")
+
+    def __init__(self) -> None:
+        self.keys = render.ReplayKeys()
+        self.viewed: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        """Each normalised message (by ``id``, kept alive here) with its view: the same view for every call."""
+
+    def key(self, request: Mapping[str, Any], messages: list[dict[str, Any]]) -> str:
+        """The replay key of ``request`` as it was sent (``messages``: its messages normalised)."""
+        tools = request.get("tools")
+        max_tokens = request.get("max_tokens")
+        return self.keys.key(
+            [self._view(message) for message in messages],
+            # a system sent as blocks is hashed as its text, as Run.system (and so Views) has it
+            system=system_text(request.get("system", "")),
+            tools=list(tools) if isinstance(tools, list) else [],
+            model=str(request.get("model", "")),
+            max_output_tokens=max_tokens if isinstance(max_tokens, int) else 0,
+        )
+
+    def _view(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` as a view renders it: its role, then its content (each block as it was sent)."""
+        known = self.viewed.get(id(message))
+        if known is None:
+            known = self.viewed[id(message)] = (message, {"role": message["role"], "content": message["content"]})
+        return known[1]
 
 
 # A request body of the blocks nearly every conversation is made of, checked in one pass in C: each record is

@@ -117,43 +117,49 @@ def looks_like_claude_code(value: Any) -> bool:
     return value.get("type") == "file-history-snapshot" and "snapshot" in value
 
 
-class _Record:
+class _Record(msgspec.Struct, gc=False):
     """One line of a transcript: its number and the record it holds (checked as read), with the fields the threads
-    are followed by read once.
+    are followed by read once (``_record`` makes it).
 
     A message record is split as it is read, once: ``value`` becomes what a run's ``source.transcript`` keeps of it
     (its fields as written, then ``line``, then ``message`` without its content), ``blocks`` its content as the API
-    has it (text as one text block). Nothing is copied: a record on two threads is the same in both runs.
+    has it (text as one text block). Nothing is copied: a record on two threads is the same in both runs. Not
+    tracked by the collector (``gc=False``: it refers to the record's values, which never refer back to it): a
+    session's records are most of what an import keeps while it reads, and each collection would walk them again.
     """
 
-    __slots__ = ("blocks", "kind", "line", "message", "parent", "results", "sidechain", "uuid", "value")
+    line: int
+    value: dict[str, Any]
+    uuid: str
+    parent: str | None
+    kind: str
+    sidechain: bool
+    message: dict[str, Any] | None
+    """A message record's ``message``, without its content; ``None`` for any other record."""
+    blocks: list[dict[str, Any]]
+    results: bool
+    """Whether the record is a message of tool results only (one of parallel results, if it is a user's)."""
 
-    def __init__(self, line: int, value: dict[str, Any]) -> None:
-        # the fields' types were checked (_checked): no conversion is needed
-        self.line = line
-        self.value = value
-        self.uuid: str = value.get("uuid") or ""
-        self.parent: str | None = value.get("parentUuid")
-        self.kind: str = (kind := value["type"])
-        self.sidechain: bool = value.get("isSidechain") or False
-        self.message: dict[str, Any] | None
-        """A message record's ``message``, without its content; ``None`` for any other record."""
-        self.blocks: list[dict[str, Any]]
-        self.results: bool
-        """Whether the record is a message of tool results only (one of parallel results, if it is a user's)."""
-        if kind != "user" and kind != "assistant":
-            self.message, self.blocks, self.results = None, _NO_BLOCKS, False
-            return
-        self.message = message = value.pop("message")
-        value["line"] = line  # in place, as a field named line of the record's own would be
-        value["message"] = message
-        content = message.pop("content")
-        self.blocks = blocks = [{"type": "text", "text": content}] if type(content) is str else content
-        self.results = (
-            bool(blocks)
-            and blocks[0]["type"] == "tool_result"
-            and (len(blocks) == 1 or all(block["type"] == "tool_result" for block in blocks))
-        )
+
+def _record(line: int, value: dict[str, Any]) -> _Record:
+    """The ``_Record`` of ``value``, read from ``line`` and checked (``_checked``): its types need no conversion."""
+    get = value.get
+    kind: str = value["type"]
+    if kind != "user" and kind != "assistant":
+        return _Record(line, value, get("uuid") or "", get("parentUuid"), kind, get("isSidechain") or False,
+                       None, _NO_BLOCKS, False)  # fmt: skip
+    message = value.pop("message")
+    value["line"] = line  # in place, as a field named line of the record's own would be
+    value["message"] = message
+    content = message.pop("content")
+    blocks = [{"type": "text", "text": content}] if type(content) is str else content
+    results = (
+        bool(blocks)
+        and blocks[0]["type"] == "tool_result"
+        and (len(blocks) == 1 or all(block["type"] == "tool_result" for block in blocks))
+    )
+    return _Record(line, value, get("uuid") or "", get("parentUuid"), kind, get("isSidechain") or False,
+                   message, blocks, results)  # fmt: skip
 
 
 _NO_BLOCKS: list[dict[str, Any]] = []
@@ -270,7 +276,7 @@ class _Transcript:
                 value = _decode(line)
             except (ValueError, RecursionError):
                 return self._read_lines(data)  # line by line, for the error (or the last line cut short)
-            append(_Record(number, value if _plain_record(value) else self._checked(value, number)))
+            append(_record(number, value if _plain_record(value) else self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
@@ -296,7 +302,7 @@ class _Transcript:
                     self._cut(number)
                     break
                 raise RunFileError(self.path, number, decode_failure(error)) from None
-            records.append(_Record(number, value if _plain_record(value) else self._checked(value, number)))
+            records.append(_record(number, value if _plain_record(value) else self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
@@ -1556,7 +1562,7 @@ class GrowingSession:
                 raise RunFileError(self.path, number, what) from None
             except (ValueError, RecursionError) as error:
                 raise RunFileError(self.path, number, decode_failure(error)) from None
-            records.append(_Record(number, value if _plain_record(value) else transcript._checked(value, number)))
+            records.append(_record(number, value if _plain_record(value) else transcript._checked(value, number)))
         self._offset, self._partial, self._lines = offset, data[end:], self._lines + len(lines)
         return records
 
