@@ -520,7 +520,7 @@ def load_typed(
             _check_blocks(typed.sent.assistant, "$.sent.assistant")
             _check_blocks(typed.sent.user or None, "$.sent.user")
         return step_of(typed)
-    if type(typed) is ModelCallRecord or type(typed) is CheckedCallRecord:
+    if isinstance(typed, ModelCallRecord):  # a CheckedCallRecord too
         return _model_call(typed, kept, line, source, reply)
     if type(typed) is RunHeader:
         _header(typed, blocks)
@@ -605,6 +605,8 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecor
     try:
         typed = _QUICK.decode(line)
     except msgspec.ValidationError:
+        if b'"model_call"' not in line:  # no model call: the slow way reads and words it
+            return None
         try:
             typed = _QUICK_CALL.decode(line)  # a model call whose reply the loader checks block by block
         except (msgspec.DecodeError, RecursionError):  # a validation error too: the slow way reads and words it
