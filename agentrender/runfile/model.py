@@ -136,6 +136,9 @@ class RunWarnings(list[RunWarning]):
         return self
 
 
+_set = object.__setattr__  # how a frozen dataclass sets its own fields
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelCall:
     """One captured model call: the reply a model gave while a step was being decided.
@@ -201,10 +204,9 @@ class ModelCall:
             # The record was checked when its line was read, so decoding it cannot fail. The
             # reply is built from a decoding of its own, which is not kept: a reader of replies
             # (render.decide over a whole run) then holds the replies and not their records too.
-            # (object.__setattr__ is how a frozen dataclass sets its own fields.)
             if name == "record":
                 record = decode_line(self._source)
-                object.__setattr__(self, "record", record)
+                _set(self, "record", record)
                 return record
             if name == "response":
                 try:
@@ -212,16 +214,22 @@ class ModelCall:
                 except AttributeError:
                     record = decode_line(self._source)
                 response = response_from_record(record["response"], where="model_call.response")
-                object.__setattr__(self, "response", response)
+                _set(self, "response", response)
                 return response
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
-def _unfilled(**fields: Any) -> ModelCall:
-    """A call whose fields not given (``record``, ``response``) are filled when first read (``__getattr__``)."""
+def _unfilled(step: int, latency_ms: float | None, request_key: str, line: int) -> ModelCall:
+    """A call whose fields not set here are filled by its maker, or when first read (``__getattr__``).
+
+    Set one by one rather than from keywords: a run file's calls are made a line each, and a loop over a
+    dict of keywords cost twice as much.
+    """
     call = object.__new__(ModelCall)
-    for name, value in fields.items():
-        object.__setattr__(call, name, value)
+    _set(call, "step", step)
+    _set(call, "latency_ms", latency_ms)
+    _set(call, "request_key", request_key)
+    _set(call, "line", line)
     return call
 
 
@@ -238,14 +246,21 @@ def loaded_call(
 
     Its ``record`` and ``response`` are decoded from that text when first asked for.
     """
-    return _unfilled(step=step, latency_ms=latency_ms, request_key=request_key, line=line, _source=source,
-                     _stop_reason=stop_reason, _usage=usage)  # fmt: skip
+    call = _unfilled(step, latency_ms, request_key, line)
+    _set(call, "_source", source)
+    _set(call, "_stop_reason", stop_reason)
+    _set(call, "_usage", usage)
+    return call
 
 
 def kept_call(step: int, record: Mapping[str, Any], latency_ms: float | None, request_key: str, line: int) -> ModelCall:
     """A call of a run made in memory, holding its record; its ``response`` is read from it when first asked for."""
-    return _unfilled(step=step, record=record, latency_ms=latency_ms, request_key=request_key, line=line,
-                     _source="", _stop_reason="", _usage=None)  # fmt: skip
+    call = _unfilled(step, latency_ms, request_key, line)
+    _set(call, "record", record)
+    _set(call, "_source", "")
+    _set(call, "_stop_reason", "")
+    _set(call, "_usage", None)
+    return call
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -614,11 +614,11 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecor
     except (msgspec.DecodeError, RecursionError):
         return None
     # A line nesting past MAX_DEPTH is read the slow way, which words where; one of fewer bytes than two
-    # brackets a level, or fewer brackets than levels, cannot.
-    deep = len(line) > 2 * MAX_DEPTH and line.count(b"[") + line.count(b"{") > MAX_DEPTH
+    # brackets a level cannot. A step's free-form values are all it decoded (it forbids unknown fields), so
+    # they are measured, not its line: counting a long line's brackets cost more than half of its decode.
     if isinstance(typed, StepRecord):
-        return None if deep and _step_too_deep(typed, line) else typed
-    if deep and _nests_past(line, MAX_DEPTH):
+        return None if len(line) > 2 * MAX_DEPTH and _step_too_deep(typed, line) else typed
+    if _nests_past(line, MAX_DEPTH):  # a reply's unknown keys, skipped by its decode, may nest too
         return None
     reply = typed.response
     latency, usage = typed.latency_ms, reply.usage if isinstance(reply, CheckedReply) else reply.get("usage")
