@@ -69,6 +69,24 @@ def test_a_truncated_file_is_read_again_and_the_user_told(writer: Writer) -> Non
     assert follower.notices and str(writer.path) in follower.notices[0]
 
 
+def test_a_look_between_the_truncation_and_the_new_header_still_tells_the_user(writer: Writer) -> None:
+    """A poll that finds the file emptied (no header yet, so no growth) keeps the notice for the growth that
+    follows: without it a reader (``agentrender show --follow``) would take the new run as more of the old."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0), step(1))
+    assert follower.poll() is not None
+    writer.truncate(0)
+    assert follower.poll() is None  # emptied: nothing to show yet
+    writer.records(header("second"), step(0))
+    growth = follower.poll()
+    assert growth is not None and "truncated" in growth.notice and "read again" in growth.notice
+    assert growth.run.run_id == "second" and len(growth.run.steps) == 1
+    writer.records(step(1))
+    later = follower.poll()
+    assert later is not None and later.notice == ""  # said once
+    assert len(follower.notices) == 1
+
+
 def test_a_replaced_file_is_read_again_and_the_user_told(writer: Writer) -> None:
     """A file renamed over the followed one (a new inode) is read again from its start, even when it is longer."""
     follower = Follower(writer.path)

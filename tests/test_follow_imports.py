@@ -130,6 +130,27 @@ def test_a_truncated_session_is_imported_again_and_said(tmp_path: Path) -> None:
     assert growth is not None and "truncated" in growth.notice and growth.changed_from == 0
 
 
+def test_a_session_emptied_then_written_again_longer_is_imported_again_and_said(tmp_path: Path) -> None:
+    """A look that finds the transcript emptied gives nothing, and the next growth (the file written again,
+    longer than what was imported) is the session read again from its start, with the notice the empty look
+    could not give."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines[:20]))
+    tracker = ImportFollower(path)
+    assert tracker.poll() is not None
+    path.write_bytes(b"")
+    assert tracker.poll() is None
+    path.write_bytes(b"".join(lines[:60]))
+    growth = tracker.poll()
+    assert growth is not None and "truncated" in growth.notice and growth.changed_from == 0
+    assert growth.run.steps == from_claude_code(path)[0].steps
+    path.write_bytes(b"".join(lines[:61]))
+    later = tracker.poll()
+    assert later is None or later.notice == ""  # said once
+    assert len(tracker.notices) == 1
+
+
 def test_a_run_file_is_followed_incrementally_and_a_transcript_by_import(tmp_path: Path) -> None:
     """follower() reads a run file's new bytes only, and imports anything else again."""
     run_file = tmp_path / "run.jsonl"

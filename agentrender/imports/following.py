@@ -50,6 +50,7 @@ class ImportFollower:
         self._seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) imported last
         self._lines = 0
         self._session: GrowingSession | None = None  # a Claude Code session: read a growth at a time
+        self._unsaid = ""  # a notice no growth has given yet (the look that found the file cut gave none)
 
     @property
     def pending(self) -> int:
@@ -63,16 +64,18 @@ class ImportFollower:
         except FileNotFoundError:
             return None
         seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-        if seen == self._seen or not stat.st_size:
+        if seen == self._seen:
             return None
-        notice = ""
         if self._seen is not None and (seen[:2] != self._seen[:2] or stat.st_size < self._seen[2]):
             what = "replaced by another" if seen[:2] != self._seen[:2] else "truncated"
-            notice = f"the file was {what}; read again from its start"
-            self.notices.append(f"{self.path}: {notice}")
+            self._unsaid = f"the file was {what}; read again from its start"
+            self.notices.append(f"{self.path}: {self._unsaid}")
             self._session, self._lines = None, 0
+            self._seen = seen  # an emptied file is cut once, whatever it is written with next
+        if not stat.st_size:
+            return None
         if self._session is not None or (self._seen is None and _is_claude_code(self.path)):
-            return self._grow_session(seen, notice)
+            return self._grow_session(seen)
         with open(self.path, "rb") as file:
             data = file.read()
         if not data.endswith(b"\n"):
@@ -89,11 +92,12 @@ class ImportFollower:
         lines = data.count(b"\n")
         before, self.run = self.run, run
         grown, self._lines = lines - self._lines, lines
+        notice, self._unsaid = self._unsaid, ""
         if before is None or notice:
             return Growth(run=run, changed_from=0 if run.steps else None, lines=lines, notice=notice)
         return Growth(run=run, changed_from=_changed_from(before, run), lines=max(grown, 0))
 
-    def _grow_session(self, seen: tuple[int, int, int, int], notice: str) -> Growth | None:
+    def _grow_session(self, seen: tuple[int, int, int, int]) -> Growth | None:
         """A Claude Code session's growth: only the new bytes are read (``claude_code.GrowingSession``)."""
         if self._session is None:
             self._session = GrowingSession(self.path)
@@ -113,6 +117,7 @@ class ImportFollower:
         before, self.run = self.run, run
         lines = self._session.lines
         grown_lines, self._lines = lines - self._lines, lines
+        notice, self._unsaid = self._unsaid, ""
         if before is None or notice:
             return Growth(run=run, changed_from=0 if run.steps else None, lines=grown_lines, notice=notice)
         if changed is None or self.which is not None:

@@ -198,6 +198,8 @@ class Follower:
         """The run read so far; ``None`` until its header line is complete."""
         self._failed: RunFileError | None = None
         self._identity: tuple[int, int] | None = None
+        self._unsaid = ""
+        """A notice no growth has given yet: the look that read the file again found no header to give one."""
         self._restart()
 
     def _restart(self) -> None:
@@ -238,6 +240,7 @@ class Follower:
             )
         if notice:
             self.notices.append(f"{self.path}: {notice}")
+            self._unsaid = notice
             self._restart()
         elif stat.st_size == self._offset:
             return None
@@ -249,6 +252,7 @@ class Follower:
             raise
         if self._loader.header is None or not (lines or notice):
             return None  # no header yet, or only part of a line: it is waited for
+        notice, self._unsaid = self._unsaid, ""
         changed_from = self._take_steps()
         loader = self._loader
         calls = loader.model_calls
