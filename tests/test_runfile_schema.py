@@ -12,12 +12,13 @@ import jsonschema
 import pytest
 from msgspec import UNSET
 
-from agentrender import imports, load_run, samples, write_run
+from agentrender import Decision, Observation, Step, imports, load_run, samples, write_run
 from agentrender._json import MAX_DEPTH
 from agentrender.cli import main
 from agentrender.runfile import RunWriter, check_record, json_schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
+from agentrender.runfile.read import Loader
 from agentrender.runfile.schema import CheckedCallRecord, ModelCallRecord, StepRecord, quick_record, untimely
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -287,3 +288,56 @@ def test_untimely_finds_the_steps_whose_timestamps_are_none() -> None:
     ]
     assert untimely(records) == [2, 3, 4, 5, 6]
     assert untimely(records[:2]) == untimely(records[7:]) == []
+
+
+def _decided(index: int, args: Any, observation: dict[str, Any] | None = None) -> dict[str, Any]:
+    decision = {"kind": "tool_call", "tool": "read_file", "args": args, "reason": "look"}
+    return {"type": "step", "index": index, "decision": decision, "observation": observation}
+
+
+ANSWER = {"status": "ok", "content": "12 lines", "summary": "read"}
+
+
+def test_a_step_recorded_again_holds_what_it_repeats_once_and_only_what_is_the_same_json(tmp_path: Path) -> None:
+    """A step recorded when decided and again when answered holds one decision, where the two are the same JSON;
+    arguments Python takes as equal but JSON does not (1 and 1.0, 1 and true, keys in another order) are kept
+    apart, so the steps load the later record and the records write back as the lines they were read from."""
+    records = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "again", "goal": "g"},
+        _decided(0, {"path": "a.py", "limit": 3}),
+        _decided(0, {"path": "a.py", "limit": 3}, ANSWER),
+        _decided(1, {"limit": 1}),
+        _decided(1, {"limit": 1.0}, ANSWER),
+        _decided(2, {"a": 1, "b": 2}),
+        _decided(2, {"b": 2, "a": 1}, ANSWER),
+        _decided(3, 1),
+        _decided(3, True, ANSWER),
+        _decided(4, "x", ANSWER),
+        _decided(4, "x", ANSWER),  # recorded again whole: its observation is held once too
+        _decided(5, [0.0]),
+        _decided(5, [-0.0], ANSWER),
+    ]
+    path = tmp_path / "again.jsonl"
+    lines = [json.dumps(record) for record in records]
+    path.write_text("".join(line + "\n" for line in lines))
+    loader = Loader(str(path))
+    loader.read(path.read_bytes().splitlines(keepends=True))
+    held = loader.records  # the header, then each step record as the run holds it
+    assert [type(item) for item in held[1:]] == [StepRecord] * (len(records) - 1)
+    shared = [held[at].decision is held[at + 1].decision for at in range(1, len(records), 2)]
+    assert shared == [True, False, False, False, True, False]
+    assert held[9].observation is held[10].observation
+    run = loader.run(())
+    assert [json.dumps(dict(record)) for record in run.records] == lines
+    assert [json.dumps(step.decision.args) for step in run.steps] == [
+        json.dumps(records[at]["decision"]["args"]) for at in range(2, len(records), 2)
+    ]
+    assert run.steps[0].decision is loader.steps[0].decision
+    assert (
+        list(run.steps)
+        == list(load_run(path).steps)
+        == [
+            Step(index=record["index"], decision=Decision(**record["decision"]), observation=Observation(**ANSWER))
+            for record in records[2::2]
+        ]
+    )

@@ -49,6 +49,7 @@ from agentrender.runfile.schema import (
     load_typed,
     quick_record,
     read_record,
+    step_again,
     step_of,
     untimely,
 )
@@ -326,7 +327,11 @@ class Loader:
         unread), which the slow read words."""
         loaded: Step | ModelCall | None
         if type(typed) is StepRecord and not (self.blocks and typed.sent):  # no turns whose blocks to check
-            loaded = step_of(typed)
+            held = self.step_records.get(typed.index)
+            if type(held) is StepRecord:  # recorded again: what it repeats is held once
+                typed, loaded = step_again(typed, held, self.steps[typed.index])
+            else:
+                loaded = step_of(typed)
         else:
             try:
                 source = line.decode("utf-8")

@@ -57,6 +57,7 @@ __all__ = [
     "parse_timestamp",
     "quick_record",
     "read_record",
+    "step_again",
     "step_of",
     "untimely",
 ]
@@ -700,6 +701,38 @@ def _not_times(texts: list[str]) -> list[int]:
 def step_of(typed: StepRecord) -> Step:
     """The ``Step`` a checked step record loads into."""
     return Step(index=typed.index, decision=_decision(typed.decision), observation=_observation(typed.observation))
+
+
+def step_again(typed: StepRecord, held: StepRecord, step: Step) -> tuple[StepRecord, Step]:
+    """A step recorded again (``typed``), and the ``Step`` it loads into, holding the decision and observation of
+    its earlier record ``held`` (loaded into ``step``) wherever it repeats them exactly: the same JSON.
+
+    A runtime records a step when it is decided and again when its tool answers, the decision twice: held once,
+    a step of short results weighs two thirds of what it did (``bench/README.md``). Nothing changes but which of
+    two equal values is kept, so the run's records still write back as the lines they were read from.
+    """
+    decision = held.decision if _same(held.decision, typed.decision) else typed.decision
+    observation = held.observation if _same(held.observation, typed.observation) else typed.observation
+    if decision is typed.decision and observation is typed.observation:
+        return typed, step_of(typed)
+    record = msgspec.structs.replace(typed, decision=decision, observation=observation)
+    return record, Step(
+        index=typed.index,
+        decision=step.decision if decision is held.decision else _decision(decision),
+        observation=step.observation if observation is held.observation else _observation(observation),
+    )
+
+
+def _same(held: DecisionRecord | ObservationRecord | UnsetType | None, new: Any) -> bool:
+    """Whether a step's part ``new`` says exactly what ``held`` says: equal, and a decision's arguments the same JSON
+    (Python's equality takes ``1`` for ``1.0`` and ``true``, and a dict's keys in any order)."""
+    if not held or held != new:
+        return False
+    args = getattr(held, "args", UNSET)
+    return args is UNSET or args is None or type(args) is str or _json_bytes(args) == _json_bytes(new.args)
+
+
+_json_bytes = msgspec.json.encode
 
 
 def _decision(record: DecisionRecord | UnsetType | None) -> Decision | None:
