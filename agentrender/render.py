@@ -1,7 +1,8 @@
 """The render contract: recorded steps into messages, and a model's reply into a decision.
 
 ``messages`` turns a run's steps into the conversation a model is shown before it decides
-the next step; ``decide`` turns the model's reply back into a ``Decision``. Everything a
+the next step (``wire_messages``: its wire form, made in one pass); ``decide`` turns the
+model's reply back into a ``Decision``. Everything a
 consumer may vary is an ``Options`` hook; everything else is fixed here, byte for byte,
 so that the same run renders the same conversation in any process.
 
@@ -69,6 +70,7 @@ __all__ = [
     "ReplayKeys",
     "Turns",
     "args",
+    "assistant_parts",
     "assistant_turn",
     "assistant_turns",
     "decide",
@@ -87,6 +89,7 @@ __all__ = [
     "user_turn",
     "user_turns",
     "window_start",
+    "wire_messages",
 ]
 
 RECENT_RESULTS = 6
@@ -230,6 +233,46 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
         for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
             append(Message(role="assistant", content=_default_assistant_turn(step, step_id)[0]))
             append(Message(role="user", content=(observation_and_rule(step, step_id, full, max_bytes)[0],)))
+    return out
+
+
+def wire_messages(step_input: StepInput, options: Options) -> list[dict[str, Any]]:
+    """``[message.to_dict() for message in messages(step_input, options)]``, made in one pass: what an agent sends.
+
+    The conversation as the Messages API's ``messages`` takes it, for a caller that keeps no
+    ``Message``. With no step hook set, each step's turns are made as wire dicts straight from the
+    contract's rules (``assistant_parts``, ``observation_parts``), with no block, message or tuple of
+    blocks between: seven dicts and lists a step, where the ``Message``s and their wire forms make
+    nine and twice the calls (bench/bench_render.py). With a step hook set, ``messages``' wire form.
+    """
+    if options.step_hooks:
+        return [message.to_dict() for message in messages(step_input, options)]
+    out = [Message(role="user", content=opening_blocks(step_input, options)).to_dict()]
+    rendered = [step for step in step_input.steps if step.decision is not None]
+    first_full = window_start(len(rendered), options.recent_results)
+    ids = tool_use_ids(rendered, options)
+    max_bytes = options.result_bytes
+    append = out.append
+    content: list[dict[str, Any]]
+    block: dict[str, Any]
+    # The blocks' wire shapes are ContentBlock.to_dict's: a property test holds the two together
+    for full, start, stop in ((False, 0, first_full), (True, first_full, len(rendered))):
+        for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
+            text, call, _ = assistant_parts(step)
+            if call is None:
+                content = [{"type": "text", "text": text}]
+            else:
+                use = {"type": "tool_use", "id": step_id, "name": call.tool, "input": args(call)}
+                content = [{"type": "text", "text": text}, use] if text else [use]
+            append({"role": "assistant", "content": content})
+            block_type, text, _ = observation_parts(step, full, max_bytes)
+            if block_type == "text":
+                block = {"type": "text", "text": text}
+            elif step.observation is not None and step.observation.failed:
+                block = {"type": "tool_result", "tool_use_id": step_id, "content": text, "is_error": True}
+            else:
+                block = {"type": "tool_result", "tool_use_id": step_id, "content": text}
+            append({"role": "user", "content": [block]})
     return out
 
 
@@ -643,17 +686,29 @@ def assistant_turn(step: Step, tool_use_id: str, options: Options) -> tuple[tupl
 
 
 def _default_assistant_turn(step: Step, tool_use_id: str) -> tuple[tuple[ContentBlock, ...], str]:
+    text, decision, rule = assistant_parts(step)
+    if decision is None:
+        return (ContentBlock(type="text", text=text),), rule
+    use = ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=decision.tool, input=args(decision))
+    return ((ContentBlock(type="text", text=text), use) if text else (use,)), rule
+
+
+def assistant_parts(step: Step) -> tuple[str, Decision | None, str]:
+    """The default assistant turn's rule for one step: its text, its call and its rule (a key of ``ASSISTANT_RULES``).
+
+    The text is that of the turn's text block (``""``: none, a call with a blank reason); the call
+    is the step's decision when a ``tool_use`` block of its tool and ``args`` follows the text, else
+    ``None``. The default turn (``assistant_turn``) and its wire form (``wire_messages``) are built
+    from these. Raises ``ValueError`` for a step with no decision, which is not rendered.
+    """
     decision = step.decision
     if decision is None:
         raise ValueError(f"step {step.index} has no decision, so it is not rendered and has no assistant turn")
     reason = decision.reason
     said = reason != "" and not reason.isspace()
     if decision.kind == "tool_call" and decision.tool:
-        use = ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=decision.tool, input=args(decision))
-        return ((ContentBlock(type="text", text=reason), use), "reason_and_call") if said else ((use,), "call")
-    if said:
-        return (ContentBlock(type="text", text=reason),), "reason"
-    return (ContentBlock(type="text", text=_NO_TOOL_CALL_TEXT),), "no_tool_call"
+        return (reason, decision, "reason_and_call") if said else ("", decision, "call")
+    return (reason, None, "reason") if said else (_NO_TOOL_CALL_TEXT, None, "no_tool_call")
 
 
 USER_RULES: dict[str, str] = {

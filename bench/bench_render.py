@@ -3,7 +3,8 @@
     python bench/bench_render.py [--steps 10000] [--replies 10000] [--repeat 7] [--result-bytes 200 1024 3000 30720]
                                  [--clock cpu|wall] [--passes]
 
-render: ``render.messages`` of a generated run plus ``to_dict()`` of every message, against
+render: ``render.messages`` of a generated run plus ``to_dict()`` of every message, and
+``render.wire_messages`` (the same wire form made in one pass, what an agent sends), against
 ``json.loads`` of that run's step lines (what reading the run costs), for each size of result.
 Target, with the collector on (``render_target``): <= 1.0 at 200 B, <= 0.6 at 1 KiB, <= 0.5
 from 3 KiB. ``json.loads`` costs by the byte and the render by the step, so the smallest
@@ -67,7 +68,7 @@ def load_lines(lines: Sequence[str]) -> list[Any]:
 
 
 def render_wire(step_input: StepInput, options: render.Options) -> list[dict[str, Any]]:
-    """What an agent does before each model call: render, then take the wire form."""
+    """What an agent that keeps the ``Message``s does before each model call: render, then take the wire form."""
     return [message.to_dict() for message in render.messages(step_input, options)]
 
 
@@ -129,8 +130,12 @@ def render_target(result_bytes: int) -> float:
     return 0.6 if result_bytes < 3000 else 0.5
 
 
-def render_label(result_bytes: int) -> str:
-    return f"render.messages + to_dict, {result_bytes:,} B results"
+RENDERS = ("render.messages + to_dict", "render.wire_messages")
+"""The two ways to the wire form that are measured: through the ``Message``s, and in one pass."""
+
+
+def render_label(result_bytes: int, what: str = RENDERS[0]) -> str:
+    return f"{what}, {result_bytes:,} B results"
 
 
 def measure(
@@ -145,19 +150,28 @@ def measure(
     return rows + measure_decide(replies, repeat, clock) + measure_read_and_decide(replies, repeat, clock)
 
 
-def render_case(steps: int, result_bytes: int) -> tuple[Callable[[], object], Callable[[], object]]:
-    """The render's work on a generated run of ``steps`` steps, and its baseline (``json.loads`` of the run's lines)."""
+def render_case(
+    steps: int, result_bytes: int, what: str = RENDERS[0]
+) -> tuple[Callable[[], object], Callable[[], object]]:
+    """The render's work on a generated run of ``steps`` steps (``what``: one of ``RENDERS``), and its baseline
+    (``json.loads`` of the run's lines)."""
     lines = step_lines(steps, content_bytes=result_bytes)
     step_input = StepInput(steps=steps_from_lines(lines))
     options = render.Options(opening=OPENING)
+    if what == RENDERS[1]:
+        return lambda: render.wire_messages(step_input, options), lambda: load_lines(lines)
     return lambda: render_wire(step_input, options), lambda: load_lines(lines)
 
 
 def measure_render(
     steps: int, repeat: int, result_bytes: int = 3000, clock: Callable[[], float] = time.process_time
 ) -> list[Row]:
-    work, baseline = render_case(steps, result_bytes)
-    return compare(render_label(result_bytes), work, baseline, repeat, clock)
+    """Both ``RENDERS`` at one size of result."""
+    rows = []
+    for what in RENDERS:
+        work, baseline = render_case(steps, result_bytes, what)
+        rows += compare(render_label(result_bytes, what), work, baseline, repeat, clock)
+    return rows
 
 
 Passes = tuple[float, float, float]
@@ -170,8 +184,9 @@ def collector_passes(function: Callable[[], object], calls: int = 7) -> Passes:
     a young one, but a middle one in place of every eleventh, and a full one in place of every
     eleventh middle one, so a full pass comes every ~85,000. The render's wire form makes seven a
     step and its turns two tuples, ~85,000 at 10,000 steps; ``json.loads`` four dictionaries a
-    line. A full pass walks every tracked container the process holds, so a best-of-N time with
-    the collector on counts one only for a side whose every call sets one off.
+    line. ``render.wire_messages`` makes the wire form's seven alone. A full pass walks every tracked
+    container the process holds, so a best-of-N time with the collector on counts one only for a
+    side whose every call sets one off.
     """
     passes = [0, 0, 0]
 
@@ -189,9 +204,9 @@ def collector_passes(function: Callable[[], object], calls: int = 7) -> Passes:
     return young, middle, full
 
 
-def measure_passes(steps: int, result_bytes: int) -> tuple[Passes, Passes]:
-    """``collector_passes`` of the render's work and of its baseline, at one size of result."""
-    work, baseline = render_case(steps, result_bytes)
+def measure_passes(steps: int, result_bytes: int, what: str = RENDERS[0]) -> tuple[Passes, Passes]:
+    """``collector_passes`` of the render's work (``what``) and of its baseline, at one size of result."""
+    work, baseline = render_case(steps, result_bytes, what)
     return collector_passes(work), collector_passes(baseline)
 
 
@@ -224,14 +239,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     for label, work_time, base_time, ratio in rows:
         print(f"{label:56} {work_time * 1000:7.1f}ms {base_time * 1000:9.1f}ms {ratio:6.2f}")
     ratios = {label: ratio for label, _, _, ratio in rows}
-    worst = max(args.result_bytes, key=lambda size: ratios[f"{render_label(size)} [gc on]"] / render_target(size))
-    label = f"{render_label(worst)} [gc on]"
-    print(f"worst render with the collector on: {label} -> {ratios[label]:.2f} (target <= {render_target(worst)})")
+    for what in RENDERS:
+        worst = max(
+            args.result_bytes, key=lambda size: ratios[f"{render_label(size, what)} [gc on]"] / render_target(size)
+        )
+        label = f"{render_label(worst, what)} [gc on]"
+        print(f"worst render with the collector on: {label} -> {ratios[label]:.2f} (target <= {render_target(worst)})")
     if args.passes:
         print("collector passes a call (young / middle / full), collector on:")
-        for size in args.result_bytes:
-            work, baseline = measure_passes(args.steps, size)
-            print(f"  {size:>6,} B results: render {_passes(work)}, json.loads {_passes(baseline)}")
+        for what in RENDERS:
+            for size in args.result_bytes:
+                work, baseline = measure_passes(args.steps, size, what)
+                print(f"  {what}, {size:>6,} B results: {_passes(work)}, json.loads {_passes(baseline)}")
 
 
 def _passes(passes: Passes) -> str:

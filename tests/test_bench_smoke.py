@@ -21,6 +21,11 @@ def test_bench_functions_run_and_agree(bench: ModuleType) -> None:
     assert [step.index for step in steps] == list(range(8))
     wire = bench.render_wire(StepInput(steps=steps), render.Options(opening="o"))
     assert len(wire) == 17 and wire[0]["role"] == "user"
+    work, _ = bench.render_case(8, 200, "render.wire_messages")
+    assert work() == bench.render_wire(
+        StepInput(steps=bench.steps_from_lines(bench.step_lines(8, content_bytes=200))),
+        render.Options(opening=bench.OPENING),
+    )
     assert len(bench.load_lines(lines)) == 8
     replies = bench.reply_lines(20)
     decisions = bench.read_and_decide_all(replies)
@@ -33,10 +38,11 @@ def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.Captur
     """main() runs end to end on a tiny size and prints the three measures under both collector conventions."""
     bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", "3000"])
     out = capsys.readouterr().out
-    labels = ("render.messages + to_dict, 200 B results", "render.messages + to_dict, 3,000 B results")
+    labels = [f"{what}, {size} B results" for what in bench.RENDERS for size in ("200", "3,000")]
     for label in (*labels, "render.decide", "from_dict + decide"):
         assert f"{label} [gc on]" in out and f"{label} [gc paused]" in out
-    assert "worst render with the collector on: render.messages + to_dict, " in out
+    for what in ("render.messages + to_dict", "render.wire_messages"):
+        assert f"worst render with the collector on: {what}, " in out
 
 
 @pytest.mark.parametrize(("argv", "clock"), [([], "cpu time"), (["--clock", "wall"], "wall time")])
@@ -70,10 +76,11 @@ def test_bench_render_counts_the_collector_passes_a_call_sets_off(
     bench: ModuleType, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """collector_passes counts the passes of each generation a call sets off, on average: none for a call that
-    makes no container, a young pass about every 700 containers kept; --passes prints them for each size."""
+    makes no container, a young pass about every 700 containers kept; --passes prints them for each size and render."""
     assert bench.collector_passes(lambda: sum(range(1000)), calls=2) == (0.0, 0.0, 0.0)
     young, middle, full = bench.collector_passes(lambda: [[] for _ in range(7000)], calls=3)
     assert 8 <= young + middle + full <= 11
     bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", "--passes"])
     out = capsys.readouterr().out
-    assert "collector passes a call (young / middle / full)" in out and "200 B results: render " in out
+    assert "collector passes a call (young / middle / full)" in out
+    assert "render.messages + to_dict,    200 B results: " in out and "render.wire_messages,    200 B results: " in out

@@ -100,6 +100,41 @@ def test_results_are_bounded_by_window_and_cap(bodies: Any, opts: render.Options
             assert utf8_len(block.content) <= opts.result_bytes
 
 
+def custom_id(step: Step) -> str:
+    return "" if step.index % 2 else f"call_{step.index}"
+
+
+def custom_assistant(step: Step, tool_use_id: str) -> list[ContentBlock] | None:
+    return None if step.index % 2 else [ContentBlock(type="text", text=f"hook {tool_use_id}")]
+
+
+def custom_observation(step: Step, tool_use_id: str, full: bool) -> ContentBlock | None:
+    return None if step.index % 3 else ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=f"{full}")
+
+
+any_options = st.builds(
+    render.Options,
+    opening=st.sampled_from(["Goal: fix the test.", (ContentBlock(type="text", text="Goal"),)]),
+    recent_results=st.integers(0, 8),
+    result_bytes=st.integers(0, 120),
+    tool_use_id=st.none() | st.just(custom_id),
+    assistant=st.none() | st.just(custom_assistant),
+    observation=st.none() | st.just(custom_observation),
+)
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(step_bodies, any_options)
+def test_wire_messages_is_the_wire_form_of_messages(bodies: Any, opts: render.Options) -> None:
+    """wire_messages, made in one pass from the contract's rules, equals every rendered message's to_dict, key order
+    included, for runs of every shape, with and without step hooks."""
+    step_input = StepInput(steps=make_steps(bodies))
+    wire = render.wire_messages(step_input, opts)
+    expected = [message.to_dict() for message in render.messages(step_input, opts)]
+    assert wire == expected
+    assert render.replay_key(wire) == render.replay_key(expected)
+
+
 replies = st.builds(
     ModelResponse,
     content=st.lists(

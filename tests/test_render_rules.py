@@ -12,6 +12,7 @@ from agentrender.render import (
     DECIDE_RULES,
     USER_RULES,
     Options,
+    assistant_parts,
     assistant_turn,
     decide,
     decided,
@@ -81,6 +82,40 @@ def test_assistant_turn_names_its_rule(decision: Decision, rule: str, types: lis
     blocks, said = assistant_turn(step(decision), "id", OPTIONS)
     assert said == rule and rule in ASSISTANT_RULES
     assert [block.type for block in blocks] == types
+
+
+@pytest.mark.parametrize(
+    ("decision", "parts"),
+    [
+        (CALL, ("Look.", CALL, "reason_and_call")),
+        (
+            Decision(kind="tool_call", tool="ls", reason="  "),
+            ("", Decision(kind="tool_call", tool="ls", reason="  "), "call"),
+        ),
+        (Decision(kind="no_tool_call", reason="I am done."), ("I am done.", None, "reason")),
+        (Decision(kind="truncated", reason="\n"), ("(no tool call)", None, "no_tool_call")),
+    ],
+)
+def test_assistant_parts_say_what_the_default_turn_holds(decision: Decision, parts: tuple[Any, ...]) -> None:
+    """assistant_parts gives the default turn's text, the decision whose tool_use follows it, and assistant_turn's
+    rule; a step with no decision has no assistant turn."""
+    assert assistant_parts(step(decision)) == parts
+    assert assistant_turn(step(decision), "id", OPTIONS)[1] == parts[2]
+    with pytest.raises(ValueError, match="step 3 has no decision"):
+        assistant_parts(step(None))
+
+
+@pytest.mark.parametrize(("the_step", "full", "max_bytes", "rule"), USER_ROWS)
+def test_wire_messages_gives_every_row_as_to_dict_does(the_step: Step, full: bool, max_bytes: int, rule: str) -> None:
+    """For each row of the observation table, and the assistant turn before it, wire_messages of a run of that step is
+    every rendered message's to_dict, key order included."""
+    if the_step.decision is None:
+        the_step = step(Decision(kind="no_tool_call"), the_step.observation)
+    options = Options(opening="Do the task.", recent_results=1 if full else 0, result_bytes=max_bytes)
+    steps = StepInput(steps=[the_step])
+    expected = [message.to_dict() for message in render.messages(steps, options)]
+    assert render.wire_messages(steps, options) == expected
+    assert json.dumps(render.wire_messages(steps, options)) == json.dumps(expected)
 
 
 def test_hooks_fall_back_per_step_and_say_hook_only_when_they_answered() -> None:
