@@ -419,7 +419,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         )
 
     run = read()
-    mismatches = _check_as_sent(run, system, sent, where, messages)
+    mismatches = [] if _sent_the_sample(sent, len(run.steps)) else _check_as_sent(run, system, sent, where, messages)
     if not mismatches:
         return run
     # What those calls were sent is not the run's view: their requests keep it, as the log has it.
@@ -464,6 +464,18 @@ _Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]], int | None]
 """A model call and what it was sent: ``(event position, event uuid, the call's record, the messages, how many of
 the sample's turns they are)``; the last is ``None`` unless the messages are the sample's first turns
 (``_SamplePrefixes``)."""
+
+
+def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
+    """True when every call was sent the sample's first turns up to the step it decided (``_SamplePrefixes``): the
+    run's view at each call's step, with no view rendered.
+
+    A run made of a conversation renders its turns as they were sent (``conversation_run``: each step's recorded
+    turns, each block giving back its wire form), so its view at step ``k`` is the sample's first ``2k + 1`` turns:
+    what ``_check_as_sent`` finds, rendering the view, of such calls (the agent's loop). Any other call (an input
+    that stops after a reply, or that is not the sample's) is checked there, with the others.
+    """
+    return all(first == 2 * record["step"] + 1 and record["step"] <= steps for _, _, record, _, first in sent)
 
 
 def _check_as_sent(
