@@ -518,6 +518,29 @@ def _pool_the_inputs(data: dict[str, Any]) -> None:
         sample["events_data"] = {"messages": pool, "calls": []}
 
 
+def _pool_as_inspect_writes(data: dict[str, Any]) -> None:
+    """Keep each model event's input as Inspect writes an ``.eval``: each message once in the sample's pool, an
+    input that goes on from the pool's first messages one range from its start, any other input ranges of it."""
+    for sample in data["samples"]:
+        pool: list[Any] = []
+        for event in sample["events"]:
+            if event["event"] == "model" and event.get("input"):
+                given = event["input"]
+                shared = next((k for k, (a, b) in enumerate(zip(pool, given, strict=False)) if a != b), None)
+                shared = min(len(pool), len(given)) if shared is None else shared
+                rest = given[shared:]
+                if shared == len(pool):  # the input goes on from the pool's whole
+                    pool.extend(rest)
+                    refs = [[0, len(pool)]]
+                else:
+                    refs = [[0, shared]] if shared else []
+                    refs += [[len(pool), len(pool) + len(rest)]] if rest else []
+                    pool.extend(rest)
+                event["input_refs"] = refs
+                event["input"] = []
+        sample["events_data"] = {"messages": pool, "calls": []}
+
+
 @pytest.mark.parametrize("resolves", [True, False])
 @pytest.mark.parametrize("kind", ["json", "eval"])
 def test_inputs_kept_as_references_into_the_message_pool_are_what_was_sent(
@@ -691,6 +714,11 @@ def _attachments(data: dict[str, Any]) -> None:
         _cut_inside_a_turn,
         _ending_on_a_reply,
         lambda data: (_ending_on_a_reply(data), _pool_the_inputs(data)),
+        _pool_as_inspect_writes,
+        lambda data: (_rewritten_messages(data), _pool_as_inspect_writes(data)),
+        lambda data: (_rewritten_history(data), _pool_as_inspect_writes(data)),
+        lambda data: (_cut_inside_a_turn(data), _pool_as_inspect_writes(data)),
+        lambda data: (_ending_on_a_reply(data), _pool_as_inspect_writes(data)),
         _attachments,
         lambda data: (_attachments(data), _pool_the_inputs(data)),
     ],
@@ -705,6 +733,11 @@ def _attachments(data: dict[str, Any]) -> None:
         "cut-turn",
         "ending-on-reply",
         "ending-on-reply-pooled",
+        "inspect-pooled",
+        "rewritten-messages-inspect-pooled",
+        "rewritten-inspect-pooled",
+        "cut-turn-inspect-pooled",
+        "ending-on-reply-inspect-pooled",
         "attachments",
         "attachments-pooled",
     ],
