@@ -685,6 +685,21 @@ def _audio_and_citations(data: dict[str, Any]) -> None:
     ]
 
 
+def _cited_reply(data: dict[str, Any]) -> None:
+    """Give sample sum3/1's first reply a text with Inspect's citations, wherever the log holds it (its messages,
+    the model event it is the output of, the inputs after)."""
+    sample = _sample(data, "sum3", 1)
+    reply = next(message for message in sample["messages"] if message["role"] == "assistant")
+    content = [{"type": "text", "text": "Adding.", "citations": [{"type": "url", "url": "https://example.com"}]}]
+    for event in sample["events"]:
+        if event["event"] == "model":
+            said = [event["output"]["choices"][0]["message"], *(event.get("input") or ())]
+            for message in said:
+                if message.get("id") == reply["id"]:
+                    message["content"] = content
+    reply["content"] = content
+
+
 def _rewritten_history(data: dict[str, Any]) -> None:
     sample = _sample(data, "sum3", 1)
     event = [e for e in sample["events"] if e["event"] == "model"][1]
@@ -709,6 +724,8 @@ def _attachments(data: dict[str, Any]) -> None:
         _submit_only_in_the_last_event,
         _limit_and_error,
         _audio_and_citations,
+        _cited_reply,
+        lambda data: (_cited_reply(data), _pool_as_inspect_writes(data)),
         _rewritten_history,
         _rewritten_messages,
         _cut_inside_a_turn,
@@ -728,6 +745,8 @@ def _attachments(data: dict[str, Any]) -> None:
         "submit",
         "limit-error",
         "audio",
+        "cited-reply",
+        "cited-reply-inspect-pooled",
         "rewritten",
         "rewritten-messages",
         "cut-turn",
