@@ -267,13 +267,19 @@ def _resolve(sample: Sample, path: str) -> None:
     calls = pools.calls if pools is not None else []
     sample.messages = [resolve.message(m) for m in sample.messages]
     pool = [resolve.message(m) for m in pool]
+    given: list[Any] = []  # the last input the log holds whole, as it holds it, and as resolved
+    resolved: list[Any] = []
     for event in sample.events:
         if event.event != "model":
             continue
         if isinstance(event.tools, list):
             event.tools = [resolve.tool(tool) for tool in event.tools]
         if isinstance(event.input, list):
-            event.input = [resolve.message(m) for m in event.input]
+            # An agent's input is the one before and more: what it shares with it (equal values, compared in C) is
+            # resolved already, and is given the same objects, as the inputs an .eval keeps in its pool are.
+            shared = len(given) if event.input[: len(given)] == given else 0
+            given, resolved = event.input, [*resolved[:shared], *map(resolve.message, event.input[shared:])]
+            event.input = resolved
         if isinstance(event.output, dict):
             event.output = resolve.output(event.output)
         if calls and isinstance(event.call, dict) and event.call.get("call_refs"):
