@@ -79,7 +79,7 @@ def inspect_reader(path: Path) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, nargs="+", default=[50, 200, 800])
+    parser.add_argument("--turns", type=int, nargs="*", default=[50, 200, 800], help="sizes of the .eval logs")
     parser.add_argument("--json-turns", type=int, nargs="*", default=[50, 200], help="sizes of the .json logs")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="time by CPU time (default) or wall clock")
