@@ -887,11 +887,11 @@ def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message
         raise where.error(f"expected a chat message, got {type(message).__name__}")
     role = message.get("role")
     if role == "system":
-        return "system", _content(message.get("content"), where.at("content"), warnings), message.get("content")
+        return "system", _content(message.get("content"), where, warnings), message.get("content")
     if role == "tool":
         return "user", [_tool_result(message, where, warnings)], None
     if role == "user":
-        return "user", _content(message.get("content"), where.at("content"), warnings), None
+        return "user", _content(message.get("content"), where, warnings), None
     if role == "assistant":
         return "assistant", _assistant(message, where, warnings), None
     raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
@@ -942,17 +942,17 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
     """An assistant message's blocks: its content, then its tool calls; as Inspect's Anthropic provider sends
     them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``."""
     content = message.get("content", "")
-    blocks = _content(content, where.at("content"), warnings) if content != [] else []
+    blocks = _content(content, where, warnings) if content != [] else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
     uses = []
     for position, call in enumerate(calls):
-        here = where.at(f"tool_calls[{position}]")
         if not isinstance(call, Mapping) or not isinstance(call.get("id"), str) or not call.get("function"):
-            raise here.error("expected a tool call with an id and a function")
+            raise where.at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
         if call.get("parse_error"):
-            warnings.append(here.warning(f"its arguments could not be parsed: {call['parse_error']}"))
+            said = f"its arguments could not be parsed: {call['parse_error']}"
+            warnings.append(where.at(f"tool_calls[{position}]").warning(said))
         uses.append(
             {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
         )
@@ -977,7 +977,7 @@ def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWar
     elif isinstance(content, str):
         block["content"] = content
     else:
-        block["content"] = _content(content, where.at("content"), warnings)
+        block["content"] = _content(content, where, warnings)
     return block
 
 
@@ -989,11 +989,12 @@ def _text_of(content: Any) -> str:
     )
 
 
-def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """Inspect message content (text, or a list of content items) as Messages API blocks; empty text, or no
-    content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
+def _content(content: Any, message: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """A message's content (text, or a list of content items; ``message``: where the message is) as Messages API
+    blocks; empty text, or no content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content or NO_CONTENT}]
+    where = message.at("content")  # named only for content that is not text: most messages' is
     if not isinstance(content, list):
         raise where.error(f"expected text or a list of content, got {type(content).__name__}")
     blocks = []
