@@ -1,6 +1,7 @@
 """from_inspect on generated Inspect AI logs of growing samples, against json.loads of the same log.
 
-    PYTHONPATH=. python bench/bench_inspect.py [--turns 50 200 800] [--json-turns 50 200] [--repeat 3] [--inspect]
+    PYTHONPATH=. python bench/bench_inspect.py [--turns 50 200 800] [--json-turns 50 200] [--repeat 5]
+                                               [--clock cpu|wall] [--inspect]
 
 Each log holds one sample of ``turns`` tool calls (a tool use, its few-KiB result) and a
 model event per call whose input is the conversation so far, as Inspect records an agent's
@@ -11,7 +12,8 @@ grows with the square of the turns (67 MB at 200 turns, about 1 GB at 800: ``--j
 stops at 200). The baseline is ``json.loads`` of the log's JSON (of each JSON member of an
 ``.eval``, read from the archive): issue 22's target is ``from_inspect`` at most 1x it.
 Inspect's own reader (``read_eval_log(path, resolve_attachments="core")``, which ``from_inspect``
-used to start with) is timed beside it with ``--inspect``.
+used to start with) is timed beside it with ``--inspect``. Each side is timed by the process's CPU time
+(``--clock wall`` for the wall clock), the best of ``--repeat`` calls, with the collector on.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import best_of
+from _gen import CLOCKS, best_of
 
 from agentrender.imports import from_inspect
 
@@ -77,9 +79,10 @@ def inspect_reader(path: Path) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, nargs="+", default=[50, 200, 800])
+    parser.add_argument("--turns", type=int, nargs="*", default=[50, 200, 800], help="sizes of the .eval logs")
     parser.add_argument("--json-turns", type=int, nargs="*", default=[50, 200], help="sizes of the .json logs")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="time by CPU time (default) or wall clock")
     parser.add_argument("--inspect", action="store_true", help="time Inspect's read_eval_log too")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
@@ -89,14 +92,15 @@ def main(argv: list[str] | None = None) -> None:
             generate(path, turns)
             (run,) = from_inspect(path)
             assert len(run.steps) == turns + 1 and len(run.model_calls) == turns + 1 and not run.warnings
-            loads = best_of(args.repeat, lambda path=path: baseline(path))
-            imported = best_of(args.repeat, lambda path=path: from_inspect(path))
+            clock = CLOCKS[args.clock]
+            loads = best_of(args.repeat, lambda path=path: baseline(path), clock)
+            imported = best_of(args.repeat, lambda path=path: from_inspect(path), clock)
             line = (
                 f"{turns:>6} turns .{kind:<4} ({path.stat().st_size:>10,} bytes): json.loads {loads:.3f}s, "
                 f"from_inspect {imported:.3f}s"
             )
             if args.inspect:
-                read = best_of(args.repeat, lambda path=path: inspect_reader(path))
+                read = best_of(args.repeat, lambda path=path: inspect_reader(path), clock)
                 line += f", read_eval_log {read:.3f}s ({read / loads:.2f}x)"
             print(f"{line}: {imported / loads:.2f}x")
 

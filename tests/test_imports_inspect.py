@@ -298,14 +298,15 @@ def test_a_json_object_that_is_no_log_names_what_is_missing(tmp_path: Path) -> N
     assert str(caught.value).startswith(f"{path}:1: not an Inspect AI log Inspect can read: eval.")
 
 
+def _rewritten_messages(data: dict[str, Any]) -> None:
+    """Rewrite sample sum3/1's first reply in its messages, after its model events were sent it (as a solver may)."""
+    _sample(data, "sum3", 1)["messages"][2]["content"] = "Adding, rewritten."
+
+
 def test_a_history_rewritten_after_a_call_is_a_warning_naming_the_sample_and_the_event(json_log: Path) -> None:
     """When a sample's messages are not what its model events were sent (a solver rewrote them), each event whose
     input differs from the run's view is a warning naming the sample and the event."""
-
-    def rewrite(data: dict[str, Any]) -> None:
-        _sample(data, "sum3", 1)["messages"][2]["content"] = "Adding, rewritten."
-
-    _edit_json(json_log, rewrite)
+    _edit_json(json_log, _rewritten_messages)
     run = _by_id(from_inspect(json_log))["arith/sum3/1"]
     texts = [warning.text for warning in run.warnings]
     assert len(texts) == 2, texts
@@ -317,22 +318,46 @@ def test_a_history_rewritten_after_a_call_is_a_warning_naming_the_sample_and_the
     assert sent[0] is None and sent[1] == SUM3[:3] and sent[2] == SUM3[:5]
 
 
+def _cut_inside_a_turn(data: dict[str, Any]) -> None:
+    """Make sample sum3/1's second model event sent its first messages but only one of the two results that answer
+    the first reply."""
+    events = [event for event in _sample(data, "sum3", 1)["events"] if event["event"] == "model"]
+    del events[1]["input"][4]  # the second result of the first reply
+
+
+def _ending_on_a_reply(data: dict[str, Any]) -> None:
+    """Make sample sum3/1's second model event sent its first messages up to its first reply, with nothing after."""
+    sample = _sample(data, "sum3", 1)
+    events = [event for event in sample["events"] if event["event"] == "model"]
+    events[1]["input"] = sample["messages"][:3]  # the system message, the question, the first reply
+
+
 def test_a_model_event_sent_part_of_a_turn_is_a_warning_naming_it(json_log: Path) -> None:
     """An event whose input is the sample's first messages but stops inside a turn (one of the two results that
     answer a reply) was not sent the run's view at its step: a warning names it, and its request keeps what it
     was sent."""
-
-    def cut(data: dict[str, Any]) -> None:
-        events = [event for event in _sample(data, "sum3", 1)["events"] if event["event"] == "model"]
-        del events[1]["input"][4]  # the second result of the first reply
-
-    run = _by_id(from_inspect(_edit_json(json_log, cut)))["arith/sum3/1"]
+    run = _by_id(from_inspect(_edit_json(json_log, _cut_inside_a_turn)))["arith/sum3/1"]
     texts = [warning.text for warning in run.warnings]
     assert len(texts) == 1, texts
     assert "its input differs from the run's view at step 1: message 2 differs" in texts[0]
     sent = [call.record["request"].get("messages") for call in run.model_calls]
     assert sent[0] is None and sent[2] is None
     assert sent[1][:2] == SUM3[:2] and sent[1][2]["content"] == SUM3[2]["content"][:1]
+
+
+@pytest.mark.parametrize("pooled", [False, True], ids=["whole", "pooled"])
+def test_a_model_event_sent_up_to_a_reply_is_a_warning_naming_it(json_log: Path, pooled: bool) -> None:
+    """An event whose input is the sample's first messages up to a reply, with nothing after it, was not sent the
+    run's view at any step (a view ends on a user turn): a warning names it, and its request keeps what it was
+    sent; the events sent the sample's first turns are not named."""
+    _edit_json(json_log, lambda data: (_ending_on_a_reply(data), pooled and _pool_the_inputs(data)))
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    texts = [warning.text for warning in run.warnings]
+    assert len(texts) == 1, texts
+    assert texts[0].startswith("samples[id=sum3, epoch=1].events[")
+    assert "its input differs from the run's view at step 1: the view has 3 messages, the input 2" in texts[0]
+    sent = [call.record["request"].get("messages") for call in run.model_calls]
+    assert sent[0] is None and sent[1] == SUM3[:2] and sent[2] is None
 
 
 def test_content_with_no_messages_api_block_is_a_warning_not_a_loss_in_silence(json_log: Path) -> None:
@@ -493,6 +518,29 @@ def _pool_the_inputs(data: dict[str, Any]) -> None:
         sample["events_data"] = {"messages": pool, "calls": []}
 
 
+def _pool_as_inspect_writes(data: dict[str, Any]) -> None:
+    """Keep each model event's input as Inspect writes an ``.eval``: each message once in the sample's pool, an
+    input that goes on from the pool's first messages one range from its start, any other input ranges of it."""
+    for sample in data["samples"]:
+        pool: list[Any] = []
+        for event in sample["events"]:
+            if event["event"] == "model" and event.get("input"):
+                given = event["input"]
+                shared = next((k for k, (a, b) in enumerate(zip(pool, given, strict=False)) if a != b), None)
+                shared = min(len(pool), len(given)) if shared is None else shared
+                rest = given[shared:]
+                if shared == len(pool):  # the input goes on from the pool's whole
+                    pool.extend(rest)
+                    refs = [[0, len(pool)]]
+                else:
+                    refs = [[0, shared]] if shared else []
+                    refs += [[len(pool), len(pool) + len(rest)]] if rest else []
+                    pool.extend(rest)
+                event["input_refs"] = refs
+                event["input"] = []
+        sample["events_data"] = {"messages": pool, "calls": []}
+
+
 @pytest.mark.parametrize("resolves", [True, False])
 @pytest.mark.parametrize("kind", ["json", "eval"])
 def test_inputs_kept_as_references_into_the_message_pool_are_what_was_sent(
@@ -576,7 +624,8 @@ def _imported(runs: list[Run]) -> list[tuple[str, bytes, tuple[Any, ...]]]:
 
 def _both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``path`` imports to the same runs through agentrender's reader of the log's JSON as through Inspect's own
-    reader (``read_eval_log``), and the first read does not call Inspect's."""
+    reader (``read_eval_log``), and the first read does not call Inspect's; and to the same runs when every model
+    event's input is checked against the rendered view, as those not sent the sample's first turns are."""
     import inspect_ai.log
 
     from agentrender.imports import inspect as importer
@@ -595,6 +644,10 @@ def _both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         patched.setattr(importer, "read_log", needs_inspect)
         theirs = _imported(from_inspect(path))
     assert ours == theirs
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_sent_the_sample", lambda *args: False)
+        rendered = _imported(from_inspect(path))
+    assert ours == rendered
 
 
 # Real logs older than the eval's ``eval_id`` (Inspect's reader composes one from a hash of the run): read by
@@ -632,6 +685,21 @@ def _audio_and_citations(data: dict[str, Any]) -> None:
     ]
 
 
+def _cited_reply(data: dict[str, Any]) -> None:
+    """Give sample sum3/1's first reply a text with Inspect's citations, wherever the log holds it (its messages,
+    the model event it is the output of, the inputs after)."""
+    sample = _sample(data, "sum3", 1)
+    reply = next(message for message in sample["messages"] if message["role"] == "assistant")
+    content = [{"type": "text", "text": "Adding.", "citations": [{"type": "url", "url": "https://example.com"}]}]
+    for event in sample["events"]:
+        if event["event"] == "model":
+            said = [event["output"]["choices"][0]["message"], *(event.get("input") or ())]
+            for message in said:
+                if message.get("id") == reply["id"]:
+                    message["content"] = content
+    reply["content"] = content
+
+
 def _rewritten_history(data: dict[str, Any]) -> None:
     sample = _sample(data, "sum3", 1)
     event = [e for e in sample["events"] if e["event"] == "model"][1]
@@ -656,11 +724,42 @@ def _attachments(data: dict[str, Any]) -> None:
         _submit_only_in_the_last_event,
         _limit_and_error,
         _audio_and_citations,
+        _cited_reply,
+        lambda data: (_cited_reply(data), _pool_as_inspect_writes(data)),
         _rewritten_history,
+        _rewritten_messages,
+        _cut_inside_a_turn,
+        _ending_on_a_reply,
+        lambda data: (_ending_on_a_reply(data), _pool_the_inputs(data)),
+        _pool_as_inspect_writes,
+        lambda data: (_rewritten_messages(data), _pool_as_inspect_writes(data)),
+        lambda data: (_rewritten_history(data), _pool_as_inspect_writes(data)),
+        lambda data: (_cut_inside_a_turn(data), _pool_as_inspect_writes(data)),
+        lambda data: (_ending_on_a_reply(data), _pool_as_inspect_writes(data)),
         _attachments,
         lambda data: (_attachments(data), _pool_the_inputs(data)),
     ],
-    ids=["as-written", "pooled", "submit", "limit-error", "audio", "rewritten", "attachments", "attachments-pooled"],
+    ids=[
+        "as-written",
+        "pooled",
+        "submit",
+        "limit-error",
+        "audio",
+        "cited-reply",
+        "cited-reply-inspect-pooled",
+        "rewritten",
+        "rewritten-messages",
+        "cut-turn",
+        "ending-on-reply",
+        "ending-on-reply-pooled",
+        "inspect-pooled",
+        "rewritten-messages-inspect-pooled",
+        "rewritten-inspect-pooled",
+        "cut-turn-inspect-pooled",
+        "ending-on-reply-inspect-pooled",
+        "attachments",
+        "attachments-pooled",
+    ],
 )
 def test_a_json_log_imports_alike_through_either_reader(
     json_log: Path, monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]], None] | None

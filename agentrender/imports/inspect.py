@@ -351,9 +351,13 @@ _MODEL_FIELDS = (
 """The fields of a model event the importer reads, besides its input."""
 
 
-def _model_fields(event: Event) -> dict[str, Any]:
-    """A model event's fields (``_MODEL_FIELDS``) as the JSON it is logged as, those it leaves unset left out."""
-    return {key: value for key in _MODEL_FIELDS if (value := getattr(event, key)) is not None}
+def _model_fields(event: Event, pooled: bool) -> dict[str, Any]:
+    """A model event's fields (``_MODEL_FIELDS``) as the JSON it is logged as, those it leaves unset left out, and
+    its ``input_refs`` when they name messages of the sample's pool (``pooled``): its input is those messages."""
+    fields = {key: value for key in _MODEL_FIELDS if (value := getattr(event, key)) is not None}
+    if pooled:
+        fields.pop("input_refs", None)
+    return fields
 
 
 def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
@@ -363,7 +367,8 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     converted = [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
     system, messages = _conversation(converted, where.at("messages"), warnings)
     prefixes = _SamplePrefixes(list(sample.messages), converted, system, messages)
-    events, scoring = _agent_model_events(sample.events)
+    pool = sample.pool()
+    events, scoring = _agent_model_events(sample.events, pooled=bool(pool))
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
     if scoring:
         source["scorer_model_calls"] = scoring
@@ -379,8 +384,16 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
     for number, event in events:
-        inputs = sample.events[number].input or []
-        known = prefixes.of(inputs)
+        model_event = sample.events[number]
+        start = _pool_start(model_event.input_refs) if pool else None
+        inputs: list[Any] = []  # what the event was sent, read only when it is not the sample's first messages
+        if start is not None:
+            known = prefixes.of_pool(pool, start)
+        else:
+            inputs = sample.input_of(model_event)
+            known = prefixes.of(inputs)
+        if known is None and start is not None:
+            inputs = sample.input_of(model_event)
         made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings, known)
         if made is not None:
             record, messages_sent = made
@@ -419,7 +432,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         )
 
     run = read()
-    mismatches = _check_as_sent(run, system, sent, where, messages)
+    mismatches = [] if _sent_the_sample(sent, len(run.steps)) else _check_as_sent(run, system, sent, where, messages)
     if not mismatches:
         return run
     # What those calls were sent is not the run's view: their requests keep it, as the log has it.
@@ -466,6 +479,18 @@ the sample's turns they are)``; the last is ``None`` unless the messages are the
 (``_SamplePrefixes``)."""
 
 
+def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
+    """True when every call was sent the sample's first turns up to the step it decided (``_SamplePrefixes``): the
+    run's view at each call's step, with no view rendered.
+
+    A run made of a conversation renders its turns as they were sent (``conversation_run``: each step's recorded
+    turns, each block giving back its wire form), so its view at step ``k`` is the sample's first ``2k + 1`` turns:
+    what ``_check_as_sent`` finds, rendering the view, of such calls (the agent's loop). Any other call (an input
+    that stops after a reply, or that is not the sample's) is checked there, with the others.
+    """
+    return all(first == 2 * record["step"] + 1 and record["step"] <= steps for _, _, record, _, first in sent)
+
+
 def _check_as_sent(
     run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: Sequence[Mapping[str, Any]]
 ) -> list[tuple[RunWarning, dict[str, Any], list[dict[str, Any]]]]:
@@ -508,8 +533,9 @@ def _diff(view: list[dict[str, Any]], sent: list[dict[str, Any]]) -> str:
     return f"the view has {len(view)} messages, the input {len(sent)}"
 
 
-def _agent_model_events(events: Sequence[Event]) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """The sample's model events made for its conversation, with their positions, and how many its scorers made.
+def _agent_model_events(events: Sequence[Event], *, pooled: bool) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The sample's model events made for its conversation, with their positions, and how many its scorers made
+    (``pooled``: the sample has a pool of messages, which its events' ``input_refs`` name).
 
     A scorer's calls (a model grading the answer) are another conversation: they are counted, not made calls
     of the run. Scorers run in spans of type ``scorer`` (older logs: between ``step`` events of that type).
@@ -531,7 +557,7 @@ def _agent_model_events(events: Sequence[Event]) -> tuple[list[tuple[int, dict[s
                 scoring += 1
             else:
                 # the input is converted message by message (_Converter), not with the rest
-                out.append((number, _model_fields(event)))
+                out.append((number, _model_fields(event, pooled)))
     return out, scoring
 
 
@@ -744,6 +770,16 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _pool_start(refs: Any) -> int | None:
+    """``end`` when a model event's ``input_refs`` are one range from the pool's start (``[[0, end]]``), as an
+    agent's inputs are; else ``None``."""
+    if type(refs) is list and len(refs) == 1 and type(refs[0]) is list and len(refs[0]) == 2:
+        start, end = refs[0]
+        if start == 0 and type(start) is int and type(end) is int and end >= 0:
+            return end
+    return None
+
+
 class _SamplePrefixes:
     """Which model events were sent the sample's first messages, and what those are as turns, found without
     converting each input again.
@@ -754,14 +790,19 @@ class _SamplePrefixes:
     messages. When ``n`` ends a turn and holds every system message, its turns are the sample's first turns
     (a slice of them) and its system is the sample's: what ``_conversation`` of the input would give.
     Checking an input costs a look at its new messages, and one comparison in C of the rest: each input
-    converted into turns and compared with the view again, message by message, was most of an import.
+    converted into turns and compared with the view again, message by message, was most of an import. An input
+    kept as one range from the start of the sample's pool of messages (as Inspect writes an ``.eval``) is not
+    even copied out of the pool: the pool's messages are compared with the sample's once each (``of_pool``).
     """
 
     def __init__(
         self, sample: list[Any], converted: Sequence[_Message], system: Any, turns: list[dict[str, Any]]
     ) -> None:
         self._sample, self._system, self._turns = sample, system, turns
-        self._last: list[Any] = []
+        self._last: list[Any] | None = []  # the last input found; None: the pool's first ``_done`` messages
+        self._done = 0  # how many messages it holds
+        self._pool: list[Any] = []
+        self._agree = 0  # how many of the pool's first messages are the sample's
         # for each n, the turns of the first n messages when n ends a turn and holds every system message
         roles = [role for role, _, _ in converted]
         first = max((i + 1 for i, role in enumerate(roles) if role == "system"), default=0)
@@ -779,11 +820,36 @@ class _SamplePrefixes:
     def of(self, inputs: list[Any]) -> tuple[Any, list[dict[str, Any]], int] | None:
         """``(system, turns, assistant turns)`` of an event's input when it is the sample's first messages, else
         ``None`` (the caller converts it)."""
-        last, n = self._last, len(inputs)
-        done = len(last)
+        last, n, done = self._last, len(inputs), self._done
+        if last is None:
+            last = self._pool[:done]
         if n < done or inputs[:done] != last or inputs[done:] != self._sample[done:n]:
             return None
-        self._last = inputs
+        self._last, self._done = inputs, n
+        return self._turns_of(n)
+
+    def of_pool(self, pool: list[Any], end: int) -> tuple[Any, list[dict[str, Any]], int] | None:
+        """``of(pool[:end])`` for an input kept as one reference into the sample's pool of messages, from its start,
+        without the slice: the pool's messages are compared with the sample's once each, not once an event.
+
+        The input before was the sample's first messages (equal values), so this input starts with it when it is
+        the sample's first ``n`` messages too, and goes on with the sample's next ones.
+        """
+        n = min(end, len(pool))
+        if n < self._done:
+            return None
+        if pool is not self._pool:
+            self._pool, self._agree = pool, 0
+        agree, sample = self._agree, self._sample
+        while agree < n and agree < len(sample) and pool[agree] == sample[agree]:
+            agree += 1
+        self._agree = agree
+        if agree < n:
+            return None
+        self._last, self._done = None, n
+        return self._turns_of(n)
+
+    def _turns_of(self, n: int) -> tuple[Any, list[dict[str, Any]], int] | None:
         end = self._ends.get(n)
         if end is None:
             return None
@@ -821,11 +887,11 @@ def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message
         raise where.error(f"expected a chat message, got {type(message).__name__}")
     role = message.get("role")
     if role == "system":
-        return "system", _content(message.get("content"), where.at("content"), warnings), message.get("content")
+        return "system", _content(message.get("content"), where, warnings), message.get("content")
     if role == "tool":
         return "user", [_tool_result(message, where, warnings)], None
     if role == "user":
-        return "user", _content(message.get("content"), where.at("content"), warnings), None
+        return "user", _content(message.get("content"), where, warnings), None
     if role == "assistant":
         return "assistant", _assistant(message, where, warnings), None
     raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
@@ -876,17 +942,17 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
     """An assistant message's blocks: its content, then its tool calls; as Inspect's Anthropic provider sends
     them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``."""
     content = message.get("content", "")
-    blocks = _content(content, where.at("content"), warnings) if content != [] else []
+    blocks = _content(content, where, warnings) if content != [] else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
     uses = []
     for position, call in enumerate(calls):
-        here = where.at(f"tool_calls[{position}]")
         if not isinstance(call, Mapping) or not isinstance(call.get("id"), str) or not call.get("function"):
-            raise here.error("expected a tool call with an id and a function")
+            raise where.at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
         if call.get("parse_error"):
-            warnings.append(here.warning(f"its arguments could not be parsed: {call['parse_error']}"))
+            said = f"its arguments could not be parsed: {call['parse_error']}"
+            warnings.append(where.at(f"tool_calls[{position}]").warning(said))
         uses.append(
             {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
         )
@@ -911,7 +977,7 @@ def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWar
     elif isinstance(content, str):
         block["content"] = content
     else:
-        block["content"] = _content(content, where.at("content"), warnings)
+        block["content"] = _content(content, where, warnings)
     return block
 
 
@@ -923,11 +989,12 @@ def _text_of(content: Any) -> str:
     )
 
 
-def _content(content: Any, where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """Inspect message content (text, or a list of content items) as Messages API blocks; empty text, or no
-    content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
+def _content(content: Any, message: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """A message's content (text, or a list of content items; ``message``: where the message is) as Messages API
+    blocks; empty text, or no content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content or NO_CONTENT}]
+    where = message.at("content")  # named only for content that is not text: most messages' is
     if not isinstance(content, list):
         raise where.error(f"expected text or a list of content, got {type(content).__name__}")
     blocks = []

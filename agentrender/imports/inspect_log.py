@@ -10,8 +10,9 @@ and does the two things of Inspect's read that change what the importer sees, as
   ``resolve_sample_attachments`` walks (a message's content, an assistant's tool call arguments where its
   content is a list, a model event's tools, input and output), never in a provider's raw ``call``;
 - a model event's input kept as references into the sample's message pool (``input_refs`` into
-  ``events_data.messages``) is that pool's messages, the same objects for every event, and a raw call's
-  messages kept as references into the pool of calls (``call_refs``) are put back under their key.
+  ``events_data.messages``) is that pool's messages, the same objects for every event, read from the pool when
+  asked (``Sample.input_of``: an agent's inputs, each the conversation so far, are not each copied out of it),
+  and a raw call's messages kept as references into the pool of calls (``call_refs``) are put back under their key.
 
 A log this reader does not know exactly how Inspect reads (another log version, the older layouts Inspect
 migrates, ``NaN`` in its JSON, an archive with no header) raises ``NeedsInspect``: the importer reads it with
@@ -121,7 +122,11 @@ class EventsData(msgspec.Struct, gc=False):
 
 
 class Sample(msgspec.Struct, gc=False):
-    """One sample and epoch of a log, its messages and events as the importer reads them."""
+    """One sample and epoch of a log, its messages and events as the importer reads them.
+
+    A model event's input is ``input_of(event)``: its ``input_refs`` into the pool of messages (``events_data``)
+    where the sample has one, as Inspect's reader reads them, else its own ``input``.
+    """
 
     id: str | int
     epoch: int
@@ -137,6 +142,18 @@ class Sample(msgspec.Struct, gc=False):
     # older layouts Inspect migrates when it reads them (``EvalSample.migrate_deprecated``)
     score: Any = None
     transcript: Any = None
+
+    def pool(self) -> list[dict[str, Any]]:
+        """The messages the sample's model events refer to (``input_refs``); empty when it keeps none."""
+        return self.events_data.messages if self.events_data is not None else []
+
+    def input_of(self, event: Event) -> list[Any]:
+        """The messages a model event was sent: those its references name in the pool (the pool's own objects), else
+        those it holds."""
+        pool = self.pool()
+        if pool and event.input_refs is not None:
+            return _expand(event.input_refs, pool)
+        return event.input or []
 
 
 class Log(msgspec.Struct, gc=False):
@@ -240,7 +257,8 @@ def _check_header(log: Log) -> None:
 
 
 def _resolve(sample: Sample, path: str) -> None:
-    """Read back the sample's attachments and its events' references into its pools, as Inspect's reader does."""
+    """Read back the sample's attachments, and its raw calls' references into its pool of calls, as Inspect's reader
+    does; its events' inputs are read from its pool of messages (attachments read back) when asked (``input_of``)."""
     if sample.score is not None or sample.transcript is not None:
         raise NeedsInspect("a sample of an older layout (score or transcript), which Inspect's reader migrates")
     resolve = _Resolver(sample.attachments)
@@ -249,20 +267,24 @@ def _resolve(sample: Sample, path: str) -> None:
     calls = pools.calls if pools is not None else []
     sample.messages = [resolve.message(m) for m in sample.messages]
     pool = [resolve.message(m) for m in pool]
+    given: list[Any] = []  # the last input the log holds whole, as it holds it, and as resolved
+    resolved: list[Any] = []
     for event in sample.events:
         if event.event != "model":
             continue
         if isinstance(event.tools, list):
             event.tools = [resolve.tool(tool) for tool in event.tools]
         if isinstance(event.input, list):
-            event.input = [resolve.message(m) for m in event.input]
+            # An agent's input is the one before and more: what it shares with it (equal values, compared in C) is
+            # resolved already, and is given the same objects, as the inputs an .eval keeps in its pool are.
+            shared = len(given) if event.input[: len(given)] == given else 0
+            given, resolved = event.input, [*resolved[:shared], *map(resolve.message, event.input[shared:])]
+            event.input = resolved
         if isinstance(event.output, dict):
             event.output = resolve.output(event.output)
-        if pool and event.input_refs is not None:
-            event.input, event.input_refs = _expand(event.input_refs, pool), None
         if calls and isinstance(event.call, dict) and event.call.get("call_refs"):
             event.call = _with_call_messages(event.call, calls)
-    sample.events_data = None
+    sample.events_data = EventsData(messages=pool) if pool else None
 
 
 def _expand(refs: list[list[int]], pool: list[Any]) -> list[Any]:
