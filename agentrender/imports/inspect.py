@@ -504,7 +504,7 @@ def _check_as_sent(
     out = []
     reachable = [record["step"] for _, _, record, _, _ in sent if record["step"] <= len(run.steps)]
     furthest = max(reachable, default=0)
-    view = [message.to_dict() for message in render.messages(run.step_input(furthest), run.options())]
+    view = render.wire_messages(run.step_input(furthest), run.options())
     agree = next((i for i, (seen, turn) in enumerate(zip(view, turns, strict=False)) if seen != turn), None)
     agree = min(len(view), len(turns)) if agree is None else agree
     for number, uuid, record, messages, sample_turns in sent:
