@@ -356,6 +356,17 @@ def test_run_without_model_calls() -> None:
     assert len(model_calls_frame(run)) == 0
 
 
+def test_a_run_of_undecided_steps_has_its_absent_values() -> None:
+    """Where no step has a part (no decision, so the view shows none of them; no model call), each column of that
+    part holds its absent value for every row: False for full and nudge, null for the others."""
+    frame = steps_frame(Run(header={"goal": "g"}, steps=[Step(index=0), Step(index=1)]))
+    assert frame["full"].tolist() == [False, False]
+    assert frame["nudge"].tolist() == [False, False]
+    assert frame["rendered"].tolist() == [False, False]
+    for name in ("kind", "args_invalid", "status", "shown_as", "shown_bytes", "stop_reason", "input_tokens"):
+        assert frame[name].isna().all(), name
+
+
 def test_run_without_opening_still_has_its_facts() -> None:
     """A run whose header has no opening or goal gets the same render facts as one that has."""
     steps = _every_case().steps
