@@ -38,7 +38,7 @@ import msgspec
 
 from agentrender import render
 from agentrender._extras import require
-from agentrender._types import Observation, Step
+from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.views import RESULT_KINDS, View, Views, utf8_bytes
@@ -198,7 +198,8 @@ _STEP_PARTS = (
 )
 """What a column of ``steps_frame`` is computed from, for one step (a ``Column``'s ``of``):
 
-- ``step``, ``decision``, ``observation``: the step and its decision and observation;
+- ``step``, ``decision``, ``observation``: the step and its decision and observation (the fields of these the
+  columns read are read with them, in one pass: ``_step_fields``);
 - ``started_at``, ``ended_at``: the timestamps of the step's record in the run file, as it wrote them
   (``_step_times``; ``None`` for a step built in memory, or a record without one);
 - ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``: the step's facts in the view after the last
@@ -212,7 +213,7 @@ _STEP_PARTS = (
 
 
 STEP_COLUMNS: tuple[Column, ...] = (
-    Column("index", "int64", "The step's index in the run.", attrgetter("index"), of="step"),
+    Column("index", "int64", "The step's index in the run.", _itself, of="step.index"),
     Column("kind", "category", "The decision's kind.", _itself, of="decision.kind", categories=_KINDS),
     Column(
         "tool",
@@ -259,15 +260,15 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "failed",
         "boolean",
         "True when the observation is an error or an invalid decision (rendered with is_error).",
-        attrgetter("failed"),
-        of="observation",
+        _itself,
+        of="observation.failed",
     ),
     Column(
         "interrupted",
         "boolean",
         "True when the process died while the tool ran, so the outcome is unknown.",
-        attrgetter("interrupted"),
-        of="observation",
+        _itself,
+        of="observation.interrupted",
     ),
     Column(
         "content_bytes",
@@ -453,7 +454,8 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_columns(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
-    indices = list(map(attrgetter("index"), steps))
+    fields = _step_fields(steps)
+    indices = fields["step.index"]
     last = {call.step: call for call in calls}
     counts = Counter(call.step for call in calls)
     started_at, ended_at = _step_times(run, indices)
@@ -462,8 +464,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
     return {
         "step": list(steps),
-        "decision": list(map(attrgetter("decision"), steps)),
-        "observation": list(map(attrgetter("observation"), steps)),
+        **fields,
         "started_at": started_at,
         "ended_at": ended_at,
         **facts,
@@ -474,6 +475,73 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "call": list(map(last.get, indices)),
         "calls": [counts.get(index, 0) for index in indices],
         "compaction": list(map(compacted.get, indices)),
+    }
+
+
+def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
+    """Each step's index, decision and observation, and the fields of those the columns read (``"decision.kind"``:
+    ``None`` where the step has no decision), a list each, read in one pass over the steps.
+
+    One pass touches each step's structs once, where a pass a field reads them again from memory: 12-15 ms for
+    nine of these fields of 20,000 steps, against 23-27 ms. ``_lists`` reads any other field of a part itself.
+    """
+    index: list[int] = []
+    decisions: list[Decision | None] = []
+    observations: list[Observation | None] = []
+    kinds: list[str | None] = []
+    tools: list[str | None] = []
+    reasons: list[str | None] = []
+    args: list[Any] = []
+    invalid: list[str | None] = []
+    base64: list[bool | None] = []
+    statuses: list[str | None] = []
+    contents: list[str | None] = []
+    summaries: list[str | None] = []
+    failed: list[bool | None] = []
+    interrupted: list[bool | None] = []
+    # a missing part's fields are null
+    undecided = (kinds.append, tools.append, reasons.append, args.append, invalid.append, base64.append)
+    unobserved = (statuses.append, contents.append, summaries.append, failed.append, interrupted.append)
+    for step in steps:
+        index.append(step.index)
+        decision = step.decision
+        decisions.append(decision)
+        if decision is None:
+            for add in undecided:
+                add(None)
+        else:
+            kinds.append(decision.kind)
+            tools.append(decision.tool)
+            reasons.append(decision.reason)
+            args.append(decision.args)
+            invalid.append(decision.invalid_args)
+            base64.append(decision.invalid_base64)
+        observation = step.observation
+        observations.append(observation)
+        if observation is None:
+            for add in unobserved:
+                add(None)
+        else:
+            statuses.append(observation.status)
+            contents.append(observation.content)
+            summaries.append(observation.summary)
+            failed.append(observation.failed)
+            interrupted.append(observation.interrupted)
+    return {
+        "step.index": index,
+        "decision": decisions,
+        "observation": observations,
+        "decision.kind": kinds,
+        "decision.tool": tools,
+        "decision.reason": reasons,
+        "decision.args": args,
+        "decision.invalid_args": invalid,
+        "decision.invalid_base64": base64,
+        "observation.status": statuses,
+        "observation.content": contents,
+        "observation.summary": summaries,
+        "observation.failed": failed,
+        "observation.interrupted": interrupted,
     }
 
 
@@ -803,6 +871,7 @@ def _lists(
     column may be ``of``, that field of every row, in row order (a field of a field is taken from it here)."""
     lists: dict[str, list[Any]] = {}
     holes: dict[str, bool] = {}
+    missing: set[str] = set()
     fields: dict[str, list[Any]] = {}
     for column in columns:
         value = column.value
@@ -816,9 +885,16 @@ def _lists(
             continue
         if part not in holes:
             holes[part] = any(map(is_, owners, repeat(None)))
+            if holes[part] and all(map(is_, owners, repeat(None))):
+                missing.add(part)
+        if part in missing:  # no row has the part (a run without compactions or model calls): nothing to compute
+            lists[column.name] = [column.absent] * len(owners)
+            continue
         values = fields.get(of)
         if values is None:
-            values = fields[of] = _fields(owners, field, holes[part]) if field else owners
+            values = parts.get(of) if field else owners  # a field the parts were read with (_step_fields)
+        if values is None:
+            values = fields[of] = _fields(owners, field, holes[part])
         try:
             if value is _itself and (column.absent is None or not holes[part]):
                 lists[column.name] = values

@@ -18,7 +18,7 @@ from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Col
 from agentrender.runfile import ModelCall, Run, load_run, parse_timestamp, write_run
 from agentrender.views import RESULT_KINDS, Views
 from tests._support.examples import examples
-from tests._support.steps import decisions, observations
+from tests._support.steps import decisions, make_steps, observations, step_bodies
 
 NA = pd.NA
 
@@ -167,6 +167,31 @@ def test_a_column_computed_at_once_is_its_value_of_each_row(data: st.DataObject)
         except Exception as error:
             got = type(error)
         assert got == expected, column.name
+
+
+def _plain(frame: pd.DataFrame, name: str) -> list[Any]:
+    """A column's values as Python values, ``None`` for a null."""
+    column = frame[name].astype(object)
+    return column.where(column.notna(), None).tolist()
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(bodies=step_bodies)
+def test_a_column_of_a_steps_part_is_its_value_of_each_step(bodies: list[tuple[Any, Any]]) -> None:
+    """Every step column read off the step, its decision or its observation (read together, in one pass) holds what
+    the column's value gives for that step's part, a step at a time; ``absent`` where the part is missing."""
+    steps = make_steps(bodies)
+    frame = steps_frame(Run(header={"goal": "g"}, steps=steps))
+    for column in STEP_COLUMNS:
+        part, _, field = column.of.partition(".")
+        if column.value is None or part not in ("step", "decision", "observation"):
+            continue
+        owners = [step if part == "step" else getattr(step, part) for step in steps]
+        expected = [
+            column.absent if owner is None else column.value(getattr(owner, field) if field else owner)
+            for owner in owners
+        ]
+        assert _plain(frame, column.name) == expected, column.name
 
 
 def test_every_column_says_what_it_means() -> None:
@@ -329,6 +354,17 @@ def test_run_without_model_calls() -> None:
     assert frame["model_calls"].eq(0).all()
     assert frame["stop_reason"].isna().all() and frame["input_tokens"].isna().all()
     assert len(model_calls_frame(run)) == 0
+
+
+def test_a_run_of_undecided_steps_has_its_absent_values() -> None:
+    """Where no step has a part (no decision, so the view shows none of them; no model call), each column of that
+    part holds its absent value for every row: False for full and nudge, null for the others."""
+    frame = steps_frame(Run(header={"goal": "g"}, steps=[Step(index=0), Step(index=1)]))
+    assert frame["full"].tolist() == [False, False]
+    assert frame["nudge"].tolist() == [False, False]
+    assert frame["rendered"].tolist() == [False, False]
+    for name in ("kind", "args_invalid", "status", "shown_as", "shown_bytes", "stop_reason", "input_tokens"):
+        assert frame[name].isna().all(), name
 
 
 def test_run_without_opening_still_has_its_facts() -> None:
