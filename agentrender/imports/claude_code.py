@@ -810,7 +810,8 @@ class _Segment:
     def results(self, records: list[_Record], uses: list[Any], path: str) -> None:
         """Add the user turn that answers a reply whose tool uses have the ids ``uses``, from the ``records`` that
         hold their results: each result in the order of the tool uses, then whatever else those records hold."""
-        records = sorted(records, key=_LINE)
+        if len(records) > 1:
+            records = sorted(records, key=_LINE)
         order = {use: i for i, use in enumerate(uses)}
         answers: list[dict[str, Any]] = []
         rest: list[dict[str, Any]] = []
@@ -818,12 +819,14 @@ class _Segment:
             for block in record.blocks:
                 answers_one = block["type"] == "tool_result" and block.get("tool_use_id") in order
                 (answers if answers_one else rest).append(block)
-        answers.sort(key=lambda block: order[block.get("tool_use_id")])
+        if len(answers) > 1:
+            answers.sort(key=lambda block: order[block.get("tool_use_id")])
         blocks = answers + rest
         if len(records) == 1 and blocks == records[0].blocks:
             blocks = records[0].blocks  # in order already: the record's own list, not a copy
         self.add(records[0], blocks, path, results=not rest)
-        self.records.extend(record.value for record in records[1:])
+        if len(records) > 1:
+            self.records.extend([record.value for record in records[1:]])
 
     def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
         """Add one reply read from its records (in file order), as one assistant turn; its blocks."""
@@ -845,7 +848,8 @@ class _Segment:
         joined = bool(self.turns) and self.turns[-1]["role"] == "assistant"
         start = len(self.turns[-1]["content"]) if joined else 0
         self.add(members[0], blocks, path)
-        self.records.extend(member.value for member in members[1:])
+        if len(members) > 1:
+            self.records.extend([member.value for member in members[1:]])
         last = members[-1]
         message = last.message
         assert message is not None  # an assistant record's
@@ -864,7 +868,7 @@ class _Segment:
 
 def _blank(block: dict[str, Any]) -> bool:
     """A text block of white space only: Claude Code records them in replies, and sends none of them back."""
-    return block["type"] == "text" and not block.get("text", "").strip()
+    return block["type"] == "text" and (not (text := block.get("text", "")) or text.isspace())  # no stripped copy
 
 
 def _plain_record(value: Any) -> bool:
