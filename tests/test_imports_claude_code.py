@@ -462,6 +462,29 @@ def results(uuid: str, parent: str, *tool_ids: str) -> dict[str, Any]:
     return {**MINIMAL[2], "uuid": uuid, "parentUuid": parent, "message": {"role": "user", "content": content}}
 
 
+@pytest.mark.parametrize(
+    ("content", "sent"),
+    [
+        ([("result", "t1"), ("result", "t2"), ("text", "")], ["t1", "t2", "text"]),  # in order: the record's own list
+        ([("text", ""), ("result", "t1"), ("result", "t2")], ["t1", "t2", "text"]),
+        ([("result", "t2"), ("result", "t1")], ["t1", "t2"]),
+        ([("result", "t2"), ("text", ""), ("result", "t1")], ["t1", "t2", "text"]),
+    ],
+)
+def test_one_record_of_results_is_sent_in_the_order_of_the_tool_uses_then_the_rest(tmp_path, content, sent):
+    """A user record holding a reply's results (and text beside them) is sent as one turn: the results in the order
+    of the tool uses, then the rest, whatever order the record wrote them in."""
+    blocks = [{"type": "text", "text": "Also, keep the API."} if kind == "text" else results("-", "-", use)["message"]
+              ["content"][0] for kind, use in content]  # fmt: skip
+    answer = {**MINIMAL[2], "uuid": "r1", "parentUuid": "a2", "message": {"role": "user", "content": blocks}}
+    records = [MINIMAL[0], reply("a1", "u1", [tool_use("t1")]), reply("a2", "a1", [tool_use("t2")]), answer,
+               reply("a3", "r1", [{"type": "text", "text": "Both ran."}], id="msg_2")]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert [b.get("tool_use_id", b["type"]) for b in run.step_records[0]["sent"]["user"]] == sent
+    assert [r["uuid"] for r in run.header["source"]["transcript"]] == ["u1", "a1", "a2", "r1", "a3"]
+    assert run.warnings == ()
+
+
 def test_a_parallel_result_is_sent_among_the_results_before_a_note_of_the_thread(tmp_path):
     """A result that forks off the thread joins its turn's results even when a note of Claude Code's follows them."""
     note = {"type": "system", "subtype": "note", "uuid": "s1", "parentUuid": "r2", "sessionId": "s"}
