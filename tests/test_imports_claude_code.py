@@ -739,3 +739,70 @@ def test_a_line_msgspec_refuses_is_read_as_json_reads_it(tmp_path: Path) -> None
     path.write_text(path.read_text() + json.dumps(first) + "\n")
     with pytest.raises(RunFileError, match=r":2: not JSON: "):
         from_claude_code(path)
+
+
+_FIELD_VALUES = {
+    "uuid": st.just("x1"),
+    "sessionId": st.just("s"),
+    "agentId": st.just("ag"),
+    "subtype": st.just("note"),
+    "parentUuid": st.just("u1") | st.just("gone"),
+    "logicalParentUuid": st.just("u1"),
+    "leafUuid": st.just("u1"),
+    "isSidechain": st.just(False),
+    "isMeta": st.booleans(),
+    "isCompactSummary": st.booleans(),
+    "summary": st.just("A title"),
+}
+
+
+_CHECKED = {"type", "uuid", "sessionId", "parentUuid", "isSidechain", "message", "role", "content", "id", "model"}
+"""The fields every record or message of the plain shapes has, or that the quick look reads of nearly every one."""
+
+
+@st.composite
+def transcript_records(draw: st.DrawFn) -> Any:
+    """A transcript record of any type, each field the whole check reads present or absent, then, most often, one
+    of its fields (or its message's) made wrong: another JSON type, null, empty, or gone."""
+    kind = draw(st.sampled_from(["user", "assistant", "user", "assistant", "system", "summary", "progress"]))
+    record: dict[str, Any] = {"type": kind}
+    for name, right in _FIELD_VALUES.items():
+        if name in ("uuid", "sessionId") or draw(st.integers(0, 7)) == 0:
+            record[name] = draw(right)
+    if kind in ("user", "assistant"):
+        content = st.text(max_size=3) | st.just([{"type": "text", "text": "x"}]) | st.lists(blocks(), max_size=2)
+        message: dict[str, Any] = {"role": kind, "content": draw(content)}
+        if draw(st.booleans()):
+            message.update(id="msg_9", model="m")
+        record["message"] = message
+    if draw(st.integers(0, 3)):
+        holder = record["message"] if "message" in record and draw(st.booleans()) else record
+        checked = sorted(set(holder) & _CHECKED)
+        name = draw(st.sampled_from(checked if checked and draw(st.integers(0, 3)) else sorted(holder)))
+        if draw(st.integers(0, 3)):
+            holder[name] = draw(st.sampled_from(["", None, 0, True, [], {}]))
+        else:
+            del holder[name]
+    return record if draw(st.integers(0, 20)) else draw(_PLAIN_VALUES)
+
+
+def _imported(path: Path) -> Any:
+    try:
+        return from_claude_code(path)
+    except RunFileError as error:
+        return str(error)
+
+
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(record=transcript_records())
+def test_the_quick_look_at_records_reads_a_session_as_the_whole_check_does(tmp_path, record):
+    """A session of a record of any shape between two plain ones imports the same (the same runs and warnings, or
+    the same error) with the quick look at each record as with the whole check of every record alone."""
+    path = write(tmp_path / "s.jsonl", [MINIMAL[0], record, *MINIMAL[1:3]])
+    quick = _imported(path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("agentrender.imports.claude_code._plain_record", lambda value: False)
+        whole = _imported(path)
+    assert quick == whole
+    if not isinstance(quick, str):
+        assert [run.warnings for run in quick] == [run.warnings for run in whole]
