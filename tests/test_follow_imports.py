@@ -486,3 +486,18 @@ def test_a_claude_code_session_written_by_another_process_is_read_on(tmp_path: P
             same_as_fresh(views, path)
     finally:
         process.close()
+
+
+def test_a_second_result_of_a_tool_use_makes_the_session_whole_again(tmp_path: Path) -> None:
+    """A result written again for a tool use (a retried result, hanging from the last record), of the last turn or of
+    one before: each growth that brings one is made whole again, and every growth equals a fresh import."""
+    writer = SessionWriter()
+    writer.prompt("Fix the failing test.")
+    for number, answered in ((0, None), (1, "toolu_0_0"), (2, "toolu_2_0"), (3, None)):
+        writer.turn(number)
+        if answered is not None:
+            again = {"type": "tool_result", "tool_use_id": answered, "content": f"result of {answered}, again"}
+            writer.leaf = writer._record("user", parent=writer.leaf, message={"role": "user", "content": [again]})
+    data = writer.text()
+    read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
+    assert whole == 3 and read_on > 5

@@ -462,6 +462,29 @@ def results(uuid: str, parent: str, *tool_ids: str) -> dict[str, Any]:
     return {**MINIMAL[2], "uuid": uuid, "parentUuid": parent, "message": {"role": "user", "content": content}}
 
 
+@pytest.mark.parametrize(
+    ("content", "sent"),
+    [
+        ([("result", "t1"), ("result", "t2"), ("text", "")], ["t1", "t2", "text"]),  # in order: the record's own list
+        ([("text", ""), ("result", "t1"), ("result", "t2")], ["t1", "t2", "text"]),
+        ([("result", "t2"), ("result", "t1")], ["t1", "t2"]),
+        ([("result", "t2"), ("text", ""), ("result", "t1")], ["t1", "t2", "text"]),
+    ],
+)
+def test_one_record_of_results_is_sent_in_the_order_of_the_tool_uses_then_the_rest(tmp_path, content, sent):
+    """A user record holding a reply's results (and text beside them) is sent as one turn: the results in the order
+    of the tool uses, then the rest, whatever order the record wrote them in."""
+    blocks = [{"type": "text", "text": "Also, keep the API."} if kind == "text" else results("-", "-", use)["message"]
+              ["content"][0] for kind, use in content]  # fmt: skip
+    answer = {**MINIMAL[2], "uuid": "r1", "parentUuid": "a2", "message": {"role": "user", "content": blocks}}
+    records = [MINIMAL[0], reply("a1", "u1", [tool_use("t1")]), reply("a2", "a1", [tool_use("t2")]), answer,
+               reply("a3", "r1", [{"type": "text", "text": "Both ran."}], id="msg_2")]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert [b.get("tool_use_id", b["type"]) for b in run.step_records[0]["sent"]["user"]] == sent
+    assert [r["uuid"] for r in run.header["source"]["transcript"]] == ["u1", "a1", "a2", "r1", "a3"]
+    assert run.warnings == ()
+
+
 def test_a_parallel_result_is_sent_among_the_results_before_a_note_of_the_thread(tmp_path):
     """A result that forks off the thread joins its turn's results even when a note of Claude Code's follows them."""
     note = {"type": "system", "subtype": "note", "uuid": "s1", "parentUuid": "r2", "sessionId": "s"}
@@ -716,3 +739,70 @@ def test_a_line_msgspec_refuses_is_read_as_json_reads_it(tmp_path: Path) -> None
     path.write_text(path.read_text() + json.dumps(first) + "\n")
     with pytest.raises(RunFileError, match=r":2: not JSON: "):
         from_claude_code(path)
+
+
+_FIELD_VALUES = {
+    "uuid": st.just("x1"),
+    "sessionId": st.just("s"),
+    "agentId": st.just("ag"),
+    "subtype": st.just("note"),
+    "parentUuid": st.just("u1") | st.just("gone"),
+    "logicalParentUuid": st.just("u1"),
+    "leafUuid": st.just("u1"),
+    "isSidechain": st.just(False),
+    "isMeta": st.booleans(),
+    "isCompactSummary": st.booleans(),
+    "summary": st.just("A title"),
+}
+
+
+_CHECKED = {"type", "uuid", "sessionId", "parentUuid", "isSidechain", "message", "role", "content", "id", "model"}
+"""The fields every record or message of the plain shapes has, or that the quick look reads of nearly every one."""
+
+
+@st.composite
+def transcript_records(draw: st.DrawFn) -> Any:
+    """A transcript record of any type, each field the whole check reads present or absent, then, most often, one
+    of its fields (or its message's) made wrong: another JSON type, null, empty, or gone."""
+    kind = draw(st.sampled_from(["user", "assistant", "user", "assistant", "system", "summary", "progress"]))
+    record: dict[str, Any] = {"type": kind}
+    for name, right in _FIELD_VALUES.items():
+        if name in ("uuid", "sessionId") or draw(st.integers(0, 7)) == 0:
+            record[name] = draw(right)
+    if kind in ("user", "assistant"):
+        content = st.text(max_size=3) | st.just([{"type": "text", "text": "x"}]) | st.lists(blocks(), max_size=2)
+        message: dict[str, Any] = {"role": kind, "content": draw(content)}
+        if draw(st.booleans()):
+            message.update(id="msg_9", model="m")
+        record["message"] = message
+    if draw(st.integers(0, 3)):
+        holder = record["message"] if "message" in record and draw(st.booleans()) else record
+        checked = sorted(set(holder) & _CHECKED)
+        name = draw(st.sampled_from(checked if checked and draw(st.integers(0, 3)) else sorted(holder)))
+        if draw(st.integers(0, 3)):
+            holder[name] = draw(st.sampled_from(["", None, 0, True, [], {}]))
+        else:
+            del holder[name]
+    return record if draw(st.integers(0, 20)) else draw(_PLAIN_VALUES)
+
+
+def _imported(path: Path) -> Any:
+    try:
+        return from_claude_code(path)
+    except RunFileError as error:
+        return str(error)
+
+
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(record=transcript_records())
+def test_the_quick_look_at_records_reads_a_session_as_the_whole_check_does(tmp_path, record):
+    """A session of a record of any shape between two plain ones imports the same (the same runs and warnings, or
+    the same error) with the quick look at each record as with the whole check of every record alone."""
+    path = write(tmp_path / "s.jsonl", [MINIMAL[0], record, *MINIMAL[1:3]])
+    quick = _imported(path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("agentrender.imports.claude_code._plain_record", lambda value: False)
+        whole = _imported(path)
+    assert quick == whole
+    if not isinstance(quick, str):
+        assert [run.warnings for run in quick] == [run.warnings for run in whole]

@@ -139,6 +139,8 @@ class _Record(msgspec.Struct, gc=False):
     blocks: list[dict[str, Any]]
     results: bool
     """Whether the record is a message of tool results only (one of parallel results, if it is a user's)."""
+    more: _Record | None = None
+    """The next record of the same reply (``_Index``), in file order: ``None`` for the last, or any other record."""
 
 
 def _record(line: int, value: dict[str, Any]) -> _Record:
@@ -167,6 +169,53 @@ _NO_BLOCKS: list[dict[str, Any]] = []
 _UUID = attrgetter("uuid")
 
 
+class _Index:
+    """Where each reply's records and each tool use's results are, by id.
+
+    One dict entry a reply and a result, and no container made a record: a reply's records are linked one to the
+    next (``_Record.more``), a result's first record is the entry and only a second one (rare: a retried tool use)
+    makes a list. A tuple key and a list a reply and a result were a session's worth of objects the collector
+    tracks: on 10,000 turns, 15,000 of them, and the full collection they brought on.
+    """
+
+    def __init__(self) -> None:
+        self.replies: tuple[dict[Any, _Record], dict[Any, _Record]] = ({}, {})
+        """Each reply's first record by its ``message.id``: the main thread's, then the sub-agents'."""
+        self._last: tuple[dict[Any, _Record], dict[Any, _Record]] = ({}, {})
+        """Each reply's last record, to link the next to."""
+        self.results: dict[Any, _Record] = {}
+        """The first user record that holds a result, by the id of the tool use it answers."""
+        self.more_results: dict[Any, list[_Record]] = {}
+        """The records after the first that hold a result of the same tool use, in file order."""
+
+    def add_reply(self, record: _Record, message_id: Any) -> None:
+        first = self.replies[record.sidechain].setdefault(message_id, record)
+        if first is not record:
+            self._last[record.sidechain][message_id].more = record
+        self._last[record.sidechain][message_id] = record
+
+    def reply(self, sidechain: bool, message_id: Any) -> list[_Record]:
+        """The records of a reply, in file order (none: not a reply of the file's)."""
+        members = []
+        record = self.replies[sidechain].get(message_id)
+        while record is not None:
+            members.append(record)
+            record = record.more
+        return members
+
+    def add_result(self, record: _Record, use_id: Any) -> None:
+        if self.results.setdefault(use_id, record) is not record:
+            self.more_results.setdefault(use_id, []).append(record)
+
+    def answers(self, use_id: Any) -> list[_Record]:
+        """The records that hold a result of the tool use ``use_id``, in file order."""
+        first = self.results.get(use_id)
+        if first is None:
+            return []
+        more = self.more_results.get(use_id)
+        return [first] if more is None else [first, *more]
+
+
 @dataclass(frozen=True)
 class _Thread:
     """One conversation of a transcript: its parts (more than one when it was compacted), and what it is."""
@@ -192,10 +241,8 @@ class _Transcript:
         """Each uuid's first record, in file order."""
         self.outside: list[_Record] = []
         """The records with no uuid, in no thread (titles, file backups, the prompt queue, ...)."""
-        self.replies: dict[tuple[bool, Any], list[_Record]] = {}
-        """Each reply's records, by whether they are a sub-agent's and the reply's ``message.id``, in file order."""
-        self.results: dict[Any, list[_Record]] = {}
-        """The user records that hold a result, by the id of the tool use it answers, in file order."""
+        self.index = _Index()
+        """Each reply's records and each tool use's results."""
         self.session: str | None = None
         """The session's id: the ``sessionId`` of the first record that has one (``None``: none has)."""
         self.summaries: list[dict[str, Any]] = []
@@ -217,6 +264,7 @@ class _Transcript:
         """Index ``records``, read after those already held (a followed file's new lines)."""
         self.records.extend(records)
         setdefault = self.by_uuid.setdefault
+        index = self.index
         for record in records:
             if self.session is None and "sessionId" in record.value:
                 self.session = record.value["sessionId"] or ""
@@ -238,11 +286,11 @@ class _Transcript:
             elif record.kind == "assistant":
                 message_id = record.message.get("id") if record.message is not None else None
                 if message_id is not None:
-                    self.replies.setdefault((record.sidechain, message_id), []).append(record)
+                    index.add_reply(record, message_id)
             elif record.kind == "user":
                 for block in record.blocks:
                     if block["type"] == "tool_result":
-                        self.results.setdefault(block.get("tool_use_id"), []).append(record)
+                        index.add_result(record, block.get("tool_use_id"))
 
     def outside_notes(self) -> dict[str, Any]:
         """What the main run's ``source`` says of the records in no thread."""
@@ -519,7 +567,7 @@ class _Requests:
 
     def __init__(self, transcript: _Transcript, sidechain: bool, marking: bool = False) -> None:
         # the transcript's indexes, not the transcript: it holds the main thread's reading (no cycle)
-        self.replies, self.results, self.path = transcript.replies, transcript.results, transcript.path
+        self.index, self.path = transcript.index, transcript.path
         self.sidechain = sidechain
         self.segment = _Segment()
         self.chain: list[_Record] = []
@@ -568,7 +616,7 @@ class _Requests:
 
     def _read(self, start: int) -> None:
         segment, sidechain, chain = self.segment, self.sidechain, self.chain
-        replies, results, path = self.replies, self.results, self.path
+        index, path = self.index, self.path
         on_chain, taken, order = self.on_chain, self.taken, self.order
         take = taken.add if order is None else self._taken_in_order
         for position in range(start, len(chain)):
@@ -588,7 +636,7 @@ class _Requests:
             if order is not None and (not segment.turns or segment.turns[-1]["role"] == "user"):
                 self.mark = _Mark(position, len(order), segment.state())
             message_id = message.get("id")
-            members = replies.get((sidechain, message_id), [record]) if message_id is not None else [record]
+            members = (index.reply(sidechain, message_id) or [record]) if message_id is not None else [record]
             members = [m for m in members if m.uuid not in taken]
             for member in members:
                 take(member.uuid)
@@ -599,7 +647,7 @@ class _Requests:
                     continue
                 if order is not None:
                     self.uses[block.get("id")] = position
-                found = _answer(results.get(block.get("id")), sidechain, taken, on_chain)
+                found = _answer(index.answers(block.get("id")), sidechain, taken, on_chain)
                 if found is not None:
                     take(found.uuid)
                     answering.append(found)
@@ -678,6 +726,19 @@ def _answer(candidates: list[_Record] | None, sidechain: bool, taken: set[str], 
 _LINE = attrgetter("line")
 
 
+class _Reply(msgspec.Struct, gc=False):
+    """One reply of a thread, read from its records: the stretch of its turn's content it said, ``content[start:end]``.
+    Not tracked by the collector (it refers to the reply's own message, which never refers back to it)."""
+
+    turn: int
+    start: int
+    end: int
+    message: dict[str, Any]
+    """The reply's message as its last record has it, without its content."""
+    line: int
+    """The line of its last record."""
+
+
 class _Segment:
     """The turns of one chain as they were sent, with what its records say beside them (see ``_Transcript.requests``).
 
@@ -692,7 +753,7 @@ class _Segment:
         """Each message record's fields as written (``source.transcript``), in the order they were taken."""
         self.skipped: Counter[str] = Counter()
         self.models: list[str] = []
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[_Reply] = []
         self.dropped = 0
         """Whitespace-only text blocks of replies, which Claude Code does not send back (the API refuses them)."""
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
@@ -749,7 +810,8 @@ class _Segment:
     def results(self, records: list[_Record], uses: list[Any], path: str) -> None:
         """Add the user turn that answers a reply whose tool uses have the ids ``uses``, from the ``records`` that
         hold their results: each result in the order of the tool uses, then whatever else those records hold."""
-        records = sorted(records, key=_LINE)
+        if len(records) > 1:
+            records = sorted(records, key=_LINE)
         order = {use: i for i, use in enumerate(uses)}
         answers: list[dict[str, Any]] = []
         rest: list[dict[str, Any]] = []
@@ -757,11 +819,14 @@ class _Segment:
             for block in record.blocks:
                 answers_one = block["type"] == "tool_result" and block.get("tool_use_id") in order
                 (answers if answers_one else rest).append(block)
-        answers.sort(key=lambda block: order[block.get("tool_use_id")])
-        if len(records) == 1 and not rest and answers == records[0].blocks:
-            answers = records[0].blocks  # in order already: the record's own list, not a copy
-        self.add(records[0], answers + rest, path, results=not rest)
-        self.records.extend(record.value for record in records[1:])
+        if len(answers) > 1:
+            answers.sort(key=lambda block: order[block.get("tool_use_id")])
+        blocks = answers + rest
+        if len(records) == 1 and blocks == records[0].blocks:
+            blocks = records[0].blocks  # in order already: the record's own list, not a copy
+        self.add(records[0], blocks, path, results=not rest)
+        if len(records) > 1:
+            self.records.extend([record.value for record in records[1:]])
 
     def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
         """Add one reply read from its records (in file order), as one assistant turn; its blocks."""
@@ -783,7 +848,8 @@ class _Segment:
         joined = bool(self.turns) and self.turns[-1]["role"] == "assistant"
         start = len(self.turns[-1]["content"]) if joined else 0
         self.add(members[0], blocks, path)
-        self.records.extend(member.value for member in members[1:])
+        if len(members) > 1:
+            self.records.extend([member.value for member in members[1:]])
         last = members[-1]
         message = last.message
         assert message is not None  # an assistant record's
@@ -796,16 +862,13 @@ class _Segment:
             # the file lacks what was sent between the two replies: the step is what the model said last
             self.turns[-1]["decided_from"] = start
         if message.get("id") is not None:
-            self.calls.append(
-                {"turn": len(self.turns) - 1, "start": start, "end": start + len(blocks), "message": message,
-                 "line": last.line}
-            )  # fmt: skip
+            self.calls.append(_Reply(len(self.turns) - 1, start, start + len(blocks), message, last.line))
         return blocks
 
 
 def _blank(block: dict[str, Any]) -> bool:
     """A text block of white space only: Claude Code records them in replies, and sends none of them back."""
-    return block["type"] == "text" and not block.get("text", "").strip()
+    return block["type"] == "text" and (not (text := block.get("text", "")) or text.isspace())  # no stripped copy
 
 
 def _plain_record(value: Any) -> bool:
@@ -880,7 +943,7 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
 
 
 def _model_calls(
-    calls: list[dict[str, Any]],
+    calls: list[_Reply],
     turns: list[dict[str, Any]],
     path: str,
     warnings: list[RunWarning],
@@ -897,18 +960,18 @@ def _model_calls(
         out = kept.records
         del out[kept.valid_calls :]
     for call in calls[len(out) :]:
-        content = turns[call["turn"]]["content"]
-        if call["start"] or call["end"] != len(content):
-            content = content[call["start"] : call["end"]]
-        response = {**call["message"], "content": content}  # the message as read has no content
+        content = turns[call.turn]["content"]
+        if call.start or call.end != len(content):
+            content = content[call.start : call.end]
+        response = {**call.message, "content": content}  # the message as read has no content
         try:
             check_reply(response, where="message", blocks_checked=True)  # each block was, as it was read
         except ValueError as error:
-            warnings.append(Where(path, call["line"]).warning(f"{error}: the reply is not kept as a model call"))
+            warnings.append(Where(path, call.line).warning(f"{error}: the reply is not kept as a model call"))
             if kept is not None:
                 kept.usable = False  # the calls after it are not in line with the conversation's
             continue
-        out.append({"type": "model_call", "step": (call["turn"] - 1) // 2, "response": response})
+        out.append({"type": "model_call", "step": (call.turn - 1) // 2, "response": response})
     return out
 
 
@@ -947,7 +1010,7 @@ class _Conversation:
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         self.turns: list[dict[str, Any]] = []
         self.compactions: list[dict[str, Any]] = []
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[_Reply] = []
         self.records: list[dict[str, Any]] = []
         self.models: list[str] = []
         skipped: Counter[str] = Counter()
@@ -991,7 +1054,7 @@ class _Conversation:
             if single:
                 self.calls = segment.calls
             elif base:
-                self.calls.extend({**call, "turn": base + call["turn"]} for call in segment.calls)
+                self.calls.extend(msgspec.structs.replace(call, turn=base + call.turn) for call in segment.calls)
             else:
                 self.calls.extend(segment.calls)
         self.skipped = dict(sorted(skipped.items()))
@@ -1004,9 +1067,9 @@ class _Conversation:
                 )
             )
 
-    def launches(self, results: Mapping[Any, list[_Record]]) -> dict[str, dict[str, Any]]:
+    def launches(self, index: _Index) -> dict[str, dict[str, Any]]:
         """The sub-agents this conversation started (the step and the id of the tool use that started each), by the
-        agent id its result names (``toolUseResult.agentId``) and by the prompt it gave; ``results`` are the
+        agent id its result names (``toolUseResult.agentId``) and by the prompt it gave; ``index`` holds the
         transcript's result records by the tool use they answer."""
         found: dict[str, dict[str, Any]] = {}
         for turn_index in range(1, len(self.turns), 2):
@@ -1014,7 +1077,7 @@ class _Conversation:
                 if block["type"] != "tool_use" or block.get("name") not in _AGENT_TOOLS:
                     continue
                 link = {"step": (turn_index - 1) // 2, "tool_use_id": block.get("id")}
-                for record in results.get(block.get("id")) or ():
+                for record in index.answers(block.get("id")):
                     result = record.value.get("toolUseResult")
                     if isinstance(result, Mapping) and isinstance(result.get("agentId"), str):
                         found[f"agent:{result['agentId']}"] = link
@@ -1053,9 +1116,9 @@ def _end(conversation: _Conversation) -> dict[str, Any] | None:
     if not turns or turns[-1]["role"] != "assistant" or not conversation.calls:
         return None
     last = conversation.calls[-1]
-    if last["turn"] != len(turns) - 1 or any(block["type"] == "tool_use" for block in turns[-1]["content"]):
+    if last.turn != len(turns) - 1 or any(block["type"] == "tool_use" for block in turns[-1]["content"]):
         return None
-    stop = last["message"].get("stop_reason")
+    stop = last.message.get("stop_reason")
     if stop not in (None, "end_turn", "stop_sequence"):
         return None
     end: dict[str, Any] = {"type": "end", "status": "completed", "reason": "the session's last reply is an answer"}
@@ -1438,7 +1501,7 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 run_id = session
                 extra.update(transcript.outside_notes())
                 if number == 0:
-                    launches = conversation.launches(transcript.results)
+                    launches = conversation.launches(transcript.index)
             else:
                 sidechains += 1
                 agent = _first(conversation.records, "agentId")
@@ -1611,7 +1674,7 @@ class GrowingSession:
                 continue
             last = record
             if record.kind == "assistant" and record.message.get("id") is not None:
-                first = transcript.replies[(False, record.message["id"])][0]
+                first = transcript.index.replies[False][record.message["id"]]
                 if first.line < records[0].line and first.uuid not in again:
                     return False  # more of a reply before the last
             for block in record.blocks if record.results or record.kind == "user" else ():
@@ -1619,7 +1682,7 @@ class GrowingSession:
                     continue
                 answers = block.get("tool_use_id")
                 position = main.uses.get(answers)
-                if len(transcript.results[answers]) > 1 or (
+                if answers in transcript.index.more_results or (
                     position is not None and (mark is None or position < mark.position)
                 ):
                     return False  # a result for a turn before the last, or a second one
