@@ -876,3 +876,8 @@ def test_step_field_reads_a_field_of_each_record_as_its_dict_gives_it(tmp_path: 
             None,
         ]
         assert run.step_field("decision", [3]) == [STEP0["decision"]]
+        # steps whose records are all structs, read in one pass: a text, a null, a field left out, an object
+        assert run.step_field("started_at", iter([0, 3])) == ["2026-01-05T09:00:16Z", None]
+        assert run.step_field("ended_at", [3, 0]) == [None, None]
+        assert run.step_field("observation", [0, 3]) == [STEP0["observation"], None]
+        assert run.step_field("nothing", [0, 3]) == [None, None]

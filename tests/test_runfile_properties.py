@@ -7,6 +7,7 @@ import json
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import msgspec
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, load_run, render, samples
 from agentrender.runfile import RunFileError, read_records, response_from_record, response_record, write_run
+from agentrender.runfile import read as runfile_read
 from tests._support.examples import examples
 
 SOURCE = samples.path("malformed-replies").read_bytes()
@@ -113,6 +115,41 @@ def test_mutated_run_files_load_or_name_a_line(chain: list[tuple[Any, ...]]) -> 
         data = _mutate(data, mutation)
     result = _load(data)
     _check_nothing_lost(data, result)
+
+
+def _outcome(data: bytes) -> Any:
+    """What loading ``data`` gives, in values that compare: the error's text, or the records, steps and warnings."""
+    result = _load(data)
+    if isinstance(result, RunFileError):
+        return str(result).split(": ", 1)[1]  # past the temporary folder's path
+    return list(result.records), result.steps, result.model_calls, [(w.line, w.text, w.count) for w in result.warnings]
+
+
+@FAST
+@given(
+    st.lists(mutations, min_size=1, max_size=3),
+    st.lists(st.integers(0, len(LINES) - 1), max_size=40),
+    st.lists(st.tuples(st.integers(1, 80), st.sampled_from([b"\n", b" \t\n", b"\r\n", b"\n\n\n"])), max_size=3),
+    st.integers(2, 5),
+    st.sampled_from([1 << 16, 1, 700]),
+)
+def test_a_file_loads_the_same_in_batches_of_any_size_as_line_by_line(
+    chain: list[tuple[Any, ...]], more: list[int], blanks: list[tuple[int, bytes]], lines: int, size: int
+) -> None:
+    """``Loader.read`` decodes its lines in batches (``schema.quick_records``), and each line alone when one in a
+    batch is not a step or a model call: whatever the batch's bounds, the same records, steps, calls and warnings
+    in the same order, or the same error naming the same line, as reading each line alone."""
+    data = SOURCE + b"".join(LINES[i] for i in more)  # many step and model call lines, batched
+    for mutation in chain:
+        data = _mutate(data, mutation)
+    split = data.splitlines(keepends=True)
+    for at, blank in blanks:  # blank lines among them, which a batch's decode would skip
+        split.insert(min(at, len(split)), blank)
+    data = b"".join(split)
+    with patch.object(runfile_read, "_BATCH_LINES", 1):
+        alone = _outcome(data)
+    with patch.object(runfile_read, "_BATCH_LINES", lines), patch.object(runfile_read, "_BATCH_BYTES", size):
+        assert _outcome(data) == alone
 
 
 @FAST

@@ -32,6 +32,7 @@ __all__ = [
     "has_opening",
     "kept_call",
     "loaded_call",
+    "plain_field",
 ]
 
 FORMAT = "agentrender.run/1"
@@ -344,13 +345,17 @@ class StepRecords(Mapping[int, Mapping[str, Any]]):
             if not isinstance(record, msgspec.Struct):
                 values.append(record.get(name))
                 continue
-            value = getattr(record, name, None)
-            if value is msgspec.UNSET:
-                value = None
-            elif value is not None and type(value) is not str:
-                value = msgspec.to_builtins(value)
-            values.append(value)
+            values.append(plain_field(getattr(record, name, None)))
         return values
+
+
+def plain_field(value: Any) -> Any:
+    """A field of a struct record as its record's dict holds it: ``None`` for one left out (``UNSET``)."""
+    if value is msgspec.UNSET:
+        return None
+    if value is not None and type(value) is not str:
+        return msgspec.to_builtins(value)
+    return value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
+from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
 from agentrender._json import decode_failure
@@ -39,6 +40,7 @@ from agentrender.runfile.model import (
     StepRecords,
     as_record,
     has_opening,
+    plain_field,
 )
 from agentrender.runfile.schema import (
     BadRecord,
@@ -48,6 +50,7 @@ from agentrender.runfile.schema import (
     doubts,
     load_typed,
     quick_record,
+    quick_records,
     read_record,
     step_again,
     step_of,
@@ -196,6 +199,14 @@ class _StepRecords(StepRecords):
     def held(self, index: int) -> Mapping[str, Any] | StepRecord:
         return self._records[index]
 
+    def field(self, name: str, indices: Iterable[int]) -> list[Any]:
+        indices = list(indices)
+        try:  # every step has a record, each a struct: read in one pass, with no call a step
+            values = list(map(attrgetter(name), map(self._records.__getitem__, indices)))
+        except (KeyError, AttributeError):  # a step with no record, or a dict record, or no such field
+            return super().field(name, indices)
+        return values if all(type(value) is str for value in values) else list(map(plain_field, values))
+
     def __iter__(self) -> Iterator[int]:
         return iter(self._records)
 
@@ -210,6 +221,9 @@ _LOADED = frozenset(("step", "end"))
 """The record types the run loads into its typed fields, and so holds as read."""
 
 _BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
+
+_BATCH_LINES, _BATCH_BYTES = 256, 1 << 16
+"""The most lines, and about the most bytes, ``Loader.read`` decodes together."""
 
 
 class Loader:
@@ -272,16 +286,44 @@ class Loader:
 
         A run of blank lines may come as one (``gzip_lines`` gives them so): it counts as many lines as it holds.
         The lines are numbered on from ``last_line``: a follower reads a file in several batches.
+
+        Once the header is read, the lines are taken in batches of up to ``_BATCH_LINES`` lines and
+        ``_BATCH_BYTES`` bytes, decoded together when every one is a step or a model call (``quick_records``),
+        else each alone.
         """
-        number = self.last_line
+        pending = iter(lines)
+        while True:
+            batch: list[bytes] = []
+            try:
+                self.take(pending, batch)
+            except StreamError:  # a gzip stream cut short or corrupt: what it gave before is read first
+                self.read_batch(batch)
+                raise
+            if not batch:
+                return
+            self.read_batch(batch)
+
+    def take(self, lines: Iterator[bytes], batch: list[bytes]) -> None:
+        """Add the next of ``lines`` to ``batch``: up to ``_BATCH_LINES`` lines and about ``_BATCH_BYTES`` bytes, one
+        while the header is not read."""
+        size = 0
         for line in lines:
+            batch.append(line)
+            size += len(line)
+            if size >= _BATCH_BYTES or len(batch) == _BATCH_LINES or self.header is None:
+                return
+
+    def read_batch(self, batch: list[bytes]) -> None:
+        """Load a batch of lines (``take``); each is dropped from ``batch`` as it is read, so that a long line is held
+        once, as its text, while its JSON is decoded."""
+        typed = quick_records(batch) if self.header is not None and len(batch) > 1 else None
+        number = self.last_line
+        for position, line in enumerate(batch):
+            batch[position] = b""
             number += 1
             self.last_line = number
-            if (
-                self.header is not None
-                and (typed := quick_record(line)) is not None
-                and self.quick(number, typed, line)
-            ):
+            quick = typed[position] if typed is not None else quick_record(line) if self.header is not None else None
+            if quick is not None and self.quick(number, quick, line):
                 continue
             more = line.count(b"\n") - 1 if line[:1] in _BLANK_START else 0
             try:

@@ -56,6 +56,7 @@ __all__ = [
     "load_typed",
     "parse_timestamp",
     "quick_record",
+    "quick_records",
     "read_record",
     "step_again",
     "step_of",
@@ -614,13 +615,37 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecor
             return None
     except (msgspec.DecodeError, RecursionError):
         return None
+    return _admitted(typed, line)
+
+
+def quick_records(lines: Sequence[bytes]) -> list[StepRecord | ModelCallRecord | None] | None:
+    """``quick_record`` of each of ``lines``, decoded together in one call: ``None`` unless every line is a step or
+    a model call whose reply is checked whole (the loader then reads each line alone), and, where a line's struct
+    holds what only the slow way words, ``None`` in its place.
+
+    One call for a batch of lines saves most of what a call a line costs around the decode: a run of 200-byte
+    results loads in 0.8 of the time (``bench/README.md``).
+    """
+    try:
+        decoded = _QUICK.decode_lines(b"".join(lines))
+    except (msgspec.DecodeError, RecursionError):  # a validation error too
+        return None
+    if len(decoded) != len(lines):  # a blank line, which decode_lines skips: each line is read alone
+        return None
+    return [_admitted(typed, line) for typed, line in zip(decoded, lines, strict=True)]
+
+
+def _admitted(typed: StepRecord | ModelCallRecord, line: bytes) -> StepRecord | ModelCallRecord | None:
+    """``typed``, decoded from ``line``, unless it holds what only the slow way words: a nesting past
+    ``MAX_DEPTH``, a latency or a usage count the frames cannot read (then ``None``)."""
     # A line nesting past MAX_DEPTH is read the slow way, which words where; one of fewer bytes than two
     # brackets a level cannot. A step's free-form values are all it decoded (it forbids unknown fields), so
     # they are measured, not its line: counting a long line's brackets cost more than half of its decode.
-    if isinstance(typed, StepRecord):
+    if type(typed) is StepRecord:
         return None if len(line) > 2 * MAX_DEPTH and _step_too_deep(typed, line) else typed
     if _nests_past(line, MAX_DEPTH):  # a reply's unknown keys, skipped by its decode, may nest too
         return None
+    assert isinstance(typed, ModelCallRecord)  # a step or a model call (a CheckedCallRecord too)
     reply = typed.response
     latency, usage = typed.latency_ms, reply.usage if isinstance(reply, CheckedReply) else reply.get("usage")
     if latency is not None and not is_milliseconds(latency):
@@ -641,9 +666,16 @@ def _step_too_deep(typed: StepRecord, line: bytes) -> bool:
     if typed.sent:
         return _nests_past(line, MAX_DEPTH)
     args = typed.decision.args if typed.decision else None
-    if type(args) is dict or type(args) is list:
-        return _nests_past(msgspec.json.encode(args), MAX_DEPTH - 2)  # the record and the decision are two levels
-    return False
+    if type(args) is dict:
+        values: Any = args.values()
+    elif type(args) is list:
+        values = args
+    else:
+        return False
+    for value in values:
+        if type(value) is dict or type(value) is list:
+            return _nests_past(_json_bytes(args), MAX_DEPTH - 2)  # the record and the decision are two levels
+    return False  # arguments of one level, the most common: nothing to measure
 
 
 def _nests_past(text: bytes, limit: int) -> bool:
