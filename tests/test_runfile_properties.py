@@ -130,11 +130,17 @@ def _outcome(data: bytes) -> Any:
     st.lists(mutations, min_size=1, max_size=3),
     st.lists(st.integers(0, len(LINES) - 1), max_size=40),
     st.lists(st.tuples(st.integers(1, 80), st.sampled_from([b"\n", b" \t\n", b"\r\n", b"\n\n\n"])), max_size=3),
+    st.lists(st.tuples(st.integers(1, 80), st.sampled_from([b"", b" ", b"\r"]), st.booleans()), max_size=2),
     st.integers(2, 5),
     st.sampled_from([1 << 16, 1, 700]),
 )
 def test_a_file_loads_the_same_in_batches_of_any_size_as_line_by_line(
-    chain: list[tuple[Any, ...]], more: list[int], blanks: list[tuple[int, bytes]], lines: int, size: int
+    chain: list[tuple[Any, ...]],
+    more: list[int],
+    blanks: list[tuple[int, bytes]],
+    joined: list[tuple[int, bytes, bool]],
+    lines: int,
+    size: int,
 ) -> None:
     """``Loader.read`` decodes its lines in batches (``schema.quick_records``), and each line alone when one in a
     batch is not a step or a model call: whatever the batch's bounds, the same records, steps, calls and warnings
@@ -145,11 +151,29 @@ def test_a_file_loads_the_same_in_batches_of_any_size_as_line_by_line(
     split = data.splitlines(keepends=True)
     for at, blank in blanks:  # blank lines among them, which a batch's decode would skip
         split.insert(min(at, len(split)), blank)
+    for at, joint, blank in joined:  # two records on one line, which a batch's decode reads as two values
+        if at < len(split) and split[at].endswith(b"\n"):
+            split[at] = split[at][:-1] + joint
+            split.insert(at + 1, b"\n" * blank)  # and, in the same batch, a blank line, which it skips
     data = b"".join(split)
     with patch.object(runfile_read, "_BATCH_LINES", 1):
         alone = _outcome(data)
     with patch.object(runfile_read, "_BATCH_LINES", lines), patch.object(runfile_read, "_BATCH_BYTES", size):
         assert _outcome(data) == alone
+
+
+@pytest.mark.parametrize("joint", [b"", b" ", b"\r"])
+def test_two_records_on_one_line_are_refused_in_a_batch_with_a_blank_line(joint: bytes) -> None:
+    """A batch's decode reads two values on one line, and skips a blank line: a line holding two records, with a
+    blank line beside it, is still refused as not JSON, naming its line, in every batch that holds both."""
+    for at in range(1, 6):
+        data = b"".join([*LINES[:at], LINES[at][:-1] + joint + LINES[at + 1], b"\n", *LINES[at + 2 :]])
+        with patch.object(runfile_read, "_BATCH_LINES", 1):
+            alone = _outcome(data)
+        assert alone == f"not JSON: Extra data at column {len(LINES[at]) + len(joint)}"
+        for lines in range(2, 8):
+            with patch.object(runfile_read, "_BATCH_LINES", lines):
+                assert _outcome(data) == alone, (at, lines)
 
 
 @FAST
