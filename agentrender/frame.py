@@ -386,7 +386,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "duration", _DURATION, "ended_at - started_at.", derive=lambda built: built["ended_at"] - built["started_at"]
     ),
-    Column("model_calls", "int64", "How many model calls were captured for the step.", lambda n: n, of="calls"),
+    Column("model_calls", "int64", "How many model calls were captured for the step.", _itself, of="calls"),
     Column(
         "stop_reason",
         "category",
