@@ -429,6 +429,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
             warnings=found,
             final=final,
             end=end,
+            replies_checked=True,  # each call's reply, by _check_reply_values where _model_call makes it
         )
 
     run = read()
@@ -622,7 +623,9 @@ def _model_call(
     if len(choices) > 1:
         warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
     choice = choices[0]
-    content = _assistant(choice.get("message") or {}, where.at("output.choices[0].message"), warnings)
+    message = choice.get("message") or {}
+    content = _assistant(message, where.at("output.choices[0].message"), warnings)
+    _check_reply_values(message, where.at("output.choices[0].message"))
     stop = str(choice.get("stop_reason") or "")
     response: dict[str, Any] = {
         "id": str((choice.get("message") or {}).get("id") or ""),
@@ -677,6 +680,27 @@ def _model_call(
 
 
 _UNRESOLVED = "the model event's input is kept as references to a message pool the log does not hold"
+
+
+def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
+    """Raise the error naming the field of a reply's message (a model event's output) that its blocks would carry
+    of the wrong type: the values ``_assistant`` gives them as the log has them, a tool call's ``function`` (the
+    block's ``name``) and a reasoning's ``signature``; every other value of its blocks is made a string or checked
+    as it is converted. So its record's reply is checked here, once, as ``read_records`` would check it
+    (``replies_checked``).
+    """
+    for position, call in enumerate(message.get("tool_calls") or ()):
+        if type(call["function"]) is not str:  # _assistant found each call a mapping with a function
+            got = type(call["function"]).__name__
+            raise where.at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
+    content = message.get("content")
+    if type(content) is not list:
+        return
+    for position, item in enumerate(content):
+        signature = item.get("signature") if item["type"] == "reasoning" and not item.get("redacted") else None
+        if signature and type(signature) is not str:
+            got = type(signature).__name__
+            raise where.at(f"content[{position}].signature").error(f"expected a string, got {got}")
 
 
 class _MessagePool:
