@@ -396,11 +396,13 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
             inputs = sample.input_of(model_event)
         made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings, known)
         if made is not None:
-            record, messages_sent = made
+            record, said = made
             calls.append(record)
-            if messages_sent is not None:
-                first = len(messages_sent) if known is not None else None  # the sample's first turns
-                sent.append((number, str(event.get("uuid") or ""), record, messages_sent, first))
+            uuid = str(event.get("uuid") or "")
+            if isinstance(said, int):  # the sample's first turns
+                sent.append((number, uuid, record, None, said))
+            elif said is not None:
+                sent.append((number, uuid, record, said, None))
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
@@ -474,10 +476,10 @@ def _end(sample: Sample, log_status: str) -> dict[str, Any] | None:
     return end
 
 
-_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]], int | None]
+_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]] | None, int | None]
 """A model call and what it was sent: ``(event position, event uuid, the call's record, the messages, how many of
-the sample's turns they are)``; the last is ``None`` unless the messages are the sample's first turns
-(``_SamplePrefixes``)."""
+the sample's turns they are)``. When they are the sample's first turns (``_SamplePrefixes``) the messages are
+``None`` (sliced from the sample's turns only where a check needs them), else the last is ``None``."""
 
 
 def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
@@ -493,14 +495,15 @@ def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
 
 
 def _check_as_sent(
-    run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: Sequence[Mapping[str, Any]]
+    run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: list[dict[str, Any]]
 ) -> list[tuple[RunWarning, dict[str, Any], list[dict[str, Any]]]]:
     """Each model call whose messages are not the run's view at the step it decided, with the warning naming it.
 
     One view is rendered, the furthest any call decided: a run that records what was sent replays each step's
     turns as recorded, whatever follows them, so the view at step ``k`` is that view's first ``2k + 1`` messages.
     A call sent the sample's first turns (``turns``, the sample's conversation) is compared by how many: the
-    view and the sample's turns are compared once, as far as they agree, not again for every call.
+    view and the sample's turns are compared once, as far as they agree, not again for every call; its messages
+    are sliced from the sample's turns only when it is compared message by message, or keeps them.
     """
     out = []
     reachable = [record["step"] for _, _, record, _, _ in sent if record["step"] <= len(run.steps)]
@@ -508,13 +511,15 @@ def _check_as_sent(
     view = render.wire_messages(run.step_input(furthest), run.options())
     agree = next((i for i, (seen, turn) in enumerate(zip(view, turns, strict=False)) if seen != turn), None)
     agree = min(len(view), len(turns)) if agree is None else agree
-    for number, uuid, record, messages, sample_turns in sent:
+    for number, uuid, record, said, sample_turns in sent:
         here = where.at(f"events[{number}]")
         label = f"model event {number}" + (f" ({uuid})" if uuid else "")
         step = record["step"]
         if step > len(run.steps):
             warning = here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold")
-        elif not (sample_turns == 2 * step + 1 <= agree) and view[: 2 * step + 1] != messages:
+        elif not (sample_turns == 2 * step + 1 <= agree) and view[: 2 * step + 1] != (
+            messages := said if said is not None else turns[:sample_turns]
+        ):
             seen = view[: 2 * step + 1]
             warning = here.warning(
                 f"{label}: its input differs from the run's view at step {step}: {_diff(seen, messages)}"
@@ -523,7 +528,7 @@ def _check_as_sent(
             warning = here.warning(f"{label}: its system prompt differs from the sample's")
         else:
             continue
-        out.append((warning, record, messages))
+        out.append((warning, record, said if said is not None else turns[:sample_turns]))
     return out
 
 
@@ -595,17 +600,20 @@ def _model_call(
     where: Where,
     replies: Mapping[str, int],
     warnings: list[RunWarning],
-    known: tuple[Any, list[dict[str, Any]], int] | None = None,
-) -> tuple[dict[str, Any], list[dict[str, Any]] | None] | None:
-    """The ``model_call`` record of a ``ModelEvent`` (``event``: the rest of it, dumped) and the messages it was
-    sent (``None`` when the log does not say), or ``None`` (with a warning) when it has no reply.
+    known: tuple[Any, int, int] | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]] | int | None] | None:
+    """The ``model_call`` record of a ``ModelEvent`` (``event``: the rest of it, dumped) and what it was sent: the
+    messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
+    or ``None`` (with a warning) when it has no reply.
 
-    ``known`` is ``(system, messages, assistant turns)`` when the input is the sample's first messages
-    (``_SamplePrefixes.of``): they are not converted again. The record's request holds no messages: they
-    are the run's view at the call's step, which the caller checks, and keeps in the request where they are not.
+    ``known`` is ``(system, turns, assistant turns)`` when the input is the sample's first messages
+    (``_SamplePrefixes.of``): they are not converted again, nor copied (an agent's inputs, each the conversation
+    so far, were a list each of every turn before it). The record's request holds no messages: they are the run's
+    view at the call's step, which the caller checks, and keeps in the request where they are not.
     """
+    said: list[dict[str, Any]] | int
     if known is not None:
-        system, messages, step = known
+        system, said, step = known
     else:
         dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
         system, messages = _conversation(
@@ -614,6 +622,7 @@ def _model_call(
             dropped,
         )
         step = sum(1 for message in messages if message["role"] == "assistant")
+        said = messages
     output = event.get("output") or {}
     choices = output.get("choices") or []
     if not choices:
@@ -658,7 +667,7 @@ def _model_call(
     inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
     if inspect:
         request["inspect"] = inspect
-    unresolved = not messages and bool(event.get("input_refs"))
+    unresolved = not said and bool(event.get("input_refs"))
     if unresolved:
         # an input kept as references into a message pool the log does not hold
         reply = replies.get(response["id"])
@@ -676,7 +685,7 @@ def _model_call(
     if isinstance(working, int | float) and not isinstance(working, bool):
         record["latency_ms"] = working * 1000
     record["request"] = request
-    return record, None if unresolved else messages
+    return record, None if unresolved else said
 
 
 _UNRESOLVED = "the model event's input is kept as references to a message pool the log does not hold"
@@ -841,9 +850,9 @@ class _SamplePrefixes:
             if n + 1 >= first and (n + 1 == len(roles) or roles[n + 1] != previous):
                 self._ends[n + 1] = (count, assistants)
 
-    def of(self, inputs: list[Any]) -> tuple[Any, list[dict[str, Any]], int] | None:
-        """``(system, turns, assistant turns)`` of an event's input when it is the sample's first messages, else
-        ``None`` (the caller converts it)."""
+    def of(self, inputs: list[Any]) -> tuple[Any, int, int] | None:
+        """``(system, turns, assistant turns)`` of an event's input when it is the sample's first messages (``turns``:
+        how many of the sample's first turns it is), else ``None`` (the caller converts it)."""
         last, n, done = self._last, len(inputs), self._done
         if last is None:
             last = self._pool[:done]
@@ -852,7 +861,7 @@ class _SamplePrefixes:
         self._last, self._done = inputs, n
         return self._turns_of(n)
 
-    def of_pool(self, pool: list[Any], end: int) -> tuple[Any, list[dict[str, Any]], int] | None:
+    def of_pool(self, pool: list[Any], end: int) -> tuple[Any, int, int] | None:
         """``of(pool[:end])`` for an input kept as one reference into the sample's pool of messages, from its start,
         without the slice: the pool's messages are compared with the sample's once each, not once an event.
 
@@ -873,12 +882,12 @@ class _SamplePrefixes:
         self._last, self._done = None, n
         return self._turns_of(n)
 
-    def _turns_of(self, n: int) -> tuple[Any, list[dict[str, Any]], int] | None:
+    def _turns_of(self, n: int) -> tuple[Any, int, int] | None:
         end = self._ends.get(n)
         if end is None:
             return None
         count, assistants = end
-        return self._system, self._turns[:count], assistants
+        return self._system, count, assistants
 
 
 class _Converter:
