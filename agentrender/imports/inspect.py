@@ -633,8 +633,9 @@ def _model_call(
         warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
     choice = choices[0]
     message = choice.get("message") or {}
-    content = _assistant(message, where.at("output.choices[0].message"), warnings)
-    _check_reply_values(message, where.at("output.choices[0].message"))
+    here = where.at("output.choices[0].message")
+    content = _assistant(message, here, warnings)
+    _check_reply_values(message, here)
     stop = str(choice.get("stop_reason") or "")
     response: dict[str, Any] = {
         "id": str((choice.get("message") or {}).get("id") or ""),
