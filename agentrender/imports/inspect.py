@@ -623,16 +623,18 @@ def _model_call(
         )
         step = sum(1 for message in messages if message["role"] == "assistant")
         said = messages
-    output = event.get("output") or {}
+    output = _object(event.get("output") or {}, where, "output")
     choices = output.get("choices") or []
+    if not isinstance(choices, list):
+        raise where.at("output.choices").error(f"expected a list of choices, got {type(choices).__name__}")
     if not choices:
         failure = event.get("error") or "no output"
         warnings.append(where.warning(f"model event has no reply ({_first_line(str(failure))}): no model call is made"))
         return None
     if len(choices) > 1:
         warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
-    choice = choices[0]
-    message = choice.get("message") or {}
+    choice = _object(choices[0], where, "output.choices[0]")
+    message = _object(choice.get("message") or {}, where, "output.choices[0].message")
     here = where.at("output.choices[0].message")
     content = _assistant(message, here, warnings)
     _check_reply_values(message, here)
@@ -690,6 +692,13 @@ def _model_call(
 
 
 _UNRESOLVED = "the model event's input is kept as references to a message pool the log does not hold"
+
+
+def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
+    """``value`` (``field`` of ``where``) when it is a JSON object; else the error naming it."""
+    if not isinstance(value, Mapping):
+        raise where.at(field).error(f"expected an object, got {type(value).__name__}")
+    return value
 
 
 def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
