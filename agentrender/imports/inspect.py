@@ -366,7 +366,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     convert = _Converter()
     converted = [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
     system, messages = _conversation(converted, where.at("messages"), warnings)
-    prefixes = _SamplePrefixes(list(sample.messages), converted, system, messages)
+    prefixes = _SamplePrefixes(list(sample.messages), converted, system)
     pool = sample.pool()
     events, scoring = _agent_model_events(sample.events, pooled=bool(pool))
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
@@ -640,7 +640,7 @@ def _model_call(
     _check_reply_values(message, here)
     stop = str(choice.get("stop_reason") or "")
     response: dict[str, Any] = {
-        "id": str((choice.get("message") or {}).get("id") or ""),
+        "id": str(message.get("id") or ""),
         "type": "message",
         "role": "assistant",
         "model": str(output.get("model") or event.get("model") or ""),
@@ -831,17 +831,16 @@ class _SamplePrefixes:
     the input before: an input that starts with the last one found (the same message objects, compared in C
     by identity) and goes on with the sample's next messages (equal values) is the sample's first ``n``
     messages. When ``n`` ends a turn and holds every system message, its turns are the sample's first turns
-    (a slice of them) and its system is the sample's: what ``_conversation`` of the input would give.
+    (how many is what is given, not a copy of them) and its system is the sample's: what ``_conversation`` of
+    the input would give.
     Checking an input costs a look at its new messages, and one comparison in C of the rest: each input
     converted into turns and compared with the view again, message by message, was most of an import. An input
     kept as one range from the start of the sample's pool of messages (as Inspect writes an ``.eval``) is not
     even copied out of the pool: the pool's messages are compared with the sample's once each (``of_pool``).
     """
 
-    def __init__(
-        self, sample: list[Any], converted: Sequence[_Message], system: Any, turns: list[dict[str, Any]]
-    ) -> None:
-        self._sample, self._system, self._turns = sample, system, turns
+    def __init__(self, sample: list[Any], converted: Sequence[_Message], system: Any) -> None:
+        self._sample, self._system = sample, system
         self._last: list[Any] | None = []  # the last input found; None: the pool's first ``_done`` messages
         self._done = 0  # how many messages it holds
         self._pool: list[Any] = []
