@@ -351,15 +351,6 @@ _MODEL_FIELDS = (
 """The fields of a model event the importer reads, besides its input."""
 
 
-def _model_fields(event: Event, pooled: bool) -> dict[str, Any]:
-    """A model event's fields (``_MODEL_FIELDS``) as the JSON it is logged as, those it leaves unset left out, and
-    its ``input_refs`` when they name messages of the sample's pool (``pooled``): its input is those messages."""
-    fields = {key: value for key in _MODEL_FIELDS if (value := getattr(event, key)) is not None}
-    if pooled:
-        fields.pop("input_refs", None)
-    return fields
-
-
 def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
@@ -368,7 +359,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     system, messages = _conversation(converted, where.at("messages"), warnings)
     prefixes = _SamplePrefixes(list(sample.messages), converted, system)
     pool = sample.pool()
-    events, scoring = _agent_model_events(sample.events, pooled=bool(pool))
+    events, scoring = _agent_model_events(sample.events)
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
     if scoring:
         source["scorer_model_calls"] = scoring
@@ -384,21 +375,21 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
     for number, event in events:
-        model_event = sample.events[number]
-        start = _pool_start(model_event.input_refs) if pool else None
+        start = _pool_start(event.input_refs) if pool else None
         inputs: list[Any] = []  # what the event was sent, read only when it is not the sample's first messages
         if start is not None:
             known = prefixes.of_pool(pool, start)
         else:
-            inputs = sample.input_of(model_event)
+            inputs = sample.input_of(event)
             known = prefixes.of(inputs)
         if known is None and start is not None:
-            inputs = sample.input_of(model_event)
-        made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings, known)
+            inputs = sample.input_of(event)
+        here = where.at(f"events[{number}]")
+        made = _model_call(inputs, event, bool(pool), convert, here, replies, warnings, known)
         if made is not None:
             record, said = made
             calls.append(record)
-            uuid = str(event.get("uuid") or "")
+            uuid = str(event.uuid or "")
             if isinstance(said, int):  # the sample's first turns
                 sent.append((number, uuid, record, None, said))
             elif said is not None:
@@ -406,10 +397,10 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
-        request["model"] = str(last.get("model") or request["model"])
-        if last.get("tools"):
-            request["tools"] = [_tool(tool) for tool in last["tools"]]
-        max_tokens = (last.get("config") or {}).get("max_tokens")
+        request["model"] = str(last.model or request["model"])
+        if last.tools:
+            request["tools"] = [_tool(tool) for tool in last.tools]
+        max_tokens = (last.config or {}).get("max_tokens")
         if isinstance(max_tokens, int):
             request["max_tokens"] = max_tokens
     if system is not None:
@@ -539,16 +530,16 @@ def _diff(view: list[dict[str, Any]], sent: list[dict[str, Any]]) -> str:
     return f"the view has {len(view)} messages, the input {len(sent)}"
 
 
-def _agent_model_events(events: Sequence[Event], *, pooled: bool) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """The sample's model events made for its conversation, with their positions, and how many its scorers made
-    (``pooled``: the sample has a pool of messages, which its events' ``input_refs`` name).
+def _agent_model_events(events: Sequence[Event]) -> tuple[list[tuple[int, Event]], int]:
+    """The sample's model events made for its conversation, with their positions, and how many its scorers made.
 
     A scorer's calls (a model grading the answer) are another conversation: they are counted, not made calls
     of the run. Scorers run in spans of type ``scorer`` (older logs: between ``step`` events of that type).
     """
     spans: dict[str, tuple[str, str | None]] = {}
     steps: list[str] = []
-    out, scoring = [], 0
+    out: list[tuple[int, Event]] = []
+    scoring = 0
     for number, event in enumerate(events):
         kind = event.event
         if kind == "span_begin":
@@ -562,8 +553,7 @@ def _agent_model_events(events: Sequence[Event], *, pooled: bool) -> tuple[list[
             if "scorer" in steps or _in_scorer(event.span_id, spans):
                 scoring += 1
             else:
-                # the input is converted message by message (_Converter), not with the rest
-                out.append((number, _model_fields(event, pooled)))
+                out.append((number, event))
     return out, scoring
 
 
@@ -595,14 +585,16 @@ def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 
 def _model_call(
     inputs: Sequence[Any],
-    event: Mapping[str, Any],
+    event: Event,
+    pooled: bool,
     convert: _Converter,
     where: Where,
     replies: Mapping[str, int],
     warnings: list[RunWarning],
     known: tuple[Any, int, int] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | int | None] | None:
-    """The ``model_call`` record of a ``ModelEvent`` (``event``: the rest of it, dumped) and what it was sent: the
+    """The ``model_call`` record of a ``ModelEvent`` (``event``; ``pooled``: the sample has a pool of messages, which
+    its ``input_refs`` name, so that its input is those messages) and what it was sent: the
     messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
     or ``None`` (with a warning) when it has no reply.
 
@@ -623,12 +615,12 @@ def _model_call(
         )
         step = sum(1 for message in messages if message["role"] == "assistant")
         said = messages
-    output = _object(event.get("output") or {}, where, "output")
+    output = _object(event.output or {}, where, "output")
     choices = output.get("choices") or []
     if not isinstance(choices, list):
         raise where.at("output.choices").error(f"expected a list of choices, got {type(choices).__name__}")
     if not choices:
-        failure = event.get("error") or "no output"
+        failure = event.error or "no output"
         warnings.append(where.warning(f"model event has no reply ({_first_line(str(failure))}): no model call is made"))
         return None
     if len(choices) > 1:
@@ -643,7 +635,7 @@ def _model_call(
         "id": str(message.get("id") or ""),
         "type": "message",
         "role": "assistant",
-        "model": str(output.get("model") or event.get("model") or ""),
+        "model": str(output.get("model") or event.model or ""),
         "content": content,
         "stop_reason": _STOP_REASONS.get(stop, stop),
     }
@@ -659,18 +651,18 @@ def _model_call(
             )
             if isinstance(usage.get(key), int)
         }
-    request: dict[str, Any] = {"model": str(event.get("model") or "")}
+    request: dict[str, Any] = {"model": str(event.model or "")}
     if system is not None:
         request["system"] = system
-    if event.get("tools"):
-        request["tools"] = [_tool(tool) for tool in event["tools"]]
-    config = event.get("config") or {}
+    if event.tools:
+        request["tools"] = [_tool(tool) for tool in event.tools]
+    config = event.config or {}
     if isinstance(config.get("max_tokens"), int):
         request["max_tokens"] = config["max_tokens"]
-    inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
+    inspect = {key: value for key in ("config", "tool_choice", "call", "uuid") if (value := getattr(event, key))}
     if inspect:
         request["inspect"] = inspect
-    unresolved = not said and bool(event.get("input_refs"))
+    unresolved = not said and not pooled and bool(event.input_refs)
     if unresolved:
         # an input kept as references into a message pool the log does not hold
         reply = replies.get(response["id"])
@@ -684,7 +676,7 @@ def _model_call(
         )
         step = reply
     record: dict[str, Any] = {"type": "model_call", "step": step, "response": response}
-    working = event.get("working_time")
+    working = event.working_time
     if isinstance(working, int | float) and not isinstance(working, bool):
         record["latency_ms"] = working * 1000
     record["request"] = request
