@@ -397,6 +397,67 @@ def test_a_failed_model_event_is_a_warning_and_no_call(json_log: Path) -> None:
     assert warning.endswith("model event has no reply (RateLimitError: slow down): no model call is made")
 
 
+# A model event's output of the wrong shape: the field given a value, and what agentrender's reader says of it.
+WRONG_OUTPUTS = {
+    "output": (5, "expected an object, got int"),
+    "output.choices": (5, "expected a list of choices, got int"),
+    "output.choices[0]": (5, "expected an object, got int"),
+    "output.choices[0].message": (5, "expected an object, got int"),
+    "output.choices[0].message.tool_calls[0].function": (5, "expected a string, got int"),
+    "output.choices[0].message.content[0].signature": (7, "expected a string, got int"),
+}
+
+
+def _wrong_output(field: str) -> Callable[[dict[str, Any]], str]:
+    """An edit of sample sum3/1's first model event (its output only, not the sample's messages): ``field`` of it
+    given the value of ``WRONG_OUTPUTS``; the edit gives the event's place (``events[11]``)."""
+
+    def edit(data: dict[str, Any]) -> str:
+        events = _sample(data, "sum3", 1)["events"]
+        number, event = next((n, e) for n, e in enumerate(events) if e["event"] == "model")
+        value = WRONG_OUTPUTS[field][0]
+        message = event["output"]["choices"][0]["message"]
+        if field.endswith("signature"):
+            message["content"] = [
+                {"type": "reasoning", "reasoning": "Add them.", "signature": value},
+                {"type": "text", "text": "Adding."},
+            ]
+        elif field.endswith("function"):
+            message["tool_calls"][0]["function"] = value
+        else:
+            *path, last = field.replace("[0]", ".0").split(".")
+            place: Any = event
+            for key in path:
+                place = place[int(key) if key.isdigit() else key]
+            place[int(last) if last.isdigit() else last] = value
+        return f"events[{number}]"
+
+    return edit
+
+
+@pytest.mark.parametrize("field", list(WRONG_OUTPUTS))
+def test_a_model_output_of_the_wrong_shape_is_refused_naming_its_field(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch, field: str
+) -> None:
+    """A model event's output of the wrong shape (not an object, choices not a list, a tool call's function or a
+    reasoning's signature not a string: values its record's reply would carry as they are) raises RunFileError:
+    without inspect_ai, agentrender's naming the event's field; with it, Inspect's reader's, which refuses the log."""
+    from agentrender.imports import inspect as importer
+
+    at: list[str] = []
+    _edit_json(json_log, lambda data: at.append(_wrong_output(field)(data)))
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_has_inspect", lambda: False)
+        with pytest.raises(RunFileError) as ours:
+            from_inspect(json_log)
+    said = WRONG_OUTPUTS[field][1]
+    assert str(ours.value) == f"{json_log}:1: samples[id=sum3, epoch=1].{at[0]}.{field}: {said}"
+    with pytest.raises(RunFileError) as theirs:
+        from_inspect(json_log)
+    inspects = field.replace("content[0].signature", "content.str")
+    assert str(theirs.value).startswith(f"{json_log}:1: samples[id=sum3, epoch=1].{at[0]}.model.{inspects}: ")
+
+
 def test_the_committed_log_rewritten_as_json_imports_as_it_does(json_log: Path) -> None:
     """The committed log written again by Inspect as .json imports as the .eval does: the edits the other tests
     make to it are what they see."""

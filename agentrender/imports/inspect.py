@@ -351,24 +351,15 @@ _MODEL_FIELDS = (
 """The fields of a model event the importer reads, besides its input."""
 
 
-def _model_fields(event: Event, pooled: bool) -> dict[str, Any]:
-    """A model event's fields (``_MODEL_FIELDS``) as the JSON it is logged as, those it leaves unset left out, and
-    its ``input_refs`` when they name messages of the sample's pool (``pooled``): its input is those messages."""
-    fields = {key: value for key in _MODEL_FIELDS if (value := getattr(event, key)) is not None}
-    if pooled:
-        fields.pop("input_refs", None)
-    return fields
-
-
 def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
     convert = _Converter()
     converted = [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
     system, messages = _conversation(converted, where.at("messages"), warnings)
-    prefixes = _SamplePrefixes(list(sample.messages), converted, system, messages)
+    prefixes = _SamplePrefixes(list(sample.messages), converted, system)
     pool = sample.pool()
-    events, scoring = _agent_model_events(sample.events, pooled=bool(pool))
+    events, scoring = _agent_model_events(sample.events)
     source: dict[str, Any] = {**origin, "sample_id": sample.id, "epoch": sample.epoch}
     if scoring:
         source["scorer_model_calls"] = scoring
@@ -384,30 +375,32 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
     for number, event in events:
-        model_event = sample.events[number]
-        start = _pool_start(model_event.input_refs) if pool else None
+        start = _pool_start(event.input_refs) if pool else None
         inputs: list[Any] = []  # what the event was sent, read only when it is not the sample's first messages
         if start is not None:
             known = prefixes.of_pool(pool, start)
         else:
-            inputs = sample.input_of(model_event)
+            inputs = sample.input_of(event)
             known = prefixes.of(inputs)
         if known is None and start is not None:
-            inputs = sample.input_of(model_event)
-        made = _model_call(inputs, event, convert, where.at(f"events[{number}]"), replies, warnings, known)
+            inputs = sample.input_of(event)
+        here = where.at(f"events[{number}]")
+        made = _model_call(inputs, event, bool(pool), convert, here, replies, warnings, known)
         if made is not None:
-            record, messages_sent = made
+            record, said = made
             calls.append(record)
-            if messages_sent is not None:
-                first = len(messages_sent) if known is not None else None  # the sample's first turns
-                sent.append((number, str(event.get("uuid") or ""), record, messages_sent, first))
+            uuid = str(event.uuid or "")
+            if isinstance(said, int):  # the sample's first turns
+                sent.append((number, uuid, record, None, said))
+            elif said is not None:
+                sent.append((number, uuid, record, said, None))
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
-        request["model"] = str(last.get("model") or request["model"])
-        if last.get("tools"):
-            request["tools"] = [_tool(tool) for tool in last["tools"]]
-        max_tokens = (last.get("config") or {}).get("max_tokens")
+        request["model"] = str(last.model or request["model"])
+        if last.tools:
+            request["tools"] = [_tool(tool) for tool in last.tools]
+        max_tokens = (last.config or {}).get("max_tokens")
         if isinstance(max_tokens, int):
             request["max_tokens"] = max_tokens
     if system is not None:
@@ -429,6 +422,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
             warnings=found,
             final=final,
             end=end,
+            replies_checked=True,  # each call's reply, by _check_reply_values where _model_call makes it
         )
 
     run = read()
@@ -473,10 +467,10 @@ def _end(sample: Sample, log_status: str) -> dict[str, Any] | None:
     return end
 
 
-_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]], int | None]
+_Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]] | None, int | None]
 """A model call and what it was sent: ``(event position, event uuid, the call's record, the messages, how many of
-the sample's turns they are)``; the last is ``None`` unless the messages are the sample's first turns
-(``_SamplePrefixes``)."""
+the sample's turns they are)``. When they are the sample's first turns (``_SamplePrefixes``) the messages are
+``None`` (sliced from the sample's turns only where a check needs them), else the last is ``None``."""
 
 
 def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
@@ -492,14 +486,15 @@ def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
 
 
 def _check_as_sent(
-    run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: Sequence[Mapping[str, Any]]
+    run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: list[dict[str, Any]]
 ) -> list[tuple[RunWarning, dict[str, Any], list[dict[str, Any]]]]:
     """Each model call whose messages are not the run's view at the step it decided, with the warning naming it.
 
     One view is rendered, the furthest any call decided: a run that records what was sent replays each step's
     turns as recorded, whatever follows them, so the view at step ``k`` is that view's first ``2k + 1`` messages.
     A call sent the sample's first turns (``turns``, the sample's conversation) is compared by how many: the
-    view and the sample's turns are compared once, as far as they agree, not again for every call.
+    view and the sample's turns are compared once, as far as they agree, not again for every call; its messages
+    are sliced from the sample's turns only when it is compared message by message, or keeps them.
     """
     out = []
     reachable = [record["step"] for _, _, record, _, _ in sent if record["step"] <= len(run.steps)]
@@ -507,13 +502,15 @@ def _check_as_sent(
     view = render.wire_messages(run.step_input(furthest), run.options())
     agree = next((i for i, (seen, turn) in enumerate(zip(view, turns, strict=False)) if seen != turn), None)
     agree = min(len(view), len(turns)) if agree is None else agree
-    for number, uuid, record, messages, sample_turns in sent:
+    for number, uuid, record, said, sample_turns in sent:
         here = where.at(f"events[{number}]")
         label = f"model event {number}" + (f" ({uuid})" if uuid else "")
         step = record["step"]
         if step > len(run.steps):
             warning = here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold")
-        elif not (sample_turns == 2 * step + 1 <= agree) and view[: 2 * step + 1] != messages:
+        elif not (sample_turns == 2 * step + 1 <= agree) and view[: 2 * step + 1] != (
+            messages := said if said is not None else turns[:sample_turns]
+        ):
             seen = view[: 2 * step + 1]
             warning = here.warning(
                 f"{label}: its input differs from the run's view at step {step}: {_diff(seen, messages)}"
@@ -522,7 +519,7 @@ def _check_as_sent(
             warning = here.warning(f"{label}: its system prompt differs from the sample's")
         else:
             continue
-        out.append((warning, record, messages))
+        out.append((warning, record, said if said is not None else turns[:sample_turns]))
     return out
 
 
@@ -533,16 +530,16 @@ def _diff(view: list[dict[str, Any]], sent: list[dict[str, Any]]) -> str:
     return f"the view has {len(view)} messages, the input {len(sent)}"
 
 
-def _agent_model_events(events: Sequence[Event], *, pooled: bool) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """The sample's model events made for its conversation, with their positions, and how many its scorers made
-    (``pooled``: the sample has a pool of messages, which its events' ``input_refs`` name).
+def _agent_model_events(events: Sequence[Event]) -> tuple[list[tuple[int, Event]], int]:
+    """The sample's model events made for its conversation, with their positions, and how many its scorers made.
 
     A scorer's calls (a model grading the answer) are another conversation: they are counted, not made calls
     of the run. Scorers run in spans of type ``scorer`` (older logs: between ``step`` events of that type).
     """
     spans: dict[str, tuple[str, str | None]] = {}
     steps: list[str] = []
-    out, scoring = [], 0
+    out: list[tuple[int, Event]] = []
+    scoring = 0
     for number, event in enumerate(events):
         kind = event.event
         if kind == "span_begin":
@@ -556,8 +553,7 @@ def _agent_model_events(events: Sequence[Event], *, pooled: bool) -> tuple[list[
             if "scorer" in steps or _in_scorer(event.span_id, spans):
                 scoring += 1
             else:
-                # the input is converted message by message (_Converter), not with the rest
-                out.append((number, _model_fields(event, pooled)))
+                out.append((number, event))
     return out, scoring
 
 
@@ -589,22 +585,27 @@ def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 
 def _model_call(
     inputs: Sequence[Any],
-    event: Mapping[str, Any],
+    event: Event,
+    pooled: bool,
     convert: _Converter,
     where: Where,
     replies: Mapping[str, int],
     warnings: list[RunWarning],
-    known: tuple[Any, list[dict[str, Any]], int] | None = None,
-) -> tuple[dict[str, Any], list[dict[str, Any]] | None] | None:
-    """The ``model_call`` record of a ``ModelEvent`` (``event``: the rest of it, dumped) and the messages it was
-    sent (``None`` when the log does not say), or ``None`` (with a warning) when it has no reply.
+    known: tuple[Any, int, int] | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]] | int | None] | None:
+    """The ``model_call`` record of a ``ModelEvent`` (``event``; ``pooled``: the sample has a pool of messages, which
+    its ``input_refs`` name, so that its input is those messages) and what it was sent: the
+    messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
+    or ``None`` (with a warning) when it has no reply.
 
-    ``known`` is ``(system, messages, assistant turns)`` when the input is the sample's first messages
-    (``_SamplePrefixes.of``): they are not converted again. The record's request holds no messages: they
-    are the run's view at the call's step, which the caller checks, and keeps in the request where they are not.
+    ``known`` is ``(system, turns, assistant turns)`` when the input is the sample's first messages
+    (``_SamplePrefixes.of``): they are not converted again, nor copied (an agent's inputs, each the conversation
+    so far, were a list each of every turn before it). The record's request holds no messages: they are the run's
+    view at the call's step, which the caller checks, and keeps in the request where they are not.
     """
+    said: list[dict[str, Any]] | int
     if known is not None:
-        system, messages, step = known
+        system, said, step = known
     else:
         dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
         system, messages = _conversation(
@@ -613,22 +614,28 @@ def _model_call(
             dropped,
         )
         step = sum(1 for message in messages if message["role"] == "assistant")
-    output = event.get("output") or {}
+        said = messages
+    output = _object(event.output or {}, where, "output")
     choices = output.get("choices") or []
+    if not isinstance(choices, list):
+        raise where.at("output.choices").error(f"expected a list of choices, got {type(choices).__name__}")
     if not choices:
-        failure = event.get("error") or "no output"
+        failure = event.error or "no output"
         warnings.append(where.warning(f"model event has no reply ({_first_line(str(failure))}): no model call is made"))
         return None
     if len(choices) > 1:
         warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
-    choice = choices[0]
-    content = _assistant(choice.get("message") or {}, where.at("output.choices[0].message"), warnings)
+    choice = _object(choices[0], where, "output.choices[0]")
+    message = _object(choice.get("message") or {}, where, "output.choices[0].message")
+    here = where.at("output.choices[0].message")
+    content = _assistant(message, here, warnings)
+    _check_reply_values(message, here)
     stop = str(choice.get("stop_reason") or "")
     response: dict[str, Any] = {
-        "id": str((choice.get("message") or {}).get("id") or ""),
+        "id": str(message.get("id") or ""),
         "type": "message",
         "role": "assistant",
-        "model": str(output.get("model") or event.get("model") or ""),
+        "model": str(output.get("model") or event.model or ""),
         "content": content,
         "stop_reason": _STOP_REASONS.get(stop, stop),
     }
@@ -644,18 +651,18 @@ def _model_call(
             )
             if isinstance(usage.get(key), int)
         }
-    request: dict[str, Any] = {"model": str(event.get("model") or "")}
+    request: dict[str, Any] = {"model": str(event.model or "")}
     if system is not None:
         request["system"] = system
-    if event.get("tools"):
-        request["tools"] = [_tool(tool) for tool in event["tools"]]
-    config = event.get("config") or {}
+    if event.tools:
+        request["tools"] = [_tool(tool) for tool in event.tools]
+    config = event.config or {}
     if isinstance(config.get("max_tokens"), int):
         request["max_tokens"] = config["max_tokens"]
-    inspect = {key: event[key] for key in ("config", "tool_choice", "call", "uuid") if event.get(key)}
+    inspect = {key: value for key in ("config", "tool_choice", "call", "uuid") if (value := getattr(event, key))}
     if inspect:
         request["inspect"] = inspect
-    unresolved = not messages and bool(event.get("input_refs"))
+    unresolved = not said and not pooled and bool(event.input_refs)
     if unresolved:
         # an input kept as references into a message pool the log does not hold
         reply = replies.get(response["id"])
@@ -669,14 +676,42 @@ def _model_call(
         )
         step = reply
     record: dict[str, Any] = {"type": "model_call", "step": step, "response": response}
-    working = event.get("working_time")
+    working = event.working_time
     if isinstance(working, int | float) and not isinstance(working, bool):
         record["latency_ms"] = working * 1000
     record["request"] = request
-    return record, None if unresolved else messages
+    return record, None if unresolved else said
 
 
 _UNRESOLVED = "the model event's input is kept as references to a message pool the log does not hold"
+
+
+def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
+    """``value`` (``field`` of ``where``) when it is a JSON object; else the error naming it."""
+    if not isinstance(value, Mapping):
+        raise where.at(field).error(f"expected an object, got {type(value).__name__}")
+    return value
+
+
+def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
+    """Raise the error naming the field of a reply's message (a model event's output) that its blocks would carry
+    of the wrong type: the values ``_assistant`` gives them as the log has them, a tool call's ``function`` (the
+    block's ``name``) and a reasoning's ``signature``; every other value of its blocks is made a string or checked
+    as it is converted. So its record's reply is checked here, once, as ``read_records`` would check it
+    (``replies_checked``).
+    """
+    for position, call in enumerate(message.get("tool_calls") or ()):
+        if type(call["function"]) is not str:  # _assistant found each call a mapping with a function
+            got = type(call["function"]).__name__
+            raise where.at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
+    content = message.get("content")
+    if type(content) is not list:
+        return
+    for position, item in enumerate(content):
+        signature = item.get("signature") if item["type"] == "reasoning" and not item.get("redacted") else None
+        if signature and type(signature) is not str:
+            got = type(signature).__name__
+            raise where.at(f"content[{position}].signature").error(f"expected a string, got {got}")
 
 
 class _MessagePool:
@@ -788,17 +823,16 @@ class _SamplePrefixes:
     the input before: an input that starts with the last one found (the same message objects, compared in C
     by identity) and goes on with the sample's next messages (equal values) is the sample's first ``n``
     messages. When ``n`` ends a turn and holds every system message, its turns are the sample's first turns
-    (a slice of them) and its system is the sample's: what ``_conversation`` of the input would give.
+    (how many is what is given, not a copy of them) and its system is the sample's: what ``_conversation`` of
+    the input would give.
     Checking an input costs a look at its new messages, and one comparison in C of the rest: each input
     converted into turns and compared with the view again, message by message, was most of an import. An input
     kept as one range from the start of the sample's pool of messages (as Inspect writes an ``.eval``) is not
     even copied out of the pool: the pool's messages are compared with the sample's once each (``of_pool``).
     """
 
-    def __init__(
-        self, sample: list[Any], converted: Sequence[_Message], system: Any, turns: list[dict[str, Any]]
-    ) -> None:
-        self._sample, self._system, self._turns = sample, system, turns
+    def __init__(self, sample: list[Any], converted: Sequence[_Message], system: Any) -> None:
+        self._sample, self._system = sample, system
         self._last: list[Any] | None = []  # the last input found; None: the pool's first ``_done`` messages
         self._done = 0  # how many messages it holds
         self._pool: list[Any] = []
@@ -817,9 +851,9 @@ class _SamplePrefixes:
             if n + 1 >= first and (n + 1 == len(roles) or roles[n + 1] != previous):
                 self._ends[n + 1] = (count, assistants)
 
-    def of(self, inputs: list[Any]) -> tuple[Any, list[dict[str, Any]], int] | None:
-        """``(system, turns, assistant turns)`` of an event's input when it is the sample's first messages, else
-        ``None`` (the caller converts it)."""
+    def of(self, inputs: list[Any]) -> tuple[Any, int, int] | None:
+        """``(system, turns, assistant turns)`` of an event's input when it is the sample's first messages (``turns``:
+        how many of the sample's first turns it is), else ``None`` (the caller converts it)."""
         last, n, done = self._last, len(inputs), self._done
         if last is None:
             last = self._pool[:done]
@@ -828,7 +862,7 @@ class _SamplePrefixes:
         self._last, self._done = inputs, n
         return self._turns_of(n)
 
-    def of_pool(self, pool: list[Any], end: int) -> tuple[Any, list[dict[str, Any]], int] | None:
+    def of_pool(self, pool: list[Any], end: int) -> tuple[Any, int, int] | None:
         """``of(pool[:end])`` for an input kept as one reference into the sample's pool of messages, from its start,
         without the slice: the pool's messages are compared with the sample's once each, not once an event.
 
@@ -849,12 +883,12 @@ class _SamplePrefixes:
         self._last, self._done = None, n
         return self._turns_of(n)
 
-    def _turns_of(self, n: int) -> tuple[Any, list[dict[str, Any]], int] | None:
+    def _turns_of(self, n: int) -> tuple[Any, int, int] | None:
         end = self._ends.get(n)
         if end is None:
             return None
         count, assistants = end
-        return self._system, self._turns[:count], assistants
+        return self._system, count, assistants
 
 
 class _Converter:
