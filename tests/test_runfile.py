@@ -501,6 +501,18 @@ def test_a_corrupt_gzip_stream_is_an_error(tmp_path: Path) -> None:
     assert "the gzip stream is corrupt" in message
 
 
+def test_a_gzip_stream_corrupt_after_many_lines_names_the_line_after_the_last_read(tmp_path: Path) -> None:
+    """Lines are read in batches: those a stream gave before it broke are read first, so the error names the line
+    after the last complete one, and an error in a line before it comes first."""
+    steps = [{**STEP0, "index": i} for i in range(300)]
+    broken = b"\x1f\x8b\x08\x00" + b"\xff" * 40  # a second member whose deflate stream is corrupt
+    message = error_of(tmp_path, gzip.compress(lines(HEADER, *steps)) + broken)
+    assert message.startswith("302: the gzip stream is corrupt")
+    steps[250] = {**STEP0, "index": "x"}
+    message = error_of(tmp_path, gzip.compress(lines(HEADER, *steps)) + broken)
+    assert message.startswith("252: $.index: expected")
+
+
 # --- writing
 
 
