@@ -288,6 +288,10 @@ def test_untimely_finds_the_steps_whose_timestamps_are_none() -> None:
     ]
     assert untimely(records) == [2, 3, 4, 5, 6]
     assert untimely(records[:2]) == untimely(records[7:]) == []
+    # texts that read as times and are given back as they were, but where an offset moves the year out of 1-9999
+    assert untimely(records[4:6]) == [0, 1]
+    assert untimely([records[0], records[4]]) == [1]
+    assert untimely([records[5], records[0]]) == [0]
 
 
 def _decided(index: int, args: Any, observation: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -205,7 +205,7 @@ class _StepRecords(StepRecords):
             values = list(map(attrgetter(name), map(self._records.__getitem__, indices)))
         except (KeyError, AttributeError):  # a step with no record, or a dict record, or no such field
             return super().field(name, indices)
-        return values if all(type(value) is str for value in values) else list(map(plain_field, values))
+        return values if set(map(type, values)) <= {str} else list(map(plain_field, values))  # texts: as they are
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._records)

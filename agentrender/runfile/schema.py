@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from itertools import repeat
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import Annotated, Any
 
 import msgspec
@@ -677,10 +678,12 @@ def _step_too_deep(typed: StepRecord, line: bytes) -> bool:
         values = args
     else:
         return False
-    for value in values:
-        if type(value) is dict or type(value) is list:
-            return _nests_past(_json_bytes(args), MAX_DEPTH - 2)  # the record and the decision are two levels
-    return False  # arguments of one level, the most common: nothing to measure
+    if _CONTAINERS.isdisjoint(map(type, values)):
+        return False  # arguments of one level, the most common: nothing to measure
+    return _nests_past(_json_bytes(args), MAX_DEPTH - 2)  # the record and the decision are two levels
+
+
+_CONTAINERS = frozenset((dict, list))
 
 
 def _nests_past(text: bytes, limit: int) -> bool:
@@ -707,7 +710,7 @@ def untimely(records: Sequence[StepRecord]) -> list[int]:
     found: list[int] = []
     for start in range(0, len(records), _BATCH):
         batch = records[start : start + _BATCH]
-        texts = [text for record in batch for text in (record.started_at, record.ended_at) if text]
+        texts = list(filter(None, chain.from_iterable(map(_TIMES, batch))))  # UNSET and None are false
         if wrong := _not_times(texts):
             owners = [
                 at for at, record in enumerate(batch, start) for text in (record.started_at, record.ended_at) if text
@@ -717,6 +720,7 @@ def untimely(records: Sequence[StepRecord]) -> list[int]:
 
 
 _BATCH = 256
+_TIMES = attrgetter("started_at", "ended_at")
 
 
 def _not_times(texts: list[str]) -> list[int]:
@@ -727,11 +731,12 @@ def _not_times(texts: list[str]) -> list[int]:
         written: list[Any] = [None] * len(texts)  # one is none: each is looked at
     else:
         written = msgspec.to_builtins(moments)
-        edges = [at for at, moment in enumerate(moments) if moment.year in (1, 9999)]
-        if written == texts and not edges:
+        # texts as msgspec writes them begin with their year: compared as texts, none is in year 1 or 9999
+        if written == texts and min(texts, default="0002") >= "0002" and max(texts, default="") < "9999":
             return []
-        for at in edges:
-            written[at] = None
+        for at, moment in enumerate(moments):
+            if moment.year in (1, 9999):
+                written[at] = None
     return [at for at, text in enumerate(texts) if text != written[at] and not is_timestamp(text)]
 
 
