@@ -129,6 +129,27 @@ def _nudges(block_types: list[str]) -> list[bool]:
     return [block_type != "tool_result" for block_type in block_types]
 
 
+def _failed(status: str) -> bool:
+    """Whether an observation of ``status`` failed (``Observation.failed``)."""
+    return Observation(status=status).failed
+
+
+def _interrupted(status: str) -> bool:
+    """Whether an observation of ``status`` was interrupted (``Observation.interrupted``)."""
+    return Observation(status=status).interrupted
+
+
+def _per_status(answer: Callable[[str], bool]) -> Callable[[list[str]], list[bool]]:
+    """The ``Column.values`` of ``answer``: asked once for each status a column holds (a run has a few), where
+    asking an observation for each step cost 2 ms a column at 20,000 steps."""
+
+    def values(statuses: list[str]) -> list[bool]:
+        answers = {status: answer(status) for status in set(statuses)}
+        return list(map(answers.__getitem__, statuses))
+
+    return values
+
+
 def _json_or_null(value: Any) -> str | None:
     """``value`` as compact JSON text (``_encode_json``); ``None`` for ``None``."""
     return None if value is None else _encode_json(value)
@@ -137,10 +158,13 @@ def _json_or_null(value: Any) -> str | None:
 def _jsons_or_nulls(values: list[Any]) -> list[str | None]:
     """``_json_or_null`` of each of ``values``: encoded together, one line each, where every one of them can be."""
     try:
-        lines = _ENCODER.encode_lines(values).decode().split("\n")
+        lines: list[Any] = _ENCODER.encode_lines(values).decode().split("\n")
     except UnicodeEncodeError:  # a lone surrogate, which _encode_json keeps: each encoded alone
         return list(map(_json_or_null, values))
     # compact JSON holds no line break (a text's is escaped), so each line is one value
+    if not any(map(is_, values, repeat(None))):
+        del lines[len(values) :]  # the empty text after the last line break
+        return lines
     return [None if value is None else line for value, line in zip(values, lines, strict=False)]
 
 
@@ -148,8 +172,11 @@ _ENCODER = msgspec.json.Encoder()
 
 
 def _utf8_sizes(texts: list[str]) -> list[int]:
-    """``utf8_bytes`` of each of ``texts`` (an ASCII text's length, without a call for it)."""
-    return [len(text) if text.isascii() else utf8_bytes(text) for text in texts]
+    """``utf8_bytes`` of each of ``texts``: when every one is ASCII (the usual case), their lengths, without a call
+    of ours for each (half the time of a test a text, 4 ms for 20,000 results)."""
+    if all(map(str.isascii, texts)):
+        return list(map(len, texts))
+    return list(map(utf8_bytes, texts))
 
 
 def _encode_json(value: Any) -> str:
@@ -260,15 +287,17 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "failed",
         "boolean",
         "True when the observation is an error or an invalid decision (rendered with is_error).",
-        _itself,
-        of="observation.failed",
+        _failed,
+        of="observation.status",
+        values=_per_status(_failed),
     ),
     Column(
         "interrupted",
         "boolean",
         "True when the process died while the tool ran, so the outcome is unknown.",
-        _itself,
-        of="observation.interrupted",
+        _interrupted,
+        of="observation.status",
+        values=_per_status(_interrupted),
     ),
     Column(
         "content_bytes",
@@ -497,11 +526,9 @@ def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
     statuses: list[str | None] = []
     contents: list[str | None] = []
     summaries: list[str | None] = []
-    failed: list[bool | None] = []
-    interrupted: list[bool | None] = []
     # a missing part's fields are null
     undecided = (kinds.append, tools.append, reasons.append, args.append, invalid.append, base64.append)
-    unobserved = (statuses.append, contents.append, summaries.append, failed.append, interrupted.append)
+    unobserved = (statuses.append, contents.append, summaries.append)
     for step in steps:
         index.append(step.index)
         decision = step.decision
@@ -525,8 +552,6 @@ def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
             statuses.append(observation.status)
             contents.append(observation.content)
             summaries.append(observation.summary)
-            failed.append(observation.failed)
-            interrupted.append(observation.interrupted)
     return {
         "step.index": index,
         "decision": decisions,
@@ -540,8 +565,6 @@ def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
         "observation.status": statuses,
         "observation.content": contents,
         "observation.summary": summaries,
-        "observation.failed": failed,
-        "observation.interrupted": interrupted,
     }
 
 
