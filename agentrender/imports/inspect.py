@@ -316,7 +316,9 @@ def _plain_sample(sample: Any, path: str) -> Sample:
         if kind == "model":
             fields = event.model_dump(mode="json", exclude_none=True, exclude={"input"})
             inputs = [plain(m) for m in event.input or pool.input_of(number, fields)]
-            events.append(Event(event=kind, input=inputs, **{key: fields.get(key) for key in _MODEL_FIELDS}))
+            tools = msgspec.Raw(msgspec.json.encode(fields.get("tools")))  # as the log's JSON holds them
+            found = {key: fields.get(key) for key in _MODEL_FIELDS}
+            events.append(Event(event=kind, input=inputs, tools=tools, **found))
         else:
             found = {key: getattr(event, key, None) for key in ("id", "type", "parent_id", "action")}
             events.append(Event(event=kind, **found))
@@ -341,14 +343,13 @@ _MODEL_FIELDS = (
     "input_refs",
     "output",
     "error",
-    "tools",
     "config",
     "tool_choice",
     "call",
     "uuid",
     "working_time",
 )
-"""The fields of a model event the importer reads, besides its input."""
+"""The fields of a model event the importer reads, besides its input and its tools."""
 
 
 def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
@@ -374,6 +375,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     calls: list[dict[str, Any]] = []
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
+    offered = _Tools(sample)
     for number, event in events:
         start = _pool_start(event.input_refs) if pool else None
         inputs: list[Any] = []  # what the event was sent, read only when it is not the sample's first messages
@@ -385,7 +387,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         if known is None and start is not None:
             inputs = sample.input_of(event)
         here = where.at(f"events[{number}]")
-        made = _model_call(inputs, event, bool(pool), convert, here, replies, warnings, known)
+        made = _model_call(inputs, event, offered(event), bool(pool), convert, here, replies, warnings, known)
         if made is not None:
             record, said = made
             calls.append(record)
@@ -398,8 +400,9 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     if events:
         last = events[-1][1]
         request["model"] = str(last.model or request["model"])
-        if last.tools:
-            request["tools"] = [_tool(tool) for tool in last.tools]
+        tools = offered(last)
+        if tools:
+            request["tools"] = list(tools)
         max_tokens = (last.config or {}).get("max_tokens")
         if isinstance(max_tokens, int):
             request["max_tokens"] = max_tokens
@@ -586,6 +589,7 @@ def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 def _model_call(
     inputs: Sequence[Any],
     event: Event,
+    tools: list[dict[str, Any]] | None,
     pooled: bool,
     convert: _Converter,
     where: Where,
@@ -593,7 +597,8 @@ def _model_call(
     warnings: list[RunWarning],
     known: tuple[Any, int, int] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | int | None] | None:
-    """The ``model_call`` record of a ``ModelEvent`` (``event``; ``pooled``: the sample has a pool of messages, which
+    """The ``model_call`` record of a ``ModelEvent`` (``event``, offered ``tools``: ``_Tools``; ``pooled``: the sample
+    has a pool of messages, which
     its ``input_refs`` name, so that its input is those messages) and what it was sent: the
     messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
     or ``None`` (with a warning) when it has no reply.
@@ -654,8 +659,8 @@ def _model_call(
     request: dict[str, Any] = {"model": str(event.model or "")}
     if system is not None:
         request["system"] = system
-    if event.tools:
-        request["tools"] = [_tool(tool) for tool in event.tools]
+    if tools:
+        request["tools"] = tools
     config = event.config or {}
     if isinstance(config.get("max_tokens"), int):
         request["max_tokens"] = config["max_tokens"]
@@ -803,6 +808,27 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
         out["description"] = tool["description"]
     out["input_schema"] = tool.get("parameters") or {"type": "object", "properties": {}}
     return out
+
+
+class _Tools:
+    """The tools each model event of a sample was offered, as the Messages API's tool definitions.
+
+    An agent's model events are offered the same tools: an event whose tools are the same JSON text as the event
+    before's (compared in C) is given the same list, read from it (``Sample.tools_of``) and converted once, which
+    the calls' records share (800 turns: 800 lists of tools, of eight objects each, neither decoded nor converted).
+    """
+
+    def __init__(self, sample: Sample) -> None:
+        self._sample = sample
+        self._text: msgspec.Raw | None = None  # the JSON text of the last event's tools
+        self._tools: list[dict[str, Any]] | None = None  # what they are
+
+    def __call__(self, event: Event) -> list[dict[str, Any]] | None:
+        """The tools ``event`` was offered (``None`` when none)."""
+        if event.tools != self._text:
+            offered = self._sample.tools_of(event.tools)
+            self._text, self._tools = event.tools, [_tool(tool) for tool in offered] if offered else None
+        return self._tools
 
 
 def _pool_start(refs: Any) -> int | None:
