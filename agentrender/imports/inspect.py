@@ -645,7 +645,7 @@ def _model_call(
         "stop_reason": _STOP_REASONS.get(stop, stop),
     }
     usage = output.get("usage")
-    if isinstance(usage, Mapping):
+    if isinstance(usage, dict):
         response["usage"] = {
             wire: usage[key]
             for key, wire in (
@@ -693,7 +693,7 @@ _UNRESOLVED = "the model event's input is kept as references to a message pool t
 
 def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
     """``value`` (``field`` of ``where``) when it is a JSON object; else the error naming it."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         raise where.at(field).error(f"expected an object, got {type(value).__name__}")
     return value
 
@@ -933,7 +933,7 @@ class _Converter:
         known = self._done.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        converted = _message(_dump(message), where.at(field), warnings)
+        converted = _message(message, where.at(field), warnings)
         self._done[id(message)] = (message, converted)  # the message is kept, so its id stays its own
         return converted
 
@@ -943,7 +943,7 @@ _Message = tuple[str, list[dict[str, Any]], Any]
 
 def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message:
     """One chat message as ``(role in the API, blocks, its content when a system message)``."""
-    if not isinstance(message, Mapping):
+    if not isinstance(message, dict):
         raise where.error(f"expected a chat message, got {type(message).__name__}")
     role = message.get("role")
     if role == "system":
@@ -1008,7 +1008,7 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
     uses = []
     for position, call in enumerate(calls):
-        if not isinstance(call, Mapping) or not isinstance(call.get("id"), str) or not call.get("function"):
+        if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call.get("function"):
             raise where.at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
         if call.get("parse_error"):
             said = f"its arguments could not be parsed: {call['parse_error']}"
@@ -1029,7 +1029,7 @@ def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWar
     content = message.get("content", "")
     error = message.get("error")
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
-    if isinstance(error, Mapping):
+    if isinstance(error, dict):
         text = content if isinstance(content, str) else _text_of(content)
         said = str(error.get("message") or "")
         block["content"] = "\n".join(part for part in (said, text) if part) or "error"
@@ -1045,7 +1045,7 @@ def _text_of(content: Any) -> str:
     if not isinstance(content, list):
         return ""
     return "\n".join(
-        str(item.get("text", "")) for item in content if isinstance(item, Mapping) and item.get("type") == "text"
+        str(item.get("text", "")) for item in content if isinstance(item, dict) and item.get("type") == "text"
     )
 
 
@@ -1066,7 +1066,7 @@ def _content(content: Any, message: Where, warnings: list[RunWarning]) -> list[d
 
 
 def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
-    if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
         raise where.error("expected a content item with a type")
     kind = item["type"]
     if kind == "text":
