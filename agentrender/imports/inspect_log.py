@@ -288,7 +288,7 @@ def _resolve(sample: Sample, path: str) -> None:
     for event in sample.events:
         if event.event != "model":
             continue
-        if isinstance(event.input, list):
+        if isinstance(event.input, list) and event.input:  # empty where it refers to the pool
             # An agent's input is the one before and more: what it shares with it (equal values, compared in C) is
             # resolved already, and is given the same objects, as the inputs an .eval keeps in its pool are.
             shared = len(given) if event.input[: len(given)] == given else 0
@@ -313,8 +313,11 @@ def _with_call_messages(call: dict[str, Any], calls: list[Any]) -> dict[str, Any
     """A raw call whose request's messages are references into the pool of calls, with them put back."""
     request = dict(call.get("request") or {})
     request[call.get("call_key") or "messages"] = _expand(call["call_refs"], calls)
-    rest = {key: value for key, value in call.items() if key not in ("call_refs", "call_key", "request")}
-    return {"request": request, **rest}
+    out = {"request": request, **call}  # the request first, then the call's other fields in their order
+    out["request"] = request
+    del out["call_refs"]
+    out.pop("call_key", None)
+    return out
 
 
 class _Resolver:
