@@ -598,9 +598,8 @@ def _model_call(
     known: tuple[Any, int, int] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | int | None] | None:
     """The ``model_call`` record of a ``ModelEvent`` (``event``, offered ``tools``: ``_Tools``; ``pooled``: the sample
-    has a pool of messages, which
-    its ``input_refs`` name, so that its input is those messages) and what it was sent: the
-    messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
+    has a pool of messages, which its ``input_refs`` name, so that its input is those messages) and what it was sent:
+    the messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
     or ``None`` (with a warning) when it has no reply.
 
     ``known`` is ``(system, turns, assistant turns)`` when the input is the sample's first messages
@@ -814,8 +813,9 @@ class _Tools:
     """The tools each model event of a sample was offered, as the Messages API's tool definitions.
 
     An agent's model events are offered the same tools: an event whose tools are the same JSON text as the event
-    before's (compared in C) is given the same list, read from it (``Sample.tools_of``) and converted once, which
-    the calls' records share (800 turns: 800 lists of tools, of eight objects each, neither decoded nor converted).
+    before's (compared in C) is given the same list, read from that text (``Sample.tools_of``) and converted once,
+    which the calls' records share (800 turns: 800 lists of tools, of eight objects each, neither decoded nor
+    converted).
     """
 
     def __init__(self, sample: Sample) -> None:
