@@ -165,6 +165,33 @@ def test_each_model_event_is_a_model_call_of_the_step_it_decided(log: Path) -> N
     assert [call.stop_reason for call in run.model_calls] == ["tool_use", "tool_use", "end_turn"]
 
 
+def _offered_in_turn(data: dict[str, Any]) -> None:
+    """Offer sample sum3/1's model events other tools in turn: its own, then more (one's description an attachment),
+    then its own again, then none."""
+    sample = _sample(data, "sum3", 1)
+    own = next(e for e in sample["events"] if e["event"] == "model")["tools"]
+    sample.setdefault("attachments", {})["0" * 32] = "Multiply two numbers."
+    schema = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}  # as Inspect logs it
+    more = [*own, {"name": "multiply", "description": "attachment://" + "0" * 32, "parameters": schema}]
+    events = [e for e in sample["events"] if e["event"] == "model"]
+    for event, tools in zip(events, [own, more, own, []], strict=False):
+        event["tools"] = tools
+
+
+def test_each_model_call_keeps_the_tools_its_event_was_offered(json_log: Path) -> None:
+    """Each model call's request holds the tools its own event was offered, attachments read back, when they change
+    from event to event (an event offered the same JSON text as the one before is given the same tools), and the
+    header the last event's."""
+    _edit_json(json_log, _offered_in_turn)
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    schema = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    multiply = {"name": "multiply", "description": "Multiply two numbers.", "input_schema": schema}
+    add = run.model_calls[0].record["request"]["tools"]
+    assert [tool["name"] for tool in add] == ["add"]
+    assert [call.record["request"].get("tools") for call in run.model_calls] == [add, [*add, multiply], add]
+    assert run.header["tools"] == add
+
+
 @pytest.mark.slow
 def test_load_finds_the_log_by_what_it_is(log: Path) -> None:
     """load_runs reads an Inspect log of either kind as from_inspect does; load gives its first run and says
@@ -799,6 +826,7 @@ def _attachments(data: dict[str, Any]) -> None:
         lambda data: (_ending_on_a_reply(data), _pool_as_inspect_writes(data)),
         _attachments,
         lambda data: (_attachments(data), _pool_the_inputs(data)),
+        _offered_in_turn,
     ],
     ids=[
         "as-written",
@@ -820,6 +848,7 @@ def _attachments(data: dict[str, Any]) -> None:
         "ending-on-reply-inspect-pooled",
         "attachments",
         "attachments-pooled",
+        "tools-in-turn",
     ],
 )
 def test_a_json_log_imports_alike_through_either_reader(

@@ -316,7 +316,9 @@ def _plain_sample(sample: Any, path: str) -> Sample:
         if kind == "model":
             fields = event.model_dump(mode="json", exclude_none=True, exclude={"input"})
             inputs = [plain(m) for m in event.input or pool.input_of(number, fields)]
-            events.append(Event(event=kind, input=inputs, **{key: fields.get(key) for key in _MODEL_FIELDS}))
+            tools = msgspec.Raw(msgspec.json.encode(fields.get("tools")))  # as the log's JSON holds them
+            found = {key: fields.get(key) for key in _MODEL_FIELDS}
+            events.append(Event(event=kind, input=inputs, tools=tools, **found))
         else:
             found = {key: getattr(event, key, None) for key in ("id", "type", "parent_id", "action")}
             events.append(Event(event=kind, **found))
@@ -341,14 +343,13 @@ _MODEL_FIELDS = (
     "input_refs",
     "output",
     "error",
-    "tools",
     "config",
     "tool_choice",
     "call",
     "uuid",
     "working_time",
 )
-"""The fields of a model event the importer reads, besides its input."""
+"""The fields of a model event the importer reads, besides its input and its tools."""
 
 
 def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
@@ -374,6 +375,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     calls: list[dict[str, Any]] = []
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
+    offered = _Tools(sample)
     for number, event in events:
         start = _pool_start(event.input_refs) if pool else None
         inputs: list[Any] = []  # what the event was sent, read only when it is not the sample's first messages
@@ -385,7 +387,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         if known is None and start is not None:
             inputs = sample.input_of(event)
         here = where.at(f"events[{number}]")
-        made = _model_call(inputs, event, bool(pool), convert, here, replies, warnings, known)
+        made = _model_call(inputs, event, offered(event), bool(pool), convert, here, replies, warnings, known)
         if made is not None:
             record, said = made
             calls.append(record)
@@ -398,8 +400,9 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     if events:
         last = events[-1][1]
         request["model"] = str(last.model or request["model"])
-        if last.tools:
-            request["tools"] = [_tool(tool) for tool in last.tools]
+        tools = offered(last)
+        if tools:
+            request["tools"] = list(tools)
         max_tokens = (last.config or {}).get("max_tokens")
         if isinstance(max_tokens, int):
             request["max_tokens"] = max_tokens
@@ -586,6 +589,7 @@ def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 def _model_call(
     inputs: Sequence[Any],
     event: Event,
+    tools: list[dict[str, Any]] | None,
     pooled: bool,
     convert: _Converter,
     where: Where,
@@ -593,9 +597,9 @@ def _model_call(
     warnings: list[RunWarning],
     known: tuple[Any, int, int] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | int | None] | None:
-    """The ``model_call`` record of a ``ModelEvent`` (``event``; ``pooled``: the sample has a pool of messages, which
-    its ``input_refs`` name, so that its input is those messages) and what it was sent: the
-    messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
+    """The ``model_call`` record of a ``ModelEvent`` (``event``, offered ``tools``: ``_Tools``; ``pooled``: the sample
+    has a pool of messages, which its ``input_refs`` name, so that its input is those messages) and what it was sent:
+    the messages, or how many of the sample's first turns they are (``known``), or ``None`` when the log does not say;
     or ``None`` (with a warning) when it has no reply.
 
     ``known`` is ``(system, turns, assistant turns)`` when the input is the sample's first messages
@@ -640,7 +644,7 @@ def _model_call(
         "stop_reason": _STOP_REASONS.get(stop, stop),
     }
     usage = output.get("usage")
-    if isinstance(usage, Mapping):
+    if isinstance(usage, dict):
         response["usage"] = {
             wire: usage[key]
             for key, wire in (
@@ -654,8 +658,8 @@ def _model_call(
     request: dict[str, Any] = {"model": str(event.model or "")}
     if system is not None:
         request["system"] = system
-    if event.tools:
-        request["tools"] = [_tool(tool) for tool in event.tools]
+    if tools:
+        request["tools"] = tools
     config = event.config or {}
     if isinstance(config.get("max_tokens"), int):
         request["max_tokens"] = config["max_tokens"]
@@ -688,7 +692,7 @@ _UNRESOLVED = "the model event's input is kept as references to a message pool t
 
 def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
     """``value`` (``field`` of ``where``) when it is a JSON object; else the error naming it."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         raise where.at(field).error(f"expected an object, got {type(value).__name__}")
     return value
 
@@ -805,6 +809,28 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _Tools:
+    """The tools each model event of a sample was offered, as the Messages API's tool definitions.
+
+    An agent's model events are offered the same tools: an event whose tools are the same JSON text as the event
+    before's (compared in C) is given the same list, read from that text (``Sample.tools_of``) and converted once,
+    which the calls' records share (800 turns: 800 lists of tools, of eight objects each, neither decoded nor
+    converted).
+    """
+
+    def __init__(self, sample: Sample) -> None:
+        self._sample = sample
+        self._text: msgspec.Raw | None = None  # the JSON text of the last event's tools
+        self._tools: list[dict[str, Any]] | None = None  # what they are
+
+    def __call__(self, event: Event) -> list[dict[str, Any]] | None:
+        """The tools ``event`` was offered (``None`` when none)."""
+        if event.tools != self._text:
+            offered = self._sample.tools_of(event.tools)
+            self._text, self._tools = event.tools, [_tool(tool) for tool in offered] if offered else None
+        return self._tools
+
+
 def _pool_start(refs: Any) -> int | None:
     """``end`` when a model event's ``input_refs`` are one range from the pool's start (``[[0, end]]``), as an
     agent's inputs are; else ``None``."""
@@ -907,7 +933,7 @@ class _Converter:
         known = self._done.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        converted = _message(_dump(message), where.at(field), warnings)
+        converted = _message(message, where.at(field), warnings)
         self._done[id(message)] = (message, converted)  # the message is kept, so its id stays its own
         return converted
 
@@ -917,7 +943,7 @@ _Message = tuple[str, list[dict[str, Any]], Any]
 
 def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message:
     """One chat message as ``(role in the API, blocks, its content when a system message)``."""
-    if not isinstance(message, Mapping):
+    if not isinstance(message, dict):
         raise where.error(f"expected a chat message, got {type(message).__name__}")
     role = message.get("role")
     if role == "system":
@@ -982,7 +1008,7 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
     uses = []
     for position, call in enumerate(calls):
-        if not isinstance(call, Mapping) or not isinstance(call.get("id"), str) or not call.get("function"):
+        if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call.get("function"):
             raise where.at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
         if call.get("parse_error"):
             said = f"its arguments could not be parsed: {call['parse_error']}"
@@ -1003,7 +1029,7 @@ def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWar
     content = message.get("content", "")
     error = message.get("error")
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
-    if isinstance(error, Mapping):
+    if isinstance(error, dict):
         text = content if isinstance(content, str) else _text_of(content)
         said = str(error.get("message") or "")
         block["content"] = "\n".join(part for part in (said, text) if part) or "error"
@@ -1019,7 +1045,7 @@ def _text_of(content: Any) -> str:
     if not isinstance(content, list):
         return ""
     return "\n".join(
-        str(item.get("text", "")) for item in content if isinstance(item, Mapping) and item.get("type") == "text"
+        str(item.get("text", "")) for item in content if isinstance(item, dict) and item.get("type") == "text"
     )
 
 
@@ -1040,7 +1066,7 @@ def _content(content: Any, message: Where, warnings: list[RunWarning]) -> list[d
 
 
 def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any] | None:
-    if not isinstance(item, Mapping) or not isinstance(item.get("type"), str):
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
         raise where.error("expected a content item with a type")
     kind = item["type"]
     if kind == "text":

@@ -87,12 +87,18 @@ def logged(value: Score | Limit) -> dict[str, Any]:
     return {key: item for key, item in msgspec.structs.asdict(value).items() if item is not None}
 
 
+NO_TOOLS = msgspec.Raw(b"null")
+"""The JSON text of a model event's ``tools`` when the log holds none."""
+
+
 class Event(msgspec.Struct, gc=False):
     """One event of a sample, with the fields the importer reads of its kind (``event``); the rest is skipped.
 
     ``span_begin`` (``id``, ``type``, ``parent_id``) and ``step`` (``action``, ``type``) events say which model
     events a scorer made; a ``model`` event is a call, its ``input`` the messages it was sent (each a message
-    as the log holds it). Every other field is as the log holds it, ``None`` when absent.
+    as the log holds it), its ``tools`` the JSON text of the tools it was offered (``Sample.tools_of`` reads it:
+    an agent's events are offered the same tools, so a caller reads them once for a run of events whose text is
+    equal). Every other field is as the log holds it, ``None`` when absent.
     """
 
     event: str
@@ -106,7 +112,7 @@ class Event(msgspec.Struct, gc=False):
     input_refs: Any = None
     output: Any = None
     error: Any = None
-    tools: Any = None
+    tools: msgspec.Raw = NO_TOOLS
     config: Any = None
     tool_choice: Any = None
     call: Any = None
@@ -154,6 +160,15 @@ class Sample(msgspec.Struct, gc=False):
         if pool and event.input_refs is not None:
             return _expand(event.input_refs, pool)
         return event.input or []
+
+    def tools_of(self, tools: msgspec.Raw) -> Any:
+        """The tools a model event was offered (``tools``: their JSON text, an event's ``tools``), as Inspect's reader
+        reads them: each tool's ``attachment://`` description read back from the sample's attachments."""
+        offered = msgspec.json.decode(tools)
+        if isinstance(offered, list):
+            resolve = _Resolver(self.attachments)
+            return [resolve.tool(tool) for tool in offered]
+        return offered
 
 
 class Log(msgspec.Struct, gc=False):
@@ -258,7 +273,8 @@ def _check_header(log: Log) -> None:
 
 def _resolve(sample: Sample, path: str) -> None:
     """Read back the sample's attachments, and its raw calls' references into its pool of calls, as Inspect's reader
-    does; its events' inputs are read from its pool of messages (attachments read back) when asked (``input_of``)."""
+    does; its events' inputs are read from its pool of messages (attachments read back) when asked (``input_of``),
+    and their tools from their JSON text (``tools_of``)."""
     if sample.score is not None or sample.transcript is not None:
         raise NeedsInspect("a sample of an older layout (score or transcript), which Inspect's reader migrates")
     resolve = _Resolver(sample.attachments)
@@ -272,9 +288,7 @@ def _resolve(sample: Sample, path: str) -> None:
     for event in sample.events:
         if event.event != "model":
             continue
-        if isinstance(event.tools, list):
-            event.tools = [resolve.tool(tool) for tool in event.tools]
-        if isinstance(event.input, list):
+        if isinstance(event.input, list) and event.input:  # empty where it refers to the pool
             # An agent's input is the one before and more: what it shares with it (equal values, compared in C) is
             # resolved already, and is given the same objects, as the inputs an .eval keeps in its pool are.
             shared = len(given) if event.input[: len(given)] == given else 0
@@ -299,8 +313,11 @@ def _with_call_messages(call: dict[str, Any], calls: list[Any]) -> dict[str, Any
     """A raw call whose request's messages are references into the pool of calls, with them put back."""
     request = dict(call.get("request") or {})
     request[call.get("call_key") or "messages"] = _expand(call["call_refs"], calls)
-    rest = {key: value for key, value in call.items() if key not in ("call_refs", "call_key", "request")}
-    return {"request": request, **rest}
+    out = {"request": request, **call}  # the request first, then the call's other fields in their order
+    out["request"] = request
+    del out["call_refs"]
+    out.pop("call_key", None)
+    return out
 
 
 class _Resolver:
