@@ -34,7 +34,7 @@ from operator import attrgetter
 from typing import IO, Any, Generic, Protocol, TypeVar, overload
 
 from agentrender._types import Step
-from agentrender.runfile.lines import GZIP_MAGIC
+from agentrender.runfile.lines import GZIP_MAGIC, open_lines
 from agentrender.runfile.model import ModelCall, Run, RunFileError, StepRecords
 from agentrender.runfile.read import Held, Loader
 from agentrender.runfile.schema import StepRecord
@@ -280,7 +280,7 @@ class Follower:
         """Load the complete lines added since the last read; how many there were."""
         loader = self._loader
         before = loader.last_line
-        with open(self.path, "rb") as file:
+        with open_lines(self.path) as file:
             if self._offset == 0 and file.peek(2)[:2] == GZIP_MAGIC:
                 raise _gzip_refused(self.path)
             file.seek(self._offset)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import zlib
@@ -29,6 +30,7 @@ __all__ = [
     "encode_line",
     "gzip_lines",
     "inflate_limit",
+    "open_lines",
     "type_name",
 ]
 
@@ -120,6 +122,17 @@ def _binary(line: bytes, at: int, what: str) -> str:
 
 GZIP_MAGIC = b"\x1f\x8b"
 """The first two bytes of a gzip stream, by which a compressed run file is recognised."""
+
+
+def open_lines(path: str) -> io.BufferedReader:
+    """``path`` opened to be read a line at a time, through a buffer of 256 KiB.
+
+    Python's default of 8 KiB makes a read of the operating system's every 8 KiB, and a line longer than that one
+    join of several: the lines of 20,000 steps of 200-byte results took 9.1 ms against 3.0, those of 2,000 steps of
+    30 KiB results 55 ms against 14 (``bench/README.md``). Past 256 KiB nothing more was gained.
+    """
+    return io.BufferedReader(io.FileIO(path), 1 << 18)
+
 
 _CHUNK = 1 << 16
 _SPACES = re.compile(b"[ \t\r\n]+")

@@ -28,6 +28,7 @@ from agentrender.runfile.lines import (
     decode_line,
     gzip_lines,
     inflate_limit,
+    open_lines,
 )
 from agentrender.runfile.model import (
     FORMAT,
@@ -663,7 +664,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     name = os.fspath(path)
     loader = Loader(name)
     stream_notes: list[str] = []
-    with open(name, "rb") as file:
+    with open_lines(name) as file:
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == GZIP_MAGIC:
             lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
