@@ -898,17 +898,17 @@ def test_step_field_reads_a_field_of_each_record_as_its_dict_gives_it(tmp_path: 
         assert run.step_field("nothing", [0, 3]) == [None, None]
 
 
-def test_a_run_file_is_read_a_line_at_a_time_through_a_buffer_of_256_kib(
+def test_a_run_file_is_read_a_line_at_a_time_through_a_buffer_of_128_kib(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``load_run`` and a ``Follower`` read their lines through ``open_lines``, whose reads take 256 KiB at a time:
+    """``load_run`` and a ``Follower`` read their lines through ``open_lines``, whose reads take 128 KiB at a time:
     Python's default buffer of 8 KiB made a read of the system's every 8 KiB, and a line of a 30 KiB result several
     of them, a third of the whole load of such a file."""
     decision = {"kind": "tool_call", "tool": "read_file", "args": {"path": "a.py"}, "reason": "look"}
     observation = {"status": "ok", "content": "x" * 30_000, "summary": "read"}
     steps = ({"type": "step", "index": i, "decision": decision, "observation": observation} for i in range(12))
     path = write(tmp_path, lines(HEADER, *steps))
-    assert path.stat().st_size > 1 << 18
+    assert path.stat().st_size > 1 << 17
     filled = []
 
     def opened(name: str) -> Any:
@@ -921,4 +921,4 @@ def test_a_run_file_is_read_a_line_at_a_time_through_a_buffer_of_256_kib(
     assert len(load_run(path).steps) == 12
     growth = Follower(path).poll()
     assert growth is not None and len(growth.run.steps) == 12
-    assert filled == [1 << 18, 1 << 18]
+    assert filled == [1 << 17, 1 << 17]

@@ -125,13 +125,14 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def open_lines(path: str) -> io.BufferedReader:
-    """``path`` opened to be read a line at a time, through a buffer of 256 KiB.
+    """``path`` opened to be read a line at a time, through a buffer of 128 KiB.
 
     Python's default of 8 KiB makes a read of the operating system's every 8 KiB, and a line longer than that one
-    join of several: the lines of 20,000 steps of 200-byte results took 9.1 ms against 3.0, those of 2,000 steps of
-    30 KiB results 55 ms against 14 (``bench/README.md``). Past 256 KiB nothing more was gained.
+    join of several: the lines of 20,000 steps of 200-byte results took 10.1 ms against 3.2, those of 2,000 steps of
+    30 KiB results 52 ms against 17 (256 KiB: 15; 64 KiB made a load of those 1.3 times as long). The buffer is
+    counted in the load's peak memory: 0.09 of a 1.4 MiB file (``bench/README.md``).
     """
-    return io.BufferedReader(io.FileIO(path), 1 << 18)
+    return io.BufferedReader(io.FileIO(path), 1 << 17)
 
 
 _CHUNK = 1 << 16
