@@ -172,8 +172,8 @@ _ENCODER = msgspec.json.Encoder()
 
 
 def _utf8_sizes(texts: list[str]) -> list[int]:
-    """``utf8_bytes`` of each of ``texts``: when every one is ASCII (the usual case), their lengths, without a call
-    of ours for each (half the time of a test a text, 4 ms for 20,000 results)."""
+    """``utf8_bytes`` of each of ``texts``: when every one is ASCII (the usual case), their lengths, with no call of
+    ours for each (2 ms against 4 for 20,000 results)."""
     if all(map(str.isascii, texts)):
         return list(map(len, texts))
     return list(map(utf8_bytes, texts))
