@@ -48,8 +48,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         # Material prints a banner about its future on every build; it is not a docs problem.
         patch.setenv("NO_MKDOCS_2_WARNING", "1")
-        config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(site_dir))
-        build(config)
+        # mkdocstrings raises the interpreter's recursion limit to 2,000 for good: put back, so the tests run after
+        # this one in the same process (tests/test_depth.py's, under -n) have the default a notebook has
+        limit = sys.getrecursionlimit()
+        try:
+            config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=str(site_dir))
+            build(config)
+        finally:
+            sys.setrecursionlimit(limit)
     return site_dir
 
 
