@@ -307,6 +307,21 @@ def test_performance_page_gives_the_readme_figures() -> None:
     assert _figures(page) == _figures(readme)
 
 
+def _how_measured(text: str) -> str:
+    """The paragraph under the figures that says how they were measured, from its first line to its last."""
+    start = text.index("Python 3.11.7 on a shared 2-core machine")
+    end = text.index("`bench/README.md` says what each line measures.", start)
+    return text[start:end]
+
+
+def test_performance_page_says_how_the_figures_were_measured_as_the_readme_does() -> None:
+    """The two pages say the same of how their figures were measured (the README once said the loaders paused the
+    collector after they had stopped)."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    page = (DOCS / "performance.md").read_text("utf-8")
+    assert _how_measured(page) == _how_measured(readme)
+
+
 @pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "bench").glob("bench_*.py")))
 def test_performance_page_says_how_to_run_every_benchmark(script: str) -> None:
     """Every benchmark under bench/ is on the performance page, with the command that runs it."""
