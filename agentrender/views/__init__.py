@@ -26,7 +26,7 @@ and why; ``disagreements(decision, recorded)`` names the fields where two decisi
 The package, one concept a module: ``view`` (``Views``, ``View``), ``renders`` (each step
 rendered once, through the contract's per-step calls), ``facts`` (what each block, message
 and step is), ``sizes`` (bytes without encoding), ``explain`` (``decide``'s rule, explained).
-Standard library only.
+The base install's only: the standard library and msgspec.
 """
 
 from agentrender._types import utf8_bytes
