@@ -422,6 +422,33 @@ def test_fuzzed_transcripts_raise_only_run_file_error(tmp_path_factory, data):
         [m.to_dict() for m in render.messages(run.step_input(), run.options())]
 
 
+def test_a_reply_record_flagged_as_a_sidechain_on_the_main_thread_is_read_as_a_reply_of_its_own(tmp_path):
+    """The fuzz test's find: the middle record of a reply written in three (text, tool use, tool use), flagged
+    ``isSidechain`` while its parents lead to the main thread, was looked up among the main thread's records of
+    its reply, all taken already, and the import failed with an IndexError. It is read as a reply of its own, no
+    block lost, and a warning names its line and field."""
+    records = lines_of(TRANSCRIPT)
+    middle = 7
+    assert (
+        records[middle]["message"]["id"] == records[middle - 1]["message"]["id"] == records[middle + 1]["message"]["id"]
+    )
+    records[middle]["isSidechain"] = True
+    path = write(tmp_path / "s.jsonl", records)
+    run = from_claude_code(path, subagents=False)[0]
+    uses = [b["id"] for m in render.messages(run.step_input(), run.options()) for b in m.to_dict()["content"]
+            if b["type"] == "tool_use"]  # fmt: skip
+    main = [r for r in lines_of(TRANSCRIPT) if r["type"] == "assistant" and not r["isSidechain"]]
+    written = [b["id"] for r in main for b in r["message"]["content"] if b["type"] == "tool_use"]
+    assert sorted(uses) == sorted(written)  # every tool use of the main thread is still sent, none twice
+    assert (
+        uses.index(records[middle]["message"]["content"][0]["id"])
+        == uses.index(records[middle + 1]["message"]["content"][0]["id"]) + 1
+    )  # its own reply, after the reply it was written in
+    flagged = [w for w in run.warnings if w.text.startswith("isSidechain: true on a record of the main thread")]
+    assert [w.line for w in flagged] == [middle + 1]
+    assert not [w for w in from_claude_code(TRANSCRIPT, subagents=False)[0].warnings if "isSidechain" in w.text]
+
+
 def test_a_line_nested_too_deeply_is_an_error_naming_its_line(tmp_path):
     """A record nested deeper than the decoder can follow is one ``RunFileError`` at its line, not a RecursionError."""
     path = tmp_path / "s.jsonl"

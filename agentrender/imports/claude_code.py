@@ -428,6 +428,13 @@ class _Transcript:
         last = next((r for r in reversed(records) if r.message is not None and not r.sidechain), None)
         if last is not None:
             segments = self._segments(last, used)
+            for record in [record for chain in segments for record in chain if record.sidechain]:
+                self.found.append(
+                    Where(self.path, record.line, "isSidechain").warning(
+                        "true on a record of the main thread (its parents lead there): read in the main thread, "
+                        "and, if it holds part of a reply, as a reply of its own"
+                    )
+                )
             threads.append(_Thread([self.requests(chain, False, used) for chain in segments], "main"))
         groups = self._sidechains()
         agents: dict[Any, _Written] = {}  # each agent's message records, to join a chain a left-out record broke
@@ -636,7 +643,9 @@ class _Requests:
             if order is not None and (not segment.turns or segment.turns[-1]["role"] == "user"):
                 self.mark = _Mark(position, len(order), segment.state())
             message_id = message.get("id")
-            members = (index.reply(sidechain, message_id) or [record]) if message_id is not None else [record]
+            # the reply's records are those flagged as this one is: a thread's record flagged otherwise (written by
+            # hand) is a reply of its own, never one whose records were all taken
+            members = (index.reply(record.sidechain, message_id) or [record]) if message_id is not None else [record]
             members = [m for m in members if m.uuid not in taken]
             for member in members:
                 take(member.uuid)
