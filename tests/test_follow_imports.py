@@ -361,6 +361,20 @@ def test_a_real_session_read_on_a_line_at_a_time_equals_a_fresh_import(session: 
     grown_equals_fresh(session.read_bytes(), tmp_path / session.name, every_line_and_mid_line(session.read_bytes()))
 
 
+def test_a_reply_record_flagged_as_a_sidechain_on_the_main_thread_is_followed_as_imported(tmp_path: Path) -> None:
+    """The transcript the fuzz test found (a reply's middle record flagged ``isSidechain`` on the main thread; see
+    ``test_imports_claude_code``) grown a line and half a line at a time: each growth equals a fresh import, its
+    warning included once it is written."""
+    fixture = ROOT / "tests" / "fixtures" / "imports" / "claude-code" / "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
+    records = [json.loads(text) for text in fixture.read_text("utf-8").splitlines() if text.strip()]
+    records[7]["isSidechain"] = True
+    data = "".join(json.dumps(record) + "\n" for record in records).encode()
+    read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
+    assert read_on and whole
+    flagged = [w for w in from_claude_code(tmp_path / "s.jsonl")[0].warnings if w.text.startswith("isSidechain")]
+    assert [w.line for w in flagged] == [8]
+
+
 def test_a_plain_session_is_read_on_and_not_made_whole_again(tmp_path: Path) -> None:
     """A session that only goes on (turns, parallel tool uses, system notes, titles) is read on at every growth
     after the first: none is made whole again, and each equals a fresh import."""
