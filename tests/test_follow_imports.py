@@ -17,6 +17,7 @@ from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
 from agentrender.runfile import Follower, Growth
 from agentrender.views import Views
+from tests._support.fuzz import FLAGGED_ON_MAIN, sidechain_flagged_on_main
 from tests._support.growing import Writer, header, line, step
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -365,14 +366,11 @@ def test_a_reply_record_flagged_as_a_sidechain_on_the_main_thread_is_followed_as
     """The transcript the fuzz test found (a reply's middle record flagged ``isSidechain`` on the main thread; see
     ``test_imports_claude_code``) grown a line and half a line at a time: each growth equals a fresh import, its
     warning included once it is written."""
-    fixture = ROOT / "tests" / "fixtures" / "imports" / "claude-code" / "7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
-    records = [json.loads(text) for text in fixture.read_text("utf-8").splitlines() if text.strip()]
-    records[7]["isSidechain"] = True
-    data = "".join(json.dumps(record) + "\n" for record in records).encode()
+    data = "".join(json.dumps(record) + "\n" for record in sidechain_flagged_on_main()).encode()
     read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
     assert read_on and whole
     flagged = [w for w in from_claude_code(tmp_path / "s.jsonl")[0].warnings if w.text.startswith("isSidechain")]
-    assert [w.line for w in flagged] == [8]
+    assert [w.line for w in flagged] == [FLAGGED_ON_MAIN + 1]
 
 
 def test_a_plain_session_is_read_on_and_not_made_whole_again(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from agentrender.imports import first_line_summary, from_claude_code, load, load
 from agentrender.imports.conversation import plain_blocks
 from agentrender.runfile import Run
 from tests._support.examples import examples
-from tests._support.fuzz import JSON_VALUES, paths
+from tests._support.fuzz import CLAUDE_CODE_SESSION, FLAGGED_ON_MAIN, JSON_VALUES, paths, sidechain_flagged_on_main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "claude-code"
 GOLDEN = Path(__file__).parent / "golden"
@@ -427,12 +427,11 @@ def test_a_reply_record_flagged_as_a_sidechain_on_the_main_thread_is_read_as_a_r
     ``isSidechain`` while its parents lead to the main thread, was looked up among the main thread's records of
     its reply, all taken already, and the import failed with an IndexError. It is read as a reply of its own, no
     block lost, and a warning names its line and field."""
-    records = lines_of(TRANSCRIPT)
-    middle = 7
+    records, middle = sidechain_flagged_on_main(), FLAGGED_ON_MAIN
+    assert CLAUDE_CODE_SESSION == TRANSCRIPT
     assert (
         records[middle]["message"]["id"] == records[middle - 1]["message"]["id"] == records[middle + 1]["message"]["id"]
     )
-    records[middle]["isSidechain"] = True
     path = write(tmp_path / "s.jsonl", records)
     run = from_claude_code(path, subagents=False)[0]
     uses = [b["id"] for m in render.messages(run.step_input(), run.options()) for b in m.to_dict()["content"]
