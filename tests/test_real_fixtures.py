@@ -137,3 +137,24 @@ def test_check_finds_no_error_in_a_session_that_ran_to_its_end(entry):
     """A session the API accepted to its end gives ``check`` nothing to call an error."""
     report = check(str(REAL / entry["path"]))
     assert not report.error and report.errors == 0, [f.message for f in report.findings if f.severity == "error"]
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))
+def test_a_real_session_with_any_record_flagged_otherwise_imports_or_is_refused_clearly(entry, tmp_path):
+    """Each record's ``isSidechain`` flipped in turn (a main thread's record flagged a sub-agent's, or the other way,
+    as the fuzz test once found crashing the import): the session imports, or is refused with an error naming the
+    file and line, never another exception."""
+    lines = (REAL / entry["path"]).read_text(encoding="utf-8").splitlines()
+    flagged = [number for number, text in enumerate(lines) if '"isSidechain"' in text]
+    path = tmp_path / Path(entry["path"]).name
+    for number in flagged:
+        record = json.loads(lines[number])
+        record["isSidechain"] = not record["isSidechain"]
+        path.write_text("\n".join([*lines[:number], json.dumps(record), *lines[number + 1 :]]) + "\n", encoding="utf-8")
+        try:
+            runs = imports.from_claude_code(path, subagents=False)
+        except RunFileError as error:
+            assert re.match(rf"{re.escape(str(path))}:\d+: ", str(error)), error
+            continue
+        assert runs, f"{entry['path']}:{number + 1}"
+    assert flagged or entry.get("kind") == "hand_written_fixture"
