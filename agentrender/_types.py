@@ -489,3 +489,59 @@ def check_response(wire: Any, *, where: str = "response", blocks_checked: bool =
         return
     for i, block in enumerate(blocks):
         check_block(block, f"{where}.content[{i}]")
+
+
+_BLOCK_NAMES = {
+    "text": "TextBlock",
+    "tool_use": "ToolUseBlock",
+    "tool_result": "ToolResultBlock",
+    "thinking": "ThinkingBlock",
+    "redacted_thinking": "RedactedThinkingBlock",
+}
+"""The name of each known block type's definition in ``wire_json_schema``."""
+
+
+def wire_json_schema(ref_template: str) -> dict[str, dict[str, Any]]:
+    """JSON Schema (2020-12) definitions, by name, of what ``check_block`` and ``check_response`` accept; each
+    refers to another by ``ref_template`` (``"#/$defs/{name}"``).
+
+    ``ContentBlock`` is a block of any type: one of a known type has that type's definition, generated from
+    its wire shape (the struct ``check_block`` converts it into); any other key is allowed, as ``from_dict``
+    keeps it (``raw``), and so is a block of another type. ``Reply`` is a Messages API ``Message``.
+    """
+    block = {"$ref": ref_template.format(name="ContentBlock")}
+    _, shapes = msgspec.json.schema_components([*_WIRE_SHAPES.values(), _ReplyWire], ref_template=ref_template)
+    definitions: dict[str, dict[str, Any]] = {
+        "ContentBlock": {
+            "title": "ContentBlock",
+            "description": (
+                "A Messages API content block. A block of a known type has its fields (null on an optional one: "
+                "not recorded); a block may hold other fields (citations, cache_control), and be of another type."
+            ),
+            "type": "object",
+            "properties": {"type": {"type": "string", "minLength": 1}},
+            "required": ["type"],
+            "allOf": [
+                {
+                    "if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+                    "then": {"$ref": ref_template.format(name=name)},
+                }
+                for kind, name in _BLOCK_NAMES.items()
+            ],
+        }
+    }
+    for kind, shape in _WIRE_SHAPES.items():
+        schema = shapes[shape.__name__]
+        del schema["additionalProperties"]  # the quick check's alone: other keys are kept
+        definitions[_BLOCK_NAMES[kind]] = {**schema, "title": _BLOCK_NAMES[kind]}
+    # a result's content: its text, or a list of blocks (text blocks, as the API has them)
+    result = definitions["ToolResultBlock"]["properties"]
+    result["content"] = {"anyOf": [{"type": "string"}, {"type": "array", "items": block}, {"type": "null"}]}
+    reply = shapes[_ReplyWire.__name__]
+    definitions["Reply"] = {
+        **reply,
+        "title": "Reply",
+        "description": "A Messages API Message, as the model replied: its blocks; any other field is kept as written.",
+        "properties": {**reply["properties"], "content": {"type": "array", "items": block}},
+    }
+    return definitions

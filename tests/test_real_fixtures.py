@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agentrender import RunFileError, imports
+from agentrender import RunFileError, imports, write_run
 from agentrender.cli._check import check
+from tests._support import runschema
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 MANIFEST = json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8")) if (REAL / "MANIFEST.json").exists() else []
@@ -127,6 +128,23 @@ def test_every_real_file_loads_through_the_one_entry_point(entry):
         assert re.match(rf"{re.escape(str(path))}:\d+: ", str(error)), error
         return
     assert runs
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
+def test_every_line_of_a_real_file_written_as_a_run_file_is_valid_under_the_schema(entry, tmp_path):
+    """Every run of every real file, written as a run file, is valid under ``agentrender schema`` line by line (its
+    blocks and replies as the Messages API has them), but for the unknown fields its source held, which the run keeps
+    and the loader names."""
+    path = REAL / entry["path"]
+    try:
+        runs = imports.load_runs(path)
+    except RunFileError:
+        pytest.skip("a hand-written fixture the importer refuses, as its own test says")
+    check = runschema.validator()
+    for position, run in enumerate(runs):
+        written = tmp_path / f"{position}.jsonl"
+        write_run(run, written)
+        assert runschema.schema_errors(written, check) == []
 
 
 FINISHED = [entry for entry in MANIFEST if entry.get("ran_to_end")]

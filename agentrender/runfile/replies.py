@@ -16,10 +16,14 @@ from typing import Any
 from agentrender._types import ModelResponse, check_response
 from agentrender.runfile.lines import type_name
 
-__all__ = ["INPUT_BASE64", "check_reply", "response_from_record", "response_record"]
+__all__ = ["INPUT_BASE64", "check_reply", "recorded_reply_schema", "response_from_record", "response_record"]
 
 INPUT_BASE64 = "input_base64"
 """The field of a recorded ``tool_use`` block that holds raw argument bytes, as base64, in place of ``input``."""
+
+_BASE64 = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+"""Standard base64, padded, as ``response_record`` writes it (``base64.b64decode(validate=True)`` reads it, and
+some texts beside, such as padding after a whole quantum)."""
 
 
 def response_from_record(wire: Mapping[str, Any], *, where: str = "response") -> ModelResponse:
@@ -81,6 +85,25 @@ def _raw_input(block: Mapping[str, Any], where: str) -> dict[str, Any]:
     return {
         ("input" if key == INPUT_BASE64 else key): (raw if key == INPUT_BASE64 else value)
         for key, value in block.items()
+    }
+
+
+def recorded_reply_schema(reply: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a reply as a run file records it, made from ``reply``, the Messages API's (``Reply`` of
+    ``_types.wire_json_schema``): a tool use's raw argument bytes may be written as base64 in ``input_base64``, in
+    place of ``input``."""
+    content = reply["properties"]["content"]
+    raw_input = {
+        "if": {"properties": {"type": {"const": "tool_use"}}, "required": ["type", INPUT_BASE64]},
+        "then": {"properties": {INPUT_BASE64: {"type": "string", "pattern": _BASE64}}, "not": {"required": ["input"]}},
+    }
+    return {
+        **reply,
+        "description": (
+            f"{reply['description']} A tool use's arguments that were raw bytes, not UTF-8, are written as standard "
+            f"base64 in {INPUT_BASE64}, in place of input."
+        ),
+        "properties": {**reply["properties"], "content": {**content, "items": {**content["items"], **raw_input}}},
     }
 
 

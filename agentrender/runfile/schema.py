@@ -24,10 +24,10 @@ from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth
-from agentrender._types import CheckedReply, Decision, Observation, Step, check_block
+from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
 from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
-from agentrender.runfile.replies import check_reply
+from agentrender.runfile.replies import check_reply, recorded_reply_schema
 
 __all__ = [
     "MAX_COUNT",
@@ -88,8 +88,18 @@ Timestamp = Annotated[
 """A moment, as its text: a run gives back the text its file held. A text that is not one (``is_timestamp``) is
 kept with a warning (``doubts``), not refused; the frames read each as a time (``parse_timestamp``)."""
 
-Blocks = list[dict[str, Any]]
-"""A turn's content: Messages API blocks, each checked as ``ContentBlock.from_dict`` would build it."""
+_REF = "#/$defs/{name}"
+"""How the schema's definitions refer to one another (``json_schema``)."""
+
+Block = Annotated[dict[str, Any], msgspec.Meta(extra_json_schema={"$ref": _REF.format(name="ContentBlock")})]
+"""A Messages API block, checked as ``ContentBlock.from_dict`` would build it (``check_block``), and kept as written."""
+
+Blocks = list[Block]
+"""A turn's content: Messages API blocks."""
+
+Reply = Annotated[dict[str, Any], msgspec.Meta(extra_json_schema={"$ref": _REF.format(name="Reply")})]
+"""A model's reply, an Anthropic Messages API response, checked as ``response_from_record`` would read it
+(``check_reply``), and kept as written."""
 
 
 class _Part(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -120,7 +130,8 @@ class KeptWarning(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fie
 
 
 class CompactionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """A compaction of an imported conversation: from ``step`` on, it restarted with ``opening``."""
+    """A compaction of an imported conversation: from ``step`` on, it restarted with ``opening``. A header's
+    compactions are in increasing step order."""
 
     step: Count
     opening: Annotated[Blocks, msgspec.Meta(min_length=1)]
@@ -199,7 +210,7 @@ class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=
     """``model_call``: a captured reply (an Anthropic Messages API response) and the step it was made for."""
 
     step: Count
-    response: dict[str, Any]
+    response: Reply
     latency_ms: int | float | None = None
     request_key: str | None = None
     request: dict[str, Any] | None = None
@@ -252,7 +263,9 @@ def json_schema() -> dict[str, Any]:
     but not by this schema: a runtime that checks what it writes against it writes only
     what every reader loads.
     """
-    schema = msgspec.json.schema(Record)
+    schema = msgspec.json.schema(Record, ref_template=_REF)
+    wire = wire_json_schema(_REF)  # the blocks and the reply, as the Messages API has them
+    schema["$defs"].update(wire, Reply=recorded_reply_schema(wire["Reply"]))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"A line of an agentrender run file ({FORMAT})",
