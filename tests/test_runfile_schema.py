@@ -233,6 +233,43 @@ def test_the_schema_takes_a_reply_only_when_the_loader_does(validator: Any, repl
         assert not all(PADDED_BASE64.fullmatch(text) for text in raw), record
 
 
+SAMPLE_RECORDS = [record for name in samples.names() for record in lines_of(samples.path(name))]
+"""Every record of the bundled sample runs: a header, steps, model calls, an end."""
+
+
+def _places(value: Any, place: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place inside ``value`` (a key or a position at each level), the deepest last."""
+    inner: list[tuple[Any, ...]] = []
+    if type(value) is dict:
+        inner = [found for key, item in value.items() for found in _places(item, (*place, key))]
+    elif type(value) is list:
+        inner = [found for at, item in enumerate(value) for found in _places(item, (*place, at))]
+    return [place, *inner] if place else inner
+
+
+@st.composite
+def changed_records(draw: st.DrawFn) -> dict[str, Any]:
+    """A sample record with one value in it replaced by a value of another JSON type (or of the same), or deleted."""
+    record = json.loads(json.dumps(draw(st.sampled_from(SAMPLE_RECORDS))))
+    place = draw(st.sampled_from(_places(record)))
+    holder = record
+    for key in place[:-1]:
+        holder = holder[key]
+    if type(holder) is dict and draw(st.booleans()):
+        del holder[place[-1]]
+    else:
+        holder[place[-1]] = draw(VALUES | st.sampled_from([2**53, 1.5, "2026-01-05T09:00:16Z"]))
+    return record
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(record=changed_records())
+def test_a_record_valid_under_the_schema_is_one_the_loader_takes(validator: Any, record: dict[str, Any]) -> None:
+    """A runtime that checks its lines with the schema writes only lines the loader takes: a sample record with any
+    one value changed or deleted, if valid, is taken."""
+    assert taken(record) or not validator.is_valid(record), record
+
+
 def test_unknown_fields_and_types_are_loaded_but_not_in_the_schema(validator: Any) -> None:
     """The loader keeps unknown fields and record types (with a warning); a writer checked by the schema writes none."""
     for record in ({**HEADER, "team": "x"}, {"type": "checkpoint"}, {"type": "step", "index": 0, "cost": 3}):
