@@ -409,9 +409,11 @@ def test_a_compaction_a_sub_agent_and_a_rewind_mid_session_are_imported_whole(tm
     assert read_on > 10 and whole > 3
 
 
-def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path) -> None:
-    """A sub-agent's own file (``<session>/subagents/agent-<id>.jsonl``) that appears and grows while the session
-    does not: the next growth has its run, as a fresh import has."""
+@pytest.mark.parametrize("folder", ["subagents", "subagents/workflows/wf_1"])
+def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path, folder: str) -> None:
+    """A sub-agent's own file (``<session>/subagents/agent-<id>.jsonl``, or a workflow agent's in
+    ``subagents/workflows/<run id>/``) that appears and grows while the session does not: the next growth has its
+    run, as a fresh import has."""
     writer = SessionWriter()
     writer.prompt("Look at the tests.")
     writer.turn(0)
@@ -422,9 +424,8 @@ def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path) -> None:
     assert grown is not None and len(grown[0]) == 1
     agent = SessionWriter()
     agent.sub_agent("c3d4", 1)
-    folder = tmp_path / SESSION_ID / "subagents"
-    folder.mkdir(parents=True)
-    (folder / "agent-c3d4.jsonl").write_bytes(agent.text())
+    (tmp_path / SESSION_ID / folder).mkdir(parents=True)
+    (tmp_path / SESSION_ID / folder / "agent-c3d4.jsonl").write_bytes(agent.text())
     grown = session.grow()
     assert grown is not None and grown[0] == from_claude_code(path) and len(grown[0]) == 2
     assert session.grow() is None

@@ -198,6 +198,71 @@ def test_sidechains_are_their_own_runs_linked_to_the_step_that_started_them(runs
     )
 
 
+WORKFLOW_SESSION = (
+    Path(__file__).parent / "fixtures" / "real" / "claude-code" / "daaain-claude-code-log" / "workflow_scriptpath"
+    / "22220000-0000-4000-8000-000000000002.jsonl"
+)  # fmt: skip
+
+
+def test_a_workflows_agents_are_runs_linked_to_the_step_that_launched_the_workflow():
+    """Claude Code writes the agents of a dynamic workflow one folder deeper than a sub-agent's
+    (``subagents/workflows/<run id>/agent-<id>.jsonl``); each is a run, linked both ways with the step whose
+    ``Workflow`` tool use launched it, by the run id its result names (a public fixture)."""
+    main, agent = from_claude_code(WORKFLOW_SESSION)
+    link = {"step": 0, "tool_use_id": "toolu_wfsp01"}
+    assert agent.run_id == "22220000-0000-4000-8000-000000000002/agent-agsp0001"
+    assert agent.path.endswith("subagents/workflows/wf_sp01/agent-agsp0001.jsonl")
+    assert sent(agent)[0][0]["content"] == [{"type": "text", "text": "Sweep docs batches a and b."}]
+    assert agent.header["source"]["workflow"] == "wf_sp01"
+    assert agent.header["source"]["parent"] == {"run_id": main.run_id, **link}
+    assert main.header["source"]["subagents"] == [{"run_id": agent.run_id, **link}]
+    assert [step.decision.tool for step in main.steps] == ["Workflow", "Workflow"]
+    assert len(from_claude_code(WORKFLOW_SESSION, subagents=False)) == 1
+
+
+def test_every_agent_file_beside_a_session_is_read_and_a_workflows_journal_is_not(tmp_path):
+    """A session's sub-agents in ``subagents/`` and the agents of each of its workflows in
+    ``subagents/workflows/<run id>/`` are all read, in that order; a workflow whose launch names only its transcripts'
+    folder is linked by that folder's name; the workflow's ``journal.jsonl`` and each agent's ``.meta.json`` are not
+    transcripts and are not read."""
+    session = write(tmp_path / "s.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"role": "assistant", "id": "m1", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "Look around."}},
+             {"type": "tool_use", "id": "t2", "name": "Workflow", "input": {"script": "export default 1"}}]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Done."}]}},
+        {"type": "user", "uuid": "u3", "parentUuid": "u2", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "Launched."}]},
+         "toolUseResult": {"status": "async_launched", "transcriptDir": "/p/s/subagents/workflows/wf_9/"}},
+    ])  # fmt: skip
+
+    def agent(path: Path, agent_id: str, prompt: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(path, [
+            {"type": "user", "uuid": f"{agent_id}-u", "parentUuid": None, "sessionId": "s", "isSidechain": True,
+             "agentId": agent_id, "message": {"role": "user", "content": prompt}},
+            {"type": "assistant", "uuid": f"{agent_id}-a", "parentUuid": f"{agent_id}-u", "sessionId": "s",
+             "isSidechain": True, "agentId": agent_id,
+             "message": {"role": "assistant", "id": f"m-{agent_id}", "content": [{"type": "text", "text": "Done."}]}},
+        ])  # fmt: skip
+
+    folder = tmp_path / "s" / "subagents"
+    agent(folder / "agent-look.jsonl", "look", "Look around.")
+    for name in ("agent-w2.jsonl", "agent-w1.jsonl"):
+        agent(folder / "workflows" / "wf_9" / name, name[6:8], "One part of the work.")
+    (folder / "workflows" / "wf_9" / "journal.jsonl").write_text('{"type": "started", "agentId": "w1"}\n')
+    (folder / "workflows" / "wf_9" / "agent-w1.meta.json").write_text('{"agentType": "workflow-subagent"}')
+    main, *agents = from_claude_code(session)
+    assert [run.run_id for run in agents] == ["s/agent-look", "s/agent-w1", "s/agent-w2"]
+    assert [run.header["source"].get("workflow") for run in agents] == [None, "wf_9", "wf_9"]
+    assert [run.header["source"]["parent"]["tool_use_id"] for run in agents] == ["t1", "t2", "t2"]
+    assert [link["run_id"] for link in main.header["source"]["subagents"]] == [run.run_id for run in agents]
+    assert not [warning for run in (main, *agents) for warning in run.warnings]
+
+
 def test_the_end_of_a_session_comes_from_its_last_reply(runs, tmp_path):
     """A session whose last reply answers (no tool use) completed; one that stops on a tool use records no end."""
     assert runs[0].end is not None and runs[0].end["status"] == "completed"

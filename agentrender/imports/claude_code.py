@@ -19,8 +19,10 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
   ``file-history-snapshot``, ``queue-operation``, ``last-prompt`` and others carry no uuid and
   are not part of any conversation;
 - a sub-agent's thread has ``isSidechain: true`` (and an ``agentId``); older versions write it
-  in the session's file, newer ones in ``<session-id>/subagents/agent-<id>.jsonl``, which
-  ``from_claude_code`` reads too.
+  in the session's file, newer ones in ``<session-id>/subagents/agent-<id>.jsonl``, and the
+  agents of a dynamic workflow (launched by the ``Workflow`` tool, whose result names the
+  workflow's run id) one folder deeper, in ``subagents/workflows/<run id>/agent-<id>.jsonl``;
+  ``from_claude_code`` reads them too.
 
 Each thread is read by following ``parentUuid`` from its last record back to its root (the
 record order of the file is not the conversation's: a rewound conversation leaves its
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
@@ -1088,8 +1091,14 @@ class _Conversation:
                 link = {"step": (turn_index - 1) // 2, "tool_use_id": block.get("id")}
                 for record in index.answers(block.get("id")):
                     result = record.value.get("toolUseResult")
-                    if isinstance(result, Mapping) and isinstance(result.get("agentId"), str):
+                    if not isinstance(result, Mapping):
+                        continue
+                    if isinstance(result.get("agentId"), str):
                         found[f"agent:{result['agentId']}"] = link
+                    # a workflow's agents are in the folder its launch names (its run id, its transcripts' folder)
+                    for run in (result.get("runId"), result.get("transcriptDir")):
+                        if isinstance(run, str) and run.strip("/"):
+                            found[f"workflow:{run.rstrip('/').rsplit('/', 1)[-1]}"] = link
                 prompt = block["input"].get("prompt") if isinstance(block.get("input"), Mapping) else None
                 if isinstance(prompt, str):
                     found.setdefault(f"prompt:{prompt.strip()}", link)
@@ -1098,8 +1107,8 @@ class _Conversation:
 
 _ARTICLE = {"user": "a", "assistant": "an"}
 
-_AGENT_TOOLS = ("Task", "Agent")
-"""The tools through which Claude Code starts a sub-agent."""
+_AGENT_TOOLS = ("Task", "Agent", "Workflow")
+"""The tools through which Claude Code starts a sub-agent, or a workflow of them."""
 
 
 def _compaction(segment: _Segment, step: int) -> dict[str, Any]:
@@ -1451,10 +1460,29 @@ class _RunRecords(Sequence[Mapping[str, Any]]):
 
 
 def _subagent_files(path: str) -> list[Path]:
+    """The transcripts of the sub-agents of the session at ``path``: ``<session-id>/subagents/*.jsonl``, then the
+    agents of each workflow the session ran, ``subagents/workflows/<run id>/agent-*.jsonl`` (beside them, the
+    workflow's ``journal.jsonl`` is its runtime's ledger of each agent's result, not a conversation: not read)."""
     folder = os.path.join(os.path.splitext(path)[0], "subagents")  # os.path: a follower looks at each growth
     if not os.path.isdir(folder):
         return []
-    return sorted(Path(folder, name) for name in os.listdir(folder) if name.endswith(".jsonl"))
+    files = sorted(Path(folder, name) for name in os.listdir(folder) if name.endswith(".jsonl"))
+    workflows = os.path.join(folder, "workflows")
+    runs = sorted(os.listdir(workflows)) if os.path.isdir(workflows) else []
+    for run in runs:
+        if os.path.isdir(agents := os.path.join(workflows, run)):
+            files += sorted(Path(agents, name) for name in os.listdir(agents) if _WORKFLOW_AGENT.fullmatch(name))
+    return files
+
+
+_WORKFLOW_AGENT = re.compile(r"agent-.*\.jsonl")
+"""The name of a workflow agent's transcript in its workflow's folder."""
+
+
+def _workflow_of(path: str) -> str | None:
+    """The run id of the workflow whose agent's transcript is at ``path`` (``.../subagents/workflows/<run id>/``)."""
+    folder = Path(path).parent
+    return folder.name if (folder.parent.name, folder.parent.parent.name) == ("workflows", "subagents") else None
 
 
 def from_claude_code(
@@ -1474,7 +1502,9 @@ def from_claude_code(
     summary. Each sidechain (a sub-agent's thread) is a run whose ``run_id`` names the session
     and the agent, linked both ways with the step whose tool use started it (``source.parent``,
     ``source.subagents``); with ``subagents``, the files of ``<session-id>/subagents/`` beside
-    the transcript are read too. Every run's ``source`` keeps the session's id, version,
+    the transcript are read too, and those of each workflow's agents in
+    ``subagents/workflows/<run id>/`` (a workflow agent's run names its workflow in
+    ``source.workflow``, and the step whose ``Workflow`` tool use launched it). Every run's ``source`` keeps the session's id, version,
     working directory and branch, the models that replied, and each message record's fields
     beside its content (``transcript``, with ``toolUseResult``); the session's ``summary``
     titles, and the lines of the records that are in no thread (``file-history-snapshot``,
@@ -1515,6 +1545,8 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 sidechains += 1
                 agent = _first(conversation.records, "agentId")
                 run_id = f"{session}/agent-{agent}" if agent else f"{session}/sidechain-{sidechains}"
+                if (workflow := _workflow_of(transcript.path)) is not None:
+                    extra["workflow"] = workflow
             conversations.append((run_id, conversation, extra))
         made.append((transcript, conversations))
     # each sub-agent names the step of the main thread that started it, and the main thread each sub-agent
@@ -1527,7 +1559,12 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
             opening = "\n".join(
                 block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
             ).strip()
-            link = launches.get(f"agent:{agent}") or launches.get(f"prompt:{opening}")
+            workflow = extra.get("workflow")
+            link = (
+                (launches.get(f"workflow:{workflow}") if workflow else None)
+                or launches.get(f"agent:{agent}")
+                or launches.get(f"prompt:{opening}")
+            )
             if link is not None:
                 extra["parent"] = {"run_id": session, **link}
                 started.append({"run_id": run_id, **link})
