@@ -337,6 +337,8 @@ MALFORMED = [
     (1, "message", at(1, "message")("hi")),
     (1, "message.role", at(1, "message", "role")("assistant")),
     (1, "message.content", at(1, "message", "content")(5)),
+    (1, "message.content: missing", at(1, "message", "content")(DELETE)),
+    (1, "message.role: missing", at(1, "message", "role")(DELETE)),
     (2, "message.id", at(2, "message", "id")(3)),
     (2, "message.model", at(2, "message", "model")({})),
     (2, "content[0]", at(2, "message", "content", 0, "type")(None)),

@@ -935,8 +935,11 @@ def _plain_rare_fields(value: dict[str, Any]) -> bool:
 def _check_message(message: Any, kind: str, where: Where) -> None:
     if not isinstance(message, Mapping):
         raise where.error(f"expected the {kind} message (an object), got {type(message).__name__}")
-    if message.get("role") != kind:
-        raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {message.get('role')!r}")
+    for name in ("role", "content"):
+        if name not in message:
+            raise where.at(name).error(f"missing from the {kind} message")
+    if message["role"] != kind:
+        raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {message['role']!r}")
     for name in ("id", "model"):  # null: not recorded
         if message.get(name) is not None and not isinstance(message[name], str):
             raise where.at(name).error(f"expected text, got {type(message[name]).__name__}")
@@ -1504,8 +1507,9 @@ def from_claude_code(
     ``source.subagents``); with ``subagents``, the files of ``<session-id>/subagents/`` beside
     the transcript are read too, and those of each workflow's agents in
     ``subagents/workflows/<run id>/`` (a workflow agent's run names its workflow in
-    ``source.workflow``, and the step whose ``Workflow`` tool use launched it). Every run's ``source`` keeps the session's id, version,
-    working directory and branch, the models that replied, and each message record's fields
+    ``source.workflow``, and the step whose ``Workflow`` tool use launched it). Every run's
+    ``source`` keeps the session's id, version, working directory and branch, the models that
+    replied, and each message record's fields
     beside its content (``transcript``, with ``toolUseResult``); the session's ``summary``
     titles, and the lines of the records that are in no thread (``file-history-snapshot``,
     ``last-prompt``, ...), are in the main run's source. Each model call keeps its reply's
