@@ -48,6 +48,22 @@ def test_runs_lists_every_run_of_a_file_with_its_number_id_and_counts() -> None:
     assert code == 0 and "3 runs" in out and f"{MAIN}/agent-a9d07f3" in out
 
 
+def test_runs_says_which_workflow_a_workflow_agents_run_comes_from() -> None:
+    """A dynamic workflow's agent is a run of the session's file, and ``runs`` names its workflow beside its thread."""
+    session = (
+        "tests/fixtures/real/claude-code/daaain-claude-code-log/workflow_scriptpath/"
+        "22220000-0000-4000-8000-000000000002.jsonl"
+    )
+    if not Path(session).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, _ = run_cli("runs", session, "--json")
+    rows = json.loads(out)
+    assert code == 0 and [row["source"] for row in rows] == [
+        "claude-code, thread main",
+        "claude-code, thread sidechain, workflow wf_sp01, agent id agsp0001",
+    ]
+
+
 @pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
 def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
     """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""

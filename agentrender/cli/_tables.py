@@ -382,7 +382,7 @@ def _source_said(run: Run) -> str:
     if not isinstance(source, dict):
         return "run file"
     said = [str(source.get("format") or "imported")]
-    for key in ("thread", "agent_id", "sample_id", "epoch"):
+    for key in ("thread", "workflow", "agent_id", "sample_id", "epoch"):
         value = source.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
             said.append(f"{key.replace('_', ' ')} {value}")
