@@ -1509,13 +1509,12 @@ def from_claude_code(
     ``subagents/workflows/<run id>/`` (a workflow agent's run names its workflow in
     ``source.workflow``, and the step whose ``Workflow`` tool use launched it). Every run's
     ``source`` keeps the session's id, version, working directory and branch, the models that
-    replied, and each message record's fields
-    beside its content (``transcript``, with ``toolUseResult``); the session's ``summary``
-    titles, and the lines of the records that are in no thread (``file-history-snapshot``,
-    ``last-prompt``, ...), are in the main run's source. Each model call keeps its reply's
-    ``message.id``, ``stop_reason`` and ``usage`` as recorded, so ``frame.model_calls_frame``
-    shows the tokens each request really took. A run whose last reply is an answer has an
-    ``end`` record (``completed``).
+    replied, and each message record's fields beside its content (``transcript``, with
+    ``toolUseResult``); the session's ``summary`` titles, and the lines of the records that are
+    in no thread (``file-history-snapshot``, ``last-prompt``, ...), are in the main run's source.
+    Each model call keeps its reply's ``message.id``, ``stop_reason`` and ``usage`` as recorded,
+    so ``frame.model_calls_frame`` shows the tokens each request really took. A run whose last
+    reply is an answer has an ``end`` record (``completed``).
 
     ``summarise`` gives each result a summary, for the view under the contract's window.
     Raises ``RunFileError`` naming the file, line and field of a record that cannot be read;
