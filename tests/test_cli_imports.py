@@ -15,6 +15,7 @@ from agentrender.imports import FORMATS, first_line_summary, from_anthropic, loa
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
+from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.conversations import WEATHER, normalised
 
@@ -365,13 +366,9 @@ def test_a_header_warnings_field_of_the_wrong_shape_is_an_error_naming_it(
     assert str(caught.value).startswith(f"{path}:1: {field}") and what in str(caught.value)
 
 
-REAL = ROOT / "tests" / "fixtures" / "real"
+REAL = real.REAL
 """Real, unmodified public histories (Claude Code, Inspect, SWE-agent), listed in ``MANIFEST.json``."""
-REAL_FILES = (
-    [item["path"] for item in json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8"))]
-    if (REAL / "MANIFEST.json").is_file()
-    else []
-)
+REAL_FILES = real.history_paths()
 
 
 @pytest.mark.skipif(not REAL_FILES, reason="tests/fixtures/real/MANIFEST.json is not in this checkout")

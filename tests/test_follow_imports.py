@@ -17,23 +17,20 @@ from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
 from agentrender.runfile import Follower, Growth
 from agentrender.views import Views
+from tests._support import real
 from tests._support.fuzz import FLAGGED_ON_MAIN, sidechain_flagged_on_main
 from tests._support.growing import Writer, header, line, step
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = ROOT / "sample_imports" / "python-to-rust-port.claude-code.jsonl"
-REAL = ROOT / "tests" / "fixtures" / "real"
+REAL = real.REAL
 
 
 def real_sessions(*features: str) -> list[Path]:
     """The real Claude Code transcripts of the fixtures' manifest with any of ``features`` (none when not there)."""
-    manifest = REAL / "MANIFEST.json"
-    if not manifest.is_file():
-        return []
-    entries = json.loads(manifest.read_text("utf-8"))
     return [
         REAL / entry["path"]
-        for entry in entries
+        for entry in real.histories()
         if entry["format"] == "claude_code"
         and set(features) & set(entry["features"])
         and (REAL / entry["path"]).is_file()

@@ -18,6 +18,7 @@ from agentrender import html, imports, load_run, samples
 from agentrender.cli import main
 from agentrender.runfile import RunFileError
 from agentrender.views import Views
+from tests._support import real
 from tests._support.runs import HOSTILE, hostile_run
 
 FIXED_BYTES = 250_000
@@ -217,8 +218,8 @@ def test_the_command_names_what_a_file_holds_for_a_wrong_run(
     assert not (tmp_path / "x.html").exists()
 
 
-REAL = Path(__file__).parent / "fixtures" / "real"
-MANIFEST = json.loads((REAL / "MANIFEST.json").read_text("utf-8")) if (REAL / "MANIFEST.json").exists() else []
+REAL = real.REAL
+MANIFEST = real.histories()
 
 
 @pytest.mark.slow

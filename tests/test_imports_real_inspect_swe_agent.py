@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,16 +9,16 @@ import pytest
 import agentrender
 from agentrender import render
 from agentrender.imports import load_runs
+from tests._support import real
 
-REAL = Path(__file__).parent / "fixtures" / "real"
-MANIFEST = REAL / "MANIFEST.json"
+REAL = real.REAL
 
 
 def _entries() -> list[Any]:
-    if not MANIFEST.is_file():
+    entries = [entry for entry in real.histories() if entry["format"] in ("inspect", "swe_agent")]
+    if not entries:
         return [pytest.param(None, marks=pytest.mark.skip(reason="no tests/fixtures/real/MANIFEST.json"))]
-    entries = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    return [pytest.param(entry, id=entry["path"]) for entry in entries if entry["format"] in ("inspect", "swe_agent")]
+    return [pytest.param(entry, id=entry["path"]) for entry in entries]
 
 
 @pytest.mark.parametrize("entry", _entries())

@@ -10,10 +10,10 @@ import pytest
 
 from agentrender import RunFileError, imports, write_run
 from agentrender.cli._check import check
-from tests._support import runschema
+from tests._support import real, runschema
 
-REAL = Path(__file__).parent / "fixtures" / "real"
-MANIFEST = json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8")) if (REAL / "MANIFEST.json").exists() else []
+REAL = real.REAL
+MANIFEST = real.histories()
 CLAUDE_CODE = [entry for entry in MANIFEST if entry["format"] == "claude_code"]
 
 
@@ -38,8 +38,8 @@ def test_the_manifest_names_a_source_commit_and_licence_for_every_file():
     """Every file under ``tests/fixtures/real`` is in the manifest, with where it came from and its licence."""
     kept = ("MANIFEST.json", "README.md")
     files = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name not in kept}
-    assert files == {entry["path"] for entry in MANIFEST}
-    for entry in MANIFEST:
+    assert files == {entry["path"] for entry in real.entries()}
+    for entry in real.entries():
         assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"]) and entry["repo"] and entry["licence"], entry["path"]
         assert (REAL / entry["path"]).stat().st_size == entry["bytes"], entry["path"]
 

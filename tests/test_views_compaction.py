@@ -16,6 +16,7 @@ from agentrender.frame import steps_frame
 from agentrender.imports import load, load_runs
 from agentrender.notebook import ConversationView, RunExplorer
 from agentrender.views import ENDED_TEXT, Views
+from tests._support import real
 from tests._support.as_sent import as_sent_problems, sent_conversation
 from tests._support.compacted import OPENING, compacted_records, compacted_run, compaction, summary, write_records
 
@@ -25,12 +26,8 @@ IMPORTED = sorted(
     + [path for path in (ROOT / "tests/fixtures/imports").rglob("*") if path.is_file() and path.name != "README.md"]
 )
 
-REAL = ROOT / "tests/fixtures/real"
-REAL_FILES = (
-    [item["path"] for item in json.loads((REAL / "MANIFEST.json").read_text(encoding="utf-8"))]
-    if (REAL / "MANIFEST.json").exists()
-    else []
-)
+REAL = real.REAL
+REAL_FILES = real.history_paths()
 
 
 def wire(view: Any) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender import samples
+from tests._support import real
 
 SEED = "malformed-replies"
 """The sample the mutations start from: small, with every record type and replies that decide oddly."""
@@ -287,18 +288,13 @@ def record_bombs(folder: Path, inflated: int = 4 << 30) -> Iterator[Path]:
 # ---------------------------------------------------------------------------- other agents' histories
 
 REPO = Path(__file__).resolve().parents[2]
-REAL_FIXTURES = REPO / "tests" / "fixtures" / "real"
-"""Where the real public files are kept, listed in its ``MANIFEST.json``."""
 
 _IMPORT_SUFFIXES = (".json", ".jsonl", ".traj", ".eval")
 
 
-def real_fixtures(folder: Path = REAL_FIXTURES) -> list[Path]:
-    """Every file ``folder/MANIFEST.json`` lists (none when there is no manifest)."""
-    manifest = folder / "MANIFEST.json"
-    if not manifest.is_file():
-        return []
-    return [folder / entry["path"] for entry in json.loads(manifest.read_text(encoding="utf-8"))]
+def real_fixtures() -> list[Path]:
+    """Every real public history ``tests/fixtures/real/MANIFEST.json`` lists (none when there is no manifest)."""
+    return [real.REAL / path for path in real.history_paths()]
 
 
 def import_fixtures() -> list[Path]:

@@ -1,0 +1,31 @@
+"""The real public files of ``tests/fixtures/real``, as its ``MANIFEST.json`` lists them (each one's source, commit
+and licence): the histories an importer reads, and the files Claude Code writes beside them (sidecars)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+"""Where the real public files are kept."""
+
+HISTORY_FORMATS = frozenset({"claude_code", "inspect", "swe_agent"})
+"""The formats of the histories; any other entry (``claude_code_meta``: a sub-agent's ``.meta.json``) is a file
+read beside one, not a history of its own."""
+
+
+def entries() -> list[dict[str, Any]]:
+    """Every entry of the manifest, in its order (none when the manifest is not in this checkout)."""
+    manifest = REAL / "MANIFEST.json"
+    return json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else []
+
+
+def histories() -> list[dict[str, Any]]:
+    """The manifest's entries that are histories (``HISTORY_FORMATS``)."""
+    return [entry for entry in entries() if entry["format"] in HISTORY_FORMATS]
+
+
+def history_paths() -> list[str]:
+    """The paths of the histories, relative to ``REAL``."""
+    return [entry["path"] for entry in histories()]
