@@ -64,6 +64,18 @@ def test_runs_says_which_workflow_a_workflow_agents_run_comes_from() -> None:
     ]
 
 
+def test_runs_gives_a_sub_agents_description_from_its_sidecar() -> None:
+    """A sub-agent's description, which Claude Code writes beside its transcript, is in ``runs``' "from" column."""
+    session = "tests/fixtures/real/claude-code/daaain-claude-code-log/55550000-0000-4000-8000-000000000001.jsonl"
+    if not Path(session).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, _ = run_cli("runs", session, "--json")
+    assert code == 0 and [row["source"] for row in json.loads(out)][1:] == [
+        "claude-code, thread sidechain, agent id showcol1, “Survey the web module”",
+        "claude-code, thread sidechain, agent id showcol2, “Survey the jobs module”",
+    ]
+
+
 @pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
 def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
     """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""

@@ -428,6 +428,30 @@ def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path, folder: 
     assert session.grow() is None
 
 
+def test_a_sub_agents_sidecar_written_after_its_transcript_is_read(tmp_path: Path) -> None:
+    """A sub-agent's ``.meta.json`` written after its transcript, and written again: each next growth has it, as a
+    fresh import has, though no transcript grew."""
+    writer = SessionWriter()
+    writer.prompt("Look at the tests.")
+    writer.turn(0)
+    path = tmp_path / f"{SESSION_ID}.jsonl"
+    path.write_bytes(writer.text())
+    agent = SessionWriter()
+    agent.sub_agent("c3d4", 1)
+    folder = tmp_path / SESSION_ID / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-c3d4.jsonl").write_bytes(agent.text())
+    session = GrowingSession(path)
+    grown = session.grow()
+    assert grown is not None and "meta" not in grown[0][1].header["source"]
+    for description in ("Look", "Look again, longer"):
+        (folder / "agent-c3d4.meta.json").write_text(json.dumps({"description": description}))
+        grown = session.grow()
+        assert grown is not None and grown[0] == from_claude_code(path)
+        assert grown[0][1].header["source"]["meta"] == {"description": description}
+    assert session.grow() is None
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(

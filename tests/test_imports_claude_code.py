@@ -263,6 +263,62 @@ def test_every_agent_file_beside_a_session_is_read_and_a_workflows_journal_is_no
     assert not [warning for run in (main, *agents) for warning in run.warnings]
 
 
+SHOWCASE = (
+    Path(__file__).parent / "fixtures" / "real" / "claude-code" / "daaain-claude-code-log"
+    / "55550000-0000-4000-8000-000000000001.jsonl"
+)  # fmt: skip
+
+
+def test_what_claude_code_wrote_of_each_sub_agent_beside_its_transcript_is_in_its_runs_source():
+    """A sub-agent's ``agent-<id>.meta.json`` (its type, description, and the id of the tool use that started it) is
+    its run's ``source.meta``, as written, in the public fixtures of both layouts; the run is linked to that tool
+    use."""
+    for session in (SHOWCASE, WORKFLOW_SESSION):
+        agents = from_claude_code(session)[1:]
+        assert agents
+        for agent in agents:
+            sidecar = Path(agent.path).with_suffix(".meta.json")
+            assert agent.header["source"]["meta"] == json.loads(sidecar.read_text("utf-8"))
+            started_by = agent.header["source"]["meta"].get("toolUseId")
+            if started_by is not None:
+                assert agent.header["source"]["parent"]["tool_use_id"] == started_by
+    assert [agent.header["source"]["meta"]["description"] for agent in from_claude_code(SHOWCASE)[1:]] == [
+        "Survey the web module",
+        "Survey the jobs module",
+    ]
+
+
+def test_a_sub_agent_is_linked_by_the_tool_use_its_sidecar_names_and_a_broken_sidecar_is_said(tmp_path):
+    """A sub-agent whose prompt and id match no tool use is linked to the one its ``.meta.json`` names; a sidecar that
+    is not a JSON object is left out with a warning naming its file, and the agent's run is made as without one."""
+    session = write(tmp_path / "s.jsonl", [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"role": "assistant", "id": "m1", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Agent", "input": {"prompt": "Something else."}}]}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Done."}]}},
+    ])  # fmt: skip
+    folder = tmp_path / "s" / "subagents"
+    folder.mkdir(parents=True)
+    for agent_id, sidecar in (("one", '{"toolUseId": "t1", "description": "Look"}'), ("two", "[1]"), ("three", "{")):
+        write(folder / f"agent-{agent_id}.jsonl", [
+            {"type": "user", "uuid": f"{agent_id}-u", "parentUuid": None, "sessionId": "s", "isSidechain": True,
+             "agentId": agent_id, "message": {"role": "user", "content": "Look around."}},
+        ])  # fmt: skip
+        (folder / f"agent-{agent_id}.meta.json").write_text(sidecar)
+    main, one, three, two = from_claude_code(session)
+    assert one.header["source"]["meta"] == {"toolUseId": "t1", "description": "Look"}
+    assert one.header["source"]["parent"] == {"run_id": "s", "step": 0, "tool_use_id": "t1"}
+    assert [link["run_id"] for link in main.header["source"]["subagents"]] == ["s/agent-one"]
+    for run, what in ((two, "expected a JSON object, got list"), (three, "not JSON (")):
+        assert "meta" not in run.header["source"] and "parent" not in run.header["source"]
+        (warning,) = [warning for warning in run.warnings if warning.path.endswith(".meta.json")]
+        assert warning.path == str(Path(run.path).with_suffix(".meta.json")) and warning.text.startswith(what)
+        assert warning.text.endswith(": the sub-agent's description is left out")
+
+
 def test_the_end_of_a_session_comes_from_its_last_reply(runs, tmp_path):
     """A session whose last reply answers (no tool use) completed; one that stops on a tool use records no end."""
     assert runs[0].end is not None and runs[0].end["status"] == "completed"

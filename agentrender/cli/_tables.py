@@ -386,6 +386,9 @@ def _source_said(run: Run) -> str:
         value = source.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
             said.append(f"{key.replace('_', ' ')} {value}")
+    meta = source.get("meta")  # what Claude Code wrote of a sub-agent beside its transcript
+    if isinstance(meta, dict) and isinstance(meta.get("description"), str) and meta["description"]:
+        said.append(f"“{meta['description']}”")
     return ", ".join(said)
 
 

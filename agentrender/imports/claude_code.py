@@ -22,7 +22,8 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
   in the session's file, newer ones in ``<session-id>/subagents/agent-<id>.jsonl``, and the
   agents of a dynamic workflow (launched by the ``Workflow`` tool, whose result names the
   workflow's run id) one folder deeper, in ``subagents/workflows/<run id>/agent-<id>.jsonl``;
-  ``from_claude_code`` reads them too.
+  ``from_claude_code`` reads them too, and beside each its ``agent-<id>.meta.json`` (the
+  agent's type, description and the id of the tool use that started it).
 
 Each thread is read by following ``parentUuid`` from its last record back to its root (the
 record order of the file is not the conversation's: a rewound conversation leaves its
@@ -1092,6 +1093,7 @@ class _Conversation:
                 if block["type"] != "tool_use" or block.get("name") not in _AGENT_TOOLS:
                     continue
                 link = {"step": (turn_index - 1) // 2, "tool_use_id": block.get("id")}
+                found[f"use:{block.get('id')}"] = link  # as an agent's .meta.json names it (toolUseId)
                 for record in index.answers(block.get("id")):
                     result = record.value.get("toolUseResult")
                     if not isinstance(result, Mapping):
@@ -1482,6 +1484,33 @@ _WORKFLOW_AGENT = re.compile(r"agent-.*\.jsonl")
 """The name of a workflow agent's transcript in its workflow's folder."""
 
 
+def _meta_path(transcript: str) -> str:
+    """Where Claude Code writes what it knows of the sub-agent whose transcript is at ``transcript``:
+    ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl``."""
+    return os.path.splitext(transcript)[0] + ".meta.json"
+
+
+def _agent_meta(transcript: _Transcript) -> dict[str, Any] | None:
+    """What Claude Code wrote of a sub-agent beside its transcript (its type, description, the id of the tool use
+    that started it, ...): the JSON object of its ``.meta.json``, when there is one. A file that is not one is named
+    in a warning on the agent's run, and left out."""
+    path = _meta_path(transcript.path)
+    try:
+        meta = _MSGSPEC.decode(Path(path).read_bytes())
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        problem = f"cannot read the file ({error.strerror or error})"
+    except (msgspec.DecodeError, RecursionError) as error:
+        problem = f"not JSON ({error})"
+    else:
+        if type(meta) is dict:
+            return meta
+        problem = f"expected a JSON object, got {type(meta).__name__}"
+    transcript.warnings.append(Where(path, 1).warning(f"{problem}: the sub-agent's description is left out"))
+    return None
+
+
 def _workflow_of(path: str) -> str | None:
     """The run id of the workflow whose agent's transcript is at ``path`` (``.../subagents/workflows/<run id>/``)."""
     folder = Path(path).parent
@@ -1507,7 +1536,9 @@ def from_claude_code(
     ``source.subagents``); with ``subagents``, the files of ``<session-id>/subagents/`` beside
     the transcript are read too, and those of each workflow's agents in
     ``subagents/workflows/<run id>/`` (a workflow agent's run names its workflow in
-    ``source.workflow``, and the step whose ``Workflow`` tool use launched it). Every run's
+    ``source.workflow``, and the step whose ``Workflow`` tool use launched it); what Claude Code
+    wrote of an agent beside its transcript (``agent-<id>.meta.json``) is its run's ``source.meta``,
+    and the tool use it names is the one that started it. Every run's
     ``source`` keeps the session's id, version, working directory and branch, the models that
     replied, and each message record's fields beside its content (``transcript``, with
     ``toolUseResult``); the session's ``summary`` titles, and the lines of the records that are
@@ -1550,6 +1581,8 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 run_id = f"{session}/agent-{agent}" if agent else f"{session}/sidechain-{sidechains}"
                 if (workflow := _workflow_of(transcript.path)) is not None:
                     extra["workflow"] = workflow
+                if number > 0 and (meta := _agent_meta(transcript)) is not None:
+                    extra["meta"] = meta
             conversations.append((run_id, conversation, extra))
         made.append((transcript, conversations))
     # each sub-agent names the step of the main thread that started it, and the main thread each sub-agent
@@ -1562,9 +1595,10 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
             opening = "\n".join(
                 block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
             ).strip()
-            workflow = extra.get("workflow")
+            workflow, started_by = extra.get("workflow"), extra.get("meta", {}).get("toolUseId")
             link = (
-                (launches.get(f"workflow:{workflow}") if workflow else None)
+                (launches.get(f"use:{started_by}") if isinstance(started_by, str) else None)
+                or (launches.get(f"workflow:{workflow}") if workflow else None)
                 or launches.get(f"agent:{agent}")
                 or launches.get(f"prompt:{opening}")
             )
@@ -1621,7 +1655,7 @@ class GrowingSession:
         self._offset = 0
         self._partial = b""
         self._lines = 0
-        self._files: list[tuple[str, int, int]] = []  # each sub-agent file read: its name, size and time
+        self._files: list[tuple[str, int, int]] = []  # each sub-agent file read, and its sidecar: name, size, time
         self._kept: _Kept | None = None  # None: the next growth makes every run again
         self._leaf: _Record | None = None  # the main thread's last record
         self._first_turn = 0  # the first turn the last reading on read again
@@ -1683,11 +1717,12 @@ class GrowingSession:
             return []
         files = []
         for file in _subagent_files(self.path):
-            try:
-                stat = file.stat()
-            except FileNotFoundError:
-                continue
-            files.append((os.fspath(file), stat.st_size, stat.st_mtime_ns))
+            for name in (os.fspath(file), _meta_path(os.fspath(file))):  # a transcript, then its sidecar
+                try:
+                    stat = os.stat(name)
+                except FileNotFoundError:
+                    continue
+                files.append((name, stat.st_size, stat.st_mtime_ns))
         return files
 
     def _make_all(self) -> None:
@@ -1695,7 +1730,8 @@ class GrowingSession:
         if not transcript.records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         transcript.marking = True
-        self.runs = _runs([transcript, *(_Transcript(name) for name, _, _ in self._files)], None)
+        agents = [name for name, _, _ in self._files if not name.endswith(".meta.json")]  # the sidecars beside them
+        self.runs = _runs([transcript, *(_Transcript(name) for name in agents)], None)
         main = transcript.main
         if self._files or main is None or transcript.parts != 1 or len(self.runs) != 1:
             return  # a sub-agent's thread or a compaction: every growth makes the runs again
