@@ -319,6 +319,24 @@ def test_a_sub_agent_is_linked_by_the_tool_use_its_sidecar_names_and_a_broken_si
         assert warning.text.endswith(": the sub-agent's description is left out")
 
 
+def test_a_sub_agent_files_sidecar_is_read_once_for_all_its_threads(tmp_path):
+    """A sub-agent's file of two threads has one sidecar: each thread's run holds it, and a broken one is said once."""
+    session = write(tmp_path / "s.jsonl", MINIMAL)
+    folder = tmp_path / "s" / "subagents"
+    folder.mkdir(parents=True)
+    write(folder / "agent-x.jsonl", [
+        {"type": "user", "uuid": f"{agent_id}-u", "parentUuid": None, "sessionId": "s", "isSidechain": True,
+         "agentId": agent_id, "message": {"role": "user", "content": "Look around."}}
+        for agent_id in ("x", "y")
+    ])  # fmt: skip
+    (folder / "agent-x.meta.json").write_text('{"description": "Look"}')
+    agents = from_claude_code(session)[1:]
+    assert [run.header["source"]["meta"] for run in agents] == [{"description": "Look"}] * 2
+    (folder / "agent-x.meta.json").write_text("[]")
+    said = [w for run in from_claude_code(session) for w in run.warnings if w.path.endswith(".meta.json")]
+    assert [(warning.count, warning.text[:34]) for warning in said] == [(1, "expected a JSON object, got list: ")]
+
+
 def test_the_end_of_a_session_comes_from_its_last_reply(runs, tmp_path):
     """A session whose last reply answers (no tool use) completed; one that stops on a tool use records no end."""
     assert runs[0].end is not None and runs[0].end["status"] == "completed"

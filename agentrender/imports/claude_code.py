@@ -1567,6 +1567,9 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
         session = session or transcript.session or Path(transcript.path).stem
         sidechains = 0
         conversations = []
+        # a sub-agent's file: its workflow, and what Claude Code wrote of the agent beside it, read once for its threads
+        workflow = _workflow_of(transcript.path)
+        meta = _agent_meta(transcript) if number > 0 else None
         for thread in transcript.threads():
             conversation = _Conversation(thread, transcript.path)
             extra: dict[str, Any] = {}
@@ -1579,9 +1582,9 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 sidechains += 1
                 agent = _first(conversation.records, "agentId")
                 run_id = f"{session}/agent-{agent}" if agent else f"{session}/sidechain-{sidechains}"
-                if (workflow := _workflow_of(transcript.path)) is not None:
+                if workflow is not None:
                     extra["workflow"] = workflow
-                if number > 0 and (meta := _agent_meta(transcript)) is not None:
+                if meta is not None:
                     extra["meta"] = meta
             conversations.append((run_id, conversation, extra))
         made.append((transcript, conversations))
@@ -1595,10 +1598,10 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
             opening = "\n".join(
                 block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
             ).strip()
-            workflow, started_by = extra.get("workflow"), extra.get("meta", {}).get("toolUseId")
+            in_workflow, started_by = extra.get("workflow"), extra.get("meta", {}).get("toolUseId")
             link = (
                 (launches.get(f"use:{started_by}") if isinstance(started_by, str) else None)
-                or (launches.get(f"workflow:{workflow}") if workflow else None)
+                or (launches.get(f"workflow:{in_workflow}") if in_workflow else None)
                 or launches.get(f"agent:{agent}")
                 or launches.get(f"prompt:{opening}")
             )
