@@ -359,6 +359,30 @@ def test_a_real_session_read_on_a_line_at_a_time_equals_a_fresh_import(session: 
     grown_equals_fresh(session.read_bytes(), tmp_path / session.name, every_line_and_mid_line(session.read_bytes()))
 
 
+def test_a_message_joined_into_the_opening_before_any_reply_reaches_the_followed_views(tmp_path: Path) -> None:
+    """A prompt, then a hook's reminder joined into the same first turn before the model replied: the growth that
+    brings the reminder has no step, and the followed views open with the prompt and the reminder, as a fresh import's
+    do, as sent and under the contract."""
+    writer = SessionWriter()
+    writer.prompt("Look at the tests.")
+    writer.prompt("<system-reminder>The hook said: the build is broken.</system-reminder>")
+    writer.turn(0)
+    source = tmp_path / "source.jsonl"
+    source.write_bytes(writer.text())
+    target = tmp_path / "followed.jsonl"
+    followed: list[Views] = []
+    for growth in grow_line_by_line(source, target, 1):
+        assert growth is not None
+        if not followed:
+            followed = [Views(growth.run), Views(growth.run, growth.run.options(recent_results=1))]
+        for views in followed:
+            views.extend(growth.run, growth.changed_from)
+        fresh = imports.load(target)
+        assert followed[0].at(0).messages == Views(fresh).at(0).messages
+        assert followed[1].at(0).messages == Views(fresh, fresh.options(recent_results=1)).at(0).messages
+    assert "the build is broken" in json.dumps(followed[0].at(0).messages[0].to_dict())
+
+
 def test_a_reply_record_flagged_as_a_sidechain_on_the_main_thread_is_followed_as_imported(tmp_path: Path) -> None:
     """The transcript the fuzz test found (a reply's middle record flagged ``isSidechain`` on the main thread; see
     ``test_imports_claude_code``) grown a line and half a line at a time: each growth equals a fresh import, its

@@ -200,7 +200,9 @@ class Views:
             raise TypeError("Views.extend: these are views of a StepInput, not of a run")
         renders = self._renders
         sent = getattr(self.options.observation, "__self__", None)
-        if changed_from is not None and run.records_sent and hasattr(sent, "under_contract"):
+        # a user message joined into the first turn before any reply changes the opening of a run with no new step
+        reopened = _opening_of(run) != _opening_of(self.run)
+        if (changed_from is not None or reopened) and run.records_sent and hasattr(sent, "under_contract"):
             # the hooks replaying an imported run's recorded turns read them when made: made again from the run
             # as it grew (the turns of the steps already rendered are the same), as sent or under the contract
             options = self.options
@@ -511,6 +513,12 @@ def _replace_options(options: Options, **changes: Any) -> Options:
         raise TypeError(f"Options has no field {sorted(unknown)[0]!r}")
     settings.update(changes)
     return Options(**settings)
+
+
+def _opening_of(run: Run) -> tuple[Any, Any]:
+    """What a run's header says its conversation opened with: its ``opening`` text and, for an import, the blocks it
+    sent (``opening_content``)."""
+    return run.header.get("opening"), run.header.get("opening_content")
 
 
 class View:
