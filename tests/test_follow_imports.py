@@ -1,6 +1,7 @@
 """Following what an importer reads while it is written: Claude Code sessions and ``record(client)`` recordings."""
 
 import json
+import shutil
 import tempfile
 from collections.abc import Iterator
 from itertools import pairwise
@@ -27,14 +28,27 @@ REAL = real.REAL
 
 
 def real_sessions(*features: str) -> list[Path]:
-    """The real Claude Code transcripts of the fixtures' manifest with any of ``features`` (none when not there)."""
+    """The real Claude Code transcripts of the fixtures' manifest with any of ``features``, of at most
+    ``real.LARGE_BYTES`` (none when not there): a larger one is grown in a few chunks instead
+    (``test_a_large_real_session_and_its_agents_grown_in_chunks``)."""
     return [
         REAL / entry["path"]
         for entry in real.histories()
         if entry["format"] == "claude_code"
         and set(features) & set(entry["features"])
+        and entry["bytes"] <= real.LARGE_BYTES
         and (REAL / entry["path"]).is_file()
     ]
+
+
+LARGE_SESSIONS = [
+    REAL / entry["path"]
+    for entry in real.histories()
+    if entry["format"] == "claude_code"
+    and "main" in entry["features"]
+    and entry["bytes"] > real.LARGE_BYTES
+    and (REAL / entry["path"]).is_file()
+]
 
 
 def same_as_fresh(views: Views, path: Path) -> None:
@@ -357,6 +371,19 @@ def test_a_real_session_read_on_a_line_at_a_time_equals_a_fresh_import(session: 
     """A real Claude Code transcript grown a line (and half a line) at a time: after every growth the runs read on
     equal a fresh import of the complete lines, warnings included."""
     grown_equals_fresh(session.read_bytes(), tmp_path / session.name, every_line_and_mid_line(session.read_bytes()))
+
+
+@pytest.mark.parametrize("session", LARGE_SESSIONS, ids=str)
+def test_a_large_real_session_and_its_agents_grown_in_chunks(session: Path, tmp_path: Path) -> None:
+    """A real session of more than ``real.LARGE_BYTES``, its sub-agents' files in place from the start (an agent forked
+    for a compaction among them), grown in twelve chunks of whole lines: after each growth the runs equal a fresh
+    import, the forked agent's too (read on its own while the records it hangs from are not written yet)."""
+    shutil.copytree(session.with_suffix(""), tmp_path / session.stem)
+    data = session.read_bytes()
+    ends = [at + 1 for at, byte in enumerate(data) if byte == ord("\n")]
+    cuts = [ends[len(ends) * chunk // 12 - 1] for chunk in range(1, 13)]
+    read_on, whole = grown_equals_fresh(data, tmp_path / session.name, cuts)
+    assert read_on + whole == 12
 
 
 def test_a_message_joined_into_the_opening_before_any_reply_reaches_the_followed_views(tmp_path: Path) -> None:

@@ -15,6 +15,11 @@ HISTORY_FORMATS = frozenset({"claude_code", "inspect", "swe_agent"})
 read beside one, not a history of its own."""
 
 
+LARGE_BYTES = 200_000
+"""A history larger than this is too large for the tests that import it again once a line (each import costs its
+size, so such a test costs the square of it): they take it in a few chunks, or at a few lines spread through it."""
+
+
 def entries() -> list[dict[str, Any]]:
     """Every entry of the manifest, in its order (none when the manifest is not in this checkout)."""
     manifest = REAL / "MANIFEST.json"
