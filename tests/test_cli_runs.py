@@ -76,6 +76,20 @@ def test_runs_gives_a_sub_agents_description_from_its_sidecar() -> None:
     ]
 
 
+def test_runs_says_which_compaction_a_forked_agent_wrote() -> None:
+    """The agent Claude Code forked to write a compaction's summary is a run of the session's file as long as the
+    conversation it was sent, one model call its own, and ``runs`` names the compaction it wrote."""
+    session = "tests/fixtures/real/claude-code/marot-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    if not Path(session).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, _ = run_cli("runs", session, "--json")
+    rows = json.loads(out)
+    assert code == 0 and [(row["steps"], row["model_calls"], row["source"]) for row in rows][1:] == [
+        (3, 3, "claude-code, thread sidechain, agent id a881341"),
+        (103, 1, "claude-code, thread sidechain, agent id acompact-fffbd0, wrote the compaction at line 1256"),
+    ]
+
+
 @pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
 def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
     """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""

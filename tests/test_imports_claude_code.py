@@ -16,8 +16,10 @@ from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
 from agentrender.imports.conversation import plain_blocks
 from agentrender.runfile import Run
+from tests._support.cli import run_cli
 from tests._support.examples import examples
 from tests._support.fuzz import CLAUDE_CODE_SESSION, FLAGGED_ON_MAIN, JSON_VALUES, paths, sidechain_flagged_on_main
+from tests._support.real import REAL
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "claude-code"
 GOLDEN = Path(__file__).parent / "golden"
@@ -335,6 +337,116 @@ def test_a_sub_agent_files_sidecar_is_read_once_for_all_its_threads(tmp_path):
     (folder / "agent-x.meta.json").write_text("[]")
     said = [w for run in from_claude_code(session) for w in run.warnings if w.path.endswith(".meta.json")]
     assert [(warning.count, warning.text[:34]) for warning in said] == [(1, "expected a JSON object, got list: ")]
+
+
+def forked_session(folder: Path, *, compacted: bool = True) -> Path:
+    """A session of two tool uses (lines 1-5), then (``compacted``) a compaction (line 6) and a reply after it; beside
+    it, the file of the agent Claude Code forked to write the summary: a hook's reminder the session's file lacks,
+    sent after the first result (line 1), another after the second (line 2), the request for the summary (line 3)
+    and the summary (line 4), each hanging from the record it was sent after."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
+                "logicalParentUuid": "u3", "compactMetadata": {"trigger": "auto", "preTokens": 155000}}  # fmt: skip
+    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
+    session = write(folder / "s.jsonl", [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
+        {**results("u2", "a1", "t1"), "sessionId": "s"},
+        record("a2", "u2", "assistant", [tool_use("t2")], "msg_2"),
+        {**results("u3", "a2", "t2"), "sessionId": "s"},
+        *([boundary, summary, record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5")]
+          if compacted else []),
+    ])  # fmt: skip
+
+    def forked(uuid: str, parent: str, role: str, text: str, **fields: Any) -> dict[str, Any]:
+        made = record(uuid, parent, role, [{"type": "text", "text": text}], "msg_s")
+        return {**made, "isSidechain": True, "agentId": "acompact-1", **fields}
+
+    agents = folder / "s" / "subagents"
+    agents.mkdir(parents=True, exist_ok=True)
+    write(agents / "agent-acompact-1.jsonl", [
+        forked("r1", "u2", "user", "<system-reminder>The hook said A.</system-reminder>", isMeta=True),
+        forked("r2", "u3", "user", "<system-reminder>The hook said B.</system-reminder>", isMeta=True),
+        forked("p", "r2", "user", "Summarise the conversation so far."),
+        forked("s1", "p", "assistant", "Summary."),
+    ])  # fmt: skip
+    return session
+
+
+def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
+    """The agent Claude Code forks to write a compaction's summary was sent the session's conversation up to the
+    compaction, with the hook reminders the session's file does not hold after the records they followed, then its
+    request: its run is that conversation, its one model call its own, linked both ways with the compaction."""
+    main, fork = from_claude_code(forked_session(tmp_path))
+    result = lambda tool_id: {"type": "tool_result", "tool_use_id": tool_id, "content": f"{tool_id} done"}  # noqa: E731
+    text = lambda text: {"type": "text", "text": text}  # noqa: E731
+    assert view(fork, 2) == [
+        {"role": "user", "content": [text("go")]},
+        {"role": "assistant", "content": [tool_use("t1")]},
+        {"role": "user", "content": [result("t1"), text("<system-reminder>The hook said A.</system-reminder>")]},
+        {"role": "assistant", "content": [tool_use("t2")]},
+        {"role": "user", "content": [result("t2"), text("<system-reminder>The hook said B.</system-reminder>"),
+                                     text("Summarise the conversation so far.")]},
+    ]  # fmt: skip
+    # the session's own run is what its file holds: the reminder is in no turn of it
+    assert view(main, 1)[2] == {"role": "user", "content": [result("t1")]}
+    assert fork.steps[2].decision.reason == "Summary."
+    assert [(call.step, call.response.id) for call in fork.model_calls] == [(2, "msg_s")]
+    source = fork.header["source"]
+    assert source["forked_from"] == {"line": 5, "uuid": "u3"}
+    assert source["parent"] == {"run_id": "s", "step": 2, "compaction_line": 6}
+    assert main.header["source"]["subagents"] == [{"run_id": "s/agent-acompact-1", "step": 2, "compaction_line": 6}]
+    assert [c["step"] for c in main.header["compactions"]] == [2]
+    # each joined turn said, in the file that holds the record: the forked agent's
+    assert {(Path(w.path).name, w.line) for w in fork.warnings} == {("agent-acompact-1.jsonl", 1)}
+    assert not main.warnings
+
+
+def test_an_agent_forked_before_its_compaction_is_written_goes_on_from_the_session(tmp_path):
+    """While the compaction's boundary is not written yet (the session is being followed), the forked agent's run is
+    still the conversation it was sent, linked to nothing yet: not even to a ``Task`` tool use whose prompt is the
+    session's first, which the agent's conversation opens with too."""
+    session = forked_session(tmp_path, compacted=False)
+    records = lines_of(session)
+    records[1]["message"]["content"][0].update(name="Task", input={"prompt": "go"})
+    main, fork = from_claude_code(write(session, records))
+    assert len(fork.steps) == 3 and fork.header["source"]["forked_from"]["uuid"] == "u3"
+    assert "parent" not in fork.header["source"] and "subagents" not in main.header["source"]
+    assert (main.steps[0].decision.tool, main.steps[0].decision.args) == ("Task", {"prompt": "go"})
+    code, out, _ = run_cli("runs", str(session), "--json")
+    assert code == 0 and json.loads(out)[1]["source"] == (
+        "claude-code, thread sidechain, agent id acompact-1, forked at line 5 of the session"
+    )
+
+
+SPOTTER = REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+"""A real session of 152 requests with a compaction, and beside it the agent forked to write the summary (public:
+``tests/fixtures/real/README.md``)."""
+
+
+@pytest.mark.skipif(not SPOTTER.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_real_compactions_agent_was_sent_the_session_up_to_the_compaction():
+    """The real forked agent's request is the session's conversation before the compaction (the request of the step
+    before it, that step's reply and its result), with the two hook reminders its file holds in the turns of the
+    records they hang from, and the request for the summary; its run is linked both ways with the compaction."""
+    main, _, forked = from_claude_code(SPOTTER)
+    (compaction,) = main.compactions
+    step = compaction.step
+    assert (step, compaction.line) == (102, 1256)
+    assert forked.header["source"]["parent"] == {"run_id": main.run_id, "step": step, "compaction_line": 1256}
+    assert {"run_id": forked.run_id, "step": step, "compaction_line": 1256} in main.header["source"]["subagents"]
+    assert forked.header["source"]["forked_from"]["line"] == 1255
+    assert len(forked.steps) == step + 1 and [call.step for call in forked.model_calls] == [step]
+    sent, before = view(forked, step), view(main, step - 1)
+    assert len(sent) == len(before) + 2 and sent[-2]["role"] == "assistant"
+    agent_file = lines_of(SPOTTER.with_suffix("") / "subagents" / "agent-acompact-fffbd0.jsonl")
+    reminders = [line["message"]["content"] for line in agent_file if line.get("isMeta")]
+    changed = [(turn, was) for turn, was in zip(sent, before[: len(sent)], strict=False) if turn != was]
+    assert [turn["content"] for turn, _ in changed] == [
+        [*was["content"], {"type": "text", "text": reminder}]
+        for (_, was), reminder in zip(changed, reminders, strict=True)
+    ]
+    assert sent[-1]["content"][-1]["text"].startswith("Your task is to create a detailed summary of the conversation")
+    assert forked.steps[step].decision.reason.lstrip().startswith("<analysis>")
 
 
 def test_the_end_of_a_session_comes_from_its_last_reply(runs, tmp_path):

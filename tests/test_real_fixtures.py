@@ -68,12 +68,16 @@ def branch_lines(runs: list[Any]) -> set[int]:
 @pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))
 def test_a_claude_code_session_has_one_step_and_one_model_call_per_request(entry):
     """Each run has one step and one model call per reply (``message.id``) its records hold, and the turns of its
-    steps alternate as the API wants them."""
+    steps alternate as the API wants them. An agent forked from the session holds the session's records it was sent
+    too (``forked_from``): its model calls are its own replies, those flagged as a sub-agent's."""
     for run in claude_code_runs(entry):
+        forked = "forked_from" in run.header["source"]
         replies = {
             r["message"]["id"]
             for r in run.header["source"]["transcript"]
-            if r["type"] == "assistant" and not str(r["message"].get("model", "")).startswith("<")
+            if r["type"] == "assistant"
+            and not str(r["message"].get("model", "")).startswith("<")
+            and (r.get("isSidechain") or not forked)
         }
         assert len(run.model_calls) == len(replies), run.run_id
         # two replies share a step only where the file lacks what was sent between them, and a warning says so

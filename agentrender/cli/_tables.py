@@ -386,6 +386,14 @@ def _source_said(run: Run) -> str:
         value = source.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
             said.append(f"{key.replace('_', ' ')} {value}")
+    forked = source.get("forked_from")  # an agent forked from the session: the conversation it went on from
+    if isinstance(forked, dict) and type(forked.get("line")) is int:
+        compaction = source.get("compaction_line")
+        said.append(
+            f"wrote the compaction at line {compaction}"
+            if type(compaction) is int
+            else f"forked at line {forked['line']} of the session"
+        )
     meta = source.get("meta")  # what Claude Code wrote of a sub-agent beside its transcript
     if isinstance(meta, dict) and isinstance(meta.get("description"), str) and meta["description"]:
         said.append(f"“{meta['description']}”")

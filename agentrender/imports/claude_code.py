@@ -262,6 +262,11 @@ class _Transcript:
         """The reading of the main thread's last part, as ``threads`` left it."""
         self.parts = 0
         """How many parts the main thread has (more than one when it was compacted), as ``threads`` found."""
+        self.chains: list[list[_Record]] = []
+        """The main thread's chains, oldest first (one a part), as ``threads`` found them."""
+        self.base: _Transcript | None = None
+        """For a sub-agent's file: the session's own transcript, whose records a forked agent's thread goes on from
+        (``_forks``)."""
         self.add(self._read() if records is None else records)
 
     def add(self, records: list[_Record]) -> None:
@@ -425,7 +430,7 @@ class _Transcript:
     def threads(self) -> list[_Thread]:
         """The main thread (every part of it, compactions included, oldest first), then each sidechain; what was
         found on the way is in ``found`` and ``left``."""
-        self.found, self.left, self.main = RunWarnings(), [], None
+        self.found, self.left, self.main, self.chains = RunWarnings(), [], None, []
         threads: list[_Thread] = []
         used: set[str] = set()
         records = self.by_uuid.values()  # each uuid's first record, in file order
@@ -440,7 +445,9 @@ class _Transcript:
                     )
                 )
             threads.append(_Thread([self.requests(chain, False, used) for chain in segments], "main"))
+            self.chains = segments
         groups = self._sidechains()
+        forks = self._forks(groups)
         agents: dict[Any, _Written] = {}  # each agent's message records, to join a chain a left-out record broke
         for members in groups.values():
             for member in members:
@@ -448,6 +455,10 @@ class _Transcript:
         # the latest first: a chain broken by a record left out joins the one written before it
         for members in sorted(groups.values(), key=lambda members: members[-1].line, reverse=True):
             if members[-1].uuid in used:
+                continue
+            fork = forks.get(members[-1].uuid)
+            if fork is not None:
+                threads.append(self._forked(fork, forks, used))
                 continue
             written = agents[members[-1].value.get("agentId")]
             chain = written.joined(self.chain(members[-1], sidechain=True), "of the sub-agent")
@@ -463,6 +474,65 @@ class _Transcript:
         if len(used) < len(records):
             self.left = [r for r in records if r.message is not None and r.uuid not in used]
         return threads
+
+    def _forks(self, groups: dict[str, list[_Record]]) -> dict[str, _Fork]:
+        """The threads of this sub-agent's file that go on from a record of the session's main thread (``base``), by
+        the uuid of their last record.
+
+        An agent Claude Code forks from the session (the one that writes a compaction's summary,
+        ``agent-acompact-*.jsonl``) is sent the session's conversation as it stands, then its own
+        request. Its file holds only what the session's file does not: each of its records names as
+        its parent the record of the session it was sent after. So a thread whose first record's
+        parent is a record of the main thread was sent that thread up to that record first.
+        """
+        base = self.base
+        if base is None or not base.chains:
+            return {}
+        by_uuid = self.by_uuid
+        hanging = [
+            (members, by_uuid[root])
+            for root, members in groups.items()
+            if (parent := by_uuid[root].parent) is not None and parent not in by_uuid and parent in base.by_uuid
+        ]
+        if not hanging:
+            return {}
+        places = {record.uuid: (part, at) for part, chain in enumerate(base.chains) for at, record in enumerate(chain)}
+        forks: dict[str, _Fork] = {}
+        for members, root in hanging:
+            place = places.get(root.parent)  # type: ignore[arg-type]  # a root that hangs has a parent
+            if place is not None:
+                part, at = place
+                forks[members[-1].uuid] = _Fork(self.chain(members[-1], sidechain=True), part, at)
+        return forks
+
+    def _forked(self, fork: _Fork, forks: dict[str, _Fork], used: set[str]) -> _Thread:
+        """The thread of ``fork``: the main thread's chain up to the record it hangs from, with each of this file's
+        other chains that hang from a record of it (written before the fork) sent right after that record, as
+        Claude Code sent them (a hook's reminder the session's file does not hold), then the fork's own chain."""
+        base = self.base
+        assert base is not None  # forks are found only with it
+        sent_before = base.chains[fork.part][: fork.at + 1]
+        after: dict[str, list[_Record]] = {}
+        first = fork.chain[0].line
+        for other in sorted(forks.values(), key=lambda other: other.chain[0].line):
+            if other.part == fork.part and other.at <= fork.at and other.chain[-1].line < first:
+                after.setdefault(sent_before[other.at].uuid, []).extend(other.chain)
+        chain: list[_Record] = []
+        for record in sent_before:
+            chain.append(record)
+            chain.extend(after.get(record.uuid, ()))
+        chain += fork.chain
+        taken: set[str] = set()
+        segment = self.requests(chain, True, taken, forked=True)
+        used.update(uuid for uuid in taken if uuid in self.by_uuid)  # the base's records are the base's to count
+        segment.first_line = min(record.line for record in chain if self.by_uuid.get(record.uuid) is record)
+        segment.calls = [call for call in segment.calls if call.message.get("id") not in base.index.replies[False]]
+        hung_from = sent_before[-1]
+        notes: dict[str, Any] = {"forked_from": {"line": hung_from.line, "uuid": hung_from.uuid}}
+        later = base.chains[fork.part + 1 :]
+        if later and all(record.message is None for record in base.chains[fork.part][fork.at + 1 :]):
+            notes["compaction_line"] = later[0][0].line  # the compaction whose summary the fork wrote
+        return _Thread([segment], "sidechain", notes)
 
     def _segments(self, leaf: _Record, used: set[str]) -> list[list[_Record]]:
         """The main thread's chains, oldest first: the conversation before each compaction, then the one after it.
@@ -535,7 +605,7 @@ class _Transcript:
             groups.setdefault(root, []).append(record)
         return groups
 
-    def requests(self, chain: list[_Record], sidechain: bool, used: set[str]) -> _Segment:
+    def requests(self, chain: list[_Record], sidechain: bool, used: set[str], forked: bool = False) -> _Segment:
         """The turns ``chain`` sent: one assistant turn a request (every record of its reply, wherever the file
         put them), then one user turn with the results of its tool uses, in the order of the tool uses.
 
@@ -546,14 +616,26 @@ class _Transcript:
         assistant turn holding the whole reply and one user turn with all of its results. So a reply
         is read whole when its first record is met, from every record of its ``message.id``, and each
         tool use's result is taken from the record that answers it; a record already taken is passed
-        over when the chain reaches it. ``used`` collects the uuids of every record taken.
+        over when the chain reaches it. ``used`` collects the uuids of every record taken. A ``forked`` chain starts
+        with records of the session's own file (``base``), read as that file's.
         """
-        reading = _Requests(self, sidechain, marking=self.marking and not sidechain)
+        reading = _Requests(self, sidechain, marking=self.marking and not sidechain, base=self.base if forked else None)
         reading.take(chain)
         used.update(reading.taken)
         if not sidechain:
             self.main = reading  # the main thread's last part: what a follower reads on from
         return reading.segment
+
+
+class _Fork(NamedTuple):
+    """A thread of a sub-agent's file that goes on from a record of the main thread (``_Transcript._forks``)."""
+
+    chain: list[_Record]
+    """The thread's own records, from the one that hangs from the main thread's record."""
+    part: int
+    """The part of the main thread (its index in ``chains``) that record is in."""
+    at: int
+    """That record's place in that part's chain."""
 
 
 class _Mark(NamedTuple):
@@ -576,9 +658,15 @@ class _Requests:
     results, a message joined into the turn); the turns before it are kept as read.
     """
 
-    def __init__(self, transcript: _Transcript, sidechain: bool, marking: bool = False) -> None:
+    def __init__(
+        self, transcript: _Transcript, sidechain: bool, marking: bool = False, base: _Transcript | None = None
+    ) -> None:
         # the transcript's indexes, not the transcript: it holds the main thread's reading (no cycle)
-        self.index, self.path = transcript.index, transcript.path
+        self.index: _Index | _Indexes = transcript.index if base is None else _Indexes(transcript.index, base.index)
+        self.path = transcript.path
+        self.base: tuple[str, dict[str, _Record]] | None = None if base is None else (base.path, transcript.by_uuid)
+        """For a forked chain: the session's file, and this file's records by uuid (a record not among them is the
+        session's, and is read as that file's)."""
         self.sidechain = sidechain
         self.segment = _Segment()
         self.chain: list[_Record] = []
@@ -627,12 +715,15 @@ class _Requests:
 
     def _read(self, start: int) -> None:
         segment, sidechain, chain = self.segment, self.sidechain, self.chain
-        index, path = self.index, self.path
+        index, path, base = self.index, self.path, self.base
         on_chain, taken, order = self.on_chain, self.taken, self.order
         take = taken.add if order is None else self._taken_in_order
         for position in range(start, len(chain)):
             record = chain[position]
             message = record.message
+            if base is not None:  # a forked chain: the session's records are said as its file's, and read as its
+                own = base[1].get(record.uuid) is record
+                path, sidechain = (self.path, self.sidechain) if own else (base[0], record.sidechain)
             if message is None:
                 subtype = record.value.get("subtype")
                 segment.skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
@@ -666,6 +757,19 @@ class _Requests:
                     answering.append(found)
             if answering:
                 segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
+
+
+class _Indexes:
+    """A sub-agent's file's index, then the session's (``_Index``), for a forked chain that holds records of both."""
+
+    def __init__(self, own: _Index, base: _Index) -> None:
+        self.own, self.base = own, base
+
+    def reply(self, sidechain: bool, message_id: Any) -> list[_Record]:
+        return self.own.reply(sidechain, message_id) or self.base.reply(sidechain, message_id)
+
+    def answers(self, use_id: Any) -> list[_Record]:
+        return self.own.answers(use_id) or self.base.answers(use_id)
 
 
 class _Written:
@@ -1538,9 +1642,13 @@ def from_claude_code(
     ``subagents/workflows/<run id>/`` (a workflow agent's run names its workflow in
     ``source.workflow``, and the step whose ``Workflow`` tool use launched it); what Claude Code
     wrote of an agent beside its transcript (``agent-<id>.meta.json``) is its run's ``source.meta``,
-    and the tool use it names is the one that started it. Every run's
-    ``source`` keeps the session's id, version, working directory and branch, the models that
-    replied, and each message record's fields beside its content (``transcript``, with
+    and the tool use it names is the one that started it. An agent forked from the session (the
+    one that writes a compaction's summary, ``agent-acompact-*.jsonl``), whose records hang from
+    the session's, is the conversation it was sent: the session's up to the record it went on from
+    (``source.forked_from``), its own records after those they hang from; its model calls are its
+    own replies, and it is linked both ways with the compaction it wrote (``compaction_line``).
+    Every run's ``source`` keeps the session's id, version, working directory and branch, the
+    models that replied, and each message record's fields beside its content (``transcript``, with
     ``toolUseResult``); the session's ``summary`` titles, and the lines of the records that are
     in no thread (``file-history-snapshot``, ``last-prompt``, ...), are in the main run's source.
     Each model call keeps its reply's ``message.id``, ``stop_reason`` and ``usage`` as recorded,
@@ -1565,6 +1673,8 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
     launches: dict[str, dict[str, Any]] = {}
     for number, transcript in enumerate(transcripts):
         session = session or transcript.session or Path(transcript.path).stem
+        if number:
+            transcript.base = transcripts[0]  # what an agent forked from the session goes on from
         sidechains = 0
         conversations = []
         # a sub-agent's file: its workflow, and what Claude Code wrote of the agent beside it, read once for its threads
@@ -1578,6 +1688,11 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 extra.update(transcript.outside_notes())
                 if number == 0:
                     launches = conversation.launches(transcript.index)
+                    for compaction in conversation.compactions:  # its agent, forked from the session, wrote it
+                        launches[f"compaction:{compaction['line']}"] = {
+                            "step": compaction["step"],
+                            "compaction_line": compaction["line"],
+                        }
             else:
                 sidechains += 1
                 agent = _first(conversation.records, "agentId")
@@ -1599,12 +1714,16 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
             ).strip()
             in_workflow, started_by = extra.get("workflow"), extra.get("meta", {}).get("toolUseId")
-            link = (
-                (launches.get(f"use:{started_by}") if isinstance(started_by, str) else None)
-                or (launches.get(f"workflow:{in_workflow}") if in_workflow else None)
-                or launches.get(f"agent:{agent}")
-                or launches.get(f"prompt:{opening}")
-            )
+            notes = conversation.thread.notes
+            if "forked_from" in notes:  # its opening is the session's: linked only to the compaction it wrote
+                link = launches.get(f"compaction:{notes.get('compaction_line')}")
+            else:
+                link = (
+                    (launches.get(f"use:{started_by}") if isinstance(started_by, str) else None)
+                    or (launches.get(f"workflow:{in_workflow}") if in_workflow else None)
+                    or launches.get(f"agent:{agent}")
+                    or launches.get(f"prompt:{opening}")
+                )
             if link is not None:
                 extra["parent"] = {"run_id": session, **link}
                 started.append({"run_id": run_id, **link})
