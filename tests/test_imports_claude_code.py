@@ -375,7 +375,9 @@ def forked_session(folder: Path, *, compacted: bool = True) -> Path:
 def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     """The agent Claude Code forks to write a compaction's summary was sent the session's conversation up to the
     compaction, with the hook reminders the session's file does not hold after the records they followed, then its
-    request: its run is that conversation, its one model call its own, linked both ways with the compaction."""
+    request: its run is that conversation, its one model call its own, linked both ways with the compaction. A
+    reminder it was sent before a later request of the session's was sent in that request too: the session's run
+    holds it, and says so."""
     main, fork = from_claude_code(forked_session(tmp_path))
     result = lambda tool_id: {"type": "tool_result", "tool_use_id": tool_id, "content": f"{tool_id} done"}  # noqa: E731
     text = lambda text: {"type": "text", "text": text}  # noqa: E731
@@ -387,8 +389,8 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
         {"role": "user", "content": [result("t2"), text("<system-reminder>The hook said B.</system-reminder>"),
                                      text("Summarise the conversation so far.")]},
     ]  # fmt: skip
-    # the session's own run is what its file holds: the reminder is in no turn of it
-    assert view(main, 1)[2] == {"role": "user", "content": [result("t1")]}
+    # the session sent the first reminder too, in its request for step 1; the second came after its last request
+    assert view(main, 1) == view(fork, 2)[:3]
     assert fork.steps[2].decision.reason == "Summary."
     assert [(call.step, call.response.id) for call in fork.model_calls] == [(2, "msg_s")]
     source = fork.header["source"]
@@ -396,9 +398,13 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     assert source["parent"] == {"run_id": "s", "step": 2, "compaction_line": 6}
     assert main.header["source"]["subagents"] == [{"run_id": "s/agent-acompact-1", "step": 2, "compaction_line": 6}]
     assert [c["step"] for c in main.header["compactions"]] == [2]
-    # each joined turn said, in the file that holds the record: the forked agent's
+    # each joined turn said, in the file that holds the record: the forked agent's; and the session's run says where
+    # the message its file lacks came from
     assert {(Path(w.path).name, w.line) for w in fork.warnings} == {("agent-acompact-1.jsonl", 1)}
-    assert not main.warnings
+    said = [(Path(w.path).name, w.line, w.text) for w in main.warnings]
+    assert [(name, line) for name, line, _ in said] == [("agent-acompact-1.jsonl", 1)] * 2
+    assert "a message the session's file does not hold, sent after its line 3: read into" in said[0][2]
+    assert "a user message right after another" in said[1][2]
 
 
 def test_an_agent_forked_before_its_compaction_is_written_goes_on_from_the_session(tmp_path):
@@ -426,8 +432,9 @@ SPOTTER = REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-6346
 @pytest.mark.skipif(not SPOTTER.is_file(), reason="the real fixtures are not in this checkout")
 def test_a_real_compactions_agent_was_sent_the_session_up_to_the_compaction():
     """The real forked agent's request is the session's conversation before the compaction (the request of the step
-    before it, that step's reply and its result), with the two hook reminders its file holds in the turns of the
-    records they hang from, and the request for the summary; its run is linked both ways with the compaction."""
+    before it, that step's reply and its result), then the request for the summary; its run is linked both ways with
+    the compaction. The two hook reminders its file holds, which the session's file does not, are in the turns of the
+    records they hang from, in its run and in the session's: the session's replies right after them answer them."""
     main, _, forked = from_claude_code(SPOTTER)
     (compaction,) = main.compactions
     step = compaction.step
@@ -436,17 +443,27 @@ def test_a_real_compactions_agent_was_sent_the_session_up_to_the_compaction():
     assert {"run_id": forked.run_id, "step": step, "compaction_line": 1256} in main.header["source"]["subagents"]
     assert forked.header["source"]["forked_from"]["line"] == 1255
     assert len(forked.steps) == step + 1 and [call.step for call in forked.model_calls] == [step]
-    sent, before = view(forked, step), view(main, step - 1)
-    assert len(sent) == len(before) + 2 and sent[-2]["role"] == "assistant"
-    agent_file = lines_of(SPOTTER.with_suffix("") / "subagents" / "agent-acompact-fffbd0.jsonl")
-    reminders = [line["message"]["content"] for line in agent_file if line.get("isMeta")]
-    changed = [(turn, was) for turn, was in zip(sent, before[: len(sent)], strict=False) if turn != was]
-    assert [turn["content"] for turn, _ in changed] == [
-        [*was["content"], {"type": "text", "text": reminder}]
-        for (_, was), reminder in zip(changed, reminders, strict=True)
-    ]
+    sent = view(forked, step)
+    assert sent[:-2] == view(main, step - 1) and sent[-2]["role"] == "assistant"
     assert sent[-1]["content"][-1]["text"].startswith("Your task is to create a detailed summary of the conversation")
     assert forked.steps[step].decision.reason.lstrip().startswith("<analysis>")
+    agent_file = lines_of(SPOTTER.with_suffix("") / "subagents" / "agent-acompact-fffbd0.jsonl")
+    reminders = [line["message"]["content"] for line in agent_file if line.get("isMeta")]
+    shown = [
+        (number, turn["content"][-1]["text"])
+        for number, turn in enumerate(sent)
+        if turn["role"] == "user" and turn["content"][-1].get("text") in reminders
+    ]
+    assert [text for _, text in shown] == reminders
+    for number, text in shown:  # the reply after each reminder is the session's: it was sent the reminder
+        step_after = (number + 1) // 2
+        assert view(main, step_after)[number]["content"][-1]["text"] == text
+    assert "Right — I added `:state` to the accept list" in main.steps[(shown[0][0] + 1) // 2].decision.reason
+    revealed = [w for w in main.warnings if "a message the session's file does not hold" in w.text]
+    assert [(Path(w.path).name, w.line) for w in revealed] == [
+        ("agent-acompact-fffbd0.jsonl", 1),
+        ("agent-acompact-fffbd0.jsonl", 2),
+    ]
 
 
 def test_the_end_of_a_session_comes_from_its_last_reply(runs, tmp_path):

@@ -42,7 +42,7 @@ import os
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from operator import attrgetter
@@ -267,6 +267,11 @@ class _Transcript:
         self.base: _Transcript | None = None
         """For a sub-agent's file: the session's own transcript, whose records a forked agent's thread goes on from
         (``_forks``)."""
+        self.revealed: dict[str, list[_Record]] = {}
+        """For the session's own file: the messages the main thread sent that this file does not hold, found in the
+        file of an agent forked from it (``sent_by_session``), by the uuid of the record each was sent after."""
+        self.revealed_in: dict[str, str] = {}
+        """The file each of those messages was found in, by its uuid."""
         self.add(self._read() if records is None else records)
 
     def add(self, records: list[_Record]) -> None:
@@ -444,7 +449,8 @@ class _Transcript:
                         "and, if it holds part of a reply, as a reply of its own"
                     )
                 )
-            threads.append(_Thread([self.requests(chain, False, used) for chain in segments], "main"))
+            parts = [self.requests(self._with_revealed(chain), False, used) for chain in segments]
+            threads.append(_Thread(parts, "main"))
             self.chains = segments
         groups = self._sidechains()
         forks = self._forks(groups)
@@ -512,11 +518,7 @@ class _Transcript:
         base = self.base
         assert base is not None  # forks are found only with it
         sent_before = base.chains[fork.part][: fork.at + 1]
-        after: dict[str, list[_Record]] = {}
-        first = fork.chain[0].line
-        for other in sorted(forks.values(), key=lambda other: other.chain[0].line):
-            if other.part == fork.part and other.at <= fork.at and other.chain[-1].line < first:
-                after.setdefault(sent_before[other.at].uuid, []).extend(other.chain)
+        after = self._absorbed(fork, forks)
         chain: list[_Record] = []
         for record in sent_before:
             chain.append(record)
@@ -533,6 +535,49 @@ class _Transcript:
         if later and all(record.message is None for record in base.chains[fork.part][fork.at + 1 :]):
             notes["compaction_line"] = later[0][0].line  # the compaction whose summary the fork wrote
         return _Thread([segment], "sidechain", notes)
+
+    def _absorbed(self, fork: _Fork, forks: dict[str, _Fork]) -> dict[str, list[_Record]]:
+        """This file's other chains that hang from the part of the main thread ``fork`` was sent, written before it,
+        by the uuid of the main thread's record each was sent after."""
+        base = self.base
+        assert base is not None  # forks are found only with it
+        after: dict[str, list[_Record]] = {}
+        first = fork.chain[0].line
+        for other in sorted(forks.values(), key=lambda other: other.chain[0].line):
+            if other.part == fork.part and other.at <= fork.at and other.chain[-1].line < first:
+                after.setdefault(base.chains[fork.part][other.at].uuid, []).extend(other.chain)
+        return after
+
+    def sent_by_session(self) -> dict[str, list[_Record]]:
+        """The messages of this sub-agent's file that the session's main thread sent, though the session's file does
+        not hold them, by the uuid of the main thread's record each was sent after.
+
+        Claude Code does not write every message it sends into the session's file (a hook's reminder,
+        PostToolUse "additional context", is one it leaves out), but an agent forked from the session
+        writes each message it was sent that the session's file lacks (``_forks``). Those it was sent
+        before its own request were in the session's conversation: the main thread sent them in each
+        request after them.
+        """
+        forks = self._forks(self._sidechains())
+        found: dict[str, list[_Record]] = {}
+        seen: set[str] = set()
+        for fork in forks.values():
+            for uuid, records in self._absorbed(fork, forks).items():
+                found.setdefault(uuid, []).extend(record for record in records if record.uuid not in seen)
+                seen.update(record.uuid for record in records)
+        return found
+
+    def _with_revealed(self, chain: list[_Record]) -> list[_Record]:
+        """A chain of the main thread, with each message it sent that this file does not hold (``revealed``) after
+        the record it was sent after."""
+        revealed = self.revealed
+        if not revealed or not any(record.uuid in revealed for record in chain):
+            return chain
+        joined: list[_Record] = []
+        for record in chain:
+            joined.append(record)
+            joined.extend(revealed.get(record.uuid, ()))
+        return joined
 
     def _segments(self, leaf: _Record, used: set[str]) -> list[list[_Record]]:
         """The main thread's chains, oldest first: the conversation before each compaction, then the one after it.
@@ -617,11 +662,16 @@ class _Transcript:
         is read whole when its first record is met, from every record of its ``message.id``, and each
         tool use's result is taken from the record that answers it; a record already taken is passed
         over when the chain reaches it. ``used`` collects the uuids of every record taken. A ``forked`` chain starts
-        with records of the session's own file (``base``), read as that file's.
+        with records of the session's own file (``base``), read as that file's; the main thread's holds the messages
+        it sent that an agent forked from it revealed (``revealed``), read as their file's.
         """
-        reading = _Requests(self, sidechain, marking=self.marking and not sidechain, base=self.base if forked else None)
+        base = self.base if forked else None
+        elsewhere = self.revealed_in.__getitem__ if self.revealed and not sidechain else None
+        reading = _Requests(self, sidechain, marking=self.marking and not sidechain, base=base, elsewhere=elsewhere)
         reading.take(chain)
-        used.update(reading.taken)
+        # the records of another file are that file's to count
+        mine = reading.taken if base is None and elsewhere is None else filter(self.by_uuid.__contains__, reading.taken)
+        used.update(mine)
         if not sidechain:
             self.main = reading  # the main thread's last part: what a follower reads on from
         return reading.segment
@@ -659,14 +709,24 @@ class _Requests:
     """
 
     def __init__(
-        self, transcript: _Transcript, sidechain: bool, marking: bool = False, base: _Transcript | None = None
+        self,
+        transcript: _Transcript,
+        sidechain: bool,
+        marking: bool = False,
+        base: _Transcript | None = None,
+        elsewhere: Callable[[str], str] | None = None,
     ) -> None:
         # the transcript's indexes, not the transcript: it holds the main thread's reading (no cycle)
         self.index: _Index | _Indexes = transcript.index if base is None else _Indexes(transcript.index, base.index)
         self.path = transcript.path
-        self.base: tuple[str, dict[str, _Record]] | None = None if base is None else (base.path, transcript.by_uuid)
-        """For a forked chain: the session's file, and this file's records by uuid (a record not among them is the
-        session's, and is read as that file's)."""
+        if base is not None:
+            elsewhere = _Always(base.path)
+        self.elsewhere: tuple[dict[str, _Record], Callable[[str], str]] | None = (
+            None if elsewhere is None else (transcript.by_uuid, elsewhere)
+        )
+        """For a chain that holds records of another file (a forked agent's, which starts with the session's; the main
+        thread's, with the messages a forked agent revealed): this file's records by uuid, and the file of any other
+        record by its uuid. Such a record is said as its file's, and read by its own ``isSidechain``."""
         self.sidechain = sidechain
         self.segment = _Segment()
         self.chain: list[_Record] = []
@@ -715,15 +775,15 @@ class _Requests:
 
     def _read(self, start: int) -> None:
         segment, sidechain, chain = self.segment, self.sidechain, self.chain
-        index, path, base = self.index, self.path, self.base
+        index, path, elsewhere = self.index, self.path, self.elsewhere
         on_chain, taken, order = self.on_chain, self.taken, self.order
         take = taken.add if order is None else self._taken_in_order
         for position in range(start, len(chain)):
             record = chain[position]
             message = record.message
-            if base is not None:  # a forked chain: the session's records are said as its file's, and read as its
-                own = base[1].get(record.uuid) is record
-                path, sidechain = (self.path, self.sidechain) if own else (base[0], record.sidechain)
+            if elsewhere is not None:  # a chain of records of two files: each said as its own file's
+                own = elsewhere[0].get(record.uuid) is record
+                path, sidechain = (self.path, self.sidechain) if own else (elsewhere[1](record.uuid), record.sidechain)
             if message is None:
                 subtype = record.value.get("subtype")
                 segment.skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
@@ -757,6 +817,16 @@ class _Requests:
                     answering.append(found)
             if answering:
                 segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
+
+
+class _Always:
+    """The same path for any record (``_Requests.elsewhere`` of a forked chain: the session's file)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self, uuid: str) -> str:
+        return self.path
 
 
 class _Indexes:
@@ -1647,8 +1717,10 @@ def from_claude_code(
     the session's, is the conversation it was sent: the session's up to the record it went on from
     (``source.forked_from``), its own records after those they hang from; its model calls are its
     own replies, and it is linked both ways with the compaction it wrote (``compaction_line``).
-    Every run's ``source`` keeps the session's id, version, working directory and branch, the
-    models that replied, and each message record's fields beside its content (``transcript``, with
+    What its file holds of the session's requests before its own (the hook reminders the session's
+    file leaves out) is read into the main run's turns too, with a warning naming each. Every run's
+    ``source`` keeps the session's id, version, working directory and branch, the models that
+    replied, and each message record's fields beside its content (``transcript``, with
     ``toolUseResult``); the session's ``summary`` titles, and the lines of the records that are
     in no thread (``file-history-snapshot``, ``last-prompt``, ...), are in the main run's source.
     Each model call keeps its reply's ``message.id``, ``stop_reason`` and ``usage`` as recorded,
@@ -1671,16 +1743,15 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
     made: list[tuple[_Transcript, list[tuple[str, _Conversation, dict[str, Any]]]]] = []
     session = ""
     launches: dict[str, dict[str, Any]] = {}
+    main_threads = _main_threads(transcripts)
     for number, transcript in enumerate(transcripts):
         session = session or transcript.session or Path(transcript.path).stem
-        if number:
-            transcript.base = transcripts[0]  # what an agent forked from the session goes on from
         sidechains = 0
         conversations = []
         # a sub-agent's file: its workflow, and what Claude Code wrote of the agent beside it, read once for its threads
         workflow = _workflow_of(transcript.path)
         meta = _agent_meta(transcript) if number > 0 else None
-        for thread in transcript.threads():
+        for thread in main_threads if number == 0 else transcript.threads():
             conversation = _Conversation(thread, transcript.path)
             extra: dict[str, Any] = {}
             if thread.kind == "main":
@@ -1743,6 +1814,33 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
         file_runs[0] = _with_warnings(file_runs[0], transcript.all_warnings())
         runs.extend(file_runs)
     return runs
+
+
+def _main_threads(transcripts: list[_Transcript]) -> list[_Thread]:
+    """The threads of the session's own file (``transcripts[0]``), with the messages its main thread sent that only
+    the file of an agent forked from it holds (``_Transcript.revealed``), each said in a warning; each sub-agent's
+    file gets the session's as its ``base``."""
+    session = transcripts[0]
+    session.revealed, session.revealed_in = {}, {}
+    threads = session.threads()
+    for transcript in transcripts[1:]:
+        transcript.base = session  # what an agent forked from the session goes on from
+        for uuid, records in transcript.sent_by_session().items():
+            session.revealed.setdefault(uuid, []).extend(records)
+            session.revealed_in.update((record.uuid, transcript.path) for record in records)
+    if not session.revealed:
+        return threads
+    threads = session.threads()  # read again, with them
+    for after, records in session.revealed.items():
+        line = session.by_uuid[after].line
+        for record in records:
+            session.found.append(
+                Where(session.revealed_in[record.uuid], record.line, "parentUuid").warning(
+                    f"a message the session's file does not hold, sent after its line {line}: read into the main "
+                    "thread's turns from this file (an agent forked from the session wrote it)"
+                )
+            )
+    return threads
 
 
 def _nothing_sent(path: str) -> RunFileError:
