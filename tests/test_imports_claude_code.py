@@ -407,6 +407,19 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     assert "a user message right after another" in said[1][2]
 
 
+def test_a_message_two_forked_agents_kept_is_read_into_the_session_once(tmp_path):
+    """Two agents forked from the session (a compaction's, a prompt suggestion's) that both kept the same reminder:
+    the session's turn holds it once, and one warning says so."""
+    session = forked_session(tmp_path)
+    agents = tmp_path / "s" / "subagents"
+    kept = lines_of(agents / "agent-acompact-1.jsonl")
+    write(agents / "agent-aprompt_suggestion-2.jsonl", [{**line, "agentId": "aprompt_suggestion-2"} for line in kept])
+    main, *forked = from_claude_code(session)
+    assert [run.run_id for run in forked] == ["s/agent-acompact-1", "s/agent-aprompt_suggestion-2"]
+    assert view(main, 1) == view(forked[0], 2)[:3] == view(forked[1], 2)[:3]
+    assert [w.count for w in main.warnings if "the session's file does not hold" in w.text] == [1]
+
+
 def test_an_agent_forked_before_its_compaction_is_written_goes_on_from_the_session(tmp_path):
     """While the compaction's boundary is not written yet (the session is being followed), the forked agent's run is
     still the conversation it was sent, linked to nothing yet: not even to a ``Task`` tool use whose prompt is the

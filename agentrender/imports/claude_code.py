@@ -1826,8 +1826,10 @@ def _main_threads(transcripts: list[_Transcript]) -> list[_Thread]:
     for transcript in transcripts[1:]:
         transcript.base = session  # what an agent forked from the session goes on from
         for uuid, records in transcript.sent_by_session().items():
-            session.revealed.setdefault(uuid, []).extend(records)
-            session.revealed_in.update((record.uuid, transcript.path) for record in records)
+            # two agents forked from the session (a compaction's, a prompt suggestion's) keep the same message alike
+            new = [record for record in records if record.uuid not in session.revealed_in]
+            session.revealed.setdefault(uuid, []).extend(new)
+            session.revealed_in.update((record.uuid, transcript.path) for record in new)
     if not session.revealed:
         return threads
     threads = session.threads()  # read again, with them
