@@ -407,6 +407,49 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     assert "a user message right after another" in said[1][2]
 
 
+def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_turn(tmp_path):
+    """Claude Code writes each parallel tool use's result as a child of its own tool use, so one result is off the
+    thread's chain. A reminder a forked agent kept after that result was sent in the reply's results turn, in the
+    session's requests after it and in the agent's; it makes no thread of its own."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
+                "logicalParentUuid": "a4", "compactMetadata": {"trigger": "auto"}}  # fmt: skip
+    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
+    session = write(tmp_path / "s.jsonl", [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
+        record("a2", "a1", "assistant", [tool_use("t2")], "msg_1"),
+        {**results("r1", "a1", "t1"), "sessionId": "s"},
+        {**results("r2", "a2", "t2"), "sessionId": "s"},
+        record("a3", "r2", "assistant", [{"type": "text", "text": "Both ran."}], "msg_2"),
+        {**results("r3", "a3"), "message": {"role": "user", "content": "And now?"}, "sessionId": "s"},
+        record("a4", "r3", "assistant", [{"type": "text", "text": "Done."}], "msg_3"),
+        boundary, summary, record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5"),
+    ])  # fmt: skip
+    agents = tmp_path / "s" / "subagents"
+    agents.mkdir(parents=True)
+    fork = {"isSidechain": True, "agentId": "acompact-1"}
+    write(agents / "agent-acompact-1.jsonl", [
+        {**record("m1", "r1", "user", [{"type": "text", "text": "<system-reminder>After t1.</system-reminder>"}]),
+         **fork, "isMeta": True},
+        {**record("p", "a4", "user", [{"type": "text", "text": "Summarise."}]), **fork},
+        {**record("s1", "p", "assistant", [{"type": "text", "text": "Summary."}], "msg_s"), **fork},
+    ])  # fmt: skip
+    main, forked = from_claude_code(session)
+    results_turn = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "t1 done"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "t2 done"},
+        {"type": "text", "text": "<system-reminder>After t1.</system-reminder>"},
+    ]}  # fmt: skip
+    assert view(main, 1)[2] == results_turn == view(forked, 3)[2]
+    sent = view(forked, 3)
+    assert sent[:-2] == view(main, 2) and sent[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "Summarise."}],
+    }
+    assert forked.header["source"]["parent"] == {"run_id": "s", "step": 3, "compaction_line": 9}
+    assert [w.line for w in main.warnings if "sent after its line 4: read into" in w.text] == [1]
+
+
 def test_a_message_two_forked_agents_kept_is_read_into_the_session_once(tmp_path):
     """Two agents forked from the session (a compaction's, a prompt suggestion's) that both kept the same reminder:
     the session's turn holds it once, and one warning says so."""

@@ -481,6 +481,27 @@ class _Transcript:
             self.left = [r for r in records if r.message is not None and r.uuid not in used]
         return threads
 
+    def places(self) -> dict[str, tuple[int, int]]:
+        """Where the main thread's reading took each of its records, as ``(part, place in that part's chain)``: a
+        record of a chain at its place; a reply's other records and its tool uses' results that fork off the chain
+        at the place of the record the reply was read from (``_Requests``), whose user turn holds them."""
+        places = {
+            record.uuid: (part, at) for part, records in enumerate(self.chains) for at, record in enumerate(records)
+        }
+        index = self.index
+        for part, records in enumerate(self.chains):
+            for at, record in enumerate(records):
+                message_id = record.message.get("id") if record.kind == "assistant" and record.message else None
+                if message_id is None:
+                    continue
+                for member in index.reply(record.sidechain, message_id):
+                    places.setdefault(member.uuid, (part, at))
+                    for block in member.blocks:
+                        if block["type"] == "tool_use":
+                            for answer in index.answers(block.get("id")):
+                                places.setdefault(answer.uuid, (part, at))
+        return places
+
     def _forks(self, groups: dict[str, list[_Record]]) -> dict[str, _Fork]:
         """The threads of this sub-agent's file that go on from a record of the session's main thread (``base``), by
         the uuid of their last record.
@@ -502,7 +523,7 @@ class _Transcript:
         ]
         if not hanging:
             return {}
-        places = {record.uuid: (part, at) for part, chain in enumerate(base.chains) for at, record in enumerate(chain)}
+        places = base.places()
         forks: dict[str, _Fork] = {}
         for members, root in hanging:
             place = places.get(root.parent)  # type: ignore[arg-type]  # a root that hangs has a parent
@@ -1833,9 +1854,11 @@ def _main_threads(transcripts: list[_Transcript]) -> list[_Thread]:
     if not session.revealed:
         return threads
     threads = session.threads()  # read again, with them
-    for after, records in session.revealed.items():
-        line = session.by_uuid[after].line
-        for record in records:
+    by_uuid = session.by_uuid
+    for records in session.revealed.values():
+        line = 0
+        for record in records:  # chains, each hanging from a record of the session's by its first
+            line = by_uuid[record.parent].line if record.parent in by_uuid else line
             session.found.append(
                 Where(session.revealed_in[record.uuid], record.line, "parentUuid").warning(
                     f"a message the session's file does not hold, sent after its line {line}: read into the main "
