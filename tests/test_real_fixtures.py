@@ -11,6 +11,7 @@ import pytest
 
 from agentrender import RunFileError, imports, write_run
 from agentrender.cli._check import check
+from agentrender.views import Views
 from tests._support import real, runschema
 
 REAL = real.REAL
@@ -184,3 +185,34 @@ def test_a_real_session_with_any_record_flagged_otherwise_imports_or_is_refused_
             continue
         assert runs, f"{entry['path']}:{number + 1}"
     assert flagged or entry.get("kind") == "hand_written_fixture"
+
+
+FORKED = [entry for entry in CLAUDE_CODE if {"main", "forked_compaction_agent"} <= set(entry["features"])]
+
+
+@pytest.mark.parametrize("entry", FORKED, ids=ids(FORKED))
+def test_every_reminder_a_compactions_agent_kept_is_read_into_the_session(entry):
+    """A real session whose compaction's agent is beside it: each agent file is one run (no thread of its own for a
+    message it kept), the compaction's agent is linked to its compaction, and every message it kept that hangs from
+    a record before its own request is read into the session's turns once, with a warning naming its line."""
+    path = REAL / entry["path"]
+    agent_files = sorted(path.with_suffix("").glob("subagents/*.jsonl"))
+    runs = imports.from_claude_code(path)
+    assert len(runs) == 1 + len(agent_files)
+    (forked,) = [run for run in runs if "forked_from" in run.header["source"]]
+    source = forked.header["source"]
+    assert source["parent"]["step"] == runs[0].compactions[0].step
+    kept = records_of(Path(source["path"]))
+    session = {value["uuid"]: number for number, value in records_of(path) if "uuid" in value}
+    before_its_request = [
+        number
+        for number, value in kept
+        if value.get("isMeta") and session.get(value.get("parentUuid"), 1 << 30) < source["forked_from"]["line"]
+    ]
+    said = [w for w in runs[0].warnings if "a message the session's file does not hold" in w.text]
+    assert [(Path(w.path).name, w.line, w.count) for w in said] == [
+        (Path(source["path"]).name, number, 1) for number in before_its_request
+    ]
+    sent = json.dumps([message.to_dict() for message in Views(runs[0]).at(source["parent"]["step"] - 1).messages])
+    for number in before_its_request:
+        assert json.dumps(dict(kept)[number]["message"]["content"])[1:-1] in sent, number
