@@ -167,12 +167,12 @@ def test_check_finds_no_error_in_a_session_that_ran_to_its_end(entry):
 def test_a_real_session_with_any_record_flagged_otherwise_imports_or_is_refused_clearly(entry, tmp_path):
     """Each record's ``isSidechain`` flipped in turn (a main thread's record flagged a sub-agent's, or the other way,
     as the fuzz test once found crashing the import): the session imports, or is refused with an error naming the
-    file and line, never another exception. In a history of more than ``real.LARGE_BYTES``, 60 records spread
+    file and line, never another exception. In a history of more than ``real.LARGE_BYTES``, 20 records spread
     through it are flipped."""
     lines = (REAL / entry["path"]).read_text(encoding="utf-8").splitlines()
     flagged = [number for number, text in enumerate(lines) if '"isSidechain"' in text]
     if entry["bytes"] > real.LARGE_BYTES:
-        flagged = flagged[:: math.ceil(len(flagged) / 60)]
+        flagged = flagged[:: math.ceil(len(flagged) / 20)]
     path = tmp_path / Path(entry["path"]).name
     for number in flagged:
         record = json.loads(lines[number])
