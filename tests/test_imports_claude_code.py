@@ -989,6 +989,67 @@ def test_each_request_is_one_step_however_its_records_were_written(tmp_path_fact
     assert not [w for w in run.warnings if "branches" in w.text or "joined" in w.text]
 
 
+@st.composite
+def forked_sessions(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[str]]:
+    """A session written any way ``interleaved_sessions`` writes one, and the user records (results, prompts) after
+    which a hook added a reminder the session's file does not hold, in the order they were written."""
+    records, _ = draw(interleaved_sessions())
+    users = [r["uuid"] for r in records if r["type"] == "user"]
+    hung = draw(st.lists(st.sampled_from(users), unique=True, max_size=4))
+    return records, sorted(hung, key=users.index)
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(session=forked_sessions())
+def test_each_reminder_a_forked_agent_kept_is_sent_once_in_the_turn_of_the_record_it_hangs_from(
+    tmp_path_factory, session
+):
+    """However the session's replies and results were written, the agent forked after its last record (as for a
+    compaction) was sent the session's whole conversation with each reminder in the turn of the record it hangs from,
+    then its request; the session's run holds every reminder but one after its last record (no request of its came
+    after that one), and is otherwise the run imported without the agent's file."""
+    records, hung = session
+    folder = tmp_path_factory.mktemp("cc")
+    path = write(folder / "s.jsonl", records)
+    leaf = records[-1]["uuid"]
+
+    def text(words: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": words}]
+
+    fork = {"isSidechain": True, "agentId": "acompact-1"}
+    kept = [{**record(f"m{i}", uuid, "user", text(f"<system-reminder>after {uuid}</system-reminder>")), **fork,
+             "isMeta": True} for i, uuid in enumerate(hung)]  # fmt: skip
+    asked = kept[-1]["uuid"] if hung and hung[-1] == leaf else leaf  # the request hangs from what was sent last
+    (folder / "s" / "subagents").mkdir(parents=True)
+    write(folder / "s" / "subagents" / "agent-acompact-1.jsonl", [
+        *kept,
+        {**record("p", asked, "user", text("Summarise.")), **fork},
+        {**record("s1", "p", "assistant", text("Summary."), "msg_s"), **fork},
+    ])  # fmt: skip
+    (alone,) = from_claude_code(path, subagents=False)
+    main, forked = from_claude_code(path)
+    steps = len(alone.steps)
+    whole, asked_for = sent(main)[0], view(forked, steps)
+    assert len(forked.steps) == steps + 1 and [call.step for call in forked.model_calls] == [steps]
+    assert not [w for w in (*main.warnings, *forked.warnings) if "not in this file" in w.text or "branches" in w.text]
+
+    def without(conversation: list[dict[str, Any]], *texts: str) -> list[dict[str, Any]]:
+        kept_blocks = [[b for b in m["content"] if b.get("text") not in texts] for m in conversation]
+        return [{**m, "content": blocks} for m, blocks in zip(conversation, kept_blocks, strict=True) if blocks]
+
+    reminders = [line["message"]["content"][0]["text"] for line in kept]
+    assert without(whole, *reminders) == sent(alone)[0]
+    assert without(asked_for, *reminders, "Summarise.") == sent(alone)[0]
+    for uuid, reminder in zip(hung, reminders, strict=True):
+        first = next(r for r in records if r["uuid"] == uuid)["message"]["content"][0]
+        for conversation, sent_there in ((asked_for, True), (whole, uuid != leaf)):
+            turns = [m["content"] for m in conversation if {"type": "text", "text": reminder} in m["content"]]
+            assert len(turns) == (1 if sent_there else 0), (uuid, sent_there)
+            assert not turns or first in turns[0], uuid
+    said = [w for w in main.warnings if "the session's file does not hold" in w.text]
+    assert sum(w.count for w in said) == len([uuid for uuid in hung if uuid != leaf])
+
+
 def test_a_compaction_whose_logical_parent_is_not_in_the_file_joins_the_chain_before_it(tmp_path):
     """When ``logicalParentUuid`` names a record the file lacks, the conversation before the boundary is the chain
     that ends where the boundary starts, and a warning says how it was joined."""
