@@ -480,6 +480,7 @@ def test_check_reports_each_load_warning_at_its_line_with_its_count(tmp_path: Pa
             "severity": "warning",
             "step": None,
             "line": first,
+            "file": None,  # the line is the run file's own
             "message": "unknown field step.mystery kept (not loaded into the typed fields)"
             " (and 1 more record(s) like it)",
         }

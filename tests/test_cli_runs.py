@@ -90,6 +90,26 @@ def test_runs_says_which_compaction_a_forked_agent_wrote() -> None:
     ]
 
 
+def test_check_names_the_file_of_a_finding_in_another_file_than_the_runs() -> None:
+    """A run read from two files (a session and the agent forked from it) says each finding's file when it is not the
+    run's own: in ``--json`` as ``file``, in the terminal before the message."""
+    session = "tests/fixtures/real/claude-code/marot-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    if not Path(session).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    agent = session.removesuffix(".jsonl") + "/subagents/agent-acompact-fffbd0.jsonl"
+    code, out, _ = run_cli("check", session, "--json")
+    (report,) = json.loads(out)
+    said = [(f["file"], f["line"]) for f in report["findings"] if "does not hold" in f["message"]]
+    assert code == 0 and said == [(agent, 1), (agent, 2)]
+    assert {f["file"] for f in report["findings"] if "white space" in f["message"]} == {None}
+    code, out, _ = run_cli("check", session, "--run", "2", "--json")
+    (report,) = json.loads(out)
+    assert {f["file"] for f in report["findings"]} == {session, None}
+    _, out, _ = run_cli("check", session)
+    # the path is folded over lines of the table, never cut
+    assert f"{agent}:1:parentUuid:amessagethesession'sfiledoesnothold" in "".join(out.split())
+
+
 @pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
 def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
     """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""

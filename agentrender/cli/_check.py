@@ -54,6 +54,9 @@ class Finding:
     message: str
     step: int | None = None
     line: int = 0
+    file: str = ""
+    """The file ``line`` is in, when it is another than the run's own (a sub-agent's, a sidecar, the session a
+    forked agent's run goes on from); ``""``: the run's."""
 
     @property
     def severity(self) -> str:
@@ -67,6 +70,7 @@ class Finding:
             "severity": self.severity,
             "step": self.step,
             "line": self.line,
+            "file": self.file or None,
             "message": self.message,
         }
 
@@ -122,7 +126,9 @@ class Report:
 
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
     for group in warning_groups(run.warnings):
-        yield Finding(code="lost-record" if group.lost else "load-warning", message=group.message, line=group.line)
+        elsewhere = group.path if group.path and run.path and group.path != run.path else ""
+        code = "lost-record" if group.lost else "load-warning"
+        yield Finding(code=code, message=group.message, line=group.line, file=elsewhere)
     # Every result in both of its forms: views with no window and with every result a summary.
     summaries = views.with_options(recent_results=0).at(None)
     fulls = views.with_options(recent_results=NO_WINDOW).at(None)
@@ -244,7 +250,7 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
         table.add_column("line", justify="right", no_wrap=True)
         table.add_column("", no_wrap=True)
         table.add_column("finding", no_wrap=True)
-        table.add_column("what", ratio=1)
+        table.add_column("what", ratio=1, overflow="fold")  # a file's path is cut nowhere
         shown: dict[str, int] = {}
         for finding in report.findings:
             shown[finding.code] = shown.get(finding.code, 0) + 1
@@ -256,7 +262,7 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
                 "\u2014" if not finding.line else f"{finding.line:,}",
                 Text(severity, style=DISAGREE if severity == ERROR else "yellow"),
                 finding.code,
-                Text(clean(finding.message)),
+                Text(clean(f"{finding.file}:{finding.line}: {finding.message}" if finding.file else finding.message)),
             )
         yield table
         for code, count in report.counts.items():
