@@ -397,6 +397,8 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     assert source["forked_from"] == {"line": 5, "uuid": "u3"}
     assert source["parent"] == {"run_id": "s", "step": 2, "compaction_line": 6}
     assert main.header["source"]["subagents"] == [{"run_id": "s/agent-acompact-1", "step": 2, "compaction_line": 6}]
+    # the session's run is no agent's, though it holds a message of one
+    assert "agent_id" not in main.header["source"] and source["agent_id"] == "acompact-1"
     assert [c["step"] for c in main.header["compactions"]] == [2]
     # each joined turn said, in the file that holds the record: the forked agent's; and the session's run says where
     # the message its file lacks came from

@@ -1370,6 +1370,8 @@ def _run(
         ("cwd", "cwd"),
         ("gitBranch", "git_branch"),
     ):
+        if key == "agentId" and thread.kind == "main":
+            continue  # a sub-agent's id: the main thread's records that have one are a sub-agent's (a forked agent's)
         found = _first(records, key, kept)
         if found is not None:
             source[name] = found
