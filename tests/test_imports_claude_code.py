@@ -394,7 +394,7 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     assert fork.steps[2].decision.reason == "Summary."
     assert [(call.step, call.response.id) for call in fork.model_calls] == [(2, "msg_s")]
     source = fork.header["source"]
-    assert source["forked_from"] == {"line": 5, "uuid": "u3"}
+    assert source["forked_from"] == {"line": 5, "uuid": "u3", "steps": 2}  # steps 0 and 1 are the session's
     assert source["parent"] == {"run_id": "s", "step": 2, "compaction_line": 6}
     assert main.header["source"]["subagents"] == [{"run_id": "s/agent-acompact-1", "step": 2, "compaction_line": 6}]
     # the session's run is no agent's, though it holds a message of one
@@ -474,6 +474,7 @@ def test_an_agent_forked_before_its_compaction_is_written_goes_on_from_the_sessi
     records[1]["message"]["content"][0].update(name="Task", input={"prompt": "go"})
     main, fork = from_claude_code(write(session, records))
     assert len(fork.steps) == 3 and fork.header["source"]["forked_from"]["uuid"] == "u3"
+    assert fork.header["source"]["forked_from"]["steps"] == 2
     assert "parent" not in fork.header["source"] and "subagents" not in main.header["source"]
     assert (main.steps[0].decision.tool, main.steps[0].decision.args) == ("Task", {"prompt": "go"})
     code, out, _ = run_cli("runs", str(session), "--json")
@@ -500,6 +501,7 @@ def test_a_real_compactions_agent_was_sent_the_session_up_to_the_compaction():
     assert forked.header["source"]["parent"] == {"run_id": main.run_id, "step": step, "compaction_line": 1256}
     assert {"run_id": forked.run_id, "step": step, "compaction_line": 1256} in main.header["source"]["subagents"]
     assert forked.header["source"]["forked_from"]["line"] == 1255
+    assert forked.header["source"]["forked_from"]["steps"] == step  # its own step is its last
     assert len(forked.steps) == step + 1 and [call.step for call in forked.model_calls] == [step]
     sent = view(forked, step)
     assert sent[:-2] == view(main, step - 1) and sent[-2]["role"] == "assistant"
@@ -1033,6 +1035,7 @@ def test_each_reminder_a_forked_agent_kept_is_sent_once_in_the_turn_of_the_recor
     steps = len(alone.steps)
     whole, asked_for = sent(main)[0], view(forked, steps)
     assert len(forked.steps) == steps + 1 and [call.step for call in forked.model_calls] == [steps]
+    assert forked.header["source"]["forked_from"]["steps"] == steps
     assert not [w for w in (*main.warnings, *forked.warnings) if "not in this file" in w.text or "branches" in w.text]
 
     def without(conversation: list[dict[str, Any]], *texts: str) -> list[dict[str, Any]]:

@@ -551,7 +551,10 @@ class _Transcript:
         segment.first_line = min(record.line for record in chain if self.by_uuid.get(record.uuid) is record)
         segment.calls = [call for call in segment.calls if call.message.get("id") not in base.index.replies[False]]
         hung_from = sent_before[-1]
-        notes: dict[str, Any] = {"forked_from": {"line": hung_from.line, "uuid": hung_from.uuid}}
+        # the steps the session decided come first: the agent's own start at its first reply
+        session_steps = (segment.calls[0].turn - 1) // 2 if segment.calls else len(segment.turns) // 2
+        forked_from = {"line": hung_from.line, "uuid": hung_from.uuid, "steps": session_steps}
+        notes: dict[str, Any] = {"forked_from": forked_from}
         later = base.chains[fork.part + 1 :]
         if later and all(record.message is None for record in base.chains[fork.part][fork.at + 1 :]):
             notes["compaction_line"] = later[0][0].line  # the compaction whose summary the fork wrote
@@ -1738,8 +1741,9 @@ def from_claude_code(
     and the tool use it names is the one that started it. An agent forked from the session (the
     one that writes a compaction's summary, ``agent-acompact-*.jsonl``), whose records hang from
     the session's, is the conversation it was sent: the session's up to the record it went on from
-    (``source.forked_from``), its own records after those they hang from; its model calls are its
-    own replies, and it is linked both ways with the compaction it wrote (``compaction_line``).
+    (``source.forked_from``: that record's line, and how many of the run's first steps are the
+    session's), its own records after those they hang from; its model calls are its own replies,
+    and it is linked both ways with the compaction it wrote (``compaction_line``).
     What its file holds of the session's requests before its own (the hook reminders the session's
     file leaves out) is read into the main run's turns too, with a warning naming each. Every run's
     ``source`` keeps the session's id, version, working directory and branch, the models that
