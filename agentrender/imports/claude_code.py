@@ -539,12 +539,7 @@ class _Transcript:
         base = self.base
         assert base is not None  # forks are found only with it
         sent_before = base.chains[fork.part][: fork.at + 1]
-        after = self._absorbed(fork, forks)
-        chain: list[_Record] = []
-        for record in sent_before:
-            chain.append(record)
-            chain.extend(after.get(record.uuid, ()))
-        chain += fork.chain
+        chain = [*_sent_after(sent_before, self._absorbed(fork, forks)), *fork.chain]
         taken: set[str] = set()
         segment = self.requests(chain, True, taken, forked=True)
         used.update(uuid for uuid in taken if uuid in self.by_uuid)  # the base's records are the base's to count
@@ -597,11 +592,7 @@ class _Transcript:
         revealed = self.revealed
         if not revealed or not any(record.uuid in revealed for record in chain):
             return chain
-        joined: list[_Record] = []
-        for record in chain:
-            joined.append(record)
-            joined.extend(revealed.get(record.uuid, ()))
-        return joined
+        return _sent_after(chain, revealed)
 
     def _segments(self, leaf: _Record, used: set[str]) -> list[list[_Record]]:
         """The main thread's chains, oldest first: the conversation before each compaction, then the one after it.
@@ -699,6 +690,15 @@ class _Transcript:
         if not sidechain:
             self.main = reading  # the main thread's last part: what a follower reads on from
         return reading.segment
+
+
+def _sent_after(chain: list[_Record], after: Mapping[str, list[_Record]]) -> list[_Record]:
+    """``chain`` with the records ``after`` holds for each of its records (by uuid) right after that record."""
+    joined: list[_Record] = []
+    for record in chain:
+        joined.append(record)
+        joined.extend(after.get(record.uuid, ()))
+    return joined
 
 
 class _Fork(NamedTuple):
