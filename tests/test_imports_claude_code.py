@@ -339,22 +339,29 @@ def test_a_sub_agent_files_sidecar_is_read_once_for_all_its_threads(tmp_path):
     assert [(warning.count, warning.text[:34]) for warning in said] == [(1, "expected a JSON object, got list: ")]
 
 
-def forked_session(folder: Path, *, compacted: bool = True) -> Path:
-    """A session of two tool uses (lines 1-5), then (``compacted``) a compaction (line 6) and a reply after it; beside
+def compacted(logical: str, summary: str = "Summary.", **metadata: Any) -> list[dict[str, Any]]:
+    """A compaction as Claude Code writes it: its boundary (``b1``, naming ``logical`` as the last record before it,
+    with ``trigger`` auto unless ``metadata`` says otherwise), then the summary (``u5``) the conversation after it
+    opens with."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
+                "logicalParentUuid": logical, "compactMetadata": {"trigger": "auto", **metadata}}  # fmt: skip
+    return [boundary, {**record("u5", "b1", "user", [{"type": "text", "text": summary}]), "isCompactSummary": True}]
+
+
+def forked_session(folder: Path, *, compaction: bool = True) -> Path:
+    """A session of two tool uses (lines 1-5), then (``compaction``) a compaction (line 6) and a reply after it; beside
     it, the file of the agent Claude Code forked to write the summary: a hook's reminder the session's file lacks,
     sent after the first result (line 1), another after the second (line 2), the request for the summary (line 3)
     and the summary (line 4), each hanging from the record it was sent after."""
-    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
-                "logicalParentUuid": "u3", "compactMetadata": {"trigger": "auto", "preTokens": 155000}}  # fmt: skip
-    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
     session = write(folder / "s.jsonl", [
         record("u1", None, "user", [{"type": "text", "text": "go"}]),
         record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
         {**results("u2", "a1", "t1"), "sessionId": "s"},
         record("a2", "u2", "assistant", [tool_use("t2")], "msg_2"),
         {**results("u3", "a2", "t2"), "sessionId": "s"},
-        *([boundary, summary, record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5")]
-          if compacted else []),
+        *([*compacted("u3", preTokens=155000), record("a5", "u5", "assistant", [{"type": "text", "text": "On."}],
+                                                     "msg_5")]
+          if compaction else []),
     ])  # fmt: skip
 
     def forked(uuid: str, parent: str, role: str, text: str, **fields: Any) -> dict[str, Any]:
@@ -413,9 +420,6 @@ def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_
     """Claude Code writes each parallel tool use's result as a child of its own tool use, so one result is off the
     thread's chain. A reminder a forked agent kept after that result was sent in the reply's results turn, in the
     session's requests after it and in the agent's; it makes no thread of its own."""
-    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
-                "logicalParentUuid": "a4", "compactMetadata": {"trigger": "auto"}}  # fmt: skip
-    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
     session = write(tmp_path / "s.jsonl", [
         record("u1", None, "user", [{"type": "text", "text": "go"}]),
         record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
@@ -425,7 +429,7 @@ def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_
         record("a3", "r2", "assistant", [{"type": "text", "text": "Both ran."}], "msg_2"),
         {**results("r3", "a3"), "message": {"role": "user", "content": "And now?"}, "sessionId": "s"},
         record("a4", "r3", "assistant", [{"type": "text", "text": "Done."}], "msg_3"),
-        boundary, summary, record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5"),
+        *compacted("a4"), record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5"),
     ])  # fmt: skip
     agents = tmp_path / "s" / "subagents"
     agents.mkdir(parents=True)
@@ -452,6 +456,41 @@ def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_
     assert [w.line for w in main.warnings if "sent after its line 4: read into" in w.text] == [1]
 
 
+def test_a_compactions_agent_that_hangs_from_a_result_off_the_thread_is_linked_to_its_compaction(tmp_path):
+    """The last message before a compaction can be a parallel tool use's result that is off the thread's chain (each
+    result is written as a child of its own tool use). The agent that wrote the summary hangs from it: it went on from
+    that result's line, was sent the whole results turn, and is linked to the compaction all the same."""
+    session = write(tmp_path / "s.jsonl", [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
+        record("a2", "a1", "assistant", [tool_use("t2")], "msg_1"),
+        {**results("r2", "a2", "t2"), "sessionId": "s"},
+        {**results("r1", "a1", "t1"), "sessionId": "s"},
+        *compacted("r2"), record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5"),
+    ])  # fmt: skip
+    agents = tmp_path / "s" / "subagents"
+    agents.mkdir(parents=True)
+    fork = {"isSidechain": True, "agentId": "acompact-1"}
+    write(agents / "agent-acompact-1.jsonl", [
+        {**record("p", "r1", "user", [{"type": "text", "text": "Summarise."}]), **fork},
+        {**record("s1", "p", "assistant", [{"type": "text", "text": "Summary."}], "msg_s"), **fork},
+    ])  # fmt: skip
+    main, forked = from_claude_code(session)
+    assert view(forked, 1) == [
+        {"role": "user", "content": [{"type": "text", "text": "go"}]},
+        {"role": "assistant", "content": [tool_use("t1"), tool_use("t2")]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "t1 done"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "t2 done"},
+            {"type": "text", "text": "Summarise."},
+        ]},
+    ]  # fmt: skip
+    source = forked.header["source"]
+    assert source["forked_from"] == {"line": 5, "uuid": "r1", "steps": 1}
+    assert source["parent"] == {"run_id": "s", "step": 1, "compaction_line": 6}
+    assert main.header["source"]["subagents"] == [{"run_id": "s/agent-acompact-1", "step": 1, "compaction_line": 6}]
+
+
 def test_a_message_two_forked_agents_kept_is_read_into_the_session_once(tmp_path):
     """Two agents forked from the session (a compaction's, a prompt suggestion's) that both kept the same reminder:
     the session's turn holds it once, and one warning says so."""
@@ -469,7 +508,7 @@ def test_an_agent_forked_before_its_compaction_is_written_goes_on_from_the_sessi
     """While the compaction's boundary is not written yet (the session is being followed), the forked agent's run is
     still the conversation it was sent, linked to nothing yet: not even to a ``Task`` tool use whose prompt is the
     session's first, which the agent's conversation opens with too."""
-    session = forked_session(tmp_path, compacted=False)
+    session = forked_session(tmp_path, compaction=False)
     records = lines_of(session)
     records[1]["message"]["content"][0].update(name="Task", input={"prompt": "go"})
     main, fork = from_claude_code(write(session, records))
@@ -994,13 +1033,18 @@ def test_each_request_is_one_step_however_its_records_were_written(tmp_path_fact
 
 
 @st.composite
-def forked_sessions(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[str]]:
-    """A session written any way ``interleaved_sessions`` writes one, and the user records (results, prompts) after
-    which a hook added a reminder the session's file does not hold, in the order they were written."""
+def forked_sessions(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[str], str]:
+    """A session written any way ``interleaved_sessions`` writes one; the user records (results, prompts) after
+    which a hook added a reminder the session's file does not hold, in the order they were written; and the record a
+    compaction after it names as the last before it (``logicalParentUuid``): the last written, or another result of
+    the last reply's tool uses written after that reply, so that the last written is off the chain."""
     records, _ = draw(interleaved_sessions())
     users = [r["uuid"] for r in records if r["type"] == "user"]
     hung = draw(st.lists(st.sampled_from(users), unique=True, max_size=4))
-    return records, sorted(hung, key=users.index)
+    last_reply = max(at for at, r in enumerate(records) if r["type"] == "assistant")
+    results = [r["uuid"] for r in records[last_reply + 1 :]]
+    logical = draw(st.sampled_from(results)) if results else records[-1]["uuid"]
+    return records, sorted(hung, key=users.index), logical
 
 
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -1008,14 +1052,15 @@ def forked_sessions(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[str]]:
 def test_each_reminder_a_forked_agent_kept_is_sent_once_in_the_turn_of_the_record_it_hangs_from(
     tmp_path_factory, session
 ):
-    """However the session's replies and results were written, the agent forked after its last record (as for a
-    compaction) was sent the session's whole conversation with each reminder in the turn of the record it hangs from,
-    then its request; the session's run holds every reminder but one after its last record (no request of its came
-    after that one), and is otherwise the run imported without the agent's file."""
-    records, hung = session
+    """However the session's replies and results were written, the agent forked after its last record to write a
+    compaction's summary was sent the session's whole conversation with each reminder in the turn of the record it
+    hangs from, then its request, and is linked to that compaction, even when that record is a result off the chain;
+    the session's run holds every reminder but one after its last record (no request of its came after that one), and
+    is otherwise the run imported without the agent's file."""
+    records, hung, logical = session
     folder = tmp_path_factory.mktemp("cc")
-    path = write(folder / "s.jsonl", records)
     leaf = records[-1]["uuid"]
+    path = write(folder / "s.jsonl", [*records, *compacted(logical)])
 
     def text(words: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": words}]
@@ -1035,7 +1080,8 @@ def test_each_reminder_a_forked_agent_kept_is_sent_once_in_the_turn_of_the_recor
     steps = len(alone.steps)
     whole, asked_for = sent(main)[0], view(forked, steps)
     assert len(forked.steps) == steps + 1 and [call.step for call in forked.model_calls] == [steps]
-    assert forked.header["source"]["forked_from"]["steps"] == steps
+    assert forked.header["source"]["forked_from"] == {"line": len(records), "uuid": leaf, "steps": steps}
+    assert forked.header["source"]["parent"] == {"run_id": "s", "step": steps, "compaction_line": len(records) + 1}
     assert not [w for w in (*main.warnings, *forked.warnings) if "not in this file" in w.text or "branches" in w.text]
 
     def without(conversation: list[dict[str, Any]], *texts: str) -> list[dict[str, Any]]:
@@ -1058,12 +1104,9 @@ def test_each_reminder_a_forked_agent_kept_is_sent_once_in_the_turn_of_the_recor
 def test_a_compaction_whose_logical_parent_is_not_in_the_file_joins_the_chain_before_it(tmp_path):
     """When ``logicalParentUuid`` names a record the file lacks, the conversation before the boundary is the chain
     that ends where the boundary starts, and a warning says how it was joined."""
-    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
-                "logicalParentUuid": "gone", "compactMetadata": {"trigger": "auto", "preTokens": 155000}}  # fmt: skip
-    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "This session is being continued..."}]),
-               "isCompactSummary": True}  # fmt: skip
+    compaction = compacted("gone", "This session is being continued...", preTokens=155000)
     after = record("a5", "u5", "assistant", [{"type": "text", "text": "Carrying on."}], "msg_5")
-    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary, after]))
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], *compaction, after]))
     assert len(run.steps) == 2 and run.goal == "hi"
     assert [(c["step"], c["trigger"], c["tokens_before"]) for c in run.header["compactions"]] == [(1, "auto", 155000)]
     assert [w.line for w in run.warnings if "taken to end at line 3" in w.text] == [4]
@@ -1071,10 +1114,7 @@ def test_a_compaction_whose_logical_parent_is_not_in_the_file_joins_the_chain_be
 
 def test_a_compact_with_nothing_after_it_is_a_compaction_at_the_end(tmp_path):
     """A ``/compact`` after which the session ended is one run: its steps, then a compaction after the last one."""
-    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
-                "logicalParentUuid": "u2", "compactMetadata": {"trigger": "manual"}}  # fmt: skip
-    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
-    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary]))
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], *compacted("u2", trigger="manual")]))
     assert len(run.steps) == 1
     assert [(c["step"], c["trigger"], c["opening"]) for c in run.header["compactions"]] == [
         (1, "manual", [{"type": "text", "text": "Summary."}])
@@ -1135,11 +1175,8 @@ def test_two_replies_in_a_row_are_one_turn_decided_by_the_last(tmp_path):
 def test_a_compaction_that_keeps_its_last_messages_takes_the_conversation_written_before_it(tmp_path):
     """A boundary whose ``logicalParentUuid`` names a message kept after the summary (written again there) has the
     conversation written before it as what came before, with a warning, not an error."""
-    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
-                "logicalParentUuid": "a5", "compactMetadata": {"trigger": "auto"}}  # fmt: skip
-    summary = {**record("u5", "b1", "user", [{"type": "text", "text": "Summary."}]), "isCompactSummary": True}
     kept = record("a5", "u5", "assistant", [{"type": "text", "text": "Kept."}], "msg_5")
-    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], boundary, summary, kept]))
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", [*MINIMAL[:3], *compacted("a5"), kept]))
     assert len(run.steps) == 2 and [c["step"] for c in run.header["compactions"]] == [1]
     assert [w.line for w in run.warnings if "a record the conversation after it holds" in w.text] == [4]
 

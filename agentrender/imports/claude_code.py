@@ -484,23 +484,38 @@ class _Transcript:
     def places(self) -> dict[str, tuple[int, int]]:
         """Where the main thread's reading took each of its records, as ``(part, place in that part's chain)``: a
         record of a chain at its place; a reply's other records and its tool uses' results that fork off the chain
-        at the place of the record the reply was read from (``_Requests``), whose user turn holds them."""
-        places = {
+        at the place of the last of them on the chain (``_Requests`` reads them all with the reply: what hangs from
+        one of them was sent after the reply's whole results turn)."""
+        on_chain = {
             record.uuid: (part, at) for part, records in enumerate(self.chains) for at, record in enumerate(records)
         }
-        index = self.index
-        for part, records in enumerate(self.chains):
-            for at, record in enumerate(records):
-                message_id = record.message.get("id") if record.kind == "assistant" and record.message else None
-                if message_id is None:
+        places = dict(on_chain)
+        read: set[str] = set()
+        for records in self.chains:
+            for record in records:
+                if record.uuid in read:
                     continue
-                for member in index.reply(record.sidechain, message_id):
-                    places.setdefault(member.uuid, (part, at))
-                    for block in member.blocks:
-                        if block["type"] == "tool_use":
-                            for answer in index.answers(block.get("id")):
-                                places.setdefault(answer.uuid, (part, at))
+                turn = list(self.read_with(record))
+                read.update(turn)
+                if turn:  # a reply's: the record itself is on the chain
+                    end = max(on_chain[uuid] for uuid in turn if uuid in on_chain)
+                    for uuid in turn:
+                        places.setdefault(uuid, end)
         return places
+
+    def read_with(self, record: _Record) -> Iterator[str]:
+        """The uuids of the records a reading of a chain takes with ``record`` (``_Requests``): for a reply's record,
+        the reply's records and the results of its tool uses, on the chain or off it; nothing for any other."""
+        message_id = record.message.get("id") if record.kind == "assistant" and record.message else None
+        if message_id is None:
+            return
+        index = self.index
+        for member in index.reply(record.sidechain, message_id):
+            yield member.uuid
+            for block in member.blocks:
+                if block["type"] == "tool_use":
+                    for answer in index.answers(block.get("id")):
+                        yield answer.uuid
 
     def _forks(self, groups: dict[str, list[_Record]]) -> dict[str, _Fork]:
         """The threads of this sub-agent's file that go on from a record of the session's main thread (``base``), by
@@ -545,7 +560,7 @@ class _Transcript:
         used.update(uuid for uuid in taken if uuid in self.by_uuid)  # the base's records are the base's to count
         segment.first_line = min(record.line for record in chain if self.by_uuid.get(record.uuid) is record)
         segment.calls = [call for call in segment.calls if call.message.get("id") not in base.index.replies[False]]
-        hung_from = sent_before[-1]
+        hung_from = base.by_uuid[fork.chain[0].parent]  # type: ignore[index]  # a fork's root has a parent
         # the steps the session decided come first: the agent's own start at its first reply
         session_steps = (segment.calls[0].turn - 1) // 2 if segment.calls else len(segment.turns) // 2
         forked_from = {"line": hung_from.line, "uuid": hung_from.uuid, "steps": session_steps}
