@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from agentrender._json import type_name
 from agentrender._types import ContentBlock, Message
 
 __all__ = ["TOOL_KEYS", "Problem", "message_problems", "system_text", "wire_problems", "wire_tool"]
@@ -204,5 +205,5 @@ def _tool_use_problems(block: _Block | ContentBlock, seen_ids: set[str]) -> list
     if not isinstance(block.name, str) or not _NAME.fullmatch(block.name):
         problems.append(f"tool name {block.name!r} is not 1 to 64 letters, digits, _ and -")
     if not isinstance(block.input, Mapping):
-        problems.append(f"tool_use input must be an object, got {type(block.input).__name__}")
+        problems.append(f"tool_use input must be an object, got {type_name(block.input)}")
     return problems

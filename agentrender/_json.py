@@ -14,6 +14,8 @@
   hold shows as its ``repr``).
 - ``escaped``: what a command's ``--json`` prints for a program: as ``display`` but every
   non-ASCII character escaped, so the output is plain ASCII whatever the terminal.
+- ``type_name``: a decoded value's type as JSON names it (``object``, ``array``, ``null``), for
+  every error that says what a field held instead of what it should.
 
 The standard library's ``json`` writes and reads; msgspec only indents what it wrote (``_indented``).
 """
@@ -44,6 +46,7 @@ __all__ = [
     "limited",
     "strict_loads",
     "too_deep",
+    "type_name",
 ]
 
 MAX_DEPTH = 256
@@ -307,3 +310,19 @@ def _indented(value: Any, *, ascii_only: bool, allow_nan: bool) -> str:
         return msgspec.json.format(compact, indent=2)
     except (msgspec.DecodeError, UnicodeEncodeError):
         return json.dumps(value, ensure_ascii=ascii_only, allow_nan=allow_nan, indent=2, default=_shown)
+
+
+_JSON_TYPE_NAMES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "int",
+    float: "float",
+    type(None): "null",
+}
+
+
+def type_name(value: object) -> str:
+    """The JSON name of ``value``'s type (``object``, ``array``, ...), or its Python name."""
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentrender._display.values import decision_html, messages_html
+from agentrender._json import type_name
 
 __all__ = [
     "CheckedReply",
@@ -231,7 +232,7 @@ def check_block(wire: Any, where: str = "block") -> None:
 def _block_values(wire: Any, where: str) -> tuple[str, dict[str, Any] | None]:
     """Check one block's wire form: its type and the values of its known fields (``None`` for an unknown type)."""
     if not isinstance(wire, Mapping):
-        raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+        raise ValueError(f"{where}: expected an object, got {type_name(wire)}")
     kind = wire.get("type")
     if not isinstance(kind, str) or not kind:
         raise ValueError(f"{where}.type: expected a non-empty string, got {kind!r}")
@@ -251,7 +252,7 @@ def _block_values(wire: Any, where: str) -> tuple[str, dict[str, Any] | None]:
             parts = _blocks(value, f"{where}.content")
             value = "\n".join(part.text for part in parts if part.type == "text")
         if expected is not None and not isinstance(value, expected):
-            raise ValueError(f"{where}.{wire_key}: expected {_TYPE_NAMES[expected]}, got {type(value).__name__}")
+            raise ValueError(f"{where}.{wire_key}: expected {_TYPE_NAMES[expected]}, got {type_name(value)}")
         values[attribute] = value
     return kind, values
 
@@ -338,7 +339,7 @@ class Message(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     def from_dict(cls, wire: Mapping[str, Any], *, where: str = "message") -> Message:
         """Read a message in its wire form (content as a string becomes one text block)."""
         if not isinstance(wire, Mapping):
-            raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+            raise ValueError(f"{where}: expected an object, got {type_name(wire)}")
         role = wire.get("role")
         if role not in ("user", "assistant"):
             raise ValueError(f"{where}.role: expected 'user' or 'assistant', got {role!r}")
@@ -359,7 +360,7 @@ class Messages(list[Message]):
 
 def _block_list(content: Any, where: str) -> list[Any]:
     if not isinstance(content, list):
-        raise ValueError(f"{where}: expected a list of blocks, got {type(content).__name__}")
+        raise ValueError(f"{where}: expected a list of blocks, got {type_name(content)}")
     return content
 
 
@@ -429,7 +430,7 @@ def _check_reply_fields(wire: Any, where: str) -> None:
     except msgspec.ValidationError:
         pass  # the checks below word what is wrong, or accept what the quick pass does not
     if not isinstance(wire, Mapping):
-        raise ValueError(f"{where}: expected an object, got {type(wire).__name__}")
+        raise ValueError(f"{where}: expected an object, got {type_name(wire)}")
     for key, expected in (("type", "message"), ("role", "assistant")):
         if wire.get(key) not in (None, expected):
             raise ValueError(f"{where}.{key}: expected {expected!r}, got {wire[key]!r}")
@@ -437,13 +438,13 @@ def _check_reply_fields(wire: Any, where: str) -> None:
         raise ValueError(f"{where}.content: missing (a reply's list of blocks)")
     stop_reason = wire.get("stop_reason")
     if stop_reason is not None and not isinstance(stop_reason, str):
-        raise ValueError(f"{where}.stop_reason: expected a string, got {type(stop_reason).__name__}")
+        raise ValueError(f"{where}.stop_reason: expected a string, got {type_name(stop_reason)}")
     usage = wire.get("usage")
     if usage is not None and not isinstance(usage, Mapping):
-        raise ValueError(f"{where}.usage: expected an object, got {type(usage).__name__}")
+        raise ValueError(f"{where}.usage: expected an object, got {type_name(usage)}")
     for key in ("model", "id"):
         if type(wire.get(key)) not in _TEXT_OR_NONE:
-            raise ValueError(f"{where}.{key}: expected a string, got {type(wire[key]).__name__}")
+            raise ValueError(f"{where}.{key}: expected a string, got {type_name(wire[key])}")
 
 
 _TEXT_OR_NONE = (str, type(None))

@@ -38,6 +38,7 @@ import msgspec
 
 from agentrender import render
 from agentrender._extras import require
+from agentrender._json import type_name
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
@@ -1047,7 +1048,7 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     if dtype.startswith("datetime64"):
         for value in values:
             if value is not None and not isinstance(value, str):
-                raise TypeError(f"expected an ISO 8601 timestamp, got {type(value).__name__}")
+                raise TypeError(f"expected an ISO 8601 timestamp, got {type_name(value)}")
         return _timestamps(pandas, values, dtype)
     if dtype in _NUMBERS and values:
         # A whole column of integers (or of booleans) is one NumPy array, read in C; pandas.array would

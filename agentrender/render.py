@@ -32,7 +32,7 @@ from typing import Any, overload
 
 import msgspec
 
-from agentrender._json import MAX_DEPTH, NestingError, canonical, deep_canonical, strict_loads, too_deep
+from agentrender._json import MAX_DEPTH, NestingError, canonical, deep_canonical, strict_loads, too_deep, type_name
 from agentrender._types import (
     ContentBlock,
     Decision,
@@ -1068,7 +1068,7 @@ def _key_payload(system: str, tools: Sequence[Mapping[str, Any]], model: str, ma
     """What ``replay_key`` encodes, its ``messages`` still empty (they are its last field)."""
     for number, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
-            raise ValueError(f"tools[{number}]: expected a tool definition (an object), got {type(tool).__name__}")
+            raise ValueError(f"tools[{number}]: expected a tool definition (an object), got {type_name(tool)}")
     return {
         "model": model,
         "system": system,

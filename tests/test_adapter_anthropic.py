@@ -56,7 +56,7 @@ def test_empty_text_in_replayed_content_is_dropped() -> None:
     [
         ("user", json.dumps([TOOL_USE]), "message 0 (user), block 0: a raw assistant block in a user turn"),
         ("assistant", "{not json", "message 0 (assistant), block 0: a raw assistant block's text is not JSON"),
-        ("assistant", json.dumps({"type": "text"}), "holds dict, not a list of blocks"),
+        ("assistant", json.dumps({"type": "text"}), "holds a JSON object, not a list of blocks"),
         ("assistant", json.dumps(["text"]), "raw content block 0 is not an object with a type"),
         ("assistant", json.dumps([{"type": "text", "text": ""}]), "message 0 (assistant): no content left to send"),
     ],

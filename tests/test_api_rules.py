@@ -55,7 +55,7 @@ BROKEN = {
     ),
     "input not an object": (
         [user(text("go")), assistant(use("t1", tool_input=[1, 2])), user(result("t1"))],
-        [(1, "messages[1].content[0]", "tool_use input must be an object, got list")],
+        [(1, "messages[1].content[0]", "tool_use input must be an object, got array")],
     ),
     "id used twice": (
         [user(text("go")), assistant(use("t1")), user(result("t1")), assistant(use("t1")), user(result("t1"))],

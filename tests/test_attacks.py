@@ -393,7 +393,7 @@ def test_a_tool_that_is_not_an_object_is_an_error_naming_its_place(tmp_path: Pat
     path.write_text(json.dumps(line) + "\n")
     from agentrender.imports import load
 
-    expected = f"{path}:1: request: tools[1]: expected a tool definition (an object), got str"
+    expected = f"{path}:1: request: tools[1]: expected a tool definition (an object), got string"
     with pytest.raises(RunFileError) as raised:
         load(path)
     assert str(raised.value) == expected

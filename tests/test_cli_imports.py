@@ -205,7 +205,7 @@ def test_import_of_an_unreadable_source_writes_nothing(tmp_path: Path) -> None:
     source.write_text('{"messages": "hello"}', encoding="utf-8")
     target = tmp_path / "run.jsonl"
     code, _, err = run_cli("import", str(source), "-o", str(target))
-    assert code == 2 and err == f"agentrender: {source}:1: messages: expected a list of messages, got str\n"
+    assert code == 2 and err == f"agentrender: {source}:1: messages: expected a list of messages, got string\n"
     assert list(tmp_path.iterdir()) == [source]
 
 

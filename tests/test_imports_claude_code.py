@@ -314,7 +314,7 @@ def test_a_sub_agent_is_linked_by_the_tool_use_its_sidecar_names_and_a_broken_si
     assert one.header["source"]["meta"] == {"toolUseId": "t1", "description": "Look"}
     assert one.header["source"]["parent"] == {"run_id": "s", "step": 0, "tool_use_id": "t1"}
     assert [link["run_id"] for link in main.header["source"]["subagents"]] == ["s/agent-one"]
-    for run, what in ((two, "expected a JSON object, got list"), (three, "not JSON (")):
+    for run, what in ((two, "expected a JSON object, got array"), (three, "not JSON (")):
         assert "meta" not in run.header["source"] and "parent" not in run.header["source"]
         (warning,) = [warning for warning in run.warnings if warning.path.endswith(".meta.json")]
         assert warning.path == str(Path(run.path).with_suffix(".meta.json")) and warning.text.startswith(what)
@@ -336,7 +336,7 @@ def test_a_sub_agent_files_sidecar_is_read_once_for_all_its_threads(tmp_path):
     assert [run.header["source"]["meta"] for run in agents] == [{"description": "Look"}] * 2
     (folder / "agent-x.meta.json").write_text("[]")
     said = [w for run in from_claude_code(session) for w in run.warnings if w.path.endswith(".meta.json")]
-    assert [(warning.count, warning.text[:34]) for warning in said] == [(1, "expected a JSON object, got list: ")]
+    assert [(warning.count, warning.text[:35]) for warning in said] == [(1, "expected a JSON object, got array: ")]
 
 
 def compacted(logical: str, summary: str = "Summary.", **metadata: Any) -> list[dict[str, Any]]:
@@ -911,7 +911,7 @@ def test_a_reply_split_by_a_record_of_another_is_one_turn_and_one_model_call(tmp
     ("change", "what"),
     [
         ({"stop_reason": 3}, "message.stop_reason: expected a string, got int"),
-        ({"usage": [1]}, "message.usage: expected an object, got list"),
+        ({"usage": [1]}, "message.usage: expected an object, got array"),
         ({"type": "error"}, "message.type: expected 'message', got 'error'"),
         ({"content": [{**tool_use("t1"), "input_base64": "AA=="}]}, "input or in input_base64, not both"),
     ],

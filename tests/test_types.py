@@ -168,7 +168,7 @@ def test_from_dict_fills_fields_of_a_known_block_kept_raw() -> None:
 @pytest.mark.parametrize(
     ("wire", "message"),
     [
-        ("text", r"block: expected an object, got str"),
+        ("text", r"block: expected an object, got string"),
         ({}, r"block\.type: expected a non-empty string, got None"),
         ({"type": ""}, r"block\.type: expected a non-empty string"),
         ({"type": 3}, r"block\.type: expected a non-empty string, got 3"),
@@ -227,7 +227,7 @@ def test_message_to_dict_lists_every_block_in_order(count: int) -> None:
     ("wire", "message"),
     [
         ({"role": "system", "content": []}, r"message\.role: expected 'user' or 'assistant', got 'system'"),
-        ({"role": "user"}, r"message\.content: expected a list of blocks, got NoneType"),
+        ({"role": "user"}, r"message\.content: expected a list of blocks, got null"),
         ({"role": "user", "content": [{"type": "text", "text": 1}]}, r"message\.content\[0\]\.text: expected a string"),
     ],
 )
@@ -325,17 +325,17 @@ def test_response_raw_string_input() -> None:
 @pytest.mark.parametrize(
     ("wire", "message"),
     [
-        ([], r"response: expected an object, got list"),
+        ([], r"response: expected an object, got array"),
         ({"stop_reason": "end_turn"}, r"response\.content: missing"),
-        ({"content": {}, "stop_reason": "end_turn"}, r"response\.content: expected a list of blocks, got dict"),
+        ({"content": {}, "stop_reason": "end_turn"}, r"response\.content: expected a list of blocks, got object"),
         ({"content": [], "stop_reason": 3}, r"response\.stop_reason: expected a string, got int"),
-        ({"content": [], "usage": []}, r"response\.usage: expected an object, got list"),
+        ({"content": [], "usage": []}, r"response\.usage: expected an object, got array"),
         ({"content": [], "model": 4}, r"response\.model: expected a string, got int"),
         ({"content": [], "id": 3}, r"response\.id: expected a string, got int"),
         ({"content": [], "type": "error"}, r"response\.type: expected 'message', got 'error'"),
         ({"content": [], "role": "user"}, r"response\.role: expected 'assistant', got 'user'"),
         ({"content": [{"type": "tool_use", "name": "t"}]}, r"response\.content\[0\]\.id: missing"),
-        ({"content": ["x"]}, r"response\.content\[0\]: expected an object, got str"),
+        ({"content": ["x"]}, r"response\.content\[0\]: expected an object, got string"),
     ],
 )
 def test_response_from_dict_errors(wire: Any, message: str) -> None:

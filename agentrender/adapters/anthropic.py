@@ -24,7 +24,7 @@ import msgspec
 
 from agentrender import _api_rules, render
 from agentrender._extras import require
-from agentrender._json import display, strict_loads
+from agentrender._json import display, strict_loads, type_name
 from agentrender._types import ContentBlock, Message, ModelResponse, Step
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def _raw_blocks(text: str, where: str) -> list[dict[str, Any]]:
     except ValueError as error:
         raise ValueError(f"{where}: a raw assistant block's text is not JSON: {error}") from None
     if not isinstance(blocks, list):
-        raise ValueError(f"{where}: a raw assistant block holds {type(blocks).__name__}, not a list of blocks")
+        raise ValueError(f"{where}: a raw assistant block holds a JSON {type_name(blocks)}, not a list of blocks")
     for k, wire in enumerate(blocks):
         if not isinstance(wire, dict) or not isinstance(wire.get("type"), str):
             raise ValueError(f"{where}: raw content block {k} is not an object with a type")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender import imports, samples
-from agentrender._json import NestingError, decode_failure, limited
+from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._types import ModelResponse
 from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
@@ -225,7 +225,7 @@ def load_reply(name: str) -> ModelResponse:
     except NestingError as error:
         raise CliError(f"{name}:1: reply: {decode_failure(error)}") from None
     if not isinstance(wire, dict):
-        raise CliError(f"{name}:1: expected a model reply (a JSON object), got {type(wire).__name__}")
+        raise CliError(f"{name}:1: expected a model reply (a JSON object), got {type_name(wire)}")
     # a model_call record holds the reply under "response"; accept one pasted as it is
     if wire.get("type") == "model_call" and isinstance(wire.get("response"), dict):
         wire = wire["response"]

@@ -34,7 +34,7 @@ from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._json import decode_failure
+from agentrender._json import decode_failure, type_name
 from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
@@ -336,7 +336,7 @@ def _entry(item: Any, line: int, where: Where) -> Entry:
         return Entry(line, {"messages": item}, None, {})
     if not isinstance(item, Mapping):
         raise where.error(
-            f"expected a request, a list of messages or a request with its response, got {type(item).__name__}"
+            f"expected a request, a list of messages or a request with its response, got {type_name(item)}"
         )
     request_key = next((key for key in _REQUEST_KEYS if key in item), None)
     if request_key is None:
@@ -352,7 +352,7 @@ def _entry(item: Any, line: int, where: Where) -> Entry:
     response_key = next((key for key in _RESPONSE_KEYS if key in item), None)
     response = item[response_key] if response_key is not None else None
     if response is not None and not isinstance(response, Mapping):
-        raise where.at("response").error(f"expected a Message object, got {type(response).__name__}")
+        raise where.at("response").error(f"expected a Message object, got {type_name(response)}")
     others = {key: value for key, value in item.items() if key != request_key and key != response_key}
     return Entry(line, dict(request), dict(response) if response is not None else None, others)
 

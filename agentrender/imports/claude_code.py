@@ -51,7 +51,7 @@ from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 import msgspec
 
-from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep
+from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep, type_name
 from agentrender._types import Step, check_block
 from agentrender.imports.conversation import (
     Summariser,
@@ -379,7 +379,7 @@ class _Transcript:
         names the field of what is wrong."""
         where = Where(self.path, line)
         if not isinstance(value, dict):
-            raise where.error(f"expected a transcript record (a JSON object), got {type(value).__name__}")
+            raise where.error(f"expected a transcript record (a JSON object), got {type_name(value)}")
         kind = value.get("type")
         if not isinstance(kind, str):
             raise where.at("type").error(f"expected the record's type, got {kind!r}")
@@ -389,7 +389,7 @@ class _Transcript:
                 raise where.at(name).error(f"expected a non-empty string, got {value[name]!r}")
         for name in _OPTIONAL_STRING_FIELDS:
             if value.get(name) is not None and not isinstance(value[name], str):
-                raise where.at(name).error(f"expected a uuid or null, got {type(value[name]).__name__}")
+                raise where.at(name).error(f"expected a uuid or null, got {type_name(value[name])}")
         for name in _BOOL_FIELDS:
             if value.get(name) is not None and not isinstance(value[name], bool):
                 raise where.at(name).error(f"expected true or false, got {value[name]!r}")
@@ -398,7 +398,7 @@ class _Transcript:
                 raise where.at("uuid").error(f"missing: a {kind} record has a uuid")
             _check_message(value.get("message"), kind, where.at("message"))
         if kind == "summary" and not isinstance(value.get("summary", ""), str):
-            raise where.at("summary").error(f"expected text, got {type(value['summary']).__name__}")
+            raise where.at("summary").error(f"expected text, got {type_name(value['summary'])}")
         return value
 
     def chain(self, leaf: _Record, sidechain: bool) -> list[_Record]:
@@ -1148,7 +1148,7 @@ def _plain_rare_fields(value: dict[str, Any]) -> bool:
 
 def _check_message(message: Any, kind: str, where: Where) -> None:
     if not isinstance(message, Mapping):
-        raise where.error(f"expected the {kind} message (an object), got {type(message).__name__}")
+        raise where.error(f"expected the {kind} message (an object), got {type_name(message)}")
     for name in ("role", "content"):
         if name not in message:
             raise where.at(name).error(f"missing from the {kind} message")
@@ -1156,12 +1156,12 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
         raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {message['role']!r}")
     for name in ("id", "model"):  # null: not recorded
         if message.get(name) is not None and not isinstance(message[name], str):
-            raise where.at(name).error(f"expected text, got {type(message[name]).__name__}")
+            raise where.at(name).error(f"expected text, got {type_name(message[name])}")
     content = message.get("content")
     if isinstance(content, str):
         return
     if not isinstance(content, list):
-        raise where.at("content").error(f"expected text or a list of blocks, got {type(content).__name__}")
+        raise where.at("content").error(f"expected text or a list of blocks, got {type_name(content)}")
     if plain_blocks(content):
         return
     for j, block in enumerate(content):
@@ -1721,7 +1721,7 @@ def _agent_meta(transcript: _Transcript) -> dict[str, Any] | None:
     else:
         if type(meta) is dict:
             return meta
-        problem = f"expected a JSON object, got {type(meta).__name__}"
+        problem = f"expected a JSON object, got {type_name(meta)}"
     transcript.warnings.append(Where(path, 1).warning(f"{problem}: the sub-agent's description is left out"))
     return None
 

@@ -31,7 +31,7 @@ from typing import Any, NoReturn, TypeVar, overload
 import msgspec
 
 from agentrender import render
-from agentrender._json import MAX_DEPTH, canonical, check_depth, strict_loads
+from agentrender._json import MAX_DEPTH, canonical, check_depth, strict_loads, type_name
 from agentrender._types import check_block, utf8_bytes
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
@@ -205,7 +205,7 @@ def normalise_messages(
     each is read once, not once a call.
     """
     if not isinstance(messages, list):
-        raise where.error(f"expected a list of messages, got {type(messages).__name__}")
+        raise where.error(f"expected a list of messages, got {type_name(messages)}")
     out: list[dict[str, Any]] = []
     append = out.append
     for i, given in enumerate(messages):
@@ -215,7 +215,7 @@ def normalise_messages(
         message = given
         if type(message) is not dict:
             if not isinstance(message, Mapping):
-                raise where.at(f"[{i}]").error(f"expected a message object, got {type(message).__name__}")
+                raise where.at(f"[{i}]").error(f"expected a message object, got {type_name(message)}")
             message = dict(message)
         role = message.get("role")
         if role != "user" and role != "assistant":
@@ -224,7 +224,7 @@ def normalise_messages(
         if type(content) is str:
             message = {**message, "content": [{"type": "text", "text": content}]}
         elif type(content) is not list:
-            got = type(content).__name__
+            got = type_name(content)
             raise where.at(f"[{i}]").at("content").error(f"expected text or a list of blocks, got {got}")
         elif not plain_blocks(content):  # the place is worded only for a block that is not plain
             check_blocks(content, where.at(f"[{i}]").at("content"))
@@ -301,7 +301,7 @@ def _block_error(block: Any, here: Where, j: int) -> NoReturn:
         check_block(block, f"[{j}]")
     except ValueError as error:
         raise Where(here.path, here.line).error(f"{here.field}{error}") from None
-    got = "missing" if "input" not in block else f"got {type(block['input']).__name__}"
+    got = "missing" if "input" not in block else f"got {type_name(block['input'])}"
     raise here.at(f"[{j}].input").error(f"expected an object (the tool's input) or its raw text, {got}")
 
 
@@ -462,11 +462,11 @@ def _header(
     for key, expected, what in _REQUEST_FIELDS:
         value = request.get(key)
         if key in request and (not isinstance(value, expected) or isinstance(value, bool)):
-            raise Where(where.path, where.line, f"{prefix}{key}").error(f"expected {what}, got {type(value).__name__}")
+            raise Where(where.path, where.line, f"{prefix}{key}").error(f"expected {what}, got {type_name(value)}")
     for i, tool in enumerate(request.get("tools") or ()):
         if not isinstance(tool, Mapping):
             raise Where(where.path, where.line, f"{prefix}tools[{i}]").error(
-                f"expected a tool definition (an object), got {type(tool).__name__}"
+                f"expected a tool definition (an object), got {type_name(tool)}"
             )
     system = request.get("system")
     if isinstance(system, list):

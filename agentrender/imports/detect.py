@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agentrender._json import NestingError, decode_failure, limited
+from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
@@ -156,7 +156,7 @@ def _describe(first: Any) -> str:
         return f"a JSON object with the keys {keys}" if keys else "an empty JSON object"
     if isinstance(first, list):
         return f"a JSON list of {len(first)} item(s)"
-    return f"a JSON {type(first).__name__}"
+    return f"a JSON {type_name(first)}"
 
 
 def load_runs(source: str | os.PathLike[str]) -> list[Run]:

@@ -47,7 +47,7 @@ import msgspec
 
 from agentrender import render
 from agentrender._extras import require
-from agentrender._json import limited
+from agentrender._json import limited, type_name
 from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
 from agentrender.imports.inspect_log import (
     EvalSpec,
@@ -622,7 +622,7 @@ def _model_call(
     output = _object(event.output or {}, where, "output")
     choices = output.get("choices") or []
     if not isinstance(choices, list):
-        raise where.at("output.choices").error(f"expected a list of choices, got {type(choices).__name__}")
+        raise where.at("output.choices").error(f"expected a list of choices, got {type_name(choices)}")
     if not choices:
         failure = event.error or "no output"
         warnings.append(where.warning(f"model event has no reply ({_first_line(str(failure))}): no model call is made"))
@@ -693,7 +693,7 @@ _UNRESOLVED = "the model event's input is kept as references to a message pool t
 def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
     """``value`` (``field`` of ``where``) when it is a JSON object; else the error naming it."""
     if not isinstance(value, dict):
-        raise where.at(field).error(f"expected an object, got {type(value).__name__}")
+        raise where.at(field).error(f"expected an object, got {type_name(value)}")
     return value
 
 
@@ -706,7 +706,7 @@ def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
     """
     for position, call in enumerate(message.get("tool_calls") or ()):
         if type(call["function"]) is not str:  # _assistant found each call a mapping with a function
-            got = type(call["function"]).__name__
+            got = type_name(call["function"])
             raise where.at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
     content = message.get("content")
     if type(content) is not list:
@@ -714,7 +714,7 @@ def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
     for position, item in enumerate(content):
         signature = item.get("signature") if item["type"] == "reasoning" and not item.get("redacted") else None
         if signature and type(signature) is not str:
-            got = type(signature).__name__
+            got = type_name(signature)
             raise where.at(f"content[{position}].signature").error(f"expected a string, got {got}")
 
 
@@ -944,7 +944,7 @@ _Message = tuple[str, list[dict[str, Any]], Any]
 def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message:
     """One chat message as ``(role in the API, blocks, its content when a system message)``."""
     if not isinstance(message, dict):
-        raise where.error(f"expected a chat message, got {type(message).__name__}")
+        raise where.error(f"expected a chat message, got {type_name(message)}")
     role = message.get("role")
     if role == "system":
         return "system", _content(message.get("content"), where, warnings), message.get("content")
@@ -1005,7 +1005,7 @@ def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarni
     blocks = _content(content, where, warnings) if content != [] else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise where.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
+        raise where.at("tool_calls").error(f"expected a list of tool calls, got {type_name(calls)}")
     uses = []
     for position, call in enumerate(calls):
         if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call.get("function"):
@@ -1056,7 +1056,7 @@ def _content(content: Any, message: Where, warnings: list[RunWarning]) -> list[d
         return [{"type": "text", "text": content or NO_CONTENT}]
     where = message.at("content")  # named only for content that is not text: most messages' is
     if not isinstance(content, list):
-        raise where.error(f"expected text or a list of content, got {type(content).__name__}")
+        raise where.error(f"expected text or a list of content, got {type_name(content)}")
     blocks = []
     for position, item in enumerate(content):
         block = _block(item, where.at(f"[{position}]"), warnings)

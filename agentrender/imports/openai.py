@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from agentrender._json import type_name
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
     MadeTurns,
@@ -247,11 +248,11 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
     if isinstance(value, list):
         return {"messages": value, "field": ""}
     if not isinstance(value, Mapping):
-        raise where.error(f"expected a list of messages or an object holding them, got {type(value).__name__}")
+        raise where.error(f"expected a list of messages or an object holding them, got {type_name(value)}")
     if "history" in value and "messages" not in value:
         history = value["history"]
         if not isinstance(history, list):
-            raise where.at("history").error(f"expected a list of messages, got {type(history).__name__}")
+            raise where.at("history").error(f"expected a list of messages, got {type_name(history)}")
         # the rest of the trajectory (its steps, info, replay config) is kept as it is, in the source
         rest = {key: item for key, item in value.items() if key != "history"}
         return {"messages": history, "field": "history", "kind": "swe-agent-trajectory", "trajectory": rest}
@@ -264,7 +265,7 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
     messages = request["messages"]
     field = "messages" if request is value else next(key for key in _REQUEST_KEYS if key in value) + ".messages"
     if not isinstance(messages, list):
-        raise where.at(field).error(f"expected a list of messages, got {type(messages).__name__}")
+        raise where.at(field).error(f"expected a list of messages, got {type_name(messages)}")
     kept = {key: item for key, item in request.items() if key not in ("messages", "response", "info")}
     out: dict[str, Any] = {
         "messages": messages,
@@ -330,7 +331,7 @@ def _response_message(response: Any, where: Where) -> dict[str, Any]:
     a completion (``kept``: its ``id``, ``model``, ``usage``, the reply's ``finish_reason``, its other choices),
     for the run's source."""
     if not isinstance(response, Mapping):
-        raise where.error(f"expected a chat completion or a message, got {type(response).__name__}")
+        raise where.error(f"expected a chat completion or a message, got {type_name(response)}")
     choices = response.get("choices")
     if choices is not None:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
@@ -511,7 +512,7 @@ class _Converter:
 
     def _message(self, raw: Any, here: Where) -> dict[str, Any]:
         if type(raw) is not dict and not isinstance(raw, Mapping):
-            raise here.error(f"expected a message object, got {type(raw).__name__}")
+            raise here.error(f"expected a message object, got {type_name(raw)}")
         message = raw if type(raw) is dict else dict(raw)  # read, never changed
         if "role" not in message and message.get("type") in _LANGCHAIN_ROLES:
             message = _from_langchain(message, here)
@@ -530,7 +531,7 @@ class _Converter:
                     raise here.at(f"[{j}]").error("expected a text part in a system message")
                 texts.append(part["text"])
             return "\n".join(texts)
-        raise here.error(f"expected text or a list of text parts, got {type(content).__name__}")
+        raise here.error(f"expected text or a list of text parts, got {type_name(content)}")
 
     def _blocks(self, message: Mapping[str, Any], role: str, here: Where) -> tuple[list[dict[str, Any]], str]:
         if role == "tool":
@@ -553,7 +554,7 @@ class _Converter:
             calls = message.get("tool_calls")
             if calls is not None:
                 if not isinstance(calls, list):
-                    raise here.at("tool_calls").error(f"expected a list of tool calls, got {type(calls).__name__}")
+                    raise here.at("tool_calls").error(f"expected a list of tool calls, got {type_name(calls)}")
                 blocks.extend(self._tool_use(call, here, k) for k, call in enumerate(calls))
             call = message.get("function_call")
             if call is not None:
@@ -582,18 +583,18 @@ class _Converter:
         if isinstance(content, str):
             return [{"type": "text", "text": content}] if content or role != "assistant" else []
         if not isinstance(content, list):
-            raise here.error(f"expected text, a list of content parts or null, got {type(content).__name__}")
+            raise here.error(f"expected text, a list of content parts or null, got {type_name(content)}")
         return [self._part(part, here.at(f"[{j}]")) for j, part in enumerate(content)]
 
     def _part(self, part: Any, here: Where) -> dict[str, Any]:
         if isinstance(part, str):
             return {"type": "text", "text": part}
         if not isinstance(part, Mapping):
-            raise here.error(f"expected a content part, got {type(part).__name__}")
+            raise here.error(f"expected a content part, got {type_name(part)}")
         kind = part.get("type")
         if kind == "text":
             if not isinstance(part.get("text"), str):
-                raise here.at("text").error(f"expected text, got {type(part.get('text')).__name__}")
+                raise here.at("text").error(f"expected text, got {type_name(part.get('text'))}")
             return dict(part)
         if kind == "image_url":
             return self._image(part, here)
@@ -606,7 +607,7 @@ class _Converter:
         image = part.get("image_url")
         url = image.get("url") if isinstance(image, Mapping) else image
         if not isinstance(url, str):
-            raise here.at("image_url.url").error(f"expected the image's URL, got {type(url).__name__}")
+            raise here.at("image_url.url").error(f"expected the image's URL, got {type_name(url)}")
         if isinstance(image, Mapping) and set(image) - {"url"}:
             self.extra.setdefault(here.field, {})["image_url"] = dict(image)
         match = _DATA_URL.fullmatch(url)
@@ -622,23 +623,23 @@ class _Converter:
         """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call)."""
         here = message.at("function_call" if k is None else f"tool_calls[{k}]")
         if not isinstance(call, Mapping):
-            raise here.error(f"expected a tool call object, got {type(call).__name__}")
+            raise here.error(f"expected a tool call object, got {type_name(call)}")
         function = call.get("function")
         if not isinstance(function, Mapping):
-            raise here.at("function").error(f"expected the called function, got {type(function).__name__}")
+            raise here.at("function").error(f"expected the called function, got {type_name(function)}")
         name = function.get("name")
         if not isinstance(name, str):
-            raise here.at("function.name").error(f"expected the function's name, got {type(name).__name__}")
+            raise here.at("function.name").error(f"expected the function's name, got {type_name(name)}")
         tool_id = call.get("id")
         if not isinstance(tool_id, str):
-            raise here.at("id").error(f"expected the tool call's id, got {type(tool_id).__name__}")
+            raise here.at("id").error(f"expected the tool call's id, got {type_name(tool_id)}")
         arguments = function.get("arguments", "")
         if type(arguments) is not str and isinstance(arguments, Mapping):
             value: Any = dict(arguments)
         elif isinstance(arguments, str):
             value = _arguments(arguments)
         else:
-            raise here.at("function.arguments").error(f"expected JSON text, got {type(arguments).__name__}")
+            raise here.at("function.arguments").error(f"expected JSON text, got {type_name(arguments)}")
         if call.keys() <= _CALL_KEYS and function.keys() <= _FUNCTION_KEYS:
             return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
         extra = {key: item for key, item in call.items() if key not in _CALL_KEYS}
@@ -666,7 +667,7 @@ class _Converter:
             return ""
         if isinstance(content, list):
             return self._content(content, here.at("content"), "tool")
-        raise here.at("content").error(f"expected text or a list of content parts, got {type(content).__name__}")
+        raise here.at("content").error(f"expected text or a list of content parts, got {type_name(content)}")
 
     def _keep_extra(self, message: Mapping[str, Any], here: Where) -> None:
         if message.keys() <= _MAPPED:
@@ -750,7 +751,7 @@ def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
     """A LangChain message dict (``messages_to_dict``'s or ``model_dump``'s) as an OpenAI-style message."""
     data = message.get("data", message)
     if not isinstance(data, Mapping):
-        raise here.at("data").error(f"expected the message's fields, got {type(data).__name__}")
+        raise here.at("data").error(f"expected the message's fields, got {type_name(data)}")
     role = _LANGCHAIN_ROLES[str(message["type"])]
     out: dict[str, Any] = {key: value for key, value in data.items() if key not in ("type", "tool_calls")}
     out["role"] = role
@@ -759,7 +760,7 @@ def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
         converted = []
         for k, call in enumerate(calls):
             if not isinstance(call, Mapping):
-                raise here.at(f"data.tool_calls[{k}]").error(f"expected a tool call, got {type(call).__name__}")
+                raise here.at(f"data.tool_calls[{k}]").error(f"expected a tool call, got {type_name(call)}")
             if "function" in call:
                 converted.append(dict(call))
                 continue

@@ -4,7 +4,6 @@
   tool arguments, within the one nesting limit); ``encode_line`` writes one record as one line of UTF-8.
 - ``gzip_lines`` gives the lines of a ``.jsonl.gz`` stream, read up to where it ends
   when a process was killed while writing it.
-- ``type_name`` names a decoded value's JSON type, for the messages of a refused record.
 - ``binary_at`` finds where a line stops being text, for the message of a file that is no run file at all.
 """
 
@@ -31,7 +30,6 @@ __all__ = [
     "gzip_lines",
     "inflate_limit",
     "open_lines",
-    "type_name",
 ]
 
 JSON_SPACE = " \t\n\r"
@@ -61,22 +59,6 @@ def encode_line(record: Mapping[str, Any]) -> bytes:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
         return json.dumps(record, allow_nan=False).encode("ascii") + b"\n"
-
-
-_JSON_TYPE_NAMES = {
-    dict: "object",
-    list: "array",
-    str: "string",
-    bool: "boolean",
-    int: "int",
-    float: "float",
-    type(None): "null",
-}
-
-
-def type_name(value: object) -> str:
-    """The JSON name of ``value``'s type (``object``, ``array``, ...), or its Python name."""
-    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 # Bytes no text holds (NUL and the other C0 controls but tab, newline, form feed, carriage return and escape).

@@ -13,8 +13,8 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from agentrender._json import type_name
 from agentrender._types import ModelResponse, check_response
-from agentrender.runfile.lines import type_name
 
 __all__ = ["INPUT_BASE64", "check_reply", "recorded_reply_schema", "response_from_record", "response_record"]
 

@@ -23,9 +23,8 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
-from agentrender._json import MAX_DEPTH, NestingError, check_depth
+from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
 from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
-from agentrender.runfile.lines import type_name
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply, recorded_reply_schema
 
