@@ -399,6 +399,10 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     # the session sent the first reminder too, in its request for step 1; the second came after its last request
     assert view(main, 1) == view(fork, 2)[:3]
     assert fork.steps[2].decision.reason == "Summary."
+    assert [run.end and run.end["reason"] for run in (main, fork)] == [
+        "the session's last reply is an answer",
+        "the agent's last reply is an answer",
+    ]
     assert [(call.step, call.response.id) for call in fork.model_calls] == [(2, "msg_s")]
     source = fork.header["source"]
     assert source["forked_from"] == {"line": 5, "uuid": "u3", "steps": 2}  # steps 0 and 1 are the session's

@@ -1347,7 +1347,8 @@ def _compaction(segment: _Segment, step: int) -> dict[str, Any]:
 
 def _end(conversation: _Conversation) -> dict[str, Any] | None:
     """The run's end as the transcript shows it: a last reply that answers (no tool use, ``end_turn``) completed
-    the session's work; anything else (a tool use, a prompt with no reply) says nothing of how it ended."""
+    the session's work (or the agent's, on a sub-agent's thread); anything else (a tool use, a prompt with no reply)
+    says nothing of how it ended."""
     turns = conversation.turns
     if not turns or turns[-1]["role"] != "assistant" or not conversation.calls:
         return None
@@ -1357,7 +1358,8 @@ def _end(conversation: _Conversation) -> dict[str, Any] | None:
     stop = last.message.get("stop_reason")
     if stop not in (None, "end_turn", "stop_sequence"):
         return None
-    end: dict[str, Any] = {"type": "end", "status": "completed", "reason": "the session's last reply is an answer"}
+    whose = "session" if conversation.thread.kind == "main" else "agent"
+    end: dict[str, Any] = {"type": "end", "status": "completed", "reason": f"the {whose}'s last reply is an answer"}
     stamp = conversation.records[-1].get("timestamp") if conversation.records else None
     if isinstance(stamp, str):
         end["at"] = stamp
