@@ -207,6 +207,7 @@ def _itself(value: Any) -> Any:
 
 _STEP_PARTS = (
     "step",
+    "inherited",
     "decision",
     "observation",
     "started_at",
@@ -228,6 +229,7 @@ _STEP_PARTS = (
 
 - ``step``, ``decision``, ``observation``: the step and its decision and observation (the fields of these the
   columns read are read with them, in one pass: ``_step_fields``);
+- ``inherited``: whether the run holds the step but did not decide it (``Run.inherited_steps``);
 - ``started_at``, ``ended_at``: the timestamps of the step's record in the run file, as it wrote them
   (``_step_times``; ``None`` for a step built in memory, or a record without one);
 - ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``: the step's facts in the view after the last
@@ -439,6 +441,14 @@ STEP_COLUMNS: tuple[Column, ...] = (
         lambda call: _usage(call, "output_tokens"),
         of="call",
     ),
+    Column(
+        "inherited",
+        "bool",
+        "Whether the run holds the step but did not decide it: a forked agent's run opens with the steps of the "
+        "session it was forked from (Run.inherited_steps). Leave these out when counting over a session's runs.",
+        _itself,
+        of="inherited",
+    ),
 )
 """The columns of ``steps_frame``, in order."""
 
@@ -492,8 +502,10 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
     compactions = view.views.compactions
     present = set(indices) if compactions else set()
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
+    inherited = run.inherited_steps
     return {
         "step": list(steps),
+        "inherited": [index < inherited for index in indices] if inherited else [False] * len(indices),
         **fields,
         "started_at": started_at,
         "ended_at": ended_at,
@@ -691,6 +703,14 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column("run_id", "string", "The run's id from its header.", lambda run: run.run_id or None, of="run"),
     Column("model", "category", "The model named in the run's header.", lambda run: run.model or None, of="run"),
     Column("steps", "Int64", "How many steps the run recorded.", lambda run: len(run.steps), of="run"),
+    Column(
+        "inherited_steps",
+        "Int64",
+        "How many of those it holds but did not decide: a forked agent's, the session's steps it was sent "
+        "(Run.inherited_steps); 0 for any other run.",
+        lambda run: run.inherited_steps,
+        of="run",
+    ),
     Column(
         "rendered_steps",
         "Int64",

@@ -420,6 +420,25 @@ def test_a_compactions_agent_was_sent_the_conversation_it_summarised(tmp_path):
     assert "a user message right after another" in said[1][2]
 
 
+def test_a_forked_agents_frames_mark_the_session_steps_it_holds(tmp_path):
+    """The steps a compaction's agent holds but did not decide (the session's conversation it was sent) are marked in
+    its steps frame and counted in its row of runs_frame, written and read back, so that a count over the session's
+    runs can leave them out."""
+    from agentrender.frame import runs_frame, steps_frame
+    from agentrender.runfile import write_run
+
+    main, fork = from_claude_code(forked_session(tmp_path))
+    assert (main.inherited_steps, fork.inherited_steps) == (0, 2)
+    assert steps_frame(fork)["inherited"].tolist() == [True, True, False]
+    assert steps_frame(main)["inherited"].tolist() == [False] * len(main.steps)
+    paths = [tmp_path / "main.jsonl", tmp_path / "fork.jsonl"]
+    for run, path in zip((main, fork), paths, strict=True):
+        write_run(run, path)
+    runs = runs_frame(paths)
+    assert runs["inherited_steps"].tolist() == [0, 2]
+    assert (runs["steps"] - runs["inherited_steps"]).sum() == len(main.steps) + 1  # the summary is the agent's own
+
+
 def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_turn(tmp_path):
     """Claude Code writes each parallel tool use's result as a child of its own tool use, so one result is off the
     thread's chain. A reminder a forked agent kept after that result was sent in the reply's results turn, in the

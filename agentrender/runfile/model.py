@@ -405,6 +405,16 @@ class Run:
         return str(self.header.get("model", ""))
 
     @property
+    def inherited_steps(self) -> int:
+        """How many of the run's first steps it holds but did not decide: an agent forked from a session (the one
+        Claude Code forks to write a compaction's summary) was sent the session's conversation as it stood, so its
+        run opens with the session's steps (``source.forked_from.steps``); 0 for any other run."""
+        source = self.header.get("source")
+        forked = source.get("forked_from") if isinstance(source, Mapping) else None
+        steps = forked.get("steps") if isinstance(forked, Mapping) else None
+        return steps if type(steps) is int and steps > 0 else 0
+
+    @property
     def max_output_tokens(self) -> int:
         """The output token cap each of the agent's requests asked for; 0 when not recorded."""
         return int(self.header.get("max_output_tokens") or 0)
