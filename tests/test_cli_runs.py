@@ -87,7 +87,12 @@ def test_runs_says_which_compaction_a_forked_agent_wrote() -> None:
     assert code == 0 and [(row["steps"], row["model_calls"], row["source"]) for row in rows] == [
         (152, 152, "claude-code, thread main"),
         (3, 3, "claude-code, thread sidechain, agent id a881341"),
-        (103, 1, "claude-code, thread sidechain, agent id acompact-fffbd0, wrote the compaction at line 1256"),
+        (
+            103,
+            1,
+            "claude-code, thread sidechain, agent id acompact-fffbd0, wrote the compaction at line 1256 "
+            "(its first 102 steps are the session's)",
+        ),
     ]
 
 

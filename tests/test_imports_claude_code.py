@@ -541,7 +541,8 @@ def test_an_agent_forked_before_its_compaction_is_written_goes_on_from_the_sessi
     assert (main.steps[0].decision.tool, main.steps[0].decision.args) == ("Task", {"prompt": "go"})
     code, out, _ = run_cli("runs", str(session), "--json")
     assert code == 0 and json.loads(out)[1]["source"] == (
-        "claude-code, thread sidechain, agent id acompact-1, forked at line 5 of the session"
+        "claude-code, thread sidechain, agent id acompact-1, forked at line 5 of the session (its first 2 steps are "
+        "the session's)"
     )
 
 

@@ -394,6 +394,8 @@ def _source_said(run: Run) -> str:
             if type(compaction) is int
             else f"forked at line {forked['line']} of the session"
         )
+        if inherited := run.inherited_steps:
+            said[-1] += f" (its first {inherited:,} steps are the session's)"
     meta = source.get("meta")  # what Claude Code wrote of a sub-agent beside its transcript
     if isinstance(meta, dict) and isinstance(meta.get("description"), str) and meta["description"]:
         said.append(f"“{meta['description']}”")
