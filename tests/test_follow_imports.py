@@ -457,19 +457,25 @@ def test_a_compaction_a_sub_agent_and_a_rewind_mid_session_are_imported_whole(tm
     assert read_on > 10 and whole > 3
 
 
+def followed_session(folder: Path) -> tuple[SessionWriter, Path, GrowingSession]:
+    """A session of one prompt and one turn written in ``folder``, followed by a ``GrowingSession`` that read it."""
+    writer = SessionWriter()
+    writer.prompt("Look at the tests.")
+    writer.turn(0)
+    path = folder / f"{SESSION_ID}.jsonl"
+    path.write_bytes(writer.text())
+    session = GrowingSession(path)
+    grown = session.grow()
+    assert grown is not None and len(grown[0]) == 1
+    return writer, path, session
+
+
 @pytest.mark.parametrize("folder", ["subagents", "subagents/workflows/wf_1"])
 def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path, folder: str) -> None:
     """A sub-agent's own file (``<session>/subagents/agent-<id>.jsonl``, or a workflow agent's in
     ``subagents/workflows/<run id>/``) that appears and grows while the session does not: the next growth has its
     run, as a fresh import has."""
-    writer = SessionWriter()
-    writer.prompt("Look at the tests.")
-    writer.turn(0)
-    path = tmp_path / f"{SESSION_ID}.jsonl"
-    path.write_bytes(writer.text())
-    session = GrowingSession(path)
-    grown = session.grow()
-    assert grown is not None and len(grown[0]) == 1
+    _, path, session = followed_session(tmp_path)
     agent = SessionWriter()
     agent.sub_agent("c3d4", 1)
     (tmp_path / SESSION_ID / folder).mkdir(parents=True)
@@ -477,6 +483,22 @@ def test_a_sub_agent_file_appearing_mid_session_is_read(tmp_path: Path, folder: 
     grown = session.grow()
     assert grown is not None and grown[0] == from_claude_code(path) and len(grown[0]) == 2
     assert session.grow() is None
+
+
+def test_a_sub_agents_file_that_cannot_be_read_is_followed_as_a_fresh_import_reads_it(tmp_path: Path) -> None:
+    """A sub-agent's file that appears broken while the session is followed is left out and said, as a fresh import
+    leaves it out; the session's run goes on being read."""
+    writer, path, session = followed_session(tmp_path)
+    bad = tmp_path / SESSION_ID / "subagents" / "agent-bad.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("not json\n")
+    grown = session.grow()
+    assert grown is not None and grown[0] == from_claude_code(path) and len(grown[0]) == 1
+    assert [(w.path, w.line, w.lost) for w in grown[0][0].warnings] == [(str(bad), 1, True)]
+    writer.turn(1)
+    path.write_bytes(writer.text())
+    grown = session.grow()
+    assert grown is not None and grown[0] == from_claude_code(path) and len(grown[0][0].steps) == 2
 
 
 def test_a_sub_agents_sidecar_written_after_its_transcript_is_read(tmp_path: Path) -> None:

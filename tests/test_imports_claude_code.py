@@ -321,6 +321,49 @@ def test_a_sub_agent_is_linked_by_the_tool_use_its_sidecar_names_and_a_broken_si
         assert warning.text.endswith(": the sub-agent's description is left out")
 
 
+@pytest.mark.parametrize(
+    ("lines", "line", "what"),
+    [
+        (["not json"], 1, "not JSON: "),
+        (
+            [{"type": "assistant", "uuid": "x1", "parentUuid": None, "sessionId": "s", "isSidechain": True,
+              "agentId": "x", "message": {"role": "assistant", "content": "I start.", "id": "msg_x"}}],
+            1,
+            "parentUuid: the thread starts with an assistant message: the request that it answered is not in this file",
+        ),
+    ],
+    ids=["not JSON", "a thread that starts with a reply"],
+)  # fmt: skip
+def test_a_sub_agents_file_that_cannot_be_read_is_left_out_and_said(tmp_path, lines, line, what):
+    """One sub-agent's file that cannot be read (read alone, or only once its threads are made) keeps neither the
+    session nor its other agents from being read: it is left out, and the session's run says which file, which line
+    and what is wrong, as a record lost, which ``check`` reports as an error. The session's own file still refuses."""
+    session = forked_session(tmp_path)
+    folder = tmp_path / "s" / "subagents"
+    bad, text = (
+        folder / "agent-bad.jsonl",
+        "".join(item if isinstance(item, str) else json.dumps(item) for item in lines),
+    )
+    bad.write_text(text + "\n")
+    main, fork = from_claude_code(session)
+    bad.unlink()
+    expected = from_claude_code(session)
+    assert [run.run_id for run in (main, fork)] == [run.run_id for run in expected]
+    assert list(fork.steps) == list(expected[1].steps) and list(main.steps) == list(expected[0].steps)
+    (said,) = [w for w in main.warnings if w.path == str(bad)]
+    assert (said.line, said.lost) == (line, True)
+    assert said.text.startswith(f"a sub-agent's file that cannot be read, left out with its runs: {what}")
+    bad.write_text(text + "\n")
+    code, out, _ = run_cli("check", str(session), "--json")
+    (checked,) = json.loads(out)
+    assert code == 1 and [
+        (f["code"], f["file"], f["line"]) for f in checked["findings"] if f["code"] != "load-warning"
+    ] == [("lost-record", str(bad), line)]
+    session.write_text("not json\n")
+    with pytest.raises(RunFileError, match=r"s\.jsonl:1: not JSON"):
+        from_claude_code(session)
+
+
 def test_a_sub_agent_files_sidecar_is_read_once_for_all_its_threads(tmp_path):
     """A sub-agent's file of two threads has one sidecar: each thread's run holds it, and a broken one is said once."""
     session = write(tmp_path / "s.jsonl", MINIMAL)

@@ -1772,14 +1772,53 @@ def from_claude_code(
     reply is an answer has an ``end`` record (``completed``).
 
     ``summarise`` gives each result a summary, for the view under the contract's window.
-    Raises ``RunFileError`` naming the file, line and field of a record that cannot be read;
-    what is read with a doubt (a cut-short last line, a ``parentUuid`` pointing to a record
-    not in the file, branches the conversation left, a message right after another of its
-    role, text blocks of white space only left out) is a warning on the run.
+    Raises ``RunFileError`` naming the file, line and field of a record of the session's file
+    that cannot be read; a sub-agent's file that cannot be read is left out, and the main run
+    says so (``_session_runs``). What is read with a doubt (a cut-short last line, a
+    ``parentUuid`` pointing to a record not in the file, branches the conversation left, a
+    message right after another of its role, text blocks of white space only left out) is a
+    warning on the run.
     """
     name = os.fspath(path)
-    files = [Path(name)] + (_subagent_files(name) if subagents else [])
-    return _runs([_Transcript(os.fspath(file)) for file in files], summarise)
+    agents = [os.fspath(file) for file in _subagent_files(name)] if subagents else []
+    return _session_runs(_Transcript(name), agents, summarise)
+
+
+def _session_runs(session: _Transcript, agents: list[str], summarise: Summariser | None) -> list[Run]:
+    """The runs of a session's transcript and of its sub-agents' files (``agents``, paths).
+
+    A sub-agent's file that cannot be read (``RunFileError``: a line that is not JSON, a thread
+    that starts with a reply, ...) is left out, and the session's run says so: a warning naming
+    that file, its line and what is wrong, of a record lost (``agentrender check`` reports it as
+    an error). One agent's file does not keep the session and its other agents from being read;
+    nothing is left out unsaid.
+    """
+    transcripts = [session]
+    unread: list[RunWarning] = []
+    for name in agents:
+        try:
+            transcripts.append(_Transcript(name))
+        except RunFileError as error:
+            unread.append(_unread(error))
+    while True:
+        try:
+            runs = _runs(transcripts, summarise)
+        except RunFileError as error:
+            at = next((n for n, transcript in enumerate(transcripts) if n and transcript.path == error.path), None)
+            if at is None:  # the session's own file: nothing of it can be read
+                raise
+            del transcripts[at]  # read the others again without it (its forked threads may reach into the session's)
+            unread.append(_unread(error))
+            continue
+        if unread:
+            runs[0] = _with_warnings(runs[0], unread)
+        return runs
+
+
+def _unread(error: RunFileError) -> RunWarning:
+    """The warning of a sub-agent's file that ``error`` kept from being read."""
+    what = f"a sub-agent's file that cannot be read, left out with its runs: {error.what}"
+    return RunWarning(line=error.line, text=what, path=error.path, lost=True)
 
 
 def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[Run]:
@@ -1999,7 +2038,7 @@ class GrowingSession:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         transcript.marking = True
         agents = [name for name, _, _ in self._files if not name.endswith(".meta.json")]  # the sidecars beside them
-        self.runs = _runs([transcript, *(_Transcript(name) for name in agents)], None)
+        self.runs = _session_runs(transcript, agents, None)
         main = transcript.main
         if self._files or main is None or transcript.parts != 1 or len(self.runs) != 1:
             return  # a sub-agent's thread or a compaction: every growth makes the runs again
