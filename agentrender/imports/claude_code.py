@@ -560,7 +560,9 @@ class _Transcript:
         used.update(uuid for uuid in taken if uuid in self.by_uuid)  # the base's records are the base's to count
         segment.first_line = min(record.line for record in chain if self.by_uuid.get(record.uuid) is record)
         segment.calls = [call for call in segment.calls if call.message.get("id") not in base.index.replies[False]]
-        hung_from = base.by_uuid[fork.chain[0].parent]  # type: ignore[index]  # a fork's root has a parent
+        parent = fork.chain[0].parent
+        assert parent is not None  # a fork's root hangs from a record of the session
+        hung_from = base.by_uuid[parent]
         # the steps the session decided come first: the agent's own start at its first reply
         session_steps = (segment.calls[0].turn - 1) // 2 if segment.calls else len(segment.turns) // 2
         forked_from = {"line": hung_from.line, "uuid": hung_from.uuid, "steps": session_steps}
