@@ -420,7 +420,7 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     """The runs of the file ``name`` as a table, with the command that shows one."""
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("run id", style="bold", ratio=3, overflow="fold")
+    table.add_column("run id", style="bold", ratio=1, overflow="fold")
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("calls", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)
