@@ -482,6 +482,25 @@ def test_a_forked_agents_frames_mark_the_session_steps_it_holds(tmp_path):
     assert (runs["steps"] - runs["inherited_steps"]).sum() == len(main.steps) + 1  # the summary is the agent's own
 
 
+def test_every_display_says_where_a_forked_agents_run_comes_from(tmp_path):
+    """``runs``, the header of ``show``, a run's HTML in a notebook and its page each say which compaction a forked
+    agent wrote and how many of its steps are the session's, in the same words; a recorded run says none."""
+    from agentrender import samples
+    from agentrender.html import page
+
+    session = forked_session(tmp_path)
+    _, fork = from_claude_code(session)
+    said = "wrote the compaction at line 6 (its first 2 steps are the session"  # then 's), escaped in HTML
+    code, out, _ = run_cli("show", str(session), "--run", "1", "--width", "300")
+    (line,) = [line for line in out.splitlines() if " from " in line]
+    assert code == 0 and line.split(" from ", 1)[1].split("│")[0].strip() == (
+        f"claude-code, thread sidechain, agent id acompact-1, {said}'s)"
+    )
+    assert said in fork._repr_html_() and said in page(fork)
+    recorded = samples.load("flaky-build-resumed")
+    assert ">from<" not in recorded._repr_html_() and "agent id" not in page(recorded)
+
+
 def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_turn(tmp_path):
     """Claude Code writes each parallel tool use's result as a child of its own tool use, so one result is off the
     thread's chain. A reminder a forked agent kept after that result was sent in the reply's results turn, in the

@@ -26,6 +26,7 @@ __all__ = [
     "folded_blocks",
     "media_label",
     "number_ranges",
+    "source_said",
     "warning_groups",
 ]
 
@@ -46,6 +47,34 @@ def end_said(end: Mapping[str, Any] | None, header: Mapping[str, Any]) -> tuple[
     status, reason = str(end.get("status", "?")), str(end.get("reason", ""))
     said = status if not reason or reason == status else f"{status}: {reason}"
     return said, status == "completed"
+
+
+def source_said(run: Any) -> str:
+    """Where in its source a run comes from, in a few words: an imported run's format and thread, or sample, and for
+    an agent forked from a session the compaction it wrote and how many of its steps are the session's; ``"run
+    file"`` for a run its runtime recorded. ``run`` is read by its ``header`` and ``inherited_steps``."""
+    source = run.header.get("source")
+    if not isinstance(source, dict):
+        return "run file"
+    said = [str(source.get("format") or "imported")]
+    for key in ("thread", "workflow", "agent_id", "sample_id", "epoch"):
+        value = source.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            said.append(f"{key.replace('_', ' ')} {value}")
+    forked = source.get("forked_from")  # an agent forked from the session: the conversation it went on from
+    if isinstance(forked, dict) and type(forked.get("line")) is int:
+        compaction = source.get("compaction_line")
+        said.append(
+            f"wrote the compaction at line {compaction}"
+            if type(compaction) is int
+            else f"forked at line {forked['line']} of the session"
+        )
+        if inherited := run.inherited_steps:
+            said[-1] += f" (its first {inherited:,} steps are the session's)"
+    meta = source.get("meta")  # what Claude Code wrote of a sub-agent beside its transcript
+    if isinstance(meta, dict) and isinstance(meta.get("description"), str) and meta["description"]:
+        said.append(f"“{meta['description']}”")
+    return ", ".join(said)
 
 
 def number_ranges(numbers: Iterable[int]) -> str:

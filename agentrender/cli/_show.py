@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from agentrender._display.said import end_said, folded_blocks, media_label, warning_groups
+from agentrender._display.said import end_said, folded_blocks, media_label, source_said, warning_groups
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
 from agentrender._words import plural
@@ -302,6 +302,8 @@ def run_facts(run: Run) -> Table:
     )
     said, completed = end_said(run.end, run.header)
     grid.add_row("end", Text(clean(said, one_line=True), style="green" if completed else "yellow"))
+    if run.header.get("source"):  # an imported run: where in its source
+        grid.add_row("from", Text(clean(source_said(run), one_line=True)))
     if run.path:
         grid.add_row("file", Text(clean(shown_path(run.path), one_line=True)))
     return grid

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from agentrender._display.said import NO_END_RECORDED, end_said, warning_groups
+from agentrender._display.said import NO_END_RECORDED, end_said, source_said, warning_groups
 from agentrender._words import plural
 from agentrender.cli._term import KIND_STYLES, MUTED, SKIPPED, TAGS, Group, Table, Text, box, clean
 from agentrender.runfile import Run
@@ -376,32 +376,6 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
 # ---------------------------------------------------------------------------- runs of a file
 
 
-def _source_said(run: Run) -> str:
-    """Where in its source an imported run comes from, in a few words: its format and thread, or sample."""
-    source = run.header.get("source")
-    if not isinstance(source, dict):
-        return "run file"
-    said = [str(source.get("format") or "imported")]
-    for key in ("thread", "workflow", "agent_id", "sample_id", "epoch"):
-        value = source.get(key)
-        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
-            said.append(f"{key.replace('_', ' ')} {value}")
-    forked = source.get("forked_from")  # an agent forked from the session: the conversation it went on from
-    if isinstance(forked, dict) and type(forked.get("line")) is int:
-        compaction = source.get("compaction_line")
-        said.append(
-            f"wrote the compaction at line {compaction}"
-            if type(compaction) is int
-            else f"forked at line {forked['line']} of the session"
-        )
-        if inherited := run.inherited_steps:
-            said[-1] += f" (its first {inherited:,} steps are the session's)"
-    meta = source.get("meta")  # what Claude Code wrote of a sub-agent beside its transcript
-    if isinstance(meta, dict) and isinstance(meta.get("description"), str) and meta["description"]:
-        said.append(f"“{meta['description']}”")
-    return ", ".join(said)
-
-
 def run_row(number: int, run: Run) -> dict[str, Any]:
     """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end."""
     said, _ = end_said(run.end, run.header)
@@ -412,7 +386,7 @@ def run_row(number: int, run: Run) -> dict[str, Any]:
         "model_calls": len(run.model_calls),
         "warnings": len(warning_groups(run.warnings)),
         "end": said,
-        "source": _source_said(run),
+        "source": source_said(run),
     }
 
 

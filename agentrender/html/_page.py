@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentrender._display.said import source_said
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
@@ -343,6 +344,8 @@ def _header(run: Run, texts: _Texts) -> list[list[int]]:
     ]
     if end and end.get("error"):
         rows.append(("error", str(end["error"])))
+    if run.header.get("source"):  # an imported run: where in its source
+        rows.append(("from", source_said(run)))
     if run.path:
         rows.insert(0, ("file", os.path.basename(run.path)))
     return [[texts(name), texts(value)] for name, value in rows]

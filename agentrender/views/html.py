@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from agentrender._display.said import end_said, folded_blocks, media_label, warning_groups
+from agentrender._display.said import end_said, folded_blocks, media_label, source_said, warning_groups
 from agentrender._display.values import (
     DISPLAY_CHARS,
     SHOWN_STEPS,
@@ -283,6 +283,8 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
     ]
     if end and end.get("error"):
         rows.append(("error", escape_text(str(end["error"]), 2000)))
+    if run.header.get("source"):  # an imported run: where in its source
+        rows.append(("from", escape_text(source_said(run), 1000)))
     if run.path:
         rows.insert(0, ("file", escape_text(run.path, 1000)))
     if run.warnings:
