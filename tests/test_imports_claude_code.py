@@ -391,6 +391,15 @@ def compacted(logical: str, summary: str = "Summary.", **metadata: Any) -> list[
     return [boundary, {**record("u5", "b1", "user", [{"type": "text", "text": summary}]), "isCompactSummary": True}]
 
 
+def forked_agent(folder: Path, records: list[dict[str, Any]]) -> Path:
+    """The file of the agent Claude Code forked from the session ``s`` in ``folder`` (``acompact-1``): ``records``,
+    each marked as that agent's, as it writes them."""
+    agents = folder / "s" / "subagents"
+    agents.mkdir(parents=True, exist_ok=True)
+    marked = [{**made, "isSidechain": True, "agentId": "acompact-1"} for made in records]
+    return write(agents / "agent-acompact-1.jsonl", marked)
+
+
 def forked_session(folder: Path, *, compaction: bool = True) -> Path:
     """A session of two tool uses (lines 1-5), then (``compaction``) a compaction (line 6) and a reply after it; beside
     it, the file of the agent Claude Code forked to write the summary: a hook's reminder the session's file lacks,
@@ -408,12 +417,9 @@ def forked_session(folder: Path, *, compaction: bool = True) -> Path:
     ])  # fmt: skip
 
     def forked(uuid: str, parent: str, role: str, text: str, **fields: Any) -> dict[str, Any]:
-        made = record(uuid, parent, role, [{"type": "text", "text": text}], "msg_s")
-        return {**made, "isSidechain": True, "agentId": "acompact-1", **fields}
+        return {**record(uuid, parent, role, [{"type": "text", "text": text}], "msg_s"), **fields}
 
-    agents = folder / "s" / "subagents"
-    agents.mkdir(parents=True, exist_ok=True)
-    write(agents / "agent-acompact-1.jsonl", [
+    forked_agent(folder, [
         forked("r1", "u2", "user", "<system-reminder>The hook said A.</system-reminder>", isMeta=True),
         forked("r2", "u3", "user", "<system-reminder>The hook said B.</system-reminder>", isMeta=True),
         forked("p", "r2", "user", "Summarise the conversation so far."),
@@ -516,14 +522,11 @@ def test_a_reminder_after_a_result_that_forks_off_the_thread_joins_that_results_
         record("a4", "r3", "assistant", [{"type": "text", "text": "Done."}], "msg_3"),
         *compacted("a4"), record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5"),
     ])  # fmt: skip
-    agents = tmp_path / "s" / "subagents"
-    agents.mkdir(parents=True)
-    fork = {"isSidechain": True, "agentId": "acompact-1"}
-    write(agents / "agent-acompact-1.jsonl", [
+    forked_agent(tmp_path, [
         {**record("m1", "r1", "user", [{"type": "text", "text": "<system-reminder>After t1.</system-reminder>"}]),
-         **fork, "isMeta": True},
-        {**record("p", "a4", "user", [{"type": "text", "text": "Summarise."}]), **fork},
-        {**record("s1", "p", "assistant", [{"type": "text", "text": "Summary."}], "msg_s"), **fork},
+         "isMeta": True},
+        record("p", "a4", "user", [{"type": "text", "text": "Summarise."}]),
+        record("s1", "p", "assistant", [{"type": "text", "text": "Summary."}], "msg_s"),
     ])  # fmt: skip
     main, forked = from_claude_code(session)
     results_turn = {"role": "user", "content": [
@@ -553,12 +556,9 @@ def test_a_compactions_agent_that_hangs_from_a_result_off_the_thread_is_linked_t
         {**results("r1", "a1", "t1"), "sessionId": "s"},
         *compacted("r2"), record("a5", "u5", "assistant", [{"type": "text", "text": "On."}], "msg_5"),
     ])  # fmt: skip
-    agents = tmp_path / "s" / "subagents"
-    agents.mkdir(parents=True)
-    fork = {"isSidechain": True, "agentId": "acompact-1"}
-    write(agents / "agent-acompact-1.jsonl", [
-        {**record("p", "r1", "user", [{"type": "text", "text": "Summarise."}]), **fork},
-        {**record("s1", "p", "assistant", [{"type": "text", "text": "Summary."}], "msg_s"), **fork},
+    forked_agent(tmp_path, [
+        record("p", "r1", "user", [{"type": "text", "text": "Summarise."}]),
+        record("s1", "p", "assistant", [{"type": "text", "text": "Summary."}], "msg_s"),
     ])  # fmt: skip
     main, forked = from_claude_code(session)
     assert view(forked, 1) == [
@@ -1151,15 +1151,13 @@ def test_each_reminder_a_forked_agent_kept_is_sent_once_in_the_turn_of_the_recor
     def text(words: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": words}]
 
-    fork = {"isSidechain": True, "agentId": "acompact-1"}
-    kept = [{**record(f"m{i}", uuid, "user", text(f"<system-reminder>after {uuid}</system-reminder>")), **fork,
+    kept = [{**record(f"m{i}", uuid, "user", text(f"<system-reminder>after {uuid}</system-reminder>")),
              "isMeta": True} for i, uuid in enumerate(hung)]  # fmt: skip
     asked = kept[-1]["uuid"] if hung and hung[-1] == leaf else leaf  # the request hangs from what was sent last
-    (folder / "s" / "subagents").mkdir(parents=True)
-    write(folder / "s" / "subagents" / "agent-acompact-1.jsonl", [
+    forked_agent(folder, [
         *kept,
-        {**record("p", asked, "user", text("Summarise.")), **fork},
-        {**record("s1", "p", "assistant", text("Summary."), "msg_s"), **fork},
+        record("p", asked, "user", text("Summarise.")),
+        record("s1", "p", "assistant", text("Summary."), "msg_s"),
     ])  # fmt: skip
     (alone,) = from_claude_code(path, subagents=False)
     main, forked = from_claude_code(path)

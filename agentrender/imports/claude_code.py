@@ -42,7 +42,7 @@ import os
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from operator import attrgetter
@@ -532,7 +532,7 @@ class _Transcript:
             return {}
         by_uuid = self.by_uuid
         hanging = [
-            (members, by_uuid[root])
+            (members, parent)
             for root, members in groups.items()
             if (parent := by_uuid[root].parent) is not None and parent not in by_uuid and parent in base.by_uuid
         ]
@@ -540,8 +540,8 @@ class _Transcript:
             return {}
         places = base.places()
         forks: dict[str, _Fork] = {}
-        for members, root in hanging:
-            place = places.get(root.parent)  # type: ignore[arg-type]  # a root that hangs has a parent
+        for members, parent in hanging:
+            place = places.get(parent)
             if place is not None:
                 part, at = place
                 forks[members[-1].uuid] = _Fork(self.chain(members[-1], sidechain=True), part, at)
@@ -698,7 +698,7 @@ class _Transcript:
         it sent that an agent forked from it revealed (``revealed``), read as their file's.
         """
         base = self.base if forked else None
-        elsewhere = self.revealed_in.__getitem__ if self.revealed and not sidechain else None
+        elsewhere = self.revealed_in if self.revealed and not sidechain else None
         reading = _Requests(self, sidechain, marking=self.marking and not sidechain, base=base, elsewhere=elsewhere)
         reading.take(chain)
         # the records of another file are that file's to count
@@ -755,14 +755,14 @@ class _Requests:
         sidechain: bool,
         marking: bool = False,
         base: _Transcript | None = None,
-        elsewhere: Callable[[str], str] | None = None,
+        elsewhere: Mapping[str, str] | None = None,
     ) -> None:
         # the transcript's indexes, not the transcript: it holds the main thread's reading (no cycle)
         self.index: _Index | _Indexes = transcript.index if base is None else _Indexes(transcript.index, base.index)
         self.path = transcript.path
         if base is not None:
-            elsewhere = _Always(base.path)
-        self.elsewhere: tuple[dict[str, _Record], Callable[[str], str]] | None = (
+            elsewhere = dict.fromkeys(base.by_uuid, base.path)
+        self.elsewhere: tuple[dict[str, _Record], Mapping[str, str]] | None = (
             None if elsewhere is None else (transcript.by_uuid, elsewhere)
         )
         """For a chain that holds records of another file (a forked agent's, which starts with the session's; the main
@@ -824,7 +824,7 @@ class _Requests:
             message = record.message
             if elsewhere is not None:  # a chain of records of two files: each said as its own file's
                 own = elsewhere[0].get(record.uuid) is record
-                path, sidechain = (self.path, self.sidechain) if own else (elsewhere[1](record.uuid), record.sidechain)
+                path, sidechain = (self.path, self.sidechain) if own else (elsewhere[1][record.uuid], record.sidechain)
             if message is None:
                 subtype = record.value.get("subtype")
                 segment.skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
@@ -858,16 +858,6 @@ class _Requests:
                     answering.append(found)
             if answering:
                 segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
-
-
-class _Always:
-    """The same path for any record (``_Requests.elsewhere`` of a forked chain: the session's file)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __call__(self, uuid: str) -> str:
-        return self.path
 
 
 class _Indexes:
