@@ -387,6 +387,79 @@ def test_a_model_event_sent_up_to_a_reply_is_a_warning_naming_it(json_log: Path,
     assert sent[0] is None and sent[1] == SUM3[:2] and sent[2] is None
 
 
+CRITIQUE = "Criticise this answer to 1 + 2 + 3: 6."
+
+
+def _beside_the_conversation(before: int) -> Callable[[dict[str, Any]], None]:
+    """An edit giving sample sum3/1 a model event made beside its conversation, as Inspect's ``self_critique`` makes
+    one (the model asked to criticise an answer, in a conversation of one message), before its model event number
+    ``before`` of the three its agent made (3: after the last)."""
+
+    def edit(data: dict[str, Any]) -> None:
+        events = _sample(data, "sum3", 1)["events"]
+        agents = [at for at, event in enumerate(events) if event["event"] == "model"][:3]
+        critique = json.loads(json.dumps(events[agents[0]]))
+        critique.update(uuid="critique-event", input=[{"id": "critique-in", "role": "user", "content": CRITIQUE}])
+        message = critique["output"]["choices"][0]["message"]
+        message.update(id="critique-out", content="The answer is right.", tool_calls=None)
+        critique["output"]["choices"][0]["stop_reason"] = "stop"
+        events.insert(agents[before] if before < 3 else agents[-1] + 1, critique)
+
+    return edit
+
+
+@pytest.mark.parametrize("before", [0, 1, 3], ids=["before-the-first", "between", "after-the-last"])
+def test_a_model_event_beside_the_conversation_is_a_call_of_the_step_it_was_made_for(
+    json_log: Path, before: int
+) -> None:
+    """A model event sent another conversation (its input does not open with the sample's first message, and its
+    reply is none of the sample's) is a call of the step being decided when it was made: that of the agent's next
+    call, before it, so that each step's last call is still the reply its decision came from; after the agent's
+    last call, of the step after it. A warning names it and says so, its request keeps what it was sent, and
+    ``check`` finds no decision that disagrees with its reply (as step 0's last call, it did)."""
+    from tests._support.cli import run_cli
+
+    run = _by_id(from_inspect(_edit_json(json_log, _beside_the_conversation(before))))["arith/sum3/1"]
+    steps = [0, 1, 2]
+    steps.insert(before, before)
+    assert [call.step for call in run.model_calls] == steps
+    critique = run.model_calls[before]
+    assert critique.response.id == "critique-out"
+    assert critique.record["request"]["messages"] == [{"role": "user", "content": [{"type": "text", "text": CRITIQUE}]}]
+    last = run.last_calls()
+    agents = [call.response.id for call in run.model_calls if call is not critique]
+    assert [last[step].response.id for step in range(3)] == agents
+    assert all(render.decide(last[step].response) == run.steps[step].decision for step in range(3))
+    (said,) = [warning.text for warning in run.warnings]
+    assert said.startswith("samples[id=sum3, epoch=1].events[")
+    assert "(critique-event) was made beside the conversation" in said
+    assert f"It is placed on step {before}, the step being decided when it was made" in said
+    code, out, _ = run_cli("check", str(json_log), "--run", "arith/sum3/1", "--json")
+    (report,) = json.loads(out)
+    assert code == 0 and report["errors"] == 0
+    orphans = [finding["step"] for finding in report["findings"] if finding["code"] == "orphan-call"]
+    assert orphans == ([3] if before == 3 else [])
+
+
+def _opening_rewritten(data: dict[str, Any]) -> None:
+    """Rewrite sample sum3/1's question in its messages, after its model events were sent it (as a solver may)."""
+    _sample(data, "sum3", 1)["messages"][1]["content"] = "What is 1 + 2 + 3, rewritten?"
+
+
+def test_a_model_event_whose_reply_is_the_samples_is_of_the_conversation_whatever_it_opens_with(
+    json_log: Path,
+) -> None:
+    """An event whose input opens otherwise than the sample's messages (the question rewritten after it was sent)
+    but whose reply is one of the sample's messages is a call of the conversation, of the step its input's replies
+    count: each is named as differing from the run's view, none as made beside it."""
+    run = _by_id(from_inspect(_edit_json(json_log, _opening_rewritten)))["arith/sum3/1"]
+    assert [call.step for call in run.model_calls] == [0, 1, 2]
+    texts = [warning.text for warning in run.warnings]
+    assert len(texts) == 3 and not any("beside" in text for text in texts), texts
+    assert all("its input differs from the run's view at step" in text for text in texts)
+    assert all(text.endswith("message 0 differs") for text in texts)
+
+
 def test_content_with_no_messages_api_block_is_a_warning_not_a_loss_in_silence(json_log: Path) -> None:
     """Audio in a user message has no Messages API block: it is left out with a warning naming the sample,
     the message and the content item."""

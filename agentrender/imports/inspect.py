@@ -373,6 +373,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     if sample.limit is not None:
         source["limit"] = logged(sample.limit)
     calls: list[dict[str, Any]] = []
+    beside: list[dict[str, Any]] = []  # the calls made beside the conversation (``_beside``)
     sent: list[_Sent] = []
     replies = _reply_steps(sample.messages)
     offered = _Tools(sample)
@@ -396,6 +397,9 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
                 sent.append((number, uuid, record, None, said))
             elif said is not None:
                 sent.append((number, uuid, record, said, None))
+                if _beside(said, messages, record, replies):
+                    beside.append(record)
+    agents = _place_beside(calls, beside)
     request: dict[str, Any] = {"model": str(origin.get("model", ""))}
     if events:
         last = events[-1][1]
@@ -409,11 +413,11 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     if system is not None:
         request["system"] = system
     turns = normalise_messages(messages, where.at("messages"))
-    final = _final_reply(turns, calls)
-    if final is None and _rewritten(turns, calls):
+    final = _final_reply(turns, agents)
+    if final is None and _rewritten(turns, agents):
         # the agent rewrote its last reply in the messages after the model gave it (METR's react drops the submit
         # call it ends on): the run's last step is the reply the model gave, and a warning says so
-        final, turns = dict(calls[-1]["response"]), turns[:-1]
+        final, turns = dict(agents[-1]["response"]), turns[:-1]
         called = ", ".join(block["name"] for block in final["content"] if block.get("type") == "tool_use")
         warnings.append(
             where.at(f"messages[{len(sample.messages) - 1}]").warning(
@@ -440,7 +444,9 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         )
 
     run = read()
-    mismatches = [] if _sent_the_sample(sent, len(run.steps)) else _check_as_sent(run, system, sent, where, messages)
+    mismatches = (
+        [] if _sent_the_sample(sent, len(run.steps)) else _check_as_sent(run, system, sent, where, messages, beside)
+    )
     if not mismatches:
         return run
     # What those calls were sent is not the run's view: their requests keep it, as the log has it.
@@ -448,6 +454,43 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         record["request"]["messages"] = messages_sent
     run = read()
     return replace(run, warnings=(*run.warnings, *(warning for warning, _, _ in mismatches)))
+
+
+def _beside(
+    said: Sequence[Mapping[str, Any]],
+    turns: Sequence[Mapping[str, Any]],
+    record: Mapping[str, Any],
+    replies: Mapping[str, int],
+) -> bool:
+    """Whether a model call was made beside the sample's conversation, not in it: what it was sent (``said``) does not
+    open with the conversation's first message (``turns``), and its reply is none of the sample's messages
+    (``replies``). Inspect's ``self_critique`` asks the model to criticise an answer so, in a conversation of one
+    message; an agent run as a tool holds its own conversation."""
+    if not said or (turns and said[0] == turns[0]):
+        return False
+    return record["response"]["id"] not in replies
+
+
+def _place_beside(calls: list[dict[str, Any]], beside: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Place each call of ``beside`` (``_beside``) on the step being decided when it was made, and give back the
+    others: the calls of the conversation, in order.
+
+    Such a call is no reply of the conversation, so the count of replies in what it was sent (where ``_model_call``
+    placed it) says nothing of when it was made. It goes on the step of the conversation's next call, so that each
+    step's last call is still the reply its decision came from (``Run.last_calls``); after the conversation's last
+    call, on the step after that call's (a step the run may not hold).
+    """
+    aside = {id(record) for record in beside}
+    agents = [record for record in calls if id(record) not in aside]
+    if not aside:
+        return agents
+    following = agents[-1]["step"] + 1 if agents else 0
+    for record in reversed(calls):
+        if id(record) in aside:
+            record["step"] = following
+        else:
+            following = record["step"]
+    return agents
 
 
 def _final_reply(turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
@@ -513,9 +556,15 @@ def _sent_the_sample(sent: Sequence[_Sent], steps: int) -> bool:
 
 
 def _check_as_sent(
-    run: Run, system: Any, sent: Sequence[_Sent], where: Where, turns: list[dict[str, Any]]
+    run: Run,
+    system: Any,
+    sent: Sequence[_Sent],
+    where: Where,
+    turns: list[dict[str, Any]],
+    beside: Sequence[dict[str, Any]] = (),
 ) -> list[tuple[RunWarning, dict[str, Any], list[dict[str, Any]]]]:
-    """Each model call whose messages are not the run's view at the step it decided, with the warning naming it.
+    """Each model call whose messages are not the run's view at the step it decided, with the warning naming it;
+    a call made ``beside`` the conversation (``_beside``) is named as one.
 
     One view is rendered, the furthest any call decided: a run that records what was sent replays each step's
     turns as recorded, whatever follows them, so the view at step ``k`` is that view's first ``2k + 1`` messages.
@@ -529,11 +578,18 @@ def _check_as_sent(
     view = render.wire_messages(run.step_input(furthest), run.options())
     agree = next((i for i, (seen, turn) in enumerate(zip(view, turns, strict=False)) if seen != turn), None)
     agree = min(len(view), len(turns)) if agree is None else agree
+    aside = {id(record) for record in beside}
     for number, uuid, record, said, sample_turns in sent:
         here = where.at(f"events[{number}]")
         label = f"model event {number}" + (f" ({uuid})" if uuid else "")
         step = record["step"]
-        if step > len(run.steps):
+        if id(record) in aside:
+            warning = here.warning(
+                f"{label} was made beside the conversation: its input does not open with the sample's first message, "
+                f"and its reply is none of the sample's (a critique, an agent's own conversation). It is placed on "
+                f"step {step}, the step being decided when it was made, and its request keeps what it was sent"
+            )
+        elif step > len(run.steps):
             warning = here.warning(f"{label} was sent {step} assistant turns, more than the sample's messages hold")
         elif not (sample_turns == 2 * step + 1 <= agree) and view[: 2 * step + 1] != (
             messages := said if said is not None else turns[:sample_turns]
