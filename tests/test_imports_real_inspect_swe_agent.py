@@ -25,15 +25,16 @@ def _entries() -> list[Any]:
 @pytest.mark.parametrize("entry", _entries())
 def test_a_real_log_or_trajectory_loads_and_renders_every_run(entry: dict[str, Any]) -> None:
     """Each real Inspect log and SWE-agent trajectory is found by ``agentrender.load``; every run of it renders
-    its last view and each recorded step's reply back to its decision; a trajectory's exit status is its end."""
+    its last view and each step's last reply (``Run.last_calls``: a call before it was made beside it, or failed)
+    back to its decision; a trajectory's exit status is its end."""
     path = REAL / entry["path"]
     runs = load_runs(path)
     assert agentrender.load(path).run_id == runs[0].run_id
     for run in runs:
         render.messages(run.step_input(len(run.steps)), run.options())
-        for call in run.model_calls:
-            if 0 <= call.step < len(run.steps) and call.response is not None:
-                assert render.decide(call.response) == run.steps[call.step].decision, (run.run_id, call.step)
+        for step, call in run.last_calls().items():
+            if 0 <= step < len(run.steps) and call.response is not None:
+                assert render.decide(call.response) == run.steps[step].decision, (run.run_id, step)
     statuses = [feature.split(":", 1)[1] for feature in entry["features"] if feature.startswith("exit_status:")]
     if statuses:
         assert runs[0].end is not None and runs[0].end["reason"] == statuses[0]
@@ -63,3 +64,36 @@ def test_a_last_reply_the_agent_rewrote_is_the_reply_the_model_gave() -> None:
     code, out, _ = run_cli("check", str(METR), "--all", "--json")
     reports = json.loads(out)
     assert code == 0 and [report["errors"] for report in reports] == [0] * 6
+
+
+SELF_CRITIQUE = (
+    REAL
+    / "inspect"
+    / "asapsav-teormineval-sample-review"
+    / "2025-10-07T18-09-36+03-00_multi-problems-eval_gLLMPPTkQ7ZPeEezLNzAbe.eval"
+)
+"""A real log of Inspect's ``self_critique`` solver: a model call beside the conversation in each sample."""
+
+
+@pytest.mark.skipif(not SELF_CRITIQUE.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_real_critique_beside_the_conversation_is_a_call_of_the_step_it_was_made_for() -> None:
+    """In each of the 10 samples, ``self_critique`` asked the model to criticise its first answer in a conversation of
+    one message (model event 12), then the agent answered again (event 13). The critique is a call of step 1, before
+    the reply that decided it, with a warning naming it and its request keeping what it was sent: ``check`` finds
+    every run whole, where it found in each a decision that disagreed with the critique's reply."""
+    from tests._support.cli import run_cli
+
+    runs = load_runs(SELF_CRITIQUE)
+    assert len(runs) == 10
+    for run in runs:
+        assert [call.step for call in run.model_calls] == [0, 1, 1]
+        critique, answer = run.calls_for(1)
+        assert run.last_calls()[1] is answer
+        (asked,) = critique.record["request"]["messages"]
+        assert asked["role"] == "user" and "critique" in asked["content"][0]["text"]
+        assert render.decide(critique.response) != run.steps[1].decision  # as the step's last call, check's error
+        (said,) = [warning.text for warning in run.warnings if "beside the conversation" in warning.text]
+        assert said.startswith("samples[id=") and ".events[12]: model event 12 (" in said
+        assert "It is placed on step 1, the step being decided when it was made" in said
+    code, out, _ = run_cli("check", str(SELF_CRITIQUE), "--all", "--json")
+    assert code == 0 and [report["errors"] for report in json.loads(out)] == [0] * 10
