@@ -689,3 +689,67 @@ def test_a_second_result_of_a_tool_use_makes_the_session_whole_again(tmp_path: P
     data = writer.text()
     read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
     assert whole == 3 and read_on > 5
+
+
+CHAT = ROOT / "sample_imports" / "stock-lookup.openai-chat.json"
+"""An OpenAI-style chat, a JSON document written over many lines: 2 steps (the last answered by a tool)."""
+EVAL = real.REAL / "inspect" / "METR-inspect-action" / "small.eval"
+
+
+def test_documents_an_importer_reads_whole_are_followed_by_import_and_a_broken_run_file_by_its_reader(
+    tmp_path: Path,
+) -> None:
+    """An Inspect ``.eval`` log (a ZIP archive), a JSON document over many lines or on one, and a JSON list are
+    followed by import, as ``load`` reads them (they were followed as run files, which refused them: "not JSON",
+    "not a run file"); a file whose first line is JSON lines broken is still the run-file follower's to word."""
+    pretty, one_line, listed, broken = (tmp_path / name for name in ("a.json", "b.json", "c.json", "d.jsonl"))
+    pretty.write_bytes(CHAT.read_bytes())
+    one_line.write_text(json.dumps(json.loads(CHAT.read_text("utf-8"))), "utf-8")  # no newline after it
+    listed.write_text(json.dumps(json.loads(CHAT.read_text("utf-8"))["messages"], indent=1), "utf-8")
+    broken.write_text('{"type": "run", "run_id": \n' + line(step(0)), "utf-8")
+    for path in (pretty, one_line, listed, *([EVAL] if EVAL.is_file() else [])):
+        tracker = follower(path)
+        assert isinstance(tracker, ImportFollower), path
+        growth = tracker.poll()
+        assert growth is not None and growth.run == imports.load_runs(path)[0], path
+    assert isinstance(follower(broken), Follower)
+
+
+def test_a_json_document_written_again_in_place_is_waited_for_while_half_written(tmp_path: Path) -> None:
+    """A conversation kept as one JSON document, written again after each step (as SWE-agent writes its trajectory):
+    while it is half written it does not import, and the follower waits and says why, even after a run was imported;
+    once whole, it is imported again, and only the steps that changed are given as changed."""
+    document = json.loads(CHAT.read_text("utf-8"))
+    messages = document["messages"]
+    path = tmp_path / "chat.json"
+    shorter = json.dumps({**document, "messages": messages[:3]}, indent=2)
+    path.write_text(shorter[: len(shorter) // 2], "utf-8")  # half of its first writing
+    tracker = ImportFollower(path)
+    assert tracker.poll() is None and tracker.waiting.startswith(f"{path}:")
+    path.write_text(shorter, "utf-8")
+    first = tracker.poll()
+    assert first is not None and len(first.run.steps) == 1 and tracker.waiting == ""
+    whole = json.dumps(document, indent=2)
+    path.write_text(whole[:-40] + "\n" * 100, "utf-8")  # written again in place, longer, not yet whole
+    assert tracker.poll() is None and tracker.waiting
+    path.write_text(whole, "utf-8")
+    grown = tracker.poll()
+    assert grown is not None and grown.run == imports.load(path) and len(grown.run.steps) == 2
+    assert grown.changed_from == 0 and grown.notice == ""  # step 0 was the last step: how it was answered changed
+    same_as_fresh(Views(grown.run), path)
+
+
+def test_show_follow_of_a_document_says_what_it_waits_for_then_shows_it(tmp_path: Path) -> None:
+    """``show --follow`` of a JSON document not whole yet says on stderr, once, why it waits (it was silent, or
+    refused the file as a run file that is not JSON); of an Inspect log it shows the log's first run."""
+    from tests._support.cli import run_cli
+
+    path = tmp_path / "chat.json"
+    text = CHAT.read_text("utf-8")
+    path.write_text(text[: len(text) // 2], "utf-8")
+    code, out, err = run_cli("show", str(path), "--follow", "--follow-for", "1")
+    assert code == 0 and out == ""
+    assert err.count("agentrender: waiting until the file imports: ") == 1 and str(path) in err
+    if EVAL.is_file():
+        code, out, err = run_cli("show", str(EVAL), "--follow", "--follow-for", "1")
+        assert code == 0 and "oxdna_simple/default/1" in out and f"following {EVAL}" in out

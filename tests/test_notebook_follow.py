@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -72,8 +73,13 @@ def test_follow_takes_a_path_and_waits_for_its_run(tmp_path: Path) -> None:
                          follow=True)  # fmt: skip
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    with pytest.raises(ValueError, match="no run in it after"):
+    with pytest.raises(ValueError, match=re.escape("no run in it after 0.3 s: is its agent writing it?")):
         ConversationView(empty, follow=True, wait=0.3)
+    half = tmp_path / "chat.json"  # a document half written: why it does not import is said
+    text = (Path(__file__).resolve().parents[1] / "sample_imports" / "stock-lookup.openai-chat.json").read_text("utf-8")
+    half.write_text(text[: len(text) // 2], "utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"no run in it after 0.3 s: it does not import yet: {half}:")):
+        ConversationView(half, follow=True, wait=0.3)
 
 
 def test_a_followed_explorer_recounts_its_tabs_as_the_run_grows(writer: Writer) -> None:

@@ -54,12 +54,19 @@ def follow(
         raise CliError(str(error)) from None
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
     views: Views | None = None
+    waited = ""
     try:
         while until is None or time.monotonic() < until:
             growth = _poll(tracker)
             if growth is None:
+                # a file that does not import yet (a document half written): why, once each time the reason changes
+                waiting = getattr(tracker, "waiting", "")
+                if waiting and waiting != waited:
+                    err.write(f"agentrender: waiting until the file imports: {clean(waiting, one_line=True)}\n")
+                waited = waiting
                 time.sleep(POLL_INTERVAL)
                 continue
+            waited = ""
             if growth.notice:
                 err.write(f"agentrender: {clean(path, one_line=True)}: {clean(growth.notice, one_line=True)}\n")
             if views is None or growth.notice:

@@ -1,4 +1,5 @@
-"""Following any file ``agentrender.load`` reads while it is written: a run file, a recording, a Claude Code session.
+"""Following any file ``agentrender.load`` reads while it is written: a run file, a recording, a Claude Code session,
+a document read whole (an Inspect log, a conversation or a trajectory in one JSON value).
 
 A run file is followed incrementally (``runfile.Follower``: only the new bytes are read), and
 so is a Claude Code transcript while Claude Code writes it (``claude_code.GrowingSession``:
@@ -6,7 +7,8 @@ only the new bytes are read, and only the session's last turn is read again; a c
 sub-agent or a rewind makes its runs again from the records held). A recording of
 ``agentrender.record(client)``, whose steps are the longest conversation its calls sent, is
 imported again each time it grows, and the views (``Views.extend``) render only the steps that
-changed. ``bench/bench_follow.py --claude-code`` measures what a session's growth costs.
+changed. A document read whole is imported again each time it changed and imports.
+``bench/bench_follow.py --claude-code`` measures what a session's growth costs.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths
 from agentrender.runfile.lines import decode_line
 
-__all__ = ["ImportFollower", "follow", "follower"]
+__all__ = ["ImportFollower", "follow", "follower", "whole_document"]
 
 
 class ImportFollower:
@@ -29,7 +31,11 @@ class ImportFollower:
 
     A Claude Code transcript (its first line says so) is read a growth at a time
     (``claude_code.GrowingSession``): a last line not complete yet waits (``pending``) while the
-    lines before it are taken in. Any other file is imported again whole once it ends with a newline.
+    lines before it are taken in. A file of JSON lines (a recording, a call log) is imported again
+    whole once it ends with a newline. A document an importer reads whole (``whole_document``: an
+    Inspect log, a conversation or a trajectory in one JSON value) is imported again each time it
+    changed and imports: one being written, or written again in place (SWE-agent writes its
+    trajectory again after each step), is waited for while it does not.
 
     ``which`` picks the run of a file of several (a Claude Code session's sub-agents): its run
     id, or its number from 0; the first by default. A file that does not
@@ -67,10 +73,12 @@ class ImportFollower:
         if seen == self._seen:
             return None
         if self._seen is not None and (seen[:2] != self._seen[:2] or stat.st_size < self._seen[2]):
-            what = "replaced by another" if seen[:2] != self._seen[:2] else "truncated"
-            self._unsaid = f"the file was {what}; read again from its start"
-            self.notices.append(f"{self.path}: {self._unsaid}")
-            self._session, self._lines = None, 0
+            # a document read whole (written again in place, shorter) is read from its start at every change: no news
+            if self._session is not None or not whole_document(_start(self.path)):
+                what = "replaced by another" if seen[:2] != self._seen[:2] else "truncated"
+                self._unsaid = f"the file was {what}; read again from its start"
+                self.notices.append(f"{self.path}: {self._unsaid}")
+                self._session, self._lines = None, 0
             self._seen = seen  # an emptied file is cut once, whatever it is written with next
         if not stat.st_size:
             return None
@@ -78,15 +86,16 @@ class ImportFollower:
             return self._grow_session(seen)
         with open(self.path, "rb") as file:
             data = file.read()
-        if not data.endswith(b"\n"):
+        whole = whole_document(data)
+        if not whole and not data.endswith(b"\n"):
             return None  # a line still being written: imported once it ends
         self._seen = seen
         try:
             run = _chosen(self.path, load_runs(self.path), self.which)
         except RunFileError as error:
-            if self.run is not None:
+            if self.run is not None and not whole:
                 raise
-            self.waiting = str(error)
+            self.waiting = str(error)  # a document half written: imported once it is whole
             return None
         self.waiting = ""
         lines = data.count(b"\n")
@@ -175,19 +184,43 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
     return ImportFollower(name, which)
 
 
+def whole_document(data: bytes) -> bool:
+    """Whether ``data`` (a file's bytes) is a document an importer reads whole, not JSON lines read a line at a time:
+    a ZIP archive (an Inspect ``.eval`` log), a JSON list, a JSON value written over several lines (its first line is
+    ``{`` or ``[``), or one line of JSON with nothing after it."""
+    if data.startswith(ZIP_MAGIC):
+        return True
+    text = data.lstrip(_SPACE)
+    if not text:
+        return False  # nothing written yet
+    first, newline, rest = text.partition(b"\n")
+    return text[:1] == b"[" or first.rstrip(_SPACE) in (b"{", b"[") or not (newline and rest.strip(_SPACE))
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+_SPACE = b"\xef\xbb\xbf \t\r\n"  # white space, and a UTF-8 byte order mark
+
+
+def _start(path: str) -> bytes:
+    """The file's first line and a few bytes after it: enough for ``whole_document`` to tell (``b""``: unreadable)."""
+    try:
+        with open(path, "rb") as file:
+            return file.readline() + file.read(64)
+    except OSError:
+        return b""
+
+
 def _is_plain_run_file(path: str) -> bool:
     """The file's first line is a run header that is not a recording's (what ``runfile.Follower`` reads)."""
     if path.endswith(".gz"):
         return True  # the run-file follower says at once why it cannot follow it
+    start = _start(path)
     try:
-        with open(path, "rb") as file:
-            first = file.readline()
-    except OSError:
-        return True
-    try:
-        header = decode_line(first.decode("utf-8"))
+        header = decode_line(start.partition(b"\n")[0].decode("utf-8"))
     except (ValueError, RecursionError):
-        return True  # not JSON, or not yet a whole line: the run-file follower says which
+        # not JSON, or not yet a whole line: the run-file follower says which, unless it is the start of a document
+        # an importer reads whole (an Inspect log, a JSON value over several lines)
+        return not whole_document(start)
     if not isinstance(header, dict) or header.get("type") != "run":
         return False
     source = header.get("source")
