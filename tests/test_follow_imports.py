@@ -329,6 +329,11 @@ class SessionWriter:
     def summary(self) -> None:
         self.lines.append({"type": "summary", "summary": "A session", "leafUuid": self.leaf})
 
+    def queued(self, operation: str, content: str | None = None) -> None:
+        """A record of the prompt queue (no uuid: in no thread)."""
+        made = {"type": "queue-operation", "operation": operation, "sessionId": SESSION_ID}
+        self.lines.append(made if content is None else {**made, "content": content})
+
     def text(self) -> bytes:
         return "".join(json.dumps(line) + "\n" for line in self.lines).encode()
 
@@ -600,7 +605,7 @@ def test_a_sub_agents_sidecar_written_after_its_transcript_is_read(tmp_path: Pat
 
 
 EVENTS = ("turn", "parallel", "prompt", "system", "summary", "rewind", "compaction", "agent", "blank", "failed",
-          "command", "attachment")  # fmt: skip
+          "command", "attachment", "queued")  # fmt: skip
 """What a generated session is made of (``test_generated_sessions_read_on_equal_fresh_imports``)."""
 
 
@@ -608,8 +613,8 @@ EVENTS = ("turn", "parallel", "prompt", "system", "summary", "rewind", "compacti
 @given(st.lists(st.sampled_from(EVENTS), min_size=1, max_size=14), st.integers(min_value=1, max_value=3))
 def test_generated_sessions_read_on_equal_fresh_imports(events: list[str], every: int) -> None:
     """Sessions of any mix of turns, parallel tool uses, prompts, notes, rewinds, compactions, sub-agents, failed
-    requests, local commands and attachments, grown ``every`` lines at a time: each growth equals a fresh import of
-    the same lines."""
+    requests, local commands, attachments and messages queued while the model worked, grown ``every`` lines at a
+    time: each growth equals a fresh import of the same lines."""
     writer = SessionWriter()
     writer.prompt("Begin.")
     for number, event in enumerate(events):
@@ -639,6 +644,10 @@ def test_generated_sessions_read_on_equal_fresh_imports(events: list[str], every
         elif event == "attachment":
             writer.attachment("queued_command", prompt="also run the linter")
             writer.attachment("hook_success", hookEvent="PostToolUse", content="logged")
+        elif event == "queued":  # taken to be sent, held by no record: said once the queue gives it up
+            writer.queued("enqueue", f"and part {number} too")
+            writer.turn(number)
+            writer.queued("remove")
         else:
             writer.reply([{"type": "text", "text": " "}, {"type": "text", "text": "Thinking."}])
     data = writer.text()

@@ -804,6 +804,79 @@ def test_an_attachment_claude_code_may_send_is_said_not_passed_over():
     assert not any("hook_success" in warning.text and warning.line > 2 for warning in run.warnings)
 
 
+@pytest.mark.skipif(not JESSITRON.is_dir(), reason="the real fixtures are not in this checkout")
+def test_a_message_queued_while_the_model_worked_that_no_record_holds_is_said():
+    """Real sessions of Claude Code 2.1.89: what the user typed while the model worked (a ``queue-operation``
+    ``enqueue``) and Claude Code took from the queue (``remove``) was sent with the next request, and the model's
+    next reply answers it ("Great idea!"), but no message or attachment of the transcript holds it. No view can show
+    it, so each is counted in ``source.not_read`` and said at its line (the views lacked it in silence). A queued
+    prompt an attachment holds (episode 8's, lines 87 and 105) is the attachment's to say, not said twice."""
+    path = JESSITRON / "agents-observe-bug.jsonl"
+    lines = lines_of(path)
+    assert [lines[50]["operation"], lines[51]["operation"]] == ["enqueue", "remove"]
+    assert lines[53]["message"]["content"][0]["text"].startswith("\U0001f955 Great idea!")  # the reply after it
+    run = from_claude_code(path)[0]
+    assert run.header["source"]["not_read"]["queue-operation/enqueue"] == 1
+    (said,) = [warning for warning in run.warnings if "a message the user queued" in warning.text]
+    assert said.line == 51 and said.text.startswith("content: a message the user queued while the model worked (")
+    assert "wait, I have an idea." in said.text and "taken from the queue at line 52" in said.text
+    assert "the views from then on lack it" in said.text and not said.lost
+    assert not any("wait, I have an idea" in json.dumps(message) for message in view(run, len(run.steps)))
+    run = from_claude_code(JESSITRON / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl")[0]
+    said_at = [(warning.line, warning.text) for warning in run.warnings if "a message the user queued" in warning.text]
+    assert [line for line, _ in said_at] == [108, 152]
+    assert "taken from the queue at line 111" in said_at[0][1] and "at line 154" in said_at[1][1]
+    episode = from_claude_code(JESSITRON / "episode-8-before.jsonl")[0]
+    assert "queue-operation/enqueue" not in episode.header["source"]["not_read"]
+    assert not any("a message the user queued" in warning.text for warning in episode.warnings)
+
+
+def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
+    """A record of Claude Code's prompt queue, as it writes one (no uuid: in no thread)."""
+    made = {"type": "queue-operation", "operation": operation, "timestamp": "2026-01-05T09:00:00Z", "sessionId": "s"}
+    return made if content is None else {**made, "content": content}
+
+
+@pytest.mark.parametrize(
+    ("between", "said"),
+    [
+        ([_queue("enqueue", "and the docs"), _queue("remove")], [2]),
+        ([_queue("enqueue", "and the docs"), _queue("remove", "and the docs")], [2]),
+        ([_queue("enqueue", "one"), _queue("enqueue", "two"), _queue("remove"), _queue("remove")], [2, 3]),
+        ([_queue("enqueue", "one"), _queue("enqueue", "two"), _queue("dequeue"), _queue("remove")], [3]),
+        ([_queue("enqueue", "one"), _queue("enqueue", "two"), _queue("remove", "two")], [3]),
+        ([_queue("enqueue", "and the docs"), _queue("popAll")], []),
+        ([_queue("enqueue", "and the docs")], []),
+        ([_queue("enqueue", "   "), _queue("remove")], []),
+        ([_queue("enqueue", "and the docs"), _queue("remove"),
+          {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s", "isSidechain": False,
+           "message": {"role": "user", "content": "and the docs"}}], []),
+        (
+            [_queue("enqueue", "and the docs"), _queue("remove"),
+             {"type": "attachment", "uuid": "x1", "parentUuid": "u1", "sessionId": "s", "isSidechain": False,
+              "attachment": {"type": "queued_command", "prompt": [{"type": "text", "text": "and the docs"}]}}],
+            [],
+        ),
+    ],
+    ids=["removed", "removed-by-name", "two-removed", "one-dequeued", "the-second-removed-by-name", "taken-back",
+         "still-queued", "blank", "a-message-holds-it", "an-attachment-holds-it"],
+)  # fmt: skip
+def test_a_queued_message_is_said_when_taken_to_be_sent_and_held_by_no_record(tmp_path, between, said):
+    """A queued prompt taken from the queue by ``remove`` (the oldest, or the one it names) is said when no user
+    message or ``queued_command`` attachment holds its text; one taken by ``dequeue`` (sent as the next prompt),
+    taken back to edit (``popAll``), still queued, blank, or held by a record is not."""
+    records = [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        *between,
+        record("a1", next((line["uuid"] for line in reversed(between) if "uuid" in line), "u1"), "assistant",
+               [{"type": "text", "text": "Done."}], "msg_1"),
+    ]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    queued = [warning.line for warning in run.warnings if "a message the user queued" in warning.text]
+    assert queued == said
+    assert run.header["source"].get("not_read", {}).get("queue-operation/enqueue") == (len(said) or None)
+
+
 @pytest.mark.parametrize(
     ("attachment", "said"),
     [

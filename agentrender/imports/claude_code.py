@@ -23,7 +23,9 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
   ``<synthetic>``) is never sent (``_Segment.failed``);
 - ``summary`` records (a title for the conversation ending at ``leafUuid``),
   ``file-history-snapshot``, ``queue-operation``, ``last-prompt`` and others carry no uuid and
-  are not part of any conversation;
+  are not part of any conversation; a message the user queued while the model worked that
+  Claude Code took from the queue to send (``remove``), and that no message or attachment
+  holds, is counted in ``source.not_read`` and said (``_Transcript.queued_unsent``);
 - a sub-agent's thread has ``isSidechain: true`` (and an ``agentId``); older versions write it
   in the session's file, 2.0 beside it (``agent-<id>.jsonl``, naming the session in
   ``sessionId``), newer ones in ``<session-id>/subagents/agent-<id>.jsonl``, and the
@@ -289,6 +291,12 @@ class _Transcript:
         file of an agent forked from it (``sent_by_session``), by the uuid of the record each was sent after."""
         self.revealed_in: dict[str, str] = {}
         """The file each of those messages was found in, by its uuid."""
+        self.queue: list[_Record] = []
+        """The records of the prompt queue (``queue-operation``), in file order: what the user typed while the model
+        worked, and what became of it (``queued_unsent``)."""
+        self.sent_texts: set[str] = set()
+        """The texts of the user messages and the queued prompts of ``queued_command`` attachments after the first
+        ``queue-operation``: a queued prompt among them is in the transcript as it was sent."""
         self.add(self._read() if records is None else records)
 
     def add(self, records: list[_Record]) -> None:
@@ -308,6 +316,8 @@ class _Transcript:
                 self.outside.append(record)
                 if record.kind != "summary":
                     self.outside_lines.setdefault(record.kind, []).append(record.line)
+                if record.kind == "queue-operation":
+                    self.queue.append(record)
             elif (first := setdefault(record.uuid, record)) is not record:
                 self.warnings.append(
                     Where(self.path, record.line, "uuid").warning(
@@ -322,20 +332,66 @@ class _Transcript:
                 for block in record.blocks:
                     if block["type"] == "tool_result":
                         index.add_result(record, block.get("tool_use_id"))
+                    elif self.queue and block["type"] == "text" and isinstance(text := block.get("text"), str):
+                        self.sent_texts.add(text)
+            elif self.queue and record.kind == "attachment":
+                attachment = record.value.get("attachment")
+                if isinstance(attachment, Mapping) and attachment.get("type") == "queued_command":
+                    self.sent_texts.add(_prompt_text(attachment.get("prompt")))
+
+    def queued_unsent(self) -> list[tuple[_Record, int]]:
+        """The messages the user queued while the model worked (``enqueue``) that Claude Code took from the queue
+        (``remove``: to send with its next request, as a user message in words of its own) and that no user message
+        or ``queued_command`` attachment of the transcript holds, each with the line that took it: the model saw
+        them, and no view can show them. Older versions wrote no attachment for such a message.
+
+        A prompt that a message holds left the queue as sent, whether or not an operation says so (2.1.39 wrote
+        none); of the others, each ``remove`` or ``dequeue`` takes the one it names, else the oldest, and ``popAll``
+        (the user took them back to edit) all of them.
+        """
+        pending: list[_Record] = []
+        found: list[tuple[_Record, int]] = []
+        for record in self.queue:
+            value = record.value
+            operation, content = value.get("operation"), value.get("content")
+            if operation == "enqueue":
+                if isinstance(content, str) and content.strip() and content not in self.sent_texts:
+                    pending.append(record)
+            elif operation in ("remove", "dequeue") and pending:
+                named = [at for at, queued in enumerate(pending) if queued.value["content"] == content]
+                taken = pending.pop(named[0] if named else 0)
+                if operation == "remove":
+                    found.append((taken, record.line))
+            elif operation == "popAll":
+                pending.clear()
+        return found
 
     def outside_notes(self) -> dict[str, Any]:
-        """What the main run's ``source`` says of the records in no thread."""
+        """What the main run's ``source`` says of the records in no thread: the titles, the lines of the others by
+        type, and how many queued messages were sent that the transcript does not hold (``queued_unsent``)."""
         notes: dict[str, Any] = {}
         if self.summaries:
             notes["summaries"] = list(self.summaries)
         if self.outside_lines:
             notes["outside_threads"] = {kind: list(lines) for kind, lines in self.outside_lines.items()}
+        if unsent := self.queued_unsent():
+            notes["not_read"] = {"queue-operation/enqueue": len(unsent)}
         return notes
 
     def all_warnings(self) -> list[RunWarning]:
-        """What reading the records and then the threads found, in that order (the first run's first warnings)."""
+        """What reading the records and then the threads found, in that order, then the queued messages sent that
+        the transcript does not hold (the first run's first warnings)."""
         left = [_left_warning(self.path, self.left)] if self.left else []
-        return [*self.warnings, *self.found, *left]
+        queued = [
+            Where(self.path, record.line, "content").warning(
+                f"a message the user queued while the model worked ({record.value['content'][:100]!r}), taken from "
+                f"the queue at line {taken}: Claude Code sends such a message with its next request, as a user "
+                "message in words of its own, and no message or attachment of the transcript holds it: not read into "
+                "the turns, so the views from then on lack it"
+            )
+            for record, taken in self.queued_unsent()
+        ]
+        return [*self.warnings, *self.found, *queued, *left]
 
     def _read(self) -> list[_Record]:
         try:
@@ -1173,6 +1229,16 @@ def _sends_nothing(attachment: Mapping[str, Any]) -> bool:
     return kind in _SENDS_NOTHING
 
 
+def _prompt_text(prompt: Any) -> str:
+    """The text of a ``queued_command`` attachment's ``prompt``: its text, or the text blocks of a prompt of blocks
+    (one with an image), joined."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list):
+        return "".join(block["text"] for block in prompt if isinstance(block, Mapping) and "text" in block)
+    return ""
+
+
 def _failure(record: _Record) -> str:
     """What the reply Claude Code wrote for a failed request says (``_Segment.failed``)."""
     return " ".join(block.get("text", "") for block in record.blocks if block["type"] == "text").strip()
@@ -1510,8 +1576,8 @@ def _run(
     source["transcript"] = records
     if conversation.skipped:
         source["not_sent"] = conversation.skipped
-    if conversation.unread:
-        source["not_read"] = conversation.unread
+    if conversation.unread:  # with the queued messages the session's notes count (``_Transcript.outside_notes``)
+        source["not_read"] = {**conversation.unread, **source.get("not_read", {})}
     if conversation.models:
         source["models"] = sorted(set(conversation.models) if kept is None else kept.model_names(conversation.models))
     source["note"] = TRANSCRIPT_NOTE
