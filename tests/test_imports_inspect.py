@@ -480,13 +480,30 @@ def test_content_with_no_messages_api_block_is_a_warning_not_a_loss_in_silence(j
     assert _view(run, 0) == [{"role": "user", "content": [{"type": "text", "text": QUESTIONS["double"]}]}]
 
 
-def test_a_failed_model_event_is_a_warning_and_no_call(json_log: Path) -> None:
-    """A model event that got no reply (its output has no choices) is a warning naming it, not a model call."""
+PLACEHOLDER = {
+    "model": "mockllm/model",
+    "completion": "",
+    "choices": [
+        {
+            "message": {"id": "x", "content": "", "source": "generate", "role": "assistant", "model": "mockllm/model"},
+            "stop_reason": "stop",
+        }
+    ],
+}
+"""The output Inspect records for a model call that failed: an empty reply the model never gave."""
+
+
+@pytest.mark.parametrize(
+    "output", [{"model": "mockllm/model", "choices": []}, PLACEHOLDER], ids=["none", "placeholder"]
+)
+def test_a_failed_model_event_is_a_warning_and_no_call(json_log: Path, output: dict[str, Any]) -> None:
+    """A model event that got no reply (its output has no choices, or it has an ``error`` and its output is Inspect's
+    empty placeholder) is a warning naming it, not a model call."""
 
     def fail(data: dict[str, Any]) -> None:
         sample = _sample(data, "double", 1)
         event = next(e for e in sample["events"] if e["event"] == "model")
-        event["output"] = {"model": "mockllm/model", "choices": []}
+        event["output"] = output
         event["error"] = "RateLimitError: slow down\ntraceback..."
 
     _edit_json(json_log, fail)

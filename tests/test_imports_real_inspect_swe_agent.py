@@ -97,3 +97,30 @@ def test_a_real_critique_beside_the_conversation_is_a_call_of_the_step_it_was_ma
         assert "It is placed on step 1, the step being decided when it was made" in said
     code, out, _ = run_cli("check", str(SELF_CRITIQUE), "--all", "--json")
     assert code == 0 and [report["errors"] for report in json.loads(out)] == [0] * 10
+
+
+FAILED_CALLS = (
+    REAL / "inspect" / "gspencergoog-A2UI" / "2026-07-22T16-51-18-00-00_a2ui-v1-0-eval_nXpB6sZohVsmQgnyUD8nuj.eval"
+)
+"""A real log whose every sample failed: 25 on a model call that never reached the API, 2 cancelled."""
+
+
+@pytest.mark.skipif(not FAILED_CALLS.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_real_model_call_that_failed_is_no_reply_and_no_step() -> None:
+    """A model event with an ``error`` (here the client refused its arguments, before any request) holds Inspect's
+    empty placeholder reply, which the model never gave: it is no model call and makes no step (it made a step of a
+    reply "(no content)" that ``check`` found clean). A warning gives its error; the run ends ``failed`` with the
+    sample's error."""
+    runs = load_runs(FAILED_CALLS)
+    assert len(runs) == 27
+    assert all(not run.steps and not run.model_calls and run.end is not None for run in runs)
+    failed = [run for run in runs if run.warnings]
+    assert len(failed) == 25
+    for run in failed:
+        (said,) = run.warnings
+        assert said.text.startswith(f"samples[id={run.run_id.split('/')[1]}, epoch=1].events[8]: model event has no")
+        assert "(TypeError(\"Client.__init__() got an unexpected keyword argument 'reasoning_tokens'\"))" in said.text
+        assert said.text.endswith(": no model call is made")
+        assert run.end["status"] == "failed" and run.end["error"].startswith("TypeError(")
+    cancelled = [run for run in runs if not run.warnings]
+    assert [run.end["error"].split("(")[0] for run in cancelled] == ["CancelledError"] * 2

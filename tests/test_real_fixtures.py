@@ -37,10 +37,16 @@ def claude_code_runs(entry: dict[str, Any], **options: Any) -> list[Any]:
 
 
 def test_the_manifest_names_a_source_commit_and_licence_for_every_file():
-    """Every file under ``tests/fixtures/real`` is in the manifest, with where it came from and its licence."""
-    kept = ("MANIFEST.json", "README.md")
+    """Every file under ``tests/fixtures/real`` is in the manifest, with where it came from and its licence; a
+    licence's text beside a fixture (``LICENSE``, which the Apache License asks to be given with the work) is named
+    by an entry of its folder."""
+    kept = ("MANIFEST.json", "README.md", "LICENSE")
     files = {str(p.relative_to(REAL)) for p in REAL.rglob("*") if p.is_file() and p.name not in kept}
     assert files == {entry["path"] for entry in real.entries()}
+    for text in REAL.rglob("LICENSE"):
+        folder = str(text.parent.relative_to(REAL))
+        beside = [entry for entry in real.entries() if str(Path(entry["path"]).parent) == folder]
+        assert any("beside" in entry.get("licence_file", "") for entry in beside), text
     for entry in real.entries():
         assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"]) and entry["repo"] and entry["licence"], entry["path"]
         assert (REAL / entry["path"]).stat().st_size == entry["bytes"], entry["path"]

@@ -703,7 +703,8 @@ def _model_call(
     choices = output.get("choices") or []
     if not isinstance(choices, list):
         raise where.at("output.choices").error(f"expected a list of choices, got {type_name(choices)}")
-    if not choices:
+    if not choices or event.error:
+        # a call that failed (an error, which Inspect records with an empty placeholder output) got no reply
         failure = event.error or "no output"
         warnings.append(where.warning(f"model event has no reply ({_first_line(str(failure))}): no model call is made"))
         return None
