@@ -460,6 +460,40 @@ def test_a_model_event_whose_reply_is_the_samples_is_of_the_conversation_whateve
     assert all(text.endswith("message 0 differs") for text in texts)
 
 
+def _no_content_before_calls(version: str) -> Callable[[dict[str, Any]], None]:
+    """An edit: the log written by Inspect ``version``, sample sum3/1's first reply of no content (``[]``) before its
+    two tool calls, in its messages and in every model event's input that holds it (as Claude's replies of tool
+    calls alone are logged)."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["eval"]["packages"]["inspect_ai"] = version
+        sample = _sample(data, "sum3", 1)
+        reply = sample["messages"][2]["id"]
+        inputs = [event["input"] for event in sample["events"] if event["event"] == "model"]
+        for message in [*sample["messages"], *(message for given in inputs for message in given)]:
+            if message.get("id") == reply:
+                message["content"] = []
+
+    return edit
+
+
+@pytest.mark.parametrize(("version", "filled"), [("0.3.90", True), ("0.3.146", True), ("0.3.147", False)])
+def test_a_reply_of_tool_calls_alone_is_sent_as_the_logs_inspect_sent_it(
+    json_log: Path, version: str, filled: bool
+) -> None:
+    """An assistant message of no content and tool calls was sent by Inspect's Anthropic provider with "(no content)"
+    before its calls until 0.3.146, and with its calls alone from 0.3.147: the view follows the version that wrote
+    the log (every view of an older log differed from what was sent from that reply on), which the run's source
+    names; what the model events were sent agrees, so no warning says otherwise."""
+    run = _by_id(from_inspect(_edit_json(json_log, _no_content_before_calls(version))))["arith/sum3/1"]
+    assert run.header["source"]["inspect_ai"] == version
+    sent = _view(run, 1)[1]["content"]
+    assert [block["type"] for block in sent] == ["text", "tool_use", "tool_use"] if filled else ["tool_use"] * 2
+    if filled:
+        assert sent[0] == {"type": "text", "text": "(no content)"}
+    assert run.warnings == ()
+
+
 def test_content_with_no_messages_api_block_is_a_warning_not_a_loss_in_silence(json_log: Path) -> None:
     """Audio in a user message has no Messages API block: it is left out with a warning naming the sample,
     the message and the content item."""
@@ -921,6 +955,7 @@ def _attachments(data: dict[str, Any]) -> None:
         _attachments,
         lambda data: (_attachments(data), _pool_the_inputs(data)),
         _offered_in_turn,
+        _no_content_before_calls("0.3.90"),
     ],
     ids=[
         "as-written",
@@ -943,6 +978,7 @@ def _attachments(data: dict[str, Any]) -> None:
         "attachments",
         "attachments-pooled",
         "tools-in-turn",
+        "no-content-before-calls",
     ],
 )
 def test_a_json_log_imports_alike_through_either_reader(

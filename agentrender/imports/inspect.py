@@ -134,6 +134,8 @@ def _runs(log: Log, path: str, summarise: Summariser | None, said: Sequence[str]
         "model": log.eval.model,
         "status": log.status,
     }
+    if version := log.eval.packages.get("inspect_ai"):
+        origin["inspect_ai"] = version
     if not log.samples:
         failure = f": {_first_line(log.error.message)}" if log.error is not None else ""
         raise RunFileError(path, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
@@ -168,7 +170,12 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         version=log.version,
         status=str(log.status),
         eval=EvalSpec(
-            task=str(spec.task), task_id=spec.task_id, eval_id=spec.eval_id, run_id=spec.run_id, model=spec.model
+            task=str(spec.task),
+            task_id=spec.task_id,
+            eval_id=spec.eval_id,
+            run_id=spec.run_id,
+            model=spec.model,
+            packages={str(name): str(version) for name, version in (spec.packages or {}).items()},
         ),
         error=Failure(str(log.error.message)) if log.error is not None else None,
         samples=[_plain_sample(sample, path) for sample in log.samples or ()],
@@ -355,7 +362,7 @@ _MODEL_FIELDS = (
 def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any], summarise: Summariser | None) -> Run:
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
-    convert = _Converter()
+    convert = _Converter(_filled_before_calls(origin.get("inspect_ai")))
     converted = [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
     system, messages = _conversation(converted, where.at("messages"), warnings)
     prefixes = _SamplePrefixes(list(sample.messages), converted, system)
@@ -1006,15 +1013,18 @@ class _Converter:
     once keeps an import linear in the messages rather than in the sum of the inputs.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, filled: bool = False) -> None:
         self._done: dict[int, tuple[Any, _Message]] = {}
+        self.filled = filled
+        """Whether an assistant message of no content (``[]``) and tool calls is sent with ``NO_CONTENT`` before its
+        calls, as Inspect's Anthropic provider sent it before 0.3.147 (``_filled_before_calls``)."""
 
     def __call__(self, message: Any, where: Where, field: str, warnings: list[RunWarning]) -> _Message:
         """The message (``field`` of ``where``) as ``(role in the API, blocks, its content when a system message)``."""
         known = self._done.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        converted = _message(message, where.at(field), warnings)
+        converted = _message(message, where.at(field), warnings, self.filled)
         self._done[id(message)] = (message, converted)  # the message is kept, so its id stays its own
         return converted
 
@@ -1022,8 +1032,18 @@ class _Converter:
 _Message = tuple[str, list[dict[str, Any]], Any]
 
 
-def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message:
-    """One chat message as ``(role in the API, blocks, its content when a system message)``."""
+def _filled_before_calls(version: str | None) -> bool:
+    """Whether Inspect ``version`` (the log's ``eval.packages``) sent an assistant message of no content and tool
+    calls with ``NO_CONTENT`` before the calls: until 0.3.146 its Anthropic provider gave every message of no
+    content that text; 0.3.147 left it out before tool calls (its commit 187ee13b). A log that names no version is
+    read as the newest."""
+    release = re.match(r"(\d+)\.(\d+)\.(\d+)", version or "")
+    return release is not None and tuple(map(int, release.groups())) < (0, 3, 147)
+
+
+def _message(message: Any, where: Where, warnings: list[RunWarning], filled: bool = False) -> _Message:
+    """One chat message as ``(role in the API, blocks, its content when a system message)``; ``filled``: as
+    ``_Converter.filled``."""
     if not isinstance(message, dict):
         raise where.error(f"expected a chat message, got {type_name(message)}")
     role = message.get("role")
@@ -1034,7 +1054,7 @@ def _message(message: Any, where: Where, warnings: list[RunWarning]) -> _Message
     if role == "user":
         return "user", _content(message.get("content"), where, warnings), None
     if role == "assistant":
-        return "assistant", _assistant(message, where, warnings), None
+        return "assistant", _assistant(message, where, warnings, filled), None
     raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
 
 
@@ -1079,11 +1099,14 @@ for an empty user message, an empty assistant message with no tool calls, and af
 """
 
 
-def _assistant(message: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+def _assistant(
+    message: Mapping[str, Any], where: Where, warnings: list[RunWarning], filled: bool = False
+) -> list[dict[str, Any]]:
     """An assistant message's blocks: its content, then its tool calls; as Inspect's Anthropic provider sends
-    them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``."""
+    them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``, and so does one
+    of no content (``[]``) before its tool calls when ``filled`` (``_Converter.filled``)."""
     content = message.get("content", "")
-    blocks = _content(content, where, warnings) if content != [] else []
+    blocks = _content(content, where, warnings) if content != [] or filled else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise where.at("tool_calls").error(f"expected a list of tool calls, got {type_name(calls)}")

@@ -60,6 +60,8 @@ class EvalSpec(msgspec.Struct, frozen=True, gc=False):
     task_id: str = ""  # Inspect's defaults, for logs older than the field
     eval_id: str = ""
     run_id: str = ""
+    packages: dict[str, str] = {}
+    """The versions of the packages that wrote the log (``inspect_ai``: how its providers sent the messages)."""
 
 
 class Score(msgspec.Struct, frozen=True, gc=False):
