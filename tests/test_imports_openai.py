@@ -478,6 +478,80 @@ def test_a_trajectorys_exit_status_is_the_runs_end(tmp_path, info, end):
     assert run.header["source"]["trajectory"]["info"] == info
 
 
+MINI_MESSAGES = [
+    {"role": "system", "content": "You can run shell commands."},
+    {"role": "user", "content": "Fix the failing test."},
+    {"role": "assistant", "content": "Looking.", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "setup.py"},
+]  # fmt: skip
+"""A mini-swe-agent trajectory's messages before its exit message: one tool call and its result."""
+
+
+@pytest.mark.parametrize(
+    ("said", "end"),
+    [
+        ({"exit_status": "Submitted", "submission": "diff"}, {"status": "completed", "reason": "Submitted"}),
+        ({"exit_status": "LimitsExceeded", "submission": ""}, {"status": "stopped", "reason": "LimitsExceeded"}),
+        (
+            {"exit_status": "Timeout", "exception_str": "litellm.Timeout: timed out\nmore", "traceback": "..."},
+            {"status": "failed", "reason": "Timeout", "error": "litellm.Timeout: timed out"},
+        ),
+        ({"exit_status": "FormatError"}, {"status": "failed", "reason": "FormatError"}),
+        ({}, None),
+    ],
+    ids=["submitted", "limits", "exception", "format-error", "nothing-said"],
+)
+@pytest.mark.parametrize("where", ["info", "exit", "bare-list", "lines"])
+def test_a_mini_swe_agent_trajectory_ends_as_its_exit_says_and_its_exit_is_no_message(tmp_path, said, end, where):
+    """mini-swe-agent ends a trajectory on a message of role ``exit`` (``extra``: ``exit_status``, and an exception's
+    ``exception_str`` and ``traceback``), which was never sent: it is no turn (the import refused the file, "expected
+    one of system, ..., got 'exit'"), it is kept in the source, and it makes the run's end with the trajectory's
+    ``info`` (``trajectory_format`` ``mini-swe-agent-1.1``; the format, the info and the instance are the source's,
+    not the request's). A bare list of messages, or a file of one message a line, ending on one ends alike."""
+    exit_message = {"role": "exit", "content": said.get("exception_str", ""), "extra": said}
+    messages = [*MINI_MESSAGES, exit_message]
+    path = tmp_path / "t.traj.json"
+    if where in ("info", "exit"):
+        info = {"mini_version": "2.2.7", **(said if where == "info" else {})}
+        body = {"info": info, "messages": messages, "trajectory_format": "mini-swe-agent-1.1", "instance_id": "x__y-1"}
+        path.write_text(json.dumps(body), encoding="utf-8")
+    elif where == "bare-list":
+        path.write_text(json.dumps(messages), encoding="utf-8")
+    else:
+        path = tmp_path / "t.jsonl"
+        path.write_text("".join(json.dumps(message) + "\n" for message in messages), encoding="utf-8")
+    run = load(path)
+    assert run.end == (None if end is None else {"type": "end", **end})
+    assert len(run.steps) == 1 and run.steps[0].observation is not None
+    source = run.header["source"]
+    assert source["exit"] == [exit_message]
+    if where in ("info", "exit"):
+        assert source["format"] == "mini-swe-agent-trajectory"
+        assert source["trajectory"]["instance_id"] == "x__y-1" and "trajectory_format" not in run.header.get(
+            "request", {}
+        )
+    assert all(message.role != "exit" for message in render.messages(run.step_input(1), run.options()))
+
+
+def test_reasoning_content_in_every_reply_is_one_warning_counted():
+    """An OpenAI-style field the Messages API has no counterpart for, in every reply of a chat (a reasoning model's
+    ``reasoning_content``), is one warning counted as many times, not a warning a reply; each is kept."""
+    replies = [
+        message
+        for number in range(3)
+        for message in (
+            {"role": "assistant", "content": f"Step {number}.", "reasoning_content": f"Thinking {number}.",
+             "tool_calls": [{"id": f"c{number}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": f"c{number}", "content": "ok"},
+        )
+    ]  # fmt: skip
+    run = from_openai([{"role": "user", "content": "Go."}, *replies])
+    (said,) = run.warnings
+    assert said.count == 3 and "an assistant message's reasoning_content has no counterpart" in said.text
+    assert len(run.header["source"]["unmapped"]) == 3
+
+
 def test_a_responses_id_model_usage_finish_reason_and_other_choices_are_kept(tmp_path):
     """What a completion says beside its reply (id, model, usage, the reply's finish_reason, other choices) is in
     the run's source, and the file ``agentrender import`` writes; other choices are named in a warning."""

@@ -124,3 +124,31 @@ def test_a_real_model_call_that_failed_is_no_reply_and_no_step() -> None:
         assert run.end["status"] == "failed" and run.end["error"].startswith("TypeError(")
     cancelled = [run for run in runs if not run.warnings]
     assert [run.end["error"].split("(")[0] for run in cancelled] == ["CancelledError"] * 2
+
+
+MINI = REAL / "swe-agent" / "SWE-agent-mini-swe-agent"
+"""Real mini-swe-agent 2.2.7 trajectories, each ending on its ``exit`` message."""
+
+
+@pytest.mark.skipif(not MINI.is_dir(), reason="the real fixtures are not in this checkout")
+def test_real_mini_swe_agent_trajectories_end_as_their_exit_message_says() -> None:
+    """A run that timed out before the model's first reply, and one of 86 replies that was submitted: each imports
+    (both were refused at their ``exit`` message), ends as mini-swe-agent says (the exception that ended the first is
+    its error), keeps the exit message in its source, and says once, counted, that every reply's
+    ``reasoning_content`` has no counterpart in the Messages API."""
+    timed_out = load_runs(MINI / "pvlib__pvlib-python-1154.traj.json")[0]
+    assert not timed_out.steps and timed_out.warnings == ()
+    assert timed_out.end == {
+        "type": "end",
+        "status": "failed",
+        "reason": "Timeout",
+        "error": "litellm.Timeout: Timeout Error: DeepseekException - litellm.Timeout: Connection timed out after "
+        "600.0 seconds.",
+    }
+    (message,) = timed_out.header["source"]["exit"]
+    assert message["role"] == "exit" and "Traceback" in message["extra"]["traceback"]
+    submitted = load_runs(MINI / "marshmallow-code__marshmallow-1343.traj.json")[0]
+    assert len(submitted.steps) == 86 and submitted.end == {"type": "end", "status": "completed", "reason": "Submitted"}
+    assert submitted.header["source"]["format"] == "mini-swe-agent-trajectory"
+    (said,) = submitted.warnings
+    assert said.count == 86 and said.text.startswith("an assistant message's reasoning_content has no counterpart")

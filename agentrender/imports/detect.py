@@ -65,7 +65,8 @@ FORMATS: list[Format] = [
         from_claude_code,
     ),
     Format(
-        "OpenAI-style chat: messages with tool_calls and role tool (LiteLLM, LangChain), or a SWE-agent trajectory",
+        "OpenAI-style chat: messages with tool_calls and role tool (LiteLLM, LangChain), or a SWE-agent or "
+        "mini-swe-agent trajectory",
         lambda path, first: looks_like_openai(first),
         lambda path: [from_openai(path)],
     ),

@@ -10,6 +10,9 @@
   as ``messages_to_dict`` writes them, or the flat ``model_dump`` form);
 - a SWE-agent trajectory (``.traj``): its ``history`` (messages with ``message_type``,
   ``tool_calls`` and ``tool_call_ids``); its ``info`` is kept in the run's source;
+- a mini-swe-agent trajectory (``.traj.json``, ``trajectory_format`` ``mini-swe-agent-1.1``): its
+  ``messages``; the ``exit`` message it ends on (how the run ended, never sent) and its ``info``
+  are kept in the run's source, and make its end;
 - a ``.jsonl`` file of messages, one a line, or of requests, one a line (then the longest
   conversation is the run).
 
@@ -55,7 +58,7 @@ from agentrender.imports.conversation import (
     result_summaries,
     unanswered_warning,
 )
-from agentrender.runfile import Run, RunWarning
+from agentrender.runfile import Run, RunWarning, RunWarnings
 
 __all__ = ["from_openai", "looks_like_openai"]
 
@@ -142,7 +145,7 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     ``RunFileError`` naming the file, line and field of what cannot be read; what is read
     but has no counterpart in the Messages API is a warning on the run.
     """
-    warnings: list[RunWarning] = []
+    warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
     typed = None
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
@@ -155,6 +158,7 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "openai-chat"}
     chat, where = _chat(values, path, warnings) if typed is None else (typed, Where(path, 1, "messages"))
+    chat = _without_exits(chat)
     converter = _Converter(where, warnings)
     turns, system = converter.convert(chat)
     request = dict(chat.get("request") or {})
@@ -166,7 +170,7 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         origin["format"] = chat["kind"]
     if chat.get("trajectory") is not None:
         origin["trajectory"] = chat["trajectory"]
-    for key in ("info", "log"):
+    for key in ("info", "log", "exit"):
         if chat.get(key) is not None:
             origin[key] = chat[key]
     kept = (chat.get("response") or {}).get("kept")
@@ -191,6 +195,7 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     # the turns alternate (a role that repeats joins the turn before), and unanswered tool uses were warned of
     trajectory = chat.get("trajectory")
     info = trajectory.get("info") if isinstance(trajectory, Mapping) else None
+    exits = chat.get("exit") or []
     return checked_run(
         turns,
         where=where,
@@ -200,29 +205,57 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
-        end=_swe_agent_end(info) if isinstance(info, Mapping) else None,
+        end=_swe_agent_end(info if isinstance(info, Mapping) else {}, exits),
     )
 
 
 # SWE-agent's exit statuses: ``submitted`` is done; an error (``exit_error``, ``exit_format``, ``exit_api``,
 # ``exit_environment_error``) is a failure; any other (a cost, context, time or step limit: ``exit_cost``,
-# ``submitted (exit_context)``, ``early_exit``, ...) stopped the run. The status is the end's reason, as written.
+# ``submitted (exit_context)``, ``early_exit``, ...) stopped the run. mini-swe-agent's are ``Submitted``,
+# ``LimitsExceeded``, or the name of the exception that ended the run (its ``exit`` message then holds
+# ``exception_str`` and ``traceback``: a failure). The status is the end's reason, as written.
 _SWE_AGENT_FAILURES = ("error", "format", "api", "environment")
 
 
-def _swe_agent_end(info: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The run's ``end`` record from a SWE-agent trajectory's ``info`` (kept whole in the source): its
-    ``exit_status``, or a ``submission`` alone; ``None`` when it says neither."""
-    status = info.get("exit_status")
+def _swe_agent_end(info: Mapping[str, Any], exits: Sequence[Any] = ()) -> dict[str, Any] | None:
+    """The run's ``end`` record from a trajectory's ``info`` (SWE-agent's, mini-swe-agent's; kept whole in the
+    source) and the ``exit`` messages mini-swe-agent ends one on: the ``exit_status`` (the info's, else the last
+    exit message's), or a ``submission`` alone; ``None`` when they say neither. An exception that ended the run
+    (an exit message's ``exception_str``) is the end's ``error``."""
+    said: Mapping[str, Any] = next(
+        (message["extra"] for message in reversed(exits) if isinstance(message.get("extra"), Mapping)), {}
+    )
+    status = info.get("exit_status") or said.get("exit_status")
     if not isinstance(status, str) or not status:
-        return {"type": "end", "status": "completed", "reason": "submitted"} if info.get("submission") else None
-    if status == "submitted":
+        submitted = info.get("submission") or said.get("submission")
+        return {"type": "end", "status": "completed", "reason": "submitted"} if submitted else None
+    exception = info.get("exception_str") or said.get("exception_str")
+    if status.lower() == "submitted":
         kind = "completed"
-    elif any(word in status for word in _SWE_AGENT_FAILURES):
+    elif exception or any(word in status.lower() for word in _SWE_AGENT_FAILURES):
         kind = "failed"
     else:
         kind = "stopped"
-    return {"type": "end", "status": kind, "reason": status}
+    end = {"type": "end", "status": kind, "reason": status}
+    if kind == "failed" and isinstance(exception, str) and exception.strip():
+        end["error"] = exception.strip().splitlines()[0]
+    return end
+
+
+def _without_exits(chat: dict[str, Any]) -> dict[str, Any]:
+    """The chat without the messages of role ``exit`` it ends on, kept in its ``exit``: mini-swe-agent ends a
+    trajectory on one, which says how the run ended (``extra.exit_status``, an exception's traceback) and was never
+    sent to the model."""
+    messages = chat["messages"]
+    kept = len(messages)
+    while kept and isinstance(messages[kept - 1], Mapping) and messages[kept - 1].get("role") == "exit":
+        kept -= 1
+    if kept == len(messages):
+        return chat
+    out = {**chat, "messages": messages[:kept], "exit": messages[kept:]}
+    if chat.get("lines"):
+        out["lines"] = chat["lines"][:kept]
+    return out
 
 
 def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:
@@ -249,6 +282,14 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
         return {"messages": value, "field": ""}
     if not isinstance(value, Mapping):
         raise where.error(f"expected a list of messages or an object holding them, got {type_name(value)}")
+    form = value.get("trajectory_format")
+    if "messages" in value and isinstance(form, str) and form.startswith("mini-swe-agent"):
+        messages = value["messages"]
+        if not isinstance(messages, list):
+            raise where.at("messages").error(f"expected a list of messages, got {type_name(messages)}")
+        # its info (exit status, submission, the agent's config) and the rest are kept as they are, in the source
+        rest = {key: item for key, item in value.items() if key != "messages"}
+        return {"messages": messages, "field": "messages", "kind": "mini-swe-agent-trajectory", "trajectory": rest}
     if "history" in value and "messages" not in value:
         history = value["history"]
         if not isinstance(history, list):
@@ -564,8 +605,13 @@ class _Converter:
                 blocks.append(self._tool_use({"id": tool_id, "function": call}, here, None))
             for name in ("refusal", "reasoning_content"):
                 if message.get(name):
+                    # worded alike for every message (where each is: source.unmapped), so a chat that has it in
+                    # each reply is said once, counted (RunWarnings)
                     self.warnings.append(
-                        here.at(name).warning("has no counterpart in the Messages API: kept in the source")
+                        Where(self.where.path, here.line).warning(
+                            f"an assistant message's {name} has no counterpart in the Messages API: kept in the "
+                            "source (unmapped)"
+                        )
                     )
         return blocks, role
 
