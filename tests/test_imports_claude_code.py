@@ -831,6 +831,71 @@ def test_a_message_queued_while_the_model_worked_that_no_record_holds_is_said():
     assert not any("a message the user queued" in warning.text for warning in episode.warnings)
 
 
+@pytest.mark.skipif(not JESSITRON.is_dir(), reason="the real fixtures are not in this checkout")
+def test_every_note_of_claude_code_on_the_main_thread_is_counted_the_last_ones_too():
+    """A real session ends on a stop hook's summary and the turn's duration (lines 199 and 200), after its last
+    reply: no thread reads them, and they went uncounted. Every ``system`` record of the main thread is now counted
+    in ``source.not_sent`` (a local command, sent as a user message, is not one of them)."""
+    path = JESSITRON / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
+    lines = lines_of(path)
+    assert [lines[at]["subtype"] for at in (198, 199)] == ["stop_hook_summary", "turn_duration"]
+    written: dict[str, int] = {}
+    for line in lines:
+        if line["type"] == "system" and not line.get("isSidechain") and line["subtype"] != "local_command":
+            written[f"system/{line['subtype']}"] = written.get(f"system/{line['subtype']}", 0) + 1
+    assert (
+        from_claude_code(path)[0].header["source"]["not_sent"]
+        == written
+        == {
+            "system/stop_hook_summary": 15,
+            "system/turn_duration": 4,
+        }
+    )
+
+
+def _note(uuid: str, parent: str, **fields: Any) -> dict[str, Any]:
+    """A record of Claude Code's that is no message (a system note, an attachment), on the main thread."""
+    return {"uuid": uuid, "parentUuid": parent, "sessionId": "s", "isSidechain": False, **fields}
+
+
+@pytest.mark.parametrize(
+    ("after", "counted"),
+    [
+        (
+            [_note("s1", "a1", type="system", subtype="stop_hook_summary"),
+             _note("s2", "s1", type="system", subtype="turn_duration"),
+             _note("x1", "s2", type="attachment", attachment={"type": "queued_command", "prompt": "and more"})],
+            {"system/stop_hook_summary": 2, "system/turn_duration": 1, "attachment/queued_command": 1},
+        ),
+        (
+            [_note("s1", "u1", type="system", subtype="turn_duration")],  # on a branch the thread left: in no count
+            {"system/stop_hook_summary": 1},
+        ),
+        (
+            [_note("s1", "a1", type="system", subtype="stop_hook_summary"),
+             {"type": "user", "uuid": "u2", "parentUuid": "s1", "sessionId": "s", "isSidechain": False,
+              "message": {"role": "user", "content": "Go on."}}],
+            {"system/stop_hook_summary": 2},  # on the thread now: counted once, as the thread reads it
+        ),
+    ],
+    ids=["after-the-last-reply", "on-a-branch", "before-a-later-message"],
+)  # fmt: skip
+def test_the_notes_after_the_last_message_are_counted_not_sent(tmp_path, after, counted):
+    """The records that hang after the main thread's last message (a turn's notes, an attachment no request took)
+    are counted in ``source.not_sent``, once, as the ones on the thread are; one on a branch the thread left is not."""
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "isSidechain": False,
+         "message": {"role": "user", "content": "go"}},
+        _note("s0", "u1", type="system", subtype="stop_hook_summary"),
+        {"type": "assistant", "uuid": "a1", "parentUuid": "s0", "sessionId": "s", "isSidechain": False,
+         "message": {"role": "assistant", "id": "m1", "model": "m", "content": [{"type": "text", "text": "Done."}]}},
+        *after,
+    ]  # fmt: skip
+    run = from_claude_code(write(tmp_path / "s.jsonl", records))[0]
+    assert run.header["source"]["not_sent"] == counted
+    assert "not_read" not in run.header["source"]
+
+
 def _queue(operation: str, content: str | None = None) -> dict[str, Any]:
     """A record of Claude Code's prompt queue, as it writes one (no uuid: in no thread)."""
     made = {"type": "queue-operation", "operation": operation, "timestamp": "2026-01-05T09:00:00Z", "sessionId": "s"}

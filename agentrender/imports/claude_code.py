@@ -366,14 +366,38 @@ class _Transcript:
                 pending.clear()
         return found
 
+    def trailing(self) -> dict[str, int]:
+        """The records after the main thread's last message that hang from it, counted by ``_note_name``: Claude
+        Code's notes of the turn that ended (a stop hook's summary, the turn's duration), and what it would have sent
+        with a next request that never came (an attachment). No thread reads them, and none was sent."""
+        after: list[_Record] = []
+        for record in reversed(self.by_uuid.values()):  # each uuid's first record, from the file's end
+            if record.sidechain:
+                continue
+            if record.message is not None:
+                reached = {record.uuid}  # the main thread's last message: its threads() leaf
+                break
+            after.append(record)
+        else:
+            return {}
+        counted: Counter[str] = Counter()
+        for record in reversed(after):
+            if record.parent in reached:
+                reached.add(record.uuid)
+                counted[_note_name(record)] += 1
+        return dict(counted)
+
     def outside_notes(self) -> dict[str, Any]:
         """What the main run's ``source`` says of the records in no thread: the titles, the lines of the others by
-        type, and how many queued messages were sent that the transcript does not hold (``queued_unsent``)."""
+        type, the records after its last message (``trailing``: not sent), and how many queued messages were sent
+        that the transcript does not hold (``queued_unsent``)."""
         notes: dict[str, Any] = {}
         if self.summaries:
             notes["summaries"] = list(self.summaries)
         if self.outside_lines:
             notes["outside_threads"] = {kind: list(lines) for kind, lines in self.outside_lines.items()}
+        if trailing := self.trailing():
+            notes["not_sent"] = trailing
         if unsent := self.queued_unsent():
             notes["not_read"] = {"queue-operation/enqueue": len(unsent)}
         return notes
@@ -902,8 +926,7 @@ class _Requests:
                 if record.kind == "attachment":
                     segment.attachment(record, path)
                 else:
-                    subtype = record.value.get("subtype")
-                    segment.skipped[f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind] += 1
+                    segment.skipped[_note_name(record)] += 1
                 take(record.uuid)
                 continue
             if record.uuid in taken:
@@ -1121,8 +1144,7 @@ class _Segment:
         words of its own, which the transcript does not hold: counted (``unread``) and said, so a view that lacks it
         does not pass for whole."""
         attachment = record.value.get("attachment")
-        kind = attachment.get("type") if isinstance(attachment, Mapping) else None
-        name = f"attachment/{kind if isinstance(kind, str) else '?'}"
+        name = _note_name(record)
         if isinstance(attachment, Mapping) and _sends_nothing(attachment):
             self.skipped[name] += 1
             return
@@ -1227,6 +1249,26 @@ def _sends_nothing(attachment: Mapping[str, Any]) -> bool:
     if kind == "hook_success":
         return attachment.get("hookEvent") not in _HOOKS_SENT or not attachment.get("content")
     return kind in _SENDS_NOTHING
+
+
+def _added(*counts: Mapping[str, int]) -> dict[str, int]:
+    """``counts`` added up, by name in order."""
+    total: Counter[str] = Counter()
+    for each in counts:
+        total.update(each)
+    return dict(sorted(total.items()))
+
+
+def _note_name(record: _Record) -> str:
+    """How a record that is no message is counted (``source.not_sent``, ``source.not_read``): ``attachment/<type>``,
+    ``<type>/<subtype>`` (``system/stop_hook_summary``), or its type."""
+    value = record.value
+    if record.kind == "attachment":
+        attachment = value.get("attachment")
+        kind = attachment.get("type") if isinstance(attachment, Mapping) else None
+        return f"attachment/{kind if isinstance(kind, str) else '?'}"
+    subtype = value.get("subtype")
+    return f"{record.kind}/{subtype}" if isinstance(subtype, str) else record.kind
 
 
 def _prompt_text(prompt: Any) -> str:
@@ -1574,10 +1616,10 @@ def _run(
         kept.scanned = len(records)
     calls = _model_calls(conversation.calls, messages, path, warnings, kept)
     source["transcript"] = records
-    if conversation.skipped:
-        source["not_sent"] = conversation.skipped
-    if conversation.unread:  # with the queued messages the session's notes count (``_Transcript.outside_notes``)
-        source["not_read"] = {**conversation.unread, **source.get("not_read", {})}
+    for key, counted in (("not_sent", conversation.skipped), ("not_read", conversation.unread)):
+        # with what the session's notes count outside its threads (``_Transcript.outside_notes``)
+        if total := _added(counted, source.get(key, {})):
+            source[key] = total
     if conversation.models:
         source["models"] = sorted(set(conversation.models) if kept is None else kept.model_names(conversation.models))
     source["note"] = TRANSCRIPT_NOTE
