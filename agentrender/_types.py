@@ -118,6 +118,14 @@ class StepInput(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """The tool definitions offered to the model (name, description, input_schema)."""
 
 
+_NOT_SAID = object()
+
+
+def _empty(value: Any) -> bool:
+    """Whether a value of a block's wire form says nothing (``ContentBlock.opaque``): null, false, or empty."""
+    return value is None or value is False or (type(value) in (str, list, dict) and not value)
+
+
 class ContentBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One block of a message, with one set of fields for every block type (as the seed has it).
 
@@ -148,6 +156,17 @@ class ContentBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     Set by ``from_dict`` for unknown block types and for extra keys (citations, cache control),
     so that ``to_dict`` gives back exactly what was read.
     """
+
+    @property
+    def opaque(self) -> bool:
+        """Whether only the block's wire form (``raw``) says what it holds: a type this module does not know, or a
+        key its fields cannot carry (citations, cache control), holding something. A block that keeps its wire form
+        only for the order of its keys or for an empty value written out (``"is_error": false``, ``"citations":
+        null``: a recorded turn replayed as sent) is said by its fields, as every display shows it."""
+        if self.raw is None:
+            return False
+        said = msgspec.structs.replace(self, raw=None).to_dict()
+        return any(said.get(key, _NOT_SAID) != value and not _empty(value) for key, value in self.raw.items())
 
     def to_dict(self) -> dict[str, Any]:
         """The block's wire form: the Anthropic Messages API shape."""

@@ -388,3 +388,62 @@ def test_import_of_every_real_history_is_lossless(name: str, tmp_path: Path) -> 
         code, _, err = run_cli("import", source, "--run", str(number), "-o", str(target))
         assert code == 0, err
         assert load_run(target).warnings == run.warnings
+
+
+def test_a_recorded_block_kept_whole_for_its_keys_order_is_shown_by_its_fields(tmp_path: Path) -> None:
+    """Claude Code writes a tool result's keys as ``tool_use_id, type, content``; a recorded turn keeps such a block's
+    wire form whole, so that its replay key hashes the request as sent. ``show``, a view's HTML and the page showed
+    such a block (a text block too) as a JSON dump of its keys, where a block whose keys come in the usual order
+    shows its text: each shows it by its fields now (``ContentBlock.opaque``); a block its fields cannot carry (a
+    ``cache_control``) ``show`` still prints as JSON. The wire form keeps the order."""
+    from agentrender.html import page
+    from agentrender.views.html import view_html
+
+    def body(result: dict[str, Any], said: dict[str, Any]) -> dict[str, Any]:
+        use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"p": 1}}
+        return {"model": "m", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [said, use]},
+            {"role": "user", "content": [result]},
+        ]}  # fmt: skip
+
+    usual = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "line one of the file"}
+    text = {"type": "text", "text": "Reading it."}
+    cases = {
+        "usual": (usual, text),
+        "reordered": ({"tool_use_id": "toolu_1", "type": "tool_result", "content": "line one of the file"},
+                      {"text": "Reading it.", "type": "text"}),
+        "default-written": ({**usual, "is_error": False}, text),
+        "cached": ({**usual, "cache_control": {"type": "ephemeral"}}, text),
+    }  # fmt: skip
+    shown = {}
+    for name, (result, said) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(body(result, said)), encoding="utf-8")
+        _, out, _ = run_cli("show", str(path), "--width", "120")
+        run = load(path)
+        last = Views(run).at(None).messages
+        blocks = (last[1].content[0], last[2].content[0])
+        assert [list(block.to_dict()) for block in blocks] == [list(said), list(result)]
+        shown[name] = (out, view_html(Views(run).at(None)), page(run))
+    for name in ("reordered", "default-written"):
+        out, view, made = shown[name]
+        assert "as sent  line one of the file" in out and '"tool_use_id"' not in out, name
+        assert "Reading it." in out and '"Reading it."' not in out, name
+        assert "<pre>line one of the file</pre>" in view and "&quot;tool_use_id&quot;" not in view, name
+        assert "<pre>Reading it.</pre>" in view, name
+        assert '\\"text\\": \\"Reading it.\\"' not in made and "Reading it." in made, name
+    assert '"cache_control": {' in shown["cached"][0]  # what its fields cannot carry, shown
+
+
+def test_decide_shows_a_reply_text_with_an_empty_citations_key_as_text(tmp_path: Path) -> None:
+    """A reply's text block as SDKs dump it (``"citations": null``) is shown as its text by ``decide``, not as the
+    JSON of its keys; one whose citations hold something is shown whole."""
+    said = {"type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn"}
+    for citations, as_text in ((None, True), ([{"type": "char_location", "cited_text": "x"}], False)):
+        reply = tmp_path / "reply.json"
+        block = {"type": "text", "text": "All done here.", "citations": citations}
+        reply.write_text(json.dumps({**said, "content": [block]}), encoding="utf-8")
+        _, out, _ = run_cli("decide", str(reply), "--width", "120")
+        assert ('"citations"' not in out) is as_text, out
+        assert "All done here." in out

@@ -158,8 +158,8 @@ def block_body_html(block: ContentBlock) -> str:
         return f"<b>{name}</b> <code>{tool_use_id}</code><pre>{json_html(block.input)}</pre>"
     if block.type == "tool_result":
         return f"<code>{escape_text(block.tool_use_id, 200)}</code><pre>{escape_text(block.content)}</pre>"
-    if block.raw is not None:
-        return f"<pre>{json_html(dict(block.raw))}</pre>"
+    if block.opaque:
+        return f"<pre>{json_html(dict(block.raw or {}))}</pre>"
     return f"<pre>{escape_text(block.text)}</pre>"
 
 

@@ -163,7 +163,7 @@ def _reply_blocks(response: ModelResponse, folder: Folder) -> Iterator[Any]:
             yield Gutter(Group(header, *folder.body(block.text)), MUTED)
         elif block.type == "redacted_thinking":
             yield Gutter(Text("redacted thinking", style="bold italic " + MUTED), MUTED)
-        elif block.type == "text" and block.raw is None:
+        elif block.type == "text" and not block.opaque:
             yield Gutter(Group(Text("text", style="bold"), *folder.body(block.text)), KIND_STYLES["reason"])
         else:
             header = Text(clean(block.type, one_line=True), style="bold")

@@ -168,7 +168,8 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
         line.append("  ")
         line.append(clean(media, one_line=True), style="bold")  # its size is said there, the data not printed
         return [line]
-    if block.raw is not None:
+    if block.opaque:
+        assert block.raw is not None  # an opaque block is said by its wire form
         body = display(dict(block.raw))
         colours = True
     elif block.type == "tool_use":

@@ -136,8 +136,8 @@ class _Blocks:
             name, uid = texts(block.name), texts(block.tool_use_id)
         elif block.type == "tool_result":
             body, uid = texts(block.content), texts(block.tool_use_id)
-        elif block.raw is not None:
-            body = texts(display(dict(block.raw)))
+        elif block.opaque:
+            body = texts(display(dict(block.raw or {})))
         else:
             body = texts(block.text)
         shown_type = texts(block.type) if fact.kind in ("hook", "as_sent") else 0
@@ -299,8 +299,8 @@ def _reply_block(block: ContentBlock, texts: _Texts) -> list[int]:
         return [texts(block.type), texts(display(block.input)), texts(block.name)]
     if block.type == "redacted_thinking":
         return [texts(block.type)]
-    if block.raw is not None and block.type not in ("text", "thinking"):
-        return [texts(block.type), texts(display(dict(block.raw)))]
+    if block.opaque and block.type not in ("text", "thinking"):
+        return [texts(block.type), texts(display(dict(block.raw or {})))]
     return [texts(block.type), texts(block.text)]
 
 
