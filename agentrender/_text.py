@@ -51,7 +51,9 @@ UNSAFE_CLASSES: tuple[UnsafeClass, ...] = (
     UnsafeClass(
         "C0 and C1 controls but newline and tab, and DEL (general category Cc)",
         "A terminal obeys them: they move the cursor, rewrite a line (carriage return, backspace), "
-        "set colours, titles and links (ESC, CSI, OSC) and ring the bell. A page draws nothing for them.",
+        "set colours, titles and links (ESC, CSI, OSC) and ring the bell. A page draws nothing for them. "
+        "A carriage return right before a newline (a Windows line ending) rewrites nothing and passes, but "
+        "in text shown on one line.",
         ((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F)),
     ),
     UnsafeClass(
@@ -162,11 +164,15 @@ _PRESENTATION = "\ufe0e\ufe0f"
 
 
 def _passes(match: re.Match[str]) -> bool:
-    """An astral character outside the set, or a single presentation selector right after a visible
-    character (the second half of most emoji)."""
+    """An astral character outside the set, a single presentation selector right after a visible
+    character (the second half of most emoji), or a carriage return that ends a line with its newline
+    (Windows' line ending: it moves nothing the newline does not), except in one line, where the newline
+    is itself shown as a mark."""
     char = match.group()
     if char > "\uffff":
         return UNSAFE.match(char) is None
+    if char == "\r":
+        return match.re is not _SCAN_LINE and match.string.startswith("\n", match.end())
     start = match.start()
     if char not in _PRESENTATION or start == 0:
         return False

@@ -38,7 +38,7 @@ def body(fact: BlockFact) -> str:
         return display(block.input)
     if block.type == "tool_result":
         return block.content
-    return display(dict(block.raw)) if block.raw is not None else block.text
+    return display(dict(block.raw)) if block.opaque and block.raw is not None else block.text
 
 
 def classes(fact: BlockFact) -> str:
@@ -301,3 +301,37 @@ def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path,
         f"{jump:.1f} ms"
     )
     assert first < 30_000 and max(moves) < 1_000 and jump < 1_000
+
+
+SELF_CRITIQUE = (
+    REAL
+    / "inspect"
+    / "asapsav-teormineval-sample-review"
+    / "2025-10-07T18-09-36+03-00_multi-problems-eval_gLLMPPTkQ7ZPeEezLNzAbe.eval"
+)
+SWE_AGENT = REAL / "swe-agent" / "princeton-nlp-SWE-agent" / "function_calling_simple.traj"
+
+
+@pytest.mark.skipif(not SELF_CRITIQUE.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_real_log_reads_as_text_and_labels_a_call_beside_the_conversation(browser: Any, tmp_path: Path) -> None:
+    """The page of a real Gemini log: the model's reasoning, sent back as a thinking block without a signature, is
+    its text (it was a JSON dump of the block's keys); the critique made beside the conversation is not called a
+    retry on the decide tab; a SWE-agent issue written with Windows line endings shows no [U+000D] on every line,
+    where a lone carriage return would still show one."""
+    run = imports.load_runs(SELF_CRITIQUE)[0]
+    page, _, _ = open_page(browser, saved(run, tmp_path, "critique"), "#step=1")
+    words = page.inner_text("#ar-page")
+    assert "Summary of my thinking process" in words
+    assert '"thinking":' not in words and '"type": "thinking"' not in words
+    page.click("button[data-tab=decide]")
+    page.wait_for_selector("[data-panel=decide] .ar-why")
+    page.click("[data-panel=decide] button:has-text('▶')")
+    page.wait_for_function("() => document.querySelector('[data-panel=decide]').innerText.includes('call 2 of 3')")
+    decided = page.inner_text("[data-panel=decide]")
+    assert "an earlier reply captured for this step (a retry, or a call beside the conversation)" in decided
+    page.screenshot(path=str(_artifacts() / "page-critique-decide.png"))
+    if SWE_AGENT.is_file():
+        trajectory = imports.load(SWE_AGENT)
+        assert "\r\n" in trajectory.header["opening"]
+        page, _, _ = open_page(browser, saved(trajectory, tmp_path, "crlf"), "#step=0")
+        assert "[U+000D]" not in page.inner_text("#ar-page")

@@ -49,13 +49,16 @@ def unsafe_by_unicode(char: str) -> bool:
 unsafe = cache(unsafe_by_unicode)
 
 
-def passes(text: str, i: int) -> bool:
-    """A lone presentation selector right after a visible character: the second half of an emoji."""
+def passes(text: str, i: int, *, one_line: bool = False) -> bool:
+    """A lone presentation selector right after a visible character: the second half of an emoji; or a carriage
+    return before a newline (a Windows line ending), but on one line, where the newline is a mark."""
+    if text[i] == "\r":
+        return not one_line and text[i + 1 : i + 2] == "\n"
     return text[i] in PRESENTATION and i > 0 and not unsafe(text[i - 1]) and not text[i - 1].isspace()
 
 
 def escaped(text: str, i: int, *, one_line: bool = False) -> bool:
-    return (unsafe(text[i]) and not passes(text, i)) or (one_line and text[i] in "\n\t")
+    return (unsafe(text[i]) and not passes(text, i, one_line=one_line)) or (one_line and text[i] in "\n\t")
 
 
 def terminal_escape(char: str) -> str:
@@ -149,7 +152,7 @@ def test_the_terminal_escape_leaves_no_unsafe_character(text: str, one_line: boo
     out = escape_terminal(text, one_line=one_line)
     assert out == expected_terminal(text, one_line=one_line)
     left = [char for char in out if unsafe(char) or (one_line and char in "\n\t")]
-    assert left == [char for i, char in enumerate(text) if unsafe(char) and passes(text, i)]
+    assert left == [char for i, char in enumerate(text) if unsafe(char) and passes(text, i, one_line=one_line)]
     out.encode("utf-8")
 
 
@@ -272,3 +275,17 @@ def _without_math(out: str) -> str:
         cut = body.rindex(more)
         return body[:cut] + body[cut + len("</span>") :]
     return body.removesuffix("</span>")
+
+
+def test_a_windows_line_ending_is_a_line_end_and_a_lone_carriage_return_a_mark() -> None:
+    """A carriage return before a newline (every line of a file written on Windows, a SWE-agent issue's text) ends
+    the line and passes: a red [U+000D] on every line drowned what it ended. A lone one still rewrites a terminal
+    line and is marked, and so is one before a newline shown on one line (as ``↵``)."""
+    text = "first line\r\nsecond\rover\r\n"
+    assert (
+        escape_html(text)
+        == 'first line\r\nsecond<span class="ar-ctl" title="U+000D: ' + MARK_TITLE + '">[U+000D]</span>over\r\n'
+    )
+    assert split_unsafe(text) == ("first line\r\nsecond", 0x0D, "over\r\n")
+    assert escape_terminal(text) == "first line\r\nsecond\\x0dover\r\n"
+    assert escape_terminal(text, one_line=True) == "first line\\x0d\u21b5 second\\x0dover\\x0d\u21b5 "

@@ -307,7 +307,7 @@ def _reply_block(block: ContentBlock, texts: _Texts) -> list[int]:
 def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
     """Each captured reply, the decision ``render.decide`` makes of it, why, and the recorded decision it became:
     ``[step, stop reason, rule, blocks, why, decision, fields that differ, recorded]``; the last two ``0`` for an
-    earlier reply of its step (a retry), which is not compared."""
+    earlier reply of its step (a retry, or a call beside the conversation), which is not compared."""
     recorded = {step.index: step.decision for step in run.steps}
     last = run.last_calls()
     out = []

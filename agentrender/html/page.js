@@ -523,7 +523,7 @@
     for (const line of why) list.appendChild(text(line, "li"));
     replyBox.appendChild(list);
     if (differ === 0) {
-      replyBox.appendChild(el("div", "ar-muted", "an earlier reply for this step (a retry): not compared with the recorded decision"));
+      replyBox.appendChild(el("div", "ar-muted", "an earlier reply captured for this step (a retry, or a call beside the conversation): not compared with the recorded decision"));
     } else if (!differ.length) {
       replyBox.appendChild(el("div", "ar-agree", "agrees with the decision the run recorded"));
     } else if (recorded === 1) {
