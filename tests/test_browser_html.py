@@ -335,3 +335,41 @@ def test_a_real_log_reads_as_text_and_labels_a_call_beside_the_conversation(brow
         assert "\r\n" in trajectory.header["opening"]
         page, _, _ = open_page(browser, saved(trajectory, tmp_path, "crlf"), "#step=0")
         assert "[U+000D]" not in page.inner_text("#ar-page")
+
+
+IMAGES = REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_images_tc.json"
+
+
+@pytest.mark.skipif(not IMAGES.is_file(), reason="the real fixtures are not in this checkout")
+def test_an_image_the_model_was_sent_is_said_in_one_line_not_as_its_base64(browser: Any, tmp_path: Path) -> None:
+    """An image in a real log's opening is said as ``show`` and the notebook say it (its media type, size and
+    dimensions); the page printed 8 KB of its base64 as a JSON dump."""
+    run = imports.load_runs(IMAGES)[0]
+    page, _, requests = open_page(browser, saved(run, tmp_path, "images"), "#step=1")
+    words = page.inner_text("#ar-page")
+    assert "[image/png, 6,395 bytes, 34\u00d730]" in words
+    assert "iVBORw0KGgo" not in words and '"media_type"' not in words
+    assert requests == [page.url.split("#")[0]]
+
+
+FAILED_CALLS = (
+    REAL / "inspect" / "gspencergoog-A2UI" / "2026-07-22T16-51-18-00-00_a2ui-v1-0-eval_nXpB6sZohVsmQgnyUD8nuj.eval"
+)
+
+
+@pytest.mark.skipif(not FAILED_CALLS.is_file(), reason="the real fixtures are not in this checkout")
+def test_how_a_run_ended_is_said_beside_its_folded_facts_and_a_failed_one_shows_them(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The run's facts are folded under "the run", which now says how it ended; a run that failed opens them, its
+    error among them (a real sample whose model call failed showed an opening and "no steps yet", and nothing said
+    it failed). A run that completed keeps them folded."""
+    failed = imports.load_runs(FAILED_CALLS)[0]
+    page, _, _ = open_page(browser, saved(failed, tmp_path, "failed"))
+    assert page.inner_text("#ar-page > details > summary") == "the run \u00b7 failed: error"
+    assert page.evaluate("() => document.querySelector('#ar-page > details').open") is True
+    assert 'TypeError("Client.__init__() got an unexpected keyword argument' in page.inner_text("#ar-page > details")
+    page.screenshot(path=str(_artifacts() / "page-failed-run.png"))
+    page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "completed"))
+    assert page.inner_text("#ar-page > details > summary") == "the run \u00b7 completed"
+    assert page.evaluate("() => document.querySelector('#ar-page > details').open") is False

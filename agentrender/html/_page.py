@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentrender._display.said import end_said, inherited_said, source_said
+from agentrender._display.said import end_said, inherited_said, media_label, source_said
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
@@ -137,7 +137,9 @@ class _Blocks:
         elif block.type == "tool_result":
             body, uid = texts(block.content), texts(block.tool_use_id)
         elif block.opaque:
-            body = texts(display(dict(block.raw or {})))
+            raw = dict(block.raw or {})
+            # an image or a document in one line, as every display says it: its data is no text to read
+            body = texts(media_label(raw) or display(raw))
         else:
             body = texts(block.text)
         shown_type = texts(block.type) if fact.kind in ("hook", "as_sent") else 0
@@ -379,6 +381,8 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "format": PAGE_FORMAT,
         "title": texts(f"agentrender · {run.run_id or os.path.basename(run.path or '') or 'run'}"),
         "header": _header(run, texts),
+        # how the run ended, beside "the run" (its facts, folded): open when it failed, so that no one misses it
+        "ended": [texts(end_said(run.end, run.header)[0]), int((run.end or {}).get("status") == "failed")],
         "warnings": [texts(str(warning)) for warning in run.warnings],
         "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
         "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],

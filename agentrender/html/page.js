@@ -157,8 +157,11 @@
   // ---- the frame: title, run facts, mode toggle, tabs ----
   root.appendChild(text(data.title, "h1"));
   const about = el("details");
-  about.appendChild(el("summary", "", "the run"));
+  const aboutSummary = el("summary", "", "the run \u00b7 ");
+  aboutSummary.appendChild(text(data.ended[0], "span"));  // how it ended, seen with the facts folded
+  about.appendChild(aboutSummary);
   about.appendChild(rowsTable(data.header));
+  about.open = data.ended[1] === 1;  // a run that failed shows its facts, its error among them
   root.appendChild(about);
 
   const modeBar = el("div", "ar-bar");
