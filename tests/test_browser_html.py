@@ -373,3 +373,17 @@ def test_how_a_run_ended_is_said_beside_its_folded_facts_and_a_failed_one_shows_
     page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "completed"))
     assert page.inner_text("#ar-page > details > summary") == "the run \u00b7 completed"
     assert page.evaluate("() => document.querySelector('#ar-page > details').open") is False
+
+
+def test_a_step_named_in_the_address_of_an_open_page_is_moved_to(browser: Any, tmp_path: Path) -> None:
+    """``#step=K`` set on a page already open (a link within it, or typed in the address bar) moves the view to step
+    K, as opening the page at it does; it did nothing once the page had opened."""
+    run = samples.load("flaky-build-resumed")
+    views = Views(run, run.options(recent_results=2))
+    page, _, _ = open_page(browser, saved(run, tmp_path, "flaky", views.options), "#step=1")
+    stops = views.stops
+    for at in (stops[-2], stops[2], stops[1]):
+        page.evaluate(f"() => {{ location.hash = '#step={at}'; }}")
+        page.wait_for_function(f"() => document.querySelector('input[type=range]').value === '{stops.index(at)}'")
+        settled(page)
+        assert page.evaluate(TURNS) == expected_turns(views, at), at

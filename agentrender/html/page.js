@@ -636,22 +636,31 @@
     }
   }
 
-  // the first view: the step the address names (#step=37), else after the last step; first the words that
-  // label and sort (the kinds, the filters' values, the title) are read, and the part that holds the step asked for
-  const asked = /^#step=(\d+)$/.exec(location.hash);
-  const wanted = asked ? Number(asked[1]) : null;
-  const askedPart = asked ? Math.max(0, lowerBound(data.firsts, wanted + 1) - 1) : 0;
+  // the step the address names (#step=37): the part that holds it, read, then its stop (the first at or after it)
+  function askedStep() {
+    const asked = /^#step=(\d+)$/.exec(location.hash);
+    if (!asked) return null;
+    const wanted = Number(asked[1]);
+    const inPart = Math.max(0, lowerBound(data.firsts, wanted + 1) - 1);
+    return [["ar-m0-" + inPart], () => Math.min(data.steps, inPart * data.part_steps
+      + lowerBound(part("ar-m0-" + inPart).at, wanted))];
+  }
+
+  // the first view: the step the address names, else after the last step; first the words that label and sort
+  // (the kinds, the filters' values, the title) are read, and the part that holds the step asked for
+  const asked = askedStep();
   const labels = [data.title, ...numbersIn(data.kinds), ...Object.values(data.filters).flat()];
-  loaded(labels).then(() => whenReady(asked ? ["ar-m0-" + askedPart] : [], () => {
-    state.stop = data.steps;
-    if (asked) {
-      const at = part("ar-m0-" + askedPart).at;  // the first stop at or after the step asked for
-      state.stop = Math.min(data.steps, askedPart * data.part_steps + lowerBound(at, wanted));
-    }
+  loaded(labels).then(() => whenReady(asked ? asked[0] : [], () => {
+    state.stop = asked ? asked[1]() : data.steps;
     document.title = plain(data.title);
     fillFilters();
     draw();
     root.dataset.began = String(began);
     root.dataset.ready = String(performance.now());
   }));
+  // a step named once the page is open (a link to #step=K in it, or typed in the address bar) is moved to
+  window.addEventListener("hashchange", () => {
+    const named = askedStep();
+    if (named) whenReady(named[0], () => { state.stop = named[1](); draw(); });
+  });
 })();
