@@ -387,3 +387,17 @@ def test_a_step_named_in_the_address_of_an_open_page_is_moved_to(browser: Any, t
         page.wait_for_function(f"() => document.querySelector('input[type=range]').value === '{stops.index(at)}'")
         settled(page)
         assert page.evaluate(TURNS) == expected_turns(views, at), at
+
+
+def test_a_folded_thinking_block_of_a_reply_shows_that_it_opens(browser: Any, tmp_path: Path) -> None:
+    """A reply's thinking on the decide tab is folded under its tag, which had no mark to say it opens (its summary is
+    a tag, drawn as a block of its own): it now shows one, turned when open."""
+    page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "thinking"))
+    page.click("button[data-tab=decide]")
+    page.wait_for_selector("[data-panel=decide] details > summary.ar-tag")
+    tag = "document.querySelector('[data-panel=decide] details > summary.ar-tag')"
+    mark = f"() => getComputedStyle({tag}, '::before').content"
+    assert page.evaluate(mark) == '"\u25b8 "'
+    page.click("[data-panel=decide] details > summary.ar-tag")
+    assert page.evaluate(mark) == '"\u25be "'
+    assert "Start by seeing what is in the repository." in page.inner_text("[data-panel=decide]")

@@ -142,6 +142,8 @@ STYLE = """<style>
 .agentrender .ar-disagree { color: #d1242f; font-weight: 600; }
 .agentrender .ar-why li { margin: 2px 0; }
 .agentrender details > summary { cursor: pointer; }
+.agentrender details > summary.ar-tag::before { content: "\\25b8  "; }
+.agentrender details[open] > summary.ar-tag::before { content: "\\25be  "; }
 </style>"""
 """The stylesheet every fragment carries, scoped to ``.agentrender``."""
 
