@@ -401,3 +401,25 @@ def test_a_folded_thinking_block_of_a_reply_shows_that_it_opens(browser: Any, tm
     page.click("[data-panel=decide] details > summary.ar-tag")
     assert page.evaluate(mark) == '"\u25be "'
     assert "Start by seeing what is in the repository." in page.inner_text("[data-panel=decide]")
+
+
+@pytest.mark.parametrize("width", [800, 400])
+def test_a_narrow_window_keeps_the_page_its_width(browser: Any, tmp_path: Path, width: int) -> None:
+    """In a window of 800 or 400 pixels the steps table scrolls within its panel and the tabs wrap, so the page is
+    no wider than the window (it was 953 px wide, its last column cut, and the last tab out of sight)."""
+    run = imports.load_runs(REAL / "claude-code" / "jessitron-claude-log" / "agents-observe-bug.jsonl")[0]
+    path = saved(run, tmp_path, "narrow")
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(path.as_uri())
+    settled(page)
+    for tab in ("conversation", "steps", "decide", "warnings"):
+        page.click(f"button[data-tab={tab}]")
+        settled(page)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, tab
+    tabs = page.evaluate(
+        "() => [...document.querySelectorAll('.ar-tabs button')].map(b => b.getBoundingClientRect().right)"
+    )
+    assert max(tabs) <= width
+    page.click("button[data-tab=steps]")
+    panel = "document.querySelector('[data-panel=steps]')"
+    assert page.evaluate(f"() => {panel}.scrollWidth > {panel}.clientWidth")  # the table scrolls within it
