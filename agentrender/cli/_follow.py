@@ -60,7 +60,7 @@ def follow(
             growth = _poll(tracker)
             if growth is None:
                 # a file that does not import yet (a document half written): why, once each time the reason changes
-                waiting = getattr(tracker, "waiting", "")
+                waiting = tracker.waiting
                 if waiting and waiting != waited:
                     err.write(f"agentrender: waiting until the file imports: {clean(waiting, one_line=True)}\n")
                 waited = waiting

@@ -156,7 +156,7 @@ class ConversationView(Widget):
         until = time.monotonic() + wait
         while (growth := self._tracker.poll()) is None:
             if time.monotonic() > until:
-                why = getattr(self._tracker, "waiting", "")  # an importer's error: a document half written
+                why = self._tracker.waiting  # an importer's error: a document half written
                 said = f"it does not import yet: {why}" if why else "is its agent writing it?"
                 raise ValueError(f"{os.fspath(path)}: no run in it after {wait:g} s: {said}")
             time.sleep(POLL_INTERVAL)

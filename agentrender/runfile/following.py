@@ -196,6 +196,9 @@ class Follower:
         """What happened to the file that made it be read again from its start, oldest first."""
         self.run: Run | None = None
         """The run read so far; ``None`` until its header line is complete."""
+        self.waiting = ""
+        """Why the file gives no run yet, as ``ImportFollower.waiting`` says it: always ``""`` here, as a run file
+        read so far is a run once its header is (a line not complete yet is ``pending``, and a bad one an error)."""
         self._failed: RunFileError | None = None
         self._identity: tuple[int, int] | None = None
         self._unsaid = ""
@@ -338,7 +341,10 @@ def _gzip_refused(path: str) -> RunFileError:
 
 
 class Poller(Protocol):
-    """Anything with ``poll() -> Growth | None``: a ``Follower``, or the importers' ``ImportFollower``."""
+    """Anything with ``poll() -> Growth | None`` and ``waiting`` (why it gives no run yet): a ``Follower``, or the
+    importers' ``ImportFollower``."""
+
+    waiting: str
 
     def poll(self) -> Growth | None: ...
 
