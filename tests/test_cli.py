@@ -372,6 +372,7 @@ def test_decide_json_is_explain_decide_of_each_captured_reply() -> None:
         recorded = {step.index: step.decision for step in run.steps}
         for row, call in zip(rows, run.model_calls, strict=True):
             explanation = explain_decide(call.response)
+            assert row["ran_anyway"] == []  # a run under the contract: its agent ran the first call only
             assert (row["step"], row["line"], row["rule"]) == (call.step, call.line, explanation.rule)
             assert row["decision"]["kind"] == explanation.decision.kind
             assert row["why"] == explanation.why

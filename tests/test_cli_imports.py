@@ -447,3 +447,22 @@ def test_decide_shows_a_reply_text_with_an_empty_citations_key_as_text(tmp_path:
         _, out, _ = run_cli("decide", str(reply), "--width", "120")
         assert ('"citations"' not in out) is as_text, out
         assert "All done here." in out
+
+
+def test_decide_says_a_claude_code_session_ran_the_calls_the_contract_would_not() -> None:
+    """A real Claude Code 2.1.38 session (``tests/fixtures/real``): its replies of a WebSearch and a Glob, and of a
+    Read and a WebFetch, ran both calls, and the turn sent next holds both results. ``decide`` gives the decision
+    the contract makes (the note names the second call as not executed) and says that this agent ran it."""
+    path = real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+    rows = json.loads(run_cli("decide", str(path), "--json")[1])
+    parallel = [row for row in rows if row["not_executed"]]
+    assert [(row["step"], row["tool_uses"], row["ran_anyway"]) for row in parallel] == [
+        (2, ["WebSearch", "Glob"], ["Glob"]),
+        (3, ["Read", "WebFetch"], ["WebFetch"]),
+    ]
+    for row in parallel:
+        assert row["agrees"] and row["decision"]["reason"].endswith(f"not executed: {row['ran_anyway'][0]}]")
+        assert "this run's agent ran them all the same: the turn it sent next holds their results." in row["why"]
+    _, out, _ = run_cli("decide", str(path), "--step", "2", "--width", "200")
+    assert "(Glob) not executed under the contract, which runs the first only" in out
+    assert "this run's agent ran them all the same" in out

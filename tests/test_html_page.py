@@ -184,6 +184,17 @@ def test_an_imported_run_carries_its_view_as_sent_and_the_what_if() -> None:
     assert texts[what_if["describe"]].startswith("under the contract (window 1, cap 100 bytes)")
 
 
+def test_a_reply_whose_further_calls_the_agent_ran_says_so() -> None:
+    """A real Claude Code session (``tests/fixtures/real``) ran both calls of its third and fourth replies: the
+    page's explanation of each says so, as ``decide`` does; its first replies, of one call, say nothing of it."""
+    run = imports.load(real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl")
+    facts = html.payload(run)
+    texts = facts["texts"]
+    said = [[texts[number] for number in reply[4]] for reply in facts["replies"]]
+    ran = "this run's agent ran them all the same: the turn it sent next holds their results."
+    assert [ran in why for why in said] == [False, False, True, True]
+
+
 @pytest.mark.slow
 def test_the_page_is_at_most_a_third_larger_than_the_run_and_a_fixed_part(
     import_bench: Callable[[str], ModuleType], tmp_path: Path

@@ -134,6 +134,23 @@ def test_editing_the_reply_changes_the_decision_and_bad_json_is_an_error_in_the_
     assert stepper.explanation.decision == render.decide(run.model_calls[0].response)
 
 
+def test_decide_stepper_says_an_imported_agent_ran_the_calls_the_contract_would_not() -> None:
+    """A real Claude Code session (``tests/fixtures/real``): its third reply's WebSearch and Glob both ran. The
+    stepper explains the contract's decision and says this agent ran the Glob; an edited reply keeps that fact."""
+    from agentrender import imports
+    from tests._support import real
+
+    run = imports.load(real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl")
+    stepper = DecideStepper(run)
+    assert stepper.explanation is not None and stepper.explanation.ran_anyway == ()
+    stepper.next_button.click()
+    stepper.next_button.click()
+    assert stepper.explanation is not None and stepper.explanation.ran_anyway == ("Glob",)
+    assert "this run&#x27;s agent ran them all the same" in stepper.html.value
+    stepper.editor.value = stepper.editor.value.replace('"WebSearch"', '"Search"')  # observed: decides again
+    assert stepper.explanation.tool_uses == ("Search", "Glob") and stepper.explanation.ran_anyway == ("Glob",)
+
+
 def test_decide_stepper_steps_through_a_list_of_replies() -> None:
     """A list of replies (objects or Anthropic dicts) is stepped through, with no recorded decision to compare."""
     replies = [

@@ -34,6 +34,7 @@ from agentrender.views import (
     RESULT_KINDS,
     View,
     Views,
+    answered_tool_uses,
     approx_tokens,
     disagreements,
     explain_decide,
@@ -582,6 +583,46 @@ def test_explain_decide_states_the_note_the_cap_and_the_arguments() -> None:
     assert explain_decide(response(use("a", {"k": 1}))).args == "value"
     short = explain_decide(response(text("ok"), use("a")))
     assert not short.capped and short.note == ""
+
+
+def test_explain_decide_says_which_further_calls_the_agent_ran_all_the_same() -> None:
+    """An agent that runs every tool use of a reply (Claude Code, Inspect) answered the calls the contract would not
+    run: given the ids its next turn answered, the explanation names those it ran, and says the note is the
+    contract's; the decision does not change. The reply's first call answered is no further call."""
+
+    def called(name: str, id_: str) -> ContentBlock:
+        return ContentBlock(type="tool_use", tool_use_id=id_, name=name, input={})
+
+    reply = response(text("go"), called("read", "a"), called("write", "b"), called("delete", "c"))
+    contract, some, every = (explain_decide(reply, answered=ids) for ids in ((), {"a", "c"}, {"a", "b", "c"}))
+    assert (contract.ran_anyway, some.ran_anyway, every.ran_anyway) == ((), ("delete",), ("write", "delete"))
+    assert contract.decision == some.decision == every.decision == render.decide(reply)
+    note = f"the reason ends with the note ({len(contract.note)} bytes, at most {render.REASON_BYTES // 2})."
+    assert f"2 further tool use(s) not executed (write, delete); {note}" in contract.why
+    assert not any("all the same" in line for line in contract.why)
+    under = f"2 further tool use(s) (write, delete) not executed under the contract, which runs the first only; {note}"
+    assert under in some.why and under in every.why
+    held = "all the same: the turn it sent next holds their results."
+    assert f"this run's agent ran 1 of them (delete) {held}" in some.why
+    assert f"this run's agent ran them {held}" in every.why
+    assert explain_decide(reply, answered={"a"}).ran_anyway == ()
+    assert explain_decide(response(text("no"), called("read", "a"), stop="refusal"), answered={"a"}).ran_anyway == ()
+
+
+def test_answered_tool_uses_are_those_the_recorded_next_turn_answers() -> None:
+    """An imported run records each step's turns as sent: the tool uses its next turn answers. A run under the
+    contract records none (its agent runs the first call only), nor does a step the run does not hold."""
+    run = from_anthropic(WEATHER)
+    assert run.records_sent
+    for step in run.steps:
+        [sent] = run.step_field("sent", (step.index,))
+        user = sent.get("user") or []
+        expected = {block["tool_use_id"] for block in user if block.get("type") == "tool_result"}
+        assert answered_tool_uses(run, step.index) == expected
+    assert any(answered_tool_uses(run, step.index) for step in run.steps)
+    assert answered_tool_uses(run, len(run.steps) + 5) == frozenset()
+    contract = every_kind_run()
+    assert all(answered_tool_uses(contract, step.index) == frozenset() for step in contract.steps)
 
 
 def test_disagreements_name_the_differing_fields() -> None:

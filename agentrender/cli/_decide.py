@@ -30,7 +30,7 @@ from agentrender.cli._term import (
     clean,
 )
 from agentrender.runfile import Run, response_record
-from agentrender.views import DecideExplanation, disagreements, explain_decide
+from agentrender.views import DecideExplanation, answered_tool_uses, disagreements, explain_decide
 
 __all__ = ["Reply", "renderables", "replies", "reply_of_file"]
 
@@ -72,6 +72,7 @@ class Reply:
             "args": explanation.args,
             "tool_uses": list(explanation.tool_uses),
             "not_executed": list(explanation.not_executed),
+            "ran_anyway": list(explanation.ran_anyway),
             "note": explanation.note,
             "text_bytes": explanation.text_bytes,
             "capped": explanation.capped,
@@ -122,7 +123,7 @@ def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
         out.append(
             Reply(
                 label=f"call {number + 1} of {total} \u00b7 step {call.step} \u00b7 line {call.line}",
-                explanation=explain_decide(call.response),
+                explanation=explain_decide(call.response, answered=answered_tool_uses(run, call.step)),
                 step=call.step,
                 line=call.line,
                 compare=is_last and call.step in recorded,

@@ -42,6 +42,7 @@ from agentrender.views import (
     StepFact,
     View,
     Views,
+    answered_tool_uses,
     compaction_mark,
     disagreements,
     explain_decide,
@@ -332,7 +333,7 @@ def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
     last = run.last_calls()
     out = []
     for call in run.model_calls:
-        explanation = explain_decide(call.response)
+        explanation = explain_decide(call.response, answered=answered_tool_uses(run, call.step))
         reply: list[Any] = [
             call.step,
             texts(call.response.stop_reason or "(none)"),

@@ -14,7 +14,7 @@ from agentrender._text import escape_json
 from agentrender._types import Decision, ModelResponse
 from agentrender.notebook._base import Widget, stepper, widgets
 from agentrender.runfile import response_from_record, response_record
-from agentrender.views import DecideExplanation, explain_decide
+from agentrender.views import DecideExplanation, answered_tool_uses, explain_decide
 from agentrender.views.html import explanation_html
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ class Reply:
     """The decision the run recorded for the step (for a run's replies)."""
     compare: bool = False
     """Compare the decision with ``recorded`` (true for a run's replies)."""
+    answered: frozenset[str] = frozenset()
+    """The ids of the tool uses the run's agent answered after the reply, as it sent them (``answered_tool_uses``)."""
 
 
 class _RunReplies(Sequence[Reply]):
@@ -40,6 +42,7 @@ class _RunReplies(Sequence[Reply]):
     time, and reading every reply of a long run would cost its first display that many parses."""
 
     def __init__(self, run: Run) -> None:
+        self._run = run
         self._calls = run.model_calls
         self._steps = run.steps
         self._last = run.last_calls()
@@ -68,7 +71,13 @@ class _RunReplies(Sequence[Reply]):
             where = f"call {number + 1} of {len(calls)}, for step {call.step}"
             # Only a step's last reply became its recorded decision; earlier ones (retries) are not compared.
             compare = self._last[call.step] is call
-            reply = self._made[number] = Reply(label=where, response=call.response, recorded=recorded, compare=compare)
+            reply = self._made[number] = Reply(
+                label=where,
+                response=call.response,
+                recorded=recorded,
+                compare=compare,
+                answered=answered_tool_uses(self._run, call.step),
+            )
         return reply
 
 
@@ -166,5 +175,5 @@ class DecideStepper(Widget):
             )
             return
         self.error.value = ""
-        self.explanation = explain_decide(response)
+        self.explanation = explain_decide(response, answered=reply.answered)
         self.html.value = explanation_html(self.explanation, reply.recorded, compare=reply.compare)

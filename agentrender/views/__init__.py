@@ -21,7 +21,9 @@ prompt stays a cacheable prefix and how much is re-sent).
     views.sizes()                        # SizeSeries: bytes per step, with and without the window
 
 ``explain_decide(response)`` says which rule of ``render.decide`` fired for a model reply
-and why; ``disagreements(decision, recorded)`` names the fields where two decisions differ.
+and why (given ``answered_tool_uses(run, step)``, also which calls the contract would not run
+the run's agent ran); ``disagreements(decision, recorded)`` names the fields where two
+decisions differ.
 
 The package, one concept a module: ``view`` (``Views``, ``View``), ``renders`` (each step
 rendered once, through the contract's per-step calls), ``facts`` (what each block, message
@@ -30,7 +32,14 @@ The base install's only: the standard library and msgspec.
 """
 
 from agentrender._types import utf8_bytes
-from agentrender.views.explain import ARGS_OUTCOMES, DECIDE_RULES, DecideExplanation, disagreements, explain_decide
+from agentrender.views.explain import (
+    ARGS_OUTCOMES,
+    DECIDE_RULES,
+    DecideExplanation,
+    answered_tool_uses,
+    disagreements,
+    explain_decide,
+)
 from agentrender.views.facts import (
     BLOCK_KINDS,
     BLOCK_LABELS,
@@ -69,6 +78,7 @@ __all__ = [
     "StepFact",
     "View",
     "Views",
+    "answered_tool_uses",
     "approx_tokens",
     "compaction_mark",
     "disagreements",

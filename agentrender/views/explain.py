@@ -2,17 +2,32 @@
 
 ``explain_decide(response)`` says which rule of ``render.decide`` fired and how the reason
 was composed; ``disagreements(decision, recorded)`` names the fields where two decisions differ.
+``answered_tool_uses(run, step)`` are the tool uses a run's agent answered at a step, as it sent
+them: given to ``explain_decide``, the explanation says which of the calls the contract would not
+have run this agent ran.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentrender import render
 from agentrender._types import Decision, ModelResponse, utf8_bytes
 from agentrender.render import ARGS_OUTCOMES, DECIDE_RULES, REASON_BYTES
 
-__all__ = ["ARGS_OUTCOMES", "DECIDE_RULES", "DecideExplanation", "disagreements", "explain_decide"]
+if TYPE_CHECKING:
+    from agentrender.runfile import Run
+
+__all__ = [
+    "ARGS_OUTCOMES",
+    "DECIDE_RULES",
+    "DecideExplanation",
+    "answered_tool_uses",
+    "disagreements",
+    "explain_decide",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,7 +47,10 @@ class DecideExplanation:
     tool_uses: tuple[str, ...]
     """The names of every tool use in the reply, in order."""
     not_executed: tuple[str, ...]
-    """The tool uses after the first, which do not run (only on the tool_call branch)."""
+    """The tool uses after the first, which do not run under the contract (only on the tool_call branch)."""
+    ran_anyway: tuple[str, ...] = ()
+    """Those of ``not_executed`` that the run's agent ran all the same: its next turn, as it sent it, answers
+    them (``answered_tool_uses``). An imported agent (Claude Code, Inspect, ...) runs every tool use of a reply."""
     note: str
     """The note of unexecuted calls that ends the reason; ``""`` when there is none."""
     capped: bool
@@ -49,10 +67,16 @@ class DecideExplanation:
         if self.rule == "tool_call":
             lines.append(f"arguments: {ARGS_OUTCOMES[self.args]}.")
         if self.not_executed:
-            lines.append(
-                f"{len(self.not_executed)} further tool use(s) not executed ({', '.join(self.not_executed)}); "
-                f"the reason ends with the note ({utf8_bytes(self.note)} bytes, at most {REASON_BYTES // 2})."
-            )
+            count, names = len(self.not_executed), ", ".join(self.not_executed)
+            note = f"the reason ends with the note ({utf8_bytes(self.note)} bytes, at most {REASON_BYTES // 2})."
+            ran = self.ran_anyway
+            if not ran:
+                lines.append(f"{count} further tool use(s) not executed ({names}); {note}")
+            else:
+                contract = "not executed under the contract, which runs the first only"
+                lines.append(f"{count} further tool use(s) ({names}) {contract}; {note}")
+                which = "them" if len(ran) == count else f"{len(ran)} of them ({', '.join(ran)})"
+                lines.append(f"this run's agent ran {which} all the same: the turn it sent next holds their results.")
         if self.capped:
             lines.append(
                 f"the reply's text ({self.text_bytes} bytes) was cut to {self.reason_budget} bytes "
@@ -61,14 +85,21 @@ class DecideExplanation:
         return lines
 
 
-def explain_decide(response: ModelResponse) -> DecideExplanation:
+def explain_decide(response: ModelResponse, *, answered: Collection[str] = ()) -> DecideExplanation:
     """Say which rule of ``render.decide`` turns ``response`` into its decision, and why.
 
     The rule and how the reason was composed are the ones ``render.decided`` reports, so the
-    explanation cannot drift from what ``decide`` did.
+    explanation cannot drift from what ``decide`` did. ``answered``: the ids of the tool uses the
+    agent answered after this reply (``answered_tool_uses``); those of the calls the contract
+    would not run are ``ran_anyway``.
     """
     made = render.decided(response)
     text_bytes = utf8_bytes(made.text)
+    not_executed = made.tool_uses[1:] if made.rule == "tool_call" else ()
+    ran_anyway: tuple[str, ...] = ()
+    if not_executed and answered:
+        later = [block for block in response.content if block.type == "tool_use"][1:]
+        ran_anyway = tuple(block.name for block in later if block.tool_use_id in answered)
     return DecideExplanation(
         response=response,
         decision=made.decision,
@@ -76,10 +107,28 @@ def explain_decide(response: ModelResponse) -> DecideExplanation:
         args=made.args,
         text_bytes=text_bytes,
         tool_uses=made.tool_uses,
-        not_executed=made.tool_uses[1:] if made.rule == "tool_call" else (),
+        not_executed=not_executed,
+        ran_anyway=ran_anyway,
         note=made.note,
         capped=text_bytes > made.reason_budget,
         reason_budget=made.reason_budget,
+    )
+
+
+def answered_tool_uses(run: Run, step: int) -> frozenset[str]:
+    """The ids of the tool uses that the user turn ``run``'s agent sent after step ``step``'s reply answers with a
+    ``tool_result``, as the run recorded that turn (an imported run records it; a run under the contract does not,
+    and its agent runs only the first call: empty)."""
+    if step not in run.step_records:
+        return frozenset()
+    [sent] = run.step_field("sent", (step,))
+    user = sent.get("user") if isinstance(sent, dict) else None
+    if not isinstance(user, list):
+        return frozenset()
+    return frozenset(
+        block["tool_use_id"]
+        for block in user
+        if isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str)
     )
 
 
