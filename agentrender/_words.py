@@ -5,7 +5,20 @@ Standard library only.
 
 from __future__ import annotations
 
-__all__ = ["plural"]
+from collections.abc import Iterable
+
+__all__ = ["number_ranges", "plural"]
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` as ``"0-2, 5, 7-8"``."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
 
 
 def plural(count: int, noun: str, nouns: str = "") -> str:

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from agentrender._json import strict_loads
+from agentrender._stream import StreamedReply
 from agentrender.runfile import FORMAT_SENT, RunWriter
 
 __all__ = ["MODEL_CALL_ERROR", "SOURCE_FORMAT", "record"]
@@ -453,8 +453,7 @@ class _Events:
         self.recorder = recorder
         self.request = request
         self.started = started
-        self.message: dict[str, Any] | None = None
-        self.json: dict[int, str] = {}
+        self.reply = StreamedReply()
         self.ended = False
         self.problem: Mapping[str, str] | None = None
 
@@ -462,33 +461,11 @@ class _Events:
         if self.problem:
             return
         try:
-            self.build(_jsonable(event))
+            self.reply.add(_jsonable(event))
         except (KeyError, IndexError, TypeError, ValueError) as error:
             # The agent's stream goes on; the record says the reply could not be rebuilt.
             what = f"the reply could not be rebuilt from its events ({type(error).__name__}: {error})"
             self.problem = {"type": "unrecordable", "message": what}
-
-    def build(self, data: Any) -> None:
-        kind = data.get("type") if isinstance(data, dict) else None
-        message = self.message
-        if kind == "message_start":
-            self.message = dict(data["message"])
-            self.message["content"] = list(self.message.get("content") or [])
-        elif message is None:
-            return
-        elif kind == "content_block_start":
-            message["content"].append(dict(data["content_block"]))
-        elif kind == "content_block_delta":
-            _apply_delta(message["content"][data["index"]], data["delta"], self.json, data["index"])
-        elif kind == "content_block_stop":
-            pending = self.json.pop(data["index"], None)
-            if pending is not None:
-                message["content"][data["index"]]["input"] = _streamed_input(pending)
-        elif kind == "message_delta":
-            message.update(data.get("delta") or {})
-            usage = dict(message.get("usage") or {})
-            usage.update({key: value for key, value in (data.get("usage") or {}).items() if value is not None})
-            message["usage"] = usage
 
     def end(self, error: BaseException | None) -> None:
         if self.ended:
@@ -496,39 +473,13 @@ class _Events:
         self.ended = True
         if isinstance(error, GeneratorExit):  # the loop over the events was left: what arrived is kept
             error = None
-        message = self.message
-        complete = message is not None and message.get("stop_reason") is not None
-        if complete and error is None and not self.problem:
+        message = self.reply.message
+        if self.reply.complete and error is None and not self.problem:
             assert message is not None
             self.recorder.call(self.request, message, self.started)
             return
         why = error or self.problem or _INCOMPLETE
         self.recorder.failure(self.request, why, self.started, message)
-
-
-def _streamed_input(text: str) -> Any:
-    """A streamed tool use's input: its JSON, or the text itself when that is no JSON agentrender reads
-    (``render.decide`` then keeps it as the reply's invalid arguments)."""
-    if not text:
-        return {}
-    try:
-        return strict_loads(text)
-    except ValueError:
-        return text
-
-
-def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], pending: dict[int, str], index: int) -> None:
-    kind = delta.get("type")
-    if kind == "text_delta":
-        block["text"] = block.get("text", "") + delta.get("text", "")
-    elif kind == "input_json_delta":
-        pending[index] = pending.get(index, "") + delta.get("partial_json", "")
-    elif kind == "thinking_delta":
-        block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
-    elif kind == "signature_delta":
-        block["signature"] = delta.get("signature", "")
-    elif kind == "citations_delta":
-        block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
 
 
 class _RecordedEventStream:

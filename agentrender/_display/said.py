@@ -11,9 +11,11 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from agentrender._words import number_ranges
 
 __all__ = [
     "FOLD_BLOCKS",
@@ -26,7 +28,6 @@ __all__ = [
     "folded_blocks",
     "inherited_said",
     "media_label",
-    "number_ranges",
     "source_said",
     "warning_groups",
 ]
@@ -81,17 +82,6 @@ def source_said(run: Any) -> str:
 def inherited_said(steps: int) -> str:
     """The words for a forked agent's first ``steps`` steps (``Run.inherited_steps``): the session's, not its own."""
     return "its first step is the session's" if steps == 1 else f"its first {steps:,} steps are the session's"
-
-
-def number_ranges(numbers: Iterable[int]) -> str:
-    """``[0, 1, 2, 5, 7, 8]`` as ``"0-2, 5, 7-8"``."""
-    spans: list[list[int]] = []
-    for number in numbers:
-        if spans and number == spans[-1][1] + 1:
-            spans[-1][1] = number
-        else:
-            spans.append([number, number])
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
 
 
 SHOWN_RANGES = 6

@@ -356,9 +356,10 @@ warnings, how it ended, and where in the source it comes from.""",
         "write an agent's own history as a run file",
         """\
 Read SOURCE, in any format agentrender.imports reads (a Messages API request body, a bare
-messages list, a request with its response, a call log as .json or .jsonl, ...; a run file
-too), and write it as a run file: every turn as it was sent, what could not be mapped as
-warnings. The run file renders exactly what the agent sent, and every command (and
+messages list, a request with its response, a call log as .json or .jsonl, a claude-trace
+log of HTTP exchanges, ...; a run file too), and write it as a run file: every turn as it
+was sent, what could not be mapped as warnings. The run file renders exactly what the
+agent sent, and every command (and
 agentrender.load_run) reads it. Each RUN argument also takes SOURCE directly; writing it
 once saves importing it again, and keeps the summaries given with --summarise.
 

@@ -11,10 +11,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentrender._display.said import number_ranges
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
-from agentrender._words import plural
+from agentrender._words import number_ranges, plural
 from agentrender.cli._inputs import CliError, load_reply
 from agentrender.cli._show import Folder
 from agentrender.cli._term import (

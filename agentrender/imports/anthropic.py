@@ -9,11 +9,22 @@
   (also ``params``/``body`` for the request, ``message`` for the reply);
 - a call log: a list (or ``.jsonl`` lines) of such request/response pairs, one per model call
   an agent made. Each call becomes a model call of the run, made for the step its request
-  decides; the steps come from the longest conversation (the call whose request holds the
-  most messages, with its reply as the last step);
+  decides; the steps come from the conversation that grew over the most calls (told by its
+  opening message), as its longest call sent it, with its reply as the last step. A call of
+  another conversation (a side request, another session, a compaction's request) is a model
+  call all the same, listed before its step's own calls, and a warning names each;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
   ``model_call`` records holding their ``request``): read as a call log, each
-  ``model_call_error`` record a warning naming the call that gave no reply.
+  ``model_call_error`` record a warning naming the call that gave no reply;
+- a log of HTTP exchanges, as claude-trace writes what Claude Code sends
+  (``.claude-trace/log-*.jsonl``: ``{"request": {"method", "url", "headers", "body"},
+  "response": {"status_code", "headers", "body" or "body_raw"}}``): each request's ``body`` is
+  the call's request, and its reply is the response's ``body``, or the ``Message`` its
+  streamed events build (``body_raw``, server-sent events). A request to another endpoint
+  (``/v1/messages/count_tokens``) is not read, and a warning names it; a response that
+  failed (an HTTP status other than 2xx) or whose stream ends before its reply does is a
+  call with no reply. The envelopes' other fields are kept, but not the values of headers
+  that carry credentials (``authorization``, ``x-api-key``, cookies).
 
 Every block type the API has (text, image, document, thinking, redacted thinking, tool use,
 tool results with text or blocks and ``is_error``, server tool uses and their results, search
@@ -28,13 +39,16 @@ from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeAlias
+from urllib.parse import urlsplit
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._json import decode_failure, type_name
+from agentrender._json import decode_failure, strict_loads, type_name
+from agentrender._stream import StreamedReply, sse_data
+from agentrender._words import number_ranges, plural
 from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
@@ -132,7 +146,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         first = (1, own_copy(source, path))  # checked to be JSON, and never shared with the caller
         calls = [first]
         origin = {"format": "anthropic-messages"}
-    entries = _entries(calls, path, recording)
+    entries = _entries(calls, path, notes, recording)
     if not recording and len(entries) == 1 and entries[0].response is None:
         entry = entries[0]
         where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
@@ -283,19 +297,27 @@ _RECORDED = frozenset({"type", "step", "request_key"})
 """A recorded call's fields the run holds as its own (its ``model_call``), not among what the source keeps."""
 
 
-def _entries(values: Iterable[tuple[int, Any]], path: str, recording: bool = False) -> list[Entry]:
-    """Each value as an ``Entry``; a list value is a log of calls. Made as the values are read, one at a time."""
+def _entries(
+    values: Iterable[tuple[int, Any]], path: str, notes: list[RunWarning], recording: bool = False
+) -> list[Entry]:
+    """Each value as an ``Entry``; a list value is a log of calls. Made as the values are read, one at a time.
+
+    A logged HTTP exchange that is no Messages API call is left out, and ``notes`` says which."""
     out: list[Entry] = []
     prefix = _Prefix()
+    exchanges = _Exchanges()
     for line, value in values:
         items = value if isinstance(value, list) and value and not _is_message(value[0]) else [value]
         for position, item in enumerate(items):
             where = Where(path, line, f"[{position}]" if items is not value and len(items) > 1 else "")
-            entry = _entry(item, line, where)
+            entry = _entry(item, line, where, exchanges)
+            if entry is None:
+                continue
             entry.request["messages"] = prefix.shared(entry.request["messages"])
             if recording and entry.others.get("type") != "model_call_error":  # a failure says its step and type
                 entry = entry._replace(others={k: v for k, v in entry.others.items() if k not in _RECORDED})
             out.append(entry)
+    notes.extend(exchanges.warnings(path))
     return out
 
 
@@ -331,7 +353,8 @@ def _is_message(value: Any) -> bool:
     return isinstance(value, Mapping) and "role" in value
 
 
-def _entry(item: Any, line: int, where: Where) -> Entry:
+def _entry(item: Any, line: int, where: Where, exchanges: _Exchanges) -> Entry | None:
+    """The call ``item`` holds; ``None`` for a logged HTTP exchange that is no Messages API call."""
     if isinstance(item, list):
         return Entry(line, {"messages": item}, None, {})
     if not isinstance(item, Mapping):
@@ -347,14 +370,127 @@ def _entry(item: Any, line: int, where: Where) -> Entry:
             )
         return Entry(line, dict(item), None, {})
     request = item[request_key]
-    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
-        raise where.at("request.messages").error("missing: a call's request holds its messages")
     response_key = next((key for key in _RESPONSE_KEYS if key in item), None)
     response = item[response_key] if response_key is not None else None
+    others = {key: value for key, value in item.items() if key != request_key and key != response_key}
+    if _is_exchange(request):
+        return exchanges.entry(line, where.at(request_key), request, response, others, response_key or "response")
+    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+        raise where.at("request.messages").error("missing: a call's request holds its messages")
     if response is not None and not isinstance(response, Mapping):
         raise where.at("response").error(f"expected a Message object, got {type_name(response)}")
-    others = {key: value for key, value in item.items() if key != request_key and key != response_key}
     return Entry(line, dict(request), dict(response) if response is not None else None, others)
+
+
+def _is_exchange(request: Any) -> bool:
+    """Whether a call's ``request`` is an HTTP request around its body, as claude-trace logs it."""
+    return isinstance(request, Mapping) and "body" in request and "url" in request and "messages" not in request
+
+
+_CREDENTIALS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie"})
+"""Headers whose values are credentials: a log's are not kept in the run (a run is shared: a page, a Parquet row)."""
+NOT_KEPT = "(not kept)"
+"""What stands for a credential header's value in the run."""
+
+
+class _Exchanges:
+    """The calls of a log of HTTP exchanges (claude-trace), and what the import says of the exchanges it left."""
+
+    def __init__(self) -> None:
+        self.other: dict[str, list[int]] = {}  # "POST /v1/messages/count_tokens": its lines
+        self.credentials: set[str] = set()
+
+    def entry(
+        self,
+        line: int,
+        where: Where,
+        request: Mapping[str, Any],
+        response: Any,
+        others: dict[str, Any],
+        response_key: str,
+    ) -> Entry | None:
+        method, url = request.get("method"), request.get("url")
+        endpoint = f"{method} {urlsplit(url).path}" if isinstance(url, str) else f"{method} {url!r}"
+        if method != "POST" or not isinstance(url, str) or not urlsplit(url).path.endswith("/messages"):
+            self.other.setdefault(endpoint, []).append(line)
+            return None
+        body = request["body"]
+        if isinstance(body, str):
+            try:
+                body = strict_loads(body)
+            except ValueError as error:
+                raise where.at("body").error(f"not JSON: {error}") from None
+        if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+            raise where.at("body.messages").error("missing: a Messages API request holds its messages")
+        kept = {"request": self.kept(request, "body")}
+        reply: dict[str, Any] | None = None
+        if isinstance(response, Mapping):
+            reply, failure = _reply_of(response, Where(where.path, where.line, response_key))
+            kept["response"] = (
+                self.kept(response, "body", "body_raw", "events")
+                if failure is None
+                else {
+                    **self.kept(response),
+                    "failure": failure,
+                }
+            )
+        elif response is not None:
+            raise where.at(response_key).error(f"expected an HTTP response (an object), got {type_name(response)}")
+        return Entry(line, dict(body), reply, {**others, **kept})
+
+    def kept(self, envelope: Mapping[str, Any], *left: str) -> dict[str, Any]:
+        """An envelope's fields but ``left`` (its body, which the call holds), credential headers' values not kept."""
+        kept = {key: value for key, value in envelope.items() if key not in left}
+        headers = kept.get("headers")
+        if isinstance(headers, Mapping):
+            secret = {name for name in headers if isinstance(name, str) and name.lower() in _CREDENTIALS}
+            self.credentials |= {name.lower() for name in secret}
+            kept["headers"] = {name: NOT_KEPT if name in secret else value for name, value in headers.items()}
+        return kept
+
+    def warnings(self, path: str) -> list[RunWarning]:
+        said = [
+            Where(path, lines[0]).warning(
+                f"{len(lines)} logged request(s) to {endpoint} (lines {number_ranges(lines)}) are no Messages API "
+                "call: not read"
+            )
+            for endpoint, lines in self.other.items()
+        ]
+        if self.credentials:
+            names = ", ".join(sorted(self.credentials))
+            said.append(
+                Where(path, 1).warning(f"the log's headers hold credentials ({names}): their values are not kept")
+            )
+        return said
+
+
+def _reply_of(response: Mapping[str, Any], where: Where) -> tuple[dict[str, Any] | None, str | None]:
+    """The reply a logged HTTP response holds, and ``None``; or ``None`` and why it holds none (a failed status,
+    a stream that ends before its reply does)."""
+    status = response.get("status_code")
+    body = response.get("body")
+    if isinstance(status, int) and not 200 <= status < 300:
+        error = body.get("error") if isinstance(body, Mapping) else None
+        said = f": {error.get('type')}: {error.get('message')}" if isinstance(error, Mapping) else ""
+        return None, f"HTTP {status}{said}"
+    if isinstance(body, Mapping) and body.get("type") == "message":
+        return dict(body), None
+    raw, events = response.get("body_raw"), response.get("events")
+    streamed = StreamedReply()
+    try:
+        if isinstance(raw, str):
+            for _, data in sse_data(raw):
+                streamed.add(data)
+        elif isinstance(events, list):  # a proxy's log of the stream's events, each parsed
+            for event in events:
+                streamed.add(event.get("data") if isinstance(event, Mapping) else None)
+        else:
+            return None, "the response holds no reply (no message body, no stream of events)"
+    except (KeyError, IndexError, TypeError, ValueError) as error:
+        return None, f"its stream of events does not build a reply ({type(error).__name__}: {error})"
+    if streamed.message is None or not streamed.complete:
+        return None, "its stream of events ends before the reply does"
+    return streamed.message, None
 
 
 def _first(value: Mapping[str, Any], keys: Sequence[str]) -> Any:
@@ -372,24 +508,32 @@ def _from_calls(
     summarise: Summariser | None,
     notes: Sequence[RunWarning] = (),
 ) -> Run:
-    """A run of a call log: the longest conversation as its steps, every call as a model call."""
+    """A run of a call log: the conversation most of its calls continue as its steps (``_run_call``), every call as a
+    model call."""
     warnings = RunWarnings(notes)
-    longest = max(range(len(entries)), key=lambda i: (len(entries[i].request["messages"]), i))
+    longest = _run_call(entries)
     line, request, response, _ = entries[longest]
     where = Where(path, line, "request.messages")
     known: dict[int, dict[str, Any]] = {}  # each message read, for the calls that share it
     messages = normalise_messages(request["messages"], where, known)
     calls = []
     keys = _RequestKeys()
+    others_sent: list[int] = []  # the lines of the calls that sent another conversation than the run's
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
         # every call's request is read as the longest one is: a broken one is an error on its line
         sent = (
             messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field), known)
         )
+        ours = _continues(sent, messages)
+        if not ours:
+            others_sent.append(call_line)
         if call_response is None:
+            exchange = others.get("response")
             if others.get("type") == "model_call_error" and isinstance(others.get("error"), Mapping):
                 what = f"call {number} gave no complete reply ({failure_text(others)}): no model call is made of it"
+            elif isinstance(exchange, Mapping) and "failure" in exchange:  # a logged HTTP response (_Exchanges)
+                what = f"call {number} gave no reply ({exchange['failure']}): no model call is made of it"
             else:
                 what = "the call has no response: no model call is made of it"
             warnings.append(here.warning(what))
@@ -408,7 +552,16 @@ def _from_calls(
         except ValueError as error:
             raise here.at("request").error(str(error)) from None
         record["request"] = call_request
-        calls.append(record)
+        calls.append((record, ours))
+    if others_sent:
+        warnings.append(
+            Where(path, others_sent[0]).warning(
+                f"{plural(len(others_sent), 'call')} (lines {number_ranges(others_sent)}) sent another conversation "
+                f"than the run's (its longest call is on line {line}): a side request, another session, a "
+                "compaction's request or the conversation after it. Each is a model call of the step its request "
+                "would decide, before that step's own calls"
+            )
+        )
     final = response if response is not None and messages and messages[-1]["role"] == "user" else None
     return conversation_run(
         messages,
@@ -416,12 +569,113 @@ def _from_calls(
         run_id=run_id,
         source={**_kept(origin, entries, messages), "calls": len(entries)},
         request=request,
-        calls=calls,
+        calls=_own_calls_last(calls),
         final=final,
         summarise=summarise,
         warnings=warnings,
         replies_checked=True,  # each reply, above
     )
+
+
+def _continues(sent: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a call that ``sent`` these messages was a call of the conversation ``messages``: its first and last
+    messages are the conversation's at their places (told apart by those two, so a log of many calls costs no
+    pass over each call's messages)."""
+    if not sent:
+        return True
+    last = len(sent) - 1
+    return last < len(messages) and _same(sent[0], messages[0]) and _same(sent[last], messages[last])
+
+
+def _same(message: Any, other: Any) -> bool:
+    """Whether two messages say the same, wherever a cache breakpoint sits in them and whether a text is a string or
+    a text block: a client such as Claude Code marks the last block it sends, so a message is sent with the mark
+    once and without it after, and sends a prompt it sent as a block as a string after."""
+    if message is other or message == other:
+        return True
+    if not isinstance(message, Mapping) or not isinstance(other, Mapping) or message.get("role") != other.get("role"):
+        return False
+    blocks, others = _blocks(message.get("content")), _blocks(other.get("content"))
+    if blocks is None or others is None or len(blocks) != len(others):
+        return False
+    return all(map(_same_block, blocks, others))
+
+
+def _blocks(content: Any) -> list[Any] | None:
+    """A message's content as blocks: a string is one text block."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else None
+
+
+def _run_call(entries: Sequence[Entry]) -> int:
+    """The call whose request's messages are the run's conversation: the longest call (the later of equals) of the
+    conversation that grew over the most calls: whose calls sent the most lengths of it (then: the most calls).
+
+    A log of one agent's calls holds one conversation. One of Claude Code's holds side requests too (a quota
+    check, a title: conversations of their own, a quota check the same one many times, which never grows),
+    other sessions, a compaction's request (the conversation, its opening reordered, then a request for its
+    summary, sent once) and the conversation after it. A conversation is told by its opening message, so its
+    calls are found in one pass over the log.
+    """
+    conversations: dict[tuple[Any, ...], list[list[int]]] = {}  # opening's key: [[opening's call, its calls...]]
+    of_call: list[list[int]] = []
+    for number, entry in enumerate(entries):
+        messages = entry.request["messages"]
+        if not messages:
+            of_call.append([])
+            continue
+        opening = messages[0]
+        found = of_call[-1] if of_call else []
+        if not found or opening is not entries[found[0]].request["messages"][0]:  # _Prefix shares an equal opening
+            bucket = conversations.setdefault(_opening_key(opening), [])
+            found = next((calls for calls in bucket if _same(entries[calls[0]].request["messages"][0], opening)), [])
+            if not found:
+                bucket.append(found)
+        found.append(number)
+        of_call.append(found)
+    if not any(of_call):
+        return max(range(len(entries)), key=lambda i: (len(entries[i].request["messages"]), i))
+    families = {id(calls): calls for calls in of_call if calls}.values()
+    run = max(families, key=lambda calls: (len({len(entries[i].request["messages"]) for i in calls}), len(calls)))
+    return max(run, key=lambda i: (len(entries[i].request["messages"]), i))
+
+
+def _opening_key(message: Any) -> tuple[Any, ...]:
+    """What two equal openings share, to find one among many at once: the role and the first text's start."""
+    if not isinstance(message, Mapping):
+        return ("",)
+    blocks = _blocks(message.get("content")) or [None]
+    first = blocks[0]
+    text = first.get("text") if isinstance(first, Mapping) else None
+    return (message.get("role"), len(blocks), text[:200] if isinstance(text, str) else None)
+
+
+def _same_block(block: Any, other: Any) -> bool:
+    if block == other:
+        return True
+    if not isinstance(block, Mapping) or not isinstance(other, Mapping):
+        return False
+    return {k: v for k, v in block.items() if k != "cache_control"} == {
+        k: v for k, v in other.items() if k != "cache_control"
+    }
+
+
+def _own_calls_last(calls: Sequence[tuple[dict[str, Any], bool]]) -> list[dict[str, Any]]:
+    """The model call records in log order, but that a call of another conversation goes before the first call of
+    the run's own conversation for its step when that came before it: each step's last call is then the reply of
+    the run's conversation its decision came from (``Run.last_calls``)."""
+    first_own: dict[int, int] = {}
+    keys = []
+    for position, (record, ours) in enumerate(calls):
+        step = record["step"]
+        if ours:
+            first_own.setdefault(step, position)
+            keys.append((position, 0))
+        else:
+            keys.append((first_own.get(step, position), -1 if step in first_own else 0))
+    order = sorted(range(len(calls)), key=lambda at: (*keys[at], at))
+    return [calls[at][0] for at in order]
 
 
 def _kept(origin: Mapping[str, Any], entries: Sequence[Entry], messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -23,8 +23,8 @@ PACKAGE = ROOT / "agentrender"
 LAYERS: list[tuple[str, str, list[str]]] = [
     (
         "base",
-        "standard-library helpers: speed tricks, JSON, unsafe text, optional extras, counts in words",
-        ["agentrender._json", "agentrender._text", "agentrender._extras", "agentrender._words"],
+        "standard-library helpers: speed tricks, JSON, unsafe text, optional extras, counts in words, streamed replies",
+        ["agentrender._json", "agentrender._text", "agentrender._extras", "agentrender._words", "agentrender._stream"],
     ),
     ("display of values", "HTML of plain values, duck-typed", ["agentrender._display.values", "agentrender._display"]),
     ("values", "the data: steps, decisions, blocks, messages", ["agentrender._types"]),

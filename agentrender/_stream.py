@@ -1,0 +1,103 @@
+"""A Messages API reply rebuilt from the events of its stream.
+
+Two places meet a streamed reply: ``agentrender.record`` records the reply a ``create(stream=True)``
+call built, from the SDK's events; an import reads a log that kept the raw stream (claude-trace's
+``body_raw``: server-sent events, ``event: ...`` and ``data: {...}`` lines). Both build it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from agentrender._json import strict_loads
+
+__all__ = ["StreamedReply", "sse_data"]
+
+
+class StreamedReply:
+    """The ``Message`` a stream's events build: ``add`` each event's data (a dict) in order.
+
+    ``message`` is ``None`` until ``message_start``; the reply is ``complete`` once a ``message_delta``
+    has given its stop reason. An event of a shape the stream does not have raises ``KeyError``,
+    ``IndexError``, ``TypeError`` or ``ValueError``.
+    """
+
+    def __init__(self) -> None:
+        self.message: dict[str, Any] | None = None
+        self._json: dict[int, str] = {}  # a tool use's input as it streams: JSON text, parsed at its block's end
+
+    @property
+    def complete(self) -> bool:
+        """True when the stream gave a whole reply: begun, and its stop reason given."""
+        return self.message is not None and self.message.get("stop_reason") is not None
+
+    def add(self, data: Any) -> None:
+        kind = data.get("type") if isinstance(data, dict) else None
+        message = self.message
+        if kind == "message_start":
+            self.message = dict(data["message"])
+            self.message["content"] = list(self.message.get("content") or [])
+        elif message is None:
+            return
+        elif kind == "content_block_start":
+            message["content"].append(dict(data["content_block"]))
+        elif kind == "content_block_delta":
+            _apply_delta(message["content"][data["index"]], data["delta"], self._json, data["index"])
+        elif kind == "content_block_stop":
+            pending = self._json.pop(data["index"], None)
+            if pending is not None:
+                message["content"][data["index"]]["input"] = _streamed_input(pending)
+        elif kind == "message_delta":
+            message.update(data.get("delta") or {})
+            usage = dict(message.get("usage") or {})
+            usage.update({key: value for key, value in (data.get("usage") or {}).items() if value is not None})
+            message["usage"] = usage
+
+
+def _streamed_input(text: str) -> Any:
+    """A streamed tool use's input: its JSON, or the text itself when that is no JSON agentrender reads
+    (``render.decide`` then keeps it as the reply's invalid arguments)."""
+    if not text:
+        return {}
+    try:
+        return strict_loads(text)
+    except ValueError:
+        return text
+
+
+def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], pending: dict[int, str], index: int) -> None:
+    kind = delta.get("type")
+    if kind == "text_delta":
+        block["text"] = block.get("text", "") + delta.get("text", "")
+    elif kind == "input_json_delta":
+        pending[index] = pending.get(index, "") + delta.get("partial_json", "")
+    elif kind == "thinking_delta":
+        block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
+    elif kind == "signature_delta":
+        block["signature"] = delta.get("signature", "")
+    elif kind == "citations_delta":
+        block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
+
+
+def sse_data(text: str) -> Iterator[tuple[int, Any]]:
+    """The data of each event of a server-sent events text, parsed as JSON, with the number of the text's line
+    its data begins on. An event's ``data:`` lines are joined with line breaks (the format's rule); an event
+    without data (a comment, a bare ``event:``) gives nothing. Data that is no JSON raises ``ValueError``
+    naming its line."""
+    data: list[str] = []
+    start = 0
+    for number, line in enumerate([*text.splitlines(), ""], 1):
+        if not line:
+            if data:
+                try:
+                    yield start, strict_loads("\n".join(data))
+                except ValueError as error:
+                    raise ValueError(f"line {start} of the stream: its data is not JSON ({error})") from None
+                data = []
+            continue
+        if line.startswith("data:"):
+            if not data:
+                start = number
+            value = line[5:]
+            data.append(value[1:] if value.startswith(" ") else value)

@@ -1,0 +1,206 @@
+"""Logs of HTTP exchanges, as claude-trace writes what Claude Code sends (``from_anthropic``): each request's body is
+a call's request, its reply the response's body or the Message its streamed events build; a log of several
+conversations is the one that grew over the most calls, and a warning names every call of another."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender._stream import StreamedReply, sse_data
+from agentrender.cli._check import check
+from agentrender.imports import from_anthropic
+from agentrender.imports.anthropic import NOT_KEPT
+from agentrender.views import Views
+from tests._support import real
+
+LOG = real.REAL / "claude-trace" / "hanqunfeng-claude-trace" / "log-2026-06-15-09-15-50.jsonl"
+"""A real claude-trace log (``tests/fixtures/real``): two sessions of Claude Code 2.1.153, then three OpenCode calls."""
+
+
+def exchanges() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines()]
+
+
+def written(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def uncached(value: Any) -> Any:
+    """A request's messages as the API reads them, wherever the cache breakpoint sits: a string is a text block."""
+    if isinstance(value, list):
+        return [uncached(item) for item in value]
+    if isinstance(value, dict):
+        if value.get("role") and isinstance(value.get("content"), str):
+            value = {**value, "content": [{"type": "text", "text": value["content"]}]}
+        return {key: uncached(item) for key, item in value.items() if key != "cache_control"}
+    return value
+
+
+def test_a_real_claude_trace_log_is_the_first_session_each_view_what_its_call_sent() -> None:
+    """The first session grew over three calls: it is the run, each view the request its call sent (but for where
+    Claude Code's one cache breakpoint sat, and a prompt sent as a block once and as a string after: the run keeps
+    the longest request's form). The other five calls are model calls all the same, and a warning names them."""
+    run = from_anthropic(LOG)
+    logged = exchanges()
+    assert len(run.steps) == 3 and len(run.model_calls) == 8
+    replies = [exchange["response"]["body"]["id"] for exchange in logged[:3]]
+    own = [call for call in run.model_calls if call.response.id in replies]
+    assert [call.step for call in own] == [0, 1, 2]
+    for call, exchange in zip(own, logged[:3], strict=True):
+        sent = Views(run).at(call.step).messages
+        assert uncached([message.to_dict() for message in sent]) == uncached(exchange["request"]["body"]["messages"])
+        assert call.response.id == exchange["response"]["body"]["id"]
+    said = [warning.message for warning in run.warnings]
+    assert any(
+        "5 calls (lines 4-8) sent another conversation than the run's (its longest call is on line 3)" in w
+        for w in said
+    )
+    assert any(
+        "the log's headers hold credentials (authorization, x-api-key): their values are not kept" in w for w in said
+    )
+    assert run.last_calls() == {call.step: call for call in own}  # each step's last call is its own
+    report = check(str(LOG))
+    assert report.errors == 0 and not report.error, [finding.message for finding in report.findings]
+
+
+def test_a_logs_credentials_are_not_kept_and_its_envelopes_are() -> None:
+    """What the exchanges held beside the call (timestamps, the URL, the status, every header) is in the run's
+    source, but the values of the headers that carry credentials."""
+    run = from_anthropic(LOG)
+    entries = run.header["source"]["entries"]
+    assert len(entries) == 8
+    text = json.dumps(run.header)
+    assert "Bearer sk-" not in text and "sk-...583d" not in text
+    first = entries[0]["fields"]
+    assert first["request"]["headers"]["authorization"] == NOT_KEPT
+    assert first["request"]["url"] == "https://api.deepseek.com/anthropic/v1/messages?beta=true"
+    assert first["response"]["status_code"] == 200 and "body" not in first["response"]
+    assert first["logged_at"] == "2026-06-15T09:16:10.973Z"
+
+
+def sse_text(events: list[dict[str, Any]]) -> str:
+    """The server-sent events of a stream, as the wire carries them."""
+    return "".join(f"event: {event['event']}\ndata: {json.dumps(event['data'])}\n\n" for event in events)
+
+
+@pytest.mark.parametrize("form", ["events", "body_raw"])
+def test_a_streamed_reply_is_the_message_its_events_build(tmp_path: Path, form: str) -> None:
+    """A response that kept only its stream (claude-trace's ``body_raw``, a proxy's parsed ``events``) gives the
+    reply the body held: the real log's exchanges with their bodies taken out."""
+    logged = exchanges()
+    streamed = copy.deepcopy(logged)
+    for exchange in streamed:
+        response = exchange["response"]
+        events = response.pop("events")
+        del response["body"]
+        if form == "body_raw":
+            response["body_raw"] = sse_text(events)
+        else:
+            response["events"] = events
+    run = from_anthropic(written(tmp_path / "streamed.jsonl", streamed))
+    bodies = {exchange["response"]["body"]["id"]: exchange["response"]["body"] for exchange in logged}
+    assert len(run.model_calls) == 8
+    for call in run.model_calls:
+        body = bodies[call.response.id]
+        assert call.response.to_dict()["content"] == body["content"]
+        assert call.stop_reason == body["stop_reason"]
+
+
+def test_a_call_that_failed_or_whose_stream_was_cut_gives_no_reply_and_says_why(tmp_path: Path) -> None:
+    """An HTTP status other than 2xx, a stream that ends before its stop reason: the call has no reply, and a warning
+    names its line and what was wrong. A request to another endpoint is not a call, and a warning names it."""
+    logged = exchanges()[:3]
+    failed, cut, counted = copy.deepcopy(logged[1]), copy.deepcopy(logged[2]), copy.deepcopy(logged[0])
+    failed["response"] = {
+        "status_code": 529,
+        "body": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    }
+    del cut["response"]["body"]
+    cut["response"]["body_raw"] = sse_text(cut["response"].pop("events")[:3])
+    counted["request"]["url"] = "https://api.anthropic.com/v1/messages/count_tokens?beta=true"
+    counted["response"] = {"status_code": 200, "body": {"input_tokens": 30425}}
+    run = from_anthropic(written(tmp_path / "log.jsonl", [logged[0], failed, cut, counted]))
+    said = [str(warning) for warning in run.warnings]
+    assert len(run.model_calls) == 1
+    assert any(":2: " in w and "HTTP 529: overloaded_error: Overloaded" in w for w in said), said
+    assert any(":3: " in w and "its stream of events ends before the reply does" in w for w in said), said
+    assert any(
+        ":4: " in w and "1 logged request(s) to POST /v1/messages/count_tokens (lines 4) are no Messages API call" in w
+        for w in said
+    ), said
+
+
+def call(messages: list[dict[str, Any]], reply: str) -> dict[str, Any]:
+    return {
+        "request": {"model": "m", "max_tokens": 100, "messages": messages},
+        "response": {
+            "id": f"msg_{reply}",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": [{"type": "text", "text": reply}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    }
+
+
+def test_the_run_is_the_conversation_that_grew_over_the_most_calls(tmp_path: Path) -> None:
+    """A quota check sent the same one message over and over, more often than the agent called; a compaction's
+    request was the longest. Neither grew: the run is the agent's conversation, which did. A side call logged after
+    a call of the run's conversation for the same step goes before it, so the step's last call is its own."""
+    user = {"role": "user", "content": "fix the bug"}
+    quota = call([{"role": "user", "content": "quota"}], "ok")
+    turns = [user]
+    lines = []
+    for step in range(3):
+        lines.append(call(list(turns), f"step {step}"))
+        lines.extend([quota, quota])
+        turns += [
+            {"role": "assistant", "content": [{"type": "text", "text": f"step {step}"}]},
+            {"role": "user", "content": "go on"},
+        ]
+    compaction = call([{"role": "user", "content": "summarise: fix the bug, 3 steps"}, *turns[1:]], "summary")
+    run = from_anthropic(written(tmp_path / "log.jsonl", [*lines, compaction]))
+    assert len(run.steps) == 3  # the agent's conversation, as its longest call sent it
+    assert [call.response.id for call in run.last_calls().values()][:3] == ["msg_step 0", "msg_step 1", "msg_step 2"]
+    assert [call.response.id for call in run.model_calls][:7] == ["msg_ok"] * 6 + ["msg_step 0"]
+    said = [str(warning) for warning in run.warnings]
+    assert any(
+        "7 calls (lines 2-3, 5-6, 8-10) sent another conversation than the run's (its longest call is on line 7)" in w
+        for w in said
+    ), said
+
+
+def test_server_sent_events_are_read_by_the_formats_rules() -> None:
+    """Each event's data lines are joined with line breaks, comments and bare events give nothing, and data that is
+    no JSON is an error naming the stream's line."""
+    text = ': a comment\n\nevent: ping\n\nevent: a\ndata: {"type":\ndata: "ping"}\n\ndata:{"n": 2}\n'
+    assert list(sse_data(text)) == [(6, {"type": "ping"}), (9, {"n": 2})]
+    with pytest.raises(ValueError, match="line 2 of the stream: its data is not JSON"):
+        list(sse_data('event: a\ndata: {"cut\n\n'))
+    reply = StreamedReply()
+    reply.add({"type": "message_start", "message": {"id": "m", "content": [], "usage": {"input_tokens": 3}}})
+    reply.add(
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        }
+    )
+    reply.add(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"a": '}}
+    )
+    reply.add({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "1}"}})
+    reply.add({"type": "content_block_stop", "index": 0})
+    assert not reply.complete
+    reply.add({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}})
+    assert reply.complete and reply.message is not None
+    assert reply.message["content"] == [{"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}]
+    assert reply.message["usage"] == {"input_tokens": 3, "output_tokens": 5}
