@@ -295,6 +295,18 @@ def test_check_takes_no_render_option(capsys: pytest.CaptureFixture[str]) -> Non
         assert refused.value.code == 2 and f"unrecognized arguments: {option} 1" in capsys.readouterr().err
 
 
+def test_an_option_is_its_whole_name_and_show_takes_step_as_decide_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """``show --step K`` is the view deciding step K, as ``--at K`` is (``decide --step K`` is that step's replies); a
+    near miss of an option's name (``--ste``, ``--ful``) is refused with its name, never taken for another option
+    (argparse's prefixes once read ``show --step 3`` as ``--steps 3``, the last three steps of the last view)."""
+    assert run_cli("show", "fix-failing-test", "--step", "2") == run_cli("show", "fix-failing-test", "--at", "2")
+    assert run_cli("show", "fix-failing-test", "--step", "2") != run_cli("show", "fix-failing-test", "--steps", "2")
+    for command, option, value in (("show", "--ste", "2"), ("show", "--ful", ""), ("steps", "--too", "t")):
+        with pytest.raises(SystemExit) as refused:
+            run_cli(command, "fix-failing-test", option, *([value] if value else []))
+        assert refused.value.code == 2 and f"unrecognized arguments: {option}" in capsys.readouterr().err
+
+
 def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) -> None:
     """An MCP tool's long name (``mcp__server__tool``) is cut in the steps table at 100 columns, where it used to
     squeeze every other column: each step's number stays whole, and each header its name."""

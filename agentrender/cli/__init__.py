@@ -145,11 +145,14 @@ def _follow_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (standard library only, so ``--help`` needs no extra)."""
+    # allow_abbrev=False: an option is its whole name, so a near miss (show --step, for --steps) is an error that
+    # names it, never another option taken silently
     parser = argparse.ArgumentParser(
         prog="agentrender",
         description=_DESCRIPTION,
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
     )
     from agentrender import __version__
 
@@ -165,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
             parents=[output],
             formatter_class=argparse.RawDescriptionHelpFormatter,
             epilog=_terms(terms) + _EPILOG,
+            allow_abbrev=False,
         )
 
     show = command(
@@ -188,9 +192,11 @@ cacheable prefix; from it on, what is re-sent). A legend line explains these ter
     _run_option(show)
     show.add_argument(
         "--at",
+        "--step",
         type=_count,
         metavar="K",
-        help="the view the model saw deciding step K (the steps with an index below K); default: after the last step",
+        help="the view the model saw deciding step K (the steps with an index below K; --step K is the same, as in "
+        "decide); default: after the last step",
     )
     _window_options(show)
     show.add_argument(
