@@ -633,3 +633,100 @@ def test_a_chat_file_with_a_field_beside_the_plain_ones_keeps_it(tmp_path: Path)
         "messages[1]": {"name": "alice"},
         "messages[2].tool_calls[0]": {"index": 0},
     }
+
+
+OPENHANDS = (
+    Path(__file__).parent
+    / "fixtures"
+    / "real"
+    / "openai"
+    / "OpenHands-agent-sdk"
+    / "litellm_proxy__anthropic__claude-sonnet-4-20250514-1757015046.707.json"
+)
+"""A real OpenHands agent-sdk completion log (``tests/fixtures/real``): a chat of 12 messages and LiteLLM's
+completion that answered it, a ``finish`` tool call."""
+
+
+def test_a_real_completion_logs_reply_is_a_model_call_of_the_last_step() -> None:
+    """The reply beside a chat's messages is its last step and that step's model call, in the Messages API's
+    shape: its blocks, ``finish_reason`` as a stop reason, the token counts LiteLLM gave. ``check`` compares the
+    step's decision with ``render.decide`` of it: they agree."""
+    from agentrender.cli._check import check
+
+    logged = json.loads(OPENHANDS.read_text(encoding="utf-8"))
+    completion = logged["response"]
+    run = from_openai(OPENHANDS)
+    [call] = run.model_calls
+    assert call.step == run.steps[-1].index == len(run.steps) - 1
+    assert (call.response.id, call.response.model) == (completion["id"], completion["model"])
+    assert call.stop_reason == render.STOP_TOOL_USE
+    usage = completion["usage"]
+    assert call.usage == {
+        "input_tokens": usage["prompt_tokens"],
+        "output_tokens": usage["completion_tokens"],
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
+    [called] = completion["choices"][0]["message"]["tool_calls"]
+    [use] = [block for block in call.response.content if block.type == "tool_use"]
+    assert (use.tool_use_id, use.name) == (called["id"], called["function"]["name"])
+    assert run.steps[-1].decision == render.decide(call.response)
+    report = check(str(OPENHANDS))
+    assert report.errors == 0 and not report.error
+
+
+@pytest.mark.parametrize(
+    ("finish", "stop", "kind"),
+    [
+        ("length", render.STOP_MAX_TOKENS, "truncated"),
+        ("stop", render.STOP_END_TURN, "no_tool_call"),
+        ("content_filter", render.STOP_REFUSAL, "no_tool_call"),
+        ("something_new", None, "no_tool_call"),
+    ],
+)
+def test_a_replys_finish_reason_decides_its_step(finish: str, stop: str | None, kind: str) -> None:
+    """A reply cut at the output cap (``finish_reason`` ``length``) is decided ``truncated``, as ``render.decide``
+    decides a reply that stopped on ``max_tokens``; a finish reason with no counterpart is no stop reason."""
+    chat = {
+        "messages": [{"role": "user", "content": "roll a die"}],
+        "response": {
+            "id": "c1",
+            "model": "deepseek-r1",
+            "usage": {"prompt_tokens": 5, "completion_tokens": 100},
+            "choices": [{"finish_reason": finish, "message": {"role": "assistant", "content": "Let me think"}}],
+        },
+    }
+    run = from_openai(chat)
+    [call] = run.model_calls
+    assert call.stop_reason == (stop or "") and call.usage == {"input_tokens": 5, "output_tokens": 100}
+    assert run.steps[-1].decision.kind == kind
+    assert run.header["source"]["response"]["choices[0].finish_reason"] == finish  # as the provider said it
+
+
+def test_a_reply_given_as_a_bare_message_is_the_last_turn_with_no_model_call() -> None:
+    """A reply that is a message, not a completion, says no stop reason, id or usage: its turn is the whole of it."""
+    run = from_openai(
+        {"messages": [{"role": "user", "content": "hi"}], "response": {"role": "assistant", "content": "yo"}}
+    )
+    assert run.model_calls == () and run.steps[-1].decision.reason == "yo"
+
+
+def test_what_a_reply_holds_besides_its_text_and_calls_is_kept_as_its_warning_says() -> None:
+    """DeepSeek's ``reasoning_content`` of the reply, and its ``refusal`` and ``annotations``, have no place in the
+    Messages API: they are in the run's ``source.unmapped``, as the warning says, where a message's are."""
+    reply = {
+        "role": "assistant",
+        "content": "4",
+        "reasoning_content": "I rolled it.",
+        "refusal": None,
+        "annotations": [],
+    }
+    chat = {"messages": [{"role": "user", "content": "roll"}], "response": {"choices": [{"message": reply}]}}
+    run = from_openai(chat)
+    unmapped = run.header["source"]["unmapped"]
+    assert unmapped == {
+        "response.choices[0].message": {"reasoning_content": "I rolled it.", "refusal": None, "annotations": []}
+    }
+    assert any(
+        "reasoning_content has no counterpart in the Messages API: kept in the source" in str(w) for w in run.warnings
+    )

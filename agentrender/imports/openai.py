@@ -5,7 +5,7 @@
 - a bare ``messages`` list, or a request body (``{"model", "messages", "tools", ...}``), as
   LiteLLM, LangChain's OpenAI adapters and most agent logs keep them; a LiteLLM log that
   holds the request's ``messages`` and its ``response`` (``choices[0].message``) gives the
-  reply as the last step;
+  reply as the last step, and as its model call (``finish_reason`` as a stop reason);
 - LangChain message dicts (``{"type": "human" | "ai" | "system" | "tool", "data": {...}}``,
   as ``messages_to_dict`` writes them, or the flat ``model_dump`` form);
 - a SWE-agent trajectory (``.traj``): its ``history`` (messages with ``message_type``,
@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from agentrender import render
 from agentrender._json import type_name
 from agentrender._words import plural
 from agentrender.imports.anthropic import read_json_values
@@ -60,6 +61,7 @@ from agentrender.imports.conversation import (
     unanswered_warning,
 )
 from agentrender.runfile import Run, RunWarning, RunWarnings
+from agentrender.runfile.schema import is_count
 
 __all__ = ["from_openai", "looks_like_openai"]
 
@@ -199,17 +201,61 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     trajectory = chat.get("trajectory")
     info = trajectory.get("info") if isinstance(trajectory, Mapping) else None
     exits = chat.get("exit") or []
+    reply_call = (
+        _reply_call(chat["response"], turns, converter.reply_step) if converter.reply_step is not None else None
+    )
     return checked_run(
         turns,
         where=where,
         run_id=run_id or name,
         source=origin,
         request=request,
+        calls=[reply_call] if reply_call is not None else [],
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
         end=_swe_agent_end(info if isinstance(info, Mapping) else {}, exits),
     )
+
+
+_STOP_REASONS = {
+    "stop": render.STOP_END_TURN,
+    "length": render.STOP_MAX_TOKENS,
+    "tool_calls": render.STOP_TOOL_USE,
+    "function_call": render.STOP_TOOL_USE,
+    "content_filter": render.STOP_REFUSAL,
+}
+"""Each ``finish_reason`` of a chat completion, as the Messages API says it: a reply cut at the output cap is decided
+``truncated``, one the provider's filter stopped a refusal (``render.decide``)."""
+
+
+def _reply_call(response: Mapping[str, Any], turns: _Turns, step: int) -> dict[str, Any] | None:
+    """The ``model_call`` record of a chat's reply (its ``response``, read as the chat's last turn, which decided
+    ``step``), in the Messages API's shape: its blocks, its ``finish_reason`` as a stop reason, its token counts.
+    ``None`` when the response is a bare message, which says none of these: the turn is then the whole reply."""
+    kept = response.get("kept")
+    if not kept:
+        return None
+    finish = kept.get("choices[0].finish_reason")
+    usage = kept.get("usage")
+    reply: dict[str, Any] = {
+        "id": kept["id"] if isinstance(kept.get("id"), str) else "",
+        "type": "message",
+        "role": "assistant",
+        "model": kept["model"] if isinstance(kept.get("model"), str) else "",
+        "content": turns[len(turns) - 1]["content"],
+        "stop_reason": _STOP_REASONS.get(finish) if isinstance(finish, str) else None,
+    }
+    if isinstance(usage, Mapping):
+        counts = {
+            "input_tokens": usage.get("prompt_tokens"),
+            "output_tokens": usage.get("completion_tokens"),
+            # LiteLLM's, from a provider that caches (Anthropic's): the Messages API's own names
+            "cache_read_input_tokens": usage.get("cache_read_input_tokens"),
+            "cache_creation_input_tokens": usage.get("cache_creation_input_tokens"),
+        }
+        reply["usage"] = {key: count for key, count in counts.items() if is_count(count)}
+    return {"type": "model_call", "step": step, "response": reply}
 
 
 # SWE-agent's exit statuses: ``submitted`` is done; an error (``exit_error``, ``exit_format``, ``exit_api``,
@@ -447,6 +493,8 @@ class _Converter:
         self.legacy_made = 0
         self.lines: Sequence[int] | None = None
         self.roles: list[str] = []
+        self.reply_step: int | None = None
+        """The step the chat's reply (a ``response`` beside its messages) decided, once it is read as its last turn."""
 
     def convert(self, chat: Mapping[str, Any]) -> tuple[_Turns, str]:
         """``(turns, system)``: the turns of the chat (its reply last, when it has one), each made when first read.
@@ -529,11 +577,14 @@ class _Converter:
         response = chat.get("response")
         if response is not None:
             where = response["where"]
-            blocks, _ = self._blocks(self._message(response["message"], where), "assistant", where)
+            reply = self._message(response["message"], where)
+            blocks, _ = self._blocks(reply, "assistant", where)
+            self._keep_extra(reply, where)  # what the reply holds besides its text and calls, as a message's is
             check_blocks(blocks, where.at("content"))
             if roles and roles[-1] == "user":
                 read[len(messages)] = blocks  # the reply, one past the messages
                 starts.append(len(messages))
+                self.reply_step = roles.count("assistant")  # the step the reply decided: its model call's
                 roles.append("assistant")
             else:
                 self.warnings.append(
