@@ -204,3 +204,15 @@ def test_server_sent_events_are_read_by_the_formats_rules() -> None:
     assert reply.complete and reply.message is not None
     assert reply.message["content"] == [{"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}]
     assert reply.message["usage"] == {"input_tokens": 3, "output_tokens": 5}
+
+
+def test_the_goal_is_the_prompt_not_the_reminders_sent_before_it() -> None:
+    """Claude Code opens a session's first request with three ``<system-reminder>`` blocks (its MCP servers, its
+    skills, its CLAUDE.md: 20 KB) before the prompt: the goal is the prompt, the opening all of it, as sent."""
+    run = from_anthropic(LOG)
+    [opening] = [exchange["request"]["body"]["messages"][0]["content"] for exchange in exchanges()[:1]]
+    assert [block["text"].startswith("<system-reminder>") for block in opening] == [True, True, True, False]
+    assert run.goal == opening[-1]["text"] == "hello"
+    assert run.opening == "\n".join(block["text"] for block in opening)
+    only = from_anthropic({"messages": [{"role": "user", "content": opening[:1]}]})
+    assert only.goal == opening[0]["text"]  # nothing but a reminder: the goal is what there is

@@ -477,6 +477,12 @@ _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_
 """The stop reasons ``render.decide`` decides a reply by, whatever its blocks hold."""
 
 
+def _is_reminder(text: str) -> bool:
+    """Whether a text block is only a ``<system-reminder>`` a client added to the user's words."""
+    text = text.strip()
+    return text.startswith("<system-reminder>") and text.endswith("</system-reminder>")
+
+
 def _header(
     opening: list[dict[str, Any]],
     request: dict[str, Any],
@@ -504,12 +510,16 @@ def _header(
                 raise Where(where.path, where.line, f"{prefix}system[{i}]").error(
                     f"expected a text block ({{'type': 'text', 'text': ...}}), got {block!r:.80}"
                 )
-    opening_text = "\n".join(block["text"] for block in opening if block.get("type") == "text")
+    texts = [block["text"] for block in opening if block.get("type") == "text"]
+    opening_text = "\n".join(texts)
+    # the task, not what a client sent with it: Claude Code opens with <system-reminder> blocks (its context, the
+    # skills it has, 20 KB of them) before the prompt
+    asked = [text for text in texts if not _is_reminder(text)]
     header: dict[str, Any] = {
         "type": "run",
         "format": FORMAT_SENT,
         "run_id": run_id,
-        "goal": opening_text,
+        "goal": "\n".join(asked) if asked else opening_text,
         "opening": opening_text,
         "opening_content": opening,
         "source": dict(source),
