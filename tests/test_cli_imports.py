@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentrender import load_run, render, samples, write_run
-from agentrender.imports import FORMATS, first_line_summary, from_anthropic, load, load_runs
+from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
@@ -466,3 +466,34 @@ def test_decide_says_a_claude_code_session_ran_the_calls_the_contract_would_not(
     _, out, _ = run_cli("decide", str(path), "--step", "2", "--width", "200")
     assert "(Glob) not executed under the contract, which runs the first only" in out
     assert "this run's agent ran them all the same" in out
+
+
+def test_a_tool_call_id_used_again_in_an_openai_chat_is_a_warning_not_an_error(tmp_path: Path) -> None:
+    """tau-bench's gpt-4o runs (sierra-research/tau-bench) reuse a tool call's id, which OpenAI takes and the
+    Messages API refuses. Converted from the chat the agent sent, it is a ``converted-reject`` warning; the same
+    conversation written in the Messages API's own shape is an ``api-reject`` error."""
+
+    def called(id_: str) -> dict[str, Any]:
+        return {"id": id_, "type": "function", "function": {"name": "get_user", "arguments": "{}"}}
+
+    chat = [
+        {"role": "system", "content": "You are an airline agent."},
+        {"role": "user", "content": "Book my flight."},
+        {"role": "assistant", "content": None, "tool_calls": [called("call_1")]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "mia"},
+        {"role": "assistant", "content": None, "tool_calls": [called("call_1")]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "mia"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    converted = tmp_path / "chat.json"
+    converted.write_text(json.dumps(chat), encoding="utf-8")
+    code, out, _ = run_cli("check", str(converted), "--json")
+    [report] = json.loads(out)
+    assert code == 0 and [(f["code"], f["severity"]) for f in report["findings"]] == [("converted-reject", "warning")]
+    assert "tool_use id 'call_1' was used before" in report["findings"][0]["message"]
+    anthropic = tmp_path / "messages.json"
+    run = from_openai(chat)
+    anthropic.write_text(json.dumps({"messages": [message.to_dict() for message in Views(run).at(None).messages]}))
+    code, out, _ = run_cli("check", str(anthropic), "--json")
+    [report] = json.loads(out)
+    assert code == 1 and [f["code"] for f in report["findings"]] == ["api-reject"]

@@ -12,7 +12,7 @@ the views hold, in both forms of every result, so every message of every view is
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,11 @@ WARNING = "warning"
 
 FINDINGS: dict[str, tuple[str, str]] = {
     "api-reject": (ERROR, "a render the Messages API would reject"),
+    "converted-reject": (
+        WARNING,
+        "a chat converted from another API (an OpenAI chat) whose render the Messages API would reject, though the "
+        "API it was sent to took it",
+    ),
     "decide-disagrees": (ERROR, "the decision the run recorded is not what render.decide makes of its captured reply"),
     "lost-record": (ERROR, "something the file held was not loaded at all (a line cut short, a stream ended early)"),
     "no-summary": (WARNING, "a result with no summary: once it leaves the window the model sees only '(no summary)'"),
@@ -158,6 +163,10 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
         if fact.rendered and fact.in_view:  # a step before the compaction the view restarts from holds no message
             owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
     seen: set[tuple[int | None, str]] = set()
+    # a chat converted from another API's shape was sent to that API, which keeps rules of its own (OpenAI takes a
+    # tool call's id used again): what the Messages API would refuse in it is worth a look, not an error of the run
+    source = run.header.get("source")
+    rejected = "converted-reject" if isinstance(source, Mapping) and source.get("converted") else "api-reject"
     for view in (fulls, summaries):
         # a view that ends on the model's reply (an imported conversation's last step, which nothing answered) ends on
         # a turn that was received, not sent: no request holds it, so the API's rules for requests do not apply to it
@@ -167,7 +176,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             if (step, problem) not in seen:
                 seen.add((step, problem))
                 where = "the opening" if position == 0 else f"message #{position}"
-                yield Finding(code="api-reject", step=step, message=f"{where}: {problem}")
+                yield Finding(code=rejected, step=step, message=f"{where}: {problem}")
     indices = {step.index: step for step in run.steps}
     last = run.last_calls()
     for call in run.model_calls:
