@@ -9,11 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentrender import RunFileError, render
-from agentrender.imports import from_anthropic, from_openai, load
+from agentrender.imports import from_anthropic, from_openai, load, load_runs
 from agentrender.imports.anthropic import looks_like_anthropic
 from agentrender.imports.claude_code import looks_like_claude_code
 from agentrender.imports.openai import looks_like_openai
 from agentrender.runfile import Run
+from agentrender.views import Views
 from tests._support.conversations import json_file
 from tests._support.examples import examples
 from tests._support.fuzz import JSON_VALUES, paths
@@ -730,3 +731,51 @@ def test_what_a_reply_holds_besides_its_text_and_calls_is_kept_as_its_warning_sa
     assert any(
         "reasoning_content has no counterpart in the Messages API: kept in the source" in str(w) for w in run.warnings
     )
+
+
+TAU_BENCH = (
+    Path(__file__).parent / "fixtures" / "real" / "tau-bench" / "sierra-research-tau-bench" / "gpt-4o-airline.json"
+)
+"""tau-bench's published trajectories of gpt-4o in the airline domain (``tests/fixtures/real``): 200 results."""
+
+
+def test_a_tau_bench_results_file_is_a_run_per_result_each_its_chat() -> None:
+    """Each result's ``traj`` is its run, read as ``from_openai`` reads that chat: the same turns, system prompt and
+    decisions; the run is named by its task and trial, keeps the result's reward and info, and ended completed with
+    its reward said. ``load_runs`` finds the format; ``check`` finds no error in any run."""
+    from agentrender.cli._check import check_all
+    from agentrender.imports.openai import from_tau_bench
+
+    results = json.loads(TAU_BENCH.read_text(encoding="utf-8"))
+    runs = from_tau_bench(TAU_BENCH)
+    assert [run.run_id for run in runs] == [f"gpt-4o-airline/{r['task_id']}/{r['trial']}" for r in results]
+    assert [run.run_id for run in load_runs(TAU_BENCH)] == [run.run_id for run in runs]
+    assert load(TAU_BENCH).run_id == runs[0].run_id
+    for run, result in list(zip(runs, results, strict=True))[::37]:
+        alone = from_openai(result["traj"])
+        assert [m.to_dict() for m in Views(run).at(None).messages] == [
+            m.to_dict() for m in Views(alone).at(None).messages
+        ]
+        assert run.system == alone.system and [s.decision for s in run.steps] == [s.decision for s in alone.steps]
+        source = run.header["source"]
+        assert (source["format"], source["reward"], source["info"], source["trial"]) == (
+            "tau-bench",
+            result["reward"],
+            result["info"],
+            result["trial"],
+        )
+        assert run.records[-1] == {"type": "end", "status": "completed", "reason": f"reward {result['reward']}"}
+    reports = check_all(str(TAU_BENCH))
+    assert len(reports) == 200 and not any(report.errors or report.error for report in reports)
+    assert sum(any(f.code == "converted-reject" for f in report.findings) for report in reports) == 49
+
+
+def test_a_tau_bench_result_without_its_chat_is_refused_naming_it(tmp_path: Path) -> None:
+    """A result whose ``traj`` is not a list of messages is an error naming the file and the result."""
+    from agentrender.imports.openai import from_tau_bench
+
+    results = json.loads(TAU_BENCH.read_text(encoding="utf-8"))[:4]
+    results[3]["traj"] = {"messages": []}
+    path = json_file(tmp_path / "results.json", results)
+    with pytest.raises(RunFileError, match=r"results\.json:1: \[3\]: expected a tau-bench result"):
+        from_tau_bench(path)

@@ -10,7 +10,8 @@ widgets, frames, the CLI, ``check``):
 - ``from_inspect``: an Inspect AI log (``.eval`` or ``.json``), one run per sample
   (extra ``inspect`` for the zstandard of an ``.eval`` and for older logs);
 - ``from_openai``: an OpenAI-style chat (``messages`` with ``tool_calls`` and ``role: tool``),
-  as LiteLLM, LangChain and SWE-agent trajectories keep them.
+  as LiteLLM, LangChain and SWE-agent trajectories keep them; ``openai.from_tau_bench``:
+  tau-bench's results, one run per result.
 
 ``load(source)`` finds which of these (or a run file) it is given. An imported run's
 ``options()`` replay what was sent: the view at step ``k`` is exactly the conversation of

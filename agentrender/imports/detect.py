@@ -21,7 +21,7 @@ from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
-from agentrender.imports.openai import from_openai, looks_like_openai
+from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
 
@@ -63,6 +63,11 @@ FORMATS: list[Format] = [
         "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
         lambda path, first: looks_like_claude_code(first),
         from_claude_code,
+    ),
+    Format(
+        "tau-bench results: a list of {task_id, reward, info, traj, trial}, one run each",
+        lambda path, first: looks_like_tau_bench(first),
+        from_tau_bench,
     ),
     Format(
         "OpenAI-style chat: messages with tool_calls and role tool (LiteLLM, LangChain), or a SWE-agent or "

@@ -63,7 +63,7 @@ from agentrender.imports.conversation import (
 from agentrender.runfile import Run, RunWarning, RunWarnings
 from agentrender.runfile.schema import is_count
 
-__all__ = ["from_openai", "looks_like_openai"]
+__all__ = ["from_openai", "from_tau_bench", "looks_like_openai", "looks_like_tau_bench"]
 
 CONVERTED = (
     "converted from an OpenAI-style chat to the Messages API's shape: system messages as the system prompt, "
@@ -161,6 +161,21 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
         values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
         origin = {"format": "openai-chat"}
     chat, where = _chat(values, path, warnings) if typed is None else (typed, Where(path, 1, "messages"))
+    return _chat_run(chat, where, warnings, origin, run_id or name, summarise)
+
+
+def _chat_run(
+    chat: dict[str, Any],
+    where: Where,
+    warnings: list[RunWarning],
+    origin: dict[str, Any],
+    run_id: str,
+    summarise: Summariser | None,
+    *,
+    end: Mapping[str, Any] | None = None,
+) -> Run:
+    """The run of one chat (``_one_chat``'s shape) read at ``where``; ``end``: how it ended, when its source says
+    so beside the chat (else a trajectory's own end, if it has one)."""
     chat = _without_exits(chat)
     converter = _Converter(where, warnings)
     turns, system = converter.convert(chat)
@@ -207,14 +222,14 @@ def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser
     return checked_run(
         turns,
         where=where,
-        run_id=run_id or name,
+        run_id=run_id,
         source=origin,
         request=request,
         calls=[reply_call] if reply_call is not None else [],
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
-        end=_swe_agent_end(info if isinstance(info, Mapping) else {}, exits),
+        end=end if end is not None else _swe_agent_end(info if isinstance(info, Mapping) else {}, exits),
     )
 
 
@@ -345,6 +360,62 @@ def _without_exits(chat: dict[str, Any]) -> dict[str, Any]:
     if chat.get("lines"):
         out["lines"] = chat["lines"][:kept]
     return out
+
+
+def looks_like_tau_bench(value: Any) -> bool:
+    """True when ``value`` has the shape of tau-bench's results (checked loosely, for ``load``): a list of results,
+    each with its ``task_id`` and its ``traj``, the chat the agent had."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(item, Mapping) and "task_id" in item and isinstance(item.get("traj"), list) for item in value[:3]
+        )
+    )
+
+
+def from_tau_bench(source: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
+    """The runs of a tau-bench results file (sierra-research/tau-bench: a JSON list of results, as its runs write
+    them and its ``historical_trajectories`` keep them), one run per result, in the file's order.
+
+    Each result's ``traj`` is the chat its tool-calling agent had (OpenAI's shape: a system prompt, the simulated
+    user's turns, tool calls and tool messages), read as ``from_openai`` reads a chat. Its run is named
+    ``<file's stem>/<task_id>/<trial>``; the result's ``reward``, ``info`` (the task, the reward's reasons) and
+    ``trial`` are kept in the run's source. The episode ran to its end, its reward given: the run ended
+    ``completed``, its reason the reward. Raises ``RunFileError`` naming the file and the result of what cannot be read.
+    """
+    path = os.fspath(source)
+    notes: list[RunWarning] = RunWarnings()
+    values = read_json_values(path, notes)
+    line, results = values[0] if len(values) == 1 else (values[0][0], None)
+    where = Where(path, line, "")
+    if not isinstance(results, list) or not looks_like_tau_bench(results):
+        raise where.error("expected a list of tau-bench results (each with its task_id and its traj)")
+    runs = []
+    stem = Path(path).stem
+    for number, result in enumerate(results):
+        here = where.at(f"[{number}]")
+        if not isinstance(result, Mapping) or not isinstance(result.get("traj"), list):
+            raise here.error(
+                "expected a tau-bench result: an object with its task_id and its traj (a list of messages)"
+            )
+        trial = result.get("trial")
+        kept = {key: value for key, value in result.items() if key != "traj"}
+        origin = {"format": "tau-bench", "path": path, "result": number, **kept}
+        chat = {"messages": result["traj"], "field": f"[{number}].traj", "kind": "tau-bench"}
+        reward = result.get("reward")
+        end = {"type": "end", "status": "completed", "reason": f"reward {reward}" if reward is not None else "ended"}
+        run = _chat_run(
+            chat,
+            where.at(f"[{number}].traj"),
+            RunWarnings(notes),
+            origin,
+            f"{stem}/{result.get('task_id')}/{trial if trial is not None else 0}",
+            summarise,
+            end=end,
+        )
+        runs.append(run)
+    return runs
 
 
 def _chat(values: Sequence[tuple[int, Any]], path: str, warnings: list[RunWarning]) -> tuple[dict[str, Any], Where]:
