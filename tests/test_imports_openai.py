@@ -672,6 +672,17 @@ def test_a_real_completion_logs_reply_is_a_model_call_of_the_last_step() -> None
     [use] = [block for block in call.response.content if block.type == "tool_use"]
     assert (use.tool_use_id, use.name) == (called["id"], called["function"]["name"])
     assert run.steps[-1].decision == render.decide(call.response)
+    # the call's parameters are its kwargs; the log's own fields are kept in the source, not taken for parameters
+    kwargs = logged["kwargs"]
+    assert run.max_output_tokens == kwargs["max_completion_tokens"] == 64000
+    request = run.header["request"]
+    assert (request["temperature"], request["top_p"]) == (kwargs["temperature"], kwargs["top_p"])
+    assert [tool["name"] for tool in run.tools] == [tool["function"]["name"] for tool in kwargs["tools"]]
+    log = run.header["source"]["log"]
+    assert {key: log[key] for key in ("cost", "timestamp", "latency_sec", "context_window")} == {
+        key: logged[key] for key in ("cost", "timestamp", "latency_sec", "context_window")
+    }
+    assert not {"cost", "timestamp", "latency_sec", "kwargs"} & set(request)
     report = check(str(OPENHANDS))
     assert report.errors == 0 and not report.error
 

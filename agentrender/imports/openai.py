@@ -457,6 +457,8 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
         # the rest of the trajectory (its steps, info, replay config) is kept as it is, in the source
         rest = {key: item for key, item in value.items() if key != "history"}
         return {"messages": history, "field": "history", "kind": "swe-agent-trajectory", "trajectory": rest}
+    if "messages" in value and isinstance(value.get("kwargs"), Mapping):
+        return _completion_log(value, where, warnings)
     request: Mapping[str, Any] = value
     if "messages" not in value:
         inner = next((value[key] for key in _REQUEST_KEYS if key in value), None)
@@ -483,6 +485,36 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
         out["log"] = {
             key: item for key, item in value.items() if item is not request and key not in ("response", "info")
         }
+    return out
+
+
+def _completion_log(value: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
+    """The chat of a completion log as the OpenHands agent-sdk writes one for each call (``log_completions``): the
+    ``messages`` sent, the call's other parameters under ``kwargs`` (the request is those), its ``tools``, the reply
+    and the log's own fields (``cost``, ``timestamp``, ``latency_sec``, ``context_window``), kept in the source.
+
+    Where the agent called a model without function calling, it wrote the tools into the prompt and read the calls
+    out of the reply's text: ``messages`` are still what was sent (the calls as text), ``raw_messages`` the agent's
+    own form of them, and ``response`` the reply as the agent read it (its calls as tool calls), the one it acted
+    on. The log's ``raw_response`` is no better witness of the model's text: in the agent-sdk's logs it lost the
+    calls' text, its tool calls an empty ``{}``. Both raw fields are kept in the source.
+    """
+    messages = value["messages"]
+    if not isinstance(messages, list):
+        raise where.at("messages").error(f"expected a list of messages, got {type_name(messages)}")
+    parameters = {key: item for key, item in value["kwargs"].items() if key != "messages"}
+    logged = {"messages", "kwargs", "response"}
+    if "tools" in value and "tools" not in parameters:
+        parameters["tools"] = value["tools"]
+        logged.add("tools")
+    out: dict[str, Any] = {
+        "messages": messages,
+        "field": "messages",
+        "request": _request(parameters, where.at("kwargs"), warnings),
+    }
+    if value.get("response") is not None:
+        out["response"] = _response_message(value["response"], where.at("response"))
+    out["log"] = {key: item for key, item in value.items() if key not in logged}
     return out
 
 
