@@ -136,6 +136,32 @@ def test_a_json_file_of_no_known_format_is_loads_one_line_error(tmp_path: Path) 
         assert "not JSON" not in err and "type: missing" not in err
 
 
+def test_the_error_of_no_known_format_says_where_a_nested_chat_is_and_names_the_responses_api(tmp_path: Path) -> None:
+    """A list of results each holding its chat under a key of its own (smolagents' benchmark output) is named with
+    its first item's keys; an OpenAI Responses API request (``input`` items) is named as one, which is not read; a
+    file whose start is no JSON (a YAML cassette) says so, in a sentence."""
+    cases = {
+        "results.json": (
+            [{"id": 1, "intermediate_steps": [], "answer": "4"}],
+            "a JSON list of 1 item(s), the first an object with the keys id, intermediate_steps, answer",
+        ),
+        "responses.json": (
+            {"model": "gpt-4.1", "input": [{"role": "user", "content": "hi"}]},
+            "a JSON object with the keys model, input (an OpenAI Responses API request, whose input items agentrender "
+            "does not read)",
+        ),
+    }
+    for name, (value, said) in cases.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(value), encoding="utf-8")
+        code, _, err = run_cli("show", str(path))
+        assert code == 2 and f"agentrender can import: it holds {said}. Tried:" in err, err
+    cassette = tmp_path / "cassette.yaml"
+    cassette.write_text("interactions:\n- request: {}\n", encoding="utf-8")
+    code, _, err = run_cli("show", str(cassette))
+    assert code == 2 and "agentrender can import: its start is no JSON value that can be read. Tried:" in err, err
+
+
 def test_a_binary_file_or_a_cut_gzip_gets_the_run_file_readers_error(tmp_path: Path) -> None:
     """imports.load (and so every command) says a binary file is not a run file and a gzip cut early ends early,
     as load_run does, never 'no JSON value could be read from its start'."""

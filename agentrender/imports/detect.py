@@ -155,14 +155,22 @@ def _broken(data: bytes) -> bool:
 
 
 def _describe(first: Any) -> str:
+    """What the file holds, as the error of a file of no known format says it: ``it holds ...``."""
     if first is None:
-        return "no JSON value could be read from its start"
+        return "its start is no JSON value that can be read"
     if isinstance(first, dict):
         keys = ", ".join(list(first)[:8])
-        return f"a JSON object with the keys {keys}" if keys else "an empty JSON object"
+        said = f"it holds a JSON object with the keys {keys}" if keys else "it holds an empty JSON object"
+        if isinstance(first.get("input"), list | str) and "messages" not in first:
+            said += " (an OpenAI Responses API request, whose input items agentrender does not read)"
+        return said
     if isinstance(first, list):
-        return f"a JSON list of {len(first)} item(s)"
-    return f"a JSON {type_name(first)}"
+        said = f"it holds a JSON list of {len(first)} item(s)"
+        if first and isinstance(first[0], dict):
+            # a list of results, each holding a chat under a key of its own: the keys say where it is
+            said += f", the first an object with the keys {', '.join(list(first[0])[:8])}"
+        return said
+    return f"it holds a JSON {type_name(first)}"
 
 
 def load_runs(source: str | os.PathLike[str]) -> list[Run]:
@@ -195,7 +203,7 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     raise RunFileError(
         path,
         1,
-        f"not a run, nor a conversation agentrender can import: it holds {_describe(first)}. Tried: {tried}. "
+        f"not a run, nor a conversation agentrender can import: {_describe(first)}. Tried: {tried}. "
         f"The formats are described in {DOCS}",
     )
 
