@@ -790,3 +790,33 @@ def test_a_tau_bench_result_without_its_chat_is_refused_naming_it(tmp_path: Path
     path = json_file(tmp_path / "results.json", results)
     with pytest.raises(RunFileError, match=r"results\.json:1: \[3\]: expected a tau-bench result"):
         from_tau_bench(path)
+
+
+@pytest.mark.parametrize("finish", ["stop", "length"])
+def test_an_import_makes_a_turn_only_when_its_step_is_read(monkeypatch: pytest.MonkeyPatch, finish: str) -> None:
+    """A chat's turns are made when their step is first read, not by the import: giving the reply's stop reason to
+    its turn reads that turn alone (the import of a 400-message chat made every turn while it did, 3x slower)."""
+    from agentrender.imports import openai
+
+    made: list[int] = []
+    make = openai._Turns.make
+
+    def counted(self: Any, at: int) -> dict[str, Any]:
+        made.append(at)
+        return make(self, at)
+
+    monkeypatch.setattr(openai._Turns, "make", counted)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for n in range(200):
+        call = {"id": f"c{n}", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": "ok"},
+        ]
+    reply = {"role": "assistant", "content": "Let me sum it up"}
+    run = from_openai(
+        {"messages": messages, "response": {"id": "r", "choices": [{"finish_reason": finish, "message": reply}]}}
+    )
+    assert len(made) <= 3, made  # the opening, and the reply's turn when it stopped on the cap
+    assert run.steps[-1].decision.kind == ("truncated" if finish == "length" else "no_tool_call")
+    assert run.steps[5].decision.tool == "f" and len(made) <= 6

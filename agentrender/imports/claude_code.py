@@ -1693,7 +1693,7 @@ class _Kept:
             first.setdefault(models[at], at)
         return first.keys()
 
-    def steps(self, turns: list[dict[str, Any]]) -> tuple[_Settled[Step], _ByIndex]:
+    def steps(self, turns: Sequence[Mapping[str, Any]]) -> tuple[_Settled[Step], _ByIndex]:
         """The steps of ``turns`` and their records, as ``ConversationSteps`` makes them: those whose turns are
         before the mark kept from the run before (views made of it made them already), the others made now."""
         made = ConversationSteps(turns)

@@ -450,14 +450,18 @@ def checked_run(
     )
 
 
-def with_stop_reasons(turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]) -> list[Any]:
+def with_stop_reasons(
+    turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]
+) -> Sequence[Mapping[str, Any]]:
     """``turns``, each assistant turn a model call was recorded for holding the ``stop_reason`` of its step's last
     call's reply (a copy of the turn; the others as they are), which its decision is made with.
 
     A turn holds no stop reason of its own, so without it a reply is decided as a tool use or an answer; a reply
     the output cap cut (``max_tokens``) is ``truncated`` under ``render.decide``, and so is its step's decision.
     Only the stop reasons ``render.decide`` reads (``_DECIDING_STOPS``) are given: the others decide as the turn's
-    blocks do, so nearly every turn is left as it is, not copied.
+    blocks do, so nearly every turn is left as it is, not copied. The turns are read only as their steps are
+    (an importer's turns are made when first read: ``MadeTurns``), so ``turns`` are given back themselves when no
+    reply stopped on one of those, and otherwise seen through ``_StoppedTurns``.
     """
     stops: dict[int, Any] = {}
     for call in calls:
@@ -465,12 +469,40 @@ def with_stop_reasons(turns: Sequence[Mapping[str, Any]], calls: Sequence[Mappin
         step = call.get("step")
         if call.get("type") == "model_call" and isinstance(step, int) and isinstance(response, Mapping):
             stops[step] = response.get("stop_reason")  # the step's last call's
-    out = list(turns)
-    for step, stop in stops.items():
-        at = 2 * step + 1
-        if stop in _DECIDING_STOPS and at < len(out) and out[at].get("role") == "assistant":
-            out[at] = {**out[at], "stop_reason": stop}
-    return out
+    deciding = {2 * step + 1: stop for step, stop in stops.items() if stop in _DECIDING_STOPS}
+    return _StoppedTurns(turns, deciding) if deciding else turns
+
+
+class _StoppedTurns(Sequence[Mapping[str, Any]]):
+    """Turns, those at the positions of ``stops`` (an assistant turn) read with the stop reason its reply gave; each
+    turn read from ``turns`` when it is first read, as ``turns`` makes it."""
+
+    __slots__ = ("_stopped", "_stops", "_turns")
+
+    def __init__(self, turns: Sequence[Mapping[str, Any]], stops: dict[int, Any]) -> None:
+        self._turns = turns
+        self._stops = stops
+        self._stopped: dict[int, Mapping[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+    @overload
+    def __getitem__(self, at: int) -> Mapping[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Mapping[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
+        if isinstance(at, slice):
+            return [self[t] for t in range(*at.indices(len(self)))]
+        at = range(len(self._turns))[at]
+        turn = self._turns[at]
+        stop = self._stops.get(at)
+        if stop is None or turn.get("role") != "assistant":
+            return turn
+        stopped = self._stopped.get(at)
+        if stopped is None:
+            stopped = self._stopped[at] = {**turn, "stop_reason": stop}
+        return stopped
 
 
 _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED, render.STOP_REFUSAL))
