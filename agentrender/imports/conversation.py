@@ -473,36 +473,23 @@ def with_stop_reasons(
     return _StoppedTurns(turns, deciding) if deciding else turns
 
 
-class _StoppedTurns(Sequence[Mapping[str, Any]]):
+class _StoppedTurns(MadeTurns):
     """Turns, those at the positions of ``stops`` (an assistant turn) read with the stop reason its reply gave; each
     turn read from ``turns`` when it is first read, as ``turns`` makes it."""
 
-    __slots__ = ("_stopped", "_stops", "_turns")
+    __slots__ = ("_stops", "_turns")
 
     def __init__(self, turns: Sequence[Mapping[str, Any]], stops: dict[int, Any]) -> None:
+        super().__init__(len(turns))
         self._turns = turns
         self._stops = stops
-        self._stopped: dict[int, Mapping[str, Any]] = {}
 
-    def __len__(self) -> int:
-        return len(self._turns)
-
-    @overload
-    def __getitem__(self, at: int) -> Mapping[str, Any]: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[Mapping[str, Any]]: ...
-    def __getitem__(self, at: int | slice) -> Mapping[str, Any] | list[Mapping[str, Any]]:
-        if isinstance(at, slice):
-            return [self[t] for t in range(*at.indices(len(self)))]
-        at = range(len(self._turns))[at]
+    def make(self, at: int) -> dict[str, Any]:
         turn = self._turns[at]
         stop = self._stops.get(at)
-        if stop is None or turn.get("role") != "assistant":
-            return turn
-        stopped = self._stopped.get(at)
-        if stopped is None:
-            stopped = self._stopped[at] = {**turn, "stop_reason": stop}
-        return stopped
+        if stop is not None and turn.get("role") == "assistant":
+            return {**turn, "stop_reason": stop}
+        return turn if isinstance(turn, dict) else dict(turn)
 
 
 _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED, render.STOP_REFUSAL))
