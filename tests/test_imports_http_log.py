@@ -64,7 +64,10 @@ def test_a_real_claude_trace_log_is_the_first_session_each_view_what_its_call_se
     assert any(
         "the log's headers hold credentials (authorization, x-api-key): their values are not kept" in w for w in said
     )
-    assert run.last_calls() == {call.step: call for call in own}  # each step's last call is its own
+    # a side call is one of the step being decided when it was made: each step's last call is its own; those after
+    # the run's last call are calls of the step after it, which the run does not hold (check: a warning each)
+    assert {step: call for step, call in run.last_calls().items() if step < 3} == {call.step: call for call in own}
+    assert [call.step for call in run.model_calls] == [0, 1, 2, 3, 3, 3, 3, 3]
     report = check(str(LOG))
     assert report.errors == 0 and not report.error, [finding.message for finding in report.findings]
 
@@ -136,7 +139,7 @@ def test_a_call_that_failed_or_whose_stream_was_cut_gives_no_reply_and_says_why(
     ), said
 
 
-def call(messages: list[dict[str, Any]], reply: str) -> dict[str, Any]:
+def call(messages: list[dict[str, Any]], reply: str, stop: str = "end_turn") -> dict[str, Any]:
     return {
         "request": {"model": "m", "max_tokens": 100, "messages": messages},
         "response": {
@@ -145,7 +148,7 @@ def call(messages: list[dict[str, Any]], reply: str) -> dict[str, Any]:
             "role": "assistant",
             "model": "m",
             "content": [{"type": "text", "text": reply}],
-            "stop_reason": "end_turn",
+            "stop_reason": stop,
             "usage": {"input_tokens": 1, "output_tokens": 1},
         },
     }
@@ -153,10 +156,11 @@ def call(messages: list[dict[str, Any]], reply: str) -> dict[str, Any]:
 
 def test_the_run_is_the_conversation_that_grew_over_the_most_calls(tmp_path: Path) -> None:
     """A quota check sent the same one message over and over, more often than the agent called; a compaction's
-    request was the longest. Neither grew: the run is the agent's conversation, which did. A side call logged after
-    a call of the run's conversation for the same step goes before it, so the step's last call is its own."""
+    request was the longest. Neither grew: the run is the agent's conversation, which did. A side call is one of the
+    step being decided when it was made (the run's next call's), so each step's last call is its own, and a side
+    request's stop reason is no turn's."""
     user = {"role": "user", "content": "fix the bug"}
-    quota = call([{"role": "user", "content": "quota"}], "ok")
+    quota = call([{"role": "user", "content": "quota"}], "ok", stop="max_tokens")  # Claude Code's: max_tokens 1
     turns = [user]
     lines = []
     for step in range(3):
@@ -169,8 +173,21 @@ def test_the_run_is_the_conversation_that_grew_over_the_most_calls(tmp_path: Pat
     compaction = call([{"role": "user", "content": "summarise: fix the bug, 3 steps"}, *turns[1:]], "summary")
     run = from_anthropic(written(tmp_path / "log.jsonl", [*lines, compaction]))
     assert len(run.steps) == 3  # the agent's conversation, as its longest call sent it
-    assert [call.response.id for call in run.last_calls().values()][:3] == ["msg_step 0", "msg_step 1", "msg_step 2"]
-    assert [call.response.id for call in run.model_calls][:7] == ["msg_ok"] * 6 + ["msg_step 0"]
+    assert [step.decision.kind for step in run.steps] == ["no_tool_call"] * 3  # no quota check's max_tokens
+    assert [run.last_calls()[step].response.id for step in range(3)] == ["msg_step 0", "msg_step 1", "msg_step 2"]
+    # in log order, each side call a call of the step the run's next call decided (after its last: step 3)
+    assert [(call.response.id, call.step) for call in run.model_calls] == [
+        ("msg_step 0", 0),
+        ("msg_ok", 1),
+        ("msg_ok", 1),
+        ("msg_step 1", 1),
+        ("msg_ok", 2),
+        ("msg_ok", 2),
+        ("msg_step 2", 2),
+        ("msg_ok", 3),
+        ("msg_ok", 3),
+        ("msg_summary", 3),
+    ]
     said = [str(warning) for warning in run.warnings]
     assert any(
         "7 calls (lines 2-3, 5-6, 8-10) sent another conversation than the run's (its longest call is on line 7)" in w

@@ -12,7 +12,8 @@
   decides; the steps come from the conversation that grew over the most calls (told by its
   opening message), as its longest call sent it, with its reply as the last step. A call of
   another conversation (a side request, another session, a compaction's request) is a model
-  call all the same, listed before its step's own calls, and a warning names each;
+  call all the same, of the step being decided when it was made (the step of the run's next
+  call in the log), and a warning names each;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
   ``model_call`` records holding their ``request``): read as a call log, each
   ``model_call_error`` record a warning naming the call that gave no reply;
@@ -554,12 +555,13 @@ def _from_calls(
         record["request"] = call_request
         calls.append((record, ours))
     if others_sent:
+        lines = f"line {others_sent[0]}" if len(others_sent) == 1 else f"lines {number_ranges(others_sent)}"
         warnings.append(
             Where(path, others_sent[0]).warning(
-                f"{plural(len(others_sent), 'call')} (lines {number_ranges(others_sent)}) sent another conversation "
-                f"than the run's (its longest call is on line {line}): a side request, another session, a "
-                "compaction's request or the conversation after it. Each is a model call of the step its request "
-                "would decide, before that step's own calls"
+                f"{plural(len(others_sent), 'call')} ({lines}) sent another conversation than the run's (its longest "
+                f"call is on line {line}): a side request, another session, a compaction's request or the "
+                "conversation after it. Each is a model call of the step being decided when it was made, the step "
+                "of the run's next call in the log (after its last, the step after the last)"
             )
         )
     final = response if response is not None and messages and messages[-1]["role"] == "user" else None
@@ -569,7 +571,7 @@ def _from_calls(
         run_id=run_id,
         source={**_kept(origin, entries, messages), "calls": len(entries)},
         request=request,
-        calls=_own_calls_last(calls),
+        calls=_side_calls_placed(calls),
         final=final,
         summarise=summarise,
         warnings=warnings,
@@ -610,7 +612,8 @@ def _blocks(content: Any) -> list[Any] | None:
 
 def _run_call(entries: Sequence[Entry]) -> int:
     """The call whose request's messages are the run's conversation: the longest call (the later of equals) of the
-    conversation that grew over the most calls: whose calls sent the most lengths of it (then: the most calls).
+    conversation that grew over the most calls: whose calls sent the most lengths of it (then: the most calls, then
+    the longest call, the later of equals, as a log of conversations that never grew has its run).
 
     A log of one agent's calls holds one conversation. One of Claude Code's holds side requests too (a quota
     check, a title: conversations of their own, a quota check the same one many times, which never grows),
@@ -618,7 +621,7 @@ def _run_call(entries: Sequence[Entry]) -> int:
     summary, sent once) and the conversation after it. A conversation is told by its opening message, so its
     calls are found in one pass over the log.
     """
-    conversations: dict[tuple[Any, ...], list[list[int]]] = {}  # opening's key: [[opening's call, its calls...]]
+    conversations: dict[bytes, list[int]] = {}  # the opening's text, as _opening_key makes it: its calls
     of_call: list[list[int]] = []
     for number, entry in enumerate(entries):
         messages = entry.request["messages"]
@@ -628,54 +631,66 @@ def _run_call(entries: Sequence[Entry]) -> int:
         opening = messages[0]
         found = of_call[-1] if of_call else []
         if not found or opening is not entries[found[0]].request["messages"][0]:  # _Prefix shares an equal opening
-            bucket = conversations.setdefault(_opening_key(opening), [])
-            found = next((calls for calls in bucket if _same(entries[calls[0]].request["messages"][0], opening)), [])
-            if not found:
-                bucket.append(found)
+            found = conversations.setdefault(_opening_key(opening), [])
         found.append(number)
         of_call.append(found)
     if not any(of_call):
         return max(range(len(entries)), key=lambda i: (len(entries[i].request["messages"]), i))
+
+    def longest(calls: list[int]) -> tuple[int, int]:
+        return max((len(entries[i].request["messages"]), i) for i in calls)
+
     families = {id(calls): calls for calls in of_call if calls}.values()
-    run = max(families, key=lambda calls: (len({len(entries[i].request["messages"]) for i in calls}), len(calls)))
-    return max(run, key=lambda i: (len(entries[i].request["messages"]), i))
+    run = max(
+        families,
+        key=lambda calls: (len({len(entries[i].request["messages"]) for i in calls}), len(calls), longest(calls)),
+    )
+    return longest(run)[1]
 
 
-def _opening_key(message: Any) -> tuple[Any, ...]:
-    """What two equal openings share, to find one among many at once: the role and the first text's start."""
+def _opening_key(message: Any) -> bytes:
+    """An opening message as ``_same`` compares it, as JSON: its role and blocks, each without its cache breakpoint, a
+    text given as a string as its block. Two openings that say the same have the same key."""
     if not isinstance(message, Mapping):
-        return ("",)
-    blocks = _blocks(message.get("content")) or [None]
-    first = blocks[0]
-    text = first.get("text") if isinstance(first, Mapping) else None
-    return (message.get("role"), len(blocks), text[:200] if isinstance(text, str) else None)
+        return _encode_key(message)
+    blocks = _blocks(message.get("content"))
+    content = [_uncached(block) for block in blocks] if blocks is not None else message.get("content")
+    return _encode_key({"role": message.get("role"), "content": content})
+
+
+def _encode_key(value: Any) -> bytes:
+    try:
+        return msgspec.json.encode(value)
+    except (TypeError, UnicodeEncodeError, OverflowError):  # a lone surrogate, a number JSON cannot hold
+        return repr(value).encode("utf-8", "backslashreplace")
 
 
 def _same_block(block: Any, other: Any) -> bool:
-    if block == other:
-        return True
-    if not isinstance(block, Mapping) or not isinstance(other, Mapping):
-        return False
-    return {k: v for k, v in block.items() if k != "cache_control"} == {
-        k: v for k, v in other.items() if k != "cache_control"
-    }
+    return bool(block == other or _uncached(block) == _uncached(other))
 
 
-def _own_calls_last(calls: Sequence[tuple[dict[str, Any], bool]]) -> list[dict[str, Any]]:
-    """The model call records in log order, but that a call of another conversation goes before the first call of
-    the run's own conversation for its step when that came before it: each step's last call is then the reply of
-    the run's conversation its decision came from (``Run.last_calls``)."""
-    first_own: dict[int, int] = {}
-    keys = []
-    for position, (record, ours) in enumerate(calls):
-        step = record["step"]
+def _uncached(block: Any) -> Any:
+    """A block without its cache breakpoint (``cache_control``), which says nothing of what the block holds."""
+    if isinstance(block, Mapping) and "cache_control" in block:
+        return {key: value for key, value in block.items() if key != "cache_control"}
+    return block
+
+
+def _side_calls_placed(calls: Sequence[tuple[dict[str, Any], bool]]) -> list[dict[str, Any]]:
+    """The model call records in log order, each call of another conversation (``False`` beside it) made a call of
+    the step being decided when it was made: the step of the run's next call in the log, after the last one the
+    step after it (which the run does not hold). Each step's last call is then a reply of the run's conversation,
+    the one its decision came from (``Run.last_calls``), and no side request's stop reason is its turn's.
+    """
+    placed = [record for record, _ in calls]
+    upcoming: int | None = None
+    last = max((record["step"] for record, ours in calls if ours), default=-1)
+    for record, ours in reversed(calls):
         if ours:
-            first_own.setdefault(step, position)
-            keys.append((position, 0))
+            upcoming = record["step"]
         else:
-            keys.append((first_own.get(step, position), -1 if step in first_own else 0))
-    order = sorted(range(len(calls)), key=lambda at: (*keys[at], at))
-    return [calls[at][0] for at in order]
+            record["step"] = upcoming if upcoming is not None else last + 1
+    return placed
 
 
 def _kept(origin: Mapping[str, Any], entries: Sequence[Entry], messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
