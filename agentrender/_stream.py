@@ -7,12 +7,16 @@ call built, from the SDK's events; an import reads a log that kept the raw strea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agentrender._json import strict_loads
 
 __all__ = ["StreamedReply", "sse_data"]
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""The line breaks of server-sent events: CRLF, CR or LF."""
 
 
 class StreamedReply:
@@ -25,6 +29,8 @@ class StreamedReply:
 
     def __init__(self) -> None:
         self.message: dict[str, Any] | None = None
+        self.error: Any = None
+        """What an ``error`` event said (its ``error``: ``{"type", "message"}``): the stream ended on it."""
         self._json: dict[int, str] = {}  # a tool use's input as it streams: JSON text, parsed at its block's end
 
     @property
@@ -35,7 +41,9 @@ class StreamedReply:
     def add(self, data: Any) -> None:
         kind = data.get("type") if isinstance(data, dict) else None
         message = self.message
-        if kind == "message_start":
+        if kind == "error":
+            self.error = data.get("error", data)
+        elif kind == "message_start":
             self.message = dict(data["message"])
             self.message["content"] = list(self.message.get("content") or [])
         elif message is None:
@@ -87,14 +95,16 @@ def sse_data(text: str) -> Iterator[tuple[int, Any]]:
     naming its line."""
     data: list[str] = []
     start = 0
-    for number, line in enumerate([*text.splitlines(), ""], 1):
+    # the format's line breaks only: a JSON text may hold U+2028 or U+0085 unescaped, which str.splitlines breaks at
+    for number, line in enumerate([*_LINE_BREAK.split(text), ""], 1):
         if not line:
-            if data:
+            joined = "\n".join(data)
+            if data and joined != "[DONE]":  # a proxy's end of an OpenAI-style stream, no event of the reply's
                 try:
-                    yield start, strict_loads("\n".join(data))
+                    yield start, strict_loads(joined)
                 except ValueError as error:
                     raise ValueError(f"line {start} of the stream: its data is not JSON ({error})") from None
-                data = []
+            data = []
             continue
         if line.startswith("data:"):
             if not data:

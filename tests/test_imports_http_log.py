@@ -15,6 +15,7 @@ from agentrender._stream import StreamedReply, sse_data
 from agentrender.cli._check import check
 from agentrender.imports import from_anthropic
 from agentrender.imports.anthropic import NOT_KEPT
+from agentrender.runfile import RunFileError
 from agentrender.views import Views
 from tests._support import real
 
@@ -131,10 +132,11 @@ def test_a_call_that_failed_or_whose_stream_was_cut_gives_no_reply_and_says_why(
     run = from_anthropic(written(tmp_path / "log.jsonl", [logged[0], failed, cut, counted]))
     said = [str(warning) for warning in run.warnings]
     assert len(run.model_calls) == 1
-    assert any(":2: " in w and "HTTP 529: overloaded_error: Overloaded" in w for w in said), said
-    assert any(":3: " in w and "its stream of events ends before the reply does" in w for w in said), said
+    assert any(":2: call 2 gave no reply (HTTP 529: overloaded_error: Overloaded)" in w for w in said), said
+    assert any(":3: call 3 gave no reply (its stream of events ends before the reply does)" in w for w in said), said
     assert any(
-        ":4: " in w and "1 logged request(s) to POST /v1/messages/count_tokens (lines 4) are no Messages API call" in w
+        ":4: " in w
+        and "1 logged request to POST /v1/messages/count_tokens (line 4): no Messages API call, not read" in w
         for w in said
     ), said
 
@@ -233,3 +235,62 @@ def test_the_goal_is_the_prompt_not_the_reminders_sent_before_it() -> None:
     assert run.opening == "\n".join(block["text"] for block in opening)
     only = from_anthropic({"messages": [{"role": "user", "content": opening[:1]}]})
     assert only.goal == opening[0]["text"]  # nothing but a reminder: the goal is what there is
+    wrapped = "<system-reminder>a</system-reminder>\nFix the login bug\n<system-reminder>b</system-reminder>"
+    asked = from_anthropic({"messages": [{"role": "user", "content": [opening[0], {"type": "text", "text": wrapped}]}]})
+    assert asked.goal == wrapped  # words of the user's between reminders: the block is the task
+
+
+def test_what_a_logged_exchange_may_hold_besides_a_reply_is_read_or_said(tmp_path: Path) -> None:
+    """A body kept as its JSON text is read; a stream's data may hold U+2028 unescaped (only CR and LF end its lines);
+    a proxy's ``[DONE]`` ends it; an ``error`` event, an HTTP error in any form and a one-call log that failed each
+    give a warning naming what; a URL Python cannot split is another endpoint; headers as pairs keep no
+    credential; a log begun with a GET is still a log."""
+    logged = exchanges()[:2]
+    events = logged[1]["response"]["events"]
+    texted, streamed, errored = copy.deepcopy(logged[0]), copy.deepcopy(logged[1]), copy.deepcopy(logged[1])
+    texted["request"]["body"] = json.dumps(texted["request"]["body"])
+    texted["response"]["body"] = json.dumps(texted["response"]["body"])
+    del streamed["response"]["body"], streamed["response"]["events"]
+    with_separator = copy.deepcopy(events)
+    for event in with_separator:
+        if event["data"].get("delta", {}).get("type") == "text_delta":
+            event["data"]["delta"]["text"] += "\u2028\u0085"
+            break
+    streamed["response"]["body_raw"] = sse_text(with_separator) + "data: [DONE]\n\n"
+    del errored["response"]["body"], errored["response"]["events"]
+    error_event = {
+        "event": "error",
+        "data": {"type": "error", "error": {"type": "overloaded_error", "message": "Over"}},
+    }
+    errored["response"]["body_raw"] = sse_text([*events[:2], error_event])
+    hello = {
+        "method": "GET",
+        "url": "https://api.anthropic.com/api/hello",
+        "headers": [["x-api-key", "k"]],
+        "body": None,
+    }
+    getting = {"request": hello, "response": {"status_code": 200, "body": "ok"}}
+    bad_url = copy.deepcopy(logged[0])
+    bad_url["request"]["url"] = "https://[bad/v1/messages"
+    run = from_anthropic(written(tmp_path / "log.jsonl", [getting, texted, streamed, errored, bad_url]))
+    said = [str(warning) for warning in run.warnings]
+    assert len(run.model_calls) == 2
+    assert run.model_calls[0].response.id == logged[0]["response"]["body"]["id"]
+    assert "\u2028\u0085" in run.model_calls[1].response.content[-1].text
+    assert any(
+        ":4: call 3 gave no reply (its stream of events ends on an error: overloaded_error: Over)" in w for w in said
+    )
+    assert any(":1: 1 logged request to GET /api/hello (line 1): no Messages API call, not read" in w for w in said)
+    assert any("POST 'https://[bad/v1/messages' (line 5)" in w for w in said), said
+    assert run.header["source"]["entries"][0]["fields"]["request"]["headers"]["authorization"] == NOT_KEPT
+    alone = copy.deepcopy(logged[0])
+    alone["response"] = {
+        "status_code": 529,
+        "body": '{"type": "error", "error": {"type": "overloaded_error", "message": "Over"}}',
+    }
+    run = from_anthropic(written(tmp_path / "one.jsonl", [alone]))
+    assert any(":1: call 1 gave no reply (HTTP 529: overloaded_error: Over)" in str(w) for w in run.warnings)
+    counted = copy.deepcopy(logged[0])
+    counted["request"]["url"] = "https://api.anthropic.com/v1/messages/count_tokens"
+    with pytest.raises(RunFileError, match=r"the log holds no Messages API call: .*count_tokens \(line 1\)"):
+        from_anthropic(written(tmp_path / "counted.jsonl", [counted]))

@@ -683,6 +683,8 @@ def test_a_real_completion_logs_reply_is_a_model_call_of_the_last_step() -> None
         key: logged[key] for key in ("cost", "timestamp", "latency_sec", "context_window")
     }
     assert not {"cost", "timestamp", "latency_sec", "kwargs"} & set(request)
+    with_messages = {**logged, "kwargs": {**kwargs, "messages": logged["messages"][:1]}}
+    assert from_openai(with_messages).header["source"]["log"]["kwargs.messages"] == logged["messages"][:1]
     report = check(str(OPENHANDS))
     assert report.errors == 0 and not report.error
 
@@ -820,3 +822,23 @@ def test_an_import_makes_a_turn_only_when_its_step_is_read(monkeypatch: pytest.M
     assert len(made) <= 3, made  # the opening, and the reply's turn when it stopped on the cap
     assert run.steps[-1].decision.kind == ("truncated" if finish == "length" else "no_tool_call")
     assert run.steps[5].decision.tool == "f" and len(made) <= 6
+
+
+def test_a_tau_bench_task_that_raised_makes_no_run_and_every_run_says_so(tmp_path: Path) -> None:
+    """tau-bench writes a task that raised with no chat (``traj`` empty, its error in ``info``): it makes no run, and
+    a warning on each run names it with the error; a task and trial written twice are two runs of two names."""
+    from agentrender.imports.openai import from_tau_bench
+
+    results = json.loads(TAU_BENCH.read_text(encoding="utf-8"))[:3]
+    results[1] = {"task_id": 7, "reward": 0.0, "info": {"error": "KeyError: 'flights'"}, "traj": [], "trial": 0}
+    results.append(dict(results[2]))
+    runs = from_tau_bench(json_file(tmp_path / "results.json", results))
+    assert [run.run_id for run in runs] == ["results/0/0", "results/2/0", "results/2/0#3"]
+    for run in runs:
+        assert [str(w).split(": ", 1)[1] for w in run.warnings if "no chat" in str(w)] == [
+            "[1]: task 7 has no chat, so no run (tau-bench wrote its error: KeyError: 'flights')"
+        ]
+    for result in results:
+        result["traj"] = []
+    with pytest.raises(RunFileError, match="no tau-bench result holds a chat"):
+        from_tau_bench(json_file(tmp_path / "empty.json", results))

@@ -253,7 +253,7 @@ def test_an_api_error_is_recorded_and_raised_unchanged(
     assert [call.step for call in run.model_calls] == [0]
     (warning,) = run.warnings
     assert warning.line == 3
-    assert f"call 1 gave no complete reply (step 1, {error_class.__name__} {failure.status}" in warning.text
+    assert f"call 2 gave no complete reply (step 1, {error_class.__name__} {failure.status}" in warning.text
     # The failed call's request holds the longest conversation: its steps are what was sent.
     assert len(run.steps) == 1
 

@@ -610,16 +610,15 @@ def test_explain_decide_says_which_further_calls_the_agent_ran_all_the_same() ->
 
 
 def test_answered_tool_uses_are_those_the_recorded_next_turn_answers() -> None:
-    """An imported run records each step's turns as sent: the tool uses its next turn answers. A run under the
-    contract records none (its agent runs the first call only), nor does a step the run does not hold."""
-    run = from_anthropic(WEATHER)
-    assert run.records_sent
-    for step in run.steps:
-        [sent] = run.step_field("sent", (step.index,))
-        user = sent.get("user") or []
-        expected = {block["tool_use_id"] for block in user if block.get("type") == "tool_result"}
-        assert answered_tool_uses(run, step.index) == expected
-    assert any(answered_tool_uses(run, step.index) for step in run.steps)
+    """An imported run records each step's turns as sent: the tool uses its next turn answers (a real Claude Code
+    session's reply of a WebSearch and a Glob, both answered). A run under the contract records none (its agent runs
+    the first call only), nor does a step the run does not hold."""
+    from agentrender.imports import load
+    from tests._support import real
+
+    run = load(real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl")
+    assert answered_tool_uses(run, 2) == {"toolu_01DKTWcKpZ2ksZQmoKKfxiw6", "toolu_01JJds55jYrYwd9TktNGndRY"}
+    assert answered_tool_uses(run, 0) == {"toolu_018GZVh9ymkrdx1TnR8reg5Y"}
     assert answered_tool_uses(run, len(run.steps) + 5) == frozenset()
     contract = every_kind_run()
     assert all(answered_tool_uses(contract, step.index) == frozenset() for step in contract.steps)

@@ -145,8 +145,8 @@ def _follow_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (standard library only, so ``--help`` needs no extra)."""
-    # allow_abbrev=False: an option is its whole name, so a near miss (show --step, for --steps) is an error that
-    # names it, never another option taken silently
+    # allow_abbrev=False: an option is its whole name, so a near miss (show --ste, for --step or --steps) is an
+    # error that names it, never another option taken silently
     parser = argparse.ArgumentParser(
         prog="agentrender",
         description=_DESCRIPTION,

@@ -34,6 +34,7 @@ results, citations, cache control) is kept as it was read.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
@@ -80,7 +81,8 @@ def looks_like_anthropic(value: Any) -> bool:
         if "messages" in value:
             return _messages_look_anthropic(value["messages"])
         request = _first(value, _REQUEST_KEYS)
-        return isinstance(request, Mapping) and looks_like_anthropic(request)
+        # a logged HTTP exchange (claude-trace's) is one of a log whatever its first request was (a GET, a count)
+        return isinstance(request, Mapping) and (_is_exchange(request) or looks_like_anthropic(request))
     if isinstance(value, list) and value:
         if any(isinstance(item, Mapping) and "role" in item for item in value):
             return _messages_look_anthropic(value)
@@ -148,7 +150,8 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         calls = [first]
         origin = {"format": "anthropic-messages"}
     entries = _entries(calls, path, notes, recording)
-    if not recording and len(entries) == 1 and entries[0].response is None:
+    # one request alone is a conversation; one logged HTTP exchange (its envelope kept as "request") is a call
+    if not recording and len(entries) == 1 and entries[0].response is None and "request" not in entries[0].others:
         entry = entries[0]
         where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
         messages = normalise_messages(entry.request["messages"], where)
@@ -162,7 +165,10 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
             warnings=notes,
         )
     if not entries:
-        raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
+        if recording:
+            raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
+        said = "; ".join(warning.message for warning in notes)
+        raise RunFileError(path, 1, f"the log holds no Messages API call: there is no conversation to import ({said})")
     return _from_calls(entries, path, run_id or name, origin, summarise, notes)
 
 
@@ -411,8 +417,12 @@ class _Exchanges:
         response_key: str,
     ) -> Entry | None:
         method, url = request.get("method"), request.get("url")
-        endpoint = f"{method} {urlsplit(url).path}" if isinstance(url, str) else f"{method} {url!r}"
-        if method != "POST" or not isinstance(url, str) or not urlsplit(url).path.endswith("/messages"):
+        try:
+            path = urlsplit(url).path if isinstance(url, str) else None
+        except ValueError:  # no URL Python can split ("https://[bad/..."): said as it is
+            path = None
+        endpoint = f"{method} {path}" if path is not None else f"{method} {url!r}"
+        if method != "POST" or path is None or not path.endswith("/messages"):
             self.other.setdefault(endpoint, []).append(line)
             return None
         body = request["body"]
@@ -426,7 +436,7 @@ class _Exchanges:
         kept = {"request": self.kept(request, "body")}
         reply: dict[str, Any] | None = None
         if isinstance(response, Mapping):
-            reply, failure = _reply_of(response, Where(where.path, where.line, response_key))
+            reply, failure = _reply_of(response)
             kept["response"] = (
                 self.kept(response, "body", "body_raw", "events")
                 if failure is None
@@ -436,7 +446,9 @@ class _Exchanges:
                 }
             )
         elif response is not None:
-            raise where.at(response_key).error(f"expected an HTTP response (an object), got {type_name(response)}")
+            raise Where(where.path, where.line, response_key).error(
+                f"expected an HTTP response (an object), got {type_name(response)}"
+            )
         return Entry(line, dict(body), reply, {**others, **kept})
 
     def kept(self, envelope: Mapping[str, Any], *left: str) -> dict[str, Any]:
@@ -444,16 +456,26 @@ class _Exchanges:
         kept = {key: value for key, value in envelope.items() if key not in left}
         headers = kept.get("headers")
         if isinstance(headers, Mapping):
-            secret = {name for name in headers if isinstance(name, str) and name.lower() in _CREDENTIALS}
-            self.credentials |= {name.lower() for name in secret}
-            kept["headers"] = {name: NOT_KEPT if name in secret else value for name, value in headers.items()}
+            kept["headers"] = {name: self.value(name, value) for name, value in headers.items()}
+        elif isinstance(headers, list):  # as [name, value] pairs (a header may repeat)
+            kept["headers"] = [
+                [pair[0], self.value(pair[0], pair[1])] if isinstance(pair, list | tuple) and len(pair) == 2 else pair
+                for pair in headers
+            ]
         return kept
+
+    def value(self, name: Any, value: Any) -> Any:
+        """A header's value as the run keeps it: ``NOT_KEPT`` for a credential's."""
+        if isinstance(name, str) and name.lower() in _CREDENTIALS:
+            self.credentials.add(name.lower())
+            return NOT_KEPT
+        return value
 
     def warnings(self, path: str) -> list[RunWarning]:
         said = [
             Where(path, lines[0]).warning(
-                f"{len(lines)} logged request(s) to {endpoint} (lines {number_ranges(lines)}) are no Messages API "
-                "call: not read"
+                f"{plural(len(lines), 'logged request')} to {endpoint} "
+                f"({'line' if len(lines) == 1 else 'lines'} {number_ranges(lines)}): no Messages API call, not read"
             )
             for endpoint, lines in self.other.items()
         ]
@@ -465,15 +487,16 @@ class _Exchanges:
         return said
 
 
-def _reply_of(response: Mapping[str, Any], where: Where) -> tuple[dict[str, Any] | None, str | None]:
-    """The reply a logged HTTP response holds, and ``None``; or ``None`` and why it holds none (a failed status,
-    a stream that ends before its reply does)."""
+def _reply_of(response: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """The reply a logged HTTP response holds, and ``None``; or ``None`` and why it holds none (a failed status and
+    the API's error, a stream that ends before its reply does or on an error event)."""
     status = response.get("status_code")
     body = response.get("body")
+    if isinstance(body, str):  # a proxy that kept the body as its text; one of no JSON (an HTML page) is said as it is
+        with contextlib.suppress(ValueError):
+            body = strict_loads(body)
     if isinstance(status, int) and not 200 <= status < 300:
-        error = body.get("error") if isinstance(body, Mapping) else None
-        said = f": {error.get('type')}: {error.get('message')}" if isinstance(error, Mapping) else ""
-        return None, f"HTTP {status}{said}"
+        return None, f"HTTP {status}{_error_said(body)}"
     if isinstance(body, Mapping) and body.get("type") == "message":
         return dict(body), None
     raw, events = response.get("body_raw"), response.get("events")
@@ -486,12 +509,24 @@ def _reply_of(response: Mapping[str, Any], where: Where) -> tuple[dict[str, Any]
             for event in events:
                 streamed.add(event.get("data") if isinstance(event, Mapping) else None)
         else:
-            return None, "the response holds no reply (no message body, no stream of events)"
+            return None, f"the response holds no reply (no message body, no stream of events){_error_said(body)}"
     except (KeyError, IndexError, TypeError, ValueError) as error:
         return None, f"its stream of events does not build a reply ({type(error).__name__}: {error})"
+    if streamed.error is not None:
+        return None, f"its stream of events ends on an error{_error_said(streamed.error)}"
     if streamed.message is None or not streamed.complete:
         return None, "its stream of events ends before the reply does"
     return streamed.message, None
+
+
+def _error_said(body: Any) -> str:
+    """What an error body says (``{"error": {"type", "message"}}``, or a text), as ``: type: message``."""
+    error = body.get("error", body) if isinstance(body, Mapping) else body
+    if isinstance(error, Mapping) and (error.get("type") or error.get("message")):
+        return f": {error.get('type')}: {error.get('message')}"
+    if isinstance(error, str) and error.strip():
+        return f": {error.strip()[:200]}"
+    return ""
 
 
 def _first(value: Mapping[str, Any], keys: Sequence[str]) -> Any:
@@ -532,9 +567,9 @@ def _from_calls(
         if call_response is None:
             exchange = others.get("response")
             if others.get("type") == "model_call_error" and isinstance(others.get("error"), Mapping):
-                what = f"call {number} gave no complete reply ({failure_text(others)}): no model call is made of it"
+                what = f"call {number + 1} gave no complete reply ({failure_text(others)}): no model call is made of it"
             elif isinstance(exchange, Mapping) and "failure" in exchange:  # a logged HTTP response (_Exchanges)
-                what = f"call {number} gave no reply ({exchange['failure']}): no model call is made of it"
+                what = f"call {number + 1} gave no reply ({exchange['failure']}): no model call is made of it"
             else:
                 what = "the call has no response: no model call is made of it"
             warnings.append(here.warning(what))

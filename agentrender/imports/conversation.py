@@ -23,6 +23,7 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
+import re
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import pairwise
@@ -497,9 +498,11 @@ _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_
 
 
 def _is_reminder(text: str) -> bool:
-    """Whether a text block is only a ``<system-reminder>`` a client added to the user's words."""
-    text = text.strip()
-    return text.startswith("<system-reminder>") and text.endswith("</system-reminder>")
+    """Whether a text block holds nothing but ``<system-reminder>`` blocks a client added to the user's words."""
+    return not _REMINDER.sub("", text).strip()
+
+
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 
 
 def _header(

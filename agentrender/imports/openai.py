@@ -382,7 +382,9 @@ def from_tau_bench(source: str | os.PathLike[str], *, summarise: Summariser | No
     user's turns, tool calls and tool messages), read as ``from_openai`` reads a chat. Its run is named
     ``<file's stem>/<task_id>/<trial>``; the result's ``reward``, ``info`` (the task, the reward's reasons) and
     ``trial`` are kept in the run's source. The episode ran to its end, its reward given: the run ended
-    ``completed``, its reason the reward. Raises ``RunFileError`` naming the file and the result of what cannot be read.
+    ``completed``, its reason the reward. A task that raised, written with no chat, makes no run, and a warning on
+    every run names it; a task and trial written twice are named ``...#<place in the file>`` the second time.
+    Raises ``RunFileError`` naming the file and the result of what cannot be read.
     """
     path = os.fspath(source)
     notes: list[RunWarning] = RunWarnings()
@@ -391,30 +393,40 @@ def from_tau_bench(source: str | os.PathLike[str], *, summarise: Summariser | No
     where = Where(path, line, "")
     if not isinstance(results, list) or not looks_like_tau_bench(results):
         raise where.error("expected a list of tau-bench results (each with its task_id and its traj)")
-    runs = []
     stem = Path(path).stem
     for number, result in enumerate(results):
-        here = where.at(f"[{number}]")
-        if not isinstance(result, Mapping) or not isinstance(result.get("traj"), list):
-            raise here.error(
+        if not isinstance(result, Mapping) or not isinstance(result.get("traj"), list) or "task_id" not in result:
+            raise where.at(f"[{number}]").error(
                 "expected a tau-bench result: an object with its task_id and its traj (a list of messages)"
             )
+    # a task that raised is written with no chat (traj [], info {"error": ...}): no run, and every run says so
+    empty = [number for number, result in enumerate(results) if not result["traj"]]
+    for number in empty:
+        info = results[number].get("info")
+        error = info.get("error") if isinstance(info, Mapping) else None
+        said = f"its error: {str(error)[:200]}" if error else "no error"
+        task = results[number]["task_id"]
+        notes.append(where.at(f"[{number}]").warning(f"task {task!r} has no chat, so no run (tau-bench wrote {said})"))
+    if len(empty) == len(results):
+        raise where.error("no tau-bench result holds a chat: there is no conversation to import")
+    runs = []
+    named: set[str] = set()
+    for number, result in enumerate(results):
+        if not result["traj"]:
+            continue
         trial = result.get("trial")
         kept = {key: value for key, value in result.items() if key != "traj"}
         origin = {"format": "tau-bench", "path": path, "result": number, **kept}
         chat = {"messages": result["traj"], "field": f"[{number}].traj", "kind": "tau-bench"}
         reward = result.get("reward")
         end = {"type": "end", "status": "completed", "reason": f"reward {reward}" if reward is not None else "ended"}
-        run = _chat_run(
-            chat,
-            where.at(f"[{number}].traj"),
-            RunWarnings(notes),
-            origin,
-            f"{stem}/{result.get('task_id')}/{trial if trial is not None else 0}",
-            summarise,
-            end=end,
+        run_id = f"{stem}/{result['task_id']}/{trial if trial is not None else 0}"
+        if run_id in named:  # a task and trial written twice: each run its own name, by its place in the file
+            run_id = f"{run_id}#{number}"
+        named.add(run_id)
+        runs.append(
+            _chat_run(chat, where.at(f"[{number}].traj"), RunWarnings(notes), origin, run_id, summarise, end=end)
         )
-        runs.append(run)
     return runs
 
 
@@ -504,6 +516,9 @@ def _completion_log(value: Mapping[str, Any], where: Where, warnings: list[RunWa
         raise where.at("messages").error(f"expected a list of messages, got {type_name(messages)}")
     parameters = {key: item for key, item in value["kwargs"].items() if key != "messages"}
     logged = {"messages", "kwargs", "response"}
+    out_log: dict[str, Any] = {}
+    if "messages" in value["kwargs"]:  # the messages as the call's keywords held them too: kept, not read twice
+        out_log["kwargs.messages"] = value["kwargs"]["messages"]
     if "tools" in value and "tools" not in parameters:
         parameters["tools"] = value["tools"]
         logged.add("tools")
@@ -514,7 +529,7 @@ def _completion_log(value: Mapping[str, Any], where: Where, warnings: list[RunWa
     }
     if value.get("response") is not None:
         out["response"] = _response_message(value["response"], where.at("response"))
-    out["log"] = {key: item for key, item in value.items() if key not in logged}
+    out["log"] = {**{key: item for key, item in value.items() if key not in logged}, **out_log}
     return out
 
 
