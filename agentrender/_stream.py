@@ -28,39 +28,73 @@ class StreamedReply:
     """
 
     def __init__(self) -> None:
-        self.message: dict[str, Any] | None = None
+        self._message: dict[str, Any] | None = None
         self.error: Any = None
         """What an ``error`` event said (its ``error``: ``{"type", "message"}``): the stream ended on it."""
-        self._json: dict[int, str] = {}  # a tool use's input as it streams: JSON text, parsed at its block's end
+        # A block's text, thinking and a tool use's input as they stream, in pieces joined once (when the block
+        # stops, or the message is read): a text made piece by piece would be copied whole at each delta.
+        self._pieces: dict[tuple[int, str], list[str]] = {}
+        self._json: dict[int, list[str]] = {}  # a tool use's input: JSON text, parsed at its block's end
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The reply so far (``None`` before ``message_start``): a stream cut short gives what arrived of it."""
+        if self._pieces:
+            for index, field in list(self._pieces):
+                self._join(index, field)
+        return self._message
 
     @property
     def complete(self) -> bool:
         """True when the stream gave a whole reply: begun, and its stop reason given."""
-        return self.message is not None and self.message.get("stop_reason") is not None
+        return self._message is not None and self._message.get("stop_reason") is not None
 
     def add(self, data: Any) -> None:
         kind = data.get("type") if isinstance(data, dict) else None
-        message = self.message
+        message = self._message
         if kind == "error":
             self.error = data.get("error", data)
         elif kind == "message_start":
-            self.message = dict(data["message"])
-            self.message["content"] = list(self.message.get("content") or [])
+            self._message = dict(data["message"])
+            self._message["content"] = list(self._message.get("content") or [])
         elif message is None:
             return
         elif kind == "content_block_start":
             message["content"].append(dict(data["content_block"]))
         elif kind == "content_block_delta":
-            _apply_delta(message["content"][data["index"]], data["delta"], self._json, data["index"])
+            self._delta(message["content"], data["index"], data["delta"])
         elif kind == "content_block_stop":
-            pending = self._json.pop(data["index"], None)
+            index = data["index"]
+            for field in ("text", "thinking"):
+                self._join(index, field)
+            pending = self._json.pop(index, None)
             if pending is not None:
-                message["content"][data["index"]]["input"] = _streamed_input(pending)
+                message["content"][index]["input"] = _streamed_input("".join(pending))
         elif kind == "message_delta":
             message.update(data.get("delta") or {})
             usage = dict(message.get("usage") or {})
             usage.update({key: value for key, value in (data.get("usage") or {}).items() if value is not None})
             message["usage"] = usage
+
+    def _delta(self, blocks: list[dict[str, Any]], index: int, delta: Mapping[str, Any]) -> None:
+        block = blocks[index]  # an index past the blocks begun raises IndexError: a stream of another shape
+        kind = delta.get("type")
+        if kind == "text_delta":
+            self._pieces.setdefault((index, "text"), []).append(delta.get("text", ""))
+        elif kind == "input_json_delta":
+            self._json.setdefault(index, []).append(delta.get("partial_json", ""))
+        elif kind == "thinking_delta":
+            self._pieces.setdefault((index, "thinking"), []).append(delta.get("thinking", ""))
+        elif kind == "signature_delta":
+            block["signature"] = delta.get("signature", "")
+        elif kind == "citations_delta":
+            block["citations"] = [*(block.get("citations") or []), delta.get("citation")]  # a few: a new list each
+
+    def _join(self, index: int, field: str) -> None:
+        pieces = self._pieces.pop((index, field), None)
+        if pieces is not None and self._message is not None:
+            block = self._message["content"][index]
+            block[field] = block.get(field, "") + "".join(pieces)
 
 
 def _streamed_input(text: str) -> Any:
@@ -72,20 +106,6 @@ def _streamed_input(text: str) -> Any:
         return strict_loads(text)
     except ValueError:
         return text
-
-
-def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], pending: dict[int, str], index: int) -> None:
-    kind = delta.get("type")
-    if kind == "text_delta":
-        block["text"] = block.get("text", "") + delta.get("text", "")
-    elif kind == "input_json_delta":
-        pending[index] = pending.get(index, "") + delta.get("partial_json", "")
-    elif kind == "thinking_delta":
-        block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
-    elif kind == "signature_delta":
-        block["signature"] = delta.get("signature", "")
-    elif kind == "citations_delta":
-        block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
 
 
 def sse_data(text: str) -> Iterator[tuple[int, Any]]:

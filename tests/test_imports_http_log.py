@@ -294,3 +294,28 @@ def test_what_a_logged_exchange_may_hold_besides_a_reply_is_read_or_said(tmp_pat
     counted["request"]["url"] = "https://api.anthropic.com/v1/messages/count_tokens"
     with pytest.raises(RunFileError, match=r"the log holds no Messages API call: .*count_tokens \(line 1\)"):
         from_anthropic(written(tmp_path / "counted.jsonl", [counted]))
+
+
+def test_a_streamed_text_is_joined_once_and_a_cut_stream_gives_what_arrived() -> None:
+    """A block's text arrives in many deltas; the reply holds them joined, once the block stops or the reply is read
+    (a recording of a stream cut short keeps what arrived); a thinking block likewise; a citation is added to the
+    block's own, never to the event's list."""
+    reply = StreamedReply()
+    reply.add({"type": "message_start", "message": {"id": "m", "content": []}})
+    cited: list[Any] = []
+    reply.add(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "", "citations": cited}}
+    )
+    for piece in ("a", "b", "c"):
+        reply.add({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+    assert reply.message is not None and reply.message["content"][0]["text"] == "abc"  # read mid-stream
+    reply.add({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "d"}})
+    reply.add({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": {"n": 1}}})
+    reply.add({"type": "content_block_stop", "index": 0})
+    reply.add({"type": "content_block_start", "index": 1, "content_block": {"type": "thinking", "thinking": ""}})
+    for piece in ("x", "y"):
+        reply.add({"type": "content_block_delta", "index": 1, "delta": {"type": "thinking_delta", "thinking": piece}})
+    assert not reply.complete
+    content = reply.message["content"]
+    assert content[0] == {"type": "text", "text": "abcd", "citations": [{"n": 1}]} and cited == []
+    assert content[1] == {"type": "thinking", "thinking": "xy"}  # cut before its block stopped: what arrived
