@@ -319,3 +319,13 @@ def test_a_streamed_text_is_joined_once_and_a_cut_stream_gives_what_arrived() ->
     content = reply.message["content"]
     assert content[0] == {"type": "text", "text": "abcd", "citations": [{"n": 1}]} and cited == []
     assert content[1] == {"type": "thinking", "thinking": "xy"}  # cut before its block stopped: what arrived
+
+
+def test_the_view_after_the_last_step_has_one_replay_key_whatever_side_calls_follow() -> None:
+    """The log's side calls after the run's last call are calls of the step after it, which the run does not hold:
+    no request of theirs decided a view of the run, so the view after the last step is hashed with the run's own
+    settings, whether asked for as its step or as the view after every step."""
+    run = from_anthropic(LOG)
+    views = Views(run)
+    assert len(run.steps) == 3 and any(call.step == 3 for call in run.model_calls)
+    assert views.at(3).replay_key == views.at(None).replay_key

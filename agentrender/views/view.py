@@ -325,9 +325,12 @@ class Views:
         if requests is None or at is None or self.run is None:
             return None
         if not requests:
+            # a call for a step the run does not hold (a side request after its last call) decided no view of it
+            held = {step.index for step in self.run.steps}
             for call in self.run.model_calls:
-                request = call.record.get("request")
-                requests[call.step] = request if isinstance(request, dict) else None
+                if call.step in held:
+                    request = call.record.get("request")
+                    requests[call.step] = request if isinstance(request, dict) else None
             requests[-1] = None  # read once, even when no call recorded a request
         return requests.get(at)
 
