@@ -827,9 +827,25 @@ def _run_values(path: str) -> list[Any]:
     except (ValueError, OSError) as error:
         values: list[Any] = [None] * len(_RUN_VALUES)
         values[_PATH] = path
-        # A RunFileError already begins with PATH:LINE:; anything else is given its file here.
-        values[_ERROR] = str(error) if isinstance(error, RunFileError) else f"{path}: {error}"
+        values[_ERROR] = _failure_text(path, error)
         return values
+
+
+def _failure_text(path: str, failure: Exception) -> str:
+    """Why a run file cannot be read, as its row says it. A RunFileError already begins with PATH:LINE:; anything
+    else is given its file here. A file that is an agent's history another importer reads (a Claude Code session,
+    tau-bench's results) is named as such, with the command that writes its runs as run files."""
+    said = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
+    if isinstance(failure, RunFileError):
+        from agentrender.imports.detect import history_format
+
+        kind = history_format(path)
+        if kind is not None:
+            said = (
+                f"{path}: not a run file but an agent's history ({kind}): `agentrender import {path} --all -o FOLDER` "
+                f"writes its runs as run files, which export and the frames read (as a run file: {said})"
+            )
+    return said
 
 
 def runs_frame(
@@ -1550,7 +1566,7 @@ def _export_one(task: _Task) -> dict[str, Any]:
         }
         error = None
     except (ValueError, OSError) as failure:
-        error = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
+        error = _failure_text(path, failure)
         values = [None] * len(_RUN_VALUES)
         values[_PATH], values[_ERROR] = path, error
         run, parts = None, {}

@@ -213,3 +213,19 @@ def test_a_usage_count_that_is_not_a_count_is_left_out_of_the_total_with_a_warni
     assert frame["warnings"].tolist() == [1, 1]
     [warning] = load_run(path).warnings
     assert (warning.line, "usage.input_tokens 'many' is not a count" in warning.text) == (2, True)
+
+
+def test_a_history_that_is_no_run_file_says_how_to_make_its_run_files() -> None:
+    """runs_frame (and export, and Dask) read run files: a real tau-bench results file and a real Claude Code session
+    in their rows say which history each is and the command that writes their runs as run files, where a file's
+    row once said only that tau-bench's JSON, a document of many lines, is 'not JSON' at its first line's end."""
+    from tests._support import real
+
+    tau = real.REAL / "tau-bench" / "sierra-research-tau-bench" / "gpt-4o-airline.json"
+    session = real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+    frame = runs_frame([str(tau), str(session)], workers=1, progress=False)
+    said = list(frame["error"])
+    assert "not a run file but an agent's history (tau-bench results" in said[0]
+    assert "not a run file but an agent's history (Claude Code session transcript" in said[1]
+    for path, text in zip((tau, session), said, strict=True):
+        assert text.startswith(f"{path}: ") and f"`agentrender import {path} --all -o FOLDER`" in text

@@ -25,7 +25,7 @@ from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_o
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
 
-__all__ = ["DOCS", "FORMATS", "Format", "load", "load_runs"]
+__all__ = ["DOCS", "FORMATS", "Format", "history_format", "load", "load_runs"]
 
 DOCS = "docs/guides/your-own-runs.md (https://agentrender.readthedocs.io/guides/your-own-runs/)"
 """Where the formats ``load`` reads are documented, as an error names it."""
@@ -171,6 +171,21 @@ def _describe(first: Any) -> str:
             said += f", the first an object with the keys {', '.join(list(first[0])[:8])}"
         return said
     return f"it holds a JSON {type_name(first)}"
+
+
+def history_format(source: str | os.PathLike[str]) -> str | None:
+    """The name of the format of agent history the file ``source`` holds, when it is one an importer reads and not a
+    run file; else ``None`` (a run file, a file of no known format, one that cannot be read)."""
+    path = os.fspath(source)
+    try:
+        first, broken, cut = _first_value(path)
+        if first is None and cut and not broken:  # a document longer than the window read first: read whole
+            first, _, _ = _first_value(path, past_window=True)
+    except OSError:
+        return None
+    if first is None or _is_run_file(path, first):
+        return None
+    return next((candidate.name for candidate in FORMATS[1:] if candidate.recognise(path, first)), None)
 
 
 def load_runs(source: str | os.PathLike[str]) -> list[Run]:
