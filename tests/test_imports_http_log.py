@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from agentrender._stream import StreamedReply, sse_data
-from agentrender.cli._check import check
-from agentrender.imports import from_anthropic
-from agentrender.imports.anthropic import NOT_KEPT
+from agentrender.cli._check import check_all
+from agentrender.imports import from_anthropic, load_runs
+from agentrender.imports.anthropic import NOT_KEPT, from_anthropic_runs
 from agentrender.runfile import RunFileError
 from agentrender.views import Views
 from tests._support import real
@@ -43,45 +43,53 @@ def uncached(value: Any) -> Any:
     return value
 
 
-def test_a_real_claude_trace_log_is_the_first_session_each_view_what_its_call_sent() -> None:
-    """The first session grew over three calls: it is the run, each view the request its call sent (but for where
-    Claude Code's one cache breakpoint sat, and a prompt sent as a block once and as a string after: the run keeps
-    the longest request's form). The other five calls are model calls all the same, and a warning names them."""
-    run = from_anthropic(LOG)
+def test_a_real_claude_trace_log_is_a_run_per_conversation_each_view_what_its_call_sent() -> None:
+    """The log holds four conversations: Claude Code's two sessions, OpenCode's chat and its title request. Each is a
+    run of its own calls, the first the session that grew over three calls; each view is the request its call sent
+    (but for where Claude Code's one cache breakpoint sat, and a prompt sent as a block once and as a string after:
+    a run keeps its longest request's form). The first run names the others; each other says which it is."""
     logged = exchanges()
-    assert len(run.steps) == 3 and len(run.model_calls) == 8
-    replies = [exchange["response"]["body"]["id"] for exchange in logged[:3]]
-    own = [call for call in run.model_calls if call.response.id in replies]
-    assert [call.step for call in own] == [0, 1, 2]
-    for call, exchange in zip(own, logged[:3], strict=True):
-        sent = Views(run).at(call.step).messages
-        assert uncached([message.to_dict() for message in sent]) == uncached(exchange["request"]["body"]["messages"])
-        assert call.response.id == exchange["response"]["body"]["id"]
-    said = [warning.message for warning in run.warnings]
+    runs = from_anthropic_runs(LOG)
+    assert [(run.run_id, len(run.steps), len(run.model_calls)) for run in runs] == [
+        (LOG.name, 3, 3),
+        (f"{LOG.name}/1", 2, 2),
+        (f"{LOG.name}/2", 2, 2),
+        (f"{LOG.name}/3", 1, 1),
+    ]
+    assert from_anthropic(LOG).run_id == LOG.name and [run.run_id for run in load_runs(LOG)] == [r.run_id for r in runs]
+    sent = {exchange["response"]["body"]["id"]: exchange["request"]["body"]["messages"] for exchange in logged}
+    for run in runs:
+        views = Views(run)
+        assert [call.step for call in run.model_calls] == list(range(len(run.model_calls)))
+        for call in run.model_calls:
+            shown = [message.to_dict() for message in views.at(call.step).messages]
+            assert uncached(shown) == uncached(sent[call.response.id]), (run.run_id, call.step)
+        assert run.last_calls() == {call.step: call for call in run.model_calls}
+    said = [warning.message for warning in runs[0].warnings]
     assert any(
-        "5 calls (lines 4-8) sent another conversation than the run's (its longest call is on line 3)" in w
+        "the log holds 3 other conversation(s), 5 calls (lines 4-8): a side request, another session, a "
+        f"compaction's request or the conversation after it; each is a run of its own ({LOG.name}/1 to {LOG.name}/3"
+        in w
         for w in said
+    ), said
+    assert any(
+        f"one of 4 conversations of the log (lines 4-5): the run {LOG.name} is" in w.message for w in runs[1].warnings
     )
     assert any(
         "the log's headers hold credentials (authorization, x-api-key): their values are not kept" in w for w in said
     )
-    # a side call is one of the step being decided when it was made: each step's last call is its own; those after
-    # the run's last call are calls of the step after it, which the run does not hold (check: a warning each)
-    assert {step: call for step, call in run.last_calls().items() if step < 3} == {call.step: call for call in own}
-    assert [call.step for call in run.model_calls] == [0, 1, 2, 3, 3, 3, 3, 3]
-    report = check(str(LOG))
-    assert report.errors == 0 and not report.error, [finding.message for finding in report.findings]
+    reports = check_all(str(LOG))
+    assert len(reports) == 4 and not any(report.errors or report.error for report in reports)
 
 
 def test_a_logs_credentials_are_not_kept_and_its_envelopes_are() -> None:
-    """What the exchanges held beside the call (timestamps, the URL, the status, every header) is in the run's
+    """What the exchanges held beside the call (timestamps, the URL, the status, every header) is in each run's
     source, but the values of the headers that carry credentials."""
-    run = from_anthropic(LOG)
-    entries = run.header["source"]["entries"]
-    assert len(entries) == 8
-    text = json.dumps(run.header)
+    runs = from_anthropic_runs(LOG)
+    assert sum(len(run.header["source"]["entries"]) for run in runs) == 8
+    text = json.dumps([run.header for run in runs])
     assert "Bearer sk-" not in text and "sk-...583d" not in text
-    first = entries[0]["fields"]
+    first = runs[0].header["source"]["entries"][0]["fields"]
     assert first["request"]["headers"]["authorization"] == NOT_KEPT
     assert first["request"]["url"] == "https://api.deepseek.com/anthropic/v1/messages?beta=true"
     assert first["response"]["status_code"] == 200 and "body" not in first["response"]
@@ -107,10 +115,11 @@ def test_a_streamed_reply_is_the_message_its_events_build(tmp_path: Path, form: 
             response["body_raw"] = sse_text(events)
         else:
             response["events"] = events
-    run = from_anthropic(written(tmp_path / "streamed.jsonl", streamed))
+    runs = from_anthropic_runs(written(tmp_path / "streamed.jsonl", streamed))
     bodies = {exchange["response"]["body"]["id"]: exchange["response"]["body"] for exchange in logged}
-    assert len(run.model_calls) == 8
-    for call in run.model_calls:
+    calls = [call for run in runs for call in run.model_calls]
+    assert len(calls) == 8
+    for call in calls:
         body = bodies[call.response.id]
         assert call.response.to_dict()["content"] == body["content"]
         assert call.stop_reason == body["stop_reason"]
@@ -156,11 +165,10 @@ def call(messages: list[dict[str, Any]], reply: str, stop: str = "end_turn") -> 
     }
 
 
-def test_the_run_is_the_conversation_that_grew_over_the_most_calls(tmp_path: Path) -> None:
+def test_the_first_run_is_the_conversation_that_grew_over_the_most_calls(tmp_path: Path) -> None:
     """A quota check sent the same one message over and over, more often than the agent called; a compaction's
-    request was the longest. Neither grew: the run is the agent's conversation, which did. A side call is one of the
-    step being decided when it was made (the run's next call's), so each step's last call is its own, and a side
-    request's stop reason is no turn's."""
+    request was the longest. Neither grew: the first run is the agent's conversation, which did, of its own calls
+    only (no quota check's max_tokens is its stop reason); each of the others is a run of its own."""
     user = {"role": "user", "content": "fix the bug"}
     quota = call([{"role": "user", "content": "quota"}], "ok", stop="max_tokens")  # Claude Code's: max_tokens 1
     turns = [user]
@@ -173,28 +181,42 @@ def test_the_run_is_the_conversation_that_grew_over_the_most_calls(tmp_path: Pat
             {"role": "user", "content": "go on"},
         ]
     compaction = call([{"role": "user", "content": "summarise: fix the bug, 3 steps"}, *turns[1:]], "summary")
-    run = from_anthropic(written(tmp_path / "log.jsonl", [*lines, compaction]))
-    assert len(run.steps) == 3  # the agent's conversation, as its longest call sent it
-    assert [step.decision.kind for step in run.steps] == ["no_tool_call"] * 3  # no quota check's max_tokens
-    assert [run.last_calls()[step].response.id for step in range(3)] == ["msg_step 0", "msg_step 1", "msg_step 2"]
-    # in log order, each side call a call of the step the run's next call decided (after its last: step 3)
+    runs = from_anthropic_runs(written(tmp_path / "log.jsonl", [*lines, compaction]))
+    agent, checks, summary = runs
+    assert len(agent.steps) == 3  # the agent's conversation, as its longest call sent it
+    assert [step.decision.kind for step in agent.steps] == ["no_tool_call"] * 3
+    assert [call.response.id for call in agent.model_calls] == ["msg_step 0", "msg_step 1", "msg_step 2"]
+    assert (len(checks.steps), [call.response.id for call in checks.model_calls]) == (1, ["msg_ok"] * 6)
+    assert checks.steps[0].decision.kind == "truncated"  # the quota check's own reply, cut at its max_tokens
+    assert [call.response.id for call in summary.model_calls] == ["msg_summary"] and len(summary.steps) == 4
+    said = [str(warning) for warning in agent.warnings]
+    assert any("the log holds 2 other conversation(s), 7 calls (lines 2-3, 5-6, 8-10)" in w for w in said), said
+
+
+def test_a_call_of_the_runs_opening_that_went_another_way_is_a_call_of_the_step_being_decided(tmp_path: Path) -> None:
+    """A call whose request opens as the run's conversation but goes another way (a rewound prompt) is in the run's
+    log but not its conversation: it is a call of the step being decided when it was made (the run's next call's;
+    after the last, the step after it), a warning names it, and the view after the last step has one replay key."""
+    user = {"role": "user", "content": "fix the bug"}
+    first = call([user], "step 0")
+    replied = {"role": "assistant", "content": [{"type": "text", "text": "step 0"}]}
+    rewound = call([user, replied, {"role": "user", "content": "no, the other bug"}], "rewound")
+    going = [user, replied, {"role": "user", "content": "go on"}]
+    second = call(going, "step 1")
+    third = call([*going, {"role": "assistant", "content": [{"type": "text", "text": "step 1"}]}, user], "step 2")
+    late = call([user, replied, {"role": "user", "content": "and the third"}], "late")
+    run = from_anthropic(written(tmp_path / "log.jsonl", [first, rewound, second, third, late]))
     assert [(call.response.id, call.step) for call in run.model_calls] == [
         ("msg_step 0", 0),
-        ("msg_ok", 1),
-        ("msg_ok", 1),
+        ("msg_rewound", 1),
         ("msg_step 1", 1),
-        ("msg_ok", 2),
-        ("msg_ok", 2),
         ("msg_step 2", 2),
-        ("msg_ok", 3),
-        ("msg_ok", 3),
-        ("msg_summary", 3),
+        ("msg_late", 3),
     ]
-    said = [str(warning) for warning in run.warnings]
-    assert any(
-        "7 calls (lines 2-3, 5-6, 8-10) sent another conversation than the run's (its longest call is on line 7)" in w
-        for w in said
-    ), said
+    assert run.last_calls()[1].response.id == "msg_step 1"
+    assert any("2 calls (lines 2, 5) sent another conversation than the run's" in str(w) for w in run.warnings)
+    views = Views(run)
+    assert len(run.steps) == 3 and views.at(3).replay_key == views.at(None).replay_key
 
 
 def test_server_sent_events_are_read_by_the_formats_rules() -> None:
@@ -319,13 +341,3 @@ def test_a_streamed_text_is_joined_once_and_a_cut_stream_gives_what_arrived() ->
     content = reply.message["content"]
     assert content[0] == {"type": "text", "text": "abcd", "citations": [{"n": 1}]} and cited == []
     assert content[1] == {"type": "thinking", "thinking": "xy"}  # cut before its block stopped: what arrived
-
-
-def test_the_view_after_the_last_step_has_one_replay_key_whatever_side_calls_follow() -> None:
-    """The log's side calls after the run's last call are calls of the step after it, which the run does not hold:
-    no request of theirs decided a view of the run, so the view after the last step is hashed with the run's own
-    settings, whether asked for as its step or as the view after every step."""
-    run = from_anthropic(LOG)
-    views = Views(run)
-    assert len(run.steps) == 3 and any(call.step == 3 for call in run.model_calls)
-    assert views.at(3).replay_key == views.at(None).replay_key

@@ -9,11 +9,10 @@
   (also ``params``/``body`` for the request, ``message`` for the reply);
 - a call log: a list (or ``.jsonl`` lines) of such request/response pairs, one per model call
   an agent made. Each call becomes a model call of the run, made for the step its request
-  decides; the steps come from the conversation that grew over the most calls (told by its
-  opening message), as its longest call sent it, with its reply as the last step. A call of
-  another conversation (a side request, another session, a compaction's request) is a model
-  call all the same, of the step being decided when it was made (the step of the run's next
-  call in the log), and a warning names each;
+  decides; the steps come from the conversation as its longest call sent it, with its reply as
+  the last step. A log of several conversations (told by their opening message: a side
+  request, another session, a compaction's request) is a run per conversation
+  (``from_anthropic_runs``), the first the one that grew over the most calls;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
   ``model_call`` records holding their ``request``): read as a call log, each
   ``model_call_error`` record a warning naming the call that gave no reply;
@@ -69,7 +68,7 @@ from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, fail
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["from_anthropic", "looks_like_anthropic", "read_json_values"]
+__all__ = ["from_anthropic", "from_anthropic_runs", "looks_like_anthropic", "read_json_values"]
 
 _REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
@@ -116,16 +115,33 @@ def from_anthropic(
     ``source`` is a dict or list as described in the module, or a path to a ``.json`` or
     ``.jsonl`` file holding one. ``summarise`` (e.g. ``imports.first_line_summary``) gives each
     result a summary, for the view under the contract's window. Raises ``RunFileError`` naming
-    the file, line and field of what cannot be read.
+    the file, line and field of what cannot be read. A log of several conversations gives the run
+    of the one that grew over the most calls, and a warning names the others, each a run of
+    ``from_anthropic_runs`` (and of ``imports.load_runs``).
+    """
+    return from_anthropic_runs(source, run_id=run_id, summarise=summarise)[0]
+
+
+def from_anthropic_runs(
+    source: Any,
+    *,
+    run_id: str | None = None,
+    summarise: Summariser | None = None,
+) -> list[Run]:
+    """The runs of ``source`` (as ``from_anthropic`` takes it): one for a conversation, and for a log of calls one
+    per conversation its calls sent, told by its opening message. The first is the conversation that grew over the
+    most calls; the others (a side request such as Claude Code's quota check or title, another session, a
+    compaction's request and the conversation after it) follow in the order of their first call, named
+    ``<run id>/1``, ``<run id>/2``, ...
     """
     if isinstance(source, str | os.PathLike) and (body := request_body(os.fspath(source), _MESSAGES, _REQUEST_KEYS)):
         run = _body_run(*body, os.fspath(source), run_id, summarise)
         if run is not None:
-            return run
+            return [run]
     return _from_values(source, run_id, summarise)
 
 
-def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) -> Run:
+def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) -> list[Run]:
     """``from_anthropic`` of any source: its JSON values read as they are, every field kept, every error worded."""
     notes = RunWarnings()
     recording = False
@@ -155,21 +171,65 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         entry = entries[0]
         where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
         messages = normalise_messages(entry.request["messages"], where)
-        return conversation_run(
-            messages,
-            where=where,
-            run_id=run_id or name,
-            source=_kept(origin, entries, messages),
-            request=entry.request,
-            summarise=summarise,
-            warnings=notes,
-        )
+        return [
+            conversation_run(
+                messages,
+                where=where,
+                run_id=run_id or name,
+                source=_kept(origin, entries, messages),
+                request=entry.request,
+                summarise=summarise,
+                warnings=notes,
+            )
+        ]
     if not entries:
         if recording:
             raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
         said = "; ".join(warning.message for warning in notes)
         raise RunFileError(path, 1, f"the log holds no Messages API call: there is no conversation to import ({said})")
-    return _from_calls(entries, path, run_id or name, origin, summarise, notes)
+    return _log_runs(entries, path, run_id or name, origin, summarise, notes)
+
+
+def _log_runs(
+    entries: list[Entry],
+    path: str,
+    run_id: str,
+    origin: Mapping[str, Any],
+    summarise: Summariser | None,
+    notes: Sequence[RunWarning],
+) -> list[Run]:
+    """The runs of a log of calls, one per conversation (``_conversations``), each of its own calls; each run of a log
+    of several says which of them it is, and the first names the others."""
+    conversations = _conversations(entries)
+    if len(conversations) == 1:
+        return [_from_calls(entries, path, run_id, origin, summarise, notes)]
+    names = [run_id, *(f"{run_id}/{number}" for number in range(1, len(conversations)))]
+    others = [entries[i].line for calls in conversations[1:] for i in calls]
+    runs = []
+    for number, calls in enumerate(conversations):
+        first = entries[calls[0]].line
+        if number == 0:
+            said = (
+                f"the log holds {len(conversations) - 1} other conversation(s), {plural(len(others), 'call')} "
+                f"({_lines_said(sorted(others))}): a side request, another session, a compaction's request or the "
+                f"conversation after it; each is a run of its own ({names[1]}"
+                f"{f' to {names[-1]}' if len(names) > 2 else ''}: imports.load_runs, agentrender runs)"
+            )
+        else:
+            lines = _lines_said([entries[i].line for i in calls])
+            said = (
+                f"one of {len(conversations)} conversations of the log ({lines}): the run {run_id} is the one that "
+                "grew over the most calls"
+            )
+        warning = Where(path, first).warning(said)
+        mine = [entries[i] for i in calls]
+        runs.append(_from_calls(mine, path, names[number], origin, summarise, [*notes, warning]))
+    return runs
+
+
+def _lines_said(lines: Sequence[int]) -> str:
+    """``line 4`` or ``lines 2-3, 5``."""
+    return f"line {lines[0]}" if len(lines) == 1 else f"lines {number_ranges(lines)}"
 
 
 def _recorded_calls(
@@ -647,20 +707,33 @@ def _blocks(content: Any) -> list[Any] | None:
 
 def _run_call(entries: Sequence[Entry]) -> int:
     """The call whose request's messages are the run's conversation: the longest call (the later of equals) of the
-    conversation that grew over the most calls: whose calls sent the most lengths of it (then: the most calls, then
-    the longest call, the later of equals, as a log of conversations that never grew has its run).
+    first of ``_conversations``."""
+    return _longest(entries, _conversations(entries)[0])
+
+
+def _longest(entries: Sequence[Entry], calls: Sequence[int]) -> int:
+    """The call of ``calls`` whose request holds the most messages (the later of equals)."""
+    return max(calls, key=lambda i: (len(entries[i].request["messages"]), i))
+
+
+def _conversations(entries: Sequence[Entry]) -> list[list[int]]:
+    """The log's calls by the conversation they sent, told by its opening message (found in one pass): first the
+    conversation that grew over the most calls, whose calls sent the most lengths of it (then: the most calls, then
+    the longest call, the later of equals), then the others in the order of their first call. A call that sent no
+    message is one of the first.
 
     A log of one agent's calls holds one conversation. One of Claude Code's holds side requests too (a quota
     check, a title: conversations of their own, a quota check the same one many times, which never grows),
     other sessions, a compaction's request (the conversation, its opening reordered, then a request for its
-    summary, sent once) and the conversation after it. A conversation is told by its opening message, so its
-    calls are found in one pass over the log.
+    summary, sent once) and the conversation after it.
     """
     conversations: dict[bytes, list[int]] = {}  # the opening's text, as _opening_key makes it: its calls
     of_call: list[list[int]] = []
+    empty: list[int] = []
     for number, entry in enumerate(entries):
         messages = entry.request["messages"]
         if not messages:
+            empty.append(number)
             of_call.append([])
             continue
         opening = messages[0]
@@ -669,18 +742,18 @@ def _run_call(entries: Sequence[Entry]) -> int:
             found = conversations.setdefault(_opening_key(opening), [])
         found.append(number)
         of_call.append(found)
-    if not any(of_call):
-        return max(range(len(entries)), key=lambda i: (len(entries[i].request["messages"]), i))
+    found_all = list(conversations.values())
+    if not found_all:
+        return [empty]
 
-    def longest(calls: list[int]) -> tuple[int, int]:
-        return max((len(entries[i].request["messages"]), i) for i in calls)
+    def grown(calls: list[int]) -> tuple[int, int, int, int]:
+        longest = _longest(entries, calls)
+        lengths = {len(entries[i].request["messages"]) for i in calls}
+        return (len(lengths), len(calls), len(entries[longest].request["messages"]), longest)
 
-    families = {id(calls): calls for calls in of_call if calls}.values()
-    run = max(
-        families,
-        key=lambda calls: (len({len(entries[i].request["messages"]) for i in calls}), len(calls), longest(calls)),
-    )
-    return longest(run)[1]
+    first = max(found_all, key=grown)
+    others = [calls for calls in found_all if calls is not first]  # dicts keep the order of their first calls
+    return [sorted([*first, *empty]), *others]
 
 
 def _opening_key(message: Any) -> bytes:

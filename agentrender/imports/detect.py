@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._json import NestingError, decode_failure, limited, type_name
-from agentrender.imports.anthropic import from_anthropic, looks_like_anthropic
+from agentrender.imports.anthropic import from_anthropic, from_anthropic_runs, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
@@ -78,7 +78,7 @@ FORMATS: list[Format] = [
     Format(
         "Anthropic Messages API: a request body, a messages list, a request with its response, or a call log",
         lambda path, first: looks_like_anthropic(first),
-        lambda path: [from_anthropic(path)],
+        from_anthropic_runs,
     ),
 ]
 """What ``load`` tries, in order. The importers of other formats add themselves here."""
