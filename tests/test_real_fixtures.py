@@ -222,3 +222,23 @@ def test_every_reminder_a_compactions_agent_kept_is_read_into_the_session(entry)
     sent = json.dumps([message.to_dict() for message in Views(runs[0]).at(source["parent"]["step"] - 1).messages])
     for number in before_its_request:
         assert json.dumps(dict(kept)[number]["message"]["content"])[1:-1] in sent, number
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))
+def test_a_steps_shown_result_is_the_one_that_answers_its_own_call(entry):
+    """Claude Code sends a reply's parallel results in the order they finished: the result a step's frame row and its
+    facts describe (``shown_bytes``, what the model saw of the step's observation) is the one that answers the step's
+    own call, not the turn's first block. In the real sessions 8 rows once described another call's result."""
+    pytest.importorskip("pandas")
+    from agentrender.frame import steps_frame
+
+    for run in claude_code_runs(entry):
+        frame = steps_frame(run)
+        shown = frame[(frame["shown_as"] == "as_sent") & frame["full"].fillna(False).astype(bool)]
+        answered = shown[shown["status"] == "ok"]
+        assert list(answered["shown_bytes"]) == list(answered["content_bytes"]), run.run_id
+        view = Views(run).at(None)
+        for fact in view.steps:
+            message = fact.result
+            if message is not None:
+                assert [block.block for block in message.blocks] == list(message.message.content)

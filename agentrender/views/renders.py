@@ -201,8 +201,9 @@ class StepRenders(render.Turns):
         return fact
 
     def result_block(self, position: int, full: bool) -> BlockFact:
-        """The fact of the first block of rendered step ``position``'s user turn in the given form
-        (its only block, unless a hook made the turn of several)."""
+        """The fact of the block of rendered step ``position``'s user turn in the given form that answers the step's
+        own call: its only block, unless a hook made the turn of several (an agent that ran several calls of a reply
+        at once sent their results in the order they finished: ``_own_result``)."""
         return self.result_blocks(full, position, position + 1)[0]
 
     def result_blocks(self, full: bool, start: int, stop: int) -> list[BlockFact]:
@@ -210,12 +211,11 @@ class StepRenders(render.Turns):
         blocks = self._blocks[full]
         if not all(blocks[start:stop]):
             users = self.users(full, start, stop)
-            rendered, rules, options = self.rendered, self.form(full).rules, self.options
+            rendered, rules, options, ids = self.rendered, self.form(full).rules, self.options, self.ids
             for position, message in enumerate(users, start):
                 if blocks[position] is None:
-                    blocks[position] = _user_block_fact(
-                        rendered[position], message.content[0], rules[position], options
-                    )
+                    own = message.content[_own_result(message.content, ids[position])]
+                    blocks[position] = _user_block_fact(rendered[position], own, rules[position], options)
         return blocks[start:stop]  # type: ignore[return-value]  # made just above
 
     def result_columns(self, full: bool, start: int, stop: int) -> dict[str, list[Any]]:
@@ -252,19 +252,31 @@ class StepRenders(render.Turns):
         results = self._results[full]
         fact = results[position]
         if fact is None:
-            first = self.result_block(position, full)
+            own = self.result_block(position, full)
             message = self.users(full, position, position + 1)[0]
             rule = self.form(full).rules[position]
             hook = _hook_kind(self.options.observation)
+            at = _own_result(message.content, self.ids[position])
             fact = results[position] = MessageFact(
                 message=message,
                 turn="result",
                 step=self.rendered[position].index,
                 full=full,
-                blocks=(first, *(given_fact(block, hook, rule) for block in message.content[1:])),
+                blocks=tuple(
+                    own if i == at else given_fact(block, hook, rule) for i, block in enumerate(message.content)
+                ),
                 bytes=message_bytes(message),
             )
         return fact
+
+
+def _own_result(content: Sequence[ContentBlock], tool_use_id: str) -> int:
+    """The position in a user turn of the result that answers the step's own call (the tool use of id
+    ``tool_use_id``); the first block when none does (the contract's turn of one block, a nudge, a text)."""
+    for at, block in enumerate(content):
+        if block.type == "tool_result" and block.tool_use_id == tool_use_id:
+            return at
+    return 0
 
 
 def _shown(block: ContentBlock) -> int:
