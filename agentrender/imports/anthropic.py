@@ -534,8 +534,8 @@ class _Exchanges:
     def warnings(self, path: str) -> list[RunWarning]:
         said = [
             Where(path, lines[0]).warning(
-                f"{plural(len(lines), 'logged request')} to {endpoint} "
-                f"({'line' if len(lines) == 1 else 'lines'} {number_ranges(lines)}): no Messages API call, not read"
+                f"{plural(len(lines), 'logged request')} to {endpoint} ({_lines_said(lines)}): no Messages API call, "
+                "not read"
             )
             for endpoint, lines in self.other.items()
         ]
@@ -604,10 +604,10 @@ def _from_calls(
     summarise: Summariser | None,
     notes: Sequence[RunWarning] = (),
 ) -> Run:
-    """A run of a call log: the conversation most of its calls continue as its steps (``_run_call``), every call as a
-    model call."""
+    """A run of the calls of one conversation of a log (``_conversations``): the conversation as its longest call sent
+    it as its steps, every call as a model call."""
     warnings = RunWarnings(notes)
-    longest = _run_call(entries)
+    longest = _longest(entries, range(len(entries)))
     line, request, response, _ = entries[longest]
     where = Where(path, line, "request.messages")
     known: dict[int, dict[str, Any]] = {}  # each message read, for the calls that share it
@@ -650,13 +650,12 @@ def _from_calls(
         record["request"] = call_request
         calls.append((record, ours))
     if others_sent:
-        lines = f"line {others_sent[0]}" if len(others_sent) == 1 else f"lines {number_ranges(others_sent)}"
         warnings.append(
             Where(path, others_sent[0]).warning(
-                f"{plural(len(others_sent), 'call')} ({lines}) sent another conversation than the run's (its longest "
-                f"call is on line {line}): a side request, another session, a compaction's request or the "
-                "conversation after it. Each is a model call of the step being decided when it was made, the step "
-                "of the run's next call in the log (after its last, the step after the last)"
+                f"{plural(len(others_sent), 'call')} ({_lines_said(others_sent)}) sent another conversation than the "
+                f"run's (its longest call is on line {line}): a side request, another session, a compaction's request "
+                "or the conversation after it. Each is a model call of the step being decided when it was made, the "
+                "step of the run's next call in the log (after its last, the step after the last)"
             )
         )
     final = response if response is not None and messages and messages[-1]["role"] == "user" else None
@@ -703,12 +702,6 @@ def _blocks(content: Any) -> list[Any] | None:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return content if isinstance(content, list) else None
-
-
-def _run_call(entries: Sequence[Entry]) -> int:
-    """The call whose request's messages are the run's conversation: the longest call (the later of equals) of the
-    first of ``_conversations``."""
-    return _longest(entries, _conversations(entries)[0])
 
 
 def _longest(entries: Sequence[Entry], calls: Sequence[int]) -> int:

@@ -39,6 +39,7 @@ from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
 
 __all__ = [
+    "STOP_REASONS",
     "MadeTurns",
     "Summariser",
     "Where",
@@ -492,6 +493,19 @@ class _StoppedTurns(MadeTurns):
             return {**turn, "stop_reason": stop}
         return turn if isinstance(turn, dict) else dict(turn)
 
+
+STOP_REASONS = {
+    "stop": render.STOP_END_TURN,
+    "tool_calls": render.STOP_TOOL_USE,
+    "function_call": render.STOP_TOOL_USE,
+    "length": render.STOP_MAX_TOKENS,
+    "max_tokens": render.STOP_MAX_TOKENS,
+    "model_length": render.STOP_CONTEXT_WINDOW_EXCEEDED,
+    "content_filter": render.STOP_REFUSAL,
+}
+"""The stop reasons of OpenAI-style replies (a chat completion's ``finish_reason``, Inspect's ``stop_reason``) as
+the Messages API names them: a reply cut at the output cap is decided ``truncated``, one a provider's filter stopped
+a refusal (``render.decide``)."""
 
 _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED, render.STOP_REFUSAL))
 """The stop reasons ``render.decide`` decides a reply by, whatever its blocks hold."""

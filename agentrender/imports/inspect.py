@@ -48,7 +48,7 @@ import msgspec
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import limited, type_name
-from agentrender.imports.conversation import Summariser, Where, conversation_run, normalise_messages
+from agentrender.imports.conversation import STOP_REASONS, Summariser, Where, conversation_run, normalise_messages
 from agentrender.imports.inspect_log import (
     EvalSpec,
     Event,
@@ -65,15 +65,6 @@ from agentrender.runfile import Run, RunFileError, RunWarning
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
 __all__ = ["from_inspect", "looks_like_inspect"]
-
-# Inspect's stop reasons, as the Messages API names them; others are kept as Inspect wrote them.
-_STOP_REASONS = {
-    "stop": "end_turn",
-    "tool_calls": "tool_use",
-    "max_tokens": "max_tokens",
-    "model_length": "model_context_window_exceeded",
-    "content_filter": "refusal",
-}
 
 # Inspect writes a JSON log's keys in this order; a log too large for ``load`` to parse whole
 # is still recognised by how it starts.
@@ -731,7 +722,7 @@ def _model_call(
         "role": "assistant",
         "model": str(output.get("model") or event.model or ""),
         "content": content,
-        "stop_reason": _STOP_REASONS.get(stop, stop),
+        "stop_reason": STOP_REASONS.get(stop, stop),  # one with no counterpart: as Inspect wrote it
     }
     usage = output.get("usage")
     if isinstance(usage, dict):

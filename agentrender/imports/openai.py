@@ -44,11 +44,11 @@ from typing import Any, ClassVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from agentrender import render
 from agentrender._json import type_name
 from agentrender._words import plural
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
+    STOP_REASONS,
     MadeTurns,
     Summariser,
     Where,
@@ -233,17 +233,6 @@ def _chat_run(
     )
 
 
-_STOP_REASONS = {
-    "stop": render.STOP_END_TURN,
-    "length": render.STOP_MAX_TOKENS,
-    "tool_calls": render.STOP_TOOL_USE,
-    "function_call": render.STOP_TOOL_USE,
-    "content_filter": render.STOP_REFUSAL,
-}
-"""Each ``finish_reason`` of a chat completion, as the Messages API says it: a reply cut at the output cap is decided
-``truncated``, one the provider's filter stopped a refusal (``render.decide``)."""
-
-
 def _reply_call(response: Mapping[str, Any], turns: _Turns, step: int) -> dict[str, Any] | None:
     """The ``model_call`` record of a chat's reply (its ``response``, read as the chat's last turn, which decided
     ``step``), in the Messages API's shape: its blocks, its ``finish_reason`` as a stop reason, its token counts.
@@ -259,7 +248,7 @@ def _reply_call(response: Mapping[str, Any], turns: _Turns, step: int) -> dict[s
         "role": "assistant",
         "model": kept["model"] if isinstance(kept.get("model"), str) else "",
         "content": turns[len(turns) - 1]["content"],
-        "stop_reason": _STOP_REASONS.get(finish) if isinstance(finish, str) else None,
+        "stop_reason": STOP_REASONS.get(finish) if isinstance(finish, str) else None,
     }
     if isinstance(usage, Mapping):
         counts = {
