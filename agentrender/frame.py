@@ -621,7 +621,8 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
     Column(
         "line",
         "Int64",
-        "The run-file line the call was read from; null for a call built in memory.",
+        "The line of the file the call was read from (a run file's, or the history it was imported from); null for "
+        "a call built in memory or read from a file that holds no lines (a JSON document, an Inspect log).",
         lambda c: c.line or None,
     ),
     Column(

@@ -500,6 +500,41 @@ def test_decide_says_a_claude_code_session_ran_the_calls_the_contract_would_not(
     assert "this run's agent ran them all the same" in out
 
 
+def test_decide_and_check_point_at_the_line_of_the_users_file_that_holds_the_reply(tmp_path: Path) -> None:
+    """A real Claude Code session (``tests/fixtures/real``): ``decide`` names the transcript's line of each reply's
+    last record (its second tool use, line 20), as ``--json`` does; ``check`` names the line of a call log that holds
+    a call for no step of the run; an Inspect log holds no lines, so its calls name none. Never the line of a run file
+    the user never saw."""
+    path = real.REAL / "claude-code" / "jessitron-claude-log" / "agents-observe-bug.jsonl"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    _, out, _ = run_cli("decide", str(path), "--step", "3", "--width", "120")
+    assert out.startswith("call 4 of 112 \u00b7 step 3 \u00b7 line 20 ")
+    last_of: dict[str, int] = {}  # each reply's last record's line
+    for number, line in enumerate(lines, start=1):
+        record = json.loads(line) if line.strip() else {}
+        if record.get("type") == "assistant":
+            last_of[record["message"]["id"]] = number
+    rows = json.loads(run_cli("decide", str(path), "--json")[1])
+    assert len(rows) == 112
+    for row in rows:
+        assert last_of[json.loads(lines[row["line"] - 1])["message"]["id"]] == row["line"]
+    messages = WEATHER["messages"]
+    sent = [messages[0], {"role": "assistant", "content": "No."}, {"role": "user", "content": "Again."}]
+    rewound = {  # the opening again, then another reply: a call of the run, after its last step
+        "request": {**WEATHER, "messages": sent},
+        "response": {"type": "message", "role": "assistant", "content": [{"type": "text", "text": "Sunny."}]},
+    }
+    log = tmp_path / "log.jsonl"
+    log.write_text(call_log(messages) + json.dumps(rewound) + "\n", encoding="utf-8")
+    [report] = json.loads(run_cli("check", str(log), "--json")[1])
+    [orphan] = [finding for finding in report["findings"] if finding["code"] == "orphan-call"]
+    assert orphan["line"] == 4 == len(log.read_text().splitlines())
+    inspect = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+    [row] = json.loads(run_cli("decide", str(inspect), "--json")[1])
+    assert row["line"] == 0
+    assert " \u00b7 line" not in run_cli("decide", str(inspect))[1].splitlines()[0]
+
+
 def test_a_tool_call_id_used_again_in_an_openai_chat_is_a_warning_not_an_error(tmp_path: Path) -> None:
     """tau-bench's gpt-4o runs (sierra-research/tau-bench) reuse a tool call's id, which OpenAI takes and the
     Messages API refuses. Converted from the chat the agent sent, it is a ``converted-reject`` warning; the same

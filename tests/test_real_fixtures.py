@@ -143,6 +143,26 @@ def test_every_real_file_loads_through_the_one_entry_point(entry):
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
+def test_each_model_call_is_at_the_line_of_its_file_that_holds_its_reply(entry):
+    """Each model call's ``line`` (what ``decide`` and ``check`` point a user to) is a line of the file its run was
+    read from that holds the reply (its id), or 0 for a file of no lines (an Inspect log): never the line of a run
+    file the user never saw."""
+    path = REAL / entry["path"]
+    try:
+        runs = imports.load_runs(path)
+    except RunFileError:
+        pytest.skip("a hand-written fixture the importer refuses, as its own test says")
+    for run in runs:
+        lines = Path(run.path).read_bytes().split(b"\n")
+        for call in run.model_calls:
+            if entry["format"] == "inspect":
+                assert call.line == 0, run.run_id
+                continue
+            assert 0 < call.line <= len(lines), (run.run_id, call.step)
+            assert call.response.id and call.response.id.encode() in lines[call.line - 1], (run.run_id, call.line)
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
 def test_every_line_of_a_real_file_written_as_a_run_file_is_valid_under_the_schema(entry, tmp_path):
     """Every run of every real file, written as a run file, is valid under ``agentrender schema`` line by line (its
     blocks and replies as the Messages API has them), but for the unknown fields its source held, which the run keeps

@@ -96,12 +96,13 @@ def test_the_view_at_each_called_step_has_the_key_the_call_recorded(name: str, t
 
 
 def test_the_call_log_keeps_the_failed_call_and_the_unmodelled_tool_field() -> None:
-    """The stock-lookup log's validation failure is an error observation, and defer_loading is kept with a warning."""
+    """The stock-lookup log's validation failure is an error observation, and defer_loading is kept with a warning
+    naming the log's line the run's tools were read from (its longest call's, line 4), not a run file's header line."""
     run = load(FOLDER / "stock-lookup.calls.jsonl")
     assert [step.observation.status if step.observation else None for step in run.steps] == ["ok", "error", "ok", None]
     assert run.tools[1]["defer_loading"] is True
     assert [(w.line, w.text) for w in run.warnings] == [
-        (1, "unknown field run.tools[1].defer_loading kept (not loaded into the typed fields)")
+        (4, "unknown field run.tools[1].defer_loading kept (not loaded into the typed fields)")
     ]
 
 

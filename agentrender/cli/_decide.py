@@ -45,7 +45,8 @@ class Reply:
     step: int | None = None
     """The step the reply was captured for (``None`` for a reply file)."""
     line: int = 0
-    """The run file's line holding the ``model_call`` (0 for a reply file)."""
+    """The line of the file the reply was read from (``ModelCall.line``: the run file's, or the imported history's;
+    0 for a reply file, or a file that holds no lines)."""
     compare: bool = False
     """The reply is its step's last, so the step's recorded decision came from it: compare them."""
     superseded: bool = False
@@ -121,7 +122,8 @@ def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
         is_last = last[call.step] is call
         out.append(
             Reply(
-                label=f"call {number + 1} of {total} \u00b7 step {call.step} \u00b7 line {call.line}",
+                label=f"call {number + 1} of {total} \u00b7 step {call.step}"
+                + (f" \u00b7 line {call.line}" if call.line else ""),
                 explanation=explain_decide(call.response, answered=answered_tool_uses(run, call.step)),
                 step=call.step,
                 line=call.line,

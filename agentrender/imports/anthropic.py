@@ -613,6 +613,7 @@ def _from_calls(
     known: dict[int, dict[str, Any]] = {}  # each message read, for the calls that share it
     messages = normalise_messages(request["messages"], where, known)
     calls = []
+    call_lines: list[int] = []  # the line each of the calls was logged on
     keys = _RequestKeys()
     others_sent: list[int] = []  # the lines of the calls that sent another conversation than the run's
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
@@ -649,6 +650,7 @@ def _from_calls(
             raise here.at("request").error(str(error)) from None
         record["request"] = call_request
         calls.append((record, ours))
+        call_lines.append(call_line)
     if others_sent:
         warnings.append(
             Where(path, others_sent[0]).warning(
@@ -666,6 +668,7 @@ def _from_calls(
         source={**_kept(origin, entries, messages), "calls": len(entries)},
         request=request,
         calls=_side_calls_placed(calls),
+        call_lines=call_lines,
         final=final,
         summarise=summarise,
         warnings=warnings,

@@ -73,7 +73,6 @@ from agentrender.imports.conversation import (
 )
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
-from agentrender.runfile.model import kept_call
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import read_record
 
@@ -1375,17 +1374,19 @@ def _model_calls(
     path: str,
     warnings: list[RunWarning],
     kept: _Kept | None = None,
-) -> list[dict[str, Any]]:
-    """A model call record for each reply the thread holds (one per ``message.id``), with its usage as recorded.
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """A model call record for each reply the thread holds (one per ``message.id``), with its usage as recorded, and
+    the line of each: its reply's last record's, where a user finds it in their file.
 
     The reply's content is joined from its records; the step it is made for is the one its
     turn decided. A reply that is not a ``Message`` the run file can hold is named in a warning.
     ``kept``: a follower's, whose records for the calls before its mark are taken as they are.
     """
-    out = []
+    out: list[dict[str, Any]] = []
+    lines: list[int] = []
     if kept is not None:
-        out = kept.records
-        del out[kept.valid_calls :]
+        out, lines = kept.records, kept.lines
+        del out[kept.valid_calls :], lines[kept.valid_calls :]
     for call in calls[len(out) :]:
         content = turns[call.turn]["content"]
         if call.start or call.end != len(content):
@@ -1399,7 +1400,8 @@ def _model_calls(
                 kept.usable = False  # the calls after it are not in line with the conversation's
             continue
         out.append({"type": "model_call", "step": (call.turn - 1) // 2, "response": response})
-    return out
+        lines.append(call.line)
+    return out, lines
 
 
 def _unanswered(turns: list[dict[str, Any]], where: Where, warnings: list[RunWarning], kept: _Kept | None) -> None:
@@ -1618,7 +1620,7 @@ def _run(
     source.update(extra_notes)
     if kept is not None:
         kept.scanned = len(records)
-    calls = _model_calls(conversation.calls, messages, path, warnings, kept)
+    calls, call_lines = _model_calls(conversation.calls, messages, path, warnings, kept)
     source["transcript"] = records
     for key, counted in (("not_sent", conversation.skipped), ("not_read", conversation.unread)):
         # with what the session's notes count outside its threads (``_Transcript.outside_notes``)
@@ -1644,8 +1646,8 @@ def _run(
     if kept is None:
         # already in wire form: string content made a text block, each block checked as read
         summaries = result_summaries(messages, summarise) if summarise is not None else None
-        return checked_run(messages, calls=calls, summaries=summaries, **made)
-    typed = kept.typed_calls(calls, len(messages) // 2, end)
+        return checked_run(messages, calls=calls, call_lines=call_lines, summaries=summaries, **made)
+    typed = kept.typed_calls(calls, call_lines, end)
     if typed is None:
         return None
     run = checked_run(messages, **made)  # the header: the steps and calls are the follower's
@@ -1660,6 +1662,8 @@ class _Kept:
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
         """The model call records, one a reply of the conversation."""
+        self.lines: list[int] = []
+        """The line of each of those calls (``_model_calls``)."""
         self.unanswered: list[tuple[int, RunWarning]] = []
         """The turns of replies left unanswered, and the warning of each."""
         self.valid_calls = 0
@@ -1706,10 +1710,10 @@ class _Kept:
         return self.made_steps.snapshot(), _ByIndex(self.made_records.snapshot())
 
     def typed_calls(
-        self, records: list[dict[str, Any]], steps: int, end: Mapping[str, Any] | None
-    ) -> _Renumbered | None:
-        """The calls read as ``read_records`` reads them after ``steps`` steps; ``None`` when one of them (or the end
-        record) would add a warning of its own line, which only an import of the whole file places right."""
+        self, records: list[dict[str, Any]], lines: list[int], end: Mapping[str, Any] | None
+    ) -> Sequence[ModelCall] | None:
+        """The calls read as ``read_records`` reads them, each at its line of ``lines``; ``None`` when one of them (or
+        the end record) would add a warning of its own, which only an import of the whole file places right."""
         if end is not None:
             doubted: list[str] = []
             read_record(dict(end), 0, [], "", doubted=doubted)
@@ -1721,13 +1725,13 @@ class _Kept:
             unknown: list[str] = []
             doubts: list[str] = []
             call = read_record(
-                record, position + 2 + steps, unknown, "", blocks=False, keep=True, reply=False, doubted=doubts
+                record, lines[position], unknown, "", blocks=False, keep=True, reply=False, doubted=doubts
             )
             if unknown or doubts or not isinstance(call, ModelCall):
                 self.usable = False
                 return None
             typed.append(call)
-        return _Renumbered(typed.snapshot(), steps)
+        return typed.snapshot()
 
 
 class _Made(Generic[T]):
@@ -1829,39 +1833,6 @@ def _same_items(sequence: Sequence[Any], other: Sequence[Any]) -> bool:
         and len(sequence) == len(other)
         and all(a == b for a, b in zip(sequence, other, strict=True))
     )
-
-
-class _Renumbered(Sequence[ModelCall]):
-    """A run's model calls, some made at an earlier growth: each with the line a fresh import gives it now
-    (``read_records`` numbers the calls after the steps, and the steps grew)."""
-
-    __slots__ = ("_calls", "_steps")
-
-    def __init__(self, calls: Sequence[ModelCall], steps: int) -> None:
-        self._calls = calls
-        self._steps = steps
-
-    def __len__(self) -> int:
-        return len(self._calls)
-
-    @overload
-    def __getitem__(self, at: int) -> ModelCall: ...
-    @overload
-    def __getitem__(self, at: slice) -> Sequence[ModelCall]: ...
-    def __getitem__(self, at: int | slice) -> ModelCall | Sequence[ModelCall]:
-        if isinstance(at, slice):
-            return [self[i] for i in range(*at.indices(len(self)))]
-        position = at + len(self._calls) if at < 0 else at
-        call = self._calls[at]
-        line = position + 2 + self._steps
-        if call.line == line:
-            return call
-        return kept_call(call.step, call.record, call.latency_ms, call.request_key, line)
-
-    def __eq__(self, other: object) -> bool:
-        return bool(_same_items(self, other)) if isinstance(other, Sequence) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # equal to lists and tuples alike, so not hashable
 
 
 class _RunRecords(Sequence[Mapping[str, Any]]):

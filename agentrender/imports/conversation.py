@@ -346,6 +346,7 @@ def conversation_run(
     source: Mapping[str, Any],
     request: Mapping[str, Any] | None = None,
     calls: Iterable[Mapping[str, Any]] = (),
+    call_lines: Sequence[int] = (),
     final: Mapping[str, Any] | None = None,
     summarise: Summariser | None = None,
     warnings: list[RunWarning] | None = None,
@@ -357,7 +358,8 @@ def conversation_run(
 
     ``messages`` are normalised (``normalise_messages``); ``request`` holds the rest of the
     request (``system``, ``tools``, ``model``, ``max_tokens`` and any other parameter, kept in
-    the header); ``calls`` are model-call records already made (a call log's); ``final`` is
+    the header); ``calls`` are model-call records already made (a call log's), ``call_lines`` the line of the
+    source each was read from (none given: the source has no lines, a JSON document); ``final`` is
     the reply to the last request (a ``Message`` object), made the last step when the
     conversation ends on a user turn. ``summarise`` fills each result's summary (the header
     names it); without one, results carry none, as the conversation recorded none.
@@ -395,6 +397,7 @@ def conversation_run(
         source=source,
         request=request,
         calls=calls,
+        call_lines=call_lines,
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
@@ -422,6 +425,7 @@ def checked_run(
     source: Mapping[str, Any],
     request: Mapping[str, Any],
     calls: Iterable[Mapping[str, Any]] = (),
+    call_lines: Sequence[int] = (),
     summaries: list[dict[str, str]] | None = None,
     summarise: Summariser | None = None,
     warnings: list[RunWarning],
@@ -437,13 +441,19 @@ def checked_run(
     turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
     ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
     ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended.
+    ``call_lines`` are the lines of the source the ``calls`` were read from, each call's ``line`` (none given: 0, the
+    source has no lines): what a user is pointed to is their file, not a run file they never saw.
     """
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     if compactions:
         header["compactions"] = list(compactions)
     calls = list(calls)
+    if call_lines and len(call_lines) != len(calls):
+        raise ValueError(f"{len(call_lines)} lines given for {len(calls)} model calls")
+    ends = [dict(end)] if end is not None else []
     return read_records(
-        [header, *calls, *([dict(end)] if end is not None else [])],
+        [header, *calls, *ends],
+        lines=[where.line, *(call_lines or [0] * len(calls)), *[0] * len(ends)],
         path=where.path,
         notes=warnings,
         blocks_checked=True,

@@ -226,6 +226,7 @@ def _chat_run(
         source=origin,
         request=request,
         calls=[reply_call] if reply_call is not None else [],
+        call_lines=[where.line] if reply_call is not None else [],
         summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,

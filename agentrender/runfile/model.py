@@ -160,7 +160,8 @@ class ModelCall:
     request_key: str = ""
     """The replay key of the request that was sent, when recorded."""
     line: int = 0
-    """The line of the run file the record was read from (0 for a call built in memory)."""
+    """The line of the run file the record was read from; for an imported run's call, the line of the history it was
+    read from (0 for a call built in memory, or read from a file that holds no lines: a JSON document)."""
     record: Mapping[str, Any] = field(default_factory=dict)
     """The record as read, unknown fields included."""
     _source: str = field(default="", init=False, repr=False, compare=False)

@@ -623,12 +623,16 @@ def read_records(
     blocks_checked: bool = False,
     replies_checked: bool = False,
     steps: ConversationSteps | None = None,
+    lines: Sequence[int] | None = None,
 ) -> Run:
     """A ``Run`` of ``records`` (the dicts a run file's lines hold), read as ``load_run`` reads a file.
 
     For a run made in memory, an importer's: every record is checked as a line of a file
     would be (``RunFileError`` naming the record's position as its line), and ``notes``,
     what its maker read but could not map, come first among the run's warnings.
+    ``lines``, one for each record, are the lines of ``path`` the records were made from, which
+    take the positions' place (a model call's ``line`` among them): an importer's calls are then
+    said at the lines of the user's file, 0 where the file holds no lines (a JSON document).
     ``blocks_checked=True`` says the maker checked every block of the recorded turns itself
     (as ``imports.normalise_messages`` does, naming the field as its input has it), so they are
     not checked a second time; ``replies_checked=True`` says the same of every model call's reply
@@ -641,8 +645,9 @@ def read_records(
     """
     loader = Loader(path or "<records>", blocks=not blocks_checked, replies=not replies_checked)
     skipped = steps.count if steps is not None else 0
-    for number, record in enumerate(records, start=1):
-        number += skipped if number > 1 else 0
+    for position, record in enumerate(records):
+        # the steps, made when read, stand after the header
+        number = lines[position] if lines is not None else position + 1 + (skipped if position else 0)
         loader.last_line = number
         loader.record(number, dict(record), "")
     if steps is not None and loader.steps:

@@ -23,12 +23,16 @@ def validator() -> Any:
 
 
 def without(record: dict[str, Any], path: str) -> None:
-    """Delete the field at ``path`` (``.tools[1].defer_loading``) from ``record``."""
+    """Delete the field at ``path`` (``.tools[1].defer_loading``) from ``record``, where it has one."""
     steps = re.findall(r"\.(\w+)|\[(\d+)\]", path)
     held: Any = record
-    for key, position in steps[:-1]:
-        held = held[key] if key else held[int(position)]
-    del held[steps[-1][0]]
+    try:
+        for key, position in steps[:-1]:
+            held = held[key] if key else held[int(position)]
+    except (KeyError, IndexError, TypeError):
+        return
+    if isinstance(held, dict):
+        held.pop(steps[-1][0], None)
 
 
 def schema_errors(path: Path, check: Any) -> list[str]:
@@ -36,14 +40,18 @@ def schema_errors(path: Path, check: Any) -> list[str]:
     the unknown fields the loader names in its warnings are left out: a run keeps what its source held, which the
     schema, a writer's check, does not take."""
     kept: dict[int, list[str]] = {}
+    carried: dict[str, list[str]] = {}  # an import's warnings, kept in the header: at lines of the file it read
     for warning in load_run(path).warnings:
         if match := UNKNOWN_FIELD.search(warning.text):
-            kept.setdefault(warning.line, []).append(match[2])
+            if warning.path == str(path):
+                kept.setdefault(warning.line, []).append(match[2])
+            else:
+                carried.setdefault(match[1], []).append(match[2])
     errors = []
     lines = [line for line in path.read_text("utf-8").splitlines() if line.strip()]
     for number, line in enumerate(lines, start=1):
         record = json.loads(line)
-        for field in kept.get(number, ()):
+        for field in [*kept.get(number, ()), *carried.get(record.get("type"), ())]:
             without(record, field)
         errors += [f"{path.name}:{number}: {error.message}" for error in check.iter_errors(record)]
     return errors
