@@ -54,6 +54,7 @@ __all__ = [
     "plain_blocks",
     "request_body",
     "result_summaries",
+    "tool_input",
     "unanswered_warning",
     "unanswered_warnings",
     "with_stop_reasons",
@@ -147,6 +148,16 @@ def _field_value(raw: msgspec.Raw) -> Any:
     value = loads(text)
     check_depth(text, MAX_DEPTH - 1)
     return value
+
+
+def tool_input(text: str) -> dict[str, Any] | str:
+    """A tool call's input from its JSON arguments (an OpenAI-style call's): the object they hold, else the text as
+    it came (``render.decide`` keeps it out of band, as invalid arguments)."""
+    try:
+        value = loads(text)
+    except ValueError:
+        return text
+    return value if type(value) is dict else text
 
 
 def own_copy(value: Any, path: str) -> Any:
@@ -395,7 +406,6 @@ def conversation_run(
         source=source,
         request=request,
         calls=calls,
-        summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
         replies_checked=replies_checked,
@@ -435,9 +445,12 @@ def checked_run(
     and alternate, every block as the API has it, and ``warnings`` already holds each tool
     use left unanswered (``unanswered_warning``). Only the opening is read here; the other
     turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
-    ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
+    ``summaries`` are the results' summaries (``result_summaries(turns, summarise)`` when none are given and a
+    summariser is).
     ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended.
     """
+    if summaries is None and summarise is not None:
+        summaries = result_summaries(turns, summarise)
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     if compactions:
         header["compactions"] = list(compactions)
