@@ -298,3 +298,20 @@ def test_a_codex_session_without_base_instructions_says_the_system_prompt_is_not
     run = from_responses(path)
     assert "system" not in run.header
     assert any("does not record the instructions" in warning.text for warning in run.warnings)
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_a_codex_sessions_goal_is_the_users_first_prompt_not_the_context_codex_sent_before_it(
+    entry: dict[str, Any],
+) -> None:
+    """Codex opens a session with the AGENTS.md instructions and its ``<environment_context>`` as user messages before
+    the prompt: the run's goal is the prompt; the opening the model was sent keeps them all."""
+    path = real.REAL / entry["path"]
+    prompt = next(
+        record["payload"]["message"]
+        for _, record in records(path)
+        if record["type"] == "event_msg" and record["payload"]["type"] == "user_message"
+    )
+    (run,) = load_runs(path)
+    assert run.header["goal"] == prompt
+    assert run.opening.startswith("# AGENTS.md instructions for ") and prompt in run.opening

@@ -525,11 +525,18 @@ _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_
 
 
 def _is_reminder(text: str) -> bool:
-    """Whether a text block holds nothing but ``<system-reminder>`` blocks a client added to the user's words."""
+    """Whether a text block holds nothing but the context a client added to the user's words: Claude Code's
+    ``<system-reminder>`` blocks, Codex's ``AGENTS.md`` instructions and ``<environment_context>``."""
     return not _REMINDER.sub("", text).strip()
 
 
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_REMINDER = re.compile(
+    r"<system-reminder>.*?</system-reminder>"
+    r"|<environment_context>.*?</environment_context>"
+    r"|<user_instructions>.*?</user_instructions>"
+    r"|# AGENTS\.md instructions for [^\n]*\s*<INSTRUCTIONS>.*?</INSTRUCTIONS>",
+    re.DOTALL,
+)
 
 
 def _header(
@@ -562,7 +569,7 @@ def _header(
     texts = [block["text"] for block in opening if block.get("type") == "text"]
     opening_text = "\n".join(texts)
     # the task, not what a client sent with it: Claude Code opens with <system-reminder> blocks (its context, the
-    # skills it has, 20 KB of them) before the prompt
+    # skills it has, 20 KB of them) before the prompt, Codex with the AGENTS.md instructions and its environment
     asked = [text for text in texts if not _is_reminder(text)]
     header: dict[str, Any] = {
         "type": "run",
