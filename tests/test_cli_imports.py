@@ -138,17 +138,17 @@ def test_a_json_file_of_no_known_format_is_loads_one_line_error(tmp_path: Path) 
 
 def test_the_error_of_no_known_format_says_where_a_nested_chat_is_and_names_the_responses_api(tmp_path: Path) -> None:
     """A list of results each holding its chat under a key of its own (smolagents' benchmark output) is named with
-    its first item's keys; an OpenAI Responses API request (``input`` items) is named as one, which is not read; a
-    file whose start is no JSON (a YAML cassette) says so, in a sentence."""
+    its first item's keys; what looks like an OpenAI Responses API request but whose ``input`` is neither text nor
+    items is named as one; a file whose start is no JSON (a YAML cassette) says so, in a sentence."""
     cases = {
         "results.json": (
             [{"id": 1, "intermediate_steps": [], "answer": "4"}],
             "a JSON list of 1 item(s), the first an object with the keys id, intermediate_steps, answer",
         ),
         "responses.json": (
-            {"model": "gpt-4.1", "input": [{"role": "user", "content": "hi"}]},
-            "a JSON object with the keys model, input (an OpenAI Responses API request, whose input items agentrender "
-            "does not read)",
+            {"model": "gpt-4.1", "input": [42]},
+            "a JSON object with the keys model, input (like an OpenAI Responses API request, but its input is not "
+            "text nor a list of items)",
         ),
     }
     for name, (value, said) in cases.items():

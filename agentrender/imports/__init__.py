@@ -11,7 +11,9 @@ widgets, frames, the CLI, ``check``):
   (extra ``inspect`` for the zstandard of an ``.eval`` and for older logs);
 - ``from_openai``: an OpenAI-style chat (``messages`` with ``tool_calls`` and ``role: tool``),
   as LiteLLM, LangChain and SWE-agent trajectories keep them; ``openai.from_tau_bench``:
-  tau-bench's results, one run per result.
+  tau-bench's results, one run per result;
+- ``from_responses``: an OpenAI Responses API conversation (a request's ``input`` items, or a log of
+  requests) or a Codex CLI session (``~/.codex/sessions/.../rollout-*.jsonl``).
 
 ``load(source)`` finds which of these (or a run file) it is given. An imported run's
 ``options()`` replay what was sent: the view at step ``k`` is exactly the conversation of
@@ -31,6 +33,7 @@ from agentrender.imports.conversation import first_line_summary
 from agentrender.imports.detect import FORMATS, load, load_runs
 from agentrender.imports.inspect import from_inspect
 from agentrender.imports.openai import from_openai
+from agentrender.imports.responses import from_responses
 from agentrender.imports.summaries import with_summaries
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "from_claude_code",
     "from_inspect",
     "from_openai",
+    "from_responses",
     "load",
     "load_runs",
     "with_summaries",

@@ -61,7 +61,6 @@ from agentrender.imports.conversation import (
     normalise_messages,
     own_copy,
     request_body,
-    result_summaries,
     unanswered_warning,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
@@ -952,7 +951,6 @@ def _body_run(
         run_id=run_id or Path(path).name,
         source={"format": "anthropic-messages", "path": path},
         request=request,
-        summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
     )

@@ -67,7 +67,6 @@ from agentrender.imports.conversation import (
     Where,
     checked_run,
     plain_blocks,
-    result_summaries,
     unanswered_warnings,
     with_stop_reasons,
 )
@@ -1645,8 +1644,7 @@ def _run(
     }
     if kept is None:
         # already in wire form: string content made a text block, each block checked as read
-        summaries = result_summaries(messages, summarise) if summarise is not None else None
-        return checked_run(messages, calls=calls, call_lines=call_lines, summaries=summaries, **made)
+        return checked_run(messages, calls=calls, call_lines=call_lines, **made)
     typed = kept.typed_calls(calls, call_lines, end)
     if typed is None:
         return None

@@ -54,6 +54,7 @@ __all__ = [
     "plain_blocks",
     "request_body",
     "result_summaries",
+    "tool_input",
     "unanswered_warning",
     "unanswered_warnings",
     "with_stop_reasons",
@@ -147,6 +148,16 @@ def _field_value(raw: msgspec.Raw) -> Any:
     value = loads(text)
     check_depth(text, MAX_DEPTH - 1)
     return value
+
+
+def tool_input(text: str) -> dict[str, Any] | str:
+    """A tool call's input from its JSON arguments (an OpenAI-style call's): the object they hold, else the text as
+    it came (``render.decide`` keeps it out of band, as invalid arguments)."""
+    try:
+        value = loads(text)
+    except ValueError:
+        return text
+    return value if type(value) is dict else text
 
 
 def own_copy(value: Any, path: str) -> Any:
@@ -398,7 +409,6 @@ def conversation_run(
         request=request,
         calls=calls,
         call_lines=call_lines,
-        summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
         replies_checked=replies_checked,
@@ -439,11 +449,14 @@ def checked_run(
     and alternate, every block as the API has it, and ``warnings`` already holds each tool
     use left unanswered (``unanswered_warning``). Only the opening is read here; the other
     turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
-    ``summaries`` are ``result_summaries(turns, summarise)``, when a summariser was given.
+    ``summaries`` are the results' summaries (``result_summaries(turns, summarise)`` when none are given and a
+    summariser is).
     ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended.
     ``call_lines`` are the lines of the source the ``calls`` were read from, each call's ``line`` (none given: 0, the
     source has no lines): what a user is pointed to is their file, not a run file they never saw.
     """
+    if summaries is None and summarise is not None:
+        summaries = result_summaries(turns, summarise)
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     if compactions:
         header["compactions"] = list(compactions)
@@ -522,11 +535,18 @@ _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_
 
 
 def _is_reminder(text: str) -> bool:
-    """Whether a text block holds nothing but ``<system-reminder>`` blocks a client added to the user's words."""
+    """Whether a text block holds nothing but the context a client added to the user's words: Claude Code's
+    ``<system-reminder>`` blocks, Codex's ``AGENTS.md`` instructions and ``<environment_context>``."""
     return not _REMINDER.sub("", text).strip()
 
 
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+_REMINDER = re.compile(
+    r"<system-reminder>.*?</system-reminder>"
+    r"|<environment_context>.*?</environment_context>"
+    r"|<user_instructions>.*?</user_instructions>"
+    r"|# AGENTS\.md instructions for [^\n]*\s*<INSTRUCTIONS>.*?</INSTRUCTIONS>",
+    re.DOTALL,
+)
 
 
 def _header(
@@ -559,7 +579,7 @@ def _header(
     texts = [block["text"] for block in opening if block.get("type") == "text"]
     opening_text = "\n".join(texts)
     # the task, not what a client sent with it: Claude Code opens with <system-reminder> blocks (its context, the
-    # skills it has, 20 KB of them) before the prompt
+    # skills it has, 20 KB of them) before the prompt, Codex with the AGENTS.md instructions and its environment
     asked = [text for text in texts if not _is_reminder(text)]
     header: dict[str, Any] = {
         "type": "run",

@@ -22,6 +22,7 @@ from agentrender.imports.anthropic import from_anthropic, from_anthropic_runs, l
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
+from agentrender.imports.responses import from_responses_runs, looks_like_responses
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
 
@@ -68,6 +69,12 @@ FORMATS: list[Format] = [
         "tau-bench results: a list of {task_id, reward, info, traj, trial}, one run each",
         lambda path, first: looks_like_tau_bench(first),
         from_tau_bench,
+    ),
+    Format(
+        "OpenAI Responses API: a Codex CLI session (~/.codex/sessions/.../rollout-*.jsonl), a request body of input "
+        "items, or a log of requests",
+        lambda path, first: looks_like_responses(first),
+        from_responses_runs,
     ),
     Format(
         "OpenAI-style chat: messages with tool_calls and role tool (LiteLLM, LangChain), or a SWE-agent or "
@@ -162,7 +169,7 @@ def _describe(first: Any) -> str:
         keys = ", ".join(list(first)[:8])
         said = f"it holds a JSON object with the keys {keys}" if keys else "it holds an empty JSON object"
         if isinstance(first.get("input"), list | str) and "messages" not in first:
-            said += " (an OpenAI Responses API request, whose input items agentrender does not read)"
+            said += " (like an OpenAI Responses API request, but its input is not text nor a list of items)"
         return said
     if isinstance(first, list):
         said = f"it holds a JSON list of {len(first)} item(s)"

@@ -54,16 +54,22 @@ from agentrender.imports.conversation import (
     Where,
     check_blocks,
     checked_run,
-    loads,
     own_copy,
     request_body,
-    result_summaries,
+    tool_input,
     unanswered_warning,
 )
 from agentrender.runfile import Run, RunWarning, RunWarnings
 from agentrender.runfile.schema import is_count
 
-__all__ = ["from_openai", "from_tau_bench", "looks_like_openai", "looks_like_tau_bench"]
+__all__ = [
+    "chat_request",
+    "from_openai",
+    "from_tau_bench",
+    "looks_like_openai",
+    "looks_like_tau_bench",
+    "url_image",
+]
 
 CONVERTED = (
     "converted from an OpenAI-style chat to the Messages API's shape: system messages as the system prompt, "
@@ -227,7 +233,6 @@ def _chat_run(
         request=request,
         calls=[reply_call] if reply_call is not None else [],
         call_lines=[where.line] if reply_call is not None else [],
-        summaries=result_summaries(turns, summarise) if summarise is not None else None,
         summarise=summarise,
         warnings=warnings,
         end=end if end is not None else _swe_agent_end(info if isinstance(info, Mapping) else {}, exits),
@@ -475,7 +480,7 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
     out: dict[str, Any] = {
         "messages": messages,
         "field": field,
-        "request": _request(kept, where.at(field.removesuffix("messages").rstrip(".")), warnings),
+        "request": chat_request(kept, where.at(field.removesuffix("messages").rstrip(".")), warnings),
     }
     response = value.get("response", request.get("response"))
     if response is not None:
@@ -515,7 +520,7 @@ def _completion_log(value: Mapping[str, Any], where: Where, warnings: list[RunWa
     out: dict[str, Any] = {
         "messages": messages,
         "field": "messages",
-        "request": _request(parameters, where.at("kwargs"), warnings),
+        "request": chat_request(parameters, where.at("kwargs"), warnings),
     }
     if value.get("response") is not None:
         out["response"] = _response_message(value["response"], where.at("response"))
@@ -523,8 +528,9 @@ def _completion_log(value: Mapping[str, Any], where: Where, warnings: list[RunWa
     return out
 
 
-def _request(request: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
-    """The request's parameters under the Messages API's names where they have one; the rest kept as they are.
+def chat_request(request: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
+    """The request's parameters (a chat's, a Responses API request's) under the Messages API's names where they have
+    one; the rest kept as they are.
 
     A parameter the run header would hold but of another type (a model that is not text, a
     tool with no name) is kept under ``openai_<name>`` in the request instead, with a warning.
@@ -858,14 +864,11 @@ class _Converter:
             raise here.at("image_url.url").error(f"expected the image's URL, got {type_name(url)}")
         if isinstance(image, Mapping) and set(image) - {"url"}:
             self.extra.setdefault(here.field, {})["image_url"] = dict(image)
-        match = _DATA_URL.fullmatch(url)
-        if match:
-            media = match.group("media") or "application/octet-stream"
-            return {"type": "image", "source": {"type": "base64", "media_type": media, "data": match.group("data")}}
-        if url.startswith("data:"):
+        image_block = url_image(url)
+        if image_block is None:
             self.warnings.append(here.warning("a data URL that is not base64: kept as the part it is"))
             return dict(part)
-        return {"type": "image", "source": {"type": "url", "url": url}}
+        return image_block
 
     def _tool_use(self, call: Any, message: Where, k: int | None) -> dict[str, Any]:
         """The tool use of the ``k``-th tool call of the message at ``message`` (``None``: its legacy function call)."""
@@ -885,7 +888,7 @@ class _Converter:
         if type(arguments) is not str and isinstance(arguments, Mapping):
             value: Any = dict(arguments)
         elif isinstance(arguments, str):
-            value = _arguments(arguments)
+            value = tool_input(arguments)
         else:
             raise here.at("function.arguments").error(f"expected JSON text, got {type_name(arguments)}")
         if call.keys() <= _CALL_KEYS and function.keys() <= _FUNCTION_KEYS:
@@ -929,6 +932,18 @@ class _Converter:
             self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
 
 
+def url_image(url: str) -> dict[str, Any] | None:
+    """The image block of an image's URL (a ``data:`` URL as base64, any other as a URL source); ``None`` for a
+    ``data:`` URL that is not base64, which has no counterpart."""
+    match = _DATA_URL.fullmatch(url)
+    if match:
+        media = match.group("media") or "application/octet-stream"
+        return {"type": "image", "source": {"type": "base64", "media_type": media, "data": match.group("data")}}
+    if url.startswith("data:"):
+        return None
+    return {"type": "image", "source": {"type": "url", "url": url}}
+
+
 def _quick_blocks(message: dict[str, Any] | _Record) -> list[dict[str, Any]]:
     """The blocks of a message ``_Converter._quick`` checked, or decoded as a record: its text, its tool calls
     or its result."""
@@ -940,7 +955,7 @@ def _quick_blocks(message: dict[str, Any] | _Record) -> list[dict[str, Any]]:
     blocks = [{"type": "text", "text": content}] if content or message["role"] == "user" else []
     for call in message.get("tool_calls") or ():
         function = call["function"]
-        input_ = _arguments(function["arguments"])
+        input_ = tool_input(function["arguments"])
         blocks.append({"type": "tool_use", "id": call["id"], "name": function["name"], "input": input_})
     return blocks
 
@@ -984,15 +999,6 @@ class _Turns(MadeTurns):
             elif (blocks := read[i]) is not None:
                 content.extend(blocks)
         return content
-
-
-def _arguments(text: str) -> dict[str, Any] | str:
-    """A tool call's input: its JSON arguments as an object, else the text as it came (``decide`` shows it invalid)."""
-    try:
-        value = loads(text)
-    except ValueError:
-        return text
-    return value if type(value) is dict else text
 
 
 def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
@@ -1079,7 +1085,7 @@ class _AssistantMessage(
         blocks: list[dict[str, Any]] = [{"type": "text", "text": self.content}] if self.content else []
         for call in self.tool_calls or ():
             function = call.function
-            input_ = _arguments(function.arguments)
+            input_ = tool_input(function.arguments)
             blocks.append({"type": "tool_use", "id": call.id, "name": function.name, "input": input_})
         return blocks
 
@@ -1109,4 +1115,4 @@ def _typed_chat(path: str, warnings: list[RunWarning]) -> dict[str, Any] | None:
     if body is None:
         return None
     messages, _, request = body
-    return {"messages": messages, "field": "messages", "request": _request(request, Where(path, 1, ""), warnings)}
+    return {"messages": messages, "field": "messages", "request": chat_request(request, Where(path, 1, ""), warnings)}

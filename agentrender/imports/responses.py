@@ -1,0 +1,570 @@
+"""OpenAI Responses API conversations (``input`` items) and Codex CLI sessions, as runs in the Messages API's shape.
+
+``from_responses(source)`` takes, from a dict, a ``.json`` file or a ``.jsonl`` file:
+
+- a Codex CLI session: its rollout file (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``), one record a
+  line (``{"timestamp", "type", "payload"}``). Its ``response_item`` records are the items of the conversation Codex
+  sent, in order; the ``base_instructions`` of its ``session_meta`` are the request's instructions and the ``model``
+  of its first ``turn_context`` its model. Every other record (``session_meta``, ``turn_context``, ``event_msg``,
+  ``compacted``, one of a type not known) is kept in the run's source (``records``, each with its line);
+- a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
+  under ``request`` or ``body``;
+- a ``.jsonl`` log of request bodies, one a line: a run per conversation (its requests told by their first item),
+  made of its longest request.
+
+The items are converted to the wire shape of the Anthropic Messages API, the shape every instrument here reads, as
+``imports.openai`` converts a chat: the items of one side in a row are one turn, so a reply's reasoning, text and
+(parallel) calls are one assistant turn and the outputs that answer them, with any text the user sent after, the
+user turn after it.
+
+- ``message``: a user's or an assistant's text (``input_text``, ``output_text``) as text blocks, an ``input_image``
+  as an image block; a ``developer`` or ``system`` message goes to the system prompt after the instructions (one
+  after the conversation began is moved there, with a warning);
+- ``function_call``: a ``tool_use`` block (its ``call_id``, its name, its JSON ``arguments`` as the input: text
+  that is not a JSON object is kept as it is); ``custom_tool_call``: a ``tool_use`` whose input is its raw text
+  (``render.decide`` keeps it out of band); ``local_shell_call``: a ``tool_use`` of ``local_shell`` whose input is
+  its ``action``;
+- ``function_call_output``, ``custom_tool_call_output``, ``local_shell_call_output``: the ``tool_result`` of the call
+  it answers, its text (or text and image blocks);
+- ``reasoning``: a ``thinking`` block of its summary's text, its ``encrypted_content`` the signature (Codex sends a
+  reasoning item back with the calls it made).
+
+An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) and the
+fields an item holds beside what is mapped (an ``id``, a message's ``phase``) are kept in the run's source
+(``unmapped``, by line or by ``input[i]``), each kind of item named in a warning. Input that cannot be read raises
+``RunFileError`` naming its file, line and field.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentrender._json import canonical, type_name
+from agentrender.imports.anthropic import read_json_values
+from agentrender.imports.conversation import (
+    Summariser,
+    Where,
+    check_alternation,
+    check_blocks,
+    checked_run,
+    own_copy,
+    tool_input,
+)
+from agentrender.imports.openai import chat_request, url_image
+from agentrender.runfile import Run, RunWarning, RunWarnings
+
+__all__ = ["from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
+
+CONVERTED = (
+    "converted from OpenAI Responses API items to the Messages API's shape: developer and system messages as the "
+    "system prompt, function calls as tool_use blocks, their outputs as tool_result blocks, reasoning as thinking "
+    "blocks"
+)
+"""What an imported conversation's ``source.converted`` says."""
+
+_RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_msg", "compacted"))
+"""The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
+
+_REQUEST_KEYS = ("request", "body")
+"""The fields a log may hold a request body under."""
+
+_UNMAPPED_ITEMS = {
+    **dict.fromkeys(
+        (
+            "web_search_call",
+            "file_search_call",
+            "computer_call",
+            "computer_call_output",
+            "code_interpreter_call",
+            "image_generation_call",
+            "mcp_call",
+            "mcp_list_tools",
+            "mcp_approval_request",
+            "mcp_approval_response",
+            "tool_search_call",
+            "tool_search_output",
+            "item_reference",
+            "compaction",
+            "compaction_summary",
+        ),
+        "has no counterpart in the Messages API",
+    ),
+    "ghost_snapshot": "is Codex's own (a snapshot of the work tree for undo), never sent to the model",
+}
+"""Items the Responses API (or Codex) has that the Messages API has no block for, with what a warning says of them:
+kept in the source."""
+
+
+def looks_like_codex(value: Any) -> bool:
+    """True when ``value`` is a record of a Codex CLI rollout (``{"type": "session_meta", "payload": {...}}``)."""
+    return isinstance(value, Mapping) and value.get("type") in _RECORDS and isinstance(value.get("payload"), Mapping)
+
+
+def looks_like_responses(value: Any) -> bool:
+    """True when ``value`` has the shape of something ``from_responses`` reads (checked loosely, for ``load``): a
+    Codex rollout's record, or a Responses API request body (``input``: text or a list of items, no ``messages``)."""
+    if looks_like_codex(value):
+        return True
+    if not isinstance(value, Mapping) or "messages" in value:
+        return False
+    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), value)
+    given = request.get("input")
+    if isinstance(given, str):
+        return "model" in request or "instructions" in request
+    return (
+        isinstance(given, list)
+        and bool(given)
+        and all(isinstance(item, Mapping) and ("type" in item or "role" in item) for item in given)
+    )
+
+
+def from_responses(source: Any, *, run_id: str | None = None, summarise: Summariser | None = None) -> Run:
+    """A run of a Responses API conversation or a Codex CLI session, converted to the Messages API's shape, that
+    renders it as it was sent; of a log of several conversations, the first (``from_responses_runs`` gives them all).
+
+    ``source`` is a dict as described in the module, or a path to a ``.json`` or ``.jsonl`` file holding one.
+    ``summarise`` (e.g. ``imports.first_line_summary``) gives each result a summary. Raises ``RunFileError`` naming
+    the file, line and field of what cannot be read; what is read but has no counterpart in the Messages API is a
+    warning on the run.
+    """
+    return from_responses_runs(source, run_id=run_id, summarise=summarise)[0]
+
+
+def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Summariser | None = None) -> list[Run]:
+    """The runs of ``source`` (as ``from_responses`` takes it): one for a Codex session or a request body; for a log
+    of requests one per conversation, in the order of their first request, the others named ``<run id>/1``, ..."""
+    notes: list[RunWarning] = RunWarnings()
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        name = Path(path).name
+        values = read_json_values(path, notes)
+    else:
+        path, name = "<responses>", "conversation"
+        values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
+    if values and looks_like_codex(values[0][1]):
+        return [_codex_run(values, path, notes, run_id, summarise)]
+    return _request_runs(values, path, notes, run_id or name, summarise)
+
+
+def _codex_run(
+    values: Sequence[tuple[int, Any]],
+    path: str,
+    notes: list[RunWarning],
+    run_id: str | None,
+    summarise: Summariser | None,
+) -> Run:
+    """The run of a Codex rollout's records (``(line, record)``, in order)."""
+    conversation = _Conversation(notes)
+    records: list[dict[str, Any]] = []
+    session: Mapping[str, Any] | None = None
+    request: dict[str, Any] = {}
+    lifecycle: tuple[str, Mapping[str, Any]] | None = None  # the last event that began or ended a turn
+    for line, record in values:
+        where = Where(path, line, "")
+        if not isinstance(record, Mapping):
+            raise where.error(f"expected a Codex rollout record (an object), got {type_name(record)}")
+        kind, payload = record.get("type"), record.get("payload")
+        if kind == "response_item":
+            if not isinstance(payload, Mapping):
+                raise where.at("payload").error(f"expected the item, an object, got {type_name(payload)}")
+            conversation.add(payload, where.at("payload"))
+            continue
+        records.append({"line": line, **record})
+        if kind not in _RECORDS:
+            notes.append(where.at("type").warning(f"a record of type {kind!r}, not one Codex is known to write: "
+                                                  "kept in the source (records)"))  # fmt: skip
+        elif not isinstance(payload, Mapping):
+            raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
+        elif kind == "session_meta" and session is None:
+            session = payload
+        elif kind == "turn_context" and "model" not in request and isinstance(payload.get("model"), str):
+            request["model"] = payload["model"]
+        elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
+            lifecycle = (str(payload["type"]), payload)
+        elif kind == "compacted":
+            notes.append(
+                where.warning(
+                    "Codex compacted the conversation here (its summary replaced the history sent after it): the "
+                    "views go on from the items before it; the record is kept in the source (records)"
+                )
+            )
+    instructions = _instructions(session)
+    if instructions:
+        conversation.system.insert(0, instructions)
+    elif instructions is None:
+        notes.append(
+            Where(path, values[0][0] if values else 1, "").warning(
+                "the session does not record the instructions Codex sent with each request (session_meta has no "
+                "base_instructions): the views have no system prompt but its developer messages"
+            )
+        )
+    origin: dict[str, Any] = {"format": "codex-rollout", "path": path}
+    if session is not None:
+        origin["session"] = dict(session)
+    origin["records"] = records
+    if run_id is None:
+        given = session.get("id") if session is not None else None
+        run_id = given if isinstance(given, str) and given else Path(path).name
+    return conversation.run(Where(path, values[0][0] if values else 1, ""), run_id, origin, request, summarise,
+                            end=_codex_end(lifecycle))  # fmt: skip
+
+
+def _instructions(session: Mapping[str, Any] | None) -> str | None:
+    """The instructions a Codex session sent with each request (its ``session_meta``'s ``base_instructions.text``);
+    ``None`` when the session does not record them, as Codex before ``base_instructions`` did not (the
+    ``instructions`` of those sessions are the user's, from ``AGENTS.md``, which its first user message holds)."""
+    base = session.get("base_instructions") if session is not None else None
+    text = base.get("text") if isinstance(base, Mapping) else None
+    return text if isinstance(text, str) else None
+
+
+def _codex_end(lifecycle: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any] | None:
+    """The run's ``end`` from the last event that began or ended a Codex turn: a turn completed, or aborted (the
+    user interrupted it); ``None`` when the last turn began and did not end in the file."""
+    if lifecycle is None or lifecycle[0] == "task_started":
+        return None
+    kind, payload = lifecycle
+    if kind == "task_complete":
+        return {"type": "end", "status": "completed", "reason": "task_complete"}
+    reason = payload.get("reason")
+    return {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
+
+
+def _request_runs(
+    values: Sequence[tuple[int, Any]], path: str, notes: list[RunWarning], name: str, summarise: Summariser | None
+) -> list[Run]:
+    """The runs of request bodies (``(line, value)``): one per conversation, told by its first item, made of its
+    longest request (the last of the longest, when several are as long)."""
+    found: dict[str, tuple[int, Mapping[str, Any], Mapping[str, Any], int]] = {}  # by opening: the longest
+    for line, value in values:
+        where = Where(path, line, "")
+        if not isinstance(value, Mapping):
+            raise where.error(f"expected a Responses API request (an object), got {type_name(value)}")
+        field = next((key for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), "")
+        request = value[field] if field else value
+        given = request.get("input")
+        if isinstance(given, str):
+            given = [{"role": "user", "content": given}]
+        if not isinstance(given, list):
+            at = f"{field}.input" if field else "input"
+            raise Where(path, line, at).error(f"expected text or a list of items, got {type_name(given)}")
+        opening = canonical(given[0]) if given else ""
+        held = found.get(opening)
+        if held is None or len(given) >= held[3]:
+            found[opening] = (line, value, request, len(given))
+    if not found:
+        raise Where(path, 1, "").error("no request in the file")
+    runs = []
+    for number, (line, value, request, _) in enumerate(found.values()):
+        counted = sum(1 for _, other in values if isinstance(other, Mapping))
+        if len(values) > 1:
+            notes.append(
+                Where(path, line, "").warning(
+                    f"{counted} requests in the file: the run of each conversation is its longest (line {line})"
+                )
+            )
+        runs.append(
+            _request_run(
+                value, request, Where(path, line, ""), notes, name if number == 0 else f"{name}/{number}", summarise
+            )
+        )
+    return runs
+
+
+def _request_run(
+    value: Mapping[str, Any],
+    request: Mapping[str, Any],
+    where: Where,
+    notes: list[RunWarning],
+    run_id: str,
+    summarise: Summariser | None,
+) -> Run:
+    """The run of one request body (``request``, in ``value``: itself, or the log around it)."""
+    field = "" if request is value else next(key for key in _REQUEST_KEYS if value.get(key) is request)
+    inside = where.at(field) if field else where
+    conversation = _Conversation(RunWarnings(notes))
+    given = request["input"]
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else given
+    for i, item in enumerate(items):
+        conversation.add(item, inside.at(f"input[{i}]"))
+    instructions = request.get("instructions")
+    kept = {key: item for key, item in request.items() if key not in ("input", "instructions")}
+    if isinstance(instructions, str):
+        if instructions:
+            conversation.system.insert(0, instructions)
+    elif instructions is not None:
+        kept["instructions"] = instructions
+        conversation.warnings.append(inside.at("instructions").warning(
+            f"instructions of {type_name(instructions)}, not text: kept in the request as they are"))  # fmt: skip
+    if "max_output_tokens" in kept and "max_tokens" not in kept:
+        kept["max_tokens"] = kept.pop("max_output_tokens")
+    origin: dict[str, Any] = {"format": "openai-responses"}
+    if where.path != "<responses>":
+        origin["path"] = where.path
+    if request is not value:
+        origin["log"] = {key: item for key, item in value.items() if item is not request}
+    parameters = chat_request(kept, inside, conversation.warnings)
+    return conversation.run(where, run_id, origin, parameters, summarise)
+
+
+_Reader = Callable[["_Conversation", Mapping[str, Any], Where], tuple[str | None, list[dict[str, Any]], frozenset[str]]]
+
+
+class _Conversation:
+    """The turns of a conversation's items, in the Messages API's shape, made as the items are read, one by one."""
+
+    def __init__(self, warnings: list[RunWarning]) -> None:
+        self.warnings = warnings
+        self.turns: list[dict[str, Any]] = []
+        self.starts: list[Where] = []  # where each turn's first item is
+        self.system: list[str] = []
+        self.unmapped: dict[str, Any] = {}
+        self.calls: dict[Any, Where] = {}  # where each call of the last assistant turn is, by its id
+        self.answered: list[Any] = []  # the calls the results after them answer
+
+    def add(self, item: Any, here: Where) -> None:
+        """Read one item (at ``here``) into the conversation."""
+        if not isinstance(item, Mapping):
+            raise here.error(f"expected an item (an object), got {type_name(item)}")
+        kind = item.get("type", "message" if "role" in item else None)
+        reader = _READERS.get(kind) if isinstance(kind, str) else None
+        if reader is None:
+            if not isinstance(kind, str):
+                raise here.at("type").error(f"expected the item's type, got {kind!r}")
+            said = _UNMAPPED_ITEMS.get(kind, "is of a type not known")
+            self.warnings.append(here.warning(f"a {kind!r} item {said}: not in the views, kept in the source "
+                                              "(unmapped)"))  # fmt: skip
+            self.unmapped[_place(here)] = dict(item)
+            return
+        role, blocks, mapped = reader(self, item, here)
+        extra = {key: value for key, value in item.items() if key not in mapped}
+        if extra:
+            self.unmapped[_place(here)] = extra
+        if role is not None:
+            check_blocks(blocks, here)
+            self._append(role, blocks, here)
+
+    def _append(self, role: str, blocks: list[dict[str, Any]], here: Where) -> None:
+        if self.turns and self.turns[-1]["role"] == role:
+            self.turns[-1]["content"].extend(blocks)
+        else:
+            if role == "assistant":
+                self._unanswered()
+                self.calls, self.answered = {}, []
+            self.turns.append({"role": role, "content": list(blocks)})
+            self.starts.append(here)
+        for block in blocks:
+            if block["type"] == "tool_use":
+                self.calls[block["id"]] = here
+            elif block["type"] == "tool_result":
+                if block["tool_use_id"] not in self.calls:
+                    said = f"the output of call {block['tool_use_id']}, which no call of the reply before it made"
+                    self.warnings.append(here.warning(said))
+                self.answered.append(block["tool_use_id"])
+
+    def _unanswered(self) -> None:
+        """Warn of each call of the last assistant turn that no output after it answers, once the next reply comes."""
+        answered = set(self.answered)
+        for call, where in self.calls.items():
+            if call not in answered:
+                self.warnings.append(where.warning(f"call {call} has no output before the next reply"))
+
+    def _system(self, text: str, here: Where) -> None:
+        if self.turns:
+            moved = "a developer or system message after the conversation began is moved into the system prompt"
+            self.warnings.append(here.warning(moved))
+        self.system.append(text)
+
+    def run(
+        self,
+        where: Where,
+        run_id: str,
+        origin: dict[str, Any],
+        request: dict[str, Any],
+        summarise: Summariser | None,
+        *,
+        end: Mapping[str, Any] | None = None,
+    ) -> Run:
+        """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...)."""
+        turns = self.turns
+        if not turns:
+            raise where.error("the conversation has no user or assistant message")
+        if turns[0]["role"] != "user":
+            raise self.starts[0].error("a conversation starts with a user message (the opening), not a reply")
+        if not turns[0]["content"]:
+            raise self.starts[0].error("the first user message is empty: there is no opening to render")
+        if len(turns) > 2 and turns[-1]["role"] == "user":
+            self._unanswered()  # the last reply's calls: the results after it were sent
+        check_alternation([turn["role"] for turn in turns], where)
+        if self.system:
+            request = {**request, "system": "\n\n".join(self.system)}
+        if self.unmapped:
+            origin["unmapped"] = self.unmapped
+        origin["converted"] = CONVERTED
+        return checked_run(
+            turns,
+            where=where,
+            run_id=run_id,
+            source=origin,
+            request=request,
+            summarise=summarise,
+            warnings=self.warnings,
+            end=end,
+        )
+
+    # the readers of the items, each giving (its side, or None; its blocks; the fields it mapped)
+
+    def _message(self, item: Mapping[str, Any], here: Where) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        role = item.get("role")
+        content = item.get("content")
+        if role in ("developer", "system"):
+            self._system(_text(content, here.at("content")), here)
+            return None, [], _MESSAGE
+        if role not in ("user", "assistant"):
+            raise here.at("role").error(f"expected 'user', 'assistant', 'developer' or 'system', got {role!r}")
+        if isinstance(content, str):
+            return role, [{"type": "text", "text": content}] if content or role == "user" else [], _MESSAGE
+        if not isinstance(content, list):
+            raise here.at("content").error(f"expected text or a list of content parts, got {type_name(content)}")
+        return role, [self._part(part, here.at(f"content[{j}]")) for j, part in enumerate(content)], _MESSAGE
+
+    def _part(self, part: Any, here: Where) -> dict[str, Any]:
+        """A content part as a block: text as text, an image as an image; any other kept as it is, warned of."""
+        if not isinstance(part, Mapping):
+            raise here.error(f"expected a content part (an object), got {type_name(part)}")
+        kind = part.get("type")
+        if kind in ("input_text", "output_text", "text"):
+            text = part.get("text")
+            if not isinstance(text, str):
+                raise here.at("text").error(f"expected text, got {type_name(text)}")
+            if any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
+                self.unmapped[_place(here)] = dict(part)
+            return {"type": "text", "text": text}
+        if kind == "input_image" and isinstance(part.get("image_url"), str):
+            block = url_image(part["image_url"])
+            if block is not None:
+                return block
+        if not isinstance(kind, str):
+            raise here.at("type").error(f"expected the part's type, got {kind!r}")
+        self.warnings.append(here.warning(f"a {kind!r} part has no counterpart in the Messages API: kept as it is"))
+        return dict(part)
+
+    def _call(self, item: Mapping[str, Any], here: Where) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        call_id, name = _call_id(item, here), item.get("name")
+        if not isinstance(name, str):
+            raise here.at("name").error(f"expected the called function's name, got {type_name(name)}")
+        arguments = item.get("arguments", "")
+        if isinstance(arguments, Mapping):
+            value: Any = dict(arguments)
+        elif isinstance(arguments, str):
+            value = tool_input(arguments)
+        else:
+            raise here.at("arguments").error(f"expected the arguments' JSON text, got {type_name(arguments)}")
+        return "assistant", [{"type": "tool_use", "id": call_id, "name": name, "input": value}], _CALL
+
+    def _custom_call(
+        self, item: Mapping[str, Any], here: Where
+    ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        call_id, name, given = _call_id(item, here), item.get("name"), item.get("input")
+        if not isinstance(name, str):
+            raise here.at("name").error(f"expected the called tool's name, got {type_name(name)}")
+        if not isinstance(given, str):
+            raise here.at("input").error(f"expected the call's input text, got {type_name(given)}")
+        return "assistant", [{"type": "tool_use", "id": call_id, "name": name, "input": given}], _CUSTOM_CALL
+
+    def _shell_call(
+        self, item: Mapping[str, Any], here: Where
+    ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        call_id, action = _call_id(item, here, "call_id", "id"), item.get("action")
+        if not isinstance(action, Mapping):
+            raise here.at("action").error(f"expected the command to run (an object), got {type_name(action)}")
+        block = {"type": "tool_use", "id": call_id, "name": "local_shell", "input": dict(action)}
+        return "assistant", [block], _SHELL_CALL if "call_id" in item else _SHELL_CALL - {"call_id"} | {"id"}
+
+    def _output(self, item: Mapping[str, Any], here: Where) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        call_id = _call_id(item, here, "call_id", "id")
+        output = item.get("output")
+        if isinstance(output, str):
+            content: str | list[dict[str, Any]] = output
+        elif isinstance(output, list):
+            content = [self._part(part, here.at(f"output[{j}]")) for j, part in enumerate(output)]
+        elif isinstance(output, Mapping) and "type" in output:
+            content = [self._part(output, here.at("output"))]
+        else:
+            raise here.at("output").error(f"expected the call's output, text or content parts, got {type_name(output)}")
+        mapped = _OUTPUT if "call_id" in item else _OUTPUT - {"call_id"} | {"id"}
+        return "user", [{"type": "tool_result", "tool_use_id": call_id, "content": content}], mapped
+
+    def _reasoning(
+        self, item: Mapping[str, Any], here: Where
+    ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        summary = item.get("summary") or []
+        if not isinstance(summary, list):
+            raise here.at("summary").error(f"expected a list of summary parts, got {type_name(summary)}")
+        texts = _part_texts(summary, here.at("summary"))
+        signature = item.get("encrypted_content")
+        block = {"type": "thinking", "thinking": "\n\n".join(texts),
+                 "signature": signature if isinstance(signature, str) else ""}  # fmt: skip
+        mapped = _REASONING if isinstance(signature, str) or signature is None else _REASONING - {"encrypted_content"}
+        return "assistant", [block], mapped if item.get("content") else mapped | {"content"}
+
+
+def _place(here: Where) -> str:
+    """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose items
+    are each a record's ``payload``; ``input[3]`` in a request."""
+    if here.field == "payload" or here.field.startswith("payload."):
+        return f"line {here.line} {here.field.removeprefix('payload').lstrip('.')}".rstrip()
+    return here.field
+
+
+def _call_id(item: Mapping[str, Any], here: Where, *keys: str) -> str:
+    """The id of the call an item makes or answers: its first field of ``keys`` (``call_id``) that is given."""
+    keys = keys or ("call_id",)
+    key = next((key for key in keys if item.get(key) is not None), keys[0])
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise here.at(key).error(f"expected the call's id, got {type_name(value)}")
+    return value
+
+
+def _text(content: Any, here: Where) -> str:
+    """The text of a developer or system message: its text, or its text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_part_texts(content, here))
+    raise here.error(f"expected text or a list of text parts, got {type_name(content)}")
+
+
+def _part_texts(parts: list[Any], here: Where) -> list[str]:
+    """The text of each part of ``parts`` (a message's text parts, a reasoning item's summary)."""
+    texts = []
+    for j, part in enumerate(parts):
+        text = part.get("text") if isinstance(part, Mapping) else None
+        if not isinstance(text, str):
+            raise here.at(f"[{j}].text").error(f"expected the part's text, got {type_name(text)}")
+        texts.append(text)
+    return texts
+
+
+_MESSAGE = frozenset(("type", "role", "content"))
+_CALL = frozenset(("type", "call_id", "name", "arguments"))
+_CUSTOM_CALL = frozenset(("type", "call_id", "name", "input"))
+_SHELL_CALL = frozenset(("type", "call_id", "action"))
+_OUTPUT = frozenset(("type", "call_id", "output"))
+_REASONING = frozenset(("type", "summary", "encrypted_content"))
+
+_READERS: dict[str, _Reader] = {
+    "message": _Conversation._message,
+    "function_call": _Conversation._call,
+    "custom_tool_call": _Conversation._custom_call,
+    "local_shell_call": _Conversation._shell_call,
+    "function_call_output": _Conversation._output,
+    "custom_tool_call_output": _Conversation._output,
+    "local_shell_call_output": _Conversation._output,
+    "reasoning": _Conversation._reasoning,
+}
+"""How each item the Messages API has a counterpart for is read."""

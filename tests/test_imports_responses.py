@@ -1,0 +1,317 @@
+"""OpenAI Responses API conversations and Codex CLI sessions import as runs that render what the model was sent.
+
+The real sessions are ``tests/fixtures/real/codex/`` (``MANIFEST.json`` names their source, commit and licence); the
+shapes they lack (a request body, a cut line, a call with no output, an unknown item, a bad field) are made here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agentrender
+from agentrender import RunFileError
+from agentrender.imports import from_responses, load_runs
+from agentrender.imports.responses import from_responses_runs
+from agentrender.views import Views
+from tests._support import real
+from tests._support.as_sent import as_sent_problems
+from tests._support.cli import run_cli
+
+CODEX = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
+
+
+def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The records of a rollout, each with its line."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return [(number, json.loads(line)) for number, line in enumerate(lines, start=1) if line.strip()]
+
+
+def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What each item the model is sent holds, read straight off the file's items: its text, each call (id, name)
+    and each output (the id it answers, its text), a reasoning item's encrypted content; in order."""
+    out: list[tuple[Any, ...]] = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "message" and item["role"] in ("user", "assistant"):
+            content = item["content"]
+            parts = [{"type": "input_text", "text": content}] if isinstance(content, str) else content
+            out.extend(("text", part["text"]) for part in parts if "text" in part)
+        elif kind in ("function_call", "custom_tool_call"):
+            out.append(("call", item["call_id"], item["name"]))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            output = item["output"]
+            out.append(("output", item["call_id"], output if isinstance(output, str) else None))
+        elif kind == "reasoning":
+            out.append(("reasoning", item.get("encrypted_content") or ""))
+    return out
+
+
+def tokens_of_view(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The same of a view's messages, in order."""
+    out: list[tuple[Any, ...]] = []
+    for message in messages:
+        for block in message["content"]:
+            if block["type"] == "text":
+                out.append(("text", block["text"]))
+            elif block["type"] == "tool_use":
+                out.append(("call", block["id"], block["name"]))
+            elif block["type"] == "tool_result":
+                content = block["content"]
+                out.append(("output", block["tool_use_id"], content if isinstance(content, str) else None))
+            elif block["type"] == "thinking":
+                out.append(("reasoning", block["signature"]))
+    return out
+
+
+ASSISTANT = ("function_call", "custom_tool_call", "local_shell_call", "reasoning", "web_search_call")
+"""The items of a reply (a web search is one the model ran within it)."""
+
+
+def is_reply(item: dict[str, Any]) -> bool:
+    return item.get("type") in ASSISTANT or (item.get("type") == "message" and item.get("role") == "assistant")
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry: dict[str, Any]) -> None:
+    """The view at each step holds, in order, every text, call, output and reasoning item the rollout's
+    ``response_item`` records hold before the reply that decided it (each reply's items from the first after an
+    input on), and nothing else; its system prompt is the session's ``base_instructions`` and developer messages;
+    one step per reply, each deciding the first call the reply made."""
+    path = real.REAL / entry["path"]
+    items = [record["payload"] for _, record in records(path) if record["type"] == "response_item"]
+    replies = [i for i, item in enumerate(items) if is_reply(item) and (i == 0 or not is_reply(items[i - 1]))]
+    (run,) = load_runs(path)
+    assert len(run.steps) == len(replies)
+    assert not list(as_sent_problems(run))
+    views = Views(run)
+    for step, start in enumerate(replies):
+        sent = [message.to_dict() for message in views.at(step).messages]
+        assert tokens_of_view(sent) == tokens_of_items(items[:start]), (entry["path"], step)
+        reply = items[start : replies[step + 1] if step + 1 < len(replies) else len(items)]
+        calls = [item for item in reply if item.get("type") in ("function_call", "custom_tool_call")]
+        if calls:
+            assert run.steps[step].decision.tool == calls[0]["name"], step
+    meta = records(path)[0][1]["payload"]
+    developer = ["\n".join(p["text"] for p in item["content"]) for item in items if item.get("role") == "developer"]
+    base = meta.get("base_instructions", {}).get("text")
+    assert run.header.get("system", "") == "\n\n".join([base, *developer] if base else developer)
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: dict[str, Any]) -> None:
+    """Every record that is not an item (session_meta, turn_context, event_msg) is in the run's source with its line;
+    every item with no counterpart (a ghost_snapshot, a web search) is kept by its line, and a warning names it."""
+    path = real.REAL / entry["path"]
+    (run,) = load_runs(path)
+    source = run.header["source"]
+    others = [{"line": line, **record} for line, record in records(path) if record["type"] != "response_item"]
+    assert source["records"] == others and source["format"] == "codex-rollout"
+    kept = [
+        (line, record["payload"])
+        for line, record in records(path)
+        if record["type"] == "response_item" and record["payload"]["type"] in ("ghost_snapshot", "web_search_call")
+    ]
+    for line, item in kept:
+        assert source["unmapped"][f"line {line}"] == item
+    warned = {warning.line for warning in run.warnings if "kept in the source (unmapped)" in warning.text}
+    assert {line for line, _ in kept[:1]} <= warned
+
+
+def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Path) -> None:
+    """``check``, ``show`` and ``import`` read a real Codex rollout (they said it was of no known format); the run
+    is named by the session's id and ends as its last turn did."""
+    entry = next(entry for entry in CODEX if entry.get("ran_to_end"))
+    path = str(real.REAL / entry["path"])
+    code, out, err = run_cli("check", path)
+    assert code == 0 and "not a run" not in err, err
+    code, out, _ = run_cli("show", path, "--width", "120")
+    assert code == 0 and "codex-rollout" in out
+    code, _, err = run_cli("import", path, "-o", str(tmp_path / "run.jsonl"))
+    assert code == 0, err
+    run = agentrender.load(path)
+    assert run.run_id == records(Path(path))[0][1]["payload"]["id"]
+    assert run.end is not None and run.end["status"] == "completed"
+
+
+def write_rollout(path: Path, items: list[dict[str, Any]], *, meta: dict[str, Any] | None = None) -> Path:
+    """A Codex rollout of ``items``, after a session_meta (with base instructions) and a turn_context."""
+    session = meta if meta is not None else {"id": "s-1", "base_instructions": {"text": "You are Codex."}}
+    lines = [{"type": "session_meta", "payload": session}, {"type": "turn_context", "payload": {"model": "gpt-x"}}]
+    lines += [{"type": "response_item", "payload": item} for item in items]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def call(call_id: str, name: str = "shell", arguments: str = '{"command": ["ls"]}') -> dict[str, Any]:
+    return {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
+
+
+def output(call_id: str, text: str = "a.txt") -> dict[str, Any]:
+    return {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+def test_a_request_body_maps_every_item_to_its_block(tmp_path: Path) -> None:
+    """A Responses API request body (hand-made: no public log was found) is a run: its instructions and developer
+    message the system prompt, a reply's reasoning (its summary), text and parallel calls one step deciding the first
+    call with the text as its reason, the outputs its observation; a custom tool's call keeps its raw text and a
+    local shell call its action; the request's tools and output cap are mapped."""
+    body = {
+        "model": "gpt-4.1",
+        "instructions": "Be brief.",
+        "max_output_tokens": 512,
+        "tools": [{"type": "function", "name": "shell", "description": "Run", "parameters": {"type": "object"}}],
+        "input": [
+            {"role": "developer", "content": "Use the shell."},
+            {"role": "user", "content": "List the files."},
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Run ls."}]},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Listing."}]},
+            call("c1"),
+            call("c2", arguments='{"command": ["pwd"]}'),
+            output("c1"),
+            output("c2", "/tmp"),
+            {"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": "*** Begin Patch"},
+            {"type": "custom_tool_call_output", "call_id": "c3", "output": "Done"},
+            {"type": "local_shell_call", "call_id": "c4", "status": "completed",
+             "action": {"type": "exec", "command": ["cat", "a.txt"]}},
+            {"type": "function_call_output", "call_id": "c4", "output": "hello"},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    run = from_responses(path)
+    assert run.header["system"] == "Be brief.\n\nUse the shell."
+    assert run.header["model"] == "gpt-4.1" and run.header["max_output_tokens"] == 512
+    assert run.header["tools"] == [{"name": "shell", "description": "Run", "input_schema": {"type": "object"}}]
+    first, patch, shell = run.steps
+    assert (first.decision.tool, first.decision.args, first.observation.content) == (
+        "shell",
+        {"command": ["ls"]},
+        "a.txt",
+    )
+    assert first.decision.reason.startswith("Listing.")
+    sent = run.step_records[0]["sent"]
+    assert sent["assistant"][0] == {"type": "thinking", "thinking": "Run ls.", "signature": ""}
+    assert [b["tool_use_id"] for b in sent["user"]] == ["c1", "c2"]
+    assert patch.decision.tool == "apply_patch" and patch.decision.invalid_args == "*** Begin Patch"
+    assert shell.decision.args == {"type": "exec", "command": ["cat", "a.txt"]} and shell.observation.content == "hello"
+    assert run.header["source"]["unmapped"] == {"input[2]": {"id": "rs_1"}, "input[10]": {"status": "completed"}}
+    assert not run.warnings and not list(as_sent_problems(run))
+
+
+def test_a_cut_final_line_is_left_out_with_a_warning_naming_it(tmp_path: Path) -> None:
+    """A rollout whose writer stopped mid-line (a session still running) reads to the line before, and a warning
+    names the cut line; the call before it, with no output yet, is the last step, with no observation."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), call("c1")])
+    path.write_text(path.read_text() + '{"type": "response_item", "payload": {"type": "function_call_out', "utf-8")
+    run = from_responses(path)
+    assert any(w.line == 5 and "cut" in w.text for w in run.warnings), run.warnings
+    assert len(run.steps) == 1 and run.steps[0].observation is None and run.steps[0].decision.tool == "shell"
+
+
+def test_a_call_with_no_output_is_warned_of_at_its_line(tmp_path: Path) -> None:
+    """A call the next reply came without an output for (an aborted turn) is named, with its line; the view still
+    holds what was sent."""
+    items = [user("go"), call("c1"), call("c2"), output("c1"), {"type": "message", "role": "assistant",
+             "content": [{"type": "output_text", "text": "done"}]}]  # fmt: skip
+    path = write_rollout(tmp_path / "rollout.jsonl", items)
+    run = from_responses(path)
+    assert [(w.line, w.text) for w in run.warnings] == [(5, "payload: call c2 has no output before the next reply")]
+    assert len(run.steps) == 2 and not list(as_sent_problems(run))
+
+
+def test_an_unknown_item_is_kept_and_warned_of_with_its_file_and_line(tmp_path: Path) -> None:
+    """An item of a type not known is not in the views; the run's source keeps it whole by its line, and a warning
+    names the file and the line."""
+    odd = {"type": "hologram_call", "call_id": "h1", "shape": "cube"}
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), odd, call("c1"), output("c1")])
+    run = from_responses(path)
+    (warning,) = run.warnings
+    assert (warning.path, warning.line) == (
+        str(path),
+        4,
+    ) and "'hologram_call' item is of a type not known" in warning.text
+    assert run.header["source"]["unmapped"] == {"line 4": odd}
+    assert len(run.steps) == 1
+
+
+@pytest.mark.parametrize(
+    ("item", "line", "field"),
+    [
+        (call(42), 4, "payload.call_id: expected the call's id, got int"),  # type: ignore[arg-type]
+        ({**call("c1"), "arguments": 7}, 4, "payload.arguments: expected the arguments' JSON text, got int"),
+        (
+            {"type": "function_call_output", "call_id": "c1", "output": 3},
+            4,
+            "payload.output: expected the call's output",
+        ),
+        ({"type": "message", "role": "tool", "content": "x"}, 4, "payload.role: expected 'user', 'assistant'"),
+        ({"role": "user", "content": [{"type": "input_text", "text": None}]}, 4, "payload.content[0].text: expected"),
+        ({"summary": []}, 4, "payload.type: expected the item's type, got None"),
+    ],
+)
+def test_a_bad_field_is_an_error_naming_the_file_line_and_field(
+    tmp_path: Path, item: dict[str, Any], line: int, field: str
+) -> None:
+    """An item whose field cannot be read is refused with ``PATH:LINE: field: what``."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), item])
+    with pytest.raises(RunFileError) as caught:
+        from_responses(path)
+    assert str(caught.value).startswith(f"{path}:{line}: {field}"), str(caught.value)
+
+
+def test_a_bad_field_of_a_request_body_names_its_input_item(tmp_path: Path) -> None:
+    """In a request body the error names the item by its place in ``input``."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"model": "m", "input": [user("go"), {**call("c1"), "name": None}]}), "utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value).startswith(f"{path}:1: input[1].name: expected the called function's name"), caught.value
+
+
+def test_a_log_of_requests_is_a_run_per_conversation_of_its_longest_request(tmp_path: Path) -> None:
+    """A JSONL log of request bodies (hand-made) gives one run per conversation, told by its first item, each of its
+    longest request, in the order of their first request."""
+    one = [user("first task"), call("c1"), output("c1")]
+    two = [user("second task")]
+    lines = [{"model": "m", "input": one[:1]}, {"model": "m", "input": two}, {"model": "m", "input": one}]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    runs = from_responses_runs(path)
+    assert [run.run_id for run in runs] == ["log.jsonl", "log.jsonl/1"]
+    assert [run.opening for run in runs] == ["first task", "second task"]
+    assert len(runs[0].steps) == 1 and runs[0].steps[0].observation.content == "a.txt"
+
+
+def test_a_codex_session_without_base_instructions_says_the_system_prompt_is_not_recorded(tmp_path: Path) -> None:
+    """Codex before ``base_instructions`` kept only the user's AGENTS.md in ``session_meta.instructions`` (sent as the
+    first user message): it is not taken for the system prompt, and a warning says the instructions are not
+    recorded."""
+    path = write_rollout(tmp_path / "r.jsonl", [user("go")], meta={"id": "s", "instructions": "from AGENTS.md"})
+    run = from_responses(path)
+    assert "system" not in run.header
+    assert any("does not record the instructions" in warning.text for warning in run.warnings)
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_a_codex_sessions_goal_is_the_users_first_prompt_not_the_context_codex_sent_before_it(
+    entry: dict[str, Any],
+) -> None:
+    """Codex opens a session with the AGENTS.md instructions and its ``<environment_context>`` as user messages before
+    the prompt: the run's goal is the prompt; the opening the model was sent keeps them all."""
+    path = real.REAL / entry["path"]
+    prompt = next(
+        record["payload"]["message"]
+        for _, record in records(path)
+        if record["type"] == "event_msg" and record["payload"]["type"] == "user_message"
+    )
+    (run,) = load_runs(path)
+    assert run.header["goal"] == prompt
+    assert run.opening.startswith("# AGENTS.md instructions for ") and prompt in run.opening
