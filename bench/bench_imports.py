@@ -14,7 +14,9 @@ conversation is written in each format an importer reads:
 - ``claude_code``: a Claude Code transcript (``.jsonl``: each reply one record a block sharing
   ``message.id``, each result its own record with ``toolUseResult``), read by ``from_claude_code``;
 - ``openai``: a Chat Completions request body (``.json``: ``tool_calls``, ``role: tool``), read
-  by ``from_openai``.
+  by ``from_openai``;
+- ``codex``: a Codex CLI session (``.jsonl``: a ``{timestamp, type, payload}`` record a line, each item Codex sent a
+  ``response_item``, a ``token_count`` event after each reply), read by ``from_responses``.
 
 The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any
 importer must do. Each side is the best of ``--rounds`` calls (more for a small file, see
@@ -41,7 +43,7 @@ from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentrender.imports import from_anthropic, from_claude_code, from_openai
+from agentrender.imports import from_anthropic, from_claude_code, from_openai, from_responses
 from agentrender.runfile import Run
 
 TARGET = 1.0
@@ -51,7 +53,7 @@ TURNS = (1_000, 10_000)
 RESULT_BYTES = (60, 1024, 30 * 1024)
 TOOL_USES = (1, 3)
 BESIDE = (False, True)
-FORMATS = ("anthropic", "calls", "claude_code", "openai")
+FORMATS = ("anthropic", "calls", "claude_code", "openai", "codex")
 LOG_LIMIT = 200
 """The largest call log (MiB) a cell writes: a log of every call holds the conversation once per call."""
 
@@ -223,6 +225,40 @@ def openai_chat(body: dict[str, Any]) -> dict[str, Any]:
     return {"model": "gpt-4o", "max_tokens": body["max_tokens"], "tools": tools, "messages": messages}
 
 
+def codex_lines(body: dict[str, Any]) -> list[str]:
+    """The body as Codex CLI writes a session: its meta and turn context, then each item it sent a ``response_item``
+    (the reply's text an assistant message, each call a ``function_call`` with JSON arguments, each result a
+    ``function_call_output``, the user's text beside them a user message), and a ``token_count`` event a reply."""
+
+    def record(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "2026-05-11T08:27:17.490Z", "type": kind, "payload": payload}) + "\n"
+
+    meta = {"id": SESSION, "cwd": "/w", "cli_version": "0.125.0", "base_instructions": {"text": body["system"]}}
+    lines = [record("session_meta", meta), record("turn_context", {"cwd": "/w", "model": "gpt-5.4"})]
+    opening = body["messages"][0]["content"]
+    lines.append(record("response_item", {"type": "message", "role": "user",
+                                          "content": [{"type": "input_text", "text": opening}]}))  # fmt: skip
+    for turn in body["messages"][1:]:
+        for block in turn["content"]:
+            if block["type"] == "text":
+                kind = "output_text" if turn["role"] == "assistant" else "input_text"
+                content = [{"type": kind, "text": block["text"]}]
+                lines.append(record("response_item", {"type": "message", "role": turn["role"], "content": content}))
+            elif block["type"] == "tool_use":
+                call = {"type": "function_call", "name": block["name"], "arguments": json.dumps(block["input"]),
+                        "call_id": block["id"]}  # fmt: skip
+                lines.append(record("response_item", call))
+            else:
+                content = block["content"]
+                output = content if isinstance(content, str) else content[0]["text"]
+                lines.append(record("response_item", {"type": "function_call_output", "call_id": block["tool_use_id"],
+                                                      "output": output}))  # fmt: skip
+        if turn["role"] == "assistant":
+            usage = {"input_tokens": 1000, "output_tokens": 40, "total_tokens": 1040}
+            lines.append(record("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}))
+    return lines
+
+
 def write(cell: Cell, folder: Path) -> Path | None:
     """The cell's conversation written in its format; ``None`` when a call log would pass ``LOG_LIMIT``."""
     body = conversation(cell.turns, cell.result_bytes, cell.tool_uses, cell.beside)
@@ -239,6 +275,9 @@ def write(cell: Cell, folder: Path) -> Path | None:
             return None
         path = folder / f"{name}.jsonl"
         path.write_text("".join(call_log_lines(body)), encoding="utf-8")
+    elif cell.format == "codex":
+        path = folder / f"rollout-{name}.jsonl"
+        path.write_text("".join(codex_lines(body)), encoding="utf-8")
     else:
         path = folder / f"{SESSION}-{name}.jsonl"
         path.write_text("".join(claude_code_lines(body)), encoding="utf-8")
@@ -250,6 +289,7 @@ IMPORTERS: dict[str, Callable[[Path], Run]] = {
     "calls": from_anthropic,
     "claude_code": lambda path: from_claude_code(path)[0],
     "openai": from_openai,
+    "codex": from_responses,
 }
 
 

@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from agentrender.imports import from_anthropic, from_claude_code, from_openai
+from agentrender.imports import from_anthropic, from_claude_code, from_openai, from_responses
 
 
 @pytest.fixture
@@ -36,14 +36,16 @@ def test_the_benchmarks_conversation_is_what_its_cell_says(bench: ModuleType) ->
 def test_every_format_of_the_conversation_imports_to_the_same_steps(
     bench: ModuleType, tmp_path: Path, uses: int
 ) -> None:
-    """The call log, the Claude Code session and the OpenAI chat the benchmark writes import to the steps the request
-    body imports to (a decision and an observation each; a log, whose last user turn no request sent, knows no last
-    observation; a chat, no error flag), so every format is timed on the same conversation."""
+    """The call log, the Claude Code session, the OpenAI chat and the Codex session the benchmark writes import to the
+    steps the request body imports to (a decision and an observation each; a log, whose last user turn no request
+    sent, knows no last observation; a chat and a Codex session, no error flag), so every format is timed on the same
+    conversation."""
     body = bench.conversation(21, 100, uses, True)
     steps = from_anthropic(body).steps
     (tmp_path / "calls.jsonl").write_text("".join(bench.call_log_lines(body)), encoding="utf-8")
     (tmp_path / "session.jsonl").write_text("".join(bench.claude_code_lines(body)), encoding="utf-8")
     (tmp_path / "chat.json").write_text(json.dumps(bench.openai_chat(body)), encoding="utf-8")
+    (tmp_path / "rollout.jsonl").write_text("".join(bench.codex_lines(body)), encoding="utf-8")
     logged = from_anthropic(tmp_path / "calls.jsonl").steps
     assert logged[:-1] == steps[:-1] and logged[-1].decision == steps[-1].decision and logged[-1].observation is None
     assert from_claude_code(tmp_path / "session.jsonl")[0].steps == steps
@@ -51,17 +53,22 @@ def test_every_format_of_the_conversation_imports_to_the_same_steps(
     assert [step.decision.tool for step in openai] == [step.decision.tool for step in steps]
     # a chat's tool message has no error flag: the results are the same, none of them failed
     assert [step.observation.content for step in openai] == [step.observation.content for step in steps]
+    codex = from_responses(tmp_path / "rollout.jsonl")
+    assert [step.decision for step in codex.steps] == [step.decision for step in steps]
+    assert [step.observation.content for step in codex.steps] == [step.observation.content for step in steps]
+    assert codex.header["system"] == body["system"] and not codex.warnings
 
 
 @pytest.mark.slow
 def test_bench_imports_prints_every_cell_and_the_worst(bench: ModuleType, run_bench: Callable[..., str]) -> None:
-    """Run as a user runs it, on 20- and 40-turn conversations with one round and one call a side: each of the 64
-    cells is printed with its ratios, then the worst of each format, then the worst of all against the target."""
+    """Run as a user runs it, on 20- and 40-turn conversations with one round and one call a side: each of the 16
+    cells of each format is printed with its ratios, then the worst of each format, then the worst of all against the
+    target."""
     out = run_bench(
         "bench_imports", "--turns", "20", "40", "--results", "60", "1024", "--rounds", "1", "--min-seconds", "0"
     )
     header, *cells, worst = out.splitlines()
-    cells, worst_of_each = cells[:64], cells[64:]
+    cells, worst_of_each = cells[: 16 * len(bench.FORMATS)], cells[16 * len(bench.FORMATS) :]
     assert header.split() == ["format", "turns", "result", "uses", "beside", "file", "import", "+", "steps"]
     assert {line.split()[0] for line in cells} == set(bench.FORMATS)
     assert all(float(line.split()[-2]) > 0 and float(line.split()[-1]) > 0 for line in cells)
