@@ -14,6 +14,7 @@
   hold shows as its ``repr``).
 - ``escaped``: what a command's ``--json`` prints for a program: as ``display`` but every
   non-ASCII character escaped, so the output is plain ASCII whatever the terminal.
+- ``says_nothing``: a value a wire form may write out that says nothing (null, false, empty).
 - ``type_name``: a decoded value's type as JSON names it (``object``, ``array``, ``null``), for
   every error that says what a field held instead of what it should.
 
@@ -44,6 +45,7 @@ __all__ = [
     "display",
     "escaped",
     "limited",
+    "says_nothing",
     "strict_loads",
     "too_deep",
     "type_name",
@@ -287,6 +289,12 @@ def display(value: Any, *, indent: int | None = 2) -> str:
         return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False, default=_shown)
     except ValueError:  # NaN or infinity, or a structure nested past the encoder's reach
         return repr(value)
+
+
+def says_nothing(value: Any) -> bool:
+    """Whether a value of a wire form says nothing: null, false, or an empty string, array or object (a block's key
+    written out empty is no key a display shows, nor one its fields must carry: ``ContentBlock.opaque``)."""
+    return value is None or value is False or (type(value) in (str, list, dict) and not value)
 
 
 def escaped(value: Any) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentrender._display.values import decision_html, messages_html
-from agentrender._json import type_name
+from agentrender._json import says_nothing, type_name
 
 __all__ = [
     "CheckedReply",
@@ -121,11 +121,6 @@ class StepInput(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 _NOT_SAID = object()
 
 
-def _empty(value: Any) -> bool:
-    """Whether a value of a block's wire form says nothing (``ContentBlock.opaque``): null, false, or empty."""
-    return value is None or value is False or (type(value) in (str, list, dict) and not value)
-
-
 class ContentBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One block of a message, with one set of fields for every block type (as the seed has it).
 
@@ -166,7 +161,7 @@ class ContentBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         if self.raw is None:
             return False
         said = msgspec.structs.replace(self, raw=None).to_dict()
-        return any(said.get(key, _NOT_SAID) != value and not _empty(value) for key, value in self.raw.items())
+        return any(said.get(key, _NOT_SAID) != value and not says_nothing(value) for key, value in self.raw.items())
 
     def to_dict(self) -> dict[str, Any]:
         """The block's wire form: the Anthropic Messages API shape."""

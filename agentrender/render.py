@@ -83,6 +83,7 @@ __all__ = [
     "observation_parts",
     "opening_blocks",
     "replay_key",
+    "result_and_rule",
     "tool_use_id",
     "tool_use_ids",
     "truncate",
@@ -819,16 +820,26 @@ def observation_parts(step: Step, full: bool, max_bytes: int) -> tuple[str, str,
         return "tool_result", INTERRUPTED_TEXT, "interrupted"
     if observation.status == "invalid_decision":
         return "tool_result", invalid_nudge(observation.summary, max_bytes), "invalid_decision"
+    return "tool_result", *result_and_rule(observation.content, observation.summary, full, max_bytes)
+
+
+def result_and_rule(content: str, summary: str, full: bool, max_bytes: int) -> tuple[str, str]:
+    """The last rows of ``default_observation``'s table: a result's text in the window or out of it, and its row.
+
+    What a call's ``tool_result`` carries of a result whose tool gave ``content`` and ``summary``,
+    inside the window (``full``) or outside it, and the row that made it (``"full"``,
+    ``"full_cut"``, ``"summary"``, ``"summary_cut"`` or ``"no_summary"``, keys of ``USER_RULES``).
+
+    A hook that windows results the contract's way (each result of a turn of several) reads them here too.
+    """
     if full:
-        text = observation.content
-        content = truncate(text, max_bytes)
+        shown = truncate(content, max_bytes)
         # truncate gives back a string within the cap as it is
-        return "tool_result", content, "full" if content is text else "full_cut"
-    text = observation.summary
-    if not text:
-        return "tool_result", NO_SUMMARY_TEXT, "no_summary"
-    content = truncate(text, max_bytes)
-    return "tool_result", content, "summary" if content is text else "summary_cut"
+        return shown, "full" if shown is content else "full_cut"
+    if not summary:
+        return NO_SUMMARY_TEXT, "no_summary"
+    shown = truncate(summary, max_bytes)
+    return shown, "summary" if shown is summary else "summary_cut"
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:

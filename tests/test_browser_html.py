@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentrender import html, imports, load_run, samples
-from agentrender._json import display
+from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, BlockFact, Views
 from agentrender.views.html import view_html
@@ -34,13 +34,9 @@ TURNS = """() => [...document.querySelectorAll('.ar-view > .ar-turn, .ar-view > 
 
 
 def body(fact: BlockFact) -> str:
-    """The text the page shows for a block: a tool use's input as JSON, a result's content, else its text."""
-    block = fact.block
-    if block.type == "tool_use":
-        return display(block.input)
-    if block.type == "tool_result":
-        return block.content
-    return display(dict(block.raw)) if block.opaque and block.raw is not None else block.text
+    """The text the page shows for a block: as every display says it (a tool use's input as JSON, a result's
+    content, an image in one line, else its text)."""
+    return block_said(fact.block).body
 
 
 def classes(fact: BlockFact) -> str:

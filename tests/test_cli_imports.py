@@ -426,8 +426,8 @@ def test_a_recorded_block_kept_whole_for_its_keys_order_is_shown_by_its_fields(t
     """Claude Code writes a tool result's keys as ``tool_use_id, type, content``; a recorded turn keeps such a block's
     wire form whole, so that its replay key hashes the request as sent. ``show``, a view's HTML and the page showed
     such a block (a text block too) as a JSON dump of its keys, where a block whose keys come in the usual order
-    shows its text: each shows it by its fields now (``ContentBlock.opaque``); a block its fields cannot carry (a
-    ``cache_control``) ``show`` still prints as JSON. The wire form keeps the order."""
+    shows its text: each shows it by its fields now (``ContentBlock.opaque``); a block with a key its fields cannot
+    carry (a ``cache_control``) is shown by its text too, the key said beside it. The wire form keeps the order."""
     from agentrender.html import page
     from agentrender.views.html import view_html
 
@@ -465,7 +465,10 @@ def test_a_recorded_block_kept_whole_for_its_keys_order_is_shown_by_its_fields(t
         assert "<pre>line one of the file</pre>" in view and "&quot;tool_use_id&quot;" not in view, name
         assert "<pre>Reading it.</pre>" in view, name
         assert '\\"text\\": \\"Reading it.\\"' not in made and "Reading it." in made, name
-    assert '"cache_control": {' in shown["cached"][0]  # what its fields cannot carry, shown
+    out, view, made = shown["cached"]  # what its fields cannot carry is said beside its text, not dumped as JSON
+    assert "as sent  line one of the file" in out and "cache breakpoint" in out and '"cache_control"' not in out
+    assert "<pre>line one of the file</pre>" in view and "cache breakpoint" in view
+    assert "cache breakpoint" in made and '\\"cache_control\\"' not in made
 
 
 def test_decide_shows_a_reply_text_with_an_empty_citations_key_as_text(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """What every display (the terminal's ``show`` and ``check``, the HTML of a run) says of a run's
-facts in words: how it ended, its warnings grouped, a media block in one line.
+facts in words: how it ended, its warnings grouped, a content block as text to read (a media block in one line).
 
 Said once here, so the terminal and the page cannot word the same fact two ways. Like
 ``values``, it reads the values it is given by their attributes and imports nothing of
@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentrender._json import display, says_nothing
 from agentrender._words import number_ranges
 
 __all__ = [
@@ -23,7 +24,9 @@ __all__ = [
     "MEDIA_TYPES",
     "NO_END_IMPORTED",
     "NO_END_RECORDED",
+    "BlockSaid",
     "WarningGroup",
+    "block_said",
     "end_said",
     "folded_blocks",
     "inherited_said",
@@ -244,3 +247,113 @@ def media_label(raw: Mapping[str, Any]) -> str | None:
     elif source.get("type"):
         said.append(str(source["type"]))
     return "[" + ", ".join(said) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class BlockSaid:
+    """A content block as every display says it: its body as text to read, and what else it holds, in words."""
+
+    body: str
+    """What the block holds, to read: a text's or a thinking's text, a result's content (a list of parts said part by
+    part), a tool use's input as JSON, an image or a document in one line, a block of a type no display knows as the
+    JSON of its wire form."""
+    value: Any = None
+    """For a ``json`` body, the value it shows (a terminal prints a short one on one line)."""
+    json: bool = False
+    """The body is JSON (a tool use's input, a block of a type no display knows)."""
+    name: str = ""
+    """The tool a tool use calls (``tool_use``, ``server_tool_use``, ``mcp_tool_use``)."""
+    ref: str = ""
+    """A tool use's id, or the id of the tool use a result answers."""
+    notes: tuple[str, ...] = ()
+    """What the block holds besides its body, each in a few words: ``"cache breakpoint"``, ``"caller: {...}"``."""
+
+
+_USES = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
+"""The blocks that call a tool: said by their name, id and input (the API's own tools and an MCP server's too)."""
+
+_SAID_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset(("type", "text")),
+    "thinking": frozenset(("type", "thinking", "signature")),
+    "redacted_thinking": frozenset(("type", "data")),
+    "tool_result": frozenset(("type", "tool_use_id", "content", "is_error")),  # is_error: the block's fact says it
+    **dict.fromkeys(_USES, frozenset(("type", "id", "name", "input"))),
+    **dict.fromkeys(MEDIA_TYPES, frozenset(("type", "source"))),
+}
+"""The keys of a wire form that a block's body (with its name and id) says, by type; any other key is a note."""
+
+_BODY_KEYS = {"text": "text", "thinking": "thinking", "redacted_thinking": "data"}
+"""The key holding the body of a block whose body is one text."""
+
+
+def _is_result(kind: str) -> bool:
+    """A block that answers a tool use: a ``tool_result``, an MCP server's, or one of the API's own tools'."""
+    return kind == "tool_result" or kind.endswith("_tool_result")
+
+
+def block_said(block: Any) -> BlockSaid:
+    """``block`` (a ``ContentBlock``, read by its attributes) as every display says it (``BlockSaid``).
+
+    A block its fields say whole is said by them. A block that keeps its wire form (``raw``) for what they cannot
+    carry is said from that: a result whose content is a list of parts says each part (its text, an image in one
+    line), a key no body says (a cache breakpoint, a caller, citations) is a note, and a block of a type no display
+    knows is the JSON of its wire form, whole.
+    """
+    raw = block.raw
+    if raw is None or not block.opaque:
+        kind = block.type
+        if kind == "tool_use":
+            return BlockSaid(display(block.input), block.input, True, block.name, block.tool_use_id)
+        if kind == "tool_result":
+            return BlockSaid(block.content, ref=block.tool_use_id)
+        return BlockSaid(block.text)
+    return wire_said(raw)
+
+
+def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
+    """A block's wire form as ``block_said`` says it."""
+    kind = str(wire.get("type", ""))
+    result = _is_result(kind)
+    said_keys = _SAID_KEYS.get(kind, frozenset(("type", "tool_use_id", "content")) if result else None)
+    if said_keys is None:  # a type no display knows: its wire form, whole
+        whole = dict(wire)
+        return BlockSaid(display(whole), whole, True)
+    notes = tuple(_note(key, value) for key, value in wire.items() if key not in said_keys and not says_nothing(value))
+    if kind in _USES:
+        value = wire.get("input")
+        return BlockSaid(display(value), value, True, str(wire.get("name", "")), str(wire.get("id", "")), notes)
+    if result:
+        return BlockSaid(_content_said(wire.get("content")), ref=str(wire.get("tool_use_id", "")), notes=notes)
+    if kind in MEDIA_TYPES:
+        return BlockSaid(media_label(wire) or f"[{kind}]", notes=notes)
+    return BlockSaid(str(wire.get(_BODY_KEYS[kind], "")), notes=notes)
+
+
+def _content_said(content: Any) -> str:
+    """A result's content as text: a string as it is, a list of parts each said on its own lines, else its JSON."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if not isinstance(content, list):
+        return display(content)
+    said = []
+    for part in content:
+        if not isinstance(part, Mapping):
+            said.append(display(part))
+            continue
+        part_said = wire_said(part)
+        notes = f" [{'; '.join(part_said.notes)}]" if part_said.notes else ""
+        said.append(part_said.body + notes)
+    return "\n".join(said)
+
+
+def _note(key: str, value: Any) -> str:
+    """A key of a block's wire form that its body does not say, in a few words: a cache breakpoint (with its time to
+    live), else the key and its value's compact JSON."""
+    if key == "cache_control" and isinstance(value, Mapping) and set(value) <= {"type", "ttl"}:
+        ttl = value.get("ttl")
+        kind = value.get("type")
+        said = "cache breakpoint" if kind == "ephemeral" else f"cache breakpoint ({display(kind, indent=None)})"
+        return f"{said}, ttl {ttl}" if isinstance(ttl, str) and ttl else said
+    return f"{key}: {display(value, indent=None)}"

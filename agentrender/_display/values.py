@@ -8,7 +8,8 @@ characters, lone surrogates, ...) as a visible marker, so no text can reorder or
 around it. Markup comes only from the literals in this module and in ``runs``.
 
 This module needs only the values it is given (read by their attributes): it imports nothing of
-agentrender but ``_text`` and ``_json``, so the values' own ``_repr_html_`` can use it.
+agentrender but ``_text``, ``_json`` and ``said`` (how a block is said in words, as the terminal says it), so
+the values' own ``_repr_html_`` can use it.
 
 Colours follow JupyterLab's theme variables (``--jp-*``), with fallbacks for light and dark
 pages outside it; the kinds of block use translucent tints that read on either.
@@ -20,6 +21,7 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentrender._display.said import MEDIA_TYPES, block_said
 from agentrender._json import display
 from agentrender._text import escape_html
 
@@ -154,15 +156,17 @@ def wrap(body: str) -> str:
 
 
 def block_body_html(block: ContentBlock) -> str:
-    """A content block's own content: a tool use's name, id and input, a result's id and text, a raw block's JSON."""
-    if block.type == "tool_use":
-        name, tool_use_id = escape_text(block.name, 500), escape_text(block.tool_use_id, 200)
-        return f"<b>{name}</b> <code>{tool_use_id}</code><pre>{json_html(block.input)}</pre>"
-    if block.type == "tool_result":
-        return f"<code>{escape_text(block.tool_use_id, 200)}</code><pre>{escape_text(block.content)}</pre>"
-    if block.opaque:
-        return f"<pre>{json_html(dict(block.raw or {}))}</pre>"
-    return f"<pre>{escape_text(block.text)}</pre>"
+    """A content block's own content, as every display says it (``said.block_said``): a tool use's name, id and
+    input, a result's id and text, an image in one line, what the body does not say (a cache breakpoint) beside it."""
+    said = block_said(block)
+    head = f"<b>{escape_text(said.name, 500)}</b> " if said.name else ""
+    if said.ref:
+        head += f"<code>{escape_text(said.ref, 200)}</code>"
+    if said.notes:
+        head += f' <span class="ar-muted">{escape_text(" · ".join(said.notes), 2000)}</span>'
+    if block.type in MEDIA_TYPES:  # its size is said in the line, the data not shown
+        return f"<code>{escape_text(said.body, 500)}</code>{head}"
+    return f"{head}<pre>{escape_text(said.body)}</pre>"
 
 
 def messages_html(messages: Sequence[Message]) -> str:

@@ -12,7 +12,14 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from agentrender._display.said import end_said, folded_blocks, media_label, source_said, warning_groups
+from agentrender._display.said import (
+    MEDIA_TYPES,
+    block_said,
+    end_said,
+    folded_blocks,
+    source_said,
+    warning_groups,
+)
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
 from agentrender._words import plural
@@ -159,39 +166,36 @@ def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
 
 
 def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
-    """A block as printed: its tag, its facts and its body (inline when it is one short line)."""
+    """A block as printed: its tag, its facts and its body (inline when it is one short line), said as every display
+    says it (``block_said``): what the body does not say (a cache breakpoint, a caller) is among its facts."""
     block = fact.block
     line = _tag(fact)
     facts = _facts(fact, result_bytes)
-    media = None if block.raw is None else media_label(block.raw)
-    if media is not None:
+    said = block_said(block)
+    if block.type in MEDIA_TYPES:
         line.append("  ")
-        line.append(clean(media, one_line=True), style="bold")  # its size is said there, the data not printed
+        line.append(clean(said.body, one_line=True), style="bold")  # its size is said there, the data not printed
+        if said.notes:
+            line.append("  " + clean(" \u00b7 ".join(said.notes), one_line=True), style=MUTED)
         return [line]
-    if block.opaque:
-        assert block.raw is not None  # an opaque block is said by its wire form
-        body = display(dict(block.raw))
-        colours = True
-    elif block.type == "tool_use":
+    body = said.body
+    if said.name:
         line.append("  ")
-        line.append(clean(block.name, one_line=True), style="bold")
-        body = display(block.input, indent=None)
-        colours = True
-        if len(body) > 100:
-            body = display(block.input)
-        facts.append(f"id {clean(block.tool_use_id, one_line=True)}")
-    else:
-        body = block.content if block.type == "tool_result" else block.text
-        colours = False
+        line.append(clean(said.name, one_line=True), style="bold")
+        facts.append(f"id {clean(said.ref, one_line=True)}")
+    if said.json:
+        compact = display(said.value, indent=None)
+        body = compact if len(compact) <= 100 else body
+    facts.extend(clean(note, one_line=True) for note in said.notes)
     if _inline(body) and body:
         line.append("  ")
-        line.append_text(json_text(body) if colours else Text(clean(body)))
+        line.append_text(json_text(body) if said.json else Text(clean(body)))
         if facts:
             line.append("  " + " \u00b7 ".join(facts), style=MUTED)
         return [line]
     if facts:
         line.append("  " + " \u00b7 ".join(facts), style=MUTED)
-    return [line, *folder.body(body, json_colours=colours)]
+    return [line, *folder.body(body, json_colours=said.json)]
 
 
 def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]:

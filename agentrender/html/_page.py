@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentrender._display.said import end_said, inherited_said, media_label, source_said
+from agentrender._display.said import block_said, end_said, inherited_said, source_said
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
@@ -119,7 +119,8 @@ def _trimmed(row: list[Any]) -> list[Any]:
 
 class _Blocks:
     """A mode's blocks, each a short list of numbers: ``[kind, body, name, id, type, flags, hidden label,
-    hidden text]`` (flags: 1 failed, 2 the summary was cut at the cap), trailing zeros left out."""
+    hidden text, notes]`` (flags: 1 failed, 2 the summary was cut at the cap; notes: what the body does not say, as
+    ``block_said`` words it), trailing zeros left out."""
 
     def __init__(self, texts: _Texts, kinds: dict[str, int]) -> None:
         self.texts = texts
@@ -133,23 +134,15 @@ class _Blocks:
 
     def __call__(self, fact: BlockFact, step: StepFact | None = None) -> list[Any]:
         texts, block = self.texts, fact.block
-        name = uid = 0
-        if block.type == "tool_use":
-            body = texts(display(block.input))
-            name, uid = texts(block.name), texts(block.tool_use_id)
-        elif block.type == "tool_result":
-            body, uid = texts(block.content), texts(block.tool_use_id)
-        elif block.opaque:
-            raw = dict(block.raw or {})
-            # an image or a document in one line, as every display says it: its data is no text to read
-            body = texts(media_label(raw) or display(raw))
-        else:
-            body = texts(block.text)
+        said = block_said(block)  # as every display says it: an image in one line, a cache breakpoint as a note
+        body = texts(said.body)
+        name, uid = texts(said.name), texts(said.ref)
         shown_type = texts(block.type) if fact.kind in ("hook", "as_sent") else 0
         flags = (1 if fact.failed else 0) | (2 if fact.kind == "summary" and fact.cut else 0)
         label = texts(fact.hidden_label) if fact.hidden_label and step is not None else 0
         hidden = _hidden(texts, fact, step) if label else 0
-        return _trimmed([self.kind(fact.kind), body, name, uid, shown_type, flags, label, hidden])
+        notes = texts(" \u00b7 ".join(said.notes))
+        return _trimmed([self.kind(fact.kind), body, name, uid, shown_type, flags, label, hidden, notes])
 
 
 def _hidden(texts: _Texts, fact: BlockFact, step: StepFact | None) -> int:

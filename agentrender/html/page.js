@@ -251,7 +251,7 @@
   function kindName(kind) { return KIND_NAMES[kind]; }
 
   function block(row, step) {
-    const [kind, body, name, id, type, flags, hiddenLabel, hidden] = row;
+    const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes] = row;
     const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
     div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
     if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
@@ -259,6 +259,7 @@
     if (type) div.appendChild(text(type, "span", "ar-tag"));
     if (name) div.appendChild(text(name, "b"));
     if (id) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(id, "code")); }
+    if (notes) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(notes, "span", "ar-muted")); }
     div.appendChild(text(body || 0, "pre"));
     if (hiddenLabel) {
       const details = el("details", "ar-hidden");

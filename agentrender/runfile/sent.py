@@ -11,8 +11,11 @@ turns those records into ``render.Options`` hooks, in two ways:
 - **under the contract** (``under_contract=True``): the same ids and assistant turns, but
   the results under the contract's window and cap. A user turn of the contract's own shape
   (one ``tool_result`` answering the step's first tool use) is left to the default, so its
-  facts are the contract's rows; any other user turn keeps its blocks, each ``tool_result``
-  in it shown in full (capped) inside the window and as its summary outside it.
+  facts are the contract's rows; any other user turn (the results of a reply's parallel tool
+  uses, a result and the text the user typed after it) keeps its blocks, each ``tool_result``
+  in it shown in full (capped) inside the window and as its summary outside it, by the
+  contract's own rows (``render.result_and_rule``), which ``rules`` reports block by block:
+  only the blocks that are not results are as sent.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class Sent:
         # its options again at each growth, which must not cost a pass over every step
         self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
+        self._rules: dict[tuple[int, bool], tuple[str, ...]] = {}
 
     def __bool__(self) -> bool:
         return self.opening is not None or any(map(self._sent, self._indices))
@@ -134,6 +138,12 @@ class Sent:
             self._user[key] = self._made_user_turn(step, tool_use_id, full)
         return self._user[key]
 
+    def rules(self, step: Step, full: bool) -> tuple[str, ...]:
+        """How ``observation`` made each block of the step's user turn in that form: the row of ``render.USER_RULES``
+        of a result windowed and capped under the contract, ``"hook"`` for a block as it was sent (every block, as
+        sent); empty when it made no turn (the contract's default does). Asked after ``observation``."""
+        return self._rules.get((step.index, full), ())
+
     def _made_user_turn(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
         sent = self._sent(step.index)
         if not sent:
@@ -145,6 +155,7 @@ class Sent:
             uses = [block for block in sent["assistant"] if block.get("type") == "tool_use"]
             if not self.under_contract or len(uses) < 2:
                 return None
+            self._rules[step.index, full] = ("interrupted",) * len(uses)
             return tuple(
                 ContentBlock(type="tool_result", tool_use_id=str(use.get("id", "")), content=render.INTERRUPTED_TEXT)
                 for use in uses
@@ -154,23 +165,26 @@ class Sent:
             return sent_blocks(wire)
         if len(wire) == 1 and wire[0].get("type") == "tool_result" and wire[0].get("tool_use_id") == tool_use_id:
             return None  # the contract's own shape: its default row, on the step's observation
-        return None if not wire else tuple(self._windowed(block, sent, full) for block in wire)
+        if not wire:
+            return None
+        made = [self._windowed(block, sent, full) for block in wire]
+        self._rules[step.index, full] = tuple(rule for _, rule in made)
+        return tuple(block for block, _ in made)
 
-    def _windowed(self, wire: Mapping[str, Any], sent: Mapping[str, Any], full: bool) -> ContentBlock:
+    def _windowed(self, wire: Mapping[str, Any], sent: Mapping[str, Any], full: bool) -> tuple[ContentBlock, str]:
+        """A block of a user turn under the contract, and how it was made: a result by the contract's rows, any
+        other block as it was sent (``"hook"``)."""
         if wire.get("type") != "tool_result":
-            return ContentBlock.from_dict(wire)
-        content = result_text(wire.get("content", ""))
-        if full:
-            shown = render.truncate(content, self.result_bytes)
-        else:
-            summary = str((sent.get("summaries") or {}).get(str(wire.get("tool_use_id")), ""))
-            shown = render.truncate(summary, self.result_bytes) if summary else render.NO_SUMMARY_TEXT
-        return ContentBlock(
+            return ContentBlock.from_dict(wire), "hook"
+        summary = str((sent.get("summaries") or {}).get(str(wire.get("tool_use_id")), ""))
+        shown, rule = render.result_and_rule(result_text(wire.get("content", "")), summary, full, self.result_bytes)
+        block = ContentBlock(
             type="tool_result",
             tool_use_id=str(wire.get("tool_use_id", "")),
             content=shown,
             is_error=bool(wire.get("is_error")),
         )
+        return block, rule
 
 
 def result_text(content: Any) -> str:

@@ -107,7 +107,9 @@ class BlockFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     rule: str = ""
     """The rule of the contract that made the block, as the render reported it: a key of
     ``render.USER_RULES`` for a user turn's block, of ``render.ASSISTANT_RULES`` for an
-    assistant turn's; ``""`` for the opening."""
+    assistant turn's; ``""`` for the opening. For a block an observation hook made by a row of
+    the contract (a result of an imported turn of several, windowed and capped), that row, as
+    the hook reports it in its ``rules``."""
     failed: bool = False
     """The block is flagged ``is_error`` (a failed result, or a rejected decision)."""
     cut: bool = False

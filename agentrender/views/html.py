@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from agentrender._display.said import end_said, folded_blocks, media_label, source_said, warning_groups
+from agentrender._display.said import end_said, folded_blocks, source_said, warning_groups
 from agentrender._display.values import (
     DISPLAY_CHARS,
     SHOWN_STEPS,
@@ -78,9 +78,7 @@ def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
         tags += '<span class="ar-tag">summary cut at cap</span>'
     if fact.kind in ("hook", "as_sent"):
         tags += f'<span class="ar-tag">{escape_text(fact.block.type, 100)}</span>'
-    media = None if fact.block.raw is None else media_label(fact.block.raw)
-    body = block_body_html(fact.block) if media is None else f"<code>{escape_text(media, 500)}</code>"
-    return f'<div class="{classes}">{tags}{body}{_hidden(fact, step)}</div>'
+    return f'<div class="{classes}">{tags}{block_body_html(fact.block)}{_hidden(fact, step)}</div>'
 
 
 def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:

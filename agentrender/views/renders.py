@@ -214,8 +214,15 @@ class StepRenders(render.Turns):
             rendered, rules, options, ids = self.rendered, self.form(full).rules, self.options, self.ids
             for position, message in enumerate(users, start):
                 if blocks[position] is None:
-                    own = message.content[_own_result(message.content, ids[position])]
-                    blocks[position] = _user_block_fact(rendered[position], own, rules[position], options)
+                    at = _own_result(message.content, ids[position])
+                    step, rule, own = rendered[position], rules[position], message.content[at]
+                    if rule == "hook":  # the hook may have made it by a row of the contract
+                        rule = _hook_rules(options, step, full, len(message.content))[at]
+                        if rule != "hook" and (own.tool_use_id != ids[position] or step.observation is None):
+                            # a result of another call (the step's own has none in the turn): no hidden text of it
+                            blocks[position] = given_fact(own, _hook_kind(options.observation), rule)
+                            continue
+                    blocks[position] = _user_block_fact(step, own, rule, options)
         return blocks[start:stop]  # type: ignore[return-value]  # made just above
 
     def result_columns(self, full: bool, start: int, stop: int) -> dict[str, list[Any]]:
@@ -257,13 +264,18 @@ class StepRenders(render.Turns):
             rule = self.form(full).rules[position]
             hook = _hook_kind(self.options.observation)
             at = _own_result(message.content, self.ids[position])
+            made = (
+                _hook_rules(self.options, self.rendered[position], full, len(message.content))
+                if rule == "hook"
+                else (rule,) * len(message.content)
+            )
             fact = results[position] = MessageFact(
                 message=message,
                 turn="result",
                 step=self.rendered[position].index,
                 full=full,
                 blocks=tuple(
-                    own if i == at else given_fact(block, hook, rule) for i, block in enumerate(message.content)
+                    own if i == at else given_fact(block, hook, made[i]) for i, block in enumerate(message.content)
                 ),
                 bytes=message_bytes(message),
             )
@@ -296,10 +308,25 @@ def _hook_kind(hook: Any) -> str:
     return kind if kind in BLOCK_KINDS else "hook"
 
 
+def _hook_rules(options: Options, step: Step, full: bool, count: int) -> tuple[str, ...]:
+    """How the observation hook made each of the ``count`` blocks of ``step``'s user turn: the row of
+    ``render.USER_RULES`` the hook (or the object it is a method of) reports in its ``rules`` for a block it made
+    the contract's way (a result it windowed and capped), ``"hook"`` for any other."""
+    said = getattr(getattr(options.observation, "__self__", None), "rules", None)
+    made = tuple(said(step, full)) if said is not None else ()
+    return made if len(made) == count else ("hook",) * count
+
+
 def given_fact(block: ContentBlock, kind: str, rule: str = "") -> BlockFact:
     """The fact of a block the render was given, not made (an opening's, a hook's): failed when it is flagged
-    ``is_error``, sized by what it shows the model."""
-    return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
+    ``is_error``, sized by what it shows the model. A hook's block made by a row of the contract (``rule``, a key
+    of ``render.USER_RULES`` but ``"hook"``: a result of a turn of several, windowed and capped) is of that row's
+    kind; what of it the model did not see is counted only for the step's own result (``StepFact.hidden_text``)."""
+    row = KIND_OF_USER_RULE.get(rule, "hook")
+    if row != "hook":
+        kind = row
+    cut = rule in ("full_cut", "summary_cut")
+    return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, cut=cut, shown_bytes=_shown(block))
 
 
 def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook") -> BlockFact:

@@ -1,0 +1,249 @@
+"""Every type of block the importers keep is said the same way by ``agentrender show``, a view's HTML and the page:
+as text to read (``block_said``), with what its body does not say (a cache breakpoint, a caller) beside it."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentrender.html import page
+from agentrender.imports import load, load_runs
+from agentrender.views import Views
+from agentrender.views.html import view_html
+from tests._support.cli import run_cli
+from tests._support.real import REAL
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAACIAAAAeCAYAAABJ"
+"""The first bytes of a 34 by 30 PNG, base64: enough for its size to be read."""
+
+USE = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "a.py"}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "the file"}
+
+# name: (where the block goes: "opening", "assistant" (before USE) or "result" (answering USE), the block, what the
+# terminal prints on its lines, what the pages show, and what none may show: its wire form dumped as JSON)
+CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = {
+    "text": ("assistant", {"type": "text", "text": "Reading it."}, ["as sent  Reading it."], ["Reading it."], []),
+    "text, cache breakpoint": (
+        "opening",
+        {"type": "text", "text": "Look at this.", "cache_control": {"type": "ephemeral"}},
+        ["opening  Look at this.  cache breakpoint"],
+        ["Look at this.", "cache breakpoint"],
+        ['"cache_control"'],
+    ),
+    "text, cache breakpoint of an hour": (
+        "opening",
+        {"type": "text", "text": "Look.", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+        ["opening  Look.  cache breakpoint, ttl 1h"],
+        ["cache breakpoint, ttl 1h"],
+        ['"ttl"'],
+    ),
+    "text, citations": (
+        "assistant",
+        {"type": "text", "text": "Per the notes.", "citations": [{"type": "char_location", "cited_text": "doc"}]},
+        ["as sent  Per the notes.", 'citations: [{"type": "char_location", "cited_text": "doc"}]'],
+        ["Per the notes.", "citations: "],
+        ['"text": "Per the notes."'],
+    ),
+    "thinking": (
+        "assistant",
+        {"type": "thinking", "thinking": "Which file?", "signature": "c2ln"},
+        ["as sent  Which file?  a thinking block"],
+        ["Which file?"],
+        ['"signature"'],
+    ),
+    "redacted thinking": (
+        "assistant",
+        {"type": "redacted_thinking", "data": "RU5DUllQVEVE"},
+        ["as sent  RU5DUllQVEVE  a redacted_thinking block"],
+        ["RU5DUllQVEVE"],
+        ['"data"'],
+    ),
+    "tool use, caller": (
+        "assistant",
+        {"type": "tool_use", "id": "toolu_0", "name": "Glob", "input": {"glob": "*.py"}, "caller": {"type": "direct"}},
+        ['as sent  Glob  {"glob": "*.py"}', "id toolu_0", 'caller: {"type": "direct"}'],
+        ["Glob", "toolu_0", 'caller: {"type": "direct"}'],
+        ['"name": "Glob"'],
+    ),
+    "tool use, cache breakpoint": (
+        "assistant",
+        {"type": "tool_use", "id": "toolu_0", "name": "Glob", "input": {}, "cache_control": {"type": "ephemeral"}},
+        ["as sent  Glob  {}", "id toolu_0 · cache breakpoint"],
+        ["Glob", "cache breakpoint"],
+        ['"cache_control"'],
+    ),
+    "result, a string": ("result", RESULT, ["as sent  the file  a tool_result block"], ["the file"], []),
+    "result, cache breakpoint": (
+        "result",
+        {**RESULT, "cache_control": {"type": "ephemeral"}},
+        ["as sent  the file  a tool_result block · 8 bytes · cache breakpoint"],
+        ["the file", "cache breakpoint"],
+        ['"cache_control"'],
+    ),
+    "result, a list of text parts": (
+        "result",
+        {**RESULT, "content": [{"type": "text", "text": "line one"}, {"type": "text", "text": "line two"}]},
+        ["line one", "line two"],
+        ["line one\nline two"],
+        ['"tool_use_id"', '"type": "text"'],
+    ),
+    "result, text and an image": (
+        "result",
+        {
+            **RESULT,
+            "content": [
+                {"type": "text", "text": "a screenshot"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+            ],
+        },
+        ["a screenshot", "[image/png, 30 bytes, 34\u00d730]"],
+        ["a screenshot\n[image/png, 30 bytes, 34\u00d730]"],
+        [PNG, '"tool_use_id"'],
+    ),
+    "image": (
+        "opening",
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        ["opening  [image/png, 30 bytes, 34\u00d730]"],
+        ["[image/png, 30 bytes, 34\u00d730]"],
+        [PNG],
+    ),
+    "document, titled": (
+        "opening",
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}, "title": "N"},
+        ['opening  [text/plain, 5 bytes of text]  title: "N"'],
+        ["[text/plain, 5 bytes of text]", 'title: "N"'],
+        ['"source"'],
+    ),
+    "server tool use": (
+        "assistant",
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rain"}},
+        ['as sent  web_search  {"query": "rain"}', "id srvtoolu_1"],
+        ["web_search", "srvtoolu_1"],
+        ['"name": "web_search"'],
+    ),
+    "server tool result": (
+        "assistant",
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "srvtoolu_1",
+            "content": [{"type": "web_search_result", "url": "https://example.com", "title": "Rain"}],
+        },
+        ['"url": "https://example.com"'],
+        ["srvtoolu_1", "https://example.com"],
+        ['"tool_use_id"'],
+    ),
+    "MCP tool use": (
+        "assistant",
+        {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "lookup", "server_name": "kb", "input": {"q": 1}},
+        ['as sent  lookup  {"q": 1}', 'id mcptoolu_1 · server_name: "kb"'],
+        ["lookup", "mcptoolu_1", 'server_name: "kb"'],
+        ['"name": "lookup"'],
+    ),
+    "MCP tool result": (
+        "assistant",
+        {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": True,
+         "content": [{"type": "text", "text": "no kb"}]},
+        ["as sent  no kb  a mcp_tool_result block", "is_error: true"],
+        ["no kb", "is_error: true"],
+        ['"tool_use_id"'],
+    ),
+    "a type no display knows": (
+        "assistant",
+        {"type": "container_upload", "file_id": "file_9"},
+        ['as sent  {"type": "container_upload", "file_id": "file_9"}'],
+        ["container_upload", "file_9"],
+        [],
+    ),
+}  # fmt: skip
+
+
+def _conversation(where: str, block: dict[str, Any]) -> dict[str, Any]:
+    """A Messages API request holding ``block`` where the case puts it, in a conversation of one call and its result."""
+    opening: list[dict[str, Any]] = [{"type": "text", "text": "Fix a.py."}]
+    assistant, result = [USE], [RESULT]
+    if where == "opening":
+        opening.append(block)
+    elif where == "assistant":
+        assistant = [block, USE]
+    else:
+        result = [block]
+    return {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": opening},
+            {"role": "assistant", "content": assistant},
+            {"role": "user", "content": result},
+        ],
+    }
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_show_and_the_pages_say_each_type_of_block_as_text(name: str, tmp_path: Path) -> None:
+    """A block of each type the importers keep is printed by ``show`` as text to read, what its body does not say
+    beside it; a view's HTML and the page show the same text and notes; none dumps the block's wire form as JSON
+    (``show`` printed a result of text parts, or a block with a cache breakpoint, as the JSON of its keys)."""
+    where, block, printed, shown, never = CASES[name]
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(_conversation(where, block)), encoding="utf-8")
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    lines = "\n".join(line.rstrip() for line in out.splitlines())
+    for said in printed:
+        assert said in lines, (said, lines)
+    run = load(path)
+    view, made = view_html(Views(run).at(None)), page(run)
+    text = html.unescape(re.sub(r"<[^>]*>", "", view))
+    for said in shown:
+        assert said in text, (said, text)
+        assert any(json.dumps(said, ensure_ascii=ascii)[1:-1] in made for ascii in (True, False)), said
+    for dumped in never:
+        assert dumped not in lines, (dumped, lines)
+        assert dumped not in text, (dumped, text)
+        assert json.dumps(dumped)[1:-1] not in made, dumped
+
+
+@pytest.mark.parametrize(
+    ("name", "run", "printed", "never"),
+    [
+        # OpenHands' completion log: an OpenAI-style tool message whose content is a list of text parts
+        (
+            "openai/OpenHands-agent-sdk/litellm_proxy__anthropic__claude-sonnet-4-20250514-1757015046.707.json",
+            "0",
+            "as sent  Invalid `path` parameter: hello.py.",
+            ['"type": "tool_result"', '"type": "text"'],
+        ),
+        # claude-trace's raw requests: Claude Code marks its last blocks as cache breakpoints
+        (
+            "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl",
+            "2",
+            'as sent  skill  {"name": "myname"}  a tool_use block · 17 bytes · id call_00_dgmoeO7COelTQp2MzeUS1132 · '
+            "cache breakpoint",
+            ['"cache_control"'],
+        ),
+        # a Claude Code transcript: each tool use says who called it
+        (
+            "claude-code/frederick-douglas-pearce-claude-code-sessions/hook-trace-prompt-hook-refusal.jsonl",
+            "0",
+            'as sent  Bash  {"command": "echo hook fixture run", "description": "Echo hook fixture run text"}',
+            ['"caller": {', '"type": "tool_use"'],
+        ),
+    ],
+)
+def test_show_says_the_blocks_of_real_histories_as_text(name: str, run: str, printed: str, never: list[str]) -> None:
+    """On real histories, ``show`` prints a result of text parts as its text, a tool use as its name and input, and a
+    cache breakpoint or a caller as a note beside them, where it printed each block's wire form as JSON."""
+    path = REAL / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this checkout")
+    assert load_runs(path)
+    code, out, err = run_cli("show", str(path), "--run", run, "--width", "220", "--color", "never")
+    assert code == 0, err
+    lines = "\n".join(line.rstrip() for line in out.splitlines())
+    assert printed in lines, lines
+    for dumped in never:
+        assert dumped not in lines, dumped
