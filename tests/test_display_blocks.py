@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agentrender.html import page
-from agentrender.imports import load, load_runs
+from agentrender.imports import from_anthropic, load, load_runs
 from agentrender.views import Views
 from agentrender.views.html import view_html
 from tests._support.cli import run_cli
@@ -247,3 +247,24 @@ def test_show_says_the_blocks_of_real_histories_as_text(name: str, run: str, pri
     assert printed in lines, lines
     for dumped in never:
         assert dumped not in lines, dumped
+
+
+@pytest.mark.parametrize("name", [name for name in CASES if CASES[name][1]["type"] not in ("text", "tool_use")])
+def test_a_block_is_sized_by_what_it_shows_the_model(name: str) -> None:
+    """Each block's ``shown_bytes`` (what ``show`` prints beside it as its size) counts what it shows the model: a
+    result's content, a thinking block's text, and for a block of any other type (a server or MCP tool's use or
+    result, an image, a document) its wire form, where those counted 0 bytes."""
+    where, block, *_ = CASES[name]
+    run = from_anthropic(_conversation(where, block))
+    view = Views(run).at(None)
+    turns = [view.opening, *(turn for step in view.steps for turn in (step.assistant, step.result) if turn)]
+    facts = [fact for turn in turns for fact in turn.blocks]
+    [fact] = [fact for fact in facts if fact.block.to_dict() == block]
+    kind = block["type"]
+    if kind == "tool_result":
+        expected = len(fact.block.content.encode("utf-8"))
+    elif kind in ("thinking", "redacted_thinking"):
+        expected = len((block.get("thinking") or block["data"]).encode("utf-8"))
+    else:
+        expected = len(json.dumps(block, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    assert fact.shown_bytes == expected > 0, (fact.shown_bytes, expected)

@@ -291,11 +291,22 @@ def _own_result(content: Sequence[ContentBlock], tool_use_id: str) -> int:
     return 0
 
 
+_TEXT_TYPES = frozenset({"text", "thinking", "redacted_thinking"})
+"""The block types whose ``text`` is what they show the model."""
+
+
 def _shown(block: ContentBlock) -> int:
-    """The bytes of what the block shows the model: a result's content, a tool use's input as JSON, else its text."""
-    if block.type == "tool_use":
+    """The bytes of what the block shows the model: a result's content, a tool use's input as JSON, the text of a text
+    or thinking block; of a block of any other type (a server or MCP tool's use or result, an image, a document), its
+    wire form as compact JSON, which holds what it shows and no field the others' counts leave out."""
+    kind = block.type
+    if kind == "tool_use":
         return json_bytes(block.input)
-    return utf8_bytes(block.content if block.type == "tool_result" else block.text)
+    if kind == "tool_result":
+        return utf8_bytes(block.content)
+    if kind in _TEXT_TYPES:
+        return utf8_bytes(block.text)
+    return json_bytes(block.to_dict())
 
 
 def _hook_kind(hook: Any) -> str:
