@@ -587,7 +587,10 @@ def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, comm
     [
         (("show", "no-such-sample"), "no-such-sample: no such file, and no bundled sample of that name"),
         (("show", "missing/run.jsonl"), "missing/run.jsonl: no such file"),
-        (("show", "fix-failing-test", "--at", "99"), "--at 99 is past the run"),
+        (
+            ("show", "fix-failing-test", "--at", "99"),
+            "--at 99: step 99 is past the run: its steps end at 7, so a view is taken at 0 to 8 (8: after",
+        ),
         (("decide", "fix-failing-test", "--step", "42"), "no model call was captured for step 42"),
         (("decide", "missing.json"), "missing.json: no such file"),
         (("show", "tests"), "tests: a folder, not a run file"),
