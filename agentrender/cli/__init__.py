@@ -395,7 +395,8 @@ once saves importing it again, and keeps the summaries given with --summarise.
         "--all",
         action="store_true",
         help="SOURCE holds several runs (an eval log's samples, a session's sub-agents): write each to the "
-        "folder PATH, as RUN_ID.jsonl (.jsonl.gz with --gzip)",
+        "folder PATH, as RUN_ID.jsonl (.jsonl.gz with --gzip): its id's characters safe in a file name, a / as _, "
+        "without the suffix of a file it was named by (log.jsonl/1 as log_1.jsonl), -2 after a name taken",
     )
     imported.add_argument("--gzip", action="store_true", help="with --all, write each run gzip-compressed")
     _run_option(imported)
