@@ -278,10 +278,10 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     source = tmp_path / "eval.json"
     source.write_text(json.dumps({"runs": {"sample/1": WEATHER, "sample 2": WEATHER}}), encoding="utf-8")
     code, _, err = run_cli("import", str(source), "-o", str(tmp_path / "one.jsonl"))
-    assert code == 0 and "run 1 of 2: sample/1; pick another with --run" in err
+    assert code == 0 and "run 0 of runs 0 to 1: sample/1; pick another with --run" in err
     assert load_run(tmp_path / "one.jsonl").run_id == "sample/1"
     code, _, err = run_cli("import", str(source), "--run", "1", "-o", str(tmp_path / "two.jsonl"))
-    assert code == 0 and err.endswith("run 2 of 2: sample 2\n")
+    assert code == 0 and err.endswith("run 1 of runs 0 to 1: sample 2\n")
     assert load_run(tmp_path / "two.jsonl").run_id == "sample 2"
     code, _, err = run_cli("import", str(source), "--run", "sample 3", "-o", str(tmp_path / "three.jsonl"))
     assert code == 2 and "--run sample 3: no run of that id, nor a number from 0 to 1" in err

@@ -352,7 +352,7 @@ cannot be read becomes a row of the runs table with its error, and the command e
         """\
 A file may hold several runs: an Inspect eval log one a sample, a Claude Code session its
 main thread, its sub-agents and what came before each compaction. One row per run: its
-number (what --run N takes), its id (what --run ID takes), its steps, model calls and
+number counted from 0 (what --run N takes), its id (what --run ID takes), its steps, model calls and
 warnings, how it ended, and where in the source it comes from.""",
     )
     runs.add_argument("run", metavar="FILE", help="a run file, a file agentrender imports, or a bundled sample")

@@ -430,7 +430,7 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     table.add_column("from", ratio=1)
     for row in rows:
         table.add_row(
-            f"{row['number']:,}",
+            str(row["number"]),  # as --run N takes it: no thousands separator
             Text(clean(row["run_id"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
@@ -442,6 +442,7 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     title.append(f"  {plural(len(rows), 'run')}", style=MUTED)
     hint = Text("show one: ", style=MUTED)
     hint.append("agentrender show FILE --run ID|N", style="bold")
+    hint.append(" (N: the # column, counted from 0)", style=MUTED)
     return Group(title, table, hint)
 
 
