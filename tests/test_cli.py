@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -337,6 +338,76 @@ def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) 
     assert all(tool[:20] in line and tool not in line for line in lines if line.split()[:1] in (["0"], ["119"]))
 
 
+CLAUDE_TRACE = "tests/fixtures/real/claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl"
+"""A real claude-trace log: long numbers in context, a conversation's end in steps, a source format in runs."""
+
+
+def _called_three_times(tmp_path: Path) -> str:
+    """fix-failing-test with its step 2 called three times (a retried call), none of them with its view's key."""
+    lines = samples.path("fix-failing-test").read_text("utf-8").splitlines()
+    out = []
+    for line in lines:
+        record = json.loads(line)
+        if record.get("type") == "model_call" and record["step"] == 2:
+            out += [json.dumps({**record, "request_key": digit * 64}) for digit in "abc"]
+        else:
+            out.append(line)
+    path = tmp_path / "retried.jsonl"
+    path.write_text("\n".join(out) + "\n", "utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("width", ["80", "100"])
+def test_every_table_keeps_every_columns_information_at_80_and_100_columns(tmp_path: Path, width: str) -> None:
+    """keys, context, steps and runs at 80 and 100 columns keep every column: each view's step and verdict beside
+    every recorded key (where keys dropped them), every number whole (context cut them), the reason (steps dropped
+    it) and a source's format folded, not cut (runs)."""
+    if not (ROOT / CLAUDE_TRACE).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+
+    def shown(*argv: str) -> list[str]:
+        code, out, _ = run_cli(*argv, "--width", width, "--color", "never")
+        assert code == 0 and max(map(len, out.splitlines())) <= int(width)
+        return out.splitlines()
+
+    def data(*argv: str) -> list[dict[str, Any]]:
+        code, out, _ = run_cli(*argv, "--json")  # stderr names the log's run read
+        assert code == 0
+        return list(json.loads(out))
+
+    retried = _called_three_times(tmp_path)
+    lines = shown("keys", retried)
+    rows = [line.split() for line in lines if line.split()[:1] and line.split()[0].isdigit()]
+    expected = data("keys", retried)
+    assert [row[0] for row in rows] == [str(row["at"]) for row in expected]
+    for row, words in zip(expected, rows, strict=True):
+        verdict = (
+            ["none", "recorded"] if row["matches"] is None else ["✓", "matches"] if row["matches"] else ["✗", "differs"]
+        )
+        assert words[1] == row["replay_key"][:24] + "…" and words[-2:] == verdict
+    assert all(digit * 24 + "…" in "\n".join(lines) for digit in "abc")
+
+    for run in ("fix-failing-test", CLAUDE_TRACE):
+        lines = shown("context", run)
+        header = next(line for line in lines if line.split()[:1] == ["at"]).split()
+        assert header[:2] == ["at", "messages"] and {"bytes", "~tokens", "prefix", "re-sent", "note"} <= set(header)
+        rows = [line.split() for line in lines if line.split()[:1] and line.split()[0].isdigit()]
+        expected = data("context", run)
+        numbers = ("at", "messages", "bytes", "tokens", "bytes_no_window", "prefix_bytes", "resent_bytes")
+        assert [words[:7] for words in rows] == [[f"{row[name]:,}" for name in numbers] for row in expected]
+
+    lines = shown("steps", CLAUDE_TRACE)
+    assert next(line for line in lines if line.split()[:1] == ["#"]).split()[-1] == "reason"
+    reasons = [row["reason"][:4] for row in data("steps", CLAUDE_TRACE)]
+    rows = [line for line in lines if line.split()[:1] and line.split()[0].isdigit()]
+    assert len(rows) == len(reasons) and all(reason in line for reason, line in zip(reasons, rows, strict=True))
+    last = lines.index(rows[-1])  # what the model saw of the last step, its words wrapped over the lines of its row
+    assert {"nothing:", "the", "conversation", "ended"} <= set(" ".join(lines[last : last + 3]).split())
+
+    table = "\n".join(shown("runs", CLAUDE_TRACE))  # a word longer than its column folds over lines
+    assert table.count("anthropic-mes") == 4 and "…" not in table
+
+
 def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() -> None:
     """steps --json is steps_frame row for row, what the model saw as the views say; filters keep matching rows."""
     from agentrender.frame import STEP_COLUMNS, steps_frame
@@ -587,7 +658,10 @@ def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, comm
     [
         (("show", "no-such-sample"), "no-such-sample: no such file, and no bundled sample of that name"),
         (("show", "missing/run.jsonl"), "missing/run.jsonl: no such file"),
-        (("show", "fix-failing-test", "--at", "99"), "--at 99 is past the run"),
+        (
+            ("show", "fix-failing-test", "--at", "99"),
+            "--at 99: step 99 is past the run: its steps end at 7, so a view is taken at 0 to 8 (8: after",
+        ),
         (("decide", "fix-failing-test", "--step", "42"), "no model call was captured for step 42"),
         (("decide", "missing.json"), "missing.json: no such file"),
         (("show", "tests"), "tests: a folder, not a run file"),

@@ -278,10 +278,10 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     source = tmp_path / "eval.json"
     source.write_text(json.dumps({"runs": {"sample/1": WEATHER, "sample 2": WEATHER}}), encoding="utf-8")
     code, _, err = run_cli("import", str(source), "-o", str(tmp_path / "one.jsonl"))
-    assert code == 0 and "run 1 of 2: sample/1; pick another with --run" in err
+    assert code == 0 and "run 0 of runs 0 to 1: sample/1; pick another with --run" in err
     assert load_run(tmp_path / "one.jsonl").run_id == "sample/1"
     code, _, err = run_cli("import", str(source), "--run", "1", "-o", str(tmp_path / "two.jsonl"))
-    assert code == 0 and err.endswith("run 2 of 2: sample 2\n")
+    assert code == 0 and err.endswith("run 1 of runs 0 to 1: sample 2\n")
     assert load_run(tmp_path / "two.jsonl").run_id == "sample 2"
     code, _, err = run_cli("import", str(source), "--run", "sample 3", "-o", str(tmp_path / "three.jsonl"))
     assert code == 2 and "--run sample 3: no run of that id, nor a number from 0 to 1" in err
@@ -294,6 +294,54 @@ def test_import_all_writes_each_run_of_a_file_that_holds_several(
     assert [load_run(item["path"]).run_id for item in written] == ["sample/1", "sample 2"]
     code, _, err = run_cli("import", str(source), "--all", "-o", str(folder), "--gzip")
     assert code == 2 and "already exists (2 of the 2 files to write); --force overwrites" in err
+
+
+CLAUDE_TRACE = real.REAL / "claude-trace" / "hanqunfeng-claude-trace" / "log-2026-06-15-09-15-50.jsonl"
+TAU_BENCH = real.REAL / "tau-bench" / "sierra-research-tau-bench" / "gpt-4o-airline.json"
+
+
+@pytest.mark.skipif(not CLAUDE_TRACE.is_file(), reason="tests/fixtures/real is not in this checkout")
+@pytest.mark.parametrize("gzip", [False, True], ids=["jsonl", "gzip"])
+def test_import_all_names_each_file_by_its_run_id_without_its_sources_suffix(tmp_path: Path, gzip: bool) -> None:
+    """import --all of a claude-trace log, whose runs are named by its file (log.jsonl, log.jsonl/1, ...), writes
+    log.jsonl, log_1.jsonl, ... (.jsonl.gz with --gzip): one suffix, the run file's own, and each run read back."""
+    suffix = ".jsonl.gz" if gzip else ".jsonl"
+    written = as_json("import", str(CLAUDE_TRACE), "--all", "-o", str(tmp_path), *(["--gzip"] if gzip else []))
+    stem = CLAUDE_TRACE.name.removesuffix(".jsonl")
+    names = [stem, *(f"{stem}_{number}" for number in range(1, len(written)))]
+    assert [Path(item["path"]).name for item in written] == [name + suffix for name in names]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(name + suffix for name in names)
+    assert [load_run(item["path"]).run_id for item in written] == [run.run_id for run in load_runs(CLAUDE_TRACE)]
+
+
+@pytest.mark.skipif(not TAU_BENCH.is_file(), reason="tests/fixtures/real is not in this checkout")
+def test_import_all_gives_each_of_200_runs_a_clean_name_of_its_own(tmp_path: Path) -> None:
+    """import --all of tau-bench's 200 results writes 200 files, each its run id with / as _ and one .jsonl."""
+    written = as_json("import", str(TAU_BENCH), "--all", "-o", str(tmp_path))
+    runs = load_runs(TAU_BENCH)
+    assert len(written) == len(runs) == len(list(tmp_path.iterdir()))
+    assert [Path(item["path"]).name for item in written] == [run.run_id.replace("/", "_") + ".jsonl" for run in runs]
+
+
+def test_import_all_names_stay_unique_and_short_whatever_the_run_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run ids that clean to one name (a.json, a.jsonl, A.JSONL), and one of 300 characters, are written to files
+    of names of their own, each at most 120 characters before its number and suffix."""
+
+    def read(path: str) -> list[Run]:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return [from_anthropic(WEATHER, run_id=name) for name in data["ids"]]
+
+    several = Format("several runs", lambda path, first: isinstance(first, dict) and "ids" in first, read)
+    monkeypatch.setattr("agentrender.imports.detect.FORMATS", [several, *FORMATS])
+    source = tmp_path / "ids.json"
+    ids = ["a.json", "a.jsonl", "A.JSONL", "a-2", "x" * 300, ".jsonl"]
+    source.write_text(json.dumps({"ids": ids}), encoding="utf-8")
+    written = as_json("import", str(source), "--all", "-o", str(tmp_path / "out"))
+    names = [Path(item["path"]).name for item in written]
+    assert names == ["a.jsonl", "a-2.jsonl", "A-3.jsonl", "a-2-2.jsonl", "x" * 120 + ".jsonl", "run.jsonl"]
+    assert [load_run(item["path"]).run_id for item in written] == ids
 
 
 # ---------------------------------------------------------------------------- a lossless import

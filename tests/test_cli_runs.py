@@ -144,18 +144,74 @@ def test_check_names_the_file_of_a_finding_in_another_file_than_the_runs() -> No
 
 @pytest.mark.parametrize("command", ["show", "steps", "context", "keys", "decide"])
 def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command: str) -> None:
-    """``--run`` takes a run id or a 0-based number; stderr names the run chosen and how many the file holds."""
+    """``--run`` takes a run id or a number counted from 0; stderr names the run chosen by that number, and the
+    numbers the file's runs take."""
     by_number = run_cli(command, SESSION, "--run", "1", "--json")
     by_id = run_cli(command, SESSION, "--run", f"{MAIN}/agent-b41e9c2", "--json")
     assert by_number == by_id
     code, out, err = by_number
-    assert code == 0 and err == f"agentrender: {SESSION}: run 2 of 3: {MAIN}/agent-b41e9c2\n"
+    assert code == 0 and err == f"agentrender: {SESSION}: run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2\n"
     first = run_cli(command, SESSION, "--json")
     assert first[1] != out
-    assert (
-        first[2]
-        == f"agentrender: {SESSION}: run 1 of 3: {MAIN}; pick another with --run (agentrender runs lists them)\n"
+    said = f"agentrender: {SESSION}: run 0 of runs 0 to 2: {MAIN}"
+    assert first[2] == f"{said}; pick another with --run N or ID (agentrender runs lists them)\n"
+
+
+CLAUDE_TRACE = "tests/fixtures/real/claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl"
+"""A real claude-trace log of 4 conversations: 4 runs, the later ones named log.jsonl/1 to log.jsonl/3."""
+
+
+def test_a_runs_number_is_one_number_wherever_a_user_sees_it() -> None:
+    """On a real log of 4 runs, the number runs lists (its # column and --json), the number --run takes, the number
+    stderr says of the run read, and the range an out-of-range --run names are the same count from 0."""
+    if not (ROOT / CLAUDE_TRACE).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    runs = imports.load_runs(CLAUDE_TRACE)
+    code, out, _ = run_cli("runs", CLAUDE_TRACE, "--json")
+    listed = [(row["number"], row["run_id"]) for row in json.loads(out)]
+    assert code == 0 and listed == [(number, run.run_id) for number, run in enumerate(runs)] and len(listed) == 4
+    _, table, _ = run_cli("runs", CLAUDE_TRACE)
+    rows = [line.split()[:2] for line in table.splitlines() if line.split()[1:2] and line.split()[1].startswith("log")]
+    assert rows == [[str(number), run_id] for number, run_id in listed]
+    assert "--run ID|N (N: the # column, counted from 0)" in table
+    for number, run_id in listed:
+        code, out, err = run_cli("steps", CLAUDE_TRACE, "--run", str(number), "--json")
+        assert code == 0 and err == f"agentrender: {CLAUDE_TRACE}: run {number} of runs 0 to 3: {run_id}\n"
+        assert run_cli("steps", CLAUDE_TRACE, "--run", run_id, "--json") == (code, out, err)
+    _, _, err = run_cli("steps", CLAUDE_TRACE, "--json")
+    assert err.startswith(f"agentrender: {CLAUDE_TRACE}: run 0 of runs 0 to 3: {listed[0][1]}; pick another with")
+    code, _, err = run_cli("steps", CLAUDE_TRACE, "--run", "4")
+    assert code == 2 and "--run 4: no run of that id, nor a number from 0 to 3; the file holds 4 runs: 0: " in err
+
+
+def test_runs_lists_a_number_past_999_as_run_takes_it() -> None:
+    """The # column of runs shows run 1234 as 1234, what --run takes, never 1,234."""
+    import io
+
+    from agentrender.cli._tables import run_row, runs_renderable
+    from agentrender.cli._term import make_console
+
+    out = io.StringIO()
+    make_console(out, width=120, color="never").print(
+        runs_renderable("log.eval", [run_row(1234, samples.load("fix-failing-test"))])
     )
+    assert " 1234   fix-failing-test " in out.getvalue() and "1,234" not in out.getvalue()
+
+
+def test_a_followed_file_names_the_runs_a_run_it_does_not_hold_may_be() -> None:
+    """Following a file for a run it does not hold waits saying what the CLI's --run says: the numbers from 0 it
+    takes and the runs the file holds; a number in range follows that run."""
+    if not (ROOT / CLAUDE_TRACE).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    from agentrender.imports.following import follower
+
+    tracker = follower(CLAUDE_TRACE, "4")
+    assert tracker.poll() is None
+    assert tracker.waiting.startswith(
+        f"{CLAUDE_TRACE}:0: run '4': no run of that id, nor a number from 0 to 3; the file holds 4 runs: 0: log-"
+    )
+    growth = follower(CLAUDE_TRACE, "3").poll()
+    assert growth is not None and growth.run.run_id == imports.load_runs(CLAUDE_TRACE)[3].run_id
 
 
 def test_show_of_the_chosen_run_is_that_run() -> None:
@@ -188,9 +244,9 @@ def test_check_names_the_run_it_checked_in_each_file() -> None:
     assert code == 0
     reports = json.loads(out)
     assert [report["run_id"] for report in reports] == [f"{MAIN}/agent-b41e9c2", "arith/sum3/1"]
-    assert reports[0]["chosen"] == f"run 2 of 3: {MAIN}/agent-b41e9c2"
+    assert reports[0]["chosen"] == f"run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2"
     _, out, _ = run_cli("check", SESSION)
-    assert f"(run 1 of 3: {MAIN}; pick another with --run" in out
+    assert f"(run 0 of runs 0 to 2: {MAIN}; pick another with --run" in out
 
 
 def test_check_all_checks_every_run_of_each_file() -> None:
@@ -201,7 +257,7 @@ def test_check_all_checks_every_run_of_each_file() -> None:
     every = [run.run_id for name in (SESSION, EVAL) for run in imports.load_runs(name)]
     assert [report["run_id"] for report in reports] == every and len(every) > 3
     assert [report["chosen"] for report in reports[:3]] == [
-        f"run {number} of 3: {run_id}" for number, run_id in enumerate(every[:3], start=1)
+        f"run {number} of runs 0 to 2: {run_id}" for number, run_id in enumerate(every[:3])
     ]
     alone = [json.loads(run_cli("check", SESSION, "--run", str(n), "--json")[1])[0] for n in range(3)]
     assert [report["findings"] for report in reports[:3]] == [report["findings"] for report in alone]

@@ -261,10 +261,10 @@ def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: 
     runs = imports.load_runs(source)
     out = tmp_path / "run.html"
     assert main(["html", str(source), "-o", str(out), "--width", "200"]) == 0
-    assert f"run 1 of 4: {runs[0].run_id}; pick another with --run" in capsys.readouterr().err
+    assert f"run 0 of runs 0 to 3: {runs[0].run_id}; pick another with --run" in capsys.readouterr().err
     assert out.read_text("utf-8") == html.page(runs[0])
     assert main(["html", str(source), "--run", "2", "-o", str(out), "--width", "200"]) == 0
-    assert f"run 3 of 4: {runs[2].run_id}" in capsys.readouterr().err
+    assert f"run 2 of runs 0 to 3: {runs[2].run_id}" in capsys.readouterr().err
     assert out.read_text("utf-8") == html.page(runs[2])
     assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out)]) == 0
     assert out.read_text("utf-8") == html.page(runs[3])

@@ -122,6 +122,24 @@ def test_views_of_a_step_input_equal_render_messages() -> None:
     assert views.messages(None) == render.messages(step_input, options)
 
 
+@pytest.mark.parametrize("run", RUNS, ids=["every-kind", "long", "hostile", "empty", "one"])
+def test_a_view_is_taken_from_0_to_one_past_the_last_step_and_nowhere_else(run: Any) -> None:
+    """Views.at takes 0 to one past the last step's index (that last: the view after every step, as None gives);
+    a step past that or a negative one raises IndexError naming the range, as the CLI's --at does."""
+    views = Views(run)
+    last = views.stops[-1]
+    assert last == (run.steps[-1].index + 1 if run.steps else 0)
+    assert views.at(last).messages == views.at(None).messages
+    assert views.at(0).messages == render.messages(run.step_input(0), run.options())
+    taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
+    if not run.steps:
+        taken = "it holds no steps, so a view is taken at 0 only (its opening)"
+    for at, where in ((last + 1, "past"), (10_000, "past"), (-1, "before"), (-last - 1, "before")):
+        with pytest.raises(IndexError) as raised:
+            views.at(at)
+        assert str(raised.value) == f"step {at} is {where} the run: {taken}"
+
+
 def test_step_input_needs_options_and_steps_in_order() -> None:
     """A StepInput without options, or steps out of index order, is refused with a message saying where."""
     with pytest.raises(ValueError, match="options are required"):
@@ -439,7 +457,8 @@ def test_result_columns_are_the_rendered_blocks_facts(
     say (kind, block type, shown and hidden bytes) for every step, window, cap, slice and view, skipped steps too."""
     run = Run(header={"goal": "g"}, steps=tuple(make_steps(bodies)))
     options = run.options(recent_results=window, result_bytes=cap, tool_use_id=custom_id if tool_use_id else None)
-    view = Views(run, options).at(at)
+    views = Views(run, options)
+    view = views.at(None if at is None else min(at, views.stops[-1]))
     assert view.result_columns(start, stop) == rendered_columns(view, start, stop)
 
 

@@ -352,7 +352,7 @@ cannot be read becomes a row of the runs table with its error, and the command e
         """\
 A file may hold several runs: an Inspect eval log one a sample, a Claude Code session its
 main thread, its sub-agents and what came before each compaction. One row per run: its
-number (what --run N takes), its id (what --run ID takes), its steps, model calls and
+number counted from 0 (what --run N takes), its id (what --run ID takes), its steps, model calls and
 warnings, how it ended, and where in the source it comes from.""",
     )
     runs.add_argument("run", metavar="FILE", help="a run file, a file agentrender imports, or a bundled sample")
@@ -395,7 +395,8 @@ once saves importing it again, and keeps the summaries given with --summarise.
         "--all",
         action="store_true",
         help="SOURCE holds several runs (an eval log's samples, a session's sub-agents): write each to the "
-        "folder PATH, as RUN_ID.jsonl (.jsonl.gz with --gzip)",
+        "folder PATH, as RUN_ID.jsonl (.jsonl.gz with --gzip): its id's characters safe in a file name, a / as _, "
+        "without the suffix of a file it was named by (log.jsonl/1 as log_1.jsonl), -2 after a name taken",
     )
     imported.add_argument("--gzip", action="store_true", help="with --all, write each run gzip-compressed")
     _run_option(imported)

@@ -70,14 +70,10 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
 
 def _show_views(views: Views, args: argparse.Namespace, out: IO[str], console: Console) -> int:
     at = args.at
-    if at is not None:
-        last = views.stops[-1]
-        if at > last:
-            raise CliError(
-                f"{args.run}: --at {at} is past the run: its steps end at {last - 1}, so --at takes 0 to {last} "
-                f"({last}: after the last step)"
-            )
-    view = views.at(at)
+    try:
+        view = views.at(at)
+    except IndexError as error:  # the range is the views' to say
+        raise CliError(f"{args.run}: --at {at}: {error}") from None
     if args.json:
         write_json(out, _show.show_json(view))
         return 0

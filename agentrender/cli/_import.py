@@ -47,9 +47,21 @@ class Written:
         }
 
 
+_SOURCE_SUFFIXES = re.compile(r"(\.(jsonl|json|eval|gz))+$", re.IGNORECASE)
+"""The suffixes of a file agentrender reads, which a run's id holds when it is named by its file (a call log's
+``log.jsonl``, its other conversations ``log.jsonl/1``): each part of the id is named without them, and the file
+written gets the run file's own."""
+
+_STEM_CHARS = 120
+"""The most characters of a run id a file is named with: a name with its number and suffix stays far below the
+255 bytes file systems allow, whatever an eval log's sample ids hold."""
+
+
 def _file_name(run_id: str, taken: set[str]) -> str:
-    """A file name for a run id: its characters safe on every file system, and not one already used."""
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("._") or "run"
+    """A file name for a run id, without its suffix: each part of the id (``/`` between them) without the suffix of
+    the file it was named by, its characters safe on every file system, and not one already used."""
+    parts = (_SOURCE_SUFFIXES.sub("", part) for part in run_id.split("/"))
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", "/".join(parts))[:_STEM_CHARS].strip("._") or "run"
     name, number = stem, 1
     while name.lower() in taken:
         number += 1

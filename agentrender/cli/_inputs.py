@@ -13,6 +13,7 @@ from typing import Any
 from agentrender import imports, samples
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._types import ModelResponse
+from agentrender.imports.detect import run_number
 from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
 
@@ -22,7 +23,6 @@ __all__ = [
     "CliError",
     "choose",
     "is_reply",
-    "listing",
     "load",
     "load_all",
     "load_chosen",
@@ -84,17 +84,13 @@ def load_all(name: str) -> list[Run]:
         raise CliError(f"{name}: cannot be read: {error.strerror or error}") from None
 
 
-SHOWN_RUNS = 20
-"""How many of a file's runs the error for a ``--run`` it does not hold lists."""
-
-
 @dataclass(frozen=True, slots=True)
 class Chosen:
     """The run a command reads from a file, and where it stands among the file's runs."""
 
     run: Run
     number: int
-    """Its place in the file, from 0 (what ``--run N`` takes)."""
+    """Its place in the file, counted from 0: the number ``agentrender runs`` lists and ``--run N`` takes."""
     total: int
     """How many runs the file holds."""
     picked: bool
@@ -102,35 +98,25 @@ class Chosen:
 
     @property
     def note(self) -> str:
-        """A file of several runs: which one this is (``run 1 of 4: ID``); ``""`` for a file of one run."""
+        """A file of several runs: which one this is (``run 1 of runs 0 to 3: ID``), by the number
+        ``--run`` takes; ``""`` for a file of one run."""
         if self.total == 1:
             return ""
-        said = f"run {self.number + 1} of {self.total}: {self.run.run_id}"
-        return said if self.picked else f"{said}; pick another with --run (agentrender runs lists them)"
-
-
-def listing(runs: list[Run], limit: int = SHOWN_RUNS) -> str:
-    """The runs of a file as ``0: ID, 1: ID, ...``, the first ``limit`` of them and a count of the rest."""
-    said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:limit]))
-    return said + (f", ... ({len(runs) - limit:,} more)" if len(runs) > limit else "")
+        # the numbers as --run takes them: no thousands separator
+        said = f"run {self.number} of runs 0 to {self.total - 1}: {self.run.run_id}"
+        return said if self.picked else f"{said}; pick another with --run N or ID (agentrender runs lists them)"
 
 
 def choose(name: str, runs: list[Run], which: str | None) -> Chosen:
-    """The run of ``runs`` (the runs of the file ``name``) that ``--run which`` names: a run id, else a
-    0-based number; the first when ``which`` is ``None``."""
+    """The run of ``runs`` (the runs of the file ``name``) that ``--run which`` names (``imports.detect.run_number``:
+    a run id, else a number counted from 0); the first when ``which`` is ``None``."""
     if which is None:
         return Chosen(runs[0], 0, len(runs), picked=False)
-    for number, run in enumerate(runs):
-        if run.run_id == which:
-            return Chosen(run, number, len(runs), picked=True)
-    if which.isdigit() and int(which) < len(runs):
-        number = int(which)
-        return Chosen(runs[number], number, len(runs), picked=True)
-    count = "1 run" if len(runs) == 1 else f"{len(runs):,} runs"
-    raise CliError(
-        f"{name}: --run {which}: no run of that id, nor a number from 0 to {len(runs) - 1}; "
-        f"the file holds {count}: {listing(runs)}"
-    )
+    try:
+        number = run_number(runs, which)
+    except LookupError as error:
+        raise CliError(f"{name}: --run {which}: {error}") from None
+    return Chosen(runs[number], number, len(runs), picked=True)
 
 
 def load_chosen(name: str, which: str | None = None) -> Chosen:

@@ -9,7 +9,22 @@ from typing import IO, TYPE_CHECKING, Any
 
 from agentrender._display.said import NO_END_RECORDED, end_said, inherited_said, source_said, warning_groups
 from agentrender._words import plural
-from agentrender.cli._term import INHERITED, KIND_STYLES, MUTED, SKIPPED, TAGS, Group, Table, Text, box, clean
+from agentrender.cli._term import (
+    INHERITED,
+    KIND_STYLES,
+    MUTED,
+    SKIPPED,
+    TAGS,
+    Console,
+    ConsoleOptions,
+    Fitted,
+    Group,
+    RenderResult,
+    Table,
+    Text,
+    box,
+    clean,
+)
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, SizeSeries, Views
 
@@ -84,7 +99,9 @@ class StepsTable:
         last = int(self.frame["index"].max()) if len(self.frame) else 0
         for name, header, justify in _SHOWN_COLUMNS:
             if name == "reason":
-                table.add_column(header, ratio=1, min_width=12, overflow="ellipsis")
+                table.add_column(header, ratio=1, min_width=10, overflow="ellipsis")
+            elif name == "shown_as":  # words that wrap ("nothing: the conversation ended") where the table is narrow
+                table.add_column(header)
             else:
                 widest = len(f"{last:,}") if name == "index" else len(header)
                 table.add_column(
@@ -124,7 +141,8 @@ class StepsTable:
         title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         if run.inherited_steps:
             title.append(f" \u00b7 {inherited_said(run.inherited_steps)}", style=MUTED)
-        return Group(title, table)
+        # narrow, the words of what the model saw wrap, then a tool's name is cut: the reason keeps 10 columns
+        return Group(title, Fitted(table, (columns.index("shown_as"), columns.index("tool"))))
 
 
 def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
@@ -244,51 +262,80 @@ def context_json(series: SizeSeries) -> list[dict[str, Any]]:
 
 
 _BAR = 16
+"""The widest a bar of ``context`` is drawn: the largest view's size."""
+
+_NOTE_CHARS = 12
+"""The narrowest the note column of ``context`` is made (it wraps)."""
+
+_SIZE_COLUMNS = ("at", "messages", "bytes", "~tokens", "no window", "prefix", "re-sent")
 
 
-def _bar(prefix: int, total: int, largest: int) -> Text:
-    width = round(_BAR * total / largest) if largest else 0
-    kept = round(_BAR * prefix / largest) if largest else 0
+def _bar(prefix: int, total: int, largest: int, chars: int) -> Text:
+    width = round(chars * total / largest) if largest else 0
+    kept = round(chars * prefix / largest) if largest else 0
     bar = Text("\u2588" * kept, style=MUTED)
     bar.append("\u2588" * max(0, width - kept), style="cyan")
     return bar
 
 
+def _note(row: dict[str, Any]) -> Text:
+    """What happened to the cache prefix at a view: a result left the window, a compaction restarted it, nothing."""
+    note = Text("")
+    if row["compaction"] is not None and row["first_diff"] == 0:
+        note.append(f"\u2702 compaction ({row['compaction']}): the conversation restarted", style="bold")
+    else:
+        if row["left_window"] is not None:
+            note.append(f"\u2702 step {row['left_window']} left the window", style="yellow")
+        if row["compaction"] is not None:  # under the contract's options the whole history is rendered
+            note.append("; " if note else "")
+            note.append(f"compaction ({row['compaction']}) here as sent: rendered across", style=MUTED)
+    if row["first_diff"] is None:
+        note.append("unchanged", style=MUTED)
+    return note
+
+
+@dataclass(frozen=True, slots=True)
+class _SizesTable:
+    """The sizes of ``context`` as a table laid out for the width it is printed at: each column of numbers as wide
+    as its widest number. What gives way in a narrow terminal is the bar (drawn shorter, to scale), then the headers
+    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out."""
+
+    rows: list[dict[str, Any]]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        cells = [
+            [
+                f"{row[name]:,}"
+                for name in ("at", "messages", "bytes", "tokens", "bytes_no_window", "prefix_bytes", "resent_bytes")
+            ]
+            for row in self.rows
+        ]
+        widest = [max((len(line[i]) for line in cells), default=0) for i in range(len(_SIZE_COLUMNS))]
+        headers = list(_SIZE_COLUMNS)
+        numbers = sum(max(len(header), width) for header, width in zip(headers, widest, strict=True))
+        # the table's two edges, and between two columns a space of padding and the box's divider
+        padding = 2 + 2 * (len(headers) + 1)
+        room = options.max_width - numbers - padding - _NOTE_CHARS
+        if room < 4:  # the headers wider than their numbers go over two lines
+            headers = [header.replace(" ", "\n") for header in headers]
+            numbers = sum(
+                max(*map(len, header.split("\n")), width) for header, width in zip(headers, widest, strict=True)
+            )
+            room = options.max_width - numbers - padding - _NOTE_CHARS
+        chars = max(1, min(_BAR, room))
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
+        for header in headers:
+            table.add_column(header, justify="right", no_wrap=True)
+        table.add_column("", no_wrap=True, width=chars)
+        table.add_column("note", ratio=1)
+        largest = max((row["bytes"] for row in self.rows), default=0)
+        for row, line in zip(self.rows, cells, strict=True):
+            table.add_row(*line, _bar(row["prefix_bytes"], row["bytes"], largest, chars), _note(row))
+        yield table
+
+
 def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
     """The size of the view at every step as a table, a bar per step: grey the cached prefix, cyan re-sent."""
-    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
-    for name in ("at", "messages", "bytes", "~tokens", "no window", "prefix", "re-sent"):
-        table.add_column(name, justify="right", no_wrap=True)
-    legend = Text("prefix ", style="bold")
-    legend.append("\u2588", style=MUTED)
-    legend.append(" re-sent ")
-    legend.append("\u2588", style="cyan")
-    table.add_column(legend, no_wrap=True, min_width=_BAR)
-    table.add_column("note", ratio=1, min_width=12)
-    largest = max(series.bytes, default=0)
-    for row in context_json(series):
-        note = Text("")
-        if row["compaction"] is not None and row["first_diff"] == 0:
-            note.append(f"\u2702 compaction ({row['compaction']}): the conversation restarted", style="bold")
-        else:
-            if row["left_window"] is not None:
-                note.append(f"\u2702 step {row['left_window']} left the window", style="yellow")
-            if row["compaction"] is not None:  # under the contract's options the whole history is rendered
-                note.append("; " if note else "")
-                note.append(f"compaction ({row['compaction']}) here as sent: rendered across", style=MUTED)
-        if row["first_diff"] is None:
-            note.append("unchanged", style=MUTED)
-        table.add_row(
-            f"{row['at']:,}",
-            f"{row['messages']:,}",
-            f"{row['bytes']:,}",
-            f"{row['tokens']:,}",
-            f"{row['bytes_no_window']:,}",
-            f"{row['prefix_bytes']:,}",
-            f"{row['resent_bytes']:,}",
-            _bar(row["prefix_bytes"], row["bytes"], largest),
-            note,
-        )
     breaks = len(series.breaks)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
     title.append(
@@ -296,7 +343,12 @@ def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
         "tokens are bytes / 4, a scale, not a count",
         style=MUTED,
     )
-    return [title, table]
+    legend = Text("bars: ", style=MUTED)
+    legend.append("\u2588", style=MUTED)
+    legend.append(" prefix ", style=MUTED)
+    legend.append("\u2588", style="cyan")
+    legend.append(" re-sent, the longest the largest view", style=MUTED)
+    return [title, _SizesTable(context_json(series)), legend]
 
 
 # ---------------------------------------------------------------------------- keys
@@ -327,23 +379,30 @@ KEY_CHARS = 24
 """How many hex digits of a key the table shows; ``--json`` gives them whole."""
 
 
+def _key_cell(*keys: str) -> Text:
+    """Keys as a table cell: one a line, each of ``KEY_CHARS`` digits, cut shorter (not wrapped) in a narrow column."""
+    return Text(clean("\n".join(_short(key) for key in keys)), no_wrap=True, overflow="ellipsis")
+
+
 def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
     """The replay keys as a table: a tick where a recorded key matches, a cross where none does."""
-    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
-    table.add_column("at", justify="right", no_wrap=True)
-    table.add_column("replay key of the view", no_wrap=True)
-    table.add_column("recorded request key", no_wrap=True)
-    table.add_column("", ratio=1)
+    # Every column is kept at any width: the step and the verdict whole, the keys one a line (a step called several
+    # times has several) and cut shorter where the terminal is narrow, never a column squeezed out.
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
+    table.add_column("at", justify="right", no_wrap=True, min_width=len(f"{rows[-1]['at']:,}") if rows else 2)
+    table.add_column("replay key of the view", overflow="ellipsis")
+    table.add_column("recorded request key", overflow="ellipsis")
+    table.add_column("", no_wrap=True)
     for row in rows:
         recorded = row["recorded_keys"]
         if row["matches"] is None:
             shown, mark = Text("\u2014", style=MUTED), Text("none recorded", style=MUTED)
         elif row["matches"]:
-            shown, mark = Text(_short(row["replay_key"])), Text("\u2713 matches", style="green")
+            shown, mark = _key_cell(row["replay_key"]), Text("\u2713 matches", style="green")
         else:
-            shown = Text(clean(", ".join(_short(key) for key in recorded), one_line=True))
+            shown = _key_cell(*recorded)
             mark = Text("\u2717 differs", style="bold red")
-        table.add_row(f"{row['at']:,}", _short(row["replay_key"]), shown, mark)
+        table.add_row(f"{row['at']:,}", _key_cell(row["replay_key"]), shown, mark)
     mismatched = sum(1 for row in rows if row["matches"] is False)
     compared = sum(1 for row in rows if row["matches"] is not None)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
@@ -426,11 +485,12 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("calls", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)
-    table.add_column("how it ended", ratio=1)
-    table.add_column("from", ratio=1)
+    # a word longer than its column (a source's format, anthropic-messages) goes on over lines, never cut
+    table.add_column("how it ended", ratio=1, overflow="fold")
+    table.add_column("from", ratio=1, overflow="fold")
     for row in rows:
         table.add_row(
-            f"{row['number']:,}",
+            str(row["number"]),  # as --run N takes it: no thousands separator
             Text(clean(row["run_id"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
@@ -442,6 +502,7 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     title.append(f"  {plural(len(rows), 'run')}", style=MUTED)
     hint = Text("show one: ", style=MUTED)
     hint.append("agentrender show FILE --run ID|N", style="bold")
+    hint.append(" (N: the # column, counted from 0)", style=MUTED)
     return Group(title, table, hint)
 
 

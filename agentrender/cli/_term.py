@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich import box
     from rich.console import Console, ConsoleOptions, Group, RenderResult
     from rich.highlighter import JSONHighlighter
+    from rich.measure import Measurement
     from rich.padding import Padding
     from rich.panel import Panel
     from rich.rule import Rule
@@ -37,6 +38,7 @@ else:
         _console.RenderResult,
     )
     JSONHighlighter = require("cli", "rich.highlighter").JSONHighlighter
+    Measurement = require("cli", "rich.measure").Measurement
     Padding = require("cli", "rich.padding").Padding
     Panel = require("cli", "rich.panel").Panel
     Rule = require("cli", "rich.rule").Rule
@@ -48,10 +50,13 @@ __all__ = [
     "KIND_STYLES",
     "TAGS",
     "Console",
+    "ConsoleOptions",
+    "Fitted",
     "Group",
     "Gutter",
     "Padding",
     "Panel",
+    "RenderResult",
     "Rule",
     "Table",
     "Text",
@@ -101,6 +106,48 @@ INHERITED = "dim"
 """A step the run holds but did not decide (``Run.inherited_steps``): dimmed, in whatever colour its row has."""
 AGREE = "bold green"
 DISAGREE = "bold red"
+
+
+class Fitted:
+    """A table laid out for the width it is printed at, with none of its columns left out.
+
+    rich gives a ratio column what the others leave, and where they leave too little it narrows
+    every column alike, to nothing if need be. Here each column is first as wide as its widest
+    cell; where that leaves the ratio columns less than their ``min_width``, the columns of
+    ``narrow`` give way in turn, each down to ``floor`` or its header's width (their cells wrap,
+    or are cut where a cell says so), so each column keeps its cells' words.
+    """
+
+    def __init__(self, table: Table, narrow: tuple[int, ...], floor: int = 4) -> None:
+        self.table = table
+        self.narrow = narrow
+        self.floor = floor
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table, columns = self.table, self.table.columns
+        _, right, _, left = table.padding
+        # the edges, a divider between two columns, and each column's padding but at the table's edges
+        extra = (2 if table.show_edge else 0) + len(columns) - 1 + (left + right) * len(columns)
+        if not table.pad_edge:
+            extra -= left + right
+        widths = []
+        for column in columns:
+            if column.ratio:
+                widths.append(column.min_width or 1)
+                continue
+            cells = [column.header, *column.cells]
+            widest = max(Measurement.get(console, options, cell).maximum for cell in cells)
+            widths.append(min(widest, column.max_width or widest))
+        over = sum(widths) + extra - options.max_width
+        for index in self.narrow:
+            if over <= 0:
+                break
+            column = columns[index]
+            header = Measurement.get(console, options, column.header).minimum
+            given = max(self.floor, header, widths[index] - over)
+            over -= widths[index] - given
+            column.max_width = widths[index] = given
+        yield table
 
 
 class Gutter:

@@ -12,7 +12,7 @@ import gzip
 import json
 import os
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from agentrender.imports.responses import from_responses_runs, looks_like_respon
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
 
-__all__ = ["DOCS", "FORMATS", "Format", "history_format", "load", "load_runs"]
+__all__ = ["DOCS", "FORMATS", "SHOWN_RUNS", "Format", "history_format", "load", "load_runs", "run_number"]
 
 DOCS = "docs/guides/your-own-runs.md (https://agentrender.readthedocs.io/guides/your-own-runs/)"
 """Where the formats ``load`` reads are documented, as an error names it."""
@@ -227,6 +227,30 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
         1,
         f"not a run, nor a conversation agentrender can import: {_describe(first)}. Tried: {tried}. "
         f"The formats are described in {DOCS}",
+    )
+
+
+SHOWN_RUNS = 20
+"""How many of a file's runs the error of a ``run_number`` that names none of them lists."""
+
+
+def run_number(runs: Sequence[Run], which: str) -> int:
+    """The place in ``runs`` (a file's runs, as ``load_runs`` gives them) of the run ``which`` names: its run
+    id, else its number counted from 0, the number ``agentrender runs`` lists and ``--run N`` takes.
+
+    Raises ``LookupError`` naming the numbers it may be and the first ``SHOWN_RUNS`` runs, each
+    as ``NUMBER: ID``.
+    """
+    for number, run in enumerate(runs):
+        if run.run_id == which:
+            return number
+    if which.isdigit() and int(which) < len(runs):
+        return int(which)
+    said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:SHOWN_RUNS]))
+    more = f", ... ({len(runs) - SHOWN_RUNS:,} more)" if len(runs) > SHOWN_RUNS else ""
+    count = "1 run" if len(runs) == 1 else f"{len(runs):,} runs"
+    raise LookupError(
+        f"no run of that id, nor a number from 0 to {len(runs) - 1}; the file holds {count}: {said}{more}"
     )
 
 

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
-from agentrender.imports.detect import load_runs
+from agentrender.imports.detect import load_runs, run_number
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths
@@ -38,7 +38,7 @@ class ImportFollower:
     trajectory again after each step), is waited for while it does not.
 
     ``which`` picks the run of a file of several (a Claude Code session's sub-agents): its run
-    id, or its number from 0; the first by default. A file that does not
+    id, or its number counted from 0 (``detect.run_number``); the first by default. A file that does not
     import yet (a session whose first lines are not a conversation yet) is waited for too, and
     ``waiting`` says why; once a run was imported, a file that no longer imports raises the
     importer's ``RunFileError``.
@@ -147,10 +147,10 @@ def _is_claude_code(path: str) -> bool:
 def _chosen(path: str, runs: list[Run], which: str | None) -> Run:
     if which is None:
         return runs[0]
-    for number, run in enumerate(runs):
-        if run.run_id == which or which == str(number):
-            return run
-    raise RunFileError(path, 0, f"no run {which!r} in the file: it holds {len(runs)} run(s)")
+    try:
+        return runs[run_number(runs, which)]
+    except LookupError as error:
+        raise RunFileError(path, 0, f"run {which!r}: {error}") from None
 
 
 def _changed_from(before: Run, after: Run) -> int | None:

@@ -335,7 +335,21 @@ class Views:
         return requests.get(at)
 
     def at(self, at: int | None = None) -> View:
-        """The view at step ``at`` (``None``: after every step)."""
+        """The view at step ``at``: what the model saw deciding step ``at``, the steps with an index below it.
+
+        ``at`` is one of 0 to ``stops[-1]``, one past the last step's index: the view after the last
+        step (what the model would see deciding the next one, as ``None`` gives). A step's index is
+        never negative, so a negative ``at`` counts nothing from the end: it raises ``IndexError``,
+        as an ``at`` past the run does, naming the range.
+        """
+        if at is not None:
+            last = self.stops[-1]
+            if not 0 <= at <= last:
+                where = "past" if at > last else "before"
+                taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
+                if last == 0:
+                    taken = "it holds no steps, so a view is taken at 0 only (its opening)"
+                raise IndexError(f"step {at} is {where} the run: {taken}")
         return View(self, at)
 
     def previous_stop(self, at: int | None) -> int | None:
