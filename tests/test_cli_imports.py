@@ -615,3 +615,17 @@ def test_a_tool_call_id_used_again_in_an_openai_chat_is_a_warning_not_an_error(t
     code, out, _ = run_cli("check", str(anthropic), "--json")
     [report] = json.loads(out)
     assert code == 1 and [f["code"] for f in report["findings"]] == ["api-reject"]
+
+
+def test_import_show_and_html_count_one_step_and_one_call_in_the_singular(tmp_path: Path) -> None:
+    """A real sub-agent's session of one step and one model call is said as ``1 step`` and ``1 model call`` by
+    ``import``, ``show`` and ``html``, not ``1 steps`` or ``1 model calls``."""
+    path = real.REAL / "claude-code" / "neilberkman-ccrider" / "agent-session.jsonl"
+    outputs = [
+        ok("import", str(path), "-o", str(tmp_path / "run.jsonl"), "--width", "200"),
+        ok("show", str(path), "--width", "200"),
+        ok("html", str(path), "-o", str(tmp_path / "run.html"), "--width", "200"),
+    ]
+    for out in outputs:
+        assert "1 steps" not in out and "1 model calls" not in out
+    assert "1 step \u00b7 1 model call" in outputs[0] and "1 model call" in outputs[1] and "1 step" in outputs[2]

@@ -8,6 +8,7 @@ from typing import IO, Any
 
 from agentrender import runfile, samples
 from agentrender._json import escaped
+from agentrender._words import plural
 from agentrender.cli import _check, _decide, _follow, _html, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
@@ -231,7 +232,7 @@ def import_command(args: argparse.Namespace, out: IO[str], console: Console, err
         run = item.run
         line = Text("wrote ", style=MUTED)
         line.append(clean(_show.shown_path(item.path), one_line=True), style="bold")
-        facts = [f"run {run.run_id}", f"{len(run.steps):,} steps", f"{len(run.model_calls):,} model calls"]
+        facts = [f"run {run.run_id}", plural(len(run.steps), "step"), plural(len(run.model_calls), "model call")]
         source = run.header.get("source")
         if isinstance(source, dict) and source.get("format"):
             facts.insert(0, f"from {source['format']}")

@@ -7,6 +7,7 @@ from typing import IO
 
 from agentrender import html
 from agentrender._json import escaped
+from agentrender._words import plural
 from agentrender.cli._inputs import CliError, load_chosen, views_of
 from agentrender.cli._term import MUTED, Console, Text, clean
 
@@ -30,6 +31,6 @@ def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: 
         return 0
     line = Text("wrote ", style=MUTED)
     line.append(clean(args.output, one_line=True), style="bold")
-    line.append(f"  run {clean(run.run_id, one_line=True)} · {len(run.steps):,} steps", style=MUTED)
+    line.append(f"  run {clean(run.run_id, one_line=True)} · {plural(len(run.steps), 'step')}", style=MUTED)
     console.print(line)
     return 0

@@ -307,7 +307,7 @@ def run_facts(run: Run, *, full: bool = False) -> Table:
         grid.add_row("tools", Text(clean(", ".join(tools), one_line=True)))
     grid.add_row(
         "steps",
-        Text(f"{steps_summary(run.steps)} \u00b7 {len(run.model_calls):,} model calls"),
+        Text(f"{steps_summary(run.steps)} \u00b7 {plural(len(run.model_calls), 'model call')}"),
     )
     said, completed = end_said(run.end, run.header)
     grid.add_row("end", Text(clean(said, one_line=True), style="green" if completed else "yellow"))
