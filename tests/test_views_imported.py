@@ -46,6 +46,15 @@ def test_with_summaries_gives_what_summarising_on_import_gives() -> None:
     assert with_summaries(sample, first_line_summary) is sample  # its tools' own summaries stay
 
 
+def test_with_summaries_keeps_each_calls_line_in_the_log() -> None:
+    """A call log's run given summaries after the import keeps each model call at its line of the log, as summaries
+    given by the importer do: not at the place of its record among the run's."""
+    path = Path(__file__).parent.parent / "sample_imports" / "stock-lookup.calls.jsonl"
+    after = with_summaries(from_anthropic(path), first_line_summary)
+    during = from_anthropic(path, summarise=first_line_summary)
+    assert [call.line for call in after.model_calls] == [call.line for call in during.model_calls] == [1, 2, 3, 4]
+
+
 @pytest.mark.parametrize("name", samples.names())
 def test_the_driver_runs_name_no_mode(name: str) -> None:
     """A sample run (recorded by this package's driver) has one view, the contract's: no mode, no mode in its HTML."""

@@ -38,7 +38,9 @@ def with_summaries(run: Run, summarise: Summariser) -> Run:
             records.append(_summarised_step(record, summarise))
         else:
             records.append(dict(record))
-    return replace(read_records(records, path=run.path, blocks_checked=True), warnings=run.warnings)
+    calls = iter(run.model_calls)  # in the order of their records: each keeps the line of the file it came from
+    lines = [next(calls).line if record.get("type") == "model_call" else 0 for record in records]
+    return replace(read_records(records, path=run.path, blocks_checked=True, lines=lines), warnings=run.warnings)
 
 
 def _summarised_step(record: Mapping[str, Any], summarise: Summariser) -> dict[str, Any]:
