@@ -267,6 +267,25 @@ def test_a_bad_field_is_an_error_naming_the_file_line_and_field(
     assert str(caught.value).startswith(f"{path}:{line}: {field}"), str(caught.value)
 
 
+@pytest.mark.parametrize("kind", [["session_meta"], {"type": "session_meta"}, 3])
+def test_a_record_whose_type_is_no_text_is_refused_naming_it(tmp_path: Path, kind: Any) -> None:
+    """A rollout record whose ``type`` is a list, an object or a number is refused with ``PATH:LINE: type: what`` by
+    the importer, and ``load_runs`` of a file that opens with one says the file is of no known format (the
+    attack suite's mutants made both raise ``TypeError: unhashable type``)."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go")])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines.insert(1, json.dumps({"timestamp": "2026-01-02T10:00:00Z", "type": kind, "payload": {}}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RunFileError) as caught:
+        from_responses(path)
+    assert str(caught.value).startswith(f"{path}:2: type: expected the record's type, got "), caught.value
+    opening = tmp_path / "opening.jsonl"
+    opening.write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
+    with pytest.raises(RunFileError) as refused:
+        load_runs(opening)
+    assert "not a run, nor a conversation agentrender can import" in str(refused.value)
+
+
 def test_a_bad_field_of_a_request_body_names_its_input_item(tmp_path: Path) -> None:
     """In a request body the error names the item by its place in ``input``."""
     path = tmp_path / "request.json"

@@ -100,7 +100,10 @@ kept in the source."""
 
 def looks_like_codex(value: Any) -> bool:
     """True when ``value`` is a record of a Codex CLI rollout (``{"type": "session_meta", "payload": {...}}``)."""
-    return isinstance(value, Mapping) and value.get("type") in _RECORDS and isinstance(value.get("payload"), Mapping)
+    if not isinstance(value, Mapping) or not isinstance(value.get("payload"), Mapping):
+        return False
+    kind = value.get("type")
+    return isinstance(kind, str) and kind in _RECORDS
 
 
 def looks_like_responses(value: Any) -> bool:
@@ -172,6 +175,8 @@ def _codex_run(
                 raise where.at("payload").error(f"expected the item, an object, got {type_name(payload)}")
             conversation.add(payload, where.at("payload"))
             continue
+        if not isinstance(kind, str):
+            raise where.at("type").error(f"expected the record's type, got {type_name(kind)}")
         records.append({"line": line, **record})
         if kind not in _RECORDS:
             notes.append(where.at("type").warning(f"a record of type {kind!r}, not one Codex is known to write: "
