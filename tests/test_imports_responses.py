@@ -461,3 +461,33 @@ def test_codex_keeps_through_a_compaction_the_newest_user_messages_that_fit_its_
     assert view(run, 3) == [{"role": "user", "content": texts(big, "newest", f"{SUMMARY_PREFIX}\nS")}]
     (warning,) = run.warnings
     assert warning.line == 9 and "Codex cut them to fit" in warning.text
+
+
+def test_an_older_codex_rollout_of_bare_items_reads_as_its_session(tmp_path: Path) -> None:
+    """A rollout of a Codex before its ``{timestamp, type, payload}`` records (hand-made from openai/codex
+    ``codex-rs/core/src/rollout.rs`` of then: a first line ``SessionMeta {id, timestamp, instructions, git}``, then
+    each ``ResponseItem`` a line; no public one was found under a reuse licence) is a run named by the session's id,
+    its items the conversation (an item kept by its line), its first line and a ``{"record_type": "state"}`` line
+    kept in the source with their lines, and a bad field named by its line and field; it was of no known format."""
+    meta = {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e", "timestamp": "2025-05-07T17:24:21.123Z",
+            "instructions": "Be careful.", "git": {"branch": "main"}}  # fmt: skip
+    shell = {"type": "local_shell_call", "id": "lc1", "call_id": "c2", "status": "completed",
+             "action": {"type": "exec", "command": ["cat", "a.txt"]}}  # fmt: skip
+    lines = [meta, {"record_type": "state"}, user("list the files"), call("c1"), output("c1"), shell,
+             {"type": "function_call_output", "call_id": "c2", "output": "hello"},
+             {"type": "hologram_call", "shape": "cube"}, said("done")]  # fmt: skip
+    path = tmp_path / "rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    (run,) = load_runs(path)
+    assert run.run_id == meta["id"]
+    assert [step.decision.tool for step in run.steps] == ["shell", "local_shell", ""]
+    assert run.steps[1].observation.content == "hello"
+    source = run.header["source"]
+    assert source["records"] == [{"line": 1, **meta}, {"line": 2, "record_type": "state"}]
+    assert source["unmapped"] == {"line 6": {"id": "lc1", "status": "completed"}, "line 8": lines[7]}
+    assert any(w.line == 8 and "'hologram_call'" in w.text for w in run.warnings)
+    assert not list(as_sent_problems(run))
+    path.write_text(path.read_text() + json.dumps(call(7)) + "\n", encoding="utf-8")  # type: ignore[arg-type]
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value).startswith(f"{path}:10: call_id: expected the call's id"), str(caught.value)

@@ -9,7 +9,9 @@
   ``compacted``, one of a type not known) is kept in the run's source (``records``, each with its line). A
   ``compacted`` record is a compaction of the run (the header's ``compactions``): the views after it restart from
   the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
-  ``_Conversation.compact``);
+  ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
+  "instructions", "git"}`` and each line after it an item (``codex-rs/core/src/rollout.rs`` before
+  ``RolloutItem``), is read the same way, its lines as those records;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
   under ``request`` or ``body``;
 - a ``.jsonl`` log of request bodies, one a line: a run per conversation (its requests told by their first item),
@@ -71,6 +73,10 @@ CONVERTED = (
 _RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_msg", "compacted"))
 """The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
 
+_OLD_META = frozenset(("id", "timestamp", "instructions", "git"))
+"""The fields of the first line of an older Codex rollout (``SessionMeta`` of openai/codex
+``codex-rs/core/src/rollout.rs`` before ``RolloutItem``)."""
+
 _REQUEST_KEYS = ("request", "body")
 """The fields a log may hold a request body under."""
 
@@ -106,10 +112,22 @@ def looks_like_codex(value: Any) -> bool:
     return isinstance(value, Mapping) and value.get("type") in _RECORDS and isinstance(value.get("payload"), Mapping)
 
 
+def _is_old_codex_meta(value: Any) -> bool:
+    """True when ``value`` is the first line of a rollout of a Codex before its ``{"timestamp", "type", "payload"}``
+    records: the session's ``{"id", "timestamp"}``, with its ``instructions`` and ``git`` when it had them."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and value.keys() <= _OLD_META
+    )
+
+
 def looks_like_responses(value: Any) -> bool:
     """True when ``value`` has the shape of something ``from_responses`` reads (checked loosely, for ``load``): a
-    Codex rollout's record, or a Responses API request body (``input``: text or a list of items, no ``messages``)."""
-    if looks_like_codex(value):
+    Codex rollout's record (or the first line of an older rollout), or a Responses API request body (``input``: text
+    or a list of items, no ``messages``)."""
+    if looks_like_codex(value) or _is_old_codex_meta(value):
         return True
     if not isinstance(value, Mapping) or "messages" in value:
         return False
@@ -149,7 +167,22 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
         values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
     if values and looks_like_codex(values[0][1]):
         return [_codex_run(values, path, notes, run_id, summarise)]
+    if values and _is_old_codex_meta(values[0][1]):
+        return [_codex_run(_as_records(values), path, notes, run_id, summarise, older=True)]
     return _request_runs(values, path, notes, run_id or name, summarise)
+
+
+def _as_records(values: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """The lines of an older Codex rollout as the records a newer one writes: the first its ``session_meta``, each
+    item a ``response_item``, a ``{"record_type": "state"}`` line (the session's state, as later versions of that
+    format wrote it) a record of that type; each with its line."""
+    records: list[tuple[int, Any]] = [(values[0][0], {"type": "session_meta", "payload": values[0][1]})]
+    for line, value in values[1:]:
+        if isinstance(value, Mapping) and "record_type" in value:
+            records.append((line, {"type": value["record_type"], "payload": dict(value)}))
+        else:
+            records.append((line, {"type": "response_item", "payload": value}))
+    return records
 
 
 def _codex_run(
@@ -158,9 +191,12 @@ def _codex_run(
     notes: list[RunWarning],
     run_id: str | None,
     summarise: Summariser | None,
+    *,
+    older: bool = False,
 ) -> Run:
-    """The run of a Codex rollout's records (``(line, record)``, in order)."""
-    conversation = _Conversation(notes)
+    """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
+    rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
+    conversation = _Conversation(notes, by_line=True)
     records: list[dict[str, Any]] = []
     session: Mapping[str, Any] | None = None
     request: dict[str, Any] = {}
@@ -171,11 +207,14 @@ def _codex_run(
             raise where.error(f"expected a Codex rollout record (an object), got {type_name(record)}")
         kind, payload = record.get("type"), record.get("payload")
         if kind == "response_item":
+            at = where if older else where.at("payload")
             if not isinstance(payload, Mapping):
-                raise where.at("payload").error(f"expected the item, an object, got {type_name(payload)}")
-            conversation.add(payload, where.at("payload"))
+                raise at.error(f"expected the item, an object, got {type_name(payload)}")
+            conversation.add(payload, at)
             continue
-        records.append({"line": line, **record})
+        records.append({"line": line, **(payload if older and isinstance(payload, Mapping) else record)})
+        if older and kind == "state":
+            continue
         if kind not in _RECORDS:
             notes.append(where.at("type").warning(f"a record of type {kind!r}, not one Codex is known to write: "
                                                   "kept in the source (records)"))  # fmt: skip
@@ -200,6 +239,8 @@ def _codex_run(
             )
         )
     origin: dict[str, Any] = {"format": "codex-rollout", "path": path}
+    if older:
+        origin["layout"] = "items"  # the older rollout: its session, then one item a line
     if session is not None:
         origin["session"] = dict(session)
     origin["records"] = records
@@ -314,8 +355,9 @@ _Reader = Callable[["_Conversation", Mapping[str, Any], Where], tuple[str | None
 class _Conversation:
     """The turns of a conversation's items, in the Messages API's shape, made as the items are read, one by one."""
 
-    def __init__(self, warnings: list[RunWarning]) -> None:
+    def __init__(self, warnings: list[RunWarning], *, by_line: bool = False) -> None:
         self.warnings = warnings
+        self.by_line = by_line  # a rollout's items are named by their line, a request's by their place in input
         self.turns: list[dict[str, Any]] = []
         self.starts: list[Where] = []  # where each turn's first item is
         self.system: list[str] = []
@@ -340,12 +382,12 @@ class _Conversation:
             said = _UNMAPPED_ITEMS.get(kind, "is of a type not known")
             self.warnings.append(here.warning(f"a {kind!r} item {said}: not in the views, kept in the source "
                                               "(unmapped)"))  # fmt: skip
-            self.unmapped[_place(here)] = dict(item)
+            self.unmapped[self._place(here)] = dict(item)
             return
         role, blocks, mapped = reader(self, item, here)
         extra = {key: value for key, value in item.items() if key not in mapped}
         if extra:
-            self.unmapped[_place(here)] = extra
+            self.unmapped[self._place(here)] = extra
         if role is None:
             return
         check_blocks(blocks, here)
@@ -358,10 +400,17 @@ class _Conversation:
                 else:
                     said = "answers no call of the history sent: not in the views, kept in the source (unmapped)"
                     self.warnings.append(here.warning(f"a {kind!r} item after a compaction {said}"))
-                    self.unmapped[_place(here)] = dict(item)
+                    self.unmapped[self._place(here)] = dict(item)
                 return
             self._restarted()
         self._append(role, blocks, here)
+
+    def _place(self, here: Where) -> str:
+        """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
+        items are each a record's ``payload`` (or, in an older rollout, a line); ``input[3]`` in a request."""
+        if self.by_line:
+            return f"line {here.line} {here.field.removeprefix('payload').lstrip('.')}".rstrip()
+        return here.field
 
     def _heard(self, blocks: list[dict[str, Any]]) -> None:
         """Note a user message (its ``blocks``) as Codex's compaction tells them: the context it sends (an
@@ -433,12 +482,12 @@ class _Conversation:
                 self._heard(blocks)
                 opening.extend(blocks)
                 if extra := {key: value for key, value in item.items() if key not in mapped}:
-                    self.unmapped[_place(at)] = extra
+                    self.unmapped[self._place(at)] = extra
                 continue
             said = "is not a user message, and the views restart from one user turn"
             self.warnings.append(at.warning(f"a {kind!r} item of the history that replaced the conversation {said}: "
                                             "not in the views, kept in the source (unmapped)"))  # fmt: skip
-            self.unmapped[_place(at)] = item
+            self.unmapped[self._place(at)] = item
         return opening
 
     def _restarted(self) -> None:
@@ -550,7 +599,7 @@ class _Conversation:
             if not isinstance(text, str):
                 raise here.at("text").error(f"expected text, got {type_name(text)}")
             if any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
-                self.unmapped[_place(here)] = dict(part)
+                self.unmapped[self._place(here)] = dict(part)
             return {"type": "text", "text": text}
         if kind == "input_image" and isinstance(part.get("image_url"), str):
             block = url_image(part["image_url"])
@@ -684,14 +733,6 @@ def _kept_messages(asked: list[str], here: Where, warnings: list[RunWarning]) ->
         remaining -= tokens
     kept.reverse()
     return kept
-
-
-def _place(here: Where) -> str:
-    """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose items
-    are each a record's ``payload``; ``input[3]`` in a request."""
-    if here.field == "payload" or here.field.startswith("payload."):
-        return f"line {here.line} {here.field.removeprefix('payload').lstrip('.')}".rstrip()
-    return here.field
 
 
 def _call_id(item: Mapping[str, Any], here: Where, *keys: str) -> str:
