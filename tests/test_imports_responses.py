@@ -141,7 +141,10 @@ def write_rollout(path: Path, items: list[dict[str, Any]], *, meta: dict[str, An
     """A Codex rollout of ``items``, after a session_meta (with base instructions) and a turn_context."""
     session = meta if meta is not None else {"id": "s-1", "base_instructions": {"text": "You are Codex."}}
     lines = [{"type": "session_meta", "payload": session}, {"type": "turn_context", "payload": {"model": "gpt-x"}}]
-    lines += [{"type": "response_item", "payload": item} for item in items]
+    lines += [
+        {"type": item["record"], "payload": item["payload"]} if "record" in item else {"type": "response_item",
+         "payload": item} for item in items
+    ]  # fmt: skip
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
@@ -334,3 +337,176 @@ def test_a_codex_sessions_goal_is_the_users_first_prompt_not_the_context_codex_s
     (run,) = load_runs(path)
     assert run.header["goal"] == prompt
     assert run.opening.startswith("# AGENTS.md instructions for ") and prompt in run.opening
+
+
+# Codex's compactions, hand-made from the types of openai/codex (no public rollout with a ``compacted`` record was
+# found under a reuse licence): ``CompactedItem`` in ``codex-rs/protocol/src/protocol.rs`` ({message} before
+# replacement_history, then {message, replacement_history}), the history Codex sends after one in
+# ``codex-rs/core/src/compact.rs`` and ``codex-rs/core/src/codex/compact.rs``.
+
+SUMMARY_PREFIX = (
+    "Another language model started to solve this problem and produced a summary of its thinking process. You also "
+    "have access to the state of the tools that were used by that language model. Use this to build on the work that "
+    "has already been done and avoid duplicating work. Here is the summary produced by the other language model, use "
+    "the information in this summary to  assist with your own analysis:"
+)
+"""codex-rs/core/templates/compact/summary_prefix.md at 50a53333786249f03284067b997c41d84365c7cd."""
+
+AGENTS = "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nBe careful.\n</INSTRUCTIONS>"
+ENVIRONMENT = "<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"
+
+
+def compacted(payload: dict[str, Any]) -> dict[str, Any]:
+    """A ``compacted`` record (``RolloutItem::Compacted``) for ``write_rollout``."""
+    return {"record": "compacted", "payload": payload}
+
+
+def said(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+def texts(*values: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": value} for value in values]
+
+
+def view(run: Any, at: int) -> list[dict[str, Any]]:
+    return [message.to_dict() for message in Views(run).at(at).messages]
+
+
+def test_a_codex_compaction_with_its_replacement_history_restarts_the_views_from_that_history(tmp_path: Path) -> None:
+    """A ``compacted`` record with ``replacement_history`` (as ``compact.rs`` at
+    e06dd0e5d5694c24968bf49b62466cdedae04aaa writes it): each request after it was sent that history, then the items
+    after the record; the run's header has the compaction (its step, opening, line and time), the step before it keeps
+    its outputs, and the context Codex sends again after it (its developer message, its environment) is what was sent,
+    the developer message not added twice to the system prompt. The views went on from the whole history before."""
+    summary = f"{SUMMARY_PREFIX}\nSUMMARY"
+    developer = {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Sandboxed."}]}
+    replacement = [user("hello world"), user("and then this"), user(summary)]
+    items = [developer, user(AGENTS), user(ENVIRONMENT), user("hello world"), call("c1"), output("c1"),
+             said("FIRST_REPLY"), user("and then this"), call("c2"), output("c2"),
+             compacted({"message": summary, "replacement_history": replacement}),
+             developer, user(ENVIRONMENT), user("AFTER_COMPACT"), call("c3"), output("c3"), said("done")]  # fmt: skip
+    path = write_rollout(tmp_path / "rollout.jsonl", items)
+    run = from_responses(path)
+    (compaction,) = run.compactions
+    assert (compaction.step, compaction.line) == (3, 13)
+    assert view(run, 3) == [
+        {"role": "user", "content": texts("hello world", "and then this", summary, ENVIRONMENT, "AFTER_COMPACT")}
+    ]
+    assert len(view(run, 4)) == 3 and view(run, 4)[0] == view(run, 3)[0]
+    assert run.steps[2].observation.content == "a.txt"  # the outputs of the step before the compaction, as sent
+    assert run.header["system"] == "You are Codex.\n\nSandboxed."
+    assert not run.warnings, run.warnings
+    assert not list(as_sent_problems(run))
+
+
+def test_a_codex_compaction_of_a_reply_with_nothing_after_it_restarts_after_that_reply(tmp_path: Path) -> None:
+    """A compaction right after an answer (the user's ``/compact``): nothing was sent after that reply, and the next
+    request holds the replacement history then the user's next message."""
+    items = [user("task one"), said("answer one"),
+             compacted({"message": "", "replacement_history": [user("task one"), user("S")]}),
+             user("task two"), said("answer two")]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert [c.step for c in run.compactions] == [1]
+    assert view(run, 1) == [{"role": "user", "content": texts("task one", "S", "task two")}]
+    assert run.step_records[0]["sent"].get("user") is None
+    assert not list(as_sent_problems(run))
+
+
+def test_a_codex_compaction_without_replacement_history_restarts_from_the_history_codex_built(tmp_path: Path) -> None:
+    """A ``compacted`` record with no ``replacement_history`` whose message begins with the summary prefix (Codex of
+    ``compact.rs`` at 0100b103625752f6a10c21b79a8c423761dc4c6a): Codex sent the context it opened with, the user's
+    messages (not its context, nor an earlier summary) and the message, then what came after."""
+    summary = f"{SUMMARY_PREFIX}\nWe listed the files."
+    items = [user(AGENTS), user(ENVIRONMENT), user("hello world"), call("c1"), output("c1"), said("FIRST_REPLY"),
+             user("second"), call("c2"), output("c2"), compacted({"message": summary}), said("resumed"),
+             user("third"), call("c3"), output("c3"),
+             compacted({"message": f"{SUMMARY_PREFIX}\nAgain."}), said("last")]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert [(c.step, c.line) for c in run.compactions] == [(3, 12), (5, 17)]
+    assert view(run, 3) == [{"role": "user", "content": texts(AGENTS, ENVIRONMENT, "hello world", "second", summary)}]
+    assert view(run, 5) == [
+        {"role": "user", "content": texts(AGENTS, ENVIRONMENT, "hello world", "second", "third",
+                                          f"{SUMMARY_PREFIX}\nAgain.")}
+    ]  # fmt: skip
+    assert not run.warnings, run.warnings
+    assert not list(as_sent_problems(run))
+
+
+def test_an_older_codex_compaction_restarts_from_the_bridge_message_codex_sent(tmp_path: Path) -> None:
+    """A ``compacted`` record of the summary alone (``CompactedItem { message }``, ``codex/compact.rs`` at
+    07c7a5d832d73d23cf03ae8ef9fc29770bd5cfe7): Codex sent its opening context and one message bridging the user's
+    messages and the summary; the request after it is the one openai/codex's own test
+    (``compact_resume_fork.rs``, ``user_turn_2_after_compact``) expects."""
+    items = [user("<user_instructions>\nBe kind.\n</user_instructions>"), user(ENVIRONMENT), user("hello world"),
+             said("FIRST_REPLY"), compacted({"message": "SUMMARY_ONLY_CONTEXT"}), user("AFTER_COMPACT"),
+             said("AFTER_COMPACT_REPLY")]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    bridge = (
+        "You were originally given instructions from a user over one or more turns. Here were the user messages:"
+        "\n\nhello world\n\nAnother language model started to solve this problem and produced a summary of its "
+        "thinking process. You also have access to the state of the tools that were used by that language model. Use "
+        "this to build on the work that has already been done and avoid duplicating work. Here is the summary "
+        "produced by the other language model, use the information in this summary to assist with your own analysis:"
+        "\n\nSUMMARY_ONLY_CONTEXT"
+    )
+    assert view(run, 1) == [
+        {"role": "user", "content": texts("<user_instructions>\nBe kind.\n</user_instructions>", ENVIRONMENT, bridge,
+                                          "AFTER_COMPACT")}
+    ]  # fmt: skip
+    assert not list(as_sent_problems(run))
+
+
+def test_a_replacement_history_item_with_no_place_in_a_user_turn_is_kept_and_warned_of(tmp_path: Path) -> None:
+    """A remote compaction's history (the user's messages and an encrypted ``compaction`` item): the view restarts
+    from its user messages; the item is kept in the source by its line and place, and a warning names it."""
+    opaque = {"type": "compaction", "encrypted_content": "ENC"}
+    items = [user("hello"), call("c1"), output("c1"),
+             compacted({"message": "", "replacement_history": [user("hello"), opaque]}), said("next")]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert view(run, 1) == [{"role": "user", "content": texts("hello")}]
+    assert run.header["source"]["unmapped"] == {"line 6 replacement_history[1]": opaque}
+    (warning,) = run.warnings
+    assert warning.line == 6 and "'compaction' item of the history that replaced the conversation" in warning.text
+
+
+def test_codex_keeps_through_a_compaction_the_newest_user_messages_that_fit_its_budget(tmp_path: Path) -> None:
+    """Codex keeps the user's newest messages up to 20,000 tokens (4 bytes a token): an older one is left out of the
+    history it sends, the one it cut to fit is kept whole with a warning saying so."""
+    big = "x" * 100_000
+    items = [user("oldest"), said("a"), user(big), said("b"), user("newest"), said("c"),
+             compacted({"message": f"{SUMMARY_PREFIX}\nS"}), said("d")]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert view(run, 3) == [{"role": "user", "content": texts(big, "newest", f"{SUMMARY_PREFIX}\nS")}]
+    (warning,) = run.warnings
+    assert warning.line == 9 and "Codex cut them to fit" in warning.text
+
+
+def test_an_older_codex_rollout_of_bare_items_reads_as_its_session(tmp_path: Path) -> None:
+    """A rollout of a Codex before its ``{timestamp, type, payload}`` records (hand-made from openai/codex
+    ``codex-rs/core/src/rollout.rs`` of then: a first line ``SessionMeta {id, timestamp, instructions, git}``, then
+    each ``ResponseItem`` a line; no public one was found under a reuse licence) is a run named by the session's id,
+    its items the conversation (an item kept by its line), its first line and a ``{"record_type": "state"}`` line
+    kept in the source with their lines, and a bad field named by its line and field; it was of no known format."""
+    meta = {"id": "5973b6c0-94b8-487b-a530-2aeb6098ae0e", "timestamp": "2025-05-07T17:24:21.123Z",
+            "instructions": "Be careful.", "git": {"branch": "main"}}  # fmt: skip
+    shell = {"type": "local_shell_call", "id": "lc1", "call_id": "c2", "status": "completed",
+             "action": {"type": "exec", "command": ["cat", "a.txt"]}}  # fmt: skip
+    lines = [meta, {"record_type": "state"}, user("list the files"), call("c1"), output("c1"), shell,
+             {"type": "function_call_output", "call_id": "c2", "output": "hello"},
+             {"type": "hologram_call", "shape": "cube"}, said("done")]  # fmt: skip
+    path = tmp_path / "rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    (run,) = load_runs(path)
+    assert run.run_id == meta["id"]
+    assert [step.decision.tool for step in run.steps] == ["shell", "local_shell", ""]
+    assert run.steps[1].observation.content == "hello"
+    source = run.header["source"]
+    assert source["records"] == [{"line": 1, **meta}, {"line": 2, "record_type": "state"}]
+    assert source["unmapped"] == {"line 6": {"id": "lc1", "status": "completed"}, "line 8": lines[7]}
+    assert any(w.line == 8 and "'hologram_call'" in w.text for w in run.warnings)
+    assert not list(as_sent_problems(run))
+    path.write_text(path.read_text() + json.dumps(call(7)) + "\n", encoding="utf-8")  # type: ignore[arg-type]
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value).startswith(f"{path}:10: call_id: expected the call's id"), str(caught.value)

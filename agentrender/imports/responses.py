@@ -6,7 +6,12 @@
   line (``{"timestamp", "type", "payload"}``). Its ``response_item`` records are the items of the conversation Codex
   sent, in order; the ``base_instructions`` of its ``session_meta`` are the request's instructions and the ``model``
   of its first ``turn_context`` its model. Every other record (``session_meta``, ``turn_context``, ``event_msg``,
-  ``compacted``, one of a type not known) is kept in the run's source (``records``, each with its line);
+  ``compacted``, one of a type not known) is kept in the run's source (``records``, each with its line). A
+  ``compacted`` record is a compaction of the run (the header's ``compactions``): the views after it restart from
+  the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
+  ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
+  "instructions", "git"}`` and each line after it an item (``codex-rs/core/src/rollout.rs`` before
+  ``RolloutItem``), is read the same way, its lines as those records;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
   under ``request`` or ``body``;
 - a ``.jsonl`` log of request bodies, one a line: a run per conversation (its requests told by their first item),
@@ -68,6 +73,10 @@ CONVERTED = (
 _RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_msg", "compacted"))
 """The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
 
+_OLD_META = frozenset(("id", "timestamp", "instructions", "git"))
+"""The fields of the first line of an older Codex rollout (``SessionMeta`` of openai/codex
+``codex-rs/core/src/rollout.rs`` before ``RolloutItem``)."""
+
 _REQUEST_KEYS = ("request", "body")
 """The fields a log may hold a request body under."""
 
@@ -106,10 +115,22 @@ def looks_like_codex(value: Any) -> bool:
     return isinstance(kind, str) and kind in _RECORDS
 
 
+def _is_old_codex_meta(value: Any) -> bool:
+    """True when ``value`` is the first line of a rollout of a Codex before its ``{"timestamp", "type", "payload"}``
+    records: the session's ``{"id", "timestamp"}``, with its ``instructions`` and ``git`` when it had them."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and value.keys() <= _OLD_META
+    )
+
+
 def looks_like_responses(value: Any) -> bool:
     """True when ``value`` has the shape of something ``from_responses`` reads (checked loosely, for ``load``): a
-    Codex rollout's record, or a Responses API request body (``input``: text or a list of items, no ``messages``)."""
-    if looks_like_codex(value):
+    Codex rollout's record (or the first line of an older rollout), or a Responses API request body (``input``: text
+    or a list of items, no ``messages``)."""
+    if looks_like_codex(value) or _is_old_codex_meta(value):
         return True
     if not isinstance(value, Mapping) or "messages" in value:
         return False
@@ -149,7 +170,22 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
         values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
     if values and looks_like_codex(values[0][1]):
         return [_codex_run(values, path, notes, run_id, summarise)]
+    if values and _is_old_codex_meta(values[0][1]):
+        return [_codex_run(_as_records(values), path, notes, run_id, summarise, older=True)]
     return _request_runs(values, path, notes, run_id or name, summarise)
+
+
+def _as_records(values: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """The lines of an older Codex rollout as the records a newer one writes: the first its ``session_meta``, each
+    item a ``response_item``, a ``{"record_type": "state"}`` line (the session's state, as later versions of that
+    format wrote it) a record of that type; each with its line."""
+    records: list[tuple[int, Any]] = [(values[0][0], {"type": "session_meta", "payload": values[0][1]})]
+    for line, value in values[1:]:
+        if isinstance(value, Mapping) and "record_type" in value:
+            records.append((line, {"type": value["record_type"], "payload": dict(value)}))
+        else:
+            records.append((line, {"type": "response_item", "payload": value}))
+    return records
 
 
 def _codex_run(
@@ -158,9 +194,12 @@ def _codex_run(
     notes: list[RunWarning],
     run_id: str | None,
     summarise: Summariser | None,
+    *,
+    older: bool = False,
 ) -> Run:
-    """The run of a Codex rollout's records (``(line, record)``, in order)."""
-    conversation = _Conversation(notes)
+    """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
+    rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
+    conversation = _Conversation(notes, by_line=True)
     records: list[dict[str, Any]] = []
     session: Mapping[str, Any] | None = None
     request: dict[str, Any] = {}
@@ -171,13 +210,17 @@ def _codex_run(
             raise where.error(f"expected a Codex rollout record (an object), got {type_name(record)}")
         kind, payload = record.get("type"), record.get("payload")
         if kind == "response_item":
+            at = where if older else where.at("payload")
             if not isinstance(payload, Mapping):
-                raise where.at("payload").error(f"expected the item, an object, got {type_name(payload)}")
-            conversation.add(payload, where.at("payload"))
+                raise at.error(f"expected the item, an object, got {type_name(payload)}")
+            conversation.add(payload, at)
             continue
         if not isinstance(kind, str):
-            raise where.at("type").error(f"expected the record's type, got {type_name(kind)}")
-        records.append({"line": line, **record})
+            field = "record_type" if older else "type"
+            raise where.at(field).error(f"expected the record's type, got {type_name(kind)}")
+        records.append({"line": line, **(payload if older and isinstance(payload, Mapping) else record)})
+        if older and kind == "state":
+            continue
         if kind not in _RECORDS:
             notes.append(where.at("type").warning(f"a record of type {kind!r}, not one Codex is known to write: "
                                                   "kept in the source (records)"))  # fmt: skip
@@ -190,12 +233,7 @@ def _codex_run(
         elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
             lifecycle = (str(payload["type"]), payload)
         elif kind == "compacted":
-            notes.append(
-                where.warning(
-                    "Codex compacted the conversation here (its summary replaced the history sent after it): the "
-                    "views go on from the items before it; the record is kept in the source (records)"
-                )
-            )
+            conversation.compact(payload, where.at("payload"), record.get("timestamp"))
     instructions = _instructions(session)
     if instructions:
         conversation.system.insert(0, instructions)
@@ -207,6 +245,8 @@ def _codex_run(
             )
         )
     origin: dict[str, Any] = {"format": "codex-rollout", "path": path}
+    if older:
+        origin["layout"] = "items"  # the older rollout: its session, then one item a line
     if session is not None:
         origin["session"] = dict(session)
     origin["records"] = records
@@ -321,14 +361,20 @@ _Reader = Callable[["_Conversation", Mapping[str, Any], Where], tuple[str | None
 class _Conversation:
     """The turns of a conversation's items, in the Messages API's shape, made as the items are read, one by one."""
 
-    def __init__(self, warnings: list[RunWarning]) -> None:
+    def __init__(self, warnings: list[RunWarning], *, by_line: bool = False) -> None:
         self.warnings = warnings
+        self.by_line = by_line  # a rollout's items are named by their line, a request's by their place in input
         self.turns: list[dict[str, Any]] = []
         self.starts: list[Where] = []  # where each turn's first item is
         self.system: list[str] = []
         self.unmapped: dict[str, Any] = {}
         self.calls: dict[Any, Where] = {}  # where each call of the last assistant turn is, by its id
         self.answered: list[Any] = []  # the calls the results after them answer
+        self.compactions: list[dict[str, Any]] = []  # the header's compactions
+        self.restart: dict[str, Any] | None = None  # the last compaction, while the user items after it are read
+        self.restart_at = Where("")  # where its record is
+        self.context: list[dict[str, Any]] = []  # the context Codex sent before the user's first message
+        self.asked: list[str] = []  # the user's messages in the history Codex holds (its collect_user_messages)
 
     def add(self, item: Any, here: Where) -> None:
         """Read one item (at ``here``) into the conversation."""
@@ -342,15 +388,124 @@ class _Conversation:
             said = _UNMAPPED_ITEMS.get(kind, "is of a type not known")
             self.warnings.append(here.warning(f"a {kind!r} item {said}: not in the views, kept in the source "
                                               "(unmapped)"))  # fmt: skip
-            self.unmapped[_place(here)] = dict(item)
+            self.unmapped[self._place(here)] = dict(item)
             return
         role, blocks, mapped = reader(self, item, here)
         extra = {key: value for key, value in item.items() if key not in mapped}
         if extra:
-            self.unmapped[_place(here)] = extra
-        if role is not None:
-            check_blocks(blocks, here)
-            self._append(role, blocks, here)
+            self.unmapped[self._place(here)] = extra
+        if role is None:
+            return
+        check_blocks(blocks, here)
+        if kind == "message" and role == "user":
+            self._heard(blocks)
+        if self.restart is not None:
+            if role == "user":  # sent after the history that replaced the conversation, before the next reply
+                if kind == "message":
+                    self.restart["opening"].extend(blocks)
+                else:
+                    said = "answers no call of the history sent: not in the views, kept in the source (unmapped)"
+                    self.warnings.append(here.warning(f"a {kind!r} item after a compaction {said}"))
+                    self.unmapped[self._place(here)] = dict(item)
+                return
+            self._restarted()
+        self._append(role, blocks, here)
+
+    def _place(self, here: Where) -> str:
+        """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
+        items are each a record's ``payload`` (or, in an older rollout, a line); ``input[3]`` in a request."""
+        if self.by_line:
+            return f"line {here.line} {here.field.removeprefix('payload').lstrip('.')}".rstrip()
+        return here.field
+
+    def _heard(self, blocks: list[dict[str, Any]]) -> None:
+        """Note a user message (its ``blocks``) as Codex's compaction tells them: the context it sends (an
+        ``<environment_context>``, the ``AGENTS.md`` instructions, ...), or the user's words (``asked``)."""
+        texts = [block["text"] for block in blocks if block["type"] == "text"]
+        if any(text.lstrip().lower().startswith(_CONTEXT_TAGS) for text in texts):
+            if not self.asked and not self.compactions and self.restart is None:
+                self.context.extend(blocks)
+        elif not "".join(texts).startswith(f"{_SUMMARY_PREFIX}\n"):  # a summary is not the user's (is_summary_message)
+            self.asked.append("".join(texts))
+
+    def compact(self, payload: Mapping[str, Any], here: Where, at: Any) -> None:
+        """Codex compacted the conversation here (a ``compacted`` record's ``payload``, at ``here``): each request
+        after it was sent the history that replaced the conversation, then the items that came after.
+
+        That history is the record's ``replacement_history`` when it has one; before Codex wrote it, the history
+        Codex built from the record's ``message`` (``build_compacted_history`` in openai/codex ``compact.rs``) and
+        rebuilt the same way on resume (``rollout_reconstruction.rs``): the context it sent before the user's first
+        message, then, when the message begins with its summary prefix, the user's messages (the newest that fit
+        20,000 tokens) and the message; before that prefix, one message bridging the user's messages and the
+        summary (``templates/compact/history_bridge.md``)."""
+        message = payload.get("message", "")
+        if not isinstance(message, str):
+            raise here.at("message").error(f"expected the summary's text, got {type_name(message)}")
+        if self.restart is not None:
+            self.warnings.append(here.warning(f"a compaction right after the one at line {self.restart['line']}, "
+                                              "with no request between: the views restart from this one"))  # fmt: skip
+            self.restart = None
+        if self.turns and self.turns[-1]["role"] == "assistant":
+            self.turns.append({"role": "user", "content": None})  # nothing was sent after that reply
+            self.starts.append(here)
+            self.calls, self.answered = {}, []
+        opening: list[dict[str, Any]] = []
+        self.restart = {"step": len(self.turns) // 2, "opening": opening, "line": here.line}
+        self.restart_at = Where(here.path, here.line)
+        if isinstance(at, str):
+            self.restart["at"] = at
+        replacement = payload.get("replacement_history")
+        if replacement is not None:
+            if not isinstance(replacement, list):
+                raise here.at("replacement_history").error(f"expected a list of items, got {type_name(replacement)}")
+            opening += self._replaced(replacement, here.at("replacement_history"))
+            return
+        opening += (dict(block) for block in self.context)
+        if message.startswith(f"{_SUMMARY_PREFIX}\n"):
+            self.asked = _kept_messages(self.asked, here, self.warnings)
+            opening += ({"type": "text", "text": text} for text in [*self.asked, message])
+            return
+        asked = "\n\n".join(self.asked) if self.asked else "(none)"
+        if len(asked.encode("utf-8")) > 4 * _KEPT_TOKENS:
+            self.warnings.append(here.warning(_CUT.format(what="the user's messages it bridged")))
+        bridge = _BRIDGE.format(asked=asked, summary=message or "(no summary available)")
+        self.asked = [bridge]
+        opening.append({"type": "text", "text": bridge})
+
+    def _replaced(self, items: list[Any], here: Where) -> list[dict[str, Any]]:
+        """The opening of a compaction's ``replacement_history`` (at ``here``): its user messages, as blocks of one
+        user turn (its developer messages are the system prompt's); any other item is kept in the source."""
+        opening: list[dict[str, Any]] = []
+        self.asked = []
+        for i, item in enumerate(items):
+            at = here.at(f"[{i}]")
+            if not isinstance(item, Mapping):
+                raise at.error(f"expected an item (an object), got {type_name(item)}")
+            kind = item.get("type", "message" if "role" in item else None)
+            if kind == "message" and item.get("role") in ("user", "developer", "system"):
+                _, blocks, mapped = self._message(item, at)
+                check_blocks(blocks, at)
+                self._heard(blocks)
+                opening.extend(blocks)
+                if extra := {key: value for key, value in item.items() if key not in mapped}:
+                    self.unmapped[self._place(at)] = extra
+                continue
+            said = "is not a user message, and the views restart from one user turn"
+            self.warnings.append(at.warning(f"a {kind!r} item of the history that replaced the conversation {said}: "
+                                            "not in the views, kept in the source (unmapped)"))  # fmt: skip
+            self.unmapped[self._place(at)] = item
+        return opening
+
+    def _restarted(self) -> None:
+        """The last compaction, its opening read: a request was sent after it (or none, at the end)."""
+        restart, self.restart = self.restart, None
+        if restart is None:
+            return
+        if not restart["opening"]:
+            said = "holds no user message, nor any after it before the next reply: the views go on from before it"
+            self.warnings.append(self.restart_at.warning(f"the history of this compaction {said}"))
+            return
+        self.compactions.append(restart)
 
     def _append(self, role: str, blocks: list[dict[str, Any]], here: Where) -> None:
         if self.turns and self.turns[-1]["role"] == role:
@@ -378,6 +533,8 @@ class _Conversation:
                 self.warnings.append(where.warning(f"call {call} has no output before the next reply"))
 
     def _system(self, text: str, here: Where) -> None:
+        if (self.compactions or self.restart is not None) and text in self.system:
+            return  # the context Codex sends again after a compaction: the system prompt holds it
         if self.turns:
             moved = "a developer or system message after the conversation began is moved into the system prompt"
             self.warnings.append(here.warning(moved))
@@ -394,6 +551,7 @@ class _Conversation:
         end: Mapping[str, Any] | None = None,
     ) -> Run:
         """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...)."""
+        self._restarted()
         turns = self.turns
         if not turns:
             raise where.error("the conversation has no user or assistant message")
@@ -417,6 +575,7 @@ class _Conversation:
             request=request,
             summarise=summarise,
             warnings=self.warnings,
+            compactions=self.compactions,
             end=end,
         )
 
@@ -446,7 +605,7 @@ class _Conversation:
             if not isinstance(text, str):
                 raise here.at("text").error(f"expected text, got {type_name(text)}")
             if any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
-                self.unmapped[_place(here)] = dict(part)
+                self.unmapped[self._place(here)] = dict(part)
             return {"type": "text", "text": text}
         if kind == "input_image" and isinstance(part.get("image_url"), str):
             block = url_image(part["image_url"])
@@ -517,12 +676,69 @@ class _Conversation:
         return "assistant", [block], mapped if item.get("content") else mapped | {"content"}
 
 
-def _place(here: Where) -> str:
-    """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose items
-    are each a record's ``payload``; ``input[3]`` in a request."""
-    if here.field == "payload" or here.field.startswith("payload."):
-        return f"line {here.line} {here.field.removeprefix('payload').lstrip('.')}".rstrip()
-    return here.field
+_CONTEXT_TAGS = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# agents.md instructions for",
+    "<skill>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<context_update>",
+)
+"""How a user message Codex sends as context, not as the user's words, begins (after white space, in lower case):
+what its compaction leaves out of the user's messages it keeps (``is_session_prefix``, ``is_user_instructions``,
+``is_skill_instructions`` and ``is_user_shell_command_text`` of openai/codex, over its versions)."""
+
+_SUMMARY_PREFIX = (
+    "Another language model started to solve this problem and produced a summary of its thinking process. You also "
+    "have access to the state of the tools that were used by that language model. Use this to build on the work that "
+    "has already been done and avoid duplicating work. Here is the summary produced by the other language model, use "
+    "the information in this summary to  assist with your own analysis:"
+)
+"""The text before the summary in the message Codex sends after a compaction (openai/codex
+``codex-rs/core/templates/compact/summary_prefix.md`` at 50a53333786249f03284067b997c41d84365c7cd, its two spaces
+included); a ``compacted`` record's ``message`` that begins with it and a line break was written by a Codex that
+keeps the user's messages one by one."""
+
+_BRIDGE = (
+    "You were originally given instructions from a user over one or more turns. Here were the user messages:\n\n"
+    "{asked}\n\nAnother language model started to solve this problem and produced a summary of its thinking process. "
+    "You also have access to the state of the tools that were used by that language model. Use this to build on the "
+    "work that has already been done and avoid duplicating work. Here is the summary produced by the other language "
+    "model, use the information in this summary to assist with your own analysis:\n\n{summary}"
+)
+"""The one message an older Codex sent after a compaction in place of the conversation
+(``codex-rs/core/templates/compact/history_bridge.md``, as ``codex-rs/core/tests/suite/compact_resume_fork.rs``
+shows it sent)."""
+
+_KEPT_TOKENS = 20_000
+"""The most tokens of the user's messages Codex keeps through a compaction (``COMPACT_USER_MESSAGE_MAX_TOKENS``),
+counted as it counts them: 4 bytes a token, rounded up (``approx_token_count``)."""
+
+_CUT = (
+    "{what} are over the 20,000 tokens Codex keeps through a compaction: Codex cut them to fit, and the opening the "
+    "views restart from holds them whole"
+)
+
+
+def _kept_messages(asked: list[str], here: Where, warnings: list[RunWarning]) -> list[str]:
+    """The user's messages Codex keeps through a compaction: the newest that fit in ``_KEPT_TOKENS``, in order
+    (``build_compacted_history_with_limit`` in openai/codex ``codex-rs/core/src/compact.rs`` at
+    0100b103625752f6a10c21b79a8c423761dc4c6a); the one it cut to fit is kept whole, with a warning."""
+    kept: list[str] = []
+    remaining = _KEPT_TOKENS
+    for message in reversed(asked):
+        if remaining == 0:
+            break
+        kept.append(message)
+        tokens = (len(message.encode("utf-8")) + 3) // 4
+        if tokens > remaining:
+            warnings.append(here.warning(_CUT.format(what="the user's messages it kept")))
+            break
+        remaining -= tokens
+    kept.reverse()
+    return kept
 
 
 def _call_id(item: Mapping[str, Any], here: Where, *keys: str) -> str:
