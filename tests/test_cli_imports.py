@@ -629,3 +629,19 @@ def test_import_show_and_html_count_one_step_and_one_call_in_the_singular(tmp_pa
     for out in outputs:
         assert "1 steps" not in out and "1 model calls" not in out
     assert "1 step \u00b7 1 model call" in outputs[0] and "1 model call" in outputs[1] and "1 step" in outputs[2]
+
+
+def test_decide_names_the_file_of_a_sub_agents_replies() -> None:
+    """A real session's sub-agent (``--run 1``) has its replies in its own transcript beside the session's: ``decide``
+    says the line is of that file, by name in the title and by path in ``--json`` (``file``), and names none for the
+    session's own run, whose lines are of the file given."""
+    path = real.REAL / "claude-code" / "jessitron-claude-log" / "episode-8-before.jsonl"
+    agent = path.with_suffix("") / "subagents" / "agent-ae20659fd0f63295e.jsonl"
+    _, out, _ = run_cli("decide", str(path), "--run", "1", "--width", "200")
+    assert out.startswith("call 1 of 19 \u00b7 step 0 \u00b7 line 3 of agent-ae20659fd0f63295e.jsonl ")
+    rows = json.loads(run_cli("decide", str(path), "--run", "1", "--json")[1])
+    lines = agent.read_text(encoding="utf-8").split("\n")
+    for row in rows:
+        assert Path(row["file"]).resolve() == agent.resolve()
+        assert json.loads(lines[row["line"] - 1])["type"] == "assistant"
+    assert {row["file"] for row in json.loads(run_cli("decide", str(path), "--json")[1])} == {None}

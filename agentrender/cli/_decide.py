@@ -7,15 +7,17 @@ The rule that fired and the fields that disagree are ``views.explain_decide`` an
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender._words import number_ranges, plural
-from agentrender.cli._inputs import CliError, load_reply
-from agentrender.cli._show import Folder
+from agentrender.cli._inputs import CliError, load_reply, resolve
+from agentrender.cli._show import Folder, shown_path
 from agentrender.cli._term import (
     AGREE,
     DISAGREE,
@@ -47,6 +49,8 @@ class Reply:
     line: int = 0
     """The line of the file the reply was read from (``ModelCall.line``: the run file's, or the imported history's;
     0 for a reply file, or a file that holds no lines)."""
+    file: str = ""
+    """That file, when it is not the one the user gave (a sub-agent's transcript beside a Claude Code session's)."""
     compare: bool = False
     """The reply is its step's last, so the step's recorded decision came from it: compare them."""
     superseded: bool = False
@@ -67,6 +71,7 @@ class Reply:
             "label": self.label,
             "step": self.step,
             "line": self.line,
+            "file": self.file or None,
             "stop_reason": response.stop_reason,
             "rule": explanation.rule,
             "args": explanation.args,
@@ -104,6 +109,13 @@ def reply_of_file(name: str) -> list[Reply]:
     return [Reply(label=name, explanation=explain_decide(load_reply(name)))]
 
 
+def _same_file(path: str, given: Path) -> bool:
+    try:
+        return os.path.samefile(path, given)
+    except OSError:
+        return os.path.abspath(path) == os.path.abspath(given)
+
+
 def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
     """The replies of ``run`` (read from ``name``); with ``step``, only those captured for that step."""
     recorded = {item.index: item.decision for item in run.steps}
@@ -116,6 +128,9 @@ def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
         raise CliError(f"{name}: no model call was captured for step {step}; --step takes a step with one: {which}")
     out = []
     total = len(run.model_calls)
+    # a run of a file beside the one given (a sub-agent's transcript) has its calls at that file's lines
+    elsewhere = shown_path(run.path) if run.path and not _same_file(run.path, resolve(name)) else ""
+    at = f" of {Path(elsewhere).name}" if elsewhere else ""  # the title says the name; --json gives the path
     for number, call in enumerate(run.model_calls):
         if step is not None and call.step != step:
             continue
@@ -123,7 +138,8 @@ def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
         out.append(
             Reply(
                 label=f"call {number + 1} of {total} \u00b7 step {call.step}"
-                + (f" \u00b7 line {call.line}" if call.line else ""),
+                + (f" \u00b7 line {call.line}{at}" if call.line else ""),
+                file=elsewhere if call.line else "",
                 explanation=explain_decide(call.response, answered=answered_tool_uses(run, call.step)),
                 step=call.step,
                 line=call.line,
