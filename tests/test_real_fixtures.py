@@ -142,6 +142,22 @@ def test_every_real_file_loads_through_the_one_entry_point(entry):
     assert runs
 
 
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))
+def test_the_white_space_warning_names_the_line_of_a_block_it_left_out(entry):
+    """The warning of reply text blocks of white space only left out names the line of the first of them (a reply's
+    record holding one), not the thread's first line."""
+    for run in claude_code_runs(entry):
+        for warning in run.warnings:
+            if "of white space only left out" not in warning.text:
+                continue
+            # a forked agent's chain holds records of the session's file: the warning names the file too
+            lines = Path(warning.path).read_text(encoding="utf-8").split("\n")
+            record = json.loads(lines[warning.line - 1])
+            assert record["type"] == "assistant", (run.run_id, warning.line)
+            blocks = record["message"]["content"]
+            assert any(b.get("type") == "text" and not b.get("text", "").strip() for b in blocks), warning.line
+
+
 @pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
 def test_each_model_call_is_at_the_line_of_its_file_that_holds_its_reply(entry):
     """Each model call's ``line`` (what ``decide`` and ``check`` point a user to) is a line of the file its run was

@@ -1079,6 +1079,8 @@ class _Segment:
         self.calls: list[_Reply] = []
         self.dropped = 0
         """Whitespace-only text blocks of replies, which Claude Code does not send back (the API refuses them)."""
+        self.dropped_at: Where | None = None
+        """Where the first of them is (its file: a forked agent's chain holds records of the session's)."""
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         self.first_line = 0
         """The line of the part's first message record."""
@@ -1095,14 +1097,15 @@ class _Segment:
     def state(self) -> tuple[Any, ...]:
         """What ``restore`` needs to undo whatever is added after this."""
         return (len(self.turns), len(self.records), len(self.calls), len(self.models), tuple(self.warnings),
-                self.skipped.copy(), self.unread.copy(), self.dropped, self.first_line, self.ended_on,
-                self.commands_last, self._owned, self._results)  # fmt: skip
+                self.skipped.copy(), self.unread.copy(), self.dropped, self.dropped_at, self.first_line,
+                self.ended_on, self.commands_last, self._owned, self._results)  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         """Undo what was added since ``state()`` gave ``state``: the turns after it go (they are made again, never
         changed: a run made before holds them)."""
         turns, records, calls, models, warnings, skipped, unread = state[:7]
-        self.dropped, self.first_line, self.ended_on, self.commands_last, self._owned, self._results = state[7:]
+        self.dropped, self.dropped_at, self.first_line, self.ended_on = state[7:11]
+        self.commands_last, self._owned, self._results = state[11:]
         del self.turns[turns:], self.records[records:], self.calls[calls:], self.models[models:]
         self.warnings, self.skipped, self.unread = RunWarnings(warnings), skipped.copy(), unread.copy()
 
@@ -1207,6 +1210,7 @@ class _Segment:
                 for block in member.blocks:
                     if _blank(block):
                         self.dropped += 1
+                        self.dropped_at = self.dropped_at or Where(path, member.line)
                         continue
                     if block["type"] == "tool_use":
                         if block.get("id") in seen:
@@ -1444,6 +1448,7 @@ class _Conversation:
         skipped: Counter[str] = Counter()
         unread: Counter[str] = Counter()
         dropped = 0
+        dropped_at: Where | None = None
         turns = self.turns
         single = len(thread.segments) == 1  # one part: its lists as they are (a follower reads the main one on)
         for number, segment in enumerate(thread.segments):
@@ -1456,6 +1461,7 @@ class _Conversation:
             skipped.update(segment.skipped)
             unread.update(segment.unread)
             dropped += segment.dropped
+            dropped_at = dropped_at or segment.dropped_at
             if not segment.turns:
                 if number:
                     self.warnings.append(
@@ -1494,11 +1500,12 @@ class _Conversation:
         """The reply of the failed request the thread ends on, if it ends on one."""
         self.commands_last = last is not None and last.commands_last
         """Whether the last turn holds local commands only: run after the last reply, and sent with no request."""
-        if dropped:
+        if dropped_at is not None:
+            first = "" if dropped == 1 else ", the first on this line"
             self.warnings.append(
-                Where(path, thread.segments[0].first_line).warning(
-                    f"{dropped} text block(s) of white space only left out of the replies: Claude Code records them "
-                    'but does not send them back, as the Messages API refuses them ("text content blocks must '
+                dropped_at.warning(
+                    f"{dropped} text block(s) of white space only left out of the replies{first}: Claude Code records "
+                    'them but does not send them back, as the Messages API refuses them ("text content blocks must '
                     'contain non-whitespace text")'
                 )
             )
