@@ -461,13 +461,14 @@ def test_an_as_sent_tool_use_is_labelled_with_its_inputs_json_bytes(tmp_path: Pa
 @pytest.mark.parametrize(
     ("at", "said"),
     [
-        (3, "every one of the 3 results in full, as sent"),
+        (3, "every one of the 4 results in full, as sent"),  # step 1 made two calls: its turn holds two results
         (6, "its one result in full, as sent: no window, no cap; the 5 steps before the compaction are not in it"),
         (7, "the 5 steps before the compaction are not in it; nothing answered the last reply"),
     ],
 )
 def test_the_window_of_an_as_sent_view_counts_the_results_the_view_holds(at: int, said: str) -> None:
-    """After a compaction the view holds only the results since it; at the end, the last reply went unanswered."""
+    """The results the view holds are counted (two parallel calls' are two); after a compaction the view holds only
+    the results since it; at the end, the last reply went unanswered."""
     status, out, _ = run_cli("show", SESSION, "--at", str(at))
     assert status == 0
     window = " ".join(out.split("window", 1)[1].split("replay key", 1)[0].split())

@@ -84,8 +84,9 @@ def test_as_sent_a_turn_of_several_is_as_sent() -> None:
 @pytest.mark.skipif(not SESSION.is_file(), reason=f"{SESSION} is not in this checkout")
 def test_show_under_the_contract_labels_a_turn_of_parallel_results_as_summaries() -> None:
     """``show --recent-results 2`` of the real session prints the two results of step 5 (outside the window) as
-    summaries, the first with what the model did not see, where it printed them "as sent"; the header's claim (31
-    earlier as summaries) is what the turns show."""
+    summaries, the first with what the model did not see, where it printed them "as sent"; the header's claim (the
+    results of the 31 steps before the window as summaries: it counts steps, as the window does, since a step's turn
+    holds the results of its parallel calls) is what the turns show."""
     code, out, err = run_cli("show", str(SESSION), "--recent-results", "2", "--width", "150", "--color", "never")
     assert code == 0, err
     lines = [line.rstrip() for line in out.splitlines()]
@@ -95,7 +96,10 @@ def test_show_under_the_contract_labels_a_turn_of_parallel_results_as_summaries(
         "  ▌ ✂ hidden from the model: the full result, 47 bytes (it saw the summary)",
         "  ▌ summary  (no summary)  12 bytes",
     ]
-    assert "31 earlier as summaries" in out
+    header = out[out.rindex("\nwindow ") :]  # the header after the turns, whose labels say "the window" too
+    window = " ".join(header.split("window", 1)[1].split("replay key", 1)[0].split())
+    assert window.startswith("the results of the last 2 steps of 33 in full, each capped at 16,384 bytes; those of ")
+    assert "those of the 31 steps before as summaries" in window
     assert "as sent  (no summary)" not in out
 
 

@@ -22,6 +22,7 @@ from agentrender._display.said import (
 )
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
+from agentrender._types import Message
 from agentrender._words import plural
 from agentrender.cli._term import (
     FAILED,
@@ -357,18 +358,28 @@ def _view_facts(view: View) -> Table:
         grid.add_row("shown", Text(clean(mode, one_line=True), style="bold"))
     results, window = view.rendered_count, view.full_count
     summaries = results - window
+    blocks, several = _tool_results(view.messages)
     if view.views.mode == "as sent":
         # the steps in the view's messages (the opening, then two messages a step, one for a step the
         # conversation ended on): those since the compaction it restarts from
         in_view = (view.message_count - 1 + view.ended) // 2
-        shown = in_view - view.ended
-        every = {0: "no results", 1: "its one result in full"}.get(shown, f"every one of the {shown:,} results in full")
+        every = {0: "no results", 1: "its one result in full"}.get(
+            blocks, f"every one of the {blocks:,} results in full"
+        )
         said = f"{every}, as sent: no window, no cap"
         if in_view != results:
             before = results - in_view
             said += f"; the {plural(before, 'step')} before the compaction {'is' if before == 1 else 'are'} not in it"
         if view.ended:
             said += "; nothing answered the last reply"
+        summaries = 0
+    elif several:  # the window counts steps, and a step's turn holds the results of each of its parallel calls
+        said = (
+            f"the results of the last {plural(window, 'step')} of {results:,} in full, each capped at "
+            f"{view.options.result_bytes:,} bytes"
+        )
+        if summaries:
+            said += f"; those of the {plural(summaries, 'step')} before as summaries"
         summaries = 0
     else:
         said = f"the last {window:,} of {results:,} results in full, each capped at {view.options.result_bytes:,} bytes"
@@ -390,6 +401,18 @@ def _view_facts(view: View) -> Table:
     if view.ended:
         grid.add_row("end", Text(ENDED_TEXT))
     return grid
+
+
+def _tool_results(messages: Sequence[Message]) -> tuple[int, bool]:
+    """How many results the user turns of ``messages`` hold, and whether one turn holds several (the results of
+    parallel tool calls, as an imported run's turns may)."""
+    count, several = 0, False
+    for message in messages:
+        if message.role == "user":
+            held = sum(block.type == "tool_result" for block in message.content)
+            count += held
+            several = several or held > 1
+    return count, several
 
 
 def _first_line(said: str) -> Text:
