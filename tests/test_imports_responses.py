@@ -137,6 +137,88 @@ def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Pa
     assert run.end is not None and run.end["status"] == "completed"
 
 
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_each_reply_of_a_real_codex_session_is_a_model_call_with_the_token_counts_after_it(
+    entry: dict[str, Any],
+) -> None:
+    """Every reply of a real rollout (its items up to the ``token_count`` written after them) is a model call of the
+    step it decided, at the line of its last item: its blocks the step's reply, its model the ``turn_context``'s, its
+    token counts the ``last_token_usage`` after it in the Messages API's names (input not read from the cache, read
+    from it, output; the others as they are), no stop reason (the rollout says none)."""
+    path = real.REAL / entry["path"]
+    expected = []  # (line of the reply's last item, its counts, its model, its items), read off the records
+    model, last, items = None, 0, []
+    for line, record in records(path):
+        payload = record["payload"]
+        if record["type"] == "turn_context":
+            model = payload["model"]
+        elif record["type"] == "response_item" and is_reply(payload) and payload["type"] != "web_search_call":
+            last = line
+            items.append(payload)
+        elif record["type"] == "event_msg" and payload["type"] == "token_count" and payload["info"] and items:
+            expected.append((last, payload["info"]["last_token_usage"], model, items))
+            items = []
+    (run,) = load_runs(path)
+    assert len(run.model_calls) == len(expected) == len(run.steps)
+    for step, (call, (line, counts, model, items)) in enumerate(zip(run.model_calls, expected, strict=True)):
+        assert (call.step, call.line, call.response.model, call.response.stop_reason) == (step, line, model, "")
+        assert call.response.usage == {
+            "input_tokens": counts["input_tokens"] - counts["cached_input_tokens"],
+            "cache_read_input_tokens": counts["cached_input_tokens"],
+            "output_tokens": counts["output_tokens"],
+            "reasoning_output_tokens": counts["reasoning_output_tokens"],
+            "total_tokens": counts["total_tokens"],
+        }
+        reply = [{"content": [block.to_dict() for block in call.response.content]}]
+        assert tokens_of_view(reply) == tokens_of_items(items), step
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_decide_explains_each_reply_of_a_real_codex_session_and_agrees_with_its_steps(entry: dict[str, Any]) -> None:
+    """``decide`` on a real rollout explains every reply (it said no model reply was captured), each one agreeing
+    with the decision the run recorded for its step."""
+    path = str(real.REAL / entry["path"])
+    code, out, err = run_cli("decide", path, "--width", "120")
+    (run,) = load_runs(path)
+    assert code == 0, err
+    assert out.count("✓ agrees with the decision the run recorded") == len(run.model_calls) == len(run.steps) > 0
+
+
+def test_replies_of_one_turn_are_model_calls_of_its_step_each_with_its_model_and_id(tmp_path: Path) -> None:
+    """Two replies with no input between (a token_count after each) are two model calls of the same step, the first
+    with its items' blocks, the second with the rest; a reply's model is the last turn_context's before it, its id
+    its item's; a reply with no token_count after it has no usage, and a token_count Codex writes again after the
+    input (the same counts) is no reply's."""
+    counts = {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "total_tokens": 13}
+    tokens = {"record": "event_msg", "payload": {"type": "token_count", "info": {"last_token_usage": counts}}}
+    path = write_rollout(
+        tmp_path / "rollout.jsonl",
+        [
+            user("hi"),
+            {"type": "message", "role": "assistant", "id": "msg_1", "content": [{"type": "output_text", "text": "a"}]},
+            tokens,
+            {"record": "turn_context", "payload": {"model": "gpt-y"}},
+            call("c1"),
+            tokens,
+            output("c1"),
+            tokens,
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+        ],
+    )
+    run = from_responses(path)
+    first, second, third = run.model_calls
+    assert (first.step, second.step, third.step) == (0, 0, 1)
+    assert (first.line, second.line, third.line) == (4, 7, 11)
+    assert [block.type for block in first.response.content] == ["text"]
+    assert [block.type for block in second.response.content] == ["tool_use"]
+    assert (first.response.id, first.response.model, second.response.id, second.response.model) == (
+        "msg_1", "gpt-x", "", "gpt-y"
+    )  # fmt: skip
+    assert first.response.usage == {"input_tokens": 6, "cache_read_input_tokens": 4, "output_tokens": 3,
+                                    "total_tokens": 13}  # fmt: skip
+    assert third.response.usage is None and third.response.model == "gpt-y"
+
+
 def write_rollout(path: Path, items: list[dict[str, Any]], *, meta: dict[str, Any] | None = None) -> Path:
     """A Codex rollout of ``items``, after a session_meta (with base instructions) and a turn_context."""
     session = meta if meta is not None else {"id": "s-1", "base_instructions": {"text": "You are Codex."}}

@@ -11,7 +11,10 @@
   the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
   ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
   "instructions", "git"}`` and each line after it an item (``codex-rs/core/src/rollout.rs`` before
-  ``RolloutItem``), is read the same way, its lines as those records;
+  ``RolloutItem``), is read the same way, its lines as those records. Each reply Codex received (its items up to
+  the ``token_count`` event after them) is a model call of the step it decided (``_Conversation.model_calls``), at
+  the line of its last item, with the model of the ``turn_context`` before it and the token counts of that event
+  (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
   under ``request`` or ``body``;
 - a ``.jsonl`` log of request bodies, one a line: a run per conversation (its requests told by their first item),
@@ -55,11 +58,14 @@ from agentrender.imports.conversation import (
     check_alternation,
     check_blocks,
     checked_run,
+    model_call,
     own_copy,
     tool_input,
 )
 from agentrender.imports.openai import chat_request, url_image
 from agentrender.runfile import Run, RunWarning, RunWarnings
+from agentrender.runfile.replies import check_reply
+from agentrender.runfile.schema import is_count
 
 __all__ = ["from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
 
@@ -200,6 +206,7 @@ def _codex_run(
     """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
     rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
     conversation = _Conversation(notes, by_line=True)
+    conversation.receiving = True  # each reply in a rollout is one Codex received
     records: list[dict[str, Any]] = []
     session: Mapping[str, Any] | None = None
     request: dict[str, Any] = {}
@@ -228,8 +235,13 @@ def _codex_run(
             raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
         elif kind == "session_meta" and session is None:
             session = payload
-        elif kind == "turn_context" and "model" not in request and isinstance(payload.get("model"), str):
-            request["model"] = payload["model"]
+        elif kind == "turn_context" and isinstance(payload.get("model"), str):
+            request.setdefault("model", payload["model"])
+            conversation.model = payload["model"]  # the model of the replies after it
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info")
+            if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
+                conversation.replied(info["last_token_usage"])  # the counts of the reply just received
         elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
             lifecycle = (str(payload["type"]), payload)
         elif kind == "compacted":
@@ -375,6 +387,9 @@ class _Conversation:
         self.restart_at = Where("")  # where its record is
         self.context: list[dict[str, Any]] = []  # the context Codex sent before the user's first message
         self.asked: list[str] = []  # the user's messages in the history Codex holds (its collect_user_messages)
+        self.replies: list[_Reply] = []  # the replies received, when the items are (``receiving``)
+        self.receiving = False  # whether the assistant items read now are replies received (a rollout's, a response's)
+        self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
 
     def add(self, item: Any, here: Where) -> None:
         """Read one item (at ``here``) into the conversation."""
@@ -399,6 +414,8 @@ class _Conversation:
         check_blocks(blocks, here)
         if kind == "message" and role == "user":
             self._heard(blocks)
+        if role == "user":
+            self.replied()
         if self.restart is not None:
             if role == "user":  # sent after the history that replaced the conversation, before the next reply
                 if kind == "message":
@@ -410,6 +427,8 @@ class _Conversation:
                 return
             self._restarted()
         self._append(role, blocks, here)
+        if role == "assistant" and self.receiving:
+            self._received(blocks, item.get("id"), here)
 
     def _place(self, here: Where) -> str:
         """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
@@ -441,6 +460,7 @@ class _Conversation:
         message = payload.get("message", "")
         if not isinstance(message, str):
             raise here.at("message").error(f"expected the summary's text, got {type_name(message)}")
+        self.replied()
         if self.restart is not None:
             self.warnings.append(here.warning(f"a compaction right after the one at line {self.restart['line']}, "
                                               "with no request between: the views restart from this one"))  # fmt: skip
@@ -525,6 +545,47 @@ class _Conversation:
                     self.warnings.append(here.warning(said))
                 self.answered.append(block["tool_use_id"])
 
+    def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
+        """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
+        part of the reply being received, or the first of a new one (the reply before it ended: ``replied``)."""
+        turn = len(self.turns) - 1
+        end = len(self.turns[turn]["content"])
+        reply = self.replies[-1] if self.replies else None
+        if reply is None or reply.done or reply.turn != turn:
+            reply = _Reply(turn, end - len(blocks), self.model)
+            self.replies.append(reply)
+        reply.end, reply.line = end, here.line
+        if isinstance(item_id, str) and item_id:
+            reply.item_id = item_id
+
+    def replied(self, usage: Mapping[str, Any] | None = None) -> None:
+        """The reply being received (if any) ended: its token counts were written (``usage``, the Responses API's),
+        or a user's item came after it."""
+        if self.replies and not self.replies[-1].done:
+            self.replies[-1].done = True
+            if usage is not None:
+                self.replies[-1].usage = _usage(usage)
+
+    def model_calls(self, path: str) -> tuple[list[dict[str, Any]], list[int]]:
+        """A model call record for each reply received, and the line of each (its last item's); a reply that is not
+        a ``Message`` a run file can hold is named in a warning and left out."""
+        calls: list[dict[str, Any]] = []
+        lines: list[int] = []
+        for reply in self.replies:
+            content = self.turns[reply.turn]["content"]
+            if reply.start or reply.end != len(content):
+                content = content[reply.start : reply.end]
+            call = model_call((reply.turn - 1) // 2, content, reply_id=reply.item_id, model=reply.model,
+                              finish=reply.stop, usage=reply.usage)  # fmt: skip
+            try:
+                check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
+            except ValueError as error:
+                self.warnings.append(Where(path, reply.line).warning(f"{error}: the reply is not kept as a model call"))
+                continue
+            calls.append(call)
+            lines.append(reply.line)
+        return calls, lines
+
     def _unanswered(self) -> None:
         """Warn of each call of the last assistant turn that no output after it answers, once the next reply comes."""
         answered = set(self.answered)
@@ -567,8 +628,12 @@ class _Conversation:
         if self.unmapped:
             origin["unmapped"] = self.unmapped
         origin["converted"] = CONVERTED
+        calls, call_lines = self.model_calls(where.path)
         return checked_run(
             turns,
+            calls=calls,
+            call_lines=call_lines,
+            replies_checked=True,  # each reply, by model_calls
             where=where,
             run_id=run_id,
             source=origin,
@@ -674,6 +739,42 @@ class _Conversation:
                  "signature": signature if isinstance(signature, str) else ""}  # fmt: skip
         mapped = _REASONING if isinstance(signature, str) or signature is None else _REASONING - {"encrypted_content"}
         return "assistant", [block], mapped if item.get("content") else mapped | {"content"}
+
+
+class _Reply:
+    """A reply received, as the conversation holds it: its blocks (``start`` to ``end`` of its turn's), the line of
+    its last item, and what the source says of it."""
+
+    __slots__ = ("done", "end", "item_id", "line", "model", "start", "stop", "turn", "usage")
+
+    def __init__(self, turn: int, start: int, model: Any) -> None:
+        self.turn, self.start, self.end, self.line = turn, start, start, 0
+        self.model = model
+        self.item_id: Any = None  # the id of the last of its items that has one
+        self.stop: Any = None  # its finish reason, where the source says it
+        self.usage: dict[str, Any] | None = None
+        self.done = False  # no item after it is part of it
+
+
+def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
+    """The Responses API's token counts of a reply (a response's ``usage``, Codex's ``last_token_usage``) in the
+    Messages API's names: its input tokens not read from the cache (``input_tokens``, which the Responses API counts
+    with them) and read from it (``cache_read_input_tokens``: ``cached_input_tokens``,
+    ``input_tokens_details.cached_tokens``), its ``output_tokens``; any other count kept under its own name."""
+    given: Any = counts.get("input_tokens")
+    cached: Any = counts.get("cached_input_tokens")
+    details = counts.get("input_tokens_details")
+    if cached is None and isinstance(details, Mapping):
+        cached = details.get("cached_tokens")
+    usage: dict[str, Any] = {}
+    if is_count(given) and is_count(cached) and cached <= given:
+        usage["input_tokens"] = given - cached
+    elif given is not None:
+        usage["input_tokens"] = given  # as it is: check_reply names one that is not a count
+    if is_count(cached):
+        usage["cache_read_input_tokens"] = cached
+    usage.update((key, value) for key, value in counts.items() if key not in ("input_tokens", "cached_input_tokens"))
+    return usage
 
 
 _CONTEXT_TAGS = (
