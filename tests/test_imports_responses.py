@@ -592,3 +592,73 @@ def test_an_older_codex_rollout_of_bare_items_reads_as_its_session(tmp_path: Pat
     with pytest.raises(RunFileError) as caught:
         load_runs(path)
     assert str(caught.value).startswith(f"{path}:10: call_id: expected the call's id"), str(caught.value)
+
+
+def logged_pair(input_items: list[dict[str, Any]], output: list[dict[str, Any]], **response: Any) -> dict[str, Any]:
+    """A request body of ``input_items`` and the Responses API response logged beside it, its ``output``."""
+    given = {"id": "resp_1", "object": "response", "model": "gpt-4.1-2025", "status": "completed", "output": output}
+    return {"request": {"model": "gpt-4.1", "input": input_items}, "response": {**given, **response}}
+
+
+def answer(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+ASKED = [user("List the files."), call("c1"), output("c1"), user("thanks")]
+
+
+def test_the_response_logged_beside_a_request_is_its_last_reply_and_a_model_call(tmp_path: Path) -> None:
+    """A request logged with its Responses API response: the response's output is the last step's reply (it was
+    left in the log, unread and unsaid), a model call of that step with the response's id, model and token counts in
+    the Messages API's names (input not cached, cached, output; the others kept), no stop reason for one completed."""
+    usage = {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 20}, "output_tokens": 5,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 55}  # fmt: skip
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps(logged_pair(ASKED, [answer("You're welcome!")], usage=usage)), encoding="utf-8")
+    run = agentrender.load(path)
+    assert len(run.steps) == 2 and run.steps[1].decision.reason == "You're welcome!"
+    (made,) = run.model_calls
+    assert (made.step, made.line, made.response.id, made.response.model, made.response.stop_reason) == (
+        1, 1, "resp_1", "gpt-4.1-2025", ""
+    )  # fmt: skip
+    assert made.response.usage == {"input_tokens": 30, "cache_read_input_tokens": 20, "output_tokens": 5,
+                                   "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 55}  # fmt: skip
+    code, out, err = run_cli("decide", str(path), "--width", "120")
+    assert code == 0 and "✓ agrees with the decision the run recorded" in out, err
+
+
+def test_a_response_cut_at_its_output_cap_is_decided_truncated(tmp_path: Path) -> None:
+    """A response ``incomplete`` at ``max_output_tokens`` is a reply stopped at ``max_tokens``, so its step is
+    ``truncated`` (as a chat completion's ``length``), not an answer."""
+    pair = logged_pair(ASKED, [answer("You're wel")], status="incomplete",
+                       incomplete_details={"reason": "max_output_tokens"})  # fmt: skip
+    run = from_responses(pair)
+    assert run.model_calls[0].response.stop_reason == "max_tokens"
+    assert run.steps[1].decision.kind == "truncated"
+
+
+def test_each_response_of_a_log_of_pairs_is_a_model_call_of_the_step_it_decided(tmp_path: Path) -> None:
+    """In a ``.jsonl`` log of request/response pairs, the response of each request of a conversation is a model call
+    of the step it decided, at the line of its pair (each request was no model call: ``runs`` said calls 0)."""
+    path = tmp_path / "log.jsonl"
+    pairs = [logged_pair(ASKED[:1], [call("c1")], id="resp_a"), logged_pair(ASKED, [answer("Welcome.")], id="resp_b")]
+    path.write_text("".join(json.dumps(pair) + "\n" for pair in pairs), encoding="utf-8")
+    (run,) = load_runs(path)
+    assert [(made.step, made.line, made.response.id) for made in run.model_calls] == [
+        (0, 1, "resp_a"),
+        (1, 2, "resp_b"),
+    ]
+    code, out, _ = run_cli("decide", str(path), "--width", "120")
+    assert code == 0 and out.count("✓ agrees with the decision the run recorded") == 2
+
+
+def test_a_response_with_no_reply_item_is_said_and_one_not_an_object_is_refused(tmp_path: Path) -> None:
+    """A response whose output holds no reply (a failed one) is named in a warning, no model call; a response that is
+    not an object is an error naming its line and field."""
+    run = from_responses(logged_pair(ASKED, [], status="failed"))
+    assert not run.model_calls
+    assert any("response.output: the response holds no reply item" in warning.text for warning in run.warnings)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"request": {"model": "m", "input": "hi"}, "response": "ok"}), encoding="utf-8")
+    with pytest.raises(RunFileError, match=r"bad\.json:1: response: expected the Responses API's response"):
+        from_responses(path)

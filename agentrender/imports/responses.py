@@ -16,9 +16,10 @@
   the line of its last item, with the model of the ``turn_context`` before it and the token counts of that event
   (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
-  under ``request`` or ``body``;
+  under ``request`` or ``body``; a ``response`` beside it is the reply to it (``_read_response``): its ``output``
+  items the last step's reply and a model call, with its id, model, token counts and (``incomplete``) stop reason;
 - a ``.jsonl`` log of request bodies, one a line: a run per conversation (its requests told by their first item),
-  made of its longest request.
+  made of its longest request, the response beside each of its requests a model call.
 
 The items are converted to the wire shape of the Anthropic Messages API, the shape every instrument here reads, as
 ``imports.openai`` converts a chat: the items of one side in a row are one turn, so a reply's reasoning, text and
@@ -294,8 +295,9 @@ def _request_runs(
     values: Sequence[tuple[int, Any]], path: str, notes: list[RunWarning], name: str, summarise: Summariser | None
 ) -> list[Run]:
     """The runs of request bodies (``(line, value)``): one per conversation, told by its first item, made of its
-    longest request (the last of the longest, when several are as long)."""
-    found: dict[str, tuple[int, Mapping[str, Any], Mapping[str, Any], int]] = {}  # by opening: the longest
+    longest request (the last of the longest, when several are as long); the response logged beside each of its
+    requests is a model call."""
+    found: dict[str, list[tuple[int, Mapping[str, Any], Mapping[str, Any], int]]] = {}  # by opening, in order
     for line, value in values:
         where = Where(path, line, "")
         if not isinstance(value, Mapping):
@@ -309,23 +311,28 @@ def _request_runs(
             at = f"{field}.input" if field else "input"
             raise Where(path, line, at).error(f"expected text or a list of items, got {type_name(given)}")
         opening = canonical(given[0]) if given else ""
-        held = found.get(opening)
-        if held is None or len(given) >= held[3]:
-            found[opening] = (line, value, request, len(given))
+        found.setdefault(opening, []).append((line, value, request, len(given)))
     if not found:
         raise Where(path, 1, "").error("no request in the file")
     runs = []
-    for number, (line, value, request, _) in enumerate(found.values()):
-        counted = sum(1 for _, other in values if isinstance(other, Mapping))
+    for number, requests in enumerate(found.values()):
+        line, value, request, _ = max(reversed(requests), key=lambda held: held[3])  # the last of the longest
         if len(values) > 1:
             notes.append(
                 Where(path, line, "").warning(
-                    f"{counted} requests in the file: the run of each conversation is its longest (line {line})"
+                    f"{len(values)} requests in the file: the run of each conversation is its longest (line {line})"
                 )
             )
+        earlier = [(other, held) for other, held, _, _ in requests if other != line]
         runs.append(
             _request_run(
-                value, request, Where(path, line, ""), notes, name if number == 0 else f"{name}/{number}", summarise
+                value,
+                request,
+                Where(path, line, ""),
+                notes,
+                name if number == 0 else f"{name}/{number}",
+                summarise,
+                earlier=earlier,
             )
         )
     return runs
@@ -338,15 +345,17 @@ def _request_run(
     notes: list[RunWarning],
     run_id: str,
     summarise: Summariser | None,
+    *,
+    earlier: Sequence[tuple[int, Mapping[str, Any]]] = (),
 ) -> Run:
-    """The run of one request body (``request``, in ``value``: itself, or the log around it)."""
+    """The run of one request body (``request``, in ``value``: itself, or the log around it), the response logged
+    beside it its last reply; ``earlier``: the conversation's other requests in the log (``(line, value)``), whose
+    responses are model calls of the steps they decided."""
     field = "" if request is value else next(key for key in _REQUEST_KEYS if value.get(key) is request)
     inside = where.at(field) if field else where
     conversation = _Conversation(RunWarnings(notes))
-    given = request["input"]
-    items = [{"role": "user", "content": given}] if isinstance(given, str) else given
-    for i, item in enumerate(items):
-        conversation.add(item, inside.at(f"input[{i}]"))
+    _read_input(conversation, request, inside)
+    _read_response(conversation, value.get("response") if request is not value else None, where)
     instructions = request.get("instructions")
     kept = {key: item for key, item in request.items() if key not in ("input", "instructions")}
     if isinstance(instructions, str):
@@ -364,7 +373,69 @@ def _request_run(
     if request is not value:
         origin["log"] = {key: item for key, item in value.items() if item is not request}
     parameters = chat_request(kept, inside, conversation.warnings)
-    return conversation.run(where, run_id, origin, parameters, summarise)
+    calls: list[tuple[int, dict[str, Any]]] = []
+    for line, other in earlier:
+        calls += _response_calls(other, Where(where.path, line, ""), conversation.warnings)
+    return conversation.run(where, run_id, origin, parameters, summarise, earlier_calls=calls)
+
+
+def _read_input(conversation: _Conversation, request: Mapping[str, Any], inside: Where) -> None:
+    """Read a request's ``input`` (at ``inside``) into ``conversation``."""
+    given = request["input"]
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else given
+    for i, item in enumerate(items):
+        conversation.add(item, inside.at(f"input[{i}]"))
+
+
+def _read_response(conversation: _Conversation, response: Any, where: Where) -> None:
+    """Read the Responses API ``response`` logged beside a request (at ``where``), if there is one, into
+    ``conversation`` as the reply after the request's input: its ``output`` items, its id, model and token counts, its
+    ``status`` and ``incomplete_details`` its stop reason (cut at ``max_output_tokens``: ``max_tokens``)."""
+    if response is None:
+        return
+    here = where.at("response")
+    if not isinstance(response, Mapping):
+        raise here.error(f"expected the Responses API's response (an object), got {type_name(response)}")
+    output = response.get("output")
+    if not isinstance(output, list):
+        raise here.at("output").error(f"expected the response's list of output items, got {type_name(output)}")
+    conversation.receiving, conversation.model = True, response.get("model")
+    conversation.replied()  # the request's own items are not this reply
+    for i, item in enumerate(output):
+        conversation.add(item, here.at(f"output[{i}]"))
+    reply = conversation.replies[-1] if conversation.replies and not conversation.replies[-1].done else None
+    if reply is None:
+        conversation.warnings.append(here.at("output").warning("the response holds no reply item: no model call"))
+        return
+    usage = response.get("usage")
+    conversation.replied(usage if isinstance(usage, Mapping) else None)
+    reply.item_id = response.get("id")
+    reply.stop = _finish(response)
+
+
+def _finish(response: Mapping[str, Any]) -> str | None:
+    """Why a response stopped, where it says it: the reason it is ``incomplete`` (``max_output_tokens``,
+    ``content_filter``, as ``conversation.STOP_REASONS`` names them); ``None`` for one that completed (its blocks
+    say whether it called a tool) or that says no reason."""
+    details = response.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, Mapping) else None
+    return reason if response.get("status") == "incomplete" and isinstance(reason, str) else None
+
+
+def _response_calls(
+    value: Mapping[str, Any], where: Where, warnings: list[RunWarning]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The model call (with its line) of the response logged beside an earlier request of a conversation (``value``,
+    at ``where``), for the step it decided; none when no response is logged beside it. What its output holds beside
+    the reply is warned of, as the run's own."""
+    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), value)
+    inside = where.at(next((key for key in _REQUEST_KEYS if value.get(key) is request), ""))
+    conversation = _Conversation(RunWarnings())
+    _read_input(conversation, request, inside)
+    conversation.warnings = warnings  # the request's input is warned of as the run's longest: only its reply's here
+    _read_response(conversation, value.get("response") if request is not value else None, where)
+    calls, lines = conversation.model_calls(where.path)
+    return list(zip(lines, calls, strict=True))
 
 
 _Reader = Callable[["_Conversation", Mapping[str, Any], Where], tuple[str | None, list[dict[str, Any]], frozenset[str]]]
@@ -610,8 +681,10 @@ class _Conversation:
         summarise: Summariser | None,
         *,
         end: Mapping[str, Any] | None = None,
+        earlier_calls: Sequence[tuple[int, dict[str, Any]]] = (),
     ) -> Run:
-        """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...)."""
+        """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...);
+        ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies."""
         self._restarted()
         turns = self.turns
         if not turns:
@@ -629,6 +702,9 @@ class _Conversation:
             origin["unmapped"] = self.unmapped
         origin["converted"] = CONVERTED
         calls, call_lines = self.model_calls(where.path)
+        if earlier_calls:
+            found = sorted([*earlier_calls, *zip(call_lines, calls, strict=True)], key=lambda held: held[0])
+            call_lines, calls = [line for line, _ in found], [call for _, call in found]
         return checked_run(
             turns,
             calls=calls,
@@ -756,6 +832,10 @@ class _Reply:
         self.done = False  # no item after it is part of it
 
 
+_INPUT_COUNTS = frozenset(("input_tokens", "cached_input_tokens", "input_tokens_details"))
+"""The input counts of the Responses API's usage that ``_usage`` names as the Messages API does."""
+
+
 def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
     """The Responses API's token counts of a reply (a response's ``usage``, Codex's ``last_token_usage``) in the
     Messages API's names: its input tokens not read from the cache (``input_tokens``, which the Responses API counts
@@ -773,7 +853,11 @@ def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
         usage["input_tokens"] = given  # as it is: check_reply names one that is not a count
     if is_count(cached):
         usage["cache_read_input_tokens"] = cached
-    usage.update((key, value) for key, value in counts.items() if key not in ("input_tokens", "cached_input_tokens"))
+    usage.update((key, value) for key, value in counts.items() if key not in _INPUT_COUNTS)
+    if isinstance(details, Mapping) and (
+        rest := {key: value for key, value in details.items() if key != "cached_tokens"}
+    ):
+        usage["input_tokens_details"] = rest  # what it holds beside the cached tokens
     return usage
 
 
