@@ -288,7 +288,8 @@ def test_a_request_body_maps_every_item_to_its_block(tmp_path: Path) -> None:
     assert patch.decision.tool == "apply_patch" and patch.decision.invalid_args == "*** Begin Patch"
     assert shell.decision.args == {"type": "exec", "command": ["cat", "a.txt"]} and shell.observation.content == "hello"
     assert run.header["source"]["unmapped"] == {"input[2]": {"id": "rs_1"}, "input[10]": {"status": "completed"}}
-    assert not run.warnings and not list(as_sent_problems(run))
+    assert [warning.text.rsplit(": ", 1)[-1] for warning in run.warnings] == ["id (1), status (1)"]
+    assert not list(as_sent_problems(run))
 
 
 def test_a_cut_final_line_is_left_out_with_a_warning_naming_it(tmp_path: Path) -> None:
@@ -662,3 +663,56 @@ def test_a_response_with_no_reply_item_is_said_and_one_not_an_object_is_refused(
     path.write_text(json.dumps({"request": {"model": "m", "input": "hi"}, "response": "ok"}), encoding="utf-8")
     with pytest.raises(RunFileError, match=r"bad\.json:1: response: expected the Responses API's response"):
         from_responses(path)
+
+
+def test_a_reasoning_items_own_text_is_the_thinking_where_it_has_no_summary_and_kept_where_it_has() -> None:
+    """A reasoning item's ``content`` (an open model's reasoning text, sent back with its calls) is the thinking
+    block's text when the item has no summary (the view showed an empty thinking block, and no warning); beside a
+    summary, which the thinking holds, it is kept in the source and named in a warning."""
+    raw = [{"type": "reasoning_text", "text": "RAW THOUGHTS: add them"}]
+    items = [user("2+2?"), {"type": "reasoning", "summary": [], "content": raw}, call("c1"), output("c1", "4"),
+             {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Answer."}], "content": raw},
+             answer("4")]  # fmt: skip
+    run = from_responses({"model": "gpt-oss-120b", "input": items})
+    thinking = Views(run).at(2).messages[1].content[0]
+    assert (thinking.type, thinking.text) == ("thinking", "RAW THOUGHTS: add them")
+    assert run.header["source"]["unmapped"] == {"input[4]": {"content": raw}}
+    assert [warning.text for warning in run.warnings] == [
+        "input[4]: fields the views have no place for, kept in the source (unmapped), with how many items or parts "
+        "held each: content (1)"
+    ]
+
+
+def test_an_images_detail_and_an_items_other_fields_are_kept_and_named_in_one_warning_counting_them() -> None:
+    """An ``input_image``'s ``detail`` (the resolution the model saw it at; the Messages API has no place for it) is
+    kept in the source, and every field kept there beside what is mapped is named in one warning with how many items
+    held it (they were kept unsaid, and ``detail`` dropped)."""
+    image = {"type": "input_image", "detail": "high", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+    items = [
+        {"type": "message", "role": "user", "id": "m1", "content": [{"type": "input_text", "text": "see"}, image]},
+        {"type": "message", "role": "assistant", "id": "m2", "status": "completed",
+         "content": [{"type": "output_text", "text": "a dot"}]},
+    ]  # fmt: skip
+    run = from_responses({"model": "gpt-4.1", "input": items})
+    unmapped = run.header["source"]["unmapped"]
+    assert unmapped["input[0].content[1]"] == {"detail": "high"}
+    assert unmapped["input[0]"] == {"id": "m1"} and unmapped["input[1]"] == {"id": "m2", "status": "completed"}
+    (warning,) = run.warnings
+    assert warning.text.endswith("held each: detail (1), id (2), status (1)") and warning.line == 1
+
+
+def test_a_request_that_goes_on_from_a_stored_response_says_the_views_hold_only_its_input() -> None:
+    """A request with ``previous_response_id`` was sent the stored response's conversation before its input: a
+    warning says the views hold only its input (none did)."""
+    run = from_responses({"model": "gpt-4.1", "previous_response_id": "resp_123", "input": "and then?"})
+    assert any(
+        warning.text.startswith("previous_response_id: the request goes on from the stored response 'resp_123'")
+        for warning in run.warnings
+    )
+
+
+def test_a_codex_runs_note_says_the_rollout_does_not_hold_the_tool_definitions(tmp_path: Path) -> None:
+    """A Codex run's ``source.note`` says what its rollout does not hold (the tools Codex sent with each request), as
+    a Claude Code run's says what its transcript does not."""
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", [user("hi"), answer("hello")]))
+    assert "tool definitions Codex sent with each request are not in it" in run.header["source"]["note"]

@@ -35,13 +35,15 @@ user turn after it.
   its ``action``;
 - ``function_call_output``, ``custom_tool_call_output``, ``local_shell_call_output``: the ``tool_result`` of the call
   it answers, its text (or text and image blocks);
-- ``reasoning``: a ``thinking`` block of its summary's text, its ``encrypted_content`` the signature (Codex sends a
-  reasoning item back with the calls it made).
+- ``reasoning``: a ``thinking`` block of its summary's text (of its ``content``, its own reasoning text, when it has
+  no summary), its ``encrypted_content`` the signature (Codex sends a reasoning item back with the calls it made).
 
-An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) and the
-fields an item holds beside what is mapped (an ``id``, a message's ``phase``) are kept in the run's source
-(``unmapped``, by line or by ``input[i]``), each kind of item named in a warning. Input that cannot be read raises
-``RunFileError`` naming its file, line and field.
+An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) is kept in
+the run's source (``unmapped``, by line or by ``input[i]``), each kind of item named in a warning; so are the fields an
+item or part holds beside what is mapped (an ``id``, a message's ``phase``, an image's ``detail``), all named in one
+warning that counts them (``_Conversation._keep``). A request's ``previous_response_id`` is warned of (the views hold
+only its input); a Codex run's ``source.note`` (``ROLLOUT_NOTE``) says what a rollout does not hold. Input that cannot
+be read raises ``RunFileError`` naming its file, line and field.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ from agentrender.runfile import Run, RunWarning, RunWarnings
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_count
 
-__all__ = ["from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
+__all__ = ["ROLLOUT_NOTE", "from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
 
 CONVERTED = (
     "converted from OpenAI Responses API items to the Messages API's shape: developer and system messages as the "
@@ -76,6 +78,12 @@ CONVERTED = (
     "blocks"
 )
 """What an imported conversation's ``source.converted`` says."""
+
+ROLLOUT_NOTE = (
+    "a Codex rollout holds the items of the conversation, the session's instructions and each reply's token counts; "
+    "the tool definitions Codex sent with each request are not in it"
+)
+"""What an imported Codex session's ``source.note`` says of what the rollout cannot show."""
 
 _RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_msg", "compacted"))
 """The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
@@ -257,7 +265,7 @@ def _codex_run(
                 "base_instructions): the views have no system prompt but its developer messages"
             )
         )
-    origin: dict[str, Any] = {"format": "codex-rollout", "path": path}
+    origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
     if older:
         origin["layout"] = "items"  # the older rollout: its session, then one item a line
     if session is not None:
@@ -365,6 +373,13 @@ def _request_run(
         kept["instructions"] = instructions
         conversation.warnings.append(inside.at("instructions").warning(
             f"instructions of {type_name(instructions)}, not text: kept in the request as they are"))  # fmt: skip
+    previous = request.get("previous_response_id")
+    if previous is not None:
+        said = (
+            f"the request goes on from the stored response {previous!r}, whose conversation the model was sent before "
+            "this input: the views hold only this request's input (their sizes and replay keys leave it out)"
+        )
+        conversation.warnings.append(inside.at("previous_response_id").warning(said))
     if "max_output_tokens" in kept and "max_tokens" not in kept:
         kept["max_tokens"] = kept.pop("max_output_tokens")
     origin: dict[str, Any] = {"format": "openai-responses"}
@@ -461,6 +476,8 @@ class _Conversation:
         self.replies: list[_Reply] = []  # the replies received, when the items are (``receiving``)
         self.receiving = False  # whether the assistant items read now are replies received (a rollout's, a response's)
         self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
+        self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
+        self.kept_at: Where | None = None  # where the first of them is
 
     def add(self, item: Any, here: Where) -> None:
         """Read one item (at ``here``) into the conversation."""
@@ -477,9 +494,7 @@ class _Conversation:
             self.unmapped[self._place(here)] = dict(item)
             return
         role, blocks, mapped = reader(self, item, here)
-        extra = {key: value for key, value in item.items() if key not in mapped}
-        if extra:
-            self.unmapped[self._place(here)] = extra
+        self._keep({key: value for key, value in item.items() if key not in mapped}, here)
         if role is None:
             return
         check_blocks(blocks, here)
@@ -500,6 +515,25 @@ class _Conversation:
         self._append(role, blocks, here)
         if role == "assistant" and self.receiving:
             self._received(blocks, item.get("id"), here)
+
+    def _keep(self, fields: Mapping[str, Any], here: Where, kept: Any = None) -> None:
+        """Keep the ``fields`` an item or part (at ``here``) holds beside what is mapped in ``unmapped`` (or ``kept``,
+        for them), each counted by its name for the run's warning (``_kept_warning``)."""
+        if not fields:
+            return
+        self.unmapped[self._place(here)] = dict(fields) if kept is None else kept
+        for name in fields:
+            self.kept_fields[name] = self.kept_fields.get(name, 0) + 1
+        if self.kept_at is None:
+            self.kept_at = here
+
+    def _kept_warning(self) -> None:
+        """Name, in one warning, each field kept in ``unmapped`` beside what is mapped, and how many items held it."""
+        if self.kept_at is None:
+            return
+        named = ", ".join(f"{name} ({count})" for name, count in sorted(self.kept_fields.items()))
+        self.warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
+                                                  f"with how many items or parts held each: {named}"))  # fmt: skip
 
     def _place(self, here: Where) -> str:
         """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
@@ -578,8 +612,7 @@ class _Conversation:
                 check_blocks(blocks, at)
                 self._heard(blocks)
                 opening.extend(blocks)
-                if extra := {key: value for key, value in item.items() if key not in mapped}:
-                    self.unmapped[self._place(at)] = extra
+                self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
             said = "is not a user message, and the views restart from one user turn"
             self.warnings.append(at.warning(f"a {kind!r} item of the history that replaced the conversation {said}: "
@@ -696,6 +729,7 @@ class _Conversation:
         if len(turns) > 2 and turns[-1]["role"] == "user":
             self._unanswered()  # the last reply's calls: the results after it were sent
         check_alternation([turn["role"] for turn in turns], where)
+        self._kept_warning()
         if self.system:
             request = {**request, "system": "\n\n".join(self.system)}
         if self.unmapped:
@@ -746,11 +780,12 @@ class _Conversation:
             if not isinstance(text, str):
                 raise here.at("text").error(f"expected text, got {type_name(text)}")
             if any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
-                self.unmapped[self._place(here)] = dict(part)
+                self._keep({key: part[key] for key in part.keys() - {"type", "text"} if part[key]}, here, dict(part))
             return {"type": "text", "text": text}
         if kind == "input_image" and isinstance(part.get("image_url"), str):
             block = url_image(part["image_url"])
             if block is not None:
+                self._keep({key: value for key, value in part.items() if key not in ("type", "image_url")}, here)
                 return block
         if not isinstance(kind, str):
             raise here.at("type").error(f"expected the part's type, got {kind!r}")
@@ -810,11 +845,23 @@ class _Conversation:
         if not isinstance(summary, list):
             raise here.at("summary").error(f"expected a list of summary parts, got {type_name(summary)}")
         texts = _part_texts(summary, here.at("summary"))
+        mapped = _REASONING | {"content"}
+        content = item.get("content")
+        if content:  # the reasoning's own text (an open model's): the thinking where there is no summary
+            if not isinstance(content, list):
+                raise here.at("content").error(f"expected a list of reasoning text parts, got {type_name(content)}")
+            if texts:
+                mapped -= {"content"}  # the thinking holds the summary: kept in the source, warned of
+            else:
+                texts = _part_texts(content, here.at("content"))
         signature = item.get("encrypted_content")
         block = {"type": "thinking", "thinking": "\n\n".join(texts),
                  "signature": signature if isinstance(signature, str) else ""}  # fmt: skip
-        mapped = _REASONING if isinstance(signature, str) or signature is None else _REASONING - {"encrypted_content"}
-        return "assistant", [block], mapped if item.get("content") else mapped | {"content"}
+        return (
+            "assistant",
+            [block],
+            mapped if isinstance(signature, str) or signature is None else mapped - {"encrypted_content"},
+        )
 
 
 class _Reply:
