@@ -716,3 +716,17 @@ def test_a_codex_runs_note_says_the_rollout_does_not_hold_the_tool_definitions(t
     a Claude Code run's says what its transcript does not."""
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", [user("hi"), answer("hello")]))
     assert "tool definitions Codex sent with each request are not in it" in run.header["source"]["note"]
+
+
+def test_each_run_of_a_request_log_holds_its_own_warning_not_the_runs_before_it(tmp_path: Path) -> None:
+    """In a log of two conversations, each run's "requests in the file" warning names its own longest request only
+    (the second run listed the first's too); a warning of the file (a cut last line) is each run's."""
+    bodies = [{"model": "m", "input": [user("A")]}, {"model": "m", "input": "side"},
+              {"model": "m", "input": [user("A"), answer("x"), user("B")]}]  # fmt: skip
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(body) + "\n" for body in bodies) + '{"model": "m", "inp', encoding="utf-8")
+    first, second = from_responses_runs(path)
+    for run, line in ((first, 3), (second, 2)):
+        counted = [warning.line for warning in run.warnings if "requests in the file" in warning.text]
+        cut = [warning.line for warning in run.warnings if "cut short" in warning.text]
+        assert (counted, cut) == ([line], [4]), run.warnings

@@ -325,8 +325,9 @@ def _request_runs(
     runs = []
     for number, requests in enumerate(found.values()):
         line, value, request, _ = max(reversed(requests), key=lambda held: held[3])  # the last of the longest
+        own = list(notes)  # the file's notes, and this run's own: not the runs' before it
         if len(values) > 1:
-            notes.append(
+            own.append(
                 Where(path, line, "").warning(
                     f"{len(values)} requests in the file: the run of each conversation is its longest (line {line})"
                 )
@@ -337,7 +338,7 @@ def _request_runs(
                 value,
                 request,
                 Where(path, line, ""),
-                notes,
+                own,
                 name if number == 0 else f"{name}/{number}",
                 summarise,
                 earlier=earlier,
