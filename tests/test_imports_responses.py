@@ -137,6 +137,88 @@ def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Pa
     assert run.end is not None and run.end["status"] == "completed"
 
 
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_each_reply_of_a_real_codex_session_is_a_model_call_with_the_token_counts_after_it(
+    entry: dict[str, Any],
+) -> None:
+    """Every reply of a real rollout (its items up to the ``token_count`` written after them) is a model call of the
+    step it decided, at the line of its last item: its blocks the step's reply, its model the ``turn_context``'s, its
+    token counts the ``last_token_usage`` after it in the Messages API's names (input not read from the cache, read
+    from it, output; the others as they are), no stop reason (the rollout says none)."""
+    path = real.REAL / entry["path"]
+    expected = []  # (line of the reply's last item, its counts, its model, its items), read off the records
+    model, last, items = None, 0, []
+    for line, record in records(path):
+        payload = record["payload"]
+        if record["type"] == "turn_context":
+            model = payload["model"]
+        elif record["type"] == "response_item" and is_reply(payload) and payload["type"] != "web_search_call":
+            last = line
+            items.append(payload)
+        elif record["type"] == "event_msg" and payload["type"] == "token_count" and payload["info"] and items:
+            expected.append((last, payload["info"]["last_token_usage"], model, items))
+            items = []
+    (run,) = load_runs(path)
+    assert len(run.model_calls) == len(expected) == len(run.steps)
+    for step, (call, (line, counts, model, items)) in enumerate(zip(run.model_calls, expected, strict=True)):
+        assert (call.step, call.line, call.response.model, call.response.stop_reason) == (step, line, model, "")
+        assert call.response.usage == {
+            "input_tokens": counts["input_tokens"] - counts["cached_input_tokens"],
+            "cache_read_input_tokens": counts["cached_input_tokens"],
+            "output_tokens": counts["output_tokens"],
+            "reasoning_output_tokens": counts["reasoning_output_tokens"],
+            "total_tokens": counts["total_tokens"],
+        }
+        reply = [{"content": [block.to_dict() for block in call.response.content]}]
+        assert tokens_of_view(reply) == tokens_of_items(items), step
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_decide_explains_each_reply_of_a_real_codex_session_and_agrees_with_its_steps(entry: dict[str, Any]) -> None:
+    """``decide`` on a real rollout explains every reply (it said no model reply was captured), each one agreeing
+    with the decision the run recorded for its step."""
+    path = str(real.REAL / entry["path"])
+    code, out, err = run_cli("decide", path, "--width", "120")
+    (run,) = load_runs(path)
+    assert code == 0, err
+    assert out.count("✓ agrees with the decision the run recorded") == len(run.model_calls) == len(run.steps) > 0
+
+
+def test_replies_of_one_turn_are_model_calls_of_its_step_each_with_its_model_and_id(tmp_path: Path) -> None:
+    """Two replies with no input between (a token_count after each) are two model calls of the same step, the first
+    with its items' blocks, the second with the rest; a reply's model is the last turn_context's before it, its id
+    its item's; a reply with no token_count after it has no usage, and a token_count Codex writes again after the
+    input (the same counts) is no reply's."""
+    counts = {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "total_tokens": 13}
+    tokens = {"record": "event_msg", "payload": {"type": "token_count", "info": {"last_token_usage": counts}}}
+    path = write_rollout(
+        tmp_path / "rollout.jsonl",
+        [
+            user("hi"),
+            {"type": "message", "role": "assistant", "id": "msg_1", "content": [{"type": "output_text", "text": "a"}]},
+            tokens,
+            {"record": "turn_context", "payload": {"model": "gpt-y"}},
+            call("c1"),
+            tokens,
+            output("c1"),
+            tokens,
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]},
+        ],
+    )
+    run = from_responses(path)
+    first, second, third = run.model_calls
+    assert (first.step, second.step, third.step) == (0, 0, 1)
+    assert (first.line, second.line, third.line) == (4, 7, 11)
+    assert [block.type for block in first.response.content] == ["text"]
+    assert [block.type for block in second.response.content] == ["tool_use"]
+    assert (first.response.id, first.response.model, second.response.id, second.response.model) == (
+        "msg_1", "gpt-x", "", "gpt-y"
+    )  # fmt: skip
+    assert first.response.usage == {"input_tokens": 6, "cache_read_input_tokens": 4, "output_tokens": 3,
+                                    "total_tokens": 13}  # fmt: skip
+    assert third.response.usage is None and third.response.model == "gpt-y"
+
+
 def write_rollout(path: Path, items: list[dict[str, Any]], *, meta: dict[str, Any] | None = None) -> Path:
     """A Codex rollout of ``items``, after a session_meta (with base instructions) and a turn_context."""
     session = meta if meta is not None else {"id": "s-1", "base_instructions": {"text": "You are Codex."}}
@@ -206,7 +288,8 @@ def test_a_request_body_maps_every_item_to_its_block(tmp_path: Path) -> None:
     assert patch.decision.tool == "apply_patch" and patch.decision.invalid_args == "*** Begin Patch"
     assert shell.decision.args == {"type": "exec", "command": ["cat", "a.txt"]} and shell.observation.content == "hello"
     assert run.header["source"]["unmapped"] == {"input[2]": {"id": "rs_1"}, "input[10]": {"status": "completed"}}
-    assert not run.warnings and not list(as_sent_problems(run))
+    assert [warning.text.rsplit(": ", 1)[-1] for warning in run.warnings] == ["id (1), status (1)"]
+    assert not list(as_sent_problems(run))
 
 
 def test_a_cut_final_line_is_left_out_with_a_warning_naming_it(tmp_path: Path) -> None:
@@ -510,3 +593,140 @@ def test_an_older_codex_rollout_of_bare_items_reads_as_its_session(tmp_path: Pat
     with pytest.raises(RunFileError) as caught:
         load_runs(path)
     assert str(caught.value).startswith(f"{path}:10: call_id: expected the call's id"), str(caught.value)
+
+
+def logged_pair(input_items: list[dict[str, Any]], output: list[dict[str, Any]], **response: Any) -> dict[str, Any]:
+    """A request body of ``input_items`` and the Responses API response logged beside it, its ``output``."""
+    given = {"id": "resp_1", "object": "response", "model": "gpt-4.1-2025", "status": "completed", "output": output}
+    return {"request": {"model": "gpt-4.1", "input": input_items}, "response": {**given, **response}}
+
+
+def answer(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+ASKED = [user("List the files."), call("c1"), output("c1"), user("thanks")]
+
+
+def test_the_response_logged_beside_a_request_is_its_last_reply_and_a_model_call(tmp_path: Path) -> None:
+    """A request logged with its Responses API response: the response's output is the last step's reply (it was
+    left in the log, unread and unsaid), a model call of that step with the response's id, model and token counts in
+    the Messages API's names (input not cached, cached, output; the others kept), no stop reason for one completed."""
+    usage = {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 20}, "output_tokens": 5,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 55}  # fmt: skip
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps(logged_pair(ASKED, [answer("You're welcome!")], usage=usage)), encoding="utf-8")
+    run = agentrender.load(path)
+    assert len(run.steps) == 2 and run.steps[1].decision.reason == "You're welcome!"
+    (made,) = run.model_calls
+    assert (made.step, made.line, made.response.id, made.response.model, made.response.stop_reason) == (
+        1, 1, "resp_1", "gpt-4.1-2025", ""
+    )  # fmt: skip
+    assert made.response.usage == {"input_tokens": 30, "cache_read_input_tokens": 20, "output_tokens": 5,
+                                   "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 55}  # fmt: skip
+    code, out, err = run_cli("decide", str(path), "--width", "120")
+    assert code == 0 and "✓ agrees with the decision the run recorded" in out, err
+
+
+def test_a_response_cut_at_its_output_cap_is_decided_truncated(tmp_path: Path) -> None:
+    """A response ``incomplete`` at ``max_output_tokens`` is a reply stopped at ``max_tokens``, so its step is
+    ``truncated`` (as a chat completion's ``length``), not an answer."""
+    pair = logged_pair(ASKED, [answer("You're wel")], status="incomplete",
+                       incomplete_details={"reason": "max_output_tokens"})  # fmt: skip
+    run = from_responses(pair)
+    assert run.model_calls[0].response.stop_reason == "max_tokens"
+    assert run.steps[1].decision.kind == "truncated"
+
+
+def test_each_response_of_a_log_of_pairs_is_a_model_call_of_the_step_it_decided(tmp_path: Path) -> None:
+    """In a ``.jsonl`` log of request/response pairs, the response of each request of a conversation is a model call
+    of the step it decided, at the line of its pair (each request was no model call: ``runs`` said calls 0)."""
+    path = tmp_path / "log.jsonl"
+    pairs = [logged_pair(ASKED[:1], [call("c1")], id="resp_a"), logged_pair(ASKED, [answer("Welcome.")], id="resp_b")]
+    path.write_text("".join(json.dumps(pair) + "\n" for pair in pairs), encoding="utf-8")
+    (run,) = load_runs(path)
+    assert [(made.step, made.line, made.response.id) for made in run.model_calls] == [
+        (0, 1, "resp_a"),
+        (1, 2, "resp_b"),
+    ]
+    code, out, _ = run_cli("decide", str(path), "--width", "120")
+    assert code == 0 and out.count("✓ agrees with the decision the run recorded") == 2
+
+
+def test_a_response_with_no_reply_item_is_said_and_one_not_an_object_is_refused(tmp_path: Path) -> None:
+    """A response whose output holds no reply (a failed one) is named in a warning, no model call; a response that is
+    not an object is an error naming its line and field."""
+    run = from_responses(logged_pair(ASKED, [], status="failed"))
+    assert not run.model_calls
+    assert any("response.output: the response holds no reply item" in warning.text for warning in run.warnings)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"request": {"model": "m", "input": "hi"}, "response": "ok"}), encoding="utf-8")
+    with pytest.raises(RunFileError, match=r"bad\.json:1: response: expected the Responses API's response"):
+        from_responses(path)
+
+
+def test_a_reasoning_items_own_text_is_the_thinking_where_it_has_no_summary_and_kept_where_it_has() -> None:
+    """A reasoning item's ``content`` (an open model's reasoning text, sent back with its calls) is the thinking
+    block's text when the item has no summary (the view showed an empty thinking block, and no warning); beside a
+    summary, which the thinking holds, it is kept in the source and named in a warning."""
+    raw = [{"type": "reasoning_text", "text": "RAW THOUGHTS: add them"}]
+    items = [user("2+2?"), {"type": "reasoning", "summary": [], "content": raw}, call("c1"), output("c1", "4"),
+             {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Answer."}], "content": raw},
+             answer("4")]  # fmt: skip
+    run = from_responses({"model": "gpt-oss-120b", "input": items})
+    thinking = Views(run).at(2).messages[1].content[0]
+    assert (thinking.type, thinking.text) == ("thinking", "RAW THOUGHTS: add them")
+    assert run.header["source"]["unmapped"] == {"input[4]": {"content": raw}}
+    assert [warning.text for warning in run.warnings] == [
+        "input[4]: fields the views have no place for, kept in the source (unmapped), with how many items or parts "
+        "held each: content (1)"
+    ]
+
+
+def test_an_images_detail_and_an_items_other_fields_are_kept_and_named_in_one_warning_counting_them() -> None:
+    """An ``input_image``'s ``detail`` (the resolution the model saw it at; the Messages API has no place for it) is
+    kept in the source, and every field kept there beside what is mapped is named in one warning with how many items
+    held it (they were kept unsaid, and ``detail`` dropped)."""
+    image = {"type": "input_image", "detail": "high", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+    items = [
+        {"type": "message", "role": "user", "id": "m1", "content": [{"type": "input_text", "text": "see"}, image]},
+        {"type": "message", "role": "assistant", "id": "m2", "status": "completed",
+         "content": [{"type": "output_text", "text": "a dot"}]},
+    ]  # fmt: skip
+    run = from_responses({"model": "gpt-4.1", "input": items})
+    unmapped = run.header["source"]["unmapped"]
+    assert unmapped["input[0].content[1]"] == {"detail": "high"}
+    assert unmapped["input[0]"] == {"id": "m1"} and unmapped["input[1]"] == {"id": "m2", "status": "completed"}
+    (warning,) = run.warnings
+    assert warning.text.endswith("held each: detail (1), id (2), status (1)") and warning.line == 1
+
+
+def test_a_request_that_goes_on_from_a_stored_response_says_the_views_hold_only_its_input() -> None:
+    """A request with ``previous_response_id`` was sent the stored response's conversation before its input: a
+    warning says the views hold only its input (none did)."""
+    run = from_responses({"model": "gpt-4.1", "previous_response_id": "resp_123", "input": "and then?"})
+    assert any(
+        warning.text.startswith("previous_response_id: the request goes on from the stored response 'resp_123'")
+        for warning in run.warnings
+    )
+
+
+def test_a_codex_runs_note_says_the_rollout_does_not_hold_the_tool_definitions(tmp_path: Path) -> None:
+    """A Codex run's ``source.note`` says what its rollout does not hold (the tools Codex sent with each request), as
+    a Claude Code run's says what its transcript does not."""
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", [user("hi"), answer("hello")]))
+    assert "tool definitions Codex sent with each request are not in it" in run.header["source"]["note"]
+
+
+def test_each_run_of_a_request_log_holds_its_own_warning_not_the_runs_before_it(tmp_path: Path) -> None:
+    """In a log of two conversations, each run's "requests in the file" warning names its own longest request only
+    (the second run listed the first's too); a warning of the file (a cut last line) is each run's."""
+    bodies = [{"model": "m", "input": [user("A")]}, {"model": "m", "input": "side"},
+              {"model": "m", "input": [user("A"), answer("x"), user("B")]}]  # fmt: skip
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(body) + "\n" for body in bodies) + '{"model": "m", "inp', encoding="utf-8")
+    first, second = from_responses_runs(path)
+    for run, line in ((first, 3), (second, 2)):
+        counted = [warning.line for warning in run.warnings if "requests in the file" in warning.text]
+        cut = [warning.line for warning in run.warnings if "cut short" in warning.text]
+        assert (counted, cut) == ([line], [4]), run.warnings

@@ -158,11 +158,24 @@ def test_the_white_space_warning_names_the_line_of_a_block_it_left_out(entry):
             assert any(b.get("type") == "text" and not b.get("text", "").strip() for b in blocks), warning.line
 
 
+def reply_mark(response: Any) -> bytes:
+    """What the line a reply was read from holds of it: its id; for a reply its file gives no id (a Codex rollout's
+    items have none), its last block's (a tool use's id, a text's first words, a thinking block's signature)."""
+    if response.id:
+        return response.id.encode()
+    last = response.content[-1]
+    if last.type == "tool_use":
+        return last.tool_use_id.encode()
+    if last.type == "thinking":
+        return last.signature.encode()
+    return json.dumps(last.text[:40], ensure_ascii=False)[1:-1].encode()
+
+
 @pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
 def test_each_model_call_is_at_the_line_of_its_file_that_holds_its_reply(entry):
     """Each model call's ``line`` (what ``decide`` and ``check`` point a user to) is a line of the file its run was
-    read from that holds the reply (its id), or 0 for a file of no lines (an Inspect log): never the line of a run
-    file the user never saw."""
+    read from that holds the reply (its id, or of a reply with none its last block), or 0 for a file of no lines (an
+    Inspect log): never the line of a run file the user never saw."""
     path = REAL / entry["path"]
     try:
         runs = imports.load_runs(path)
@@ -175,7 +188,8 @@ def test_each_model_call_is_at_the_line_of_its_file_that_holds_its_reply(entry):
                 assert call.line == 0, run.run_id
                 continue
             assert 0 < call.line <= len(lines), (run.run_id, call.step)
-            assert call.response.id and call.response.id.encode() in lines[call.line - 1], (run.run_id, call.line)
+            mark = reply_mark(call.response)
+            assert mark and mark in lines[call.line - 1], (run.run_id, call.line)
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))

@@ -49,6 +49,7 @@ __all__ = [
     "conversation_run",
     "first_line_summary",
     "loads",
+    "model_call",
     "normalise_messages",
     "own_copy",
     "plain_blocks",
@@ -523,12 +524,40 @@ STOP_REASONS = {
     "function_call": render.STOP_TOOL_USE,
     "length": render.STOP_MAX_TOKENS,
     "max_tokens": render.STOP_MAX_TOKENS,
+    "max_output_tokens": render.STOP_MAX_TOKENS,
     "model_length": render.STOP_CONTEXT_WINDOW_EXCEEDED,
     "content_filter": render.STOP_REFUSAL,
 }
 """The stop reasons of OpenAI-style replies (a chat completion's ``finish_reason``, Inspect's ``stop_reason``) as
 the Messages API names them: a reply cut at the output cap is decided ``truncated``, one a provider's filter stopped
 a refusal (``render.decide``)."""
+
+
+def model_call(
+    step: int,
+    content: list[dict[str, Any]],
+    *,
+    reply_id: Any = None,
+    model: Any = None,
+    finish: Any = None,
+    usage: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``model_call`` record of a reply an importer read as an assistant turn (its ``content``, the blocks as the
+    turn holds them), which decided ``step``: its id and model where the source gave them as text, its ``finish``
+    reason (an OpenAI-style one) as the Messages API's stop reason (``STOP_REASONS``; none where the source says
+    none, or one not known), its token counts (``usage``, already in the Messages API's names) where it has them."""
+    reply: dict[str, Any] = {
+        "id": reply_id if isinstance(reply_id, str) else "",
+        "type": "message",
+        "role": "assistant",
+        "model": model if isinstance(model, str) else "",
+        "content": content,
+        "stop_reason": STOP_REASONS.get(finish) if isinstance(finish, str) else None,
+    }
+    if usage is not None:
+        reply["usage"] = dict(usage)
+    return {"type": "model_call", "step": step, "response": reply}
+
 
 _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_EXCEEDED, render.STOP_REFUSAL))
 """The stop reasons ``render.decide`` decides a reply by, whatever its blocks hold."""

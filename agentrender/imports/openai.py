@@ -48,12 +48,12 @@ from agentrender._json import type_name
 from agentrender._words import plural
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
-    STOP_REASONS,
     MadeTurns,
     Summariser,
     Where,
     check_blocks,
     checked_run,
+    model_call,
     own_copy,
     request_body,
     tool_input,
@@ -246,26 +246,25 @@ def _reply_call(response: Mapping[str, Any], turns: _Turns, step: int) -> dict[s
     kept = response.get("kept")
     if not kept:
         return None
-    finish = kept.get("choices[0].finish_reason")
     usage = kept.get("usage")
-    reply: dict[str, Any] = {
-        "id": kept["id"] if isinstance(kept.get("id"), str) else "",
-        "type": "message",
-        "role": "assistant",
-        "model": kept["model"] if isinstance(kept.get("model"), str) else "",
-        "content": turns[len(turns) - 1]["content"],
-        "stop_reason": STOP_REASONS.get(finish) if isinstance(finish, str) else None,
-    }
+    counts: dict[str, Any] | None = None
     if isinstance(usage, Mapping):
-        counts = {
+        given = {
             "input_tokens": usage.get("prompt_tokens"),
             "output_tokens": usage.get("completion_tokens"),
             # LiteLLM's, from a provider that caches (Anthropic's): the Messages API's own names
             "cache_read_input_tokens": usage.get("cache_read_input_tokens"),
             "cache_creation_input_tokens": usage.get("cache_creation_input_tokens"),
         }
-        reply["usage"] = {key: count for key, count in counts.items() if is_count(count)}
-    return {"type": "model_call", "step": step, "response": reply}
+        counts = {key: count for key, count in given.items() if is_count(count)}
+    return model_call(
+        step,
+        turns[len(turns) - 1]["content"],
+        reply_id=kept.get("id"),
+        model=kept.get("model"),
+        finish=kept.get("choices[0].finish_reason"),
+        usage=counts,
+    )
 
 
 # SWE-agent's exit statuses: ``submitted`` is done; an error (``exit_error``, ``exit_format``, ``exit_api``,

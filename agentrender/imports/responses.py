@@ -11,11 +11,15 @@
   the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
   ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
   "instructions", "git"}`` and each line after it an item (``codex-rs/core/src/rollout.rs`` before
-  ``RolloutItem``), is read the same way, its lines as those records;
+  ``RolloutItem``), is read the same way, its lines as those records. Each reply Codex received (its items up to
+  the ``token_count`` event after them) is a model call of the step it decided (``_Conversation.model_calls``), at
+  the line of its last item, with the model of the ``turn_context`` before it and the token counts of that event
+  (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
-  under ``request`` or ``body``;
+  under ``request`` or ``body``; a ``response`` beside it is the reply to it (``_read_response``): its ``output``
+  items the last step's reply and a model call, with its id, model, token counts and (``incomplete``) stop reason;
 - a ``.jsonl`` log of request bodies, one a line: a run per conversation (its requests told by their first item),
-  made of its longest request.
+  made of its longest request, the response beside each of its requests a model call.
 
 The items are converted to the wire shape of the Anthropic Messages API, the shape every instrument here reads, as
 ``imports.openai`` converts a chat: the items of one side in a row are one turn, so a reply's reasoning, text and
@@ -31,13 +35,15 @@ user turn after it.
   its ``action``;
 - ``function_call_output``, ``custom_tool_call_output``, ``local_shell_call_output``: the ``tool_result`` of the call
   it answers, its text (or text and image blocks);
-- ``reasoning``: a ``thinking`` block of its summary's text, its ``encrypted_content`` the signature (Codex sends a
-  reasoning item back with the calls it made).
+- ``reasoning``: a ``thinking`` block of its summary's text (of its ``content``, its own reasoning text, when it has
+  no summary), its ``encrypted_content`` the signature (Codex sends a reasoning item back with the calls it made).
 
-An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) and the
-fields an item holds beside what is mapped (an ``id``, a message's ``phase``) are kept in the run's source
-(``unmapped``, by line or by ``input[i]``), each kind of item named in a warning. Input that cannot be read raises
-``RunFileError`` naming its file, line and field.
+An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) is kept in
+the run's source (``unmapped``, by line or by ``input[i]``), each kind of item named in a warning; so are the fields an
+item or part holds beside what is mapped (an ``id``, a message's ``phase``, an image's ``detail``), all named in one
+warning that counts them (``_Conversation._keep``). A request's ``previous_response_id`` is warned of (the views hold
+only its input); a Codex run's ``source.note`` (``ROLLOUT_NOTE``) says what a rollout does not hold. Input that cannot
+be read raises ``RunFileError`` naming its file, line and field.
 """
 
 from __future__ import annotations
@@ -55,13 +61,16 @@ from agentrender.imports.conversation import (
     check_alternation,
     check_blocks,
     checked_run,
+    model_call,
     own_copy,
     tool_input,
 )
 from agentrender.imports.openai import chat_request, url_image
 from agentrender.runfile import Run, RunWarning, RunWarnings
+from agentrender.runfile.replies import check_reply
+from agentrender.runfile.schema import is_count
 
-__all__ = ["from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
+__all__ = ["ROLLOUT_NOTE", "from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
 
 CONVERTED = (
     "converted from OpenAI Responses API items to the Messages API's shape: developer and system messages as the "
@@ -69,6 +78,12 @@ CONVERTED = (
     "blocks"
 )
 """What an imported conversation's ``source.converted`` says."""
+
+ROLLOUT_NOTE = (
+    "a Codex rollout holds the items of the conversation, the session's instructions and each reply's token counts; "
+    "the tool definitions Codex sent with each request are not in it"
+)
+"""What an imported Codex session's ``source.note`` says of what the rollout cannot show."""
 
 _RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_msg", "compacted"))
 """The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
@@ -200,6 +215,7 @@ def _codex_run(
     """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
     rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
     conversation = _Conversation(notes, by_line=True)
+    conversation.receiving = True  # each reply in a rollout is one Codex received
     records: list[dict[str, Any]] = []
     session: Mapping[str, Any] | None = None
     request: dict[str, Any] = {}
@@ -228,8 +244,13 @@ def _codex_run(
             raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
         elif kind == "session_meta" and session is None:
             session = payload
-        elif kind == "turn_context" and "model" not in request and isinstance(payload.get("model"), str):
-            request["model"] = payload["model"]
+        elif kind == "turn_context" and isinstance(payload.get("model"), str):
+            request.setdefault("model", payload["model"])
+            conversation.model = payload["model"]  # the model of the replies after it
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info")
+            if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
+                conversation.replied(info["last_token_usage"])  # the counts of the reply just received
         elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
             lifecycle = (str(payload["type"]), payload)
         elif kind == "compacted":
@@ -244,7 +265,7 @@ def _codex_run(
                 "base_instructions): the views have no system prompt but its developer messages"
             )
         )
-    origin: dict[str, Any] = {"format": "codex-rollout", "path": path}
+    origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
     if older:
         origin["layout"] = "items"  # the older rollout: its session, then one item a line
     if session is not None:
@@ -282,8 +303,9 @@ def _request_runs(
     values: Sequence[tuple[int, Any]], path: str, notes: list[RunWarning], name: str, summarise: Summariser | None
 ) -> list[Run]:
     """The runs of request bodies (``(line, value)``): one per conversation, told by its first item, made of its
-    longest request (the last of the longest, when several are as long)."""
-    found: dict[str, tuple[int, Mapping[str, Any], Mapping[str, Any], int]] = {}  # by opening: the longest
+    longest request (the last of the longest, when several are as long); the response logged beside each of its
+    requests is a model call."""
+    found: dict[str, list[tuple[int, Mapping[str, Any], Mapping[str, Any], int]]] = {}  # by opening, in order
     for line, value in values:
         where = Where(path, line, "")
         if not isinstance(value, Mapping):
@@ -297,23 +319,29 @@ def _request_runs(
             at = f"{field}.input" if field else "input"
             raise Where(path, line, at).error(f"expected text or a list of items, got {type_name(given)}")
         opening = canonical(given[0]) if given else ""
-        held = found.get(opening)
-        if held is None or len(given) >= held[3]:
-            found[opening] = (line, value, request, len(given))
+        found.setdefault(opening, []).append((line, value, request, len(given)))
     if not found:
         raise Where(path, 1, "").error("no request in the file")
     runs = []
-    for number, (line, value, request, _) in enumerate(found.values()):
-        counted = sum(1 for _, other in values if isinstance(other, Mapping))
+    for number, requests in enumerate(found.values()):
+        line, value, request, _ = max(reversed(requests), key=lambda held: held[3])  # the last of the longest
+        own = list(notes)  # the file's notes, and this run's own: not the runs' before it
         if len(values) > 1:
-            notes.append(
+            own.append(
                 Where(path, line, "").warning(
-                    f"{counted} requests in the file: the run of each conversation is its longest (line {line})"
+                    f"{len(values)} requests in the file: the run of each conversation is its longest (line {line})"
                 )
             )
+        earlier = [(other, held) for other, held, _, _ in requests if other != line]
         runs.append(
             _request_run(
-                value, request, Where(path, line, ""), notes, name if number == 0 else f"{name}/{number}", summarise
+                value,
+                request,
+                Where(path, line, ""),
+                own,
+                name if number == 0 else f"{name}/{number}",
+                summarise,
+                earlier=earlier,
             )
         )
     return runs
@@ -326,15 +354,17 @@ def _request_run(
     notes: list[RunWarning],
     run_id: str,
     summarise: Summariser | None,
+    *,
+    earlier: Sequence[tuple[int, Mapping[str, Any]]] = (),
 ) -> Run:
-    """The run of one request body (``request``, in ``value``: itself, or the log around it)."""
+    """The run of one request body (``request``, in ``value``: itself, or the log around it), the response logged
+    beside it its last reply; ``earlier``: the conversation's other requests in the log (``(line, value)``), whose
+    responses are model calls of the steps they decided."""
     field = "" if request is value else next(key for key in _REQUEST_KEYS if value.get(key) is request)
     inside = where.at(field) if field else where
     conversation = _Conversation(RunWarnings(notes))
-    given = request["input"]
-    items = [{"role": "user", "content": given}] if isinstance(given, str) else given
-    for i, item in enumerate(items):
-        conversation.add(item, inside.at(f"input[{i}]"))
+    _read_input(conversation, request, inside)
+    _read_response(conversation, value.get("response") if request is not value else None, where)
     instructions = request.get("instructions")
     kept = {key: item for key, item in request.items() if key not in ("input", "instructions")}
     if isinstance(instructions, str):
@@ -344,6 +374,13 @@ def _request_run(
         kept["instructions"] = instructions
         conversation.warnings.append(inside.at("instructions").warning(
             f"instructions of {type_name(instructions)}, not text: kept in the request as they are"))  # fmt: skip
+    previous = request.get("previous_response_id")
+    if previous is not None:
+        said = (
+            f"the request goes on from the stored response {previous!r}, whose conversation the model was sent before "
+            "this input: the views hold only this request's input (their sizes and replay keys leave it out)"
+        )
+        conversation.warnings.append(inside.at("previous_response_id").warning(said))
     if "max_output_tokens" in kept and "max_tokens" not in kept:
         kept["max_tokens"] = kept.pop("max_output_tokens")
     origin: dict[str, Any] = {"format": "openai-responses"}
@@ -352,7 +389,69 @@ def _request_run(
     if request is not value:
         origin["log"] = {key: item for key, item in value.items() if item is not request}
     parameters = chat_request(kept, inside, conversation.warnings)
-    return conversation.run(where, run_id, origin, parameters, summarise)
+    calls: list[tuple[int, dict[str, Any]]] = []
+    for line, other in earlier:
+        calls += _response_calls(other, Where(where.path, line, ""), conversation.warnings)
+    return conversation.run(where, run_id, origin, parameters, summarise, earlier_calls=calls)
+
+
+def _read_input(conversation: _Conversation, request: Mapping[str, Any], inside: Where) -> None:
+    """Read a request's ``input`` (at ``inside``) into ``conversation``."""
+    given = request["input"]
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else given
+    for i, item in enumerate(items):
+        conversation.add(item, inside.at(f"input[{i}]"))
+
+
+def _read_response(conversation: _Conversation, response: Any, where: Where) -> None:
+    """Read the Responses API ``response`` logged beside a request (at ``where``), if there is one, into
+    ``conversation`` as the reply after the request's input: its ``output`` items, its id, model and token counts, its
+    ``status`` and ``incomplete_details`` its stop reason (cut at ``max_output_tokens``: ``max_tokens``)."""
+    if response is None:
+        return
+    here = where.at("response")
+    if not isinstance(response, Mapping):
+        raise here.error(f"expected the Responses API's response (an object), got {type_name(response)}")
+    output = response.get("output")
+    if not isinstance(output, list):
+        raise here.at("output").error(f"expected the response's list of output items, got {type_name(output)}")
+    conversation.receiving, conversation.model = True, response.get("model")
+    conversation.replied()  # the request's own items are not this reply
+    for i, item in enumerate(output):
+        conversation.add(item, here.at(f"output[{i}]"))
+    reply = conversation.replies[-1] if conversation.replies and not conversation.replies[-1].done else None
+    if reply is None:
+        conversation.warnings.append(here.at("output").warning("the response holds no reply item: no model call"))
+        return
+    usage = response.get("usage")
+    conversation.replied(usage if isinstance(usage, Mapping) else None)
+    reply.item_id = response.get("id")
+    reply.stop = _finish(response)
+
+
+def _finish(response: Mapping[str, Any]) -> str | None:
+    """Why a response stopped, where it says it: the reason it is ``incomplete`` (``max_output_tokens``,
+    ``content_filter``, as ``conversation.STOP_REASONS`` names them); ``None`` for one that completed (its blocks
+    say whether it called a tool) or that says no reason."""
+    details = response.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, Mapping) else None
+    return reason if response.get("status") == "incomplete" and isinstance(reason, str) else None
+
+
+def _response_calls(
+    value: Mapping[str, Any], where: Where, warnings: list[RunWarning]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The model call (with its line) of the response logged beside an earlier request of a conversation (``value``,
+    at ``where``), for the step it decided; none when no response is logged beside it. What its output holds beside
+    the reply is warned of, as the run's own."""
+    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), value)
+    inside = where.at(next((key for key in _REQUEST_KEYS if value.get(key) is request), ""))
+    conversation = _Conversation(RunWarnings())
+    _read_input(conversation, request, inside)
+    conversation.warnings = warnings  # the request's input is warned of as the run's longest: only its reply's here
+    _read_response(conversation, value.get("response") if request is not value else None, where)
+    calls, lines = conversation.model_calls(where.path)
+    return list(zip(lines, calls, strict=True))
 
 
 _Reader = Callable[["_Conversation", Mapping[str, Any], Where], tuple[str | None, list[dict[str, Any]], frozenset[str]]]
@@ -375,6 +474,11 @@ class _Conversation:
         self.restart_at = Where("")  # where its record is
         self.context: list[dict[str, Any]] = []  # the context Codex sent before the user's first message
         self.asked: list[str] = []  # the user's messages in the history Codex holds (its collect_user_messages)
+        self.replies: list[_Reply] = []  # the replies received, when the items are (``receiving``)
+        self.receiving = False  # whether the assistant items read now are replies received (a rollout's, a response's)
+        self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
+        self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
+        self.kept_at: Where | None = None  # where the first of them is
 
     def add(self, item: Any, here: Where) -> None:
         """Read one item (at ``here``) into the conversation."""
@@ -391,14 +495,14 @@ class _Conversation:
             self.unmapped[self._place(here)] = dict(item)
             return
         role, blocks, mapped = reader(self, item, here)
-        extra = {key: value for key, value in item.items() if key not in mapped}
-        if extra:
-            self.unmapped[self._place(here)] = extra
+        self._keep({key: value for key, value in item.items() if key not in mapped}, here)
         if role is None:
             return
         check_blocks(blocks, here)
         if kind == "message" and role == "user":
             self._heard(blocks)
+        if role == "user":
+            self.replied()
         if self.restart is not None:
             if role == "user":  # sent after the history that replaced the conversation, before the next reply
                 if kind == "message":
@@ -410,6 +514,27 @@ class _Conversation:
                 return
             self._restarted()
         self._append(role, blocks, here)
+        if role == "assistant" and self.receiving:
+            self._received(blocks, item.get("id"), here)
+
+    def _keep(self, fields: Mapping[str, Any], here: Where, kept: Any = None) -> None:
+        """Keep the ``fields`` an item or part (at ``here``) holds beside what is mapped in ``unmapped`` (or ``kept``,
+        for them), each counted by its name for the run's warning (``_kept_warning``)."""
+        if not fields:
+            return
+        self.unmapped[self._place(here)] = dict(fields) if kept is None else kept
+        for name in fields:
+            self.kept_fields[name] = self.kept_fields.get(name, 0) + 1
+        if self.kept_at is None:
+            self.kept_at = here
+
+    def _kept_warning(self) -> None:
+        """Name, in one warning, each field kept in ``unmapped`` beside what is mapped, and how many items held it."""
+        if self.kept_at is None:
+            return
+        named = ", ".join(f"{name} ({count})" for name, count in sorted(self.kept_fields.items()))
+        self.warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
+                                                  f"with how many items or parts held each: {named}"))  # fmt: skip
 
     def _place(self, here: Where) -> str:
         """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
@@ -441,6 +566,7 @@ class _Conversation:
         message = payload.get("message", "")
         if not isinstance(message, str):
             raise here.at("message").error(f"expected the summary's text, got {type_name(message)}")
+        self.replied()
         if self.restart is not None:
             self.warnings.append(here.warning(f"a compaction right after the one at line {self.restart['line']}, "
                                               "with no request between: the views restart from this one"))  # fmt: skip
@@ -487,8 +613,7 @@ class _Conversation:
                 check_blocks(blocks, at)
                 self._heard(blocks)
                 opening.extend(blocks)
-                if extra := {key: value for key, value in item.items() if key not in mapped}:
-                    self.unmapped[self._place(at)] = extra
+                self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
             said = "is not a user message, and the views restart from one user turn"
             self.warnings.append(at.warning(f"a {kind!r} item of the history that replaced the conversation {said}: "
@@ -525,6 +650,47 @@ class _Conversation:
                     self.warnings.append(here.warning(said))
                 self.answered.append(block["tool_use_id"])
 
+    def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
+        """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
+        part of the reply being received, or the first of a new one (the reply before it ended: ``replied``)."""
+        turn = len(self.turns) - 1
+        end = len(self.turns[turn]["content"])
+        reply = self.replies[-1] if self.replies else None
+        if reply is None or reply.done or reply.turn != turn:
+            reply = _Reply(turn, end - len(blocks), self.model)
+            self.replies.append(reply)
+        reply.end, reply.line = end, here.line
+        if isinstance(item_id, str) and item_id:
+            reply.item_id = item_id
+
+    def replied(self, usage: Mapping[str, Any] | None = None) -> None:
+        """The reply being received (if any) ended: its token counts were written (``usage``, the Responses API's),
+        or a user's item came after it."""
+        if self.replies and not self.replies[-1].done:
+            self.replies[-1].done = True
+            if usage is not None:
+                self.replies[-1].usage = _usage(usage)
+
+    def model_calls(self, path: str) -> tuple[list[dict[str, Any]], list[int]]:
+        """A model call record for each reply received, and the line of each (its last item's); a reply that is not
+        a ``Message`` a run file can hold is named in a warning and left out."""
+        calls: list[dict[str, Any]] = []
+        lines: list[int] = []
+        for reply in self.replies:
+            content = self.turns[reply.turn]["content"]
+            if reply.start or reply.end != len(content):
+                content = content[reply.start : reply.end]
+            call = model_call((reply.turn - 1) // 2, content, reply_id=reply.item_id, model=reply.model,
+                              finish=reply.stop, usage=reply.usage)  # fmt: skip
+            try:
+                check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
+            except ValueError as error:
+                self.warnings.append(Where(path, reply.line).warning(f"{error}: the reply is not kept as a model call"))
+                continue
+            calls.append(call)
+            lines.append(reply.line)
+        return calls, lines
+
     def _unanswered(self) -> None:
         """Warn of each call of the last assistant turn that no output after it answers, once the next reply comes."""
         answered = set(self.answered)
@@ -549,8 +715,10 @@ class _Conversation:
         summarise: Summariser | None,
         *,
         end: Mapping[str, Any] | None = None,
+        earlier_calls: Sequence[tuple[int, dict[str, Any]]] = (),
     ) -> Run:
-        """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...)."""
+        """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...);
+        ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies."""
         self._restarted()
         turns = self.turns
         if not turns:
@@ -562,13 +730,21 @@ class _Conversation:
         if len(turns) > 2 and turns[-1]["role"] == "user":
             self._unanswered()  # the last reply's calls: the results after it were sent
         check_alternation([turn["role"] for turn in turns], where)
+        self._kept_warning()
         if self.system:
             request = {**request, "system": "\n\n".join(self.system)}
         if self.unmapped:
             origin["unmapped"] = self.unmapped
         origin["converted"] = CONVERTED
+        calls, call_lines = self.model_calls(where.path)
+        if earlier_calls:
+            found = sorted([*earlier_calls, *zip(call_lines, calls, strict=True)], key=lambda held: held[0])
+            call_lines, calls = [line for line, _ in found], [call for _, call in found]
         return checked_run(
             turns,
+            calls=calls,
+            call_lines=call_lines,
+            replies_checked=True,  # each reply, by model_calls
             where=where,
             run_id=run_id,
             source=origin,
@@ -605,11 +781,12 @@ class _Conversation:
             if not isinstance(text, str):
                 raise here.at("text").error(f"expected text, got {type_name(text)}")
             if any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
-                self.unmapped[self._place(here)] = dict(part)
+                self._keep({key: part[key] for key in part.keys() - {"type", "text"} if part[key]}, here, dict(part))
             return {"type": "text", "text": text}
         if kind == "input_image" and isinstance(part.get("image_url"), str):
             block = url_image(part["image_url"])
             if block is not None:
+                self._keep({key: value for key, value in part.items() if key not in ("type", "image_url")}, here)
                 return block
         if not isinstance(kind, str):
             raise here.at("type").error(f"expected the part's type, got {kind!r}")
@@ -669,11 +846,67 @@ class _Conversation:
         if not isinstance(summary, list):
             raise here.at("summary").error(f"expected a list of summary parts, got {type_name(summary)}")
         texts = _part_texts(summary, here.at("summary"))
+        mapped = _REASONING | {"content"}
+        content = item.get("content")
+        if content:  # the reasoning's own text (an open model's): the thinking where there is no summary
+            if not isinstance(content, list):
+                raise here.at("content").error(f"expected a list of reasoning text parts, got {type_name(content)}")
+            if texts:
+                mapped -= {"content"}  # the thinking holds the summary: kept in the source, warned of
+            else:
+                texts = _part_texts(content, here.at("content"))
         signature = item.get("encrypted_content")
         block = {"type": "thinking", "thinking": "\n\n".join(texts),
                  "signature": signature if isinstance(signature, str) else ""}  # fmt: skip
-        mapped = _REASONING if isinstance(signature, str) or signature is None else _REASONING - {"encrypted_content"}
-        return "assistant", [block], mapped if item.get("content") else mapped | {"content"}
+        return (
+            "assistant",
+            [block],
+            mapped if isinstance(signature, str) or signature is None else mapped - {"encrypted_content"},
+        )
+
+
+class _Reply:
+    """A reply received, as the conversation holds it: its blocks (``start`` to ``end`` of its turn's), the line of
+    its last item, and what the source says of it."""
+
+    __slots__ = ("done", "end", "item_id", "line", "model", "start", "stop", "turn", "usage")
+
+    def __init__(self, turn: int, start: int, model: Any) -> None:
+        self.turn, self.start, self.end, self.line = turn, start, start, 0
+        self.model = model
+        self.item_id: Any = None  # the id of the last of its items that has one
+        self.stop: Any = None  # its finish reason, where the source says it
+        self.usage: dict[str, Any] | None = None
+        self.done = False  # no item after it is part of it
+
+
+_INPUT_COUNTS = frozenset(("input_tokens", "cached_input_tokens", "input_tokens_details"))
+"""The input counts of the Responses API's usage that ``_usage`` names as the Messages API does."""
+
+
+def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
+    """The Responses API's token counts of a reply (a response's ``usage``, Codex's ``last_token_usage``) in the
+    Messages API's names: its input tokens not read from the cache (``input_tokens``, which the Responses API counts
+    with them) and read from it (``cache_read_input_tokens``: ``cached_input_tokens``,
+    ``input_tokens_details.cached_tokens``), its ``output_tokens``; any other count kept under its own name."""
+    given: Any = counts.get("input_tokens")
+    cached: Any = counts.get("cached_input_tokens")
+    details = counts.get("input_tokens_details")
+    if cached is None and isinstance(details, Mapping):
+        cached = details.get("cached_tokens")
+    usage: dict[str, Any] = {}
+    if is_count(given) and is_count(cached) and cached <= given:
+        usage["input_tokens"] = given - cached
+    elif given is not None:
+        usage["input_tokens"] = given  # as it is: check_reply names one that is not a count
+    if is_count(cached):
+        usage["cache_read_input_tokens"] = cached
+    usage.update((key, value) for key, value in counts.items() if key not in _INPUT_COUNTS)
+    if isinstance(details, Mapping) and (
+        rest := {key: value for key, value in details.items() if key != "cached_tokens"}
+    ):
+        usage["input_tokens_details"] = rest  # what it holds beside the cached tokens
+    return usage
 
 
 _CONTEXT_TAGS = (
