@@ -473,3 +473,11 @@ def test_the_window_of_an_as_sent_view_counts_the_results_the_view_holds(at: int
     assert status == 0
     window = " ".join(out.split("window", 1)[1].split("replay key", 1)[0].split())
     assert said in window, window
+
+
+def test_a_run_number_of_a_digit_that_is_no_number_is_refused_clearly() -> None:
+    """``--run ²`` (a Unicode digit ``int`` cannot read) names the runs the file holds, where it was an internal
+    ValueError."""
+    code, out, err = run_cli("show", SESSION, "--run", "\u00b2")
+    assert code == 2 and out == ""
+    assert "--run \u00b2: no run of that id, nor a number from 0 to" in err and "internal error" not in err

@@ -730,3 +730,54 @@ def test_each_run_of_a_request_log_holds_its_own_warning_not_the_runs_before_it(
         counted = [warning.line for warning in run.warnings if "requests in the file" in warning.text]
         cut = [warning.line for warning in run.warnings if "cut short" in warning.text]
         assert (counted, cut) == ([line], [4]), run.warnings
+
+
+def test_a_log_tells_its_conversations_by_their_first_user_item_not_the_developer_message(tmp_path: Path) -> None:
+    """Requests that open with the same developer message (Codex's permissions) but ask different things are two
+    conversations, two runs: the developer message is the system prompt, not what tells a conversation."""
+    developer = {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Be careful."}]}
+    lines = [
+        {"model": "m", "input": [developer, user("Fix the login bug")]},
+        {"model": "m", "input": [developer, user("Fix the login bug"), call("c1"), output("c1")]},
+        {"model": "m", "input": [developer, user("Write docs for the CLI")]},
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    runs = load_runs(path)
+    assert [run.goal for run in runs] == ["Fix the login bug", "Write docs for the CLI"]
+    assert [run.header["system"] for run in runs] == ["Be careful.", "Be careful."]
+
+
+def test_a_rollout_that_opens_on_a_compaction_opens_with_what_codex_sent_after_it(tmp_path: Path) -> None:
+    """A rollout cut at its head, whose first record is a compaction, opens with the history Codex sent after it
+    (its replacement history, then the user's next message), and a warning says the conversation before it is not
+    in the file; it was refused as a conversation that starts with a reply."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [])
+    history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Summary so far."}]}]
+    records = [
+        {"type": "compacted", "payload": {"message": "", "replacement_history": history}},
+        {"type": "response_item", "payload": user("Go on.")},
+        {"type": "response_item", "payload": call("c1")},
+        {"type": "response_item", "payload": output("c1")},
+    ]
+    with path.open("a", encoding="utf-8") as file:
+        file.writelines(json.dumps(record) + "\n" for record in records)
+    run = from_responses(path)
+    opening = Views(run).at(0).messages[0].to_dict()["content"]
+    assert [block["text"] for block in opening] == ["Summary so far.", "Go on."]
+    assert len(run.steps) == 1 and run.steps[0].decision.tool == "shell"
+    assert any(w.line == 3 and "the file opens on a compaction" in w.text for w in run.warnings), run.warnings
+
+
+def test_an_older_rollouts_unknown_record_type_is_warned_of_under_record_type(tmp_path: Path) -> None:
+    """An older rollout (the session's line, then items) names a line of a record type it does not know by its own
+    field, ``record_type``."""
+    lines = [
+        {"id": "s-1", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
+        user("go"),
+        {"record_type": "odd"},
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run = from_responses(path)
+    assert any(w.line == 3 and w.text.startswith("record_type: a record of type 'odd'") for w in run.warnings)

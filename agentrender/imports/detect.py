@@ -244,7 +244,7 @@ def run_number(runs: Sequence[Run], which: str) -> int:
     for number, run in enumerate(runs):
         if run.run_id == which:
             return number
-    if which.isdigit() and int(which) < len(runs):
+    if which.isascii() and which.isdigit() and int(which) < len(runs):  # "²" is a digit int() cannot read
         return int(which)
     said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:SHOWN_RUNS]))
     more = f", ... ({len(runs) - SHOWN_RUNS:,} more)" if len(runs) > SHOWN_RUNS else ""

@@ -231,14 +231,14 @@ def _codex_run(
                 raise at.error(f"expected the item, an object, got {type_name(payload)}")
             conversation.add(payload, at)
             continue
+        field = "record_type" if older else "type"
         if not isinstance(kind, str):
-            field = "record_type" if older else "type"
             raise where.at(field).error(f"expected the record's type, got {type_name(kind)}")
         records.append({"line": line, **(payload if older and isinstance(payload, Mapping) else record)})
         if older and kind == "state":
             continue
         if kind not in _RECORDS:
-            notes.append(where.at("type").warning(f"a record of type {kind!r}, not one Codex is known to write: "
+            notes.append(where.at(field).warning(f"a record of type {kind!r}, not one Codex is known to write: "
                                                   "kept in the source (records)"))  # fmt: skip
         elif not isinstance(payload, Mapping):
             raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
@@ -299,12 +299,21 @@ def _codex_end(lifecycle: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any
     return {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
 
 
+def _opening(items: list[Any]) -> str:
+    """What tells a request's conversation: its first item that is not a developer or system message (those are
+    the system prompt, and a client such as Codex opens every conversation with the same one), as canonical JSON."""
+    for item in items:
+        if not (isinstance(item, Mapping) and item.get("role") in ("developer", "system")):
+            return canonical(item)
+    return canonical(items[0]) if items else ""
+
+
 def _request_runs(
     values: Sequence[tuple[int, Any]], path: str, notes: list[RunWarning], name: str, summarise: Summariser | None
 ) -> list[Run]:
-    """The runs of request bodies (``(line, value)``): one per conversation, told by its first item, made of its
-    longest request (the last of the longest, when several are as long); the response logged beside each of its
-    requests is a model call."""
+    """The runs of request bodies (``(line, value)``): one per conversation, told by its opening (``_opening``), made
+    of its longest request (the last of the longest, when several are as long); the response logged beside each of
+    its requests is a model call."""
     found: dict[str, list[tuple[int, Mapping[str, Any], Mapping[str, Any], int]]] = {}  # by opening, in order
     for line, value in values:
         where = Where(path, line, "")
@@ -318,8 +327,7 @@ def _request_runs(
         if not isinstance(given, list):
             at = f"{field}.input" if field else "input"
             raise Where(path, line, at).error(f"expected text or a list of items, got {type_name(given)}")
-        opening = canonical(given[0]) if given else ""
-        found.setdefault(opening, []).append((line, value, request, len(given)))
+        found.setdefault(_opening(given), []).append((line, value, request, len(given)))
     if not found:
         raise Where(path, 1, "").error("no request in the file")
     runs = []
@@ -629,6 +637,11 @@ class _Conversation:
         if not restart["opening"]:
             said = "holds no user message, nor any after it before the next reply: the views go on from before it"
             self.warnings.append(self.restart_at.warning(f"the history of this compaction {said}"))
+            return
+        if not self.turns:  # the file opens on it (a rollout cut at its head): what Codex sent after it opens the run
+            said = "the file opens on a compaction: the conversation before it is not here, and the views open with"
+            self.warnings.append(self.restart_at.warning(f"{said} the history Codex sent after it"))
+            self._append("user", restart["opening"], self.restart_at)
             return
         self.compactions.append(restart)
 
