@@ -197,11 +197,12 @@ def test_an_opening_of_only_an_image_renders():
 
 
 def test_request_parameters_of_another_shape_are_kept_under_their_own_name():
-    """A model that is not text or a tool with no name is kept as ``openai_<name>``, with a warning naming it."""
+    """A model that is not text is kept as ``openai_model``, and a tool with no name in ``openai_tools`` (where every
+    tool as given is), each with a warning naming it."""
     chat = {"model": 4, "tools": [{"type": "function"}], "messages": [{"role": "user", "content": "hi"}]}
     run = from_openai(chat)
     assert run.header["request"] == {"openai_model": 4, "openai_tools": [{"type": "function"}]}
-    assert [w.text.split(":")[0] for w in run.warnings] == ["model", "tools"]
+    assert [w.text.split(":")[0] for w in run.warnings] == ["tools[0]", "model"]
 
 
 def test_a_jsonl_file_of_messages_names_lines_in_its_errors(tmp_path):

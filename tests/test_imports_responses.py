@@ -781,3 +781,13 @@ def test_an_older_rollouts_unknown_record_type_is_warned_of_under_record_type(tm
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     run = from_responses(path)
     assert any(w.line == 3 and w.text.startswith("record_type: a record of type 'odd'") for w in run.warnings)
+
+
+def test_a_providers_own_tool_is_named_and_the_function_tools_are_kept() -> None:
+    """A request whose tools hold a function and the Responses API's own ``web_search`` keeps the function among the
+    run's tools, and names the other in a warning; one such tool made the run hold no tool at all."""
+    shell = {"type": "function", "name": "shell", "description": "Run a command.", "parameters": {"type": "object"}}
+    run = from_responses({"model": "m", "tools": [shell, {"type": "web_search"}], "input": [user("go")]})
+    assert [tool["name"] for tool in run.tools] == ["shell"]
+    [warning] = [w for w in run.warnings if "tools[1]" in w.text]
+    assert "a 'web_search' tool with no function name has no counterpart in the Messages API" in warning.text

@@ -531,8 +531,11 @@ def chat_request(request: Mapping[str, Any], where: Where, warnings: list[RunWar
     """The request's parameters (a chat's, a Responses API request's) under the Messages API's names where they have
     one; the rest kept as they are.
 
-    A parameter the run header would hold but of another type (a model that is not text, a
-    tool with no name) is kept under ``openai_<name>`` in the request instead, with a warning.
+    A parameter the run header would hold but of another type (a model that is not text, tools
+    that are not a list of objects) is kept under ``openai_<name>`` in the request instead, with a
+    warning. A tool with no function name (a provider's own, such as the Responses API's
+    ``web_search``) is not among the run's tools, and a warning names it; every tool as given is
+    kept in ``openai_tools``.
     """
     out = dict(request)
     if "max_completion_tokens" in out and "max_tokens" not in out:
@@ -540,9 +543,20 @@ def chat_request(request: Mapping[str, Any], where: Where, warnings: list[RunWar
     tools = out.get("tools")
     if isinstance(tools, list) and all(isinstance(tool, Mapping) for tool in tools):
         mapped = [_tool(tool) for tool in tools]
-        if all(tool is not None for tool in mapped):
-            out["tools"] = mapped
-            out["openai_tools"] = tools  # as given (strict, and any other field), beside the mapped ones
+        for at, (tool, made) in enumerate(zip(tools, mapped, strict=True)):
+            if made is None:  # a provider's own tool (the Responses API's web_search, file_search, ...)
+                warnings.append(
+                    where.at(f"tools[{at}]").warning(
+                        f"a {tool.get('type')!r} tool with no function name has no counterpart in the Messages API: "
+                        "not among the run's tools, kept in openai_tools"
+                    )
+                )
+        kept = [tool for tool in mapped if tool is not None]
+        if kept:
+            out["tools"] = kept
+        else:
+            del out["tools"]
+        out["openai_tools"] = tools  # as given (strict, and any other field), beside the mapped ones
     checks: dict[str, Callable[[Any], bool]] = {
         "model": lambda v: isinstance(v, str),
         "max_tokens": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
