@@ -791,3 +791,13 @@ def test_a_providers_own_tool_is_named_and_the_function_tools_are_kept() -> None
     assert [tool["name"] for tool in run.tools] == ["shell"]
     [warning] = [w for w in run.warnings if "tools[1]" in w.text]
     assert "a 'web_search' tool with no function name has no counterpart in the Messages API" in warning.text
+
+
+def test_a_codex_sessions_goal_leaves_out_every_message_codex_sends_as_its_context(tmp_path: Path) -> None:
+    """The goal is the user's words: the environment context and a skill's instructions Codex sends as user messages
+    before them are left out, by the one list of what Codex sends as context (``CLIENT_CONTEXT``), the list its
+    compaction reads too; the skill's message was the goal's first line."""
+    context = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
+    skill = "<skill>\n<name>pdf</name>\nRead PDFs.\n</skill>"
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", [user(context), user(skill), user("Fix the bug")]))
+    assert run.goal == "Fix the bug"

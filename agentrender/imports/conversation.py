@@ -39,6 +39,7 @@ from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
 
 __all__ = [
+    "CLIENT_CONTEXT",
     "STOP_REASONS",
     "MadeTurns",
     "Summariser",
@@ -565,17 +566,26 @@ _DECIDING_STOPS = frozenset((render.STOP_MAX_TOKENS, render.STOP_CONTEXT_WINDOW_
 
 def _is_reminder(text: str) -> bool:
     """Whether a text block holds nothing but the context a client added to the user's words: Claude Code's
-    ``<system-reminder>`` blocks, Codex's ``AGENTS.md`` instructions and ``<environment_context>``."""
-    return not _REMINDER.sub("", text).strip()
+    ``<system-reminder>`` blocks, or a message Codex sends as its context (``CLIENT_CONTEXT``)."""
+    return not _REMINDER.sub("", text).strip() or text.lstrip().lower().startswith(CLIENT_CONTEXT)
 
 
-_REMINDER = re.compile(
-    r"<system-reminder>.*?</system-reminder>"
-    r"|<environment_context>.*?</environment_context>"
-    r"|<user_instructions>.*?</user_instructions>"
-    r"|# AGENTS\.md instructions for [^\n]*\s*<INSTRUCTIONS>.*?</INSTRUCTIONS>",
-    re.DOTALL,
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+
+CLIENT_CONTEXT = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# agents.md instructions for",
+    "<skill>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<context_update>",
 )
+"""How a user message Codex sends as its context, not as the user's words, begins (after white space, in lower case):
+what a run's goal leaves out, and what Codex's compaction leaves out of the user's messages it keeps
+(``is_session_prefix``, ``is_user_instructions``, ``is_skill_instructions`` and ``is_user_shell_command_text`` of
+openai/codex, over its versions)."""
 
 
 def _header(

@@ -56,6 +56,7 @@ from typing import Any
 from agentrender._json import canonical, type_name
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
+    CLIENT_CONTEXT,
     Summariser,
     Where,
     check_alternation,
@@ -555,7 +556,7 @@ class _Conversation:
         """Note a user message (its ``blocks``) as Codex's compaction tells them: the context it sends (an
         ``<environment_context>``, the ``AGENTS.md`` instructions, ...), or the user's words (``asked``)."""
         texts = [block["text"] for block in blocks if block["type"] == "text"]
-        if any(text.lstrip().lower().startswith(_CONTEXT_TAGS) for text in texts):
+        if any(text.lstrip().lower().startswith(CLIENT_CONTEXT) for text in texts):
             if not self.asked and not self.compactions and self.restart is None:
                 self.context.extend(blocks)
         elif not "".join(texts).startswith(f"{_SUMMARY_PREFIX}\n"):  # a summary is not the user's (is_summary_message)
@@ -921,20 +922,6 @@ def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
         usage["input_tokens_details"] = rest  # what it holds beside the cached tokens
     return usage
 
-
-_CONTEXT_TAGS = (
-    "<environment_context>",
-    "<user_instructions>",
-    "# agents.md instructions for",
-    "<skill>",
-    "<user_shell_command>",
-    "<turn_aborted>",
-    "<subagent_notification>",
-    "<context_update>",
-)
-"""How a user message Codex sends as context, not as the user's words, begins (after white space, in lower case):
-what its compaction leaves out of the user's messages it keeps (``is_session_prefix``, ``is_user_instructions``,
-``is_skill_instructions`` and ``is_user_shell_command_text`` of openai/codex, over its versions)."""
 
 _SUMMARY_PREFIX = (
     "Another language model started to solve this problem and produced a summary of its thinking process. You also "
