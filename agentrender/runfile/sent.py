@@ -139,9 +139,10 @@ class Sent:
         return self._user[key]
 
     def rules(self, step: Step, full: bool) -> tuple[str, ...]:
-        """How ``observation`` made each block of the step's user turn in that form: the row of ``render.USER_RULES``
-        of a result windowed and capped under the contract, ``"hook"`` for a block as it was sent (every block, as
-        sent); empty when it made no turn (the contract's default does). Asked after ``observation``."""
+        """How ``observation`` made each block of the step's user turn in that form, under the contract: the row of
+        ``render.USER_RULES`` of a result it windowed and capped, ``"hook"`` for any other block (kept as sent).
+        Empty when it made the turn as sent, or made none (the contract's default does): the views then take every
+        block as the hook's. Asked after ``observation``, which makes what this reports."""
         return self._rules.get((step.index, full), ())
 
     def _made_user_turn(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:

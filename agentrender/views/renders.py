@@ -323,7 +323,8 @@ def _hook_rules(options: Options, step: Step, full: bool, count: int) -> tuple[s
     """How the observation hook made each of the ``count`` blocks of ``step``'s user turn: the row of
     ``render.USER_RULES`` the hook (or the object it is a method of) reports in its ``rules`` for a block it made
     the contract's way (a result it windowed and capped), ``"hook"`` for any other."""
-    said = getattr(getattr(options.observation, "__self__", None), "rules", None)
+    hook = options.observation
+    said = getattr(getattr(hook, "__self__", hook), "rules", None)  # as _hook_kind reads its block_kind
     made = tuple(said(step, full)) if said is not None else ()
     return made if len(made) == count else ("hook",) * count
 
