@@ -81,7 +81,7 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = 
     "result, cache breakpoint": (
         "result",
         {**RESULT, "cache_control": {"type": "ephemeral"}},
-        ["as sent  the file  a tool_result block · 8 bytes · cache breakpoint"],
+        ["as sent  the file  a tool_result block · 8 bytes · answers Read · id toolu_1 · cache breakpoint"],
         ["the file", "cache breakpoint"],
         ['"cache_control"'],
     ),
@@ -268,3 +268,41 @@ def test_a_block_is_sized_by_what_it_shows_the_model(name: str) -> None:
     else:
         expected = len(json.dumps(block, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     assert fact.shown_bytes == expected > 0, (fact.shown_bytes, expected)
+
+
+def test_each_result_names_the_tool_use_it_answers(tmp_path: Path) -> None:
+    """Results sent back in another order than their calls (Claude Code sends them as they finish) each name the tool
+    use they answer and its id in ``show``, a view's HTML and the page, where ``show`` named neither."""
+    bash = {"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": {"command": "ls"}}
+    read = {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"path": "a.py"}}
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "Look."},
+            {"role": "assistant", "content": [bash, read]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_read", "content": "the file"},
+                    {"type": "tool_result", "tool_use_id": "toolu_bash", "content": "a.py b.py"},
+                    {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "lost"},
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    said = [line.strip(" \u258c") for line in out.splitlines() if "tool_result block" in line]
+    assert [line.split("tool_result block · ", 1)[1].split(" · ", 1)[1] for line in said] == [
+        "answers Read · id toolu_read",
+        "answers Bash · id toolu_bash",
+        "answers no tool use of the turn before · id toolu_gone",
+    ], said
+    run = load(path)
+    text = html.unescape(re.sub(r"<[^>]*>", "", view_html(Views(run).at(None))))
+    assert text.index("answers Read toolu_read") < text.index("answers Bash toolu_bash"), text
+    made = page(run)
+    for words in ("answers Read", "answers Bash", "answers no tool use of the turn before"):
+        assert json.dumps(words) in made, words

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ __all__ = [
     "inherited_said",
     "media_label",
     "source_said",
+    "tool_uses",
+    "turn_uses",
     "warning_groups",
 ]
 
@@ -267,6 +270,9 @@ class BlockSaid:
     """A tool use's id, or the id of the tool use a result answers."""
     notes: tuple[str, ...] = ()
     """What the block holds besides its body, each in a few words: ``"cache breakpoint"``, ``"caller: {...}"``."""
+    answers: str = ""
+    """For a result, when the display knows the turn it answers: the tool use of that id, in words (``answers
+    Read``), so a result read out of order (parallel calls answered as they finished) names its call."""
 
 
 _USES = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -291,14 +297,55 @@ def _is_result(kind: str) -> bool:
     return kind == "tool_result" or kind.endswith("_tool_result")
 
 
-def block_said(block: Any) -> BlockSaid:
+def tool_uses(*turns: Iterable[Any]) -> dict[str, str]:
+    """The tool each tool use among the blocks of ``turns`` (``ContentBlock``s, read by their attributes) calls, by the
+    use's id: what ``block_said`` names a result by. Give it the assistant turn a user turn's results answer (and, for
+    an assistant turn, that turn itself: a server tool's result follows its use there)."""
+    named: dict[str, str] = {}
+    for turn in turns:
+        for block in turn:
+            if block.type == "tool_use":
+                named[block.tool_use_id] = block.name
+            elif block.type in _USES and block.raw is not None:
+                named[str(block.raw.get("id", ""))] = str(block.raw.get("name", ""))
+    return named
+
+
+def turn_uses(turn: Any, step: Any = None) -> dict[str, str] | None:
+    """The tool uses the results of ``turn`` (a view's ``MessageFact``) may answer (``tool_uses``): for a step's user
+    turn, the uses of its assistant turn (of ``step``, a ``StepFact``); for an assistant turn, its own (a server tool's
+    result follows its use); ``None`` for the opening, which answers no turn."""
+    if turn.turn == "assistant":
+        return tool_uses(turn.message.content)
+    if turn.turn == "result" and step is not None and step.assistant is not None:
+        return tool_uses(step.assistant.message.content)
+    return None
+
+
+def _answers(ref: str, uses: Mapping[str, str] | None) -> str:
+    """The tool use of id ``ref`` among ``uses`` (``tool_uses``), in words; ``""`` when the turn before is unknown."""
+    if uses is None or not ref:
+        return ""
+    name = uses.get(ref)
+    return "answers no tool use of the turn before" if name is None else f"answers {name or 'a tool use'}"
+
+
+def block_said(block: Any, uses: Mapping[str, str] | None = None) -> BlockSaid:
     """``block`` (a ``ContentBlock``, read by its attributes) as every display says it (``BlockSaid``).
 
     A block its fields say whole is said by them. A block that keeps its wire form (``raw``) for what they cannot
     carry is said from that: a result whose content is a list of parts says each part (its text, an image in one
     line), a key no body says (a cache breakpoint, a caller, citations) is a note, and a block of a type no display
-    knows is the JSON of its wire form, whole.
+    knows is the JSON of its wire form, whole. ``uses`` (``tool_uses`` of the turn a result answers) names the tool
+    use a result answers.
     """
+    said = _said(block)
+    if said.ref and not said.name and uses is not None:
+        return dataclasses.replace(said, answers=_answers(said.ref, uses))
+    return said
+
+
+def _said(block: Any) -> BlockSaid:
     raw = block.raw
     if raw is None or not block.opaque:
         kind = block.type

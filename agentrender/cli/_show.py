@@ -18,6 +18,7 @@ from agentrender._display.said import (
     end_said,
     folded_blocks,
     source_said,
+    turn_uses,
     warning_groups,
 )
 from agentrender._display.values import SHOWN_STEPS
@@ -165,13 +166,14 @@ def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
     return []
 
 
-def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
+def _block(fact: BlockFact, folder: Folder, result_bytes: int, uses: dict[str, str] | None = None) -> list[Any]:
     """A block as printed: its tag, its facts and its body (inline when it is one short line), said as every display
-    says it (``block_said``): what the body does not say (a cache breakpoint, a caller) is among its facts."""
+    says it (``block_said``): what the body does not say (a cache breakpoint, a caller) is among its facts, and a
+    result names the tool use it answers (among ``uses``) and its id."""
     block = fact.block
     line = _tag(fact)
     facts = _facts(fact, result_bytes)
-    said = block_said(block)
+    said = block_said(block, uses)
     if block.type in MEDIA_TYPES:
         line.append("  ")
         line.append(clean(said.body, one_line=True), style="bold")  # its size is said there, the data not printed
@@ -182,6 +184,9 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
     if said.name:
         line.append("  ")
         line.append(clean(said.name, one_line=True), style="bold")
+        facts.append(f"id {clean(said.ref, one_line=True)}")
+    elif said.ref:
+        facts.extend([clean(said.answers, one_line=True)] if said.answers else [])
         facts.append(f"id {clean(said.ref, one_line=True)}")
     if said.json:
         compact = display(said.value, indent=None)
@@ -218,12 +223,13 @@ def _message(fact: MessageFact, step: StepFact | None, folder: Folder, result_by
     yield label
     blocks = fact.blocks
     fold = range(0) if folder.full else folded_blocks(len(blocks))
+    uses = turn_uses(fact, step)
     for position, block in enumerate(blocks):
         if position in fold:
             if position == fold.start:
                 yield Padding(_folded(blocks[fold.start : fold.stop]), (0, 0, 0, 2))
             continue
-        parts = [*_block(block, folder, result_bytes), *_hidden(block, step, folder)]
+        parts = [*_block(block, folder, result_bytes, uses), *_hidden(block, step, folder)]
         yield Padding(Gutter(Group(*parts), KIND_STYLES.get(block.kind, "")), (0, 0, 0, 2), expand=False)
 
 

@@ -251,13 +251,14 @@
   function kindName(kind) { return KIND_NAMES[kind]; }
 
   function block(row, step) {
-    const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes] = row;
+    const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes, answers] = row;
     const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
     div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
     if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
     if (flags & 2) div.appendChild(el("span", "ar-tag", "summary cut at cap"));
     if (type) div.appendChild(text(type, "span", "ar-tag"));
     if (name) div.appendChild(text(name, "b"));
+    if (answers) div.appendChild(text(answers, "span"));
     if (id) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(id, "code")); }
     if (notes) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(notes, "span", "ar-muted")); }
     div.appendChild(text(body || 0, "pre"));
