@@ -306,3 +306,45 @@ def test_each_result_names_the_tool_use_it_answers(tmp_path: Path) -> None:
     made = page(run)
     for words in ("answers Read", "answers Bash", "answers no tool use of the turn before"):
         assert json.dumps(words) in made, words
+
+
+PATCH = "*** Begin Patch\n*** Update File: a.py\n-x = 1\n+x = 2\n*** End Patch"
+"""A Codex ``apply_patch`` call's input: the patch as text, not JSON."""
+
+
+def test_a_text_input_and_multi_line_strings_are_shown_as_lines(tmp_path: Path) -> None:
+    """A tool use whose input is text (Codex's ``apply_patch``) is shown as its lines, said to be text; a JSON input
+    whose strings hold line breaks (an ``Edit``) is shown as JSON with those breaks as lines, said so, and its JSON as
+    sent is one ``--full`` away in ``show`` and folded beside it in a view's HTML and the page, where all three showed
+    each as one line of ``\\n`` escapes."""
+    arguments = {"path": "a.py", "old": "x = 2\ny = 3", "new": "x = 3"}
+    request = {
+        "model": "m",
+        "input": [
+            {"type": "message", "role": "user", "content": "Fix a.py."},
+            {"type": "custom_tool_call", "call_id": "call_1", "name": "apply_patch", "input": PATCH},
+            {"type": "custom_tool_call_output", "call_id": "call_1", "output": "Done"},
+            {"type": "function_call", "call_id": "call_2", "name": "Edit", "arguments": json.dumps(arguments)},
+            {"type": "function_call_output", "call_id": "call_2", "output": "ok"},
+        ],
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    wire = json.dumps(arguments, indent=2)
+    lines = '{\n  "path": "a.py",\n  "old": "x = 2\ny = 3",\n  "new": "x = 3"\n}'
+    for full in ((), ("--full",)):
+        code, out, err = run_cli("show", str(path), *full, "--width", "200", "--color", "never")
+        assert code == 0, err
+        printed = "\n".join(line.removeprefix("  \u258c ").rstrip() for line in out.splitlines())
+        assert "id call_1 · its input is text, sent as it is\n" + PATCH + "\n" in printed, printed
+        assert "id call_2 · line breaks in its strings shown as lines\n" + lines in printed, printed
+        assert (wire in printed) == bool(full), printed
+        assert "\\n" not in printed.replace(wire, ""), printed
+    run = load(path)
+    view = view_html(Views(run).at(None))
+    text = html.unescape(re.sub(r"<[^>]*>", "", view))
+    assert PATCH in text and lines in text, text
+    assert '<details class="ar-wire"><summary>' in view and "its wire form, as JSON" + wire in text, text
+    made = page(run)
+    for said in (PATCH, lines, wire, "its input is text, sent as it is", "line breaks in its strings shown as lines"):
+        assert json.dumps(said)[1:-1] in made, said

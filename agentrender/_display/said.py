@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ __all__ = [
     "MEDIA_TYPES",
     "NO_END_IMPORTED",
     "NO_END_RECORDED",
+    "WIRE_SAID",
     "BlockSaid",
     "WarningGroup",
     "block_said",
@@ -273,6 +275,9 @@ class BlockSaid:
     answers: str = ""
     """For a result, when the display knows the turn it answers: the tool use of that id, in words (``answers
     Read``), so a result read out of order (parallel calls answered as they finished) names its call."""
+    wire: str = ""
+    """When the body is not the block's JSON as ``display`` writes it (a tool use's input whose strings hold line
+    breaks, shown as lines): that JSON, exactly what was sent, for a display to offer beside the body."""
 
 
 _USES = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -350,7 +355,7 @@ def _said(block: Any) -> BlockSaid:
     if raw is None or not block.opaque:
         kind = block.type
         if kind == "tool_use":
-            return BlockSaid(display(block.input), block.input, True, block.name, block.tool_use_id)
+            return _use_said(block.input, block.name, block.tool_use_id)
         if kind == "tool_result":
             return BlockSaid(block.content, ref=block.tool_use_id)
         return BlockSaid(block.text)
@@ -367,13 +372,38 @@ def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
         return BlockSaid(display(whole), whole, True)
     notes = tuple(_note(key, value) for key, value in wire.items() if key not in said_keys and not says_nothing(value))
     if kind in _USES:
-        value = wire.get("input")
-        return BlockSaid(display(value), value, True, str(wire.get("name", "")), str(wire.get("id", "")), notes)
+        return _use_said(wire.get("input"), str(wire.get("name", "")), str(wire.get("id", "")), notes)
     if result:
         return BlockSaid(_content_said(wire.get("content")), ref=str(wire.get("tool_use_id", "")), notes=notes)
     if kind in MEDIA_TYPES:
         return BlockSaid(media_label(wire) or f"[{kind}]", notes=notes)
     return BlockSaid(str(wire.get(_BODY_KEYS[kind], "")), notes=notes)
+
+
+TEXT_INPUT = "its input is text, sent as it is"
+"""The note of a tool use whose input is a text, not a JSON value (Codex's ``apply_patch``: the patch itself)."""
+WIRE_SAID = "its wire form, as JSON"
+"""What a display calls a block's wire form as JSON, offered beside a body that shows it otherwise
+(``BlockSaid.wire``)."""
+LINES_INPUT = "line breaks in its strings shown as lines"
+"""The note of a tool use whose input's strings hold line breaks, shown as lines (``BlockSaid.wire``: its JSON)."""
+
+_LINE_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\n")
+"""A ``\\n`` escape in JSON text (after an even number of backslashes: not an escaped backslash and an ``n``)."""
+
+
+def _use_said(value: Any, name: str, ref: str, notes: tuple[str, ...] = ()) -> BlockSaid:
+    """A tool use by its name, id and input: a text input (a custom tool's such as Codex's ``apply_patch``, arguments
+    that were not JSON) as its lines, as a text result is, with a note that it is text; a JSON input as JSON, each
+    line break in its strings (an ``Edit``'s ``old_string``, a ``Write``'s ``content``) shown as one, with a note and
+    its wire form as JSON (``wire``) beside it, where both were one line of ``\\n`` escapes."""
+    if isinstance(value, str):
+        return BlockSaid(value, value, False, name, ref, (TEXT_INPUT, *notes))
+    encoded = display(value)
+    lines = _LINE_BREAK.sub(lambda found: found.group(1) + "\n", encoded)
+    if lines == encoded:
+        return BlockSaid(encoded, value, True, name, ref, notes)
+    return BlockSaid(lines, value, True, name, ref, (LINES_INPUT, *notes), wire=encoded)
 
 
 def _content_said(content: Any) -> str:

@@ -21,7 +21,7 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentrender._display.said import MEDIA_TYPES, block_said, tool_uses
+from agentrender._display.said import MEDIA_TYPES, WIRE_SAID, block_said, tool_uses
 from agentrender._json import display
 from agentrender._text import escape_html
 
@@ -144,6 +144,7 @@ STYLE = """<style>
 .agentrender .ar-disagree { color: #d1242f; font-weight: 600; }
 .agentrender .ar-why li { margin: 2px 0; }
 .agentrender details > summary { cursor: pointer; }
+.agentrender .ar-wire > summary { color: var(--ar-muted); }
 .agentrender details > summary.ar-tag::before { content: "\\25b8  "; }
 .agentrender details[open] > summary.ar-tag::before { content: "\\25be  "; }
 </style>"""
@@ -169,7 +170,12 @@ def block_body_html(block: ContentBlock, uses: Mapping[str, str] | None = None) 
         head += f' <span class="ar-muted">{escape_text(" · ".join(said.notes), 2000)}</span>'
     if block.type in MEDIA_TYPES:  # its size is said in the line, the data not shown
         return f"<code>{escape_text(said.body, 500)}</code>{head}"
-    return f"{head}<pre>{escape_text(said.body)}</pre>"
+    wire = (
+        f'<details class="ar-wire"><summary>{WIRE_SAID}</summary><pre>{escape_text(said.wire)}</pre></details>'
+        if said.wire
+        else ""
+    )
+    return f"{head}<pre>{escape_text(said.body)}</pre>{wire}"
 
 
 def messages_html(messages: Sequence[Message]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from agentrender._display.said import (
     MEDIA_TYPES,
+    WIRE_SAID,
     block_said,
     end_said,
     folded_blocks,
@@ -188,7 +189,7 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int, uses: dict[str, s
     elif said.ref:
         facts.extend([clean(said.answers, one_line=True)] if said.answers else [])
         facts.append(f"id {clean(said.ref, one_line=True)}")
-    if said.json:
+    if said.json and not said.wire:
         compact = display(said.value, indent=None)
         body = compact if len(compact) <= 100 else body
     facts.extend(clean(note, one_line=True) for note in said.notes)
@@ -200,7 +201,17 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int, uses: dict[str, s
         return [line]
     if facts:
         line.append("  " + " \u00b7 ".join(facts), style=MUTED)
-    return [line, *folder.body(body, json_colours=said.json)]
+    return [line, *folder.body(body, json_colours=said.json), *_wire(said.wire, folder)]
+
+
+def _wire(wire: str, folder: Folder) -> list[Text]:
+    """A block's wire form as JSON, when its body shows it otherwise (``BlockSaid.wire``): with ``--full``, after the
+    body; else a line saying ``--full`` prints it."""
+    if not wire:
+        return []
+    if not folder.full:
+        return [Text(f"\u22ef {WIRE_SAID}: --full prints it", style=MUTED)]
+    return [Text(f"{WIRE_SAID}:", style=MUTED), json_text(wire)]
 
 
 def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]:

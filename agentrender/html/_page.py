@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentrender._display.said import block_said, end_said, inherited_said, source_said, turn_uses
+from agentrender._display.said import WIRE_SAID, block_said, end_said, inherited_said, source_said, turn_uses
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
@@ -121,8 +121,9 @@ def _trimmed(row: list[Any]) -> list[Any]:
 
 class _Blocks:
     """A mode's blocks, each a short list of numbers: ``[kind, body, name, id, type, flags, hidden label,
-    hidden text, notes, answers]`` (flags: 1 failed, 2 the summary was cut at the cap; notes: what the body does not
-    say, and answers: the tool use a result answers, as ``block_said`` words them), trailing zeros left out."""
+    hidden text, notes, answers, wire]`` (flags: 1 failed, 2 the summary was cut at the cap; notes: what the body does
+    not say, and answers: the tool use a result answers, as ``block_said`` words them; wire: the block's wire form as
+    JSON when the body shows it otherwise), trailing zeros left out."""
 
     def __init__(self, texts: _Texts, kinds: dict[str, int]) -> None:
         self.texts = texts
@@ -146,8 +147,8 @@ class _Blocks:
         label = texts(fact.hidden_label) if fact.hidden_label and step is not None else 0
         hidden = _hidden(texts, fact, step) if label else 0
         notes = texts(" \u00b7 ".join(said.notes))
-        answers = texts(said.answers)
-        return _trimmed([self.kind(fact.kind), body, name, uid, shown_type, flags, label, hidden, notes, answers])
+        answers, wire = texts(said.answers), texts(said.wire)
+        return _trimmed([self.kind(fact.kind), body, name, uid, shown_type, flags, label, hidden, notes, answers, wire])
 
 
 def _hidden(texts: _Texts, fact: BlockFact, step: StepFact | None) -> int:
@@ -405,6 +406,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
         "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
         "mark_title": MARK_TITLE,
+        "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,
         "filters": rows.filters(),
         "steps": len(run.steps),
