@@ -332,7 +332,7 @@ def _answers(ref: str, uses: Mapping[str, str] | None) -> str:
     if uses is None or not ref:
         return ""
     name = uses.get(ref)
-    return "answers no tool use of the turn before" if name is None else f"answers {name or 'a tool use'}"
+    return "answers no tool use before it" if name is None else f"answers {name or 'a tool use'}"
 
 
 def block_said(block: Any, uses: Mapping[str, str] | None = None) -> BlockSaid:
