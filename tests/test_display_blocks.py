@@ -374,3 +374,19 @@ def test_a_block_is_labelled_before_its_content_whatever_its_length(tmp_path: Pa
         lines = [line.removeprefix("  \u258c ").rstrip() for line in out.splitlines()]
         at = lines.index(printed[0])
         assert lines[at : at + len(printed)] == printed, lines
+
+
+def test_an_encrypted_reasoning_item_is_said_to_be_one(tmp_path: Path) -> None:
+    """A thinking block of no text but its signature (a Responses API reasoning item's ``encrypted_content``) is said
+    to be encrypted reasoning, with the size of its signature, in ``show``, a view's HTML and the page, where each
+    showed an empty thinking block."""
+    said = "[encrypted reasoning: 12 bytes of signature, sent back as it was]"
+    request = _conversation("assistant", {"type": "thinking", "thinking": "", "signature": "c2lnbmF0dXJl"})
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert f"as sent  a thinking block · 0 bytes  {said}" in out, out
+    run = load(path)
+    assert said in html.unescape(re.sub(r"<[^>]*>", "", view_html(Views(run).at(None))))
+    assert json.dumps(said) in page(run)

@@ -30,6 +30,7 @@ __all__ = [
     "BlockSaid",
     "WarningGroup",
     "block_said",
+    "encrypted_said",
     "end_said",
     "folded_blocks",
     "inherited_said",
@@ -358,8 +359,17 @@ def _said(block: Any) -> BlockSaid:
             return _use_said(block.input, block.name, block.tool_use_id)
         if kind == "tool_result":
             return BlockSaid(block.content, ref=block.tool_use_id)
+        if kind == "thinking" and not block.text and block.signature:
+            return BlockSaid(encrypted_said(block.signature))
         return BlockSaid(block.text)
     return wire_said(raw)
+
+
+def encrypted_said(signature: str) -> str:
+    """A thinking block of no text but its signature (an encrypted reasoning item: OpenAI's ``encrypted_content``)
+    in one line, as a media block is: what it is and its size, where it showed as an empty thinking block."""
+    size = len(signature.encode("utf-8", "surrogatepass"))
+    return f"[encrypted reasoning: {size:,} bytes of signature, sent back as it was]"
 
 
 def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
@@ -377,6 +387,9 @@ def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
         return BlockSaid(_content_said(wire.get("content")), ref=str(wire.get("tool_use_id", "")), notes=notes)
     if kind in MEDIA_TYPES:
         return BlockSaid(media_label(wire) or f"[{kind}]", notes=notes)
+    signature = wire.get("signature")
+    if kind == "thinking" and not wire.get("thinking") and isinstance(signature, str) and signature:
+        return BlockSaid(encrypted_said(signature), notes=notes)
     return BlockSaid(str(wire.get(_BODY_KEYS[kind], "")), notes=notes)
 
 
