@@ -329,11 +329,11 @@ def turn_uses(turn: Any, step: Any = None) -> dict[str, str] | None:
 
 
 def _answers(ref: str, uses: Mapping[str, str] | None) -> str:
-    """The tool use of id ``ref`` among ``uses`` (``tool_uses``), in words; ``""`` when the turn before is unknown."""
-    if uses is None or not ref:
-        return ""
-    name = uses.get(ref)
-    return "answers no tool use before it" if name is None else f"answers {name or 'a tool use'}"
+    """The tool use of id ``ref`` among ``uses`` (``tool_uses``), in words; ``""`` when the turn before is unknown or
+    holds no tool use of that id as a block: a hook's block may carry the turn as raw text, so a display says only the
+    id, and ``check`` is what judges a result that answers nothing."""
+    name = uses.get(ref) if uses is not None and ref else None
+    return "" if name is None else f"answers {name or 'a tool use'}"
 
 
 def block_said(block: Any, uses: Mapping[str, str] | None = None) -> BlockSaid:
