@@ -197,7 +197,7 @@ def test_show_of_the_first_view_explains_only_the_terms_it_uses() -> None:
 def test_the_showcase_runs_first_step_has_a_summary_and_check_is_clean() -> None:
     """fix-failing-test's step 0 shows its tool's summary outside the window, not (no summary); check exits 0, clean."""
     out = terminal("show", "fix-failing-test")
-    assert "summary  listed . (4 entries)" in out and "(no summary)" not in out
+    assert "answers list_dir \u00b7 id step_0  listed . (4 entries)" in out and "(no summary)" not in out
     code, printed, _ = run_cli("check", "--strict", "fix-failing-test", "--color", "never")
     assert code == 0 and "clean" in printed
 

@@ -508,13 +508,13 @@ def test_a_recorded_block_kept_whole_for_its_keys_order_is_shown_by_its_fields(t
         shown[name] = (out, view_html(Views(run).at(None)), page(run))
     for name in ("reordered", "default-written"):
         out, view, made = shown[name]
-        assert "as sent  line one of the file" in out and '"tool_use_id"' not in out, name
+        assert "  line one of the file" in out and '"tool_use_id"' not in out, name
         assert "Reading it." in out and '"Reading it."' not in out, name
         assert "<pre>line one of the file</pre>" in view and "&quot;tool_use_id&quot;" not in view, name
         assert "<pre>Reading it.</pre>" in view, name
         assert '\\"text\\": \\"Reading it.\\"' not in made and "Reading it." in made, name
     out, view, made = shown["cached"]  # what its fields cannot carry is said beside its text, not dumped as JSON
-    assert "as sent  line one of the file" in out and "cache breakpoint" in out and '"cache_control"' not in out
+    assert "  line one of the file" in out and "cache breakpoint" in out and '"cache_control"' not in out
     assert "<pre>line one of the file</pre>" in view and "cache breakpoint" in view
     assert "cache breakpoint" in made and '\\"cache_control\\"' not in made
 

@@ -27,61 +27,69 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "the file"
 # name: (where the block goes: "opening", "assistant" (before USE) or "result" (answering USE), the block, what the
 # terminal prints on its lines, what the pages show, and what none may show: its wire form dumped as JSON)
 CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = {
-    "text": ("assistant", {"type": "text", "text": "Reading it."}, ["as sent  Reading it."], ["Reading it."], []),
+    "text": ("assistant", {"type": "text", "text": "Reading it."}, ["as sent  a text block · 11 bytes  Reading it."],
+             ["Reading it."], []),
     "text, cache breakpoint": (
         "opening",
         {"type": "text", "text": "Look at this.", "cache_control": {"type": "ephemeral"}},
-        ["opening  Look at this.  cache breakpoint"],
+        ["opening  cache breakpoint  Look at this."],
         ["Look at this.", "cache breakpoint"],
         ['"cache_control"'],
     ),
     "text, cache breakpoint of an hour": (
         "opening",
         {"type": "text", "text": "Look.", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
-        ["opening  Look.  cache breakpoint, ttl 1h"],
+        ["opening  cache breakpoint, ttl 1h  Look."],
         ["cache breakpoint, ttl 1h"],
         ['"ttl"'],
     ),
     "text, citations": (
         "assistant",
         {"type": "text", "text": "Per the notes.", "citations": [{"type": "char_location", "cited_text": "doc"}]},
-        ["as sent  Per the notes.", 'citations: [{"type": "char_location", "cited_text": "doc"}]'],
+        ['as sent  a text block · 14 bytes · citations: [{"type": "char_location", "cited_text": "doc"}]  Per the '
+         "notes."],
         ["Per the notes.", "citations: "],
         ['"text": "Per the notes."'],
     ),
     "thinking": (
         "assistant",
         {"type": "thinking", "thinking": "Which file?", "signature": "c2ln"},
-        ["as sent  Which file?  a thinking block"],
+        ["as sent  a thinking block · 11 bytes  Which file?"],
         ["Which file?"],
         ['"signature"'],
     ),
     "redacted thinking": (
         "assistant",
         {"type": "redacted_thinking", "data": "RU5DUllQVEVE"},
-        ["as sent  RU5DUllQVEVE  a redacted_thinking block"],
+        ["as sent  a redacted_thinking block · 12 bytes  RU5DUllQVEVE"],
         ["RU5DUllQVEVE"],
         ['"data"'],
     ),
     "tool use, caller": (
         "assistant",
         {"type": "tool_use", "id": "toolu_0", "name": "Glob", "input": {"glob": "*.py"}, "caller": {"type": "direct"}},
-        ['as sent  Glob  {"glob": "*.py"}', "id toolu_0", 'caller: {"type": "direct"}'],
+        ['as sent  Glob  a tool_use block · 15 bytes · id toolu_0 · caller: {"type": "direct"}  {"glob": "*.py"}'],
         ["Glob", "toolu_0", 'caller: {"type": "direct"}'],
         ['"name": "Glob"'],
     ),
     "tool use, cache breakpoint": (
         "assistant",
         {"type": "tool_use", "id": "toolu_0", "name": "Glob", "input": {}, "cache_control": {"type": "ephemeral"}},
-        ["as sent  Glob  {}", "id toolu_0 · cache breakpoint"],
+        ["as sent  Glob  a tool_use block · 2 bytes · id toolu_0 · cache breakpoint  {}"],
         ["Glob", "cache breakpoint"],
         ['"cache_control"'],
     ),
-    "result, a string": ("result", RESULT, ["as sent  the file  a tool_result block"], ["the file"], []),
+    "result, a string": (
+        "result",
+        RESULT,
+        ["as sent  a tool_result block · 8 bytes · answers Read · id toolu_1  the file"],
+        ["the file"],
+        [],
+    ),
     "result, cache breakpoint": (
         "result",
         {**RESULT, "cache_control": {"type": "ephemeral"}},
-        ["as sent  the file  a tool_result block · 8 bytes · cache breakpoint"],
+        ["as sent  a tool_result block · 8 bytes · answers Read · id toolu_1 · cache breakpoint  the file"],
         ["the file", "cache breakpoint"],
         ['"cache_control"'],
     ),
@@ -115,14 +123,14 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = 
     "document, titled": (
         "opening",
         {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}, "title": "N"},
-        ['opening  [text/plain, 5 bytes of text]  title: "N"'],
+        ['opening  title: "N"  [text/plain, 5 bytes of text]'],
         ["[text/plain, 5 bytes of text]", 'title: "N"'],
         ['"source"'],
     ),
     "server tool use": (
         "assistant",
         {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rain"}},
-        ['as sent  web_search  {"query": "rain"}', "id srvtoolu_1"],
+        ['as sent  web_search  a server_tool_use block · 89 bytes · id srvtoolu_1  {"query": "rain"}'],
         ["web_search", "srvtoolu_1"],
         ['"name": "web_search"'],
     ),
@@ -140,7 +148,7 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = 
     "MCP tool use": (
         "assistant",
         {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "lookup", "server_name": "kb", "input": {"q": 1}},
-        ['as sent  lookup  {"q": 1}', 'id mcptoolu_1 · server_name: "kb"'],
+        ['as sent  lookup  a mcp_tool_use block · 92 bytes · id mcptoolu_1 · server_name: "kb"  {"q": 1}'],
         ["lookup", "mcptoolu_1", 'server_name: "kb"'],
         ['"name": "lookup"'],
     ),
@@ -148,14 +156,14 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = 
         "assistant",
         {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": True,
          "content": [{"type": "text", "text": "no kb"}]},
-        ["as sent  no kb  a mcp_tool_result block", "is_error: true"],
+        ["as sent  a mcp_tool_result block · 112 bytes", "id mcptoolu_1 · is_error: true  no kb"],
         ["no kb", "is_error: true"],
         ['"tool_use_id"'],
     ),
     "a type no display knows": (
         "assistant",
         {"type": "container_upload", "file_id": "file_9"},
-        ['as sent  {"type": "container_upload", "file_id": "file_9"}'],
+        ['as sent  a container_upload block · 46 bytes  {"type": "container_upload", "file_id": "file_9"}'],
         ["container_upload", "file_9"],
         [],
     ),
@@ -214,22 +222,23 @@ def test_show_and_the_pages_say_each_type_of_block_as_text(name: str, tmp_path: 
         (
             "openai/OpenHands-agent-sdk/litellm_proxy__anthropic__claude-sonnet-4-20250514-1757015046.707.json",
             "0",
-            "as sent  Invalid `path` parameter: hello.py.",
+            "answers str_replace_editor · id toolu_01A9Q4pzPLU8FwqfpZ8VJMBY  Invalid `path` parameter: hello.py.",
             ['"type": "tool_result"', '"type": "text"'],
         ),
         # claude-trace's raw requests: Claude Code marks its last blocks as cache breakpoints
         (
             "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl",
             "2",
-            'as sent  skill  {"name": "myname"}  a tool_use block · 17 bytes · id call_00_dgmoeO7COelTQp2MzeUS1132 · '
-            "cache breakpoint",
+            "as sent  skill  a tool_use block · 17 bytes · id call_00_dgmoeO7COelTQp2MzeUS1132 · cache breakpoint  "
+            '{"name": "myname"}',
             ['"cache_control"'],
         ),
         # a Claude Code transcript: each tool use says who called it
         (
             "claude-code/frederick-douglas-pearce-claude-code-sessions/hook-trace-prompt-hook-refusal.jsonl",
             "0",
-            'as sent  Bash  {"command": "echo hook fixture run", "description": "Echo hook fixture run text"}',
+            'caller: {"type": "direct"}  {"command": "echo hook fixture run", "description": "Echo hook fixture run '
+            'text"}',
             ['"caller": {', '"type": "tool_use"'],
         ),
     ],
@@ -268,3 +277,117 @@ def test_a_block_is_sized_by_what_it_shows_the_model(name: str) -> None:
     else:
         expected = len(json.dumps(block, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     assert fact.shown_bytes == expected > 0, (fact.shown_bytes, expected)
+
+
+def test_each_result_names_the_tool_use_it_answers(tmp_path: Path) -> None:
+    """Results sent back in another order than their calls (Claude Code sends them as they finish) each name the tool
+    use they answer and its id in ``show``, a view's HTML and the page, where ``show`` named neither."""
+    bash = {"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": {"command": "ls"}}
+    read = {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"path": "a.py"}}
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "Look."},
+            {"role": "assistant", "content": [bash, read]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_read", "content": "the file"},
+                    {"type": "tool_result", "tool_use_id": "toolu_bash", "content": "a.py b.py"},
+                    {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "lost"},
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    said = [line.strip(" \u258c") for line in out.splitlines() if "tool_result block" in line]
+    assert said == [
+        "as sent  a tool_result block · 8 bytes · answers Read · id toolu_read  the file",
+        "as sent  a tool_result block · 9 bytes · answers Bash · id toolu_bash  a.py b.py",
+        "as sent  a tool_result block · 4 bytes · id toolu_gone  lost",
+    ], said
+    run = load(path)
+    text = html.unescape(re.sub(r"<[^>]*>", "", view_html(Views(run).at(None))))
+    assert text.index("answers Read toolu_read") < text.index("answers Bash toolu_bash"), text
+    assert "toolu_gone" in text and text.count("answers ") == 2, text  # nothing before it of that id: its id alone
+    made = page(run)
+    for words in ("answers Read", "answers Bash"):
+        assert json.dumps(words) in made, words
+
+
+PATCH = "*** Begin Patch\n*** Update File: a.py\n-x = 1\n+x = 2\n*** End Patch"
+"""A Codex ``apply_patch`` call's input: the patch as text, not JSON."""
+
+
+def test_a_text_input_and_multi_line_strings_are_shown_as_lines(tmp_path: Path) -> None:
+    """A tool use whose input is text (Codex's ``apply_patch``) is shown as its lines, said to be text; a JSON input
+    whose strings hold line breaks (an ``Edit``) is shown as JSON with those breaks as lines, said so, and its JSON as
+    sent is one ``--full`` away in ``show`` and folded beside it in a view's HTML and the page, where all three showed
+    each as one line of ``\\n`` escapes."""
+    arguments = {"path": "a.py", "old": "x = 2\ny = 3", "new": "x = 3"}
+    request = {
+        "model": "m",
+        "input": [
+            {"type": "message", "role": "user", "content": "Fix a.py."},
+            {"type": "custom_tool_call", "call_id": "call_1", "name": "apply_patch", "input": PATCH},
+            {"type": "custom_tool_call_output", "call_id": "call_1", "output": "Done"},
+            {"type": "function_call", "call_id": "call_2", "name": "Edit", "arguments": json.dumps(arguments)},
+            {"type": "function_call_output", "call_id": "call_2", "output": "ok"},
+        ],
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    wire = json.dumps(arguments, indent=2)
+    lines = '{\n  "path": "a.py",\n  "old": "x = 2\ny = 3",\n  "new": "x = 3"\n}'
+    for full in ((), ("--full",)):
+        code, out, err = run_cli("show", str(path), *full, "--width", "200", "--color", "never")
+        assert code == 0, err
+        printed = "\n".join(line.removeprefix("  \u258c ").rstrip() for line in out.splitlines())
+        assert "id call_1 · its input is text, sent as it is\n" + PATCH + "\n" in printed, printed
+        assert "id call_2 · line breaks in its strings shown as lines\n" + lines in printed, printed
+        assert (wire in printed) == bool(full), printed
+        assert "\\n" not in printed.replace(wire, ""), printed
+    run = load(path)
+    view = view_html(Views(run).at(None))
+    text = html.unescape(re.sub(r"<[^>]*>", "", view))
+    assert PATCH in text and lines in text, text
+    assert '<details class="ar-wire"><summary>' in view and "its wire form, as JSON" + wire in text, text
+    made = page(run)
+    for said in (PATCH, lines, wire, "its input is text, sent as it is", "line breaks in its strings shown as lines"):
+        assert json.dumps(said)[1:-1] in made, said
+
+
+def test_a_block_is_labelled_before_its_content_whatever_its_length(tmp_path: Path) -> None:
+    """``show`` prints every block's label (its tag, its facts) before its content: a short content after the label on
+    its line when both fit, else under it as a long one is, where a short content came before its label and one that
+    wrapped left the label mid-line after it."""
+    said = "Command running in background with ID: bae407b. Output: /tmp/tasks/bae407b.output"
+    request = _conversation("result", {**RESULT, "content": said})
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    label = "as sent  a tool_result block · 81 bytes · answers Read · id toolu_1"
+    for width, printed in (("200", [f"{label}  {said}"]), ("100", [label, said])):
+        code, out, err = run_cli("show", str(path), "--width", width, "--color", "never")
+        assert code == 0, err
+        lines = [line.removeprefix("  \u258c ").rstrip() for line in out.splitlines()]
+        at = lines.index(printed[0])
+        assert lines[at : at + len(printed)] == printed, lines
+
+
+def test_an_encrypted_reasoning_item_is_said_to_be_one(tmp_path: Path) -> None:
+    """A thinking block of no text but its signature (a Responses API reasoning item's ``encrypted_content``) is said
+    to be encrypted reasoning, with the size of its signature, in ``show``, a view's HTML and the page, where each
+    showed an empty thinking block."""
+    said = "[encrypted reasoning: 12 bytes of signature, sent back as it was]"
+    request = _conversation("assistant", {"type": "thinking", "thinking": "", "signature": "c2lnbmF0dXJl"})
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request), encoding="utf-8")
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert f"as sent  a thinking block · 0 bytes  {said}" in out, out
+    run = load(path)
+    assert said in html.unescape(re.sub(r"<[^>]*>", "", view_html(Views(run).at(None))))
+    assert json.dumps(said) in page(run)

@@ -92,9 +92,9 @@ def test_show_under_the_contract_labels_a_turn_of_parallel_results_as_summaries(
     lines = [line.rstrip() for line in out.splitlines()]
     at = lines.index("user · step 5 · outside the window · 217 bytes")
     assert lines[at + 1 : at + 4] == [
-        "  ▌ summary  (no summary)  12 bytes",
+        "  ▌ summary  12 bytes \u00b7 answers Glob \u00b7 id toolu_018XmvHRPiaSSz5adrkSeszH  (no summary)",
         "  ▌ ✂ hidden from the model: the full result, 47 bytes (it saw the summary)",
-        "  ▌ summary  (no summary)  12 bytes",
+        "  ▌ summary  12 bytes \u00b7 answers Glob \u00b7 id toolu_01UtGzotUmHB9MSsf75qo6PU  (no summary)",
     ]
     header = out[out.rindex("\nwindow ") :]  # the header after the turns, whose labels say "the window" too
     window = " ".join(header.split("window", 1)[1].split("replay key", 1)[0].split())

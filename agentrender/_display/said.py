@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
+import re
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,14 +26,18 @@ __all__ = [
     "MEDIA_TYPES",
     "NO_END_IMPORTED",
     "NO_END_RECORDED",
+    "WIRE_SAID",
     "BlockSaid",
     "WarningGroup",
     "block_said",
+    "encrypted_said",
     "end_said",
     "folded_blocks",
     "inherited_said",
     "media_label",
     "source_said",
+    "tool_uses",
+    "turn_uses",
     "warning_groups",
 ]
 
@@ -267,6 +273,12 @@ class BlockSaid:
     """A tool use's id, or the id of the tool use a result answers."""
     notes: tuple[str, ...] = ()
     """What the block holds besides its body, each in a few words: ``"cache breakpoint"``, ``"caller: {...}"``."""
+    answers: str = ""
+    """For a result, when the display knows the turn it answers: the tool use of that id, in words (``answers
+    Read``), so a result read out of order (parallel calls answered as they finished) names its call."""
+    wire: str = ""
+    """When the body is not the block's JSON as ``display`` writes it (a tool use's input whose strings hold line
+    breaks, shown as lines): that JSON, exactly what was sent, for a display to offer beside the body."""
 
 
 _USES = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -291,23 +303,73 @@ def _is_result(kind: str) -> bool:
     return kind == "tool_result" or kind.endswith("_tool_result")
 
 
-def block_said(block: Any) -> BlockSaid:
+def tool_uses(*turns: Iterable[Any]) -> dict[str, str]:
+    """The tool each tool use among the blocks of ``turns`` (``ContentBlock``s, read by their attributes) calls, by the
+    use's id: what ``block_said`` names a result by. Give it the assistant turn a user turn's results answer (and, for
+    an assistant turn, that turn itself: a server tool's result follows its use there)."""
+    named: dict[str, str] = {}
+    for turn in turns:
+        for block in turn:
+            if block.type == "tool_use":
+                named[block.tool_use_id] = block.name
+            elif block.type in _USES and block.raw is not None:
+                named[str(block.raw.get("id", ""))] = str(block.raw.get("name", ""))
+    return named
+
+
+def turn_uses(turn: Any, step: Any = None) -> dict[str, str] | None:
+    """The tool uses the results of ``turn`` (a view's ``MessageFact``) may answer (``tool_uses``): for a step's user
+    turn, the uses of its assistant turn (of ``step``, a ``StepFact``); for an assistant turn, its own (a server tool's
+    result follows its use); ``None`` for the opening, which answers no turn."""
+    if turn.turn == "assistant":
+        return tool_uses(turn.message.content)
+    if turn.turn == "result" and step is not None and step.assistant is not None:
+        return tool_uses(step.assistant.message.content)
+    return None
+
+
+def _answers(ref: str, uses: Mapping[str, str] | None) -> str:
+    """The tool use of id ``ref`` among ``uses`` (``tool_uses``), in words; ``""`` when the turn before is unknown or
+    holds no tool use of that id as a block: a hook's block may carry the turn as raw text, so a display says only the
+    id, and ``check`` is what judges a result that answers nothing."""
+    name = uses.get(ref) if uses is not None and ref else None
+    return "" if name is None else f"answers {name or 'a tool use'}"
+
+
+def block_said(block: Any, uses: Mapping[str, str] | None = None) -> BlockSaid:
     """``block`` (a ``ContentBlock``, read by its attributes) as every display says it (``BlockSaid``).
 
     A block its fields say whole is said by them. A block that keeps its wire form (``raw``) for what they cannot
     carry is said from that: a result whose content is a list of parts says each part (its text, an image in one
     line), a key no body says (a cache breakpoint, a caller, citations) is a note, and a block of a type no display
-    knows is the JSON of its wire form, whole.
+    knows is the JSON of its wire form, whole. ``uses`` (``tool_uses`` of the turn a result answers) names the tool
+    use a result answers.
     """
+    said = _said(block)
+    if said.ref and not said.name and uses is not None:
+        return dataclasses.replace(said, answers=_answers(said.ref, uses))
+    return said
+
+
+def _said(block: Any) -> BlockSaid:
     raw = block.raw
     if raw is None or not block.opaque:
         kind = block.type
         if kind == "tool_use":
-            return BlockSaid(display(block.input), block.input, True, block.name, block.tool_use_id)
+            return _use_said(block.input, block.name, block.tool_use_id)
         if kind == "tool_result":
             return BlockSaid(block.content, ref=block.tool_use_id)
+        if kind == "thinking" and not block.text and block.signature:
+            return BlockSaid(encrypted_said(block.signature))
         return BlockSaid(block.text)
     return wire_said(raw)
+
+
+def encrypted_said(signature: str) -> str:
+    """A thinking block of no text but its signature (an encrypted reasoning item: OpenAI's ``encrypted_content``)
+    in one line, as a media block is: what it is and its size, where it showed as an empty thinking block."""
+    size = len(signature.encode("utf-8", "surrogatepass"))
+    return f"[encrypted reasoning: {size:,} bytes of signature, sent back as it was]"
 
 
 def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
@@ -320,13 +382,41 @@ def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
         return BlockSaid(display(whole), whole, True)
     notes = tuple(_note(key, value) for key, value in wire.items() if key not in said_keys and not says_nothing(value))
     if kind in _USES:
-        value = wire.get("input")
-        return BlockSaid(display(value), value, True, str(wire.get("name", "")), str(wire.get("id", "")), notes)
+        return _use_said(wire.get("input"), str(wire.get("name", "")), str(wire.get("id", "")), notes)
     if result:
         return BlockSaid(_content_said(wire.get("content")), ref=str(wire.get("tool_use_id", "")), notes=notes)
     if kind in MEDIA_TYPES:
         return BlockSaid(media_label(wire) or f"[{kind}]", notes=notes)
+    signature = wire.get("signature")
+    if kind == "thinking" and not wire.get("thinking") and isinstance(signature, str) and signature:
+        return BlockSaid(encrypted_said(signature), notes=notes)
     return BlockSaid(str(wire.get(_BODY_KEYS[kind], "")), notes=notes)
+
+
+TEXT_INPUT = "its input is text, sent as it is"
+"""The note of a tool use whose input is a text, not a JSON value (Codex's ``apply_patch``: the patch itself)."""
+WIRE_SAID = "its wire form, as JSON"
+"""What a display calls a block's wire form as JSON, offered beside a body that shows it otherwise
+(``BlockSaid.wire``)."""
+LINES_INPUT = "line breaks in its strings shown as lines"
+"""The note of a tool use whose input's strings hold line breaks, shown as lines (``BlockSaid.wire``: its JSON)."""
+
+_LINE_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\n")
+"""A ``\\n`` escape in JSON text (after an even number of backslashes: not an escaped backslash and an ``n``)."""
+
+
+def _use_said(value: Any, name: str, ref: str, notes: tuple[str, ...] = ()) -> BlockSaid:
+    """A tool use by its name, id and input: a text input (a custom tool's such as Codex's ``apply_patch``, arguments
+    that were not JSON) as its lines, as a text result is, with a note that it is text; a JSON input as JSON, each
+    line break in its strings (an ``Edit``'s ``old_string``, a ``Write``'s ``content``) shown as one, with a note and
+    its wire form as JSON (``wire``) beside it, where both were one line of ``\\n`` escapes."""
+    if isinstance(value, str):
+        return BlockSaid(value, value, False, name, ref, (TEXT_INPUT, *notes))
+    encoded = display(value)
+    lines = _LINE_BREAK.sub(lambda found: found.group(1) + "\n", encoded)
+    if lines == encoded:
+        return BlockSaid(encoded, value, True, name, ref, notes)
+    return BlockSaid(lines, value, True, name, ref, (LINES_INPUT, *notes), wire=encoded)
 
 
 def _content_said(content: Any) -> str:

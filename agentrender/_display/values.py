@@ -18,10 +18,10 @@ pages outside it; the kinds of block use translucent tints that read on either.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentrender._display.said import MEDIA_TYPES, block_said
+from agentrender._display.said import MEDIA_TYPES, WIRE_SAID, block_said, tool_uses
 from agentrender._json import display
 from agentrender._text import escape_html
 
@@ -144,6 +144,7 @@ STYLE = """<style>
 .agentrender .ar-disagree { color: #d1242f; font-weight: 600; }
 .agentrender .ar-why li { margin: 2px 0; }
 .agentrender details > summary { cursor: pointer; }
+.agentrender .ar-wire > summary { color: var(--ar-muted); }
 .agentrender details > summary.ar-tag::before { content: "\\25b8  "; }
 .agentrender details[open] > summary.ar-tag::before { content: "\\25be  "; }
 </style>"""
@@ -155,27 +156,36 @@ def wrap(body: str) -> str:
     return f'{STYLE}<div class="agentrender">{body}</div>'
 
 
-def block_body_html(block: ContentBlock) -> str:
+def block_body_html(block: ContentBlock, uses: Mapping[str, str] | None = None) -> str:
     """A content block's own content, as every display says it (``said.block_said``): a tool use's name, id and
-    input, a result's id and text, an image in one line, what the body does not say (a cache breakpoint) beside it."""
-    said = block_said(block)
+    input, a result's id and text (and the tool use it answers, among ``uses``), an image in one line, what the body
+    does not say (a cache breakpoint) beside it."""
+    said = block_said(block, uses)
     head = f"<b>{escape_text(said.name, 500)}</b> " if said.name else ""
+    if said.answers:
+        head += f"{escape_text(said.answers, 500)} "
     if said.ref:
         head += f"<code>{escape_text(said.ref, 200)}</code>"
     if said.notes:
         head += f' <span class="ar-muted">{escape_text(" · ".join(said.notes), 2000)}</span>'
     if block.type in MEDIA_TYPES:  # its size is said in the line, the data not shown
         return f"<code>{escape_text(said.body, 500)}</code>{head}"
-    return f"{head}<pre>{escape_text(said.body)}</pre>"
+    wire = (
+        f'<details class="ar-wire"><summary>{WIRE_SAID}</summary><pre>{escape_text(said.wire)}</pre></details>'
+        if said.wire
+        else ""
+    )
+    return f"{head}<pre>{escape_text(said.body)}</pre>{wire}"
 
 
 def messages_html(messages: Sequence[Message]) -> str:
     """A plain list of messages as chat turns (no view facts: each block shows its type)."""
     turns = []
     for i, message in enumerate(messages[: SHOWN_STEPS * 2 + 1]):
+        uses = tool_uses(messages[i - 1].content, message.content) if i else None  # what its results answer
         blocks = "".join(
             f'<div class="ar-block"><span class="ar-tag">{escape_text(block.type, 100)}</span>'
-            f"{block_body_html(block)}</div>"
+            f"{block_body_html(block, uses)}</div>"
             for block in message.content
         )
         role = "assistant" if message.role == "assistant" else "user"

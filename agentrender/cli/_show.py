@@ -14,10 +14,12 @@ from typing import Any
 
 from agentrender._display.said import (
     MEDIA_TYPES,
+    WIRE_SAID,
     block_said,
     end_said,
     folded_blocks,
     source_said,
+    turn_uses,
     warning_groups,
 )
 from agentrender._display.values import SHOWN_STEPS
@@ -33,6 +35,7 @@ from agentrender.cli._term import (
     TAGS,
     Group,
     Gutter,
+    Labelled,
     Padding,
     Panel,
     Rule,
@@ -166,37 +169,51 @@ def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
     return []
 
 
-def _block(fact: BlockFact, folder: Folder, result_bytes: int) -> list[Any]:
-    """A block as printed: its tag, its facts and its body (inline when it is one short line), said as every display
-    says it (``block_said``): what the body does not say (a cache breakpoint, a caller) is among its facts."""
+def _block(fact: BlockFact, folder: Folder, result_bytes: int, uses: dict[str, str] | None = None) -> list[Any]:
+    """A block as printed: its label (its tag, a tool use's name, its facts) then its body, on the label's line when
+    it is one short line that fits there (``Labelled``), said as every display says it (``block_said``): what the
+    body does not say (a cache breakpoint, a caller) is among its facts, and a result names the tool use it answers
+    (among ``uses``) and its id."""
     block = fact.block
     line = _tag(fact)
     facts = _facts(fact, result_bytes)
-    said = block_said(block)
-    if block.type in MEDIA_TYPES:
-        line.append("  ")
-        line.append(clean(said.body, one_line=True), style="bold")  # its size is said there, the data not printed
-        if said.notes:
-            line.append("  " + clean(" \u00b7 ".join(said.notes), one_line=True), style=MUTED)
-        return [line]
+    said = block_said(block, uses)
+    facts.extend(clean(note, one_line=True) for note in said.notes)
+    if block.type in MEDIA_TYPES:  # its size is said in its one line, the data not printed
+        _append_facts(line, facts)
+        return [Labelled(line, Text(clean(said.body, one_line=True), style="bold"))]
     body = said.body
     if said.name:
         line.append("  ")
         line.append(clean(said.name, one_line=True), style="bold")
-        facts.append(f"id {clean(said.ref, one_line=True)}")
-    if said.json:
+        facts.insert(len(facts) - len(said.notes), f"id {clean(said.ref, one_line=True)}")
+    elif said.ref:
+        at = len(facts) - len(said.notes)
+        facts[at:at] = [*([clean(said.answers, one_line=True)] if said.answers else []), f"id {clean(said.ref)}"]
+    if said.json and not said.wire:
         compact = display(said.value, indent=None)
         body = compact if len(compact) <= 100 else body
-    facts.extend(clean(note, one_line=True) for note in said.notes)
-    if _inline(body) and body:
-        line.append("  ")
-        line.append_text(json_text(body) if said.json else Text(clean(body)))
-        if facts:
-            line.append("  " + " \u00b7 ".join(facts), style=MUTED)
+    _append_facts(line, facts)
+    if not body:
         return [line]
+    if _inline(body):
+        return [Labelled(line, json_text(body) if said.json else Text(clean(body)))]
+    return [line, *folder.body(body, json_colours=said.json), *_wire(said.wire, folder)]
+
+
+def _append_facts(line: Text, facts: list[str]) -> None:
     if facts:
         line.append("  " + " \u00b7 ".join(facts), style=MUTED)
-    return [line, *folder.body(body, json_colours=said.json)]
+
+
+def _wire(wire: str, folder: Folder) -> list[Text]:
+    """A block's wire form as JSON, when its body shows it otherwise (``BlockSaid.wire``): with ``--full``, after the
+    body; else a line saying ``--full`` prints it."""
+    if not wire:
+        return []
+    if not folder.full:
+        return [Text(f"\u22ef {WIRE_SAID}: --full prints it", style=MUTED)]
+    return [Text(f"{WIRE_SAID}:", style=MUTED), json_text(wire)]
 
 
 def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]:
@@ -219,12 +236,13 @@ def _message(fact: MessageFact, step: StepFact | None, folder: Folder, result_by
     yield label
     blocks = fact.blocks
     fold = range(0) if folder.full else folded_blocks(len(blocks))
+    uses = turn_uses(fact, step)
     for position, block in enumerate(blocks):
         if position in fold:
             if position == fold.start:
                 yield Padding(_folded(blocks[fold.start : fold.stop]), (0, 0, 0, 2))
             continue
-        parts = [*_block(block, folder, result_bytes), *_hidden(block, step, folder)]
+        parts = [*_block(block, folder, result_bytes, uses), *_hidden(block, step, folder)]
         yield Padding(Gutter(Group(*parts), KIND_STYLES.get(block.kind, "")), (0, 0, 0, 2), expand=False)
 
 

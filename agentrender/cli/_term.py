@@ -54,6 +54,7 @@ __all__ = [
     "Fitted",
     "Group",
     "Gutter",
+    "Labelled",
     "Padding",
     "Panel",
     "RenderResult",
@@ -168,6 +169,26 @@ class Gutter:
             yield Segment(self.first if number == 0 else self.bar, style)
             yield from line
             yield Segment.line()
+
+
+class Labelled:
+    """A block's label and its one short line of body: on one line, the label first, when both fit the width; else
+    the label on its own line(s) and the body under it, as a longer body is. A body never comes before its label, and
+    a label never ends mid-line after a body that wrapped."""
+
+    def __init__(self, label: Text, body: Text) -> None:
+        self.label = label
+        self.body = body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.label.cell_len + 2 + self.body.cell_len <= options.max_width:
+            line = self.label.copy()
+            line.append("  ")
+            line.append_text(self.body)
+            yield line
+            return
+        yield self.label
+        yield self.body
 
 
 _highlight_json = JSONHighlighter()

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentrender._display.said import block_said, end_said, inherited_said, source_said
+from agentrender._display.said import WIRE_SAID, block_said, end_said, inherited_said, source_said, turn_uses
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
@@ -50,6 +50,8 @@ from agentrender.views import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from agentrender.runfile import Run
 
 __all__ = ["KEYED_STEPS", "PAGE_FORMAT", "PART_STEPS", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
@@ -119,8 +121,9 @@ def _trimmed(row: list[Any]) -> list[Any]:
 
 class _Blocks:
     """A mode's blocks, each a short list of numbers: ``[kind, body, name, id, type, flags, hidden label,
-    hidden text, notes]`` (flags: 1 failed, 2 the summary was cut at the cap; notes: what the body does not say, as
-    ``block_said`` words it), trailing zeros left out."""
+    hidden text, notes, answers, wire]`` (flags: 1 failed, 2 the summary was cut at the cap; notes: what the body does
+    not say, and answers: the tool use a result answers, as ``block_said`` words them; wire: the block's wire form as
+    JSON when the body shows it otherwise), trailing zeros left out."""
 
     def __init__(self, texts: _Texts, kinds: dict[str, int]) -> None:
         self.texts = texts
@@ -132,9 +135,11 @@ class _Blocks:
             number = self.kinds[kind] = len(self.kinds)
         return number
 
-    def __call__(self, fact: BlockFact, step: StepFact | None = None) -> list[Any]:
+    def __call__(
+        self, fact: BlockFact, step: StepFact | None = None, uses: Mapping[str, str] | None = None
+    ) -> list[Any]:
         texts, block = self.texts, fact.block
-        said = block_said(block)  # as every display says it: an image in one line, a cache breakpoint as a note
+        said = block_said(block, uses)  # as every display says it: an image in one line, a cache breakpoint as a note
         body = texts(said.body)
         name, uid = texts(said.name), texts(said.ref)
         shown_type = texts(block.type) if fact.kind in ("hook", "as_sent") else 0
@@ -142,7 +147,8 @@ class _Blocks:
         label = texts(fact.hidden_label) if fact.hidden_label and step is not None else 0
         hidden = _hidden(texts, fact, step) if label else 0
         notes = texts(" \u00b7 ".join(said.notes))
-        return _trimmed([self.kind(fact.kind), body, name, uid, shown_type, flags, label, hidden, notes])
+        answers, wire = texts(said.answers), texts(said.wire)
+        return _trimmed([self.kind(fact.kind), body, name, uid, shown_type, flags, label, hidden, notes, answers, wire])
 
 
 def _hidden(texts: _Texts, fact: BlockFact, step: StepFact | None) -> int:
@@ -246,12 +252,13 @@ class _Mode:
         assistant, result, summary = whole.assistant, whole.result, summarised.result
         assert assistant is not None
         # a reply nothing answered (as sent, the conversation ended on it: ``ended`` of the views) has no user turn
-        shown = [blocks(fact, whole) for fact in result.blocks] if result is not None else []
-        other = [blocks(fact, summarised) for fact in summary.blocks] if summary is not None else []
+        uses = turn_uses(assistant)  # what its results answer (and a server tool's in the assistant turn)
+        shown = [blocks(fact, whole, uses) for fact in result.blocks] if result is not None else []
+        other = [blocks(fact, summarised, uses) for fact in summary.blocks] if summary is not None else []
         sizes = [turn.bytes if turn is not None else 0 for turn in (assistant, result, summary)]
         return [
             self.positions[number],
-            [blocks(fact) for fact in assistant.blocks],
+            [blocks(fact, None, uses) for fact in assistant.blocks],
             shown,
             0 if other == shown else other,
             sizes,
@@ -399,6 +406,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
         "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
         "mark_title": MARK_TITLE,
+        "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,
         "filters": rows.filters(),
         "steps": len(run.steps),

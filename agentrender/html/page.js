@@ -251,16 +251,23 @@
   function kindName(kind) { return KIND_NAMES[kind]; }
 
   function block(row, step) {
-    const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes] = row;
+    const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes, answers, wire] = row;
     const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
     div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
     if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
     if (flags & 2) div.appendChild(el("span", "ar-tag", "summary cut at cap"));
     if (type) div.appendChild(text(type, "span", "ar-tag"));
     if (name) div.appendChild(text(name, "b"));
+    if (answers) div.appendChild(text(answers, "span"));
     if (id) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(id, "code")); }
     if (notes) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(notes, "span", "ar-muted")); }
     div.appendChild(text(body || 0, "pre"));
+    if (wire) {
+      const details = el("details", "ar-wire");
+      details.appendChild(el("summary", "", data.wire_said));
+      details.appendChild(text(wire, "pre"));
+      div.appendChild(details);
+    }
     if (hiddenLabel) {
       const details = el("details", "ar-hidden");
       details.appendChild(text(hiddenLabel, "summary"));

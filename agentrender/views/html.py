@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from agentrender._display.said import end_said, folded_blocks, source_said, warning_groups
+from agentrender._display.said import end_said, folded_blocks, source_said, turn_uses, warning_groups
 from agentrender._display.values import (
     DISPLAY_CHARS,
     SHOWN_STEPS,
@@ -69,7 +69,7 @@ def _hidden(fact: BlockFact, step: StepFact | None) -> str:
     )
 
 
-def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
+def _block_html(fact: BlockFact, step: StepFact | None = None, uses: dict[str, str] | None = None) -> str:
     classes = f"ar-block ar-{fact.kind}" + (" ar-failed" if fact.failed else "")
     tags = f'<span class="ar-tag">{html.escape(BLOCK_LABELS.get(fact.kind, fact.kind))}</span>'
     if fact.failed:
@@ -78,7 +78,7 @@ def _block_html(fact: BlockFact, step: StepFact | None = None) -> str:
         tags += '<span class="ar-tag">summary cut at cap</span>'
     if fact.kind in ("hook", "as_sent"):
         tags += f'<span class="ar-tag">{escape_text(fact.block.type, 100)}</span>'
-    return f'<div class="{classes}">{tags}{block_body_html(fact.block)}{_hidden(fact, step)}</div>'
+    return f'<div class="{classes}">{tags}{block_body_html(fact.block, uses)}{_hidden(fact, step)}</div>'
 
 
 def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
@@ -87,7 +87,8 @@ def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
     if fact.full is not None:
         where += " · in the window" if fact.full else " · outside the window"
     fold = folded_blocks(len(fact.blocks))
-    shown = [_block_html(block, step) for position, block in enumerate(fact.blocks) if position not in fold]
+    uses = turn_uses(fact, step)
+    shown = [_block_html(block, step, uses) for position, block in enumerate(fact.blocks) if position not in fold]
     if fold:
         hidden = fact.blocks[fold.start : fold.stop]
         size = sum(block.shown_bytes for block in hidden)
