@@ -4,6 +4,7 @@ its warnings grouped, a media block in one line, a turn of many blocks folded, a
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 import struct
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from agentrender import imports, samples
+from agentrender.cli import _tables
+from agentrender.cli._term import make_console
 from agentrender.html import page
 from agentrender.runfile import Run, RunWarning, write_run
 from agentrender.views import Views
@@ -481,3 +484,19 @@ def test_a_run_number_of_a_digit_that_is_no_number_is_refused_clearly() -> None:
     code, out, err = run_cli("show", SESSION, "--run", "\u00b2")
     assert code == 2 and out == ""
     assert "--run \u00b2: no run of that id, nor a number from 0 to" in err and "internal error" not in err
+
+
+def test_the_steps_table_printed_at_two_widths_is_laid_out_for_each() -> None:
+    """The steps table of a real Codex session printed at 60 columns and then at 120 is, at 120, what a table printed
+    at 120 alone is: laying it out for a narrow terminal does not leave its columns narrowed."""
+    path = next((Path(__file__).parent / "fixtures" / "real" / "codex").rglob("rollout-2026-05-11*.jsonl"))
+    run = imports.load(path)
+
+    def printed(renderable: object, width: int) -> str:
+        out = io.StringIO()
+        make_console(out, width=width, color="never").print(renderable)
+        return out.getvalue()
+
+    table = _tables.steps_rows(run).renderable(run)
+    printed(table, 60)
+    assert printed(table, 120) == printed(_tables.steps_rows(run).renderable(run), 120)

@@ -123,9 +123,13 @@ class Fitted:
         self.table = table
         self.narrow = narrow
         self.floor = floor
+        self.caps = [column.max_width for column in table.columns]
+        """Each column's own cap: a layout narrows the columns it is given, and each layout starts again from these."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         table, columns = self.table, self.table.columns
+        for column, cap in zip(columns, self.caps, strict=True):
+            column.max_width = cap  # what a layout at another width narrowed is given back
         _, right, _, left = table.padding
         # the edges, a divider between two columns, and each column's padding but at the table's edges
         extra = (2 if table.show_edge else 0) + len(columns) - 1 + (left + right) * len(columns)
