@@ -300,6 +300,10 @@ def _codex_end(lifecycle: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any
     return {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
 
 
+_TAG_CHARS = max(map(len, CLIENT_CONTEXT))
+"""How much of a message's start tells whether it is one Codex sends as its context."""
+
+
 def _opening(items: list[Any]) -> str:
     """What tells a request's conversation: its first item that is not a developer or system message (those are
     the system prompt, and a client such as Codex opens every conversation with the same one), as canonical JSON."""
@@ -556,7 +560,7 @@ class _Conversation:
         """Note a user message (its ``blocks``) as Codex's compaction tells them: the context it sends (an
         ``<environment_context>``, the ``AGENTS.md`` instructions, ...), or the user's words (``asked``)."""
         texts = [block["text"] for block in blocks if block["type"] == "text"]
-        if any(text.lstrip().lower().startswith(CLIENT_CONTEXT) for text in texts):
+        if any(text.lstrip()[:_TAG_CHARS].lower().startswith(CLIENT_CONTEXT) for text in texts):  # not a copy of it all
             if not self.asked and not self.compactions and self.restart is None:
                 self.context.extend(blocks)
         elif not "".join(texts).startswith(f"{_SUMMARY_PREFIX}\n"):  # a summary is not the user's (is_summary_message)
@@ -794,7 +798,7 @@ class _Conversation:
             text = part.get("text")
             if not isinstance(text, str):
                 raise here.at("text").error(f"expected text, got {type_name(text)}")
-            if any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
+            if len(part) > 2 and any(part.get(key) for key in part.keys() - {"type", "text"}):  # annotations, logprobs
                 self._keep({key: part[key] for key in part.keys() - {"type", "text"} if part[key]}, here, dict(part))
             return {"type": "text", "text": text}
         if kind == "input_image" and isinstance(part.get("image_url"), str):
