@@ -153,3 +153,29 @@ def test_follow_a_claude_code_session_as_it_is_written(tmp_path: Path) -> None:
             process.communicate()
     finally:
         writer.close()
+
+
+def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answer_waits_for_nothing(
+    writer: Writer,
+) -> None:
+    """A step recorded again just as it was (an imported session's events change nothing of it) is not printed again;
+    a reply that calls no tool, the run's answer, is not said to wait for a result."""
+    writer.records(header(), step(0))
+    process = follow("show", writer.path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.records(step(1, answered=False))
+        read_until(process, "step 1 · read_file · waiting for its result")
+        writer.records(step(1, answered=False), step(1, answered=False), step(1))
+        after = read_until(process, "step 1 · read_file · ok")
+        answer = {"type": "step", "index": 2, "decision": {"kind": "no_tool_call", "reason": "Done."}}
+        writer.records(answer, {"type": "end", "status": "completed"})
+        last = read_until(process, "the run ended")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+        process.communicate()
+    assert not any("step 1 · read_file · waiting" in printed for printed in after)
+    [answered] = [printed for printed in last if printed.startswith("step 2")]
+    assert answered.startswith("step 2 · no_tool_call → view at 3"), answered

@@ -55,6 +55,7 @@ def follow(
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
     views: Views | None = None
     waited = ""
+    printed: dict[int, str] = {}  # the line each step was last printed as: a growth that leaves it so prints it not
     try:
         while until is None or time.monotonic() < until:
             growth = _poll(tracker)
@@ -80,7 +81,9 @@ def follow(
                 steps = views.steps
                 for step in steps[bisect_left(steps, growth.changed_from, key=attrgetter("index")) :]:
                     shown = line(views, step)
-                    if shown is not None:
+                    # a record that changes nothing of the step (an imported session's event) says nothing new
+                    if shown is not None and printed.get(step.index) != shown.plain:
+                        printed[step.index] = shown.plain
                         console.print(shown)
             end = growth.run.end
             if end is not None and not ended:
@@ -98,7 +101,7 @@ def _poll(tracker: Poller) -> Growth | None:
 
 
 def step_line(step: Step) -> Text:
-    """``step K · tool(args) · status``: a step in one line."""
+    """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet)."""
     decision, observation = step.decision, step.observation
     line = Text(f"step {step.index}", style="bold")
     if decision is None:
@@ -107,7 +110,8 @@ def step_line(step: Step) -> Text:
     what = decision.tool if decision.calls else decision.kind
     line.append(f" · {clean(what, one_line=True)}")
     if observation is None:
-        line.append(" · waiting for its result", style=MUTED)
+        if decision.calls:  # a reply that calls no tool (a final answer) waits for no result
+            line.append(" · waiting for its result", style=MUTED)
     else:
         line.append(f" · {clean(observation.status, one_line=True)} ({utf8_bytes(observation.content):,} bytes)")
     return line
