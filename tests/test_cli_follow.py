@@ -179,3 +179,18 @@ def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answ
     assert not any("step 1 · read_file · waiting" in printed for printed in after)
     [answered] = [printed for printed in last if printed.startswith("step 2")]
     assert answered.startswith("step 2 · no_tool_call → view at 3"), answered
+
+
+def test_show_follow_says_one_message_in_the_singular(writer: Writer) -> None:
+    """A view of one message (the opening, before the first step is decided) is said to hold 1 message, not 1
+    messages, as the live agent's run shows when its first step is recorded before it is decided."""
+    writer.records(header())
+    process = follow("show", writer.path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.records({"type": "step", "index": 0, "decision": None, "observation": None})
+        [printed] = read_until(process, "step 0 · no decision (yet)")
+    finally:
+        process.kill()
+        process.communicate()
+    assert "→ view at 1: 1 message, " in printed, printed

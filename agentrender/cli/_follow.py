@@ -19,6 +19,7 @@ from operator import attrgetter
 from typing import IO, Any
 
 from agentrender._types import Step, utf8_bytes
+from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.imports.following import follower
@@ -121,7 +122,7 @@ def show_line(views: Views, step: Step) -> Text:
     """What ``show --follow`` prints for a step: the step, and how the view after it changed."""
     view = views.at(step.index + 1)
     line = step_line(step)
-    line.append(f" → view at {step.index + 1}: {view.message_count:,} messages, {view.bytes:,} bytes; ")
+    line.append(f" → view at {step.index + 1}: {plural(view.message_count, 'message')}, {view.bytes:,} bytes; ")
     line.append(view.change.describe(), style=MUTED)
     return line
 
