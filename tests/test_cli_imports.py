@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from agentrender import load_run, render, samples, write_run
+from agentrender.cli import build_parser
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
@@ -75,6 +76,15 @@ def test_every_command_reads_a_conversation_and_a_call_log(command: str, convo: 
         code, out, err = run_cli(command, str(source), "--json")
         assert code == 0 and err == "", err
         json.loads(out)
+
+
+@pytest.mark.parametrize("command", ["show", "steps", "decide", "check", "context", "keys", "runs", "html"])
+def test_every_command_that_reads_a_history_says_so_in_its_help(command: str) -> None:
+    """The help of each command that takes an agent's own history as RUN names it (it said "a run file or the name
+    of a bundled sample", so a user took an imported file for something to import first)."""
+    parser = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    text = " ".join(parser.format_help().split())
+    assert "agentrender imports" in text and "histor" in text, text
 
 
 def test_show_of_a_conversation_is_what_was_sent_and_says_so(convo: Path) -> None:

@@ -44,6 +44,9 @@ name of a bundled sample (agentrender samples). An imported run is shown as sent
 is exactly what the agent sent; --recent-results/--result-bytes show it under the contract.
 """
 
+_RUN = "a run file, an agent's history agentrender imports, or the name of a bundled sample"
+"""What a RUN argument takes, in each command's help (as ``_DESCRIPTION`` says it)."""
+
 _EPILOG = """\
 exit status: 0 success; 1 check found an error (or, with --strict, a warning), or export wrote a run file
 that cannot be read as a row with its error; 2 input that cannot be read (a missing file, a broken run
@@ -188,7 +191,7 @@ what changed since the previous step's view (the first message that differs: bef
 cacheable prefix; from it on, what is re-sent). A legend line explains these terms.""",
         terms=("window", "replay key", "cacheable prefix", "re-sent"),
     )
-    show.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    show.add_argument("run", metavar="RUN", help=_RUN)
     _run_option(show)
     show.add_argument(
         "--at",
@@ -223,7 +226,7 @@ it is rendered (has a decision) and whether its result is in full in the view af
 step (inside the recent-results window), its result's and summary's bytes, and its reason.
 Filters take a value each and may be repeated; a row is kept when it matches every filter.""",
     )
-    steps.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    steps.add_argument("run", metavar="RUN", help=_RUN)
     _run_option(steps)
     steps.add_argument("--tool", action="append", metavar="NAME", help="keep steps whose decision names this tool")
     steps.add_argument(
@@ -252,7 +255,7 @@ object): the reply, the decision render.decide makes of it, the rule that fired 
 whether it agrees with the decision the run recorded for that step. A step's decision comes
 from its last reply; earlier replies for the same step are shown as superseded.""",
     )
-    decide.add_argument("run", metavar="RUN|REPLY.json", help="a run file, a bundled sample, or a reply (.json)")
+    decide.add_argument("run", metavar="RUN|REPLY.json", help=f"{_RUN}, or a reply (.json)")
     _run_option(decide)
     decide.add_argument("--step", type=_count, metavar="K", help="only the replies captured for step K")
     decide.add_argument("--full", action="store_true", help="print thinking, text and arguments in full")
@@ -274,7 +277,9 @@ nothing). Exit 0: no errors (warnings are listed); 1: errors, or with --strict a
 2: a file is unreadable. A file of several runs (a session and its sub-agents, an eval log's
 samples) is checked on its first run unless --run names another, or --all asks for each.""",
     )
-    check.add_argument("runs", nargs="+", metavar="RUN", help="run files or names of bundled samples")
+    check.add_argument(
+        "runs", nargs="+", metavar="RUN", help="run files, agents' histories agentrender imports, or bundled samples"
+    )
     which = check.add_mutually_exclusive_group()
     _run_option(which, each=True)
     which.add_argument(
@@ -295,7 +300,7 @@ afresh. The prefix breaks where a result leaves the recent-results window, and w
 compaction restarted an imported session's conversation (as sent).""",
         terms=("window", "cacheable prefix", "re-sent"),
     )
-    context.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    context.add_argument("run", metavar="RUN", help=_RUN)
     _run_option(context)
     _window_options(context)
     _follow_options(context)
@@ -310,7 +315,7 @@ run recorded for that step's model calls. A recorded key that differs means the 
 did not send what this render builds.""",
         terms=("replay key",),
     )
-    keys.add_argument("run", metavar="RUN", help="a run file or the name of a bundled sample")
+    keys.add_argument("run", metavar="RUN", help=_RUN)
     _run_option(keys)
     _window_options(keys)
     _key_options(keys)
@@ -355,7 +360,7 @@ main thread, its sub-agents and what came before each compaction. One row per ru
 number counted from 0 (what --run N takes), its id (what --run ID takes), its steps, model calls and
 warnings, how it ended, and where in the source it comes from.""",
     )
-    runs.add_argument("run", metavar="FILE", help="a run file, a file agentrender imports, or a bundled sample")
+    runs.add_argument("run", metavar="FILE", help=_RUN)
 
     imported = command(
         "import",
@@ -416,7 +421,7 @@ page's address to open it at step K.
   agentrender html fix-failing-test -o run.html
   agentrender html log.eval --run 2 -o sample-2.html""",
     )
-    page.add_argument("run", metavar="RUN", help="a run file, a file agentrender imports, or a bundled sample")
+    page.add_argument("run", metavar="RUN", help=_RUN)
     page.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
     _run_option(page)
     _window_options(page)
