@@ -24,8 +24,8 @@ from tests._support.cli import run_cli
 CODEX = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
 COUNTS_BEFORE = pytest.mark.xfail(
     strict=True,
-    reason="Codex 0.40 writes a reply's token_count before its items (and this test reads them after): the importer "
-    "gives those counts to no reply",
+    reason="Codex 0.40 and 0.58 write a reply's token_count before its items (this test reads them after): the "
+    "importer gives those counts to no reply",
 )
 """A rollout whose token counts come before the reply they count (``token_count_before_reply``): its replies are
 read, their counts are not yet."""
