@@ -15,6 +15,7 @@ from agentrender.imports import first_line_summary, from_anthropic, load, with_s
 from agentrender.runfile import model, read_records
 from agentrender.views import Views
 from agentrender.views.html import view_html
+from tests._support import real
 from tests._support.conversations import WEATHER
 
 
@@ -157,3 +158,51 @@ def test_the_as_sent_hooks_of_a_loaded_run_read_each_steps_sent_alone(
     assert render.messages(loaded.step_input(), loaded.options()) == expected
     assert Views(loaded).at(None).messages == last_view
     assert made == []
+
+
+IMAGE_RESULT = real.REAL / "claude-code" / "jnarowski-agentcmd" / "full-session-two.jsonl"
+"""A real Claude Code 2.0.26 session whose step 1 (a Read of a PNG screenshot) was answered by a user turn of one
+result holding an image block and no text (``tests/fixtures/real``)."""
+
+PNG = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+
+
+def image_result_run(after: list[dict[str, Any]]) -> Any:
+    """A run whose step 0's call was answered by a result holding an image and no text, then ``after`` in its turn."""
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "shot.png"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [PNG]}
+    return from_anthropic(
+        [
+            {"role": "user", "content": "Look at the screenshot."},
+            {"role": "assistant", "content": [use]},
+            {"role": "user", "content": [result, *after]},
+            {"role": "assistant", "content": [{"type": "text", "text": "I see it."}]},
+        ]
+    )
+
+
+def results_at(run: Any, step: int, recent: int) -> list[dict[str, Any]]:
+    """The tool results of the view at ``step`` under the contract with a window of ``recent`` results."""
+    messages = Views(run, run.options(recent_results=recent)).at(step).messages
+    return [block.to_dict() for message in messages for block in message.content if block.type == "tool_result"]
+
+
+@pytest.mark.parametrize("after", [[], [{"type": "text", "text": "[Request interrupted by user]"}]])
+def test_under_the_contract_a_result_in_the_window_keeps_the_image_it_was_sent(after: list[dict[str, Any]]) -> None:
+    """Under the contract, a result in the window is the result its tool gave: one holding an image keeps it (it was
+    the text of its text blocks, empty, the image gone); out of the window it is its summary, as any result is. The
+    result alone in its turn (the contract's own shape) or before another block."""
+    run = image_result_run(after)
+    sent = run.step_records[0]["sent"]["user"][0]
+    assert results_at(run, 1, recent=1) == [sent]
+    summary = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "(no summary)"}
+    assert results_at(run, 1, recent=0) == [summary]
+
+
+@pytest.mark.skipif(not IMAGE_RESULT.is_file(), reason="tests/fixtures/real is not in this checkout")
+def test_under_the_contract_a_real_sessions_image_result_keeps_its_image_in_the_window() -> None:
+    """The real session's screenshot result, in the window of the view at step 3, is the block Claude Code sent."""
+    run = load(IMAGE_RESULT)
+    sent = run.step_records[1]["sent"]["user"]
+    assert [part["type"] for part in sent[0]["content"]] == ["image"]
+    assert sent[0] in results_at(run, 3, recent=5)

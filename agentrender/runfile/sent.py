@@ -29,7 +29,7 @@ import msgspec
 from agentrender import render
 from agentrender._types import ContentBlock, Step, StepInput
 
-__all__ = ["EVERYTHING", "FORMAT_SENT", "Sent", "result_text", "sent_blocks"]
+__all__ = ["EVERYTHING", "FORMAT_SENT", "Sent", "holds_media", "result_text", "sent_blocks"]
 
 FORMAT_SENT = "agentrender.run/2"
 """The ``format`` of a run file that records what its agent sent (``step.sent``, ``opening_content``)."""
@@ -164,8 +164,9 @@ class Sent:
         wire = sent["user"]
         if not self.under_contract:
             return sent_blocks(wire)
-        if len(wire) == 1 and wire[0].get("type") == "tool_result" and wire[0].get("tool_use_id") == tool_use_id:
-            return None  # the contract's own shape: its default row, on the step's observation
+        alone = len(wire) == 1 and wire[0].get("type") == "tool_result" and wire[0].get("tool_use_id") == tool_use_id
+        if alone and not holds_media(wire[0]):
+            return None  # the contract's own shape: its default row, on the step's observation (its text)
         if not wire:
             return None
         made = [self._windowed(block, sent, full) for block in wire]
@@ -174,11 +175,14 @@ class Sent:
 
     def _windowed(self, wire: Mapping[str, Any], sent: Mapping[str, Any], full: bool) -> tuple[ContentBlock, str]:
         """A block of a user turn under the contract, and how it was made: a result by the contract's rows, any
-        other block as it was sent (``"hook"``)."""
+        other block as it was sent (``"hook"``). A result in the window and within the cap that holds more than
+        text (an image a tool gave) is the result as it was sent: the row's text alone would leave the rest out."""
         if wire.get("type") != "tool_result":
             return ContentBlock.from_dict(wire), "hook"
         summary = str((sent.get("summaries") or {}).get(str(wire.get("tool_use_id")), ""))
         shown, rule = render.result_and_rule(result_text(wire.get("content", "")), summary, full, self.result_bytes)
+        if rule == "full" and holds_media(wire):
+            return ContentBlock.from_dict(wire), rule
         block = ContentBlock(
             type="tool_result",
             tool_use_id=str(wire.get("tool_use_id", "")),
@@ -186,6 +190,15 @@ class Sent:
             is_error=bool(wire.get("is_error")),
         )
         return block, rule
+
+
+def holds_media(result: Mapping[str, Any]) -> bool:
+    """Whether a ``tool_result``'s content holds a block other than text (an image, a document), which its text
+    (``result_text``) does not carry."""
+    content = result.get("content")
+    return isinstance(content, list) and any(
+        not (isinstance(block, Mapping) and block.get("type") == "text") for block in content
+    )
 
 
 def result_text(content: Any) -> str:
