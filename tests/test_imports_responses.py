@@ -103,13 +103,27 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
 
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
 def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: dict[str, Any]) -> None:
-    """Every record that is not an item (session_meta, turn_context, event_msg) is in the run's source with its line;
-    every item with no counterpart (a ghost_snapshot, a web search) is kept by its line, and a warning names it."""
+    """Every record that is not an item is in the run's source with its line: each event by its line under its type,
+    the session's payload as the source's session, the others whole; every item with no counterpart (a
+    ghost_snapshot, a web search) is kept by its line, and a warning names it."""
     path = real.REAL / entry["path"]
     (run,) = load_runs(path)
     source = run.header["source"]
-    others = [{"line": line, **record} for line, record in records(path) if record["type"] != "response_item"]
-    assert source["records"] == others and source["format"] == "codex-rollout"
+    events: dict[str, list[int]] = {}
+    for line, record in records(path):
+        if record["type"] == "event_msg":
+            events.setdefault(record["payload"]["type"], []).append(line)
+    (first, meta), *_ = records(path)
+    others = [
+        {"line": line, **record}
+        for line, record in records(path)
+        if record["type"] not in ("response_item", "event_msg") and line != first
+    ]
+    base = meta["payload"].get("base_instructions", {}).get("text")
+    session = {key: value for key, value in meta["payload"].items() if not base or key != "base_instructions"}
+    assert source["session"] == session and source["events"] == events and source["format"] == "codex-rollout"
+    assert not base or run.header["system"].startswith(base)
+    assert source["records"] == [{"line": first, "timestamp": meta["timestamp"], "type": "session_meta"}, *others]
     kept = [
         (line, record["payload"])
         for line, record in records(path)
@@ -119,6 +133,19 @@ def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: di
         assert source["unmapped"][f"line {line}"] == item
     warned = {warning.line for warning in run.warnings if "kept in the source (unmapped)" in warning.text}
     assert {line for line, _ in kept[:1]} <= warned
+
+
+def test_a_real_codex_sessions_run_file_header_does_not_copy_its_events(tmp_path: Path) -> None:
+    """The header ``import`` writes for the largest real Codex session is under 64 KB (it was 357 KB: every
+    ``exec_command_end`` event copied a command's output its ``function_call_output`` item holds), and every event of
+    the session is still named in it by its line."""
+    path = max((real.REAL / entry["path"] for entry in CODEX), key=lambda path: path.stat().st_size)
+    code, _, err = run_cli("import", str(path), "-o", str(tmp_path / "run.jsonl"))
+    assert code == 0, err
+    header = (tmp_path / "run.jsonl").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert len(header.encode("utf-8")) < 64_000
+    named = sorted(line for lines in json.loads(header)["source"]["events"].values() for line in lines)
+    assert named == [line for line, record in records(path) if record["type"] == "event_msg"]
 
 
 def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Path) -> None:

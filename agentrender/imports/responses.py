@@ -5,8 +5,12 @@
 - a Codex CLI session: its rollout file (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``), one record a
   line (``{"timestamp", "type", "payload"}``). Its ``response_item`` records are the items of the conversation Codex
   sent, in order; the ``base_instructions`` of its ``session_meta`` are the request's instructions and the ``model``
-  of its first ``turn_context`` its model. Every other record (``session_meta``, ``turn_context``, ``event_msg``,
-  ``compacted``, one of a type not known) is kept in the run's source (``records``, each with its line). A
+  of its first ``turn_context`` its model. Every other record is kept in the run's source: each ``event_msg`` by its
+  line, under its type (``events``: ``{"token_count": [12, 40], ...}``; an event repeats what the items hold, a
+  command's output among them, and kept whole would copy the session into the header every reader of runs decodes);
+  the others (``turn_context``, ``compacted``, one of a type not known) whole, each with its line (``records``), the
+  first ``session_meta`` there by its line and time, its payload the source's ``session`` (but for its
+  ``base_instructions``' text, which the system prompt begins with: the header holds it once). A
   ``compacted`` record is a compaction of the run (the header's ``compactions``): the views after it restart from
   the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
   ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
@@ -218,6 +222,7 @@ def _codex_run(
     conversation = _Conversation(notes, by_line=True)
     conversation.receiving = True  # each reply in a rollout is one Codex received
     records: list[dict[str, Any]] = []
+    events: dict[str, list[int]] = {}  # the lines of the events, by their type
     session: Mapping[str, Any] | None = None
     request: dict[str, Any] = {}
     lifecycle: tuple[str, Mapping[str, Any]] | None = None  # the last event that began or ended a turn
@@ -235,7 +240,14 @@ def _codex_run(
         field = "record_type" if older else "type"
         if not isinstance(kind, str):
             raise where.at(field).error(f"expected the record's type, got {type_name(kind)}")
-        records.append({"line": line, **(payload if older and isinstance(payload, Mapping) else record)})
+        if kind == "event_msg" and isinstance(payload, Mapping) and isinstance(payload.get("type"), str):
+            events.setdefault(payload["type"], []).append(line)  # by its line: an event repeats what items hold
+        elif older:
+            records.append({"line": line, **(payload if isinstance(payload, Mapping) else record)})
+        elif kind == "session_meta" and session is None and isinstance(payload, Mapping):
+            records.append({"line": line, **{key: value for key, value in record.items() if key != "payload"}})
+        else:
+            records.append({"line": line, **record})
         if older and kind == "state":
             continue
         if kind not in _RECORDS:
@@ -270,8 +282,10 @@ def _codex_run(
     if older:
         origin["layout"] = "items"  # the older rollout: its session, then one item a line
     if session is not None:
-        origin["session"] = dict(session)
+        origin["session"] = _session(session, instructions)
     origin["records"] = records
+    if events:
+        origin["events"] = events
     if run_id is None:
         given = session.get("id") if session is not None else None
         run_id = given if isinstance(given, str) and given else Path(path).name
@@ -286,6 +300,20 @@ def _instructions(session: Mapping[str, Any] | None) -> str | None:
     base = session.get("base_instructions") if session is not None else None
     text = base.get("text") if isinstance(base, Mapping) else None
     return text if isinstance(text, str) else None
+
+
+def _session(session: Mapping[str, Any], instructions: str | None) -> dict[str, Any]:
+    """The ``session_meta`` payload as the run's source keeps it: whole, but for the ``text`` of its
+    ``base_instructions`` when the system prompt begins with it (``instructions``): the header holds it once."""
+    kept = dict(session)
+    base = session.get("base_instructions")
+    if instructions and isinstance(base, Mapping):
+        rest = {key: value for key, value in base.items() if key != "text"}
+        if rest:
+            kept["base_instructions"] = rest
+        else:
+            del kept["base_instructions"]
+    return kept
 
 
 def _codex_end(lifecycle: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any] | None:
