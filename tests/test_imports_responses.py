@@ -200,6 +200,70 @@ def test_each_reply_of_a_real_codex_session_is_a_model_call_with_the_token_count
         assert tokens_of_view(reply) == tokens_of_items(items), step
 
 
+CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_the_steps_and_run_of_a_real_codex_session_have_the_times_its_records_were_written(
+    entry: dict[str, Any], tmp_path: Path
+) -> None:
+    """Each step of an imported real rollout started when the first item of its reply was written and ended when the
+    last output of its calls was (a reply that calls nothing: its last item), the run started at its session's
+    ``timestamp`` and ended at its last ``task_complete``'s (none: no end), in the frames of the run file ``import``
+    wrote (they were all NaT)."""
+    pandas = pytest.importorskip("pandas")
+    path = real.REAL / entry["path"]
+    steps: list[dict[str, Any]] = []  # each reply's items' times, and its outputs', read off the records
+    ended = None
+    for _, record in records(path):
+        payload, stamp = record["payload"], record.get("timestamp")
+        if record["type"] == "event_msg" and payload["type"] == "task_complete":
+            ended = stamp
+        if record["type"] != "response_item":
+            continue
+        if is_reply(payload):
+            if not steps or steps[-1]["outputs"] or steps[-1]["other"]:
+                steps.append({"items": [], "outputs": [], "other": False, "calls": False})
+            steps[-1]["items"].append(stamp)
+            steps[-1]["calls"] |= payload["type"] in CALLS
+        elif steps and payload["type"] in OUTPUTS:
+            steps[-1]["outputs"].append(stamp)
+        elif steps:
+            steps[-1]["other"] = True
+    code, _, err = run_cli("import", str(path), "-o", str(tmp_path / "run.jsonl"))
+    assert code == 0, err
+    from agentrender.frame import runs_frame, steps_frame
+
+    frame = steps_frame(agentrender.load_run(tmp_path / "run.jsonl"))
+    expected_start = [pandas.Timestamp(step["items"][0]) for step in steps]
+    expected_end = [pandas.Timestamp((step["outputs"] or [None])[-1] if step["calls"] else step["items"][-1])
+                    for step in steps]  # fmt: skip
+    assert list(frame["started_at"]) == expected_start
+    assert list(frame["ended_at"]) == expected_end
+    assert frame["duration"].notna().all() and (frame["duration"] >= pandas.Timedelta(0)).all()
+    (run,) = runs_frame([tmp_path / "run.jsonl"]).itertuples()
+    assert run.started_at == pandas.Timestamp(records(path)[0][1]["payload"]["timestamp"])
+    assert run.ended_at == pandas.Timestamp(ended) if ended is not None else pandas.isna(run.ended_at)
+
+
+def test_a_codex_step_whose_call_no_output_answers_has_no_end_time(tmp_path: Path) -> None:
+    """A step whose call has no output after it started when its reply was written and has no ``ended_at`` (it did
+    not end in the file); one with an output ended when the output was written, and the session's own time is the
+    run's start."""
+    stamps = iter(f"2026-01-05T09:00:0{second}Z" for second in range(10))
+    lines = [{"type": "session_meta", "payload": {"id": "s-1", "timestamp": "2026-01-05T08:59:00Z"}}, user("go"),
+             call("c1"), output("c1"), call("c2")]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    records = [line if "payload" in line else {"type": "response_item", "payload": line} for line in lines]
+    path.write_text("".join(json.dumps({"timestamp": next(stamps), **record}) + "\n" for record in records))
+    (run,) = load_runs(path)
+    assert run.header["started_at"] == "2026-01-05T08:59:00Z"
+    first, second = run.step_records[0], run.step_records[1]
+    assert (first["started_at"], first["ended_at"]) == ("2026-01-05T09:00:02Z", "2026-01-05T09:00:03Z")
+    assert second["started_at"] == "2026-01-05T09:00:04Z" and "ended_at" not in second
+
+
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
 def test_decide_explains_each_reply_of_a_real_codex_session_and_agrees_with_its_steps(entry: dict[str, Any]) -> None:
     """``decide`` on a real rollout explains every reply (it said no model reply was captured), each one agreeing

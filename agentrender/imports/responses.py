@@ -18,7 +18,11 @@
   ``RolloutItem``), is read the same way, its lines as those records. Each reply Codex received (its items up to
   the ``token_count`` event after them) is a model call of the step it decided (``_Conversation.model_calls``), at
   the line of its last item, with the model of the ``turn_context`` before it and the token counts of that event
-  (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason;
+  (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason. Each step started
+  when the first item of its reply was written and ended when the last output of its calls was (a reply that calls
+  nothing: when its last item was; a call with no output: no end), each record's ``timestamp``
+  (``_Conversation._timed``); the run started at the session's ``timestamp``, and ended at the time of the event
+  that ended it;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
   under ``request`` or ``body``; a ``response`` beside it is the reply to it (``_read_response``): its ``output``
   items the last step's reply and a model call, with its id, model, token counts and (``incomplete``) stop reason;
@@ -225,7 +229,7 @@ def _codex_run(
     events: dict[str, list[int]] = {}  # the lines of the events, by their type
     session: Mapping[str, Any] | None = None
     request: dict[str, Any] = {}
-    lifecycle: tuple[str, Mapping[str, Any]] | None = None  # the last event that began or ended a turn
+    lifecycle: tuple[str, Mapping[str, Any], Any] | None = None  # the last event that began or ended a turn, its time
     for line, record in values:
         where = Where(path, line, "")
         if not isinstance(record, Mapping):
@@ -235,7 +239,7 @@ def _codex_run(
             at = where if older else where.at("payload")
             if not isinstance(payload, Mapping):
                 raise at.error(f"expected the item, an object, got {type_name(payload)}")
-            conversation.add(payload, at)
+            conversation.add(payload, at, record.get("timestamp"))
             continue
         field = "record_type" if older else "type"
         if not isinstance(kind, str):
@@ -265,7 +269,7 @@ def _codex_run(
             if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
                 conversation.replied(info["last_token_usage"])  # the counts of the reply just received
         elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
-            lifecycle = (str(payload["type"]), payload)
+            lifecycle = (str(payload["type"]), payload, record.get("timestamp"))
         elif kind == "compacted":
             conversation.compact(payload, where.at("payload"), record.get("timestamp"))
     instructions = _instructions(session)
@@ -289,8 +293,16 @@ def _codex_run(
     if run_id is None:
         given = session.get("id") if session is not None else None
         run_id = given if isinstance(given, str) and given else Path(path).name
-    return conversation.run(Where(path, values[0][0] if values else 1, ""), run_id, origin, request, summarise,
-                            end=_codex_end(lifecycle))  # fmt: skip
+    began = session.get("timestamp") if session is not None else None
+    return conversation.run(
+        Where(path, values[0][0] if values else 1, ""),
+        run_id,
+        origin,
+        request,
+        summarise,
+        end=_codex_end(lifecycle),
+        started_at=began if isinstance(began, str) else None,
+    )
 
 
 def _instructions(session: Mapping[str, Any] | None) -> str | None:
@@ -316,16 +328,21 @@ def _session(session: Mapping[str, Any], instructions: str | None) -> dict[str, 
     return kept
 
 
-def _codex_end(lifecycle: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any] | None:
+def _codex_end(lifecycle: tuple[str, Mapping[str, Any], Any] | None) -> dict[str, Any] | None:
     """The run's ``end`` from the last event that began or ended a Codex turn: a turn completed, or aborted (the
-    user interrupted it); ``None`` when the last turn began and did not end in the file."""
+    user interrupted it), ``at`` the time of its record; ``None`` when the last turn began and did not end in the
+    file."""
     if lifecycle is None or lifecycle[0] == "task_started":
         return None
-    kind, payload = lifecycle
+    kind, payload, stamp = lifecycle
     if kind == "task_complete":
-        return {"type": "end", "status": "completed", "reason": "task_complete"}
-    reason = payload.get("reason")
-    return {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
+        end = {"type": "end", "status": "completed", "reason": "task_complete"}
+    else:
+        reason = payload.get("reason")
+        end = {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
+    if isinstance(stamp, str):
+        end["at"] = stamp
+    return end
 
 
 _TAG_CHARS = max(map(len, CLIENT_CONTEXT))
@@ -520,9 +537,11 @@ class _Conversation:
         self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
         self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
         self.kept_at: Where | None = None  # where the first of them is
+        self.times: dict[int, list[str | None]] = {}  # by assistant turn: its first and last item's, its last output's
 
-    def add(self, item: Any, here: Where) -> None:
-        """Read one item (at ``here``) into the conversation."""
+    def add(self, item: Any, here: Where, stamp: Any = None) -> None:
+        """Read one item (at ``here``; written at ``stamp``, a rollout record's ``timestamp``) into the
+        conversation."""
         if not isinstance(item, Mapping):
             raise here.error(f"expected an item (an object), got {type_name(item)}")
         kind = item.get("type", "message" if "role" in item else None)
@@ -555,6 +574,8 @@ class _Conversation:
                 return
             self._restarted()
         self._append(role, blocks, here)
+        if isinstance(stamp, str):
+            self._stamp(role, blocks, stamp)
         if role == "assistant" and self.receiving:
             self._received(blocks, item.get("id"), here)
 
@@ -696,6 +717,28 @@ class _Conversation:
                     self.warnings.append(here.warning(said))
                 self.answered.append(block["tool_use_id"])
 
+    def _stamp(self, role: str, blocks: list[dict[str, Any]], stamp: str) -> None:
+        """Note when the item just added to the last turn (its ``blocks``) was written: an assistant turn's first and
+        last item, the last output of the user turn after one (``_timed``)."""
+        turn = len(self.turns) - 1
+        if role == "assistant":
+            times = self.times.setdefault(turn, [stamp, stamp, None])
+            times[1] = stamp
+        elif turn - 1 in self.times and any(block["type"] == "tool_result" for block in blocks):
+            self.times[turn - 1][2] = stamp
+
+    def _timed(self) -> None:
+        """Give each assistant turn written at a known time its step's ``started_at`` (when the first item of its reply
+        was written) and ``ended_at`` (when the last output of its calls was; for a reply that calls nothing, its last
+        item): ``runfile.ConversationSteps`` writes them in its step record."""
+        for turn, (first, last, output) in self.times.items():
+            content = self.turns[turn]["content"]
+            called = any(block["type"] == "tool_use" for block in content)
+            ended = output if called else last
+            self.turns[turn]["started_at"] = first
+            if ended is not None:
+                self.turns[turn]["ended_at"] = ended
+
     def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
         """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
         part of the reply being received, or the first of a new one (the reply before it ended: ``replied``)."""
@@ -762,10 +805,13 @@ class _Conversation:
         *,
         end: Mapping[str, Any] | None = None,
         earlier_calls: Sequence[tuple[int, dict[str, Any]]] = (),
+        started_at: str | None = None,
     ) -> Run:
         """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...);
-        ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies."""
+        ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies;
+        ``started_at``: when the conversation began, where the source says it."""
         self._restarted()
+        self._timed()
         turns = self.turns
         if not turns:
             raise where.error("the conversation has no user or assistant message")
@@ -799,6 +845,7 @@ class _Conversation:
             warnings=self.warnings,
             compactions=self.compactions,
             end=end,
+            started_at=started_at,
         )
 
     # the readers of the items, each giving (its side, or None; its blocks; the fields it mapped)
