@@ -32,7 +32,8 @@ def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """What each item the model is sent holds, read straight off the file's items: its text, each call (id, name)
-    and each output (the id it answers, its text), a reasoning item's encrypted content; in order."""
+    and each output (the id it answers, its text), a reasoning item's encrypted content, a web search's action; in
+    order."""
     out: list[tuple[Any, ...]] = []
     for item in items:
         kind = item.get("type")
@@ -47,6 +48,8 @@ def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
             out.append(("output", item["call_id"], output if isinstance(output, str) else None))
         elif kind == "reasoning":
             out.append(("reasoning", item.get("encrypted_content") or ""))
+        elif kind == "web_search_call":
+            out.append(("search", item.get("action")))
     return out
 
 
@@ -64,6 +67,8 @@ def tokens_of_view(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
                 out.append(("output", block["tool_use_id"], content if isinstance(content, str) else None))
             elif block["type"] == "thinking":
                 out.append(("reasoning", block["signature"]))
+            elif block["type"] == "server_tool_use" and block["name"] == "web_search":
+                out.append(("search", block["input"]))
     return out
 
 
@@ -77,7 +82,7 @@ def is_reply(item: dict[str, Any]) -> bool:
 
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
 def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry: dict[str, Any]) -> None:
-    """The view at each step holds, in order, every text, call, output and reasoning item the rollout's
+    """The view at each step holds, in order, every text, call, output, reasoning item and web search the rollout's
     ``response_item`` records hold before the reply that decided it (each reply's items from the first after an
     input on), and nothing else; its system prompt is the session's ``base_instructions`` and developer messages;
     one step per reply, each deciding the first call the reply made."""
@@ -105,7 +110,7 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
 def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: dict[str, Any]) -> None:
     """Every record that is not an item is in the run's source with its line: each event by its line under its type,
     the session's payload as the source's session, the others whole; every item with no counterpart (a
-    ghost_snapshot, a web search) is kept by its line, and a warning names it."""
+    ghost_snapshot) is kept by its line, and a warning names it; a web search's status is kept by its line."""
     path = real.REAL / entry["path"]
     (run,) = load_runs(path)
     source = run.header["source"]
@@ -130,9 +135,13 @@ def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: di
         if record["type"] == "response_item" and record["payload"]["type"] in ("ghost_snapshot", "web_search_call")
     ]
     for line, item in kept:
+        if item["type"] == "web_search_call":
+            assert source["unmapped"][f"line {line}"] == {"status": item["status"]}
+            continue
         assert source["unmapped"][f"line {line}"] == item
     warned = {warning.line for warning in run.warnings if "kept in the source (unmapped)" in warning.text}
-    assert {line for line, _ in kept[:1]} <= warned
+    assert {line for line, item in kept if item["type"] == "ghost_snapshot"} <= warned
+    assert not any("web_search_call" in warning.text for warning in run.warnings)
 
 
 def test_a_real_codex_sessions_run_file_header_does_not_copy_its_events(tmp_path: Path) -> None:
@@ -179,7 +188,7 @@ def test_each_reply_of_a_real_codex_session_is_a_model_call_with_the_token_count
         payload = record["payload"]
         if record["type"] == "turn_context":
             model = payload["model"]
-        elif record["type"] == "response_item" and is_reply(payload) and payload["type"] != "web_search_call":
+        elif record["type"] == "response_item" and is_reply(payload):
             last = line
             items.append(payload)
         elif record["type"] == "event_msg" and payload["type"] == "token_count" and payload["info"] and items:
@@ -417,6 +426,45 @@ def test_an_unknown_item_is_kept_and_warned_of_with_its_file_and_line(tmp_path: 
     ) and "'hologram_call' item is of a type not known" in warning.text
     assert run.header["source"]["unmapped"] == {"line 4": odd}
     assert len(run.steps) == 1
+
+
+def test_a_web_search_is_a_server_tool_use_of_its_reply_and_a_reply_of_searches_alone_calls_no_tool(
+    tmp_path: Path,
+) -> None:
+    """A ``web_search_call`` Codex sends back is a ``server_tool_use`` block named ``web_search`` in its reply (its
+    action the input, its status kept in the source, no warning of the item), part of the reply's model call; the
+    step of a reply that searched and then called decides the call, and a reply that only searched decides no tool
+    call (it was left out of the views, with a warning); ``show`` says it with no empty id."""
+    action = {"type": "search", "query": "rain", "queries": ["rain", "rain today"]}
+    search = {"type": "web_search_call", "status": "completed", "action": action}
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), search, call("c1"), output("c1"), search])
+    run = from_responses(path)
+    (warning,) = run.warnings  # the fields kept beside the blocks, named once; the items were warned of as unmapped
+    assert warning.text.endswith("held each: status (2)")
+    block = {"type": "server_tool_use", "name": "web_search", "input": action}
+    first, second = (run.step_records[index]["sent"]["assistant"] for index in (0, 1))
+    assert first == [block, {"type": "tool_use", "id": "c1", "name": "shell", "input": {"command": ["ls"]}}]
+    assert second == [block]
+    assert [step.decision.kind for step in run.steps] == ["tool_call", "no_tool_call"]
+    assert run.steps[0].decision.tool == "shell"
+    assert [block.to_dict() for block in run.model_calls[0].response.content] == first
+    assert run.header["source"]["unmapped"] == {"line 4": {"status": "completed"}, "line 7": {"status": "completed"}}
+    code, out, _ = run_cli("show", str(path), "--at", "1", "--width", "120")
+    (said,) = [line.split() for line in out.splitlines() if "server_tool_use block" in line]  # its id: none
+    assert code == 0 and said == ["▌", "as", "sent", "web_search", "a", "server_tool_use", "block", "·", "119", "bytes"]
+    assert '"query": "rain"' in out, out
+
+
+def test_a_web_search_of_a_request_body_keeps_its_id_as_its_blocks() -> None:
+    """A request body's ``web_search_call`` (the Responses API writes its id) is a ``server_tool_use`` of that id."""
+    action = {"type": "open_page", "url": "https://example.com"}
+    said = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Read."}]}
+    search = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": action}
+    body = {"input": [{"role": "user", "content": "Read it."}, search, said]}
+    run = from_responses(body)
+    assert run.step_records[0]["sent"]["assistant"][0] == {"type": "server_tool_use", "id": "ws_1",
+                                                          "name": "web_search", "input": action}  # fmt: skip
+    assert run.steps[0].decision.kind == "no_tool_call" and run.steps[0].decision.reason == "Read."
 
 
 @pytest.mark.parametrize(

@@ -44,9 +44,18 @@ user turn after it.
 - ``function_call_output``, ``custom_tool_call_output``, ``local_shell_call_output``: the ``tool_result`` of the call
   it answers, its text (or text and image blocks);
 - ``reasoning``: a ``thinking`` block of its summary's text (of its ``content``, its own reasoning text, when it has
-  no summary), its ``encrypted_content`` the signature (Codex sends a reasoning item back with the calls it made).
+  no summary), its ``encrypted_content`` the signature (Codex sends a reasoning item back with the calls it made);
+- ``web_search_call``: a search the model ran within its reply (the Responses API's own tool, as ``web_search`` is
+  the Messages API's), which Codex sends back (``is_api_message`` in openai/codex
+  ``codex-rs/core/src/context_manager/history.rs`` at a20bf059710752cb1606ac1635ab8af68b214afe keeps a
+  ``WebSearchCall`` in the history each request carries): a ``server_tool_use`` block named ``web_search`` whose
+  input is its ``action`` (``{"type": "search", "query", "queries"}``, ``open_page``, ...), its id the item's
+  ``id`` when it has one (Codex does not write it: ``codex-rs/protocol/src/models.rs`` skips it), its ``status``
+  kept beside it. The search's results are not in the item (the API read them into the reply), so no result
+  block follows it. It is not a call the agent runs: a step's decision is made by the reply's calls as ever, and
+  a reply that holds only a search decides ``no_tool_call``.
 
-An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) is kept in
+An item with no counterpart (Codex's ``ghost_snapshot``, an item of a type not known) is kept in
 the run's source (``unmapped``, by line or by ``input[i]``), each kind of item named in a warning; so are the fields an
 item or part holds beside what is mapped (an ``id``, a message's ``phase``, an image's ``detail``), all named in one
 warning that counts them (``_Conversation._keep``). A request's ``previous_response_id`` is warned of (the views hold
@@ -107,7 +116,6 @@ _REQUEST_KEYS = ("request", "body")
 _UNMAPPED_ITEMS = {
     **dict.fromkeys(
         (
-            "web_search_call",
             "file_search_call",
             "computer_call",
             "computer_call_output",
@@ -932,6 +940,17 @@ class _Conversation:
         mapped = _OUTPUT if "call_id" in item else _OUTPUT - {"call_id"} | {"id"}
         return "user", [{"type": "tool_result", "tool_use_id": call_id, "content": content}], mapped
 
+    def _web_search(
+        self, item: Mapping[str, Any], here: Where
+    ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        action = item.get("action", {})
+        if not isinstance(action, Mapping):
+            raise here.at("action").error(f"expected the search's action (an object), got {type_name(action)}")
+        given = item.get("id")
+        block = {"type": "server_tool_use", **({"id": given} if isinstance(given, str) else {}), "name": "web_search",
+                 "input": dict(action)}  # fmt: skip
+        return "assistant", [block], _WEB_SEARCH if isinstance(given, str) else _WEB_SEARCH - {"id"}
+
     def _reasoning(
         self, item: Mapping[str, Any], here: Where
     ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
@@ -1089,6 +1108,7 @@ _CUSTOM_CALL = frozenset(("type", "call_id", "name", "input"))
 _SHELL_CALL = frozenset(("type", "call_id", "action"))
 _OUTPUT = frozenset(("type", "call_id", "output"))
 _REASONING = frozenset(("type", "summary", "encrypted_content"))
+_WEB_SEARCH = frozenset(("type", "id", "action"))
 
 _READERS: dict[str, _Reader] = {
     "message": _Conversation._message,
@@ -1099,5 +1119,6 @@ _READERS: dict[str, _Reader] = {
     "custom_tool_call_output": _Conversation._output,
     "local_shell_call_output": _Conversation._output,
     "reasoning": _Conversation._reasoning,
+    "web_search_call": _Conversation._web_search,
 }
 """How each item the Messages API has a counterpart for is read."""
