@@ -15,11 +15,13 @@ import pytest
 import agentrender
 from agentrender import RunFileError
 from agentrender.imports import from_responses, load_runs
-from agentrender.imports.responses import from_responses_runs
+from agentrender.imports.following import ImportFollower
+from agentrender.imports.responses import GrowingRollout, from_responses_runs
 from agentrender.views import Views
 from tests._support import real
 from tests._support.as_sent import as_sent_problems
 from tests._support.cli import run_cli
+from tests._support.growing import grown_equals_fresh
 
 CODEX = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
 
@@ -155,6 +157,47 @@ def test_a_real_codex_sessions_run_file_header_does_not_copy_its_events(tmp_path
     assert len(header.encode("utf-8")) < 64_000
     named = sorted(line for lines in json.loads(header)["source"]["events"].values() for line in lines)
     assert named == [line for line, record in records(path) if record["type"] == "event_msg"]
+
+
+def line_ends(data: bytes) -> list[int]:
+    return [at + 1 for at, byte in enumerate(data) if byte == ord("\n")]
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_a_real_codex_session_read_on_a_line_at_a_time_equals_a_fresh_import(
+    entry: dict[str, Any], tmp_path: Path
+) -> None:
+    """A real rollout grown a line and half a line at a time and read on (only the lines it gained, as ``show
+    --follow`` reads it; it imported the whole file again at each growth): after every growth the run equals a fresh
+    import of its complete lines, or both refuse them alike (no conversation yet)."""
+    data = (real.REAL / entry["path"]).read_bytes()
+    ends = line_ends(data)
+    cuts = [cut for start, end in zip([0, *ends], ends, strict=False) for cut in (start + (end - start) // 2, end)]
+    read_on, whole, refused = grown_equals_fresh(data, tmp_path / Path(entry["path"]).name, cuts, GrowingRollout,
+                                                 from_responses_runs)  # fmt: skip
+    assert (read_on, whole + refused) == (0, len(ends))  # each growth's run made of the records read before
+
+
+def test_a_codex_session_followed_is_read_on_and_a_half_written_line_waits(tmp_path: Path) -> None:
+    """``show --follow``'s follower reads a rollout being written a growth at a time: a last line not complete yet
+    is held back (``pending``, as a Claude Code session's is; it was imported again whole once complete) and each
+    growth's run equals a fresh import."""
+    meta = {"type": "session_meta", "payload": {"id": "s-1", "base_instructions": {"text": "You are Codex."}}}
+    items = [{"type": "response_item", "payload": item} for item in (user("go"), call("c1"), output("c1"), said("ok"))]
+    lines = [json.dumps(line).encode() + b"\n" for line in (meta, *items)]
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(lines[:2]))
+    follower = ImportFollower(path)
+    assert follower.poll() is not None and follower.run is not None and len(follower.run.steps) == 0
+    path.write_bytes(b"".join(lines[:4]) + lines[4][:10])
+    grown = follower.poll()
+    assert grown is not None and follower.pending == 10
+    path.write_bytes(b"".join(lines[:4]))  # the complete lines alone, imported afresh
+    assert grown.run == from_responses(path) and len(grown.run.steps) == 1
+    path.write_bytes(b"".join(lines))
+    grown = follower.poll()
+    assert grown is not None and follower.pending == 0 and grown.run == from_responses(path)
+    assert [step.decision.kind for step in grown.run.steps] == ["tool_call", "no_tool_call"]
 
 
 def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Path) -> None:
