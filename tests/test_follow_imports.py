@@ -18,7 +18,7 @@ from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
 from agentrender.runfile import Follower, Growth
 from agentrender.views import Views
-from tests._support import real
+from tests._support import growing, real
 from tests._support.fuzz import FLAGGED_ON_MAIN, sidechain_flagged_on_main
 from tests._support.growing import Writer, header, line, step
 
@@ -342,36 +342,8 @@ class SessionWriter:
 
 
 def grown_equals_fresh(data: bytes, path: Path, cuts: list[int]) -> tuple[int, int]:
-    """Grow ``path`` to each of ``cuts`` bytes of ``data`` and read it on (``GrowingSession``): after each growth
-    the runs equal ``from_claude_code`` of the complete lines; how many growths were read on, and made whole."""
-    path.write_bytes(b"")
-    session = GrowingSession(path)
-    read_on = whole = 0
-    for cut in cuts:
-        path.write_bytes(data[:cut])
-        complete = data[: data.rfind(b"\n", 0, cut) + 1]
-        try:
-            grown = session.grow()
-        except ValueError as error:
-            path.write_bytes(complete)
-            with pytest.raises(ValueError) as fresh_error:
-                from_claude_code(path)
-            assert str(fresh_error.value) == str(error)
-            continue
-        if grown is None:
-            assert session.pending == cut - len(complete)
-            continue
-        runs, changed = grown
-        path.write_bytes(complete)  # the fresh import reads the same path, without the line not complete yet
-        fresh = from_claude_code(path)
-        assert runs == fresh, f"cut at byte {cut}"
-        assert [run.warnings for run in runs] == [run.warnings for run in fresh]
-        if changed is None:
-            whole += 1
-        else:
-            read_on += 1
-            before = len(fresh[0].steps)
-            assert changed <= before
+    """``growing.grown_equals_fresh`` of a Claude Code session: how many growths were read on, and made whole."""
+    read_on, whole, _ = growing.grown_equals_fresh(data, path, cuts, GrowingSession, from_claude_code)
     return read_on, whole
 
 

@@ -15,11 +15,13 @@ import pytest
 import agentrender
 from agentrender import RunFileError
 from agentrender.imports import from_responses, load_runs
-from agentrender.imports.responses import from_responses_runs
+from agentrender.imports.following import ImportFollower
+from agentrender.imports.responses import GrowingRollout, from_responses_runs
 from agentrender.views import Views
 from tests._support import real
 from tests._support.as_sent import as_sent_problems
 from tests._support.cli import run_cli
+from tests._support.growing import grown_equals_fresh
 
 CODEX = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
 COUNTS_BEFORE = pytest.mark.xfail(
@@ -45,7 +47,8 @@ def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """What each item the model is sent holds, read straight off the file's items: its text, each call (id, name)
-    and each output (the id it answers, its text), a reasoning item's encrypted content; in order."""
+    and each output (the id it answers, its text), a reasoning item's encrypted content, a web search's action; in
+    order."""
     out: list[tuple[Any, ...]] = []
     for item in items:
         kind = item.get("type")
@@ -60,6 +63,8 @@ def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
             out.append(("output", item["call_id"], output if isinstance(output, str) else None))
         elif kind == "reasoning":
             out.append(("reasoning", item.get("encrypted_content") or ""))
+        elif kind == "web_search_call":
+            out.append(("search", item.get("action")))
     return out
 
 
@@ -77,6 +82,8 @@ def tokens_of_view(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
                 out.append(("output", block["tool_use_id"], content if isinstance(content, str) else None))
             elif block["type"] == "thinking":
                 out.append(("reasoning", block["signature"]))
+            elif block["type"] == "server_tool_use" and block["name"] == "web_search":
+                out.append(("search", block["input"]))
     return out
 
 
@@ -90,7 +97,7 @@ def is_reply(item: dict[str, Any]) -> bool:
 
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
 def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry: dict[str, Any]) -> None:
-    """The view at each step holds, in order, every text, call, output and reasoning item the rollout's
+    """The view at each step holds, in order, every text, call, output, reasoning item and web search the rollout's
     ``response_item`` records hold before the reply that decided it (each reply's items from the first after an
     input on), and nothing else; its system prompt is the session's ``base_instructions`` and developer messages;
     one step per reply, each deciding the first call the reply made."""
@@ -116,22 +123,94 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
 
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
 def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: dict[str, Any]) -> None:
-    """Every record that is not an item (session_meta, turn_context, event_msg) is in the run's source with its line;
-    every item with no counterpart (a ghost_snapshot, a web search) is kept by its line, and a warning names it."""
+    """Every record that is not an item is in the run's source with its line: each event by its line under its type,
+    the session's payload as the source's session, the others whole; every item with no counterpart (a
+    ghost_snapshot) is kept by its line, and a warning names it; a web search's status is kept by its line."""
     path = real.REAL / entry["path"]
     (run,) = load_runs(path)
     source = run.header["source"]
-    others = [{"line": line, **record} for line, record in records(path) if record["type"] != "response_item"]
-    assert source["records"] == others and source["format"] == "codex-rollout"
+    events: dict[str, list[int]] = {}
+    for line, record in records(path):
+        if record["type"] == "event_msg":
+            events.setdefault(record["payload"]["type"], []).append(line)
+    (first, meta), *_ = records(path)
+    others = [
+        {"line": line, **record}
+        for line, record in records(path)
+        if record["type"] not in ("response_item", "event_msg") and line != first
+    ]
+    base = meta["payload"].get("base_instructions", {}).get("text")
+    session = {key: value for key, value in meta["payload"].items() if not base or key != "base_instructions"}
+    assert source["session"] == session and source["events"] == events and source["format"] == "codex-rollout"
+    assert not base or run.header["system"].startswith(base)
+    assert source["records"] == [{"line": first, "timestamp": meta["timestamp"], "type": "session_meta"}, *others]
     kept = [
         (line, record["payload"])
         for line, record in records(path)
         if record["type"] == "response_item" and record["payload"]["type"] in ("ghost_snapshot", "web_search_call")
     ]
     for line, item in kept:
+        if item["type"] == "web_search_call":
+            assert source["unmapped"][f"line {line}"] == {"status": item["status"]}
+            continue
         assert source["unmapped"][f"line {line}"] == item
     warned = {warning.line for warning in run.warnings if "kept in the source (unmapped)" in warning.text}
-    assert {line for line, _ in kept[:1]} <= warned
+    assert {line for line, item in kept if item["type"] == "ghost_snapshot"} <= warned
+    assert not any("web_search_call" in warning.text for warning in run.warnings)
+
+
+def test_a_real_codex_sessions_run_file_header_does_not_copy_its_events(tmp_path: Path) -> None:
+    """The header ``import`` writes for the largest real Codex session is under 64 KB (it was 357 KB: every
+    ``exec_command_end`` event copied a command's output its ``function_call_output`` item holds), and every event of
+    the session is still named in it by its line."""
+    path = max((real.REAL / entry["path"] for entry in CODEX), key=lambda path: path.stat().st_size)
+    code, _, err = run_cli("import", str(path), "-o", str(tmp_path / "run.jsonl"))
+    assert code == 0, err
+    header = (tmp_path / "run.jsonl").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert len(header.encode("utf-8")) < 64_000
+    named = sorted(line for lines in json.loads(header)["source"]["events"].values() for line in lines)
+    assert named == [line for line, record in records(path) if record["type"] == "event_msg"]
+
+
+def line_ends(data: bytes) -> list[int]:
+    return [at + 1 for at, byte in enumerate(data) if byte == ord("\n")]
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_a_real_codex_session_read_on_a_line_at_a_time_equals_a_fresh_import(
+    entry: dict[str, Any], tmp_path: Path
+) -> None:
+    """A real rollout grown a line and half a line at a time and read on (only the lines it gained, as ``show
+    --follow`` reads it; it imported the whole file again at each growth): after every growth the run equals a fresh
+    import of its complete lines, or both refuse them alike (no conversation yet)."""
+    data = (real.REAL / entry["path"]).read_bytes()
+    ends = line_ends(data)
+    cuts = [cut for start, end in zip([0, *ends], ends, strict=False) for cut in (start + (end - start) // 2, end)]
+    read_on, whole, refused = grown_equals_fresh(data, tmp_path / Path(entry["path"]).name, cuts, GrowingRollout,
+                                                 from_responses_runs)  # fmt: skip
+    assert (read_on, whole + refused) == (0, len(ends))  # each growth's run made of the records read before
+
+
+def test_a_codex_session_followed_is_read_on_and_a_half_written_line_waits(tmp_path: Path) -> None:
+    """``show --follow``'s follower reads a rollout being written a growth at a time: a last line not complete yet
+    is held back (``pending``, as a Claude Code session's is; it was imported again whole once complete) and each
+    growth's run equals a fresh import."""
+    meta = {"type": "session_meta", "payload": {"id": "s-1", "base_instructions": {"text": "You are Codex."}}}
+    items = [{"type": "response_item", "payload": item} for item in (user("go"), call("c1"), output("c1"), said("ok"))]
+    lines = [json.dumps(line).encode() + b"\n" for line in (meta, *items)]
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"".join(lines[:2]))
+    follower = ImportFollower(path)
+    assert follower.poll() is not None and follower.run is not None and len(follower.run.steps) == 0
+    path.write_bytes(b"".join(lines[:4]) + lines[4][:10])
+    grown = follower.poll()
+    assert grown is not None and follower.pending == 10
+    path.write_bytes(b"".join(lines[:4]))  # the complete lines alone, imported afresh
+    assert grown.run == from_responses(path) and len(grown.run.steps) == 1
+    path.write_bytes(b"".join(lines))
+    grown = follower.poll()
+    assert grown is not None and follower.pending == 0 and grown.run == from_responses(path)
+    assert [step.decision.kind for step in grown.run.steps] == ["tool_call", "no_tool_call"]
 
 
 def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Path) -> None:
@@ -165,7 +244,7 @@ def test_each_reply_of_a_real_codex_session_is_a_model_call_with_the_token_count
         payload = record["payload"]
         if record["type"] == "turn_context":
             model = payload["model"]
-        elif record["type"] == "response_item" and is_reply(payload) and payload["type"] != "web_search_call":
+        elif record["type"] == "response_item" and is_reply(payload):
             last = line
             items.append(payload)
         elif record["type"] == "event_msg" and payload["type"] == "token_count" and payload["info"] and items:
@@ -184,6 +263,70 @@ def test_each_reply_of_a_real_codex_session_is_a_model_call_with_the_token_count
         }
         reply = [{"content": [block.to_dict() for block in call.response.content]}]
         assert tokens_of_view(reply) == tokens_of_items(items), step
+
+
+CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_the_steps_and_run_of_a_real_codex_session_have_the_times_its_records_were_written(
+    entry: dict[str, Any], tmp_path: Path
+) -> None:
+    """Each step of an imported real rollout started when the first item of its reply was written and ended when the
+    last output of its calls was (a reply that calls nothing: its last item), the run started at its session's
+    ``timestamp`` and ended at its last ``task_complete``'s (none: no end), in the frames of the run file ``import``
+    wrote (they were all NaT)."""
+    pandas = pytest.importorskip("pandas")
+    path = real.REAL / entry["path"]
+    steps: list[dict[str, Any]] = []  # each reply's items' times, and its outputs', read off the records
+    ended = None
+    for _, record in records(path):
+        payload, stamp = record["payload"], record.get("timestamp")
+        if record["type"] == "event_msg" and payload["type"] == "task_complete":
+            ended = stamp
+        if record["type"] != "response_item":
+            continue
+        if is_reply(payload):
+            if not steps or steps[-1]["outputs"] or steps[-1]["other"]:
+                steps.append({"items": [], "outputs": [], "other": False, "calls": False})
+            steps[-1]["items"].append(stamp)
+            steps[-1]["calls"] |= payload["type"] in CALLS
+        elif steps and payload["type"] in OUTPUTS:
+            steps[-1]["outputs"].append(stamp)
+        elif steps:
+            steps[-1]["other"] = True
+    code, _, err = run_cli("import", str(path), "-o", str(tmp_path / "run.jsonl"))
+    assert code == 0, err
+    from agentrender.frame import runs_frame, steps_frame
+
+    frame = steps_frame(agentrender.load_run(tmp_path / "run.jsonl"))
+    expected_start = [pandas.Timestamp(step["items"][0]) for step in steps]
+    expected_end = [pandas.Timestamp((step["outputs"] or [None])[-1] if step["calls"] else step["items"][-1])
+                    for step in steps]  # fmt: skip
+    assert list(frame["started_at"]) == expected_start
+    assert list(frame["ended_at"]) == expected_end
+    assert frame["duration"].notna().all() and (frame["duration"] >= pandas.Timedelta(0)).all()
+    (run,) = runs_frame([tmp_path / "run.jsonl"]).itertuples()
+    assert run.started_at == pandas.Timestamp(records(path)[0][1]["payload"]["timestamp"])
+    assert run.ended_at == pandas.Timestamp(ended) if ended is not None else pandas.isna(run.ended_at)
+
+
+def test_a_codex_step_whose_call_no_output_answers_has_no_end_time(tmp_path: Path) -> None:
+    """A step whose call has no output after it started when its reply was written and has no ``ended_at`` (it did
+    not end in the file); one with an output ended when the output was written, and the session's own time is the
+    run's start."""
+    stamps = iter(f"2026-01-05T09:00:0{second}Z" for second in range(10))
+    lines = [{"type": "session_meta", "payload": {"id": "s-1", "timestamp": "2026-01-05T08:59:00Z"}}, user("go"),
+             call("c1"), output("c1"), call("c2")]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    records = [line if "payload" in line else {"type": "response_item", "payload": line} for line in lines]
+    path.write_text("".join(json.dumps({"timestamp": next(stamps), **record}) + "\n" for record in records))
+    (run,) = load_runs(path)
+    assert run.header["started_at"] == "2026-01-05T08:59:00Z"
+    first, second = run.step_records[0], run.step_records[1]
+    assert (first["started_at"], first["ended_at"]) == ("2026-01-05T09:00:02Z", "2026-01-05T09:00:03Z")
+    assert second["started_at"] == "2026-01-05T09:00:04Z" and "ended_at" not in second
 
 
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
@@ -339,6 +482,45 @@ def test_an_unknown_item_is_kept_and_warned_of_with_its_file_and_line(tmp_path: 
     ) and "'hologram_call' item is of a type not known" in warning.text
     assert run.header["source"]["unmapped"] == {"line 4": odd}
     assert len(run.steps) == 1
+
+
+def test_a_web_search_is_a_server_tool_use_of_its_reply_and_a_reply_of_searches_alone_calls_no_tool(
+    tmp_path: Path,
+) -> None:
+    """A ``web_search_call`` Codex sends back is a ``server_tool_use`` block named ``web_search`` in its reply (its
+    action the input, its status kept in the source, no warning of the item), part of the reply's model call; the
+    step of a reply that searched and then called decides the call, and a reply that only searched decides no tool
+    call (it was left out of the views, with a warning); ``show`` says it with no empty id."""
+    action = {"type": "search", "query": "rain", "queries": ["rain", "rain today"]}
+    search = {"type": "web_search_call", "status": "completed", "action": action}
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), search, call("c1"), output("c1"), search])
+    run = from_responses(path)
+    (warning,) = run.warnings  # the fields kept beside the blocks, named once; the items were warned of as unmapped
+    assert warning.text.endswith("held each: status (2)")
+    block = {"type": "server_tool_use", "name": "web_search", "input": action}
+    first, second = (run.step_records[index]["sent"]["assistant"] for index in (0, 1))
+    assert first == [block, {"type": "tool_use", "id": "c1", "name": "shell", "input": {"command": ["ls"]}}]
+    assert second == [block]
+    assert [step.decision.kind for step in run.steps] == ["tool_call", "no_tool_call"]
+    assert run.steps[0].decision.tool == "shell"
+    assert [block.to_dict() for block in run.model_calls[0].response.content] == first
+    assert run.header["source"]["unmapped"] == {"line 4": {"status": "completed"}, "line 7": {"status": "completed"}}
+    code, out, _ = run_cli("show", str(path), "--at", "1", "--width", "120")
+    (said,) = [line.split() for line in out.splitlines() if "server_tool_use block" in line]  # its id: none
+    assert code == 0 and said == ["▌", "as", "sent", "web_search", "a", "server_tool_use", "block", "·", "119", "bytes"]
+    assert '"query": "rain"' in out, out
+
+
+def test_a_web_search_of_a_request_body_keeps_its_id_as_its_blocks() -> None:
+    """A request body's ``web_search_call`` (the Responses API writes its id) is a ``server_tool_use`` of that id."""
+    action = {"type": "open_page", "url": "https://example.com"}
+    said = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Read."}]}
+    search = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": action}
+    body = {"input": [{"role": "user", "content": "Read it."}, search, said]}
+    run = from_responses(body)
+    assert run.step_records[0]["sent"]["assistant"][0] == {"type": "server_tool_use", "id": "ws_1",
+                                                          "name": "web_search", "input": action}  # fmt: skip
+    assert run.steps[0].decision.kind == "no_tool_call" and run.steps[0].decision.reason == "Read."
 
 
 @pytest.mark.parametrize(

@@ -186,7 +186,8 @@ def _block(fact: BlockFact, folder: Folder, result_bytes: int, uses: dict[str, s
     if said.name:
         line.append("  ")
         line.append(clean(said.name, one_line=True), style="bold")
-        facts.insert(len(facts) - len(said.notes), f"id {clean(said.ref, one_line=True)}")
+        if said.ref:  # a use of no id (a Codex web search) says none
+            facts.insert(len(facts) - len(said.notes), f"id {clean(said.ref, one_line=True)}")
     elif said.ref:
         at = len(facts) - len(said.notes)
         facts[at:at] = [*([clean(said.answers, one_line=True)] if said.answers else []), f"id {clean(said.ref)}"]

@@ -72,6 +72,7 @@ from agentrender.imports.conversation import (
 )
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
+from agentrender.runfile.lines import GrowingFile
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import read_record
 
@@ -2190,7 +2191,7 @@ def _with_warnings(run: Run, notes: list[RunWarning]) -> Run:
     return replace(run, warnings=(*notes, *run.warnings)) if notes else run
 
 
-class GrowingSession:
+class GrowingSession(GrowingFile):
     """A Claude Code session read as Claude Code writes it: each ``grow`` reads only the bytes the file gained.
 
     The records read stay decoded and indexed (``_Transcript.add``). When the new records go on
@@ -2206,30 +2207,17 @@ class GrowingSession:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, subagents: bool = True) -> None:
-        self.path = os.fspath(path)
+        super().__init__(os.fspath(path))
         self.subagents = subagents
         self.runs: list[Run] = []
         """The runs made at the last growth, as ``from_claude_code`` of the lines read would give them."""
         self._transcript = _Transcript(self.path, [])
-        self._offset = 0
-        self._partial = b""
-        self._lines = 0
         self._files: list[tuple[str, int, int]] = []  # each sub-agent file read, and its sidecar: name, size, time
         self._sessions: dict[str, str | None] = {}  # the session each agent file beside the session's names
         self._kept: _Kept | None = None  # None: the next growth makes every run again
         self._leaf: _Record | None = None  # the main thread's last record
         self._first_turn = 0  # the first turn the last reading on read again
         self._changed: int | None = None  # the first step that may have changed at the last growth
-
-    @property
-    def pending(self) -> int:
-        """The bytes of a last line whose newline is not written yet: read when it is."""
-        return len(self._partial)
-
-    @property
-    def lines(self) -> int:
-        """How many complete lines were read."""
-        return self._lines
 
     def grow(self) -> tuple[list[Run], int | None] | None:
         """Read what the file (and its sub-agents' files) gained: the runs, and the lowest index of a step of the
@@ -2250,17 +2238,9 @@ class GrowingSession:
         return self.runs, None
 
     def _new_records(self) -> list[_Record]:
-        with open(self.path, "rb") as file:
-            file.seek(self._offset)
-            data = self._partial + file.read()
-            offset = file.tell()
-        end = data.rfind(b"\n") + 1
-        lines = data[:end].split(b"\n")[:-1]
         records = []
         transcript = self._transcript
-        for number, raw in enumerate(lines, start=self._lines + 1):
-            if not raw.strip():
-                continue
+        for number, raw in self.gained():
             try:
                 value = _decode(raw.decode("utf-8"))
             except UnicodeDecodeError as error:
@@ -2269,7 +2249,7 @@ class GrowingSession:
             except (ValueError, RecursionError) as error:
                 raise RunFileError(self.path, number, decode_failure(error)) from None
             records.append(_record(number, value if _plain_record(value) else transcript._checked(value, number)))
-        self._offset, self._partial, self._lines = offset, data[end:], self._lines + len(lines)
+        self.taken()
         return records
 
     def _subagent_files(self) -> list[tuple[str, int, int]]:

@@ -444,6 +444,7 @@ def checked_run(
     replies_checked: bool = False,
     compactions: Sequence[Mapping[str, Any]] = (),
     end: Mapping[str, Any] | None = None,
+    started_at: str | None = None,
 ) -> Run:
     """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
 
@@ -453,7 +454,8 @@ def checked_run(
     turns are read when their step is (``turns`` may make each then: ``runfile.ConversationSteps``).
     ``summaries`` are the results' summaries (``result_summaries(turns, summarise)`` when none are given and a
     summariser is).
-    ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended.
+    ``end`` is the run's ``end`` record (read last, as a run file's), when the source says how it ended;
+    ``started_at`` the header's, when it says when the run began.
     ``call_lines`` are the lines of the source the ``calls`` were read from, each call's ``line`` (none given: 0, the
     source has no lines): what a user is pointed to is their file, not a run file they never saw.
     """
@@ -462,6 +464,8 @@ def checked_run(
     header = _header(turns[0]["content"], dict(request), where, run_id, source, summarise)
     if compactions:
         header["compactions"] = list(compactions)
+    if started_at is not None:
+        header["started_at"] = started_at
     calls = list(calls)
     if call_lines and len(call_lines) != len(calls):
         raise ValueError(f"{len(call_lines)} lines given for {len(calls)} model calls")

@@ -4,7 +4,8 @@ a document read whole (an Inspect log, a conversation or a trajectory in one JSO
 A run file is followed incrementally (``runfile.Follower``: only the new bytes are read), and
 so is a Claude Code transcript while Claude Code writes it (``claude_code.GrowingSession``:
 only the new bytes are read, and only the session's last turn is read again; a compaction, a
-sub-agent or a rewind makes its runs again from the records held). A recording of
+sub-agent or a rewind makes its runs again from the records held), and a Codex rollout
+(``responses.GrowingRollout``: only the new lines are read, into the conversation read before). A recording of
 ``agentrender.record(client)``, whose steps are the longest conversation its calls sent, is
 imported again each time it grows, and the views (``Views.extend``) render only the steps that
 changed. A document read whole is imported again each time it changed and imports.
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
 from agentrender.imports.detect import load_runs, run_number
+from agentrender.imports.responses import GrowingRollout, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths
@@ -29,13 +31,14 @@ __all__ = ["ImportFollower", "follow", "follower", "whole_document"]
 class ImportFollower:
     """A file an importer reads, taken in each time it grows; ``poll`` as ``runfile.Follower.poll``.
 
-    A Claude Code transcript (its first line says so) is read a growth at a time
-    (``claude_code.GrowingSession``): a last line not complete yet waits (``pending``) while the
-    lines before it are taken in. A file of JSON lines (a recording, a call log) is imported again
-    whole once it ends with a newline. A document an importer reads whole (``whole_document``: an
-    Inspect log, a conversation or a trajectory in one JSON value) is imported again each time it
-    changed and imports: one being written, or written again in place (SWE-agent writes its
-    trajectory again after each step), is waited for while it does not.
+    A Claude Code transcript or a Codex rollout (its first line says so) is read a growth at a
+    time (``claude_code.GrowingSession``, ``responses.GrowingRollout``): a last line not complete
+    yet waits (``pending``) while the lines before it are taken in. A file of JSON lines (a
+    recording, a call log) is imported again whole once it ends with a newline. A document an
+    importer reads whole (``whole_document``: an Inspect log, a conversation or a trajectory in
+    one JSON value) is imported again each time it changed and imports: one being written, or
+    written again in place (SWE-agent writes its trajectory again after each step), is waited
+    for while it does not.
 
     ``which`` picks the run of a file of several (a Claude Code session's sub-agents): its run
     id, or its number counted from 0 (``detect.run_number``); the first by default. A file that does not
@@ -55,12 +58,13 @@ class ImportFollower:
         """Why the file gave no run yet (the importer's error), while it gives none; else ``""``."""
         self._seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) imported last
         self._lines = 0
-        self._session: GrowingSession | None = None  # a Claude Code session: read a growth at a time
+        self._session: GrowingSession | GrowingRollout | None = None  # a session read a growth at a time
         self._unsaid = ""  # a notice no growth has given yet (the look that found the file cut gave none)
 
     @property
     def pending(self) -> int:
-        """The bytes of a last line not complete yet that a Claude Code session holds back (others wait for it)."""
+        """The bytes of a last line not complete yet that a session read a growth at a time holds back (others wait
+        for it)."""
         return self._session.pending if self._session is not None else 0
 
     def poll(self) -> Growth | None:
@@ -82,7 +86,9 @@ class ImportFollower:
             self._seen = seen  # an emptied file is cut once, whatever it is written with next
         if not stat.st_size:
             return None
-        if self._session is not None or (self._seen is None and _is_claude_code(self.path)):
+        if self._session is None and self._seen is None:
+            self._session = _growing(self.path)
+        if self._session is not None:
             return self._grow_session(seen)
         with open(self.path, "rb") as file:
             data = file.read()
@@ -107,9 +113,9 @@ class ImportFollower:
         return Growth(run=run, changed_from=_changed_from(before, run), lines=max(grown, 0))
 
     def _grow_session(self, seen: tuple[int, int, int, int]) -> Growth | None:
-        """A Claude Code session's growth: only the new bytes are read (``claude_code.GrowingSession``)."""
-        if self._session is None:
-            self._session = GrowingSession(self.path)
+        """A session's growth: only the new bytes are read (``claude_code.GrowingSession``,
+        ``responses.GrowingRollout``)."""
+        assert self._session is not None
         self._seen = seen
         try:
             grown = self._session.grow()
@@ -134,14 +140,20 @@ class ImportFollower:
         return Growth(run=run, changed_from=changed, lines=grown_lines)
 
 
-def _is_claude_code(path: str) -> bool:
-    """The file's first line is complete, and a line of a Claude Code transcript."""
+def _growing(path: str) -> GrowingSession | GrowingRollout | None:
+    """What reads the file a growth at a time, when its first line is complete and says what: a Claude Code
+    transcript's line (``GrowingSession``), a Codex rollout's record in a ``.jsonl`` file (``GrowingRollout``)."""
     try:
         with open(path, "rb") as file:
             first = file.readline()
-        return first.endswith(b"\n") and looks_like_claude_code(decode_line(first.decode("utf-8")))
+        value = decode_line(first.decode("utf-8")) if first.endswith(b"\n") else None
     except (OSError, ValueError, RecursionError):
-        return False
+        return None
+    if looks_like_claude_code(value):
+        return GrowingSession(path)
+    if path.endswith(".jsonl") and looks_like_codex(value):
+        return GrowingRollout(path)
+    return None
 
 
 def _chosen(path: str, runs: list[Run], which: str | None) -> Run:

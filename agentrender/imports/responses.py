@@ -5,8 +5,12 @@
 - a Codex CLI session: its rollout file (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``), one record a
   line (``{"timestamp", "type", "payload"}``). Its ``response_item`` records are the items of the conversation Codex
   sent, in order; the ``base_instructions`` of its ``session_meta`` are the request's instructions and the ``model``
-  of its first ``turn_context`` its model. Every other record (``session_meta``, ``turn_context``, ``event_msg``,
-  ``compacted``, one of a type not known) is kept in the run's source (``records``, each with its line). A
+  of its first ``turn_context`` its model. Every other record is kept in the run's source: each ``event_msg`` by its
+  line, under its type (``events``: ``{"token_count": [12, 40], ...}``; an event repeats what the items hold, a
+  command's output among them, and kept whole would copy the session into the header every reader of runs decodes);
+  the others (``turn_context``, ``compacted``, one of a type not known) whole, each with its line (``records``), the
+  first ``session_meta`` there by its line and time, its payload the source's ``session`` (but for its
+  ``base_instructions``' text, which the system prompt begins with: the header holds it once). A
   ``compacted`` record is a compaction of the run (the header's ``compactions``): the views after it restart from
   the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
   ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
@@ -14,7 +18,11 @@
   ``RolloutItem``), is read the same way, its lines as those records. Each reply Codex received (its items up to
   the ``token_count`` event after them) is a model call of the step it decided (``_Conversation.model_calls``), at
   the line of its last item, with the model of the ``turn_context`` before it and the token counts of that event
-  (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason;
+  (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason. Each step started
+  when the first item of its reply was written and ended when the last output of its calls was (a reply that calls
+  nothing: when its last item was; a call with no output: no end), each record's ``timestamp``
+  (``_Conversation._timed``); the run started at the session's ``timestamp``, and ended at the time of the event
+  that ended it;
 - a Responses API request body (``{"model", "instructions", "input", "tools", ...}``), or an object holding one
   under ``request`` or ``body``; a ``response`` beside it is the reply to it (``_read_response``): its ``output``
   items the last step's reply and a model call, with its id, model, token counts and (``incomplete``) stop reason;
@@ -36,9 +44,18 @@ user turn after it.
 - ``function_call_output``, ``custom_tool_call_output``, ``local_shell_call_output``: the ``tool_result`` of the call
   it answers, its text (or text and image blocks);
 - ``reasoning``: a ``thinking`` block of its summary's text (of its ``content``, its own reasoning text, when it has
-  no summary), its ``encrypted_content`` the signature (Codex sends a reasoning item back with the calls it made).
+  no summary), its ``encrypted_content`` the signature (Codex sends a reasoning item back with the calls it made);
+- ``web_search_call``: a search the model ran within its reply (the Responses API's own tool, as ``web_search`` is
+  the Messages API's), which Codex sends back (``is_api_message`` in openai/codex
+  ``codex-rs/core/src/context_manager/history.rs`` at a20bf059710752cb1606ac1635ab8af68b214afe keeps a
+  ``WebSearchCall`` in the history each request carries): a ``server_tool_use`` block named ``web_search`` whose
+  input is its ``action`` (``{"type": "search", "query", "queries"}``, ``open_page``, ...), its id the item's
+  ``id`` when it has one (Codex does not write it: ``codex-rs/protocol/src/models.rs`` skips it), its ``status``
+  kept beside it. The search's results are not in the item (the API read them into the reply), so no result
+  block follows it. It is not a call the agent runs: a step's decision is made by the reply's calls as ever, and
+  a reply that holds only a search decides ``no_tool_call``.
 
-An item with no counterpart (``web_search_call``, Codex's ``ghost_snapshot``, an item of a type not known) is kept in
+An item with no counterpart (Codex's ``ghost_snapshot``, an item of a type not known) is kept in
 the run's source (``unmapped``, by line or by ``input[i]``), each kind of item named in a warning; so are the fields an
 item or part holds beside what is mapped (an ``id``, a message's ``phase``, an image's ``detail``), all named in one
 warning that counts them (``_Conversation._keep``). A request's ``previous_response_id`` is warned of (the views hold
@@ -49,11 +66,11 @@ be read raises ``RunFileError`` naming its file, line and field.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentrender._json import canonical, type_name
+from agentrender._json import canonical, decode_failure, type_name
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
@@ -62,16 +79,25 @@ from agentrender.imports.conversation import (
     check_alternation,
     check_blocks,
     checked_run,
+    loads,
     model_call,
     own_copy,
     tool_input,
 )
 from agentrender.imports.openai import chat_request, url_image
-from agentrender.runfile import Run, RunWarning, RunWarnings
+from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings
+from agentrender.runfile.lines import GrowingFile
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_count
 
-__all__ = ["ROLLOUT_NOTE", "from_responses", "from_responses_runs", "looks_like_codex", "looks_like_responses"]
+__all__ = [
+    "ROLLOUT_NOTE",
+    "GrowingRollout",
+    "from_responses",
+    "from_responses_runs",
+    "looks_like_codex",
+    "looks_like_responses",
+]
 
 CONVERTED = (
     "converted from OpenAI Responses API items to the Messages API's shape: developer and system messages as the "
@@ -99,7 +125,6 @@ _REQUEST_KEYS = ("request", "body")
 _UNMAPPED_ITEMS = {
     **dict.fromkeys(
         (
-            "web_search_call",
             "file_search_call",
             "computer_call",
             "computer_call_output",
@@ -215,68 +240,149 @@ def _codex_run(
 ) -> Run:
     """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
     rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
-    conversation = _Conversation(notes, by_line=True)
-    conversation.receiving = True  # each reply in a rollout is one Codex received
-    records: list[dict[str, Any]] = []
-    session: Mapping[str, Any] | None = None
-    request: dict[str, Any] = {}
-    lifecycle: tuple[str, Mapping[str, Any]] | None = None  # the last event that began or ended a turn
-    for line, record in values:
-        where = Where(path, line, "")
-        if not isinstance(record, Mapping):
-            raise where.error(f"expected a Codex rollout record (an object), got {type_name(record)}")
-        kind, payload = record.get("type"), record.get("payload")
-        if kind == "response_item":
-            at = where if older else where.at("payload")
-            if not isinstance(payload, Mapping):
-                raise at.error(f"expected the item, an object, got {type_name(payload)}")
-            conversation.add(payload, at)
-            continue
-        field = "record_type" if older else "type"
-        if not isinstance(kind, str):
-            raise where.at(field).error(f"expected the record's type, got {type_name(kind)}")
-        records.append({"line": line, **(payload if older and isinstance(payload, Mapping) else record)})
-        if older and kind == "state":
-            continue
-        if kind not in _RECORDS:
-            notes.append(where.at(field).warning(f"a record of type {kind!r}, not one Codex is known to write: "
-                                                  "kept in the source (records)"))  # fmt: skip
-        elif not isinstance(payload, Mapping):
-            raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
-        elif kind == "session_meta" and session is None:
-            session = payload
-        elif kind == "turn_context" and isinstance(payload.get("model"), str):
-            request.setdefault("model", payload["model"])
-            conversation.model = payload["model"]  # the model of the replies after it
-        elif kind == "event_msg" and payload.get("type") == "token_count":
-            info = payload.get("info")
-            if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
-                conversation.replied(info["last_token_usage"])  # the counts of the reply just received
-        elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
-            lifecycle = (str(payload["type"]), payload)
-        elif kind == "compacted":
-            conversation.compact(payload, where.at("payload"), record.get("timestamp"))
-    instructions = _instructions(session)
-    if instructions:
-        conversation.system.insert(0, instructions)
-    elif instructions is None:
-        notes.append(
-            Where(path, values[0][0] if values else 1, "").warning(
+    rollout = _Rollout(path, notes, older=older)
+    rollout.read(values)
+    return rollout.run(run_id, summarise)
+
+
+class _Rollout:
+    """The records of a Codex rollout read so far (``read``), and the run they make (``run``), which leaves them as
+    they are: the records after them may be read on (``GrowingRollout``)."""
+
+    def __init__(self, path: str, notes: list[RunWarning], *, older: bool = False) -> None:
+        self.path, self.notes, self.older = path, notes, older
+        self.conversation = _Conversation(notes, by_line=True)
+        self.conversation.receiving = True  # each reply in a rollout is one Codex received
+        self.records: list[dict[str, Any]] = []
+        self.events: dict[str, list[int]] = {}  # the lines of the events, by their type
+        self.session: Mapping[str, Any] | None = None
+        self.request: dict[str, Any] = {}
+        self.lifecycle: tuple[str, Mapping[str, Any], Any] | None = None  # the last event that began or ended a turn
+        self.first = 0  # the line of the first record
+
+    def read(self, values: Iterable[tuple[int, Any]]) -> None:
+        """Read records (``(line, record)``, in order, after those read before)."""
+        path, older, conversation, records = self.path, self.older, self.conversation, self.records
+        for line, record in values:
+            self.first = self.first or line
+            where = Where(path, line, "")
+            if not isinstance(record, Mapping):
+                raise where.error(f"expected a Codex rollout record (an object), got {type_name(record)}")
+            kind, payload = record.get("type"), record.get("payload")
+            if kind == "response_item":
+                at = where if older else where.at("payload")
+                if not isinstance(payload, Mapping):
+                    raise at.error(f"expected the item, an object, got {type_name(payload)}")
+                conversation.add(payload, at, record.get("timestamp"))
+                continue
+            field = "record_type" if older else "type"
+            if not isinstance(kind, str):
+                raise where.at(field).error(f"expected the record's type, got {type_name(kind)}")
+            if kind == "event_msg" and isinstance(payload, Mapping) and isinstance(payload.get("type"), str):
+                self.events.setdefault(payload["type"], []).append(line)  # by its line: it repeats what items hold
+            elif older:
+                records.append({"line": line, **(payload if isinstance(payload, Mapping) else record)})
+            elif kind == "session_meta" and self.session is None and isinstance(payload, Mapping):
+                records.append({"line": line, **{key: value for key, value in record.items() if key != "payload"}})
+            else:
+                records.append({"line": line, **record})
+            if older and kind == "state":
+                continue
+            if kind not in _RECORDS:
+                self.notes.append(where.at(field).warning(f"a record of type {kind!r}, not one Codex is known to "
+                                                          "write: kept in the source (records)"))  # fmt: skip
+            elif not isinstance(payload, Mapping):
+                raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
+            elif kind == "session_meta" and self.session is None:
+                self.session = payload
+            elif kind == "turn_context" and isinstance(payload.get("model"), str):
+                self.request.setdefault("model", payload["model"])
+                conversation.model = payload["model"]  # the model of the replies after it
+            elif kind == "event_msg" and payload.get("type") == "token_count":
+                info = payload.get("info")
+                if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
+                    conversation.replied(info["last_token_usage"])  # the counts of the reply just received
+            elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
+                self.lifecycle = (str(payload["type"]), payload, record.get("timestamp"))
+            elif kind == "compacted":
+                conversation.compact(payload, where.at("payload"), record.get("timestamp"))
+
+    def run(self, run_id: str | None, summarise: Summariser | None) -> Run:
+        """The run of the records read (named ``run_id``, else by the session's id)."""
+        path, session, conversation = self.path, self.session, self.conversation
+        first = Where(path, self.first or 1, "")
+        instructions = _instructions(session)
+        warned = []
+        if instructions is None:
+            warned.append(first.warning(
                 "the session does not record the instructions Codex sent with each request (session_meta has no "
-                "base_instructions): the views have no system prompt but its developer messages"
-            )
+                "base_instructions): the views have no system prompt but its developer messages"))  # fmt: skip
+        origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
+        if self.older:
+            origin["layout"] = "items"  # the older rollout: its session, then one item a line
+        if session is not None:
+            origin["session"] = _session(session, instructions)
+        origin["records"] = list(self.records)
+        if self.events:
+            origin["events"] = {kind: list(lines) for kind, lines in self.events.items()}
+        if run_id is None:
+            given = session.get("id") if session is not None else None
+            run_id = given if isinstance(given, str) and given else Path(path).name
+        began = session.get("timestamp") if session is not None else None
+        return conversation.run(
+            first,
+            run_id,
+            origin,
+            dict(self.request),
+            summarise,
+            end=_codex_end(self.lifecycle),
+            started_at=began if isinstance(began, str) else None,
+            instructions=instructions,
+            warned=warned,
         )
-    origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
-    if older:
-        origin["layout"] = "items"  # the older rollout: its session, then one item a line
-    if session is not None:
-        origin["session"] = dict(session)
-    origin["records"] = records
-    if run_id is None:
-        given = session.get("id") if session is not None else None
-        run_id = given if isinstance(given, str) and given else Path(path).name
-    return conversation.run(Where(path, values[0][0] if values else 1, ""), run_id, origin, request, summarise,
-                            end=_codex_end(lifecycle))  # fmt: skip
+
+
+class GrowingRollout(GrowingFile):
+    """A Codex rollout read as Codex writes it: each ``grow`` reads only the lines the file gained (``GrowingFile``)
+    into the records read before (``_Rollout``) and makes the run of them, the run ``from_responses`` makes of the
+    file's complete lines; a last line whose newline is not written yet waits (``pending``). A rollout of an older
+    Codex (its first line the session's, not a record) is not read so: ``imports.following`` imports it again whole."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(os.fspath(path))
+        self.runs: list[Run] = []
+        """The run made at the last growth, as ``from_responses_runs`` of the lines read would give it."""
+        self._rollout = _Rollout(self.path, RunWarnings())
+        self._error: RunFileError | None = None  # a record that could not be read: every growth after raises it
+
+    def grow(self) -> tuple[list[Run], int | None] | None:
+        """Read the lines the file gained: the run (in a list, as ``GrowingSession.grow`` gives its runs) and ``None``
+        for the first step that may have changed (compare the runs to know); ``None`` when no line was completed.
+        ``RunFileError`` for a line that cannot be read (a line not JSON is not taken in: the next ``grow`` raises it
+        again) or a file whose records are no conversation yet."""
+        if self._error is not None:
+            raise self._error
+        values = []
+        for number, raw in self.gained():
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                what = f"not UTF-8 text ({error.reason} at byte {error.start})"
+                raise RunFileError(self.path, number, what) from None
+            try:
+                values.append((number, loads(text.removeprefix("\ufeff") if number == 1 else text)))
+            except (ValueError, RecursionError) as error:
+                raise RunFileError(self.path, number, decode_failure(error)) from None
+        self.taken()
+        if not values:
+            return None
+        try:
+            self._rollout.read(values)
+        except RunFileError as error:
+            self._error = error  # the records after it are not read, as an import of the file reads none
+            raise
+        self.runs = [self._rollout.run(None, None)]
+        return self.runs, None
 
 
 def _instructions(session: Mapping[str, Any] | None) -> str | None:
@@ -288,16 +394,35 @@ def _instructions(session: Mapping[str, Any] | None) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _codex_end(lifecycle: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any] | None:
+def _session(session: Mapping[str, Any], instructions: str | None) -> dict[str, Any]:
+    """The ``session_meta`` payload as the run's source keeps it: whole, but for the ``text`` of its
+    ``base_instructions`` when the system prompt begins with it (``instructions``): the header holds it once."""
+    kept = dict(session)
+    base = session.get("base_instructions")
+    if instructions and isinstance(base, Mapping):
+        rest = {key: value for key, value in base.items() if key != "text"}
+        if rest:
+            kept["base_instructions"] = rest
+        else:
+            del kept["base_instructions"]
+    return kept
+
+
+def _codex_end(lifecycle: tuple[str, Mapping[str, Any], Any] | None) -> dict[str, Any] | None:
     """The run's ``end`` from the last event that began or ended a Codex turn: a turn completed, or aborted (the
-    user interrupted it); ``None`` when the last turn began and did not end in the file."""
+    user interrupted it), ``at`` the time of its record; ``None`` when the last turn began and did not end in the
+    file."""
     if lifecycle is None or lifecycle[0] == "task_started":
         return None
-    kind, payload = lifecycle
+    kind, payload, stamp = lifecycle
     if kind == "task_complete":
-        return {"type": "end", "status": "completed", "reason": "task_complete"}
-    reason = payload.get("reason")
-    return {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
+        end = {"type": "end", "status": "completed", "reason": "task_complete"}
+    else:
+        reason = payload.get("reason")
+        end = {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
+    if isinstance(stamp, str):
+        end["at"] = stamp
+    return end
 
 
 _TAG_CHARS = max(map(len, CLIENT_CONTEXT))
@@ -492,9 +617,11 @@ class _Conversation:
         self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
         self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
         self.kept_at: Where | None = None  # where the first of them is
+        self.times: dict[int, list[str | None]] = {}  # by assistant turn: its first and last item's, its last output's
 
-    def add(self, item: Any, here: Where) -> None:
-        """Read one item (at ``here``) into the conversation."""
+    def add(self, item: Any, here: Where, stamp: Any = None) -> None:
+        """Read one item (at ``here``; written at ``stamp``, a rollout record's ``timestamp``) into the
+        conversation."""
         if not isinstance(item, Mapping):
             raise here.error(f"expected an item (an object), got {type_name(item)}")
         kind = item.get("type", "message" if "role" in item else None)
@@ -527,6 +654,8 @@ class _Conversation:
                 return
             self._restarted()
         self._append(role, blocks, here)
+        if isinstance(stamp, str):
+            self._stamp(role, blocks, stamp)
         if role == "assistant" and self.receiving:
             self._received(blocks, item.get("id"), here)
 
@@ -541,13 +670,14 @@ class _Conversation:
         if self.kept_at is None:
             self.kept_at = here
 
-    def _kept_warning(self) -> None:
-        """Name, in one warning, each field kept in ``unmapped`` beside what is mapped, and how many items held it."""
+    def _kept_warning(self, warnings: list[RunWarning]) -> None:
+        """Name, in one warning (in ``warnings``), each field kept in ``unmapped`` beside what is mapped, and how many
+        items held it."""
         if self.kept_at is None:
             return
         named = ", ".join(f"{name} ({count})" for name, count in sorted(self.kept_fields.items()))
-        self.warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
-                                                  f"with how many items or parts held each: {named}"))  # fmt: skip
+        warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
+                                             f"with how many items or parts held each: {named}"))  # fmt: skip
 
     def _place(self, here: Where) -> str:
         """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
@@ -637,18 +767,30 @@ class _Conversation:
     def _restarted(self) -> None:
         """The last compaction, its opening read: a request was sent after it (or none, at the end)."""
         restart, self.restart = self.restart, None
-        if restart is None:
-            return
+        if restart is not None:
+            self._settle(restart, self.turns, self.starts, self.compactions, self.warnings)
+
+    def _settle(
+        self,
+        restart: dict[str, Any],
+        turns: list[dict[str, Any]],
+        starts: list[Where],
+        compactions: list[dict[str, Any]],
+        warnings: list[RunWarning],
+    ) -> None:
+        """Put the last compaction (``restart``) where it belongs, in ``turns`` (with ``starts``) or ``compactions``,
+        each warned of in ``warnings``: the conversation's own, or the copies a run is made of (``run``)."""
         if not restart["opening"]:
             said = "holds no user message, nor any after it before the next reply: the views go on from before it"
-            self.warnings.append(self.restart_at.warning(f"the history of this compaction {said}"))
+            warnings.append(self.restart_at.warning(f"the history of this compaction {said}"))
             return
-        if not self.turns:  # the file opens on it (a rollout cut at its head): what Codex sent after it opens the run
+        if not turns:  # the file opens on it (a rollout cut at its head): what Codex sent after it opens the run
             said = "the file opens on a compaction: the conversation before it is not here, and the views open with"
-            self.warnings.append(self.restart_at.warning(f"{said} the history Codex sent after it"))
-            self._append("user", restart["opening"], self.restart_at)
+            warnings.append(self.restart_at.warning(f"{said} the history Codex sent after it"))
+            turns.append({"role": "user", "content": list(restart["opening"])})
+            starts.append(self.restart_at)
             return
-        self.compactions.append(restart)
+        compactions.append(restart)
 
     def _append(self, role: str, blocks: list[dict[str, Any]], here: Where) -> None:
         if self.turns and self.turns[-1]["role"] == role:
@@ -667,6 +809,29 @@ class _Conversation:
                     said = f"the output of call {block['tool_use_id']}, which no call of the reply before it made"
                     self.warnings.append(here.warning(said))
                 self.answered.append(block["tool_use_id"])
+
+    def _stamp(self, role: str, blocks: list[dict[str, Any]], stamp: str) -> None:
+        """Note when the item just added to the last turn (its ``blocks``) was written: an assistant turn's first and
+        last item, the last output of the user turn after one (``_timed``)."""
+        turn = len(self.turns) - 1
+        if role == "assistant":
+            times = self.times.setdefault(turn, [stamp, stamp, None])
+            times[1] = stamp
+        elif turn - 1 in self.times and any(block["type"] == "tool_result" for block in blocks):
+            self.times[turn - 1][2] = stamp
+
+    def _timed(self, turns: list[dict[str, Any]]) -> None:
+        """Give each assistant turn (of ``turns``) written at a known time its step's ``started_at`` (when the first
+        item of its reply was written) and ``ended_at`` (when the last output of its calls was; for a reply that calls
+        nothing, its last item): ``runfile.ConversationSteps`` writes them in its step record."""
+        for turn, (first, last, output) in self.times.items():
+            called = any(block["type"] == "tool_use" for block in turns[turn]["content"])
+            ended = output if called else last
+            turns[turn]["started_at"] = first
+            if ended is not None:
+                turns[turn]["ended_at"] = ended
+            else:
+                turns[turn].pop("ended_at", None)
 
     def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
         """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
@@ -689,32 +854,37 @@ class _Conversation:
             if usage is not None:
                 self.replies[-1].usage = _usage(usage)
 
-    def model_calls(self, path: str) -> tuple[list[dict[str, Any]], list[int]]:
+    def model_calls(
+        self, path: str, warnings: list[RunWarning] | None = None
+    ) -> tuple[list[dict[str, Any]], list[int]]:
         """A model call record for each reply received, and the line of each (its last item's); a reply that is not
-        a ``Message`` a run file can hold is named in a warning and left out."""
+        a ``Message`` a run file can hold is named in a warning (in ``warnings``, else the conversation's) and left
+        out."""
         calls: list[dict[str, Any]] = []
         lines: list[int] = []
         for reply in self.replies:
-            content = self.turns[reply.turn]["content"]
-            if reply.start or reply.end != len(content):
-                content = content[reply.start : reply.end]
+            content = self.turns[reply.turn]["content"][reply.start : reply.end]  # its own: the turn may grow
             call = model_call((reply.turn - 1) // 2, content, reply_id=reply.item_id, model=reply.model,
                               finish=reply.stop, usage=reply.usage)  # fmt: skip
             try:
                 check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
             except ValueError as error:
-                self.warnings.append(Where(path, reply.line).warning(f"{error}: the reply is not kept as a model call"))
+                said = f"{error}: the reply is not kept as a model call"
+                (self.warnings if warnings is None else warnings).append(Where(path, reply.line).warning(said))
                 continue
             calls.append(call)
             lines.append(reply.line)
         return calls, lines
 
-    def _unanswered(self) -> None:
-        """Warn of each call of the last assistant turn that no output after it answers, once the next reply comes."""
+    def _unanswered(self, warnings: list[RunWarning] | None = None) -> None:
+        """Warn (in ``warnings``, else the conversation's) of each call of the last assistant turn that no output after
+        it answers, once the next reply comes."""
         answered = set(self.answered)
         for call, where in self.calls.items():
             if call not in answered:
-                self.warnings.append(where.warning(f"call {call} has no output before the next reply"))
+                (self.warnings if warnings is None else warnings).append(
+                    where.warning(f"call {call} has no output before the next reply")
+                )
 
     def _system(self, text: str, here: Where) -> None:
         if (self.compactions or self.restart is not None) and text in self.system:
@@ -734,27 +904,42 @@ class _Conversation:
         *,
         end: Mapping[str, Any] | None = None,
         earlier_calls: Sequence[tuple[int, dict[str, Any]]] = (),
+        started_at: str | None = None,
+        instructions: str | None = None,
+        warned: Sequence[RunWarning] = (),
     ) -> Run:
         """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...);
-        ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies."""
-        self._restarted()
-        turns = self.turns
+        ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies;
+        ``started_at``: when the conversation began, where the source says it; ``instructions``: the system prompt's
+        first part, before the developer messages; ``warned``: the run's warnings beside the conversation's.
+
+        The conversation is left as it is, so more items may be read into it and a run made again (a Codex rollout
+        being written: ``GrowingRollout``): the run holds its own copies of what the items read next may change (the
+        last two turns, the warnings, a compaction whose history is still being read)."""
+        warnings: list[RunWarning] = RunWarnings([*self.warnings, *warned])
+        turns = [*self.turns[:-2], *({**turn, "content": _copied(turn["content"])} for turn in self.turns[-2:])]
+        starts, compactions = list(self.starts), list(self.compactions)
+        if self.restart is not None:
+            restart = {**self.restart, "opening": list(self.restart["opening"])}
+            self._settle(restart, turns, starts, compactions, warnings)
+        self._timed(turns)
         if not turns:
             raise where.error("the conversation has no user or assistant message")
         if turns[0]["role"] != "user":
-            raise self.starts[0].error("a conversation starts with a user message (the opening), not a reply")
+            raise starts[0].error("a conversation starts with a user message (the opening), not a reply")
         if not turns[0]["content"]:
-            raise self.starts[0].error("the first user message is empty: there is no opening to render")
+            raise starts[0].error("the first user message is empty: there is no opening to render")
         if len(turns) > 2 and turns[-1]["role"] == "user":
-            self._unanswered()  # the last reply's calls: the results after it were sent
+            self._unanswered(warnings)  # the last reply's calls: the results after it were sent
         check_alternation([turn["role"] for turn in turns], where)
-        self._kept_warning()
-        if self.system:
-            request = {**request, "system": "\n\n".join(self.system)}
+        self._kept_warning(warnings)
+        system = [instructions, *self.system] if instructions else self.system
+        if system:
+            request = {**request, "system": "\n\n".join(system)}
         if self.unmapped:
-            origin["unmapped"] = self.unmapped
+            origin["unmapped"] = dict(self.unmapped)
         origin["converted"] = CONVERTED
-        calls, call_lines = self.model_calls(where.path)
+        calls, call_lines = self.model_calls(where.path, warnings)
         if earlier_calls:
             found = sorted([*earlier_calls, *zip(call_lines, calls, strict=True)], key=lambda held: held[0])
             call_lines, calls = [line for line, _ in found], [call for _, call in found]
@@ -768,9 +953,10 @@ class _Conversation:
             source=origin,
             request=request,
             summarise=summarise,
-            warnings=self.warnings,
-            compactions=self.compactions,
+            warnings=warnings,
+            compactions=compactions,
             end=end,
+            started_at=started_at,
         )
 
     # the readers of the items, each giving (its side, or None; its blocks; the fields it mapped)
@@ -856,6 +1042,17 @@ class _Conversation:
             raise here.at("output").error(f"expected the call's output, text or content parts, got {type_name(output)}")
         mapped = _OUTPUT if "call_id" in item else _OUTPUT - {"call_id"} | {"id"}
         return "user", [{"type": "tool_result", "tool_use_id": call_id, "content": content}], mapped
+
+    def _web_search(
+        self, item: Mapping[str, Any], here: Where
+    ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
+        action = item.get("action", {})
+        if not isinstance(action, Mapping):
+            raise here.at("action").error(f"expected the search's action (an object), got {type_name(action)}")
+        given = item.get("id")
+        block = {"type": "server_tool_use", **({"id": given} if isinstance(given, str) else {}), "name": "web_search",
+                 "input": dict(action)}  # fmt: skip
+        return "assistant", [block], _WEB_SEARCH if isinstance(given, str) else _WEB_SEARCH - {"id"}
 
     def _reasoning(
         self, item: Mapping[str, Any], here: Where
@@ -978,6 +1175,11 @@ def _kept_messages(asked: list[str], here: Where, warnings: list[RunWarning]) ->
     return kept
 
 
+def _copied(content: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """A turn's content as a run made now keeps it: its own list (``None``: nothing was sent after a reply)."""
+    return None if content is None else list(content)
+
+
 def _call_id(item: Mapping[str, Any], here: Where, *keys: str) -> str:
     """The id of the call an item makes or answers: its first field of ``keys`` (``call_id``) that is given."""
     keys = keys or ("call_id",)
@@ -1014,6 +1216,7 @@ _CUSTOM_CALL = frozenset(("type", "call_id", "name", "input"))
 _SHELL_CALL = frozenset(("type", "call_id", "action"))
 _OUTPUT = frozenset(("type", "call_id", "output"))
 _REASONING = frozenset(("type", "summary", "encrypted_content"))
+_WEB_SEARCH = frozenset(("type", "id", "action"))
 
 _READERS: dict[str, _Reader] = {
     "message": _Conversation._message,
@@ -1024,5 +1227,6 @@ _READERS: dict[str, _Reader] = {
     "custom_tool_call_output": _Conversation._output,
     "local_shell_call_output": _Conversation._output,
     "reasoning": _Conversation._reasoning,
+    "web_search_call": _Conversation._web_search,
 }
 """How each item the Messages API has a counterpart for is read."""

@@ -30,7 +30,8 @@ class ConversationSteps:
     ``turns`` are messages in the Messages API's wire shape, already checked, with their
     content as lists of blocks; a last assistant turn with nothing after it is a step with no
     observation. An assistant turn may also hold its reply's ``stop_reason``, which its decision
-    is made with, and ``decided_from``, where the reply it is decided by begins in its content.
+    is made with, ``decided_from``, where the reply it is decided by begins in its content, and its step's
+    ``started_at`` and ``ended_at`` where the source says when they were (each a timestamp, in its step record).
     ``summaries`` (when a summariser was given) holds, for each step, the summary of each result
     of its user turn by the id it answers. ``steps`` and ``records`` are the run's ``steps`` and
     ``step_records``.
@@ -79,7 +80,11 @@ class ConversationSteps:
         stop = turns[2 * index + 1].get("stop_reason") or ("tool_use" if first is not None else "end_turn")
         decision = render.decide_blocks(decided, stop)
         first_id = str(first.get("id", "")) if first is not None else ""
-        record: dict[str, Any] = {"type": "step", "index": index, "decision": decision_record(decision)}
+        record: dict[str, Any] = {"type": "step", "index": index}
+        for name in ("started_at", "ended_at"):
+            if (stamp := turns[2 * index + 1].get(name)) is not None:
+                record[name] = stamp
+        record["decision"] = decision_record(decision)
         sent: dict[str, Any] = {"tool_use_id": first_id, "assistant": assistant}
         observation = None
         if user is not None:

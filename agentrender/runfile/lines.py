@@ -5,6 +5,8 @@
 - ``gzip_lines`` gives the lines of a ``.jsonl.gz`` stream, read up to where it ends
   when a process was killed while writing it.
 - ``binary_at`` finds where a line stops being text, for the message of a file that is no run file at all.
+- ``GrowingFile``, what reads a file being written a growth at a time, gives the complete lines it gained since
+  they were last taken.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from agentrender import _json
 __all__ = [
     "GZIP_MAGIC",
     "JSON_SPACE",
+    "GrowingFile",
     "StreamError",
     "binary_at",
     "decode_line",
@@ -236,3 +239,37 @@ def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> I
             pending.append(data[start:])
     if pending:
         yield b"".join(pending)
+
+
+class GrowingFile:
+    """A file being written, read a growth at a time (a reader of one subclasses it): ``gained`` gives each complete
+    line not taken yet, with its number in the file, and ``taken`` takes them in, so a reader that cannot read one
+    leaves them all to be given again. A last line whose newline is not written yet waits (``pending``)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lines = 0
+        """How many complete lines were taken."""
+        self._offset = 0
+        self._partial = b""
+        self._next: tuple[int, bytes, int] = (0, b"", 0)  # what ``taken`` takes: offset, partial line, lines
+
+    @property
+    def pending(self) -> int:
+        """The bytes of a last line whose newline is not written yet: given once it is."""
+        return len(self._partial)
+
+    def gained(self) -> list[tuple[int, bytes]]:
+        """Each complete line after those taken (blank lines left out), with its number, counted from 1."""
+        with open(self.path, "rb") as file:
+            file.seek(self._offset)
+            data = self._partial + file.read()
+            offset = file.tell()
+        end = data.rfind(b"\n") + 1
+        lines = data[:end].split(b"\n")[:-1]
+        self._next = (offset, data[end:], self.lines + len(lines))
+        return [(number, raw) for number, raw in enumerate(lines, start=self.lines + 1) if raw.strip()]
+
+    def taken(self) -> None:
+        """Take in the lines the last ``gained`` gave."""
+        self._offset, self._partial, self.lines = self._next

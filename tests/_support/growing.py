@@ -1,12 +1,18 @@
-"""A writer in another process that appends to a run file when told to, for the tests of following a file."""
+"""For the tests of following a file: a writer in another process that appends to it when told to, and a check that
+a file read a growth at a time gives what a fresh import gives (``grown_equals_fresh``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+import pytest
+
+from agentrender import Run
 
 _WRITER = r"""
 import json, os, sys
@@ -86,3 +92,50 @@ def step(index: int, *, answered: bool = True) -> dict[str, Any]:
 
 def line(record: dict[str, Any]) -> str:
     return json.dumps(record) + "\n"
+
+
+class Grower(Protocol):
+    """A reader of a file a growth at a time (``GrowingSession``, ``GrowingRollout``)."""
+
+    @property
+    def pending(self) -> int: ...
+
+    def grow(self) -> tuple[list[Run], int | None] | None: ...
+
+
+def grown_equals_fresh(
+    data: bytes, path: Path, cuts: list[int], grower: Callable[[Path], Grower], fresh: Callable[[Path], list[Run]]
+) -> tuple[int, int, int]:
+    """Grow ``path`` to each of ``cuts`` bytes of ``data`` and read it on (``grower(path)``, made of it empty): after
+    each growth the runs equal ``fresh(path)`` of the complete lines, warnings included, or both refuse them alike,
+    and a line not complete yet waits; how many growths were read on (the first step that may have changed said),
+    made whole (none said), and refused."""
+    path.write_bytes(b"")
+    growing = grower(path)
+    read_on = whole = refused = 0
+    for cut in cuts:
+        path.write_bytes(data[:cut])
+        complete = data[: data.rfind(b"\n", 0, cut) + 1]
+        try:
+            grown = growing.grow()
+        except ValueError as error:
+            path.write_bytes(complete)
+            with pytest.raises(ValueError) as fresh_error:
+                fresh(path)
+            assert str(fresh_error.value) == str(error)
+            refused += 1
+            continue
+        if grown is None:
+            assert growing.pending == cut - len(complete)
+            continue
+        runs, changed = grown
+        path.write_bytes(complete)  # the fresh import reads the same path, without the line not complete yet
+        made = fresh(path)
+        assert runs == made, f"cut at byte {cut}"
+        assert [run.warnings for run in runs] == [run.warnings for run in made]
+        if changed is None:
+            whole += 1
+        else:
+            read_on += 1
+            assert changed <= len(made[0].steps)
+    return read_on, whole, refused
