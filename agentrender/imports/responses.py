@@ -301,7 +301,7 @@ class _Rollout:
             elif kind == "event_msg" and payload.get("type") == "token_count":
                 info = payload.get("info")
                 if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
-                    conversation.replied(info["last_token_usage"])  # the counts of the reply just received
+                    conversation.counted(info["last_token_usage"])
             elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
                 self.lifecycle = (str(payload["type"]), payload, record.get("timestamp"))
             elif kind == "compacted":
@@ -613,6 +613,7 @@ class _Conversation:
         self.context: list[dict[str, Any]] = []  # the context Codex sent before the user's first message
         self.asked: list[str] = []  # the user's messages in the history Codex holds (its collect_user_messages)
         self.replies: list[_Reply] = []  # the replies received, when the items are (``receiving``)
+        self.counts_ahead: dict[str, Any] | None = None  # a reply's token counts written before it (``counted``)
         self.receiving = False  # whether the assistant items read now are replies received (a rollout's, a response's)
         self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
         self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
@@ -841,10 +842,23 @@ class _Conversation:
         reply = self.replies[-1] if self.replies else None
         if reply is None or reply.done or reply.turn != turn:
             reply = _Reply(turn, end - len(blocks), self.model)
+            reply.usage, self.counts_ahead = self.counts_ahead, None
             self.replies.append(reply)
         reply.end, reply.line = end, here.line
         if isinstance(item_id, str) and item_id:
             reply.item_id = item_id
+
+    def counted(self, usage: Mapping[str, Any]) -> None:
+        """A Codex ``token_count`` event's counts of a reply (its ``last_token_usage``): of the reply being received
+        when it has none yet, which they end (Codex 0.77 and later write them after its items); else of the next
+        reply (0.40 and 0.58 write them as the response completed, before its items), unless they repeat the last
+        reply's (0.58 and 0.77 write them again as the next request begins)."""
+        counts = _usage(usage)
+        reply = self.replies[-1] if self.replies else None
+        if reply is not None and not reply.done and reply.usage is None:
+            self.replied(usage)
+        elif reply is None or counts != reply.usage:
+            self.counts_ahead = counts
 
     def replied(self, usage: Mapping[str, Any] | None = None) -> None:
         """The reply being received (if any) ended: its token counts were written (``usage``, the Responses API's),
