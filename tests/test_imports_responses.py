@@ -1000,3 +1000,29 @@ def test_a_codex_sessions_goal_leaves_out_every_message_codex_sends_as_its_conte
     skill = "<skill>\n<name>pdf</name>\nRead PDFs.\n</skill>"
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", [user(context), user(skill), user("Fix the bug")]))
     assert run.goal == "Fix the bug"
+
+
+@pytest.mark.parametrize(
+    ("events", "end"),
+    [
+        (["task_started", "user_message", "task_complete"], ("completed", "task_complete")),
+        (["task_started", "user_message", "turn_aborted"], ("stopped", "turn_aborted: interrupted")),
+        (["task_started", "user_message", "task_complete", "task_started", "user_message"], None),
+        (["user_message", "turn_aborted", "user_message"], None),
+    ],
+)
+def test_a_codex_runs_end_is_that_of_its_last_turn(
+    events: list[str], end: tuple[str, str] | None, tmp_path: Path
+) -> None:
+    """A rollout's run ends as its last turn did (completed, or stopped by the user), and not at all when that turn
+    did not end in the file: a user's message begins a turn, as Codex 0.40 begins one without ``task_started`` (a
+    real 0.40 session that went on after an interrupted turn was said to have stopped there)."""
+    items: list[dict[str, Any]] = []
+    for at, kind in enumerate(events):
+        payload: dict[str, Any] = {"type": kind, "reason": "interrupted"} if kind == "turn_aborted" else {"type": kind}
+        items.append({"record": "event_msg", "payload": payload})
+        if kind == "user_message":
+            items += [user(f"Task {at}."), {"type": "message", "role": "assistant",
+                                             "content": [{"type": "output_text", "text": "Done."}]}]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert (None if run.end is None else (run.end["status"], run.end["reason"])) == end

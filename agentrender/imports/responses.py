@@ -302,7 +302,7 @@ class _Rollout:
                 info = payload.get("info")
                 if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
                     conversation.counted(info["last_token_usage"])
-            elif kind == "event_msg" and payload.get("type") in ("task_started", "task_complete", "turn_aborted"):
+            elif kind == "event_msg" and payload.get("type") in _TURN_EVENTS:
                 self.lifecycle = (str(payload["type"]), payload, record.get("timestamp"))
             elif kind == "compacted":
                 conversation.compact(payload, where.at("payload"), record.get("timestamp"))
@@ -408,11 +408,16 @@ def _session(session: Mapping[str, Any], instructions: str | None) -> dict[str, 
     return kept
 
 
+_TURN_EVENTS = ("task_started", "user_message", "task_complete", "turn_aborted")
+"""The events that begin a Codex turn (``task_started``; a ``user_message``, which Codex 0.40 begins one with and
+writes no ``task_started``) or end it."""
+
+
 def _codex_end(lifecycle: tuple[str, Mapping[str, Any], Any] | None) -> dict[str, Any] | None:
-    """The run's ``end`` from the last event that began or ended a Codex turn: a turn completed, or aborted (the
-    user interrupted it), ``at`` the time of its record; ``None`` when the last turn began and did not end in the
-    file."""
-    if lifecycle is None or lifecycle[0] == "task_started":
+    """The run's ``end`` from the last event that began or ended a Codex turn (of ``_TURN_EVENTS``): a turn
+    completed, or aborted (the user interrupted it), ``at`` the time of its record; ``None`` when the last turn began
+    and did not end in the file."""
+    if lifecycle is None or lifecycle[0] in ("task_started", "user_message"):
         return None
     kind, payload, stamp = lifecycle
     if kind == "task_complete":
