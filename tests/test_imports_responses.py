@@ -1026,3 +1026,56 @@ def test_a_codex_runs_end_is_that_of_its_last_turn(
                                              "content": [{"type": "output_text", "text": "Done."}]}]  # fmt: skip
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
     assert (None if run.end is None else (run.end["status"], run.end["reason"])) == end
+
+
+def _exit_code(output: Any) -> int | None:
+    """The exit code a Codex call's output tells the model, read as the test reads it: the JSON's ``metadata`` (before
+    Codex 0.77), or the ``Process exited with code N`` line of a unified exec's head."""
+    if not isinstance(output, str):
+        return None
+    if output.startswith("{"):
+        try:
+            metadata = json.loads(output).get("metadata")
+        except (ValueError, AttributeError):
+            return None
+        return metadata.get("exit_code") if isinstance(metadata, dict) else None
+    head = output.split("\n", 3)
+    for line in head[:3]:
+        if line.startswith("Process exited with code "):
+            return int(line.removeprefix("Process exited with code "))
+    return None
+
+
+@pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
+def test_a_real_codex_step_whose_command_failed_is_an_error(entry: dict[str, Any]) -> None:
+    """A step of a real rollout is an ``error`` exactly when the output of its call told the model its command exited
+    with a code but 0 (or an ``apply_patch`` ended without success), as the steps table, the frames and ``--status
+    error`` read it (all were ``ok``); the blocks are left as sent, with no ``is_error`` the model never read."""
+    path = real.REAL / entry["path"]
+    failed = set()
+    for _, record in records(path):
+        payload = record["payload"]
+        if record["type"] == "response_item" and payload.get("type") == "function_call_output":
+            if _exit_code(payload.get("output")) not in (None, 0):
+                failed.add(payload["call_id"])
+        elif payload.get("type") == "patch_apply_end" and payload.get("success") is False:
+            failed.add(payload["call_id"])
+    (run,) = load_runs(path)
+    view = Views(run).at(None)
+    statuses = {fact.tool_use_id: fact.step.observation.status for fact in view.steps if fact.step.observation}
+    assert {call for call, status in statuses.items() if status == "error"} == failed & set(statuses)
+    assert not any(
+        block.is_error for message in view.messages for block in message.content if block.type == "tool_result"
+    )
+
+
+def test_a_codex_patch_that_did_not_apply_is_an_error(tmp_path: Path) -> None:
+    """An ``apply_patch`` call whose ``patch_apply_end`` says it did not succeed is an ``error`` step; one that did
+    is ``ok``."""
+    patch = {"type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": "*** Begin Patch"}
+    done = {"type": "custom_tool_call_output", "call_id": "p1", "output": "Failed to apply patch"}
+    ended = {"record": "event_msg", "payload": {"type": "patch_apply_end", "call_id": "p1", "success": False}}
+    again = [{**patch, "call_id": "p2"}, {**done, "call_id": "p2", "output": "Done"}]
+    items: list[dict[str, Any]] = [user("Edit it."), patch, ended, done, *again]
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert [step.observation.status for step in run.steps if step.observation] == ["error", "ok"]

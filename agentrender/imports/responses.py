@@ -66,6 +66,7 @@ be read raises ``RunFileError`` naming its file, line and field.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -302,6 +303,9 @@ class _Rollout:
                 info = payload.get("info")
                 if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
                     conversation.counted(info["last_token_usage"])
+            elif kind == "event_msg" and payload.get("type") == _PATCH_END:
+                if payload.get("success") is False and isinstance(payload.get("call_id"), str):
+                    conversation.failed.add(payload["call_id"])
             elif kind == "event_msg" and payload.get("type") in _TURN_EVENTS:
                 self.lifecycle = (str(payload["type"]), payload, record.get("timestamp"))
             elif kind == "compacted":
@@ -406,6 +410,31 @@ def _session(session: Mapping[str, Any], instructions: str | None) -> dict[str, 
         else:
             del kept["base_instructions"]
     return kept
+
+
+_PATCH_END = "patch_apply_end"
+"""The Codex event that says how an ``apply_patch`` call ended (its ``call_id``'s; ``success`` false: it failed).
+An ``exec_command_end`` is not read so: its ``call_id`` is the call that began the process, whose output may say it
+still runs, the exit being told to a later call (``write_stdin``); the outputs say it (``_failed_output``)."""
+
+_EXITED = re.compile(r"(?:Chunk ID: [^\n]*\n)?Wall time: [^\n]*\nProcess exited with code (-?\d+)\n")
+"""The head of a Codex unified exec's output (0.77 and later) that tells the process's exit code."""
+
+
+def _failed_output(output: str) -> bool:
+    """Whether a call's output tells the model its command failed: an exit code but 0, in the JSON Codex wrote
+    before 0.77 (``{"output": ..., "metadata": {"exit_code": 1, ...}}``) or the head of a unified exec's output
+    (``Process exited with code 1``)."""
+    if output.startswith("{"):
+        try:
+            value = loads(output)
+        except (ValueError, RecursionError):  # text that only begins as JSON does
+            return False
+        metadata = value.get("metadata") if isinstance(value, dict) else None
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        return type(code) is int and code != 0
+    exited = _EXITED.match(output)
+    return exited is not None and int(exited[1]) != 0
 
 
 _TURN_EVENTS = ("task_started", "user_message", "task_complete", "turn_aborted")
@@ -619,6 +648,7 @@ class _Conversation:
         self.asked: list[str] = []  # the user's messages in the history Codex holds (its collect_user_messages)
         self.replies: list[_Reply] = []  # the replies received, when the items are (``receiving``)
         self.counts_ahead: dict[str, Any] | None = None  # a reply's token counts written before it (``counted``)
+        self.failed: set[str] = set()  # the calls the source says failed (``_failed_output``, a Codex end event)
         self.receiving = False  # whether the assistant items read now are replies received (a rollout's, a response's)
         self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
         self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
@@ -839,6 +869,18 @@ class _Conversation:
             else:
                 turns[turn].pop("ended_at", None)
 
+    def _marked_failed(self, turns: list[dict[str, Any]]) -> None:
+        """Name in each user turn (of ``turns``) the calls whose results it holds that the source says failed
+        (``failed``): ``runfile.ConversationSteps`` makes a step's observation of one an ``error``. The blocks are
+        left as they were sent: the Responses API has no error flag, and the model read the failure in the output."""
+        if not self.failed:
+            return
+        for turn in turns[2::2]:
+            failed = [block["tool_use_id"] for block in turn["content"] or ()
+                      if block["type"] == "tool_result" and block["tool_use_id"] in self.failed]  # fmt: skip
+            if failed:
+                turn["failed"] = failed
+
     def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
         """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
         part of the reply being received, or the first of a new one (the reply before it ended: ``replied``)."""
@@ -942,6 +984,7 @@ class _Conversation:
             restart = {**self.restart, "opening": list(self.restart["opening"])}
             self._settle(restart, turns, starts, compactions, warnings)
         self._timed(turns)
+        self._marked_failed(turns)
         if not turns:
             raise where.error("the conversation has no user or assistant message")
         if turns[0]["role"] != "user":
@@ -1053,6 +1096,8 @@ class _Conversation:
         output = item.get("output")
         if isinstance(output, str):
             content: str | list[dict[str, Any]] = output
+            if output[:1] in ("{", "C", "W") and _failed_output(output):
+                self.failed.add(call_id)
         elif isinstance(output, list):
             content = [self._part(part, here.at(f"output[{j}]")) for j, part in enumerate(output)]
         elif isinstance(output, Mapping) and "type" in output:

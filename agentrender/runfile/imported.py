@@ -100,7 +100,11 @@ class ConversationSteps:
                         result = block
             if result is not None:
                 content = result_text(result.get("content", ""))
-                status = "error" if result.get("is_error") else "ok"
+                # an error as the model was told (is_error), or as the source says the call failed (``failed``:
+                # imports.responses, whose blocks have no such flag)
+                status = (
+                    "error" if result.get("is_error") or answers in turns[2 * index + 2].get("failed", ()) else "ok"
+                )
                 wire = {"status": status, "content": content}
                 if summaries is not None:
                     wire["summary"] = summaries[first_id]
