@@ -17,6 +17,7 @@ from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
 from agentrender.imports.conversation import plain_blocks
 from agentrender.runfile import Run
+from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.examples import examples
 from tests._support.fuzz import CLAUDE_CODE_SESSION, FLAGGED_ON_MAIN, JSON_VALUES, paths, sidechain_flagged_on_main
@@ -1763,3 +1764,48 @@ def test_the_quick_look_at_records_reads_a_session_as_the_whole_check_does(tmp_p
     assert quick == whole
     if not isinstance(quick, str):
         assert [run.warnings for run in quick] == [run.warnings for run in whole]
+
+
+CLAUDE_CODE = [entry for entry in real.histories() if entry["format"] == "claude_code"]
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=[entry["path"] for entry in CLAUDE_CODE])
+def test_each_step_of_a_real_session_has_the_times_its_records_were_written(entry: dict[str, Any]) -> None:
+    """Each step of the session's run started when the first record of its reply was written and ended when the last
+    result of its calls was (a reply that calls nothing: its last record; calls with no result: no end), read off the
+    records by the reply's ``message.id`` and the results' ``tool_use_id`` (the frames gave NaT for every step)."""
+    path = real.REAL / entry["path"]
+    by_reply: dict[str, list[tuple[int, str]]] = {}  # a reply's records' lines and times
+    by_result: dict[str, list[tuple[int, str]]] = {}  # the records that answer a tool use
+    for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        record = json.loads(text) if text.strip() else None
+        if not isinstance(record, dict) or not isinstance(record.get("timestamp"), str):
+            continue
+        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        if record.get("type") == "assistant" and isinstance(message.get("id"), str):
+            by_reply.setdefault(message["id"], []).append((line, record["timestamp"]))
+        for block in message.get("content") if isinstance(message.get("content"), list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                by_result.setdefault(block.get("tool_use_id"), []).append((line, record["timestamp"]))
+    try:
+        run = load_runs(path)[0]
+    except RunFileError as error:  # a hand-written fixture of a block the API refuses
+        pytest.skip(f"does not import: {error}")
+    replies: dict[int, list[str]] = {}
+    for call in run.model_calls:
+        replies.setdefault(call.step, []).append(call.response.id)
+    checked = 0
+    for step, ids in replies.items():
+        if not all(reply in by_reply for reply in ids):
+            continue  # a reply written in another file (a forked agent's first)
+        sent = run.step_records[step]["sent"]
+        uses = [block["id"] for block in sent["assistant"] if block["type"] == "tool_use"]
+        started = min(by_reply[ids[0]])[1]
+        if uses:
+            results = [max(by_result[use]) for use in uses if use in by_result]
+            ended = max(results)[1] if len(results) == len(uses) else None
+        else:
+            ended = max(by_reply[ids[-1]])[1]
+        assert (run.step_field("started_at", [step])[0], run.step_field("ended_at", [step])[0]) == (started, ended)
+        checked += 1
+    assert checked or not run.model_calls

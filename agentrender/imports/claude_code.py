@@ -74,7 +74,7 @@ from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWar
 from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.lines import GrowingFile
 from agentrender.runfile.replies import check_reply
-from agentrender.runfile.schema import read_record
+from agentrender.runfile.schema import is_timestamp, read_record
 
 __all__ = ["TRANSCRIPT_NOTE", "GrowingSession", "from_claude_code", "looks_like_claude_code"]
 
@@ -1060,6 +1060,12 @@ class _Reply(msgspec.Struct, gc=False):
     """The line of its last record."""
 
 
+def _written(record: _Record) -> str | None:
+    """When ``record`` was written: its ``timestamp``, when it is one a run file may hold (``is_timestamp``)."""
+    stamp = record.value.get("timestamp")
+    return stamp if type(stamp) is str and is_timestamp(stamp) else None
+
+
 class _Segment:
     """The turns of one chain as they were sent, with what its records say beside them (see ``_Transcript.requests``).
 
@@ -1199,6 +1205,20 @@ class _Segment:
         self.add(records[0], blocks, path, results=not rest)
         if len(records) > 1:
             self.records.extend([record.value for record in records[1:]])
+        if len(self.turns) > 1 and (stamp := _written(records[-1])) is not None:
+            self.turns[-2]["ended_at"] = stamp  # the reply's step ended when its last result was written
+
+    def _timed(self, members: list[_Record], joined: bool) -> None:
+        """Give the assistant turn a reply (of records ``members``) was just added to its step's times, as its records
+        were written: it started with its first reply's first record, and (``results`` ends a turn whose calls were
+        answered) a reply that calls nothing ended with its last record; one that calls waits for its results."""
+        turn = self.turns[-1]
+        if not joined and (started := _written(members[0])) is not None:
+            turn["started_at"] = started
+        if any(block["type"] == "tool_use" for block in turn["content"]):
+            turn.pop("ended_at", None)
+        elif (ended := _written(members[-1])) is not None:
+            turn["ended_at"] = ended
 
     def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
         """Add one reply read from its records (in file order), as one assistant turn; its blocks."""
@@ -1223,6 +1243,7 @@ class _Segment:
         self.add(members[0], blocks, path)
         if len(members) > 1:
             self.records.extend([member.value for member in members[1:]])
+        self._timed(members, joined)
         last = members[-1]
         message = last.message
         assert message is not None  # an assistant record's
