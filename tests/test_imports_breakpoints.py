@@ -21,6 +21,7 @@ from agentrender.runfile import Run
 from agentrender.testing import MessagesServer
 from agentrender.views import Views
 from tests._support import real
+from tests._support.cli import run_cli
 from tests._support.conversations import normalised
 
 LOG = real.REAL / "claude-trace" / "hanqunfeng-claude-trace" / "log-2026-06-15-09-15-50.jsonl"
@@ -206,3 +207,39 @@ def test_a_renderer_refuses_a_breakpoints_hook() -> None:
     assert shown(render.messages(agentrender.StepInput(), options)) == [marked(OPENING)]
     with pytest.raises(ValueError, match="breakpoints hook"):
         render.Renderer(options)
+
+
+def keys_json(path: Path, *options: str) -> list[dict[str, Any]]:
+    code, out, err = run_cli("keys", str(path), "--json", *options)
+    assert code == 0, err
+    rows: list[dict[str, Any]] = json.loads(out)
+    return rows
+
+
+def test_keys_and_show_say_why_a_view_differs_from_its_recorded_request(tmp_path: Path) -> None:
+    """Where a view is not its step's recorded request (a call that sent a message otherwise than the run's longest
+    call, a view under the contract, settings given in place of the call's), ``keys`` and ``show`` say why beside
+    the cross, where they said only that it differs; a view that matches says nothing more."""
+    other = {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get", "input": {"a": 1}}]}
+    requests = [MOVING[0], [OPENING, other, marked(RESULT, HOUR)], MOVING[2]]
+    path = call_log(tmp_path, requests, REPLIES)
+    rows = keys_json(path)
+    assert [(row["matches"], row["why"]) for row in rows[:3]] == [
+        (True, ""),
+        (
+            False,
+            "message 1 of the recorded request is not the view's: the run's turns are as its longest call sent them, "
+            "and this call sent that message otherwise",
+        ),
+        (True, ""),
+    ]
+    code, out, _ = run_cli("show", str(path), "--at", "1", "--width", "300", "--color", "never")
+    assert code == 0 and "differs from the recorded request key: message 1 of the recorded request" in out
+    code, out, _ = run_cli("keys", str(path), "--width", "300", "--color", "never")
+    assert "at 1: message 1 of the recorded request is not the view's" in out
+    under = keys_json(call_log(tmp_path, MOVING, REPLIES), "--recent-results", "1")
+    assert under[2]["why"] == (
+        "the view is under the contract (window 1, cap 16,384 bytes), not the request its agent sent"
+    )
+    given = keys_json(call_log(tmp_path, MOVING, REPLIES), "--max-output-tokens", "7")
+    assert given[0]["why"].startswith("the key is hashed with the request settings given")

@@ -18,6 +18,7 @@ from operator import lt
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
+from agentrender._json import canonical
 from agentrender._types import Message, Messages, Step, StepInput
 from agentrender.render import Options
 from agentrender.views.facts import (
@@ -571,6 +572,21 @@ def _marks_bytes(marks: tuple[Any, ...]) -> int:
     return sum(_MARK_KEY + json_bytes(mark[2]) for mark in marks)
 
 
+def _key_text(message: Any) -> str:
+    """A message as a replay key encodes it (its keys in their order); its ``repr`` when it is not JSON."""
+    try:
+        return canonical(message)
+    except (TypeError, ValueError):
+        return repr(message)
+
+
+def _as_blocks(message: Any) -> Any:
+    """A recorded request's message as a view holds it: a text sent as a string is its text block."""
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
+        return {**message, "content": [{"type": "text", "text": message["content"]}]}
+    return message
+
+
 def _replace_options(options: Options, **changes: Any) -> Options:
     settings = {f.name: getattr(options, f.name) for f in fields(Options)}
     unknown = set(changes) - set(settings)
@@ -883,6 +899,44 @@ class View:
         if run is None or self.at is None:
             return ()
         return tuple(call.request_key for call in run.calls_for(self.at) if call.request_key)
+
+    @cached_property
+    def key_differs(self) -> str:
+        """Why none of ``recorded_keys`` is the view's ``replay_key``, in a sentence; ``""`` when one is, or none was
+        recorded, or the run is not an import (its views are the contract's, and its key the agent's own).
+
+        An import's view as sent is its step's recorded request, cache breakpoints included, wherever the call
+        recorded that request whole: what is left is a view under the contract, settings given in place of the
+        call's, a call that recorded its key but not its request, and a message the call sent in another form than
+        the run's turns hold (its longest call's).
+        """
+        recorded, views = self.recorded_keys, self.views
+        if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
+            return ""
+        if views.mode != "as sent":
+            return f"the view is {views.mode}, not the request its agent sent"
+        if views._sent_requests is None:
+            return (
+                "the key is hashed with the request settings given (system, tools, model, output cap), not the call's"
+            )
+        request = views._request_sent(self.at)
+        sent = request.get("messages") if isinstance(request, dict) else None
+        if not isinstance(sent, list):
+            return (
+                "the call recorded its key but not its request: the view is hashed with the run's system, tools, "
+                "model and output cap, which may not be the call's"
+            )
+        mine = [_key_text(message.to_dict()) for message in self.messages]
+        theirs = [_key_text(_as_blocks(message)) for message in sent]
+        differ = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b), None)
+        if differ is not None:
+            return (
+                f"message {differ} of the recorded request is not the view's: the run's turns are as its longest "
+                "call sent them, and this call sent that message otherwise"
+            )
+        if len(mine) != len(theirs):
+            return f"the recorded request holds {len(theirs):,} messages, the view {len(mine):,}"
+        return "the recorded request's messages are the view's: the key was recorded over other settings"
 
     @cached_property
     def change(self) -> Change:
