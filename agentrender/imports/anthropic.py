@@ -28,7 +28,10 @@
 
 Every block type the API has (text, image, document, thinking, redacted thinking, tool use,
 tool results with text or blocks and ``is_error``, server tool uses and their results, search
-results, citations, cache control) is kept as it was read.
+results, citations, cache control) is kept as it was read. A call log's cache breakpoints move
+from call to call (Claude Code marks the last block it sends): its turns are kept without them,
+and where each call's request had them is recorded (``runfile.Sent.breakpoints``), so the view
+at each step carries those of the request that decided it.
 """
 
 from __future__ import annotations
