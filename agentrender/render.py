@@ -62,6 +62,8 @@ __all__ = [
     "STOP_REFUSAL",
     "STOP_TOOL_USE",
     "USER_RULES",
+    "Breakpoint",
+    "BreakpointsHook",
     "Conversation",
     "Decided",
     "Form",
@@ -91,6 +93,7 @@ __all__ = [
     "user_turns",
     "window_start",
     "wire_messages",
+    "with_breakpoints",
 ]
 
 RECENT_RESULTS = 6
@@ -137,6 +140,10 @@ OpeningHook = Callable[[StepInput], "str | Sequence[ContentBlock]"]
 ToolUseIDHook = Callable[[Step], str]
 AssistantHook = Callable[[Step, str], "Sequence[ContentBlock] | None"]
 ObservationHook = Callable[[Step, str, bool], "ContentBlock | Sequence[ContentBlock] | None"]
+Breakpoint = tuple[int, int, Mapping[str, Any]]
+"""A cache breakpoint: the index of a message, of a block in it, and the ``cache_control`` that block carries."""
+BreakpointsHook = Callable[[StepInput], Sequence[Breakpoint]]
+"""``Options.breakpoints``: the step input of a view -> the cache breakpoints its request carries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +153,12 @@ class Options:
     Hooks fall back per step: a hook that returns ``None`` (or an empty list, or a block
     whose ``type`` is ``""``) leaves that one step to the default rendering.
 
-    Two extensions of the seed's hooks let a recorded conversation render exactly as it was
+    Three extensions of the seed's hooks let a recorded conversation render exactly as it was
     sent (``agentrender.imports``): the opening may be blocks rather than text (an image
-    beside the task), and the observation hook may return several blocks for a user turn
-    (several tool results, or text beside them). Neither changes a render that uses text
-    and one block.
+    beside the task), the observation hook may return several blocks for a user turn
+    (several tool results, or text beside them), and a ``breakpoints`` hook places the cache
+    breakpoints each request carried (an agent moves them as it goes). None changes a render
+    that uses text and one block and no breakpoints.
     """
 
     opening: str | Sequence[ContentBlock] | OpeningHook | None = None
@@ -167,6 +175,10 @@ class Options:
     observation: ObservationHook | None = None
     """``(step, id, full) -> block`` (or blocks) for the user turn; ``None``, ``[]`` or a ``type=""``
     block falls back."""
+    breakpoints: BreakpointsHook | None = None
+    """``(step_input) -> [(message, block, cache_control), ...]``: the cache breakpoints the conversation is sent
+    with, each the last field of a block (``with_breakpoints``); one past the messages is left out. ``Renderer``
+    takes none."""
 
     @property
     def step_hooks(self) -> bool:
@@ -227,6 +239,8 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
             for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
                 append(Message(role="assistant", content=assistant_turn(step, step_id, options)[0]))
                 append(Message(role="user", content=user_turn(step, step_id, full, options)[0]))
+        if options.breakpoints is not None:
+            return with_breakpoints(out, options.breakpoints(step_input))
         return out
     # No hook: what assistant_turn and user_turn fall back to, called without them (bench/bench_render.py)
     max_bytes = options.result_bytes
@@ -234,6 +248,27 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
         for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
             append(Message(role="assistant", content=_default_assistant_turn(step, step_id)[0]))
             append(Message(role="user", content=(observation_and_rule(step, step_id, full, max_bytes)[0],)))
+    if options.breakpoints is not None:
+        return with_breakpoints(out, options.breakpoints(step_input))
+    return out
+
+
+def with_breakpoints(messages: Sequence[Message], breakpoints: Sequence[Breakpoint]) -> Messages:
+    """``messages`` with each of ``breakpoints`` (message, block, ``cache_control``) placed as its block's last field.
+
+    A breakpoint past the messages, or past its message's blocks, is left out. Each message it changes is a copy;
+    the others are the ones given."""
+    out = Messages(messages)
+    for index, position, control in breakpoints:
+        if index >= len(out) or position >= len(out[index].content):
+            continue
+        message = out[index]
+        blocks = list(message.content)
+        wire = blocks[position].to_dict()
+        wire.pop("cache_control", None)
+        wire["cache_control"] = control
+        blocks[position] = ContentBlock.from_dict(wire)
+        out[index] = Message(role=message.role, content=tuple(blocks))
     return out
 
 
@@ -246,7 +281,7 @@ def wire_messages(step_input: StepInput, options: Options) -> list[dict[str, Any
     blocks between: seven dicts and lists a step, where the ``Message``s and their wire forms make
     nine and twice the calls (bench/bench_render.py). With a step hook set, ``messages``' wire form.
     """
-    if options.step_hooks:
+    if options.step_hooks or options.breakpoints is not None:
         return [message.to_dict() for message in messages(step_input, options)]
     out = [Message(role="user", content=opening_blocks(step_input, options)).to_dict()]
     rendered = [step for step in step_input.steps if step.decision is not None]
@@ -472,6 +507,8 @@ class Renderer:
     __slots__ = ("_opening", "options", "template", "turns")
 
     def __init__(self, options: Options, template: StepInput | None = None) -> None:
+        if options.breakpoints is not None:
+            raise ValueError("Renderer: options with a breakpoints hook render with messages(), not a step at a time")
         self.options = options
         self.template = template if template is not None else StepInput()
         """The ``StepInput`` whose fields other than ``steps`` (goal, run id, tools) the renders are made with."""

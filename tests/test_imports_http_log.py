@@ -46,8 +46,8 @@ def uncached(value: Any) -> Any:
 def test_a_real_claude_trace_log_is_a_run_per_conversation_each_view_what_its_call_sent() -> None:
     """The log holds four conversations: Claude Code's two sessions, OpenCode's chat and its title request. Each is a
     run of its own calls, the first the session that grew over three calls; each view is the request its call sent
-    (but for where Claude Code's one cache breakpoint sat, and a prompt sent as a block once and as a string after:
-    a run keeps its longest request's form). The first run names the others; each other says which it is."""
+    (a prompt sent as a block once and as a string after is a block in each: ``test_imports_breakpoints`` compares
+    the breakpoints too). The first run names the others; each other says which it is."""
     logged = exchanges()
     runs = from_anthropic_runs(LOG)
     assert [(run.run_id, len(run.steps), len(run.model_calls)) for run in runs] == [

@@ -312,7 +312,7 @@ compaction restarted an imported session's conversation (as sent).""",
 The replay key (render.replay_key: SHA-256 over exactly what would be sent: the run's system
 prompt, tools and model, and the view's messages) at every step, beside the request keys the
 run recorded for that step's model calls. A recorded key that differs means the run's agent
-did not send what this render builds.""",
+did not send what this render builds; for an imported run, a line under the table says why.""",
         terms=("replay key",),
     )
     keys.add_argument("run", metavar="RUN", help=_RUN)

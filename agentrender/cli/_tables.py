@@ -366,6 +366,7 @@ def key_rows(views: Views) -> list[dict[str, Any]]:
                 "replay_key": view.replay_key,
                 "recorded_keys": recorded,
                 "matches": (view.replay_key in recorded) if recorded else None,
+                "why": view.key_differs,
             }
         )
     return rows
@@ -410,7 +411,10 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
     if mismatched:
         title.append(f" \u00b7 {mismatched:,} differ", style="bold red")
     parts: list[Any] = [title, table]
-    if mismatched and mismatched == compared:
+    for row in rows:
+        if row["why"]:
+            parts.append(Text(clean(f"at {row['at']:,}: {row['why']}"), style=MUTED))
+    if mismatched and mismatched == compared and not any(row["why"] for row in rows):
         parts.append(
             Text(
                 "every recorded key differs: the run's agent sent other request settings than the key here hashes "

@@ -28,12 +28,16 @@
 
 Every block type the API has (text, image, document, thinking, redacted thinking, tool use,
 tool results with text or blocks and ``is_error``, server tool uses and their results, search
-results, citations, cache control) is kept as it was read.
+results, citations, cache control) is kept as it was read. A call log's cache breakpoints move
+from call to call (Claude Code marks the last block it sends): its turns are kept without them,
+and where each call's request had them is recorded (``runfile.Sent.breakpoints``), so the view
+at each step carries those of the request that decided it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
@@ -614,6 +618,8 @@ def _from_calls(
     calls = []
     call_lines: list[int] = []  # the line each of the calls was logged on
     keys = _RequestKeys()
+    marks = _Breakpoints()
+    by_step: dict[int, list[dict[str, Any]]] = {}  # the breakpoints of the request of each step's last call
     others_sent: list[int] = []  # the lines of the calls that sent another conversation than the run's
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
@@ -648,6 +654,8 @@ def _from_calls(
         except ValueError as error:
             raise here.at("request").error(str(error)) from None
         record["request"] = call_request
+        if ours:
+            by_step[step] = marks.of(sent)
         calls.append((record, ours))
         call_lines.append(call_line)
     if others_sent:
@@ -660,6 +668,11 @@ def _from_calls(
             )
         )
     final = response if response is not None and messages and messages[-1]["role"] == "user" else None
+    held = marks.of(messages)
+    breakpoints = None
+    if held or any(by_step.values()):  # the turns are kept without them, and each view has its own request's
+        breakpoints = (held, by_step)
+        messages = _unmarked(messages, held)
     return conversation_run(
         messages,
         where=where,
@@ -672,6 +685,7 @@ def _from_calls(
         summarise=summarise,
         warnings=warnings,
         replies_checked=True,  # each reply, above
+        breakpoints=breakpoints,
     )
 
 
@@ -766,6 +780,50 @@ def _encode_key(value: Any) -> bytes:
         return msgspec.json.encode(value)
     except (TypeError, UnicodeEncodeError, OverflowError):  # a lone surrogate, a number JSON cannot hold
         return repr(value).encode("utf-8", "backslashreplace")
+
+
+class _Breakpoints:
+    """Where each of a log's requests had its cache breakpoints (``runfile.Sent.breakpoints``), read as the requests
+    are: a message that is the one at its place in the request before (``_Prefix``, ``normalise_messages``) is not
+    read again, so a log of ``n`` calls costs its messages, not ``n`` times them."""
+
+    __slots__ = ("marked", "messages")
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.marked: list[tuple[int, list[tuple[int, Any]]]] = []
+        """The request before's messages that hold a breakpoint: each one's index, and its blocks' that do."""
+
+    def of(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The breakpoints of a request whose messages (normalised: each content a list of blocks) are ``messages``,
+        each ``{"message", "block", "cache_control"}``."""
+        same = list(map(operator.is_, messages, self.messages))
+        shared = same.index(False) if False in same else len(same)
+        marked = [(index, found) for index, found in self.marked if index < shared]
+        for index in range(shared, len(messages)):
+            found = [
+                (position, block["cache_control"])
+                for position, block in enumerate(messages[index]["content"])
+                if isinstance(block, Mapping) and "cache_control" in block
+            ]
+            if found:
+                marked.append((index, found))
+        self.messages, self.marked = messages, marked
+        return [
+            {"message": index, "block": position, "cache_control": control}
+            for index, found in marked
+            for position, control in found
+        ]
+
+
+def _unmarked(messages: list[dict[str, Any]], marks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with no block holding a cache breakpoint (``marks``: where they are): a copy of each message that
+    held one, the others as they are."""
+    out = list(messages)
+    for index in {mark["message"] for mark in marks}:
+        message = out[index]
+        out[index] = {**message, "content": [_uncached(block) for block in message["content"]]}
+    return out
 
 
 def _same_block(block: Any, other: Any) -> bool:

@@ -366,6 +366,7 @@ def conversation_run(
     replies_checked: bool = False,
     compactions: Sequence[Mapping[str, Any]] = (),
     end: Mapping[str, Any] | None = None,
+    breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
 ) -> Run:
     """The run that renders ``messages`` exactly as they were sent.
 
@@ -385,6 +386,11 @@ def conversation_run(
     started its conversation anew with a summary. The user turn of the step just before one may
     be ``None``: nothing was sent after that reply before the compaction. ``end`` is the run's
     ``end`` record, when the source says how the run ended.
+
+    ``breakpoints``, for a source that recorded each request (a call log), are where the request ``messages``
+    were read from had its cache breakpoints (the header's ``breakpoints``) and, by step, where the request that
+    decided each step had its own (``step.sent.breakpoints``): ``messages`` then hold none, so that each view as
+    sent has its own request's and no other (``runfile.Sent.breakpoints``).
 
     The header and the model calls are read as ``read_records`` reads them; each step (its
     decision, observation and record) is made when first read (``runfile.ConversationSteps``).
@@ -416,6 +422,7 @@ def conversation_run(
         replies_checked=replies_checked,
         compactions=compactions,
         end=end,
+        breakpoints=breakpoints,
     )
 
 
@@ -445,6 +452,7 @@ def checked_run(
     compactions: Sequence[Mapping[str, Any]] = (),
     end: Mapping[str, Any] | None = None,
     started_at: str | None = None,
+    breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
 ) -> Run:
     """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
 
@@ -458,6 +466,7 @@ def checked_run(
     ``started_at`` the header's, when it says when the run began.
     ``call_lines`` are the lines of the source the ``calls`` were read from, each call's ``line`` (none given: 0, the
     source has no lines): what a user is pointed to is their file, not a run file they never saw.
+    ``breakpoints`` are the header's and the steps' cache breakpoints, as ``conversation_run`` takes them.
     """
     if summaries is None and summarise is not None:
         summaries = result_summaries(turns, summarise)
@@ -466,6 +475,9 @@ def checked_run(
         header["compactions"] = list(compactions)
     if started_at is not None:
         header["started_at"] = started_at
+    by_step = None
+    if breakpoints is not None:
+        header["breakpoints"], by_step = breakpoints
     calls = list(calls)
     if call_lines and len(call_lines) != len(calls):
         raise ValueError(f"{len(call_lines)} lines given for {len(calls)} model calls")
@@ -477,7 +489,7 @@ def checked_run(
         notes=warnings,
         blocks_checked=True,
         replies_checked=replies_checked,
-        steps=ConversationSteps(with_stop_reasons(turns, calls), summaries),
+        steps=ConversationSteps(with_stop_reasons(turns, calls), summaries, by_step),
     )
 
 

@@ -33,17 +33,22 @@ class ConversationSteps:
     is made with, ``decided_from``, where the reply it is decided by begins in its content, and its step's
     ``started_at`` and ``ended_at`` where the source says when they were (each a timestamp, in its step record).
     ``summaries`` (when a summariser was given) holds, for each step, the summary of each result
-    of its user turn by the id it answers. ``steps`` and ``records`` are the run's ``steps`` and
-    ``step_records``.
+    of its user turn by the id it answers. ``breakpoints`` holds, for each step whose deciding request was
+    recorded, where that request had its cache breakpoints (``sent.breakpoints``; ``runfile.Sent.breakpoints``).
+    ``steps`` and ``records`` are the run's ``steps`` and ``step_records``.
     """
 
-    __slots__ = ("_made", "count", "summaries", "turns")
+    __slots__ = ("_made", "breakpoints", "count", "summaries", "turns")
 
     def __init__(
-        self, turns: Sequence[Mapping[str, Any]], summaries: Sequence[Mapping[str, str]] | None = None
+        self,
+        turns: Sequence[Mapping[str, Any]],
+        summaries: Sequence[Mapping[str, str]] | None = None,
+        breakpoints: Mapping[int, list[dict[str, Any]]] | None = None,
     ) -> None:
         self.turns = turns
         self.summaries = summaries
+        self.breakpoints = breakpoints
         self.count = len(turns) // 2
         """How many steps: one for each assistant turn."""
         self._made: list[tuple[Step, dict[str, Any]] | None] = [None] * self.count
@@ -110,6 +115,9 @@ class ConversationSteps:
                     wire["summary"] = summaries[first_id]
                 record["observation"] = wire
                 observation = Observation(status=status, content=content, summary=wire.get("summary") or "")
+        marks = self.breakpoints.get(index) if self.breakpoints is not None else None
+        if marks is not None:
+            sent["breakpoints"] = marks
         record["sent"] = sent
         return Step(index=index, decision=decision, observation=observation), record
 

@@ -140,6 +140,15 @@ class CompactionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknow
     line: Count | None = None
 
 
+class BreakpointRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A cache breakpoint a request was sent with: the block ``block`` of its message ``message`` (indices of the
+    request's messages, a text sent as a string being one block) carried ``cache_control``, as its last field."""
+
+    message: Count
+    block: Count
+    cache_control: dict[str, Any]
+
+
 class RunHeader(_Record, tag="run", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """``run``: the header, exactly one, first."""
 
@@ -158,6 +167,7 @@ class RunHeader(_Record, tag="run", frozen=True, gc=False, kw_only=True, forbid_
     summariser: str | None = None
     warnings: list[KeptWarning] | None = None
     compactions: list[CompactionRecord] | None = None
+    breakpoints: list[BreakpointRecord] | None = None
 
 
 class SentRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -167,6 +177,7 @@ class SentRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fiel
     user: Blocks | UnsetType | None = UNSET
     tool_use_id: str | UnsetType | None = UNSET
     summaries: dict[str, Any] | UnsetType | None = UNSET
+    breakpoints: list[BreakpointRecord] | UnsetType | None = UNSET
 
 
 class DecisionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):

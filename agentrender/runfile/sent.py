@@ -16,6 +16,11 @@ turns those records into ``render.Options`` hooks, in two ways:
   in it shown in full (capped) inside the window and as its summary outside it, by the
   contract's own rows (``render.result_and_rule``), which ``rules`` reports block by block:
   only the blocks that are not results are as sent.
+
+A request's cache breakpoints (``cache_control`` on a block) move as its agent goes (Claude Code marks the last
+block it sends), so they are not part of the turns: an import keeps the turns without them, and records, for each
+step, where the request that decided it had them (``step.sent.breakpoints``) and, in the header, where the request
+the turns were read from had them (``breakpoints``). ``Sent.breakpoints`` gives those of a view as sent.
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ class Sent:
         self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
         self._rules: dict[tuple[int, bool], tuple[str, ...]] = {}
+        self._header_marks: Sequence[Mapping[str, Any]] | None = header.get("breakpoints")
 
     def __bool__(self) -> bool:
         return self.opening is not None or any(map(self._sent, self._indices))
@@ -98,6 +104,8 @@ class Sent:
         }
         if not self.under_contract:
             settings["recent_results"] = settings["result_bytes"] = EVERYTHING
+            if self._header_marks is not None:  # the header records them whenever a step does
+                settings["breakpoints"] = self.breakpoints
         settings.update(overrides)
         return render.Options(**settings)
 
@@ -144,6 +152,23 @@ class Sent:
         Empty when it made the turn as sent, or made none (the contract's default does): the views then take every
         block as the hook's. Asked after ``observation``, which makes what this reports."""
         return self._rules.get((step.index, full), ())
+
+    def breakpoints(self, step_input: StepInput) -> tuple[render.Breakpoint, ...]:
+        """The cache breakpoints the view at ``step_input.index`` was sent with (the ``breakpoints`` hook): those of
+        the request that decided that step (its record's ``breakpoints``), else those of the request the turns were
+        read from (the header's; ``render.with_breakpoints`` leaves out those past the view's messages).
+
+        A run that records them holds its turns without them (``imports``): each view has its own request's, and
+        no other. A run that records none (no ``breakpoints`` in its header: written before they were, or by an
+        agent whose requests had none) has no hook: its turns' blocks are as they hold them. Nor have its views
+        under the contract, which are no request the agent sent.
+        """
+        index = step_input.index
+        sent = self._sent(index) if index is not None else None
+        marks = sent.get("breakpoints") if sent else None
+        if marks is None:
+            marks = self._header_marks
+        return tuple((int(mark["message"]), int(mark["block"]), mark["cache_control"]) for mark in marks or ())
 
     def _made_user_turn(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
         sent = self._sent(step.index)

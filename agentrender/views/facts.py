@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentrender import render
 from agentrender._types import ContentBlock, Message, Step
-from agentrender.views.sizes import approx_tokens
+from agentrender.views.sizes import approx_tokens, message_bytes
 
 if TYPE_CHECKING:
     from agentrender.views.renders import StepRenders
@@ -148,6 +149,19 @@ class MessageFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """UTF-8 bytes of the message's compact JSON wire form."""
 
 
+def marked_fact(fact: MessageFact, marks: Sequence[tuple[int, Any]]) -> MessageFact:
+    """``fact`` with a cache breakpoint on each block ``marks`` names (block, ``cache_control``), as
+    ``render.with_breakpoints`` places it: its message, its blocks and its bytes; ``fact`` itself when none."""
+    if not marks:
+        return fact
+    [message] = render.with_breakpoints([fact.message], [(0, block, control) for block, control in marks])
+    blocks = tuple(
+        msgspec.structs.replace(said, block=block) if block is not said.block else said
+        for said, block in zip(fact.blocks, message.content, strict=True)
+    )
+    return msgspec.structs.replace(fact, message=message, blocks=blocks, bytes=message_bytes(message))
+
+
 class StepFact(msgspec.Struct, frozen=True, kw_only=True):
     """One step of the run as it stands in a view: rendered (two messages) or skipped.
 
@@ -179,6 +193,9 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
     in_view: bool = True
     """The step is part of the view's messages; ``False`` for a step before the compaction the view
     restarts from (``View.first_step``), whose ``message_index`` is then 0."""
+    marks: tuple[tuple[int, int, Any], ...] = ()
+    """The cache breakpoints the view places on its messages (``render.Options.breakpoints``): each the turn (0 the
+    assistant's, 1 the user's), the block, and its ``cache_control``; its messages' facts carry them."""
 
     @property
     def skipped_label(self) -> str:
@@ -191,7 +208,10 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
     def assistant(self) -> MessageFact | None:
         """The assistant turn (the decision); ``None`` when skipped."""
         renders = self._renders
-        return None if renders is None else renders.assistant_fact(self.position)  # type: ignore[arg-type]  # set when rendered
+        if renders is None:
+            return None
+        fact = renders.assistant_fact(self.position)  # type: ignore[arg-type]  # set when rendered
+        return marked_fact(fact, [(block, control) for turn, block, control in self.marks if turn == 0])
 
     @property
     def result(self) -> MessageFact | None:
@@ -199,7 +219,8 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
         renders = self._renders
         if renders is None or self.ended:
             return None
-        return renders.result_fact(self.position, bool(self.full))  # type: ignore[arg-type]  # set when rendered
+        fact = renders.result_fact(self.position, bool(self.full))  # type: ignore[arg-type]  # set when rendered
+        return marked_fact(fact, [(block, control) for turn, block, control in self.marks if turn == 1])
 
     @property
     def result_block(self) -> BlockFact | None:
@@ -208,6 +229,9 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
         renders = self._renders
         if renders is None or self.ended:
             return None
+        if any(turn == 1 and block == 0 for turn, block, _ in self.marks):
+            result = self.result
+            return result.blocks[0] if result is not None and result.blocks else None
         return renders.result_block(self.position, bool(self.full))  # type: ignore[arg-type]  # set when rendered
 
     def hidden_text(self, max_bytes: int | None = None) -> str:

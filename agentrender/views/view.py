@@ -18,6 +18,7 @@ from operator import lt
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
+from agentrender._json import canonical
 from agentrender._types import Message, Messages, Step, StepInput
 from agentrender.render import Options
 from agentrender.views.facts import (
@@ -28,10 +29,11 @@ from agentrender.views.facts import (
     SizeSeries,
     StepFact,
     compaction_name,
+    marked_fact,
 )
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders, given_fact
-from agentrender.views.sizes import approx_tokens, list_bytes, message_bytes
+from agentrender.views.sizes import approx_tokens, json_bytes, list_bytes, message_bytes
 
 if TYPE_CHECKING:
     from agentrender._types import Message
@@ -118,6 +120,7 @@ class Views:
         self._sent_requests: dict[int, Any] | None = (
             None if self.run is None or not self.run.records_sent or settings_given else {}
         )
+        self._breakpoints: dict[int | None, tuple[render.Breakpoint, ...]] = {}  # each stop's, as the hook gives
 
     @property
     def rendered_across(self) -> tuple[Compaction, ...]:
@@ -229,6 +232,7 @@ class Views:
             self._openings.clear()  # an opening made by a hook from the steps before its stop
         if self._sent_requests is not None:
             self._sent_requests = {}
+        self._breakpoints.clear()
 
     @property
     def stops(self) -> tuple[int, ...]:
@@ -317,7 +321,19 @@ class Views:
         out += fulls[2 * max(start, cut) : 2 * rendered]
         if rendered > start and self._renders.ended[rendered - 1]:
             out.pop()  # the conversation ended on that reply: nothing was sent after it
-        return out
+        marks = self._marks(at, len(out))
+        return render.with_breakpoints(out, marks) if marks else out
+
+    def _marks(self, at: int | None, count: int) -> tuple[render.Breakpoint, ...]:
+        """The cache breakpoints of the view at ``at`` (of ``count`` messages) that ``render.with_breakpoints`` places:
+        what the options' ``breakpoints`` hook gives for its step input, on the messages the view holds."""
+        hook = self.options.breakpoints
+        if hook is None:
+            return ()
+        marks = self._breakpoints.get(at)
+        if marks is None:
+            marks = self._breakpoints[at] = tuple(hook(self.step_input(at)))
+        return tuple(mark for mark in marks if mark[0] < count)
 
     def _request_sent(self, at: int | None) -> Any:
         """The request the last model call for step ``at`` recorded, for an import's views; else ``None``."""
@@ -368,9 +384,10 @@ class Views:
     def _bytes(self, at: int | None, recent_results: int) -> tuple[int, int]:
         """(message count, bytes as a compact JSON list) of the view at ``at`` under ``recent_results``."""
         rendered, base = self._rendered(at), self._base(at)
-        return self._span(
+        count, size = self._span(
             self._start(base), rendered, render.window_start(rendered, recent_results), self._opening_of(base, at)[1]
         )
+        return count, size + _marks_bytes(self._marks(at, count))
 
     def change(self, at: int | None) -> Change:
         """What changed between the view at the stop before ``at`` and the view at ``at``."""
@@ -397,6 +414,7 @@ class Views:
             (self._start(old_base), before, previous_opening_bytes),
             (self._start(base), now, opening_bytes),
             previous_opening != opening,
+            (previous, at),
         )
         return Change(
             previous=previous,
@@ -410,10 +428,16 @@ class Views:
         )
 
     def _diff(
-        self, old: tuple[int, int, int], new: tuple[int, int, int], opening_changed: bool
+        self,
+        old: tuple[int, int, int],
+        new: tuple[int, int, int],
+        opening_changed: bool,
+        stops: tuple[int | None, int | None],
     ) -> tuple[int | None, int, int, int, int | None]:
         """From a view to the next, each given as (first rendered step, rendered steps, opening bytes), from
         the sizes alone: (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
+        ``stops`` are the two views' stops, for their cache breakpoints (``_marks``): a message whose breakpoints
+        moved differs.
 
         A plain tuple, because the series asks this for every step and a frozen dataclass
         costs more to build than all of this arithmetic.
@@ -439,6 +463,15 @@ class Views:
                     break
             if first_diff is None and count != previous_count:
                 first_diff = previous_count
+        old_marks, new_marks = self._marks(stops[0], previous_count), self._marks(stops[1], count)
+        if old_marks != new_marks:
+            moved = [mark[0] for mark in new_marks if mark not in old_marks]
+            moved += [mark[0] for mark in old_marks if mark not in new_marks]
+            first_moved = min(moved)
+            if first_moved < min(count, previous_count) and (first_diff is None or first_moved < first_diff):
+                first_diff = first_moved
+        size += _marks_bytes(new_marks)
+        previous_size += _marks_bytes(old_marks)
         if first_diff is None:
             prefix = size
         elif first_diff == 0:
@@ -448,6 +481,7 @@ class Views:
             shared = opening + sizes.steps(start + whole, new_cut) - sizes.steps(start, new_cut)
             if (first_diff - 1) % 2:
                 shared += sizes.assistant[start + whole]
+            shared += _marks_bytes(tuple(mark for mark in new_marks if mark[0] < first_diff))
             # the list's "[" and the "," after each shared message
             prefix = min(size, 1 + shared + first_diff)
         return first_diff, prefix, size, previous_size, left
@@ -510,16 +544,17 @@ class Views:
             message, opening = self._opening_of(base, at)
             if previous is None:
                 count, size = self._span(start, now, render.window_start(now, window), opening)
+                size += _marks_bytes(self._marks(at, count))
                 first_diff, prefix, left = 0, 0, None
             else:
                 changed = message is not old_message and message != old_message
-                first_diff, prefix, size, _, left = self._diff(old, (start, now, opening), changed)
+                first_diff, prefix, size, _, left = self._diff(old, (start, now, opening), changed, (previous, at))
                 count = self._span(start, now, render.window_start(now, window), opening)[0]
             at_.append(at)
             messages_.append(count)
             bytes_.append(size)
             tokens_.append(approx_tokens(size))
-            no_window_.append(self._span(start, now, 0, opening)[1])
+            no_window_.append(self._span(start, now, 0, opening)[1] + _marks_bytes(self._marks(at, count)))
             prefix_.append(prefix)
             resent_.append(size - prefix)
             diff_.append(first_diff)
@@ -527,6 +562,29 @@ class Views:
             compaction_.append(compacted.get(at))
             previous, old, old_message = at, (start, now, opening), message
         return SizeSeries(**{name: tuple(values) for name, values in columns.items()})
+
+
+_MARK_KEY = len(',"cache_control":')
+
+
+def _marks_bytes(marks: tuple[Any, ...]) -> int:
+    """The bytes ``_marked`` adds to a view's compact JSON: each breakpoint's key and value (a block holds none)."""
+    return sum(_MARK_KEY + json_bytes(mark[2]) for mark in marks)
+
+
+def _key_text(message: Any) -> str:
+    """A message as a replay key encodes it (its keys in their order); its ``repr`` when it is not JSON."""
+    try:
+        return canonical(message)
+    except (TypeError, ValueError):
+        return repr(message)
+
+
+def _as_blocks(message: Any) -> Any:
+    """A recorded request's message as a view holds it: a text sent as a string is its text block."""
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
+        return {**message, "content": [{"type": "text", "text": message["content"]}]}
+    return message
 
 
 def _replace_options(options: Options, **changes: Any) -> Options:
@@ -578,7 +636,7 @@ class View:
         """The opening message and its fact."""
         message, size = self.views._opening(self.at)  # the message the view begins with, its bytes counted once
         kind = "compaction" if self.restarts_from is not None else "opening"
-        return MessageFact(
+        fact = MessageFact(
             message=message,
             turn="opening",
             step=None,
@@ -586,6 +644,12 @@ class View:
             blocks=tuple(given_fact(block, kind) for block in message.content),
             bytes=size,
         )
+        return marked_fact(fact, [(block, control) for index, block, control in self._marks if index == 0])
+
+    @cached_property
+    def _marks(self) -> tuple[render.Breakpoint, ...]:
+        """The cache breakpoints the view's messages carry (``Views._marks``)."""
+        return self.views._marks(self.at, self.message_count)
 
     @cached_property
     def restarts_from(self) -> Compaction | None:
@@ -659,6 +723,11 @@ class View:
             if not rendered:
                 out.append(StepFact(step=step, rendered=False, message_index=message_index, in_view=in_view))
                 continue
+            marks = (
+                tuple((i - message_index, block, control) for i, block, control in own if 0 <= i - message_index < 2)
+                if (own := self._marks) and in_view
+                else ()
+            )
             out.append(
                 StepFact(
                     step=step,
@@ -670,6 +739,7 @@ class View:
                     position=position,
                     ended=ended,
                     in_view=in_view,
+                    marks=marks,
                 )
             )
         return tuple(out)
@@ -829,6 +899,44 @@ class View:
         if run is None or self.at is None:
             return ()
         return tuple(call.request_key for call in run.calls_for(self.at) if call.request_key)
+
+    @cached_property
+    def key_differs(self) -> str:
+        """Why none of ``recorded_keys`` is the view's ``replay_key``, in a sentence; ``""`` when one is, or none was
+        recorded, or the run is not an import (its views are the contract's, and its key the agent's own).
+
+        An import's view as sent is its step's recorded request, cache breakpoints included, wherever the call
+        recorded that request whole: what is left is a view under the contract, settings given in place of the
+        call's, a call that recorded its key but not its request, and a message the call sent in another form than
+        the run's turns hold (its longest call's).
+        """
+        recorded, views = self.recorded_keys, self.views
+        if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
+            return ""
+        if views.mode != "as sent":
+            return f"the view is {views.mode}, not the request its agent sent"
+        if views._sent_requests is None:
+            return (
+                "the key is hashed with the request settings given (system, tools, model, output cap), not the call's"
+            )
+        request = views._request_sent(self.at)
+        sent = request.get("messages") if isinstance(request, dict) else None
+        if not isinstance(sent, list):
+            return (
+                "the call recorded its key but not its request: the view is hashed with the run's system, tools, "
+                "model and output cap, which may not be the call's"
+            )
+        mine = [_key_text(message.to_dict()) for message in self.messages]
+        theirs = [_key_text(_as_blocks(message)) for message in sent]
+        differ = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b), None)
+        if differ is not None:
+            return (
+                f"message {differ} of the recorded request is not the view's: the run's turns are as its longest "
+                "call sent them, and this call sent that message otherwise"
+            )
+        if len(mine) != len(theirs):
+            return f"the recorded request holds {len(theirs):,} messages, the view {len(mine):,}"
+        return "the recorded request's messages are the view's: the key was recorded over other settings"
 
     @cached_property
     def change(self) -> Change:

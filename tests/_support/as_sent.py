@@ -25,7 +25,8 @@ def sent_conversation(run: Run, stop: int) -> list[dict[str, Any]]:
     """The messages the source sent for the request at ``stop``, read off the run's records alone.
 
     The opening (or the last compaction's opening at or before ``stop``), then each step's recorded
-    assistant turn and, when the source sent one, the user turn after it.
+    assistant turn and, when the source sent one, the user turn after it; each cache breakpoint the run records for
+    that request (the step's ``sent.breakpoints``, else the header's) on its block, as its last field.
     """
     header = run.header
     start, opening = 0, header.get("opening_content") or [{"type": "text", "text": run.opening}]
@@ -38,6 +39,15 @@ def sent_conversation(run: Run, stop: int) -> list[dict[str, Any]]:
         out.append({"role": "assistant", "content": list(sent.get("assistant") or ())})
         if sent.get("user") is not None:
             out.append({"role": "user", "content": list(sent["user"])})
+    if "breakpoints" in header:
+        own = run.step_records[stop].get("sent") if stop in run.step_records else None
+        marks = (own or {}).get("breakpoints", header["breakpoints"])
+        for mark in marks:
+            at, position = mark["message"], mark["block"]
+            if at < len(out):
+                message = out[at] = {**out[at], "content": list(out[at]["content"])}
+                block = {k: v for k, v in message["content"][position].items() if k != "cache_control"}
+                message["content"][position] = {**block, "cache_control": mark["cache_control"]}
     return out
 
 
