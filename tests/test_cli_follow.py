@@ -54,7 +54,6 @@ def read_until(process: subprocess.Popen[str], text: str) -> list[str]:
             "step 2 · read_file · ok (17 bytes) → view at 3",
         ),
         ("steps", "step 1 · read_file · waiting for its result", "step 2 · read_file · ok (17 bytes)"),
-        ("context", "     2         5 messages", "     3         7 messages"),
     ],
 )
 def test_follow_prints_each_new_step_and_ctrl_c_exits_0(
@@ -276,3 +275,30 @@ def test_follow_says_it_waits_for_a_missing_file_and_refuses_a_missing_folder(
     nowhere = tmp_path / "no" / "such" / "run.jsonl"
     assert main(["show", str(nowhere), "--follow", "--follow-for", "5"]) == 2
     assert capsys.readouterr().err.startswith(f"agentrender: {nowhere}: no such folder: {nowhere.parent}")
+
+
+def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(writer: Writer) -> None:
+    """context --follow prints each new view as a row of the sizes table printed first: its numbers end where the
+    table's headers do, within the console width (it was a fixed line of ~98 characters, columns of its own); a step
+    waiting for its result prints none (the view would hold the call as interrupted)."""
+    writer.records(header(), step(0), step(1))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentrender", "context", str(writer.path), "--follow", "--width", "80", "--color",
+         "never"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        table = read_until(process, "to stop")  # "following PATH: Ctrl-C to stop" wraps at 80 columns
+        writer.records(step(2, answered=False))
+        writer.records(step(2), step(3))
+        printed = read_until(process, "  4  ")
+    finally:
+        process.kill()
+        process.communicate()
+    [head] = [text for text in table if " at " in text and "messages" in text]
+    ends = [head.index(name) + len(name) for name in ("at", "messages", "bytes", "~tokens", "no window", "re-sent")]
+    assert [text.split()[:2] for text in printed] == [["3", "7"], ["4", "9"]], printed
+    for text in printed:
+        assert len(text.rstrip("\n")) <= 80, text
+        assert all(text[end - 1].isdigit() and text[end] == " " for end in ends), (head, text)

@@ -21,6 +21,7 @@ from typing import IO, Any
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
+from agentrender.cli._tables import SizesLayout, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.imports.following import NO_FILE_YET, follower
 from agentrender.runfile import Growth, Run
@@ -101,7 +102,12 @@ def follow(
                     printed[step.index] = shown.plain
                     if step.decision is not None:  # a decision said (not one to come) that a later line may correct
                         said[step.index] = now
-                    if was is not None and was != now and f" · {clean(now, one_line=True)}" in shown.plain:
+                    if (
+                        isinstance(shown, Text)
+                        and was is not None
+                        and was != now
+                        and f" · {clean(now, one_line=True)}" in shown.plain
+                    ):
                         # a reply whose text was written before its tool call (Claude Code writes each block apart)
                         shown.append(f" (corrects {clean(was, one_line=True)} said before: ", style=MUTED)
                         shown.append("the rest of its reply was written after it)", style=MUTED)
@@ -176,14 +182,11 @@ def show_line(views: Views, step: Step) -> Text:
     return line
 
 
-def context_line(views: Views, step: Step) -> Text:
-    """What ``context --follow`` prints for a step: the size of the view after it, and its cacheable prefix."""
-    view = views.at(step.index + 1)
-    change = view.change
-    return Text(
-        f"{step.index + 1:>6}  {view.message_count:>8,} messages  {view.bytes:>12,} bytes  ~{view.tokens:>10,} tokens  "
-        f"prefix {change.prefix_bytes:>12,}  re-sent {change.resent_bytes:>10,}"
-    )
+def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
+    """What ``context --follow`` prints for a step: the view after it as a row of the sizes table printed first, in
+    its columns (``layout``); nothing while the step waits for its result (that view would hold the call as
+    interrupted, a view nobody sends)."""
+    return None if waits(step) else size_line(views, step.index + 1, layout)
 
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Step], bool]:
