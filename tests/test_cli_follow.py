@@ -266,7 +266,8 @@ def test_a_session_written_into_a_file_followed_while_empty_is_read(tmp_path: Pa
 def test_follow_says_it_waits_for_a_missing_file_and_refuses_a_missing_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A path not written yet is waited for, as stderr says once; one in a folder that does not exist is refused."""
+    """A path not written yet is waited for, as stderr says once; one in a folder that does not exist, or a folder (an
+    internal error before), is refused at once."""
     missing = tmp_path / "later.jsonl"
     assert main(["steps", str(missing), "--follow", "--follow-for", "0.5"]) == 0
     said = capsys.readouterr()
@@ -275,6 +276,8 @@ def test_follow_says_it_waits_for_a_missing_file_and_refuses_a_missing_folder(
     nowhere = tmp_path / "no" / "such" / "run.jsonl"
     assert main(["show", str(nowhere), "--follow", "--follow-for", "5"]) == 2
     assert capsys.readouterr().err.startswith(f"agentrender: {nowhere}: no such folder: {nowhere.parent}")
+    assert main(["steps", str(tmp_path), "--follow", "--follow-for", "5"]) == 2
+    assert capsys.readouterr().err == f"agentrender: {tmp_path}: a folder, not a file to follow\n"
 
 
 def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(writer: Writer) -> None:

@@ -180,13 +180,14 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
     it is imported again. The file's first line decides: a file that does not exist yet, or
     holds no complete line yet, is followed by an ``Undecided``, which picks one of the two
-    once it does. A path whose folder does not exist raises ``ValueError``: no file there
-    can be written.
+    once it does. A path whose folder does not exist, or a folder, raises ``ValueError``.
     """
     name = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(name))
     if not os.path.isdir(folder):
         raise ValueError(f"{name}: no such folder: {folder} (no file there can be written to follow)")
+    if os.path.isdir(name):
+        raise ValueError(f"{name}: a folder, not a file to follow")
     if which is None and not name.endswith(".gz") and not _decidable(_start(name)):
         return Undecided(name)
     return _decided(name, which)
