@@ -474,3 +474,13 @@ def test_a_narrow_window_keeps_the_page_its_width(browser: Any, tmp_path: Path, 
     page.click("button[data-tab=steps]")
     panel = "document.querySelector('[data-panel=steps]')"
     assert page.evaluate(f"() => {panel}.scrollWidth > {panel}.clientWidth")  # the table scrolls within it
+
+
+def test_a_count_of_one_is_said_in_the_singular(browser: Any, tmp_path: Path) -> None:
+    """The page says '1 message' of the view deciding step 0 (the opening alone), where it said '1 messages'."""
+    run = samples.load("flaky-build-resumed")
+    page, _, _ = open_page(browser, saved(run, tmp_path, "flaky"), "#step=0")
+    header = page.inner_text(".ar-view > .ar-header")
+    assert Views(run).at(0).message_count == 1
+    assert "1 message\n" in header + "\n" or "1 message " in header, header
+    assert "1 messages" not in header

@@ -167,6 +167,12 @@ def test_show_steps_elides_earlier_steps_with_a_count() -> None:
     assert "step 5 · run_check" not in out and "step 6 · search" in out
 
 
+def test_show_says_one_earlier_step_in_the_singular() -> None:
+    """One step left out is '1 earlier step', where it said '1 earlier steps'."""
+    out = terminal("show", "fix-failing-test", "--steps", "7")
+    assert "1 earlier step (2 messages) not printed here" in out
+
+
 def test_show_ends_with_the_views_facts_and_a_line_explaining_their_terms() -> None:
     """show prints the view's facts last (where, size, window, replay key, change), after every turn, with one
     legend line giving each term's meaning from views.VIEW_TERMS; the header before the turns is the run's."""

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,11 +50,10 @@ def read_until(process: subprocess.Popen[str], text: str) -> list[str]:
     [
         (
             "show",
-            "step 1 · read_file · waiting for its result → view at 2",
+            "step 1 · read_file · waiting for its result\n",
             "step 2 · read_file · ok (17 bytes) → view at 3",
         ),
         ("steps", "step 1 · read_file · waiting for its result", "step 2 · read_file · ok (17 bytes)"),
-        ("context", "     2         5 messages", "     3         7 messages"),
     ],
 )
 def test_follow_prints_each_new_step_and_ctrl_c_exits_0(
@@ -181,16 +181,127 @@ def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answ
     assert answered.startswith("step 2 · no_tool_call → view at 3"), answered
 
 
-def test_show_follow_says_one_message_in_the_singular(writer: Writer) -> None:
-    """A view of one message (the opening, before the first step is decided) is said to hold 1 message, not 1
-    messages, as the live agent's run shows when its first step is recorded before it is decided."""
+REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+
+
+@pytest.mark.parametrize("command", ["show", "steps"])
+def test_an_end_read_from_a_growing_session_is_said_as_it_stands_and_taken_back(tmp_path: Path, command: str) -> None:
+    """A Claude Code reply's text record, written before its tool_use record, makes an end only as the file stands:
+    the follow says so, then says the run goes on and that the step it called no_tool_call is a call after all."""
+    lines = (REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl").read_text("utf-8").splitlines(keepends=True)
+    writer = Writer(tmp_path / "session.jsonl")
+    try:
+        writer.append("".join(lines[:4]))
+        process = follow(command, writer.path)
+        try:
+            read_until(process, "Ctrl-C to stop")
+            writer.append("".join(lines[4:12]))  # step 1's text record: the session's last reply is an answer
+            ended = read_until(process, "the run ended")[-1]
+            writer.append(lines[12])  # the same reply's tool_use record
+            went_on = read_until(process, "step 1 · Bash")
+        finally:
+            process.kill()
+            process.communicate()
+    finally:
+        writer.close()
+    assert ended.startswith("the run ended, as the file stands: completed (the session's last reply is an answer)")
+    assert went_on[0].startswith("the run goes on"), went_on
+    assert "(corrects no_tool_call said before" in went_on[-1], went_on
+
+
+def test_show_follow_gives_no_view_figures_for_a_step_waiting_for_its_result(writer: Writer) -> None:
+    """While a call waits for its result show --follow prints the step alone (the view after it would hold the call as
+    interrupted, a view nobody sends), and a view of one message says '1 message'."""
     writer.records(header())
     process = follow("show", writer.path)
     try:
         read_until(process, "Ctrl-C to stop")
-        writer.records({"type": "step", "index": 0, "decision": None, "observation": None})
-        [printed] = read_until(process, "step 0 · no decision (yet)")
+        writer.records({"type": "step", "index": 0})
+        first = read_until(process, "step 0")[-1]
+        writer.records(step(0, answered=False))
+        waiting = read_until(process, "step 0 · read_file")[-1]
+        writer.records(step(0))
+        answered = read_until(process, "step 0 · read_file · ok")[-1]
     finally:
         process.kill()
         process.communicate()
-    assert "→ view at 1: 1 message, " in printed, printed
+    assert "view at 1: 1 message, " in first, first
+    assert waiting == "step 0 · read_file · waiting for its result\n"
+    assert "→ view at 1: 3 messages" in answered, answered
+
+
+@pytest.mark.parametrize("command", ["show", "steps"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "claude-code/marot-spotter/tool_heavy.jsonl",
+        "codex/codemie-ai-codemie-code/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+    ],
+)
+def test_a_session_written_into_a_file_followed_while_empty_is_read(tmp_path: Path, command: str, source: str) -> None:
+    """A file followed before its agent wrote it is read as what its first complete line says it is: an agent's
+    session (a run file's follower, chosen for a file with no line yet, said 'missing run header')."""
+    path = tmp_path / "session.jsonl"
+    process = follow(command, path)
+    writer: Writer | None = None
+    try:
+        assert process.stderr is not None
+        timer = threading.Timer(30, process.kill)  # a follow that never says it waits fails the test
+        timer.start()
+        assert "waiting for it to be created" in process.stderr.readline()  # the follow started: now the agent writes
+        timer.cancel()
+        writer = Writer(path)
+        writer.append("")
+        time.sleep(0.5)  # looked at while empty
+        writer.append((REAL / source).read_text("utf-8"))
+        read_until(process, "Ctrl-C to stop")
+    finally:
+        process.kill()
+        _, errors = process.communicate()
+        if writer is not None:
+            writer.close()
+    assert "missing run header" not in errors
+
+
+def test_follow_says_it_waits_for_a_missing_file_and_refuses_a_missing_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A path not written yet is waited for, as stderr says once; one in a folder that does not exist, or a folder (an
+    internal error before), is refused at once."""
+    missing = tmp_path / "later.jsonl"
+    assert main(["steps", str(missing), "--follow", "--follow-for", "0.5"]) == 0
+    said = capsys.readouterr()
+    assert said.err == f"agentrender: {missing}: no such file yet; waiting for it to be created\n", said.err
+    assert said.out == ""
+    nowhere = tmp_path / "no" / "such" / "run.jsonl"
+    assert main(["show", str(nowhere), "--follow", "--follow-for", "5"]) == 2
+    assert capsys.readouterr().err.startswith(f"agentrender: {nowhere}: no such folder: {nowhere.parent}")
+    assert main(["steps", str(tmp_path), "--follow", "--follow-for", "5"]) == 2
+    assert capsys.readouterr().err == f"agentrender: {tmp_path}: a folder, not a file to follow\n"
+
+
+def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(writer: Writer) -> None:
+    """context --follow prints each new view as a row of the sizes table printed first: its numbers end where the
+    table's headers do, within the console width (it was a fixed line of ~98 characters, columns of its own); a step
+    waiting for its result prints none (the view would hold the call as interrupted)."""
+    writer.records(header(), step(0), step(1))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentrender", "context", str(writer.path), "--follow", "--width", "80", "--color",
+         "never"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        table = read_until(process, "to stop")  # "following PATH: Ctrl-C to stop" wraps at 80 columns
+        writer.records(step(2, answered=False))
+        writer.records(step(2), step(3))
+        printed = read_until(process, "  4  ")
+    finally:
+        process.kill()
+        process.communicate()
+    [head] = [text for text in table if " at " in text and "messages" in text]
+    ends = [head.index(name) + len(name) for name in ("at", "messages", "bytes", "~tokens", "no window", "re-sent")]
+    assert [text.split()[:2] for text in printed] == [["3", "7"], ["4", "9"]], printed
+    for text in printed:
+        assert len(text.rstrip("\n")) <= 80, text
+        assert all(text[end - 1].isdigit() and text[end] == " " for end in ends), (head, text)

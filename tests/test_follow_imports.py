@@ -172,12 +172,11 @@ def test_a_run_file_is_followed_incrementally_and_a_transcript_by_import(tmp_pat
 
 
 @pytest.mark.slow
-def test_a_recording_of_record_client_followed(tmp_path: Path) -> None:
-    """A record(client) recording, written a call at a time by another process: each growth's views agree."""
+def recorded(recording: Path) -> None:
+    """A record(client) recording of four calls at ``recording``, each answering the tool call before it."""
     anthropic = pytest.importorskip("anthropic")
     from agentrender.testing import MessagesServer
 
-    recording = tmp_path / "recorded.jsonl"
     replies = [_reply(n) for n in range(4)]
     with MessagesServer.scripted(replies) as server:
         client = agentrender.record(
@@ -193,6 +192,12 @@ def test_a_recording_of_record_client_followed(tmp_path: Path) -> None:
                 if number < 3:
                     result = {"type": "tool_result", "tool_use_id": f"toolu_{number:02d}", "content": f"file {number}"}
                     messages.append({"role": "user", "content": [result]})
+
+
+def test_a_recording_of_record_client_followed(tmp_path: Path) -> None:
+    """A record(client) recording, written a call at a time by another process: each growth's views agree."""
+    recording = tmp_path / "recorded.jsonl"
+    recorded(recording)
     assert isinstance(follower(recording), ImportFollower)
     target = tmp_path / "followed.jsonl"
     writer = Writer(target)
@@ -214,6 +219,36 @@ def test_a_recording_of_record_client_followed(tmp_path: Path) -> None:
         assert views is not None and len(views.steps) == 4
     finally:
         writer.close()
+
+
+def test_a_recording_written_into_a_file_followed_while_empty_is_imported(tmp_path: Path) -> None:
+    """A file followed before its first line is written is read as that line says: a recording by import, its steps
+    all there (a run-file follower, chosen by an empty file, made none from its model calls)."""
+    recording = tmp_path / "recorded.jsonl"
+    recorded(recording)
+    target = tmp_path / "followed.jsonl"
+    target.write_text("")
+    tracker = follower(target)
+    assert tracker.poll() is None
+    with target.open("ab") as file:
+        file.write(recording.read_bytes()[:10])  # not a whole line yet: still undecided
+    assert tracker.poll() is None
+    target.write_bytes(recording.read_bytes())
+    growth = tracker.poll()
+    assert growth is not None
+    assert growth.run.steps == agentrender.load(recording).steps and len(growth.run.steps) == 4
+
+
+def test_a_session_written_into_a_file_followed_while_empty_is_imported(tmp_path: Path) -> None:
+    """A Claude Code session or a Codex rollout written into a file followed while empty imports, where the run-file
+    follower the empty file chose said 'missing run header'."""
+    for source in (SESSION, *sorted((REAL / "codex").rglob("rollout-*.jsonl"))[:1]):
+        target = tmp_path / source.name
+        target.write_text("")
+        tracker = follower(target)
+        target.write_bytes(source.read_bytes())
+        growth = tracker.poll()
+        assert growth is not None and growth.run.steps == agentrender.load(source).steps, source
 
 
 CHOICE = {"type": "auto", "disable_parallel_tool_use": True}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -98,3 +99,22 @@ def test_a_followed_explorer_recounts_its_tabs_as_the_run_grows(writer: Writer) 
         assert explorer.decide is not decide and explorer.tabs.children[2] is explorer.decide.widget
     finally:
         explorer.conversation.stop_following()
+
+
+def test_a_view_following_an_empty_file_waits_for_the_session_written_into_it(tmp_path: Path) -> None:
+    """ConversationView(path, follow=True) on a file still empty waits for its first run, a Claude Code session
+    another process writes into it (where the run-file follower an empty file chose raised 'missing run header')."""
+    session = Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-port.claude-code.jsonl"
+    writer = Writer(tmp_path / "session.jsonl")
+    try:
+        writer.append("")
+        started = threading.Timer(0.5, writer.append, [session.read_text("utf-8")])
+        started.start()
+        widget = ConversationView(writer.path, follow=True, wait=20)
+        started.join()
+        try:
+            assert widget.views.steps == imports.load(session).steps
+        finally:
+            widget.stop_following()
+    finally:
+        writer.close()

@@ -154,6 +154,14 @@ def test_long_views_show_their_last_steps_and_count_the_rest() -> None:
     assert f"({first_shown - 1:,} messages) not shown" in fragment
 
 
+def test_one_step_left_out_is_said_in_the_singular() -> None:
+    """A view that leaves one step out says '1 earlier step', where it said '1 earlier steps'."""
+    from tests._support.runs import long_run
+
+    view = Views(long_run(41)).at(None)
+    assert "… 1 earlier step (2 messages) not shown here" in view._repr_html_()
+
+
 def test_every_class_the_html_uses_is_styled() -> None:
     """Each ar-* class in the HTML of views, runs, decisions, replies and tables has a rule in the stylesheet."""
     base = every_kind_run()

@@ -149,19 +149,31 @@ def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
 
 def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     if args.follow:
+        layout = _tables.SizesLayout([])  # the table's columns, which each line after it keeps
         return _followed(
-            args, console, err, lambda run, views: _context_of(run, views, args, out, console), _follow.context_line
+            args,
+            console,
+            err,
+            lambda run, views: _context_of(run, views, args, out, console, layout),
+            lambda views, step: _follow.context_line(views, step, layout),
         )
     run = load_run_of(args, err)
     return _context_of(run, views_of(run, args), args, out, console)
 
 
-def _context_of(run: Run, views: Views, args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def _context_of(
+    run: Run,
+    views: Views,
+    args: argparse.Namespace,
+    out: IO[str],
+    console: Console,
+    layout: _tables.SizesLayout | None = None,
+) -> int:
     series = views.sizes()
     if args.json:
         write_json(out, _tables.context_json(series))
     else:
-        _print(console, _tables.context_renderables(run, series))
+        _print(console, _tables.context_renderables(run, series, layout))
     return 0
 
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 import argparse
 import time
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import IO, Any
 
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
+from agentrender.cli._tables import SizesLayout, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
-from agentrender.imports.following import follower
+from agentrender.imports.following import NO_FILE_YET, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
 from agentrender.views import Views
@@ -57,13 +58,18 @@ def follow(
     views: Views | None = None
     waited = ""
     printed: dict[int, str] = {}  # the line each step was last printed as: a growth that leaves it so prints it not
+    said: dict[int, str] = {}  # the decision each step was last printed with (``decided``)
+    ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     try:
         while until is None or time.monotonic() < until:
             growth = _poll(tracker)
             if growth is None:
                 # a file that does not import yet (a document half written): why, once each time the reason changes
                 waiting = tracker.waiting
-                if waiting and waiting != waited:
+                if waiting == NO_FILE_YET and waiting != waited:
+                    where = clean(path, one_line=True)
+                    err.write(f"agentrender: {where}: {NO_FILE_YET}; waiting for it to be created\n")
+                elif waiting and waiting != waited:
                     err.write(f"agentrender: waiting until the file imports: {clean(waiting, one_line=True)}\n")
                 waited = waiting
                 time.sleep(POLL_INTERVAL)
@@ -73,22 +79,42 @@ def follow(
                 err.write(f"agentrender: {clean(path, one_line=True)}: {clean(growth.notice, one_line=True)}\n")
             if views is None or growth.notice:
                 views = views_of(growth.run)
+                ended = growth.run.end  # the first output says it
+                if views.steps and views.steps[-1].decision is not None:  # the first output said it too
+                    said = {views.steps[-1].index: decided(views.steps[-1])}
                 first(growth.run, views)
                 console.print(Text(f"following {clean(path, one_line=True)}: Ctrl-C to stop", style=MUTED))
                 continue
-            ended = views.run is not None and views.run.end is not None
+            end = growth.run.end
+            if ended is not None and end is None:
+                # an end an importer read from the file as it stood (a reply that called no tool yet): the file went on
+                console.print(Text("the run goes on: what the file held after the end said above continued it"))
+                ended = None
             views.extend(growth.run, growth.changed_from)
             if growth.changed_from is not None:
                 steps = views.steps
                 for step in steps[bisect_left(steps, growth.changed_from, key=attrgetter("index")) :]:
                     shown = line(views, step)
                     # a record that changes nothing of the step (an imported session's event) says nothing new
-                    if shown is not None and printed.get(step.index) != shown.plain:
-                        printed[step.index] = shown.plain
-                        console.print(shown)
-            end = growth.run.end
-            if end is not None and not ended:
-                console.print(Text(f"the run ended: {clean(str(end.get('status')), one_line=True)}"))
+                    if shown is None or printed.get(step.index) == shown.plain:
+                        continue
+                    was, now = said.get(step.index), decided(step)
+                    printed[step.index] = shown.plain
+                    if step.decision is not None:  # a decision said (not one to come) that a later line may correct
+                        said[step.index] = now
+                    if (
+                        isinstance(shown, Text)
+                        and was is not None
+                        and was != now
+                        and f" · {clean(now, one_line=True)}" in shown.plain
+                    ):
+                        # a reply whose text was written before its tool call (Claude Code writes each block apart)
+                        shown.append(f" (corrects {clean(was, one_line=True)} said before: ", style=MUTED)
+                        shown.append("the rest of its reply was written after it)", style=MUTED)
+                    console.print(shown)
+            if end is not None and ended is None:
+                ended = end
+                console.print(_end_line(end, final=tracker.final_end))
     except KeyboardInterrupt:
         pass
     return 0
@@ -101,6 +127,32 @@ def _poll(tracker: Poller) -> Growth | None:
         raise CliError(str(error)) from None
 
 
+def _end_line(end: Mapping[str, Any], *, final: bool) -> Text:
+    """``the run ended: STATUS``; ``final``: the file recorded it (a run file's ``end`` record, which is its last),
+    else it is what an importer reads from the file as it stands, which more records may continue."""
+    status = clean(str(end.get("status")), one_line=True)
+    if final:
+        return Text(f"the run ended: {status}")
+    line = Text(f"the run ended, as the file stands: {status}")
+    if isinstance(reason := end.get("reason"), str) and reason:
+        line.append(f" ({clean(reason, one_line=True)})")
+    line.append("; if it goes on, the next line says so", style=MUTED)
+    return line
+
+
+def decided(step: Step) -> str:
+    """What a step's line names it by: the tool it called, else its decision's kind, else ``no decision (yet)``."""
+    decision = step.decision
+    if decision is None:
+        return "no decision (yet)"
+    return decision.tool if decision.calls else decision.kind
+
+
+def waits(step: Step) -> bool:
+    """The step called a tool whose result is not recorded yet."""
+    return step.decision is not None and bool(step.decision.calls) and step.observation is None
+
+
 def step_line(step: Step) -> Text:
     """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet)."""
     decision, observation = step.decision, step.observation
@@ -108,10 +160,9 @@ def step_line(step: Step) -> Text:
     if decision is None:
         line.append(" · no decision (yet)", style=MUTED)
         return line
-    what = decision.tool if decision.calls else decision.kind
-    line.append(f" · {clean(what, one_line=True)}")
+    line.append(f" · {clean(decided(step), one_line=True)}")
     if observation is None:
-        if decision.calls:  # a reply that calls no tool (a final answer) waits for no result
+        if waits(step):  # a reply that calls no tool (a final answer) waits for no result
             line.append(" · waiting for its result", style=MUTED)
     else:
         line.append(f" · {clean(observation.status, one_line=True)} ({utf8_bytes(observation.content):,} bytes)")
@@ -120,21 +171,22 @@ def step_line(step: Step) -> Text:
 
 def show_line(views: Views, step: Step) -> Text:
     """What ``show --follow`` prints for a step: the step, and how the view after it changed."""
-    view = views.at(step.index + 1)
     line = step_line(step)
+    if waits(step):
+        # the view after it would hold the call as interrupted (what render sends for a call with no result):
+        # none that its agent sends while the tool runs, so its figures are said once the result is in
+        return line
+    view = views.at(step.index + 1)
     line.append(f" → view at {step.index + 1}: {plural(view.message_count, 'message')}, {view.bytes:,} bytes; ")
     line.append(view.change.describe(), style=MUTED)
     return line
 
 
-def context_line(views: Views, step: Step) -> Text:
-    """What ``context --follow`` prints for a step: the size of the view after it, and its cacheable prefix."""
-    view = views.at(step.index + 1)
-    change = view.change
-    return Text(
-        f"{step.index + 1:>6}  {view.message_count:>8,} messages  {view.bytes:>12,} bytes  ~{view.tokens:>10,} tokens  "
-        f"prefix {change.prefix_bytes:>12,}  re-sent {change.resent_bytes:>10,}"
-    )
+def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
+    """What ``context --follow`` prints for a step: the view after it as a row of the sizes table printed first, in
+    its columns (``layout``); nothing while the step waits for its result (that view would hold the call as
+    interrupted, a view nobody sends)."""
+    return None if waits(step) else size_line(views, step.index + 1, layout)
 
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Step], bool]:

@@ -485,7 +485,7 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     if start > first:
         elided = shown[0].message_index - 1 if shown else len(view.messages) - 1
         yield Text(
-            f"\u22ef {start - first:,} earlier steps ({elided:,} messages) not printed here; "
+            f"\u22ef {plural(start - first, 'earlier step')} ({plural(elided, 'message')}) not printed here; "
             "--steps N or --full prints them",
             style=MUTED,
         )

@@ -19,6 +19,7 @@ from agentrender.cli._term import (
     ConsoleOptions,
     Fitted,
     Group,
+    Padding,
     RenderResult,
     Table,
     Text,
@@ -294,13 +295,36 @@ def _note(row: dict[str, Any]) -> Text:
     return note
 
 
+@dataclass(slots=True)
+class SizesLayout:
+    """How the sizes table of ``context`` was laid out, for the lines ``context --follow`` prints under it: each
+    column of numbers as wide as in the table (or wider, for a larger number), the bar to the same scale."""
+
+    widths: list[int]
+    """The width of each column of numbers, in the order of ``_SIZE_COLUMNS``; ``[]``: no table laid out yet."""
+    largest: int = 0
+    """The bytes of the largest view: the longest bar."""
+    chars: int = _BAR
+    """How many characters the longest bar takes."""
+
+
 @dataclass(frozen=True, slots=True)
 class _SizesTable:
     """The sizes of ``context`` as a table laid out for the width it is printed at: each column of numbers as wide
     as its widest number. What gives way in a narrow terminal is the bar (drawn shorter, to scale), then the headers
-    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out."""
+    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out.
+
+    ``layout``: where the table records its layout (``header``), or the layout its rows follow (no ``header``: the
+    rows ``context --follow`` prints under the table, in its columns)."""
 
     rows: list[dict[str, Any]]
+    layout: SizesLayout | None = None
+    header: bool = True
+
+    @property
+    def plain(self) -> str:
+        """What its rows say, one a line: a row printed again says nothing new (``--follow`` compares them)."""
+        return "\n".join(repr(row) for row in self.rows)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         cells = [
@@ -311,31 +335,81 @@ class _SizesTable:
             for row in self.rows
         ]
         widest = [max((len(line[i]) for line in cells), default=0) for i in range(len(_SIZE_COLUMNS))]
-        headers = list(_SIZE_COLUMNS)
-        numbers = sum(max(len(header), width) for header, width in zip(headers, widest, strict=True))
-        # the table's two edges, and between two columns a space of padding and the box's divider
-        padding = 2 + 2 * (len(headers) + 1)
-        room = options.max_width - numbers - padding - _NOTE_CHARS
-        if room < 4:  # the headers wider than their numbers go over two lines
-            headers = [header.replace(" ", "\n") for header in headers]
-            numbers = sum(
-                max(*map(len, header.split("\n")), width) for header, width in zip(headers, widest, strict=True)
+        largest = max((row["bytes"] for row in self.rows), default=0)
+        layout = self.layout
+        if layout is not None and not self.header and layout.widths:  # a line under the table: in its columns
+            widths = [max(a, b) for a, b in zip(layout.widths, widest, strict=True)]
+            chars, largest = layout.chars, max(layout.largest, largest)
+            table = Table(
+                box=box.SIMPLE_HEAD,
+                show_header=False,
+                show_edge=False,
+                pad_edge=False,
+                expand=True,
+                padding=(0, 1, 0, 0),
             )
-            room = options.max_width - numbers - padding - _NOTE_CHARS
-        chars = max(1, min(_BAR, room))
-        table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
-        for header in headers:
-            table.add_column(header, justify="right", no_wrap=True)
+            for width in widths:
+                table.add_column(justify="right", no_wrap=True, width=width)
+        else:
+            headers = list(_SIZE_COLUMNS)
+            widths = [max(len(header), width) for header, width in zip(headers, widest, strict=True)]
+            # the table's two edges, and between two columns a space of padding and the box's divider
+            padding = 2 + 2 * (len(headers) + 1)
+            room = options.max_width - sum(widths) - padding - _NOTE_CHARS
+            if room < 4:  # the headers wider than their numbers go over two lines
+                headers = [header.replace(" ", "\n") for header in headers]
+                widths = [
+                    max(*map(len, header.split("\n")), width) for header, width in zip(headers, widest, strict=True)
+                ]
+                room = options.max_width - sum(widths) - padding - _NOTE_CHARS
+            chars = max(1, min(_BAR, room))
+            table = Table(
+                box=box.SIMPLE_HEAD,
+                header_style="bold",
+                pad_edge=False,
+                expand=True,
+                padding=(0, 1, 0, 0),
+                show_header=self.header,
+            )
+            for header, width in zip(headers, widths, strict=True):
+                table.add_column(header, justify="right", no_wrap=True, width=width)
+            if layout is not None:
+                layout.widths, layout.largest, layout.chars = widths, largest, chars
         table.add_column("", no_wrap=True, width=chars)
         table.add_column("note", ratio=1)
-        largest = max((row["bytes"] for row in self.rows), default=0)
         for row, line in zip(self.rows, cells, strict=True):
             table.add_row(*line, _bar(row["prefix_bytes"], row["bytes"], largest, chars), _note(row))
-        yield table
+        # a line under the table has no edges (they are blank lines above and below): the left one's space is kept
+        yield table if table.show_header else Padding(table, (0, 0, 0, 1))
 
 
-def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
-    """The size of the view at every step as a table, a bar per step: grey the cached prefix, cyan re-sent."""
+def size_row(views: Views, at: int) -> dict[str, Any]:
+    """The row of ``context_json`` for the view deciding step ``at`` alone: what ``context --follow`` prints of it."""
+    view = views.at(at)
+    change = view.change
+    compacted = [compaction.trigger or "compaction" for compaction in views.compactions if compaction.step == at]
+    return {
+        "at": at,
+        "messages": view.message_count,
+        "bytes": view.bytes,
+        "tokens": view.tokens,
+        "bytes_no_window": view.bytes_no_window,
+        "prefix_bytes": change.prefix_bytes,
+        "resent_bytes": change.resent_bytes,
+        "first_diff": change.first_diff,
+        "left_window": change.left_window,
+        "compaction": compacted[0] if compacted else None,
+    }
+
+
+def size_line(views: Views, at: int, layout: SizesLayout) -> _SizesTable:
+    """The view deciding step ``at`` as a row of the sizes table, laid out in the columns ``layout`` recorded."""
+    return _SizesTable([size_row(views, at)], layout, header=False)
+
+
+def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None = None) -> list[Any]:
+    """The size of the view at every step as a table, a bar per step: grey the cached prefix, cyan re-sent;
+    ``layout``: where the table records how it was laid out (for ``size_line``)."""
     breaks = len(series.breaks)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
     title.append(
@@ -348,7 +422,7 @@ def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
     legend.append(" prefix ", style=MUTED)
     legend.append("\u2588", style="cyan")
     legend.append(" re-sent, the longest the largest view", style=MUTED)
-    return [title, _SizesTable(context_json(series)), legend]
+    return [title, _SizesTable(context_json(series), layout), legend]
 
 
 # ---------------------------------------------------------------------------- keys

@@ -120,6 +120,8 @@
     return entry.filter((piece) => typeof piece === "string").join("");
   }
   function n(value) { return value === null || value === undefined ? "" : value.toLocaleString("en-US"); }
+  // a count and its noun, the noun in the plural unless the count is one (as agentrender._words.plural)
+  function plural(count, noun, nouns) { return n(count) + " " + (count === 1 ? noun : nouns || noun + "s"); }
   function facts(parent, items) {
     const bar = el("div", "ar-header");
     for (const item of items) bar.appendChild(item);
@@ -288,7 +290,7 @@
     const [here, i] = stopIn(stop), s = here.sizes;
     const items = [
       fact("view", lastStop ? "after the last step" : "deciding step " + at),
-      fact("", n(s.messages[i]) + " messages"),
+      fact("", plural(s.messages[i], "message")),
       fact("", n(s.bytes[i]) + " bytes"),
       fact("", "~" + n(s.tokens[i]) + " tokens", "bytes / 4, a scale, not a count"),
       fact("", n(s.bytes_no_window[i]) + " bytes without the window"),
@@ -351,8 +353,8 @@
     const firstStep = here.first_step[i];
     if (first > firstStep) {
       const firstPosition = stepIn(first)[0][0];
-      viewBox.appendChild(el("div", "ar-elided", "… " + n(first - firstStep) + " earlier steps (" +
-        n(Math.max(0, firstPosition - start) * 2) + " messages) not shown here; raise \"steps shown\" to see them"));
+      viewBox.appendChild(el("div", "ar-elided", "… " + plural(first - firstStep, "earlier step") + " (" +
+        plural(Math.max(0, firstPosition - start) * 2, "message") + ") not shown here; raise \"steps shown\" to see them"));
     }
     for (let number = Math.max(first, firstStep); number < stop; number++) {
       const [step, index] = stepIn(number);
@@ -468,7 +470,7 @@
   }
 
   function layTable(rows, from, shown, current) {
-    countLabel.textContent = n(rows.length) + " of " + n(data.steps) + " steps" +
+    countLabel.textContent = n(rows.length) + " of " + plural(data.steps, "step") +
       (data.inherited ? " \u00b7 " + plain(data.inherited[1]) : "");
     pageLabel.textContent = rows.length ? "rows " + n(from + 1) + "-" + n(from + shown.length) + " of " + n(rows.length) : "no rows";
     pageButtons[0].disabled = pageButtons[1].disabled = state.page === 0;
@@ -631,10 +633,10 @@
         : "◆ compaction (the conversation restarted with its summary)"));
     }
     const resent = s.resent_bytes.reduce((a, b) => a + b, 0), total = s.bytes.reduce((a, b) => a + b, 0);
-    const totals = [fact("", n(count) + " views"),
+    const totals = [fact("", plural(count, "view")),
       fact("last view", n(s.bytes[count - 1]) + " bytes (~" + n(s.tokens[count - 1]) + " tokens), " +
         n(s.bytes_no_window[count - 1]) + " without the window"),
-      fact("", "the cache prefix broke " + n(breaks) + (breaks === 1 ? " time" : " times")),
+      fact("", "the cache prefix broke " + plural(breaks, "time")),
       ...compacted.map((i) => fact(s.compaction[i] === "compaction" ? "compaction" : "compaction (" + s.compaction[i] + ")",
         "before step " + s.at[i] + ": " + n(s.bytes[i]) + " bytes after")),
       fact("", "over the run " + n(resent) + " of " + n(total) + " bytes sent were re-sent after the prefix")];

@@ -25,7 +25,7 @@ from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths
 from agentrender.runfile.lines import decode_line
 
-__all__ = ["ImportFollower", "follow", "follower", "whole_document"]
+__all__ = ["NO_FILE_YET", "ImportFollower", "Undecided", "follow", "follower", "whole_document"]
 
 
 class ImportFollower:
@@ -46,6 +46,9 @@ class ImportFollower:
     ``waiting`` says why; once a run was imported, a file that no longer imports raises the
     importer's ``RunFileError``.
     """
+
+    final_end = False
+    """An end an importer reads from the file as it stands (a last reply that calls no tool) may be continued."""
 
     def __init__(self, path: str | os.PathLike[str], which: str | None = None) -> None:
         self.path = os.fspath(path)
@@ -183,17 +186,88 @@ def _changed_from(before: Run, after: Run) -> int | None:
     return after.steps[count - 1].index if count else after.steps[0].index
 
 
-def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower | ImportFollower:
+def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower | ImportFollower | Undecided:
     """What follows ``path``: a ``runfile.Follower`` for a run file, an ``ImportFollower`` for anything else.
 
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
-    it is imported again. The file's first line decides: a file with none complete yet is
-    followed as a run file.
+    it is imported again. The file's first line decides: a file that does not exist yet, or
+    holds no complete line yet, is followed by an ``Undecided``, which picks one of the two
+    once it does. A path whose folder does not exist, or a folder, raises ``ValueError``.
     """
     name = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(name))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{name}: no such folder: {folder} (no file there can be written to follow)")
+    if os.path.isdir(name):
+        raise ValueError(f"{name}: a folder, not a file to follow")
+    if which is None and not name.endswith(".gz") and not _decidable(_start(name)):
+        return Undecided(name)
+    return _decided(name, which)
+
+
+def _decided(name: str, which: str | None) -> Follower | ImportFollower:
     if which is None and _is_plain_run_file(name):
         return Follower(name)
     return ImportFollower(name, which)
+
+
+def _decidable(start: bytes) -> bool:
+    """A file's first bytes tell what follows it: its first line is complete (or a whole JSON value), or it is a ZIP."""
+    if b"\n" in start or start.startswith(ZIP_MAGIC):
+        return True
+    try:
+        decode_line(start.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+NO_FILE_YET = "no such file yet"
+"""``Undecided.waiting`` of a file that does not exist yet."""
+
+
+class Undecided:
+    """A file followed before it holds a complete line (or exists): ``poll`` as ``runfile.Follower.poll``.
+
+    Whether it is a run file (``runfile.Follower``) or a file an importer reads (``ImportFollower``:
+    a Claude Code session, a Codex rollout, a recording of ``record(client)``) is decided by its
+    first line, so the first ``poll`` that finds one complete makes that follower, which reads it on.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.chosen: Follower | ImportFollower | None = None
+        """The follower the file's first line chose; ``None`` until it is complete."""
+
+    @property
+    def waiting(self) -> str:
+        """Why the file gives no run yet: ``no such file yet``, else the chosen follower's ``waiting``."""
+        if self.chosen is not None:
+            return self.chosen.waiting
+        return "" if os.path.exists(self.path) else NO_FILE_YET
+
+    @property
+    def notices(self) -> list[str]:
+        """What happened to the file that made it be read again from its start (the chosen follower's)."""
+        return self.chosen.notices if self.chosen is not None else []
+
+    @property
+    def pending(self) -> int:
+        """The bytes of a last line not complete yet (``0`` until the first is, which nothing has read yet)."""
+        return self.chosen.pending if self.chosen is not None else 0
+
+    @property
+    def final_end(self) -> bool:
+        """The end a growth gives is the file's own last record (``runfile.Follower``), not an importer's reading."""
+        return self.chosen is not None and self.chosen.final_end
+
+    def poll(self) -> Growth | None:
+        """``None`` until the file's first line is complete; then the chosen follower's ``poll``."""
+        if self.chosen is None:
+            if not _decidable(_start(self.path)):
+                return None
+            self.chosen = _decided(self.path, None)
+        return self.chosen.poll()
 
 
 def whole_document(data: bytes) -> bool:

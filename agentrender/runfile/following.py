@@ -187,6 +187,9 @@ class Follower:
     that could not be read is never skipped over.
     """
 
+    final_end = True
+    """A run's ``end`` record is its last (RUNFILE.md): the run ended once it is read."""
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         """The file followed."""
@@ -341,10 +344,17 @@ def _gzip_refused(path: str) -> RunFileError:
 
 
 class Poller(Protocol):
-    """Anything with ``poll() -> Growth | None`` and ``waiting`` (why it gives no run yet): a ``Follower``, or the
-    importers' ``ImportFollower``."""
+    """Anything with ``poll() -> Growth | None``, ``waiting`` (why it gives no run yet) and ``final_end``: a
+    ``Follower``, or the importers' ``ImportFollower`` (or ``Undecided``, until a file's first line chose one)."""
 
-    waiting: str
+    @property
+    def waiting(self) -> str: ...
+
+    @property
+    def final_end(self) -> bool:
+        """The end a growth's run has is the file's own last record, after which it holds no more (a run file's
+        ``end``); ``False``: what an importer reads from the file as it stands, which more records may continue."""
+        ...
 
     def poll(self) -> Growth | None: ...
 

@@ -22,6 +22,7 @@ from agentrender._display.values import (
     rows_html,
     wrap,
 )
+from agentrender._words import plural
 from agentrender.views.explain import disagreements
 from agentrender.views.facts import BLOCK_KINDS, BLOCK_LABELS, ENDED_TEXT, compaction_mark, steps_summary
 
@@ -203,8 +204,8 @@ def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True,
     if start > first:
         elided = shown[0].message_index - 1
         parts.append(
-            f'<div class="ar-elided">… {start - first:,} earlier steps ({elided:,} messages) not shown here; '
-            "they are in view.messages</div>"
+            f'<div class="ar-elided">… {plural(start - first, "earlier step")} ({plural(elided, "message")}) '
+            "not shown here; they are in view.messages</div>"
         )
     parts.extend(_marked_steps(view, shown))
     if not total:
