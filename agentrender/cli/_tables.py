@@ -298,7 +298,9 @@ def _note(row: dict[str, Any]) -> Text:
 class _SizesTable:
     """The sizes of ``context`` as a table laid out for the width it is printed at: each column of numbers as wide
     as its widest number. What gives way in a narrow terminal is the bar (drawn shorter, to scale), then the headers
-    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out."""
+    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out. Narrower
+    than the numbers and a note column of ``_NOTE_CHARS`` need, each note is a line under the table (``at 7: ...``)
+    instead, where the table squeezed the note column out."""
 
     rows: list[dict[str, Any]]
 
@@ -322,16 +324,27 @@ class _SizesTable:
                 max(*map(len, header.split("\n")), width) for header, width in zip(headers, widest, strict=True)
             )
             room = options.max_width - numbers - padding - _NOTE_CHARS
+        below = room < 1  # no room for a bar and the note column: the notes go under the table
+        if below:
+            room = options.max_width - numbers - padding + 2
         chars = max(1, min(_BAR, room))
         table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
         for header in headers:
             table.add_column(header, justify="right", no_wrap=True)
         table.add_column("", no_wrap=True, width=chars)
-        table.add_column("note", ratio=1)
+        if not below:
+            table.add_column("note", ratio=1)
         largest = max((row["bytes"] for row in self.rows), default=0)
+        notes = []
         for row, line in zip(self.rows, cells, strict=True):
-            table.add_row(*line, _bar(row["prefix_bytes"], row["bytes"], largest, chars), _note(row))
+            bar, note = _bar(row["prefix_bytes"], row["bytes"], largest, chars), _note(row)
+            table.add_row(*line, bar, *(() if below else (note,)))
+            if below and note:
+                notes.append(Text.assemble(Text(f"at {line[0]}: ", style=MUTED), note))
         yield table
+        if notes:
+            yield Text("notes, by the view they are at:", style=MUTED)
+            yield from notes
 
 
 def context_renderables(run: Run, series: SizeSeries) -> list[Any]:
