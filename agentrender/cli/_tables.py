@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMULA_STARTS",
     "StepsTable",
+    "called_tools",
     "context_json",
     "context_renderables",
     "csv_cell",
@@ -74,6 +77,9 @@ class StepsTable:
 
     frame: pd.DataFrame
     total: int
+    called: Mapping[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    """The tools the reply of each step that called several (parallel tool uses) called, by the step's index
+    (``called_tools``): the table names them all where the frame's ``tool`` is the first's."""
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
@@ -134,6 +140,9 @@ class StepsTable:
                 style = "red" if record["status"] == "error" else ""
             if record.get("inherited"):
                 style = f"{style} {INHERITED}".strip()
+            index = record["index"]
+            if index is not None and (called := self.called.get(int(index))):
+                record["tool"] = _tools_said(called)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -247,8 +256,34 @@ def steps_rows(
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
-    keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
+    called = called_tools(run)
+    tools = _keep(frame["tool"], tool)
+    if tool and called:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
+        tools = tools | frame["index"].map(lambda index: not set(called.get(index, ())).isdisjoint(tool))
+    keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called)
+
+
+def _tools_said(names: Sequence[str]) -> str:
+    """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
+    once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
+    ``exec_command (+ exec_command \u00d72)``)."""
+    counts = Counter(names[1:])
+    others = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
+    return f"{names[0]} (+ {others})"
+
+
+def called_tools(run: Run, index: int | None = None) -> dict[int, tuple[str, ...]]:
+    """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
+    first) called, in order, by the step's index: its last model call's tool uses (``Run.last_calls``). ``index``:
+    of that step only."""
+    calls = run.last_calls() if index is None else {call.step: call for call in run.calls_for(index)}
+    called = {}
+    for step, call in calls.items():
+        names = tuple(block.name for block in call.response.content if block.type == "tool_use")
+        if len(names) > 1:
+            called[step] = names
+    return called
 
 
 # ---------------------------------------------------------------------------- context
