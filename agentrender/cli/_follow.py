@@ -22,7 +22,7 @@ from agentrender._types import Step, utf8_bytes
 from agentrender.cli._inputs import CliError, run_path
 from agentrender.cli._tables import called_tools
 from agentrender.cli._term import MUTED, Console, Text, clean
-from agentrender.imports.following import follower
+from agentrender.imports.following import RunNotInFile, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
 from agentrender.views import Views
@@ -49,8 +49,9 @@ def follow(
     if args.json:
         raise CliError("--follow prints each step as it comes, in the terminal's form; --json prints a finished run")
     path = run_path(args.run)
+    which = getattr(args, "which", None)
     try:
-        tracker = follower(path, getattr(args, "which", None))
+        tracker = follower(path, which)
     except ValueError as error:
         raise CliError(str(error)) from None
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
@@ -59,12 +60,17 @@ def follow(
     printed: dict[int, str] = {}  # the line each step was last printed as: a growth that leaves it so prints it not
     try:
         while until is None or time.monotonic() < until:
-            growth = _poll(tracker)
+            try:
+                growth = _poll(tracker)
+            except RunNotInFile as error:  # a file of one run, however it grows: said as without --follow
+                raise CliError(f"{path}: --run {which}: {error}") from None
             if growth is None:
-                # a file that does not import yet (a document half written): why, once each time the reason changes
+                # a file that does not import yet (a document half written), or that holds no run --run names yet (a
+                # log of requests may come to): why, once each time the reason changes
                 waiting = tracker.waiting
                 if waiting and waiting != waited:
-                    err.write(f"agentrender: waiting until the file imports: {clean(waiting, one_line=True)}\n")
+                    what = f"for run {tracker.waiting_for}" if tracker.waiting_for else "until the file imports"
+                    err.write(f"agentrender: waiting {clean(what, one_line=True)}: {clean(waiting, one_line=True)}\n")
                 waited = waiting
                 time.sleep(POLL_INTERVAL)
                 continue

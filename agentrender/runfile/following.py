@@ -199,6 +199,9 @@ class Follower:
         self.waiting = ""
         """Why the file gives no run yet, as ``ImportFollower.waiting`` says it: always ``""`` here, as a run file
         read so far is a run once its header is (a line not complete yet is ``pending``, and a bad one an error)."""
+        self.waiting_for = ""
+        """The run the file is waited for, as ``ImportFollower.waiting_for`` says it: always ``""`` here, as a run
+        file holds one run."""
         self._failed: RunFileError | None = None
         self._identity: tuple[int, int] | None = None
         self._unsaid = ""
@@ -341,10 +344,11 @@ def _gzip_refused(path: str) -> RunFileError:
 
 
 class Poller(Protocol):
-    """Anything with ``poll() -> Growth | None`` and ``waiting`` (why it gives no run yet): a ``Follower``, or the
-    importers' ``ImportFollower``."""
+    """Anything with ``poll() -> Growth | None``, ``waiting`` (why it gives no run yet) and ``waiting_for`` (the run
+    it waits for, when that is why): a ``Follower``, or the importers' ``ImportFollower``."""
 
     waiting: str
+    waiting_for: str
 
     def poll(self) -> Growth | None: ...
 
