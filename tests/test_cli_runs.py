@@ -4,6 +4,7 @@ its warnings grouped, a media block in one line, a turn of many blocks folded, a
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
 import re
@@ -501,10 +502,11 @@ def test_the_steps_table_printed_at_two_widths_is_laid_out_for_each() -> None:
     assert printed(table, 120) == printed(_tables.steps_rows(run).renderable(run), 120)
 
 
-def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_once() -> None:
+def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_once(tmp_path: Path) -> None:
     """show/steps/context --follow --run N of a file that holds one run however it grows (a run file, a Codex rollout)
-    exit 2 at once saying what --run says without --follow, where they waited forever; a file of several runs that
-    may come to hold it (a log of requests) is waited for, saying for which run and what it holds so far."""
+    exit 2 at once saying what --run says without --follow, where they waited forever (a .jsonl.gz is refused as
+    without --run); a file of several runs that may come to hold it (a log of requests) is waited for, saying for
+    which run and what it holds so far."""
     rollout = "tests/fixtures/real/codex/codemie-ai-codemie-code/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-"
     rollout += "ba12b5b73b52.jsonl"
     files = ["sample_runs/fix-failing-test.jsonl", *([rollout] if (ROOT / rollout).is_file() else [])]
@@ -514,6 +516,11 @@ def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_on
         for command in ("show", "steps", "context"):
             code, out, err = run_cli(command, path, "--run", "5", "--follow", "--follow-for", "5")
             assert (code, out, err) == (2, "", once), command
+    gz = tmp_path / "run.jsonl.gz"
+    gz.write_bytes(gzip.compress((ROOT / files[0]).read_bytes()))
+    for which in ((), ("--run", "0"), ("--run", "5")):  # as without --run, where --run waited
+        code, out, err = run_cli("show", str(gz), *which, "--follow", "--follow-for", "5")
+        assert (code, out) == (2, "") and "a gzip-compressed run file cannot be followed" in err, which
     if not (ROOT / CLAUDE_TRACE).is_file():
         return
     code, _, err = run_cli("steps", CLAUDE_TRACE, "--run", "5", "--follow", "--follow-for", "0.5")

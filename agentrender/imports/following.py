@@ -223,10 +223,10 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
 
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
     it is imported again. The file's first line decides: a file with none complete yet is
-    followed as a run file.
+    followed as a run file. A ``.gz`` file is refused as ``runfile.Follower`` refuses it, whichever run is named.
     """
     name = os.fspath(path)
-    if which is None and _is_plain_run_file(name):
+    if name.endswith(".gz") or (which is None and _is_plain_run_file(name)):
         return Follower(name)
     return ImportFollower(name, which)
 
