@@ -654,11 +654,11 @@ PARALLEL = real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
 @pytest.mark.skipif(not PARALLEL.is_file(), reason="tests/fixtures/real is not in this checkout")
 def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
     """steps --tool keeps a step whose reply called that tool among parallel calls, not only as its first (whose tool
-    the decision names), and the table names every tool the reply called; --follow filters the same way. Before,
-    --tool Glob kept no step, and the table said WebSearch alone."""
+    the decision names), and the table names every tool the reply called; --follow filters and names them the same
+    way. Before, --tool Glob kept no step, and the table and the --follow lines said WebSearch alone."""
     import argparse
 
-    from agentrender.cli._follow import steps_filter
+    from agentrender.cli._follow import show_line, step_line, steps_filter
 
     for tool, index, said in (("Glob", 2, "WebSearch (+ Glob)"), ("WebFetch", 3, "Read (+ WebFetch)")):
         code, out, err = run_cli("steps", str(PARALLEL), "--tool", tool, "--width", "150", "--color", "never")
@@ -669,6 +669,8 @@ def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
         run = load(PARALLEL)
         kept = steps_filter(argparse.Namespace(tool=[tool], status=None, kind=None))
         assert [step.index for step in run.steps if kept(Views(run), step)] == [index]
+        assert step_line(run.steps[index], Views(run)).plain.startswith(f"step {index} · {said} · ok (")
+        assert show_line(Views(run), run.steps[index]).plain.startswith(f"step {index} · {said} · ok (")
     _, out, _ = run_cli("steps", str(PARALLEL), "--tool", "WebSearch", "--tool", "Read", "--json")
     assert [row["index"] for row in json.loads(out)] == [2, 3]
     _, out, _ = run_cli("steps", str(PARALLEL), "--tool", "Bash", "--width", "150", "--color", "never")

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from agentrender._types import Step, utf8_bytes
 from agentrender.cli._inputs import CliError, run_path
-from agentrender.cli._tables import called_tools
+from agentrender.cli._tables import called_tools, tools_said
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.imports.following import RunNotInFile, follower
 from agentrender.runfile import Growth, Run
@@ -107,14 +107,19 @@ def _poll(tracker: Poller) -> Growth | None:
         raise CliError(str(error)) from None
 
 
-def step_line(step: Step) -> Text:
-    """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet)."""
+def step_line(step: Step, views: Views | None = None) -> Text:
+    """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet);
+    a reply of parallel tool uses of the run of ``views`` names the others too, as the steps table does
+    (``WebSearch (+ Glob)``)."""
     decision, observation = step.decision, step.observation
     line = Text(f"step {step.index}", style="bold")
     if decision is None:
         line.append(" · no decision (yet)", style=MUTED)
         return line
     what = decision.tool if decision.calls else decision.kind
+    run = views.run if views is not None and decision.calls else None
+    if run is not None and (called := called_tools(run, step.index).get(step.index)):
+        what = tools_said(called)
     line.append(f" · {clean(what, one_line=True)}")
     if observation is None:
         if decision.calls:  # a reply that calls no tool (a final answer) waits for no result
@@ -127,7 +132,7 @@ def step_line(step: Step) -> Text:
 def show_line(views: Views, step: Step) -> Text:
     """What ``show --follow`` prints for a step: the step, and how the view after it changed."""
     view = views.at(step.index + 1)
-    line = step_line(step)
+    line = step_line(step, views)
     line.append(f" → view at {step.index + 1}: {view.message_count:,} messages, {view.bytes:,} bytes; ")
     line.append(view.change.describe(), style=MUTED)
     return line

@@ -49,6 +49,7 @@ __all__ = [
     "sample_row",
     "samples_renderable",
     "steps_rows",
+    "tools_said",
 ]
 
 
@@ -142,7 +143,7 @@ class StepsTable:
                 style = f"{style} {INHERITED}".strip()
             index = record["index"]
             if index is not None and (called := self.called.get(int(index))):
-                record["tool"] = _tools_said(called)
+                record["tool"] = tools_said(called)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -264,7 +265,7 @@ def steps_rows(
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called)
 
 
-def _tools_said(names: Sequence[str]) -> str:
+def tools_said(names: Sequence[str]) -> str:
     """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
     once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
     ``exec_command (+ exec_command \u00d72)``)."""
