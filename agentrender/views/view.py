@@ -355,6 +355,8 @@ class Views:
         if at is None:
             return None
         last = self.stops[-1]
+        if type(at) is int and 0 <= at <= last:  # the usual case, checked first
+            return at
         taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
         if last == 0:
             taken = "it holds no steps, so a view is taken at 0 only (its opening)"
