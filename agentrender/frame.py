@@ -120,14 +120,15 @@ def _or_nulls(texts: list[str]) -> list[str | None]:
     return [text or None for text in texts]
 
 
-def _nudge(block_type: str) -> bool:
-    """Whether a block of ``block_type`` answered a step with a nudge: it is not a ``tool_result``."""
-    return block_type != "tool_result"
-
-
-def _nudges(block_types: list[str]) -> list[bool]:
-    """``_nudge`` of each of ``block_types``, without a call for each."""
-    return [block_type != "tool_result" for block_type in block_types]
+def _nudges(kinds: list[str | None], block_types: list[str | None]) -> list[bool]:
+    """Whether the render answered each step with a text nudge, from the kind (of ``views.BLOCK_KINDS``) and the type
+    of the block its user turn showed for the step: a block that is no ``tool_result``, made by the contract or a
+    hook; never a block shown as sent (``as_sent``), which the imported agent sent itself (after a final answer, the
+    user's next prompt); ``False`` where the view has no user turn for the step (``None``)."""
+    return [
+        kind is not None and kind != "as_sent" and block_type != "tool_result"
+        for kind, block_type in zip(kinds, block_types, strict=True)
+    ]
 
 
 def _failed(status: str) -> bool:
@@ -219,7 +220,7 @@ _STEP_PARTS = (
     "ended",
     "in_view",
     "shown_as",
-    "shown_type",
+    "nudge",
     "shown_bytes",
     "hidden_bytes",
     "call",
@@ -237,9 +238,10 @@ _STEP_PARTS = (
   the last step (``View.step_columns``); ``None`` (but ``rendered``, ``ended`` and ``in_view``) when that view skips
   it; ``full`` is ``None`` too for a step that view does not hold (``in_view`` false: before the compaction it
   restarts from);
-- ``shown_as``, ``shown_type``, ``shown_bytes``, ``hidden_bytes``: the kind, block type, shown and hidden bytes of the
-  ``BlockFact`` of the step's user turn in that view, what the model was shown for it (``View.result_columns``);
-  ``None`` when the view has no user turn for the step (it skips the step, does not hold it, or ended on it);
+- ``shown_as``, ``shown_bytes``, ``hidden_bytes``: the kind, shown and hidden bytes of the ``BlockFact`` of the
+  step's user turn in that view, what the model was shown for it (``View.result_columns``); ``None`` when the view
+  has no user turn for the step (it skips the step, does not hold it, or ended on it);
+- ``nudge``: whether that block is the render's text nudge (``_nudges``, from its kind and block type);
 - ``call`` and ``calls``: the last model call made for the step, and how many were;
 - ``compaction``: the compaction right before the step (its request was the first sent after it), in that view's terms.
 """
@@ -353,11 +355,13 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "nudge",
         "bool",
-        "True when the render answered the step with a text nudge instead of a tool_result.",
-        _nudge,
-        of="shown_type",
+        "True when the render answered the step with a text nudge instead of a tool_result (the contract's: shown_as "
+        "nudge_no_tool_call, nudge_truncated or nudge_invalid; or a hook's text); false for a step shown as sent "
+        "(shown_as as_sent): what an imported agent sent after it is its own, after a final answer the user's next "
+        "prompt, not the render's nudge.",
+        _itself,
+        of="nudge",
         absent=False,
-        values=_nudges,
     ),
     Column(
         "shown_bytes",
@@ -527,7 +531,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "ended_at": ended_at,
         **facts,
         "shown_as": shown["kind"],
-        "shown_type": shown["type"],
+        "nudge": _nudges(shown["kind"], shown["type"]),
         "shown_bytes": shown["shown_bytes"],
         "hidden_bytes": shown["hidden_bytes"],
         "call": list(map(last.get, indices)),

@@ -836,3 +836,15 @@ def test_counts_are_said_in_words_with_their_plural() -> None:
     assert "1 reply ·" in out and "1 replies" not in out
     _, out, _ = run_cli("context", "malformed-replies", "--color", "never", "--width", "200")
     assert "the cache prefix breaks 1 time ·" in out
+
+
+def test_context_keeps_its_notes_below_80_columns() -> None:
+    """context at any width says where the cache prefix broke: below the width its table and a note column need, each
+    note is a line under the table (at 7: step 0 left the window), where the table squeezed the note column out."""
+    _, wide, _ = run_cli("context", "fix-failing-test", "--color", "never", "--width", "100")
+    assert "✂ step 0 left the" in wide and "at 7:" not in wide
+    for width in (71, 60, 40):
+        _, out, _ = run_cli("context", "fix-failing-test", "--color", "never", "--width", str(width))
+        lines = [line.rstrip() for line in out.splitlines()]
+        assert "at 7: ✂ step 0 left the window" in lines and "at 8: ✂ step 1 left the window" in lines, (width, out)
+        assert max(len(line) for line in lines) <= width, (width, out)

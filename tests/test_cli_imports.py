@@ -655,3 +655,33 @@ def test_decide_names_the_file_of_a_sub_agents_replies() -> None:
         assert Path(row["file"]).resolve() == agent.resolve()
         assert json.loads(lines[row["line"] - 1])["type"] == "assistant"
     assert {row["file"] for row in json.loads(run_cli("decide", str(path), "--json")[1])} == {None}
+
+
+PARALLEL = real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+"""A Claude Code session whose steps 2 and 3 each made two tool uses at once: WebSearch and Glob, Read and WebFetch."""
+
+
+@pytest.mark.skipif(not PARALLEL.is_file(), reason="tests/fixtures/real is not in this checkout")
+def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
+    """steps --tool keeps a step whose reply called that tool among parallel calls, not only as its first (whose tool
+    the decision names), and the table names every tool the reply called; --follow filters and names them the same
+    way. Before, --tool Glob kept no step, and the table and the --follow lines said WebSearch alone."""
+    import argparse
+
+    from agentrender.cli._follow import show_line, step_line, steps_filter
+
+    for tool, index, said in (("Glob", 2, "WebSearch (+ Glob)"), ("WebFetch", 3, "Read (+ WebFetch)")):
+        code, out, err = run_cli("steps", str(PARALLEL), "--tool", tool, "--width", "150", "--color", "never")
+        assert code == 0, err
+        assert "1 of 4 steps" in out and f" {index}  tool_call  {said}  ok " in out, out
+        code, out, err = run_cli("steps", str(PARALLEL), "--tool", tool, "--json")
+        assert code == 0 and [row["index"] for row in json.loads(out)] == [index], err
+        run = load(PARALLEL)
+        kept = steps_filter(argparse.Namespace(tool=[tool], status=None, kind=None))
+        assert [step.index for step in run.steps if kept(Views(run), step)] == [index]
+        assert step_line(run.steps[index], Views(run)).plain.startswith(f"step {index} · {said} · ok (")
+        assert show_line(Views(run), run.steps[index]).plain.startswith(f"step {index} · {said} · ok (")
+    _, out, _ = run_cli("steps", str(PARALLEL), "--tool", "WebSearch", "--tool", "Read", "--json")
+    assert [row["index"] for row in json.loads(out)] == [2, 3]
+    _, out, _ = run_cli("steps", str(PARALLEL), "--tool", "Bash", "--width", "150", "--color", "never")
+    assert "2 of 4 steps" in out and " 0  tool_call  Bash  ok " in out

@@ -4,6 +4,7 @@ its warnings grouped, a media block in one line, a turn of many blocks folded, a
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
 import re
@@ -202,17 +203,16 @@ def test_runs_lists_a_number_past_999_as_run_takes_it() -> None:
 
 
 def test_a_followed_file_names_the_runs_a_run_it_does_not_hold_may_be() -> None:
-    """Following a file for a run it does not hold waits saying what the CLI's --run says: the numbers from 0 it
-    takes and the runs the file holds; a number in range follows that run."""
+    """Following a file of several runs (a log of requests, which may come to hold more) for a run it does not hold
+    waits saying for which run and what the file holds so far: the numbers from 0 and the runs; a number in range
+    follows that run."""
     if not (ROOT / CLAUDE_TRACE).is_file():
         pytest.skip("the real fixtures are not in this checkout")
     from agentrender.imports.following import follower
 
     tracker = follower(CLAUDE_TRACE, "4")
-    assert tracker.poll() is None
-    assert tracker.waiting.startswith(
-        f"{CLAUDE_TRACE}:0: run '4': no run of that id, nor a number from 0 to 3; the file holds 4 runs: 0: log-"
-    )
+    assert tracker.poll() is None and tracker.waiting_for == "4"
+    assert tracker.waiting.startswith("the file holds 4 runs so far, numbered 0 to 3: 0: log-")
     growth = follower(CLAUDE_TRACE, "3").poll()
     assert growth is not None and growth.run.run_id == imports.load_runs(CLAUDE_TRACE)[3].run_id
 
@@ -500,3 +500,29 @@ def test_the_steps_table_printed_at_two_widths_is_laid_out_for_each() -> None:
     table = _tables.steps_rows(run).renderable(run)
     printed(table, 60)
     assert printed(table, 120) == printed(_tables.steps_rows(run).renderable(run), 120)
+
+
+def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_once(tmp_path: Path) -> None:
+    """show/steps/context --follow --run N of a file that holds one run however it grows (a run file, a Codex rollout)
+    exit 2 at once saying what --run says without --follow, where they waited forever (a .jsonl.gz is refused as
+    without --run); a file of several runs that may come to hold it (a log of requests) is waited for, saying for
+    which run and what it holds so far."""
+    rollout = "tests/fixtures/real/codex/codemie-ai-codemie-code/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-"
+    rollout += "ba12b5b73b52.jsonl"
+    files = ["sample_runs/fix-failing-test.jsonl", *([rollout] if (ROOT / rollout).is_file() else [])]
+    for path in files:
+        code, _, once = run_cli("show", path, "--run", "5")
+        assert code == 2 and once.startswith(f"agentrender: {path}: --run 5: no run of that id, nor a number from 0")
+        for command in ("show", "steps", "context"):
+            code, out, err = run_cli(command, path, "--run", "5", "--follow", "--follow-for", "5")
+            assert (code, out, err) == (2, "", once), command
+    gz = tmp_path / "run.jsonl.gz"
+    gz.write_bytes(gzip.compress((ROOT / files[0]).read_bytes()))
+    for which in ((), ("--run", "0"), ("--run", "5")):  # as without --run, where --run waited
+        code, out, err = run_cli("show", str(gz), *which, "--follow", "--follow-for", "5")
+        assert (code, out) == (2, "") and "a gzip-compressed run file cannot be followed" in err, which
+    if not (ROOT / CLAUDE_TRACE).is_file():
+        return
+    code, _, err = run_cli("steps", CLAUDE_TRACE, "--run", "5", "--follow", "--follow-for", "0.5")
+    assert code == 0
+    assert err.startswith("agentrender: waiting for run 5: the file holds 4 runs so far, numbered 0 to 3: 0: log-")

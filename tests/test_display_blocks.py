@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from agentrender.html import page
+from agentrender import ModelResponse
+from agentrender.html import page, payload
 from agentrender.imports import from_anthropic, load, load_runs
-from agentrender.views import Views
-from agentrender.views.html import view_html
+from agentrender.views import Views, explain_decide
+from agentrender.views.html import explanation_html, view_html
 from tests._support.cli import run_cli
 from tests._support.real import REAL
 
@@ -58,12 +59,19 @@ CASES: dict[str, tuple[str, dict[str, Any], list[str], list[str], list[str]]] = 
         ["Which file?"],
         ['"signature"'],
     ),
+    "thinking, encrypted": (
+        "assistant",
+        {"type": "thinking", "thinking": "", "signature": "c2lnbmF0dXJl"},
+        ["as sent  a thinking block · 12 bytes  [encrypted reasoning: 12 bytes of signature, sent back as it was]"],
+        ["[encrypted reasoning: 12 bytes of signature, sent back as it was]"],
+        ['"signature"', "c2lnbmF0dXJl"],
+    ),
     "redacted thinking": (
         "assistant",
         {"type": "redacted_thinking", "data": "RU5DUllQVEVE"},
-        ["as sent  a redacted_thinking block · 12 bytes  RU5DUllQVEVE"],
-        ["RU5DUllQVEVE"],
-        ['"data"'],
+        ["as sent  a redacted_thinking block · 12 bytes  [encrypted reasoning: 12 bytes of data, sent back as it was]"],
+        ["[encrypted reasoning: 12 bytes of data, sent back as it was]"],
+        ['"data"', "RU5DUllQVEVE"],
     ),
     "tool use, caller": (
         "assistant",
@@ -272,8 +280,8 @@ def test_a_block_is_sized_by_what_it_shows_the_model(name: str) -> None:
     kind = block["type"]
     if kind == "tool_result":
         expected = len(fact.block.content.encode("utf-8"))
-    elif kind in ("thinking", "redacted_thinking"):
-        expected = len((block.get("thinking") or block["data"]).encode("utf-8"))
+    elif kind in ("thinking", "redacted_thinking"):  # one that is only encrypted: what it sent, its signature or data
+        expected = len((block.get("thinking") or block.get("signature") or block["data"]).encode("utf-8"))
     else:
         expected = len(json.dumps(block, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     assert fact.shown_bytes == expected > 0, (fact.shown_bytes, expected)
@@ -379,15 +387,60 @@ def test_a_block_is_labelled_before_its_content_whatever_its_length(tmp_path: Pa
 
 def test_an_encrypted_reasoning_item_is_said_to_be_one(tmp_path: Path) -> None:
     """A thinking block of no text but its signature (a Responses API reasoning item's ``encrypted_content``) is said
-    to be encrypted reasoning, with the size of its signature, in ``show``, a view's HTML and the page, where each
-    showed an empty thinking block."""
+    to be encrypted reasoning, sized by its signature, in ``show``, a view's HTML and the page, where each showed an
+    empty thinking block of 0 bytes."""
     said = "[encrypted reasoning: 12 bytes of signature, sent back as it was]"
     request = _conversation("assistant", {"type": "thinking", "thinking": "", "signature": "c2lnbmF0dXJl"})
     path = tmp_path / "request.json"
     path.write_text(json.dumps(request), encoding="utf-8")
     code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
     assert code == 0, err
-    assert f"as sent  a thinking block · 0 bytes  {said}" in out, out
+    assert f"as sent  a thinking block · 12 bytes  {said}" in out, out
     run = load(path)
     assert said in html.unescape(re.sub(r"<[^>]*>", "", view_html(Views(run).at(None))))
     assert json.dumps(said) in page(run)
+
+
+@pytest.mark.parametrize(
+    ("block", "said"),
+    [
+        ({"type": "thinking", "thinking": "", "signature": "c2lnbmF0dXJl"}, "12 bytes of signature"),
+        ({"type": "redacted_thinking", "data": "RU5DUllQVEVE"}, "12 bytes of data"),
+    ],
+)
+def test_decide_says_a_reply_s_encrypted_reasoning(block: dict[str, Any], said: str, tmp_path: Path) -> None:
+    """``decide`` and its HTML say a reply's reasoning block that is only encrypted (a thinking block of no text but
+    its signature, a redacted_thinking block) is encrypted reasoning and what it sent, where ``decide`` said
+    'thinking  0 characters' over an empty line and the HTML an empty 'thinking (0 characters)' or a bare tag."""
+    line = f"[encrypted reasoning: {said}, sent back as it was]"
+    reply = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [block, USE],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    path = tmp_path / "reply.json"
+    path.write_text(json.dumps(reply), encoding="utf-8")
+    code, out, err = run_cli("decide", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    name = block["type"].replace("_", " ")
+    assert f"▌ {name}  {line} · not part of the reason" in out, out
+    assert "0 characters" not in out
+    explained = explanation_html(explain_decide(ModelResponse.from_dict(reply)))
+    assert f'<span class="ar-tag">{name}</span>{html.escape(line)}</div>' in explained, explained
+
+
+def test_the_page_s_decide_tab_says_encrypted_reasoning() -> None:
+    """The page's decide tab gives a Codex rollout's reasoning item (no summary, its ``encrypted_content`` kept as the
+    signature) as encrypted reasoning of its signature's size, where it gave an empty thinking block."""
+    path = REAL / "codex/codemie-ai-codemie-code/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl"
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this checkout")
+    facts = payload(load(path))
+    texts = facts["texts"]
+    first = [[texts[number] for number in block] for block in facts["replies"][0][3]]
+    said = "[encrypted reasoning: 1,572 bytes of signature, sent back as it was]"
+    assert first[0] == ["thinking", said], first

@@ -660,3 +660,33 @@ def test_a_slice_of_the_steps_frame_has_the_rows_of_the_whole_frame() -> None:
     )
     with pytest.raises(ValueError, match="consecutive steps"):
         steps_frame(run, rows=slice(0, n, 2))
+
+
+def test_a_user_s_next_prompt_shown_as_sent_is_no_nudge() -> None:
+    """An imported conversation of two prompts: the final answer's step is answered by the user's next prompt
+    (shown_as as_sent, a text block, as sent and under the contract's options alike), which is not the render's nudge
+    (nudge was True); the contract's own text nudges stay True (test_render_facts_for_every_case)."""
+    from agentrender.imports import from_anthropic
+
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "a.py"}}
+    again = {**use, "id": "toolu_2"}
+    run = from_anthropic(
+        {
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": "Read a.py."},
+                {"role": "assistant", "content": [use]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "It sets x."}]},
+                {"role": "user", "content": "Now read it again."},
+                {"role": "assistant", "content": [again]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "x = 1"}]},
+            ],
+        }
+    )
+    sent = steps_frame(run)
+    assert sent["kind"].tolist() == ["tool_call", "no_tool_call", "tool_call"]
+    assert sent["shown_as"].tolist() == ["as_sent"] * 3 and sent["nudge"].tolist() == [False] * 3
+    contract = steps_frame(run, run.options(recent_results=5))  # the user's prompt is theirs under the contract too
+    assert contract["shown_as"].tolist() == ["result", "as_sent", "result"]
+    assert contract["nudge"].tolist() == [False] * 3

@@ -101,10 +101,11 @@ RUNS = [every_kind_run(), long_run(45), hostile_run(), long_run(0), long_run(1)]
 
 @pytest.mark.parametrize("run", RUNS, ids=["every-kind", "long", "hostile", "empty", "one"])
 def test_every_view_equals_render_messages(run: Any) -> None:
-    """For every step (and None) and every option setting, hooks included, the assembled view is render.messages."""
+    """For every step (and None) and every option setting, hooks included, the assembled view is render.messages
+    (a step out of range is refused: test_every_method_taking_a_step_refuses_what_is_no_step_of_the_run)."""
     for options in option_settings(run):
         views = Views(run, options)
-        for at in [*views.stops, None, -1, 10_000]:
+        for at in [*views.stops, None]:
             assert views.messages(at) == render.messages(run.step_input(at), options), (at, options)
 
 
@@ -138,6 +139,29 @@ def test_a_view_is_taken_from_0_to_one_past_the_last_step_and_nowhere_else(run: 
         with pytest.raises(IndexError) as raised:
             views.at(at)
         assert str(raised.value) == f"step {at} is {where} the run: {taken}"
+
+
+@pytest.mark.parametrize("run", RUNS, ids=["every-kind", "long", "hostile", "empty", "one"])
+def test_every_method_taking_a_step_refuses_what_is_no_step_of_the_run(run: Any) -> None:
+    """Views.messages, step_input, change, compaction and previous_stop refuse a step as Views.at does: one out of
+    range with IndexError, one that is no int (a string, a float, a bool) with TypeError, each naming the range,
+    where they failed deep inside (a string) or returned a view for it (a float, True, -1, a step past the run)."""
+    views = Views(run)
+    last = views.stops[-1]
+    taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
+    if not run.steps:
+        taken = "it holds no steps, so a view is taken at 0 only (its opening)"
+    methods = (views.at, views.messages, views.step_input, views.change, views.compaction, views.previous_stop)
+    for method in methods:
+        for at, where in ((last + 1, "past"), (-1, "before")):
+            with pytest.raises(IndexError) as raised:
+                method(at)
+            assert str(raised.value) == f"step {at} is {where} the run: {taken}", method
+        for at, said in (("2", "'2' is a str"), (1.5, "1.5 is a float"), (True, "True is a bool")):
+            with pytest.raises(TypeError) as wrong:
+                method(at)
+            assert str(wrong.value) == f"step {said}, not a step's index (an int): {taken}", method
+    assert views.messages(last) == views.messages(None) and views.step_input(0).steps == ()
 
 
 def test_step_input_needs_options_and_steps_in_order() -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "BlockSaid",
     "WarningGroup",
     "block_said",
+    "encrypted_bytes",
     "encrypted_said",
     "end_said",
     "folded_blocks",
@@ -359,17 +360,50 @@ def _said(block: Any) -> BlockSaid:
             return _use_said(block.input, block.name, block.tool_use_id)
         if kind == "tool_result":
             return BlockSaid(block.content, ref=block.tool_use_id)
-        if kind == "thinking" and not block.text and block.signature:
-            return BlockSaid(encrypted_said(block.signature))
-        return BlockSaid(block.text)
+        return BlockSaid(encrypted_said(block) or block.text)
     return wire_said(raw)
 
 
-def encrypted_said(signature: str) -> str:
-    """A thinking block of no text but its signature (an encrypted reasoning item: OpenAI's ``encrypted_content``)
-    in one line, as a media block is: what it is and its size, where it showed as an empty thinking block."""
-    size = len(signature.encode("utf-8", "surrogatepass"))
-    return f"[encrypted reasoning: {size:,} bytes of signature, sent back as it was]"
+def encrypted_said(block: Any) -> str:
+    """A reasoning block that is only encrypted, in one line as a media block is: what it is and the size of what was
+    sent (``encrypted_bytes``), where it showed as an empty thinking block or a base64 blob; ``""`` for any other
+    block. ``block`` is a ``ContentBlock`` (read by its attributes) or a block's wire form."""
+    encrypted = _encrypted(block)
+    if encrypted is None:
+        return ""
+    secret, what = encrypted
+    return f"[encrypted reasoning: {_utf8_bytes(secret):,} bytes of {what}, sent back as it was]"
+
+
+def encrypted_bytes(block: Any) -> int | None:
+    """The UTF-8 bytes a reasoning block that is only encrypted (``encrypted_said``) sent: its signature, or a
+    ``redacted_thinking`` block's data; ``None`` for any other block. ``block`` as ``encrypted_said`` takes it."""
+    encrypted = _encrypted(block)
+    return None if encrypted is None else _utf8_bytes(encrypted[0])
+
+
+def _encrypted(block: Any) -> tuple[str, str] | None:
+    """What a reasoning block that is only encrypted sent, and what it is called; ``None`` for any other block.
+
+    Such a block is a thinking block of no text but its signature (a Responses API reasoning item, whose
+    ``encrypted_content`` is its signature; a Claude thinking block whose text was left out), or a Claude
+    ``redacted_thinking`` block, whose ``data`` is the reasoning encrypted. The agent sends it back as it was.
+    """
+    if isinstance(block, Mapping):
+        kind, text = block.get("type"), block.get("thinking")
+        secret = block.get("signature") if kind == "thinking" else block.get("data")
+    else:
+        kind, text = block.type, block.text
+        secret = block.signature if kind == "thinking" else block.text
+    if kind == "thinking" and not text and isinstance(secret, str) and secret:
+        return secret, "signature"
+    if kind == "redacted_thinking" and isinstance(secret, str):
+        return secret, "data"
+    return None
+
+
+def _utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
@@ -387,10 +421,7 @@ def wire_said(wire: Mapping[str, Any]) -> BlockSaid:
         return BlockSaid(_content_said(wire.get("content")), ref=str(wire.get("tool_use_id", "")), notes=notes)
     if kind in MEDIA_TYPES:
         return BlockSaid(media_label(wire) or f"[{kind}]", notes=notes)
-    signature = wire.get("signature")
-    if kind == "thinking" and not wire.get("thinking") and isinstance(signature, str) and signature:
-        return BlockSaid(encrypted_said(signature), notes=notes)
-    return BlockSaid(str(wire.get(_BODY_KEYS[kind], "")), notes=notes)
+    return BlockSaid(encrypted_said(wire) or str(wire.get(_BODY_KEYS[kind], "")), notes=notes)
 
 
 TEXT_INPUT = "its input is text, sent as it is"

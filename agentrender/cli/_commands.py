@@ -93,7 +93,7 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
             console,
             err,
             lambda run, views: _steps_table(run, args, out, console),
-            lambda views, step: _follow.step_line(step) if kept(step) else None,
+            lambda views, step: _follow.step_line(step, views) if kept(views, step) else None,
         )
     return _steps_table(load_run_of(args, err), args, out, console)
 

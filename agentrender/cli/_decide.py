@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentrender._display.said import encrypted_said
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender._words import number_ranges, plural
@@ -175,12 +176,14 @@ def _reply_blocks(response: ModelResponse, folder: Folder) -> Iterator[Any]:
                 compact = display(raw, indent=None)
                 body = folder.body(compact if len(compact) <= 100 else display(raw), json_colours=True)
             yield Gutter(Group(header, *body), KIND_STYLES["tool_use"])
-        elif block.type == "thinking":
-            header = Text("thinking", style="bold italic " + MUTED)
+        elif block.type in ("thinking", "redacted_thinking"):
+            header = Text(block.type.replace("_", " "), style="bold italic " + MUTED)
+            if encrypted := encrypted_said(block):  # no text to read: what it is and what it sent
+                header.append(f"  {encrypted} \u00b7 not part of the reason", style=MUTED)
+                yield Gutter(header, MUTED)
+                continue
             header.append(f"  {len(block.text):,} characters, not part of the reason", style=MUTED)
             yield Gutter(Group(header, *folder.body(block.text)), MUTED)
-        elif block.type == "redacted_thinking":
-            yield Gutter(Text("redacted thinking", style="bold italic " + MUTED), MUTED)
         elif block.type == "text" and not block.opaque:
             yield Gutter(Group(Text("text", style="bold"), *folder.body(block.text)), KIND_STYLES["reason"])
         else:

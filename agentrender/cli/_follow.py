@@ -21,9 +21,9 @@ from typing import IO, Any
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
-from agentrender.cli._tables import SizesLayout, size_line
+from agentrender.cli._tables import SizesLayout, called_tools, size_line, tools_said
 from agentrender.cli._term import MUTED, Console, Text, clean
-from agentrender.imports.following import NO_FILE_YET, follower
+from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
 from agentrender.views import Views
@@ -50,8 +50,9 @@ def follow(
     if args.json:
         raise CliError("--follow prints each step as it comes, in the terminal's form; --json prints a finished run")
     path = run_path(args.run)
+    which = getattr(args, "which", None)
     try:
-        tracker = follower(path, getattr(args, "which", None))
+        tracker = follower(path, which)
     except ValueError as error:
         raise CliError(str(error)) from None
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
@@ -62,15 +63,20 @@ def follow(
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     try:
         while until is None or time.monotonic() < until:
-            growth = _poll(tracker)
+            try:
+                growth = _poll(tracker)
+            except RunNotInFile as error:  # a file of one run, however it grows: said as without --follow
+                raise CliError(f"{path}: --run {which}: {error}") from None
             if growth is None:
-                # a file that does not import yet (a document half written): why, once each time the reason changes
+                # a file that does not import yet (a document half written), or that holds no run --run names yet (a
+                # log of requests may come to): why, once each time the reason changes
                 waiting = tracker.waiting
                 if waiting == NO_FILE_YET and waiting != waited:
                     where = clean(path, one_line=True)
                     err.write(f"agentrender: {where}: {NO_FILE_YET}; waiting for it to be created\n")
                 elif waiting and waiting != waited:
-                    err.write(f"agentrender: waiting until the file imports: {clean(waiting, one_line=True)}\n")
+                    what = f"for run {tracker.waiting_for}" if tracker.waiting_for else "until the file imports"
+                    err.write(f"agentrender: waiting {clean(what, one_line=True)}: {clean(waiting, one_line=True)}\n")
                 waited = waiting
                 time.sleep(POLL_INTERVAL)
                 continue
@@ -153,14 +159,20 @@ def waits(step: Step) -> bool:
     return step.decision is not None and bool(step.decision.calls) and step.observation is None
 
 
-def step_line(step: Step) -> Text:
-    """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet)."""
+def step_line(step: Step, views: Views | None = None) -> Text:
+    """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet);
+    a reply of parallel tool uses of the run of ``views`` names the others too, as the steps table does
+    (``WebSearch (+ Glob)``)."""
     decision, observation = step.decision, step.observation
     line = Text(f"step {step.index}", style="bold")
     if decision is None:
         line.append(" · no decision (yet)", style=MUTED)
         return line
-    line.append(f" · {clean(decided(step), one_line=True)}")
+    what = decided(step)
+    run = views.run if views is not None and decision.calls else None
+    if run is not None and (called := called_tools(run, step.index).get(step.index)):
+        what = tools_said(called)
+    line.append(f" · {clean(what, one_line=True)}")
     if observation is None:
         if waits(step):  # a reply that calls no tool (a final answer) waits for no result
             line.append(" · waiting for its result", style=MUTED)
@@ -171,7 +183,7 @@ def step_line(step: Step) -> Text:
 
 def show_line(views: Views, step: Step) -> Text:
     """What ``show --follow`` prints for a step: the step, and how the view after it changed."""
-    line = step_line(step)
+    line = step_line(step, views)
     if waits(step):
         # the view after it would hold the call as interrupted (what render sends for a call with no result):
         # none that its agent sends while the tool runs, so its figures are said once the result is in
@@ -189,16 +201,20 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
     return None if waits(step) else size_line(views, step.index + 1, layout)
 
 
-def steps_filter(args: argparse.Namespace) -> Callable[[Step], bool]:
-    """The filters of ``steps`` (``--tool``, ``--status``, ``--kind``), as the table applies them, on one step."""
+def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
+    """The filters of ``steps`` (``--tool``, ``--status``, ``--kind``), as the table applies them, on one step of the
+    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``called_tools``)."""
 
-    def kept(step: Step) -> bool:
+    def kept(views: Views, step: Step) -> bool:
         decision, observation = step.decision, step.observation
         said = {
             "tool": decision.tool if decision is not None and decision.tool else "none",
             "status": observation.status if observation is not None else "none",
             "kind": decision.kind if decision is not None else "none",
         }
+        if args.tool is not None and said["tool"] not in args.tool and views.run is not None:
+            called = called_tools(views.run, step.index).get(step.index, ())
+            said["tool"] = next((name for name in called if name in args.tool), said["tool"])
         return all(getattr(args, name) is None or said[name] in getattr(args, name) for name in said)
 
     return kept

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMULA_STARTS",
     "StepsTable",
+    "called_tools",
     "context_json",
     "context_renderables",
     "csv_cell",
@@ -47,6 +50,7 @@ __all__ = [
     "sample_row",
     "samples_renderable",
     "steps_rows",
+    "tools_said",
 ]
 
 
@@ -75,6 +79,9 @@ class StepsTable:
 
     frame: pd.DataFrame
     total: int
+    called: Mapping[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    """The tools the reply of each step that called several (parallel tool uses) called, by the step's index
+    (``called_tools``): the table names them all where the frame's ``tool`` is the first's."""
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
@@ -135,6 +142,9 @@ class StepsTable:
                 style = "red" if record["status"] == "error" else ""
             if record.get("inherited"):
                 style = f"{style} {INHERITED}".strip()
+            index = record["index"]
+            if index is not None and (called := self.called.get(int(index))):
+                record["tool"] = tools_said(called)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -248,8 +258,34 @@ def steps_rows(
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
-    keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
+    called = called_tools(run)
+    tools = _keep(frame["tool"], tool)
+    if tool and called:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
+        tools = tools | frame["index"].map(lambda index: not set(called.get(index, ())).isdisjoint(tool))
+    keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called)
+
+
+def tools_said(names: Sequence[str]) -> str:
+    """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
+    once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
+    ``exec_command (+ exec_command \u00d72)``)."""
+    counts = Counter(names[1:])
+    others = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
+    return f"{names[0]} (+ {others})"
+
+
+def called_tools(run: Run, index: int | None = None) -> dict[int, tuple[str, ...]]:
+    """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
+    first) called, in order, by the step's index: its last model call's tool uses (``Run.last_calls``). ``index``:
+    of that step only."""
+    calls = run.last_calls() if index is None else {call.step: call for call in run.calls_for(index)}
+    called = {}
+    for step, call in calls.items():
+        names = tuple(block.name for block in call.response.content if block.type == "tool_use")
+        if len(names) > 1:
+            called[step] = names
+    return called
 
 
 # ---------------------------------------------------------------------------- context
@@ -306,13 +342,17 @@ class SizesLayout:
     """The bytes of the largest view: the longest bar."""
     chars: int = _BAR
     """How many characters the longest bar takes."""
+    below: bool = False
+    """Whether the notes are lines under the table (no room for their column)."""
 
 
 @dataclass(frozen=True, slots=True)
 class _SizesTable:
     """The sizes of ``context`` as a table laid out for the width it is printed at: each column of numbers as wide
     as its widest number. What gives way in a narrow terminal is the bar (drawn shorter, to scale), then the headers
-    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out.
+    (over two lines), and the note wraps: at 80 columns every number is whole and no column is left out. Narrower
+    than the numbers and a note column of ``_NOTE_CHARS`` need, each note is a line under the table (``at 7: ...``)
+    instead, where the table squeezed the note column out.
 
     ``layout``: where the table records its layout (``header``), or the layout its rows follow (no ``header``: the
     rows ``context --follow`` prints under the table, in its columns)."""
@@ -350,6 +390,7 @@ class _SizesTable:
             )
             for width in widths:
                 table.add_column(justify="right", no_wrap=True, width=width)
+            below = layout.below
         else:
             headers = list(_SIZE_COLUMNS)
             widths = [max(len(header), width) for header, width in zip(headers, widest, strict=True)]
@@ -362,6 +403,9 @@ class _SizesTable:
                     max(*map(len, header.split("\n")), width) for header, width in zip(headers, widest, strict=True)
                 ]
                 room = options.max_width - sum(widths) - padding - _NOTE_CHARS
+            below = room < 1  # no room for a bar and the note column: the notes go under the table
+            if below:
+                room = options.max_width - sum(widths) - padding + 2
             chars = max(1, min(_BAR, room))
             table = Table(
                 box=box.SIMPLE_HEAD,
@@ -374,13 +418,22 @@ class _SizesTable:
             for header, width in zip(headers, widths, strict=True):
                 table.add_column(header, justify="right", no_wrap=True, width=width)
             if layout is not None:
-                layout.widths, layout.largest, layout.chars = widths, largest, chars
+                layout.widths, layout.largest, layout.chars, layout.below = widths, largest, chars, below
         table.add_column("", no_wrap=True, width=chars)
-        table.add_column("note", ratio=1)
+        if not below:
+            table.add_column("note", ratio=1)
+        notes = []
         for row, line in zip(self.rows, cells, strict=True):
-            table.add_row(*line, _bar(row["prefix_bytes"], row["bytes"], largest, chars), _note(row))
+            bar, note = _bar(row["prefix_bytes"], row["bytes"], largest, chars), _note(row)
+            table.add_row(*line, bar, *(() if below else (note,)))
+            if below and note:
+                notes.append(Text.assemble(Text(f"at {line[0]}: ", style=MUTED), note))
         # a line under the table has no edges (they are blank lines above and below): the left one's space is kept
         yield table if table.show_header else Padding(table, (0, 0, 0, 1))
+        if notes:
+            if table.show_header:
+                yield Text("notes, by the view they are at:", style=MUTED)
+            yield from notes
 
 
 def size_row(views: Views, at: int) -> dict[str, Any]:

@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentrender._display.said import WIRE_SAID, block_said, end_said, inherited_said, source_said, turn_uses
+from agentrender._display.said import (
+    WIRE_SAID,
+    block_said,
+    encrypted_said,
+    end_said,
+    inherited_said,
+    source_said,
+    turn_uses,
+)
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
@@ -318,8 +326,8 @@ def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
 def _reply_block(block: ContentBlock, texts: _Texts) -> list[int]:
     if block.type == "tool_use":
         return [texts(block.type), texts(display(block.input)), texts(block.name)]
-    if block.type == "redacted_thinking":
-        return [texts(block.type)]
+    if encrypted := encrypted_said(block):  # a reasoning block with no text to read: what it is and what it sent
+        return [texts(block.type), texts(encrypted)]
     if block.opaque and block.type not in ("text", "thinking"):
         return [texts(block.type), texts(display(dict(block.raw or {})))]
     return [texts(block.type), texts(block.text)]

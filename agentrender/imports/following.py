@@ -18,14 +18,20 @@ import os
 from collections.abc import Iterator
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
-from agentrender.imports.detect import load_runs, run_number
+from agentrender.imports.detect import SHOWN_RUNS, load_runs, run_number
 from agentrender.imports.responses import GrowingRollout, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths
 from agentrender.runfile.lines import decode_line
 
-__all__ = ["NO_FILE_YET", "ImportFollower", "Undecided", "follow", "follower", "whole_document"]
+__all__ = ["NO_FILE_YET", "ImportFollower", "RunNotInFile", "Undecided", "follow", "follower", "whole_document"]
+
+
+class RunNotInFile(LookupError):
+    """``ImportFollower``'s ``which`` names no run of a file that holds one run however it grows (a run file, a Codex
+    rollout, an OpenAI-style conversation): waiting for it would wait forever. The message is what
+    ``detect.run_number`` says: the numbers it may be and the run the file holds."""
 
 
 class ImportFollower:
@@ -41,7 +47,10 @@ class ImportFollower:
     for while it does not.
 
     ``which`` picks the run of a file of several (a Claude Code session's sub-agents): its run
-    id, or its number counted from 0 (``detect.run_number``); the first by default. A file that does not
+    id, or its number counted from 0 (``detect.run_number``); the first by default. A file of several runs that holds
+    none ``which`` names yet is waited for (a log of requests may come to hold another conversation, a session
+    another sub-agent), ``waiting_for`` naming the run and ``waiting`` what the file holds so far; a file that holds
+    one run however it grows raises ``RunNotInFile`` at once. A file that does not
     import yet (a session whose first lines are not a conversation yet) is waited for too, and
     ``waiting`` says why; once a run was imported, a file that no longer imports raises the
     importer's ``RunFileError``.
@@ -58,7 +67,11 @@ class ImportFollower:
         self.run: Run | None = None
         """The run imported last; ``None`` until the file holds a complete line."""
         self.waiting = ""
-        """Why the file gave no run yet (the importer's error), while it gives none; else ``""``."""
+        """Why the file gave no run yet (the importer's error, or the runs it holds so far), while it gives none; else
+        ``""``."""
+        self.waiting_for = ""
+        """The run ``which`` names, while the file holds no run it names (``waiting`` says those it holds); else
+        ``""``."""
         self._seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) imported last
         self._lines = 0
         self._session: GrowingSession | GrowingRollout | None = None  # a session read a growth at a time
@@ -100,11 +113,14 @@ class ImportFollower:
             return None  # a line still being written: imported once it ends
         self._seen = seen
         try:
-            run = _chosen(self.path, load_runs(self.path), self.which)
+            runs = load_runs(self.path)
         except RunFileError as error:
             if self.run is not None and not whole:
                 raise
             self.waiting = str(error)  # a document half written: imported once it is whole
+            return None
+        run = self._chosen(runs)
+        if run is None:
             return None
         self.waiting = ""
         lines = data.count(b"\n")
@@ -114,6 +130,22 @@ class ImportFollower:
         if before is None or notice:
             return Growth(run=run, changed_from=0 if run.steps else None, lines=lines, notice=notice)
         return Growth(run=run, changed_from=_changed_from(before, run), lines=max(grown, 0))
+
+    def _chosen(self, runs: list[Run]) -> Run | None:
+        """The run of ``runs`` that ``which`` names; ``None`` (``waiting`` and ``waiting_for`` say why) while the file
+        holds none it names and may come to; ``RunNotInFile`` when it holds one run however it grows."""
+        self.waiting_for = ""
+        if self.which is None:
+            return runs[0]
+        try:
+            return runs[run_number(runs, self.which)]
+        except LookupError as error:
+            if _one_run(self.path, runs):
+                raise RunNotInFile(str(error)) from None
+            count = "1 run" if len(runs) == 1 else f"{len(runs):,} runs"
+            self.waiting_for = self.which
+            self.waiting = f"the file holds {count} so far, numbered 0 to {len(runs) - 1}: {_listed(runs)}"
+            return None
 
     def _grow_session(self, seen: tuple[int, int, int, int]) -> Growth | None:
         """A session's growth: only the new bytes are read (``claude_code.GrowingSession``,
@@ -129,9 +161,11 @@ class ImportFollower:
             return None
         if grown is None:
             return None
-        self.waiting = ""
         runs, changed = grown
-        run = _chosen(self.path, runs, self.which)
+        chosen = self._chosen(runs)
+        if chosen is None:
+            return None
+        run, self.waiting = chosen, ""
         before, self.run = self.run, run
         lines = self._session.lines
         grown_lines, self._lines = lines - self._lines, lines
@@ -159,13 +193,26 @@ def _growing(path: str) -> GrowingSession | GrowingRollout | None:
     return None
 
 
-def _chosen(path: str, runs: list[Run], which: str | None) -> Run:
-    if which is None:
-        return runs[0]
-    try:
-        return runs[run_number(runs, which)]
-    except LookupError as error:
-        raise RunFileError(path, 0, f"run {which!r}: {error}") from None
+_ONE_RUN_SOURCES = frozenset({"codex-rollout", "openai-chat"})
+"""The ``source.format`` of an imported run whose file holds that run only, however it grows: a Codex rollout (one
+session), an OpenAI-style conversation or trajectory. A run file holds one run too; a file of any other format may
+come to hold more (a Claude Code session another sub-agent, a log of requests another conversation, an Inspect log
+another sample)."""
+
+
+def _one_run(path: str, runs: list[Run]) -> bool:
+    """Whether the file at ``path``, whose runs are ``runs``, holds one run however it grows: a run file (a
+    recording of ``record(client)`` too: its run is its longest conversation), or a format of ``_ONE_RUN_SOURCES``."""
+    if _is_run_header(_start(path)):
+        return True
+    source = runs[0].header.get("source") if len(runs) == 1 else None
+    return isinstance(source, dict) and source.get("format") in _ONE_RUN_SOURCES
+
+
+def _listed(runs: list[Run]) -> str:
+    """The first ``detect.SHOWN_RUNS`` runs as ``NUMBER: ID``, as ``detect.run_number`` lists them."""
+    said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:SHOWN_RUNS]))
+    return said + (f", ... ({len(runs) - SHOWN_RUNS:,} more)" if len(runs) > SHOWN_RUNS else "")
 
 
 def _changed_from(before: Run, after: Run) -> int | None:
@@ -192,7 +239,8 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
     it is imported again. The file's first line decides: a file that does not exist yet, or
     holds no complete line yet, is followed by an ``Undecided``, which picks one of the two
-    once it does. A path whose folder does not exist, or a folder, raises ``ValueError``.
+    once it does. A ``.gz`` file is refused as ``runfile.Follower`` refuses it, whichever run is named. A path whose
+    folder does not exist, or a folder, raises ``ValueError``.
     """
     name = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(name))
@@ -206,7 +254,7 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
 
 
 def _decided(name: str, which: str | None) -> Follower | ImportFollower:
-    if which is None and _is_plain_run_file(name):
+    if name.endswith(".gz") or (which is None and _is_plain_run_file(name)):
         return Follower(name)
     return ImportFollower(name, which)
 
@@ -245,6 +293,12 @@ class Undecided:
         if self.chosen is not None:
             return self.chosen.waiting
         return "" if os.path.exists(self.path) else NO_FILE_YET
+
+    @property
+    def waiting_for(self) -> str:
+        """The run the file is waited for (the chosen follower's ``waiting_for``): ``""`` until one is chosen, as
+        ``Undecided`` follows no ``--run``."""
+        return self.chosen.waiting_for if self.chosen is not None else ""
 
     @property
     def notices(self) -> list[str]:
@@ -294,6 +348,15 @@ def _start(path: str) -> bytes:
             return file.readline() + file.read(64)
     except OSError:
         return b""
+
+
+def _is_run_header(start: bytes) -> bool:
+    """``start`` (a file's first bytes, ``_start``) opens with a run header: a run file's, or a recording's."""
+    try:
+        header = decode_line(start.partition(b"\n")[0].decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(header, dict) and header.get("type") == "run"
 
 
 def _is_plain_run_file(path: str) -> bool:

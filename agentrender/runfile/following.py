@@ -202,6 +202,9 @@ class Follower:
         self.waiting = ""
         """Why the file gives no run yet, as ``ImportFollower.waiting`` says it: always ``""`` here, as a run file
         read so far is a run once its header is (a line not complete yet is ``pending``, and a bad one an error)."""
+        self.waiting_for = ""
+        """The run the file is waited for, as ``ImportFollower.waiting_for`` says it: always ``""`` here, as a run
+        file holds one run."""
         self._failed: RunFileError | None = None
         self._identity: tuple[int, int] | None = None
         self._unsaid = ""
@@ -344,11 +347,15 @@ def _gzip_refused(path: str) -> RunFileError:
 
 
 class Poller(Protocol):
-    """Anything with ``poll() -> Growth | None``, ``waiting`` (why it gives no run yet) and ``final_end``: a
-    ``Follower``, or the importers' ``ImportFollower`` (or ``Undecided``, until a file's first line chose one)."""
+    """Anything with ``poll() -> Growth | None``, ``waiting`` (why it gives no run yet), ``waiting_for`` (the run it
+    waits for, when that is why) and ``final_end``: a ``Follower``, or the importers' ``ImportFollower`` (or
+    ``Undecided``, until a file's first line chose one)."""
 
     @property
     def waiting(self) -> str: ...
+
+    @property
+    def waiting_for(self) -> str: ...
 
     @property
     def final_end(self) -> bool:

@@ -116,7 +116,8 @@ class BlockFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     cut: bool = False
     """The text was cut at ``result_bytes`` (the result in full, or its summary)."""
     shown_bytes: int = 0
-    """UTF-8 bytes of the text the block carries (a result's content, a text block's text)."""
+    """UTF-8 bytes of the text the block carries (a result's content, a text block's text; a reasoning block that is
+    only encrypted: its signature, or a redacted thinking block's data)."""
     content_bytes: int = 0
     """For a result: UTF-8 bytes of the tool's full content."""
     hidden_bytes: int = 0

@@ -11,7 +11,14 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from agentrender._display.said import end_said, folded_blocks, source_said, turn_uses, warning_groups
+from agentrender._display.said import (
+    encrypted_said,
+    end_said,
+    folded_blocks,
+    source_said,
+    turn_uses,
+    warning_groups,
+)
 from agentrender._display.values import (
     DISPLAY_CHARS,
     SHOWN_STEPS,
@@ -219,13 +226,16 @@ def explanation_html(explanation: DecideExplanation, recorded: Decision | None =
     response = explanation.response
     reply = []
     for block in response.content:
-        if block.type == "thinking":
+        if encrypted := encrypted_said(block):  # a reasoning block with no text to read: what it is and what it sent
+            reply.append(
+                f'<div class="ar-block ar-reason"><span class="ar-tag">{block.type.replace("_", " ")}</span>'
+                f"{escape_text(encrypted)}</div>"
+            )
+        elif block.type == "thinking":
             reply.append(
                 f'<details class="ar-block ar-reason"><summary>thinking ({len(block.text):,} characters)</summary>'
                 f"<pre>{escape_text(block.text)}</pre></details>"
             )
-        elif block.type == "redacted_thinking":
-            reply.append('<div class="ar-block ar-reason"><span class="ar-tag">redacted thinking</span></div>')
         elif block.type == "tool_use":
             reply.append(
                 f'<div class="ar-block ar-tool_use"><span class="ar-tag">tool use</span>{block_body_html(block)}</div>'

@@ -18,6 +18,7 @@ from operator import lt
 from typing import Any
 
 from agentrender import render
+from agentrender._display.said import encrypted_bytes
 from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact
@@ -297,15 +298,17 @@ _TEXT_TYPES = frozenset({"text", "thinking", "redacted_thinking"})
 
 def _shown(block: ContentBlock) -> int:
     """The bytes of what the block shows the model: a result's content, a tool use's input as JSON, the text of a text
-    or thinking block; of a block of any other type (a server or MCP tool's use or result, an image, a document), its
-    wire form as compact JSON, which holds what it shows and no field the others' counts leave out."""
+    or thinking block (of a reasoning block that is only encrypted, what it sent: its signature, or its data); of a
+    block of any other type (a server or MCP tool's use or result, an image, a document), its wire form as compact
+    JSON, which holds what it shows and no field the others' counts leave out."""
     kind = block.type
     if kind == "tool_use":
         return json_bytes(block.input)
     if kind == "tool_result":
         return utf8_bytes(block.content)
     if kind in _TEXT_TYPES:
-        return utf8_bytes(block.text)
+        encrypted = encrypted_bytes(block)
+        return utf8_bytes(block.text) if encrypted is None else encrypted
     return json_bytes(block.to_dict())
 
 

@@ -9,6 +9,8 @@ the turns since, and the view after a reply nothing answered ends on that reply 
 
 from __future__ import annotations
 
+import numbers
+import reprlib
 import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -249,7 +251,8 @@ class Views:
         return stops
 
     def step_input(self, at: int | None) -> StepInput:
-        """The ``StepInput`` the view at ``at`` renders: the steps with an index below ``at``."""
+        """The ``StepInput`` the view at ``at`` renders: the steps with an index below ``at`` (checked as ``at``)."""
+        at = self._checked(at)
         position = self._renders.position(at)
         index = self._end_index if at is None else at
         return StepInput(
@@ -311,7 +314,9 @@ class Views:
         return count, list_bytes(count, total)
 
     def messages(self, at: int | None = None) -> Messages:
-        """The conversation the model saw deciding step ``at``: ``render.messages`` of it, by slicing."""
+        """The conversation the model saw deciding step ``at`` (checked as ``at``): ``render.messages`` of it, by
+        slicing."""
+        at = self._checked(at)
         rendered, base = self._rendered(at), self._base(at)
         start = self._start(base)
         cut = render.window_start(rendered, self.options.recent_results)
@@ -356,24 +361,33 @@ class Views:
         ``at`` is one of 0 to ``stops[-1]``, one past the last step's index: the view after the last
         step (what the model would see deciding the next one, as ``None`` gives). A step's index is
         never negative, so a negative ``at`` counts nothing from the end: it raises ``IndexError``,
-        as an ``at`` past the run does, naming the range.
+        as an ``at`` past the run does, naming the range; ``at`` that is no int (a string, a float,
+        a bool) raises ``TypeError``, naming it too. So does every method here that takes a step.
         """
-        if at is not None:
-            last = self.stops[-1]
-            if not 0 <= at <= last:
-                where = "past" if at > last else "before"
-                taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
-                if last == 0:
-                    taken = "it holds no steps, so a view is taken at 0 only (its opening)"
-                raise IndexError(f"step {at} is {where} the run: {taken}")
-        return View(self, at)
+        return View(self, self._checked(at))
+
+    def _checked(self, at: object) -> int | None:
+        """``at`` as a step a view is taken at (``at``): ``None``, or an int from 0 to ``stops[-1]``."""
+        if at is None:
+            return None
+        last = self.stops[-1]
+        if type(at) is int and 0 <= at <= last:  # the usual case, checked first
+            return at
+        taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
+        if last == 0:
+            taken = "it holds no steps, so a view is taken at 0 only (its opening)"
+        if isinstance(at, bool) or not isinstance(at, numbers.Integral):
+            raise TypeError(f"step {reprlib.repr(at)} is a {type(at).__name__}, not a step's index (an int): {taken}")
+        step = int(at)  # a numpy integer too
+        if not 0 <= step <= last:
+            raise IndexError(f"step {step} is {'past' if step > last else 'before'} the run: {taken}")
+        return step
 
     def previous_stop(self, at: int | None) -> int | None:
-        """The stop before ``at``: the view a move to ``at`` comes from; ``None`` for the first."""
+        """The stop before ``at`` (checked as ``at``): the view a move to ``at`` comes from; ``None`` for the first."""
+        at = self._checked(at)
         # the stops are the steps' indices and one past the last, so the stop before any is a step's index
         indices = self._renders.indices
-        if at is not None and indices and at > indices[-1] + 1:
-            return indices[-1] + 1
         here = len(indices) if at is None else bisect_left(indices, at)
         return indices[here - 1] if here > 0 else None
 
@@ -390,7 +404,8 @@ class Views:
         return count, size + _marks_bytes(self._marks(at, count))
 
     def change(self, at: int | None) -> Change:
-        """What changed between the view at the stop before ``at`` and the view at ``at``."""
+        """What changed between the view at the stop before ``at`` and the view at ``at`` (checked as ``at``)."""
+        at = self._checked(at)
         previous = self.previous_stop(at)
         window = self.options.recent_results
         now = self._rendered(at)
@@ -487,12 +502,14 @@ class Views:
         return first_diff, prefix, size, previous_size, left
 
     def compaction(self, at: int | None) -> CompactionFact | None:
-        """The compaction right before the view at ``at``, with the view's size just before and after; else ``None``.
+        """The compaction right before the view at ``at`` (checked as ``at``), with the view's size just before and
+        after; else ``None``.
 
         Before: the view as it would have been without it (the opening before it, or the previous
         compaction's, and every step since); after: the view at ``at``. Under the contract's
         options the whole history is rendered, so the two are the same.
         """
+        at = self._checked(at)
         stop = self._stop(at)
         compactions = self.compactions
         here = next((i for i, compaction in enumerate(compactions) if compaction.step == stop), None)
