@@ -188,6 +188,7 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
             options=options,
             workers=args.workers,
             progress=False,
+            prune=args.prune,
         )
     except ImportError as error:  # pyarrow or pandas: the error says which package and the pip line
         raise CliError(str(error)) from None
