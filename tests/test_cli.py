@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -651,6 +652,32 @@ def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, comm
         assert err == "" and "unreadable" in out and out.count(f"{path.name}:2: $.index") == 1
     else:
         assert (err, out) == (f"agentrender: {said}\n", "")
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["jsonl", "gzip"])
+@pytest.mark.parametrize(
+    "command", [("steps",), ("context",), ("keys",), ("decide",), ("show", "--json"), ("steps", "--json")]
+)
+def test_every_command_says_on_stderr_where_a_cut_file_lost_records(
+    tmp_path: Path, command: tuple[str, ...], compress: bool
+) -> None:
+    """A run file cut in its last line (plain, or a gzip stream that ends early) makes every command print its output
+    of what was read and, on stderr, the file, line and what was lost, one line each, as show lists them."""
+    whole = tmp_path / "whole.jsonl"
+    write_run(samples.load("fix-failing-test"), whole)
+    data = whole.read_bytes()
+    cut_at = data.rindex(b"\n", 0, len(data) - 1) + 20  # 20 bytes into the last line
+    path = tmp_path / ("cut.jsonl.gz" if compress else "cut.jsonl")
+    path.write_bytes(gzip.compress(data[:cut_at])[:-8] if compress else data[:cut_at])  # -8: no gzip trailer
+    code, out, err = run_cli(command[0], str(path), *command[1:], "--width", WIDTH)
+    lines = data[:cut_at].count(b"\n") + 1
+    assert code == 0 and out
+    if "--json" in command:
+        json.loads(out)
+    said = err.splitlines()
+    assert len(said) == 1 + compress
+    assert all(line.startswith(f"agentrender: warning: {path}:{lines}: ") for line in said)
+    assert "the last line is cut short" in said[0] and ("the gzip stream ends early" in err) == compress
 
 
 @pytest.mark.parametrize(

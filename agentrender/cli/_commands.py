@@ -35,12 +35,15 @@ def views_of(run: Run, args: argparse.Namespace) -> Views:
     )
 
 
-def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None) -> Run:
-    """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which."""
+def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None, *, lost: bool = True) -> Run:
+    """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which,
+    and (``lost``) a file that lost records says where, so that no table of a cut file looks whole."""
     name = args.run if name is None else name
     chosen = _inputs.load_chosen(name, args.which)
     if chosen.note:
         err.write(f"agentrender: {clean(name, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
+    if lost:
+        err.writelines(f"agentrender: {line}\n" for line in _show.lost_lines(chosen.run.warnings))
     return chosen.run
 
 
@@ -65,7 +68,7 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
         return _followed(
             args, console, err, lambda run, views: _show_views(views, args, out, console), _follow.show_line
         )
-    run = load_run_of(args, err)
+    run = load_run_of(args, err, lost=args.json)  # show's own output lists every warning
     return _show_views(views_of(run, args), args, out, console)
 
 
