@@ -143,6 +143,13 @@ def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
         for name in args.runs
         for report in (_check.check_all(name) if args.all else [_check.check(name, args.which)])
     ]
+    if not args.all:  # a file of several runs is checked on one: stderr says which, as every command does
+        for report in reports:
+            if report.chosen:
+                more = "" if args.which is not None else "; --all checks every run"
+                err.write(
+                    f"agentrender: {clean(report.name, one_line=True)}: {clean(report.chosen, one_line=True)}{more}\n"
+                )
     if args.json:
         write_json(out, [report.to_json() for report in reports])
     else:
