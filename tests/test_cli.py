@@ -447,6 +447,33 @@ def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() ->
     assert [row["index"] for row in skipped] == [s.index for s in run.steps if s.decision is None]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("json_output", [False, True], ids=["terminal", "json"])
+def test_a_filter_value_no_step_has_is_said_on_stderr_with_the_values_the_steps_have(json_output: bool) -> None:
+    """steps --status/--tool/--kind with a value no step has (a word from elsewhere, a case slip) still prints the
+    table of what matched, and says on stderr, a line a filter, which value matched nothing and what the steps have."""
+    argv = (
+        "steps",
+        "out-of-steps",
+        "--status",
+        "failed",
+        "--status",
+        "ok",
+        "--tool",
+        "Read_file",
+        "--kind",
+        "tool_call",
+    )
+    code, out, err = run_cli(*argv, *(("--json",) if json_output else ()))
+    assert code == 0 and out
+    assert err.splitlines() == [
+        "agentrender: out-of-steps: --tool Read_file: no step has this tool; "
+        "its steps have list_dir (2), none (1), read_file (3), search (3)",
+        "agentrender: out-of-steps: --status failed: no step has this status; "
+        "its steps have error (2), invalid_decision (1), ok (6)",
+    ]
+    assert run_cli("steps", "out-of-steps", "--status", "error", "--tool", "read_file")[2] == ""
+
+
 def test_decide_json_is_explain_decide_of_each_captured_reply() -> None:
     """decide --json gives each call's rule and decision as explain_decide has them; a step's last reply is compared."""
     for name in samples.names():

@@ -98,10 +98,12 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
             lambda run, views: _steps_table(run, args, out, console),
             lambda views, step: _follow.step_line(step) if kept(step) else None,
         )
-    return _steps_table(load_run_of(args, err), args, out, console)
+    return _steps_table(load_run_of(args, err), args, out, console, err)
 
 
-def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console, err: IO[str] | None = None) -> int:
+    """The steps table of ``run`` under the filters asked; with ``err``, what a filter asked that no step has.
+    (``--follow`` passes none: a live run's next steps may have it.)"""
     try:
         table = _tables.steps_rows(
             run,
@@ -113,6 +115,10 @@ def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Cons
         )
     except ImportError as error:  # the frames' pandas: the error says which package and the pip line
         raise CliError(str(error)) from None
+    if err is not None:
+        err.writelines(
+            f"agentrender: {clean(args.run, one_line=True)}: {clean(miss, one_line=True)}\n" for miss in table.misses
+        )
     if args.json:
         write_json(out, table.records())
     elif args.csv:

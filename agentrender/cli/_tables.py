@@ -39,6 +39,7 @@ __all__ = [
     "context_json",
     "context_renderables",
     "csv_cell",
+    "filter_misses",
     "key_rows",
     "keys_renderable",
     "run_row",
@@ -74,6 +75,9 @@ class StepsTable:
 
     frame: pd.DataFrame
     total: int
+    misses: tuple[str, ...] = ()
+    """What a filter asked that no step of the run has, one sentence each with the values it does have
+    (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
@@ -248,7 +252,26 @@ def steps_rows(
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     keep = _keep(frame["tool"], tool) & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame))
+    misses = filter_misses(frame, tool=tool, status=status, kind=kind)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), misses=misses)
+
+
+def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[str, ...]:
+    """For each filter of the steps table (a column of ``frame`` and the values asked of it), the values no row has,
+    in a sentence naming the values the rows do have and how many of each (``none``: a null, as ``_keep`` takes it)."""
+    said = []
+    for name, values in wanted.items():
+        if not values:
+            continue
+        here = frame[name].astype("object").fillna("none").value_counts()
+        missed = [value for value in dict.fromkeys(values) if value not in here.index]
+        if missed:
+            has = ", ".join(f"{value} ({count:,})" for value, count in sorted(here.items()))
+            said.append(
+                f"--{name} {', '.join(missed)}: no step has this {name}; "
+                + (f"its steps have {has}" if has else "the run has no step")
+            )
+    return tuple(said)
 
 
 # ---------------------------------------------------------------------------- context
