@@ -161,6 +161,47 @@ def _broken(data: bytes) -> bool:
     return bool(binary_at(first_line, complete=len(data) < _WINDOW))
 
 
+def _unreadable(path: str) -> RunFileError | None:
+    """Why a file of no readable first value holds none, where it can be told: it is empty, or it is JSON (it starts
+    with ``{`` or ``[``) that breaks off (cut short) or breaks a rule of JSON at a line and column the decoder names.
+    ``None`` for anything else (text of another kind: the error of an unknown format says what it looks like)."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        limit = inflate_limit(size) if compressed else size
+        with (gzip.open if compressed else open)(path, "rb") as file:
+            data = file.read(limit + 1)
+    except (OSError, EOFError, zlib.error):
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if not text.strip():
+        said = "the file is empty" if not data else f"the file holds only whitespace ({len(data):,} bytes)"
+        return RunFileError(path, 1, said)
+    if len(data) > limit or not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        end = len(text.rstrip())
+        if error.pos >= end or error.msg.startswith("Unterminated string"):  # a string runs to the end, unclosed
+            if "\n" not in text[:end]:
+                return RunFileError(
+                    path,
+                    1,
+                    f"the line breaks off (no newline, its JSON value not complete): {len(data):,} bytes; "
+                    "a process killed while writing leaves this",
+                )
+            line = text.count("\n", 0, end) + 1
+            return RunFileError(path, line, "the JSON document ends early: the file is cut short")
+        before = text[: error.pos].rstrip()
+        hint = " (a comma before a closing bracket?)" if before.endswith(",") and text[error.pos] in "}]" else ""
+        return RunFileError(path, error.lineno, f"not valid JSON at column {error.colno}: {error.msg}{hint}")
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
 def _describe(first: Any) -> str:
     """What the file holds, as the error of a file of no known format says it: ``it holds ...``."""
     if first is None:
@@ -221,6 +262,9 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
         except RunFileError:
             if broken:
                 raise
+        said = _unreadable(path)
+        if said is not None:
+            raise said
     tried = "; ".join(f.name for f in FORMATS)
     raise RunFileError(
         path,
