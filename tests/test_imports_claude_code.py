@@ -1782,5 +1782,5 @@ def test_a_gzipped_session_loads_as_the_session_does_and_a_cut_one_says_what_it_
     assert run_cli("steps", str(packed), "--json")[1] == run_cli("steps", str(TRANSCRIPT), "--json")[1]
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(gzip.compress(data)[:-8])  # the trailer gone: the stream ends early
-    warnings = [str(warning) for warning in from_claude_code(cut)[0].warnings if warning.lost]
+    warnings = [str(warning) for warning in load(cut).warnings if warning.lost]
     assert any("the gzip stream ends early" in warning for warning in warnings), warnings

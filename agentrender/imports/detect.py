@@ -115,11 +115,12 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
         opener: Callable[..., Any] = gzip.open if compressed else open
         limit = inflate_limit(size) if compressed else size
         with opener(path, "rb") as file:
-            data = file.read(_WINDOW)
+            data, ended = _window(file)
             first = _parsed(data, path)
             if first is not _NONE or len(data) < _WINDOW or not past_window:
                 found = first is not _NONE
-                return (first if found else None), not found and _broken(data), not found and len(data) == _WINDOW
+                broken = not found and (ended or _broken(data))
+                return (first if found else None), broken, not found and len(data) == _WINDOW
             line = data + file.readline(limit + 1 - len(data)) if b"\n" not in data else b""
             if line and len(line) <= limit and (first := _parsed(line, path, whole=True)) is not _NONE:
                 return first, False, False
@@ -130,6 +131,19 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
     if len(whole) <= limit and (first := _parsed(whole, path, whole=True)) is not _NONE:
         return first, False, False
     return None, _broken(data), False
+
+
+def _window(file: Any) -> tuple[bytes, bool]:
+    """The first ``_WINDOW`` bytes of ``file``, and whether it is a gzip stream that ends early before them: what it
+    held up to there is read (its importer reads it so, with a warning), where one ``read`` would give nothing."""
+    chunks, size = [], 0
+    try:
+        while size < _WINDOW and (chunk := file.read1(_WINDOW - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except EOFError:
+        return b"".join(chunks), True
+    return b"".join(chunks), False
 
 
 _NONE = object()
