@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -452,6 +453,33 @@ def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() ->
     assert [row["index"] for row in skipped] == [s.index for s in run.steps if s.decision is None]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("json_output", [False, True], ids=["terminal", "json"])
+def test_a_filter_value_no_step_has_is_said_on_stderr_with_the_values_the_steps_have(json_output: bool) -> None:
+    """steps --status/--tool/--kind with a value no step has (a word from elsewhere, a case slip) still prints the
+    table of what matched, and says on stderr, a line a filter, which value matched nothing and what the steps have."""
+    argv = (
+        "steps",
+        "out-of-steps",
+        "--status",
+        "failed",
+        "--status",
+        "ok",
+        "--tool",
+        "Read_file",
+        "--kind",
+        "tool_call",
+    )
+    code, out, err = run_cli(*argv, *(("--json",) if json_output else ()))
+    assert code == 0 and out
+    assert err.splitlines() == [
+        "agentrender: out-of-steps: --tool Read_file: no step has this tool; "
+        "its steps have list_dir (2), none (1), read_file (3), search (3)",
+        "agentrender: out-of-steps: --status failed: no step has this status; "
+        "its steps have error (2), invalid_decision (1), ok (6)",
+    ]
+    assert run_cli("steps", "out-of-steps", "--status", "error", "--tool", "read_file")[2] == ""
+
+
 def test_decide_json_is_explain_decide_of_each_captured_reply() -> None:
     """decide --json gives each call's rule and decision as explain_decide has them; a step's last reply is compared."""
     for name in samples.names():
@@ -657,6 +685,32 @@ def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, comm
         assert err == "" and "unreadable" in out and out.count(f"{path.name}:2: $.index") == 1
     else:
         assert (err, out) == (f"agentrender: {said}\n", "")
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["jsonl", "gzip"])
+@pytest.mark.parametrize(
+    "command", [("steps",), ("context",), ("keys",), ("decide",), ("show", "--json"), ("steps", "--json")]
+)
+def test_every_command_says_on_stderr_where_a_cut_file_lost_records(
+    tmp_path: Path, command: tuple[str, ...], compress: bool
+) -> None:
+    """A run file cut in its last line (plain, or a gzip stream that ends early) makes every command print its output
+    of what was read and, on stderr, the file, line and what was lost, one line each, as show lists them."""
+    whole = tmp_path / "whole.jsonl"
+    write_run(samples.load("fix-failing-test"), whole)
+    data = whole.read_bytes()
+    cut_at = data.rindex(b"\n", 0, len(data) - 1) + 20  # 20 bytes into the last line
+    path = tmp_path / ("cut.jsonl.gz" if compress else "cut.jsonl")
+    path.write_bytes(gzip.compress(data[:cut_at])[:-8] if compress else data[:cut_at])  # -8: no gzip trailer
+    code, out, err = run_cli(command[0], str(path), *command[1:], "--width", WIDTH)
+    lines = data[:cut_at].count(b"\n") + 1
+    assert code == 0 and out
+    if "--json" in command:
+        json.loads(out)
+    said = err.splitlines()
+    assert len(said) == 1 + compress
+    assert all(line.startswith(f"agentrender: warning: {path}:{lines}: ") for line in said)
+    assert "the last line is cut short" in said[0] and ("the gzip stream ends early" in err) == compress
 
 
 @pytest.mark.parametrize(

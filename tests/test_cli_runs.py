@@ -252,6 +252,24 @@ def test_check_names_the_run_it_checked_in_each_file() -> None:
     assert f"(run 0 of runs 0 to 2: {MAIN}; pick another with --run" in out
 
 
+def test_check_of_a_file_of_several_runs_says_on_stderr_which_run_it_checked() -> None:
+    """``check`` of a file of several runs checks one and says on stderr which, as every command does, and that
+    ``--all`` checks every run; ``--run`` names the run it picked; ``--all`` needs no such line."""
+    code, _, err = run_cli("check", SESSION, EVAL)
+    assert code == 0
+    assert err.splitlines() == [
+        f"agentrender: {SESSION}: run 0 of runs 0 to 2: {MAIN}; pick another with --run N or ID "
+        "(agentrender runs lists them); --all checks every run",
+        f"agentrender: {EVAL}: run 0 of runs 0 to 3: arith/double/1; pick another with --run N or ID "
+        "(agentrender runs lists them); --all checks every run",
+    ]
+    assert (
+        run_cli("check", SESSION, "--run", "1", "--json")[2]
+        == f"agentrender: {SESSION}: run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2\n"
+    )
+    assert run_cli("check", SESSION, "--all")[2] == ""
+
+
 def test_check_all_checks_every_run_of_each_file() -> None:
     """``check --all`` gives a report for each run of each file (a session and its sub-agents, an eval log's samples),
     each naming its run, and exits on the worst of them; it cannot be asked with ``--run``."""

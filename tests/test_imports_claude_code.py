@@ -1,5 +1,6 @@
 """Claude Code session transcripts import as runs that render what their model was sent."""
 
+import gzip
 import json
 import shutil
 from collections.abc import Callable
@@ -1809,3 +1810,23 @@ def test_each_step_of_a_real_session_has_the_times_its_records_were_written(entr
         assert (run.step_field("started_at", [step])[0], run.step_field("ended_at", [step])[0]) == (started, ended)
         checked += 1
     assert checked or not run.model_calls
+
+
+def test_a_gzipped_session_loads_as_the_session_does_and_a_cut_one_says_what_it_lost(tmp_path: Path) -> None:
+    """A Claude Code session archived with gzip (its sub-agents' files too) loads the same runs as the plain transcript,
+    in Python and in the CLI; one whose gzip stream ends early imports what it holds, with a warning of the loss."""
+    data = TRANSCRIPT.read_bytes()
+    packed = tmp_path / f"{SESSION}.jsonl.gz"
+    packed.write_bytes(gzip.compress(data))
+    shutil.copytree(FIXTURES / SESSION, tmp_path / SESSION)  # its sub-agents, gzipped as `gzip -r` leaves them
+    for agent in (tmp_path / SESSION).rglob("*.jsonl"):
+        agent.with_name(agent.name + ".gz").write_bytes(gzip.compress(agent.read_bytes()))
+        agent.unlink()
+    plain, zipped = load_runs(TRANSCRIPT), load_runs(packed)
+    assert [run.run_id for run in zipped] == [run.run_id for run in plain]
+    assert [run.steps for run in zipped] == [run.steps for run in plain]
+    assert run_cli("steps", str(packed), "--json")[1] == run_cli("steps", str(TRANSCRIPT), "--json")[1]
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(data)[:-8])  # the trailer gone: the stream ends early
+    warnings = [str(warning) for warning in load(cut).warnings if warning.lost]
+    assert any("the gzip stream ends early" in warning for warning in warnings), warnings

@@ -306,14 +306,31 @@ def test_a_tool_message_answering_no_call_names_its_sample(json_log: Path) -> No
     )
 
 
-@pytest.mark.parametrize("cut", [0, 100, 3000])
-def test_a_file_that_is_no_log_names_the_file(tmp_path: Path, cut: int) -> None:
-    """An empty or truncated .eval file raises RunFileError naming the file as no Inspect log."""
+@pytest.mark.parametrize(
+    ("cut", "said"),
+    [
+        (0, "the file is empty (an .eval log is a zip archive)"),
+        (100, "the .eval archive is cut short: "),
+        (3000, "the .eval archive is cut short: "),
+    ],
+)
+def test_a_file_that_is_no_log_names_the_file(tmp_path: Path, cut: int, said: str) -> None:
+    """An empty or truncated .eval file raises RunFileError naming the file and saying, in words, what is wrong with
+    it (not the zip reader's 'EOCD not found')."""
     truncated = tmp_path / "cut.eval"
     truncated.write_bytes(FIXTURE.read_bytes()[:cut])
     with pytest.raises(RunFileError) as caught:
         from_inspect(truncated)
-    assert str(caught.value).startswith(f"{truncated}:1: not an Inspect AI log Inspect can read: ")
+    assert str(caught.value).startswith(f"{truncated}:1: {said}")
+
+
+def test_an_eval_file_that_is_no_zip_at_all_is_for_inspect_to_judge(tmp_path: Path) -> None:
+    """An .eval file that does not start as a zip archive is left to Inspect's reader, which says it is no log."""
+    other = tmp_path / "other.eval"
+    other.write_bytes(b"not a zip archive\n")
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(other)
+    assert str(caught.value).startswith(f"{other}:1: not an Inspect AI log Inspect can read: ")
 
 
 def test_a_json_object_that_is_no_log_names_what_is_missing(tmp_path: Path) -> None:

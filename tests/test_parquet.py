@@ -13,7 +13,7 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
-from agentrender import samples
+from agentrender import samples, write_run
 from agentrender.cli import main
 from agentrender.frame import (
     PARQUET_TABLES,
@@ -393,6 +393,22 @@ def test_export_takes_bundled_samples_and_says_what_it_did(tmp_path: Path) -> No
     assert (code, err) == (0, "")
     assert printed.startswith(f"{tmp_path / 'out'}: wrote 1 run ({len(frame)} steps, ")
     assert pd.read_parquet(tmp_path / "out" / "runs").run_id.tolist() == ["fix-failing-test"]
+
+
+def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:
+    """agentrender export --prune drops the parts of a file deleted since the last export, and its summary counts it."""
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    runs.mkdir()
+    for name in ("fix-failing-test", "out-of-steps"):
+        write_run(samples.load(name), runs / f"{name}.jsonl")
+    assert _cli("export", str(runs), "--parquet", str(out), "--workers", "1")[0] == 0
+    gone = (runs / "out-of-steps.jsonl").resolve()
+    gone.unlink()
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--workers", "1", "--prune", "--width", "200")
+    assert (code, err) == (0, "")
+    assert printed.strip().endswith("skipped 1 unchanged, removed 1 run whose file is gone")
+    assert not any(_part(out, table, gone).exists() for table in TABLES)
+    assert pd.read_parquet(out / "runs").run_id.tolist() == ["fix-failing-test"]
 
 
 @pytest.mark.parametrize(

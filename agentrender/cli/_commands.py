@@ -35,12 +35,15 @@ def views_of(run: Run, args: argparse.Namespace) -> Views:
     )
 
 
-def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None) -> Run:
-    """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which."""
+def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None, *, lost: bool = True) -> Run:
+    """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which,
+    and (``lost``) a file that lost records says where, so that no table of a cut file looks whole."""
     name = args.run if name is None else name
     chosen = _inputs.load_chosen(name, args.which)
     if chosen.note:
         err.write(f"agentrender: {clean(name, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
+    if lost:
+        err.writelines(f"agentrender: {line}\n" for line in _show.lost_lines(chosen.run.warnings))
     return chosen.run
 
 
@@ -65,7 +68,7 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
         return _followed(
             args, console, err, lambda run, views: _show_views(views, args, out, console), _follow.show_line
         )
-    run = load_run_of(args, err)
+    run = load_run_of(args, err, lost=args.json)  # show's own output lists every warning
     return _show_views(views_of(run, args), args, out, console)
 
 
@@ -95,10 +98,12 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
             lambda run, views: _steps_table(run, args, out, console),
             lambda views, step: _follow.step_line(step, views) if kept(views, step) else None,
         )
-    return _steps_table(load_run_of(args, err), args, out, console)
+    return _steps_table(load_run_of(args, err), args, out, console, err)
 
 
-def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console, err: IO[str] | None = None) -> int:
+    """The steps table of ``run`` under the filters asked; with ``err``, what a filter asked that no step has.
+    (``--follow`` passes none: a live run's next steps may have it.)"""
     try:
         table = _tables.steps_rows(
             run,
@@ -110,6 +115,10 @@ def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Cons
         )
     except ImportError as error:  # the frames' pandas: the error says which package and the pip line
         raise CliError(str(error)) from None
+    if err is not None:
+        err.writelines(
+            f"agentrender: {clean(args.run, one_line=True)}: {clean(miss, one_line=True)}\n" for miss in table.misses
+        )
     if args.json:
         write_json(out, table.records())
     elif args.csv:
@@ -140,6 +149,13 @@ def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
         for name in args.runs
         for report in (_check.check_all(name) if args.all else [_check.check(name, args.which)])
     ]
+    if not args.all:  # a file of several runs is checked on one: stderr says which, as every command does
+        for report in reports:
+            if report.chosen:
+                more = "" if args.which is not None else "; --all checks every run"
+                err.write(
+                    f"agentrender: {clean(report.name, one_line=True)}: {clean(report.chosen, one_line=True)}{more}\n"
+                )
     if args.json:
         write_json(out, [report.to_json() for report in reports])
     else:
@@ -200,6 +216,7 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
             options=options,
             workers=args.workers,
             progress=False,
+            prune=args.prune,
         )
     except ImportError as error:  # pyarrow or pandas: the error says which package and the pip line
         raise CliError(str(error)) from None

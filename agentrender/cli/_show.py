@@ -117,6 +117,14 @@ def warning_lines(warnings: Any) -> Iterator[Text]:
         yield Text("warning: " + clean(str(group)), style="yellow")
 
 
+def lost_lines(warnings: Any) -> Iterator[str]:
+    """The warnings of what the file held and the run did not load (``lost``), one plain line each, as
+    ``warning_lines`` says them: what a command whose output shows no warnings says on stderr."""
+    for group in warning_groups(warnings):
+        if group.lost:
+            yield "warning: " + clean(str(group), one_line=True)
+
+
 def legend(kinds: list[str], *, failed: bool, skipped: bool, hidden: bool) -> Text:
     """One line naming each mark the view uses, in the order ``BLOCK_KINDS`` lists them."""
     text = Text("legend ", style=MUTED)

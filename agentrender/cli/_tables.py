@@ -43,6 +43,7 @@ __all__ = [
     "context_json",
     "context_renderables",
     "csv_cell",
+    "filter_misses",
     "key_rows",
     "keys_renderable",
     "run_row",
@@ -82,6 +83,9 @@ class StepsTable:
     called: Mapping[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     """The tools the reply of each step that called several (parallel tool uses) called, by the step's index
     (``called_tools``): the table names them all where the frame's ``tool`` is the first's."""
+    misses: tuple[str, ...] = ()
+    """What a filter asked that no step of the run has, one sentence each with the values it does have
+    (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
 
     def records(self) -> list[dict[str, Any]]:
         """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
@@ -263,7 +267,8 @@ def steps_rows(
     if tool and called:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
         tools = tools | frame["index"].map(lambda index: not set(called.get(index, ())).isdisjoint(tool))
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called)
+    misses = filter_misses(frame, called, tool=tool, status=status, kind=kind)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called, misses=misses)
 
 
 def tools_said(names: Sequence[str]) -> str:
@@ -286,6 +291,29 @@ def called_tools(run: Run, index: int | None = None) -> dict[int, tuple[str, ...
         if len(names) > 1:
             called[step] = names
     return called
+
+
+def filter_misses(
+    frame: pd.DataFrame, called: Mapping[int, tuple[str, ...]] | None = None, **wanted: Sequence[str] | None
+) -> tuple[str, ...]:
+    """For each filter of the steps table (a column of ``frame`` and the values asked of it), the values no row has,
+    in a sentence naming the values the rows do have and how many of each (``none``: a null, as ``_keep`` takes it).
+    The tools of a reply of parallel tool uses (``called``, by step) count as its step's, as ``--tool`` keeps it."""
+    said = []
+    for name, values in wanted.items():
+        if not values:
+            continue
+        here = Counter(frame[name].astype("object").fillna("none"))
+        if name == "tool" and called:  # the steps that called a tool beside their decision's first
+            here.update(tool for names in called.values() for tool in set(names[1:]) - {names[0]})
+        missed = [value for value in dict.fromkeys(values) if value not in here]
+        if missed:
+            has = ", ".join(f"{value} ({count:,})" for value, count in sorted(here.items()))
+            said.append(
+                f"--{name} {', '.join(missed)}: no step has this {name}; "
+                + (f"its steps have {has}" if has else "the run has no step")
+            )
+    return tuple(said)
 
 
 # ---------------------------------------------------------------------------- context

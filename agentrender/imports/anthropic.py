@@ -71,7 +71,7 @@ from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, fail
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["from_anthropic", "from_anthropic_runs", "looks_like_anthropic", "read_json_values"]
+__all__ = ["file_bytes", "from_anthropic", "from_anthropic_runs", "looks_like_anthropic", "read_json_values"]
 
 _REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
@@ -250,17 +250,23 @@ def _recorded_calls(
 
 
 def _text(path: str, notes: list[RunWarning]) -> str:
-    """The file's text; a gzip stream is read up to where it ends (a recording killed while it was written)."""
+    """The file's text (``file_bytes``)."""
+    return file_bytes(path, notes).decode("utf-8")
+
+
+def file_bytes(path: str, notes: list[RunWarning]) -> bytes:
+    """The file's bytes, inflated when it is a gzip stream (by its magic bytes, as ``load_run`` tells), read up to
+    where the stream ends (a writer killed while it wrote): what was lost is a warning in ``notes``."""
     with open(path, "rb") as file:
         if file.peek(2)[:2] != GZIP_MAGIC:
-            return file.read().decode("utf-8")
+            return file.read()
         stream_notes: list[str] = []
         try:
             data = b"".join(gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size)))
         except StreamError as error:
             raise RunFileError(path, error.line or 1, str(error)) from None
     notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
-    return data.decode("utf-8")
+    return data
 
 
 def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:

@@ -46,9 +46,11 @@ keeps the records read and reads again only the session's last turn.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
+import zlib
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
@@ -62,6 +64,7 @@ import msgspec
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep, type_name
 from agentrender._types import Step, check_block
+from agentrender.imports.anthropic import file_bytes
 from agentrender.imports.conversation import (
     Summariser,
     Where,
@@ -72,7 +75,7 @@ from agentrender.imports.conversation import (
 )
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
-from agentrender.runfile.lines import GrowingFile
+from agentrender.runfile.lines import GZIP_MAGIC, GrowingFile
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_timestamp, read_record
 
@@ -419,7 +422,7 @@ class _Transcript:
 
     def _read(self) -> list[_Record]:
         try:
-            data = Path(self.path).read_bytes()
+            data = file_bytes(self.path, self.warnings)  # a session archived with gzip reads as it is
         except OSError as error:
             raise RunFileError(self.path, 0, f"cannot read the file ({error.strerror or error})") from None
         try:
@@ -1905,11 +1908,12 @@ def _subagent_files(path: str, session: str | None, sessions: dict[str, str | No
     *.jsonl``, then the agents of each workflow the session ran, ``subagents/workflows/<run id>/agent-*.jsonl`` (beside
     them, the workflow's ``journal.jsonl`` is its runtime's ledger of each agent's result, not a conversation: not
     read), then the files Claude Code 2.0 wrote beside the session's (``_beside``)."""
-    folder = os.path.join(os.path.splitext(path)[0], "subagents")  # os.path: a follower looks at each growth
+    # os.path: a follower looks at each growth; a session archived with gzip keeps its folder's name
+    folder = os.path.join(os.path.splitext(path.removesuffix(".gz"))[0], "subagents")
     beside = _beside(path, session, {} if sessions is None else sessions)
     if not os.path.isdir(folder):
         return beside
-    files = sorted(Path(folder, name) for name in os.listdir(folder) if name.endswith(".jsonl"))
+    files = sorted(Path(folder, name) for name in os.listdir(folder) if name.endswith((".jsonl", ".jsonl.gz")))
     workflows = os.path.join(folder, "workflows")
     runs = sorted(os.listdir(workflows)) if os.path.isdir(workflows) else []
     for run in runs:
@@ -1926,7 +1930,7 @@ def _beside(path: str, session: str | None, sessions: dict[str, str | None]) -> 
     folder, name = os.path.split(path)
     if _AGENT_FILE.fullmatch(name):
         return []
-    ids = {session, os.path.splitext(name)[0]} - {None, ""}
+    ids = {session, os.path.splitext(name.removesuffix(".gz"))[0]} - {None, ""}
     found = []
     for other in sorted(os.listdir(folder or ".")):
         if not _AGENT_FILE.fullmatch(other):
@@ -1947,9 +1951,11 @@ def _session_of(path: str) -> str | None:
     its ``sessionId`` field, which Claude Code writes before the message, and a file of no lines at all (a large
     binary file so named) costs no more than that."""
     try:
-        with open(path, "rb") as file:
+        with open(path, "rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        with (gzip.open if compressed else open)(path, "rb") as file:
             first = file.readline(_FIRST_LINE_BYTES)
-    except OSError:
+    except (OSError, EOFError, zlib.error):
         return None
     if len(first) == _FIRST_LINE_BYTES and not first.endswith(b"\n"):
         found = _SESSION_FIELD.search(first)
@@ -1968,7 +1974,7 @@ _SESSION_FIELD = re.compile(rb'"sessionId"\s*:\s*"([^"\\]*)"')
 """A record's ``sessionId`` field, as Claude Code writes it (a uuid: no escape in it)."""
 
 
-_AGENT_FILE = re.compile(r"agent-.*\.jsonl")
+_AGENT_FILE = re.compile(r"agent-.*\.jsonl(?:\.gz)?")
 """The name of an agent's transcript: in its workflow's folder, or (Claude Code 2.0) beside its session's."""
 
 

@@ -115,11 +115,12 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
         opener: Callable[..., Any] = gzip.open if compressed else open
         limit = inflate_limit(size) if compressed else size
         with opener(path, "rb") as file:
-            data = file.read(_WINDOW)
+            data, ended = _window(file)
             first = _parsed(data, path)
             if first is not _NONE or len(data) < _WINDOW or not past_window:
                 found = first is not _NONE
-                return (first if found else None), not found and _broken(data), not found and len(data) == _WINDOW
+                broken = not found and (ended or _broken(data))
+                return (first if found else None), broken, not found and len(data) == _WINDOW
             line = data + file.readline(limit + 1 - len(data)) if b"\n" not in data else b""
             if line and len(line) <= limit and (first := _parsed(line, path, whole=True)) is not _NONE:
                 return first, False, False
@@ -130,6 +131,19 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
     if len(whole) <= limit and (first := _parsed(whole, path, whole=True)) is not _NONE:
         return first, False, False
     return None, _broken(data), False
+
+
+def _window(file: Any) -> tuple[bytes, bool]:
+    """The first ``_WINDOW`` bytes of ``file``, and whether it is a gzip stream that ends early before them: what it
+    held up to there is read (its importer reads it so, with a warning), where one ``read`` would give nothing."""
+    chunks, size = [], 0
+    try:
+        while size < _WINDOW and (chunk := file.read1(_WINDOW - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except EOFError:
+        return b"".join(chunks), True
+    return b"".join(chunks), False
 
 
 _NONE = object()
@@ -159,6 +173,47 @@ def _broken(data: bytes) -> bool:
     """The file's start (``data``, the window read) is not text: binary data."""
     first_line = data.lstrip(b" \t\r\n").split(b"\n", 1)[0]
     return bool(binary_at(first_line, complete=len(data) < _WINDOW))
+
+
+def _unreadable(path: str) -> RunFileError | None:
+    """Why a file of no readable first value holds none, where it can be told: it is empty, or it is JSON (it starts
+    with ``{`` or ``[``) that breaks off (cut short) or breaks a rule of JSON at a line and column the decoder names.
+    ``None`` for anything else (text of another kind: the error of an unknown format says what it looks like)."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as raw:
+            compressed = raw.read(2) == GZIP_MAGIC
+        limit = inflate_limit(size) if compressed else size
+        with (gzip.open if compressed else open)(path, "rb") as file:
+            data = file.read(limit + 1)
+    except (OSError, EOFError, zlib.error):
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if not text.strip():
+        said = "the file is empty" if not data else f"the file holds only whitespace ({len(data):,} bytes)"
+        return RunFileError(path, 1, said)
+    if len(data) > limit or not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        end = len(text.rstrip())
+        if error.pos >= end or error.msg.startswith("Unterminated string"):  # a string runs to the end, unclosed
+            if "\n" not in text[:end]:
+                return RunFileError(
+                    path,
+                    1,
+                    f"the line breaks off (no newline, its JSON value not complete): {len(data):,} bytes; "
+                    "a process killed while writing leaves this",
+                )
+            line = text.count("\n", 0, end) + 1
+            return RunFileError(path, line, "the JSON document ends early: the file is cut short")
+        before = text[: error.pos].rstrip()
+        hint = " (a comma before a closing bracket?)" if before.endswith(",") and text[error.pos] in "}]" else ""
+        return RunFileError(path, error.lineno, f"not valid JSON at column {error.colno}: {error.msg}{hint}")
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 def _describe(first: Any) -> str:
@@ -221,6 +276,9 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
         except RunFileError:
             if broken:
                 raise
+        said = _unreadable(path)
+        if said is not None:
+            raise said
     tried = "; ".join(f.name for f in FORMATS)
     raise RunFileError(
         path,

@@ -98,6 +98,7 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+    _check_archive(name)
     _check_inflation(name)
     try:
         return _runs(read_log(name), name, summarise)
@@ -193,6 +194,28 @@ def _inspect_logging() -> Iterator[list[str]]:
         yield said
     finally:
         logger.handlers, logger.propagate = handlers, propagate
+
+
+_ZIP_START = b"PK\x03\x04"
+"""The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
+
+
+def _check_archive(path: str) -> None:
+    """Refuse an ``.eval`` file that is empty, or a zip archive cut short (it starts as one, and its directory, which
+    a zip writes last, is missing), saying so in words, where Inspect's reader says ``EOCD not found``."""
+    if not path.endswith(".eval"):
+        return
+    with open(path, "rb") as file:
+        start = file.read(len(_ZIP_START))
+    if not start:
+        raise RunFileError(path, 1, "the file is empty (an .eval log is a zip archive)")
+    if start == _ZIP_START and not zipfile.is_zipfile(path):
+        raise RunFileError(
+            path,
+            1,
+            "the .eval archive is cut short: it starts as a zip archive, but the directory a zip ends with is "
+            "missing (a log still being written, or a copy that stopped early)",
+        )
 
 
 def _check_inflation(path: str) -> None:
