@@ -119,19 +119,35 @@ def test_a_real_claude_trace_logs_views_carry_each_requests_own_breakpoints() ->
     for run in runs:
         sent = {call.step: bodies[call.response.id]["messages"] for call in run.model_calls}
         assert_views_are_the_requests(run, sent)
+        views = Views(run)  # the marker moved on, the prefix did not break: the replies read it from the cache
+        assert all(views.at(call.step).change.first_diff != 0 for call in run.model_calls if call.step), run.run_id
     records = [run.step_records[call.step]["sent"] for run in runs for call in run.model_calls]
     marks = [mark for record in records for mark in record["breakpoints"]]
     assert len(marks) == 10 and {json.dumps(mark["cache_control"]) for mark in marks} == {json.dumps(EPHEMERAL)}
 
 
+def unmarked(value: Any) -> Any:
+    """``value`` without its ``cache_control`` fields, at any depth."""
+    if isinstance(value, dict):
+        return {key: unmarked(item) for key, item in value.items() if key != "cache_control"}
+    if isinstance(value, list):
+        return [unmarked(item) for item in value]
+    return value
+
+
 def test_a_call_log_whose_breakpoints_move_gives_each_view_its_own(tmp_path: Path) -> None:
     """A log whose agent moves its breakpoint (and adds more, with another ``ttl``) gives, at each step, the request
-    that decided it exactly: its bytes, its size in the series, its key; a message whose breakpoint moved or changed
-    is where a view differs from the one before. Under the contract, no view is a request sent: none has any."""
+    that decided it exactly: its bytes, its size in the series, its key. A breakpoint moved or changed is not where a
+    view differs from the one before, as a prompt cache compares the content it marks (the real claude-trace log's
+    replies read the prefix from the cache as the marker moved on; the views said the prefix broke at each move).
+    Under the contract, no view is a request sent: none has any."""
     run = load(call_log(tmp_path, MOVING, REPLIES))
     assert_views_are_the_requests(run, dict(enumerate(MOVING)))
     views = Views(run)
-    assert [views.at(at).change.first_diff for at in (1, 2)] == [0, 2]  # the marked opening; the result's ttl
+    for at in (1, 2):
+        old, new = (unmarked(shown(views.at(stop).messages)) for stop in (at - 1, at))
+        first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+        assert views.at(at).change.first_diff == first, at
     after = views.at(3)  # the view after the answer: no request sent it; the last request's breakpoints are its own
     assert shown(after.messages)[:5] == MOVING[2]
     under = Views(run, run.options(recent_results=1))

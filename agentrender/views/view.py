@@ -451,8 +451,8 @@ class Views:
     ) -> tuple[int | None, int, int, int, int | None]:
         """From a view to the next, each given as (first rendered step, rendered steps, opening bytes), from
         the sizes alone: (first differing message, prefix bytes, bytes, previous bytes, the step that left the window).
-        ``stops`` are the two views' stops, for their cache breakpoints (``_marks``): a message whose breakpoints
-        moved differs.
+        ``stops`` are the two views' stops, for the bytes of their cache breakpoints (``_marks``): a message whose
+        breakpoint moved does not differ for that, as a prompt cache compares the content it marks.
 
         A plain tuple, because the series asks this for every step and a frozen dataclass
         costs more to build than all of this arithmetic.
@@ -478,13 +478,9 @@ class Views:
                     break
             if first_diff is None and count != previous_count:
                 first_diff = previous_count
+        # a breakpoint moved is no change of the prefix: the cache reads the content before it, which the marker is
+        # not part of (the real claude-trace log's replies read the prefix from the cache as the marker moves on)
         old_marks, new_marks = self._marks(stops[0], previous_count), self._marks(stops[1], count)
-        if old_marks != new_marks:
-            moved = [mark[0] for mark in new_marks if mark not in old_marks]
-            moved += [mark[0] for mark in old_marks if mark not in new_marks]
-            first_moved = min(moved)
-            if first_moved < min(count, previous_count) and (first_diff is None or first_moved < first_diff):
-                first_diff = first_moved
         size += _marks_bytes(new_marks)
         previous_size += _marks_bytes(old_marks)
         if first_diff is None:
