@@ -736,5 +736,8 @@ def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
     assert [row["index"] for row in json.loads(out)] == [2, 3]
     _, out, _ = run_cli("steps", str(PARALLEL), "--tool", "Bash", "--width", "150", "--color", "never")
     assert "2 of 4 steps" in out and " 0  tool_call  Bash  ok " in out
+    # a run file's agent runs a reply's first call alone (the contract): the others are no call of its step
+    _, out, _ = run_cli("steps", "fix-failing-test", "--tool", "finish", "--json")
+    assert [row["index"] for row in json.loads(out)] == [7]
     _, _, err = run_cli("steps", str(PARALLEL), "--tool", "Grep")
     assert "--tool Grep: no step has this tool; its steps have Bash (2), Glob (1), Read (1), WebFetch (1)" in err, err

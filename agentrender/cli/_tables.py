@@ -283,7 +283,10 @@ def tools_said(names: Sequence[str]) -> str:
 def called_tools(run: Run, index: int | None = None) -> dict[int, tuple[str, ...]]:
     """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
     first) called, in order, by the step's index: its last model call's tool uses (``Run.last_calls``). ``index``:
-    of that step only."""
+    of that step only. Only of a run that records what its agent sent (an imported session, whose agent ran each
+    call): the contract's agent runs a reply's first call alone, and ``decide`` says the others were not run."""
+    if not run.records_sent:
+        return {}
     calls = run.last_calls() if index is None else {call.step: call for call in run.calls_for(index)}
     called = {}
     for step, call in calls.items():
