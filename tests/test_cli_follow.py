@@ -305,3 +305,68 @@ def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(
     for text in printed:
         assert len(text.rstrip("\n")) <= 80, text
         assert all(text[end - 1].isdigit() and text[end] == " " for end in ends), (head, text)
+
+
+SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"
+"""A real Claude Code session whose first 19 lines end on an answer, and whose lines 20-25 go on past it and answer
+again."""
+
+
+@pytest.mark.parametrize("command", ["steps", "context"])
+def test_a_session_that_goes_on_past_an_end_and_ends_again_in_one_poll_says_both(tmp_path: Path, command: str) -> None:
+    """A follow that started on a session ending on an answer says that end (context's table says none, so a line
+    does), and when one poll both continues the session and ends it again, says it went on, then the new end: the
+    end said first was never taken back, and the steps after it printed under it."""
+    lines = SESSION.read_text("utf-8").splitlines(keepends=True)
+    writer = Writer(tmp_path / "session.jsonl")
+    try:
+        writer.append("".join(lines[:19]))
+        process = follow(command, writer.path)
+        try:
+            first = read_until(process, "Ctrl-C to stop")
+            writer.append("".join(lines[19:25]))
+            after = read_until(process, "the run ended")
+        finally:
+            process.kill()
+            process.communicate()
+    finally:
+        writer.close()
+    if command == "context":
+        assert any(line.startswith("the run ended, as the file stands: completed") for line in first), first
+    assert after[0].startswith("the run goes on"), after
+    assert after[-1].startswith("the run ended, as the file stands: completed"), after
+
+
+def test_a_file_read_again_from_its_start_corrects_no_step_of_the_file_before(tmp_path: Path) -> None:
+    """After the file is truncated and written anew, no line says it corrects a step of the file before (each step
+    of the new file was said first there): the steps said before were forgotten with it."""
+    lines = (REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl").read_text("utf-8").splitlines(keepends=True)
+    other = SESSION.read_text("utf-8").splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(lines[:14]), encoding="utf-8")
+    process = follow("steps", path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        path.write_text("".join(other[:4]), encoding="utf-8")  # shorter: read again from its start
+        read_until(process, "Ctrl-C to stop")
+        with path.open("a", encoding="utf-8") as file:
+            file.write("".join(other[4:25]))
+        printed = read_until(process, "the run ended")
+    finally:
+        process.kill()
+        process.communicate()
+    assert not any("corrects" in line for line in printed), printed
+
+
+def test_a_run_files_end_is_said_as_final_when_a_run_of_it_is_followed(tmp_path: Path) -> None:
+    """A run file followed by ``--run`` (read by the importers' follower) ended with its own end record, which no
+    record can follow: its end is said plainly, not "as the file stands" with its status said twice."""
+    path = tmp_path / "run.jsonl"
+    path.write_bytes((Path(__file__).resolve().parents[1] / "sample_runs" / "fix-failing-test.jsonl").read_bytes())
+    process = follow("context", path, "--run", "0")
+    try:
+        printed = read_until(process, "Ctrl-C to stop")
+    finally:
+        process.kill()
+        process.communicate()
+    assert "the run ended: completed\n" in printed, printed

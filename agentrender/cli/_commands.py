@@ -53,9 +53,13 @@ def _followed(
     err: IO[str],
     first: Callable[[Run, Views], object],
     line: _follow.Line,
+    *,
+    first_says_end: bool = True,
 ) -> int:
     """``_follow.follow`` of ``args.run``, its views under the command line's window settings."""
-    return _follow.follow(args, console, err, lambda run: views_of(run, args), first, line)
+    return _follow.follow(
+        args, console, err, lambda run: views_of(run, args), first, line, first_says_end=first_says_end
+    )
 
 
 def _print(console: Console, renderables: Iterable[Any]) -> None:
@@ -172,6 +176,7 @@ def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[st
             err,
             lambda run, views: _context_of(run, views, args, out, console, layout),
             lambda views, step: _follow.context_line(views, step, layout),
+            first_says_end=False,  # the sizes table says no end
         )
     run = load_run_of(args, err)
     return _context_of(run, views_of(run, args), args, out, console)

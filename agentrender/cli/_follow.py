@@ -41,8 +41,11 @@ def follow(
     views_of: Callable[[Run], Views],
     first: Callable[[Run, Views], object],
     line: Line,
+    *,
+    first_says_end: bool = True,
 ) -> int:
     """Print ``first`` of the run the file holds, then ``line`` of each step as it comes; 0 when stopped.
+    ``first_says_end``: what ``first`` prints says how the run ended, if it did (else a line after it says so).
 
     ``args.follow_for`` (the hidden ``--follow-for SECONDS``, for tests) ends the follow after
     that many seconds, as a Ctrl-C would.
@@ -61,6 +64,7 @@ def follow(
     printed: dict[int, str] = {}  # the line each step was last printed as: a growth that leaves it so prints it not
     said: dict[int, str] = {}  # the decision each step was last printed with (``decided``)
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
+    ended_steps = 0  # how many steps the run had when it was said
     try:
         while until is None or time.monotonic() < until:
             try:
@@ -85,15 +89,20 @@ def follow(
                 err.write(f"agentrender: {clean(path, one_line=True)}: {clean(growth.notice, one_line=True)}\n")
             if views is None or growth.notice:
                 views = views_of(growth.run)
-                ended = growth.run.end  # the first output says it
+                ended, ended_steps = growth.run.end, len(growth.run.steps)  # the first output says it
+                printed = {}  # a file read again from its start: no line of before is one to correct
+                said = {}
                 if views.steps and views.steps[-1].decision is not None:  # the first output said it too
                     said = {views.steps[-1].index: decided(views.steps[-1])}
                 first(growth.run, views)
+                if ended is not None and not first_says_end:
+                    console.print(_end_line(ended, final=tracker.final_end))
                 console.print(Text(f"following {clean(path, one_line=True)}: Ctrl-C to stop", style=MUTED))
                 continue
             end = growth.run.end
-            if ended is not None and end is None:
-                # an end an importer read from the file as it stood (a reply that called no tool yet): the file went on
+            if ended is not None and (end is None or len(growth.run.steps) > ended_steps):
+                # an end an importer read from the file as it stood (a reply that called no tool yet): the file went
+                # on (and may have ended again since: then said again below)
                 console.print(Text("the run goes on: what the file held after the end said above continued it"))
                 ended = None
             views.extend(growth.run, growth.changed_from)
@@ -119,7 +128,7 @@ def follow(
                         shown.append("the rest of its reply was written after it)", style=MUTED)
                     console.print(shown)
             if end is not None and ended is None:
-                ended = end
+                ended, ended_steps = end, len(growth.run.steps)
                 console.print(_end_line(end, final=tracker.final_end))
     except KeyboardInterrupt:
         pass
@@ -140,7 +149,7 @@ def _end_line(end: Mapping[str, Any], *, final: bool) -> Text:
     if final:
         return Text(f"the run ended: {status}")
     line = Text(f"the run ended, as the file stands: {status}")
-    if isinstance(reason := end.get("reason"), str) and reason:
+    if isinstance(reason := end.get("reason"), str) and reason and reason != end.get("status"):
         line.append(f" ({clean(reason, one_line=True)})")
     line.append("; if it goes on, the next line says so", style=MUTED)
     return line

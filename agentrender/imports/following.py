@@ -123,6 +123,7 @@ class ImportFollower:
         if run is None:
             return None
         self.waiting = ""
+        self.final_end = _is_plain_run_file(self.path)  # a run file's end is its own last record (a --run of it)
         lines = data.count(b"\n")
         before, self.run = self.run, run
         grown, self._lines = lines - self._lines, lines
