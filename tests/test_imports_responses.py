@@ -1079,3 +1079,21 @@ def test_a_codex_patch_that_did_not_apply_is_an_error(tmp_path: Path) -> None:
     items: list[dict[str, Any]] = [user("Edit it."), patch, ended, done, *again]
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
     assert [step.observation.status for step in run.steps if step.observation] == ["error", "ok"]
+
+
+def test_a_rollout_record_whose_timestamp_is_no_time_gives_no_step_its_time_and_says_so(tmp_path: Path) -> None:
+    """A record whose ``timestamp`` is not ISO 8601 gives no step a time (the run file an import writes held it as
+    one, against its schema) and a warning names its line; the session's and an end event's are left out too."""
+    lines = [
+        {"timestamp": "2026-01-05T09:00:00Z", "type": "session_meta", "payload": {"id": "s", "timestamp": "soon"}},
+        {"timestamp": "2026-01-05T09:00:01Z", "type": "response_item", "payload": user("Hi.")},
+        {"timestamp": "yesterday", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Yo."}]}},
+        {"timestamp": "later", "type": "event_msg", "payload": {"type": "task_complete"}},
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    run = from_responses(path)
+    assert run.step_field("started_at", [0]) == [None] and run.step_field("ended_at", [0]) == [None]
+    assert "started_at" not in run.header and run.end is not None and "at" not in run.end
+    assert any(f"{path}:3: timestamp: 'yesterday' is not an ISO 8601 timestamp" in str(w) for w in run.warnings)

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,7 @@ from agentrender.imports.openai import chat_request, url_image
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.lines import GrowingFile
 from agentrender.runfile.replies import check_reply
-from agentrender.runfile.schema import is_count
+from agentrender.runfile.schema import is_count, is_timestamp
 
 __all__ = [
     "ROLLOUT_NOTE",
@@ -340,7 +341,7 @@ class _Rollout:
             dict(self.request),
             summarise,
             end=_codex_end(self.lifecycle),
-            started_at=began if isinstance(began, str) else None,
+            started_at=began if isinstance(began, str) and is_timestamp(began) else None,
             instructions=instructions,
             warned=warned,
         )
@@ -454,7 +455,7 @@ def _codex_end(lifecycle: tuple[str, Mapping[str, Any], Any] | None) -> dict[str
     else:
         reason = payload.get("reason")
         end = {"type": "end", "status": "stopped", "reason": f"turn_aborted: {reason}" if reason else "turn_aborted"}
-    if isinstance(stamp, str):
+    if isinstance(stamp, str) and is_timestamp(stamp):
         end["at"] = stamp
     return end
 
@@ -690,8 +691,11 @@ class _Conversation:
                 return
             self._restarted()
         self._append(role, blocks, here)
-        if isinstance(stamp, str):
+        if isinstance(stamp, str) and is_timestamp(stamp):
             self._stamp(role, blocks, stamp)
+        elif stamp is not None:  # the record's own field: none of the steps' times
+            said = f"{reprlib.repr(stamp)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z)"
+            self.warnings.append(Where(here.path, here.line, "timestamp").warning(f"{said}: not a time of the steps"))
         if role == "assistant" and self.receiving:
             self._received(blocks, item.get("id"), here)
 
