@@ -212,7 +212,7 @@ def test_a_followed_file_names_the_runs_a_run_it_does_not_hold_may_be() -> None:
 
     tracker = follower(CLAUDE_TRACE, "4")
     assert tracker.poll() is None and tracker.waiting_for == "4"
-    assert tracker.waiting.startswith("the file holds 4 runs so far, numbered 0 to 3: 0: log-")
+    assert tracker.waiting.startswith("the file holds so far 4 runs: 0: log-")
     growth = follower(CLAUDE_TRACE, "3").poll()
     assert growth is not None and growth.run.run_id == imports.load_runs(CLAUDE_TRACE)[3].run_id
 
@@ -543,4 +543,4 @@ def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_on
         return
     code, _, err = run_cli("steps", CLAUDE_TRACE, "--run", "5", "--follow", "--follow-for", "0.5")
     assert code == 0
-    assert err.startswith("agentrender: waiting for run 5: the file holds 4 runs so far, numbered 0 to 3: 0: log-")
+    assert err.startswith(f"agentrender: {CLAUDE_TRACE}: waiting for run 5: the file holds so far 4 runs: 0: log-")

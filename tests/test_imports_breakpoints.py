@@ -259,3 +259,18 @@ def test_keys_and_show_say_why_a_view_differs_from_its_recorded_request(tmp_path
     )
     given = keys_json(call_log(tmp_path, MOVING, REPLIES), "--max-output-tokens", "7")
     assert given[0]["why"].startswith("the key is hashed with the request settings given")
+
+
+def test_keys_says_how_many_messages_a_shorter_recorded_request_holds(tmp_path: Path) -> None:
+    """A recorded request of one message (the view holds three) is said to hold "1 message", in the singular."""
+    imported = tmp_path / "ct.jsonl"
+    code, _, err = run_cli("import", str(LOG), "-o", str(imported))
+    assert code == 0, err
+    records = [json.loads(line) for line in imported.read_text(encoding="utf-8").splitlines()]
+    call = next(record for record in records if record.get("type") == "model_call" and record["step"] == 1)
+    call["request"]["messages"] = call["request"]["messages"][:1]
+    call["request_key"] = "0" * 64
+    imported.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    code, out, err = run_cli("keys", str(imported), "--width", "200")
+    assert code == 0, err
+    assert "the recorded request holds 1 message, the view 3" in out, out

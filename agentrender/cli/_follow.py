@@ -79,8 +79,13 @@ def follow(
                     where = clean(path, one_line=True)
                     err.write(f"agentrender: {where}: {NO_FILE_YET}; waiting for it to be created\n")
                 elif waiting and waiting != waited:
-                    what = f"for run {tracker.waiting_for}" if tracker.waiting_for else "until the file imports"
-                    err.write(f"agentrender: waiting {clean(what, one_line=True)}: {clean(waiting, one_line=True)}\n")
+                    # the importer's error names the file; the runs it holds so far do not
+                    what = (
+                        f"{path}: waiting for run {tracker.waiting_for}"
+                        if tracker.waiting_for
+                        else "waiting until the file imports"
+                    )
+                    err.write(f"agentrender: {clean(what, one_line=True)}: {clean(waiting, one_line=True)}\n")
                 waited = waiting
                 time.sleep(POLL_INTERVAL)
                 continue

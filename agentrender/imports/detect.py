@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._json import NestingError, decode_failure, limited, type_name
+from agentrender._words import plural
 from agentrender.imports.anthropic import from_anthropic, from_anthropic_runs, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
@@ -26,7 +27,7 @@ from agentrender.imports.responses import from_responses_runs, looks_like_respon
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
 
-__all__ = ["DOCS", "FORMATS", "SHOWN_RUNS", "Format", "history_format", "load", "load_runs", "run_number"]
+__all__ = ["DOCS", "FORMATS", "SHOWN_RUNS", "Format", "history_format", "load", "load_runs", "run_number", "runs_said"]
 
 DOCS = "docs/guides/your-own-runs.md (https://agentrender.readthedocs.io/guides/your-own-runs/)"
 """Where the formats ``load`` reads are documented, as an error names it."""
@@ -304,12 +305,15 @@ def run_number(runs: Sequence[Run], which: str) -> int:
             return number
     if which.isascii() and which.isdigit() and int(which) < len(runs):  # "²" is a digit int() cannot read
         return int(which)
+    raise LookupError(f"no run of that id, nor a number from 0 to {len(runs) - 1}; the file holds {runs_said(runs)}")
+
+
+def runs_said(runs: Sequence[Run]) -> str:
+    """A file's runs as a message names them: how many, then the first ``SHOWN_RUNS`` as ``NUMBER: ID``
+    (``2 runs: 0: main, 1: agent-a1``)."""
     said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:SHOWN_RUNS]))
     more = f", ... ({len(runs) - SHOWN_RUNS:,} more)" if len(runs) > SHOWN_RUNS else ""
-    count = "1 run" if len(runs) == 1 else f"{len(runs):,} runs"
-    raise LookupError(
-        f"no run of that id, nor a number from 0 to {len(runs) - 1}; the file holds {count}: {said}{more}"
-    )
+    return f"{plural(len(runs), 'run')}: {said}{more}"
 
 
 def load(source: str | os.PathLike[str]) -> Run:

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
-from agentrender.imports.detect import SHOWN_RUNS, load_runs, run_number
+from agentrender.imports.detect import load_runs, run_number, runs_said
 from agentrender.imports.responses import GrowingRollout, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
@@ -143,9 +143,8 @@ class ImportFollower:
         except LookupError as error:
             if _one_run(self.path, runs):
                 raise RunNotInFile(str(error)) from None
-            count = "1 run" if len(runs) == 1 else f"{len(runs):,} runs"
             self.waiting_for = self.which
-            self.waiting = f"the file holds {count} so far, numbered 0 to {len(runs) - 1}: {_listed(runs)}"
+            self.waiting = f"the file holds so far {runs_said(runs)}"
             return None
 
     def _grow_session(self, seen: tuple[int, int, int, int]) -> Growth | None:
@@ -208,12 +207,6 @@ def _one_run(path: str, runs: list[Run]) -> bool:
         return True
     source = runs[0].header.get("source") if len(runs) == 1 else None
     return isinstance(source, dict) and source.get("format") in _ONE_RUN_SOURCES
-
-
-def _listed(runs: list[Run]) -> str:
-    """The first ``detect.SHOWN_RUNS`` runs as ``NUMBER: ID``, as ``detect.run_number`` lists them."""
-    said = ", ".join(f"{number}: {run.run_id}" for number, run in enumerate(runs[:SHOWN_RUNS]))
-    return said + (f", ... ({len(runs) - SHOWN_RUNS:,} more)" if len(runs) > SHOWN_RUNS else "")
 
 
 def _changed_from(before: Run, after: Run) -> int | None:

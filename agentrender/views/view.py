@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agentrender import _api_rules, render
 from agentrender._json import canonical
 from agentrender._types import Message, Messages, Step, StepInput
+from agentrender._words import plural
 from agentrender.render import Options
 from agentrender.views.facts import (
     BlockFact,
@@ -948,7 +949,7 @@ class View:
                 "call sent them, and this call sent that message otherwise"
             )
         if len(mine) != len(theirs):
-            return f"the recorded request holds {len(theirs):,} messages, the view {len(mine):,}"
+            return f"the recorded request holds {plural(len(theirs), 'message')}, the view {len(mine):,}"
         return "the recorded request's messages are the view's: the key was recorded over other settings"
 
     @cached_property
