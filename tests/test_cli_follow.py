@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentrender.cli import main
+from agentrender.runfile.following import POLL_INTERVAL
 from tests._support.growing import Writer, header, line, step
 
 
@@ -294,6 +295,7 @@ def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(
     try:
         table = read_until(process, "to stop")  # "following PATH: Ctrl-C to stop" wraps at 80 columns
         writer.records(step(2, answered=False))
+        time.sleep(5 * POLL_INTERVAL)  # the follower reads the step waiting for its result before its answer comes
         writer.records(step(2), step(3))
         printed = read_until(process, "  4  ")
     finally:

@@ -365,7 +365,8 @@ def _note(row: dict[str, Any]) -> Text:
 @dataclass(slots=True)
 class SizesLayout:
     """How the sizes table of ``context`` was laid out, for the lines ``context --follow`` prints under it: each
-    column of numbers as wide as in the table (or wider, for a larger number), the bar to the same scale."""
+    column of numbers as wide as in the table (or wider, for a larger number), the bar to the table's scale (a view
+    larger than its largest drawn to its own: the whole bar)."""
 
     widths: list[int]
     """The width of each column of numbers, in the order of ``_SIZE_COLUMNS``; ``[]``: no table laid out yet."""
