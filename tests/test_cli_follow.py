@@ -274,6 +274,8 @@ def test_follow_says_it_waits_for_a_missing_file_and_refuses_a_missing_folder(
     said = capsys.readouterr()
     assert said.err == f"agentrender: {missing}: no such file yet; waiting for it to be created\n", said.err
     assert said.out == ""
+    assert main(["steps", str(missing), "--run", "3", "--follow", "--follow-for", "0.5"]) == 0  # it said nothing
+    assert capsys.readouterr().err == f"agentrender: {missing}: no such file yet; waiting for it to be created\n"
     nowhere = tmp_path / "no" / "such" / "run.jsonl"
     assert main(["show", str(nowhere), "--follow", "--follow-for", "5"]) == 2
     assert capsys.readouterr().err.startswith(f"agentrender: {nowhere}: no such folder: {nowhere.parent}")

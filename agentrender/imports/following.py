@@ -88,7 +88,10 @@ class ImportFollower:
         try:
             stat = os.stat(self.path)
         except FileNotFoundError:
+            self.waiting = NO_FILE_YET  # said as Undecided says it (a --run named follows no Undecided)
             return None
+        if self.waiting == NO_FILE_YET:
+            self.waiting = ""
         seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
         if seen == self._seen:
             return None
