@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
 from agentrender.imports.detect import load_runs, run_number, runs_said
+from agentrender.imports.inspect import ZIP_MAGIC
 from agentrender.imports.responses import GrowingRollout, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
@@ -334,7 +335,6 @@ def whole_document(data: bytes) -> bool:
     return text[:1] == b"[" or first.rstrip(_SPACE) in (b"{", b"[") or not (newline and rest.strip(_SPACE))
 
 
-ZIP_MAGIC = b"PK\x03\x04"
 _SPACE = b"\xef\xbb\xbf \t\r\n"  # white space, and a UTF-8 byte order mark
 
 

@@ -196,7 +196,7 @@ def _inspect_logging() -> Iterator[list[str]]:
         logger.handlers, logger.propagate = handlers, propagate
 
 
-_ZIP_START = b"PK\x03\x04"
+ZIP_MAGIC = b"PK\x03\x04"
 """The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
 
 
@@ -206,10 +206,10 @@ def _check_archive(path: str) -> None:
     if not path.endswith(".eval"):
         return
     with open(path, "rb") as file:
-        start = file.read(len(_ZIP_START))
+        start = file.read(len(ZIP_MAGIC))
     if not start:
         raise RunFileError(path, 1, "the file is empty (an .eval log is a zip archive)")
-    if start == _ZIP_START and not zipfile.is_zipfile(path):
+    if start == ZIP_MAGIC and not zipfile.is_zipfile(path):
         raise RunFileError(
             path,
             1,
