@@ -46,7 +46,6 @@ keeps the records read and reads again only the session's last turn.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -75,7 +74,7 @@ from agentrender.imports.conversation import (
 )
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
-from agentrender.runfile.lines import GZIP_MAGIC, GrowingFile
+from agentrender.runfile.lines import GrowingFile, open_inflated
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_timestamp, read_record
 
@@ -1951,9 +1950,8 @@ def _session_of(path: str) -> str | None:
     its ``sessionId`` field, which Claude Code writes before the message, and a file of no lines at all (a large
     binary file so named) costs no more than that."""
     try:
-        with open(path, "rb") as raw:
-            compressed = raw.read(2) == GZIP_MAGIC
-        with (gzip.open if compressed else open)(path, "rb") as file:
+        opened, _ = open_inflated(path)
+        with opened as file:
             first = file.readline(_FIRST_LINE_BYTES)
     except (OSError, EOFError, zlib.error):
         return None

@@ -8,7 +8,6 @@ tried, and where they are documented.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import zlib
@@ -25,7 +24,7 @@ from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.imports.responses import from_responses_runs, looks_like_responses
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import GZIP_MAGIC, binary_at, inflate_limit
+from agentrender.runfile.lines import binary_at, open_inflated
 
 __all__ = ["DOCS", "FORMATS", "SHOWN_RUNS", "Format", "history_format", "load", "load_runs", "run_number", "runs_said"]
 
@@ -110,12 +109,8 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
     run-file reader try, so whatever it reads loads here too.
     """
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as raw:
-            compressed = raw.read(2) == GZIP_MAGIC
-        opener: Callable[..., Any] = gzip.open if compressed else open
-        limit = inflate_limit(size) if compressed else size
-        with opener(path, "rb") as file:
+        opened, limit = open_inflated(path)
+        with opened as file:
             data, ended = _window(file)
             first = _parsed(data, path)
             if first is not _NONE or len(data) < _WINDOW or not past_window:
@@ -181,11 +176,8 @@ def _unreadable(path: str) -> RunFileError | None:
     with ``{`` or ``[``) that breaks off (cut short) or breaks a rule of JSON at a line and column the decoder names.
     ``None`` for anything else (text of another kind: the error of an unknown format says what it looks like)."""
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as raw:
-            compressed = raw.read(2) == GZIP_MAGIC
-        limit = inflate_limit(size) if compressed else size
-        with (gzip.open if compressed else open)(path, "rb") as file:
+        opened, limit = open_inflated(path)
+        with opened as file:
             data = file.read(limit + 1)
     except (OSError, EOFError, zlib.error):
         return None

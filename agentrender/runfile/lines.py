@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterator, Mapping
@@ -139,6 +141,18 @@ single record is built, and a long line or a flood of blank lines costs nothing 
 def inflate_limit(compressed: int) -> int:
     """The most bytes a gzip run file of ``compressed`` bytes may inflate to."""
     return INFLATE_FLOOR + INFLATE_RATIO * compressed
+
+
+def open_inflated(path: str) -> tuple[io.BufferedIOBase, int]:
+    """The file at ``path`` open to read its bytes, inflated when it is a gzip stream (by its magic bytes, as
+    ``load_run`` tells), and the most bytes it may give: its size, or a stream's ``inflate_limit``. The caller
+    closes it (``with``)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as raw:
+        compressed = raw.read(2) == GZIP_MAGIC
+    if compressed:
+        return gzip.open(path, "rb"), inflate_limit(size)
+    return open(path, "rb"), size  # the caller closes it
 
 
 class StreamError(Exception):
