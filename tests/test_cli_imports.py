@@ -189,6 +189,12 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
             "the line breaks off (no newline, its JSON value not complete): 1,500 bytes; "
             "a process killed while writing leaves this",
         ),
+        "first-line-cut-then-newline.jsonl": (
+            run[:1500] + b"\n",
+            1,
+            "the line breaks off (its JSON value not complete): 1,501 bytes; "
+            "a process killed while writing leaves this",
+        ),
         "cut.json": (
             chat[: len(chat) // 2].encode(),
             chat[: len(chat) // 2].count("\n") + 1,

@@ -193,11 +193,13 @@ def _unreadable(path: str) -> RunFileError | None:
         end = len(text.rstrip())
         if error.pos >= end or error.msg.startswith("Unterminated string"):  # a string runs to the end, unclosed
             if "\n" not in text[:end]:
+                ending = (
+                    "its JSON value not complete" if text.endswith("\n") else "no newline, its JSON value not complete"
+                )
                 return RunFileError(
                     path,
                     1,
-                    f"the line breaks off (no newline, its JSON value not complete): {len(data):,} bytes; "
-                    "a process killed while writing leaves this",
+                    f"the line breaks off ({ending}): {len(data):,} bytes; a process killed while writing leaves this",
                 )
             line = text.count("\n", 0, end) + 1
             return RunFileError(path, line, "the JSON document ends early: the file is cut short")
