@@ -174,6 +174,41 @@ def test_a_reply_mini_swe_agent_refused_is_said_to_be_missing() -> None:
     assert run.end == {"type": "end", "status": "completed", "reason": "Submitted"}
 
 
+@pytest.mark.skipif(not MINI.is_dir(), reason="the real fixtures are not in this checkout")
+@pytest.mark.parametrize("name", ["marshmallow-code__marshmallow-1343.traj.json", "pvlib__pvlib-python-1606.traj.json"])
+def test_a_command_mini_swe_agent_says_failed_is_an_error_step(name: str) -> None:
+    """Each step whose command the real trajectory says exited with a code but 0 (its tool message's
+    ``extra.returncode``, told to the model as ``<returncode>N</returncode>``; ``-1`` for a command stopped at its
+    time limit) is an ``error`` step, every other ``ok``; the result is still the tool message's text, as sent, and
+    the status survives a write to a run file and a load."""
+    path = MINI / name
+    (run,) = load_runs(path)
+    trajectory = json.loads(path.read_text(encoding="utf-8"))
+    codes = {m["tool_call_id"]: m["extra"]["returncode"] for m in trajectory["messages"] if m["role"] == "tool"}
+    failed = {call for call, code in codes.items() if code != 0}
+    assert failed and any(code == -1 for code in codes.values()) == (name.startswith("pvlib"))
+    errors = set()
+    for step in run.steps:
+        call = run.step_records[step.index]["sent"]["tool_use_id"]
+        if step.observation is None:  # the last reply, whose command was never answered: the trajectory ends
+            assert step.index == len(run.steps) - 1 and call not in codes
+            continue
+        assert step.observation.status == ("error" if call in failed else "ok")
+        assert step.observation.content.startswith("<") and f"<returncode>{codes[call]}</returncode>" in (
+            step.observation.content
+        )
+        if call in failed:
+            errors.add(call)
+    assert errors == failed
+    with tempfile.TemporaryDirectory() as folder:
+        written = Path(folder) / "run.jsonl"
+        agentrender.write_run(run, written)
+        again = agentrender.load_run(written)
+    assert [s.observation and s.observation.status for s in again.steps] == [
+        s.observation and s.observation.status for s in run.steps
+    ]
+
+
 def test_several_refused_replies_are_one_warning_that_counts_them() -> None:
     """Replies refused in a row (each a FormatError message after the last result) are one warning counting them,
     naming each message; a trajectory that records no model_stats says nothing of the calls' count."""

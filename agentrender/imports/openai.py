@@ -717,7 +717,7 @@ class _Converter:
                 self.warnings.append(
                     self.where.warning("a response was given, but the conversation ends on an assistant turn")
                 )
-        return _Turns(messages, read, starts, roles), "\n\n".join(system)
+        return _Turns(messages, read, starts, roles, _failed_commands(chat)), "\n\n".join(system)
 
     def _system(self, text: str, here: Where) -> str:
         """A system message's text, for the system prompt; one after the conversation began is warned of."""
@@ -973,6 +973,24 @@ def _quick_blocks(message: dict[str, Any] | _Record) -> list[dict[str, Any]]:
     return blocks
 
 
+def _failed_commands(chat: Mapping[str, Any]) -> frozenset[str]:
+    """The ids of the tool calls whose command a mini-swe-agent trajectory says exited with a code but 0: its tool
+    message's ``extra.returncode``, which mini-swe-agent told the model as ``<returncode>N</returncode>`` (``-1``
+    for a command it stopped at its time limit). Their steps are errors, as the model was told; the blocks stay
+    as sent (the chat's tool messages have no error flag)."""
+    if chat.get("kind") != "mini-swe-agent-trajectory":
+        return frozenset()
+    failed = set()
+    for message in chat["messages"]:
+        if not isinstance(message, Mapping) or message.get("role") != "tool":
+            continue
+        extra, call_id = message.get("extra"), message.get("tool_call_id")
+        code = extra.get("returncode") if isinstance(extra, Mapping) else None
+        if type(code) is int and code != 0 and isinstance(call_id, str):
+            failed.add(call_id)
+    return frozenset(failed)
+
+
 class _Turns(MadeTurns):
     """The chat's turns in the Messages API's shape (``{"role", "content"}``), each made when first read, and kept.
 
@@ -984,7 +1002,7 @@ class _Turns(MadeTurns):
     those it is asked for.
     """
 
-    __slots__ = ("_messages", "_read", "_starts", "roles")
+    __slots__ = ("_failed", "_messages", "_read", "_starts", "roles")
 
     def __init__(
         self,
@@ -992,14 +1010,23 @@ class _Turns(MadeTurns):
         read: dict[int, list[dict[str, Any]] | None],
         starts: list[int],
         roles: list[str],
+        failed: frozenset[str] = frozenset(),
     ) -> None:
-        self._messages, self._read, self._starts = messages, read, starts
+        self._messages, self._read, self._starts, self._failed = messages, read, starts, failed
         self.roles = roles
         """Each turn's role: ``user`` and ``assistant`` in turn (a role that repeats joins the turn before)."""
         super().__init__(len(roles))
 
     def make(self, at: int) -> dict[str, Any]:
-        return {"role": self.roles[at], "content": self._content(at)}
+        role, content = self.roles[at], self._content(at)
+        turn = {"role": role, "content": content}
+        if self._failed and role == "user":
+            # the calls whose command the source says failed: their steps are errors (runfile.ConversationSteps)
+            failed = [block["tool_use_id"] for block in content
+                      if block["type"] == "tool_result" and block["tool_use_id"] in self._failed]  # fmt: skip
+            if failed:
+                turn["failed"] = failed
+        return turn
 
     def _content(self, at: int) -> list[dict[str, Any]]:
         starts, read, messages = self._starts, self._read, self._messages
