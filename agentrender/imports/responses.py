@@ -68,12 +68,13 @@ from __future__ import annotations
 import os
 import re
 import reprlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from agentrender._json import canonical, decode_failure, type_name
-from agentrender.imports.anthropic import read_json_values
+from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
     Summariser,
@@ -207,32 +208,32 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         name = Path(path).name
-        values = read_json_values(path, notes)
+        values = json_values(path, notes)  # a file holds at least one value, or this raises
     else:
         path, name = "<responses>", "conversation"
-        values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
-    if values and looks_like_codex(values[0][1]):
-        return [_codex_run(values, path, notes, run_id, summarise)]
-    if values and _is_old_codex_meta(values[0][1]):
-        return [_codex_run(_as_records(values), path, notes, run_id, summarise, older=True)]
-    return _request_runs(values, path, notes, run_id or name, summarise)
+        values = iter([(1, own_copy(source, path))])  # checked to be JSON, and never shared with the caller
+    first = next(values)
+    if looks_like_codex(first[1]):
+        return [_codex_run(chain([first], values), path, notes, run_id, summarise)]
+    if _is_old_codex_meta(first[1]):
+        return [_codex_run(_as_records(first, values), path, notes, run_id, summarise, older=True)]
+    return _request_runs([first, *values], path, notes, run_id or name, summarise)
 
 
-def _as_records(values: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
-    """The lines of an older Codex rollout as the records a newer one writes: the first its ``session_meta``, each
-    item a ``response_item``, a ``{"record_type": "state"}`` line (the session's state, as later versions of that
-    format wrote it) a record of that type; each with its line."""
-    records: list[tuple[int, Any]] = [(values[0][0], {"type": "session_meta", "payload": values[0][1]})]
-    for line, value in values[1:]:
+def _as_records(first: tuple[int, Any], values: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """The lines of an older Codex rollout (``first``, then ``values``) as the records a newer one writes: the first
+    its ``session_meta``, each item a ``response_item``, a ``{"record_type": "state"}`` line (the session's state, as
+    later versions of that format wrote it) a record of that type; each with its line."""
+    yield first[0], {"type": "session_meta", "payload": first[1]}
+    for line, value in values:
         if isinstance(value, Mapping) and "record_type" in value:
-            records.append((line, {"type": value["record_type"], "payload": dict(value)}))
+            yield line, {"type": value["record_type"], "payload": dict(value)}
         else:
-            records.append((line, {"type": "response_item", "payload": value}))
-    return records
+            yield line, {"type": "response_item", "payload": value}
 
 
 def _codex_run(
-    values: Sequence[tuple[int, Any]],
+    values: Iterator[tuple[int, Any]],
     path: str,
     notes: list[RunWarning],
     run_id: str | None,
@@ -240,10 +241,25 @@ def _codex_run(
     *,
     older: bool = False,
 ) -> Run:
-    """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
-    rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
-    rollout = _Rollout(path, notes, older=older)
-    rollout.read(values)
+    """The run of a Codex rollout's records (``(line, record)``, in order, as the file's lines are decoded: each let
+    go once it is read, so a rollout is never held whole, and the collector walks only what the run keeps);
+    ``older``: of the lines of an older rollout read as records (``_as_records``), each item a line of its own, not a
+    record's ``payload``.
+
+    What the file's reading says (``notes``: a last line cut short) comes before the records' warnings, and a line
+    that is not JSON is the error even after a record before it that cannot be read, as when every line was decoded
+    before any record was read."""
+    rollout = _Rollout(path, RunWarnings(), older=older)
+    failure: RunFileError | None = None
+    try:
+        rollout.read(values)
+    except RunFileError as error:
+        failure = error
+    if failure is not None:
+        for _ in values:  # a line after it that is not JSON raises here
+            pass
+        raise failure
+    rollout.told_first(notes)
     return rollout.run(run_id, summarise)
 
 
@@ -261,6 +277,10 @@ class _Rollout:
         self.request: dict[str, Any] = {}
         self.lifecycle: tuple[str, Mapping[str, Any], Any] | None = None  # the last event that began or ended a turn
         self.first = 0  # the line of the first record
+
+    def told_first(self, notes: list[RunWarning]) -> None:
+        """Put ``notes`` (the file's own, said as its lines were decoded) before the warnings of the records read."""
+        self.notes = self.conversation.warnings = RunWarnings([*notes, *self.notes])
 
     def read(self, values: Iterable[tuple[int, Any]]) -> None:
         """Read records (``(line, record)``, in order, after those read before)."""
