@@ -26,7 +26,7 @@ import pytest
 from agentrender import RunFileError, load_run, samples
 from agentrender.cli import main
 from agentrender.frame import runs_frame, steps_frame
-from agentrender.runfile import is_timestamp
+from agentrender.runfile import is_timestamp, parse_timestamp
 from tests._support import hostile_files
 from tests._support.attacks import load_checked, problems, survive
 
@@ -139,6 +139,34 @@ def test_iso_8601_timestamps_are_timestamps(text: str) -> None:
 def test_what_is_not_a_timestamp(text: str) -> None:
     """Impossible dates and times, lower-case separators, 10 fraction digits, non-ASCII digits are not timestamps."""
     assert not is_timestamp(text)
+
+
+def test_is_timestamp_accepts_exactly_the_texts_parse_timestamp_reads_an_instant_from() -> None:
+    """is_timestamp, which reads a text in UTC without making its instant, accepts exactly what parse_timestamp reads
+    an instant from, over near-timestamps of every form: with and without a Z or an offset, 1 to 10 fraction digits,
+    the first and last instants, leap days, and characters changed at random."""
+    rng = random.Random(8601)
+    bases = [
+        "2026-01-05T09:00:16.123456789+05:30",
+        "2026-01-05T09:00:16.123456789Z",
+        "2024-02-29T23:59:59.1Z",
+        "2025-02-29T00:00:00Z",
+        "9999-12-31T23:59:59.999999999-00:01",
+        "0001-01-01T00:00:00+00:01",
+        "9999-12-31T23:59:59Z",
+        "0001-01-01T00:00:00Z",
+        "2026-01-05T09:00:16.1234567890Z",
+        "2026-12-31",
+    ]
+    candidates = list(bases)
+    while len(candidates) < 5000:
+        text = list(rng.choice(bases))
+        del text[rng.randrange(8, len(text) + 1) :]
+        for _ in range(rng.randrange(3)):
+            text[rng.randrange(len(text))] = rng.choice("0123456789-:T.Z+ ")
+        candidates.append("".join(text))
+    assert [is_timestamp(text) for text in candidates] == [parse_timestamp(text) is not None for text in candidates]
+    assert 500 < sum(map(is_timestamp, candidates)) < len(candidates) - 500
 
 
 def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> None:

@@ -1097,3 +1097,28 @@ def test_a_rollout_record_whose_timestamp_is_no_time_gives_no_step_its_time_and_
     assert run.step_field("started_at", [0]) == [None] and run.step_field("ended_at", [0]) == [None]
     assert "started_at" not in run.header and run.end is not None and "at" not in run.end
     assert any(f"{path}:3: timestamp: 'yesterday' is not an ISO 8601 timestamp" in str(w) for w in run.warnings)
+
+
+def test_a_line_not_json_is_the_error_of_a_rollout_even_after_a_record_that_cannot_be_read(tmp_path: Path) -> None:
+    """A rollout is read as its lines are decoded, and still says what every line decoded first said: a line that is
+    not JSON is the error, not a record before it whose field cannot be read (which is the error without it)."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), {"type": "function_call", "name": 3}, call("c1")])
+    with pytest.raises(RunFileError) as bad_record:
+        from_responses(path)
+    assert str(bad_record.value).startswith(f"{path}:4: payload.call_id: "), bad_record.value
+    path.write_text(path.read_text(encoding="utf-8") + "{not json\n" + json.dumps(output("c1")) + "\n", "utf-8")
+    with pytest.raises(RunFileError) as not_json:
+        from_responses(path)
+    assert str(not_json.value).startswith(f"{path}:6: not JSON"), not_json.value
+
+
+def test_a_rollouts_cut_last_line_is_warned_of_before_what_its_records_are(tmp_path: Path) -> None:
+    """The warning of a rollout's cut last line, said once its lines are decoded, stands before the warnings of its
+    records, as when every line was decoded before any record was read."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), {"type": "ghost_snapshot"}, call("c1")])
+    path.write_text(path.read_text(encoding="utf-8") + '{"type": "response_item", "payload": {"ty', "utf-8")
+    run = from_responses(path)
+    assert [(w.line, w.text.split(" (")[0].split(":")[0]) for w in run.warnings] == [
+        (6, "the last line is cut short"),
+        (4, "payload"),
+    ], run.warnings

@@ -61,6 +61,10 @@ item or part holds beside what is mapped (an ``id``, a message's ``phase``, an i
 warning that counts them (``_Conversation._keep``). A request's ``previous_response_id`` is warned of (the views hold
 only its input); a Codex run's ``source.note`` (``ROLLOUT_NOTE``) says what a rollout does not hold. Input that cannot
 be read raises ``RunFileError`` naming its file, line and field.
+
+The values read are JSON's (a file's lines decoded, or ``own_copy`` of a value given), so an object among them is a
+``dict``, and the readers ask ``isinstance(value, dict)``: a check of a type, where one of ``Mapping`` goes through an
+abstract class's hook, several times slower, on every item of a rollout.
 """
 
 from __future__ import annotations
@@ -68,12 +72,13 @@ from __future__ import annotations
 import os
 import re
 import reprlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from agentrender._json import canonical, decode_failure, type_name
-from agentrender.imports.anthropic import read_json_values
+from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
     Summariser,
@@ -207,32 +212,32 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         name = Path(path).name
-        values = read_json_values(path, notes)
+        values = json_values(path, notes)  # a file holds at least one value, or this raises
     else:
         path, name = "<responses>", "conversation"
-        values = [(1, own_copy(source, path))]  # checked to be JSON, and never shared with the caller
-    if values and looks_like_codex(values[0][1]):
-        return [_codex_run(values, path, notes, run_id, summarise)]
-    if values and _is_old_codex_meta(values[0][1]):
-        return [_codex_run(_as_records(values), path, notes, run_id, summarise, older=True)]
-    return _request_runs(values, path, notes, run_id or name, summarise)
+        values = iter([(1, own_copy(source, path))])  # checked to be JSON, and never shared with the caller
+    first = next(values)
+    if looks_like_codex(first[1]):
+        return [_codex_run(chain([first], values), path, notes, run_id, summarise)]
+    if _is_old_codex_meta(first[1]):
+        return [_codex_run(_as_records(first, values), path, notes, run_id, summarise, older=True)]
+    return _request_runs([first, *values], path, notes, run_id or name, summarise)
 
 
-def _as_records(values: Sequence[tuple[int, Any]]) -> list[tuple[int, Any]]:
-    """The lines of an older Codex rollout as the records a newer one writes: the first its ``session_meta``, each
-    item a ``response_item``, a ``{"record_type": "state"}`` line (the session's state, as later versions of that
-    format wrote it) a record of that type; each with its line."""
-    records: list[tuple[int, Any]] = [(values[0][0], {"type": "session_meta", "payload": values[0][1]})]
-    for line, value in values[1:]:
-        if isinstance(value, Mapping) and "record_type" in value:
-            records.append((line, {"type": value["record_type"], "payload": dict(value)}))
+def _as_records(first: tuple[int, Any], values: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """The lines of an older Codex rollout (``first``, then ``values``) as the records a newer one writes: the first
+    its ``session_meta``, each item a ``response_item``, a ``{"record_type": "state"}`` line (the session's state, as
+    later versions of that format wrote it) a record of that type; each with its line."""
+    yield first[0], {"type": "session_meta", "payload": first[1]}
+    for line, value in values:
+        if isinstance(value, dict) and "record_type" in value:
+            yield line, {"type": value["record_type"], "payload": dict(value)}
         else:
-            records.append((line, {"type": "response_item", "payload": value}))
-    return records
+            yield line, {"type": "response_item", "payload": value}
 
 
 def _codex_run(
-    values: Sequence[tuple[int, Any]],
+    values: Iterator[tuple[int, Any]],
     path: str,
     notes: list[RunWarning],
     run_id: str | None,
@@ -240,10 +245,25 @@ def _codex_run(
     *,
     older: bool = False,
 ) -> Run:
-    """The run of a Codex rollout's records (``(line, record)``, in order); ``older``: of the lines of an older
-    rollout read as records (``_as_records``), each item a line of its own, not a record's ``payload``."""
-    rollout = _Rollout(path, notes, older=older)
-    rollout.read(values)
+    """The run of a Codex rollout's records (``(line, record)``, in order, as the file's lines are decoded: each let
+    go once it is read, so a rollout is never held whole, and the collector walks only what the run keeps);
+    ``older``: of the lines of an older rollout read as records (``_as_records``), each item a line of its own, not a
+    record's ``payload``.
+
+    What the file's reading says (``notes``: a last line cut short) comes before the records' warnings, and a line
+    that is not JSON is the error even after a record before it that cannot be read, as when every line was decoded
+    before any record was read."""
+    rollout = _Rollout(path, RunWarnings(), older=older)
+    failure: RunFileError | None = None
+    try:
+        rollout.read(values)
+    except RunFileError as error:
+        failure = error
+    if failure is not None:
+        for _ in values:  # a line after it that is not JSON raises here
+            pass
+        raise failure
+    rollout.told_first(notes)
     return rollout.run(run_id, summarise)
 
 
@@ -262,29 +282,33 @@ class _Rollout:
         self.lifecycle: tuple[str, Mapping[str, Any], Any] | None = None  # the last event that began or ended a turn
         self.first = 0  # the line of the first record
 
+    def told_first(self, notes: list[RunWarning]) -> None:
+        """Put ``notes`` (the file's own, said as its lines were decoded) before the warnings of the records read."""
+        self.notes = self.conversation.warnings = RunWarnings([*notes, *self.notes])
+
     def read(self, values: Iterable[tuple[int, Any]]) -> None:
         """Read records (``(line, record)``, in order, after those read before)."""
         path, older, conversation, records = self.path, self.older, self.conversation, self.records
         for line, record in values:
             self.first = self.first or line
-            where = Where(path, line, "")
-            if not isinstance(record, Mapping):
-                raise where.error(f"expected a Codex rollout record (an object), got {type_name(record)}")
+            if not isinstance(record, dict):
+                raise Where(path, line).error(f"expected a Codex rollout record (an object), got {type_name(record)}")
             kind, payload = record.get("type"), record.get("payload")
             if kind == "response_item":
-                at = where if older else where.at("payload")
-                if not isinstance(payload, Mapping):
+                at = Where(path, line, "" if older else "payload")
+                if not isinstance(payload, dict):
                     raise at.error(f"expected the item, an object, got {type_name(payload)}")
                 conversation.add(payload, at, record.get("timestamp"))
                 continue
+            where = Where(path, line, "")
             field = "record_type" if older else "type"
             if not isinstance(kind, str):
                 raise where.at(field).error(f"expected the record's type, got {type_name(kind)}")
-            if kind == "event_msg" and isinstance(payload, Mapping) and isinstance(payload.get("type"), str):
+            if kind == "event_msg" and isinstance(payload, dict) and isinstance(payload.get("type"), str):
                 self.events.setdefault(payload["type"], []).append(line)  # by its line: it repeats what items hold
             elif older:
-                records.append({"line": line, **(payload if isinstance(payload, Mapping) else record)})
-            elif kind == "session_meta" and self.session is None and isinstance(payload, Mapping):
+                records.append({"line": line, **(payload if isinstance(payload, dict) else record)})
+            elif kind == "session_meta" and self.session is None and isinstance(payload, dict):
                 records.append({"line": line, **{key: value for key, value in record.items() if key != "payload"}})
             else:
                 records.append({"line": line, **record})
@@ -293,7 +317,7 @@ class _Rollout:
             if kind not in _RECORDS:
                 self.notes.append(where.at(field).warning(f"a record of type {kind!r}, not one Codex is known to "
                                                           "write: kept in the source (records)"))  # fmt: skip
-            elif not isinstance(payload, Mapping):
+            elif not isinstance(payload, dict):
                 raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
             elif kind == "session_meta" and self.session is None:
                 self.session = payload
@@ -302,7 +326,7 @@ class _Rollout:
                 conversation.model = payload["model"]  # the model of the replies after it
             elif kind == "event_msg" and payload.get("type") == "token_count":
                 info = payload.get("info")
-                if isinstance(info, Mapping) and isinstance(info.get("last_token_usage"), Mapping):
+                if isinstance(info, dict) and isinstance(info.get("last_token_usage"), dict):
                     conversation.counted(info["last_token_usage"])
             elif kind == "event_msg" and payload.get("type") == _PATCH_END:
                 if payload.get("success") is False and isinstance(payload.get("call_id"), str):
@@ -395,7 +419,7 @@ def _instructions(session: Mapping[str, Any] | None) -> str | None:
     ``None`` when the session does not record them, as Codex before ``base_instructions`` did not (the
     ``instructions`` of those sessions are the user's, from ``AGENTS.md``, which its first user message holds)."""
     base = session.get("base_instructions") if session is not None else None
-    text = base.get("text") if isinstance(base, Mapping) else None
+    text = base.get("text") if isinstance(base, dict) else None
     return text if isinstance(text, str) else None
 
 
@@ -404,7 +428,7 @@ def _session(session: Mapping[str, Any], instructions: str | None) -> dict[str, 
     ``base_instructions`` when the system prompt begins with it (``instructions``): the header holds it once."""
     kept = dict(session)
     base = session.get("base_instructions")
-    if instructions and isinstance(base, Mapping):
+    if instructions and isinstance(base, dict):
         rest = {key: value for key, value in base.items() if key != "text"}
         if rest:
             kept["base_instructions"] = rest
@@ -468,7 +492,7 @@ def _opening(items: list[Any]) -> str:
     """What tells a request's conversation: its first item that is not a developer or system message (those are
     the system prompt, and a client such as Codex opens every conversation with the same one), as canonical JSON."""
     for item in items:
-        if not (isinstance(item, Mapping) and item.get("role") in ("developer", "system")):
+        if not (isinstance(item, dict) and item.get("role") in ("developer", "system")):
             return canonical(item)
     return canonical(items[0]) if items else ""
 
@@ -482,9 +506,9 @@ def _request_runs(
     found: dict[str, list[tuple[int, Mapping[str, Any], Mapping[str, Any], int]]] = {}  # by opening, in order
     for line, value in values:
         where = Where(path, line, "")
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             raise where.error(f"expected a Responses API request (an object), got {type_name(value)}")
-        field = next((key for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), "")
+        field = next((key for key in _REQUEST_KEYS if isinstance(value.get(key), dict)), "")
         request = value[field] if field else value
         given = request.get("input")
         if isinstance(given, str):
@@ -583,7 +607,7 @@ def _read_response(conversation: _Conversation, response: Any, where: Where) -> 
     if response is None:
         return
     here = where.at("response")
-    if not isinstance(response, Mapping):
+    if not isinstance(response, dict):
         raise here.error(f"expected the Responses API's response (an object), got {type_name(response)}")
     output = response.get("output")
     if not isinstance(output, list):
@@ -597,7 +621,7 @@ def _read_response(conversation: _Conversation, response: Any, where: Where) -> 
         conversation.warnings.append(here.at("output").warning("the response holds no reply item: no model call"))
         return
     usage = response.get("usage")
-    conversation.replied(usage if isinstance(usage, Mapping) else None)
+    conversation.replied(_usage(usage) if isinstance(usage, dict) else None)
     reply.item_id = response.get("id")
     reply.stop = _finish(response)
 
@@ -607,7 +631,7 @@ def _finish(response: Mapping[str, Any]) -> str | None:
     ``content_filter``, as ``conversation.STOP_REASONS`` names them); ``None`` for one that completed (its blocks
     say whether it called a tool) or that says no reason."""
     details = response.get("incomplete_details")
-    reason = details.get("reason") if isinstance(details, Mapping) else None
+    reason = details.get("reason") if isinstance(details, dict) else None
     return reason if response.get("status") == "incomplete" and isinstance(reason, str) else None
 
 
@@ -617,7 +641,7 @@ def _response_calls(
     """The model call (with its line) of the response logged beside an earlier request of a conversation (``value``,
     at ``where``), for the step it decided; none when no response is logged beside it. What its output holds beside
     the reply is warned of, as the run's own."""
-    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), value)
+    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), dict)), value)
     inside = where.at(next((key for key in _REQUEST_KEYS if value.get(key) is request), ""))
     conversation = _Conversation(RunWarnings())
     _read_input(conversation, request, inside)
@@ -659,7 +683,7 @@ class _Conversation:
     def add(self, item: Any, here: Where, stamp: Any = None) -> None:
         """Read one item (at ``here``; written at ``stamp``, a rollout record's ``timestamp``) into the
         conversation."""
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):
             raise here.error(f"expected an item (an object), got {type_name(item)}")
         kind = item.get("type", "message" if "role" in item else None)
         reader = _READERS.get(kind) if isinstance(kind, str) else None
@@ -672,7 +696,8 @@ class _Conversation:
             self.unmapped[self._place(here)] = dict(item)
             return
         role, blocks, mapped = reader(self, item, here)
-        self._keep({key: value for key, value in item.items() if key not in mapped}, here)
+        if not item.keys() <= mapped:
+            self._keep({key: value for key, value in item.items() if key not in mapped}, here)
         if role is None:
             return
         check_blocks(blocks, here)
@@ -788,7 +813,7 @@ class _Conversation:
         self.asked = []
         for i, item in enumerate(items):
             at = here.at(f"[{i}]")
-            if not isinstance(item, Mapping):
+            if not isinstance(item, dict):
                 raise at.error(f"expected an item (an object), got {type_name(item)}")
             kind = item.get("type", "message" if "role" in item else None)
             if kind == "message" and item.get("role") in ("user", "developer", "system"):
@@ -907,17 +932,17 @@ class _Conversation:
         counts = _usage(usage)
         reply = self.replies[-1] if self.replies else None
         if reply is not None and not reply.done and reply.usage is None:
-            self.replied(usage)
+            self.replied(counts)
         elif reply is None or counts != reply.usage:
             self.counts_ahead = counts
 
-    def replied(self, usage: Mapping[str, Any] | None = None) -> None:
-        """The reply being received (if any) ended: its token counts were written (``usage``, the Responses API's),
-        or a user's item came after it."""
+    def replied(self, usage: dict[str, Any] | None = None) -> None:
+        """The reply being received (if any) ended: its token counts were written (``usage``, in the Messages API's
+        names: ``_usage``), or a user's item came after it."""
         if self.replies and not self.replies[-1].done:
             self.replies[-1].done = True
             if usage is not None:
-                self.replies[-1].usage = _usage(usage)
+                self.replies[-1].usage = usage
 
     def model_calls(
         self, path: str, warnings: list[RunWarning] | None = None
@@ -1043,7 +1068,7 @@ class _Conversation:
 
     def _part(self, part: Any, here: Where) -> dict[str, Any]:
         """A content part as a block: text as text, an image as an image; any other kept as it is, warned of."""
-        if not isinstance(part, Mapping):
+        if not isinstance(part, dict):
             raise here.error(f"expected a content part (an object), got {type_name(part)}")
         kind = part.get("type")
         if kind in ("input_text", "output_text", "text"):
@@ -1068,7 +1093,7 @@ class _Conversation:
         if not isinstance(name, str):
             raise here.at("name").error(f"expected the called function's name, got {type_name(name)}")
         arguments = item.get("arguments", "")
-        if isinstance(arguments, Mapping):
+        if isinstance(arguments, dict):
             value: Any = dict(arguments)
         elif isinstance(arguments, str):
             value = tool_input(arguments)
@@ -1089,14 +1114,14 @@ class _Conversation:
     def _shell_call(
         self, item: Mapping[str, Any], here: Where
     ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
-        call_id, action = _call_id(item, here, "call_id", "id"), item.get("action")
-        if not isinstance(action, Mapping):
+        call_id, action = _call_id(item, here, "id"), item.get("action")
+        if not isinstance(action, dict):
             raise here.at("action").error(f"expected the command to run (an object), got {type_name(action)}")
         block = {"type": "tool_use", "id": call_id, "name": "local_shell", "input": dict(action)}
         return "assistant", [block], _SHELL_CALL if "call_id" in item else _SHELL_CALL - {"call_id"} | {"id"}
 
     def _output(self, item: Mapping[str, Any], here: Where) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
-        call_id = _call_id(item, here, "call_id", "id")
+        call_id = _call_id(item, here, "id")
         output = item.get("output")
         if isinstance(output, str):
             content: str | list[dict[str, Any]] = output
@@ -1104,7 +1129,7 @@ class _Conversation:
                 self.failed.add(call_id)
         elif isinstance(output, list):
             content = [self._part(part, here.at(f"output[{j}]")) for j, part in enumerate(output)]
-        elif isinstance(output, Mapping) and "type" in output:
+        elif isinstance(output, dict) and "type" in output:
             content = [self._part(output, here.at("output"))]
         else:
             raise here.at("output").error(f"expected the call's output, text or content parts, got {type_name(output)}")
@@ -1115,7 +1140,7 @@ class _Conversation:
         self, item: Mapping[str, Any], here: Where
     ) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:
         action = item.get("action", {})
-        if not isinstance(action, Mapping):
+        if not isinstance(action, dict):
             raise here.at("action").error(f"expected the search's action (an object), got {type_name(action)}")
         given = item.get("id")
         block = {"type": "server_tool_use", **({"id": given} if isinstance(given, str) else {}), "name": "web_search",
@@ -1175,7 +1200,7 @@ def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
     given: Any = counts.get("input_tokens")
     cached: Any = counts.get("cached_input_tokens")
     details = counts.get("input_tokens_details")
-    if cached is None and isinstance(details, Mapping):
+    if cached is None and isinstance(details, dict):
         cached = details.get("cached_tokens")
     usage: dict[str, Any] = {}
     if is_count(given) and is_count(cached) and cached <= given:
@@ -1185,9 +1210,7 @@ def _usage(counts: Mapping[str, Any]) -> dict[str, Any]:
     if is_count(cached):
         usage["cache_read_input_tokens"] = cached
     usage.update((key, value) for key, value in counts.items() if key not in _INPUT_COUNTS)
-    if isinstance(details, Mapping) and (
-        rest := {key: value for key, value in details.items() if key != "cached_tokens"}
-    ):
+    if isinstance(details, dict) and (rest := {key: value for key, value in details.items() if key != "cached_tokens"}):
         usage["input_tokens_details"] = rest  # what it holds beside the cached tokens
     return usage
 
@@ -1248,11 +1271,12 @@ def _copied(content: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None
     return None if content is None else list(content)
 
 
-def _call_id(item: Mapping[str, Any], here: Where, *keys: str) -> str:
-    """The id of the call an item makes or answers: its first field of ``keys`` (``call_id``) that is given."""
-    keys = keys or ("call_id",)
-    key = next((key for key in keys if item.get(key) is not None), keys[0])
-    value = item.get(key)
+def _call_id(item: Mapping[str, Any], here: Where, also: str | None = None) -> str:
+    """The id of the call an item makes or answers: its ``call_id``; where that is not given and ``also`` is (a local
+    shell call's ``id``), that."""
+    key, value = "call_id", item.get("call_id")
+    if value is None and also is not None and item.get(also) is not None:
+        key, value = also, item[also]
     if not isinstance(value, str):
         raise here.at(key).error(f"expected the call's id, got {type_name(value)}")
     return value
@@ -1271,7 +1295,7 @@ def _part_texts(parts: list[Any], here: Where) -> list[str]:
     """The text of each part of ``parts`` (a message's text parts, a reasoning item's summary)."""
     texts = []
     for j, part in enumerate(parts):
-        text = part.get("text") if isinstance(part, Mapping) else None
+        text = part.get("text") if isinstance(part, dict) else None
         if not isinstance(text, str):
             raise here.at(f"[{j}].text").error(f"expected the part's text, got {type_name(text)}")
         texts.append(text)

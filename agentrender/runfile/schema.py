@@ -327,7 +327,18 @@ def is_timestamp(text: str) -> bool:
     (``parse_timestamp``); any other text in a timestamp field is kept in its record,
     reported by the loader and read as ``NaT``.
     """
-    return parse_timestamp(text) is not None
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return False
+    if match[8] not in (None, "Z"):
+        return parse_timestamp(text) is not None  # an offset may move it out of years 1 to 9999 in UTC
+    # in UTC: the date and time exist when datetime reads them, as it does every form the pattern takes (Python 3.11:
+    # a Z, any number of fraction digits), without the copy and the move to UTC parse_timestamp makes for its instant
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 TIMESTAMP_FIELDS: dict[str, tuple[str, ...]] = {
