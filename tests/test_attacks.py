@@ -500,6 +500,30 @@ def test_the_decide_editor_shows_unsafe_characters_as_escapes_that_read_back() -
     assert stepper.explanation.decision.tool == UNSAFE_NAME
 
 
+def test_each_file_is_charged_with_its_own_peak_of_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness names a file whose consumers take more memory than its bound (3x its size and 200 MB), and does
+    not charge the small file after it with that peak: on Linux the peak is reset before each file."""
+    from tests._support import attacks
+
+    hog, small = tmp_path / "hog.jsonl", tmp_path / "small.jsonl"
+    hog.write_bytes(b"{}\n")
+    small.write_bytes(b"{}\n")
+
+    def consume(path: Path, problems: list[str]) -> tuple[bool, str, tuple[str, ...]]:
+        if path == hog:
+            held = bytearray(attacks.MEMORY_FLOOR + (64 << 20))
+            held[:: 1 << 12] = b"x" * len(range(0, len(held), 1 << 12))  # every page touched: resident
+            del held
+        return True, "", ()
+
+    monkeypatch.setattr(attacks, "_consume", consume)
+    monkeypatch.setattr(attacks, "_BASELINE", [attacks._resident()])
+    first, second = attacks.exercise(hog), attacks.exercise(small)
+    assert any("MB of memory, over" in problem for problem in first.problems), first.problems
+    if sys.platform == "linux":
+        assert second.problems == (), second.problems
+
+
 @pytest.mark.slow  # each file in a child process: about two minutes
 def test_mutants_of_every_import_fixture_survive_every_consumer(tmp_path: Path) -> None:
     """Twelve structure-aware mutants of each importer's fixtures and samples and of each real public file (fixed
