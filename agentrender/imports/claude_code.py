@@ -757,10 +757,8 @@ class _Transcript:
         warning says it was joined so.
         """
         segments = []
-        written = _Written(self)
-        for record in self.by_uuid.values():
-            if record.message is not None and not record.sidechain:
-                written.add(record)
+        main = (record for record in self.by_uuid.values() if record.message is not None and not record.sidechain)
+        written = _Written(self, main)
         current: _Record | None = leaf
         while current is not None:
             chain = written.joined(self.chain(current, sidechain=False), "of the main thread")
@@ -1019,12 +1017,15 @@ class _Written:
     file broke: the thread goes on from the last of them written before the chain's first, as Claude Code writes a
     thread one record after the other."""
 
-    def __init__(self, transcript: _Transcript) -> None:
+    def __init__(self, transcript: _Transcript, later: Iterator[_Record] | None = None) -> None:
         self.transcript = transcript
         self.records: list[_Record] = []
         self.lines: list[int] = []
         self.taken: set[str] = set()
         """The uuids of the records already in a chain."""
+        self._later = later
+        """The thread's records, in file order, added when ``before`` first looks: a thread no record left out of the
+        file broke never needs them."""
 
     def add(self, record: _Record) -> None:
         self.records.append(record)
@@ -1032,6 +1033,10 @@ class _Written:
 
     def before(self, root: _Record) -> _Record | None:
         """The last record written before ``root`` that no chain holds yet."""
+        if self._later is not None:
+            for record in self._later:
+                self.add(record)
+            self._later = None
         at = bisect_left(self.lines, root.line) - 1
         while at >= 0 and self.records[at].uuid in self.taken:
             at -= 1
@@ -1228,9 +1233,21 @@ class _Segment:
         finished, the order it writes them in; it does not sort them back into the order of the tool uses (the
         real CLI 2.1.228 in wecode-ai/Wegent's end-to-end test ``local-terminal.scenario.mjs``, commit ``24d6bd9``:
         three parallel commands come back fastest first; ``docs/guides/your-own-runs.md``)."""
-        if len(records) > 1:
-            records = sorted(records, key=_LINE)
         answered = set(uses)
+        if len(records) == 1:
+            record = records[0]
+            others = False
+            for block in record.blocks:
+                if block["type"] == "tool_result" and block.get("tool_use_id") in answered:
+                    if others:
+                        break  # a result after something else: sorted below
+                else:
+                    others = True
+            else:  # in order already: the record's own list, not a copy
+                self._answered(records, record.blocks, path, results=not others)
+                return
+        else:
+            records = sorted(records, key=_LINE)
         answers: list[dict[str, Any]] = []
         rest: list[dict[str, Any]] = []
         for record in records:
@@ -1239,8 +1256,13 @@ class _Segment:
                 (answers if answers_one else rest).append(block)
         blocks = answers + rest
         if len(records) == 1 and blocks == records[0].blocks:
-            blocks = records[0].blocks  # in order already: the record's own list, not a copy
-        self.add(records[0], blocks, path, results=not rest)
+            blocks = records[0].blocks  # alike in order: the record's own list, not a copy
+        self._answered(records, blocks, path, results=not rest)
+
+    def _answered(self, records: list[_Record], blocks: list[dict[str, Any]], path: str, results: bool) -> None:
+        """Add the user turn of ``blocks``, the results (``results``: and nothing else) of the reply before it, read
+        from ``records`` (in file order); the reply's step ends when the last of them was written."""
+        self.add(records[0], blocks, path, results=results)
         if len(records) > 1:
             self.records.extend([record.value for record in records[1:]])
         if len(self.turns) > 1 and (stamp := _written(records[-1])) is not None:
