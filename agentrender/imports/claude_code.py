@@ -1711,7 +1711,8 @@ def _run(
     if typed is None:
         return None
     run = checked_run(messages, **made)  # the header: the steps and calls are the follower's
-    steps, step_records = kept.steps(with_stop_reasons(messages, calls))
+    # the steps before the mark are kept as made: only the calls read again (those of the steps made now) give stops
+    steps, step_records = kept.steps(with_stop_reasons(messages, calls[kept.valid_calls :]))
     run = replace(run, steps=steps, step_records=step_records, model_calls=typed)
     return replace(run, records=_RunRecords(run, typed))
 
