@@ -631,7 +631,7 @@ def test_a_sub_agents_sidecar_written_after_its_transcript_is_read(tmp_path: Pat
 
 
 EVENTS = ("turn", "parallel", "prompt", "system", "summary", "rewind", "compaction", "agent", "blank", "failed",
-          "command", "attachment", "queued")  # fmt: skip
+          "command", "attachment", "queued", "cut")  # fmt: skip
 """What a generated session is made of (``test_generated_sessions_read_on_equal_fresh_imports``)."""
 
 
@@ -639,8 +639,8 @@ EVENTS = ("turn", "parallel", "prompt", "system", "summary", "rewind", "compacti
 @given(st.lists(st.sampled_from(EVENTS), min_size=1, max_size=14), st.integers(min_value=1, max_value=3))
 def test_generated_sessions_read_on_equal_fresh_imports(events: list[str], every: int) -> None:
     """Sessions of any mix of turns, parallel tool uses, prompts, notes, rewinds, compactions, sub-agents, failed
-    requests, local commands, attachments and messages queued while the model worked, grown ``every`` lines at a
-    time: each growth equals a fresh import of the same lines."""
+    requests, local commands, attachments, messages queued while the model worked and replies the output cap cut,
+    grown ``every`` lines at a time: each growth equals a fresh import of the same lines."""
     writer = SessionWriter()
     writer.prompt("Begin.")
     for number, event in enumerate(events):
@@ -674,6 +674,9 @@ def test_generated_sessions_read_on_equal_fresh_imports(events: list[str], every
             writer.queued("enqueue", f"and part {number} too")
             writer.turn(number)
             writer.queued("remove")
+        elif event == "cut":  # a reply the output cap cut: decided truncated, then the user asks for more
+            writer.reply([{"type": "text", "text": "The fix is to"}], stop="max_tokens")
+            writer.prompt(f"Go on with part {number}.")
         else:
             writer.reply([{"type": "text", "text": " "}, {"type": "text", "text": "Thinking."}])
     data = writer.text()

@@ -1757,17 +1757,30 @@ def _imported(path: Path) -> Any:
 def test_the_quick_look_at_records_reads_a_session_as_the_whole_check_does(tmp_path, record):
     """A session of a record of any shape between two plain ones imports the same (the same runs and warnings, or
     the same error) with the quick look at each record as with the whole check of every record alone."""
-    path = write(tmp_path / "s.jsonl", [MINIMAL[0], record, *MINIMAL[1:3]])
+    _same_with_the_whole_check(write(tmp_path / "s.jsonl", [MINIMAL[0], record, *MINIMAL[1:3]]))
+
+
+def _same_with_the_whole_check(path: Path) -> None:
+    """Assert that ``path`` imports the same (runs, warnings, headers, or the error) with the quick look at each record
+    as with the whole check of every record alone."""
     quick = _imported(path)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("agentrender.imports.claude_code._plain_record", lambda value: False)
+        patch.setattr("agentrender.imports.claude_code._plain_record", lambda line, value: None)
         whole = _imported(path)
     assert quick == whole
     if not isinstance(quick, str):
         assert [run.warnings for run in quick] == [run.warnings for run in whole]
+        assert [run.header for run in quick] == [run.header for run in whole]
 
 
 CLAUDE_CODE = [entry for entry in real.histories() if entry["format"] == "claude_code"]
+
+
+@pytest.mark.parametrize("entry", CLAUDE_CODE, ids=[entry["path"] for entry in CLAUDE_CODE])
+def test_the_quick_look_at_records_reads_each_real_session_as_the_whole_check_does(entry: dict[str, Any]) -> None:
+    """Each real session (its sub-agents' files with it) imports the same, runs, warnings and source records, with
+    the quick look at each record as with the whole check of every record alone."""
+    _same_with_the_whole_check(real.REAL / entry["path"])
 
 
 @pytest.mark.parametrize("entry", CLAUDE_CODE, ids=[entry["path"] for entry in CLAUDE_CODE])

@@ -89,30 +89,27 @@ TRANSCRIPT_NOTE = (
 _MSGSPEC = msgspec.json.Decoder()
 
 
-def _decode(text: str) -> Any:
-    """``json.loads(text)`` of one line, in msgspec's C decoder, refused past ``MAX_DEPTH`` levels of nesting as
-    every reader refuses it (``NestingError``, naming the field).
+def _decode(line: bytes) -> Any:
+    """``json.loads`` of one line, in msgspec's C decoder (which checks the UTF-8 as it decodes), refused past
+    ``MAX_DEPTH`` levels of nesting as every reader refuses it (``NestingError``, naming the field).
 
-    A line msgspec refuses (not JSON, or JSON it does not take: a lone surrogate escaped, ``NaN``)
-    is decoded by ``json.loads``, which keeps what it can read and words what it cannot. The depth
-    is measured on the decoded value, and only for a line of more brackets than the limit (the
-    text's own scan, ``check_depth``, costs milliseconds for a line of 30 KiB of code).
+    A line msgspec refuses (not UTF-8, not JSON, or JSON it does not take: a lone surrogate escaped, ``NaN``)
+    is decoded as UTF-8 text (``UnicodeDecodeError`` where it is not) and by ``json.loads``, which keeps what it
+    can read and words what it cannot. The depth is measured on the decoded value, and only for a line of more
+    brackets than the limit (the text's own scan, ``check_depth``, costs milliseconds for a line of 30 KiB of code).
     """
     try:
         try:
-            value = _MSGSPEC.decode(text)
+            value = _MSGSPEC.decode(line)
         except msgspec.DecodeError:
-            value = json.loads(text)
+            value = json.loads(line.decode("utf-8"))
     except RecursionError:
-        check_depth(text)  # raises, naming the field
+        check_depth(line.decode("utf-8"))  # raises, naming the field
         raise NestingError() from None
-    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
-        check_depth(text)  # raises, naming the field
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and too_deep(value):
+        check_depth(line.decode("utf-8"))  # raises, naming the field
     return value
 
-
-_ASCII_SPACE = " \t\r\n\x0b\x0c"
-"""What ``bytes.strip`` strips: a line of only these is blank."""
 
 T = TypeVar("T")
 
@@ -164,26 +161,69 @@ def _record(line: int, value: dict[str, Any]) -> _Record:
     """The ``_Record`` of ``value``, read from ``line`` and checked (``_checked``): its types need no conversion."""
     get = value.get
     kind: str = value["type"]
+    uuid, parent, sidechain = get("uuid") or "", get("parentUuid"), get("isSidechain") or False
     if kind != "user" and kind != "assistant":
         if kind == "system" and get("subtype") == "local_command" and type(content := get("content")) is str:
             # a local command (/cost, /buddy ...) and its output: Claude Code sends each as a user message of its text
             value["line"] = line
-            return _Record(line, value, get("uuid") or "", get("parentUuid"), "user", get("isSidechain") or False,
-                           _LOCAL_COMMAND, [{"type": "text", "text": content}], False)  # fmt: skip
-        return _Record(line, value, get("uuid") or "", get("parentUuid"), kind, get("isSidechain") or False,
-                       None, _NO_BLOCKS, False)  # fmt: skip
+            return _Record(line, value, uuid, parent, "user", sidechain, _LOCAL_COMMAND,
+                           [{"type": "text", "text": content}], False)  # fmt: skip
+        return _Record(line, value, uuid, parent, kind, sidechain, None, _NO_BLOCKS, False)
     message = value.pop("message")
-    value["line"] = line  # in place, as a field named line of the record's own would be
-    value["message"] = message
     content = message.pop("content")
+    return _message_record(line, value, uuid, parent, kind, sidechain, message, content)
+
+
+def _message_record(
+    line: int, value: dict[str, Any], uuid: str, parent: str | None, kind: str, sidechain: bool,
+    message: dict[str, Any], content: Any,
+) -> _Record:  # fmt: skip
+    """The ``_Record`` of a user or assistant record ``value``, its ``message`` and that message's ``content`` taken out
+    of it: ``value`` gets ``line``, then ``message`` back without its content, in place (as a field named line of the
+    record's own would be)."""
+    value["line"] = line
+    value["message"] = message
     blocks = [{"type": "text", "text": content}] if type(content) is str else content
     results = (
         bool(blocks)
         and blocks[0]["type"] == "tool_result"
         and (len(blocks) == 1 or all(block["type"] == "tool_result" for block in blocks))
     )
-    return _Record(line, value, get("uuid") or "", get("parentUuid"), kind, get("isSidechain") or False,
-                   message, blocks, results)  # fmt: skip
+    return _Record(line, value, uuid, parent, kind, sidechain, message, blocks, results)
+
+
+def _plain_record(line: int, value: Any) -> _Record | None:
+    """``_record(line, value)`` for a record every field of which ``_checked`` would pass, found by a quick look;
+    ``None`` leaves it to ``_checked``, which says what is wrong, if anything is (then ``_record`` reads it).
+
+    The fields nearly every record has are looked at one by one, the others only when the record has one; each is
+    read once, for the look and for the record.
+    """
+    if type(value) is not dict:
+        return None
+    get = value.get
+    kind, uuid, session, parent = get("type"), get("uuid", "-"), get("sessionId", "-"), get("parentUuid")
+    if not (type(kind) is type(uuid) is type(session) is str and uuid and session):
+        return None
+    sidechain = get("isSidechain", False)
+    if (parent is not None and type(parent) is not str) or type(sidechain) is not bool:
+        return None
+    if not _RARE_FIELDS.isdisjoint(value) and not _plain_rare_fields(value):
+        return None
+    if kind != "user" and kind != "assistant":
+        if kind == "summary" and type(get("summary", "")) is not str:
+            return None
+        return _record(line, value)
+    message = get("message")
+    if "uuid" not in value or type(message) is not dict or message.get("role") != kind:
+        return None
+    if type(message.get("id", "")) is not str or type(message.get("model", "")) is not str:
+        return None
+    content = message.get("content")
+    if type(content) is not str and not (type(content) is list and plain_blocks(content)):
+        return None
+    del value["message"], message["content"]
+    return _message_record(line, value, uuid, parent, kind, sidechain, message, content)
 
 
 _NO_BLOCKS: list[dict[str, Any]] = []
@@ -424,20 +464,16 @@ class _Transcript:
             data = file_bytes(self.path, self.warnings)  # a session archived with gzip reads as it is
         except OSError as error:
             raise RunFileError(self.path, 0, f"cannot read the file ({error.strerror or error})") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return self._read_lines(data)  # line by line, to say which line is not UTF-8 (or was cut short)
         records: list[_Record] = []
         append = records.append
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip(_ASCII_SPACE):
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if not raw.strip():  # ASCII white space only, as JSON has it
                 continue
             try:
-                value = _decode(line)
+                value = _decode(raw)
             except (ValueError, RecursionError):
                 return self._read_lines(data)  # line by line, for the error (or the last line cut short)
-            append(_record(number, value if _plain_record(value) else self._checked(value, number)))
+            append(_plain_record(number, value) or _record(number, self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
@@ -450,7 +486,7 @@ class _Transcript:
                 continue
             last = number == len(lines)  # no newline after it: the writer may have stopped mid-line
             try:
-                value = _decode(raw.decode("utf-8"))
+                value = _decode(raw)
             except UnicodeDecodeError as error:
                 if last:
                     self._cut(number)
@@ -463,7 +499,7 @@ class _Transcript:
                     self._cut(number)
                     break
                 raise RunFileError(self.path, number, decode_failure(error)) from None
-            records.append(_record(number, value if _plain_record(value) else self._checked(value, number)))
+            records.append(_plain_record(number, value) or _record(number, self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
@@ -721,10 +757,8 @@ class _Transcript:
         warning says it was joined so.
         """
         segments = []
-        written = _Written(self)
-        for record in self.by_uuid.values():
-            if record.message is not None and not record.sidechain:
-                written.add(record)
+        main = (record for record in self.by_uuid.values() if record.message is not None and not record.sidechain)
+        written = _Written(self, main)
         current: _Record | None = leaf
         while current is not None:
             chain = written.joined(self.chain(current, sidechain=False), "of the main thread")
@@ -983,12 +1017,15 @@ class _Written:
     file broke: the thread goes on from the last of them written before the chain's first, as Claude Code writes a
     thread one record after the other."""
 
-    def __init__(self, transcript: _Transcript) -> None:
+    def __init__(self, transcript: _Transcript, later: Iterator[_Record] | None = None) -> None:
         self.transcript = transcript
         self.records: list[_Record] = []
         self.lines: list[int] = []
         self.taken: set[str] = set()
         """The uuids of the records already in a chain."""
+        self._later = later
+        """The thread's records, in file order, added when ``before`` first looks: a thread no record left out of the
+        file broke never needs them."""
 
     def add(self, record: _Record) -> None:
         self.records.append(record)
@@ -996,6 +1033,10 @@ class _Written:
 
     def before(self, root: _Record) -> _Record | None:
         """The last record written before ``root`` that no chain holds yet."""
+        if self._later is not None:
+            for record in self._later:
+                self.add(record)
+            self._later = None
         at = bisect_left(self.lines, root.line) - 1
         while at >= 0 and self.records[at].uuid in self.taken:
             at -= 1
@@ -1192,9 +1233,21 @@ class _Segment:
         finished, the order it writes them in; it does not sort them back into the order of the tool uses (the
         real CLI 2.1.228 in wecode-ai/Wegent's end-to-end test ``local-terminal.scenario.mjs``, commit ``24d6bd9``:
         three parallel commands come back fastest first; ``docs/guides/your-own-runs.md``)."""
-        if len(records) > 1:
-            records = sorted(records, key=_LINE)
         answered = set(uses)
+        if len(records) == 1:
+            record = records[0]
+            others = False
+            for block in record.blocks:
+                if block["type"] == "tool_result" and block.get("tool_use_id") in answered:
+                    if others:
+                        break  # a result after something else: sorted below
+                else:
+                    others = True
+            else:  # in order already: the record's own list, not a copy
+                self._answered(records, record.blocks, path, results=not others)
+                return
+        else:
+            records = sorted(records, key=_LINE)
         answers: list[dict[str, Any]] = []
         rest: list[dict[str, Any]] = []
         for record in records:
@@ -1203,8 +1256,13 @@ class _Segment:
                 (answers if answers_one else rest).append(block)
         blocks = answers + rest
         if len(records) == 1 and blocks == records[0].blocks:
-            blocks = records[0].blocks  # in order already: the record's own list, not a copy
-        self.add(records[0], blocks, path, results=not rest)
+            blocks = records[0].blocks  # alike in order: the record's own list, not a copy
+        self._answered(records, blocks, path, results=not rest)
+
+    def _answered(self, records: list[_Record], blocks: list[dict[str, Any]], path: str, results: bool) -> None:
+        """Add the user turn of ``blocks``, the results (``results``: and nothing else) of the reply before it, read
+        from ``records`` (in file order); the reply's step ends when the last of them was written."""
+        self.add(records[0], blocks, path, results=results)
         if len(records) > 1:
             self.records.extend([record.value for record in records[1:]])
         if len(self.turns) > 1 and (stamp := _written(records[-1])) is not None:
@@ -1319,33 +1377,6 @@ def _failure(record: _Record) -> str:
 def _blank(block: dict[str, Any]) -> bool:
     """A text block of white space only: Claude Code records them in replies, and sends none of them back."""
     return block["type"] == "text" and (not (text := block.get("text", "")) or text.isspace())  # no stripped copy
-
-
-def _plain_record(value: Any) -> bool:
-    """True for a record every field of which ``_checked`` would pass, found by a quick look; ``False`` leaves it
-    to ``_checked``, which says what is wrong, if anything is.
-
-    The fields nearly every record has are looked at one by one, the others only when the record has one.
-    """
-    if type(value) is not dict:
-        return False
-    get = value.get
-    kind, uuid, session, parent = get("type"), get("uuid", "-"), get("sessionId", "-"), get("parentUuid")
-    if not (type(kind) is type(uuid) is type(session) is str and uuid and session):
-        return False
-    if (parent is not None and type(parent) is not str) or type(get("isSidechain", False)) is not bool:
-        return False
-    if not _RARE_FIELDS.isdisjoint(value) and not _plain_rare_fields(value):
-        return False
-    if kind == "user" or kind == "assistant":
-        message = get("message")
-        if "uuid" not in value or type(message) is not dict or message.get("role") != kind:
-            return False
-        if type(message.get("id", "")) is not str or type(message.get("model", "")) is not str:
-            return False
-        content = message.get("content")
-        return type(content) is str or (type(content) is list and plain_blocks(content))
-    return kind != "summary" or type(get("summary", "")) is str
 
 
 _RARE_FIELDS = frozenset(_STRING_FIELDS + _OPTIONAL_STRING_FIELDS + _BOOL_FIELDS) - {
@@ -1680,7 +1711,8 @@ def _run(
     if typed is None:
         return None
     run = checked_run(messages, **made)  # the header: the steps and calls are the follower's
-    steps, step_records = kept.steps(with_stop_reasons(messages, calls))
+    # the steps before the mark are kept as made: only the calls read again (those of the steps made now) give stops
+    steps, step_records = kept.steps(with_stop_reasons(messages, calls[kept.valid_calls :]))
     run = replace(run, steps=steps, step_records=step_records, model_calls=typed)
     return replace(run, records=_RunRecords(run, typed))
 
@@ -2267,13 +2299,13 @@ class GrowingSession(GrowingFile):
         transcript = self._transcript
         for number, raw in self.gained():
             try:
-                value = _decode(raw.decode("utf-8"))
+                value = _decode(raw)
             except UnicodeDecodeError as error:
                 what = f"not UTF-8 text ({error.reason} at byte {error.start})"
                 raise RunFileError(self.path, number, what) from None
             except (ValueError, RecursionError) as error:
                 raise RunFileError(self.path, number, decode_failure(error)) from None
-            records.append(_record(number, value if _plain_record(value) else transcript._checked(value, number)))
+            records.append(_plain_record(number, value) or _record(number, transcript._checked(value, number)))
         self.taken()
         return records
 
