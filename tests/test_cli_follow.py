@@ -1,6 +1,7 @@
 """``agentrender show/steps/context --follow``: the run so far, then each new step as another process writes it."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -309,6 +310,50 @@ def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(
     for text in printed:
         assert len(text.rstrip("\n")) <= 80, text
         assert all(text[end - 1].isdigit() and text[end] == " " for end in ends), (head, text)
+
+
+def test_context_follow_rows_line_up_with_the_table_at_every_width(tmp_path: Path) -> None:
+    """At every width, narrow ones too (where the notes go under the table), each number of a context --follow row
+    ends in the column its table's numbers end in: Rich spread the width left over differently over the row (which
+    had no edges) and over the table, so the rows stood one column right of it at 57-71 columns."""
+    sample = Path(__file__).resolve().parents[1] / "sample_runs" / "fix-failing-test.jsonl"
+    lines = sample.read_text("utf-8").splitlines(keepends=True)
+    (tmp_path / "run.jsonl").write_text("".join(lines[:20]), "utf-8")  # the views at steps 0 to 5
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    widths = (56, 60, 64, 71, 72, 80, 100)
+    command = [sys.executable, "-m", "agentrender", "context", "run.jsonl", "--follow", "--color", "never"]
+    processes = {
+        width: subprocess.Popen(
+            [*command, "--width", str(width)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        for width in widths
+    }
+    try:
+        tables = {width: read_until(process, "Ctrl-C to stop") for width, process in processes.items()}
+        with open(tmp_path / "run.jsonl", "a", encoding="utf-8") as file:
+            file.write("".join(lines[20:]))
+        followed = {width: read_until(process, "  8  ") for width, process in processes.items()}
+    finally:
+        for process in processes.values():
+            process.kill()
+            process.communicate()
+
+    def number_ends(text: str) -> list[int]:
+        """Where each of the row's seven numbers ends."""
+        return [match.end() for match in re.finditer(r"\d(?= |$)", text.rstrip("\n"))][:7]
+
+    for width in widths:
+        rows = [text for text in tables[width] if re.match(r" +\d+ +\d+ ", text)]
+        more = [text for text in followed[width] if re.match(r" +\d+ +\d+ ", text)]
+        assert [text.split()[0] for text in rows] == [str(at) for at in range(6)], (width, rows)
+        assert [text.split()[0] for text in more][-3:] == ["6", "7", "8"], (width, more)
+        assert {tuple(number_ends(text)) for text in rows + more} == {tuple(number_ends(rows[0]))}, (width, rows + more)
+        assert all(len(text.rstrip("\n")) <= width for text in more), (width, more)
 
 
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"

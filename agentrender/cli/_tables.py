@@ -21,7 +21,6 @@ from agentrender.cli._term import (
     ConsoleOptions,
     Fitted,
     Group,
-    Padding,
     RenderResult,
     Table,
     Text,
@@ -409,22 +408,11 @@ class _SizesTable:
         widest = [max((len(line[i]) for line in cells), default=0) for i in range(len(_SIZE_COLUMNS))]
         largest = max((row["bytes"] for row in self.rows), default=0)
         layout = self.layout
+        headers = list(_SIZE_COLUMNS)
         if layout is not None and not self.header and layout.widths:  # a line under the table: in its columns
             widths = [max(a, b) for a, b in zip(layout.widths, widest, strict=True)]
-            chars, largest = layout.chars, max(layout.largest, largest)
-            table = Table(
-                box=box.SIMPLE_HEAD,
-                show_header=False,
-                show_edge=False,
-                pad_edge=False,
-                expand=True,
-                padding=(0, 1, 0, 0),
-            )
-            for width in widths:
-                table.add_column(justify="right", no_wrap=True, width=width)
-            below = layout.below
+            chars, largest, below = layout.chars, max(layout.largest, largest), layout.below
         else:
-            headers = list(_SIZE_COLUMNS)
             widths = [max(len(header), width) for header, width in zip(headers, widest, strict=True)]
             # the table's two edges, and between two columns a space of padding and the box's divider
             padding = 2 + 2 * (len(headers) + 1)
@@ -439,18 +427,20 @@ class _SizesTable:
             if below:
                 room = options.max_width - sum(widths) - padding + 2
             chars = max(1, min(_BAR, room))
-            table = Table(
-                box=box.SIMPLE_HEAD,
-                header_style="bold",
-                pad_edge=False,
-                expand=True,
-                padding=(0, 1, 0, 0),
-                show_header=self.header,
-            )
-            for header, width in zip(headers, widths, strict=True):
-                table.add_column(header, justify="right", no_wrap=True, width=width)
             if layout is not None:
                 layout.widths, layout.largest, layout.chars, layout.below = widths, largest, chars, below
+        # a line under the table is a table built as the table was (its edges too: Rich spreads the width left over,
+        # or takes what is missing, by the whole width), of which the row alone is printed
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            header_style="bold",
+            pad_edge=False,
+            expand=True,
+            padding=(0, 1, 0, 0),
+            show_header=self.header,
+        )
+        for header, width in zip(headers, widths, strict=True):
+            table.add_column(header, justify="right", no_wrap=True, width=width)
         table.add_column("", no_wrap=True, width=chars)
         if not below:
             table.add_column("note", ratio=1)
@@ -460,8 +450,11 @@ class _SizesTable:
             table.add_row(*line, bar, *(() if below else (note,)))
             if below and note:
                 notes.append(Text.assemble(Text(f"at {line[0]}: ", style=MUTED), note))
-        # a line under the table has no edges (they are blank lines above and below): the left one's space is kept
-        yield table if table.show_header else Padding(table, (0, 0, 0, 1))
+        if self.header:
+            yield table
+        else:  # the edges are a blank line above the row and one below it
+            for segments in console.render_lines(table, options, new_lines=True)[1:-1]:
+                yield from segments
         if notes:
             if table.show_header:
                 yield Text("notes, by the view they are at:", style=MUTED)
