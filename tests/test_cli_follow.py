@@ -24,12 +24,13 @@ def writer(tmp_path: Path) -> Iterator[Writer]:
     process.close()
 
 
-def follow(command: str, path: Path, *options: str) -> subprocess.Popen[str]:
+def follow(command: str, path: Path, *options: str, by_name: bool = False) -> subprocess.Popen[str]:
+    """The command following ``path``; ``by_name``: given by its name from its folder (a line naming it fits)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     return subprocess.Popen(
-        [sys.executable, "-m", "agentrender", command, str(path), "--follow", "--width", "200", "--color", "never",
-         *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [sys.executable, "-m", "agentrender", command, path.name if by_name else str(path), "--follow", "--width",
+         "200", "--color", "never", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=path.parent,
     )  # fmt: skip
 
 
@@ -319,19 +320,9 @@ def test_context_follow_rows_line_up_with_the_table_at_every_width(tmp_path: Pat
     sample = Path(__file__).resolve().parents[1] / "sample_runs" / "fix-failing-test.jsonl"
     lines = sample.read_text("utf-8").splitlines(keepends=True)
     (tmp_path / "run.jsonl").write_text("".join(lines[:20]), "utf-8")  # the views at steps 0 to 5
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     widths = (56, 60, 64, 71, 72, 80, 100)
-    command = [sys.executable, "-m", "agentrender", "context", "run.jsonl", "--follow", "--color", "never"]
     processes = {
-        width: subprocess.Popen(
-            [*command, "--width", str(width)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-        )
-        for width in widths
+        width: follow("context", tmp_path / "run.jsonl", "--width", str(width), by_name=True) for width in widths
     }
     try:
         tables = {width: read_until(process, "Ctrl-C to stop") for width, process in processes.items()}
@@ -354,6 +345,37 @@ def test_context_follow_rows_line_up_with_the_table_at_every_width(tmp_path: Pat
         assert [text.split()[0] for text in more][-3:] == ["6", "7", "8"], (width, more)
         assert {tuple(number_ends(text)) for text in rows + more} == {tuple(number_ends(rows[0]))}, (width, rows + more)
         assert all(len(text.rstrip("\n")) <= width for text in more), (width, more)
+
+
+def test_context_follow_bars_keep_the_table_scale_and_mark_a_larger_view(tmp_path: Path) -> None:
+    """A context --follow row's bar is drawn to the scale of the table above it, and a view larger than the table's
+    largest is the whole bar ending in », as the legend says (each such row was a whole bar, as the largest view's,
+    whatever its size)."""
+    sample = Path(__file__).resolve().parents[1] / "sample_runs" / "fix-failing-test.jsonl"
+    lines = sample.read_text("utf-8").splitlines(keepends=True)
+    (tmp_path / "run.jsonl").write_text("".join(lines[:20]), "utf-8")  # the views at steps 0 to 5
+    process = follow("context", tmp_path / "run.jsonl", "--width", "100", by_name=True)
+    try:
+        table = read_until(process, "Ctrl-C to stop")
+        with open(tmp_path / "run.jsonl", "a", encoding="utf-8") as file:
+            file.write("".join(lines[20:]))
+        printed = read_until(process, "  8  ")
+    finally:
+        process.kill()
+        process.communicate()
+    [legend] = [text for text in table if text.startswith("bars:")]
+    assert "a larger view after it: the whole bar and \u00bb" in legend, legend
+    rows = [text.split() for text in table if re.match(r" +\d+ +\d+ ", text)]
+    more = [text.split() for text in printed if re.match(r" +\d+ +\d+ ", text)]
+    largest = max(int(row[2].replace(",", "")) for row in rows)
+    chars = max(len(row[7]) for row in rows)  # the largest view's bar: the longest
+    assert [row[0] for row in more][-3:] == ["6", "7", "8"], more
+    for row in more:
+        size = int(row[2].replace(",", ""))
+        if size > largest:
+            assert row[7] == "\u2588" * (chars - 1) + "\u00bb", (row, largest)
+        else:
+            assert row[7] == "\u2588" * round(chars * size / largest), (row, largest)
 
 
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"

@@ -337,11 +337,20 @@ _NOTE_CHARS = 12
 _SIZE_COLUMNS = ("at", "messages", "bytes", "~tokens", "no window", "prefix", "re-sent")
 
 
+_PAST = "\u00bb"
+"""The last character of a bar whose view is larger than the scale's largest (a row ``context --follow`` prints)."""
+
+
 def _bar(prefix: int, total: int, largest: int, chars: int) -> Text:
-    width = round(chars * total / largest) if largest else 0
-    kept = round(chars * prefix / largest) if largest else 0
+    """``chars`` for a view of ``largest`` bytes; a larger one (``context --follow``, to its table's scale) is the
+    whole bar, ending in ``_PAST``."""
+    past = total > largest > 0
+    width = chars - 1 if past else round(chars * total / largest) if largest else 0
+    kept = min(width, round(chars * prefix / largest)) if largest else 0
     bar = Text("\u2588" * kept, style=MUTED)
     bar.append("\u2588" * max(0, width - kept), style="cyan")
+    if past:
+        bar.append(_PAST, style="bold cyan")
     return bar
 
 
@@ -365,7 +374,7 @@ def _note(row: dict[str, Any]) -> Text:
 class SizesLayout:
     """How the sizes table of ``context`` was laid out, for the lines ``context --follow`` prints under it: each
     column of numbers as wide as in the table (or wider, for a larger number), the bar to the table's scale (a view
-    larger than its largest drawn to its own: the whole bar)."""
+    larger than its largest: the whole bar, ending in ``_PAST``)."""
 
     widths: list[int]
     """The width of each column of numbers, in the order of ``_SIZE_COLUMNS``; ``[]``: no table laid out yet."""
@@ -411,7 +420,7 @@ class _SizesTable:
         headers = list(_SIZE_COLUMNS)
         if layout is not None and not self.header and layout.widths:  # a line under the table: in its columns
             widths = [max(a, b) for a, b in zip(layout.widths, widest, strict=True)]
-            chars, largest, below = layout.chars, max(layout.largest, largest), layout.below
+            chars, largest, below = layout.chars, layout.largest or largest, layout.below
         else:
             widths = [max(len(header), width) for header, width in zip(headers, widest, strict=True)]
             # the table's two edges, and between two columns a space of padding and the box's divider
@@ -500,6 +509,8 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     legend.append(" prefix ", style=MUTED)
     legend.append("\u2588", style="cyan")
     legend.append(" re-sent, the longest the largest view", style=MUTED)
+    if layout is not None:  # the rows context --follow prints under the table keep its scale
+        legend.append(f"; a larger view after it: the whole bar and {_PAST}", style=MUTED)
     return [title, _SizesTable(context_json(series), layout), legend]
 
 
