@@ -1,5 +1,6 @@
 """``agentrender show/steps/context --follow``: the run so far, then each new step as another process writes it."""
 
+import gzip
 import os
 import re
 import signal
@@ -110,6 +111,24 @@ def test_follow_reports_a_truncated_file_on_stderr_and_starts_again(
         assert process.returncode == 0
     finally:
         process.kill()
+
+
+def test_follow_refuses_a_gzipped_session_in_words_true_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--follow of a gzipped Claude Code session is refused at once as a gzip file, saying to read it without
+    --follow, which reads it: it was called a run file and sent to load_run, which refuses a Claude Code session."""
+    gz = tmp_path / "session.jsonl.gz"
+    gz.write_bytes(gzip.compress(SESSION.read_bytes()))
+    assert main(["steps", str(gz), "--follow", "--follow-for", "5"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"agentrender: {gz}:1: a gzip-compressed file cannot be followed: ")
+        and "without --follow" in err
+    )
+    assert "run file" not in err and "load_run" not in err, err
+    assert main(["steps", str(gz), "--color", "never"]) == 0  # what it says to do reads it
+    assert "step" in capsys.readouterr().out
 
 
 def test_follow_refuses_gzip_json_and_csv_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

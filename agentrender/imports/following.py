@@ -237,8 +237,8 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
     it is imported again. The file's first line decides: a file that does not exist yet, or
     holds no complete line yet, is followed by an ``Undecided``, which picks one of the two
-    once it does. A ``.gz`` file is refused as ``runfile.Follower`` refuses it, whichever run is named. A path whose
-    folder does not exist, or a folder, raises ``ValueError``.
+    once it does. A ``.gz`` file raises ``RunFileError`` (``GZIP_REFUSED``), whichever run is named; a path whose
+    folder does not exist, or a folder, ``ValueError``.
     """
     name = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(name))
@@ -246,13 +246,22 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
         raise ValueError(f"{name}: no such folder: {folder} (no file there can be written to follow)")
     if os.path.isdir(name):
         raise ValueError(f"{name}: a folder, not a file to follow")
-    if which is None and not name.endswith(".gz") and not _decidable(_start(name)):
+    if name.endswith(".gz"):  # a run file, or a history an importer reads (a Claude Code session archived)
+        raise RunFileError(name, 1, GZIP_REFUSED)
+    if which is None and not _decidable(_start(name)):
         return Undecided(name)
     return _decided(name, which)
 
 
+GZIP_REFUSED = (
+    "a gzip-compressed file cannot be followed: its stream can only be read once it is complete. Follow the plain "
+    "file while its agent writes it, or read this one without --follow (agentrender.load) once the run has ended"
+)
+"""Why ``follower`` refuses a ``.gz`` file, whatever it holds."""
+
+
 def _decided(name: str, which: str | None) -> Follower | ImportFollower:
-    if name.endswith(".gz") or (which is None and _is_plain_run_file(name)):
+    if which is None and _is_plain_run_file(name):
         return Follower(name)
     return ImportFollower(name, which)
 
