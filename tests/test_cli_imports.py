@@ -195,6 +195,18 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
             "the line breaks off (its JSON value not complete): 1,501 bytes; "
             "a process killed while writing leaves this",
         ),
+        "first-line-cut-then-a-line.jsonl": (
+            b"\n" + run[:1500] + b"\n" + run.split(b"\n")[1] + b"\n",
+            2,
+            "the line breaks off (its JSON value not complete): 1,501 bytes; "
+            "a process killed while writing leaves this",
+        ),
+        "first-line-cut-then-a-line.jsonl.gz": (
+            gzip.compress(run[:1500] + b"\n" + run.split(b"\n")[1] + b"\n"),
+            1,
+            "the line breaks off (its JSON value not complete): 1,501 bytes; "
+            "a process killed while writing leaves this",
+        ),
         "cut.json": (
             chat[: len(chat) // 2].encode(),
             chat[: len(chat) // 2].count("\n") + 1,
@@ -218,8 +230,10 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
 
 @pytest.mark.parametrize("name", list(_broken_files()))
 def test_a_file_that_holds_no_readable_value_is_said_where_and_what(tmp_path: Path, name: str) -> None:
-    """An empty file, a run file whose first line breaks off, a JSON document cut short or with a syntax error, and an
-    .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON value'."""
+    """An empty file, a run file whose first line breaks off (the lines after it too: a JSON Lines file's first line is
+    a value of its own, where it was said at line 2 as one document), a JSON document cut short or with a syntax error,
+    and an .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON
+    value'."""
     data, line, said = _broken_files()[name]
     path = tmp_path / name
     path.write_bytes(data)
