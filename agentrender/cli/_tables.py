@@ -43,6 +43,7 @@ __all__ = [
     "context_renderables",
     "csv_cell",
     "filter_misses",
+    "kept_by_tool",
     "key_rows",
     "keys_renderable",
     "run_row",
@@ -257,17 +258,26 @@ def steps_rows(
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
     """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered."""
+    import pandas as pd
+
     from agentrender.frame import steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     called = called_tools(run)
-    tools = _keep(frame["tool"], tool)
-    if tool and called:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
-        tools = tools | frame["index"].map(lambda index: not set(called.get(index, ())).isdisjoint(tool))
+    tools = _keep(frame["tool"], None)
+    if tool:
+        names = zip(frame["tool"], frame["index"], strict=True)
+        tools = pd.Series([kept_by_tool(name, called.get(index, ()), tool) for name, index in names], index=frame.index)
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     misses = filter_misses(frame, called, tool=tool, status=status, kind=kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called, misses=misses)
+
+
+def kept_by_tool(tool: Any, called: Sequence[str], wanted: Sequence[str]) -> bool:
+    """Whether ``--tool wanted`` keeps a step whose decision called ``tool`` (no tool: ``none`` keeps it) and whose
+    reply of parallel tool uses called ``called`` (``called_tools``): it is kept for any of them, not only its first."""
+    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(called).isdisjoint(wanted)
 
 
 def tools_said(names: Sequence[str]) -> str:
