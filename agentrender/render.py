@@ -75,6 +75,7 @@ __all__ = [
     "assistant_parts",
     "assistant_turn",
     "assistant_turns",
+    "breakpoint_past",
     "decide",
     "decide_blocks",
     "decided",
@@ -253,14 +254,24 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     return out
 
 
+def breakpoint_past(messages: Sequence[Message], index: int, position: int) -> str:
+    """Which index of a breakpoint on block ``position`` of message ``index`` is past ``messages``.
+
+    ``"message"``: no such message; ``"block"``: no such block in it; ``""``: neither, ``with_breakpoints`` places it.
+    """
+    if index >= len(messages):
+        return "message"
+    return "block" if position >= len(messages[index].content) else ""
+
+
 def with_breakpoints(messages: Sequence[Message], breakpoints: Sequence[Breakpoint]) -> Messages:
     """``messages`` with each of ``breakpoints`` (message, block, ``cache_control``) placed as its block's last field.
 
-    A breakpoint past the messages, or past its message's blocks, is left out. Each message it changes is a copy;
-    the others are the ones given."""
+    A breakpoint past the messages, or past its message's blocks, is left out (``breakpoint_past``). Each message it
+    changes is a copy; the others are the ones given."""
     out = Messages(messages)
     for index, position, control in breakpoints:
-        if index >= len(out) or position >= len(out[index].content):
+        if breakpoint_past(out, index, position):
             continue
         message = out[index]
         blocks = list(message.content)

@@ -714,6 +714,31 @@ def test_every_command_says_on_stderr_where_a_cut_file_lost_records(
 
 
 @pytest.mark.parametrize(
+    "source",
+    [
+        "claude-code/jessitron-claude-log/episode-8-before.jsonl",
+        "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl",
+    ],
+    ids=["claude-code", "call-log"],
+)
+def test_a_gzipped_history_cut_short_says_its_loss_where_its_text_ends(tmp_path: Path, source: str) -> None:
+    """A gzipped Claude Code session or call log whose stream ends early in its last line says, as a cut run file
+    does, at the line its text ends on, both that the stream ended early and that its cut last line was lost (the
+    stream's end was said at line 1, and the session's cut line was no loss)."""
+    data = (ROOT / "tests" / "fixtures" / "real" / source).read_bytes()
+    cut_at = data.rindex(b"\n", 0, len(data) - 1) + 20  # 20 bytes into the last line
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(gzip.compress(data[:cut_at])[:-8])  # -8: no gzip trailer
+    lines = data[:cut_at].count(b"\n") + 1
+    code, out, err = run_cli("steps", str(path), "--width", WIDTH)
+    assert code == 0 and out
+    said = [line for line in err.splitlines() if line.startswith("agentrender: warning: ")]
+    assert len(said) == 2, err
+    assert all(line.startswith(f"agentrender: warning: {path}:{lines}: ") for line in said), err
+    assert "the last line is cut short" in err and "the gzip stream ends early" in err
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (("show", "no-such-sample"), "no-such-sample: no such file, and no bundled sample of that name"),

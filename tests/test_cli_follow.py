@@ -1,6 +1,8 @@
 """``agentrender show/steps/context --follow``: the run so far, then each new step as another process writes it."""
 
+import gzip
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,12 +25,13 @@ def writer(tmp_path: Path) -> Iterator[Writer]:
     process.close()
 
 
-def follow(command: str, path: Path, *options: str) -> subprocess.Popen[str]:
+def follow(command: str, path: Path, *options: str, by_name: bool = False) -> subprocess.Popen[str]:
+    """The command following ``path``; ``by_name``: given by its name from its folder (a line naming it fits)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     return subprocess.Popen(
-        [sys.executable, "-m", "agentrender", command, str(path), "--follow", "--width", "200", "--color", "never",
-         *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [sys.executable, "-m", "agentrender", command, path.name if by_name else str(path), "--follow", "--width",
+         "200", "--color", "never", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=path.parent,
     )  # fmt: skip
 
 
@@ -108,6 +111,24 @@ def test_follow_reports_a_truncated_file_on_stderr_and_starts_again(
         assert process.returncode == 0
     finally:
         process.kill()
+
+
+def test_follow_refuses_a_gzipped_session_in_words_true_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--follow of a gzipped Claude Code session is refused at once as a gzip file, saying to read it without
+    --follow, which reads it: it was called a run file and sent to load_run, which refuses a Claude Code session."""
+    gz = tmp_path / "session.jsonl.gz"
+    gz.write_bytes(gzip.compress(SESSION.read_bytes()))
+    assert main(["steps", str(gz), "--follow", "--follow-for", "5"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"agentrender: {gz}:1: a gzip-compressed file cannot be followed: ")
+        and "without --follow" in err
+    )
+    assert "run file" not in err and "load_run" not in err, err
+    assert main(["steps", str(gz), "--color", "never"]) == 0  # what it says to do reads it
+    assert "step" in capsys.readouterr().out
 
 
 def test_follow_refuses_gzip_json_and_csv_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -309,6 +330,71 @@ def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(
     for text in printed:
         assert len(text.rstrip("\n")) <= 80, text
         assert all(text[end - 1].isdigit() and text[end] == " " for end in ends), (head, text)
+
+
+def test_context_follow_rows_line_up_with_the_table_at_every_width(tmp_path: Path) -> None:
+    """At every width, narrow ones too (where the notes go under the table), each number of a context --follow row
+    ends in the column its table's numbers end in: Rich spread the width left over differently over the row (which
+    had no edges) and over the table, so the rows stood one column right of it at 57-71 columns."""
+    sample = Path(__file__).resolve().parents[1] / "sample_runs" / "fix-failing-test.jsonl"
+    lines = sample.read_text("utf-8").splitlines(keepends=True)
+    (tmp_path / "run.jsonl").write_text("".join(lines[:20]), "utf-8")  # the views at steps 0 to 5
+    widths = (56, 60, 64, 71, 72, 80, 100)
+    processes = {
+        width: follow("context", tmp_path / "run.jsonl", "--width", str(width), by_name=True) for width in widths
+    }
+    try:
+        tables = {width: read_until(process, "Ctrl-C to stop") for width, process in processes.items()}
+        with open(tmp_path / "run.jsonl", "a", encoding="utf-8") as file:
+            file.write("".join(lines[20:]))
+        followed = {width: read_until(process, "  8  ") for width, process in processes.items()}
+    finally:
+        for process in processes.values():
+            process.kill()
+            process.communicate()
+
+    def number_ends(text: str) -> list[int]:
+        """Where each of the row's seven numbers ends."""
+        return [match.end() for match in re.finditer(r"\d(?= |$)", text.rstrip("\n"))][:7]
+
+    for width in widths:
+        rows = [text for text in tables[width] if re.match(r" +\d+ +\d+ ", text)]
+        more = [text for text in followed[width] if re.match(r" +\d+ +\d+ ", text)]
+        assert [text.split()[0] for text in rows] == [str(at) for at in range(6)], (width, rows)
+        assert [text.split()[0] for text in more][-3:] == ["6", "7", "8"], (width, more)
+        assert {tuple(number_ends(text)) for text in rows + more} == {tuple(number_ends(rows[0]))}, (width, rows + more)
+        assert all(len(text.rstrip("\n")) <= width for text in more), (width, more)
+
+
+def test_context_follow_bars_keep_the_table_scale_and_mark_a_larger_view(tmp_path: Path) -> None:
+    """A context --follow row's bar is drawn to the scale of the table above it, and a view larger than the table's
+    largest is the whole bar ending in », as the legend says (each such row was a whole bar, as the largest view's,
+    whatever its size)."""
+    sample = Path(__file__).resolve().parents[1] / "sample_runs" / "fix-failing-test.jsonl"
+    lines = sample.read_text("utf-8").splitlines(keepends=True)
+    (tmp_path / "run.jsonl").write_text("".join(lines[:20]), "utf-8")  # the views at steps 0 to 5
+    process = follow("context", tmp_path / "run.jsonl", "--width", "100", by_name=True)
+    try:
+        table = read_until(process, "Ctrl-C to stop")
+        with open(tmp_path / "run.jsonl", "a", encoding="utf-8") as file:
+            file.write("".join(lines[20:]))
+        printed = read_until(process, "  8  ")
+    finally:
+        process.kill()
+        process.communicate()
+    [legend] = [text for text in table if text.startswith("bars:")]
+    assert "a larger view after it: the whole bar and \u00bb" in legend, legend
+    rows = [text.split() for text in table if re.match(r" +\d+ +\d+ ", text)]
+    more = [text.split() for text in printed if re.match(r" +\d+ +\d+ ", text)]
+    largest = max(int(row[2].replace(",", "")) for row in rows)
+    chars = max(len(row[7]) for row in rows)  # the largest view's bar: the longest
+    assert [row[0] for row in more][-3:] == ["6", "7", "8"], more
+    for row in more:
+        size = int(row[2].replace(",", ""))
+        if size > largest:
+            assert row[7] == "\u2588" * (chars - 1) + "\u00bb", (row, largest)
+        else:
+            assert row[7] == "\u2588" * round(chars * size / largest), (row, largest)
 
 
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"

@@ -195,6 +195,18 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
             "the line breaks off (its JSON value not complete): 1,501 bytes; "
             "a process killed while writing leaves this",
         ),
+        "first-line-cut-then-a-line.jsonl": (
+            b"\n" + run[:1500] + b"\n" + run.split(b"\n")[1] + b"\n",
+            2,
+            "the line breaks off (its JSON value not complete): 1,501 bytes; "
+            "a process killed while writing leaves this",
+        ),
+        "first-line-cut-then-a-line.jsonl.gz": (
+            gzip.compress(run[:1500] + b"\n" + run.split(b"\n")[1] + b"\n"),
+            1,
+            "the line breaks off (its JSON value not complete): 1,501 bytes; "
+            "a process killed while writing leaves this",
+        ),
         "cut.json": (
             chat[: len(chat) // 2].encode(),
             chat[: len(chat) // 2].count("\n") + 1,
@@ -218,8 +230,10 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
 
 @pytest.mark.parametrize("name", list(_broken_files()))
 def test_a_file_that_holds_no_readable_value_is_said_where_and_what(tmp_path: Path, name: str) -> None:
-    """An empty file, a run file whose first line breaks off, a JSON document cut short or with a syntax error, and an
-    .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON value'."""
+    """An empty file, a run file whose first line breaks off (the lines after it too: a JSON Lines file's first line is
+    a value of its own, where it was said at line 2 as one document), a JSON document cut short or with a syntax error,
+    and an .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON
+    value'."""
     data, line, said = _broken_files()[name]
     path = tmp_path / name
     path.write_bytes(data)
@@ -719,6 +733,25 @@ PARALLEL = real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
 
 
 @pytest.mark.skipif(not PARALLEL.is_file(), reason="tests/fixtures/real is not in this checkout")
+def test_steps_tool_keeps_the_same_steps_in_the_table_and_in_follow_lines() -> None:
+    """The steps table and the --follow lines keep the same steps for every --tool (each tool a step called, alone
+    or in parallel, and none): one rule, kept_by_tool, read on the table's frame and on each step."""
+    import argparse
+
+    from agentrender.cli._follow import steps_filter
+    from agentrender.cli._tables import called_tools, steps_rows
+
+    run = load(PARALLEL)
+    views = Views(run)
+    names = {step.decision.tool for step in run.steps if step.decision is not None and step.decision.tool}
+    names |= {name for called in called_tools(run).values() for name in called}
+    for tool in [*sorted(names), "none"]:
+        table = list(steps_rows(run, tool=[tool]).frame["index"])
+        kept = steps_filter(argparse.Namespace(tool=[tool], status=None, kind=None))
+        assert table == [step.index for step in run.steps if kept(views, step)], tool
+    assert len(names) > len({step.decision.tool for step in run.steps if step.decision is not None})
+
+
 def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
     """steps --tool keeps a step whose reply called that tool among parallel calls, not only as its first (whose tool
     the decision names), and the table names every tool the reply called; --follow filters and names them the same

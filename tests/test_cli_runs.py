@@ -538,7 +538,7 @@ def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_on
     gz.write_bytes(gzip.compress((ROOT / files[0]).read_bytes()))
     for which in ((), ("--run", "0"), ("--run", "5")):  # as without --run, where --run waited
         code, out, err = run_cli("show", str(gz), *which, "--follow", "--follow-for", "5")
-        assert (code, out) == (2, "") and "a gzip-compressed run file cannot be followed" in err, which
+        assert (code, out) == (2, "") and "a gzip-compressed file cannot be followed" in err, which
     if not (ROOT / CLAUDE_TRACE).is_file():
         return
     code, _, err = run_cli("steps", CLAUDE_TRACE, "--run", "5", "--follow", "--follow-for", "0.5")

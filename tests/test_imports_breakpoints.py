@@ -274,3 +274,37 @@ def test_keys_says_how_many_messages_a_shorter_recorded_request_holds(tmp_path: 
     code, out, err = run_cli("keys", str(imported), "--width", "200")
     assert code == 0, err
     assert "the recorded request holds 1 message, the view 3" in out, out
+
+
+def test_check_names_each_breakpoint_its_view_does_not_hold_by_line_and_field(tmp_path: Path) -> None:
+    """A run file's cache breakpoint on a message or a block its view does not hold (a step's own against the view
+    at that step, the header's against every view) is a check finding naming its line and field, where it was left
+    out of the view without a word; the header's on the last message of the longest request, which shorter views
+    leave out, is none."""
+    path = tmp_path / "imported.jsonl"
+    assert run_cli("import", str(LOG), "-o", str(path))[0] == 0
+    code, out, _ = run_cli("check", str(path), "--json")
+    [report] = json.loads(out)
+    assert code == 0 and "unplaced-breakpoint" not in report["counts"], report
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    assert records[0]["breakpoints"] and all(record["sent"]["breakpoints"] for record in records[1:4])
+    records[0]["breakpoints"] = [{"message": 0, "block": 99, "cache_control": EPHEMERAL}]
+    records[1]["sent"]["breakpoints"] = [{"message": 1, "block": 0, "cache_control": EPHEMERAL}]  # holds 1 message
+    records[3]["sent"]["breakpoints"].append({"message": 1, "block": 42, "cache_control": EPHEMERAL})
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), "utf-8")
+    code, out, _ = run_cli("check", str(path), "--json")
+    [report] = json.loads(out)
+    found = [
+        (finding["step"], finding["line"], finding["message"].split(":")[0], finding["severity"])
+        for finding in report["findings"]
+        if finding["code"] == "unplaced-breakpoint"
+    ]
+    kept = len(records[3]["sent"]["breakpoints"]) - 1
+    assert found == [
+        (0, 2, "$.sent.breakpoints[0].message", "warning"),
+        (2, 4, f"$.sent.breakpoints[{kept}].block", "warning"),
+        (None, 1, "$.breakpoints[0].block", "warning"),
+    ], report["findings"]
+    code, out, _ = run_cli("check", str(path), "--width", "200", "--color", "never")
+    assert "block 42 of message 1, which holds 2 blocks: left out of the view" in out, out
+    assert "message 1, where the view at step 0 holds 1 message: left out of the view" in out, out

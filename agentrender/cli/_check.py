@@ -4,14 +4,15 @@ Each kind of finding is declared once in ``FINDINGS``, with its severity: an **e
 render the API would reject, a recorded decision that ``render.decide`` does not make of
 its reply, or a record the file lost; a **warning** is worth a look but breaks nothing (a
 result with no summary, a summary longer than its result, a model call for a step the run
-does not hold, a field or record kept but not loaded). ``check`` exits 1 on errors, and
-with ``--strict`` on warnings too. Which steps carry a result, and in
+does not hold, a field or record kept but not loaded, a cache breakpoint its view leaves
+out). ``check`` exits 1 on errors, and with ``--strict`` on warnings too. Which steps carry a result, and in
 which form, is read off ``agentrender.views``; the API's rules are checked on the messages
 the views hold, in both forms of every result, so every message of every view is covered.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
+from agentrender.runfile.lines import open_inflated
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
 
 __all__ = ["ERROR", "FINDINGS", "SHOWN_PER_KIND", "WARNING", "Finding", "Report", "check", "renderables"]
@@ -43,6 +45,10 @@ FINDINGS: dict[str, tuple[str, str]] = {
     "no-summary": (WARNING, "a result with no summary: once it leaves the window the model sees only '(no summary)'"),
     "summary-longer": (WARNING, "a summary longer than its result: the window saves nothing on it"),
     "orphan-call": (WARNING, "a model call for a step the run does not hold"),
+    "unplaced-breakpoint": (
+        WARNING,
+        "a cache breakpoint the file records on a message or block its view does not hold: left out of the view",
+    ),
     "load-warning": (WARNING, "something the file held that was kept but not loaded, or was loaded with a doubt"),
 }
 """Every kind of finding ``check`` reports: its severity (``ERROR`` or ``WARNING``) and what it means."""
@@ -177,6 +183,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 seen.add((step, problem))
                 where = "the opening" if position == 0 else f"message #{position}"
                 yield Finding(code=rejected, step=step, message=f"{where}: {problem}")
+    yield from _unplaced_breakpoints(run, views)
     indices = {step.index: step for step in run.steps}
     last = run.last_calls()
     for call in run.model_calls:
@@ -201,6 +208,70 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message="the recorded decision differs from render.decide of the captured reply in: "
                 + ", ".join(differs),
             )
+
+
+def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
+    """The cache breakpoints the run records (a step's ``sent.breakpoints``, the header's ``breakpoints``) on a
+    message or block that no view they are for holds, which ``render.with_breakpoints`` leaves out: a step's own
+    against the view at that step (its request's), the header's against every view (its request, the longest,
+    holds them all; a shorter view leaves out those past its messages, as it should)."""
+    if views.options.breakpoints is None:  # a run that records none, or views under the contract
+        return
+    indices = [step.index for step in run.steps]
+    found: list[tuple[int | None, str, str]] = []
+    for step, sent in zip(indices, run.step_field("sent", indices), strict=True):
+        marks = sent.get("breakpoints") if isinstance(sent, Mapping) else None
+        messages = views.at(step).messages if marks else ()
+        for position, mark in enumerate(marks or ()):
+            past = render.breakpoint_past(messages, mark["message"], mark["block"])
+            if past:
+                found.append((step, f"$.sent.breakpoints[{position}].{past}", _past_said(mark, messages, step)))
+    marks = run.header.get("breakpoints") or ()
+    whole = views.at(None).messages if marks else ()
+    for position, mark in enumerate(marks):
+        past = render.breakpoint_past(whole, mark["message"], mark["block"])
+        if past and all(
+            render.breakpoint_past(views.at(at).messages, mark["message"], mark["block"]) for at in views.stops
+        ):
+            found.append((None, f"$.breakpoints[{position}].{past}", _past_said(mark, whole, None)))
+    lines = _record_lines(run.path) if found else {}
+    for index, field_path, said in found:
+        yield Finding(
+            code="unplaced-breakpoint",
+            step=index,
+            line=lines.get(index, 0),
+            message=f"{field_path}: {said}: left out of {'every view' if index is None else 'the view'}",
+        )
+
+
+def _past_said(mark: Mapping[str, Any], messages: Sequence[Any], at: int | None) -> str:
+    """What a breakpoint names that ``messages`` (the view at ``at``; ``None``: the longest) does not hold."""
+    index, block = mark["message"], mark["block"]
+    view = "the longest view" if at is None else f"the view at step {at}"
+    if index >= len(messages):
+        return f"message {index:,}, where {view} holds {plural(len(messages), 'message')}"
+    return f"block {block:,} of message {index:,}, which holds {plural(len(messages[index].content), 'block')}"
+
+
+def _record_lines(path: str) -> dict[int | None, int]:
+    """The line of the run header (``None``) and of each step's last record (by its index) in the run file at
+    ``path``; none for a file that holds no such records (an imported history), or that cannot be read again."""
+    lines: dict[int | None, int] = {}
+    try:
+        file, _ = open_inflated(path)
+        with file:
+            for number, text in enumerate(file, 1):
+                try:
+                    record = json.loads(text)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and record.get("type") == "run":
+                    lines.setdefault(None, number)
+                elif isinstance(record, dict) and record.get("type") == "step" and isinstance(record.get("index"), int):
+                    lines[record["index"]] = number
+    except (OSError, EOFError):
+        pass
+    return lines
 
 
 def check(name: str, which: str | None = None) -> Report:

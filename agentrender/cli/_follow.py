@@ -21,7 +21,7 @@ from typing import IO, Any
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
-from agentrender.cli._tables import SizesLayout, called_tools, size_line, tools_said
+from agentrender.cli._tables import SizesLayout, called_tools, kept_by_tool, size_line, tools_said
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
 from agentrender.runfile import Growth, Run
@@ -217,18 +217,18 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
     """The filters of ``steps`` (``--tool``, ``--status``, ``--kind``), as the table applies them, on one step of the
-    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``called_tools``)."""
+    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``kept_by_tool``)."""
 
     def kept(views: Views, step: Step) -> bool:
         decision, observation = step.decision, step.observation
+        if args.tool is not None:
+            called = called_tools(views.run, step.index).get(step.index, ()) if views.run is not None else ()
+            if not kept_by_tool(decision.tool if decision is not None else None, called, args.tool):
+                return False
         said = {
-            "tool": decision.tool if decision is not None and decision.tool else "none",
             "status": observation.status if observation is not None else "none",
             "kind": decision.kind if decision is not None else "none",
         }
-        if args.tool is not None and said["tool"] not in args.tool and views.run is not None:
-            called = called_tools(views.run, step.index).get(step.index, ())
-            said["tool"] = next((name for name in called if name in args.tool), said["tool"])
         return all(getattr(args, name) is None or said[name] in getattr(args, name) for name in said)
 
     return kept

@@ -21,7 +21,6 @@ from agentrender.cli._term import (
     ConsoleOptions,
     Fitted,
     Group,
-    Padding,
     RenderResult,
     Table,
     Text,
@@ -44,6 +43,7 @@ __all__ = [
     "context_renderables",
     "csv_cell",
     "filter_misses",
+    "kept_by_tool",
     "key_rows",
     "keys_renderable",
     "run_row",
@@ -258,17 +258,26 @@ def steps_rows(
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
     """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered."""
+    import pandas as pd
+
     from agentrender.frame import steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     called = called_tools(run)
-    tools = _keep(frame["tool"], tool)
-    if tool and called:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
-        tools = tools | frame["index"].map(lambda index: not set(called.get(index, ())).isdisjoint(tool))
+    tools = _keep(frame["tool"], None)
+    if tool:
+        names = zip(frame["tool"], frame["index"], strict=True)
+        tools = pd.Series([kept_by_tool(name, called.get(index, ()), tool) for name, index in names], index=frame.index)
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     misses = filter_misses(frame, called, tool=tool, status=status, kind=kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called, misses=misses)
+
+
+def kept_by_tool(tool: Any, called: Sequence[str], wanted: Sequence[str]) -> bool:
+    """Whether ``--tool wanted`` keeps a step whose decision called ``tool`` (no tool: ``none`` keeps it) and whose
+    reply of parallel tool uses called ``called`` (``called_tools``): it is kept for any of them, not only its first."""
+    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(called).isdisjoint(wanted)
 
 
 def tools_said(names: Sequence[str]) -> str:
@@ -338,11 +347,20 @@ _NOTE_CHARS = 12
 _SIZE_COLUMNS = ("at", "messages", "bytes", "~tokens", "no window", "prefix", "re-sent")
 
 
+_PAST = "\u00bb"
+"""The last character of a bar whose view is larger than the scale's largest (a row ``context --follow`` prints)."""
+
+
 def _bar(prefix: int, total: int, largest: int, chars: int) -> Text:
-    width = round(chars * total / largest) if largest else 0
-    kept = round(chars * prefix / largest) if largest else 0
+    """``chars`` for a view of ``largest`` bytes; a larger one (``context --follow``, to its table's scale) is the
+    whole bar, ending in ``_PAST``."""
+    past = total > largest > 0
+    width = chars - 1 if past else round(chars * total / largest) if largest else 0
+    kept = min(width, round(chars * prefix / largest)) if largest else 0
     bar = Text("\u2588" * kept, style=MUTED)
     bar.append("\u2588" * max(0, width - kept), style="cyan")
+    if past:
+        bar.append(_PAST, style="bold cyan")
     return bar
 
 
@@ -366,7 +384,7 @@ def _note(row: dict[str, Any]) -> Text:
 class SizesLayout:
     """How the sizes table of ``context`` was laid out, for the lines ``context --follow`` prints under it: each
     column of numbers as wide as in the table (or wider, for a larger number), the bar to the table's scale (a view
-    larger than its largest drawn to its own: the whole bar)."""
+    larger than its largest: the whole bar, ending in ``_PAST``)."""
 
     widths: list[int]
     """The width of each column of numbers, in the order of ``_SIZE_COLUMNS``; ``[]``: no table laid out yet."""
@@ -409,22 +427,11 @@ class _SizesTable:
         widest = [max((len(line[i]) for line in cells), default=0) for i in range(len(_SIZE_COLUMNS))]
         largest = max((row["bytes"] for row in self.rows), default=0)
         layout = self.layout
+        headers = list(_SIZE_COLUMNS)
         if layout is not None and not self.header and layout.widths:  # a line under the table: in its columns
             widths = [max(a, b) for a, b in zip(layout.widths, widest, strict=True)]
-            chars, largest = layout.chars, max(layout.largest, largest)
-            table = Table(
-                box=box.SIMPLE_HEAD,
-                show_header=False,
-                show_edge=False,
-                pad_edge=False,
-                expand=True,
-                padding=(0, 1, 0, 0),
-            )
-            for width in widths:
-                table.add_column(justify="right", no_wrap=True, width=width)
-            below = layout.below
+            chars, largest, below = layout.chars, layout.largest or largest, layout.below
         else:
-            headers = list(_SIZE_COLUMNS)
             widths = [max(len(header), width) for header, width in zip(headers, widest, strict=True)]
             # the table's two edges, and between two columns a space of padding and the box's divider
             padding = 2 + 2 * (len(headers) + 1)
@@ -439,18 +446,20 @@ class _SizesTable:
             if below:
                 room = options.max_width - sum(widths) - padding + 2
             chars = max(1, min(_BAR, room))
-            table = Table(
-                box=box.SIMPLE_HEAD,
-                header_style="bold",
-                pad_edge=False,
-                expand=True,
-                padding=(0, 1, 0, 0),
-                show_header=self.header,
-            )
-            for header, width in zip(headers, widths, strict=True):
-                table.add_column(header, justify="right", no_wrap=True, width=width)
             if layout is not None:
                 layout.widths, layout.largest, layout.chars, layout.below = widths, largest, chars, below
+        # a line under the table is a table built as the table was (its edges too: Rich spreads the width left over,
+        # or takes what is missing, by the whole width), of which the row alone is printed
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            header_style="bold",
+            pad_edge=False,
+            expand=True,
+            padding=(0, 1, 0, 0),
+            show_header=self.header,
+        )
+        for header, width in zip(headers, widths, strict=True):
+            table.add_column(header, justify="right", no_wrap=True, width=width)
         table.add_column("", no_wrap=True, width=chars)
         if not below:
             table.add_column("note", ratio=1)
@@ -460,8 +469,11 @@ class _SizesTable:
             table.add_row(*line, bar, *(() if below else (note,)))
             if below and note:
                 notes.append(Text.assemble(Text(f"at {line[0]}: ", style=MUTED), note))
-        # a line under the table has no edges (they are blank lines above and below): the left one's space is kept
-        yield table if table.show_header else Padding(table, (0, 0, 0, 1))
+        if self.header:
+            yield table
+        else:  # the edges are a blank line above the row and one below it
+            for segments in console.render_lines(table, options, new_lines=True)[1:-1]:
+                yield from segments
         if notes:
             if table.show_header:
                 yield Text("notes, by the view they are at:", style=MUTED)
@@ -507,6 +519,8 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     legend.append(" prefix ", style=MUTED)
     legend.append("\u2588", style="cyan")
     legend.append(" re-sent, the longest the largest view", style=MUTED)
+    if layout is not None:  # the rows context --follow prints under the table keep its scale
+        legend.append(f"; a larger view after it: the whole bar and {_PAST}", style=MUTED)
     return [title, _SizesTable(context_json(series), layout), legend]
 
 

@@ -265,7 +265,8 @@ def file_bytes(path: str, notes: list[RunWarning]) -> bytes:
             data = b"".join(gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size)))
         except StreamError as error:
             raise RunFileError(path, error.line or 1, str(error)) from None
-    notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
+    ended = data.count(b"\n") + 1  # the line the inflated text ends on: what followed it is lost
+    notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
     return data
 
 
@@ -295,13 +296,15 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == GZIP_MAGIC:
             lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
-        number, found = 0, False
+        number, found, ended = 0, False, 1  # ended: the line the text read so far ends on
         try:
             for data in lines:
                 number += 1
                 if not data.strip():
                     number += data.count(b"\n") - 1  # a run of blank lines may come as one
+                    ended = number + 1
                     continue
+                ended = number + data.endswith(b"\n")
                 try:
                     text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
                 except UnicodeDecodeError as error:
@@ -311,18 +314,21 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
                 except ValueError as error:
                     if not data.endswith(b"\n") and found:
                         # a log cut short while its last call was written: the calls before it stand
-                        notes.append(
-                            RunWarning(line=number, text=f"the last line is cut short ({error}); not read", path=path)
-                        )
+                        notes.append(_cut_last_line(path, number, error))
                         break
                     raise RunFileError(path, number, decode_failure(error)) from None
                 found = True
                 yield number, value
         except StreamError as error:
             raise RunFileError(path, error.line or number + 1, str(error)) from None
-    notes.extend(RunWarning(line=1, text=text, path=path, lost=True) for text in stream_notes)
+    notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
     if not found:
         raise RunFileError(path, 1, "the file holds no JSON value")
+
+
+def _cut_last_line(path: str, line: int, error: ValueError) -> RunWarning:
+    """The loss of a log's last line cut short while its last call was written: the calls before it stand."""
+    return RunWarning(line=line, text=f"the last line is cut short ({error}); not read", path=path, lost=True)
 
 
 def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
@@ -350,7 +356,7 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
         except ValueError as error:
             if number == len(lines) and not text.endswith("\n") and values:
                 # a log cut short while its last call was written: the calls before it stand
-                notes.append(RunWarning(line=number, text=f"the last line is cut short ({error}); not read", path=path))
+                notes.append(_cut_last_line(path, number, error))
                 break
             raise RunFileError(path, number, decode_failure(error)) from None
     if not values:

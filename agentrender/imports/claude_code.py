@@ -506,7 +506,12 @@ class _Transcript:
 
     def _cut(self, number: int) -> None:
         self.warnings.append(
-            Where(self.path, number).warning("the last line is cut short (the session was being written): left out")
+            RunWarning(
+                line=number,
+                text="the last line is cut short (the session was being written): left out",
+                path=self.path,
+                lost=True,
+            )
         )
 
     def _checked(self, value: Any, line: int) -> dict[str, Any]:

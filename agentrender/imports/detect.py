@@ -187,6 +187,17 @@ def _unreadable(path: str) -> RunFileError | None:
         return RunFileError(path, 1, said)
     if len(data) > limit or not text.lstrip().startswith(("{", "[")):
         return None
+    if path.endswith((".jsonl", ".jsonl.gz")):  # JSON lines: the first line is a value of its own
+        start = len(text) - len(text.lstrip())
+        first, newline, _ = text[start:].partition("\n")
+        line = first + newline
+        return _not_json(path, line, text.count("\n", 0, start) + 1, len(line.encode("utf-8")))
+    return _not_json(path, text, 1, len(data))
+
+
+def _not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
+    """Why ``text``, from line ``line`` of the file on (``size`` bytes of it), is no JSON value: it breaks off, or
+    breaks a rule of JSON at a line and column; ``None`` when it is one, or its error says nothing of where."""
     try:
         json.loads(text)
     except json.JSONDecodeError as error:
@@ -198,14 +209,15 @@ def _unreadable(path: str) -> RunFileError | None:
                 )
                 return RunFileError(
                     path,
-                    1,
-                    f"the line breaks off ({ending}): {len(data):,} bytes; a process killed while writing leaves this",
+                    line,
+                    f"the line breaks off ({ending}): {size:,} bytes; a process killed while writing leaves this",
                 )
-            line = text.count("\n", 0, end) + 1
-            return RunFileError(path, line, "the JSON document ends early: the file is cut short")
+            return RunFileError(
+                path, line + text.count("\n", 0, end), "the JSON document ends early: the file is cut short"
+            )
         before = text[: error.pos].rstrip()
         hint = " (a comma before a closing bracket?)" if before.endswith(",") and text[error.pos] in "}]" else ""
-        return RunFileError(path, error.lineno, f"not valid JSON at column {error.colno}: {error.msg}{hint}")
+        return RunFileError(path, line + error.lineno - 1, f"not valid JSON at column {error.colno}: {error.msg}{hint}")
     except (ValueError, RecursionError):
         return None
     return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
 from agentrender.imports.detect import load_runs, run_number, runs_said
@@ -207,7 +208,7 @@ another sample)."""
 def _one_run(path: str, runs: list[Run]) -> bool:
     """Whether the file at ``path``, whose runs are ``runs``, holds one run however it grows: a run file (a
     recording of ``record(client)`` too: its run is its longest conversation), or a format of ``_ONE_RUN_SOURCES``."""
-    if _is_run_header(_start(path)):
+    if _is_run_header(_first_record(_start(path))):
         return True
     source = runs[0].header.get("source") if len(runs) == 1 else None
     return isinstance(source, dict) and source.get("format") in _ONE_RUN_SOURCES
@@ -237,8 +238,8 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
     it is imported again. The file's first line decides: a file that does not exist yet, or
     holds no complete line yet, is followed by an ``Undecided``, which picks one of the two
-    once it does. A ``.gz`` file is refused as ``runfile.Follower`` refuses it, whichever run is named. A path whose
-    folder does not exist, or a folder, raises ``ValueError``.
+    once it does. A ``.gz`` file raises ``RunFileError`` (``GZIP_REFUSED``), whichever run is named; a path whose
+    folder does not exist, or a folder, ``ValueError``.
     """
     name = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(name))
@@ -246,13 +247,22 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
         raise ValueError(f"{name}: no such folder: {folder} (no file there can be written to follow)")
     if os.path.isdir(name):
         raise ValueError(f"{name}: a folder, not a file to follow")
-    if which is None and not name.endswith(".gz") and not _decidable(_start(name)):
+    if name.endswith(".gz"):  # a run file, or a history an importer reads (a Claude Code session archived)
+        raise RunFileError(name, 1, GZIP_REFUSED)
+    if which is None and not _decidable(_start(name)):
         return Undecided(name)
     return _decided(name, which)
 
 
+GZIP_REFUSED = (
+    "a gzip-compressed file cannot be followed: its stream can only be read once it is complete. Follow the plain "
+    "file while its agent writes it, or read this one without --follow (agentrender.load) once the run has ended"
+)
+"""Why ``follower`` refuses a ``.gz`` file, whatever it holds."""
+
+
 def _decided(name: str, which: str | None) -> Follower | ImportFollower:
-    if name.endswith(".gz") or (which is None and _is_plain_run_file(name)):
+    if which is None and _is_plain_run_file(name):
         return Follower(name)
     return ImportFollower(name, which)
 
@@ -347,27 +357,33 @@ def _start(path: str) -> bytes:
         return b""
 
 
-def _is_run_header(start: bytes) -> bool:
-    """``start`` (a file's first bytes, ``_start``) opens with a run header: a run file's, or a recording's."""
+_NO_JSON = object()
+"""What ``_first_record`` gives for a first line that is no JSON (``None`` is a JSON value: ``null``)."""
+
+
+def _first_record(start: bytes) -> Any:
+    """The JSON value of the first line of ``start`` (a file's first bytes, ``_start``); ``_NO_JSON`` when it has
+    none (not JSON, or a document an importer reads whole, whose first line is ``{``)."""
     try:
-        header = decode_line(start.partition(b"\n")[0].decode("utf-8"))
+        return decode_line(start.partition(b"\n")[0].decode("utf-8"))
     except (ValueError, RecursionError):
-        return False
-    return isinstance(header, dict) and header.get("type") == "run"
+        return _NO_JSON
+
+
+def _is_run_header(record: Any) -> bool:
+    """``record`` (a file's ``_first_record``) is a run header: a run file's, or a recording's."""
+    return isinstance(record, dict) and record.get("type") == "run"
 
 
 def _is_plain_run_file(path: str) -> bool:
     """The file's first line is a run header that is not a recording's (what ``runfile.Follower`` reads)."""
-    if path.endswith(".gz"):
-        return True  # the run-file follower says at once why it cannot follow it
     start = _start(path)
-    try:
-        header = decode_line(start.partition(b"\n")[0].decode("utf-8"))
-    except (ValueError, RecursionError):
-        # not JSON, or not yet a whole line: the run-file follower says which, unless it is the start of a document
-        # an importer reads whole (an Inspect log, a JSON value over several lines)
+    header = _first_record(start)
+    if header is _NO_JSON:
+        # the run-file follower says what is wrong with a first line that is no JSON, unless it is the start of a
+        # document an importer reads whole (an Inspect log, a JSON value over several lines)
         return not whole_document(start)
-    if not isinstance(header, dict) or header.get("type") != "run":
+    if not _is_run_header(header):
         return False
     source = header.get("source")
     return not (isinstance(source, dict) and source.get("format") == SOURCE_FORMAT)
