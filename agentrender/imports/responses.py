@@ -903,7 +903,10 @@ class _Conversation:
         """A Codex ``token_count`` event's counts of a reply (its ``last_token_usage``): of the reply being received
         when it has none yet, which they end (Codex 0.77 and later write them after its items); else of the next
         reply (0.40 and 0.58 write them as the response completed, before its items), unless they repeat the last
-        reply's (0.58 and 0.77 write them again as the next request begins)."""
+        reply's (0.58 and 0.77 write them again as the next request begins). Counts of no input and no output are no
+        reply's: Codex 0.104 writes them around a ``compacted`` record, as it counts the history anew."""
+        if usage.get("input_tokens") == 0 and usage.get("output_tokens") == 0:
+            return
         counts = _usage(usage)
         reply = self.replies[-1] if self.replies else None
         if reply is not None and not reply.done and reply.usage is None:
