@@ -23,7 +23,11 @@ from tests._support.as_sent import as_sent_problems
 from tests._support.cli import run_cli
 from tests._support.growing import grown_equals_fresh
 
-CODEX = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
+ROLLOUTS = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
+CODEX = [entry for entry in ROLLOUTS if "older_layout_items" not in entry["features"]]
+"""The rollouts of records (``{"timestamp", "type", "payload"}``); ``OLDER``: those of an older Codex, its first line
+the session's, then one item a line."""
+OLDER = [entry for entry in ROLLOUTS if "older_layout_items" in entry["features"]]
 COUNTED_BEFORE = frozenset(entry["path"] for entry in CODEX if "token_count_before_reply" in entry["features"])
 """The rollouts that write a reply's token counts before its items (Codex 0.40 and 0.58: when the response
 completed), where the others write them after."""
@@ -133,6 +137,26 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
 def developer_texts(items: list[dict[str, Any]]) -> list[str]:
     """The text of each developer message of ``items``, in order."""
     return ["\n".join(part["text"] for part in item["content"]) for item in items if item.get("role") == "developer"]
+
+
+@pytest.mark.parametrize("entry", OLDER, ids=[entry["path"] for entry in OLDER])
+def test_a_public_older_codex_rollout_is_its_items_and_is_followed_whole(entry: dict[str, Any]) -> None:
+    """A public rollout of the older layout (the session's ``{"id", "timestamp"}``, then one item a line): its view at
+    each step holds the items before the step's reply, its run is the session's, its first line is kept in the
+    source, and ``show --follow``'s follower, which imports such a file again whole, gives the same run."""
+    path = real.REAL / entry["path"]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    items = lines[1:]
+    replies = [i for i, item in enumerate(items) if is_reply(item) and (i == 0 or not is_reply(items[i - 1]))]
+    (run,) = load_runs(path)
+    assert (run.run_id, run.header["source"]["layout"]) == (lines[0]["id"], "items")
+    assert run.header["source"]["records"][0] == {"line": 1, **lines[0]}
+    views = Views(run)
+    for step, start in enumerate(replies):
+        sent = [message.to_dict() for message in views.at(step).messages]
+        assert tokens_of_view(sent) == tokens_of_items(items[:start]), step
+    follower = ImportFollower(path)
+    assert follower.poll() is not None and follower.run == run
 
 
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
@@ -256,6 +280,8 @@ def test_each_reply_of_a_real_codex_session_is_a_model_call_with_its_token_count
     ``COUNTED_BEFORE``) before them: the counts of 171 replies of three real sessions were dropped. The counts of no
     input and no output Codex 0.104 writes around a compaction are no reply's: each of the 102 replies after the one
     in ``codex/madshn-localpush`` had the counts of the reply before it."""
+    if "no_token_count" in entry["features"]:
+        pytest.skip("a hand-written rollout with no token_count: its replies are not told apart by their counts")
     path = real.REAL / entry["path"]
     before = entry["path"] in COUNTED_BEFORE
     expected = []  # (line of the reply's last item, its counts, its model, its items), read off the records
@@ -648,6 +674,8 @@ def test_a_codex_sessions_goal_is_the_users_first_prompt_not_the_context_codex_s
     )
     if prompt.startswith("[REDACTED_MESSAGE "):
         pytest.skip("the repository's sanitizer wrote the prompt's event and its item as different placeholders")
+    if prompt == first and "hand_written_fixture" in entry["features"]:
+        pytest.skip("a hand-written rollout that sends no context before the prompt")
     (run,) = load_runs(path)
     assert run.header["goal"] == prompt and first != prompt
     assert run.opening.startswith(first) and prompt in run.opening
