@@ -94,9 +94,10 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
     """The view at each step holds, in order, every text, call, output, reasoning item and web search the rollout's
     ``response_item`` records hold before the reply that decided it (each reply's items from the first after an
     input on), and nothing else; after a ``compacted`` record, the user messages of its ``replacement_history`` then
-    the items after it (the history's replies and its encrypted ``compaction`` item are not in the views, each
-    warned of); its system prompt is the session's ``base_instructions`` and developer messages (after a
-    compaction, those it does not hold yet); one step per reply, each deciding the first call the reply made."""
+    the items after it (the history's replies and its encrypted ``compaction`` item are not in the views, all named
+    in one warning a compaction: there were 16 for the one of ``codex/madshn-localpush``); its system prompt is the
+    session's ``base_instructions`` and developer messages (after a compaction, those it does not hold yet); one step
+    per reply, each deciding the first call the reply made."""
     path = real.REAL / entry["path"]
     items: list[dict[str, Any]] = []
     restarts: list[tuple[int, list[dict[str, Any]]]] = []  # where each compaction was (in items), its history
@@ -131,7 +132,10 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
             system.append(text)
     assert run.header.get("system", "") == "\n\n".join(system)
     said = [warning.text for warning in run.warnings if "of the history that replaced the conversation" in warning.text]
-    assert len(said) == sum(item.get("role") not in ("user", "developer") for _, h in restarts for item in h)
+    kept = ("user", "developer")
+    left = [[f"[{i}]" for i, item in enumerate(h) if item.get("role") not in kept] for _, h in restarts]
+    assert len(said) == sum(map(bool, left))  # one warning a compaction, naming each item left out
+    assert all(place in text for text, places in zip(said, filter(None, left), strict=True) for place in places)
 
 
 def developer_texts(items: list[dict[str, Any]]) -> list[str]:
@@ -810,7 +814,9 @@ def test_a_replacement_history_item_with_no_place_in_a_user_turn_is_kept_and_war
     assert view(run, 1) == [{"role": "user", "content": texts("hello")}]
     assert run.header["source"]["unmapped"] == {"line 6 replacement_history[1]": opaque}
     (warning,) = run.warnings
-    assert warning.line == 6 and "'compaction' item of the history that replaced the conversation" in warning.text
+    assert warning.line == 6 and "1 'compaction' item(s) at [1] of the history that replaced the conversation" in (
+        warning.text
+    )
 
 
 def test_codex_keeps_through_a_compaction_the_newest_user_messages_that_fit_its_budget(tmp_path: Path) -> None:

@@ -783,9 +783,11 @@ class _Conversation:
 
     def _replaced(self, items: list[Any], here: Where) -> list[dict[str, Any]]:
         """The opening of a compaction's ``replacement_history`` (at ``here``): its user messages, as blocks of one
-        user turn (its developer messages are the system prompt's); any other item is kept in the source."""
+        user turn (its developer messages are the system prompt's); any other item is kept in the source, all of them
+        named in one warning (a remote compaction's history holds a reply for each of the user's messages)."""
         opening: list[dict[str, Any]] = []
         self.asked = []
+        left: dict[str, list[str]] = {}  # the places of the items not in the views, by what each is
         for i, item in enumerate(items):
             at = here.at(f"[{i}]")
             if not isinstance(item, Mapping):
@@ -798,10 +800,14 @@ class _Conversation:
                 opening.extend(blocks)
                 self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
-            said = "is not a user message, and the views restart from one user turn"
-            self.warnings.append(at.warning(f"a {kind!r} item of the history that replaced the conversation {said}: "
-                                            "not in the views, kept in the source (unmapped)"))  # fmt: skip
+            what = f"{item.get('role')!r} message" if kind == "message" else f"{kind!r} item"
+            left.setdefault(what, []).append(f"[{i}]")
             self.unmapped[self._place(at)] = item
+        if left:
+            named = "; ".join(f"{len(places)} {what}(s) at {', '.join(places)}" for what, places in left.items())
+            said = "of the history that replaced the conversation are not user messages, and the views restart from"
+            self.warnings.append(here.warning(f"{named} {said} one user turn: not in the views, kept in the source "
+                                              "(unmapped)"))  # fmt: skip
         return opening
 
     def _restarted(self) -> None:
