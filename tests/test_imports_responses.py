@@ -147,7 +147,8 @@ def developer_texts(items: list[dict[str, Any]]) -> list[str]:
 def test_a_public_older_codex_rollout_is_its_items_and_is_followed_whole(entry: dict[str, Any]) -> None:
     """A public rollout of the older layout (the session's ``{"id", "timestamp"}``, then one item a line): its view at
     each step holds the items before the step's reply, its run is the session's, its first line is kept in the
-    source, and ``show --follow``'s follower, which imports such a file again whole, gives the same run."""
+    source, the warning that it records no instructions names that line, and ``show --follow``'s follower, which
+    imports such a file again whole, gives the same run."""
     path = real.REAL / entry["path"]
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     items = lines[1:]
@@ -155,6 +156,10 @@ def test_a_public_older_codex_rollout_is_its_items_and_is_followed_whole(entry: 
     (run,) = load_runs(path)
     assert (run.run_id, run.header["source"]["layout"]) == (lines[0]["id"], "items")
     assert run.header["source"]["records"][0] == {"line": 1, **lines[0]}
+    assert [w.text for w in run.warnings if "does not record the instructions" in w.text] == [
+        "the session does not record the instructions Codex sent with each request (its first line, of the older "
+        "layout, has none): the views have no system prompt but its developer messages"
+    ]  # it named a session_meta record such a file does not have
     views = Views(run)
     for step, start in enumerate(replies):
         sent = [message.to_dict() for message in views.at(step).messages]

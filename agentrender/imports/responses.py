@@ -319,9 +319,12 @@ class _Rollout:
         instructions = _instructions(session)
         warned = []
         if instructions is None:
+            lacks = "its first line, of the older layout, has none"
+            if not self.older:
+                lacks = "session_meta has no base_instructions"
             warned.append(first.warning(
-                "the session does not record the instructions Codex sent with each request (session_meta has no "
-                "base_instructions): the views have no system prompt but its developer messages"))  # fmt: skip
+                f"the session does not record the instructions Codex sent with each request ({lacks}): the views have "
+                "no system prompt but its developer messages"))  # fmt: skip
         origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
         if self.older:
             origin["layout"] = "items"  # the older rollout: its session, then one item a line
