@@ -343,9 +343,12 @@ class _Rollout:
         instructions = _instructions(session)
         warned = []
         if instructions is None:
+            lacks = "its first line, of the older layout, has none"
+            if not self.older:
+                lacks = "session_meta has no base_instructions"
             warned.append(first.warning(
-                "the session does not record the instructions Codex sent with each request (session_meta has no "
-                "base_instructions): the views have no system prompt but its developer messages"))  # fmt: skip
+                f"the session does not record the instructions Codex sent with each request ({lacks}): the views have "
+                "no system prompt but its developer messages"))  # fmt: skip
         origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
         if self.older:
             origin["layout"] = "items"  # the older rollout: its session, then one item a line
@@ -808,9 +811,11 @@ class _Conversation:
 
     def _replaced(self, items: list[Any], here: Where) -> list[dict[str, Any]]:
         """The opening of a compaction's ``replacement_history`` (at ``here``): its user messages, as blocks of one
-        user turn (its developer messages are the system prompt's); any other item is kept in the source."""
+        user turn (its developer messages are the system prompt's); any other item is kept in the source, all of them
+        named in one warning (a remote compaction's history holds a reply for each of the user's messages)."""
         opening: list[dict[str, Any]] = []
         self.asked = []
+        left: dict[str, list[str]] = {}  # the places of the items not in the views, by what each is
         for i, item in enumerate(items):
             at = here.at(f"[{i}]")
             if not isinstance(item, dict):
@@ -823,10 +828,14 @@ class _Conversation:
                 opening.extend(blocks)
                 self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
-            said = "is not a user message, and the views restart from one user turn"
-            self.warnings.append(at.warning(f"a {kind!r} item of the history that replaced the conversation {said}: "
-                                            "not in the views, kept in the source (unmapped)"))  # fmt: skip
+            what = f"{item.get('role')!r} message" if kind == "message" else f"{kind!r} item"
+            left.setdefault(what, []).append(f"[{i}]")
             self.unmapped[self._place(at)] = item
+        if left:
+            named = "; ".join(f"{len(places)} {what}(s) at {', '.join(places)}" for what, places in left.items())
+            said = "of the history that replaced the conversation are not user messages, and the views restart from"
+            self.warnings.append(here.warning(f"{named} {said} one user turn: not in the views, kept in the source "
+                                              "(unmapped)"))  # fmt: skip
         return opening
 
     def _restarted(self) -> None:
@@ -928,7 +937,10 @@ class _Conversation:
         """A Codex ``token_count`` event's counts of a reply (its ``last_token_usage``): of the reply being received
         when it has none yet, which they end (Codex 0.77 and later write them after its items); else of the next
         reply (0.40 and 0.58 write them as the response completed, before its items), unless they repeat the last
-        reply's (0.58 and 0.77 write them again as the next request begins)."""
+        reply's (0.58 and 0.77 write them again as the next request begins). Counts of no input and no output are no
+        reply's: Codex 0.104 writes them around a ``compacted`` record, as it counts the history anew."""
+        if usage.get("input_tokens") == 0 and usage.get("output_tokens") == 0:
+            return
         counts = _usage(usage)
         reply = self.replies[-1] if self.replies else None
         if reply is not None and not reply.done and reply.usage is None:
