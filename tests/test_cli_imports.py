@@ -747,3 +747,32 @@ def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
     assert [row["index"] for row in json.loads(out)] == [7]
     _, _, err = run_cli("steps", str(PARALLEL), "--tool", "Grep")
     assert "--tool Grep: no step has this tool; its steps have Bash (2), Glob (1), Read (1), WebFetch (1)" in err, err
+
+
+@pytest.mark.skipif(not PARALLEL.is_file(), reason="tests/fixtures/real is not in this checkout")
+def test_steps_json_and_csv_name_the_tools_called_beside_the_decisions() -> None:
+    """steps --json and --csv give a step of parallel tool uses the others its agent ran with the first
+    (``other_tools``: a list in JSON, the frame's JSON text in CSV), as the table names them; a run file's agent runs
+    a reply's first call alone, so none of its steps has any. Before, both named the first tool only."""
+    import csv
+    import io
+
+    rows = json.loads(run_cli("steps", str(PARALLEL), "--json")[1])
+    assert [(row["tool"], row["other_tools"]) for row in rows] == [
+        ("Bash", None),
+        ("Bash", None),
+        ("WebSearch", ["Glob"]),
+        ("Read", ["WebFetch"]),
+    ]
+    table = list(csv.DictReader(io.StringIO(run_cli("steps", str(PARALLEL), "--csv")[1])))
+    assert [(row["tool"], row["other_tools"]) for row in table] == [
+        ("Bash", ""),
+        ("Bash", ""),
+        ("WebSearch", '["Glob"]'),
+        ("Read", '["WebFetch"]'),
+    ]
+    run = load(PARALLEL)
+    assert run.parallel_tools() == {2: ("WebSearch", "Glob"), 3: ("Read", "WebFetch")}
+    sample = json.loads(run_cli("steps", "fix-failing-test", "--json")[1])
+    assert samples.load("fix-failing-test").parallel_tools() == {}
+    assert {row["other_tools"] for row in sample} == {None}

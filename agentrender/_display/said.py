@@ -13,6 +13,7 @@ import binascii
 import dataclasses
 import re
 import struct
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ __all__ = [
     "media_label",
     "source_said",
     "tool_uses",
+    "tools_said",
     "turn_uses",
     "warning_groups",
 ]
@@ -478,3 +480,12 @@ def _note(key: str, value: Any) -> str:
         said = "cache breakpoint" if kind == "ephemeral" else f"cache breakpoint ({display(kind, indent=None)})"
         return f"{said}, ttl {ttl}" if isinstance(ttl, str) and ttl else said
     return f"{key}: {display(value, indent=None)}"
+
+
+def tools_said(first: str, others: Sequence[str]) -> str:
+    """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
+    once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
+    ``exec_command (+ exec_command \u00d72)``)."""
+    counts = Counter(others)
+    said = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
+    return f"{first} (+ {said})"

@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import IO, Any
 
+from agentrender._display.said import tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
-from agentrender.cli._tables import SizesLayout, called_tools, size_line, tools_said
+from agentrender.cli._tables import SizesLayout, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
 from agentrender.runfile import Growth, Run
@@ -184,8 +185,8 @@ def step_line(step: Step, views: Views | None = None) -> Text:
         return line
     what = decided(step)
     run = views.run if views is not None and decision.calls else None
-    if run is not None and (called := called_tools(run, step.index).get(step.index)):
-        what = tools_said(called)
+    if run is not None and (called := run.parallel_tools(step.index).get(step.index)):
+        what = tools_said(called[0], called[1:])
     line.append(f" · {clean(what, one_line=True)}")
     if observation is None:
         if waits(step):  # a reply that calls no tool (a final answer) waits for no result
@@ -217,7 +218,7 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
     """The filters of ``steps`` (``--tool``, ``--status``, ``--kind``), as the table applies them, on one step of the
-    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``called_tools``)."""
+    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``Run.parallel_tools``)."""
 
     def kept(views: Views, step: Step) -> bool:
         decision, observation = step.decision, step.observation
@@ -227,7 +228,7 @@ def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
             "kind": decision.kind if decision is not None else "none",
         }
         if args.tool is not None and said["tool"] not in args.tool and views.run is not None:
-            called = called_tools(views.run, step.index).get(step.index, ())
+            called = views.run.parallel_tools(step.index).get(step.index, ())
             said["tool"] = next((name for name in called if name in args.tool), said["tool"])
         return all(getattr(args, name) is None or said[name] in getattr(args, name) for name in said)
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
+import json
 import numbers
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from agentrender._display.said import NO_END_RECORDED, end_said, inherited_said, source_said, warning_groups
+from agentrender._display.said import (
+    NO_END_RECORDED,
+    end_said,
+    inherited_said,
+    source_said,
+    tools_said,
+    warning_groups,
+)
 from agentrender._words import plural
 from agentrender.cli._term import (
     INHERITED,
@@ -39,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMULA_STARTS",
     "StepsTable",
-    "called_tools",
     "context_json",
     "context_renderables",
     "csv_cell",
@@ -51,7 +57,6 @@ __all__ = [
     "sample_row",
     "samples_renderable",
     "steps_rows",
-    "tools_said",
 ]
 
 
@@ -80,20 +85,22 @@ class StepsTable:
 
     frame: pd.DataFrame
     total: int
-    called: Mapping[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-    """The tools the reply of each step that called several (parallel tool uses) called, by the step's index
-    (``called_tools``): the table names them all where the frame's ``tool`` is the first's."""
     misses: tuple[str, ...] = ()
     """What a filter asked that no step of the run has, one sentence each with the values it does have
     (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
 
     def records(self) -> list[dict[str, Any]]:
-        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
+        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None; ``other_tools``, the
+        frame's JSON text, as the list it holds)."""
         names = [str(name) for name in self.frame.columns]
-        return [
+        rows = [
             {name: _plain(value) for name, value in zip(names, values, strict=True)}
             for values in self.frame.itertuples(index=False)
         ]
+        for row in rows:
+            if row["other_tools"] is not None:
+                row["other_tools"] = json.loads(row["other_tools"])
+        return rows
 
     def write_csv(self, out: IO[str]) -> None:
         """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program, and a text
@@ -125,7 +132,15 @@ class StepsTable:
                     overflow="ellipsis",
                 )
         columns = [name for name, _, _ in _SHOWN_COLUMNS]
-        marks = ("ended", "in_view", "compaction", "compaction_bytes_before", "compaction_bytes_after", "inherited")
+        marks = (
+            "other_tools",
+            "ended",
+            "in_view",
+            "compaction",
+            "compaction_bytes_before",
+            "compaction_bytes_after",
+            "inherited",
+        )
         read = [*columns, *(name for name in marks if name in self.frame)]
         for values in self.frame[read].itertuples(index=False):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
@@ -146,9 +161,8 @@ class StepsTable:
                 style = "red" if record["status"] == "error" else ""
             if record.get("inherited"):
                 style = f"{style} {INHERITED}".strip()
-            index = record["index"]
-            if index is not None and (called := self.called.get(int(index))):
-                record["tool"] = tools_said(called)
+            if (others := record.get("other_tools")) is not None:
+                record["tool"] = tools_said(str(record["tool"]), json.loads(others))
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -262,53 +276,38 @@ def steps_rows(
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
-    called = called_tools(run)
+    others = _other_tools(frame)
     tools = _keep(frame["tool"], tool)
-    if tool and called:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
-        tools = tools | frame["index"].map(lambda index: not set(called.get(index, ())).isdisjoint(tool))
+    if tool and others:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
+        tools = tools | frame["index"].map(lambda index: not set(others.get(index, ())).isdisjoint(tool))
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    misses = filter_misses(frame, called, tool=tool, status=status, kind=kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called, misses=misses)
+    misses = filter_misses(frame, tool=tool, status=status, kind=kind)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), misses=misses)
 
 
-def tools_said(names: Sequence[str]) -> str:
-    """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
-    once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
-    ``exec_command (+ exec_command \u00d72)``)."""
-    counts = Counter(names[1:])
-    others = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
-    return f"{names[0]} (+ {others})"
+def _other_tools(frame: pd.DataFrame) -> dict[int, list[str]]:
+    """The frame's ``other_tools`` of each step that has them, by the step's index."""
+    held = frame["other_tools"].notna()
+    return {
+        int(index): json.loads(text)
+        for index, text in zip(frame["index"][held], frame["other_tools"][held], strict=True)
+    }
 
 
-def called_tools(run: Run, index: int | None = None) -> dict[int, tuple[str, ...]]:
-    """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
-    first) called, in order, by the step's index: its last model call's tool uses (``Run.last_calls``). ``index``:
-    of that step only. Only of a run that records what its agent sent (an imported session, whose agent ran each
-    call): the contract's agent runs a reply's first call alone, and ``decide`` says the others were not run."""
-    if not run.records_sent:
-        return {}
-    calls = run.last_calls() if index is None else {call.step: call for call in run.calls_for(index)}
-    called = {}
-    for step, call in calls.items():
-        names = tuple(block.name for block in call.response.content if block.type == "tool_use")
-        if len(names) > 1:
-            called[step] = names
-    return called
-
-
-def filter_misses(
-    frame: pd.DataFrame, called: Mapping[int, tuple[str, ...]] | None = None, **wanted: Sequence[str] | None
-) -> tuple[str, ...]:
+def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[str, ...]:
     """For each filter of the steps table (a column of ``frame`` and the values asked of it), the values no row has,
     in a sentence naming the values the rows do have and how many of each (``none``: a null, as ``_keep`` takes it).
-    The tools of a reply of parallel tool uses (``called``, by step) count as its step's, as ``--tool`` keeps it."""
+    The tools of a reply of parallel tool uses (the frame's ``other_tools``) count as its step's, as ``--tool`` keeps
+    it."""
     said = []
     for name, values in wanted.items():
         if not values:
             continue
         here = Counter(frame[name].astype("object").fillna("none"))
-        if name == "tool" and called:  # the steps that called a tool beside their decision's first
-            here.update(tool for names in called.values() for tool in set(names[1:]) - {names[0]})
+        if name == "tool":  # the steps that called a tool beside their decision's first
+            held = frame["other_tools"].notna()
+            pairs = zip(frame["tool"][held], frame["other_tools"][held].map(json.loads), strict=True)
+            here.update(tool for first, others in pairs for tool in set(others) - {first})
         missed = [value for value in dict.fromkeys(values) if value not in here]
         if missed:
             has = ", ".join(f"{value} ({count:,})" for value, count in sorted(here.items()))

@@ -33,6 +33,7 @@ from agentrender._display.said import (
     end_said,
     inherited_said,
     source_said,
+    tools_said,
     turn_uses,
 )
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
@@ -288,7 +289,12 @@ class _Rows:
 
     def __init__(self, run: Run, texts: _Texts) -> None:
         self.steps, self.texts = run.steps, texts
+        self.called = run.parallel_tools()
         self.values = {column: sorted({self._value(step, column) for step in run.steps}) for column in _COLUMNS}
+        # a tool called beside a decision's is a value of the tool filter, as steps --tool keeps its step
+        self.values["tool"] = sorted(
+            {*self.values["tool"], *(name for names in self.called.values() for name in names)}
+        )
         self.codes = {column: {value: code for code, value in enumerate(got)} for column, got in self.values.items()}
 
     def filters(self) -> dict[str, list[int]]:
@@ -306,6 +312,11 @@ class _Rows:
         for column in _COLUMNS:
             codes = self.codes[column]
             columns[column] = [codes[self._value(step, column)] for step in steps]
+        # a reply of parallel tool uses: the others' codes (the filter keeps its step for any), and the tools in words
+        called = [self.called.get(step.index) for step in steps]
+        tools = self.codes["tool"]
+        columns["other_tools"] = [[tools[name] for name in names[1:]] if names else 0 for names in called]
+        columns["tools_said"] = [self.texts(tools_said(names[0], names[1:])) if names else 0 for names in called]
         observations = [step.observation for step in steps]
         columns["content_bytes"] = [utf8_bytes(seen.content) if seen else None for seen in observations]
         columns["summary_bytes"] = [utf8_bytes(seen.summary) if seen else None for seen in observations]

@@ -443,7 +443,10 @@
     for (let row = 0; row < data.steps; row++) {
       if (wanted.length === 0) { rows.push(row); continue; }
       const [here, i] = rowIn(row);
-      if (wanted.every(([column, value]) => here[column][i] === value)) rows.push(row);
+      // a reply of parallel tool uses is kept for any tool it called, as steps --tool keeps it
+      const holds = (column, value) => here[column][i] === value ||
+        (column === "tool" && Array.isArray(here.other_tools[i]) && here.other_tools[i].includes(value));
+      if (wanted.every(([column, value]) => holds(column, value))) rows.push(row);
     }
     state.rows = rows;
     return rows;
@@ -486,7 +489,7 @@
       tr.dataset.row = String(row);
       if (inherited) tr.title = "the session's step: this agent was sent it, and did not decide it";
       const [table, i] = rowIn(row), [here, j] = stopIn(row), values = data.filters;
-      const cells = [n(table.index[i]), values.kind[table.kind[i]], values.tool[table.tool[i]],
+      const cells = [n(table.index[i]), values.kind[table.kind[i]], table.tools_said[i] || values.tool[table.tool[i]],
         values.status[table.status[i]], here.saw[j], n(table.content_bytes[i]), n(table.summary_bytes[i]), table.reason[i]];
       cells.forEach((cell, column) => {
         const td = typeof cell === "number" ? text(cell, "td", column === 7 ? "ar-cell-reason" : "") : el("td", "", cell);

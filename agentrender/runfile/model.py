@@ -507,6 +507,22 @@ class Run:
         """
         return {call.step: call for call in self.model_calls}
 
+    def parallel_tools(self, index: int | None = None) -> dict[int, tuple[str, ...]]:
+        """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
+        first) called, in order, by the step's index: its last model call's tool uses (``last_calls``); ``index``: of
+        that step only. Only of a run that records what its agent sent (an imported session, whose agent ran each
+        call): the contract's agent runs a reply's first call alone, and ``render.decide`` says the others were not run.
+        The steps frame's ``other_tools`` and every display of a step's tools read it here."""
+        if not self.records_sent:
+            return {}
+        calls = self.last_calls() if index is None else {call.step: call for call in self.calls_for(index)}
+        called = {}
+        for step, call in calls.items():
+            names = tuple(block.name for block in call.response.content if block.type == "tool_use")
+            if len(names) > 1:
+                called[step] = names
+        return called
+
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
         """The model calls made while step ``index`` was being decided, in file order."""
         return tuple(call for call in self.model_calls if call.step == index)
