@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import IO, Any
 
-from agentrender._display.said import tools_said
+from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
@@ -192,8 +192,21 @@ def step_line(step: Step, views: Views | None = None) -> Text:
         if waits(step):  # a reply that calls no tool (a final answer) waits for no result
             line.append(" · waiting for its result", style=MUTED)
     else:
-        line.append(f" · {clean(observation.status, one_line=True)} ({utf8_bytes(observation.content):,} bytes)")
+        size = f"{utf8_bytes(observation.content):,} bytes"
+        if media := _media(views, step):  # its bytes count its text alone
+            size = f"{size} of text, {media}"
+        line.append(f" · {clean(observation.status, one_line=True)} ({size})")
     return line
+
+
+def _media(views: Views | None, step: Step) -> str:
+    """The images and documents the result of ``step`` showed the model in the view after it (``media_held``): only
+    a run that records what its agent sent holds any (its results as sent)."""
+    if views is None or views.run is None or not views.run.records_sent:
+        return ""
+    position = bisect_left(views.steps, step.index, key=attrgetter("index"))
+    shown = views.at(step.index + 1).result_blocks(position, position + 1)
+    return media_held(shown[0].block) if shown and shown[0] is not None else ""
 
 
 def show_line(views: Views, step: Step) -> Text:

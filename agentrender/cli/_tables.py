@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import numbers
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from agentrender._display.said import (
     NO_END_RECORDED,
     end_said,
     inherited_said,
+    media_short,
     source_said,
     tools_said,
     warning_groups,
@@ -85,6 +87,9 @@ class StepsTable:
 
     frame: pd.DataFrame
     total: int
+    media: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    """The images and documents the result of each step that holds any showed the model (``media_short``), by the
+    step's index: the table says them beside its content's bytes, which count its text alone."""
     misses: tuple[str, ...] = ()
     """What a filter asked that no step of the run has, one sentence each with the values it does have
     (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
@@ -161,6 +166,9 @@ class StepsTable:
                 style = "red" if record["status"] == "error" else ""
             if record.get("inherited"):
                 style = f"{style} {INHERITED}".strip()
+            index = record["index"]
+            if record["content_bytes"] is not None and index is not None and (media := self.media.get(int(index))):
+                record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
             if (others := record.get("other_tools")) is not None:
                 record["tool"] = tools_said(str(record["tool"]), json.loads(others))
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
@@ -275,14 +283,20 @@ def steps_rows(
     from agentrender.frame import steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
-    frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
+    views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
+    frame = steps_frame(run, views=views)
+    media: dict[int, str] = {}
+    if run.records_sent:  # only results as sent hold images or documents
+        for step, shown in zip(run.steps, views.at(None).result_blocks(), strict=True):
+            if shown is not None and (said := media_short(shown.block)):
+                media[step.index] = said
     others = _other_tools(frame)
     tools = _keep(frame["tool"], tool)
     if tool and others:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
         tools = tools | frame["index"].map(lambda index: not set(others.get(index, ())).isdisjoint(tool))
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     misses = filter_misses(frame, tool=tool, status=status, kind=kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), misses=misses)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, misses=misses)
 
 
 def _other_tools(frame: pd.DataFrame) -> dict[int, list[str]]:
