@@ -16,6 +16,7 @@ from agentrender.runfile.replies import response_from_record, response_record
 from agentrender.runfile.sent import FORMAT_SENT, Sent, sent_blocks
 from agentrender.views import Views
 from agentrender.views.html import run_html
+from agentrender.views.view import checked_at
 
 __all__ = [
     "FORMAT",
@@ -437,8 +438,11 @@ class Run:
     def step_input(self, at: int | None = None) -> StepInput:
         """The ``StepInput`` an agent had when deciding step ``at``: the steps with a lower index.
 
-        ``None`` means every recorded step (the view after the last one).
+        ``None`` means every recorded step (the view after the last one). ``at`` is checked as
+        ``Views.at`` checks it: from 0 to one past the last step's index, else ``IndexError``
+        (``TypeError`` for no int, a bool too), naming the range.
         """
+        at = self._checked(at)
         steps = tuple(self.steps) if at is None else tuple(step for step in self.steps if step.index < at)
         return StepInput(steps=steps, goal=self.goal, run_id=self.run_id, index=at, tools=self.tools)
 
@@ -524,8 +528,15 @@ class Run:
         return called
 
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
-        """The model calls made while step ``index`` was being decided, in file order."""
-        return tuple(call for call in self.model_calls if call.step == index)
+        """The model calls made while step ``index`` was being decided, in file order (``index`` checked as
+        ``step_input`` checks it: one past the last step's, the next step's, may have calls too)."""
+        checked = self._checked(index)
+        return tuple(call for call in self.model_calls if call.step == checked)
+
+    def _checked(self, at: object) -> int | None:
+        """``at`` checked as a step a view is taken at (``views.view.checked_at``): 0 to one past the last step."""
+        steps = self.steps
+        return checked_at(at, steps[-1].index + 1 if steps else 0)
 
     def __repr__(self) -> str:
         # The generated repr would print every record: tens of kilobytes for a short run.
