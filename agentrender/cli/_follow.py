@@ -44,9 +44,12 @@ def follow(
     line: Line,
     *,
     first_says_end: bool = True,
+    says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """Print ``first`` of the run the file holds, then ``line`` of each step as it comes; 0 when stopped.
     ``first_says_end``: what ``first`` prints says how the run ended, if it did (else a line after it says so).
+    ``says``: what a step's line says of the step, which it is printed again for only when that changed (``show``'s
+    line says the view after the step too, which each record after it grows); the whole line when not given.
 
     ``args.follow_for`` (the hidden ``--follow-for SECONDS``, for tests) ends the follow after
     that many seconds, as a Ctrl-C would.
@@ -62,7 +65,8 @@ def follow(
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
     views: Views | None = None
     waited = ""
-    printed: dict[int, str] = {}  # the line each step was last printed as: a growth that leaves it so prints it not
+    printed: dict[int, str] = {}  # what each step's line last said of it (``says``): a growth that leaves it so prints
+    # it not
     said: dict[int, str] = {}  # the decision each step was last printed with (``decided``)
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     ended_steps = 0  # how many steps the run had when it was said
@@ -99,7 +103,10 @@ def follow(
                 printed = {}  # a file read again from its start: no line of before is one to correct
                 said = {}
                 if views.steps and views.steps[-1].decision is not None:  # the first output said it too
-                    said = {views.steps[-1].index: decided(views.steps[-1])}
+                    last = views.steps[-1]
+                    said = {last.index: decided(last)}
+                    if (shown := line(views, last)) is not None:  # its line says nothing new of it till it changes
+                        printed = {last.index: shown.plain if says is None else says(views, last)}
                 first(growth.run, views)
                 if ended is not None and not first_says_end:
                     console.print(_end_line(ended, final=tracker.final_end))
@@ -116,11 +123,14 @@ def follow(
                 steps = views.steps
                 for step in steps[bisect_left(steps, growth.changed_from, key=attrgetter("index")) :]:
                     shown = line(views, step)
+                    if shown is None:
+                        continue
                     # a record that changes nothing of the step (an imported session's event) says nothing new
-                    if shown is None or printed.get(step.index) == shown.plain:
+                    key = shown.plain if says is None else says(views, step)
+                    if printed.get(step.index) == key:
                         continue
                     was, now = said.get(step.index), decided(step)
-                    printed[step.index] = shown.plain
+                    printed[step.index] = key
                     if step.decision is not None:  # a decision said (not one to come) that a later line may correct
                         said[step.index] = now
                     if (
