@@ -13,6 +13,7 @@ import pytest
 
 from agentrender.cli import main
 from agentrender.runfile.following import POLL_INTERVAL
+from tests._support.cli import run_cli
 from tests._support.growing import Writer, header, line, step
 
 
@@ -340,6 +341,28 @@ def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(
     for text in printed:
         assert len(text.rstrip("\n")) <= 80, text
         assert all(text[end - 1].isdigit() and text[end] == " " for end in ends), (head, text)
+
+
+def test_context_says_a_step_of_no_decision_where_its_view_did_not_change(writer: Writer) -> None:
+    """A step recorded with ``decision: null`` (skipped by the render) leaves the view after it as the one before:
+    context's table and the row context --follow prints for it name the step and say it recorded no decision, where
+    both said ``unchanged`` as of a view nothing happened to."""
+    undecided = {"type": "step", "index": 2, "decision": None}
+    writer.records(header(), step(0), step(1))
+    process = follow("context", writer.path)
+    try:
+        read_until(process, "to stop")
+        writer.records(undecided, step(3))
+        printed = read_until(process, "  4  ")
+    finally:
+        process.kill()
+        process.communicate()
+    [row] = [text for text in printed if text.split()[:1] == ["3"]]
+    assert "step 2: no decision recorded (skipped)" in row and "unchanged" not in row, printed
+    code, out, err = run_cli("context", str(writer.path), "--width", "160", "--color", "never")
+    assert code == 0, err
+    [row] = [text for text in out.splitlines() if text.split()[:1] == ["3"]]
+    assert "step 2: no decision recorded (skipped)" in row and "unchanged" not in out, out
 
 
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"

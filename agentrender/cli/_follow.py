@@ -236,7 +236,7 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
     """What ``context --follow`` prints for a step: the view after it as a row of the sizes table printed first, in
     its columns (``layout``); nothing while the step waits for its result (that view would hold the call as
     interrupted, a view nobody sends)."""
-    return None if waits(step) else size_line(views, step.index + 1, layout)
+    return None if waits(step) else size_line(views, step.index + 1, layout, step)
 
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:

@@ -19,6 +19,7 @@ from agentrender._display.said import (
     tools_said,
     warning_groups,
 )
+from agentrender._types import Step
 from agentrender._words import plural
 from agentrender.cli._term import (
     INHERITED,
@@ -371,8 +372,20 @@ def _note(row: dict[str, Any]) -> Text:
             note.append("; " if note else "")
             note.append(f"compaction ({row['compaction']}) here as sent: rendered across", style=MUTED)
     if row["first_diff"] is None:
-        note.append("unchanged", style=MUTED)
+        undecided = row.get("undecided")
+        said = "unchanged" if undecided is None else f"step {undecided:,}: no decision recorded (skipped)"
+        note.append(said, style=MUTED)
     return note
+
+
+def _undecided(rows: list[dict[str, Any]], steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """``rows`` (of ``context_json``), each view just after a step that recorded no decision marked with that step
+    (``undecided``): the render skips such a step, so the view is the one before it, which ``_note`` says so, not
+    as a view merely unchanged."""
+    skipped = {step.index + 1: step.index for step in steps if step.decision is None}
+    if not skipped:
+        return rows
+    return [{**row, "undecided": skipped[row["at"]]} if row["at"] in skipped else row for row in rows]
 
 
 @dataclass(slots=True)
@@ -500,9 +513,11 @@ def size_row(views: Views, at: int) -> dict[str, Any]:
     }
 
 
-def size_line(views: Views, at: int, layout: SizesLayout) -> _SizesTable:
-    """The view deciding step ``at`` as a row of the sizes table, laid out in the columns ``layout`` recorded."""
-    return _SizesTable([size_row(views, at)], layout, header=False)
+def size_line(views: Views, at: int, layout: SizesLayout, before: Step | None = None) -> _SizesTable:
+    """The view deciding step ``at`` as a row of the sizes table, laid out in the columns ``layout`` recorded;
+    ``before``: the step before it, which the note names when it recorded no decision."""
+    row = [size_row(views, at)]
+    return _SizesTable(_undecided(row, [before]) if before is not None else row, layout, header=False)
 
 
 def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None = None) -> list[Any]:
@@ -520,7 +535,7 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     legend.append(" prefix ", style=MUTED)
     legend.append("\u2588", style="cyan")
     legend.append(" re-sent, the longest the largest view", style=MUTED)
-    return [title, _SizesTable(context_json(series), layout), legend]
+    return [title, _SizesTable(_undecided(context_json(series), run.steps), layout), legend]
 
 
 # ---------------------------------------------------------------------------- keys
