@@ -172,12 +172,17 @@ def test_the_error_of_no_known_format_says_where_a_nested_chat_is_and_names_the_
     assert code == 2 and "agentrender can import: its start is no JSON value that can be read. Tried:" in err, err
 
 
-def _broken_files() -> dict[str, tuple[bytes, int, str]]:
-    """Files that hold no readable first value, each with the line and the words the error gives."""
+def _broken_files() -> dict[str, tuple[bytes, int | str, str]]:
+    """Files that hold no readable first value, each with the line (``LINE:COLUMN`` where the error names a column)
+    and the words the error gives."""
     chat = json.dumps(
         json.loads((Path(__file__).parent / "fixtures/imports/openai/chat.json").read_text("utf-8")), indent=1
     )
-    comma = chat[: chat.rindex("}")].rstrip() + ",\n}\n"  # a trailing comma before the document's last bracket
+    kept = chat[: chat.rindex("}")].rstrip()
+    comma = kept + ",\n}\n"  # a trailing comma before the document's last bracket
+    where = f"{kept.count(chr(10)) + 1}:{len(kept) - kept.rindex(chr(10))}"  # the comma's line and column
+    lines = chat.split("\n")
+    bare = "\n".join([*lines[:8], lines[8].replace(": ", ": nope ", 1), *lines[9:]])  # a word JSON has not
     run = samples.path("fix-failing-test").read_bytes()
     return {
         "empty.jsonl": (b"", 1, "the file is empty"),
@@ -202,10 +207,11 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
         ),
         "comma.json": (
             comma.encode(),
-            comma.count("\n"),
-            "not valid JSON at column 1: Expecting property name enclosed in double quotes "
-            "(a comma before a closing bracket?)",
+            where,
+            f"not valid JSON: a comma before the closing '}}' on line {comma.count(chr(10))}, where no value "
+            "follows it",
         ),
+        "word.json": (bare.encode(), f"9:{lines[8].index(':') + 3}", "not valid JSON: Expecting value"),
         "cut.eval": (
             (Path(__file__).parent / "fixtures/inspect/arith.eval").read_bytes()[:5000],
             1,
@@ -219,7 +225,9 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
 @pytest.mark.parametrize("name", list(_broken_files()))
 def test_a_file_that_holds_no_readable_value_is_said_where_and_what(tmp_path: Path, name: str) -> None:
     """An empty file, a run file whose first line breaks off, a JSON document cut short or with a syntax error, and an
-    .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON value'."""
+    .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON value'; a
+    syntax error names its column as ``FILE:LINE:COLUMN:``, a trailing comma the comma's (where the decoder's was the
+    bracket after it: 'FILE:139: not valid JSON at column 1' of a comma on line 138)."""
     data, line, said = _broken_files()[name]
     path = tmp_path / name
     path.write_bytes(data)

@@ -204,8 +204,14 @@ def _unreadable(path: str) -> RunFileError | None:
             line = text.count("\n", 0, end) + 1
             return RunFileError(path, line, "the JSON document ends early: the file is cut short")
         before = text[: error.pos].rstrip()
-        hint = " (a comma before a closing bracket?)" if before.endswith(",") and text[error.pos] in "}]" else ""
-        return RunFileError(path, error.lineno, f"not valid JSON at column {error.colno}: {error.msg}{hint}")
+        if before.endswith(",") and text[error.pos] in "}]":  # the decoder points at the bracket: the comma is wrong
+            comma = len(before) - 1
+            line = text.count("\n", 0, comma) + 1
+            column = comma - text.rfind("\n", 0, comma)
+            closing = "" if line == error.lineno else f" on line {error.lineno}"
+            what = f"not valid JSON: a comma before the closing {text[error.pos]!r}{closing}, where no value follows it"
+            return RunFileError(path, line, what, column)
+        return RunFileError(path, error.lineno, f"not valid JSON: {error.msg}", error.colno)
     except (ValueError, RecursionError):
         return None
     return None

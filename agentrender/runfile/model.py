@@ -53,21 +53,24 @@ def has_opening(header: Mapping[str, Any]) -> bool:
 
 
 class RunFileError(ValueError):
-    """A run file that cannot be read; the message begins with ``PATH:LINE:``."""
+    """A run file that cannot be read; the message begins with ``PATH:LINE:`` (``PATH:LINE:COLUMN:`` where the
+    column is known, as compilers and editors write a place)."""
 
-    def __init__(self, path: str, line: int, what: str) -> None:
-        super().__init__(f"{path}:{line}: {what}")
+    def __init__(self, path: str, line: int, what: str, column: int | None = None) -> None:
+        super().__init__(f"{path}:{line}:{'' if column is None else f'{column}:'} {what}")
         self.path = path
         """The file that was being read."""
         self.line = line
         """The 1-based line the problem is on."""
         self.what = what
         """What was wrong, without the location."""
+        self.column = column
+        """The 1-based column (in characters) the problem is at on that line, where it is known."""
 
-    def __reduce__(self) -> tuple[type[RunFileError], tuple[str, int, str]]:
+    def __reduce__(self) -> tuple[type[RunFileError], tuple[str, int, str, int | None]]:
         # Exceptions pickle as cls(*args), and args holds only the composed message: without
         # this, an error raised in a worker process could not be sent back to its caller.
-        return (type(self), (self.path, self.line, self.what))
+        return (type(self), (self.path, self.line, self.what, self.column))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
