@@ -511,6 +511,24 @@ def test_decide_reads_a_reply_file(tmp_path: Path) -> None:
     assert "further tool use(s) not executed" in out and "agrees" not in out
 
 
+def test_decide_reads_a_reply_pasted_as_an_assistant_turn_alone(tmp_path: Path) -> None:
+    """A reply of no ``type`` and no ``stop_reason`` (``{"role": "assistant", "content": [...]}``, an assistant turn
+    alone, which no conversation is) is read as the reply, with the decision its record gives; one whose content is
+    no list of blocks is refused with what a reply's content must be. Before, both were refused as 'not a run, nor a
+    conversation', which never says a reply."""
+    wire = samples.load("fix-failing-test").model_calls[4].record["response"]
+    turn = {"role": "assistant", "content": wire["content"]}
+    path = tmp_path / "turn.json"
+    path.write_text(json.dumps(turn), encoding="utf-8")
+    (row,) = as_json("decide", str(path))  # type: ignore[misc]
+    explanation = explain_decide(ModelResponse.from_dict({**wire, "stop_reason": None}))
+    assert row["rule"] == explanation.rule and row["decision"]["tool"] == explanation.decision.tool
+    assert row["compared"] is False
+    path.write_text(json.dumps({"role": "assistant", "content": "Done."}), encoding="utf-8")
+    code, out, err = run_cli("decide", str(path))
+    assert (code, out) == (2, "") and f"{path}:1: reply.content: expected a list of blocks, got string" in err, err
+
+
 def test_context_json_is_the_views_size_series() -> None:
     """context --json is views.sizes(): one row per stop with every column of the series."""
     for name in samples.names():
