@@ -529,6 +529,19 @@ def test_decide_reads_a_reply_pasted_as_an_assistant_turn_alone(tmp_path: Path) 
     assert (code, out) == (2, "") and f"{path}:1: reply.content: expected a list of blocks, got string" in err, err
 
 
+def test_a_narrow_steps_table_keeps_the_tools_share() -> None:
+    """At 60 columns the steps table keeps a tool's name of 8 characters whole and cuts a longer one at 7 and an
+    ellipsis, the reason and the kind (whose first three letters tell its four values apart) giving way first; at 80
+    every name is whole. Before, at 60 every tool was cut to 3 characters (``lis…``, ``sea…``)."""
+    run = samples.load("fix-failing-test")
+    for width, shown in ((60, lambda name: name if len(name) <= 8 else name[:7] + "…"), (80, lambda name: name)):
+        code, out, err = run_cli("steps", "fix-failing-test", "--width", str(width), "--color", "never")
+        assert code == 0, err
+        rows = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
+        assert [row[2] for row in rows] == [shown(step.decision.tool) for step in run.steps if step.decision], out
+        assert all(len(line) <= width for line in out.splitlines()), out
+
+
 def test_context_json_is_the_views_size_series() -> None:
     """context --json is views.sizes(): one row per stop with every column of the series."""
     for name in samples.names():

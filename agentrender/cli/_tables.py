@@ -179,8 +179,10 @@ class StepsTable:
         title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         if run.inherited_steps:
             title.append(f" \u00b7 {inherited_said(run.inherited_steps)}", style=MUTED)
-        # narrow, the words of what the model saw wrap, then a tool's name is cut: the reason keeps 10 columns
-        return Group(title, Fitted(table, (columns.index("shown_as"), columns.index("tool"))))
+        # narrow, the words of what the model saw wrap, then the reason (in full in --json) is cut below its 10
+        # columns, then the kind (of four values, tool_call the most), and a tool's name last: its share is kept
+        narrow = tuple(map(columns.index, ("shown_as", "reason", "kind", "tool")))
+        return Group(title, Fitted(table, narrow))
 
 
 def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
