@@ -542,6 +542,24 @@ def test_a_narrow_steps_table_keeps_the_tools_share() -> None:
         assert all(len(line) <= width for line in out.splitlines()), out
 
 
+def test_context_and_keys_count_views_as_the_page_does(tmp_path: Path) -> None:
+    """context's and keys' titles count the run's views as views (one a step, and the one after the last), as the
+    page's size tab does, beside steps' count of steps; a run of no steps has 1 view. Before, context said 'the view
+    at 9 steps' of a run of 8 steps, and keys '1 views'."""
+    run = samples.load("fix-failing-test")
+    views = len(Views(run).stops)
+    assert views == len(run.steps) + 1
+    for command in ("context", "keys"):
+        first = run_cli(command, "fix-failing-test", "--width", "200", "--color", "never")[1].splitlines()[0]
+        assert first.startswith(f"fix-failing-test  {views} views \u00b7 "), first
+    assert f"{len(run.steps)} steps" in run_cli("steps", "fix-failing-test", "--width", "200")[1].splitlines()[0]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"type": "run", "format": "agentrender.run/1", "run_id": "e", "goal": "g"}) + "\n")
+    for command in ("context", "keys"):
+        first = run_cli(command, str(empty), "--width", "200", "--color", "never")[1].splitlines()[0]
+        assert first.startswith("e  1 view \u00b7 "), first
+
+
 def test_context_json_is_the_views_size_series() -> None:
     """context --json is views.sizes(): one row per stop with every column of the series."""
     for name in samples.names():

@@ -528,7 +528,7 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     breaks = len(series.breaks)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
     title.append(
-        f"  the view at {plural(len(series), 'step')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
+        f"  {plural(len(series), 'view')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
         "tokens are bytes / 4, a scale, not a count",
         style=MUTED,
     )
@@ -596,7 +596,7 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
     mismatched = sum(1 for row in rows if row["matches"] is False)
     compared = sum(1 for row in rows if row["matches"] is not None)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
-    title.append(f"  {len(rows):,} views \u00b7 {compared:,} with a recorded request key", style=MUTED)
+    title.append(f"  {plural(len(rows), 'view')} \u00b7 {compared:,} with a recorded request key", style=MUTED)
     if mismatched:
         title.append(f" \u00b7 {mismatched:,} differ", style="bold red")
     parts: list[Any] = [title, table]
