@@ -53,8 +53,10 @@ def has_opening(header: Mapping[str, Any]) -> bool:
 
 
 class RunFileError(ValueError):
-    """A run file that cannot be read; the message begins with ``PATH:LINE:`` (``PATH:LINE:COLUMN:`` where the
-    column is known, as compilers and editors write a place)."""
+    """A run file that cannot be read; the message begins with ``PATH:LINE:``.
+
+    Where the column is known it begins with ``PATH:LINE:COLUMN:``, as compilers and editors write a place.
+    """
 
     def __init__(self, path: str, line: int, what: str, column: int | None = None) -> None:
         super().__init__(f"{path}:{line}:{'' if column is None else f'{column}:'} {what}")
