@@ -183,6 +183,23 @@ def test_the_steps_table_names_and_filters_the_tools_called_in_parallel(browser:
     assert page.eval_on_selector_all("[data-panel=steps] tbody tr", cells) == [["0", "Bash"], ["1", "Bash"]]
 
 
+def test_a_page_saved_at_a_step_opens_there_unless_its_address_names_another(browser: Any, tmp_path: Path) -> None:
+    """``html.save(run, path, at=3)`` writes a page that opens at the view deciding step 3 (what a notebook explorer
+    showed when saved), and ``#step=5`` in its address still opens step 5. Before, no page could open but after the
+    last step without an address naming one."""
+    run = samples.load("fix-failing-test")
+    path = tmp_path / "at.html"
+    html.save(run, path, at=3)
+    views = Views(run)
+    page, _, _ = open_page(browser, path)
+    assert page.evaluate(TURNS) == expected_turns(views, 3)
+    assert "deciding step 3" in page.inner_text("#ar-page")
+    page, _, _ = open_page(browser, path, "#step=5")
+    assert page.evaluate(TURNS) == expected_turns(views, 5)
+    with pytest.raises(IndexError, match="step 99 is past the run"):
+        html.save(run, tmp_path / "past.html", at=99)
+
+
 def test_a_forked_agents_page_dims_the_session_steps_it_holds(browser: Any, tmp_path: Path) -> None:
     """The page of the agent Claude Code forked to write a compaction (a real session's) dims the rows of the
     session's steps it was sent, on every page of the table and under a filter, says how many they are, and leaves

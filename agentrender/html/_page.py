@@ -477,8 +477,10 @@ def _packed(value: Any) -> str:
     return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=3, mtime=0)).decode("ascii")
 
 
-def page(run: Run, options: Options | None = None) -> str:
-    """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``).
+def page(run: Run, options: Options | None = None, *, at: int | None = None) -> str:
+    """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``), opened at the view
+    at step ``at`` (checked as ``Views.at`` checks it) when its address names no step (``#step=K``), else at the
+    view after the last step.
 
     The page's facts come first, then each part in its own element, in the order they were made (the last
     view's first), each followed by the chunks of ``TEXT_CHUNK`` texts it refers to, compressed but for the
@@ -486,6 +488,7 @@ def page(run: Run, options: Options | None = None) -> str:
     shows that view, while it still reads the rest of the file; a part or a chunk is read when first shown.
     """
     facts, order = _built(run, options)
+    facts["at"] = run.checked_at(at)
     texts, replies, table = facts.pop("texts"), facts.pop("replies"), facts.pop("rows")
     values: dict[str, Any] = {f"ar-r{number}": part for number, part in enumerate(table)}
     for at, mode in enumerate(facts["modes"]):
@@ -522,7 +525,8 @@ def _plain(text: str) -> str:
     return "".join(char for char in text if char.isalnum() or char in " ·-_.")[:200]
 
 
-def save(run: Run, path: str | os.PathLike[str], options: Options | None = None) -> None:
-    """Write the page of ``run`` to ``path`` (UTF-8), to open from ``file://`` in any browser."""
+def save(run: Run, path: str | os.PathLike[str], options: Options | None = None, *, at: int | None = None) -> None:
+    """Write the page of ``run`` to ``path`` (UTF-8), to open from ``file://`` in any browser; ``at``: the step it
+    opens at (``page``)."""
     with open(path, "w", encoding="utf-8", newline="\n") as file:
-        file.write(page(run, options))
+        file.write(page(run, options, at=at))

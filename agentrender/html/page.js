@@ -677,19 +677,20 @@
     }
   }
 
-  // the step the address names (#step=37): the part that holds it, read, then its stop (the first at or after it)
-  function askedStep() {
+  // the step the address names (#step=37), else the one the page was saved at (data.at): the part that holds it,
+  // read, then its stop (the first at or after it)
+  function askedStep(saved) {
     const asked = /^#step=(\d+)$/.exec(location.hash);
-    if (!asked) return null;
-    const wanted = Number(asked[1]);
+    if (!asked && (!saved || data.at === null)) return null;
+    const wanted = asked ? Number(asked[1]) : data.at;
     const inPart = Math.max(0, lowerBound(data.firsts, wanted + 1) - 1);
     return [["ar-m0-" + inPart], () => Math.min(data.steps, inPart * data.part_steps
       + lowerBound(part("ar-m0-" + inPart).at, wanted))];
   }
 
-  // the first view: the step the address names, else after the last step; first the words that label and sort
+  // the first view: the step the address names, else the one saved, else after the last step; first the words that label and sort
   // (the kinds, the filters' values, the title) are read, and the part that holds the step asked for
-  const asked = askedStep();
+  const asked = askedStep(true);
   const labels = [data.title, ...numbersIn(data.kinds), ...Object.values(data.filters).flat()];
   loaded(labels).then(() => whenReady(asked ? asked[0] : [], () => {
     state.stop = asked ? asked[1]() : data.steps;

@@ -447,7 +447,7 @@ class Run:
         ``Views.at`` checks it: from 0 to one past the last step's index, else ``IndexError``
         (``TypeError`` for no int, a bool too), naming the range.
         """
-        at = self._checked(at)
+        at = self.checked_at(at)
         steps = tuple(self.steps) if at is None else tuple(step for step in self.steps if step.index < at)
         return StepInput(steps=steps, goal=self.goal, run_id=self.run_id, index=at, tools=self.tools)
 
@@ -535,11 +535,12 @@ class Run:
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
         """The model calls made while step ``index`` was being decided, in file order (``index`` checked as
         ``step_input`` checks it: one past the last step's, the next step's, may have calls too)."""
-        checked = self._checked(index)
+        checked = self.checked_at(index)
         return tuple(call for call in self.model_calls if call.step == checked)
 
-    def _checked(self, at: object) -> int | None:
-        """``at`` checked as a step a view is taken at (``views.view.checked_at``): 0 to one past the last step."""
+    def checked_at(self, at: object) -> int | None:
+        """``at`` checked as a step a view of the run is taken at, as ``Views.at`` checks it: ``None``, or 0 to one
+        past the last step's index; else ``IndexError`` (``TypeError`` for no int), naming the range."""
         steps = self.steps
         return checked_at(at, steps[-1].index + 1 if steps else 0)
 
