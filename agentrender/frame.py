@@ -226,6 +226,7 @@ _STEP_PARTS = (
     "call",
     "calls",
     "compaction",
+    "other_tools",
 )
 """What a column of ``steps_frame`` is computed from, for one step (a ``Column``'s ``of``):
 
@@ -243,7 +244,9 @@ _STEP_PARTS = (
   has no user turn for the step (it skips the step, does not hold it, or ended on it);
 - ``nudge``: whether that block is the render's text nudge (``_nudges``, from its kind and block type);
 - ``call`` and ``calls``: the last model call made for the step, and how many were;
-- ``compaction``: the compaction right before the step (its request was the first sent after it), in that view's terms.
+- ``compaction``: the compaction right before the step (its request was the first sent after it), in that view's terms;
+- ``other_tools``: the tools the step's reply called besides its decision's, which its agent ran with it, as compact
+  JSON (``Run.parallel_tools``); ``None`` for a step that called one.
 """
 
 
@@ -257,6 +260,15 @@ STEP_COLUMNS: tuple[Column, ...] = (
         _or_null,
         of="decision.tool",
         values=_or_nulls,
+    ),
+    Column(
+        "other_tools",
+        "string",
+        "The tools the step's reply called besides the decision's (parallel tool uses, which its agent ran with it), "
+        "in the order called, as a compact JSON array; null when it called one, or in a run whose agent runs a reply's "
+        "first call alone (a run file's, under the contract).",
+        _itself,
+        of="other_tools",
     ),
     Column("reason", "string", "The decision's reason text.", _itself, of="decision.reason"),
     Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", utf8_bytes, of="decision.reason", values=_utf8_sizes),
@@ -523,6 +535,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
     present = set(indices) if compactions else set()
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
     inherited = run.inherited_steps
+    called = run.parallel_tools()
     return {
         "step": list(steps),
         "inherited": [index < inherited for index in indices] if inherited else [False] * len(indices),
@@ -537,6 +550,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "call": list(map(last.get, indices)),
         "calls": [counts.get(index, 0) for index in indices],
         "compaction": list(map(compacted.get, indices)),
+        "other_tools": [_json_or_null(others[1:]) if (others := called.get(index)) else None for index in indices],
     }
 
 

@@ -160,6 +160,46 @@ def test_the_steps_table_pages_and_filters(browser: Any, tmp_path: Path) -> None
     assert shown == [str(step.index) for step in run.steps if step.decision and step.decision.tool == tool]
 
 
+def test_the_steps_table_names_and_filters_the_tools_called_in_parallel(browser: Any, tmp_path: Path) -> None:
+    """On a real Claude Code session whose steps 2 and 3 each made two tool uses at once, the steps tab names every
+    tool of those replies as ``steps`` does (``WebSearch (+ Glob)``), and its tool filter offers a tool called beside
+    the decision's and keeps the step for it, as ``steps --tool`` does. Before, the tab said ``WebSearch`` alone and
+    the filter had no ``Glob``."""
+    path = REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+    if not path.is_file():
+        pytest.skip("tests/fixtures/real is not in this checkout")
+    page, _, _ = open_page(browser, saved(imports.load(path), tmp_path, "parallel"))
+    page.click("button[data-tab=steps]")
+    cells = "rows => rows.map(row => [row.cells[0].textContent, row.cells[2].textContent])"
+    rows = page.eval_on_selector_all("[data-panel=steps] tbody tr", cells)
+    assert rows == [["0", "Bash"], ["1", "Bash"], ["2", "WebSearch (+ Glob)"], ["3", "Read (+ WebFetch)"]]
+    for tool, kept in (("Glob", [["2", "WebSearch (+ Glob)"]]), ("WebFetch", [["3", "Read (+ WebFetch)"]])):
+        page.select_option("select[aria-label=tool]", label=tool)
+        settled(page)
+        assert page.eval_on_selector_all("[data-panel=steps] tbody tr", cells) == kept
+        assert page.inner_text("[data-panel=steps] .ar-muted") == "1 of 4 steps"
+    page.select_option("select[aria-label=tool]", label="Bash")
+    settled(page)
+    assert page.eval_on_selector_all("[data-panel=steps] tbody tr", cells) == [["0", "Bash"], ["1", "Bash"]]
+
+
+def test_a_page_saved_at_a_step_opens_there_unless_its_address_names_another(browser: Any, tmp_path: Path) -> None:
+    """``html.save(run, path, at=3)`` writes a page that opens at the view deciding step 3 (what a notebook explorer
+    showed when saved), and ``#step=5`` in its address still opens step 5. Before, no page could open but after the
+    last step without an address naming one."""
+    run = samples.load("fix-failing-test")
+    path = tmp_path / "at.html"
+    html.save(run, path, at=3)
+    views = Views(run)
+    page, _, _ = open_page(browser, path)
+    assert page.evaluate(TURNS) == expected_turns(views, 3)
+    assert "deciding step 3" in page.inner_text("#ar-page")
+    page, _, _ = open_page(browser, path, "#step=5")
+    assert page.evaluate(TURNS) == expected_turns(views, 5)
+    with pytest.raises(IndexError, match="step 99 is past the run"):
+        html.save(run, tmp_path / "past.html", at=99)
+
+
 def test_a_forked_agents_page_dims_the_session_steps_it_holds(browser: Any, tmp_path: Path) -> None:
     """The page of the agent Claude Code forked to write a compaction (a real session's) dims the rows of the
     session's steps it was sent, on every page of the table and under a filter, says how many they are, and leaves

@@ -511,6 +511,55 @@ def test_decide_reads_a_reply_file(tmp_path: Path) -> None:
     assert "further tool use(s) not executed" in out and "agrees" not in out
 
 
+def test_decide_reads_a_reply_pasted_as_an_assistant_turn_alone(tmp_path: Path) -> None:
+    """A reply of no ``type`` and no ``stop_reason`` (``{"role": "assistant", "content": [...]}``, an assistant turn
+    alone, which no conversation is) is read as the reply, with the decision its record gives; one whose content is
+    no list of blocks is refused with what a reply's content must be. Before, both were refused as 'not a run, nor a
+    conversation', which never says a reply."""
+    wire = samples.load("fix-failing-test").model_calls[4].record["response"]
+    turn = {"role": "assistant", "content": wire["content"]}
+    path = tmp_path / "turn.json"
+    path.write_text(json.dumps(turn), encoding="utf-8")
+    (row,) = as_json("decide", str(path))  # type: ignore[misc]
+    explanation = explain_decide(ModelResponse.from_dict({**wire, "stop_reason": None}))
+    assert row["rule"] == explanation.rule and row["decision"]["tool"] == explanation.decision.tool
+    assert row["compared"] is False
+    path.write_text(json.dumps({"role": "assistant", "content": "Done."}), encoding="utf-8")
+    code, out, err = run_cli("decide", str(path))
+    assert (code, out) == (2, "") and f"{path}:1: reply.content: expected a list of blocks, got string" in err, err
+
+
+def test_a_narrow_steps_table_keeps_the_tools_share() -> None:
+    """At 60 columns the steps table keeps a tool's name of 8 characters whole and cuts a longer one at 7 and an
+    ellipsis, the reason and the kind (whose first three letters tell its four values apart) giving way first; at 80
+    every name is whole. Before, at 60 every tool was cut to 3 characters (``lis…``, ``sea…``)."""
+    run = samples.load("fix-failing-test")
+    for width, shown in ((60, lambda name: name if len(name) <= 8 else name[:7] + "…"), (80, lambda name: name)):
+        code, out, err = run_cli("steps", "fix-failing-test", "--width", str(width), "--color", "never")
+        assert code == 0, err
+        rows = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
+        assert [row[2] for row in rows] == [shown(step.decision.tool) for step in run.steps if step.decision], out
+        assert all(len(line) <= width for line in out.splitlines()), out
+
+
+def test_context_and_keys_count_views_as_the_page_does(tmp_path: Path) -> None:
+    """context's and keys' titles count the run's views as views (one a step, and the one after the last), as the
+    page's size tab does, beside steps' count of steps; a run of no steps has 1 view. Before, context said 'the view
+    at 9 steps' of a run of 8 steps, and keys '1 views'."""
+    run = samples.load("fix-failing-test")
+    views = len(Views(run).stops)
+    assert views == len(run.steps) + 1
+    for command in ("context", "keys"):
+        first = run_cli(command, "fix-failing-test", "--width", "200", "--color", "never")[1].splitlines()[0]
+        assert first.startswith(f"fix-failing-test  {views} views \u00b7 "), first
+    assert f"{len(run.steps)} steps" in run_cli("steps", "fix-failing-test", "--width", "200")[1].splitlines()[0]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"type": "run", "format": "agentrender.run/1", "run_id": "e", "goal": "g"}) + "\n")
+    for command in ("context", "keys"):
+        first = run_cli(command, str(empty), "--width", "200", "--color", "never")[1].splitlines()[0]
+        assert first.startswith("e  1 view \u00b7 "), first
+
+
 def test_context_json_is_the_views_size_series() -> None:
     """context --json is views.sizes(): one row per stop with every column of the series."""
     for name in samples.names():

@@ -8,13 +8,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from agentrender.cli import main
 from agentrender.runfile.following import POLL_INTERVAL
+from tests._support.cli import run_cli
 from tests._support.growing import Writer, header, line, step
 
 
@@ -156,18 +157,22 @@ def test_follow_for_ends_the_follow_with_status_0(tmp_path: Path, capsys: pytest
     ).stdout  # fmt: skip
 
 
-def test_follow_a_claude_code_session_as_it_is_written(tmp_path: Path) -> None:
-    """show --follow on a Claude Code transcript prints the steps Claude Code appends, imported again as it grows."""
-    session = Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-port.claude-code.jsonl"
-    lines = session.read_text("utf-8").splitlines(keepends=True)
+PORT = Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-port.claude-code.jsonl"
+"""A Claude Code session: its step 27 made two parallel Bash calls, answered in two records (lines 68 and 69)."""
+
+
+def followed_session(tmp_path: Path, first: int, grow: Callable[[Writer, list[str]], None], until: str) -> list[str]:
+    """What show --follow printed after its first output of ``PORT``'s first ``first`` lines, up to the line that
+    holds ``until``, while ``grow`` wrote the session's lines (the list it is given) on; then a Ctrl-C ends it, 0."""
+    lines = PORT.read_text("utf-8").splitlines(keepends=True)
     writer = Writer(tmp_path / "session.jsonl")
     try:
-        writer.append("".join(lines[:12]))
+        writer.append("".join(lines[:first]))
         process = follow("show", writer.path)
         try:
             read_until(process, "Ctrl-C to stop")
-            writer.append("".join(lines[12:]))
-            read_until(process, "→ view at")
+            grow(writer, lines)
+            seen = read_until(process, until)
             process.send_signal(signal.SIGINT)
             assert process.wait(timeout=10) == 0
         finally:
@@ -175,6 +180,12 @@ def test_follow_a_claude_code_session_as_it_is_written(tmp_path: Path) -> None:
             process.communicate()
     finally:
         writer.close()
+    return seen
+
+
+def test_follow_a_claude_code_session_as_it_is_written(tmp_path: Path) -> None:
+    """show --follow on a Claude Code transcript prints the steps Claude Code appends, imported again as it grows."""
+    followed_session(tmp_path, 12, lambda writer, lines: writer.append("".join(lines[12:])), "→ view at")
 
 
 def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answer_waits_for_nothing(
@@ -201,6 +212,27 @@ def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answ
     assert not any("step 1 · read_file · waiting" in printed for printed in after)
     [answered] = [printed for printed in last if printed.startswith("step 2")]
     assert answered.startswith("step 2 · no_tool_call → view at 3"), answered
+
+
+def test_show_follow_prints_a_step_once_when_only_the_view_after_it_grows(tmp_path: Path) -> None:
+    """A Claude Code reply of two parallel Bash calls whose results are written one record at a time: show --follow
+    prints the step once answered, and not again when the second result only grows the view after it (nor when the
+    next reply's first record comes); a line that says something new of the step (its second call) is printed; the
+    last step the first output showed is not printed again unchanged. Before, the answered step was printed twice,
+    with the view's figures of each record, and step 26 again after the first output."""
+
+    def grow(writer: Writer, lines: list[str]) -> None:
+        for record in lines[64:73]:  # step 27 (two parallel Bash calls, answered in two records), 28's reply
+            writer.append(record)
+            time.sleep(3 * POLL_INTERVAL)  # each record its own growth
+        writer.append("".join(lines[73:]))
+
+    seen = followed_session(tmp_path, 64, grow, "step 29 ")  # first: steps 0 to 26, step 26's result last
+    assert not any(printed.startswith("step 26 ") for printed in seen), "".join(seen)
+    answered = [printed for printed in seen if printed.startswith("step 27 · Bash (+ Bash) · ok")]
+    assert len(answered) == 1, "".join(seen)
+    assert any(printed.startswith("step 27 · Bash (+ Bash) · waiting for its result") for printed in seen)
+    assert len([printed for printed in seen if printed.startswith("step 28 · Bash · ok")]) == 1, "".join(seen)
 
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"
@@ -395,6 +427,28 @@ def test_context_follow_bars_keep_the_table_scale_and_mark_a_larger_view(tmp_pat
             assert row[7] == "\u2588" * (chars - 1) + "\u00bb", (row, largest)
         else:
             assert row[7] == "\u2588" * round(chars * size / largest), (row, largest)
+
+
+def test_context_says_a_step_of_no_decision_where_its_view_did_not_change(writer: Writer) -> None:
+    """A step recorded with ``decision: null`` (skipped by the render) leaves the view after it as the one before:
+    context's table and the row context --follow prints for it name the step and say it recorded no decision, where
+    both said ``unchanged`` as of a view nothing happened to."""
+    undecided = {"type": "step", "index": 2, "decision": None}
+    writer.records(header(), step(0), step(1))
+    process = follow("context", writer.path)
+    try:
+        read_until(process, "to stop")
+        writer.records(undecided, step(3))
+        printed = read_until(process, "  4  ")
+    finally:
+        process.kill()
+        process.communicate()
+    [row] = [text for text in printed if text.split()[:1] == ["3"]]
+    assert "step 2: no decision recorded (skipped)" in row and "unchanged" not in row, printed
+    code, out, err = run_cli("context", str(writer.path), "--width", "160", "--color", "never")
+    assert code == 0, err
+    [row] = [text for text in out.splitlines() if text.split()[:1] == ["3"]]
+    assert "step 2: no decision recorded (skipped)" in row and "unchanged" not in out, out
 
 
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"

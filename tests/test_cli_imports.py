@@ -172,12 +172,17 @@ def test_the_error_of_no_known_format_says_where_a_nested_chat_is_and_names_the_
     assert code == 2 and "agentrender can import: its start is no JSON value that can be read. Tried:" in err, err
 
 
-def _broken_files() -> dict[str, tuple[bytes, int, str]]:
-    """Files that hold no readable first value, each with the line and the words the error gives."""
+def _broken_files() -> dict[str, tuple[bytes, int | str, str]]:
+    """Files that hold no readable first value, each with the line (``LINE:COLUMN`` where the error names a column)
+    and the words the error gives."""
     chat = json.dumps(
         json.loads((Path(__file__).parent / "fixtures/imports/openai/chat.json").read_text("utf-8")), indent=1
     )
-    comma = chat[: chat.rindex("}")].rstrip() + ",\n}\n"  # a trailing comma before the document's last bracket
+    kept = chat[: chat.rindex("}")].rstrip()
+    comma = kept + ",\n}\n"  # a trailing comma before the document's last bracket
+    where = f"{kept.count(chr(10)) + 1}:{len(kept) - kept.rindex(chr(10))}"  # the comma's line and column
+    lines = chat.split("\n")
+    bare = "\n".join([*lines[:8], lines[8].replace(": ", ": nope ", 1), *lines[9:]])  # a word JSON has not
     run = samples.path("fix-failing-test").read_bytes()
     return {
         "empty.jsonl": (b"", 1, "the file is empty"),
@@ -214,10 +219,11 @@ def _broken_files() -> dict[str, tuple[bytes, int, str]]:
         ),
         "comma.json": (
             comma.encode(),
-            comma.count("\n"),
-            "not valid JSON at column 1: Expecting property name enclosed in double quotes "
-            "(a comma before a closing bracket?)",
+            where,
+            f"not valid JSON: a comma before the closing '}}' on line {comma.count(chr(10))}, where no value "
+            "follows it",
         ),
+        "word.json": (bare.encode(), f"9:{lines[8].index(':') + 3}", "not valid JSON: Expecting value"),
         "cut.eval": (
             (Path(__file__).parent / "fixtures/inspect/arith.eval").read_bytes()[:5000],
             1,
@@ -233,7 +239,8 @@ def test_a_file_that_holds_no_readable_value_is_said_where_and_what(tmp_path: Pa
     """An empty file, a run file whose first line breaks off (the lines after it too: a JSON Lines file's first line is
     a value of its own, where it was said at line 2 as one document), a JSON document cut short or with a syntax error,
     and an .eval archive cut short are each one error naming the line and what is wrong, not 'its start is no JSON
-    value'."""
+    value'; a syntax error names its column as ``FILE:LINE:COLUMN:``, a trailing comma the comma's (where the decoder's
+    was the bracket after it: 'FILE:139: not valid JSON at column 1' of a comma on line 138)."""
     data, line, said = _broken_files()[name]
     path = tmp_path / name
     path.write_bytes(data)
@@ -739,12 +746,12 @@ def test_steps_tool_keeps_the_same_steps_in_the_table_and_in_follow_lines() -> N
     import argparse
 
     from agentrender.cli._follow import steps_filter
-    from agentrender.cli._tables import called_tools, steps_rows
+    from agentrender.cli._tables import steps_rows
 
     run = load(PARALLEL)
     views = Views(run)
     names = {step.decision.tool for step in run.steps if step.decision is not None and step.decision.tool}
-    names |= {name for called in called_tools(run).values() for name in called}
+    names |= {name for called in run.parallel_tools().values() for name in called}
     for tool in [*sorted(names), "none"]:
         table = list(steps_rows(run, tool=[tool]).frame["index"])
         kept = steps_filter(argparse.Namespace(tool=[tool], status=None, kind=None))
@@ -780,3 +787,32 @@ def test_steps_tool_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
     assert [row["index"] for row in json.loads(out)] == [7]
     _, _, err = run_cli("steps", str(PARALLEL), "--tool", "Grep")
     assert "--tool Grep: no step has this tool; its steps have Bash (2), Glob (1), Read (1), WebFetch (1)" in err, err
+
+
+@pytest.mark.skipif(not PARALLEL.is_file(), reason="tests/fixtures/real is not in this checkout")
+def test_steps_json_and_csv_name_the_tools_called_beside_the_decisions() -> None:
+    """steps --json and --csv give a step of parallel tool uses the others its agent ran with the first
+    (``other_tools``: a list in JSON, the frame's JSON text in CSV), as the table names them; a run file's agent runs
+    a reply's first call alone, so none of its steps has any. Before, both named the first tool only."""
+    import csv
+    import io
+
+    rows = json.loads(run_cli("steps", str(PARALLEL), "--json")[1])
+    assert [(row["tool"], row["other_tools"]) for row in rows] == [
+        ("Bash", None),
+        ("Bash", None),
+        ("WebSearch", ["Glob"]),
+        ("Read", ["WebFetch"]),
+    ]
+    table = list(csv.DictReader(io.StringIO(run_cli("steps", str(PARALLEL), "--csv")[1])))
+    assert [(row["tool"], row["other_tools"]) for row in table] == [
+        ("Bash", ""),
+        ("Bash", ""),
+        ("WebSearch", '["Glob"]'),
+        ("Read", '["WebFetch"]'),
+    ]
+    run = load(PARALLEL)
+    assert run.parallel_tools() == {2: ("WebSearch", "Glob"), 3: ("Read", "WebFetch")}
+    sample = json.loads(run_cli("steps", "fix-failing-test", "--json")[1])
+    assert samples.load("fix-failing-test").parallel_tools() == {}
+    assert {row["other_tools"] for row in sample} == {None}

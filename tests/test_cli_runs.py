@@ -11,6 +11,7 @@ import re
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -394,6 +395,48 @@ def test_an_image_block_is_one_line_with_its_type_size_and_dimensions(tmp_path: 
     assert data[:40] not in out and pdf[:40] not in out
     html = Views(imports.load(source)).at(None)._repr_html_()
     assert f"[image/png, {len(png):,} bytes, 640\u00d7480]" in html and data[:40] not in html
+
+
+def test_a_result_that_is_an_image_says_so_beside_its_text_bytes(tmp_path: Path) -> None:
+    """A tool result whose content is an image and no text is said as holding one, with its size, where its bytes
+    (of text) are said: show's block line, steps' content cell and the --follow line of the step; a result of text and
+    a document says both. Before, each said ``0 bytes`` and nothing of the image."""
+    from agentrender.cli._follow import show_line, step_line
+
+    png = _png(600, 134)
+    data = base64.b64encode(png).decode()
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    pdf = base64.b64encode(b"%PDF-1.4 " + bytes(300)).decode()
+    document = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}
+
+    def call(ref: str) -> dict[str, Any]:
+        return {"role": "assistant", "content": [{"type": "tool_use", "id": ref, "name": "Read", "input": {}}]}
+
+    def result(ref: str, content: list[Any]) -> dict[str, Any]:
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": ref, "content": content}]}
+
+    messages = [
+        {"role": "user", "content": "look at the screenshot"},
+        call("t1"),
+        result("t1", [image]),
+        call("t2"),
+        result("t2", [{"type": "text", "text": "page 1"}, document]),
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+    ]
+    source = tmp_path / "image.json"
+    source.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    code, out, err = run_cli("show", str(source), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert f"a tool_result block · 0 bytes of text, an image of {len(png):,} bytes · answers Read" in out, out
+    assert "a tool_result block · 6 bytes of text, a document of 309 bytes · answers Read" in out, out
+    code, out, err = run_cli("steps", str(source), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert f" 0 + {len(png):,} image " in out and " 6 + 309 document " in out, out
+    run = imports.load(source)
+    said = f"step 0 · Read · ok (0 bytes of text, an image of {len(png):,} bytes)"
+    assert step_line(run.steps[0], Views(run)).plain == said
+    said = "step 1 · Read · ok (6 bytes of text, a document of 309 bytes) →"
+    assert show_line(Views(run), run.steps[1]).plain.startswith(said)
 
 
 @pytest.mark.parametrize(

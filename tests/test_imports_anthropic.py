@@ -479,7 +479,8 @@ def test_fuzzed_input_loads_or_raises_only_the_one_error(case: tuple[str, bytes]
         try:
             run = load(source)
         except RunFileError as error:
-            assert str(error).startswith(f"{source}:{error.line}: ") and 0 <= error.line <= data.count(b"\n") + 1
+            place = f"{source}:{error.line}:" + ("" if error.column is None else f"{error.column}:")
+            assert str(error).startswith(place + " ") and 0 <= error.line <= data.count(b"\n") + 1
             return
         for options in (run.options(), run.options(recent_results=1, result_bytes=8)):
             views = Views(run, options)

@@ -448,3 +448,16 @@ def test_the_explorer_saves_its_page_with_the_window_it_shows(tmp_path: Path) ->
     explorer.conversation.recent_results.value = 2
     explorer.save_html(tmp_path / "run.html")
     assert (tmp_path / "run.html").read_text("utf-8") == html.page(run, run.options(recent_results=2))
+
+
+def test_the_explorer_saves_its_page_at_the_step_it_shows(tmp_path: Path) -> None:
+    """``save_html`` of an explorer moved to step 3 writes the page that opens at step 3 (``html.page(..., at=3)``),
+    not after the last step. Before, the page opened after the last step whatever the explorer showed."""
+    from agentrender import html, samples
+
+    run = samples.load("fix-failing-test")
+    explorer = RunExplorer(run)
+    explorer.conversation.at = 3
+    explorer.save_html(tmp_path / "run.html")
+    saved = (tmp_path / "run.html").read_text("utf-8")
+    assert saved == html.page(run, run.options(), at=3) and saved != html.page(run, run.options())

@@ -922,3 +922,25 @@ def test_a_run_file_is_read_a_line_at_a_time_through_a_buffer_of_128_kib(
     growth = Follower(path).poll()
     assert growth is not None and len(growth.run.steps) == 12
     assert filled == [1 << 17, 1 << 17]
+
+
+@pytest.mark.parametrize("at", [-1, 9, 99, True, "2", 1.5])
+def test_a_runs_step_input_and_calls_refuse_a_step_outside_the_run_as_views_do(at: Any) -> None:
+    """``Run.step_input(k)`` and ``Run.calls_for(k)`` refuse a step the run has no view at (negative, past one after
+    the last step, a bool, no int) with the error and the words of ``Views.at``; 0 to one past the last step and
+    ``None`` are taken. Before, ``step_input(-1)`` gave a StepInput of no steps, ``step_input(99)`` every step at index
+    99, ``step_input(True)`` the first step, and ``calls_for`` no calls, or step 1's for ``True``."""
+    from agentrender import samples
+    from agentrender.views import Views
+
+    run = samples.load("fix-failing-test")
+    assert run.steps[-1].index == 7
+    with pytest.raises((IndexError, TypeError)) as views_said:
+        Views(run).at(at)
+    for method in (run.step_input, run.calls_for):
+        with pytest.raises(views_said.type) as said:
+            method(at)
+        assert str(said.value) == str(views_said.value)
+    assert "so a view is taken at 0 to 8 (8: after the last step)" in str(views_said.value)
+    assert run.step_input(8).steps == run.step_input(None).steps == tuple(run.steps)
+    assert run.step_input(0).steps == () and run.calls_for(8) == ()

@@ -13,6 +13,7 @@ import binascii
 import dataclasses
 import re
 import struct
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +36,12 @@ __all__ = [
     "end_said",
     "folded_blocks",
     "inherited_said",
+    "media_held",
     "media_label",
+    "media_short",
     "source_said",
     "tool_uses",
+    "tools_said",
     "turn_uses",
     "warning_groups",
 ]
@@ -240,8 +244,7 @@ def media_label(raw: Mapping[str, Any]) -> str | None:
         said.append(f"at {str(source.get('url', ''))[:200]}")
     elif isinstance(data, str):
         if source.get("type") == "base64":
-            size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
-            said.append(f"{size:,} bytes")
+            said.append(f"{_media_bytes(source):,} bytes")
             try:
                 head = base64.b64decode(data[:_HEAD_CHARS], validate=False)
             except (binascii.Error, ValueError):
@@ -254,6 +257,58 @@ def media_label(raw: Mapping[str, Any]) -> str | None:
     elif source.get("type"):
         said.append(str(source["type"]))
     return "[" + ", ".join(said) + "]"
+
+
+def _media_bytes(source: Mapping[str, Any]) -> int:
+    """The bytes a media block's source holds: its base64 decoded (counted from its length), its text else; 0 for a
+    source of no data (a URL)."""
+    data = source.get("data")
+    if not isinstance(data, str):
+        return 0
+    if source.get("type") == "base64":
+        return len(data) * 3 // 4 - (len(data) - len(data.rstrip("=")))
+    return len(data.encode("utf-8", "surrogatepass"))
+
+
+def media_held(block: Any) -> str:
+    """The images and documents among the parts of a result block (``block``, a ``ContentBlock`` read by its
+    attributes, whose wire form holds them), in words with their bytes as ``media_label`` counts them: ``an image of
+    13,686 bytes``, ``2 images and a document of 40,120 bytes``; ``""`` for a block that holds none. What a display
+    says beside the bytes of a result's text, which count none of them."""
+    held = _media_parts(block)
+    if held is None:
+        return ""
+    counts, size = held
+    kinds = [f"{_ARTICLES[kind]} {kind}" if count == 1 else f"{count} {kind}s" for kind, count in counts.items()]
+    return f"{' and '.join(kinds)} of {size:,} bytes"
+
+
+def media_short(block: Any) -> str:
+    """``media_held`` in a table's few words: its bytes then what they are (``13,686 image``, ``40,120 images and
+    document``); ``""`` for a block that holds none."""
+    held = _media_parts(block)
+    if held is None:
+        return ""
+    counts, size = held
+    return f"{size:,} " + " and ".join(kind if count == 1 else f"{kind}s" for kind, count in counts.items())
+
+
+_ARTICLES = {"image": "an", "document": "a"}
+
+
+def _media_parts(block: Any) -> tuple[dict[str, int], int] | None:
+    """How many images and documents the parts of a result block hold, images first, and their bytes together;
+    ``None`` for a block that holds none (``media_held``)."""
+    raw = block.raw
+    parts = raw.get("content") if raw is not None and _is_result(str(raw.get("type", ""))) else None
+    if not isinstance(parts, list):
+        return None
+    media = [part for part in parts if isinstance(part, Mapping) and part.get("type") in MEDIA_TYPES]
+    if not media:
+        return None
+    counts = Counter(str(part["type"]) for part in media)
+    size = sum(_media_bytes(source) for part in media if isinstance(source := part.get("source"), Mapping))
+    return {kind: counts[kind] for kind in _ARTICLES if kind in counts}, size
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,3 +533,12 @@ def _note(key: str, value: Any) -> str:
         said = "cache breakpoint" if kind == "ephemeral" else f"cache breakpoint ({display(kind, indent=None)})"
         return f"{said}, ttl {ttl}" if isinstance(ttl, str) and ttl else said
     return f"{key}: {display(value, indent=None)}"
+
+
+def tools_said(first: str, others: Sequence[str]) -> str:
+    """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
+    once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
+    ``exec_command (+ exec_command \u00d72)``)."""
+    counts = Counter(others)
+    said = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
+    return f"{first} (+ {said})"

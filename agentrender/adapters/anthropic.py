@@ -431,7 +431,10 @@ class ReplayModel:
         step = request.step
         if step is None:
             return ReplayMiss(step, "no recorded model call has this request's replay key (the step is unknown)")
-        recorded = [call for call in self.run.calls_for(step) if call.request_key]
+        try:
+            recorded = [call for call in self.run.calls_for(step) if call.request_key]
+        except IndexError:  # an agent gone past the run's steps: the run recorded no call for it
+            recorded = []
         if not recorded:
             return ReplayMiss(step, f"the recorded run made no model call for step {step}")
         options = self.options if self.options is not None else self.run.options()

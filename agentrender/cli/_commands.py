@@ -8,6 +8,7 @@ from typing import IO, Any
 
 from agentrender import runfile, samples
 from agentrender._json import escaped
+from agentrender._types import Step
 from agentrender._words import plural
 from agentrender.cli import _check, _decide, _follow, _html, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError
@@ -55,10 +56,11 @@ def _followed(
     line: _follow.Line,
     *,
     first_says_end: bool = True,
+    says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """``_follow.follow`` of ``args.run``, its views under the command line's window settings."""
     return _follow.follow(
-        args, console, err, lambda run: views_of(run, args), first, line, first_says_end=first_says_end
+        args, console, err, lambda run: views_of(run, args), first, line, first_says_end=first_says_end, says=says
     )
 
 
@@ -70,7 +72,12 @@ def _print(console: Console, renderables: Iterable[Any]) -> None:
 def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     if args.follow:
         return _followed(
-            args, console, err, lambda run, views: _show_views(views, args, out, console), _follow.show_line
+            args,
+            console,
+            err,
+            lambda run, views: _show_views(views, args, out, console),
+            _follow.show_line,
+            says=lambda views, step: _follow.step_line(step, views).plain,  # not the figures of the view after it
         )
     run = load_run_of(args, err, lost=args.json)  # show's own output lists every warning
     return _show_views(views_of(run, args), args, out, console)

@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import IO, Any
 
+from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
-from agentrender.cli._tables import SizesLayout, called_tools, kept_by_tool, size_line, tools_said
+from agentrender.cli._tables import SizesLayout, kept_by_tool, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
 from agentrender.runfile import Growth, Run
@@ -43,9 +44,12 @@ def follow(
     line: Line,
     *,
     first_says_end: bool = True,
+    says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """Print ``first`` of the run the file holds, then ``line`` of each step as it comes; 0 when stopped.
     ``first_says_end``: what ``first`` prints says how the run ended, if it did (else a line after it says so).
+    ``says``: what a step's line says of the step, which it is printed again for only when that changed (``show``'s
+    line says the view after the step too, which each record after it grows); the whole line when not given.
 
     ``args.follow_for`` (the hidden ``--follow-for SECONDS``, for tests) ends the follow after
     that many seconds, as a Ctrl-C would.
@@ -61,7 +65,8 @@ def follow(
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
     views: Views | None = None
     waited = ""
-    printed: dict[int, str] = {}  # the line each step was last printed as: a growth that leaves it so prints it not
+    printed: dict[int, str] = {}  # what each step's line last said of it (``says``): a growth that leaves it so prints
+    # it not
     said: dict[int, str] = {}  # the decision each step was last printed with (``decided``)
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     ended_steps = 0  # how many steps the run had when it was said
@@ -98,7 +103,10 @@ def follow(
                 printed = {}  # a file read again from its start: no line of before is one to correct
                 said = {}
                 if views.steps and views.steps[-1].decision is not None:  # the first output said it too
-                    said = {views.steps[-1].index: decided(views.steps[-1])}
+                    last = views.steps[-1]
+                    said = {last.index: decided(last)}
+                    if (shown := line(views, last)) is not None:  # its line says nothing new of it till it changes
+                        printed = {last.index: shown.plain if says is None else says(views, last)}
                 first(growth.run, views)
                 if ended is not None and not first_says_end:
                     console.print(_end_line(ended, final=tracker.final_end))
@@ -115,11 +123,14 @@ def follow(
                 steps = views.steps
                 for step in steps[bisect_left(steps, growth.changed_from, key=attrgetter("index")) :]:
                     shown = line(views, step)
+                    if shown is None:
+                        continue
                     # a record that changes nothing of the step (an imported session's event) says nothing new
-                    if shown is None or printed.get(step.index) == shown.plain:
+                    key = shown.plain if says is None else says(views, step)
+                    if printed.get(step.index) == key:
                         continue
                     was, now = said.get(step.index), decided(step)
-                    printed[step.index] = shown.plain
+                    printed[step.index] = key
                     if step.decision is not None:  # a decision said (not one to come) that a later line may correct
                         said[step.index] = now
                     if (
@@ -184,15 +195,28 @@ def step_line(step: Step, views: Views | None = None) -> Text:
         return line
     what = decided(step)
     run = views.run if views is not None and decision.calls else None
-    if run is not None and (called := called_tools(run, step.index).get(step.index)):
-        what = tools_said(called)
+    if run is not None and (called := run.parallel_tools(step.index).get(step.index)):
+        what = tools_said(called[0], called[1:])
     line.append(f" · {clean(what, one_line=True)}")
     if observation is None:
         if waits(step):  # a reply that calls no tool (a final answer) waits for no result
             line.append(" · waiting for its result", style=MUTED)
     else:
-        line.append(f" · {clean(observation.status, one_line=True)} ({utf8_bytes(observation.content):,} bytes)")
+        size = f"{utf8_bytes(observation.content):,} bytes"
+        if media := _media(views, step):  # its bytes count its text alone
+            size = f"{size} of text, {media}"
+        line.append(f" · {clean(observation.status, one_line=True)} ({size})")
     return line
+
+
+def _media(views: Views | None, step: Step) -> str:
+    """The images and documents the result of ``step`` showed the model in the view after it (``media_held``): only
+    a run that records what its agent sent holds any (its results as sent)."""
+    if views is None or views.run is None or not views.run.records_sent:
+        return ""
+    position = bisect_left(views.steps, step.index, key=attrgetter("index"))
+    shown = views.at(step.index + 1).result_blocks(position, position + 1)
+    return media_held(shown[0].block) if shown and shown[0] is not None else ""
 
 
 def show_line(views: Views, step: Step) -> Text:
@@ -212,7 +236,7 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
     """What ``context --follow`` prints for a step: the view after it as a row of the sizes table printed first, in
     its columns (``layout``); nothing while the step waits for its result (that view would hold the call as
     interrupted, a view nobody sends)."""
-    return None if waits(step) else size_line(views, step.index + 1, layout)
+    return None if waits(step) else size_line(views, step.index + 1, layout, step)
 
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
@@ -222,7 +246,7 @@ def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
     def kept(views: Views, step: Step) -> bool:
         decision, observation = step.decision, step.observation
         if args.tool is not None:
-            called = called_tools(views.run, step.index).get(step.index, ()) if views.run is not None else ()
+            called = views.run.parallel_tools(step.index).get(step.index, ()) if views.run is not None else ()
             if not kept_by_tool(decision.tool if decision is not None else None, called, args.tool):
                 return False
         said = {

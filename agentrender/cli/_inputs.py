@@ -159,8 +159,9 @@ def is_reply(value: Any) -> bool:
         return isinstance(value.get("response"), Mapping)
     if value.get("type") == "message":
         return True
-    # a Message pasted without its "type": an assistant turn with a stop reason, outside any conversation
-    return value.get("role") == "assistant" and "content" in value and "stop_reason" in value
+    # a Message pasted without its "type" (or its stop reason): an assistant turn, outside any conversation (which
+    # opens with the user's turn, so no history to import is one turn of the assistant's alone)
+    return value.get("role") == "assistant" and "content" in value
 
 
 def looks_like_reply(name: str) -> bool:

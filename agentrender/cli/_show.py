@@ -18,6 +18,7 @@ from agentrender._display.said import (
     block_said,
     end_said,
     folded_blocks,
+    media_held,
     source_said,
     turn_uses,
     warning_groups,
@@ -163,17 +164,20 @@ def _tag(fact: BlockFact) -> Text:
 
 def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
     kind = fact.kind
+    size = f"{fact.shown_bytes:,} bytes"
+    if media := media_held(fact.block):  # its bytes count its text alone
+        size = f"{size} of text, {media}"
     if kind == "result":
-        return [f"{fact.shown_bytes:,} bytes"]
+        return [size]
     if kind == "cut":
         return [f"{fact.shown_bytes:,} bytes shown, cut at the {result_bytes:,}-byte cap"]
     if kind == "summary":
-        said = [f"{fact.shown_bytes:,} bytes"]
+        said = [size]
         if fact.cut:
             said.append(f"the summary is cut at the {result_bytes:,}-byte cap")
         return said
     if kind in ("hook", "as_sent"):
-        return [f"a {clean(fact.block.type, one_line=True)} block", f"{fact.shown_bytes:,} bytes"]
+        return [f"a {clean(fact.block.type, one_line=True)} block", size]
     return []
 
 

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from agentrender._display.said import NO_END_RECORDED, end_said, inherited_said, source_said, warning_groups
+from agentrender._display.said import (
+    NO_END_RECORDED,
+    end_said,
+    inherited_said,
+    media_short,
+    source_said,
+    tools_said,
+    warning_groups,
+)
+from agentrender._types import Step
 from agentrender._words import plural
 from agentrender.cli._term import (
     INHERITED,
@@ -38,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMULA_STARTS",
     "StepsTable",
-    "called_tools",
     "context_json",
     "context_renderables",
     "csv_cell",
@@ -51,7 +60,6 @@ __all__ = [
     "sample_row",
     "samples_renderable",
     "steps_rows",
-    "tools_said",
 ]
 
 
@@ -80,20 +88,25 @@ class StepsTable:
 
     frame: pd.DataFrame
     total: int
-    called: Mapping[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-    """The tools the reply of each step that called several (parallel tool uses) called, by the step's index
-    (``called_tools``): the table names them all where the frame's ``tool`` is the first's."""
+    media: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    """The images and documents the result of each step that holds any showed the model (``media_short``), by the
+    step's index: the table says them beside its content's bytes, which count its text alone."""
     misses: tuple[str, ...] = ()
     """What a filter asked that no step of the run has, one sentence each with the values it does have
     (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
 
     def records(self) -> list[dict[str, Any]]:
-        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None)."""
+        """One dict per row: every column of the frame (timestamps in ISO 8601, nulls as None; ``other_tools``, the
+        frame's JSON text, as the list it holds)."""
         names = [str(name) for name in self.frame.columns]
-        return [
+        rows = [
             {name: _plain(value) for name, value in zip(names, values, strict=True)}
             for values in self.frame.itertuples(index=False)
         ]
+        for row in rows:
+            if row["other_tools"] is not None:
+                row["other_tools"] = json.loads(row["other_tools"])
+        return rows
 
     def write_csv(self, out: IO[str]) -> None:
         """The rows as CSV; text is cleaned, since a CSV is as often read in a terminal as in a program, and a text
@@ -125,7 +138,15 @@ class StepsTable:
                     overflow="ellipsis",
                 )
         columns = [name for name, _, _ in _SHOWN_COLUMNS]
-        marks = ("ended", "in_view", "compaction", "compaction_bytes_before", "compaction_bytes_after", "inherited")
+        marks = (
+            "other_tools",
+            "ended",
+            "in_view",
+            "compaction",
+            "compaction_bytes_before",
+            "compaction_bytes_after",
+            "inherited",
+        )
         read = [*columns, *(name for name in marks if name in self.frame)]
         for values in self.frame[read].itertuples(index=False):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
@@ -147,8 +168,10 @@ class StepsTable:
             if record.get("inherited"):
                 style = f"{style} {INHERITED}".strip()
             index = record["index"]
-            if index is not None and (called := self.called.get(int(index))):
-                record["tool"] = tools_said(called)
+            if record["content_bytes"] is not None and index is not None and (media := self.media.get(int(index))):
+                record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
+            if (others := record.get("other_tools")) is not None:
+                record["tool"] = tools_said(str(record["tool"]), json.loads(others))
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -156,8 +179,10 @@ class StepsTable:
         title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         if run.inherited_steps:
             title.append(f" \u00b7 {inherited_said(run.inherited_steps)}", style=MUTED)
-        # narrow, the words of what the model saw wrap, then a tool's name is cut: the reason keeps 10 columns
-        return Group(title, Fitted(table, (columns.index("shown_as"), columns.index("tool"))))
+        # narrow, the words of what the model saw wrap, then the reason (in full in --json) is cut below its 10
+        # columns, then the kind (of four values, tool_call the most), and a tool's name last: its share is kept
+        narrow = tuple(map(columns.index, ("shown_as", "reason", "kind", "tool")))
+        return Group(title, Fitted(table, narrow))
 
 
 def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
@@ -263,61 +288,53 @@ def steps_rows(
     from agentrender.frame import steps_frame
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
-    frame = steps_frame(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
-    called = called_tools(run)
+    views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
+    frame = steps_frame(run, views=views)
+    media: dict[int, str] = {}
+    if run.records_sent:  # only results as sent hold images or documents
+        for step, shown in zip(run.steps, views.at(None).result_blocks(), strict=True):
+            if shown is not None and (said := media_short(shown.block)):
+                media[step.index] = said
     tools = _keep(frame["tool"], None)
-    if tool:
+    if tool:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
+        others = _other_tools(frame)
         names = zip(frame["tool"], frame["index"], strict=True)
-        tools = pd.Series([kept_by_tool(name, called.get(index, ()), tool) for name, index in names], index=frame.index)
+        tools = pd.Series([kept_by_tool(name, others.get(index, ()), tool) for name, index in names], index=frame.index)
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    misses = filter_misses(frame, called, tool=tool, status=status, kind=kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), called=called, misses=misses)
+    misses = filter_misses(frame, tool=tool, status=status, kind=kind)
+    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, misses=misses)
 
 
-def kept_by_tool(tool: Any, called: Sequence[str], wanted: Sequence[str]) -> bool:
+def kept_by_tool(tool: Any, others: Sequence[str], wanted: Sequence[str]) -> bool:
     """Whether ``--tool wanted`` keeps a step whose decision called ``tool`` (no tool: ``none`` keeps it) and whose
-    reply of parallel tool uses called ``called`` (``called_tools``): it is kept for any of them, not only its first."""
-    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(called).isdisjoint(wanted)
+    reply of parallel tool uses called ``others`` beside it (``Run.parallel_tools``): it is kept for any of them, not
+    only its first."""
+    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(others).isdisjoint(wanted)
 
 
-def tools_said(names: Sequence[str]) -> str:
-    """The tools a reply of parallel tool uses called: the first (the decision's) then, in brackets, the others, each
-    once in the order first called, with how many times when more than once (``Read (+ WebFetch)``,
-    ``exec_command (+ exec_command \u00d72)``)."""
-    counts = Counter(names[1:])
-    others = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
-    return f"{names[0]} (+ {others})"
+def _other_tools(frame: pd.DataFrame) -> dict[int, list[str]]:
+    """The frame's ``other_tools`` of each step that has them, by the step's index."""
+    held = frame["other_tools"].notna()
+    return {
+        int(index): json.loads(text)
+        for index, text in zip(frame["index"][held], frame["other_tools"][held], strict=True)
+    }
 
 
-def called_tools(run: Run, index: int | None = None) -> dict[int, tuple[str, ...]]:
-    """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
-    first) called, in order, by the step's index: its last model call's tool uses (``Run.last_calls``). ``index``:
-    of that step only. Only of a run that records what its agent sent (an imported session, whose agent ran each
-    call): the contract's agent runs a reply's first call alone, and ``decide`` says the others were not run."""
-    if not run.records_sent:
-        return {}
-    calls = run.last_calls() if index is None else {call.step: call for call in run.calls_for(index)}
-    called = {}
-    for step, call in calls.items():
-        names = tuple(block.name for block in call.response.content if block.type == "tool_use")
-        if len(names) > 1:
-            called[step] = names
-    return called
-
-
-def filter_misses(
-    frame: pd.DataFrame, called: Mapping[int, tuple[str, ...]] | None = None, **wanted: Sequence[str] | None
-) -> tuple[str, ...]:
+def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[str, ...]:
     """For each filter of the steps table (a column of ``frame`` and the values asked of it), the values no row has,
     in a sentence naming the values the rows do have and how many of each (``none``: a null, as ``_keep`` takes it).
-    The tools of a reply of parallel tool uses (``called``, by step) count as its step's, as ``--tool`` keeps it."""
+    The tools of a reply of parallel tool uses (the frame's ``other_tools``) count as its step's, as ``--tool`` keeps
+    it."""
     said = []
     for name, values in wanted.items():
         if not values:
             continue
         here = Counter(frame[name].astype("object").fillna("none"))
-        if name == "tool" and called:  # the steps that called a tool beside their decision's first
-            here.update(tool for names in called.values() for tool in set(names[1:]) - {names[0]})
+        if name == "tool":  # the steps that called a tool beside their decision's first
+            held = frame["other_tools"].notna()
+            pairs = zip(frame["tool"][held], frame["other_tools"][held].map(json.loads), strict=True)
+            here.update(tool for first, others in pairs for tool in set(others) - {first})
         missed = [value for value in dict.fromkeys(values) if value not in here]
         if missed:
             has = ", ".join(f"{value} ({count:,})" for value, count in sorted(here.items()))
@@ -376,8 +393,20 @@ def _note(row: dict[str, Any]) -> Text:
             note.append("; " if note else "")
             note.append(f"compaction ({row['compaction']}) here as sent: rendered across", style=MUTED)
     if row["first_diff"] is None:
-        note.append("unchanged", style=MUTED)
+        undecided = row.get("undecided")
+        said = "unchanged" if undecided is None else f"step {undecided:,}: no decision recorded (skipped)"
+        note.append(said, style=MUTED)
     return note
+
+
+def _undecided(rows: list[dict[str, Any]], steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """``rows`` (of ``context_json``), each view just after a step that recorded no decision marked with that step
+    (``undecided``): the render skips such a step, so the view is the one before it, which ``_note`` says so, not
+    as a view merely unchanged."""
+    skipped = {step.index + 1: step.index for step in steps if step.decision is None}
+    if not skipped:
+        return rows
+    return [{**row, "undecided": skipped[row["at"]]} if row["at"] in skipped else row for row in rows]
 
 
 @dataclass(slots=True)
@@ -499,9 +528,11 @@ def size_row(views: Views, at: int) -> dict[str, Any]:
     }
 
 
-def size_line(views: Views, at: int, layout: SizesLayout) -> _SizesTable:
-    """The view deciding step ``at`` as a row of the sizes table, laid out in the columns ``layout`` recorded."""
-    return _SizesTable([size_row(views, at)], layout, header=False)
+def size_line(views: Views, at: int, layout: SizesLayout, before: Step | None = None) -> _SizesTable:
+    """The view deciding step ``at`` as a row of the sizes table, laid out in the columns ``layout`` recorded;
+    ``before``: the step before it, which the note names when it recorded no decision."""
+    row = [size_row(views, at)]
+    return _SizesTable(_undecided(row, [before]) if before is not None else row, layout, header=False)
 
 
 def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None = None) -> list[Any]:
@@ -510,7 +541,7 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     breaks = len(series.breaks)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
     title.append(
-        f"  the view at {plural(len(series), 'step')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
+        f"  {plural(len(series), 'view')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
         "tokens are bytes / 4, a scale, not a count",
         style=MUTED,
     )
@@ -521,7 +552,7 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     legend.append(" re-sent, the longest the largest view", style=MUTED)
     if layout is not None:  # the rows context --follow prints under the table keep its scale
         legend.append(f"; a larger view after it: the whole bar and {_PAST}", style=MUTED)
-    return [title, _SizesTable(context_json(series), layout), legend]
+    return [title, _SizesTable(_undecided(context_json(series), run.steps), layout), legend]
 
 
 # ---------------------------------------------------------------------------- keys
@@ -580,7 +611,7 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
     mismatched = sum(1 for row in rows if row["matches"] is False)
     compared = sum(1 for row in rows if row["matches"] is not None)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
-    title.append(f"  {len(rows):,} views \u00b7 {compared:,} with a recorded request key", style=MUTED)
+    title.append(f"  {plural(len(rows), 'view')} \u00b7 {compared:,} with a recorded request key", style=MUTED)
     if mismatched:
         title.append(f" \u00b7 {mismatched:,} differ", style="bold red")
     parts: list[Any] = [title, table]

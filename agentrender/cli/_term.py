@@ -116,20 +116,22 @@ class Fitted:
     every column alike, to nothing if need be. Here each column is first as wide as its widest
     cell; where that leaves the ratio columns less than their ``min_width``, the columns of
     ``narrow`` give way in turn, each down to ``floor`` or its header's width (their cells wrap,
-    or are cut where a cell says so), so each column keeps its cells' words.
+    or are cut where a cell says so), so each column keeps its cells' words. A ratio column among
+    them gives way below its ``min_width`` (its cells cut), so that the columns after it keep theirs.
     """
 
     def __init__(self, table: Table, narrow: tuple[int, ...], floor: int = 4) -> None:
         self.table = table
         self.narrow = narrow
         self.floor = floor
-        self.caps = [column.max_width for column in table.columns]
-        """Each column's own cap: a layout narrows the columns it is given, and each layout starts again from these."""
+        self.caps = [(column.max_width, column.min_width) for column in table.columns]
+        """Each column's own cap and least width: a layout narrows the columns it is given, and each layout starts
+        again from these."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         table, columns = self.table, self.table.columns
-        for column, cap in zip(columns, self.caps, strict=True):
-            column.max_width = cap  # what a layout at another width narrowed is given back
+        for column, (cap, least) in zip(columns, self.caps, strict=True):
+            column.max_width, column.min_width = cap, least  # what a layout at another width narrowed is given back
         _, right, _, left = table.padding
         # the edges, a divider between two columns, and each column's padding but at the table's edges
         extra = (2 if table.show_edge else 0) + len(columns) - 1 + (left + right) * len(columns)
@@ -151,7 +153,11 @@ class Fitted:
             header = Measurement.get(console, options, column.header).minimum
             given = max(self.floor, header, widths[index] - over)
             over -= widths[index] - given
-            column.max_width = widths[index] = given
+            widths[index] = given
+            if column.ratio:
+                column.min_width = given
+            else:
+                column.max_width = given
         yield table
 
 

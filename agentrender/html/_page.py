@@ -33,6 +33,7 @@ from agentrender._display.said import (
     end_said,
     inherited_said,
     source_said,
+    tools_said,
     turn_uses,
 )
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
@@ -288,7 +289,12 @@ class _Rows:
 
     def __init__(self, run: Run, texts: _Texts) -> None:
         self.steps, self.texts = run.steps, texts
+        self.called = run.parallel_tools()
         self.values = {column: sorted({self._value(step, column) for step in run.steps}) for column in _COLUMNS}
+        # a tool called beside a decision's is a value of the tool filter, as steps --tool keeps its step
+        self.values["tool"] = sorted(
+            {*self.values["tool"], *(name for names in self.called.values() for name in names)}
+        )
         self.codes = {column: {value: code for code, value in enumerate(got)} for column, got in self.values.items()}
 
     def filters(self) -> dict[str, list[int]]:
@@ -306,6 +312,11 @@ class _Rows:
         for column in _COLUMNS:
             codes = self.codes[column]
             columns[column] = [codes[self._value(step, column)] for step in steps]
+        # a reply of parallel tool uses: the others' codes (the filter keeps its step for any), and the tools in words
+        called = [self.called.get(step.index) for step in steps]
+        tools = self.codes["tool"]
+        columns["other_tools"] = [[tools[name] for name in names[1:]] if names else 0 for names in called]
+        columns["tools_said"] = [self.texts(tools_said(names[0], names[1:])) if names else 0 for names in called]
         observations = [step.observation for step in steps]
         columns["content_bytes"] = [utf8_bytes(seen.content) if seen else None for seen in observations]
         columns["summary_bytes"] = [utf8_bytes(seen.summary) if seen else None for seen in observations]
@@ -466,8 +477,10 @@ def _packed(value: Any) -> str:
     return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=3, mtime=0)).decode("ascii")
 
 
-def page(run: Run, options: Options | None = None) -> str:
-    """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``).
+def page(run: Run, options: Options | None = None, *, at: int | None = None) -> str:
+    """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``), opened at the view
+    at step ``at`` (checked as ``Views.at`` checks it) when its address names no step (``#step=K``), else at the
+    view after the last step.
 
     The page's facts come first, then each part in its own element, in the order they were made (the last
     view's first), each followed by the chunks of ``TEXT_CHUNK`` texts it refers to, compressed but for the
@@ -475,6 +488,7 @@ def page(run: Run, options: Options | None = None) -> str:
     shows that view, while it still reads the rest of the file; a part or a chunk is read when first shown.
     """
     facts, order = _built(run, options)
+    facts["at"] = run.checked_at(at)
     texts, replies, table = facts.pop("texts"), facts.pop("replies"), facts.pop("rows")
     values: dict[str, Any] = {f"ar-r{number}": part for number, part in enumerate(table)}
     for at, mode in enumerate(facts["modes"]):
@@ -511,7 +525,8 @@ def _plain(text: str) -> str:
     return "".join(char for char in text if char.isalnum() or char in " ·-_.")[:200]
 
 
-def save(run: Run, path: str | os.PathLike[str], options: Options | None = None) -> None:
-    """Write the page of ``run`` to ``path`` (UTF-8), to open from ``file://`` in any browser."""
+def save(run: Run, path: str | os.PathLike[str], options: Options | None = None, *, at: int | None = None) -> None:
+    """Write the page of ``run`` to ``path`` (UTF-8), to open from ``file://`` in any browser; ``at``: the step it
+    opens at (``page``)."""
     with open(path, "w", encoding="utf-8", newline="\n") as file:
-        file.write(page(run, options))
+        file.write(page(run, options, at=at))

@@ -443,7 +443,10 @@
     for (let row = 0; row < data.steps; row++) {
       if (wanted.length === 0) { rows.push(row); continue; }
       const [here, i] = rowIn(row);
-      if (wanted.every(([column, value]) => here[column][i] === value)) rows.push(row);
+      // a reply of parallel tool uses is kept for any tool it called, as steps --tool keeps it
+      const holds = (column, value) => here[column][i] === value ||
+        (column === "tool" && Array.isArray(here.other_tools[i]) && here.other_tools[i].includes(value));
+      if (wanted.every(([column, value]) => holds(column, value))) rows.push(row);
     }
     state.rows = rows;
     return rows;
@@ -486,7 +489,7 @@
       tr.dataset.row = String(row);
       if (inherited) tr.title = "the session's step: this agent was sent it, and did not decide it";
       const [table, i] = rowIn(row), [here, j] = stopIn(row), values = data.filters;
-      const cells = [n(table.index[i]), values.kind[table.kind[i]], values.tool[table.tool[i]],
+      const cells = [n(table.index[i]), values.kind[table.kind[i]], table.tools_said[i] || values.tool[table.tool[i]],
         values.status[table.status[i]], here.saw[j], n(table.content_bytes[i]), n(table.summary_bytes[i]), table.reason[i]];
       cells.forEach((cell, column) => {
         const td = typeof cell === "number" ? text(cell, "td", column === 7 ? "ar-cell-reason" : "") : el("td", "", cell);
@@ -674,19 +677,20 @@
     }
   }
 
-  // the step the address names (#step=37): the part that holds it, read, then its stop (the first at or after it)
-  function askedStep() {
+  // the step the address names (#step=37), else the one the page was saved at (data.at): the part that holds it,
+  // read, then its stop (the first at or after it)
+  function askedStep(saved) {
     const asked = /^#step=(\d+)$/.exec(location.hash);
-    if (!asked) return null;
-    const wanted = Number(asked[1]);
+    if (!asked && (!saved || data.at === null)) return null;
+    const wanted = asked ? Number(asked[1]) : data.at;
     const inPart = Math.max(0, lowerBound(data.firsts, wanted + 1) - 1);
     return [["ar-m0-" + inPart], () => Math.min(data.steps, inPart * data.part_steps
       + lowerBound(part("ar-m0-" + inPart).at, wanted))];
   }
 
-  // the first view: the step the address names, else after the last step; first the words that label and sort
+  // the first view: the step the address names, else the one saved, else after the last step; first the words that label and sort
   // (the kinds, the filters' values, the title) are read, and the part that holds the step asked for
-  const asked = askedStep();
+  const asked = askedStep(true);
   const labels = [data.title, ...numbersIn(data.kinds), ...Object.values(data.filters).flat()];
   loaded(labels).then(() => whenReady(asked ? asked[0] : [], () => {
     state.stop = asked ? asked[1]() : data.steps;

@@ -216,8 +216,15 @@ def _not_json(path: str, text: str, line: int, size: int) -> RunFileError | None
                 path, line + text.count("\n", 0, end), "the JSON document ends early: the file is cut short"
             )
         before = text[: error.pos].rstrip()
-        hint = " (a comma before a closing bracket?)" if before.endswith(",") and text[error.pos] in "}]" else ""
-        return RunFileError(path, line + error.lineno - 1, f"not valid JSON at column {error.colno}: {error.msg}{hint}")
+        first = line - 1  # the line of the file before the text
+        if before.endswith(",") and text[error.pos] in "}]":  # the decoder points at the bracket: the comma is wrong
+            comma = len(before) - 1
+            at = text.count("\n", 0, comma) + 1
+            column = comma - text.rfind("\n", 0, comma)
+            closing = "" if at == error.lineno else f" on line {first + error.lineno}"
+            what = f"not valid JSON: a comma before the closing {text[error.pos]!r}{closing}, where no value follows it"
+            return RunFileError(path, first + at, what, column)
+        return RunFileError(path, first + error.lineno, f"not valid JSON: {error.msg}", error.colno)
     except (ValueError, RecursionError):
         return None
     return None

@@ -215,9 +215,12 @@ class RunExplorer(Widget):
 
     def save_html(self, path: str | os.PathLike[str]) -> None:
         """Write the explorer as one offline HTML page (``agentrender.html.save``): the same views, table, chart,
-        replies and warnings, in a file that opens in any browser with no kernel. An imported run's page
-        shows it as sent, and as a toggle under the conversation tab's window and cap."""
-        save(self.run, path, self.conversation.views.options)
+        replies and warnings, in a file that opens in any browser with no kernel, at the step the explorer shows
+        (its address may name another: ``#step=K``). An imported run's page shows it as sent, and as a toggle
+        under the conversation tab's window and cap."""
+        conversation = self.conversation
+        newest = conversation.slider.value == len(conversation.stops) - 1  # the page's own first view
+        save(self.run, path, conversation.views.options, at=None if newest else conversation.at)
 
     def _grown(self, growth: Growth) -> None:
         """A growth of the followed file, which the conversation took in: the other tabs catch up."""

@@ -16,6 +16,7 @@ from agentrender.runfile.replies import response_from_record, response_record
 from agentrender.runfile.sent import FORMAT_SENT, Sent, sent_blocks
 from agentrender.views import Views
 from agentrender.views.html import run_html
+from agentrender.views.view import checked_at
 
 __all__ = [
     "FORMAT",
@@ -52,21 +53,26 @@ def has_opening(header: Mapping[str, Any]) -> bool:
 
 
 class RunFileError(ValueError):
-    """A run file that cannot be read; the message begins with ``PATH:LINE:``."""
+    """A run file that cannot be read; the message begins with ``PATH:LINE:``.
 
-    def __init__(self, path: str, line: int, what: str) -> None:
-        super().__init__(f"{path}:{line}: {what}")
+    Where the column is known it begins with ``PATH:LINE:COLUMN:``, as compilers and editors write a place.
+    """
+
+    def __init__(self, path: str, line: int, what: str, column: int | None = None) -> None:
+        super().__init__(f"{path}:{line}:{'' if column is None else f'{column}:'} {what}")
         self.path = path
         """The file that was being read."""
         self.line = line
         """The 1-based line the problem is on."""
         self.what = what
         """What was wrong, without the location."""
+        self.column = column
+        """The 1-based column (in characters) the problem is at on that line, where it is known."""
 
-    def __reduce__(self) -> tuple[type[RunFileError], tuple[str, int, str]]:
+    def __reduce__(self) -> tuple[type[RunFileError], tuple[str, int, str, int | None]]:
         # Exceptions pickle as cls(*args), and args holds only the composed message: without
         # this, an error raised in a worker process could not be sent back to its caller.
-        return (type(self), (self.path, self.line, self.what))
+        return (type(self), (self.path, self.line, self.what, self.column))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -437,8 +443,11 @@ class Run:
     def step_input(self, at: int | None = None) -> StepInput:
         """The ``StepInput`` an agent had when deciding step ``at``: the steps with a lower index.
 
-        ``None`` means every recorded step (the view after the last one).
+        ``None`` means every recorded step (the view after the last one). ``at`` is checked as
+        ``Views.at`` checks it: from 0 to one past the last step's index, else ``IndexError``
+        (``TypeError`` for no int, a bool too), naming the range.
         """
+        at = self.checked_at(at)
         steps = tuple(self.steps) if at is None else tuple(step for step in self.steps if step.index < at)
         return StepInput(steps=steps, goal=self.goal, run_id=self.run_id, index=at, tools=self.tools)
 
@@ -507,9 +516,33 @@ class Run:
         """
         return {call.step: call for call in self.model_calls}
 
+    def parallel_tools(self, index: int | None = None) -> dict[int, tuple[str, ...]]:
+        """The tools the reply of each step that called several (parallel tool uses, of which its decision names the
+        first) called, in order, by the step's index: its last model call's tool uses (``last_calls``); ``index``: of
+        that step only. Only of a run that records what its agent sent (an imported session, whose agent ran each
+        call): the contract's agent runs a reply's first call alone, and ``render.decide`` says the others were not run.
+        The steps frame's ``other_tools`` and every display of a step's tools read it here."""
+        if not self.records_sent:
+            return {}
+        calls = self.last_calls() if index is None else {call.step: call for call in self.calls_for(index)}
+        called = {}
+        for step, call in calls.items():
+            names = tuple(block.name for block in call.response.content if block.type == "tool_use")
+            if len(names) > 1:
+                called[step] = names
+        return called
+
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
-        """The model calls made while step ``index`` was being decided, in file order."""
-        return tuple(call for call in self.model_calls if call.step == index)
+        """The model calls made while step ``index`` was being decided, in file order (``index`` checked as
+        ``step_input`` checks it: one past the last step's, the next step's, may have calls too)."""
+        checked = self.checked_at(index)
+        return tuple(call for call in self.model_calls if call.step == checked)
+
+    def checked_at(self, at: object) -> int | None:
+        """``at`` checked as a step a view of the run is taken at, as ``Views.at`` checks it: ``None``, or 0 to one
+        past the last step's index; else ``IndexError`` (``TypeError`` for no int), naming the range."""
+        steps = self.steps
+        return checked_at(at, steps[-1].index + 1 if steps else 0)
 
     def __repr__(self) -> str:
         # The generated repr would print every record: tens of kilobytes for a short run.

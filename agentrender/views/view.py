@@ -42,10 +42,29 @@ if TYPE_CHECKING:
     from agentrender._types import Message
     from agentrender.runfile import Compaction, Run
 
-__all__ = ["NO_WINDOW", "View", "Views"]
+__all__ = ["NO_WINDOW", "View", "Views", "checked_at"]
 
 NO_WINDOW = sys.maxsize
 """A ``recent_results`` that shows every result in full: the view as if there were no window."""
+
+
+def checked_at(at: object, last: int) -> int | None:
+    """``at`` as a step a view is taken at, of a run whose last stop is ``last`` (one past its last step's index):
+    ``None``, or an int from 0 to ``last``; else ``IndexError`` (a step before or past the run) or ``TypeError`` (no
+    int: a string, a float, a bool), naming the range. ``Views.at`` and ``Run.step_input`` check a step so."""
+    if at is None:
+        return None
+    if type(at) is int and 0 <= at <= last:  # the usual case, checked first
+        return at
+    taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
+    if last == 0:
+        taken = "it holds no steps, so a view is taken at 0 only (its opening)"
+    if isinstance(at, bool) or not isinstance(at, numbers.Integral):
+        raise TypeError(f"step {reprlib.repr(at)} is a {type(at).__name__}, not a step's index (an int): {taken}")
+    step = int(at)  # a numpy integer too
+    if not 0 <= step <= last:
+        raise IndexError(f"step {step} is {'past' if step > last else 'before'} the run: {taken}")
+    return step
 
 
 class Views:
@@ -369,20 +388,7 @@ class Views:
 
     def _checked(self, at: object) -> int | None:
         """``at`` as a step a view is taken at (``at``): ``None``, or an int from 0 to ``stops[-1]``."""
-        if at is None:
-            return None
-        last = self.stops[-1]
-        if type(at) is int and 0 <= at <= last:  # the usual case, checked first
-            return at
-        taken = f"its steps end at {last - 1}, so a view is taken at 0 to {last} ({last}: after the last step)"
-        if last == 0:
-            taken = "it holds no steps, so a view is taken at 0 only (its opening)"
-        if isinstance(at, bool) or not isinstance(at, numbers.Integral):
-            raise TypeError(f"step {reprlib.repr(at)} is a {type(at).__name__}, not a step's index (an int): {taken}")
-        step = int(at)  # a numpy integer too
-        if not 0 <= step <= last:
-            raise IndexError(f"step {step} is {'past' if step > last else 'before'} the run: {taken}")
-        return step
+        return checked_at(at, self.stops[-1])
 
     def previous_stop(self, at: int | None) -> int | None:
         """The stop before ``at`` (checked as ``at``): the view a move to ``at`` comes from; ``None`` for the first."""
