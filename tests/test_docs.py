@@ -295,7 +295,10 @@ def test_generated_pictures_appear_in_the_site(site: Path) -> None:
 def _figures(text: str) -> list[str]:
     """The rows of the first table after a "Performance" heading or a "## The figures" one."""
     start = text.index("## The figures") if "## The figures" in text else text.index("## Performance")
-    rows = [line for line in text[start:].splitlines() if line.startswith("| `")]
+    lines = text[start:].splitlines()
+    first = next(at for at, line in enumerate(lines) if line.startswith("|"))
+    end = next((at for at in range(first, len(lines)) if not lines[at].startswith("|")), len(lines))
+    rows = [line for line in lines[first:end] if line.startswith("| `")]
     assert rows, "no figures table"
     return rows
 
