@@ -24,7 +24,7 @@ import multiprocessing.context
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,12 +56,14 @@ __all__ = [
     "Column",
     "ParquetExport",
     "arrow_schema",
+    "kept_by_tool",
     "model_calls_frame",
     "runs_frame",
     "source_id",
     "steps_frame",
     "table_frame",
     "to_parquet",
+    "tools_kept",
 ]
 
 
@@ -500,6 +502,24 @@ def steps_frame(
     view = views.at(None) if views is not None else _view(run, options if options is not None else run.options())
     steps = run.steps if rows is None else run.steps[rows]
     return _build(pandas, STEP_COLUMNS, _step_lists(run, view, rows), lambda i: f"step {steps[i].index}")
+
+
+def kept_by_tool(tool: Any, others: Sequence[str], wanted: Collection[str]) -> bool:
+    """Whether a filter of the steps table by the tools ``wanted`` keeps a step whose decision called ``tool`` (no
+    tool, or a null: ``none`` keeps it) and whose reply of parallel tool uses called ``others`` beside it (the
+    ``other_tools`` column, ``Run.parallel_tools``): it is kept for any of them, not only its first. The CLI's
+    ``--tool`` (on the table and on each followed step) and the notebook explorer's tool filter keep by this rule."""
+    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(others).isdisjoint(wanted)
+
+
+def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
+    """``kept_by_tool`` of each row of a ``steps_frame``, by its ``tool`` and ``other_tools`` columns."""
+    pandas = require("frame", "pandas")
+    others = [() if text is None or text is pandas.NA or not isinstance(text, str) else json.loads(text)
+              for text in frame["other_tools"]]  # fmt: skip
+    kept = [kept_by_tool(tool, called, wanted) for tool, called in zip(frame["tool"], others, strict=True)]
+    series: pd.Series = pandas.Series(kept, index=frame.index, dtype=bool)
+    return series
 
 
 def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:

@@ -461,3 +461,24 @@ def test_the_explorer_saves_its_page_at_the_step_it_shows(tmp_path: Path) -> Non
     explorer.save_html(tmp_path / "run.html")
     saved = (tmp_path / "run.html").read_text("utf-8")
     assert saved == html.page(run, run.options(), at=3) and saved != html.page(run, run.options())
+
+
+PARALLEL = Path(__file__).parent / "fixtures" / "real" / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+"""A real Claude Code session whose steps 2 and 3 each made two tool uses at once: WebSearch and Glob, Read and
+WebFetch."""
+
+
+@pytest.mark.skipif(not PARALLEL.is_file(), reason="the real fixtures are not in this checkout")
+def test_the_explorer_tool_filter_keeps_a_reply_of_parallel_calls_for_any_of_them() -> None:
+    """The explorer's tool filter offers the tools a reply called in parallel and keeps its step for any of them, as
+    ``steps --tool`` and the page do: before, Glob and WebFetch were not offered, and no filter found steps 2 and 3 by
+    them."""
+    from agentrender.imports import load
+
+    explorer = RunExplorer(load(PARALLEL))
+    offered = [value for _, value in explorer.tool_filter.options]
+    assert {"Glob", "WebFetch"} <= set(offered), offered
+    for tool, index in (("Glob", 2), ("WebFetch", 3), ("WebSearch", 2), ("Read", 3)):
+        explorer.tool_filter.value = tool
+        assert list(explorer.filtered()["index"]) == [index], tool
+        assert explorer.matched == 1, tool

@@ -22,8 +22,9 @@ from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import CliError, run_path
-from agentrender.cli._tables import SizesLayout, kept_by_tool, size_line
+from agentrender.cli._tables import SizesLayout, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
+from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller

@@ -52,7 +52,6 @@ __all__ = [
     "context_renderables",
     "csv_cell",
     "filter_misses",
-    "kept_by_tool",
     "key_rows",
     "keys_renderable",
     "run_row",
@@ -283,9 +282,8 @@ def steps_rows(
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
     """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered."""
-    import pandas as pd
 
-    from agentrender.frame import steps_frame
+    from agentrender.frame import steps_frame, tools_kept
 
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
@@ -295,30 +293,11 @@ def steps_rows(
         for step, shown in zip(run.steps, views.at(None).result_blocks(), strict=True):
             if shown is not None and (said := media_short(shown.block)):
                 media[step.index] = said
-    tools = _keep(frame["tool"], None)
-    if tool:  # a reply of parallel tool uses is kept for any of them, not only its decision's first
-        others = _other_tools(frame)
-        names = zip(frame["tool"], frame["index"], strict=True)
-        tools = pd.Series([kept_by_tool(name, others.get(index, ()), tool) for name, index in names], index=frame.index)
+    # a reply of parallel tool uses is kept for any of them, not only its decision's first
+    tools = tools_kept(frame, tool) if tool else _keep(frame["tool"], None)
     keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
     misses = filter_misses(frame, tool=tool, status=status, kind=kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, misses=misses)
-
-
-def kept_by_tool(tool: Any, others: Sequence[str], wanted: Sequence[str]) -> bool:
-    """Whether ``--tool wanted`` keeps a step whose decision called ``tool`` (no tool: ``none`` keeps it) and whose
-    reply of parallel tool uses called ``others`` beside it (``Run.parallel_tools``): it is kept for any of them, not
-    only its first."""
-    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(others).isdisjoint(wanted)
-
-
-def _other_tools(frame: pd.DataFrame) -> dict[int, list[str]]:
-    """The frame's ``other_tools`` of each step that has them, by the step's index."""
-    held = frame["other_tools"].notna()
-    return {
-        int(index): json.loads(text)
-        for index, text in zip(frame["index"][held], frame["other_tools"][held], strict=True)
-    }
 
 
 def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender._text import mark_text
-from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame
+from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame, tools_kept
 from agentrender.html import save
 from agentrender.notebook._base import Widget, widgets
 from agentrender.notebook.conversation import ConversationView
@@ -92,7 +92,8 @@ def _labels(column: pd.Series) -> pd.Series:
 def filter_choices(run: Run) -> dict[str, list[str]]:
     """For each of ``FILTERED_COLUMNS``, what its dropdown offers: ``ALL``, then every label the
     column of ``steps_frame(run)`` holds, sorted, read off the steps by the column's own rule
-    (``STEP_COLUMNS``) without building the frame."""
+    (``STEP_COLUMNS``) without building the frame; the tools, those called in parallel too
+    (``Run.parallel_tools``), by which the tool filter keeps a step (``frame.tools_kept``)."""
     parts: dict[str, list[Any]] = {}
     choices = {}
     for column in STEP_COLUMNS:
@@ -107,6 +108,8 @@ def filter_choices(run: Run) -> dict[str, list[str]]:
         found = set(map(column.value, map(attrgetter(field), present) if field else present))
         if len(present) < len(run.steps):
             found.add(column.absent)
+        if column.name == "tool":  # and the tools a reply of parallel tool uses called beside its decision's
+            found.update(name for names in run.parallel_tools().values() for name in names)
         choices[column.name] = [ALL, *sorted({NONE if value is None else str(value) for value in found})]
     return {name: choices[name] for name in FILTERED_COLUMNS}
 
@@ -255,9 +258,11 @@ class RunExplorer(Widget):
         """The rows of the steps table the filters keep."""
         frame = self.frame
         keep = frame.index == frame.index
-        for column, control in (("kind", self.kind_filter), ("status", self.status_filter), ("tool", self.tool_filter)):
+        for column, control in (("kind", self.kind_filter), ("status", self.status_filter)):
             if control.value != ALL:
                 keep &= _labels(frame[column]) == control.value
+        if (tool := self.tool_filter.value) != ALL:  # a reply of parallel tool uses is kept for any of them
+            keep &= tools_kept(frame, ["none" if tool == NONE else tool])
         if self.text_filter.value:
             reasons = frame["reason"].astype(TEXT_DTYPE)
             keep &= reasons.str.contains(self.text_filter.value, case=False, regex=False).fillna(False)
