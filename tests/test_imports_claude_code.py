@@ -1843,3 +1843,24 @@ def test_a_gzipped_session_loads_as_the_session_does_and_a_cut_one_says_what_it_
     cut.write_bytes(gzip.compress(data)[:-8])  # the trailer gone: the stream ends early
     warnings = [str(warning) for warning in load(cut).warnings if warning.lost]
     assert any("the gzip stream ends early" in warning for warning in warnings), warnings
+
+
+def test_a_sub_agents_metadata_file_is_said_to_be_one_and_points_to_its_transcript(tmp_path: Path) -> None:
+    """A Claude Code sub-agent's ``agent-<id>.meta.json`` (its type, task and tool use id: no history) given to load
+    is refused in words that say what it is and name the transcript beside it, where the error only listed its keys
+    and every format; any other JSON object of those keys, under another name, is refused as before."""
+    meta = {"agentType": "general-purpose", "description": "Survey the web module", "toolUseId": "toolu_1"}
+    path = tmp_path / "agent-a1b2.meta.json"
+    path.write_text(json.dumps(meta), "utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}:1: not a run, nor a conversation agentrender can import: it holds a JSON object")
+    assert "a Claude Code sub-agent's metadata" in said and "that is agent-a1b2.jsonl beside it" in said, said
+    other = tmp_path / "notes.json"
+    other.write_text(json.dumps(meta), "utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load(other)
+    assert "sub-agent" not in str(caught.value)
+    code, _, err = run_cli("show", str(path))
+    assert code == 2 and "agent-a1b2.jsonl beside it" in err, err

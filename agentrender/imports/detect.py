@@ -249,6 +249,22 @@ def _describe(first: Any) -> str:
     return f"it holds a JSON {type_name(first)}"
 
 
+_SUB_AGENT_META = ".meta.json"
+"""How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``)."""
+
+
+def _sidecar(path: str, first: Any) -> str:
+    """What the file is, when it is a file an agent writes beside its history that is no history itself (a Claude
+    Code sub-agent's metadata), and where that history is; ``""`` for any other."""
+    if not (path.endswith(_SUB_AGENT_META) and isinstance(first, dict) and "toolUseId" in first):
+        return ""
+    transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
+    return (
+        f": a Claude Code sub-agent's metadata (its type, task and the tool use that started it), not its "
+        f"transcript; that is {transcript} beside it, which the session's own .jsonl reads as its sub-agent"
+    )
+
+
 def history_format(source: str | os.PathLike[str]) -> str | None:
     """The name of the format of agent history the file ``source`` holds, when it is one an importer reads and not a
     run file; else ``None`` (a run file, a file of no known format, one that cannot be read)."""
@@ -297,7 +313,8 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     raise RunFileError(
         path,
         1,
-        f"not a run, nor a conversation agentrender can import: {_describe(first)}. Tried: {tried}. "
+        f"not a run, nor a conversation agentrender can import: {_describe(first)}{_sidecar(path, first)}. "
+        f"Tried: {tried}. "
         f"The formats are described in {DOCS}",
     )
 
