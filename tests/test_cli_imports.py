@@ -816,3 +816,25 @@ def test_steps_json_and_csv_name_the_tools_called_beside_the_decisions() -> None
     sample = json.loads(run_cli("steps", "fix-failing-test", "--json")[1])
     assert samples.load("fix-failing-test").parallel_tools() == {}
     assert {row["other_tools"] for row in sample} == {None}
+
+
+@pytest.mark.parametrize("shape", ["response", "assistant turn"])
+def test_a_models_reply_given_as_a_history_is_said_to_be_one_and_sent_to_decide(tmp_path: Path, shape: str) -> None:
+    """A model's reply (a Messages API response, or an assistant turn alone) given to show or load is refused in
+    words that say it is a reply and that decide reads it, where the error only listed its keys and every format;
+    decide of the same file explains the decision it becomes."""
+    reply: dict[str, Any] = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a.py"}}],
+    }
+    if shape == "response":
+        reply |= {"id": "msg_1", "type": "message", "model": "m", "stop_reason": "tool_use"}
+    path = tmp_path / "reply.json"
+    path.write_text(json.dumps(reply), "utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load(path)
+    assert "a model's reply (a Messages API response), not a history; `agentrender decide`" in str(caught.value)
+    code, _, err = run_cli("show", str(path))
+    assert code == 2 and "`agentrender decide` of the file" in err, err
+    code, out, err = run_cli("decide", str(path), "--color", "never")
+    assert code == 0 and "read_file" in out, err

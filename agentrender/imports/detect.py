@@ -253,16 +253,24 @@ _SUB_AGENT_META = ".meta.json"
 """How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``)."""
 
 
-def _sidecar(path: str, first: Any) -> str:
-    """What the file is, when it is a file an agent writes beside its history that is no history itself (a Claude
-    Code sub-agent's metadata), and where that history is; ``""`` for any other."""
-    if not (path.endswith(_SUB_AGENT_META) and isinstance(first, dict) and "toolUseId" in first):
+def _what_else(path: str, first: Any) -> str:
+    """What the file is, when it is something else an agent or its API writes that is no history (a Claude Code
+    sub-agent's metadata, beside its transcript; a model's reply), and where to take it instead; ``""`` for any
+    other."""
+    if not isinstance(first, dict):
         return ""
-    transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
-    return (
-        f": a Claude Code sub-agent's metadata (its type, task and the tool use that started it), not its "
-        f"transcript; that is {transcript} beside it, which the session's own .jsonl reads as its sub-agent"
-    )
+    if path.endswith(_SUB_AGENT_META) and "toolUseId" in first:
+        transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
+        return (
+            f": a Claude Code sub-agent's metadata (its type, task and the tool use that started it), not its "
+            f"transcript; that is {transcript} beside it, which the session's own .jsonl reads as its sub-agent"
+        )
+    if first.get("role") == "assistant" and isinstance(first.get("content"), list) and "messages" not in first:
+        return (
+            ": a model's reply (a Messages API response), not a history; `agentrender decide` of the file "
+            "(render.decide in Python) shows the decision it becomes"
+        )
+    return ""
 
 
 def history_format(source: str | os.PathLike[str]) -> str | None:
@@ -313,7 +321,7 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     raise RunFileError(
         path,
         1,
-        f"not a run, nor a conversation agentrender can import: {_describe(first)}{_sidecar(path, first)}. "
+        f"not a run, nor a conversation agentrender can import: {_describe(first)}{_what_else(path, first)}. "
         f"Tried: {tried}. "
         f"The formats are described in {DOCS}",
     )
