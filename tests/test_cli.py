@@ -809,11 +809,20 @@ def test_bad_arguments_are_one_line_and_exit_2(argv: tuple[str, ...], message: s
 
 
 def test_a_reply_file_that_is_not_json_names_its_line(tmp_path: Path) -> None:
-    """decide REPLY.json with broken JSON names the file, the line and the column."""
+    """decide REPLY.json with broken JSON names the file, the line and the column as FILE:LINE:COLUMN:, as a history
+    of broken JSON is named (a comma before a closing bracket where the comma stands), and a reply cut short says it
+    breaks off; it said 'FILE:2: not JSON: ... at column 14'."""
     path = tmp_path / "reply.json"
     path.write_text('{\n  "content": [,]\n}\n', encoding="utf-8")
     code, _, err = run_cli("decide", str(path))
-    assert code == 2 and err.startswith(f"agentrender: {path}:2: not JSON: Expecting value at column")
+    assert code == 2 and err.startswith(f"agentrender: {path}:2:15: not valid JSON: Expecting value"), err
+    path.write_text('{"role": "assistant",\n  "content": [{"type": "text", "text": "x"},\n]}\n', encoding="utf-8")
+    code, _, err = run_cli("decide", str(path))
+    expected = f"agentrender: {path}:2:44: not valid JSON: a comma before the closing ']' on line 3, where no value"
+    assert code == 2 and err.startswith(expected), err
+    path.write_text('{"role": "assistant", "content": [{"type": "te', encoding="utf-8")
+    code, _, err = run_cli("decide", str(path))
+    assert code == 2 and err.startswith(f"agentrender: {path}:1: the line breaks off"), err
 
 
 # ---------------------------------------------------------------------------- as a user runs it

@@ -13,7 +13,7 @@ from typing import Any
 from agentrender import imports, samples
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._types import ModelResponse
-from agentrender.imports.detect import run_number
+from agentrender.imports.detect import not_json, run_number
 from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
 
@@ -207,8 +207,11 @@ def load_reply(name: str) -> ModelResponse:
         raise CliError(f"{name}:1: not UTF-8: {error.reason} at byte {error.start + 1}") from None
     try:
         wire = _loads(text)
-    except json.JSONDecodeError as error:
-        raise CliError(f"{name}:{error.lineno}: not JSON: {error.msg} at column {error.colno}") from None
+    except json.JSONDecodeError as error:  # said as a history's JSON is: FILE:LINE:COLUMN, a stray comma where it is
+        said = not_json(name, text, 1, len(data))
+        raise CliError(
+            str(said) if said else f"{name}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}"
+        ) from None
     except NestingError as error:
         raise CliError(f"{name}:1: reply: {decode_failure(error)}") from None
     if not isinstance(wire, dict):

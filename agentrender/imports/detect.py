@@ -26,7 +26,18 @@ from agentrender.imports.responses import from_responses_runs, looks_like_respon
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import binary_at, open_inflated
 
-__all__ = ["DOCS", "FORMATS", "SHOWN_RUNS", "Format", "history_format", "load", "load_runs", "run_number", "runs_said"]
+__all__ = [
+    "DOCS",
+    "FORMATS",
+    "SHOWN_RUNS",
+    "Format",
+    "history_format",
+    "load",
+    "load_runs",
+    "not_json",
+    "run_number",
+    "runs_said",
+]
 
 DOCS = "docs/guides/your-own-runs.md (https://agentrender.readthedocs.io/guides/your-own-runs/)"
 """Where the formats ``load`` reads are documented, as an error names it."""
@@ -191,11 +202,11 @@ def _unreadable(path: str) -> RunFileError | None:
         start = len(text) - len(text.lstrip())
         first, newline, _ = text[start:].partition("\n")
         line = first + newline
-        return _not_json(path, line, text.count("\n", 0, start) + 1, len(line.encode("utf-8")))
-    return _not_json(path, text, 1, len(data))
+        return not_json(path, line, text.count("\n", 0, start) + 1, len(line.encode("utf-8")))
+    return not_json(path, text, 1, len(data))
 
 
-def _not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
+def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
     """Why ``text``, from line ``line`` of the file on (``size`` bytes of it), is no JSON value: it breaks off, or
     breaks a rule of JSON at a line and column; ``None`` when it is one, or its error says nothing of where."""
     try:
