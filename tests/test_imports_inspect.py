@@ -1088,3 +1088,38 @@ def test_an_eval_log_without_the_zstandard_codec_names_the_extra(tmp_path: Path)
     )
     last = done.stderr.strip().splitlines()[-1]
     assert last.endswith("needs zipfile_zstd, which is not installed: pip install 'agentrender[inspect]'"), last
+
+
+REAL_JSON_LOG = (
+    ROOT
+    / "tests/fixtures/real/inspect/UKGovernmentBEIS-inspect_ai"
+    / "2024-11-05T13-31-45-05-00_input-task_8zXjbRzCWrL9GXiXo2vus9.json"
+)
+"""A real Inspect ``.json`` log, whose JSON is indented over lines."""
+
+
+@pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_json_log_of_broken_json_is_said_where_it_breaks(tmp_path: Path) -> None:
+    """A ``.json`` log with a stray comma is said at the comma's line and column, and one cut short as ending early at
+    its last line, by this package's reader and through Inspect's alike: Inspect's reader said 'FILE:1: not an Inspect
+    AI log Inspect can read: ValueError: trailing comma at line 134 column 15', this package's 'FILE:1: not JSON: JSON
+    is malformed: trailing comma in object (byte 6212)'."""
+    from agentrender.imports.inspect_log import read_log
+
+    lines = REAL_JSON_LOG.read_text("utf-8").split("\n")
+    at = next(i for i in range(1, len(lines)) if lines[i].strip() == "}" and lines[i - 1].rstrip()[-1:] not in ",{[")
+    lines[at - 1] += ","
+    comma, cut = tmp_path / "comma.json", tmp_path / "cut.json"
+    comma.write_text("\n".join(lines), "utf-8")
+    head = REAL_JSON_LOG.read_bytes()[:12_000]
+    cut.write_bytes(head)
+    column, last = len(lines[at - 1]), head.rstrip().count(b"\n") + 1  # the last line the log holds text on
+    expected = {
+        comma: f"{comma}:{at}:{column}: not valid JSON: a comma before the closing '}}' on line {at + 1}, where no",
+        cut: f"{cut}:{last}: the JSON document ends early",
+    }
+    for path, said in expected.items():
+        for read in (read_log, load):
+            with pytest.raises(RunFileError) as caught:
+                read(path)
+            assert str(caught.value).startswith(said), (read, str(caught.value))

@@ -13,7 +13,8 @@ from typing import Any
 from agentrender import imports, samples
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._types import ModelResponse
-from agentrender.imports.detect import not_json, run_number
+from agentrender.imports.conversation import not_json
+from agentrender.imports.detect import run_number
 from agentrender.runfile import Run, RunFileError, response_from_record
 from agentrender.views import Views
 

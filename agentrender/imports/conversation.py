@@ -23,6 +23,7 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
+import json
 import re
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -52,6 +53,7 @@ __all__ = [
     "loads",
     "model_call",
     "normalise_messages",
+    "not_json",
     "own_copy",
     "plain_blocks",
     "request_body",
@@ -175,6 +177,41 @@ def own_copy(value: Any, path: str) -> Any:
         return strict_loads(canonical(value))
     except (TypeError, ValueError, RecursionError) as error:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
+
+
+def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
+    """Why ``text``, from line ``line`` of the file on (``size`` bytes of it), is no JSON value: it breaks off, or
+    breaks a rule of JSON at a line and column; ``None`` when it is one, or its error says nothing of where."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        end = len(text.rstrip())
+        if error.pos >= end or error.msg.startswith("Unterminated string"):  # a string runs to the end, unclosed
+            if "\n" not in text[:end]:
+                ending = (
+                    "its JSON value not complete" if text.endswith("\n") else "no newline, its JSON value not complete"
+                )
+                return RunFileError(
+                    path,
+                    line,
+                    f"the line breaks off ({ending}): {size:,} bytes; a process killed while writing leaves this",
+                )
+            return RunFileError(
+                path, line + text.count("\n", 0, end), "the JSON document ends early: the file is cut short"
+            )
+        before = text[: error.pos].rstrip()
+        first = line - 1  # the line of the file before the text
+        if before.endswith(",") and text[error.pos] in "}]":  # the decoder points at the bracket: the comma is wrong
+            comma = len(before) - 1
+            at = text.count("\n", 0, comma) + 1
+            column = comma - text.rfind("\n", 0, comma)
+            closing = "" if at == error.lineno else f" on line {first + error.lineno}"
+            what = f"not valid JSON: a comma before the closing {text[error.pos]!r}{closing}, where no value follows it"
+            return RunFileError(path, first + at, what, column)
+        return RunFileError(path, first + error.lineno, f"not valid JSON: {error.msg}", error.colno)
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 class MadeTurns(ContentSequence[dict[str, Any]]):

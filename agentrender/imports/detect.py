@@ -20,6 +20,7 @@ from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._words import plural
 from agentrender.imports.anthropic import from_anthropic, from_anthropic_runs, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
+from agentrender.imports.conversation import not_json
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.imports.responses import from_responses_runs, looks_like_responses
@@ -34,7 +35,6 @@ __all__ = [
     "history_format",
     "load",
     "load_runs",
-    "not_json",
     "run_number",
     "runs_said",
 ]
@@ -204,41 +204,6 @@ def _unreadable(path: str) -> RunFileError | None:
         line = first + newline
         return not_json(path, line, text.count("\n", 0, start) + 1, len(line.encode("utf-8")))
     return not_json(path, text, 1, len(data))
-
-
-def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
-    """Why ``text``, from line ``line`` of the file on (``size`` bytes of it), is no JSON value: it breaks off, or
-    breaks a rule of JSON at a line and column; ``None`` when it is one, or its error says nothing of where."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as error:
-        end = len(text.rstrip())
-        if error.pos >= end or error.msg.startswith("Unterminated string"):  # a string runs to the end, unclosed
-            if "\n" not in text[:end]:
-                ending = (
-                    "its JSON value not complete" if text.endswith("\n") else "no newline, its JSON value not complete"
-                )
-                return RunFileError(
-                    path,
-                    line,
-                    f"the line breaks off ({ending}): {size:,} bytes; a process killed while writing leaves this",
-                )
-            return RunFileError(
-                path, line + text.count("\n", 0, end), "the JSON document ends early: the file is cut short"
-            )
-        before = text[: error.pos].rstrip()
-        first = line - 1  # the line of the file before the text
-        if before.endswith(",") and text[error.pos] in "}]":  # the decoder points at the bracket: the comma is wrong
-            comma = len(before) - 1
-            at = text.count("\n", 0, comma) + 1
-            column = comma - text.rfind("\n", 0, comma)
-            closing = "" if at == error.lineno else f" on line {first + error.lineno}"
-            what = f"not valid JSON: a comma before the closing {text[error.pos]!r}{closing}, where no value follows it"
-            return RunFileError(path, first + at, what, column)
-        return RunFileError(path, first + error.lineno, f"not valid JSON: {error.msg}", error.colno)
-    except (ValueError, RecursionError):
-        return None
-    return None
 
 
 def _describe(first: Any) -> str:

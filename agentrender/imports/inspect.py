@@ -48,7 +48,14 @@ import msgspec
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import limited, type_name
-from agentrender.imports.conversation import STOP_REASONS, Summariser, Where, conversation_run, normalise_messages
+from agentrender.imports.conversation import (
+    STOP_REASONS,
+    Summariser,
+    Where,
+    conversation_run,
+    normalise_messages,
+    not_json,
+)
 from agentrender.imports.inspect_log import (
     EvalSpec,
     Event,
@@ -245,7 +252,10 @@ def _check_inflation(path: str) -> None:
 
 
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
-    """The error for a log Inspect cannot read, naming the sample it fails on when that can be told."""
+    """The error for a log Inspect cannot read: where its JSON breaks (a ``.json`` log), else the sample it fails on
+    when that can be told."""
+    if not path.endswith(".eval") and (broken := _broken_json(path)) is not None:  # Inspect reads by the name
+        return broken
     loc, what = _first_error(error)
     if len(loc) > 2 and loc[0] == "samples" and isinstance(loc[1], int):
         # a JSON log is checked whole: the error's location gives the sample's position in it
@@ -262,6 +272,17 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
         except Exception as sample_error:  # the first sample that cannot be read is the one to name
             return _sample_where(path, summary.id, summary.epoch).error(f"cannot be read: {_reason(sample_error)}")
     return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
+
+
+def _broken_json(path: str) -> RunFileError | None:
+    """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``not_json``: the line and column,
+    a stray comma where it stands, a log cut short); ``None`` when it is JSON, or cannot be read again."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    return not_json(path, data.decode("utf-8", errors="replace"), 1, len(data))
 
 
 def _first_error(error: Exception) -> tuple[tuple[Any, ...], str]:

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from agentrender._extras import require
+from agentrender.imports.conversation import not_json
 from agentrender.runfile import RunFileError
 
 __all__ = ["EvalSpec", "Event", "Failure", "Limit", "Log", "NeedsInspect", "Sample", "Score", "logged", "read_log"]
@@ -257,7 +258,9 @@ def _decode(decoder: msgspec.json.Decoder[_T], text: bytes, path: str, member: s
     except msgspec.DecodeError as error:
         if b"NaN" in text or b"Infinity" in text:  # Inspect writes them; JSON has no such numbers
             raise NeedsInspect("NaN or Infinity in its JSON") from None
-        raise RunFileError(path, 1, f"{where}not JSON: {error}") from None
+        # a .json log's broken JSON is said where it breaks, as any file's (an .eval member's lines are not the file's)
+        broken = None if member else not_json(path, text.decode("utf-8", errors="replace"), 1, len(text))
+        raise (broken or RunFileError(path, 1, f"{where}not JSON: {error}")) from None
 
 
 def _field_path(message: str) -> str:
