@@ -217,9 +217,10 @@ def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answ
 def test_show_follow_prints_a_step_once_when_only_the_view_after_it_grows(tmp_path: Path) -> None:
     """A Claude Code reply of two parallel Bash calls whose results are written one record at a time: show --follow
     prints the step once answered, and not again when the second result only grows the view after it (nor when the
-    next reply's first record comes); a line that says something new of the step (its second call) is printed; the
-    last step the first output showed is not printed again unchanged. Before, the answered step was printed twice,
-    with the view's figures of each record, and step 26 again after the first output."""
+    next reply's first record comes); a line that says something new of the step (its second call) is printed, and says
+    that its reply called more; the last step the first output showed is not printed again unchanged. Before, the
+    answered step was printed twice, with the view's figures of each record, and step 26 again after the first
+    output."""
 
     def grow(writer: Writer, lines: list[str]) -> None:
         for record in lines[64:73]:  # step 27 (two parallel Bash calls, answered in two records), 28's reply
@@ -233,6 +234,10 @@ def test_show_follow_prints_a_step_once_when_only_the_view_after_it_grows(tmp_pa
     assert len(answered) == 1, "".join(seen)
     assert any(printed.startswith("step 27 · Bash (+ Bash) · waiting for its result") for printed in seen)
     assert len([printed for printed in seen if printed.startswith("step 28 · Bash · ok")]) == 1, "".join(seen)
+    # the line that names the reply's second call says why the step is printed again; the answer's line does not
+    [grew] = [printed for printed in seen if printed.startswith("step 27 · Bash (+ Bash) · waiting")]
+    assert grew.rstrip().endswith("(its reply called more: written after the line above)"), grew
+    assert "called more" not in answered[0], answered
 
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"

@@ -103,9 +103,11 @@ def follow(
                 ended, ended_steps = growth.run.end, len(growth.run.steps)  # the first output says it
                 printed = {}  # a file read again from its start: no line of before is one to correct
                 said = {}
+                named = {}
                 if views.steps and views.steps[-1].decision is not None:  # the first output said it too
                     last = views.steps[-1]
                     said = {last.index: decided(last)}
+                    named = {last.index: _parallel(views, last)}
                     if (shown := line(views, last)) is not None:  # its line says nothing new of it till it changes
                         printed = {last.index: shown.plain if says is None else says(views, last)}
                 first(growth.run, views)
@@ -132,6 +134,8 @@ def follow(
                         continue
                     was, now = said.get(step.index), decided(step)
                     printed[step.index] = key
+                    calls, named_before = _parallel(views, step), named.get(step.index)
+                    named[step.index] = calls
                     if step.decision is not None:  # a decision said (not one to come) that a later line may correct
                         said[step.index] = now
                     if (
@@ -143,6 +147,9 @@ def follow(
                         # a reply whose text was written before its tool call (Claude Code writes each block apart)
                         shown.append(f" (corrects {clean(was, one_line=True)} said before: ", style=MUTED)
                         shown.append("the rest of its reply was written after it)", style=MUTED)
+                    elif isinstance(shown, Text) and named_before is not None and len(calls) > len(named_before):
+                        # a reply of parallel tool uses whose next call was written after the line that named it
+                        shown.append(" (its reply called more: written after the line above)", style=MUTED)
                     console.print(shown)
             if end is not None and ended is None:
                 ended, ended_steps = end, len(growth.run.steps)
@@ -170,6 +177,13 @@ def _end_line(end: Mapping[str, Any], *, final: bool) -> Text:
         line.append(f" ({clean(reason, one_line=True)})")
     line.append("; if it goes on, the next line says so", style=MUTED)
     return line
+
+
+def _parallel(views: Views, step: Step) -> tuple[str, ...]:
+    """The tools the reply of ``step`` called in parallel as its line names them (``Run.parallel_tools``; ``()`` for
+    a reply of one call, or a run whose agent runs its first call alone)."""
+    run = views.run
+    return run.parallel_tools(step.index).get(step.index, ()) if run is not None and step.decision else ()
 
 
 def decided(step: Step) -> str:
