@@ -515,8 +515,7 @@ def kept_by_tool(tool: Any, others: Sequence[str], wanted: Collection[str]) -> b
 def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
     """``kept_by_tool`` of each row of a ``steps_frame``, by its ``tool`` and ``other_tools`` columns."""
     pandas = require("frame", "pandas")
-    others = [() if text is None or text is pandas.NA or not isinstance(text, str) else json.loads(text)
-              for text in frame["other_tools"]]  # fmt: skip
+    others = [json.loads(text) if isinstance(text, str) else () for text in frame["other_tools"]]  # a null: none
     kept = [kept_by_tool(tool, called, wanted) for tool, called in zip(frame["tool"], others, strict=True)]
     series: pd.Series = pandas.Series(kept, index=frame.index, dtype=bool)
     return series

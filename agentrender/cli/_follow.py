@@ -66,9 +66,10 @@ def follow(
     until = None if args.follow_for is None else time.monotonic() + args.follow_for
     views: Views | None = None
     waited = ""
-    printed: dict[int, str] = {}  # what each step's line last said of it (``says``): a growth that leaves it so prints
-    # it not
+    # what each step's line last said of it (``says``): a growth that leaves it so prints it not
+    printed: dict[int, str] = {}
     said: dict[int, str] = {}  # the decision each step was last printed with (``decided``)
+    named: dict[int, tuple[str, ...]] = {}  # the tools its reply called in parallel, as each step was last printed
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     ended_steps = 0  # how many steps the run had when it was said
     try:
@@ -209,8 +210,7 @@ def step_line(step: Step, views: Views | None = None) -> Text:
         line.append(" · no decision (yet)", style=MUTED)
         return line
     what = decided(step)
-    run = views.run if views is not None and decision.calls else None
-    if run is not None and (called := run.parallel_tools(step.index).get(step.index)):
+    if views is not None and decision.calls and (called := _parallel(views, step)):
         what = tools_said(called[0], called[1:])
     line.append(f" · {clean(what, one_line=True)}")
     if observation is None:
