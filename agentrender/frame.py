@@ -58,6 +58,7 @@ __all__ = [
     "arrow_schema",
     "kept_by_tool",
     "model_calls_frame",
+    "other_tools",
     "runs_frame",
     "source_id",
     "steps_frame",
@@ -512,11 +513,16 @@ def kept_by_tool(tool: Any, others: Sequence[str], wanted: Collection[str]) -> b
     return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(others).isdisjoint(wanted)
 
 
+def other_tools(frame: pd.DataFrame) -> list[list[str]]:
+    """The ``other_tools`` column of a ``steps_frame`` (or of rows of one) read back: each row's tools called beside
+    its decision's, as a list (empty for a null: a step that called one tool). The one reader of its JSON text."""
+    return [json.loads(text) if isinstance(text, str) else [] for text in frame["other_tools"]]
+
+
 def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
     """``kept_by_tool`` of each row of a ``steps_frame``, by its ``tool`` and ``other_tools`` columns."""
     pandas = require("frame", "pandas")
-    others = [json.loads(text) if isinstance(text, str) else () for text in frame["other_tools"]]  # a null: none
-    kept = [kept_by_tool(tool, called, wanted) for tool, called in zip(frame["tool"], others, strict=True)]
+    kept = [kept_by_tool(tool, called, wanted) for tool, called in zip(frame["tool"], other_tools(frame), strict=True)]
     series: pd.Series = pandas.Series(kept, index=frame.index, dtype=bool)
     return series
 

@@ -12,6 +12,7 @@ import pytest
 
 from agentrender import load_run, render, samples, write_run
 from agentrender.cli import build_parser
+from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
@@ -813,6 +814,9 @@ def test_steps_json_and_csv_name_the_tools_called_beside_the_decisions() -> None
     ]
     run = load(PARALLEL)
     assert run.parallel_tools() == {2: ("WebSearch", "Glob"), 3: ("Read", "WebFetch")}
+    frame = steps_frame(run)
+    assert other_tools(frame) == [[], [], ["Glob"], ["WebFetch"]]  # the column's one reader, which the CLI uses
+    assert other_tools(frame[2:3]) == [["Glob"]]  # of rows kept by a filter too
     sample = json.loads(run_cli("steps", "fix-failing-test", "--json")[1])
     assert samples.load("fix-failing-test").parallel_tools() == {}
     assert {row["other_tools"] for row in sample} == {None}

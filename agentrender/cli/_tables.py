@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import numbers
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -37,6 +36,7 @@ from agentrender.cli._term import (
     box,
     clean,
 )
+from agentrender.frame import other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, SizeSeries, Views
 
@@ -102,9 +102,9 @@ class StepsTable:
             {name: _plain(value) for name, value in zip(names, values, strict=True)}
             for values in self.frame.itertuples(index=False)
         ]
-        for row in rows:
+        for row, others in zip(rows, other_tools(self.frame), strict=True):
             if row["other_tools"] is not None:
-                row["other_tools"] = json.loads(row["other_tools"])
+                row["other_tools"] = others
         return rows
 
     def write_csv(self, out: IO[str]) -> None:
@@ -147,7 +147,8 @@ class StepsTable:
             "inherited",
         )
         read = [*columns, *(name for name in marks if name in self.frame)]
-        for values in self.frame[read].itertuples(index=False):
+        called = other_tools(self.frame)
+        for values, others in zip(self.frame[read].itertuples(index=False), called, strict=True):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
             if record.get("compaction") is not None:
@@ -169,8 +170,8 @@ class StepsTable:
             index = record["index"]
             if record["content_bytes"] is not None and index is not None and (media := self.media.get(int(index))):
                 record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
-            if (others := record.get("other_tools")) is not None:
-                record["tool"] = tools_said(str(record["tool"]), json.loads(others))
+            if others:
+                record["tool"] = tools_said(str(record["tool"]), others)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -282,9 +283,6 @@ def steps_rows(
     kind: Sequence[str] | None = None,
 ) -> StepsTable:
     """The steps table of ``run``: ``steps_frame`` under the run's options with the window settings given, filtered."""
-
-    from agentrender.frame import steps_frame, tools_kept
-
     overrides = {"recent_results": recent_results, "result_bytes": result_bytes}
     views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     frame = steps_frame(run, views=views)
@@ -311,8 +309,7 @@ def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[
             continue
         here = Counter(frame[name].astype("object").fillna("none"))
         if name == "tool":  # the steps that called a tool beside their decision's first
-            held = frame["other_tools"].notna()
-            pairs = zip(frame["tool"][held], frame["other_tools"][held].map(json.loads), strict=True)
+            pairs = zip(frame["tool"], other_tools(frame), strict=True)
             here.update(tool for first, others in pairs for tool in set(others) - {first})
         missed = [value for value in dict.fromkeys(values) if value not in here]
         if missed:
