@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import example, given, settings
@@ -246,6 +247,22 @@ def test_a_categorical_column_is_pandas_conversion_of_its_values(values: list[st
     got, expected = _array(pd, column, values), _by_pandas(column, values)
     assert list(got.categories) == list(expected.categories)
     assert got.codes.tolist() == expected.codes.tolist()
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    values=st.lists(
+        st.none() | st.sampled_from([pd.NA, 0, False, "", float("nan"), (), "None"]) | st.builds(np.zeros, st.just(2)),
+        max_size=6,
+    )
+)
+def test_a_column_of_no_value_is_one_of_nones_only(values: list[Any]) -> None:
+    """A column is taken for one of no value (its nulls made whole) exactly when each of its values is None, whatever
+    the others are: pandas' NA (whose equality is no boolean), a NumPy array (whose equality is an array), falsy
+    values."""
+    from agentrender.frame import _no_value
+
+    assert _no_value(values) is all(value is None for value in values)
 
 
 def test_every_real_fixtures_and_samples_frame_is_pandas_conversion_of_its_values() -> None:
