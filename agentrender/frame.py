@@ -572,10 +572,13 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "nudge": _nudges(shown["kind"], shown["type"]),
         "shown_bytes": shown["shown_bytes"],
         "hidden_bytes": shown["hidden_bytes"],
-        "call": list(map(last.get, indices)),
-        "calls": [counts.get(index, 0) for index in indices],
+        # a run with no model calls, or no reply of parallel tool uses (most runs), has none of a step to look up
+        "call": list(map(last.get, indices)) if last else [None] * len(indices),
+        "calls": [counts.get(index, 0) for index in indices] if counts else [0] * len(indices),
         "compaction": list(map(compacted.get, indices)),
-        "other_tools": [_json_or_null(others[1:]) if (others := called.get(index)) else None for index in indices],
+        "other_tools": [_json_or_null(others[1:]) if (others := called.get(index)) else None for index in indices]
+        if called
+        else [None] * len(indices),
     }
 
 
@@ -1127,17 +1130,21 @@ def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
 
 def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
-    if dtype in _NULLABLE and all(map(is_, values, repeat(None))):
+    if dtype in _NULLABLE and _no_value(values):
         # A column with no value at all (a run with no model calls, say): one null repeated,
         # rather than a list of nulls converted one by one.
         return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(len(values))
     if dtype == "category":
+        numpy = require("frame", "numpy")
         categories = _categories(column, values)
-        # Coding the values here is several times faster than letting Categorical factorize them
-        # (by dict.get: a dict's __getitem__, called through its slot wrapper, costs ten times as much).
-        code = {category: i for i, category in enumerate(categories)}
-        code[None] = -1
-        codes = require("frame", "numpy").fromiter(map(code.get, values), "int32", len(values))
+        if _no_value(values):  # no value at all (no model call's stop reason): every code a null's
+            codes = numpy.full(len(values), -1, "int32")
+        else:
+            # Coding the values here is several times faster than letting Categorical factorize them
+            # (by dict.get: a dict's __getitem__, called through its slot wrapper, costs ten times as much).
+            code = {category: i for i, category in enumerate(categories)}
+            code[None] = -1
+            codes = numpy.fromiter(map(code.get, values), "int32", len(values))
         # the labels are pandas' own text dtype ("str"), held by Python's strings (see TEXT_DTYPE)
         labels = pandas.Index(categories, dtype=pandas.StringDtype("python", na_value=float("nan")))
         return pandas.Categorical.from_codes(codes, categories=labels)
@@ -1146,6 +1153,11 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"expected an ISO 8601 timestamp, got {type_name(value)}")
         return _timestamps(pandas, values, dtype)
+    if dtype in _BOOLEANS and (one := _one_boolean(values)) is not None:
+        # A column of one boolean (a step rendered, held by the view, not inherited: most columns of a run), made whole.
+        numpy = require("frame", "numpy")
+        array = numpy.full(len(values), one, bool)
+        return pandas.arrays.BooleanArray(array, numpy.zeros(len(values), bool)) if dtype == "boolean" else array
     if dtype in _NUMBERS and values:
         # A whole column of integers (or of booleans) is one NumPy array, read in C; pandas.array would
         # look at each value in Python first. Any other column (a null, a value of another type: NumPy
@@ -1159,6 +1171,30 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
                 return pandas.arrays.BooleanArray(array, numpy.zeros(len(array), bool))
             return array
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
+
+
+def _no_value(values: list[Any]) -> bool:
+    """Whether each of ``values`` is ``None``: counted, each ``None`` found by identity (a twentieth of a look at each
+    value by ``operator.is_``), once the first is one (a column of values is known at its first)."""
+    if values and values[0] is not None:
+        return False
+    try:
+        return values.count(None) == len(values)
+    except (TypeError, ValueError):  # a value whose equality with None is no boolean (pandas' NA): it is a value
+        return False
+
+
+_BOOLEANS = frozenset({"bool", "boolean"})
+
+
+def _one_boolean(values: list[Any]) -> bool | None:
+    """The boolean each of ``values`` is, or ``None`` when they are not all one boolean (a number equal to one is
+    not: pandas refuses 1 in a column of nullable booleans). Looking each value up as that object costs half of what
+    NumPy's look at each value for its type does."""
+    first = values[0] if values else None
+    if (first is True or first is False) and all(map(is_, values, repeat(first))):
+        return first
+    return None
 
 
 _NUMBERS = {"int64": "int64", "Int64": "int64", "bool": "bool", "boolean": "bool"}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import example, given, settings
@@ -192,6 +196,101 @@ def test_a_column_of_a_steps_part_is_its_value_of_each_step(bodies: list[tuple[A
             for owner in owners
         ]
         assert _plain(frame, column.name) == expected, column.name
+
+
+def _by_pandas(column: Column, values: list[Any]) -> Any:
+    """A column of ``values`` as pandas itself converts them: the route every value took before the frame made a
+    column of one boolean, or of no value, whole."""
+    if column.dtype == "category":
+        from agentrender.frame import _categories
+
+        labels = pd.Index(_categories(column, values), dtype=pd.StringDtype("python", na_value=float("nan")))
+        return pd.Categorical(values, categories=labels)
+    return pd.array(values, dtype=column.dtype)
+
+
+_ONE_OR_MORE = st.lists(st.booleans(), min_size=1, max_size=6) | st.booleans().map(lambda b: [b] * 5)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    values=_ONE_OR_MORE
+    | st.lists(st.booleans() | st.none(), min_size=1, max_size=6)
+    | st.lists(st.sampled_from([1, 0, 1.0, pd.NA]), min_size=1, max_size=4).map(lambda rest: [True, *rest]),
+    nullable=st.booleans(),
+)
+def test_a_boolean_column_is_pandas_conversion_of_its_values(values: list[Any], nullable: bool) -> None:
+    """A boolean column, whose values all one boolean are made whole, holds what pandas makes of its values (or
+    refuses them alike): of one value, of both, with nulls, of numbers equal to a boolean, with pandas' NA."""
+    from agentrender.frame import _array
+
+    column = Column("b", "boolean" if nullable else "bool", "a test column", bool)
+    try:
+        expected: Any = pd.Series(_by_pandas(column, values)).tolist()
+    except (TypeError, ValueError) as error:
+        expected = type(error)
+    try:
+        got: Any = pd.Series(_array(pd, column, values)).tolist()
+    except (TypeError, ValueError) as error:
+        got = type(error)
+    assert got == expected
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(values=st.lists(st.none() | st.sampled_from(["ok", "error", "other", ""]), max_size=6))
+def test_a_categorical_column_is_pandas_conversion_of_its_values(values: list[str | None]) -> None:
+    """A categorical column, whose codes a column of no value makes whole, holds pandas' categorical of its values
+    with the column's categories (those it offers, then the others seen, sorted)."""
+    from agentrender.frame import _array
+
+    column = Column("c", "category", "a test column", str, categories=("ok", "error"))
+    got, expected = _array(pd, column, values), _by_pandas(column, values)
+    assert list(got.categories) == list(expected.categories)
+    assert got.codes.tolist() == expected.codes.tolist()
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    values=st.lists(
+        st.none() | st.sampled_from([pd.NA, 0, False, "", float("nan"), (), "None"]) | st.builds(np.zeros, st.just(2)),
+        max_size=6,
+    )
+)
+def test_a_column_of_no_value_is_one_of_nones_only(values: list[Any]) -> None:
+    """A column is taken for one of no value (its nulls made whole) exactly when each of its values is None, whatever
+    the others are: pandas' NA (whose equality is no boolean), a NumPy array (whose equality is an array), falsy
+    values."""
+    from agentrender.frame import _no_value
+
+    assert _no_value(values) is all(value is None for value in values)
+
+
+def test_every_real_fixtures_and_samples_frame_is_pandas_conversion_of_its_values() -> None:
+    """Over every run of every real fixture and sample, each boolean and categorical column of the steps frame holds
+    what pandas makes of the column's values, and the model calls and parallel tools are those of each step: the
+    columns made whole (no model calls, no parallel tools, one boolean, no value) are the same values."""
+    from agentrender import imports, samples
+    from agentrender.frame import _step_lists
+    from agentrender.runfile import RunFileError
+    from tests._support import real
+
+    runs = [samples.load(name) for name in samples.names()]
+    for entry in real.entries():
+        with contextlib.suppress(RunFileError):  # a hand-written fixture made to be refused
+            runs += imports.load_runs(real.REAL / entry["path"])
+    assert len(runs) > 30, "the real fixtures and samples are found"
+    for run in runs:
+        frame = steps_frame(run)
+        lists = _step_lists(run, Views(run).at(None))
+        for column in STEP_COLUMNS:
+            if column.dtype in ("bool", "boolean", "category"):
+                expected = pd.Series(_by_pandas(column, lists[column.name]), name=column.name)
+                assert frame[column.name].equals(expected), (run.run_id, column.name)  # dtype, categories and values
+        calls = Counter(call.step for call in run.model_calls)
+        assert frame["model_calls"].tolist() == [calls[step.index] for step in run.steps], run.run_id
+        parallel = run.parallel_tools()
+        others = [json.dumps(parallel[s.index][1:]) if parallel.get(s.index) else None for s in run.steps]
+        assert [None if o is None else json.dumps(json.loads(o)) for o in _plain(frame, "other_tools")] == others
 
 
 def test_every_column_says_what_it_means() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from agentrender import (
     ModelResponse,
     Observation,
     Run,
+    RunFileError,
     Step,
     StepInput,
     load_run,
@@ -525,6 +527,40 @@ def test_result_columns_of_runs_of_every_shape(tmp_path: Path) -> None:
             assert view.result_columns(start, stop) == rendered_columns(view, start, stop), (name, start, stop)
         seen.update(kind for kind in view.result_columns()["kind"] if kind is not None)
     assert seen == set(RESULT_KINDS), "every kind of result block is compared"
+
+
+def _real_and_sample_runs() -> Iterator[tuple[str, Any]]:
+    """Every run of every real fixture the package reads (``imports.load_runs``), and every bundled sample."""
+    from agentrender import imports
+    from tests._support import real
+
+    for entry in real.entries():
+        try:
+            runs = imports.load_runs(real.REAL / entry["path"])
+        except RunFileError:
+            continue  # a hand-written fixture made to be refused
+        for number, run in enumerate(runs):
+            yield f"{entry['path']} run {number}", run
+    for name in samples.names():
+        yield f"sample {name}", samples.load(name)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_result_columns_of_every_real_fixture_and_sample() -> None:
+    """View.result_columns, whose common rows (a call's result or summary shown as it is) are read without the
+    contract's table, is the rendered result blocks' facts over every run of every real fixture and sample: as sent,
+    under the contract's window and cap through the run's hooks, and under the contract's own turns (no hooks), with
+    caps that cut and summarise results."""
+    compared = 0
+    for name, run in _real_and_sample_runs():
+        for window, cap in ((2, 40), (4, 3000), (NO_WINDOW, render.RESULT_BYTES)):
+            contract = run.options(recent_results=window, result_bytes=cap)
+            own = replace(contract, tool_use_id=None, assistant=None, observation=None)
+            for options in (run.options(), contract, own):
+                view = Views(run, options).at(None)
+                assert view.result_columns() == rendered_columns(view), (name, window, cap)
+            compared += 1
+    assert compared > 30, "the real fixtures and samples are found"
 
 
 def test_hook_blocks_are_marked_as_the_hooks() -> None:

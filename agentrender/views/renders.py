@@ -245,7 +245,31 @@ class StepRenders(render.Turns):
         result_bytes, parts, kinds = options.result_bytes, render.observation_parts, KIND_OF_USER_RULE
         columns: dict[str, list[Any]] = {"kind": [], "type": [], "shown_bytes": [], "hidden_bytes": []}
         add_kind, add_type, add_shown, add_hidden = (column.append for column in columns.values())
+        as_it_is = kinds["full" if full else "summary"]  # a result or its summary shown as it is
         for step in self.rendered[start:stop]:
+            decision, observation = step.decision, step.observation
+            if (
+                decision is not None
+                and observation is not None
+                and decision.kind == "tool_call"
+                and decision.tool
+                and observation.status not in _NO_RESULT
+            ):
+                # The table's last rows (render.result_and_rule): a call's result in full, or its summary, which
+                # a text within the cap whatever its characters (4 bytes a character at most) shows as it is. Most
+                # steps of a long run are one of these: read here, without the table's three calls a step.
+                text = observation.content if full else observation.summary
+                if (full or text) and len(text) * 4 <= result_bytes:
+                    shown = len(text) if text.isascii() else utf8_bytes(text)
+                    add_kind(as_it_is)
+                    add_type("tool_result")
+                    add_shown(shown)
+                    if full:
+                        add_hidden(0)
+                    else:  # a summary hides the whole content
+                        content = observation.content
+                        add_hidden(len(content) if content.isascii() else utf8_bytes(content))
+                    continue
             block_type, text, rule = parts(step, full, result_bytes)
             kind = kinds[rule]
             shown = len(text) if text.isascii() else utf8_bytes(text)
@@ -352,6 +376,10 @@ def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook
         return BlockFact(kind="tool_use", block=block, rule=rule)
     return BlockFact(kind=KIND_OF_ASSISTANT_RULE[rule], block=block, rule=rule, shown_bytes=utf8_bytes(block.text))
 
+
+_NO_RESULT = frozenset({"interrupted", "invalid_decision"})
+"""The statuses of an observation whose call ``render.observation_parts`` answers with no result: the re-request, or
+the invalid-decision nudge."""
 
 _PART_SHOWN = frozenset({"summary", "cut"})
 """The kinds of block that show a step's result in part (``_hidden_bytes``): a summary, or the result cut."""
