@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,14 @@ from agentrender.runfile import RunWriter, check_record, json_schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
 from agentrender.runfile.read import Loader
-from agentrender.runfile.schema import CheckedCallRecord, ModelCallRecord, StepRecord, quick_record, untimely
+from agentrender.runfile.schema import (
+    CheckedCallRecord,
+    ModelCallRecord,
+    StepRecord,
+    quick_record,
+    step_of,
+    untimely,
+)
 from tests._support import runschema
 from tests._support.examples import examples
 
@@ -481,3 +489,61 @@ def test_a_step_recorded_again_holds_what_it_repeats_once_and_only_what_is_the_s
             for record in records[2::2]
         ]
     )
+
+
+def test_a_runs_kinds_tools_and_statuses_are_held_once_each_and_read_as_written(tmp_path: Path) -> None:
+    """The kind, tool and status repeated on every step of a run read in batches are one string each, shared by its
+    steps and its step records, and every one reads as its line wrote it: an unknown kind or status verbatim, a tool
+    or a status left out as left out."""
+    kinds, tools, statuses = ["tool_call", "mine", "tool_call"], ["read_file", "Bash", ""], ["ok", "odd", None]
+    records: list[dict[str, Any]] = [HEADER]
+    for index in range(30):
+        decision = {"kind": kinds[index % 3], "tool": tools[index % 3]}
+        if index % 5 == 4:
+            del decision["tool"]
+        observation = {"content": "x"} if statuses[index % 3] is None else {"status": statuses[index % 3]}
+        records.append({"type": "step", "index": index, "decision": decision, "observation": observation})
+    path = tmp_path / "shared.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    run = load_run(path)
+    assert [dict(record) for record in run.records] == records
+    assert list(run.steps) == [step_of(msgspec.convert(record, StepRecord)) for record in records[1:]]
+    steps = list(zip(run.steps, records[1:], strict=True))
+    for part, name in (("decision", "kind"), ("decision", "tool"), ("observation", "status")):
+        read = [getattr(getattr(step, part), name) for step, record in steps if name in record[part]]
+        assert read == [record[part][name] for _, record in steps if name in record[part]]
+        assert len({id(text) for text in read}) == len(set(read)) > 1  # one string for each text
+    assert all(run.steps[index].decision.kind is run.step_records.held(index).decision.kind for index in range(30))
+
+
+def test_a_step_recorded_again_holds_the_time_it_repeats_once(tmp_path: Path) -> None:
+    """A step recorded when decided and again when answered, both records saying when it started, holds that text
+    once; a time written otherwise the second time (another offset, or none) is kept as written, and every record
+    writes back as its line."""
+
+    def timed(index: int, args: Any, started: str | None, answer: dict[str, Any] | None = None) -> dict[str, Any]:
+        record = _decided(index, args, answer)  # its fields in a step record's order, as a run gives them back
+        return {"type": "step", "index": index, "started_at": started, **record}
+
+    records = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "again", "goal": "g"},
+        timed(0, {"path": "a.py"}, "2026-01-05T09:00:00Z"),
+        timed(0, {"path": "a.py"}, "2026-01-05T09:00:00Z", ANSWER),
+        timed(1, 2, "2026-01-05T09:00:01Z"),
+        timed(1, 3, "2026-01-05T09:00:01Z", ANSWER),  # another decision, the same start
+        timed(2, 2, "2026-01-05T10:00:02+01:00"),
+        timed(2, 2, "2026-01-05T09:00:02Z", ANSWER),  # the same moment, written otherwise
+        timed(3, 2, "2026-01-05T09:00:03Z"),
+        timed(3, 2, None, ANSWER),
+    ]
+    path = tmp_path / "again.jsonl"
+    lines = [json.dumps(record) for record in records]
+    path.write_text("".join(line + "\n" for line in lines))
+    run = load_run(path)
+    assert [json.dumps(dict(record)) for record in run.records] == lines
+    assert run.step_field("started_at", range(4)) == [records[at]["started_at"] for at in (2, 4, 6, 8)]
+    loader = Loader(str(path))
+    loader.read(path.read_bytes().splitlines(keepends=True))
+    held = loader.records
+    shared = [held[at].started_at is held[at + 1].started_at for at in range(1, len(records), 2)]
+    assert shared == [True, True, False, False]
