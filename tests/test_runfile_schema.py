@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,14 +20,7 @@ from agentrender.runfile import RunWriter, check_record, json_schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
 from agentrender.runfile.read import Loader
-from agentrender.runfile.schema import (
-    CheckedCallRecord,
-    ModelCallRecord,
-    StepRecord,
-    quick_record,
-    step_of,
-    untimely,
-)
+from agentrender.runfile.schema import CheckedCallRecord, ModelCallRecord, StepRecord, quick_record, untimely
 from tests._support import runschema
 from tests._support.examples import examples
 
@@ -489,31 +481,6 @@ def test_a_step_recorded_again_holds_what_it_repeats_once_and_only_what_is_the_s
             for record in records[2::2]
         ]
     )
-
-
-def test_a_runs_kinds_tools_and_statuses_are_held_once_each_and_read_as_written(tmp_path: Path) -> None:
-    """The kind, tool and status repeated on every step of a run read in batches are one string each, shared by its
-    steps and its step records, and every one reads as its line wrote it: an unknown kind or status verbatim, a tool
-    or a status left out as left out."""
-    kinds, tools, statuses = ["tool_call", "mine", "tool_call"], ["read_file", "Bash", ""], ["ok", "odd", None]
-    records: list[dict[str, Any]] = [HEADER]
-    for index in range(30):
-        decision = {"kind": kinds[index % 3], "tool": tools[index % 3]}
-        if index % 5 == 4:
-            del decision["tool"]
-        observation = {"content": "x"} if statuses[index % 3] is None else {"status": statuses[index % 3]}
-        records.append({"type": "step", "index": index, "decision": decision, "observation": observation})
-    path = tmp_path / "shared.jsonl"
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
-    run = load_run(path)
-    assert [dict(record) for record in run.records] == records
-    assert list(run.steps) == [step_of(msgspec.convert(record, StepRecord)) for record in records[1:]]
-    steps = list(zip(run.steps, records[1:], strict=True))
-    for part, name in (("decision", "kind"), ("decision", "tool"), ("observation", "status")):
-        read = [getattr(getattr(step, part), name) for step, record in steps if name in record[part]]
-        assert read == [record[part][name] for _, record in steps if name in record[part]]
-        assert len({id(text) for text in read}) == len(set(read)) > 1  # one string for each text
-    assert all(run.steps[index].decision.kind is run.step_records.held(index).decision.kind for index in range(30))
 
 
 def test_a_step_recorded_again_holds_the_time_it_repeats_once(tmp_path: Path) -> None:

@@ -53,7 +53,6 @@ from agentrender.runfile.schema import (
     quick_record,
     quick_records,
     read_record,
-    share_texts,
     step_again,
     step_of,
     untimely,
@@ -261,8 +260,6 @@ class Loader:
         self.timed: list[StepRecord] = []
         """The steps read quickly whose timestamps are not checked yet (``check_times``), and their lines."""
         self.timed_lines = array("q")
-        self.texts: dict[str, str] = {}
-        """The kinds, tools and statuses of the steps read in batches so far, each held once (``share_texts``)."""
         self.touched: list[int] = []
         """The index of each step record loaded since the caller last cleared this (a follower does)."""
 
@@ -325,7 +322,6 @@ class Loader:
         typed = quick_records(batch) if self.header is not None and len(batch) > 1 else None
         if typed is not None:
             steps = [record for record in typed if type(record) is StepRecord]
-            share_texts(steps, self.texts)
             if len(steps) == len(batch) and self.new_steps(steps):
                 batch.clear()
                 return

@@ -23,7 +23,6 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
-from msgspec.structs import force_setattr
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
 from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
@@ -61,7 +60,6 @@ __all__ = [
     "quick_record",
     "quick_records",
     "read_record",
-    "share_texts",
     "step_again",
     "step_of",
     "untimely",
@@ -775,33 +773,6 @@ def _not_times(texts: list[str]) -> list[int]:
             if moment.year in (1, 9999):
                 written[at] = None
     return [at for at, text in enumerate(texts) if text != written[at] and not is_timestamp(text)]
-
-
-SHARED_TEXTS = 1024
-"""The most distinct texts ``share_texts`` keeps for one read: a run's kinds, statuses and tool names are a handful."""
-
-
-def share_texts(records: Sequence[StepRecord], texts: dict[str, str]) -> None:
-    """Make the decisions' ``kind`` and ``tool`` and the observations' ``status`` of ``records``, step records fresh
-    from the decoder, the equal texts of ``texts`` (of earlier steps of the same read), adding those it has not seen.
-
-    A handful of values repeated on every step, each decoded into a string of its own: held once, a run of
-    200-byte results keeps about 166 of its 1,545 bytes a step less (``bench/README.md``). The records are set in
-    place (``msgspec.structs.force_setattr``), as nothing but the reader holds them yet; their values stay equal.
-    A read that has met ``SHARED_TEXTS`` such texts shares no more. Each field is set over every record by ``map``,
-    with no Python code a record: a loop's calls cost half as much again.
-    """
-    if len(texts) >= SHARED_TEXTS:
-        return
-    decisions = list(filter(None, map(_DECISION, records)))  # UNSET and None are false
-    observations = list(filter(None, map(_OBSERVATION, records)))
-    for name, parts in (("kind", decisions), ("tool", decisions), ("status", observations)):
-        values = list(map(attrgetter(name), parts))  # a tool or a status left out is UNSET, which stays itself
-        for _ in map(force_setattr, parts, repeat(name), map(texts.setdefault, values, values)):
-            pass
-
-
-_DECISION, _OBSERVATION = attrgetter("decision"), attrgetter("observation")
 
 
 def step_of(typed: StepRecord) -> Step:
