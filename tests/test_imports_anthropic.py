@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, ModelResponse, load_run, render, write_run
 from agentrender._api_rules import message_problems
-from agentrender._json import MAX_DEPTH
+from agentrender._json import MAX_DEPTH, decode_failure
 from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
+from agentrender.imports.anthropic import read_json_values
+from agentrender.imports.conversation import loads
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
 from tests._support import hostile_files
@@ -647,3 +649,49 @@ def test_a_body_file_with_a_result_that_is_not_utf8_is_refused_naming_the_byte(t
     path.write_bytes(path.read_bytes().replace(b'"x = 1"', b'"x = \xff"'))
     with pytest.raises(RunFileError, match=r"not UTF-8 text \(invalid start byte at byte \d+\)"):
         from_anthropic(path)
+
+
+ODD_LINES = [
+    b'{"a": 1}',
+    '{"a": "é", "b": [1.5, null, true]}'.encode(),
+    b'{"a": "\\u00e9"}',
+    b'{"a": "\\ud800"}',  # a lone surrogate escaped: msgspec refuses it, json reads it
+    b'{"a": NaN}',
+    b'{"a": 1e400}',
+    b'{"a": 1} x',
+    b'{"a": 1}{"b": 2}',
+    b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1),
+    b'{"a": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}",
+    b'{"a": "' + b"[" * (2 * MAX_DEPTH) + b'"}',  # brackets in a text: no nesting
+    b'{"a": 1',
+]
+
+
+@pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
+def test_a_json_line_is_read_from_its_bytes_as_its_text_reads(tmp_path: Path, line: bytes) -> None:
+    """A line of a JSON Lines file (a call log's, a Codex rollout's), decoded from its bytes, gives the value reading
+    its text with ``loads`` gives, or the error that reading words, at its line."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"first": true}\n' + line + b"\n")
+    try:
+        expected: tuple[str, Any] = ("value", loads((line + b"\n").decode("utf-8")))
+    except ValueError as error:
+        expected = ("error", f"{path}:2: {decode_failure(error)}")
+    try:
+        got: tuple[str, Any] = ("value", read_json_values(str(path), [])[1][1])
+    except RunFileError as error:
+        got = ("error", str(error))
+    assert repr(got) == repr(expected)
+
+
+def test_a_json_lines_byte_order_mark_bytes_not_utf8_and_cut_last_line_are_read_as_before(tmp_path: Path) -> None:
+    """A byte order mark before the first line is left out, a line that is not UTF-8 is refused naming its byte, and a
+    last line cut short is left out with a warning, when the lines are decoded from their bytes as when from text."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"b": 2}\n{"c": ')
+    notes: list[Any] = []
+    assert read_json_values(str(path), notes) == [(1, {"a": 1}), (2, {"b": 2})]
+    assert [(note.line, note.text.split(" (")[0]) for note in notes] == [(3, "the last line is cut short")]
+    path.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
+    with pytest.raises(RunFileError, match=r"log\.jsonl:2: not UTF-8 text \(invalid start byte at byte 7\)"):
+        read_json_values(str(path), [])

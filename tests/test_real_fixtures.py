@@ -11,6 +11,7 @@ import pytest
 
 from agentrender import RunFileError, imports, write_run
 from agentrender.cli._check import check
+from agentrender.runfile import read_records
 from agentrender.views import Views
 from tests._support import real, runschema
 
@@ -171,16 +172,21 @@ def reply_mark(response: Any) -> bytes:
     return json.dumps(last.text[:40], ensure_ascii=False)[1:-1].encode()
 
 
+def loaded_runs(entry: dict[str, Any]) -> list[Any]:
+    """The runs ``imports.load_runs`` reads from a fixture; a hand-written one it refuses is skipped (its own test
+    says it is refused clearly)."""
+    try:
+        return imports.load_runs(REAL / entry["path"])
+    except RunFileError:
+        pytest.skip("a hand-written fixture the importer refuses, as its own test says")
+
+
 @pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
 def test_each_model_call_is_at_the_line_of_its_file_that_holds_its_reply(entry):
     """Each model call's ``line`` (what ``decide`` and ``check`` point a user to) is a line of the file its run was
     read from that holds the reply (its id, or of a reply with none its last block), or 0 for a file of no lines (an
     Inspect log): never the line of a run file the user never saw."""
-    path = REAL / entry["path"]
-    try:
-        runs = imports.load_runs(path)
-    except RunFileError:
-        pytest.skip("a hand-written fixture the importer refuses, as its own test says")
+    runs = loaded_runs(entry)
     for run in runs:
         lines = Path(run.path).read_bytes().split(b"\n")
         for call in run.model_calls:
@@ -197,16 +203,30 @@ def test_every_line_of_a_real_file_written_as_a_run_file_is_valid_under_the_sche
     """Every run of every real file, written as a run file, is valid under ``agentrender schema`` line by line (its
     blocks and replies as the Messages API has them), but for the unknown fields its source held, which the run keeps
     and the loader names."""
-    path = REAL / entry["path"]
-    try:
-        runs = imports.load_runs(path)
-    except RunFileError:
-        pytest.skip("a hand-written fixture the importer refuses, as its own test says")
+    runs = loaded_runs(entry)
     check = runschema.validator()
     for position, run in enumerate(runs):
         written = tmp_path / f"{position}.jsonl"
         write_run(run, written)
         assert runschema.schema_errors(written, check) == []
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=ids(MANIFEST))
+def test_the_model_calls_of_every_real_file_load_together_as_each_read_on_its_own(entry):
+    """Every run's model calls, handed over as an importer hands them (their replies checked: ``read_records``
+    loads them together, in one conversion), load as each record checked on its own loads: the same calls at the
+    same lines, the same warnings."""
+    runs = loaded_runs(entry)
+    for run in runs:
+        ends = [run.end] if run.end is not None else []
+        header = {key: value for key, value in run.header.items() if key != "compactions"}  # of steps not given here
+        records = [header, *(call.record for call in run.model_calls), *ends]
+        lines = [1, *(call.line for call in run.model_calls), *[0] * len(ends)]
+        together = read_records(records, path=run.path, lines=lines, blocks_checked=True, replies_checked=True)
+        alone = read_records(records, path=run.path, lines=lines, blocks_checked=True)
+        assert together.model_calls == alone.model_calls
+        assert len(together.model_calls) == len(run.model_calls), run.run_id
+        assert together.warnings == alone.warnings
 
 
 FINISHED = [entry for entry in MANIFEST if entry.get("ran_to_end")]

@@ -511,3 +511,69 @@ def test_a_model_call_read_quickly_loads_as_its_record_read_on_its_own(replies: 
             slow.usage,
         )
         assert quick.response == slow.response
+
+
+_COUNTS = st.sampled_from([0, 3, -1, 2**53 - 1, 2**53, 1.5, "7", None, True])
+
+
+def _seldom(usual: st.SearchStrategy[Any], odd: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``usual``, and one time in eight ``odd``."""
+    return st.integers(0, 7).flatmap(lambda n: odd if n == 0 else usual)
+
+
+@st.composite
+def _imported_calls(draw: st.DrawFn) -> dict[str, Any]:
+    """A model call record as an importer hands it over, its reply a right one: its step, latency, request key and
+    token counts of every kind, most of them right, and now and then a field no model call has."""
+    counts = st.dictionaries(
+        st.sampled_from(["input_tokens", "output_tokens", "x"]), _seldom(st.integers(0, 9), _COUNTS)
+    )
+    reply: dict[str, Any] = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}
+    usage = draw(st.one_of(st.none(), counts))
+    if usage is not None or draw(st.booleans()):
+        reply["usage"] = usage
+    step = draw(_seldom(st.integers(0, 2), st.sampled_from([-1, "0", 2**60])))
+    record: dict[str, Any] = {"type": "model_call", "step": step, "response": reply}
+    for name, values in (
+        ("latency_ms", _seldom(st.sampled_from([None, 5, 2.5, 2**53 - 1]), st.sampled_from([2**60, -(2**60), "5"]))),
+        ("request_key", _seldom(st.sampled_from([None, "k"]), st.just(3))),
+    ):
+        if draw(st.booleans()):
+            record[name] = draw(values)
+    if draw(st.integers(0, 7)) == 0:
+        record["odd"] = 1  # a field no model call has
+    return record
+
+
+@FAST
+@given(
+    st.lists(
+        _seldom(
+            _imported_calls(),
+            st.sampled_from([{"type": "end", "status": "done"}, {"type": "note"}, {"type": "run", "run_id": "again"}]),
+        ),
+        max_size=8,
+    ),
+    _seldom(st.just(True), st.just(False)),
+)
+def test_an_importers_model_calls_load_together_as_each_read_on_its_own(records: list[Any], header: bool) -> None:
+    """An importer's model calls whose replies it checked (``read_records(replies_checked=True)``) are loaded together
+    in one conversion; what it gives is what loading each record on its own gives: the same error, or the same
+    calls, records and warnings (in the same words, at the same lines)."""
+    if header:
+        records = [{"type": "run", "format": "agentrender.run/1", "run_id": "r"}, *records]
+    lines = [10 * position + 7 for position in range(len(records))]
+    try:
+        one_by_one = read_records(records, path="x.jsonl", lines=lines)
+    except RunFileError as error:
+        with pytest.raises(RunFileError) as together:
+            read_records(records, path="x.jsonl", lines=lines, replies_checked=True)
+        assert (together.value.line, str(together.value)) == (error.line, str(error))
+        return
+    read = read_records(records, path="x.jsonl", lines=lines, replies_checked=True)
+    assert list(read.records) == list(one_by_one.records) == records
+    assert read.model_calls == one_by_one.model_calls
+    assert [(call.line, call.stop_reason, call.usage) for call in read.model_calls] == [
+        (call.line, call.stop_reason, call.usage) for call in one_by_one.model_calls
+    ]
+    assert read.warnings == one_by_one.warnings

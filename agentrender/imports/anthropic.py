@@ -51,7 +51,7 @@ from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import system_text
-from agentrender._json import decode_failure, strict_loads, type_name
+from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural
 from agentrender.imports.conversation import (
@@ -278,11 +278,19 @@ def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
     return list(json_values(path, notes))
 
 
+_LINE = msgspec.json.Decoder()
+"""A JSON line's value, decoded from its bytes (``json_values``)."""
+
+
 def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]:
     """``read_json_values`` one value at a time: a ``.jsonl`` or ``.jsonl.gz`` file is read a line at a time.
 
     A file of JSON lines is never held whole, as text or as values: what the caller keeps of
     each value is all an import of a large log holds (``bench/bench_memory.py``).
+
+    Each line is decoded from its bytes by msgspec, which checks the UTF-8 as it decodes; a line it refuses (not
+    UTF-8, a byte order mark, JSON it does not take) is decoded as text and read by ``loads``, which reads it or
+    words what is wrong exactly as it did every line: 0.7-0.8 of the time a Codex rollout's lines took as text.
     """
     if not path.endswith((".jsonl", ".jsonl.gz")):
         yield from _document_values(path, notes)
@@ -305,12 +313,20 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
                     ended = number + 1
                     continue
                 ended = number + data.endswith(b"\n")
+                text = None
                 try:
-                    text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    raise RunFileError(path, number, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+                    value = _LINE.decode(data)  # from the bytes, in C, the UTF-8 checked as it decodes
+                except (msgspec.DecodeError, RecursionError):  # read as text, which reads it or words what is wrong
+                    try:
+                        text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
+                    except UnicodeDecodeError as error:
+                        said = f"not UTF-8 text ({error.reason} at byte {error.start})"
+                        raise RunFileError(path, number, said) from None
                 try:
-                    value = loads(text)
+                    if text is not None:
+                        value = loads(text)
+                    elif data.count(b"[") + data.count(b"{") > MAX_DEPTH:
+                        check_depth(data.decode("utf-8"))  # as loads measures its text
                 except ValueError as error:
                     if not data.endswith(b"\n") and found:
                         # a log cut short while its last call was written: the calls before it stand

@@ -56,9 +56,11 @@ __all__ = [
     "is_timestamp",
     "json_schema",
     "load_typed",
+    "model_call_structs",
     "parse_timestamp",
     "quick_record",
     "quick_records",
+    "quiet_call",
     "read_record",
     "step_again",
     "step_of",
@@ -399,6 +401,32 @@ def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
                     f"model_call.response.usage.{name} {_shown(value)} is not a count (an integer from 0 to "
                     "2**53 - 1); kept in the record, read as null in the frames"
                 )
+
+
+def quiet_call(latency: Any, usage: Any) -> bool:
+    """Whether ``doubts`` has nothing to say of a checked model call record of ``latency`` (its ``latency_ms``) and
+    ``usage`` (its reply's): a test in a few comparisons, for a reader of many records, which reads the others
+    through ``doubts`` to word what it finds."""
+    if latency is not None and not is_milliseconds(latency):
+        return False
+    if usage is None:
+        return True
+    if type(usage) is not dict:
+        return False
+    for name in USAGE_COUNTS:
+        value = usage.get(name)
+        if value is not None and not is_count(value):
+            return False
+    return True
+
+
+def model_call_structs(records: list[dict[str, Any]]) -> list[ModelCallRecord] | None:
+    """The struct of each of ``records`` (``model_call`` records), converted together in one pass in C; ``None`` when
+    one of them holds an unknown field or one of the wrong shape, which ``read_record`` reads and words."""
+    try:
+        return msgspec.convert(records, list[ModelCallRecord], strict=True)
+    except (msgspec.ValidationError, UnicodeEncodeError):
+        return None
 
 
 # --- checking a record: the structs in one pass, and a slower pass that words what they refused
