@@ -716,17 +716,8 @@ def _admitted(typed: StepRecord | ModelCallRecord, line: bytes) -> StepRecord | 
         return None
     assert isinstance(typed, ModelCallRecord)  # a step or a model call (a CheckedCallRecord too)
     reply = typed.response
-    latency, usage = typed.latency_ms, reply.usage if isinstance(reply, CheckedReply) else reply.get("usage")
-    if latency is not None and not is_milliseconds(latency):
-        return None
-    if usage is not None:
-        if type(usage) is not dict:
-            return None
-        for name in USAGE_COUNTS:
-            count = usage.get(name, 0)
-            if type(count) is not int or not 0 <= count <= MAX_COUNT:
-                return None
-    return typed
+    usage = reply.usage if isinstance(reply, CheckedReply) else reply.get("usage")
+    return typed if quiet_call(typed.latency_ms, usage) else None
 
 
 def _step_too_deep(typed: StepRecord, line: bytes) -> bool:
