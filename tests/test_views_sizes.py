@@ -1,0 +1,78 @@
+"""Views.sizes() takes its quick routes only where they give the general route's figures, to the byte.
+
+A series of views that share one opening, restart from no compaction and carry no cache breakpoint is worked out
+in one loop of arithmetic on the steps' sizes; the contract's own turns are counted from their parts, none of them
+made. A breakpoints hook that places none, or an opening given as a hook, sends the same views through the general
+route, and an observation hook that falls back on every step makes every turn be rendered and measured: each
+series must be the same, over generated runs and over the steps of every real public fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentrender import RunFileError, Step, StepInput, render
+from agentrender.imports import load_runs
+from agentrender.views import NO_WINDOW, Views
+from tests._support import real
+from tests._support.steps import make_steps, step_bodies
+
+OPENING = "Fix the failing test."
+
+
+def routes(steps: list[Step] | tuple[Step, ...], recent_results: int, result_bytes: int) -> list[Any]:
+    """The size series of ``steps`` by each route: the quick one, the general one (a breakpoints hook placing
+    none; an opening given as a hook) and with every turn rendered and measured (an observation hook that falls
+    back)."""
+    step_input = StepInput(steps=tuple(steps))
+    options = render.Options(opening=OPENING, recent_results=recent_results, result_bytes=result_bytes)
+
+    def placing_none(_: StepInput) -> list[render.Breakpoint]:
+        return []
+
+    def opening(_: StepInput) -> str:
+        return OPENING
+
+    def falling_back(_step: Step, _id: str, _full: bool) -> None:
+        return None
+
+    variants = (
+        options,
+        render.Options(
+            opening=OPENING, recent_results=recent_results, result_bytes=result_bytes, breakpoints=placing_none
+        ),
+        render.Options(opening=opening, recent_results=recent_results, result_bytes=result_bytes),
+        render.Options(
+            opening=OPENING, recent_results=recent_results, result_bytes=result_bytes, observation=falling_back
+        ),
+    )
+    return [Views(step_input, variant).sizes() for variant in variants]
+
+
+@settings(max_examples=150, deadline=None)
+@given(step_bodies, st.sampled_from([0, 1, 2, 6, NO_WINDOW]), st.sampled_from([0, 2, 5, 40, 16384]))
+def test_every_route_gives_the_same_series(bodies: list[Any], recent_results: int, result_bytes: int) -> None:
+    """Over generated runs of every kind of step, window and cap, the quick route's series is the general
+    route's and the rendered turns' (every column; test_views holds the general route to render.messages)."""
+    steps = make_steps(bodies)
+    quick, *others = routes(steps, recent_results, result_bytes)
+    for other in others:
+        assert other == quick
+
+
+@pytest.mark.parametrize("name", real.history_paths() or [pytest.param("", marks=pytest.mark.skip("no real fixtures"))])
+def test_every_route_gives_the_same_series_over_a_real_fixtures_steps(name: str) -> None:
+    """The steps of every real public fixture (tests/fixtures/real/MANIFEST.json) give the same series by every
+    route, under a small window and a cap that cuts their results."""
+    try:
+        runs = load_runs(real.REAL / name)
+    except RunFileError as error:  # whether it imports is the importers' tests' concern, over the same manifest
+        pytest.skip(f"does not import: {error}")
+    for run in runs:
+        quick, *others = routes(run.steps, 3, 200)
+        for other in others:
+            assert other == quick
