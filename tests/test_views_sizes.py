@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import RunFileError, Step, StepInput, render
+from agentrender import Decision, Observation, RunFileError, Step, StepInput, render
 from agentrender.imports import load_runs
 from agentrender.views import NO_WINDOW, Views
 from tests._support import real
@@ -74,5 +74,29 @@ def test_every_route_gives_the_same_series_over_a_real_fixtures_steps(name: str)
         pytest.skip(f"does not import: {error}")
     for run in runs:
         quick, *others = routes(run.steps, 3, 200)
+        for other in others:
+            assert other == quick
+
+
+def test_text_utf8_cannot_carry_is_counted_as_by_every_route() -> None:
+    """A lone surrogate in a reason, a result or a summary, beside an input JSON cannot hold as it is (a set, bytes),
+    gives the same series by every route (counted as json writes such text, the input as msgspec writes it)."""
+    steps = [
+        Step(
+            index=i,
+            decision=Decision(kind="tool_call", tool="t\ud800", args=args, reason=reason),
+            observation=Observation(status=status, content="c\udfff" * 9, summary=summary),
+        )
+        for i, (args, reason, status, summary) in enumerate(
+            [
+                ({1, 2}, "why \ud800", "ok", "s\ud800"),
+                (b"\x00raw", "", "error", ""),
+                ({"k": [1.5, None]}, "plain", "ok", "s"),
+                ({3}, "\udc00", "ok", "s"),
+            ]
+        )
+    ]
+    for window in (0, 1, 6):
+        quick, *others = routes(steps, window, 12)
         for other in others:
             assert other == quick

@@ -110,12 +110,12 @@ def default_turns_bytes(
         text, call, _ = assistant_parts(step)
         if call is None:
             assistant = _ASSISTANT_TURN + _TEXT_BLOCK + json_bytes(text)
-        else:  # the tool use, after the text block and a comma when there is text
-            # its input alone: a value JSON cannot hold is counted as msgspec writes it, whatever text is beside it
-            strings = [text, tool_use_id, call.tool] if text else [tool_use_id, call.tool]
-            assistant = _ASSISTANT_TURN + _USE_BLOCK + _each_bytes(strings) + json_bytes(args(call))
-            if text:
-                assistant += _TEXT_BLOCK + 1
+        elif text:  # the text block, a comma and the tool use
+            assistant = (
+                _ASSISTANT_TURN + _TEXT_BLOCK + 1 + _USE_BLOCK + _each_bytes([text, tool_use_id, call.tool, args(call)])
+            )
+        else:
+            assistant = _ASSISTANT_TURN + _USE_BLOCK + _each_bytes([tool_use_id, call.tool, args(call)])
         block_type, full_text, rule = observation_parts(step, True, max_bytes)
         summary_text = full_text
         if rule in _IN_FULL:  # the rows of render.result_and_rule, which alone depend on the form
@@ -137,10 +137,14 @@ def default_turns_bytes(
             yield assistant, full, fixed + _each_bytes([summary_text, *carried]), False
 
 
-def _each_bytes(texts: list[str]) -> int:
-    """The sum of ``json_bytes`` of each of ``texts`` (one or more), in one encoding: the list's, less its brackets
-    and commas."""
-    return json_bytes(texts) - len(texts) - 1
+def _each_bytes(values: list[Any]) -> int:
+    """The sum of ``json_bytes`` of each of ``values`` (one or more), in one encoding: the list's, less its brackets
+    and commas; one by one when one of them is text UTF-8 cannot carry (``json_bytes`` counts it as ``json`` writes
+    it, and what is beside it as ``msgspec`` does)."""
+    try:
+        return len(_encoder.encode(values)) - len(values) - 1
+    except UnicodeEncodeError:
+        return sum(map(json_bytes, values))
 
 
 def list_bytes(count: int, total: int) -> int:
