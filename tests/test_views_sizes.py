@@ -9,6 +9,7 @@ series must be the same, over generated runs and over the steps of every real pu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -24,12 +25,21 @@ from tests._support.steps import make_steps, step_bodies
 OPENING = "Fix the failing test."
 
 
-def routes(steps: list[Step] | tuple[Step, ...], recent_results: int, result_bytes: int) -> list[Any]:
+def odd_id(step: Step) -> str:
+    """A ``tool_use`` id hook: text JSON escapes for some steps, none (``step_<index>``) for others."""
+    return ('tø"ol\n' + str(step.index)) if step.index % 3 else ""
+
+
+def routes(
+    steps: list[Step] | tuple[Step, ...],
+    recent_results: int,
+    result_bytes: int,
+    tool_use_id: Callable[[Step], str] | None = None,
+) -> list[Any]:
     """The size series of ``steps`` by each route: the quick one, the general one (a breakpoints hook placing
     none; an opening given as a hook) and with every turn rendered and measured (an observation hook that falls
-    back)."""
+    back); each with ``tool_use_id`` as its id hook."""
     step_input = StepInput(steps=tuple(steps))
-    options = render.Options(opening=OPENING, recent_results=recent_results, result_bytes=result_bytes)
 
     def placing_none(_: StepInput) -> list[render.Breakpoint]:
         return []
@@ -40,26 +50,30 @@ def routes(steps: list[Step] | tuple[Step, ...], recent_results: int, result_byt
     def falling_back(_step: Step, _id: str, _full: bool) -> None:
         return None
 
+    shared = {"recent_results": recent_results, "result_bytes": result_bytes, "tool_use_id": tool_use_id}
     variants = (
-        options,
-        render.Options(
-            opening=OPENING, recent_results=recent_results, result_bytes=result_bytes, breakpoints=placing_none
-        ),
-        render.Options(opening=opening, recent_results=recent_results, result_bytes=result_bytes),
-        render.Options(
-            opening=OPENING, recent_results=recent_results, result_bytes=result_bytes, observation=falling_back
-        ),
+        render.Options(opening=OPENING, **shared),
+        render.Options(opening=OPENING, breakpoints=placing_none, **shared),
+        render.Options(opening=opening, **shared),
+        render.Options(opening=OPENING, observation=falling_back, **shared),
     )
     return [Views(step_input, variant).sizes() for variant in variants]
 
 
 @settings(max_examples=150, deadline=None)
-@given(step_bodies, st.sampled_from([0, 1, 2, 6, NO_WINDOW]), st.sampled_from([0, 2, 5, 40, 16384]))
-def test_every_route_gives_the_same_series(bodies: list[Any], recent_results: int, result_bytes: int) -> None:
-    """Over generated runs of every kind of step, window and cap, the quick route's series is the general
+@given(
+    step_bodies,
+    st.sampled_from([0, 1, 2, 6, NO_WINDOW]),
+    st.sampled_from([0, 2, 5, 40, 16384]),
+    st.sampled_from([None, odd_id]),
+)
+def test_every_route_gives_the_same_series(
+    bodies: list[Any], recent_results: int, result_bytes: int, tool_use_id: Callable[[Step], str] | None
+) -> None:
+    """Over generated runs of every kind of step, window, cap and id hook, the quick route's series is the general
     route's and the rendered turns' (every column; test_views holds the general route to render.messages)."""
     steps = make_steps(bodies)
-    quick, *others = routes(steps, recent_results, result_bytes)
+    quick, *others = routes(steps, recent_results, result_bytes, tool_use_id)
     for other in others:
         assert other == quick
 
