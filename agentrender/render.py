@@ -856,19 +856,23 @@ def observation_parts(step: Step, full: bool, max_bytes: int) -> tuple[str, str,
     """
     decision = step.decision
     observation = step.observation
+    if decision is not None and decision.kind == "tool_call" and decision.tool:  # a call: most steps
+        if observation is None:
+            return "tool_result", INTERRUPTED_TEXT, "interrupted"
+        status = observation.status
+        if status == "interrupted":
+            return "tool_result", INTERRUPTED_TEXT, "interrupted"
+        if status == "invalid_decision":
+            return "tool_result", invalid_nudge(observation.summary, max_bytes), "invalid_decision"
+        shown, rule = result_and_rule(observation.content, observation.summary, full, max_bytes)
+        return "tool_result", shown, rule
     if decision is None or decision.kind == "no_tool_call":
         return "text", NUDGE_NO_TOOL_CALL, "no_tool_call"
     if decision.kind == "truncated":
         return "text", NUDGE_TRUNCATED, "truncated"
-    if decision.kind != "tool_call" or not decision.tool:
-        if observation is not None and observation.status == "invalid_decision":
-            return "text", invalid_nudge(observation.summary, max_bytes), "not_a_call_invalid"
-        return "text", NUDGE_NO_TOOL_CALL, "not_a_call"
-    if observation is None or observation.status == "interrupted":
-        return "tool_result", INTERRUPTED_TEXT, "interrupted"
-    if observation.status == "invalid_decision":
-        return "tool_result", invalid_nudge(observation.summary, max_bytes), "invalid_decision"
-    return "tool_result", *result_and_rule(observation.content, observation.summary, full, max_bytes)
+    if observation is not None and observation.status == "invalid_decision":
+        return "text", invalid_nudge(observation.summary, max_bytes), "not_a_call_invalid"
+    return "text", NUDGE_NO_TOOL_CALL, "not_a_call"
 
 
 def result_and_rule(content: str, summary: str, full: bool, max_bytes: int) -> tuple[str, str]:
@@ -880,12 +884,17 @@ def result_and_rule(content: str, summary: str, full: bool, max_bytes: int) -> t
 
     A hook that windows results the contract's way (each result of a turn of several) reads them here too.
     """
+    # truncate gives back a string within the cap as it is; one of at most a quarter of the cap's characters is
+    # within it (truncate's first test), so most results are shown without the call (bench/bench_render.py)
     if full:
+        if len(content) * 4 <= max_bytes:
+            return content, "full"
         shown = truncate(content, max_bytes)
-        # truncate gives back a string within the cap as it is
         return shown, "full" if shown is content else "full_cut"
     if not summary:
         return NO_SUMMARY_TEXT, "no_summary"
+    if len(summary) * 4 <= max_bytes:
+        return summary, "summary"
     shown = truncate(summary, max_bytes)
     return shown, "summary" if shown is summary else "summary_cut"
 

@@ -1,7 +1,10 @@
 """render.truncate (CONTRACT §7): a byte bound, a mark, and never a split character."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agentrender import render
 from agentrender.render import truncate
 
 MARK = "…"
@@ -93,3 +96,25 @@ def test_truncate_long_strings_on_the_fast_paths() -> None:
     cut = truncate(wide, 16384)
     assert cut == "€" * 5460 + MARK
     assert utf8_len(cut) == 16383
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(["", "é€😀" * 5, "😀" * 10, "a" * 12]),
+    st.text(st.characters(codec="utf-8"), max_size=40),
+    st.booleans(),
+    st.integers(min_value=-2, max_value=170),
+)
+def test_a_results_text_is_truncate_of_it_and_its_row_says_whether_it_was_cut(
+    content: str, summary: str, full: bool, cap: int
+) -> None:
+    """result_and_rule shows truncate of the content (in the window) or of the summary at any cap, those of at most
+    a quarter of the cap's characters included, and names the cut row exactly when the text was over the cap."""
+    shown, rule = render.result_and_rule(content, summary, full, cap)
+    if not full and not summary:
+        assert (shown, rule) == (render.NO_SUMMARY_TEXT, "no_summary")
+        return
+    text = content if full else summary
+    cut = utf8_len(text) > max(cap, 0)
+    assert shown == reference(text, cap)
+    assert rule == ("full" if full else "summary") + ("_cut" if cut else "")

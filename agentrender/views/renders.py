@@ -11,7 +11,7 @@ rule of the contract that made the turn, and the facts of its blocks are read of
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from itertools import islice
 from operator import lt
@@ -22,7 +22,7 @@ from agentrender._display.said import encrypted_bytes
 from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact
-from agentrender.views.sizes import json_bytes, message_bytes
+from agentrender.views.sizes import default_turns_bytes, json_bytes, message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Sizes", "StepRenders"]
 
@@ -160,24 +160,36 @@ class StepRenders(render.Turns):
     def _measure(self, sizes: Sizes, start: int) -> Sizes:
         """``sizes`` with the rendered steps from ``start`` on measured again (those before it kept)."""
         n = len(self.rendered)
-        assistant = self.assistants(start, n)
-        summary, full = self.users(False, start, n), self.users(True, start, n)
+        options = self.options
+        counts: Iterable[tuple[int, int, int, bool]]
+        if options.assistant is None and options.observation is None:
+            # the contract's own turns: counted from their parts, none of them made (a view renders its own)
+            counts = default_turns_bytes(self.rendered[start:n], self.ids[start:n], options.result_bytes)
+        else:
+            counts = self._measured(start, n)
         del sizes.assistant[start:], sizes.same[start:], sizes.summary_sums[start + 1 :], sizes.full_sums[start + 1 :]
         s, f = sizes.summary_sums[-1], sizes.full_sums[-1]
         add_assistant, add_same = sizes.assistant.append, sizes.same.append
         add_summary, add_full = sizes.summary_sums.append, sizes.full_sums.append
-        for a, uf, us in zip(assistant, full, summary, strict=True):
-            a_bytes = message_bytes(a)
-            full_bytes = message_bytes(uf)
-            # A default user turn is one block: comparing its text first settles most steps cheaply.
-            same = uf.content[0].content == us.content[0].content and uf.content == us.content
+        for a_bytes, full_bytes, summary_bytes, same in counts:
             add_assistant(a_bytes)
             add_same(same)
-            s += a_bytes + (full_bytes if same else message_bytes(us))
+            s += a_bytes + summary_bytes
             f += a_bytes + full_bytes
             add_summary(s)
             add_full(f)
         return sizes
+
+    def _measured(self, start: int, stop: int) -> Iterator[tuple[int, int, int, bool]]:
+        """What ``default_turns_bytes`` counts of rendered steps ``[start:stop]``, measured on their turns as rendered
+        (a hook's turns are what only rendering them says)."""
+        assistant = self.assistants(start, stop)
+        summary, full = self.users(False, start, stop), self.users(True, start, stop)
+        for a, uf, us in zip(assistant, full, summary, strict=True):
+            full_bytes = message_bytes(uf)
+            # A default user turn is one block: comparing its text first settles most steps cheaply.
+            same = uf.content[0].content == us.content[0].content and uf.content == us.content
+            yield message_bytes(a), full_bytes, full_bytes if same else message_bytes(us), same
 
     def position(self, at: int | None) -> int:
         """How many of the steps come before step ``at`` (all of them for ``None``)."""

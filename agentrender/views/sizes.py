@@ -9,13 +9,15 @@ and punctuation, so a view's bytes are sums of per-step counts.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
 
-from agentrender._types import ContentBlock, Message, utf8_bytes
+from agentrender import render
+from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 
-__all__ = ["approx_tokens", "json_bytes", "list_bytes", "message_bytes"]
+__all__ = ["approx_tokens", "default_turns_bytes", "json_bytes", "list_bytes", "message_bytes"]
 
 
 def approx_tokens(n_bytes: int) -> int:
@@ -80,6 +82,69 @@ def message_bytes(message: Message) -> int:
         return 22 + role + _block_bytes(blocks[0])
     size = 22 + role + sum(map(_block_bytes, blocks))
     return size + len(blocks) - 1 if blocks else size
+
+
+_IN_FULL = frozenset({"full", "full_cut"})
+"""The rows of ``render.USER_RULES`` a result in full is shown by: ``render.result_and_rule``'s, in the window."""
+_ASSISTANT_TURN = 22 + _ROLE_BYTES["assistant"]
+_USER_TURN = 22 + _ROLE_BYTES["user"]
+
+
+def default_turns_bytes(
+    steps: Iterable[Step], ids: Iterable[str], max_bytes: int
+) -> Iterator[tuple[int, int, int, bool]]:
+    """``message_bytes`` of each rendered step's default turns, counted from the contract's parts of them
+    (``render.assistant_parts``, ``render.observation_parts``) with no block or message made: its assistant turn,
+    its user turn in full and as its summary, and whether those two are the same turn. ``ids`` are the steps'
+    ``tool_use`` ids; ``max_bytes`` is the cap on a result.
+
+    For a series of sizes, which needs every step's turns in both forms and none of the turns themselves.
+    """
+    assistant_parts, args, observation_parts, result_and_rule = (
+        render.assistant_parts,
+        render.args,
+        render.observation_parts,
+        render.result_and_rule,
+    )
+    for step, tool_use_id in zip(steps, ids, strict=True):
+        text, call, _ = assistant_parts(step)
+        if call is None:
+            assistant = _ASSISTANT_TURN + _TEXT_BLOCK + json_bytes(text)
+        elif text:  # the text block, a comma and the tool use
+            assistant = (
+                _ASSISTANT_TURN + _TEXT_BLOCK + 1 + _USE_BLOCK + _each_bytes([text, tool_use_id, call.tool, args(call)])
+            )
+        else:
+            assistant = _ASSISTANT_TURN + _USE_BLOCK + _each_bytes([tool_use_id, call.tool, args(call)])
+        block_type, full_text, rule = observation_parts(step, True, max_bytes)
+        summary_text = full_text
+        if rule in _IN_FULL:  # the rows of render.result_and_rule, which alone depend on the form
+            observation = step.observation
+            assert observation is not None  # a result is only rendered from an observation
+            summary_text = result_and_rule(observation.content, observation.summary, False, max_bytes)[0]
+        if block_type == "text":
+            fixed, carried = _USER_TURN + _TEXT_BLOCK, []
+        else:  # a result: its text, and the id it answers
+            fixed, carried = _USER_TURN + _RESULT_BLOCK, [tool_use_id]
+            observation = step.observation
+            if observation is not None and observation.failed:
+                fixed += _ERROR_FLAG
+        full = fixed + _each_bytes([full_text, *carried])
+        # the two forms differ only in the text a result shows (its block's type and flag are the step's)
+        if summary_text == full_text:
+            yield assistant, full, full, True
+        else:
+            yield assistant, full, fixed + _each_bytes([summary_text, *carried]), False
+
+
+def _each_bytes(values: list[Any]) -> int:
+    """The sum of ``json_bytes`` of each of ``values`` (one or more), in one encoding: the list's, less its brackets
+    and commas; one by one when one of them is text UTF-8 cannot carry (``json_bytes`` counts it as ``json`` writes
+    it, and what is beside it as ``msgspec`` does)."""
+    try:
+        return len(_encoder.encode(values)) - len(values) - 1
+    except UnicodeEncodeError:
+        return sum(map(json_bytes, values))
 
 
 def list_bytes(count: int, total: int) -> int:

@@ -542,13 +542,16 @@ class Views:
     def sizes(self) -> SizeSeries:
         """The size of the view at every stop, with and without the window, and its cacheable prefix.
 
-        Every step is rendered in both forms (``render.assistant_turns`` and ``render.user_turns``)
-        and measured; what the measuring
+        Every step's turns are sized in both forms: the contract's own counted from their parts
+        (``views.sizes.default_turns_bytes``), a hook's rendered and measured; what the measuring
         keeps is numbers, which the collector does not track. A compaction shows as the drop in
         bytes at the stop right after it (as sent), and in the ``compaction`` column.
         """
+        options = self.options
+        if not self._restarts and options.breakpoints is None and not callable(options.opening):
+            return self._plain_sizes()
         renders = self._renders
-        window = self.options.recent_results
+        window = options.recent_results
         columns: dict[str, list[Any]] = {f.name: [] for f in fields(SizeSeries)}
         at_, messages_, bytes_, tokens_, no_window_, prefix_, resent_, diff_, left_, compaction_ = columns.values()
         compacted = {compaction.step: compaction.trigger or "compaction" for compaction in self.compactions}
@@ -582,6 +585,80 @@ class Views:
             compaction_.append(compacted.get(at))
             previous, old, old_message = at, (start, now, opening), message
         return SizeSeries(**{name: tuple(values) for name, values in columns.items()})
+
+    def _plain_sizes(self) -> SizeSeries:
+        """``sizes`` of views that all open with the same message, restart from no compaction and carry no cache
+        breakpoint: every view is the opening and the first rendered steps, so each figure is arithmetic on the
+        steps' summed sizes (``Sizes``), in one loop of three calls a stop where the general route (``_span``,
+        ``_diff``) makes a dozen and more. A property test holds the two routes together (tests/test_views_sizes.py).
+        """
+        renders = self._renders
+        sizes = renders.sizes
+        summary_sums, full_sums, assistant, same = sizes.summary_sums, sizes.full_sums, sizes.assistant, sizes.same
+        ended, rendered = renders.ended, renders.rendered
+        window, window_start = self.options.recent_results, render.window_start
+        opening = self._opening_of(-1, None)[1]
+        compacted = {compaction.step: compaction.trigger or "compaction" for compaction in self.compactions}
+        stops = self.stops
+        rows: list[tuple[Any, ...]] = []
+        add = rows.append
+        before = previous_count = previous_cut = 0
+        for stop, now in enumerate(renders.rendered_before):
+            cut = window_start(now, window)
+            # the opening, the steps before the window as summaries and those in it in full: each view a JSON list
+            total = opening + summary_sums[cut] + full_sums[now] - full_sums[cut]
+            everything = opening + full_sums[now]
+            count = 1 + 2 * now
+            if now and ended[now - 1]:  # the view ends on that step's reply: its user turn is not sent
+                last = now - 1
+                everything -= full_sums[now] - full_sums[last] - assistant[last]
+                sums = full_sums if last >= cut else summary_sums
+                total -= sums[now] - sums[last] - assistant[last]
+                count -= 1
+            size = list_bytes(count, total)
+            first_diff: int | None = 0
+            left: int | None = None
+            prefix = 0
+            if stop:
+                first_diff = None
+                # one step is added at most, so one result leaves the window at most: the prefix breaks at it when
+                # its summary differs from its result in full
+                if previous_cut < cut and previous_cut < before and not same[previous_cut]:
+                    first_diff = 2 + 2 * previous_cut
+                    left = rendered[previous_cut].index
+                if first_diff is None and count != previous_count:
+                    first_diff = previous_count
+                if first_diff is None:
+                    prefix = size
+                else:
+                    whole = (first_diff - 1) // 2
+                    shared = opening + (
+                        summary_sums[whole] if whole <= cut else summary_sums[cut] + full_sums[whole] - full_sums[cut]
+                    )
+                    if (first_diff - 1) % 2:
+                        shared += assistant[whole]
+                    # the list's "[" and the "," after each shared message
+                    prefix = min(size, 1 + shared + first_diff)
+            at = stops[stop]
+            no_window = list_bytes(count, everything)
+            add(
+                (
+                    at,
+                    count,
+                    size,
+                    approx_tokens(size),
+                    no_window,
+                    prefix,
+                    size - prefix,
+                    first_diff,
+                    left,
+                    compacted.get(at),
+                )
+            )
+            before, previous_count, previous_cut = now, count, cut
+        # a row a stop, in the order of the series' fields: each column is one of the rows' items
+        names = [f.name for f in fields(SizeSeries)]
+        return SizeSeries(**dict(zip(names, zip(*rows, strict=True), strict=True)))
 
 
 _MARK_KEY = len(',"cache_control":')

@@ -1,0 +1,116 @@
+"""Views.sizes() takes its quick routes only where they give the general route's figures, to the byte.
+
+A series of views that share one opening, restart from no compaction and carry no cache breakpoint is worked out
+in one loop of arithmetic on the steps' sizes; the contract's own turns are counted from their parts, none of them
+made. A breakpoints hook that places none, or an opening given as a hook, sends the same views through the general
+route, and an observation hook that falls back on every step makes every turn be rendered and measured: each
+series must be the same, over generated runs and over the steps of every real public fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentrender import Decision, Observation, RunFileError, Step, StepInput, render
+from agentrender.imports import load_runs
+from agentrender.views import NO_WINDOW, Views
+from tests._support import real
+from tests._support.steps import make_steps, step_bodies
+
+OPENING = "Fix the failing test."
+
+
+def odd_id(step: Step) -> str:
+    """A ``tool_use`` id hook: text JSON escapes for some steps, none (``step_<index>``) for others."""
+    return ('tø"ol\n' + str(step.index)) if step.index % 3 else ""
+
+
+def routes(
+    steps: list[Step] | tuple[Step, ...],
+    recent_results: int,
+    result_bytes: int,
+    tool_use_id: Callable[[Step], str] | None = None,
+) -> list[Any]:
+    """The size series of ``steps`` by each route: the quick one, the general one (a breakpoints hook placing
+    none; an opening given as a hook) and with every turn rendered and measured (an observation hook that falls
+    back); each with ``tool_use_id`` as its id hook."""
+    step_input = StepInput(steps=tuple(steps))
+
+    def placing_none(_: StepInput) -> list[render.Breakpoint]:
+        return []
+
+    def opening(_: StepInput) -> str:
+        return OPENING
+
+    def falling_back(_step: Step, _id: str, _full: bool) -> None:
+        return None
+
+    shared = {"recent_results": recent_results, "result_bytes": result_bytes, "tool_use_id": tool_use_id}
+    variants = (
+        render.Options(opening=OPENING, **shared),
+        render.Options(opening=OPENING, breakpoints=placing_none, **shared),
+        render.Options(opening=opening, **shared),
+        render.Options(opening=OPENING, observation=falling_back, **shared),
+    )
+    return [Views(step_input, variant).sizes() for variant in variants]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    step_bodies,
+    st.sampled_from([0, 1, 2, 6, NO_WINDOW]),
+    st.sampled_from([0, 2, 5, 40, 16384]),
+    st.sampled_from([None, odd_id]),
+)
+def test_every_route_gives_the_same_series(
+    bodies: list[Any], recent_results: int, result_bytes: int, tool_use_id: Callable[[Step], str] | None
+) -> None:
+    """Over generated runs of every kind of step, window, cap and id hook, the quick route's series is the general
+    route's and the rendered turns' (every column; test_views holds the general route to render.messages)."""
+    steps = make_steps(bodies)
+    quick, *others = routes(steps, recent_results, result_bytes, tool_use_id)
+    for other in others:
+        assert other == quick
+
+
+@pytest.mark.parametrize("name", real.history_paths() or [pytest.param("", marks=pytest.mark.skip("no real fixtures"))])
+def test_every_route_gives_the_same_series_over_a_real_fixtures_steps(name: str) -> None:
+    """The steps of every real public fixture (tests/fixtures/real/MANIFEST.json) give the same series by every
+    route, under a small window and a cap that cuts their results."""
+    try:
+        runs = load_runs(real.REAL / name)
+    except RunFileError as error:  # whether it imports is the importers' tests' concern, over the same manifest
+        pytest.skip(f"does not import: {error}")
+    for run in runs:
+        quick, *others = routes(run.steps, 3, 200)
+        for other in others:
+            assert other == quick
+
+
+def test_text_utf8_cannot_carry_is_counted_as_by_every_route() -> None:
+    """A lone surrogate in a reason, a result or a summary, beside an input JSON cannot hold as it is (a set, bytes),
+    gives the same series by every route (counted as json writes such text, the input as msgspec writes it)."""
+    steps = [
+        Step(
+            index=i,
+            decision=Decision(kind="tool_call", tool="t\ud800", args=args, reason=reason),
+            observation=Observation(status=status, content="c\udfff" * 9, summary=summary),
+        )
+        for i, (args, reason, status, summary) in enumerate(
+            [
+                ({1, 2}, "why \ud800", "ok", "s\ud800"),
+                (b"\x00raw", "", "error", ""),
+                ({"k": [1.5, None]}, "plain", "ok", "s"),
+                ({3}, "\udc00", "ok", "s"),
+            ]
+        )
+    ]
+    for window in (0, 1, 6):
+        quick, *others = routes(steps, window, 12)
+        for other in others:
+            assert other == quick
