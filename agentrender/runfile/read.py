@@ -13,7 +13,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain, compress
+from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
@@ -221,8 +221,6 @@ class _StepRecords(StepRecords):
 _TIMED = 256
 """How many steps read quickly ``Loader.check_times`` checks at once: their timestamps are read as times together."""
 
-_INDEX, _SENT, _TIMES = attrgetter("index"), attrgetter("sent"), attrgetter("started_at", "ended_at")
-
 _LOADED = frozenset(("step", "end"))
 """The record types the run loads into its typed fields, and so holds as read."""
 
@@ -323,11 +321,6 @@ class Loader:
         """Load a batch of lines (``take``); each is dropped from ``batch`` as it is read, so that a long line is held
         once, as its text, while its JSON is decoded."""
         typed = quick_records(batch) if self.header is not None and len(batch) > 1 else None
-        if typed is not None:
-            steps = [record for record in typed if type(record) is StepRecord]
-            if len(steps) == len(batch) and self.new_steps(steps):
-                batch.clear()
-                return
         number = self.last_line
         for position, line in enumerate(batch):
             batch[position] = b""
@@ -351,38 +344,6 @@ class Loader:
             if more > 0:
                 number += more
                 self.last_line = number
-
-    def new_steps(self, records: list[StepRecord]) -> bool:
-        """Load a batch's step records, each on its line after ``last_line``, together, when each is the first of its
-        step and holds no turns, and no end record was read; else do nothing and say ``False``.
-
-        What ``quick`` does a line, with no Python code a record but ``step_of``: a load of 20,000 steps of one
-        record each runs 26 million instructions fewer, 0.93-0.96 of its CPU time (``bench/README.md``).
-        """
-        indices = list(map(_INDEX, records))
-        if (
-            self.end is not None
-            or any(map(_SENT, records))
-            or len(set(indices)) < len(indices)
-            or not self.steps.keys().isdisjoint(indices)
-        ):
-            return False
-        if self.unloaded:
-            self.keep_unloaded()
-        first = self.last_line + 1
-        numbers = range(first, first + len(records))
-        self.last_line = numbers[-1]
-        self.records.extend(records)
-        self.steps.update(zip(indices, map(step_of, records), strict=True))
-        self.step_records.update(zip(indices, records, strict=True))
-        self.step_lines.update(zip(indices, numbers, strict=True))
-        self.touched.extend(indices)
-        timed = list(map(any, map(_TIMES, records)))  # UNSET and None are false
-        self.timed.extend(compress(records, timed))
-        self.timed_lines.extend(compress(numbers, timed))
-        if len(self.timed) >= _TIMED:
-            self.check_times()
-        return True
 
     def line(self, number: int, text: str) -> None:
         if not text.strip(JSON_SPACE):
