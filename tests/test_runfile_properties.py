@@ -176,6 +176,65 @@ def test_two_records_on_one_line_are_refused_in_a_batch_with_a_blank_line(joint:
                 assert _outcome(data) == alone, (at, lines)
 
 
+_moments = st.sampled_from(["2026-01-05T09:00:16Z", "2026-01-05T09:00:16.5+02:00", "yesterday", "2026-13-01", None])
+
+
+@st.composite
+def step_lines(draw: st.DrawFn) -> bytes:
+    """A run of step records, often of the same index, of good and bad timestamps, known and unknown kinds and
+    statuses, among records of other types and an end record: each line JSON, some with a field written empty."""
+    lines = [b'{"type": "run", "run_id": "r"}\n']
+    for _ in range(draw(st.integers(0, 40))):
+        what = draw(st.sampled_from(["step"] * 6 + ["note", "end"]))
+        if what != "step":
+            other = {"type": what, "status": "completed"} if what == "end" else {"type": what}
+            lines.append(json.dumps(other).encode() + b"\n")
+            continue
+        record: dict[str, Any] = {"type": "step", "index": draw(st.integers(0, 12))}
+        for name in ("started_at", "ended_at"):
+            if draw(st.booleans()):
+                record[name] = draw(_moments)
+        if draw(st.integers(0, 3)):
+            decision = {"kind": draw(st.sampled_from(["tool_call", "complete", "mine"]))}
+            decision.update(draw(st.fixed_dictionaries({}, optional={"tool": st.sampled_from(["", "read", "Bash"])})))
+            decision.update(draw(st.fixed_dictionaries({}, optional={"args": st.sampled_from([None, {"a": 1}, [1]])})))
+            record["decision"] = decision
+        if draw(st.integers(0, 3)):
+            record["observation"] = draw(
+                st.fixed_dictionaries(
+                    {},
+                    optional={"status": st.sampled_from(["ok", "error", "odd"]), "content": st.sampled_from(["", "x"])},
+                )
+            )
+        lines.append(json.dumps(record).encode() + b"\n")
+    return b"".join(lines)
+
+
+@FAST
+@given(step_lines(), st.integers(2, 6), st.sampled_from([1 << 16, 300]))
+def test_step_records_load_the_same_in_batches_as_line_by_line(data: bytes, lines: int, size: int) -> None:
+    """A batch of lines is decoded together (``schema.quick_records``): whatever the batch's bounds, the same records,
+    steps, step records, timestamps and warnings (a step recorded again, a bad timestamp, a record after the end,
+    each on its line) as reading each line alone."""
+
+    def outcome() -> Any:
+        run = _load(data)
+        assert not isinstance(run, RunFileError)
+        indices = list(run.step_records)
+        return (
+            list(run.records),
+            run.steps,
+            {index: run.step_records[index] for index in indices},
+            run.step_field("started_at", indices),
+            [(w.line, w.text, w.count, w.lost) for w in run.warnings],
+        )
+
+    with patch.object(runfile_read, "_BATCH_LINES", 1):
+        alone = outcome()
+    with patch.object(runfile_read, "_BATCH_LINES", lines), patch.object(runfile_read, "_BATCH_BYTES", size):
+        assert outcome() == alone
+
+
 @FAST
 @given(st.integers(0, 10_000))
 def test_any_prefix_of_a_gzip_run_loads_its_whole_records(cut: int) -> None:
