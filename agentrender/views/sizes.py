@@ -71,23 +71,25 @@ def _block_bytes(block: ContentBlock) -> int:
 
 
 _ROLE_BYTES = {"user": len('"user"'), "assistant": len('"assistant"')}
+_TURN = len('{"role":,"content":[]}')
+"""The keys and punctuation of a message's wire form, beside its role and its blocks."""
 
 
 def message_bytes(message: Message) -> int:
     """The UTF-8 bytes of ``message``'s wire form as compact JSON (as ``render.replay_key`` encodes it)."""
     blocks = message.content
-    # {"role":R,"content":[B,B]}: 22 bytes of keys and punctuation, the role, the blocks, their commas
+    # {"role":R,"content":[B,B]}: the keys and punctuation, the role, the blocks, their commas
     role = _ROLE_BYTES.get(message.role) or json_bytes(message.role)
     if len(blocks) == 1:
-        return 22 + role + _block_bytes(blocks[0])
-    size = 22 + role + sum(map(_block_bytes, blocks))
+        return _TURN + role + _block_bytes(blocks[0])
+    size = _TURN + role + sum(map(_block_bytes, blocks))
     return size + len(blocks) - 1 if blocks else size
 
 
 _IN_FULL = frozenset({"full", "full_cut"})
 """The rows of ``render.USER_RULES`` a result in full is shown by: ``render.result_and_rule``'s, in the window."""
-_ASSISTANT_TURN = 22 + _ROLE_BYTES["assistant"]
-_USER_TURN = 22 + _ROLE_BYTES["user"]
+_ASSISTANT_TURN = _TURN + _ROLE_BYTES["assistant"]
+_USER_TURN = _TURN + _ROLE_BYTES["user"]
 
 
 def default_turns_bytes(
