@@ -481,36 +481,3 @@ def test_a_step_recorded_again_holds_what_it_repeats_once_and_only_what_is_the_s
             for record in records[2::2]
         ]
     )
-
-
-def test_a_step_recorded_again_holds_the_time_it_repeats_once(tmp_path: Path) -> None:
-    """A step recorded when decided and again when answered, both records saying when it started, holds that text
-    once; a time written otherwise the second time (another offset, or none) is kept as written, and every record
-    writes back as its line."""
-
-    def timed(index: int, args: Any, started: str | None, answer: dict[str, Any] | None = None) -> dict[str, Any]:
-        record = _decided(index, args, answer)  # its fields in a step record's order, as a run gives them back
-        return {"type": "step", "index": index, "started_at": started, **record}
-
-    records = [
-        {"type": "run", "format": "agentrender.run/1", "run_id": "again", "goal": "g"},
-        timed(0, {"path": "a.py"}, "2026-01-05T09:00:00Z"),
-        timed(0, {"path": "a.py"}, "2026-01-05T09:00:00Z", ANSWER),
-        timed(1, 2, "2026-01-05T09:00:01Z"),
-        timed(1, 3, "2026-01-05T09:00:01Z", ANSWER),  # another decision, the same start
-        timed(2, 2, "2026-01-05T10:00:02+01:00"),
-        timed(2, 2, "2026-01-05T09:00:02Z", ANSWER),  # the same moment, written otherwise
-        timed(3, 2, "2026-01-05T09:00:03Z"),
-        timed(3, 2, None, ANSWER),
-    ]
-    path = tmp_path / "again.jsonl"
-    lines = [json.dumps(record) for record in records]
-    path.write_text("".join(line + "\n" for line in lines))
-    run = load_run(path)
-    assert [json.dumps(dict(record)) for record in run.records] == lines
-    assert run.step_field("started_at", range(4)) == [records[at]["started_at"] for at in (2, 4, 6, 8)]
-    loader = Loader(str(path))
-    loader.read(path.read_bytes().splitlines(keepends=True))
-    held = loader.records
-    shared = [held[at].started_at is held[at + 1].started_at for at in range(1, len(records), 2)]
-    assert shared == [True, True, False, False]

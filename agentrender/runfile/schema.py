@@ -12,7 +12,6 @@ that holds one falls to a slower path that names each one and checks the rest.
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -800,24 +799,19 @@ def step_of(typed: StepRecord) -> Step:
 
 
 def step_again(typed: StepRecord, held: StepRecord, step: Step) -> tuple[StepRecord, Step]:
-    """A step recorded again (``typed``), and the ``Step`` it loads into, holding the decision, observation and
-    timestamps of its earlier record ``held`` (loaded into ``step``) wherever it repeats them exactly: the same JSON.
+    """A step recorded again (``typed``), and the ``Step`` it loads into, holding the decision and observation of
+    its earlier record ``held`` (loaded into ``step``) wherever it repeats them exactly: the same JSON.
 
-    A runtime records a step when it is decided and again when its tool answers, the decision and the time it
-    started twice: held once, a run of 200-byte results recorded so peaks at 1.70x its file where it peaked at
-    2.27x, and its start once more, 1.59x where 1.67x (``bench/README.md``). Nothing changes but which of two
-    equal values is kept, so the run's records still write back as the lines they were read from.
+    A runtime records a step when it is decided and again when its tool answers, the decision twice: held once, a
+    run of 200-byte results recorded so peaks at 1.70x its file where it peaked at 2.27x (``bench/README.md``).
+    Nothing changes but which of two equal values is kept, so the run's records still write back as the lines
+    they were read from.
     """
     decision = held.decision if _same(held.decision, typed.decision) else typed.decision
     observation = held.observation if _same(held.observation, typed.observation) else typed.observation
-    started_at = held.started_at if held.started_at == typed.started_at else typed.started_at
-    ended_at = held.ended_at if held.ended_at == typed.ended_at else typed.ended_at
-    kept = (decision, observation, started_at, ended_at)
-    if all(map(operator.is_, kept, (typed.decision, typed.observation, typed.started_at, typed.ended_at))):
+    if decision is typed.decision and observation is typed.observation:
         return typed, step_of(typed)
-    record = msgspec.structs.replace(
-        typed, decision=decision, observation=observation, started_at=started_at, ended_at=ended_at
-    )
+    record = msgspec.structs.replace(typed, decision=decision, observation=observation)
     return record, Step(
         index=typed.index,
         decision=step.decision if decision is held.decision else _decision(decision),
