@@ -1864,3 +1864,16 @@ def test_a_sub_agents_metadata_file_is_said_to_be_one_and_points_to_its_transcri
     assert "sub-agent" not in str(caught.value)
     code, _, err = run_cli("show", str(path))
     assert code == 2 and "agent-a1b2.jsonl beside it" in err, err
+
+
+def test_a_transcript_that_begins_with_a_byte_order_mark_imports_as_without_it(tmp_path: Path) -> None:
+    """A transcript an editor saved with a UTF-8 byte order mark imports as the same session without it, as a Codex
+    rollout and a call log do; before, it was refused: '...:1: not JSON: Unexpected UTF-8 BOM'."""
+    shutil.copytree(FIXTURES, tmp_path / "sessions")  # with its sub-agents' transcripts beside it
+    marked = tmp_path / "sessions" / TRANSCRIPT.name
+    marked.write_bytes(b"\xef\xbb\xbf" + TRANSCRIPT.read_bytes())
+    runs, plain = from_claude_code(marked), from_claude_code(TRANSCRIPT)
+    assert [(run.steps, run.model_calls) for run in runs] == [(run.steps, run.model_calls) for run in plain]
+    assert [[(w.line, w.text) for w in run.warnings] for run in runs] == [
+        [(w.line, w.text) for w in run.warnings] for run in plain
+    ]

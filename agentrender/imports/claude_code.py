@@ -464,6 +464,7 @@ class _Transcript:
             data = file_bytes(self.path, self.warnings)  # a session archived with gzip reads as it is
         except OSError as error:
             raise RunFileError(self.path, 0, f"cannot read the file ({error.strerror or error})") from None
+        data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark an editor wrote, as every importer reads it
         records: list[_Record] = []
         append = records.append
         for number, raw in enumerate(data.split(b"\n"), start=1):
