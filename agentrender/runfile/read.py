@@ -390,8 +390,7 @@ class Loader:
         if self.end is not None:
             self.after_end(number)
         if type(loaded) is ModelCall:
-            self.keep(loaded)
-            self.model_calls.append(loaded)
+            self.add_call(loaded)
         elif type(loaded) is Step and type(typed) is StepRecord:
             self.keep(typed)
             self.add_step(number, loaded, typed)
@@ -464,8 +463,7 @@ class Loader:
         if self.end is not None:
             self.after_end(number)
         if type(loaded) is ModelCall:
-            self.keep(loaded)
-            self.model_calls.append(loaded)
+            self.add_call(loaded)
             return
         if kind not in _LOADED and text:
             self.unloaded.append(text)  # read again from its text when asked for (see _Unloaded)
@@ -489,6 +487,11 @@ class Loader:
             self.note(number, f"the run header names no format; read as {FORMAT}")
         elif name not in (FORMAT, FORMAT_SENT):
             self.note(number, f"the run header's format is {name!r}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}")
+
+    def add_call(self, call: ModelCall) -> None:
+        """Load a model call: kept in ``records`` in its place, and in ``model_calls``."""
+        self.keep(call)
+        self.model_calls.append(call)
 
     def add_step(self, number: int, step: Step, record: Mapping[str, Any] | StepRecord) -> None:
         index = step.index
@@ -635,9 +638,7 @@ def _read_calls(loader: Loader, records: list[dict[str, Any]], numbers: list[int
             loader.last_line = number
             loader.record(number, record, "")
             continue
-        call = kept_call(struct.step, record, struct.latency_ms, struct.request_key or "", number)
-        loader.keep(call)
-        loader.model_calls.append(call)
+        loader.add_call(kept_call(struct.step, record, struct.latency_ms, struct.request_key or "", number))
     loader.last_line = numbers[-1]
 
 
