@@ -1123,3 +1123,63 @@ def test_a_json_log_of_broken_json_is_said_where_it_breaks(tmp_path: Path) -> No
             with pytest.raises(RunFileError) as caught:
                 read(path)
             assert str(caught.value).startswith(said), (read, str(caught.value))
+
+
+IMAGES_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_images_tc.json"
+"""A real log of the older layout Inspect's reader migrates (its sample's events under ``transcript``), which holds
+no message id and no event uuid."""
+
+
+def _no_message_ids(data: dict[str, Any]) -> None:
+    """Take every message id out of sample sum3/1: its messages, its model events' inputs and outputs."""
+    sample = _sample(data, "sum3", 1)
+    for event in sample["events"]:
+        if event["event"] == "model":
+            for message in [*(event.get("input") or ()), *(c["message"] for c in event["output"]["choices"])]:
+                message.pop("id", None)
+    for message in sample["messages"]:
+        message.pop("id", None)
+
+
+def test_a_replys_id_is_the_one_its_message_holds_in_the_log_else_none(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model call's ``response.id`` is the id of the message the log holds as its event's output, through either
+    reader; a log whose messages hold none gives an empty id (null in the frame's ``response_id``), never one made
+    up."""
+
+    def reply_ids() -> dict[str, list[str]]:
+        return {
+            run.run_id: [call.record["response"]["id"] for call in run.model_calls] for run in from_inspect(json_log)
+        }
+
+    logged = reply_ids()
+    _edit_json(json_log, _no_message_ids)
+    _both_ways(json_log, monkeypatch)
+    said = reply_ids()
+    assert all(all(ids) for ids in logged.values()) and len(logged["arith/sum3/1"]) == 3
+    assert said == {**logged, "arith/sum3/1": ["", "", ""]}
+
+
+@pytest.mark.skipif(not IMAGES_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_an_older_layout_inspect_migrates_keeps_the_logs_ids_and_makes_up_none(tmp_path: Path) -> None:
+    """A log whose events Inspect's reader migrates from a sample's ``transcript`` (and gives each message and event
+    that holds no id a random one) imports with the reply's id and the event's uuid the log holds: none (an empty
+    ``response.id``, no ``uuid`` under ``request.inspect``) where it holds none, which were random on each read."""
+    (run,) = from_inspect(IMAGES_LOG)
+    (call,) = run.model_calls
+    assert call.record["response"]["id"] == ""
+    assert "uuid" not in call.record["request"]["inspect"]
+
+    def give_ids(data: dict[str, Any]) -> None:
+        event = data["samples"][0]["transcript"]["events"][5]
+        event["uuid"] = "event-uuid-of-the-log"
+        event["output"]["choices"][0]["message"]["id"] = "reply-id-of-the-log"
+
+    path = tmp_path / IMAGES_LOG.name
+    path.write_bytes(IMAGES_LOG.read_bytes())
+    _edit_json(path, give_ids)
+    (run,) = from_inspect(path)
+    (call,) = run.model_calls
+    assert call.record["response"]["id"] == "reply-id-of-the-log"
+    assert call.record["request"]["inspect"]["uuid"] == "event-uuid-of-the-log"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from agentrender.imports import load_runs
 from tests._support import real
 
 REAL = real.REAL
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _entries() -> list[Any]:
@@ -126,6 +130,48 @@ def test_a_real_model_call_that_failed_is_no_reply_and_no_step() -> None:
         assert run.end["status"] == "failed" and run.end["error"].startswith("TypeError(")
     cancelled = [run for run in runs if not run.warnings]
     assert [run.end["error"].split("(")[0] for run in cancelled] == ["CancelledError"] * 2
+
+
+_WRITE_RUNS = """
+import sys
+from pathlib import Path
+
+from agentrender.imports import from_inspect
+from agentrender.runfile import write_run
+
+out = Path(sys.argv[1])
+for number, path in enumerate(sys.argv[2:]):
+    for position, run in enumerate(from_inspect(path)):
+        write_run(run, out / f"{number}-{position}.jsonl")
+"""
+"""Write the runs of each Inspect log named as run files to a folder."""
+
+
+def test_every_real_inspect_log_imports_to_the_same_run_files_in_two_processes(tmp_path: Path) -> None:
+    """Each real Inspect log, imported in two processes (each its own random state and hash seed), is the same run
+    files byte for byte: an older layout Inspect's reader migrates (``log_images_tc.json``'s ``transcript``) gave its
+    reply ``response.id`` and its event's ``uuid`` a random id on every read."""
+    paths = [str(REAL / entry["path"]) for entry in real.histories() if entry["format"] == "inspect"]
+    if not paths:
+        pytest.skip("no tests/fixtures/real/MANIFEST.json")
+    written = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        out.mkdir()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _WRITE_RUNS, str(out), *paths],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        written.append({file.name: file.read_bytes() for file in sorted(out.iterdir())})
+    first, second = written
+    assert len(first) >= len(paths)
+    assert first == second
 
 
 MINI = REAL / "swe-agent" / "SWE-agent-mini-swe-agent"

@@ -27,6 +27,12 @@ step, which it must be; where it is not (a solver rewrote the history), the requ
 messages it was sent and the run carries a warning naming the sample and the event. The model
 calls of scorers (a model grading the answer) are another conversation: the source counts
 them (``scorer_model_calls``).
+
+The ids are the log's own: a reply's ``response.id`` is the id of its message in the log, and an event's ``uuid``
+under ``request.inspect`` is the one the event holds. A log that holds none (older logs) gives none: an empty id (null
+in the frame's ``response_id``), no ``uuid``. Inspect's reader makes up a random id for each message and event it
+builds while it migrates an older layout (a sample's ``transcript``); those are left out (``_LoggedIds``), so that
+the same log imports as the same runs, byte for byte, every time.
 """
 
 from __future__ import annotations
@@ -165,6 +171,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
             raise _unreadable(log_module, path, error) from None
     spec = log.eval
+    logged = _LoggedIds(path)
     plain = Log(
         version=log.version,
         status=str(log.status),
@@ -177,7 +184,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
             packages={str(name): str(version) for name, version in (spec.packages or {}).items()},
         ),
         error=Failure(str(log.error.message)) if log.error is not None else None,
-        samples=[_plain_sample(sample, path) for sample in log.samples or ()],
+        samples=[_plain_sample(sample, path, logged) for sample in log.samples or ()],
     )
     return plain, said
 
@@ -338,16 +345,17 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json", exclude_none=True) if hasattr(value, "model_dump") else value
 
 
-def _plain_sample(sample: Any, path: str) -> Sample:
+def _plain_sample(sample: Any, path: str, logged: _LoggedIds) -> Sample:
     """A sample as Inspect's reader gives it (pydantic) in this package's structs: its messages and its model
-    events' fields as the JSON they are logged as; the messages the events share stay shared (one dump each)."""
+    events' fields as the JSON they are logged as, each message's ``id`` and each event's ``uuid`` only where the
+    log holds it (``logged``); the messages the events share stay shared (one dump each)."""
     dumped: dict[int, tuple[Any, dict[str, Any]]] = {}
 
     def plain(message: Any) -> dict[str, Any]:
         known = dumped.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        out: dict[str, Any] = _dump(message)
+        out = logged.message(sample.id, sample.epoch, _dump(message))
         dumped[id(message)] = (message, out)  # the message is kept, so its id stays its own
         return out
 
@@ -360,6 +368,11 @@ def _plain_sample(sample: Any, path: str) -> Sample:
             inputs = [plain(m) for m in event.input or pool.input_of(number, fields)]
             tools = msgspec.Raw(msgspec.json.encode(fields.get("tools")))  # as the log's JSON holds them
             found = {key: fields.get(key) for key in _MODEL_FIELDS}
+            if not logged.holds(sample.id, sample.epoch, found["uuid"]):
+                found["uuid"] = None
+            for choice in (found["output"] or {}).get("choices") or ():  # the dump's own dicts
+                if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
+                    choice["message"] = logged.message(sample.id, sample.epoch, choice["message"])
             events.append(Event(event=kind, input=inputs, tools=tools, **found))
         else:
             found = {key: getattr(event, key, None) for key in ("id", "type", "parent_id", "action")}
@@ -377,6 +390,73 @@ def _plain_sample(sample: Any, path: str) -> Sample:
         limit=msgspec.convert(_dump(sample.limit), Limit) if sample.limit is not None else None,
         completed_at=getattr(sample, "completed_at", None),
     )
+
+
+class _LoggedIds:
+    """The ids a log's samples hold, as the file holds them: what tells a message's ``id`` (an event's ``uuid``) the
+    log holds from one Inspect's reader made up.
+
+    Inspect gives a message it builds with no id, and an event with no uuid, a random one (``shortuuid``), unless it
+    builds it while it reads a log: it does so to the events of an older layout it migrates (a sample's
+    ``transcript``), which then differ on every read. An import keeps the log's ids only, so that the same log is
+    the same runs every time. The file is read again (once, when first asked) as plain JSON.
+    """
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._ids: dict[tuple[Any, Any], set[str]] | None = None
+
+    def holds(self, sample_id: Any, epoch: Any, value: Any) -> bool:
+        """Whether ``value`` (a message's id or an event's uuid in the sample ``sample_id``/``epoch`` as Inspect's
+        reader gives it) is a value the sample holds under ``id`` or ``uuid`` in the file; ``None`` is held by none.
+        When the file cannot be read again as plain JSON (it was, by Inspect's reader), every value is taken as
+        held, as Inspect's reader gives it."""
+        if value is None:
+            return False
+        if self._ids is None:
+            self._ids = _ids_of_samples(self._path)
+        found = self._ids.get((sample_id, epoch))
+        return found is None or value in found
+
+    def message(self, sample_id: Any, epoch: Any, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` (of the sample ``sample_id``/``epoch``, as Inspect's reader dumps it), without its ``id`` where
+        the log holds none such (a copy then)."""
+        if "id" not in message or self.holds(sample_id, epoch, message["id"]):
+            return message
+        return {key: value for key, value in message.items() if key != "id"}
+
+
+def _ids_of_samples(path: str) -> dict[tuple[Any, Any], set[str]]:
+    """Each sample's ``id`` and ``uuid`` values (at any depth: its messages', its events'), by its id and epoch, of a
+    log read as plain JSON (an ``.eval`` archive's members, a JSON log's ``samples``); empty when it cannot be."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = [name for name in archive.namelist() if name.startswith("samples/") and name.endswith(".json")]
+                samples = [_loads(archive.read(name).decode("utf-8")) for name in names]
+        else:
+            with open(path, encoding="utf-8") as file:
+                samples = _loads(file.read()).get("samples") or []
+        out: dict[tuple[Any, Any], set[str]] = {}
+        for sample in samples:
+            found: set[str] = set()
+            _gather_ids(sample, found)
+            out[sample.get("id"), sample.get("epoch")] = found
+    except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
+        return {}
+    return out
+
+
+def _gather_ids(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("id", "uuid") and isinstance(item, str):
+                found.add(item)
+            else:
+                _gather_ids(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _gather_ids(item, found)
 
 
 _MODEL_FIELDS = (
@@ -694,6 +774,17 @@ def _in_scorer(span: str | None, spans: Mapping[str, tuple[str, str | None]]) ->
     return False
 
 
+def _message_id(message: Mapping[str, Any]) -> str:
+    """An Inspect message's id in a run (a reply's ``response.id``; how a model event's output is told among the
+    sample's messages): the id the log holds, else none (``""``, which the frame's ``response_id`` shows as null).
+
+    A message the log holds with no id is given none, never one made up: Inspect's reader gives such a message of
+    an older layout it migrates a random id on every read (``_LoggedIds`` keeps it out), and a made-up id would
+    stand for a provider's message id the log never had.
+    """
+    return str(message.get("id") or "")
+
+
 def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """The step each assistant message of the sample is the reply of, by the message's id."""
     out: dict[str, int] = {}
@@ -703,8 +794,8 @@ def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         if role == "assistant":
             if previous != "assistant":
                 turns += 1
-            if message.get("id"):
-                out[str(message["id"])] = turns - 1
+            if said := _message_id(message):
+                out[said] = turns - 1
         if role != "system":
             previous = role
     return out
@@ -761,7 +852,7 @@ def _model_call(
     _check_reply_values(message, here)
     stop = str(choice.get("stop_reason") or "")
     response: dict[str, Any] = {
-        "id": str(message.get("id") or ""),
+        "id": _message_id(message),
         "type": "message",
         "role": "assistant",
         "model": str(output.get("model") or event.model or ""),
