@@ -1183,3 +1183,26 @@ def test_an_older_layout_inspect_migrates_keeps_the_logs_ids_and_makes_up_none(t
     (call,) = run.model_calls
     assert call.record["response"]["id"] == "reply-id-of-the-log"
     assert call.record["request"]["inspect"]["uuid"] == "event-uuid-of-the-log"
+
+
+def test_a_json_logs_samples_are_read_as_the_file_holds_them_once_for_all_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log read as plain JSON beside Inspect's reader (the ids it holds, a sample's pool of messages) is read
+    once for every sample of a JSON log, not once a sample; a sample it does not hold, or a file it cannot read,
+    gives ``{}`` and takes every id as held (as Inspect's reader gives it)."""
+    from agentrender.imports import inspect as inspect_import
+
+    samples = [{"id": n, "epoch": 1, "messages": [{"id": f"m{n}", "role": "user", "content": "hi"}]} for n in range(3)]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"version": 2, "samples": samples}), encoding="utf-8")
+    reads: list[str] = []
+    real = inspect_import._loads
+    monkeypatch.setattr(inspect_import, "_loads", lambda text: reads.append(text) or real(text))
+    log = inspect_import._PlainLog(str(path))
+    assert [log.sample(n, 1) for n in range(3)] == samples and len(reads) == 1
+    assert log.holds(1, 1, "m1") and not log.holds(1, 1, "m0") and not log.holds(1, 1, None)
+    assert log.message(2, 1, {"id": "made-up", "role": "user"}) == {"role": "user"}
+    assert log.sample(9, 1) == {} and log.holds(9, 1, "anything") and len(reads) == 1
+    unreadable = inspect_import._PlainLog(str(tmp_path / "gone.json"))
+    assert unreadable.sample(0, 1) == {} and unreadable.holds(0, 1, "anything")

@@ -31,7 +31,7 @@ them (``scorer_model_calls``).
 The ids are the log's own: a reply's ``response.id`` is the id of its message in the log, and an event's ``uuid``
 under ``request.inspect`` is the one the event holds. A log that holds none (older logs) gives none: an empty id (null
 in the frame's ``response_id``), no ``uuid``. Inspect's reader makes up a random id for each message and event it
-builds while it migrates an older layout (a sample's ``transcript``); those are left out (``_LoggedIds``), so that
+builds while it migrates an older layout (a sample's ``transcript``); those are left out (``_PlainLog``), so that
 the same log imports as the same runs, byte for byte, every time.
 """
 
@@ -171,7 +171,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
             raise _unreadable(log_module, path, error) from None
     spec = log.eval
-    logged = _LoggedIds(path)
+    plain_log = _PlainLog(path)
     plain = Log(
         version=log.version,
         status=str(log.status),
@@ -184,7 +184,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
             packages={str(name): str(version) for name, version in (spec.packages or {}).items()},
         ),
         error=Failure(str(log.error.message)) if log.error is not None else None,
-        samples=[_plain_sample(sample, path, logged) for sample in log.samples or ()],
+        samples=[_plain_sample(sample, plain_log) for sample in log.samples or ()],
     )
     return plain, said
 
@@ -345,21 +345,21 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json", exclude_none=True) if hasattr(value, "model_dump") else value
 
 
-def _plain_sample(sample: Any, path: str, logged: _LoggedIds) -> Sample:
+def _plain_sample(sample: Any, log: _PlainLog) -> Sample:
     """A sample as Inspect's reader gives it (pydantic) in this package's structs: its messages and its model
     events' fields as the JSON they are logged as, each message's ``id`` and each event's ``uuid`` only where the
-    log holds it (``logged``); the messages the events share stay shared (one dump each)."""
+    log holds it (``log``); the messages the events share stay shared (one dump each)."""
     dumped: dict[int, tuple[Any, dict[str, Any]]] = {}
 
     def plain(message: Any) -> dict[str, Any]:
         known = dumped.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        out = logged.message(sample.id, sample.epoch, _dump(message))
+        out = log.message(sample.id, sample.epoch, _dump(message))
         dumped[id(message)] = (message, out)  # the message is kept, so its id stays its own
         return out
 
-    pool = _MessagePool(sample, path)
+    pool = _MessagePool(sample, log)
     events = []
     for number, event in enumerate(sample.events):
         kind = str(getattr(event, "event", ""))
@@ -368,11 +368,11 @@ def _plain_sample(sample: Any, path: str, logged: _LoggedIds) -> Sample:
             inputs = [plain(m) for m in event.input or pool.input_of(number, fields)]
             tools = msgspec.Raw(msgspec.json.encode(fields.get("tools")))  # as the log's JSON holds them
             found = {key: fields.get(key) for key in _MODEL_FIELDS}
-            if not logged.holds(sample.id, sample.epoch, found["uuid"]):
+            if not log.holds(sample.id, sample.epoch, found["uuid"]):
                 found["uuid"] = None
             for choice in (found["output"] or {}).get("choices") or ():  # the dump's own dicts
                 if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
-                    choice["message"] = logged.message(sample.id, sample.epoch, choice["message"])
+                    choice["message"] = log.message(sample.id, sample.epoch, choice["message"])
             events.append(Event(event=kind, input=inputs, tools=tools, **found))
         else:
             found = {key: getattr(event, key, None) for key in ("id", "type", "parent_id", "action")}
@@ -392,30 +392,62 @@ def _plain_sample(sample: Any, path: str, logged: _LoggedIds) -> Sample:
     )
 
 
-class _LoggedIds:
-    """The ids a log's samples hold, as the file holds them: what tells a message's ``id`` (an event's ``uuid``) the
-    log holds from one Inspect's reader made up.
+class _PlainLog:
+    """A log's samples as the file holds them, read as plain JSON beside Inspect's reader: what the file says where
+    Inspect's reader gives something else.
 
-    Inspect gives a message it builds with no id, and an event with no uuid, a random one (``shortuuid``), unless it
-    builds it while it reads a log: it does so to the events of an older layout it migrates (a sample's
-    ``transcript``), which then differ on every read. An import keeps the log's ids only, so that the same log is
-    the same runs every time. The file is read again (once, when first asked) as plain JSON.
+    - ``holds``/``message``: the ids the log holds. Inspect gives a message it builds with no id, and an event with
+      no uuid, a random one (``shortuuid``), unless it builds it while it reads a log: it does so to the events of
+      an older layout it migrates (a sample's ``transcript``), which then differ on every read. An import keeps the
+      log's ids only, so that the same log is the same runs every time.
+    - ``sample``: a sample's pool of messages and its events' references into it, where the installed
+      ``inspect_ai`` does not know them (``_MessagePool``).
+
+    Each sample is read when first asked: an ``.eval`` archive's member, or a JSON log's ``samples`` (the whole file,
+    read once for all of them).
     """
 
     def __init__(self, path: str) -> None:
         self._path = path
-        self._ids: dict[tuple[Any, Any], set[str]] | None = None
+        self._samples: dict[tuple[Any, Any], Mapping[str, Any]] = {}
+        self._json_samples: dict[tuple[Any, Any], Any] | None = None  # a JSON log's, once read
+        self._ids: dict[tuple[Any, Any], set[str] | None] = {}
+
+    def sample(self, sample_id: Any, epoch: Any) -> Mapping[str, Any]:
+        """The sample ``sample_id``/``epoch`` as the file holds it; ``{}`` when it cannot be read so."""
+        key = (sample_id, epoch)
+        if key not in self._samples:
+            self._samples[key] = self._read(sample_id, epoch)
+        return self._samples[key]
+
+    def _read(self, sample_id: Any, epoch: Any) -> Mapping[str, Any]:
+        try:
+            if zipfile.is_zipfile(self._path):
+                with zipfile.ZipFile(self._path) as archive:
+                    found = _loads(archive.read(f"samples/{sample_id}_epoch_{epoch}.json").decode("utf-8"))
+            else:
+                if self._json_samples is None:
+                    self._json_samples = {}  # a log that cannot be read so is not read again for each sample
+                    with open(self._path, encoding="utf-8") as file:
+                        samples = _loads(file.read()).get("samples") or []
+                    self._json_samples = {(s.get("id"), s.get("epoch")): s for s in samples if isinstance(s, Mapping)}
+                found = self._json_samples.get((sample_id, epoch))
+        except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
+            return {}
+        return found if isinstance(found, Mapping) else {}
 
     def holds(self, sample_id: Any, epoch: Any, value: Any) -> bool:
         """Whether ``value`` (a message's id or an event's uuid in the sample ``sample_id``/``epoch`` as Inspect's
         reader gives it) is a value the sample holds under ``id`` or ``uuid`` in the file; ``None`` is held by none.
-        When the file cannot be read again as plain JSON (it was, by Inspect's reader), every value is taken as
-        held, as Inspect's reader gives it."""
+        When the sample cannot be read as plain JSON (it was, by Inspect's reader), every value is taken as held, as
+        Inspect's reader gives it."""
         if value is None:
             return False
-        if self._ids is None:
-            self._ids = _ids_of_samples(self._path)
-        found = self._ids.get((sample_id, epoch))
+        key = (sample_id, epoch)
+        if key not in self._ids:
+            raw = self.sample(sample_id, epoch)
+            self._ids[key] = _ids_in(raw) if raw else None
+        found = self._ids[key]
         return found is None or value in found
 
     def message(self, sample_id: Any, epoch: Any, message: dict[str, Any]) -> dict[str, Any]:
@@ -426,37 +458,19 @@ class _LoggedIds:
         return {key: value for key, value in message.items() if key != "id"}
 
 
-def _ids_of_samples(path: str) -> dict[tuple[Any, Any], set[str]]:
-    """Each sample's ``id`` and ``uuid`` values (at any depth: its messages', its events'), by its id and epoch, of a
-    log read as plain JSON (an ``.eval`` archive's members, a JSON log's ``samples``); empty when it cannot be."""
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                names = [name for name in archive.namelist() if name.startswith("samples/") and name.endswith(".json")]
-                samples = [_loads(archive.read(name).decode("utf-8")) for name in names]
-        else:
-            with open(path, encoding="utf-8") as file:
-                samples = _loads(file.read()).get("samples") or []
-        out: dict[tuple[Any, Any], set[str]] = {}
-        for sample in samples:
-            found: set[str] = set()
-            _gather_ids(sample, found)
-            out[sample.get("id"), sample.get("epoch")] = found
-    except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
-        return {}
-    return out
-
-
-def _gather_ids(value: Any, found: set[str]) -> None:
-    if isinstance(value, dict):
+def _ids_in(value: Any, found: set[str] | None = None) -> set[str]:
+    """The ``id`` and ``uuid`` values held in ``value`` at any depth (a sample's: its messages', its events')."""
+    found = set() if found is None else found
+    if isinstance(value, Mapping):
         for key, item in value.items():
             if key in ("id", "uuid") and isinstance(item, str):
                 found.add(item)
             else:
-                _gather_ids(item, found)
+                _ids_in(item, found)
     elif isinstance(value, list):
         for item in value:
-            _gather_ids(item, found)
+            _ids_in(item, found)
+    return found
 
 
 _MODEL_FIELDS = (
@@ -779,7 +793,7 @@ def _message_id(message: Mapping[str, Any]) -> str:
     sample's messages): the id the log holds, else none (``""``, which the frame's ``response_id`` shows as null).
 
     A message the log holds with no id is given none, never one made up: Inspect's reader gives such a message of
-    an older layout it migrates a random id on every read (``_LoggedIds`` keeps it out), and a made-up id would
+    an older layout it migrates a random id on every read (``_PlainLog`` keeps it out), and a made-up id would
     stand for a provider's message id the log never had.
     """
     return str(message.get("id") or "")
@@ -942,9 +956,8 @@ class _MessagePool:
     written by a newer one), the pool and the references are read here from the sample as the file holds it.
     """
 
-    def __init__(self, sample: Any, path: str) -> None:
-        self._sample, self._path = sample, path
-        self._raw: Mapping[str, Any] | None = None
+    def __init__(self, sample: Any, plain: _PlainLog) -> None:
+        self._sample, self._plain = sample, plain
         self._pool: list[Any] | None = None
 
     def input_of(self, number: int, event: dict[str, Any]) -> list[Any]:
@@ -976,25 +989,7 @@ class _MessagePool:
 
     def _raw_sample(self) -> Mapping[str, Any]:
         """The sample as the file holds it (``{}`` when it cannot be read so)."""
-        if self._raw is None:
-            self._raw = _raw_sample_of(self._path, self._sample.id, self._sample.epoch) or {}
-        return self._raw
-
-
-def _raw_sample_of(path: str, sample_id: Any, epoch: Any) -> Mapping[str, Any] | None:
-    """The sample ``sample_id``/``epoch`` of a log read as plain JSON, from an ``.eval`` archive's member or a
-    JSON log's ``samples``; ``None`` when it cannot be read so."""
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                found = json.loads(archive.read(f"samples/{sample_id}_epoch_{epoch}.json"))
-        else:
-            with open(path, encoding="utf-8") as file:
-                samples = json.load(file).get("samples") or []
-            found = next((s for s in samples if s.get("id") == sample_id and s.get("epoch") == epoch), None)
-    except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
-        return None
-    return found if isinstance(found, Mapping) else None
+        return self._plain.sample(self._sample.id, self._sample.epoch)
 
 
 def _has_attachment(value: Any) -> bool:
