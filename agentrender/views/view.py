@@ -16,7 +16,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import fields
 from functools import cached_property
-from operator import lt
+from itertools import pairwise
+from operator import lt, sub
 from typing import TYPE_CHECKING, Any
 
 from agentrender import _api_rules, render
@@ -589,8 +590,8 @@ class Views:
     def _plain_sizes(self) -> SizeSeries:
         """``sizes`` of views that all open with the same message, restart from no compaction and carry no cache
         breakpoint: every view is the opening and the first rendered steps, so each figure is arithmetic on the
-        steps' summed sizes (``Sizes``), in one loop of three calls a stop where the general route (``_span``,
-        ``_diff``) makes a dozen and more. A property test holds the two routes together (tests/test_views_sizes.py).
+        steps' summed sizes (``Sizes``), a column at a time, where the general route (``_span``, ``_diff``) makes a
+        dozen calls and more a stop. A property test holds the two routes together (tests/test_views_sizes.py).
         """
         renders = self._renders
         sizes = renders.sizes
@@ -598,67 +599,66 @@ class Views:
         ended, rendered = renders.ended, renders.rendered
         window, window_start = self.options.recent_results, render.window_start
         opening = self._opening_of(-1, None)[1]
-        compacted = {compaction.step: compaction.trigger or "compaction" for compaction in self.compactions}
         stops = self.stops
-        rows: list[tuple[Any, ...]] = []
-        add = rows.append
-        before = previous_count = previous_cut = 0
-        for stop, now in enumerate(renders.rendered_before):
-            cut = window_start(now, window)
-            # the opening, the steps before the window as summaries and those in it in full: each view a JSON list
-            total = opening + summary_sums[cut] + full_sums[now] - full_sums[cut]
-            everything = opening + full_sums[now]
-            count = 1 + 2 * now
-            if now and ended[now - 1]:  # the view ends on that step's reply: its user turn is not sent
-                last = now - 1
-                everything -= full_sums[now] - full_sums[last] - assistant[last]
-                sums = full_sums if last >= cut else summary_sums
-                total -= sums[now] - sums[last] - assistant[last]
-                count -= 1
-            size = list_bytes(count, total)
-            first_diff: int | None = 0
-            left: int | None = None
-            prefix = 0
-            if stop:
-                first_diff = None
-                # one step is added at most, so one result leaves the window at most: the prefix breaks at it when
-                # its summary differs from its result in full
-                if previous_cut < cut and previous_cut < before and not same[previous_cut]:
-                    first_diff = 2 + 2 * previous_cut
-                    left = rendered[previous_cut].index
-                if first_diff is None and count != previous_count:
-                    first_diff = previous_count
-                if first_diff is None:
-                    prefix = size
-                else:
-                    whole = (first_diff - 1) // 2
-                    shared = opening + (
-                        summary_sums[whole] if whole <= cut else summary_sums[cut] + full_sums[whole] - full_sums[cut]
-                    )
-                    if (first_diff - 1) % 2:
-                        shared += assistant[whole]
-                    # the list's "[" and the "," after each shared message
-                    prefix = min(size, 1 + shared + first_diff)
-            at = stops[stop]
-            no_window = list_bytes(count, everything)
-            add(
-                (
-                    at,
-                    count,
-                    size,
-                    approx_tokens(size),
-                    no_window,
-                    prefix,
-                    size - prefix,
-                    first_diff,
-                    left,
-                    compacted.get(at),
-                )
+        nows = renders.rendered_before  # stop j is taken before steps[j]: its rendered count
+        cuts = [window_start(now, window) for now in nows]
+        # the opening, the steps before the window as summaries and those in it in full: each view a JSON list
+        totals = [
+            opening + summary_sums[cut] + full_sums[now] - full_sums[cut] for now, cut in zip(nows, cuts, strict=True)
+        ]
+        everything = [opening + full_sums[now] for now in nows]
+        counts = [1 + 2 * now for now in nows]
+        if any(ended):
+            for stop, (now, cut) in enumerate(zip(nows, cuts, strict=True)):
+                if now and ended[now - 1]:  # the view ends on that step's reply: its user turn is not sent
+                    last = now - 1
+                    everything[stop] -= full_sums[now] - full_sums[last] - assistant[last]
+                    sums = full_sums if last >= cut else summary_sums
+                    totals[stop] -= sums[now] - sums[last] - assistant[last]
+                    counts[stop] -= 1
+        bytes_ = list(map(list_bytes, counts, totals))
+        # what each view shares with the one before it
+        first_diffs: list[int | None] = [0]
+        lefts: list[int | None] = [None]
+        prefixes = [0]
+        add_diff, add_left, add_prefix = first_diffs.append, lefts.append, prefixes.append
+        stops_facts = zip(nows, cuts, counts, bytes_, strict=True)
+        for (before, previous_cut, previous_count, _), (_, cut, count, size) in pairwise(stops_facts):
+            # one step is added at most, so one result leaves the window at most: the prefix breaks at it when its
+            # summary differs from its result in full
+            if previous_cut < cut and previous_cut < before and not same[previous_cut]:
+                first_diff = 2 + 2 * previous_cut
+                add_left(rendered[previous_cut].index)
+            elif count != previous_count:
+                first_diff = previous_count
+                add_left(None)
+            else:
+                add_diff(None)
+                add_left(None)
+                add_prefix(size)
+                continue
+            add_diff(first_diff)
+            whole = (first_diff - 1) // 2
+            shared = opening + (
+                summary_sums[whole] if whole <= cut else summary_sums[cut] + full_sums[whole] - full_sums[cut]
             )
-            before, previous_count, previous_cut = now, count, cut
-        # a row a stop, in the order of the series' fields: each column is one of the rows' items
-        names = [f.name for f in fields(SizeSeries)]
-        return SizeSeries(**dict(zip(names, zip(*rows, strict=True), strict=True)))
+            if (first_diff - 1) % 2:
+                shared += assistant[whole]
+            # the list's "[" and the "," after each shared message
+            add_prefix(min(size, 1 + shared + first_diff))
+        compacted = {compaction.step: compaction.trigger or "compaction" for compaction in self.compactions}
+        return SizeSeries(
+            at=stops,
+            messages=tuple(counts),
+            bytes=tuple(bytes_),
+            tokens=tuple(map(approx_tokens, bytes_)),
+            bytes_no_window=tuple(map(list_bytes, counts, everything)),
+            prefix_bytes=tuple(prefixes),
+            resent_bytes=tuple(map(sub, bytes_, prefixes)),
+            first_diff=tuple(first_diffs),
+            left_window=tuple(lefts),
+            compaction=tuple(map(compacted.get, stops)) if compacted else (None,) * len(stops),
+        )
 
 
 _MARK_KEY = len(',"cache_control":')
