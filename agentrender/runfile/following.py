@@ -269,6 +269,8 @@ class Follower:
         for call in calls:
             self._calls.append(call)
         calls.clear()
+        if loader.unloaded:  # the unloaded records the growth ended on: this run holds them too
+            loader.keep_unloaded()
         for item in loader.records:
             self._records.append(item)
         loader.records.clear()
