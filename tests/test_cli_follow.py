@@ -1,6 +1,7 @@
 """``agentrender show/steps/context --follow``: the run so far, then each new step as another process writes it."""
 
 import gzip
+import json
 import os
 import re
 import signal
@@ -263,6 +264,33 @@ def test_a_step_of_parallel_calls_waits_for_every_result_and_a_line_naming_it_an
     assert lines[2].endswith(f"(corrects Bash {correcting}"), lines
     assert not any("corrects" in line for line in lines[3:]), lines
     assert ("→ view at 28:" in lines[4]) == (command == "show") and "→" not in lines[3], lines
+
+
+def test_a_step_of_parallel_calls_whose_next_turn_is_not_recorded_is_not_said_to_wait(tmp_path: Path) -> None:
+    """A reply of parallel tool uses with its result, after which the run records no turn its agent sent (a
+    compaction followed it) has no answer to wait for: its line says its result, not 'waiting for its 2 results'."""
+    imported = tmp_path / "imported.jsonl"
+    assert run_cli("import", str(PORT), "-o", str(imported))[0] == 0
+    records = [json.loads(text) for text in imported.read_text("utf-8").splitlines()]
+    for record in records:
+        if record["type"] == "step" and record["index"] == 27:
+            del record["sent"]["user"]  # no user turn recorded after its reply
+    # its model call comes first, so the step's line is printed once it names both calls
+    later = [record for record in records if record["type"] == "end" or record.get("index", -1) >= 27]
+    writer = Writer(tmp_path / "run.jsonl")
+    try:
+        writer.records(*(record for record in records if record not in later))
+        process = follow("steps", writer.path)
+        try:
+            read_until(process, "Ctrl-C to stop")
+            writer.records(*later)
+            said = read_until(process, "step 27 ")[-1]
+        finally:
+            process.kill()
+            process.communicate()
+    finally:
+        writer.close()
+    assert said == "step 27 · Bash (+ Bash) · ok (0 bytes)\n"
 
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"

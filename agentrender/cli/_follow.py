@@ -209,6 +209,8 @@ def pending(views: Views | None, step: Step) -> tuple[str, ...]:
     if not called or views is None or views.run is None:
         return ()
     answered = answered_tool_uses(views.run, step.index)
+    if not answered:  # its result is in, but no turn after it is recorded (a compaction followed): none to say
+        return ()
     reply = views.run.calls_for(step.index)[-1].response  # the reply _parallel read its calls off
     uses = (block for block in reply.content if block.type == "tool_use")
     return tuple(block.name for block in uses if block.tool_use_id not in answered)
