@@ -12,7 +12,13 @@ and ``-``) used once in the conversation, a name of 1 to 64 such characters and 
 as input; and the tool uses of an assistant turn answered by ``tool_result`` blocks at the
 start of the next user turn, with no result answering anything else. The results may come in
 any order: the API matches them by id and prescribes no order (its guide to parallel tool use),
-and Claude Code sends them as its tools finish (``imports.claude_code``).
+and Claude Code sends them as its tools finish (``imports.claude_code``). A tool the API runs
+itself (a ``server_tool_use``, an ``mcp_tool_use``) keeps the same rules for its id, name and
+input, and is answered in its own turn, by a block of its result (``web_search_tool_result``,
+...) with its id: the API answers 400 "`web_search` tool use with id ... was found without a
+corresponding `web_search_tool_result` block" to one that is not (AnswerDotAI/lisette#108), unless
+the turn is the request's last, a reply paused (``pause_turn``) and sent back to go on. A Codex
+web search, which the Responses API answered out of sight, is such a use with no id and no result.
 
 The text rule holds in user and assistant turns alike: the API answers 400
 ``invalid_request_error`` "messages: text content blocks must be non-empty" to an empty text
@@ -108,18 +114,30 @@ def _of_wire(message: Any) -> tuple[Any, _Content]:
         if not isinstance(block, Mapping):
             blocks.append(None)
             continue
-        kind = block.get("type")
-        # The wire names a tool use's id "id" and the id a result answers "tool_use_id".
-        blocks.append(
-            _Block(
-                kind,
-                block.get("text"),
-                block.get("id") if kind == "tool_use" else block.get("tool_use_id"),
-                block.get("name"),
-                block.get("input"),
-            )
-        )
+        blocks.append(_wire_block(block))
     return message.get("role"), blocks
+
+
+def _wire_block(block: Mapping[str, Any]) -> _Block:
+    kind = block.get("type")
+    # The wire names a tool use's id "id" and the id a result answers "tool_use_id".
+    return _Block(
+        kind,
+        block.get("text"),
+        block.get("id") if kind == "tool_use" or kind in _OWN_TURN_USES else block.get("tool_use_id"),
+        block.get("name"),
+        block.get("input"),
+    )
+
+
+def _fields(block: _Block | ContentBlock) -> _Block | ContentBlock:
+    """What the rules read of a block, off its wire form when it is a ``ContentBlock`` of a type it does not know
+    (a server tool's use or result), whose fields are left empty."""
+    return _wire_block(block.raw or {}) if isinstance(block, ContentBlock) else block
+
+
+_OWN_TURN_USES = frozenset(("server_tool_use", "mcp_tool_use"))
+"""The tool uses the API runs itself, answered in their own turn by a block of their result."""
 
 
 def _problems(messages: Iterable[tuple[Any, _Content]]) -> Iterator[Problem]:
@@ -127,9 +145,13 @@ def _problems(messages: Iterable[tuple[Any, _Content]]) -> Iterator[Problem]:
     # run's views hold hundreds of thousands of messages, nearly always without any.
     seen_ids: set[str] = set()
     pending: list[Any] = []  # the tool uses of the assistant turn before, still to be answered
+    unanswered: list[str] = []  # the uses the API ran in the turn before that it holds no result of
     previous = None
     index = -1
     for index, (role, content) in enumerate(messages):
+        if unanswered:  # a turn sent on with another after it: not a reply paused to go on
+            yield Problem(index - 1, _turn(index - 1, previous), _never_answered(unanswered, in_turn=True))
+            unanswered = []
         if role not in ("user", "assistant"):
             yield Problem(index, _turn(index, role), f"expected a user or an assistant turn, got role {role!r}")
         elif role == (previous or "assistant"):
@@ -144,15 +166,28 @@ def _problems(messages: Iterable[tuple[Any, _Content]]) -> Iterator[Problem]:
         elif not content:
             yield Problem(index, _turn(index, role), "content must be a non-empty list of blocks")
         uses: list[Any] = []
+        own: dict[Any, Any] = {}  # the uses the API ran itself, by id (their names): answered in this turn
         for position, block in enumerate(content):
             if block is None:
                 yield Problem(index, _block(index, position), "a block must be an object")
-            elif block.type == "text" and not (isinstance(block.text, str) and block.text.strip()):
+                continue
+            kind = block.type
+            if kind == "text" and not (isinstance(block.text, str) and block.text.strip()):
                 yield Problem(index, _block(index, position), "text blocks must contain non-whitespace text")
-            elif block.type == "tool_use":
+            elif kind == "tool_use":
                 uses.append(block.tool_use_id)
                 for what in _tool_use_problems(block, seen_ids):
                     yield Problem(index, _block(index, position), what)
+            elif kind in _OWN_TURN_USES:
+                block = _fields(block)
+                own[block.tool_use_id if isinstance(block.tool_use_id, str) and block.tool_use_id else object()] = (
+                    block.name
+                )
+                for what in _tool_use_problems(block, seen_ids):
+                    yield Problem(index, _block(index, position), what)
+            elif own and isinstance(kind, str) and kind != "tool_result" and kind.endswith("_tool_result"):
+                own.pop(_fields(block).tool_use_id, None)
+        unanswered = [repr(key) if isinstance(key, str) else f"{name} with no id" for key, name in own.items()]
         if role == "user":
             if pending:
                 leading = [_answer(block) for block in content[: len(pending)]]
@@ -177,7 +212,14 @@ def _problems(messages: Iterable[tuple[Any, _Content]]) -> Iterator[Problem]:
     if index < 0:
         yield Problem(0, "messages", "there must be at least one message")
     elif pending:
-        yield Problem(index, _turn(index, "assistant"), f"its tool uses {pending} are never answered")
+        yield Problem(index, _turn(index, "assistant"), _never_answered(list(map(repr, pending))))
+
+
+def _never_answered(uses: list[str], *, in_turn: bool = False) -> str:
+    """What the API says of ``uses`` (each said as its id's repr, or its name and no id) that nothing answers;
+    ``in_turn``: uses the API ran itself, whose result comes in their own turn."""
+    said = f"its tool uses [{', '.join(uses)}] are never answered"
+    return f"{said} (the API runs them: their results come in the same turn)" if in_turn else said
 
 
 def _turn(index: int, role: Any) -> str:
@@ -206,17 +248,17 @@ def _answer(block: _Block | ContentBlock | None) -> Any:
 
 def _tool_use_problems(block: _Block | ContentBlock, seen_ids: set[str]) -> list[str]:
     problems = []
-    tool_use_id = block.tool_use_id
+    tool_use_id, kind = block.tool_use_id, block.type
     if not isinstance(tool_use_id, str) or not tool_use_id:
-        problems.append("a tool_use needs an id")
+        problems.append(f"a {kind} needs an id")
     elif not _ID.fullmatch(tool_use_id):
-        problems.append(f"tool_use id {tool_use_id!r} is not letters, digits, _ and -")
+        problems.append(f"{kind} id {tool_use_id!r} is not letters, digits, _ and -")
     elif tool_use_id in seen_ids:
-        problems.append(f"tool_use id {tool_use_id!r} was used before")
+        problems.append(f"{kind} id {tool_use_id!r} was used before")
     else:
         seen_ids.add(tool_use_id)
     if not isinstance(block.name, str) or not _NAME.fullmatch(block.name):
         problems.append(f"tool name {block.name!r} is not 1 to 64 letters, digits, _ and -")
     if not isinstance(block.input, Mapping):
-        problems.append(f"tool_use input must be an object, got {type_name(block.input)}")
+        problems.append(f"{kind} input must be an object, got {type_name(block.input)}")
     return problems

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+import agentrender
 from agentrender import ContentBlock, Message, samples
 from agentrender._api_rules import message_problems, wire_problems
 from agentrender.views import NO_WINDOW, Views
+from tests._support import real
+from tests._support.cli import run_cli
 
 
 def text(value: str) -> ContentBlock:
@@ -21,6 +28,14 @@ def use(tool_use_id: str, name: str = "read_file", tool_input: object = None) ->
 
 def result(tool_use_id: str) -> ContentBlock:
     return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content="ok")
+
+
+def search(tool_use_id: str | None, answered: bool = False) -> tuple[ContentBlock, ...]:
+    """A web search the API ran (a ``server_tool_use``, no id when ``None``), and its result when ``answered``."""
+    use = {"type": "server_tool_use", "name": "web_search", "input": {"query": "rain"}}
+    found = {"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": []}
+    blocks = [{**use, "id": tool_use_id} if tool_use_id is not None else use, *([found] if answered else [])]
+    return tuple(ContentBlock.from_dict(block) for block in blocks)
 
 
 def user(*blocks: ContentBlock) -> Message:
@@ -91,7 +106,40 @@ BROKEN = {
         [user(text("go")), assistant(use("t1"))],
         [(1, "messages[1] (assistant)", "its tool uses ['t1'] are never answered")],
     ),
+    "a search the API ran never answered in its turn": (
+        [user(text("go")), assistant(*search("srvtoolu_1"), text("Rain.")), user(text("and"))],
+        [
+            (
+                1,
+                "messages[1] (assistant)",
+                "its tool uses ['srvtoolu_1'] are never answered (the API runs them: their results come in the same "
+                "turn)",
+            )
+        ],
+    ),
+    "a search with no id": (
+        [user(text("go")), assistant(*search(None), text("Rain.")), user(text("and"))],
+        [
+            (1, "messages[1].content[0]", "a server_tool_use needs an id"),
+            (
+                1,
+                "messages[1] (assistant)",
+                "its tool uses [web_search with no id] are never answered (the API runs them: their results come in "
+                "the same turn)",
+            ),
+        ],
+    ),
 }
+
+
+def test_a_search_the_api_ran_is_answered_in_its_turn_or_by_the_turn_that_goes_on_after_a_pause() -> None:
+    """A server tool use its result follows in the same turn is answered; so is one in the request's last turn, a
+    reply paused (``pause_turn``) that the request sends back for the API to go on with."""
+    answered = [user(text("go")), assistant(*search("srvtoolu_1", answered=True), text("Rain.")), user(text("and"))]
+    paused = [user(text("go")), assistant(*search("srvtoolu_1"))]
+    for messages in (answered, paused):
+        assert list(message_problems(messages)) == []
+        assert list(wire_problems([message.to_dict() for message in messages])) == []
 
 
 def test_parallel_results_may_come_in_any_order() -> None:
@@ -145,3 +193,52 @@ def test_every_view_of_every_sample_keeps_the_rules(name: str) -> None:
         views = Views(run, run.options() if recent_results is None else run.options(recent_results=recent_results))
         for at in [*views.stops, None]:
             assert list(message_problems(views.at(at).messages)) == [], (name, recent_results, at)
+
+
+def codex_rollout(path: Path, items: list[dict[str, Any]]) -> Path:
+    """A Codex rollout of ``items`` (response items), after its session_meta."""
+    meta = {"type": "session_meta", "payload": {"id": "s-1", "base_instructions": {"text": "You are Codex."}}}
+    lines = [meta, *({"type": "response_item", "payload": item} for item in items)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_check_says_a_codex_web_search_is_never_answered_in_the_words_of_any_call(tmp_path: Path) -> None:
+    """A Codex web search (a ``web_search_call``, whose results the Responses API read into the reply out of sight)
+    is a ``server_tool_use`` with no id and no result in its view, which the Messages API refuses: ``check`` says so
+    as it says of any call never answered ('its tool uses [...] are never answered'), a warning of a converted chat,
+    at the step of its reply; before, it said nothing of it."""
+    said = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Will it rain?"}]}
+    web = {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "rain"}}
+    call = {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c1"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "a.txt"}
+    answer = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Rain."}]}
+    path = codex_rollout(tmp_path / "rollout.jsonl", [said, web, call, output, answer])
+    code, out, _ = run_cli("check", str(path), "--json")
+    [report] = json.loads(out)
+    found = [(f["code"], f["severity"], f["step"], f["message"]) for f in report["findings"] if "server" in f["message"]
+             or "never answered" in f["message"]]  # fmt: skip
+    assert code == 0 and found == [
+        ("converted-reject", "warning", 0, "message #1: a server_tool_use needs an id"),
+        (
+            "converted-reject",
+            "warning",
+            0,
+            "message #1: its tool uses [web_search with no id] are never answered (the API runs them: their results "
+            "come in the same turn)",
+        ),
+    ], report["findings"]
+
+
+@pytest.mark.parametrize("entry", [entry for entry in real.histories() if entry["format"] == "codex_rollout"],
+                         ids=lambda entry: entry["path"])  # fmt: skip
+def test_check_names_each_web_search_of_a_real_codex_session_once(entry: dict[str, Any]) -> None:
+    """Each web search a real Codex session made that its longest view holds before its last reply (the view after
+    a compaction holds none of those before it) is named in one 'never answered' finding of its step."""
+    path = real.REAL / entry["path"]
+    messages = Views(agentrender.load(path)).at(None).messages[:-1]
+    searches = sum(block.type == "server_tool_use" for message in messages for block in message.content)
+    code, out, _ = run_cli("check", str(path), "--json")
+    [report] = json.loads(out)
+    unanswered = [f for f in report["findings"] if "web_search with no id" in f["message"]]
+    assert code == 0 and sum(f["message"].count("web_search with no id") for f in unanswered) == searches

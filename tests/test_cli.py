@@ -275,8 +275,11 @@ def test_a_run_with_no_opening_is_listed_as_steps_frame_does_and_shown_with_a_st
     bare = replace(run, header={key: value for key, value in run.header.items() if key not in ("opening", "goal")})
     path = tmp_path / "bare.jsonl"
     write_run(replace(bare, records=()), path)
-    rows = as_json("steps", str(path), "--recent-results", "1")
-    assert [row["full"] for row in rows] == steps_frame(bare, run.options(recent_results=1))["full"].tolist()  # type: ignore[union-attr]
+    status, out, err = run_cli("steps", str(path), "--recent-results", "1", "--json")
+    rows = json.loads(out)
+    assert [row["full"] for row in rows] == steps_frame(bare, run.options(recent_results=1))["full"].tolist()
+    assert err == f"agentrender: warning: {path}:1: the run header has neither 'opening' nor 'goal' (the text the " \
+        "agent opened with): its views open with '(this run recorded no opening)' in its place\n"  # fmt: skip
     status, out, err = run_cli("show", str(path), "--width", "200")
     assert (status, err) == (0, "")
     assert "(this run recorded no opening)" in out and "list_dir" in out
@@ -760,6 +763,58 @@ def test_every_command_says_on_stderr_where_a_cut_file_lost_records(
     assert len(said) == 1 + compress
     assert all(line.startswith(f"agentrender: warning: {path}:{lines}: ") for line in said)
     assert "the last line is cut short" in said[0] and ("the gzip stream ends early" in err) == compress
+
+
+WARNED = (
+    '{"type": "run", "format": "agentrender.run/1", "run_id": "w", "goal": "List."}\n'
+    '{"type": "step", "index": 0, "decision": {"kind": "tool_call", "tool": "ls", "args": {}}, '
+    '"observation": {"status": "ok", "content": "a.txt", "summary": "1 file"}, "mood": "calm"}\n'
+    '{"type": "checkpoint", "at": 1}\n'
+    '{"type": "step", "ind'
+)
+"""A run file of three warnings: an unknown field kept (line 2), an unknown record kept (3), a cut line lost (4)."""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("steps", "--json"), ("steps", "--csv"), ("context", "--json"), ("keys", "--json"), ("decide", "--json")],
+)
+def test_an_output_a_program_reads_as_a_list_or_csv_says_every_warning_on_stderr(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A list of JSON or CSV has no place for a run's warnings: stderr says every one, one line each with the file
+    and line (what was kept but not loaded too, not only what was lost), and stdout keeps its shape. Before, only the
+    lost line was said, and the others were nowhere a program could read."""
+    path = tmp_path / "warned.jsonl"
+    path.write_text(WARNED, encoding="utf-8")
+    code, out, err = run_cli(command[0], str(path), *command[1:])
+    assert code == 0 and (isinstance(json.loads(out), list) if "--json" in command else out.startswith("index,"))
+    assert [line.split(": ", 3)[2] for line in err.splitlines()] == [f"{path}:{line}" for line in (2, 3, 4)], err
+    assert "unknown field step.mood kept" in err and "unknown record type 'checkpoint' kept" in err
+    _, terminal, said = run_cli(command[0], str(path))  # a table's reader sees only what the file lost on stderr
+    assert terminal and said.splitlines() == err.splitlines()[2:], said
+
+
+def test_an_output_that_is_one_object_holds_every_warning_as_a_run_file_keeps_them(tmp_path: Path) -> None:
+    """show --json (one object) holds the run's warnings in ``warnings``, each as a run file's header keeps it
+    (path, line, text; ``lost`` for what was not loaded), as the terminal lists them above the view, and stderr
+    still says what was lost; import --json gives each run's so too. Before, show --json held none of them, and
+    import --json gave each as a line of text."""
+    path = tmp_path / "warned.jsonl"
+    path.write_text(WARNED, encoding="utf-8")
+    code, out, err = run_cli("show", str(path), "--json")
+    warnings = json.loads(out)["warnings"]
+    assert code == 0 and [(w["path"], w["line"], w.get("lost", False)) for w in warnings] == [
+        (str(path), 2, False),
+        (str(path), 3, False),
+        (str(path), 4, True),
+    ], warnings
+    assert warnings[0]["text"] == "unknown field step.mood kept (not loaded into the typed fields)"
+    assert err.splitlines() == [f"agentrender: warning: {path}:4: {warnings[2]['text']}"]
+    code, out, _ = run_cli("import", CLAUDE_TRACE, "-o", str(tmp_path / "port.jsonl"), "--json")
+    [written] = json.loads(out)
+    assert code == 0 and written["warnings"] and all(set(w) >= {"path", "line", "text"} for w in written["warnings"])
+    assert written["warnings"] == json.loads(run_cli("show", str(tmp_path / "port.jsonl"), "--json")[1])["warnings"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """``agentrender show/steps/context --follow``: the run so far, then each new step as another process writes it."""
 
 import gzip
+import json
 import os
 import re
 import signal
@@ -161,14 +162,17 @@ PORT = Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-
 """A Claude Code session: its step 27 made two parallel Bash calls, answered in two records (lines 68 and 69)."""
 
 
-def followed_session(tmp_path: Path, first: int, grow: Callable[[Writer, list[str]], None], until: str) -> list[str]:
-    """What show --follow printed after its first output of ``PORT``'s first ``first`` lines, up to the line that
-    holds ``until``, while ``grow`` wrote the session's lines (the list it is given) on; then a Ctrl-C ends it, 0."""
+def followed_session(
+    tmp_path: Path, first: int, grow: Callable[[Writer, list[str]], None], until: str, command: str = "show"
+) -> list[str]:
+    """What ``command`` --follow printed after its first output of ``PORT``'s first ``first`` lines, up to the line
+    that holds ``until``, while ``grow`` wrote the session's lines (the list it is given) on; then a Ctrl-C ends it,
+    0."""
     lines = PORT.read_text("utf-8").splitlines(keepends=True)
     writer = Writer(tmp_path / "session.jsonl")
     try:
         writer.append("".join(lines[:first]))
-        process = follow("show", writer.path)
+        process = follow(command, writer.path)
         try:
             read_until(process, "Ctrl-C to stop")
             grow(writer, lines)
@@ -214,30 +218,79 @@ def test_show_follow_prints_a_step_once_while_it_stays_the_same_and_a_final_answ
     assert answered.startswith("step 2 · no_tool_call → view at 3"), answered
 
 
+def grow_a_record_at_a_time(writer: Writer, lines: list[str]) -> None:
+    """Write ``PORT``'s step 27 (a reply of two parallel Bash calls, answered in two records) and step 28's reply a
+    record a growth, then the rest of the session at once."""
+    for record in lines[64:73]:
+        writer.append(record)
+        time.sleep(3 * POLL_INTERVAL)  # each record its own growth
+    writer.append("".join(lines[73:]))
+
+
 def test_show_follow_prints_a_step_once_when_only_the_view_after_it_grows(tmp_path: Path) -> None:
     """A Claude Code reply of two parallel Bash calls whose results are written one record at a time: show --follow
-    prints the step once answered, and not again when the second result only grows the view after it (nor when the
-    next reply's first record comes); a line that says something new of the step (its second call) is printed, and says
-    that its reply called more; the last step the first output showed is not printed again unchanged. Before, the
-    answered step was printed twice, with the view's figures of each record, and step 26 again after the first
-    output."""
-
-    def grow(writer: Writer, lines: list[str]) -> None:
-        for record in lines[64:73]:  # step 27 (two parallel Bash calls, answered in two records), 28's reply
-            writer.append(record)
-            time.sleep(3 * POLL_INTERVAL)  # each record its own growth
-        writer.append("".join(lines[73:]))
-
-    seen = followed_session(tmp_path, 64, grow, "step 29 ")  # first: steps 0 to 26, step 26's result last
+    prints the step once answered, and not again when the next reply's first record only grows the view after it;
+    the last step the first output showed is not printed again unchanged. Before, the answered step was printed
+    twice, with the view's figures of each record, and step 26 again after the first output."""
+    seen = followed_session(tmp_path, 64, grow_a_record_at_a_time, "step 29 ")  # first: steps 0 to 26
     assert not any(printed.startswith("step 26 ") for printed in seen), "".join(seen)
     answered = [printed for printed in seen if printed.startswith("step 27 · Bash (+ Bash) · ok")]
     assert len(answered) == 1, "".join(seen)
-    assert any(printed.startswith("step 27 · Bash (+ Bash) · waiting for its result") for printed in seen)
     assert len([printed for printed in seen if printed.startswith("step 28 · Bash · ok")]) == 1, "".join(seen)
-    # the line that names the reply's second call says why the step is printed again; the answer's line does not
-    [grew] = [printed for printed in seen if printed.startswith("step 27 · Bash (+ Bash) · waiting")]
-    assert grew.rstrip().endswith("(its reply called more: written after the line above)"), grew
-    assert "called more" not in answered[0], answered
+    assert "corrects" not in answered[0], answered
+
+
+@pytest.mark.parametrize("command", ["show", "steps"])
+def test_a_step_of_parallel_calls_waits_for_every_result_and_a_line_naming_it_anew_corrects_it(
+    tmp_path: Path, command: str
+) -> None:
+    """A Claude Code reply of two parallel Bash calls written a record at a time: the line that names its second
+    call says it corrects the one that named the first, as a line naming a call where an answer was said does; the
+    step waits for its 2 results, then for 1 of them (naming it) once the first is in, and is said ok, with show's
+    view figures, only once both are. Before, it was said ok (show: with the figures of a view holding one result)
+    as soon as the first result was in, and the line naming the second call said its reply 'called more' in words
+    of its own."""
+    seen = followed_session(tmp_path, 64, grow_a_record_at_a_time, "step 28 · Bash · ok", command)
+    lines = [printed.rstrip("\n") for printed in seen if printed.startswith("step 27 ")]
+    assert [line.split(" (corrects")[0].split(" → ")[0] for line in lines] == [
+        "step 27 · no_tool_call",
+        "step 27 · Bash · waiting for its result",
+        "step 27 · Bash (+ Bash) · waiting for its 2 results",
+        "step 27 · Bash (+ Bash) · waiting for 1 of its 2 results (Bash)",
+        "step 27 · Bash (+ Bash) · ok (0 bytes)",
+    ], "".join(seen)
+    correcting = "said before: the rest of its reply was written after it)"
+    assert lines[1].endswith(f"(corrects no_tool_call {correcting}"), lines
+    assert lines[2].endswith(f"(corrects Bash {correcting}"), lines
+    assert not any("corrects" in line for line in lines[3:]), lines
+    assert ("→ view at 28:" in lines[4]) == (command == "show") and "→" not in lines[3], lines
+
+
+def test_a_step_of_parallel_calls_whose_next_turn_is_not_recorded_is_not_said_to_wait(tmp_path: Path) -> None:
+    """A reply of parallel tool uses with its result, after which the run records no turn its agent sent (a
+    compaction followed it) has no answer to wait for: its line says its result, not 'waiting for its 2 results'."""
+    imported = tmp_path / "imported.jsonl"
+    assert run_cli("import", str(PORT), "-o", str(imported))[0] == 0
+    records = [json.loads(text) for text in imported.read_text("utf-8").splitlines()]
+    for record in records:
+        if record["type"] == "step" and record["index"] == 27:
+            del record["sent"]["user"]  # no user turn recorded after its reply
+    # its model call comes first, so the step's line is printed once it names both calls
+    later = [record for record in records if record["type"] == "end" or record.get("index", -1) >= 27]
+    writer = Writer(tmp_path / "run.jsonl")
+    try:
+        writer.records(*(record for record in records if record not in later))
+        process = follow("steps", writer.path)
+        try:
+            read_until(process, "Ctrl-C to stop")
+            writer.records(*later)
+            said = read_until(process, "step 27 ")[-1]
+        finally:
+            process.kill()
+            process.communicate()
+    finally:
+        writer.close()
+    assert said == "step 27 · Bash (+ Bash) · ok (0 bytes)\n"
 
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real"

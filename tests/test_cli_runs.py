@@ -159,7 +159,9 @@ def test_each_command_reads_the_run_named_by_id_or_number_and_says_which(command
     first = run_cli(command, SESSION, "--json")
     assert first[1] != out
     said = f"agentrender: {SESSION}: run 0 of runs 0 to 2: {MAIN}"
-    assert first[2] == f"{said}; pick another with --run N or ID (agentrender runs lists them)\n"
+    note, *warned = first[2].splitlines()  # then the chosen run's warnings, which the JSON has no place for
+    assert note == f"{said}; pick another with --run N or ID (agentrender runs lists them)"
+    assert all(line.startswith(f"agentrender: warning: {SESSION}:") for line in warned), warned
 
 
 CLAUDE_TRACE = "tests/fixtures/real/claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl"
@@ -181,7 +183,7 @@ def test_a_runs_number_is_one_number_wherever_a_user_sees_it() -> None:
     assert "--run ID|N (N: the # column, counted from 0)" in table
     for number, run_id in listed:
         code, out, err = run_cli("steps", CLAUDE_TRACE, "--run", str(number), "--json")
-        assert code == 0 and err == f"agentrender: {CLAUDE_TRACE}: run {number} of runs 0 to 3: {run_id}\n"
+        assert code == 0 and err.startswith(f"agentrender: {CLAUDE_TRACE}: run {number} of runs 0 to 3: {run_id}\n")
         assert run_cli("steps", CLAUDE_TRACE, "--run", run_id, "--json") == (code, out, err)
     _, _, err = run_cli("steps", CLAUDE_TRACE, "--json")
     assert err.startswith(f"agentrender: {CLAUDE_TRACE}: run 0 of runs 0 to 3: {listed[0][1]}; pick another with")

@@ -39,6 +39,20 @@ def test_each_poll_takes_in_only_what_the_writer_added(writer: Writer) -> None:
     assert len(first.run.steps) == 1, "a run given earlier is a snapshot: later growth does not change it"
 
 
+def test_a_growth_that_ends_on_records_the_run_does_not_load_holds_them_in_its_records(writer: Writer) -> None:
+    """A record of a type the run does not load (a runtime's checkpoint) that a growth ends on is among the records
+    of the run that growth gives, as a fresh load's; before, it came only with the growth after it."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0), {"type": "checkpoint", "at": 1})
+    first = follower.poll()
+    assert first is not None and list(first.run.records) == list(load_run(writer.path).records)
+    assert list(first.run.records)[-1] == {"type": "checkpoint", "at": 1}
+    writer.records({"type": "checkpoint", "at": 2}, step(1), {"type": "checkpoint", "at": 3})
+    grown = follower.poll()
+    assert grown is not None and grown.run == load_run(writer.path)
+    assert len(first.run.records) == 3, "a run given earlier is a snapshot: later growth does not change it"
+
+
 def test_a_partial_last_line_is_waited_for_not_reported_cut(writer: Writer) -> None:
     """Half a line is held until its newline comes: no 'cut short' warning, and then the step is loaded."""
     follower = Follower(writer.path)

@@ -747,6 +747,29 @@ def test_a_loaded_call_keeps_its_line_and_reads_back_its_record(tmp_path: Path) 
     assert repr(call) == repr(ModelCall(**{name: getattr(call, name) for name in PUBLIC_CALL_FIELDS}))
 
 
+def test_a_loaded_run_knows_the_line_of_its_header_and_of_each_steps_last_record(tmp_path: Path) -> None:
+    """A run read from a file holds the line its header was read from and, in the order of its steps, the line of
+    each step's last record (blank lines, other records, a step recorded again, steps out of order counted), and a
+    follower's run holds the same lines at each growth, so what it says of a step can name its line without reading
+    the file again; a run built in memory holds none."""
+    step1 = {"type": "step", "index": 1}
+    data = lines(b"", HEADER, step1, CALL0, b"  ", {"type": "checkpoint", "at": 1}, STEP0, {**step1, "x": 1}, END)
+    path = write(tmp_path, data)
+    run = load_run(path)
+    assert (run.header_line, list(run.step_lines)) == (2, [7, 8])
+    follower = runfile_following.Follower(str(tmp_path / "grown.jsonl"))
+    for cut in range(1, len(data.splitlines()) + 1):
+        (tmp_path / "grown.jsonl").write_bytes(b"".join(data.splitlines(keepends=True)[:cut]))
+        follower.poll()
+        if follower.run is not None:
+            fresh = load_run(tmp_path / "grown.jsonl")
+            assert (follower.run.steps, follower.run.header_line) == (fresh.steps, fresh.header_line), cut
+            assert list(follower.run.step_lines) == list(fresh.step_lines), cut
+    assert follower.run is not None and list(follower.run.step_lines) == [7, 8]
+    built = agentrender.Run(header=HEADER, steps=run.steps)
+    assert (built.header_line, built.step_lines) == (0, ())
+
+
 def test_a_loaded_run_survives_pickling_and_copying(tmp_path: Path) -> None:
     """A loaded run, its undecoded model calls and its records pickle and deep-copy to equal values."""
     import copy

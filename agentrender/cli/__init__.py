@@ -82,7 +82,12 @@ def _positive(text: str) -> int:
 def _output_options() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("output")
-    group.add_argument("--json", action="store_true", help="print JSON for scripts instead of the terminal view")
+    group.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON for scripts instead of the terminal view (the run's warnings: in it where it is one object, "
+        "else on stderr)",
+    )
     group.add_argument(
         "--width",
         type=_positive,

@@ -12,7 +12,6 @@ the views hold, in both forms of every result, so every message of every view is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +22,6 @@ from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
-from agentrender.runfile.lines import open_inflated
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
 
 __all__ = ["ERROR", "FINDINGS", "SHOWN_PER_KIND", "WARNING", "Finding", "Report", "check", "renderables"]
@@ -234,7 +232,8 @@ def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
             render.breakpoint_past(views.at(at).messages, mark["message"], mark["block"]) for at in views.stops
         ):
             found.append((None, f"$.breakpoints[{position}].{past}", _past_said(mark, whole, None)))
-    lines = _record_lines(run.path) if found else {}
+    # the lines the loader read them from: none for the steps of an imported conversation, made of its turns
+    lines: dict[int | None, int] = {None: run.header_line, **dict(zip(indices, run.step_lines, strict=False))}
     for index, field_path, said in found:
         yield Finding(
             code="unplaced-breakpoint",
@@ -251,27 +250,6 @@ def _past_said(mark: Mapping[str, Any], messages: Sequence[Any], at: int | None)
     if index >= len(messages):
         return f"message {index:,}, where {view} holds {plural(len(messages), 'message')}"
     return f"block {block:,} of message {index:,}, which holds {plural(len(messages[index].content), 'block')}"
-
-
-def _record_lines(path: str) -> dict[int | None, int]:
-    """The line of the run header (``None``) and of each step's last record (by its index) in the run file at
-    ``path``; none for a file that holds no such records (an imported history), or that cannot be read again."""
-    lines: dict[int | None, int] = {}
-    try:
-        file, _ = open_inflated(path)
-        with file:
-            for number, text in enumerate(file, 1):
-                try:
-                    record = json.loads(text)
-                except ValueError:
-                    continue
-                if isinstance(record, dict) and record.get("type") == "run":
-                    lines.setdefault(None, number)
-                elif isinstance(record, dict) and record.get("type") == "step" and isinstance(record.get("index"), int):
-                    lines[record["index"]] = number
-    except (OSError, EOFError):
-        pass
-    return lines
 
 
 def check(name: str, which: str | None = None) -> Report:

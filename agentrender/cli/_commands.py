@@ -36,15 +36,18 @@ def views_of(run: Run, args: argparse.Namespace) -> Views:
     )
 
 
-def load_run_of(args: argparse.Namespace, err: IO[str], name: str | None = None, *, lost: bool = True) -> Run:
+def load_run_of(
+    args: argparse.Namespace, err: IO[str], name: str | None = None, *, lost: bool = True, every: bool = False
+) -> Run:
     """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which,
-    and (``lost``) a file that lost records says where, so that no table of a cut file looks whole."""
+    and (``lost``) a file that lost records says where, so that no table of a cut file looks whole; ``every``: each
+    warning of the run, for an output a program reads (a list, CSV) that has no place for them."""
     name = args.run if name is None else name
     chosen = _inputs.load_chosen(name, args.which)
     if chosen.note:
         err.write(f"agentrender: {clean(name, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
-    if lost:
-        err.writelines(f"agentrender: {line}\n" for line in _show.lost_lines(chosen.run.warnings))
+    if lost or every:
+        err.writelines(f"agentrender: {line}\n" for line in _show.stderr_lines(chosen.run.warnings, every=every))
     return chosen.run
 
 
@@ -109,7 +112,7 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
             lambda run, views: _steps_table(run, args, out, console),
             lambda views, step: _follow.step_line(step, views) if kept(views, step) else None,
         )
-    return _steps_table(load_run_of(args, err), args, out, console, err)
+    return _steps_table(load_run_of(args, err, every=args.json or args.csv), args, out, console, err)
 
 
 def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console, err: IO[str] | None = None) -> int:
@@ -145,7 +148,7 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
             raise CliError(f"{args.run}: --run picks a run of a file of runs; a reply file holds one reply")
         replies = _decide.reply_of_file(args.run)
     else:
-        replies = _decide.replies(args.run, load_run_of(args, err), step=args.step)
+        replies = _decide.replies(args.run, load_run_of(args, err, every=args.json), step=args.step)
     if args.json:
         write_json(out, [reply.to_json() for reply in replies])
         return 0
@@ -185,7 +188,7 @@ def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[st
             lambda views, step: _follow.context_line(views, step, layout),
             first_says_end=False,  # the sizes table says no end
         )
-    run = load_run_of(args, err)
+    run = load_run_of(args, err, every=args.json)
     return _context_of(run, views_of(run, args), args, out, console)
 
 
@@ -206,7 +209,7 @@ def _context_of(
 
 
 def keys(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
-    run = load_run_of(args, err)
+    run = load_run_of(args, err, every=args.json)
     rows = _tables.key_rows(views_of(run, args))
     if args.json:
         write_json(out, rows)

@@ -28,7 +28,7 @@ from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
-from agentrender.views import Views
+from agentrender.views import Views, answered_tool_uses
 
 __all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
 
@@ -68,8 +68,7 @@ def follow(
     waited = ""
     # what each step's line last said of it (``says``): a growth that leaves it so prints it not
     printed: dict[int, str] = {}
-    said: dict[int, str] = {}  # the decision each step was last printed with (``decided``)
-    named: dict[int, tuple[str, ...]] = {}  # the tools its reply called in parallel, as each step was last printed
+    said: dict[int, str] = {}  # what each step's line last named it by (``named``): a line naming it anew corrects it
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     ended_steps = 0  # how many steps the run had when it was said
     try:
@@ -104,11 +103,9 @@ def follow(
                 ended, ended_steps = growth.run.end, len(growth.run.steps)  # the first output says it
                 printed = {}  # a file read again from its start: no line of before is one to correct
                 said = {}
-                named = {}
                 if views.steps and views.steps[-1].decision is not None:  # the first output said it too
                     last = views.steps[-1]
-                    said = {last.index: decided(last)}
-                    named = {last.index: _parallel(views, last)}
+                    said = {last.index: named(views, last)}
                     if (shown := line(views, last)) is not None:  # its line says nothing new of it till it changes
                         printed = {last.index: shown.plain if says is None else says(views, last)}
                 first(growth.run, views)
@@ -133,10 +130,8 @@ def follow(
                     key = shown.plain if says is None else says(views, step)
                     if printed.get(step.index) == key:
                         continue
-                    was, now = said.get(step.index), decided(step)
+                    was, now = said.get(step.index), named(views, step)
                     printed[step.index] = key
-                    calls, named_before = _parallel(views, step), named.get(step.index)
-                    named[step.index] = calls
                     if step.decision is not None:  # a decision said (not one to come) that a later line may correct
                         said[step.index] = now
                     if (
@@ -145,12 +140,10 @@ def follow(
                         and was != now
                         and f" · {clean(now, one_line=True)}" in shown.plain
                     ):
-                        # a reply whose text was written before its tool call (Claude Code writes each block apart)
+                        # a reply whose text, or first call, was written before the rest of it (Claude Code writes
+                        # each block apart): its tool call, or the other calls it made in parallel
                         shown.append(f" (corrects {clean(was, one_line=True)} said before: ", style=MUTED)
                         shown.append("the rest of its reply was written after it)", style=MUTED)
-                    elif isinstance(shown, Text) and named_before is not None and len(calls) > len(named_before):
-                        # a reply of parallel tool uses whose next call was written after the line that named it
-                        shown.append(" (its reply called more: written after the line above)", style=MUTED)
                     console.print(shown)
             if end is not None and ended is None:
                 ended, ended_steps = end, len(growth.run.steps)
@@ -195,28 +188,59 @@ def decided(step: Step) -> str:
     return decision.tool if decision.calls else decision.kind
 
 
-def waits(step: Step) -> bool:
-    """The step called a tool whose result is not recorded yet."""
-    return step.decision is not None and bool(step.decision.calls) and step.observation is None
+def named(views: Views | None, step: Step) -> str:
+    """What a step's line names it by (``decided``); a reply of parallel tool uses of the run of ``views`` by every
+    tool it called, as the steps table does (``WebSearch (+ Glob)``)."""
+    if views is not None and step.decision is not None and step.decision.calls and (called := _parallel(views, step)):
+        return tools_said(called[0], called[1:])
+    return decided(step)
+
+
+def pending(views: Views | None, step: Step) -> tuple[str, ...]:
+    """The tools the reply of ``step`` called whose results are not recorded yet, in its order: its call when it has
+    no result; the calls of a reply of parallel tool uses (of the run of ``views``) that the turn its agent sent
+    after it does not answer yet (``answered_tool_uses``), the first result in; ``()`` for a reply that calls none."""
+    decision = step.decision
+    if decision is None or not decision.calls:
+        return ()
+    called = _parallel(views, step) if views is not None else ()
+    if step.observation is None:
+        return called or (decision.tool,)
+    if not called or views is None or views.run is None:
+        return ()
+    answered = answered_tool_uses(views.run, step.index)
+    if not answered:  # its result is in, but no turn after it is recorded (a compaction followed): none to say
+        return ()
+    reply = views.run.calls_for(step.index)[-1].response  # the reply _parallel read its calls off
+    uses = (block for block in reply.content if block.type == "tool_use")
+    return tuple(block.name for block in uses if block.tool_use_id not in answered)
+
+
+def waits(views: Views | None, step: Step) -> bool:
+    """The step called a tool whose result is not recorded yet (``pending``)."""
+    return bool(pending(views, step))
 
 
 def step_line(step: Step, views: Views | None = None) -> Text:
-    """``step K · tool · status (bytes)``: a step in one line (``waiting for its result``: a call not answered yet);
-    a reply of parallel tool uses of the run of ``views`` names the others too, as the steps table does
-    (``WebSearch (+ Glob)``)."""
+    """``step K · tool · status (bytes)``: a step in one line; a reply of parallel tool uses of the run of ``views``
+    names the others too, as the steps table does (``WebSearch (+ Glob)``). A step whose calls are not all answered
+    yet is said to wait (``waiting for its result``; of parallel calls, ``waiting for 1 of its 2 results (Bash)``,
+    naming those to come), not with the status of the results in."""
     decision, observation = step.decision, step.observation
     line = Text(f"step {step.index}", style="bold")
     if decision is None:
         line.append(" · no decision (yet)", style=MUTED)
         return line
-    what = decided(step)
-    if views is not None and decision.calls and (called := _parallel(views, step)):
-        what = tools_said(called[0], called[1:])
-    line.append(f" · {clean(what, one_line=True)}")
-    if observation is None:
-        if waits(step):  # a reply that calls no tool (a final answer) waits for no result
+    line.append(f" · {clean(named(views, step), one_line=True)}")
+    if to_come := pending(views, step):  # a reply that calls no tool (a final answer) waits for no result
+        calls = len(_parallel(views, step)) if views is not None else 0
+        if calls < 2:
             line.append(" · waiting for its result", style=MUTED)
-    else:
+        elif len(to_come) == calls:
+            line.append(f" · waiting for its {calls} results", style=MUTED)
+        else:
+            line.append(f" · waiting for {len(to_come)} of its {calls} results ({', '.join(to_come)})", style=MUTED)
+    elif observation is not None:
         size = f"{utf8_bytes(observation.content):,} bytes"
         if media := _media(views, step):  # its bytes count its text alone
             size = f"{size} of text, {media}"
@@ -237,7 +261,7 @@ def _media(views: Views | None, step: Step) -> str:
 def show_line(views: Views, step: Step) -> Text:
     """What ``show --follow`` prints for a step: the step, and how the view after it changed."""
     line = step_line(step, views)
-    if waits(step):
+    if waits(views, step):
         # the view after it would hold the call as interrupted (what render sends for a call with no result):
         # none that its agent sends while the tool runs, so its figures are said once the result is in
         return line
@@ -251,7 +275,7 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
     """What ``context --follow`` prints for a step: the view after it as a row of the sizes table printed first, in
     its columns (``layout``); nothing while the step waits for its result (that view would hold the call as
     interrupted, a view nobody sends)."""
-    return None if waits(step) else size_line(views, step.index + 1, layout, step)
+    return None if waits(views, step) else size_line(views, step.index + 1, layout, step)
 
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:

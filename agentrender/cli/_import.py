@@ -16,6 +16,7 @@ from agentrender.cli._inputs import CliError, choose, load_all
 from agentrender.cli._term import clean
 from agentrender.imports.conversation import Summariser
 from agentrender.runfile import Run, write_run
+from agentrender.runfile.write import warning_record
 
 __all__ = ["SUMMARISERS", "Written", "import_runs"]
 
@@ -43,7 +44,7 @@ class Written:
             "summariser": run.summariser,
             "steps": len(run.steps),
             "model_calls": len(run.model_calls),
-            "warnings": [str(warning) for warning in run.warnings],
+            "warnings": [warning_record(warning) for warning in run.warnings],
         }
 
 

@@ -47,6 +47,7 @@ from agentrender.cli._term import (
     json_text,
 )
 from agentrender.runfile import Run
+from agentrender.runfile.write import warning_record
 from agentrender.views import (
     BLOCK_KINDS,
     ENDED_TEXT,
@@ -118,11 +119,12 @@ def warning_lines(warnings: Any) -> Iterator[Text]:
         yield Text("warning: " + clean(str(group)), style="yellow")
 
 
-def lost_lines(warnings: Any) -> Iterator[str]:
-    """The warnings of what the file held and the run did not load (``lost``), one plain line each, as
-    ``warning_lines`` says them: what a command whose output shows no warnings says on stderr."""
+def stderr_lines(warnings: Any, *, every: bool = False) -> Iterator[str]:
+    """The warnings of what the file held and the run did not load (``lost``), or ``every`` warning, one plain line
+    each, as ``warning_lines`` says them: what a command whose output shows no warnings says on stderr (every one
+    under an output a program reads, a list or CSV, which has no place for them)."""
     for group in warning_groups(warnings):
-        if group.lost:
+        if every or group.lost:
             yield "warning: " + clean(str(group), one_line=True)
 
 
@@ -589,4 +591,6 @@ def show_json(view: View) -> dict[str, Any]:
         "opening": _message_json(view.opening),
         "steps": steps,
         "messages": [message.to_dict() for message in view.messages],
+        # every warning of the run, as a run file's header keeps them: what the terminal lists above the view
+        "warnings": [warning_record(warning) for warning in run.warnings] if (run := view.views.run) else [],
     }

@@ -218,6 +218,7 @@ class Follower:
         self._positions: dict[int, int] = {}  # step index -> its place among the steps
         self._steps: _Growing[Step] = _Growing()
         self._step_records: _Growing[Mapping[str, Any] | StepRecord] = _Growing()
+        self._step_lines: _Growing[int] = _Growing()
         self._calls: _Growing[ModelCall] = _Growing()
         self._records: _Growing[Any] = _Growing()
         self.run = None
@@ -268,6 +269,8 @@ class Follower:
         for call in calls:
             self._calls.append(call)
         calls.clear()
+        if loader.unloaded:  # the unloaded records the growth ended on: this run holds them too
+            loader.keep_unloaded()
         for item in loader.records:
             self._records.append(item)
         loader.records.clear()
@@ -277,6 +280,7 @@ class Follower:
             step_records=_StepRecords(steps, self._step_records.frozen()),
             model_calls=self._calls.frozen(),
             records=self._records.frozen(),
+            step_lines=self._step_lines.frozen(),
         )
         try:
             self.run = loader.run((), held=held)
@@ -313,21 +317,24 @@ class Follower:
         touched = loader.touched
         if not touched:
             return None
-        positions, steps, records = self._positions, self._steps, self._step_records
+        positions, steps, records, lines = self._positions, self._steps, self._step_records, self._step_lines
         for index in touched:
-            step, record = loader.steps[index], loader.step_records[index]
+            step, record, line = loader.steps[index], loader.step_records[index], loader.step_lines[index]
             position = positions.get(index)
             if position is not None:
                 steps.set(position, step)
                 records.set(position, record)
+                lines.set(position, line)
             elif not positions or index > steps.last().index:
                 positions[index] = len(steps)
                 steps.append(step)
                 records.append(record)
+                lines.append(line)
             else:  # a step older than the newest, first recorded now: rare, and costs the whole run
                 position = bisect_left(steps.frozen(), index, key=attrgetter("index"))
                 steps.insert(position, step)
                 records.insert(position, record)
+                lines.insert(position, line)
                 for other, at in positions.items():
                     if at >= position:
                         positions[other] = at + 1

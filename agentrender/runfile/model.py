@@ -385,6 +385,12 @@ class Run:
     """Every record that was read, in file order: what a lossless write gives back."""
     warnings: Sequence[RunWarning] = ()
     """One warning for each thing that was read but not loaded, or loaded with a doubt, in line order."""
+    header_line: int = 0
+    """The line the header was read from, as a model call's ``line`` says its own (for an imported run, the line of
+    the user's file its importer names, 0 where the file holds no lines); 0 for a run built in memory."""
+    step_lines: Sequence[int] = ()
+    """The line each of ``steps`` was read from (its last record's), in their order; empty where no record of a step
+    was read (a run built in memory, an imported conversation, whose steps are made of its turns)."""
 
     @property
     def run_id(self) -> str:

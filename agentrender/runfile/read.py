@@ -559,16 +559,22 @@ class Loader:
                 end=self.end,
                 records=_Records(held.records),
                 warnings=self.warnings(),
+                header_line=self.header_line,
+                step_lines=held.step_lines,
             )
+        order = sorted(steps)
         return Run(
             path=self.path,
             header=self.header,
-            steps=made.steps if made is not None else tuple(steps[index] for index in sorted(steps)),
+            steps=made.steps if made is not None else tuple(steps[index] for index in order),
             step_records=made.records if made is not None else _StepRecords(self.step_records),
             model_calls=tuple(self.model_calls),
             end=self.end,
             records=_Records(self.records, made),
             warnings=self.warnings(),
+            header_line=self.header_line,
+            # a conversation's steps, made of its turns, were read from no line
+            step_lines=() if made is not None else array("q", map(self.step_lines.__getitem__, order)),
         )
 
     def warnings(self) -> tuple[RunWarning, ...]:
@@ -611,6 +617,8 @@ class Held(NamedTuple):
     """The model calls in file order."""
     records: Sequence[Any]
     """Every record in file order, as ``Loader.records`` holds them."""
+    step_lines: Sequence[int]
+    """The line each step was read from, in the order of ``steps``."""
 
 
 def failure_text(record: Mapping[str, Any]) -> str:
