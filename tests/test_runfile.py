@@ -756,7 +756,7 @@ def test_a_loaded_run_knows_the_line_of_its_header_and_of_each_steps_last_record
     data = lines(b"", HEADER, step1, CALL0, b"  ", {"type": "checkpoint", "at": 1}, STEP0, {**step1, "x": 1}, END)
     path = write(tmp_path, data)
     run = load_run(path)
-    assert (run.header_line, list(run.step_lines)) == (2, [7, 8])
+    assert (run.header_line, list(run.step_lines), repr(run.step_lines)) == (2, [7, 8], "(7, 8)")
     follower = runfile_following.Follower(str(tmp_path / "grown.jsonl"))
     for cut in range(1, len(data.splitlines()) + 1):
         (tmp_path / "grown.jsonl").write_bytes(b"".join(data.splitlines(keepends=True)[:cut]))

@@ -218,6 +218,34 @@ class _StepRecords(StepRecords):
         return len(self._records)
 
 
+class _StepLines(ContentSequence[int]):
+    """``Run.step_lines`` of a run read from a file in one go: the line the loader read each step from, by its index,
+    in the order of the steps (``order``, their indices sorted), looked up when asked, where a copy in that order
+    would cost a pass over the steps on every load for a fact a finding of ``check`` asks for."""
+
+    __slots__ = ("_lines", "_order")
+
+    def __init__(self, lines: Mapping[int, int], order: Sequence[int]) -> None:
+        self._lines, self._order = lines, order
+
+    @overload
+    def __getitem__(self, at: int) -> int: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[int, ...]: ...
+
+    def __getitem__(self, at: int | slice) -> int | tuple[int, ...]:
+        if isinstance(at, slice):
+            return tuple(self._lines[index] for index in self._order[at])
+        return self._lines[self._order[at]]
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
 _TIMED = 256
 """How many steps read quickly ``Loader.check_times`` checks at once: their timestamps are read as times together."""
 
@@ -574,7 +602,7 @@ class Loader:
             warnings=self.warnings(),
             header_line=self.header_line,
             # a conversation's steps, made of its turns, were read from no line
-            step_lines=() if made is not None else array("q", map(self.step_lines.__getitem__, order)),
+            step_lines=() if made is not None else _StepLines(self.step_lines, order),
         )
 
     def warnings(self) -> tuple[RunWarning, ...]:
