@@ -233,12 +233,58 @@ def test_check_says_a_codex_web_search_is_never_answered_in_the_words_of_any_cal
 @pytest.mark.parametrize("entry", [entry for entry in real.histories() if entry["format"] == "codex_rollout"],
                          ids=lambda entry: entry["path"])  # fmt: skip
 def test_check_names_each_web_search_of_a_real_codex_session_once(entry: dict[str, Any]) -> None:
-    """Each web search a real Codex session made that its longest view holds before its last reply (the view after
-    a compaction holds none of those before it) is named in one 'never answered' finding of its step."""
+    """Each web search a real Codex session made (a ``web_search_call`` item of the rollout; none is in a session's
+    last reply, which no request sent) is named in one 'never answered' finding of its step, those before a
+    compaction included (the longest view, which restarts from the compaction, holds none of them)."""
     path = real.REAL / entry["path"]
-    messages = Views(agentrender.load(path)).at(None).messages[:-1]
-    searches = sum(block.type == "server_tool_use" for message in messages for block in message.content)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    items = [record.get("payload") for record in map(json.loads, lines) if record.get("type") == "response_item"]
+    searches = sum(isinstance(item, dict) and item.get("type") == "web_search_call" for item in items)
     code, out, _ = run_cli("check", str(path), "--json")
     [report] = json.loads(out)
     unanswered = [f for f in report["findings"] if "web_search with no id" in f["message"]]
     assert code == 0 and sum(f["message"].count("web_search with no id") for f in unanswered) == searches
+
+
+def test_check_reads_the_views_before_a_compaction_too(tmp_path: Path) -> None:
+    """``check`` holds to the API's rules the last view before each compaction as well as the longest, which restarts
+    from the compaction's opening: a web search two steps before a Codex compaction is named at its step, where only
+    the steps after the compaction were read and it was never named."""
+
+    def user(text: str) -> dict[str, Any]:
+        return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+    def said(text: str) -> dict[str, Any]:
+        return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+    def call(call_id: str) -> list[dict[str, Any]]:
+        return [
+            {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": call_id},
+            {"type": "function_call_output", "call_id": call_id, "output": "a.txt"},
+        ]
+
+    web = {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "rain"}}
+    history = [user("Will it rain?"), user("More."), user("SUMMARY")]
+    records = [
+        {"type": "session_meta", "payload": {"id": "s-1", "base_instructions": {"text": "You are Codex."}}},
+        *({"type": "response_item", "payload": item} for item in [user("Will it rain?"), web, *call("c1")]),
+        *({"type": "response_item", "payload": item} for item in [said("Rain."), user("More."), *call("c2")]),
+        {"type": "compacted", "payload": {"message": "SUMMARY", "replacement_history": history}},
+        *({"type": "response_item", "payload": item} for item in [user("After."), *call("c3"), said("Done.")]),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    (run,) = agentrender.imports.load_runs(path)
+    assert [compaction.step for compaction in run.compactions] == [3]
+    code, out, _ = run_cli("check", str(path), "--json")
+    [report] = json.loads(out)
+    found = [(f["code"], f["step"], f["message"]) for f in report["findings"] if f["code"] == "converted-reject"]
+    assert code == 0 and found == [
+        ("converted-reject", 0, "message #1: a server_tool_use needs an id"),
+        (
+            "converted-reject",
+            0,
+            "message #1: its tool uses [web_search with no id] are never answered (the API runs them: their results "
+            "come in the same turn)",
+        ),
+    ], report["findings"]

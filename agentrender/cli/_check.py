@@ -138,9 +138,8 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
         elsewhere = group.path if group.path and run.path and group.path != run.path else ""
         code = "lost-record" if group.lost else "load-warning"
         yield Finding(code=code, message=group.message, line=group.line, file=elsewhere)
-    # Every result in both of its forms: views with no window and with every result a summary.
+    # Every result as a summary: the view with every result a summary.
     summaries = views.with_options(recent_results=0).at(None)
-    fulls = views.with_options(recent_results=NO_WINDOW).at(None)
     for fact in summaries.steps:
         block = fact.result_block
         observation = fact.step.observation
@@ -161,26 +160,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message=f"the summary ({utf8_bytes(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
             )
-    # the two views hold the same messages at the same places, only the results' forms differ
-    owner: dict[int, int] = {}
-    for fact in summaries.steps:
-        if fact.rendered and fact.in_view:  # a step before the compaction the view restarts from holds no message
-            owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
-    seen: set[tuple[int | None, str]] = set()
-    # a chat converted from another API's shape was sent to that API, which keeps rules of its own (OpenAI takes a
-    # tool call's id used again): what the Messages API would refuse in it is worth a look, not an error of the run
-    source = run.header.get("source")
-    rejected = "converted-reject" if isinstance(source, Mapping) and source.get("converted") else "api-reject"
-    for view in (fulls, summaries):
-        # a view that ends on the model's reply (an imported conversation's last step, which nothing answered) ends on
-        # a turn that was received, not sent: no request holds it, so the API's rules for requests do not apply to it
-        sent = view.messages[:-1] if view.messages and view.messages[-1].role == "assistant" else view.messages
-        for position, _, problem in _api_rules.message_problems(sent):
-            step = owner.get(position)
-            if (step, problem) not in seen:
-                seen.add((step, problem))
-                where = "the opening" if position == 0 else f"message #{position}"
-                yield Finding(code=rejected, step=step, message=f"{where}: {problem}")
+    yield from _api_rejects(run, views)
     yield from _unplaced_breakpoints(run, views)
     indices = {step.index: step for step in run.steps}
     last = run.last_calls()
@@ -206,6 +186,37 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message="the recorded decision differs from render.decide of the captured reply in: "
                 + ", ".join(differs),
             )
+
+
+def _api_rejects(run: Run, views: Views) -> Iterator[Finding]:
+    """What the API would refuse in the messages the views sent: in both forms of every result, in the longest view
+    and in the last view before each compaction (the views after it restart from its opening, so the longest holds
+    none of the steps before it), each problem once a step."""
+    # a chat converted from another API's shape was sent to that API, which keeps rules of its own (OpenAI takes a
+    # tool call's id used again): what the Messages API would refuse in it is worth a look, not an error of the run
+    source = run.header.get("source")
+    rejected = "converted-reject" if isinstance(source, Mapping) and source.get("converted") else "api-reject"
+    seen: set[tuple[int | None, str]] = set()
+    summarised, whole = views.with_options(recent_results=0), views.with_options(recent_results=NO_WINDOW)
+    ends: list[int | None] = [compaction.step - 1 for compaction in views.compactions if compaction.step > 0]
+    for at in dict.fromkeys([*ends, None]):
+        summaries, fulls = summarised.at(at), whole.at(at)
+        # the two views hold the same messages at the same places, only the results' forms differ
+        owner: dict[int, int] = {}
+        for fact in summaries.steps:
+            if fact.rendered and fact.in_view:  # a step before the compaction the view restarts from holds no message
+                owner[fact.message_index] = owner[fact.message_index + 1] = fact.step.index
+        for view in (fulls, summaries):
+            # a view that ends on the model's reply (an imported conversation's last step, which nothing answered)
+            # ends on a turn that was received, not sent: no request holds it, so the API's rules for requests do
+            # not apply to it
+            sent = view.messages[:-1] if view.messages and view.messages[-1].role == "assistant" else view.messages
+            for position, _, problem in _api_rules.message_problems(sent):
+                step = owner.get(position)
+                if (step, problem) not in seen:
+                    seen.add((step, problem))
+                    where = "the opening" if position == 0 else f"message #{position}"
+                    yield Finding(code=rejected, step=step, message=f"{where}: {problem}")
 
 
 def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
