@@ -27,7 +27,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from itertools import accumulate, repeat
 from operator import attrgetter, is_
 from pathlib import Path
@@ -119,8 +120,18 @@ def _or_null(text: str) -> str | None:
 
 
 def _or_nulls(texts: list[str]) -> list[str | None]:
-    """``_or_null`` of each of ``texts``, without a call for each."""
+    """``_or_null`` of each of ``texts``, without a call for each: a column of empty texts (no invalid arguments, the
+    usual case) made whole."""
+    if not any(texts):
+        return [None] * len(texts)
     return [text or None for text in texts]
+
+
+def _truths(texts: list[str]) -> list[bool]:
+    """``bool`` of each of ``texts``: a column of empty texts (no invalid arguments, the usual case) made whole."""
+    if not any(texts):
+        return [False] * len(texts)
+    return list(map(bool, texts))
 
 
 def _nudges(kinds: list[str | None], block_types: list[str | None]) -> list[bool]:
@@ -128,6 +139,8 @@ def _nudges(kinds: list[str | None], block_types: list[str | None]) -> list[bool
     of the block its user turn showed for the step: a block that is no ``tool_result``, made by the contract or a
     hook; never a block shown as sent (``as_sent``), which the imported agent sent itself (after a final answer, the
     user's next prompt); ``False`` where the view has no user turn for the step (``None``)."""
+    if set(block_types) == {"tool_result"}:  # every step answered by a result (most runs): no nudge, made whole
+        return [False] * len(block_types)
     return [
         kind is not None and kind != "as_sent" and block_type != "tool_result"
         for kind, block_type in zip(kinds, block_types, strict=True)
@@ -150,6 +163,8 @@ def _per_status(answer: Callable[[str], bool]) -> Callable[[list[str]], list[boo
 
     def values(statuses: list[str]) -> list[bool]:
         answers = {status: answer(status) for status in set(statuses)}
+        if len(answers) == 1:  # one status in the whole run (every step ok, the usual case): the answer made whole
+            return [*answers.values()] * len(statuses)
         return list(map(answers.__getitem__, statuses))
 
     return values
@@ -289,6 +304,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "True when the arguments were not JSON and are kept out of band in invalid_args.",
         bool,
         of="decision.invalid_args",
+        values=_truths,
     ),
     Column(
         "args_base64",
@@ -1136,18 +1152,19 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(len(values))
     if dtype == "category":
         numpy = require("frame", "numpy")
-        categories = _categories(column, values)
+        seen = set(values)
+        categories = _categories(column, seen)
         if _no_value(values):  # no value at all (no model call's stop reason): every code a null's
             codes = numpy.full(len(values), -1, "int32")
+        elif len(seen) == 1:  # one value in every row (every step's status ok, say): its code made whole
+            codes = numpy.full(len(values), categories.index(*seen), "int32")
         else:
             # Coding the values here is several times faster than letting Categorical factorize them
             # (by dict.get: a dict's __getitem__, called through its slot wrapper, costs ten times as much).
             code = {category: i for i, category in enumerate(categories)}
             code[None] = -1
             codes = numpy.fromiter(map(code.get, values), "int32", len(values))
-        # the labels are pandas' own text dtype ("str"), held by Python's strings (see TEXT_DTYPE)
-        labels = pandas.Index(categories, dtype=pandas.StringDtype("python", na_value=float("nan")))
-        return pandas.Categorical.from_codes(codes, categories=labels)
+        return pandas.Categorical.from_codes(codes, dtype=_categorical(pandas, tuple(categories)))
     if dtype.startswith("datetime64"):
         for value in values:
             if value is not None and not isinstance(value, str):
@@ -1171,6 +1188,14 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
                 return pandas.arrays.BooleanArray(array, numpy.zeros(len(array), bool))
             return array
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
+
+
+@lru_cache(maxsize=256)
+def _categorical(pandas: ModuleType, categories: tuple[Any, ...]) -> Any:
+    """The dtype of a categorical of ``categories``, made once for each: making it checks its labels, a fixed cost
+    of each column that weighs on a small run's frame. The labels are pandas' own text dtype ("str"), held by
+    Python's strings (see ``TEXT_DTYPE``)."""
+    return pandas.CategoricalDtype(pandas.Index(categories, dtype=pandas.StringDtype("python", na_value=float("nan"))))
 
 
 def _no_value(values: list[Any]) -> bool:
@@ -1208,7 +1233,11 @@ _NUMBERS = {"int64": "int64", "Int64": "int64", "bool": "bool", "boolean": "bool
 _ISO_TIMESTAMP = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
 )
-_EARLIEST, _LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
+_EARLIEST, _LATEST = (
+    (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+    for moment in (datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC))
+)
+"""The first and last microsecond ``datetime`` holds, as microseconds since 1970 (an Arrow time's value)."""
 
 
 def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
@@ -1218,16 +1247,18 @@ def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any
     match (they read some texts the loader refuses). A column whose texts are all of the forms where
     they agree, each read, and inside the years ``datetime`` holds, is read at once.
     """
-    times = _iso_times(pandas, values)
-    # compared as pandas' own times: a time of year 0 (an offset's worth before year 1) is no datetime to compare
-    if times is not None and times.min() >= pandas.Timestamp(_EARLIEST) and times.max() <= pandas.Timestamp(_LATEST):
-        return times.array.astype(dtype)
+    times = _iso_times(pandas, values, dtype)
+    if times is not None:
+        return times
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 
 
-def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
+def _iso_times(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
     """The times of ``values`` read at once, when each text is of the forms ``_ISO_TIMESTAMP`` and is read (NaT
-    only for a null); else ``None``."""
+    only for a null) inside the years ``datetime`` holds; else ``None``.
+
+    Checked in Arrow, which holds the column already: a check of a pandas series costs it a fixed tenth of a
+    millisecond or so, most of a small run's column."""
     pa, compute = require("frame", "pyarrow"), require("frame", "pyarrow.compute")
     try:
         column = pa.array(values, pa.string())
@@ -1236,16 +1267,22 @@ def _iso_times(pandas: ModuleType, values: list[str | None]) -> Any:
     nulls = column.null_count
     if nulls == len(column):
         return None
-    shaped = compute.all(compute.match_substring_regex(column, _ISO_TIMESTAMP)).as_py()
-    if not shaped or compute.any(compute.starts_with(column, "0000")).as_py():
+    if compute.match_substring_regex(column, _ISO_TIMESTAMP).false_count or (
+        compute.starts_with(column, "0000").true_count
+    ):
         return None
     try:
         # Arrow's parse is several times faster than pandas', but refuses a whole column for one time
         # that does not exist or has no offset; pandas reads those (as NaT, and as UTC).
-        times = column.cast(pa.timestamp("us", tz="UTC")).to_pandas()
+        moments = column.cast(pa.timestamp("us", tz="UTC"))
     except pa.ArrowInvalid:
-        times = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
-    return times if times.isna().sum() == nulls else None
+        read = pandas.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
+        moments = pa.array(read).cast(pa.timestamp("us", tz="UTC"))
+    # a time of year 0 (an offset's worth before year 1) is no datetime
+    bounds = compute.min_max(moments)
+    if moments.null_count != nulls or bounds["min"].value < _EARLIEST or bounds["max"].value > _LATEST:
+        return None
+    return pandas.array(moments.to_numpy(zero_copy_only=False), dtype=dtype)
 
 
 _NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})

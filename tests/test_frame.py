@@ -554,6 +554,7 @@ _TIMESTAMPS = st.builds(
     )
 )
 @example(["0001-01-01T00:00+00:01", "2026-01-05T09:00:00Z"])
+@example(["9999-12-31T23:59:59-01:00", "2026-01-05T09:00:00Z"])  # read by Arrow past the last year datetime holds
 def test_a_timestamp_column_is_parse_timestamp_of_each_text(texts: list[str | None]) -> None:
     """Each timestamp is the instant parse_timestamp reads (the loader's definition), NaT where it reads none: with
     the step's end read alone (a run that records none) and together with its start (one that records both)."""
@@ -759,6 +760,26 @@ def test_a_slice_of_the_steps_frame_has_the_rows_of_the_whole_frame() -> None:
     )
     with pytest.raises(ValueError, match="consecutive steps"):
         steps_frame(run, rows=slice(0, n, 2))
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    shown=st.lists(
+        st.tuples(st.none() | st.sampled_from(RESULT_KINDS), st.none() | st.sampled_from(["tool_result", "text", ""])),
+        max_size=8,
+    ),
+    answered=st.booleans(),
+)
+def test_the_nudge_column_is_the_rule_of_each_step(shown: list[tuple[str | None, str | None]], answered: bool) -> None:
+    """The nudge column, made whole where every step's block is a tool_result (no step nudged), is the rule of each
+    step: a block that is no tool_result and not shown as sent, where the view has a user turn for the step."""
+    from agentrender.frame import _nudges
+
+    if answered:  # every step answered by a result, the usual run
+        shown = [(kind, "tool_result") for kind, _ in shown]
+    kinds, types = [kind for kind, _ in shown], [kind for _, kind in shown]
+    expected = [kind is not None and kind != "as_sent" and shape != "tool_result" for kind, shape in shown]
+    assert _nudges(kinds, types) == expected
 
 
 def test_a_user_s_next_prompt_shown_as_sent_is_no_nudge() -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
@@ -20,7 +21,15 @@ from agentrender.runfile import RunWriter, check_record, json_schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
 from agentrender.runfile.read import Loader
-from agentrender.runfile.schema import CheckedCallRecord, ModelCallRecord, StepRecord, quick_record, untimely
+from agentrender.runfile.schema import (
+    CheckedCallRecord,
+    ModelCallRecord,
+    StepRecord,
+    is_timestamp,
+    quick_record,
+    quick_records,
+    untimely,
+)
 from tests._support import runschema
 from tests._support.examples import examples
 
@@ -402,6 +411,9 @@ def test_the_quick_read_takes_a_line_nested_as_deep_as_the_limit_and_no_deeper(w
         record = {**CALL, "response": {**REPLY, "x": _nested(depth - 2), "id": long}}
     line = json.dumps(record).encode()
     assert (quick_record(line) is not None) == (depth <= MAX_DEPTH)
+    # decoded in a batch, where a step is admitted without _admitted's call: the same
+    shallow = json.dumps({**STEP, "observation": {"content": long}}).encode()
+    assert quick_records([shallow, line]) == [quick_record(shallow), quick_record(line)]
     if depth > MAX_DEPTH:
         with pytest.raises(ValueError, match="nested deeper than"):
             decode_line(line.decode())
@@ -428,6 +440,29 @@ def test_untimely_finds_the_steps_whose_timestamps_are_none() -> None:
     assert untimely(records[4:6]) == [0, 1]
     assert untimely([records[0], records[4]]) == [1]
     assert untimely([records[5], records[0]]) == [0]
+
+
+_MOMENTS = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31))
+_WRITTEN = st.builds(
+    lambda moment, fraction, offset: moment.isoformat(timespec=fraction) + offset,
+    _MOMENTS,
+    st.sampled_from(["seconds", "milliseconds", "microseconds", "minutes"]),
+    st.sampled_from(["Z", "+00:00", "+02:00", "-01:00", "", "z", "+24:00"]),
+)
+_TEXTS = _WRITTEN | _WRITTEN.map(lambda text: text.replace("T", " ")) | st.text(max_size=12)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(times=st.lists(st.tuples(st.none() | _TEXTS, st.none() | _TEXTS), max_size=12))
+@example([("2026-01-05T09:00:16Z", "9999-12-31T23:59:59-01:00")])  # read as a time out of the years
+@example([("0001-01-01T00:00:00+01:00", None), ("2026-01-05T09:00:16.250000+02:00", None)])
+def test_untimely_is_the_steps_whose_texts_are_no_timestamp(times: list[tuple[str | None, str | None]]) -> None:
+    """The steps untimely finds, their texts read as times at once and compared with msgspec's writing of them as
+    JSON, are those holding a text that is no timestamp by is_timestamp, the definition: texts of every form, year
+    and offset (year 1 and 9999 among them), and texts that are none."""
+    records = [StepRecord(index=at, started_at=started, ended_at=ended) for at, (started, ended) in enumerate(times)]
+    expected = [at for at, pair in enumerate(times) if any(text and not is_timestamp(text) for text in pair)]
+    assert untimely(records) == expected
 
 
 def _decided(index: int, args: Any, observation: dict[str, Any] | None = None) -> dict[str, Any]:

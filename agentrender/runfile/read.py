@@ -564,12 +564,14 @@ class Loader:
         for text in stream_notes:
             self.note(last_line, text, lost=True)  # a stream that ends early: what followed is not there
         steps = self.steps
+        order: list[int] = []
         if made is not None:
             count = made.count
         elif held is not None:
             count = held.steps[-1].index + 1 if held.steps else 0
         else:
-            count = max(steps) + 1 if steps else 0
+            order = sorted(steps)  # in one pass when the steps came in index order, as a runtime writes them
+            count = order[-1] + 1 if order else 0
         for position, compaction in enumerate(self.header.get("compactions") or ()):
             if compaction["step"] > count:
                 raise self.fail(
@@ -594,7 +596,7 @@ class Loader:
         return Run(
             path=self.path,
             header=self.header,
-            steps=made.steps if made is not None else tuple(steps[index] for index in order),
+            steps=made.steps if made is not None else tuple(map(steps.__getitem__, order)),
             step_records=made.records if made is not None else _StepRecords(self.step_records),
             model_calls=tuple(self.model_calls),
             end=self.end,

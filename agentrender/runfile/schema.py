@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from itertools import chain, repeat
+from itertools import repeat
 from operator import attrgetter
 from typing import Annotated, Any
 
@@ -700,17 +700,19 @@ def quick_records(lines: Sequence[bytes]) -> list[StepRecord | ModelCallRecord |
         return None
     if len(decoded) != len(lines):
         return None
-    return [_admitted(typed, line) for typed, line in zip(decoded, lines, strict=True)]
+    # a step not too deep is admitted here, as _admitted admits it, with a call a line fewer
+    return [
+        typed if type(typed) is StepRecord and not _step_too_deep(typed, line) else _admitted(typed, line)
+        for typed, line in zip(decoded, lines, strict=True)
+    ]
 
 
 def _admitted(typed: StepRecord | ModelCallRecord, line: bytes) -> StepRecord | ModelCallRecord | None:
     """``typed``, decoded from ``line``, unless it holds what only the slow way words: a nesting past
     ``MAX_DEPTH``, a latency or a usage count the frames cannot read (then ``None``)."""
-    # A line nesting past MAX_DEPTH is read the slow way, which words where; one of fewer bytes than two
-    # brackets a level cannot. A step's free-form values are all it decoded (it forbids unknown fields), so
-    # they are measured, not its line: counting a long line's brackets cost more than half of its decode.
+    # A line nesting past MAX_DEPTH is read the slow way, which words where.
     if type(typed) is StepRecord:
-        return None if len(line) > 2 * MAX_DEPTH and _step_too_deep(typed, line) else typed
+        return None if _step_too_deep(typed, line) else typed
     if _nests_past(line, MAX_DEPTH):  # a reply's unknown keys, skipped by its decode, may nest too
         return None
     assert isinstance(typed, ModelCallRecord)  # a step or a model call (a CheckedCallRecord too)
@@ -720,8 +722,12 @@ def _admitted(typed: StepRecord | ModelCallRecord, line: bytes) -> StepRecord | 
 
 
 def _step_too_deep(typed: StepRecord, line: bytes) -> bool:
-    """Whether a step record nests deeper than ``MAX_DEPTH``: only its free-form values can (a decision's
-    ``args``, the turns ``sent``), so a record without turns is measured on its arguments' JSON alone."""
+    """Whether a step record, decoded from ``line``, nests deeper than ``MAX_DEPTH``: a line of fewer bytes than two
+    brackets a level cannot; else only its free-form values can (a decision's ``args``, the turns ``sent``: it
+    forbids unknown fields), so a record without turns is measured on its arguments' JSON alone, not its line
+    (counting a long line's brackets cost more than half of its decode)."""
+    if len(line) <= 2 * MAX_DEPTH:
+        return False
     if typed.sent:
         return _nests_past(line, MAX_DEPTH)
     args = typed.decision.args if typed.decision else None
@@ -763,17 +769,16 @@ def untimely(records: Sequence[StepRecord]) -> list[int]:
     found: list[int] = []
     for start in range(0, len(records), _BATCH):
         batch = records[start : start + _BATCH]
-        texts = list(filter(None, chain.from_iterable(map(_TIMES, batch))))  # UNSET and None are false
+        # every start, then every end (a field each: a tuple a record cost twice as much); UNSET and None are false
+        texts = list(filter(None, [*map(_STARTED, batch), *map(_ENDED, batch)]))
         if wrong := _not_times(texts):
-            owners = [
-                at for at, record in enumerate(batch, start) for text in (record.started_at, record.ended_at) if text
-            ]
+            owners = [at for field in (_STARTED, _ENDED) for at, record in enumerate(batch, start) if field(record)]
             found.extend(sorted({owners[at] for at in wrong}))
     return found
 
 
 _BATCH = 256
-_TIMES = attrgetter("started_at", "ended_at")
+_STARTED, _ENDED = attrgetter("started_at"), attrgetter("ended_at")
 
 
 def _not_times(texts: list[str]) -> list[int]:
@@ -783,10 +788,12 @@ def _not_times(texts: list[str]) -> list[int]:
     except msgspec.ValidationError:
         written: list[Any] = [None] * len(texts)  # one is none: each is looked at
     else:
-        written = msgspec.to_builtins(moments)
-        # texts as msgspec writes them begin with their year: compared as texts, none is in year 1 or 9999
-        if written == texts and min(texts, default="0002") >= "0002" and max(texts, default="") < "9999":
+        # The texts given back as they were, compared as JSON (each as msgspec writes it, no text made a time), none
+        # in year 1 or 9999: each begins with its year, after the quote that opens it (a time holds no other quote).
+        encoded = _json_bytes(moments)
+        if encoded == _json_bytes(texts) and b'"0001-' not in encoded and b'"9999-' not in encoded:
             return []
+        written = msgspec.to_builtins(moments)
         for at, moment in enumerate(moments):
             if moment.year in (1, 9999):
                 written[at] = None
