@@ -1022,6 +1022,48 @@ def test_a_claude_code_2_0_sessions_agents_beside_it_are_its_runs():
         assert [block["tool_use_id"] for block in last[at + 1]["content"]] == uses
 
 
+PASTED = (
+    REAL / "claude-code" / "daaain-claude-code-log" / "real_projects" / "-Users-dain-workspace-danieldemmel-me-next"
+)
+"""Real Claude Code 1.0.128 and 2.0.5 sessions whose prompts hold a pasted screenshot (``tests/fixtures/real``)."""
+
+
+def pasted(path: Path, line: int) -> list[dict[str, Any]]:
+    """The content of the prompt at ``line`` (from 1) of ``path``: the pasted image, then the prompt's text."""
+    content = lines_of(path)[line - 1]["message"]["content"]
+    assert [block["type"] for block in content] == ["image", "text"]
+    assert content[0]["source"]["type"] == "base64" and content[0]["source"]["media_type"] == "image/png"
+    return content
+
+
+@pytest.mark.skipif(not PASTED.is_dir(), reason="the real fixtures are not in this checkout")
+def test_a_real_screenshot_pasted_into_the_opening_prompt_is_sent_as_an_image_block():
+    """After ``/clear`` (three user records, one turn with the prompt), the opening ends with the prompt as Claude
+    Code wrote it: the pasted PNG, its base64 data whole, then the text; ``show`` prints it as an image with its media
+    type, size and dimensions."""
+    path = PASTED / "4379d1bf-ccb1-414e-a856-9791b73f3af2.jsonl"
+    (run,) = from_claude_code(path)
+    (opening,) = view(run, 0)
+    assert opening["role"] == "user" and opening["content"][-2:] == pasted(path, 4)
+    assert [block["type"] for block in opening["content"]] == ["text", "text", "text", "image", "text"]
+    code, out, _ = run_cli("show", str(path), "--step", "0")
+    assert code == 0 and "opening  [image/png, 395,728 bytes, 1,592\u00d7798]" in out
+
+
+@pytest.mark.skipif(not PASTED.is_dir(), reason="the real fixtures are not in this checkout")
+def test_a_real_screenshot_pasted_into_a_later_prompt_is_in_every_view_from_its_step_on():
+    """The prompt at line 225, after step 90's answer, is the last user turn of the view that decided step 91 (the
+    pasted PNG, then the text, as written), is in no view before it and in each after it; ``show`` prints it."""
+    path = PASTED / "9e953218-585f-4692-89df-9e0747a31c68.jsonl"
+    (run,) = from_claude_code(path)
+    assert len(run.steps) == 101 and run.steps[90].decision.kind == "no_tool_call"
+    prompt = {"role": "user", "content": pasted(path, 225)}
+    assert view(run, 91)[-1] == prompt
+    assert [prompt in view(run, at) for at in range(len(run.steps))] == [False] * 91 + [True] * 10
+    code, out, _ = run_cli("show", str(path), "--step", "91")
+    assert code == 0 and "[image/png, 148,489 bytes, 1,002\u00d7606]" in out
+
+
 def test_a_large_file_named_like_an_agent_beside_a_session_is_not_read_whole(tmp_path):
     """Finding a session's agents beside it reads at most 1 MiB of each ``agent-*.jsonl`` there: 64 MiB of data with
     no newline, so named, costs the import a few MiB of memory at most, and is no agent of the session."""

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,40 @@ def test_a_real_model_call_that_failed_is_no_reply_and_no_step() -> None:
         assert run.end["status"] == "failed" and run.end["error"].startswith("TypeError(")
     cancelled = [run for run in runs if not run.warnings]
     assert [run.end["error"].split("(")[0] for run in cancelled] == ["CancelledError"] * 2
+
+
+MANY_SAMPLES = (
+    REAL
+    / "inspect"
+    / "meridianlabs-ai-inspect_scout"
+    / "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval"
+)
+"""A real log of 100 samples, which its archive stores in the order they finished (4, 2, 3, 7, 9, 10, 1, ...)."""
+
+
+@pytest.mark.skipif(not MANY_SAMPLES.is_file(), reason="the real fixtures are not in this checkout")
+def test_every_sample_of_a_real_log_of_100_samples_is_a_run_in_the_order_of_its_ids() -> None:
+    """Each of the 100 samples is one run, in the order of their ids (1, 2, ..., 100: not the archive's order, nor
+    the ids' order as text, 1, 10, 100, 11), each of its sample: the system message its system, the question its
+    opening, and the one reply the model gave its only model call and step."""
+    with zipfile.ZipFile(MANY_SAMPLES) as archive:
+        stored = [name for name in archive.namelist() if name.startswith("samples/")]
+        samples = [json.loads(archive.read(name)) for name in stored]
+    assert [sample["id"] for sample in samples][:7] == [4, 2, 3, 7, 9, 10, 1]
+    by_id = {sample["id"]: sample for sample in samples}
+    runs = load_runs(MANY_SAMPLES)
+    assert [run.run_id for run in runs] == [f"popularity/{number}/1" for number in range(1, 101)]
+    for number, run in enumerate(runs, start=1):
+        system, question, answer = by_id[number]["messages"]
+        assert run.system == system["content"]
+        (opening,) = render.messages(run.step_input(0), run.options())
+        assert opening.role == "user" and [block.text for block in opening.content] == [question["content"]]
+        (call,) = run.model_calls
+        assert call.step == 0 and call.response is not None
+        assert call.response.id == answer["id"] and [block.text for block in call.response.content] == [
+            answer["content"]
+        ]
+        assert len(run.steps) == 1 and run.steps[0].decision == render.decide(call.response)
 
 
 _WRITE_RUNS = """
