@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["number_ranges", "plural"]
+__all__ = ["a_noun", "number_ranges", "plural"]
+
+
+def a_noun(noun: str) -> str:
+    """``noun`` after its article, by how it is spelt: ``"an image"``, ``"an unknown"``, ``"a tool_use"``."""
+    return f"{'an' if noun[:1].lower() in ('a', 'e', 'i', 'o') or noun[:2].lower() == 'un' else 'a'} {noun}"
 
 
 def number_ranges(numbers: Iterable[int]) -> str:

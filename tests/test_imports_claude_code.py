@@ -1053,7 +1053,8 @@ def test_a_real_screenshot_pasted_into_the_opening_prompt_is_sent_as_an_image_bl
 @pytest.mark.skipif(not PASTED.is_dir(), reason="the real fixtures are not in this checkout")
 def test_a_real_screenshot_pasted_into_a_later_prompt_is_in_every_view_from_its_step_on():
     """The prompt at line 225, after step 90's answer, is the last user turn of the view that decided step 91 (the
-    pasted PNG, then the text, as written), is in no view before it and in each after it; ``show`` prints it."""
+    pasted PNG, then the text, as written), is in no view before it and in each after it; ``show`` prints it, as
+    an image block the session sent."""
     path = PASTED / "9e953218-585f-4692-89df-9e0747a31c68.jsonl"
     (run,) = from_claude_code(path)
     assert len(run.steps) == 101 and run.steps[90].decision.kind == "no_tool_call"
@@ -1061,7 +1062,7 @@ def test_a_real_screenshot_pasted_into_a_later_prompt_is_in_every_view_from_its_
     assert view(run, 91)[-1] == prompt
     assert [prompt in view(run, at) for at in range(len(run.steps))] == [False] * 91 + [True] * 10
     code, out, _ = run_cli("show", str(path), "--step", "91")
-    assert code == 0 and "[image/png, 148,489 bytes, 1,002\u00d7606]" in out
+    assert code == 0 and "as sent  an image block · 198,066 bytes  [image/png, 148,489 bytes, 1,002\u00d7606]" in out
 
 
 def test_a_large_file_named_like_an_agent_beside_a_session_is_not_read_whole(tmp_path):

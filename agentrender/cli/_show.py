@@ -26,7 +26,7 @@ from agentrender._display.said import (
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
 from agentrender._types import Message
-from agentrender._words import plural
+from agentrender._words import a_noun, plural
 from agentrender.cli._term import (
     FAILED,
     HIDDEN,
@@ -179,7 +179,7 @@ def _facts(fact: BlockFact, result_bytes: int) -> list[str]:
             said.append(f"the summary is cut at the {result_bytes:,}-byte cap")
         return said
     if kind in ("hook", "as_sent"):
-        return [f"a {clean(fact.block.type, one_line=True)} block", size]
+        return [a_noun(f"{clean(fact.block.type, one_line=True)} block"), size]
     return []
 
 
