@@ -168,6 +168,24 @@ def test_a_public_older_codex_rollout_is_its_items_and_is_followed_whole(entry: 
     assert follower.poll() is not None and follower.run == run
 
 
+def test_an_older_rollouts_instructions_are_said_to_be_the_users_not_missing(tmp_path: Path) -> None:
+    """The first line of an older rollout that holds ``instructions`` (the user's ``AGENTS.md``, which the first user
+    message holds too, not the instructions Codex sent) is said to hold only the user's, where the warning said the
+    line had none; the goal is the prompt after them."""
+    first = {"id": "0197-older", "timestamp": "2025-05-01T10:00:00.000Z", "instructions": "Be careful."}
+    agents = "<user_instructions>\n\nBe careful.\n\n</user_instructions>"
+    items = [user(agents), user("List files."), said("Done.")]
+    path = tmp_path / "rollout-older.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [first, *items]), encoding="utf-8")
+    (run,) = load_runs(path)
+    assert [w.text for w in run.warnings] == [
+        "the session does not record the instructions Codex sent with each request (its first line, of the older "
+        "layout, holds only the user's, which its first message holds): the views have no system prompt but its "
+        "developer messages"
+    ]
+    assert run.header["goal"] == "List files." and run.header["opening_content"][0]["text"] == agents
+
+
 @pytest.mark.parametrize("entry", CODEX, ids=[entry["path"] for entry in CODEX])
 def test_a_real_codex_sessions_other_records_are_kept_with_their_lines(entry: dict[str, Any]) -> None:
     """Every record that is not an item is in the run's source with its line: each event by its line under its type,

@@ -344,7 +344,9 @@ class _Rollout:
         warned = []
         if instructions is None:
             lacks = "its first line, of the older layout, has none"
-            if not self.older:
+            if self.older and isinstance(session, Mapping) and session.get("instructions"):
+                lacks = "its first line, of the older layout, holds only the user's, which its first message holds"
+            elif not self.older:
                 lacks = "session_meta has no base_instructions"
             warned.append(first.warning(
                 f"the session does not record the instructions Codex sent with each request ({lacks}): the views have "
