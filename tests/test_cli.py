@@ -18,8 +18,11 @@ import pytest
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render, samples, write_run
 from agentrender.cli import build_parser, main
+from agentrender.cli._tables import context_json, size_row
+from agentrender.imports import load_runs
 from agentrender.runfile import ModelCall, Run
 from agentrender.views import VIEW_TERMS, Views, explain_decide
+from tests._support import real
 from tests._support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -570,6 +573,20 @@ def test_context_json_is_the_views_size_series() -> None:
         rows = as_json("context", name)
         columns = series.columns()
         assert rows == [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+
+
+def test_a_context_follow_row_is_the_row_context_json_gives_its_view() -> None:
+    """``context --follow`` makes the row of each new view by its own route (``size_row``, from the view alone);
+    it is the row ``context --json`` gives that view (from the series), every column, over every sample and the real
+    histories with a compaction or a window the views cut."""
+    runs = [samples.load(name) for name in samples.names()]
+    rollouts = [entry for entry in real.histories() if entry["format"] == "codex_rollout"]
+    runs += [load_runs(real.REAL / entry["path"])[0] for entry in rollouts]
+    assert any(run.compactions for run in runs)
+    for run in runs:
+        views = Views(run)
+        rows = context_json(views.sizes())
+        assert [size_row(views, at) for at in views.stops] == rows, run.run_id
 
 
 def test_keys_json_are_the_replay_keys_of_every_view() -> None:
