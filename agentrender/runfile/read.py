@@ -592,7 +592,6 @@ class Loader:
                 header_line=self.header_line,
                 step_lines=held.step_lines,
             )
-        order = sorted(steps)
         return Run(
             path=self.path,
             header=self.header,
