@@ -65,13 +65,15 @@ __all__ = [
 ]
 
 
-class Where:
-    """Where in the input a value was found, for errors and warnings: the file, the line and the field."""
+class Where(msgspec.Struct, frozen=True, gc=False):
+    """Where in the input a value was found, for errors and warnings: the file, the line and the field.
 
-    __slots__ = ("field", "line", "path")
+    An importer makes one for each item it reads and keeps one for each turn (where it began): a struct made in C,
+    which holds only text and a number and so is never walked by the collector (``gc=False``)."""
 
-    def __init__(self, path: str, line: int = 1, field: str = "") -> None:
-        self.path, self.line, self.field = path, line, field
+    path: str
+    line: int = 1
+    field: str = ""
 
     def at(self, field: str) -> Where:
         """The same place, one field deeper (``messages[3]`` then ``messages[3].content``)."""
