@@ -1017,19 +1017,13 @@ def _body_run(
     if roles[0] != "user":
         raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
     check_alternation(roles, where)
-    # each turn's tool uses and results gathered by comprehensions: a call for each block cost more than decoding it
-    contents = [message.content if type(message.content) is tuple else () for message in messages]
-    uses = [[block.id for block in content if type(block) is _ToolUse] for content in contents[1::2]]
-    answered = [[block.tool_use_id for block in content if type(block) is _ToolResult] for content in contents[2::2]]
-    if not _plain_results(
-        [b.content for c in contents for b in c if type(b) is _ToolResult and b.content is not UNSET]
-    ):
+    blocks = _tool_blocks(messages)
+    if blocks is None or not _plain_results(blocks[2]):
         return None
+    uses, answered, _ = blocks
     warnings = RunWarnings()
     if uses[: len(answered)] != answered:
-        for j, (made, got) in enumerate(zip(uses, answered, strict=False)):
-            if made != got and (warning := unanswered_warning(where, 2 * j + 1, made, got)):
-                warnings.append(warning)
+        warnings.extend(_unanswered(messages, where))
     turns = _Turns(text, messages)
     return checked_run(
         turns,
@@ -1040,6 +1034,52 @@ def _body_run(
         summarise=summarise,
         warnings=warnings,
     )
+
+
+def _tool_blocks(messages: list[_Message]) -> tuple[list[str | None], list[str | None], list[msgspec.Raw]] | None:
+    """``(uses, answered, results)``: the ids of each reply's tool uses and of the results of each user turn after
+    the opening, each turn's ended by ``None``, and every result's content; ``None`` when a result is anywhere
+    else (the opening, a reply: it answers nothing there), for the path of JSON values to read.
+
+    Each turn's uses are answered when ``uses[: len(answered)] == answered`` (a reply with nothing after it
+    answers nothing); which are not, and the warning of each, ``_unanswered`` says. Plain loops over flat lists:
+    a comprehension a turn cost a call and a list each, and the lists set the collector off.
+    """
+    opening = messages[0].content
+    if type(opening) is tuple and _ToolResult in map(type, opening):
+        return None
+    uses: list[str | None] = []
+    for message in messages[1::2]:
+        content = message.content
+        if type(content) is tuple:
+            for block in content:
+                if type(block) is _ToolUse:
+                    uses.append(block.id)
+                elif type(block) is _ToolResult:
+                    return None
+        uses.append(None)
+    answered: list[str | None] = []
+    results: list[msgspec.Raw] = []
+    for message in messages[2::2]:
+        if type(message.content) is tuple:
+            for block in message.content:
+                if type(block) is _ToolResult:
+                    answered.append(block.tool_use_id)
+                    if block.content is not UNSET:
+                        results.append(block.content)
+        answered.append(None)
+    return uses, answered, results
+
+
+def _unanswered(messages: list[_Message], where: Where) -> Iterator[RunWarning]:
+    """The warning of each assistant turn whose tool uses the next turn leaves unanswered (``unanswered_warning``),
+    in order: what ``_tool_blocks`` found, worded turn by turn."""
+    contents = [message.content if type(message.content) is tuple else () for message in messages]
+    for j, (content, reply) in enumerate(zip(contents[1::2], contents[2::2], strict=False)):
+        made = [block.id for block in content if type(block) is _ToolUse]
+        got = [block.tool_use_id for block in reply if type(block) is _ToolResult]
+        if warning := unanswered_warning(where, 2 * j + 1, made, got):
+            yield warning
 
 
 _RESULT_TEXTS = msgspec.json.Decoder(list[_Text])
