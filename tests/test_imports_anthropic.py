@@ -699,6 +699,38 @@ def test_a_body_file_read_as_records_warns_and_writes_as_its_value_does(body: di
     assert written[0].splitlines()[1:] == written[1].splitlines()[1:]
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"temperature": 0},
+        {"metadata": {"user_id": "u"}, "temperature": 0},
+        {"temperature": 0, "stream": False, "metadata": {"user_id": "u"}},
+        {"x_trace": "abc"},
+        {"stream": True, "x_trace": "abc"},
+    ],
+    ids=["none", "one", "two", "three", "unknown", "known and unknown"],
+)
+@pytest.mark.parametrize("first", [True, False], ids=["messages first", "messages last"])
+def test_a_body_file_decoded_in_one_pass_keeps_its_fields_in_the_files_order(
+    tmp_path: Path, fields: dict[str, Any], first: bool
+) -> None:
+    """A body file read as records in one pass (its fields in the struct's order) writes the run the body given as
+    a value writes, byte for byte: the request's other fields in the file's order, whichever fields it has (the
+    API's, or one it does not have), before or after its messages."""
+    header = {"tools": [{"name": "read", "input_schema": {"type": "object"}}], "max_tokens": 1024, "model": "m"}
+    messages = {"messages": PLAIN_BODY["messages"]}
+    body = {**messages, **fields, **header} if first else {**fields, **header, **messages}
+    path = json_file(tmp_path / "body.json", body)
+    written = []
+    for run in (from_anthropic(path, run_id="r"), from_anthropic(copy.deepcopy(body), run_id="r")):
+        write_run(run, tmp_path / "run.jsonl")
+        written.append(json.loads((tmp_path / "run.jsonl").read_bytes().splitlines()[0]))
+        assert list(written[-1].get("request", {})) == list(fields)
+    del written[0]["source"], written[1]["source"]
+    assert json.dumps(written[0]).replace(str(path), "<anthropic>") == json.dumps(written[1])
+
+
 def test_a_body_file_with_a_result_that_is_not_utf8_is_refused_naming_the_byte(tmp_path: Path) -> None:
     """A result's text that is not UTF-8 is refused when the body is imported, as any text of the file is."""
     path = json_file(tmp_path / "body.json", PLAIN_BODY)
