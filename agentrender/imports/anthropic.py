@@ -58,6 +58,7 @@ from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
     Where,
+    body_decoder,
     check_alternation,
     checked_run,
     conversation_run,
@@ -1001,33 +1002,32 @@ class _Message(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True
 _MESSAGES = msgspec.json.Decoder(list[_Message])
 
 
-class _Body(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
-    """A request body of plain messages, each other field of the Messages API's requests left as its JSON text
-    (``request_body`` reads them as values): a file decoded in one pass. A field the API does not have fails it,
-    and the file is read again field by field (1,000 turns of 60 B results with such a field after the messages:
-    0.86 -> 1.31 ms, the messages decoded twice; a body the API takes has none)."""
+_API_FIELDS = (
+    "model",
+    "max_tokens",
+    "system",
+    "tools",
+    "tool_choice",
+    "temperature",
+    "top_k",
+    "top_p",
+    "stop_sequences",
+    "stream",
+    "metadata",
+    "thinking",
+    "service_tier",
+    "container",
+    "mcp_servers",
+    "context_management",
+    "anthropic_version",  # a body sent through Bedrock or Vertex AI
+)
+"""The fields of a Messages API request beside its messages. A body of plain messages and these is decoded in one
+pass (``_BODY``); one with a field the API does not have fails it, and is read again field by field (1,000 turns
+of 60 B results with such a field after the messages: 0.86 -> 1.31 ms, the messages decoded twice)."""
 
-    messages: list[_Message]
-    model: msgspec.Raw | UnsetType = UNSET
-    max_tokens: msgspec.Raw | UnsetType = UNSET
-    system: msgspec.Raw | UnsetType = UNSET
-    tools: msgspec.Raw | UnsetType = UNSET
-    tool_choice: msgspec.Raw | UnsetType = UNSET
-    temperature: msgspec.Raw | UnsetType = UNSET
-    top_k: msgspec.Raw | UnsetType = UNSET
-    top_p: msgspec.Raw | UnsetType = UNSET
-    stop_sequences: msgspec.Raw | UnsetType = UNSET
-    stream: msgspec.Raw | UnsetType = UNSET
-    metadata: msgspec.Raw | UnsetType = UNSET
-    thinking: msgspec.Raw | UnsetType = UNSET
-    service_tier: msgspec.Raw | UnsetType = UNSET
-    container: msgspec.Raw | UnsetType = UNSET
-    mcp_servers: msgspec.Raw | UnsetType = UNSET
-    context_management: msgspec.Raw | UnsetType = UNSET
-    anthropic_version: msgspec.Raw | UnsetType = UNSET  # a body sent through Bedrock or Vertex AI
-
-
-_BODY = msgspec.json.Decoder(_Body)
+# with the fields beside the messages in what is not a body (a request's envelope, a body with its reply), so that
+# such a file is not decoded whole only to fail on them
+_BODY = body_decoder(_Message, (*_API_FIELDS, *_REQUEST_KEYS, *_RESPONSE_KEYS))
 
 
 def _body_run(

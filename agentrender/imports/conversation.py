@@ -46,6 +46,7 @@ __all__ = [
     "MadeTurns",
     "Summariser",
     "Where",
+    "body_decoder",
     "check_alternation",
     "check_blocks",
     "checked_run",
@@ -125,8 +126,9 @@ def request_body(
     field of ``others``, or none named ``messages``) or when anything in it is refused, so the caller reads it as
     JSON values, which keeps every field and words every error.
 
-    ``body``, when given, decodes the whole file in one pass: a struct of the typed ``messages`` and each other
-    field the format's requests have, as its JSON text (``msgspec.Raw``), unknown fields forbidden. Its fields come
+    ``body``, when given (``body_decoder``), decodes the whole file in one pass: a struct of the typed ``messages``
+    and each other field the format's requests have (and those of ``others``, so that a file of one is not decoded
+    whole only to fail on it), as its JSON text (``msgspec.Raw``), unknown fields forbidden. Its fields come
     in the struct's order, not the file's: they are used as they are when at most one of them is not one the
     run's header takes out of the request (``_HEADER_FIELDS``, whose order the run does not keep); otherwise the
     file's fields are read again for their order, as they are when there is no ``body``. A file it refuses for an
@@ -145,6 +147,8 @@ def request_body(
                 for name in read.__struct_fields__
                 if name != "messages" and (raw := getattr(read, name)) is not msgspec.UNSET
             }
+            if any(key in given for key in others):
+                return None
             if len(given.keys() - _HEADER_FIELDS) <= 1:
                 return _with_fields(read.messages, data, given)
     try:
@@ -163,6 +167,22 @@ def request_body(
     except (msgspec.DecodeError, RecursionError, ValueError):
         return None
     return _with_fields(records, data, fields)
+
+
+def body_decoder(message: Any, fields: Iterable[str]) -> msgspec.json.Decoder[Any]:
+    """The decoder of a request body in one pass, for ``request_body``: a struct of its ``messages`` (a list of
+    ``message``, a record type) and of ``fields``, each as its JSON text (``msgspec.Raw``) when the file has it;
+    a field of neither fails the decoding. ``fields`` are the format's request fields, and those that tell a file
+    is no body (``request_body``'s ``others``)."""
+    raw: Any = msgspec.Raw | msgspec.UnsetType
+    body = msgspec.defstruct(
+        "Body",
+        [("messages", list[message]), *((name, raw, msgspec.UNSET) for name in fields)],
+        frozen=True,
+        gc=False,
+        forbid_unknown_fields=True,
+    )
+    return msgspec.json.Decoder(body)
 
 
 def _with_fields(
