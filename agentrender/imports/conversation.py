@@ -226,8 +226,8 @@ def _document(path: str) -> bytes | None:
 
 
 def _field_value(raw: msgspec.Raw) -> Any:
-    """The value of a field ``document_fields`` gave, as ``loads`` reads it; ``ValueError`` for what it refuses
-    (the object around the value is one level of the nesting limit)."""
+    """The value of a field ``request_body`` read as its JSON text, as ``loads`` reads it; ``ValueError`` for what it
+    refuses (the object around the value is one level of the nesting limit)."""
     text = str(bytes(raw), "utf-8")
     value = loads(text)
     check_depth(text, MAX_DEPTH - 1)
