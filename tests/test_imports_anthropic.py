@@ -643,6 +643,94 @@ def test_a_body_file_whose_result_is_not_text_reads_as_its_value_does(tmp_path: 
     assert dict(from_anthropic(path).step_records) == dict(expected.step_records)
 
 
+@st.composite
+def plain_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    """A body of the plain blocks a file's records read, whose results answer its tool uses or not: some left out,
+    some in another order, some answering an id no turn used; results in the opening, and a last reply, or not."""
+    ids = st.sampled_from(["t1", "t2", "t3", "t4"])
+    result = st.builds(
+        lambda use, text, blocks: {
+            "type": "tool_result",
+            "tool_use_id": use,
+            "content": [{"type": "text", "text": text}] if blocks else text,
+        },
+        ids,
+        st.sampled_from(["x = 1", ""]),
+        st.booleans(),
+    )
+    text = st.builds(lambda t: {"type": "text", "text": t}, st.sampled_from(["go", "and keep the API"]))
+    use = st.builds(lambda i: {"type": "tool_use", "id": i, "name": "read", "input": {"path": "a.py"}}, ids)
+    opening: Any = draw(st.one_of(st.just("Fix the test."), st.lists(st.one_of(text, result), min_size=1, max_size=2)))
+    messages: list[dict[str, Any]] = [{"role": "user", "content": opening}]
+    for _ in range(draw(st.integers(0, 4))):
+        made = draw(st.lists(st.one_of(text, use), max_size=3))
+        messages.append({"role": "assistant", "content": made or "Done."})
+        answers = [{**block, "type": "tool_result", "tool_use_id": block["id"]} for block in made if "id" in block]
+        for answer in answers:
+            del answer["id"], answer["name"], answer["input"]
+        got = draw(st.permutations(answers)) if draw(st.booleans()) else answers
+        got = (
+            got[: draw(st.integers(0, len(got)))]
+            + draw(st.lists(result, max_size=1))
+            + draw(st.lists(text, max_size=1))
+        )
+        messages.append({"role": "user", "content": got or "ok"})
+    if draw(st.booleans()):
+        messages.append({"role": "assistant", "content": draw(st.lists(st.one_of(text, use), min_size=1, max_size=2))})
+    return {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": messages}
+
+
+@SETTINGS
+@given(plain_bodies())
+def test_a_body_file_read_as_records_warns_and_writes_as_its_value_does(body: dict[str, Any]) -> None:
+    """A body file read as records (its tool uses and results matched in flat lists) gives the warnings, each
+    word the same, and the run file, each byte the same, that the body given as a value gives."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = json_file(Path(folder) / "body.json", body)
+        from_file, from_value = from_anthropic(path, run_id="r"), from_anthropic(copy.deepcopy(body), run_id="r")
+        assert [w.text.replace(str(path), "<anthropic>") for w in from_file.warnings] == [
+            w.text for w in from_value.warnings
+        ]
+        written = []
+        for run in (from_file, from_value):
+            target = Path(folder) / "run.jsonl"
+            write_run(run, target)
+            written.append(target.read_bytes())
+    assert written[0].splitlines()[1:] == written[1].splitlines()[1:]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"temperature": 0},
+        {"metadata": {"user_id": "u"}, "temperature": 0},
+        {"temperature": 0, "stream": False, "metadata": {"user_id": "u"}},
+        {"x_trace": "abc"},
+        {"stream": True, "x_trace": "abc"},
+    ],
+    ids=["none", "one", "two", "three", "unknown", "known and unknown"],
+)
+@pytest.mark.parametrize("first", [True, False], ids=["messages first", "messages last"])
+def test_a_body_file_decoded_in_one_pass_keeps_its_fields_in_the_files_order(
+    tmp_path: Path, fields: dict[str, Any], first: bool
+) -> None:
+    """A body file read as records in one pass (its fields in the struct's order) writes the run the body given as
+    a value writes, byte for byte: the request's other fields in the file's order, whichever fields it has (the
+    API's, or one it does not have), before or after its messages."""
+    header = {"tools": [{"name": "read", "input_schema": {"type": "object"}}], "max_tokens": 1024, "model": "m"}
+    messages = {"messages": PLAIN_BODY["messages"]}
+    body = {**messages, **fields, **header} if first else {**fields, **header, **messages}
+    path = json_file(tmp_path / "body.json", body)
+    written = []
+    for run in (from_anthropic(path, run_id="r"), from_anthropic(copy.deepcopy(body), run_id="r")):
+        write_run(run, tmp_path / "run.jsonl")
+        written.append(json.loads((tmp_path / "run.jsonl").read_bytes().splitlines()[0]))
+        assert list(written[-1].get("request", {})) == list(fields)
+    del written[0]["source"], written[1]["source"]
+    assert json.dumps(written[0]).replace(str(path), "<anthropic>") == json.dumps(written[1])
+
+
 def test_a_body_file_with_a_result_that_is_not_utf8_is_refused_naming_the_byte(tmp_path: Path) -> None:
     """A result's text that is not UTF-8 is refused when the body is imported, as any text of the file is."""
     path = json_file(tmp_path / "body.json", PLAIN_BODY)

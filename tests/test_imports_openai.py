@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentrender import RunFileError, render
+from agentrender import RunFileError, render, write_run
 from agentrender.imports import from_anthropic, from_openai, load, load_runs
 from agentrender.imports.anthropic import looks_like_anthropic
 from agentrender.imports.claude_code import looks_like_claude_code
@@ -623,6 +623,38 @@ def test_a_chat_file_of_plain_messages_imports_as_the_same_chat_given_as_a_value
     assert [w.text for w in from_file.warnings] == [w.text for w in from_value.warnings]
     assert any("moved into the system prompt" in w.text for w in from_file.warnings)
     assert from_file.step_records[0]["sent"]["assistant"][1]["input"] == "{not json"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"temperature": 0},
+        {"max_completion_tokens": 512},
+        {"seed": 7, "temperature": 0},
+        {"max_completion_tokens": 512, "user": "u", "temperature": 0},
+        {"model": 5, "tools": [{"type": "web_search"}], "user": "u"},
+        {"x_trace": "abc"},
+    ],
+    ids=["none", "one", "renamed", "two", "three", "moved", "unknown"],
+)
+@pytest.mark.parametrize("first", [True, False], ids=["messages first", "messages last"])
+def test_a_chat_file_decoded_in_one_pass_keeps_its_fields_in_the_files_order(
+    tmp_path: Path, fields: dict[str, Any], first: bool
+) -> None:
+    """A chat file read as records in one pass (its fields in the struct's order) writes the header the chat given
+    as a value writes, byte for byte, and the same warnings: the request's other fields in the file's order, those
+    the conversion moves or renames where it puts them, before or after its messages."""
+    header = {"model": "gpt-4o", "tools": [{"type": "function", "function": {"name": "read"}}], "max_tokens": 9}
+    messages = {"messages": PLAIN_CHAT["messages"]}
+    chat = {**messages, **header, **fields} if first else {**header, **fields, **messages}
+    path = json_file(tmp_path / "chat.json", chat)
+    written = []
+    for run in (from_openai(path, run_id="r"), from_openai(json.loads(json.dumps(chat)), run_id="r")):
+        write_run(run, tmp_path / "run.jsonl")
+        written.append(json.loads((tmp_path / "run.jsonl").read_bytes().splitlines()[0]))
+    del written[0]["source"], written[1]["source"]
+    assert json.dumps(written[0]).replace(str(path), "<openai>") == json.dumps(written[1])
 
 
 def test_a_chat_file_with_a_field_beside_the_plain_ones_keeps_it(tmp_path: Path) -> None:

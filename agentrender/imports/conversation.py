@@ -23,6 +23,7 @@ A conversation maps onto the render contract this way:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from abc import abstractmethod
@@ -45,12 +46,14 @@ __all__ = [
     "MadeTurns",
     "Summariser",
     "Where",
+    "body_decoder",
     "check_alternation",
     "check_blocks",
     "checked_run",
     "conversation_run",
     "first_line_summary",
     "loads",
+    "message_texts",
     "model_call",
     "normalise_messages",
     "not_json",
@@ -114,27 +117,104 @@ T = TypeVar("T")
 
 
 def request_body(
-    path: str, messages: msgspec.json.Decoder[list[T]], others: Collection[str]
-) -> tuple[list[T], msgspec.Raw, dict[str, Any]] | None:
-    """The file as a request body: ``(records, text, request)``, its ``messages`` decoded as records
-    (``messages``, a typed decoder, checks them in one pass in C), their JSON text as the file has it, and its
-    other fields as they are; ``None`` when it is not one (it has a field of ``others``, or none named
-    ``messages``) or when anything in it is refused, so the caller reads it as JSON values, which keeps every
-    field and words every error."""
-    fields = _document_fields(path)
-    if fields is None or "messages" not in fields or any(key in fields for key in others):
+    path: str,
+    messages: msgspec.json.Decoder[list[T]],
+    others: Collection[str],
+    body: msgspec.json.Decoder[Any] | None = None,
+) -> tuple[list[T], bytes, dict[str, Any]] | None:
+    """The file as a request body: ``(records, data, request)``, its ``messages`` decoded as records
+    (``messages``, a typed decoder, checks them in one pass in C), the file's bytes (each message's JSON text as
+    the file has it: ``message_texts``), and its other fields as they are; ``None`` when it is not one (it has a
+    field of ``others``, or none named ``messages``) or when anything in it is refused, so the caller reads it as
+    JSON values, which keeps every field and words every error.
+
+    ``body``, when given (``body_decoder``), decodes the whole file in one pass: a struct of the typed ``messages``
+    and each other field the format's requests have (and those of ``others``, so that a file of one is not decoded
+    whole only to fail on it), as its JSON text (``msgspec.Raw``), unknown fields forbidden. Its fields come
+    in the struct's order, not the file's: they are used as they are when at most one of them is not one the
+    run's header takes out of the request (``_HEADER_FIELDS``, whose order the run does not keep); otherwise the
+    file's fields are read again for their order, as they are when there is no ``body``. A file it refuses for an
+    unknown field is read as if there were none (its messages decoded again); one whose messages it refuses is not.
+    """
+    data = _document(path)
+    if data is None:
         return None
-    text = fields.pop("messages")
+    read = None
+    if body is not None:
+        with contextlib.suppress(msgspec.DecodeError, RecursionError):
+            read = body.decode(data)
+        if read is not None:
+            given = {
+                name: raw
+                for name in read.__struct_fields__
+                if name != "messages" and (raw := getattr(read, name)) is not msgspec.UNSET
+            }
+            if any(key in given for key in others):
+                return None
+            if len(given.keys() - _HEADER_FIELDS) <= 1:
+                return _with_fields(read.messages, data, given)
     try:
-        return messages.decode(text), text, {key: _field_value(raw) for key, raw in fields.items()}
+        fields = _FIELDS.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if "messages" not in fields or any(key in fields for key in others):
+        return None
+    if read is not None:
+        del fields["messages"]
+        return _with_fields(read.messages, data, fields)
+    if body is not None and fields.keys() <= set(body.type.__struct_fields__):
+        return None  # no field the struct lacks: it refused the messages, which ``messages`` would refuse again
+    try:
+        records = messages.decode(fields.pop("messages"))
     except (msgspec.DecodeError, RecursionError, ValueError):
         return None
+    return _with_fields(records, data, fields)
 
 
-def _document_fields(path: str) -> dict[str, msgspec.Raw] | None:
-    """The fields of a file that is one JSON object, each left as its JSON text (to decode as records, or as
-    it is: ``_field_value``); ``None`` for any other file, or one that cannot be read: a path that reads any
-    value, and words what is wrong with it, reads it then. A ``.jsonl`` file is never one object."""
+def body_decoder(message: Any, fields: Iterable[str]) -> msgspec.json.Decoder[Any]:
+    """The decoder of a request body in one pass, for ``request_body``: a struct of its ``messages`` (a list of
+    ``message``, a record type) and of ``fields``, each as its JSON text (``msgspec.Raw``) when the file has it;
+    a field of neither fails the decoding. ``fields`` are the format's request fields, and those that tell a file
+    is no body (``request_body``'s ``others``)."""
+    raw: Any = msgspec.Raw | msgspec.UnsetType
+    body = msgspec.defstruct(
+        "Body",
+        [("messages", list[message]), *((name, raw, msgspec.UNSET) for name in fields)],
+        frozen=True,
+        gc=False,
+        forbid_unknown_fields=True,
+    )
+    return msgspec.json.Decoder(body)
+
+
+def _with_fields(
+    records: list[T], data: bytes, fields: dict[str, msgspec.Raw]
+) -> tuple[list[T], bytes, dict[str, Any]] | None:
+    """``request_body``'s answer, each field read as ``loads`` reads it; ``None`` when one is refused."""
+    try:
+        return records, data, {key: _field_value(raw) for key, raw in fields.items()}
+    except (RecursionError, ValueError):
+        return None
+
+
+def message_texts(data: bytes) -> list[msgspec.Raw]:
+    """Each message's JSON text, as the file has it, of a request body ``request_body`` read (``data``, its bytes)."""
+    return _MESSAGE_TEXTS.decode(data).messages
+
+
+class _MessageTexts(msgspec.Struct, frozen=True, gc=False):
+    """A request body's messages, each as its JSON text; its other fields are not read."""
+
+    messages: list[msgspec.Raw]
+
+
+_MESSAGE_TEXTS = msgspec.json.Decoder(_MessageTexts)
+
+
+def _document(path: str) -> bytes | None:
+    """The bytes of a file that may be one JSON object, checked as UTF-8; ``None`` for a ``.jsonl`` file (never one
+    object) or one that cannot be read: a path that reads any value, and words what is wrong with it, reads it
+    then."""
     if path.endswith((".jsonl", ".jsonl.gz")):
         return None
     try:
@@ -142,14 +222,14 @@ def _document_fields(path: str) -> dict[str, msgspec.Raw] | None:
             data = file.read()
         if not data.isascii():
             data.decode("utf-8")  # what a decoder skips (a field left as its JSON text) is not checked as UTF-8
-        return _FIELDS.decode(data)
-    except (OSError, UnicodeDecodeError, msgspec.DecodeError, RecursionError):
+    except (OSError, UnicodeDecodeError):
         return None
+    return data
 
 
 def _field_value(raw: msgspec.Raw) -> Any:
-    """The value of a field ``document_fields`` gave, as ``loads`` reads it; ``ValueError`` for what it refuses
-    (the object around the value is one level of the nesting limit)."""
+    """The value of a field ``request_body`` read as its JSON text, as ``loads`` reads it; ``ValueError`` for what it
+    refuses (the object around the value is one level of the nesting limit)."""
     text = str(bytes(raw), "utf-8")
     value = loads(text)
     check_depth(text, MAX_DEPTH - 1)
@@ -657,6 +737,10 @@ what a run's goal leaves out, and what Codex's compaction leaves out of the user
 openai/codex, over its versions)."""
 
 
+_HEADER_FIELDS = {"system": "system", "model": "model", "tools": "tools", "max_tokens": "max_output_tokens"}
+"""The request's fields the run's header holds (under these names, in this order, whatever the request's)."""
+
+
 def _header(
     opening: list[dict[str, Any]],
     request: dict[str, Any],
@@ -698,12 +782,7 @@ def _header(
         "opening_content": opening,
         "source": dict(source),
     }
-    for key, name in (
-        ("system", "system"),
-        ("model", "model"),
-        ("tools", "tools"),
-        ("max_tokens", "max_output_tokens"),
-    ):
+    for key, name in _HEADER_FIELDS.items():
         if key in request:
             header[name] = request.pop(key)
     request.pop("messages", None)

@@ -51,6 +51,7 @@ from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
     Where,
+    body_decoder,
     check_blocks,
     checked_run,
     model_call,
@@ -1148,10 +1149,42 @@ _OF_A_LOG = ("history", "response", "info", *_REQUEST_KEYS)
 """Fields of a value that is more than a request body: read as JSON values."""
 
 
+_API_FIELDS = (
+    "model",
+    "max_tokens",
+    "max_completion_tokens",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "temperature",
+    "top_p",
+    "n",
+    "stop",
+    "seed",
+    "stream",
+    "stream_options",
+    "response_format",
+    "reasoning_effort",
+    "frequency_penalty",
+    "presence_penalty",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "user",
+    "metadata",
+    "store",
+    "service_tier",
+)
+"""The fields of a Chat Completions request beside its messages. A request of plain messages and these is decoded
+in one pass (``_BODY``); one with a field the API does not have fails it, and is read again field by field."""
+
+_BODY = body_decoder(_Record, (*_API_FIELDS, *_OF_A_LOG))
+
+
 def _typed_chat(path: str, warnings: list[RunWarning]) -> dict[str, Any] | None:
     """The file as a request body whose messages ``_MESSAGES`` decodes, as ``_chat`` gives a chat; ``None`` for
     anything else (a trajectory, a log, another message, an error), read then as JSON values."""
-    body = request_body(path, _MESSAGES, _OF_A_LOG)
+    body = request_body(path, _MESSAGES, _OF_A_LOG, _BODY)
     if body is None:
         return None
     messages, _, request = body
