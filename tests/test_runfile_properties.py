@@ -432,6 +432,54 @@ def test_a_file_read_quickly_loads_as_its_records_read_one_by_one(steps: tuple[d
     )
 
 
+_OTHER_RECORDS = st.sampled_from([{"type": "note"}, {"type": "end", "status": "completed"}])
+
+
+@FAST
+@given(
+    st.lists(st.integers(0, 3), max_size=8).flatmap(lambda at: st.tuples(*(step_records(i) for i in at))),
+    st.lists(st.tuples(st.integers(0, 8), _OTHER_RECORDS), max_size=3),
+    st.integers(1, 4),
+)
+def test_a_step_read_quickly_loads_as_read_the_general_way(
+    steps: tuple[dict[str, Any], ...], others: list[tuple[int, dict[str, Any]]], lines: int
+) -> None:
+    """A step line read straight into its struct (``Loader.quick``, which holds a step new to the run without
+    ``keep`` and ``add_step``) leaves the loader as the general read of the same line does: the same records,
+    steps, step records, lines, steps touched, timestamps and warnings, among unknown and end records."""
+    records: list[dict[str, Any]] = [{"type": "run", "format": "agentrender.run/1", "run_id": "r"}, *steps]
+    for at, other in others:
+        records.insert(1 + min(at, len(records) - 1), other)
+    data = [_line(record) for record in records]
+
+    def read(quick: bool) -> Any:
+        loader = runfile_read.Loader("run.jsonl")
+        with patch.object(runfile_read, "_BATCH_LINES", lines):
+            if quick:
+                loader.read(data)
+            else:
+                with (
+                    patch.object(runfile_read, "quick_record", lambda line: None),
+                    patch.object(runfile_read, "quick_records", lambda lines: None),
+                ):
+                    loader.read(data)
+        touched = list(loader.touched)
+        run = loader.run(())
+        indices = list(run.step_records)
+        return (
+            list(run.records),
+            run.steps,
+            {index: run.step_records[index] for index in indices},
+            list(run.step_lines),
+            touched,
+            run.step_field("started_at", indices),
+            run.step_field("ended_at", indices),
+            sorted((w.line, w.text, w.count, w.lost) for w in run.warnings),
+        )
+
+    assert read(quick=True) == read(quick=False)
+
+
 _ANY_VALUE = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.text(max_size=4), st.just([]), st.just({}))
 
 
