@@ -23,7 +23,7 @@ from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import loads
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import Views
-from tests._support import hostile_files
+from tests._support import hostile_files, real
 from tests._support.conversations import WEATHER, conversations, json_file, normalised
 from tests._support.examples import examples
 
@@ -685,6 +685,25 @@ def plain_bodies(draw: st.DrawFn) -> dict[str, Any]:
 def test_a_body_file_read_as_records_warns_and_writes_as_its_value_does(body: dict[str, Any]) -> None:
     """A body file read as records (its tool uses and results matched in flat lists) gives the warnings, each
     word the same, and the run file, each byte the same, that the body given as a value gives."""
+    _file_and_value_agree(body)
+
+
+def test_the_real_request_bodies_read_from_a_file_as_given_as_values() -> None:
+    """Each request body of the real claude-trace log (Claude Code's and OpenCode's: cache marks, thinking blocks,
+    fields the typed decode does not know), written to a file, imports as the body given as a value does: the file's
+    one-pass decode refuses what it cannot hold and leaves it to the path of JSON values, word for word."""
+    bodies = [json.loads(line)["request"]["body"] for line in CLAUDE_TRACE.read_text(encoding="utf-8").splitlines()]
+    assert len(bodies) == 8
+    for body in bodies:
+        _file_and_value_agree(body)
+
+
+CLAUDE_TRACE = real.REAL / "claude-trace" / "hanqunfeng-claude-trace" / "log-2026-06-15-09-15-50.jsonl"
+
+
+def _file_and_value_agree(body: dict[str, Any]) -> None:
+    """``body`` written to a file and imported gives the warnings and the run file (after its header, which names
+    the source) that ``body`` given as a value gives."""
     with tempfile.TemporaryDirectory() as folder:
         path = json_file(Path(folder) / "body.json", body)
         from_file, from_value = from_anthropic(path, run_id="r"), from_anthropic(copy.deepcopy(body), run_id="r")
