@@ -1019,6 +1019,7 @@ _API_FIELDS = (
     "container",
     "mcp_servers",
     "context_management",
+    "output_config",  # Claude Code 2.1 sends it (the real claude-trace log)
     "anthropic_version",  # a body sent through Bedrock or Vertex AI
 )
 """The fields of a Messages API request beside its messages. A body of plain messages and these is decoded in one
