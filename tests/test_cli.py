@@ -654,7 +654,9 @@ def test_check_exit_codes_clean_findings_unreadable(tmp_path: Path) -> None:
     cut = tmp_path / "cut.jsonl"
     cut.write_text(clean.read_text(encoding="utf-8") + '{"type": "step", "ind', encoding="utf-8")
     assert run_cli("check", str(cut))[0] == 1
-    code, out, err = run_cli("check", str(clean), "out-of-steps", str(tmp_path / "missing.jsonl"), "--color", "never")
+    missing = str(tmp_path / "missing.jsonl")
+    # laid out wider than any temporary path, which would otherwise wrap the line at a width its length decides
+    code, out, err = run_cli("check", str(clean), "out-of-steps", missing, "--color", "never", "--width", "1000")
     assert code == 2 and err == ""
     assert "clean" in out and "summary-longer" in out and out.count("missing.jsonl: no such file") == 1
 
@@ -747,7 +749,8 @@ def test_a_broken_run_file_is_one_line_naming_file_and_line(tmp_path: Path, comm
     """Every command given a broken run file prints one line with the file, the line and what, and exits 2."""
     path = tmp_path / "broken.jsonl"
     path.write_text(BROKEN, encoding="utf-8")
-    code, out, err = run_cli(command[0], str(path), *command[1:])
+    # laid out wider than any temporary path, which would otherwise wrap check's report at a width its length decides
+    code, out, err = run_cli(command[0], str(path), *command[1:], "--width", "1000")
     assert code == 2
     said = f"{path}:2: $.index: expected `int`, got `str`"
     if command[0] == "check":  # check reports every file it was given among the others, the unreadable ones too
