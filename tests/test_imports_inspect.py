@@ -1348,3 +1348,40 @@ def test_an_input_the_general_decode_refuses_is_said_as_it_says_it(
             archive.writestr("samples/s_epoch_1.json", sample)
     once, general = _both_decodes(_reads, path, monkeypatch)
     assert once == general and isinstance(once, str), once
+
+
+def _bomb(path: Path) -> None:
+    """The committed log with a sample padded to inflate past what a run file may (a zip bomb)."""
+    import inspect_ai.log  # noqa: F401  (reads the fixture's zstd members: Inspect adds zstd to zipfile)
+
+    with zipfile.ZipFile(FIXTURE) as source, zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as bomb:
+        for name in source.namelist():
+            bomb.writestr(name, source.read(name) + (b" " * (40 << 20) if name.startswith("samples/") else b""))
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda path: path.write_bytes(b""),
+        lambda path: path.write_bytes(FIXTURE.read_bytes()[:3000]),
+        _bomb,
+    ],
+    ids=["empty", "cut-short", "zip-bomb"],
+)
+def test_an_eval_file_refused_before_it_is_read_is_said_alike_with_inspect_ai_or_without(
+    write: Callable[[Path], None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``.eval`` file empty, cut short or a zip bomb is refused in the same words whether Inspect's reader would
+    be tried after agentrender's (``inspect_ai`` installed) or not: the archive checked where it is opened, once."""
+    from agentrender.imports import inspect as importer
+
+    path = tmp_path / "refused.eval"
+    write(path)
+    said = []
+    for installed in (True, False):
+        with monkeypatch.context() as patched:
+            patched.setattr(importer, "_has_inspect", lambda installed=installed: installed)
+            with pytest.raises(RunFileError) as caught:
+                from_inspect(path)
+        said.append(str(caught.value))
+    assert said[0] == said[1] and said[0].startswith(f"{path}:1: the ")

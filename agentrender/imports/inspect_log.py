@@ -22,6 +22,7 @@ Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` 
 from __future__ import annotations
 
 import operator
+import os
 import zipfile
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -32,8 +33,22 @@ import msgspec
 from agentrender._extras import require
 from agentrender.imports.conversation import not_json
 from agentrender.runfile import RunFileError
+from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
-__all__ = ["EvalSpec", "Event", "Failure", "Limit", "Log", "NeedsInspect", "Sample", "Score", "logged", "read_log"]
+__all__ = [
+    "EvalSpec",
+    "Event",
+    "Failure",
+    "Limit",
+    "Log",
+    "NeedsInspect",
+    "Sample",
+    "Score",
+    "check_archive",
+    "check_inflation",
+    "logged",
+    "read_log",
+]
 
 LOG_VERSION = 2
 """The version of Inspect's log format this reader knows (``inspect_ai.log._log.LOG_SCHEMA_VERSION``)."""
@@ -230,10 +245,16 @@ def read_log(path: str) -> Log:
     """The log at ``path`` (an ``.eval`` archive or a ``.json`` log), as Inspect reads it with
     ``resolve_attachments="core"``, for the fields the importer uses.
 
-    Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log.
+    Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log, or an
+    ``.eval`` file empty or cut short, or a zip bomb (``check_archive``, ``check_inflation``: checked on the archive
+    opened once, before a member is read).
     """
-    if zipfile.is_zipfile(path):
-        return _read_archive(path)
+    zipped = zipfile.is_zipfile(path)
+    check_archive(os.fspath(path), zipped)  # a Path too
+    if zipped:
+        with zipfile.ZipFile(path) as archive:
+            check_inflation(path, archive.infolist())
+            return _read_archive(path, archive)
     with open(path, "rb") as file:
         text = file.read()
     log = _decode(_LOG, text, path, "")
@@ -244,26 +265,68 @@ def read_log(path: str) -> Log:
     return log
 
 
-def _read_archive(path: str) -> Log:
-    with zipfile.ZipFile(path) as archive:
-        names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
-        if "header.json" not in names:
-            raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
-        if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
-            _zstandard()
-        log = _decode(_LOG, _member(archive, "header.json", path), path, "header.json")
-        _check_header(log)
-        samples = []
-        for name in names:
-            if name.startswith("samples/") and name.endswith(".json"):
-                text = _member(archive, name, path)
-                samples.append(_decode(_SAMPLE, text, path, name))
+def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
+    names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
+    if "header.json" not in names:
+        raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
+    if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
+        _zstandard()
+    log = _decode(_LOG, _member(archive, "header.json", path), path, "header.json")
+    _check_header(log)
+    samples = []
+    for name in names:
+        if name.startswith("samples/") and name.endswith(".json"):
+            text = _member(archive, name, path)
+            samples.append(_decode(_SAMPLE, text, path, name))
     # in Inspect's order (``inspect_ai.log._log.sort_samples``): by epoch, then id (a number as zero-padded text)
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
     for sample in samples:
         _resolve(sample, path)
     log.samples = samples
     return log
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
+
+
+def check_archive(path: str, zipped: bool) -> None:
+    """Refuse an ``.eval`` file that is empty, or a zip archive cut short (it starts as one, and its directory, which
+    a zip writes last, is missing: not ``zipped``, ``zipfile.is_zipfile``), saying so in words, where Inspect's
+    reader says ``EOCD not found``."""
+    if zipped or not path.endswith(".eval"):
+        return
+    with open(path, "rb") as file:
+        start = file.read(len(ZIP_MAGIC))
+    if not start:
+        raise RunFileError(path, 1, "the file is empty (an .eval log is a zip archive)")
+    if start == ZIP_MAGIC:
+        raise RunFileError(
+            path,
+            1,
+            "the .eval archive is cut short: it starts as a zip archive, but the directory a zip ends with is "
+            "missing (a log still being written, or a copy that stopped early)",
+        )
+
+
+def check_inflation(path: str, members: Sequence[zipfile.ZipInfo]) -> None:
+    """Refuse an ``.eval`` archive (a zip, its ``members``) that would inflate past what a gzip run file may: each
+    member past ``lines.inflate_limit`` of its compressed size, or all of them past that of the file's size (a zip
+    bomb).
+
+    The sizes are those the archive declares: Python's ``zipfile``, which Inspect reads it with, gives no more
+    of a member than its declared size, so they bound what reading it costs. A JSON log is not compressed.
+    """
+    size = os.path.getsize(path)
+    parts = [(f"member {m.filename!r}", m.file_size, m.compress_size) for m in members]
+    for what, inflated, compressed in [*parts, ("members in all", sum(m.file_size for m in members), size)]:
+        if inflated > inflate_limit(compressed):
+            raise RunFileError(
+                path,
+                1,
+                f"the .eval archive's {what} inflate to {inflated:,} bytes, past {INFLATE_FLOOR >> 20} MiB and "
+                f"{INFLATE_RATIO} times their {compressed:,} compressed bytes: refused as a zip bomb",
+            )
 
 
 _ZSTANDARD = 93
@@ -341,7 +404,7 @@ def _read_inputs(sample: Sample) -> None:
         elif rest.startswith(b","):
             values = [*given, *_VALUES.decode(b"[" + rest[1:])]
         else:
-            values = _VALUES.decode(text)
+            values = [] if text == b"[]" else _VALUES.decode(text)  # [] where the pool holds them (an .eval)
         event.input = values
         if event.event == "model" and isinstance(values, list) and values:
             end = len(text) - 1  # a list's text ends with its "]"
