@@ -12,12 +12,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import hypothesis
 import msgspec
 import pytest
+from hypothesis import strategies as st
 
 from agentrender import render
 from agentrender.imports import from_inspect, load, load_runs
 from agentrender.runfile import Run, RunFileError
+from tests._support.examples import examples
 from tests._support.inspect_task import ANSWERS, QUESTIONS, SYSTEM, run_task_apart
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1206,3 +1209,179 @@ def test_a_json_logs_samples_are_read_as_the_file_holds_them_once_for_all_of_the
     assert log.sample(9, 1) == {} and log.holds(9, 1, "anything") and len(reads) == 1
     unreadable = inspect_import._PlainLog(str(tmp_path / "gone.json"))
     assert unreadable.sample(0, 1) == {} and unreadable.holds(0, 1, "anything")
+
+
+EVAL_LOGS = sorted((ROOT / "tests" / "fixtures").rglob("*.eval"))
+
+
+def _read_every_value(*args: Any) -> None:
+    """In place of ``inspect_log._read_inputs``: the general decode reads the log (every value as it stands)."""
+    raise msgspec.DecodeError("this test reads every value as it stands")
+
+
+def _imports(path: Path) -> Any:
+    """What importing ``path`` gives: its runs (``_imported``), or the error it raises, in words."""
+    try:
+        return _imported(from_inspect(path))
+    except (RunFileError, ImportError) as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def _reads(path: Path) -> Any:
+    """What ``inspect_log.read_log`` gives of ``path``: its samples' messages and events, as JSON; or the error it
+    raises, in words."""
+    from agentrender.imports.inspect_log import NeedsInspect, read_log
+
+    try:
+        return msgspec.json.encode([[s.messages, s.events] for s in read_log(str(path)).samples or ()])
+    except (RunFileError, NeedsInspect) as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def _both_decodes(outcome: Callable[[Path], Any], path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """``outcome(path)`` with the model events' inputs read from their text a message once, and by the general
+    decode."""
+    from agentrender.imports import inspect_log
+
+    once = outcome(path)
+    with monkeypatch.context() as patched:
+        patched.setattr(inspect_log, "_read_inputs", _read_every_value)
+        general = outcome(path)
+    return once, general
+
+
+@pytest.mark.parametrize("path", [*EVAL_LOGS, *REAL_LOGS], ids=lambda path: path.name)
+def test_each_logs_inputs_read_a_message_once_import_as_every_value_decoded(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every fixture log, and each ``.eval`` written again by Inspect as a ``.json`` log (its model events' inputs
+    whole, each the one before and more), imports to the same runs, warnings word for word, with its events' inputs
+    read from their text a message once (``inspect_log._read_inputs``) as when the log's every value is decoded."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    paths = [path]
+    if path.suffix == ".eval":
+        paths.append(tmp_path / f"{path.stem}.json")
+        write_eval_log(read_eval_log(str(path)), str(paths[-1]), format="json")
+    for each in paths:
+        once, general = _both_decodes(_imports, each, monkeypatch)
+        assert once == general, each.name
+
+
+HEADER = {"version": 2, "status": "success", "eval": {"task": "t", "model": "m", "eval_id": "e"}}
+
+
+def _log_text(inputs: list[str], messages: list[Any]) -> bytes:
+    """A ``.json`` log of one sample whose model events were sent ``inputs`` (each its JSON text, as spelled)."""
+    events = [
+        {
+            "event": "model",
+            "model": "mockllm/model",
+            "input": f"@input{n}@",
+            "output": {"choices": [{"message": {"role": "assistant", "content": "ok"}, "stop_reason": "stop"}]},
+        }
+        for n in range(len(inputs))
+    ]
+    sample = {"id": "s", "epoch": 1, "messages": messages, "events": events}
+    text = json.dumps({**HEADER, "samples": [sample]}, indent=1)
+    for n, spelled in enumerate(inputs):
+        text = text.replace(f'"@input{n}@"', spelled)
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+# Messages, each spelled in ways that decode to equal values (1 == 1.0, escapes, spaces).
+CALL = '{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "add", "arguments": {"x": %s}}]}'
+SPELLINGS = [
+    ['{"role": "user", "content": "Add 1 and 2."}', '{"role":"user","content":"Add 1 and \\u0032."}'],
+    [CALL % "1", CALL % "1.0"],
+    ['{"role": "tool", "tool_call_id": "c1", "content": "3"}', '{ "role" : "tool", "tool_call_id":"c1","content":"3"}'],
+    ['{"role": "assistant", "content": "3 \\u2014 done."}', '{"role": "assistant", "content": "3 — done."}'],
+]
+
+
+@hypothesis.settings(
+    max_examples=examples(120), deadline=None, suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture]
+)
+@hypothesis.given(
+    data=st.data(),
+    blanks=st.lists(st.sampled_from(["", " ", "\n  ", "\n\t\r "]), min_size=3, max_size=3),
+)
+def test_inputs_however_spelled_read_a_message_once_as_every_value_decoded(
+    data: st.DataObject, blanks: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Model events' inputs of a ``.json`` log, each the one before and more, the same, shorter or respelled (equal
+    values in other text: ``1.0`` for ``1``, an escape, spaces), import as when the log's every value is decoded."""
+    inputs = []
+    for _ in range(data.draw(st.integers(1, 5))):
+        count = data.draw(st.integers(0, len(SPELLINGS)))
+        spelled = [data.draw(st.sampled_from(SPELLINGS[n])) for n in range(count)]
+        inputs.append("[" + blanks[0] + ("," + blanks[1]).join(spelled) + blanks[2] + "]")
+    path = tmp_path / "log.json"
+    path.write_bytes(_log_text(inputs, [json.loads(spellings[0]) for spellings in SPELLINGS]))
+    for outcome in (_reads, _imports):
+        once, general = _both_decodes(outcome, path, monkeypatch)
+        assert once == general
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ['"\\q"', '"\\ud800"', "1e999", '"\udcff"', '"a\x01"', "[1,]"],
+    ids=["escape", "surrogate", "out-of-range", "not-utf-8", "control", "trailing-comma"],
+)
+@pytest.mark.parametrize("kind", ["json", "eval"])
+def test_an_input_the_general_decode_refuses_is_said_as_it_says_it(
+    broken: str, kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model event's new message holding what the decode of the log's every value refuses (a string's escape or
+    UTF-8, a number out of range, JSON the skip of an input's text refuses too) is said in its words, for a ``.json``
+    log and an ``.eval`` archive's sample."""
+    first = SPELLINGS[0][0]
+    bad = '{"role": "user", "content": ' + broken + "}"
+    text = _log_text(["[" + first + "]", "[" + first + ", " + bad + "]"], [json.loads(first)])
+    path = tmp_path / f"log.{kind}"
+    if kind == "json":
+        path.write_bytes(text)
+    else:
+        sample = text[text.index(b'"samples": [') + len(b'"samples": [') : text.rindex(b"]")]
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("header.json", json.dumps(HEADER))
+            archive.writestr("samples/s_epoch_1.json", sample)
+    once, general = _both_decodes(_reads, path, monkeypatch)
+    assert once == general and isinstance(once, str), once
+
+
+def _bomb(path: Path) -> None:
+    """The committed log with a sample padded to inflate past what a run file may (a zip bomb)."""
+    import inspect_ai.log  # noqa: F401  (reads the fixture's zstd members: Inspect adds zstd to zipfile)
+
+    with zipfile.ZipFile(FIXTURE) as source, zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as bomb:
+        for name in source.namelist():
+            bomb.writestr(name, source.read(name) + (b" " * (40 << 20) if name.startswith("samples/") else b""))
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda path: path.write_bytes(b""),
+        lambda path: path.write_bytes(FIXTURE.read_bytes()[:3000]),
+        _bomb,
+    ],
+    ids=["empty", "cut-short", "zip-bomb"],
+)
+def test_an_eval_file_refused_before_it_is_read_is_said_alike_with_inspect_ai_or_without(
+    write: Callable[[Path], None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``.eval`` file empty, cut short or a zip bomb is refused in the same words whether Inspect's reader would
+    be tried after agentrender's (``inspect_ai`` installed) or not: the archive checked where it is opened, once."""
+    from agentrender.imports import inspect as importer
+
+    path = tmp_path / "refused.eval"
+    write(path)
+    said = []
+    for installed in (True, False):
+        with monkeypatch.context() as patched:
+            patched.setattr(importer, "_has_inspect", lambda installed=installed: installed)
+            with pytest.raises(RunFileError) as caught:
+                from_inspect(path)
+        said.append(str(caught.value))
+    assert said[0] == said[1] and said[0].startswith(f"{path}:1: the ")

@@ -54,6 +54,7 @@ import msgspec
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import limited, type_name
+from agentrender.imports import inspect_log
 from agentrender.imports.conversation import (
     STOP_REASONS,
     Summariser,
@@ -71,11 +72,12 @@ from agentrender.imports.inspect_log import (
     NeedsInspect,
     Sample,
     Score,
+    check_archive,
+    check_inflation,
     logged,
     read_log,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
-from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
 __all__ = ["from_inspect", "looks_like_inspect"]
 
@@ -111,8 +113,6 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
-    _check_archive(name)
-    _check_inflation(name)
     try:
         return _runs(read_log(name), name, summarise)
     except NeedsInspect:
@@ -122,6 +122,7 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
             raise
         # Inspect's reader is the judge of what a valid log is: it says what is wrong as it always has, or
         # reads a log it takes that this package's reader refused (a field Inspect gives a default)
+    _check_archive(name)
     log, said = _read_with_inspect(name)
     return _runs(log, name, summarise, said)
 
@@ -210,52 +211,24 @@ def _inspect_logging() -> Iterator[list[str]]:
         logger.handlers, logger.propagate = handlers, propagate
 
 
-ZIP_MAGIC = b"PK\x03\x04"
-"""The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
+ZIP_MAGIC = inspect_log.ZIP_MAGIC
+"""The first bytes of a zip archive, as an ``.eval`` log starts (``inspect_log.ZIP_MAGIC``, which checks them)."""
 
 
 def _check_archive(path: str) -> None:
-    """Refuse an ``.eval`` file that is empty, or a zip archive cut short (it starts as one, and its directory, which
-    a zip writes last, is missing), saying so in words, where Inspect's reader says ``EOCD not found``."""
-    if not path.endswith(".eval"):
-        return
-    with open(path, "rb") as file:
-        start = file.read(len(ZIP_MAGIC))
-    if not start:
-        raise RunFileError(path, 1, "the file is empty (an .eval log is a zip archive)")
-    if start == ZIP_MAGIC and not zipfile.is_zipfile(path):
-        raise RunFileError(
-            path,
-            1,
-            "the .eval archive is cut short: it starts as a zip archive, but the directory a zip ends with is "
-            "missing (a log still being written, or a copy that stopped early)",
-        )
-
-
-def _check_inflation(path: str) -> None:
-    """Refuse an ``.eval`` archive (a zip) that would inflate past what a gzip run file may: each member past
-    ``lines.inflate_limit`` of its compressed size, or all of them past that of the file's size (a zip bomb).
-
-    The sizes are those the archive declares: Python's ``zipfile``, which Inspect reads it with, gives no more
-    of a member than its declared size, so they bound what reading it costs. A JSON log is not compressed.
-    """
-    if not zipfile.is_zipfile(path):
+    """Before Inspect's reader reads ``path``: refuse an ``.eval`` file that is empty or cut short, or a zip bomb, as
+    ``read_log`` does (``inspect_log.check_archive``, ``check_inflation``); an archive ``zipfile`` cannot open is for
+    Inspect's reader to judge."""
+    zipped = zipfile.is_zipfile(path)
+    check_archive(path, zipped)
+    if not zipped:
         return
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # Inspect's reader says what is wrong with it
-    size = os.path.getsize(path)
-    parts = [(f"member {m.filename!r}", m.file_size, m.compress_size) for m in members]
-    for what, inflated, compressed in [*parts, ("members in all", sum(m.file_size for m in members), size)]:
-        if inflated > inflate_limit(compressed):
-            raise RunFileError(
-                path,
-                1,
-                f"the .eval archive's {what} inflate to {inflated:,} bytes, past {INFLATE_FLOOR >> 20} MiB and "
-                f"{INFLATE_RATIO} times their {compressed:,} compressed bytes: refused as a zip bomb",
-            )
+    check_inflation(path, members)
 
 
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:

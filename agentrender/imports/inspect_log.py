@@ -22,8 +22,9 @@ Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` 
 from __future__ import annotations
 
 import operator
+import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -32,8 +33,22 @@ import msgspec
 from agentrender._extras import require
 from agentrender.imports.conversation import not_json
 from agentrender.runfile import RunFileError
+from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
-__all__ = ["EvalSpec", "Event", "Failure", "Limit", "Log", "NeedsInspect", "Sample", "Score", "logged", "read_log"]
+__all__ = [
+    "EvalSpec",
+    "Event",
+    "Failure",
+    "Limit",
+    "Log",
+    "NeedsInspect",
+    "Sample",
+    "Score",
+    "check_archive",
+    "check_inflation",
+    "logged",
+    "read_log",
+]
 
 LOG_VERSION = 2
 """The version of Inspect's log format this reader knows (``inspect_ai.log._log.LOG_SCHEMA_VERSION``)."""
@@ -140,7 +155,7 @@ class Sample(msgspec.Struct, gc=False):
     id: str | int
     epoch: int
     messages: list[dict[str, Any]]
-    events: list[Event] = []
+    events: Sequence[Event] = []
     scores: dict[str, Score] | None = None
     target: str | list[str] = ""
     error: Failure | None = None
@@ -181,26 +196,68 @@ class Log(msgspec.Struct, gc=False):
     status: str
     eval: EvalSpec
     error: Failure | None = None
-    samples: list[Sample] | None = None
+    samples: Sequence[Sample] | None = None
+
+
+NO_INPUT = msgspec.Raw(b"null")
+"""The JSON text of an event's ``input`` when the log holds none."""
+
+
+class _LoggedEvent(Event, gc=False):
+    """An event as the log holds it: its ``input`` the JSON text of its messages, which ``_read_inputs`` reads.
+
+    An agent's model event holds the conversation so far: in a ``.json`` log (an ``.eval`` keeps them in its pool),
+    the inputs are most of the bytes, each message as many times as events after it. Kept as text, each input
+    is skipped by the decoder in C and read past the input before's messages, which are its first ones.
+    """
+
+    input: msgspec.Raw = NO_INPUT
+
+
+class _LoggedSample(Sample, gc=False):
+    """A sample as the log holds it: its events ``_LoggedEvent``s."""
+
+    events: Sequence[_LoggedEvent] = []
+
+
+class _LoggedLog(Log, gc=False):
+    """A log as the file holds it: its samples ``_LoggedSample``s."""
+
+    samples: Sequence[_LoggedSample] | None = None
 
 
 _T = TypeVar("_T")
 
-_HEADER = msgspec.json.Decoder(Log)
-_SAMPLE = msgspec.json.Decoder(Sample)
+# Each decoder of ``_LoggedEvent``s, which ``_decode`` tries first, and the general one (every value decoded as it
+# stands: msgspec's errors as they always were).
+_LOG: tuple[msgspec.json.Decoder[Log], msgspec.json.Decoder[Log]] = (
+    msgspec.json.Decoder(_LoggedLog),
+    msgspec.json.Decoder(Log),
+)
+_SAMPLE: tuple[msgspec.json.Decoder[Sample], msgspec.json.Decoder[Sample]] = (
+    msgspec.json.Decoder(_LoggedSample),
+    msgspec.json.Decoder(Sample),
+)
+_VALUES = msgspec.json.Decoder()
 
 
 def read_log(path: str) -> Log:
     """The log at ``path`` (an ``.eval`` archive or a ``.json`` log), as Inspect reads it with
     ``resolve_attachments="core"``, for the fields the importer uses.
 
-    Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log.
+    Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log, or an
+    ``.eval`` file empty or cut short, or a zip bomb (``check_archive``, ``check_inflation``: checked on the archive
+    opened once, before a member is read).
     """
-    if zipfile.is_zipfile(path):
-        return _read_archive(path)
+    zipped = zipfile.is_zipfile(path)
+    check_archive(os.fspath(path), zipped)  # a Path too
+    if zipped:
+        with zipfile.ZipFile(path) as archive:
+            check_inflation(path, archive.infolist())
+            return _read_archive(path, archive)
     with open(path, "rb") as file:
         text = file.read()
-    log = _decode(_HEADER, text, path, "")
+    log = _decode(_LOG, text, path, "")
     _check_header(log)
     if log.samples:
         for sample in log.samples:
@@ -208,26 +265,68 @@ def read_log(path: str) -> Log:
     return log
 
 
-def _read_archive(path: str) -> Log:
-    with zipfile.ZipFile(path) as archive:
-        names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
-        if "header.json" not in names:
-            raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
-        if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
-            _zstandard()
-        log = _decode(_HEADER, _member(archive, "header.json", path), path, "header.json")
-        _check_header(log)
-        samples = []
-        for name in names:
-            if name.startswith("samples/") and name.endswith(".json"):
-                text = _member(archive, name, path)
-                samples.append(_decode(_SAMPLE, text, path, name))
+def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
+    names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
+    if "header.json" not in names:
+        raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
+    if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
+        _zstandard()
+    log = _decode(_LOG, _member(archive, "header.json", path), path, "header.json")
+    _check_header(log)
+    samples = []
+    for name in names:
+        if name.startswith("samples/") and name.endswith(".json"):
+            text = _member(archive, name, path)
+            samples.append(_decode(_SAMPLE, text, path, name))
     # in Inspect's order (``inspect_ai.log._log.sort_samples``): by epoch, then id (a number as zero-padded text)
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
     for sample in samples:
         _resolve(sample, path)
     log.samples = samples
     return log
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
+
+
+def check_archive(path: str, zipped: bool) -> None:
+    """Refuse an ``.eval`` file that is empty, or a zip archive cut short (it starts as one, and its directory, which
+    a zip writes last, is missing: not ``zipped``, ``zipfile.is_zipfile``), saying so in words, where Inspect's
+    reader says ``EOCD not found``."""
+    if zipped or not path.endswith(".eval"):
+        return
+    with open(path, "rb") as file:
+        start = file.read(len(ZIP_MAGIC))
+    if not start:
+        raise RunFileError(path, 1, "the file is empty (an .eval log is a zip archive)")
+    if start == ZIP_MAGIC:
+        raise RunFileError(
+            path,
+            1,
+            "the .eval archive is cut short: it starts as a zip archive, but the directory a zip ends with is "
+            "missing (a log still being written, or a copy that stopped early)",
+        )
+
+
+def check_inflation(path: str, members: Sequence[zipfile.ZipInfo]) -> None:
+    """Refuse an ``.eval`` archive (a zip, its ``members``) that would inflate past what a gzip run file may: each
+    member past ``lines.inflate_limit`` of its compressed size, or all of them past that of the file's size (a zip
+    bomb).
+
+    The sizes are those the archive declares: Python's ``zipfile``, which Inspect reads it with, gives no more
+    of a member than its declared size, so they bound what reading it costs. A JSON log is not compressed.
+    """
+    size = os.path.getsize(path)
+    parts = [(f"member {m.filename!r}", m.file_size, m.compress_size) for m in members]
+    for what, inflated, compressed in [*parts, ("members in all", sum(m.file_size for m in members), size)]:
+        if inflated > inflate_limit(compressed):
+            raise RunFileError(
+                path,
+                1,
+                f"the .eval archive's {what} inflate to {inflated:,} bytes, past {INFLATE_FLOOR >> 20} MiB and "
+                f"{INFLATE_RATIO} times their {compressed:,} compressed bytes: refused as a zip bomb",
+            )
 
 
 _ZSTANDARD = 93
@@ -249,7 +348,19 @@ def _member(archive: zipfile.ZipFile, name: str, path: str) -> bytes:
         raise RunFileError(path, 1, f"{name}: cannot be read from the .eval archive: {error}") from None
 
 
-def _decode(decoder: msgspec.json.Decoder[_T], text: bytes, path: str, member: str) -> _T:
+def _decode(
+    decoders: tuple[msgspec.json.Decoder[_T], msgspec.json.Decoder[_T]], text: bytes, path: str, member: str
+) -> _T:
+    """``text`` (the log, or its ``member``) decoded by the first of ``decoders``, its events' inputs read each
+    message once (``_read_inputs``); where that fails, by the general one (the second), whose error is said."""
+    logged, decoder = decoders
+    try:
+        decoded = logged.decode(text)
+        for sample in _samples(decoded):
+            _read_inputs(sample)
+        return decoded
+    except msgspec.MsgspecError:
+        pass  # decoded again, by the decoder that says what is wrong as it always did
     where = f"{member}: " if member else ""
     try:
         return decoder.decode(text)
@@ -261,6 +372,49 @@ def _decode(decoder: msgspec.json.Decoder[_T], text: bytes, path: str, member: s
         # a .json log's broken JSON is said where it breaks, as any file's (an .eval member's lines are not the file's)
         broken = None if member else not_json(path, text.decode("utf-8", errors="replace"), 1, len(text))
         raise (broken or RunFileError(path, 1, f"{where}not JSON: {error}")) from None
+
+
+def _samples(decoded: Any) -> Sequence[Sample]:
+    if isinstance(decoded, Sample):
+        return (decoded,)
+    return decoded.samples or ()
+
+
+def _read_inputs(sample: Sample) -> None:
+    """Each event's input (``_LoggedEvent``: its JSON text) as the values the general decode gives, each message
+    decoded once: a model event's input that is the last one's messages and more (its text starts with theirs) is
+    given the last one's objects, then its new messages, as ``_resolve`` finds and resolves them once.
+
+    Raises msgspec's error where a text holds what the general decode refuses (the decoder that skipped it checks
+    its JSON's shape, not its strings' UTF-8 nor its numbers' range): ``_decode`` then decodes the log again.
+    """
+    before = memoryview(b"")  # the text of the last model event's input of messages, up to its last message's end
+    given: list[Any] = []  # its messages
+    for event in sample.events:
+        logged = event.input
+        if not isinstance(logged, msgspec.Raw):  # read already
+            continue
+        if logged is NO_INPUT:
+            event.input = None
+            continue
+        text = bytes(logged)
+        rest = text[len(before) :].lstrip() if given and text.startswith(before) else b""
+        if rest == b"]":
+            values = [*given]
+        elif rest.startswith(b","):
+            values = [*given, *_VALUES.decode(b"[" + rest[1:])]
+        else:
+            values = [] if text == b"[]" else _VALUES.decode(text)  # [] where the pool holds them (an .eval)
+        event.input = values
+        if event.event == "model" and isinstance(values, list) and values:
+            end = len(text) - 1  # a list's text ends with its "]"
+            while text[end - 1] in _BLANK:
+                end -= 1
+            before, given = memoryview(text)[:end], values
+
+
+_BLANK = b" \t\n\r"
+"""The characters JSON allows between its values."""
 
 
 def _field_path(message: str) -> str:
