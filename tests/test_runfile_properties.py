@@ -648,17 +648,25 @@ def _quick_calls(draw_reply: bool) -> st.SearchStrategy[dict[str, Any]]:
     return _replies().map(lambda reply: {"type": "model_call", "step": 1, "latency_ms": 5, "response": reply})
 
 
+def _recorded_again(first: dict[str, Any]) -> st.SearchStrategy[tuple[dict[str, Any], ...]]:
+    """A step record and the same step recorded again, as a runtime records it when its tool answers (the same
+    decision, an observation), or saying something else."""
+    answered = {**first, "observation": {"status": "ok", "content": "done"}}
+    return st.one_of(st.just((first, answered)), step_records(first["index"]).map(lambda again: (first, again)))
+
+
 @FAST
 @given(
     st.lists(
         st.one_of(
-            st.integers(0, 3).flatmap(step_records),
-            _quick_calls(False),
-            _quick_calls(True),
-            _OTHER_RECORDS,
+            st.integers(0, 3).flatmap(step_records).map(lambda record: (record,)),
+            st.integers(0, 3).flatmap(step_records).flatmap(_recorded_again),
+            _quick_calls(False).map(lambda record: (record,)),
+            _quick_calls(True).map(lambda record: (record,)),
+            _OTHER_RECORDS.map(lambda record: (record,)),
         ),
-        max_size=10,
-    ),
+        max_size=6,
+    ).map(lambda groups: [record for group in groups for record in group]),
     st.integers(1, 4),
 )
 def test_a_batch_read_quickly_loads_as_read_the_general_way(records: list[dict[str, Any]], lines: int) -> None:
