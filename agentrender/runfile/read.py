@@ -350,12 +350,12 @@ class Loader:
         """Load a batch of lines (``take``); each is dropped from ``batch`` as it is read, so that a long line is held
         once, as its text, while its JSON is decoded.
 
-        The two lines most of a run file holds, read quickly (``quick_records``, ``quick_record``), are held in this
+        The lines most of a run file holds, read quickly (``quick_records``, ``quick_record``), are held in this
         loop: a step with no turns to check, new to the run or recorded again, and a model call whose reply was checked
         in its decode (``CheckedCallRecord``), when no end record came before and no unloaded records wait to be kept.
         It does what ``quick`` does with them (``keep``, ``add_step``, ``load_typed``, ``add_call``), with no call a
         line but ``step_of``, ``step_again`` or ``loaded_call`` (``add_step`` for a step recorded again that changes
-        what it said): 0.96 of the load's time, less with steps recorded twice (``bench/README.md``); held to
+        what it said): 0.88-0.98 of the load's time on 2,000 steps (``bench/README.md``, part 12); held to
         ``quick`` and to the general read by ``test_a_batch_read_quickly_loads_as_read_the_general_way``. Every other
         line goes to ``quick``, or to the general read, which words what it finds.
         """
