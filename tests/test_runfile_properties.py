@@ -432,6 +432,45 @@ def test_a_file_read_quickly_loads_as_its_records_read_one_by_one(steps: tuple[d
     )
 
 
+def _loaded_state(data: list[bytes], lines: int, *, quick: bool) -> Any:
+    """What a ``Loader`` holds after reading ``data`` in batches of ``lines`` lines, read quickly (``quick_record``,
+    ``quick_records``) or in the general way: the lines read, records, steps, step records, lines, steps touched,
+    timestamps, model calls and warnings; or the error's line and words."""
+    loader = runfile_read.Loader("run.jsonl")
+    with patch.object(runfile_read, "_BATCH_LINES", lines):
+        try:
+            if quick:
+                loader.read(data)
+            else:
+                with (
+                    patch.object(runfile_read, "quick_record", lambda line: None),
+                    patch.object(runfile_read, "quick_records", lambda lines: None),
+                ):
+                    loader.read(data)
+        except RunFileError as error:
+            return error.line, str(error)
+    touched = list(loader.touched)
+    last_line = loader.last_line
+    run = loader.run(())
+    indices = list(run.step_records)
+    return (
+        last_line,
+        list(run.records),
+        run.steps,
+        {index: run.step_records[index] for index in indices},
+        list(run.step_lines),
+        touched,
+        run.step_field("started_at", indices),
+        run.step_field("ended_at", indices),
+        [
+            (call.step, call.line, call.latency_ms, call.request_key, call.stop_reason, call.usage, call.record)
+            for call in run.model_calls
+        ],
+        [call.response for call in run.model_calls],
+        sorted((w.line, w.text, w.count, w.lost) for w in run.warnings),
+    )
+
+
 _OTHER_RECORDS = st.sampled_from([{"type": "note"}, {"type": "end", "status": "completed"}])
 
 
@@ -444,40 +483,14 @@ _OTHER_RECORDS = st.sampled_from([{"type": "note"}, {"type": "end", "status": "c
 def test_a_step_read_quickly_loads_as_read_the_general_way(
     steps: tuple[dict[str, Any], ...], others: list[tuple[int, dict[str, Any]]], lines: int
 ) -> None:
-    """A step line read straight into its struct (``Loader.quick``, which holds a step new to the run without
+    """A step line read straight into its struct (``Loader.read_batch``, which holds a step new to the run without
     ``keep`` and ``add_step``) leaves the loader as the general read of the same line does: the same records,
     steps, step records, lines, steps touched, timestamps and warnings, among unknown and end records."""
     records: list[dict[str, Any]] = [{"type": "run", "format": "agentrender.run/1", "run_id": "r"}, *steps]
     for at, other in others:
         records.insert(1 + min(at, len(records) - 1), other)
     data = [_line(record) for record in records]
-
-    def read(quick: bool) -> Any:
-        loader = runfile_read.Loader("run.jsonl")
-        with patch.object(runfile_read, "_BATCH_LINES", lines):
-            if quick:
-                loader.read(data)
-            else:
-                with (
-                    patch.object(runfile_read, "quick_record", lambda line: None),
-                    patch.object(runfile_read, "quick_records", lambda lines: None),
-                ):
-                    loader.read(data)
-        touched = list(loader.touched)
-        run = loader.run(())
-        indices = list(run.step_records)
-        return (
-            list(run.records),
-            run.steps,
-            {index: run.step_records[index] for index in indices},
-            list(run.step_lines),
-            touched,
-            run.step_field("started_at", indices),
-            run.step_field("ended_at", indices),
-            sorted((w.line, w.text, w.count, w.lost) for w in run.warnings),
-        )
-
-    assert read(quick=True) == read(quick=False)
+    assert _loaded_state(data, lines, quick=True) == _loaded_state(data, lines, quick=False)
 
 
 _ANY_VALUE = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.text(max_size=4), st.just([]), st.just({}))
@@ -625,3 +638,42 @@ def test_an_importers_model_calls_load_together_as_each_read_on_its_own(records:
         (call.line, call.stop_reason, call.usage) for call in one_by_one.model_calls
     ]
     assert read.warnings == one_by_one.warnings
+
+
+def _quick_calls(draw_reply: bool) -> st.SearchStrategy[dict[str, Any]]:
+    """A model call record for a run file: an importer's (its reply right, its counts and latency now and then not),
+    or, with ``draw_reply``, one whose reply is right or wrong in a few places (``_replies``)."""
+    if not draw_reply:
+        return _imported_calls()
+    return _replies().map(lambda reply: {"type": "model_call", "step": 1, "latency_ms": 5, "response": reply})
+
+
+def _recorded_again(first: dict[str, Any]) -> st.SearchStrategy[tuple[dict[str, Any], ...]]:
+    """A step record and the same step recorded again, as a runtime records it when its tool answers (the same
+    decision, an observation), or saying something else."""
+    answered = {**first, "observation": {"status": "ok", "content": "done"}}
+    return st.one_of(st.just((first, answered)), step_records(first["index"]).map(lambda again: (first, again)))
+
+
+@FAST
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 3).flatmap(step_records).map(lambda record: (record,)),
+            st.integers(0, 3).flatmap(step_records).flatmap(_recorded_again),
+            _quick_calls(False).map(lambda record: (record,)),
+            _quick_calls(True).map(lambda record: (record,)),
+            _OTHER_RECORDS.map(lambda record: (record,)),
+        ),
+        max_size=6,
+    ).map(lambda groups: [record for group in groups for record in group]),
+    st.integers(1, 4),
+)
+def test_a_batch_read_quickly_loads_as_read_the_general_way(records: list[dict[str, Any]], lines: int) -> None:
+    """A batch of lines read straight into their structs (``Loader.read_batch``, which holds a step new to the run
+    and a model call whose reply was checked in its decode in its own loop) leaves the loader as the general read of
+    the same lines does, in batches of 1 to 4 lines: the same records, steps, step records, lines, steps touched,
+    timestamps, model calls and warnings, or the same error on the same line."""
+    records = [{"type": "run", "format": "agentrender.run/1", "run_id": "r"}, *records]
+    data = [_line(record) for record in records]
+    assert _loaded_state(data, lines, quick=True) == _loaded_state(data, lines, quick=False)
