@@ -43,7 +43,7 @@ from agentrender._json import type_name
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
-from agentrender.views import RESULT_KINDS, View, Views, utf8_bytes
+from agentrender.views import RESULT_KINDS, StepsRead, View, Views, utf8_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -545,21 +545,31 @@ def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
 
 def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
     """Each computed column of ``steps_frame`` as a list (of the steps ``kept``, or all)."""
-    parts = _step_parts(run, view, kept)
-    steps = parts["step"]
-    return _lists(STEP_COLUMNS, parts, lambda i: f"step {steps[i].index}")
+    parts, made = _step_parts(run, view, kept)
+    return _lists(STEP_COLUMNS, parts, _step_label(parts["step"]), made)
 
 
-def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
-    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order."""
+def _step_label(steps: Sequence[Step]) -> Callable[[int], str]:
+    """How an error names the row ``i`` of a steps table of ``steps``."""
+    return lambda i: f"step {steps[i].index}"
+
+
+_READ_SIZES = tuple(column for column in STEP_COLUMNS if column.name in ("content_bytes", "summary_bytes"))
+"""The columns ``_step_parts`` computes (``_lists``) before the view's result columns, which read them
+(``views.StepsRead``): each observation's content's and summary's UTF-8 bytes."""
+
+
+def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order; and the
+    columns of ``_READ_SIZES``, computed on the way."""
     if kept is None:
-        steps, facts, shown = run.steps, view.step_columns(), view.result_columns()
+        steps, facts = run.steps, view.step_columns()
         calls = run.model_calls
     else:
         start, stop, step = kept.indices(len(run.steps))
         if step != 1:
             raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
-        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_columns(start, stop)
+        steps, facts = run.steps[start:stop], view.step_columns(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
     if not all(facts["in_view"]):  # a step the view does not hold is not shown in full there either
@@ -568,6 +578,15 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
             "full": [full if held else None for full, held in zip(facts["full"], facts["in_view"], strict=True)],
         }
     fields = _step_fields(steps)
+    sizes = _lists(_READ_SIZES, fields, _step_label(steps))
+    read = StepsRead(
+        fields["decision.kind"],
+        fields["decision.tool"],
+        fields["observation.status"],
+        sizes["content_bytes"],
+        sizes["summary_bytes"],
+    )
+    shown = view.result_columns(read=read) if kept is None else view.result_columns(start, stop, read)
     indices = fields["step.index"]
     last = {call.step: call for call in calls}
     counts = Counter(call.step for call in calls)
@@ -577,7 +596,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
     inherited = run.inherited_steps
     called = run.parallel_tools()
-    return {
+    parts = {
         "step": list(steps),
         "inherited": [index < inherited for index in indices] if inherited else [False] * len(indices),
         **fields,
@@ -596,6 +615,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         if called
         else [None] * len(indices),
     }
+    return parts, sizes
 
 
 def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
@@ -1004,10 +1024,14 @@ def _frame(
 
 
 def _lists(
-    columns: Sequence[Column], parts: Mapping[str, list[Any]], label: Callable[[int], str]
+    columns: Sequence[Column],
+    parts: Mapping[str, list[Any]],
+    label: Callable[[int], str],
+    made: Mapping[str, list[Any]] | None = None,
 ) -> dict[str, list[Any]]:
     """Each computed column as a list of plain values (``None`` for a null), from ``parts``: for each field a
-    column may be ``of``, that field of every row, in row order (a field of a field is taken from it here)."""
+    column may be ``of``, that field of every row, in row order (a field of a field is taken from it here). The
+    columns ``made`` already (by this function, of the same parts) are taken as they are."""
     lists: dict[str, list[Any]] = {}
     holes: dict[str, bool] = {}
     missing: set[str] = set()
@@ -1015,6 +1039,9 @@ def _lists(
     for column in columns:
         value = column.value
         if value is None:
+            continue
+        if made is not None and column.name in made:
+            lists[column.name] = made[column.name]
             continue
         of = column.of
         part, _, field = of.partition(".")

@@ -53,6 +53,7 @@ from agentrender.views.facts import (
     MessageFact,
     SizeSeries,
     StepFact,
+    StepsRead,
     compaction_mark,
     steps_summary,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "MessageFact",
     "SizeSeries",
     "StepFact",
+    "StepsRead",
     "View",
     "Views",
     "answered_tool_uses",

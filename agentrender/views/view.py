@@ -32,6 +32,7 @@ from agentrender.views.facts import (
     MessageFact,
     SizeSeries,
     StepFact,
+    StepsRead,
     compaction_name,
     marked_fact,
 )
@@ -888,14 +889,28 @@ class View:
         ]
         return tuple(self._per_step(lo, hi, shown))
 
-    def result_columns(self, start: int = 0, stop: int | None = None) -> dict[str, list[Any]]:
+    def result_columns(
+        self, start: int = 0, stop: int | None = None, read: StepsRead | None = None
+    ) -> dict[str, list[Any]]:
         """What ``result_blocks(start, stop)`` says that a table shows, a list each, where possible without
         rendering a step (``StepRenders.result_columns``): each block's ``kind``, ``type``, ``shown_bytes`` and
-        ``hidden_bytes``, as its fact holds them; ``None`` where ``result_blocks`` has ``None``."""
+        ``hidden_bytes``, as its fact holds them; ``None`` where ``result_blocks`` has ``None``.
+
+        ``read``: the fields of the view's steps ``[start:stop]`` the caller has read already (``StepsRead``, a table
+        that reads them for its own columns), which spares reading them again when every one of those steps is
+        rendered."""
         renders = self.views._renders
         lo, hi, first, last, first_full = self._stretch(start, stop)
-        summaries = renders.result_columns(False, first, max(first, min(last, first_full)))
-        fulls = renders.result_columns(True, max(first, first_full), last)
+        cut = max(first, min(last, first_full))
+        summary_read = full_read = None
+        if read is not None and last - first == hi - lo:  # each step rendered: the rendered ones are the steps
+            if len(read.kinds) != hi - lo:
+                raise ValueError(
+                    f"View.result_columns: read holds {len(read.kinds)} steps, not the {hi - lo} asked for"
+                )
+            summary_read, full_read = read.part(0, cut - first), read.part(max(first, first_full) - first)
+        summaries = renders.result_columns(False, first, cut, summary_read)
+        fulls = renders.result_columns(True, max(first, first_full), last, full_read)
         return {name: self._per_step(lo, hi, summaries[name] + fulls[name]) for name in summaries}
 
     def _per_step(self, lo: int, hi: int, values: list[Any]) -> list[Any]:
