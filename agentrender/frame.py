@@ -43,7 +43,7 @@ from agentrender._json import type_name
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
-from agentrender.views import RESULT_KINDS, StepsRead, View, Views, utf8_bytes
+from agentrender.views import RESULT_KINDS, OneValue, StepsRead, View, Views, one_value, utf8_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,14 +123,14 @@ def _or_nulls(texts: list[str]) -> list[str | None]:
     """``_or_null`` of each of ``texts``, without a call for each: a column of empty texts (no invalid arguments, the
     usual case) made whole."""
     if not any(texts):
-        return [None] * len(texts)
+        return one_value(None, len(texts))
     return [text or None for text in texts]
 
 
 def _truths(texts: list[str]) -> list[bool]:
     """``bool`` of each of ``texts``: a column of empty texts (no invalid arguments, the usual case) made whole."""
     if not any(texts):
-        return [False] * len(texts)
+        return one_value(False, len(texts))
     return list(map(bool, texts))
 
 
@@ -140,7 +140,7 @@ def _nudges(kinds: list[str | None], block_types: list[str | None]) -> list[bool
     hook; never a block shown as sent (``as_sent``), which the imported agent sent itself (after a final answer, the
     user's next prompt); ``False`` where the view has no user turn for the step (``None``)."""
     if set(block_types) == {"tool_result"}:  # every step answered by a result (most runs): no nudge, made whole
-        return [False] * len(block_types)
+        return one_value(False, len(block_types))
     return [
         kind is not None and kind != "as_sent" and block_type != "tool_result"
         for kind, block_type in zip(kinds, block_types, strict=True)
@@ -164,7 +164,8 @@ def _per_status(answer: Callable[[str], bool]) -> Callable[[list[str]], list[boo
     def values(statuses: list[str]) -> list[bool]:
         answers = {status: answer(status) for status in set(statuses)}
         if len(answers) == 1:  # one status in the whole run (every step ok, the usual case): the answer made whole
-            return [*answers.values()] * len(statuses)
+            (only,) = answers.values()
+            return one_value(only, len(statuses))
         return list(map(answers.__getitem__, statuses))
 
     return values
@@ -598,7 +599,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[s
     called = run.parallel_tools()
     parts = {
         "step": list(steps),
-        "inherited": [index < inherited for index in indices] if inherited else [False] * len(indices),
+        "inherited": [index < inherited for index in indices] if inherited else one_value(False, len(indices)),
         **fields,
         "started_at": started_at,
         "ended_at": ended_at,
@@ -608,12 +609,12 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[s
         "shown_bytes": shown["shown_bytes"],
         "hidden_bytes": shown["hidden_bytes"],
         # a run with no model calls, or no reply of parallel tool uses (most runs), has none of a step to look up
-        "call": list(map(last.get, indices)) if last else [None] * len(indices),
-        "calls": [counts.get(index, 0) for index in indices] if counts else [0] * len(indices),
-        "compaction": list(map(compacted.get, indices)),
+        "call": list(map(last.get, indices)) if last else one_value(None, len(indices)),
+        "calls": [counts.get(index, 0) for index in indices] if counts else one_value(0, len(indices)),
+        "compaction": list(map(compacted.get, indices)) if compacted else one_value(None, len(indices)),
         "other_tools": [_json_or_null(others[1:]) if (others := called.get(index)) else None for index in indices]
         if called
-        else [None] * len(indices),
+        else one_value(None, len(indices)),
     }
     return parts, sizes
 
@@ -1050,8 +1051,11 @@ def _lists(
             lists[column.name] = owners  # the part as it is, a null where it is None: no look for holes needed
             continue
         if part not in holes:
-            holes[part] = any(map(is_, owners, repeat(None)))
-            if holes[part] and all(map(is_, owners, repeat(None))):
+            if type(owners) is OneValue:
+                holes[part] = bool(owners) and owners[0] is None
+            else:
+                holes[part] = any(map(is_, owners, repeat(None)))
+            if holes[part] and (type(owners) is OneValue or all(map(is_, owners, repeat(None)))):
                 missing.add(part)
         if part in missing:  # no row has the part (a run without compactions or model calls): nothing to compute
             lists[column.name] = [column.absent] * len(owners)
@@ -1173,6 +1177,8 @@ def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
 
 def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
+    if type(values) is OneValue and values and (whole := _whole(pandas, column, values[0], len(values))) is not None:
+        return whole
     if dtype in _NULLABLE and _no_value(values):
         # A column with no value at all (a run with no model calls, say): one null repeated,
         # rather than a list of nulls converted one by one.
@@ -1215,6 +1221,31 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
                 return pandas.arrays.BooleanArray(array, numpy.zeros(len(array), bool))
             return array
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
+
+
+def _whole(pandas: ModuleType, column: Column, value: Any, count: int) -> Any:
+    """The array of ``column`` of ``count`` rows each holding ``value``, made whole: what ``_typed_array`` makes of
+    those values, for a null, a boolean, an integer or a categorical's text; ``None`` for any other (a value of another
+    type is left to ``_typed_array``, which converts or refuses it as it does any column)."""
+    numpy, dtype = require("frame", "numpy"), column.dtype
+    if value is None:
+        if dtype in _NULLABLE:
+            return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(count)
+        if dtype == "category":
+            labels = tuple(_categories(column, ()))
+            return pandas.Categorical.from_codes(numpy.full(count, -1, "int32"), dtype=_categorical(pandas, labels))
+        return None
+    if dtype in _BOOLEANS and (value is True or value is False):
+        array = numpy.full(count, value, bool)
+        return pandas.arrays.BooleanArray(array, numpy.zeros(count, bool)) if dtype == "boolean" else array
+    if dtype in ("int64", "Int64") and type(value) is int:
+        array = numpy.full(count, value, "int64")
+        return pandas.arrays.IntegerArray(array, numpy.zeros(count, bool)) if dtype == "Int64" else array
+    if dtype == "category" and type(value) is str:
+        categories = _categories(column, (value,))
+        codes = numpy.full(count, categories.index(value), "int32")
+        return pandas.Categorical.from_codes(codes, dtype=_categorical(pandas, tuple(categories)))
+    return None
 
 
 @lru_cache(maxsize=256)

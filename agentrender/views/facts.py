@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
@@ -35,11 +36,13 @@ __all__ = [
     "Change",
     "CompactionFact",
     "MessageFact",
+    "OneValue",
     "SizeSeries",
     "StepFact",
     "StepsRead",
     "compaction_mark",
     "compaction_name",
+    "one_value",
     "steps_summary",
 ]
 
@@ -255,6 +258,17 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
         if content.isascii():
             return content[start:stop]
         return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
+
+
+class OneValue(list[Any]):
+    """A column of a table of steps (``View.step_columns``, the frames') that holds one value in every row, made so
+    (``one_value``): a reader may take its first value for all of them without a look at each (``agentrender.frame``
+    makes its array whole from it)."""
+
+
+def one_value(value: Any, count: int) -> list[Any]:
+    """``[value] * count``, known to be one value (``OneValue``)."""
+    return OneValue(repeat(value, count))
 
 
 class StepsRead(NamedTuple):

@@ -35,6 +35,7 @@ from agentrender.views.facts import (
     StepsRead,
     compaction_name,
     marked_fact,
+    one_value,
 )
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders, given_fact
@@ -846,28 +847,32 @@ class View:
         """The facts of ``step_facts(start, stop)`` that a table shows, a list each (for a table of many steps: no
         ``StepFact`` per step, nothing rendered): ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``
         and ``in_view``, as the facts hold them; ``None`` for a skipped step's ``position``, ``tool_use_id`` and
-        ``full``.
+        ``full``. A column of one value made so is a ``OneValue``.
         """
         renders = self.views._renders
         rendered_before, ids = renders.rendered_before, renders.ids
         lo, hi, first, last, first_full = self._stretch(start, stop)
-        decided = list(map(lt, rendered_before[lo:hi], rendered_before[lo + 1 : hi + 1]))
         positions: list[int | None] = list(rendered_before[lo:hi])
         last_ended = self.rendered_count - 1 if self.ended else -1  # only the view's last step can end it
+        decided: list[bool]
         if last - first == hi - lo:  # every step rendered: the columns made whole
+            decided = one_value(True, hi - lo)
             summaries = min(max(first_full - first, 0), hi - lo)
             tool_use_ids: list[str | None] = list(ids[first:last])
             full: list[bool | None] = [*[False] * summaries, *[True] * (hi - lo - summaries)]
-            ended = [False] * (hi - lo)
             if first <= last_ended < last:
+                ended = [False] * (hi - lo)
                 ended[last_ended - first] = True
+            else:
+                ended = one_value(False, hi - lo)
         else:
+            decided = list(map(lt, rendered_before[lo:hi], rendered_before[lo + 1 : hi + 1]))
             positions = [p if rendered else None for p, rendered in zip(positions, decided, strict=True)]
             tool_use_ids = [None if p is None else ids[p] for p in positions]
             full = [None if p is None else p >= first_full for p in positions]
             ended = [p == last_ended for p in positions]
         first_step = self.first_step  # the steps before the compaction the view restarts from are not in it
-        in_view = [True] * (hi - lo) if first_step <= lo else [index >= first_step for index in range(lo, hi)]
+        in_view = one_value(True, hi - lo) if first_step <= lo else [index >= first_step for index in range(lo, hi)]
         return {
             "rendered": decided,
             "position": positions,
