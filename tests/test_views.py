@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentrender import (
@@ -608,6 +608,14 @@ _not_quite = _answered.flatmap(
 """A step answered but for one thing: what the table's last rows do not take."""
 
 
+_CALL = Decision(kind="tool_call", tool="read_file", args={})
+_ANSWER = Observation(status="ok", content="c", summary="s")
+
+
+_WHOLE_VIEW: dict[str, Any] = {"window": 0, "cap": render.RESULT_BYTES, "at": None, "start": 0, "stop": None}
+"""A view of every step, each shown as its summary."""
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(
     answered=st.lists(_answered, max_size=14),
@@ -620,6 +628,12 @@ _not_quite = _answered.flatmap(
     at=st.none() | st.integers(min_value=0, max_value=15),
     start=st.integers(min_value=-16, max_value=16),
     stop=st.none() | st.integers(min_value=-16, max_value=16),
+)
+@example(answered=[(_CALL, _ANSWER)] * 2, other=(1, (msgspec.structs.replace(_CALL, tool=""), _ANSWER)), **_WHOLE_VIEW)
+@example(
+    answered=[(_CALL, _ANSWER)] * 2,
+    other=(1, (msgspec.structs.replace(_CALL, kind="no_tool_call"), _ANSWER)),
+    **_WHOLE_VIEW,
 )
 def test_result_columns_of_fields_read_are_those_read_a_step_at_a_time(
     answered: list[Any], other: Any, window: int, cap: int, at: int | None, start: int, stop: int | None
