@@ -43,7 +43,7 @@ from agentrender._json import type_name
 from agentrender._types import Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
-from agentrender.views import RESULT_KINDS, View, Views, utf8_bytes
+from agentrender.views import RESULT_KINDS, OneValue, StepsRead, View, Views, one_value, utf8_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,14 +123,14 @@ def _or_nulls(texts: list[str]) -> list[str | None]:
     """``_or_null`` of each of ``texts``, without a call for each: a column of empty texts (no invalid arguments, the
     usual case) made whole."""
     if not any(texts):
-        return [None] * len(texts)
+        return one_value(None, len(texts))
     return [text or None for text in texts]
 
 
 def _truths(texts: list[str]) -> list[bool]:
     """``bool`` of each of ``texts``: a column of empty texts (no invalid arguments, the usual case) made whole."""
     if not any(texts):
-        return [False] * len(texts)
+        return one_value(False, len(texts))
     return list(map(bool, texts))
 
 
@@ -140,7 +140,7 @@ def _nudges(kinds: list[str | None], block_types: list[str | None]) -> list[bool
     hook; never a block shown as sent (``as_sent``), which the imported agent sent itself (after a final answer, the
     user's next prompt); ``False`` where the view has no user turn for the step (``None``)."""
     if set(block_types) == {"tool_result"}:  # every step answered by a result (most runs): no nudge, made whole
-        return [False] * len(block_types)
+        return one_value(False, len(block_types))
     return [
         kind is not None and kind != "as_sent" and block_type != "tool_result"
         for kind, block_type in zip(kinds, block_types, strict=True)
@@ -164,7 +164,8 @@ def _per_status(answer: Callable[[str], bool]) -> Callable[[list[str]], list[boo
     def values(statuses: list[str]) -> list[bool]:
         answers = {status: answer(status) for status in set(statuses)}
         if len(answers) == 1:  # one status in the whole run (every step ok, the usual case): the answer made whole
-            return [*answers.values()] * len(statuses)
+            (only,) = answers.values()
+            return one_value(only, len(statuses))
         return list(map(answers.__getitem__, statuses))
 
     return values
@@ -545,21 +546,31 @@ def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
 
 def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
     """Each computed column of ``steps_frame`` as a list (of the steps ``kept``, or all)."""
-    parts = _step_parts(run, view, kept)
-    steps = parts["step"]
-    return _lists(STEP_COLUMNS, parts, lambda i: f"step {steps[i].index}")
+    parts, made = _step_parts(run, view, kept)
+    return _lists(STEP_COLUMNS, parts, _step_label(parts["step"]), made)
 
 
-def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
-    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order."""
+def _step_label(steps: Sequence[Step]) -> Callable[[int], str]:
+    """How an error names the row ``i`` of a steps table of ``steps``."""
+    return lambda i: f"step {steps[i].index}"
+
+
+_READ_SIZES = tuple(column for column in STEP_COLUMNS if column.name in ("content_bytes", "summary_bytes"))
+"""The columns ``_step_parts`` computes (``_lists``) before the view's result columns, which read them
+(``views.StepsRead``): each observation's content's and summary's UTF-8 bytes."""
+
+
+def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order; and the
+    columns of ``_READ_SIZES``, computed on the way."""
     if kept is None:
-        steps, facts, shown = run.steps, view.step_columns(), view.result_columns()
+        steps, facts = run.steps, view.step_columns()
         calls = run.model_calls
     else:
         start, stop, step = kept.indices(len(run.steps))
         if step != 1:
             raise ValueError(f"steps_frame: rows must be a slice of consecutive steps, not one with step {step}")
-        steps, facts, shown = run.steps[start:stop], view.step_columns(start, stop), view.result_columns(start, stop)
+        steps, facts = run.steps[start:stop], view.step_columns(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
     if not all(facts["in_view"]):  # a step the view does not hold is not shown in full there either
@@ -568,6 +579,15 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
             "full": [full if held else None for full, held in zip(facts["full"], facts["in_view"], strict=True)],
         }
     fields = _step_fields(steps)
+    sizes = _lists(_READ_SIZES, fields, _step_label(steps))
+    read = StepsRead(
+        fields["decision.kind"],
+        fields["decision.tool"],
+        fields["observation.status"],
+        sizes["content_bytes"],
+        sizes["summary_bytes"],
+    )
+    shown = view.result_columns(read=read) if kept is None else view.result_columns(start, stop, read)
     indices = fields["step.index"]
     last = {call.step: call for call in calls}
     counts = Counter(call.step for call in calls)
@@ -577,9 +597,9 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
     inherited = run.inherited_steps
     called = run.parallel_tools()
-    return {
+    parts = {
         "step": list(steps),
-        "inherited": [index < inherited for index in indices] if inherited else [False] * len(indices),
+        "inherited": [index < inherited for index in indices] if inherited else one_value(False, len(indices)),
         **fields,
         "started_at": started_at,
         "ended_at": ended_at,
@@ -589,13 +609,14 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> dict[str, li
         "shown_bytes": shown["shown_bytes"],
         "hidden_bytes": shown["hidden_bytes"],
         # a run with no model calls, or no reply of parallel tool uses (most runs), has none of a step to look up
-        "call": list(map(last.get, indices)) if last else [None] * len(indices),
-        "calls": [counts.get(index, 0) for index in indices] if counts else [0] * len(indices),
-        "compaction": list(map(compacted.get, indices)),
+        "call": list(map(last.get, indices)) if last else one_value(None, len(indices)),
+        "calls": [counts.get(index, 0) for index in indices] if counts else one_value(0, len(indices)),
+        "compaction": list(map(compacted.get, indices)) if compacted else one_value(None, len(indices)),
         "other_tools": [_json_or_null(others[1:]) if (others := called.get(index)) else None for index in indices]
         if called
-        else [None] * len(indices),
+        else one_value(None, len(indices)),
     }
+    return parts, sizes
 
 
 def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
@@ -1004,10 +1025,14 @@ def _frame(
 
 
 def _lists(
-    columns: Sequence[Column], parts: Mapping[str, list[Any]], label: Callable[[int], str]
+    columns: Sequence[Column],
+    parts: Mapping[str, list[Any]],
+    label: Callable[[int], str],
+    made: Mapping[str, list[Any]] | None = None,
 ) -> dict[str, list[Any]]:
     """Each computed column as a list of plain values (``None`` for a null), from ``parts``: for each field a
-    column may be ``of``, that field of every row, in row order (a field of a field is taken from it here)."""
+    column may be ``of``, that field of every row, in row order (a field of a field is taken from it here). The
+    columns ``made`` already (by this function, of the same parts) are taken as they are."""
     lists: dict[str, list[Any]] = {}
     holes: dict[str, bool] = {}
     missing: set[str] = set()
@@ -1016,6 +1041,9 @@ def _lists(
         value = column.value
         if value is None:
             continue
+        if made is not None and column.name in made:
+            lists[column.name] = made[column.name]
+            continue
         of = column.of
         part, _, field = of.partition(".")
         owners = parts[part]
@@ -1023,8 +1051,11 @@ def _lists(
             lists[column.name] = owners  # the part as it is, a null where it is None: no look for holes needed
             continue
         if part not in holes:
-            holes[part] = any(map(is_, owners, repeat(None)))
-            if holes[part] and all(map(is_, owners, repeat(None))):
+            if type(owners) is OneValue:
+                holes[part] = bool(owners) and owners[0] is None
+            else:
+                holes[part] = any(map(is_, owners, repeat(None)))
+            if holes[part] and (type(owners) is OneValue or all(map(is_, owners, repeat(None)))):
                 missing.add(part)
         if part in missing:  # no row has the part (a run without compactions or model calls): nothing to compute
             lists[column.name] = [column.absent] * len(owners)
@@ -1146,6 +1177,8 @@ def _array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
 
 def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     dtype = column.dtype
+    if type(values) is OneValue and values and (whole := _whole(pandas, column, values[0], len(values))) is not None:
+        return whole
     if dtype in _NULLABLE and _no_value(values):
         # A column with no value at all (a run with no model calls, say): one null repeated,
         # rather than a list of nulls converted one by one.
@@ -1188,6 +1221,31 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
                 return pandas.arrays.BooleanArray(array, numpy.zeros(len(array), bool))
             return array
     return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
+
+
+def _whole(pandas: ModuleType, column: Column, value: Any, count: int) -> Any:
+    """The array of ``column`` of ``count`` rows each holding ``value``, made whole: what ``_typed_array`` makes of
+    those values, for a null, a boolean, an integer or a categorical's text; ``None`` for any other (a value of another
+    type is left to ``_typed_array``, which converts or refuses it as it does any column)."""
+    numpy, dtype = require("frame", "numpy"), column.dtype
+    if value is None:
+        if dtype in _NULLABLE:
+            return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(count)
+        if dtype == "category":
+            labels = tuple(_categories(column, ()))
+            return pandas.Categorical.from_codes(numpy.full(count, -1, "int32"), dtype=_categorical(pandas, labels))
+        return None
+    if dtype in _BOOLEANS and (value is True or value is False):
+        array = numpy.full(count, value, bool)
+        return pandas.arrays.BooleanArray(array, numpy.zeros(count, bool)) if dtype == "boolean" else array
+    if dtype in ("int64", "Int64") and type(value) is int:
+        array = numpy.full(count, value, "int64")
+        return pandas.arrays.IntegerArray(array, numpy.zeros(count, bool)) if dtype == "Int64" else array
+    if dtype == "category" and type(value) is str:
+        categories = _categories(column, (value,))
+        codes = numpy.full(count, categories.index(value), "int32")
+        return pandas.Categorical.from_codes(codes, dtype=_categorical(pandas, tuple(categories)))
+    return None
 
 
 @lru_cache(maxsize=256)

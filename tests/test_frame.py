@@ -265,6 +265,39 @@ def test_a_column_of_no_value_is_one_of_nones_only(values: list[Any]) -> None:
     assert _no_value(values) is all(value is None for value in values)
 
 
+_DTYPES = ["bool", "boolean", "int64", "Int64", "Float64", "string", "category", "datetime64[us, UTC]"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    dtype=st.sampled_from(_DTYPES),
+    value=st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.sampled_from([1, 0, 1.0, 0.5, pd.NA, np.True_, np.int64(3), "ok", "error", "other", "", "\ud800"]),
+    count=st.integers(min_value=0, max_value=4),
+)
+def test_a_column_of_one_value_made_so_is_the_column_of_those_values(dtype: str, value: Any, count: int) -> None:
+    """A column of one value made so (OneValue), whose array is made whole from its first value, is the array of the
+    same values in a plain list (each looked at), or refused alike: nulls, booleans, numbers equal to a boolean,
+    integers past int64, NumPy scalars, texts, pandas' NA, for every dtype."""
+    from agentrender.frame import _array
+    from agentrender.views import one_value
+
+    column = Column("c", dtype, "a test column", str, categories=("ok", "error"))
+
+    def outcome(values: list[Any]) -> Any:
+        try:
+            array = _array(pd, column, values)
+        except (TypeError, ValueError, OverflowError) as error:
+            return type(error)
+        frame = pd.DataFrame({"c": pd.Series(array)})
+        categories = list(array.categories) if dtype == "category" else None
+        return str(frame["c"].dtype), _plain(frame, "c"), categories
+
+    assert outcome(one_value(value, count)) == outcome([value] * count)
+
+
 def test_every_real_fixtures_and_samples_frame_is_pandas_conversion_of_its_values() -> None:
     """Over every run of every real fixture and sample, each boolean and categorical column of the steps frame holds
     what pandas makes of the column's values, and the model calls and parallel tools are those of each step: the

@@ -9,8 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentrender import (
@@ -27,6 +28,7 @@ from agentrender import (
     render,
     samples,
 )
+from agentrender._types import utf8_bytes
 from agentrender.agent import live
 from agentrender.imports import from_anthropic
 from agentrender.views import (
@@ -34,6 +36,7 @@ from agentrender.views import (
     DECIDE_RULES,
     NO_WINDOW,
     RESULT_KINDS,
+    StepsRead,
     View,
     Views,
     answered_tool_uses,
@@ -46,7 +49,7 @@ from tests._support.compacted import compacted_run, compaction
 from tests._support.conversations import WEATHER
 from tests._support.examples import examples
 from tests._support.runs import every_kind_run, hostile_run, long_run
-from tests._support.steps import make_steps, step_bodies
+from tests._support.steps import decisions, make_steps, observations, step_bodies
 
 
 def wire_bytes(messages: list[Message]) -> int:
@@ -561,6 +564,118 @@ def test_result_columns_of_every_real_fixture_and_sample() -> None:
                 assert view.result_columns() == rendered_columns(view), (name, window, cap)
             compared += 1
     assert compared > 30, "the real fixtures and samples are found"
+
+
+def _read(view: View, start: int = 0, stop: int | None = None) -> StepsRead:
+    """What a table reads off the view's steps ``[start:stop]`` for ``View.result_columns``, a step at a time."""
+    steps = view.views.run.steps[: view.step_count][start:stop]
+    decisions = [step.decision for step in steps]
+    observations = [step.observation for step in steps]
+    return StepsRead(
+        [None if d is None else d.kind for d in decisions],
+        [None if d is None else d.tool for d in decisions],
+        [None if o is None else o.status for o in observations],
+        [None if o is None else utf8_bytes(o.content) for o in observations],
+        [None if o is None else utf8_bytes(o.summary) for o in observations],
+    )
+
+
+_answered = st.builds(
+    lambda tool, status, content, summary: (
+        Decision(kind="tool_call", tool=tool, args={}),
+        Observation(status=status, content=content, summary=summary),
+    ),
+    tool=st.sampled_from(["read_file", "run_tests"]),
+    status=st.sampled_from(["ok", "error"]),
+    content=st.text(max_size=12) | st.sampled_from(["é€😀", "x" * 5]),
+    summary=st.sampled_from(["", "s"]) | st.text(max_size=6),
+)
+
+
+_not_quite = _answered.flatmap(
+    lambda body: st.sampled_from(
+        [
+            (msgspec.structs.replace(body[0], tool=""), body[1]),
+            (msgspec.structs.replace(body[0], kind="no_tool_call"), body[1]),
+            (body[0], msgspec.structs.replace(body[1], status="interrupted")),
+            (body[0], msgspec.structs.replace(body[1], status="invalid_decision")),
+            (body[0], msgspec.structs.replace(body[1], status="weird")),
+            (body[0], None),
+            (None, body[1]),
+        ]
+    )
+)
+"""A step answered but for one thing: what the table's last rows do not take."""
+
+
+_CALL = Decision(kind="tool_call", tool="read_file", args={})
+_ANSWER = Observation(status="ok", content="c", summary="s")
+
+
+_WHOLE_VIEW: dict[str, Any] = {"window": 0, "cap": render.RESULT_BYTES, "at": None, "start": 0, "stop": None}
+"""A view of every step, each shown as its summary."""
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    answered=st.lists(_answered, max_size=14),
+    other=st.tuples(
+        st.integers(min_value=0, max_value=14),
+        st.none() | _not_quite | st.tuples(st.none() | decisions, st.none() | observations),
+    ),
+    window=st.integers(min_value=0, max_value=16),
+    cap=st.sampled_from([0, 3, 4, 8, 20, 24, 48, render.RESULT_BYTES]),
+    at=st.none() | st.integers(min_value=0, max_value=15),
+    start=st.integers(min_value=-16, max_value=16),
+    stop=st.none() | st.integers(min_value=-16, max_value=16),
+)
+@example(answered=[(_CALL, _ANSWER)] * 2, other=(1, (msgspec.structs.replace(_CALL, tool=""), _ANSWER)), **_WHOLE_VIEW)
+@example(
+    answered=[(_CALL, _ANSWER)] * 2,
+    other=(1, (msgspec.structs.replace(_CALL, kind="no_tool_call"), _ANSWER)),
+    **_WHOLE_VIEW,
+)
+def test_result_columns_of_fields_read_are_those_read_a_step_at_a_time(
+    answered: list[Any], other: Any, window: int, cap: int, at: int | None, start: int, stop: int | None
+) -> None:
+    """View.result_columns given the fields a table read already (StepsRead), which tells a stretch of calls'
+    results and summaries shown as they are a column at a time, is the rendered result blocks' facts: for runs of
+    answered calls with any texts (non-ASCII, empty summaries, around the cap), among them at most one step of any
+    other shape, every window, cap, slice and view."""
+    bodies = list(answered)
+    at_step, body = other
+    if body is not None:
+        bodies.insert(min(at_step, len(bodies)), body)
+    run = Run(header={"goal": "g"}, steps=tuple(make_steps(bodies)))
+    views = Views(run, run.options(recent_results=window, result_bytes=cap))
+    view = views.at(None if at is None else min(at, views.stops[-1]))
+    assert view.result_columns(start, stop, _read(view, start, stop)) == rendered_columns(view, start, stop)
+    last = views.at(None)
+    assert last.result_columns(read=_read(last)) == rendered_columns(last)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_result_columns_of_fields_read_over_every_real_fixture_and_sample() -> None:
+    """View.result_columns given the fields a table read already is the rendered result blocks' facts over every run
+    of every real fixture and sample, as sent and under the contract's own turns with caps that cut and summarise."""
+    compared = 0
+    for name, run in _real_and_sample_runs():
+        for window, cap in ((2, 40), (4, 3000), (NO_WINDOW, render.RESULT_BYTES)):
+            contract = run.options(recent_results=window, result_bytes=cap)
+            own = replace(contract, tool_use_id=None, assistant=None, observation=None)
+            for options in (run.options(), own):
+                view = Views(run, options).at(None)
+                assert view.result_columns(read=_read(view)) == rendered_columns(view), (name, window, cap)
+            compared += 1
+    assert compared > 30, "the real fixtures and samples are found"
+
+
+def test_result_columns_refuse_fields_read_of_other_steps() -> None:
+    """View.result_columns refuses fields read of a number of steps other than those asked for."""
+    run = long_run(6, every=100)
+    view = Views(run).at(None)
+    with pytest.raises(ValueError, match="read holds 6 steps, not the 3 asked for"):
+        view.result_columns(0, 3, _read(view))
 
 
 def test_hook_blocks_are_marked_as_the_hooks() -> None:

@@ -51,9 +51,12 @@ from agentrender.views.facts import (
     Change,
     CompactionFact,
     MessageFact,
+    OneValue,
     SizeSeries,
     StepFact,
+    StepsRead,
     compaction_mark,
+    one_value,
     steps_summary,
 )
 from agentrender.views.sizes import approx_tokens, message_bytes
@@ -74,8 +77,10 @@ __all__ = [
     "CompactionFact",
     "DecideExplanation",
     "MessageFact",
+    "OneValue",
     "SizeSeries",
     "StepFact",
+    "StepsRead",
     "View",
     "Views",
     "answered_tool_uses",
@@ -84,6 +89,7 @@ __all__ = [
     "disagreements",
     "explain_decide",
     "message_bytes",
+    "one_value",
     "steps_summary",
     "utf8_bytes",
 ]

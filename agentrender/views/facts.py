@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -35,10 +36,13 @@ __all__ = [
     "Change",
     "CompactionFact",
     "MessageFact",
+    "OneValue",
     "SizeSeries",
     "StepFact",
+    "StepsRead",
     "compaction_mark",
     "compaction_name",
+    "one_value",
     "steps_summary",
 ]
 
@@ -254,6 +258,44 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
         if content.isascii():
             return content[start:stop]
         return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
+
+
+class OneValue(list[Any]):
+    """A column of a table of steps (``View.step_columns``, the frames') that holds one value in every row, made so
+    (``one_value``): a reader may take its first value for all of them without a look at each (``agentrender.frame``
+    makes its array whole from it)."""
+
+
+def one_value(value: Any, count: int) -> list[Any]:
+    """``[value] * count``, known to be one value (``OneValue``)."""
+    return OneValue(repeat(value, count))
+
+
+class StepsRead(NamedTuple):
+    """What a caller has read off each of a run of steps already, a list each in step order, ``None`` where the step
+    has no decision or no observation: the fields ``StepRenders.result_columns`` asks each step for, given to it so
+    that it need not read them off the steps again (a table of many steps reads them for its own columns)."""
+
+    kinds: Sequence[str | None]
+    """Each decision's ``kind``."""
+    tools: Sequence[str | None]
+    """Each decision's ``tool``."""
+    statuses: Sequence[str | None]
+    """Each observation's ``status``."""
+    content_bytes: Sequence[int | None]
+    """``utf8_bytes`` of each observation's ``content``."""
+    summary_bytes: Sequence[int | None]
+    """``utf8_bytes`` of each observation's ``summary``."""
+
+    def part(self, start: int, stop: int | None = None) -> StepsRead:
+        """The same fields of the steps ``[start:stop]`` of these."""
+        return StepsRead(
+            self.kinds[start:stop],
+            self.tools[start:stop],
+            self.statuses[start:stop],
+            self.content_bytes[start:stop],
+            self.summary_bytes[start:stop],
+        )
 
 
 class Change(msgspec.Struct, frozen=True, kw_only=True, gc=False):

@@ -15,13 +15,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from itertools import islice
 from operator import lt
-from typing import Any
+from typing import Any, cast
 
 from agentrender import render
 from agentrender._display.said import encrypted_bytes
 from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 from agentrender.render import Options
-from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact
+from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact, StepsRead
 from agentrender.views.sizes import default_turns_bytes, json_bytes, message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Sizes", "StepRenders"]
@@ -238,14 +238,20 @@ class StepRenders(render.Turns):
                     blocks[position] = _user_block_fact(step, own, rule, options)
         return blocks[start:stop]  # type: ignore[return-value]  # made just above
 
-    def result_columns(self, full: bool, start: int, stop: int) -> dict[str, list[Any]]:
+    def result_columns(self, full: bool, start: int, stop: int, read: StepsRead | None = None) -> dict[str, list[Any]]:
         """What ``result_blocks(full, start, stop)`` says of each step that a table shows, a list each: the block's
         ``kind``, ``type``, ``shown_bytes`` and ``hidden_bytes``, as those facts hold them.
 
         Under the contract's own user turns (no observation hook) they are read off the table the turns
-        are rendered from (``render.observation_parts``), so nothing is rendered; a hook's turns are.
+        are rendered from (``render.observation_parts``), so nothing is rendered; a hook's turns are. ``read``, the
+        fields of the rendered steps ``[start:stop]`` a caller has read already, lets a stretch of steps that are
+        all a call's result or summary shown as it is be told a column at a time (``_as_it_is``).
         """
         options = self.options
+        if options.observation is None and read is not None:
+            told = _as_it_is(full, read, options.result_bytes)
+            if told is not None:
+                return told
         if options.observation is not None:
             blocks = self.result_blocks(full, start, stop)
             return {
@@ -317,6 +323,35 @@ class StepRenders(render.Turns):
                 bytes=message_bytes(message),
             )
         return fact
+
+
+def _as_it_is(full: bool, read: StepsRead, result_bytes: int) -> dict[str, list[Any]] | None:
+    """``StepRenders.result_columns`` of steps whose fields are ``read``, when each of them is a call's result (in
+    full) or summary shown as it is, told a column at a time; ``None`` when any one is not.
+
+    The rule is the table's last rows (``render.result_and_rule``), which ``StepRenders.result_columns`` reads a step
+    by in its loop: a call answered ``ok`` or ``error`` whose text (a summary, when not empty) ``render.truncate``
+    gives back as it is, one within the cap in UTF-8 bytes as ``utf8_bytes`` counts them (as ``truncate`` does).
+    ``tests/test_views.py`` holds the two to the same columns.
+    """
+    kinds, tools, statuses, contents, summaries = read
+    texts = cast("Sequence[int]", contents if full else summaries)  # None only where a status is (checked first)
+    count = len(kinds)
+    if (
+        not count
+        or kinds.count("tool_call") != count
+        or not all(tools)
+        or not _NO_RESULT.union((None,)).isdisjoint(statuses)
+        or max(texts) > result_bytes
+        or (not full and 0 in texts)
+    ):
+        return None
+    return {
+        "kind": [KIND_OF_USER_RULE["full" if full else "summary"]] * count,
+        "type": ["tool_result"] * count,
+        "shown_bytes": list(texts),
+        "hidden_bytes": [0] * count if full else list(contents),
+    }
 
 
 def _own_result(content: Sequence[ContentBlock], tool_use_id: str) -> int:

@@ -32,8 +32,10 @@ from agentrender.views.facts import (
     MessageFact,
     SizeSeries,
     StepFact,
+    StepsRead,
     compaction_name,
     marked_fact,
+    one_value,
 )
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders, given_fact
@@ -845,28 +847,32 @@ class View:
         """The facts of ``step_facts(start, stop)`` that a table shows, a list each (for a table of many steps: no
         ``StepFact`` per step, nothing rendered): ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``
         and ``in_view``, as the facts hold them; ``None`` for a skipped step's ``position``, ``tool_use_id`` and
-        ``full``.
+        ``full``. A column of one value made so is a ``OneValue``.
         """
         renders = self.views._renders
         rendered_before, ids = renders.rendered_before, renders.ids
         lo, hi, first, last, first_full = self._stretch(start, stop)
-        decided = list(map(lt, rendered_before[lo:hi], rendered_before[lo + 1 : hi + 1]))
         positions: list[int | None] = list(rendered_before[lo:hi])
         last_ended = self.rendered_count - 1 if self.ended else -1  # only the view's last step can end it
+        decided: list[bool]
         if last - first == hi - lo:  # every step rendered: the columns made whole
+            decided = one_value(True, hi - lo)
             summaries = min(max(first_full - first, 0), hi - lo)
             tool_use_ids: list[str | None] = list(ids[first:last])
             full: list[bool | None] = [*[False] * summaries, *[True] * (hi - lo - summaries)]
-            ended = [False] * (hi - lo)
             if first <= last_ended < last:
+                ended = [False] * (hi - lo)
                 ended[last_ended - first] = True
+            else:
+                ended = one_value(False, hi - lo)
         else:
+            decided = list(map(lt, rendered_before[lo:hi], rendered_before[lo + 1 : hi + 1]))
             positions = [p if rendered else None for p, rendered in zip(positions, decided, strict=True)]
             tool_use_ids = [None if p is None else ids[p] for p in positions]
             full = [None if p is None else p >= first_full for p in positions]
             ended = [p == last_ended for p in positions]
         first_step = self.first_step  # the steps before the compaction the view restarts from are not in it
-        in_view = [True] * (hi - lo) if first_step <= lo else [index >= first_step for index in range(lo, hi)]
+        in_view = one_value(True, hi - lo) if first_step <= lo else [index >= first_step for index in range(lo, hi)]
         return {
             "rendered": decided,
             "position": positions,
@@ -888,14 +894,28 @@ class View:
         ]
         return tuple(self._per_step(lo, hi, shown))
 
-    def result_columns(self, start: int = 0, stop: int | None = None) -> dict[str, list[Any]]:
+    def result_columns(
+        self, start: int = 0, stop: int | None = None, read: StepsRead | None = None
+    ) -> dict[str, list[Any]]:
         """What ``result_blocks(start, stop)`` says that a table shows, a list each, where possible without
         rendering a step (``StepRenders.result_columns``): each block's ``kind``, ``type``, ``shown_bytes`` and
-        ``hidden_bytes``, as its fact holds them; ``None`` where ``result_blocks`` has ``None``."""
+        ``hidden_bytes``, as its fact holds them; ``None`` where ``result_blocks`` has ``None``.
+
+        ``read``: the fields of the view's steps ``[start:stop]`` the caller has read already (``StepsRead``, a table
+        that reads them for its own columns), which spares reading them again when every one of those steps is
+        rendered."""
         renders = self.views._renders
         lo, hi, first, last, first_full = self._stretch(start, stop)
-        summaries = renders.result_columns(False, first, max(first, min(last, first_full)))
-        fulls = renders.result_columns(True, max(first, first_full), last)
+        cut = max(first, min(last, first_full))
+        summary_read = full_read = None
+        if read is not None and last - first == hi - lo:  # each step rendered: the rendered ones are the steps
+            if len(read.kinds) != hi - lo:
+                raise ValueError(
+                    f"View.result_columns: read holds {len(read.kinds)} steps, not the {hi - lo} asked for"
+                )
+            summary_read, full_read = read.part(0, cut - first), read.part(max(first, first_full) - first)
+        summaries = renders.result_columns(False, first, cut, summary_read)
+        fulls = renders.result_columns(True, max(first, first_full), last, full_read)
         return {name: self._per_step(lo, hi, summaries[name] + fulls[name]) for name in summaries}
 
     def _per_step(self, lo: int, hi: int, values: list[Any]) -> list[Any]:
