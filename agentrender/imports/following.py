@@ -20,7 +20,7 @@ from typing import Any
 
 from agentrender.imports.claude_code import GrowingSession, looks_like_claude_code
 from agentrender.imports.detect import load_runs, run_number, runs_said
-from agentrender.imports.inspect import ZIP_MAGIC
+from agentrender.imports.inspect_log import ZIP_MAGIC
 from agentrender.imports.responses import GrowingRollout, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError

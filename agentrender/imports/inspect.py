@@ -54,7 +54,6 @@ import msgspec
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import limited, type_name
-from agentrender.imports import inspect_log
 from agentrender.imports.conversation import (
     STOP_REASONS,
     Summariser,
@@ -209,10 +208,6 @@ def _inspect_logging() -> Iterator[list[str]]:
         yield said
     finally:
         logger.handlers, logger.propagate = handlers, propagate
-
-
-ZIP_MAGIC = inspect_log.ZIP_MAGIC
-"""The first bytes of a zip archive, as an ``.eval`` log starts (``inspect_log.ZIP_MAGIC``, which checks them)."""
 
 
 def _check_archive(path: str) -> None:

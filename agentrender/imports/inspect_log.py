@@ -36,6 +36,7 @@ from agentrender.runfile import RunFileError
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
 __all__ = [
+    "ZIP_MAGIC",
     "EvalSpec",
     "Event",
     "Failure",
