@@ -283,7 +283,7 @@ def test_a_run_with_no_opening_is_listed_as_steps_frame_does_and_shown_with_a_st
     assert [row["full"] for row in rows] == steps_frame(bare, run.options(recent_results=1))["full"].tolist()
     assert err == f"agentrender: warning: {path}:1: the run header has neither 'opening' nor 'goal' (the text the " \
         "agent opened with): its views open with '(this run recorded no opening)' in its place\n"  # fmt: skip
-    status, out, err = run_cli("show", str(path), "--width", "200")
+    status, out, err = run_cli("show", str(path), "--width", "1000")  # no temporary path of any length wraps
     assert (status, err) == (0, "")
     assert "(this run recorded no opening)" in out and "list_dir" in out
     assert "warning: " + f"{path}:1: the run header has neither 'opening' nor 'goal'" in out

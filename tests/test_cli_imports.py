@@ -22,9 +22,9 @@ from tests._support.cli import run_cli
 from tests._support.conversations import WEATHER, normalised
 
 
-def ok(*argv: str) -> str:
-    """The output of a command that succeeds, plain, at 100 columns."""
-    code, out, err = run_cli(*argv, "--width", "100", "--color", "never")
+def ok(*argv: str, width: int = 100) -> str:
+    """The output of a command that succeeds, plain, at ``width`` columns."""
+    code, out, err = run_cli(*argv, "--width", str(width), "--color", "never")
     assert (code, err) == (0, ""), err
     return out
 
@@ -710,10 +710,11 @@ def test_import_show_and_html_count_one_step_and_one_call_in_the_singular(tmp_pa
     """A real sub-agent's session of one step and one model call is said as ``1 step`` and ``1 model call`` by
     ``import``, ``show`` and ``html``, not ``1 steps`` or ``1 model calls``."""
     path = real.REAL / "claude-code" / "neilberkman-ccrider" / "agent-session.jsonl"
+    # laid out 1,000 columns wide: a temporary folder's long path must not wrap the phrases looked for
     outputs = [
-        ok("import", str(path), "-o", str(tmp_path / "run.jsonl"), "--width", "200"),
-        ok("show", str(path), "--width", "200"),
-        ok("html", str(path), "-o", str(tmp_path / "run.html"), "--width", "200"),
+        ok("import", str(path), "-o", str(tmp_path / "run.jsonl"), width=1000),
+        ok("show", str(path), width=1000),
+        ok("html", str(path), "-o", str(tmp_path / "run.html"), width=1000),
     ]
     for out in outputs:
         assert "1 steps" not in out and "1 model calls" not in out
