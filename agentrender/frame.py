@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import multiprocessing.context
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -29,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 from operator import attrgetter, is_
 from pathlib import Path
 from types import ModuleType
@@ -1286,8 +1287,9 @@ _NUMBERS = {"int64": "int64", "Int64": "int64", "bool": "bool", "boolean": "bool
 
 # The timestamps Arrow's and pandas' ISO 8601 parsers read as ``parse_timestamp`` does: those of the
 # loader's definition with at most 6 fraction digits, and a year other than 0. A date or an offset
-# that does not exist, Arrow refuses and pandas reads as NaT. Matched by Arrow's regular expressions
-# (RE2) a column at once: Python's, a text at a time, cost more than the parse.
+# that does not exist, Arrow refuses and pandas reads as NaT. Matched a column at once: in Python on the
+# first of each stretch of texts written alike (``_shaped_alike``), else by Arrow's regular expressions
+# (RE2); Python's, a text at a time, cost more than the parse.
 _ISO_TIMESTAMP = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$"
 )
@@ -1325,8 +1327,9 @@ def _iso_times(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
     nulls = column.null_count
     if nulls == len(column):
         return None
-    if compute.match_substring_regex(column, _ISO_TIMESTAMP).false_count or (
-        compute.starts_with(column, "0000").true_count
+    if not _shaped_alike(column) and (
+        compute.match_substring_regex(column, _ISO_TIMESTAMP).false_count
+        or compute.starts_with(column, "0000").true_count
     ):
         return None
     try:
@@ -1341,6 +1344,71 @@ def _iso_times(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
     if moments.null_count != nulls or bounds["min"].value < _EARLIEST or bounds["max"].value > _LATEST:
         return None
     return pandas.array(moments.to_numpy(zero_copy_only=False), dtype=dtype)
+
+
+_STRETCHES = 16
+"""The most stretches of texts of one length ``_shaped_alike`` looks at; a column of more is left to RE2."""
+
+_BLOCK_BYTES = 1 << 16
+"""About how many bytes of texts ``_shaped_alike`` compares at a time: each comparison's arrays stay in the
+processor's cache (a comparison of 1 MiB at once cost 3.6 ms, of 64 KiB at a time 0.4)."""
+
+
+def _shaped_alike(column: Any) -> bool:
+    """Whether each text of the Arrow string ``column`` (nulls aside) is of the forms ``_ISO_TIMESTAMP`` and of a
+    year other than 0, told by comparing the texts with one another; ``False`` when this cannot tell (RE2 decides).
+
+    A column of times is a few stretches of texts of one length, each written as the one before (one format): the
+    first text of a stretch is matched by the pattern (in Python), and each other text of the stretch must hold a
+    digit wherever the first holds one and the first's character everywhere else, so that the pattern matches it
+    the same way. Compared in NumPy a block of texts at a time: 0.4 ms for 40,000 times, where RE2, which looks at
+    each text alone, costs 3.1. Held to RE2 by ``tests/test_frame.py``.
+    """
+    pa, numpy = require("frame", "pyarrow"), require("frame", "numpy")
+    if type(column) is not pa.StringArray:
+        return False
+    count = len(column)
+    offsets = numpy.frombuffer(column.buffers()[1], numpy.int32, count + 1, column.offset * 4)
+    lengths = numpy.diff(offsets)
+    starts = [0, *(numpy.flatnonzero(lengths[1:] != lengths[:-1]) + 1).tolist(), count]
+    if len(starts) > _STRETCHES + 1:
+        return False
+    data = numpy.frombuffer(column.buffers()[2] or b"", numpy.uint8)
+    for start, stop in pairwise(starts):
+        length = int(lengths[start])
+        nulls = column.slice(start, stop - start).null_count
+        if nulls != (stop - start if length == 0 else 0):  # a null has no text, and an empty text is no time
+            return False
+        if length and not _alike(numpy, data[offsets[start] : offsets[stop]], length):
+            return False
+    return True
+
+
+def _alike(numpy: ModuleType, texts: Any, length: int) -> bool:
+    """Whether the bytes ``texts``, texts of ``length`` bytes one after another, are each of the forms
+    ``_ISO_TIMESTAMP`` as the first is, and of a year other than 0 (``_shaped_alike``)."""
+    first = texts[:length]
+    if first.max() >= 0x80 or re.fullmatch(_ISO_TIMESTAMP, first.tobytes().decode("ascii")) is None:
+        return False
+    if (texts.reshape(-1, length)[:, :4].view(numpy.uint32) == int.from_bytes(b"0000", "little")).any():
+        return False  # year 0
+    # A digit's byte is 0x30-0x39: its high half 3, and still 3 once 6 is added; any other byte is the first's.
+    digits = first - ord("0") < 10  # unsigned: a byte below "0" wraps past 9
+    rows = max(1, _BLOCK_BYTES // length)
+    high = numpy.tile(numpy.where(digits, 0xF0, 0xFF).astype(numpy.uint8), rows)
+    wanted = numpy.tile(numpy.where(digits, 0x30, first).astype(numpy.uint8), rows)
+    digit_high = numpy.tile(numpy.where(digits, 0xF0, 0).astype(numpy.uint8), rows)
+    digit_wanted = numpy.tile(numpy.where(digits, 0x30, 0).astype(numpy.uint8), rows)
+    size = rows * length
+    for at in range(0, len(texts), size):
+        block = texts[at : at + size]
+        end = len(block)
+        if not (
+            numpy.array_equal(block & high[:end], wanted[:end])
+            and numpy.array_equal((block + 6) & digit_high[:end], digit_wanted[:end])
+        ):
+            return False
+    return True
 
 
 _NULLABLE = frozenset({"Int64", "Float64", "boolean", "string", _TIMESTAMP, _DURATION})
