@@ -186,10 +186,11 @@ def _plain(frame: pd.DataFrame, name: str) -> list[Any]:
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(bodies=step_bodies)
+@given(bodies=step_bodies | st.lists(st.tuples(decisions, observations), max_size=14))
 def test_a_column_of_a_steps_part_is_its_value_of_each_step(bodies: list[tuple[Any, Any]]) -> None:
-    """Every step column read off the step, its decision or its observation (read together, in one pass) holds what
-    the column's value gives for that step's part, a step at a time; ``absent`` where the part is missing."""
+    """Every step column read off the step, its decision or its observation (read a field at a time where every step
+    has both, else together in one pass) holds what the column's value gives for that step's part, a step at a time;
+    ``absent`` where the part is missing."""
     steps = make_steps(bodies)
     frame = steps_frame(Run(header={"goal": "g"}, steps=steps))
     for column in STEP_COLUMNS:
