@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
+import re
 import subprocess
 import sys
 import textwrap
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render
+from agentrender import frame as frame_module
 from agentrender.frame import MODEL_CALL_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, Column, model_calls_frame, steps_frame
 from agentrender.runfile import ModelCall, Run, load_run, parse_timestamp, write_run
 from agentrender.views import RESULT_KINDS, Views
@@ -180,10 +186,11 @@ def _plain(frame: pd.DataFrame, name: str) -> list[Any]:
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(bodies=step_bodies)
+@given(bodies=step_bodies | st.lists(st.tuples(decisions, observations), max_size=14))
 def test_a_column_of_a_steps_part_is_its_value_of_each_step(bodies: list[tuple[Any, Any]]) -> None:
-    """Every step column read off the step, its decision or its observation (read together, in one pass) holds what
-    the column's value gives for that step's part, a step at a time; ``absent`` where the part is missing."""
+    """Every step column read off the step, its decision or its observation (read a field at a time where every step
+    has both, else together in one pass) holds what the column's value gives for that step's part, a step at a time;
+    ``absent`` where the part is missing."""
     steps = make_steps(bodies)
     frame = steps_frame(Run(header={"goal": "g"}, steps=steps))
     for column in STEP_COLUMNS:
@@ -603,6 +610,66 @@ def test_a_timestamp_column_is_parse_timestamp_of_each_text(texts: list[str | No
             expected = [None if text is None else parse_timestamp(text) for text in values]
             assert frame[name].dtype == "datetime64[us, UTC]"
             assert [None if pd.isna(value) else value.to_pydatetime() for value in frame[name]] == expected
+
+
+def _shaped_by_re2(texts: list[str | None]) -> bool:
+    """Whether RE2 finds each text of the forms ``frame._ISO_TIMESTAMP``, of a year other than 0 (``_iso_times``)."""
+    column = pa.array(texts, pa.string())
+    return not (
+        pc.match_substring_regex(column, frame_module._ISO_TIMESTAMP).false_count
+        or pc.starts_with(column, "0000").true_count
+    )
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(
+    stretches=st.lists(
+        st.tuples(
+            _TIMESTAMPS,
+            st.integers(min_value=1, max_value=6000),
+            st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=0), st.sampled_from("09:-T.Z+ /é\n"))),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    holes=st.lists(st.tuples(st.integers(min_value=0), st.sampled_from([None, ""])), max_size=3),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+# 3,276 texts of 20 bytes a block: a character changed in the last text of the first block, in the first of the next
+@example([("2026-01-05T09:00:16Z", 4000, [(3275, 19, "/")])], [], 0)
+@example([("2026-01-05T09:00:16Z", 4000, [(3276, 3, ":")])], [], 0)
+@example([("2026-01-05", 3, [(2, 0, "0"), (2, 1, "0"), (2, 2, "0"), (2, 3, "0")])], [], 0)  # year 0
+@example([("2026-01-05", 3, [])], [(1, None), (1, "")], 0)  # a null, and an empty text
+def test_times_told_alike_are_those_re2_finds_of_the_timestamp_forms(
+    stretches: list[tuple[str, int, list[tuple[int, int, str]]]],
+    holes: list[tuple[int, str | None]],
+    seed: int,
+) -> None:
+    """frame._shaped_alike, which compares a column's texts with the first of each stretch of one length, says yes
+    only where RE2 finds every text of the forms (with a character changed anywhere, at a block's edges, nulls and
+    empty texts among them, a year 0), and says yes to stretches of times each written as the one before (its
+    digits any)."""
+    digits = random.Random(seed)  # each text's digits drawn here: hypothesis drawing each would be too much to shrink
+    texts: list[str | None] = []
+    changed = False
+    for base, count, changes in stretches:
+        stretch = [
+            "".join(digits.choice("0123456789") if char.isdigit() else char for char in base) for _ in range(count)
+        ]
+        for row, position, char in changes:
+            text = stretch[row % count]
+            at = position % len(text)
+            stretch[row % count] = text[:at] + char + text[at + 1 :]
+            changed = True
+        texts.extend(stretch)
+    for row, hole in holes:
+        texts.insert(row % (len(texts) + 1), hole)
+    alike = frame_module._shaped_alike(pa.array(texts, pa.string()))
+    assert not alike or _shaped_by_re2(texts)
+    forms = [re.sub("[0-9]", "0", base) for base, _, _ in stretches]
+    one_form_a_length = all(len(a) != len(b) or a == b for a, b in pairwise(forms))
+    if not changed and None not in texts and "" not in texts and one_form_a_length and _shaped_by_re2(texts):
+        assert alike
 
 
 # ------------------------------------------------------------ full against a real render
