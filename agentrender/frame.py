@@ -1388,7 +1388,7 @@ def _shaped_alike(column: Any) -> bool:
     A column of times is a few stretches of texts of one length, each written as the one before (one format): the
     first text of a stretch is matched by the pattern (in Python), and each other text of the stretch must hold a
     digit wherever the first holds one and the first's character everywhere else, so that the pattern matches it
-    the same way. Compared in NumPy a block of texts at a time: 0.4 ms for 40,000 times, where RE2, which looks at
+    the same way. Compared in NumPy a block of texts at a time: 0.9 ms for 40,000 times, where RE2, which looks at
     each text alone, costs 3.1. Held to RE2 by ``tests/test_frame.py``.
     """
     pa, numpy = require("frame", "pyarrow"), require("frame", "numpy")
@@ -1417,23 +1417,19 @@ def _alike(numpy: ModuleType, texts: Any, length: int) -> bool:
     first = texts[:length]
     if first.max() >= 0x80 or re.fullmatch(_ISO_TIMESTAMP, first.tobytes().decode("ascii")) is None:
         return False
-    if (texts.reshape(-1, length)[:, :4].view(numpy.uint32) == int.from_bytes(b"0000", "little")).any():
+    table = texts.reshape(-1, length)  # a text a row
+    if numpy.logical_and.reduce([table[:, at] == ord("0") for at in range(4)]).any():
         return False  # year 0
-    # A digit's byte is 0x30-0x39: its high half 3, and still 3 once 6 is added; any other byte is the first's.
-    digits = first - ord("0") < 10  # unsigned: a byte below "0" wraps past 9
-    rows = max(1, _BLOCK_BYTES // length)
-    high = numpy.tile(numpy.where(digits, 0xF0, 0xFF).astype(numpy.uint8), rows)
-    wanted = numpy.tile(numpy.where(digits, 0x30, first).astype(numpy.uint8), rows)
-    digit_high = numpy.tile(numpy.where(digits, 0xF0, 0).astype(numpy.uint8), rows)
-    digit_wanted = numpy.tile(numpy.where(digits, 0x30, 0).astype(numpy.uint8), rows)
-    size = rows * length
+    per_block = max(1, _BLOCK_BYTES // length)
+    wanted = numpy.tile(first, per_block)
+    digit_at = numpy.tile((first >= ord("0")) & (first <= ord("9")), per_block)
+    size = per_block * length
     for at in range(0, len(texts), size):
         block = texts[at : at + size]
         end = len(block)
-        if not (
-            numpy.array_equal(block & high[:end], wanted[:end])
-            and numpy.array_equal((block + 6) & digit_high[:end], digit_wanted[:end])
-        ):
+        digit = (block >= ord("0")) & (block <= ord("9"))
+        # a digit wherever the first text has one, the first's character everywhere else
+        if not numpy.where(digit_at[:end], digit, block == wanted[:end]).all():
             return False
     return True
 
