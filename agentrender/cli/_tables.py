@@ -693,9 +693,12 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
 def export_renderable(done: ParquetExport) -> Group:
     """What ``export`` did: the runs written and skipped, the rows written, and each file that could not be read."""
     rows = done.rows or {}
+    # a file that could not be read is written too, as its row of the runs table: it is counted as such, not as a run
+    unreadable = {path for path, _ in done.errors}
+    runs = sum(path not in unreadable for path in done.written)
     lines: list[Any] = [
         Text(
-            f"{done.out}: wrote {plural(len(done.written), 'run')} "
+            f"{done.out}: wrote {plural(runs, 'run')} "
             f"({plural(rows.get('steps', 0), 'step')}, {plural(rows.get('model_calls', 0), 'model call')}), "
             f"skipped {len(done.unchanged)} unchanged"
             + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")
