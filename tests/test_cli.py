@@ -623,6 +623,27 @@ def test_check_json_findings() -> None:
     assert {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]} == {("no-summary", 4)}
 
 
+def test_check_names_the_line_of_the_step_a_finding_is_about(tmp_path: Path) -> None:
+    """A finding about a step's result or render (no-summary, summary-longer, api-reject) names the line of the
+    step's last record, as the docs say every finding names its line, where it gave none ("—")."""
+    path = tmp_path / "out-of-steps.jsonl"
+    path.write_bytes(samples.path("out-of-steps").read_bytes())
+    lines = path.read_text("utf-8").splitlines()
+    last = {json.loads(text)["index"]: number for number, text in enumerate(lines, 1) if '"type": "step"' in text}
+    [report] = as_json("check", str(path), code=0)
+    findings = report["findings"]  # type: ignore[index]
+    assert {f["code"] for f in findings} == {"no-summary", "summary-longer"}
+    assert [(f["step"], f["line"]) for f in findings] == [(f["step"], last[f["step"]]) for f in findings]
+    base = clean_run()
+    odd = Step(index=1, decision=Decision(kind="tool_call", tool="bad name!", args={}), observation=Observation())
+    written = tmp_path / "odd.jsonl"
+    write_run(Run(header=base.header, steps=(*base.steps, odd), model_calls=()), written)
+    step_line = len(written.read_text("utf-8").splitlines())
+    findings = as_json("check", str(written), code=1)[0]["findings"]  # type: ignore[index]
+    rejected = {(f["step"], f["line"]) for f in findings if f["code"] == "api-reject"}
+    assert (1, step_line) in rejected, findings
+
+
 def test_check_finds_a_recorded_decision_its_reply_does_not_make(tmp_path: Path) -> None:
     """A step whose recorded decision is not what render.decide makes of its last reply is a decide-disagrees
     finding naming the fields that differ."""

@@ -448,8 +448,13 @@ IMPORTED = sorted(
 """Every bundled sample import and every import fixture: the files a round trip through ``import`` is tried on."""
 
 
-def _said(report: dict[str, Any]) -> list[tuple[str, str, int]]:
-    return [(finding["code"], finding["message"], finding["line"]) for finding in report["findings"]]
+def _said(report: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    # a finding about a step names the step's line in the file checked: the run file's, where the conversation
+    # imported, whose steps are made of its turns, has none; what the file held names its line in the source in both
+    return [
+        (finding["code"], finding["message"], finding["line"] if finding["step"] is None else None)
+        for finding in report["findings"]
+    ]
 
 
 @pytest.mark.parametrize("source", IMPORTED)
@@ -457,7 +462,8 @@ def test_import_keeps_the_imports_warnings_and_note_and_shows_and_checks_like_th
     source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run file ``import`` writes gives back the import's warnings (path, line and text), keeps the source's
-    note, and ``show``/``check`` of it say what they say of the import itself."""
+    note, and ``show``/``check`` of it say what they say of the import itself (a finding about a step, at the step's
+    line in the file checked)."""
     monkeypatch.chdir(ROOT)
     imported = load_runs(source)
     for number, run in enumerate(imported):

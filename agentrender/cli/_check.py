@@ -133,7 +133,15 @@ class Report:
         }
 
 
+def _record_lines(run: Run) -> dict[int | None, int]:
+    """The line of the file each step was read from (its last record's), by its index, and the header's under
+    ``None``: what a finding about a step, or about the opening, names. None for the steps of an imported
+    conversation, made of its turns."""
+    return {None: run.header_line, **dict(zip((step.index for step in run.steps), run.step_lines, strict=False))}
+
+
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
+    lines = _record_lines(run)
     for group in warning_groups(run.warnings):
         elsewhere = group.path if group.path and run.path and group.path != run.path else ""
         code = "lost-record" if group.lost else "load-warning"
@@ -150,6 +158,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             yield Finding(
                 code="no-summary",
                 step=fact.step.index,
+                line=lines.get(fact.step.index, 0),
                 message=f"the result ({block.content_bytes:,} bytes) has no summary: outside the window "
                 "the model sees only '(no summary)'",
             )
@@ -157,11 +166,12 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             yield Finding(
                 code="summary-longer",
                 step=fact.step.index,
+                line=lines.get(fact.step.index, 0),
                 message=f"the summary ({utf8_bytes(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
             )
-    yield from _api_rejects(run, views)
-    yield from _unplaced_breakpoints(run, views)
+    yield from _api_rejects(run, views, lines)
+    yield from _unplaced_breakpoints(run, views, lines)
     indices = {step.index: step for step in run.steps}
     last = run.last_calls()
     for call in run.model_calls:
@@ -188,7 +198,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             )
 
 
-def _api_rejects(run: Run, views: Views) -> Iterator[Finding]:
+def _api_rejects(run: Run, views: Views, lines: Mapping[int | None, int]) -> Iterator[Finding]:
     """What the API would refuse in the messages the views sent: in both forms of every result, in the longest view
     and in the last view before each compaction (the views after it restart from its opening, so the longest holds
     none of the steps before it), each problem once a step."""
@@ -216,10 +226,10 @@ def _api_rejects(run: Run, views: Views) -> Iterator[Finding]:
                 if (step, problem) not in seen:
                     seen.add((step, problem))
                     where = "the opening" if position == 0 else f"message #{position}"
-                    yield Finding(code=rejected, step=step, message=f"{where}: {problem}")
+                    yield Finding(code=rejected, step=step, line=lines.get(step, 0), message=f"{where}: {problem}")
 
 
-def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
+def _unplaced_breakpoints(run: Run, views: Views, lines: Mapping[int | None, int]) -> Iterator[Finding]:
     """The cache breakpoints the run records (a step's ``sent.breakpoints``, the header's ``breakpoints``) on a
     message or block that no view they are for holds, which ``render.with_breakpoints`` leaves out: a step's own
     against the view at that step (its request's), the header's against every view (its request, the longest,
@@ -243,8 +253,6 @@ def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
             render.breakpoint_past(views.at(at).messages, mark["message"], mark["block"]) for at in views.stops
         ):
             found.append((None, f"$.breakpoints[{position}].{past}", _past_said(mark, whole, None)))
-    # the lines the loader read them from: none for the steps of an imported conversation, made of its turns
-    lines: dict[int | None, int] = {None: run.header_line, **dict(zip(indices, run.step_lines, strict=False))}
     for index, field_path, said in found:
         yield Finding(
             code="unplaced-breakpoint",
