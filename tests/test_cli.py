@@ -644,6 +644,27 @@ def test_check_names_the_line_of_the_step_a_finding_is_about(tmp_path: Path) -> 
     assert (1, step_line) in rejected, findings
 
 
+def test_check_warns_of_a_status_the_render_does_not_know(tmp_path: Path) -> None:
+    """An observation whose status is none of the four (a runtime's "failed") is an unknown-status warning at its
+    step and line, since the render shows its result as one that did not fail; it was loaded and shown in silence."""
+    base = clean_run()
+    odd = Step(
+        index=1,
+        decision=Decision(kind="tool_call", tool="read_file", args={"path": "b.py"}),
+        observation=Observation(status="failed", content="no such file", summary="no such file"),
+    )
+    path = tmp_path / "failed.jsonl"
+    write_run(Run(header=base.header, steps=(*base.steps, odd), model_calls=()), path)
+    [report] = as_json("check", str(path), code=0)
+    findings = [f for f in report["findings"] if f["code"] == "unknown-status"]  # type: ignore[index]
+    assert [(f["severity"], f["step"], f["line"]) for f in findings] == [
+        ("warning", 1, len(path.read_text("utf-8").splitlines()))
+    ]
+    assert findings[0]["message"].startswith("$.observation.status: 'failed' is none of ok, error, ")
+    assert run_cli("check", "--strict", str(path))[0] == 1
+    assert as_json("check", "fix-failing-test", code=0)[0]["clean"]  # type: ignore[index]
+
+
 def test_check_finds_a_recorded_decision_its_reply_does_not_make(tmp_path: Path) -> None:
     """A step whose recorded decision is not what render.decide makes of its last reply is a decide-disagrees
     finding naming the fields that differ."""

@@ -3,7 +3,7 @@
 Each kind of finding is declared once in ``FINDINGS``, with its severity: an **error** is a
 render the API would reject, a recorded decision that ``render.decide`` does not make of
 its reply, or a record the file lost; a **warning** is worth a look but breaks nothing (a
-result with no summary, a summary longer than its result, a model call for a step the run
+result with no summary, a summary longer than its result, a status none of the four, a model call for a step the run
 does not hold, a field or record kept but not loaded, a cache breakpoint its view leaves
 out). ``check`` exits 1 on errors, and with ``--strict`` on warnings too. Which steps carry a result, and in
 which form, is read off ``agentrender.views``; the API's rules are checked on the messages
@@ -18,6 +18,7 @@ from typing import Any
 
 from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
+from agentrender._types import STATUSES
 from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
@@ -42,6 +43,11 @@ FINDINGS: dict[str, tuple[str, str]] = {
     "lost-record": (ERROR, "something the file held was not loaded at all (a line cut short, a stream ended early)"),
     "no-summary": (WARNING, "a result with no summary: once it leaves the window the model sees only '(no summary)'"),
     "summary-longer": (WARNING, "a summary longer than its result: the window saves nothing on it"),
+    "unknown-status": (
+        WARNING,
+        "an observation's status none of ok, error, invalid_decision, interrupted: rendered as a result that did "
+        "not fail",
+    ),
     "orphan-call": (WARNING, "a model call for a step the run does not hold"),
     "unplaced-breakpoint": (
         WARNING,
@@ -169,6 +175,15 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 line=lines.get(fact.step.index, 0),
                 message=f"the summary ({utf8_bytes(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
+            )
+    for step in run.steps:
+        if step.observation is not None and step.observation.status not in STATUSES:
+            yield Finding(
+                code="unknown-status",
+                step=step.index,
+                line=lines.get(step.index, 0),
+                message=f"$.observation.status: {step.observation.status!r} is none of {', '.join(STATUSES)}: "
+                "the model was shown its result as one that did not fail",
             )
     yield from _api_rejects(run, views, lines)
     yield from _unplaced_breakpoints(run, views, lines)
