@@ -314,6 +314,18 @@ def test_import_refuses_to_overwrite_without_force(convo: Path, tmp_path: Path) 
     assert load_run(target).run_id == "convo.json"
 
 
+def test_import_to_a_folder_says_it_is_one_without_offering_force(convo: Path, tmp_path: Path) -> None:
+    """-o naming a folder is refused as a folder at once, where the first refusal offered --force, which was then
+    refused in its turn as a folder; the folder is left as it was."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for argv in ([], ["--force"]):
+        code, out, err = run_cli("import", str(convo), "-o", str(folder), *argv)
+        assert (code, out) == (2, "")
+        assert err == f"agentrender: {folder}: a folder; -o names the run file to write (or use --all)\n", err
+    assert list(folder.iterdir()) == []
+
+
 def test_import_of_an_unreadable_source_writes_nothing(tmp_path: Path) -> None:
     """A source that cannot be imported is load's one-line error, and no output file is made."""
     source = tmp_path / "x.json"
