@@ -611,6 +611,17 @@ def test_samples_json_lists_every_bundled_sample() -> None:
         assert (row["steps"], row["model_calls"]) == (len(run.steps), len(run.model_calls))
 
 
+def test_samples_say_how_each_run_ended_as_runs_and_show_do() -> None:
+    """samples' "how it ended" is the words runs and show give (status, then reason), where it gave a stopped run's
+    reason alone ("max_steps") beside a completed run's status, in one column."""
+    rows = {row["name"]: row for row in as_json("samples")}  # type: ignore[union-attr]
+    for name in samples.names():
+        [listed] = as_json("runs", name)  # type: ignore[misc]
+        assert rows[name]["end"] == listed["end"], name  # type: ignore[index]
+    assert rows["out-of-steps"]["end"] == "stopped: max_steps"
+    assert "stopped: max_steps" in terminal("samples")
+
+
 def test_check_json_findings() -> None:
     """check --json names each finding's kind and step, and counts them per file."""
     reports = as_json("check", *samples.names(), code=0)
