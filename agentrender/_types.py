@@ -29,6 +29,7 @@ from agentrender._display.values import decision_html, messages_html
 from agentrender._json import says_nothing, type_name
 
 __all__ = [
+    "STATUSES",
     "CheckedReply",
     "ContentBlock",
     "Decision",
@@ -40,6 +41,8 @@ __all__ = [
     "StepInput",
 ]
 
+STATUSES = ("ok", "error", "invalid_decision", "interrupted")
+"""Every status an observation has (``Observation.status``); any other is rendered as ``"ok"`` is."""
 _FAILED_STATUSES = frozenset({"error", "invalid_decision"})
 
 

@@ -516,6 +516,30 @@ def test_a_narrow_window_keeps_the_page_its_width(browser: Any, tmp_path: Path, 
     assert page.evaluate(f"() => {panel}.scrollWidth > {panel}.clientWidth")  # the table scrolls within it
 
 
+def test_the_as_sent_box_stays_beside_its_words_in_a_narrow_window(browser: Any, tmp_path: Path) -> None:
+    """In a window of 400 pixels the "as sent" box of an imported run's page is on the line where its words begin,
+    which wrap beside it, where the box was left alone on a line above them; clicking the words still toggles it."""
+    run = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
+    page = browser.new_page(viewport={"width": 400, "height": 900})
+    page.goto(saved(run, tmp_path, "narrow-mode").as_uri())
+    settled(page)
+    box, words = page.evaluate(
+        """() => {
+            const box = document.getElementById("ar-as-sent");
+            const label = document.querySelector(`label[for=ar-as-sent], label:has(#ar-as-sent)`);
+            const text = [...label.childNodes].find(node => node.nodeType === Node.TEXT_NODE && node.data.trim());
+            const range = document.createRange();
+            range.setStart(text, text.data.search(/\\S/));
+            range.setEnd(text, text.data.search(/\\S/) + 1);
+            const first = range.getClientRects()[0], square = box.getBoundingClientRect();
+            return [[square.top, square.bottom], [first.top, first.bottom]];
+        }"""
+    )
+    assert words[0] < box[1] and box[0] < words[1], (box, words)  # the box and the first word share a line
+    page.click("text=as sent (uncheck")
+    assert not page.is_checked("#ar-as-sent")
+
+
 def test_a_count_of_one_is_said_in_the_singular(browser: Any, tmp_path: Path) -> None:
     """The page says '1 message' of the view deciding step 0 (the opening alone), where it said '1 messages'."""
     run = samples.load("flaky-build-resumed")

@@ -611,6 +611,17 @@ def test_samples_json_lists_every_bundled_sample() -> None:
         assert (row["steps"], row["model_calls"]) == (len(run.steps), len(run.model_calls))
 
 
+def test_samples_say_how_each_run_ended_as_runs_and_show_do() -> None:
+    """samples' "how it ended" is the words runs and show give (status, then reason), where it gave a stopped run's
+    reason alone ("max_steps") beside a completed run's status, in one column."""
+    rows = {row["name"]: row for row in as_json("samples")}  # type: ignore[union-attr]
+    for name in samples.names():
+        [listed] = as_json("runs", name)  # type: ignore[misc]
+        assert rows[name]["end"] == listed["end"], name  # type: ignore[index]
+    assert rows["out-of-steps"]["end"] == "stopped: max_steps"
+    assert "stopped: max_steps" in terminal("samples")
+
+
 def test_check_json_findings() -> None:
     """check --json names each finding's kind and step, and counts them per file."""
     reports = as_json("check", *samples.names(), code=0)
@@ -621,6 +632,48 @@ def test_check_json_findings() -> None:
     assert {f["severity"] for f in out_of_steps["findings"]} == {"warning"}
     # step 5's reply sent argument bytes that are not UTF-8: read back as bytes, it decides as recorded
     assert {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]} == {("no-summary", 4)}
+
+
+def test_check_names_the_line_of_the_step_a_finding_is_about(tmp_path: Path) -> None:
+    """A finding about a step's result or render (no-summary, summary-longer, api-reject) names the line of the
+    step's last record, as the docs say every finding names its line, where it gave none ("—")."""
+    path = tmp_path / "out-of-steps.jsonl"
+    path.write_bytes(samples.path("out-of-steps").read_bytes())
+    lines = path.read_text("utf-8").splitlines()
+    last = {json.loads(text)["index"]: number for number, text in enumerate(lines, 1) if '"type": "step"' in text}
+    [report] = as_json("check", str(path), code=0)
+    findings = report["findings"]  # type: ignore[index]
+    assert {f["code"] for f in findings} == {"no-summary", "summary-longer"}
+    assert [(f["step"], f["line"]) for f in findings] == [(f["step"], last[f["step"]]) for f in findings]
+    base = clean_run()
+    odd = Step(index=1, decision=Decision(kind="tool_call", tool="bad name!", args={}), observation=Observation())
+    written = tmp_path / "odd.jsonl"
+    write_run(Run(header=base.header, steps=(*base.steps, odd), model_calls=()), written)
+    step_line = len(written.read_text("utf-8").splitlines())
+    findings = as_json("check", str(written), code=1)[0]["findings"]  # type: ignore[index]
+    rejected = {(f["step"], f["line"]) for f in findings if f["code"] == "api-reject"}
+    assert (1, step_line) in rejected, findings
+
+
+def test_check_warns_of_a_status_the_render_does_not_know(tmp_path: Path) -> None:
+    """An observation whose status is none of the four (a runtime's "failed") is an unknown-status warning at its
+    step and line, since the render shows its result as one that did not fail; it was loaded and shown in silence."""
+    base = clean_run()
+    odd = Step(
+        index=1,
+        decision=Decision(kind="tool_call", tool="read_file", args={"path": "b.py"}),
+        observation=Observation(status="failed", content="no such file", summary="no such file"),
+    )
+    path = tmp_path / "failed.jsonl"
+    write_run(Run(header=base.header, steps=(*base.steps, odd), model_calls=()), path)
+    [report] = as_json("check", str(path), code=0)
+    findings = [f for f in report["findings"] if f["code"] == "unknown-status"]  # type: ignore[index]
+    assert [(f["severity"], f["step"], f["line"]) for f in findings] == [
+        ("warning", 1, len(path.read_text("utf-8").splitlines()))
+    ]
+    assert findings[0]["message"].startswith("$.observation.status: 'failed' is none of ok, error, ")
+    assert run_cli("check", "--strict", str(path))[0] == 1
+    assert as_json("check", "fix-failing-test", code=0)[0]["clean"]  # type: ignore[index]
 
 
 def test_check_finds_a_recorded_decision_its_reply_does_not_make(tmp_path: Path) -> None:

@@ -314,6 +314,18 @@ def test_import_refuses_to_overwrite_without_force(convo: Path, tmp_path: Path) 
     assert load_run(target).run_id == "convo.json"
 
 
+def test_import_to_a_folder_says_it_is_one_without_offering_force(convo: Path, tmp_path: Path) -> None:
+    """-o naming a folder is refused as a folder at once, where the first refusal offered --force, which was then
+    refused in its turn as a folder; the folder is left as it was."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for argv in ([], ["--force"]):
+        code, out, err = run_cli("import", str(convo), "-o", str(folder), *argv)
+        assert (code, out) == (2, "")
+        assert err == f"agentrender: {folder}: a folder; -o names the run file to write (or use --all)\n", err
+    assert list(folder.iterdir()) == []
+
+
 def test_import_of_an_unreadable_source_writes_nothing(tmp_path: Path) -> None:
     """A source that cannot be imported is load's one-line error, and no output file is made."""
     source = tmp_path / "x.json"
@@ -448,8 +460,13 @@ IMPORTED = sorted(
 """Every bundled sample import and every import fixture: the files a round trip through ``import`` is tried on."""
 
 
-def _said(report: dict[str, Any]) -> list[tuple[str, str, int]]:
-    return [(finding["code"], finding["message"], finding["line"]) for finding in report["findings"]]
+def _said(report: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    # a finding about a step names the step's line in the file checked: the run file's, where the conversation
+    # imported, whose steps are made of its turns, has none; what the file held names its line in the source in both
+    return [
+        (finding["code"], finding["message"], finding["line"] if finding["step"] is None else None)
+        for finding in report["findings"]
+    ]
 
 
 @pytest.mark.parametrize("source", IMPORTED)
@@ -457,7 +474,8 @@ def test_import_keeps_the_imports_warnings_and_note_and_shows_and_checks_like_th
     source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run file ``import`` writes gives back the import's warnings (path, line and text), keeps the source's
-    note, and ``show``/``check`` of it say what they say of the import itself."""
+    note, and ``show``/``check`` of it say what they say of the import itself (a finding about a step, at the step's
+    line in the file checked)."""
     monkeypatch.chdir(ROOT)
     imported = load_runs(source)
     for number, run in enumerate(imported):

@@ -191,6 +191,20 @@ def test_getting_started_gives_the_readme_commands(marker: str) -> None:
     assert _command(page, marker) == _command(readme, marker)
 
 
+def test_getting_started_names_the_base_dependency_and_every_extra() -> None:
+    """The install paragraph names pyproject.toml's one base dependency and each extra a user installs (all but
+    dev), where it said the core had no dependencies and named four extras of seven."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    page = (DOCS / "getting-started.md").read_text("utf-8")
+    install = page.split("## Install", 1)[1].split("<!-- main-command -->", 1)[0]
+    [base] = [re.split(r"[<>=!~\[; ]", requirement)[0] for requirement in project["dependencies"]]
+    assert f"one dependency is `{base}`" in install, install
+    extras = [extra for extra in project["optional-dependencies"] if extra != "dev"]
+    assert [extra for extra in extras if f"`{extra}`" not in install] == [], install
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(DOCS)))
 def test_every_code_block_says_what_it_is(page: Path) -> None:
     """Every fenced block names its language, so a block that is not Python to run is marked as such."""

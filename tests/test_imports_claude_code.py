@@ -1909,6 +1909,34 @@ def test_a_sub_agents_metadata_file_is_said_to_be_one_and_points_to_its_transcri
     assert code == 2 and "agent-a1b2.jsonl beside it" in err, err
 
 
+@pytest.mark.parametrize(
+    "meta",
+    [
+        JESSITRON / "episode-8-before" / "subagents" / "agent-ae20659fd0f63295e.meta.json",
+        REAL
+        / "claude-code"
+        / "daaain-claude-code-log"
+        / "workflow_scriptpath"
+        / "22220000-0000-4000-8000-000000000002"
+        / "subagents"
+        / "workflows"
+        / "wf_sp01"
+        / "agent-agsp0001.meta.json",
+    ],
+    ids=["type-and-description", "workflow-agent-type-only"],
+)
+def test_a_sub_agents_metadata_file_without_a_tool_use_id_is_said_to_be_one(meta: Path) -> None:
+    """A real ``.meta.json`` that names no tool use (Claude Code 2.1.89's, holding the type and description; a
+    workflow agent's, its type alone) is refused as a sub-agent's metadata that names its transcript, where it was
+    told only as a JSON object of unknown keys."""
+    with pytest.raises(RunFileError) as caught:
+        load(meta)
+    said = str(caught.value)
+    transcript = meta.name.removesuffix(".meta.json") + ".jsonl"
+    assert "a Claude Code sub-agent's metadata" in said and f"that is {transcript} beside it" in said, said
+    assert (meta.parent / transcript).is_file()
+
+
 def test_a_transcript_that_begins_with_a_byte_order_mark_imports_as_without_it(tmp_path: Path) -> None:
     """A transcript an editor saved with a UTF-8 byte order mark imports as the same session without it, as a Codex
     rollout and a call log do; before, it was refused: '...:1: not JSON: Unexpected UTF-8 BOM'."""

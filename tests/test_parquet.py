@@ -395,6 +395,22 @@ def test_export_takes_bundled_samples_and_says_what_it_did(tmp_path: Path) -> No
     assert pd.read_parquet(tmp_path / "out" / "runs").run_id.tolist() == ["fix-failing-test"]
 
 
+def test_export_counts_a_file_it_could_not_read_as_such_not_as_a_run_written(tmp_path: Path) -> None:
+    """The terminal summary's runs written are the runs read, where a file that could not be read (written as its
+    error's row of the runs table) was counted among them: two samples and a broken file said "wrote 3 runs"."""
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    runs.mkdir()
+    for name in ("fix-failing-test", "out-of-steps"):
+        write_run(samples.load(name), runs / f"{name}.jsonl")
+    (runs / "broken.jsonl").write_text("[]\n", encoding="utf-8")
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--workers", "1", "--width", "200")
+    steps = sum(len(samples.load(name).steps) for name in ("fix-failing-test", "out-of-steps"))
+    assert (code, err) == (1, "")
+    assert printed.startswith(f"{out}: wrote 2 runs ({steps} steps, "), printed
+    assert "\n1 run file could not be read (rows of the runs table with their error):\n" in printed, printed
+    assert len(pd.read_parquet(out / "runs")) == 3
+
+
 def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:
     """agentrender export --prune drops the parts of a file deleted since the last export, and its summary counts it."""
     runs, out = tmp_path / "runs", tmp_path / "out"

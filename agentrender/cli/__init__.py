@@ -271,6 +271,8 @@ from its last reply; earlier replies for the same step are shown as superseded."
         """\
 Read each run file and report what a user should act on: results with no summary (the model
 sees "(no summary)" once they leave the window), summaries longer than their results,
+observation statuses none of ok, error, invalid_decision and interrupted (rendered as a result
+that did not fail),
 renders the Messages API would reject, recorded decisions that disagree with render.decide
 on their captured reply, model calls that belong to no step, and what the file held that was
 not loaded (its warnings). Every result is checked both in full and as its summary, under the

@@ -3,7 +3,7 @@
 Each kind of finding is declared once in ``FINDINGS``, with its severity: an **error** is a
 render the API would reject, a recorded decision that ``render.decide`` does not make of
 its reply, or a record the file lost; a **warning** is worth a look but breaks nothing (a
-result with no summary, a summary longer than its result, a model call for a step the run
+result with no summary, a summary longer than its result, a status none of the four, a model call for a step the run
 does not hold, a field or record kept but not loaded, a cache breakpoint its view leaves
 out). ``check`` exits 1 on errors, and with ``--strict`` on warnings too. Which steps carry a result, and in
 which form, is read off ``agentrender.views``; the API's rules are checked on the messages
@@ -18,6 +18,7 @@ from typing import Any
 
 from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
+from agentrender._types import STATUSES
 from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
@@ -42,6 +43,11 @@ FINDINGS: dict[str, tuple[str, str]] = {
     "lost-record": (ERROR, "something the file held was not loaded at all (a line cut short, a stream ended early)"),
     "no-summary": (WARNING, "a result with no summary: once it leaves the window the model sees only '(no summary)'"),
     "summary-longer": (WARNING, "a summary longer than its result: the window saves nothing on it"),
+    "unknown-status": (
+        WARNING,
+        "an observation's status none of ok, error, invalid_decision, interrupted: rendered as a result that did "
+        "not fail",
+    ),
     "orphan-call": (WARNING, "a model call for a step the run does not hold"),
     "unplaced-breakpoint": (
         WARNING,
@@ -133,7 +139,15 @@ class Report:
         }
 
 
+def _record_lines(run: Run) -> dict[int | None, int]:
+    """The line of the file each step was read from (its last record's), by its index, and the header's under
+    ``None``: what a finding about a step, or about the opening, names. None for the steps of an imported
+    conversation, made of its turns."""
+    return {None: run.header_line, **dict(zip((step.index for step in run.steps), run.step_lines, strict=False))}
+
+
 def _findings(run: Run, views: Views) -> Iterator[Finding]:
+    lines = _record_lines(run)
     for group in warning_groups(run.warnings):
         elsewhere = group.path if group.path and run.path and group.path != run.path else ""
         code = "lost-record" if group.lost else "load-warning"
@@ -150,6 +164,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             yield Finding(
                 code="no-summary",
                 step=fact.step.index,
+                line=lines.get(fact.step.index, 0),
                 message=f"the result ({block.content_bytes:,} bytes) has no summary: outside the window "
                 "the model sees only '(no summary)'",
             )
@@ -157,11 +172,21 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             yield Finding(
                 code="summary-longer",
                 step=fact.step.index,
+                line=lines.get(fact.step.index, 0),
                 message=f"the summary ({utf8_bytes(summary):,} bytes) is longer than the result "
                 f"({block.content_bytes:,} bytes)",
             )
-    yield from _api_rejects(run, views)
-    yield from _unplaced_breakpoints(run, views)
+    for step in run.steps:
+        if step.observation is not None and step.observation.status not in STATUSES:
+            yield Finding(
+                code="unknown-status",
+                step=step.index,
+                line=lines.get(step.index, 0),
+                message=f"$.observation.status: {step.observation.status!r} is none of {', '.join(STATUSES)}: "
+                "the model was shown its result as one that did not fail",
+            )
+    yield from _api_rejects(run, views, lines)
+    yield from _unplaced_breakpoints(run, views, lines)
     indices = {step.index: step for step in run.steps}
     last = run.last_calls()
     for call in run.model_calls:
@@ -188,7 +213,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             )
 
 
-def _api_rejects(run: Run, views: Views) -> Iterator[Finding]:
+def _api_rejects(run: Run, views: Views, lines: Mapping[int | None, int]) -> Iterator[Finding]:
     """What the API would refuse in the messages the views sent: in both forms of every result, in the longest view
     and in the last view before each compaction (the views after it restart from its opening, so the longest holds
     none of the steps before it), each problem once a step."""
@@ -216,10 +241,10 @@ def _api_rejects(run: Run, views: Views) -> Iterator[Finding]:
                 if (step, problem) not in seen:
                     seen.add((step, problem))
                     where = "the opening" if position == 0 else f"message #{position}"
-                    yield Finding(code=rejected, step=step, message=f"{where}: {problem}")
+                    yield Finding(code=rejected, step=step, line=lines.get(step, 0), message=f"{where}: {problem}")
 
 
-def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
+def _unplaced_breakpoints(run: Run, views: Views, lines: Mapping[int | None, int]) -> Iterator[Finding]:
     """The cache breakpoints the run records (a step's ``sent.breakpoints``, the header's ``breakpoints``) on a
     message or block that no view they are for holds, which ``render.with_breakpoints`` leaves out: a step's own
     against the view at that step (its request's), the header's against every view (its request, the longest,
@@ -243,8 +268,6 @@ def _unplaced_breakpoints(run: Run, views: Views) -> Iterator[Finding]:
             render.breakpoint_past(views.at(at).messages, mark["message"], mark["block"]) for at in views.stops
         ):
             found.append((None, f"$.breakpoints[{position}].{past}", _past_said(mark, whole, None)))
-    # the lines the loader read them from: none for the steps of an imported conversation, made of its turns
-    lines: dict[int | None, int] = {None: run.header_line, **dict(zip(indices, run.step_lines, strict=False))}
     for index, field_path, said in found:
         yield Finding(
             code="unplaced-breakpoint",

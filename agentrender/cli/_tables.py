@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from agentrender._display.said import (
-    NO_END_RECORDED,
     end_said,
     inherited_said,
     media_short,
@@ -610,14 +609,13 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
 
 
 def sample_row(name: str, run: Run) -> dict[str, Any]:
-    """What ``samples`` says of one sample run."""
-    end = run.end
+    """What ``samples`` says of one sample run; how it ended as ``runs`` and ``show`` say it."""
     return {
         "name": name,
         "run_id": run.run_id,
         "steps": len(run.steps),
         "model_calls": len(run.model_calls),
-        "end": None if end is None else end.get("reason") or end.get("status"),
+        "end": end_said(run.end, run.header)[0],
         "goal": run.goal,
         "path": run.path,
     }
@@ -629,14 +627,15 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
     table.add_column("name", no_wrap=True, style="bold")
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("calls", justify="right", no_wrap=True)
-    table.add_column("how it ended", no_wrap=True)
+    # a word longer than its column (a stop's reason, repeated_tool_failures) goes on over lines, never cut
+    table.add_column("how it ended", ratio=1, overflow="fold")
     table.add_column("goal", ratio=1)
     for row in rows:
         table.add_row(
             Text(clean(row["name"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
-            Text(clean(str(row["end"] or NO_END_RECORDED), one_line=True)),
+            Text(clean(row["end"], one_line=True)),
             Text(clean(row["goal"], one_line=True)),
         )
     hint = Text("show one: ", style=MUTED)
@@ -693,9 +692,12 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
 def export_renderable(done: ParquetExport) -> Group:
     """What ``export`` did: the runs written and skipped, the rows written, and each file that could not be read."""
     rows = done.rows or {}
+    # a file that could not be read is written too, as its row of the runs table: it is counted as such, not as a run
+    unreadable = {path for path, _ in done.errors}
+    runs = sum(path not in unreadable for path in done.written)
     lines: list[Any] = [
         Text(
-            f"{done.out}: wrote {plural(len(done.written), 'run')} "
+            f"{done.out}: wrote {plural(runs, 'run')} "
             f"({plural(rows.get('steps', 0), 'step')}, {plural(rows.get('model_calls', 0), 'model call')}), "
             f"skipped {len(done.unchanged)} unchanged"
             + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")

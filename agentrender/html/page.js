@@ -171,9 +171,11 @@
   modeBox.type = "checkbox";
   modeBox.id = "ar-as-sent";
   modeBox.checked = true;
-  const modeLabel = el("label", "", "as sent (uncheck: the same history under the contract's window and cap)");
-  modeLabel.htmlFor = "ar-as-sent";
-  modeBar.appendChild(modeBox);
+  // the box inside its label: in a narrow window the words wrap beside it, where a box of its own was left alone on
+  // a line above them
+  const modeLabel = el("label");
+  modeLabel.appendChild(modeBox);
+  modeLabel.appendChild(document.createTextNode(" as sent (uncheck: the same history under the contract's window and cap)"));
   modeBar.appendChild(modeLabel);
   if (data.modes.length > 1) root.appendChild(modeBar);
   modeBox.addEventListener("change", () => { state.mode = modeBox.checked ? 0 : 1; state.rows = null; draw(); });

@@ -235,11 +235,14 @@ def _what_else(path: str, first: Any) -> str:
     other."""
     if not isinstance(first, dict):
         return ""
-    if path.endswith(_SUB_AGENT_META) and "toolUseId" in first:
+    # every version writes the agent's type; the description and the tool use's id came later, and a workflow's
+    # agents have neither
+    if path.endswith(_SUB_AGENT_META) and "agentType" in first:
         transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
         return (
-            f": a Claude Code sub-agent's metadata (its type, task and the tool use that started it), not its "
-            f"transcript; that is {transcript} beside it, which the session's own .jsonl reads as its sub-agent"
+            f": a Claude Code sub-agent's metadata (its type, and its task and the tool use that started it where "
+            f"given), not its transcript; that is {transcript} beside it, which the session's own .jsonl reads as "
+            f"its sub-agent"
         )
     if first.get("role") == "assistant" and isinstance(first.get("content"), list) and "messages" not in first:
         return (

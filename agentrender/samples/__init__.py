@@ -1,7 +1,7 @@
 """The bundled sample runs: realistic recorded runs to try every instrument on.
 
 ``folder()`` is where they are, ``names()`` lists them, ``path(name)`` finds one's file and
-``load(name)`` reads it: data access only, standard library only. They ship in the wheel,
+``load(name)`` reads it: data access only, no extra needed. They ship in the wheel,
 so they load after a plain ``pip install`` too; the agent that records them from their
 scripts is ``agentrender.agent`` (``python -m agentrender.agent.record``).
 
