@@ -41,7 +41,7 @@ import msgspec
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import type_name
-from agentrender._types import Decision, Observation, Step
+from agentrender._types import STATUSES, Decision, Observation, Step
 from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.views import RESULT_KINDS, OneValue, StepsRead, View, Views, one_value, utf8_bytes
@@ -103,7 +103,6 @@ class Column:
 
 
 _KINDS = ("tool_call", "complete", "truncated", "no_tool_call")
-_STATUSES = ("ok", "error", "invalid_decision", "interrupted")
 _STOPS = (
     render.STOP_TOOL_USE,
     render.STOP_END_TURN,
@@ -324,7 +323,7 @@ STEP_COLUMNS: tuple[Column, ...] = (
         of="decision.invalid_args",
         values=_or_nulls,
     ),
-    Column("status", "category", "The observation's status.", _itself, of="observation.status", categories=_STATUSES),
+    Column("status", "category", "The observation's status.", _itself, of="observation.status", categories=STATUSES),
     Column(
         "failed",
         "boolean",
