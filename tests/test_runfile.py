@@ -31,6 +31,7 @@ from agentrender.runfile import following as runfile_following
 from agentrender.runfile import read as runfile_read
 from agentrender.runfile.lines import open_lines
 from agentrender.views import Views
+from tests._support import real
 
 HEADER: dict[str, Any] = {
     "type": "run",
@@ -330,6 +331,36 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
 def test_bad_input_is_an_error_naming_line_and_field(tmp_path: Path, data: bytes, expected: str) -> None:
     """Each bad input of RUNFILE.md raises RunFileError: PATH:LINE: then what was wrong and where."""
     assert error_of(tmp_path, data).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        (
+            real.REAL / "swe-agent" / "SWE-agent-mini-swe-agent" / "marshmallow-code__marshmallow-1343.traj.json",
+            "1: not JSON: Expecting property name enclosed in double quotes at column 3; ",
+        ),
+        (
+            real.REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl",
+            "1: missing run header: the first record is a 'queue-operation' record, not 'run'; ",
+        ),
+    ],
+)
+def test_an_agents_own_history_given_to_load_run_is_pointed_to_agentrender_load(path: Path, expected: str) -> None:
+    """A real agent's history (a pretty-printed JSON trajectory, a Claude Code session) read as a run file fails on its
+    first line with the reason, then the words that the importers read it (``agentrender.load``)."""
+    with pytest.raises(RunFileError) as caught:
+        load_run(path)
+    said = str(caught.value).removeprefix(f"{path}:")
+    assert said.startswith(expected) and said.endswith("is read by agentrender.load or `agentrender import`")
+    assert agentrender.load(path).steps  # which it is
+
+
+def test_a_run_files_later_line_that_is_not_json_is_not_said_to_be_another_format(tmp_path: Path) -> None:
+    """Past a run file's header, a line that is not JSON is said to be so and no more: the file is a run file."""
+    assert error_of(tmp_path, lines(HEADER, b"{not json}")) == (
+        "2: not JSON: Expecting property name enclosed in double quotes at column 2"
+    )
 
 
 def test_run_file_error_is_a_value_error_with_its_parts(tmp_path: Path) -> None:

@@ -247,6 +247,13 @@ class _StepLines(ContentSequence[int]):
         return repr(tuple(self))
 
 
+_HISTORY_HINT = (
+    "; a run file begins with its 'run' header, and an agent's own history (a Claude Code session, a Codex rollout, "
+    "an Inspect log, a Messages API request ...) is read by agentrender.load or `agentrender import`"
+)
+"""What a failure on a file's first record adds: most such files are another format's, which ``load_run`` does not
+read (the core does not import the importers, so it names them rather than trying them)."""
+
 _TIMED = 256
 """How many steps read quickly ``Loader.check_times`` checks at once: their timestamps are read as times together."""
 
@@ -457,7 +464,8 @@ class Loader:
                 self.cut_short(number, len(line), "not JSON")
                 return
             if isinstance(error, json.JSONDecodeError):
-                raise self.fail(number, f"not JSON: {error.msg} at column {error.pos + 1}") from None
+                said = f"not JSON: {error.msg} at column {error.pos + 1}"
+                raise self.fail(number, said + (_HISTORY_HINT if self.header is None else "")) from None
             raise self.fail(number, decode_failure(error)) from None
         self.record(number, record, text)
 
@@ -541,7 +549,9 @@ class Loader:
         kind = record["type"]
         if self.header is None:
             if kind != "run":
-                raise self.fail(number, f"missing run header: the first record is a {kind!r} record, not 'run'")
+                raise self.fail(
+                    number, f"missing run header: the first record is a {kind!r} record, not 'run'{_HISTORY_HINT}"
+                )
             self.header, self.header_line = record, number
             self.check_format(number, record.get("format"))
             if not has_opening(record):
