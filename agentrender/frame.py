@@ -1377,7 +1377,7 @@ _STRETCHES = 16
 
 _BLOCK_BYTES = 1 << 16
 """About how many bytes of texts ``_shaped_alike`` compares at a time: each comparison's arrays stay in the
-processor's cache (a comparison of 1 MiB at once cost 3.6 ms, of 64 KiB at a time 0.4)."""
+processor's cache (40,000 times compared 1 MiB at once cost 3.1 ms, 64 KiB at a time 0.9)."""
 
 
 def _shaped_alike(column: Any) -> bool:
