@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import html, imports, load_run, samples
+from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, BlockFact, Views
@@ -351,6 +351,22 @@ def test_an_imported_run_toggles_between_as_sent_and_the_what_if(browser: Any, t
     page.check("#ar-as-sent")
     settled(page)
     assert page.evaluate(TURNS) == expected_turns(sent, last)
+
+
+def test_an_imported_runs_view_as_sent_reads_as_one_with_no_window_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    """The page of an imported run, read by the browser's JSON.parse, holds its as-sent view's window and cap as null
+    and shows that view as sent, every result in full, with no number standing for "no window" anywhere."""
+    run = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
+    page, _, _ = open_page(browser, saved(run, tmp_path, "as-sent"))
+    modes = page.evaluate('() => JSON.parse(document.getElementById("ar-payload").textContent).modes')
+    assert [(mode["recent_results"], mode["result_bytes"]) for mode in modes] == [
+        (None, None),
+        (render.RECENT_RESULTS, render.RESULT_BYTES),
+    ]
+    assert "as sent" in page.inner_text(".ar-view > .ar-header")
+    assert page.evaluate(TURNS) == expected_turns(Views(run), Views(run).stops[-1])
+    shown = page.inner_text("body")
+    assert "9,223,372" not in shown and "9223372" not in shown and "e+18" not in shown
 
 
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:

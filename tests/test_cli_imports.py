@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,17 @@ def test_show_of_a_conversation_is_what_was_sent_and_says_so(convo: Path) -> Non
     out = ok("show", str(convo))
     assert "shown       as sent" in out and "no window, no cap" in out
     assert "9,223,372,036,854,775,807" not in out  # the window of an as-sent view is not a number to print
+
+
+def test_show_json_says_an_as_sent_views_window_and_cap_as_null_a_javascript_reader_keeps(convo: Path) -> None:
+    """show --json of an imported run gives its window and cap as null (no window, no cap), never sys.maxsize,
+    which JSON.parse rounds to another number; under a window given, the numbers given."""
+    text = run_cli("show", str(convo), "--json")[1]
+    assert str(sys.maxsize) not in text
+    data = json.loads(text)
+    assert (data["recent_results"], data["result_bytes"]) == (None, None)
+    data = as_json("show", str(convo), "--recent-results", "1", "--result-bytes", "64")
+    assert (data["recent_results"], data["result_bytes"]) == (1, 64)
 
 
 def test_show_with_a_window_is_the_what_if_under_the_contract(convo: Path) -> None:

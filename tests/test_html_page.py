@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import json
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agentrender import html, imports, load_run, samples
+from agentrender import html, imports, load_run, render, samples
 from agentrender.cli import main
 from agentrender.runfile import RunFileError
 from agentrender.views import Views
@@ -182,6 +183,17 @@ def test_an_imported_run_carries_its_view_as_sent_and_the_what_if() -> None:
     assert texts[sent["describe"]] == Views(run).describe_mode() == "as sent"
     assert (what_if["recent_results"], what_if["result_bytes"]) == (1, 100)
     assert texts[what_if["describe"]].startswith("under the contract (window 1, cap 100 bytes)")
+
+
+def test_an_imported_runs_page_says_its_view_as_sent_has_no_window_as_null() -> None:
+    """The page's data gives the as-sent view's window and cap as null (no window, no cap), never sys.maxsize, which
+    the page's JSON.parse would round to another number; the view under the contract keeps its numbers."""
+    run = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
+    page = html.page(run)
+    assert str(sys.maxsize) not in page
+    sent, what_if = html.payload(run)["modes"]
+    assert (sent["recent_results"], sent["result_bytes"]) == (None, None)
+    assert (what_if["recent_results"], what_if["result_bytes"]) == (render.RECENT_RESULTS, render.RESULT_BYTES)
 
 
 def test_a_reply_whose_further_calls_the_agent_ran_says_so() -> None:

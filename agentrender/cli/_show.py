@@ -59,6 +59,7 @@ from agentrender.views import (
     View,
     steps_summary,
     utf8_bytes,
+    window_json,
 )
 
 __all__ = [
@@ -562,14 +563,12 @@ def show_json(view: View) -> dict[str, Any]:
                 ended=fact.ended,
             )
         steps.append(item)
-    options = view.options
     return {
         "run_id": view.views.run_id,
         "at": view.at,
         "mode": view.views.mode,
         "summariser": view.views.summariser,
-        "recent_results": options.recent_results,
-        "result_bytes": options.result_bytes,
+        **window_json(view.options),
         "message_count": len(view.messages),
         "bytes": view.bytes,
         "tokens": view.tokens,

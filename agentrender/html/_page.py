@@ -56,6 +56,7 @@ from agentrender.views import (
     disagreements,
     explain_decide,
     steps_summary,
+    window_json,
 )
 
 if TYPE_CHECKING:
@@ -192,11 +193,9 @@ class _Mode:
         """What the page knows of the mode before it reads any part; ``marks``: the compactions its views render
         across (under the contract's options), by the step each came right before (as ``views.html`` marks them)."""
         views = self.views
-        options = views.options
         return {
             "describe": self.texts(views.describe_mode()),
-            "recent_results": options.recent_results,
-            "result_bytes": options.result_bytes,
+            **window_json(views.options),
             "openings": self.openings,
             "marks": [[mark.step, self.texts(compaction_mark(mark.trigger))] for mark in views.rendered_across],
         }

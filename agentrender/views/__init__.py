@@ -60,7 +60,7 @@ from agentrender.views.facts import (
     steps_summary,
 )
 from agentrender.views.sizes import approx_tokens, message_bytes
-from agentrender.views.view import NO_WINDOW, View, Views
+from agentrender.views.view import NO_WINDOW, View, Views, window_json
 
 __all__ = [
     "ARGS_OUTCOMES",
@@ -92,6 +92,7 @@ __all__ = [
     "one_value",
     "steps_summary",
     "utf8_bytes",
+    "window_json",
 ]
 
 # The public face: a class shows (in reprs, tracebacks, pickles) under the name it is imported by.

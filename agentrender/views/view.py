@@ -45,10 +45,20 @@ if TYPE_CHECKING:
     from agentrender._types import Message
     from agentrender.runfile import Compaction, Run
 
-__all__ = ["NO_WINDOW", "View", "Views", "checked_at"]
+__all__ = ["NO_WINDOW", "View", "Views", "checked_at", "window_json"]
 
 NO_WINDOW = sys.maxsize
 """A ``recent_results`` that shows every result in full: the view as if there were no window."""
+
+
+def window_json(options: Options) -> dict[str, int | None]:
+    """``options``' ``recent_results`` and ``result_bytes`` as JSON a program reads: ``None`` (null) for no window or
+    no cap (``NO_WINDOW``, an imported run's view as sent), which JavaScript's ``JSON.parse`` would round to
+    another number; the numbers otherwise."""
+    return {
+        "recent_results": None if options.recent_results >= NO_WINDOW else options.recent_results,
+        "result_bytes": None if options.result_bytes >= NO_WINDOW else options.result_bytes,
+    }
 
 
 def checked_at(at: object, last: int) -> int | None:
