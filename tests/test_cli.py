@@ -321,6 +321,25 @@ def test_an_option_is_its_whole_name_and_show_takes_step_as_decide_does(capsys: 
         assert refused.value.code == 2 and f"unrecognized arguments: {option}" in capsys.readouterr().err
 
 
+def test_an_unknown_option_is_refused_by_the_commands_own_usage_naming_the_command_that_takes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``keys RUN --at 3`` is refused with the usage of ``keys`` and ``agentrender keys: error:``, where it gave the
+    top-level usage, and names the commands that take ``--at``; an option no command takes gets no such hint."""
+    with pytest.raises(SystemExit) as refused:
+        run_cli("keys", "fix-failing-test", "--at", "3")
+    err = capsys.readouterr().err
+    assert refused.value.code == 2
+    assert err.startswith("usage: agentrender keys [-h]") and "COMMAND ..." not in err, err
+    assert err.splitlines()[-1] == "agentrender keys: error: unrecognized arguments: --at 3 (--at is an option of show)"
+    with pytest.raises(SystemExit) as refused:
+        run_cli("context", "fix-failing-test", "--full", "--no-such")
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert refused.value.code == 2
+    said = "unrecognized arguments: --full --no-such (--full is an option of show and decide)"
+    assert last == f"agentrender context: error: {said}"
+
+
 def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) -> None:
     """An MCP tool's long name (``mcp__server__tool``) is cut in the steps table at 100 columns, where it used to
     squeeze every other column: each step's number stays whole, and each header its name."""

@@ -27,7 +27,8 @@ import argparse
 import functools
 import os
 import sys
-from typing import IO
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
 
 from agentrender.views import VIEW_TERMS
 
@@ -79,8 +80,43 @@ def _positive(text: str) -> int:
     return value
 
 
-def _output_options() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+class _Command(argparse.ArgumentParser):
+    """A command's parser: an argument it does not take is refused with the command's own usage and name
+    (argparse leaves it to the top-level parser, whose usage names no command), and the commands that take it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.siblings: Mapping[str, argparse.ArgumentParser] = {}
+        """Every command's parser, by its name (``build_parser`` fills it in)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._taken_by(extras)}")
+        return parsed, extras
+
+    def _taken_by(self, extras: list[str]) -> str:
+        """Which other commands take each of ``extras``' options (``--at`` is an option of show), in brackets."""
+        said = []
+        for option in dict.fromkeys(extra.split("=", 1)[0] for extra in extras if extra.startswith("-")):
+            takers = [
+                name
+                for name, parser in self.siblings.items()
+                if parser is not self
+                and any(
+                    option in action.option_strings and action.help != argparse.SUPPRESS for action in parser._actions
+                )
+            ]
+            if takers:
+                names = f"{', '.join(takers[:-1])} and {takers[-1]}" if len(takers) > 1 else takers[0]
+                said.append(f"{option} is an option of {names}")
+        return f" ({'; '.join(said)})" if said else ""
+
+
+def _output_options() -> _Command:
+    parent = _Command(add_help=False)
     group = parent.add_argument_group("output")
     group.add_argument(
         "--json",
@@ -165,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     from agentrender import __version__
 
     parser.add_argument("--version", action="version", version=f"agentrender {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Command)
     output = _output_options()
 
     def command(name: str, summary: str, description: str, terms: tuple[str, ...] = ()) -> argparse.ArgumentParser:
@@ -446,6 +482,8 @@ kept with a warning); the schema does not allow them, so a checked writer writes
 
   agentrender schema > run-line.schema.json""",
     )
+    for each in commands.choices.values():
+        each.siblings = commands.choices
     return parser
 
 
