@@ -16,7 +16,7 @@ import pytest
 
 from agentrender.cli import main
 from agentrender.runfile.following import POLL_INTERVAL
-from tests._support.cli import run_cli
+from tests._support.cli import interruptible_cli, run_cli
 from tests._support.growing import Writer, header, line, step
 
 
@@ -29,11 +29,9 @@ def writer(tmp_path: Path) -> Iterator[Writer]:
 
 def follow(command: str, path: Path, *options: str, by_name: bool = False) -> subprocess.Popen[str]:
     """The command following ``path``; ``by_name``: given by its name from its folder (a line naming it fits)."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    return subprocess.Popen(
-        [sys.executable, "-m", "agentrender", command, path.name if by_name else str(path), "--follow", "--width",
-         "200", "--color", "never", *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=path.parent,
+    return interruptible_cli(
+        command, path.name if by_name else str(path), "--follow", "--width", "200", "--color", "never", *options,
+        cwd=path.parent,
     )  # fmt: skip
 
 
@@ -76,6 +74,46 @@ def test_follow_prints_each_new_step_and_ctrl_c_exits_0(
         read_until(process, answered)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+        process.communicate()
+
+
+@pytest.mark.parametrize("started", ["in a terminal", "in the background"])
+def test_ctrl_c_ends_a_follow_whether_the_test_run_was_started_in_the_background_or_not(
+    writer: Writer, started: str
+) -> None:
+    """A test run started in the background (``pytest &`` in a script, which ignores SIGINT) still ends a follow it
+    started with a Ctrl-C, status 0: the child is started with SIGINT at its default, as a terminal starts it."""
+    writer.records(header(), step(0))
+    handler = signal.SIG_IGN if started == "in the background" else signal.getsignal(signal.SIGINT)
+    before = signal.signal(signal.SIGINT, handler)
+    try:
+        process = follow("steps", writer.path)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+        process.communicate()
+
+
+@pytest.mark.slow
+def test_a_follow_started_with_sigint_ignored_leaves_it_ignored(writer: Writer) -> None:
+    """The command leaves an ignored SIGINT ignored, as a nohup job asks: a Ctrl-C does not end its follow."""
+    writer.records(header(), step(0))
+    process = interruptible_cli(
+        "steps", str(writer.path), "--follow", "--color", "never",
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    try:
+        read_until(process, "Ctrl-C to stop")
+        process.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=1)
     finally:
         process.kill()
         process.communicate()
@@ -399,12 +437,7 @@ def test_context_follow_lines_are_rows_of_the_table_in_its_columns_at_the_width(
     table's headers do, within the console width (it was a fixed line of ~98 characters, columns of its own); a step
     waiting for its result prints none (the view would hold the call as interrupted)."""
     writer.records(header(), step(0), step(1))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "agentrender", "context", str(writer.path), "--follow", "--width", "80", "--color",
-         "never"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+    process = interruptible_cli("context", str(writer.path), "--follow", "--width", "80", "--color", "never")
     try:
         table = read_until(process, "to stop")  # "following PATH: Ctrl-C to stop" wraps at 80 columns
         writer.records(step(2, answered=False))
