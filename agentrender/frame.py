@@ -948,7 +948,7 @@ def _failure_text(path: str, failure: Exception) -> str:
     tau-bench's results) is named as such, with the command that writes its runs as run files."""
     said = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
     if isinstance(failure, RunFileError):
-        from agentrender.imports.detect import history_format
+        from agentrender.imports.detect import history_format, no_format_error
 
         kind = history_format(path)
         if kind is not None:
@@ -956,6 +956,8 @@ def _failure_text(path: str, failure: Exception) -> str:
                 f"{path}: not a run file but an agent's history ({kind}): `agentrender import {path} --all -o FOLDER` "
                 f"writes its runs as run files, which export and the frames read (as a run file: {said})"
             )
+        elif (unknown := no_format_error(path)) is not None:  # what every command says of it (a sub-agent's metadata)
+            said = str(unknown)
     return said
 
 

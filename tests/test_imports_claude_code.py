@@ -1937,6 +1937,18 @@ def test_a_sub_agents_metadata_file_without_a_tool_use_id_is_said_to_be_one(meta
     assert (meta.parent / transcript).is_file()
 
 
+def test_export_of_a_sub_agents_metadata_file_says_what_every_other_command_says(tmp_path: Path) -> None:
+    """export given a real sub-agent's ``.meta.json`` gives it the runs row of the error every other command gives
+    it (a Claude Code sub-agent's metadata, its transcript beside it), where the row said '$.type: missing'."""
+    meta = JESSITRON / "ff80b049-3eff-495f-b4f0-c4071d615994" / "subagents" / "agent-ad106947ff439c8f3.meta.json"
+    code, _, err = run_cli("steps", str(meta))
+    assert code == 2
+    code, out, _ = run_cli("export", str(meta), "--parquet", str(tmp_path / "out"), "--json", "--workers", "1")
+    [failed] = json.loads(out)["errors"]
+    assert code == 1 and failed["error"] == err.removeprefix("agentrender: ").strip()
+    assert "a Claude Code sub-agent's metadata" in failed["error"] and "$.type" not in failed["error"]
+
+
 def test_a_transcript_that_begins_with_a_byte_order_mark_imports_as_without_it(tmp_path: Path) -> None:
     """A transcript an editor saved with a UTF-8 byte order mark imports as the same session without it, as a Codex
     rollout and a call log do; before, it was refused: '...:1: not JSON: Unexpected UTF-8 BOM'."""

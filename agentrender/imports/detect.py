@@ -35,6 +35,7 @@ __all__ = [
     "history_format",
     "load",
     "load_runs",
+    "no_format_error",
     "run_number",
     "runs_said",
 ]
@@ -296,14 +297,36 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
         said = _unreadable(path)
         if said is not None:
             raise said
+    raise _of_no_format(path, first)
+
+
+def _of_no_format(path: str, first: Any) -> RunFileError:
+    """The error of the file ``path`` whose first value ``first`` no format of ``FORMATS`` reads: what it holds, what
+    it is where that is known (``_what_else``), the formats tried, and where they are described."""
     tried = "; ".join(f.name for f in FORMATS)
-    raise RunFileError(
+    return RunFileError(
         path,
         1,
         f"not a run, nor a conversation agentrender can import: {_describe(first)}{_what_else(path, first)}. "
         f"Tried: {tried}. "
         f"The formats are described in {DOCS}",
     )
+
+
+def no_format_error(source: str | os.PathLike[str]) -> RunFileError | None:
+    """The error ``load_runs`` raises of the file ``source`` when no format reads it (what it holds and, for a Claude
+    Code sub-agent's metadata or a model's reply, what it is instead), for a reader of run files alone to give in
+    place of its own; ``None`` for a file of a known format, or one whose first value cannot be read."""
+    path = os.fspath(source)
+    try:
+        first, _, cut = _first_value(path)
+        if first is None and cut:
+            first, _, _ = _first_value(path, past_window=True)
+    except OSError:
+        return None
+    if first is None or any(candidate.recognise(path, first) for candidate in FORMATS):
+        return None
+    return _of_no_format(path, first)
 
 
 SHOWN_RUNS = 20
