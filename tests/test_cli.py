@@ -554,17 +554,30 @@ def test_decide_reads_a_reply_pasted_as_an_assistant_turn_alone(tmp_path: Path) 
     assert (code, out) == (2, "") and f"{path}:1: reply.content: expected a list of blocks, got string" in err, err
 
 
-def test_a_narrow_steps_table_keeps_the_tools_share() -> None:
-    """At 60 columns the steps table keeps a tool's name of 8 characters whole and cuts a longer one at 7 and an
-    ellipsis, the reason and the kind (whose first three letters tell its four values apart) giving way first; at 80
-    every name is whole. Before, at 60 every tool was cut to 3 characters (``lis…``, ``sea…``)."""
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_narrow_steps_table_keeps_every_kind_tool_and_status_whole(width: int) -> None:
+    """At 60 columns the steps table keeps every step's kind, tool, status and what the model saw whole (its words
+    wrapped), leaving out the reason column, with a line saying where each reason is; at 80 it keeps the reason too,
+    cut. Before, at 60 every kind was cut to ``too…``, what the model saw to ``summ…`` and a tool to ``write_f…``."""
     run = samples.load("fix-failing-test")
-    for width, shown in ((60, lambda name: name if len(name) <= 8 else name[:7] + "…"), (80, lambda name: name)):
-        code, out, err = run_cli("steps", "fix-failing-test", "--width", str(width), "--color", "never")
-        assert code == 0, err
-        rows = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
-        assert [row[2] for row in rows] == [shown(step.decision.tool) for step in run.steps if step.decision], out
-        assert all(len(line) <= width for line in out.splitlines()), out
+    code, out, err = run_cli("steps", "fix-failing-test", "--width", str(width), "--color", "never")
+    assert code == 0, err
+    assert all(len(line) <= width for line in out.splitlines()), out
+    rows = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
+    decided = [step for step in run.steps if step.decision]
+    assert [row[1:4] for row in rows] == [
+        [step.decision.kind, step.decision.tool, step.observation.status]  # type: ignore[union-attr]
+        for step in decided
+    ], out
+    words = " ".join(out.split())
+    assert "summ…" not in words and "resu…" not in words
+    header = next(line for line in out.splitlines() if line.split()[:1] == ["#"]).split()
+    if width == 60:
+        assert "reason" not in header
+        assert "the reasons are left out at 60 columns: --json has each in full, --width 80 shows them" in words
+    else:
+        assert header[-1] == "reason" and "left out" not in out
+        assert all(row[-1].endswith("…") for row in rows)
 
 
 def test_context_and_keys_count_views_as_the_page_does(tmp_path: Path) -> None:

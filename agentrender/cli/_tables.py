@@ -179,9 +179,9 @@ class StepsTable:
         if run.inherited_steps:
             title.append(f" \u00b7 {inherited_said(run.inherited_steps)}", style=MUTED)
         # narrow, the words of what the model saw wrap, then the reason (in full in --json) is cut below its 10
-        # columns, then the kind (of four values, tool_call the most), and a tool's name last: its share is kept
-        narrow = tuple(map(columns.index, ("shown_as", "reason", "kind", "tool")))
-        return Group(title, Fitted(table, narrow))
+        # columns, then left out; only then a tool's name (the others called beside it first) and the kind last
+        narrow = tuple(map(columns.index, ("shown_as", "reason", "tool", "kind")))
+        return Group(title, Fitted(table, narrow, leave=columns.index("reason"), left_out=_reasons_left_out))
 
 
 def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
@@ -237,6 +237,10 @@ def _null(value: Any) -> bool:
         return bool(value is None or value != value or str(value) == "<NA>")
     except (TypeError, ValueError):  # pandas.NA refuses comparison in a bool context
         return True
+
+
+def _reasons_left_out(width: int) -> str:
+    return f"the reasons are left out at {width} columns: --json has each in full, --width 80 shows them"
 
 
 _CELL_CHARS = 1000

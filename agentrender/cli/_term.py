@@ -10,7 +10,9 @@ move the cursor, open a link, rewrite a line or reorder or hide what is around i
 
 from __future__ import annotations
 
+import copy
 import sys
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from agentrender._extras import require
@@ -110,20 +112,33 @@ DISAGREE = "bold red"
 
 
 class Fitted:
-    """A table laid out for the width it is printed at, with none of its columns left out.
+    """A table laid out for the width it is printed at, with none of its columns' information lost.
 
     rich gives a ratio column what the others leave, and where they leave too little it narrows
     every column alike, to nothing if need be. Here each column is first as wide as its widest
     cell; where that leaves the ratio columns less than their ``min_width``, the columns of
-    ``narrow`` give way in turn, each down to ``floor`` or its header's width (their cells wrap,
-    or are cut where a cell says so), so each column keeps its cells' words. A ratio column among
-    them gives way below its ``min_width`` (its cells cut), so that the columns after it keep theirs.
+    ``narrow`` give way in turn, each down to ``floor`` or its header's width (their cells are cut
+    where a cell says so) and a column of words that wrap down to its longest word, so each column
+    keeps its cells' words. A ratio column among them gives way below its ``min_width`` (its cells
+    cut), so that the columns after it keep theirs; where even that is too wide, the column
+    ``leave`` is left out, and ``left_out`` (given the width) is said under the table, and then
+    the table's edges, before the columns after it in ``narrow`` are cut.
     """
 
-    def __init__(self, table: Table, narrow: tuple[int, ...], floor: int = 4) -> None:
+    def __init__(
+        self,
+        table: Table,
+        narrow: tuple[int, ...],
+        floor: int = 4,
+        *,
+        leave: int | None = None,
+        left_out: Callable[[int], str] | None = None,
+    ) -> None:
         self.table = table
         self.narrow = narrow
         self.floor = floor
+        self.leave = leave
+        self.left_out = left_out
         self.caps = [(column.max_width, column.min_width) for column in table.columns]
         """Each column's own cap and least width: a layout narrows the columns it is given, and each layout starts
         again from these."""
@@ -133,10 +148,6 @@ class Fitted:
         for column, (cap, least) in zip(columns, self.caps, strict=True):
             column.max_width, column.min_width = cap, least  # what a layout at another width narrowed is given back
         _, right, _, left = table.padding
-        # the edges, a divider between two columns, and each column's padding but at the table's edges
-        extra = (2 if table.show_edge else 0) + len(columns) - 1 + (left + right) * len(columns)
-        if not table.pad_edge:
-            extra -= left + right
         widths = []
         for column in columns:
             if column.ratio:
@@ -145,20 +156,42 @@ class Fitted:
             cells = [column.header, *column.cells]
             widest = max(Measurement.get(console, options, cell).maximum for cell in cells)
             widths.append(min(widest, column.max_width or widest))
-        over = sum(widths) + extra - options.max_width
+        kept = list(range(len(columns)))
+        edges = table.show_edge
+
+        def over() -> int:
+            # the edges, a divider between two columns, and each column's padding but at the table's edges
+            extra = (2 if edges else 0) + len(kept) - 1 + (left + right) * len(kept)
+            if not table.pad_edge:
+                extra -= left + right
+            return sum(widths[index] for index in kept) + extra - options.max_width
+
         for index in self.narrow:
-            if over <= 0:
+            if over() <= 0:
                 break
             column = columns[index]
-            header = Measurement.get(console, options, column.header).minimum
-            given = max(self.floor, header, widths[index] - over)
-            over -= widths[index] - given
+            least = max(self.floor, Measurement.get(console, options, column.header).minimum)
+            if not column.ratio and not column.no_wrap:  # words that wrap, never cut: down to the longest
+                least = max([least, *(Measurement.get(console, options, cell).minimum for cell in column.cells)])
+            given = max(least, widths[index] - over())
             widths[index] = given
             if column.ratio:
                 column.min_width = given
             else:
                 column.max_width = given
-        yield table
+            if index == self.leave and over() > 0:
+                kept.remove(index)
+                if over() > 0:
+                    edges = False
+        if len(kept) == len(columns) and edges == table.show_edge:
+            yield table
+            return
+        shown = copy.copy(table)
+        shown.columns = [columns[index] for index in kept]
+        shown.show_edge = edges
+        yield shown
+        if self.left_out is not None and self.leave not in kept:
+            yield Text(self.left_out(options.max_width), style=MUTED)
 
 
 class Gutter:
