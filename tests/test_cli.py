@@ -340,6 +340,19 @@ def test_an_unknown_option_is_refused_by_the_commands_own_usage_naming_the_comma
     assert last == f"agentrender context: error: {said}"
 
 
+def test_a_number_option_given_no_number_says_what_it_expected(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--recent-results x`` or ``--width 2.5`` is refused with what the option takes and what it got, where argparse
+    named the private function that reads it (``invalid _count value: 'x'``)."""
+    for option, value, expected in (("--recent-results", "x", "0 or more"), ("--width", "2.5", "1 or more")):
+        with pytest.raises(SystemExit) as refused:
+            run_cli("context", "fix-failing-test", option, value)
+        last = capsys.readouterr().err.splitlines()[-1]
+        assert refused.value.code == 2
+        assert (
+            last == f"agentrender context: error: argument {option}: expected a whole number, {expected}, got {value!r}"
+        )
+
+
 def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) -> None:
     """An MCP tool's long name (``mcp__server__tool``) is cut in the steps table at 100 columns, where it used to
     squeeze every other column: each step's number stays whole, and each header its name."""

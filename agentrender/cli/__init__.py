@@ -66,18 +66,19 @@ def _terms(names: tuple[str, ...]) -> str:
     return "the terms of the output:\n" + "\n".join(lines) + "\n\n"
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+def _at_least(least: int, text: str) -> int:
+    """``text`` as a whole number of ``least`` or more, else argparse's error saying what it expected and got."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, {least} or more, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {least} or more, got {value}")
     return value
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
-    return value
+_count = functools.partial(_at_least, 0)
+_positive = functools.partial(_at_least, 1)
 
 
 class _Command(argparse.ArgumentParser):
