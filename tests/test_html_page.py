@@ -231,6 +231,24 @@ def test_the_command_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert out.read_text("utf-8") == html.page(run, run.options(recent_results=2))
 
 
+def test_the_command_writes_a_page_that_opens_at_the_step_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``agentrender html RUN --at K`` writes the page ``html.page(run, at=K)`` makes, which opens at step K (as
+    ``show --at K``); a step past the run is refused as show refuses it, and no file is written."""
+    out = tmp_path / "run.html"
+    assert main(["html", "fix-failing-test", "-o", str(out), "--at", "3"]) == 0
+    run = samples.load("fix-failing-test")
+    assert out.read_text("utf-8") == html.page(run, at=3) != html.page(run)
+    capsys.readouterr()
+    missing = tmp_path / "past.html"
+    assert main(["html", "fix-failing-test", "-o", str(missing), "--at", "99"]) == 2
+    err = capsys.readouterr().err
+    assert main(["show", "fix-failing-test", "--at", "99"]) == 2
+    assert err == capsys.readouterr().err and "--at 99: step 99 is past the run" in err
+    assert not missing.exists()
+
+
 def test_the_command_names_what_a_file_holds_for_a_wrong_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -460,13 +460,21 @@ each captured reply and the decision render.decide makes of it, and the run's wa
 needs no network, no server and no kernel: open it from disk in any browser, attach it to a
 bug report or a pull request. An imported run shows as sent, with the view under the contract
 (--recent-results/--result-bytes, default the contract's) as a toggle. Add #step=K to the
-page's address to open it at step K.
+page's address to open it at step K, or write it with --at K.
 
   agentrender html fix-failing-test -o run.html
   agentrender html log.eval --run 2 -o sample-2.html""",
     )
     page.add_argument("run", metavar="RUN", help=_RUN)
     page.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    page.add_argument(
+        "--at",
+        "--step",
+        type=_count,
+        metavar="K",
+        help="the view the page opens at, as show --at K (an address's #step=K opens another); default: after the "
+        "last step",
+    )
     _run_option(page)
     _window_options(page)
 

@@ -19,11 +19,15 @@ def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: 
     run = chosen.run
     if chosen.note:  # as every command that reads one run of a file says it
         err.write(f"agentrender: {clean(args.run, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
+    try:
+        run.checked_at(args.at)  # before the file is opened, so that a step past the run leaves none written
+    except IndexError as error:  # the range is the run's to say, as show says it
+        raise CliError(f"{args.run}: --at {args.at}: {error}") from None
     options = None
     if args.recent_results is not None or args.result_bytes is not None:
         options = views_of(run, recent_results=args.recent_results, result_bytes=args.result_bytes).options
     try:
-        html.save(run, args.output, options)
+        html.save(run, args.output, options, at=args.at)
     except OSError as error:
         raise CliError(f"{args.output}: cannot be written: {error.strerror or error}") from None
     if args.json:
