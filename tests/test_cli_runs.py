@@ -575,7 +575,7 @@ def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_on
     files = ["sample_runs/fix-failing-test.jsonl", *([rollout] if (ROOT / rollout).is_file() else [])]
     for path in files:
         code, _, once = run_cli("show", path, "--run", "5")
-        assert code == 2 and once.startswith(f"agentrender: {path}: --run 5: no run of that id, nor a number from 0")
+        assert code == 2 and once.startswith(f"agentrender: {path}: --run 5: no run of that id, nor its number")
         for command in ("show", "steps", "context"):
             code, out, err = run_cli(command, path, "--run", "5", "--follow", "--follow-for", "5")
             assert (code, out, err) == (2, "", once), command
@@ -589,3 +589,14 @@ def test_following_a_file_of_one_run_for_a_run_it_does_not_hold_is_refused_at_on
     code, _, err = run_cli("steps", CLAUDE_TRACE, "--run", "5", "--follow", "--follow-for", "0.5")
     assert code == 0
     assert err.startswith(f"agentrender: {CLAUDE_TRACE}: waiting for run 5: the file holds so far 4 runs: 0: log-")
+
+
+def test_run_of_a_file_of_one_run_says_it_holds_one_and_that_no_run_is_needed() -> None:
+    """``--run 3`` of a file of one run says it holds that one run and that it is read without --run, where it said
+    'nor a number from 0 to 0'."""
+    code, _, err = run_cli("show", "fix-failing-test", "--run", "3")
+    assert code == 2
+    assert err == (
+        "agentrender: fix-failing-test: --run 3: no run of that id, nor its number; the file holds 1 run, "
+        "0: fix-failing-test, which is read without --run\n"
+    )

@@ -345,6 +345,10 @@ def run_number(runs: Sequence[Run], which: str) -> int:
             return number
     if which.isascii() and which.isdigit() and int(which) < len(runs):  # "²" is a digit int() cannot read
         return int(which)
+    if len(runs) == 1:
+        raise LookupError(
+            f"no run of that id, nor its number; the file holds 1 run, 0: {runs[0].run_id}, which is read without --run"
+        )
     raise LookupError(f"no run of that id, nor a number from 0 to {len(runs) - 1}; the file holds {runs_said(runs)}")
 
 
