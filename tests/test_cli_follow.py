@@ -106,7 +106,7 @@ def test_a_follow_started_with_sigint_ignored_leaves_it_ignored(writer: Writer) 
     """The command leaves an ignored SIGINT ignored, as a nohup job asks: a Ctrl-C does not end its follow."""
     writer.records(header(), step(0))
     process = interruptible_cli(
-        "steps", str(writer.path), "--follow", "--color", "never",
+        "steps", str(writer.path), "--follow", "--width", "200", "--color", "never",
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )  # fmt: skip
     try:
