@@ -450,7 +450,7 @@ def test_every_table_keeps_every_columns_information_at_80_and_100_columns(tmp_p
     assert {"nothing:", "the", "conversation", "ended"} <= set(" ".join(lines[last : last + 3]).split())
 
     table = "\n".join(shown("runs", CLAUDE_TRACE))  # a word longer than its column folds over lines
-    assert table.count("anthropic-mes") == 4 and "…" not in table
+    assert table.count("anthropic-me") == 4 and "…" not in table
 
 
 def test_steps_json_rows_are_the_steps_frame_and_filters_keep_matching_rows() -> None:

@@ -600,3 +600,28 @@ def test_run_of_a_file_of_one_run_says_it_holds_one_and_that_no_run_is_needed() 
         "agentrender: fix-failing-test: --run 3: no run of that id, nor its number; the file holds 1 run, "
         "0: fix-failing-test, which is read without --run\n"
     )
+
+
+COMPACTED = "tests/fixtures/real/claude-code/marot-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+"""A real session of three runs, the last one's id 59 characters long (an agent that wrote a compaction)."""
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 200])
+def test_the_runs_table_keeps_a_run_id_on_one_line_where_it_fits(width: int) -> None:
+    """runs gives a run id the width it needs where the line has room (at 200 columns every id of the session is on
+    one line, where its longest folded while the other columns had room to spare); narrower, an id folds over lines,
+    never cut, and how each run ended keeps a share of the line."""
+    if not (ROOT / COMPACTED).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, err = cli.run_cli("runs", COMPACTED, "--width", str(width), "--color", "never")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert all(len(line) <= width for line in lines), out
+    ids = [row["run_id"] for row in json.loads(run_cli("runs", COMPACTED, "--json")[1])]
+    whole = {200: ids, 100: ids[:1]}.get(width, [])  # the session's id is 36 characters, a sub-agent's 50 and more
+    assert all(any(run_id in line for line in lines) for run_id in whole), out
+    assert "…" not in out
+    header = next(index for index, line in enumerate(lines) if "run id" in line and "steps" in line)
+    start, end = lines[header].index("run id"), lines[header].index("steps")
+    column = "".join(line[start:end].strip() for line in lines[header + 2 :] if line.strip())
+    assert column.startswith("".join(ids)), out  # each id whole, if over several lines

@@ -664,17 +664,24 @@ def run_row(number: int, run: Run) -> dict[str, Any]:
     }
 
 
+_RUNS_WORDS = 12
+"""The least width the runs table gives how a run ended and where it comes from, where the line has room."""
+_RUNS_FLOOR = 10
+"""The least width the runs table gives a run id, and then those words, where the line has none."""
+
+
 def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     """The runs of the file ``name`` as a table, with the command that shows one."""
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("run id", style="bold", ratio=1, overflow="fold")
+    # a run id as wide as it is where the line has room (a sub-agent's is 50 characters and more), else folded
+    table.add_column("run id", style="bold", overflow="fold")
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("calls", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)
     # a word longer than its column (a source's format, anthropic-messages) goes on over lines, never cut
-    table.add_column("how it ended", ratio=1, overflow="fold")
-    table.add_column("from", ratio=1, overflow="fold")
+    table.add_column("how it ended", ratio=1, min_width=_RUNS_WORDS, overflow="fold")
+    table.add_column("from", ratio=1, min_width=_RUNS_WORDS, overflow="fold")
     for row in rows:
         table.add_row(
             str(row["number"]),  # as --run N takes it: no thousands separator
@@ -690,7 +697,8 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
     hint = Text("show one: ", style=MUTED)
     hint.append("agentrender show FILE --run ID|N", style="bold")
     hint.append(" (N: the # column, counted from 0)", style=MUTED)
-    return Group(title, table, hint)
+    # narrow, the run id folds first, down to the columns' floor, then the words of how each run ended and where from
+    return Group(title, Fitted(table, (1, 5, 6), floor=_RUNS_FLOOR), hint)
 
 
 def export_renderable(done: ParquetExport) -> Group:

@@ -171,7 +171,7 @@ class Fitted:
                 break
             column = columns[index]
             least = max(self.floor, Measurement.get(console, options, column.header).minimum)
-            if not column.ratio and not column.no_wrap:  # words that wrap, never cut: down to the longest
+            if not column.ratio and not column.no_wrap and column.overflow != "fold":  # words that wrap: to the longest
                 least = max([least, *(Measurement.get(console, options, cell).minimum for cell in column.cells)])
             given = max(least, widths[index] - over())
             widths[index] = given
