@@ -331,7 +331,8 @@ def test_an_unknown_option_is_refused_by_the_commands_own_usage_naming_the_comma
     err = capsys.readouterr().err
     assert refused.value.code == 2
     assert err.startswith("usage: agentrender keys [-h]") and "COMMAND ..." not in err, err
-    assert err.splitlines()[-1] == "agentrender keys: error: unrecognized arguments: --at 3 (--at is an option of show and html)"
+    said = "unrecognized arguments: --at 3 (--at is an option of show and html)"
+    assert err.splitlines()[-1] == f"agentrender keys: error: {said}"
     with pytest.raises(SystemExit) as refused:
         run_cli("context", "fix-failing-test", "--full", "--no-such")
     last = capsys.readouterr().err.splitlines()[-1]
