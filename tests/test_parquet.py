@@ -447,6 +447,16 @@ def test_export_refuses_an_out_it_cannot_add_to_in_one_line(tmp_path: Path, argv
     assert err.count("\n") == 1 and err.startswith("agentrender: ") and message in err
 
 
+def test_export_to_an_out_that_cannot_be_a_folder_says_so_in_words(tmp_path: Path) -> None:
+    """--parquet naming a file (or a path under one) exits 2 with one line naming OUT, what went wrong and with what
+    path, where it printed Python's '[Errno 20] Not a directory: ...'."""
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine\n", encoding="utf-8")
+    code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(taken))
+    assert (code, printed) == (2, "")
+    assert err == f"agentrender: --parquet {taken}: cannot be written: Not a directory ({taken / 'steps'})\n"
+
+
 @pytest.mark.slow
 def test_bench_parquet_prints_every_figure(
     import_bench: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]

@@ -235,8 +235,11 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
         )
     except ImportError as error:  # pyarrow or pandas: the error says which package and the pip line
         raise CliError(str(error)) from None
-    except (ValueError, OSError) as error:  # an OUT that is not an export, or cannot be written
+    except ValueError as error:  # an OUT that is not an export of these options
         raise CliError(str(error)) from None
+    except OSError as error:  # an OUT that cannot be written: a file, a folder not ours
+        where = f" ({error.filename})" if error.filename is not None else ""
+        raise CliError(f"--parquet {args.parquet}: cannot be written: {error.strerror or error}{where}") from None
     if args.json:
         write_json(out, done.to_json())
     else:
