@@ -354,6 +354,13 @@ def test_a_number_option_given_no_number_says_what_it_expected(capsys: pytest.Ca
         )
 
 
+def test_steps_given_both_csv_and_json_refuses_them_rather_than_print_one() -> None:
+    """``steps --csv --json`` exits 2 saying to give one of them, where it printed JSON and dropped --csv unsaid."""
+    code, out, err = run_cli("steps", "fix-failing-test", "--csv", "--json")
+    assert (code, out) == (2, "")
+    assert err == "agentrender: --csv and --json each print the table for a program: give one of them\n"
+
+
 def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) -> None:
     """An MCP tool's long name (``mcp__server__tool``) is cut in the steps table at 100 columns, where it used to
     squeeze every other column: each step's number stays whole, and each header its name."""

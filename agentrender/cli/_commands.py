@@ -101,6 +101,8 @@ def _show_views(views: Views, args: argparse.Namespace, out: IO[str], console: C
 
 
 def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    if args.csv and args.json:
+        raise CliError("--csv and --json each print the table for a program: give one of them")
     if args.follow:
         if args.csv:
             raise CliError("--follow prints each step as it comes, in the terminal's form; --csv prints a finished run")
