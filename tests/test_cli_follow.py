@@ -605,3 +605,22 @@ def test_a_run_files_end_is_said_as_final_when_a_run_of_it_is_followed(tmp_path:
         process.kill()
         process.communicate()
     assert "the run ended: completed\n" in printed, printed
+
+
+SESSION_OF_THREE = "tests/fixtures/imports/claude-code/7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
+"""A Claude Code session and its two sub-agents: three runs."""
+
+
+@pytest.mark.parametrize("which", [(), ("--run", "1")])
+@pytest.mark.parametrize("command", ["show", "steps", "context"])
+def test_a_follow_of_a_file_of_several_runs_says_which_it_reads_as_without_follow(
+    command: str, which: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--follow of a file of several runs says on stderr which run it follows, and how to pick another, in the line
+    the command gives without --follow, where it said nothing of the runs beside it."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    _, _, once = run_cli(command, SESSION_OF_THREE, *which)
+    _, _, followed = run_cli(command, SESSION_OF_THREE, *which, "--follow", "--follow-for", "0.5")
+    said = [line for line in once.splitlines() if " of runs 0 to 2: " in line]
+    assert len(said) == 1 and said[0] in followed.splitlines(), followed
+    assert ("pick another with --run" in said[0]) == (not which)

@@ -21,11 +21,11 @@ from typing import IO, Any
 from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
-from agentrender.cli._inputs import CliError, run_path
+from agentrender.cli._inputs import Chosen, CliError, run_path
 from agentrender.cli._tables import SizesLayout, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.frame import kept_by_tool
-from agentrender.imports.following import NO_FILE_YET, RunNotInFile, follower
+from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
 from agentrender.views import Views, answered_tool_uses
@@ -98,6 +98,10 @@ def follow(
             waited = ""
             if growth.notice:
                 err.write(f"agentrender: {clean(path, one_line=True)}: {clean(growth.notice, one_line=True)}\n")
+            if views is None:  # a file of several runs: which one is followed, as the command says it without --follow
+                number, total = tracker.place if isinstance(tracker, (ImportFollower, Undecided)) else (0, 1)
+                if note := Chosen(growth.run, number, total, picked=which is not None).note:
+                    err.write(f"agentrender: {clean(args.run, one_line=True)}: {clean(note, one_line=True)}\n")
             if views is None or growth.notice:
                 views = views_of(growth.run)
                 ended, ended_steps = growth.run.end, len(growth.run.steps)  # the first output says it

@@ -74,6 +74,9 @@ class ImportFollower:
         self.waiting_for = ""
         """The run ``which`` names, while the file holds no run it names (``waiting`` says those it holds); else
         ``""``."""
+        self.place = (0, 1)
+        """The number of the run followed among the file's runs (what ``--run N`` takes), and how many it held when
+        last read."""
         self._seen: tuple[int, int, int, int] | None = None  # (device, inode, size, mtime) imported last
         self._lines = 0
         self._session: GrowingSession | GrowingRollout | None = None  # a session read a growth at a time
@@ -142,15 +145,18 @@ class ImportFollower:
         holds none it names and may come to; ``RunNotInFile`` when it holds one run however it grows."""
         self.waiting_for = ""
         if self.which is None:
+            self.place = (0, len(runs))
             return runs[0]
         try:
-            return runs[run_number(runs, self.which)]
+            number = run_number(runs, self.which)
         except LookupError as error:
             if _one_run(self.path, runs):
                 raise RunNotInFile(str(error)) from None
             self.waiting_for = self.which
             self.waiting = f"the file holds so far {runs_said(runs)}"
             return None
+        self.place = (number, len(runs))
+        return runs[number]
 
     def _grow_session(self, seen: tuple[int, int, int, int]) -> Growth | None:
         """A session's growth: only the new bytes are read (``claude_code.GrowingSession``,
@@ -312,6 +318,11 @@ class Undecided:
     def notices(self) -> list[str]:
         """What happened to the file that made it be read again from its start (the chosen follower's)."""
         return self.chosen.notices if self.chosen is not None else []
+
+    @property
+    def place(self) -> tuple[int, int]:
+        """The chosen follower's ``place`` (``ImportFollower.place``); a run file, or none chosen yet: ``(0, 1)``."""
+        return self.chosen.place if isinstance(self.chosen, ImportFollower) else (0, 1)
 
     @property
     def pending(self) -> int:
