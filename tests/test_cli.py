@@ -354,6 +354,22 @@ def test_a_number_option_given_no_number_says_what_it_expected(capsys: pytest.Ca
         )
 
 
+@pytest.mark.parametrize("command", [["show"], ["html", "-o", "page.html"]])
+def test_a_step_before_the_first_says_how_to_see_the_view_after_the_last(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--at -1`` (a user's way to say "the last") is refused saying that without --at the view is the one after the
+    last step, where it said only 'expected 0 or more'."""
+    with pytest.raises(SystemExit) as refused:
+        run_cli(command[0], "fix-failing-test", *command[1:], "--at", "-1")
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert refused.value.code == 2
+    assert last == (
+        f"agentrender {command[0]}: error: argument --at/--step: expected 0 or more, got -1 "
+        "(without --at: the view after the last step)"
+    )
+
+
 def test_steps_given_both_csv_and_json_refuses_them_rather_than_print_one() -> None:
     """``steps --csv --json`` exits 2 saying to give one of them, where it printed JSON and dropped --csv unsaid."""
     code, out, err = run_cli("steps", "fix-failing-test", "--csv", "--json")

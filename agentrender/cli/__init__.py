@@ -66,19 +66,22 @@ def _terms(names: tuple[str, ...]) -> str:
     return "the terms of the output:\n" + "\n".join(lines) + "\n\n"
 
 
-def _at_least(least: int, text: str) -> int:
-    """``text`` as a whole number of ``least`` or more, else argparse's error saying what it expected and got."""
+def _at_least(least: int, text: str, *, below: str = "") -> int:
+    """``text`` as a whole number of ``least`` or more, else argparse's error saying what it expected and got (and,
+    for a number below ``least``, ``below``: what leaving the option out gives)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, {least} or more, got {text!r}") from None
     if value < least:
-        raise argparse.ArgumentTypeError(f"expected {least} or more, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {least} or more, got {value}" + (f" ({below})" if below else ""))
     return value
 
 
 _count = functools.partial(_at_least, 0)
 _positive = functools.partial(_at_least, 1)
+_step = functools.partial(_at_least, 0, below="without --at: the view after the last step")
+"""A step a view is taken at (``--at``): -1, a user's way to say the last, is told what leaving ``--at`` out gives."""
 
 
 class _Command(argparse.ArgumentParser):
@@ -238,7 +241,7 @@ cacheable prefix; from it on, what is re-sent). A legend line explains these ter
     show.add_argument(
         "--at",
         "--step",
-        type=_count,
+        type=_step,
         metavar="K",
         help="the view the model saw deciding step K (the steps with an index below K; --step K is the same, as in "
         "decide); default: after the last step",
@@ -470,7 +473,7 @@ page's address to open it at step K, or write it with --at K.
     page.add_argument(
         "--at",
         "--step",
-        type=_count,
+        type=_step,
         metavar="K",
         help="the view the page opens at, as show --at K (an address's #step=K opens another); default: after the "
         "last step",
