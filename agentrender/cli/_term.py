@@ -118,11 +118,12 @@ class Fitted:
     every column alike, to nothing if need be. Here each column is first as wide as its widest
     cell; where that leaves the ratio columns less than their ``min_width``, the columns of
     ``narrow`` give way in turn, each down to ``floor`` or its header's width (their cells are cut
-    where a cell says so) and a column of words that wrap down to its longest word, so each column
-    keeps its cells' words. A ratio column among them gives way below its ``min_width`` (its cells
-    cut), so that the columns after it keep theirs; where even that is too wide, the column
-    ``leave`` is left out, and ``left_out`` (given the width) is said under the table, and then
-    the table's edges, before the columns after it in ``narrow`` are cut.
+    where a cell says so; one that folds a word longer than it, over lines) and a column of words
+    that wrap down to its longest word, so each column keeps its cells' words. A ratio column
+    among them gives way below its ``min_width`` (its cells cut), so that the columns after it keep
+    theirs; where even that is too wide, the column ``leave`` is left out, and ``left_out`` (given
+    the width) is said under the table, and then the table's edges, before the columns after it in
+    ``narrow`` are cut.
     """
 
     def __init__(
