@@ -254,8 +254,17 @@ def _recorded_calls(
 
 
 def _text(path: str, notes: list[RunWarning]) -> str:
-    """The file's text (``file_bytes``)."""
-    return file_bytes(path, notes).decode("utf-8")
+    """The file's text (``file_bytes``), up to where it ends inside a character (a writer stopped mid-line: the
+    text is read as if cut before it); bytes that are not UTF-8 are a ``RunFileError`` at their line."""
+    data = file_bytes(path, notes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.end == len(data) and error.reason == "unexpected end of data":
+            return data[: error.start].decode("utf-8")
+        start = data.rfind(b"\n", 0, error.start) + 1
+        said = f"not UTF-8 text ({error.reason} at byte {error.start - start})"
+        raise RunFileError(path, data.count(b"\n", 0, start) + 1, said) from None
 
 
 def file_bytes(path: str, notes: list[RunWarning]) -> bytes:
@@ -325,6 +334,9 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
                         text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
                     except UnicodeDecodeError as error:
                         said = f"not UTF-8 text ({error.reason} at byte {error.start})"
+                        if not data.endswith(b"\n") and found:  # cut inside a character: as any cut last line
+                            notes.append(_cut_last_line(path, number, said))
+                            break
                         raise RunFileError(path, number, said) from None
                 try:
                     if text is not None:
@@ -346,8 +358,9 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
         raise RunFileError(path, 1, "the file holds no JSON value")
 
 
-def _cut_last_line(path: str, line: int, error: ValueError) -> RunWarning:
-    """The loss of a log's last line cut short while its last call was written: the calls before it stand."""
+def _cut_last_line(path: str, line: int, error: ValueError | str) -> RunWarning:
+    """The loss of a log's last line cut short while its last call was written (``error``: what reading it found):
+    the calls before it stand."""
     return RunWarning(line=line, text=f"the last line is cut short ({error}); not read", path=path, lost=True)
 
 
@@ -355,8 +368,6 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
     """The values of a file that is not named as JSON lines: one JSON document, or JSON lines after all."""
     try:
         text = _text(path, notes)
-    except UnicodeDecodeError as error:
-        raise RunFileError(path, 1, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
         raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
     stripped = text.lstrip("\ufeff \t\r\n")
