@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import struct
 import subprocess
 import sys
 import zipfile
@@ -1091,6 +1093,54 @@ def test_an_eval_log_without_the_zstandard_codec_names_the_extra(tmp_path: Path)
     )
     last = done.stderr.strip().splitlines()[-1]
     assert last.endswith("needs zipfile_zstd, which is not installed: pip install 'agentrender[inspect]'"), last
+
+
+def _corrupt_member(data: bytes) -> bytes:
+    """The ``.eval`` archive ``data`` with the middle of its first sample's compressed bytes overwritten."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        member = next(info for info in archive.infolist() if info.filename.startswith("samples/"))
+    name_size, extra_size = struct.unpack("<HH", data[member.header_offset + 26 : member.header_offset + 30])
+    start = member.header_offset + 30 + name_size + extra_size + 8
+    return data[:start] + b"\xff" * 64 + data[start + 64 :]
+
+
+def _corrupt_directory(data: bytes) -> bytes:
+    """The ``.eval`` archive ``data`` with its central directory's last entry no longer starting as one."""
+    at = data.rfind(b"PK\x01\x02")
+    return data[:at] + b"PK\x00\x00" + data[at + 4 :]
+
+
+@pytest.mark.parametrize("corrupt", [_corrupt_member, _corrupt_directory], ids=["member", "directory"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "meridianlabs-ai-inspect_flow/2026-01-09T18-27-59+00-00_mmlu-0-shot_AaMwC64MK8EccYgfhUqy3n.eval",  # deflate
+        "gspencergoog-A2UI/2026-07-22T16-51-18-00-00_a2ui-v1-0-eval_nXpB6sZohVsmQgnyUD8nuj.eval",  # zstandard
+    ],
+)
+def test_a_real_eval_log_with_corrupt_bytes_is_refused_naming_the_file_not_a_traceback(
+    name: str, corrupt: Callable[[bytes], bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real ``.eval`` log whose compressed bytes or zip directory are corrupt is refused with a RunFileError naming
+    the file and what is broken (the member, or the archive), where the decompressor's or zipfile's own error
+    escaped; with Inspect installed its reader then judges the file, and refuses it or reads it, never a traceback."""
+    from agentrender.imports import inspect as importer
+
+    path = tmp_path / "corrupt.eval"
+    path.write_bytes(corrupt((ROOT / "tests/fixtures/real/inspect" / name).read_bytes()))
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_has_inspect", lambda: False)
+        with pytest.raises(RunFileError) as caught:
+            from_inspect(path)
+    said = str(caught.value)
+    broken = "samples/" if corrupt is _corrupt_member else "the .eval archive cannot be read: "
+    assert said.startswith(f"{path}:1: {broken}"), said
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_has_inspect", lambda: True)
+        try:
+            assert from_inspect(path)
+        except RunFileError as error:
+            assert str(error).startswith(f"{path}:1: "), str(error)
 
 
 REAL_JSON_LOG = (

@@ -21,9 +21,12 @@ Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` 
 
 from __future__ import annotations
 
+import lzma
 import operator
 import os
+import sys
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -253,7 +256,11 @@ def read_log(path: str) -> Log:
     zipped = zipfile.is_zipfile(path)
     check_archive(os.fspath(path), zipped)  # a Path too
     if zipped:
-        with zipfile.ZipFile(path) as archive:
+        try:
+            opened = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as error:  # its directory found, but not one zipfile reads
+            raise RunFileError(path, 1, f"the .eval archive cannot be read: {error}") from None
+        with opened as archive:
             check_inflation(path, archive.infolist())
             return _read_archive(path, archive)
     with open(path, "rb") as file:
@@ -270,14 +277,15 @@ def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
     names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
     if "header.json" not in names:
         raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
+    corrupt = _CORRUPT
     if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
-        _zstandard()
-    log = _decode(_LOG, _member(archive, "header.json", path), path, "header.json")
+        corrupt = (*corrupt, _zstandard())
+    log = _decode(_LOG, _member(archive, "header.json", path, corrupt), path, "header.json")
     _check_header(log)
     samples = []
     for name in names:
         if name.startswith("samples/") and name.endswith(".json"):
-            text = _member(archive, name, path)
+            text = _member(archive, name, path, corrupt)
             samples.append(_decode(_SAMPLE, text, path, name))
     # in Inspect's order (``inspect_ai.log._log.sort_samples``): by epoch, then id (a number as zero-padded text)
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
@@ -334,18 +342,31 @@ _ZSTANDARD = 93
 """The zip compression method of zstandard, which Inspect writes ``.eval`` archives with."""
 
 
-def _zstandard() -> None:
-    """Teach ``zipfile`` zstandard, as Inspect does (Python before 3.14 does not know it): ``zipfile_zstd``."""
+_CORRUPT: tuple[type[Exception], ...] = (zipfile.BadZipFile, OSError, EOFError, zlib.error, lzma.LZMAError)
+"""What ``zipfile`` raises reading a member whose bytes are broken: a wrong CRC, a member cut short, a deflate or
+lzma stream that is corrupt (``_zstandard`` gives the error of a corrupt zstandard one)."""
+
+_ZSTANDARD_CODEC = "compression.zstd" if sys.version_info >= (3, 14) else "zstandard"
+"""The module that decompresses a zstandard member: Python's own from 3.14, the one ``zipfile_zstd`` uses before."""
+
+
+def _zstandard() -> type[Exception]:
+    """Teach ``zipfile`` zstandard, as Inspect does (Python before 3.14 does not know it): ``zipfile_zstd``; the
+    error its decompressor raises on a member whose bytes are corrupt."""
+    feature = "agentrender.imports.from_inspect, reading an .eval log"
     if not hasattr(zipfile, "ZIP_ZSTANDARD"):
-        require("inspect", "zipfile_zstd", feature="agentrender.imports.from_inspect, reading an .eval log")
+        require("inspect", "zipfile_zstd", feature=feature)
+    error: type[Exception] = require("inspect", _ZSTANDARD_CODEC, feature=feature).ZstdError
+    return error
 
 
-def _member(archive: zipfile.ZipFile, name: str, path: str) -> bytes:
+def _member(archive: zipfile.ZipFile, name: str, path: str, corrupt: tuple[type[Exception], ...]) -> bytes:
+    """The bytes of the archive's member ``name``; ``corrupt``: the errors that say its bytes are broken."""
     try:
         return archive.read(name)
     except NotImplementedError:
         raise NeedsInspect(f"{name}: compressed in a way Python's zipfile does not know") from None
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
+    except corrupt as error:
         raise RunFileError(path, 1, f"{name}: cannot be read from the .eval archive: {error}") from None
 
 
