@@ -1178,6 +1178,25 @@ def test_a_json_log_of_broken_json_is_said_where_it_breaks(tmp_path: Path) -> No
             assert str(caught.value).startswith(said), (read, str(caught.value))
 
 
+@pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_json_log_with_a_byte_not_utf8_is_said_at_its_line(tmp_path: Path) -> None:
+    """A real ``.json`` log with a byte that is not UTF-8 in a message is refused at that byte's line and its byte
+    in the line, by this package's reader and through Inspect's alike, where both said line 1 (with the byte's
+    offset in the whole file, or no place at all)."""
+    from agentrender.imports.inspect_log import read_log
+
+    data = REAL_JSON_LOG.read_bytes()
+    at = data.index(b'"content": "') + len(b'"content": "')
+    line, start = data.count(b"\n", 0, at) + 1, data.rfind(b"\n", 0, at) + 1
+    path = tmp_path / "log.json"
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    for read in (read_log, load):
+        with pytest.raises(RunFileError) as caught:
+            read(path)
+        said = f"{path}:{line}: not UTF-8 text (invalid start byte at byte {at - start})"
+        assert str(caught.value) == said, (read, str(caught.value))
+
+
 IMAGES_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_images_tc.json"
 """A real log of the older layout Inspect's reader migrates (its sample's events under ``transcript``), which holds
 no message id and no event uuid."""

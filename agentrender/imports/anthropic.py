@@ -65,6 +65,7 @@ from agentrender.imports.conversation import (
     loads,
     message_texts,
     normalise_messages,
+    not_utf8,
     own_copy,
     request_body,
     unanswered_warning,
@@ -262,9 +263,7 @@ def _text(path: str, notes: list[RunWarning]) -> str:
     except UnicodeDecodeError as error:
         if error.end == len(data) and error.reason == "unexpected end of data":
             return data[: error.start].decode("utf-8")
-        start = data.rfind(b"\n", 0, error.start) + 1
-        said = f"not UTF-8 text ({error.reason} at byte {error.start - start})"
-        raise RunFileError(path, data.count(b"\n", 0, start) + 1, said) from None
+        raise not_utf8(path, data, error) from None
 
 
 def file_bytes(path: str, notes: list[RunWarning]) -> bytes:

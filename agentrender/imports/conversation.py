@@ -261,6 +261,24 @@ def own_copy(value: Any, path: str) -> Any:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
 
 
+def not_utf8(path: str, data: bytes, error: UnicodeDecodeError) -> RunFileError:
+    """The error of ``data``, a file's bytes from its start, that are not UTF-8 (``error``, from decoding them): at
+    the line of the first byte that is not, and that byte's place in its line."""
+    start = data.rfind(b"\n", 0, error.start) + 1
+    said = f"not UTF-8 text ({error.reason} at byte {error.start - start})"
+    return RunFileError(path, data.count(b"\n", 0, start) + 1, said)
+
+
+def broken_document(path: str, data: bytes) -> RunFileError | None:
+    """Why ``data``, the bytes of a file that should be one JSON document, is none: bytes not UTF-8 (``not_utf8``),
+    or JSON that breaks off or breaks a rule (``not_json``); ``None`` when it is one, or its error says not where."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return not_utf8(path, data, error)
+    return not_json(path, text, 1, len(data))
+
+
 def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
     """Why ``text``, from line ``line`` of the file on (``size`` bytes of it), is no JSON value: it breaks off, or
     breaks a rule of JSON at a line and column; ``None`` when it is one, or its error says nothing of where."""

@@ -58,9 +58,9 @@ from agentrender.imports.conversation import (
     STOP_REASONS,
     Summariser,
     Where,
+    broken_document,
     conversation_run,
     normalise_messages,
-    not_json,
 )
 from agentrender.imports.inspect_log import (
     EvalSpec,
@@ -250,14 +250,15 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
 
 
 def _broken_json(path: str) -> RunFileError | None:
-    """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``not_json``: the line and column,
-    a stray comma where it stands, a log cut short); ``None`` when it is JSON, or cannot be read again."""
+    """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``broken_document``: the line and
+    column, a stray comma where it stands, a log cut short, a byte not UTF-8); ``None`` when it is JSON, or cannot be
+    read again."""
     try:
         with open(path, "rb") as file:
             data = file.read()
     except OSError:
         return None
-    return not_json(path, data.decode("utf-8", errors="replace"), 1, len(data))
+    return broken_document(path, data)
 
 
 def _first_error(error: Exception) -> tuple[tuple[Any, ...], str]:

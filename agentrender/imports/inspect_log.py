@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from agentrender._extras import require
-from agentrender.imports.conversation import not_json
+from agentrender.imports.conversation import broken_document
 from agentrender.runfile import RunFileError
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
@@ -392,7 +392,7 @@ def _decode(
         if b"NaN" in text or b"Infinity" in text:  # Inspect writes them; JSON has no such numbers
             raise NeedsInspect("NaN or Infinity in its JSON") from None
         # a .json log's broken JSON is said where it breaks, as any file's (an .eval member's lines are not the file's)
-        broken = None if member else not_json(path, text.decode("utf-8", errors="replace"), 1, len(text))
+        broken = None if member else broken_document(path, text)
         raise (broken or RunFileError(path, 1, f"{where}not JSON: {error}")) from None
 
 
