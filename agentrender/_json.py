@@ -41,6 +41,7 @@ __all__ = [
     "canonical",
     "check_depth",
     "decode_failure",
+    "decoder_said",
     "deep_canonical",
     "display",
     "escaped",
@@ -182,6 +183,12 @@ def limited(decode: Callable[[str], Any]) -> Callable[[str], Any]:
         return value
 
     return decode_limited
+
+
+def decoder_said(error: json.JSONDecodeError) -> str:
+    """What ``json``'s decoder found, without its place (said apart, as a column): its message of a control character
+    raw in a string ends 'at', which the place followed."""
+    return error.msg.removesuffix(" at")
 
 
 def decode_failure(error: ValueError | RecursionError) -> str:

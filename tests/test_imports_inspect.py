@@ -1197,6 +1197,23 @@ def test_a_json_log_with_a_byte_not_utf8_is_said_at_its_line(tmp_path: Path) -> 
         assert str(caught.value) == said, (read, str(caught.value))
 
 
+@pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_json_log_with_a_control_byte_raw_in_a_string_is_said_at_its_line_and_column(tmp_path: Path) -> None:
+    """A real ``.json`` log with a control byte raw in a message's string is refused at its line and column in plain
+    words, by this package's reader and through Inspect's alike, where the decoder's message was left ending 'at'."""
+    from agentrender.imports.inspect_log import read_log
+
+    data = REAL_JSON_LOG.read_bytes()
+    at = data.index(b'"content": "') + len(b'"content": "')
+    line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+    path = tmp_path / "log.json"
+    path.write_bytes(data[:at] + b"\x07" + data[at:])
+    for read in (read_log, load):
+        with pytest.raises(RunFileError) as caught:
+            read(path)
+        assert str(caught.value) == f"{path}:{line}:{column}: not valid JSON: Invalid control character", (read, caught)
+
+
 IMAGES_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_images_tc.json"
 """A real log of the older layout Inspect's reader migrates (its sample's events under ``transcript``), which holds
 no message id and no event uuid."""

@@ -17,7 +17,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
-from agentrender._json import decode_failure
+from agentrender._json import decode_failure, decoder_said
 from agentrender._types import Step
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
@@ -464,7 +464,7 @@ class Loader:
                 self.cut_short(number, len(line), "not JSON")
                 return
             if isinstance(error, json.JSONDecodeError):
-                said = f"not JSON: {error.msg} at column {error.pos + 1}"
+                said = f"not JSON: {decoder_said(error)} at column {error.pos + 1}"
                 raise self.fail(number, said + (_HISTORY_HINT if self.header is None else "")) from None
             raise self.fail(number, decode_failure(error)) from None
         self.record(number, record, text)
