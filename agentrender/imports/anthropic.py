@@ -53,7 +53,7 @@ from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
-from agentrender._words import number_ranges, plural
+from agentrender._words import number_ranges, plural, shown
 from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
@@ -247,7 +247,9 @@ def _recorded_calls(
     for line, record in records:
         kind = record.get("type") if isinstance(record, Mapping) else None
         if kind not in ("model_call", "model_call_error"):
-            notes.append(Where(path, line).warning(f"a {kind!r} record is not a call of the recording; not imported"))
+            notes.append(
+                Where(path, line).warning(f"a {shown(kind)} record is not a call of the recording; not imported")
+            )
             continue
         if not isinstance(record.get("request"), Mapping):
             raise Where(path, line, f"{kind}.request").error("missing: a recorded call holds the request it sent")
@@ -526,7 +528,7 @@ class _Exchanges:
             path = urlsplit(url).path if isinstance(url, str) else None
         except ValueError:  # no URL Python can split ("https://[bad/..."): said as it is
             path = None
-        endpoint = f"{method} {path}" if path is not None else f"{method} {url!r}"
+        endpoint = f"{method} {path}" if path is not None else f"{method} {shown(url)}"
         if method != "POST" or path is None or not path.endswith("/messages"):
             self.other.setdefault(endpoint, []).append(line)
             return None

@@ -36,6 +36,7 @@ import msgspec
 from agentrender import render
 from agentrender._json import MAX_DEPTH, canonical, check_depth, decoder_said, strict_loads, type_name
 from agentrender._types import check_block, utf8_bytes
+from agentrender._words import shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
@@ -372,7 +373,7 @@ def normalise_messages(
             message = dict(message)
         role = message.get("role")
         if role != "user" and role != "assistant":
-            raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {role!r}")
+            raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {shown(role)}")
         content = message.get("content")
         if type(content) is str:
             message = {**message, "content": [{"type": "text", "text": content}]}

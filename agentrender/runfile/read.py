@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, overload
 
 from agentrender._json import decode_failure, decoder_said
 from agentrender._types import Step
+from agentrender._words import shown
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
     GZIP_MAGIC,
@@ -550,7 +551,7 @@ class Loader:
         if self.header is None:
             if kind != "run":
                 raise self.fail(
-                    number, f"missing run header: the first record is a {kind!r} record, not 'run'{_HISTORY_HINT}"
+                    number, f"missing run header: the first record is a {shown(kind)} record, not 'run'{_HISTORY_HINT}"
                 )
             self.header, self.header_line = record, number
             self.check_format(number, record.get("format"))
@@ -584,13 +585,15 @@ class Loader:
         elif kind == "model_call_error":
             self.note(number, f"a model call that gave no complete reply: {failure_text(record)} (kept in Run.records)")
         else:
-            self.note(number, f"unknown record type {kind!r} kept (not loaded into the typed fields)")
+            self.note(number, f"unknown record type {shown(kind)} kept (not loaded into the typed fields)")
 
     def check_format(self, number: int, name: Any) -> None:
         if name is None:
             self.note(number, f"the run header names no format; read as {FORMAT}")
         elif name not in (FORMAT, FORMAT_SENT):
-            self.note(number, f"the run header's format is {name!r}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}")
+            self.note(
+                number, f"the run header's format is {shown(name)}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}"
+            )
 
     def add_call(self, call: ModelCall) -> None:
         """Load a model call: kept in ``records`` in its place, and in ``model_calls``."""
