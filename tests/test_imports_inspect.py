@@ -1214,6 +1214,17 @@ def test_a_json_log_with_a_control_byte_raw_in_a_string_is_said_at_its_line_and_
         assert str(caught.value) == f"{path}:{line}:{column}: not valid JSON: Invalid control character", (read, caught)
 
 
+def test_a_json_log_that_begins_with_a_byte_order_mark_reads_as_without_it(tmp_path: Path) -> None:
+    """A real ``.json`` log written with a UTF-8 byte order mark (as Windows tools write text) imports as the same log
+    without it, as every other format's file does, where it was refused as 'Unexpected UTF-8 BOM'."""
+    log = ROOT / "tests/fixtures/real/inspect/UKGovernmentBEIS-inspect_ai/2025-05-12T20-28-13-04-00_popularity.json"
+    path = tmp_path / log.name
+    path.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    runs, plain = load_runs(path), load_runs(log)
+    assert [run.run_id for run in runs] == [run.run_id for run in plain]
+    assert [len(run.steps) for run in runs] == [len(run.steps) for run in plain] != []
+
+
 IMAGES_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_images_tc.json"
 """A real log of the older layout Inspect's reader migrates (its sample's events under ``transcript``), which holds
 no message id and no event uuid."""

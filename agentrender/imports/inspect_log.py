@@ -264,7 +264,7 @@ def read_log(path: str) -> Log:
             check_inflation(path, archive.infolist())
             return _read_archive(path, archive)
     with open(path, "rb") as file:
-        text = file.read()
+        text = file.read().removeprefix(_BOM)  # a byte order mark, as Windows tools write text: not the log's
     log = _decode(_LOG, text, path, "")
     _check_header(log)
     if log.samples:
@@ -294,6 +294,9 @@ def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
     log.samples = samples
     return log
 
+
+_BOM = "\ufeff".encode()
+"""The UTF-8 byte order mark, which a ``.json`` log may begin with."""
 
 ZIP_MAGIC = b"PK\x03\x04"
 """The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
