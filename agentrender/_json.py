@@ -192,11 +192,18 @@ def decoder_said(error: json.JSONDecodeError) -> str:
 
 
 def decode_failure(error: ValueError | RecursionError) -> str:
-    """What a reader says of text it could not decode: ``not JSON: ...``, or that it nests too deep."""
+    """What a reader says of text it could not decode: ``not JSON: ...``, or that it nests too deep.
+
+    Where the text is one line (a JSON line's record, with its newline or not: the place says the file's line), the
+    column is said alone (``not JSON: Expecting ',' delimiter at column 41``), not the decoder's ``line 1 column 41
+    (char 40)``, which read as the file's first line.
+    """
     if isinstance(error, NestingError):
         return str(error)
     if isinstance(error, RecursionError):
         return str(NestingError())
+    if isinstance(error, json.JSONDecodeError) and "\n" not in error.doc.rstrip("\r\n"):
+        return f"not JSON: {decoder_said(error)} at column {error.pos + 1}"
     return f"not JSON: {error}"
 
 

@@ -592,3 +592,27 @@ def test_a_megabyte_value_in_a_real_history_is_quoted_in_a_line_not_whole(
         said = [str(error)]
     assert any(text.startswith(f"{path}:{line}: ") and "kkkk" in text for text in said), [t[:300] for t in said]
     assert max(len(text) for text in said) < 1_000, [text[:300] for text in said]
+
+
+@pytest.mark.parametrize(
+    "history",
+    [_CLAUDE_CODE, _CODEX, "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl", "fix-failing-test"],
+)
+def test_a_line_of_a_real_history_that_is_not_json_is_said_at_its_column_not_at_line_1(
+    tmp_path: Path, history: str
+) -> None:
+    """A real history (or a sample run) whose fourth line lost a comma is refused at that line and the column where
+    its JSON breaks, where an import said 'line 1 column N (char M)' of the record, as if of the file's first line."""
+    source = real.REAL / history if "/" in history else samples.path(history)
+    lines = source.read_bytes().split(b"\n")
+    comma = lines[3].index(b'",') + 1  # after a string, before the next key
+    lines[3] = lines[3][:comma] + b" " + lines[3][comma + 1 :]
+    path = tmp_path / source.name
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(json.JSONDecodeError) as decoded:
+        json.loads(lines[3])
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}:4: not JSON: Expecting ',' delimiter at column {decoded.value.colno}"), said
+    assert "line 1" not in said, said

@@ -17,7 +17,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
-from agentrender._json import decode_failure, decoder_said
+from agentrender._json import decode_failure
 from agentrender._types import Step
 from agentrender._words import shown
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
@@ -464,10 +464,8 @@ class Loader:
             if not complete:
                 self.cut_short(number, len(line), "not JSON")
                 return
-            if isinstance(error, json.JSONDecodeError):
-                said = f"not JSON: {decoder_said(error)} at column {error.pos + 1}"
-                raise self.fail(number, said + (_HISTORY_HINT if self.header is None else "")) from None
-            raise self.fail(number, decode_failure(error)) from None
+            hint = _HISTORY_HINT if self.header is None and isinstance(error, json.JSONDecodeError) else ""
+            raise self.fail(number, decode_failure(error) + hint) from None
         self.record(number, record, text)
 
     def quick(self, number: int, typed: StepRecord | ModelCallRecord | CheckedCallRecord, line: bytes) -> bool:
