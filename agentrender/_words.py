@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["a_noun", "number_ranges", "plural", "shown"]
+__all__ = ["a_noun", "clipped", "number_ranges", "plural", "shown"]
 
 
 def a_noun(noun: str) -> str:
@@ -41,5 +41,9 @@ def shown(value: Any, limit: int = 200) -> str:
     in one short line. 200 keeps whole any id or name a history holds (a Responses API id is 53 characters)."""
     if type(value) is int and abs(value) >= 10**40:
         return f"(an integer of {len(str(abs(value)))} digits)"
-    text = repr(value[: limit + 1] if type(value) is str else value)
+    return clipped(repr(value[: limit + 1] if type(value) is str else value), limit)
+
+
+def clipped(text: str, limit: int = 200) -> str:
+    """``text`` (a name a file gave, a value's ``repr``) cut after ``limit`` characters, with ``...``, where longer."""
     return text if len(text) <= limit else text[:limit] + "..."

@@ -594,6 +594,24 @@ def test_a_megabyte_value_in_a_real_history_is_quoted_in_a_line_not_whole(
     assert max(len(text) for text in said) < 1_000, [text[:300] for text in said]
 
 
+@pytest.mark.parametrize(("history", "field"), [(_CODEX, "payload"), ("fix-failing-test", "")])
+def test_a_megabyte_field_name_in_a_real_history_is_named_in_a_line_not_whole(
+    tmp_path: Path, history: str, field: str
+) -> None:
+    """A field named by a megabyte string in a record of a real history (or a sample run), which is kept and named in
+    a warning, is named cut short in it, where the whole megabyte was written into the warning's one line."""
+    source = real.REAL / history if "/" in history else samples.path(history)
+    lines = source.read_bytes().split(b"\n")
+    record = json.loads(lines[2])
+    (record[field] if field else record)[_HUGE] = 1
+    lines[2] = json.dumps(record).encode()
+    path = tmp_path / source.name
+    path.write_bytes(b"\n".join(lines))
+    said = [str(warning) for run in load_runs(path) for warning in run.warnings]
+    assert any(text.startswith(f"{path}:3: ") and "kkkk" in text for text in said), [t[:300] for t in said]
+    assert max(len(text) for text in said) < 1_000, [text[:300] for text in said]
+
+
 @pytest.mark.parametrize(
     "history",
     [_CLAUDE_CODE, _CODEX, "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl", "fix-failing-test"],

@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._json import canonical, decode_failure, type_name
-from agentrender._words import shown
+from agentrender._words import clipped, shown
 from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
@@ -746,7 +746,7 @@ class _Conversation:
         items held it."""
         if self.kept_at is None:
             return
-        named = ", ".join(f"{name} ({count})" for name, count in sorted(self.kept_fields.items()))
+        named = ", ".join(f"{clipped(name)} ({count})" for name, count in sorted(self.kept_fields.items()))
         warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
                                              f"with how many items or parts held each: {named}"))  # fmt: skip
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, overload
 
 from agentrender._json import decode_failure
 from agentrender._types import Step
-from agentrender._words import shown
+from agentrender._words import clipped, shown
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
     GZIP_MAGIC,
@@ -539,7 +539,7 @@ class Loader:
             raise self.fail(number, str(error)) from None
         if unknown:
             for name in unknown:
-                self.note(number, f"unknown field {name} kept (not loaded into the typed fields)")
+                self.note(number, f"unknown field {clipped(name)} kept (not loaded into the typed fields)")
             unknown.clear()
         if doubted:
             for doubt in doubted:
