@@ -63,7 +63,7 @@ import msgspec
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep, type_name
 from agentrender._types import Step, check_block
-from agentrender._words import shown
+from agentrender._words import a_noun, shown
 from agentrender.imports.anthropic import file_bytes
 from agentrender.imports.conversation import (
     Summariser,
@@ -1415,7 +1415,7 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
         if name not in message:
             raise where.at(name).error(f"missing from the {kind} message")
     if message["role"] != kind:
-        raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {shown(message['role'])}")
+        raise where.at("role").error(f"expected {kind!r} in {a_noun(kind)} record, got {shown(message['role'])}")
     for name in ("id", "model"):  # null: not recorded
         if message.get(name) is not None and not isinstance(message[name], str):
             raise where.at(name).error(f"expected text, got {type_name(message[name])}")
