@@ -1221,6 +1221,16 @@ def test_a_message_of_the_other_role_is_said_in_words(tmp_path, line, kind, role
     assert str(raised.value) == said
 
 
+def test_a_record_of_another_type_holding_a_message_on_the_thread_is_warned_of(tmp_path):
+    """A record on the thread whose type is none Claude Code writes a message in, but which holds one (a type a newer
+    Claude Code writes, or a corrupted one), is warned of at its line and counted, where it was only counted."""
+    path = write(tmp_path / "s.jsonl", mutated(at(2, "type")("assistant-v2")))
+    run = from_claude_code(path)[0]
+    [warning] = [w for w in run.warnings if w.line == 2]
+    assert warning.text.startswith("type: a record of type 'assistant-v2' holding a message"), warning.text
+    assert run.header["source"]["not_sent"] == {"assistant-v2": 1}
+
+
 def test_the_minimal_transcript_reads(tmp_path):
     """The transcript the malformed cases start from is read without a warning."""
     run = from_claude_code(write(tmp_path / "s.jsonl", MINIMAL))[0]

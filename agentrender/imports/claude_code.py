@@ -970,6 +970,13 @@ class _Requests:
                     segment.attachment(record, path)
                 else:
                     segment.skipped[_note_name(record)] += 1
+                    if "message" in record.value:  # Claude Code writes one only in user and assistant records
+                        segment.warnings.append(
+                            Where(path, record.line, "type").warning(
+                                f"a record of type {shown(record.kind)} holding a message, which Claude Code writes "
+                                "in user and assistant records only: not read into the turns (counted in not_sent)"
+                            )
+                        )
                 take(record.uuid)
                 continue
             if record.uuid in taken:
