@@ -41,6 +41,7 @@ __all__ = [
     "canonical",
     "check_depth",
     "decode_failure",
+    "decoder_said",
     "deep_canonical",
     "display",
     "escaped",
@@ -184,12 +185,25 @@ def limited(decode: Callable[[str], Any]) -> Callable[[str], Any]:
     return decode_limited
 
 
+def decoder_said(error: json.JSONDecodeError) -> str:
+    """What ``json``'s decoder found, without its place (said apart, as a column): its message of a control character
+    raw in a string ends 'at', which the place followed."""
+    return error.msg.removesuffix(" at")
+
+
 def decode_failure(error: ValueError | RecursionError) -> str:
-    """What a reader says of text it could not decode: ``not JSON: ...``, or that it nests too deep."""
+    """What a reader says of text it could not decode: ``not JSON: ...``, or that it nests too deep.
+
+    Where the text is one line (a JSON line's record, with its newline or not: the place says the file's line), the
+    column is said alone (``not JSON: Expecting ',' delimiter at column 41``), not the decoder's ``line 1 column 41
+    (char 40)``, which read as the file's first line.
+    """
     if isinstance(error, NestingError):
         return str(error)
     if isinstance(error, RecursionError):
         return str(NestingError())
+    if isinstance(error, json.JSONDecodeError) and "\n" not in error.doc.rstrip("\r\n"):
+        return f"not JSON: {decoder_said(error)} at column {error.pos + 1}"
     return f"not JSON: {error}"
 
 

@@ -6,8 +6,9 @@ Standard library only.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["a_noun", "number_ranges", "plural"]
+__all__ = ["a_noun", "clipped", "number_ranges", "plural", "shown"]
 
 
 def a_noun(noun: str) -> str:
@@ -32,3 +33,17 @@ def plural(count: int, noun: str, nouns: str = "") -> str:
     ``nouns`` is the plural when it is not ``noun + "s"`` (``plural(2, "reply", "replies")``).
     """
     return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def shown(value: Any, limit: int = 200) -> str:
+    """``value`` as an error or a warning quotes what a file held: its ``repr``, cut after ``limit`` characters
+    (``...``) where longer, and an integer too long to read said by its digits, so a value of any size is quoted
+    in one short line. 200 keeps whole any id or name a history holds (a Responses API id is 53 characters)."""
+    if type(value) is int and abs(value) >= 10**40:
+        return f"(an integer of {len(str(abs(value)))} digits)"
+    return clipped(repr(value[: limit + 1] if type(value) is str else value), limit)
+
+
+def clipped(text: str, limit: int = 200) -> str:
+    """``text`` (a name a file gave, a value's ``repr``) cut after ``limit`` characters, with ``...``, where longer."""
+    return text if len(text) <= limit else text[:limit] + "..."

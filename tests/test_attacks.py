@@ -26,8 +26,9 @@ import pytest
 from agentrender import RunFileError, load_run, samples
 from agentrender.cli import main
 from agentrender.frame import runs_frame, steps_frame
+from agentrender.imports import load_runs
 from agentrender.runfile import is_timestamp, parse_timestamp
-from tests._support import hostile_files
+from tests._support import hostile_files, real
 from tests._support.attacks import load_checked, problems, survive
 
 BAD_TIME = "2026-01{-05T09:00:16Z"
@@ -542,3 +543,94 @@ def test_every_real_fixture_survives_every_consumer() -> None:
     """Each real public file of tests/fixtures/real/MANIFEST.json, as it is, is shown or refused (its twelve mutants
     are among those of every import fixture)."""
     _assert_survived(hostile_files.real_fixtures(), thorough=True)
+
+
+# ---------------------------------------------------------------------------- huge values quoted in what is said
+
+_HUGE = "k" * 1_000_000
+
+
+def _with_huge(path: Path, line: int, field: str) -> bytes:
+    """The real file ``path`` with the ``field`` (dotted) of the record on ``line`` replaced by a megabyte string."""
+    lines = path.read_bytes().split(b"\n")
+    record = json.loads(lines[line - 1])
+    place = record
+    *outer, last = field.split(".")
+    for key in outer:
+        place = place[key]
+    place[last] = _HUGE
+    lines[line - 1] = json.dumps(record).encode()
+    return b"\n".join(lines)
+
+
+_CLAUDE_CODE = "claude-code/DRMacIver-claude-reliability/hello-world-script/transcript.jsonl"
+_CODEX = "codex/codemie-ai-codemie-code/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("history", "line", "field"),
+    [
+        (_CLAUDE_CODE, 3, "message.role"),
+        (_CLAUDE_CODE, 3, "parentUuid"),
+        (_CODEX, 3, "type"),
+        (_CODEX, 3, "payload.type"),
+        (_CODEX, 3, "payload.role"),
+        ("fix-failing-test", 3, "type"),
+    ],
+)
+def test_a_megabyte_value_in_a_real_history_is_quoted_in_a_line_not_whole(
+    tmp_path: Path, history: str, line: int, field: str
+) -> None:
+    """A megabyte string where a real history (or a sample run) holds a record's type, role or parent is quoted cut
+    short in the error or warning that names its line, where the whole megabyte was quoted into the one line said."""
+    source = real.REAL / history if "/" in history else samples.path(history)
+    path = tmp_path / source.name
+    path.write_bytes(_with_huge(source, line, field))
+    try:
+        said = [str(warning) for run in load_runs(path) for warning in run.warnings]
+    except RunFileError as error:
+        said = [str(error)]
+    assert any(text.startswith(f"{path}:{line}: ") and "kkkk" in text for text in said), [t[:300] for t in said]
+    assert max(len(text) for text in said) < 1_000, [text[:300] for text in said]
+
+
+@pytest.mark.parametrize(("history", "field"), [(_CODEX, "payload"), ("fix-failing-test", "")])
+def test_a_megabyte_field_name_in_a_real_history_is_named_in_a_line_not_whole(
+    tmp_path: Path, history: str, field: str
+) -> None:
+    """A field named by a megabyte string in a record of a real history (or a sample run), which is kept and named in
+    a warning, is named cut short in it, where the whole megabyte was written into the warning's one line."""
+    source = real.REAL / history if "/" in history else samples.path(history)
+    lines = source.read_bytes().split(b"\n")
+    record = json.loads(lines[2])
+    (record[field] if field else record)[_HUGE] = 1
+    lines[2] = json.dumps(record).encode()
+    path = tmp_path / source.name
+    path.write_bytes(b"\n".join(lines))
+    said = [str(warning) for run in load_runs(path) for warning in run.warnings]
+    assert any(text.startswith(f"{path}:3: ") and "kkkk" in text for text in said), [t[:300] for t in said]
+    assert max(len(text) for text in said) < 1_000, [text[:300] for text in said]
+
+
+@pytest.mark.parametrize(
+    "history",
+    [_CLAUDE_CODE, _CODEX, "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl", "fix-failing-test"],
+)
+def test_a_line_of_a_real_history_that_is_not_json_is_said_at_its_column_not_at_line_1(
+    tmp_path: Path, history: str
+) -> None:
+    """A real history (or a sample run) whose fourth line lost a comma is refused at that line and the column where
+    its JSON breaks, where an import said 'line 1 column N (char M)' of the record, as if of the file's first line."""
+    source = real.REAL / history if "/" in history else samples.path(history)
+    lines = source.read_bytes().split(b"\n")
+    comma = lines[3].index(b'",') + 1  # after a string, before the next key
+    lines[3] = lines[3][:comma] + b" " + lines[3][comma + 1 :]
+    path = tmp_path / source.name
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(json.JSONDecodeError) as decoded:
+        json.loads(lines[3])
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}:4: not JSON: Expecting ',' delimiter at column {decoded.value.colno}"), said
+    assert "line 1" not in said, said

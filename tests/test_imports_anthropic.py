@@ -435,6 +435,23 @@ def test_a_log_cut_in_its_last_line_loads_the_calls_before_it_with_a_warning(tmp
     assert (cut.line, cut.path) == (3, str(source))
 
 
+@pytest.mark.parametrize("name", ["calls.jsonl", "calls.log"])
+def test_bytes_not_utf8_in_a_log_are_refused_at_their_line_and_a_last_line_cut_inside_a_character_is_left_out(
+    tmp_path: Path, name: str
+) -> None:
+    """A byte that is not UTF-8 in a call log is refused naming its line and its byte in that line, whatever the
+    file's name, and a log cut inside a character's bytes keeps the calls before the cut with a warning at its line."""
+    whole = (_log([GOOD_CALL, GOOD_CALL]) + "\n").encode()
+    source = in_file(tmp_path, name, whole + GOOD_CALL.encode()[:9] + b"\xff" + GOOD_CALL.encode()[9:] + b"\n")
+    with pytest.raises(RunFileError) as caught:
+        load(source)
+    assert str(caught.value) == f"{source}:3: not UTF-8 text (invalid start byte at byte 9)"
+    source = in_file(tmp_path, name, whole + GOOD_CALL.encode()[:-9] + "caf\u00e9".encode()[:-1])
+    run = load(source)
+    assert len(run.model_calls) == 2
+    assert [(w.line, w.lost) for w in run.warnings if "cut short" in w.text] == [(3, True)], run.warnings
+
+
 def test_a_file_of_no_known_format_says_what_was_tried(tmp_path: Path) -> None:
     """Valid JSON in no format load knows: one error saying what the file holds, the formats tried, the docs."""
     source = in_file(tmp_path, "notes.json", json.dumps({"title": "t", "items": [1]}))

@@ -1209,6 +1209,28 @@ def test_a_field_of_the_wrong_type_or_missing_is_one_error_naming_file_line_and_
     assert field in str(raised.value)
 
 
+@pytest.mark.parametrize(("line", "kind", "role"), [(1, "user", "assistant"), (2, "assistant", "user")])
+def test_a_message_of_the_other_role_is_said_in_words(tmp_path, line, kind, role):
+    """A record whose message has the other role is refused in plain words, its kind after its article ('in an
+    assistant record'), where it said 'in a assistant record'."""
+    path = write(tmp_path / "s.jsonl", mutated(at(line, "message", "role")(role)))
+    with pytest.raises(RunFileError) as raised:
+        from_claude_code(path)
+    article = "an" if kind == "assistant" else "a"
+    said = f"{path}:{line}: message.role: expected {kind!r} in {article} {kind} record, got {role!r}"
+    assert str(raised.value) == said
+
+
+def test_a_record_of_another_type_holding_a_message_on_the_thread_is_warned_of(tmp_path):
+    """A record on the thread whose type is none Claude Code writes a message in, but which holds one (a type a newer
+    Claude Code writes, or a corrupted one), is warned of at its line and counted, where it was only counted."""
+    path = write(tmp_path / "s.jsonl", mutated(at(2, "type")("assistant-v2")))
+    run = from_claude_code(path)[0]
+    [warning] = [w for w in run.warnings if w.line == 2]
+    assert warning.text.startswith("type: a record of type 'assistant-v2' holding a message"), warning.text
+    assert run.header["source"]["not_sent"] == {"assistant-v2": 1}
+
+
 def test_the_minimal_transcript_reads(tmp_path):
     """The transcript the malformed cases start from is read without a warning."""
     run = from_claude_code(write(tmp_path / "s.jsonl", MINIMAL))[0]

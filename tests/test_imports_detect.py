@@ -12,7 +12,8 @@ import pytest
 import agentrender
 from agentrender import render
 from agentrender.imports import from_anthropic, from_openai
-from agentrender.runfile import Run
+from agentrender.runfile import Run, RunFileError
+from tests._support import real
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
 BIG = "x" * (3 << 20)
@@ -58,3 +59,27 @@ def test_a_jsonl_whose_first_record_is_over_a_mib_loads(tmp_path: Path) -> None:
     assert _rendered(run) == _rendered(from_anthropic(path))
     shown = _steps(path)
     assert shown.returncode == 0, shown.stderr
+
+
+@pytest.mark.parametrize("byte", [b"\x00", b"\x07", b"\x1b"])
+@pytest.mark.parametrize(
+    "history",
+    [
+        "claude-code/DRMacIver-claude-reliability/hello-world-script/transcript.jsonl",
+        "codex/daaain-claude-code-log/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+        "claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl",
+    ],
+)
+def test_a_control_byte_in_a_string_of_a_real_historys_first_line_is_said_as_on_any_line(
+    tmp_path: Path, history: str, byte: bytes
+) -> None:
+    """A real history whose first line holds a raw control byte in a string is refused by its own importer at line 1
+    as that line's JSON, as a later line's is, where it was refused as 'not a run file: binary data'."""
+    data = (real.REAL / history).read_bytes()
+    inside = data.index(b'":"') + 3  # the first string value's first character
+    path = tmp_path / Path(history).name
+    path.write_bytes(data[:inside] + byte + data[inside:])
+    with pytest.raises(RunFileError) as caught:
+        agentrender.load(path)
+    said = str(caught.value)
+    assert said.startswith(f"{path}:1: not JSON: ") and "run file" not in said, said

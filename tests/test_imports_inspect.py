@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import struct
 import subprocess
 import sys
 import zipfile
@@ -1093,6 +1095,54 @@ def test_an_eval_log_without_the_zstandard_codec_names_the_extra(tmp_path: Path)
     assert last.endswith("needs zipfile_zstd, which is not installed: pip install 'agentrender[inspect]'"), last
 
 
+def _corrupt_member(data: bytes) -> bytes:
+    """The ``.eval`` archive ``data`` with the middle of its first sample's compressed bytes overwritten."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        member = next(info for info in archive.infolist() if info.filename.startswith("samples/"))
+    name_size, extra_size = struct.unpack("<HH", data[member.header_offset + 26 : member.header_offset + 30])
+    start = member.header_offset + 30 + name_size + extra_size + 8
+    return data[:start] + b"\xff" * 64 + data[start + 64 :]
+
+
+def _corrupt_directory(data: bytes) -> bytes:
+    """The ``.eval`` archive ``data`` with its central directory's last entry no longer starting as one."""
+    at = data.rfind(b"PK\x01\x02")
+    return data[:at] + b"PK\x00\x00" + data[at + 4 :]
+
+
+@pytest.mark.parametrize("corrupt", [_corrupt_member, _corrupt_directory], ids=["member", "directory"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "meridianlabs-ai-inspect_flow/2026-01-09T18-27-59+00-00_mmlu-0-shot_AaMwC64MK8EccYgfhUqy3n.eval",  # deflate
+        "gspencergoog-A2UI/2026-07-22T16-51-18-00-00_a2ui-v1-0-eval_nXpB6sZohVsmQgnyUD8nuj.eval",  # zstandard
+    ],
+)
+def test_a_real_eval_log_with_corrupt_bytes_is_refused_naming_the_file_not_a_traceback(
+    name: str, corrupt: Callable[[bytes], bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real ``.eval`` log whose compressed bytes or zip directory are corrupt is refused with a RunFileError naming
+    the file and what is broken (the member, or the archive), where the decompressor's or zipfile's own error
+    escaped; with Inspect installed its reader then judges the file, and refuses it or reads it, never a traceback."""
+    from agentrender.imports import inspect as importer
+
+    path = tmp_path / "corrupt.eval"
+    path.write_bytes(corrupt((ROOT / "tests/fixtures/real/inspect" / name).read_bytes()))
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_has_inspect", lambda: False)
+        with pytest.raises(RunFileError) as caught:
+            from_inspect(path)
+    said = str(caught.value)
+    broken = "samples/" if corrupt is _corrupt_member else "the .eval archive cannot be read: "
+    assert said.startswith(f"{path}:1: {broken}"), said
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_has_inspect", lambda: True)
+        try:
+            assert from_inspect(path)
+        except RunFileError as error:
+            assert str(error).startswith(f"{path}:1: "), str(error)
+
+
 REAL_JSON_LOG = (
     ROOT
     / "tests/fixtures/real/inspect/UKGovernmentBEIS-inspect_ai"
@@ -1126,6 +1176,53 @@ def test_a_json_log_of_broken_json_is_said_where_it_breaks(tmp_path: Path) -> No
             with pytest.raises(RunFileError) as caught:
                 read(path)
             assert str(caught.value).startswith(said), (read, str(caught.value))
+
+
+@pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_json_log_with_a_byte_not_utf8_is_said_at_its_line(tmp_path: Path) -> None:
+    """A real ``.json`` log with a byte that is not UTF-8 in a message is refused at that byte's line and its byte
+    in the line, by this package's reader and through Inspect's alike, where both said line 1 (with the byte's
+    offset in the whole file, or no place at all)."""
+    from agentrender.imports.inspect_log import read_log
+
+    data = REAL_JSON_LOG.read_bytes()
+    at = data.index(b'"content": "') + len(b'"content": "')
+    line, start = data.count(b"\n", 0, at) + 1, data.rfind(b"\n", 0, at) + 1
+    path = tmp_path / "log.json"
+    path.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    for read in (read_log, load):
+        with pytest.raises(RunFileError) as caught:
+            read(path)
+        said = f"{path}:{line}: not UTF-8 text (invalid start byte at byte {at - start})"
+        assert str(caught.value) == said, (read, str(caught.value))
+
+
+@pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_json_log_with_a_control_byte_raw_in_a_string_is_said_at_its_line_and_column(tmp_path: Path) -> None:
+    """A real ``.json`` log with a control byte raw in a message's string is refused at its line and column in plain
+    words, by this package's reader and through Inspect's alike, where the decoder's message was left ending 'at'."""
+    from agentrender.imports.inspect_log import read_log
+
+    data = REAL_JSON_LOG.read_bytes()
+    at = data.index(b'"content": "') + len(b'"content": "')
+    line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+    path = tmp_path / "log.json"
+    path.write_bytes(data[:at] + b"\x07" + data[at:])
+    for read in (read_log, load):
+        with pytest.raises(RunFileError) as caught:
+            read(path)
+        assert str(caught.value) == f"{path}:{line}:{column}: not valid JSON: Invalid control character", (read, caught)
+
+
+def test_a_json_log_that_begins_with_a_byte_order_mark_reads_as_without_it(tmp_path: Path) -> None:
+    """A real ``.json`` log written with a UTF-8 byte order mark (as Windows tools write text) imports as the same log
+    without it, as every other format's file does, where it was refused as 'Unexpected UTF-8 BOM'."""
+    log = ROOT / "tests/fixtures/real/inspect/UKGovernmentBEIS-inspect_ai/2025-05-12T20-28-13-04-00_popularity.json"
+    path = tmp_path / log.name
+    path.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    runs, plain = load_runs(path), load_runs(log)
+    assert [run.run_id for run in runs] == [run.run_id for run in plain]
+    assert [len(run.steps) for run in runs] == [len(run.steps) for run in plain] != []
 
 
 IMAGES_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_images_tc.json"

@@ -539,6 +539,28 @@ def test_a_cut_final_line_is_left_out_with_a_warning_naming_it(tmp_path: Path) -
     assert len(run.steps) == 1 and run.steps[0].observation is None and run.steps[0].decision.tool == "shell"
 
 
+@pytest.mark.parametrize("name", ["rollout.jsonl", "rollout.log"])
+def test_a_real_rollout_cut_inside_a_multibyte_character_reads_every_line_before_it(tmp_path: Path, name: str) -> None:
+    """A real Codex rollout whose writer stopped inside a multi-byte UTF-8 character loads as the same file cut at
+    that line's start does, with a warning naming the cut line, where it was refused as not UTF-8."""
+    [entry] = [entry for entry in CODEX if "codex_cli:0.77.0" in entry["features"]]
+    data = (real.REAL / entry["path"]).read_bytes()
+    inside = next(at for at, byte in enumerate(data) if byte >= 0xC0) + 1  # after the first byte of the character
+    line = data.count(b"\n", 0, inside) + 1
+    (tmp_path / "whole").mkdir()
+    before = from_responses(write_bytes(tmp_path / "whole" / name, data[: data.rfind(b"\n", 0, inside) + 1]))
+    run = from_responses(write_bytes(tmp_path / name, data[:inside]))
+    assert [(w.line, w.lost) for w in run.warnings if "cut short" in w.text] == [(line, True)], run.warnings
+    assert len(run.steps) == len(before.steps) > 0
+    assert [step.decision.tool for step in run.steps] == [step.decision.tool for step in before.steps]
+
+
+def write_bytes(path: Path, data: bytes) -> Path:
+    """``data`` written to ``path``."""
+    path.write_bytes(data)
+    return path
+
+
 def test_a_call_with_no_output_is_warned_of_at_its_line(tmp_path: Path) -> None:
     """A call the next reply came without an output for (an aborted turn) is named, with its line; the view still
     holds what was sent."""

@@ -262,6 +262,7 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, b"{not json}"), "2: not JSON: Expecting property name enclosed in double quotes at column 2"),
         (lines(HEADER, b'{"type": "step", "index": 1'), "2: not JSON: Expecting ',' delimiter at column 29"),
         (lines(HEADER, b'{"type": "step", "index": NaN}'), "2: not JSON: NaN is not JSON"),
+        (lines(HEADER, b'{"type": "step", "note": "a\x07"}'), "2: not JSON: Invalid control character at column 28"),
         (lines(HEADER, b'{"type": "end", "x": 1e999}'), "2: not JSON: 1e999 overflows to infinity"),
         (lines(HEADER, b"[" * 100_000), "2: [0][0][0][0][0][0]…: nested deeper than 256 levels"),
         (lines(HEADER, {"index": 0}), "2: $.type: missing: every record names its type"),

@@ -53,7 +53,7 @@ from agentrender import render
 from agentrender._api_rules import system_text
 from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
-from agentrender._words import number_ranges, plural
+from agentrender._words import number_ranges, plural, shown
 from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
@@ -65,6 +65,7 @@ from agentrender.imports.conversation import (
     loads,
     message_texts,
     normalise_messages,
+    not_utf8,
     own_copy,
     request_body,
     unanswered_warning,
@@ -246,7 +247,9 @@ def _recorded_calls(
     for line, record in records:
         kind = record.get("type") if isinstance(record, Mapping) else None
         if kind not in ("model_call", "model_call_error"):
-            notes.append(Where(path, line).warning(f"a {kind!r} record is not a call of the recording; not imported"))
+            notes.append(
+                Where(path, line).warning(f"a {shown(kind)} record is not a call of the recording; not imported")
+            )
             continue
         if not isinstance(record.get("request"), Mapping):
             raise Where(path, line, f"{kind}.request").error("missing: a recorded call holds the request it sent")
@@ -254,8 +257,15 @@ def _recorded_calls(
 
 
 def _text(path: str, notes: list[RunWarning]) -> str:
-    """The file's text (``file_bytes``)."""
-    return file_bytes(path, notes).decode("utf-8")
+    """The file's text (``file_bytes``), up to where it ends inside a character (a writer stopped mid-line: the
+    text is read as if cut before it); bytes that are not UTF-8 are a ``RunFileError`` at their line."""
+    data = file_bytes(path, notes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.end == len(data) and error.reason == "unexpected end of data":
+            return data[: error.start].decode("utf-8")
+        raise not_utf8(path, data, error) from None
 
 
 def file_bytes(path: str, notes: list[RunWarning]) -> bytes:
@@ -325,6 +335,9 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
                         text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
                     except UnicodeDecodeError as error:
                         said = f"not UTF-8 text ({error.reason} at byte {error.start})"
+                        if not data.endswith(b"\n") and found:  # cut inside a character: as any cut last line
+                            notes.append(_cut_last_line(path, number, said))
+                            break
                         raise RunFileError(path, number, said) from None
                 try:
                     if text is not None:
@@ -346,8 +359,9 @@ def json_values(path: str, notes: list[RunWarning]) -> Iterator[tuple[int, Any]]
         raise RunFileError(path, 1, "the file holds no JSON value")
 
 
-def _cut_last_line(path: str, line: int, error: ValueError) -> RunWarning:
-    """The loss of a log's last line cut short while its last call was written: the calls before it stand."""
+def _cut_last_line(path: str, line: int, error: ValueError | str) -> RunWarning:
+    """The loss of a log's last line cut short while its last call was written (``error``: what reading it found):
+    the calls before it stand."""
     return RunWarning(line=line, text=f"the last line is cut short ({error}); not read", path=path, lost=True)
 
 
@@ -355,8 +369,6 @@ def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]
     """The values of a file that is not named as JSON lines: one JSON document, or JSON lines after all."""
     try:
         text = _text(path, notes)
-    except UnicodeDecodeError as error:
-        raise RunFileError(path, 1, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except OSError as error:
         raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
     stripped = text.lstrip("\ufeff \t\r\n")
@@ -516,7 +528,7 @@ class _Exchanges:
             path = urlsplit(url).path if isinstance(url, str) else None
         except ValueError:  # no URL Python can split ("https://[bad/..."): said as it is
             path = None
-        endpoint = f"{method} {path}" if path is not None else f"{method} {url!r}"
+        endpoint = f"{method} {path}" if path is not None else f"{method} {shown(url)}"
         if method != "POST" or path is None or not path.endswith("/messages"):
             self.other.setdefault(endpoint, []).append(line)
             return None

@@ -63,6 +63,7 @@ import msgspec
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep, type_name
 from agentrender._types import Step, check_block
+from agentrender._words import a_noun, shown
 from agentrender.imports.anthropic import file_bytes
 from agentrender.imports.conversation import (
     Summariser,
@@ -523,17 +524,17 @@ class _Transcript:
             raise where.error(f"expected a transcript record (a JSON object), got {type_name(value)}")
         kind = value.get("type")
         if not isinstance(kind, str):
-            raise where.at("type").error(f"expected the record's type, got {kind!r}")
+            raise where.at("type").error(f"expected the record's type, got {shown(kind)}")
         # null is what a writer puts in a field it did not record: as if the field were absent
         for name in _STRING_FIELDS:
             if value.get(name) is not None and (not isinstance(value[name], str) or not value[name]):
-                raise where.at(name).error(f"expected a non-empty string, got {value[name]!r}")
+                raise where.at(name).error(f"expected a non-empty string, got {shown(value[name])}")
         for name in _OPTIONAL_STRING_FIELDS:
             if value.get(name) is not None and not isinstance(value[name], str):
                 raise where.at(name).error(f"expected a uuid or null, got {type_name(value[name])}")
         for name in _BOOL_FIELDS:
             if value.get(name) is not None and not isinstance(value[name], bool):
-                raise where.at(name).error(f"expected true or false, got {value[name]!r}")
+                raise where.at(name).error(f"expected true or false, got {shown(value[name])}")
         if kind in _MESSAGE_TYPES:
             if value.get("uuid") is None:
                 raise where.at("uuid").error(f"missing: a {kind} record has a uuid")
@@ -568,7 +569,7 @@ class _Transcript:
         """Say that ``record``'s parent is not in the file, and that its thread is read from it."""
         self.found.append(
             Where(self.path, record.line, "parentUuid").warning(
-                f"points to {record.parent!r}, a record not in this file: the thread is read from here "
+                f"points to {shown(record.parent)}, a record not in this file: the thread is read from here "
                 "(what came before it was sent too, and is not in this file)"
             )
         )
@@ -785,7 +786,7 @@ class _Transcript:
                 continue
             self.found.append(
                 where.warning(
-                    f"names {before!r}, {why}: the conversation before the compaction is taken to end at line "
+                    f"names {shown(before)}, {why}: the conversation before the compaction is taken to end at line "
                     f"{current.line}, the last message of the main thread before it"
                 )
             )
@@ -969,6 +970,13 @@ class _Requests:
                     segment.attachment(record, path)
                 else:
                     segment.skipped[_note_name(record)] += 1
+                    if "message" in record.value:  # Claude Code writes one only in user and assistant records
+                        segment.warnings.append(
+                            Where(path, record.line, "type").warning(
+                                f"a record of type {shown(record.kind)} holding a message, which Claude Code writes "
+                                "in user and assistant records only: not read into the turns (counted in not_sent)"
+                            )
+                        )
                 take(record.uuid)
                 continue
             if record.uuid in taken:
@@ -1059,7 +1067,7 @@ class _Written:
                 break
             transcript.found.append(
                 Where(transcript.path, root.line, "parentUuid").warning(
-                    f"points to {root.parent!r}, a record not in this file: joined to line {joined.line}, the "
+                    f"points to {shown(root.parent)}, a record not in this file: joined to line {joined.line}, the "
                     f"last message {thread} before it"
                 )
             )
@@ -1414,7 +1422,7 @@ def _check_message(message: Any, kind: str, where: Where) -> None:
         if name not in message:
             raise where.at(name).error(f"missing from the {kind} message")
     if message["role"] != kind:
-        raise where.at("role").error(f"expected {kind!r} in a {kind} record, got {message['role']!r}")
+        raise where.at("role").error(f"expected {kind!r} in {a_noun(kind)} record, got {shown(message['role'])}")
     for name in ("id", "model"):  # null: not recorded
         if message.get(name) is not None and not isinstance(message[name], str):
             raise where.at(name).error(f"expected text, got {type_name(message[name])}")

@@ -34,8 +34,9 @@ from typing import Any, NoReturn, TypeVar, overload
 import msgspec
 
 from agentrender import render
-from agentrender._json import MAX_DEPTH, canonical, check_depth, strict_loads, type_name
+from agentrender._json import MAX_DEPTH, canonical, check_depth, decoder_said, strict_loads, type_name
 from agentrender._types import check_block, utf8_bytes
+from agentrender._words import shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
@@ -261,6 +262,24 @@ def own_copy(value: Any, path: str) -> Any:
         raise RunFileError(path, 1, f"not JSON: {error}") from None
 
 
+def not_utf8(path: str, data: bytes, error: UnicodeDecodeError) -> RunFileError:
+    """The error of ``data``, a file's bytes from its start, that are not UTF-8 (``error``, from decoding them): at
+    the line of the first byte that is not, and that byte's place in its line."""
+    start = data.rfind(b"\n", 0, error.start) + 1
+    said = f"not UTF-8 text ({error.reason} at byte {error.start - start})"
+    return RunFileError(path, data.count(b"\n", 0, start) + 1, said)
+
+
+def broken_document(path: str, data: bytes) -> RunFileError | None:
+    """Why ``data``, the bytes of a file that should be one JSON document, is none: bytes not UTF-8 (``not_utf8``),
+    or JSON that breaks off or breaks a rule (``not_json``); ``None`` when it is one, or its error says not where."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return not_utf8(path, data, error)
+    return not_json(path, text, 1, len(data))
+
+
 def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
     """Why ``text``, from line ``line`` of the file on (``size`` bytes of it), is no JSON value: it breaks off, or
     breaks a rule of JSON at a line and column; ``None`` when it is one, or its error says nothing of where."""
@@ -290,7 +309,7 @@ def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
             closing = "" if at == error.lineno else f" on line {first + error.lineno}"
             what = f"not valid JSON: a comma before the closing {text[error.pos]!r}{closing}, where no value follows it"
             return RunFileError(path, first + at, what, column)
-        return RunFileError(path, first + error.lineno, f"not valid JSON: {error.msg}", error.colno)
+        return RunFileError(path, first + error.lineno, f"not valid JSON: {decoder_said(error)}", error.colno)
     except (ValueError, RecursionError):
         return None
     return None
@@ -354,7 +373,7 @@ def normalise_messages(
             message = dict(message)
         role = message.get("role")
         if role != "user" and role != "assistant":
-            raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {role!r}")
+            raise where.at(f"[{i}]").at("role").error(f"expected 'user' or 'assistant', got {shown(role)}")
         content = message.get("content")
         if type(content) is str:
             message = {**message, "content": [{"type": "text", "text": content}]}

@@ -105,7 +105,9 @@ FORMATS: list[Format] = [
 
 _WINDOW = 1 << 20
 """How much of a file is read first to find its first JSON value (its start decides most files)."""
-_loads = limited(json.loads)
+_loads = limited(json.JSONDecoder(strict=False).decode)
+"""The first value's decoder: a control character raw in a string (which JSON has escaped) does not hide what the
+value is; the format's importer reads the line again, and says where it is not JSON, as of any other line."""
 
 
 def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bool]:

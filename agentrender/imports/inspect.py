@@ -54,13 +54,14 @@ import msgspec
 from agentrender import render
 from agentrender._extras import require
 from agentrender._json import limited, type_name
+from agentrender._words import shown
 from agentrender.imports.conversation import (
     STOP_REASONS,
     Summariser,
     Where,
+    broken_document,
     conversation_run,
     normalise_messages,
-    not_json,
 )
 from agentrender.imports.inspect_log import (
     EvalSpec,
@@ -143,7 +144,7 @@ def _runs(log: Log, path: str, summarise: Summariser | None, said: Sequence[str]
         origin["inspect_ai"] = version
     if not log.samples:
         failure = f": {_first_line(log.error.message)}" if log.error is not None else ""
-        raise RunFileError(path, 1, f"the Inspect log holds no samples (its status is {log.status!r}{failure})")
+        raise RunFileError(path, 1, f"the Inspect log holds no samples (its status is {shown(log.status)}{failure})")
     runs = [_sample_run(sample, path, task, origin, summarise) for sample in log.samples]
     if not said:
         return runs
@@ -250,14 +251,15 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
 
 
 def _broken_json(path: str) -> RunFileError | None:
-    """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``not_json``: the line and column,
-    a stray comma where it stands, a log cut short); ``None`` when it is JSON, or cannot be read again."""
+    """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``broken_document``: the line and
+    column, a stray comma where it stands, a log cut short, a byte not UTF-8); ``None`` when it is JSON, or cannot be
+    read again."""
     try:
         with open(path, "rb") as file:
             data = file.read()
     except OSError:
         return None
-    return not_json(path, data.decode("utf-8", errors="replace"), 1, len(data))
+    return broken_document(path, data)
 
 
 def _first_error(error: Exception) -> tuple[tuple[Any, ...], str]:
@@ -1146,7 +1148,7 @@ def _message(message: Any, where: Where, warnings: list[RunWarning], filled: boo
         return "user", _content(message.get("content"), where, warnings), None
     if role == "assistant":
         return "assistant", _assistant(message, where, warnings, filled), None
-    raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {role!r}")
+    raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {shown(role)}")
 
 
 def _conversation(
@@ -1287,7 +1289,7 @@ def _block(item: Any, where: Where, warnings: list[RunWarning]) -> dict[str, Any
         if item.get("filename"):
             block["title"] = item["filename"]
         return block
-    what = f"a server tool use ({item.get('tool_type')})" if kind == "tool_use" else f"{kind!r} content"
+    what = f"a server tool use ({item.get('tool_type')})" if kind == "tool_use" else f"{shown(kind)} content"
     warnings.append(where.warning(f"{what} has no Messages API block: left out"))
     return None
 

@@ -21,9 +21,12 @@ Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` 
 
 from __future__ import annotations
 
+import lzma
 import operator
 import os
+import sys
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -31,7 +34,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from agentrender._extras import require
-from agentrender.imports.conversation import not_json
+from agentrender.imports.conversation import broken_document
 from agentrender.runfile import RunFileError
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
@@ -253,11 +256,15 @@ def read_log(path: str) -> Log:
     zipped = zipfile.is_zipfile(path)
     check_archive(os.fspath(path), zipped)  # a Path too
     if zipped:
-        with zipfile.ZipFile(path) as archive:
+        try:
+            opened = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as error:  # its directory found, but not one zipfile reads
+            raise RunFileError(path, 1, f"the .eval archive cannot be read: {error}") from None
+        with opened as archive:
             check_inflation(path, archive.infolist())
             return _read_archive(path, archive)
     with open(path, "rb") as file:
-        text = file.read()
+        text = file.read().removeprefix(_BOM)  # a byte order mark, as Windows tools write text: not the log's
     log = _decode(_LOG, text, path, "")
     _check_header(log)
     if log.samples:
@@ -270,14 +277,15 @@ def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
     names = list(dict.fromkeys(archive.namelist()))  # a member logged again is read once, as its last copy
     if "header.json" not in names:
         raise NeedsInspect("an .eval archive with no header.json (a log still being written)")
+    corrupt = _CORRUPT
     if any(info.compress_type == _ZSTANDARD for info in archive.infolist()):
-        _zstandard()
-    log = _decode(_LOG, _member(archive, "header.json", path), path, "header.json")
+        corrupt = (*corrupt, _zstandard())
+    log = _decode(_LOG, _member(archive, "header.json", path, corrupt), path, "header.json")
     _check_header(log)
     samples = []
     for name in names:
         if name.startswith("samples/") and name.endswith(".json"):
-            text = _member(archive, name, path)
+            text = _member(archive, name, path, corrupt)
             samples.append(_decode(_SAMPLE, text, path, name))
     # in Inspect's order (``inspect_ai.log._log.sort_samples``): by epoch, then id (a number as zero-padded text)
     samples.sort(key=lambda s: (s.epoch, s.id if isinstance(s.id, str) else str(s.id).zfill(20)))
@@ -286,6 +294,9 @@ def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
     log.samples = samples
     return log
 
+
+_BOM = "\ufeff".encode()
+"""The UTF-8 byte order mark, which a ``.json`` log may begin with."""
 
 ZIP_MAGIC = b"PK\x03\x04"
 """The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
@@ -334,18 +345,31 @@ _ZSTANDARD = 93
 """The zip compression method of zstandard, which Inspect writes ``.eval`` archives with."""
 
 
-def _zstandard() -> None:
-    """Teach ``zipfile`` zstandard, as Inspect does (Python before 3.14 does not know it): ``zipfile_zstd``."""
+_CORRUPT: tuple[type[Exception], ...] = (zipfile.BadZipFile, OSError, EOFError, zlib.error, lzma.LZMAError)
+"""What ``zipfile`` raises reading a member whose bytes are broken: a wrong CRC, a member cut short, a deflate or
+lzma stream that is corrupt (``_zstandard`` gives the error of a corrupt zstandard one)."""
+
+_ZSTANDARD_CODEC = "compression.zstd" if sys.version_info >= (3, 14) else "zstandard"
+"""The module that decompresses a zstandard member: Python's own from 3.14, the one ``zipfile_zstd`` uses before."""
+
+
+def _zstandard() -> type[Exception]:
+    """Teach ``zipfile`` zstandard, as Inspect does (Python before 3.14 does not know it): ``zipfile_zstd``; the
+    error its decompressor raises on a member whose bytes are corrupt."""
+    feature = "agentrender.imports.from_inspect, reading an .eval log"
     if not hasattr(zipfile, "ZIP_ZSTANDARD"):
-        require("inspect", "zipfile_zstd", feature="agentrender.imports.from_inspect, reading an .eval log")
+        require("inspect", "zipfile_zstd", feature=feature)
+    error: type[Exception] = require("inspect", _ZSTANDARD_CODEC, feature=feature).ZstdError
+    return error
 
 
-def _member(archive: zipfile.ZipFile, name: str, path: str) -> bytes:
+def _member(archive: zipfile.ZipFile, name: str, path: str, corrupt: tuple[type[Exception], ...]) -> bytes:
+    """The bytes of the archive's member ``name``; ``corrupt``: the errors that say its bytes are broken."""
     try:
         return archive.read(name)
     except NotImplementedError:
         raise NeedsInspect(f"{name}: compressed in a way Python's zipfile does not know") from None
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
+    except corrupt as error:
         raise RunFileError(path, 1, f"{name}: cannot be read from the .eval archive: {error}") from None
 
 
@@ -371,7 +395,7 @@ def _decode(
         if b"NaN" in text or b"Infinity" in text:  # Inspect writes them; JSON has no such numbers
             raise NeedsInspect("NaN or Infinity in its JSON") from None
         # a .json log's broken JSON is said where it breaks, as any file's (an .eval member's lines are not the file's)
-        broken = None if member else not_json(path, text.decode("utf-8", errors="replace"), 1, len(text))
+        broken = None if member else broken_document(path, text)
         raise (broken or RunFileError(path, 1, f"{where}not JSON: {error}")) from None
 
 

@@ -45,7 +45,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender._json import type_name
-from agentrender._words import plural
+from agentrender._words import plural, shown
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
     MadeTurns,
@@ -401,7 +401,9 @@ def from_tau_bench(source: str | os.PathLike[str], *, summarise: Summariser | No
         error = info.get("error") if isinstance(info, Mapping) else None
         said = f"its error: {str(error)[:200]}" if error else "no error"
         task = results[number]["task_id"]
-        notes.append(where.at(f"[{number}]").warning(f"task {task!r} has no chat, so no run (tau-bench wrote {said})"))
+        notes.append(
+            where.at(f"[{number}]").warning(f"task {shown(task)} has no chat, so no run (tau-bench wrote {said})")
+        )
     if len(empty) == len(results):
         raise where.error("no tau-bench result holds a chat: there is no conversation to import")
     runs = []
@@ -548,8 +550,8 @@ def chat_request(request: Mapping[str, Any], where: Where, warnings: list[RunWar
             if made is None:  # a provider's own tool (the Responses API's web_search, file_search, ...)
                 warnings.append(
                     where.at(f"tools[{at}]").warning(
-                        f"a {tool.get('type')!r} tool with no function name has no counterpart in the Messages API: "
-                        "not among the run's tools, kept in openai_tools"
+                        f"a {shown(tool.get('type'))} tool with no function name has no counterpart in the Messages "
+                        "API: not among the run's tools, kept in openai_tools"
                     )
                 )
         kept = [tool for tool in mapped if tool is not None]
@@ -781,7 +783,7 @@ class _Converter:
             message = _from_langchain(message, here)
         role = message.get("role")
         if role not in _ROLES:
-            raise here.at("role").error(f"expected one of {', '.join(_ROLES)}, got {role!r}")
+            raise here.at("role").error(f"expected one of {', '.join(_ROLES)}, got {shown(role)}")
         return message
 
     def _system_text(self, content: Any, here: Where) -> str:
@@ -805,7 +807,7 @@ class _Converter:
                 raise here.error("a function result with no function_call before it to answer")
             tool_id = self.legacy_ids.pop(0)
             block = {"type": "tool_result", "tool_use_id": tool_id, "content": self._result_content(message, here)}
-            self.warnings.append(here.warning(f"a legacy function result ({name!r}): given the id {tool_id}"))
+            self.warnings.append(here.warning(f"a legacy function result ({shown(name)}): given the id {tool_id}"))
             return [block], "user"
         content = message.get("content")
         if type(content) is str:  # the common case, said as _content says it
@@ -867,8 +869,10 @@ class _Converter:
         if kind == "image_url":
             return self._image(part, here)
         if not isinstance(kind, str):
-            raise here.at("type").error(f"expected the part's type, got {kind!r}")
-        self.warnings.append(here.warning(f"a {kind!r} part has no counterpart in the Messages API: kept as it is"))
+            raise here.at("type").error(f"expected the part's type, got {shown(kind)}")
+        self.warnings.append(
+            here.warning(f"a {shown(kind)} part has no counterpart in the Messages API: kept as it is")
+        )
         return dict(part)
 
     def _image(self, part: Mapping[str, Any], here: Where) -> dict[str, Any]:
@@ -921,7 +925,7 @@ class _Converter:
                 raise here.at("tool_call_ids").error("expected the one id of the call this answers")
             tool_id = ids[0]
         if not isinstance(tool_id, str):
-            raise here.at("tool_call_id").error(f"expected the id of the call this answers, got {tool_id!r}")
+            raise here.at("tool_call_id").error(f"expected the id of the call this answers, got {shown(tool_id)}")
         return {"type": "tool_result", "tool_use_id": tool_id, "content": self._result_content(message, here)}
 
     def _result_content(self, message: Mapping[str, Any], here: Where) -> str | list[dict[str, Any]]:

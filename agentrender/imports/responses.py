@@ -78,6 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._json import canonical, decode_failure, type_name
+from agentrender._words import clipped, shown
 from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
@@ -315,7 +316,7 @@ class _Rollout:
             if older and kind == "state":
                 continue
             if kind not in _RECORDS:
-                self.notes.append(where.at(field).warning(f"a record of type {kind!r}, not one Codex is known to "
+                self.notes.append(where.at(field).warning(f"a record of type {shown(kind)}, not one Codex is known to "
                                                           "write: kept in the source (records)"))  # fmt: skip
             elif not isinstance(payload, dict):
                 raise where.at("payload").error(f"expected the record's payload, an object, got {type_name(payload)}")
@@ -579,8 +580,8 @@ def _request_run(
     previous = request.get("previous_response_id")
     if previous is not None:
         said = (
-            f"the request goes on from the stored response {previous!r}, whose conversation the model was sent before "
-            "this input: the views hold only this request's input (their sizes and replay keys leave it out)"
+            f"the request goes on from the stored response {shown(previous)}, whose conversation the model was sent "
+            "before this input: the views hold only this request's input (their sizes and replay keys leave it out)"
         )
         conversation.warnings.append(inside.at("previous_response_id").warning(said))
     if "max_output_tokens" in kept and "max_tokens" not in kept:
@@ -694,9 +695,9 @@ class _Conversation:
         reader = _READERS.get(kind) if isinstance(kind, str) else None
         if reader is None:
             if not isinstance(kind, str):
-                raise here.at("type").error(f"expected the item's type, got {kind!r}")
+                raise here.at("type").error(f"expected the item's type, got {shown(kind)}")
             said = _UNMAPPED_ITEMS.get(kind, "is of a type not known")
-            self.warnings.append(here.warning(f"a {kind!r} item {said}: not in the views, kept in the source "
+            self.warnings.append(here.warning(f"a {shown(kind)} item {said}: not in the views, kept in the source "
                                               "(unmapped)"))  # fmt: skip
             self.unmapped[self._place(here)] = dict(item)
             return
@@ -716,7 +717,7 @@ class _Conversation:
                     self.restart["opening"].extend(blocks)
                 else:
                     said = "answers no call of the history sent: not in the views, kept in the source (unmapped)"
-                    self.warnings.append(here.warning(f"a {kind!r} item after a compaction {said}"))
+                    self.warnings.append(here.warning(f"a {shown(kind)} item after a compaction {said}"))
                     self.unmapped[self._place(here)] = dict(item)
                 return
             self._restarted()
@@ -745,7 +746,7 @@ class _Conversation:
         items held it."""
         if self.kept_at is None:
             return
-        named = ", ".join(f"{name} ({count})" for name, count in sorted(self.kept_fields.items()))
+        named = ", ".join(f"{clipped(name)} ({count})" for name, count in sorted(self.kept_fields.items()))
         warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
                                              f"with how many items or parts held each: {named}"))  # fmt: skip
 
@@ -830,7 +831,7 @@ class _Conversation:
                 opening.extend(blocks)
                 self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
-            what = f"{item.get('role')!r} message" if kind == "message" else f"{kind!r} item"
+            what = f"{shown(item.get('role'))} message" if kind == "message" else f"{shown(kind)} item"
             left.setdefault(what, []).append(f"[{i}]")
             self.unmapped[self._place(at)] = item
         if left:
@@ -1073,7 +1074,7 @@ class _Conversation:
             self._system(_text(content, here.at("content")), here)
             return None, [], _MESSAGE
         if role not in ("user", "assistant"):
-            raise here.at("role").error(f"expected 'user', 'assistant', 'developer' or 'system', got {role!r}")
+            raise here.at("role").error(f"expected 'user', 'assistant', 'developer' or 'system', got {shown(role)}")
         if isinstance(content, str):
             return role, [{"type": "text", "text": content}] if content or role == "user" else [], _MESSAGE
         if not isinstance(content, list):
@@ -1098,8 +1099,10 @@ class _Conversation:
                 self._keep({key: value for key, value in part.items() if key not in ("type", "image_url")}, here)
                 return block
         if not isinstance(kind, str):
-            raise here.at("type").error(f"expected the part's type, got {kind!r}")
-        self.warnings.append(here.warning(f"a {kind!r} part has no counterpart in the Messages API: kept as it is"))
+            raise here.at("type").error(f"expected the part's type, got {shown(kind)}")
+        self.warnings.append(
+            here.warning(f"a {shown(kind)} part has no counterpart in the Messages API: kept as it is")
+        )
         return dict(part)
 
     def _call(self, item: Mapping[str, Any], here: Where) -> tuple[str | None, list[dict[str, Any]], frozenset[str]]:

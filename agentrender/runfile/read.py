@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, overload
 
 from agentrender._json import decode_failure
 from agentrender._types import Step
+from agentrender._words import clipped, shown
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
     GZIP_MAGIC,
@@ -463,10 +464,8 @@ class Loader:
             if not complete:
                 self.cut_short(number, len(line), "not JSON")
                 return
-            if isinstance(error, json.JSONDecodeError):
-                said = f"not JSON: {error.msg} at column {error.pos + 1}"
-                raise self.fail(number, said + (_HISTORY_HINT if self.header is None else "")) from None
-            raise self.fail(number, decode_failure(error)) from None
+            hint = _HISTORY_HINT if self.header is None and isinstance(error, json.JSONDecodeError) else ""
+            raise self.fail(number, decode_failure(error) + hint) from None
         self.record(number, record, text)
 
     def quick(self, number: int, typed: StepRecord | ModelCallRecord | CheckedCallRecord, line: bytes) -> bool:
@@ -540,7 +539,7 @@ class Loader:
             raise self.fail(number, str(error)) from None
         if unknown:
             for name in unknown:
-                self.note(number, f"unknown field {name} kept (not loaded into the typed fields)")
+                self.note(number, f"unknown field {clipped(name)} kept (not loaded into the typed fields)")
             unknown.clear()
         if doubted:
             for doubt in doubted:
@@ -550,7 +549,7 @@ class Loader:
         if self.header is None:
             if kind != "run":
                 raise self.fail(
-                    number, f"missing run header: the first record is a {kind!r} record, not 'run'{_HISTORY_HINT}"
+                    number, f"missing run header: the first record is a {shown(kind)} record, not 'run'{_HISTORY_HINT}"
                 )
             self.header, self.header_line = record, number
             self.check_format(number, record.get("format"))
@@ -584,13 +583,15 @@ class Loader:
         elif kind == "model_call_error":
             self.note(number, f"a model call that gave no complete reply: {failure_text(record)} (kept in Run.records)")
         else:
-            self.note(number, f"unknown record type {kind!r} kept (not loaded into the typed fields)")
+            self.note(number, f"unknown record type {shown(kind)} kept (not loaded into the typed fields)")
 
     def check_format(self, number: int, name: Any) -> None:
         if name is None:
             self.note(number, f"the run header names no format; read as {FORMAT}")
         elif name not in (FORMAT, FORMAT_SENT):
-            self.note(number, f"the run header's format is {name!r}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}")
+            self.note(
+                number, f"the run header's format is {shown(name)}, not {FORMAT} or {FORMAT_SENT}; read as {FORMAT}"
+            )
 
     def add_call(self, call: ModelCall) -> None:
         """Load a model call: kept in ``records`` in its place, and in ``model_calls``."""

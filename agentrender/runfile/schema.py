@@ -25,6 +25,7 @@ from msgspec import inspect as types
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
 from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
+from agentrender._words import shown
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply, recorded_reply_schema
 
@@ -365,13 +366,6 @@ def is_milliseconds(value: Any) -> bool:
     return type(value) is float or (type(value) is int and -MAX_COUNT <= value <= MAX_COUNT)
 
 
-def _shown(value: Any) -> str:
-    if type(value) is int and abs(value) >= 10**40:
-        return f"(an integer of {len(str(abs(value)))} digits)"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "..."
-
-
 def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
     """What a checked ``record`` (whose struct is ``typed``) keeps but the frames cannot read, one sentence each.
 
@@ -383,21 +377,21 @@ def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
         value = record.get(name)
         if value is not None and not is_timestamp(value):
             yield (
-                f"{kind}.{name} {_shown(value)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
+                f"{kind}.{name} {shown(value, 40)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z); "
                 "kept in the record, read as NaT (no time) in the frames"
             )
     if kind != "model_call":
         return
     latency = record.get("latency_ms")
     if latency is not None and not is_milliseconds(latency):
-        yield f"model_call.latency_ms {_shown(latency)} is too large; kept in the record, read as null in the frames"
+        yield f"model_call.latency_ms {shown(latency, 40)} is too large; kept in the record, read as null in the frames"
     usage = record["response"].get("usage")
     if usage is not None:
         for name in USAGE_COUNTS:
             value = usage.get(name)
             if value is not None and not is_count(value):
                 yield (
-                    f"model_call.response.usage.{name} {_shown(value)} is not a count (an integer from 0 to "
+                    f"model_call.response.usage.{name} {shown(value, 40)} is not a count (an integer from 0 to "
                     "2**53 - 1); kept in the record, read as null in the frames"
                 )
 
@@ -460,7 +454,7 @@ def _bad(error: msgspec.ValidationError, record: dict[str, Any]) -> BadRecord:
         value: Any = record
         for key, position in _STEP.findall(where):
             value = value[key] if key else value[int(position)]
-        what += f", got {_shown(value)}"
+        what += f", got {shown(value, 40)}"
     return BadRecord(where, what)
 
 
