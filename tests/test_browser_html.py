@@ -15,7 +15,7 @@ from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, BlockFact, Views
 from agentrender.views.html import view_html
-from tests._support.browser import CHROMIUM, FLAGS, chromium
+from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
 from tests._support.compacted import compacted_run, compaction
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
@@ -360,6 +360,22 @@ def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path)
             page, _, _ = open_page(browser, saved(samples.load(name), tmp_path, name), color_scheme=scheme)
             assert page.locator(".ar-view .ar-turn").count() > 0
             page.screenshot(path=str(_artifacts() / f"page-{name}-{scheme}.png"))
+            page.close()
+
+
+def test_every_text_of_the_page_is_readable_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """Each text of each tab of a sample's page and of a compacted run's stands out from its background by WCAG's AA
+    ratio in either colour scheme, where in dark a failed result's tag, the bytes hidden from the model, "agrees" and
+    the size chart's legend kept their light colours."""
+    pages = [saved(samples.load("fix-failing-test"), tmp_path, "sample")]
+    pages.append(saved(compacted_run(tmp_path, 8, [compaction(3)]), tmp_path, "compacted"))
+    for path in pages:
+        for scheme in ("light", "dark"):
+            page, _, _ = open_page(browser, path, "#step=8", color_scheme=scheme)
+            for tab in ("conversation", "steps", "decide", "size"):
+                page.locator(f"[data-tab={tab}]").click()
+                settled(page)
+                assert (path.name, scheme, tab, page.evaluate(LOW_CONTRAST)) == (path.name, scheme, tab, [])
             page.close()
 
 
