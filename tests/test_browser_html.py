@@ -379,6 +379,23 @@ def test_every_text_of_the_page_is_readable_in_light_and_dark(browser: Any, tmp_
             page.close()
 
 
+def test_the_step_and_reply_buttons_are_named_in_words(browser: Any, tmp_path: Path) -> None:
+    """The conversation's and the decide tab's arrow buttons are named for a screen reader and a pointer's tooltip
+    (previous step, next step, previous reply, next reply), where each was its glyph alone, read out as a triangle;
+    pressing one by that name moves the view."""
+    page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "named"), "#step=3")
+    for tab, names in (("conversation", ("previous step", "next step")), ("decide", ("previous reply", "next reply"))):
+        page.locator(f"[data-tab={tab}]").click()
+        for name in names:
+            named = page.get_by_role("button", name=name, exact=True)
+            assert named.count() == 1, name
+            assert named.get_attribute("title") == name
+    page.locator("[data-tab=conversation]").click()
+    page.get_by_role("button", name="next step", exact=True).click()
+    settled(page)
+    assert page.evaluate("() => location.hash") == "#step=4"
+
+
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:
     """On the generated run of 100,000 steps (the sweep's, which the notebook explorer's test opens too), the page's
     first view is shown while the browser still reads the rest of the file, and a step move and a jump are timed in

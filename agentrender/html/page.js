@@ -149,9 +149,11 @@
     return grid;
   }
 
-  function button(words, onClick, className) {
+  // a button whose words are a glyph (◀) is named in words too, for a screen reader and as its tooltip
+  function button(words, onClick, className, name) {
     const node = el("button", className || "ar-page-button", words);
     node.type = "button";
+    if (name) { node.setAttribute("aria-label", name); node.title = name; }
     node.addEventListener("click", onClick);
     return node;
   }
@@ -200,12 +202,12 @@
   // ---- the conversation: a step slider, the view at that step as chat turns ----
   const conv = panels.conversation;
   const bar = el("div", "ar-bar");
-  const previous = button("◀", () => move(-1));
+  const previous = button("◀", () => move(-1), "", "previous step");
   const slider = el("input");
   slider.type = "range";
   slider.min = "0";
   slider.setAttribute("aria-label", "step");
-  const next = button("▶", () => move(1));
+  const next = button("▶", () => move(1), "", "next step");
   const where = el("span", "ar-where");
   const shownBox = el("input");
   shownBox.type = "number";
@@ -507,8 +509,8 @@
   const decidePanel = panels.decide;
   const replyBar = el("div", "ar-bar");
   const replyLabel = el("span");
-  replyBar.appendChild(button("◀", () => showReply(state.reply - 1)));
-  replyBar.appendChild(button("▶", () => showReply(state.reply + 1)));
+  replyBar.appendChild(button("◀", () => showReply(state.reply - 1), "", "previous reply"));
+  replyBar.appendChild(button("▶", () => showReply(state.reply + 1), "", "next reply"));
   replyBar.appendChild(replyLabel);
   decidePanel.appendChild(replyBar);
   const replyBox = el("div");
