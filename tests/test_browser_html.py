@@ -14,7 +14,7 @@ from agentrender import html, imports, load_run, samples
 from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, BlockFact, Views
-from agentrender.views.html import view_html
+from agentrender.views.html import legend_html, view_html
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
 from tests._support.compacted import compacted_run, compaction
 from tests._support.real import REAL
@@ -394,6 +394,20 @@ def test_the_step_and_reply_buttons_are_named_in_words(browser: Any, tmp_path: P
     page.get_by_role("button", name="next step", exact=True).click()
     settled(page)
     assert page.evaluate("() => location.hash") == "#step=4"
+
+
+LEGEND = """() => [...document.querySelector('.ar-legend').children].map(mark => [mark.textContent, mark.title])"""
+"""What a legend shows: each mark's words and its meaning (its title)."""
+
+
+def test_the_pages_legend_is_the_views_legend(browser: Any, tmp_path: Path) -> None:
+    """The page's legend names what a view's HTML in a notebook names, with the same meanings: each kind of block, a
+    failed result, a skipped step and what the model did not see, where the page left out the failed result's mark
+    and the hidden bytes' while its views showed both."""
+    page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "legend"))
+    shown = page.evaluate(LEGEND)
+    page.set_content(legend_html())
+    assert shown == page.evaluate(LEGEND)
 
 
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:

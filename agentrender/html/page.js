@@ -248,9 +248,11 @@
       swatch.title = plain(meaning);
       box.appendChild(swatch);
     });
-    const skipped = el("span", "ar-skipped", "skipped step");
-    skipped.title = "a step with no decision is not part of the model's view";
-    box.appendChild(skipped);
+    const [failed, skipped, hidden] = ["failed", "skipped", "hidden"].map((mark) => data.marks[mark]);
+    const failedMark = el("span", "ar-block ar-result ar-failed");
+    failedMark.appendChild(el("span", "ar-fail", failed[0]));
+    const marks = [failedMark, el("span", "ar-skipped", skipped[0]), el("span", "ar-hidden", hidden[0])];
+    marks.forEach((mark, i) => { mark.title = [failed, skipped, hidden][i][1]; box.appendChild(mark); });
     return box;
   }
   const KIND_NAMES = [];
