@@ -563,6 +563,23 @@ def test_a_narrow_window_keeps_the_page_its_width(browser: Any, tmp_path: Path, 
     assert page.evaluate(f"() => {panel}.scrollWidth > {panel}.clientWidth")  # the table scrolls within it
 
 
+@pytest.mark.parametrize("width", [1200, 420])
+def test_the_size_charts_words_keep_their_size_in_a_narrow_window(browser: Any, tmp_path: Path, width: int) -> None:
+    """The size chart's axis words (its largest bytes, its first and last step) are drawn at the page's 11 pixels in
+    a window of 1,200 or of 420 pixels, where the chart was drawn 900 wide and scaled to the window, its words
+    shrunk to 5 pixels at 420."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(saved(samples.load("flaky-build-resumed"), tmp_path, "chart").as_uri())
+    settled(page)
+    page.click("button[data-tab=size]")
+    page.wait_for_selector(".ar-chart svg text")
+    heights = page.evaluate(
+        "() => [...document.querySelectorAll('.ar-chart svg text')].map(t => t.getBoundingClientRect().height)"
+    )
+    assert len(heights) == 5 and all(10 <= height <= 16 for height in heights), heights
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
 def test_the_as_sent_box_stays_beside_its_words_in_a_narrow_window(browser: Any, tmp_path: Path) -> None:
     """In a window of 400 pixels the "as sent" box of an imported run's page is on the line where its words begin,
     which wrap beside it, where the box was left alone on a line above them; clicking the words still toggles it."""

@@ -590,7 +590,9 @@
   }
   function drawChart() {
     const s = series(), count = s.bytes.length;
-    const width = 900, height = 320, left = 70, bottom = 30, top = 10;
+    // drawn at the width it is shown at, so its words keep their size (a 900-wide picture scaled to a phone's
+    // window shrank them to 5 pixels)
+    const width = Math.max(300, Math.round(chartBox.clientWidth) || 900), height = 320, left = 70, bottom = 30, top = 10;
     const most = s.bytes_no_window.reduce((a, b) => Math.max(a, b), 1);
     const x = (i) => left + (count > 1 ? i / (count - 1) : 0) * (width - left - 10);
     const y = (v) => top + (1 - v / most) * (height - top - bottom);
