@@ -518,3 +518,19 @@ def test_the_frames_guide_shows_what_export_prints_of_its_sweep(
     out = io.StringIO()
     assert main(command.split()[1:], stdout=out) == 0
     assert pasted.group(1) == out.getvalue()
+
+
+def test_the_cli_guide_shows_what_a_filter_no_step_matches_says() -> None:
+    """The CLI guide's block of `agentrender steps out-of-steps --status failed`, which shows stderr alone and so has
+    no terminal marker, is the line the command writes to stderr, and it exits 0."""
+    import io
+
+    from agentrender.cli import main
+
+    page = (DOCS / "guides" / "cli.md").read_text("utf-8")
+    command = "agentrender steps out-of-steps --status failed"
+    pasted = re.search(rf"```console\n\$ {re.escape(command)}\n(.*?)```", page, re.DOTALL)
+    assert pasted is not None, f"cli.md shows no console block of {command}"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(command.split()[1:], stdout=out, stderr=err) == 0
+    assert pasted.group(1) == err.getvalue()
