@@ -88,9 +88,13 @@ LOW_CONTRAST = """(theirs) => {
     const own = [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent).join("");
     if (!own.trim() || !node.getClientRects().length) continue;
     const style = getComputedStyle(node);
-    if ((theirs || []).includes(style.color)) continue;
-    if (style.visibility === "hidden" || Number(style.opacity) === 0) continue;
-    const back = backdrop(node), text = over(rgba(style.color), back);
+    // WCAG leaves out a disabled control
+    if ((theirs || []).includes(style.color) || node.closest(":disabled")) continue;
+    let faded = 1;  // an element drawn see-through (a dimmed row) fades its text into what is behind it
+    for (let at = node; at; at = at.parentElement) faded *= Number(getComputedStyle(at).opacity);
+    if (style.visibility === "hidden" || faded === 0) continue;
+    const colour = rgba(style.color), back = backdrop(node);
+    const text = over([...colour.slice(0, 3), colour[3] * faded], back);
     const [light, dark] = [luminance(text), luminance(back)].sort((a, b) => b - a);
     const ratio = (light + 0.05) / (dark + 0.05);
     const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
@@ -100,5 +104,5 @@ LOW_CONTRAST = """(theirs) => {
   return [...new Set(found)];
 }"""
 """Each text the page shows whose colour stands out from what is behind it by less than WCAG's AA ratio (4.5, or 3
-for large text): the class, colour, ratio and first words of each, once. Its argument lists colours to leave out: a
-theme's own, which agentrender takes as it is."""
+for large text), an element drawn see-through fading its text: the class, colour, ratio and first words of each,
+once. Its argument lists colours to leave out: a theme's own, which agentrender takes as it is."""
