@@ -14,8 +14,8 @@ from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, BlockFact, Views
-from agentrender.views.html import view_html
-from tests._support.browser import CHROMIUM, FLAGS, chromium
+from agentrender.views.html import legend_html, view_html
+from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
 from tests._support.compacted import compacted_run, compaction
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
@@ -231,6 +231,22 @@ def test_a_forked_agents_page_dims_the_session_steps_it_holds(browser: Any, tmp_
     assert "session" not in page.inner_text("[data-panel=steps] .ar-muted")
 
 
+def test_a_forked_agents_dimmed_rows_stay_readable_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """The rows of the session's steps a forked agent's page dims still meet WCAG's AA contrast in either colour
+    scheme, dimmed but readable, where drawn at 0.55 opacity they read at 3.7 on white."""
+    session = REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    if not session.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    path = saved(imports.load_runs(session)[2], tmp_path, "forked")
+    for scheme in ("light", "dark"):
+        page, _, _ = open_page(browser, path, color_scheme=scheme)
+        page.click("button[data-tab=steps]")
+        settled(page)
+        assert page.locator("[data-panel=steps] tbody tr.ar-inherited").count() > 0
+        assert (scheme, page.evaluate(LOW_CONTRAST)) == (scheme, [])
+        page.close()
+
+
 def test_a_compacted_runs_page_says_where_its_views_restart_and_charts_the_compaction(
     browser: Any, tmp_path: Path
 ) -> None:
@@ -377,6 +393,53 @@ def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path)
             assert page.locator(".ar-view .ar-turn").count() > 0
             page.screenshot(path=str(_artifacts() / f"page-{name}-{scheme}.png"))
             page.close()
+
+
+def test_every_text_of_the_page_is_readable_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """Each text of each tab of a sample's page and of a compacted run's stands out from its background by WCAG's AA
+    ratio in either colour scheme, where in dark a failed result's tag, the bytes hidden from the model, "agrees" and
+    the size chart's legend kept their light colours."""
+    pages = [saved(samples.load("fix-failing-test"), tmp_path, "sample")]
+    pages.append(saved(compacted_run(tmp_path, 8, [compaction(3)]), tmp_path, "compacted"))
+    for path in pages:
+        for scheme in ("light", "dark"):
+            page, _, _ = open_page(browser, path, "#step=8", color_scheme=scheme)
+            for tab in ("conversation", "steps", "decide", "size"):
+                page.locator(f"[data-tab={tab}]").click()
+                settled(page)
+                assert (path.name, scheme, tab, page.evaluate(LOW_CONTRAST)) == (path.name, scheme, tab, [])
+            page.close()
+
+
+def test_the_step_and_reply_buttons_are_named_in_words(browser: Any, tmp_path: Path) -> None:
+    """The conversation's and the decide tab's arrow buttons are named for a screen reader and a pointer's tooltip
+    (previous step, next step, previous reply, next reply), where each was its glyph alone, read out as a triangle;
+    pressing one by that name moves the view."""
+    page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "named"), "#step=3")
+    for tab, names in (("conversation", ("previous step", "next step")), ("decide", ("previous reply", "next reply"))):
+        page.locator(f"[data-tab={tab}]").click()
+        for name in names:
+            named = page.get_by_role("button", name=name, exact=True)
+            assert named.count() == 1, name
+            assert named.get_attribute("title") == name
+    page.locator("[data-tab=conversation]").click()
+    page.get_by_role("button", name="next step", exact=True).click()
+    settled(page)
+    assert page.evaluate("() => location.hash") == "#step=4"
+
+
+LEGEND = """() => [...document.querySelector('.ar-legend').children].map(mark => [mark.textContent, mark.title])"""
+"""What a legend shows: each mark's words and its meaning (its title)."""
+
+
+def test_the_pages_legend_is_the_views_legend(browser: Any, tmp_path: Path) -> None:
+    """The page's legend names what a view's HTML in a notebook names, with the same meanings: each kind of block, a
+    failed result, a skipped step and what the model did not see, where the page left out the failed result's mark
+    and the hidden bytes' while its views showed both."""
+    page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "legend"))
+    shown = page.evaluate(LEGEND)
+    page.set_content(legend_html())
+    assert shown == page.evaluate(LEGEND)
 
 
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:
@@ -530,6 +593,23 @@ def test_a_narrow_window_keeps_the_page_its_width(browser: Any, tmp_path: Path, 
     page.click("button[data-tab=steps]")
     panel = "document.querySelector('[data-panel=steps]')"
     assert page.evaluate(f"() => {panel}.scrollWidth > {panel}.clientWidth")  # the table scrolls within it
+
+
+@pytest.mark.parametrize("width", [1200, 420])
+def test_the_size_charts_words_keep_their_size_in_a_narrow_window(browser: Any, tmp_path: Path, width: int) -> None:
+    """The size chart's axis words (its largest bytes, its first and last step) are drawn at the page's 11 pixels in
+    a window of 1,200 or of 420 pixels, where the chart was drawn 900 wide and scaled to the window, its words
+    shrunk to 5 pixels at 420."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(saved(samples.load("flaky-build-resumed"), tmp_path, "chart").as_uri())
+    settled(page)
+    page.click("button[data-tab=size]")
+    page.wait_for_selector(".ar-chart svg text")
+    heights = page.evaluate(
+        "() => [...document.querySelectorAll('.ar-chart svg text')].map(t => t.getBoundingClientRect().height)"
+    )
+    assert len(heights) == 5 and all(10 <= height <= 16 for height in heights), heights
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
 
 
 def test_the_as_sent_box_stays_beside_its_words_in_a_narrow_window(browser: Any, tmp_path: Path) -> None:

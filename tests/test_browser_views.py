@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from agentrender import Decision, samples
 from agentrender.views import Views, explain_decide
 from agentrender.views.html import explanation_html, view_html
-from tests._support.browser import CHROMIUM, FLAGS, chromium
+from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
 from tests._support.runs import SHOWN_KINDS, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser
@@ -61,6 +62,59 @@ def test_the_conversation_view_renders_its_highlights_light_and_dark() -> None:
                 assert background == ("rgb(255, 255, 255)" if scheme == "light" else "rgb(13, 17, 23)")
                 page.locator("details.ar-hidden").first.locator("summary").click()
                 page.screenshot(path=str(ARTIFACTS / f"conversation-{scheme}.png"), full_page=False)
+                page.close()
+        finally:
+            browser.close()
+
+
+THEMES = {
+    "light": ("light", ""),
+    "dark": ("dark", ""),
+    "JupyterLab's dark theme": (
+        "light",
+        'data-jp-theme-light="false" style="--jp-layout-color0: #111111; --jp-layout-color1: #212121; '
+        "--jp-content-font-color1: rgba(255, 255, 255, 1); --jp-content-font-color2: rgba(255, 255, 255, 0.7); "
+        'background: #111111"',
+    ),
+    "JupyterLab's light theme": (
+        "dark",
+        'data-jp-theme-light="true" style="--jp-layout-color0: #ffffff; --jp-layout-color1: #ffffff; '
+        "--jp-content-font-color1: rgba(0, 0, 0, 1); --jp-content-font-color2: rgba(0, 0, 0, 0.54); "
+        'background: #ffffff"',
+    ),
+}
+THEIRS = ["rgba(0, 0, 0, 0.54)"]
+"""JupyterLab's light theme's own secondary text colour (``--jp-content-font-color2``), which a view's muted words
+take as they are: on a block's tint it stands at 4.4 to 4.5, JupyterLab's choice, not agentrender's."""
+"""Each colour scheme a view is shown in: the browser's scheme, and the body attributes and variables the theme
+sets (JupyterLab's own, which a notebook follows whatever the browser prefers)."""
+
+
+def test_every_text_of_the_views_html_is_readable_in_light_and_dark() -> None:
+    """Each text of a view, a decision's agreement and its disagreement stands out from its background by WCAG's AA
+    ratio in light, in dark and in JupyterLab's two themes, where a failed result's tag, the bytes hidden from the
+    model and "agrees" kept their light colours on a dark background."""
+    run = samples.load("malformed-replies")
+    call = run.model_calls[2]
+    explanation = explain_decide(call.response)
+    body = "\n<hr>\n".join(
+        [
+            view_html(every_kind_view()),
+            view_html(Views(hostile_run()).at(None)),
+            explanation_html(explanation, explanation.decision, compare=True),
+            explanation_html(explanation, Decision(kind="tool_call", tool="finish"), compare=True),
+        ]
+    )
+    with chromium() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            for theme, (scheme, attributes) in THEMES.items():
+                page = browser.new_page(viewport={"width": 1100, "height": 1400}, color_scheme=scheme)
+                page.set_content(f'<!doctype html><html><head><meta charset="utf-8"></head><body {attributes}>{body}')
+                assert page.locator(".ar-agree").count() == 1 and page.locator(".ar-disagree").count() == 1
+                assert page.locator(".ar-failed .ar-fail").count() > 0 and page.locator(".ar-ctl").count() > 0
+                page.locator("details.ar-hidden > summary").first.click()
+                assert (theme, page.evaluate(LOW_CONTRAST, THEIRS)) == (theme, [])
                 page.close()
         finally:
             browser.close()

@@ -497,3 +497,40 @@ def test_every_agentrender_shell_block_runs_in_a_fresh_folder(tmp_path: Path, pa
         ["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, f"{page}: {done.stderr or done.stdout}"
+
+
+def test_the_frames_guide_shows_what_export_prints_of_its_sweep(
+    evaluation_sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export the frames guide pastes (`agentrender export runs/ --parquet sweep.parquet`) is what the command
+    prints of the guide's sweep of 1,000 runs, where the page kept the counts of an earlier sweep (23,958 steps, where
+    the sweep has 23,924)."""
+    import io
+
+    from agentrender.cli import main
+
+    page = (DOCS / "guides" / "frames.md").read_text("utf-8")
+    command = "agentrender export runs/ --parquet sweep.parquet"
+    pasted = re.search(rf"```console\n\$ {re.escape(command)}\n(.*?)```", page, re.DOTALL)
+    assert pasted is not None, f"frames.md shows no console block of {command}"
+    (tmp_path / "runs").symlink_to(evaluation_sweep, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert main(command.split()[1:], stdout=out) == 0
+    assert pasted.group(1) == out.getvalue()
+
+
+def test_the_cli_guide_shows_what_a_filter_no_step_matches_says() -> None:
+    """The CLI guide's block of `agentrender steps out-of-steps --status failed`, which shows stderr alone and so has
+    no terminal marker, is the line the command writes to stderr, and it exits 0."""
+    import io
+
+    from agentrender.cli import main
+
+    page = (DOCS / "guides" / "cli.md").read_text("utf-8")
+    command = "agentrender steps out-of-steps --status failed"
+    pasted = re.search(rf"```console\n\$ {re.escape(command)}\n(.*?)```", page, re.DOTALL)
+    assert pasted is not None, f"cli.md shows no console block of {command}"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(command.split()[1:], stdout=out, stderr=err) == 0
+    assert pasted.group(1) == err.getvalue()

@@ -117,6 +117,19 @@ def test_every_notebook_teaches_in_prose(name: str) -> None:
     assert 2 * len(prose) >= len(cells) - len(prose)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_every_page_the_prose_sends_a_reader_to_is_in_the_checkout(name: str) -> None:
+    """A Markdown file a notebook's prose names (`docs/runfile.md`) is a file of the checkout a learner can open,
+    where notebook 01 sent its reader to RUNFILE.md, a spec no checkout holds."""
+    named = {
+        path
+        for cell in notebook(name)["cells"]
+        if cell["cell_type"] == "markdown"
+        for path in re.findall(r"`([\w/.-]+\.md)`", source(cell))
+    }
+    assert [path for path in sorted(named) if not (CHECKOUT / path).is_file()] == []
+
+
 def test_the_readme_test_command_runs_the_notebooks_through_nbval_in_this_environment() -> None:
     """pytest's own config collects notebooks/ with nbval, in this interpreter's kernel, with the sanitiser."""
     options = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]

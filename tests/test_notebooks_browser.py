@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests._support.browser import CHROMIUM, FLAGS
-from tests._support.jupyterlab import STEP_MS, Lab, cleared, run_all
+from tests._support.jupyterlab import STEP_MS, Lab, cleared, code_notebook, run_all
 
 pytestmark = pytest.mark.browser
 
@@ -65,5 +65,44 @@ def test_explore_a_run_runs_in_jupyterlab_and_its_step_slider_moves_the_conversa
             assert page.get_by_text("Jupyter news").count() == 0, "the news prompt was answered in the settings"
             page.locator(".jp-OutputArea .widget-tab:visible").first.scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "notebook-01-jupyterlab.png"))
+        finally:
+            browser.close()
+
+
+PAST_THE_EDGE = """() => [...document.querySelectorAll('.jp-OutputArea-output')].flatMap(output => {
+    const edge = output.getBoundingClientRect().right;
+    return [...output.querySelectorAll('.widget-hbox > *')].filter(control => {
+        const box = control.getBoundingClientRect();
+        return box.width > 0 && box.right > edge + 1;
+    }).map(control => (control.querySelector('label, button')?.textContent || control.className).trim());
+})"""
+"""The controls of the widgets' rows (a label's or button's words, else the control's class) that lie past the right
+edge of the output area that shows them."""
+
+
+def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) -> None:
+    """In an output area a few hundred pixels wide, each control of ConversationView, DecideStepper and RunExplorer
+    lies inside it, the rows wrapping, where a row ran on past its right edge and cut off "steps shown", "count" and
+    the step each view is at."""
+    from playwright.sync_api import sync_playwright
+
+    notebook = code_notebook(
+        "from agentrender import samples\n"
+        "from agentrender.notebook import ConversationView, DecideStepper, RunExplorer",
+        'ConversationView(samples.load("fix-failing-test"), at=3)',
+        'DecideStepper(samples.load("malformed-replies"))',
+        'RunExplorer(samples.load("flaky-build-resumed"))',
+    )
+    with jupyter_lab.opened("narrow.ipynb", notebook) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 760, "height": 1000})
+            run_all(page, url)
+            page.locator(".jp-OutputArea .lm-TabBar-tab", has_text="steps").first.wait_for(state="visible")
+            page.locator(".jp-OutputArea .widget-hbox").first.wait_for(state="visible")
+            width = page.evaluate("() => document.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")
+            assert 300 < width < 600, width
+            assert page.evaluate(PAST_THE_EDGE) == []
+            page.screenshot(path=str(ARTIFACTS / "widgets-narrow.png"), full_page=True)
         finally:
             browser.close()

@@ -76,6 +76,8 @@ STYLE = """<style>
   --ar-panel: var(--jp-layout-color1, #f6f8fa);
   --ar-border: var(--jp-border-color2, #d1d9e0);
   --ar-mono: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, monospace);
+  --ar-red: #b31d28;
+  --ar-green: #1a7f37;
   color: var(--ar-fg); background: var(--ar-bg);
   font-family: var(--jp-content-font-family, system-ui, sans-serif); font-size: 13px; line-height: 1.45;
 }
@@ -86,8 +88,13 @@ STYLE = """<style>
     --ar-bg: var(--jp-layout-color0, #0d1117);
     --ar-panel: var(--jp-layout-color1, #151b23);
     --ar-border: var(--jp-border-color2, #3d444d);
+    --ar-red: #ff7b72;
+    --ar-green: #3fb950;
   }
 }
+/* in a notebook JupyterLab's theme says light or dark, whatever the browser prefers: the text colours follow it */
+body[data-jp-theme-light="true"] .agentrender { --ar-red: #b31d28; --ar-green: #1a7f37; }
+body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: #3fb950; }
 .agentrender .ar-header { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 6px 8px;
   background: var(--ar-panel); border: 1px solid var(--ar-border); border-radius: 6px; margin-bottom: 8px; }
 .agentrender .ar-header b { font-weight: 600; }
@@ -126,22 +133,22 @@ STYLE = """<style>
 .agentrender .ar-ended { margin: 6px 0; padding: 3px 8px; color: var(--ar-muted); font-style: italic;
   border: 1px dashed var(--ar-border); border-radius: 6px; }
 .agentrender .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
-.agentrender .ar-failed .ar-fail { color: #d1242f; }
+.agentrender .ar-failed .ar-fail { color: var(--ar-red); }
 .agentrender .ar-skipped { margin: 6px 0; padding: 3px 8px; color: var(--ar-muted);
   border: 1px dashed var(--ar-border); border-radius: 6px;
   background: repeating-linear-gradient(135deg, transparent 0 6px, rgba(110, 118, 129, .12) 6px 12px); }
 .agentrender .ar-hidden { margin: 4px 0; border: 1px dashed #cf222e; border-radius: 4px; padding: 2px 6px;
   background: repeating-linear-gradient(135deg, transparent 0 8px, rgba(207, 34, 46, .07) 8px 16px); }
-.agentrender .ar-hidden > summary { cursor: pointer; color: #d1242f; font-weight: 600; }
+.agentrender .ar-hidden > summary { cursor: pointer; color: var(--ar-red); font-weight: 600; }
 .agentrender .ar-more, .agentrender .ar-elided { color: var(--ar-muted); font-style: italic; }
-.agentrender .ar-ctl { color: #d1242f; font-family: var(--ar-mono); font-size: 11px; border: 1px solid currentColor;
-  border-radius: 3px; padding: 0 2px; }
+.agentrender .ar-ctl { color: var(--ar-red); font-family: var(--ar-mono); font-size: 11px;
+  border: 1px solid currentColor; border-radius: 3px; padding: 0 2px; }
 .agentrender table { border-collapse: collapse; }
 .agentrender td, .agentrender th { border: 1px solid var(--ar-border); padding: 2px 6px; text-align: left;
   vertical-align: top; color: var(--ar-fg); }
 .agentrender tr.ar-current > td { background: rgba(9, 105, 218, .14); font-weight: 600; }
-.agentrender .ar-agree { color: #1a7f37; font-weight: 600; }
-.agentrender .ar-disagree { color: #d1242f; font-weight: 600; }
+.agentrender .ar-agree { color: var(--ar-green); font-weight: 600; }
+.agentrender .ar-disagree { color: var(--ar-red); font-weight: 600; }
 .agentrender .ar-why li { margin: 2px 0; }
 .agentrender details > summary { cursor: pointer; }
 .agentrender .ar-wire > summary { color: var(--ar-muted); }

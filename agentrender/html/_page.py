@@ -45,6 +45,7 @@ from agentrender.views import (
     BLOCK_KINDS,
     BLOCK_LABELS,
     LEFT_OUT_TEXT,
+    LEGEND_MARKS,
     NO_WINDOW,
     VIEW_TERMS,
     BlockFact,
@@ -423,6 +424,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "warnings": [texts(str(warning)) for warning in run.warnings],
         "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
         "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
+        "marks": {mark: list(said) for mark, said in LEGEND_MARKS.items()},  # this package's own words, plain
         "mark_title": MARK_TITLE,
         "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,

@@ -149,9 +149,11 @@
     return grid;
   }
 
-  function button(words, onClick, className) {
+  // a button whose words are a glyph (◀) is named in words too, for a screen reader and as its tooltip
+  function button(words, onClick, className, name) {
     const node = el("button", className || "ar-page-button", words);
     node.type = "button";
+    if (name) { node.setAttribute("aria-label", name); node.title = name; }
     node.addEventListener("click", onClick);
     return node;
   }
@@ -200,12 +202,12 @@
   // ---- the conversation: a step slider, the view at that step as chat turns ----
   const conv = panels.conversation;
   const bar = el("div", "ar-bar");
-  const previous = button("◀", () => move(-1));
+  const previous = button("◀", () => move(-1), "", "previous step");
   const slider = el("input");
   slider.type = "range";
   slider.min = "0";
   slider.setAttribute("aria-label", "step");
-  const next = button("▶", () => move(1));
+  const next = button("▶", () => move(1), "", "next step");
   const where = el("span", "ar-where");
   const shownBox = el("input");
   shownBox.type = "number";
@@ -246,9 +248,11 @@
       swatch.title = plain(meaning);
       box.appendChild(swatch);
     });
-    const skipped = el("span", "ar-skipped", "skipped step");
-    skipped.title = "a step with no decision is not part of the model's view";
-    box.appendChild(skipped);
+    const [failed, skipped, hidden] = ["failed", "skipped", "hidden"].map((mark) => data.marks[mark]);
+    const failedMark = el("span", "ar-block ar-result ar-failed");
+    failedMark.appendChild(el("span", "ar-fail", failed[0]));
+    const marks = [failedMark, el("span", "ar-skipped", skipped[0]), el("span", "ar-hidden", hidden[0])];
+    marks.forEach((mark, i) => { mark.title = [failed, skipped, hidden][i][1]; box.appendChild(mark); });
     return box;
   }
   const KIND_NAMES = [];
@@ -507,8 +511,8 @@
   const decidePanel = panels.decide;
   const replyBar = el("div", "ar-bar");
   const replyLabel = el("span");
-  replyBar.appendChild(button("◀", () => showReply(state.reply - 1)));
-  replyBar.appendChild(button("▶", () => showReply(state.reply + 1)));
+  replyBar.appendChild(button("◀", () => showReply(state.reply - 1), "", "previous reply"));
+  replyBar.appendChild(button("▶", () => showReply(state.reply + 1), "", "next reply"));
   replyBar.appendChild(replyLabel);
   decidePanel.appendChild(replyBar);
   const replyBox = el("div");
@@ -586,7 +590,9 @@
   }
   function drawChart() {
     const s = series(), count = s.bytes.length;
-    const width = 900, height = 320, left = 70, bottom = 30, top = 10;
+    // drawn at the width it is shown at, so its words keep their size (a 900-wide picture scaled to a phone's
+    // window shrank them to 5 pixels)
+    const width = Math.max(300, Math.round(chartBox.clientWidth) || 900), height = 320, left = 70, bottom = 30, top = 10;
     const most = s.bytes_no_window.reduce((a, b) => Math.max(a, b), 1);
     const x = (i) => left + (count > 1 ? i / (count - 1) : 0) * (width - left - 10);
     const y = (v) => top + (1 - v / most) * (height - top - bottom);

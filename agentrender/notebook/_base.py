@@ -19,6 +19,12 @@ class Widget:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
+def row(children: list[Any]) -> Any:
+    """A row of controls that wraps onto a second line in a narrow output, where a plain ``HBox`` runs on past the
+    output's edge and hides the controls at its end."""
+    return widgets.HBox(children, layout=widgets.Layout(flex_flow="row wrap"))
+
+
 def stepper(count: int, value: int, description: str) -> tuple[Any, Any, Any]:
     """A slider over ``range(count)`` with previous and next buttons."""
     slider = widgets.IntSlider(

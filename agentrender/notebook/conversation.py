@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentrender._display.values import SHOWN_STEPS
 from agentrender.imports import load
 from agentrender.imports.following import follower
-from agentrender.notebook._base import Widget, stepper, widgets
+from agentrender.notebook._base import Widget, row, stepper, widgets
 from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.runfile.following import POLL_INTERVAL
 from agentrender.views import View, Views
@@ -139,8 +139,8 @@ class ConversationView(Widget):
             control.observe(self._refresh, names="value")
         self.widget = widgets.VBox(
             [
-                widgets.HBox([self.previous_button, self.slider, self.next_button, self.position_label]),
-                widgets.HBox([self.as_sent, self.recent_results, self.result_bytes, self.last_steps, self.count]),
+                row([self.previous_button, self.slider, self.next_button, self.position_label]),
+                row([self.as_sent, self.recent_results, self.result_bytes, self.last_steps, self.count]),
                 self.html,
             ]
         )

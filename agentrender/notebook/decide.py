@@ -12,7 +12,7 @@ from agentrender._display.values import escape_text, wrap
 from agentrender._json import display, strict_loads
 from agentrender._text import escape_json
 from agentrender._types import Decision, ModelResponse
-from agentrender.notebook._base import Widget, stepper, widgets
+from agentrender.notebook._base import Widget, row, stepper, widgets
 from agentrender.runfile import response_from_record, response_record
 from agentrender.views import DecideExplanation, answered_tool_uses, explain_decide
 from agentrender.views.html import explanation_html
@@ -132,7 +132,7 @@ class DecideStepper(Widget):
         editor.set_title(0, "edit the reply")
         self.widget = widgets.VBox(
             [
-                widgets.HBox([self.previous_button, self.slider, self.next_button, self.label]),
+                row([self.previous_button, self.slider, self.next_button, self.label]),
                 self.error,
                 self.html,
                 editor,

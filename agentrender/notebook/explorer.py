@@ -14,7 +14,7 @@ from agentrender._extras import require
 from agentrender._text import mark_text
 from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame, tools_kept
 from agentrender.html import save
-from agentrender.notebook._base import Widget, widgets
+from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
 from agentrender.views import SizeSeries, Views
@@ -188,9 +188,9 @@ class RunExplorer(Widget):
             control.observe(self._filter, names="value")
         steps_tab = widgets.VBox(
             [
-                widgets.HBox([self.kind_filter, self.status_filter, self.tool_filter]),
-                widgets.HBox([self.text_filter, self.rendered_only, self.count]),
-                widgets.HBox(
+                row([self.kind_filter, self.status_filter, self.tool_filter]),
+                row([self.text_filter, self.rendered_only, self.count]),
+                row(
                     [
                         self.first_button,
                         self.previous_page_button,

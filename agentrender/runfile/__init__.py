@@ -1,6 +1,6 @@
 """Run files: a recorded run as JSON Lines, read into a ``Run`` and written a record at a time.
 
-The format is ``agentrender.run/1`` (RUNFILE.md): a ``run`` header, ``step`` records
+The format is ``agentrender.run/1`` (docs/runfile.md): a ``run`` header, ``step`` records
 (a later one with the same index replaces an earlier one), ``model_call`` records and at
 most one ``end``. ``agentrender.run/2`` is the same, for a run that also records what its
 agent sent (an imported conversation: ``step.sent``, replayed by ``Run.options``).

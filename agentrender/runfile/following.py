@@ -1,6 +1,6 @@
 """Following a run file as it is written: ``Follower`` reads only the bytes a file gained, ``follow`` loops.
 
-A run file is written append-only while its run goes on (RUNFILE.md), so a reader that keeps
+A run file is written append-only while its run goes on (docs/runfile.md), so a reader that keeps
 the state of its read (``read.Loader``: the header, the steps by index, the notes; and here the
 offset and the bytes of a line not finished yet) can take in each new record as it comes,
 however long the run already is.
@@ -188,7 +188,7 @@ class Follower:
     """
 
     final_end = True
-    """A run's ``end`` record is its last (RUNFILE.md): the run ended once it is read."""
+    """A run's ``end`` record is its last (docs/runfile.md): the run ended once it is read."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)

@@ -30,6 +30,7 @@ __all__ = [
     "BLOCK_LABELS",
     "ENDED_TEXT",
     "LEFT_OUT_TEXT",
+    "LEGEND_MARKS",
     "RESULT_KINDS",
     "VIEW_TERMS",
     "BlockFact",
@@ -81,6 +82,14 @@ BLOCK_LABELS: dict[str, str] = {
     "compaction": "compaction summary",
 }
 """The short label of each kind of ``BLOCK_KINDS``: the words the HTML, the widgets and the terminal tag blocks with."""
+
+LEGEND_MARKS: dict[str, tuple[str, str]] = {
+    "failed": ("failed", "the result is flagged is_error"),
+    "skipped": ("skipped step", "a step with no decision is not part of the model's view"),
+    "hidden": ("hidden from the model", "what the model did not see"),
+}
+"""What a legend shows after the kinds of block, each its words and its meaning: a failed result's mark, a skipped
+step, and what the model did not see (the HTML of a view and the offline page show the same legend)."""
 
 VIEW_TERMS: dict[str, str] = {
     "window": "the results seen in full",

@@ -31,7 +31,14 @@ from agentrender._display.values import (
 )
 from agentrender._words import plural
 from agentrender.views.explain import disagreements
-from agentrender.views.facts import BLOCK_KINDS, BLOCK_LABELS, ENDED_TEXT, compaction_mark, steps_summary
+from agentrender.views.facts import (
+    BLOCK_KINDS,
+    BLOCK_LABELS,
+    ENDED_TEXT,
+    LEGEND_MARKS,
+    compaction_mark,
+    steps_summary,
+)
 
 if TYPE_CHECKING:
     from agentrender._types import Decision
@@ -49,11 +56,14 @@ def legend_html() -> str:
         f'<span class="ar-block ar-{kind}" title="{escape_attr(meaning)}">{html.escape(BLOCK_LABELS[kind])}</span>'
         for kind, meaning in BLOCK_KINDS.items()
     )
+    (failed, failed_meaning), (skipped, skipped_meaning), (hidden, hidden_meaning) = (
+        LEGEND_MARKS[mark] for mark in ("failed", "skipped", "hidden")
+    )
     extra = (
-        '<span class="ar-block ar-result ar-failed" title="the result is flagged is_error">'
-        '<span class="ar-fail">failed</span></span>'
-        '<span class="ar-skipped" title="a step with no decision is not part of the model\'s view">skipped step</span>'
-        '<span class="ar-hidden" title="what the model did not see">hidden from the model</span>'
+        f'<span class="ar-block ar-result ar-failed" title="{escape_attr(failed_meaning)}">'
+        f'<span class="ar-fail">{html.escape(failed)}</span></span>'
+        f'<span class="ar-skipped" title="{escape_attr(skipped_meaning)}">{html.escape(skipped)}</span>'
+        f'<span class="ar-hidden" title="{escape_attr(hidden_meaning)}">{html.escape(hidden)}</span>'
     )
     return f'<div class="ar-legend">{items}{extra}</div>'
 

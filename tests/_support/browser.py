@@ -62,3 +62,47 @@ def chromium(path: str | None = CHROMIUM) -> Any:
         require("playwright is not installed (pip install playwright; the browser is Debian's chromium)")
     require(missing_chromium(path))
     return sync_playwright()
+
+
+LOW_CONTRAST = """(theirs) => {
+  const rgba = (text) => {
+    const parts = (/rgba?\\(([^)]*)\\)/.exec(text) || [, ""])[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return parts.length < 3 ? null : [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  };
+  const over = (top, under) => under.map((value, k) => top[k] * top[3] + value * (1 - top[3]));
+  const channel = (value) => {
+    value /= 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const backdrop = (node) => {
+    const layers = [];
+    for (let at = node; at; at = at.parentElement) {
+      const colour = rgba(getComputedStyle(at).backgroundColor);
+      if (colour && colour[3] > 0) { layers.push(colour); if (colour[3] >= 1) break; }
+    }
+    return layers.reduceRight((under, layer) => over(layer, under), [255, 255, 255]);
+  };
+  const found = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const own = [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent).join("");
+    if (!own.trim() || !node.getClientRects().length) continue;
+    const style = getComputedStyle(node);
+    // WCAG leaves out a disabled control
+    if ((theirs || []).includes(style.color) || node.closest(":disabled")) continue;
+    let faded = 1;  // an element drawn see-through (a dimmed row) fades its text into what is behind it
+    for (let at = node; at; at = at.parentElement) faded *= Number(getComputedStyle(at).opacity);
+    if (style.visibility === "hidden" || faded === 0) continue;
+    const colour = rgba(style.color), back = backdrop(node);
+    const text = over([...colour.slice(0, 3), colour[3] * faded], back);
+    const [light, dark] = [luminance(text), luminance(back)].sort((a, b) => b - a);
+    const ratio = (light + 0.05) / (dark + 0.05);
+    const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio >= (large ? 3 : 4.5)) continue;
+    found.push(`${node.className || node.tagName} ${style.color}: ${ratio.toFixed(2)} '${own.trim().slice(0, 40)}'`);
+  }
+  return [...new Set(found)];
+}"""
+"""Each text the page shows whose colour stands out from what is behind it by less than WCAG's AA ratio (4.5, or 3
+for large text), an element drawn see-through fading its text: the class, colour, ratio and first words of each,
+once. Its argument lists colours to leave out: a theme's own, which agentrender takes as it is."""
