@@ -55,6 +55,7 @@ __all__ = [
     "RUN_COLUMNS",
     "RUN_KEY_COLUMNS",
     "STEP_COLUMNS",
+    "STEP_LEAD_COLUMNS",
     "Column",
     "ParquetExport",
     "arrow_schema",
@@ -499,6 +500,12 @@ STEP_COLUMNS: tuple[Column, ...] = (
     ),
 )
 """The columns of ``steps_frame``, in order."""
+
+STEP_LEAD_COLUMNS: Final = ("index", "kind", "tool", "status", "shown_as", "content_bytes", "summary_bytes", "reason")
+"""The columns of ``steps_frame`` a table of steps shows first, in this order: the step, its decision's kind and tool,
+how its observation ended, what the model saw of its result (``shown_as``: in full, as its summary, ...), the bytes
+of its content and of its summary, and the decision's reason. The CLI's ``agentrender steps`` shows these alone; the
+notebook explorer's steps table leads with them, then every other column in the frame's order."""
 
 
 def steps_frame(

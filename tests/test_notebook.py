@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -206,6 +207,26 @@ def test_run_explorer_marks_every_missing_value_alike() -> None:
     assert "<td>&lt;NA&gt;</td>" in table
 
 
+def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_column() -> None:
+    """The steps table's first columns are the CLI's (step, kind, tool, status, what the model saw, content and
+    summary bytes, reason), and every other column of the steps frame follows in the frame's order."""
+    from agentrender.frame import steps_frame
+
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    headers = re.findall(r"<th>([^<]*)</th>", explorer.table.value)
+    lead = ["index", "kind", "tool", "status", "shown_as", "content_bytes", "summary_bytes", "reason"]
+    assert headers[: len(lead)] == lead
+    rest = [name for name in steps_frame(run).columns if name not in lead]
+    assert headers[len(lead) :] == rest
+    frame = steps_frame(run).set_index("index")
+    first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", explorer.table.value)
+    assert first_row is not None
+    cells = re.findall(r"<td>([^<]*)</td>", first_row.group(1))
+    step = int(cells[0])
+    assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
+
+
 def test_run_explorer_charts_the_size_series() -> None:
     """The size tab holds a PNG chart of the views' sizes and the totals of the series."""
     explorer = RunExplorer(long_run(60))
@@ -318,8 +339,6 @@ def test_steps_without_a_decision_filter_as_none() -> None:
 
 def table_steps(explorer: RunExplorer) -> tuple[list[int], int | None]:
     """The steps of the rows the explorer's table shows, in order, and the highlighted one."""
-    import re
-
     rows = re.findall(r"<tr( class=\"ar-current\")?><td>(\d+)</td>", explorer.table.value)
     marked = [int(step) for current, step in rows if current]
     assert len(marked) <= 1

@@ -35,7 +35,7 @@ from agentrender.cli._term import (
     box,
     clean,
 )
-from agentrender.frame import other_tools, steps_frame, tools_kept
+from agentrender.frame import STEP_LEAD_COLUMNS, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
 from agentrender.views import LEFT_OUT_TEXT, SizeSeries, Views
 
@@ -200,18 +200,15 @@ def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
 _TOOL_CHARS = 28
 """The most characters the steps table gives a tool's name (the whole name is in ``--json`` and ``--csv``)."""
 
-# The terminal's columns: the frame's column, its header and its alignment (the frame's others
-# are in --json and --csv).
-_SHOWN_COLUMNS = (
-    ("index", "#", "right"),
-    ("kind", "kind", "left"),
-    ("tool", "tool", "left"),
-    ("status", "status", "left"),
-    ("shown_as", "the model saw", "left"),
-    ("content_bytes", "content", "right"),
-    ("summary_bytes", "summary", "right"),
-    ("reason", "reason", "left"),
-)
+# The terminal's headers and alignments of the columns it shows (agentrender.frame.STEP_LEAD_COLUMNS; the frame's
+# others are in --json and --csv), where they are not the column's name and "left".
+_HEADERS: dict[str, tuple[str, str]] = {
+    "index": ("#", "right"),
+    "shown_as": ("the model saw", "left"),
+    "content_bytes": ("content", "right"),
+    "summary_bytes": ("summary", "right"),
+}
+_SHOWN_COLUMNS = tuple((name, *_HEADERS.get(name, (name, "left"))) for name in STEP_LEAD_COLUMNS)
 
 
 def _plain(value: Any) -> Any:

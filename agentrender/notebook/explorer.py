@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender._text import mark_text
-from agentrender.frame import STEP_COLUMNS, TEXT_DTYPE, steps_frame, tools_kept
+from agentrender.frame import STEP_COLUMNS, STEP_LEAD_COLUMNS, TEXT_DTYPE, steps_frame, tools_kept
 from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
@@ -32,6 +32,9 @@ PAGE_ROWS = 50
 """How many rows of the steps table a page shows; the page buttons move through the rest."""
 FILTERED_COLUMNS = ("kind", "status", "tool")
 """The columns of the steps table a dropdown filters on."""
+TABLE_COLUMNS = (*STEP_LEAD_COLUMNS, *(column.name for column in STEP_COLUMNS if column.name not in STEP_LEAD_COLUMNS))
+"""The steps table's columns in the order it shows them: the CLI's (``STEP_LEAD_COLUMNS``: the step, its kind,
+tool and status, what the model saw of it, its bytes, the reason), then every other column of ``steps_frame``."""
 
 
 def size_chart_png(
@@ -313,6 +316,7 @@ class RunExplorer(Widget):
             rows = self.frame.iloc[start : start + self.page_rows]
         else:
             rows = steps_frame(self.run, views=self.views, rows=slice(start, start + self.page_rows))
+        rows = rows[list(TABLE_COLUMNS)]
         from pandas import NA
 
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
