@@ -148,10 +148,13 @@ def test_a_run_of_several_parts_reads_each_when_shown(
 
 
 def test_the_steps_table_pages_and_filters(browser: Any, tmp_path: Path) -> None:
-    """Filtering by tool keeps exactly the run's steps that call it; the pages hold 50 rows each."""
+    """The table's headers are the payload's columns' (the ones every table of steps leads with); filtering by tool
+    keeps exactly the run's steps that call it; the pages hold 50 rows each."""
     run = samples.load("flaky-build-resumed")
     page, _, _ = open_page(browser, saved(run, tmp_path, "table"))
     page.click("button[data-tab=steps]")
+    headers = page.eval_on_selector_all("[data-panel=steps] thead th", "cells => cells.map(c => c.textContent)")
+    assert headers == ["step", "kind", "tool", "status", "the model saw", "content bytes", "summary bytes", "reason"]
     tool = next(step.decision.tool for step in run.steps if step.decision and step.decision.tool)
     page.select_option("select[aria-label=tool]", label=tool)
     shown = page.eval_on_selector_all(

@@ -17,6 +17,7 @@ import pytest
 
 from agentrender import html, imports, load_run, render, samples
 from agentrender.cli import main
+from agentrender.frame import STEP_LEAD_COLUMNS
 from agentrender.runfile import RunFileError
 from agentrender.views import Views
 from tests._support import real
@@ -143,6 +144,23 @@ def test_the_filters_hold_each_value_once(import_bench: Callable[[str], ModuleTy
     assert tools == sorted({step.decision.tool or "" if step.decision else "" for step in run.steps})
     assert [tools[code] for code in joined(facts["rows"], "tool")] == [
         step.decision.tool or "" if step.decision else "" for step in run.steps
+    ]
+
+
+def test_the_steps_tables_columns_are_the_ones_every_table_of_steps_leads_with() -> None:
+    """The page's steps table has the columns ``agentrender.frame.STEP_LEAD_COLUMNS`` names, in its order (the CLI's
+    and the explorer's), each with the words its header says."""
+    columns = html.payload(samples.load("fix-failing-test"))["columns"]
+    assert [name for name, _ in columns] == list(STEP_LEAD_COLUMNS)
+    assert [header for _, header in columns] == [
+        "step",
+        "kind",
+        "tool",
+        "status",
+        "the model saw",
+        "content bytes",
+        "summary bytes",
+        "reason",
     ]
 
 

@@ -40,6 +40,7 @@ from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
 from agentrender._types import ContentBlock, Decision, Step, utf8_bytes
+from agentrender.frame import STEP_LEAD_COLUMNS
 from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import (
     BLOCK_KINDS,
@@ -280,6 +281,16 @@ class _Mode:
         return self.texts(BLOCK_LABELS.get(fact.kind, fact.kind)) if fact is not None else 0
 
 
+_HEADERS = {
+    "index": "step",
+    "shown_as": "the model saw",
+    "content_bytes": "content bytes",
+    "summary_bytes": "summary bytes",
+}
+"""The steps table's headers, where they are not the column's name: its columns are the ones every table of steps
+leads with (``agentrender.frame.STEP_LEAD_COLUMNS``), each a series of the table's parts but ``shown_as``, which is
+the stops' ``saw``."""
+
 _COLUMNS = ("kind", "tool", "status")
 """The steps table's columns a reader filters by: each value a row holds is a number into the page's ``filters``."""
 
@@ -428,6 +439,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "mark_title": MARK_TITLE,
         "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,
+        "columns": [[name, _HEADERS.get(name, name)] for name in STEP_LEAD_COLUMNS],
         "filters": rows.filters(),
         "steps": len(run.steps),
         # a forked agent's first steps are the session's (Run.inherited_steps): their rows are dimmed, and said so

@@ -427,7 +427,17 @@
   stepsPanel.appendChild(pageBar);
   const tableBox = el("div");
   stepsPanel.appendChild(tableBox);
-  const COLUMNS = ["step", "kind", "tool", "status", "the model saw", "content bytes", "summary bytes", "reason"];
+  // each column's cell of a row; which columns, in what order, under what header: the payload's columns
+  const CELLS = {
+    index: (table, i) => n(table.index[i]),
+    kind: (table, i) => data.filters.kind[table.kind[i]],
+    tool: (table, i) => table.tools_said[i] || data.filters.tool[table.tool[i]],
+    status: (table, i) => data.filters.status[table.status[i]],
+    shown_as: (table, i, here, j) => here.saw[j],
+    content_bytes: (table, i) => n(table.content_bytes[i]),
+    summary_bytes: (table, i) => n(table.summary_bytes[i]),
+    reason: (table, i) => table.reason[i],
+  };
 
   // each filter's values, as Python sorted them; a row holds the number of its value
   function fillFilters() {
@@ -486,7 +496,7 @@
     pageButtons[2].disabled = pageButtons[3].disabled = state.page === pages() - 1;
     const grid = el("table");
     const head = el("tr");
-    for (const column of COLUMNS) head.appendChild(el("th", "", column));
+    for (const [, header] of data.columns) head.appendChild(el("th", "", header));
     grid.appendChild(el("thead")).appendChild(head);
     const body = grid.appendChild(el("tbody"));
     for (const row of shown) {
@@ -494,13 +504,11 @@
       const tr = el("tr", "ar-row" + (row === current ? " ar-current" : "") + (inherited ? " ar-inherited" : ""));
       tr.dataset.row = String(row);
       if (inherited) tr.title = "the session's step: this agent was sent it, and did not decide it";
-      const [table, i] = rowIn(row), [here, j] = stopIn(row), values = data.filters;
-      const cells = [n(table.index[i]), values.kind[table.kind[i]], table.tools_said[i] || values.tool[table.tool[i]],
-        values.status[table.status[i]], here.saw[j], n(table.content_bytes[i]), n(table.summary_bytes[i]), table.reason[i]];
-      cells.forEach((cell, column) => {
-        const td = typeof cell === "number" ? text(cell, "td", column === 7 ? "ar-cell-reason" : "") : el("td", "", cell);
-        tr.appendChild(td);
-      });
+      const [table, i] = rowIn(row), [here, j] = stopIn(row);
+      for (const [column] of data.columns) {
+        const cell = CELLS[column](table, i, here, j);
+        tr.appendChild(typeof cell === "number" ? text(cell, "td", column === "reason" ? "ar-cell-reason" : "") : el("td", "", cell));
+      }
       tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
       body.appendChild(tr);
     }
