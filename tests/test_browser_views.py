@@ -10,7 +10,7 @@ from agentrender import Decision, samples
 from agentrender.views import Views, explain_decide
 from agentrender.views.html import explanation_html, view_html
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
-from tests._support.runs import SHOWN_KINDS, every_kind_view, hostile_run
+from tests._support.runs import SHOWN_KINDS, every_kind_run, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser
 
@@ -91,15 +91,20 @@ sets (JupyterLab's own, which a notebook follows whatever the browser prefers)."
 
 
 def test_every_text_of_the_views_html_is_readable_in_light_and_dark() -> None:
-    """Each text of a view, a decision's agreement and its disagreement stands out from its background by WCAG's AA
-    ratio in light, in dark and in JupyterLab's two themes, where a failed result's tag, the bytes hidden from the
-    model and "agrees" kept their light colours on a dark background."""
+    """Each text of a view, a decision's agreement and its disagreement, and the explorer's steps table (what the
+    model saw coloured as the view colours that kind of block) stands out from its background by WCAG's AA ratio in
+    light, in dark and in JupyterLab's two themes, where a failed result's tag, the bytes hidden from the model and
+    "agrees" kept their light colours on a dark background."""
+    from agentrender.notebook import RunExplorer
+
     run = samples.load("malformed-replies")
     call = run.model_calls[2]
     explanation = explain_decide(call.response)
+    shown = every_kind_view()
     body = "\n<hr>\n".join(
         [
-            view_html(every_kind_view()),
+            view_html(shown),
+            RunExplorer(every_kind_run(), shown.options).table.value,
             view_html(Views(hostile_run()).at(None)),
             explanation_html(explanation, explanation.decision, compare=True),
             explanation_html(explanation, Decision(kind="tool_call", tool="finish"), compare=True),
@@ -113,6 +118,9 @@ def test_every_text_of_the_views_html_is_readable_in_light_and_dark() -> None:
                 page.set_content(f'<!doctype html><html><head><meta charset="utf-8"></head><body {attributes}>{body}')
                 assert page.locator(".ar-agree").count() == 1 and page.locator(".ar-disagree").count() == 1
                 assert page.locator(".ar-failed .ar-fail").count() > 0 and page.locator(".ar-ctl").count() > 0
+                assert {"result", "cut", "summary", "interrupted"} <= {
+                    kind[3:] for kind in page.eval_on_selector_all("td[class]", "cells => cells.map(c => c.className)")
+                }
                 page.locator("details.ar-hidden > summary").first.click()
                 assert (theme, page.evaluate(LOW_CONTRAST, THEIRS)) == (theme, [])
                 page.close()

@@ -222,9 +222,31 @@ def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_colum
     frame = steps_frame(run).set_index("index")
     first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", explorer.table.value)
     assert first_row is not None
-    cells = re.findall(r"<td>([^<]*)</td>", first_row.group(1))
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", first_row.group(1))
     step = int(cells[0])
     assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
+
+
+def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_of_block() -> None:
+    """Each cell of what the model saw (a result in full, cut, a summary, a nudge, ...) carries the class the view's
+    HTML gives a block of that kind, so it has the view's colour; a step the model was shown nothing for has none."""
+    import pandas as pd
+
+    from agentrender._display.values import STYLE
+    from agentrender.frame import steps_frame
+
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1])
+    shown = [re.findall(r"<td([^>]*)>([^<]*)</td>", row)[4] for row in rows]
+    kinds = steps_frame(run)["shown_as"]
+    assert [said for _, said in shown] == [str(kind) for kind in kinds.astype(object).fillna("&lt;NA&gt;")]
+    assert {"result", "summary", "cut", "interrupted"} <= set(kinds.dropna())
+    for (attributes, _), kind in zip(shown, kinds, strict=True):
+        assert attributes == ("" if pd.isna(kind) else f' class="ar-{kind}"')
+        assert attributes == "" or f".agentrender .ar-{kind} " in STYLE or f".agentrender .ar-{kind}," in STYLE
+    view = "".join(html_values(explorer.conversation.widget))
+    assert 'class="ar-block ar-result"' in view and 'class="ar-block ar-summary"' in view
 
 
 def test_run_explorer_charts_the_size_series() -> None:

@@ -18,7 +18,7 @@ pages outside it; the kinds of block use translucent tints that read on either.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentrender._display.said import MEDIA_TYPES, WIRE_SAID, block_said, tool_uses
@@ -38,6 +38,7 @@ __all__ = [
     "escape_attr",
     "escape_text",
     "json_html",
+    "kind_class",
     "messages_html",
     "rows_html",
     "table_html",
@@ -211,15 +212,32 @@ def rows_html(rows: Iterable[tuple[str, str]]) -> str:
     return "".join(f"<tr><th>{html.escape(name)}</th><td>{value}</td></tr>" for name, value in rows)
 
 
+def kind_class(kind: str) -> str:
+    """The class this stylesheet colours a kind of block with (a key of ``views.BLOCK_KINDS``: a result in full green,
+    a summary amber, ...): a view's block of that kind carries it, and so does a table's cell that names the kind."""
+    return f"ar-{escape_attr(kind)}"
+
+
 def table_html(
-    columns: Sequence[str], rows: Iterable[Iterable[Any]], *, cell_chars: int = 120, marked: int | None = None
+    columns: Sequence[str],
+    rows: Iterable[Iterable[Any]],
+    *,
+    cell_chars: int = 120,
+    marked: int | None = None,
+    kind_columns: Collection[str] = (),
 ) -> str:
     """A table of ``rows`` under ``columns``, each cell escaped and cut at ``cell_chars`` characters;
-    the row numbered ``marked`` (from 0) is highlighted."""
+    the row numbered ``marked`` (from 0) is highlighted. A cell of ``kind_columns`` names a kind of block, and has
+    the colour a view gives that kind (``kind_class``); a missing one (not a text) has none."""
+    kinds = {at for at, name in enumerate(columns) if name in kind_columns}
     head = "".join(f"<th>{escape_text(str(name), 100)}</th>" for name in columns)
     body = "".join(
         ('<tr class="ar-current">' if number == marked else "<tr>")
-        + "".join(f"<td>{escape_text(str(value), cell_chars)}</td>" for value in row)
+        + "".join(
+            (f'<td class="{kind_class(value)}">' if at in kinds and isinstance(value, str) else "<td>")
+            + f"{escape_text(str(value), cell_chars)}</td>"
+            for at, value in enumerate(row)
+        )
         + "</tr>"
         for number, row in enumerate(rows)
     )

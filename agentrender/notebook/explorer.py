@@ -354,7 +354,7 @@ class RunExplorer(Widget):
     def _draw(self) -> None:
         rows, cells, steps = self._page_cells()
         marked = steps.index(self.marked_step) if self.marked_step in steps else None
-        self.table.value = wrap(table_html(list(rows.columns), cells, marked=marked))
+        self.table.value = wrap(table_html(list(rows.columns), cells, marked=marked, kind_columns=("shown_as",)))
         self._stale = False
 
     def _open(self, change: Any) -> None:

@@ -26,6 +26,7 @@ from agentrender._display.values import (
     decision_table_html,
     escape_attr,
     escape_text,
+    kind_class,
     rows_html,
     wrap,
 )
@@ -53,7 +54,8 @@ __all__ = ["explanation_html", "legend_html", "run_html", "view_html"]
 def legend_html() -> str:
     """The legend: one swatch per kind of block, titled with its meaning from ``BLOCK_KINDS``."""
     items = "".join(
-        f'<span class="ar-block ar-{kind}" title="{escape_attr(meaning)}">{html.escape(BLOCK_LABELS[kind])}</span>'
+        f'<span class="ar-block {kind_class(kind)}" title="{escape_attr(meaning)}">'
+        f"{html.escape(BLOCK_LABELS[kind])}</span>"
         for kind, meaning in BLOCK_KINDS.items()
     )
     (failed, failed_meaning), (skipped, skipped_meaning), (hidden, hidden_meaning) = (
@@ -88,7 +90,7 @@ def _hidden(fact: BlockFact, step: StepFact | None) -> str:
 
 
 def _block_html(fact: BlockFact, step: StepFact | None = None, uses: dict[str, str] | None = None) -> str:
-    classes = f"ar-block ar-{fact.kind}" + (" ar-failed" if fact.failed else "")
+    classes = f"ar-block {kind_class(fact.kind)}" + (" ar-failed" if fact.failed else "")
     tags = f'<span class="ar-tag">{html.escape(BLOCK_LABELS.get(fact.kind, fact.kind))}</span>'
     if fact.failed:
         tags += '<span class="ar-tag ar-fail">failed</span>'
