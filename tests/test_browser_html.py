@@ -13,7 +13,7 @@ import pytest
 from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said
 from agentrender.runfile import Run
-from agentrender.views import LEFT_OUT_TEXT, BlockFact, Views
+from agentrender.views import BLOCK_LABELS, LEFT_OUT_TEXT, BlockFact, Views
 from agentrender.views.html import legend_html, view_html
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
 from tests._support.compacted import compacted_run, compaction
@@ -161,6 +161,24 @@ def test_the_steps_table_pages_and_filters(browser: Any, tmp_path: Path) -> None
         "[data-panel=steps] tbody tr td:first-child", "cells => cells.map(c => c.textContent)"
     )
     assert shown == [str(step.index) for step in run.steps if step.decision and step.decision.tool == tool]
+
+
+def test_the_steps_table_colours_what_the_model_saw_as_the_view_colours_that_kind_of_block(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Each cell of what the model saw in the steps tab has the class the conversation gives a block of that kind (a
+    result in full green, a summary amber, an interrupted call's re-request orange), as the notebook explorer's
+    table has; a step the model was shown nothing of has none."""
+    run = samples.load("flaky-build-resumed")
+    page, _, _ = open_page(browser, saved(run, tmp_path, "saw"))
+    page.click("button[data-tab=steps]")
+    settled(page)
+    cells = page.eval_on_selector_all(
+        "[data-panel=steps] tbody tr", "rows => rows.map(row => [row.cells[4].className, row.cells[4].textContent])"
+    )
+    saw = Views(run).at(None).result_blocks()
+    assert cells == [["ar-" + fact.kind, BLOCK_LABELS[fact.kind]] if fact else ["", ""] for fact in saw]
+    assert {"ar-result", "ar-summary", "ar-interrupted"} <= {kind for kind, _ in cells}
 
 
 def test_the_steps_table_names_and_filters_the_tools_called_in_parallel(browser: Any, tmp_path: Path) -> None:

@@ -275,10 +275,12 @@ class _Mode:
         ]
 
     def _saw(self, number: int) -> int:
+        """What the model saw of step ``number``'s result in the last view: the number of its block's kind plus one
+        (the page labels and colours it as a block of that kind), -1 when the view leaves the step out, 0: nothing."""
         if number < self.left_out:
-            return self.texts(LEFT_OUT_TEXT)
+            return -1
         fact = self.saw[number]
-        return self.texts(BLOCK_LABELS.get(fact.kind, fact.kind)) if fact is not None else 0
+        return self.blocks.kind(fact.kind) + 1 if fact is not None else 0
 
 
 _HEADERS = {
@@ -439,6 +441,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "mark_title": MARK_TITLE,
         "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,
+        "left_out": texts(LEFT_OUT_TEXT),  # what the model saw of a step the last view leaves out
         "columns": [[name, _HEADERS.get(name, name)] for name in STEP_LEAD_COLUMNS],
         "filters": rows.filters(),
         "steps": len(run.steps),

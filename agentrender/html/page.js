@@ -433,10 +433,16 @@
     kind: (table, i) => data.filters.kind[table.kind[i]],
     tool: (table, i) => table.tools_said[i] || data.filters.tool[table.tool[i]],
     status: (table, i) => data.filters.status[table.status[i]],
-    shown_as: (table, i, here, j) => here.saw[j],
+    // what the model saw: a kind's number plus one, -1 for a step the last view leaves out, 0 for nothing
+    shown_as: (table, i, here, j) => (here.saw[j] > 0 ? data.kinds[here.saw[j] - 1][0] : here.saw[j] < 0 ? data.left_out : 0),
     content_bytes: (table, i) => n(table.content_bytes[i]),
     summary_bytes: (table, i) => n(table.summary_bytes[i]),
     reason: (table, i) => table.reason[i],
+  };
+  // a cell's class: what the model saw has its kind's colour, as a block of that kind has in the conversation
+  const CELL_CLASSES = {
+    shown_as: (table, i, here, j) => here.saw[j] > 0 ? "ar-" + kindName(here.saw[j] - 1) : "",
+    reason: () => "ar-cell-reason",
   };
 
   // each filter's values, as Python sorted them; a row holds the number of its value
@@ -507,7 +513,8 @@
       const [table, i] = rowIn(row), [here, j] = stopIn(row);
       for (const [column] of data.columns) {
         const cell = CELLS[column](table, i, here, j);
-        tr.appendChild(typeof cell === "number" ? text(cell, "td", column === "reason" ? "ar-cell-reason" : "") : el("td", "", cell));
+        const kind = CELL_CLASSES[column] ? CELL_CLASSES[column](table, i, here, j) : "";
+        tr.appendChild(typeof cell === "number" ? text(cell, "td", kind) : el("td", kind, cell));
       }
       tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
       body.appendChild(tr);
