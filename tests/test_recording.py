@@ -35,7 +35,7 @@ TOOLS = [
         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
     }
 ]
-# The stand-in holds requests to the rules the driver keeps: one tool use a turn.
+# The agent switches parallel tool use off, as the driver does (the stand-in allows either).
 TOOL_CHOICE = {"type": "auto", "disable_parallel_tool_use": True}
 FILES = {"a.txt": "see b.txt", "b.txt": "see c.txt", "c.txt": "the answer is 42"}
 MODES = ["create", "stream", "create-stream"]
@@ -308,6 +308,35 @@ def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
     assert error["error"]["type"] == "unrecordable"
     assert "content[0].text: missing" in error["error"]["message"]
     assert error["partial"]["content"] == [{"type": "text"}]
+
+
+def test_an_agent_using_parallel_tool_uses_is_recorded_with_every_result(tmp_path: Path) -> None:
+    """An agent that leaves parallel tool use on (no tool_choice) runs against the stand-in, each result in its view."""
+    path = tmp_path / "agent.jsonl"
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file", "input": {"path": name}}
+        for n, name in enumerate(FILES)
+    ]
+    first = {"id": "msg_00", "model": MODEL, "content": uses, "stop_reason": "tool_use"}
+    last = {"id": "msg_01", "model": MODEL, "content": [{"type": "text", "text": "42."}], "stop_reason": "end_turn"}
+    params = {"model": MODEL, "max_tokens": 512, "tools": TOOLS}
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer?"}]
+    with MessagesServer.scripted([first, last]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(**params, messages=messages)
+        results = [
+            {"type": "tool_result", "tool_use_id": block.id, "content": FILES[block.input["path"]]}
+            for block in message.content
+            if block.type == "tool_use"
+        ]
+        messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": results}]
+        client.messages.create(**params, messages=messages)
+    assert [received.reason for received in server.rejections] == []
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert run.parallel_tools() == {0: ("read_file", "read_file", "read_file")}
+    view = [message.to_dict() for message in render.messages(run.step_input(1), run.options())]
+    assert view == normalise_messages(server.received[1].body["messages"], Where("sent"))
+    assert [block["content"] for block in view[2]["content"]] == list(FILES.values())
 
 
 def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) -> None:

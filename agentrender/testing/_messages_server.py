@@ -215,8 +215,6 @@ class MessagesServer:
                     return f"tools.{i}: unexpected fields {extra}"
                 if not tool.get("name") or not isinstance(tool.get("input_schema"), dict):
                     return f"tools.{i}: a tool needs a name and an input_schema"
-        if tools and body.get("tool_choice", {}).get("disable_parallel_tool_use") is not True:
-            return "tool_choice: parallel tool use is not switched off"
         if body.get("tool_choice") is not None and not tools:
             return "tool_choice: may only be given with tools"
         return ""
