@@ -62,6 +62,8 @@ _INCOMPLETE: Mapping[str, str] = {
 
 # What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
 _REQUEST_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+# The SDK's values for a parameter left out (``NOT_GIVEN``, ``omit``): the SDK sends no such key.
+_NOT_SENT = ("NotGiven", "Omit")
 
 
 def record(
@@ -190,13 +192,18 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, Mapping):
-        return {str(key): _jsonable(item) for key, item in value.items()}
+        return {str(key): _jsonable(item) for key, item in value.items() if not _not_sent(item)}
     if isinstance(value, list | tuple):
         return [_jsonable(item) for item in value]
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json", exclude_unset=True)
     return repr(value)
+
+
+def _not_sent(value: Any) -> bool:
+    """Whether ``value`` is the SDK's mark of a parameter left out (the recorder imports no SDK to compare it)."""
+    return type(value).__name__ in _NOT_SENT
 
 
 def _message_json(message: Any) -> dict[str, Any]:
@@ -217,7 +224,9 @@ def _sent(http_request: Any, params: Mapping[str, Any]) -> dict[str, Any]:
 
 def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
     """The body ``params`` make, when the bytes sent cannot be read: the parameters, with ``extra_body`` merged."""
-    body = {key: _jsonable(value) for key, value in params.items() if key not in _REQUEST_OPTIONS}
+    body = {
+        key: _jsonable(value) for key, value in params.items() if key not in _REQUEST_OPTIONS and not _not_sent(value)
+    }
     extra = params.get("extra_body")
     if isinstance(extra, Mapping):
         body.update(_jsonable(extra))

@@ -296,6 +296,31 @@ def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path, how: str)
     assert error["request"] == server.received[0].body
 
 
+def test_a_call_interrupted_before_it_was_sent_records_the_body_the_sdk_would_send(tmp_path: Path) -> None:
+    """Ctrl-C as the request leaves records the body the SDK built, without its NOT_GIVEN and omit parameters."""
+    path = tmp_path / "agent.jsonl"
+    built: list[Any] = []
+
+    def interrupt(request: Any) -> None:
+        built.append(json.loads(request.content))
+        raise KeyboardInterrupt
+
+    http_client = anthropic.DefaultHttpxClient(event_hooks={"request": [interrupt]})
+    sdk = anthropic.Anthropic(base_url="http://127.0.0.1:9", api_key="local", max_retries=0, http_client=http_client)
+    # An agent passes NOT_GIVEN or omit for what it leaves out; the SDK sends neither.
+    params = {
+        **_params([{"role": "user", "content": "Go."}]),
+        "system": anthropic.NOT_GIVEN,
+        "metadata": anthropic.omit,
+    }
+    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
+        client.messages.create(**params)
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "KeyboardInterrupt"
+    assert error["request"] == built[0]
+
+
 def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
     """A reply the run file's checks refuse reaches the agent, and is recorded as a model_call_error holding it."""
     path = tmp_path / "agent.jsonl"
