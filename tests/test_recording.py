@@ -455,6 +455,44 @@ def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing
     assert [warning.line for warning in warnings] == [1]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_call_through_with_raw_response_is_recorded(tmp_path: Path, stream: bool) -> None:
+    """messages.with_raw_response.create is recorded as create is; the agent still gets the headers and its reply."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "What is the answer? Start at a.txt."}])
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        raw = client.messages.with_raw_response.create(**params, **({"stream": True} if stream else {}))
+        assert raw.headers["request-id"] == "req_local_1"
+        parsed = raw.parse()
+        message = _final(list(parsed)) if stream else parsed
+    assert message.id == "msg_00"
+    assert message.content[1].input == {"path": "a.txt"}
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == server.received[0].body
+    assert call.record["response"]["content"] == _reply(0)["content"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_async_call_through_with_raw_response_is_recorded(tmp_path: Path, stream: bool) -> None:
+    """The async client's messages.with_raw_response.create is recorded too."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "What is the answer? Start at a.txt."}])
+
+    async def main(server: MessagesServer) -> anthropic.types.Message:
+        async with agentrender.record(_async_client(server), path) as client:
+            raw = await client.messages.with_raw_response.create(**params, **({"stream": True} if stream else {}))
+            assert raw.headers["request-id"] == "req_local_1"
+            parsed = await raw.parse()
+            return _final([event async for event in parsed]) if stream else parsed
+
+    with MessagesServer.scripted([_reply(0)]) as server:
+        message = asyncio.run(main(server))
+    assert message.id == "msg_00"
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == server.received[0].body
+    assert call.record["response"]["content"] == _reply(0)["content"]
+
+
 def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:
     """Attributes, other resources and other methods are the client's own; with_options stays recorded."""
     path = tmp_path / "agent.jsonl"
