@@ -379,6 +379,22 @@ def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) ->
     assert all(call["type"] == "model_call" and call["step"] == 0 for call in calls)
 
 
+def test_load_run_of_a_recording_says_which_reader_gives_its_steps(tmp_path: Path) -> None:
+    """load_run of a recording (calls, no steps) warns that agentrender.load reads its calls as steps."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        _run_agent(client, "create")
+    run = load_run(path)
+    assert run.steps == () and len(run.model_calls) == 4
+    assert any(
+        "4 model calls and no steps" in warning.text and "agentrender.load" in warning.text for warning in run.warnings
+    )
+    assert len(agentrender.load(path).steps) == 4
+
+
 def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
     """imports.from_anthropic reads a recording as load does, named by the recording's run id."""
     path = tmp_path / "agent.jsonl"
@@ -448,11 +464,11 @@ def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing
     run = imports.load(path)
     assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0"]
     assert run.warnings == ()
-    # Read as a plain run file, a recording has no opening of its own (its calls hold it): that is
-    # the loader's one warning, and nothing is reported lost or cut.
+    # Read as a plain run file, a recording has no opening or steps of its own (its calls hold
+    # them): those are the loader's warnings, of its header, and nothing is reported lost or cut.
     warnings = load_run(path).warnings
     assert [warning.text for warning in warnings if warning.lost or "gzip" in warning.text] == []
-    assert [warning.line for warning in warnings] == [1]
+    assert [warning.line for warning in warnings] == [1, 1]
 
 
 @pytest.mark.parametrize("stream", [False, True])
