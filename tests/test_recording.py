@@ -364,6 +364,36 @@ def test_an_agent_using_parallel_tool_uses_is_recorded_with_every_result(tmp_pat
     assert [block["content"] for block in view[2]["content"]] == list(FILES.values())
 
 
+def test_an_agent_with_server_tools_is_recorded_with_their_blocks(tmp_path: Path) -> None:
+    """Server and versioned tools and a custom tool's own fields pass the stand-in; the server blocks are kept."""
+    path = tmp_path / "agent.jsonl"
+    tools = [
+        {**TOOLS[0], "type": "custom", "strict": True},
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
+        {"type": "bash_20250124", "name": "bash"},
+    ]
+    search = [
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "the answer"}},
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "srvtoolu_01",
+            "content": [
+                {"type": "web_search_result", "url": "https://a.example", "title": "A", "encrypted_content": "e"}
+            ],
+        },
+        {"type": "text", "text": "It is 42."},
+    ]
+    reply = {"id": "msg_00", "model": MODEL, "content": search, "stop_reason": "end_turn"}
+    messages = [{"role": "user", "content": "What is the answer?"}]
+    with MessagesServer.scripted([reply]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(model=MODEL, max_tokens=512, tools=tools, messages=messages)
+    assert [received.reason for received in server.rejections] == []
+    assert message.content[2].text == "It is 42."
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"]["tools"] == tools
+    assert call.record["response"]["content"] == search
+
+
 def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) -> None:
     """Calls made at once from threads are each recorded, one whole line each."""
     path = tmp_path / "agent.jsonl"

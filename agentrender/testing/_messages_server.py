@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 __all__ = ["Cut", "Failure", "MessagesServer", "Received", "body_key", "stream_events"]
 
 
+# What the API takes in a custom tool (``type`` absent or ``custom``): what a request of the adapter sends
+# (``TOOL_KEYS``), and the fields of the API's own the adapter does not use.
+_CUSTOM_TOOL_KEYS = frozenset(
+    (*TOOL_KEYS, "type", "strict", "input_examples", "defer_loading", "allowed_callers", "eager_input_streaming")
+)
+
+
 def body_key(body: Mapping[str, Any]) -> str:
     """The replay key of a ``/v1/messages`` request body: ``render.replay_key`` over what was sent."""
     return render.replay_key(
@@ -210,7 +217,11 @@ class MessagesServer:
             for i, tool in enumerate(tools):
                 if not isinstance(tool, dict):
                     return f"tools.{i}: expected an object"
-                extra = sorted(set(tool).difference(TOOL_KEYS))
+                if tool.get("type", "custom") != "custom":  # a server or versioned tool (web_search_..., bash_...)
+                    if not tool.get("name"):
+                        return f"tools.{i}: a tool needs a name"
+                    continue
+                extra = sorted(set(tool).difference(_CUSTOM_TOOL_KEYS))
                 if extra:
                     return f"tools.{i}: unexpected fields {extra}"
                 if not tool.get("name") or not isinstance(tool.get("input_schema"), dict):
