@@ -425,6 +425,33 @@ def test_load_run_of_a_recording_says_which_reader_gives_its_steps(tmp_path: Pat
     assert len(agentrender.load(path).steps) == 4
 
 
+def test_a_recording_of_several_conversations_loads_each_as_a_run(tmp_path: Path) -> None:
+    """A side request the agent made (a summary) is a run of its own in load_runs, as the load warning says."""
+    path = tmp_path / "agent.jsonl"
+    side = {
+        "id": "msg_side",
+        "model": MODEL,
+        "content": [{"type": "text", "text": "A summary."}],
+        "stop_reason": "end_turn",
+    }
+    with (
+        MessagesServer.scripted([_reply(0), side, *(_reply(n) for n in range(1, 4))]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+        message = client.messages.create(**_params(messages))
+        client.messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "Summarise a.txt."}])
+        while message.stop_reason == "tool_use":
+            messages += _next_turns(message)
+            message = client.messages.create(**_params(messages))
+    assert any(
+        "agent/1: imports.load_runs, agentrender runs" in warning.text for warning in imports.load(path).warnings
+    )
+    runs = imports.load_runs(path)
+    assert [(run.run_id, len(run.steps)) for run in runs] == [("agent", 4), ("agent/1", 1)]
+    assert runs[1].model_calls[0].record["response"]["id"] == "msg_side"
+
+
 def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
     """imports.from_anthropic reads a recording as load does, named by the recording's run id."""
     path = tmp_path / "agent.jsonl"
