@@ -452,6 +452,26 @@ def test_a_recording_of_several_conversations_loads_each_as_a_run(tmp_path: Path
     assert runs[1].model_calls[0].record["response"]["id"] == "msg_side"
 
 
+@pytest.mark.parametrize("system", [SYSTEM, [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]])
+def test_a_recording_replays_through_the_stand_in(tmp_path: Path, system: Any) -> None:
+    """MessagesServer.from_run of a recording answers the agent run again with its recorded replies, by its requests."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+        message = client.messages.create(**{**_params(messages), "system": system})
+        while message.stop_reason == "tool_use":
+            messages += _next_turns(message)
+            message = client.messages.create(**{**_params(messages), "system": system})
+    with MessagesServer.from_run(imports.load(path)) as replay:
+        client = _client(replay)
+        replayed = [client.messages.create(**call["request"]) for call in _lines(path)[1:]]
+    assert [received.reason for received in replay.rejections] == []
+    assert [message.id for message in replayed] == ["msg_00", "msg_01", "msg_02", "msg_03"]
+
+
 def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
     """imports.from_anthropic reads a recording as load does, named by the recording's run id."""
     path = tmp_path / "agent.jsonl"

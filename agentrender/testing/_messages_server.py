@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from agentrender import render
 from agentrender._api_rules import TOOL_KEYS
 from agentrender.adapters.anthropic import check_params
+from agentrender.imports.anthropic import request_key
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -42,14 +42,13 @@ _CUSTOM_TOOL_KEYS = frozenset(
 
 
 def body_key(body: Mapping[str, Any]) -> str:
-    """The replay key of a ``/v1/messages`` request body: ``render.replay_key`` over what was sent."""
-    return render.replay_key(
-        body.get("messages") or (),
-        system=body.get("system") or "",
-        tools=body.get("tools") or (),
-        model=body.get("model") or "",
-        max_output_tokens=body.get("max_tokens") or 0,
-    )
+    """The replay key of a ``/v1/messages`` request body: the key an import gives its call (``request_key``).
+
+    ``render.replay_key`` over what was sent as a view renders it (a string content as one text
+    block, a system of blocks as its text), so a recorded call is found by the request an agent
+    sends again, however it wrote it.
+    """
+    return request_key(body)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,7 +169,12 @@ class MessagesServer:
         with self._lock:
             failure = self._failures.popleft() if self._failures else None
         reason = self._problem(body)
-        key = "" if reason else body_key(body)
+        key = ""
+        if not reason:
+            try:
+                key = body_key(body)
+            except ValueError as unreadable:  # messages the API's rules let by but no view can render
+                reason = str(unreadable)
         if failure is not None:
             error = _error(failure.error_type, failure.message or f"queued failure {failure.status}")
             return Received(body=body, key=key, status=failure.status), error, failure.delay
