@@ -7,9 +7,10 @@
     run = agentrender.imports.load("run.jsonl")  # its steps, model calls and what was sent
 
 ``record(client, path)`` wraps an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic``
-client. Its ``messages.create`` (``stream=True`` too) and ``messages.stream`` (sync and
-async) write one record per call, flushed when the call ends, through ``RunWriter``: a
-process killed mid-run leaves every completed call readable. The file is a run file
+client. Its ``messages.create`` (``stream=True`` and ``with_raw_response`` too) and
+``messages.stream`` (sync and async) write one record per call, flushed when the call
+ends, through ``RunWriter``: a process killed mid-run leaves every completed call
+readable. The file is a run file
 (``agentrender.run/2``): a ``run`` header whose ``source.format`` is ``anthropic-record``,
 then per call
 
@@ -22,8 +23,9 @@ then per call
   of a streamed reply that arrived, as ``partial``. The error itself is raised unchanged.
 
 Everything else on the client passes through unchanged; ``with_options`` and ``copy``
-give a client recorded to the same file. Closing the client closes the file. Calls made
-another way (``messages.with_raw_response``, ``client.beta``) are not recorded.
+give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
+as ``create`` is. Calls made another way (``messages.parse``, ``with_streaming_response``,
+``client.beta``) are not recorded.
 
 This module imports no third-party package: it works on the client it is given, so
 ``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
@@ -62,6 +64,8 @@ _INCOMPLETE: Mapping[str, str] = {
 
 # What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
 _REQUEST_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+# The SDK's values for a parameter left out (``NOT_GIVEN``, ``omit``): the SDK sends no such key.
+_NOT_SENT = ("NotGiven", "Omit")
 
 
 def record(
@@ -190,13 +194,18 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, Mapping):
-        return {str(key): _jsonable(item) for key, item in value.items()}
+        return {str(key): _jsonable(item) for key, item in value.items() if not _not_sent(item)}
     if isinstance(value, list | tuple):
         return [_jsonable(item) for item in value]
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json", exclude_unset=True)
     return repr(value)
+
+
+def _not_sent(value: Any) -> bool:
+    """Whether ``value`` is the SDK's mark of a parameter left out (the recorder imports no SDK to compare it)."""
+    return type(value).__name__ in _NOT_SENT
 
 
 def _message_json(message: Any) -> dict[str, Any]:
@@ -217,7 +226,9 @@ def _sent(http_request: Any, params: Mapping[str, Any]) -> dict[str, Any]:
 
 def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
     """The body ``params`` make, when the bytes sent cannot be read: the parameters, with ``extra_body`` merged."""
-    body = {key: _jsonable(value) for key, value in params.items() if key not in _REQUEST_OPTIONS}
+    body = {
+        key: _jsonable(value) for key, value in params.items() if key not in _REQUEST_OPTIONS and not _not_sent(value)
+    }
     extra = params.get("extra_body")
     if isinstance(extra, Mapping):
         body.update(_jsonable(extra))
@@ -330,6 +341,13 @@ class _RecordedMessages:
         params = _listed(dict(params))
         if self._recorder.is_async:
             return self._create_async(params)
+        return self.raw_create(params)[1]
+
+    async def _create_async(self, params: dict[str, Any]) -> Any:
+        return (await self.raw_create_async(params))[1]
+
+    def raw_create(self, params: dict[str, Any]) -> tuple[Any, Any]:
+        """The SDK's raw response to ``create(**params)`` and the reply it gives the agent, recorded."""
         started = time.perf_counter()
         try:
             raw = self._messages.with_raw_response.create(**params)
@@ -337,9 +355,10 @@ class _RecordedMessages:
         except BaseException as error:
             self._recorder.failure(_sent_by_error(error, params), error, started)
             raise
-        return self._done(result, _sent(getattr(raw, "http_request", None), params), started)
+        return raw, self._done(result, _sent(getattr(raw, "http_request", None), params), started)
 
-    async def _create_async(self, params: dict[str, Any]) -> Any:
+    async def raw_create_async(self, params: dict[str, Any]) -> tuple[Any, Any]:
+        """``raw_create`` on the async client."""
         started = time.perf_counter()
         try:
             raw = await self._messages.with_raw_response.create(**params)
@@ -349,7 +368,7 @@ class _RecordedMessages:
         except BaseException as error:
             self._recorder.failure(_sent_by_error(error, params), error, started)
             raise
-        return self._done(result, _sent(getattr(raw, "http_request", None), params), started)
+        return raw, self._done(result, _sent(getattr(raw, "http_request", None), params), started)
 
     def _done(self, result: Any, request: dict[str, Any], started: float) -> Any:
         if request.get("stream") is True:
@@ -357,6 +376,11 @@ class _RecordedMessages:
             return _RecordedEventStream(result, events)
         self._recorder.call(request, _message_json(result), started)
         return result
+
+    @property
+    def with_raw_response(self) -> Any:
+        """The resource's ``with_raw_response``, recording ``create``."""
+        return _RecordedRawMessages(self._messages.with_raw_response, self)
 
     def stream(self, **params: Any) -> Any:
         """``messages.stream``, recorded: the final message when it completes, else what arrived, as an error."""
@@ -370,10 +394,69 @@ class _RecordedMessages:
         return getattr(self._messages, name)
 
     def __dir__(self) -> list[str]:
-        return sorted(set(dir(self._messages)) | {"create", "stream"})
+        return sorted(set(dir(self._messages)) | {"create", "stream", "with_raw_response"})
 
     def __repr__(self) -> str:
         return f"<recorded {self._messages!r}>"
+
+
+class _RecordedRawMessages:
+    """``messages.with_raw_response``, whose ``create`` is recorded; the rest is its own."""
+
+    __slots__ = ("_raw", "_recorded")
+
+    def __init__(self, raw: Any, recorded: _RecordedMessages) -> None:
+        self._raw = raw
+        self._recorded = recorded
+
+    def create(self, **params: Any) -> Any:
+        """``with_raw_response.create``, recorded as ``create`` is: the SDK's raw response, its reply recorded."""
+        params = _listed(dict(params))
+        if self._recorded._recorder.is_async:
+            return self._create_async(params)
+        return _RecordedRawResponse.of(*self._recorded.raw_create(params), is_async=False)
+
+    async def _create_async(self, params: dict[str, Any]) -> Any:
+        return _RecordedRawResponse.of(*(await self._recorded.raw_create_async(params)), is_async=True)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._raw)) | {"create"})
+
+
+class _RecordedRawResponse:
+    """The raw response of a ``stream=True`` call: ``parse()`` gives the recorded stream; the rest is its own."""
+
+    __slots__ = ("_is_async", "_raw", "_result")
+
+    def __init__(self, raw: Any, result: Any, is_async: bool) -> None:
+        self._raw = raw
+        self._result = result
+        self._is_async = is_async
+
+    @classmethod
+    def of(cls, raw: Any, result: Any, *, is_async: bool) -> Any:
+        """``raw`` itself when its ``parse()`` gives the recorded reply (a ``Message``: the SDK keeps what it parsed).
+
+        A stream's ``parse()`` would give the SDK's stream, which the recorder does not see: the
+        response is wrapped, to give the recorded one.
+        """
+        return cls(raw, result, is_async) if isinstance(result, _RecordedEventStream) else raw
+
+    def parse(self, *, to: Any = None) -> Any:
+        """The recorded event stream (awaited on the async client), or the body parsed ``to`` a type by the SDK."""
+        if to is not None:
+            return self._raw.parse(to=to)
+        return _ready(self._result) if self._is_async else self._result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+async def _ready(value: Any) -> Any:
+    return value
 
 
 class _StreamEnd:

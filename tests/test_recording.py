@@ -35,7 +35,7 @@ TOOLS = [
         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
     }
 ]
-# The stand-in holds requests to the rules the driver keeps: one tool use a turn.
+# The agent switches parallel tool use off, as the driver does (the stand-in allows either).
 TOOL_CHOICE = {"type": "auto", "disable_parallel_tool_use": True}
 FILES = {"a.txt": "see b.txt", "b.txt": "see c.txt", "c.txt": "the answer is 42"}
 MODES = ["create", "stream", "create-stream"]
@@ -296,6 +296,31 @@ def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path, how: str)
     assert error["request"] == server.received[0].body
 
 
+def test_a_call_interrupted_before_it_was_sent_records_the_body_the_sdk_would_send(tmp_path: Path) -> None:
+    """Ctrl-C as the request leaves records the body the SDK built, without its NOT_GIVEN and omit parameters."""
+    path = tmp_path / "agent.jsonl"
+    built: list[Any] = []
+
+    def interrupt(request: Any) -> None:
+        built.append(json.loads(request.content))
+        raise KeyboardInterrupt
+
+    http_client = anthropic.DefaultHttpxClient(event_hooks={"request": [interrupt]})
+    sdk = anthropic.Anthropic(base_url="http://127.0.0.1:9", api_key="local", max_retries=0, http_client=http_client)
+    # An agent passes NOT_GIVEN or omit for what it leaves out; the SDK sends neither.
+    params = {
+        **_params([{"role": "user", "content": "Go."}]),
+        "system": anthropic.NOT_GIVEN,
+        "metadata": anthropic.omit,
+    }
+    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
+        client.messages.create(**params)
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "KeyboardInterrupt"
+    assert error["request"] == built[0]
+
+
 def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
     """A reply the run file's checks refuse reaches the agent, and is recorded as a model_call_error holding it."""
     path = tmp_path / "agent.jsonl"
@@ -308,6 +333,65 @@ def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
     assert error["error"]["type"] == "unrecordable"
     assert "content[0].text: missing" in error["error"]["message"]
     assert error["partial"]["content"] == [{"type": "text"}]
+
+
+def test_an_agent_using_parallel_tool_uses_is_recorded_with_every_result(tmp_path: Path) -> None:
+    """An agent that leaves parallel tool use on (no tool_choice) runs against the stand-in, each result in its view."""
+    path = tmp_path / "agent.jsonl"
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file", "input": {"path": name}}
+        for n, name in enumerate(FILES)
+    ]
+    first = {"id": "msg_00", "model": MODEL, "content": uses, "stop_reason": "tool_use"}
+    last = {"id": "msg_01", "model": MODEL, "content": [{"type": "text", "text": "42."}], "stop_reason": "end_turn"}
+    params = {"model": MODEL, "max_tokens": 512, "tools": TOOLS}
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer?"}]
+    with MessagesServer.scripted([first, last]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(**params, messages=messages)
+        results = [
+            {"type": "tool_result", "tool_use_id": block.id, "content": FILES[block.input["path"]]}
+            for block in message.content
+            if block.type == "tool_use"
+        ]
+        messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": results}]
+        client.messages.create(**params, messages=messages)
+    assert [received.reason for received in server.rejections] == []
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert run.parallel_tools() == {0: ("read_file", "read_file", "read_file")}
+    view = [message.to_dict() for message in render.messages(run.step_input(1), run.options())]
+    assert view == normalise_messages(server.received[1].body["messages"], Where("sent"))
+    assert [block["content"] for block in view[2]["content"]] == list(FILES.values())
+
+
+def test_an_agent_with_server_tools_is_recorded_with_their_blocks(tmp_path: Path) -> None:
+    """Server and versioned tools and a custom tool's own fields pass the stand-in; the server blocks are kept."""
+    path = tmp_path / "agent.jsonl"
+    tools = [
+        {**TOOLS[0], "type": "custom", "strict": True},
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
+        {"type": "bash_20250124", "name": "bash"},
+    ]
+    search = [
+        {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "the answer"}},
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "srvtoolu_01",
+            "content": [
+                {"type": "web_search_result", "url": "https://a.example", "title": "A", "encrypted_content": "e"}
+            ],
+        },
+        {"type": "text", "text": "It is 42."},
+    ]
+    reply = {"id": "msg_00", "model": MODEL, "content": search, "stop_reason": "end_turn"}
+    messages = [{"role": "user", "content": "What is the answer?"}]
+    with MessagesServer.scripted([reply]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(model=MODEL, max_tokens=512, tools=tools, messages=messages)
+    assert [received.reason for received in server.rejections] == []
+    assert message.content[2].text == "It is 42."
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"]["tools"] == tools
+    assert call.record["response"]["content"] == search
 
 
 def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) -> None:
@@ -323,6 +407,69 @@ def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) ->
     calls = _lines(path)[1:]
     assert sorted(call["request"]["messages"][0]["content"] for call in calls) == [f"Question {n}." for n in range(6)]
     assert all(call["type"] == "model_call" and call["step"] == 0 for call in calls)
+
+
+def test_load_run_of_a_recording_says_which_reader_gives_its_steps(tmp_path: Path) -> None:
+    """load_run of a recording (calls, no steps) warns that agentrender.load reads its calls as steps."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        _run_agent(client, "create")
+    run = load_run(path)
+    assert run.steps == () and len(run.model_calls) == 4
+    assert any(
+        "4 model calls and no steps" in warning.text and "agentrender.load" in warning.text for warning in run.warnings
+    )
+    assert len(agentrender.load(path).steps) == 4
+
+
+def test_a_recording_of_several_conversations_loads_each_as_a_run(tmp_path: Path) -> None:
+    """A side request the agent made (a summary) is a run of its own in load_runs, as the load warning says."""
+    path = tmp_path / "agent.jsonl"
+    side = {
+        "id": "msg_side",
+        "model": MODEL,
+        "content": [{"type": "text", "text": "A summary."}],
+        "stop_reason": "end_turn",
+    }
+    with (
+        MessagesServer.scripted([_reply(0), side, *(_reply(n) for n in range(1, 4))]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+        message = client.messages.create(**_params(messages))
+        client.messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "Summarise a.txt."}])
+        while message.stop_reason == "tool_use":
+            messages += _next_turns(message)
+            message = client.messages.create(**_params(messages))
+    assert any(
+        "agent/1: imports.load_runs, agentrender runs" in warning.text for warning in imports.load(path).warnings
+    )
+    runs = imports.load_runs(path)
+    assert [(run.run_id, len(run.steps)) for run in runs] == [("agent", 4), ("agent/1", 1)]
+    assert runs[1].model_calls[0].record["response"]["id"] == "msg_side"
+
+
+@pytest.mark.parametrize("system", [SYSTEM, [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]])
+def test_a_recording_replays_through_the_stand_in(tmp_path: Path, system: Any) -> None:
+    """MessagesServer.from_run of a recording answers the agent run again with its recorded replies, by its requests."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+        message = client.messages.create(**{**_params(messages), "system": system})
+        while message.stop_reason == "tool_use":
+            messages += _next_turns(message)
+            message = client.messages.create(**{**_params(messages), "system": system})
+    with MessagesServer.from_run(imports.load(path)) as replay:
+        client = _client(replay)
+        replayed = [client.messages.create(**call["request"]) for call in _lines(path)[1:]]
+    assert [received.reason for received in replay.rejections] == []
+    assert [message.id for message in replayed] == ["msg_00", "msg_01", "msg_02", "msg_03"]
 
 
 def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
@@ -394,11 +541,49 @@ def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing
     run = imports.load(path)
     assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0"]
     assert run.warnings == ()
-    # Read as a plain run file, a recording has no opening of its own (its calls hold it): that is
-    # the loader's one warning, and nothing is reported lost or cut.
+    # Read as a plain run file, a recording has no opening or steps of its own (its calls hold
+    # them): those are the loader's warnings, of its header, and nothing is reported lost or cut.
     warnings = load_run(path).warnings
     assert [warning.text for warning in warnings if warning.lost or "gzip" in warning.text] == []
-    assert [warning.line for warning in warnings] == [1]
+    assert [warning.line for warning in warnings] == [1, 1]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_call_through_with_raw_response_is_recorded(tmp_path: Path, stream: bool) -> None:
+    """messages.with_raw_response.create is recorded as create is; the agent still gets the headers and its reply."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "What is the answer? Start at a.txt."}])
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        raw = client.messages.with_raw_response.create(**params, **({"stream": True} if stream else {}))
+        assert raw.headers["request-id"] == "req_local_1"
+        parsed = raw.parse()
+        message = _final(list(parsed)) if stream else parsed
+    assert message.id == "msg_00"
+    assert message.content[1].input == {"path": "a.txt"}
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == server.received[0].body
+    assert call.record["response"]["content"] == _reply(0)["content"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_async_call_through_with_raw_response_is_recorded(tmp_path: Path, stream: bool) -> None:
+    """The async client's messages.with_raw_response.create is recorded too."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "What is the answer? Start at a.txt."}])
+
+    async def main(server: MessagesServer) -> anthropic.types.Message:
+        async with agentrender.record(_async_client(server), path) as client:
+            raw = await client.messages.with_raw_response.create(**params, **({"stream": True} if stream else {}))
+            assert raw.headers["request-id"] == "req_local_1"
+            parsed = await raw.parse()
+            return _final([event async for event in parsed]) if stream else parsed
+
+    with MessagesServer.scripted([_reply(0)]) as server:
+        message = asyncio.run(main(server))
+    assert message.id == "msg_00"
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == server.received[0].body
+    assert call.record["response"]["content"] == _reply(0)["content"]
 
 
 def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:

@@ -74,7 +74,14 @@ from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, fail
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
-__all__ = ["file_bytes", "from_anthropic", "from_anthropic_runs", "looks_like_anthropic", "read_json_values"]
+__all__ = [
+    "file_bytes",
+    "from_anthropic",
+    "from_anthropic_runs",
+    "looks_like_anthropic",
+    "read_json_values",
+    "request_key",
+]
 
 _REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
@@ -927,6 +934,18 @@ def _kept(origin: Mapping[str, Any], entries: Sequence[Entry], messages: Sequenc
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def request_key(request: Mapping[str, Any]) -> str:
+    """The replay key an import gives the call of the request body ``request`` (its ``ModelCall.request_key``).
+
+    ``render.replay_key`` over the request as a view renders it: a message's string content as
+    one text block, a system sent as blocks as its text. Raises ``RunFileError`` for messages
+    that are not the API's (naming the message and field).
+    """
+    return _RequestKeys().key(
+        request, normalise_messages(request.get("messages"), Where("request body", 1, "messages"))
+    )
 
 
 class _RequestKeys:

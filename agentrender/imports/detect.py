@@ -18,7 +18,7 @@ from typing import Any
 
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._words import plural
-from agentrender.imports.anthropic import from_anthropic, from_anthropic_runs, looks_like_anthropic
+from agentrender.imports.anthropic import from_anthropic_runs, looks_like_anthropic
 from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
 from agentrender.imports.conversation import not_json
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
@@ -64,8 +64,8 @@ def _read_run_file(path: str) -> list[Run]:
     run = load_run(path)
     calls = ("model_call", "model_call_error")
     if not run.steps and any(record.get("type") in calls and "request" in record for record in run.records):
-        # a recording of calls (agentrender.record): its steps are the longest conversation sent
-        return [from_anthropic(path, run_id=run.run_id or None)]
+        # a recording of calls (agentrender.record): a run of each conversation sent, the longest first
+        return from_anthropic_runs(path, run_id=run.run_id or None)
     return [run]
 
 

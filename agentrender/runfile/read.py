@@ -649,6 +649,13 @@ class Loader:
         else:
             order = sorted(steps)  # in one pass when the steps came in index order, as a runtime writes them
             count = order[-1] + 1 if order else 0
+            if not order and self.model_calls and not has_opening(self.header):
+                calls = len(self.model_calls)
+                self.note(
+                    self.header_line,
+                    f"the file holds {calls} model call{'s' if calls != 1 else ''} and no steps: a call log (such as "
+                    "agentrender.record writes) holds its steps in its calls, which agentrender.load reads",
+                )
         for position, compaction in enumerate(self.header.get("compactions") or ()):
             if compaction["step"] > count:
                 raise self.fail(

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from agentrender import render
 from agentrender._api_rules import TOOL_KEYS
 from agentrender.adapters.anthropic import check_params
+from agentrender.imports.anthropic import request_key
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -34,15 +34,21 @@ if TYPE_CHECKING:
 __all__ = ["Cut", "Failure", "MessagesServer", "Received", "body_key", "stream_events"]
 
 
+# What the API takes in a custom tool (``type`` absent or ``custom``): what a request of the adapter sends
+# (``TOOL_KEYS``), and the fields of the API's own the adapter does not use.
+_CUSTOM_TOOL_KEYS = frozenset(
+    (*TOOL_KEYS, "type", "strict", "input_examples", "defer_loading", "allowed_callers", "eager_input_streaming")
+)
+
+
 def body_key(body: Mapping[str, Any]) -> str:
-    """The replay key of a ``/v1/messages`` request body: ``render.replay_key`` over what was sent."""
-    return render.replay_key(
-        body.get("messages") or (),
-        system=body.get("system") or "",
-        tools=body.get("tools") or (),
-        model=body.get("model") or "",
-        max_output_tokens=body.get("max_tokens") or 0,
-    )
+    """The replay key of a ``/v1/messages`` request body: the key an import gives its call (``request_key``).
+
+    ``render.replay_key`` over what was sent as a view renders it (a string content as one text
+    block, a system of blocks as its text), so a recorded call is found by the request an agent
+    sends again, however it wrote it.
+    """
+    return request_key(body)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,7 +169,12 @@ class MessagesServer:
         with self._lock:
             failure = self._failures.popleft() if self._failures else None
         reason = self._problem(body)
-        key = "" if reason else body_key(body)
+        key = ""
+        if not reason:
+            try:
+                key = body_key(body)
+            except ValueError as unreadable:  # messages the API's rules let by but no view can render
+                reason = str(unreadable)
         if failure is not None:
             error = _error(failure.error_type, failure.message or f"queued failure {failure.status}")
             return Received(body=body, key=key, status=failure.status), error, failure.delay
@@ -210,13 +221,15 @@ class MessagesServer:
             for i, tool in enumerate(tools):
                 if not isinstance(tool, dict):
                     return f"tools.{i}: expected an object"
-                extra = sorted(set(tool).difference(TOOL_KEYS))
+                if tool.get("type", "custom") != "custom":  # a server or versioned tool (web_search_..., bash_...)
+                    if not tool.get("name"):
+                        return f"tools.{i}: a tool needs a name"
+                    continue
+                extra = sorted(set(tool).difference(_CUSTOM_TOOL_KEYS))
                 if extra:
                     return f"tools.{i}: unexpected fields {extra}"
                 if not tool.get("name") or not isinstance(tool.get("input_schema"), dict):
                     return f"tools.{i}: a tool needs a name and an input_schema"
-        if tools and body.get("tool_choice", {}).get("disable_parallel_tool_use") is not True:
-            return "tool_choice: parallel tool use is not switched off"
         if body.get("tool_choice") is not None and not tools:
             return "tool_choice: may only be given with tools"
         return ""
