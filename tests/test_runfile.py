@@ -182,6 +182,18 @@ def test_unknown_records_and_fields_are_kept_and_reported(tmp_path: Path) -> Non
     )
 
 
+def test_a_tools_cache_breakpoint_is_a_field_of_the_run_file_and_is_sent(tmp_path: Path) -> None:
+    """A header tool's cache_control (prompt caching's breakpoint, which a request sends) loads with no warning and is
+    in the request a view hashes, as the API's tool definitions hold it."""
+    cached = {**HEADER["tools"][0], "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    run = load_run(write(tmp_path, lines({**HEADER, "tools": [cached]}, STEP0)))
+    assert said(run) == ()
+    view = Views(run).at(None)
+    assert view.replay_key == render.replay_key(
+        view.messages, system=run.system, tools=[cached], model=run.model, max_output_tokens=run.max_output_tokens
+    )
+
+
 def test_a_warning_holds_its_line_and_text_and_prints_as_one_line(tmp_path: Path) -> None:
     """Each warning gives its file, its line and its text as fields, and str() is the line a person reads."""
     path = write(tmp_path, lines({**HEADER, "team": "x"}, STEP0))

@@ -118,6 +118,8 @@ class ToolRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fiel
     name: str
     description: str | None = None
     input_schema: dict[str, Any] | None = None
+    cache_control: dict[str, Any] | None = None
+    """A prompt-caching breakpoint after the tools, as a request sends it (``_api_rules.TOOL_KEYS``)."""
     read_only: bool | None = None
 
 
