@@ -14,7 +14,7 @@ readable. The file is a run file
 (``agentrender.run/2``): a ``run`` header whose ``source.format`` is ``anthropic-record``,
 then per call
 
-- ``model_call``: ``step`` (how many assistant turns the request's messages hold),
+- ``model_call``: ``step`` (how many assistant turns the request's messages hold before a prefill),
   ``request`` (the JSON body as the SDK sent it over HTTP), ``response`` (the ``Message``
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
@@ -44,6 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from agentrender._api_rules import step_decided
 from agentrender._stream import StreamedReply
 from agentrender.runfile import FORMAT_SENT, RunWriter
 
@@ -116,7 +117,7 @@ class _Recorder:
     def call(self, request: Mapping[str, Any], response: Mapping[str, Any], started: float) -> None:
         entry = {
             "type": "model_call",
-            "step": _step(request),
+            "step": step_decided(request.get("messages")),
             "latency_ms": _elapsed(started),
             "response": dict(response),
             "request": dict(request),
@@ -140,7 +141,7 @@ class _Recorder:
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
-            "step": _step(request),
+            "step": step_decided(request.get("messages")),
             "latency_ms": _elapsed(started),
             "request": dict(request),
             "error": _error(error),
@@ -166,14 +167,6 @@ def _sdk_version(client: Any) -> str:
 
 def _elapsed(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-def _step(request: Mapping[str, Any]) -> int:
-    """The step a request decides: how many assistant turns its messages hold."""
-    messages = request.get("messages")
-    if not isinstance(messages, list):
-        return 0
-    return sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
 
 
 def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:

@@ -636,3 +636,29 @@ def test_the_recording_benchmark_runs(
     header, row = capsys.readouterr().out.splitlines()
     assert header.split() == ["turns", "plain", "ms", "recorded", "ms", "ratio"]
     assert row.split()[0] == "2" and float(row.split()[-1]) > 0
+
+
+def test_a_prefilled_call_is_the_step_its_reply_decided(tmp_path: Path) -> None:
+    """A call whose request ends with a prefill, continued by a turn holding the prefill and its reply, is one run."""
+    path = tmp_path / "agent.jsonl"
+    answer, thanks = (
+        {"id": f"msg_0{n}", "model": MODEL, "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+        for n, text in enumerate([" 42.", "Welcome."])
+    )
+    with (
+        MessagesServer.scripted([answer, thanks]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer?"}]
+        prefill = {"role": "assistant", "content": "The answer is"}
+        message = client.messages.create(model=MODEL, max_tokens=64, messages=[*messages, prefill])
+        messages += [{"role": "assistant", "content": "The answer is" + message.content[0].text}]
+        messages += [{"role": "user", "content": "Thanks."}]
+        client.messages.create(model=MODEL, max_tokens=64, messages=messages)
+    assert [received.reason for received in server.rejections] == []
+    assert [record["step"] for record in _lines(path)[1:]] == [0, 1]
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert [call.step for call in run.model_calls] == [0, 1]
+    assert len(run.steps) == 2
+    assert run.steps[0].decision is not None
