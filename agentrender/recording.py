@@ -19,8 +19,10 @@ then per call
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
-  ``message``, and ``status`` and ``body`` for an HTTP error), ``latency_ms``, and the part
-  of a streamed reply that arrived, as ``partial``. The error itself is raised unchanged.
+  ``message``, and ``status`` and ``body`` for an HTTP error; ``incomplete`` for a stream that
+  ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
+  exception that left the block), ``latency_ms``, and the part of a streamed reply that
+  arrived, as ``partial``. The error itself is raised unchanged.
 
 Everything else on the client passes through unchanged; ``with_options`` and ``copy``
 give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
@@ -61,6 +63,11 @@ ClientT = TypeVar("ClientT")
 _INCOMPLETE: Mapping[str, str] = {
     "type": "incomplete",
     "message": "the stream ended before the reply was complete (no stop reason arrived)",
+}
+# The ``error`` of a stream the agent stopped reading before its end, out of a ``with`` block that would say why.
+_LEFT: Mapping[str, str] = {
+    "type": "left",
+    "message": "the agent stopped reading the stream before its end (a break, a close, an exception in its loop)",
 }
 
 # What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
@@ -472,14 +479,31 @@ class _StreamEnd:
         stream = self.stream
         request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
         snapshot = _snapshot(stream)
-        # The stop reason arrives in the last delta: a snapshot holding it is the whole reply,
-        # even when the block was then left by an error of the agent's own.
-        if snapshot is not None and snapshot.stop_reason is not None:
-            self.recorder.call(request, _message_json(snapshot), self.started)
-            return
-        why = error if error is not None else _INCOMPLETE
-        partial = _message_json(snapshot) if snapshot is not None else None
-        self.recorder.failure(request, why, self.started, partial)
+        message = _message_json(snapshot) if snapshot is not None else None
+        complete = snapshot is not None and snapshot.stop_reason is not None
+        # The SDK's stream reads its events through one generator (``_iterator``), which has no frame once it ended.
+        iterator = getattr(stream, "_iterator", None)
+        read = getattr(iterator, "gi_frame", getattr(iterator, "ag_frame", None)) is None
+        why = error if error is not None else _INCOMPLETE if read else _LEFT
+        _streamed(self.recorder, request, self.started, message, complete, why)
+
+
+def _streamed(
+    recorder: _Recorder,
+    request: dict[str, Any],
+    started: float,
+    message: dict[str, Any] | None,
+    complete: bool,
+    why: BaseException | Mapping[str, str],
+) -> None:
+    """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
+    whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
+    part that arrived."""
+    if complete:
+        assert message is not None
+        recorder.call(request, message, started)
+    else:
+        recorder.failure(request, why, started, message)
 
 
 class _RecordedStream(_StreamEnd):
@@ -531,6 +555,8 @@ class _Events:
         self.started = started
         self.reply = StreamedReply()
         self.ended = False
+        self.read = False  # the stream's events were read to their end
+        self.entered = False  # the stream is used as a context manager, whose exit says how it was left
         self.problem: Mapping[str, str] | None = None
 
     def add(self, event: Any) -> None:
@@ -547,15 +573,15 @@ class _Events:
         if self.ended:
             return
         self.ended = True
-        if isinstance(error, GeneratorExit):  # the loop over the events was left: what arrived is kept
-            error = None
-        message = self.reply.message
-        if self.reply.complete and error is None and not self.problem:
-            assert message is not None
-            self.recorder.call(self.request, message, self.started)
-            return
-        why = error or self.problem or _INCOMPLETE
-        self.recorder.failure(self.request, why, self.started, message)
+        complete = self.reply.complete and not self.problem
+        why = error or self.problem or (_INCOMPLETE if self.read else _LEFT)
+        _streamed(self.recorder, self.request, self.started, self.reply.message, complete, why)
+
+    def left(self) -> None:
+        """The loop over the events was left (a ``break``, an exception in its body): recorded now, unless the
+        stream's ``with`` block, left next, can say why."""
+        if not self.entered:
+            self.end(None)
 
 
 class _RecordedEventStream:
@@ -582,9 +608,13 @@ class _RecordedEventStream:
             for event in self._stream:
                 self._events.add(event)
                 yield event
+        except GeneratorExit:
+            self._events.left()
+            raise
         except BaseException as error:
             self._events.end(error)
             raise
+        self._events.read = True
         self._events.end(None)
 
     async def __aiter__(self) -> AsyncIterator[Any]:
@@ -592,9 +622,13 @@ class _RecordedEventStream:
             async for event in self._stream:
                 self._events.add(event)
                 yield event
+        except GeneratorExit:
+            self._events.left()
+            raise
         except BaseException as error:
             self._events.end(error)
             raise
+        self._events.read = True
         self._events.end(None)
 
     def close(self) -> Any:
@@ -604,6 +638,7 @@ class _RecordedEventStream:
 
     def __enter__(self) -> Any:
         self._stream.__enter__()
+        self._events.entered = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -612,6 +647,7 @@ class _RecordedEventStream:
 
     async def __aenter__(self) -> Any:
         await self._stream.__aenter__()
+        self._events.entered = True
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
