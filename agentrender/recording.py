@@ -468,24 +468,37 @@ class _StreamEnd:
         self.params = params
         self.started = 0.0
         self.stream: Any = None
+        self.events: _Events | None = None
 
     def opened(self) -> None:
         self.started = time.perf_counter()
+
+    def entered(self, stream: Any) -> Any:
+        """The SDK's stream, whose raw events (``_raw_stream``, which its ``MessageStream`` reads and builds its
+        snapshot from) are read through a recorded one, as ``create(stream=True)``'s: the reply is what they carry."""
+        self.stream = stream
+        raw = getattr(stream, "_raw_stream", None)
+        if raw is not None:
+            request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
+            self.events = _Events(self.recorder, request, self.started)
+            self.events.entered = True  # recorded when the block is left, which says why
+            stream._raw_stream = _RecordedEventStream(raw, self.events)
+        return stream
 
     def failed_to_open(self, error: BaseException) -> None:
         self.recorder.failure(_sent_by_error(error, self.params), error, self.started)
 
     def closed(self, error: BaseException | None) -> None:
+        if self.events is not None:
+            self.events.end(error)
+            return
+        # An SDK whose stream has no raw events to read: its snapshot, as the SDK accumulated it.
         stream = self.stream
         request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
         snapshot = _snapshot(stream)
         message = _message_json(snapshot) if snapshot is not None else None
         complete = snapshot is not None and snapshot.stop_reason is not None
-        # The SDK's stream reads its events through one generator (``_iterator``), which has no frame once it ended.
-        iterator = getattr(stream, "_iterator", None)
-        read = getattr(iterator, "gi_frame", getattr(iterator, "ag_frame", None)) is None
-        why = error if error is not None else _INCOMPLETE if read else _LEFT
-        _streamed(self.recorder, request, self.started, message, complete, why)
+        _streamed(self.recorder, request, self.started, message, complete, error or _INCOMPLETE)
 
 
 def _streamed(
@@ -512,11 +525,11 @@ class _RecordedStream(_StreamEnd):
     def __enter__(self) -> Any:
         self.opened()
         try:
-            self.stream = self.manager.__enter__()
+            stream = self.manager.__enter__()
         except BaseException as error:
             self.failed_to_open(error)
             raise
-        return self.stream
+        return self.entered(stream)
 
     def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
         try:
@@ -532,11 +545,11 @@ class _AsyncRecordedStream(_StreamEnd):
     async def __aenter__(self) -> Any:
         self.opened()
         try:
-            self.stream = await self.manager.__aenter__()
+            stream = await self.manager.__aenter__()
         except BaseException as error:
             self.failed_to_open(error)
             raise
-        return self.stream
+        return self.entered(stream)
 
     async def __aexit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
         try:

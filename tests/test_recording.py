@@ -695,3 +695,25 @@ def test_a_create_stream_loop_left_is_recorded_then_as_what_ended_it(tmp_path: P
     assert error["partial"]["content"][0]["text"] != ""
     assert error["request"] == server.received[0].body
     assert call["response"]["id"] == "msg_03"
+
+
+def test_a_streamed_reply_is_recorded_as_the_same_reply_not_streamed(tmp_path: Path) -> None:
+    """create, create(stream=True) and messages.stream record the same reply the same: only the fields the API sent."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(0)] * len(MODES)) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        for mode in MODES:
+            messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+            if mode == "create":
+                client.messages.create(**_params(messages))
+            elif mode == "stream":
+                with client.messages.stream(**_params(messages)) as stream:
+                    stream.get_final_message()
+            else:
+                list(client.messages.create(**_params(messages), stream=True))
+    created, streamed, created_streamed = (record["response"] for record in _lines(path)[1:])
+    assert "stop_details" not in created
+    assert streamed == created
+    assert created_streamed == created
