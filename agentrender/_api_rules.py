@@ -39,7 +39,15 @@ from typing import Any, NamedTuple
 from agentrender._json import type_name
 from agentrender._types import ContentBlock, Message
 
-__all__ = ["TOOL_KEYS", "Problem", "message_problems", "system_text", "wire_problems", "wire_tool"]
+__all__ = [
+    "TOOL_KEYS",
+    "Problem",
+    "message_problems",
+    "step_decided",
+    "system_text",
+    "wire_problems",
+    "wire_tool",
+]
 
 TOOL_KEYS = ("name", "description", "input_schema", "cache_control")
 """What a Messages API tool definition may hold; the rest of a run's tool record (``read_only``
@@ -49,6 +57,16 @@ and the like) is the runtime's business and is not sent."""
 def wire_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     """``tool`` as a request sends it: its ``TOOL_KEYS``, the rest left out."""
     return {key: tool[key] for key in TOOL_KEYS if key in tool}
+
+
+def step_decided(messages: Any) -> int:
+    """The step a request's ``messages`` decide: how many assistant turns they hold before the reply. A last
+    assistant message is a prefill, the start of the reply's own turn (the reply continues its text), not a turn."""
+    if not isinstance(messages, list):
+        return 0
+    turns = sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
+    prefilled = bool(messages) and isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant"
+    return turns - prefilled
 
 
 def system_text(system: Any) -> str:

@@ -14,13 +14,15 @@ readable. The file is a run file
 (``agentrender.run/2``): a ``run`` header whose ``source.format`` is ``anthropic-record``,
 then per call
 
-- ``model_call``: ``step`` (how many assistant turns the request's messages hold),
+- ``model_call``: ``step`` (how many assistant turns the request's messages hold before a prefill),
   ``request`` (the JSON body as the SDK sent it over HTTP), ``response`` (the ``Message``
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
-  ``message``, and ``status`` and ``body`` for an HTTP error), ``latency_ms``, and the part
-  of a streamed reply that arrived, as ``partial``. The error itself is raised unchanged.
+  ``message``, and ``status`` and ``body`` for an HTTP error; ``incomplete`` for a stream that
+  ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
+  exception that left the block), ``latency_ms``, and the part of a streamed reply that
+  arrived, as ``partial``. The error itself is raised unchanged.
 
 Everything else on the client passes through unchanged; ``with_options`` and ``copy``
 give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
@@ -44,6 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from agentrender._api_rules import step_decided
 from agentrender._stream import StreamedReply
 from agentrender.runfile import FORMAT_SENT, RunWriter
 
@@ -60,6 +63,11 @@ ClientT = TypeVar("ClientT")
 _INCOMPLETE: Mapping[str, str] = {
     "type": "incomplete",
     "message": "the stream ended before the reply was complete (no stop reason arrived)",
+}
+# The ``error`` of a stream the agent stopped reading before its end, out of a ``with`` block that would say why.
+_LEFT: Mapping[str, str] = {
+    "type": "left",
+    "message": "the agent stopped reading the stream before its end (a break, a close, an exception in its loop)",
 }
 
 # What the SDK's methods take besides the request's body: options of the HTTP call, not sent as JSON.
@@ -116,7 +124,7 @@ class _Recorder:
     def call(self, request: Mapping[str, Any], response: Mapping[str, Any], started: float) -> None:
         entry = {
             "type": "model_call",
-            "step": _step(request),
+            "step": step_decided(request.get("messages")),
             "latency_ms": _elapsed(started),
             "response": dict(response),
             "request": dict(request),
@@ -140,7 +148,7 @@ class _Recorder:
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
-            "step": _step(request),
+            "step": step_decided(request.get("messages")),
             "latency_ms": _elapsed(started),
             "request": dict(request),
             "error": _error(error),
@@ -166,14 +174,6 @@ def _sdk_version(client: Any) -> str:
 
 def _elapsed(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-def _step(request: Mapping[str, Any]) -> int:
-    """The step a request decides: how many assistant turns its messages hold."""
-    messages = request.get("messages")
-    if not isinstance(messages, list):
-        return 0
-    return sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
 
 
 def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:
@@ -468,25 +468,55 @@ class _StreamEnd:
         self.params = params
         self.started = 0.0
         self.stream: Any = None
+        self.events: _Events | None = None
 
     def opened(self) -> None:
         self.started = time.perf_counter()
+
+    def entered(self, stream: Any) -> Any:
+        """The SDK's stream, whose raw events (``_raw_stream``, which its ``MessageStream`` reads and builds its
+        snapshot from) are read through a recorded one, as ``create(stream=True)``'s: the reply is what they carry."""
+        self.stream = stream
+        raw = getattr(stream, "_raw_stream", None)
+        if raw is not None:
+            request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
+            self.events = _Events(self.recorder, request, self.started)
+            self.events.entered = True  # recorded when the block is left, which says why
+            stream._raw_stream = _RecordedEventStream(raw, self.events)
+        return stream
 
     def failed_to_open(self, error: BaseException) -> None:
         self.recorder.failure(_sent_by_error(error, self.params), error, self.started)
 
     def closed(self, error: BaseException | None) -> None:
+        if self.events is not None:
+            self.events.end(error)
+            return
+        # An SDK whose stream has no raw events to read: its snapshot, as the SDK accumulated it.
         stream = self.stream
         request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
         snapshot = _snapshot(stream)
-        # The stop reason arrives in the last delta: a snapshot holding it is the whole reply,
-        # even when the block was then left by an error of the agent's own.
-        if snapshot is not None and snapshot.stop_reason is not None:
-            self.recorder.call(request, _message_json(snapshot), self.started)
-            return
-        why = error if error is not None else _INCOMPLETE
-        partial = _message_json(snapshot) if snapshot is not None else None
-        self.recorder.failure(request, why, self.started, partial)
+        message = _message_json(snapshot) if snapshot is not None else None
+        complete = snapshot is not None and snapshot.stop_reason is not None
+        _streamed(self.recorder, request, self.started, message, complete, error or _INCOMPLETE)
+
+
+def _streamed(
+    recorder: _Recorder,
+    request: dict[str, Any],
+    started: float,
+    message: dict[str, Any] | None,
+    complete: bool,
+    why: BaseException | Mapping[str, str],
+) -> None:
+    """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
+    whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
+    part that arrived."""
+    if complete:
+        assert message is not None
+        recorder.call(request, message, started)
+    else:
+        recorder.failure(request, why, started, message)
 
 
 class _RecordedStream(_StreamEnd):
@@ -495,11 +525,11 @@ class _RecordedStream(_StreamEnd):
     def __enter__(self) -> Any:
         self.opened()
         try:
-            self.stream = self.manager.__enter__()
+            stream = self.manager.__enter__()
         except BaseException as error:
             self.failed_to_open(error)
             raise
-        return self.stream
+        return self.entered(stream)
 
     def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
         try:
@@ -515,11 +545,11 @@ class _AsyncRecordedStream(_StreamEnd):
     async def __aenter__(self) -> Any:
         self.opened()
         try:
-            self.stream = await self.manager.__aenter__()
+            stream = await self.manager.__aenter__()
         except BaseException as error:
             self.failed_to_open(error)
             raise
-        return self.stream
+        return self.entered(stream)
 
     async def __aexit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
         try:
@@ -538,6 +568,8 @@ class _Events:
         self.started = started
         self.reply = StreamedReply()
         self.ended = False
+        self.read = False  # the stream's events were read to their end
+        self.entered = False  # the stream is used as a context manager, whose exit says how it was left
         self.problem: Mapping[str, str] | None = None
 
     def add(self, event: Any) -> None:
@@ -554,15 +586,15 @@ class _Events:
         if self.ended:
             return
         self.ended = True
-        if isinstance(error, GeneratorExit):  # the loop over the events was left: what arrived is kept
-            error = None
-        message = self.reply.message
-        if self.reply.complete and error is None and not self.problem:
-            assert message is not None
-            self.recorder.call(self.request, message, self.started)
-            return
-        why = error or self.problem or _INCOMPLETE
-        self.recorder.failure(self.request, why, self.started, message)
+        complete = self.reply.complete and not self.problem
+        why = error or self.problem or (_INCOMPLETE if self.read else _LEFT)
+        _streamed(self.recorder, self.request, self.started, self.reply.message, complete, why)
+
+    def left(self) -> None:
+        """The loop over the events was left (a ``break``, an exception in its body): recorded now, unless the
+        stream's ``with`` block, left next, can say why."""
+        if not self.entered:
+            self.end(None)
 
 
 class _RecordedEventStream:
@@ -589,9 +621,13 @@ class _RecordedEventStream:
             for event in self._stream:
                 self._events.add(event)
                 yield event
+        except GeneratorExit:
+            self._events.left()
+            raise
         except BaseException as error:
             self._events.end(error)
             raise
+        self._events.read = True
         self._events.end(None)
 
     async def __aiter__(self) -> AsyncIterator[Any]:
@@ -599,9 +635,13 @@ class _RecordedEventStream:
             async for event in self._stream:
                 self._events.add(event)
                 yield event
+        except GeneratorExit:
+            self._events.left()
+            raise
         except BaseException as error:
             self._events.end(error)
             raise
+        self._events.read = True
         self._events.end(None)
 
     def close(self) -> Any:
@@ -611,6 +651,7 @@ class _RecordedEventStream:
 
     def __enter__(self) -> Any:
         self._stream.__enter__()
+        self._events.entered = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -619,6 +660,7 @@ class _RecordedEventStream:
 
     async def __aenter__(self) -> Any:
         await self._stream.__aenter__()
+        self._events.entered = True
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:

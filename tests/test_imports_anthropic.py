@@ -819,3 +819,42 @@ def test_a_json_lines_byte_order_mark_bytes_not_utf8_and_cut_last_line_are_read_
     path.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
     with pytest.raises(RunFileError, match=r"log\.jsonl:2: not UTF-8 text \(invalid start byte at byte 7\)"):
         read_json_values(str(path), [])
+
+
+@pytest.mark.parametrize(
+    ("merged", "ours"),
+    [
+        ([{"type": "text", "text": "The answer is"}, {"type": "text", "text": " 42."}], True),  # the blocks in turn
+        ("The answer is 42.", True),  # the prefill's text and the reply's joined
+        ("The answer is 43.", False),  # not the reply that came
+        ([{"type": "text", "text": " 42."}], False),  # the reply without its prefill
+    ],
+)
+def test_a_prefill_goes_on_in_the_turn_that_merges_it_with_its_reply(tmp_path: Path, merged: Any, ours: bool) -> None:
+    """A call ending with a prefill is the conversation's only when the next request's turn is the prefill and reply."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": " 42."}]}
+    calls = [
+        {
+            "request": {**BASE, "messages": [asked, {"role": "assistant", "content": "The answer is"}]},
+            "response": {**reply, "id": "msg_0", "stop_reason": "end_turn"},
+        },
+        {
+            "request": {
+                **BASE,
+                "messages": [asked, {"role": "assistant", "content": merged}, {"role": "user", "content": "Thanks."}],
+            },
+            "response": {
+                **reply,
+                "id": "msg_1",
+                "content": [{"type": "text", "text": "Welcome."}],
+                "stop_reason": "end_turn",
+            },
+        },
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_text(_log([json.dumps(call) for call in calls]) + "\n", encoding="utf-8")
+    run = load(path)
+    # a call of another conversation is one of the step being decided when it was made: the next call's
+    assert [call.step for call in run.model_calls] == ([0, 1] if ours else [1, 1])
+    assert any("another conversation" in warning.text for warning in run.warnings) is not ours

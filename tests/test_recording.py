@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -276,8 +277,8 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("how", ["stream", "create-stream"])
-def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path, how: str) -> None:
-    """An agent leaving a stream before its end loses no call: what arrived is recorded."""
+def test_a_stream_left_early_is_recorded_as_left(tmp_path: Path, how: str) -> None:
+    """An agent leaving a stream before its end loses no call: what arrived is recorded, and that it stopped reading."""
     path = tmp_path / "agent.jsonl"
     params = _params([{"role": "user", "content": "Go."}])
     with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
@@ -290,7 +291,7 @@ def test_a_stream_left_early_is_recorded_as_incomplete(tmp_path: Path, how: str)
     assert first.type == "message_start"
     (error,) = _lines(path)[1:]
     assert error["type"] == "model_call_error"
-    assert error["error"]["type"] == "incomplete"
+    assert error["error"]["type"] == "left"
     assert error["partial"]["id"] == "msg_00"
     assert error["partial"]["content"] == []
     assert error["request"] == server.received[0].body
@@ -636,3 +637,83 @@ def test_the_recording_benchmark_runs(
     header, row = capsys.readouterr().out.splitlines()
     assert header.split() == ["turns", "plain", "ms", "recorded", "ms", "ratio"]
     assert row.split()[0] == "2" and float(row.split()[-1]) > 0
+
+
+def test_a_prefilled_call_is_the_step_its_reply_decided(tmp_path: Path) -> None:
+    """A call whose request ends with a prefill, continued by a turn holding the prefill and its reply, is one run."""
+    path = tmp_path / "agent.jsonl"
+    answer, thanks = (
+        {"id": f"msg_0{n}", "model": MODEL, "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+        for n, text in enumerate([" 42.", "Welcome."])
+    )
+    with (
+        MessagesServer.scripted([answer, thanks]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer?"}]
+        prefill = {"role": "assistant", "content": "The answer is"}
+        message = client.messages.create(model=MODEL, max_tokens=64, messages=[*messages, prefill])
+        messages += [{"role": "assistant", "content": "The answer is" + message.content[0].text}]
+        messages += [{"role": "user", "content": "Thanks."}]
+        client.messages.create(model=MODEL, max_tokens=64, messages=messages)
+    assert [received.reason for received in server.rejections] == []
+    assert [record["step"] for record in _lines(path)[1:]] == [0, 1]
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert [call.step for call in run.model_calls] == [0, 1]
+    assert len(run.steps) == 2
+    assert run.steps[0].decision is not None
+
+
+class _AgentError(Exception):
+    pass
+
+
+@pytest.mark.parametrize("how", ["raise", "break", "close", "raise-in-with"])
+def test_a_create_stream_loop_left_is_recorded_then_as_what_ended_it(tmp_path: Path, how: str) -> None:
+    """A create(stream=True) loop left mid-reply is recorded before the next call: what arrived and what ended it."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    with MessagesServer.scripted([_reply(0), _reply(3)]) as server, agentrender.record(_client(server), path) as client:
+        events = client.messages.create(**params, stream=True)
+        try:
+            with events if how == "raise-in-with" else contextlib.nullcontext(events):
+                for event in events:
+                    if event.type == "content_block_delta":
+                        if how == "break":
+                            break
+                        if how == "close":
+                            events.close()
+                            break
+                        raise _AgentError("the agent's own error")
+        except _AgentError:
+            pass
+        client.messages.create(**params)
+    error, call = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == ("_AgentError" if how == "raise-in-with" else "left")
+    assert error["partial"]["content"][0]["text"] != ""
+    assert error["request"] == server.received[0].body
+    assert call["response"]["id"] == "msg_03"
+
+
+def test_a_streamed_reply_is_recorded_as_the_same_reply_not_streamed(tmp_path: Path) -> None:
+    """create, create(stream=True) and messages.stream record the same reply the same: only the fields the API sent."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(0)] * len(MODES)) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        for mode in MODES:
+            messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+            if mode == "create":
+                client.messages.create(**_params(messages))
+            elif mode == "stream":
+                with client.messages.stream(**_params(messages)) as stream:
+                    stream.get_final_message()
+            else:
+                list(client.messages.create(**_params(messages), stream=True))
+    created, streamed, created_streamed = (record["response"] for record in _lines(path)[1:])
+    assert "stop_details" not in created
+    assert streamed == created
+    assert created_streamed == created

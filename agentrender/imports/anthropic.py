@@ -50,7 +50,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender import render
-from agentrender._api_rules import system_text
+from agentrender._api_rules import step_decided, system_text
 from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural, shown
@@ -678,7 +678,7 @@ def _from_calls(
         sent = (
             messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field), known)
         )
-        ours = _continues(sent, messages)
+        ours = _continues(sent, messages, call_response)
         if not ours:
             others_sent.append(call_line)
         if call_response is None:
@@ -695,7 +695,7 @@ def _from_calls(
             check_reply(call_response, where="response")
         except ValueError as error:
             raise here.error(str(error)) from None
-        step = sum(1 for m in call_request["messages"] if isinstance(m, Mapping) and m.get("role") == "assistant")
+        step = step_decided(call_request["messages"])
         record: dict[str, Any] = {"type": "model_call", "step": step, "response": call_response}
         latency = others.get("latency_ms")
         if _number(latency):
@@ -740,14 +740,43 @@ def _from_calls(
     )
 
 
-def _continues(sent: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether a call that ``sent`` these messages was a call of the conversation ``messages``: its first and last
-    messages are the conversation's at their places (told apart by those two, so a log of many calls costs no
-    pass over each call's messages)."""
+def _continues(
+    sent: Sequence[Mapping[str, Any]], messages: Sequence[Mapping[str, Any]], reply: Mapping[str, Any] | None = None
+) -> bool:
+    """Whether a call that ``sent`` these messages (and got ``reply``) was a call of the conversation ``messages``:
+    its first and last messages are the conversation's at their places (told apart by those two, so a log of many
+    calls costs no pass over each call's messages). A last message that is a prefill (``step_decided``) is the
+    conversation's if the conversation's turn there is the prefill and the reply merged (``_prefilled``)."""
     if not sent:
         return True
     last = len(sent) - 1
-    return last < len(messages) and _same(sent[0], messages[0]) and _same(sent[last], messages[last])
+    if last >= len(messages) or not _same(sent[0], messages[0]):
+        return False
+    return _same(sent[last], messages[last]) or (reply is not None and _prefilled(sent[last], reply, messages[last]))
+
+
+def _prefilled(prefill: Mapping[str, Any], reply: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
+    """Whether the assistant ``turn`` is the ``prefill`` a request ended with, continued by the ``reply`` to it: the
+    prefill's blocks then the reply's, or so with the prefill's last text and the reply's first joined into one text
+    block (as an agent merges them)."""
+    if prefill.get("role") != "assistant" or turn.get("role") != "assistant":
+        return False
+    before, after, merged = _blocks(prefill.get("content")), _blocks(reply.get("content")), _blocks(turn.get("content"))
+    if before is None or after is None or merged is None:
+        return False
+    if len(merged) == len(before) + len(after) and all(map(_same_block, merged, [*before, *after])):
+        return True
+    if not before or not after or len(merged) != len(before) + len(after) - 1:
+        return False
+    end, start = before[-1], after[0]
+    if not _is_text(end) or not _is_text(start):
+        return False
+    joined = {"type": "text", "text": end["text"] + start["text"]}
+    return all(map(_same_block, merged, [*before[:-1], joined, *after[1:]]))
+
+
+def _is_text(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
 def _same(message: Any, other: Any) -> bool:
