@@ -717,3 +717,62 @@ def test_a_streamed_reply_is_recorded_as_the_same_reply_not_streamed(tmp_path: P
     assert "stop_details" not in created
     assert streamed == created
     assert created_streamed == created
+
+
+class _StreamWithoutRawEvents:
+    """An SDK ``MessageStream`` that shows no ``_raw_stream`` (as an SDK that keeps its events elsewhere would)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_raw_stream":
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+class _MessagesWithoutRawEvents:
+    def __init__(self, messages: Any) -> None:
+        self._messages = messages
+
+    @contextlib.contextmanager
+    def stream(self, **params: Any) -> Any:
+        with self._messages.stream(**params) as stream:
+            yield _StreamWithoutRawEvents(stream)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._messages, name)
+
+
+class _ClientWithoutRawEvents:
+    def __init__(self, client: anthropic.Anthropic) -> None:
+        self._client = client
+        self.messages = _MessagesWithoutRawEvents(client.messages)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def test_a_stream_whose_raw_events_cannot_be_read_is_recorded_from_the_sdks_snapshot(tmp_path: Path) -> None:
+    """messages.stream of an SDK whose stream shows no raw events records the reply the SDK accumulated, whole when
+    it completed, and what arrived with the agent's error when the block was left before it did."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    with (
+        MessagesServer.scripted([_reply(0), _reply(0)]) as server,
+        agentrender.record(_ClientWithoutRawEvents(_client(server)), path) as client,
+    ):
+        with client.messages.stream(**params) as stream:
+            final = stream.get_final_message()
+        with pytest.raises(KeyError), client.messages.stream(**params) as stream:
+            next(iter(stream.text_stream))
+            raise KeyError("the agent's own error")
+    call, error = _lines(path)[1:]
+    assert call["type"] == "model_call"
+    assert call["response"]["content"] == final.model_dump(mode="json", exclude_unset=True)["content"]
+    assert call["response"]["stop_reason"] == final.stop_reason
+    assert call["request"] == server.received[0].body
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "KeyError"
+    assert error["partial"]["id"] == "msg_00"
+    assert error["request"] == server.received[1].body
