@@ -617,6 +617,20 @@ def test_a_narrow_steps_table_keeps_every_kind_tool_and_status_whole(width: int)
         assert all(row[-1].endswith("…") for row in rows)
 
 
+@pytest.mark.parametrize(("columns", "width"), [("60", 60), ("140", 140), ("", 100), ("wide", 100), ("0", 100)])
+def test_piped_output_is_laid_out_at_columns_when_it_is_set(monkeypatch: pytest.MonkeyPatch, columns: str,
+                                                             width: int) -> None:  # fmt: skip
+    """Piped (``| less``, ``> file``), the output is laid out at ``COLUMNS`` where the user set it to a whole number
+    of columns, as rich and most tools read it, and at 100 where it is unset or not a number; ``--width`` still wins.
+    Before, ``COLUMNS`` was ignored when piped."""
+    monkeypatch.setenv("COLUMNS", columns)
+    code, out, err = run_cli("steps", "fix-failing-test", "--color", "never")
+    assert code == 0, err
+    assert max(map(len, out.splitlines())) == width, out
+    code, out, err = run_cli("steps", "fix-failing-test", "--color", "never", "--width", "80")
+    assert code == 0 and max(map(len, out.splitlines())) == 80, out
+
+
 def test_context_and_keys_count_views_as_the_page_does(tmp_path: Path) -> None:
     """context's and keys' titles count the run's views as views (one a step, and the one after the last), as the
     page's size tab does, beside steps' count of steps; a run of no steps has 1 view. Before, context said 'the view

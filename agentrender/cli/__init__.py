@@ -132,7 +132,7 @@ def _output_options() -> _Command:
         "--width",
         type=_positive,
         metavar="COLUMNS",
-        help="the width to lay the output out at (default: the terminal's; 100 when piped)",
+        help="the width to lay the output out at (default: the terminal's; piped, COLUMNS or 100)",
     )
     group.add_argument(
         "--color",

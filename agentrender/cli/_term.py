@@ -11,6 +11,7 @@ move the cursor, open a link, rewrite a line or reorder or hide what is around i
 from __future__ import annotations
 
 import copy
+import os
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
@@ -249,12 +250,14 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None, color
     """A console that parses no markup, no emoji codes and highlights nothing on its own.
 
     ``color`` is ``auto`` (colour on a terminal, none when piped; ``NO_COLOR`` is honoured),
-    ``always`` or ``never``. ``width`` defaults to the terminal's, or 100 columns when piped.
+    ``always`` or ``never``. ``width`` defaults to the terminal's; piped, to ``COLUMNS`` where that is a whole
+    number of columns (as rich and most tools read it), or 100.
     """
     file = file if file is not None else sys.stdout
     is_terminal = hasattr(file, "isatty") and file.isatty()
     if width is None and not is_terminal:
-        width = 100
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) > 0 else 100
     return Console(
         file=file,
         width=width,
