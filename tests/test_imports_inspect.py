@@ -1230,6 +1230,23 @@ IMAGES_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEI
 no message id and no event uuid."""
 
 
+def test_an_older_layout_log_that_begins_with_a_byte_order_mark_reads_as_without_it(tmp_path: Path) -> None:
+    """A real ``.json`` log of the older layout Inspect's own reader migrates, written with a UTF-8 byte order mark,
+    imports as the same log without it; Inspect's reader, which reads such a log, refused the mark."""
+    pytest.importorskip("inspect_ai")
+    path = tmp_path / IMAGES_LOG.name
+    path.write_bytes(b"\xef\xbb\xbf" + IMAGES_LOG.read_bytes())
+    runs, plain = load_runs(path), load_runs(IMAGES_LOG)
+    assert [(run.run_id, len(run.steps), [w.text for w in run.warnings]) for run in runs] == [
+        (run.run_id, len(run.steps), [w.text for w in run.warnings]) for run in plain
+    ]
+    assert (
+        [step.observation for run in runs for step in run.steps]
+        == [step.observation for run in plain for step in run.steps]
+        != []
+    )
+
+
 def _no_message_ids(data: dict[str, Any]) -> None:
     """Take every message id out of sample sum3/1: its messages, its model events' inputs and outputs."""
     sample = _sample(data, "sum3", 1)

@@ -38,6 +38,7 @@ the same log imports as the same runs, byte for byte, every time.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import logging
 import os
@@ -47,7 +48,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
@@ -64,6 +65,7 @@ from agentrender.imports.conversation import (
     normalise_messages,
 )
 from agentrender.imports.inspect_log import (
+    BOM,
     EvalSpec,
     Event,
     Failure,
@@ -168,7 +170,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         try:
             # "core": images and long texts condensed to attachment:// references are read back, except in the
             # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-            log = log_module.read_eval_log(path, resolve_attachments="core")
+            log = log_module.read_eval_log(_without_bom(path), resolve_attachments="core")
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
             raise _unreadable(log_module, path, error) from None
     spec = log.eval
@@ -188,6 +190,15 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         samples=[_plain_sample(sample, plain_log) for sample in log.samples or ()],
     )
     return plain, said
+
+
+def _without_bom(path: str) -> str | IO[bytes]:
+    """``path``, or for a ``.json`` log that begins with a byte order mark (as Windows tools write text), its bytes
+    without the mark: Inspect's reader refuses the mark, which is not the log's (``read_log`` reads past it too)."""
+    with open(path, "rb") as file:
+        if file.read(len(BOM)) != BOM:
+            return path
+        return io.BytesIO(file.read())
 
 
 @contextmanager

@@ -39,6 +39,7 @@ from agentrender.runfile import RunFileError
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
 
 __all__ = [
+    "BOM",
     "ZIP_MAGIC",
     "EvalSpec",
     "Event",
@@ -264,7 +265,7 @@ def read_log(path: str) -> Log:
             check_inflation(path, archive.infolist())
             return _read_archive(path, archive)
     with open(path, "rb") as file:
-        text = file.read().removeprefix(_BOM)  # a byte order mark, as Windows tools write text: not the log's
+        text = file.read().removeprefix(BOM)  # a byte order mark, as Windows tools write text: not the log's
     log = _decode(_LOG, text, path, "")
     _check_header(log)
     if log.samples:
@@ -295,7 +296,7 @@ def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
     return log
 
 
-_BOM = "\ufeff".encode()
+BOM = "\ufeff".encode()
 """The UTF-8 byte order mark, which a ``.json`` log may begin with."""
 
 ZIP_MAGIC = b"PK\x03\x04"
