@@ -1,8 +1,9 @@
 """The package reads as types and plain code: none of the interpreter tricks the typed layer replaced.
 
 Issue 22 retired them: constructors generated with ``exec`` and a ``__class__`` swapped in,
-the collector frozen or switched off around a load, and the ``json`` module's private
-scanner and encoder. A trick coming back fails here, with its file and line.
+the collector frozen or switched off around a load, the ``json`` module's private
+scanner and encoder, and methods hidden from the type checker (``if not TYPE_CHECKING``: a
+model call's ``__getattr__`` that filled its empty fields). A trick coming back fails here, with its file and line.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def _tricks(path: Path, root: Path = PACKAGE.parent) -> Iterator[str]:
             for target in targets:
                 if isinstance(target, ast.Attribute) and target.attr == "__class__":
                     yield f"{where}:{node.lineno}: assigns __class__ (a value made as one class becomes another)"
+        elif isinstance(node, ast.If) and _not_type_checking(node.test):
+            yield f"{where}:{node.lineno}: hides code from the type checker (if not TYPE_CHECKING)"
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name in _BANNED_MODULES:
@@ -55,8 +58,18 @@ def _tricks(path: Path, root: Path = PACKAGE.parent) -> Iterator[str]:
                     yield f"{where}:{node.lineno}: imports {_BANNED_MODULES[name]} ({name})"
 
 
+def _not_type_checking(test: ast.expr) -> bool:
+    return (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Name | ast.Attribute)
+        and (test.operand.id if isinstance(test.operand, ast.Name) else test.operand.attr) == "TYPE_CHECKING"
+    )
+
+
 def test_the_package_calls_no_interpreter_trick() -> None:
-    """No exec/eval/compile, no gc.freeze/unfreeze/disable/enable, no __class__ assigned, no json.scanner/encoder."""
+    """No exec/eval/compile, no gc.freeze/unfreeze/disable/enable, no __class__ assigned, no json.scanner/encoder, no
+    code under ``if not TYPE_CHECKING``."""
     found = [trick for path in sorted(PACKAGE.rglob("*.py")) for trick in _tricks(path)]
     assert found == []
 
@@ -66,8 +79,9 @@ def test_the_check_finds_each_trick(tmp_path: Path) -> None:
     planted = tmp_path / "planted.py"
     planted.write_text(
         "import gc\nimport json.scanner\nfrom json import encoder\n"
-        "exec('x = 1')\ngc.freeze()\ngc.disable()\nobject().__class__ = int\n",
+        "exec('x = 1')\ngc.freeze()\ngc.disable()\nobject().__class__ = int\n"
+        "if not typing.TYPE_CHECKING:\n    x = 2\nif not TYPE_CHECKING:\n    x = 3\nif TYPE_CHECKING:\n    x = 4\n",
         encoding="utf-8",
     )
     found = list(_tricks(planted, tmp_path))
-    assert sorted(int(line.split(":")[1]) for line in found) == [2, 3, 4, 5, 6, 7], found
+    assert sorted(int(line.split(":")[1]) for line in found) == [2, 3, 4, 5, 6, 7, 8, 10], found

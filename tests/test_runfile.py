@@ -791,6 +791,45 @@ def test_a_loaded_call_keeps_its_line_and_reads_back_its_record(tmp_path: Path) 
     assert repr(call) == repr(ModelCall(**{name: getattr(call, name) for name in PUBLIC_CALL_FIELDS}))
 
 
+def test_a_model_calls_fields_are_read_only_and_each_says_what_it_is(tmp_path: Path) -> None:
+    """Every field of a model call, loaded or built in memory, refuses assignment, and help(ModelCall) describes it."""
+    import pydoc
+
+    (loaded,) = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END))).model_calls
+    built = ModelCall(step=0, response=loaded.response, latency_ms=812, request_key="k", line=2, record=CALL0)
+    for call in (loaded, built):
+        for name in PUBLIC_CALL_FIELDS:
+            with pytest.raises(AttributeError):
+                setattr(call, name, getattr(call, name))
+    assert loaded == built and loaded.record == CALL0
+    described = " ".join(pydoc.render_doc(ModelCall, renderer=pydoc.plaintext).split())
+    for said in ("The index of the step the call was made for.", "How long the call took, when recorded.",
+                 "The replay key of the request that was sent, when recorded.", "The record as read, unknown fields",
+                 "The model's reply, read from the Anthropic ``Message`` object the record holds.",
+                 "The line of the run file the record was read from"):  # fmt: skip
+        assert said in described
+
+
+def test_a_model_call_refuses_a_response_that_is_no_model_response() -> None:
+    """ModelCall(response=...) of something that is no ModelResponse is a TypeError naming the field and the type."""
+    with pytest.raises(TypeError, match="ModelCall's response must be a ModelResponse, not NoneType"):
+        ModelCall(step=0, response=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not dict"):
+        ModelCall(step=0, response=RESPONSE)  # type: ignore[arg-type]
+
+
+def test_a_loaded_call_pickles_as_its_line(tmp_path: Path) -> None:
+    """A loaded call pickles as its line's text, smaller than an equal call built in memory, and reads back equal."""
+    import pickle
+
+    (loaded,) = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END))).model_calls
+    pickled = pickle.dumps(loaded)
+    built = ModelCall(step=0, response=loaded.response, latency_ms=812, request_key="k", line=2, record=loaded.record)
+    assert len(pickled) < len(pickle.dumps(built))
+    again = pickle.loads(pickled)
+    assert again == loaded == built and repr(again) == repr(built)
+
+
 def test_a_loaded_run_knows_the_line_of_its_header_and_of_each_steps_last_record(tmp_path: Path) -> None:
     """A run read from a file holds the line its header was read from and, in the order of its steps, the line of
     each step's last record (blank lines, other records, a step recorded again, steps out of order counted), and a

@@ -9,7 +9,7 @@ import pytest
 
 from agentrender import Decision, Observation, Step, render
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE, decision_html, messages_html, table_html
-from agentrender.runfile import Run
+from agentrender.runfile import ModelCall, Run
 from agentrender.views import BLOCK_KINDS, Views, explain_decide
 from agentrender.views.html import explanation_html, legend_html, view_html
 from tests._support.markup import assert_inert
@@ -166,7 +166,8 @@ def test_every_class_the_html_uses_is_styled() -> None:
     """Each ar-* class in the HTML of views, runs, decisions, replies and tables has a rule in the stylesheet."""
     base = every_kind_run()
     # A recorded request key that differs from the view's own: its header explains the difference.
-    run = replace(base, model_calls=tuple(replace(call, request_key="0" * 64) for call in base.model_calls))
+    rekeyed = (ModelCall(step=call.step, response=call.response, request_key="0" * 64) for call in base.model_calls)
+    run = replace(base, model_calls=tuple(rekeyed))
     views = Views(run, run.options(recent_results=5, result_bytes=600))
     reply = run.model_calls[0].response
     fragments = [

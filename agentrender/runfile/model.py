@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -143,39 +143,98 @@ class RunWarnings(list[RunWarning]):
         return self
 
 
-_set = object.__setattr__  # how a frozen dataclass sets its own fields
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelCall:
     """One captured model call: the reply a model gave while a step was being decided.
 
-    A call read from a file keeps the text of its line, not the parsed record: ``record``
-    and ``response`` are decoded from it when first asked for, and kept. Parsed, a record
-    is a dozen objects that every full pass of Python's cyclic collector walks again, for
-    fields most readers never look at (``bench/README.md`` has the figures).
-    ``stop_reason`` and ``usage`` are read off the record when the line is loaded.
+    A value: its fields are read-only, two calls are equal when their fields are, and ``repr`` shows the
+    fields as the constructor takes them. A call read from a file keeps the text of its line, not the
+    parsed record: ``record`` and ``response`` are decoded from it when first asked for, and kept. Parsed,
+    a record is a dozen objects that every full pass of Python's cyclic collector walks again, for fields
+    most readers never look at (``bench/README.md`` has the figures). ``stop_reason`` and ``usage`` are
+    read off the record when the line is loaded. It is a plain class, not a ``msgspec.Struct`` or a
+    dataclass, because their constructors take the fields they hold: ``record`` and ``response`` are
+    what this constructor takes, and not what a loaded call holds.
     """
 
-    step: int
-    """The index of the step the call was made for."""
-    response: ModelResponse
-    """The model's reply, read from the Anthropic ``Message`` object the record holds."""
-    latency_ms: float | None = None
-    """How long the call took, when recorded."""
-    request_key: str = ""
-    """The replay key of the request that was sent, when recorded."""
-    line: int = 0
-    """The line of the run file the record was read from; for an imported run's call, the line of the history it was
-    read from (0 for a call built in memory, or read from a file that holds no lines: a JSON document)."""
-    record: Mapping[str, Any] = field(default_factory=dict)
-    """The record as read, unknown fields included."""
-    _source: str = field(default="", init=False, repr=False, compare=False)
-    """The JSON text of the record, for a call read from a file; ``""`` for one built in memory."""
-    _stop_reason: str = field(default="", init=False, repr=False, compare=False)
-    """The reply's stop reason, read when the line was loaded (when ``_source`` is set)."""
-    _usage: Mapping[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
-    """The reply's usage, read when the line was loaded (when ``_source`` is set)."""
+    __slots__ = (
+        "_latency_ms",
+        "_line",
+        "_record",
+        "_request_key",
+        "_response",
+        "_source",
+        "_step",
+        "_stop_reason",
+        "_usage",
+    )
+
+    def __init__(
+        self,
+        *,
+        step: int,
+        response: ModelResponse,
+        latency_ms: float | None = None,
+        request_key: str = "",
+        line: int = 0,
+        record: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A call built in memory; ``record`` is ``{}`` when not given. ``TypeError`` for a ``response`` that is no
+        ``ModelResponse``."""
+        if not isinstance(response, ModelResponse):
+            raise TypeError(f"ModelCall's response must be a ModelResponse, not {type(response).__name__}")
+        self._step = step
+        self._response: ModelResponse | None = response
+        self._latency_ms = latency_ms
+        self._request_key = request_key
+        self._line = line
+        self._record: Mapping[str, Any] | None = {} if record is None else record
+        self._source = ""
+        """The JSON text of the record, for a call read from a file (``loaded_call``); ``""`` for any other."""
+        self._stop_reason = ""
+        """The reply's stop reason, read when the line was loaded (when ``_source`` is set)."""
+        self._usage: Mapping[str, Any] | None = None
+        """The reply's usage, read when the line was loaded (when ``_source`` is set)."""
+
+    @property
+    def step(self) -> int:
+        """The index of the step the call was made for."""
+        return self._step
+
+    @property
+    def response(self) -> ModelResponse:
+        """The model's reply, read from the Anthropic ``Message`` object the record holds."""
+        response = self._response
+        if response is None:
+            # The record was checked when its line was read, so building the reply cannot fail. A
+            # record not yet decoded is decoded for the reply alone and not kept: a reader of replies
+            # (render.decide over a whole run) then holds the replies and not their records too.
+            record = self._record if self._record is not None else decode_line(self._source)
+            response = self._response = response_from_record(record["response"], where="model_call.response")
+        return response
+
+    @property
+    def latency_ms(self) -> float | None:
+        """How long the call took, when recorded."""
+        return self._latency_ms
+
+    @property
+    def request_key(self) -> str:
+        """The replay key of the request that was sent, when recorded."""
+        return self._request_key
+
+    @property
+    def line(self) -> int:
+        """The line of the run file the record was read from; for an imported run's call, the line of the history it
+        was read from (0 for a call built in memory, or read from a file that holds no lines: a JSON document)."""
+        return self._line
+
+    @property
+    def record(self) -> Mapping[str, Any]:
+        """The record as read, unknown fields included (``{}`` for a call built in memory without one)."""
+        record = self._record
+        if record is None:  # a call read from a file: its line, decoded once
+            record = self._record = decode_line(self._source)
+        return record
 
     @property
     def wire_response(self) -> Mapping[str, Any]:
@@ -204,41 +263,22 @@ class ModelCall:
             return usage
         return self.response.usage
 
-    if not TYPE_CHECKING:  # to the type checker these are plain fields, and a typo stays a typo
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.step, self.response, self.latency_ms, self.request_key, self.line, self.record)
 
-        def __getattr__(self, name: str) -> Any:
-            # A call read from a file leaves its ``record`` and ``response`` slots empty, and an
-            # empty slot raises AttributeError, which lands here: each is built once, and kept.
-            # The record was checked when its line was read, so decoding it cannot fail. The
-            # reply is built from a decoding of its own, which is not kept: a reader of replies
-            # (render.decide over a whole run) then holds the replies and not their records too.
-            if name == "record":
-                record = decode_line(self._source)
-                _set(self, "record", record)
-                return record
-            if name == "response":
-                try:
-                    record = ModelCall.record.__get__(self)
-                except AttributeError:
-                    record = decode_line(self._source)
-                response = response_from_record(record["response"], where="model_call.response")
-                _set(self, "response", response)
-                return response
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModelCall):
+            return NotImplemented
+        return self._fields() == other._fields()
 
+    __hash__ = None  # type: ignore[assignment]  # equal by its fields, a record (a dict) among them
 
-def _unfilled(step: int, latency_ms: float | None, request_key: str, line: int) -> ModelCall:
-    """A call whose fields not set here are filled by its maker, or when first read (``__getattr__``).
-
-    Set one by one rather than from keywords: a run file's calls are made a line each, and a loop over a
-    dict of keywords cost twice as much.
-    """
-    call = object.__new__(ModelCall)
-    _set(call, "step", step)
-    _set(call, "latency_ms", latency_ms)
-    _set(call, "request_key", request_key)
-    _set(call, "line", line)
-    return call
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__qualname__}(step={self.step!r}, response={self.response!r}, "
+            f"latency_ms={self.latency_ms!r}, request_key={self.request_key!r}, line={self.line!r}, "
+            f"record={self.record!r})"
+        )
 
 
 def loaded_call(
@@ -254,20 +294,36 @@ def loaded_call(
 
     Its ``record`` and ``response`` are decoded from that text when first asked for.
     """
-    call = _unfilled(step, latency_ms, request_key, line)
-    _set(call, "_source", source)
-    _set(call, "_stop_reason", stop_reason)
-    _set(call, "_usage", usage)
-    return call
+    return _unbuilt(step, latency_ms, request_key, line, None, source, stop_reason, usage)
 
 
 def kept_call(step: int, record: Mapping[str, Any], latency_ms: float | None, request_key: str, line: int) -> ModelCall:
     """A call of a run made in memory, holding its record; its ``response`` is read from it when first asked for."""
-    call = _unfilled(step, latency_ms, request_key, line)
-    _set(call, "record", record)
-    _set(call, "_source", "")
-    _set(call, "_stop_reason", "")
-    _set(call, "_usage", None)
+    return _unbuilt(step, latency_ms, request_key, line, record, "", "", None)
+
+
+def _unbuilt(
+    step: int,
+    latency_ms: float | None,
+    request_key: str,
+    line: int,
+    record: Mapping[str, Any] | None,
+    source: str,
+    stop_reason: str,
+    usage: Mapping[str, Any] | None,
+) -> ModelCall:
+    """A call whose reply is built when first asked for: made without ``__init__``, each field set once, as a run
+    file's calls are made a line each."""
+    call = ModelCall.__new__(ModelCall)
+    call._step = step
+    call._response = None
+    call._latency_ms = latency_ms
+    call._request_key = request_key
+    call._line = line
+    call._record = record
+    call._source = source
+    call._stop_reason = stop_reason
+    call._usage = usage
     return call
 
 
