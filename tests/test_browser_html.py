@@ -15,7 +15,7 @@ from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import BLOCK_LABELS, LEFT_OUT_TEXT, BlockFact, Views
 from agentrender.views.html import legend_html, view_html
-from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
+from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.compacted import compacted_run, compaction
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
@@ -265,6 +265,19 @@ def test_a_forked_agents_dimmed_rows_stay_readable_in_light_and_dark(browser: An
         settled(page)
         assert page.locator("[data-panel=steps] tbody tr.ar-inherited").count() > 0
         assert (scheme, page.evaluate(LOW_CONTRAST)) == (scheme, [])
+        page.close()
+
+
+def test_the_current_row_keeps_its_kind_colour_and_stands_out_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """The steps table's current row keeps the colour of what the model saw of it (a summary's amber, as in the other
+    rows), and is outlined, at least 2 pixels, in a colour that stands out from the page by WCAG's 3 for a graphic,
+    in either colour scheme, where its blue fill hid the kind's colour."""
+    path = saved(samples.load("flaky-build-resumed"), tmp_path, "current")
+    for scheme in ("light", "dark"):
+        page, _, _ = open_page(browser, path, "#step=3", color_scheme=scheme)  # a summary, as steps 0 and 1 are
+        page.click("button[data-tab=steps]")
+        settled(page)
+        assert (scheme, *current_row(page)) == (scheme, "ar-summary", [])
         page.close()
 
 

@@ -9,7 +9,7 @@ import pytest
 from agentrender import Decision, samples
 from agentrender.views import Views, explain_decide
 from agentrender.views.html import explanation_html, view_html
-from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium
+from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.runs import SHOWN_KINDS, every_kind_run, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser
@@ -122,6 +122,29 @@ def test_every_text_of_the_views_html_is_readable_in_light_and_dark() -> None:
                     kind[3:] for kind in page.eval_on_selector_all("td[class]", "cells => cells.map(c => c.className)")
                 }
                 page.locator("details.ar-hidden > summary").first.click()
+                assert (theme, page.evaluate(LOW_CONTRAST, THEIRS)) == (theme, [])
+                page.close()
+        finally:
+            browser.close()
+
+
+def test_the_explorers_current_row_keeps_its_kind_colour_and_stands_out_in_light_and_dark() -> None:
+    """The steps table's current row keeps the colour of what the model saw of it (a summary's amber, as in the other
+    rows), and is outlined, at least 2 pixels, in a colour that stands out from the background by WCAG's 3 for a
+    graphic, in light, in dark and in JupyterLab's two themes, where its blue fill hid the kind's colour."""
+    from agentrender.notebook import RunExplorer
+
+    explorer = RunExplorer(samples.load("flaky-build-resumed"))
+    explorer.conversation.at = 3  # a summary, as steps 0 and 1 are
+    with chromium() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            for theme, (scheme, attributes) in THEMES.items():
+                page = browser.new_page(viewport={"width": 1100, "height": 900}, color_scheme=scheme)
+                page.set_content(
+                    f'<!doctype html><html><head><meta charset="utf-8"></head><body {attributes}>{explorer.table.value}'
+                )
+                assert (theme, *current_row(page)) == (theme, "ar-summary", [])
                 assert (theme, page.evaluate(LOW_CONTRAST, THEIRS)) == (theme, [])
                 page.close()
         finally:

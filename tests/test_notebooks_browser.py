@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,22 @@ def test_explore_a_run_runs_in_jupyterlab_and_its_step_slider_moves_the_conversa
             browser.close()
 
 
+@contextmanager
+def narrow(jupyter_lab: Lab, name: str, notebook: dict[str, Any]) -> Iterator[Any]:
+    """A page of headless Chromium 760 pixels wide (an output area of about 400) that opened ``notebook`` as ``name`` in
+    the session's JupyterLab and ran every cell."""
+    from playwright.sync_api import sync_playwright
+
+    with jupyter_lab.opened(name, notebook) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 760, "height": 1000})
+            run_all(page, url)
+            yield page
+        finally:
+            browser.close()
+
+
 PAST_THE_EDGE = """() => [...document.querySelectorAll('.jp-OutputArea-output')].flatMap(output => {
     const edge = output.getBoundingClientRect().right;
     return [...output.querySelectorAll('.widget-hbox > *')].filter(control => {
@@ -84,8 +101,6 @@ def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) ->
     """In an output area a few hundred pixels wide, each control of ConversationView, DecideStepper and RunExplorer
     lies inside it, the rows wrapping, where a row ran on past its right edge and cut off "steps shown", "count" and
     the step each view is at."""
-    from playwright.sync_api import sync_playwright
-
     notebook = code_notebook(
         "from agentrender import samples\n"
         "from agentrender.notebook import ConversationView, DecideStepper, RunExplorer",
@@ -93,16 +108,42 @@ def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) ->
         'DecideStepper(samples.load("malformed-replies"))',
         'RunExplorer(samples.load("flaky-build-resumed"))',
     )
-    with jupyter_lab.opened("narrow.ipynb", notebook) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 760, "height": 1000})
-            run_all(page, url)
-            page.locator(".jp-OutputArea .lm-TabBar-tab", has_text="steps").first.wait_for(state="visible")
-            page.locator(".jp-OutputArea .widget-hbox").first.wait_for(state="visible")
-            width = page.evaluate("() => document.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")
-            assert 300 < width < 600, width
-            assert page.evaluate(PAST_THE_EDGE) == []
-            page.screenshot(path=str(ARTIFACTS / "widgets-narrow.png"), full_page=True)
-        finally:
-            browser.close()
+    with narrow(jupyter_lab, "narrow.ipynb", notebook) as page:
+        page.locator(".jp-OutputArea .lm-TabBar-tab", has_text="steps").first.wait_for(state="visible")
+        page.locator(".jp-OutputArea .widget-hbox").first.wait_for(state="visible")
+        width = page.evaluate("() => document.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")
+        assert 300 < width < 600, width
+        assert page.evaluate(PAST_THE_EDGE) == []
+        page.screenshot(path=str(ARTIFACTS / "widgets-narrow.png"), full_page=True)
+
+
+CHART = """() => {
+    const chart = document.querySelector('.jp-OutputArea-output img');
+    const output = chart.closest('.jp-OutputArea-output');
+    let scroller = chart.parentElement;
+    while (scroller !== output && scroller.scrollWidth <= scroller.clientWidth) scroller = scroller.parentElement;
+    return {
+        shown: chart.getBoundingClientRect().width, drawn: chart.naturalWidth,
+        output: output.getBoundingClientRect().width, overflows: output.scrollWidth > output.clientWidth + 1,
+        scrolls: scroller !== output && getComputedStyle(scroller).overflowX !== 'hidden',
+    };
+}"""
+"""The explorer's size chart in its output area: the width it is shown at and the width it was drawn at, the output's
+width and whether the output runs on past its edge, and whether a box inside the output scrolls the chart sideways."""
+
+
+def test_the_explorers_size_chart_keeps_its_size_in_a_narrow_output(jupyter_lab: Lab) -> None:
+    """In an output area a few hundred pixels wide, RunExplorer's size chart is shown at the width it was drawn at,
+    its words at their size, and scrolls sideways inside the output, where it was scaled to the output's width and its
+    words shrank to two fifths."""
+    notebook = code_notebook(
+        "from agentrender import samples\nfrom agentrender.notebook import RunExplorer",
+        'explorer = RunExplorer(samples.load("flaky-build-resumed"))\nexplorer.tabs.selected_index = 3\nexplorer',
+    )
+    with narrow(jupyter_lab, "chart.ipynb", notebook) as page:
+        page.locator(".jp-OutputArea-output img").first.wait_for(state="visible")
+        page.wait_for_function("() => document.querySelector('.jp-OutputArea-output img').naturalWidth > 0")
+        chart = page.evaluate(CHART)
+        assert chart["output"] < chart["drawn"] and chart["shown"] == chart["drawn"], chart
+        assert chart["scrolls"] and not chart["overflows"], chart
+        page.screenshot(path=str(ARTIFACTS / "explorer-size-narrow.png"))

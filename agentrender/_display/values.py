@@ -79,6 +79,7 @@ STYLE = """<style>
   --ar-mono: var(--jp-code-font-family, ui-monospace, SFMono-Regular, Menlo, monospace);
   --ar-red: #b31d28;
   --ar-green: #1a7f37;
+  --ar-accent: #0969da;
   color: var(--ar-fg); background: var(--ar-bg);
   font-family: var(--jp-content-font-family, system-ui, sans-serif); font-size: 13px; line-height: 1.45;
 }
@@ -91,11 +92,12 @@ STYLE = """<style>
     --ar-border: var(--jp-border-color2, #3d444d);
     --ar-red: #ff7b72;
     --ar-green: #3fb950;
+    --ar-accent: #4493f8;
   }
 }
 /* in a notebook JupyterLab's theme says light or dark, whatever the browser prefers: the text colours follow it */
-body[data-jp-theme-light="true"] .agentrender { --ar-red: #b31d28; --ar-green: #1a7f37; }
-body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: #3fb950; }
+body[data-jp-theme-light="true"] .agentrender { --ar-red: #b31d28; --ar-green: #1a7f37; --ar-accent: #0969da; }
+body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: #3fb950; --ar-accent: #4493f8; }
 .agentrender .ar-header { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 6px 8px;
   background: var(--ar-panel); border: 1px solid var(--ar-border); border-radius: 6px; margin-bottom: 8px; }
 .agentrender .ar-header b { font-weight: 600; }
@@ -147,7 +149,11 @@ body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: 
 .agentrender table { border-collapse: collapse; }
 .agentrender td, .agentrender th { border: 1px solid var(--ar-border); padding: 2px 6px; text-align: left;
   vertical-align: top; color: var(--ar-fg); }
-.agentrender tr.ar-current > td { background: rgba(9, 105, 218, .14); font-weight: 600; }
+/* the current row is outlined, not filled: a fill would hide the colour of what the model saw of it */
+.agentrender tr.ar-current > td { border-top: 2px solid var(--ar-accent); border-bottom: 2px solid var(--ar-accent);
+  font-weight: 600; }
+.agentrender tr.ar-current > td:first-child { border-left: 4px solid var(--ar-accent); }
+.agentrender tr.ar-current > td:last-child { border-right: 2px solid var(--ar-accent); }
 .agentrender .ar-agree { color: var(--ar-green); font-weight: 600; }
 .agentrender .ar-disagree { color: var(--ar-red); font-weight: 600; }
 .agentrender .ar-why li { margin: 2px 0; }

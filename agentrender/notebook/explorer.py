@@ -205,8 +205,11 @@ class RunExplorer(Widget):
                 self.table,
             ]
         )
-        self.chart = widgets.Image(format="png")
+        # shown at the size it is drawn, its words at their size: a narrow output scrolls it sideways, where scaled to
+        # the output's width a 400-pixel output shrank its words to two fifths
+        self.chart = widgets.Image(format="png", layout=widgets.Layout(max_width="none", flex="0 0 auto"))
         """The size chart, drawn when the size tab is first opened."""
+        self._chart_box = widgets.Box([self.chart], layout=widgets.Layout(overflow="auto", min_width="0"))
         self.size_tab = widgets.VBox(
             [widgets.HTML(wrap('<div class="ar-elided">the size chart is drawn when this tab is opened</div>'))]
         )
@@ -362,7 +365,7 @@ class RunExplorer(Widget):
             self._draw()
         if change["new"] == 3 and not self.chart.value:
             self.chart.value = size_chart_png(self.series, rendered_across=bool(self.views.rendered_across))
-            self.size_tab.children = (self.chart, widgets.HTML(self._totals_html()))
+            self.size_tab.children = (self._chart_box, widgets.HTML(self._totals_html()))
 
     def _totals_html(self) -> str:
         series = self.series

@@ -106,3 +106,54 @@ LOW_CONTRAST = """(theirs) => {
 """Each text the page shows whose colour stands out from what is behind it by less than WCAG's AA ratio (4.5, or 3
 for large text), an element drawn see-through fading its text: the class, colour, ratio and first words of each,
 once. Its argument lists colours to leave out: a theme's own, which agentrender takes as it is."""
+
+
+CURRENT_ROW = """() => {
+  const row = document.querySelector("tr.ar-current");
+  const cells = [...row.cells], kinded = row.querySelector("td[class^='ar-']");
+  const twin = [...document.querySelectorAll("td." + kinded.className)].find((cell) => !cell.closest("tr.ar-current"));
+  const edges = cells.flatMap((cell, at) => [["Top", cell], ["Bottom", cell]]
+    .concat(at === 0 ? [["Left", cell]] : []).concat(at === cells.length - 1 ? [["Right", cell]] : []))
+    .map(([side, cell]) => [side, getComputedStyle(cell)])
+    .map(([side, style]) => [style["border" + side + "Color"], style["border" + side + "Width"]]);
+  const plain = getComputedStyle(twin.parentElement.cells[0]);
+  return {
+    kind: kinded.className, background: getComputedStyle(kinded).backgroundColor,
+    elsewhere: getComputedStyle(twin).backgroundColor,
+    edges: [...new Set(edges.map(([colour, width]) => colour + " " + width))],
+    plain: plain.borderTopColor + " " + plain.borderTopWidth,
+    behind: getComputedStyle(row.closest(".agentrender")).backgroundColor,
+  };
+}"""
+"""The steps table's current row (``tr.ar-current``), in the page: the class of its cell coloured by kind, that cell's
+background and the background of a cell of that kind in another row, the colour and width of the row's edges (its
+cells' top and bottom, its first cell's left, its last cell's right; each once), a plain row's top edge, and the
+background of the ``.agentrender`` box behind the table."""
+
+
+def current_row(page: Any) -> tuple[str, list[str]]:
+    """The class of the cell of the steps table's current row coloured by kind, and what is wrong with the row: that
+    cell's background is not that of a cell of the same kind in another row, an edge is thinner than 2 pixels or
+    stands out from the background behind the table by less than WCAG's 3 for a graphic, or a plain row has its edge.
+    """
+    row = page.evaluate(CURRENT_ROW)
+    faults = [] if row["background"] == row["elsewhere"] else [f"filled {row['background']}, not {row['elsewhere']}"]
+    for edge in row["edges"]:
+        colour, width = edge.rsplit(" ", 1)
+        if float(width.removesuffix("px")) < 2 or contrast(colour, row["behind"]) < 3:
+            faults.append(f"edge {edge} on {row['behind']}")
+    if row["plain"] in row["edges"]:
+        faults.append(f"a plain row's edge too: {row['plain']}")
+    return row["kind"], faults
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG's contrast ratio of two opaque CSS colours as the browser gives them (``rgb(r, g, b)``)."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(part) / 255 for part in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3]]
+        linear = [value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4 for value in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
