@@ -40,8 +40,10 @@ from agentrender._json import type_name
 from agentrender._types import ContentBlock, Message
 
 __all__ = [
+    "RUNTIME_TOOL_KEYS",
     "TOOL_KEYS",
     "Problem",
+    "defined_tool",
     "message_problems",
     "step_decided",
     "system_text",
@@ -49,14 +51,40 @@ __all__ = [
     "wire_tool",
 ]
 
-TOOL_KEYS = ("name", "description", "input_schema", "cache_control")
-"""What a Messages API tool definition may hold; the rest of a run's tool record (``read_only``
-and the like) is the runtime's business and is not sent."""
+TOOL_KEYS = (
+    "name",
+    "description",
+    "input_schema",
+    "cache_control",
+    "type",
+    "strict",
+    "input_examples",
+    "defer_loading",
+    "allowed_callers",
+    "eager_input_streaming",
+)
+"""What a custom tool definition of the Messages API (no ``type``, or ``"custom"``: the SDK's ``ToolParam``) may
+hold; the API refuses any other field. The rest of a run's custom tool record (a runtime's timeout, say) is not
+sent."""
+
+RUNTIME_TOOL_KEYS = ("read_only",)
+"""What a run's tool record holds for its runtime, never sent: whether the tool changes anything."""
+
+
+def defined_tool(tool: Mapping[str, Any]) -> bool:
+    """Whether ``tool`` is one the API defines: its ``type`` (not ``"custom"``) names it and its version
+    (``bash_20250124``, ``web_search_20250305``, ``computer_toolset_20260801``, ...: the SDK's ``ToolUnionParam``)
+    and says which other fields it takes, which the API checks. It has no ``input_schema``, and a toolset no name."""
+    kind = tool.get("type")
+    return isinstance(kind, str) and kind != "custom"
 
 
 def wire_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    """``tool`` as a request sends it: its ``TOOL_KEYS``, the rest left out."""
-    return {key: tool[key] for key in TOOL_KEYS if key in tool}
+    """``tool`` as a request sends it, its fields in its own order: a custom tool's ``TOOL_KEYS``, every field of a
+    tool the API defines (``defined_tool``); the runtime's (``RUNTIME_TOOL_KEYS``) left out."""
+    if defined_tool(tool):
+        return {key: value for key, value in tool.items() if key not in RUNTIME_TOOL_KEYS}
+    return {key: value for key, value in tool.items() if key in TOOL_KEYS}
 
 
 def step_decided(messages: Any) -> int:

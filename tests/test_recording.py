@@ -366,7 +366,8 @@ def test_an_agent_using_parallel_tool_uses_is_recorded_with_every_result(tmp_pat
 
 
 def test_an_agent_with_server_tools_is_recorded_with_their_blocks(tmp_path: Path) -> None:
-    """Server and versioned tools and a custom tool's own fields pass the stand-in; the server blocks are kept."""
+    """Server and versioned tools and a custom tool's own fields pass the stand-in; the server blocks are kept, and
+    the tools load with no warning."""
     path = tmp_path / "agent.jsonl"
     tools = [
         {**TOOLS[0], "type": "custom", "strict": True},
@@ -390,7 +391,9 @@ def test_an_agent_with_server_tools_is_recorded_with_their_blocks(tmp_path: Path
         message = client.messages.create(model=MODEL, max_tokens=512, tools=tools, messages=messages)
     assert [received.reason for received in server.rejections] == []
     assert message.content[2].text == "It is 42."
-    (call,) = imports.load(path).model_calls
+    run = imports.load(path)
+    assert list(map(str, run.warnings)) == []
+    (call,) = run.model_calls
     assert call.record["request"]["tools"] == tools
     assert call.record["response"]["content"] == search
 
