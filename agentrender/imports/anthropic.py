@@ -10,7 +10,8 @@
 - a call log: a list (or ``.jsonl`` lines) of such request/response pairs, one per model call
   an agent made. Each call becomes a model call of the run, made for the step its request
   decides; the steps come from the conversation as its longest call sent it, with its reply as
-  the last step. A log of several conversations (told by their opening message: a side
+  the last step (going on in the last turn when that call ended with a prefill: the step it
+  decided). A log of several conversations (told by their opening message: a side
   request, another session, a compaction's request) is a run per conversation
   (``from_anthropic_runs``), the first the one that grew over the most calls;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
@@ -724,6 +725,12 @@ def _from_calls(
     if held or any(by_step.values()):  # the turns are kept without them, and each view has its own request's
         breakpoints = (held, by_step)
         messages = _unmarked(messages, held)
+    if response is not None and messages and messages[-1]["role"] == "assistant":
+        # the longest call ended with a prefill: the turn the model went on with, the decision of the step it decided
+        prefill = messages[-1]
+        blocks = _continued(prefill, response, joined=True) or _continued(prefill, response, joined=False) or []
+        (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
+        messages = [*messages[:-1], turn]
     return conversation_run(
         messages,
         where=where,
@@ -756,23 +763,33 @@ def _continues(
 
 
 def _prefilled(prefill: Mapping[str, Any], reply: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
-    """Whether the assistant ``turn`` is the ``prefill`` a request ended with, continued by the ``reply`` to it: the
-    prefill's blocks then the reply's, or so with the prefill's last text and the reply's first joined into one text
-    block (as an agent merges them)."""
+    """Whether the assistant ``turn`` is the ``prefill`` a request ended with, continued by the ``reply`` to it
+    (``_continued``, its blocks joined or not)."""
     if prefill.get("role") != "assistant" or turn.get("role") != "assistant":
         return False
-    before, after, merged = _blocks(prefill.get("content")), _blocks(reply.get("content")), _blocks(turn.get("content"))
-    if before is None or after is None or merged is None:
+    merged = _blocks(turn.get("content"))
+    if merged is None:
         return False
-    if len(merged) == len(before) + len(after) and all(map(_same_block, merged, [*before, *after])):
-        return True
-    if not before or not after or len(merged) != len(before) + len(after) - 1:
-        return False
-    end, start = before[-1], after[0]
-    if not _is_text(end) or not _is_text(start):
-        return False
-    joined = {"type": "text", "text": end["text"] + start["text"]}
-    return all(map(_same_block, merged, [*before[:-1], joined, *after[1:]]))
+    for joined in (False, True):
+        blocks = _continued(prefill, reply, joined=joined)
+        if blocks is not None and len(merged) == len(blocks) and all(map(_same_block, merged, blocks)):
+            return True
+    return False
+
+
+def _continued(prefill: Mapping[str, Any], reply: Mapping[str, Any], *, joined: bool) -> list[Any] | None:
+    """The blocks of the turn that is the ``prefill`` a request ended with, continued by the ``reply`` to it: the
+    prefill's blocks then the reply's, and with ``joined`` the prefill's last text and the reply's first as one text
+    block (the text the model went on with, as an agent merges them); ``None`` when either holds no blocks, or,
+    ``joined``, when those two are not texts."""
+    before, after = _blocks(prefill.get("content")), _blocks(reply.get("content"))
+    if before is None or after is None:
+        return None
+    if not joined:
+        return [*before, *after]
+    if not before or not after or not _is_text(before[-1]) or not _is_text(after[0]):
+        return None
+    return [*before[:-1], {**after[0], "text": before[-1]["text"] + after[0]["text"]}, *after[1:]]
 
 
 def _is_text(block: Any) -> bool:
