@@ -43,8 +43,11 @@ __all__ = [
     "RUNTIME_TOOL_KEYS",
     "TOOL_KEYS",
     "Problem",
+    "content_blocks",
+    "continued",
     "defined_tool",
     "message_problems",
+    "prefill_of",
     "step_decided",
     "system_text",
     "wire_problems",
@@ -93,8 +96,40 @@ def step_decided(messages: Any) -> int:
     if not isinstance(messages, list):
         return 0
     turns = sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
-    prefilled = bool(messages) and isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant"
-    return turns - prefilled
+    return turns - (prefill_of(messages) is not None)
+
+
+def prefill_of(messages: Any) -> Mapping[str, Any] | None:
+    """The prefill a request's ``messages`` end with: a last assistant message, which the reply goes on from
+    (``continued``); ``None`` when they end otherwise."""
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    return last if isinstance(last, Mapping) and last.get("role") == "assistant" else None
+
+
+def content_blocks(content: Any) -> list[Any] | None:
+    """A message's content as blocks: a string is one text block; ``None`` for content of another type."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else None
+
+
+def continued(prefill: Mapping[str, Any], reply: Mapping[str, Any], *, joined: bool) -> list[Any] | None:
+    """The blocks of the turn that is the ``prefill`` a request ended with (``step_decided``), continued by the
+    ``reply`` to it: the prefill's blocks then the reply's, and with ``joined`` the prefill's last text and the
+    reply's first as one text block (the text the model went on with, as an agent merges them); ``None`` when either
+    holds no blocks, or, ``joined``, when those two are not texts."""
+    before, after = content_blocks(prefill.get("content")), content_blocks(reply.get("content"))
+    if before is None or after is None:
+        return None
+    if not joined:
+        return [*before, *after]
+    if not before or not after or not _is_text(before[-1]) or not _is_text(after[0]):
+        return None
+    return [*before[:-1], {**after[0], "text": before[-1]["text"] + after[0]["text"]}, *after[1:]]
+
+
+def _is_text(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
 def system_text(system: Any) -> str:

@@ -51,7 +51,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender import render
-from agentrender._api_rules import step_decided, system_text
+from agentrender._api_rules import content_blocks, continued, prefill_of, step_decided, system_text
 from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural, shown
@@ -725,10 +725,10 @@ def _from_calls(
     if held or any(by_step.values()):  # the turns are kept without them, and each view has its own request's
         breakpoints = (held, by_step)
         messages = _unmarked(messages, held)
-    if response is not None and messages and messages[-1]["role"] == "assistant":
+    prefill = prefill_of(messages) if response is not None else None
+    if response is not None and prefill is not None:
         # the longest call ended with a prefill: the turn the model went on with, the decision of the step it decided
-        prefill = messages[-1]
-        blocks = _continued(prefill, response, joined=True) or _continued(prefill, response, joined=False) or []
+        blocks = continued(prefill, response, joined=True) or continued(prefill, response, joined=False) or []
         (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
         messages = [*messages[:-1], turn]
     return conversation_run(
@@ -764,36 +764,17 @@ def _continues(
 
 def _prefilled(prefill: Mapping[str, Any], reply: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
     """Whether the assistant ``turn`` is the ``prefill`` a request ended with, continued by the ``reply`` to it
-    (``_continued``, its blocks joined or not)."""
+    (``_api_rules.continued``, its blocks joined or not)."""
     if prefill.get("role") != "assistant" or turn.get("role") != "assistant":
         return False
-    merged = _blocks(turn.get("content"))
+    merged = content_blocks(turn.get("content"))
     if merged is None:
         return False
     for joined in (False, True):
-        blocks = _continued(prefill, reply, joined=joined)
+        blocks = continued(prefill, reply, joined=joined)
         if blocks is not None and len(merged) == len(blocks) and all(map(_same_block, merged, blocks)):
             return True
     return False
-
-
-def _continued(prefill: Mapping[str, Any], reply: Mapping[str, Any], *, joined: bool) -> list[Any] | None:
-    """The blocks of the turn that is the ``prefill`` a request ended with, continued by the ``reply`` to it: the
-    prefill's blocks then the reply's, and with ``joined`` the prefill's last text and the reply's first as one text
-    block (the text the model went on with, as an agent merges them); ``None`` when either holds no blocks, or,
-    ``joined``, when those two are not texts."""
-    before, after = _blocks(prefill.get("content")), _blocks(reply.get("content"))
-    if before is None or after is None:
-        return None
-    if not joined:
-        return [*before, *after]
-    if not before or not after or not _is_text(before[-1]) or not _is_text(after[0]):
-        return None
-    return [*before[:-1], {**after[0], "text": before[-1]["text"] + after[0]["text"]}, *after[1:]]
-
-
-def _is_text(block: Any) -> bool:
-    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
 def _same(message: Any, other: Any) -> bool:
@@ -804,17 +785,10 @@ def _same(message: Any, other: Any) -> bool:
         return True
     if not isinstance(message, Mapping) or not isinstance(other, Mapping) or message.get("role") != other.get("role"):
         return False
-    blocks, others = _blocks(message.get("content")), _blocks(other.get("content"))
+    blocks, others = content_blocks(message.get("content")), content_blocks(other.get("content"))
     if blocks is None or others is None or len(blocks) != len(others):
         return False
     return all(map(_same_block, blocks, others))
-
-
-def _blocks(content: Any) -> list[Any] | None:
-    """A message's content as blocks: a string is one text block."""
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return content if isinstance(content, list) else None
 
 
 def _longest(entries: Sequence[Entry], calls: Sequence[int]) -> int:
@@ -867,7 +841,7 @@ def _opening_key(message: Any) -> bytes:
     text given as a string as its block. Two openings that say the same have the same key."""
     if not isinstance(message, Mapping):
         return _encode_key(message)
-    blocks = _blocks(message.get("content"))
+    blocks = content_blocks(message.get("content"))
     content = [_uncached(block) for block in blocks] if blocks is not None else message.get("content")
     return _encode_key({"role": message.get("role"), "content": content})
 
