@@ -40,23 +40,54 @@ from agentrender._json import type_name
 from agentrender._types import ContentBlock, Message
 
 __all__ = [
+    "RUNTIME_TOOL_KEYS",
     "TOOL_KEYS",
     "Problem",
+    "content_blocks",
+    "continued",
+    "defined_tool",
     "message_problems",
+    "prefill_of",
     "step_decided",
     "system_text",
     "wire_problems",
     "wire_tool",
 ]
 
-TOOL_KEYS = ("name", "description", "input_schema", "cache_control")
-"""What a Messages API tool definition may hold; the rest of a run's tool record (``read_only``
-and the like) is the runtime's business and is not sent."""
+TOOL_KEYS = (
+    "name",
+    "description",
+    "input_schema",
+    "cache_control",
+    "type",
+    "strict",
+    "input_examples",
+    "defer_loading",
+    "allowed_callers",
+    "eager_input_streaming",
+)
+"""What a custom tool definition of the Messages API (no ``type``, or ``"custom"``: the SDK's ``ToolParam``) may
+hold; the API refuses any other field. The rest of a run's custom tool record (a runtime's timeout, say) is not
+sent."""
+
+RUNTIME_TOOL_KEYS = ("read_only",)
+"""What a run's tool record holds for its runtime, never sent: whether the tool changes anything."""
+
+
+def defined_tool(tool: Mapping[str, Any]) -> bool:
+    """Whether ``tool`` is one the API defines: its ``type`` (not ``"custom"``) names it and its version
+    (``bash_20250124``, ``web_search_20250305``, ``computer_toolset_20260801``, ...: the SDK's ``ToolUnionParam``)
+    and says which other fields it takes, which the API checks. It has no ``input_schema``, and a toolset no name."""
+    kind = tool.get("type")
+    return isinstance(kind, str) and kind != "custom"
 
 
 def wire_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    """``tool`` as a request sends it: its ``TOOL_KEYS``, the rest left out."""
-    return {key: tool[key] for key in TOOL_KEYS if key in tool}
+    """``tool`` as a request sends it, its fields in its own order: a custom tool's ``TOOL_KEYS``, every field of a
+    tool the API defines (``defined_tool``); the runtime's (``RUNTIME_TOOL_KEYS``) left out."""
+    if defined_tool(tool):
+        return {key: value for key, value in tool.items() if key not in RUNTIME_TOOL_KEYS}
+    return {key: value for key, value in tool.items() if key in TOOL_KEYS}
 
 
 def step_decided(messages: Any) -> int:
@@ -65,8 +96,40 @@ def step_decided(messages: Any) -> int:
     if not isinstance(messages, list):
         return 0
     turns = sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
-    prefilled = bool(messages) and isinstance(messages[-1], Mapping) and messages[-1].get("role") == "assistant"
-    return turns - prefilled
+    return turns - (prefill_of(messages) is not None)
+
+
+def prefill_of(messages: Any) -> Mapping[str, Any] | None:
+    """The prefill a request's ``messages`` end with: a last assistant message, which the reply goes on from
+    (``continued``); ``None`` when they end otherwise."""
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    return last if isinstance(last, Mapping) and last.get("role") == "assistant" else None
+
+
+def content_blocks(content: Any) -> list[Any] | None:
+    """A message's content as blocks: a string is one text block; ``None`` for content of another type."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else None
+
+
+def continued(prefill: Mapping[str, Any], reply: Mapping[str, Any], *, joined: bool) -> list[Any] | None:
+    """The blocks of the turn that is the ``prefill`` a request ended with (``step_decided``), continued by the
+    ``reply`` to it: the prefill's blocks then the reply's, and with ``joined`` the prefill's last text and the
+    reply's first as one text block (the text the model went on with, as an agent merges them); ``None`` when either
+    holds no blocks, or, ``joined``, when those two are not texts."""
+    before, after = content_blocks(prefill.get("content")), content_blocks(reply.get("content"))
+    if before is None or after is None:
+        return None
+    if not joined:
+        return [*before, *after]
+    if not before or not after or not _is_text(before[-1]) or not _is_text(after[0]):
+        return None
+    return [*before[:-1], {**after[0], "text": before[-1]["text"] + after[0]["text"]}, *after[1:]]
+
+
+def _is_text(block: Any) -> bool:
+    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
 def system_text(system: Any) -> str:

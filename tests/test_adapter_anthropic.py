@@ -21,7 +21,7 @@ from agentrender.adapters.anthropic import (
     to_params,
 )
 from agentrender.testing import body_key
-from tests._support.adapter import THINKING, TOOL_USE, TOOLS, call
+from tests._support.adapter import API_TOOLS, THINKING, TOOL_USE, TOOLS, call
 
 # --- to_params ----------------------------------------------------------------------------
 
@@ -94,6 +94,18 @@ def test_a_tool_without_a_schema_is_an_error_naming_the_step_and_tool() -> None:
     )
     with pytest.raises(ValueError, match=r"step 4: tools\[0\] \(x\): a tool needs an input_schema object"):
         request.params()
+
+
+def test_a_request_sends_each_tool_the_api_takes_as_written() -> None:
+    """A custom tool's fields of the API (type, strict, input_examples, ...) and the tools the API defines (no input
+    schema; a toolset with no name) are sent as the run holds them, in their order, only read_only left out."""
+    request = Request(
+        messages=render.messages(StepInput(), render.Options(opening="Hi.")),
+        tools=[{**tool, "read_only": True} for tool in API_TOOLS],
+        model="m",
+    )
+    assert request.params()["tools"] == list(API_TOOLS)
+    assert [list(tool) for tool in request.params()["tools"]] == [list(tool) for tool in API_TOOLS]
 
 
 def test_the_replay_key_is_render_replay_key_over_the_same_content() -> None:

@@ -28,7 +28,7 @@ from agentrender.adapters.anthropic import (
     to_params,
 )
 from agentrender.testing import Failure, MessagesServer
-from tests._support.adapter import THINKING, TOOL_USE, TOOLS, call
+from tests._support.adapter import API_TOOLS, THINKING, TOOL_USE, TOOLS, call
 from tests._support.examples import examples
 from tests._support.sdk import request_accepts
 
@@ -229,6 +229,19 @@ def test_a_timeout_names_the_step(server: MessagesServer) -> None:
     with pytest.raises(ModelCallError, match=r"^step 1: the Anthropic API did not answer in time") as caught:
         _model(server, timeout=0.2).generate(_one_step_request())
     assert caught.value.status is None
+
+
+def test_every_tool_the_api_takes_is_sent_through_the_sdk_as_the_run_holds_it() -> None:
+    """Tools the API takes (a custom tool's own fields, tools the API defines, a toolset with no name) make a request
+    the SDK's types take, which reaches the stand-in with each tool as the run holds it, under the request's key."""
+    rendered = render.messages(StepInput(steps=[call(0)]), render.Options(opening="Fix it."))
+    tools = [{**tool, "read_only": True} for tool in API_TOOLS]
+    request = Request(messages=rendered, tools=tools, model="claude-test", step=1)
+    request_accepts(request.params())
+    with MessagesServer([(request.replay_key, sdk_message([TOOL_USE], "tool_use").to_dict())]) as server:
+        _model(server).generate(request)
+    assert server.rejections == []
+    assert server.received[0].body["tools"] == list(API_TOOLS)
 
 
 def test_a_request_the_server_rejects_shows_the_reason(server: MessagesServer) -> None:

@@ -776,6 +776,33 @@ def test_check_finds_a_recorded_decision_its_reply_does_not_make(tmp_path: Path)
     assert finding["message"].endswith("in: tool")
 
 
+@pytest.mark.parametrize(
+    "merged",
+    [
+        "The answer is 42.",  # the prefill's text and the reply's joined
+        [{"type": "text", "text": "The answer is"}, {"type": "text", "text": " 42."}],  # their blocks in turn
+    ],
+)
+def test_check_reads_a_prefilled_calls_reply_as_the_prefill_going_on(tmp_path: Path, merged: Any) -> None:
+    """A call whose request ended with a prefill decided the prefill continued by its reply: an imported log of one,
+    later sent merged either way, and one that is the log's last, is clean, not a decide-disagrees."""
+    base = {"model": "claude-test", "max_tokens": 64}
+    asked = {"role": "user", "content": "What is the answer?"}
+    prefill = {"role": "assistant", "content": "The answer is"}
+    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn"}
+    calls = [
+        {"request": {**base, "messages": [asked, prefill]}, "response": {**reply, "id": "msg_0", "content": [
+            {"type": "text", "text": " 42."}]}},
+        {"request": {**base, "messages": [asked, {"role": "assistant", "content": merged},
+                                          {"role": "user", "content": "And twice that?"}, prefill]},
+         "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 84."}]}},
+    ]  # fmt: skip
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    [report] = as_json("check", str(path), code=0)
+    assert report["findings"] == []  # type: ignore[index]
+
+
 # ---------------------------------------------------------------------------- check
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, ModelResponse, load_run, render, write_run
+from agentrender import ContentBlock, Decision, ModelResponse, load_run, render, write_run
 from agentrender._api_rules import message_problems
 from agentrender._json import MAX_DEPTH, decode_failure
 from agentrender._types import check_block
@@ -819,6 +819,25 @@ def test_a_json_lines_byte_order_mark_bytes_not_utf8_and_cut_last_line_are_read_
     path.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
     with pytest.raises(RunFileError, match=r"log\.jsonl:2: not UTF-8 text \(invalid start byte at byte 7\)"):
         read_json_values(str(path), [])
+
+
+def test_a_call_ending_with_a_prefill_ends_the_run_on_the_turn_its_reply_goes_on_with() -> None:
+    """A request and its reply, the request ending with a prefill, is a run whose step is the prefill continued by the
+    reply: one text, the decision the model made, with the reply's stop reason; the view of the step is the opening."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": " 42."}]}
+    run = from_anthropic(
+        {
+            "request": {**BASE, "messages": [asked, {"role": "assistant", "content": "The answer is"}]},
+            "response": {**reply, "id": "msg_0", "stop_reason": "max_tokens"},
+        }
+    )
+    assert run.warnings == ()
+    assert [step.decision for step in run.steps] == [Decision(kind="truncated", reason="The answer is 42.")]
+    assert [message.to_dict() for message in Views(run).at(None).messages] == [
+        {"role": "user", "content": [{"type": "text", "text": "What is the answer?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "The answer is 42."}]},
+    ]
 
 
 @pytest.mark.parametrize(

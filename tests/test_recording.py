@@ -23,6 +23,7 @@ import agentrender
 from agentrender import imports, load_run, render
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer
+from agentrender.views import Views
 
 # An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
 pytestmark = pytest.mark.slow
@@ -366,7 +367,8 @@ def test_an_agent_using_parallel_tool_uses_is_recorded_with_every_result(tmp_pat
 
 
 def test_an_agent_with_server_tools_is_recorded_with_their_blocks(tmp_path: Path) -> None:
-    """Server and versioned tools and a custom tool's own fields pass the stand-in; the server blocks are kept."""
+    """Server and versioned tools and a custom tool's own fields pass the stand-in; the server blocks are kept, and
+    the tools load with no warning."""
     path = tmp_path / "agent.jsonl"
     tools = [
         {**TOOLS[0], "type": "custom", "strict": True},
@@ -390,7 +392,9 @@ def test_an_agent_with_server_tools_is_recorded_with_their_blocks(tmp_path: Path
         message = client.messages.create(model=MODEL, max_tokens=512, tools=tools, messages=messages)
     assert [received.reason for received in server.rejections] == []
     assert message.content[2].text == "It is 42."
-    (call,) = imports.load(path).model_calls
+    run = imports.load(path)
+    assert list(map(str, run.warnings)) == []
+    (call,) = run.model_calls
     assert call.record["request"]["tools"] == tools
     assert call.record["response"]["content"] == search
 
@@ -663,6 +667,51 @@ def test_a_prefilled_call_is_the_step_its_reply_decided(tmp_path: Path) -> None:
     assert [call.step for call in run.model_calls] == [0, 1]
     assert len(run.steps) == 2
     assert run.steps[0].decision is not None
+
+
+@pytest.mark.parametrize(
+    ("reply", "turn", "decided"),
+    [
+        (  # the reply goes on with the prefill's text: one text, as the model wrote it
+            [{"type": "text", "text": " 42."}],
+            [{"type": "text", "text": "The answer is 42."}],
+            ("no_tool_call", "", "The answer is 42."),
+        ),
+        (  # the reply calls a tool after the prefill's text
+            [{"type": "tool_use", "id": "toolu_09", "name": "read_file", "input": {"path": "b.txt"}}],
+            [
+                {"type": "text", "text": "The answer is"},
+                {"type": "tool_use", "id": "toolu_09", "name": "read_file", "input": {"path": "b.txt"}},
+            ],
+            ("tool_call", "read_file", "The answer is"),
+        ),
+    ],
+)
+def test_a_recording_whose_longest_call_is_prefilled_ends_on_its_reply(
+    tmp_path: Path, reply: list[dict[str, Any]], turn: list[dict[str, Any]], decided: tuple[str, str, str]
+) -> None:
+    """A recording whose longest call ends with a prefill ends on that call's reply, prefill included, as its last
+    step's turn and decision: what the model made of the turn it was given to go on with."""
+    path = tmp_path / "agent.jsonl"
+    last = {
+        "id": "msg_01",
+        "model": MODEL,
+        "content": reply,
+        "stop_reason": "tool_use" if len(turn) > 1 else "end_turn",
+    }
+    with MessagesServer.scripted([_reply(0), last]) as server, agentrender.record(_client(server), path) as client:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer?"}]
+        first = client.messages.create(**_params(messages))
+        messages += _next_turns(first)
+        client.messages.create(**_params([*messages, {"role": "assistant", "content": "The answer is"}]))
+    assert [received.reason for received in server.rejections] == []
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert [call.step for call in run.model_calls] == [0, 1]
+    assert len(run.steps) == 2
+    decision = run.steps[1].decision
+    assert decision is not None and (decision.kind, decision.tool, decision.reason) == decided
+    assert Views(run).at(None).messages[-1].to_dict() == {"role": "assistant", "content": turn}
 
 
 class _AgentError(Exception):

@@ -32,6 +32,7 @@ from agentrender.runfile import read as runfile_read
 from agentrender.runfile.lines import open_lines
 from agentrender.views import Views
 from tests._support import real
+from tests._support.adapter import API_TOOLS
 
 HEADER: dict[str, Any] = {
     "type": "run",
@@ -194,6 +195,38 @@ def test_a_tools_cache_breakpoint_is_a_field_of_the_run_file_and_is_sent(tmp_pat
     )
 
 
+def test_a_tool_the_api_takes_loads_with_no_warning_and_a_view_sends_it_as_written(tmp_path: Path) -> None:
+    """Header tools as the Messages API takes them (a custom tool's type, strict, input_examples and the rest; tools
+    the API defines, a toolset with no name among them, with their own fields) load with no warning, and a view
+    sends each as written, its fields in its order, only the runtime's read_only left out."""
+    run = load_run(write(tmp_path, lines({**HEADER, "tools": [{**tool, "read_only": True} for tool in API_TOOLS]})))
+    assert said(run) == ()
+    view = Views(run).at(None)
+    assert view.replay_key == render.replay_key(
+        view.messages, system=run.system, tools=list(API_TOOLS), model=run.model, max_output_tokens=0
+    )
+
+
+def test_a_custom_tools_field_the_api_does_not_take_is_reported_and_not_sent(tmp_path: Path) -> None:
+    """A custom tool's field the API does not take (a runtime's timeout) is kept and reported, and not sent."""
+    tool = {**HEADER["tools"][0], "timeout_s": 30}
+    run = load_run(write(tmp_path, lines({**HEADER, "tools": [tool]})))
+    assert said(run) == (f"{run.path}:1: unknown field run.tools[0].timeout_s kept (not loaded into the typed fields)",)
+    assert run.tools == (tool,)
+    view = Views(run).at(None)
+    assert view.replay_key == render.replay_key(
+        view.messages, system=run.system, tools=HEADER["tools"], model=run.model, max_output_tokens=0
+    )
+
+
+@pytest.mark.parametrize("tool", [{"input_schema": {}}, {"type": "custom", "input_schema": {}}, {"type": None}])
+def test_a_custom_tool_with_no_name_is_an_error_naming_the_field(tmp_path: Path, tool: dict[str, Any]) -> None:
+    """A custom tool (no type, or type custom) needs a name, as the API's does: one with none is an error naming it."""
+    assert error_of(tmp_path, lines({**HEADER, "tools": [tool]})) == (
+        "1: $.tools[0].name: missing: a custom tool (no type, or type 'custom') needs a name"
+    )
+
+
 def test_a_warning_holds_its_line_and_text_and_prints_as_one_line(tmp_path: Path) -> None:
     """Each warning gives its file, its line and its text as fields, and str() is the line a person reads."""
     path = write(tmp_path, lines({**HEADER, "team": "x"}, STEP0))
@@ -304,7 +337,10 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, {**HEADER, "type": "run"}), "2: a second run header (the first is on line 1)"),
         (lines({**HEADER, "tools": {}}), "1: $.tools: expected `array | null`, got `object`"),
         (lines({**HEADER, "tools": ["read_file"]}), "1: $.tools[0]: expected `object`, got `str`"),
-        (lines({**HEADER, "tools": [{"description": "x"}]}), "1: $.tools[0].name: missing"),
+        (
+            lines({**HEADER, "tools": [{"description": "x"}]}),
+            "1: $.tools[0].name: missing: a custom tool (no type, or type 'custom') needs a name",
+        ),
         (lines({**HEADER, "goal": 1.5}), "1: $.goal: expected `str | null`, got `float`"),
         (lines(HEADER, {"type": "model_call", "step": 0}), "2: $.response: missing"),
         (lines(HEADER, {**CALL0, "latency_ms": "fast"}), "2: $.latency_ms: expected `int | float | null`, got `str`"),

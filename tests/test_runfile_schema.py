@@ -31,6 +31,7 @@ from agentrender.runfile.schema import (
     untimely,
 )
 from tests._support import runschema
+from tests._support.adapter import API_TOOLS
 from tests._support.examples import examples
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +59,10 @@ WRONG_SHAPES: list[dict[str, Any]] = [
     {**HEADER, "tools": {}},
     {**HEADER, "tools": ["read_file"]},
     {**HEADER, "tools": [{"description": "x"}]},
+    {**HEADER, "tools": [{"type": "custom", "input_schema": {}}]},
+    {**HEADER, "tools": [{"type": 5, "name": "t"}]},
+    {**HEADER, "tools": [{"type": "bash_20250124", "name": "bash", "strict": "yes"}]},
+    {**HEADER, "tools": [{"type": "computer_toolset_20260801", "name": 3}]},
     {**HEADER, "goal": 1.5},
     {**HEADER, "max_output_tokens": "4096"},
     {**HEADER, "max_output_tokens": -1},
@@ -284,6 +289,14 @@ def test_unknown_fields_and_types_are_loaded_but_not_in_the_schema(validator: An
     for record in ({**HEADER, "team": "x"}, {"type": "checkpoint"}, {"type": "step", "index": 0, "cost": 3}):
         check_record(record)
         assert not validator.is_valid(record)
+
+
+def test_the_tools_the_api_takes_are_valid_and_loaded(validator: Any) -> None:
+    """A header of tools as the Messages API takes them, those it defines with their own fields, is valid under the
+    schema and taken by the loader, and a custom tool's field the API does not take is neither."""
+    check_record({**HEADER, "tools": list(API_TOOLS)})
+    assert validator.is_valid({**HEADER, "tools": list(API_TOOLS)})
+    assert not validator.is_valid({**HEADER, "tools": [{"name": "t", "timeout_s": 30}]})
 
 
 def test_agentrender_schema_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:

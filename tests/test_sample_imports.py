@@ -95,14 +95,25 @@ def test_the_view_at_each_called_step_has_the_key_the_call_recorded(name: str, t
             assert call.request_key in views.at(call.step).recorded_keys
 
 
-def test_the_call_log_keeps_the_failed_call_and_the_unmodelled_tool_field() -> None:
-    """The stock-lookup log's validation failure is an error observation, and defer_loading is kept with a warning
-    naming the log's line the run's tools were read from (its longest call's, line 4), not a run file's header line."""
+def test_the_call_log_keeps_the_failed_call_and_the_tool_search_field() -> None:
+    """The stock-lookup log's validation failure is an error observation, and defer_loading (tool search's field of
+    a tool definition) is kept with no warning."""
     run = load(FOLDER / "stock-lookup.calls.jsonl")
     assert [step.observation.status if step.observation else None for step in run.steps] == ["ok", "error", "ok", None]
     assert run.tools[1]["defer_loading"] is True
-    assert [(w.line, w.text) for w in run.warnings] == [
-        (4, "unknown field run.tools[1].defer_loading kept (not loaded into the typed fields)")
+    assert run.warnings == ()
+
+
+def test_a_logs_unknown_tool_field_is_said_at_the_line_of_its_longest_call(tmp_path: Path) -> None:
+    """A custom tool's field the API does not take, in a call log, is kept with a warning naming the log's line the
+    run's tools were read from (its longest call's), not a run file's header line."""
+    calls = (FOLDER / "stock-lookup.calls.jsonl").read_text(encoding="utf-8").splitlines()
+    longest = json.loads(calls[3])
+    longest["request"]["tools"][0]["timeout_s"] = 30
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join([*calls[:3], json.dumps(longest)]) + "\n", encoding="utf-8")
+    assert [(w.line, w.text) for w in load(path).warnings] == [
+        (4, "unknown field run.tools[0].timeout_s kept (not loaded into the typed fields)")
     ]
 
 

@@ -121,10 +121,13 @@ def _empty_text(wire: Mapping[str, Any]) -> bool:
 
 
 def tool_param(tool: Mapping[str, Any], where: str = "tool") -> dict[str, Any]:
-    """The ``ToolParam`` for one tool definition: its name, description, input schema (and cache control).
+    """The ``ToolUnionParam`` for one tool definition, as the run holds it (``_api_rules.wire_tool``): a custom
+    tool's name, description, input schema and the API's other fields of one; a tool the API defines whole.
 
-    Raises ``ValueError`` when the name or the input schema is missing.
+    Raises ``ValueError`` when a custom tool's name or input schema is missing.
     """
+    if _api_rules.defined_tool(tool):  # its type says what it holds; the API checks it
+        return _api_rules.wire_tool(tool)
     if not isinstance(tool.get("name"), str) or not tool["name"]:
         raise ValueError(f"{where}: a tool needs a name, got {tool.get('name')!r}")
     if not isinstance(tool.get("input_schema"), Mapping):
@@ -167,7 +170,7 @@ class Request:
     system: str = ""
     """The system prompt; not sent when empty."""
     tools: Sequence[Mapping[str, Any]] = ()
-    """The tool definitions (name, description, input_schema; a runtime's other keys are not sent)."""
+    """The tool definitions, sent as ``tool_param`` gives them (a runtime's ``read_only`` is not sent)."""
     model: str = ""
     """The model to call; ``AnthropicModel`` and ``ReplayModel`` fill in their own when empty."""
     max_tokens: int = DEFAULT_MAX_TOKENS

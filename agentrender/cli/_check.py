@@ -18,11 +18,11 @@ from typing import Any
 
 from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
-from agentrender._types import STATUSES
+from agentrender._types import STATUSES, ModelResponse
 from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
-from agentrender.runfile import Run
+from agentrender.runfile import ModelCall, Run
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
 
 __all__ = ["ERROR", "FINDINGS", "SHOWN_PER_KIND", "WARNING", "Finding", "Report", "check", "renderables"]
@@ -201,8 +201,9 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             continue
         if last[call.step] is not call or recorded.decision is None:
             continue
-        decision = render.decide(call.response)
-        differs = disagreements(decision, recorded.decision)
+        differs = disagreements(render.decide(call.response), recorded.decision)
+        if differs and any(not disagreements(render.decide(made), recorded.decision) for made in _went_on(call)):
+            differs = ()
         if differs:
             yield Finding(
                 code="decide-disagrees",
@@ -211,6 +212,20 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
                 message="the recorded decision differs from render.decide of the captured reply in: "
                 + ", ".join(differs),
             )
+
+
+def _went_on(call: ModelCall) -> Iterator[ModelResponse]:
+    """What a call whose recorded request ended with a prefill (``_api_rules.prefill_of``) decided: the prefill gone on
+    with by its reply, the prefill's last text and the reply's first joined or not (``_api_rules.continued``)."""
+    request = call.record.get("request")
+    prefill = _api_rules.prefill_of(request.get("messages")) if isinstance(request, Mapping) else None
+    if prefill is None:
+        return
+    reply = call.wire_response
+    for joined in (True, False):
+        blocks = _api_rules.continued(prefill, reply, joined=joined)
+        if blocks is not None:
+            yield ModelResponse.from_dict({**reply, "content": blocks})
 
 
 def _api_rejects(run: Run, views: Views, lines: Mapping[int | None, int]) -> Iterator[Finding]:

@@ -10,7 +10,8 @@
 - a call log: a list (or ``.jsonl`` lines) of such request/response pairs, one per model call
   an agent made. Each call becomes a model call of the run, made for the step its request
   decides; the steps come from the conversation as its longest call sent it, with its reply as
-  the last step. A log of several conversations (told by their opening message: a side
+  the last step (going on in the last turn when that call ended with a prefill: the step it
+  decided). A log of several conversations (told by their opening message: a side
   request, another session, a compaction's request) is a run per conversation
   (``from_anthropic_runs``), the first the one that grew over the most calls;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
@@ -50,7 +51,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender import render
-from agentrender._api_rules import step_decided, system_text
+from agentrender._api_rules import content_blocks, continued, prefill_of, step_decided, system_text
 from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural, shown
@@ -724,6 +725,12 @@ def _from_calls(
     if held or any(by_step.values()):  # the turns are kept without them, and each view has its own request's
         breakpoints = (held, by_step)
         messages = _unmarked(messages, held)
+    prefill = prefill_of(messages) if response is not None else None
+    if response is not None and prefill is not None:
+        # the longest call ended with a prefill: the turn the model went on with, the decision of the step it decided
+        blocks = continued(prefill, response, joined=True) or continued(prefill, response, joined=False) or []
+        (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
+        messages = [*messages[:-1], turn]
     return conversation_run(
         messages,
         where=where,
@@ -756,27 +763,18 @@ def _continues(
 
 
 def _prefilled(prefill: Mapping[str, Any], reply: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
-    """Whether the assistant ``turn`` is the ``prefill`` a request ended with, continued by the ``reply`` to it: the
-    prefill's blocks then the reply's, or so with the prefill's last text and the reply's first joined into one text
-    block (as an agent merges them)."""
+    """Whether the assistant ``turn`` is the ``prefill`` a request ended with, continued by the ``reply`` to it
+    (``_api_rules.continued``, its blocks joined or not)."""
     if prefill.get("role") != "assistant" or turn.get("role") != "assistant":
         return False
-    before, after, merged = _blocks(prefill.get("content")), _blocks(reply.get("content")), _blocks(turn.get("content"))
-    if before is None or after is None or merged is None:
+    merged = content_blocks(turn.get("content"))
+    if merged is None:
         return False
-    if len(merged) == len(before) + len(after) and all(map(_same_block, merged, [*before, *after])):
-        return True
-    if not before or not after or len(merged) != len(before) + len(after) - 1:
-        return False
-    end, start = before[-1], after[0]
-    if not _is_text(end) or not _is_text(start):
-        return False
-    joined = {"type": "text", "text": end["text"] + start["text"]}
-    return all(map(_same_block, merged, [*before[:-1], joined, *after[1:]]))
-
-
-def _is_text(block: Any) -> bool:
-    return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    for joined in (False, True):
+        blocks = continued(prefill, reply, joined=joined)
+        if blocks is not None and len(merged) == len(blocks) and all(map(_same_block, merged, blocks)):
+            return True
+    return False
 
 
 def _same(message: Any, other: Any) -> bool:
@@ -787,17 +785,10 @@ def _same(message: Any, other: Any) -> bool:
         return True
     if not isinstance(message, Mapping) or not isinstance(other, Mapping) or message.get("role") != other.get("role"):
         return False
-    blocks, others = _blocks(message.get("content")), _blocks(other.get("content"))
+    blocks, others = content_blocks(message.get("content")), content_blocks(other.get("content"))
     if blocks is None or others is None or len(blocks) != len(others):
         return False
     return all(map(_same_block, blocks, others))
-
-
-def _blocks(content: Any) -> list[Any] | None:
-    """A message's content as blocks: a string is one text block."""
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return content if isinstance(content, list) else None
 
 
 def _longest(entries: Sequence[Entry], calls: Sequence[int]) -> int:
@@ -850,7 +841,7 @@ def _opening_key(message: Any) -> bytes:
     text given as a string as its block. Two openings that say the same have the same key."""
     if not isinstance(message, Mapping):
         return _encode_key(message)
-    blocks = _blocks(message.get("content"))
+    blocks = content_blocks(message.get("content"))
     content = [_uncached(block) for block in blocks] if blocks is not None else message.get("content")
     return _encode_key({"role": message.get("role"), "content": content})
 

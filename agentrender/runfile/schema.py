@@ -23,6 +23,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 from msgspec import inspect as types
 
+from agentrender._api_rules import defined_tool
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
 from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
 from agentrender._words import shown
@@ -113,14 +114,26 @@ class _Record(_Part, tag_field="type", frozen=True, gc=False, kw_only=True, forb
 
 
 class ToolRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """A tool offered to the model, as the Messages API's tool definition."""
+    """A tool offered to the model, as the Messages API's tool definition: a custom tool (no ``type``, or
+    ``"custom"``) of these fields, a name among them; or a tool the API defines (``_api_rules.defined_tool``), whose
+    ``type`` says which other fields it holds: those are kept and sent as written, the API's to check."""
 
-    name: str
+    name: str | None = None
+    """The name the model calls it by; a custom tool needs one, a toolset the API defines has none."""
     description: str | None = None
     input_schema: dict[str, Any] | None = None
     cache_control: dict[str, Any] | None = None
     """A prompt-caching breakpoint after the tools, as a request sends it (``_api_rules.TOOL_KEYS``)."""
+    type: str | None = None
+    """``custom``, or the versioned type of a tool the API defines (``bash_20250124``, ``web_search_20250305``)."""
+    strict: bool | None = None
+    """Whether the API holds the tool's inputs to its schema (structured outputs)."""
+    input_examples: list[dict[str, Any]] | None = None
+    defer_loading: bool | None = None
+    allowed_callers: list[str] | None = None
+    eager_input_streaming: bool | None = None
     read_only: bool | None = None
+    """The runtime's own: whether the tool changes nothing (``_api_rules.RUNTIME_TOOL_KEYS``); not sent."""
 
 
 class KeptWarning(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -280,7 +293,7 @@ def json_schema() -> dict[str, Any]:
     """
     schema = msgspec.json.schema(Record, ref_template=_REF)
     wire = wire_json_schema(_REF)  # the blocks and the reply, as the Messages API has them
-    schema["$defs"].update(wire, Reply=recorded_reply_schema(wire["Reply"]))
+    schema["$defs"].update(wire, Reply=recorded_reply_schema(wire["Reply"]), ToolRecord=_tool_schema(schema))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"A line of an agentrender run file ({FORMAT})",
@@ -290,6 +303,31 @@ def json_schema() -> dict[str, Any]:
             "should not write them."
         ),
         **schema,
+    }
+
+
+def _tool_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``ToolRecord``'s definition in the generated ``schema`` as the loader reads a tool: a custom tool, named, of
+    none but its fields; or a tool the API defines (a ``type`` other than ``custom``), of any other field too."""
+    generated = schema["$defs"]["ToolRecord"]
+    properties = generated["properties"]
+    custom_type = {"anyOf": [{"const": "custom"}, {"type": "null"}], "default": None}
+    return {
+        "title": generated["title"],
+        "description": generated["description"],
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {**properties, "name": {"type": "string"}, "type": custom_type},
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {**properties, "type": {"type": "string", "not": {"const": "custom"}}},
+                "required": ["type"],
+            },
+        ],
     }
 
 
@@ -467,7 +505,8 @@ def _known(value: Any, info: types.Type, where: str, unknown: list[str]) -> Any:
     if held is not None and type(value) is dict:
         fields = {field.encode_name: field for field in held.fields}
         tag = getattr(held, "tag_field", None)
-        unknown.extend(f"{where}.{key}" for key in value if key not in fields and key != tag)
+        if not (held.cls is ToolRecord and defined_tool(value)):  # a defined tool's other fields are its type's
+            unknown.extend(f"{where}.{key}" for key in value if key not in fields and key != tag)
         return {
             key: item if key == tag else _known(item, fields[key].type, f"{where}.{key}", unknown)
             for key, item in value.items()
@@ -528,6 +567,10 @@ def _check_blocks(blocks: list[Any] | None, where: str) -> None:
 
 
 def _header(header: RunHeader, blocks: bool) -> None:
+    for position, tool in enumerate(header.tools or ()):
+        if tool.name is None and tool.type in (None, "custom"):  # a custom tool: not one the API defines
+            what = "missing: a custom tool (no type, or type 'custom') needs a name"
+            raise BadRecord(f"$.tools[{position}].name", what)
     after = -1
     for position, compaction in enumerate(header.compactions or ()):
         where = f"$.compactions[{position}]"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from agentrender._api_rules import TOOL_KEYS
+from agentrender._api_rules import TOOL_KEYS, defined_tool
 from agentrender.adapters.anthropic import check_params
 from agentrender.imports.anthropic import request_key
 
@@ -32,13 +32,6 @@ if TYPE_CHECKING:
     from agentrender.runfile import Run
 
 __all__ = ["Cut", "Failure", "MessagesServer", "Received", "body_key", "stream_events"]
-
-
-# What the API takes in a custom tool (``type`` absent or ``custom``): what a request of the adapter sends
-# (``TOOL_KEYS``), and the fields of the API's own the adapter does not use.
-_CUSTOM_TOOL_KEYS = frozenset(
-    (*TOOL_KEYS, "type", "strict", "input_examples", "defer_loading", "allowed_callers", "eager_input_streaming")
-)
 
 
 def body_key(body: Mapping[str, Any]) -> str:
@@ -221,11 +214,11 @@ class MessagesServer:
             for i, tool in enumerate(tools):
                 if not isinstance(tool, dict):
                     return f"tools.{i}: expected an object"
-                if tool.get("type", "custom") != "custom":  # a server or versioned tool (web_search_..., bash_...)
-                    if not tool.get("name"):
+                if defined_tool(tool):  # a server or versioned tool (web_search_..., bash_...)
+                    if not tool.get("name") and "toolset" not in tool["type"]:  # a toolset has none
                         return f"tools.{i}: a tool needs a name"
                     continue
-                extra = sorted(set(tool).difference(_CUSTOM_TOOL_KEYS))
+                extra = sorted(set(tool).difference(TOOL_KEYS))
                 if extra:
                     return f"tools.{i}: unexpected fields {extra}"
                 if not tool.get("name") or not isinstance(tool.get("input_schema"), dict):

@@ -23,7 +23,7 @@ def validator() -> Any:
 
 
 def without(record: dict[str, Any], path: str) -> None:
-    """Delete the field at ``path`` (``.tools[1].defer_loading``) from ``record``, where it has one."""
+    """Delete the field at ``path`` (``.tools[1].timeout_s``) from ``record``, where it has one."""
     steps = re.findall(r"\.(\w+)|\[(\d+)\]", path)
     held: Any = record
     try:

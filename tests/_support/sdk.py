@@ -7,12 +7,12 @@ from typing import Any
 
 import pydantic
 import pytest
-from anthropic.types import MessageParam, ToolChoiceAutoParam, ToolParam
+from anthropic.types import MessageParam, ToolChoiceAutoParam, ToolUnionParam
 
 from agentrender.adapters.anthropic import check_params
 
 _MESSAGE = pydantic.TypeAdapter(MessageParam)
-_TOOL = pydantic.TypeAdapter(ToolParam)
+_TOOL = pydantic.TypeAdapter(ToolUnionParam)
 _TOOL_CHOICE = pydantic.TypeAdapter(ToolChoiceAutoParam)
 
 
