@@ -30,6 +30,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def _no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with ``COLUMNS`` unset: the CLI lays piped output out at it where it is set, and
+    pytest-xdist's workers set it to 80. A test of a width sets it, or passes ``--width``."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     """``golden(name, text)``: assert ``text`` equals ``tests/golden/<name>``, or rewrite it with --update-golden."""

@@ -33,7 +33,6 @@ WIDTH = "100"
 def _in_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
     """Run every command from the checkout, so sample paths print the same on every machine."""
     monkeypatch.chdir(ROOT)
-    monkeypatch.delenv("COLUMNS", raising=False)
 
 
 def terminal(*argv: str) -> str:

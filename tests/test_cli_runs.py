@@ -33,7 +33,6 @@ EVAL = "tests/fixtures/inspect/arith.eval"
 @pytest.fixture(autouse=True)
 def _in_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    monkeypatch.delenv("COLUMNS", raising=False)
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
