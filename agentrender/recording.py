@@ -22,7 +22,12 @@ then per call
   ``message``, and ``status`` and ``body`` for an HTTP error; ``incomplete`` for a stream that
   ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
   exception that left the block), ``latency_ms``, and the part of a streamed reply that
-  arrived, as ``partial``. The error itself is raised unchanged.
+  arrived, as ``partial``; ``"sent": false`` for a call the SDK refused before sending it (its
+  own ``TypeError`` or ``ValueError`` for the arguments, which holds no HTTP request), whose
+  ``request`` is the body its arguments make. The error itself is raised unchanged.
+
+The SDK's retries happen inside a call: only its last try is recorded, and ``latency_ms``
+counts them all.
 
 Everything else on the client passes through unchanged; ``with_options`` and ``copy``
 give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
@@ -145,6 +150,8 @@ class _Recorder:
         error: BaseException | Mapping[str, str],
         started: float,
         partial: Mapping[str, Any] | None = None,
+        *,
+        sent: bool = True,
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
@@ -155,7 +162,13 @@ class _Recorder:
         }
         if partial is not None:
             entry["partial"] = dict(partial)
+        if not sent:
+            entry["sent"] = False
         self.write(entry)
+
+    def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float) -> None:
+        """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending."""
+        self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error))
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self.lock:
@@ -237,6 +250,11 @@ def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def _sent_by_error(error: BaseException, params: Mapping[str, Any]) -> dict[str, Any]:
     """The body sent in the call that raised ``error`` (the SDK's errors keep their HTTP request)."""
+    return _sent(_http_request(error), params)
+
+
+def _http_request(error: BaseException) -> Any:
+    """The HTTP request ``error`` holds: an API error's (a status, a timeout, a connection that failed), else None."""
     response = getattr(error, "response", None)
     request = getattr(response, "request", None) if response is not None else None
     if request is None:
@@ -244,7 +262,19 @@ def _sent_by_error(error: BaseException, params: Mapping[str, Any]) -> dict[str,
             request = getattr(error, "request", None)
         except RuntimeError:  # httpx raises when an error has no request attached
             request = None
-    return _sent(request, params)
+    return request
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether the SDK refused the call that raised ``error`` before sending it (so the model never received it).
+
+    Once it sends, the SDK raises its API errors, each holding its HTTP request: it wraps any
+    ``Exception`` raised as it sends in one. An ``Exception`` holding none was raised before:
+    the SDK's own checks of the arguments (a ``TypeError`` for one missing or unknown, a
+    ``ValueError`` for a value it will not send) or the building of the body. An interruption
+    (``KeyboardInterrupt``, a cancelled task) may come as the request leaves: it is not one.
+    """
+    return isinstance(error, Exception) and _http_request(error) is None
 
 
 def _listed(params: dict[str, Any]) -> dict[str, Any]:
@@ -351,24 +381,34 @@ class _RecordedMessages:
         started = time.perf_counter()
         try:
             raw = self._messages.with_raw_response.create(**params)
+        except BaseException as error:
+            self._recorder.unanswered(params, error, started)
+            raise
+        request = _sent(getattr(raw, "http_request", None), params)
+        try:
             result = raw.parse()
         except BaseException as error:
-            self._recorder.failure(_sent_by_error(error, params), error, started)
+            self._recorder.failure(request, error, started)
             raise
-        return raw, self._done(result, _sent(getattr(raw, "http_request", None), params), started)
+        return raw, self._done(result, request, started)
 
     async def raw_create_async(self, params: dict[str, Any]) -> tuple[Any, Any]:
         """``raw_create`` on the async client."""
         started = time.perf_counter()
         try:
             raw = await self._messages.with_raw_response.create(**params)
+        except BaseException as error:
+            self._recorder.unanswered(params, error, started)
+            raise
+        request = _sent(getattr(raw, "http_request", None), params)
+        try:
             result = raw.parse()
             if inspect.isawaitable(result):  # some SDK versions parse an async response at once, others when awaited
                 result = await result
         except BaseException as error:
-            self._recorder.failure(_sent_by_error(error, params), error, started)
+            self._recorder.failure(request, error, started)
             raise
-        return raw, self._done(result, _sent(getattr(raw, "http_request", None), params), started)
+        return raw, self._done(result, request, started)
 
     def _done(self, result: Any, request: dict[str, Any], started: float) -> Any:
         if request.get("stream") is True:
@@ -385,7 +425,12 @@ class _RecordedMessages:
     def stream(self, **params: Any) -> Any:
         """``messages.stream``, recorded: the final message when it completes, else what arrived, as an error."""
         params = _listed(dict(params))
-        manager = self._messages.stream(**params)
+        started = time.perf_counter()
+        try:
+            manager = self._messages.stream(**params)
+        except BaseException as error:  # the SDK checks the arguments here, and sends when the stream is entered
+            self._recorder.unanswered(params, error, started)
+            raise
         if self._recorder.is_async:
             return _AsyncRecordedStream(manager, self._recorder, params)
         return _RecordedStream(manager, self._recorder, params)
@@ -486,7 +531,7 @@ class _StreamEnd:
         return stream
 
     def failed_to_open(self, error: BaseException) -> None:
-        self.recorder.failure(_sent_by_error(error, self.params), error, self.started)
+        self.recorder.unanswered(self.params, error, self.started)
 
     def closed(self, error: BaseException | None) -> None:
         if self.events is not None:

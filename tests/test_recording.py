@@ -23,6 +23,7 @@ import agentrender
 from agentrender import imports, load_run, render
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer
+from tests._support.cli import run_cli
 
 # An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
 pytestmark = pytest.mark.slow
@@ -320,6 +321,104 @@ def test_a_call_interrupted_before_it_was_sent_records_the_body_the_sdk_would_se
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == "KeyboardInterrupt"
     assert error["request"] == built[0]
+
+
+# A call the SDK refuses before sending (its own TypeError): a misspelt argument, and a required one left out.
+_REFUSALS = {
+    "create-unknown": ("create", {"temprature": 0.5}, "temprature"),
+    "create-missing": ("create", {"max_tokens": anthropic.omit}, "Missing required arguments"),
+    "stream-unknown": ("stream", {"temprature": 0.5}, "temprature"),
+    "raw-missing": ("raw", {"max_tokens": anthropic.omit}, "Missing required arguments"),
+}
+
+
+@pytest.mark.parametrize("refusal", list(_REFUSALS))
+def test_a_call_the_sdk_refused_before_sending_is_recorded_as_never_sent(tmp_path: Path, refusal: str) -> None:
+    """A call the SDK refuses before sending is kept with sent: false, its TypeError raised unchanged, and no reader
+    takes it for a request the model received: the run's steps are what was sent, and each reader says why."""
+    how, change, said = _REFUSALS[refusal]
+    path = tmp_path / "agent.jsonl"
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(**_params(messages))
+        messages += _next_turns(message)
+        params = {key: value for key, value in {**_params(messages), **change}.items() if value is not anthropic.omit}
+        with pytest.raises(TypeError, match=said):
+            if how == "create":
+                client.messages.create(**params)
+            elif how == "raw":
+                client.messages.with_raw_response.create(**params)
+            else:
+                with client.messages.stream(**params) as stream:
+                    stream.get_final_message()
+    assert len(server.received) == 1
+    call, refused = _lines(path)[1:]
+    assert call["type"] == "model_call"
+    assert refused["type"] == "model_call_error"
+    assert refused["sent"] is False
+    assert refused["step"] == 1
+    assert refused["error"]["type"] == "TypeError" and said in refused["error"]["message"]
+    assert [message["role"] for message in refused["request"]["messages"]] == ["user", "assistant", "user"]
+    assert refused["request"]["messages"][2] == messages[2]
+
+    (loaded,) = [warning for warning in load_run(path).warnings if warning.line == 3]
+    assert "never sent" in loaded.text and "TypeError" in loaded.text
+    run = imports.load(path)
+    assert [call.step for call in run.model_calls] == [0]
+    assert len(run.steps) == 1  # the conversation as the model received it, not as the refused call held it
+    (warning,) = run.warnings
+    assert warning.line == 3
+    assert "refused before sending it" in warning.text and "never sent" in warning.text
+    code, out, _ = run_cli("check", str(path), "--json")
+    assert code == 0
+    (report,) = json.loads(out)
+    assert any("never sent" in finding["message"] for finding in report["findings"])
+
+
+def test_a_recording_of_refused_calls_alone_has_no_conversation_and_says_why(tmp_path: Path) -> None:
+    """A recording whose only call the SDK refused imports as no conversation, the error naming the refused call."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([]) as server,
+        agentrender.record(_client(server), path) as client,
+        pytest.raises(TypeError),
+    ):
+        client.messages.create(model=MODEL, messages=[{"role": "user", "content": "Hi."}])
+    assert server.received == []
+    with pytest.raises(agentrender.RunFileError, match=r"no model call yet.*line 2.*refused before sending it"):
+        imports.load(path)
+
+
+def test_a_sent_mark_that_is_not_a_boolean_is_an_error_naming_its_line(tmp_path: Path) -> None:
+    """A model_call_error whose sent is neither true nor false is refused by each reader, naming its line and field."""
+    path = tmp_path / "agent.jsonl"
+    header = {"type": "run", "run_id": "agent", "format": "agentrender.run/2", "source": {"format": "anthropic-record"}}
+    error = {
+        "type": "model_call_error",
+        "step": 0,
+        "request": {"model": MODEL, "messages": [{"role": "user", "content": "Hi."}]},
+        "error": {"type": "TypeError", "message": "bad"},
+        "sent": "no",
+    }
+    path.write_text("".join(json.dumps(record) + "\n" for record in (header, error)), encoding="utf-8")
+    with pytest.raises(agentrender.RunFileError, match=r":2: .*sent: expected .*str"):
+        imports.load(path)
+    with pytest.raises(agentrender.RunFileError, match=r":2: model_call_error.sent: expected true or false"):
+        imports.from_anthropic(path)
+    with pytest.raises(agentrender.RunFileError, match=r":2: .*sent: expected .*str"):
+        load_run(path)
+
+
+def test_a_call_that_failed_to_connect_is_not_marked_never_sent(tmp_path: Path) -> None:
+    """A call the SDK tried to send (a connection that failed: the SDK's APIConnectionError) is kept with no sent
+    mark: the recorder cannot tell whether the model received it."""
+    path = tmp_path / "agent.jsonl"
+    sdk = anthropic.Anthropic(base_url="http://127.0.0.1:9", api_key="local", max_retries=0)
+    with agentrender.record(sdk, path) as client, pytest.raises(anthropic.APIConnectionError):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "APIConnectionError"
+    assert "sent" not in error
 
 
 def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
