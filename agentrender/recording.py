@@ -7,15 +7,17 @@
     run = agentrender.imports.load("run.jsonl")  # its steps, model calls and what was sent
 
 ``record(client, path)`` wraps an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic``
-client. Its ``messages.create`` (``stream=True`` and ``with_raw_response`` too) and
-``messages.stream`` (sync and async) write one record per call, flushed when the call
+client (the client itself: a resource of it, such as ``client.beta``, is refused). Its
+``messages.create`` (``stream=True`` and ``with_raw_response`` too) and ``messages.stream``
+(sync and async), and ``beta.messages``' the same way, write one record per call, flushed when the call
 ends, through ``RunWriter``: a process killed mid-run leaves every completed call
 readable. The file is a run file
 (``agentrender.run/2``): a ``run`` header whose ``source.format`` is ``anthropic-record``,
 then per call
 
 - ``model_call``: ``step`` (how many assistant turns the request's messages hold before a prefill),
-  ``request`` (the JSON body as the SDK sent it over HTTP), ``response`` (the ``Message``
+  ``request`` (the JSON body as the SDK sent it over HTTP, with the beta features the call asked for, its
+  ``anthropic-beta`` header, as ``betas``: as ``beta.messages.create`` takes them), ``response`` (the ``Message``
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
@@ -31,8 +33,9 @@ counts them all.
 
 Everything else on the client passes through unchanged; ``with_options`` and ``copy``
 give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
-as ``create`` is. Calls made another way (``messages.parse``, ``with_streaming_response``,
-``client.beta``) are not recorded.
+as ``create`` is. These calls are the client's own, made and answered as without the recorder, and not recorded
+(docs/runfile.md says why of each): ``messages.parse`` and ``beta.messages.parse``, ``with_streaming_response``,
+``client.with_raw_response``, and ``beta.messages.tool_runner`` and ``thread``.
 
 This module imports no third-party package: it works on the client it is given, so
 ``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
@@ -90,17 +93,23 @@ def record(
 ) -> ClientT:
     """A client that works as ``client`` does and writes each Messages API call it makes to the run file ``path``.
 
-    ``client`` is an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` (or a client
-    with the same ``messages`` resource). The file is created now (replacing one already
-    there), holding its header; ``run_id`` defaults to the file's name without its
-    extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or
-    leaving its ``with`` block) closes the file. The client returned is typed as the one
-    given, to keep the agent's code checked as it was, but it is a wrapper: ``isinstance``
-    against the SDK's classes is false for it.
+    ``client`` is an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` (or a client with the same
+    ``messages`` resource and ``with_options``); anything else, a resource of a client such as
+    ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
+    (replacing one already there), holding its header; ``run_id`` defaults to the file's name without
+    its extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or leaving its
+    ``with`` block) closes the file. The client returned is typed as the one given, to keep the agent's
+    code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false for
+    it.
     """
     messages = getattr(client, "messages", None)
-    if messages is None or not callable(getattr(messages, "create", None)):
-        raise TypeError(f"record() takes an Anthropic SDK client (with messages.create), got {type(client).__name__}")
+    if not callable(getattr(messages, "create", None)) or not callable(getattr(client, "with_options", None)):
+        # a resource of a client (client.beta, client.messages) has no with_options: the client is what is recorded
+        raise TypeError(
+            f"record() takes an Anthropic SDK client (anthropic.Anthropic or anthropic.AsyncAnthropic, with "
+            f"messages.create and with_options), got {type(client).__name__}: pass the client itself, "
+            "record(client, path), whose messages and beta.messages calls are both recorded"
+        )
     recorder = _Recorder(client, path, run_id=run_id, compress=compress)
     return cast(ClientT, _RecordedClient(client, recorder))
 
@@ -227,14 +236,27 @@ def _message_json(message: Any) -> dict[str, Any]:
 
 
 def _sent(http_request: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON body of ``http_request`` as it went over the wire, or ``params`` as JSON when it cannot be read."""
+    """The JSON body of ``http_request`` as it went over the wire, with the beta features it asked for as ``betas``
+    (as ``client.beta.messages.create`` takes them), or ``params`` as JSON when it cannot be read."""
     try:
         body = json.loads(http_request.content)
     except (AttributeError, TypeError, ValueError):
         body = None
-    if isinstance(body, dict):
-        return body
-    return _body_of(params)
+    if not isinstance(body, dict):
+        return _body_of(params)
+    betas = _betas(http_request)
+    if betas:
+        body["betas"] = betas
+    return body
+
+
+def _betas(http_request: Any) -> list[str]:
+    """The beta features ``http_request`` asked for: its ``anthropic-beta`` header, which the SDK's ``betas`` sets."""
+    try:
+        header = http_request.headers.get("anthropic-beta")
+    except AttributeError:
+        return []
+    return [beta.strip() for beta in str(header or "").split(",") if beta.strip()]
 
 
 def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -296,12 +318,13 @@ def _snapshot(stream: Any) -> Any:
 class _RecordedClient:
     """An SDK client whose Messages API calls are recorded; everything else is the client's own."""
 
-    __slots__ = ("_client", "_messages", "_recorder")
+    __slots__ = ("_beta", "_client", "_messages", "_recorder")
 
     def __init__(self, client: Any, recorder: _Recorder) -> None:
         object.__setattr__(self, "_client", client)
         object.__setattr__(self, "_recorder", recorder)
         object.__setattr__(self, "_messages", None)
+        object.__setattr__(self, "_beta", None)
 
     @property
     def messages(self) -> Any:
@@ -309,6 +332,13 @@ class _RecordedClient:
         if self._messages is None:
             object.__setattr__(self, "_messages", _RecordedMessages(self._client.messages, self._recorder))
         return self._messages
+
+    @property
+    def beta(self) -> Any:
+        """The client's ``beta`` resource, whose ``messages`` records ``create`` and ``stream`` as ``messages`` does."""
+        if self._beta is None:
+            object.__setattr__(self, "_beta", _RecordedBeta(self._client.beta, self._recorder))
+        return self._beta
 
     def with_options(self, **options: Any) -> Any:
         """The client's ``with_options``, recorded to the same file."""
@@ -355,6 +385,33 @@ class _RecordedClient:
 
     def __repr__(self) -> str:
         return f"<recorded {self._client!r} to {self._recorder.writer.path}>"
+
+
+class _RecordedBeta:
+    """A client's ``beta`` resource whose ``messages`` is recorded; the rest is the resource's own."""
+
+    __slots__ = ("_beta", "_messages", "_recorder")
+
+    def __init__(self, beta: Any, recorder: _Recorder) -> None:
+        self._beta = beta
+        self._recorder = recorder
+        self._messages: _RecordedMessages | None = None
+
+    @property
+    def messages(self) -> Any:
+        """``beta.messages``, recording ``create`` and ``stream``."""
+        if self._messages is None:
+            self._messages = _RecordedMessages(self._beta.messages, self._recorder)
+        return self._messages
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._beta, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._beta)) | {"messages"})
+
+    def __repr__(self) -> str:
+        return f"<recorded {self._beta!r}>"
 
 
 class _RecordedMessages:

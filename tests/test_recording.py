@@ -707,6 +707,66 @@ def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:
     assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
 
 
+# Beta features a beta call asks for (the SDK sends them in the anthropic-beta header).
+BETAS = ["context-management-2025-06-27", "interleaved-thinking-2025-05-14"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_beta_call_is_recorded_with_the_betas_it_was_sent_with(tmp_path: Path, mode: str) -> None:
+    """client.beta.messages' create, create(stream=True) and stream are recorded as messages' are, the request
+    holding the betas it was sent with; the rest of client.beta is the client's own."""
+    path = tmp_path / "agent.jsonl"
+    params = {**_params([{"role": "user", "content": "What is the answer? Start at a.txt."}]), "betas": BETAS}
+    with MessagesServer.scripted([_reply(0)]) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.beta.models is inner.beta.models
+            if mode == "create":
+                message = client.beta.messages.create(**params)
+            elif mode == "stream":
+                with client.beta.messages.stream(**params) as stream:
+                    message = stream.get_final_message()
+            else:
+                message = _final(list(client.beta.messages.create(**params, stream=True)))
+    assert type(message).__name__ in ("BetaMessage", "ParsedBetaMessage")
+    assert message.content[1].input == {"path": "a.txt"}
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+    assert call.record["response"]["content"] == _reply(0)["content"]
+
+
+@pytest.mark.parametrize("mode", ["create", "stream"])
+def test_an_async_beta_call_is_recorded(tmp_path: Path, mode: str) -> None:
+    """The async client's beta.messages.create and stream are recorded too, with their betas."""
+    path = tmp_path / "agent.jsonl"
+    params = {**_params([{"role": "user", "content": "What is the answer? Start at a.txt."}]), "betas": BETAS}
+
+    async def main(server: MessagesServer) -> Any:
+        async with agentrender.record(_async_client(server), path) as client:
+            if mode == "create":
+                return await client.beta.messages.create(**params)
+            async with client.beta.messages.stream(**params) as stream:
+                return await stream.get_final_message()
+
+    with MessagesServer.scripted([_reply(0)]) as server:
+        message = asyncio.run(main(server))
+    assert message.id == "msg_00"
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+
+
+@pytest.mark.parametrize("part", ["beta", "messages", "beta.messages"])
+def test_record_refuses_a_resource_of_a_client_naming_what_to_pass(tmp_path: Path, part: str) -> None:
+    """record(client.beta) or another resource of a client is refused at once: the error names it and says to pass
+    the client."""
+    resource: Any = anthropic.Anthropic(api_key="local")
+    for name in part.split("."):
+        resource = getattr(resource, name)
+    with pytest.raises(TypeError, match=rf"got {type(resource).__name__}: pass the client itself, record\(client"):
+        agentrender.record(resource, tmp_path / "agent.jsonl")
+    assert not (tmp_path / "agent.jsonl").exists()
+
+
 def test_record_refuses_what_is_not_a_client(tmp_path: Path) -> None:
     """A value with no messages.create is refused at once, naming what it got."""
     with pytest.raises(TypeError, match="got dict"):
