@@ -33,9 +33,10 @@ counts them all.
 
 Everything else on the client passes through unchanged; ``with_options`` and ``copy``
 give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
-as ``create`` is. These calls are the client's own, made and answered as without the recorder, and not recorded
-(docs/runfile.md says why of each): ``messages.parse`` and ``beta.messages.parse``, ``with_streaming_response``,
-``client.with_raw_response``, and ``beta.messages.tool_runner`` and ``thread``.
+as ``create`` is, and so is ``beta.messages.parse`` (and its ``with_raw_response.parse``), from the SDK's raw
+response of it. These calls are the client's own, made and answered as without the recorder, and not recorded
+(docs/runfile.md says why of each): ``messages.parse`` (the SDK gives no raw response of it),
+``with_streaming_response``, ``client.with_raw_response``, and ``beta.messages.tool_runner`` and ``thread``.
 
 This module imports no third-party package: it works on the client it is given, so
 ``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
@@ -425,19 +426,33 @@ class _RecordedMessages:
 
     def create(self, **params: Any) -> Any:
         """``messages.create``, recorded: the reply (or the error) is written when the call ends."""
+        return self._called("create", params)
+
+    @property
+    def parse(self) -> Any:
+        """``messages.parse``, recorded as ``create`` is where the SDK gives a raw response of it (``beta.messages``'
+        ``with_raw_response.parse``); else the resource's own, unrecorded: its parsed reply holds no HTTP request."""
+        if not callable(getattr(self._messages.with_raw_response, "parse", None)):
+            return self._messages.parse
+        return self._parse
+
+    def _parse(self, **params: Any) -> Any:
+        return self._called("parse", params)
+
+    def _called(self, method: str, params: dict[str, Any]) -> Any:
         params = _listed(dict(params))
         if self._recorder.is_async:
-            return self._create_async(params)
-        return self.raw_create(params)[1]
+            return self._called_async(method, params)
+        return self.raw_create(params, method)[1]
 
-    async def _create_async(self, params: dict[str, Any]) -> Any:
-        return (await self.raw_create_async(params))[1]
+    async def _called_async(self, method: str, params: dict[str, Any]) -> Any:
+        return (await self.raw_create_async(params, method))[1]
 
-    def raw_create(self, params: dict[str, Any]) -> tuple[Any, Any]:
-        """The SDK's raw response to ``create(**params)`` and the reply it gives the agent, recorded."""
+    def raw_create(self, params: dict[str, Any], method: str = "create") -> tuple[Any, Any]:
+        """The SDK's raw response to ``create(**params)`` (or ``parse``) and the reply it gives the agent, recorded."""
         started = time.perf_counter()
         try:
-            raw = self._messages.with_raw_response.create(**params)
+            raw = getattr(self._messages.with_raw_response, method)(**params)
         except BaseException as error:
             self._recorder.unanswered(params, error, started)
             raise
@@ -449,11 +464,11 @@ class _RecordedMessages:
             raise
         return raw, self._done(result, request, started)
 
-    async def raw_create_async(self, params: dict[str, Any]) -> tuple[Any, Any]:
+    async def raw_create_async(self, params: dict[str, Any], method: str = "create") -> tuple[Any, Any]:
         """``raw_create`` on the async client."""
         started = time.perf_counter()
         try:
-            raw = await self._messages.with_raw_response.create(**params)
+            raw = await getattr(self._messages.with_raw_response, method)(**params)
         except BaseException as error:
             self._recorder.unanswered(params, error, started)
             raise
@@ -476,7 +491,7 @@ class _RecordedMessages:
 
     @property
     def with_raw_response(self) -> Any:
-        """The resource's ``with_raw_response``, recording ``create``."""
+        """The resource's ``with_raw_response``, recording ``create`` (and ``parse``, where it has one)."""
         return _RecordedRawMessages(self._messages.with_raw_response, self)
 
     def stream(self, **params: Any) -> Any:
@@ -496,7 +511,7 @@ class _RecordedMessages:
         return getattr(self._messages, name)
 
     def __dir__(self) -> list[str]:
-        return sorted(set(dir(self._messages)) | {"create", "stream", "with_raw_response"})
+        return sorted(set(dir(self._messages)) | {"create", "parse", "stream", "with_raw_response"})
 
     def __repr__(self) -> str:
         return f"<recorded {self._messages!r}>"
@@ -513,13 +528,26 @@ class _RecordedRawMessages:
 
     def create(self, **params: Any) -> Any:
         """``with_raw_response.create``, recorded as ``create`` is: the SDK's raw response, its reply recorded."""
+        return self._called("create", params)
+
+    @property
+    def parse(self) -> Any:
+        """``with_raw_response.parse``, where the SDK has one (``beta.messages``'), recorded as ``create`` is."""
+        if not callable(getattr(self._raw, "parse", None)):
+            raise AttributeError("parse")  # as the SDK's own has none
+        return self._parse
+
+    def _parse(self, **params: Any) -> Any:
+        return self._called("parse", params)
+
+    def _called(self, method: str, params: dict[str, Any]) -> Any:
         params = _listed(dict(params))
         if self._recorded._recorder.is_async:
-            return self._create_async(params)
-        return _RecordedRawResponse.of(*self._recorded.raw_create(params), is_async=False)
+            return self._called_async(method, params)
+        return _RecordedRawResponse.of(*self._recorded.raw_create(params, method), is_async=False)
 
-    async def _create_async(self, params: dict[str, Any]) -> Any:
-        return _RecordedRawResponse.of(*(await self._recorded.raw_create_async(params)), is_async=True)
+    async def _called_async(self, method: str, params: dict[str, Any]) -> Any:
+        return _RecordedRawResponse.of(*(await self._recorded.raw_create_async(params, method)), is_async=True)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)

@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import anthropic
+import pydantic
 import pytest
 
 import agentrender
@@ -753,6 +754,73 @@ def test_an_async_beta_call_is_recorded(tmp_path: Path, mode: str) -> None:
     assert message.id == "msg_00"
     (call,) = imports.load(path).model_calls
     assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+
+
+class _Answer(pydantic.BaseModel):
+    """The structured output an agent asks messages.parse for."""
+
+    value: int
+
+
+_ANSWER = {
+    "id": "msg_00",
+    "model": MODEL,
+    "content": [{"type": "text", "text": '{"value": 42}'}],
+    "stop_reason": "end_turn",
+}
+_ASKED = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "The answer?"}]}
+
+
+@pytest.mark.parametrize("how", ["parse", "raw-parse", "async-parse"])
+def test_a_beta_parse_is_recorded_as_the_request_it_sent(tmp_path: Path, how: str) -> None:
+    """beta.messages.parse, of which the SDK gives a raw response, is recorded as create is: the body it sent (the
+    JSON schema it made of output_format) and the reply as the API gave it; the agent gets its parsed output."""
+    path = tmp_path / "agent.jsonl"
+
+    async def main(server: MessagesServer) -> Any:
+        async with agentrender.record(_async_client(server), path) as client:
+            return await client.beta.messages.parse(**_ASKED, output_format=_Answer)
+
+    with MessagesServer.scripted([_ANSWER]) as server:
+        if how == "async-parse":
+            message = asyncio.run(main(server))
+        else:
+            with agentrender.record(_client(server), path) as client:
+                if how == "parse":
+                    message = client.beta.messages.parse(**_ASKED, output_format=_Answer)
+                else:
+                    message = client.beta.messages.with_raw_response.parse(**_ASKED, output_format=_Answer).parse()
+    assert message.parsed_output == _Answer(value=42)
+    (call,) = imports.load(path).model_calls
+    sent = server.received[0].body
+    assert sent["output_config"]["format"]["type"] == "json_schema"
+    assert {key: value for key, value in call.record["request"].items() if key != "betas"} == sent
+    assert call.record["response"]["content"] == _ANSWER["content"]
+
+
+def test_calls_the_recorder_cannot_record_are_the_clients_own_and_write_nothing(tmp_path: Path) -> None:
+    """messages.parse, with_streaming_response and the client's with_raw_response, which the docs say are not
+    recorded, are the client's own: each gives the agent what it gives unrecorded, and nothing is written."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_ANSWER] * 4) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.messages.parse == inner.messages.parse
+            assert client.messages.with_streaming_response is inner.messages.with_streaming_response
+            assert client.beta.messages.with_streaming_response is inner.beta.messages.with_streaming_response
+            assert client.with_raw_response is inner.with_raw_response
+            parsed = client.messages.parse(**_ASKED, output_format=_Answer)
+            with client.messages.with_streaming_response.create(**_ASKED) as response:
+                streamed = response.parse()
+            with client.beta.messages.with_streaming_response.create(**_ASKED, stream=True) as response:
+                lines = list(response.iter_lines())
+            raw = client.with_raw_response.messages.create(**_ASKED)
+    assert parsed.parsed_output == _Answer(value=42)
+    assert streamed.content[0].text == '{"value": 42}'
+    assert "event: message_stop" in lines
+    assert raw.parse().id == "msg_00"
+    assert len(server.received) == 4
+    assert [record["type"] for record in _lines(path)] == ["run"]
 
 
 @pytest.mark.parametrize("part", ["beta", "messages", "beta.messages"])
