@@ -31,8 +31,8 @@ then per call
 The SDK's retries happen inside a call: only its last try is recorded, and ``latency_ms``
 counts them all.
 
-Everything else on the client passes through unchanged; ``with_options`` and ``copy``
-give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
+Everything else on the client passes through unchanged; ``with_options``, ``copy`` and
+``with_middleware`` give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
 as ``create`` is, and so is ``beta.messages.parse`` (and its ``with_raw_response.parse``), from the SDK's raw
 response of it. These calls are the client's own, made and answered as without the recorder, and not recorded
 (docs/runfile.md says why of each): ``messages.parse`` (the SDK gives no raw response of it),
@@ -348,6 +348,12 @@ class _RecordedClient:
     def copy(self, **options: Any) -> Any:
         """The client's ``copy``, recorded to the same file."""
         return _RecordedClient(self._client.copy(**options), self._recorder)
+
+    @property
+    def with_middleware(self) -> Any:
+        """The client's ``with_middleware`` (of an SDK that has one), giving a client recorded to the same file."""
+        made = self._client.with_middleware
+        return lambda *middleware: _RecordedClient(made(*middleware), self._recorder)
 
     def close(self) -> Any:
         """Close the client (await the result of an async client's) and the run file."""

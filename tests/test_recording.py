@@ -835,6 +835,22 @@ def test_record_refuses_a_resource_of_a_client_naming_what_to_pass(tmp_path: Pat
     assert not (tmp_path / "agent.jsonl").exists()
 
 
+def test_a_client_made_with_middleware_is_recorded_to_the_same_file(tmp_path: Path) -> None:
+    """with_middleware, as with_options and copy, gives a client whose calls are recorded to the same file."""
+    path = tmp_path / "agent.jsonl"
+    seen: list[Any] = []
+
+    def middleware(request: Any, call_next: Any) -> Any:
+        seen.append(request)
+        return call_next(request)
+
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        message = client.with_middleware(middleware).messages.create(**_params([{"role": "user", "content": "Hi."}]))
+    assert message.id == "msg_00"
+    assert len(seen) == 1
+    assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
+
+
 def test_record_refuses_what_is_not_a_client(tmp_path: Path) -> None:
     """A value with no messages.create is refused at once, naming what it got."""
     with pytest.raises(TypeError, match="got dict"):
