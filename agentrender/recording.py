@@ -32,11 +32,11 @@ The SDK's retries happen inside a call: only its last try is recorded, and ``lat
 counts them all.
 
 Everything else on the client passes through unchanged; ``with_options``, ``copy`` and
-``with_middleware`` give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
-as ``create`` is, and so is ``beta.messages.parse`` (and its ``with_raw_response.parse``), from the SDK's raw
-response of it. These calls are the client's own, made and answered as without the recorder, and not recorded
-(docs/runfile.md says why of each): ``messages.parse`` (the SDK gives no raw response of it),
-``with_streaming_response``, ``client.with_raw_response``, and ``beta.messages.tool_runner`` and ``thread``.
+``with_middleware`` give a client recorded to the same file. ``messages.with_raw_response.create`` (and the
+client's ``with_raw_response.messages.create``) is recorded as ``create`` is, and so is ``beta.messages.parse``
+(and its ``with_raw_response.parse``), from the SDK's raw response of it. These calls are the client's own, made
+and answered as without the recorder, and not recorded (docs/runfile.md says why of each): ``messages.parse`` (the
+SDK gives no raw response of it), ``with_streaming_response``, and ``beta.messages.tool_runner`` and ``thread``.
 
 This module imports no third-party package: it works on the client it is given, so
 ``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
@@ -50,7 +50,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -341,6 +341,12 @@ class _RecordedClient:
             object.__setattr__(self, "_beta", _RecordedBeta(self._client.beta, self._recorder))
         return self._beta
 
+    @property
+    def with_raw_response(self) -> Any:
+        """The client's ``with_raw_response``, whose ``messages`` and ``beta.messages`` record ``create`` as
+        ``messages.with_raw_response`` does."""
+        return _RecordedRawClient(self._client.with_raw_response, self.messages, lambda: self.beta)
+
     def with_options(self, **options: Any) -> Any:
         """The client's ``with_options``, recorded to the same file."""
         return _RecordedClient(self._client.with_options(**options), self._recorder)
@@ -392,6 +398,48 @@ class _RecordedClient:
 
     def __repr__(self) -> str:
         return f"<recorded {self._client!r} to {self._recorder.writer.path}>"
+
+
+class _OfRaw:
+    """A recorded ``with_raw_response`` (``_raw``): what it does not record is the SDK's own."""
+
+    __slots__ = ("_raw",)
+    _RECORDED: frozenset[str] = frozenset()
+    """What it records, beside the SDK's names."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._raw)) | self._RECORDED)
+
+
+class _RecordedRawClient(_OfRaw):
+    """A client's (or its ``beta``'s) ``with_raw_response``, whose ``messages`` is the recorded resource's
+    ``with_raw_response``, and ``beta`` one of these for ``beta``; the rest is its own."""
+
+    __slots__ = ("_beta", "_messages")
+    _RECORDED = frozenset({"messages"})
+
+    def __init__(self, raw: Any, messages: Any, beta: Callable[[], Any] | None = None) -> None:
+        super().__init__(raw)
+        self._messages = messages
+        self._beta = beta  # made when asked for: a client may have no beta
+
+    @property
+    def messages(self) -> Any:
+        """``messages.with_raw_response``, recording ``create``."""
+        return self._messages.with_raw_response
+
+    @property
+    def beta(self) -> Any:
+        """``beta.with_raw_response``, its ``messages`` recorded."""
+        if self._beta is None:
+            raise AttributeError("beta")  # as the SDK's own has none
+        return _RecordedRawClient(self._raw.beta, self._beta().messages)
 
 
 class _RecordedBeta:
@@ -523,13 +571,14 @@ class _RecordedMessages:
         return f"<recorded {self._messages!r}>"
 
 
-class _RecordedRawMessages:
+class _RecordedRawMessages(_OfRaw):
     """``messages.with_raw_response``, whose ``create`` is recorded; the rest is its own."""
 
-    __slots__ = ("_raw", "_recorded")
+    __slots__ = ("_recorded",)
+    _RECORDED = frozenset({"create"})
 
     def __init__(self, raw: Any, recorded: _RecordedMessages) -> None:
-        self._raw = raw
+        super().__init__(raw)
         self._recorded = recorded
 
     def create(self, **params: Any) -> Any:
@@ -554,12 +603,6 @@ class _RecordedRawMessages:
 
     async def _called_async(self, method: str, params: dict[str, Any]) -> Any:
         return _RecordedRawResponse.of(*(await self._recorded.raw_create_async(params, method)), is_async=True)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(dir(self._raw)) | {"create"})
 
 
 class _RecordedRawResponse:

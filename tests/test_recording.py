@@ -799,28 +799,44 @@ def test_a_beta_parse_is_recorded_as_the_request_it_sent(tmp_path: Path, how: st
 
 
 def test_calls_the_recorder_cannot_record_are_the_clients_own_and_write_nothing(tmp_path: Path) -> None:
-    """messages.parse, with_streaming_response and the client's with_raw_response, which the docs say are not
-    recorded, are the client's own: each gives the agent what it gives unrecorded, and nothing is written."""
+    """messages.parse and with_streaming_response, which the docs say are not recorded, are the client's own: each
+    gives the agent what it gives unrecorded, and nothing is written."""
     path = tmp_path / "agent.jsonl"
-    with MessagesServer.scripted([_ANSWER] * 4) as server:
+    with MessagesServer.scripted([_ANSWER] * 3) as server:
         inner = _client(server)
         with agentrender.record(inner, path) as client:
             assert client.messages.parse == inner.messages.parse
             assert client.messages.with_streaming_response is inner.messages.with_streaming_response
             assert client.beta.messages.with_streaming_response is inner.beta.messages.with_streaming_response
-            assert client.with_raw_response is inner.with_raw_response
+            assert client.with_streaming_response is inner.with_streaming_response
             parsed = client.messages.parse(**_ASKED, output_format=_Answer)
             with client.messages.with_streaming_response.create(**_ASKED) as response:
                 streamed = response.parse()
             with client.beta.messages.with_streaming_response.create(**_ASKED, stream=True) as response:
                 lines = list(response.iter_lines())
-            raw = client.with_raw_response.messages.create(**_ASKED)
     assert parsed.parsed_output == _Answer(value=42)
     assert streamed.content[0].text == '{"value": 42}'
     assert "event: message_stop" in lines
-    assert raw.parse().id == "msg_00"
-    assert len(server.received) == 4
+    assert len(server.received) == 3
     assert [record["type"] for record in _lines(path)] == ["run"]
+
+
+def test_a_call_through_the_clients_with_raw_response_is_recorded(tmp_path: Path) -> None:
+    """client.with_raw_response.messages.create and its beta.messages.create are recorded as
+    messages.with_raw_response.create is; the rest of client.with_raw_response is the client's own."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_ANSWER] * 2) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.with_raw_response.models is inner.with_raw_response.models
+            raw = client.with_raw_response.messages.create(**_ASKED)
+            beta = client.with_raw_response.beta.messages.create(**_ASKED, betas=BETAS)
+    assert raw.headers["request-id"] == "req_local_1"
+    assert (raw.parse().id, beta.parse().id) == ("msg_00", "msg_00")
+    calls = _lines(path)[1:]
+    assert [call["type"] for call in calls] == ["model_call", "model_call"]
+    assert calls[0]["request"] == server.received[0].body
+    assert calls[1]["request"] == {**server.received[1].body, "betas": BETAS}
 
 
 @pytest.mark.parametrize("part", ["beta", "messages", "beta.messages"])
