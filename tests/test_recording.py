@@ -376,6 +376,27 @@ def test_a_call_the_sdk_refused_before_sending_is_recorded_as_never_sent(tmp_pat
     assert any("never sent" in finding["message"] for finding in report["findings"])
 
 
+@pytest.mark.parametrize("how", ["create", "stream"])
+def test_an_async_call_the_sdk_refused_is_recorded_as_never_sent(tmp_path: Path, how: str) -> None:
+    """The async client's calls the SDK refuses before sending are kept with sent: false too."""
+    path = tmp_path / "agent.jsonl"
+    params = {"model": MODEL, "messages": [{"role": "user", "content": "Hi."}], "temprature": 0.5}
+
+    async def main(server: MessagesServer) -> None:
+        async with agentrender.record(_async_client(server), path) as client:
+            if how == "create":
+                await client.messages.create(max_tokens=64, **params)
+            else:
+                async with client.messages.stream(max_tokens=64, **params) as stream:
+                    await stream.get_final_message()
+
+    with MessagesServer.scripted([]) as server, pytest.raises(TypeError, match="temprature"):
+        asyncio.run(main(server))
+    assert server.received == []
+    (refused,) = _lines(path)[1:]
+    assert (refused["type"], refused["sent"], refused["error"]["type"]) == ("model_call_error", False, "TypeError")
+
+
 def test_a_recording_of_refused_calls_alone_has_no_conversation_and_says_why(tmp_path: Path) -> None:
     """A recording whose only call the SDK refused imports as no conversation, the error naming the refused call."""
     path = tmp_path / "agent.jsonl"
