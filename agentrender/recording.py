@@ -7,27 +7,36 @@
     run = agentrender.imports.load("run.jsonl")  # its steps, model calls and what was sent
 
 ``record(client, path)`` wraps an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic``
-client. Its ``messages.create`` (``stream=True`` and ``with_raw_response`` too) and
-``messages.stream`` (sync and async) write one record per call, flushed when the call
+client (the client itself: a resource of it, such as ``client.beta``, is refused). Its
+``messages.create`` (``stream=True`` and ``with_raw_response`` too) and ``messages.stream``
+(sync and async), and ``beta.messages``' the same way, write one record per call, flushed when the call
 ends, through ``RunWriter``: a process killed mid-run leaves every completed call
 readable. The file is a run file
 (``agentrender.run/2``): a ``run`` header whose ``source.format`` is ``anthropic-record``,
 then per call
 
 - ``model_call``: ``step`` (how many assistant turns the request's messages hold before a prefill),
-  ``request`` (the JSON body as the SDK sent it over HTTP), ``response`` (the ``Message``
+  ``request`` (the JSON body as the SDK sent it over HTTP, with the beta features the call asked for, its
+  ``anthropic-beta`` header, as ``betas``: as ``beta.messages.create`` takes them), ``response`` (the ``Message``
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
   ``message``, and ``status`` and ``body`` for an HTTP error; ``incomplete`` for a stream that
   ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
   exception that left the block), ``latency_ms``, and the part of a streamed reply that
-  arrived, as ``partial``. The error itself is raised unchanged.
+  arrived, as ``partial``; ``"sent": false`` for a call the SDK refused before sending it (its
+  own ``TypeError`` or ``ValueError`` for the arguments, which holds no HTTP request), whose
+  ``request`` is the body its arguments make. The error itself is raised unchanged.
 
-Everything else on the client passes through unchanged; ``with_options`` and ``copy``
-give a client recorded to the same file. ``messages.with_raw_response.create`` is recorded
-as ``create`` is. Calls made another way (``messages.parse``, ``with_streaming_response``,
-``client.beta``) are not recorded.
+The SDK's retries happen inside a call: only its last try is recorded, and ``latency_ms``
+counts them all.
+
+Everything else on the client passes through unchanged; ``with_options``, ``copy`` and
+``with_middleware`` give a client recorded to the same file. ``messages.with_raw_response.create`` (and the
+client's ``with_raw_response.messages.create``) is recorded as ``create`` is, and so is ``beta.messages.parse``
+(and its ``with_raw_response.parse``), from the SDK's raw response of it. These calls are the client's own, made
+and answered as without the recorder, and not recorded (docs/runfile.md says why of each): ``messages.parse`` (the
+SDK gives no raw response of it), ``with_streaming_response``, and ``beta.messages.tool_runner`` and ``thread``.
 
 This module imports no third-party package: it works on the client it is given, so
 ``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
@@ -41,7 +50,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -85,17 +94,23 @@ def record(
 ) -> ClientT:
     """A client that works as ``client`` does and writes each Messages API call it makes to the run file ``path``.
 
-    ``client`` is an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` (or a client
-    with the same ``messages`` resource). The file is created now (replacing one already
-    there), holding its header; ``run_id`` defaults to the file's name without its
-    extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or
-    leaving its ``with`` block) closes the file. The client returned is typed as the one
-    given, to keep the agent's code checked as it was, but it is a wrapper: ``isinstance``
-    against the SDK's classes is false for it.
+    ``client`` is an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` (or a client with the same
+    ``messages`` resource and ``with_options``); anything else, a resource of a client such as
+    ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
+    (replacing one already there), holding its header; ``run_id`` defaults to the file's name without
+    its extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or leaving its
+    ``with`` block) closes the file. The client returned is typed as the one given, to keep the agent's
+    code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false for
+    it.
     """
     messages = getattr(client, "messages", None)
-    if messages is None or not callable(getattr(messages, "create", None)):
-        raise TypeError(f"record() takes an Anthropic SDK client (with messages.create), got {type(client).__name__}")
+    if not callable(getattr(messages, "create", None)) or not callable(getattr(client, "with_options", None)):
+        # a resource of a client (client.beta, client.messages) has no with_options: the client is what is recorded
+        raise TypeError(
+            f"record() takes an Anthropic SDK client (anthropic.Anthropic or anthropic.AsyncAnthropic, with "
+            f"messages.create and with_options), got {type(client).__name__}: pass the client itself, "
+            "record(client, path), whose messages and beta.messages calls are both recorded"
+        )
     recorder = _Recorder(client, path, run_id=run_id, compress=compress)
     return cast(ClientT, _RecordedClient(client, recorder))
 
@@ -145,6 +160,8 @@ class _Recorder:
         error: BaseException | Mapping[str, str],
         started: float,
         partial: Mapping[str, Any] | None = None,
+        *,
+        sent: bool = True,
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
@@ -155,7 +172,13 @@ class _Recorder:
         }
         if partial is not None:
             entry["partial"] = dict(partial)
+        if not sent:
+            entry["sent"] = False
         self.write(entry)
+
+    def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float) -> None:
+        """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending."""
+        self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error))
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self.lock:
@@ -214,14 +237,27 @@ def _message_json(message: Any) -> dict[str, Any]:
 
 
 def _sent(http_request: Any, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON body of ``http_request`` as it went over the wire, or ``params`` as JSON when it cannot be read."""
+    """The JSON body of ``http_request`` as it went over the wire, with the beta features it asked for as ``betas``
+    (as ``client.beta.messages.create`` takes them), or ``params`` as JSON when it cannot be read."""
     try:
         body = json.loads(http_request.content)
     except (AttributeError, TypeError, ValueError):
         body = None
-    if isinstance(body, dict):
-        return body
-    return _body_of(params)
+    if not isinstance(body, dict):
+        return _body_of(params)
+    betas = _betas(http_request)
+    if betas:
+        body["betas"] = betas
+    return body
+
+
+def _betas(http_request: Any) -> list[str]:
+    """The beta features ``http_request`` asked for: its ``anthropic-beta`` header, which the SDK's ``betas`` sets."""
+    try:
+        header = http_request.headers.get("anthropic-beta")
+    except AttributeError:
+        return []
+    return [beta.strip() for beta in str(header or "").split(",") if beta.strip()]
 
 
 def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -237,6 +273,11 @@ def _body_of(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def _sent_by_error(error: BaseException, params: Mapping[str, Any]) -> dict[str, Any]:
     """The body sent in the call that raised ``error`` (the SDK's errors keep their HTTP request)."""
+    return _sent(_http_request(error), params)
+
+
+def _http_request(error: BaseException) -> Any:
+    """The HTTP request ``error`` holds: an API error's (a status, a timeout, a connection that failed), else None."""
     response = getattr(error, "response", None)
     request = getattr(response, "request", None) if response is not None else None
     if request is None:
@@ -244,7 +285,19 @@ def _sent_by_error(error: BaseException, params: Mapping[str, Any]) -> dict[str,
             request = getattr(error, "request", None)
         except RuntimeError:  # httpx raises when an error has no request attached
             request = None
-    return _sent(request, params)
+    return request
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether the SDK refused the call that raised ``error`` before sending it (so the model never received it).
+
+    Once it sends, the SDK raises its API errors, each holding its HTTP request: it wraps any
+    ``Exception`` raised as it sends in one. An ``Exception`` holding none was raised before:
+    the SDK's own checks of the arguments (a ``TypeError`` for one missing or unknown, a
+    ``ValueError`` for a value it will not send) or the building of the body. An interruption
+    (``KeyboardInterrupt``, a cancelled task) may come as the request leaves: it is not one.
+    """
+    return isinstance(error, Exception) and _http_request(error) is None
 
 
 def _listed(params: dict[str, Any]) -> dict[str, Any]:
@@ -266,12 +319,13 @@ def _snapshot(stream: Any) -> Any:
 class _RecordedClient:
     """An SDK client whose Messages API calls are recorded; everything else is the client's own."""
 
-    __slots__ = ("_client", "_messages", "_recorder")
+    __slots__ = ("_beta", "_client", "_messages", "_recorder")
 
     def __init__(self, client: Any, recorder: _Recorder) -> None:
         object.__setattr__(self, "_client", client)
         object.__setattr__(self, "_recorder", recorder)
         object.__setattr__(self, "_messages", None)
+        object.__setattr__(self, "_beta", None)
 
     @property
     def messages(self) -> Any:
@@ -280,6 +334,19 @@ class _RecordedClient:
             object.__setattr__(self, "_messages", _RecordedMessages(self._client.messages, self._recorder))
         return self._messages
 
+    @property
+    def beta(self) -> Any:
+        """The client's ``beta`` resource, whose ``messages`` records ``create`` and ``stream`` as ``messages`` does."""
+        if self._beta is None:
+            object.__setattr__(self, "_beta", _RecordedBeta(self._client.beta, self._recorder))
+        return self._beta
+
+    @property
+    def with_raw_response(self) -> Any:
+        """The client's ``with_raw_response``, whose ``messages`` and ``beta.messages`` record ``create`` as
+        ``messages.with_raw_response`` does."""
+        return _RecordedRawClient(self._client.with_raw_response, self.messages, lambda: self.beta)
+
     def with_options(self, **options: Any) -> Any:
         """The client's ``with_options``, recorded to the same file."""
         return _RecordedClient(self._client.with_options(**options), self._recorder)
@@ -287,6 +354,12 @@ class _RecordedClient:
     def copy(self, **options: Any) -> Any:
         """The client's ``copy``, recorded to the same file."""
         return _RecordedClient(self._client.copy(**options), self._recorder)
+
+    @property
+    def with_middleware(self) -> Any:
+        """The client's ``with_middleware`` (of an SDK that has one), giving a client recorded to the same file."""
+        made = self._client.with_middleware
+        return lambda *middleware: _RecordedClient(made(*middleware), self._recorder)
 
     def close(self) -> Any:
         """Close the client (await the result of an async client's) and the run file."""
@@ -327,6 +400,75 @@ class _RecordedClient:
         return f"<recorded {self._client!r} to {self._recorder.writer.path}>"
 
 
+class _OfRaw:
+    """A recorded ``with_raw_response`` (``_raw``): what it does not record is the SDK's own."""
+
+    __slots__ = ("_raw",)
+    _RECORDED: frozenset[str] = frozenset()
+    """What it records, beside the SDK's names."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._raw)) | self._RECORDED)
+
+
+class _RecordedRawClient(_OfRaw):
+    """A client's (or its ``beta``'s) ``with_raw_response``, whose ``messages`` is the recorded resource's
+    ``with_raw_response``, and ``beta`` one of these for ``beta``; the rest is its own."""
+
+    __slots__ = ("_beta", "_messages")
+    _RECORDED = frozenset({"messages"})
+
+    def __init__(self, raw: Any, messages: Any, beta: Callable[[], Any] | None = None) -> None:
+        super().__init__(raw)
+        self._messages = messages
+        self._beta = beta  # made when asked for: a client may have no beta
+
+    @property
+    def messages(self) -> Any:
+        """``messages.with_raw_response``, recording ``create``."""
+        return self._messages.with_raw_response
+
+    @property
+    def beta(self) -> Any:
+        """``beta.with_raw_response``, its ``messages`` recorded."""
+        if self._beta is None:
+            raise AttributeError("beta")  # as the SDK's own has none
+        return _RecordedRawClient(self._raw.beta, self._beta().messages)
+
+
+class _RecordedBeta:
+    """A client's ``beta`` resource whose ``messages`` is recorded; the rest is the resource's own."""
+
+    __slots__ = ("_beta", "_messages", "_recorder")
+
+    def __init__(self, beta: Any, recorder: _Recorder) -> None:
+        self._beta = beta
+        self._recorder = recorder
+        self._messages: _RecordedMessages | None = None
+
+    @property
+    def messages(self) -> Any:
+        """``beta.messages``, recording ``create`` and ``stream``."""
+        if self._messages is None:
+            self._messages = _RecordedMessages(self._beta.messages, self._recorder)
+        return self._messages
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._beta, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._beta)) | {"messages"})
+
+    def __repr__(self) -> str:
+        return f"<recorded {self._beta!r}>"
+
+
 class _RecordedMessages:
     """A ``messages`` resource whose ``create`` and ``stream`` are recorded; the rest is the resource's own."""
 
@@ -338,37 +480,61 @@ class _RecordedMessages:
 
     def create(self, **params: Any) -> Any:
         """``messages.create``, recorded: the reply (or the error) is written when the call ends."""
+        return self._called("create", params)
+
+    @property
+    def parse(self) -> Any:
+        """``messages.parse``, recorded as ``create`` is where the SDK gives a raw response of it (``beta.messages``'
+        ``with_raw_response.parse``); else the resource's own, unrecorded: its parsed reply holds no HTTP request."""
+        if not callable(getattr(self._messages.with_raw_response, "parse", None)):
+            return self._messages.parse
+        return self._parse
+
+    def _parse(self, **params: Any) -> Any:
+        return self._called("parse", params)
+
+    def _called(self, method: str, params: dict[str, Any]) -> Any:
         params = _listed(dict(params))
         if self._recorder.is_async:
-            return self._create_async(params)
-        return self.raw_create(params)[1]
+            return self._called_async(method, params)
+        return self.raw_create(params, method)[1]
 
-    async def _create_async(self, params: dict[str, Any]) -> Any:
-        return (await self.raw_create_async(params))[1]
+    async def _called_async(self, method: str, params: dict[str, Any]) -> Any:
+        return (await self.raw_create_async(params, method))[1]
 
-    def raw_create(self, params: dict[str, Any]) -> tuple[Any, Any]:
-        """The SDK's raw response to ``create(**params)`` and the reply it gives the agent, recorded."""
+    def raw_create(self, params: dict[str, Any], method: str = "create") -> tuple[Any, Any]:
+        """The SDK's raw response to ``create(**params)`` (or ``parse``) and the reply it gives the agent, recorded."""
         started = time.perf_counter()
         try:
-            raw = self._messages.with_raw_response.create(**params)
+            raw = getattr(self._messages.with_raw_response, method)(**params)
+        except BaseException as error:
+            self._recorder.unanswered(params, error, started)
+            raise
+        request = _sent(getattr(raw, "http_request", None), params)
+        try:
             result = raw.parse()
         except BaseException as error:
-            self._recorder.failure(_sent_by_error(error, params), error, started)
+            self._recorder.failure(request, error, started)
             raise
-        return raw, self._done(result, _sent(getattr(raw, "http_request", None), params), started)
+        return raw, self._done(result, request, started)
 
-    async def raw_create_async(self, params: dict[str, Any]) -> tuple[Any, Any]:
+    async def raw_create_async(self, params: dict[str, Any], method: str = "create") -> tuple[Any, Any]:
         """``raw_create`` on the async client."""
         started = time.perf_counter()
         try:
-            raw = await self._messages.with_raw_response.create(**params)
+            raw = await getattr(self._messages.with_raw_response, method)(**params)
+        except BaseException as error:
+            self._recorder.unanswered(params, error, started)
+            raise
+        request = _sent(getattr(raw, "http_request", None), params)
+        try:
             result = raw.parse()
             if inspect.isawaitable(result):  # some SDK versions parse an async response at once, others when awaited
                 result = await result
         except BaseException as error:
-            self._recorder.failure(_sent_by_error(error, params), error, started)
+            self._recorder.failure(request, error, started)
             raise
-        return raw, self._done(result, _sent(getattr(raw, "http_request", None), params), started)
+        return raw, self._done(result, request, started)
 
     def _done(self, result: Any, request: dict[str, Any], started: float) -> Any:
         if request.get("stream") is True:
@@ -379,13 +545,18 @@ class _RecordedMessages:
 
     @property
     def with_raw_response(self) -> Any:
-        """The resource's ``with_raw_response``, recording ``create``."""
+        """The resource's ``with_raw_response``, recording ``create`` (and ``parse``, where it has one)."""
         return _RecordedRawMessages(self._messages.with_raw_response, self)
 
     def stream(self, **params: Any) -> Any:
         """``messages.stream``, recorded: the final message when it completes, else what arrived, as an error."""
         params = _listed(dict(params))
-        manager = self._messages.stream(**params)
+        started = time.perf_counter()
+        try:
+            manager = self._messages.stream(**params)
+        except BaseException as error:  # the SDK checks the arguments here, and sends when the stream is entered
+            self._recorder.unanswered(params, error, started)
+            raise
         if self._recorder.is_async:
             return _AsyncRecordedStream(manager, self._recorder, params)
         return _RecordedStream(manager, self._recorder, params)
@@ -394,36 +565,44 @@ class _RecordedMessages:
         return getattr(self._messages, name)
 
     def __dir__(self) -> list[str]:
-        return sorted(set(dir(self._messages)) | {"create", "stream", "with_raw_response"})
+        return sorted(set(dir(self._messages)) | {"create", "parse", "stream", "with_raw_response"})
 
     def __repr__(self) -> str:
         return f"<recorded {self._messages!r}>"
 
 
-class _RecordedRawMessages:
+class _RecordedRawMessages(_OfRaw):
     """``messages.with_raw_response``, whose ``create`` is recorded; the rest is its own."""
 
-    __slots__ = ("_raw", "_recorded")
+    __slots__ = ("_recorded",)
+    _RECORDED = frozenset({"create"})
 
     def __init__(self, raw: Any, recorded: _RecordedMessages) -> None:
-        self._raw = raw
+        super().__init__(raw)
         self._recorded = recorded
 
     def create(self, **params: Any) -> Any:
         """``with_raw_response.create``, recorded as ``create`` is: the SDK's raw response, its reply recorded."""
+        return self._called("create", params)
+
+    @property
+    def parse(self) -> Any:
+        """``with_raw_response.parse``, where the SDK has one (``beta.messages``'), recorded as ``create`` is."""
+        if not callable(getattr(self._raw, "parse", None)):
+            raise AttributeError("parse")  # as the SDK's own has none
+        return self._parse
+
+    def _parse(self, **params: Any) -> Any:
+        return self._called("parse", params)
+
+    def _called(self, method: str, params: dict[str, Any]) -> Any:
         params = _listed(dict(params))
         if self._recorded._recorder.is_async:
-            return self._create_async(params)
-        return _RecordedRawResponse.of(*self._recorded.raw_create(params), is_async=False)
+            return self._called_async(method, params)
+        return _RecordedRawResponse.of(*self._recorded.raw_create(params, method), is_async=False)
 
-    async def _create_async(self, params: dict[str, Any]) -> Any:
-        return _RecordedRawResponse.of(*(await self._recorded.raw_create_async(params)), is_async=True)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(dir(self._raw)) | {"create"})
+    async def _called_async(self, method: str, params: dict[str, Any]) -> Any:
+        return _RecordedRawResponse.of(*(await self._recorded.raw_create_async(params, method)), is_async=True)
 
 
 class _RecordedRawResponse:
@@ -486,7 +665,7 @@ class _StreamEnd:
         return stream
 
     def failed_to_open(self, error: BaseException) -> None:
-        self.recorder.failure(_sent_by_error(error, self.params), error, self.started)
+        self.recorder.unanswered(self.params, error, self.started)
 
     def closed(self, error: BaseException | None) -> None:
         if self.events is not None:

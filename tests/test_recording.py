@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import anthropic
+import pydantic
 import pytest
 
 import agentrender
@@ -24,6 +25,7 @@ from agentrender import imports, load_run, render
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer
 from agentrender.views import Views
+from tests._support.cli import run_cli
 
 # An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
 pytestmark = pytest.mark.slow
@@ -323,6 +325,125 @@ def test_a_call_interrupted_before_it_was_sent_records_the_body_the_sdk_would_se
     assert error["request"] == built[0]
 
 
+# A call the SDK refuses before sending (its own TypeError): a misspelt argument, and a required one left out.
+_REFUSALS = {
+    "create-unknown": ("create", {"temprature": 0.5}, "temprature"),
+    "create-missing": ("create", {"max_tokens": anthropic.omit}, "Missing required arguments"),
+    "stream-unknown": ("stream", {"temprature": 0.5}, "temprature"),
+    "raw-missing": ("raw", {"max_tokens": anthropic.omit}, "Missing required arguments"),
+}
+
+
+@pytest.mark.parametrize("refusal", list(_REFUSALS))
+def test_a_call_the_sdk_refused_before_sending_is_recorded_as_never_sent(tmp_path: Path, refusal: str) -> None:
+    """A call the SDK refuses before sending is kept with sent: false, its TypeError raised unchanged, and no reader
+    takes it for a request the model received: the run's steps are what was sent, and each reader says why."""
+    how, change, said = _REFUSALS[refusal]
+    path = tmp_path / "agent.jsonl"
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        message = client.messages.create(**_params(messages))
+        messages += _next_turns(message)
+        params = {key: value for key, value in {**_params(messages), **change}.items() if value is not anthropic.omit}
+        with pytest.raises(TypeError, match=said):
+            if how == "create":
+                client.messages.create(**params)
+            elif how == "raw":
+                client.messages.with_raw_response.create(**params)
+            else:
+                with client.messages.stream(**params) as stream:
+                    stream.get_final_message()
+    assert len(server.received) == 1
+    call, refused = _lines(path)[1:]
+    assert call["type"] == "model_call"
+    assert refused["type"] == "model_call_error"
+    assert refused["sent"] is False
+    assert refused["step"] == 1
+    assert refused["error"]["type"] == "TypeError" and said in refused["error"]["message"]
+    assert [message["role"] for message in refused["request"]["messages"]] == ["user", "assistant", "user"]
+    assert refused["request"]["messages"][2] == messages[2]
+
+    (loaded,) = [warning for warning in load_run(path).warnings if warning.line == 3]
+    assert "never sent" in loaded.text and "TypeError" in loaded.text
+    run = imports.load(path)
+    assert [call.step for call in run.model_calls] == [0]
+    assert len(run.steps) == 1  # the conversation as the model received it, not as the refused call held it
+    (warning,) = run.warnings
+    assert warning.line == 3
+    assert "refused before sending it" in warning.text and "never sent" in warning.text
+    code, out, _ = run_cli("check", str(path), "--json")
+    assert code == 0
+    (report,) = json.loads(out)
+    assert any("never sent" in finding["message"] for finding in report["findings"])
+
+
+@pytest.mark.parametrize("how", ["create", "stream"])
+def test_an_async_call_the_sdk_refused_is_recorded_as_never_sent(tmp_path: Path, how: str) -> None:
+    """The async client's calls the SDK refuses before sending are kept with sent: false too."""
+    path = tmp_path / "agent.jsonl"
+    params = {"model": MODEL, "messages": [{"role": "user", "content": "Hi."}], "temprature": 0.5}
+
+    async def main(server: MessagesServer) -> None:
+        async with agentrender.record(_async_client(server), path) as client:
+            if how == "create":
+                await client.messages.create(max_tokens=64, **params)
+            else:
+                async with client.messages.stream(max_tokens=64, **params) as stream:
+                    await stream.get_final_message()
+
+    with MessagesServer.scripted([]) as server, pytest.raises(TypeError, match="temprature"):
+        asyncio.run(main(server))
+    assert server.received == []
+    (refused,) = _lines(path)[1:]
+    assert (refused["type"], refused["sent"], refused["error"]["type"]) == ("model_call_error", False, "TypeError")
+
+
+def test_a_recording_of_refused_calls_alone_has_no_conversation_and_says_why(tmp_path: Path) -> None:
+    """A recording whose only call the SDK refused imports as no conversation, the error naming the refused call."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([]) as server,
+        agentrender.record(_client(server), path) as client,
+        pytest.raises(TypeError),
+    ):
+        client.messages.create(model=MODEL, messages=[{"role": "user", "content": "Hi."}])
+    assert server.received == []
+    with pytest.raises(agentrender.RunFileError, match=r"no model call yet.*line 2.*refused before sending it"):
+        imports.load(path)
+
+
+def test_a_sent_mark_that_is_not_a_boolean_is_an_error_naming_its_line(tmp_path: Path) -> None:
+    """A model_call_error whose sent is neither true nor false is refused by each reader, naming its line and field."""
+    path = tmp_path / "agent.jsonl"
+    header = {"type": "run", "run_id": "agent", "format": "agentrender.run/2", "source": {"format": "anthropic-record"}}
+    error = {
+        "type": "model_call_error",
+        "step": 0,
+        "request": {"model": MODEL, "messages": [{"role": "user", "content": "Hi."}]},
+        "error": {"type": "TypeError", "message": "bad"},
+        "sent": "no",
+    }
+    path.write_text("".join(json.dumps(record) + "\n" for record in (header, error)), encoding="utf-8")
+    with pytest.raises(agentrender.RunFileError, match=r":2: .*sent: expected .*str"):
+        imports.load(path)
+    with pytest.raises(agentrender.RunFileError, match=r":2: model_call_error.sent: expected true or false"):
+        imports.from_anthropic(path)
+    with pytest.raises(agentrender.RunFileError, match=r":2: .*sent: expected .*str"):
+        load_run(path)
+
+
+def test_a_call_that_failed_to_connect_is_not_marked_never_sent(tmp_path: Path) -> None:
+    """A call the SDK tried to send (a connection that failed: the SDK's APIConnectionError) is kept with no sent
+    mark: the recorder cannot tell whether the model received it."""
+    path = tmp_path / "agent.jsonl"
+    sdk = anthropic.Anthropic(base_url="http://127.0.0.1:9", api_key="local", max_retries=0)
+    with agentrender.record(sdk, path) as client, pytest.raises(anthropic.APIConnectionError):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "APIConnectionError"
+    assert "sent" not in error
+
+
 def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
     """A reply the run file's checks refuse reaches the agent, and is recorded as a model_call_error holding it."""
     path = tmp_path / "agent.jsonl"
@@ -609,6 +730,165 @@ def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:
             assert quicker.timeout == 5.0
             message = quicker.messages.create(**_params([{"role": "user", "content": "Hi."}]))
     assert message.id == "msg_00"
+    assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
+
+
+# Beta features a beta call asks for (the SDK sends them in the anthropic-beta header).
+BETAS = ["context-management-2025-06-27", "interleaved-thinking-2025-05-14"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_beta_call_is_recorded_with_the_betas_it_was_sent_with(tmp_path: Path, mode: str) -> None:
+    """client.beta.messages' create, create(stream=True) and stream are recorded as messages' are, the request
+    holding the betas it was sent with; the rest of client.beta is the client's own."""
+    path = tmp_path / "agent.jsonl"
+    params = {**_params([{"role": "user", "content": "What is the answer? Start at a.txt."}]), "betas": BETAS}
+    with MessagesServer.scripted([_reply(0)]) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.beta.models is inner.beta.models
+            if mode == "create":
+                message = client.beta.messages.create(**params)
+            elif mode == "stream":
+                with client.beta.messages.stream(**params) as stream:
+                    message = stream.get_final_message()
+            else:
+                message = _final(list(client.beta.messages.create(**params, stream=True)))
+    assert type(message).__name__ in ("BetaMessage", "ParsedBetaMessage")
+    assert message.content[1].input == {"path": "a.txt"}
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+    assert call.record["response"]["content"] == _reply(0)["content"]
+
+
+@pytest.mark.parametrize("mode", ["create", "stream"])
+def test_an_async_beta_call_is_recorded(tmp_path: Path, mode: str) -> None:
+    """The async client's beta.messages.create and stream are recorded too, with their betas."""
+    path = tmp_path / "agent.jsonl"
+    params = {**_params([{"role": "user", "content": "What is the answer? Start at a.txt."}]), "betas": BETAS}
+
+    async def main(server: MessagesServer) -> Any:
+        async with agentrender.record(_async_client(server), path) as client:
+            if mode == "create":
+                return await client.beta.messages.create(**params)
+            async with client.beta.messages.stream(**params) as stream:
+                return await stream.get_final_message()
+
+    with MessagesServer.scripted([_reply(0)]) as server:
+        message = asyncio.run(main(server))
+    assert message.id == "msg_00"
+    (call,) = imports.load(path).model_calls
+    assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+
+
+class _Answer(pydantic.BaseModel):
+    """The structured output an agent asks messages.parse for."""
+
+    value: int
+
+
+_ANSWER = {
+    "id": "msg_00",
+    "model": MODEL,
+    "content": [{"type": "text", "text": '{"value": 42}'}],
+    "stop_reason": "end_turn",
+}
+_ASKED = {"model": MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "The answer?"}]}
+
+
+@pytest.mark.parametrize("how", ["parse", "raw-parse", "async-parse"])
+def test_a_beta_parse_is_recorded_as_the_request_it_sent(tmp_path: Path, how: str) -> None:
+    """beta.messages.parse, of which the SDK gives a raw response, is recorded as create is: the body it sent (the
+    JSON schema it made of output_format) and the reply as the API gave it; the agent gets its parsed output."""
+    path = tmp_path / "agent.jsonl"
+
+    async def main(server: MessagesServer) -> Any:
+        async with agentrender.record(_async_client(server), path) as client:
+            return await client.beta.messages.parse(**_ASKED, output_format=_Answer)
+
+    with MessagesServer.scripted([_ANSWER]) as server:
+        if how == "async-parse":
+            message = asyncio.run(main(server))
+        else:
+            with agentrender.record(_client(server), path) as client:
+                if how == "parse":
+                    message = client.beta.messages.parse(**_ASKED, output_format=_Answer)
+                else:
+                    message = client.beta.messages.with_raw_response.parse(**_ASKED, output_format=_Answer).parse()
+    assert message.parsed_output == _Answer(value=42)
+    (call,) = imports.load(path).model_calls
+    sent = server.received[0].body
+    assert sent["output_config"]["format"]["type"] == "json_schema"
+    assert {key: value for key, value in call.record["request"].items() if key != "betas"} == sent
+    assert call.record["response"]["content"] == _ANSWER["content"]
+
+
+def test_calls_the_recorder_cannot_record_are_the_clients_own_and_write_nothing(tmp_path: Path) -> None:
+    """messages.parse and with_streaming_response, which the docs say are not recorded, are the client's own: each
+    gives the agent what it gives unrecorded, and nothing is written."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_ANSWER] * 3) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.messages.parse == inner.messages.parse
+            assert client.messages.with_streaming_response is inner.messages.with_streaming_response
+            assert client.beta.messages.with_streaming_response is inner.beta.messages.with_streaming_response
+            assert client.with_streaming_response is inner.with_streaming_response
+            parsed = client.messages.parse(**_ASKED, output_format=_Answer)
+            with client.messages.with_streaming_response.create(**_ASKED) as response:
+                streamed = response.parse()
+            with client.beta.messages.with_streaming_response.create(**_ASKED, stream=True) as response:
+                lines = list(response.iter_lines())
+    assert parsed.parsed_output == _Answer(value=42)
+    assert streamed.content[0].text == '{"value": 42}'
+    assert "event: message_stop" in lines
+    assert len(server.received) == 3
+    assert [record["type"] for record in _lines(path)] == ["run"]
+
+
+def test_a_call_through_the_clients_with_raw_response_is_recorded(tmp_path: Path) -> None:
+    """client.with_raw_response.messages.create and its beta.messages.create are recorded as
+    messages.with_raw_response.create is; the rest of client.with_raw_response is the client's own."""
+    path = tmp_path / "agent.jsonl"
+    with MessagesServer.scripted([_ANSWER] * 2) as server:
+        inner = _client(server)
+        with agentrender.record(inner, path) as client:
+            assert client.with_raw_response.models is inner.with_raw_response.models
+            raw = client.with_raw_response.messages.create(**_ASKED)
+            beta = client.with_raw_response.beta.messages.create(**_ASKED, betas=BETAS)
+    assert raw.headers["request-id"] == "req_local_1"
+    assert (raw.parse().id, beta.parse().id) == ("msg_00", "msg_00")
+    calls = _lines(path)[1:]
+    assert [call["type"] for call in calls] == ["model_call", "model_call"]
+    assert calls[0]["request"] == server.received[0].body
+    assert calls[1]["request"] == {**server.received[1].body, "betas": BETAS}
+
+
+@pytest.mark.parametrize("part", ["beta", "messages", "beta.messages"])
+def test_record_refuses_a_resource_of_a_client_naming_what_to_pass(tmp_path: Path, part: str) -> None:
+    """record(client.beta) or another resource of a client is refused at once: the error names it and says to pass
+    the client."""
+    resource: Any = anthropic.Anthropic(api_key="local")
+    for name in part.split("."):
+        resource = getattr(resource, name)
+    with pytest.raises(TypeError, match=rf"got {type(resource).__name__}: pass the client itself, record\(client"):
+        agentrender.record(resource, tmp_path / "agent.jsonl")
+    assert not (tmp_path / "agent.jsonl").exists()
+
+
+def test_a_client_made_with_middleware_is_recorded_to_the_same_file(tmp_path: Path) -> None:
+    """with_middleware, as with_options and copy, gives a client whose calls are recorded to the same file."""
+    path = tmp_path / "agent.jsonl"
+    seen: list[Any] = []
+
+    def middleware(request: Any, call_next: Any) -> Any:
+        seen.append(request)
+        return call_next(request)
+
+    with MessagesServer.scripted([_reply(0)]) as server, agentrender.record(_client(server), path) as client:
+        message = client.with_middleware(middleware).messages.create(**_params([{"role": "user", "content": "Hi."}]))
+    assert message.id == "msg_00"
+    assert len(seen) == 1
     assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
 
 

@@ -16,7 +16,8 @@
   (``from_anthropic_runs``), the first the one that grew over the most calls;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
   ``model_call`` records holding their ``request``): read as a call log, each
-  ``model_call_error`` record a warning naming the call that gave no reply;
+  ``model_call_error`` record a warning naming the call that gave no reply (one marked
+  ``"sent": false``, refused by the SDK before it was sent, is not read as a call: a warning says so);
 - a log of HTTP exchanges, as claude-trace writes what Claude Code sends
   (``.claude-trace/log-*.jsonl``: ``{"request": {"method", "url", "headers", "body"},
   "response": {"status_code", "headers", "body" or "body_raw"}}``): each request's ``body`` is
@@ -71,7 +72,7 @@ from agentrender.imports.conversation import (
     request_body,
     unanswered_warning,
 )
-from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings, failure_text
+from agentrender.runfile import NEVER_SENT, Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
 
@@ -199,8 +200,10 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
             )
         ]
     if not entries:
-        if recording:
-            raise RunFileError(path, 1, "the recording holds no model call yet: there is no conversation to import")
+        if recording:  # its records that are no call, each named by its line
+            said = "; ".join(f"line {warning.line}: {warning.message}" for warning in notes)
+            said = f" ({said})" if said else ""
+            raise RunFileError(path, 1, f"the recording holds no model call yet: no conversation to import{said}")
         said = "; ".join(warning.message for warning in notes)
         raise RunFileError(path, 1, f"the log holds no Messages API call: there is no conversation to import ({said})")
     return _log_runs(entries, path, run_id or name, origin, summarise, notes)
@@ -258,6 +261,14 @@ def _recorded_calls(
             notes.append(
                 Where(path, line).warning(f"a {shown(kind)} record is not a call of the recording; not imported")
             )
+            continue
+        sent = record.get("sent", True)
+        if kind == "model_call_error" and sent is not True:
+            if sent is not False:
+                raise Where(path, line, f"{kind}.sent").error(f"expected true or false, got {type_name(sent)}")
+            # a call the SDK refused: what it held is no conversation the model received
+            said = failure_text(record) if isinstance(record.get("error"), Mapping) else "no error recorded"
+            notes.append(Where(path, line).warning(f"{NEVER_SENT}: {said}; not imported as a call"))
             continue
         if not isinstance(record.get("request"), Mapping):
             raise Where(path, line, f"{kind}.request").error("missing: a recorded call holds the request it sent")

@@ -54,7 +54,7 @@ from agentrender.runfile.model import (
     RunWarnings,
     StepRecords,
 )
-from agentrender.runfile.read import failure_text, load_run, read_records
+from agentrender.runfile.read import NEVER_SENT, failure_text, load_run, read_records
 from agentrender.runfile.replies import INPUT_BASE64, response_from_record, response_record
 from agentrender.runfile.schema import check_record, is_timestamp, json_schema, parse_timestamp
 from agentrender.runfile.sent import FORMAT_SENT
@@ -64,6 +64,7 @@ __all__ = [
     "FORMAT",
     "FORMAT_SENT",
     "INPUT_BASE64",
+    "NEVER_SENT",
     "Compaction",
     "Follower",
     "Growth",

@@ -64,7 +64,7 @@ from agentrender.runfile.schema import (
 )
 from agentrender.runfile.sent import FORMAT_SENT
 
-__all__ = ["Held", "Loader", "failure_text", "load_run", "read_records"]
+__all__ = ["NEVER_SENT", "Held", "Loader", "failure_text", "load_run", "read_records"]
 
 
 class _Records(ContentSequence[Mapping[str, Any]]):
@@ -580,6 +580,8 @@ class Loader:
             if self.end is not None:
                 self.note(number, f"a second end record; it replaces the one on line {self.end_line}")
             self.end, self.end_line = record, number
+        elif kind == "model_call_error" and record.get("sent") is False:
+            self.note(number, f"{NEVER_SENT}: {failure_text(record)} (kept in Run.records)")
         elif kind == "model_call_error":
             self.note(number, f"a model call that gave no complete reply: {failure_text(record)} (kept in Run.records)")
         else:
@@ -732,6 +734,10 @@ class Held(NamedTuple):
     """Every record in file order, as ``Loader.records`` holds them."""
     step_lines: Sequence[int]
     """The line each step was read from, in the order of ``steps``."""
+
+
+NEVER_SENT = "a model call the SDK refused before sending it (never sent: the model did not receive it)"
+"""What a reader says of a ``model_call_error`` marked ``"sent": false``, before its ``failure_text``."""
 
 
 def failure_text(record: Mapping[str, Any]) -> str:

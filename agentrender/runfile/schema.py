@@ -256,13 +256,15 @@ class ErrorRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fie
 class ModelCallErrorRecord(
     _Record, tag="model_call_error", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True
 ):
-    """``model_call_error``: a model call that gave no complete reply."""
+    """``model_call_error``: a model call that gave no complete reply. ``sent`` is false for one the SDK refused
+    before sending it (the model never received it), left out (true) for one that was sent or may have been."""
 
     step: Count
     error: ErrorRecord
     latency_ms: int | float | None = None
     request: dict[str, Any] | None = None
     partial: dict[str, Any] | None = None
+    sent: bool = True
 
 
 class EndRecord(_Record, tag="end", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
