@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from agentrender._extras import require
-from agentrender.frame import table_frame
+from agentrender.frame import run_files, table_frame
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -34,7 +34,8 @@ PARTITION_BYTES: Final = 256 * 2**20
 """The run-file bytes a partition reads by default: 256 MiB on disk, a few dozen MiB of frame in a worker."""
 
 RUN_FILE_PATTERNS: Final = ("*.jsonl", "*.jsonl.gz")
-"""The files of a folder ``read_runs`` reads, at any depth under it (as ``runs_frame`` does)."""
+"""The files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as ``runs_frame``
+does."""
 
 
 class _Group(NamedTuple):
@@ -58,7 +59,7 @@ def read_runs(
     """The ``table`` (``"steps"``, ``"model_calls"`` or ``"runs"``) of many run files as a Dask data frame.
 
     ``paths_or_glob`` is a glob pattern (``"runs/*.jsonl"``; ``**`` matches folders at any
-    depth), a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it), one file, or an
+    depth), a folder (its run files, ``agentrender.frame.run_files``), one file, or an
     iterable of files. Files are read in sorted order (an iterable's in its own order), each
     named by its absolute path. A pattern or folder that names no file raises
     ``FileNotFoundError``; an empty iterable ``ValueError``. A file an iterable names that
@@ -133,18 +134,13 @@ def _paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) ->
         return paths
     text = os.fspath(source)
     if os.path.isdir(text):
-        found = {
-            path
-            for pattern in RUN_FILE_PATTERNS
-            for path in glob.glob(os.path.join(glob.escape(text), "**", pattern), recursive=True)
-            if os.path.isfile(path)
-        }
-        if not found:
+        files = run_files(text)  # the files runs_frame and to_parquet read of the folder, in their order
+        if not files:
             raise FileNotFoundError(f"read_runs: no run files ({', '.join(RUN_FILE_PATTERNS)}) under {text}")
-    else:
-        found = {path for path in glob.glob(text, recursive=True) if os.path.isfile(path)}
-        if not found:
-            raise FileNotFoundError(f"read_runs: no run files match {text!r}")
+        return [os.path.abspath(path) for path in files]
+    found = {path for path in glob.glob(text, recursive=True) if os.path.isfile(path)}
+    if not found:
+        raise FileNotFoundError(f"read_runs: no run files match {text!r}")
     return sorted(os.path.abspath(path) for path in found)
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "MODEL_CALL_COLUMNS",
     "PARQUET_TABLES",
     "RUN_COLUMNS",
+    "RUN_FILE_SUFFIXES",
     "RUN_KEY_COLUMNS",
     "STEP_COLUMNS",
     "STEP_LEAD_COLUMNS",
@@ -62,6 +63,7 @@ __all__ = [
     "kept_by_tool",
     "model_calls_frame",
     "other_tools",
+    "run_files",
     "runs_frame",
     "source_id",
     "steps_frame",
@@ -975,9 +977,9 @@ def runs_frame(
 ) -> pd.DataFrame:
     """One row per run file, read in parallel worker processes, with the columns of ``RUN_COLUMNS``.
 
-    ``paths_or_folder`` is a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it, sorted),
-    one file, or an iterable of files (kept in its order). ``workers`` is the number of
-    processes (default: one per CPU, at most one per file; ``1`` reads in this process).
+    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl`` and
+    ``*.jsonl.gz`` under it, ``run_files``), one file, or an iterable of files (kept in its order).
+    ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
     ``if __name__ == "__main__":``, as any such process pool needs; a notebook needs nothing.
@@ -1041,13 +1043,47 @@ def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathL
     if isinstance(paths_or_folder, str | os.PathLike):
         root = Path(paths_or_folder)
         if root.is_dir():
-            return sorted(
-                str(path) for path in root.rglob("*") if path.name.endswith((".jsonl", ".jsonl.gz")) and path.is_file()
-            )
+            return run_files(root)
         if not root.exists():
             raise FileNotFoundError(f"runs_frame: no such file or folder: {root}")
         return [str(root)]
     return [os.fspath(path) for path in paths_or_folder]
+
+
+RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz")
+"""The endings of the names of the run files a folder holds (``run_files``)."""
+
+
+def run_files(folder: str | os.PathLike[str]) -> list[str]:
+    """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
+    read of a folder.
+
+    Every file named ``*.jsonl`` or ``*.jsonl.gz`` at any depth under it, a linked folder's too; each file once,
+    under the first of its paths in sorted order, however many links name it (a link to a folder it is in is not
+    followed again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints``
+    keeps copies of the files it edited), as for Parquet's and Dask's readers. A link that points nowhere is kept,
+    so it is read as a file that is missing: a row with its error. Each path starts with ``folder`` as given.
+    """
+    found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
+    folders: set[str] = set()
+    for top, names, files in os.walk(os.fspath(folder), followlinks=True):
+        real = os.path.realpath(top)
+        if real in folders:  # reached again through a link
+            names.clear()
+            continue
+        folders.add(real)
+        names[:] = sorted(name for name in names if not name.startswith("."))
+        for name in files:
+            if name.endswith(RUN_FILE_SUFFIXES) and not name.startswith("."):
+                path = os.path.join(top, name)
+                found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
+    seen: set[str] = set()
+    paths = []
+    for path, itself in sorted(found):
+        if itself not in seen:
+            seen.add(itself)
+            paths.append(path)
+    return paths
 
 
 # ------------------------------------------------------------------------- building
@@ -1659,7 +1695,7 @@ def to_parquet(
 ) -> ParquetExport:
     """Export the steps, model calls and one row per run of many run files as a Parquet dataset in ``out``.
 
-    ``sources`` is a run file or a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it), or
+    ``sources`` is a run file or a folder (its run files, ``run_files``), or
     an iterable of them. ``out`` gets three folders, ``steps/``,
     ``model_calls/`` and ``runs/``, each one Parquet file per run file
     (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as

@@ -152,6 +152,28 @@ def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Pa
         runs_frame(tmp_path, workers=0, progress=False)
 
 
+def test_a_folder_is_read_through_its_links_each_file_once_and_without_its_hidden_files(tmp_path: Path) -> None:
+    """A folder's run files are those at any depth under it, a linked folder's too, each file once however many
+    links name it; a hidden file or folder (a notebook's checkpoints) holds none of them, and a link that points
+    nowhere is a row with its error."""
+    folder, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
+    (folder / ".ipynb_checkpoints").mkdir(parents=True)
+    elsewhere.mkdir()
+    one = _lines([_header("one")])
+    (folder / "a.jsonl").write_text(one, encoding="utf-8")
+    (folder / ".ipynb_checkpoints" / "a-checkpoint.jsonl").write_text(one, encoding="utf-8")
+    (folder / ".b.jsonl").write_text(_lines([_header("hidden")]), encoding="utf-8")
+    (elsewhere / "c.jsonl").write_text(_lines([_header("linked")]), encoding="utf-8")
+    (folder / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (folder / "same-as-c.jsonl").symlink_to(elsewhere / "c.jsonl")
+    (folder / "loop").symlink_to(folder, target_is_directory=True)
+    (folder / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    frame = runs_frame(folder, workers=1, progress=False)
+    assert frame["path"].tolist() == [str(folder / name) for name in ("a.jsonl", "gone.jsonl", "linked/c.jsonl")]
+    assert frame["run_id"].tolist() == ["one", NA, "linked"]
+    assert "No such file or directory" in frame["error"].iloc[1]
+
+
 def test_progress_bar_counts_the_files(store: tuple[Path, dict[str, Path]], capsys: pytest.CaptureFixture[str]) -> None:
     """With progress on, a tqdm bar on stderr counts every file read; with it off, nothing is printed."""
     folder, _ = store
