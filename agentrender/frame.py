@@ -1659,6 +1659,10 @@ class ParquetExport:
     """The run files whose parts ``prune`` removed because the file no longer exists."""
     rows: Mapping[str, int] | None = None
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
+    lost: tuple[tuple[str, str], ...] = ()
+    """``(path, warning)`` of each run file given whose run left out something it holds (a last line cut short, a
+    gzip stream ended early: a ``RunWarning`` that is ``lost``): the first such warning, ``PATH:LINE: what``. Its
+    parts hold what could be read; its row of the runs table counts its ``warnings``."""
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON values (what ``agentrender export --json`` prints)."""
@@ -1669,6 +1673,7 @@ class ParquetExport:
             "errors": [{"path": path, "error": error} for path, error in self.errors],
             "removed": list(self.removed),
             "rows": dict(self.rows or {}),
+            "lost": [{"path": path, "warning": warning} for path, warning in self.lost],
         }
 
 
@@ -1710,7 +1715,9 @@ def to_parquet(
     last export, or whose mtime changed but not its size, is compared by content hash.
 
     A file that cannot be read is a row of the runs table with its ``error`` (as in
-    ``runs_frame``) and has no steps or model calls; it never fails the export.
+    ``runs_frame``) and has no steps or model calls; it never fails the export. A file read
+    without all it holds (a last line cut short) is exported with what it holds, and named
+    in the result's ``lost``.
     ``options`` sets the window every run is read under, ``{"recent_results": N,
     "result_bytes": B}`` (default: each run's own); an export holds one setting, so
     adding to ``out`` with another raises ``ValueError``. ``workers`` and ``progress``
@@ -1768,6 +1775,9 @@ def to_parquet(
         for entry in entries.values()
         if entry["path"] in named and entry.get("error") is not None
     )
+    lost = tuple(
+        (entry["path"], entry["lost"]) for entry in entries.values() if entry["path"] in named and entry.get("lost")
+    )
     order = {path: i for i, path in enumerate(paths)}
     return ParquetExport(
         out=str(root),
@@ -1776,6 +1786,7 @@ def to_parquet(
         errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
         removed=tuple(removed),
         rows=rows,
+        lost=tuple(sorted(lost, key=lambda said: order[said[0]])),
     )
 
 
@@ -1881,7 +1892,8 @@ def _export_one(task: _Task) -> dict[str, Any]:
         values[_PATH], values[_ERROR] = path, error
         run, parts = None, {}
     parts["runs"] = _arrow(pandas, "runs", {c.name: [v] for c, v in zip(_RUN_VALUES, values, strict=True)}, path)
-    entry.update(run_id=(run.run_id or None) if run is not None else None, error=error)
+    lost = next((str(warning) for warning in run.warnings if warning.lost), None) if run is not None else None
+    entry.update(run_id=(run.run_id or None) if run is not None else None, error=error, lost=lost)
     folder = Path(task.out)
     for table in PARQUET_TABLES:
         part = folder / table / f"{task.source}.parquet"

@@ -411,6 +411,30 @@ def test_export_counts_a_file_it_could_not_read_as_such_not_as_a_run_written(tmp
     assert len(pd.read_parquet(out / "runs")) == 3
 
 
+def test_an_export_says_which_run_files_it_read_without_all_they_hold(tmp_path: Path) -> None:
+    """A run file whose last line was cut short (an agent killed while writing) is exported with what it holds, and
+    the export says so, each time it is given: its first lost warning (PATH:LINE: what) in to_parquet's result, in
+    --json and in the terminal summary, where it said only "wrote 2 runs"."""
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    runs.mkdir()
+    write_run(samples.load("fix-failing-test"), runs / "whole.jsonl")
+    lines = samples.path("out-of-steps").read_text("utf-8").splitlines(keepends=True)
+    cut = runs / "cut.jsonl"
+    cut.write_text("".join(lines[:4]) + lines[4][:20], encoding="utf-8")
+    said = f"{cut}:5: the last line is cut short (no newline, not JSON): 20 bytes not loaded"
+
+    done = to_parquet(runs, out, workers=1, progress=False)
+    assert [path for path, _ in done.lost] == [str(cut)] and done.lost[0][1].startswith(said), done.lost
+    assert done.errors == () and pd.read_parquet(out / "runs").set_index("path").loc[str(cut), "warnings"] == 1
+
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--json")
+    assert (code, err) == (0, "")
+    assert [(lost["path"], lost["warning"][: len(said)]) for lost in json.loads(printed)["lost"]] == [(str(cut), said)]
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--width", "400")
+    assert (code, err) == (0, "")
+    assert f"\n1 run file was read without all it holds (its warnings: agentrender check FILE):\n  {said}" in printed
+
+
 def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:
     """agentrender export --prune drops the parts of a file deleted since the last export, and its summary counts it."""
     runs, out = tmp_path / "runs", tmp_path / "out"
