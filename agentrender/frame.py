@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -1034,9 +1035,21 @@ def _start_method() -> multiprocessing.context.BaseContext:
 def _next(results: Iterator[list[Any]], path: str) -> list[Any]:
     try:
         return next(results)
+    except BrokenProcessPool as error:  # no file's doing
+        raise _stopped("runs_frame") from error
     except Exception as error:
         error.add_note(f"while reading run file {path}")
         raise
+
+
+def _stopped(caller: str) -> RuntimeError:
+    """What a pool of worker processes one of which stopped before it answered says."""
+    return RuntimeError(
+        f"{caller}: a worker process stopped before it answered. A script that reads with worker processes "
+        f'(workers above 1) calls {caller} under `if __name__ == "__main__":`, since each worker starts by '
+        "importing the script (as every Python process pool does), or passes workers=1; "
+        "else the process was killed (out of memory, say)."
+    )
 
 
 def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -1851,7 +1864,10 @@ def _export_all(tasks: Sequence[_Task], workers: int) -> Iterator[dict[str, Any]
         return
     chunk = max(1, min(16, len(tasks) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
-        yield from pool.map(_export_one, tasks, chunksize=chunk)
+        try:
+            yield from pool.map(_export_one, tasks, chunksize=chunk)
+        except BrokenProcessPool as error:
+            raise _stopped("to_parquet") from error
 
 
 def _hash(path: str) -> str:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +132,32 @@ def test_two_workers_give_the_same_frame(store: tuple[Path, dict[str, Path]]) ->
     one = runs_frame(folder, workers=1, progress=False)
     two = runs_frame(folder, workers=2, progress=False)
     pd.testing.assert_frame_equal(one, two)
+
+
+@pytest.mark.slow  # starts a Python process and its workers
+def test_a_script_that_starts_workers_unguarded_is_told_so_not_sent_to_a_run_file(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    """A script that calls runs_frame with workers at its top level, not under `if __name__ == "__main__":`, ends on
+    an error saying so (each worker imports the script), where it ended on a broken pool "while reading run file"
+    the first file, which holds nothing wrong."""
+    folder, _ = store
+    script = tmp_path / "sweep.py"
+    call = f"runs_frame({str(folder)!r}, workers=2, progress=False)"
+    script.write_text(f"from agentrender.frame import runs_frame\n\nprint(len({call}))\n", encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": root},
+        check=False,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last.startswith("RuntimeError: runs_frame: a worker process stopped"), last
+    assert 'if __name__ == "__main__":' in last and "workers=1" in last
+    assert "while reading run file" not in done.stderr
 
 
 def test_a_list_of_paths_keeps_its_order_and_missing_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -433,6 +434,21 @@ def test_an_export_says_which_run_files_it_read_without_all_they_hold(tmp_path: 
     code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--width", "400")
     assert (code, err) == (0, "")
     assert f"\n1 run file was read without all it holds (its warnings: agentrender check FILE):\n  {said}" in printed
+
+
+def test_a_script_that_exports_with_workers_unguarded_is_told_so(folder: Path, tmp_path: Path) -> None:
+    """A script that calls to_parquet with workers at its top level, not under `if __name__ == "__main__":`, ends on
+    an error saying so (each worker imports the script), where it ended on "A process in the process pool was
+    terminated abruptly"."""
+    script = tmp_path / "export.py"
+    call = f"to_parquet({str(folder)!r}, {str(tmp_path / 'out')!r}, workers=2, progress=False)"
+    script.write_text(f"from agentrender.frame import to_parquet\n\n{call}\n", encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last.startswith("RuntimeError: to_parquet: a worker process stopped"), last
+    assert 'if __name__ == "__main__":' in last and "workers=1" in last
 
 
 def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:
