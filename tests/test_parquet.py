@@ -132,6 +132,24 @@ def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_
     assert runs.error.isna().sum() == len(_runs(folder)) - 1
 
 
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's read_parquet, not ours
+def test_dask_cannot_combine_the_runs_of_an_export_holding_a_bad_file_as_the_guide_says(
+    folder: Path, tmp_path: Path
+) -> None:
+    """Dask's read_parquet of the runs folder of an export holding a file that could not be read (its part's model
+    column holds no value, so it reads back with categories of object dtype) fails to combine the parts, as the
+    frames guide says (dask/dask#10659), and reads them with dtype_backend="pyarrow"; pandas reads them as one."""
+    dataframe = pytest.importorskip("dask.dataframe")
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    assert pd.read_parquet(out / "runs").error.notna().sum() == 1
+    with pytest.raises(TypeError, match="dtype of categories must be the same"):
+        dataframe.read_parquet(out / "runs").compute(scheduler="sync")
+    assert len(dataframe.read_parquet(out / "runs", dtype_backend="pyarrow").compute(scheduler="sync")) == len(
+        _runs(folder)
+    )
+
+
 def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: Path) -> None:
     """A reason with a lone surrogate (valid in a run file, not in Parquet's UTF-8) makes the run an error row
     that names the column, instead of failing the export or altering the text."""
