@@ -1063,6 +1063,12 @@ def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathL
     return [os.fspath(path) for path in paths_or_folder]
 
 
+def _special(path: str) -> bool:
+    """Whether ``path`` is something other than a file that exists (a pipe, a socket, a device) or a link that points
+    nowhere: a pipe is read by waiting for its writer."""
+    return os.path.exists(path) and not os.path.isfile(path)
+
+
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz")
 """The endings of the names of the run files a folder holds (``run_files``)."""
 
@@ -1074,8 +1080,9 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     Every file named ``*.jsonl`` or ``*.jsonl.gz`` at any depth under it, a linked folder's too; each file once,
     under the first of its paths in sorted order, however many links name it (a link to a folder it is in is not
     followed again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints``
-    keeps copies of the files it edited), as for Parquet's and Dask's readers. A link that points nowhere is kept,
-    so it is read as a file that is missing: a row with its error. Each path starts with ``folder`` as given.
+    keeps copies of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link
+    that points nowhere is kept, so it is read as a file that is missing: a row with its error. Each path starts with
+    ``folder`` as given.
     """
     found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
     folders: set[str] = set()
@@ -1087,8 +1094,9 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         folders.add(real)
         names[:] = sorted(name for name in names if not name.startswith("."))
         for name in files:
-            if name.endswith(RUN_FILE_SUFFIXES) and not name.startswith("."):
-                path = os.path.join(top, name)
+            path = os.path.join(top, name)
+            # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
+            if name.endswith(RUN_FILE_SUFFIXES) and not name.startswith(".") and not _special(path):
                 found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
     seen: set[str] = set()
     paths = []

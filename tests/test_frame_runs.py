@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from agentrender.frame import RUN_COLUMNS, runs_frame, steps_frame
+from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame
 from agentrender.runfile import load_run
 
 NA = pd.NA
@@ -183,8 +183,8 @@ def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Pa
 
 def test_a_folder_is_read_through_its_links_each_file_once_and_without_its_hidden_files(tmp_path: Path) -> None:
     """A folder's run files are those at any depth under it, a linked folder's too, each file once however many
-    links name it; a hidden file or folder (a notebook's checkpoints) holds none of them, and a link that points
-    nowhere is a row with its error."""
+    links name it; a hidden file or folder (a notebook's checkpoints) holds none of them, nor is a pipe one, and a
+    link that points nowhere is a row with its error."""
     folder, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
     (folder / ".ipynb_checkpoints").mkdir(parents=True)
     elsewhere.mkdir()
@@ -197,6 +197,8 @@ def test_a_folder_is_read_through_its_links_each_file_once_and_without_its_hidde
     (folder / "same-as-c.jsonl").symlink_to(elsewhere / "c.jsonl")
     (folder / "loop").symlink_to(folder, target_is_directory=True)
     (folder / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    os.mkfifo(folder / "pipe.jsonl")  # no file: reading it would wait for a writer forever
+    assert [Path(path).name for path in run_files(folder)] == ["a.jsonl", "gone.jsonl", "c.jsonl"]
     frame = runs_frame(folder, workers=1, progress=False)
     assert frame["path"].tolist() == [str(folder / name) for name in ("a.jsonl", "gone.jsonl", "linked/c.jsonl")]
     assert frame["run_id"].tolist() == ["one", NA, "linked"]
