@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from agentrender._extras import require
-from agentrender.frame import run_files, table_frame
+from agentrender.frame import distinct_paths, run_files, table_frame
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -60,8 +60,9 @@ def read_runs(
 
     ``paths_or_glob`` is a glob pattern (``"runs/*.jsonl"``; ``**`` matches folders at any
     depth), a folder (its run files, ``agentrender.frame.run_files``), one file, or an
-    iterable of files. Files are read in sorted order (an iterable's in its own order), each
-    named by its absolute path. A pattern or folder that names no file raises
+    iterable of files. Files are read in sorted order (an iterable's in its own order, each
+    file once: ``agentrender.frame.distinct_paths``), each named by its absolute path. A
+    pattern or folder that names no file raises
     ``FileNotFoundError``; an empty iterable ``ValueError``. A file an iterable names that
     does not exist is, like any file that cannot be read, a row of the runs table with its
     ``error``, and has no steps or model calls.
@@ -128,7 +129,7 @@ def _partition(group: _Group, table: str, options: dict[str, int]) -> pd.DataFra
 def _paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """The absolute paths of the run files ``source`` names, in the order they are read."""
     if not isinstance(source, str | os.PathLike):
-        paths = [os.path.abspath(os.fspath(path)) for path in source]
+        paths = [os.path.abspath(path) for path in distinct_paths(source)]  # each file once, as runs_frame reads
         if not paths:
             raise ValueError("read_runs: no run files given (an empty list)")
         return paths

@@ -61,6 +61,7 @@ __all__ = [
     "Column",
     "ParquetExport",
     "arrow_schema",
+    "distinct_paths",
     "kept_by_tool",
     "model_calls_frame",
     "other_tools",
@@ -979,7 +980,8 @@ def runs_frame(
     """One row per run file, read in parallel worker processes, with the columns of ``RUN_COLUMNS``.
 
     ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl`` and
-    ``*.jsonl.gz`` under it, ``run_files``), one file, or an iterable of files (kept in its order).
+    ``*.jsonl.gz`` under it, ``run_files``), one file, or an iterable of files (kept in its order, each file once:
+    ``distinct_paths``).
     ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
@@ -1060,7 +1062,18 @@ def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathL
         if not root.exists():
             raise FileNotFoundError(f"runs_frame: no such file or folder: {root}")
         return [str(root)]
-    return [os.fspath(path) for path in paths_or_folder]
+    return distinct_paths(paths_or_folder)
+
+
+def distinct_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """``paths`` in their order, each file once: where it is first named, however it is named after (relative or
+    absolute, by two globs that overlap). What ``runs_frame``, ``table_frame``, ``to_parquet`` and
+    ``agentrender.dask.read_runs`` read of a list of files."""
+    named: dict[str, str] = {}
+    for given in paths:
+        path = os.fspath(given)
+        named.setdefault(os.path.abspath(path), path)
+    return list(named.values())
 
 
 def _special(path: str) -> bool:
@@ -1616,14 +1629,13 @@ def table_frame(
 ) -> pd.DataFrame:
     """One table of ``PARQUET_TABLES`` for the run files ``paths``, read one after another in this process.
 
-    ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame``
-    in the order of ``paths``, with its ``run_id`` and ``path`` in front (the rows ``to_parquet``
-    stores); ``"runs"`` is ``runs_frame(paths, workers=1)``. The columns and dtypes are the
-    table's; a categorical's categories are those its column always offers, then the others
-    the files hold, sorted; the index counts the rows from 0. A file that cannot be read has
-    no steps or model calls: its row of the runs table says why (``error``), and nothing is
-    raised. ``options`` sets the window the steps are read under, ``{"recent_results": N,
-    "result_bytes": B}`` (default: each run's own), as in ``to_parquet``.
+    ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame`` in the order of
+    ``paths`` (each file once: ``distinct_paths``), with its ``run_id`` and ``path`` in front (the rows
+    ``to_parquet`` stores); ``"runs"`` is ``runs_frame(paths, workers=1)``. The columns and dtypes are the table's;
+    a categorical's categories are those its column always offers, then the others the files hold, sorted; the index
+    counts the rows from 0. A file that cannot be read has no steps or model calls: its row of the runs table says
+    why (``error``), and nothing is raised. ``options`` sets the window the steps are read under,
+    ``{"recent_results": N, "result_bytes": B}`` (default: each run's own), as in ``to_parquet``.
 
     Each partition of ``agentrender.dask.read_runs`` is one ``table_frame`` of a group of files.
     """
@@ -1632,7 +1644,7 @@ def table_frame(
     if columns is None:
         raise ValueError(f"table_frame: table is one of {', '.join(map(repr, PARQUET_TABLES))}, not {table!r}")
     overrides = _window_overrides(options, "table_frame")
-    named = [os.fspath(path) for path in paths]
+    named = distinct_paths(paths)
     if table == "runs":
         return runs_frame(named, workers=1, progress=False)
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
@@ -1756,7 +1768,7 @@ def to_parquet(
     given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
     # A folder stands for its run files; a file that is missing is a row with its error.
     found = (_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given)
-    paths = list(dict.fromkeys(os.path.abspath(path) for paths in found for path in paths))
+    paths = [os.path.abspath(path) for path in distinct_paths(path for paths in found for path in paths)]
     tasks: list[_Task] = []
     unchanged: list[str] = []
     for path in paths:

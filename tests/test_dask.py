@@ -150,6 +150,16 @@ def test_a_folder_names_the_files_runs_frame_reads_of_it(tmp_path: Path) -> None
     assert [Path(path).name for path in files] == ["sweep-00010.jsonl", "sweep-00000.jsonl", "sweep-00001.jsonl"]
 
 
+def test_a_list_that_names_a_file_twice_reads_it_once(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list that names a file twice (two globs that overlap, its path relative and absolute) reads it once, where
+    it was first named, as runs_frame and to_parquet do; its rows were there twice."""
+    monkeypatch.chdir(folder)
+    runs = _runs(folder)
+    named = [*runs, runs[0], "lone.jsonl"]
+    got = read_runs(named, table="runs", partition_bytes=1).compute(scheduler="sync")  # a partition a file
+    assert got.path.tolist() == [str(path) for path in runs]
+
+
 def test_a_glob_or_folder_with_no_run_files_is_a_clear_error(tmp_path: Path) -> None:
     """A pattern that matches no file, an empty folder and an empty list each raise one error naming what was
     given, before anything is computed."""

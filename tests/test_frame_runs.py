@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame
+from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame
 from agentrender.runfile import load_run
 
 NA = pd.NA
@@ -169,6 +169,21 @@ def test_a_list_of_paths_keeps_its_order_and_missing_files(store: tuple[Path, di
     assert str(missing) in frame["error"].iloc[1]
 
 
+def test_a_list_that_names_a_file_twice_gives_its_row_once(
+    store: tuple[Path, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list that names a file twice (two globs that overlap, its path relative and absolute) gives one row of it,
+    where it was first named, as to_parquet exports it once; it gave a row each time."""
+    folder, paths = store
+    monkeypatch.chdir(folder)
+    named = [*sorted(folder.glob("*.jsonl")), *sorted(folder.glob("**/*.jsonl")), "a-finished.jsonl"]
+    runs = runs_frame(named, workers=1, progress=False)
+    assert runs["path"].tolist() == [str(paths[name]) for name in ("finished", "bad", "nested")]
+    assert runs["run_id"].tolist() == ["finished", NA, "nested"]
+    steps = table_frame(named, "steps")
+    assert steps["path"].tolist() == [str(paths["finished"])] * 5  # the nested run has no steps
+
+
 def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
     """A single file path gives its one row; an empty folder an empty typed frame; a missing path an error."""
     _, paths = store
@@ -258,9 +273,10 @@ def test_a_usage_count_that_is_not_a_count_is_left_out_of_the_total_with_a_warni
     """A usage count that is not an integer is named by a load warning and left out of the run's token total."""
     odd, fine = _call(0, 1, 1), _call(1, 5, 1)
     odd["response"]["usage"]["input_tokens"] = "many"
-    path = tmp_path / "odd.jsonl"
+    path, copy = tmp_path / "odd.jsonl", tmp_path / "copy.jsonl"
     path.write_text(_lines([_header("odd"), odd, fine, _step(0, READ, {"status": "ok"})]), encoding="utf-8")
-    frame = runs_frame([path, path], workers=2, progress=False)
+    copy.write_bytes(path.read_bytes())
+    frame = runs_frame([path, copy], workers=2, progress=False)
     assert frame["error"].isna().all()
     assert frame["input_tokens"].tolist() == [5, 5]
     assert frame["warnings"].tolist() == [1, 1]
