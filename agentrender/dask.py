@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from agentrender._extras import require
-from agentrender.frame import table_frame
+from agentrender.frame import distinct_paths, run_files, table_frame
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -34,7 +34,8 @@ PARTITION_BYTES: Final = 256 * 2**20
 """The run-file bytes a partition reads by default: 256 MiB on disk, a few dozen MiB of frame in a worker."""
 
 RUN_FILE_PATTERNS: Final = ("*.jsonl", "*.jsonl.gz")
-"""The files of a folder ``read_runs`` reads, at any depth under it (as ``runs_frame`` does)."""
+"""The files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as ``runs_frame``
+does."""
 
 
 class _Group(NamedTuple):
@@ -58,9 +59,10 @@ def read_runs(
     """The ``table`` (``"steps"``, ``"model_calls"`` or ``"runs"``) of many run files as a Dask data frame.
 
     ``paths_or_glob`` is a glob pattern (``"runs/*.jsonl"``; ``**`` matches folders at any
-    depth), a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it), one file, or an
-    iterable of files. Files are read in sorted order (an iterable's in its own order), each
-    named by its absolute path. A pattern or folder that names no file raises
+    depth), a folder (its run files, ``agentrender.frame.run_files``), one file, or an
+    iterable of files. Files are read in sorted order (an iterable's in its own order, each
+    file once: ``agentrender.frame.distinct_paths``), each named by its absolute path. A
+    pattern or folder that names no file raises
     ``FileNotFoundError``; an empty iterable ``ValueError``. A file an iterable names that
     does not exist is, like any file that cannot be read, a row of the runs table with its
     ``error``, and has no steps or model calls.
@@ -127,24 +129,19 @@ def _partition(group: _Group, table: str, options: dict[str, int]) -> pd.DataFra
 def _paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """The absolute paths of the run files ``source`` names, in the order they are read."""
     if not isinstance(source, str | os.PathLike):
-        paths = [os.path.abspath(os.fspath(path)) for path in source]
+        paths = [os.path.abspath(path) for path in distinct_paths(source)]  # each file once, as runs_frame reads
         if not paths:
             raise ValueError("read_runs: no run files given (an empty list)")
         return paths
     text = os.fspath(source)
     if os.path.isdir(text):
-        found = {
-            path
-            for pattern in RUN_FILE_PATTERNS
-            for path in glob.glob(os.path.join(glob.escape(text), "**", pattern), recursive=True)
-            if os.path.isfile(path)
-        }
-        if not found:
+        files = run_files(text)  # the files runs_frame and to_parquet read of the folder, in their order
+        if not files:
             raise FileNotFoundError(f"read_runs: no run files ({', '.join(RUN_FILE_PATTERNS)}) under {text}")
-    else:
-        found = {path for path in glob.glob(text, recursive=True) if os.path.isfile(path)}
-        if not found:
-            raise FileNotFoundError(f"read_runs: no run files match {text!r}")
+        return [os.path.abspath(path) for path in files]
+    found = {path for path in glob.glob(text, recursive=True) if os.path.isfile(path)}
+    if not found:
+        raise FileNotFoundError(f"read_runs: no run files match {text!r}")
     return sorted(os.path.abspath(path) for path in found)
 
 

@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -53,15 +54,18 @@ __all__ = [
     "MODEL_CALL_COLUMNS",
     "PARQUET_TABLES",
     "RUN_COLUMNS",
+    "RUN_FILE_SUFFIXES",
     "RUN_KEY_COLUMNS",
     "STEP_COLUMNS",
     "STEP_LEAD_COLUMNS",
     "Column",
     "ParquetExport",
     "arrow_schema",
+    "distinct_paths",
     "kept_by_tool",
     "model_calls_frame",
     "other_tools",
+    "run_files",
     "runs_frame",
     "source_id",
     "steps_frame",
@@ -975,9 +979,10 @@ def runs_frame(
 ) -> pd.DataFrame:
     """One row per run file, read in parallel worker processes, with the columns of ``RUN_COLUMNS``.
 
-    ``paths_or_folder`` is a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it, sorted),
-    one file, or an iterable of files (kept in its order). ``workers`` is the number of
-    processes (default: one per CPU, at most one per file; ``1`` reads in this process).
+    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl`` and
+    ``*.jsonl.gz`` under it, ``run_files``), one file, or an iterable of files (kept in its order, each file once:
+    ``distinct_paths``).
+    ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
     ``if __name__ == "__main__":``, as any such process pool needs; a notebook needs nothing.
@@ -1032,22 +1037,87 @@ def _start_method() -> multiprocessing.context.BaseContext:
 def _next(results: Iterator[list[Any]], path: str) -> list[Any]:
     try:
         return next(results)
+    except BrokenProcessPool as error:  # no file's doing
+        raise _stopped("runs_frame") from error
     except Exception as error:
         error.add_note(f"while reading run file {path}")
         raise
+
+
+def _stopped(caller: str) -> RuntimeError:
+    """What a pool of worker processes one of which stopped before it answered says."""
+    return RuntimeError(
+        f"{caller}: a worker process stopped before it answered. A script that reads with worker processes "
+        f'(workers above 1) calls {caller} under `if __name__ == "__main__":`, since each worker starts by '
+        "importing the script (as every Python process pool does), or passes workers=1; "
+        "else the process was killed (out of memory, say)."
+    )
 
 
 def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     if isinstance(paths_or_folder, str | os.PathLike):
         root = Path(paths_or_folder)
         if root.is_dir():
-            return sorted(
-                str(path) for path in root.rglob("*") if path.name.endswith((".jsonl", ".jsonl.gz")) and path.is_file()
-            )
+            return run_files(root)
         if not root.exists():
             raise FileNotFoundError(f"runs_frame: no such file or folder: {root}")
         return [str(root)]
-    return [os.fspath(path) for path in paths_or_folder]
+    return distinct_paths(paths_or_folder)
+
+
+def distinct_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """``paths`` in their order, each file once: where it is first named, however it is named after (relative or
+    absolute, by two globs that overlap). What ``runs_frame``, ``table_frame``, ``to_parquet`` and
+    ``agentrender.dask.read_runs`` read of a list of files."""
+    named: dict[str, str] = {}
+    for given in paths:
+        path = os.fspath(given)
+        named.setdefault(os.path.abspath(path), path)
+    return list(named.values())
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` is something other than a file that exists (a pipe, a socket, a device) or a link that points
+    nowhere: a pipe is read by waiting for its writer."""
+    return os.path.exists(path) and not os.path.isfile(path)
+
+
+RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz")
+"""The endings of the names of the run files a folder holds (``run_files``)."""
+
+
+def run_files(folder: str | os.PathLike[str]) -> list[str]:
+    """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
+    read of a folder.
+
+    Every file named ``*.jsonl`` or ``*.jsonl.gz`` at any depth under it, a linked folder's too; each file once,
+    under the first of its paths in sorted order, however many links name it (a link to a folder it is in is not
+    followed again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints``
+    keeps copies of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link
+    that points nowhere is kept, so it is read as a file that is missing: a row with its error. Each path starts with
+    ``folder`` as given.
+    """
+    found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
+    folders: set[str] = set()
+    for top, names, files in os.walk(os.fspath(folder), followlinks=True):
+        real = os.path.realpath(top)
+        if real in folders:  # reached again through a link
+            names.clear()
+            continue
+        folders.add(real)
+        names[:] = sorted(name for name in names if not name.startswith("."))
+        for name in files:
+            path = os.path.join(top, name)
+            # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
+            if name.endswith(RUN_FILE_SUFFIXES) and not name.startswith(".") and not _special(path):
+                found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
+    seen: set[str] = set()
+    paths = []
+    for path, itself in sorted(found):
+        if itself not in seen:
+            seen.add(itself)
+            paths.append(path)
+    return paths
 
 
 # ------------------------------------------------------------------------- building
@@ -1559,14 +1629,13 @@ def table_frame(
 ) -> pd.DataFrame:
     """One table of ``PARQUET_TABLES`` for the run files ``paths``, read one after another in this process.
 
-    ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame``
-    in the order of ``paths``, with its ``run_id`` and ``path`` in front (the rows ``to_parquet``
-    stores); ``"runs"`` is ``runs_frame(paths, workers=1)``. The columns and dtypes are the
-    table's; a categorical's categories are those its column always offers, then the others
-    the files hold, sorted; the index counts the rows from 0. A file that cannot be read has
-    no steps or model calls: its row of the runs table says why (``error``), and nothing is
-    raised. ``options`` sets the window the steps are read under, ``{"recent_results": N,
-    "result_bytes": B}`` (default: each run's own), as in ``to_parquet``.
+    ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame`` in the order of
+    ``paths`` (each file once: ``distinct_paths``), with its ``run_id`` and ``path`` in front (the rows
+    ``to_parquet`` stores); ``"runs"`` is ``runs_frame(paths, workers=1)``. The columns and dtypes are the table's;
+    a categorical's categories are those its column always offers, then the others the files hold, sorted; the index
+    counts the rows from 0. A file that cannot be read has no steps or model calls: its row of the runs table says
+    why (``error``), and nothing is raised. ``options`` sets the window the steps are read under,
+    ``{"recent_results": N, "result_bytes": B}`` (default: each run's own), as in ``to_parquet``.
 
     Each partition of ``agentrender.dask.read_runs`` is one ``table_frame`` of a group of files.
     """
@@ -1575,7 +1644,7 @@ def table_frame(
     if columns is None:
         raise ValueError(f"table_frame: table is one of {', '.join(map(repr, PARQUET_TABLES))}, not {table!r}")
     overrides = _window_overrides(options, "table_frame")
-    named = [os.fspath(path) for path in paths]
+    named = distinct_paths(paths)
     if table == "runs":
         return runs_frame(named, workers=1, progress=False)
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
@@ -1623,6 +1692,10 @@ class ParquetExport:
     """The run files whose parts ``prune`` removed because the file no longer exists."""
     rows: Mapping[str, int] | None = None
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
+    lost: tuple[tuple[str, str], ...] = ()
+    """``(path, warning)`` of each run file given whose run left out something it holds (a last line cut short, a
+    gzip stream ended early: a ``RunWarning`` that is ``lost``): the first such warning, ``PATH:LINE: what``. Its
+    parts hold what could be read; its row of the runs table counts its ``warnings``."""
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON values (what ``agentrender export --json`` prints)."""
@@ -1633,6 +1706,7 @@ class ParquetExport:
             "errors": [{"path": path, "error": error} for path, error in self.errors],
             "removed": list(self.removed),
             "rows": dict(self.rows or {}),
+            "lost": [{"path": path, "warning": warning} for path, warning in self.lost],
         }
 
 
@@ -1659,7 +1733,7 @@ def to_parquet(
 ) -> ParquetExport:
     """Export the steps, model calls and one row per run of many run files as a Parquet dataset in ``out``.
 
-    ``sources`` is a run file or a folder (every ``*.jsonl`` and ``*.jsonl.gz`` under it), or
+    ``sources`` is a run file or a folder (its run files, ``run_files``), or
     an iterable of them. ``out`` gets three folders, ``steps/``,
     ``model_calls/`` and ``runs/``, each one Parquet file per run file
     (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as
@@ -1674,7 +1748,9 @@ def to_parquet(
     last export, or whose mtime changed but not its size, is compared by content hash.
 
     A file that cannot be read is a row of the runs table with its ``error`` (as in
-    ``runs_frame``) and has no steps or model calls; it never fails the export.
+    ``runs_frame``) and has no steps or model calls; it never fails the export. A file read
+    without all it holds (a last line cut short) is exported with what it holds, and named
+    in the result's ``lost``.
     ``options`` sets the window every run is read under, ``{"recent_results": N,
     "result_bytes": B}`` (default: each run's own); an export holds one setting, so
     adding to ``out`` with another raises ``ValueError``. ``workers`` and ``progress``
@@ -1692,7 +1768,7 @@ def to_parquet(
     given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
     # A folder stands for its run files; a file that is missing is a row with its error.
     found = (_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given)
-    paths = list(dict.fromkeys(os.path.abspath(path) for paths in found for path in paths))
+    paths = [os.path.abspath(path) for path in distinct_paths(path for paths in found for path in paths)]
     tasks: list[_Task] = []
     unchanged: list[str] = []
     for path in paths:
@@ -1732,6 +1808,9 @@ def to_parquet(
         for entry in entries.values()
         if entry["path"] in named and entry.get("error") is not None
     )
+    lost = tuple(
+        (entry["path"], entry["lost"]) for entry in entries.values() if entry["path"] in named and entry.get("lost")
+    )
     order = {path: i for i, path in enumerate(paths)}
     return ParquetExport(
         out=str(root),
@@ -1740,6 +1819,7 @@ def to_parquet(
         errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
         removed=tuple(removed),
         rows=rows,
+        lost=tuple(sorted(lost, key=lambda said: order[said[0]])),
     )
 
 
@@ -1804,7 +1884,10 @@ def _export_all(tasks: Sequence[_Task], workers: int) -> Iterator[dict[str, Any]
         return
     chunk = max(1, min(16, len(tasks) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
-        yield from pool.map(_export_one, tasks, chunksize=chunk)
+        try:
+            yield from pool.map(_export_one, tasks, chunksize=chunk)
+        except BrokenProcessPool as error:
+            raise _stopped("to_parquet") from error
 
 
 def _hash(path: str) -> str:
@@ -1845,7 +1928,8 @@ def _export_one(task: _Task) -> dict[str, Any]:
         values[_PATH], values[_ERROR] = path, error
         run, parts = None, {}
     parts["runs"] = _arrow(pandas, "runs", {c.name: [v] for c, v in zip(_RUN_VALUES, values, strict=True)}, path)
-    entry.update(run_id=(run.run_id or None) if run is not None else None, error=error)
+    lost = next((str(warning) for warning in run.warnings if warning.lost), None) if run is not None else None
+    entry.update(run_id=(run.run_id or None) if run is not None else None, error=error, lost=lost)
     folder = Path(task.out)
     for table in PARQUET_TABLES:
         part = folder / table / f"{task.source}.parquet"

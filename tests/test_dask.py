@@ -134,6 +134,32 @@ def test_globs_folders_files_and_lists_name_the_same_files(folder: Path, monkeyp
     assert got.run_id.tolist() == [f"sweep-{n:05d}" for n in (100, 101, *range(6))]  # sorted by path: runs/more/ first
 
 
+def test_a_folder_names_the_files_runs_frame_reads_of_it(tmp_path: Path) -> None:
+    """A folder names the run files runs_frame and to_parquet read of it: a linked folder's too (each file once,
+    however many links name it), none of a hidden folder's (a notebook's checkpoints)."""
+    from agentrender.frame import runs_frame
+
+    folder, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
+    write_sweep(folder, 2)
+    write_sweep(elsewhere, 1, first=10)
+    write_sweep(folder / ".ipynb_checkpoints", 1, first=20)
+    (folder / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (folder / "again").symlink_to(elsewhere, target_is_directory=True)
+    files = [path for group in file_groups(folder, partition_bytes=1) for path in group]
+    assert files == runs_frame(folder, workers=1, progress=False).path.tolist()
+    assert [Path(path).name for path in files] == ["sweep-00010.jsonl", "sweep-00000.jsonl", "sweep-00001.jsonl"]
+
+
+def test_a_list_that_names_a_file_twice_reads_it_once(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list that names a file twice (two globs that overlap, its path relative and absolute) reads it once, where
+    it was first named, as runs_frame and to_parquet do; its rows were there twice."""
+    monkeypatch.chdir(folder)
+    runs = _runs(folder)
+    named = [*runs, runs[0], "lone.jsonl"]
+    got = read_runs(named, table="runs", partition_bytes=1).compute(scheduler="sync")  # a partition a file
+    assert got.path.tolist() == [str(path) for path in runs]
+
+
 def test_a_glob_or_folder_with_no_run_files_is_a_clear_error(tmp_path: Path) -> None:
     """A pattern that matches no file, an empty folder and an empty list each raise one error naming what was
     given, before anything is computed."""

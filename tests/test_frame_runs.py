@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from agentrender.frame import RUN_COLUMNS, runs_frame, steps_frame
+from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame
 from agentrender.runfile import load_run
 
 NA = pd.NA
@@ -131,6 +134,33 @@ def test_two_workers_give_the_same_frame(store: tuple[Path, dict[str, Path]]) ->
     pd.testing.assert_frame_equal(one, two)
 
 
+@pytest.mark.slow  # starts a Python process and its workers
+def test_a_script_that_starts_workers_unguarded_is_told_so_not_sent_to_a_run_file(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    """A script that calls runs_frame with workers at its top level, not under `if __name__ == "__main__":`, ends on
+    an error saying so (each worker imports the script), where it ended on a broken pool "while reading run file"
+    the first file, which holds nothing wrong."""
+    folder, _ = store
+    script = tmp_path / "sweep.py"
+    call = f"runs_frame({str(folder)!r}, workers=2, progress=False)"
+    script.write_text(f"from agentrender.frame import runs_frame\n\nprint(len({call}))\n", encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": root},
+        check=False,
+    )
+    # the workers' own tracebacks may come after it: they write to the same stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("RuntimeError: runs_frame: a worker process")]
+    assert done.returncode == 1 and len(said) == 1, done.stderr
+    assert 'if __name__ == "__main__":' in said[0] and "workers=1" in said[0]
+    assert "while reading run file" not in done.stderr
+
+
 def test_a_list_of_paths_keeps_its_order_and_missing_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
     """An explicit list is read in its order; a file that does not exist is an error row, not a crash."""
     _, paths = store
@@ -138,6 +168,21 @@ def test_a_list_of_paths_keeps_its_order_and_missing_files(store: tuple[Path, di
     frame = runs_frame([paths["nested"], missing, str(paths["finished"])], workers=2, progress=False)
     assert frame["run_id"].tolist() == ["nested", NA, "finished"]
     assert str(missing) in frame["error"].iloc[1]
+
+
+def test_a_list_that_names_a_file_twice_gives_its_row_once(
+    store: tuple[Path, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list that names a file twice (two globs that overlap, its path relative and absolute) gives one row of it,
+    where it was first named, as to_parquet exports it once; it gave a row each time."""
+    folder, paths = store
+    monkeypatch.chdir(folder)
+    named = [*sorted(folder.glob("*.jsonl")), *sorted(folder.glob("**/*.jsonl")), "a-finished.jsonl"]
+    runs = runs_frame(named, workers=1, progress=False)
+    assert runs["path"].tolist() == [str(paths[name]) for name in ("finished", "bad", "nested")]
+    assert runs["run_id"].tolist() == ["finished", NA, "nested"]
+    steps = table_frame(named, "steps")
+    assert steps["path"].tolist() == [str(paths["finished"])] * 5  # the nested run has no steps
 
 
 def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
@@ -150,6 +195,30 @@ def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Pa
         runs_frame(tmp_path / "no_such_folder", progress=False)
     with pytest.raises(ValueError, match="workers must be 1 or more"):
         runs_frame(tmp_path, workers=0, progress=False)
+
+
+def test_a_folder_is_read_through_its_links_each_file_once_and_without_its_hidden_files(tmp_path: Path) -> None:
+    """A folder's run files are those at any depth under it, a linked folder's too, each file once however many
+    links name it; a hidden file or folder (a notebook's checkpoints) holds none of them, nor is a pipe one, and a
+    link that points nowhere is a row with its error."""
+    folder, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
+    (folder / ".ipynb_checkpoints").mkdir(parents=True)
+    elsewhere.mkdir()
+    one = _lines([_header("one")])
+    (folder / "a.jsonl").write_text(one, encoding="utf-8")
+    (folder / ".ipynb_checkpoints" / "a-checkpoint.jsonl").write_text(one, encoding="utf-8")
+    (folder / ".b.jsonl").write_text(_lines([_header("hidden")]), encoding="utf-8")
+    (elsewhere / "c.jsonl").write_text(_lines([_header("linked")]), encoding="utf-8")
+    (folder / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (folder / "same-as-c.jsonl").symlink_to(elsewhere / "c.jsonl")
+    (folder / "loop").symlink_to(folder, target_is_directory=True)
+    (folder / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    os.mkfifo(folder / "pipe.jsonl")  # no file: reading it would wait for a writer forever
+    assert [Path(path).name for path in run_files(folder)] == ["a.jsonl", "gone.jsonl", "c.jsonl"]
+    frame = runs_frame(folder, workers=1, progress=False)
+    assert frame["path"].tolist() == [str(folder / name) for name in ("a.jsonl", "gone.jsonl", "linked/c.jsonl")]
+    assert frame["run_id"].tolist() == ["one", NA, "linked"]
+    assert "No such file or directory" in frame["error"].iloc[1]
 
 
 def test_progress_bar_counts_the_files(store: tuple[Path, dict[str, Path]], capsys: pytest.CaptureFixture[str]) -> None:
@@ -205,9 +274,10 @@ def test_a_usage_count_that_is_not_a_count_is_left_out_of_the_total_with_a_warni
     """A usage count that is not an integer is named by a load warning and left out of the run's token total."""
     odd, fine = _call(0, 1, 1), _call(1, 5, 1)
     odd["response"]["usage"]["input_tokens"] = "many"
-    path = tmp_path / "odd.jsonl"
+    path, copy = tmp_path / "odd.jsonl", tmp_path / "copy.jsonl"
     path.write_text(_lines([_header("odd"), odd, fine, _step(0, READ, {"status": "ok"})]), encoding="utf-8")
-    frame = runs_frame([path, path], workers=2, progress=False)
+    copy.write_bytes(path.read_bytes())
+    frame = runs_frame([path, copy], workers=2, progress=False)
     assert frame["error"].isna().all()
     assert frame["input_tokens"].tolist() == [5, 5]
     assert frame["warnings"].tolist() == [1, 1]

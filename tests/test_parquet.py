@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -129,6 +130,24 @@ def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_
     assert runs.loc[broken].drop("error").isna().all()
     assert {path for path, _ in done.errors} == {broken, str(missing.resolve())}
     assert runs.error.isna().sum() == len(_runs(folder)) - 1
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's read_parquet, not ours
+def test_dask_cannot_combine_the_runs_of_an_export_holding_a_bad_file_as_the_guide_says(
+    folder: Path, tmp_path: Path
+) -> None:
+    """Dask's read_parquet of the runs folder of an export holding a file that could not be read (its part's model
+    column holds no value, so it reads back with categories of object dtype) fails to combine the parts, as the
+    frames guide says (dask/dask#10659), and reads them with dtype_backend="pyarrow"; pandas reads them as one."""
+    dataframe = pytest.importorskip("dask.dataframe")
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    assert pd.read_parquet(out / "runs").error.notna().sum() == 1
+    with pytest.raises(TypeError, match="dtype of categories must be the same"):
+        dataframe.read_parquet(out / "runs").compute(scheduler="sync")
+    assert len(dataframe.read_parquet(out / "runs", dtype_backend="pyarrow").compute(scheduler="sync")) == len(
+        _runs(folder)
+    )
 
 
 def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: Path) -> None:
@@ -409,6 +428,46 @@ def test_export_counts_a_file_it_could_not_read_as_such_not_as_a_run_written(tmp
     assert printed.startswith(f"{out}: wrote 2 runs ({steps} steps, "), printed
     assert "\n1 run file could not be read (rows of the runs table with their error):\n" in printed, printed
     assert len(pd.read_parquet(out / "runs")) == 3
+
+
+def test_an_export_says_which_run_files_it_read_without_all_they_hold(tmp_path: Path) -> None:
+    """A run file whose last line was cut short (an agent killed while writing) is exported with what it holds, and
+    the export says so, each time it is given: its first lost warning (PATH:LINE: what) in to_parquet's result, in
+    --json and in the terminal summary, where it said only "wrote 2 runs"."""
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    runs.mkdir()
+    write_run(samples.load("fix-failing-test"), runs / "whole.jsonl")
+    lines = samples.path("out-of-steps").read_text("utf-8").splitlines(keepends=True)
+    cut = runs / "cut.jsonl"
+    cut.write_text("".join(lines[:4]) + lines[4][:20], encoding="utf-8")
+    said = f"{cut}:5: the last line is cut short (no newline, not JSON): 20 bytes not loaded"
+
+    done = to_parquet(runs, out, workers=1, progress=False)
+    assert [path for path, _ in done.lost] == [str(cut)] and done.lost[0][1].startswith(said), done.lost
+    assert done.errors == () and pd.read_parquet(out / "runs").set_index("path").loc[str(cut), "warnings"] == 1
+
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--json")
+    assert (code, err) == (0, "")
+    assert [(lost["path"], lost["warning"][: len(said)]) for lost in json.loads(printed)["lost"]] == [(str(cut), said)]
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--width", "400")
+    assert (code, err) == (0, "")
+    assert f"\n1 run file was read without all it holds (its warnings: agentrender check FILE):\n  {said}" in printed
+
+
+def test_a_script_that_exports_with_workers_unguarded_is_told_so(folder: Path, tmp_path: Path) -> None:
+    """A script that calls to_parquet with workers at its top level, not under `if __name__ == "__main__":`, ends on
+    an error saying so (each worker imports the script), where it ended on "A process in the process pool was
+    terminated abruptly"."""
+    script = tmp_path / "export.py"
+    call = f"to_parquet({str(folder)!r}, {str(tmp_path / 'out')!r}, workers=2, progress=False)"
+    script.write_text(f"from agentrender.frame import to_parquet\n\n{call}\n", encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    # the workers' own tracebacks may come after it: they write to the same stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("RuntimeError: to_parquet: a worker process")]
+    assert done.returncode == 1 and len(said) == 1, done.stderr
+    assert 'if __name__ == "__main__":' in said[0] and "workers=1" in said[0]
 
 
 def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:

@@ -379,7 +379,8 @@ and OUT/runs, each one file per run file, with the columns and types of agentren
 Exporting again is incremental: OUT/manifest.json records each file's size, mtime and hash,
 so an unchanged file is skipped, a changed one replaces its own files only, and runs exported
 before but not named now are kept (--prune drops those whose file is gone). A file that
-cannot be read becomes a row of the runs table with its error, and the command exits 1.""",
+cannot be read becomes a row of the runs table with its error, and the command exits 1; one
+read without all it holds (a last line cut short) is exported with what it holds, and named.""",
     )
     export.add_argument("runs", nargs="+", metavar="RUN", help="run files, folders of them, or bundled samples")
     export.add_argument("--parquet", required=True, metavar="OUT", help="the dataset's folder (created, or added to)")

@@ -717,4 +717,8 @@ def export_renderable(done: ParquetExport) -> Group:
             Text(f"{plural(len(done.errors), 'run file')} could not be read (rows of the runs table with their error):")
         )
         lines.extend(Text(f"  {clean(error, one_line=True)}", style=MUTED) for _, error in done.errors)
+    if done.lost:
+        said = "was read without all it holds" if len(done.lost) == 1 else "were read without all they hold"
+        lines.append(Text(f"{plural(len(done.lost), 'run file')} {said} (its warnings: agentrender check FILE):"))
+        lines.extend(Text(f"  {clean(warning, one_line=True)}", style=MUTED) for _, warning in done.lost)
     return Group(*lines)
