@@ -322,7 +322,8 @@ Each finding is an error (the API would reject a render, a recorded decision is 
 render.decide makes of its reply, a record was lost) or a warning (worth a look, breaks
 nothing). Exit 0: no errors (warnings are listed); 1: errors, or with --strict any finding;
 2: a file is unreadable. A file of several runs (a session and its sub-agents, an eval log's
-samples) is checked on its first run unless --run names another, or --all asks for each.""",
+samples) is checked on every run, a report each naming its number and id, and a last line
+counts the runs checked and failed; --run checks the one it names.""",
     )
     check.add_argument(
         "runs", nargs="+", metavar="RUN", help="run files, agents' histories agentrender imports, or bundled samples"
@@ -332,7 +333,8 @@ samples) is checked on its first run unless --run names another, or --all asks f
     which.add_argument(
         "--all",
         action="store_true",
-        help="in each file of several runs, check every run (a report each), not only the first",
+        help="in each file of several runs, check every run, a report each: the default, kept for the scripts that "
+        "give it",
     )
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too, not only on errors")
 
