@@ -1,7 +1,8 @@
 """Thousands of run files as one Dask data frame, read on any Dask cluster: one partition per group of files.
 
 ``read_runs`` gives a table of ``agentrender.frame.PARQUET_TABLES`` (one row per step, per
-captured model call, or per run file) as a ``dask.dataframe.DataFrame``. Each partition is
+captured model call, or per run: an agent's history that ``agentrender.imports`` reads gives
+each of its runs) as a ``dask.dataframe.DataFrame``. Each partition is
 ``agentrender.frame.table_frame`` of a group of consecutive files, so its columns, dtypes and
 values are the frames' own: ``.compute()`` is the concatenation of every run's frame, and a
 file that cannot be read is a row of the runs table with its ``error``, never a failed task.

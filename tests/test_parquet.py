@@ -13,13 +13,15 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
-from agentrender import samples, write_run
+from agentrender import imports, samples, write_run
 from agentrender.cli import main
 from agentrender.frame import (
     PARQUET_TABLES,
     TEXT_DTYPE,
+    runs_frame,
     source_id,
     steps_frame,
+    table_frame,
     to_parquet,
 )
 from tests._support.sweep import write_sweep
@@ -29,6 +31,11 @@ from tests._support.tables import run_table, runs_folder
 pytestmark = pytest.mark.slow
 
 TABLES = tuple(PARQUET_TABLES)
+ROOT = Path(__file__).resolve().parents[1]
+SESSION = ROOT / "tests/fixtures/imports/claude-code/7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
+"""A Claude Code session of 3 runs (its main thread and two sub-agents): no run file, an agent's own history."""
+EVAL = ROOT / "tests/fixtures/inspect/arith.eval"
+"""An Inspect eval log of 4 samples, a run each."""
 
 
 def _part(out: Path, table: str, path: Path) -> Path:
@@ -129,6 +136,33 @@ def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_
     assert runs.loc[broken].drop("error").isna().all()
     assert {path for path, _ in done.errors} == {broken, str(missing.resolve())}
     assert runs.error.isna().sum() == len(_runs(folder)) - 1
+
+
+def test_an_agents_history_is_exported_as_every_run_it_holds(tmp_path: Path) -> None:
+    """A Claude Code session and an Inspect eval log are exported as the runs every command reads of them: a row of
+    the runs table each, their steps and model calls under their run ids and the file's path, each table equal to
+    ``table_frame`` of the files (which reads them too), and ``runs_frame`` gives a row per run."""
+    out = tmp_path / "out"
+    done = to_parquet([SESSION, EVAL], out, workers=1, progress=False)
+    read = [run for path in (SESSION, EVAL) for run in imports.load_runs(path)]
+    assert done.errors == () and done.written == (str(SESSION), str(EVAL))
+    runs = pd.read_parquet(out / "runs")
+    assert sorted(runs.run_id) == sorted(run.run_id for run in read) and runs.error.isna().all()
+    # a sub-agent's run, read from its own transcript beside the session's, is a row of the file exported
+    assert set(runs.path) == {str(SESSION), str(EVAL)}
+    steps = pd.read_parquet(out / "steps")
+    assert steps.groupby("run_id").size().to_dict() == {run.run_id: len(run.steps) for run in read}
+    assert set(steps.path) == {str(SESSION), str(EVAL)}
+    for table, order in (("steps", ["run_id", "index"]), ("model_calls", ["run_id", "line"]), ("runs", ["run_id"])):
+        pd.testing.assert_frame_equal(
+            _as_text(pd.read_parquet(out / table), table).sort_values(order, ignore_index=True),
+            _as_text(table_frame([SESSION, EVAL], table), table).sort_values(order, ignore_index=True),
+        )
+    frame = runs_frame([SESSION, EVAL], workers=2, progress=False)
+    assert frame.run_id.tolist() == [run.run_id for run in read]
+    assert frame.warnings.tolist() == [len(run.warnings) for run in read]
+    # exported again unchanged: skipped, as a run file is
+    assert to_parquet([SESSION, EVAL], out, workers=1, progress=False).unchanged == (str(SESSION), str(EVAL))
 
 
 def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: Path) -> None:
@@ -407,8 +441,31 @@ def test_export_counts_a_file_it_could_not_read_as_such_not_as_a_run_written(tmp
     steps = sum(len(samples.load(name).steps) for name in ("fix-failing-test", "out-of-steps"))
     assert (code, err) == (1, "")
     assert printed.startswith(f"{out}: wrote 2 runs ({steps} steps, "), printed
-    assert "\n1 run file could not be read (rows of the runs table with their error):\n" in printed, printed
+    assert "\n1 file could not be read (rows of the runs table with their error):\n" in printed, printed
     assert len(pd.read_parquet(out / "runs")) == 3
+
+
+def test_export_of_a_claude_code_session_writes_its_runs_and_prints_its_warnings(tmp_path: Path) -> None:
+    """``agentrender export session.jsonl --parquet OUT`` of a Claude Code session writes its three runs, counts
+    them, and prints the session's warnings as ``import`` prints a run's (``--json`` holds them, with their run's
+    id), where it wrote the file as a run it could not read, exit 1."""
+    out = tmp_path / "out"
+    code, printed, err = _cli("export", str(SESSION), "--parquet", str(out), "--workers", "1", "--width", "300")
+    read = imports.load_runs(SESSION)
+    steps, calls = sum(len(run.steps) for run in read), sum(len(run.model_calls) for run in read)
+    assert (code, err) == (0, ""), printed
+    assert printed.startswith(f"{out}: wrote 3 runs ({steps} steps, {calls} model calls), skipped 0 unchanged\n")
+    said = [line for line in printed.splitlines() if line.startswith("warning: ")]
+    assert said == [f"warning: {warning}" for warning in read[0].warnings] and len(said) == 2
+    assert f"run {read[0].run_id}" in printed
+    assert sorted(pd.read_parquet(out / "runs").run_id) == sorted(run.run_id for run in read)
+    other = tmp_path / "other"
+    code, printed, _ = _cli("export", str(SESSION), "--parquet", str(other), "--workers", "1", "--json")
+    assert code == 0 and json.loads(printed)["warnings"] == [
+        {"run_id": read[0].run_id, "path": warning.path, "line": warning.line, "text": warning.text}
+        | ({"count": warning.count} if warning.count > 1 else {})
+        for warning in read[0].warnings
+    ]
 
 
 def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:

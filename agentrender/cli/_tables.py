@@ -19,6 +19,7 @@ from agentrender._display.said import (
 )
 from agentrender._types import Step
 from agentrender._words import plural
+from agentrender.cli._show import warning_lines
 from agentrender.cli._term import (
     INHERITED,
     KIND_STYLES,
@@ -699,11 +700,12 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
 
 
 def export_renderable(done: ParquetExport) -> Group:
-    """What ``export`` did: the runs written and skipped, the rows written, and each file that could not be read."""
+    """What ``export`` did: the runs written and skipped, the rows written, each file that could not be read, and the
+    warnings of each run read, as ``import`` says a run's (``warning_lines``)."""
     rows = done.rows or {}
     # a file that could not be read is written too, as its row of the runs table: it is counted as such, not as a run
     unreadable = {path for path, _ in done.errors}
-    runs = sum(path not in unreadable for path in done.written)
+    runs = rows.get("runs", 0) - sum(path in unreadable for path in done.written)
     lines: list[Any] = [
         Text(
             f"{done.out}: wrote {plural(runs, 'run')} "
@@ -712,9 +714,12 @@ def export_renderable(done: ParquetExport) -> Group:
             + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")
         )
     ]
+    for _, run_id, warnings in done.warnings:
+        lines.append(Text(f"run {clean(run_id, one_line=True)}:", style=MUTED))
+        lines.extend(warning_lines(warnings))
     if done.errors:
         lines.append(
-            Text(f"{plural(len(done.errors), 'run file')} could not be read (rows of the runs table with their error):")
+            Text(f"{plural(len(done.errors), 'file')} could not be read (rows of the runs table with their error):")
         )
         lines.extend(Text(f"  {clean(error, one_line=True)}", style=MUTED) for _, error in done.errors)
     return Group(*lines)
