@@ -44,6 +44,7 @@ from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
+from agentrender.imports.claude_code import without_sub_agents
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.runfile.write import warning_record
@@ -1064,8 +1065,12 @@ def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathL
     if isinstance(paths_or_folder, str | os.PathLike):
         root = Path(paths_or_folder)
         if root.is_dir():
-            return sorted(
-                str(path) for path in root.rglob("*") if path.name.endswith((".jsonl", ".jsonl.gz")) and path.is_file()
+            return without_sub_agents(
+                sorted(
+                    str(path)
+                    for path in root.rglob("*")
+                    if path.name.endswith((".jsonl", ".jsonl.gz")) and path.is_file()
+                )
             )
         if not root.exists():
             raise FileNotFoundError(f"runs_frame: no such file or folder: {root}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -163,6 +164,24 @@ def test_an_agents_history_is_exported_as_every_run_it_holds(tmp_path: Path) -> 
     assert frame.warnings.tolist() == [len(run.warnings) for run in read]
     # exported again unchanged: skipped, as a run file is
     assert to_parquet([SESSION, EVAL], out, workers=1, progress=False).unchanged == (str(SESSION), str(EVAL))
+
+
+def test_a_folder_of_claude_code_sessions_gives_each_sub_agent_once(tmp_path: Path) -> None:
+    """A folder holding a Claude Code session and its ``<session>/subagents/`` transcripts is exported, read by
+    ``runs_frame`` and by Dask's ``read_runs`` as the session's runs, each once: a sub-agent's transcript is read with
+    its session, not again on its own (where it was a second row of the same run id); named alone, it is read."""
+    folder = tmp_path / "project"
+    shutil.copytree(SESSION.parent, folder)
+    session = folder / SESSION.name
+    agent = folder / SESSION.stem / "subagents" / "agent-a9d07f3.jsonl"
+    ids = [run.run_id for run in imports.load_runs(session)]
+    done = to_parquet(folder, tmp_path / "out", workers=1, progress=False)
+    assert done.written == (str(session),)
+    assert sorted(pd.read_parquet(tmp_path / "out" / "runs").run_id) == sorted(ids)
+    assert runs_frame(folder, workers=1, progress=False).run_id.tolist() == ids
+    assert runs_frame([session, agent], workers=1, progress=False).run_id.tolist() == [*ids, ids[2]]
+    dask = pytest.importorskip("agentrender.dask")
+    assert dask.read_runs(str(folder), table="runs").compute(scheduler="sync").run_id.tolist() == ids
 
 
 def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: Path) -> None:
