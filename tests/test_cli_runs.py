@@ -331,6 +331,27 @@ def test_check_fails_a_file_whose_third_run_is_broken_and_names_the_run(tmp_path
     assert run_cli("check", session, "--run", "2")[0] == 1
 
 
+def test_runs_counts_each_runs_warnings_and_lost_records_as_check_reports_them(tmp_path: Path) -> None:
+    """``runs --json`` gives each run's warnings as ``check`` reports them (its load-warning and lost-record
+    findings) and, apart, the records it lost (``lost``: check's lost-record errors); the terminal table says the lost
+    ones beside the count, and stderr says what was lost, as every command does, where runs said nothing of it."""
+    session = str(_broken_third_run(tmp_path))
+    code, out, err = run_cli("runs", session, "--json")
+    rows = json.loads(out)
+    reports = json.loads(run_cli("check", session, "--json")[1])
+    assert code == 0 and [(row["warnings"], row["lost"]) for row in rows] == [
+        (report["counts"].get("load-warning", 0) + report["counts"].get("lost-record", 0),
+         report["counts"].get("lost-record", 0))
+        for report in reports
+    ] == [(2, 0), (0, 0), (1, 1)]  # fmt: skip
+    agent = str(tmp_path / Path(SESSION).stem / "subagents" / "agent-a9d07f3.jsonl")
+    assert err == f"agentrender: warning: {agent}:5: the last line is cut short (the session was being written): " + (
+        "left out\n"
+    )
+    code, out, err = run_cli("runs", session)
+    assert code == 0 and "1 (1 lost)" in out and "cut short" in err
+
+
 def test_check_counts_a_run_failed_on_warnings_under_strict() -> None:
     """The last line of ``check`` counts as failed the runs that fail its exit status: one with warnings only under
     ``--strict``, none without."""

@@ -262,7 +262,10 @@ def schema_command(args: argparse.Namespace, out: IO[str], console: Console, err
 
 
 def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
-    rows = [_tables.run_row(number, run) for number, run in enumerate(_inputs.load_all(args.run))]
+    runs = _inputs.load_all(args.run)
+    # what the file lost is said on stderr, as every command says it, so that no count of a cut file looks whole
+    err.writelines(f"agentrender: {line}\n" for run in runs for line in _show.stderr_lines(run.warnings))
+    rows = [_tables.run_row(number, run) for number, run in enumerate(runs)]
     if args.json:
         write_json(out, rows)
     else:

@@ -21,6 +21,7 @@ from agentrender._types import Step
 from agentrender._words import plural
 from agentrender.cli._show import warning_lines
 from agentrender.cli._term import (
+    DISAGREE,
     INHERITED,
     KIND_STYLES,
     MUTED,
@@ -649,14 +650,18 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
 
 
 def run_row(number: int, run: Run) -> dict[str, Any]:
-    """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end."""
+    """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end. Its
+    warnings are counted as ``check`` reports them, a finding each (``warning_groups``), and those of records the file
+    lost (``lost``, which ``check`` rates as errors) apart too."""
     said, _ = end_said(run.end, run.header)
+    groups = warning_groups(run.warnings)
     return {
         "number": number,
         "run_id": run.run_id,
         "steps": len(run.steps),
         "model_calls": len(run.model_calls),
-        "warnings": len(warning_groups(run.warnings)),
+        "warnings": len(groups),
+        "lost": sum(group.lost for group in groups),
         "end": said,
         "source": source_said(run),
     }
@@ -686,7 +691,10 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
             Text(clean(row["run_id"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
-            Text(f"{row['warnings']:,}", style="yellow" if row["warnings"] else ""),
+            Text(
+                f"{row['warnings']:,}" + (f" ({row['lost']:,} lost)" if row["lost"] else ""),
+                style=DISAGREE if row["lost"] else "yellow" if row["warnings"] else "",
+            ),
             Text(clean(row["end"], one_line=True)),
             Text(clean(row["source"], one_line=True), style=MUTED),
         )
