@@ -313,8 +313,9 @@ def test_check_fails_a_file_whose_third_run_is_broken_and_names_the_run(tmp_path
     code, out, err = run_cli("check", session)
     assert (code, err) == (1, "")
     said = " ".join(out.split())
-    broken = f"(run 2 of runs 0 to 2: {MAIN}/agent-a9d07f3) 1 step, 1 model call 1 error"
-    assert broken in said and said.index(broken) < said.index("lost-record the last line is cut short")
+    broken = f"(run 2 of runs 0 to 2: {MAIN}/agent-a9d07f3) read from "
+    assert broken in said and said.index(broken) < said.index("1 step, 1 model call 1 error")
+    assert said.index("1 step, 1 model call 1 error") < said.index("lost-record the last line is cut short")
     assert f"(run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2) 2 steps, 2 model calls ✓ clean" in said
     assert out.rstrip().splitlines()[-1] == (
         "3 runs checked in 1 file: 1 failed; 1 clean, 1 with errors, 1 with warnings only, 0 unreadable"
@@ -350,6 +351,21 @@ def test_runs_counts_each_runs_warnings_and_lost_records_as_check_reports_them(t
     )
     code, out, err = run_cli("runs", session)
     assert code == 0 and "1 (1 lost)" in out and "cut short" in err
+
+
+def test_check_names_the_file_a_run_was_read_from_when_it_is_not_the_file_checked(tmp_path: Path) -> None:
+    """A sub-agent's run of a session is read from its own transcript: its report names that file (``file`` in
+    ``--json``, ``read from`` in the terminal's title), so the line of a finding in it (``file`` null: the run's own)
+    is not taken for a line of the session's, where the title named the session alone."""
+    session = str(_broken_third_run(tmp_path))
+    agent = str(tmp_path / Path(SESSION).stem / "subagents" / "agent-a9d07f3.jsonl")
+    reports = json.loads(run_cli("check", session, "--json")[1])
+    assert [report["file"] for report in reports] == [None, None, agent]
+    assert [(f["code"], f["line"], f["file"]) for f in reports[2]["findings"]] == [("lost-record", 5, None)]
+    _, out, _ = run_cli("check", session)
+    said = " ".join(out.split())
+    assert f"(run 2 of runs 0 to 2: {MAIN}/agent-a9d07f3) read from {agent} 1 step" in said
+    assert said.count("read from") == 1
 
 
 def test_check_counts_a_run_failed_on_warnings_under_strict() -> None:

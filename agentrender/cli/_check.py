@@ -12,6 +12,7 @@ the views hold, in both forms of every result, so every message of every view is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
 from agentrender._types import STATUSES
 from agentrender._words import plural
-from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
+from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, resolve, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import Run
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
@@ -106,6 +107,9 @@ class Report:
     """The run's place in its file, counted from 0 (what ``--run N`` takes); ``None`` when the file is unreadable."""
     chosen: str = ""
     """For a file of several runs, which one was checked (``Chosen.note``); ``""`` for a file of one."""
+    file: str = ""
+    """The file the run was read from, when it is another than the file checked (a sub-agent's transcript beside its
+    session's): the file of each finding's line that names none."""
 
     @property
     def errors(self) -> int:
@@ -130,6 +134,7 @@ class Report:
             "run_id": self.run_id or None,
             "number": self.number,
             "chosen": self.chosen or None,
+            "file": self.file or None,
             "readable": not self.error,
             "error": self.error or None,
             "steps": self.steps,
@@ -321,6 +326,8 @@ def _report(name: str, chosen: Chosen) -> Report:
     except CliError as error:
         return Report(name=name, error=str(error), run_id=run.run_id, number=chosen.number, chosen=chosen.note)
     findings = tuple(_findings(run, views))
+    checked = os.path.abspath(resolve(name))
+    own = run.path if run.path and os.path.abspath(run.path) != checked else ""
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1
@@ -333,6 +340,7 @@ def _report(name: str, chosen: Chosen) -> Report:
         run_id=run.run_id,
         number=chosen.number,
         chosen=chosen.note,
+        file=own,
     )
 
 
@@ -349,6 +357,8 @@ def renderables(reports: Sequence[Report], *, strict: bool = False) -> Iterator[
             yield title
             continue
         facts = f"  {plural(report.steps, 'step')}, {plural(report.model_calls, 'model call')}"
+        if report.file:
+            facts = f"  read from {clean(report.file, one_line=True)}{facts}"
         if report.chosen:
             facts = f"  ({clean(report.chosen, one_line=True)}){facts}"
         if not report.findings:
