@@ -1,7 +1,8 @@
 """Thousands of run files as one Dask data frame, read on any Dask cluster: one partition per group of files.
 
 ``read_runs`` gives a table of ``agentrender.frame.PARQUET_TABLES`` (one row per step, per
-captured model call, or per run file) as a ``dask.dataframe.DataFrame``. Each partition is
+captured model call, or per run: an agent's history that ``agentrender.imports`` reads gives
+each of its runs) as a ``dask.dataframe.DataFrame``. Each partition is
 ``agentrender.frame.table_frame`` of a group of consecutive files, so its columns, dtypes and
 values are the frames' own: ``.compute()`` is the concatenation of every run's frame, and a
 file that cannot be read is a row of the runs table with its ``error``, never a failed task.
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from agentrender._extras import require
 from agentrender.frame import distinct_paths, run_files, table_frame
+from agentrender.imports.claude_code import without_sub_agents
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -138,11 +140,12 @@ def _paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) ->
         files = run_files(text)  # the files runs_frame and to_parquet read of the folder, in their order
         if not files:
             raise FileNotFoundError(f"read_runs: no run files ({', '.join(RUN_FILE_PATTERNS)}) under {text}")
-        return [os.path.abspath(path) for path in files]
+        return [os.path.abspath(path) for path in files]  # run_files reads a session's sub-agents with it
     found = {path for path in glob.glob(text, recursive=True) if os.path.isfile(path)}
     if not found:
         raise FileNotFoundError(f"read_runs: no run files match {text!r}")
-    return sorted(os.path.abspath(path) for path in found)
+    # a session's sub-agents are read with it, not again from their own transcripts among the files found
+    return without_sub_agents(sorted(os.path.abspath(path) for path in found))
 
 
 def _stamp(path: str) -> tuple[int, int] | None:

@@ -1,4 +1,5 @@
-"""Runs as pandas frames: one row per step, per captured model call, or per run file.
+"""Runs as pandas frames: one row per step, per captured model call, or per run (a run file's one, or each of an
+agent's history that ``agentrender.imports`` reads).
 
 Every column is declared once, in ``STEP_COLUMNS``, ``MODEL_CALL_COLUMNS`` and
 ``RUN_COLUMNS``: its name, its dtype, what it means and how it is computed. The frames are
@@ -43,8 +44,11 @@ from agentrender import render
 from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import STATUSES, Decision, Observation, Step
-from agentrender.runfile import ModelCall, Run, RunFileError, load_run, parse_timestamp
+from agentrender.imports import load_runs
+from agentrender.imports.claude_code import without_sub_agents
+from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
+from agentrender.runfile.write import warning_record
 from agentrender.views import RESULT_KINDS, OneValue, StepsRead, View, Views, one_value, utf8_bytes
 
 if TYPE_CHECKING:
@@ -837,7 +841,13 @@ def _end(run: Run, key: str) -> Any:
 
 
 RUN_COLUMNS: tuple[Column, ...] = (
-    Column("path", "string", "The run file.", lambda run: run.path, of="run"),
+    Column(
+        "path",
+        "string",
+        "The file the run was read from, as it was named (a Claude Code session's, for its sub-agents' runs too).",
+        lambda run: run.path,
+        of="run",
+    ),
     Column("run_id", "string", "The run's id from its header.", lambda run: run.run_id or None, of="run"),
     Column("model", "category", "The model named in the run's header.", lambda run: run.model or None, of="run"),
     Column("steps", "Int64", "How many steps the run recorded.", lambda run: len(run.steps), of="run"),
@@ -940,36 +950,47 @@ _RUN_VALUES = tuple(column for column in RUN_COLUMNS if column.value is not None
 _PATH, _ERROR = (tuple(column.name for column in _RUN_VALUES).index(name) for name in ("path", "error"))
 
 
-def _run_values(path: str) -> list[Any]:
-    """One run file's row of ``runs_frame`` as plain values (what a worker process sends back)."""
+def _runs_of(path: str) -> list[Run]:
+    """The runs of the file ``path``, as every command of the CLI reads them (``imports.load_runs``): a run file's
+    one, or each run of an agent's history (a Claude Code session and its sub-agents, an eval log's samples).
+
+    Raises what ``load_runs`` raises (a ``RunFileError`` naming the line and field, or the formats tried), and a
+    missing file's ``FileNotFoundError``.
+    """
+    os.stat(path)  # a missing file says so as the operating system does, as it did when the frames read run files
+    return load_runs(path)
+
+
+def _run_values(path: str) -> list[list[Any]]:
+    """One file's rows of ``runs_frame`` as plain values (what a worker process sends back): one a run, or one
+    saying why the file cannot be read."""
     try:
-        run = load_run(path)
-        row = _RunFacts(run, _view(run, run.options()))
-        return [_cell(column, row) for column in _RUN_VALUES]
+        return [_values_of(path, _RunFacts(run, _view(run, run.options()))) for run in _runs_of(path)]
     except (ValueError, OSError) as error:
-        values: list[Any] = [None] * len(_RUN_VALUES)
-        values[_PATH] = path
-        values[_ERROR] = _failure_text(path, error)
-        return values
+        return [_error_values(path, error)]
+
+
+def _values_of(path: str, row: _RunFacts) -> list[Any]:
+    """The row of ``runs_frame`` of a run read from the file ``path`` as plain values. Its ``path`` is ``path``, as
+    its steps' rows say, also where the run was read from a file beside it (a Claude Code sub-agent's transcript)."""
+    values = [_cell(column, row) for column in _RUN_VALUES]
+    values[_PATH] = path
+    return values
+
+
+def _error_values(path: str, failure: Exception) -> list[Any]:
+    """The row of the runs table of a file that cannot be read: its path and why, every other value null."""
+    values: list[Any] = [None] * len(_RUN_VALUES)
+    values[_PATH] = path
+    values[_ERROR] = _failure_text(path, failure)
+    return values
 
 
 def _failure_text(path: str, failure: Exception) -> str:
-    """Why a run file cannot be read, as its row says it. A RunFileError already begins with PATH:LINE:; anything
-    else is given its file here. A file that is an agent's history another importer reads (a Claude Code session,
-    tau-bench's results) is named as such, with the command that writes its runs as run files."""
-    said = str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
-    if isinstance(failure, RunFileError):
-        from agentrender.imports.detect import history_format, no_format_error
-
-        kind = history_format(path)
-        if kind is not None:
-            said = (
-                f"{path}: not a run file but an agent's history ({kind}): `agentrender import {path} --all -o FOLDER` "
-                f"writes its runs as run files, which export and the frames read (as a run file: {said})"
-            )
-        elif (unknown := no_format_error(path)) is not None:  # what every command says of it (a sub-agent's metadata)
-            said = str(unknown)
-    return said
+    """Why a file cannot be read, as its row says it. A RunFileError already begins with PATH:LINE: (and for a
+    file of no format agentrender reads, says what it holds and the formats tried); anything else is given its
+    file here."""
+    return str(failure) if isinstance(failure, RunFileError) else f"{path}: {failure}"
 
 
 def runs_frame(
@@ -977,11 +998,13 @@ def runs_frame(
     workers: int | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """One row per run file, read in parallel worker processes, with the columns of ``RUN_COLUMNS``.
+    """One row per run, read in parallel worker processes, with the columns of ``RUN_COLUMNS``.
 
-    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl`` and
-    ``*.jsonl.gz`` under it, ``run_files``), one file, or an iterable of files (kept in its order, each file once:
-    ``distinct_paths``).
+    A run file holds one run; any other file is read as every command of the CLI reads it
+    (``agentrender.imports.load_runs``), a row for each run of an agent's history (a Claude Code
+    session's main thread and sub-agents, an eval log's samples), in the file's order.
+    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl`` and ``*.jsonl.gz`` under it,
+    ``run_files``), one file, or an iterable of files (kept in its order, each file once: ``distinct_paths``).
     ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
@@ -1003,18 +1026,18 @@ def runs_frame(
         raise ValueError(f"runs_frame: workers must be 1 or more, got {workers}")
 
     rows: list[list[Any]] = []
-    with tqdm(total=len(paths), unit="run", disable=not progress, desc="runs") as bar:
+    with tqdm(total=len(paths), unit="file", disable=not progress, desc="runs") as bar:
         for values in _read_all(paths, workers):
-            rows.append(values)
+            rows.extend(values)
             bar.update(1)
     lists = {column.name: [row[i] for row in rows] for i, column in enumerate(_RUN_VALUES)}
     return _build(pandas, RUN_COLUMNS, lists, lambda i: f"run file {paths[i]}")
 
 
-def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[Any]]:
-    """Each file's row values, in the order of ``paths``, as they arrive."""
+def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[list[Any]]]:
+    """Each file's rows' values, in the order of ``paths``, as they arrive."""
     if workers == 1 or len(paths) <= 1:
-        results: Iterator[list[Any]] = map(_run_values, paths)
+        results: Iterator[list[list[Any]]] = map(_run_values, paths)
         for path in paths:
             yield _next(results, path)
         return
@@ -1034,7 +1057,7 @@ def _start_method() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _next(results: Iterator[list[Any]], path: str) -> list[Any]:
+def _next(results: Iterator[list[list[Any]]], path: str) -> list[list[Any]]:
     try:
         return next(results)
     except BrokenProcessPool as error:  # no file's doing
@@ -1095,7 +1118,8 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     followed again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints``
     keeps copies of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link
     that points nowhere is kept, so it is read as a file that is missing: a row with its error. Each path starts with
-    ``folder`` as given.
+    ``folder`` as given. A Claude Code sub-agent's own transcript is left out where its session's is among them: it
+    is read with the session (``imports.claude_code.without_sub_agents``).
     """
     found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
     folders: set[str] = set()
@@ -1117,7 +1141,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         if itself not in seen:
             seen.add(itself)
             paths.append(path)
-    return paths
+    return without_sub_agents(paths)
 
 
 # ------------------------------------------------------------------------- building
@@ -1627,7 +1651,8 @@ def table_frame(
     *,
     options: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
-    """One table of ``PARQUET_TABLES`` for the run files ``paths``, read one after another in this process.
+    """One table of ``PARQUET_TABLES`` for the files ``paths`` (run files, or agents' histories: each of their runs),
+    read one after another in this process.
 
     ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame`` in the order of
     ``paths`` (each file once: ``distinct_paths``), with its ``run_id`` and ``path`` in front (the rows
@@ -1650,19 +1675,20 @@ def table_frame(
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
     for path in named:
         try:
-            run = load_run(path)
+            runs = _runs_of(path)
         except (ValueError, OSError):
             continue  # its row of the runs table holds the error
-        try:
-            view = _view(run, run.options(**overrides)) if table == "steps" else None
-            rows, count = _own_lists(run, table, view)
-        except Exception as error:
-            error.add_note(f"while reading run file {path}")
-            raise
-        for name, values in rows.items():
-            lists[name] += values
-        lists["run_id"] += [run.run_id or None] * count
-        lists["path"] += [path] * count
+        for run in runs:
+            try:
+                view = _view(run, run.options(**overrides)) if table == "steps" else None
+                rows, count = _own_lists(run, table, view)
+            except Exception as error:
+                error.add_note(f"while reading run file {path}")
+                raise
+            for name, values in rows.items():
+                lists[name] += values
+            lists["run_id"] += [run.run_id or None] * count
+            lists["path"] += [path] * count
     return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
 
 
@@ -1678,27 +1704,28 @@ def _own_lists(run: Run, table: str, view: View | None) -> tuple[dict[str, list[
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParquetExport:
-    """What one ``to_parquet`` call did: which run files it wrote, which it skipped as unchanged, which failed."""
+    """What one ``to_parquet`` call did: which files it wrote, which it skipped as unchanged, which failed, and the
+    warnings of the runs it read."""
 
     out: str
     """The export's folder."""
     written: tuple[str, ...]
-    """The run files whose parts were written (new or changed), in the order given."""
+    """The files whose parts were written (new or changed), in the order given."""
     unchanged: tuple[str, ...]
-    """The run files skipped: the same size and mtime (or content) as when they were last exported."""
+    """The files skipped: the same size and mtime (or content) as when they were last exported."""
     errors: tuple[tuple[str, str], ...]
-    """``(path, error)`` of each run file given that could not be read: its row of the runs table says why."""
+    """``(path, error)`` of each file given that could not be read: its row of the runs table says why."""
     removed: tuple[str, ...] = ()
-    """The run files whose parts ``prune`` removed because the file no longer exists."""
+    """The files whose parts ``prune`` removed because the file no longer exists."""
     rows: Mapping[str, int] | None = None
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
-    lost: tuple[tuple[str, str], ...] = ()
-    """``(path, warning)`` of each run file given whose run left out something it holds (a last line cut short, a
-    gzip stream ended early: a ``RunWarning`` that is ``lost``): the first such warning, ``PATH:LINE: what``. Its
-    parts hold what could be read; its row of the runs table counts its ``warnings``."""
+    warnings: tuple[tuple[str, str, tuple[RunWarning, ...]], ...] = ()
+    """``(path, run_id, warnings)`` of each run read from the files written that has warnings (what the file held
+    and the run did not load, or loaded with a doubt), in the order given; the runs table counts them too."""
 
     def to_json(self) -> dict[str, Any]:
-        """The summary as JSON values (what ``agentrender export --json`` prints)."""
+        """The summary as JSON values (what ``agentrender export --json`` prints): each warning as a run file's
+        header keeps it, with its run's id."""
         return {
             "out": self.out,
             "written": list(self.written),
@@ -1706,12 +1733,16 @@ class ParquetExport:
             "errors": [{"path": path, "error": error} for path, error in self.errors],
             "removed": list(self.removed),
             "rows": dict(self.rows or {}),
-            "lost": [{"path": path, "warning": warning} for path, warning in self.lost],
+            "warnings": [
+                {"run_id": run_id, **warning_record(warning)}
+                for _, run_id, warnings in self.warnings
+                for warning in warnings
+            ],
         }
 
 
 class _Task(NamedTuple):
-    """One run file to export, as a worker process receives it."""
+    """One file to export, as a worker process receives it."""
 
     path: str
     source: str
@@ -1731,11 +1762,13 @@ def to_parquet(
     progress: bool = True,
     prune: bool = False,
 ) -> ParquetExport:
-    """Export the steps, model calls and one row per run of many run files as a Parquet dataset in ``out``.
+    """Export the steps, model calls and one row per run of many files as a Parquet dataset in ``out``.
 
-    ``sources`` is a run file or a folder (its run files, ``run_files``), or
-    an iterable of them. ``out`` gets three folders, ``steps/``,
-    ``model_calls/`` and ``runs/``, each one Parquet file per run file
+    ``sources`` is a file or a folder (its run files, ``run_files``), or an iterable of them. A run file holds one
+    run; any other file is read as every command of the CLI reads it (``agentrender.imports.load_runs``): an agent's
+    history gives each of its runs (a Claude Code session's main thread and sub-agents, an eval log's samples), and
+    ``ParquetExport.warnings`` holds the warnings of each run read. ``out`` gets three folders, ``steps/``,
+    ``model_calls/`` and ``runs/``, each one Parquet file per file read
     (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as
     ``arrow_schema`` maps them: ``pandas.read_parquet(out / "steps")``, DuckDB's
     ``read_parquet('out/steps/*.parquet')`` and Polars' ``scan_parquet`` read each folder
@@ -1749,8 +1782,8 @@ def to_parquet(
 
     A file that cannot be read is a row of the runs table with its ``error`` (as in
     ``runs_frame``) and has no steps or model calls; it never fails the export. A file read
-    without all it holds (a last line cut short) is exported with what it holds, and named
-    in the result's ``lost``.
+    without all it holds (a last line cut short) is exported with what it holds, and its
+    run's warnings (``ParquetExport.warnings``) say what was left out, each ``lost``.
     ``options`` sets the window every run is read under, ``{"recent_results": N,
     "result_bytes": B}`` (default: each run's own); an export holds one setting, so
     adding to ``out`` with another raises ``ValueError``. ``workers`` and ``progress``
@@ -1785,6 +1818,7 @@ def to_parquet(
     if workers < 1:
         raise ValueError(f"to_parquet: workers must be 1 or more, got {workers}")
     written: list[str] = []
+    warned: list[tuple[str, str, tuple[RunWarning, ...]]] = []
     rows = dict.fromkeys(PARQUET_TABLES, 0)
     try:
         with tqdm(total=len(tasks), unit="run", disable=not progress, desc="export") as bar:
@@ -1794,6 +1828,7 @@ def to_parquet(
                     written.append(task.path)
                     for table, count in result["rows"].items():
                         rows[table] += count
+                    warned += [(task.path, run_id, warnings) for run_id, warnings in result["warnings"]]
                 else:
                     unchanged.append(task.path)
                 bar.update(1)
@@ -1808,9 +1843,6 @@ def to_parquet(
         for entry in entries.values()
         if entry["path"] in named and entry.get("error") is not None
     )
-    lost = tuple(
-        (entry["path"], entry["lost"]) for entry in entries.values() if entry["path"] in named and entry.get("lost")
-    )
     order = {path: i for i, path in enumerate(paths)}
     return ParquetExport(
         out=str(root),
@@ -1819,7 +1851,7 @@ def to_parquet(
         errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
         removed=tuple(removed),
         rows=rows,
-        lost=tuple(sorted(lost, key=lambda said: order[said[0]])),
+        warnings=tuple(sorted(warned, key=lambda warning: order[warning[0]])),
     )
 
 
@@ -1899,37 +1931,35 @@ def _hash(path: str) -> str:
 
 
 def _export_one(task: _Task) -> dict[str, Any]:
-    """Write one run file's parts (in a worker process); what the manifest records of it."""
+    """Write the parts of one file's runs (in a worker process); what the manifest records of it, and each run's
+    warnings."""
     pandas = require("frame", "pandas")
     path = task.path
     entry: dict[str, Any] = {"path": path, "size": None, "mtime_ns": None, "sha256": None}
     # The clock is read before the file: a write after it makes the file look changed, never unchanged.
     entry["checked_ns"] = time.time_ns()
-    run: Run | None = None
+    runs: list[Run] = []
     try:
         stat = os.stat(path)
         entry.update(size=stat.st_size, mtime_ns=stat.st_mtime_ns, sha256=_hash(path))
         previous = task.previous
         if previous is not None and entry["sha256"] == previous["sha256"]:
             return {"entry": {**previous, **entry}, "written": False}
-        run = load_run(path)
-        row = _RunFacts(run, _view(run, run.options(**task.overrides)))
-        values = [_cell(column, row) for column in _RUN_VALUES]
-        keys = {"run_id": run.run_id or None, "path": path}
-        tables = {table: _own_lists(run, table, row.view) for table in ("steps", "model_calls")}
+        runs = _runs_of(path)
+        facts = [_RunFacts(run, _view(run, run.options(**task.overrides))) for run in runs]
+        rows = [_values_of(path, row) for row in facts]
         parts = {
-            table: _arrow(pandas, table, {**{k: [v] * count for k, v in keys.items()}, **lists}, path)
-            for table, (lists, count) in tables.items()
+            table: _arrow(
+                pandas, table, _keyed(path, [(row.run, _own_lists(row.run, table, row.view)) for row in facts]), path
+            )
+            for table in ("steps", "model_calls")
         }
         error = None
     except (ValueError, OSError) as failure:
         error = _failure_text(path, failure)
-        values = [None] * len(_RUN_VALUES)
-        values[_PATH], values[_ERROR] = path, error
-        run, parts = None, {}
-    parts["runs"] = _arrow(pandas, "runs", {c.name: [v] for c, v in zip(_RUN_VALUES, values, strict=True)}, path)
-    lost = next((str(warning) for warning in run.warnings if warning.lost), None) if run is not None else None
-    entry.update(run_id=(run.run_id or None) if run is not None else None, error=error, lost=lost)
+        rows, runs, parts = [_error_values(path, failure)], [], {}
+    parts["runs"] = _arrow(pandas, "runs", {c.name: [row[i] for row in rows] for i, c in enumerate(_RUN_VALUES)}, path)
+    entry.update(run_ids=[run.run_id or None for run in runs], error=error)
     folder = Path(task.out)
     for table in PARQUET_TABLES:
         part = folder / table / f"{task.source}.parquet"
@@ -1940,7 +1970,23 @@ def _export_one(task: _Task) -> dict[str, Any]:
                 part.unlink()
     counts = {table: parts[table].num_rows if table in parts else 0 for table in PARQUET_TABLES}
     entry["rows"] = counts
-    return {"entry": entry, "written": True, "rows": counts}
+    warnings = [(run.run_id, tuple(run.warnings)) for run in runs if run.warnings]
+    return {"entry": entry, "written": True, "rows": counts, "runs": len(runs), "warnings": warnings}
+
+
+def _keyed(path: str, owned: Sequence[tuple[Run, tuple[dict[str, list[Any]], int]]]) -> dict[str, list[Any]]:
+    """The rows of one table of the runs of the file ``path`` (each run's own lists and how many rows they hold,
+    ``_own_lists``), one after another, with each row's ``run_id`` and ``path`` in front."""
+    if len(owned) == 1:  # a run file: its lists as they are
+        ((run, (lists, count)),) = owned
+        return {"run_id": [run.run_id or None] * count, "path": [path] * count, **lists}
+    keyed: dict[str, list[Any]] = {"run_id": [], "path": []}
+    for run, (lists, count) in owned:
+        keyed["run_id"] += [run.run_id or None] * count
+        keyed["path"] += [path] * count
+        for name, values in lists.items():
+            keyed.setdefault(name, []).extend(values)
+    return keyed
 
 
 # The Python types a column of each dtype converts to Arrow directly; a column holding any

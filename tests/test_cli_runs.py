@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agentrender import imports, samples
-from agentrender.cli import _tables
+from agentrender.cli import _tables, build_parser
 from agentrender.cli._term import make_console
 from agentrender.html import page
 from agentrender.runfile import Run, RunWarning, write_run
@@ -133,7 +133,7 @@ def test_check_names_the_file_of_a_finding_in_another_file_than_the_runs() -> No
     if not Path(session).is_file():
         pytest.skip("the real fixtures are not in this checkout")
     agent = session.removesuffix(".jsonl") + "/subagents/agent-acompact-fffbd0.jsonl"
-    code, out, _ = run_cli("check", session, "--json")
+    code, out, _ = run_cli("check", session, "--run", "0", "--json")
     (report,) = json.loads(out)
     said = [(f["file"], f["line"]) for f in report["findings"] if "does not hold" in f["message"]]
     assert code == 0 and said == [(agent, 1), (agent, 2)]
@@ -141,7 +141,7 @@ def test_check_names_the_file_of_a_finding_in_another_file_than_the_runs() -> No
     code, out, _ = run_cli("check", session, "--run", "2", "--json")
     (report,) = json.loads(out)
     assert {f["file"] for f in report["findings"]} == {session, None}
-    _, out, _ = run_cli("check", session)
+    _, out, _ = run_cli("check", session, "--run", "0")
     # the path is folded over lines of the table, never cut
     assert f"{agent}:1:parentUuid:amessagethesession'sfiledoesnothold" in "".join(out.split())
 
@@ -250,31 +250,40 @@ def test_check_names_the_run_it_checked_in_each_file() -> None:
     reports = json.loads(out)
     assert [report["run_id"] for report in reports] == [f"{MAIN}/agent-b41e9c2", "arith/sum3/1"]
     assert reports[0]["chosen"] == f"run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2"
-    _, out, _ = run_cli("check", SESSION)
-    assert f"(run 0 of runs 0 to 2: {MAIN}; pick another with --run" in out
+    _, out, _ = run_cli("check", SESSION, "--run", "0")
+    assert f"(run 0 of runs 0 to 2: {MAIN})" in out
 
 
-def test_check_of_a_file_of_several_runs_says_on_stderr_which_run_it_checked() -> None:
-    """``check`` of a file of several runs checks one and says on stderr which, as every command does, and that
-    ``--all`` checks every run; ``--run`` names the run it picked; ``--all`` needs no such line."""
-    code, _, err = run_cli("check", SESSION, EVAL)
-    assert code == 0
-    assert err.splitlines() == [
-        f"agentrender: {SESSION}: run 0 of runs 0 to 2: {MAIN}; pick another with --run N or ID "
-        "(agentrender runs lists them); --all checks every run",
-        f"agentrender: {EVAL}: run 0 of runs 0 to 3: arith/double/1; pick another with --run N or ID "
-        "(agentrender runs lists them); --all checks every run",
-    ]
+def test_check_of_a_file_of_several_runs_checks_every_run_and_says_which_it_picked_with_run() -> None:
+    """``check`` of a file of several runs checks every run (stderr says nothing of a run picked); ``--run`` checks
+    the one it names and stderr says which, as every command does."""
+    code, out, err = run_cli("check", SESSION, EVAL, "--json")
+    assert (code, err) == (0, "")
+    every = [run.run_id for name in (SESSION, EVAL) for run in imports.load_runs(name)]
+    assert [report["run_id"] for report in json.loads(out)] == every
     assert (
         run_cli("check", SESSION, "--run", "1", "--json")[2]
         == f"agentrender: {SESSION}: run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2\n"
     )
-    assert run_cli("check", SESSION, "--all")[2] == ""
+
+
+def _broken_third_run(tmp_path: Path) -> Path:
+    """A copy of ``SESSION`` whose third run (its second sub-agent, a transcript of its own) ends on a line cut
+    short: a lost record, an error of that run alone."""
+    folder = Path(SESSION).with_suffix("")
+    copy = tmp_path / Path(SESSION).name
+    copy.write_bytes(Path(SESSION).read_bytes())
+    agents = tmp_path / folder.name / "subagents"
+    agents.mkdir(parents=True)
+    agent = folder / "subagents" / "agent-a9d07f3.jsonl"
+    (agents / agent.name).write_bytes(agent.read_bytes()[:-40])
+    return copy
 
 
 def test_check_all_checks_every_run_of_each_file() -> None:
-    """``check --all`` gives a report for each run of each file (a session and its sub-agents, an eval log's samples),
-    each naming its run, and exits on the worst of them; it cannot be asked with ``--run``."""
+    """``check --all`` (what ``check`` does anyway) gives a report for each run of each file (a session and its
+    sub-agents, an eval log's samples), each naming its run, and exits on the worst of them; it cannot be asked with
+    ``--run``."""
     code, out, _ = run_cli("check", SESSION, EVAL, "--all", "--json")
     reports = json.loads(out)
     every = [run.run_id for name in (SESSION, EVAL) for run in imports.load_runs(name)]
@@ -289,10 +298,92 @@ def test_check_all_checks_every_run_of_each_file() -> None:
     ]
     assert code == max(codes)
     _, out, _ = run_cli("check", SESSION, "--all")
-    assert "3 runs:" in out and "pick another with --run" not in out
+    assert "3 runs checked in 1 file:" in out and "pick another with --run" not in out
     with pytest.raises(SystemExit) as refused:
         cli.main(["check", SESSION, "--all", "--run", "1"])
     assert refused.value.code == 2
+
+
+def test_check_fails_a_file_whose_third_run_is_broken_and_names_the_run(tmp_path: Path) -> None:
+    """``check`` of a file whose third run is broken exits 1 without being asked for every run: the report of each
+    run names its number and id, the broken one's finding is under it, and a last line counts the runs checked and
+    failed; ``--run 0`` checks the first alone, which passes, and ``--all`` is what ``check`` does anyway."""
+    session = str(_broken_third_run(tmp_path))
+    code, out, err = run_cli("check", session)
+    assert (code, err) == (1, "")
+    said = " ".join(out.split())
+    broken = f"(run 2 of runs 0 to 2: {MAIN}/agent-a9d07f3) read from "
+    assert broken in said and said.index(broken) < said.index("1 step, 1 model call 1 error")
+    assert said.index("1 step, 1 model call 1 error") < said.index("lost-record the last line is cut short")
+    assert f"(run 1 of runs 0 to 2: {MAIN}/agent-b41e9c2) 2 steps, 2 model calls ✓ clean" in said
+    assert out.rstrip().splitlines()[-1] == (
+        "3 runs checked in 1 file: 1 failed; 1 clean, 1 with errors, 1 with warnings only, 0 unreadable"
+    )
+    code, out, _ = run_cli("check", session, "--json")
+    reports = json.loads(out)
+    assert code == 1 and [(r["number"], r["run_id"], r["errors"]) for r in reports] == [
+        (0, MAIN, 0),
+        (1, f"{MAIN}/agent-b41e9c2", 0),
+        (2, f"{MAIN}/agent-a9d07f3", 1),
+    ]
+    assert run_cli("check", session, "--all") == run_cli("check", session)
+    assert run_cli("check", session, "--run", "0")[0] == 0
+    assert run_cli("check", session, "--run", "2")[0] == 1
+
+
+def test_runs_counts_each_runs_warnings_and_lost_records_as_check_reports_them(tmp_path: Path) -> None:
+    """``runs --json`` gives each run's warnings as ``check`` reports them (its load-warning and lost-record
+    findings) and, apart, the records it lost (``lost``: check's lost-record errors); the terminal table says the lost
+    ones beside the count, and stderr says what was lost, as every command does, where runs said nothing of it."""
+    session = str(_broken_third_run(tmp_path))
+    code, out, err = run_cli("runs", session, "--json")
+    rows = json.loads(out)
+    reports = json.loads(run_cli("check", session, "--json")[1])
+    assert code == 0 and [(row["warnings"], row["lost"]) for row in rows] == [
+        (report["counts"].get("load-warning", 0) + report["counts"].get("lost-record", 0),
+         report["counts"].get("lost-record", 0))
+        for report in reports
+    ] == [(2, 0), (0, 0), (1, 1)]  # fmt: skip
+    agent = str(tmp_path / Path(SESSION).stem / "subagents" / "agent-a9d07f3.jsonl")
+    assert err == f"agentrender: warning: {agent}:5: the last line is cut short (the session was being written): " + (
+        "left out\n"
+    )
+    code, out, err = run_cli("runs", session)
+    assert code == 0 and "1 (1 lost)" in out and "cut short" in err
+
+
+def test_check_names_the_file_a_run_was_read_from_when_it_is_not_the_file_checked(tmp_path: Path) -> None:
+    """A sub-agent's run of a session is read from its own transcript: its report names that file (``file`` in
+    ``--json``, ``read from`` in the terminal's title), so the line of a finding in it (``file`` null: the run's own)
+    is not taken for a line of the session's, where the title named the session alone."""
+    session = str(_broken_third_run(tmp_path))
+    agent = str(tmp_path / Path(SESSION).stem / "subagents" / "agent-a9d07f3.jsonl")
+    reports = json.loads(run_cli("check", session, "--json")[1])
+    assert [report["file"] for report in reports] == [None, None, agent]
+    assert [(f["code"], f["line"], f["file"]) for f in reports[2]["findings"]] == [("lost-record", 5, None)]
+    _, out, _ = run_cli("check", session)
+    said = " ".join(out.split())
+    assert f"(run 2 of runs 0 to 2: {MAIN}/agent-a9d07f3) read from {agent} 1 step" in said
+    assert said.count("read from") == 1
+
+
+def test_check_counts_a_run_failed_on_warnings_under_strict() -> None:
+    """The last line of ``check`` counts as failed the runs that fail its exit status: one with warnings only under
+    ``--strict``, none without."""
+    code, out, _ = run_cli("check", SESSION, EVAL)
+    assert code == 0 and out.rstrip().splitlines()[-1] == (
+        "7 runs checked in 2 files: 0 failed; 6 clean, 0 with errors, 1 with warnings only, 0 unreadable"
+    )
+    code, out, _ = run_cli("check", SESSION, EVAL, "--strict")
+    assert code == 1 and out.rstrip().splitlines()[-1].startswith("7 runs checked in 2 files: 1 failed;")
+
+
+def test_check_help_says_every_run_is_checked_and_all_is_the_default() -> None:
+    """``check --help`` says a file of several runs is checked on every run, and that ``--all``, kept for the
+    scripts that give it, is the default."""
+    parser = build_parser()._subparsers._group_actions[0].choices["check"]  # type: ignore[union-attr]
+    text = " ".join(parser.format_help().split())
+    assert "checked on every run" in text and "the default" in text.split("--all", 2)[2]
 
 
 def test_an_imported_run_with_no_end_says_its_source_records_none() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,13 +15,15 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
-from agentrender import samples, write_run
+from agentrender import imports, samples, write_run
 from agentrender.cli import main
 from agentrender.frame import (
     PARQUET_TABLES,
     TEXT_DTYPE,
+    runs_frame,
     source_id,
     steps_frame,
+    table_frame,
     to_parquet,
 )
 from tests._support.sweep import write_sweep
@@ -30,6 +33,11 @@ from tests._support.tables import run_table, runs_folder
 pytestmark = pytest.mark.slow
 
 TABLES = tuple(PARQUET_TABLES)
+ROOT = Path(__file__).resolve().parents[1]
+SESSION = ROOT / "tests/fixtures/imports/claude-code/7f3c2a91-5b0e-4d8a-9c61-2e4f8b7d1a05.jsonl"
+"""A Claude Code session of 3 runs (its main thread and two sub-agents): no run file, an agent's own history."""
+EVAL = ROOT / "tests/fixtures/inspect/arith.eval"
+"""An Inspect eval log of 4 samples, a run each."""
 
 
 def _part(out: Path, table: str, path: Path) -> Path:
@@ -148,6 +156,51 @@ def test_dask_cannot_combine_the_runs_of_an_export_holding_a_bad_file_as_the_gui
     assert len(dataframe.read_parquet(out / "runs", dtype_backend="pyarrow").compute(scheduler="sync")) == len(
         _runs(folder)
     )
+
+
+def test_an_agents_history_is_exported_as_every_run_it_holds(tmp_path: Path) -> None:
+    """A Claude Code session and an Inspect eval log are exported as the runs every command reads of them: a row of
+    the runs table each, their steps and model calls under their run ids and the file's path, each table equal to
+    ``table_frame`` of the files (which reads them too), and ``runs_frame`` gives a row per run."""
+    out = tmp_path / "out"
+    done = to_parquet([SESSION, EVAL], out, workers=1, progress=False)
+    read = [run for path in (SESSION, EVAL) for run in imports.load_runs(path)]
+    assert done.errors == () and done.written == (str(SESSION), str(EVAL))
+    runs = pd.read_parquet(out / "runs")
+    assert sorted(runs.run_id) == sorted(run.run_id for run in read) and runs.error.isna().all()
+    # a sub-agent's run, read from its own transcript beside the session's, is a row of the file exported
+    assert set(runs.path) == {str(SESSION), str(EVAL)}
+    steps = pd.read_parquet(out / "steps")
+    assert steps.groupby("run_id").size().to_dict() == {run.run_id: len(run.steps) for run in read}
+    assert set(steps.path) == {str(SESSION), str(EVAL)}
+    for table, order in (("steps", ["run_id", "index"]), ("model_calls", ["run_id", "line"]), ("runs", ["run_id"])):
+        pd.testing.assert_frame_equal(
+            _as_text(pd.read_parquet(out / table), table).sort_values(order, ignore_index=True),
+            _as_text(table_frame([SESSION, EVAL], table), table).sort_values(order, ignore_index=True),
+        )
+    frame = runs_frame([SESSION, EVAL], workers=2, progress=False)
+    assert frame.run_id.tolist() == [run.run_id for run in read]
+    assert frame.warnings.tolist() == [len(run.warnings) for run in read]
+    # exported again unchanged: skipped, as a run file is
+    assert to_parquet([SESSION, EVAL], out, workers=1, progress=False).unchanged == (str(SESSION), str(EVAL))
+
+
+def test_a_folder_of_claude_code_sessions_gives_each_sub_agent_once(tmp_path: Path) -> None:
+    """A folder holding a Claude Code session and its ``<session>/subagents/`` transcripts is exported, read by
+    ``runs_frame`` and by Dask's ``read_runs`` as the session's runs, each once: a sub-agent's transcript is read with
+    its session, not again on its own (where it was a second row of the same run id); named alone, it is read."""
+    folder = tmp_path / "project"
+    shutil.copytree(SESSION.parent, folder)
+    session = folder / SESSION.name
+    agent = folder / SESSION.stem / "subagents" / "agent-a9d07f3.jsonl"
+    ids = [run.run_id for run in imports.load_runs(session)]
+    done = to_parquet(folder, tmp_path / "out", workers=1, progress=False)
+    assert done.written == (str(session),)
+    assert sorted(pd.read_parquet(tmp_path / "out" / "runs").run_id) == sorted(ids)
+    assert runs_frame(folder, workers=1, progress=False).run_id.tolist() == ids
+    assert runs_frame([session, agent], workers=1, progress=False).run_id.tolist() == [*ids, ids[2]]
+    dask = pytest.importorskip("agentrender.dask")
+    assert dask.read_runs(str(folder), table="runs").compute(scheduler="sync").run_id.tolist() == ids
 
 
 def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: Path) -> None:
@@ -426,14 +479,14 @@ def test_export_counts_a_file_it_could_not_read_as_such_not_as_a_run_written(tmp
     steps = sum(len(samples.load(name).steps) for name in ("fix-failing-test", "out-of-steps"))
     assert (code, err) == (1, "")
     assert printed.startswith(f"{out}: wrote 2 runs ({steps} steps, "), printed
-    assert "\n1 run file could not be read (rows of the runs table with their error):\n" in printed, printed
+    assert "\n1 file could not be read (rows of the runs table with their error):\n" in printed, printed
     assert len(pd.read_parquet(out / "runs")) == 3
 
 
 def test_an_export_says_which_run_files_it_read_without_all_they_hold(tmp_path: Path) -> None:
     """A run file whose last line was cut short (an agent killed while writing) is exported with what it holds, and
-    the export says so, each time it is given: its first lost warning (PATH:LINE: what) in to_parquet's result, in
-    --json and in the terminal summary, where it said only "wrote 2 runs"."""
+    the export says so: its lost warning (PATH:LINE: what) among the run's warnings in
+    to_parquet's result, in --json and in the terminal summary, where it said only "wrote 2 runs"."""
     runs, out = tmp_path / "runs", tmp_path / "out"
     runs.mkdir()
     write_run(samples.load("fix-failing-test"), runs / "whole.jsonl")
@@ -443,15 +496,17 @@ def test_an_export_says_which_run_files_it_read_without_all_they_hold(tmp_path: 
     said = f"{cut}:5: the last line is cut short (no newline, not JSON): 20 bytes not loaded"
 
     done = to_parquet(runs, out, workers=1, progress=False)
-    assert [path for path, _ in done.lost] == [str(cut)] and done.lost[0][1].startswith(said), done.lost
+    lost = [(path, str(warning)) for path, _, warnings in done.warnings for warning in warnings if warning.lost]
+    assert [path for path, _ in lost] == [str(cut)] and lost[0][1].startswith(said), done.warnings
     assert done.errors == () and pd.read_parquet(out / "runs").set_index("path").loc[str(cut), "warnings"] == 1
 
-    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--json")
+    code, printed, err = _cli("export", str(runs), "--parquet", str(tmp_path / "out2"), "--json")
     assert (code, err) == (0, "")
-    assert [(lost["path"], lost["warning"][: len(said)]) for lost in json.loads(printed)["lost"]] == [(str(cut), said)]
-    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--width", "400")
+    warned = [warning for warning in json.loads(printed)["warnings"] if warning.get("lost")]
+    assert [f"{w['path']}:{w['line']}: {w['text']}"[: len(said)] for w in warned] == [said]
+    code, printed, err = _cli("export", str(runs), "--parquet", str(tmp_path / "out3"), "--width", "400")
     assert (code, err) == (0, "")
-    assert f"\n1 run file was read without all it holds (its warnings: agentrender check FILE):\n  {said}" in printed
+    assert f"\nwarning: {said}" in printed
 
 
 def test_a_script_that_exports_with_workers_unguarded_is_told_so(folder: Path, tmp_path: Path) -> None:
@@ -468,6 +523,29 @@ def test_a_script_that_exports_with_workers_unguarded_is_told_so(folder: Path, t
     said = [line for line in done.stderr.splitlines() if line.startswith("RuntimeError: to_parquet: a worker process")]
     assert done.returncode == 1 and len(said) == 1, done.stderr
     assert 'if __name__ == "__main__":' in said[0] and "workers=1" in said[0]
+
+
+def test_export_of_a_claude_code_session_writes_its_runs_and_prints_its_warnings(tmp_path: Path) -> None:
+    """``agentrender export session.jsonl --parquet OUT`` of a Claude Code session writes its three runs, counts
+    them, and prints the session's warnings as ``import`` prints a run's (``--json`` holds them, with their run's
+    id), where it wrote the file as a run it could not read, exit 1."""
+    out = tmp_path / "out"
+    code, printed, err = _cli("export", str(SESSION), "--parquet", str(out), "--workers", "1", "--width", "300")
+    read = imports.load_runs(SESSION)
+    steps, calls = sum(len(run.steps) for run in read), sum(len(run.model_calls) for run in read)
+    assert (code, err) == (0, ""), printed
+    assert printed.startswith(f"{out}: wrote 3 runs ({steps} steps, {calls} model calls), skipped 0 unchanged\n")
+    said = [line for line in printed.splitlines() if line.startswith("warning: ")]
+    assert said == [f"warning: {warning}" for warning in read[0].warnings] and len(said) == 2
+    assert f"run {read[0].run_id}" in printed
+    assert sorted(pd.read_parquet(out / "runs").run_id) == sorted(run.run_id for run in read)
+    other = tmp_path / "other"
+    code, printed, _ = _cli("export", str(SESSION), "--parquet", str(other), "--workers", "1", "--json")
+    assert code == 0 and json.loads(printed)["warnings"] == [
+        {"run_id": read[0].run_id, "path": warning.path, "line": warning.line, "text": warning.text}
+        | ({"count": warning.count} if warning.count > 1 else {})
+        for warning in read[0].warnings
+    ]
 
 
 def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: Path) -> None:

@@ -322,7 +322,8 @@ Each finding is an error (the API would reject a render, a recorded decision is 
 render.decide makes of its reply, a record was lost) or a warning (worth a look, breaks
 nothing). Exit 0: no errors (warnings are listed); 1: errors, or with --strict any finding;
 2: a file is unreadable. A file of several runs (a session and its sub-agents, an eval log's
-samples) is checked on its first run unless --run names another, or --all asks for each.""",
+samples) is checked on every run, a report each naming its number and id, and a last line
+counts the runs checked and failed; --run checks the one it names.""",
     )
     check.add_argument(
         "runs", nargs="+", metavar="RUN", help="run files, agents' histories agentrender imports, or bundled samples"
@@ -332,7 +333,8 @@ samples) is checked on its first run unless --run names another, or --all asks f
     which.add_argument(
         "--all",
         action="store_true",
-        help="in each file of several runs, check every run (a report each), not only the first",
+        help="in each file of several runs, check every run, a report each: the default, kept for the scripts that "
+        "give it",
     )
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too, not only on errors")
 
@@ -372,9 +374,12 @@ did not send what this render builds; for an imported run, a line under the tabl
         "many runs as one Parquet dataset: steps, model calls, one row per run",
         """\
 Write the steps, the model calls and one row per run of every RUN (a run file, a folder of
-them, or a bundled sample) to the folder OUT as a Parquet dataset: OUT/steps, OUT/model_calls
-and OUT/runs, each one file per run file, with the columns and types of agentrender.frame
-(every row names its run_id and path). pandas, DuckDB and Polars read each folder as a table.
+.jsonl and .jsonl.gz files, a bundled sample, or an agent's history agentrender imports: a
+Claude Code session's main thread and sub-agents, an eval log's samples, each a run) to the
+folder OUT as a Parquet dataset: OUT/steps, OUT/model_calls and OUT/runs, each one file per
+file read, with the columns and types of agentrender.frame (every row names its run_id and
+path). pandas, DuckDB and Polars read each folder as a table. The warnings of each run read
+are printed as import prints them.
 
 Exporting again is incremental: OUT/manifest.json records each file's size, mtime and hash,
 so an unchanged file is skipped, a changed one replaces its own files only, and runs exported
@@ -382,7 +387,12 @@ before but not named now are kept (--prune drops those whose file is gone). A fi
 cannot be read becomes a row of the runs table with its error, and the command exits 1; one
 read without all it holds (a last line cut short) is exported with what it holds, and named.""",
     )
-    export.add_argument("runs", nargs="+", metavar="RUN", help="run files, folders of them, or bundled samples")
+    export.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="run files, folders of them, bundled samples, or agents' histories agentrender imports",
+    )
     export.add_argument("--parquet", required=True, metavar="OUT", help="the dataset's folder (created, or added to)")
     export.add_argument(
         "--workers",

@@ -12,6 +12,7 @@ the views hold, in both forms of every result, so every message of every view is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
 from agentrender._types import STATUSES, ModelResponse
 from agentrender._words import plural
-from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, views_of
+from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, resolve, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Gutter, Table, Text, box, clean
 from agentrender.runfile import ModelCall, Run
 from agentrender.views import NO_WINDOW, Views, disagreements, utf8_bytes
@@ -92,7 +93,7 @@ class Finding:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
-    """What ``check`` found in one file, or why it could not read it."""
+    """What ``check`` found in one run of a file, or why it could not read the file (or render the run)."""
 
     name: str
     findings: tuple[Finding, ...] = ()
@@ -102,8 +103,13 @@ class Report:
     counts: dict[str, int] = field(default_factory=dict)
     run_id: str = ""
     """The id of the run checked."""
+    number: int | None = None
+    """The run's place in its file, counted from 0 (what ``--run N`` takes); ``None`` when the file is unreadable."""
     chosen: str = ""
     """For a file of several runs, which one was checked (``Chosen.note``); ``""`` for a file of one."""
+    file: str = ""
+    """The file the run was read from, when it is another than the file checked (a sub-agent's transcript beside its
+    session's): the file of each finding's line that names none."""
 
     @property
     def errors(self) -> int:
@@ -126,7 +132,9 @@ class Report:
         return {
             "run": self.name,
             "run_id": self.run_id or None,
+            "number": self.number,
             "chosen": self.chosen or None,
+            "file": self.file or None,
             "readable": not self.error,
             "error": self.error or None,
             "steps": self.steps,
@@ -331,8 +339,10 @@ def _report(name: str, chosen: Chosen) -> Report:
     try:
         views = views_of(run)
     except CliError as error:
-        return Report(name=name, error=str(error))
+        return Report(name=name, error=str(error), run_id=run.run_id, number=chosen.number, chosen=chosen.note)
     findings = tuple(_findings(run, views))
+    checked = os.path.abspath(resolve(name))
+    own = run.path if run.path and os.path.abspath(run.path) != checked else ""
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.code] = counts.get(finding.code, 0) + 1
@@ -343,20 +353,27 @@ def _report(name: str, chosen: Chosen) -> Report:
         model_calls=len(run.model_calls),
         counts=counts,
         run_id=run.run_id,
+        number=chosen.number,
         chosen=chosen.note,
+        file=own,
     )
 
 
-def renderables(reports: Sequence[Report]) -> Iterator[Any]:
-    """What ``check`` prints: per file, its findings as a table, or a line saying it is clean."""
+def renderables(reports: Sequence[Report], *, strict: bool = False) -> Iterator[Any]:
+    """What ``check`` prints: per run checked, its findings as a table, or a line saying it is clean; after several,
+    a line counting them, and those that fail the exit status (``strict``: a warning fails a run too)."""
     for report in reports:
         title = Text(clean(report.name, one_line=True), style="bold")
         if report.error:
+            if report.chosen:
+                title.append(f"  ({clean(report.chosen, one_line=True)})", style=MUTED)
             title.append("  unreadable: ", style=DISAGREE)
             title.append(clean(report.error, one_line=True))
             yield title
             continue
         facts = f"  {plural(report.steps, 'step')}, {plural(report.model_calls, 'model call')}"
+        if report.file:
+            facts = f"  read from {clean(report.file, one_line=True)}{facts}"
         if report.chosen:
             facts = f"  ({clean(report.chosen, one_line=True)}){facts}"
         if not report.findings:
@@ -401,11 +418,13 @@ def renderables(reports: Sequence[Report]) -> Iterator[Any]:
         unreadable = sum(1 for report in reports if report.error)
         with_errors = sum(1 for report in reports if report.errors)
         with_warnings = sum(1 for report in reports if report.warnings and not report.errors)
-        clean_files = len(reports) - unreadable - with_errors - with_warnings
-        # each run of a file checked (check --all) is a report of its own: the count says runs when they outnumber files
-        what = "files" if len({report.name for report in reports}) == len(reports) else "runs"
+        clean_runs = len(reports) - unreadable - with_errors - with_warnings
+        failed = sum(1 for report in reports if report.exit_code(strict=strict))
+        # a file that cannot be read is a report of no run: the count of runs is of those read
+        checked = len(reports) - sum(1 for report in reports if report.error and report.number is None)
+        files = len(dict.fromkeys(report.name for report in reports))
         yield Text(
-            f"{len(reports):,} {what}: {clean_files:,} clean, {with_errors:,} with errors, "
-            f"{with_warnings:,} with warnings only, {unreadable:,} unreadable",
+            f"{plural(checked, 'run')} checked in {plural(files, 'file')}: {failed:,} failed; {clean_runs:,} clean, "
+            f"{with_errors:,} with errors, {with_warnings:,} with warnings only, {unreadable:,} unreadable",
             style="bold",
         )

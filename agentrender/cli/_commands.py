@@ -159,23 +159,21 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
 
 
 def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
-    # An unreadable file is one of the reports, printed once with the others (not also on stderr).
+    # An unreadable file is one of the reports, printed once with the others (not also on stderr). A file of several
+    # runs is checked on every run unless --run names one (a validator must not pass a file whose third run is broken).
     reports = [
         report
         for name in args.runs
-        for report in (_check.check_all(name) if args.all else [_check.check(name, args.which)])
+        for report in (_check.check_all(name) if args.which is None else [_check.check(name, args.which)])
     ]
-    if not args.all:  # a file of several runs is checked on one: stderr says which, as every command does
+    if args.which is not None:  # a file of several runs is checked on one: stderr says which, as every command does
         for report in reports:
             if report.chosen:
-                more = "" if args.which is not None else "; --all checks every run"
-                err.write(
-                    f"agentrender: {clean(report.name, one_line=True)}: {clean(report.chosen, one_line=True)}{more}\n"
-                )
+                err.write(f"agentrender: {clean(report.name, one_line=True)}: {clean(report.chosen, one_line=True)}\n")
     if args.json:
         write_json(out, [report.to_json() for report in reports])
     else:
-        _print(console, _check.renderables(reports))
+        _print(console, _check.renderables(reports, strict=args.strict))
     return max(report.exit_code(strict=args.strict) for report in reports)
 
 
@@ -264,7 +262,10 @@ def schema_command(args: argparse.Namespace, out: IO[str], console: Console, err
 
 
 def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
-    rows = [_tables.run_row(number, run) for number, run in enumerate(_inputs.load_all(args.run))]
+    runs = _inputs.load_all(args.run)
+    # what the file lost is said on stderr, as every command says it, so that no count of a cut file looks whole
+    err.writelines(f"agentrender: {line}\n" for run in runs for line in _show.stderr_lines(run.warnings))
+    rows = [_tables.run_row(number, run) for number, run in enumerate(runs)]
     if args.json:
         write_json(out, rows)
     else:

@@ -47,8 +47,9 @@ class CliError(Exception):
 
 
 def run_path(name: str) -> str:
-    """The file or folder ``name``, else the bundled sample of that name, else ``name`` (which the caller reports)."""
-    if not os.path.exists(name) and os.sep not in name and "/" not in name and not name.endswith((".jsonl", ".gz")):
+    """The file or folder ``name``, else the bundled sample of that name, else ``name`` (which the caller reports):
+    what every command opens for a RUN it is given."""
+    if not os.path.exists(name) and os.sep not in name and "/" not in name and not name.endswith(_FILE_SUFFIXES):
         try:
             return str(samples.path(name))
         except KeyError:
@@ -56,20 +57,22 @@ def run_path(name: str) -> str:
     return name
 
 
+_FILE_SUFFIXES = (".jsonl", ".gz", ".json")
+"""The ends of a name that is a file's, never a bundled sample's (a missing ``run.jsonl`` is no sample)."""
+
+
 def resolve(name: str) -> Path:
-    """The file ``name`` names: the file itself, or the bundled sample of that name when no such file exists."""
-    path = Path(name)
+    """The file ``name`` names: the file itself, or the bundled sample of that name when no such file exists
+    (``run_path``)."""
+    path = Path(run_path(name))
+    if path.is_dir():
+        raise CliError(f"{name}: a folder, not a run file")
     if path.exists():
-        if path.is_dir():
-            raise CliError(f"{name}: a folder, not a run file")
         return path
-    if os.sep not in name and "/" not in name and not name.endswith((".jsonl", ".gz", ".json")):
-        try:
-            return samples.path(name)
-        except KeyError:
-            raise CliError(
-                f"{name}: no such file, and no bundled sample of that name (the samples: {', '.join(samples.names())})"
-            ) from None
+    if os.sep not in name and "/" not in name and not name.endswith(_FILE_SUFFIXES):
+        raise CliError(
+            f"{name}: no such file, and no bundled sample of that name (the samples: {', '.join(samples.names())})"
+        )
     raise CliError(f"{name}: no such file")
 
 

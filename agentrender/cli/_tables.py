@@ -19,7 +19,9 @@ from agentrender._display.said import (
 )
 from agentrender._types import Step
 from agentrender._words import plural
+from agentrender.cli._show import warning_lines
 from agentrender.cli._term import (
+    DISAGREE,
     INHERITED,
     KIND_STYLES,
     MUTED,
@@ -648,14 +650,18 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
 
 
 def run_row(number: int, run: Run) -> dict[str, Any]:
-    """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end."""
+    """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end. Its
+    warnings are counted as ``check`` reports them, a finding each (``warning_groups``), and those of records the file
+    lost (``lost``, which ``check`` rates as errors) apart too."""
     said, _ = end_said(run.end, run.header)
+    groups = warning_groups(run.warnings)
     return {
         "number": number,
         "run_id": run.run_id,
         "steps": len(run.steps),
         "model_calls": len(run.model_calls),
-        "warnings": len(warning_groups(run.warnings)),
+        "warnings": len(groups),
+        "lost": sum(group.lost for group in groups),
         "end": said,
         "source": source_said(run),
     }
@@ -685,7 +691,10 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
             Text(clean(row["run_id"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
-            Text(f"{row['warnings']:,}", style="yellow" if row["warnings"] else ""),
+            Text(
+                f"{row['warnings']:,}" + (f" ({row['lost']:,} lost)" if row["lost"] else ""),
+                style=DISAGREE if row["lost"] else "yellow" if row["warnings"] else "",
+            ),
             Text(clean(row["end"], one_line=True)),
             Text(clean(row["source"], one_line=True), style=MUTED),
         )
@@ -699,11 +708,12 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
 
 
 def export_renderable(done: ParquetExport) -> Group:
-    """What ``export`` did: the runs written and skipped, the rows written, and each file that could not be read."""
+    """What ``export`` did: the runs written and skipped, the rows written, each file that could not be read, and the
+    warnings of each run read, as ``import`` says a run's (``warning_lines``)."""
     rows = done.rows or {}
     # a file that could not be read is written too, as its row of the runs table: it is counted as such, not as a run
     unreadable = {path for path, _ in done.errors}
-    runs = sum(path not in unreadable for path in done.written)
+    runs = rows.get("runs", 0) - sum(path in unreadable for path in done.written)
     lines: list[Any] = [
         Text(
             f"{done.out}: wrote {plural(runs, 'run')} "
@@ -712,13 +722,12 @@ def export_renderable(done: ParquetExport) -> Group:
             + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")
         )
     ]
+    for _, run_id, warnings in done.warnings:
+        lines.append(Text(f"run {clean(run_id, one_line=True)}:", style=MUTED))
+        lines.extend(warning_lines(warnings))
     if done.errors:
         lines.append(
-            Text(f"{plural(len(done.errors), 'run file')} could not be read (rows of the runs table with their error):")
+            Text(f"{plural(len(done.errors), 'file')} could not be read (rows of the runs table with their error):")
         )
         lines.extend(Text(f"  {clean(error, one_line=True)}", style=MUTED) for _, error in done.errors)
-    if done.lost:
-        said = "was read without all it holds" if len(done.lost) == 1 else "were read without all they hold"
-        lines.append(Text(f"{plural(len(done.lost), 'run file')} {said} (its warnings: agentrender check FILE):"))
-        lines.extend(Text(f"  {clean(warning, one_line=True)}", style=MUTED) for _, warning in done.lost)
     return Group(*lines)

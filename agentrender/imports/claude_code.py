@@ -79,7 +79,14 @@ from agentrender.runfile.lines import GrowingFile, open_inflated
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_timestamp, read_record
 
-__all__ = ["TRANSCRIPT_NOTE", "GrowingSession", "from_claude_code", "looks_like_claude_code"]
+__all__ = [
+    "TRANSCRIPT_NOTE",
+    "GrowingSession",
+    "from_claude_code",
+    "looks_like_claude_code",
+    "read_with_session",
+    "without_sub_agents",
+]
 
 TRANSCRIPT_NOTE = (
     "a Claude Code transcript holds the conversation's turns; the system prompt, the tool definitions and "
@@ -1986,6 +1993,32 @@ def _beside(path: str, session: str | None, sessions: dict[str, str | None]) -> 
         if sessions[agent] in ids:
             found.append(Path(agent))
     return found
+
+
+def read_with_session(path: str | os.PathLike[str]) -> str | None:
+    """The session's transcript that reads the file at ``path`` as one of its sub-agents' runs, when it is there:
+    ``<session-id>.jsonl`` (or ``.jsonl.gz``) for a file under its ``<session-id>/subagents/`` folder (a workflow's
+    agents and ledger one folder deeper), and for Claude Code 2.0's ``agent-<id>.jsonl`` the transcript beside it of
+    the session its first line names; ``None`` for any other file."""
+    folder, name = os.path.split(os.path.abspath(path))
+    here = Path(folder)
+    if here.parent.name == "workflows" and here.parent.parent.name == "subagents":
+        here = here.parent.parent
+    if here.name == "subagents":
+        stem = str(here.parent)
+    elif _AGENT_FILE.fullmatch(name) and (session := _session_of(os.fspath(path))):
+        stem = os.path.join(folder, session)
+    else:
+        return None
+    return next((stem + suffix for suffix in (".jsonl", ".jsonl.gz") if os.path.isfile(stem + suffix)), None)
+
+
+def without_sub_agents(paths: Sequence[str]) -> list[str]:
+    """``paths`` (the files of a folder) without those a session's transcript among them reads as its sub-agents'
+    runs (``read_with_session``): a reader of every file of a folder of sessions reads each sub-agent once, with its
+    session, not again on its own."""
+    named = {os.path.abspath(path) for path in paths}
+    return [path for path in paths if read_with_session(path) not in named]
 
 
 def _session_of(path: str) -> str | None:
