@@ -1234,3 +1234,20 @@ def test_a_rollouts_cut_last_line_is_warned_of_before_what_its_records_are(tmp_p
         (6, "the last line is cut short"),
         (4, "payload"),
     ], run.warnings
+
+
+def test_an_item_of_very_many_fields_beside_what_is_mapped_is_named_by_a_count_and_its_first_few(
+    tmp_path: Path,
+) -> None:
+    """A Codex item holding a thousand fields the views have no place for gives one short warning that counts them,
+    names the first few and says where the source keeps them all (``source.unmapped`` under the item's line), where
+    it named every one in one line of about 40 KB."""
+    odd = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+    odd |= {f"field_{i:04}": i for i in range(1_000)}
+    path = write_rollout(tmp_path / "rollout.jsonl", [odd, call("c1"), output("c1")])
+    run = from_responses(path)
+    (warning,) = run.warnings
+    assert warning.line == 3 and len(warning.text) < 1_000, warning.text[:300]
+    assert "1,000 fields" in warning.text and "field_0000 (1), field_0001 (1)" in warning.text
+    assert "and 990 more" in warning.text and "source.unmapped" in warning.text and "'line 3'" in warning.text
+    assert run.header["source"]["unmapped"]["line 3"] == {f"field_{i:04}": i for i in range(1_000)}
