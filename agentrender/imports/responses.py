@@ -80,7 +80,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._json import canonical, decode_failure, type_name
-from agentrender._words import clipped, shown
+from agentrender._words import FEW, clipped, first_few, shown
 from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
@@ -659,9 +659,6 @@ def _response_calls(
     return list(zip(lines, calls, strict=True))
 
 
-_NAMED_FIELDS = 10
-"""How many of the fields kept beside what is mapped the run's warning names (``_kept_warning``), the rest counted."""
-
 _Reader = Callable[["_Conversation", Mapping[str, Any], Where], tuple[str | None, list[dict[str, Any]], frozenset[str]]]
 
 
@@ -749,21 +746,21 @@ class _Conversation:
 
     def _kept_warning(self, warnings: list[RunWarning]) -> None:
         """Name, in one warning (in ``warnings``), each field kept in ``unmapped`` beside what is mapped, and how many
-        items held it; past ``_NAMED_FIELDS`` of them, how many there are, the first few by name and where the source
-        keeps them all, so an item of thousands of odd fields is said in a line."""
+        items held it; past ``FEW`` of them, how many there are, the first few by name and where the source keeps them
+        all, so an item of thousands of odd fields is said in a line."""
         if self.kept_at is None:
             return
         kept = sorted(self.kept_fields.items())
-        named = ", ".join(f"{clipped(name)} ({count})" for name, count in kept[:_NAMED_FIELDS])
-        if len(kept) <= _NAMED_FIELDS:
+        named = first_few([f"{clipped(name)} ({count})" for name, count in kept])
+        if len(kept) <= FEW:
             warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
                                                  f"with how many items or parts held each: {named}"))  # fmt: skip
             return
         first = shown(self._place(self.kept_at))
         warnings.append(self.kept_at.warning(
-            f"{len(kept):,} fields the views have no place for, with how many items or parts held each: {named} and "
-            f"{len(kept) - _NAMED_FIELDS:,} more: each kept in the run's source.unmapped under the place of the item "
-            f"or part that held it (the first: {first})"))  # fmt: skip
+            f"{len(kept):,} fields the views have no place for, with how many items or parts held each: {named}: each "
+            f"kept in the run's source.unmapped under the place of the item or part that held it (the first: {first})"
+        ))  # fmt: skip
 
     def _place(self, here: Where) -> str:
         """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
@@ -1013,9 +1010,7 @@ class _Conversation:
         if not self.instructed:
             return
         count = len(self.instructed)
-        places = ", ".join(self._place(here) for here in self.instructed[:_NAMED_FIELDS])
-        if count > _NAMED_FIELDS:
-            places += f" and {count - _NAMED_FIELDS:,} more"
+        places = first_few([self._place(here) for here in self.instructed])
         what = "a developer or system message" if count == 1 else f"{count:,} developer or system messages"
         warnings.append(self.instructed[0].warning(
             f"{what} after the conversation began, each shown where it was sent, as text of the user turn it was "
