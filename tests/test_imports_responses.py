@@ -787,7 +787,9 @@ def test_a_codex_compaction_with_its_replacement_history_restarts_the_views_from
     assert len(view(run, 4)) == 3 and view(run, 4)[0] == view(run, 3)[0]
     assert run.steps[2].observation.content == "a.txt"  # the outputs of the step before the compaction, as sent
     assert run.header["system"] == "You are Codex.\n\nSandboxed."
-    assert [(warning.line, "line 14" in warning.text) for warning in run.warnings] == [(14, True)]
+    (warning,) = run.warnings
+    assert warning.line == 14 and warning.text.endswith("in every view): line 14")
+    assert warning.text.startswith("payload: a developer or system message after the conversation began, shown where")
     assert not list(as_sent_problems(run))
 
 

@@ -1012,8 +1012,9 @@ class _Conversation:
         count = len(self.instructed)
         places = first_few([self._place(here) for here in self.instructed])
         what = "a developer or system message" if count == 1 else f"{count:,} developer or system messages"
+        each = "" if count == 1 else "each "
         warnings.append(self.instructed[0].warning(
-            f"{what} after the conversation began, each shown where it was sent, as text of the user turn it was "
+            f"{what} after the conversation began, {each}shown where it was sent, as text of the user turn it was "
             f"sent in (the Messages API has no developer role, and its system prompt is in every view): {places}"
         ))  # fmt: skip
 
