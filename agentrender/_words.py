@@ -5,15 +5,25 @@ Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["a_noun", "clipped", "number_ranges", "plural", "shown"]
+__all__ = ["FEW", "a_noun", "clipped", "first_few", "number_ranges", "plural", "shown"]
+
+FEW = 10
+"""How many of a long list of names a warning names (``first_few``), the rest counted."""
 
 
 def a_noun(noun: str) -> str:
     """``noun`` after its article, by how it is spelt: ``"an image"``, ``"an unknown"``, ``"a tool_use"``."""
     return f"{'an' if noun[:1].lower() in ('a', 'e', 'i', 'o') or noun[:2].lower() == 'un' else 'a'} {noun}"
+
+
+def first_few(names: Sequence[str], few: int = FEW) -> str:
+    """``names`` joined by commas, the first ``few`` of them and how many more where there are more: ``"a, b and 3
+    more"``, so a warning naming what a file held (thousands of odd fields) stays one short line."""
+    shown_names = ", ".join(names[:few])
+    return shown_names if len(names) <= few else f"{shown_names} and {len(names) - few:,} more"
 
 
 def number_ranges(numbers: Iterable[int]) -> str:

@@ -162,7 +162,8 @@ def test_legacy_function_calls_become_tool_uses_with_ids_from_their_position():
 
 
 def test_what_has_no_counterpart_is_kept_with_a_warning():
-    """An audio part, a late system message and two user turns in a row are each kept and named in a warning."""
+    """An audio part, a late system message (shown where it was sent) and two user turns in a row are each kept and
+    named in a warning."""
     run = from_openai(
         [
             {"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}]},
@@ -177,11 +178,14 @@ def test_what_has_no_counterpart_is_kept_with_a_warning():
             {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
             {"type": "text", "text": "and?"}]},
     ]  # fmt: skip
-    assert run.system == "late rule"
+    assert run.system == "" and rendered(run, 1)[-1]["content"] == [
+        {"type": "text", "text": "late rule"},
+        {"type": "text", "text": "next"},
+    ]
     texts = [w.text for w in run.warnings]
     assert any("'input_audio' part" in t for t in texts)
     assert any("[1]: two user turns in a row" in t for t in texts)
-    assert any("[3]: a system message after the conversation began" in t for t in texts)
+    assert any("[3]: a system or developer message after the conversation began" in t for t in texts)
 
 
 def test_an_opening_of_only_an_image_renders():
@@ -618,10 +622,11 @@ def test_a_chat_file_of_plain_messages_imports_as_the_same_chat_given_as_a_value
     )
     assert list(from_file.steps) == list(from_value.steps)
     assert dict(from_file.step_records) == dict(from_value.step_records)
-    assert from_file.header["system"] == "You fix tests.\n\nBe brief." == from_value.header["system"]
+    assert from_file.header["system"] == "You fix tests." == from_value.header["system"]
     assert from_file.header["max_output_tokens"] == 512
     assert [w.text for w in from_file.warnings] == [w.text for w in from_value.warnings]
-    assert any("moved into the system prompt" in w.text for w in from_file.warnings)
+    assert any("shown where it was sent" in w.text for w in from_file.warnings)
+    assert from_file.step_records[0]["sent"]["user"][-1] == {"type": "text", "text": "Be brief."}
     assert from_file.step_records[0]["sent"]["assistant"][1]["input"] == "{not json"
 
 
@@ -875,3 +880,35 @@ def test_a_tau_bench_task_that_raised_makes_no_run_and_every_run_says_so(tmp_pat
         result["traj"] = []
     with pytest.raises(RunFileError, match="no tau-bench result holds a chat"):
         from_tau_bench(json_file(tmp_path / "empty.json", results))
+
+
+def test_a_system_message_sent_mid_chat_is_in_the_views_where_it_was_sent_and_not_before() -> None:
+    """A system (or developer) message sent after the chat began is a text block of the user turn it was sent in, in
+    its place, and in no view before it, given as a value or read as records; it was moved into the system prompt,
+    which every view carries, so the first step's view showed a message the model had not been sent yet."""
+    chat = {
+        "messages": [
+            {"role": "system", "content": "You fix tests."},
+            {"role": "user", "content": "Fix it."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"path": "a.py"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "x = 1"},
+            {"role": "developer", "content": [{"type": "text", "text": "Be brief."}]},
+            {"role": "user", "content": "Keep the API."},
+            {"role": "assistant", "content": "Done."},
+        ]
+    }  # fmt: skip
+    run = from_openai(chat)
+    assert run.header["system"] == "You fix tests."
+    first, second = ([message.to_dict() for message in Views(run).at(at).messages] for at in (0, 1))
+    assert "Be brief." not in json.dumps(first)
+    assert second[-1]["content"] == [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "x = 1"},
+        {"type": "text", "text": "Be brief."},
+        {"type": "text", "text": "Keep the API."},
+    ]
+    assert [w.text for w in run.warnings] == [
+        "messages[4]: a system or developer message after the conversation began is shown where it was sent, as "
+        "text of the user turn it was sent in (the Messages API has no developer role, and its system prompt is in "
+        "every view)"
+    ]

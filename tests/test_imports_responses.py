@@ -40,13 +40,13 @@ def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """What each item the model is sent holds, read straight off the file's items: its text, each call (id, name)
-    and each output (the id it answers, its text), a reasoning item's encrypted content, a web search's action; in
-    order."""
+    """What each item the model is sent holds, read straight off the file's items: its text (a developer message's
+    too), each call (id, name) and each output (the id it answers, its text), a reasoning item's encrypted content, a
+    web search's action; in order."""
     out: list[tuple[Any, ...]] = []
     for item in items:
         kind = item.get("type")
-        if kind == "message" and item["role"] in ("user", "assistant"):
+        if kind == "message" and item["role"] in ("user", "assistant", "developer"):
             content = item["content"]
             parts = [{"type": "input_text", "text": content}] if isinstance(content, str) else content
             out.extend(("text", part["text"]) for part in parts if "text" in part)
@@ -93,11 +93,13 @@ def is_reply(item: dict[str, Any]) -> bool:
 def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry: dict[str, Any]) -> None:
     """The view at each step holds, in order, every text, call, output, reasoning item and web search the rollout's
     ``response_item`` records hold before the reply that decided it (each reply's items from the first after an
-    input on), and nothing else; after a ``compacted`` record, the user messages of its ``replacement_history`` then
-    the items after it (the history's replies and its encrypted ``compaction`` item are not in the views, all named
-    in one warning a compaction: there were 16 for the one of ``codex/madshn-localpush``); its system prompt is the
-    session's ``base_instructions`` and developer messages (after a compaction, those it does not hold yet); one step
-    per reply, each deciding the first call the reply made."""
+    input on), a developer message after the conversation began among them where it was sent, and nothing else;
+    after a ``compacted`` record, the user and developer messages of its ``replacement_history`` then the items after
+    it (the history's replies and its encrypted ``compaction`` item are not in the views, all named in one warning a
+    compaction: there were 16 for the one of ``codex/madshn-localpush``); its system prompt is the session's
+    ``base_instructions`` and the developer messages before the conversation, and no later one (the 40 Codex Desktop
+    sent at its new tasks were all in it, so in the view of every step before them); one step per reply, each
+    deciding the first call the reply made."""
     path = real.REAL / entry["path"]
     items: list[dict[str, Any]] = []
     restarts: list[tuple[int, list[dict[str, Any]]]] = []  # where each compaction was (in items), its history
@@ -107,15 +109,16 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
         elif record["type"] == "compacted":
             restarts.append((len(items), record["payload"]["replacement_history"]))
     replies = [i for i, item in enumerate(items) if is_reply(item) and (i == 0 or not is_reply(items[i - 1]))]
+    lead = next((i for i, item in enumerate(items) if item.get("role") != "developer"), len(items))
     (run,) = load_runs(path)
     assert len(run.steps) == len(replies)
     assert not list(as_sent_problems(run))
     views = Views(run)
     for step, start in enumerate(replies):
         at, history = max(((at, history) for at, history in restarts if at <= start), default=(0, []))
-        opening = [item for item in history if item.get("role") == "user"]
+        opening = [item for item in history if item.get("role") in ("user", "developer")]
         sent = [message.to_dict() for message in views.at(step).messages]
-        assert tokens_of_view(sent) == tokens_of_items([*opening, *items[at:start]]), (entry["path"], step)
+        assert tokens_of_view(sent) == tokens_of_items([*opening, *items[max(at, lead) : start]]), (entry["path"], step)
         reply = items[start : replies[step + 1] if step + 1 < len(replies) else len(items)]
         calls = [item for item in reply if item.get("type") in ("function_call", "custom_tool_call")]
         if calls:
@@ -123,14 +126,7 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
     meta = records(path)[0][1]["payload"]
     base = meta.get("base_instructions", {}).get("text")
     system = [base] if base else []
-    for i, item in enumerate([*items, None]):
-        for at, history in restarts:
-            if at == i:
-                system += [text for text in developer_texts(history) if text not in system]
-        text = next(iter(developer_texts([item] if item is not None else [])), None)
-        if text is not None and (not any(at <= i for at, _ in restarts) or text not in system):
-            system.append(text)
-    assert run.header.get("system", "") == "\n\n".join(system)
+    assert run.header.get("system", "") == "\n\n".join([*system, *developer_texts(items[:lead])])
     said = [warning.text for warning in run.warnings if "of the history that replaced the conversation" in warning.text]
     kept = ("user", "developer")
     left = [[f"[{i}]" for i, item in enumerate(h) if item.get("role") not in kept] for _, h in restarts]
@@ -158,7 +154,7 @@ def test_a_public_older_codex_rollout_is_its_items_and_is_followed_whole(entry: 
     assert run.header["source"]["records"][0] == {"line": 1, **lines[0]}
     assert [w.text for w in run.warnings if "does not record the instructions" in w.text] == [
         "the session does not record the instructions Codex sent with each request (its first line, of the older "
-        "layout, has none): the views have no system prompt but its developer messages"
+        "layout, has none): the views have no system prompt but the developer messages before its conversation"
     ]  # it named a session_meta record such a file does not have
     views = Views(run)
     for step, start in enumerate(replies):
@@ -180,8 +176,8 @@ def test_an_older_rollouts_instructions_are_said_to_be_the_users_not_missing(tmp
     (run,) = load_runs(path)
     assert [w.text for w in run.warnings] == [
         "the session does not record the instructions Codex sent with each request (its first line, of the older "
-        "layout, holds only the user's, which its first message holds): the views have no system prompt but its "
-        "developer messages"
+        "layout, holds only the user's, which its first message holds): the views have no system prompt but the "
+        "developer messages before its conversation"
     ]
     assert run.header["goal"] == "List files." and run.header["opening_content"][0]["text"] == agents
 
@@ -770,7 +766,7 @@ def test_a_codex_compaction_with_its_replacement_history_restarts_the_views_from
     e06dd0e5d5694c24968bf49b62466cdedae04aaa writes it): each request after it was sent that history, then the items
     after the record; the run's header has the compaction (its step, opening, line and time), the step before it keeps
     its outputs, and the context Codex sends again after it (its developer message, its environment) is what was sent,
-    the developer message not added twice to the system prompt. The views went on from the whole history before."""
+    where it was sent. The views went on from the whole history before."""
     summary = f"{SUMMARY_PREFIX}\nSUMMARY"
     developer = {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Sandboxed."}]}
     replacement = [user("hello world"), user("and then this"), user(summary)]
@@ -783,12 +779,17 @@ def test_a_codex_compaction_with_its_replacement_history_restarts_the_views_from
     (compaction,) = run.compactions
     assert (compaction.step, compaction.line) == (3, 13)
     assert view(run, 3) == [
-        {"role": "user", "content": texts("hello world", "and then this", summary, ENVIRONMENT, "AFTER_COMPACT")}
+        {
+            "role": "user",
+            "content": texts("hello world", "and then this", summary, "Sandboxed.", ENVIRONMENT, "AFTER_COMPACT"),
+        }
     ]
     assert len(view(run, 4)) == 3 and view(run, 4)[0] == view(run, 3)[0]
     assert run.steps[2].observation.content == "a.txt"  # the outputs of the step before the compaction, as sent
     assert run.header["system"] == "You are Codex.\n\nSandboxed."
-    assert not run.warnings, run.warnings
+    (warning,) = run.warnings
+    assert warning.line == 14 and warning.text.endswith("in every view): line 14")
+    assert warning.text.startswith("payload: a developer or system message after the conversation began, shown where")
     assert not list(as_sent_problems(run))
 
 
@@ -1234,3 +1235,48 @@ def test_a_rollouts_cut_last_line_is_warned_of_before_what_its_records_are(tmp_p
         (6, "the last line is cut short"),
         (4, "payload"),
     ], run.warnings
+
+
+def test_an_item_of_very_many_fields_beside_what_is_mapped_is_named_by_a_count_and_its_first_few(
+    tmp_path: Path,
+) -> None:
+    """A Codex item holding a thousand fields the views have no place for gives one short warning that counts them,
+    names the first few and says where the source keeps them all (``source.unmapped`` under the item's line), where
+    it named every one in one line of about 40 KB."""
+    odd = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+    odd |= {f"field_{i:04}": i for i in range(1_000)}
+    path = write_rollout(tmp_path / "rollout.jsonl", [odd, call("c1"), output("c1")])
+    run = from_responses(path)
+    (warning,) = run.warnings
+    assert warning.line == 3 and len(warning.text) < 1_000, warning.text[:300]
+    assert "1,000 fields" in warning.text and "field_0000 (1), field_0001 (1)" in warning.text
+    assert "and 990 more" in warning.text and "source.unmapped" in warning.text and "'line 3'" in warning.text
+    assert run.header["source"]["unmapped"]["line 3"] == {f"field_{i:04}": i for i in range(1_000)}
+
+
+def developer(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": text}]}
+
+
+def test_a_developer_message_sent_mid_conversation_is_in_the_views_where_it_was_sent_and_not_before(
+    tmp_path: Path,
+) -> None:
+    """A developer message Codex sent after the conversation began (a new task's settings) is a text block of the
+    user turn it was sent in, in its place among the items, and is in no view before it: it was moved into the system
+    prompt, which every view carries, so the view of the first step showed a message the model had not been sent yet
+    and the view it was sent in did not show it there. One warning names where each such message is."""
+    items = [developer("Sandboxed."), user("go"), call("c1"), output("c1"), developer("Now be terse."),
+             user("more"), call("c2"), output("c2"), developer("Read-only now.")]  # fmt: skip
+    path = write_rollout(tmp_path / "rollout.jsonl", items)
+    run = from_responses(path)
+    assert run.header["system"] == "You are Codex.\n\nSandboxed."
+    assert "Now be terse." not in json.dumps(view(run, 1)[:2])
+    assert view(run, 1)[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "a.txt"},
+        *texts("Now be terse.", "more"),
+    ]
+    assert view(run, 2)[-1]["content"][-1] == {"type": "text", "text": "Read-only now."}
+    (warning,) = run.warnings
+    assert warning.line == 7 and "2 developer or system messages" in warning.text
+    assert "line 7, line 11" in warning.text and "where it was sent" in warning.text
+    assert not list(as_sent_problems(run))

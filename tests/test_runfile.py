@@ -183,6 +183,19 @@ def test_unknown_records_and_fields_are_kept_and_reported(tmp_path: Path) -> Non
     )
 
 
+def test_a_record_of_very_many_unknown_fields_is_said_in_one_short_warning_that_counts_them(tmp_path: Path) -> None:
+    """A step record holding a thousand unknown fields loads with one warning that counts them, names the first few
+    and says the record keeps them all (``Run.records``), where it gave a warning a field: a thousand lines."""
+    step = {**STEP0} | {f"field_{i:04}": i for i in range(1_000)}
+    path = write(tmp_path, lines(HEADER, step))
+    run = load_run(path)
+    (warning,) = run.warnings
+    assert warning.line == 2 and len(warning.text) < 1_000, warning.text[:300]
+    assert warning.text.startswith("1,000 unknown fields kept (not loaded into the typed fields): step.field_0000, ")
+    assert "step.field_0009 and 990 more" in warning.text and "Run.records" in warning.text
+    assert run.records[1]["field_0999"] == 999
+
+
 def test_a_tools_cache_breakpoint_is_a_field_of_the_run_file_and_is_sent(tmp_path: Path) -> None:
     """A header tool's cache_control (prompt caching's breakpoint, which a request sends) loads with no warning and is
     in the request a view hashes, as the API's tool definitions hold it."""

@@ -17,7 +17,8 @@
   conversation is the run).
 
 The conversation is converted to the wire shape of the Anthropic Messages API, the shape
-every instrument here reads: system messages become ``system``; an assistant's
+every instrument here reads: system messages before the conversation become ``system`` (one
+sent after it began is text of the user turn it was sent in, with a warning); an assistant's
 ``tool_calls`` become ``tool_use`` blocks whose ``input`` is the parsed ``arguments`` (text
 that is not a JSON object is kept as it is, and ``render.decide`` shows it as invalid
 arguments); consecutive ``role: tool`` messages become one user turn of ``tool_result``
@@ -73,8 +74,9 @@ __all__ = [
 ]
 
 CONVERTED = (
-    "converted from an OpenAI-style chat to the Messages API's shape: system messages as the system prompt, "
-    "tool_calls as tool_use blocks, tool messages as tool_result blocks"
+    "converted from an OpenAI-style chat to the Messages API's shape: system messages before the conversation as the "
+    "system prompt, later ones as text where they were sent, tool_calls as tool_use blocks, tool messages as "
+    "tool_result blocks"
 )
 """What an imported chat's ``source.converted`` says."""
 
@@ -646,8 +648,10 @@ class _Converter:
         uses: list[Any] = []  # the tool-use ids of the last assistant turn
         answered: list[Any] = []  # the ids of the results in the user turn after it
         role_of_last = None
+        instructed = False  # the last message read was a system message sent after the chat began
         for i, raw in enumerate(messages):
             kind = type(raw)
+            was_instructed, instructed = instructed, False
             if kind is not dict and kind in _RECORDS:  # decoded as a record: checked already
                 role, is_result = raw.role, kind is _ToolMessage
                 if is_result:
@@ -656,9 +660,12 @@ class _Converter:
                 elif kind is _AssistantMessage:
                     called = [call.id for call in raw.tool_calls] if raw.tool_calls else []
                 elif kind is _SystemMessage:
-                    system.append(self._system(raw.content, self._here(i)))
-                    read[i] = None
-                    continue
+                    if not roles or not raw.content:  # before the chat: the system prompt's
+                        system.append(raw.content)
+                        read[i] = None
+                        continue
+                    role, read[i] = "user", self._instructed(raw.content, self._here(i))
+                    instructed = True
             elif (role := quick(raw, i)) is not None:
                 is_result = role == "tool"
                 if is_result:
@@ -672,22 +679,27 @@ class _Converter:
                 message = self._message(raw, here)
                 role = message["role"]
                 if role in ("system", "developer"):
-                    system.append(self._system(self._system_text(message.get("content"), here.at("content")), here))
+                    text = self._system_text(message.get("content"), here.at("content"))
                     self._keep_extra(message, here)
-                    read[i] = None
-                    continue
-                is_result = role in ("tool", "function")
-                blocks, role = self._blocks(message, role, here)
-                self._keep_extra(message, here)
-                check_blocks(blocks, here.at("content"))
-                read[i] = blocks
-                if role == "assistant":
-                    called = [block.get("id") for block in blocks if block["type"] == "tool_use"]
+                    if not roles or not text:  # before the chat: the system prompt's
+                        system.append(text)
+                        read[i] = None
+                        continue
+                    role, read[i], is_result, instructed = "user", self._instructed(text, here), False, True
                 else:
-                    answered.extend(block.get("tool_use_id") for block in blocks if block["type"] == "tool_result")
+                    is_result = role in ("tool", "function")
+                    blocks, role = self._blocks(message, role, here)
+                    self._keep_extra(message, here)
+                    check_blocks(blocks, here.at("content"))
+                    read[i] = blocks
+                    if role == "assistant":
+                        called = [block.get("id") for block in blocks if block["type"] == "tool_use"]
+                    else:
+                        answered.extend(block.get("tool_use_id") for block in blocks if block["type"] == "tool_result")
             if role == role_of_last:
-                # Results and then the user's text are one user turn in the Messages API: expected.
-                if not only_results:
+                # Results and then the user's text are one user turn in the Messages API: expected; so is a system
+                # message sent with them (text of that turn).
+                if not (only_results or instructed or was_instructed):
                     joined = f"two {role} turns in a row: joined into one turn, as the Messages API would"
                     self.warnings.append(self._here(i).warning(joined))
                 only_results = only_results and is_result
@@ -722,12 +734,15 @@ class _Converter:
                 )
         return _Turns(messages, read, starts, roles, _failed_commands(chat)), "\n\n".join(system)
 
-    def _system(self, text: str, here: Where) -> str:
-        """A system message's text, for the system prompt; one after the conversation began is warned of."""
-        if self.roles:
-            moved = "a system message after the conversation began is moved into the system prompt"
-            self.warnings.append(here.warning(moved))
-        return text
+    def _instructed(self, text: str, here: Where) -> list[dict[str, Any]]:
+        """The blocks of a system message sent after the conversation began (at ``here``): its text, in the user turn
+        it was sent in, where it was sent (the system prompt is in every view, which would show it before it was
+        sent); warned of."""
+        self.warnings.append(here.warning(
+            "a system or developer message after the conversation began is shown where it was sent, as text of the "
+            "user turn it was sent in (the Messages API has no developer role, and its system prompt is in every view)"
+        ))  # fmt: skip
+        return [{"type": "text", "text": text}]
 
     def _here(self, i: int) -> Where:
         """Where the ``i``-th message is: its line in a file of messages, else its index in the chat."""

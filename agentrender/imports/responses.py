@@ -35,8 +35,10 @@ The items are converted to the wire shape of the Anthropic Messages API, the sha
 user turn after it.
 
 - ``message``: a user's or an assistant's text (``input_text``, ``output_text``) as text blocks, an ``input_image``
-  as an image block; a ``developer`` or ``system`` message goes to the system prompt after the instructions (one
-  after the conversation began is moved there, with a warning);
+  as an image block; a ``developer`` or ``system`` message before the conversation goes to the system prompt after
+  the instructions; one after the conversation began is text of the user turn it was sent in, where it was sent (the
+  system prompt is in every view, which would show it before it was sent), each named in one warning
+  (``_Conversation._instructed_warning``);
 - ``function_call``: a ``tool_use`` block (its ``call_id``, its name, its JSON ``arguments`` as the input: text
   that is not a JSON object is kept as it is); ``custom_tool_call``: a ``tool_use`` whose input is its raw text
   (``render.decide`` keeps it out of band); ``local_shell_call``: a ``tool_use`` of ``local_shell`` whose input is
@@ -78,7 +80,7 @@ from pathlib import Path
 from typing import Any
 
 from agentrender._json import canonical, decode_failure, type_name
-from agentrender._words import clipped, shown
+from agentrender._words import FEW, clipped, first_few, shown
 from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
@@ -108,9 +110,9 @@ __all__ = [
 ]
 
 CONVERTED = (
-    "converted from OpenAI Responses API items to the Messages API's shape: developer and system messages as the "
-    "system prompt, function calls as tool_use blocks, their outputs as tool_result blocks, reasoning as thinking "
-    "blocks"
+    "converted from OpenAI Responses API items to the Messages API's shape: developer and system messages before the "
+    "conversation as the system prompt, later ones as text where they were sent, function calls as tool_use blocks, "
+    "their outputs as tool_result blocks, reasoning as thinking blocks"
 )
 """What an imported conversation's ``source.converted`` says."""
 
@@ -351,7 +353,7 @@ class _Rollout:
                 lacks = "session_meta has no base_instructions"
             warned.append(first.warning(
                 f"the session does not record the instructions Codex sent with each request ({lacks}): the views have "
-                "no system prompt but its developer messages"))  # fmt: skip
+                "no system prompt but the developer messages before its conversation"))  # fmt: skip
         origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
         if self.older:
             origin["layout"] = "items"  # the older rollout: its session, then one item a line
@@ -684,6 +686,7 @@ class _Conversation:
         self.model: Any = None  # the model the replies read now are from (a rollout's last turn_context's)
         self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
         self.kept_at: Where | None = None  # where the first of them is
+        self.instructed: list[Where] = []  # where each developer or system message after the conversation began is
         self.times: dict[int, list[str | None]] = {}  # by assistant turn: its first and last item's, its last output's
 
     def add(self, item: Any, here: Where, stamp: Any = None) -> None:
@@ -707,7 +710,7 @@ class _Conversation:
         if role is None:
             return
         check_blocks(blocks, here)
-        if kind == "message" and role == "user":
+        if kind == "message" and item.get("role") == "user":
             self._heard(blocks)
         if role == "user":
             self.replied()
@@ -743,12 +746,21 @@ class _Conversation:
 
     def _kept_warning(self, warnings: list[RunWarning]) -> None:
         """Name, in one warning (in ``warnings``), each field kept in ``unmapped`` beside what is mapped, and how many
-        items held it."""
+        items held it; past ``FEW`` of them, how many there are, the first few by name and where the source keeps them
+        all, so an item of thousands of odd fields is said in a line."""
         if self.kept_at is None:
             return
-        named = ", ".join(f"{clipped(name)} ({count})" for name, count in sorted(self.kept_fields.items()))
-        warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
-                                             f"with how many items or parts held each: {named}"))  # fmt: skip
+        kept = sorted(self.kept_fields.items())
+        named = first_few([f"{clipped(name)} ({count})" for name, count in kept])
+        if len(kept) <= FEW:
+            warnings.append(self.kept_at.warning(f"fields the views have no place for, kept in the source (unmapped), "
+                                                 f"with how many items or parts held each: {named}"))  # fmt: skip
+            return
+        first = shown(self._place(self.kept_at))
+        warnings.append(self.kept_at.warning(
+            f"{len(kept):,} fields the views have no place for, with how many items or parts held each: {named}: each "
+            f"kept in the run's source.unmapped under the place of the item or part that held it (the first: {first})"
+        ))  # fmt: skip
 
     def _place(self, here: Where) -> str:
         """How ``unmapped`` names where a value was: ``line 12`` (``line 12 content[0]``) in a Codex rollout, whose
@@ -813,8 +825,8 @@ class _Conversation:
         opening.append({"type": "text", "text": bridge})
 
     def _replaced(self, items: list[Any], here: Where) -> list[dict[str, Any]]:
-        """The opening of a compaction's ``replacement_history`` (at ``here``): its user messages, as blocks of one
-        user turn (its developer messages are the system prompt's); any other item is kept in the source, all of them
+        """The opening of a compaction's ``replacement_history`` (at ``here``): its user and developer messages, in
+        order, as blocks of one user turn; any other item is kept in the source, all of them
         named in one warning (a remote compaction's history holds a reply for each of the user's messages)."""
         opening: list[dict[str, Any]] = []
         self.asked = []
@@ -827,7 +839,8 @@ class _Conversation:
             if kind == "message" and item.get("role") in ("user", "developer", "system"):
                 _, blocks, mapped = self._message(item, at)
                 check_blocks(blocks, at)
-                self._heard(blocks)
+                if item["role"] == "user":
+                    self._heard(blocks)
                 opening.extend(blocks)
                 self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
@@ -991,13 +1004,19 @@ class _Conversation:
                     where.warning(f"call {call} has no output before the next reply")
                 )
 
-    def _system(self, text: str, here: Where) -> None:
-        if (self.compactions or self.restart is not None) and text in self.system:
-            return  # the context Codex sends again after a compaction: the system prompt holds it
-        if self.turns:
-            moved = "a developer or system message after the conversation began is moved into the system prompt"
-            self.warnings.append(here.warning(moved))
-        self.system.append(text)
+    def _instructed_warning(self, warnings: list[RunWarning]) -> None:
+        """Name, in one warning (in ``warnings``), where each developer or system message sent after the conversation
+        began is (``instructed``): a text block of the user turn it was sent in, which the views show it in."""
+        if not self.instructed:
+            return
+        count = len(self.instructed)
+        places = first_few([self._place(here) for here in self.instructed])
+        what = "a developer or system message" if count == 1 else f"{count:,} developer or system messages"
+        each = "" if count == 1 else "each "
+        warnings.append(self.instructed[0].warning(
+            f"{what} after the conversation began, {each}shown where it was sent, as text of the user turn it was "
+            f"sent in (the Messages API has no developer role, and its system prompt is in every view): {places}"
+        ))  # fmt: skip
 
     def run(
         self,
@@ -1039,6 +1058,7 @@ class _Conversation:
             self._unanswered(warnings)  # the last reply's calls: the results after it were sent
         check_alternation([turn["role"] for turn in turns], where)
         self._kept_warning(warnings)
+        self._instructed_warning(warnings)
         system = [instructions, *self.system] if instructions else self.system
         if system:
             request = {**request, "system": "\n\n".join(system)}
@@ -1071,9 +1091,14 @@ class _Conversation:
         role = item.get("role")
         content = item.get("content")
         if role in ("developer", "system"):
-            self._system(_text(content, here.at("content")), here)
-            return None, [], _MESSAGE
-        if role not in ("user", "assistant"):
+            if not self.turns and self.restart is None:  # before the conversation: the system prompt's
+                self.system.append(_text(content, here.at("content")))
+                return None, [], _MESSAGE
+            self.instructed.append(here)  # after: where it was sent, in the user turn it was sent in
+            if isinstance(content, str):
+                return "user", [{"type": "text", "text": content}] if content else [], _MESSAGE
+            role = "user"
+        elif role not in ("user", "assistant"):
             raise here.at("role").error(f"expected 'user', 'assistant', 'developer' or 'system', got {shown(role)}")
         if isinstance(content, str):
             return role, [{"type": "text", "text": content}] if content or role == "user" else [], _MESSAGE

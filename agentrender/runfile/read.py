@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, overload
 
 from agentrender._json import decode_failure
 from agentrender._types import Step
-from agentrender._words import clipped, shown
+from agentrender._words import FEW, clipped, first_few, shown
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
     GZIP_MAGIC,
@@ -538,8 +538,13 @@ class Loader:
         except BadRecord as error:
             raise self.fail(number, str(error)) from None
         if unknown:
-            for name in unknown:
-                self.note(number, f"unknown field {clipped(name)} kept (not loaded into the typed fields)")
+            if len(unknown) > FEW:  # one short warning, not one a field: the record keeps them all
+                named = first_few([clipped(name) for name in unknown])
+                self.note(number, f"{len(unknown):,} unknown fields kept (not loaded into the typed fields): {named}, "
+                                  "all held by the record (Run.records)")  # fmt: skip
+            else:
+                for name in unknown:
+                    self.note(number, f"unknown field {clipped(name)} kept (not loaded into the typed fields)")
             unknown.clear()
         if doubted:
             for doubt in doubted:
