@@ -1368,7 +1368,8 @@ def _whole(pandas: ModuleType, column: Column, value: Any, count: int) -> Any:
     if dtype in _BOOLEANS and (value is True or value is False):
         array = numpy.full(count, value, bool)
         return pandas.arrays.BooleanArray(array, numpy.zeros(count, bool)) if dtype == "boolean" else array
-    if dtype in ("int64", "Int64") and type(value) is int:
+    # an integer past int64 is left to _typed_array, which refuses it as it refuses a list of it
+    if dtype in ("int64", "Int64") and type(value) is int and -(2**63) <= value < 2**63:
         array = numpy.full(count, value, "int64")
         return pandas.arrays.IntegerArray(array, numpy.zeros(count, bool)) if dtype == "Int64" else array
     if dtype == "category" and type(value) is str:
