@@ -630,6 +630,28 @@ def test_piped_output_is_laid_out_at_columns_when_it_is_set(monkeypatch: pytest.
     assert code == 0 and max(map(len, out.splitlines())) == 80, out
 
 
+def test_a_tool_with_no_name_is_listed_by_its_type_in_every_header(tmp_path: Path) -> None:
+    """A tool the API defines that has no name (a toolset such as ``computer_toolset_20260801``) is listed by its
+    type in the run's header, as show, a run's HTML and the shared page print it, where each printed ``?``."""
+    from agentrender import html
+    from agentrender.views.html import run_html
+    from tests.test_html_page import page_texts
+
+    lines = samples.path("fix-failing-test").read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["tools"] = [{"name": "read_file", "input_schema": {"type": "object"}}, {"type": "computer_toolset_20260801"}]
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    run = load_runs(path)[0]
+    assert run.warnings == ()
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    (line,) = [line.strip("│ ") for line in out.splitlines() if line.strip("│ ").startswith("tools ")]
+    assert line == "tools   read_file, computer_toolset_20260801", line
+    assert "read_file, computer_toolset_20260801" in run_html(run, None)
+    assert "read_file, computer_toolset_20260801" in page_texts(html.page(run))
+
+
 def test_context_and_keys_count_views_as_the_page_does(tmp_path: Path) -> None:
     """context's and keys' titles count the run's views as views (one a step, and the one after the last), as the
     page's size tab does, beside steps' count of steps; a run of no steps has 1 view. Before, context said 'the view

@@ -39,6 +39,7 @@ __all__ = [
     "media_held",
     "media_label",
     "media_short",
+    "offered_said",
     "source_said",
     "tool_uses",
     "tools_said",
@@ -63,6 +64,12 @@ def end_said(end: Mapping[str, Any] | None, header: Mapping[str, Any]) -> tuple[
     status, reason = str(end.get("status", "?")), str(end.get("reason", ""))
     said = status if not reason or reason == status else f"{status}: {reason}"
     return said, status == "completed"
+
+
+def offered_said(tools: Iterable[Mapping[str, Any]]) -> str:
+    """The tools a run offered, in words: each tool's name, or for one the API defines with no name (a toolset such as
+    ``computer_toolset_20260801``) its type; ``?`` for a definition of neither."""
+    return ", ".join(str(tool.get("name") or tool.get("type") or "?") for tool in tools)
 
 
 def source_said(run: Any) -> str:

@@ -19,6 +19,7 @@ from agentrender._display.said import (
     end_said,
     folded_blocks,
     media_held,
+    offered_said,
     source_said,
     turn_uses,
     warning_groups,
@@ -337,9 +338,8 @@ def run_facts(run: Run, *, full: bool = False) -> Table:
         grid.add_row("system", Text(clean(system)) if full else _first_line(system))
     if run.model:
         grid.add_row("model", Text(clean(run.model, one_line=True)))
-    tools = [str(tool.get("name", "?")) for tool in run.tools]
-    if tools:
-        grid.add_row("tools", Text(clean(", ".join(tools), one_line=True)))
+    if run.tools:
+        grid.add_row("tools", Text(clean(offered_said(run.tools), one_line=True)))
     grid.add_row(
         "steps",
         Text(f"{steps_summary(run.steps)} \u00b7 {plural(len(run.model_calls), 'model call')}"),

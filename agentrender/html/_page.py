@@ -32,6 +32,7 @@ from agentrender._display.said import (
     encrypted_said,
     end_said,
     inherited_said,
+    offered_said,
     source_said,
     tools_said,
     turn_uses,
@@ -393,7 +394,7 @@ def _header(run: Run, texts: _Texts) -> list[list[int]]:
         ("model", run.model),
         ("steps", steps_summary(run.steps)),
         ("model calls", f"{len(run.model_calls):,}"),
-        ("tools", ", ".join(str(tool.get("name", "?")) for tool in run.tools)),
+        ("tools", offered_said(run.tools)),
         ("end", end_said(end, run.header)[0]),
     ]
     if end and end.get("error"):

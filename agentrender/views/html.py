@@ -15,6 +15,7 @@ from agentrender._display.said import (
     encrypted_said,
     end_said,
     folded_blocks,
+    offered_said,
     source_said,
     turn_uses,
     warning_groups,
@@ -297,7 +298,7 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
         ("model", escape_text(run.model, 200)),
         ("steps", steps_summary(run.steps)),
         ("model calls", f"{len(run.model_calls):,}"),
-        ("tools", escape_text(", ".join(str(tool.get("name", "?")) for tool in run.tools), 2000)),
+        ("tools", escape_text(offered_said(run.tools), 2000)),
         ("end", escape_text(end_said(end, run.header)[0], 500)),
     ]
     if end and end.get("error"):
