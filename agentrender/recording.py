@@ -36,7 +36,8 @@ Everything else on the client passes through unchanged; ``with_options``, ``copy
 client's ``with_raw_response.messages.create``) is recorded as ``create`` is, and so is ``beta.messages.parse``
 (and its ``with_raw_response.parse``), from the SDK's raw response of it. These calls are the client's own, made
 and answered as without the recorder, and not recorded (docs/runfile.md says why of each): ``messages.parse`` (the
-SDK gives no raw response of it), ``with_streaming_response``, and ``beta.messages.tool_runner`` and ``thread``.
+SDK gives no raw response of it), ``with_streaming_response``, ``beta.messages.tool_runner`` and ``thread``, and
+``messages.batches`` and ``count_tokens`` (no reply to a call).
 
 This module imports no third-party package: it works on the client it is given, so
 ``import agentrender`` needs nothing but msgspec and ``agentrender.record`` is a plain name.
