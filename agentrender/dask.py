@@ -35,7 +35,7 @@ __all__ = ["PARTITION_BYTES", "RUN_FILE_PATTERNS", "file_groups", "read_runs"]
 PARTITION_BYTES: Final = 256 * 2**20
 """The run-file bytes a partition reads by default: 256 MiB on disk, a few dozen MiB of frame in a worker."""
 
-RUN_FILE_PATTERNS: Final = ("*.jsonl", "*.jsonl.gz")
+RUN_FILE_PATTERNS: Final = ("*.jsonl", "*.jsonl.gz", "*.eval")
 """The files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as ``runs_frame``
 does."""
 

@@ -1003,7 +1003,7 @@ def runs_frame(
     A run file holds one run; any other file is read as every command of the CLI reads it
     (``agentrender.imports.load_runs``), a row for each run of an agent's history (a Claude Code
     session's main thread and sub-agents, an eval log's samples), in the file's order.
-    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl`` and ``*.jsonl.gz`` under it,
+    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz`` and ``*.eval`` under it,
     ``run_files``), one file, or an iterable of files (kept in its order, each file once: ``distinct_paths``).
     ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
@@ -1105,21 +1105,22 @@ def _special(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path)
 
 
-RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz")
-"""The endings of the names of the run files a folder holds (``run_files``)."""
+RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
+"""The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
+Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs."""
 
 
 def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
 
-    Every file named ``*.jsonl`` or ``*.jsonl.gz`` at any depth under it, a linked folder's too; each file once,
-    under the first of its paths in sorted order, however many links name it (a link to a folder it is in is not
-    followed again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints``
-    keeps copies of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link
-    that points nowhere is kept, so it is read as a file that is missing: a row with its error. Each path starts with
-    ``folder`` as given. A Claude Code sub-agent's own transcript is left out where its session's is among them: it
-    is read with the session (``imports.claude_code.without_sub_agents``).
+    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``) at any depth under it, a
+    linked folder's too; each file once, under the first of its paths in sorted order, however many links name it (a
+    link to a folder it is in is not followed again). A file or folder whose name starts with ``.`` holds none (a
+    notebook's ``.ipynb_checkpoints`` keeps copies of the files it edited), as for Parquet's and Dask's readers; nor
+    does a pipe or a device. A link that points nowhere is kept, so it is read as a file that is missing: a row with
+    its error. Each path starts with ``folder`` as given. A Claude Code sub-agent's own transcript is left out where
+    its session's is among them: it is read with the session (``imports.claude_code.without_sub_agents``).
     """
     found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
     folders: set[str] = set()

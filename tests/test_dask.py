@@ -165,7 +165,9 @@ def test_a_glob_or_folder_with_no_run_files_is_a_clear_error(tmp_path: Path) -> 
     given, before anything is computed."""
     with pytest.raises(FileNotFoundError, match=r"read_runs: no run files match '.*/nothing-\*\.jsonl'"):
         read_runs(str(tmp_path / "nothing-*.jsonl"))
-    with pytest.raises(FileNotFoundError, match=r"read_runs: no run files \(\*\.jsonl, \*\.jsonl\.gz\) under "):
+    with pytest.raises(
+        FileNotFoundError, match=r"read_runs: no run files \(\*\.jsonl, \*\.jsonl\.gz, \*\.eval\) under "
+    ):
         read_runs(tmp_path)
     with pytest.raises(ValueError, match=r"read_runs: no run files given"):
         read_runs([])

@@ -286,6 +286,26 @@ def test_a_usage_count_that_is_not_a_count_is_left_out_of_the_total_with_a_warni
     assert (warning.line, "usage.input_tokens 'many' is not a count" in warning.text) == (2, True)
 
 
+def test_a_folder_of_inspect_logs_gives_a_row_per_sample(tmp_path: Path) -> None:
+    """A folder holding an Inspect ``.eval`` log beside a run file gives a row for each of the log's samples and one
+    for the run, from ``runs_frame`` and Dask's ``read_runs`` alike (``run_files`` lists ``*.eval``), where the log was
+    left out of the folder without a word."""
+    from agentrender import samples
+
+    pytest.importorskip("zstandard")
+    log = Path(__file__).resolve().parent / "fixtures" / "inspect" / "arith.eval"
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / log.name).write_bytes(log.read_bytes())
+    run = tmp_path / "run.jsonl"
+    run.write_bytes(samples.path("fix-failing-test").read_bytes())
+    assert run_files(tmp_path) == [str(tmp_path / "logs" / log.name), str(run)]
+    ids = [r.run_id for r in load_runs(log)] + [samples.load("fix-failing-test").run_id]
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) > 2
+    dask = pytest.importorskip("agentrender.dask")
+    assert sorted(dask.read_runs(tmp_path, table="runs").compute(scheduler="sync").run_id) == sorted(ids)
+
+
 def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> None:
     """runs_frame (and export, and Dask) read an agent's history as the CLI's commands do (``imports.load_runs``): a
     real tau-bench results file and a real Claude Code session give a row per run each, where their rows once said
