@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from agentrender._extras import require
-from agentrender.frame import distinct_paths, run_files, table_frame
+from agentrender.frame import RUN_FILE_SUFFIXES, distinct_paths, run_files, table_frame
 from agentrender.imports.claude_code import without_sub_agents
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ __all__ = ["PARTITION_BYTES", "RUN_FILE_PATTERNS", "file_groups", "read_runs"]
 PARTITION_BYTES: Final = 256 * 2**20
 """The run-file bytes a partition reads by default: 256 MiB on disk, a few dozen MiB of frame in a worker."""
 
-RUN_FILE_PATTERNS: Final = ("*.jsonl", "*.jsonl.gz", "*.eval")
+RUN_FILE_PATTERNS: Final = tuple(f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
 """The files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as ``runs_frame``
 does."""
 

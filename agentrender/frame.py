@@ -1680,17 +1680,16 @@ def table_frame(
             runs = _runs_of(path)
         except (ValueError, OSError):
             continue  # its row of the runs table holds the error
+        owned = []
         for run in runs:
             try:
                 view = _view(run, run.options(**overrides)) if table == "steps" else None
-                rows, count = _own_lists(run, table, view)
+                owned.append((run, _own_lists(run, table, view)))
             except Exception as error:
                 error.add_note(f"while reading run file {path}")
                 raise
-            for name, values in rows.items():
-                lists[name] += values
-            lists["run_id"] += [run.run_id or None] * count
-            lists["path"] += [path] * count
+        for name, values in _keyed(path, owned).items():
+            lists[name] += values
     return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
 
 

@@ -32,10 +32,8 @@ __all__ = [
     "FORMATS",
     "SHOWN_RUNS",
     "Format",
-    "history_format",
     "load",
     "load_runs",
-    "no_format_error",
     "run_number",
     "runs_said",
 ]
@@ -255,21 +253,6 @@ def _what_else(path: str, first: Any) -> str:
     return ""
 
 
-def history_format(source: str | os.PathLike[str]) -> str | None:
-    """The name of the format of agent history the file ``source`` holds, when it is one an importer reads and not a
-    run file; else ``None`` (a run file, a file of no known format, one that cannot be read)."""
-    path = os.fspath(source)
-    try:
-        first, broken, cut = _first_value(path)
-        if first is None and cut and not broken:  # a document longer than the window read first: read whole
-            first, _, _ = _first_value(path, past_window=True)
-    except OSError:
-        return None
-    if first is None or _is_run_file(path, first):
-        return None
-    return next((candidate.name for candidate in FORMATS[1:] if candidate.recognise(path, first)), None)
-
-
 def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     """Every run in the file ``source``, whichever format of ``FORMATS`` it holds.
 
@@ -313,22 +296,6 @@ def _of_no_format(path: str, first: Any) -> RunFileError:
         f"Tried: {tried}. "
         f"The formats are described in {DOCS}",
     )
-
-
-def no_format_error(source: str | os.PathLike[str]) -> RunFileError | None:
-    """The error ``load_runs`` raises of the file ``source`` when no format reads it (what it holds and, for a Claude
-    Code sub-agent's metadata or a model's reply, what it is instead), for a reader of run files alone to give in
-    place of its own; ``None`` for a file of a known format, or one whose first value cannot be read."""
-    path = os.fspath(source)
-    try:
-        first, _, cut = _first_value(path)
-        if first is None and cut:
-            first, _, _ = _first_value(path, past_window=True)
-    except OSError:
-        return None
-    if first is None or any(candidate.recognise(path, first) for candidate in FORMATS):
-        return None
-    return _of_no_format(path, first)
 
 
 SHOWN_RUNS = 20
