@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentrender import RunFileError, render, write_run
-from agentrender.imports import from_anthropic, from_openai, load, load_runs
+from agentrender.imports import from_anthropic, from_openai, from_responses, load, load_runs
 from agentrender.imports.anthropic import looks_like_anthropic
 from agentrender.imports.claude_code import looks_like_claude_code
 from agentrender.imports.openai import looks_like_openai
@@ -83,6 +83,24 @@ def test_the_request_maps_to_the_header_and_says_it_was_converted():
     assert run.header["source"]["unmapped"]["messages[1].content[1]"] == {
         "image_url": {"url": "data:image/png;base64," + IMAGE, "detail": "low"}
     }
+
+
+def test_a_strict_function_is_a_strict_tool_of_the_messages_api():
+    """A function's ``strict`` (a chat's, and a Responses API tool's at its top level) is the mapped tool's ``strict``,
+    the Messages API's name for the same promise that the input follows the schema."""
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    chat = {
+        "messages": [{"role": "user", "content": "go"}],
+        "tools": [
+            {"type": "function", "function": {"name": "get_weather", "parameters": schema, "strict": True}},
+            {"type": "function", "function": {"name": "lax", "parameters": schema, "strict": False}},
+            {"type": "function", "function": {"name": "unsaid", "parameters": schema}},
+        ],
+    }
+    assert [tool.get("strict") for tool in from_openai(chat).tools] == [True, False, None]
+    function = {"type": "function", "name": "get_weather", "parameters": schema, "strict": True}
+    responses = {"input": "go", "tools": [function]}
+    assert list(from_responses(responses).tools) == [{"name": "get_weather", "input_schema": schema, "strict": True}]
 
 
 def test_arguments_that_are_not_json_stay_text_and_decide_shows_them_as_invalid():

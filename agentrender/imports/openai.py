@@ -576,7 +576,9 @@ def chat_request(request: Mapping[str, Any], where: Where, warnings: list[RunWar
 
 
 def _tool(tool: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A Chat Completions tool as the Messages API has it; ``None`` when it has no function name."""
+    """A Chat Completions tool (or a Responses API function tool, its fields at the top) as the Messages API has it:
+    ``parameters`` its ``input_schema``, ``strict`` its ``strict`` (the same promise, that the input follows the
+    schema); ``None`` when it has no function name."""
     function = tool.get("function") if "function" in tool else tool
     if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
         return None
@@ -585,6 +587,8 @@ def _tool(tool: Mapping[str, Any]) -> dict[str, Any] | None:
         out["description"] = function["description"]
     if isinstance(function.get("parameters"), Mapping):
         out["input_schema"] = dict(function["parameters"])
+    if isinstance(function.get("strict"), bool):
+        out["strict"] = function["strict"]
     return out
 
 
