@@ -840,6 +840,28 @@ def test_a_call_ending_with_a_prefill_ends_the_run_on_the_turn_its_reply_goes_on
     ]
 
 
+def test_a_last_call_ending_with_a_prefill_and_no_reply_says_its_last_step_is_the_callers(tmp_path: Path) -> None:
+    """A log whose longest call ends with a prefill and holds no reply keeps the prefill as its last step, as that
+    call sent it, and a warning at the call's line says the step is the caller's text, not a decision of the model."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "id": "msg_0", "content": [{"type": "text", "text": "4"}]}
+    first = {"request": {**BASE, "messages": [asked]}, "response": {**reply, "stop_reason": "end_turn"}}
+    prefilled = [asked, {"role": "assistant", "content": "4"}, {"role": "user", "content": "As JSON?"}]
+    prefilled.append({"role": "assistant", "content": '{"answer":'})
+    path = tmp_path / "log.jsonl"
+    path.write_text(_log([json.dumps(first), json.dumps({"request": {**BASE, "messages": prefilled}})]) + "\n")
+    run = load(path)
+    assert [step.decision.reason for step in run.steps] == ["4", '{"answer":']
+    assert [(warning.line, warning.text) for warning in run.warnings] == [
+        (2, "the call has no response: no model call is made of it"),
+        (
+            2,
+            "request.messages[3]: the call ends with a prefill, an assistant turn the model was to go on from, and the "
+            "log holds no reply to it: step 1 is that prefill, the caller's text, not a decision of the model",
+        ),
+    ]
+
+
 @pytest.mark.parametrize(
     ("merged", "ours"),
     [

@@ -742,6 +742,15 @@ def _from_calls(
         blocks = continued(prefill, response, joined=True) or continued(prefill, response, joined=False) or []
         (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
         messages = [*messages[:-1], turn]
+    elif response is None and prefill_of(messages) is not None:
+        # no reply went on from it: the turn stays as sent, the last step, and the warning says whose it is
+        warnings.append(
+            where.at(f"[{len(messages) - 1}]").warning(
+                "the call ends with a prefill, an assistant turn the model was to go on from, and the log holds no "
+                f"reply to it: step {step_decided(messages)} is that prefill, the caller's text, not a decision of "
+                "the model"
+            )
+        )
     return conversation_run(
         messages,
         where=where,
