@@ -17,7 +17,8 @@ then per call
 
 - ``model_call``: ``step`` (how many assistant turns the request's messages hold before a prefill),
   ``request`` (the JSON body as the SDK sent it over HTTP, with the beta features the call asked for, its
-  ``anthropic-beta`` header, as ``betas``: as ``beta.messages.create`` takes them), ``response`` (the ``Message``
+  ``anthropic-beta`` header, as ``betas``: as ``beta.messages.create`` takes them; an import keeps them beside the
+  body, in the call's entry of the run's ``source.entries``), ``response`` (the ``Message``
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 import re
@@ -313,13 +312,11 @@ def test_every_real_fixtures_and_samples_frame_is_pandas_conversion_of_its_value
     columns made whole (no model calls, no parallel tools, one boolean, no value) are the same values."""
     from agentrender import imports, samples
     from agentrender.frame import _step_lists
-    from agentrender.runfile import RunFileError
     from tests._support import real
 
     runs = [samples.load(name) for name in samples.names()]
-    for entry in real.entries():
-        with contextlib.suppress(RunFileError):  # a hand-written fixture made to be refused
-            runs += imports.load_runs(real.REAL / entry["path"])
+    for entry in real.histories():
+        runs += imports.load_runs(real.REAL / entry["path"])
     assert len(runs) > 30, "the real fixtures and samples are found"
     for run in runs:
         frame = steps_frame(run)

@@ -18,7 +18,6 @@ import pytest
 from agentrender import html, imports, load_run, render, samples
 from agentrender.cli import main
 from agentrender.frame import STEP_LEAD_COLUMNS
-from agentrender.runfile import RunFileError
 from agentrender.views import Views
 from tests._support import real
 from tests._support.runs import HOSTILE, hostile_run
@@ -287,10 +286,7 @@ def test_every_real_history_makes_a_page_within_the_size_bound(entry: dict[str, 
     """Each run of a real public history makes a page whose views are the stops ``Views`` gives (as sent and under
     the contract), at most 1.3 times the history's file plus the fixed part."""
     path = REAL / str(entry["path"])
-    try:
-        runs = imports.load_runs(path)
-    except RunFileError as error:  # whether it imports is tests/test_real_fixtures.py's to say
-        pytest.skip(f"does not import: {error}")
+    runs = imports.load_runs(path)
     pages = 0
     for run in runs:
         page = html.page(run)

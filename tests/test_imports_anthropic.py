@@ -899,3 +899,16 @@ def test_a_prefill_goes_on_in_the_turn_that_merges_it_with_its_reply(tmp_path: P
     # a call of another conversation is one of the step being decided when it was made: the next call's
     assert [call.step for call in run.model_calls] == ([0, 1] if ours else [1, 1])
     assert any("another conversation" in warning.text for warning in run.warnings) is not ours
+
+
+def test_the_sdks_betas_beside_a_requests_messages_are_kept_beside_the_request_not_as_a_body_field(
+    tmp_path: Path,
+) -> None:
+    """A request given with the SDK's ``betas`` (``client.beta.messages.create``'s keyword, which the SDK sends as the
+    anthropic-beta header) imports with them in its call's entry of the source, and the header's request holds the
+    body's other fields only, where it held ``betas`` as one of them."""
+    body = {"model": "m", "max_tokens": 5, "temperature": 0, "betas": ["x-1"],
+            "messages": [{"role": "user", "content": "hi"}]}  # fmt: skip
+    run = from_anthropic(json_file(tmp_path / "body.json", body))
+    assert run.header["request"] == {"temperature": 0}
+    assert run.header["source"]["entries"] == [{"call": 0, "line": 1, "fields": {"betas": ["x-1"]}}]

@@ -14,6 +14,7 @@ import pytest
 
 import agentrender
 from agentrender import RunFileError
+from agentrender.cli._check import check
 from agentrender.imports import from_responses, load_runs
 from agentrender.imports.following import ImportFollower
 from agentrender.imports.responses import GrowingRollout, from_responses_runs
@@ -42,24 +43,32 @@ def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 def tokens_of_items(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """What each item the model is sent holds, read straight off the file's items: its text (a developer message's
     too), each call (id, name) and each output (the id it answers, its text), a reasoning item's encrypted content, a
-    web search's action; in order."""
+    web search's action; in order, but for the outputs of the items between two replies, which come before the
+    messages among them (the Messages API has a turn's results first)."""
     out: list[tuple[Any, ...]] = []
+    outputs: list[tuple[Any, ...]] = []  # those of the items since the last reply's
+    said: list[tuple[Any, ...]] = []  # the texts of the messages among them
     for item in items:
         kind = item.get("type")
+        if is_reply(item):
+            out += outputs + said
+            outputs, said = [], []
         if kind == "message" and item["role"] in ("user", "assistant", "developer"):
             content = item["content"]
             parts = [{"type": "input_text", "text": content}] if isinstance(content, str) else content
-            out.extend(("text", part["text"]) for part in parts if "text" in part)
-        elif kind in ("function_call", "custom_tool_call"):
-            out.append(("call", item["call_id"], item["name"]))
+            (out if item["role"] == "assistant" else said).extend(
+                ("text", part["text"]) for part in parts if "text" in part
+            )
         elif kind in ("function_call_output", "custom_tool_call_output"):
             output = item["output"]
-            out.append(("output", item["call_id"], output if isinstance(output, str) else None))
+            outputs.append(("output", item["call_id"], output if isinstance(output, str) else None))
+        elif kind in ("function_call", "custom_tool_call"):
+            out.append(("call", item["call_id"], item["name"]))
         elif kind == "reasoning":
             out.append(("reasoning", item.get("encrypted_content") or ""))
         elif kind == "web_search_call":
             out.append(("search", item.get("action")))
-    return out
+    return out + outputs + said
 
 
 def tokens_of_view(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -1280,3 +1289,59 @@ def test_a_developer_message_sent_mid_conversation_is_in_the_views_where_it_was_
     assert warning.line == 7 and "2 developer or system messages" in warning.text
     assert "line 7, line 11" in warning.text and "where it was sent" in warning.text
     assert not list(as_sent_problems(run))
+
+
+@pytest.mark.parametrize("written", ["rollout", "request"])
+def test_a_developer_message_sent_between_a_call_and_its_output_is_shown_after_the_results(
+    tmp_path: Path, written: str
+) -> None:
+    """A developer message sent after a reply's calls and before their outputs (Codex wrote 26 so in
+    madshn/localpush's rollout) is shown after the outputs, as the Messages API has a turn's results first, and the
+    warning that names it says it was sent before an output and is shown after it: ``check`` finds no result that
+    does not come first, where the turn was the message then the results."""
+    items = [user("go"), call("c1"), call("c2"), output("c1"), developer("Now be terse."), output("c2", "b.txt"),
+             said("done")]  # fmt: skip
+    if written == "rollout":
+        path, place = write_rollout(tmp_path / "rollout.jsonl", items), "line 7"
+    else:
+        path, place = tmp_path / "request.json", "input[4]"
+        path.write_text(json.dumps({"model": "m", "input": items}), encoding="utf-8")
+    run = from_responses(path)
+    assert view(run, 1)[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "a.txt"},
+        {"type": "tool_result", "tool_use_id": "c2", "content": "b.txt"},
+        *texts("Now be terse."),
+    ]
+    (warning,) = run.warnings
+    assert warning.text.endswith(
+        f"as text of the user turn it was sent in (the Messages API has no developer role, and its system prompt is "
+        f"in every view): {place}; sent before the output of a call of the reply before it, it is shown after the "
+        f"outputs, as the Messages API has a turn's results first: {place}"
+    ), warning.text
+    assert [finding.message for finding in check(str(path)).findings if finding.code.endswith("reject")] == []
+    assert not list(as_sent_problems(run))
+
+
+def test_a_user_message_sent_between_a_call_and_its_output_is_shown_after_the_results(tmp_path: Path) -> None:
+    """A user message sent after a reply's calls and before their outputs is shown after the outputs, as the
+    Messages API has a turn's results first, and a warning at its line says so."""
+    path = write_rollout(tmp_path / "rollout.jsonl", [user("go"), call("c1"), user("and hurry"), output("c1")])
+    run = from_responses(path)
+    assert view(run, 1)[2]["content"] == [{"type": "tool_result", "tool_use_id": "c1", "content": "a.txt"},
+                                          *texts("and hurry")]  # fmt: skip
+    assert [(w.line, w.text) for w in run.warnings] == [
+        (5, "payload: a user message sent before the output of a call of the reply before it, shown after the outputs, "
+            "as the Messages API has a turn's results first: line 5")
+    ]  # fmt: skip
+
+
+def test_the_developer_messages_a_real_codex_sent_while_a_call_ran_leave_each_turns_results_first() -> None:
+    """The developer messages Codex sent while a call ran (26 in madshn/localpush's rollout) are shown after the
+    call's output, so ``check`` finds no result that does not come first in its turn (it found 25), and the warning
+    naming the developer messages names those 26."""
+    path = real.REAL / "codex/madshn-localpush/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    assert [finding.message for finding in check(str(path)).findings if "answered first" in finding.message] == []
+    (warning,) = [warning for warning in from_responses(path).warnings if "developer or system" in warning.text]
+    assert "; 26 of them sent before the output of a call of the reply before, each shown after the outputs" in (
+        warning.text
+    )

@@ -756,9 +756,28 @@ def test_a_beta_call_is_recorded_with_the_betas_it_was_sent_with(tmp_path: Path,
                 message = _final(list(client.beta.messages.create(**params, stream=True)))
     assert type(message).__name__ in ("BetaMessage", "ParsedBetaMessage")
     assert message.content[1].input == {"path": "a.txt"}
-    (call,) = imports.load(path).model_calls
-    assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+    assert _lines(path)[1]["request"] == {**server.received[0].body, "betas": BETAS}
+    run = imports.load(path)
+    (call,) = run.model_calls
+    assert call.record["request"] == server.received[0].body
+    assert run.header["source"]["entries"] == [{"call": 0, "line": 2, "fields": {"betas": BETAS}}]
     assert call.record["response"]["content"] == _reply(0)["content"]
+
+
+def test_a_recorded_beta_calls_betas_are_kept_beside_its_request_not_as_a_field_of_its_body(tmp_path: Path) -> None:
+    """The betas a recorded call was sent with (the anthropic-beta header, not a field of the body) are kept beside
+    its request, in its entry of the run's source with its line; neither the header's request nor the model call's
+    request, each the body the model was sent, holds them, where both held them as a body field."""
+    path = tmp_path / "agent.jsonl"
+    asked = [{"role": "user", "content": "What is the answer? Start at a.txt."}]
+    with MessagesServer.scripted([_reply(0), _reply(1)]) as server, agentrender.record(_client(server), path) as client:
+        first = client.messages.create(**_params(asked))
+        client.beta.messages.create(**_params([*asked, *_next_turns(first)]), betas=BETAS)
+    assert _lines(path)[2]["request"]["betas"] == BETAS  # the recording holds them as the SDK takes them
+    run = imports.load(path)
+    assert run.header["request"] == {"tool_choice": TOOL_CHOICE}
+    assert [call.record["request"] for call in run.model_calls] == [received.body for received in server.received]
+    assert run.header["source"]["entries"] == [{"call": 1, "line": 3, "fields": {"betas": BETAS}}]
 
 
 @pytest.mark.parametrize("mode", ["create", "stream"])
@@ -777,8 +796,7 @@ def test_an_async_beta_call_is_recorded(tmp_path: Path, mode: str) -> None:
     with MessagesServer.scripted([_reply(0)]) as server:
         message = asyncio.run(main(server))
     assert message.id == "msg_00"
-    (call,) = imports.load(path).model_calls
-    assert call.record["request"] == {**server.received[0].body, "betas": BETAS}
+    assert _lines(path)[1]["request"] == {**server.received[0].body, "betas": BETAS}
 
 
 class _Answer(pydantic.BaseModel):
@@ -819,7 +837,7 @@ def test_a_beta_parse_is_recorded_as_the_request_it_sent(tmp_path: Path, how: st
     (call,) = imports.load(path).model_calls
     sent = server.received[0].body
     assert sent["output_config"]["format"]["type"] == "json_schema"
-    assert {key: value for key, value in call.record["request"].items() if key != "betas"} == sent
+    assert call.record["request"] == sent
     assert call.record["response"]["content"] == _ANSWER["content"]
 
 

@@ -21,7 +21,6 @@ from agentrender import (
     ModelResponse,
     Observation,
     Run,
-    RunFileError,
     Step,
     StepInput,
     load_run,
@@ -537,12 +536,8 @@ def _real_and_sample_runs() -> Iterator[tuple[str, Any]]:
     from agentrender import imports
     from tests._support import real
 
-    for entry in real.entries():
-        try:
-            runs = imports.load_runs(real.REAL / entry["path"])
-        except RunFileError:
-            continue  # a hand-written fixture made to be refused
-        for number, run in enumerate(runs):
+    for entry in real.histories():
+        for number, run in enumerate(imports.load_runs(real.REAL / entry["path"])):
             yield f"{entry['path']} run {number}", run
     for name in samples.names():
         yield f"sample {name}", samples.load(name)

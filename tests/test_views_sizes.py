@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import Decision, Observation, RunFileError, Step, StepInput, render
+from agentrender import Decision, Observation, Step, StepInput, render
 from agentrender.imports import load_runs
 from agentrender.views import NO_WINDOW, Views
 from tests._support import real
@@ -82,11 +82,7 @@ def test_every_route_gives_the_same_series(
 def test_every_route_gives_the_same_series_over_a_real_fixtures_steps(name: str) -> None:
     """The steps of every real public fixture (tests/fixtures/real/MANIFEST.json) give the same series by every
     route, under a small window and a cap that cuts their results."""
-    try:
-        runs = load_runs(real.REAL / name)
-    except RunFileError as error:  # whether it imports is the importers' tests' concern, over the same manifest
-        pytest.skip(f"does not import: {error}")
-    for run in runs:
+    for run in load_runs(real.REAL / name):
         quick, *others = routes(run.steps, 3, 200)
         for other in others:
             assert other == quick

@@ -447,6 +447,11 @@ def _entries(
             if entry is None:
                 continue
             entry.request["messages"] = prefix.shared(entry.request["messages"])
+            if "betas" in entry.request:
+                # the SDK's betas (what agentrender.record writes of a beta call) go in the anthropic-beta header, not
+                # the body the model was sent: kept beside the request, with the call's other fields (source.entries)
+                name = "betas" if "betas" not in entry.others else "request.betas"
+                entry = entry._replace(others={**entry.others, name: entry.request.pop("betas")})
             if recording and entry.others.get("type") != "model_call_error":  # a failure says its step and type
                 entry = entry._replace(others={k: v for k, v in entry.others.items() if k not in _RECORDED})
             out.append(entry)
@@ -1116,6 +1121,8 @@ def _body_run(
     where = Where(path, 1, "messages")
     if not messages:
         raise where.error("the conversation has no messages")
+    if "betas" in request:
+        return None  # the SDK's betas, kept beside the request (``_entries``): read by the path of JSON values
     roles = [message.role for message in messages]
     if roles[0] != "user":
         raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")

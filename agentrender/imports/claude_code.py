@@ -347,6 +347,11 @@ class _Transcript:
         self.sent_texts: set[str] = set()
         """The texts of the user messages and the queued prompts of ``queued_command`` attachments after the first
         ``queue-operation``: a queued prompt among them is in the transcript as it was sent."""
+        self.made_ids: dict[str, tuple[int, list[str]]] = {}
+        """The ids ``_named`` made for tool uses that had none, by the uuid of their record: its line, and the ids."""
+        self.named: dict[int, RunWarning] = {}
+        """The warning of each line ``_named`` gave ids to, until ``add`` takes its record (a line checked again, as
+        ``_read_lines`` checks them, gives the same warning)."""
         self.add(self._read() if records is None else records)
 
     def add(self, records: list[_Record]) -> None:
@@ -355,6 +360,8 @@ class _Transcript:
         setdefault = self.by_uuid.setdefault
         index = self.index
         for record in records:
+            if self.named and (named := self.named.pop(record.line, None)) is not None:
+                self.warnings.append(named)
             if self.session is None and "sessionId" in record.value:
                 self.session = record.value["sessionId"] or ""
             if record.kind == "summary":
@@ -545,10 +552,61 @@ class _Transcript:
         if kind in _MESSAGE_TYPES:
             if value.get("uuid") is None:
                 raise where.at("uuid").error(f"missing: a {kind} record has a uuid")
+            self._named(value, kind, where)
             _check_message(value.get("message"), kind, where.at("message"))
         if kind == "summary" and not isinstance(value.get("summary", ""), str):
             raise where.at("summary").error(f"expected text, got {type_name(value['summary'])}")
         return value
+
+    def _named(self, value: dict[str, Any], kind: str, where: Where) -> None:
+        """Give each tool use of an assistant record ``value`` that has no ``id`` one made from where it is,
+        ``line-N-block-J`` (a form no id Claude Code writes takes), and each result of a user record that has no
+        ``tool_use_id`` the id of the use it answers; a warning at the line says what was missing and what is used.
+
+        Claude Code writes both ids; a hand-written transcript may not (jazzyalex/agent-sessions' fixtures). Such a
+        result keeps one link to its use: the record it hangs from (``parentUuid``). The results with no id of a
+        record answer, in order, the tool uses with no id of that record; where it holds none, or not as many as the
+        results, which use a result answers cannot be told, and the record is refused saying why. Only a record the
+        quick look (``_plain_record``) left is looked at (it passes only blocks with their ids), in file order: a
+        record's uses are named before a result that hangs from it is read.
+        """
+        message = value.get("message")
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is not list:
+            return
+        key, missing = ("id", "tool use") if kind == "assistant" else ("tool_use_id", "tool result")
+        wire = missing.replace(" ", "_")
+        unnamed = [j for j, block in enumerate(content)
+                   if type(block) is dict and block.get("type") == wire and block.get(key) is None]  # fmt: skip
+        if not unnamed:
+            return
+        first = where.at(f"message.content[{unnamed[0]}].{key}")
+        n = len(unnamed)
+        if kind == "assistant":
+            line, ids = where.line, [f"line-{where.line}-block-{j}" for j in unnamed]
+            self.made_ids[value["uuid"]] = (line, ids)
+            whence = "made from its line and block" if n == 1 else "made from their line and block"
+        else:
+            parent = value.get("parentUuid")
+            line, ids = self.made_ids.get(parent or "", (0, []))
+            if not ids:
+                why = f"no record before it that it hangs from (parentUuid {parent!r}) holds a tool use without an id"
+            elif len(ids) != n:
+                why = (f"the record it hangs from (parentUuid {parent!r}, line {line}) holds {len(ids)} tool use(s) "
+                       f"without an id for {n} result(s) without one")  # fmt: skip
+            if len(ids) != n:
+                raise first.error(f"missing from the tool result, and which tool use it answers cannot be told: {why}")
+            whence = (
+                "the id made for the tool use with no id of the record it hangs from"
+                if n == 1
+                else "in order, the ids made for the tool uses with no id of the record they hang from"
+            ) + f" (parentUuid {parent!r}, line {line})"
+        for j, made in zip(unnamed, ids, strict=True):
+            content[j] = {"type": wire, key: made, **{k: v for k, v in content[j].items() if k != "type" and k != key}}
+        what = f"missing from the {missing}" if n == 1 else f"{n} {missing}s have no {key}"
+        used = "is used in its place" if n == 1 else "are used in their place"
+        at = first if n == 1 else where.at("message.content")
+        self.named[where.line] = at.warning(f"{what}: {', '.join(map(repr, ids))} {used}, {whence}")
 
     def chain(self, leaf: _Record, sidechain: bool) -> list[_Record]:
         """The records from the thread's root to ``leaf``, following ``parentUuid`` (one look-up a record)."""

@@ -687,6 +687,9 @@ class _Conversation:
         self.kept_fields: dict[str, int] = {}  # the fields kept in unmapped beside what is mapped, counted by name
         self.kept_at: Where | None = None  # where the first of them is
         self.instructed: list[Where] = []  # where each developer or system message after the conversation began is
+        self.results_end = 0  # how many results begin the last user turn: an output goes after them (``_append``)
+        self.after_results: list[Where] = []  # where each item after them in the last user turn is
+        self.before_output: dict[Where, None] = {}  # where each message sent before an output shown after it is
         self.times: dict[int, list[str | None]] = {}  # by assistant turn: its first and last item's, its last output's
 
     def add(self, item: Any, here: Where, stamp: Any = None) -> None:
@@ -883,14 +886,30 @@ class _Conversation:
         compactions.append(restart)
 
     def _append(self, role: str, blocks: list[dict[str, Any]], here: Where) -> None:
+        """Add the ``blocks`` of the item at ``here`` to the conversation, on the last turn when it is ``role``'s.
+
+        A user turn holds its results first: an output read after a message sent after the call (a developer message
+        Codex sent while the call ran) goes after the outputs before it and before the message, as the Messages API
+        takes a turn (its results first, ``_api_rules``), and where the message is is noted (``before_output``)."""
+        outputs = role == "user" and bool(blocks) and all(block["type"] == "tool_result" for block in blocks)
         if self.turns and self.turns[-1]["role"] == role:
-            self.turns[-1]["content"].extend(blocks)
+            content = self.turns[-1]["content"]
+            if outputs and self.after_results:
+                content[self.results_end : self.results_end] = blocks
+                self.before_output.update(dict.fromkeys(self.after_results))
+            else:
+                content.extend(blocks)
         else:
             if role == "assistant":
                 self._unanswered()
                 self.calls, self.answered = {}, []
             self.turns.append({"role": role, "content": list(blocks)})
             self.starts.append(here)
+            self.results_end, self.after_results = 0, []
+        if outputs:
+            self.results_end += len(blocks)
+        elif role == "user" and blocks:
+            self.after_results.append(here)
         for block in blocks:
             if block["type"] == "tool_use":
                 self.calls[block["id"]] = here
@@ -1006,16 +1025,34 @@ class _Conversation:
 
     def _instructed_warning(self, warnings: list[RunWarning]) -> None:
         """Name, in one warning (in ``warnings``), where each developer or system message sent after the conversation
-        began is (``instructed``): a text block of the user turn it was sent in, which the views show it in."""
+        began is (``instructed``): a text block of the user turn it was sent in, which the views show it in, after the
+        turn's results when it was sent before an output (``before_output``); and in another, each user message sent
+        before an output."""
+        moved = [here for here in self.instructed if here in self.before_output]
+        developers = set(moved)
+        typed = [here for here in self.before_output if here not in developers]
+        if typed:
+            what = "a user message" if len(typed) == 1 else f"{len(typed):,} user messages"
+            warnings.append(typed[0].warning(
+                f"{what} sent before the output of a call of the reply before it, shown after the outputs, as the "
+                f"Messages API has a turn's results first: {first_few([self._place(here) for here in typed])}"
+            ))  # fmt: skip
         if not self.instructed:
             return
         count = len(self.instructed)
         places = first_few([self._place(here) for here in self.instructed])
         what = "a developer or system message" if count == 1 else f"{count:,} developer or system messages"
         each = "" if count == 1 else "each "
+        after = ""
+        if moved:
+            sent = "sent before the output of a call of the reply before it, it is" if count == 1 else (
+                f"{len(moved):,} of them sent before the output of a call of the reply before, each")  # fmt: skip
+            after = (f"; {sent} shown after the outputs, as the Messages API has a turn's results first: "
+                     f"{first_few([self._place(here) for here in moved])}")  # fmt: skip
         warnings.append(self.instructed[0].warning(
             f"{what} after the conversation began, {each}shown where it was sent, as text of the user turn it was "
             f"sent in (the Messages API has no developer role, and its system prompt is in every view): {places}"
+            f"{after}"
         ))  # fmt: skip
 
     def run(
