@@ -118,32 +118,38 @@ def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) ->
 
 
 CHART = """() => {
-    const chart = document.querySelector('.jp-OutputArea-output img');
+    const chart = document.querySelector('.jp-OutputArea-output .ar-chart-scroll svg');
     const output = chart.closest('.jp-OutputArea-output');
     let scroller = chart.parentElement;
     while (scroller !== output && scroller.scrollWidth <= scroller.clientWidth) scroller = scroller.parentElement;
+    const edge = output.getBoundingClientRect().right;
+    const legend = [...output.querySelectorAll('.ar-chart-legend > span')];
     return {
-        shown: chart.getBoundingClientRect().width, drawn: chart.naturalWidth,
+        shown: chart.getBoundingClientRect().width, drawn: chart.width.baseVal.value,
         output: output.getBoundingClientRect().width, overflows: output.scrollWidth > output.clientWidth + 1,
         scrolls: scroller !== output && getComputedStyle(scroller).overflowX !== 'hidden',
+        legend: legend.map(entry => entry.textContent),
+        cut: legend.filter(entry => entry.getBoundingClientRect().right > edge + 1).map(entry => entry.textContent),
     };
 }"""
 """The explorer's size chart in its output area: the width it is shown at and the width it was drawn at, the output's
-width and whether the output runs on past its edge, and whether a box inside the output scrolls the chart sideways."""
+width and whether the output runs on past its edge, whether a box inside the output scrolls the chart sideways, and
+the entries of its legend, and those of them that run on past the output's right edge."""
 
 
 def test_the_explorers_size_chart_keeps_its_size_in_a_narrow_output(jupyter_lab: Lab) -> None:
     """In an output area a few hundred pixels wide, RunExplorer's size chart is shown at the width it was drawn at,
     its words at their size, and scrolls sideways inside the output, where it was scaled to the output's width and its
-    words shrank to two fifths."""
+    words shrank to two fifths; its legend wraps inside the output, where drawn in the chart it was cut until
+    scrolled."""
     notebook = code_notebook(
         "from agentrender import samples\nfrom agentrender.notebook import RunExplorer",
         'explorer = RunExplorer(samples.load("flaky-build-resumed"))\nexplorer.tabs.selected_index = 3\nexplorer',
     )
     with narrow(jupyter_lab, "chart.ipynb", notebook) as page:
-        page.locator(".jp-OutputArea-output img").first.wait_for(state="visible")
-        page.wait_for_function("() => document.querySelector('.jp-OutputArea-output img').naturalWidth > 0")
+        page.locator(".jp-OutputArea-output .ar-chart-scroll svg").first.wait_for(state="visible")
         chart = page.evaluate(CHART)
         assert chart["output"] < chart["drawn"] and chart["shown"] == chart["drawn"], chart
         assert chart["scrolls"] and not chart["overflows"], chart
+        assert len(chart["legend"]) == 3 and chart["cut"] == [], chart
         page.screenshot(path=str(ARTIFACTS / "explorer-size-narrow.png"))
