@@ -97,10 +97,20 @@ PAST_THE_EDGE = """() => [...document.querySelectorAll('.jp-OutputArea-output')]
 edge of the output area that shows them."""
 
 
+SCROLLED = """() => {
+    const table = document.querySelector('.jp-OutputArea-output .widget-tab table');
+    const output = table.closest('.jp-OutputArea-output'), edge = output.getBoundingClientRect().left;
+    const rows = [...output.querySelectorAll('.widget-label')].find(label => label.textContent.startsWith('rows '));
+    return {table: table.getBoundingClientRect().left - edge, rows: rows.getBoundingClientRect().left - edge};
+}"""
+"""How far right of the left edge of its output area the explorer's steps table and its "rows 1-10 of 10" begin."""
+
+
 def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) -> None:
     """In an output area a few hundred pixels wide, each control of ConversationView, DecideStepper and RunExplorer
     lies inside it, the rows wrapping, where a row ran on past its right edge and cut off "steps shown", "count" and
-    the step each view is at."""
+    the step each view is at; the explorer's steps table, wider than the output, scrolls sideways alone, where the
+    whole tab scrolled with it and cut "rows 1-10 of 10" and the filters at the left edge."""
     notebook = code_notebook(
         "from agentrender import samples\n"
         "from agentrender.notebook import ConversationView, DecideStepper, RunExplorer",
@@ -115,6 +125,13 @@ def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) ->
         assert 300 < width < 600, width
         assert page.evaluate(PAST_THE_EDGE) == []
         page.screenshot(path=str(ARTIFACTS / "widgets-narrow.png"), full_page=True)
+        table = page.locator(".jp-OutputArea .widget-tab table").first
+        table.scroll_into_view_if_needed()
+        table.hover()
+        page.mouse.wheel(400, 0)
+        page.wait_for_function(f"() => ({SCROLLED})().table < 0")
+        assert page.evaluate(SCROLLED)["rows"] >= 0, page.evaluate(SCROLLED)
+        page.screenshot(path=str(ARTIFACTS / "explorer-table-scrolled-narrow.png"))
 
 
 CHART = """() => {

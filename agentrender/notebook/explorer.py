@@ -199,7 +199,9 @@ class RunExplorer(Widget):
         self.tool_filter = widgets.Dropdown(options=labelled["tool"], description="tool")
         self.text_filter = widgets.Text(description="reason has", continuous_update=False)
         self.rendered_only = widgets.Checkbox(description="rendered steps only", value=False)
-        self.table = widgets.HTML()
+        # a table wider than the output scrolls sideways in its own box, where the whole tab scrolled with it and
+        # the filters, the page buttons and "rows 1-10 of 10" went past the output's left edge
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.count = widgets.Label()
         self.rows_label = widgets.Label()
         """Which rows the page shows: ``rows 1,001-1,050 of 100,000``."""
