@@ -91,20 +91,25 @@ sets (JupyterLab's own, which a notebook follows whatever the browser prefers)."
 
 
 def test_every_text_of_the_views_html_is_readable_in_light_and_dark() -> None:
-    """Each text of a view, a decision's agreement and its disagreement, and the explorer's steps table (what the
-    model saw coloured as the view colours that kind of block) stands out from its background by WCAG's AA ratio in
-    light, in dark and in JupyterLab's two themes, where a failed result's tag, the bytes hidden from the model and
-    "agrees" kept their light colours on a dark background."""
+    """Each text of a view, a decision's agreement and its disagreement, the explorer's steps table (what the model
+    saw coloured as the view colours that kind of block) and its size chart stands out from its background by WCAG's
+    AA ratio in light, in dark and in JupyterLab's two themes, and each line and mark of the chart by WCAG's 3 for a
+    graphic, where a failed result's tag, the bytes hidden from the model and "agrees" kept their light colours on a
+    dark background, and the chart was a white picture in a dark theme."""
     from agentrender.notebook import RunExplorer
 
     run = samples.load("malformed-replies")
     call = run.model_calls[2]
     explanation = explain_decide(call.response)
     shown = every_kind_view()
+    explorer = RunExplorer(samples.load("flaky-build-resumed"))
+    explorer.tabs.selected_index = 3
+    ARTIFACTS.mkdir(exist_ok=True)
     body = "\n<hr>\n".join(
         [
             view_html(shown),
             RunExplorer(every_kind_run(), shown.options).table.value,
+            explorer.chart.value,
             view_html(Views(hostile_run()).at(None)),
             explanation_html(explanation, explanation.decision, compare=True),
             explanation_html(explanation, Decision(kind="tool_call", tool="finish"), compare=True),
@@ -121,8 +126,11 @@ def test_every_text_of_the_views_html_is_readable_in_light_and_dark() -> None:
                 assert {"result", "cut", "summary", "interrupted"} <= {
                     kind[3:] for kind in page.eval_on_selector_all("td[class]", "cells => cells.map(c => c.className)")
                 }
+                assert page.locator(".ar-chart-scroll svg text").count() > 10, "the chart's words are in the page"
                 page.locator("details.ar-hidden > summary").first.click()
                 assert (theme, page.evaluate(LOW_CONTRAST, THEIRS)) == (theme, [])
+                named = "-".join(theme.lower().replace("'s", "").split())
+                page.locator(".ar-chart-scroll").screenshot(path=str(ARTIFACTS / f"size-chart-{named}.png"))
                 page.close()
         finally:
             browser.close()

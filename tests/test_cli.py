@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import json
 import os
+import pty
 import re
+import struct
 import subprocess
 import sys
+import termios
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -616,15 +621,22 @@ def test_a_narrow_steps_table_keeps_every_kind_tool_and_status_whole(width: int)
         assert all(row[-1].endswith("…") for row in rows)
 
 
-@pytest.mark.parametrize(("columns", "width"), [("60", 60), ("140", 140), ("", 100), ("wide", 100), ("0", 100)])
+@pytest.mark.parametrize(
+    ("columns", "width"),
+    [("60", 60), ("140", 140), ("", 100), ("wide", 100), ("0", 100), ("²", 100), ("٣", 100), ("-80", 100)],
+)
 def test_piped_output_is_laid_out_at_columns_when_it_is_set(monkeypatch: pytest.MonkeyPatch, columns: str,
                                                              width: int) -> None:  # fmt: skip
-    """Piped (``| less``, ``> file``), the output is laid out at ``COLUMNS`` where the user set it to a whole number
-    of columns, as rich and most tools read it, and at 100 where it is unset or not a number; ``--width`` still wins.
-    Before, ``COLUMNS`` was ignored when piped."""
+    """Piped (``| less``, ``> file``), the output is laid out at ``COLUMNS`` where the user set it to a plain
+    positive number of columns, and at 100 where it is unset or is not one (then one line on stderr says it is
+    ignored; a superscript ``²`` was an internal error); ``--width`` still wins. Before, ``COLUMNS`` was ignored
+    when piped."""
     monkeypatch.setenv("COLUMNS", columns)
+    said = (
+        "" if columns in ("", str(width)) else f"agentrender: COLUMNS={columns!r} is not a number of columns; ignored\n"
+    )
     code, out, err = run_cli("steps", "fix-failing-test", "--color", "never")
-    assert code == 0, err
+    assert (code, err) == (0, said), err
     assert max(map(len, out.splitlines())) == width, out
     code, out, err = run_cli("steps", "fix-failing-test", "--color", "never", "--width", "80")
     assert code == 0 and max(map(len, out.splitlines())) == 80, out
@@ -1107,6 +1119,49 @@ def test_python_m_agentrender_show_runs_as_a_user_runs_it() -> None:
     text = done.stdout.decode("utf-8")
     assert "\x1b" not in text
     assert "fix-failing-test" in text and "step 7 · finish" in text and "full result" in text
+
+
+def terminal_cli(*argv: str, env: dict[str, str], columns: int = 90) -> tuple[int, str, str]:
+    """``python -m agentrender argv`` in a fresh process with its stdin and stdout on a terminal (a pseudo-terminal
+    ``columns`` wide): its exit status, what the terminal showed (``\\r\\n`` as ``\\n``) and stderr."""
+    screen, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    with subprocess.Popen(
+        [sys.executable, "-m", "agentrender", *argv],
+        cwd=ROOT,
+        stdin=child,
+        stdout=child,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    ) as process:
+        os.close(child)
+        shown = bytearray()
+        with contextlib.suppress(OSError):  # EIO once the command has closed the terminal
+            while chunk := os.read(screen, 1 << 16):
+                shown += chunk
+        os.close(screen)
+        assert process.stderr is not None
+        err = process.stderr.read().decode("utf-8")
+        code = process.wait(timeout=120)
+    return code, shown.decode("utf-8").replace("\r\n", "\n"), err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "value", "unit"), [("COLUMNS", "²", "columns"), ("LINES", "²", "lines"),
+                                                     ("COLUMNS", "٣", "columns"), ("LINES", "0", "lines")])  # fmt: skip
+def test_a_columns_or_lines_that_is_not_a_number_is_ignored_with_one_line(name: str, value: str, unit: str) -> None:
+    """``COLUMNS`` or ``LINES`` set to what is not a plain positive number (``COLUMNS=² agentrender show ...``) is
+    ignored with one line on stderr, piped and on a terminal, and the command runs at the width it would without
+    it; rich raised an internal error on a superscript digit before."""
+    said = f"agentrender: {name}={value!r} is not a number of {unit}; ignored\n"
+    piped = subprocess_cli("show", "fix-failing-test", env={name: value})
+    assert (piped.returncode, piped.stderr.decode("utf-8")) == (0, said), piped.stderr
+    text = piped.stdout.decode("utf-8")
+    assert "step 7 · finish" in text and max(map(len, text.splitlines())) == 100, text
+    code, shown, err = terminal_cli("show", "fix-failing-test", env={name: value}, columns=90)
+    assert (code, err) == (0, said), err
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", shown)
+    assert "\x1b" in shown and "step 7 · finish" in plain and max(map(len, plain.splitlines())) == 90, shown
 
 
 @pytest.mark.slow

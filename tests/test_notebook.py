@@ -250,20 +250,50 @@ def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_o
 
 
 def test_run_explorer_charts_the_size_series() -> None:
-    """The size tab holds a PNG chart of the views' sizes and the totals of the series."""
+    """The size tab holds a chart of the views' sizes, an SVG in the stylesheet's colours (the theme's) below its
+    legend in HTML, and the totals of the series."""
     explorer = RunExplorer(long_run(60))
     assert not explorer.chart.value, "the chart is drawn when its tab opens, not before"
     explorer.tabs.selected_index = 3
-    assert explorer.chart.value[:8] == b"\x89PNG\r\n\x1a\n"
+    totals, chart = html_values(explorer.tabs.children[3])
+    legend, picture = chart.split('<div class="ar-chart ar-chart-scroll">')
+    assert legend.endswith(
+        '<div class="ar-legend ar-chart-legend"><span class="ar-swatch-full">\u2014 without the window (every result in'
+        ' full)</span><span class="ar-swatch-window">\u2014 with the window (as rendered)</span><span class="ar-swatch'
+        '-break">\u25bc cache prefix breaks (a result left the window)</span></div>'
+    )
+    assert picture.startswith("<svg ") and picture.endswith("</svg>\n</div></div>"), picture[-40:]
+    colours = set(re.findall(r"(?:fill|stroke): ([^;\"]+)", picture))
+    assert colours == {"none", "var(--ar-muted)", "var(--ar-border)", "var(--ar-chart-full)",
+                       "var(--ar-chart-window)", "var(--ar-red)"}, colours  # fmt: skip
+    assert "<style" not in picture and "*{" not in picture, "matplotlib's stylesheet would reach the whole notebook"
     assert len(explorer.series) == 61
     assert any(left is not None for left in explorer.series.left_window)
-    totals = html_values(explorer.tabs.children[3])[0]
     series = explorer.series
     breaks = sum(left is not None for left in series.left_window)
     assert breaks > 1 and series.breaks == tuple(i for i, left in enumerate(series.left_window) if left is not None)
     assert f"<b>{len(series):,}</b> views" in totals and f"last view <b>{series.bytes[-1]:,}</b> bytes" in totals
     assert f"the cache prefix broke <b>{breaks:,}</b> times" in totals
     assert f"<b>{sum(series.resent_bytes):,}</b> of <b>{sum(series.bytes):,}</b> bytes sent" in totals
+
+
+def test_the_size_chart_of_a_long_run_marks_about_two_thousand_breaks() -> None:
+    """A run whose cache prefix breaks at each of 10,000 views gets a chart with about 2,000 marks of a break, evenly
+    over the run, so the picture stays light (the offline page's draws at most 2,000 too)."""
+    from agentrender.notebook.explorer import CHART_MARKS, size_chart_html
+    from agentrender.views import SizeSeries
+
+    count = 10_000
+    sizes = tuple(1000 + at % 37 * 300 for at in range(count))
+    series = SizeSeries(
+        at=tuple(range(count)), messages=(5,) * count, bytes=sizes, tokens=sizes, bytes_no_window=sizes,
+        prefix_bytes=(0,) * count, resent_bytes=sizes, first_diff=(None,) + (1,) * (count - 1),
+        left_window=(None,) + (0,) * (count - 1), compaction=(None,) * count,
+    )  # fmt: skip
+    assert len(series.breaks) == count - 1
+    chart = size_chart_html(series)
+    marks = re.findall(r'<use [^>]*style="fill: var\(--ar-red\)', chart)
+    assert CHART_MARKS <= len(marks) <= CHART_MARKS + 1, len(marks)
 
 
 def test_hostile_text_is_inert_in_every_widget() -> None:

@@ -28,6 +28,8 @@ NAMES = [
 CHECK = "nbval-check-output"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 PNG = "image/png"
+HTML = "text/html"
+SVG_CHART = '<div class="ar-chart ar-chart-scroll"><svg '
 # Modules whose use makes a cell depend on the network, the clock or chance.
 UNSTABLE_MODULES = {
     "anthropic",
@@ -78,16 +80,18 @@ def test_every_cell_shows_real_output_and_every_unchecked_cell_is_a_widget_or_a_
     """Every code cell after the first (setup) has committed output; nbval compares all but widgets and charts.
 
     A widget's output is a model id and a truncated repr: what it shows is asserted by the
-    checked cells that script it, and in a browser by the end-to-end test. A chart is a PNG,
-    which nbval never compares; its cell may also be the first to load matplotlib, whose
-    one-off font-cache notice on stderr is no reason to fail.
+    checked cells that script it, and in a browser by the end-to-end test. A chart is a PNG or
+    the size chart's SVG (its words laid out by the machine's fonts), which nbval does not
+    compare; its cell may also be the first to load matplotlib, whose one-off font-cache
+    notice on stderr is no reason to fail.
     """
     for number, cell in enumerate(code_cells(name)):
         where = f"{name} code cell {number}"
         assert cell["outputs"] or number == 0, f"{where} has no output"
         if CHECK in cell.get("metadata", {}).get("tags", []):
             continue
-        assert any(WIDGET in output.get("data", {}) or PNG in output.get("data", {}) for output in cell["outputs"]), (
+        shown = [output.get("data", {}) for output in cell["outputs"]]
+        assert any(WIDGET in data or PNG in data or SVG_CHART in "".join(data.get(HTML, "")) for data in shown), (
             f"{where} is not tagged {CHECK}, so nbval would not compare it, and it displays no widget or chart"
         )
 

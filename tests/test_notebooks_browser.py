@@ -97,10 +97,20 @@ PAST_THE_EDGE = """() => [...document.querySelectorAll('.jp-OutputArea-output')]
 edge of the output area that shows them."""
 
 
+SCROLLED = """() => {
+    const table = document.querySelector('.jp-OutputArea-output .widget-tab table');
+    const output = table.closest('.jp-OutputArea-output'), edge = output.getBoundingClientRect().left;
+    const rows = [...output.querySelectorAll('.widget-label')].find(label => label.textContent.startsWith('rows '));
+    return {table: table.getBoundingClientRect().left - edge, rows: rows.getBoundingClientRect().left - edge};
+}"""
+"""How far right of the left edge of its output area the explorer's steps table and its "rows 1-10 of 10" begin."""
+
+
 def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) -> None:
     """In an output area a few hundred pixels wide, each control of ConversationView, DecideStepper and RunExplorer
     lies inside it, the rows wrapping, where a row ran on past its right edge and cut off "steps shown", "count" and
-    the step each view is at."""
+    the step each view is at; the explorer's steps table, wider than the output, scrolls sideways alone, where the
+    whole tab scrolled with it and cut "rows 1-10 of 10" and the filters at the left edge."""
     notebook = code_notebook(
         "from agentrender import samples\n"
         "from agentrender.notebook import ConversationView, DecideStepper, RunExplorer",
@@ -115,35 +125,48 @@ def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) ->
         assert 300 < width < 600, width
         assert page.evaluate(PAST_THE_EDGE) == []
         page.screenshot(path=str(ARTIFACTS / "widgets-narrow.png"), full_page=True)
+        table = page.locator(".jp-OutputArea .widget-tab table").first
+        table.scroll_into_view_if_needed()
+        table.hover()
+        page.mouse.wheel(400, 0)
+        page.wait_for_function(f"() => ({SCROLLED})().table < 0")
+        assert page.evaluate(SCROLLED)["rows"] >= 0, page.evaluate(SCROLLED)
+        page.screenshot(path=str(ARTIFACTS / "explorer-table-scrolled-narrow.png"))
 
 
 CHART = """() => {
-    const chart = document.querySelector('.jp-OutputArea-output img');
+    const chart = document.querySelector('.jp-OutputArea-output .ar-chart-scroll svg');
     const output = chart.closest('.jp-OutputArea-output');
     let scroller = chart.parentElement;
     while (scroller !== output && scroller.scrollWidth <= scroller.clientWidth) scroller = scroller.parentElement;
+    const edge = output.getBoundingClientRect().right;
+    const legend = [...output.querySelectorAll('.ar-chart-legend > span')];
     return {
-        shown: chart.getBoundingClientRect().width, drawn: chart.naturalWidth,
+        shown: chart.getBoundingClientRect().width, drawn: chart.width.baseVal.value,
         output: output.getBoundingClientRect().width, overflows: output.scrollWidth > output.clientWidth + 1,
         scrolls: scroller !== output && getComputedStyle(scroller).overflowX !== 'hidden',
+        legend: legend.map(entry => entry.textContent),
+        cut: legend.filter(entry => entry.getBoundingClientRect().right > edge + 1).map(entry => entry.textContent),
     };
 }"""
 """The explorer's size chart in its output area: the width it is shown at and the width it was drawn at, the output's
-width and whether the output runs on past its edge, and whether a box inside the output scrolls the chart sideways."""
+width and whether the output runs on past its edge, whether a box inside the output scrolls the chart sideways, and
+the entries of its legend, and those of them that run on past the output's right edge."""
 
 
 def test_the_explorers_size_chart_keeps_its_size_in_a_narrow_output(jupyter_lab: Lab) -> None:
     """In an output area a few hundred pixels wide, RunExplorer's size chart is shown at the width it was drawn at,
     its words at their size, and scrolls sideways inside the output, where it was scaled to the output's width and its
-    words shrank to two fifths."""
+    words shrank to two fifths; its legend wraps inside the output, where drawn in the chart it was cut until
+    scrolled."""
     notebook = code_notebook(
         "from agentrender import samples\nfrom agentrender.notebook import RunExplorer",
         'explorer = RunExplorer(samples.load("flaky-build-resumed"))\nexplorer.tabs.selected_index = 3\nexplorer',
     )
     with narrow(jupyter_lab, "chart.ipynb", notebook) as page:
-        page.locator(".jp-OutputArea-output img").first.wait_for(state="visible")
-        page.wait_for_function("() => document.querySelector('.jp-OutputArea-output img').naturalWidth > 0")
+        page.locator(".jp-OutputArea-output .ar-chart-scroll svg").first.wait_for(state="visible")
         chart = page.evaluate(CHART)
         assert chart["output"] < chart["drawn"] and chart["shown"] == chart["drawn"], chart
         assert chart["scrolls"] and not chart["overflows"], chart
+        assert len(chart["legend"]) == 3 and chart["cut"] == [], chart
         page.screenshot(path=str(ARTIFACTS / "explorer-size-narrow.png"))

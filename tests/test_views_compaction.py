@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -313,8 +314,9 @@ def test_a_compaction_as_sent_breaks_the_cache_prefix_and_every_instrument_count
 def test_the_explorers_size_chart_says_whether_its_views_restart_at_the_compaction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The size chart marks a compaction as where the conversation restarted, and, under the contract's options,
-    as rendered across; the dots are the other breaks, none of them the compaction."""
+    """The size chart's legend says a compaction is where the conversation restarted, and, under the contract's
+    options, that it is rendered across; its diamond is at the compaction, and the other marks are the other breaks,
+    none of them the compaction."""
     from matplotlib.axes import Axes
 
     run = compacted_run(tmp_path, 8, [compaction(3)])
@@ -322,16 +324,18 @@ def test_the_explorers_size_chart_says_whether_its_views_restart_at_the_compacti
     scatter = Axes.scatter
 
     def noted(self: Any, x: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
-        drawn.append((list(x), kwargs.get("label", "")))
+        drawn.append((list(x), kwargs["marker"]))
         return scatter(self, x, y, *args, **kwargs)
 
     monkeypatch.setattr(Axes, "scatter", noted)
     for options, said in ((None, "the conversation restarted"), (run.options(recent_results=2), "rendered across")):
         drawn.clear()
-        RunExplorer(run, options).tabs.selected_index = 3
-        ((at, label),) = [(at, label) for at, label in drawn if label.startswith("compaction")]
-        assert at == [3] and said in label
-        assert all(3 not in at for at, label in drawn if label.startswith("cache prefix breaks"))
+        explorer = RunExplorer(run, options)
+        explorer.tabs.selected_index = 3
+        (legend,) = re.findall(r'<span class="ar-swatch-compaction">([^<]*)</span>', explorer.chart.value)
+        assert legend.startswith("\u25c6 compaction") and said in legend, legend
+        assert [at for at, marker in drawn if marker == "D"] == [[3]]
+        assert all(3 not in at for at, marker in drawn if marker != "D")
 
 
 def test_the_widgets_mark_the_compaction_and_the_end(tmp_path: Path) -> None:

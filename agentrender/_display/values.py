@@ -80,6 +80,8 @@ STYLE = """<style>
   --ar-red: #b31d28;
   --ar-green: #1a7f37;
   --ar-accent: #0969da;
+  /* the size chart's colours, each its legend's words too: dark enough on light, light enough on dark */
+  --ar-chart-full: #59636e; --ar-chart-window: #0969da; --ar-chart-compaction: #0550ae;
   color: var(--ar-fg); background: var(--ar-bg);
   font-family: var(--jp-content-font-family, system-ui, sans-serif); font-size: 13px; line-height: 1.45;
 }
@@ -93,11 +95,23 @@ STYLE = """<style>
     --ar-red: #ff7b72;
     --ar-green: #3fb950;
     --ar-accent: #4493f8;
+    --ar-chart-full: #9198a1; --ar-chart-window: #4493f8; --ar-chart-compaction: #79c0ff;
   }
 }
 /* in a notebook JupyterLab's theme says light or dark, whatever the browser prefers: the text colours follow it */
-body[data-jp-theme-light="true"] .agentrender { --ar-red: #b31d28; --ar-green: #1a7f37; --ar-accent: #0969da; }
-body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: #3fb950; --ar-accent: #4493f8; }
+body[data-jp-theme-light="true"] .agentrender { --ar-red: #b31d28; --ar-green: #1a7f37; --ar-accent: #0969da;
+  --ar-chart-full: #59636e; --ar-chart-window: #0969da; --ar-chart-compaction: #0550ae; }
+body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: #3fb950; --ar-accent: #4493f8;
+  --ar-chart-full: #9198a1; --ar-chart-window: #4493f8; --ar-chart-compaction: #79c0ff; }
+.agentrender .ar-swatch-full { color: var(--ar-chart-full); }
+.agentrender .ar-swatch-window { color: var(--ar-chart-window); }
+.agentrender .ar-swatch-break { color: var(--ar-red); }
+.agentrender .ar-swatch-compaction { color: var(--ar-chart-compaction); }
+/* the notebook's size chart: drawn at its size, its words at theirs, it scrolls sideways in a narrower output (its
+   width left out of what the output is laid out at); its legend, above it, wraps */
+.agentrender .ar-chart-scroll { overflow-x: auto; contain: inline-size; }
+.agentrender .ar-chart-scroll svg { display: block; max-width: none; }
+.agentrender .ar-chart-scroll svg * { stroke-linejoin: round; stroke-linecap: butt; }
 .agentrender .ar-header { display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 6px 8px;
   background: var(--ar-panel); border: 1px solid var(--ar-border); border-radius: 6px; margin-bottom: 8px; }
 .agentrender .ar-header b { font-weight: 600; }

@@ -311,6 +311,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console, IO[str]], in
 
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """Run the parsed command, printing to ``out`` (and a file ``check`` cannot read to ``err``); its exit status."""
-    console = make_console(out, width=args.width, color=args.color)
+    """Run the parsed command, printing to ``out`` (and a file ``check`` cannot read, or a ``COLUMNS`` that is not a
+    number, to ``err``); its exit status."""
+    console = make_console(out, width=args.width, color=args.color, err=err)
     return COMMANDS[args.command](args, out, console, err)

@@ -246,18 +246,36 @@ def json_text(encoded: str) -> Text:
     return text
 
 
-def make_console(file: IO[str] | None = None, *, width: int | None = None, color: str = "auto") -> Console:
+def screen_environ(err: IO[str] | None) -> dict[str, str]:
+    """The environment with ``COLUMNS`` and ``LINES`` left out where one is set to what is not a plain positive
+    number (``wide``, ``0``, a superscript ``²``), each said in one line on ``err``: rich reads them, and took
+    ``²`` for a number it then could not read."""
+    environ = dict(os.environ)
+    for name, unit in (("COLUMNS", "columns"), ("LINES", "lines")):
+        value = environ.get(name, "")
+        if value and not (value.isascii() and value.isdigit() and int(value) > 0):
+            del environ[name]
+            if err is not None:
+                print(f"agentrender: {name}={clean(repr(value), one_line=True)} is not a number of {unit}; ignored",
+                      file=err)  # fmt: skip
+    return environ
+
+
+def make_console(
+    file: IO[str] | None = None, *, width: int | None = None, color: str = "auto", err: IO[str] | None = None
+) -> Console:
     """A console that parses no markup, no emoji codes and highlights nothing on its own.
 
     ``color`` is ``auto`` (colour on a terminal, none when piped; ``NO_COLOR`` is honoured),
-    ``always`` or ``never``. ``width`` defaults to the terminal's; piped, to ``COLUMNS`` where that is a whole
-    number of columns (as rich and most tools read it), or 100.
+    ``always`` or ``never``. ``width`` defaults to the terminal's; piped, to ``COLUMNS`` where that is a plain
+    positive number of columns (as rich and most tools read it), or 100. A ``COLUMNS`` or ``LINES`` that is not
+    one is ignored, and said on ``err`` (``screen_environ``).
     """
     file = file if file is not None else sys.stdout
     is_terminal = hasattr(file, "isatty") and file.isatty()
+    environ = screen_environ(err)
     if width is None and not is_terminal:
-        columns = os.environ.get("COLUMNS", "")
-        width = int(columns) if columns.isdigit() and int(columns) > 0 else 100
+        width = int(environ.get("COLUMNS") or 100)
     return Console(
         file=file,
         width=width,
@@ -271,4 +289,5 @@ def make_console(file: IO[str] | None = None, *, width: int | None = None, color
         legacy_windows=False,
         safe_box=False,
         tab_size=4,
+        _environ=environ,  # rich's own way to be given the environment it reads COLUMNS and LINES from
     )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import itertools
 import os
+import re
 from bisect import bisect_left
 from functools import cached_property
 from operator import attrgetter
@@ -37,54 +39,83 @@ TABLE_COLUMNS = (*STEP_LEAD_COLUMNS, *(column.name for column in STEP_COLUMNS if
 tool and status, what the model saw of it, its bytes, the reason), then every other column of ``steps_frame``."""
 
 
-def size_chart_png(
+_CHART_COLOURS = {
+    "#000001": "var(--ar-muted)",  # the words, ticks and edges
+    "#000002": "var(--ar-border)",  # the grid (drawn see-through)
+    "#000003": "var(--ar-chart-full)",
+    "#000004": "var(--ar-chart-window)",
+    "#000005": "var(--ar-red)",  # a break of the cache prefix
+    "#000006": "var(--ar-chart-compaction)",
+}
+"""The colour matplotlib draws each part of the size chart in, and the stylesheet's colour (``STYLE``: the theme's,
+light or dark) the chart is given in its place."""
+_CHARTS = itertools.count(1)
+CHART_MARKS = 2000
+"""The size chart marks at most about this many breaks of the cache prefix, evenly over the run (the totals below it
+count them all), as the offline page draws at most 2,000."""
+
+
+def size_chart_html(
     series: SizeSeries, *, width: float = 9.0, height: float = 3.6, rendered_across: bool = False
-) -> bytes:
-    """A PNG of the view's bytes per step with and without the window, marking where the cache prefix breaks and
-    each compaction (``rendered_across``: the views render the history across it, ``Views.rendered_across``)."""
+) -> str:
+    """The view's bytes per step with and without the window, marking where the cache prefix breaks and each
+    compaction (``rendered_across``: the views render the history across it, ``Views.rendered_across``), as HTML: a
+    legend that wraps at any width above an SVG of ``width`` by ``height`` inches at 96 pixels an inch, which scrolls
+    sideways where the output is narrower, its words kept at their size. Its colours are the stylesheet's, so it follows
+    the theme (light, dark, JupyterLab's) as the rest of a view does."""
     require("notebook", "matplotlib")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=96)
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    axes.plot(series.at, series.bytes_no_window, label="without the window (every result in full)", color="#8c959f")
-    axes.plot(series.at, series.bytes, label="with the window (as rendered)", color="#0969da")
-    breaks = [i for i in series.breaks if not series.compaction[i]]  # a compaction has its own mark
-    if breaks:
-        axes.scatter(
-            [series.at[i] for i in breaks],
-            [series.bytes[i] for i in breaks],
-            marker="v",
-            color="#cf222e",
-            s=18,
-            zorder=3,
-            label="cache prefix breaks (a result left the window)",
-        )
-    compacted = [(at, size) for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True) if mark]
-    if compacted:
-        for at, _ in compacted:
-            axes.axvline(at, color="#0550ae", linestyle="--", linewidth=1, zorder=2)
-        axes.scatter(
-            [at for at, _ in compacted],
-            [size for _, size in compacted],
-            marker="D",
-            color="#0550ae",
-            s=22,
-            zorder=3,
-            label="compaction in the session as sent (rendered across here)"
-            if rendered_across
-            else "compaction (the conversation restarted with its summary)",
-        )
-    axes.set_xlabel("step (the view the model saw deciding it)")
-    axes.set_ylabel("bytes of messages")
-    axes.grid(alpha=0.3)
-    axes.legend(loc="upper left", fontsize=8)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+    muted, grid, full, window, red, compaction = _CHART_COLOURS
+    legend = [("ar-swatch-full", "\u2014 without the window (every result in full)")]
+    legend.append(("ar-swatch-window", "\u2014 with the window (as rendered)"))
+    # ids unique to the chart: a hidden tab's chart would otherwise hold the clip paths another chart's lines name
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": f"agentrender-chart-{next(_CHARTS)}"}):
+        figure = Figure(figsize=(width, height), dpi=96, facecolor="none")
+        FigureCanvasSVG(figure)
+        axes = figure.add_subplot(facecolor="none")
+        axes.plot(series.at, series.bytes_no_window, color=full)
+        axes.plot(series.at, series.bytes, color=window)
+        breaks = [i for i in series.breaks if not series.compaction[i]]  # a compaction has its own mark
+        # at most about CHART_MARKS marks, evenly over the run: more than the picture's pixels only make the page heavy
+        breaks = breaks[:: -(-len(breaks) // CHART_MARKS) or 1]
+        if breaks:
+            axes.scatter([series.at[i] for i in breaks], [series.bytes[i] for i in breaks], marker="v", color=red,
+                         s=18, zorder=3)  # fmt: skip
+            legend.append(("ar-swatch-break", "\u25bc cache prefix breaks (a result left the window)"))
+        marked = [(at, size) for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True) if mark]
+        if marked:
+            for at, _ in marked:
+                axes.axvline(at, color=compaction, linestyle="--", linewidth=1, zorder=2)
+            axes.scatter([at for at, _ in marked], [size for _, size in marked], marker="D", color=compaction, s=22,
+                         zorder=3)  # fmt: skip
+            legend.append(
+                ("ar-swatch-compaction", "\u25c6 compaction in the session as sent (rendered across here)")
+                if rendered_across
+                else ("ar-swatch-compaction", "\u25c6 compaction (the conversation restarted with its summary)")
+            )
+        axes.set_xlabel("step (the view the model saw deciding it)", color=muted)
+        axes.set_ylabel("bytes of messages", color=muted)
+        axes.tick_params(colors=muted)
+        for spine in axes.spines.values():
+            spine.set_color(muted)
+        axes.grid(color=grid, alpha=0.6)  # see-through, behind the marks
+        figure.tight_layout()
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    # the picture alone: no XML prologue, no metadata, and not matplotlib's stylesheet, whose rule for every element
+    # ("*") would reach past the picture into the notebook
+    picture = buffer.getvalue()
+    picture = re.sub(
+        r"<metadata>.*?</metadata>|<style[^>]*>.*?</style>", "", picture[picture.index("<svg") :], flags=re.S
+    )
+    picture = re.sub("|".join(_CHART_COLOURS), lambda found: _CHART_COLOURS[found[0]], picture)
+    words = "".join(f'<span class="{swatch}">{escape_text(said, 200)}</span>' for swatch, said in legend)
+    return wrap(
+        f'<div class="ar-legend ar-chart-legend">{words}</div><div class="ar-chart ar-chart-scroll">{picture}</div>'
+    )
 
 
 def _labels(column: pd.Series) -> pd.Series:
@@ -168,7 +199,9 @@ class RunExplorer(Widget):
         self.tool_filter = widgets.Dropdown(options=labelled["tool"], description="tool")
         self.text_filter = widgets.Text(description="reason has", continuous_update=False)
         self.rendered_only = widgets.Checkbox(description="rendered steps only", value=False)
-        self.table = widgets.HTML()
+        # a table wider than the output scrolls sideways in its own box, where the whole tab scrolled with it and
+        # the filters, the page buttons and "rows 1-10 of 10" went past the output's left edge
+        self.table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.count = widgets.Label()
         self.rows_label = widgets.Label()
         """Which rows the page shows: ``rows 1,001-1,050 of 100,000``."""
@@ -205,11 +238,8 @@ class RunExplorer(Widget):
                 self.table,
             ]
         )
-        # shown at the size it is drawn, its words at their size: a narrow output scrolls it sideways, where scaled to
-        # the output's width a 400-pixel output shrank its words to two fifths
-        self.chart = widgets.Image(format="png", layout=widgets.Layout(max_width="none", flex="0 0 auto"))
-        """The size chart, drawn when the size tab is first opened."""
-        self._chart_box = widgets.Box([self.chart], layout=widgets.Layout(overflow="auto", min_width="0"))
+        self.chart = widgets.HTML()
+        """The size chart and its legend (``size_chart_html``), drawn when the size tab is first opened."""
         self.size_tab = widgets.VBox(
             [widgets.HTML(wrap('<div class="ar-elided">the size chart is drawn when this tab is opened</div>'))]
         )
@@ -241,7 +271,7 @@ class RunExplorer(Widget):
         children = list(self.tabs.children)
         children[2] = self.decide.widget
         self.tabs.children = children
-        self.chart.value = b""  # drawn again when the size tab is next opened, or now when it is open
+        self.chart.value = ""  # drawn again when the size tab is next opened, or now when it is open
         if self.tabs.selected_index == 3:
             self._open({"new": 3})
         self._filter()
@@ -364,8 +394,8 @@ class RunExplorer(Widget):
         if change["new"] == 0 and self._stale:
             self._draw()
         if change["new"] == 3 and not self.chart.value:
-            self.chart.value = size_chart_png(self.series, rendered_across=bool(self.views.rendered_across))
-            self.size_tab.children = (self._chart_box, widgets.HTML(self._totals_html()))
+            self.chart.value = size_chart_html(self.series, rendered_across=bool(self.views.rendered_across))
+            self.size_tab.children = (self.chart, widgets.HTML(self._totals_html()))
 
     def _totals_html(self) -> str:
         series = self.series

@@ -84,28 +84,37 @@ LOW_CONTRAST = """(theirs) => {
     return layers.reduceRight((under, layer) => over(layer, under), [255, 255, 255]);
   };
   const found = [];
+  const shapes = "svg path, svg use, svg line, svg polyline, svg rect, svg circle";
   for (const node of document.querySelectorAll("body *")) {
     const own = [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent).join("");
-    if (!own.trim() || !node.getClientRects().length) continue;
+    const shape = node.matches(shapes) && !node.closest("defs, clipPath");
+    if (!(own.trim() || shape) || !node.getClientRects().length) continue;
     const style = getComputedStyle(node);
-    // WCAG leaves out a disabled control
-    if ((theirs || []).includes(style.color) || node.closest(":disabled")) continue;
+    // a picture's words are painted in their fill; a mark of it in its stroke, or its fill where it has no stroke
+    const paint = shape ? (style.stroke !== "none" ? style.stroke : style.fill) : node instanceof SVGElement
+      ? style.fill : style.color;
+    const see = shape ? Number(style.stroke !== "none" ? style.strokeOpacity : style.fillOpacity) : 1;
+    // WCAG leaves out a disabled control; a chart's grid is drawn see-through, behind its marks
+    if ((theirs || []).includes(paint) || node.closest(":disabled") || see < 1 || !rgba(paint)) continue;
     let faded = 1;  // an element drawn see-through (a dimmed row) fades its text into what is behind it
     for (let at = node; at; at = at.parentElement) faded *= Number(getComputedStyle(at).opacity);
     if (style.visibility === "hidden" || faded === 0) continue;
-    const colour = rgba(style.color), back = backdrop(node);
+    const colour = rgba(paint), back = backdrop(node);
     const text = over([...colour.slice(0, 3), colour[3] * faded], back);
     const [light, dark] = [luminance(text), luminance(back)].sort((a, b) => b - a);
     const ratio = (light + 0.05) / (dark + 0.05);
     const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-    if (ratio >= (large ? 3 : 4.5)) continue;
-    found.push(`${node.className || node.tagName} ${style.color}: ${ratio.toFixed(2)} '${own.trim().slice(0, 40)}'`);
+    if (ratio >= (shape || large ? 3 : 4.5)) continue;
+    const named = node.className.baseVal ?? node.className;
+    found.push(`${named || node.tagName} ${paint}: ${ratio.toFixed(2)} '${own.trim().slice(0, 40)}'`);
   }
   return [...new Set(found)];
 }"""
 """Each text the page shows whose colour stands out from what is behind it by less than WCAG's AA ratio (4.5, or 3
-for large text), an element drawn see-through fading its text: the class, colour, ratio and first words of each,
-once. Its argument lists colours to leave out: a theme's own, which agentrender takes as it is."""
+for large text), and each mark a picture (an SVG chart) draws whose colour stands out by less than WCAG's 3 for a
+graphic, but for what it draws see-through (a grid); an element drawn see-through fading its text: the class, colour,
+ratio and first words of each, once. Its argument lists colours to leave out: a theme's own, which agentrender takes
+as it is."""
 
 
 CURRENT_ROW = """() => {
