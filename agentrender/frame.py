@@ -63,6 +63,7 @@ __all__ = [
     "STEP_COLUMNS",
     "STEP_LEAD_COLUMNS",
     "Column",
+    "NoRunFilesError",
     "ParquetExport",
     "arrow_schema",
     "distinct_paths",
@@ -1004,7 +1005,8 @@ def runs_frame(
     (``agentrender.imports.load_runs``), a row for each run of an agent's history (a Claude Code
     session's main thread and sub-agents, an eval log's samples), in the file's order.
     ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz`` and ``*.eval`` under it,
-    ``run_files``), one file, or an iterable of files (kept in its order, each file once: ``distinct_paths``).
+    ``run_files``; a folder of none raises ``NoRunFilesError``), one file, or an iterable of files (kept in its order,
+    each file once: ``distinct_paths``; an empty one gives a frame of no rows).
     ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
@@ -1110,6 +1112,10 @@ RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs."""
 
 
+class NoRunFilesError(FileNotFoundError):
+    """A folder given to be read holds no run file (``run_files``): the error names it and the names looked for."""
+
+
 def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
@@ -1121,6 +1127,9 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     does a pipe or a device. A link that points nowhere is kept, so it is read as a file that is missing: a row with
     its error. Each path starts with ``folder`` as given. A Claude Code sub-agent's own transcript is left out where
     its session's is among them: it is read with the session (``imports.claude_code.without_sub_agents``).
+
+    A folder that holds none raises ``NoRunFilesError`` (a ``FileNotFoundError``) naming it and the names looked for:
+    a folder named to ``runs_frame``, ``to_parquet`` or ``read_runs`` is never read as no runs without a word.
     """
     found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
     folders: set[str] = set()
@@ -1142,6 +1151,9 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         if itself not in seen:
             seen.add(itself)
             paths.append(path)
+    if not paths:
+        *names, last = (f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
+        raise NoRunFilesError(f"no run files under {folder} (none named {', '.join(names)} or {last}, at any depth)")
     return without_sub_agents(paths)
 
 
@@ -1765,7 +1777,8 @@ def to_parquet(
 ) -> ParquetExport:
     """Export the steps, model calls and one row per run of many files as a Parquet dataset in ``out``.
 
-    ``sources`` is a file or a folder (its run files, ``run_files``), or an iterable of them. A run file holds one
+    ``sources`` is a file or a folder (its run files, ``run_files``: a folder of none raises ``NoRunFilesError`` before
+    ``out`` is made), or an iterable of them. A run file holds one
     run; any other file is read as every command of the CLI reads it (``agentrender.imports.load_runs``): an agent's
     history gives each of its runs (a Claude Code session's main thread and sub-agents, an eval log's samples), and
     ``ParquetExport.warnings`` holds the warnings of each run read. ``out`` gets three folders, ``steps/``,
@@ -1793,16 +1806,16 @@ def to_parquet(
     require("frame", "pyarrow")
     tqdm = require("frame", "tqdm.auto").tqdm
     overrides = _window_overrides(options, "to_parquet")
+    given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    # A folder stands for its run files (one of none raises, before OUT is made); a file that is missing is a row with
+    # its error.
+    found = [_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given]
+    paths = [os.path.abspath(path) for path in distinct_paths(path for paths in found for path in paths)]
     root = Path(out)
     manifest = _read_manifest(root, overrides)
     for table in PARQUET_TABLES:
         (root / table).mkdir(parents=True, exist_ok=True)
     entries: dict[str, dict[str, Any]] = manifest["sources"]
-
-    given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
-    # A folder stands for its run files; a file that is missing is a row with its error.
-    found = (_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given)
-    paths = [os.path.abspath(path) for path in distinct_paths(path for paths in found for path in paths)]
     tasks: list[_Task] = []
     unchanged: list[str] = []
     for path in paths:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame
+from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame, to_parquet
 from agentrender.imports import load_runs
 from agentrender.runfile import load_run
 
@@ -187,15 +187,15 @@ def test_a_list_that_names_a_file_twice_gives_its_row_once(
 
 
 def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
-    """A single file path gives its one row; an empty folder an empty typed frame; a missing path an error."""
+    """A single file path gives its one row; an empty list an empty typed frame; a missing path an error."""
     _, paths = store
     assert runs_frame(paths["finished"], progress=False)["run_id"].tolist() == ["finished"]
-    empty = runs_frame(tmp_path, progress=False)
+    empty = runs_frame([], progress=False)
     assert len(empty) == 0 and list(empty.columns) == [c.name for c in RUN_COLUMNS]
     with pytest.raises(FileNotFoundError, match="no_such_folder"):
         runs_frame(tmp_path / "no_such_folder", progress=False)
     with pytest.raises(ValueError, match="workers must be 1 or more"):
-        runs_frame(tmp_path, workers=0, progress=False)
+        runs_frame([], workers=0, progress=False)
 
 
 def test_a_folder_is_read_through_its_links_each_file_once_and_without_its_hidden_files(tmp_path: Path) -> None:
@@ -322,3 +322,28 @@ def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> No
     assert frame["run_id"].tolist() == [run.run_id for runs in each.values() for run in runs]
     assert frame["steps"].tolist() == [len(run.steps) for runs in each.values() for run in runs]
     assert frame["path"].tolist() == [path for path, runs in each.items() for _ in runs] and len(frame) > 2
+
+
+def test_a_folder_with_no_run_files_is_one_error_from_every_reader(tmp_path: Path) -> None:
+    """A folder that holds no run file (an empty one, or one of other files and hidden ones) raises the one error that
+    names it and the names looked for, from runs_frame, to_parquet and Dask's read_runs alike, where the frames gave
+    an empty table without a word; an empty list names nothing, and gives an empty table from each."""
+    pytest.importorskip("pyarrow")
+    dask = pytest.importorskip("agentrender.dask")
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "notes.json").write_text("{}", encoding="utf-8")
+    (folder / ".hidden.jsonl").write_text("", encoding="utf-8")
+    said = f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, at any depth)"
+    for read in (
+        lambda: runs_frame(folder, progress=False),
+        lambda: to_parquet(folder, tmp_path / "out", progress=False),
+        lambda: to_parquet([folder], tmp_path / "out", progress=False),
+        lambda: dask.read_runs(folder),
+    ):
+        with pytest.raises(FileNotFoundError) as raised:
+            read()
+        assert str(raised.value) == said
+    assert len(runs_frame([], progress=False)) == 0
+    assert to_parquet([], tmp_path / "out", progress=False).written == ()
+    assert len(dask.read_runs([], table="runs").compute(scheduler="sync")) == 0

@@ -621,3 +621,14 @@ def test_without_pyarrow_the_export_names_the_extra(
     with pytest.raises(ImportError, match=r"needs pyarrow, which is not installed: pip install 'agentrender\[frame\]'"):
         to_parquet(folder, tmp_path / "out", workers=1, progress=False)
     assert not (tmp_path / "out").exists()
+
+
+def test_export_of_a_folder_with_no_run_files_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    """``agentrender export FOLDER`` of a folder that holds no run file says so in one line naming it and the names
+    looked for, exit 2, and makes no OUT, where it wrote an empty export and said "wrote 0 runs"."""
+    empty, out = tmp_path / "empty", tmp_path / "out"
+    empty.mkdir()
+    code, printed, err = _cli("export", str(empty), "--parquet", str(out))
+    said = f"no run files under {empty} (none named *.jsonl, *.jsonl.gz or *.eval, at any depth)"
+    assert (code, printed, err) == (2, "", f"agentrender: {said}\n")
+    assert not out.exists()
