@@ -845,7 +845,8 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "path",
         "string",
-        "The file the run was read from, as it was named (a Claude Code session's, for its sub-agents' runs too).",
+        "The file the run was read from, by its absolute path (os.path.abspath, links not resolved), as every table "
+        "names it, so tables join on it (a Claude Code session's, for its sub-agents' runs too).",
         lambda run: run.path,
         of="run",
     ),
@@ -1003,7 +1004,9 @@ def runs_frame(
 
     A run file holds one run; any other file is read as every command of the CLI reads it
     (``agentrender.imports.load_runs``), a row for each run of an agent's history (a Claude Code
-    session's main thread and sub-agents, an eval log's samples), in the file's order.
+    session's main thread and sub-agents, an eval log's samples), in the file's order. Each file
+    is read by its absolute path, which its rows' ``path`` holds (and what they say of it: ``error``),
+    as every table of ``PARQUET_TABLES`` names it, so a frame and an export join on ``path``.
     ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz`` and ``*.eval`` under it,
     ``run_files``; a folder of none raises ``NoRunFilesError``), one file, or an iterable of files (kept in its order,
     each file once: ``distinct_paths``; an empty one gives a frame of no rows).
@@ -1037,16 +1040,18 @@ def runs_frame(
 
 
 def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[list[Any]]]:
-    """Each file's rows' values, in the order of ``paths``, as they arrive."""
+    """Each file's rows' values, in the order of ``paths``, as they arrive: each file read by its absolute path, which
+    its rows hold (every table's ``path``), and named in a note as it was given."""
+    absolute = list(map(os.path.abspath, paths))
     if workers == 1 or len(paths) <= 1:
-        results: Iterator[list[list[Any]]] = map(_run_values, paths)
+        results: Iterator[list[list[Any]]] = map(_run_values, absolute)
         for path in paths:
             yield _next(results, path)
         return
     # Several files per task: a task's round trip costs more than reading a small run.
     chunk = max(1, min(64, len(paths) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
-        results = pool.map(_run_values, paths, chunksize=chunk)
+        results = pool.map(_run_values, absolute, chunksize=chunk)
         for path in paths:
             yield _next(results, path)
 
@@ -1584,7 +1589,12 @@ def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:
 
 RUN_KEY_COLUMNS: tuple[Column, ...] = (
     Column("run_id", "string", "The run's id from its header: the key that joins a row to its run.", of="run_id"),
-    Column("path", "string", "The run file the row was read from (unique when run ids are not).", of="path"),
+    Column(
+        "path",
+        "string",
+        "The file the row was read from, by its absolute path, as the runs table names it (unique where ids are not).",
+        of="path",
+    ),
 )
 """The columns ``to_parquet`` puts before a step's or model call's own, so every row names its run."""
 
@@ -1688,8 +1698,9 @@ def table_frame(
         return runs_frame(named, workers=1, progress=False)
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
     for path in named:
+        absolute = os.path.abspath(path)  # what every table's path holds
         try:
-            runs = _runs_of(path)
+            runs = _runs_of(absolute)
         except (ValueError, OSError):
             continue  # its row of the runs table holds the error
         owned = []
@@ -1700,7 +1711,7 @@ def table_frame(
             except Exception as error:
                 error.add_note(f"while reading run file {path}")
                 raise
-        for name, values in _keyed(path, owned).items():
+        for name, values in _keyed(absolute, owned).items():
             lists[name] += values
     return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
 

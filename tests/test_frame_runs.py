@@ -347,3 +347,26 @@ def test_a_folder_with_no_run_files_is_one_error_from_every_reader(tmp_path: Pat
     assert len(runs_frame([], progress=False)) == 0
     assert to_parquet([], tmp_path / "out", progress=False).written == ()
     assert len(dask.read_runs([], table="runs").compute(scheduler="sync")) == 0
+
+
+def test_every_table_names_a_file_by_its_absolute_path_so_tables_join(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder or files named relatively give every table (runs_frame, table_frame, the Parquet export) the files'
+    absolute paths, so a frame joins an export on ``path``: runs_frame kept "runs/a.jsonl" while the export stored
+    "/.../runs/a.jsonl", and a join matched nothing."""
+    pytest.importorskip("pyarrow")
+    folder, paths = store
+    monkeypatch.chdir(folder.parent)
+    named = folder.name
+    absolute = [str(paths[name]) for name in ("finished", "cut", "bad", "nested")]
+    assert runs_frame(named, workers=1, progress=False)["path"].tolist() == absolute
+    assert runs_frame(named, workers=2, progress=False)["path"].tolist() == absolute
+    relative = [os.path.relpath(path) for path in absolute]
+    assert table_frame(relative, "runs")["path"].tolist() == absolute
+    assert set(table_frame(relative, "steps")["path"]) == {absolute[0], absolute[1]}
+    out = tmp_path / "out"
+    to_parquet(named, out, workers=1, progress=False)
+    exported = pd.read_parquet(out / "steps")
+    joined = runs_frame(named, workers=1, progress=False).merge(exported, on="path", suffixes=("", "_step"))
+    assert len(joined) == len(exported) > 0
