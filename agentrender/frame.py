@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 import msgspec
 
 from agentrender import render
+from agentrender._display.said import warning_groups
 from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import STATUSES, Decision, Observation, Step
@@ -123,6 +124,8 @@ _STOPS = (
 _END_REASONS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted", "agent_error")
 _TIMESTAMP = "datetime64[us, UTC]"
 _DURATION = "timedelta64[us]"
+_TEXTS = "object"
+"""The dtype of a column of lists of texts (a run's warnings): Python's lists of Python's strings."""
 
 
 def _or_null(text: str) -> str | None:
@@ -841,6 +844,12 @@ def _end(run: Run, key: str) -> Any:
     return run.end.get(key) if run.end is not None else None
 
 
+def _warning_texts(warnings: Sequence[RunWarning]) -> list[str]:
+    """Each of ``warnings`` as every display says it (``_display.said.warning_groups``), a lone surrogate shown as its
+    escape (as every display shows it, and as Parquet can store it)."""
+    return [_escaped_surrogates(str(group)) for group in warning_groups(warnings)]
+
+
 RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "path",
@@ -926,6 +935,14 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "How many things the loader read but did not load, or loaded with a doubt.",
         lambda run: len(run.warnings),
+        of="run",
+    ),
+    Column(
+        "warning_texts",
+        _TEXTS,
+        "Those warnings as every display says them, a text each (PATH:LINE: what, alike ones once with their count "
+        "and lines; the path absolute, as path is), in the order found; an empty list for a run with none.",
+        lambda run: _warning_texts(run.warnings),
         of="run",
     ),
     Column(
@@ -1618,6 +1635,7 @@ _ARROW_TYPES: dict[str, tuple[str, bool]] = {
     "category": ("dictionary<int32, string>", True),
     _TIMESTAMP: ("timestamp[us, UTC]", True),
     _DURATION: ("duration[us]", True),
+    _TEXTS: ("list<string>", True),
 }
 
 _MANIFEST = "manifest.json"
@@ -1633,8 +1651,9 @@ def arrow_schema(columns: Sequence[Column]) -> Any:
 
     ``int64``/``Int64`` are ``int64`` (not null / nullable), ``Float64`` is ``float64``,
     ``bool``/``boolean`` are ``bool``, ``string`` is ``string``, a categorical is
-    ``dictionary<int32, string>``, timestamps are ``timestamp[us, UTC]`` and durations
-    ``duration[us]``. Needs pyarrow (extra ``frame``).
+    ``dictionary<int32, string>``, timestamps are ``timestamp[us, UTC]``, durations
+    ``duration[us]`` and a list of texts (``object``: ``warning_texts``) ``list<string>``, which pandas reads back as
+    an array of texts a row. Needs pyarrow (extra ``frame``).
     """
     pa = require("frame", "pyarrow")
     types = {
@@ -1645,6 +1664,7 @@ def arrow_schema(columns: Sequence[Column]) -> Any:
         "dictionary<int32, string>": pa.dictionary(pa.int32(), pa.string()),
         "timestamp[us, UTC]": pa.timestamp("us", tz="UTC"),
         "duration[us]": pa.duration("us"),
+        "list<string>": pa.list_(pa.string()),
     }
     fields = []
     for column in columns:

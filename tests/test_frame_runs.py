@@ -370,3 +370,33 @@ def test_every_table_names_a_file_by_its_absolute_path_so_tables_join(
     exported = pd.read_parquet(out / "steps")
     joined = runs_frame(named, workers=1, progress=False).merge(exported, on="path", suffixes=("", "_step"))
     assert len(joined) == len(exported) > 0
+
+
+def test_the_runs_table_says_each_warning_in_full_in_every_table(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runs table holds each run's warnings as they are said (``PATH:LINE: what``, the path absolute as in
+    ``path``) beside their count, the same in runs_frame, the Parquet export and Dask, so a user can filter and read
+    them; it held their count alone. A run with none holds an empty list, a file that could not be read a null."""
+    pytest.importorskip("pyarrow")
+    dask = pytest.importorskip("agentrender.dask")
+    folder, paths = store
+    monkeypatch.chdir(folder.parent)
+    [warning] = load_run(paths["cut"]).warnings
+    said = f"{paths['cut']}:{warning.line}: {warning.message}"
+    frame = runs_frame(folder.name, workers=1, progress=False).set_index("path")
+    assert frame.loc[str(paths["cut"]), "warning_texts"] == [said]
+    assert frame.loc[str(paths["cut"]), "warnings"] == 1
+    assert frame.loc[str(paths["finished"]), "warning_texts"] == []
+    assert frame.loc[str(paths["bad"]), "warning_texts"] is None
+    assert frame.loc[
+        frame.warning_texts.map(lambda texts: any("cut short" in text for text in texts or ()))
+    ].index.tolist() == [str(paths["cut"])]
+    to_parquet(folder.name, tmp_path / "out", workers=1, progress=False)
+    for table in (
+        pd.read_parquet(tmp_path / "out" / "runs"),
+        dask.read_runs(folder.name, table="runs").compute(scheduler="sync"),
+    ):
+        texts = table.set_index("path")["warning_texts"]
+        assert list(texts[str(paths["cut"])]) == [said] and list(texts[str(paths["finished"])]) == []
+        assert texts[str(paths["bad"])] is None
