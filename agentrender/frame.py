@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import accumulate, pairwise, repeat
@@ -1765,15 +1765,23 @@ class ParquetExport:
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
     warnings: tuple[tuple[str, str, tuple[RunWarning, ...]], ...] = ()
     """``(path, run_id, warnings)`` of each run read from the files written that has warnings (what the file held
-    and the run did not load, or loaded with a doubt), in the order given; the runs table counts them too."""
+    and the run did not load, or loaded with a doubt), in the order given, each warning's file as it was named; the
+    runs table holds them too (``warnings``, ``warning_texts``)."""
+    unchanged_runs: int = 0
+    """How many runs the files skipped as unchanged hold."""
+    unchanged_warnings: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """``(path, run_id, texts)`` of each run of the files skipped as unchanged that has warnings, in the order given:
+    its ``warning_texts`` read back from its runs row, each file in them as it was named now, so an export says every
+    warning of the files it was given, not only of those it wrote."""
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON values (what ``agentrender export --json`` prints): each warning as a run file's
-        header keeps it, with its run's id."""
+        header keeps it, with its run's id; a skipped file's as it is said (``said``), with its run's id."""
         return {
             "out": self.out,
             "written": list(self.written),
             "unchanged": list(self.unchanged),
+            "unchanged_runs": self.unchanged_runs,
             "errors": [{"path": path, "error": error} for path, error in self.errors],
             "removed": list(self.removed),
             "rows": dict(self.rows or {}),
@@ -1781,6 +1789,9 @@ class ParquetExport:
                 {"run_id": run_id, **warning_record(warning)}
                 for _, run_id, warnings in self.warnings
                 for warning in warnings
+            ],
+            "unchanged_warnings": [
+                {"run_id": run_id, "said": text} for _, run_id, texts in self.unchanged_warnings for text in texts
             ],
         }
 
@@ -1812,7 +1823,9 @@ def to_parquet(
     ``out`` is made), or an iterable of them. A run file holds one
     run; any other file is read as every command of the CLI reads it (``agentrender.imports.load_runs``): an agent's
     history gives each of its runs (a Claude Code session's main thread and sub-agents, an eval log's samples), and
-    ``ParquetExport.warnings`` holds the warnings of each run read. ``out`` gets three folders, ``steps/``,
+    ``ParquetExport.warnings`` holds the warnings of each run read (``unchanged_warnings`` those of the runs of a file
+    skipped as unchanged, as its runs row says them), each naming its file as it was given, where the tables name it
+    by its absolute path. ``out`` gets three folders, ``steps/``,
     ``model_calls/`` and ``runs/``, each one Parquet file per file read
     (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as
     ``arrow_schema`` maps them: ``pandas.read_parquet(out / "steps")``, DuckDB's
@@ -1841,7 +1854,8 @@ def to_parquet(
     # A folder stands for its run files (one of none raises, before OUT is made); a file that is missing is a row with
     # its error.
     found = [_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given]
-    paths = [os.path.abspath(path) for path in distinct_paths(path for paths in found for path in paths)]
+    named = {os.path.abspath(path): path for path in distinct_paths(path for paths in found for path in paths)}
+    paths = list(named)  # what the tables and the manifest hold; what is said of a file names it as given (named)
     root = Path(out)
     manifest = _read_manifest(root, overrides)
     for table in PARQUET_TABLES:
@@ -1873,7 +1887,10 @@ def to_parquet(
                     written.append(task.path)
                     for table, count in result["rows"].items():
                         rows[table] += count
-                    warned += [(task.path, run_id, warnings) for run_id, warnings in result["warnings"]]
+                    warned += [
+                        (task.path, run_id, tuple(_warning_as_named(w, task.path, named[task.path]) for w in warnings))
+                        for run_id, warnings in result["warnings"]
+                    ]
                 else:
                     unchanged.append(task.path)
                 bar.update(1)
@@ -1882,22 +1899,56 @@ def to_parquet(
         # Written after every part it names, and also when interrupted: what was done is kept.
         _write_atomic(root / _MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
 
-    named = set(paths)
     errors = tuple(
-        (entry["path"], entry["error"])
+        (path, _as_named(entry["error"], path, named[path]))
         for entry in entries.values()
-        if entry["path"] in named and entry.get("error") is not None
+        if (path := entry["path"]) in named and entry.get("error") is not None
     )
     order = {path: i for i, path in enumerate(paths)}
+    unchanged.sort(key=order.__getitem__)
+    kept = [entries[source_id(path)] for path in unchanged]
     return ParquetExport(
         out=str(root),
         written=tuple(sorted(written, key=order.__getitem__)),
-        unchanged=tuple(sorted(unchanged, key=order.__getitem__)),
+        unchanged=tuple(unchanged),
         errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
         removed=tuple(removed),
         rows=rows,
         warnings=tuple(sorted(warned, key=lambda warning: order[warning[0]])),
+        unchanged_runs=sum(len(entry.get("run_ids") or ()) for entry in kept),
+        unchanged_warnings=tuple(
+            (path, run_id, tuple(_as_named(text, path, named[path]) for text in texts))
+            for path, entry in zip(unchanged, kept, strict=True)
+            if entry.get("warnings") != 0  # none, as recorded: its part is not read
+            for run_id, texts in _stored_warnings(root / "runs" / f"{source_id(path)}.parquet")
+        ),
     )
+
+
+def _as_named(text: str, absolute: str, named: str) -> str:
+    """``text``, said of the file ``absolute`` or of a file beside it (a Claude Code session's sub-agent), with the
+    path it opens with as the user named the file (``named``): the tables name every file by its absolute path, and
+    what is said to the user names it as it was given."""
+    folder = os.path.join(os.path.dirname(absolute), "")
+    if named == absolute or not text.startswith(folder):
+        return text
+    return os.path.join(os.path.dirname(named), "") + text[len(folder) :]
+
+
+def _warning_as_named(warning: RunWarning, absolute: str, named: str) -> RunWarning:
+    """``warning`` of a run read from the file ``absolute``, its file as the user named that one (``_as_named``)."""
+    return replace(warning, path=_as_named(warning.path, absolute, named))
+
+
+def _stored_warnings(part: Path) -> list[tuple[str, list[str]]]:
+    """``(run_id, warning_texts)`` of each run of the runs part ``part`` that has warnings, in its order: what an
+    export wrote of a file's warnings, read back."""
+    parquet = require("frame", "pyarrow.parquet")
+    try:
+        rows = parquet.read_table(part, columns=["run_id", "warning_texts"]).to_pylist()
+    except FileNotFoundError:  # removed since it was written: the file is exported again when it changes
+        return []
+    return [(row["run_id"] or "", row["warning_texts"]) for row in rows if row["warning_texts"]]
 
 
 def _window_overrides(options: Mapping[str, int] | None, caller: str) -> dict[str, int]:
@@ -2015,6 +2066,7 @@ def _export_one(task: _Task) -> dict[str, Any]:
                 part.unlink()
     counts = {table: parts[table].num_rows if table in parts else 0 for table in PARQUET_TABLES}
     entry["rows"] = counts
+    entry["warnings"] = sum(len(run.warnings) for run in runs)  # when 0, an export that skips it reads nothing back
     warnings = [(run.run_id, tuple(run.warnings)) for run in runs if run.warnings]
     return {"entry": entry, "written": True, "rows": counts, "runs": len(runs), "warnings": warnings}
 
