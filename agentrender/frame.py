@@ -1761,6 +1761,8 @@ class ParquetExport:
     """``(path, error)`` of each file given that could not be read: its row of the runs table says why."""
     removed: tuple[str, ...] = ()
     """The files whose parts ``prune`` removed because the file no longer exists."""
+    removed_runs: int = 0
+    """How many runs those files held."""
     rows: Mapping[str, int] | None = None
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
     warnings: tuple[tuple[str, str, tuple[RunWarning, ...]], ...] = ()
@@ -1784,6 +1786,7 @@ class ParquetExport:
             "unchanged_runs": self.unchanged_runs,
             "errors": [{"path": path, "error": error} for path, error in self.errors],
             "removed": list(self.removed),
+            "removed_runs": self.removed_runs,
             "rows": dict(self.rows or {}),
             "warnings": [
                 {"run_id": run_id, **warning_record(warning)}
@@ -1894,7 +1897,7 @@ def to_parquet(
                 else:
                     unchanged.append(task.path)
                 bar.update(1)
-        removed = _prune(root, entries) if prune else []
+        removed = _prune(root, entries) if prune else []  # their entries
     finally:
         # Written after every part it names, and also when interrupted: what was done is kept.
         _write_atomic(root / _MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
@@ -1912,7 +1915,8 @@ def to_parquet(
         written=tuple(sorted(written, key=order.__getitem__)),
         unchanged=tuple(unchanged),
         errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
-        removed=tuple(removed),
+        removed=tuple(entry["path"] for entry in removed),
+        removed_runs=sum(len(entry.get("run_ids") or ()) for entry in removed),
         rows=rows,
         warnings=tuple(sorted(warned, key=lambda warning: order[warning[0]])),
         unchanged_runs=sum(len(entry.get("run_ids") or ()) for entry in kept),
@@ -2207,8 +2211,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(partial, path)
 
 
-def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
-    """Remove the parts and entries of exported files that no longer exist; their paths."""
+def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Remove the parts and entries of exported files that no longer exist; the entries removed."""
     removed = []
     for source, entry in list(entries.items()):
         if os.path.exists(entry["path"]):
@@ -2217,5 +2221,5 @@ def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
             with contextlib.suppress(FileNotFoundError):
                 (root / table / f"{source}.parquet").unlink()
         del entries[source]
-        removed.append(entry["path"])
+        removed.append(entry)
     return removed

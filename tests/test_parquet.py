@@ -565,7 +565,7 @@ def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: 
     gone.unlink()
     code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--workers", "1", "--prune", "--width", "200")
     assert (code, err) == (0, "")
-    assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 run whose file is gone")
+    assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 gone file (1 run)")
     assert not any(_part(out, table, gone).exists() for table in TABLES)
     assert pd.read_parquet(out / "runs").run_id.tolist() == ["fix-failing-test"]
 
@@ -691,3 +691,21 @@ def test_an_export_names_a_file_it_could_not_read_as_the_user_named_it(
         assert "\n  runs/broken.jsonl:1: not a run, nor a conversation" in printed, printed
     [row] = pd.read_parquet(tmp_path / "out" / "runs").itertuples()
     assert row.path == str(tmp_path / "runs" / "broken.jsonl") and row.error.startswith(f"{row.path}:1: ")
+
+
+def test_export_prune_counts_the_files_gone_and_the_runs_they_held(tmp_path: Path) -> None:
+    """``export --prune`` of a Claude Code session (three runs) whose file is gone says it removed one file and its
+    three runs (``removed_runs`` in --json), where it said "removed 1 run" of the file, counting files as runs."""
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    runs.mkdir()
+    shutil.copy(SESSION, runs / SESSION.name)
+    shutil.copytree(SESSION.with_suffix(""), runs / SESSION.stem)  # its sub-agents
+    write_run(samples.load("fix-failing-test"), runs / "kept.jsonl")
+    assert _cli("export", str(runs), "--parquet", str(out), "--workers", "1")[0] == 0
+    (runs / SESSION.name).unlink()
+    shutil.rmtree(runs / SESSION.stem)
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--prune", "--width", "200")
+    assert (code, err) == (0, "")
+    assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 gone file (3 runs)"), printed
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--prune", "--json")
+    assert (code, err, json.loads(printed)["removed"], json.loads(printed)["removed_runs"]) == (0, "", [], 0)

@@ -722,7 +722,11 @@ def export_renderable(done: ParquetExport) -> Group:
             f"({plural(rows.get('steps', 0), 'step')}, {plural(rows.get('model_calls', 0), 'model call')}), "
             f"skipped {skipped}"
             + (f" ({plural(done.unchanged_runs, 'run')})" if done.unchanged else "")
-            + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")
+            + (
+                f", removed {plural(len(done.removed), 'gone file')} ({plural(done.removed_runs, 'run')})"
+                if done.removed
+                else ""
+            )
         )
     ]
     said = [(path, run_id, list(warning_lines(warnings))) for path, run_id, warnings in done.warnings]
