@@ -65,7 +65,8 @@ def read_runs(
     iterable of files. Files are read in sorted order (an iterable's in its own order, each
     file once: ``agentrender.frame.distinct_paths``), each named by its absolute path. A
     pattern or folder that names no file raises
-    ``FileNotFoundError``; an empty iterable ``ValueError``. A file an iterable names that
+    ``FileNotFoundError`` (a folder's as ``run_files`` says it); an empty iterable names nothing, and gives a table of
+    no rows. A file an iterable names that
     does not exist is, like any file that cannot be read, a row of the runs table with its
     ``error``, and has no steps or model calls.
 
@@ -131,15 +132,10 @@ def _partition(group: _Group, table: str, options: dict[str, int]) -> pd.DataFra
 def _paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
     """The absolute paths of the run files ``source`` names, in the order they are read."""
     if not isinstance(source, str | os.PathLike):
-        paths = [os.path.abspath(path) for path in distinct_paths(source)]  # each file once, as runs_frame reads
-        if not paths:
-            raise ValueError("read_runs: no run files given (an empty list)")
-        return paths
+        return [os.path.abspath(path) for path in distinct_paths(source)]  # each file once, as runs_frame reads
     text = os.fspath(source)
     if os.path.isdir(text):
-        files = run_files(text)  # the files runs_frame and to_parquet read of the folder, in their order
-        if not files:
-            raise FileNotFoundError(f"read_runs: no run files ({', '.join(RUN_FILE_PATTERNS)}) under {text}")
+        files = run_files(text)  # the files runs_frame and to_parquet read of the folder, in their order; none raises
         return [os.path.abspath(path) for path in files]  # run_files reads a session's sub-agents with it
     found = {path for path in glob.glob(text, recursive=True) if os.path.isfile(path)}
     if not found:

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import accumulate, pairwise, repeat
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 import msgspec
 
 from agentrender import render
+from agentrender._display.said import warning_groups
 from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import STATUSES, Decision, Observation, Step
@@ -63,6 +64,7 @@ __all__ = [
     "STEP_COLUMNS",
     "STEP_LEAD_COLUMNS",
     "Column",
+    "NoRunFilesError",
     "ParquetExport",
     "arrow_schema",
     "distinct_paths",
@@ -122,6 +124,8 @@ _STOPS = (
 _END_REASONS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted", "agent_error")
 _TIMESTAMP = "datetime64[us, UTC]"
 _DURATION = "timedelta64[us]"
+_TEXTS = "object"
+"""The dtype of a column of lists of texts (a run's warnings): Python's lists of Python's strings."""
 
 
 def _or_null(text: str) -> str | None:
@@ -840,11 +844,18 @@ def _end(run: Run, key: str) -> Any:
     return run.end.get(key) if run.end is not None else None
 
 
+def _warning_texts(warnings: Sequence[RunWarning]) -> list[str]:
+    """Each of ``warnings`` as every display says it (``_display.said.warning_groups``), a lone surrogate shown as its
+    escape (as every display shows it, and as Parquet can store it)."""
+    return [_escaped_surrogates(str(group)) for group in warning_groups(warnings)]
+
+
 RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "path",
         "string",
-        "The file the run was read from, as it was named (a Claude Code session's, for its sub-agents' runs too).",
+        "The file the run was read from, by its absolute path (os.path.abspath, links not resolved), as every table "
+        "names it, so tables join on it (a Claude Code session's, for its sub-agents' runs too).",
         lambda run: run.path,
         of="run",
     ),
@@ -927,6 +938,14 @@ RUN_COLUMNS: tuple[Column, ...] = (
         of="run",
     ),
     Column(
+        "warning_texts",
+        _TEXTS,
+        "Those warnings as every display says them, a text each (PATH:LINE: what, alike ones once with their count "
+        "and lines; the path absolute, as path is), in the order found; an empty list for a run with none.",
+        lambda run: _warning_texts(run.warnings),
+        of="run",
+    ),
+    Column(
         "started_at",
         _TIMESTAMP,
         "When the run started, from its header.",
@@ -1002,9 +1021,12 @@ def runs_frame(
 
     A run file holds one run; any other file is read as every command of the CLI reads it
     (``agentrender.imports.load_runs``), a row for each run of an agent's history (a Claude Code
-    session's main thread and sub-agents, an eval log's samples), in the file's order.
+    session's main thread and sub-agents, an eval log's samples), in the file's order. Each file
+    is read by its absolute path, which its rows' ``path`` holds (and what they say of it: ``error``),
+    as every table of ``PARQUET_TABLES`` names it, so a frame and an export join on ``path``.
     ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz`` and ``*.eval`` under it,
-    ``run_files``), one file, or an iterable of files (kept in its order, each file once: ``distinct_paths``).
+    ``run_files``; a folder of none raises ``NoRunFilesError``), one file, or an iterable of files (kept in its order,
+    each file once: ``distinct_paths``; an empty one gives a frame of no rows).
     ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
@@ -1035,16 +1057,18 @@ def runs_frame(
 
 
 def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[list[Any]]]:
-    """Each file's rows' values, in the order of ``paths``, as they arrive."""
+    """Each file's rows' values, in the order of ``paths``, as they arrive: each file read by its absolute path, which
+    its rows hold (every table's ``path``), and named in a note as it was given."""
+    absolute = list(map(os.path.abspath, paths))
     if workers == 1 or len(paths) <= 1:
-        results: Iterator[list[list[Any]]] = map(_run_values, paths)
+        results: Iterator[list[list[Any]]] = map(_run_values, absolute)
         for path in paths:
             yield _next(results, path)
         return
     # Several files per task: a task's round trip costs more than reading a small run.
     chunk = max(1, min(64, len(paths) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
-        results = pool.map(_run_values, paths, chunksize=chunk)
+        results = pool.map(_run_values, absolute, chunksize=chunk)
         for path in paths:
             yield _next(results, path)
 
@@ -1110,6 +1134,10 @@ RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs."""
 
 
+class NoRunFilesError(FileNotFoundError):
+    """A folder given to be read holds no run file (``run_files``): the error names it and the names looked for."""
+
+
 def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
@@ -1121,6 +1149,9 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     does a pipe or a device. A link that points nowhere is kept, so it is read as a file that is missing: a row with
     its error. Each path starts with ``folder`` as given. A Claude Code sub-agent's own transcript is left out where
     its session's is among them: it is read with the session (``imports.claude_code.without_sub_agents``).
+
+    A folder that holds none raises ``NoRunFilesError`` (a ``FileNotFoundError``) naming it and the names looked for:
+    a folder named to ``runs_frame``, ``to_parquet`` or ``read_runs`` is never read as no runs without a word.
     """
     found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
     folders: set[str] = set()
@@ -1142,6 +1173,9 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         if itself not in seen:
             seen.add(itself)
             paths.append(path)
+    if not paths:
+        *names, last = (f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
+        raise NoRunFilesError(f"no run files under {folder} (none named {', '.join(names)} or {last}, at any depth)")
     return without_sub_agents(paths)
 
 
@@ -1572,7 +1606,12 @@ def _converts(pandas: ModuleType, column: Column, value: Any) -> bool:
 
 RUN_KEY_COLUMNS: tuple[Column, ...] = (
     Column("run_id", "string", "The run's id from its header: the key that joins a row to its run.", of="run_id"),
-    Column("path", "string", "The run file the row was read from (unique when run ids are not).", of="path"),
+    Column(
+        "path",
+        "string",
+        "The file the row was read from, by its absolute path, as the runs table names it (unique where ids are not).",
+        of="path",
+    ),
 )
 """The columns ``to_parquet`` puts before a step's or model call's own, so every row names its run."""
 
@@ -1596,6 +1635,7 @@ _ARROW_TYPES: dict[str, tuple[str, bool]] = {
     "category": ("dictionary<int32, string>", True),
     _TIMESTAMP: ("timestamp[us, UTC]", True),
     _DURATION: ("duration[us]", True),
+    _TEXTS: ("list<string>", True),
 }
 
 _MANIFEST = "manifest.json"
@@ -1611,8 +1651,9 @@ def arrow_schema(columns: Sequence[Column]) -> Any:
 
     ``int64``/``Int64`` are ``int64`` (not null / nullable), ``Float64`` is ``float64``,
     ``bool``/``boolean`` are ``bool``, ``string`` is ``string``, a categorical is
-    ``dictionary<int32, string>``, timestamps are ``timestamp[us, UTC]`` and durations
-    ``duration[us]``. Needs pyarrow (extra ``frame``).
+    ``dictionary<int32, string>``, timestamps are ``timestamp[us, UTC]``, durations
+    ``duration[us]`` and a list of texts (``object``: ``warning_texts``) ``list<string>``, which pandas reads back as
+    an array of texts a row. Needs pyarrow (extra ``frame``).
     """
     pa = require("frame", "pyarrow")
     types = {
@@ -1623,6 +1664,7 @@ def arrow_schema(columns: Sequence[Column]) -> Any:
         "dictionary<int32, string>": pa.dictionary(pa.int32(), pa.string()),
         "timestamp[us, UTC]": pa.timestamp("us", tz="UTC"),
         "duration[us]": pa.duration("us"),
+        "list<string>": pa.list_(pa.string()),
     }
     fields = []
     for column in columns:
@@ -1676,8 +1718,9 @@ def table_frame(
         return runs_frame(named, workers=1, progress=False)
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}
     for path in named:
+        absolute = os.path.abspath(path)  # what every table's path holds
         try:
-            runs = _runs_of(path)
+            runs = _runs_of(absolute)
         except (ValueError, OSError):
             continue  # its row of the runs table holds the error
         owned = []
@@ -1688,7 +1731,7 @@ def table_frame(
             except Exception as error:
                 error.add_note(f"while reading run file {path}")
                 raise
-        for name, values in _keyed(path, owned).items():
+        for name, values in _keyed(absolute, owned).items():
             lists[name] += values
     return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
 
@@ -1718,26 +1761,40 @@ class ParquetExport:
     """``(path, error)`` of each file given that could not be read: its row of the runs table says why."""
     removed: tuple[str, ...] = ()
     """The files whose parts ``prune`` removed because the file no longer exists."""
+    removed_runs: int = 0
+    """How many runs those files held."""
     rows: Mapping[str, int] | None = None
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
     warnings: tuple[tuple[str, str, tuple[RunWarning, ...]], ...] = ()
     """``(path, run_id, warnings)`` of each run read from the files written that has warnings (what the file held
-    and the run did not load, or loaded with a doubt), in the order given; the runs table counts them too."""
+    and the run did not load, or loaded with a doubt), in the order given, each warning's file as it was named; the
+    runs table holds them too (``warnings``, ``warning_texts``)."""
+    unchanged_runs: int = 0
+    """How many runs the files skipped as unchanged hold."""
+    unchanged_warnings: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """``(path, run_id, texts)`` of each run of the files skipped as unchanged that has warnings, in the order given:
+    its ``warning_texts`` read back from its runs row, each file in them as it was named now, so an export says every
+    warning of the files it was given, not only of those it wrote."""
 
     def to_json(self) -> dict[str, Any]:
         """The summary as JSON values (what ``agentrender export --json`` prints): each warning as a run file's
-        header keeps it, with its run's id."""
+        header keeps it, with its run's id; a skipped file's as it is said (``said``), with its run's id."""
         return {
             "out": self.out,
             "written": list(self.written),
             "unchanged": list(self.unchanged),
+            "unchanged_runs": self.unchanged_runs,
             "errors": [{"path": path, "error": error} for path, error in self.errors],
             "removed": list(self.removed),
+            "removed_runs": self.removed_runs,
             "rows": dict(self.rows or {}),
             "warnings": [
                 {"run_id": run_id, **warning_record(warning)}
                 for _, run_id, warnings in self.warnings
                 for warning in warnings
+            ],
+            "unchanged_warnings": [
+                {"run_id": run_id, "said": text} for _, run_id, texts in self.unchanged_warnings for text in texts
             ],
         }
 
@@ -1765,10 +1822,13 @@ def to_parquet(
 ) -> ParquetExport:
     """Export the steps, model calls and one row per run of many files as a Parquet dataset in ``out``.
 
-    ``sources`` is a file or a folder (its run files, ``run_files``), or an iterable of them. A run file holds one
+    ``sources`` is a file or a folder (its run files, ``run_files``: a folder of none raises ``NoRunFilesError`` before
+    ``out`` is made), or an iterable of them. A run file holds one
     run; any other file is read as every command of the CLI reads it (``agentrender.imports.load_runs``): an agent's
     history gives each of its runs (a Claude Code session's main thread and sub-agents, an eval log's samples), and
-    ``ParquetExport.warnings`` holds the warnings of each run read. ``out`` gets three folders, ``steps/``,
+    ``ParquetExport.warnings`` holds the warnings of each run read (``unchanged_warnings`` those of the runs of a file
+    skipped as unchanged, as its runs row says them), each naming its file as it was given, where the tables name it
+    by its absolute path. ``out`` gets three folders, ``steps/``,
     ``model_calls/`` and ``runs/``, each one Parquet file per file read
     (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as
     ``arrow_schema`` maps them: ``pandas.read_parquet(out / "steps")``, DuckDB's
@@ -1793,16 +1853,17 @@ def to_parquet(
     require("frame", "pyarrow")
     tqdm = require("frame", "tqdm.auto").tqdm
     overrides = _window_overrides(options, "to_parquet")
+    given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    # A folder stands for its run files (one of none raises, before OUT is made); a file that is missing is a row with
+    # its error.
+    found = [_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given]
+    named = {os.path.abspath(path): path for path in distinct_paths(path for paths in found for path in paths)}
+    paths = list(named)  # what the tables and the manifest hold; what is said of a file names it as given (named)
     root = Path(out)
     manifest = _read_manifest(root, overrides)
     for table in PARQUET_TABLES:
         (root / table).mkdir(parents=True, exist_ok=True)
     entries: dict[str, dict[str, Any]] = manifest["sources"]
-
-    given = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
-    # A folder stands for its run files; a file that is missing is a row with its error.
-    found = (_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given)
-    paths = [os.path.abspath(path) for path in distinct_paths(path for paths in found for path in paths)]
     tasks: list[_Task] = []
     unchanged: list[str] = []
     for path in paths:
@@ -1829,31 +1890,69 @@ def to_parquet(
                     written.append(task.path)
                     for table, count in result["rows"].items():
                         rows[table] += count
-                    warned += [(task.path, run_id, warnings) for run_id, warnings in result["warnings"]]
+                    warned += [
+                        (task.path, run_id, tuple(_warning_as_named(w, task.path, named[task.path]) for w in warnings))
+                        for run_id, warnings in result["warnings"]
+                    ]
                 else:
                     unchanged.append(task.path)
                 bar.update(1)
-        removed = _prune(root, entries) if prune else []
+        removed = _prune(root, entries) if prune else []  # their entries
     finally:
         # Written after every part it names, and also when interrupted: what was done is kept.
         _write_atomic(root / _MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
 
-    named = set(paths)
     errors = tuple(
-        (entry["path"], entry["error"])
+        (path, _as_named(entry["error"], path, named[path]))
         for entry in entries.values()
-        if entry["path"] in named and entry.get("error") is not None
+        if (path := entry["path"]) in named and entry.get("error") is not None
     )
     order = {path: i for i, path in enumerate(paths)}
+    unchanged.sort(key=order.__getitem__)
+    kept = [entries[source_id(path)] for path in unchanged]
     return ParquetExport(
         out=str(root),
         written=tuple(sorted(written, key=order.__getitem__)),
-        unchanged=tuple(sorted(unchanged, key=order.__getitem__)),
+        unchanged=tuple(unchanged),
         errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
-        removed=tuple(removed),
+        removed=tuple(entry["path"] for entry in removed),
+        removed_runs=sum(len(entry.get("run_ids") or ()) for entry in removed),
         rows=rows,
         warnings=tuple(sorted(warned, key=lambda warning: order[warning[0]])),
+        unchanged_runs=sum(len(entry.get("run_ids") or ()) for entry in kept),
+        unchanged_warnings=tuple(
+            (path, run_id, tuple(_as_named(text, path, named[path]) for text in texts))
+            for path, entry in zip(unchanged, kept, strict=True)
+            if entry.get("warnings") != 0  # none, as recorded: its part is not read
+            for run_id, texts in _stored_warnings(root / "runs" / f"{source_id(path)}.parquet")
+        ),
     )
+
+
+def _as_named(text: str, absolute: str, named: str) -> str:
+    """``text``, said of the file ``absolute`` or of a file beside it (a Claude Code session's sub-agent), with the
+    path it opens with as the user named the file (``named``): the tables name every file by its absolute path, and
+    what is said to the user names it as it was given."""
+    folder = os.path.join(os.path.dirname(absolute), "")
+    if named == absolute or not text.startswith(folder):
+        return text
+    return os.path.join(os.path.dirname(named), "") + text[len(folder) :]
+
+
+def _warning_as_named(warning: RunWarning, absolute: str, named: str) -> RunWarning:
+    """``warning`` of a run read from the file ``absolute``, its file as the user named that one (``_as_named``)."""
+    return replace(warning, path=_as_named(warning.path, absolute, named))
+
+
+def _stored_warnings(part: Path) -> list[tuple[str, list[str]]]:
+    """``(run_id, warning_texts)`` of each run of the runs part ``part`` that has warnings, in its order: what an
+    export wrote of a file's warnings, read back."""
+    parquet = require("frame", "pyarrow.parquet")
+    try:
+        rows = parquet.read_table(part, columns=["run_id", "warning_texts"]).to_pylist()
+    except FileNotFoundError:  # removed since it was written: the file is exported again when it changes
+        return []
+    return [(row["run_id"] or "", row["warning_texts"]) for row in rows if row["warning_texts"]]
 
 
 def _window_overrides(options: Mapping[str, int] | None, caller: str) -> dict[str, int]:
@@ -1971,6 +2070,7 @@ def _export_one(task: _Task) -> dict[str, Any]:
                 part.unlink()
     counts = {table: parts[table].num_rows if table in parts else 0 for table in PARQUET_TABLES}
     entry["rows"] = counts
+    entry["warnings"] = sum(len(run.warnings) for run in runs)  # when 0, an export that skips it reads nothing back
     warnings = [(run.run_id, tuple(run.warnings)) for run in runs if run.warnings]
     return {"entry": entry, "written": True, "rows": counts, "runs": len(runs), "warnings": warnings}
 
@@ -2111,8 +2211,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(partial, path)
 
 
-def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
-    """Remove the parts and entries of exported files that no longer exist; their paths."""
+def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Remove the parts and entries of exported files that no longer exist; the entries removed."""
     removed = []
     for source, entry in list(entries.items()):
         if os.path.exists(entry["path"]):
@@ -2121,5 +2221,5 @@ def _prune(root: Path, entries: dict[str, dict[str, Any]]) -> list[str]:
             with contextlib.suppress(FileNotFoundError):
                 (root / table / f"{source}.parquet").unlink()
         del entries[source]
-        removed.append(entry["path"])
+        removed.append(entry)
     return removed

@@ -1079,6 +1079,14 @@ def test_bad_arguments_are_one_line_and_exit_2(argv: tuple[str, ...], message: s
     assert err.count("\n") == 1 and message in err, err
 
 
+@pytest.mark.parametrize("name", ["x.eval", "x.jsonl.gz", "x.jsonl"])
+def test_a_missing_file_named_as_a_readers_file_is_no_sample(name: str) -> None:
+    """A missing file whose name ends as the files the readers take (an Inspect ``.eval`` log among them) is said to be
+    missing, never looked up as a bundled sample: ``x.eval`` said "no such file, and no bundled sample of that name"."""
+    code, out, err = run_cli("show", name)
+    assert (code, out, err) == (2, "", f"agentrender: {name}: no such file\n")
+
+
 def test_a_reply_file_that_is_not_json_names_its_line(tmp_path: Path) -> None:
     """decide REPLY.json with broken JSON names the file, the line and the column as FILE:LINE:COLUMN:, as a history
     of broken JSON is named (a comma before a closing bracket where the comma stands), and a reply cut short says it

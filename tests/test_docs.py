@@ -502,22 +502,23 @@ def test_every_agentrender_shell_block_runs_in_a_fresh_folder(tmp_path: Path, pa
 def test_the_frames_guide_shows_what_export_prints_of_its_sweep(
     evaluation_sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The export the frames guide pastes (`agentrender export runs/ --parquet sweep.parquet`) is what the command
-    prints of the guide's sweep of 1,000 runs, where the page kept the counts of an earlier sweep (23,958 steps, where
-    the sweep has 23,924)."""
+    """The exports the frames guide pastes (`agentrender export runs/ --parquet sweep.parquet`, then again) are what
+    the command prints of the guide's sweep of 1,000 runs, one after the other, where the page kept the counts of an
+    earlier sweep (23,958 steps, where the sweep has 23,924)."""
     import io
 
     from agentrender.cli import main
 
     page = (DOCS / "guides" / "frames.md").read_text("utf-8")
     command = "agentrender export runs/ --parquet sweep.parquet"
-    pasted = re.search(rf"```console\n\$ {re.escape(command)}\n(.*?)```", page, re.DOTALL)
-    assert pasted is not None, f"frames.md shows no console block of {command}"
+    pasted = re.findall(rf"```console\n\$ {re.escape(command)}\n(.*?)```", page, re.DOTALL)
+    assert len(pasted) == 2, f"frames.md shows no two console blocks of {command}"
     (tmp_path / "runs").symlink_to(evaluation_sweep, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
-    out = io.StringIO()
-    assert main(command.split()[1:], stdout=out) == 0
-    assert pasted.group(1) == out.getvalue()
+    for said in pasted:
+        out = io.StringIO()
+        assert main(command.split()[1:], stdout=out) == 0
+        assert said == out.getvalue()
 
 
 def test_the_cli_guide_shows_what_a_filter_no_step_matches_says() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame
+from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame, to_parquet
 from agentrender.imports import load_runs
 from agentrender.runfile import load_run
 
@@ -187,15 +187,15 @@ def test_a_list_that_names_a_file_twice_gives_its_row_once(
 
 
 def test_one_file_and_no_files(store: tuple[Path, dict[str, Path]], tmp_path: Path) -> None:
-    """A single file path gives its one row; an empty folder an empty typed frame; a missing path an error."""
+    """A single file path gives its one row; an empty list an empty typed frame; a missing path an error."""
     _, paths = store
     assert runs_frame(paths["finished"], progress=False)["run_id"].tolist() == ["finished"]
-    empty = runs_frame(tmp_path, progress=False)
+    empty = runs_frame([], progress=False)
     assert len(empty) == 0 and list(empty.columns) == [c.name for c in RUN_COLUMNS]
     with pytest.raises(FileNotFoundError, match="no_such_folder"):
         runs_frame(tmp_path / "no_such_folder", progress=False)
     with pytest.raises(ValueError, match="workers must be 1 or more"):
-        runs_frame(tmp_path, workers=0, progress=False)
+        runs_frame([], workers=0, progress=False)
 
 
 def test_a_folder_is_read_through_its_links_each_file_once_and_without_its_hidden_files(tmp_path: Path) -> None:
@@ -322,3 +322,81 @@ def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> No
     assert frame["run_id"].tolist() == [run.run_id for runs in each.values() for run in runs]
     assert frame["steps"].tolist() == [len(run.steps) for runs in each.values() for run in runs]
     assert frame["path"].tolist() == [path for path, runs in each.items() for _ in runs] and len(frame) > 2
+
+
+def test_a_folder_with_no_run_files_is_one_error_from_every_reader(tmp_path: Path) -> None:
+    """A folder that holds no run file (an empty one, or one of other files and hidden ones) raises the one error that
+    names it and the names looked for, from runs_frame, to_parquet and Dask's read_runs alike, where the frames gave
+    an empty table without a word; an empty list names nothing, and gives an empty table from each."""
+    pytest.importorskip("pyarrow")
+    dask = pytest.importorskip("agentrender.dask")
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "notes.json").write_text("{}", encoding="utf-8")
+    (folder / ".hidden.jsonl").write_text("", encoding="utf-8")
+    said = f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, at any depth)"
+    for read in (
+        lambda: runs_frame(folder, progress=False),
+        lambda: to_parquet(folder, tmp_path / "out", progress=False),
+        lambda: to_parquet([folder], tmp_path / "out", progress=False),
+        lambda: dask.read_runs(folder),
+    ):
+        with pytest.raises(FileNotFoundError) as raised:
+            read()
+        assert str(raised.value) == said
+    assert len(runs_frame([], progress=False)) == 0
+    assert to_parquet([], tmp_path / "out", progress=False).written == ()
+    assert len(dask.read_runs([], table="runs").compute(scheduler="sync")) == 0
+
+
+def test_every_table_names_a_file_by_its_absolute_path_so_tables_join(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder or files named relatively give every table (runs_frame, table_frame, the Parquet export) the files'
+    absolute paths, so a frame joins an export on ``path``: runs_frame kept "runs/a.jsonl" while the export stored
+    "/.../runs/a.jsonl", and a join matched nothing."""
+    pytest.importorskip("pyarrow")
+    folder, paths = store
+    monkeypatch.chdir(folder.parent)
+    named = folder.name
+    absolute = [str(paths[name]) for name in ("finished", "cut", "bad", "nested")]
+    assert runs_frame(named, workers=1, progress=False)["path"].tolist() == absolute
+    assert runs_frame(named, workers=2, progress=False)["path"].tolist() == absolute
+    relative = [os.path.relpath(path) for path in absolute]
+    assert table_frame(relative, "runs")["path"].tolist() == absolute
+    assert set(table_frame(relative, "steps")["path"]) == {absolute[0], absolute[1]}
+    out = tmp_path / "out"
+    to_parquet(named, out, workers=1, progress=False)
+    exported = pd.read_parquet(out / "steps")
+    joined = runs_frame(named, workers=1, progress=False).merge(exported, on="path", suffixes=("", "_step"))
+    assert len(joined) == len(exported) > 0
+
+
+def test_the_runs_table_says_each_warning_in_full_in_every_table(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runs table holds each run's warnings as they are said (``PATH:LINE: what``, the path absolute as in
+    ``path``) beside their count, the same in runs_frame, the Parquet export and Dask, so a user can filter and read
+    them; it held their count alone. A run with none holds an empty list, a file that could not be read a null."""
+    pytest.importorskip("pyarrow")
+    dask = pytest.importorskip("agentrender.dask")
+    folder, paths = store
+    monkeypatch.chdir(folder.parent)
+    [warning] = load_run(paths["cut"]).warnings
+    said = f"{paths['cut']}:{warning.line}: {warning.message}"
+    frame = runs_frame(folder.name, workers=1, progress=False).set_index("path")
+    assert frame.loc[str(paths["cut"]), "warning_texts"] == [said]
+    assert frame.loc[str(paths["cut"]), "warnings"] == 1
+    assert frame.loc[str(paths["finished"]), "warning_texts"] == []
+    assert frame.loc[str(paths["bad"]), "warning_texts"] is None
+    assert frame.loc[
+        frame.warning_texts.map(lambda texts: any("cut short" in text for text in texts or ()))
+    ].index.tolist() == [str(paths["cut"])]
+    to_parquet(folder.name, tmp_path / "out", workers=1, progress=False)
+    for table in (
+        pd.read_parquet(tmp_path / "out" / "runs"),
+        dask.read_runs(folder.name, table="runs").compute(scheduler="sync"),
+    ):
+        texts = table.set_index("path")["warning_texts"]
+        assert list(texts[str(paths["cut"])]) == [said] and list(texts[str(paths["finished"])]) == []
+        assert texts[str(paths["bad"])] is None

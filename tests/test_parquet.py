@@ -49,7 +49,8 @@ def _assert_same(read: pd.DataFrame, expected: pd.DataFrame) -> None:
 
     A categorical's categories come back as pandas' default text (Parquet holds them as its
     dictionary, not their pandas dtype), and a part with no rows has none at all (they are
-    kept with the data): there the dtype is still categorical.
+    kept with the data): there the dtype is still categorical. A list of texts (``warning_texts``) comes back as an
+    array of them a row, compared as the list it holds.
     """
     categoricals = [name for name, dtype in expected.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)]
     for name in categoricals:
@@ -57,7 +58,12 @@ def _assert_same(read: pd.DataFrame, expected: pd.DataFrame) -> None:
         if len(expected):
             assert list(read[name].cat.categories) == list(expected[name].cat.categories), name
     as_text = dict.fromkeys(categoricals, TEXT_DTYPE)
-    pd.testing.assert_frame_equal(read.astype(as_text), expected.astype(as_text), check_exact=True)
+    read = read.astype(as_text)
+    for name in (name for name, dtype in expected.dtypes.items() if str(dtype) == "object"):  # a list of texts a row
+        assert all(isinstance(value, list) or value is None for value in expected[name]), name
+        # pandas reads a Parquet list as an array a row
+        read[name] = read[name].map(lambda value: None if value is None else list(value)).astype(object)
+    pd.testing.assert_frame_equal(read, expected.astype(as_text), check_exact=True)
 
 
 def _stamps(out: Path) -> dict[str, tuple[int, int]]:
@@ -534,7 +540,7 @@ def test_export_of_a_claude_code_session_writes_its_runs_and_prints_its_warnings
     read = imports.load_runs(SESSION)
     steps, calls = sum(len(run.steps) for run in read), sum(len(run.model_calls) for run in read)
     assert (code, err) == (0, ""), printed
-    assert printed.startswith(f"{out}: wrote 3 runs ({steps} steps, {calls} model calls), skipped 0 unchanged\n")
+    assert printed.startswith(f"{out}: wrote 3 runs ({steps} steps, {calls} model calls), skipped 0 unchanged files\n")
     said = [line for line in printed.splitlines() if line.startswith("warning: ")]
     assert said == [f"warning: {warning}" for warning in read[0].warnings] and len(said) == 2
     assert f"run {read[0].run_id}" in printed
@@ -559,7 +565,7 @@ def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: 
     gone.unlink()
     code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--workers", "1", "--prune", "--width", "200")
     assert (code, err) == (0, "")
-    assert printed.strip().endswith("skipped 1 unchanged, removed 1 run whose file is gone")
+    assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 gone file (1 run)")
     assert not any(_part(out, table, gone).exists() for table in TABLES)
     assert pd.read_parquet(out / "runs").run_id.tolist() == ["fix-failing-test"]
 
@@ -621,3 +627,85 @@ def test_without_pyarrow_the_export_names_the_extra(
     with pytest.raises(ImportError, match=r"needs pyarrow, which is not installed: pip install 'agentrender\[frame\]'"):
         to_parquet(folder, tmp_path / "out", workers=1, progress=False)
     assert not (tmp_path / "out").exists()
+
+
+def test_export_of_a_folder_with_no_run_files_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    """``agentrender export FOLDER`` of a folder that holds no run file says so in one line naming it and the names
+    looked for, exit 2, and makes no OUT, where it wrote an empty export and said "wrote 0 runs"."""
+    empty, out = tmp_path / "empty", tmp_path / "out"
+    empty.mkdir()
+    code, printed, err = _cli("export", str(empty), "--parquet", str(out))
+    said = f"no run files under {empty} (none named *.jsonl, *.jsonl.gz or *.eval, at any depth)"
+    assert (code, printed, err) == (2, "", f"agentrender: {said}\n")
+    assert not out.exists()
+
+
+def test_an_export_says_every_warning_it_holds_as_named_and_counts_the_runs_it_skips(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``agentrender export`` says each warning with its file as the user named it (it printed the absolute path),
+    says a skipped file's warnings again from its stored runs row (it said them once, when written), and counts the
+    files it skips and the runs they hold (it said "skipped 2 unchanged" of a file of one run and a session of
+    three)."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    lines = samples.path("out-of-steps").read_text("utf-8").splitlines(keepends=True)
+    (runs / "cut.jsonl").write_text("".join(lines[:4]) + lines[4][:20], encoding="utf-8")
+    shutil.copy(SESSION, runs / SESSION.name)
+    shutil.copytree(SESSION.with_suffix(""), runs / SESSION.stem)  # its sub-agents
+    monkeypatch.chdir(tmp_path)
+    session, [cut] = imports.load_runs(f"runs/{SESSION.name}"), imports.load_runs("runs/cut.jsonl")
+    said = [f"warning: {warning}" for warning in (*session[0].warnings, *cut.warnings)]  # in the folder's order
+    assert len(said) == 3 and said[2].startswith("warning: runs/cut.jsonl:5: the last line is cut short")
+
+    def warnings_printed(*more: str) -> tuple[str, list[str]]:
+        code, printed, err = _cli("export", "runs", "--parquet", "out", "--workers", "1", "--width", "400", *more)
+        assert (code, err) == (0, ""), printed
+        return printed.splitlines()[0], [line for line in printed.splitlines() if line.startswith("warning: ")]
+
+    assert len(session) == 3
+    first, printed = warnings_printed()
+    assert first.startswith("out: wrote 4 runs (") and first.endswith(", skipped 0 unchanged files"), first
+    assert printed == said
+    again, printed = warnings_printed()
+    assert again == "out: wrote 0 runs (0 steps, 0 model calls), skipped 2 unchanged files (4 runs)"
+    assert printed == said
+    code, out, _ = _cli("export", "runs", "--parquet", "out", "--json")
+    summary = json.loads(out)
+    assert (code, summary["unchanged_runs"], summary["warnings"]) == (0, 4, [])
+    assert [f"warning: {warning['said']}" for warning in summary["unchanged_warnings"]] == said
+    assert [warning["run_id"] for warning in summary["unchanged_warnings"]] == [session[0].run_id] * 2 + [cut.run_id]
+
+
+def test_an_export_names_a_file_it_could_not_read_as_the_user_named_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file an export could not read is named in its summary as the user named it, when written and when skipped
+    as unchanged, where the summary gave its absolute path; its runs row names it absolutely, as every table does."""
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "broken.jsonl").write_text("[]\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        code, printed, err = _cli("export", "runs", "--parquet", "out", "--width", "300")
+        assert (code, err) == (1, "")
+        assert "\n  runs/broken.jsonl:1: not a run, nor a conversation" in printed, printed
+    [row] = pd.read_parquet(tmp_path / "out" / "runs").itertuples()
+    assert row.path == str(tmp_path / "runs" / "broken.jsonl") and row.error.startswith(f"{row.path}:1: ")
+
+
+def test_export_prune_counts_the_files_gone_and_the_runs_they_held(tmp_path: Path) -> None:
+    """``export --prune`` of a Claude Code session (three runs) whose file is gone says it removed one file and its
+    three runs (``removed_runs`` in --json), where it said "removed 1 run" of the file, counting files as runs."""
+    runs, out = tmp_path / "runs", tmp_path / "out"
+    runs.mkdir()
+    shutil.copy(SESSION, runs / SESSION.name)
+    shutil.copytree(SESSION.with_suffix(""), runs / SESSION.stem)  # its sub-agents
+    write_run(samples.load("fix-failing-test"), runs / "kept.jsonl")
+    assert _cli("export", str(runs), "--parquet", str(out), "--workers", "1")[0] == 0
+    (runs / SESSION.name).unlink()
+    shutil.rmtree(runs / SESSION.stem)
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--prune", "--width", "200")
+    assert (code, err) == (0, "")
+    assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 gone file (3 runs)"), printed
+    code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--prune", "--json")
+    assert (code, err, json.loads(printed)["removed"], json.loads(printed)["removed_runs"]) == (0, "", [], 0)

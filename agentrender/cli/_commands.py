@@ -13,7 +13,7 @@ from agentrender._words import plural
 from agentrender.cli import _check, _decide, _follow, _html, _import, _inputs, _show, _tables
 from agentrender.cli._inputs import CliError
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
-from agentrender.frame import to_parquet
+from agentrender.frame import NoRunFilesError, to_parquet
 from agentrender.runfile import Run
 from agentrender.views import Views
 
@@ -235,7 +235,7 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
         )
     except ImportError as error:  # pyarrow or pandas: the error says which package and the pip line
         raise CliError(str(error)) from None
-    except ValueError as error:  # an OUT that is not an export of these options
+    except (ValueError, NoRunFilesError) as error:  # an OUT that is not an export of these options, a folder of none
         raise CliError(str(error)) from None
     except OSError as error:  # an OUT that cannot be written: a file, a folder not ours
         where = f" ({error.filename})" if error.filename is not None else ""

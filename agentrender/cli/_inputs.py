@@ -13,6 +13,7 @@ from typing import Any
 from agentrender import imports, samples
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._types import ModelResponse
+from agentrender.frame import RUN_FILE_SUFFIXES
 from agentrender.imports.conversation import not_json
 from agentrender.imports.detect import run_number
 from agentrender.runfile import Run, RunFileError, response_from_record
@@ -57,8 +58,10 @@ def run_path(name: str) -> str:
     return name
 
 
-_FILE_SUFFIXES = (".jsonl", ".gz", ".json")
-"""The ends of a name that is a file's, never a bundled sample's (a missing ``run.jsonl`` is no sample)."""
+_FILE_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json", ".gz")
+"""The ends of a name that is a file's, never a bundled sample's (a missing ``run.jsonl`` or ``log.eval`` is no
+sample): the files the readers take from a folder (``agentrender.frame.RUN_FILE_SUFFIXES``), and those they take only
+when named (a JSON document, any gzip-compressed file)."""
 
 
 def resolve(name: str) -> Path:

@@ -9,7 +9,7 @@ with the words they use explained, so a terminal scrolled to the end still shows
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from agentrender._display.said import (
@@ -117,8 +117,14 @@ class Folder:
 
 def warning_lines(warnings: Any) -> Iterator[Text]:
     """A run's warnings, one line each, identical ones once with their count and lines (``warning_groups``)."""
-    for group in warning_groups(warnings):
-        yield Text("warning: " + clean(str(group)), style="yellow")
+    return said_warning_lines(str(group) for group in warning_groups(warnings))
+
+
+def said_warning_lines(texts: Iterable[str]) -> Iterator[Text]:
+    """Warnings already said as text (a ``warning_groups`` group each: a runs table's ``warning_texts``), one line
+    each, as ``warning_lines`` says them."""
+    for text in texts:
+        yield Text("warning: " + clean(text), style="yellow")
 
 
 def stderr_lines(warnings: Any, *, every: bool = False) -> Iterator[str]:

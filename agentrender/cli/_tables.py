@@ -19,7 +19,7 @@ from agentrender._display.said import (
 )
 from agentrender._types import Step
 from agentrender._words import plural
-from agentrender.cli._show import warning_lines
+from agentrender.cli._show import said_warning_lines, warning_lines
 from agentrender.cli._term import (
     DISAGREE,
     INHERITED,
@@ -708,23 +708,33 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
 
 
 def export_renderable(done: ParquetExport) -> Group:
-    """What ``export`` did: the runs written and skipped, the rows written, each file that could not be read, and the
-    warnings of each run read, as ``import`` says a run's (``warning_lines``)."""
+    """What ``export`` did: the runs written, the files skipped and the runs they hold, the rows written, each file
+    that could not be read, and the warnings of each run the files given hold, as ``import`` says a run's
+    (``warning_lines``): a skipped file's as its runs row says them."""
     rows = done.rows or {}
     # a file that could not be read is written too, as its row of the runs table: it is counted as such, not as a run
     unreadable = {path for path, _ in done.errors}
     runs = rows.get("runs", 0) - sum(path in unreadable for path in done.written)
+    skipped = plural(len(done.unchanged), "unchanged file")
     lines: list[Any] = [
         Text(
             f"{done.out}: wrote {plural(runs, 'run')} "
             f"({plural(rows.get('steps', 0), 'step')}, {plural(rows.get('model_calls', 0), 'model call')}), "
-            f"skipped {len(done.unchanged)} unchanged"
-            + (f", removed {plural(len(done.removed), 'run')} whose file is gone" if done.removed else "")
+            f"skipped {skipped}"
+            + (f" ({plural(done.unchanged_runs, 'run')})" if done.unchanged else "")
+            + (
+                f", removed {plural(len(done.removed), 'gone file')} ({plural(done.removed_runs, 'run')})"
+                if done.removed
+                else ""
+            )
         )
     ]
-    for _, run_id, warnings in done.warnings:
+    said = [(path, run_id, list(warning_lines(warnings))) for path, run_id, warnings in done.warnings]
+    said += [(path, run_id, list(said_warning_lines(texts))) for path, run_id, texts in done.unchanged_warnings]
+    order = {path: i for i, path in enumerate((*done.written, *done.unchanged))}
+    for _, run_id, warned in sorted(said, key=lambda run: order.get(run[0], -1)):
         lines.append(Text(f"run {clean(run_id, one_line=True)}:", style=MUTED))
-        lines.extend(warning_lines(warnings))
+        lines.extend(warned)
     if done.errors:
         lines.append(
             Text(f"{plural(len(done.errors), 'file')} could not be read (rows of the runs table with their error):")
