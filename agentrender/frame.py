@@ -1053,7 +1053,7 @@ def runs_frame(
             rows.extend(values)
             bar.update(1)
     lists = {column.name: [row[i] for row in rows] for i, column in enumerate(_RUN_VALUES)}
-    return _build(pandas, RUN_COLUMNS, lists, lambda i: f"run file {paths[i]}")
+    return _build(pandas, RUN_COLUMNS, lists, lambda i: f"run file {lists['path'][i]}")
 
 
 def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[list[Any]]]:
@@ -1101,13 +1101,17 @@ def _stopped(caller: str) -> RuntimeError:
     )
 
 
-def _run_paths(paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+def _run_paths(
+    paths_or_folder: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], caller: str = "runs_frame"
+) -> list[str]:
+    """The files ``caller`` reads of what it was given: a folder's run files (``run_files``), one file, or a list of
+    files, each once (``distinct_paths``)."""
     if isinstance(paths_or_folder, str | os.PathLike):
         root = Path(paths_or_folder)
         if root.is_dir():
             return run_files(root)
         if not root.exists():
-            raise FileNotFoundError(f"runs_frame: no such file or folder: {root}")
+            raise FileNotFoundError(f"{caller}: no such file or folder: {root}")
         return [str(root)]
     return distinct_paths(paths_or_folder)
 
@@ -1690,13 +1694,14 @@ def source_id(path: str | os.PathLike[str]) -> str:
 
 
 def table_frame(
-    paths: Iterable[str | os.PathLike[str]],
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     table: str = "steps",
     *,
     options: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
-    """One table of ``PARQUET_TABLES`` for the files ``paths`` (run files, or agents' histories: each of their runs),
-    read one after another in this process.
+    """One table of ``PARQUET_TABLES`` for the files ``paths`` (run files, or agents' histories: each of their runs;
+    a folder is its run files and one name that file, as ``runs_frame`` reads them), read one after another in this
+    process.
 
     ``"steps"`` and ``"model_calls"`` are each file's ``steps_frame`` or ``model_calls_frame`` in the order of
     ``paths`` (each file once: ``distinct_paths``), with its ``run_id`` and ``path`` in front (the rows
@@ -1713,7 +1718,7 @@ def table_frame(
     if columns is None:
         raise ValueError(f"table_frame: table is one of {', '.join(map(repr, PARQUET_TABLES))}, not {table!r}")
     overrides = _window_overrides(options, "table_frame")
-    named = distinct_paths(paths)
+    named = _run_paths(paths, "table_frame")
     if table == "runs":
         return runs_frame(named, workers=1, progress=False)
     lists: dict[str, list[Any]] = {column.name: [] for column in columns if column.derive is None}

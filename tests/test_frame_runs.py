@@ -400,3 +400,19 @@ def test_the_runs_table_says_each_warning_in_full_in_every_table(
         texts = table.set_index("path")["warning_texts"]
         assert list(texts[str(paths["cut"])]) == [said] and list(texts[str(paths["finished"])]) == []
         assert texts[str(paths["bad"])] is None
+
+
+def test_table_frame_reads_a_folder_or_a_file_named_alone_as_runs_frame_does(
+    store: tuple[Path, dict[str, Path]],
+) -> None:
+    """``table_frame`` of a folder reads its run files and of one file's name reads that file, as ``runs_frame`` does,
+    where it read each letter of the name as a file and gave an empty steps table without a word."""
+    folder, paths = store
+    listed = run_files(folder)
+    for table in ("steps", "model_calls", "runs"):
+        pd.testing.assert_frame_equal(table_frame(folder, table), table_frame(listed, table))
+    alone = table_frame(str(paths["finished"]), "steps")
+    pd.testing.assert_frame_equal(alone, table_frame([paths["finished"]], "steps"))
+    assert len(alone) == 5 and set(alone["path"]) == {str(paths["finished"])}
+    with pytest.raises(FileNotFoundError, match="table_frame: no such file or folder"):
+        table_frame(folder / "missing", "steps")
