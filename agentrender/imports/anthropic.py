@@ -351,19 +351,20 @@ def json_values(
         try:
             for data in lines:
                 number += 1
+                if decoder is not None:
+                    try:
+                        value = decoder.decode(data)
+                    except msgspec.DecodeError:  # not one of its records (or a blank line): read as any line is
+                        pass
+                    else:
+                        ended = number + data.endswith(b"\n")
+                        yield number, value
+                        continue
                 if not data.strip():
                     number += data.count(b"\n") - 1  # a run of blank lines may come as one
                     ended = number + 1
                     continue
                 ended = number + data.endswith(b"\n")
-                if decoder is not None:
-                    try:
-                        value = decoder.decode(data)
-                    except msgspec.DecodeError:  # not one of its records: read as any line is
-                        pass
-                    else:
-                        yield number, value
-                        continue
                 text = None
                 try:
                     value = _LINE.decode(data)  # from the bytes, in C, the UTF-8 checked as it decodes

@@ -770,7 +770,7 @@ class _Conversation:
             said = f"{reprlib.repr(stamp)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z)"
             self.warnings.append(Where(here.path, here.line, "timestamp").warning(f"{said}: not a time of the steps"))
         if role == "assistant" and self.receiving:
-            self._received(blocks, item_id, here)
+            self._received(blocks, item_id, here, type(item) is not dict)
 
     def _keep(self, fields: Mapping[str, Any], here: Where, kept: Any = None) -> None:
         """Keep the ``fields`` an item or part (at ``here``) holds beside what is mapped in ``unmapped`` (or ``kept``,
@@ -974,9 +974,10 @@ class _Conversation:
             if failed:
                 turn["failed"] = failed
 
-    def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
-        """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
-        part of the reply being received, or the first of a new one (the reply before it ended: ``replied``)."""
+    def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where, decoded: bool) -> None:
+        """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``; ``decoded``: a struct of a
+        typed decode), just added to the last turn: part of the reply being received, or the first of a new one (the
+        reply before it ended: ``replied``)."""
         turn = len(self.turns) - 1
         end = len(self.turns[turn]["content"])
         reply = self.replies[-1] if self.replies else None
@@ -985,6 +986,7 @@ class _Conversation:
             reply.usage, self.counts_ahead = self.counts_ahead, None
             self.replies.append(reply)
         reply.end, reply.line = end, here.line
+        reply.decoded = reply.decoded and decoded
         if isinstance(item_id, str) and item_id:
             reply.item_id = item_id
 
@@ -1024,7 +1026,8 @@ class _Conversation:
             call = model_call((reply.turn - 1) // 2, content, reply_id=reply.item_id, model=reply.model,
                               finish=reply.stop, usage=reply.usage)  # fmt: skip
             try:
-                check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
+                if not reply.decoded:  # a reply of structs holds only blocks and fields of the types a reply takes
+                    check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
             except ValueError as error:
                 said = f"{error}: the reply is not kept as a model call"
                 (self.warnings if warnings is None else warnings).append(Where(path, reply.line).warning(said))
@@ -1258,7 +1261,7 @@ class _Reply:
     """A reply received, as the conversation holds it: its blocks (``start`` to ``end`` of its turn's), the line of
     its last item, and what the source says of it."""
 
-    __slots__ = ("done", "end", "item_id", "line", "model", "start", "stop", "turn", "usage")
+    __slots__ = ("decoded", "done", "end", "item_id", "line", "model", "start", "stop", "turn", "usage")
 
     def __init__(self, turn: int, start: int, model: Any) -> None:
         self.turn, self.start, self.end, self.line = turn, start, start, 0
@@ -1267,6 +1270,7 @@ class _Reply:
         self.stop: Any = None  # its finish reason, where the source says it
         self.usage: dict[str, Any] | None = None
         self.done = False  # no item after it is part of it
+        self.decoded = True  # each of its items was decoded as a struct (``_Item``), none read as a dict
 
 
 _INPUT_COUNTS = frozenset(("input_tokens", "cached_input_tokens", "input_tokens_details"))
