@@ -287,6 +287,54 @@ def test_a_codex_session_followed_is_read_on_and_a_half_written_line_waits(tmp_p
     assert [step.decision.kind for step in grown.run.steps] == ["tool_call", "no_tool_call"]
 
 
+def test_the_items_a_rollout_is_mostly_made_of_import_as_a_reader_of_each_line_as_json_reads_them(
+    tmp_path: Path,
+) -> None:
+    """The records a rollout is mostly made of, which an import reads as typed structs, and the same shapes with a
+    field more or of another type, which it reads as JSON, give the run and warnings ``GrowingRollout`` gives reading
+    each line as JSON: a message's phase and a custom call's status kept, a reasoning summary, a failed command, token
+    counts, an output after a compaction, a timestamp that is not one."""
+    stamp = "2026-05-11T08:27:17.490Z"
+    limits = {"primary": {"used_percent": 3.0, "window_minutes": 300}, "plan_type": None, "limit_id": "codex"}
+    usage = {"input_tokens": 1000, "cached_input_tokens": 200, "output_tokens": 40, "total_tokens": 1040}
+    info = {"last_token_usage": usage, "total_token_usage": usage, "model_context_window": 258400}
+    reasoning = {"type": "reasoning", "summary": [{"type": "summary_text", "text": "t"}], "content": None}
+    failed = output("c1", "Wall time: 0.1s\nProcess exited with code 2\nno")
+    custom = {"type": "custom_tool_call", "status": "completed", "call_id": "c2", "name": "apply_patch", "input": "*"}
+    as_object = {"type": "function_call", "name": "shell", "arguments": {"a": 1}, "call_id": "c3"}
+    payloads: list[tuple[dict[str, Any], str | None]] = [
+        (user("go"), stamp),
+        (reasoning, stamp),
+        ({**said("on it"), "phase": "commentary"}, stamp),
+        (call("c1"), "yesterday"),
+        ({"type": "token_count", "info": info, "rate_limits": limits}, None),
+        (failed, stamp),
+        (custom, stamp),
+        (as_object, None),
+        ({"type": "token_count", "info": {"last_token_usage": {**usage, "x": True}}}, None),
+        ({"type": "custom_tool_call_output", "call_id": "c2", "output": "done"}, None),
+        ({**output("c3"), "id": "o3"}, stamp),
+        ({"message": "summary"}, None),
+        (output("c9"), stamp),
+        (user("next"), stamp),
+    ]
+    records: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": "s-1", "base_instructions": {"text": "You are Codex."}}},
+        {"type": "turn_context", "payload": {"model": "gpt-x"}},
+    ]
+    for payload, at in payloads:
+        kind = {"token_count": "event_msg", None: "compacted"}.get(payload.get("type"), "response_item")
+        records.append({"type": kind, "payload": payload, **({"timestamp": at} if at is not None else {})})
+    records.append({"type": "response_item", "payload": said("done"), "timestamp": stamp, "extra": 1})
+    data = "".join(json.dumps(record) + "\n" for record in records).encode()
+    path = tmp_path / "rollout.jsonl"
+    read_on, whole, refused = grown_equals_fresh(data, path, line_ends(data), GrowingRollout, from_responses_runs)
+    assert (read_on + whole, refused) == (len(records) - 2, 2)  # no conversation before the first item
+    run = from_responses(path)
+    assert run.header["source"]["unmapped"]["line 5"] == {"phase": "commentary"}
+    assert [step.observation.status for step in run.steps[:2]] == ["error", "ok"]
+
+
 def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Path) -> None:
     """``check``, ``show`` and ``import`` read a real Codex rollout (they said it was of no known format); the run
     is named by the session's id and ends as its last turn did."""

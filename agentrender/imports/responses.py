@@ -66,7 +66,11 @@ be read raises ``RunFileError`` naming its file, line and field.
 
 The values read are JSON's (a file's lines decoded, or ``own_copy`` of a value given), so an object among them is a
 ``dict``, and the readers ask ``isinstance(value, dict)``: a check of a type, where one of ``Mapping`` goes through an
-abstract class's hook, several times slower, on every item of a rollout.
+abstract class's hook, several times slower, on every item of a rollout. But for a rollout's common records: its
+messages of text, calls, outputs, reasoning and token counts, as Codex writes them, are decoded as frozen structs
+(``_ROLLOUT_LINES``: each field of the type its reader checks, no field more), whose blocks are made with none of
+the checks the decode made; a line of any other shape, or with a field more, is decoded as JSON and read as above,
+which keeps and words what it holds as ever.
 """
 
 from __future__ import annotations
@@ -77,7 +81,10 @@ import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from agentrender._json import canonical, decode_failure, type_name
 from agentrender._words import FEW, clipped, first_few, shown
@@ -215,7 +222,7 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         name = Path(path).name
-        values = json_values(path, notes)  # a file holds at least one value, or this raises
+        values = json_values(path, notes, _ROLLOUT_LINES)  # a file holds at least one value, or this raises
     else:
         path, name = "<responses>", "conversation"
         values = iter([(1, own_copy(source, path))])  # checked to be JSON, and never shared with the caller
@@ -294,6 +301,15 @@ class _Rollout:
         path, older, conversation, records = self.path, self.older, self.conversation, self.records
         for line, record in values:
             self.first = self.first or line
+            if type(record) is _ItemRecord:  # decoded as one of the items it reads without checks (_ROLLOUT_LINES)
+                conversation.add_read(record.payload, Where(path, line, "payload"), record.timestamp)
+                continue
+            if type(record) is _CountRecord:
+                self.events.setdefault("token_count", []).append(line)
+                info = record.payload.info
+                if info is not None and info.last_token_usage is not None:
+                    conversation.counted(info.last_token_usage)
+                continue
             if not isinstance(record, dict):
                 raise Where(path, line).error(f"expected a Codex rollout record (an object), got {type_name(record)}")
             kind, payload = record.get("type"), record.get("payload")
@@ -713,7 +729,29 @@ class _Conversation:
         if role is None:
             return
         check_blocks(blocks, here)
-        if kind == "message" and item.get("role") == "user":
+        self._added(role, blocks, here, stamp, item, kind, item.get("role") == "user", item.get("id"))
+
+    def add_read(self, item: _Item, here: Where, stamp: str | None) -> None:
+        """Read one item a typed decode read (at ``here``; written at ``stamp``) into the conversation, as ``add``
+        reads it as a dict: the decode checked each field its blocks are made of."""
+        role, blocks = item.read(self, here)
+        kind = "message" if type(item) is _MessageItem else ""  # ``add`` needs its type only for a message
+        self._added(role, blocks, here, stamp, item, kind, role == "user", None)
+
+    def _added(
+        self,
+        role: str,
+        blocks: list[dict[str, Any]],
+        here: Where,
+        stamp: Any,
+        item: Any,
+        kind: Any,
+        from_user: bool,
+        item_id: Any,
+    ) -> None:
+        """Put the ``blocks`` of an item read (``item``, of type ``kind``, at ``here``; ``from_user``: a message of the
+        user's role) in the conversation, on ``role``'s side, written at ``stamp``; ``item_id``: its ``id``."""
+        if kind == "message" and from_user:
             self._heard(blocks)
         if role == "user":
             self.replied()
@@ -722,9 +760,10 @@ class _Conversation:
                 if kind == "message":
                     self.restart["opening"].extend(blocks)
                 else:
+                    kind = kind or type(item).__struct_config__.tag
                     said = "answers no call of the history sent: not in the views, kept in the source (unmapped)"
                     self.warnings.append(here.warning(f"a {shown(kind)} item after a compaction {said}"))
-                    self.unmapped[self._place(here)] = dict(item)
+                    self.unmapped[self._place(here)] = dict(item) if type(item) is dict else msgspec.to_builtins(item)
                 return
             self._restarted()
         self._append(role, blocks, here)
@@ -734,7 +773,7 @@ class _Conversation:
             said = f"{reprlib.repr(stamp)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z)"
             self.warnings.append(Where(here.path, here.line, "timestamp").warning(f"{said}: not a time of the steps"))
         if role == "assistant" and self.receiving:
-            self._received(blocks, item.get("id"), here)
+            self._received(blocks, item_id, here, type(item) is not dict)
 
     def _keep(self, fields: Mapping[str, Any], here: Where, kept: Any = None) -> None:
         """Keep the ``fields`` an item or part (at ``here``) holds beside what is mapped in ``unmapped`` (or ``kept``,
@@ -954,9 +993,10 @@ class _Conversation:
             if failed:
                 turn["failed"] = failed
 
-    def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where) -> None:
-        """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``), just added to the last turn:
-        part of the reply being received, or the first of a new one (the reply before it ended: ``replied``)."""
+    def _received(self, blocks: list[dict[str, Any]], item_id: Any, here: Where, decoded: bool) -> None:
+        """Note the ``blocks`` of an item of a reply received (its ``id``, at ``here``; ``decoded``: a struct of a
+        typed decode), just added to the last turn: part of the reply being received, or the first of a new one (the
+        reply before it ended: ``replied``)."""
         turn = len(self.turns) - 1
         end = len(self.turns[turn]["content"])
         reply = self.replies[-1] if self.replies else None
@@ -965,6 +1005,7 @@ class _Conversation:
             reply.usage, self.counts_ahead = self.counts_ahead, None
             self.replies.append(reply)
         reply.end, reply.line = end, here.line
+        reply.decoded = reply.decoded and decoded
         if isinstance(item_id, str) and item_id:
             reply.item_id = item_id
 
@@ -1004,7 +1045,8 @@ class _Conversation:
             call = model_call((reply.turn - 1) // 2, content, reply_id=reply.item_id, model=reply.model,
                               finish=reply.stop, usage=reply.usage)  # fmt: skip
             try:
-                check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
+                if not reply.decoded:  # a reply of structs holds only blocks and fields of the types a reply takes
+                    check_reply(call["response"], where="reply", blocks_checked=True)  # each block was, as it was read
             except ValueError as error:
                 said = f"{error}: the reply is not kept as a model call"
                 (self.warnings if warnings is None else warnings).append(Where(path, reply.line).warning(said))
@@ -1256,7 +1298,7 @@ class _Reply:
     """A reply received, as the conversation holds it: its blocks (``start`` to ``end`` of its turn's), the line of
     its last item, and what the source says of it."""
 
-    __slots__ = ("done", "end", "item_id", "line", "model", "start", "stop", "turn", "usage")
+    __slots__ = ("decoded", "done", "end", "item_id", "line", "model", "start", "stop", "turn", "usage")
 
     def __init__(self, turn: int, start: int, model: Any) -> None:
         self.turn, self.start, self.end, self.line = turn, start, start, 0
@@ -1265,6 +1307,7 @@ class _Reply:
         self.stop: Any = None  # its finish reason, where the source says it
         self.usage: dict[str, Any] | None = None
         self.done = False  # no item after it is part of it
+        self.decoded = True  # each of its items was decoded as a struct (``_Item``), none read as a dict
 
 
 _INPUT_COUNTS = frozenset(("input_tokens", "cached_input_tokens", "input_tokens_details"))
@@ -1401,3 +1444,129 @@ _READERS: dict[str, _Reader] = {
     "web_search_call": _Conversation._web_search,
 }
 """How each item the Messages API has a counterpart for is read."""
+
+
+# A rollout's common records, decoded as structs (``_ROLLOUT_LINES``): each forbids fields it does not name and
+# holds no ``Any``, so a line it takes is decoded whole, and the readers above are what words every other line.
+
+
+class _Item(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type"):
+    """An item of the conversation a typed decode read: its fields of the types its reader checks."""
+
+    def read(self, conversation: _Conversation, here: Where) -> tuple[str, list[dict[str, Any]]]:
+        """Its side and its blocks, as the API has them (the reader of its type would make the same); what it holds
+        beside them kept in the source (``_Conversation._keep``)."""
+        raise NotImplementedError
+
+
+class _Text(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A content part of text: its type and its text."""
+
+    type: Literal["input_text", "output_text", "text"]
+    text: str
+
+
+class _Summary(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A part of a reasoning item's summary (``summary_text``): its text (its type is not read)."""
+
+    type: str
+    text: str
+
+
+class _MessageItem(_Item, tag="message", frozen=True):
+    role: Literal["user", "assistant"]
+    content: list[_Text]
+    phase: str | UnsetType = UNSET  # Codex's (``commentary``, ``final_answer``): kept in the source
+
+    def read(self, conversation: _Conversation, here: Where) -> tuple[str, list[dict[str, Any]]]:
+        if self.phase is not UNSET:
+            conversation._keep({"phase": self.phase}, here)
+        return self.role, [{"type": "text", "text": part.text} for part in self.content]
+
+
+class _CallItem(_Item, tag="function_call", frozen=True):
+    name: str
+    arguments: str
+    call_id: str
+
+    def read(self, conversation: _Conversation, here: Where) -> tuple[str, list[dict[str, Any]]]:
+        return "assistant", [
+            {"type": "tool_use", "id": self.call_id, "name": self.name, "input": tool_input(self.arguments)}
+        ]
+
+
+class _CustomCallItem(_Item, tag="custom_tool_call", frozen=True):
+    call_id: str
+    name: str
+    input: str
+    status: str | UnsetType = UNSET  # kept in the source
+
+    def read(self, conversation: _Conversation, here: Where) -> tuple[str, list[dict[str, Any]]]:
+        if self.status is not UNSET:
+            conversation._keep({"status": self.status}, here)
+        return "assistant", [{"type": "tool_use", "id": self.call_id, "name": self.name, "input": self.input}]
+
+
+class _OutputItem(_Item, tag="function_call_output", frozen=True):
+    call_id: str
+    output: str
+
+    def read(self, conversation: _Conversation, here: Where) -> tuple[str, list[dict[str, Any]]]:
+        output = self.output
+        if output[:1] in ("{", "C", "W") and _failed_output(output):
+            conversation.failed.add(self.call_id)
+        return "user", [{"type": "tool_result", "tool_use_id": self.call_id, "content": output}]
+
+
+class _CustomOutputItem(_OutputItem, tag="custom_tool_call_output", frozen=True):
+    pass
+
+
+class _ReasoningItem(_Item, tag="reasoning", frozen=True):
+    summary: list[_Summary] | None = None
+    content: None = None
+    encrypted_content: str | None = None
+
+    def read(self, conversation: _Conversation, here: Where) -> tuple[str, list[dict[str, Any]]]:
+        thinking = "\n\n".join([part.text for part in self.summary or ()])
+        return "assistant", [{"type": "thinking", "thinking": thinking, "signature": self.encrypted_content or ""}]
+
+
+class _ItemRecord(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                  tag="response_item"):  # fmt: skip
+    """A ``response_item`` record of one of the items above."""
+
+    payload: _MessageItem | _CallItem | _CustomCallItem | _OutputItem | _CustomOutputItem | _ReasoningItem
+    timestamp: str | None = None
+
+
+_Scalar = str | int | float | bool | None
+
+
+class _Info(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """A ``token_count`` event's ``info``: the counts of the last reply, and of the session."""
+
+    last_token_usage: dict[str, int] | None = None
+    total_token_usage: dict[str, int] | None = None
+    model_context_window: int | None = None
+
+
+class _TokenCount(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                  tag="token_count"):  # fmt: skip
+    """A ``token_count`` event: only its ``info.last_token_usage`` is read (the event is kept by its line)."""
+
+    info: _Info | None = None
+    rate_limits: dict[str, dict[str, _Scalar] | _Scalar] | None = None
+
+
+class _CountRecord(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                   tag="event_msg"):  # fmt: skip
+    """An ``event_msg`` record of a ``token_count`` event."""
+
+    payload: _TokenCount
+    timestamp: str | None = None
+
+
+_ROLLOUT_LINES = (looks_like_codex, msgspec.json.Decoder(_ItemRecord | _CountRecord))
+"""How ``json_values`` decodes the lines after a rollout's first: as these records when they are, each read by
+``_Rollout.read`` without the checks its decode made."""
