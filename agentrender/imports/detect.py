@@ -25,7 +25,7 @@ from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.imports.responses import from_responses_runs, looks_like_responses
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import binary_at, open_inflated
+from agentrender.runfile.lines import binary_at, first_line, open_inflated
 
 __all__ = [
     "DOCS",
@@ -121,6 +121,9 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
     run-file reader try, so whatever it reads loads here too.
     """
     try:
+        line = None if past_window else first_line(path, _WINDOW)
+        if line is not None and (first := _parsed(line, path, whole=True)) is not _NONE:
+            return first, False, False  # its first line holds a value: the first MiB is not read
         opened, limit = open_inflated(path)
         with opened as file:
             data, ended = _window(file)
@@ -261,7 +264,7 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     like, which formats were tried, and where they are documented.
     """
     path = os.fspath(source)
-    if not Path(path).is_file():
+    if not os.path.isfile(path):  # a stat: Path(path).is_file() makes a Path first, which costs more
         raise RunFileError(path, 0, "no such file" if not Path(path).exists() else "not a file")
     first, broken, cut = _first_value(path)
     if cut and not broken and not any(candidate.recognise(path, None) for candidate in FORMATS):
