@@ -159,7 +159,7 @@ def open_inflated(path: str) -> tuple[io.BufferedIOBase, int]:
 
 _BLANK = re.compile(rb"(?:[ \t\r\n]|\xef\xbb\xbf)*")
 """White space and byte order marks: what comes before a file's first value."""
-_FIRST_READ = 1 << 14
+_FIRST_READ = 1 << 12
 """How much of a file ``first_line`` reads first, then twice as much at each read (of a gzip stream: inflates at a
 time)."""
 
