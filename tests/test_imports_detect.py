@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +13,8 @@ import pytest
 
 import agentrender
 from agentrender import render
-from agentrender.imports import from_anthropic, from_openai
-from agentrender.runfile import Run, RunFileError
+from agentrender.imports import from_anthropic, from_openai, load_runs
+from agentrender.runfile import FORMAT, Run, RunFileError, load_run
 from tests._support import real
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
@@ -83,3 +85,34 @@ def test_a_control_byte_in_a_string_of_a_real_historys_first_line_is_said_as_on_
         agentrender.load(path)
     said = str(caught.value)
     assert said.startswith(f"{path}:1: not JSON: ") and "run file" not in said, said
+
+
+def _bytes_read() -> int:
+    """The bytes this process has read from files so far (``rchar`` of ``/proc/self/io``)."""
+    with open("/proc/self/io", "rb") as counters:
+        return next(int(line.split()[1]) for line in counters if line.startswith(b"rchar:"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="the bytes a process reads are counted by Linux")
+@pytest.mark.parametrize("name", ["run.jsonl", "run.jsonl.gz"])
+def test_a_run_file_is_told_from_its_first_line_not_its_first_mib(tmp_path: Path, name: str) -> None:
+    """``load_runs`` of a run file of a few MiB reads it as ``load_run`` does, and before that its first line (within
+    a few tens of KiB), where it read its first MiB (inflated, of a gzip stream) a second time."""
+    randomly = random.Random(7)
+    header = {"type": "run", "format": FORMAT, "run_id": "r", "goal": "g", "tools": [{"name": "read_file"}]}
+    records = [header]
+    for index in range(400):
+        decision = {"kind": "tool_call", "tool": "read_file", "args": {"path": "a.py"}}
+        content = randomly.randbytes(3000).hex()  # compresses to about half: a gzip stream's MiB is 0.5 MiB read
+        records.append({"type": "step", "index": index, "decision": decision, "observation": {"content": content}})
+    data = b"".join(json.dumps(record).encode() + b"\n" for record in records)
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert load_runs(path) == [load_run(path)]
+    before = _bytes_read()
+    load_run(path)
+    once = _bytes_read() - before
+    before = _bytes_read()
+    load_runs(path)
+    extra = _bytes_read() - before - once
+    assert path.stat().st_size > 1 << 20 and 0 <= extra <= 96 << 10, (once, extra)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._words import plural
 from agentrender.imports.anthropic import from_anthropic_runs, looks_like_anthropic
@@ -25,7 +27,7 @@ from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.imports.responses import from_responses_runs, looks_like_responses
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import binary_at, open_inflated
+from agentrender.runfile.lines import binary_at, first_line, open_inflated
 
 __all__ = [
     "DOCS",
@@ -103,7 +105,19 @@ FORMATS: list[Format] = [
 
 _WINDOW = 1 << 20
 """How much of a file is read first to find its first JSON value (its start decides most files)."""
-_loads = limited(json.JSONDecoder(strict=False).decode)
+_lenient = json.JSONDecoder(strict=False).decode
+
+
+def _decoded(text: str) -> Any:
+    """The JSON value of ``text``: msgspec's, which ``json``'s is for any text it reads (in half the time, on a run
+    file's header), else ``json``'s, which reads what msgspec refuses (a control character raw in a string)."""
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return _lenient(text)
+
+
+_loads = limited(_decoded)
 """The first value's decoder: a control character raw in a string (which JSON has escaped) does not hide what the
 value is; the format's importer reads the line again, and says where it is not JSON, as of any other line."""
 
@@ -121,6 +135,9 @@ def _first_value(path: str, *, past_window: bool = False) -> tuple[Any, bool, bo
     run-file reader try, so whatever it reads loads here too.
     """
     try:
+        line = None if past_window else first_line(path, _WINDOW)
+        if line is not None and (first := _parsed(line, path, whole=True)) is not _NONE:
+            return first, False, False  # its first line holds a value: the first MiB is not read
         opened, limit = open_inflated(path)
         with opened as file:
             data, ended = _window(file)
@@ -261,7 +278,7 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     like, which formats were tried, and where they are documented.
     """
     path = os.fspath(source)
-    if not Path(path).is_file():
+    if not os.path.isfile(path):  # a stat: Path(path).is_file() makes a Path first, which costs more
         raise RunFileError(path, 0, "no such file" if not Path(path).exists() else "not a file")
     first, broken, cut = _first_value(path)
     if cut and not broken and not any(candidate.recognise(path, None) for candidate in FORMATS):

@@ -4,6 +4,7 @@
   tool arguments, within the one nesting limit); ``encode_line`` writes one record as one line of UTF-8.
 - ``gzip_lines`` gives the lines of a ``.jsonl.gz`` stream, read up to where it ends
   when a process was killed while writing it.
+- ``first_line`` reads a file's first line alone (inflated, of a gzip stream): what the file holds is told by it.
 - ``binary_at`` finds where a line stops being text, for the message of a file that is no run file at all.
 - ``GrowingFile``, what reads a file being written a growth at a time, gives the complete lines it gained since
   they were last taken.
@@ -32,6 +33,7 @@ __all__ = [
     "binary_at",
     "decode_line",
     "encode_line",
+    "first_line",
     "gzip_lines",
     "inflate_limit",
     "open_lines",
@@ -155,6 +157,63 @@ def open_inflated(path: str) -> tuple[io.BufferedIOBase, int]:
     return open(path, "rb"), size  # the caller closes it
 
 
+_BLANK = re.compile(rb"(?:[ \t\r\n]|\xef\xbb\xbf)*")
+"""White space and byte order marks: what comes before a file's first value."""
+_FIRST_READ = 1 << 12
+"""How much of a file ``first_line`` reads first, then twice as much at each read (of a gzip stream: inflates at a
+time)."""
+
+
+def first_line(path: str, within: int) -> bytes | None:
+    """The first line of the file at ``path`` that is not blank (white space and byte order marks), with its newline,
+    inflated when the file is a gzip stream (by its magic bytes, as ``load_run`` tells); ``None`` when it does not end
+    (nor does the file) within the first ``within`` bytes, or the stream is corrupt.
+
+    The file is read a piece at a time up to where that line ends, not past it: a JSON Lines file's first record
+    costs what reading its line costs, whatever the file's size. A stream that ends early ends its last line there.
+    """
+    with open(path, "rb", buffering=0) as file:
+        piece = file.read(_FIRST_READ)
+        pieces: Iterator[bytes] = _pieces(file, piece)
+        if piece[:2] == GZIP_MAGIC:
+            file.seek(0)
+            pieces = _inflated(file, [], _FIRST_READ)
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for piece in pieces:
+                chunks.append(piece)
+                size += len(piece)
+                if b"\n" not in piece and size < within:
+                    continue
+                data = b"".join(chunks)
+                chunks = [data]
+                start = _blank(data)
+                if (end := data.find(b"\n", start, within)) >= 0:
+                    return data[start : end + 1]
+                if size >= within:
+                    return None
+        except StreamError:
+            return None
+    data = b"".join(chunks)
+    return data[_blank(data) :] or None
+
+
+def _blank(data: bytes) -> int:
+    """Where ``data``'s white space and byte order marks end."""
+    found = _BLANK.match(data)
+    return found.end() if found is not None else 0
+
+
+def _pieces(file: IO[bytes], first: bytes) -> Iterator[bytes]:
+    """``first``, then the rest of ``file``, each read twice as long as the one before."""
+    size = len(first)
+    while first:
+        yield first
+        size *= 2
+        first = file.read(size)
+
+
 class StreamError(Exception):
     """The bytes of the file could not be read as a stream of lines (a corrupt gzip stream, a gzip bomb)."""
 
@@ -164,8 +223,9 @@ class StreamError(Exception):
         """The 1-based line the stream was on when it was refused; ``None``: the line being read."""
 
 
-def _inflated(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
-    """The inflated bytes of a gzip stream from ``file``'s position (several members allowed), 64 KiB at a time.
+def _inflated(file: IO[bytes], notes: list[str], size: int = _CHUNK) -> Iterator[bytes]:
+    """The inflated bytes of a gzip stream from ``file``'s position (several members allowed), ``size`` (64 KiB) at a
+    time.
 
     A corrupt stream raises ``StreamError``; one that ends early ends, with a note in ``notes``.
     """
@@ -176,7 +236,7 @@ def _inflated(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
         while more:
             fed = True
             try:
-                data = decompressor.decompress(chunk, _CHUNK)
+                data = decompressor.decompress(chunk, size)
             except zlib.error as error:
                 raise StreamError(f"the gzip stream is corrupt ({error})") from None
             if decompressor.eof:
@@ -187,7 +247,7 @@ def _inflated(file: IO[bytes], notes: list[str]) -> Iterator[bytes]:
             else:
                 # A full output may leave more inflated bytes inside zlib even with no input left.
                 chunk = decompressor.unconsumed_tail
-                more = bool(chunk) or len(data) == _CHUNK
+                more = bool(chunk) or len(data) == size
             yield data
     if fed:
         notes.append("the gzip stream ends early (a process killed while writing); read up to where it ends")
