@@ -15,6 +15,8 @@ from agentrender.imports.claude_code import looks_like_claude_code
 from agentrender.imports.openai import looks_like_openai
 from agentrender.runfile import Run
 from agentrender.views import Views
+from tests._support.as_sent import as_sent_problems
+from tests._support.cli import run_cli
 from tests._support.conversations import json_file
 from tests._support.examples import examples
 from tests._support.fuzz import JSON_VALUES, paths
@@ -203,7 +205,7 @@ def test_what_has_no_counterpart_is_kept_with_a_warning():
     texts = [w.text for w in run.warnings]
     assert any("'input_audio' part" in t for t in texts)
     assert any("[1]: two user turns in a row" in t for t in texts)
-    assert any("[3]: a system or developer message after the conversation began" in t for t in texts)
+    assert any("[3]: a developer or system message after the conversation began" in t for t in texts)
 
 
 def test_an_opening_of_only_an_image_renders():
@@ -926,7 +928,87 @@ def test_a_system_message_sent_mid_chat_is_in_the_views_where_it_was_sent_and_no
         {"type": "text", "text": "Keep the API."},
     ]
     assert [w.text for w in run.warnings] == [
-        "messages[4]: a system or developer message after the conversation began is shown where it was sent, as "
-        "text of the user turn it was sent in (the Messages API has no developer role, and its system prompt is in "
-        "every view)"
+        "messages[4]: a developer or system message after the conversation began, shown where it was sent, as text "
+        "of the user turn it was sent in (the Messages API has no developer role, and its system prompt is in every "
+        "view): messages[4]"
     ]
+
+
+def calling(*ids: str) -> dict[str, Any]:
+    """An assistant message that calls ``read`` once for each of ``ids``, and says nothing."""
+    calls = [{"id": id_, "type": "function", "function": {"name": "read", "arguments": "{}"}} for id_ in ids]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+def answer(id_: str, text: str) -> dict[str, Any]:
+    """The tool message that answers the call ``id_`` with ``text``."""
+    return {"role": "tool", "tool_call_id": id_, "content": text}
+
+
+@pytest.mark.parametrize("given", ["value", "file", "developer", "lines"])
+def test_a_system_message_sent_between_a_call_and_its_output_is_shown_after_the_results(
+    tmp_path: Path, given: str
+) -> None:
+    """A system (or developer) message sent after a reply's calls and before their outputs is shown after the
+    outputs, as the Messages API has a turn's results first, and the warning that names it says it was sent before
+    an output and is shown after it: the turn was the message between the results, and ``check`` rejected it."""
+    late: dict[str, Any] = {"role": "system", "content": "Be terse."}
+    if given == "developer":  # read whole, not as a record
+        late = {"role": "developer", "content": [{"type": "text", "text": "Be terse."}]}
+    messages = [{"role": "user", "content": "Fix it."}, calling("c1", "c2"), answer("c1", "a"), late,
+                answer("c2", "b"), {"role": "assistant", "content": "Done."}]  # fmt: skip
+    if given == "value":
+        source: Any = messages
+        place, said = "[3]", "[3]: "
+    elif given == "lines":
+        source = tmp_path / "chat.jsonl"
+        source.write_text("".join(json.dumps(message) + "\n" for message in messages), encoding="utf-8")
+        place, said = "line 4", ""
+    else:
+        source = json_file(tmp_path / "chat.json", {"model": "m", "messages": messages})
+        place, said = "messages[3]", "messages[3]: "
+    run = from_openai(source)
+    assert rendered(run, 1)[-1]["content"] == [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "a"},
+        {"type": "tool_result", "tool_use_id": "c2", "content": "b"},
+        {"type": "text", "text": "Be terse."},
+    ]
+    assert [w.text for w in run.warnings] == [
+        f"{said}a developer or system message after the conversation began, shown where it was sent, as text of the "
+        "user turn it was sent in (the Messages API has no developer role, and its system prompt is in every view): "
+        f"{place}; sent before the output of a call of the reply before it, it is shown after the outputs, as the "
+        f"Messages API has a turn's results first: {place}"
+    ]
+    assert not list(as_sent_problems(run))
+
+
+def test_a_user_message_sent_between_a_call_and_its_output_is_shown_after_the_results() -> None:
+    """A user message sent after a reply's calls and before their outputs is shown after the outputs, as the
+    Messages API has a turn's results first, with a warning of its own naming it (and none of two turns joined)."""
+    run = from_openai([{"role": "user", "content": "go"}, calling("c1"), {"role": "user", "content": "and hurry"},
+                       answer("c1", "a"), {"role": "system", "content": "Be terse."}])  # fmt: skip
+    assert rendered(run, 1)[-1]["content"] == [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "a"},
+        {"type": "text", "text": "and hurry"},
+        {"type": "text", "text": "Be terse."},
+    ]
+    assert [w.text for w in run.warnings] == [
+        "[2]: a user message sent before the output of a call of the reply before it, shown after the outputs, as "
+        "the Messages API has a turn's results first: [2]",
+        "[4]: a developer or system message after the conversation began, shown where it was sent, as text of the "
+        "user turn it was sent in (the Messages API has no developer role, and its system prompt is in every view): "
+        "[4]",
+    ]
+
+
+def test_check_passes_a_chat_with_a_system_message_sent_between_a_call_and_its_output(tmp_path: Path) -> None:
+    """``agentrender check`` finds nothing the Messages API would reject in a chat with a system message sent
+    between a call and its output (it found a ``converted-reject``: the call's result not first in its turn), only
+    the warning that says where the message is shown."""
+    chat = [{"role": "user", "content": "go"}, calling("c1"), {"role": "system", "content": "Be terse."},
+            answer("c1", "a"), {"role": "assistant", "content": "Done."}]  # fmt: skip
+    code, out, _ = run_cli("check", str(json_file(tmp_path / "chat.json", chat)), "--json")
+    [report] = json.loads(out)
+    assert code == 0 and [finding["code"] for finding in report["findings"]] == ["load-warning"]
+    assert report["findings"][0]["message"].endswith("shown after the outputs, as the Messages API has a turn's "
+                                                     "results first: [2]")  # fmt: skip

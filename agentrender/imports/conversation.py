@@ -36,7 +36,7 @@ import msgspec
 from agentrender import render
 from agentrender._json import MAX_DEPTH, canonical, check_depth, decoder_said, strict_loads, type_name
 from agentrender._types import check_block, utf8_bytes
-from agentrender._words import shown
+from agentrender._words import first_few, shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.sent import result_text
@@ -53,6 +53,7 @@ __all__ = [
     "checked_run",
     "conversation_run",
     "first_line_summary",
+    "instructed_warnings",
     "loads",
     "message_texts",
     "model_call",
@@ -836,6 +837,47 @@ def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list
     if not (missing := [str(use) for use in uses if use not in answered_ids]):
         return None
     return where.at(f"[{start}]").warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn")
+
+
+def instructed_warnings(
+    instructed: Sequence[Where], before_output: Collection[Where], place: Callable[[Where], str]
+) -> list[RunWarning]:
+    """The warnings for the messages sent after the conversation began that are not where a Messages API request
+    would have them; ``place`` names where each is.
+
+    One names where each developer or system message sent after the conversation began is (``instructed``): a text
+    block of the user turn it was sent in, where it was sent, the views show it in, after the turn's results when it
+    was sent before a call's output (it is in ``before_output``), as the Messages API takes a turn's results first.
+    Another, before it, names each user message sent before an output (the others in ``before_output``), shown
+    after the results too.
+    """
+    warnings = []
+    moved = [here for here in instructed if here in before_output]
+    developers = set(moved)
+    typed = [here for here in before_output if here not in developers]
+    if typed:
+        what = "a user message" if len(typed) == 1 else f"{len(typed):,} user messages"
+        warnings.append(typed[0].warning(
+            f"{what} sent before the output of a call of the reply before it, shown after the outputs, as the "
+            f"Messages API has a turn's results first: {first_few([place(here) for here in typed])}"
+        ))  # fmt: skip
+    if not instructed:
+        return warnings
+    count = len(instructed)
+    places = first_few([place(here) for here in instructed])
+    what = "a developer or system message" if count == 1 else f"{count:,} developer or system messages"
+    each = "" if count == 1 else "each "
+    after = ""
+    if moved:
+        sent = "sent before the output of a call of the reply before it, it is" if count == 1 else (
+            f"{len(moved):,} of them sent before the output of a call of the reply before, each")  # fmt: skip
+        after = (f"; {sent} shown after the outputs, as the Messages API has a turn's results first: "
+                 f"{first_few([place(here) for here in moved])}")  # fmt: skip
+    warnings.append(instructed[0].warning(
+        f"{what} after the conversation began, {each}shown where it was sent, as text of the user turn it was "
+        f"sent in (the Messages API has no developer role, and its system prompt is in every view): {places}{after}"
+    ))  # fmt: skip
+    return warnings
 
 
 def result_summaries(turns: Sequence[Mapping[str, Any]], summarise: Summariser) -> list[dict[str, str]]:

@@ -22,23 +22,24 @@ sent after it began is text of the user turn it was sent in, with a warning); an
 ``tool_calls`` become ``tool_use`` blocks whose ``input`` is the parsed ``arguments`` (text
 that is not a JSON object is kept as it is, and ``render.decide`` shows it as invalid
 arguments); consecutive ``role: tool`` messages become one user turn of ``tool_result``
-blocks; ``image_url`` parts become image blocks (a ``data:`` URL as base64, any other URL as
-a URL source); the legacy ``function_call`` and ``role: function`` become a tool use and its
-result with ids made from their position. What has no counterpart (audio and file parts,
-refusals, reasoning text) is kept in the run's ``source`` (``unmapped``, by where it was)
-and named in a warning; fields a message carries beside what was sent (SWE-agent's
-``message_type``, ``thought``, ``agent``; a tool call's ``index``) are kept there too.
-The run's ``source`` says it was converted: "as sent" means as sent, in the Messages API's
-shape. Every message is checked when the chat is imported (an error names its file, line and
-field); each turn's blocks are made when its step is first read, so an import costs about what
-parsing the file does.
+blocks, which come first in their turn (a system or user message sent between a call and its
+result is shown after the results, with a warning); ``image_url`` parts become image blocks
+(a ``data:`` URL as base64, any other URL as a URL source); the legacy ``function_call`` and
+``role: function`` become a tool use and its result with ids made from their position. What
+has no counterpart (audio and file parts, refusals, reasoning text) is kept in the run's
+``source`` (``unmapped``, by where it was) and named in a warning; fields a message carries
+beside what was sent (SWE-agent's ``message_type``, ``thought``, ``agent``; a tool call's
+``index``) are kept there too. The run's ``source`` says it was converted: "as sent" means
+as sent, in the Messages API's shape. Every message is checked when the chat is imported (an
+error names its file, line and field); each turn's blocks are made when its step is first
+read, so an import costs about what parsing the file does.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,6 +56,7 @@ from agentrender.imports.conversation import (
     body_decoder,
     check_blocks,
     checked_run,
+    instructed_warnings,
     model_call,
     own_copy,
     request_body,
@@ -640,6 +642,11 @@ class _Converter:
         (``_Turns``); any other is read whole now (``_message``, ``_blocks``, ``_keep_extra``),
         its blocks checked. The tool uses each assistant turn leaves unanswered are warned of
         as the reading goes (``unanswered_warning``).
+
+        A user turn holds its results first, as the Messages API takes a turn: when a result was sent after a
+        message of the turn (a system message sent while the call ran), the turn is made with its results first and
+        the texts after them (``_Turns``), and the messages sent before the result are named in a warning
+        (``instructed_warnings``), with the system messages sent after the chat began.
         """
         messages = chat["messages"]
         read: dict[int, list[dict[str, Any]] | None] = {}  # blocks the whole reading made, by message (None: system)
@@ -653,6 +660,11 @@ class _Converter:
         answered: list[Any] = []  # the ids of the results in the user turn after it
         role_of_last = None
         instructed = False  # the last message read was a system message sent after the chat began
+        late: list[Where] = []  # where each system message sent after the chat began is
+        said: list[int] = []  # the messages of the user turns that are not results (texts, late system messages)
+        said_from = 0  # where the last user turn's are in ``said``
+        moved: set[int] = set()  # the user turns with a result sent after a message of theirs: made results first
+        before_output: dict[Where, None] = {}  # where each message sent before a result of its turn is
         for i, raw in enumerate(messages):
             kind = type(raw)
             was_instructed, instructed = instructed, False
@@ -668,8 +680,8 @@ class _Converter:
                         system.append(raw.content)
                         read[i] = None
                         continue
-                    role, read[i] = "user", self._instructed(raw.content, self._here(i))
-                    instructed = True
+                    role, read[i], instructed = "user", [{"type": "text", "text": raw.content}], True
+                    late.append(self._here(i))
             elif (role := quick(raw, i)) is not None:
                 is_result = role == "tool"
                 if is_result:
@@ -689,7 +701,8 @@ class _Converter:
                         system.append(text)
                         read[i] = None
                         continue
-                    role, read[i], is_result, instructed = "user", self._instructed(text, here), False, True
+                    role, read[i], is_result, instructed = "user", [{"type": "text", "text": text}], False, True
+                    late.append(here)
                 else:
                     is_result = role in ("tool", "function")
                     blocks, role = self._blocks(message, role, here)
@@ -702,18 +715,28 @@ class _Converter:
                         answered.extend(block.get("tool_use_id") for block in blocks if block["type"] == "tool_result")
             if role == role_of_last:
                 # Results and then the user's text are one user turn in the Messages API: expected; so is a system
-                # message sent with them (text of that turn).
-                if not (only_results or instructed or was_instructed):
+                # message sent with them (text of that turn), and a result sent after a message of a turn that
+                # answers a reply (shown first, and warned of).
+                if is_result and not only_results and len(roles) > 1:
+                    moved.add(len(roles) - 1)
+                    before_output.update(dict.fromkeys(self._here(at) for at in said[said_from:]))
+                elif not (only_results or instructed or was_instructed):
                     joined = f"two {role} turns in a row: joined into one turn, as the Messages API would"
                     self.warnings.append(self._here(i).warning(joined))
                 only_results = only_results and is_result
                 if role == "assistant":
                     uses.extend(called)
+                elif not is_result:
+                    said.append(i)
                 continue
             if role == "assistant":
                 if len(roles) >= 2 and (warning := unanswered_warning(self.where, len(roles) - 2, uses, answered)):
                     self.warnings.append(warning)
                 uses, answered = called, []
+            else:
+                said_from = len(said)
+                if not is_result:
+                    said.append(i)
             starts.append(i)
             roles.append(role)
             role_of_last, only_results = role, is_result
@@ -736,17 +759,8 @@ class _Converter:
                 self.warnings.append(
                     self.where.warning("a response was given, but the conversation ends on an assistant turn")
                 )
-        return _Turns(messages, read, starts, roles, _failed_commands(chat)), "\n\n".join(system)
-
-    def _instructed(self, text: str, here: Where) -> list[dict[str, Any]]:
-        """The blocks of a system message sent after the conversation began (at ``here``): its text, in the user turn
-        it was sent in, where it was sent (the system prompt is in every view, which would show it before it was
-        sent); warned of."""
-        self.warnings.append(here.warning(
-            "a system or developer message after the conversation began is shown where it was sent, as text of the "
-            "user turn it was sent in (the Messages API has no developer role, and its system prompt is in every view)"
-        ))  # fmt: skip
-        return [{"type": "text", "text": text}]
+        self.warnings.extend(instructed_warnings(late, before_output, _place))
+        return _Turns(messages, read, starts, roles, _failed_commands(chat), moved), "\n\n".join(system)
 
     def _here(self, i: int) -> Where:
         """Where the ``i``-th message is: its line in a file of messages, else its index in the chat."""
@@ -933,7 +947,7 @@ class _Converter:
         extra = {key: item for key, item in call.items() if key not in _CALL_KEYS}
         extra.update({key: item for key, item in function.items() if key not in _FUNCTION_KEYS})
         if extra:
-            self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
+            self.extra.setdefault(_place(here), {}).update(extra)
         return {"type": "tool_use", "id": tool_id, "name": name, "input": value}
 
     def _tool_result(self, message: Mapping[str, Any], here: Where) -> dict[str, Any]:
@@ -966,7 +980,13 @@ class _Converter:
         if message.get("role") == "assistant" and "thinking_blocks" in extra and self._thinking(message, here):
             del extra["thinking_blocks"]
         if extra:
-            self.extra.setdefault(here.field or f"line {here.line}", {}).update(extra)
+            self.extra.setdefault(_place(here), {}).update(extra)
+
+
+def _place(here: Where) -> str:
+    """How the run's ``source.unmapped`` and a warning name where a value was: its field (``messages[3]``), or its line
+    in a file of messages (``line 4``)."""
+    return here.field or f"line {here.line}"
 
 
 def url_image(url: str) -> dict[str, Any] | None:
@@ -1026,7 +1046,7 @@ class _Turns(MadeTurns):
     those it is asked for.
     """
 
-    __slots__ = ("_failed", "_messages", "_read", "_starts", "roles")
+    __slots__ = ("_failed", "_messages", "_moved", "_read", "_starts", "roles")
 
     def __init__(
         self,
@@ -1035,8 +1055,11 @@ class _Turns(MadeTurns):
         starts: list[int],
         roles: list[str],
         failed: frozenset[str] = frozenset(),
+        moved: Collection[int] = (),
     ) -> None:
         self._messages, self._read, self._starts, self._failed = messages, read, starts, failed
+        self._moved = moved
+        """The user turns with a result sent after a message of theirs: made with their results first."""
         self.roles = roles
         """Each turn's role: ``user`` and ``assistant`` in turn (a role that repeats joins the turn before)."""
         super().__init__(len(roles))
@@ -1062,6 +1085,9 @@ class _Turns(MadeTurns):
                 content.extend(_quick_blocks(messages[i]))
             elif (blocks := read[i]) is not None:
                 content.extend(blocks)
+        if self._moved and at in self._moved:  # the results first, as the Messages API takes a turn
+            results = [block for block in content if block["type"] == "tool_result"]
+            return results + [block for block in content if block["type"] != "tool_result"]
         return content
 
 

@@ -38,7 +38,7 @@ user turn after it.
   as an image block; a ``developer`` or ``system`` message before the conversation goes to the system prompt after
   the instructions; one after the conversation began is text of the user turn it was sent in, where it was sent (the
   system prompt is in every view, which would show it before it was sent), each named in one warning
-  (``_Conversation._instructed_warning``);
+  (``conversation.instructed_warnings``);
 - ``function_call``: a ``tool_use`` block (its ``call_id``, its name, its JSON ``arguments`` as the input: text
   that is not a JSON object is kept as it is); ``custom_tool_call``: a ``tool_use`` whose input is its raw text
   (``render.decide`` keeps it out of band); ``local_shell_call``: a ``tool_use`` of ``local_shell`` whose input is
@@ -96,6 +96,7 @@ from agentrender.imports.conversation import (
     check_alternation,
     check_blocks,
     checked_run,
+    instructed_warnings,
     loads,
     model_call,
     own_copy,
@@ -1065,38 +1066,6 @@ class _Conversation:
                     where.warning(f"call {call} has no output before the next reply")
                 )
 
-    def _instructed_warning(self, warnings: list[RunWarning]) -> None:
-        """Name, in one warning (in ``warnings``), where each developer or system message sent after the conversation
-        began is (``instructed``): a text block of the user turn it was sent in, which the views show it in, after the
-        turn's results when it was sent before an output (``before_output``); and in another, each user message sent
-        before an output."""
-        moved = [here for here in self.instructed if here in self.before_output]
-        developers = set(moved)
-        typed = [here for here in self.before_output if here not in developers]
-        if typed:
-            what = "a user message" if len(typed) == 1 else f"{len(typed):,} user messages"
-            warnings.append(typed[0].warning(
-                f"{what} sent before the output of a call of the reply before it, shown after the outputs, as the "
-                f"Messages API has a turn's results first: {first_few([self._place(here) for here in typed])}"
-            ))  # fmt: skip
-        if not self.instructed:
-            return
-        count = len(self.instructed)
-        places = first_few([self._place(here) for here in self.instructed])
-        what = "a developer or system message" if count == 1 else f"{count:,} developer or system messages"
-        each = "" if count == 1 else "each "
-        after = ""
-        if moved:
-            sent = "sent before the output of a call of the reply before it, it is" if count == 1 else (
-                f"{len(moved):,} of them sent before the output of a call of the reply before, each")  # fmt: skip
-            after = (f"; {sent} shown after the outputs, as the Messages API has a turn's results first: "
-                     f"{first_few([self._place(here) for here in moved])}")  # fmt: skip
-        warnings.append(self.instructed[0].warning(
-            f"{what} after the conversation began, {each}shown where it was sent, as text of the user turn it was "
-            f"sent in (the Messages API has no developer role, and its system prompt is in every view): {places}"
-            f"{after}"
-        ))  # fmt: skip
-
     def run(
         self,
         where: Where,
@@ -1137,7 +1106,7 @@ class _Conversation:
             self._unanswered(warnings)  # the last reply's calls: the results after it were sent
         check_alternation([turn["role"] for turn in turns], where)
         self._kept_warning(warnings)
-        self._instructed_warning(warnings)
+        warnings.extend(instructed_warnings(self.instructed, self.before_output, self._place))
         system = [instructions, *self.system] if instructions else self.system
         if system:
             request = {**request, "system": "\n\n".join(system)}
