@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -53,6 +54,23 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
         assert text == path.read_text(encoding="utf-8"), f"{path} differs (pytest --update-golden rewrites it)"
 
     return check
+
+
+@pytest.fixture
+def scattered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Any], str]]:
+    """What matplotlib's ``Axes.scatter`` draws in this test (the explorer's size chart): each call's x values and its
+    marker (``"v"``: the breaks of the cache prefix it marks, ``"D"``: the compactions), drawn as it draws them."""
+    from matplotlib.axes import Axes
+
+    drawn: list[tuple[list[Any], str]] = []
+    scatter = Axes.scatter
+
+    def noted(self: Any, x: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+        drawn.append((list(x), kwargs["marker"]))
+        return scatter(self, x, y, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "scatter", noted)
+    return drawn
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,9 @@ says, hostile run text stays text, the as-sent/what-if toggle works, and a 100,0
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from html import unescape
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,6 +17,7 @@ from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import BLOCK_LABELS, LEFT_OUT_TEXT, BlockFact, Views
 from agentrender.views.html import legend_html, view_html
+from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.compacted import compacted_run, compaction
 from tests._support.real import REAL
@@ -678,3 +681,76 @@ def test_a_count_of_one_is_said_in_the_singular(browser: Any, tmp_path: Path) ->
     assert Views(run).at(0).message_count == 1
     assert "1 message\n" in header + "\n" or "1 message " in header, header
     assert "1 messages" not in header
+
+
+CHART_LEGEND = """() => [...document.querySelectorAll('[data-panel=size] .ar-chart > div:first-child > span')]
+    .map(mark => [mark.className, mark.textContent])"""
+"""What the page's size chart's legend shows: each mark's class (its colour) and its words."""
+
+
+def explorers_legend(run: Run, options: Any = None) -> list[list[str]]:
+    """What ``RunExplorer``'s size chart's legend shows for ``run`` under ``options``, in ``CHART_LEGEND``'s shape."""
+    from agentrender.notebook import RunExplorer
+
+    explorer = RunExplorer(run, options)
+    explorer.tabs.selected_index = 3
+    legend = explorer.chart.value.split('<div class="ar-chart ', 1)[0]
+    return [[swatch, unescape(words)] for swatch, words in re.findall(r'<span class="([^"]+)">([^<]*)</span>', legend)]
+
+
+def test_the_size_charts_legend_says_what_the_explorers_says(browser: Any, tmp_path: Path) -> None:
+    """The page's size chart shows the legend the explorer's shows for the same run and options, word for word and
+    colour for colour: with breaks of the cache prefix or none, a compaction restarted from or rendered across."""
+    compacted = compacted_run(tmp_path, 8, [compaction(3)])
+    contract = compacted.options(recent_results=render.RECENT_RESULTS, result_bytes=render.RESULT_BYTES)
+    for name, run, what_if in (
+        ("sample", samples.load("flaky-build-resumed"), None),
+        ("long", runs.long_run(60), None),
+        ("compacted", compacted, contract),
+    ):
+        page, _, _ = open_page(browser, saved(run, tmp_path, name))
+        for options in (None, what_if) if what_if else (None,):
+            if options is not None:
+                page.click("input[type=checkbox]")  # the same history under the contract's options
+                settled(page)
+            page.click("button[data-tab=size]")
+            page.wait_for_selector("[data-panel=size] svg")
+            expected = explorers_legend(run, options)
+            assert len(expected) >= 3, expected
+            assert (name, options, page.evaluate(CHART_LEGEND)) == (name, options, expected)
+            page.click("button[data-tab=conversation]")
+        page.close()
+
+
+MARKED_STEPS = """(count) => {
+    const axis = document.querySelector('[data-panel=size] line.ar-axis').getBoundingClientRect();
+    return [...document.querySelectorAll('[data-panel=size] .ar-break')].map(mark => {
+        const box = mark.getBoundingClientRect();
+        return Math.round((box.left + box.width / 2 - axis.left) / axis.width * (count - 1));
+    });
+}"""
+"""The views the page's size chart marks as a break of the cache prefix, by their position on its axis (of ``count``
+views)."""
+
+
+def test_a_long_runs_size_chart_marks_the_breaks_the_explorers_marks(
+    browser: Any, tmp_path: Path, scattered: list[tuple[list[Any], str]]
+) -> None:
+    """A run whose cache prefix breaks over 2,000 times gets on its page's size chart the marks of a break the
+    explorer's chart draws, evenly over the whole run (``SizeSeries.marked_breaks``), where the page marked the first
+    2,000 breaks and none after them."""
+    from agentrender.notebook import RunExplorer
+    from agentrender.views import CHART_MARKS
+
+    run = runs.long_run(2400)
+    series = Views(run).sizes()
+    assert len(series.breaks) > CHART_MARKS
+    marked = [series.at[i] for i in series.marked_breaks]
+    assert marked[-1] > series.at[series.breaks[CHART_MARKS - 1]], "the marks reach past the first 2,000 breaks"
+    explorer = RunExplorer(run)
+    explorer.tabs.selected_index = 3
+    assert [at for at, marker in scattered if marker == "v"] == [marked]
+    page, _, _ = open_page(browser, saved(run, tmp_path, "long"))
+    page.click("button[data-tab=size]")
+    page.wait_for_selector("[data-panel=size] svg")
+    assert [series.at[i] for i in page.evaluate(MARKED_STEPS, len(series))] == marked

@@ -279,9 +279,9 @@ def test_run_explorer_charts_the_size_series() -> None:
 
 def test_the_size_chart_of_a_long_run_marks_about_two_thousand_breaks() -> None:
     """A run whose cache prefix breaks at each of 10,000 views gets a chart with about 2,000 marks of a break, evenly
-    over the run, so the picture stays light (the offline page's draws at most 2,000 too)."""
-    from agentrender.notebook.explorer import CHART_MARKS, size_chart_html
-    from agentrender.views import SizeSeries
+    over the run, so the picture stays light (the offline page's marks the same ones)."""
+    from agentrender.notebook.explorer import size_chart_html
+    from agentrender.views import CHART_MARKS, SizeSeries
 
     count = 10_000
     sizes = tuple(1000 + at % 37 * 300 for at in range(count))

@@ -876,3 +876,33 @@ def test_step_columns_are_the_step_facts_as_lists(every: int, start: int, stop: 
     facts = view.step_facts(start, stop)
     assert [fact.position for fact in facts] == wanted["position"]
     assert [fact.full for fact in facts] == wanted["full"]
+
+
+def test_a_size_chart_marks_at_most_chart_marks_breaks_evenly_over_the_whole_run() -> None:
+    """The breaks a size chart marks (the notebook's and the offline page's) are every break of the cache prefix but
+    a compaction's; past ``CHART_MARKS`` of them, every k-th one, at most ``CHART_MARKS``, from the first to within
+    k of the last; its legend names the breaks only when it marks one, and a compaction only where there is one."""
+    from agentrender.views import CHART_MARKS, SIZE_LEGEND, SizeSeries
+
+    def series(count: int, compacted: set[int]) -> SizeSeries:
+        sizes = tuple(1000 + at % 37 * 300 for at in range(count))
+        return SizeSeries(
+            at=tuple(range(count)), messages=(5,) * count, bytes=sizes, tokens=sizes, bytes_no_window=sizes,
+            prefix_bytes=(0,) * count, resent_bytes=sizes, first_diff=(None,) + (1,) * (count - 1),
+            left_window=(None,) + (0,) * (count - 1),
+            compaction=tuple("auto" if at in compacted else None for at in range(count)),
+        )  # fmt: skip
+
+    long = series(10_000, {5_000})
+    breaks = [i for i in long.breaks if i != 5_000]
+    marked = long.marked_breaks
+    stride = marked[1] - marked[0]
+    assert len(marked) <= CHART_MARKS < len(breaks) and 5_000 not in marked
+    assert marked == tuple(breaks[::stride]) and marked[0] == breaks[0] and breaks[-1] - marked[-1] < stride
+    assert [mark for mark, _ in long.legend()] == ["full", "window", "break", "compaction"]
+    assert long.legend(rendered_across=True)[-1] == ("compaction", SIZE_LEGEND["compaction_across"])
+    short = series(300, set())
+    assert short.marked_breaks == short.breaks == tuple(range(1, 300))
+    assert [mark for mark, _ in short.legend()] == ["full", "window", "break"]
+    unbroken = series(1, set())
+    assert unbroken.marked_breaks == () and [mark for mark, _ in unbroken.legend()] == ["full", "window"]

@@ -312,22 +312,13 @@ def test_a_compaction_as_sent_breaks_the_cache_prefix_and_every_instrument_count
 
 
 def test_the_explorers_size_chart_says_whether_its_views_restart_at_the_compaction(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scattered: list[tuple[list[Any], str]]
 ) -> None:
     """The size chart's legend says a compaction is where the conversation restarted, and, under the contract's
     options, that it is rendered across; its diamond is at the compaction, and the other marks are the other breaks,
     none of them the compaction."""
-    from matplotlib.axes import Axes
-
     run = compacted_run(tmp_path, 8, [compaction(3)])
-    drawn: list[tuple[list[Any], str]] = []
-    scatter = Axes.scatter
-
-    def noted(self: Any, x: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
-        drawn.append((list(x), kwargs["marker"]))
-        return scatter(self, x, y, *args, **kwargs)
-
-    monkeypatch.setattr(Axes, "scatter", noted)
+    drawn = scattered
     for options, said in ((None, "the conversation restarted"), (run.options(recent_results=2), "rendered across")):
         drawn.clear()
         explorer = RunExplorer(run, options)

@@ -184,6 +184,8 @@ class _Mode:
         sizes = views.sizes()
         self.series = sizes.columns()
         self.broke = dict.fromkeys(sizes.breaks, 1)
+        self.marked = set(sizes.marked_breaks)  # as the notebook's chart marks them
+        self.legend = [list(said) for said in sizes.legend(rendered_across=bool(views.rendered_across))]
         self.keyed = len(views.steps) <= KEYED_STEPS
         # every step in full and as its summary, as the last view holds them (the window decides neither)
         self.in_full = views.with_options(recent_results=NO_WINDOW).at(None).step_facts()
@@ -194,18 +196,21 @@ class _Mode:
 
     def facts(self) -> dict[str, Any]:
         """What the page knows of the mode before it reads any part; ``marks``: the compactions its views render
-        across (under the contract's options), by the step each came right before (as ``views.html`` marks them)."""
+        across (under the contract's options), by the step each came right before (as ``views.html`` marks them);
+        ``legend``: its size chart's, each mark and its words, plain (``SizeSeries.legend``, as the notebook's)."""
         views = self.views
         return {
             "describe": self.texts(views.describe_mode()),
             **window_json(views.options),
             "openings": self.openings,
             "marks": [[mark.step, self.texts(compaction_mark(mark.trigger))] for mark in views.rendered_across],
+            "legend": self.legend,
         }
 
     def part(self, number: int) -> dict[str, Any]:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
-        ``full_from``, whether the view ends on an assistant turn, its opening, its replay key, its sizes) and its
+        ``full_from``, whether the view ends on an assistant turn, its opening, its replay key, its sizes, whether
+        the cache prefix broke there, the ones its size chart marks as a break: ``SizeSeries.marked_breaks``) and its
         steps (each rendered step's position among them and its blocks, or why it is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
@@ -238,6 +243,7 @@ class _Mode:
             "compacted": compacted,
             "sizes": {name: list(column[within.start : within.stop]) for name, column in self.series.items()},
             "broke": [self.broke.get(j, 0) for j in within],
+            "marked": [j for j in within if j in self.marked],
             "steps": [self._step(j) for j in within if j < len(self.in_full)],
             "saw": [self._saw(j) for j in within if j < len(self.saw)],
         }

@@ -593,13 +593,14 @@
   }
   // the sizes of every view of the mode, a column each, from every part
   function series() {
-    const s = { broke: [] };
+    const s = { broke: [], marked: [] };
     for (const id of everyPart("ar-m" + state.mode + "-")) {
       for (const [column, values] of Object.entries(part(id).sizes)) {
         const whole = s[column] || (s[column] = []);
         for (const value of values) whole.push(value);
       }
       for (const value of part(id).broke) s.broke.push(value);
+      for (const value of part(id).marked) s.marked.push(value);
     }
     return s;
   }
@@ -630,34 +631,28 @@
     }
     picture.appendChild(svg("polyline", { points: line(s.bytes_no_window), class: "ar-line-full" }));
     picture.appendChild(svg("polyline", { points: line(s.bytes), class: "ar-line-window" }));
-    // a compaction: a dashed line and a diamond; any other break of the prefix (a result left the window): a dot
-    let breaks = 0, dots = 0;
+    // a compaction: a dashed line and a diamond; the breaks of the prefix Python marks (a result left the window,
+    // SizeSeries.marked_breaks, as the notebook's chart marks them): a triangle pointing down, as the notebook's
+    let breaks = 0;
     const compacted = [];
     for (let i = 0; i < count; i++) {
-      if (s.compaction[i] !== null) {
-        compacted.push(i);
-        const at = x(i).toFixed(1), down = y(s.bytes[i]);
-        picture.appendChild(svg("line", { x1: at, y1: top, x2: at, y2: y(0), class: "ar-compaction" }));
-        picture.appendChild(svg("rect", { x: x(i) - 4, y: down - 4, width: 8, height: 8, class: "ar-compaction",
-          transform: "rotate(45 " + at + " " + down.toFixed(1) + ")" }));
-      }
-      if (!s.broke[i]) continue;
-      breaks++;
-      if (s.compaction[i] === null && ++dots <= 2000) {
-        picture.appendChild(svg("circle", { cx: x(i), cy: y(s.bytes[i]), r: 2.5, class: "ar-break" }));
-      }
+      if (s.broke[i]) breaks++;
+      if (s.compaction[i] === null) continue;
+      compacted.push(i);
+      const at = x(i).toFixed(1), down = y(s.bytes[i]);
+      picture.appendChild(svg("line", { x1: at, y1: top, x2: at, y2: y(0), class: "ar-compaction" }));
+      picture.appendChild(svg("rect", { x: x(i) - 4, y: down - 4, width: 8, height: 8, class: "ar-compaction",
+        transform: "rotate(45 " + at + " " + down.toFixed(1) + ")" }));
+    }
+    for (const i of s.marked) {
+      picture.appendChild(svg("path", { d: "M-3.5-3h7l-3.5 6z", class: "ar-break",
+        transform: "translate(" + x(i).toFixed(2) + " " + y(s.bytes[i]).toFixed(2) + ")" }));
     }
     const now = svg("line", { x1: 0, y1: top, x2: 0, y2: y(0), class: "ar-now" });
     picture.appendChild(now);
-    const caption = el("div", "ar-bar");
-    caption.appendChild(el("span", "ar-swatch-full", "— without the window (every result in full)"));
-    caption.appendChild(el("span", "ar-swatch-window", "— with the window (as rendered)"));
-    caption.appendChild(el("span", "ar-swatch-break", "● cache prefix breaks (a result left the window)"));
-    if (compacted.length) {
-      caption.appendChild(el("span", "ar-swatch-compaction", marks[state.mode].size
-        ? "◆ compaction in the session as sent (rendered across here)"
-        : "◆ compaction (the conversation restarted with its summary)"));
-    }
+    // the legend is Python's words (the notebook's chart shows the same), each in its mark's colour
+    const caption = el("div", "ar-legend ar-chart-legend");
+    for (const [mark, words] of mode().legend) caption.appendChild(el("span", "ar-swatch-" + mark, words));
     const resent = s.resent_bytes.reduce((a, b) => a + b, 0), total = s.bytes.reduce((a, b) => a + b, 0);
     const totals = [fact("", plural(count, "view")),
       fact("last view", n(s.bytes[count - 1]) + " bytes (~" + n(s.tokens[count - 1]) + " tokens), " +

@@ -50,9 +50,6 @@ _CHART_COLOURS = {
 """The colour matplotlib draws each part of the size chart in, and the stylesheet's colour (``STYLE``: the theme's,
 light or dark) the chart is given in its place."""
 _CHARTS = itertools.count(1)
-CHART_MARKS = 2000
-"""The size chart marks at most about this many breaks of the cache prefix, evenly over the run (the totals below it
-count them all), as the offline page draws at most 2,000."""
 
 
 def size_chart_html(
@@ -69,8 +66,6 @@ def size_chart_html(
     from matplotlib.figure import Figure
 
     muted, grid, full, window, red, compaction = _CHART_COLOURS
-    legend = [("ar-swatch-full", "\u2014 without the window (every result in full)")]
-    legend.append(("ar-swatch-window", "\u2014 with the window (as rendered)"))
     # ids unique to the chart: a hidden tab's chart would otherwise hold the clip paths another chart's lines name
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": f"agentrender-chart-{next(_CHARTS)}"}):
         figure = Figure(figsize=(width, height), dpi=96, facecolor="none")
@@ -78,24 +73,16 @@ def size_chart_html(
         axes = figure.add_subplot(facecolor="none")
         axes.plot(series.at, series.bytes_no_window, color=full)
         axes.plot(series.at, series.bytes, color=window)
-        breaks = [i for i in series.breaks if not series.compaction[i]]  # a compaction has its own mark
-        # at most about CHART_MARKS marks, evenly over the run: more than the picture's pixels only make the page heavy
-        breaks = breaks[:: -(-len(breaks) // CHART_MARKS) or 1]
+        breaks = series.marked_breaks  # the offline page's chart marks the same
         if breaks:
             axes.scatter([series.at[i] for i in breaks], [series.bytes[i] for i in breaks], marker="v", color=red,
                          s=18, zorder=3)  # fmt: skip
-            legend.append(("ar-swatch-break", "\u25bc cache prefix breaks (a result left the window)"))
         marked = [(at, size) for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True) if mark]
         if marked:
             for at, _ in marked:
                 axes.axvline(at, color=compaction, linestyle="--", linewidth=1, zorder=2)
             axes.scatter([at for at, _ in marked], [size for _, size in marked], marker="D", color=compaction, s=22,
                          zorder=3)  # fmt: skip
-            legend.append(
-                ("ar-swatch-compaction", "\u25c6 compaction in the session as sent (rendered across here)")
-                if rendered_across
-                else ("ar-swatch-compaction", "\u25c6 compaction (the conversation restarted with its summary)")
-            )
         axes.set_xlabel("step (the view the model saw deciding it)", color=muted)
         axes.set_ylabel("bytes of messages", color=muted)
         axes.tick_params(colors=muted)
@@ -112,7 +99,8 @@ def size_chart_html(
         r"<metadata>.*?</metadata>|<style[^>]*>.*?</style>", "", picture[picture.index("<svg") :], flags=re.S
     )
     picture = re.sub("|".join(_CHART_COLOURS), lambda found: _CHART_COLOURS[found[0]], picture)
-    words = "".join(f'<span class="{swatch}">{escape_text(said, 200)}</span>' for swatch, said in legend)
+    legend = series.legend(rendered_across=rendered_across)  # the offline page's chart shows the same words
+    words = "".join(f'<span class="ar-swatch-{mark}">{escape_text(said, 200)}</span>' for mark, said in legend)
     return wrap(
         f'<div class="ar-legend ar-chart-legend">{words}</div><div class="ar-chart ar-chart-scroll">{picture}</div>'
     )

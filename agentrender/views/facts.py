@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_KINDS",
     "BLOCK_LABELS",
+    "CHART_MARKS",
     "ENDED_TEXT",
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
     "RESULT_KINDS",
+    "SIZE_LEGEND",
     "VIEW_TERMS",
     "BlockFact",
     "Change",
@@ -90,6 +92,19 @@ LEGEND_MARKS: dict[str, tuple[str, str]] = {
 }
 """What a legend shows after the kinds of block, each its words and its meaning: a failed result's mark, a skipped
 step, and what the model did not see (the HTML of a view and the offline page show the same legend)."""
+
+SIZE_LEGEND: dict[str, str] = {
+    "full": "\u2014 without the window (every result in full)",
+    "window": "\u2014 with the window (as rendered)",
+    "break": "\u25bc cache prefix breaks (a result left the window)",
+    "compaction": "\u25c6 compaction (the conversation restarted with its summary)",
+    "compaction_across": "\u25c6 compaction in the session as sent (rendered across here)",
+}
+"""The words of a size chart's legend (``SizeSeries.legend`` says which it shows): its two lines, its mark of a break
+of the cache prefix, and its mark of a compaction, where the views restart from it or are rendered across it."""
+CHART_MARKS = 2_000
+"""The most breaks of the cache prefix a size chart marks (``SizeSeries.marked_breaks``): more than the picture has
+pixels only make it heavy. Its totals count every one."""
 
 VIEW_TERMS: dict[str, str] = {
     "window": "the results seen in full",
@@ -440,6 +455,26 @@ class SizeSeries:
         its summary (``compaction``, as sent)."""
         pairs = enumerate(zip(self.first_diff[1:], self.messages, strict=False), 1)
         return tuple(i for i, (first_diff, before) in pairs if first_diff is not None and first_diff < before)
+
+    @property
+    def marked_breaks(self) -> tuple[int, ...]:
+        """The breaks a size chart marks as a break (the notebook's and the offline page's alike): every one of
+        ``breaks`` but a compaction's, which has its own mark, or past ``CHART_MARKS`` of them every second, third,
+        ... one, so that at most ``CHART_MARKS`` are marked, evenly over the run."""
+        breaks = [i for i in self.breaks if self.compaction[i] is None]
+        return tuple(breaks[:: -(-len(breaks) // CHART_MARKS) or 1])
+
+    def legend(self, *, rendered_across: bool = False) -> list[tuple[str, str]]:
+        """What a size chart of the series shows in its legend, each as its mark (``"full"``, ``"window"``,
+        ``"break"``, ``"compaction"``: what it is drawn in the colour of) and its words (``SIZE_LEGEND``): the two
+        lines, the breaks when it marks any (``marked_breaks``), the compactions when there are any, as rendered
+        across (``rendered_across``: ``Views.rendered_across``) or restarted from."""
+        legend = [("full", SIZE_LEGEND["full"]), ("window", SIZE_LEGEND["window"])]
+        if self.marked_breaks:
+            legend.append(("break", SIZE_LEGEND["break"]))
+        if any(trigger is not None for trigger in self.compaction):
+            legend.append(("compaction", SIZE_LEGEND["compaction_across" if rendered_across else "compaction"]))
+        return legend
 
     def columns(self) -> dict[str, tuple[Any, ...]]:
         """The series as ``{name: column}``, ready for ``pandas.DataFrame``."""
