@@ -277,6 +277,19 @@ def test_run_explorer_charts_the_size_series() -> None:
     assert f"<b>{sum(series.resent_bytes):,}</b> of <b>{sum(series.bytes):,}</b> bytes sent" in totals
 
 
+def test_the_size_totals_name_a_compaction_as_the_other_instruments_do(tmp_path: Path) -> None:
+    """The size tab's totals name a compaction by its trigger, ``compaction (auto)``, and one that recorded none
+    ``compaction``, as ``show`` and the offline page do, where it said ``compaction (compaction)``."""
+    from tests._support.compacted import compacted_run, compaction
+
+    for trigger, said in (("auto", "compaction (auto) before step 3"), (None, "compaction before step 3")):
+        (folder := tmp_path / str(trigger)).mkdir()
+        explorer = RunExplorer(compacted_run(folder, 6, [compaction(3, trigger=trigger)]))
+        explorer.tabs.selected_index = 3
+        totals = html_values(explorer.tabs.children[3])[0]
+        assert said in totals and "(compaction)" not in totals
+
+
 def test_the_size_chart_of_a_long_run_marks_about_two_thousand_breaks() -> None:
     """A run whose cache prefix breaks at each of 10,000 views gets a chart with about 2,000 marks of a break, evenly
     over the run, so the picture stays light (the offline page's marks the same ones)."""

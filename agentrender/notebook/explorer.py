@@ -20,6 +20,7 @@ from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
 from agentrender.views import SizeSeries, Views
+from agentrender.views.facts import compaction_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -401,7 +402,7 @@ class RunExplorer(Widget):
             f"<b>{series.bytes_no_window[-1]:,}</b> without the window</span>"
             f"<span>the cache prefix broke <b>{breaks:,}</b> {'time' if breaks == 1 else 'times'}</span>"
             + "".join(
-                f"<span>compaction ({escape_text(mark, 100)}) before step {at}: <b>{size:,}</b> bytes after</span>"
+                f"<span>{escape_text(compaction_name(mark), 100)} before step {at}: <b>{size:,}</b> bytes after</span>"
                 for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True)
                 if mark
             )

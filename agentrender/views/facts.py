@@ -364,8 +364,9 @@ LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"
 
 
 def compaction_name(trigger: str) -> str:
-    """A compaction as the instruments name it: ``"compaction (auto)"``, or ``"compaction"`` with no trigger."""
-    return f"compaction ({trigger})" if trigger else "compaction"
+    """A compaction as the instruments name it: ``"compaction (auto)"``, or ``"compaction"`` with no trigger (nor
+    with ``"compaction"``, what ``SizeSeries.compaction`` holds of a compaction that recorded none)."""
+    return f"compaction ({trigger})" if trigger and trigger != "compaction" else "compaction"
 
 
 def compaction_mark(trigger: str) -> str:

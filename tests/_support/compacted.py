@@ -23,7 +23,7 @@ def summary(step: int) -> list[dict[str, Any]]:
     ]
 
 
-def compaction(step: int, trigger: str = "auto", **fields: Any) -> dict[str, Any]:
+def compaction(step: int, trigger: str | None = "auto", **fields: Any) -> dict[str, Any]:
     """A header's compaction object before ``step``, with ``summary(step)`` as its opening."""
     return {"step": step, "opening": summary(step), "trigger": trigger, **fields}
 
