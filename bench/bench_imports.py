@@ -12,11 +12,14 @@ conversation is written in each format an importer reads:
   the conversation once per call, so it grows with the square of the turns: its cells stop
   where the log would pass ``--log-limit`` MiB;
 - ``claude_code``: a Claude Code transcript (``.jsonl``: each reply one record a block sharing
-  ``message.id``, each result its own record with ``toolUseResult``), read by ``from_claude_code``;
+  ``message.id``, each result its own record with ``toolUseResult``, each record its ``timestamp``), read by
+  ``from_claude_code``;
 - ``openai``: a Chat Completions request body (``.json``: ``tool_calls``, ``role: tool``), read
   by ``from_openai``;
 - ``codex``: a Codex CLI session (``.jsonl``: a ``{timestamp, type, payload}`` record a line, each item Codex sent a
   ``response_item``, a ``token_count`` event after each reply), read by ``from_responses``.
+
+Each record of the two agents' sessions is written 37 ms after the one before (``_stamp``), as the agents write them.
 
 The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any
 importer must do. Each side is the best of ``--rounds`` calls (more for a small file, see
@@ -38,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -153,6 +157,16 @@ def _uuid(n: int) -> str:
     return f"{n:08x}-0000-4000-8000-{n:012x}"
 
 
+_START = datetime(2026, 5, 11, 8, 27, 17, 490000, tzinfo=UTC)
+
+
+def _stamp(n: int) -> str:
+    """The time record ``n`` was written, 37 ms after the one before, as Claude Code and Codex write it
+    (``2026-05-11T08:27:17.490Z``): each record its own, as in a real session (since session 27; before, the Claude
+    Code cells' records had none and the Codex cells' all had one, which an importer's check of each could skip)."""
+    return (_START + timedelta(milliseconds=37 * n)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def claude_code_lines(body: dict[str, Any]) -> list[str]:
     """The body as Claude Code writes a session: a record a block of each reply (sharing its ``message.id``,
     each the parent of the next), each result a record whose parent is the tool use it answers, the user's
@@ -161,7 +175,7 @@ def claude_code_lines(body: dict[str, Any]) -> list[str]:
     n = 0
     opening = body["messages"][0]
     lines: list[dict[str, Any]] = [
-        {**base, "type": "user", "parentUuid": None, "uuid": _uuid(0), "message": dict(opening)}
+        {**base, "type": "user", "parentUuid": None, "uuid": _uuid(0), "timestamp": _stamp(0), "message": dict(opening)}
     ]
     parent = _uuid(0)
     messages = body["messages"]
@@ -172,7 +186,7 @@ def claude_code_lines(body: dict[str, Any]) -> list[str]:
         for block in messages[at]["content"]:
             n += 1
             lines.append(
-                {**base, "type": "assistant", "parentUuid": parent, "uuid": _uuid(n),
+                {**base, "type": "assistant", "parentUuid": parent, "uuid": _uuid(n), "timestamp": _stamp(n),
                  "message": {**reply, "content": [block]}, "requestId": f"req_{at}"}
             )  # fmt: skip
             parent = _uuid(n)
@@ -188,7 +202,7 @@ def claude_code_lines(body: dict[str, Any]) -> list[str]:
             content = [result, *texts] if position == len(results) - 1 else [result]
             lines.append(
                 {**base, "type": "user", "parentUuid": uses[result["tool_use_id"]], "uuid": _uuid(n),
-                 "message": {"role": "user", "content": content},
+                 "timestamp": _stamp(n), "message": {"role": "user", "content": content},
                  "toolUseResult": {"type": "text", "file": {"filePath": "/w/src/pricing.py", "numLines": 39}}}
             )  # fmt: skip
         parent = _uuid(n)
@@ -231,10 +245,13 @@ def codex_lines(body: dict[str, Any]) -> list[str]:
     ``function_call_output``, the user's text beside them a user message), and a ``token_count`` event a reply."""
 
     def record(kind: str, payload: dict[str, Any]) -> str:
-        return json.dumps({"timestamp": "2026-05-11T08:27:17.490Z", "type": kind, "payload": payload}) + "\n"
+        return json.dumps({"timestamp": _stamp(len(lines)), "type": kind, "payload": payload}) + "\n"
+
+    lines: list[str] = []
 
     meta = {"id": SESSION, "cwd": "/w", "cli_version": "0.125.0", "base_instructions": {"text": body["system"]}}
-    lines = [record("session_meta", meta), record("turn_context", {"cwd": "/w", "model": "gpt-5.4"})]
+    lines.append(record("session_meta", meta))
+    lines.append(record("turn_context", {"cwd": "/w", "model": "gpt-5.4"}))
     opening = body["messages"][0]["content"]
     lines.append(record("response_item", {"type": "message", "role": "user",
                                           "content": [{"type": "input_text", "text": opening}]}))  # fmt: skip
