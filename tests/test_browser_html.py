@@ -698,28 +698,35 @@ def explorers_legend(run: Run, options: Any = None) -> list[list[str]]:
     return [[swatch, unescape(words)] for swatch, words in re.findall(r'<span class="([^"]+)">([^<]*)</span>', legend)]
 
 
-def test_the_size_charts_legend_says_what_the_explorers_says(browser: Any, tmp_path: Path) -> None:
-    """The page's size chart shows the legend the explorer's shows for the same run and options, word for word and
-    colour for colour: with breaks of the cache prefix or none, a compaction restarted from or rendered across."""
-    compacted = compacted_run(tmp_path, 8, [compaction(3)])
+def size_tabs(browser: Any, folder: Path) -> Iterator[tuple[str, Run, Any, Any]]:
+    """The page of the sample, of a long run and of a compacted run (one compaction with a trigger, one without), each
+    on its size tab in each of its modes: its name, its run, the options of the mode (``None``: as saved), the page."""
+    compacted = compacted_run(folder, 8, [compaction(3), compaction(6, None)])
     contract = compacted.options(recent_results=render.RECENT_RESULTS, result_bytes=render.RESULT_BYTES)
     for name, run, what_if in (
         ("sample", samples.load("flaky-build-resumed"), None),
         ("long", runs.long_run(60), None),
         ("compacted", compacted, contract),
     ):
-        page, _, _ = open_page(browser, saved(run, tmp_path, name))
+        page, _, _ = open_page(browser, saved(run, folder, name))
         for options in (None, what_if) if what_if else (None,):
             if options is not None:
                 page.click("input[type=checkbox]")  # the same history under the contract's options
                 settled(page)
             page.click("button[data-tab=size]")
             page.wait_for_selector("[data-panel=size] svg")
-            expected = explorers_legend(run, options)
-            assert len(expected) >= 3, expected
-            assert (name, options, page.evaluate(CHART_LEGEND)) == (name, options, expected)
+            yield name, run, options, page
             page.click("button[data-tab=conversation]")
         page.close()
+
+
+def test_the_size_charts_legend_says_what_the_explorers_says(browser: Any, tmp_path: Path) -> None:
+    """The page's size chart shows the legend the explorer's shows for the same run and options, word for word and
+    colour for colour: with breaks of the cache prefix or none, a compaction restarted from or rendered across."""
+    for name, run, options, page in size_tabs(browser, tmp_path):
+        expected = explorers_legend(run, options)
+        assert len(expected) >= 3, expected
+        assert (name, options, page.evaluate(CHART_LEGEND)) == (name, options, expected)
 
 
 MARKED_STEPS = """(count) => {
@@ -754,3 +761,43 @@ def test_a_long_runs_size_chart_marks_the_breaks_the_explorers_marks(
     page.click("button[data-tab=size]")
     page.wait_for_selector("[data-panel=size] svg")
     assert [series.at[i] for i in page.evaluate(MARKED_STEPS, len(series))] == marked
+
+
+CHART_TOTALS = """() => [...document.querySelectorAll('[data-panel=size] .ar-header > span')]
+    .map(fact => [...fact.childNodes].map(part => [part.textContent, part.nodeName === 'B']))"""
+"""What the page's size tab's totals show: each fact as its parts, each its words and whether it is bold."""
+
+
+def joined(parts: list[list[Any]]) -> list[list[Any]]:
+    """``parts`` (each ``[words, bold]``) with the empty ones dropped and neighbours alike in boldness joined."""
+    said: list[list[Any]] = []
+    for words, bold in parts:
+        if said and said[-1][1] == bold:
+            said[-1][0] += words
+        elif words:
+            said.append([words, bold])
+    return said
+
+
+def explorers_totals(run: Run, options: Any = None) -> list[list[list[Any]]]:
+    """What ``RunExplorer``'s size tab's totals show for ``run`` under ``options``, in ``CHART_TOTALS``'s shape."""
+    from agentrender.notebook import RunExplorer
+
+    explorer = RunExplorer(run, options)
+    explorer.tabs.selected_index = 3
+    totals = explorer.size_tab.children[1].value
+    return [
+        [[unescape(words), n % 2 == 1] for n, words in enumerate(re.split(r"</?b>", fact))]
+        for fact in re.findall(r"<span>(.*?)</span>", totals)
+    ]
+
+
+def test_the_size_tabs_totals_say_what_the_explorers_say(browser: Any, tmp_path: Path) -> None:
+    """The page's size tab shows under its chart the totals the explorer's shows for the same run and options, word
+    for word and bold where it is bold: the views' mode, the views, the last view, the breaks, each compaction (one
+    with no trigger named ``compaction``) and what was re-sent."""
+    for name, run, options, page in size_tabs(browser, tmp_path):
+        expected = [joined(fact) for fact in explorers_totals(run, options)]
+        assert len(expected) >= 4, expected
+        shown = [joined(fact) for fact in page.evaluate(CHART_TOTALS)]
+        assert (name, options, shown) == (name, options, expected)

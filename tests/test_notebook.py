@@ -290,6 +290,14 @@ def test_the_size_totals_name_a_compaction_as_the_other_instruments_do(tmp_path:
         assert said in totals and "(compaction)" not in totals
 
 
+def test_the_size_totals_say_one_view_in_the_singular() -> None:
+    """The size tab of a run with no step yet (one view, the opening) says ``1 view``, where it said ``1 views``."""
+    explorer = RunExplorer(long_run(0))
+    explorer.tabs.selected_index = 3
+    totals = html_values(explorer.tabs.children[3])[0]
+    assert "<span><b>1</b> view</span>" in totals and "1</b> views" not in totals
+
+
 def test_the_size_chart_of_a_long_run_marks_about_two_thousand_breaks() -> None:
     """A run whose cache prefix breaks at each of 10,000 views gets a chart with about 2,000 marks of a break, evenly
     over the run, so the picture stays light (the offline page's marks the same ones)."""

@@ -183,9 +183,9 @@ class _Mode:
         self._seen: dict[int, int] = {}
         sizes = views.sizes()
         self.series = sizes.columns()
-        self.broke = dict.fromkeys(sizes.breaks, 1)
         self.marked = set(sizes.marked_breaks)  # as the notebook's chart marks them
         self.legend = [list(said) for said in sizes.legend(rendered_across=bool(views.rendered_across))]
+        self.totals = [[list(part) for part in fact] for fact in sizes.totals(views.describe_mode())]
         self.keyed = len(views.steps) <= KEYED_STEPS
         # every step in full and as its summary, as the last view holds them (the window decides neither)
         self.in_full = views.with_options(recent_results=NO_WINDOW).at(None).step_facts()
@@ -197,7 +197,9 @@ class _Mode:
     def facts(self) -> dict[str, Any]:
         """What the page knows of the mode before it reads any part; ``marks``: the compactions its views render
         across (under the contract's options), by the step each came right before (as ``views.html`` marks them);
-        ``legend``: its size chart's, each mark and its words, plain (``SizeSeries.legend``, as the notebook's)."""
+        ``legend``: its size chart's, each mark and its words, plain (``SizeSeries.legend``, as the notebook's);
+        ``totals``: what its size tab says under the chart, each fact its parts, each its words and whether they are
+        bold (``SizeSeries.totals``, as the notebook's)."""
         views = self.views
         return {
             "describe": self.texts(views.describe_mode()),
@@ -205,13 +207,14 @@ class _Mode:
             "openings": self.openings,
             "marks": [[mark.step, self.texts(compaction_mark(mark.trigger))] for mark in views.rendered_across],
             "legend": self.legend,
+            "totals": self.totals,
         }
 
     def part(self, number: int) -> dict[str, Any]:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
-        ``full_from``, whether the view ends on an assistant turn, its opening, its replay key, its sizes, whether
-        the cache prefix broke there, the ones its size chart marks as a break: ``SizeSeries.marked_breaks``) and its
-        steps (each rendered step's position among them and its blocks, or why it is skipped; what the model saw)."""
+        ``full_from``, whether the view ends on an assistant turn, its opening, its replay key, its sizes, the ones
+        its size chart marks as a break: ``SizeSeries.marked_breaks``) and its steps (each rendered step's position
+        among them and its blocks, or why it is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
         rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
@@ -242,7 +245,6 @@ class _Mode:
             "first_step": first_step,
             "compacted": compacted,
             "sizes": {name: list(column[within.start : within.stop]) for name, column in self.series.items()},
-            "broke": [self.broke.get(j, 0) for j in within],
             "marked": [j for j in within if j in self.marked],
             "steps": [self._step(j) for j in within if j < len(self.in_full)],
             "saw": [self._saw(j) for j in within if j < len(self.saw)],

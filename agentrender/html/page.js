@@ -593,13 +593,12 @@
   }
   // the sizes of every view of the mode, a column each, from every part
   function series() {
-    const s = { broke: [], marked: [] };
+    const s = { marked: [] };
     for (const id of everyPart("ar-m" + state.mode + "-")) {
       for (const [column, values] of Object.entries(part(id).sizes)) {
         const whole = s[column] || (s[column] = []);
         for (const value of values) whole.push(value);
       }
-      for (const value of part(id).broke) s.broke.push(value);
       for (const value of part(id).marked) s.marked.push(value);
     }
     return s;
@@ -633,12 +632,8 @@
     picture.appendChild(svg("polyline", { points: line(s.bytes), class: "ar-line-window" }));
     // a compaction: a dashed line and a diamond; the breaks of the prefix Python marks (a result left the window,
     // SizeSeries.marked_breaks, as the notebook's chart marks them): a triangle pointing down, as the notebook's
-    let breaks = 0;
-    const compacted = [];
     for (let i = 0; i < count; i++) {
-      if (s.broke[i]) breaks++;
       if (s.compaction[i] === null) continue;
-      compacted.push(i);
       const at = x(i).toFixed(1), down = y(s.bytes[i]);
       picture.appendChild(svg("line", { x1: at, y1: top, x2: at, y2: y(0), class: "ar-compaction" }));
       picture.appendChild(svg("rect", { x: x(i) - 4, y: down - 4, width: 8, height: 8, class: "ar-compaction",
@@ -653,14 +648,12 @@
     // the legend is Python's words (the notebook's chart shows the same), each in its mark's colour
     const caption = el("div", "ar-legend ar-chart-legend");
     for (const [mark, words] of mode().legend) caption.appendChild(el("span", "ar-swatch-" + mark, words));
-    const resent = s.resent_bytes.reduce((a, b) => a + b, 0), total = s.bytes.reduce((a, b) => a + b, 0);
-    const totals = [fact("", plural(count, "view")),
-      fact("last view", n(s.bytes[count - 1]) + " bytes (~" + n(s.tokens[count - 1]) + " tokens), " +
-        n(s.bytes_no_window[count - 1]) + " without the window"),
-      fact("", "the cache prefix broke " + plural(breaks, "time")),
-      ...compacted.map((i) => fact(s.compaction[i] === "compaction" ? "compaction" : "compaction (" + s.compaction[i] + ")",
-        "before step " + s.at[i] + ": " + n(s.bytes[i]) + " bytes after")),
-      fact("", "over the run " + n(resent) + " of " + n(total) + " bytes sent were re-sent after the prefix")];
+    // the totals under it are Python's too (the notebook's size tab says the same), bold where Python says
+    const totals = mode().totals.map((parts) => {
+      const span = el("span");
+      for (const [words, bold] of parts) span.appendChild(bold ? el("b", "", words) : document.createTextNode(words));
+      return span;
+    });
     chartBox.replaceChildren(caption, picture);
     facts(chartBox, totals);
     chart = { mode: state.mode, now: now, x: x };

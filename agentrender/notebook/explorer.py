@@ -20,7 +20,6 @@ from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
 from agentrender.views import SizeSeries, Views
-from agentrender.views.facts import compaction_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -387,25 +386,13 @@ class RunExplorer(Widget):
             self.size_tab.children = (self.chart, widgets.HTML(self._totals_html()))
 
     def _totals_html(self) -> str:
-        series = self.series
-        if not len(series):
+        totals = self.series.totals(self.views.describe_mode())  # the offline page's size tab shows the same
+        if not totals:
             return ""
-        breaks = len(series.breaks)
-        resent = sum(series.resent_bytes)
-        total = sum(series.bytes)
-        mode = self.views.describe_mode()
-        return wrap(
-            '<div class="ar-header">'
-            + (f"<span><b>{escape_text(mode, 500)}</b></span>" if mode else "")
-            + f"<span><b>{len(series):,}</b> views</span>"
-            f"<span>last view <b>{series.bytes[-1]:,}</b> bytes (~{series.tokens[-1]:,} tokens), "
-            f"<b>{series.bytes_no_window[-1]:,}</b> without the window</span>"
-            f"<span>the cache prefix broke <b>{breaks:,}</b> {'time' if breaks == 1 else 'times'}</span>"
-            + "".join(
-                f"<span>{escape_text(compaction_name(mark), 100)} before step {at}: <b>{size:,}</b> bytes after</span>"
-                for at, size, mark in zip(series.at, series.bytes, series.compaction, strict=True)
-                if mark
-            )
-            + f"<span>over the run <b>{resent:,}</b> of <b>{total:,}</b> bytes sent were re-sent "
-            "after the prefix</span></div>"
+        said = "".join(
+            "<span>"
+            + "".join(f"<b>{escape_text(words, 500)}</b>" if bold else escape_text(words, 500) for words, bold in fact)
+            + "</span>"
+            for fact in totals
         )
+        return wrap(f'<div class="ar-header">{said}</div>')

@@ -424,6 +424,11 @@ class CompactionFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         )
 
 
+def _said(*parts: str) -> tuple[tuple[str, bool], ...]:
+    """``parts`` as a fact's parts (``SizeSeries.totals``): every second one emphasised, the empty ones left out."""
+    return tuple((words, n % 2 == 1) for n, words in enumerate(parts) if words)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SizeSeries:
     """The size of the view at every step, and its cacheable prefix: one column per field."""
@@ -476,6 +481,29 @@ class SizeSeries:
         if any(trigger is not None for trigger in self.compaction):
             legend.append(("compaction", SIZE_LEGEND["compaction_across" if rendered_across else "compaction"]))
         return legend
+
+    def totals(self, mode: str = "") -> list[tuple[tuple[str, bool], ...]]:
+        """What the size tab shows under its chart (the notebook's and the offline page's alike), each fact as its
+        parts, each its words and whether they are emphasised (its numbers, and the whole of ``mode``: the views'
+        mode, ``Views.describe_mode``, first when there is one): how many views, the last one's bytes with and without
+        the window, how often the cache prefix broke (``breaks``), each compaction (``compaction_name``) and the bytes
+        after it, and how much of all that was sent was re-sent after the prefix. None for an empty series."""
+        if not len(self):
+            return []
+        breaks = len(self.breaks)
+        totals = [_said("", mode)] if mode else []
+        totals.append(_said("", f"{len(self):,}", f" {'view' if len(self) == 1 else 'views'}"))
+        last = f"{self.bytes[-1]:,}", f" bytes (~{self.tokens[-1]:,} tokens), ", f"{self.bytes_no_window[-1]:,}"
+        totals.append(_said("last view ", *last, " without the window"))
+        totals.append(_said("the cache prefix broke ", f"{breaks:,}", f" {'time' if breaks == 1 else 'times'}"))
+        totals.extend(
+            _said(f"{compaction_name(trigger)} before step {at}: ", f"{size:,}", " bytes after")
+            for at, size, trigger in zip(self.at, self.bytes, self.compaction, strict=True)
+            if trigger is not None
+        )
+        resent = f"{sum(self.resent_bytes):,}", " of ", f"{sum(self.bytes):,}"
+        totals.append(_said("over the run ", *resent, " bytes sent were re-sent after the prefix"))
+        return totals
 
     def columns(self) -> dict[str, tuple[Any, ...]]:
         """The series as ``{name: column}``, ready for ``pandas.DataFrame``."""
