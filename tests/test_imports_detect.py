@@ -16,6 +16,7 @@ from agentrender import render
 from agentrender.imports import from_anthropic, from_openai, load_runs
 from agentrender.runfile import FORMAT, Run, RunFileError, load_run
 from tests._support import real
+from tests._support.reads import COUNTED, bytes_read
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports" / "openai"
 BIG = "x" * (3 << 20)
@@ -87,13 +88,7 @@ def test_a_control_byte_in_a_string_of_a_real_historys_first_line_is_said_as_on_
     assert said.startswith(f"{path}:1: not JSON: ") and "run file" not in said, said
 
 
-def _bytes_read() -> int:
-    """The bytes this process has read from files so far (``rchar`` of ``/proc/self/io``)."""
-    with open("/proc/self/io", "rb") as counters:
-        return next(int(line.split()[1]) for line in counters if line.startswith(b"rchar:"))
-
-
-@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="the bytes a process reads are counted by Linux")
+@pytest.mark.skipif(not COUNTED, reason="the bytes a process reads are counted by Linux")
 @pytest.mark.parametrize("name", ["run.jsonl", "run.jsonl.gz"])
 def test_a_run_file_is_told_from_its_first_line_not_its_first_mib(tmp_path: Path, name: str) -> None:
     """``load_runs`` of a run file of a few MiB reads it as ``load_run`` does, and before that its first line (within
@@ -109,10 +104,10 @@ def test_a_run_file_is_told_from_its_first_line_not_its_first_mib(tmp_path: Path
     path = tmp_path / name
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     assert load_runs(path) == [load_run(path)]
-    before = _bytes_read()
+    before = bytes_read()
     load_run(path)
-    once = _bytes_read() - before
-    before = _bytes_read()
+    once = bytes_read() - before
+    before = bytes_read()
     load_runs(path)
-    extra = _bytes_read() - before - once
+    extra = bytes_read() - before - once
     assert path.stat().st_size > 1 << 20 and 0 <= extra <= 96 << 10, (once, extra)

@@ -347,6 +347,39 @@ def test_a_json_object_that_is_no_log_names_what_is_missing(tmp_path: Path) -> N
     assert str(caught.value).startswith(f"{path}:1: not an Inspect AI log Inspect can read: eval.")
 
 
+def _user_message_before_the_outputs(at: int) -> Callable[[dict[str, Any]], None]:
+    """Send sample sum3/1 a user message after its first reply's calls, as its ``at``-th message: before both their
+    outputs (3) or between them (4), in its messages and in the inputs of the model events after it."""
+
+    def edit(data: dict[str, Any]) -> None:
+        sample = _sample(data, "sum3", 1)
+        hurry = {"id": "hurry", "role": "user", "content": "Hurry.", "source": "input"}
+        sample["messages"].insert(at, hurry)
+        for event in sample["events"]:
+            if event["event"] == "model" and len(event["input"]) > at:
+                event["input"].insert(at, hurry)
+
+    return edit
+
+
+@pytest.mark.parametrize("at", [3, 4])
+def test_a_user_message_sent_between_a_call_and_its_output_is_shown_after_the_outputs(json_log: Path, at: int) -> None:
+    """A user message sent after a reply's calls and before their outputs is shown after the outputs, as the
+    Messages API has a turn's results first, with a warning naming it: the turn held it before a result, and
+    ``check`` rejected the run."""
+    from agentrender.cli import main
+
+    _edit_json(json_log, _user_message_before_the_outputs(at))
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    turn = [*SUM3[2]["content"], {"type": "text", "text": "Hurry."}]
+    assert _view(run, 1)[-1] == {"role": "user", "content": turn}
+    assert [warning.text for warning in run.warnings] == [
+        f"samples[id=sum3, epoch=1].messages[{at}]: a user message sent before the output of a call of the reply "
+        f"before it, shown after the outputs, as the Messages API has a turn's results first: messages[{at}]"
+    ]
+    assert main(["check", str(json_log)]) == 0
+
+
 def _rewritten_messages(data: dict[str, Any]) -> None:
     """Rewrite sample sum3/1's first reply in its messages, after its model events were sent it (as a solver may)."""
     _sample(data, "sum3", 1)["messages"][2]["content"] = "Adding, rewritten."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import random
 import zlib
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,11 @@ from agentrender.runfile import (
 )
 from agentrender.runfile import following as runfile_following
 from agentrender.runfile import read as runfile_read
-from agentrender.runfile.lines import open_lines
+from agentrender.runfile.lines import StreamError, gzip_lines, inflate_limit, open_lines
 from agentrender.views import Views
 from tests._support import real
 from tests._support.adapter import API_TOOLS
+from tests._support.reads import COUNTED, bytes_read
 
 HEADER: dict[str, Any] = {
     "type": "run",
@@ -607,6 +609,53 @@ def test_a_gzip_stream_corrupt_after_many_lines_names_the_line_after_the_last_re
     steps[250] = {**STEP0, "index": "x"}
     message = error_of(tmp_path, gzip.compress(lines(HEADER, *steps)) + broken)
     assert message.startswith("252: $.index: expected")
+
+
+@pytest.mark.skipif(not COUNTED, reason="the bytes a process reads are counted by Linux")
+def test_a_gzip_file_is_read_once(tmp_path: Path) -> None:
+    """``load_run`` of a ``.jsonl.gz`` reads its bytes once, where it read them a second time to measure the stream
+    against the gzip-bomb limit before reading its lines."""
+    randomly = random.Random(11)
+    steps = [{**STEP0, "index": i, "reason": randomly.randbytes(2000).hex()} for i in range(1000)]
+    path = write(tmp_path, gzip.compress(lines(HEADER, *steps, END)), "run.jsonl.gz")
+    before = bytes_read()
+    run = load_run(path)
+    read = bytes_read() - before
+    size = path.stat().st_size
+    assert len(run.steps) == 1000 and size > 1 << 21
+    assert size <= read < size + (256 << 10), (size, read)
+
+
+def _hex_lines(count: int, seed: int) -> bytes:
+    """``count`` lines of 1,000 random hex digits: text that compresses to about half."""
+    digits = random.Random(seed).randbytes(500 * count).hex().encode()
+    return b"".join(digits[start : start + 1000] + b"\n" for start in range(0, len(digits), 1000))
+
+
+def test_the_lines_of_a_gzip_stream_past_32_mib_are_its_lines(tmp_path: Path) -> None:
+    """The lines of a gzip stream inflating past the 32 MiB its measuring keeps are the stream's lines, in order,
+    and a stream that ends early or breaks past them is read up to where it does, as a shorter one is."""
+    data = _hex_lines(36_000, 3)
+    packed = gzip.compress(data, compresslevel=1)
+    broken = b"\x1f\x8b\x08\x00" + b"\xff" * 40  # a second member whose deflate stream is corrupt
+    for stream, ends in ((packed, None), (packed[:-1000], "early"), (packed + broken, "corrupt")):
+        path = write(tmp_path, stream, "lines.gz")
+        notes: list[str] = []
+        given: list[bytes] = []
+        with path.open("rb") as file:
+            try:
+                given.extend(gzip_lines(file, notes, inflate_limit(len(packed))))
+            except StreamError as error:
+                assert ends == "corrupt" and "the gzip stream is corrupt" in str(error)
+            else:
+                assert ends != "corrupt"
+        assert len(data) > 32 << 20
+        if ends == "early":
+            assert b"".join(given) == data[: len(b"".join(given))] and len(b"".join(given)) > 32 << 20
+            assert notes == ["the gzip stream ends early (a process killed while writing); read up to where it ends"]
+        else:
+            assert b"".join(given) == data and notes == []
+            assert given[:2] == [data[:1001], data[1001:2002]]
 
 
 # --- writing

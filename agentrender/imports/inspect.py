@@ -62,6 +62,7 @@ from agentrender.imports.conversation import (
     Where,
     broken_document,
     conversation_run,
+    instructed_warnings,
     normalise_messages,
 )
 from agentrender.imports.inspect_log import (
@@ -1166,11 +1167,19 @@ def _conversation(
     messages: Sequence[_Message], where: Where, warnings: list[RunWarning]
 ) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
     """Converted chat messages as ``(system, turns)``: system messages as the system prompt, consecutive
-    messages of one role in the API as one turn (as the API merges them)."""
+    messages of one role in the API as one turn (as the API merges them).
+
+    A user turn after a reply holds its results first, as the Messages API takes a turn: a user message sent after
+    the reply's calls and before an output of theirs is shown after the outputs, and named in a warning
+    (``instructed_warnings``). A system message sent so is in system, as any sent after the conversation began."""
     system: list[dict[str, Any]] = []
     system_texts: list[Any] = []
     turns: list[dict[str, Any]] = []
+    said: list[int] = []  # the user messages of the last turn that are not results, when it answers a reply
+    moved: list[dict[str, Any]] = []  # the user turns with a result sent after a message of theirs
+    before_output: dict[Where, None] = {}  # where each user message sent before a result of its turn is
     for position, (role, blocks, system_content) in enumerate(messages):
+        is_result = role == "user" and bool(blocks) and blocks[0]["type"] == "tool_result"
         if role == "system":
             if turns:
                 warnings.append(
@@ -1178,17 +1187,36 @@ def _conversation(
                 )
             system_texts.append(system_content)
             system.extend(blocks)
-        elif turns and turns[-1]["role"] == role:
+            continue
+        if turns and turns[-1]["role"] == role:
             if role == "assistant":
                 warnings.append(where.at(f"[{position}]").warning("two assistant messages in a row: sent as one turn"))
+            elif is_result and said:
+                if not moved or moved[-1] is not turns[-1]:
+                    moved.append(turns[-1])
+                before_output.update(dict.fromkeys(where.at(f"[{at}]") for at in said))
             turns[-1]["content"].extend(blocks)
         else:
+            said = []
             turns.append({"role": role, "content": list(blocks)})  # a copy: the converted blocks are shared
+        if role == "user" and not is_result and len(turns) > 1:
+            said.append(position)
+    for turn in moved:
+        content = turn["content"]
+        turn["content"] = [block for block in content if block["type"] == "tool_result"] + [
+            block for block in content if block["type"] != "tool_result"
+        ]
+    warnings.extend(instructed_warnings([], before_output, _place))
     if not system_texts:
         return None, turns
     if len(system_texts) == 1 and isinstance(system_texts[0], str):
         return system_texts[0], turns
     return system, turns
+
+
+def _place(here: Where) -> str:
+    """How a warning names where a message was: its field in the sample or the event (``messages[3]``)."""
+    return here.field.rpartition(".")[2]
 
 
 NO_CONTENT = "(no content)"

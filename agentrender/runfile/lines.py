@@ -134,9 +134,10 @@ INFLATE_RATIO = 100
 
 The bundled samples compress 5 to 8 times, a run of repetitive results some tens of times;
 deflate can reach about 1,000 times, which only a made-up stream (a gzip bomb) does. The
-whole stream is measured before any line of it is read (inflated and thrown away, at
-zlib's speed, a few GB/s on a bomb): a stream past the limit is refused there, before a
-single record is built, and a long line or a flood of blank lines costs nothing first.
+whole stream is measured before any line of it is read (the file read once, and inflated at
+zlib's speed, a few GB/s on a bomb; its first ``_KEPT`` inflated bytes kept to be read, the
+rest thrown away and inflated again when read): a stream past the limit is refused there,
+before a single record is built, and a long line or a flood of blank lines costs nothing first.
 """
 
 
@@ -223,62 +224,105 @@ class StreamError(Exception):
         """The 1-based line the stream was on when it was refused; ``None``: the line being read."""
 
 
+class _Inflater:
+    """A gzip stream (several members allowed) inflated from ``file``'s position, ``size`` bytes at a time; ``copy``
+    goes on from where it is.
+
+    A corrupt stream raises ``StreamError``; one that ends early ends, with a note in ``notes``.
+    """
+
+    def __init__(self, file: IO[bytes], size: int = _CHUNK) -> None:
+        self.file, self.size = file, size
+        self.decompressor = zlib.decompressobj(wbits=31)
+        self.chunk = b""  # read and not inflated yet
+        self.full = False  # the last output was ``size`` bytes: zlib may hold more, even with no input left
+        self.fed = False  # the member being inflated was given input and has not ended
+
+    def copy(self, file: IO[bytes]) -> _Inflater:
+        """What goes on from here, reading ``file`` (a copy of this one's, at its position)."""
+        other = _Inflater(file, self.size)
+        other.decompressor = self.decompressor.copy()
+        other.chunk, other.full, other.fed = self.chunk, self.full, self.fed
+        return other
+
+    def pieces(self, notes: list[str]) -> Iterator[bytes]:
+        """The inflated bytes, from here to the stream's end."""
+        size = self.size
+        while (chunk := self.chunk or self.file.read(_CHUNK)) or self.full:
+            self.fed = True
+            try:
+                data = self.decompressor.decompress(chunk, size)
+            except zlib.error as error:
+                raise StreamError(f"the gzip stream is corrupt ({error})") from None
+            if self.decompressor.eof:
+                self.chunk, self.full, self.fed = self.decompressor.unused_data, False, False
+                self.decompressor = zlib.decompressobj(wbits=31)
+            else:
+                self.chunk, self.full = self.decompressor.unconsumed_tail, len(data) == size
+            yield data
+        if self.fed:
+            notes.append("the gzip stream ends early (a process killed while writing); read up to where it ends")
+
+
 def _inflated(file: IO[bytes], notes: list[str], size: int = _CHUNK) -> Iterator[bytes]:
     """The inflated bytes of a gzip stream from ``file``'s position (several members allowed), ``size`` (64 KiB) at a
     time.
 
     A corrupt stream raises ``StreamError``; one that ends early ends, with a note in ``notes``.
     """
-    decompressor = zlib.decompressobj(wbits=31)
-    fed = False
-    while chunk := file.read(_CHUNK):
-        more = True
-        while more:
-            fed = True
-            try:
-                data = decompressor.decompress(chunk, size)
-            except zlib.error as error:
-                raise StreamError(f"the gzip stream is corrupt ({error})") from None
-            if decompressor.eof:
-                chunk = decompressor.unused_data
-                decompressor = zlib.decompressobj(wbits=31)
-                fed = False
-                more = bool(chunk)
-            else:
-                # A full output may leave more inflated bytes inside zlib even with no input left.
-                chunk = decompressor.unconsumed_tail
-                more = bool(chunk) or len(data) == size
-            yield data
-    if fed:
-        notes.append("the gzip stream ends early (a process killed while writing); read up to where it ends")
+    return _Inflater(file, size).pieces(notes)
 
 
-def _measure(file: IO[bytes], limit: int) -> None:
-    """Inflate the stream from ``file``'s position and throw it away; ``StreamError`` when past ``limit`` bytes.
+_KEPT = 32 << 20
+"""How many of a gzip run file's inflated bytes are kept while it is measured, to be read as lines without inflating
+them again (32 MiB): a run file of up to that much is inflated once; past it, the rest is inflated a second time."""
 
-    The file is left where it was. A corrupt stream is measured up to where it breaks:
-    reading its lines then reports it on that line.
+
+def _measured(file: IO[bytes], limit: int, notes: list[str]) -> Iterator[bytes]:
+    """The inflated bytes of the gzip stream from ``file``'s position, once the whole stream is measured:
+    ``StreamError`` when it inflates past ``limit`` bytes, before any is given.
+
+    The file is read once, its compressed bytes held; the first ``_KEPT`` inflated bytes are kept as they are
+    measured and given as they are, and the rest is inflated again from where they end. A corrupt stream is
+    measured up to where it breaks, and raises ``StreamError`` there once the bytes before are given.
     """
-    start = file.tell()
+    held = file.read()
+    stream = _Inflater(io.BytesIO(held))
+    kept: list[bytes] = []
+    rest: _Inflater | None = None  # where the kept bytes end, when the stream goes on past them
+    ended: list[str] = []
+    broken: StreamError | None = None
     inflated = lines = 0
     try:
-        for data in _inflated(file, []):
+        for data in stream.pieces(ended):
             inflated += len(data)
             if inflated > limit:
                 lines += data.count(b"\n", 0, len(data) - (inflated - limit))
                 break
             lines += data.count(b"\n")
-        else:
-            return
-    except StreamError:
+            if rest is None:
+                kept.append(data)
+                if inflated >= _KEPT:
+                    rest = stream.copy(io.BytesIO(held))
+                    rest.file.seek(stream.file.tell())
+    except StreamError as error:
+        broken = error
+    if inflated > limit:
+        raise StreamError(
+            f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the file's size: "
+            "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the .jsonl)",
+            lines + 1,
+        )
+    del held, stream  # the rest, if any, reads its own copy
+    kept.reverse()
+    while kept:
+        yield kept.pop()
+    if rest is not None:
+        yield from rest.pieces(notes)
         return
-    finally:
-        file.seek(start)
-    raise StreamError(
-        f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the file's size: "
-        "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the .jsonl)",
-        lines + 1,
-    )
+    if broken is not None:
+        raise broken
+    notes.extend(ended)
 
 
 def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> Iterator[bytes]:
@@ -289,10 +333,8 @@ def gzip_lines(file: IO[bytes], notes: list[str], limit: int | None = None) -> I
     stream past the limit before its first line is given. The stream is inflated 64 KiB at
     a time, however much a chunk of it holds.
     """
-    if limit is not None:
-        _measure(file, limit)
     pending: list[bytes] = []
-    for data in _inflated(file, notes):
+    for data in _inflated(file, notes) if limit is None else _measured(file, limit, notes):
         start = 0
         while (end := data.find(b"\n", start)) >= 0:
             if not pending and (spaces := _SPACES.match(data, start)) is not None and spaces.end() > end + 1:
