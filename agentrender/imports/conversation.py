@@ -63,6 +63,7 @@ __all__ = [
     "plain_blocks",
     "request_body",
     "result_summaries",
+    "results_first",
     "tool_input",
     "unanswered_warning",
     "unanswered_warnings",
@@ -837,6 +838,14 @@ def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list
     if not (missing := [str(use) for use in uses if use not in answered_ids]):
         return None
     return where.at(f"[{start}]").warning(f"tool use(s) {', '.join(missing)} have no tool_result in the next turn")
+
+
+def results_first(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A user turn's ``blocks`` as the Messages API takes them: its ``tool_result`` blocks first, then the rest, each
+    in the order sent (a message sent between a call and its output is shown after the outputs)."""
+    return [block for block in blocks if block["type"] == "tool_result"] + [
+        block for block in blocks if block["type"] != "tool_result"
+    ]
 
 
 def instructed_warnings(

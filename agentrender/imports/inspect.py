@@ -64,6 +64,7 @@ from agentrender.imports.conversation import (
     conversation_run,
     instructed_warnings,
     normalise_messages,
+    results_first,
 )
 from agentrender.imports.inspect_log import (
     BOM,
@@ -1202,10 +1203,7 @@ def _conversation(
         if role == "user" and not is_result and len(turns) > 1:
             said.append(position)
     for turn in moved:
-        content = turn["content"]
-        turn["content"] = [block for block in content if block["type"] == "tool_result"] + [
-            block for block in content if block["type"] != "tool_result"
-        ]
+        turn["content"] = results_first(turn["content"])
     warnings.extend(instructed_warnings([], before_output, _place))
     if not system_texts:
         return None, turns

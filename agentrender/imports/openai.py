@@ -60,6 +60,7 @@ from agentrender.imports.conversation import (
     model_call,
     own_copy,
     request_body,
+    results_first,
     tool_input,
     unanswered_warning,
 )
@@ -1086,8 +1087,7 @@ class _Turns(MadeTurns):
             elif (blocks := read[i]) is not None:
                 content.extend(blocks)
         if self._moved and at in self._moved:  # the results first, as the Messages API takes a turn
-            results = [block for block in content if block["type"] == "tool_result"]
-            return results + [block for block in content if block["type"] != "tool_result"]
+            return results_first(content)
         return content
 
 
