@@ -170,6 +170,38 @@ def test_is_timestamp_accepts_exactly_the_texts_parse_timestamp_reads_an_instant
     assert 500 < sum(map(is_timestamp, candidates)) < len(candidates) - 500
 
 
+def test_is_timestamp_of_the_forms_agents_write_is_parse_timestamp() -> None:
+    """is_timestamp, which tries the forms agents write first (seconds, a fraction, a Z or +00:00), accepts exactly what
+    parse_timestamp reads an instant from, over texts near those forms: characters changed, dropped or added, among
+    them non-ASCII digits, a lower-case t or z, a comma, a leap second, 0 to 10 fraction digits, other offsets."""
+    rng = random.Random(3339)
+    bases = [
+        "2026-01-05T09:00:16.123Z",
+        "2026-01-05T09:00:16Z",
+        "2026-01-05T09:00:16",
+        "2026-01-05T09:00:16.123456+00:00",
+        "2026-01-05T09:00:16.123456789Z",
+        "2024-02-29T23:59:59.999999999+00:00",
+        "9999-12-31T23:59:59.9999999Z",
+        "0001-01-01T00:00:00+00:00",
+        "2026-12-31T23:59:60Z",
+        "2026-01-05T09:00:16.1234567890Z",
+    ]
+    alphabet = "0123456789-:T.Z+ tz,\u0663\uff13\U0001d7d7\n"  # with an Arabic-Indic, a full-width and a bold 3 or 9
+    candidates = list(bases)
+    while len(candidates) < 20_000:
+        text = list(rng.choice(bases))
+        for _ in range(rng.randrange(1, 3)):
+            at, change = rng.randrange(len(text) + 1), rng.randrange(4)
+            if change == 0:
+                text.insert(at, rng.choice(alphabet))
+            elif at < len(text):
+                text[at : at + 1] = [] if change == 1 else [rng.choice(alphabet)]
+        candidates.append("".join(text))
+    assert [is_timestamp(text) for text in candidates] == [parse_timestamp(text) is not None for text in candidates]
+    assert 1000 < sum(map(is_timestamp, candidates)) < len(candidates) - 1000
+
+
 def test_the_frame_reads_a_time_from_exactly_the_timestamps(tmp_path: Path) -> None:
     """Of many near-timestamps, steps_frame reads a time from each that is_timestamp accepts, NaT from the others."""
     rng = random.Random(3339)

@@ -341,6 +341,10 @@ _TIMESTAMP = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?", re.ASCII
 )
 
+# Of those, a date and time to the second in UTC, as agents write them (``2026-01-05T09:00:16.123Z``, or Python's
+# ``isoformat`` with ``+00:00``): a pattern without groups, which ``is_timestamp`` tries first, at half the cost.
+_UTC_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|\+00:00)?", re.ASCII).fullmatch
+
 
 def parse_timestamp(text: str) -> datetime | None:
     """The time ``text`` stands for, in UTC, when it is a timestamp (``is_timestamp``); else ``None``.
@@ -372,13 +376,15 @@ def is_timestamp(text: str) -> bool:
     (``parse_timestamp``); any other text in a timestamp field is kept in its record,
     reported by the loader and read as ``NaT``.
     """
-    match = _TIMESTAMP.fullmatch(text)
-    if match is None:
-        return False
-    if match[8] not in (None, "Z"):
-        return parse_timestamp(text) is not None  # an offset may move it out of years 1 to 9999 in UTC
+    if _UTC_TIMESTAMP(text) is None:  # not of the forms agents write (tried first, by a pattern half the cost)
+        match = _TIMESTAMP.fullmatch(text)
+        if match is None:
+            return False
+        if match[8] not in (None, "Z"):
+            return parse_timestamp(text) is not None  # an offset may move it out of years 1 to 9999 in UTC
     # in UTC: the date and time exist when datetime reads them, as it does every form the pattern takes (Python 3.11:
-    # a Z, any number of fraction digits), without the copy and the move to UTC parse_timestamp makes for its instant
+    # a Z, +00:00, any number of fraction digits), without the copy and the move to UTC parse_timestamp makes for its
+    # instant
     try:
         datetime.fromisoformat(text)
     except ValueError:
