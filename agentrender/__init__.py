@@ -1,12 +1,13 @@
 """agentrender: see exactly what an AI agent's model saw.
 
 The core (this package and ``agentrender.render``) is the render contract: recorded
-steps into the conversation a model is shown, and a model's reply into a decision. It
-imports nothing outside the Python standard library. ``record(client, path)`` records the
-Messages API calls of an agent built on the Anthropic SDK to a run file; it works on the
-client it is given, so it needs no import of the SDK either. ``load(path)`` reads any run:
-a run file, or a history an importer reads (``agentrender.imports``: standard library too,
-Inspect logs aside, whose reader is imported only when one is read).
+steps into the conversation a model is shown, and a model's reply into a decision. Its
+one dependency outside the Python standard library is ``msgspec``, which decodes and checks
+the typed values. ``record(client, path)`` records the Messages API calls of an agent built
+on the Anthropic SDK to a run file; it works on the client it is given, so it needs no
+import of the SDK. ``load(path)`` reads any run: a run file, or a history an importer reads
+(``agentrender.imports``: nothing more either, Inspect's ``.eval`` and older logs aside, whose reader
+is imported only when one is read).
 """
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput

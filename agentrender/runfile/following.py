@@ -14,9 +14,9 @@ however long the run already is.
 - Records that arrive faster than a reader asks are taken in together: each ``poll`` reads
   everything the file holds, and gives one ``Growth``.
 
-Why polling, with ``time.sleep``, and not inotify or kqueue: the core is standard library
-only (CONTRIBUTING.md), and the libraries that wrap those (watchdog, watchfiles) would be its
-first dependency beside msgspec, for a saving nobody would measure: a poll of a file that
+Why polling, with ``time.sleep``, and not inotify or kqueue: the core's one dependency is
+msgspec (CONTRIBUTING.md), and the libraries that wrap those (watchdog, watchfiles) would be a
+second, for a saving nobody would measure: a poll of a file that
 stopped growing is one ``os.stat`` call, a few microseconds, every ``interval`` seconds. The
 same loop works on every platform and on network file systems, where change notification
 often does not.
