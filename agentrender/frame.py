@@ -1303,8 +1303,8 @@ def _build(
 ) -> pd.DataFrame:
     """The frame of ``columns`` from ``lists``, each computed column's values (``_lists``), which it empties: each
     list is let go once its array is built, so a pass of the collector while the frame is built (pandas makes
-    hundreds of objects the collector tracks) walks the arrays' values, not also the lists they came from (a
-    twentieth of a 20,000-step frame, where the view's and the columns' lists were all alive)."""
+    hundreds of objects the collector tracks) walks no list of values (NumPy's arrays are not the collector's to
+    walk): 1 ms of a 20,000-step frame of a run just loaded, where the view's and the columns' lists made it 13."""
     built: dict[str, Any] = {}
     times = _times_together(pandas, columns, lists)
     for column in columns:
