@@ -538,8 +538,10 @@ def steps_frame(
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
     view = views.at(None) if views is not None else _view(run, options if options is not None else run.options())
+    lists = _step_lists(run, view, rows)
+    del view  # a view made here is freed before the arrays are built: a collection there walks none of its lists
     steps = run.steps if rows is None else run.steps[rows]
-    return _build(pandas, STEP_COLUMNS, _step_lists(run, view, rows), lambda i: f"step {steps[i].index}")
+    return _build(pandas, STEP_COLUMNS, lists, lambda i: f"step {steps[i].index}")
 
 
 def kept_by_tool(tool: Any, others: Sequence[str], wanted: Collection[str]) -> bool:
@@ -1053,7 +1055,8 @@ def runs_frame(
             rows.extend(values)
             bar.update(1)
     lists = {column.name: [row[i] for row in rows] for i, column in enumerate(_RUN_VALUES)}
-    return _build(pandas, RUN_COLUMNS, lists, lambda i: f"run file {lists['path'][i]}")
+    paths = lists["path"]
+    return _build(pandas, RUN_COLUMNS, lists, lambda i: f"run file {paths[i]}")
 
 
 def _read_all(paths: Sequence[str], workers: int) -> Iterator[list[list[Any]]]:
@@ -1298,6 +1301,10 @@ surrogate, which a run's text may carry (the instruments show it escaped, never 
 def _build(
     pandas: ModuleType, columns: Sequence[Column], lists: dict[str, list[Any]], label: Callable[[int], str]
 ) -> pd.DataFrame:
+    """The frame of ``columns`` from ``lists``, each computed column's values (``_lists``), which it empties: each
+    list is let go once its array is built, so a pass of the collector while the frame is built (pandas makes
+    hundreds of objects the collector tracks) walks no list of values (NumPy's arrays are not the collector's to
+    walk): 1 ms of a 20,000-step frame of a run just loaded, where the view's and the columns' lists made it 13."""
     built: dict[str, Any] = {}
     times = _times_together(pandas, columns, lists)
     for column in columns:
@@ -1305,9 +1312,10 @@ def _build(
             built[column.name] = column.derive(built).astype(_pandas_dtype(pandas, column.dtype))
             continue
         if column.name in times:
+            del lists[column.name]
             built[column.name] = times[column.name]
             continue
-        values = lists[column.name]
+        values = lists.pop(column.name)
         try:
             built[column.name] = _array(pandas, column, values)
         except (TypeError, ValueError) as error:
@@ -1738,7 +1746,8 @@ def table_frame(
                 raise
         for name, values in _keyed(absolute, owned).items():
             lists[name] += values
-    return _build(pandas, columns, lists, lambda i: f"run file {lists['path'][i]}")
+    paths = lists["path"]
+    return _build(pandas, columns, lists, lambda i: f"run file {paths[i]}")
 
 
 def _own_lists(run: Run, table: str, view: View | None) -> tuple[dict[str, list[Any]], int]:

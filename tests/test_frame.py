@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import re
@@ -13,6 +14,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -909,3 +911,37 @@ def test_a_user_s_next_prompt_shown_as_sent_is_no_nudge() -> None:
     contract = steps_frame(run, run.options(recent_results=5))  # the user's prompt is theirs under the contract too
     assert contract["shown_as"].tolist() == ["result", "as_sent", "result"]
     assert contract["nudge"].tolist() == [False] * 3
+
+
+def test_no_list_of_a_columns_values_is_alive_while_the_frame_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When pandas makes the steps frame, no list of a column's texts (the columns' values, the view's) is still
+    alive beside the arrays for the collector's passes there to walk (13 ms of a 20,000-step frame, now 1)."""
+    decided = Decision(kind="tool_call", tool="read_file", args={"path": "a.py"})
+    steps = [
+        Step(
+            index=i,
+            decision=msgspec.structs.replace(decided, reason=f"step {i}"),
+            observation=Observation(content="x" * i),
+        )
+        for i in range(317)  # no list of this length is alive but the frame's
+    ]
+    run = Run(header={"type": "run", "opening": "Go."}, steps=steps)
+    alive: list[int] = []
+
+    def counting(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        lists = (o for o in gc.get_objects() if type(o) is list and len(o) == len(run.steps))
+        alive.extend(len(texts) for texts in lists if all(type(text) is str for text in texts))
+        return pd.DataFrame(*args, **kwargs)
+
+    class Pandas:  # pandas, but for the frame's maker
+        DataFrame = staticmethod(counting)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(pd, name)
+
+    require = frame_module.require
+    monkeypatch.setattr(frame_module, "require", lambda *names: Pandas() if names[1] == "pandas" else require(*names))
+    frame = steps_frame(run)
+    monkeypatch.undo()
+    pd.testing.assert_frame_equal(frame, steps_frame(run))
+    assert alive == []
