@@ -311,6 +311,46 @@ def test_a_tool_message_answering_no_call_names_its_sample(json_log: Path) -> No
     )
 
 
+WRONG_MESSAGES: dict[str, tuple[Callable[[list[dict[str, Any]]], Any], str]] = {
+    "messages[1].role": (lambda m: m[1].update(role="robot"), "expected 'system', 'user', 'assistant' or 'tool', got "),
+    "messages[1].content": (lambda m: m[1].update(content=5), "expected text or a list of content, got int"),
+    "messages[1].content[0]": (lambda m: m[1].update(content=[{"text": "Hi"}]), "expected a content item with a type"),
+    "messages[2].tool_calls": (lambda m: m[2].update(tool_calls=5), "expected a list of tool calls, got int"),
+    "messages[2].tool_calls[0]": (
+        lambda m: m[2]["tool_calls"][0].pop("id"),
+        "expected a tool call with an id and a function",
+    ),
+    "messages[3].content": (lambda m: m[3].update(content=5), "expected text or a list of content, got int"),
+}
+
+
+@pytest.mark.parametrize("field", list(WRONG_MESSAGES))
+def test_a_sample_message_of_the_wrong_shape_is_refused_naming_its_field(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch, field: str
+) -> None:
+    """A sample's message of the wrong shape (a role, its content, a content item, its tool calls) raises
+    RunFileError naming the file, the sample, the message and the field, in agentrender's words."""
+    from agentrender.imports import inspect as importer
+
+    edit, said = WRONG_MESSAGES[field]
+    _edit_json(json_log, lambda data: edit(_sample(data, "double", 2)["messages"]))
+    monkeypatch.setattr(importer, "_has_inspect", lambda: False)
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(json_log)
+    assert str(caught.value).startswith(f"{json_log}:1: samples[id=double, epoch=2].{field}: {said}")
+
+
+def test_a_tool_call_whose_arguments_could_not_be_parsed_is_a_warning_naming_it(json_log: Path) -> None:
+    """A sample's tool call that Inspect could not parse the arguments of is imported, with a warning on its run
+    naming the sample, the message and the call, and what Inspect said."""
+    _edit_json(
+        json_log, lambda data: _sample(data, "double", 2)["messages"][2]["tool_calls"][0].update(parse_error="x")
+    )
+    (run,) = [run for run in from_inspect(json_log) if run.run_id.endswith("/double/2")]
+    said = "samples[id=double, epoch=2].messages[2].tool_calls[0]: its arguments could not be parsed: x"
+    assert said in [warning.text for warning in run.warnings]
+
+
 @pytest.mark.parametrize(
     ("cut", "said"),
     [

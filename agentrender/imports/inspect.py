@@ -843,10 +843,10 @@ def _model_call(
     if len(choices) > 1:
         warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
     choice = _object(choices[0], where, "output.choices[0]")
-    message = _object(choice.get("message") or {}, where, "output.choices[0].message")
-    here = where.at("output.choices[0].message")
-    content = _assistant(message, here, warnings)
-    _check_reply_values(message, here)
+    message_field = "output.choices[0].message"
+    message = _object(choice.get("message") or {}, where, message_field)
+    content = _assistant(message, where, message_field, warnings)
+    _check_reply_values(message, where, message_field)
     stop = str(choice.get("stop_reason") or "")
     response: dict[str, Any] = {
         "id": _message_id(message),
@@ -876,7 +876,15 @@ def _model_call(
     config = event.config or {}
     if isinstance(config.get("max_tokens"), int):
         request["max_tokens"] = config["max_tokens"]
-    inspect = {key: value for key in ("config", "tool_choice", "call", "uuid") if (value := getattr(event, key))}
+    inspect: dict[str, Any] = {}  # what the log says of the call beyond the Messages API, those it holds
+    if event.config:
+        inspect["config"] = event.config
+    if event.tool_choice:
+        inspect["tool_choice"] = event.tool_choice
+    if event.call:
+        inspect["call"] = event.call
+    if event.uuid:
+        inspect["uuid"] = event.uuid
     if inspect:
         request["inspect"] = inspect
     unresolved = not said and not pooled and bool(event.input_refs)
@@ -910,17 +918,17 @@ def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
     return value
 
 
-def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
-    """Raise the error naming the field of a reply's message (a model event's output) that its blocks would carry
-    of the wrong type: the values ``_assistant`` gives them as the log has them, a tool call's ``function`` (the
-    block's ``name``) and a reasoning's ``signature``; every other value of its blocks is made a string or checked
-    as it is converted. So its record's reply is checked here, once, as ``read_records`` would check it
-    (``replies_checked``).
+def _check_reply_values(message: Mapping[str, Any], where: Where, field: str) -> None:
+    """Raise the error naming the field of a reply's message (``field`` of ``where``, a model event's output) that
+    its blocks would carry of the wrong type: the values ``_assistant`` gives them as the log has them, a tool call's
+    ``function`` (the block's ``name``) and a reasoning's ``signature``; every other value of its blocks is made a
+    string or checked as it is converted. So its record's reply is checked here, once, as ``read_records`` would
+    check it (``replies_checked``).
     """
     for position, call in enumerate(message.get("tool_calls") or ()):
         if type(call["function"]) is not str:  # _assistant found each call a mapping with a function
             got = type_name(call["function"])
-            raise where.at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
+            raise where.at(field).at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
     content = message.get("content")
     if type(content) is not list:
         return
@@ -928,7 +936,7 @@ def _check_reply_values(message: Mapping[str, Any], where: Where) -> None:
         signature = item.get("signature") if item["type"] == "reasoning" and not item.get("redacted") else None
         if signature and type(signature) is not str:
             got = type_name(signature)
-            raise where.at(f"content[{position}].signature").error(f"expected a string, got {got}")
+            raise where.at(field).at(f"content[{position}].signature").error(f"expected a string, got {got}")
 
 
 class _MessagePool:
@@ -1130,7 +1138,7 @@ class _Converter:
         known = self._done.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        converted = _message(message, where.at(field), warnings, self.filled)
+        converted = _message(message, where, field, warnings, self.filled)
         self._done[id(message)] = (message, converted)  # the message is kept, so its id stays its own
         return converted
 
@@ -1147,21 +1155,25 @@ def _filled_before_calls(version: str | None) -> bool:
     return release is not None and tuple(map(int, release.groups())) < (0, 3, 147)
 
 
-def _message(message: Any, where: Where, warnings: list[RunWarning], filled: bool = False) -> _Message:
-    """One chat message as ``(role in the API, blocks, its content when a system message)``; ``filled``: as
-    ``_Converter.filled``."""
+def _message(message: Any, where: Where, field: str, warnings: list[RunWarning], filled: bool = False) -> _Message:
+    """One chat message (``field`` of ``where``) as ``(role in the API, blocks, its content when a system message)``;
+    ``filled``: as ``_Converter.filled``.
+
+    The message's place (``where.at(field)``) is made only where an error or a warning names it, as in the functions
+    it calls: most messages are converted with nothing to say.
+    """
     if not isinstance(message, dict):
-        raise where.error(f"expected a chat message, got {type_name(message)}")
+        raise where.at(field).error(f"expected a chat message, got {type_name(message)}")
     role = message.get("role")
     if role == "system":
-        return "system", _content(message.get("content"), where, warnings), message.get("content")
+        return "system", _content(message.get("content"), where, field, warnings), message.get("content")
     if role == "tool":
-        return "user", [_tool_result(message, where, warnings)], None
+        return "user", [_tool_result(message, where, field, warnings)], None
     if role == "user":
-        return "user", _content(message.get("content"), where, warnings), None
+        return "user", _content(message.get("content"), where, field, warnings), None
     if role == "assistant":
-        return "assistant", _assistant(message, where, warnings, filled), None
-    raise where.at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {shown(role)}")
+        return "assistant", _assistant(message, where, field, warnings, filled), None
+    raise where.at(field).at("role").error(f"expected 'system', 'user', 'assistant' or 'tool', got {shown(role)}")
 
 
 def _conversation(
@@ -1230,23 +1242,24 @@ for an empty user message, an empty assistant message with no tool calls, and af
 
 
 def _assistant(
-    message: Mapping[str, Any], where: Where, warnings: list[RunWarning], filled: bool = False
+    message: Mapping[str, Any], where: Where, field: str, warnings: list[RunWarning], filled: bool = False
 ) -> list[dict[str, Any]]:
-    """An assistant message's blocks: its content, then its tool calls; as Inspect's Anthropic provider sends
-    them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``, and so does one
-    of no content (``[]``) before its tool calls when ``filled`` (``_Converter.filled``)."""
+    """An assistant message's blocks (the message: ``field`` of ``where``): its content, then its tool calls; as
+    Inspect's Anthropic provider sends them, an empty message with no tool calls, or one ending on thinking, ends
+    with ``NO_CONTENT``, and so does one of no content (``[]``) before its tool calls when ``filled``
+    (``_Converter.filled``)."""
     content = message.get("content", "")
-    blocks = _content(content, where, warnings) if content != [] or filled else []
+    blocks = _content(content, where, field, warnings) if content != [] or filled else []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise where.at("tool_calls").error(f"expected a list of tool calls, got {type_name(calls)}")
+        raise where.at(field).at("tool_calls").error(f"expected a list of tool calls, got {type_name(calls)}")
     uses = []
     for position, call in enumerate(calls):
         if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call.get("function"):
-            raise where.at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
+            raise where.at(field).at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
         if call.get("parse_error"):
             said = f"its arguments could not be parsed: {call['parse_error']}"
-            warnings.append(where.at(f"tool_calls[{position}]").warning(said))
+            warnings.append(where.at(field).at(f"tool_calls[{position}]").warning(said))
         uses.append(
             {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
         )
@@ -1255,11 +1268,12 @@ def _assistant(
     return blocks + uses
 
 
-def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWarning]) -> dict[str, Any]:
-    """A tool message as a ``tool_result`` block; a failed tool's result is its error's message, ``is_error``."""
+def _tool_result(message: Mapping[str, Any], where: Where, field: str, warnings: list[RunWarning]) -> dict[str, Any]:
+    """A tool message (``field`` of ``where``) as a ``tool_result`` block; a failed tool's result is its error's
+    message, ``is_error``."""
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
-        raise where.at("tool_call_id").error("missing: a tool message answers a tool call")
+        raise where.at(field).at("tool_call_id").error("missing: a tool message answers a tool call")
     content = message.get("content", "")
     error = message.get("error")
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
@@ -1271,7 +1285,7 @@ def _tool_result(message: Mapping[str, Any], where: Where, warnings: list[RunWar
     elif isinstance(content, str):
         block["content"] = content
     else:
-        block["content"] = _content(content, where, warnings)
+        block["content"] = _content(content, where, field, warnings)
     return block
 
 
@@ -1283,12 +1297,12 @@ def _text_of(content: Any) -> str:
     )
 
 
-def _content(content: Any, message: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
-    """A message's content (text, or a list of content items; ``message``: where the message is) as Messages API
+def _content(content: Any, message: Where, field: str, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """A message's content (text, or a list of content items; the message: ``field`` of ``message``) as Messages API
     blocks; empty text, or no content at all, is ``NO_CONTENT`` (as Inspect sends it)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content or NO_CONTENT}]
-    where = message.at("content")  # named only for content that is not text: most messages' is
+    where = message.at(field).at("content")  # named only for content that is not text: most messages' is
     if not isinstance(content, list):
         raise where.error(f"expected text or a list of content, got {type_name(content)}")
     blocks = []
