@@ -22,6 +22,7 @@ from agentrender.imports import first_line_summary, from_anthropic, load
 from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import loads
 from agentrender.runfile import Run, RunFileError
+from agentrender.runfile.write import header_with_warnings
 from agentrender.views import Views
 from tests._support import hostile_files, real
 from tests._support.conversations import WEATHER, conversations, json_file, normalised
@@ -88,14 +89,16 @@ def test_a_conversation_renders_back_byte_for_byte(messages: list[dict[str, Any]
 @SETTINGS
 @given(conversations(), st.sampled_from([".jsonl", ".jsonl.gz"]), st.booleans())
 def test_a_written_import_loads_back_the_same(messages: list[dict[str, Any]], suffix: str, summarise: bool) -> None:
-    """write_run of an import, read back with load_run, has the same records and renders the same views, as sent
-    and under the contract."""
+    """write_run of an import, read back with load_run, has the same records (the header keeping the import's
+    warnings) and warnings, and renders the same views, as sent and under the contract."""
     run = from_anthropic(request(messages), summarise=first_line_summary if summarise else None)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"run{suffix}"
         write_run(run, path)
         again = load_run(path)
-    assert list(again.records) == list(run.records) and again.summariser == run.summariser
+    header = header_with_warnings(run.records[0], run.warnings)
+    assert list(again.records) == [header, *run.records[1:]] and again.summariser == run.summariser
+    assert [w.text for w in again.warnings] == [w.text for w in run.warnings]
     for window in ({}, {"recent_results": 1, "result_bytes": 24}):
         views, back = Views(run, run.options(**window)), Views(again, again.options(**window))
         for at in views.stops:
@@ -577,7 +580,8 @@ def test_a_body_file_of_plain_blocks_imports_as_the_same_body_given_as_a_value(t
     assert dict(from_file.step_records) == dict(from_value.step_records)
     assert from_file.header["request"] == {"temperature": 0} == from_value.header["request"]
     assert [w.text for w in from_file.warnings] == [w.text for w in from_value.warnings]
-    assert "t2 have no tool_result" in from_file.warnings[0].text
+    assert [w.text.split(":")[0] for w in from_file.warnings] == ["messages[3]", "messages[1]"]  # a prefill, t2
+    assert "t2 have no tool_result" in from_file.warnings[1].text
 
 
 @pytest.mark.parametrize(
@@ -860,6 +864,29 @@ def test_a_last_call_ending_with_a_prefill_and_no_reply_says_its_last_step_is_th
             "log holds no reply to it: step 1 is that prefill, the caller's text, not a decision of the model",
         ),
     ]
+
+
+def test_a_request_body_ending_with_an_assistant_message_says_its_last_step_may_be_a_prefill(tmp_path: Path) -> None:
+    """A request body (one with ``max_tokens``, as the API takes it) that ends with an assistant message keeps that
+    message as its last step, and a warning at its place says that, sent as it is, the message is a prefill, the
+    caller's text and not a decision of the model; a bare ``messages`` list, which was never a request, gets none."""
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefilled = [asked, {"role": "assistant", "content": "Here is a haiku:"}]
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request(prefilled)))
+    run = load(path)
+    assert [step.decision.reason for step in run.steps] == ["Here is a haiku:"]
+    assert [(warning.line, warning.text) for warning in run.warnings] == [
+        (
+            1,
+            "messages[1]: the request ends with an assistant message: sent as it is, that is a prefill, the turn the "
+            "model was to go on from, and step 0 is the caller's text, not a decision of the model (a conversation "
+            "saved with its reply last reads the same: the file cannot say which)",
+        )
+    ]
+    assert from_anthropic(request(prefilled)).warnings[0].text == run.warnings[0].text
+    assert from_anthropic(prefilled).warnings == ()  # a bare list: a conversation as saved
+    assert from_anthropic(request([asked])).warnings == ()
 
 
 @pytest.mark.parametrize(

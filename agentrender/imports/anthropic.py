@@ -3,7 +3,9 @@
 ``from_anthropic(source)`` takes any of these, from a dict or list, a ``.json`` file or a
 ``.jsonl`` file:
 
-- a request body: ``{"model", "system", "tools", "messages", "max_tokens", ...}``;
+- a request body: ``{"model", "system", "tools", "messages", "max_tokens", ...}`` (one ending
+  with an assistant message keeps it as its last step, and a warning says that, sent as it is,
+  it is a prefill: the caller's text, not a decision of the model);
 - a bare ``messages`` list;
 - a request and the ``Message`` that answered it: ``{"request": {...}, "response": {...}}``
   (also ``params``/``body`` for the request, ``message`` for the reply);
@@ -188,6 +190,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         entry = entries[0]
         where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
         messages = normalise_messages(entry.request["messages"], where)
+        notes.extend(_prefill_warning([message["role"] for message in messages], entry.request, where))
         return [
             conversation_run(
                 messages,
@@ -1152,7 +1155,7 @@ def _body_run(
     if blocks is None or not _plain_results(blocks[2]):
         return None
     uses, answered, _ = blocks
-    warnings = RunWarnings()
+    warnings = RunWarnings(_prefill_warning(roles, request, where))  # before the checks', as on the path of values
     if uses[: len(answered)] != answered:
         warnings.extend(_unanswered(messages, where))
     turns = _Turns(data, messages)
@@ -1165,6 +1168,21 @@ def _body_run(
         summarise=summarise,
         warnings=warnings,
     )
+
+
+def _prefill_warning(roles: Sequence[str], request: Mapping[str, Any], where: Where) -> list[RunWarning]:
+    """The warning of a request body whose messages (their ``roles``) end with an assistant one, which the run keeps as
+    its last step: sent as it is, that is a prefill. A body with ``max_tokens``, as the API takes it, only: a bare
+    ``messages`` list was never a request, and ends with a reply when saved after it."""
+    if "max_tokens" not in request or not roles or roles[-1] != "assistant":
+        return []
+    return [
+        where.at(f"[{len(roles) - 1}]").warning(
+            "the request ends with an assistant message: sent as it is, that is a prefill, the turn the model was to "
+            f"go on from, and step {roles.count('assistant') - 1} is the caller's text, not a decision of the model (a "
+            "conversation saved with its reply last reads the same: the file cannot say which)"
+        )
+    ]
 
 
 def _tool_blocks(messages: list[_Message]) -> tuple[list[str | None], list[str | None], list[msgspec.Raw]] | None:
