@@ -64,7 +64,7 @@ def chromium(path: str | None = CHROMIUM) -> Any:
     return sync_playwright()
 
 
-LOW_CONTRAST = """() => {
+LOW_CONTRAST = """(within) => {
   // a colour as the browser gives it: rgb(), rgba(), or color(srgb ...) with channels from 0 to 1 (a color-mix())
   const rgba = (text) => {
     const found = /(rgba?|color)\\(([^)]*)\\)/.exec(text);
@@ -100,7 +100,7 @@ LOW_CONTRAST = """() => {
   };
   const found = [];
   const shapes = "svg path, svg use, svg line, svg polyline, svg rect, svg circle";
-  for (const node of document.querySelectorAll("body *")) {
+  for (const node of document.querySelectorAll(`${within || "body"} *`)) {
     const own = [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent).join("");
     const shape = node.matches(shapes) && !node.closest("defs, clipPath");
     if (!(own.trim() || shape) || !node.getClientRects().length) continue;
@@ -135,7 +135,8 @@ LOW_CONTRAST = """() => {
 least distinct stripe) by less than WCAG's AA ratio (4.5, or 3 for large text), and each mark a picture (an SVG chart)
 draws whose colour stands out by less than WCAG's 3 for a graphic, but for what it draws see-through (a grid); an
 element drawn see-through fading its text; each colour it cannot read: the class, colour, ratio and first words of
-each, once."""
+each, once. Its argument, a selector, keeps to what lies within the elements it selects (a notebook's output
+areas), else the whole page."""
 
 
 CURRENT_ROW = """() => {
