@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests._support.browser import CHROMIUM, FLAGS
+from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST
 from tests._support.jupyterlab import STEP_MS, Lab, cleared, code_notebook, run_all
 
 pytestmark = pytest.mark.browser
@@ -170,3 +170,51 @@ def test_the_explorers_size_chart_keeps_its_size_in_a_narrow_output(jupyter_lab:
         assert chart["scrolls"] and not chart["overflows"], chart
         assert len(chart["legend"]) == 3 and chart["cut"] == [], chart
         page.screenshot(path=str(ARTIFACTS / "explorer-size-narrow.png"))
+
+
+THEMES = {"JupyterLab Light": "rgba(0, 0, 0, 0.54)", "JupyterLab Dark": "rgba(255, 255, 255, 0.7)"}
+"""JupyterLab's two themes, each with its secondary text colour (``--jp-content-font-color2``) as a browser gives it."""
+SECONDARY = """() => { const probe = document.createElement('span');
+    probe.style.color = 'var(--jp-content-font-color2)'; document.body.append(probe);
+    const colour = getComputedStyle(probe).color; probe.remove(); return colour; }"""
+"""The theme's secondary text colour, as the browser gives it."""
+
+
+def theme(page: Any, name: str) -> None:
+    """Choose JupyterLab's theme ``name`` from its Settings menu, as a user does, and wait until its colours are the
+    page's."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
+    page.wait_for_function(f"() => ({SECONDARY})() === {THEMES[name]!r}")
+
+
+def test_a_views_words_are_readable_in_jupyterlabs_light_and_dark_themes(jupyter_lab: Lab) -> None:
+    """In JupyterLab itself, with its light theme and with its dark one, every word of a view with every kind of block
+    and its legend stands out from what is behind it by WCAG's AA ratio, where muted words on a block's tint took the
+    light theme's secondary colour, at 4.3 to 4.5."""
+    from playwright.sync_api import sync_playwright
+
+    notebook = code_notebook(
+        "from IPython.display import HTML\n"
+        "from agentrender.views.html import view_html\n"
+        "from tests._support.runs import every_kind_view",
+        "HTML(view_html(every_kind_view()))",
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    with jupyter_lab.opened("themes.ipynb", notebook) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            run_all(page, url)
+            page.locator(".jp-OutputArea .agentrender .ar-legend").first.wait_for(state="visible")
+            try:
+                for name in THEMES:
+                    theme(page, name)
+                    found = page.evaluate(LOW_CONTRAST, ".jp-OutputArea-output")
+                    page.screenshot(path=str(ARTIFACTS / f"view-{name.lower().replace(' ', '-')}.png"))
+                    assert (name, found) == (name, [])
+            finally:
+                theme(page, "JupyterLab Light")  # the session's other tests see the theme they were written for
+        finally:
+            browser.close()

@@ -73,6 +73,12 @@ STYLE = """<style>
 .agentrender {
   --ar-fg: var(--jp-content-font-color1, #1f2328);
   --ar-muted: var(--jp-content-font-color2, #59636e);
+  /* muted words on a block's tint (agentrender's colour, behind the theme's words): the theme's secondary text colour
+     a fifth of the way to its primary, so it moves with the theme; JupyterLab light's secondary as it is stands at 4.3
+     to 4.5 on a tint, under WCAG's AA 4.5 (mixed: 5.4 and over). The words move, not the tints, which stay one set for
+     every theme. Outside JupyterLab both fall back to the scheme's muted colour, at AA on tints already: unchanged. */
+  --ar-muted-tint: color-mix(in srgb, var(--jp-content-font-color2, #59636e) 80%,
+    var(--jp-content-font-color1, #59636e));
   --ar-bg: var(--jp-layout-color0, #ffffff);
   --ar-panel: var(--jp-layout-color1, #f6f8fa);
   --ar-border: var(--jp-border-color2, #d1d9e0);
@@ -89,6 +95,8 @@ STYLE = """<style>
   .agentrender {
     --ar-fg: var(--jp-content-font-color1, #e6edf3);
     --ar-muted: var(--jp-content-font-color2, #9198a1);
+    --ar-muted-tint: color-mix(in srgb, var(--jp-content-font-color2, #9198a1) 80%,
+      var(--jp-content-font-color1, #9198a1));
     --ar-bg: var(--jp-layout-color0, #0d1117);
     --ar-panel: var(--jp-layout-color1, #151b23);
     --ar-border: var(--jp-border-color2, #3d444d);
@@ -121,6 +129,7 @@ body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: 
 .agentrender .ar-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; margin: 0 0 8px;
   color: var(--ar-muted); }
 .agentrender .ar-legend > span { padding: 0 6px; margin: 0; box-shadow: none; }
+.agentrender .ar-legend > .ar-block, .agentrender .ar-legend > .ar-hidden { color: var(--ar-muted); }
 .agentrender .ar-legend > .ar-failed { box-shadow: inset 0 0 0 1px #cf222e; }
 .agentrender .ar-turn { border: 1px solid var(--ar-border); border-radius: 8px; padding: 4px 8px;
   margin: 6px 0; max-width: 92%; background: var(--ar-bg); }
@@ -156,6 +165,13 @@ body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: 
   background: repeating-linear-gradient(135deg, transparent 0 6px, rgba(110, 118, 129, .12) 6px 12px); }
 .agentrender .ar-hidden { margin: 4px 0; border: 1px dashed #cf222e; border-radius: 4px; padding: 2px 6px;
   background: repeating-linear-gradient(135deg, transparent 0 8px, rgba(207, 34, 46, .07) 8px 16px); }
+/* what sits on a tint takes the muted colour made for one (--ar-muted-tint); a browser without color-mix() (before
+   Chromium 111, Firefox 113, Safari 16.2) keeps the theme's own, as before */
+@supports (color: color-mix(in srgb, red 80%, blue)) {
+  .agentrender :is(.ar-tool_use, .ar-result, .ar-cut, .ar-summary, .ar-nudge_no_tool_call, .ar-nudge_truncated,
+    .ar-nudge_invalid, .ar-interrupted, .ar-hook, .ar-as_sent, .ar-compaction, .ar-compacted, .ar-skipped,
+    .ar-hidden) { --ar-muted: var(--ar-muted-tint); }
+}
 .agentrender .ar-hidden > summary { cursor: pointer; color: var(--ar-red); font-weight: 600; }
 .agentrender .ar-more, .agentrender .ar-elided { color: var(--ar-muted); font-style: italic; }
 .agentrender .ar-ctl { color: var(--ar-red); font-family: var(--ar-mono); font-size: 11px;

@@ -64,10 +64,17 @@ def chromium(path: str | None = CHROMIUM) -> Any:
     return sync_playwright()
 
 
-LOW_CONTRAST = """(theirs) => {
+LOW_CONTRAST = """(within) => {
+  // a colour as the browser gives it: rgb(), rgba(), or color(srgb ...) with channels from 0 to 1 (a color-mix())
   const rgba = (text) => {
-    const parts = (/rgba?\\(([^)]*)\\)/.exec(text) || [, ""])[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
-    return parts.length < 3 ? null : [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+    const found = /(rgba?|color)\\(([^)]*)\\)/.exec(text);
+    if (!found) return null;
+    const words = found[2].split(/[\\s,\\/]+/).filter(Boolean);
+    const srgb = found[1] === "color";
+    if (srgb && words.shift() !== "srgb") return null;
+    const parts = words.map(Number), scale = srgb ? 255 : 1;
+    if (parts.length < 3 || parts.some(Number.isNaN)) return null;
+    return [parts[0] * scale, parts[1] * scale, parts[2] * scale, parts.length > 3 ? parts[3] : 1];
   };
   const over = (top, under) => under.map((value, k) => top[k] * top[3] + value * (1 - top[3]));
   const channel = (value) => {
@@ -75,17 +82,25 @@ LOW_CONTRAST = """(theirs) => {
     return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
   };
   const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
-  const backdrop = (node) => {
+  // each colour that may be behind a node: its and its ancestors' background colours, up to an opaque one, and over
+  // them each colour of a striped background (a gradient's stripes), one stripe at a time
+  const backdrops = (node) => {
     const layers = [];
     for (let at = node; at; at = at.parentElement) {
-      const colour = rgba(getComputedStyle(at).backgroundColor);
-      if (colour && colour[3] > 0) { layers.push(colour); if (colour[3] >= 1) break; }
+      const style = getComputedStyle(at), colour = rgba(style.backgroundColor);
+      const stripes = (style.backgroundImage.match(/(rgba?|color)\\([^)]*\\)/g) || []).map(rgba)
+        .filter((stripe) => stripe && stripe[3] > 0);
+      if (stripes.length || (colour && colour[3] > 0)) layers.push([colour && colour[3] > 0 ? colour : null, stripes]);
+      if (colour && colour[3] >= 1) break;
     }
-    return layers.reduceRight((under, layer) => over(layer, under), [255, 255, 255]);
+    return layers.reduceRight((unders, [colour, stripes]) => unders.flatMap((under) => {
+      const plain = colour ? over(colour, under) : under;
+      return [plain, ...stripes.map((stripe) => over(stripe, plain))];
+    }), [[255, 255, 255]]);
   };
   const found = [];
   const shapes = "svg path, svg use, svg line, svg polyline, svg rect, svg circle";
-  for (const node of document.querySelectorAll("body *")) {
+  for (const node of document.querySelectorAll(`${within || "body"} *`)) {
     const own = [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent).join("");
     const shape = node.matches(shapes) && !node.closest("defs, clipPath");
     if (!(own.trim() || shape) || !node.getClientRects().length) continue;
@@ -95,26 +110,33 @@ LOW_CONTRAST = """(theirs) => {
       ? style.fill : style.color;
     const see = shape ? Number(style.stroke !== "none" ? style.strokeOpacity : style.fillOpacity) : 1;
     // WCAG leaves out a disabled control; a chart's grid is drawn see-through, behind its marks
-    if ((theirs || []).includes(paint) || node.closest(":disabled") || see < 1 || !rgba(paint)) continue;
+    if (node.closest(":disabled") || see < 1 || paint === "none") continue;
     let faded = 1;  // an element drawn see-through (a dimmed row) fades its text into what is behind it
     for (let at = node; at; at = at.parentElement) faded *= Number(getComputedStyle(at).opacity);
     if (style.visibility === "hidden" || faded === 0) continue;
-    const colour = rgba(paint), back = backdrop(node);
-    const text = over([...colour.slice(0, 3), colour[3] * faded], back);
-    const [light, dark] = [luminance(text), luminance(back)].sort((a, b) => b - a);
-    const ratio = (light + 0.05) / (dark + 0.05);
+    const named = node.className.baseVal ?? node.className;
+    const colour = rgba(paint);
+    if (!colour) {  // a colour this cannot read is said, not taken as readable
+      found.push(`${named || node.tagName} ${paint}: a colour not read '${own.trim().slice(0, 40)}'`);
+      continue;
+    }
+    const ratio = Math.min(...backdrops(node).map((back) => {
+      const text = over([...colour.slice(0, 3), colour[3] * faded], back);
+      const [light, dark] = [luminance(text), luminance(back)].sort((a, b) => b - a);
+      return (light + 0.05) / (dark + 0.05);
+    }));
     const size = parseFloat(style.fontSize), large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
     if (ratio >= (shape || large ? 3 : 4.5)) continue;
-    const named = node.className.baseVal ?? node.className;
     found.push(`${named || node.tagName} ${paint}: ${ratio.toFixed(2)} '${own.trim().slice(0, 40)}'`);
   }
   return [...new Set(found)];
 }"""
-"""Each text the page shows whose colour stands out from what is behind it by less than WCAG's AA ratio (4.5, or 3
-for large text), and each mark a picture (an SVG chart) draws whose colour stands out by less than WCAG's 3 for a
-graphic, but for what it draws see-through (a grid); an element drawn see-through fading its text: the class, colour,
-ratio and first words of each, once. Its argument lists colours to leave out: a theme's own, which agentrender takes
-as it is."""
+"""Each text the page shows whose colour stands out from what is behind it (on a striped background, from its
+least distinct stripe) by less than WCAG's AA ratio (4.5, or 3 for large text), and each mark a picture (an SVG chart)
+draws whose colour stands out by less than WCAG's 3 for a graphic, but for what it draws see-through (a grid); an
+element drawn see-through fading its text; each colour it cannot read: the class, colour, ratio and first words of
+each, once. Its argument, a selector, keeps to what lies within the elements it selects (a notebook's output
+areas), else the whole page."""
 
 
 CURRENT_ROW = """() => {
