@@ -182,17 +182,27 @@ SECONDARY = """() => { const probe = document.createElement('span');
 
 def theme(page: Any, name: str) -> None:
     """Choose JupyterLab's theme ``name`` from its Settings menu, as a user does, and wait until its colours are the
-    page's."""
+    page's and the splash it shows while it changes them is gone (a screenshot would show it over the view)."""
     page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
     page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
     page.wait_for_function(f"() => ({SECONDARY})() === {THEMES[name]!r}")
+    page.locator("#jupyterlab-splash").wait_for(state="detached")
+
+
+PAINTED = """() => [...document.querySelectorAll('.jp-OutputArea-output .agentrender :is(pre, code)')]
+  .map(e => [e.tagName.toLowerCase(), e.textContent.slice(0, 30), getComputedStyle(e).backgroundColor,
+    getComputedStyle(e).fontSize])
+  .filter(([tag, text, background, size]) => background !== 'rgba(0, 0, 0, 0)' || (tag === 'pre' && size !== '12px'))"""
+"""Each ``pre`` or ``code`` of a view in a notebook's output that paints a background of its own, or a ``pre`` not at
+the view's 12px: ``[tag, its first words, background, font size]``."""
 
 
 def test_a_views_words_are_readable_in_jupyterlabs_light_and_dark_themes(jupyter_lab: Lab) -> None:
     """In JupyterLab itself, with its light theme and with its dark one, every word of a view with every kind of block
     and its legend stands out from what is behind it by WCAG's AA ratio, where muted words on a block's tint took the
-    light theme's secondary colour, at 4.3 to 4.5."""
+    light theme's secondary colour, at 4.3 to 4.5; and its texts show the block's tint through at the view's size,
+    where JupyterLab's own rule for an output's ``pre`` and ``code`` painted each a strip of the page's colour."""
     from playwright.sync_api import sync_playwright
 
     notebook = code_notebook(
@@ -214,6 +224,7 @@ def test_a_views_words_are_readable_in_jupyterlabs_light_and_dark_themes(jupyter
                     found = page.evaluate(LOW_CONTRAST, ".jp-OutputArea-output")
                     page.screenshot(path=str(ARTIFACTS / f"view-{name.lower().replace(' ', '-')}.png"))
                     assert (name, found) == (name, [])
+                    assert (name, page.evaluate(PAINTED)) == (name, [])
             finally:
                 theme(page, "JupyterLab Light")  # the session's other tests see the theme they were written for
         finally:

@@ -141,6 +141,10 @@ body[data-jp-theme-light="false"] .agentrender { --ar-red: #ff7b72; --ar-green: 
   border-radius: 8px; margin-right: 6px; border: 1px solid currentColor; }
 .agentrender pre { white-space: pre-wrap; word-break: break-word; margin: 2px 0; font-family: var(--ar-mono);
   font-size: 12px; max-height: 24em; overflow: auto; color: var(--ar-fg); background: transparent; }
+/* JupyterLab 4 paints an output's pre and code the page's colour, at its own size, with no margin
+   (.jp-ThemedContainer .jp-RenderedHTMLCommon pre, code): in a view they show the block's tint through, as anywhere */
+.jp-RenderedHTMLCommon .agentrender pre { background: transparent; font-size: 12px; margin: 2px 0; }
+.jp-RenderedHTMLCommon .agentrender :not(pre) > code { background: transparent; padding: 0; }
 .agentrender .ar-opening { border-left-color: #6e7781; }
 .agentrender .ar-reason { border-left-color: #6e7781; }
 .agentrender .ar-no_call { border-left-color: #6e7781; font-style: italic; }
