@@ -176,6 +176,20 @@ def test_two_records_on_one_line_are_refused_in_a_batch_with_a_blank_line(joint:
                 assert _outcome(data) == alone, (at, lines)
 
 
+def test_a_record_across_two_lines_is_refused_in_a_batch_with_two_records_on_one_line() -> None:
+    """A batch's decode reads a value across two lines when the second begins with an object: a step record
+    written across two lines, with two records on one line after it in the same batch (as many values as lines),
+    is refused as not JSON naming its first line, as when each line is read alone, where it loaded."""
+    header = json.dumps({"type": "run", "format": "agentrender.run/1", "run_id": "r"}).encode()
+    steps = [json.dumps({"type": "step", "index": index}).encode() for index in range(4)]
+    across = [steps[0][:-1] + b', "observation":', b'{"content": "ok"}}']  # one step, its observation on the next
+    data = b"\n".join([header, *across, steps[1] + steps[2], steps[3]]) + b"\n"
+    with patch.object(runfile_read, "_BATCH_LINES", 1):
+        alone = _load(data)
+    assert isinstance(alone, RunFileError) and alone.line == 2 and "not JSON: Expecting value" in str(alone)
+    assert _outcome(data) == str(alone).split(": ", 1)[1]
+
+
 _moments = st.sampled_from(["2026-01-05T09:00:16Z", "2026-01-05T09:00:16.5+02:00", "yesterday", "2026-13-01", None])
 
 

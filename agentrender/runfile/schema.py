@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from itertools import repeat
 from operator import attrgetter
 from typing import Annotated, Any
 
@@ -27,6 +26,7 @@ from agentrender._api_rules import defined_tool
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
 from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
 from agentrender._words import shown
+from agentrender.runfile.lines import decode_batch
 from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply, recorded_reply_schema
 
@@ -737,15 +737,8 @@ def quick_records(lines: Sequence[bytes]) -> list[StepRecord | ModelCallRecord |
     One call for a batch of lines saves most of what a call a line costs around the decode: a run of 200-byte
     results loads in 0.8 of the time (``bench/README.md``).
     """
-    # decode_lines skips a blank line and reads two values on one line: with every line begun by an object and as
-    # many values as lines, each line holds one
-    if not all(map(bytes.startswith, lines, repeat(b"{"))):
-        return None
-    try:
-        decoded = _QUICK.decode_lines(b"".join(lines))
-    except (msgspec.DecodeError, RecursionError):  # a validation error too
-        return None
-    if len(decoded) != len(lines):
+    decoded = decode_batch(_QUICK, lines)
+    if decoded is None:
         return None
     # a step not too deep is admitted here, as _admitted admits it, with a call a line fewer
     return [
