@@ -74,7 +74,6 @@ def encode_line(record: Mapping[str, Any]) -> bytes:
         return json.dumps(record, allow_nan=False).encode("ascii") + b"\n"
 
 
-# Bytes no text holds (NUL and the other C0 controls but tab, newline, form feed, carriage return and escape).
 BATCH_BYTES = 1 << 16
 """About the most bytes a reader of lines in batches takes together (``take_batch``): it never holds a file whole."""
 
@@ -111,6 +110,7 @@ def decode_batch(decoder: msgspec.json.Decoder[Any], lines: Sequence[bytes]) -> 
     return decoded if len(decoded) == len(lines) else None
 
 
+# Bytes no text holds (NUL and the other C0 controls but tab, newline, form feed, carriage return and escape).
 _BINARY_BYTE = re.compile(b"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
 
 _BINARY_KINDS: tuple[tuple[bytes, str], ...] = (
