@@ -17,7 +17,8 @@ conversation is written in each format an importer reads:
 - ``openai``: a Chat Completions request body (``.json``: ``tool_calls``, ``role: tool``), read
   by ``from_openai``;
 - ``codex``: a Codex CLI session (``.jsonl``: a ``{timestamp, type, payload}`` record a line, each item Codex sent a
-  ``response_item``, a ``token_count`` event after each reply), read by ``from_responses``.
+  ``response_item``, a ``turn_context`` before each reply, an ``agent_message`` event after each of its texts and a
+  ``token_count`` event after each reply, as real rollouts hold them), read by ``from_responses``.
 
 Each record of the two agents' sessions is written 37 ms after the one before (``_stamp``), as the agents write them.
 
@@ -242,7 +243,11 @@ def openai_chat(body: dict[str, Any]) -> dict[str, Any]:
 def codex_lines(body: dict[str, Any]) -> list[str]:
     """The body as Codex CLI writes a session: its meta and turn context, then each item it sent a ``response_item``
     (the reply's text an assistant message, each call a ``function_call`` with JSON arguments, each result a
-    ``function_call_output``, the user's text beside them a user message), and a ``token_count`` event a reply."""
+    ``function_call_output``, the user's text beside them a user message), and the records Codex writes beside the
+    items: a ``turn_context`` before each reply, an ``agent_message`` event after each of its texts (the text again)
+    and a ``token_count`` event after it. A third of a real rollout's lines are such records (``tests/fixtures/real/
+    codex``: a ``turn_context`` about each call, an event each reply), which the importer reads another way than the
+    items; a session of the items alone would measure a shape no user has."""
 
     def record(kind: str, payload: dict[str, Any]) -> str:
         return json.dumps({"timestamp": _stamp(len(lines)), "type": kind, "payload": payload}) + "\n"
@@ -255,12 +260,18 @@ def codex_lines(body: dict[str, Any]) -> list[str]:
     opening = body["messages"][0]["content"]
     lines.append(record("response_item", {"type": "message", "role": "user",
                                           "content": [{"type": "input_text", "text": opening}]}))  # fmt: skip
+    context = {"cwd": "/w", "approval_policy": "on-request", "sandbox_policy": {"type": "workspace-write"},
+               "model": "gpt-5.4", "effort": "medium", "summary": "auto"}  # fmt: skip
     for turn in body["messages"][1:]:
+        if turn["role"] == "assistant":
+            lines.append(record("turn_context", context))
         for block in turn["content"]:
             if block["type"] == "text":
                 kind = "output_text" if turn["role"] == "assistant" else "input_text"
                 content = [{"type": kind, "text": block["text"]}]
                 lines.append(record("response_item", {"type": "message", "role": turn["role"], "content": content}))
+                if turn["role"] == "assistant":
+                    lines.append(record("event_msg", {"type": "agent_message", "message": block["text"]}))
             elif block["type"] == "tool_use":
                 call = {"type": "function_call", "name": block["name"], "arguments": json.dumps(block["input"]),
                         "call_id": block["id"]}  # fmt: skip

@@ -59,6 +59,18 @@ def test_every_format_of_the_conversation_imports_to_the_same_steps(
     assert codex.header["system"] == body["system"] and not codex.warnings
 
 
+def test_the_codex_session_holds_the_records_codex_writes_beside_its_items(bench: ModuleType) -> None:
+    """The benchmark's Codex session holds, beside its items, a turn context before each reply, an agent message event
+    after each of its texts and a token count after each reply, a third of its lines or more, as a real rollout does:
+    a session of the items alone would time a shape no user has."""
+    lines = [json.loads(line) for line in bench.codex_lines(bench.conversation(21, 100, 1, True))]
+    kinds = [(line["type"], line["payload"].get("type")) for line in lines]
+    replies = kinds.count(("response_item", "function_call"))
+    assert kinds.count(("turn_context", None)) == replies + 1  # the session's first, and one a reply
+    assert kinds.count(("event_msg", "agent_message")) == kinds.count(("event_msg", "token_count")) == replies
+    assert sum(kind != "response_item" for kind, _ in kinds) >= len(lines) / 3
+
+
 @pytest.mark.slow
 def test_bench_imports_prints_every_cell_and_the_worst(bench: ModuleType, run_bench: Callable[..., str]) -> None:
     """Run as a user runs it, on 20- and 40-turn conversations with one round and one call a side: each of the 16
