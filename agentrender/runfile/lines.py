@@ -6,8 +6,6 @@
   when a process was killed while writing it.
 - ``first_line`` reads a file's first line alone (inflated, of a gzip stream): what the file holds is told by it.
 - ``binary_at`` finds where a line stops being text, for the message of a file that is no run file at all.
-- ``take_batch`` and ``decode_batch`` read lines in batches of bounded bytes, decoded together by a typed decoder
-  when every line of a batch is one of its values.
 - ``GrowingFile``, what reads a file being written a growth at a time, gives the complete lines it gained since
   they were last taken.
 """
@@ -20,8 +18,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
-from itertools import repeat
+from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 import msgspec
@@ -29,20 +26,17 @@ import msgspec
 from agentrender import _json
 
 __all__ = [
-    "BATCH_BYTES",
     "GZIP_MAGIC",
     "JSON_SPACE",
     "GrowingFile",
     "StreamError",
     "binary_at",
-    "decode_batch",
     "decode_line",
     "encode_line",
     "first_line",
     "gzip_lines",
     "inflate_limit",
     "open_lines",
-    "take_batch",
 ]
 
 JSON_SPACE = " \t\n\r"
@@ -72,42 +66,6 @@ def encode_line(record: Mapping[str, Any]) -> bytes:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
         return json.dumps(record, allow_nan=False).encode("ascii") + b"\n"
-
-
-BATCH_BYTES = 1 << 16
-"""About the most bytes a reader of lines in batches takes together (``take_batch``): it never holds a file whole."""
-
-
-def take_batch(lines: Iterator[bytes], batch: list[bytes], most_lines: int, most_bytes: int = BATCH_BYTES) -> None:
-    """Add the next of ``lines`` to ``batch``: up to ``most_lines`` lines and about ``most_bytes`` bytes (the line
-    that reaches them is the last)."""
-    size = 0
-    for line in lines:
-        batch.append(line)
-        size += len(line)
-        if size >= most_bytes or len(batch) == most_lines:
-            return
-
-
-def decode_batch(decoder: msgspec.json.Decoder[Any], lines: Sequence[bytes]) -> list[Any] | None:
-    """The value of each of ``lines``, decoded together by ``decoder`` in one call (``decode_lines``), or ``None``
-    unless each line holds one value the decoder takes (the caller then reads each line alone, and words what it
-    finds).
-
-    One call for a batch saves most of what a call a line costs around the decode.
-    """
-    # decode_lines skips a blank line and reads two values on one line, or one across two: with every line begun
-    # by an object and ended by one (its newline or not), no value goes on past its line (an object ended, unless it
-    # ends the value, goes on with a comma or a bracket), and with as many values as lines, each line holds one
-    if not (
-        all(map(bytes.startswith, lines, repeat(b"{"))) and all(map(bytes.endswith, lines, repeat((b"}\n", b"}"))))
-    ):
-        return None
-    try:
-        decoded = decoder.decode_lines(b"".join(lines))
-    except (msgspec.DecodeError, RecursionError):  # a validation error too
-        return None
-    return decoded if len(decoded) == len(lines) else None
 
 
 # Bytes no text holds (NUL and the other C0 controls but tab, newline, form feed, carriage return and escape).

@@ -13,7 +13,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from itertools import chain, islice
+from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
@@ -22,7 +22,6 @@ from agentrender._types import Step
 from agentrender._words import FEW, clipped, first_few, shown
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import (
-    BATCH_BYTES,
     GZIP_MAGIC,
     JSON_SPACE,
     StreamError,
@@ -31,7 +30,6 @@ from agentrender.runfile.lines import (
     gzip_lines,
     inflate_limit,
     open_lines,
-    take_batch,
 )
 from agentrender.runfile.model import (
     FORMAT,
@@ -265,7 +263,7 @@ _LOADED = frozenset(("step", "end"))
 
 _BLANK_START = frozenset((b" ", b"\t", b"\r", b"\n"))
 
-_BATCH_LINES, _BATCH_BYTES = 256, BATCH_BYTES
+_BATCH_LINES, _BATCH_BYTES = 256, 1 << 16
 """The most lines, and about the most bytes, ``Loader.read`` decodes together."""
 
 
@@ -349,10 +347,12 @@ class Loader:
     def take(self, lines: Iterator[bytes], batch: list[bytes]) -> None:
         """Add the next of ``lines`` to ``batch``: up to ``_BATCH_LINES`` lines and about ``_BATCH_BYTES`` bytes, one
         while the header is not read."""
-        if self.header is None:
-            batch.extend(islice(lines, 1))
-        else:
-            take_batch(lines, batch, _BATCH_LINES, _BATCH_BYTES)
+        size = 0
+        for line in lines:
+            batch.append(line)
+            size += len(line)
+            if size >= _BATCH_BYTES or len(batch) == _BATCH_LINES or self.header is None:
+                return
 
     def read_batch(self, batch: list[bytes]) -> None:
         """Load a batch of lines (``take``); each is dropped from ``batch`` as it is read, so that a long line is held
