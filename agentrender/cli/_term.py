@@ -10,6 +10,7 @@ move the cursor, open a link, rewrite a line or reorder or hide what is around i
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import sys
@@ -261,6 +262,20 @@ def screen_environ(err: IO[str] | None) -> dict[str, str]:
     return environ
 
 
+def _terminal_size(file: IO[str]) -> tuple[int, int]:
+    """The columns and lines of the terminal ``file``, or else of the first of stdin, stdout and stderr that is one
+    (as rich asks), or 80 by 25."""
+    descriptors: list[int] = []
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        descriptors.append(file.fileno())
+    for descriptor in (*descriptors, 0, 1, 2):
+        with contextlib.suppress(ValueError, OSError):
+            size = os.get_terminal_size(descriptor)
+            if size.columns > 0 and size.lines > 0:
+                return size.columns, size.lines
+    return 80, 25
+
+
 def make_console(
     file: IO[str] | None = None, *, width: int | None = None, color: str = "auto", err: IO[str] | None = None
 ) -> Console:
@@ -276,9 +291,17 @@ def make_console(
     environ = screen_environ(err)
     if width is None and not is_terminal:
         width = int(environ.get("COLUMNS") or 100)
+    height: int | None = None
+    if any(os.environ.get(name) != environ.get(name) for name in ("COLUMNS", "LINES")):
+        # rich reads COLUMNS and LINES from os.environ unless it is given both sizes: here it is, the terminal's
+        # own where the environment's is ignored, fixed from now on (a resized terminal is not followed).
+        columns, lines = _terminal_size(file)
+        width = width if width is not None else int(environ.get("COLUMNS") or columns)
+        height = int(environ.get("LINES") or lines)
     return Console(
         file=file,
         width=width,
+        height=height,
         markup=False,
         emoji=False,
         highlight=False,
@@ -289,5 +312,4 @@ def make_console(
         legacy_windows=False,
         safe_box=False,
         tab_size=4,
-        _environ=environ,  # rich's own way to be given the environment it reads COLUMNS and LINES from
     )
