@@ -1024,8 +1024,8 @@ def runs_frame(
     A run file holds one run; any other file is read as every command of the CLI reads it
     (``agentrender.imports.load_runs``), a row for each run of an agent's history (a Claude Code
     session's main thread and sub-agents, an eval log's samples), in the file's order. Each file
-    is read by its absolute path, which its rows' ``path`` holds (and what they say of it: ``error``),
-    as every table of ``PARQUET_TABLES`` names it, so a frame and an export join on ``path``.
+    is read by its absolute path, which its rows' ``path`` holds (and what they say of it: ``error``,
+    ``warning_texts``), as every table of ``PARQUET_TABLES`` names it, so a frame and an export join on ``path``.
     ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz`` and ``*.eval`` under it,
     ``run_files``; a folder of none raises ``NoRunFilesError``), one file, or an iterable of files (kept in its order,
     each file once: ``distinct_paths``; an empty one gives a frame of no rows).
@@ -1763,25 +1763,31 @@ def _own_lists(run: Run, table: str, view: View | None) -> tuple[dict[str, list[
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParquetExport:
     """What one ``to_parquet`` call did: which files it wrote, which it skipped as unchanged, which failed, and the
-    warnings of the runs it read."""
+    warnings of the runs it read.
+
+    It names each file as the user named it (a folder's files: the folder as named, joined with each file's name), in
+    its lists and in the texts of its errors and warnings, as every command says a file; the tables name each by its
+    absolute path (``os.path.abspath`` of a name here is its ``path`` there), so they join ``runs_frame``'s.
+    """
 
     out: str
     """The export's folder."""
     written: tuple[str, ...]
-    """The files whose parts were written (new or changed), in the order given."""
+    """The files whose parts were written (new or changed), in the order given, as named."""
     unchanged: tuple[str, ...]
-    """The files skipped: the same size and mtime (or content) as when they were last exported."""
+    """The files skipped, as named: the same size and mtime (or content) as when they were last exported."""
     errors: tuple[tuple[str, str], ...]
-    """``(path, error)`` of each file given that could not be read: its row of the runs table says why."""
+    """``(path, error)`` of each file given that could not be read, as named: its row of the runs table says why."""
     removed: tuple[str, ...] = ()
-    """The files whose parts ``prune`` removed because the file no longer exists."""
+    """The files whose parts ``prune`` removed because the file no longer exists: by the absolute path the export
+    recorded, where this call was not given it."""
     removed_runs: int = 0
     """How many runs those files held."""
     rows: Mapping[str, int] | None = None
     """How many rows of each table the written parts hold (``steps``, ``model_calls``, ``runs``)."""
     warnings: tuple[tuple[str, str, tuple[RunWarning, ...]], ...] = ()
     """``(path, run_id, warnings)`` of each run read from the files written that has warnings (what the file held
-    and the run did not load, or loaded with a doubt), in the order given, each warning's file as it was named; the
+    and the run did not load, or loaded with a doubt), in the order given, the file and each warning's as named; the
     runs table holds them too (``warnings``, ``warning_texts``)."""
     unchanged_runs: int = 0
     """How many runs the files skipped as unchanged hold."""
@@ -1841,8 +1847,9 @@ def to_parquet(
     run; any other file is read as every command of the CLI reads it (``agentrender.imports.load_runs``): an agent's
     history gives each of its runs (a Claude Code session's main thread and sub-agents, an eval log's samples), and
     ``ParquetExport.warnings`` holds the warnings of each run read (``unchanged_warnings`` those of the runs of a file
-    skipped as unchanged, as its runs row says them), each naming its file as it was given, where the tables name it
-    by its absolute path. ``out`` gets three folders, ``steps/``,
+    skipped as unchanged, as its runs row says them). The result names each file as it was given (its lists of files,
+    and the file each error and warning names), where the tables name it by its absolute path. ``out`` gets three
+    folders, ``steps/``,
     ``model_calls/`` and ``runs/``, each one Parquet file per file read
     (``<source_id(path)>.parquet``), with the columns of ``PARQUET_TABLES`` stored as
     ``arrow_schema`` maps them: ``pandas.read_parquet(out / "steps")``, DuckDB's
@@ -1916,26 +1923,26 @@ def to_parquet(
         # Written after every part it names, and also when interrupted: what was done is kept.
         _write_atomic(root / _MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
 
-    errors = tuple(
+    errors = [
         (path, _as_named(entry["error"], path, named[path]))
         for entry in entries.values()
         if (path := entry["path"]) in named and entry.get("error") is not None
-    )
+    ]
     order = {path: i for i, path in enumerate(paths)}
     unchanged.sort(key=order.__getitem__)
     kept = [entries[source_id(path)] for path in unchanged]
     return ParquetExport(
         out=str(root),
-        written=tuple(sorted(written, key=order.__getitem__)),
-        unchanged=tuple(unchanged),
-        errors=tuple(sorted(errors, key=lambda error: order[error[0]])),
-        removed=tuple(entry["path"] for entry in removed),
+        written=tuple(named[path] for path in sorted(written, key=order.__getitem__)),
+        unchanged=tuple(named[path] for path in unchanged),
+        errors=tuple((named[path], error) for path, error in sorted(errors, key=lambda error: order[error[0]])),
+        removed=tuple(named.get(entry["path"], entry["path"]) for entry in removed),
         removed_runs=sum(len(entry.get("run_ids") or ()) for entry in removed),
         rows=rows,
-        warnings=tuple(sorted(warned, key=lambda warning: order[warning[0]])),
+        warnings=tuple((named[path], run_id, said) for path, run_id, said in sorted(warned, key=lambda w: order[w[0]])),
         unchanged_runs=sum(len(entry.get("run_ids") or ()) for entry in kept),
         unchanged_warnings=tuple(
-            (path, run_id, tuple(_as_named(text, path, named[path]) for text in texts))
+            (named[path], run_id, tuple(_as_named(text, path, named[path]) for text in texts))
             for path, entry in zip(unchanged, kept, strict=True)
             if entry.get("warnings") != 0  # none, as recorded: its part is not read
             for run_id, texts in _stored_warnings(root / "runs" / f"{source_id(path)}.parquet")

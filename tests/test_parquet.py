@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -691,6 +692,53 @@ def test_an_export_names_a_file_it_could_not_read_as_the_user_named_it(
         assert "\n  runs/broken.jsonl:1: not a run, nor a conversation" in printed, printed
     [row] = pd.read_parquet(tmp_path / "out" / "runs").itertuples()
     assert row.path == str(tmp_path / "runs" / "broken.jsonl") and row.error.startswith(f"{row.path}:1: ")
+
+
+@pytest.mark.parametrize("relative", [True, False], ids=["relative", "absolute"])
+def test_an_export_says_each_file_as_named_and_its_tables_join_the_runs_frame_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: bool
+) -> None:
+    """What an export says names each file as the user named it (its summary's files written, skipped and unreadable,
+    and the files its warnings and errors name, printed and in --json; the lists of files were absolute where the
+    texts were as named), while its tables, as ``runs_frame``'s, name each file, in ``path``, ``error`` and
+    ``warning_texts``, by its absolute path, so ``runs_frame`` of the same folder joins each table on ``path``."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    write_run(samples.load("fix-failing-test"), runs / "whole.jsonl")
+    lines = samples.path("out-of-steps").read_text("utf-8").splitlines(keepends=True)
+    (runs / "cut.jsonl").write_text("".join(lines[:4]) + lines[4][:20], encoding="utf-8")
+    (runs / "broken.jsonl").write_text("[]\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    folder = "runs" if relative else str(runs)
+    named = [os.path.join(folder, name) for name in ("broken.jsonl", "cut.jsonl", "whole.jsonl")]
+
+    def summary() -> dict[str, Any]:
+        code, printed, err = _cli("export", folder, "--parquet", "out", "--workers", "1", "--json")
+        assert (code, err) == (1, "")
+        return cast("dict[str, Any]", json.loads(printed))
+
+    first, again = summary(), summary()
+    assert (first["written"], first["unchanged"], again["written"], again["unchanged"]) == ([*named], [], [], named)
+    for said in (first, again):
+        assert [error["path"] for error in said["errors"]] == [named[0]]
+        assert said["errors"][0]["error"].startswith(f"{named[0]}:1: not a run"), said["errors"]
+    assert [warning["path"] for warning in first["warnings"]] == [named[1]]
+    assert [warning["said"][: len(named[1]) + 3] for warning in again["unchanged_warnings"]] == [f"{named[1]}:5:"]
+    code, printed, _ = _cli("export", folder, "--parquet", "out", "--width", "300")
+    assert code == 1 and f"\nwarning: {named[1]}:5: the last line is cut short" in printed
+    assert f"\n  {named[0]}:1: not a run" in printed, printed
+
+    frame = runs_frame(folder, workers=1, progress=False)
+    absolute = [str(tmp_path / path) for path in ("runs/broken.jsonl", "runs/cut.jsonl", "runs/whole.jsonl")]
+    assert list(frame.path) == absolute and frame.error[0].startswith(f"{absolute[0]}:1: ")
+    assert [text[: len(absolute[1]) + 3] for text in frame.warning_texts[1]] == [f"{absolute[1]}:5:"]
+    for table in TABLES:
+        read = pd.read_parquet(tmp_path / "out" / table)
+        joined = read.merge(frame[["path", "run_id"]], on="path", suffixes=("", "_frame"))
+        assert len(joined) == len(read) > 0 and joined.run_id.equals(joined.run_id_frame), table
+    stored = pd.read_parquet(tmp_path / "out" / "runs").set_index("path")
+    assert stored.loc[absolute[0], "error"] == frame.error[0]
+    assert list(stored.loc[absolute[1], "warning_texts"]) == frame.warning_texts[1]
 
 
 def test_export_prune_counts_the_files_gone_and_the_runs_they_held(tmp_path: Path) -> None:
