@@ -1891,6 +1891,8 @@ def to_parquet(
         source = source_id(path)
         entry = entries.get(source)
         state = _unchanged(path, entry)
+        if state != "changed" and not _parts_kept(root, source, entry):
+            state = "changed"  # a part deleted by hand: the file is written again, not skipped without its rows
         if state == "same":
             unchanged.append(path)
         else:
@@ -1971,7 +1973,7 @@ def _stored_warnings(part: Path) -> list[tuple[str, list[str]]]:
     parquet = require("frame", "pyarrow.parquet")
     try:
         rows = parquet.read_table(part, columns=["run_id", "warning_texts"]).to_pylist()
-    except FileNotFoundError:  # removed since it was written: the file is exported again when it changes
+    except FileNotFoundError:  # removed since this export looked for it (_parts_kept)
         return []
     return [(row["run_id"] or "", row["warning_texts"]) for row in rows if row["warning_texts"]]
 
@@ -2012,6 +2014,13 @@ def _read_manifest(root: Path, overrides: dict[str, int]) -> dict[str, Any]:
             "an export holds one window setting, so export to a new folder"
         )
     return manifest
+
+
+def _parts_kept(root: Path, source: str, entry: Mapping[str, Any] | None) -> bool:
+    """Whether every part an export wrote of a file is still in ``root``: its runs part, and its steps and model
+    calls parts unless the file could not be read."""
+    tables = ("runs",) if entry is None or entry.get("error") is not None else PARQUET_TABLES
+    return all((root / table / f"{source}.parquet").is_file() for table in tables)
 
 
 def _unchanged(path: str, entry: Mapping[str, Any] | None) -> str:

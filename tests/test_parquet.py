@@ -307,6 +307,21 @@ def test_a_file_that_turns_bad_loses_its_steps_and_model_calls(folder: Path, tmp
     assert pd.read_parquet(_part(out, "runs", target)).error.str.startswith(f"{target}:1: ").all()
 
 
+@pytest.mark.parametrize("table", TABLES)
+def test_a_part_deleted_by_hand_is_written_again(folder: Path, tmp_path: Path, table: str) -> None:
+    """A file whose part of a table was deleted by hand is exported again, its rows back in the dataset (it was
+    skipped as unchanged, its rows gone until the file changed, and its warnings no longer said)."""
+    out = tmp_path / "out"
+    first = to_parquet(folder, out, workers=1, progress=False)
+    target = (folder / "sweep-00004.jsonl").resolve()
+    rows = len(pd.read_parquet(_part(out, table, target)))
+    _part(out, table, target).unlink()
+    again = to_parquet(folder, out, workers=1, progress=False)
+    assert again.written == (str(target),) and str(target) not in again.unchanged
+    assert len(pd.read_parquet(_part(out, table, target))) == rows
+    assert len(again.unchanged) == len(first.written) - 1
+
+
 def test_a_deleted_file_is_kept_until_pruned(folder: Path, tmp_path: Path) -> None:
     """A run whose file is gone stays in the dataset (an export adds runs); prune=True removes its parts."""
     out = tmp_path / "out"
