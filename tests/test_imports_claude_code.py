@@ -1547,15 +1547,61 @@ def test_a_result_without_a_tool_use_id_that_cannot_be_matched_is_refused_saying
 
 def test_a_real_sub_agents_tool_use_without_an_id_is_answered_by_its_result():
     """The jazzyalex/agent-sessions sub-agent (hand-written, with no tool use id and no ``tool_use_id``) imports: its
-    bash call is answered in the turn after it, and a warning at each of the two lines says which id is used."""
+    bash call is answered in the turn after it, and a warning at each of the two lines says which id is used; read
+    with its session, its ids name its file."""
     path = REAL / "claude-code/jazzyalex-agent-sessions/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
-    (run,) = from_claude_code(path / "subagents" / "agent-a0ad4f44468bdf20d.jsonl")
+    agent_id = "agent-a0ad4f44468bdf20d"
+    (run,) = from_claude_code(path / "subagents" / f"{agent_id}.jsonl")
     sent = run.step_records[0]["sent"]
     assert [b.get("id") for b in sent["assistant"]] == [None, "line-2-block-1"]
     assert sent["user"] == [{"type": "tool_result", "tool_use_id": "line-2-block-1", "content": "a.txt:1: TODO fix"}]
     assert [w.line for w in run.warnings if "is used in its place" in w.text] == [2, 3]
-    session = from_claude_code(path.with_suffix(".jsonl"))[0]
+    session, agent = from_claude_code(path.with_suffix(".jsonl"))
     assert session.step_records[0]["sent"]["assistant"][1]["id"] == "line-3-block-1"
+    assert [b.get("id") for b in agent.step_records[0]["sent"]["assistant"]] == [None, f"{agent_id}-line-2-block-1"]
+
+
+def without_ids(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``blocks`` with no tool use ``id`` and no result ``tool_use_id``, as a hand-written transcript may have them."""
+    return [{k: v for k, v in block.items() if k not in ("id", "tool_use_id")} for block in blocks]
+
+
+def test_ids_made_in_a_forked_agents_file_are_not_the_sessions(tmp_path):
+    """A tool use with no id in a forked agent's file, at the line and block of one in the session's file, gets an id
+    that names the agent's file: the forked run, which holds both, keeps the session's two parallel results (one of
+    them off the thread's chain) and pairs the agent's own result with the agent's use."""
+    session = write(tmp_path / "s.jsonl", [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", without_ids([tool_use("t1")]), "msg_1"),
+        record("a2", "a1", "assistant", without_ids([tool_use("t2")]), "msg_1"),
+        record("r1", "a1", "user", [{"type": "tool_result", "content": "t1 done"}]),
+        record("r2", "a2", "user", [{"type": "tool_result", "content": "t2 done"}]),
+        record("a3", "r2", "assistant", [{"type": "text", "text": "Both ran."}], "msg_2"),
+    ])  # fmt: skip
+    forked_agent(tmp_path, [
+        record("p", "r2", "user", [{"type": "text", "text": "Summarise."}]),
+        record("s1", "p", "assistant", without_ids([tool_use("t3")]), "msg_s"),
+        record("s2", "s1", "user", [{"type": "tool_result", "content": "mine"}]),
+        record("s3", "s2", "assistant", [{"type": "text", "text": "Summary."}], "msg_s2"),
+    ])  # fmt: skip
+    main, forked = from_claude_code(session)
+    ids = ["line-2-block-0", "line-3-block-0"]
+    both = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": ids[0], "content": "t1 done"},
+        {"type": "tool_result", "tool_use_id": ids[1], "content": "t2 done"},
+    ]}  # fmt: skip
+    assert view(main, 1)[2] == both
+    assert view(forked, 1)[2] == {**both, "content": [*both["content"], {"type": "text", "text": "Summarise."}]}
+    own = "agent-acompact-1-line-2-block-0"
+    assert view(forked, 2)[3:] == [
+        {"role": "assistant", "content": [tool_use(own)]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": own, "content": "mine"}]},
+    ]
+    assert [w.text for w in forked.warnings if w.line == 2 and w.path.endswith("agent-acompact-1.jsonl")] == [
+        f"message.content[0].id: missing from the tool use: {own!r} is used in its place, made from its file's name, "
+        "line and block"
+    ]
+    assert not [w for w in forked.warnings if "no tool_result" in w.text]
 
 
 _PLAIN_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.just({}), st.just([]))

@@ -303,8 +303,11 @@ class _Thread:
 class _Transcript:
     """One transcript file, read and checked: its records, indexed by uuid."""
 
-    def __init__(self, path: str, records: list[_Record] | None = None) -> None:
+    def __init__(self, path: str, records: list[_Record] | None = None, *, agent: bool = False) -> None:
         self.path = path
+        self.id_prefix = _id_prefix(path) if agent else ""
+        """What begins each id ``_named`` makes: nothing in the file read first (the session's), the file's name in a
+        sub-agent's file read with it, whose records a thread may read with the session's (``_forks``)."""
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         """What reading the records found (a line cut short, a uuid written twice), in line order."""
         self.found: list[RunWarning] = RunWarnings()
@@ -560,7 +563,8 @@ class _Transcript:
 
     def _named(self, value: dict[str, Any], kind: str, where: Where) -> None:
         """Give each tool use of an assistant record ``value`` that has no ``id`` one made from where it is,
-        ``line-N-block-J`` (a form no id Claude Code writes takes), and each result of a user record that has no
+        ``line-N-block-J`` (a form no id Claude Code writes takes; in a sub-agent's file read with its session's,
+        ``<file name>-line-N-block-J``, ``id_prefix``), and each result of a user record that has no
         ``tool_use_id`` the id of the use it answers; a warning at the line says what was missing and what is used.
 
         Claude Code writes both ids; a hand-written transcript may not (jazzyalex/agent-sessions' fixtures). Such a
@@ -583,9 +587,10 @@ class _Transcript:
         first = where.at(f"message.content[{unnamed[0]}].{key}")
         n = len(unnamed)
         if kind == "assistant":
-            line, ids = where.line, [f"line-{where.line}-block-{j}" for j in unnamed]
+            line, ids = where.line, [f"{self.id_prefix}line-{where.line}-block-{j}" for j in unnamed]
             self.made_ids[value["uuid"]] = (line, ids)
-            whence = "made from its line and block" if n == 1 else "made from their line and block"
+            made_of = "file's name, line and block" if self.id_prefix else "line and block"
+            whence = f"made from {'its' if n == 1 else 'their'} {made_of}"
         else:
             parent = value.get("parentUuid")
             line, ids = self.made_ids.get(parent or "", (0, []))
@@ -2212,7 +2217,7 @@ def _session_runs(session: _Transcript, agents: list[str], summarise: Summariser
     unread: list[RunWarning] = []
     for name in agents:
         try:
-            transcripts.append(_Transcript(name))
+            transcripts.append(_Transcript(name, agent=True))
         except RunFileError as error:
             unread.append(_unread(error))
     while True:
@@ -2228,6 +2233,14 @@ def _session_runs(session: _Transcript, agents: list[str], summarise: Summariser
         if unread:
             runs[0] = _with_warnings(runs[0], unread)
         return runs
+
+
+def _id_prefix(path: str) -> str:
+    """What begins the ids made in a sub-agent's file (``_Transcript.id_prefix``): its name without ``.jsonl`` (or
+    ``.jsonl.gz``), each character a tool use id cannot hold (the Messages API's ``[a-zA-Z0-9_-]``) as ``_``, then
+    ``-``. No id made in the session's file begins so, so the ids of a run that holds records of both are its own."""
+    name = os.path.basename(path).removesuffix(".gz").removesuffix(".jsonl")
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", name) + "-"
 
 
 def _unread(error: RunFileError) -> RunWarning:
