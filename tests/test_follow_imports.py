@@ -787,3 +787,32 @@ def test_show_follow_of_a_document_says_what_it_waits_for_then_shows_it(tmp_path
     if EVAL.is_file():
         code, out, err = run_cli("show", str(EVAL), "--follow", "--follow-for", "1")
         assert code == 0 and "oxdna_simple/default/1" in out and f"following {EVAL}" in out
+
+
+def test_parallel_results_without_ids_that_hang_one_from_another_are_followed_as_imported(tmp_path: Path) -> None:
+    """A hand-written session whose results with no ``tool_use_id`` hang one from another is followed as a fresh
+    import reads it: refused while the results written do not yet answer every tool use with no id of their reply,
+    read once the last is written, then read on."""
+
+    def record(uuid: str, parent: str | None, role: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": role, "content": blocks}
+        if role == "assistant":
+            message.update(id=f"msg_{uuid}", model="m", type="message", stop_reason=None)
+        return {"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "s", "message": message}
+
+    uses = [{"type": "tool_use", "name": "Bash", "input": {"command": f"ls {n}"}} for n in range(3)]
+    records = [record("u1", None, "user", [{"type": "text", "text": "go"}]), record("a1", "u1", "assistant", uses)]
+    for n in range(3):
+        records.append(record(f"r{n}", records[-1]["uuid"], "user", [{"type": "tool_result", "content": f"{n}"}]))
+    records.append(record("a2", "r2", "assistant", [{"type": "text", "text": "Done."}]))
+    records.append(record("u2", "a2", "user", [{"type": "text", "text": "Again."}]))
+    records.append(record("a3", "u2", "assistant", [{"type": "text", "text": "Again done."}]))
+    data = "".join(json.dumps(made) + "\n" for made in records).encode()
+    read_on, whole, refused = growing.grown_equals_fresh(
+        data, tmp_path / "s.jsonl", every_line_and_mid_line(data), GrowingSession, from_claude_code
+    )
+    assert (refused, whole, read_on) == (2, 2, 4)  # r0 and r1 refused, r2 read whole, each turn after it read on
+    (run,) = from_claude_code(tmp_path / "s.jsonl")
+    assert [(b["tool_use_id"], b["content"]) for b in run.step_records[0]["sent"]["user"]] == [
+        (f"line-2-block-{n}", f"{n}") for n in range(3)
+    ]

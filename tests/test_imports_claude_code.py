@@ -1516,7 +1516,12 @@ def test_a_tool_use_without_an_id_is_named_by_where_it_is_and_its_result_by_the_
 @pytest.mark.parametrize(
     ("uses", "results", "why"),
     [
-        (["t1"], [None], "no record before it that it hangs from (parentUuid 'a1') holds a tool use without an id"),
+        (
+            ["t1"],
+            [None],
+            "no record before it that it hangs from (parentUuid 'a1') holds a tool use without an id, or results "
+            "without an id that hang from one",
+        ),
         (
             [None],
             [None, None],
@@ -1545,17 +1550,156 @@ def test_a_result_without_a_tool_use_id_that_cannot_be_matched_is_refused_saying
                                  f"tool use it answers cannot be told: {why}")  # fmt: skip
 
 
+def without_ids(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``blocks`` with no tool use ``id`` and no result ``tool_use_id``, as a hand-written transcript may have them."""
+    return [{k: v for k, v in block.items() if k not in ("id", "tool_use_id")} for block in blocks]
+
+
+def chained_results(uses: int, texts: list[str]) -> list[dict[str, Any]]:
+    """A session whose reply holds ``uses`` tool uses with no id in one record (line 2), then a record a text of
+    ``texts`` (a result with no ``tool_use_id``, or the user's words after ``say:``), each hanging from the one before
+    (lines 3 on), as Claude Code writes parallel results."""
+    records = [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", without_ids([tool_use(f"t{n}") for n in range(uses)]), "msg_1"),
+    ]
+    for n, text in enumerate(texts, 1):
+        said = text.removeprefix("say:")
+        block = {"type": "text", "text": said} if said != text else {"type": "tool_result", "content": text}
+        records.append(record(f"r{n}", records[-1]["uuid"], "user", [block]))
+    return records
+
+
+@pytest.mark.parametrize("uses", [2, 3])
+def test_parallel_results_without_ids_that_hang_one_from_another_answer_the_uses_in_order(tmp_path, uses):
+    """Results with no ``tool_use_id`` written one a record, each hanging from the one before (as Claude Code writes
+    parallel results), answer in order the tool uses with no id of the record the first hangs from: one results turn,
+    and a warning at each line saying which id is used and why."""
+    texts = [f"result {n}" for n in range(uses)]
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", chained_results(uses, texts)))
+    ids = [f"line-2-block-{n}" for n in range(uses)]
+    assert view(run, 1)[1:] == [
+        {"role": "assistant", "content": [tool_use(made) for made in ids]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": made, "content": text}
+                                     for made, text in zip(ids, texts, strict=True)]},
+    ]  # fmt: skip
+    said = {w.line: w.text for w in run.warnings if "tool_use_id: missing" in w.text}
+    assert said[3].endswith(f"{ids[0]!r} is used in its place, the id made for the tool use with no id of the record "
+                            "it hangs from (parentUuid 'a1', line 2)")  # fmt: skip
+    assert [said[n + 3].split(": ", 2)[2] for n in range(1, uses)] == [
+        f"{ids[n]!r} is used in its place, in order, the next of the ids made for the tool uses with no id of line 2, "
+        f"whose results hang one from another from line 3 (parentUuid 'r{n}')"
+        for n in range(1, uses)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("uses", "texts", "line", "why"),
+    [
+        (
+            2,
+            ["one", "two", "three"],
+            5,
+            "the results it hangs from (parentUuid 'r2'), one from another from line 3, hang from line 2, which holds "
+            "2 tool use(s) without an id for 3 result(s) without one",
+        ),
+        (
+            3,
+            ["one", "two"],
+            4,
+            "the results it hangs from (parentUuid 'r1'), one from another from line 3, hang from line 2, which holds "
+            "3 tool use(s) without an id for 2 result(s) without one",
+        ),
+        (
+            2,
+            ["one", "say:and now?", "two"],
+            5,
+            "no record before it that it hangs from (parentUuid 'r2') holds a tool use without an id, or results "
+            "without an id that hang from one",
+        ),
+    ],
+)
+def test_parallel_results_without_ids_that_cannot_be_matched_are_refused_saying_why(tmp_path, uses, texts, line, why):
+    """Results with no ``tool_use_id`` that hang one from another are refused, naming the file, line and field, when
+    they are more or fewer than the tool uses with no id of the record the first hangs from, or when a message of the
+    user's breaks the chain: which tool use each answers cannot be told."""
+    path = write(tmp_path / "s.jsonl", chained_results(uses, texts))
+    with pytest.raises(RunFileError) as raised:
+        from_claude_code(path)
+    assert str(raised.value) == (f"{path}:{line}: message.content[0].tool_use_id: missing from the tool result, and "
+                                 f"which tool use it answers cannot be told: {why}")  # fmt: skip
+
+
+def test_parallel_results_without_ids_of_uses_written_one_a_record_are_refused(tmp_path):
+    """Claude Code's own parallel tool uses written one a record, their results hanging one from another from the
+    last (ai4curation/ai-blame's session, lines 5 to 16), with the ids taken out: the first result hangs from the
+    second use's record, though it may answer either use, so the second result is one too many there and the session
+    is refused at its line, not paired by a guess."""
+    records = chained_results(1, ["one", "two"])
+    records.insert(2, record("a2", "a1", "assistant", without_ids([tool_use("t9")]), "msg_1"))
+    records[3]["parentUuid"] = "a2"
+    path = write(tmp_path / "s.jsonl", records)
+    with pytest.raises(RunFileError) as raised:
+        from_claude_code(path)
+    assert str(raised.value) == (
+        f"{path}:5: message.content[0].tool_use_id: missing from the tool result, and which tool use it answers cannot "
+        "be told: the results it hangs from (parentUuid 'r1'), one from another from line 4, hang from line 3, which "
+        "holds 1 tool use(s) without an id for 2 result(s) without one"
+    )
+
+
 def test_a_real_sub_agents_tool_use_without_an_id_is_answered_by_its_result():
     """The jazzyalex/agent-sessions sub-agent (hand-written, with no tool use id and no ``tool_use_id``) imports: its
-    bash call is answered in the turn after it, and a warning at each of the two lines says which id is used."""
+    bash call is answered in the turn after it, and a warning at each of the two lines says which id is used; read
+    with its session, its ids name its file."""
     path = REAL / "claude-code/jazzyalex-agent-sessions/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
-    (run,) = from_claude_code(path / "subagents" / "agent-a0ad4f44468bdf20d.jsonl")
+    agent_id = "agent-a0ad4f44468bdf20d"
+    (run,) = from_claude_code(path / "subagents" / f"{agent_id}.jsonl")
     sent = run.step_records[0]["sent"]
     assert [b.get("id") for b in sent["assistant"]] == [None, "line-2-block-1"]
     assert sent["user"] == [{"type": "tool_result", "tool_use_id": "line-2-block-1", "content": "a.txt:1: TODO fix"}]
     assert [w.line for w in run.warnings if "is used in its place" in w.text] == [2, 3]
-    session = from_claude_code(path.with_suffix(".jsonl"))[0]
+    session, agent = from_claude_code(path.with_suffix(".jsonl"))
     assert session.step_records[0]["sent"]["assistant"][1]["id"] == "line-3-block-1"
+    assert [b.get("id") for b in agent.step_records[0]["sent"]["assistant"]] == [None, f"{agent_id}-line-2-block-1"]
+
+
+def test_ids_made_in_a_forked_agents_file_are_not_the_sessions(tmp_path):
+    """A tool use with no id in a forked agent's file, at the line and block of one in the session's file, gets an id
+    that names the agent's file: the forked run, which holds both, keeps the session's two parallel results (one of
+    them off the thread's chain) and pairs the agent's own result with the agent's use."""
+    session = write(tmp_path / "s.jsonl", [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", without_ids([tool_use("t1")]), "msg_1"),
+        record("a2", "a1", "assistant", without_ids([tool_use("t2")]), "msg_1"),
+        record("r1", "a1", "user", [{"type": "tool_result", "content": "t1 done"}]),
+        record("r2", "a2", "user", [{"type": "tool_result", "content": "t2 done"}]),
+        record("a3", "r2", "assistant", [{"type": "text", "text": "Both ran."}], "msg_2"),
+    ])  # fmt: skip
+    forked_agent(tmp_path, [
+        record("p", "r2", "user", [{"type": "text", "text": "Summarise."}]),
+        record("s1", "p", "assistant", without_ids([tool_use("t3")]), "msg_s"),
+        record("s2", "s1", "user", [{"type": "tool_result", "content": "mine"}]),
+        record("s3", "s2", "assistant", [{"type": "text", "text": "Summary."}], "msg_s2"),
+    ])  # fmt: skip
+    main, forked = from_claude_code(session)
+    ids = ["line-2-block-0", "line-3-block-0"]
+    both = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": ids[0], "content": "t1 done"},
+        {"type": "tool_result", "tool_use_id": ids[1], "content": "t2 done"},
+    ]}  # fmt: skip
+    assert view(main, 1)[2] == both
+    assert view(forked, 1)[2] == {**both, "content": [*both["content"], {"type": "text", "text": "Summarise."}]}
+    own = "agent-acompact-1-line-2-block-0"
+    assert view(forked, 2)[3:] == [
+        {"role": "assistant", "content": [tool_use(own)]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": own, "content": "mine"}]},
+    ]
+    assert [w.text for w in forked.warnings if w.line == 2 and w.path.endswith("agent-acompact-1.jsonl")] == [
+        f"message.content[0].id: missing from the tool use: {own!r} is used in its place, made from its file's name, "
+        "line and block"
+    ]
+    assert not [w for w in forked.warnings if "no tool_result" in w.text]
 
 
 _PLAIN_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.just({}), st.just([]))

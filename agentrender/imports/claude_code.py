@@ -303,8 +303,11 @@ class _Thread:
 class _Transcript:
     """One transcript file, read and checked: its records, indexed by uuid."""
 
-    def __init__(self, path: str, records: list[_Record] | None = None) -> None:
+    def __init__(self, path: str, records: list[_Record] | None = None, *, agent: bool = False) -> None:
         self.path = path
+        self.id_prefix = _id_prefix(path) if agent else ""
+        """What begins each id ``_named`` makes: nothing in the file read first (the session's), the file's name in a
+        sub-agent's file read with it, whose records a thread may read with the session's (``_forks``)."""
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         """What reading the records found (a line cut short, a uuid written twice), in line order."""
         self.found: list[RunWarning] = RunWarnings()
@@ -349,6 +352,14 @@ class _Transcript:
         ``queue-operation``: a queued prompt among them is in the transcript as it was sent."""
         self.made_ids: dict[str, tuple[int, list[str]]] = {}
         """The ids ``_named`` made for tool uses that had none, by the uuid of their record: its line, and the ids."""
+        self.answering: dict[str, tuple[str, int, int]] = {}
+        """Each record of results only that ``_named`` gave made ids to, by its uuid: the uuid of the record of the
+        tool uses they answer, how many of those uses it and the records of results it hangs from answer, and the
+        line of the first of those records (a chain of parallel results, each hanging from the one before)."""
+        self.short: dict[str, tuple[Where, str]] = {}
+        """The records of results with no id that answer fewer of the tool uses with no id of the record they hang
+        from (themselves, or with the records of results they hang from) than it holds, and that no record of results
+        hangs from yet, by uuid: where, and why which use they answer cannot be told (``threads`` refuses them)."""
         self.named: dict[int, RunWarning] = {}
         """The warning of each line ``_named`` gave ids to, until ``add`` takes its record (a line checked again, as
         ``_read_lines`` checks them, gives the same warning)."""
@@ -560,15 +571,20 @@ class _Transcript:
 
     def _named(self, value: dict[str, Any], kind: str, where: Where) -> None:
         """Give each tool use of an assistant record ``value`` that has no ``id`` one made from where it is,
-        ``line-N-block-J`` (a form no id Claude Code writes takes), and each result of a user record that has no
+        ``line-N-block-J`` (a form no id Claude Code writes takes; in a sub-agent's file read with its session's,
+        ``<file name>-line-N-block-J``, ``id_prefix``), and each result of a user record that has no
         ``tool_use_id`` the id of the use it answers; a warning at the line says what was missing and what is used.
 
         Claude Code writes both ids; a hand-written transcript may not (jazzyalex/agent-sessions' fixtures). Such a
         result keeps one link to its use: the record it hangs from (``parentUuid``). The results with no id of a
-        record answer, in order, the tool uses with no id of that record; where it holds none, or not as many as the
-        results, which use a result answers cannot be told, and the record is refused saying why. Only a record the
-        quick look (``_plain_record``) left is looked at (it passes only blocks with their ids), in file order: a
-        record's uses are named before a result that hangs from it is read.
+        record answer, in order, the tool uses with no id of that record; results written one a record, each
+        hanging from the one before (as Claude Code writes parallel results), answer them in that order: a record
+        of results only is followed back to the record of the uses (``answering``). Where the record reached holds
+        no such use, or fewer than the results, which use a result answers cannot be told, and the record is refused
+        saying why; where it holds more and no record of results hangs from the last one, ``threads`` refuses it
+        (``short``: a later line may go on with the others). Only a record the quick look (``_plain_record``) left
+        is looked at (it passes only blocks with their ids), in file order: a record's uses are named before a
+        result that hangs from it is read.
         """
         message = value.get("message")
         content = message.get("content") if type(message) is dict else None
@@ -583,24 +599,40 @@ class _Transcript:
         first = where.at(f"message.content[{unnamed[0]}].{key}")
         n = len(unnamed)
         if kind == "assistant":
-            line, ids = where.line, [f"line-{where.line}-block-{j}" for j in unnamed]
+            line, ids = where.line, [f"{self.id_prefix}line-{where.line}-block-{j}" for j in unnamed]
             self.made_ids[value["uuid"]] = (line, ids)
-            whence = "made from its line and block" if n == 1 else "made from their line and block"
+            made_of = "file's name, line and block" if self.id_prefix else "line and block"
+            whence = f"made from {'its' if n == 1 else 'their'} {made_of}"
         else:
-            parent = value.get("parentUuid")
-            line, ids = self.made_ids.get(parent or "", (0, []))
+            parent = value.get("parentUuid") or ""
+            uses, before, since = self.answering.get(parent, (parent, 0, 0))
+            line, ids = self.made_ids.get(uses, (0, []))
+            hangs = f"the record it hangs from (parentUuid {parent!r}, line {line})"
+            if since:
+                hangs = f"the results it hangs from (parentUuid {parent!r}), one from another from line {since}, "
+                hangs += f"hang from line {line}, which"
+            cannot = "missing from the tool result, and which tool use it answers cannot be told: "
             if not ids:
-                why = f"no record before it that it hangs from (parentUuid {parent!r}) holds a tool use without an id"
-            elif len(ids) != n:
-                why = (f"the record it hangs from (parentUuid {parent!r}, line {line}) holds {len(ids)} tool use(s) "
-                       f"without an id for {n} result(s) without one")  # fmt: skip
-            if len(ids) != n:
-                raise first.error(f"missing from the tool result, and which tool use it answers cannot be told: {why}")
+                raise first.error(f"{cannot}no record before it that it hangs from (parentUuid {parent!r}) holds a "
+                                  "tool use without an id, or results without an id that hang from one")  # fmt: skip
+            if before + n > len(ids):
+                raise first.error(f"{cannot}{hangs} holds {len(ids)} tool use(s) without an id for {before + n} "
+                                  "result(s) without one")  # fmt: skip
+            self.short.pop(parent, None)  # the results it hangs from go on in this record
+            if before + n < len(ids):
+                why = f"{hangs} holds {len(ids)} tool use(s) without an id for {before + n} result(s) without one"
+                self.short[value["uuid"]] = (first, cannot + why)
+            if all(type(block) is dict and block.get("type") == "tool_result" for block in content):
+                self.answering[value["uuid"]] = (uses, before + n, since or where.line)
+            ids = ids[before : before + n]
             whence = (
                 "the id made for the tool use with no id of the record it hangs from"
                 if n == 1
                 else "in order, the ids made for the tool uses with no id of the record they hang from"
             ) + f" (parentUuid {parent!r}, line {line})"
+            if since:
+                whence = (f"in order, the next of the ids made for the tool uses with no id of line {line}, whose "
+                          f"results hang one from another from line {since} (parentUuid {parent!r})")  # fmt: skip
         for j, made in zip(unnamed, ids, strict=True):
             content[j] = {"type": wire, key: made, **{k: v for k, v in content[j].items() if k != "type" and k != key}}
         what = f"missing from the {missing}" if n == 1 else f"{n} {missing}s have no {key}"
@@ -642,6 +674,9 @@ class _Transcript:
     def threads(self) -> list[_Thread]:
         """The main thread (every part of it, compactions included, oldest first), then each sidechain; what was
         found on the way is in ``found`` and ``left``."""
+        if self.short:
+            where, why = min(self.short.values(), key=lambda short: short[0].line)
+            raise where.error(why)
         self.found, self.left, self.main, self.chains = RunWarnings(), [], None, []
         threads: list[_Thread] = []
         used: set[str] = set()
@@ -2212,7 +2247,7 @@ def _session_runs(session: _Transcript, agents: list[str], summarise: Summariser
     unread: list[RunWarning] = []
     for name in agents:
         try:
-            transcripts.append(_Transcript(name))
+            transcripts.append(_Transcript(name, agent=True))
         except RunFileError as error:
             unread.append(_unread(error))
     while True:
@@ -2228,6 +2263,14 @@ def _session_runs(session: _Transcript, agents: list[str], summarise: Summariser
         if unread:
             runs[0] = _with_warnings(runs[0], unread)
         return runs
+
+
+def _id_prefix(path: str) -> str:
+    """What begins the ids made in a sub-agent's file (``_Transcript.id_prefix``): its name without ``.jsonl`` (or
+    ``.jsonl.gz``), each character a tool use id cannot hold (the Messages API's ``[a-zA-Z0-9_-]``) as ``_``, then
+    ``-``. No id made in the session's file begins so, so the ids of a run that holds records of both are its own."""
+    name = os.path.basename(path).removesuffix(".gz").removesuffix(".jsonl")
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", name) + "-"
 
 
 def _unread(error: RunFileError) -> RunWarning:
@@ -2447,6 +2490,8 @@ class GrowingSession(GrowingFile):
         have changed); ``False`` when they do not simply go on from it."""
         transcript, main, leaf = self._transcript, self._transcript.main, self._leaf
         assert main is not None and leaf is not None  # kept only with them
+        if transcript.short:
+            return False  # results that do not answer every tool use they hang from yet: refused (threads)
         mark = main.mark
         again = {uuid: None for uuid in main.order[mark.taken :]} if mark is not None and main.order else {}
         last = None
