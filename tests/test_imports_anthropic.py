@@ -860,8 +860,9 @@ def test_a_last_call_ending_with_a_prefill_and_no_reply_says_its_last_step_is_th
         (2, "the call has no response: no model call is made of it"),
         (
             2,
-            "request.messages[3]: the call ends with a prefill, an assistant turn the model was to go on from, and the "
-            "log holds no reply to it: step 1 is that prefill, the caller's text, not a decision of the model",
+            "request.messages[3]: the request ends with an assistant message: sent as it is, that is a prefill, the "
+            "turn the model was to go on from, and no reply to it is held: step 1 is that prefill, the caller's text, "
+            "not a decision of the model",
         ),
     ]
 
@@ -880,13 +881,36 @@ def test_a_request_body_ending_with_an_assistant_message_says_its_last_step_may_
         (
             1,
             "messages[1]: the request ends with an assistant message: sent as it is, that is a prefill, the turn the "
-            "model was to go on from, and step 0 is the caller's text, not a decision of the model (a conversation "
-            "saved with its reply last reads the same: the file cannot say which)",
+            "model was to go on from, and no reply to it is held: step 0 is that prefill, the caller's text, not a "
+            "decision of the model (a conversation saved with its reply last reads the same: the file cannot say "
+            "which)",
         )
     ]
     assert from_anthropic(request(prefilled)).warnings[0].text == run.warnings[0].text
     assert from_anthropic(prefilled).warnings == ()  # a bare list: a conversation as saved
     assert from_anthropic(request([asked])).warnings == ()
+
+
+def test_a_body_and_a_log_ending_with_a_prefill_no_reply_answered_warn_in_the_same_words(tmp_path: Path) -> None:
+    """A request body and a call log whose last call has no reply, both ending with the same prefill, say the same
+    sentence of it at the same message, the body adding only that a conversation saved with its reply last reads
+    the same."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "id": "msg_0", "content": [{"type": "text", "text": "4"}]}
+    prefilled = [asked, {"role": "assistant", "content": "4"}, {"role": "user", "content": "As JSON?"}]
+    prefilled.append({"role": "assistant", "content": '{"answer":'})
+    log, body = tmp_path / "log.jsonl", tmp_path / "request.json"
+    first = {"request": {**BASE, "messages": [asked]}, "response": {**reply, "stop_reason": "end_turn"}}
+    log.write_text(_log([json.dumps(first), json.dumps({"request": {**BASE, "messages": prefilled}})]) + "\n")
+    body.write_text(json.dumps(request(prefilled)))
+    (said,) = [w.text.removeprefix("request.") for w in load(log).warnings if "prefill" in w.text]
+    (body_said,) = [w.text for w in load(body).warnings]
+    assert said == (
+        "messages[3]: the request ends with an assistant message: sent as it is, that is a prefill, the turn the model "
+        "was to go on from, and no reply to it is held: step 1 is that prefill, the caller's text, not a decision of "
+        "the model"
+    )
+    assert body_said == f"{said} (a conversation saved with its reply last reads the same: the file cannot say which)"
 
 
 @pytest.mark.parametrize(
