@@ -190,7 +190,8 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         entry = entries[0]
         where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
         messages = normalise_messages(entry.request["messages"], where)
-        notes.extend(_prefill_warning([message["role"] for message in messages], entry.request, where))
+        prefilled = _prefill_warning([message["role"] for message in messages], entry.request, where)
+        notes.extend(prefilled)
         return [
             conversation_run(
                 messages,
@@ -200,6 +201,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
                 request=entry.request,
                 summarise=summarise,
                 warnings=notes,
+                prefill=bool(prefilled),
             )
         ]
     if not entries:
@@ -771,7 +773,8 @@ def _from_calls(
         blocks = continued(prefill, response, joined=True) or continued(prefill, response, joined=False) or []
         (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
         messages = [*messages[:-1], turn]
-    elif response is None and prefill_of(messages) is not None:
+    unanswered = response is None and prefill_of(messages) is not None
+    if unanswered:
         # no reply went on from it: the turn stays as sent, the last step, and the warning says whose it is
         warnings.append(where.at(f"[{len(messages) - 1}]").warning(prefill_said(step_decided(messages))))
     return conversation_run(
@@ -787,6 +790,7 @@ def _from_calls(
         warnings=warnings,
         replies_checked=True,  # each reply, above
         breakpoints=breakpoints,
+        prefill=unanswered,
     )
 
 
@@ -1149,7 +1153,8 @@ def _body_run(
     if blocks is None or not _plain_results(blocks[2]):
         return None
     uses, answered, _ = blocks
-    warnings = RunWarnings(_prefill_warning(roles, request, where))  # before the checks', as on the path of values
+    prefilled = _prefill_warning(roles, request, where)
+    warnings = RunWarnings(prefilled)  # before the checks', as on the path of values
     if uses[: len(answered)] != answered:
         warnings.extend(_unanswered(messages, where))
     turns = _Turns(data, messages)
@@ -1161,6 +1166,7 @@ def _body_run(
         request=request,
         summarise=summarise,
         warnings=warnings,
+        prefill=bool(prefilled),
     )
 
 

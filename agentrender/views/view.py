@@ -34,6 +34,7 @@ from agentrender.views.facts import (
     StepFact,
     StepsRead,
     compaction_name,
+    ended_text,
     marked_fact,
     one_value,
 )
@@ -798,6 +799,18 @@ class View:
         return rendered > self._first_rendered and renders.ended[rendered - 1]
 
     @property
+    def prefill(self) -> bool:
+        """The view is the conversation as it ended (``ended``) on a prefill no reply answered: the turn it ends on
+        is the caller's text, which the model was to go on from, not a reply of the model (``PREFILL_ENDED_TEXT``)."""
+        return self.ended and self.views._renders.prefill(self.rendered_count - 1)
+
+    @property
+    def ended_text(self) -> str:
+        """What a display says of how the view ends: ``ENDED_TEXT``, ``PREFILL_ENDED_TEXT`` when it ends on a prefill
+        (``prefill``), ``""`` when it is not the conversation as it ended."""
+        return ended_text(ended=self.ended, prefill=self.prefill)
+
+    @property
     def _first_rendered(self) -> int:
         return self.views._renders.rendered_before[self.first_step]
 
@@ -847,6 +860,7 @@ class View:
                     _renders=renders,
                     position=position,
                     ended=ended,
+                    prefill=ended and self.prefill,  # only the view's last step can end it
                     in_view=in_view,
                     marks=marks,
                 )
