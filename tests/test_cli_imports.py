@@ -112,6 +112,40 @@ def test_show_of_a_request_ending_with_a_prefill_says_its_last_turn_is_the_calle
     assert "nothing answered the last prefill" in out and "the last reply" not in out
 
 
+def test_keys_of_a_call_ending_with_a_prefill_says_its_view_leaves_the_prefill_out(tmp_path: Path) -> None:
+    """keys of a log whose call ended with a prefill its reply went on from says why that step's view is not the
+    request: the request ends with the prefill, which the view leaves out (the run holds it merged with the reply)."""
+    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn", "content": []}
+    asked = {"role": "user", "content": "What is the answer?"}
+    prefill = {"role": "assistant", "content": "The answer is"}
+    calls = [
+        {
+            "request": {"model": "m", "max_tokens": 64, "messages": [asked]},
+            "response": {**reply, "id": "msg_0", "content": [{"type": "text", "text": "Let me think."}]},
+        },
+        {
+            "request": {
+                "model": "m",
+                "max_tokens": 64,
+                "messages": [
+                    asked,
+                    {"role": "assistant", "content": "Let me think."},
+                    {"role": "user", "content": "Go on."},
+                    prefill,
+                ],
+            },
+            "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 42."}]},
+        },
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    out = " ".join(ok_of("keys", str(log)).split())
+    assert (
+        "at 1: the recorded request ends with a prefill, the start of the step's turn, which the view leaves out: the "
+        "run holds that turn as the prefill and its reply merged"
+    ) in out
+
+
 def test_show_json_says_an_as_sent_views_window_and_cap_as_null_a_javascript_reader_keeps(convo: Path) -> None:
     """show --json of an imported run gives its window and cap as null (no window, no cap), never sys.maxsize,
     which JSON.parse rounds to another number; under a window given, the numbers given."""

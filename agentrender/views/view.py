@@ -1049,7 +1049,8 @@ class View:
         An import's view as sent is its step's recorded request, cache breakpoints included, wherever the call
         recorded that request whole: what is left is a view under the contract, settings given in place of the
         call's, a call that recorded its key but not its request, and a message the call sent in another form than
-        the run's turns hold (its longest call's).
+        the run's turns hold (its longest call's), and a request that ended with a prefill, which the view of its step
+        leaves out (the step's turn is the prefill and its reply merged).
         """
         recorded, views = self.recorded_keys, self.views
         if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
@@ -1074,6 +1075,11 @@ class View:
             return (
                 f"message {differ} of the recorded request is not the view's: the run's turns are as its longest "
                 "call sent them, and this call sent that message otherwise"
+            )
+        if len(theirs) == len(mine) + 1 and _api_rules.prefill_of(sent) is not None:
+            return (
+                "the recorded request ends with a prefill, the start of the step's turn, which the view leaves out: "
+                "the run holds that turn as the prefill and its reply merged"
             )
         if len(mine) != len(theirs):
             return f"the recorded request holds {plural(len(theirs), 'message')}, the view {len(mine):,}"
