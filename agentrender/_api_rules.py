@@ -48,6 +48,7 @@ __all__ = [
     "defined_tool",
     "message_problems",
     "prefill_of",
+    "prefill_said",
     "step_decided",
     "system_text",
     "wire_problems",
@@ -104,6 +105,21 @@ def prefill_of(messages: Any) -> Mapping[str, Any] | None:
     (``continued``); ``None`` when they end otherwise."""
     last = messages[-1] if isinstance(messages, list) and messages else None
     return last if isinstance(last, Mapping) and last.get("role") == "assistant" else None
+
+
+def prefill_said(step: int, *, saved: bool = False) -> str:
+    """What a run says of its last step ``step``, a request's last assistant message no reply to which it holds: a
+    prefill, the caller's text, not a decision of the model. ``saved``: the source may be a conversation saved with
+    its reply last, which reads the same (a request body alone)."""
+    said = (
+        "the request ends with an assistant message: sent as it is, that is a prefill, the turn the model was to go on "
+        f"from, and no reply to it is held: step {step} is that prefill, the caller's text, not a decision of the model"
+    )
+    return (
+        f"{said} (a conversation saved with its reply last reads the same: the file cannot say which)"
+        if saved
+        else said
+    )
 
 
 def content_blocks(content: Any) -> list[Any] | None:

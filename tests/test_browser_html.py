@@ -3,6 +3,7 @@ says, hostile run text stays text, the as-sent/what-if toggle works, and a 100,0
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from html import unescape
@@ -15,7 +16,7 @@ import pytest
 from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said
 from agentrender.runfile import Run
-from agentrender.views import BLOCK_LABELS, LEFT_OUT_TEXT, BlockFact, Views
+from agentrender.views import BLOCK_LABELS, ENDED_TEXT, LEFT_OUT_TEXT, PREFILL_ENDED_TEXT, BlockFact, Views
 from agentrender.views.html import legend_html, view_html
 from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
@@ -420,6 +421,21 @@ def test_an_imported_runs_view_as_sent_reads_as_one_with_no_window_in_the_browse
     assert page.evaluate(TURNS) == expected_turns(Views(run), Views(run).stops[-1])
     shown = page.inner_text("body")
     assert "9,223,372" not in shown and "9223372" not in shown and "e+18" not in shown
+
+
+def test_a_page_of_a_request_ending_with_a_prefill_says_its_last_turn_is_the_callers(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The page of a request body ending with a prefill says after that turn that it is the caller's prefill no
+    reply answered, as the views do, never that nothing was sent after a reply of the model."""
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    page, _, _ = open_page(browser, saved(imports.load(body), tmp_path, "prefill"))
+    view = page.inner_text(".ar-view")
+    assert PREFILL_ENDED_TEXT in view and ENDED_TEXT not in view
+    page.screenshot(path=str(_artifacts() / "page-prefill.png"))
 
 
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:

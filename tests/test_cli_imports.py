@@ -17,7 +17,7 @@ from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
-from agentrender.views import Views
+from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, Views
 from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.conversations import WEATHER, normalised
@@ -98,6 +98,52 @@ def test_show_of_a_conversation_is_what_was_sent_and_says_so(convo: Path) -> Non
     out = ok("show", str(convo))
     assert "shown       as sent" in out and "no window, no cap" in out
     assert "9,223,372,036,854,775,807" not in out  # the window of an as-sent view is not a number to print
+
+
+def test_show_of_a_request_ending_with_a_prefill_says_its_last_turn_is_the_callers(tmp_path: Path) -> None:
+    """show of a request body ending with a prefill says, after that turn and in the view's facts, that it is the
+    caller's prefill no reply answered, never that nothing was sent after a reply of the model."""
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    out = " ".join(ok_of("show", str(body)).replace("\u2502", " ").split())
+    assert out.count(PREFILL_ENDED_TEXT) == 2 and ENDED_TEXT not in out
+    assert "nothing answered the last prefill" in out and "the last reply" not in out
+
+
+def test_keys_of_a_call_ending_with_a_prefill_says_its_view_leaves_the_prefill_out(tmp_path: Path) -> None:
+    """keys of a log whose call ended with a prefill its reply went on from says why that step's view is not the
+    request: the request ends with the prefill, which the view leaves out (the run holds it merged with the reply)."""
+    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn", "content": []}
+    asked = {"role": "user", "content": "What is the answer?"}
+    prefill = {"role": "assistant", "content": "The answer is"}
+    calls = [
+        {
+            "request": {"model": "m", "max_tokens": 64, "messages": [asked]},
+            "response": {**reply, "id": "msg_0", "content": [{"type": "text", "text": "Let me think."}]},
+        },
+        {
+            "request": {
+                "model": "m",
+                "max_tokens": 64,
+                "messages": [
+                    asked,
+                    {"role": "assistant", "content": "Let me think."},
+                    {"role": "user", "content": "Go on."},
+                    prefill,
+                ],
+            },
+            "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 42."}]},
+        },
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    out = " ".join(ok_of("keys", str(log)).split())
+    assert (
+        "at 1: the recorded request ends with a prefill, the start of the step's turn, which the view leaves out: the "
+        "run holds that turn as the prefill and its reply merged"
+    ) in out
 
 
 def test_show_json_says_an_as_sent_views_window_and_cap_as_null_a_javascript_reader_keeps(convo: Path) -> None:

@@ -7,6 +7,7 @@ import copy
 import json
 import tempfile
 from collections.abc import Callable
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import loads
 from agentrender.runfile import Run, RunFileError
 from agentrender.runfile.write import header_with_warnings
-from agentrender.views import Views
+from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, Views
 from tests._support import hostile_files, real
 from tests._support.conversations import WEATHER, conversations, json_file, normalised
 from tests._support.examples import examples
@@ -860,8 +861,9 @@ def test_a_last_call_ending_with_a_prefill_and_no_reply_says_its_last_step_is_th
         (2, "the call has no response: no model call is made of it"),
         (
             2,
-            "request.messages[3]: the call ends with a prefill, an assistant turn the model was to go on from, and the "
-            "log holds no reply to it: step 1 is that prefill, the caller's text, not a decision of the model",
+            "request.messages[3]: the request ends with an assistant message: sent as it is, that is a prefill, the "
+            "turn the model was to go on from, and no reply to it is held: step 1 is that prefill, the caller's text, "
+            "not a decision of the model",
         ),
     ]
 
@@ -880,13 +882,70 @@ def test_a_request_body_ending_with_an_assistant_message_says_its_last_step_may_
         (
             1,
             "messages[1]: the request ends with an assistant message: sent as it is, that is a prefill, the turn the "
-            "model was to go on from, and step 0 is the caller's text, not a decision of the model (a conversation "
-            "saved with its reply last reads the same: the file cannot say which)",
+            "model was to go on from, and no reply to it is held: step 0 is that prefill, the caller's text, not a "
+            "decision of the model (a conversation saved with its reply last reads the same: the file cannot say "
+            "which)",
         )
     ]
     assert from_anthropic(request(prefilled)).warnings[0].text == run.warnings[0].text
     assert from_anthropic(prefilled).warnings == ()  # a bare list: a conversation as saved
     assert from_anthropic(request([asked])).warnings == ()
+
+
+def test_a_body_and_a_log_ending_with_a_prefill_no_reply_answered_warn_in_the_same_words(tmp_path: Path) -> None:
+    """A request body and a call log whose last call has no reply, both ending with the same prefill, say the same
+    sentence of it at the same message, the body adding only that a conversation saved with its reply last reads
+    the same."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "id": "msg_0", "content": [{"type": "text", "text": "4"}]}
+    prefilled = [asked, {"role": "assistant", "content": "4"}, {"role": "user", "content": "As JSON?"}]
+    prefilled.append({"role": "assistant", "content": '{"answer":'})
+    log, body = tmp_path / "log.jsonl", tmp_path / "request.json"
+    first = {"request": {**BASE, "messages": [asked]}, "response": {**reply, "stop_reason": "end_turn"}}
+    log.write_text(_log([json.dumps(first), json.dumps({"request": {**BASE, "messages": prefilled}})]) + "\n")
+    body.write_text(json.dumps(request(prefilled)))
+    (said,) = [w.text.removeprefix("request.") for w in load(log).warnings if "prefill" in w.text]
+    (body_said,) = [w.text for w in load(body).warnings]
+    assert said == (
+        "messages[3]: the request ends with an assistant message: sent as it is, that is a prefill, the turn the model "
+        "was to go on from, and no reply to it is held: step 1 is that prefill, the caller's text, not a decision of "
+        "the model"
+    )
+    assert body_said == f"{said} (a conversation saved with its reply last reads the same: the file cannot say which)"
+
+
+def test_a_run_ending_on_a_prefill_no_reply_answered_says_so_where_it_says_how_the_conversation_ended(
+    tmp_path: Path,
+) -> None:
+    """A body or a log ending on a prefill with no reply marks that step's ``sent`` as a prefill, through a run file
+    too, and its view as sent says the turn is the caller's prefill, never that nothing was sent after a reply; a log
+    whose prefill got its reply ends on that reply as before."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "id": "msg_0", "content": [{"type": "text", "text": "4"}]}
+    prefilled = [asked, {"role": "assistant", "content": "4"}, {"role": "user", "content": "As JSON?"}]
+    prefilled.append({"role": "assistant", "content": '{"answer":'})
+    first = {"request": {**BASE, "messages": [asked]}, "response": {**reply, "stop_reason": "end_turn"}}
+    log, answered = tmp_path / "log.jsonl", tmp_path / "answered.jsonl"
+    log.write_text(_log([json.dumps(first), json.dumps({"request": {**BASE, "messages": prefilled}})]) + "\n")
+    went_on = {**reply, "id": "msg_1", "stop_reason": "end_turn", "content": [{"type": "text", "text": " 4}"}]}
+    answered.write_text(
+        _log([json.dumps(first), json.dumps({"request": {**BASE, "messages": prefilled}, "response": went_on})])
+    )
+    body = tmp_path / "request.json"
+    body.write_text(json.dumps(request(prefilled)))
+    written = tmp_path / "written.jsonl"
+    write_run(load(body), written)
+    for run in (load(log), load(body), from_anthropic(request(prefilled)), load_run(written)):
+        assert run.step_records[1]["sent"]["prefill"] is True
+        view = Views(run).at(None)
+        assert view.ended and view.prefill
+        shown = unescape(view._repr_html_())  # said in the view's header and after the step's turn
+        assert shown.count(PREFILL_ENDED_TEXT) == 2 and ENDED_TEXT not in shown
+    run = load(answered)
+    assert "prefill" not in run.step_records[1]["sent"]
+    view = Views(run).at(None)
+    assert view.ended and not view.prefill
+    assert unescape(view._repr_html_()).count(ENDED_TEXT) == 2
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,6 @@ from agentrender.runfile import Run
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
     BLOCK_KINDS,
-    ENDED_TEXT,
     VIEW_TERMS,
     BlockFact,
     CompactionFact,
@@ -302,7 +301,7 @@ def _step(fact: StepFact, folder: Folder, result_bytes: int) -> Iterator[Any]:
     yield Rule(_step_title(fact), align="left", style=MUTED)
     yield from _message(fact.assistant, fact, folder, result_bytes)
     if fact.ended:
-        yield Text(f"\u2504 {ENDED_TEXT}", style=SKIPPED)
+        yield Text(f"\u2504 {fact.ended_text}", style=SKIPPED)
         return
     assert fact.result is not None
     yield from _message(fact.result, fact, folder, result_bytes)
@@ -411,7 +410,7 @@ def _view_facts(view: View) -> Table:
             before = results - in_view
             said += f"; the {plural(before, 'step')} before the compaction {'is' if before == 1 else 'are'} not in it"
         if view.ended:
-            said += "; nothing answered the last reply"
+            said += "; nothing answered the last prefill" if view.prefill else "; nothing answered the last reply"
         summaries = 0
     elif several:  # the window counts steps, and a step's turn holds the results of each of its parallel calls
         said = (
@@ -441,7 +440,7 @@ def _view_facts(view: View) -> Table:
     if view.compaction is not None:
         grid.add_row("compaction", Text(clean(view.compaction.describe()), style="bold"))
     if view.ended:
-        grid.add_row("end", Text(ENDED_TEXT))
+        grid.add_row("end", Text(view.ended_text))
     return grid
 
 

@@ -46,9 +46,11 @@ from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import (
     BLOCK_KINDS,
     BLOCK_LABELS,
+    ENDED_TEXT,
     LEFT_OUT_TEXT,
     LEGEND_MARKS,
     NO_WINDOW,
+    PREFILL_ENDED_TEXT,
     VIEW_TERMS,
     BlockFact,
     StepFact,
@@ -212,9 +214,10 @@ class _Mode:
 
     def part(self, number: int) -> dict[str, Any]:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
-        ``full_from``, whether the view ends on an assistant turn, its opening, its replay key, its sizes, the ones
-        its size chart marks as a break: ``SizeSeries.marked_breaks``) and its steps (each rendered step's position
-        among them and its blocks, or why it is skipped; what the model saw)."""
+        ``full_from``, whether the view ends on an assistant turn (0: no; else which of ``ended_said`` it says, 2 for a
+        prefill), its opening, its replay key, its sizes, the ones its size chart marks as a break:
+        ``SizeSeries.marked_breaks``) and its steps (each rendered step's position among them and its blocks, or why it
+        is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
         rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
@@ -226,7 +229,7 @@ class _Mode:
             full_from.append(count - view.full_count)
             # the opening, then two messages a step; a view that ends on the assistant's turn has one less
             start.append(count - messages // 2)
-            ended.append(int(messages % 2 == 0))
+            ended.append(0 if messages % 2 else 2 if view.prefill else 1)  # which of ``ended_said`` it says
             opening.append(self._opening(view))
             first_step.append(view.first_step)
             # the compaction right before the view, else the one it restarts from (as views.html says them)
@@ -451,6 +454,8 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,
         "left_out": texts(LEFT_OUT_TEXT),  # what the model saw of a step the last view leaves out
+        # what a view says after the turn the conversation ended on: a reply, or a prefill no reply answered
+        "ended_said": [texts(ENDED_TEXT), texts(PREFILL_ENDED_TEXT)],
         "columns": [[name, _HEADERS.get(name, name)] for name in STEP_LEAD_COLUMNS],
         "filters": rows.filters(),
         "steps": len(run.steps),

@@ -377,7 +377,7 @@
       const [, assistant, full, summary, [assistantBytes, fullBytes, summaryBytes]] = step;
       viewBox.appendChild(turn("assistant", "assistant · step " + index + " · " + n(assistantBytes) + " bytes", assistant));
       if (ended && p === rendered - 1) {
-        viewBox.appendChild(el("div", "ar-elided", "the conversation as it ended: nothing was sent after this reply"));
+        viewBox.appendChild(text(data.ended_said[ended - 1], "div", "ar-elided"));  // after a reply, or a prefill
         continue;
       }
       const inFull = p >= fullFrom;

@@ -54,7 +54,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from agentrender import render
-from agentrender._api_rules import content_blocks, continued, prefill_of, step_decided, system_text
+from agentrender._api_rules import content_blocks, continued, prefill_of, prefill_said, step_decided, system_text
 from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural, shown
@@ -190,7 +190,8 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         entry = entries[0]
         where = Where(path, entry.line, "messages" if isinstance(first[1], Mapping) else "")
         messages = normalise_messages(entry.request["messages"], where)
-        notes.extend(_prefill_warning([message["role"] for message in messages], entry.request, where))
+        prefilled = _prefill_warning([message["role"] for message in messages], entry.request, where)
+        notes.extend(prefilled)
         return [
             conversation_run(
                 messages,
@@ -200,6 +201,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
                 request=entry.request,
                 summarise=summarise,
                 warnings=notes,
+                prefill=bool(prefilled),
             )
         ]
     if not entries:
@@ -771,15 +773,10 @@ def _from_calls(
         blocks = continued(prefill, response, joined=True) or continued(prefill, response, joined=False) or []
         (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
         messages = [*messages[:-1], turn]
-    elif response is None and prefill_of(messages) is not None:
+    unanswered = response is None and prefill_of(messages) is not None
+    if unanswered:
         # no reply went on from it: the turn stays as sent, the last step, and the warning says whose it is
-        warnings.append(
-            where.at(f"[{len(messages) - 1}]").warning(
-                "the call ends with a prefill, an assistant turn the model was to go on from, and the log holds no "
-                f"reply to it: step {step_decided(messages)} is that prefill, the caller's text, not a decision of "
-                "the model"
-            )
-        )
+        warnings.append(where.at(f"[{len(messages) - 1}]").warning(prefill_said(step_decided(messages))))
     return conversation_run(
         messages,
         where=where,
@@ -793,6 +790,7 @@ def _from_calls(
         warnings=warnings,
         replies_checked=True,  # each reply, above
         breakpoints=breakpoints,
+        prefill=unanswered,
     )
 
 
@@ -1155,7 +1153,8 @@ def _body_run(
     if blocks is None or not _plain_results(blocks[2]):
         return None
     uses, answered, _ = blocks
-    warnings = RunWarnings(_prefill_warning(roles, request, where))  # before the checks', as on the path of values
+    prefilled = _prefill_warning(roles, request, where)
+    warnings = RunWarnings(prefilled)  # before the checks', as on the path of values
     if uses[: len(answered)] != answered:
         warnings.extend(_unanswered(messages, where))
     turns = _Turns(data, messages)
@@ -1167,6 +1166,7 @@ def _body_run(
         request=request,
         summarise=summarise,
         warnings=warnings,
+        prefill=bool(prefilled),
     )
 
 
@@ -1176,13 +1176,7 @@ def _prefill_warning(roles: Sequence[str], request: Mapping[str, Any], where: Wh
     ``messages`` list was never a request, and ends with a reply when saved after it."""
     if "max_tokens" not in request or not roles or roles[-1] != "assistant":
         return []
-    return [
-        where.at(f"[{len(roles) - 1}]").warning(
-            "the request ends with an assistant message: sent as it is, that is a prefill, the turn the model was to "
-            f"go on from, and step {roles.count('assistant') - 1} is the caller's text, not a decision of the model (a "
-            "conversation saved with its reply last reads the same: the file cannot say which)"
-        )
-    ]
+    return [where.at(f"[{len(roles) - 1}]").warning(prefill_said(roles.count("assistant") - 1, saved=True))]
 
 
 def _tool_blocks(messages: list[_Message]) -> tuple[list[str | None], list[str | None], list[msgspec.Raw]] | None:

@@ -507,6 +507,7 @@ def conversation_run(
     compactions: Sequence[Mapping[str, Any]] = (),
     end: Mapping[str, Any] | None = None,
     breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
+    prefill: bool = False,
 ) -> Run:
     """The run that renders ``messages`` exactly as they were sent.
 
@@ -531,6 +532,9 @@ def conversation_run(
     were read from had its cache breakpoints (the header's ``breakpoints``) and, by step, where the request that
     decided each step had its own (``step.sent.breakpoints``): ``messages`` then hold none, so that each view as
     sent has its own request's and no other (``runfile.Sent.breakpoints``).
+
+    ``prefill``: ``messages`` end with an assistant turn that is a prefill the last request ended with, no reply to
+    which is held: the caller's text, not the model's (its step's ``sent.prefill``).
 
     The header and the model calls are read as ``read_records`` reads them; each step (its
     decision, observation and record) is made when first read (``runfile.ConversationSteps``).
@@ -563,6 +567,7 @@ def conversation_run(
         compactions=compactions,
         end=end,
         breakpoints=breakpoints,
+        prefill=prefill and final is None,
     )
 
 
@@ -593,6 +598,7 @@ def checked_run(
     end: Mapping[str, Any] | None = None,
     started_at: str | None = None,
     breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
+    prefill: bool = False,
 ) -> Run:
     """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
 
@@ -606,7 +612,8 @@ def checked_run(
     ``started_at`` the header's, when it says when the run began.
     ``call_lines`` are the lines of the source the ``calls`` were read from, each call's ``line`` (none given: 0, the
     source has no lines): what a user is pointed to is their file, not a run file they never saw.
-    ``breakpoints`` are the header's and the steps' cache breakpoints, as ``conversation_run`` takes them.
+    ``breakpoints`` are the header's and the steps' cache breakpoints, and ``prefill`` says the last turn is a
+    prefill, as ``conversation_run`` takes them.
     """
     if summaries is None and summarise is not None:
         summaries = result_summaries(turns, summarise)
@@ -629,7 +636,7 @@ def checked_run(
         notes=warnings,
         blocks_checked=True,
         replies_checked=replies_checked,
-        steps=ConversationSteps(with_stop_reasons(turns, calls), summaries, by_step),
+        steps=ConversationSteps(with_stop_reasons(turns, calls), summaries, by_step, prefill=prefill),
     )
 
 

@@ -35,20 +35,25 @@ class ConversationSteps:
     ``summaries`` (when a summariser was given) holds, for each step, the summary of each result
     of its user turn by the id it answers. ``breakpoints`` holds, for each step whose deciding request was
     recorded, where that request had its cache breakpoints (``sent.breakpoints``; ``runfile.Sent.breakpoints``).
+    ``prefill``: the last assistant turn, with nothing after it, is a prefill the conversation's last request ended
+    with, and no reply to it is held (``sent.prefill``; ``runfile.Sent.prefill``).
     ``steps`` and ``records`` are the run's ``steps`` and ``step_records``.
     """
 
-    __slots__ = ("_made", "breakpoints", "count", "summaries", "turns")
+    __slots__ = ("_made", "breakpoints", "count", "prefill", "summaries", "turns")
 
     def __init__(
         self,
         turns: Sequence[Mapping[str, Any]],
         summaries: Sequence[Mapping[str, str]] | None = None,
         breakpoints: Mapping[int, list[dict[str, Any]]] | None = None,
+        *,
+        prefill: bool = False,
     ) -> None:
         self.turns = turns
         self.summaries = summaries
         self.breakpoints = breakpoints
+        self.prefill = prefill and len(turns) % 2 == 0  # a last assistant turn: nothing after it
         self.count = len(turns) // 2
         """How many steps: one for each assistant turn."""
         self._made: list[tuple[Step, dict[str, Any]] | None] = [None] * self.count
@@ -118,6 +123,8 @@ class ConversationSteps:
         marks = self.breakpoints.get(index) if self.breakpoints is not None else None
         if marks is not None:
             sent["breakpoints"] = marks
+        if self.prefill and index == self.count - 1:
+            sent["prefill"] = True
         record["sent"] = sent
         return Step(index=index, decision=decision, observation=observation), record
 

@@ -196,6 +196,7 @@ class SentRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fiel
     tool_use_id: str | UnsetType | None = UNSET
     summaries: dict[str, Any] | UnsetType | None = UNSET
     breakpoints: list[BreakpointRecord] | UnsetType | None = UNSET
+    prefill: bool | UnsetType = UNSET
 
 
 class DecisionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):

@@ -139,6 +139,15 @@ class Sent:
         sent = self._sent(step.index)
         return sent is not None and sent.get("user") is None
 
+    def prefill(self, step: Step) -> bool:
+        """True when the step's assistant turn, as sent, is a prefill no reply answered (its ``sent.prefill``): the
+        text the caller ended the conversation's last request with, for the model to go on from, not a reply of the
+        model. Such a step ``ends`` the conversation; under the contract, whose views go on after it, ``False``."""
+        if self.under_contract:
+            return False
+        sent = self._sent(step.index)
+        return sent is not None and sent.get("prefill") is True
+
     def observation(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
         """The user turn as it was sent (or, under the contract, with its results windowed and capped)."""
         key = (step.index, full)

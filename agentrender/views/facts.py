@@ -32,6 +32,7 @@ __all__ = [
     "ENDED_TEXT",
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
+    "PREFILL_ENDED_TEXT",
     "RESULT_KINDS",
     "SIZE_LEGEND",
     "VIEW_TERMS",
@@ -45,6 +46,7 @@ __all__ = [
     "StepsRead",
     "compaction_mark",
     "compaction_name",
+    "ended_text",
     "one_value",
     "steps_summary",
 ]
@@ -219,12 +221,21 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
     ended: bool = False
     """As sent, nothing answered the step's reply: the conversation ended on it, and the view has no user
     turn for it (``ENDED_TEXT``); ``result`` and ``result_block`` are then ``None``."""
+    prefill: bool = False
+    """The step ``ended`` the conversation on a prefill no reply answered: its assistant turn is the caller's text,
+    not a reply of the model (``PREFILL_ENDED_TEXT``)."""
     in_view: bool = True
     """The step is part of the view's messages; ``False`` for a step before the compaction the view
     restarts from (``View.first_step``), whose ``message_index`` is then 0."""
     marks: tuple[tuple[int, int, Any], ...] = ()
     """The cache breakpoints the view places on its messages (``render.Options.breakpoints``): each the turn (0 the
     assistant's, 1 the user's), the block, and its ``cache_control``; its messages' facts carry them."""
+
+    @property
+    def ended_text(self) -> str:
+        """What a display says after the step's turn when the conversation ended on it (``ENDED_TEXT``, or
+        ``PREFILL_ENDED_TEXT`` for a prefill); ``""`` when it did not."""
+        return ended_text(ended=self.ended, prefill=self.prefill)
 
     @property
     def skipped_label(self) -> str:
@@ -358,6 +369,22 @@ class Change(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 ENDED_TEXT = "the conversation as it ended: nothing was sent after this reply"
 """What an as-sent view says after a reply nothing answered: the source sent no user turn after it."""
+
+PREFILL_ENDED_TEXT = (
+    "the conversation as it ended: this turn is a prefill, the caller's text the model was to go on from, and no reply "
+    "to it is held"
+)
+"""What an as-sent view says in place of ``ENDED_TEXT`` when the turn it ends on is a prefill no reply answered
+(``StepFact.prefill``): the request's last assistant message, the caller's, not a reply of the model."""
+
+
+def ended_text(*, ended: bool, prefill: bool) -> str:
+    """What a display says after the turn a view or a step ended the conversation on: ``ENDED_TEXT``, or
+    ``PREFILL_ENDED_TEXT`` when that turn is a prefill no reply answered; ``""`` when it did not end it."""
+    if not ended:
+        return ""
+    return PREFILL_ENDED_TEXT if prefill else ENDED_TEXT
+
 
 LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"
 """What the model was shown, in a view after a compaction, of a step before it (``StepFact.in_view`` false)."""

@@ -36,7 +36,6 @@ from agentrender.views.explain import disagreements
 from agentrender.views.facts import (
     BLOCK_KINDS,
     BLOCK_LABELS,
-    ENDED_TEXT,
     LEGEND_MARKS,
     compaction_mark,
     steps_summary,
@@ -128,7 +127,7 @@ def _step_html(fact: StepFact) -> str:
         return f'<div class="ar-skipped">{html.escape(fact.skipped_label, quote=False)}</div>'
     assert fact.assistant is not None
     if fact.ended:
-        return _message_html(fact.assistant, fact) + f'<div class="ar-ended">{html.escape(ENDED_TEXT)}</div>'
+        return _message_html(fact.assistant, fact) + f'<div class="ar-ended">{html.escape(fact.ended_text)}</div>'
     assert fact.result is not None
     return _message_html(fact.assistant, fact) + _message_html(fact.result, fact)
 
@@ -176,7 +175,7 @@ def _header_html(view: View, counted: bool = True) -> str:
         f"<span><b>{view.message_count:,}</b> messages</span>",
     ]
     if view.ended:
-        parts.append(f'<span class="ar-ended">{html.escape(ENDED_TEXT)}</span>')
+        parts.append(f'<span class="ar-ended">{html.escape(view.ended_text)}</span>')
     if not counted:
         parts.extend(_mode_html(view))
         parts.append(

@@ -34,6 +34,7 @@ from agentrender.views.facts import (
     StepFact,
     StepsRead,
     compaction_name,
+    ended_text,
     marked_fact,
     one_value,
 )
@@ -798,6 +799,18 @@ class View:
         return rendered > self._first_rendered and renders.ended[rendered - 1]
 
     @property
+    def prefill(self) -> bool:
+        """The view is the conversation as it ended (``ended``) on a prefill no reply answered: the turn it ends on
+        is the caller's text, which the model was to go on from, not a reply of the model (``PREFILL_ENDED_TEXT``)."""
+        return self.ended and self.views._renders.prefill(self.rendered_count - 1)
+
+    @property
+    def ended_text(self) -> str:
+        """What a display says of how the view ends: ``ENDED_TEXT``, ``PREFILL_ENDED_TEXT`` when it ends on a prefill
+        (``prefill``), ``""`` when it is not the conversation as it ended."""
+        return ended_text(ended=self.ended, prefill=self.prefill)
+
+    @property
     def _first_rendered(self) -> int:
         return self.views._renders.rendered_before[self.first_step]
 
@@ -847,6 +860,7 @@ class View:
                     _renders=renders,
                     position=position,
                     ended=ended,
+                    prefill=ended and self.prefill,  # only the view's last step can end it
                     in_view=in_view,
                     marks=marks,
                 )
@@ -1035,7 +1049,8 @@ class View:
         An import's view as sent is its step's recorded request, cache breakpoints included, wherever the call
         recorded that request whole: what is left is a view under the contract, settings given in place of the
         call's, a call that recorded its key but not its request, and a message the call sent in another form than
-        the run's turns hold (its longest call's).
+        the run's turns hold (its longest call's), and a request that ended with a prefill, which the view of its step
+        leaves out (the step's turn is the prefill and its reply merged).
         """
         recorded, views = self.recorded_keys, self.views
         if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
@@ -1060,6 +1075,11 @@ class View:
             return (
                 f"message {differ} of the recorded request is not the view's: the run's turns are as its longest "
                 "call sent them, and this call sent that message otherwise"
+            )
+        if len(theirs) == len(mine) + 1 and _api_rules.prefill_of(sent) is not None:
+            return (
+                "the recorded request ends with a prefill, the start of the step's turn, which the view leaves out: "
+                "the run holds that turn as the prefill and its reply merged"
             )
         if len(mine) != len(theirs):
             return f"the recorded request holds {plural(len(theirs), 'message')}, the view {len(mine):,}"
