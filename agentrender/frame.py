@@ -438,8 +438,9 @@ STEP_COLUMNS: tuple[Column, ...] = (
     Column(
         "ended",
         "bool",
-        "True when, as sent, nothing answered the step's reply: the conversation ended on it, so the view has no "
-        "user turn for it (shown_as is null; under the contract the contract's nudge or re-request shows instead).",
+        "True when, as sent, nothing answered the step's turn: the conversation ended on it (the model's reply, or a "
+        "prefill the caller ended its last request with, as the run's warnings say), so the view has no user turn "
+        "for it (shown_as is null; under the contract the contract's nudge or re-request shows instead).",
         _itself,
         of="ended",
     ),

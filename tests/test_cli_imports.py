@@ -112,6 +112,20 @@ def test_show_of_a_request_ending_with_a_prefill_says_its_last_turn_is_the_calle
     assert "nothing answered the last prefill" in out and "the last reply" not in out
 
 
+def test_show_json_says_whether_the_turn_a_view_ended_on_is_a_prefill(tmp_path: Path) -> None:
+    """show --json says of the view and of its last step that the turn it ended on is the caller's prefill (a
+    script could not tell it from a reply of the model), and says no prefill where a reply ended it."""
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    for last, prefill in (({"role": "assistant", "content": "Here is a haiku:"}, True), (None, False)):
+        body = tmp_path / "request.json"
+        messages = [asked, last] if last else [asked, {"role": "assistant", "content": "Rain."}]
+        request = {"model": "claude-sonnet-4-5", "messages": messages, **({"max_tokens": 256} if prefill else {})}
+        body.write_text(json.dumps(request))
+        shown = json.loads(ok_of("show", str(body), "--json"))
+        assert (shown["ended"], shown["prefill"]) == (True, prefill)
+        assert [(step["ended"], step["prefill"]) for step in shown["steps"]] == [(True, prefill)]
+
+
 def test_keys_of_a_call_ending_with_a_prefill_says_its_view_leaves_the_prefill_out(tmp_path: Path) -> None:
     """keys of a log whose call ended with a prefill its reply went on from says why that step's view is not the
     request: the request ends with the prefill, which the view leaves out (the run holds it merged with the reply)."""

@@ -566,6 +566,7 @@ def show_json(view: View) -> dict[str, Any]:
                 assistant=_message_json(fact.assistant),
                 result=_message_json(fact.result) if fact.result is not None else None,
                 ended=fact.ended,
+                prefill=fact.prefill,
             )
         steps.append(item)
     return {
@@ -592,6 +593,7 @@ def show_json(view: View) -> dict[str, Any]:
         },
         "compaction": None if view.compaction is None else _compaction_json(view.compaction),
         "ended": view.ended,
+        "prefill": view.prefill,
         "opening": _message_json(view.opening),
         "steps": steps,
         "messages": [message.to_dict() for message in view.messages],
