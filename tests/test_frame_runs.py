@@ -308,9 +308,9 @@ def test_a_folder_of_inspect_logs_gives_a_row_per_sample(tmp_path: Path) -> None
 
 def test_a_folder_lists_its_inspect_json_logs_and_no_other_json(tmp_path: Path) -> None:
     """A folder's Inspect ``.json`` logs are listed and read, a row per sample, told by how Inspect starts a log (one
-    cut short is listed too, to get its row with its error) from the JSON files beside them that are no log (a
-    ``package.json``, Inspect's own ``logs.json`` of log headers, a chat), which are left out; every ``.json`` log was
-    left out of the folder without a word."""
+    cut short is listed too, as is a link to no file, to get their rows with their errors) from the JSON files beside
+    them that are no log (a ``package.json``, Inspect's own ``logs.json`` of log headers, a chat), which are left out;
+    every ``.json`` log was left out of the folder without a word."""
     from tests._support import real
 
     logs = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai"
@@ -325,12 +325,19 @@ def test_a_folder_lists_its_inspect_json_logs_and_no_other_json(tmp_path: Path) 
     (tmp_path / "logs" / "logs.json").write_text(json.dumps({names[1]: header}, indent=2), "utf-8")
     (tmp_path / "package.json").write_text('{"name": "evals", "version": "1.0.0"}', "utf-8")
     (tmp_path / "chat.json").write_text('{"version": 2, "messages": [{"role": "user", "content": "hi"}]}', "utf-8")
-    assert run_files(tmp_path) == [str(tmp_path / "logs" / name) for name in names]
+    listed = [str(tmp_path / "logs" / name) for name in names]
+    assert run_files(tmp_path) == listed
     frame = runs_frame(tmp_path, workers=1, progress=False)
     ids = [run.run_id for name in names for run in load_runs(logs / name)]
     assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) > 2
     (tmp_path / "logs" / "cut.json").write_bytes((logs / names[1]).read_bytes()[:3000])
-    assert run_files(tmp_path)[1] == str(tmp_path / "logs" / "cut.json")
+    (tmp_path / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    assert run_files(tmp_path) == [
+        str(tmp_path / "gone.json"),
+        listed[0],
+        str(tmp_path / "logs" / "cut.json"),
+        listed[1],
+    ]
 
 
 def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> None:
