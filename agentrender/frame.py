@@ -45,7 +45,6 @@ from agentrender._display.said import warning_groups
 from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import STATUSES, Decision, Observation, Step
-from agentrender._words import plural
 from agentrender.imports import load_runs
 from agentrender.imports.claude_code import without_sub_agents
 from agentrender.imports.inspect import is_json_log
@@ -1194,7 +1193,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
             paths.append(path)
     if not paths:
         *names, last = (f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
-        others = f"; {plural(other_json, 'other *.json file')}, each read when named alone" if other_json else ""
+        others = f"; other *.json files, each read when named alone: {other_json:,}" if other_json else ""
         raise NoRunFilesError(
             f"no run files under {folder} (none named {', '.join(names)} or {last}, nor a *.json that is an Inspect "
             f"log, at any depth{others})"
