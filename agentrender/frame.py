@@ -1143,6 +1143,10 @@ Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs. Of it
 read too, told by how they start (``imports.inspect.is_json_log``)."""
 
 
+_LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
+"""The endings of the names of the files ``run_files`` looks at: a ``.json`` is listed when it is an Inspect log."""
+
+
 class NoRunFilesError(FileNotFoundError):
     """A folder given to be read holds no run file (``run_files``): the error names it and the names looked for."""
 
@@ -1179,7 +1183,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         for name in files:
             path = os.path.join(top, name)
             # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
-            if name.startswith(".") or _special(path):
+            if name.startswith(".") or not name.endswith(_LISTED_SUFFIXES) or _special(path):
                 continue
             if _listed(path, name):
                 found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
