@@ -41,6 +41,7 @@ __all__ = [
     "canonical",
     "check_depth",
     "decode_failure",
+    "decoder_place",
     "decoder_said",
     "deep_canonical",
     "display",
@@ -185,6 +186,23 @@ def limited(decode: Callable[[str], Any]) -> Callable[[str], Any]:
     return decode_limited
 
 
+def decoder_place(error: json.JSONDecodeError) -> tuple[int, int]:
+    """Where in its text ``json``'s decoder found what ``error`` says, as a 1-based line and column: its own place, but
+    for something it expected (``Expecting value``, ``Expecting ',' delimiter``) only past the end of a line, which is
+    missing where that line's text ends, just past its last character (as a compiler says a missing ``;``), where the
+    decoder named the next line's first character, or the column past a JSON line's newline."""
+    at = error.pos
+    if error.msg.startswith("Expecting"):
+        end = len(error.doc[:at].rstrip(_JSON_SPACE))
+        if "\n" in error.doc[end:at] or not error.doc[at:].strip(_JSON_SPACE):
+            at = end
+    return error.doc.count("\n", 0, at) + 1, at - error.doc.rfind("\n", 0, at)
+
+
+_JSON_SPACE = " \t\n\r"
+"""The whitespace JSON allows between its tokens."""
+
+
 def decoder_said(error: json.JSONDecodeError) -> str:
     """What ``json``'s decoder found, without its place (said apart, as a column): its message of a control character
     raw in a string ends 'at', which the place followed."""
@@ -203,7 +221,7 @@ def decode_failure(error: ValueError | RecursionError) -> str:
     if isinstance(error, RecursionError):
         return str(NestingError())
     if isinstance(error, json.JSONDecodeError) and "\n" not in error.doc.rstrip("\r\n"):
-        return f"not JSON: {decoder_said(error)} at column {error.pos + 1}"
+        return f"not JSON: {decoder_said(error)} at column {decoder_place(error)[1]}"
     return f"not JSON: {error}"
 
 

@@ -36,8 +36,8 @@ PARTITION_BYTES: Final = 256 * 2**20
 """The run-file bytes a partition reads by default: 256 MiB on disk, a few dozen MiB of frame in a worker."""
 
 RUN_FILE_PATTERNS: Final = tuple(f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
-"""The files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as ``runs_frame``
-does."""
+"""The names of the files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as
+``runs_frame`` does, which reads its ``*.json`` files that are Inspect logs too (told by how they start)."""
 
 
 class _Group(NamedTuple):

@@ -47,6 +47,7 @@ from agentrender._json import type_name
 from agentrender._types import STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
 from agentrender.imports.claude_code import without_sub_agents
+from agentrender.imports.inspect import is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.runfile.write import warning_record
@@ -1139,7 +1140,12 @@ def _special(path: str) -> bool:
 
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
-Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs."""
+Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs. Of its ``.json`` files, Inspect's logs are
+read too, told by how they start (``imports.inspect.is_json_log``)."""
+
+
+_LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
+"""The endings of the names of the files ``run_files`` looks at: a ``.json`` is listed when it is an Inspect log."""
 
 
 class NoRunFilesError(FileNotFoundError):
@@ -1150,19 +1156,24 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
 
-    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``) at any depth under it, a
-    linked folder's too; each file once, under the first of its paths in sorted order, however many links name it (a
-    link to a folder it is in is not followed again). A file or folder whose name starts with ``.`` holds none (a
-    notebook's ``.ipynb_checkpoints`` keeps copies of the files it edited), as for Parquet's and Dask's readers; nor
-    does a pipe or a device. A link that points nowhere is kept, so it is read as a file that is missing: a row with
-    its error. Each path starts with ``folder`` as given. A Claude Code sub-agent's own transcript is left out where
-    its session's is among them: it is read with the session (``imports.claude_code.without_sub_agents``).
+    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``) at any depth under it, and
+    every ``*.json`` that starts as Inspect starts a log (``imports.inspect.is_json_log``: the other JSON files a folder
+    holds beside logs, a ``package.json`` or Inspect's own ``logs.json``, are no runs, and are read when named one by
+    one; a ``.json`` that cannot be read is listed, so its row says why), a linked folder's too; each file once, under
+    the first of its paths in sorted order, however many links name it (a link to a folder it is in is not followed
+    again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints`` keeps copies
+    of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link that points
+    nowhere is kept, so it is read as a file that is missing: a row with its error. Each path starts with ``folder`` as
+    given. A Claude Code sub-agent's own transcript is left out where its session's is among them: it is read with the
+    session (``imports.claude_code.without_sub_agents``).
 
-    A folder that holds none raises ``NoRunFilesError`` (a ``FileNotFoundError``) naming it and the names looked for:
-    a folder named to ``runs_frame``, ``to_parquet`` or ``read_runs`` is never read as no runs without a word.
+    A folder that holds none raises ``NoRunFilesError`` (a ``FileNotFoundError``) naming it, the names looked for and
+    how many other ``*.json`` files it holds: a folder named to ``runs_frame``, ``to_parquet`` or ``read_runs`` is never
+    read as no runs without a word.
     """
     found: list[tuple[str, str]] = []  # each file's path, and the path of the file itself
     folders: set[str] = set()
+    other_json = 0
     for top, names, files in os.walk(os.fspath(folder), followlinks=True):
         real = os.path.realpath(top)
         if real in folders:  # reached again through a link
@@ -1173,8 +1184,12 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         for name in files:
             path = os.path.join(top, name)
             # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
-            if name.endswith(RUN_FILE_SUFFIXES) and not name.startswith(".") and not _special(path):
+            if name.startswith(".") or not name.endswith(_LISTED_SUFFIXES) or _special(path):
+                continue
+            if _listed(path, name):
                 found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
+            elif name.endswith(".json"):
+                other_json += 1
     seen: set[str] = set()
     paths = []
     for path, itself in sorted(found):
@@ -1183,8 +1198,25 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
             paths.append(path)
     if not paths:
         *names, last = (f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
-        raise NoRunFilesError(f"no run files under {folder} (none named {', '.join(names)} or {last}, at any depth)")
+        others = f"; other *.json files, each read when named alone: {other_json:,}" if other_json else ""
+        raise NoRunFilesError(
+            f"no run files under {folder} (none named {', '.join(names)} or {last}, nor a *.json that is an Inspect "
+            f"log, at any depth{others})"
+        )
     return without_sub_agents(paths)
+
+
+def _listed(path: str, name: str) -> bool:
+    """Whether ``run_files`` lists the file ``path`` (named ``name``, no pipe nor device): a run file's name, or a
+    ``.json`` that is an Inspect log, or cannot be read to tell."""
+    if name.endswith(RUN_FILE_SUFFIXES):
+        return True
+    if not name.endswith(".json"):
+        return False
+    try:
+        return is_json_log(path)
+    except OSError:
+        return True  # what it is cannot be told: its row says why it cannot be read
 
 
 # ------------------------------------------------------------------------- building

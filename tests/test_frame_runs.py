@@ -306,6 +306,40 @@ def test_a_folder_of_inspect_logs_gives_a_row_per_sample(tmp_path: Path) -> None
     assert sorted(dask.read_runs(tmp_path, table="runs").compute(scheduler="sync").run_id) == sorted(ids)
 
 
+def test_a_folder_lists_its_inspect_json_logs_and_no_other_json(tmp_path: Path) -> None:
+    """A folder's Inspect ``.json`` logs are listed and read, a row per sample, told by how Inspect starts a log (one
+    cut short is listed too, as is a link to no file, to get their rows with their errors) from the JSON files beside
+    them that are no log (a ``package.json``, Inspect's own ``logs.json`` of log headers, a chat), which are left out;
+    every ``.json`` log was left out of the folder without a word."""
+    from tests._support import real
+
+    logs = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai"
+    if not logs.is_dir():
+        pytest.skip("the real fixtures are not in this checkout")
+    names = ["2025-05-12T20-28-13-04-00_popularity.json", "log_read_sample.json"]
+    (tmp_path / "logs").mkdir()
+    for name in names:
+        (tmp_path / "logs" / name).write_bytes((logs / name).read_bytes())
+    header = json.loads((logs / names[1]).read_text("utf-8"))
+    del header["samples"]
+    (tmp_path / "logs" / "logs.json").write_text(json.dumps({names[1]: header}, indent=2), "utf-8")
+    (tmp_path / "package.json").write_text('{"name": "evals", "version": "1.0.0"}', "utf-8")
+    (tmp_path / "chat.json").write_text('{"version": 2, "messages": [{"role": "user", "content": "hi"}]}', "utf-8")
+    listed = [str(tmp_path / "logs" / name) for name in names]
+    assert run_files(tmp_path) == listed
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    ids = [run.run_id for name in names for run in load_runs(logs / name)]
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) > 2
+    (tmp_path / "logs" / "cut.json").write_bytes((logs / names[1]).read_bytes()[:3000])
+    (tmp_path / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    assert run_files(tmp_path) == [
+        str(tmp_path / "gone.json"),
+        listed[0],
+        str(tmp_path / "logs" / "cut.json"),
+        listed[1],
+    ]
+
+
 def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> None:
     """runs_frame (and export, and Dask) read an agent's history as the CLI's commands do (``imports.load_runs``): a
     real tau-bench results file and a real Claude Code session give a row per run each, where their rows once said
@@ -334,7 +368,10 @@ def test_a_folder_with_no_run_files_is_one_error_from_every_reader(tmp_path: Pat
     folder.mkdir()
     (folder / "notes.json").write_text("{}", encoding="utf-8")
     (folder / ".hidden.jsonl").write_text("", encoding="utf-8")
-    said = f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, at any depth)"
+    said = (
+        f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, nor a *.json that is an Inspect log, "
+        "at any depth; other *.json files, each read when named alone: 1)"
+    )
     for read in (
         lambda: runs_frame(folder, progress=False),
         lambda: to_parquet(folder, tmp_path / "out", progress=False),

@@ -1252,6 +1252,29 @@ def test_a_json_log_of_broken_json_is_said_where_it_breaks(tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_json_log_whose_line_ends_before_its_value_or_comma_is_said_where_that_line_ends(tmp_path: Path) -> None:
+    """A real ``.json`` log whose line ends where its value should be (``"commit": `` then the newline, the log going on
+    after it), or where its comma should be, is said at that line, just past its last character, by this package's
+    reader and through Inspect's alike, where the error named the first character of the next line."""
+    from agentrender.imports.inspect_log import read_log
+
+    lines = REAL_JSON_LOG.read_text("utf-8").split("\n")
+    cut = next(i for i in range(len(lines) - 1) if '": "' in lines[i] and lines[i + 1].strip() in ("}", "},"))
+    uncut = next(i for i in range(len(lines) - 1) if lines[i].endswith('",') and lines[i + 1].strip().startswith('"'))
+    no_value, no_comma = lines.copy(), lines.copy()
+    no_value[cut] = lines[cut][: lines[cut].index('": "') + 3]
+    no_comma[uncut] = lines[uncut][:-1]
+    for edited, at, said in ((no_value, cut, "Expecting value"), (no_comma, uncut, "Expecting ',' delimiter")):
+        path = tmp_path / f"{at}.json"
+        path.write_text("\n".join(edited), "utf-8")
+        column = len(edited[at].rstrip()) + 1
+        for read in (read_log, load):
+            with pytest.raises(RunFileError) as caught:
+                read(path)
+            assert str(caught.value) == f"{path}:{at + 1}:{column}: not valid JSON: {said}", (read, caught)
+
+
+@pytest.mark.skipif(not REAL_JSON_LOG.is_file(), reason="the real fixtures are not in this checkout")
 def test_a_json_log_with_a_byte_not_utf8_is_said_at_its_line(tmp_path: Path) -> None:
     """A real ``.json`` log with a byte that is not UTF-8 in a message is refused at that byte's line and its byte
     in the line, by this package's reader and through Inspect's alike, where both said line 1 (with the byte's

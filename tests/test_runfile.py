@@ -320,7 +320,8 @@ def test_records_after_the_end_are_loaded_with_a_warning(tmp_path: Path) -> None
         (lines(HEADER, b"[1, 2]"), "2: $: expected a JSON object, got array"),
         (lines(HEADER, b'"step"'), "2: $: expected a JSON object, got string"),
         (lines(HEADER, b"{not json}"), "2: not JSON: Expecting property name enclosed in double quotes at column 2"),
-        (lines(HEADER, b'{"type": "step", "index": 1'), "2: not JSON: Expecting ',' delimiter at column 29"),
+        (lines(HEADER, b'{"type": "step", "index": 1'), "2: not JSON: Expecting ',' delimiter at column 28"),
+        (lines(HEADER, b'{"type": "step", "index": '), "2: not JSON: Expecting value at column 26"),
         (lines(HEADER, b'{"type": "step", "index": NaN}'), "2: not JSON: NaN is not JSON"),
         (lines(HEADER, b'{"type": "step", "note": "a\x07"}'), "2: not JSON: Invalid control character at column 28"),
         (lines(HEADER, b'{"type": "end", "x": 1e999}'), "2: not JSON: 1e999 overflows to infinity"),
@@ -402,7 +403,7 @@ def test_bad_input_is_an_error_naming_line_and_field(tmp_path: Path, data: bytes
     [
         (
             real.REAL / "swe-agent" / "SWE-agent-mini-swe-agent" / "marshmallow-code__marshmallow-1343.traj.json",
-            "1: not JSON: Expecting property name enclosed in double quotes at column 3; ",
+            "1: not JSON: Expecting property name enclosed in double quotes at column 2; ",
         ),
         (
             real.REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl",

@@ -61,7 +61,7 @@ def run_path(name: str) -> str:
 _FILE_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json", ".gz")
 """The ends of a name that is a file's, never a bundled sample's (a missing ``run.jsonl`` or ``log.eval`` is no
 sample): the files the readers take from a folder (``agentrender.frame.RUN_FILE_SUFFIXES``), and those they take only
-when named (a JSON document, any gzip-compressed file)."""
+when named (a JSON document, but an Inspect log, which a folder's are; any gzip-compressed file)."""
 
 
 def resolve(name: str) -> Path:

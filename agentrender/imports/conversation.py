@@ -34,7 +34,7 @@ from typing import Any, NoReturn, TypeVar, overload
 import msgspec
 
 from agentrender import render
-from agentrender._json import MAX_DEPTH, canonical, check_depth, decoder_said, strict_loads, type_name
+from agentrender._json import MAX_DEPTH, canonical, check_depth, decoder_place, decoder_said, strict_loads, type_name
 from agentrender._types import check_block, utf8_bytes
 from agentrender._words import first_few, shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
@@ -311,7 +311,8 @@ def not_json(path: str, text: str, line: int, size: int) -> RunFileError | None:
             closing = "" if at == error.lineno else f" on line {first + error.lineno}"
             what = f"not valid JSON: a comma before the closing {text[error.pos]!r}{closing}, where no value follows it"
             return RunFileError(path, first + at, what, column)
-        return RunFileError(path, first + error.lineno, f"not valid JSON: {decoder_said(error)}", error.colno)
+        at, column = decoder_place(error)
+        return RunFileError(path, first + at, f"not valid JSON: {decoder_said(error)}", column)
     except (ValueError, RecursionError):
         return None
     return None

@@ -83,11 +83,25 @@ from agentrender.imports.inspect_log import (
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
 
-__all__ = ["from_inspect", "looks_like_inspect"]
+__all__ = ["from_inspect", "is_json_log", "looks_like_inspect"]
 
-# Inspect writes a JSON log's keys in this order; a log too large for ``load`` to parse whole
-# is still recognised by how it starts.
-_JSON_LOG_START = re.compile(r'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_JSON_LOG_START = re.compile(
+    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[^"]*"\s*,\s*"eval"\s*:\s*\{'
+)
+"""How Inspect starts a JSON log: ``{"version": N, "status": "...", "eval": {``. Inspect's ``EvalLog`` keeps its
+fields in this order for the file format (a change of it is a new version), and its own reader of a header relies on
+it."""
+
+_START_BYTES = 4096
+"""How much of a file ``is_json_log`` reads: the start of a log, however it is indented."""
+
+
+def is_json_log(path: str) -> bool:
+    """Whether the ``.json`` file ``path`` starts as Inspect starts a JSON log (its first few KiB read): what
+    ``agentrender.frame.run_files`` lists of a folder's ``.json`` files, and how ``load`` recognises a log too large
+    to parse whole. Raises ``OSError`` when the file cannot be read."""
+    with open(path, "rb") as file:
+        return _JSON_LOG_START.match(file.read(_START_BYTES)) is not None
 
 
 def looks_like_inspect(path: str, first: Any) -> bool:
@@ -98,9 +112,8 @@ def looks_like_inspect(path: str, first: Any) -> bool:
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
     if first is None and path.endswith(".json"):
         try:
-            with open(path, encoding="utf-8") as file:
-                return bool(_JSON_LOG_START.match(file.read(4096)))
-        except (OSError, UnicodeDecodeError):
+            return is_json_log(path)
+        except OSError:
             return False
     return False
 
