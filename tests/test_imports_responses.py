@@ -1025,7 +1025,8 @@ def test_a_rollout_of_codexs_typescript_cli_is_its_items(tmp_path: Path) -> None
 
 def test_a_typescript_rollouts_bad_item_is_named_by_its_place_in_items(tmp_path: Path) -> None:
     """An item of a TypeScript CLI rollout that cannot be read is refused naming the file and its place in
-    ``items``; the user's own instructions in its session are said to be only the user's."""
+    ``items``, and a session that is not an object naming ``session``; the user's own instructions in its session are
+    said to be only the user's."""
     rollout = typescript_rollout()
     rollout["session"]["instructions"] = "Always run the tests."
     path = tmp_path / "rollout-2025-04-28-bad.json"
@@ -1040,6 +1041,10 @@ def test_a_typescript_rollouts_bad_item_is_named_by_its_place_in_items(tmp_path:
     with pytest.raises(RunFileError) as caught:
         load_runs(path)
     assert str(caught.value).startswith(f"{path}:1: items[2].call_id: expected the call's id"), str(caught.value)
+    path.write_text(json.dumps({"session": ["08e89bd6"], "items": []}), encoding="utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value) == f"{path}:1: session: expected the session, an object, got array"
 
 
 def logged_pair(input_items: list[dict[str, Any]], output: list[dict[str, Any]], **response: Any) -> dict[str, Any]:
