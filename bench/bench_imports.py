@@ -17,8 +17,9 @@ conversation is written in each format an importer reads:
 - ``openai``: a Chat Completions request body (``.json``: ``tool_calls``, ``role: tool``), read
   by ``from_openai``;
 - ``codex``: a Codex CLI session (``.jsonl``: a ``{timestamp, type, payload}`` record a line, each item Codex sent a
-  ``response_item``, a ``turn_context`` before each reply, an ``agent_message`` event after each of its texts and a
-  ``token_count`` event after each reply, as real rollouts hold them), read by ``from_responses``.
+  ``response_item``, a ``turn_context`` and an encrypted ``reasoning`` item before each reply, an ``agent_message``
+  event after each of its texts, an ``exec_command_end`` event after each output and a ``token_count`` event after
+  each reply, as real rollouts hold them), read by ``from_responses``.
 
 Each record of the two agents' sessions is written 37 ms after the one before (``_stamp``), as the agents write them.
 
@@ -36,7 +37,9 @@ made when first read). The worst cell of each format and of all is last.
 from __future__ import annotations
 
 import argparse
+import base64
 import gc
+import hashlib
 import json
 import sys
 import tempfile
@@ -240,14 +243,39 @@ def openai_chat(body: dict[str, Any]) -> dict[str, Any]:
     return {"model": "gpt-4o", "max_tokens": body["max_tokens"], "tools": tools, "messages": messages}
 
 
+def _reasoning(step: int) -> dict[str, Any]:
+    """The reasoning item Codex writes before a reply: a summary of one bold line, as the real rollouts' summaries are
+    (``**Planning repository inspection**``), and the reasoning itself encrypted, 1,316 characters of base64 (the
+    median of the 25 of Codex 0.128's session in ``tests/fixtures/real/codex``; the 0.40 and 0.58 sessions' are
+    1,228 to 1,420)."""
+    secret = base64.urlsafe_b64encode(b"".join(hashlib.sha256(b"%d-%d" % (step, n)).digest() for n in range(31)))
+    summary = [{"type": "summary_text", "text": f"**Checking step {step}'s callers**"}]
+    encrypted = "gAAAAAB" + secret[:1309].decode()  # a Fernet token's head, as Codex's are
+    return {"type": "reasoning", "summary": summary, "content": None, "encrypted_content": encrypted}
+
+
+def _command_end(call: str, output: str) -> dict[str, Any]:
+    """The ``exec_command_end`` event Codex 0.128 writes after a command's output: the command, its parsed form, the
+    output again (``aggregated_output``), its exit code and how long it ran."""
+    command = f"sed -n '1,180p' src/pricing_{len(output) % 50}.py"
+    return {"type": "exec_command_end", "call_id": call, "process_id": "48230",
+            "turn_id": "019e1625-d031-75e3-a85f-f143e43c0d84", "command": ["/bin/zsh", "-lc", command], "cwd": "/w",
+            "parsed_cmd": [{"type": "read", "cmd": command, "name": "pricing.py", "path": "src/pricing.py"}],
+            "source": "unified_exec_startup", "stdout": "", "stderr": "", "aggregated_output": output, "exit_code": 0,
+            "duration": {"secs": 0, "nanos": 87741459}, "formatted_output": "", "status": "completed"}  # fmt: skip
+
+
 def codex_lines(body: dict[str, Any]) -> list[str]:
     """The body as Codex CLI writes a session: its meta and turn context, then each item it sent a ``response_item``
-    (the reply's text an assistant message, each call a ``function_call`` with JSON arguments, each result a
-    ``function_call_output``, the user's text beside them a user message), and the records Codex writes beside the
-    items: a ``turn_context`` before each reply, an ``agent_message`` event after each of its texts (the text again)
-    and a ``token_count`` event after it. A third of a real rollout's lines are such records (``tests/fixtures/real/
-    codex``: a ``turn_context`` about each call, an event each reply), which the importer reads another way than the
-    items; a session of the items alone would measure a shape no user has."""
+    (the reply's text an assistant message after a ``reasoning`` item, each call a ``function_call`` with JSON
+    arguments, each result a ``function_call_output``, the user's text beside them a user message), and the records
+    Codex writes beside the items: a ``turn_context`` before each reply, an ``agent_reasoning`` event before its
+    reasoning (the summary again), an ``agent_message`` event after each of its texts (the text again), an
+    ``exec_command_end`` event after each output (the command's output again) and a ``token_count`` event after the
+    reply. A third of a real rollout's lines are such records (``tests/fixtures/real/codex``: a ``turn_context`` about
+    each call, an event each reply), which the importer reads another way than the items; a session of the items alone
+    would measure a shape no user has. The reasoning is as a real rollout's (``_reasoning``), and the command's end
+    as Codex 0.128 writes it (the Desktop session of ``tests/fixtures/real/codex/codemie-ai-codemie-code``)."""
 
     def record(kind: str, payload: dict[str, Any]) -> str:
         return json.dumps({"timestamp": _stamp(len(lines)), "type": kind, "payload": payload}) + "\n"
@@ -262,9 +290,12 @@ def codex_lines(body: dict[str, Any]) -> list[str]:
                                           "content": [{"type": "input_text", "text": opening}]}))  # fmt: skip
     context = {"cwd": "/w", "approval_policy": "on-request", "sandbox_policy": {"type": "workspace-write"},
                "model": "gpt-5.4", "effort": "medium", "summary": "auto"}  # fmt: skip
-    for turn in body["messages"][1:]:
+    for number, turn in enumerate(body["messages"][1:]):
         if turn["role"] == "assistant":
             lines.append(record("turn_context", context))
+            reasoning = _reasoning(number // 2)
+            lines.append(record("event_msg", {"type": "agent_reasoning", "text": reasoning["summary"][0]["text"]}))
+            lines.append(record("response_item", reasoning))
         for block in turn["content"]:
             if block["type"] == "text":
                 kind = "output_text" if turn["role"] == "assistant" else "input_text"
@@ -281,6 +312,7 @@ def codex_lines(body: dict[str, Any]) -> list[str]:
                 output = content if isinstance(content, str) else content[0]["text"]
                 lines.append(record("response_item", {"type": "function_call_output", "call_id": block["tool_use_id"],
                                                       "output": output}))  # fmt: skip
+                lines.append(record("event_msg", _command_end(block["tool_use_id"], output)))
         if turn["role"] == "assistant":
             usage = {"input_tokens": 1000, "output_tokens": 40, "total_tokens": 1040}
             lines.append(record("event_msg", {"type": "token_count", "info": {"last_token_usage": usage}}))

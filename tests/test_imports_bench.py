@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 
 from agentrender.imports import from_anthropic, from_claude_code, from_openai, from_responses
+from agentrender.views import Views
 
 
 @pytest.fixture
@@ -69,6 +70,50 @@ def test_the_codex_session_holds_the_records_codex_writes_beside_its_items(bench
     assert kinds.count(("turn_context", None)) == replies + 1  # the session's first, and one a reply
     assert kinds.count(("event_msg", "agent_message")) == kinds.count(("event_msg", "token_count")) == replies
     assert sum(kind != "response_item" for kind, _ in kinds) >= len(lines) / 3
+
+
+def test_the_codex_session_reasons_before_each_reply_and_ends_each_command(bench: ModuleType) -> None:
+    """As a real rollout (``tests/fixtures/real/codex``), the benchmark's Codex session holds a reasoning item before
+    each reply's text (a summary and kilobytes of ``encrypted_content``, its summary said again in an
+    ``agent_reasoning`` event before it) and an ``exec_command_end`` event after each call's output, naming its call
+    and holding the command's output again."""
+    lines = [json.loads(line) for line in bench.codex_lines(bench.conversation(21, 100, 3, True))]
+    payloads = [line["payload"] for line in lines]
+    kinds = [payload.get("type") for payload in payloads]
+    replies = [at for at, payload in enumerate(payloads) if payload.get("role") == "assistant"]
+    assert len(replies) == 10
+    for at in replies:
+        reasoning, event = payloads[at - 1], payloads[at - 2]
+        assert reasoning["type"] == "reasoning" and len(reasoning["encrypted_content"]) >= 1024
+        assert reasoning["summary"] == [{"type": "summary_text", "text": event["text"]}]
+        assert event["type"] == "agent_reasoning" and event["text"]
+    outputs = [at for at, kind in enumerate(kinds) if kind == "function_call_output"]
+    assert len(outputs) == 30 and kinds.count("exec_command_end") == 30
+    for at in outputs:
+        output, end = payloads[at], payloads[at + 1]
+        assert (end["type"], end["call_id"], end["aggregated_output"]) == (
+            "exec_command_end", output["call_id"], output["output"])  # fmt: skip
+        assert end["exit_code"] == 0 and end["status"] == "completed"
+
+
+def test_the_codex_sessions_reasoning_and_command_ends_are_read(bench: ModuleType, tmp_path: Path) -> None:
+    """The importer reads the benchmark's reasoning items as the thinking that opens each reply, their encrypted
+    content its signature, and keeps each ``exec_command_end`` event by its line, with no warning: the cells time
+    what a user's import does with them."""
+    path = tmp_path / "rollout.jsonl"
+    lines = bench.codex_lines(bench.conversation(21, 100, 1, False))
+    path.write_text("".join(lines), encoding="utf-8")
+    run = from_responses(path)
+    assert not run.warnings and len(run.steps) == 10
+    reasonings = [json.loads(line)["payload"] for line in lines if '"type": "reasoning"' in line]
+    reply = Views(run).at(4).messages[-2]  # step 3's reply, in the view of step 4
+    thinking, text = reply.content[0], reply.content[1]
+    assert (thinking.type, thinking.text) == ("thinking", "**Checking step 3's callers**")
+    assert thinking.signature == reasonings[3]["encrypted_content"]
+    assert (text.type, text.text) == ("text", "Step 3: the discount is applied twice; checking the callers.")
+    ends = run.header["source"]["events"]["exec_command_end"]
+    assert len(ends) == 10
+    assert all(json.loads(lines[line - 1])["payload"]["type"] == "exec_command_end" for line in ends)
 
 
 @pytest.mark.slow

@@ -964,6 +964,89 @@ def test_an_older_codex_rollout_of_bare_items_reads_as_its_session(tmp_path: Pat
     assert str(caught.value).startswith(f"{path}:10: call_id: expected the call's id"), str(caught.value)
 
 
+def typescript_rollout() -> dict[str, Any]:
+    """A rollout of Codex's first CLI, in TypeScript (spring 2025), hand-made from what openai/codex
+    ``codex-cli/src/utils/storage/save-rollout.ts`` wrote (``JSON.stringify({session: {timestamp, id, instructions},
+    items}, null, 2)`` to ``~/.codex/sessions/rollout-<date>-<id>.json``) and the items its agent loop kept (their
+    ``id`` and ``status``, a reasoning item's ``duration_ms``, a shell call's output as JSON of its output and exit
+    code): session tools read such files, but no public one was found to copy."""
+    listing = {"output": "a.txt\nb.txt\n", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}
+    failing = {"output": "cat: c.txt: No such file or directory\n", "metadata": {"exit_code": 1, "duration_seconds": 0}}
+    message = {"id": "msg_2", "type": "message", "status": "completed", "role": "assistant",
+               "content": [{"type": "output_text", "annotations": [], "text": "There are two files."}]}  # fmt: skip
+    items = [
+        {"role": "user", "type": "message", "content": [{"type": "input_text", "text": "What files are here?"}]},
+        {"id": "rs_1", "type": "reasoning", "summary": [], "duration_ms": 3753},
+        {"id": "fc_1", "type": "function_call", "status": "completed", "arguments": '{"command":["ls"]}',
+         "call_id": "call_1", "name": "shell"},
+        {"type": "function_call_output", "call_id": "call_1", "output": json.dumps(listing)},
+        {"id": "fc_2", "type": "function_call", "status": "completed", "arguments": '{"command":["cat","c.txt"]}',
+         "call_id": "call_2", "name": "shell"},
+        {"type": "function_call_output", "call_id": "call_2", "output": json.dumps(failing)},
+        message,
+    ]  # fmt: skip
+    session = {"timestamp": "2025-04-28T16:19:19.416Z", "id": "08e89bd6-a21c-4356-aa02-ceeb5d84716d",
+               "instructions": ""}  # fmt: skip
+    return {"session": session, "items": items}
+
+
+def test_a_rollout_of_codexs_typescript_cli_is_its_items(tmp_path: Path) -> None:
+    """A ``.json`` rollout of Codex's TypeScript CLI (``typescript_rollout``) loads as the session's run: its items
+    the steps (each shell call, its output, the failed one an error, the answer), its session in the source, its
+    items' ids, statuses and reasoning time kept by their place in ``items`` and named in a warning, and a warning
+    that it does not record the instructions Codex sent; it was of no known format."""
+    rollout = typescript_rollout()
+    path = tmp_path / "rollout-2025-04-28-08e89bd6-a21c-4356-aa02-ceeb5d84716d.json"
+    path.write_text(json.dumps(rollout, indent=2), encoding="utf-8")
+    (run,) = load_runs(path)
+    assert run.run_id == rollout["session"]["id"] and run.header["started_at"] == "2025-04-28T16:19:19.416Z"
+    assert [(step.decision.kind, step.decision.tool) for step in run.steps] == [
+        ("tool_call", "shell"), ("tool_call", "shell"), ("no_tool_call", "")]  # fmt: skip
+    assert [step.decision.args for step in run.steps[:2]] == [{"command": ["ls"]}, {"command": ["cat", "c.txt"]}]
+    assert [step.observation.status for step in run.steps[:2]] == ["ok", "error"]
+    assert run.steps[2].decision.reason == "There are two files."
+    source = run.header["source"]
+    assert (source["format"], source["layout"], source["session"]) == ("codex-rollout", "json", rollout["session"])
+    assert source["unmapped"] == {
+        "items[1]": {"id": "rs_1", "duration_ms": 3753},
+        "items[2]": {"id": "fc_1", "status": "completed"},
+        "items[4]": {"id": "fc_2", "status": "completed"},
+        "items[6]": {"id": "msg_2", "status": "completed"},
+    }  # an empty list of annotations holds nothing to keep
+    assert [w.text for w in run.warnings] == [
+        "the session does not record the instructions Codex sent with each request (the session of a rollout of "
+        "Codex's TypeScript CLI has none): the views have no system prompt but the developer messages before its "
+        "conversation",
+        "items[1]: fields the views have no place for, kept in the source (unmapped), with how many items or parts "
+        "held each: duration_ms (1), id (4), status (3)",
+    ]
+    assert not list(as_sent_problems(run))
+
+
+def test_a_typescript_rollouts_bad_item_is_named_by_its_place_in_items(tmp_path: Path) -> None:
+    """An item of a TypeScript CLI rollout that cannot be read is refused naming the file and its place in
+    ``items``, and a session that is not an object naming ``session``; the user's own instructions in its session are
+    said to be only the user's."""
+    rollout = typescript_rollout()
+    rollout["session"]["instructions"] = "Always run the tests."
+    path = tmp_path / "rollout-2025-04-28-bad.json"
+    path.write_text(json.dumps(rollout, indent=2), encoding="utf-8")
+    said = from_responses(path).warnings[0].text
+    assert said.startswith(
+        "the session does not record the instructions Codex sent with each request (the session of a rollout of "
+        "Codex's TypeScript CLI holds only the user's, kept in the source's session)"
+    )
+    del rollout["items"][2]["call_id"]
+    path.write_text(json.dumps(rollout, indent=2), encoding="utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value).startswith(f"{path}:1: items[2].call_id: expected the call's id"), str(caught.value)
+    path.write_text(json.dumps({"session": ["08e89bd6"], "items": []}), encoding="utf-8")
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert str(caught.value) == f"{path}:1: session: expected the session, an object, got array"
+
+
 def logged_pair(input_items: list[dict[str, Any]], output: list[dict[str, Any]], **response: Any) -> dict[str, Any]:
     """A request body of ``input_items`` and the Responses API response logged beside it, its ``output``."""
     given = {"id": "resp_1", "object": "response", "model": "gpt-4.1-2025", "status": "completed", "output": output}

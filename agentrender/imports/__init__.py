@@ -13,7 +13,8 @@ widgets, frames, the CLI, ``check``):
   as LiteLLM, LangChain and SWE-agent trajectories keep them; ``openai.from_tau_bench``:
   tau-bench's results, one run per result;
 - ``from_responses``: an OpenAI Responses API conversation (a request's ``input`` items, or a log of
-  requests) or a Codex CLI session (``~/.codex/sessions/.../rollout-*.jsonl``).
+  requests) or a Codex CLI session (``~/.codex/sessions/.../rollout-*.jsonl``; the TypeScript CLI's
+  ``rollout-*.json``).
 
 ``load(source)`` finds which of these (or a run file) it is given. An imported run's
 ``options()`` replay what was sent: the view at step ``k`` is exactly the conversation of

@@ -83,8 +83,8 @@ FORMATS: list[Format] = [
         from_tau_bench,
     ),
     Format(
-        "OpenAI Responses API: a Codex CLI session (~/.codex/sessions/.../rollout-*.jsonl), a request body of input "
-        "items, or a log of requests",
+        "OpenAI Responses API: a Codex CLI session (~/.codex/sessions/.../rollout-*.jsonl, or the TypeScript CLI's "
+        "rollout-*.json), a request body of input items, or a log of requests",
         lambda path, first: looks_like_responses(first),
         from_responses_runs,
     ),

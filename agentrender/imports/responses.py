@@ -15,8 +15,10 @@
   the history Codex sent from then on (its ``replacement_history``, or the history Codex built from its summary;
   ``_Conversation.compact``). A rollout of an older Codex, its first line the session's ``{"id", "timestamp",
   "instructions", "git"}`` and each line after it an item (``codex-rs/core/src/rollout.rs`` before
-  ``RolloutItem``), is read the same way, its lines as those records. Each reply Codex received (its items up to
-  the ``token_count`` event after them) is a model call of the step it decided (``_Conversation.model_calls``), at
+  ``RolloutItem``), is read the same way, its lines as those records; so is a rollout of Codex's first CLI, in
+  TypeScript (``rollout-<date>-<id>.json``: one JSON object, the session's ``{"timestamp", "id", "instructions"}``
+  and the conversation's ``items``), each item named by its place in ``items``. Each reply Codex received (its items
+  up to the ``token_count`` event after them) is a model call of the step it decided (``_Conversation.model_calls``), at
   the line of its last item, with the model of the ``turn_context`` before it and the token counts of that event
   (``_usage``); a rollout does not say why a reply stopped, so its calls have no stop reason. Each step started
   when the first item of its reply was written and ended when the last output of its calls was (a reply that calls
@@ -134,6 +136,8 @@ _RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_ms
 """The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
 
 _OLD_META = frozenset(("id", "timestamp", "instructions", "git"))
+_TYPESCRIPT_KEYS = frozenset(("session", "items"))
+"""The keys of a rollout of Codex's TypeScript CLI (``_is_typescript_rollout``)."""
 """The fields of the first line of an older Codex rollout (``SessionMeta`` of openai/codex
 ``codex-rs/core/src/rollout.rs`` before ``RolloutItem``)."""
 
@@ -185,11 +189,18 @@ def _is_old_codex_meta(value: Any) -> bool:
     )
 
 
+def _is_typescript_rollout(value: Any) -> bool:
+    """True when ``value`` is a rollout of Codex's first CLI, in TypeScript (spring 2025): the one JSON object its
+    ``codex-cli/src/utils/storage/save-rollout.ts`` wrote to ``~/.codex/sessions/rollout-<date>-<id>.json``, the
+    session's ``{"timestamp", "id", "instructions"}`` and the conversation's ``items``."""
+    return isinstance(value, Mapping) and value.keys() == _TYPESCRIPT_KEYS and isinstance(value["items"], list)
+
+
 def looks_like_responses(value: Any) -> bool:
     """True when ``value`` has the shape of something ``from_responses`` reads (checked loosely, for ``load``): a
     Codex rollout's record (or the first line of an older rollout), or a Responses API request body (``input``: text
     or a list of items, no ``messages``)."""
-    if looks_like_codex(value) or _is_old_codex_meta(value):
+    if looks_like_codex(value) or _is_old_codex_meta(value) or _is_typescript_rollout(value):
         return True
     if not isinstance(value, Mapping) or "messages" in value:
         return False
@@ -232,6 +243,8 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
         return [_codex_run(chain([first], values), path, notes, run_id, summarise)]
     if _is_old_codex_meta(first[1]):
         return [_codex_run(_as_records(first, values), path, notes, run_id, summarise, older=True)]
+    if _is_typescript_rollout(first[1]):
+        return [_typescript_run(first[1], path, notes, run_id, summarise)]
     return _request_runs([first, *values], path, notes, run_id or name, summarise)
 
 
@@ -278,13 +291,32 @@ def _codex_run(
     return rollout.run(run_id, summarise)
 
 
+def _typescript_run(
+    value: Mapping[str, Any], path: str, notes: list[RunWarning], run_id: str | None, summarise: Summariser | None
+) -> Run:
+    """The run of a rollout of Codex's TypeScript CLI (``value``, its file's one JSON object): its ``session`` the
+    source's session, as a newer rollout's ``session_meta``, and its ``items`` the conversation, each named by its
+    place in them (``items[3]``). It holds no token counts and no times but the session's."""
+    where = Where(path, 1, "")
+    session = value["session"]
+    if not isinstance(session, dict):
+        raise where.at("session").error(f"expected the session, an object, got {type_name(session)}")
+    rollout = _Rollout(path, RunWarnings(), layout="json")
+    rollout.session, rollout.first = session, 1
+    for i, item in enumerate(value["items"]):
+        rollout.conversation.add(item, where.at(f"items[{i}]"))
+    rollout.told_first(notes)
+    return rollout.run(run_id, summarise)
+
+
 class _Rollout:
     """The records of a Codex rollout read so far (``read``), and the run they make (``run``), which leaves them as
     they are: the records after them may be read on (``GrowingRollout``)."""
 
-    def __init__(self, path: str, notes: list[RunWarning], *, older: bool = False) -> None:
+    def __init__(self, path: str, notes: list[RunWarning], *, older: bool = False, layout: str | None = None) -> None:
         self.path, self.notes, self.older = path, notes, older
-        self.conversation = _Conversation(notes, by_line=True)
+        self.layout = "items" if older else layout  # the source's layout: not given for a rollout of records
+        self.conversation = _Conversation(notes, by_line=layout != "json")  # a .json's items by their place in items
         self.conversation.receiving = True  # each reply in a rollout is one Codex received
         self.records: list[dict[str, Any]] = []
         self.events: dict[str, list[int]] = {}  # the lines of the events, by their type
@@ -363,8 +395,13 @@ class _Rollout:
         instructions = _instructions(session)
         warned = []
         if instructions is None:
+            users = isinstance(session, Mapping) and bool(session.get("instructions"))
             lacks = "its first line, of the older layout, has none"
-            if self.older and isinstance(session, Mapping) and session.get("instructions"):
+            if self.layout == "json":
+                lacks = "the session of a rollout of Codex's TypeScript CLI " + (
+                    "holds only the user's, kept in the source's session" if users else "has none"
+                )
+            elif self.older and users:
                 lacks = "its first line, of the older layout, holds only the user's, which its first message holds"
             elif not self.older:
                 lacks = "session_meta has no base_instructions"
@@ -372,11 +409,12 @@ class _Rollout:
                 f"the session does not record the instructions Codex sent with each request ({lacks}): the views have "
                 "no system prompt but the developer messages before its conversation"))  # fmt: skip
         origin: dict[str, Any] = {"format": "codex-rollout", "path": path, "note": ROLLOUT_NOTE}
-        if self.older:
-            origin["layout"] = "items"  # the older rollout: its session, then one item a line
+        if self.layout is not None:
+            origin["layout"] = self.layout  # items: its session, then one item a line; json: the TypeScript CLI's
         if session is not None:
             origin["session"] = _session(session, instructions)
-        origin["records"] = list(self.records)
+        if self.layout != "json":  # a .json holds nothing but its session and items
+            origin["records"] = list(self.records)
         if self.events:
             origin["events"] = {kind: list(lines) for kind, lines in self.events.items()}
         if run_id is None:
