@@ -136,10 +136,11 @@ _RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_ms
 """The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
 
 _OLD_META = frozenset(("id", "timestamp", "instructions", "git"))
-_TYPESCRIPT_KEYS = frozenset(("session", "items"))
-"""The keys of a rollout of Codex's TypeScript CLI (``_is_typescript_rollout``)."""
 """The fields of the first line of an older Codex rollout (``SessionMeta`` of openai/codex
 ``codex-rs/core/src/rollout.rs`` before ``RolloutItem``)."""
+
+_TYPESCRIPT_KEYS = frozenset(("session", "items"))
+"""The keys of a rollout of Codex's TypeScript CLI (``_is_typescript_rollout``)."""
 
 _REQUEST_KEYS = ("request", "body")
 """The fields a log may hold a request body under."""
