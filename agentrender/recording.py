@@ -811,19 +811,8 @@ class _RecordedEventStream:
         self._events.read = True
         self._events.end(None)
 
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        try:
-            async for event in self._stream:
-                self._events.add(event)
-                yield event
-        except GeneratorExit:
-            self._events.left()
-            raise
-        except BaseException as error:
-            self._events.end(error)
-            raise
-        self._events.read = True
-        self._events.end(None)
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return _AsyncEvents(self._stream.__aiter__(), self._events)
 
     def close(self) -> Any:
         """Close the stream; a reply not read to its end is recorded as what arrived."""
@@ -850,3 +839,38 @@ class _RecordedEventStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+class _AsyncEvents:
+    """An ``async for`` over a recorded stream: an iterator object, not an async generator, so that a loop left early
+    (a ``break``, an exception in its body) records the call as it lets go of it, when the agent stopped reading, as
+    the sync loop's generator does. An async generator left so is closed later, when the event loop gets to it."""
+
+    __slots__ = ("_events", "_source")
+
+    def __init__(self, source: AsyncIterator[Any], events: _Events) -> None:
+        self._source = source
+        self._events = events
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            event = await anext(self._source)
+        except StopAsyncIteration:
+            self._events.read = True
+            self._events.end(None)
+            raise
+        except BaseException as error:
+            self._events.end(error)
+            raise
+        self._events.add(event)
+        return event
+
+    async def aclose(self) -> None:
+        """Stop reading: the call is recorded as what arrived (unless the stream's ``with`` block says why)."""
+        self._events.left()
+
+    def __del__(self) -> None:
+        self._events.left()

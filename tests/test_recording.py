@@ -1123,3 +1123,61 @@ def test_a_stream_whose_raw_events_cannot_be_read_is_recorded_from_the_sdks_snap
     assert error["error"]["type"] == "KeyError"
     assert error["partial"]["id"] == "msg_00"
     assert error["request"] == server.received[1].body
+
+
+@pytest.mark.parametrize("how", ["create-stream", "stream"])
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_stream_loop_left_by_break_is_recorded_when_the_agent_stops(tmp_path: Path, how: str, kind: str) -> None:
+    """A `for`/`async for` over a stream left by a break is recorded as soon as the agent stops reading (its loop, or
+    the stream's `with` block), as what arrived, with the time it stopped: not later, when the stream is collected."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    stopped: list[float] = []
+    written: list[int] = []
+
+    def stop(started: float) -> None:
+        stopped.append((time.perf_counter() - started) * 1000)
+        written.append(len(_lines(path)) - 1)
+
+    async def read_async(client: anthropic.AsyncAnthropic) -> None:
+        started = time.perf_counter()
+        if how == "stream":
+            async with client.messages.stream(**params) as stream:
+                async for _ in stream:
+                    break
+        else:
+            events = await client.messages.create(**params, stream=True)
+            async for _ in events:
+                break
+        stop(started)
+        for _ in range(5):  # the event loop runs on: nothing of the call is left for it to record
+            await asyncio.sleep(0.02)
+
+    def read(client: anthropic.Anthropic) -> None:
+        started = time.perf_counter()
+        if how == "stream":
+            with client.messages.stream(**params) as stream:
+                for _ in stream:
+                    break
+        else:
+            for _ in client.messages.create(**params, stream=True):
+                break
+        stop(started)
+        time.sleep(0.1)
+
+    async def main_async(server: MessagesServer) -> None:
+        async with agentrender.record(_async_client(server), path) as client:
+            await read_async(client)
+
+    with MessagesServer.scripted([_reply(0)]) as server:
+        if kind == "async":
+            asyncio.run(main_async(server))
+        else:
+            with agentrender.record(_client(server), path) as client:
+                read(client)
+    (error,) = _lines(path)[1:]
+    assert written == [1]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "left"
+    assert error["partial"]["id"] == "msg_00"
+    assert error["latency_ms"] <= stopped[0]
