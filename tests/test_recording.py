@@ -17,13 +17,14 @@ from types import ModuleType
 from typing import Any
 
 import anthropic
+import httpx2
 import pydantic
 import pytest
 
 import agentrender
 from agentrender import imports, load_run, render
 from agentrender.imports.conversation import Where, normalise_messages
-from agentrender.testing import Cut, Failure, MessagesServer
+from agentrender.testing import Cut, Failure, MessagesServer, stream_events
 from agentrender.views import Views
 from tests._support.cli import run_cli
 
@@ -1181,3 +1182,96 @@ def test_a_stream_loop_left_by_break_is_recorded_when_the_agent_stops(tmp_path: 
     assert error["error"]["type"] == "left"
     assert error["partial"]["id"] == "msg_00"
     assert error["latency_ms"] <= stopped[0]
+
+
+def _over_transport(answers: list[Any], *, is_async: bool = False, **options: Any) -> Any:
+    """An SDK client (sync or async) whose HTTP tries are answered in order from ``answers``, by a fake transport: a
+    status and body, an ``httpx2`` exception raised, or a reply (streamed as events when the request asks)."""
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        head = {"retry-after-ms": "1", "request-id": "req_fake"}
+        given = answers.pop(0)
+        if isinstance(given, Exception):
+            raise given
+        if isinstance(given, tuple):
+            return httpx2.Response(given[0], json=given[1], headers=head)
+        reply = {"type": "message", "role": "assistant", **given}
+        if json.loads(request.content).get("stream"):
+            events = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in stream_events(reply))
+            return httpx2.Response(200, text=events, headers={**head, "content-type": "text/event-stream"})
+        return httpx2.Response(200, json=reply, headers=head)
+
+    transport = httpx2.MockTransport(answer)
+    if is_async:
+        http = anthropic.DefaultAsyncHttpxClient(transport=transport)
+        return anthropic.AsyncAnthropic(api_key="local", http_client=http, **options)
+    http = anthropic.DefaultHttpxClient(transport=transport)
+    return anthropic.Anthropic(api_key="local", http_client=http, **options)
+
+
+_OVERLOADED = (529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_call_the_sdk_retried_is_recorded_with_each_try_that_failed(tmp_path: Path, mode: str, kind: str) -> None:
+    """A call the SDK retried (an overloaded API, a dropped connection) records, beside its reply, each earlier try:
+    when it began, how long it took and the error it gave; the reader and the importer keep them, with no warning."""
+    path = tmp_path / "agent.jsonl"
+    answers = [_OVERLOADED, httpx2.ConnectError("connection refused"), _reply(3)]
+
+    async def main_async() -> None:
+        async with agentrender.record(_over_transport(answers, is_async=True, max_retries=2), path) as client:
+            await _run_agent_async(client, mode)
+
+    if kind == "async":
+        asyncio.run(main_async())
+    else:
+        with agentrender.record(_over_transport(answers, max_retries=2), path) as client:
+            _run_agent(client, mode)
+    (call,) = _lines(path)[1:]
+    assert call["type"] == "model_call"
+    assert call["response"]["id"] == "msg_03"
+    overloaded, dropped = call["retried"]
+    assert overloaded["error"]["type"] == "OverloadedError"
+    assert overloaded["error"]["status"] == 529
+    assert overloaded["error"]["body"]["error"]["type"] == "overloaded_error"
+    assert dropped["error"]["type"] == "APIConnectionError"
+    assert 0 <= overloaded["at_ms"] < dropped["at_ms"] < call["latency_ms"]
+    assert all(0 <= failed["latency_ms"] < call["latency_ms"] for failed in call["retried"])
+
+    assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert run.model_calls[0].record["response"]["id"] == "msg_03"
+    (entry,) = run.header["source"]["entries"]
+    assert entry["fields"]["retried"] == call["retried"]
+
+
+@pytest.mark.parametrize("when", ["after", "before"])
+def test_a_call_a_middleware_failed_is_recorded_as_sent_when_it_was(tmp_path: Path, when: str) -> None:
+    """A call a middleware of the agent's fails with its own exception is recorded with that error: as sent (no
+    "sent" mark, with the body that went out over HTTP) when it failed the response, "sent": false when it failed the
+    request before it went out."""
+    sent: list[Any] = []
+
+    def refuse(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        if when == "after":
+            sent.append(json.loads(call_next(request).http_request.content))
+        raise ValueError(f"the middleware refuses it {when} sending")
+
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_reply(3)], max_retries=0).with_middleware(refuse)
+    with agentrender.record(sdk, path) as client, pytest.raises(ValueError, match="refuses"):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"] == {"type": "ValueError", "message": f"the middleware refuses it {when} sending"}
+    never = [warning for warning in load_run(path).warnings if "never sent" in warning.text]
+    if when == "after":
+        assert "sent" not in error
+        assert error["request"] == sent[0]
+        assert never == []
+    else:
+        assert error["sent"] is False
+        assert len(never) == 1
