@@ -22,7 +22,8 @@ then per call
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
-  ``message``, and ``status`` and ``body`` for an HTTP error; ``incomplete`` for a stream that
+  ``message``, ``status`` and ``body`` for an HTTP error, ``cause`` for an exception raised from another,
+  as the SDK's ``APIConnectionError`` is from what failed; ``incomplete`` for a stream that
   ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
   exception that left the block), ``latency_ms``, and the part of a streamed reply that
   arrived, as ``partial``; ``"sent": false`` for a call never sent (the SDK's own ``TypeError``
@@ -340,6 +341,9 @@ def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:
     body = getattr(error, "body", None)
     if body is not None:
         out["body"] = _jsonable(body)
+    cause = error.__cause__
+    if cause is not None:  # what the SDK wrapped: a connection refused, an exception of an httpx event hook
+        out["cause"] = f"{type(cause).__name__}: {cause}"
     return out
 
 

@@ -1275,3 +1275,53 @@ def test_a_call_a_middleware_failed_is_recorded_as_sent_when_it_was(tmp_path: Pa
     else:
         assert error["sent"] is False
         assert len(never) == 1
+
+
+def test_a_call_whose_every_try_failed_says_so_and_each_error(tmp_path: Path) -> None:
+    """A call the SDK retried until it gave up is a model_call_error of its last try, holding the ones before it, and
+    the reader's warning says how many times it was tried."""
+    path = tmp_path / "agent.jsonl"
+    rate_limited = (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "Too many requests"}})
+    with (
+        agentrender.record(_over_transport([_OVERLOADED, rate_limited], max_retries=1), path) as client,
+        pytest.raises(anthropic.RateLimitError),
+    ):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "RateLimitError"
+    assert [failed["error"]["type"] for failed in error["retried"]] == ["OverloadedError"]
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert "RateLimitError 429: " in warning.text and "tried 2 times" in warning.text
+
+
+@pytest.mark.parametrize("where", ["event-hook", "transport"])
+def test_an_error_raised_as_the_response_came_is_recorded_as_sent_with_its_cause(tmp_path: Path, where: str) -> None:
+    """An exception an httpx event hook or a transport of the agent's raises once the response came, which the SDK
+    wraps in its APIConnectionError, is recorded as sent, with the exception it was raised from as its cause."""
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"type": "message", "role": "assistant", **_reply(3)})
+
+    def refuse(response: httpx2.Response) -> None:
+        raise ValueError("the hook refuses the response")
+
+    class Refusing(httpx2.MockTransport):
+        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+            super().handle_request(request)
+            raise ValueError("the hook refuses the response")
+
+    if where == "event-hook":
+        http = anthropic.DefaultHttpxClient(transport=httpx2.MockTransport(answer), event_hooks={"response": [refuse]})
+    else:
+        http = anthropic.DefaultHttpxClient(transport=Refusing(answer))
+    path = tmp_path / "agent.jsonl"
+    sdk = anthropic.Anthropic(api_key="local", max_retries=0, http_client=http)
+    with agentrender.record(sdk, path) as client, pytest.raises(anthropic.APIConnectionError):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert "sent" not in error
+    assert error["error"]["type"] == "APIConnectionError"
+    assert error["error"]["cause"] == "ValueError: the hook refuses the response"
+    assert any(
+        "(from ValueError: the hook refuses the response)" in warning.text for warning in load_run(path).warnings
+    )

@@ -242,6 +242,7 @@ class ErrorRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fie
     message: str | None = None
     status: int | None = None
     body: Any = None
+    cause: str | None = None
 
 
 class TryRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
