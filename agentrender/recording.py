@@ -37,8 +37,10 @@ through a middleware of its own, the last of the client's, nearest the wire (``w
 recorded calls are made on a copy of the client with it); that is also how it tells a call sent, then
 failed by a middleware of the agent's (recorded as sent, its ``request`` the body that went out), from
 one refused before any try. A client whose class has no ``with_middleware`` (an SDK before middleware)
-is recorded as before it: its last try alone, and a call raising an exception that holds no HTTP request
-taken for one refused before sending (the SDK wraps what fails as it sends in an error that holds it).
+shows the recorder its last try alone: ``retried`` then holds an empty object for each try before it, as
+many as the retry count the SDK sent with it (``x-stainless-retry-count``), and a call raising an
+exception that holds no HTTP request is taken for one refused before sending (such an SDK wraps what
+fails as it sends in an error that holds it).
 
 Everything else on the client passes through unchanged; ``with_options``, ``copy`` and
 ``with_middleware`` give a client recorded to the same file. ``messages.with_raw_response.create`` (and the
@@ -204,7 +206,8 @@ class _Recorder:
             request = _sent(tries.request or _http_request(error), params)
             self.failure(request, error, started, sent=tries.sent, tries=tries)
         else:
-            self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error))
+            tries.request = _http_request(error)
+            self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self.lock:
@@ -236,7 +239,8 @@ class _Tries:
         self.watched = watched
         self.tries: list[dict[str, Any]] = []
         self.sent = False  # one of the tries went out (a response came, or an error holding its HTTP request)
-        self.request: Any = None  # the HTTP request of the last try that went out
+        self.request: Any = None  # the HTTP request of the last try that went out (of the reply, for an SDK without
+        # middleware, as the SDK gives it)
 
     def begun(self) -> float:
         return time.perf_counter()
@@ -263,6 +267,18 @@ class _Tries:
     def _at(self, begun: float) -> float:
         return round((begun - self.started) * 1000, 3)
 
+    def retried(self) -> list[dict[str, Any]]:
+        """The tries before the last, which failed and were tried again; of an SDK without middleware, which shows
+        none of them, an empty object for each try the retry count it sent with the last (``request``) says went
+        before."""
+        if self.watched:
+            return self.tries[:-1]
+        try:
+            count = int(self.request.headers.get("x-stainless-retry-count") or 0)
+        except (AttributeError, TypeError, ValueError):
+            count = 0
+        return [{} for _ in range(count)]
+
 
 def _status_error(response: Any, status_error: Callable[[Any], BaseException] | None) -> dict[str, Any]:
     """The error a response of a failed status is, as the SDK raises it (its ``APIStatusError`` for the status)."""
@@ -281,8 +297,9 @@ _CALL: ContextVar[_Tries | None] = ContextVar("agentrender_recorded_call", defau
 
 def _retried(entry: dict[str, Any], tries: _Tries | None) -> None:
     """``entry`` with the tries before its last, which failed and the SDK retried, as ``retried``: none when none."""
-    if tries is not None and len(tries.tries) > 1:
-        entry["retried"] = tries.tries[:-1]
+    retried = tries.retried() if tries is not None else []
+    if retried:
+        entry["retried"] = retried
 
 
 def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
@@ -668,7 +685,8 @@ class _RecordedMessages:
             raise
         finally:
             _CALL.reset(token)
-        request = _sent(getattr(raw, "http_request", None), params)
+        tries.request = getattr(raw, "http_request", None) or tries.request
+        request = _sent(tries.request, params)
         try:
             result = raw.parse()
         except BaseException as error:
@@ -688,7 +706,8 @@ class _RecordedMessages:
             raise
         finally:
             _CALL.reset(token)
-        request = _sent(getattr(raw, "http_request", None), params)
+        tries.request = getattr(raw, "http_request", None) or tries.request
+        request = _sent(tries.request, params)
         try:
             result = raw.parse()
             if inspect.isawaitable(result):  # some SDK versions parse an async response at once, others when awaited
@@ -825,9 +844,10 @@ class _StreamEnd:
         """The SDK's stream, whose raw events (``_raw_stream``, which its ``MessageStream`` reads and builds its
         snapshot from) are read through a recorded one, as ``create(stream=True)``'s: the reply is what they carry."""
         self.stream = stream
+        self.tries.request = getattr(getattr(stream, "response", None), "request", None) or self.tries.request
         raw = getattr(stream, "_raw_stream", None)
         if raw is not None:
-            request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
+            request = _sent(self.tries.request, self.params)
             self.events = _Events(self.recorder, request, self.tries)
             self.events.entered = True  # recorded when the block is left, which says why
             stream._raw_stream = _RecordedEventStream(raw, self.events)
@@ -842,7 +862,7 @@ class _StreamEnd:
             return
         # An SDK whose stream has no raw events to read: its snapshot, as the SDK accumulated it.
         stream = self.stream
-        request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
+        request = _sent(self.tries.request, self.params)
         snapshot = _snapshot(stream)
         message = _message_json(snapshot) if snapshot is not None else None
         complete = snapshot is not None and snapshot.stop_reason is not None

@@ -1325,3 +1325,30 @@ def test_an_error_raised_as_the_response_came_is_recorded_as_sent_with_its_cause
     assert any(
         "(from ValueError: the hook refuses the response)" in warning.text for warning in load_run(path).warnings
     )
+
+
+class _ClientBeforeMiddleware:
+    """An SDK client of a version before middleware: the client's own, but with no ``with_middleware``."""
+
+    def __init__(self, client: anthropic.Anthropic) -> None:
+        self._client = client
+        self.messages = client.messages
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "with_middleware":
+            raise AttributeError(name)
+        return getattr(self._client, name)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: Path, mode: str) -> None:
+    """A call retried by an SDK that has no middleware, whose tries the recorder cannot see, still says how many tries
+    went before its last (the retry count the SDK sent with it), each as an empty object."""
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_OVERLOADED, httpx2.ConnectError("connection refused"), _reply(3)], max_retries=2)
+    with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+        _run_agent(client, mode)
+    (call,) = _lines(path)[1:]
+    assert call["response"]["id"] == "msg_03"
+    assert call["retried"] == [{}, {}]
+    assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
