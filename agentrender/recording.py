@@ -22,15 +22,25 @@ then per call
   as JSON, the fields the API gave), ``latency_ms``;
 - ``model_call_error``: a call that gave no complete reply (an API error, a dropped
   connection, a stream left before its end): ``step``, ``request``, ``error`` (``type``,
-  ``message``, and ``status`` and ``body`` for an HTTP error; ``incomplete`` for a stream that
+  ``message``, ``status`` and ``body`` for an HTTP error, ``cause`` for an exception raised from another,
+  as the SDK's ``APIConnectionError`` is from what failed; ``incomplete`` for a stream that
   ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
   exception that left the block), ``latency_ms``, and the part of a streamed reply that
-  arrived, as ``partial``; ``"sent": false`` for a call the SDK refused before sending it (its
-  own ``TypeError`` or ``ValueError`` for the arguments, which holds no HTTP request), whose
-  ``request`` is the body its arguments make. The error itself is raised unchanged.
+  arrived, as ``partial``; ``"sent": false`` for a call never sent (the SDK's own ``TypeError``
+  or ``ValueError`` for the arguments, a middleware of the agent's that raised before the request
+  went out), whose ``request`` is the body its arguments make. The error itself is raised unchanged.
 
-The SDK's retries happen inside a call: only its last try is recorded, and ``latency_ms``
-counts them all.
+The SDK's retries happen inside a call: ``latency_ms`` counts them all, and both records hold, as
+``retried``, each HTTP try before the last, which failed and the SDK tried again: ``at_ms`` (when it
+began, after the call began), ``latency_ms`` and its ``error`` (as a call's). The recorder sees each try
+through a middleware of its own, the last of the client's, nearest the wire (``with_middleware``: the
+recorded calls are made on a copy of the client with it); that is also how it tells a call sent, then
+failed by a middleware of the agent's (recorded as sent, its ``request`` the body that went out), from
+one refused before any try. A client whose class has no ``with_middleware`` (an SDK before middleware)
+shows the recorder its last try alone: ``retried`` then holds an empty object for each try before it, as
+many as the retry count the SDK sent with it (``x-stainless-retry-count``), and a call raising an
+exception that holds no HTTP request is taken for one refused before sending (such an SDK wraps what
+fails as it sends in an error that holds it).
 
 Everything else on the client passes through unchanged; ``with_options``, ``copy`` and
 ``with_middleware`` give a client recorded to the same file. ``messages.with_raw_response.create`` (and the
@@ -46,13 +56,15 @@ This module imports no third-party package: it works on the client it is given, 
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -138,7 +150,9 @@ class _Recorder:
             source=source,
         )
 
-    def call(self, request: Mapping[str, Any], response: Mapping[str, Any], started: float) -> None:
+    def call(
+        self, request: Mapping[str, Any], response: Mapping[str, Any], started: float, tries: _Tries | None = None
+    ) -> None:
         entry = {
             "type": "model_call",
             "step": step_decided(request.get("messages")),
@@ -146,6 +160,7 @@ class _Recorder:
             "response": dict(response),
             "request": dict(request),
         }
+        _retried(entry, tries)
         try:
             self.write(entry)
         except ValueError as error:
@@ -154,7 +169,7 @@ class _Recorder:
             # A reply the run file's checks refuse (a block missing a field it must have) is
             # still the agent's reply: it is kept, as a call the reader can see and warn of.
             problem = {"type": "unrecordable", "message": f"the reply could not be recorded as a model call: {error}"}
-            self.failure(request, problem, started, response)
+            self.failure(request, problem, started, response, tries=tries)
 
     def failure(
         self,
@@ -164,6 +179,7 @@ class _Recorder:
         partial: Mapping[str, Any] | None = None,
         *,
         sent: bool = True,
+        tries: _Tries | None = None,
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
@@ -176,11 +192,22 @@ class _Recorder:
             entry["partial"] = dict(partial)
         if not sent:
             entry["sent"] = False
+        _retried(entry, tries)
         self.write(entry)
 
-    def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float) -> None:
-        """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending."""
-        self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error))
+    def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float, tries: _Tries) -> None:
+        """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending.
+
+        Where the recorder's middleware watched the call's HTTP tries, it was sent when one of them
+        was (an error raised after a response arrived, by a middleware of the agent's, holds no HTTP
+        request); else the error tells (``_refused``).
+        """
+        if tries.watched:
+            request = _sent(tries.request or _http_request(error), params)
+            self.failure(request, error, started, sent=tries.sent, tries=tries)
+        else:
+            tries.request = _http_request(error)
+            self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self.lock:
@@ -201,6 +228,126 @@ def _elapsed(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
+class _Tries:
+    """The HTTP tries the SDK made for one recorded call, as the recorder's middleware saw them (``watched``: the
+    client's SDK has middleware, and the recorder's is the last, nearest the wire, inside the SDK's retry loop)."""
+
+    __slots__ = ("request", "sent", "started", "tries", "watched")
+
+    def __init__(self, started: float, watched: bool) -> None:
+        self.started = started
+        self.watched = watched
+        self.tries: list[dict[str, Any]] = []
+        self.sent = False  # one of the tries went out (a response came, or an error holding its HTTP request)
+        self.request: Any = None  # the HTTP request of the last try that went out (of the reply, for an SDK without
+        # middleware, as the SDK gives it)
+
+    def begun(self) -> float:
+        return time.perf_counter()
+
+    def answered(self, begun: float, response: Any, status_error: Callable[[Any], BaseException] | None) -> None:
+        """A try the server answered: ``response`` is its HTTP response, whose body is read when its status failed."""
+        self.sent = True
+        self.request = getattr(response, "request", None)
+        status = int(response.status_code)
+        done: dict[str, Any] = {"at_ms": self._at(begun), "latency_ms": _elapsed(begun)}
+        if status >= 400:
+            done["error"] = _status_error(response, status_error)
+        else:  # a try that did not fail: a middleware of the agent's tried again
+            done["status"] = status
+        self.tries.append(done)
+
+    def failed(self, begun: float, error: BaseException) -> None:
+        """A try that raised ``error``: no response (a connection that failed, a timeout, an interruption)."""
+        if not _refused(error):
+            self.sent = True
+            self.request = _http_request(error) or self.request
+        self.tries.append({"at_ms": self._at(begun), "latency_ms": _elapsed(begun), "error": _error(error)})
+
+    def _at(self, begun: float) -> float:
+        return round((begun - self.started) * 1000, 3)
+
+    def retried(self) -> list[dict[str, Any]]:
+        """The tries before the last, which failed and were tried again; of an SDK without middleware, which shows
+        none of them, an empty object for each try the retry count it sent with the last (``request``) says went
+        before."""
+        if self.watched:
+            return self.tries[:-1]
+        try:
+            count = int(self.request.headers.get("x-stainless-retry-count") or 0)
+        except (AttributeError, TypeError, ValueError):
+            count = 0
+        return [{} for _ in range(count)]
+
+
+def _status_error(response: Any, status_error: Callable[[Any], BaseException] | None) -> dict[str, Any]:
+    """The error a response of a failed status is, as the SDK raises it (its ``APIStatusError`` for the status)."""
+    if status_error is not None:
+        with contextlib.suppress(Exception):  # an SDK that words it otherwise: the status and the body say it
+            return _error(status_error(response))
+    out: dict[str, Any] = {"type": f"HTTP {response.status_code}", "message": "", "status": int(response.status_code)}
+    with contextlib.suppress(Exception):
+        out["body"] = json.loads(response.content)
+    return out
+
+
+# The recorded call this thread or task is making, whose HTTP tries the recorder's middleware notes.
+_CALL: ContextVar[_Tries | None] = ContextVar("agentrender_recorded_call", default=None)
+
+
+def _retried(entry: dict[str, Any], tries: _Tries | None) -> None:
+    """``entry`` with the tries before its last, which failed and the SDK retried, as ``retried``: none when none."""
+    retried = tries.retried() if tries is not None else []
+    if retried:
+        entry["retried"] = retried
+
+
+def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
+    """``client`` with the recorder's middleware last, nearest the wire, and True; ``client`` and False where its
+    class has no ``with_middleware`` (an SDK without middleware, an object standing in for a client)."""
+    try:
+        inspect.getattr_static(client, "with_middleware")
+    except AttributeError:
+        return client, False
+    status_error = getattr(client, "_make_status_error_from_response", None)
+    if not callable(status_error):
+        status_error = None
+
+    def watch(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        tries = _CALL.get()
+        if tries is None:
+            return call_next(request)
+        begun = tries.begun()
+        try:
+            response = call_next(request)
+            http = response.http_response
+            if http.status_code >= 400:
+                http.read()  # a streamed call's error body: the SDK reads it too, or closes it to retry
+        except BaseException as error:
+            tries.failed(begun, error)
+            raise
+        tries.answered(begun, http, status_error)
+        return response
+
+    async def watch_async(request: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        tries = _CALL.get()
+        if tries is None:
+            return await call_next(request)
+        begun = tries.begun()
+        try:
+            response = await call_next(request)
+            http = response.http_response
+            if http.status_code >= 400:
+                await http.aread()
+        except BaseException as error:
+            tries.failed(begun, error)
+            raise
+        tries.answered(begun, http, status_error)
+        return response
+
+    return client.with_middleware(watch_async if is_async else watch), True
+
+
 def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:
     if isinstance(error, Mapping):
         return dict(error)
@@ -211,6 +358,9 @@ def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:
     body = getattr(error, "body", None)
     if body is not None:
         out["body"] = _jsonable(body)
+    cause = error.__cause__
+    if cause is not None:  # what the SDK wrapped: a connection refused, an exception of an httpx event hook
+        out["cause"] = f"{type(cause).__name__}: {cause}"
     return out
 
 
@@ -321,26 +471,36 @@ def _snapshot(stream: Any) -> Any:
 class _RecordedClient:
     """An SDK client whose Messages API calls are recorded; everything else is the client's own."""
 
-    __slots__ = ("_beta", "_client", "_messages", "_recorder")
+    __slots__ = ("_beta", "_client", "_messages", "_recorder", "_sending")
 
     def __init__(self, client: Any, recorder: _Recorder) -> None:
         object.__setattr__(self, "_client", client)
         object.__setattr__(self, "_recorder", recorder)
         object.__setattr__(self, "_messages", None)
         object.__setattr__(self, "_beta", None)
+        object.__setattr__(self, "_sending", None)
+
+    def _sender(self) -> tuple[Any, bool]:
+        """The client the recorded calls are made on: the client with the recorder's middleware (``_watching``)."""
+        if self._sending is None:
+            object.__setattr__(self, "_sending", _watching(self._client, self._recorder.is_async))
+        return cast(tuple[Any, bool], self._sending)
 
     @property
     def messages(self) -> Any:
         """The client's ``messages`` resource, recording ``create`` and ``stream``."""
         if self._messages is None:
-            object.__setattr__(self, "_messages", _RecordedMessages(self._client.messages, self._recorder))
+            sender, watched = self._sender()
+            messages = _RecordedMessages(self._client.messages, self._recorder, sender.messages, watched)
+            object.__setattr__(self, "_messages", messages)
         return self._messages
 
     @property
     def beta(self) -> Any:
         """The client's ``beta`` resource, whose ``messages`` records ``create`` and ``stream`` as ``messages`` does."""
         if self._beta is None:
-            object.__setattr__(self, "_beta", _RecordedBeta(self._client.beta, self._recorder))
+            sender, watched = self._sender()
+            object.__setattr__(self, "_beta", _RecordedBeta(self._client.beta, self._recorder, sender.beta, watched))
         return self._beta
 
     @property
@@ -394,6 +554,8 @@ class _RecordedClient:
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._client, name, value)
+        if self._sending is not None and self._sending[0] is not self._client:
+            setattr(self._sending[0], name, value)  # the copy the recorded calls are made on, the same
 
     def __dir__(self) -> list[str]:
         return sorted(set(dir(self._client)) | {"messages", "with_options", "copy", "close"})
@@ -447,18 +609,21 @@ class _RecordedRawClient(_OfRaw):
 class _RecordedBeta:
     """A client's ``beta`` resource whose ``messages`` is recorded; the rest is the resource's own."""
 
-    __slots__ = ("_beta", "_messages", "_recorder")
+    __slots__ = ("_beta", "_messages", "_recorder", "_sending", "_watched")
 
-    def __init__(self, beta: Any, recorder: _Recorder) -> None:
+    def __init__(self, beta: Any, recorder: _Recorder, sending: Any, watched: bool) -> None:
         self._beta = beta
         self._recorder = recorder
+        self._sending = sending  # the ``beta`` of the client the recorded calls are made on
+        self._watched = watched
         self._messages: _RecordedMessages | None = None
 
     @property
     def messages(self) -> Any:
         """``beta.messages``, recording ``create`` and ``stream``."""
         if self._messages is None:
-            self._messages = _RecordedMessages(self._beta.messages, self._recorder)
+            sending = self._sending.messages
+            self._messages = _RecordedMessages(self._beta.messages, self._recorder, sending, self._watched)
         return self._messages
 
     def __getattr__(self, name: str) -> Any:
@@ -474,11 +639,15 @@ class _RecordedBeta:
 class _RecordedMessages:
     """A ``messages`` resource whose ``create`` and ``stream`` are recorded; the rest is the resource's own."""
 
-    __slots__ = ("_messages", "_recorder")
+    __slots__ = ("_messages", "_recorder", "_sending", "_watched")
 
-    def __init__(self, messages: Any, recorder: _Recorder) -> None:
+    def __init__(self, messages: Any, recorder: _Recorder, sending: Any, watched: bool) -> None:
         self._messages = messages
         self._recorder = recorder
+        # The resource the recorded calls are made on: the same of the client with the recorder's middleware, which
+        # notes each HTTP try of them (``_watching``), when ``watched``; what is not recorded is ``messages``' own.
+        self._sending = sending
+        self._watched = watched
 
     def create(self, **params: Any) -> Any:
         """``messages.create``, recorded: the reply (or the error) is written when the call ends."""
@@ -488,7 +657,7 @@ class _RecordedMessages:
     def parse(self) -> Any:
         """``messages.parse``, recorded as ``create`` is where the SDK gives a raw response of it (``beta.messages``'
         ``with_raw_response.parse``); else the resource's own, unrecorded: its parsed reply holds no HTTP request."""
-        if not callable(getattr(self._messages.with_raw_response, "parse", None)):
+        if not callable(getattr(self._sending.with_raw_response, "parse", None)):
             return self._messages.parse
         return self._parse
 
@@ -507,42 +676,52 @@ class _RecordedMessages:
     def raw_create(self, params: dict[str, Any], method: str = "create") -> tuple[Any, Any]:
         """The SDK's raw response to ``create(**params)`` (or ``parse``) and the reply it gives the agent, recorded."""
         started = time.perf_counter()
+        tries = _Tries(started, self._watched)
+        token = _CALL.set(tries)
         try:
-            raw = getattr(self._messages.with_raw_response, method)(**params)
+            raw = getattr(self._sending.with_raw_response, method)(**params)
         except BaseException as error:
-            self._recorder.unanswered(params, error, started)
+            self._recorder.unanswered(params, error, started, tries)
             raise
-        request = _sent(getattr(raw, "http_request", None), params)
+        finally:
+            _CALL.reset(token)
+        tries.request = getattr(raw, "http_request", None) or tries.request
+        request = _sent(tries.request, params)
         try:
             result = raw.parse()
         except BaseException as error:
-            self._recorder.failure(request, error, started)
+            self._recorder.failure(request, error, started, tries=tries)
             raise
-        return raw, self._done(result, request, started)
+        return raw, self._done(result, request, tries)
 
     async def raw_create_async(self, params: dict[str, Any], method: str = "create") -> tuple[Any, Any]:
         """``raw_create`` on the async client."""
         started = time.perf_counter()
+        tries = _Tries(started, self._watched)
+        token = _CALL.set(tries)
         try:
-            raw = await getattr(self._messages.with_raw_response, method)(**params)
+            raw = await getattr(self._sending.with_raw_response, method)(**params)
         except BaseException as error:
-            self._recorder.unanswered(params, error, started)
+            self._recorder.unanswered(params, error, started, tries)
             raise
-        request = _sent(getattr(raw, "http_request", None), params)
+        finally:
+            _CALL.reset(token)
+        tries.request = getattr(raw, "http_request", None) or tries.request
+        request = _sent(tries.request, params)
         try:
             result = raw.parse()
             if inspect.isawaitable(result):  # some SDK versions parse an async response at once, others when awaited
                 result = await result
         except BaseException as error:
-            self._recorder.failure(request, error, started)
+            self._recorder.failure(request, error, started, tries=tries)
             raise
-        return raw, self._done(result, request, started)
+        return raw, self._done(result, request, tries)
 
-    def _done(self, result: Any, request: dict[str, Any], started: float) -> Any:
+    def _done(self, result: Any, request: dict[str, Any], tries: _Tries) -> Any:
         if request.get("stream") is True:
-            events = _Events(self._recorder, request, started)
+            events = _Events(self._recorder, request, tries)
             return _RecordedEventStream(result, events)
-        self._recorder.call(request, _message_json(result), started)
+        self._recorder.call(request, _message_json(result), tries.started, tries)
         return result
 
     @property
@@ -555,13 +734,13 @@ class _RecordedMessages:
         params = _listed(dict(params))
         started = time.perf_counter()
         try:
-            manager = self._messages.stream(**params)
+            manager = self._sending.stream(**params)
         except BaseException as error:  # the SDK checks the arguments here, and sends when the stream is entered
-            self._recorder.unanswered(params, error, started)
+            self._recorder.unanswered(params, error, started, _Tries(started, self._watched))
             raise
         if self._recorder.is_async:
-            return _AsyncRecordedStream(manager, self._recorder, params)
-        return _RecordedStream(manager, self._recorder, params)
+            return _AsyncRecordedStream(manager, self._recorder, params, self._watched)
+        return _RecordedStream(manager, self._recorder, params, self._watched)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._messages, name)
@@ -643,31 +822,39 @@ async def _ready(value: Any) -> Any:
 class _StreamEnd:
     """What a ``messages.stream`` block leaves: the final message, or the part that arrived and why it stopped."""
 
-    def __init__(self, manager: Any, recorder: _Recorder, params: Mapping[str, Any]) -> None:
+    def __init__(self, manager: Any, recorder: _Recorder, params: Mapping[str, Any], watched: bool) -> None:
         self.manager = manager
         self.recorder = recorder
         self.params = params
-        self.started = 0.0
+        self.watched = watched
+        self.tries = _Tries(0.0, watched)
         self.stream: Any = None
         self.events: _Events | None = None
 
-    def opened(self) -> None:
-        self.started = time.perf_counter()
+    def opened(self) -> Any:
+        """The call begins (the SDK sends it as the block is entered): its tries are noted until the token is reset."""
+        self.tries = _Tries(time.perf_counter(), self.watched)
+        return _CALL.set(self.tries)
+
+    @property
+    def started(self) -> float:
+        return self.tries.started
 
     def entered(self, stream: Any) -> Any:
         """The SDK's stream, whose raw events (``_raw_stream``, which its ``MessageStream`` reads and builds its
         snapshot from) are read through a recorded one, as ``create(stream=True)``'s: the reply is what they carry."""
         self.stream = stream
+        self.tries.request = getattr(getattr(stream, "response", None), "request", None) or self.tries.request
         raw = getattr(stream, "_raw_stream", None)
         if raw is not None:
-            request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
-            self.events = _Events(self.recorder, request, self.started)
+            request = _sent(self.tries.request, self.params)
+            self.events = _Events(self.recorder, request, self.tries)
             self.events.entered = True  # recorded when the block is left, which says why
             stream._raw_stream = _RecordedEventStream(raw, self.events)
         return stream
 
     def failed_to_open(self, error: BaseException) -> None:
-        self.recorder.unanswered(self.params, error, self.started)
+        self.recorder.unanswered(self.params, error, self.started, self.tries)
 
     def closed(self, error: BaseException | None) -> None:
         if self.events is not None:
@@ -675,17 +862,17 @@ class _StreamEnd:
             return
         # An SDK whose stream has no raw events to read: its snapshot, as the SDK accumulated it.
         stream = self.stream
-        request = _sent(getattr(getattr(stream, "response", None), "request", None), self.params)
+        request = _sent(self.tries.request, self.params)
         snapshot = _snapshot(stream)
         message = _message_json(snapshot) if snapshot is not None else None
         complete = snapshot is not None and snapshot.stop_reason is not None
-        _streamed(self.recorder, request, self.started, message, complete, error or _INCOMPLETE)
+        _streamed(self.recorder, request, self.tries, message, complete, error or _INCOMPLETE)
 
 
 def _streamed(
     recorder: _Recorder,
     request: dict[str, Any],
-    started: float,
+    tries: _Tries,
     message: dict[str, Any] | None,
     complete: bool,
     why: BaseException | Mapping[str, str],
@@ -695,21 +882,23 @@ def _streamed(
     part that arrived."""
     if complete:
         assert message is not None
-        recorder.call(request, message, started)
+        recorder.call(request, message, tries.started, tries)
     else:
-        recorder.failure(request, why, started, message)
+        recorder.failure(request, why, tries.started, message, tries=tries)
 
 
 class _RecordedStream(_StreamEnd):
     """``messages.stream``'s context manager, recording the call when its block is left."""
 
     def __enter__(self) -> Any:
-        self.opened()
+        token = self.opened()
         try:
             stream = self.manager.__enter__()
         except BaseException as error:
             self.failed_to_open(error)
             raise
+        finally:
+            _CALL.reset(token)
         return self.entered(stream)
 
     def __exit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
@@ -724,12 +913,14 @@ class _AsyncRecordedStream(_StreamEnd):
     """``messages.stream``'s async context manager, recording the call when its block is left."""
 
     async def __aenter__(self) -> Any:
-        self.opened()
+        token = self.opened()
         try:
             stream = await self.manager.__aenter__()
         except BaseException as error:
             self.failed_to_open(error)
             raise
+        finally:
+            _CALL.reset(token)
         return self.entered(stream)
 
     async def __aexit__(self, kind: Any, error: BaseException | None, traceback: Any) -> Any:
@@ -743,10 +934,10 @@ class _AsyncRecordedStream(_StreamEnd):
 class _Events:
     """The reply a ``create(stream=True)`` stream builds, from its raw events, recorded once the stream ends."""
 
-    def __init__(self, recorder: _Recorder, request: dict[str, Any], started: float) -> None:
+    def __init__(self, recorder: _Recorder, request: dict[str, Any], tries: _Tries) -> None:
         self.recorder = recorder
         self.request = request
-        self.started = started
+        self.tries = tries
         self.reply = StreamedReply()
         self.ended = False
         self.read = False  # the stream's events were read to their end
@@ -769,7 +960,7 @@ class _Events:
         self.ended = True
         complete = self.reply.complete and not self.problem
         why = error or self.problem or (_INCOMPLETE if self.read else _LEFT)
-        _streamed(self.recorder, self.request, self.started, self.reply.message, complete, why)
+        _streamed(self.recorder, self.request, self.tries, self.reply.message, complete, why)
 
     def left(self) -> None:
         """The loop over the events was left (a ``break``, an exception in its body): recorded now, unless the
@@ -811,19 +1002,8 @@ class _RecordedEventStream:
         self._events.read = True
         self._events.end(None)
 
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        try:
-            async for event in self._stream:
-                self._events.add(event)
-                yield event
-        except GeneratorExit:
-            self._events.left()
-            raise
-        except BaseException as error:
-            self._events.end(error)
-            raise
-        self._events.read = True
-        self._events.end(None)
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return _AsyncEvents(self._stream.__aiter__(), self._events)
 
     def close(self) -> Any:
         """Close the stream; a reply not read to its end is recorded as what arrived."""
@@ -850,3 +1030,38 @@ class _RecordedEventStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+class _AsyncEvents:
+    """An ``async for`` over a recorded stream: an iterator object, not an async generator, so that a loop left early
+    (a ``break``, an exception in its body) records the call as it lets go of it, when the agent stopped reading, as
+    the sync loop's generator does. An async generator left so is closed later, when the event loop gets to it."""
+
+    __slots__ = ("_events", "_source")
+
+    def __init__(self, source: AsyncIterator[Any], events: _Events) -> None:
+        self._source = source
+        self._events = events
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            event = await anext(self._source)
+        except StopAsyncIteration:
+            self._events.read = True
+            self._events.end(None)
+            raise
+        except BaseException as error:
+            self._events.end(error)
+            raise
+        self._events.add(event)
+        return event
+
+    async def aclose(self) -> None:
+        """Stop reading: the call is recorded as what arrived (unless the stream's ``with`` block says why)."""
+        self._events.left()
+
+    def __del__(self) -> None:
+        self._events.left()

@@ -17,13 +17,14 @@ from types import ModuleType
 from typing import Any
 
 import anthropic
+import httpx2
 import pydantic
 import pytest
 
 import agentrender
 from agentrender import imports, load_run, render
 from agentrender.imports.conversation import Where, normalise_messages
-from agentrender.testing import Cut, Failure, MessagesServer
+from agentrender.testing import Cut, Failure, MessagesServer, stream_events
 from agentrender.views import Views
 from tests._support.cli import run_cli
 
@@ -1123,3 +1124,231 @@ def test_a_stream_whose_raw_events_cannot_be_read_is_recorded_from_the_sdks_snap
     assert error["error"]["type"] == "KeyError"
     assert error["partial"]["id"] == "msg_00"
     assert error["request"] == server.received[1].body
+
+
+@pytest.mark.parametrize("how", ["create-stream", "stream"])
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_stream_loop_left_by_break_is_recorded_when_the_agent_stops(tmp_path: Path, how: str, kind: str) -> None:
+    """A `for`/`async for` over a stream left by a break is recorded as soon as the agent stops reading (its loop, or
+    the stream's `with` block), as what arrived, with the time it stopped: not later, when the stream is collected."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    stopped: list[float] = []
+    written: list[int] = []
+
+    def stop(started: float) -> None:
+        stopped.append((time.perf_counter() - started) * 1000)
+        written.append(len(_lines(path)) - 1)
+
+    async def read_async(client: anthropic.AsyncAnthropic) -> None:
+        started = time.perf_counter()
+        if how == "stream":
+            async with client.messages.stream(**params) as stream:
+                async for _ in stream:
+                    break
+        else:
+            events = await client.messages.create(**params, stream=True)
+            async for _ in events:
+                break
+        stop(started)
+        for _ in range(5):  # the event loop runs on: nothing of the call is left for it to record
+            await asyncio.sleep(0.02)
+
+    def read(client: anthropic.Anthropic) -> None:
+        started = time.perf_counter()
+        if how == "stream":
+            with client.messages.stream(**params) as stream:
+                for _ in stream:
+                    break
+        else:
+            for _ in client.messages.create(**params, stream=True):
+                break
+        stop(started)
+        time.sleep(0.1)
+
+    async def main_async(server: MessagesServer) -> None:
+        async with agentrender.record(_async_client(server), path) as client:
+            await read_async(client)
+
+    with MessagesServer.scripted([_reply(0)]) as server:
+        if kind == "async":
+            asyncio.run(main_async(server))
+        else:
+            with agentrender.record(_client(server), path) as client:
+                read(client)
+    (error,) = _lines(path)[1:]
+    assert written == [1]
+    assert error["type"] == "model_call_error"
+    assert error["error"]["type"] == "left"
+    assert error["partial"]["id"] == "msg_00"
+    assert error["latency_ms"] <= stopped[0]
+
+
+def _over_transport(answers: list[Any], *, is_async: bool = False, **options: Any) -> Any:
+    """An SDK client (sync or async) whose HTTP tries are answered in order from ``answers``, by a fake transport: a
+    status and body, an ``httpx2`` exception raised, or a reply (streamed as events when the request asks)."""
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        head = {"retry-after-ms": "1", "request-id": "req_fake"}
+        given = answers.pop(0)
+        if isinstance(given, Exception):
+            raise given
+        if isinstance(given, tuple):
+            return httpx2.Response(given[0], json=given[1], headers=head)
+        reply = {"type": "message", "role": "assistant", **given}
+        if json.loads(request.content).get("stream"):
+            events = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in stream_events(reply))
+            return httpx2.Response(200, text=events, headers={**head, "content-type": "text/event-stream"})
+        return httpx2.Response(200, json=reply, headers=head)
+
+    transport = httpx2.MockTransport(answer)
+    if is_async:
+        http = anthropic.DefaultAsyncHttpxClient(transport=transport)
+        return anthropic.AsyncAnthropic(api_key="local", http_client=http, **options)
+    http = anthropic.DefaultHttpxClient(transport=transport)
+    return anthropic.Anthropic(api_key="local", http_client=http, **options)
+
+
+_OVERLOADED = (529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_call_the_sdk_retried_is_recorded_with_each_try_that_failed(tmp_path: Path, mode: str, kind: str) -> None:
+    """A call the SDK retried (an overloaded API, a dropped connection) records, beside its reply, each earlier try:
+    when it began, how long it took and the error it gave; the reader and the importer keep them, with no warning."""
+    path = tmp_path / "agent.jsonl"
+    answers = [_OVERLOADED, httpx2.ConnectError("connection refused"), _reply(3)]
+
+    async def main_async() -> None:
+        async with agentrender.record(_over_transport(answers, is_async=True, max_retries=2), path) as client:
+            await _run_agent_async(client, mode)
+
+    if kind == "async":
+        asyncio.run(main_async())
+    else:
+        with agentrender.record(_over_transport(answers, max_retries=2), path) as client:
+            _run_agent(client, mode)
+    (call,) = _lines(path)[1:]
+    assert call["type"] == "model_call"
+    assert call["response"]["id"] == "msg_03"
+    overloaded, dropped = call["retried"]
+    assert overloaded["error"]["type"] == "OverloadedError"
+    assert overloaded["error"]["status"] == 529
+    assert overloaded["error"]["body"]["error"]["type"] == "overloaded_error"
+    assert dropped["error"]["type"] == "APIConnectionError"
+    assert 0 <= overloaded["at_ms"] < dropped["at_ms"] < call["latency_ms"]
+    assert all(0 <= failed["latency_ms"] < call["latency_ms"] for failed in call["retried"])
+
+    assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert run.model_calls[0].record["response"]["id"] == "msg_03"
+    (entry,) = run.header["source"]["entries"]
+    assert entry["fields"]["retried"] == call["retried"]
+
+
+@pytest.mark.parametrize("when", ["after", "before"])
+def test_a_call_a_middleware_failed_is_recorded_as_sent_when_it_was(tmp_path: Path, when: str) -> None:
+    """A call a middleware of the agent's fails with its own exception is recorded with that error: as sent (no
+    "sent" mark, with the body that went out over HTTP) when it failed the response, "sent": false when it failed the
+    request before it went out."""
+    sent: list[Any] = []
+
+    def refuse(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        if when == "after":
+            sent.append(json.loads(call_next(request).http_request.content))
+        raise ValueError(f"the middleware refuses it {when} sending")
+
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_reply(3)], max_retries=0).with_middleware(refuse)
+    with agentrender.record(sdk, path) as client, pytest.raises(ValueError, match="refuses"):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["type"] == "model_call_error"
+    assert error["error"] == {"type": "ValueError", "message": f"the middleware refuses it {when} sending"}
+    never = [warning for warning in load_run(path).warnings if "never sent" in warning.text]
+    if when == "after":
+        assert "sent" not in error
+        assert error["request"] == sent[0]
+        assert never == []
+    else:
+        assert error["sent"] is False
+        assert len(never) == 1
+
+
+def test_a_call_whose_every_try_failed_says_so_and_each_error(tmp_path: Path) -> None:
+    """A call the SDK retried until it gave up is a model_call_error of its last try, holding the ones before it, and
+    the reader's warning says how many times it was tried."""
+    path = tmp_path / "agent.jsonl"
+    rate_limited = (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "Too many requests"}})
+    with (
+        agentrender.record(_over_transport([_OVERLOADED, rate_limited], max_retries=1), path) as client,
+        pytest.raises(anthropic.RateLimitError),
+    ):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "RateLimitError"
+    assert [failed["error"]["type"] for failed in error["retried"]] == ["OverloadedError"]
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert "RateLimitError 429: " in warning.text and "tried 2 times" in warning.text
+
+
+@pytest.mark.parametrize("where", ["event-hook", "transport"])
+def test_an_error_raised_as_the_response_came_is_recorded_as_sent_with_its_cause(tmp_path: Path, where: str) -> None:
+    """An exception an httpx event hook or a transport of the agent's raises once the response came, which the SDK
+    wraps in its APIConnectionError, is recorded as sent, with the exception it was raised from as its cause."""
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"type": "message", "role": "assistant", **_reply(3)})
+
+    def refuse(response: httpx2.Response) -> None:
+        raise ValueError("the hook refuses the response")
+
+    class Refusing(httpx2.MockTransport):
+        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+            super().handle_request(request)
+            raise ValueError("the hook refuses the response")
+
+    if where == "event-hook":
+        http = anthropic.DefaultHttpxClient(transport=httpx2.MockTransport(answer), event_hooks={"response": [refuse]})
+    else:
+        http = anthropic.DefaultHttpxClient(transport=Refusing(answer))
+    path = tmp_path / "agent.jsonl"
+    sdk = anthropic.Anthropic(api_key="local", max_retries=0, http_client=http)
+    with agentrender.record(sdk, path) as client, pytest.raises(anthropic.APIConnectionError):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert "sent" not in error
+    assert error["error"]["type"] == "APIConnectionError"
+    assert error["error"]["cause"] == "ValueError: the hook refuses the response"
+    assert any(
+        "(from ValueError: the hook refuses the response)" in warning.text for warning in load_run(path).warnings
+    )
+
+
+class _ClientBeforeMiddleware:
+    """An SDK client of a version before middleware: the client's own, but with no ``with_middleware``."""
+
+    def __init__(self, client: anthropic.Anthropic) -> None:
+        self._client = client
+        self.messages = client.messages
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "with_middleware":
+            raise AttributeError(name)
+        return getattr(self._client, name)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: Path, mode: str) -> None:
+    """A call retried by an SDK that has no middleware, whose tries the recorder cannot see, still says how many tries
+    went before its last (the retry count the SDK sent with it), each as an empty object."""
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_OVERLOADED, httpx2.ConnectError("connection refused"), _reply(3)], max_retries=2)
+    with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+        _run_agent(client, mode)
+    (call,) = _lines(path)[1:]
+    assert call["response"]["id"] == "msg_03"
+    assert call["retried"] == [{}, {}]
+    assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []

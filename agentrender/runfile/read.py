@@ -746,11 +746,25 @@ NEVER_SENT = "a model call the SDK refused before sending it (never sent: the mo
 
 
 def failure_text(record: Mapping[str, Any]) -> str:
-    """A ``model_call_error`` record in a few words: the step, the error's type and status, its message's first line."""
+    """A ``model_call_error`` record in a few words: the step, the error's type and status, its message's first line,
+    the exception it was raised from, and how many times the call was tried when it was tried again."""
     error = record["error"]
     status = f" {error['status']}" if error.get("status") is not None else ""
-    message = str(error.get("message") or "").strip().split("\n", 1)[0][:200]
-    return f"step {record['step']}, {error.get('type') or 'error'}{status}" + (f": {message}" if message else "")
+    text = f"step {record['step']}, {error.get('type') or 'error'}{status}"
+    message = _first_line(error.get("message"))
+    if message:
+        text += f": {message}"
+    cause = _first_line(error.get("cause"))
+    if cause:
+        text += f" (from {cause})"
+    retried = record.get("retried")
+    if isinstance(retried, list) and retried:
+        text += f"; tried {len(retried) + 1} times"
+    return text
+
+
+def _first_line(text: Any) -> str:
+    return str(text or "").strip().split("\n", 1)[0][:200]
 
 
 def _read_calls(loader: Loader, records: list[dict[str, Any]], numbers: list[int]) -> None:

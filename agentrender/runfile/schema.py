@@ -50,6 +50,7 @@ __all__ = [
     "SentRecord",
     "StepRecord",
     "ToolRecord",
+    "TryRecord",
     "check_record",
     "doubts",
     "is_count",
@@ -235,16 +236,6 @@ class StepRecord(_Record, tag="step", frozen=True, gc=False, kw_only=True, forbi
     sent: SentRecord | UnsetType | None = UNSET
 
 
-class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """``model_call``: a captured reply (an Anthropic Messages API response) and the step it was made for."""
-
-    step: Count
-    response: Reply
-    latency_ms: int | float | None = None
-    request_key: str | None = None
-    request: dict[str, Any] | None = None
-
-
 class ErrorRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """The error a model call gave instead of a reply."""
 
@@ -252,13 +243,37 @@ class ErrorRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fie
     message: str | None = None
     status: int | None = None
     body: Any = None
+    cause: str | None = None
+
+
+class TryRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """An HTTP try of a model call that was tried again (by the SDK's retries): when it began, in milliseconds
+    after the call began, how long it took, and the error it gave (or the ``status`` of a response that was not one)."""
+
+    at_ms: int | float | None = None
+    latency_ms: int | float | None = None
+    error: ErrorRecord | None = None
+    status: int | None = None
+
+
+class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """``model_call``: a captured reply (an Anthropic Messages API response) and the step it was made for;
+    ``retried``, the HTTP tries before the one that gave it, which failed and were tried again."""
+
+    step: Count
+    response: Reply
+    latency_ms: int | float | None = None
+    request_key: str | None = None
+    request: dict[str, Any] | None = None
+    retried: list[TryRecord] | None = None
 
 
 class ModelCallErrorRecord(
     _Record, tag="model_call_error", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True
 ):
-    """``model_call_error``: a model call that gave no complete reply. ``sent`` is false for one the SDK refused
-    before sending it (the model never received it), left out (true) for one that was sent or may have been."""
+    """``model_call_error``: a model call that gave no complete reply. ``sent`` is false for one refused before it
+    was sent (the model never received it), left out (true) for one that was sent or may have been; ``retried``, the
+    HTTP tries before its last, which failed and were tried again."""
 
     step: Count
     error: ErrorRecord
@@ -266,6 +281,7 @@ class ModelCallErrorRecord(
     request: dict[str, Any] | None = None
     partial: dict[str, Any] | None = None
     sent: bool = True
+    retried: list[TryRecord] | None = None
 
 
 class EndRecord(_Record, tag="end", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
