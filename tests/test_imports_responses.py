@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import agentrender
@@ -242,6 +243,11 @@ def test_a_real_codex_sessions_run_file_header_does_not_copy_its_events(tmp_path
     assert named == [line for line, record in records(path) if record["type"] == "event_msg"]
 
 
+def item(payload: dict[str, Any]) -> bytes:
+    """The line of a ``response_item`` record of ``payload``."""
+    return json.dumps({"type": "response_item", "payload": payload}).encode() + b"\n"
+
+
 def line_ends(data: bytes) -> list[int]:
     return [at + 1 for at, byte in enumerate(data) if byte == ord("\n")]
 
@@ -333,6 +339,68 @@ def test_the_items_a_rollout_is_mostly_made_of_import_as_a_reader_of_each_line_a
     run = from_responses(path)
     assert run.header["source"]["unmapped"]["line 5"] == {"phase": "commentary"}
     assert [step.observation.status for step in run.steps[:2]] == ["error", "ok"]
+
+
+def test_the_events_a_rollout_keeps_by_their_line_are_decoded_as_structs() -> None:
+    """Each event of Codex 0.128's real rollout that the import only keeps by its line (a reasoning's summary and a
+    reply's text again, a command's end with its output again) or reads the counts of is decoded by the typed decoder,
+    with no object made of what it repeats; it was decoded as JSON, every field an object, and then kept by its line."""
+    from agentrender.imports.responses import _ROLLOUT_LINES
+
+    path = next(real.REAL / entry["path"] for entry in CODEX if "019e1625-789d" in entry["path"])
+    lines = path.read_bytes().splitlines()
+    kept = ("agent_reasoning", "agent_message", "exec_command_end", "token_count")
+    events = [data for data in lines if json.loads(data)["type"] == "event_msg"]
+    ours = [data for data in events if json.loads(data)["payload"]["type"] in kept]
+    refused = []
+    for data in ours:
+        try:
+            _ROLLOUT_LINES[1].decode(data)
+        except msgspec.DecodeError:
+            refused.append(json.loads(data)["payload"]["type"])
+    assert len(ours) > 100 and refused == []
+
+
+def test_an_event_kept_by_its_line_is_refused_or_kept_as_when_every_line_was_read_as_json(tmp_path: Path) -> None:
+    """An event the import keeps by its line, decoded as a struct when it is of the shape Codex writes, is refused
+    with its line and what is wrong when a part of it is not JSON a reader takes (a command's output not UTF-8, an
+    exit code of 5,001 digits or past a double's range, nested past the limit), and kept by its line, as when every
+    line was read as JSON, when a field is of another type or one more."""
+    meta = {"type": "session_meta", "payload": {"id": "s-1", "base_instructions": {"text": "You are Codex."}}}
+    head = json.dumps(meta).encode() + b"\n" + item(user("go"))
+
+    def end(field: bytes, value: bytes) -> bytes:
+        payload = b'{"type": "exec_command_end", "call_id": "c1", "' + field + b'": ' + value + b"}"
+        return b'{"type": "event_msg", "payload": ' + payload + b"}\n"
+
+    path = tmp_path / "rollout.jsonl"
+    refused = {
+        end(b"aggregated_output", b'"a\xff\xfeb"'): "not UTF-8 text (invalid start byte at byte 102)",
+        end(b"exit_code", b"1" + b"0" * 5000): "not JSON: Exceeds the limit (4300 digits) for integer string",
+        end(b"exit_code", b"1e400"): "not JSON: 1e400 overflows to infinity",
+        end(b"parsed_cmd", b"[" * 300 + b"]" * 300): "payload.parsed_cmd[0][0][0][0]…: nested deeper than 256 levels",
+    }
+    for line, wrong in refused.items():
+        path.write_bytes(head + line + item(said("ok")))
+        with pytest.raises(RunFileError) as error:
+            from_responses(path)
+        assert str(error.value).startswith(f"{path}:3: {wrong}")
+    kept = [
+        end(b"exit_code", b"1.5"),
+        end(b"exit_code", b"18446744073709551616"),
+        end(b"aggregated_output", b'"a\\ud800b"'),
+        b'{"type": "event_msg", "payload": {"type": "agent_message", "message": "ok", "more": [1]}}\n',
+        b'{"type": "event_msg", "payload": {"text": "t", "type": "agent_reasoning"}, "timestamp": "x"}\n',
+        end(b"exit_code", b"0"),
+    ]
+    data = head + b"".join(kept) + item(said("ok"))
+    read_on, whole, refused_growths = grown_equals_fresh(data, path, line_ends(data), GrowingRollout,
+                                                         from_responses_runs)  # fmt: skip
+    assert (read_on + whole, refused_growths) == (len(kept) + 2, 1)  # the first line alone: no conversation yet
+    run = from_responses(path)
+    assert run.header["source"]["events"] == {"exec_command_end": [3, 4, 5, 8], "agent_message": [6],
+                                              "agent_reasoning": [7]}  # fmt: skip
+    assert not run.warnings
 
 
 def test_a_codex_session_was_refused_by_every_command_and_now_reads(tmp_path: Path) -> None:

@@ -71,7 +71,9 @@ The values read are JSON's (a file's lines decoded, or ``own_copy`` of a value g
 abstract class's hook, several times slower, on every item of a rollout. But for a rollout's common records: its
 messages of text, calls, outputs, reasoning and token counts, as Codex writes them, are decoded as frozen structs
 (``_ROLLOUT_LINES``: each field of the type its reader checks, no field more), whose blocks are made with none of
-the checks the decode made; a line of any other shape, or with a field more, is decoded as JSON and read as above,
+the checks the decode made, and so are the events it keeps only by their line that repeat a reply or an output
+(``agent_reasoning``, ``agent_message``, ``exec_command_end``), each field typed and none read, so that no object is
+made of what they repeat; a line of any other shape, or with a field more, is decoded as JSON and read as above,
 which keeps and words what it holds as ever.
 """
 
@@ -338,11 +340,11 @@ class _Rollout:
             if type(record) is _ItemRecord:  # decoded as one of the items it reads without checks (_ROLLOUT_LINES)
                 conversation.add_read(record.payload, Where(path, line, "payload"), record.timestamp)
                 continue
-            if type(record) is _CountRecord:
-                self.events.setdefault("token_count", []).append(line)
-                info = record.payload.info
-                if info is not None and info.last_token_usage is not None:
-                    conversation.counted(info.last_token_usage)
+            if type(record) is _EventRecord:
+                event = record.payload
+                self.events.setdefault(str(event.__struct_config__.tag), []).append(line)
+                if type(event) is _TokenCount and event.info is not None and event.info.last_token_usage is not None:
+                    conversation.counted(event.info.last_token_usage)
                 continue
             if not isinstance(record, dict):
                 raise Where(path, line).error(f"expected a Codex rollout record (an object), got {type_name(record)}")
@@ -1569,14 +1571,63 @@ class _TokenCount(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=T
     rate_limits: dict[str, dict[str, _Scalar] | _Scalar] | None = None
 
 
-class _CountRecord(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
-                   tag="event_msg"):  # fmt: skip
-    """An ``event_msg`` record of a ``token_count`` event."""
+class _Duration(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """How long a command ran (``exec_command_end``'s ``duration``)."""
 
-    payload: _TokenCount
+    secs: int
+    nanos: int
+
+
+class _CommandEnd(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                  tag="exec_command_end"):  # fmt: skip
+    """An ``exec_command_end`` event, as Codex 0.128 writes it: none of it is read (the event is kept by its line; the
+    output it repeats is the item's), each field typed only so that a line this takes is decoded, and checked, whole."""
+
+    call_id: str | None = None
+    process_id: str | None = None
+    turn_id: str | None = None
+    command: list[str] | None = None
+    cwd: str | None = None
+    parsed_cmd: list[dict[str, str | None]] | None = None
+    source: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    aggregated_output: str | None = None
+    exit_code: int | None = None
+    duration: _Duration | None = None
+    formatted_output: str | None = None
+    status: str | None = None
+
+
+class _AgentMessage(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                    tag="agent_message"):  # fmt: skip
+    """An ``agent_message`` event (a reply's text again): not read, kept by its line."""
+
+    message: str | None = None
+    phase: str | None = None
+    memory_citation: None = None
+
+
+class _AgentReasoning(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                      tag="agent_reasoning"):  # fmt: skip
+    """An ``agent_reasoning`` event (a reasoning item's summary again): not read, kept by its line."""
+
+    text: str | None = None
+
+
+_Event = _TokenCount | _CommandEnd | _AgentMessage | _AgentReasoning
+
+
+class _EventRecord(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
+                   tag="event_msg"):  # fmt: skip
+    """An ``event_msg`` record of one of the events above: a ``token_count``, whose counts are read, or one that is
+    only kept by its line. An event of any other type (one that begins or ends a turn, a patch's end) is decoded as
+    JSON and read as before."""
+
+    payload: _Event
     timestamp: str | None = None
 
 
-_ROLLOUT_LINES = (looks_like_codex, msgspec.json.Decoder(_ItemRecord | _CountRecord))
+_ROLLOUT_LINES = (looks_like_codex, msgspec.json.Decoder(_ItemRecord | _EventRecord))
 """How ``json_values`` decodes the lines after a rollout's first: as these records when they are, each read by
 ``_Rollout.read`` without the checks its decode made."""
