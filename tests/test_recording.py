@@ -23,6 +23,7 @@ import pytest
 
 import agentrender
 from agentrender import imports, load_run, render
+from agentrender.frame import model_calls_frame
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer, stream_events
 from agentrender.views import Views
@@ -1244,8 +1245,9 @@ def test_a_call_the_sdk_retried_is_recorded_with_each_try_that_failed(tmp_path: 
     run = imports.load(path)
     assert run.warnings == ()
     assert run.model_calls[0].record["response"]["id"] == "msg_03"
-    (entry,) = run.header["source"]["entries"]
-    assert entry["fields"]["retried"] == call["retried"]
+    assert list(run.model_calls[0].retried) == call["retried"]
+    assert "entries" not in run.header["source"]
+    assert model_calls_frame(run)["tries"].tolist() == [3]
 
 
 @pytest.mark.parametrize("when", ["after", "before"])

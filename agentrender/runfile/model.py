@@ -218,6 +218,30 @@ class ModelCall:
         return self._latency_ms
 
     @property
+    def retried(self) -> tuple[Mapping[str, Any], ...]:
+        """The HTTP tries before the one that gave the reply, which failed and were tried again (by the SDK's retries),
+        in order: the record's ``retried``, each ``at_ms``, ``latency_ms`` and ``error`` (or ``{}``, for a try the
+        recorder was not shown); ``()`` for a call tried once, or whose record does not say."""
+        if self._record is None and '"retried"' not in self._source:  # most calls: their line is not decoded for it
+            return ()
+        retried = self.record.get("retried")
+        if not isinstance(retried, list):
+            return ()
+        return tuple(item for item in retried if isinstance(item, Mapping))
+
+    @property
+    def retried_ms(self) -> float | None:
+        """How long the tries of ``retried`` took together, in milliseconds (part of ``latency_ms``): 0 for a call
+        tried once, ``None`` when one of them has no recorded time."""
+        total = 0.0
+        for item in self.retried:
+            latency = item.get("latency_ms")
+            if isinstance(latency, bool) or not isinstance(latency, int | float):
+                return None
+            total += latency
+        return total
+
+    @property
     def request_key(self) -> str:
         """The replay key of the request that was sent, when recorded."""
         return self._request_key
