@@ -1329,6 +1329,47 @@ def test_an_error_raised_as_the_response_came_is_recorded_as_sent_with_its_cause
     )
 
 
+@pytest.mark.parametrize(
+    ("kind", "stop"), [("sync", KeyboardInterrupt), ("async", KeyboardInterrupt), ("async", asyncio.CancelledError)]
+)
+@pytest.mark.parametrize("failed", ["status", "connection"])
+def test_a_call_interrupted_as_the_sdk_waited_to_retry_keeps_the_try_that_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, stop: type[BaseException], failed: str
+) -> None:
+    """Ctrl-C (or a cancelled task) while the SDK waits to try a failed call again records the interruption as the
+    call's error and the try that failed among the tries before it ("retried"), where the rule "every try but the
+    last" left it out."""
+    path = tmp_path / "agent.jsonl"
+    answer: Any = _OVERLOADED if failed == "status" else httpx2.ConnectError("connection refused")
+
+    def interrupt(*args: Any, **kwargs: Any) -> None:
+        raise stop
+
+    async def interrupt_async(*args: Any, **kwargs: Any) -> None:
+        raise stop
+
+    monkeypatch.setattr(anthropic._base_client.SyncAPIClient, "_sleep_for_retry", interrupt)
+    monkeypatch.setattr(anthropic._base_client.AsyncAPIClient, "_sleep_for_retry", interrupt_async)
+    params = _params([{"role": "user", "content": "Go."}])
+
+    async def main_async() -> None:
+        async with agentrender.record(_over_transport([answer], is_async=True, max_retries=2), path) as client:
+            await client.messages.create(**params)
+
+    with pytest.raises(stop):
+        if kind == "async":
+            asyncio.run(main_async())
+        else:
+            with agentrender.record(_over_transport([answer], max_retries=2), path) as client:
+                client.messages.create(**params)
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == stop.__name__
+    (tried,) = error["retried"]
+    assert tried["error"]["type"] == ("OverloadedError" if failed == "status" else "APIConnectionError")
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert stop.__name__ in warning.text and "tried 2 times" in warning.text
+
+
 class _ClientBeforeMiddleware:
     """An SDK client of a version before middleware: the client's own, but with no ``with_middleware``."""
 
