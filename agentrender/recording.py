@@ -64,6 +64,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -114,9 +115,10 @@ def record(
     ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
     (replacing one already there), holding its header; ``run_id`` defaults to the file's name without
     its extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or leaving its
-    ``with`` block) closes the file. The client returned is typed as the one given, to keep the agent's
-    code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false for
-    it.
+    ``with`` block) closes the file: a stream the agent ends after it (reads, closes, or lets go of) is not
+    recorded, and a ``RuntimeWarning`` names its call. The client returned is typed as the one given, to keep
+    the agent's code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false
+    for it.
     """
     messages = getattr(client, "messages", None)
     if not callable(getattr(messages, "create", None)) or not callable(getattr(client, "with_options", None)):
@@ -209,6 +211,18 @@ class _Recorder:
         else:
             tries.request = _http_request(error)
             self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
+
+    def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None) -> None:
+        """Warn that a streamed call, of ``request`` and the ``reply`` (the part) that arrived, ended once the
+        recording was closed, and is not in it."""
+        what = [f"step {step_decided(request.get('messages'))}"]
+        what += [f"{name} {value}" for name in ("model", "id") if isinstance(value := (reply or {}).get(name), str)]
+        warnings.warn(
+            f"{self.writer.path}: a streamed model call ({', '.join(what)}) ended after the recording was closed, and "
+            "is not recorded: close the recorded client once the agent has read or closed its streams",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self.lock:
@@ -900,7 +914,12 @@ def _streamed(
 ) -> None:
     """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
     whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
-    part that arrived."""
+    part that arrived. A stream that ends once the recording is closed (read, closed, or let go of by the agent, when
+    Python collects it) is not recorded: a ``RuntimeWarning`` names the call, where the error of writing to a closed
+    file went to no one."""
+    if recorder.closed:
+        recorder.lost(request, message)
+        return
     if complete:
         assert message is not None
         recorder.call(request, message, tries.started, tries)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -279,6 +280,34 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
     assert error["error"]["type"] == "incomplete"
     assert error["partial"]["content"] == [{"type": "text", "text": "I will read a.txt."}]
     assert error["request"] == server.received[0].body
+
+
+@pytest.mark.parametrize("how", ["dropped", "closed", "with-block"])
+def test_a_stream_that_ends_after_the_recording_is_closed_is_named_in_a_warning(tmp_path: Path, how: str) -> None:
+    """A stream the agent drops (Python collects it), closes or leaves the block of once the recorded client is
+    closed is not recorded, and a RuntimeWarning names the call and says what to do, where Python printed an ignored
+    "run writer is closed" error, or the agent's close() raised it."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    with (
+        MessagesServer.scripted([_reply(0)]) as server,
+        pytest.warns(RuntimeWarning, match=r"model call \(step 0, model .*, id msg_00\) ended after the recording was"),
+    ):
+        client = agentrender.record(_client(server), path)
+        if how == "with-block":
+            with client.messages.stream(**params) as stream:
+                next(iter(stream))
+                client.close()
+        else:
+            events = client.messages.create(**params, stream=True)
+            loop = iter(events)
+            next(loop)
+            client.close()
+            if how == "closed":
+                events.close()
+            del loop, events
+            gc.collect()
+    assert _lines(path)[1:] == []
 
 
 @pytest.mark.parametrize("how", ["stream", "create-stream"])
