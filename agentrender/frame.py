@@ -764,6 +764,20 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "How long the call took, in milliseconds.",
         lambda c: c.latency_ms if is_milliseconds(c.latency_ms) else None,
     ),
+    Column(
+        "tries",
+        "int64",
+        "How many HTTP tries the call took: 1, and one more for each the SDK retried (an overloaded or rate-limited "
+        "API, a server error, a dropped connection), as a recording holds them (ModelCall.retried).",
+        lambda c: len(c.retried) + 1,
+    ),
+    Column(
+        "retried_ms",
+        "Float64",
+        "How long the tries before the last took together, in milliseconds (part of latency_ms): 0 for a call "
+        "tried once; null when the recording holds the tries without their times (an SDK without middleware).",
+        lambda c: c.retried_ms,
+    ),
     Column("request_key", "string", "The replay key of the request that was sent.", lambda c: _or_null(c.request_key)),
     Column("response_id", "string", "The provider's message id.", lambda c: _or_null(c.response.id)),
     Column("model", "category", "The model that replied.", lambda c: _or_null(c.response.model)),

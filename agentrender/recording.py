@@ -32,7 +32,8 @@ then per call
 
 The SDK's retries happen inside a call: ``latency_ms`` counts them all, and both records hold, as
 ``retried``, each HTTP try before the last, which failed and the SDK tried again: ``at_ms`` (when it
-began, after the call began), ``latency_ms`` and its ``error`` (as a call's). The recorder sees each try
+began, after the call began), ``latency_ms`` and its ``error`` (as a call's); of a call interrupted as the SDK
+waited to try again, every try, the interruption being the call's error. The recorder sees each try
 through a middleware of its own, the last of the client's, nearest the wire (``with_middleware``: the
 recorded calls are made on a copy of the client with it); that is also how it tells a call sent, then
 failed by a middleware of the agent's (recorded as sent, its ``request`` the body that went out), from
@@ -63,6 +64,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -113,9 +115,10 @@ def record(
     ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
     (replacing one already there), holding its header; ``run_id`` defaults to the file's name without
     its extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or leaving its
-    ``with`` block) closes the file. The client returned is typed as the one given, to keep the agent's
-    code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false for
-    it.
+    ``with`` block) closes the file: a stream the agent ends after it (reads, closes, or lets go of) is not
+    recorded, and a ``RuntimeWarning`` names its call. The client returned is typed as the one given, to keep
+    the agent's code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false
+    for it.
     """
     messages = getattr(client, "messages", None)
     if not callable(getattr(messages, "create", None)) or not callable(getattr(client, "with_options", None)):
@@ -192,7 +195,7 @@ class _Recorder:
             entry["partial"] = dict(partial)
         if not sent:
             entry["sent"] = False
-        _retried(entry, tries)
+        _retried(entry, tries, error if isinstance(error, BaseException) else None)
         self.write(entry)
 
     def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float, tries: _Tries) -> None:
@@ -208,6 +211,18 @@ class _Recorder:
         else:
             tries.request = _http_request(error)
             self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
+
+    def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None) -> None:
+        """Warn that a streamed call, of ``request`` and the ``reply`` (the part) that arrived, ended once the
+        recording was closed, and is not in it."""
+        what = [f"step {step_decided(request.get('messages'))}"]
+        what += [f"{name} {value}" for name in ("model", "id") if isinstance(value := (reply or {}).get(name), str)]
+        warnings.warn(
+            f"{self.writer.path}: a streamed model call ({', '.join(what)}) ended after the recording was closed, and "
+            "is not recorded: close the recorded client once the agent has read or closed its streams",
+            RuntimeWarning,
+            stacklevel=2,
+        )
 
     def write(self, entry: Mapping[str, Any]) -> None:
         with self.lock:
@@ -232,7 +247,7 @@ class _Tries:
     """The HTTP tries the SDK made for one recorded call, as the recorder's middleware saw them (``watched``: the
     client's SDK has middleware, and the recorder's is the last, nearest the wire, inside the SDK's retry loop)."""
 
-    __slots__ = ("request", "sent", "started", "tries", "watched")
+    __slots__ = ("raised", "request", "sent", "started", "tries", "watched")
 
     def __init__(self, started: float, watched: bool) -> None:
         self.started = started
@@ -241,6 +256,7 @@ class _Tries:
         self.sent = False  # one of the tries went out (a response came, or an error holding its HTTP request)
         self.request: Any = None  # the HTTP request of the last try that went out (of the reply, for an SDK without
         # middleware, as the SDK gives it)
+        self.raised: BaseException | None = None  # the exception the last try raised (none: it was answered)
 
     def begun(self) -> float:
         return time.perf_counter()
@@ -249,6 +265,7 @@ class _Tries:
         """A try the server answered: ``response`` is its HTTP response, whose body is read when its status failed."""
         self.sent = True
         self.request = getattr(response, "request", None)
+        self.raised = None
         status = int(response.status_code)
         done: dict[str, Any] = {"at_ms": self._at(begun), "latency_ms": _elapsed(begun)}
         if status >= 400:
@@ -262,22 +279,39 @@ class _Tries:
         if not _refused(error):
             self.sent = True
             self.request = _http_request(error) or self.request
+        self.raised = error
         self.tries.append({"at_ms": self._at(begun), "latency_ms": _elapsed(begun), "error": _error(error)})
 
     def _at(self, begun: float) -> float:
         return round((begun - self.started) * 1000, 3)
 
-    def retried(self) -> list[dict[str, Any]]:
+    def retried(self, error: BaseException | None = None) -> list[dict[str, Any]]:
         """The tries before the last, which failed and were tried again; of an SDK without middleware, which shows
         none of them, an empty object for each try the retry count it sent with the last (``request``) says went
-        before."""
+        before. A call that raised ``error`` once its last try had failed with another (a Ctrl-C as the SDK waited
+        to try again) gave up after that try: it is one of them."""
         if self.watched:
-            return self.tries[:-1]
+            return self.tries if error is not None and not self._gave(error) else self.tries[:-1]
         try:
             count = int(self.request.headers.get("x-stainless-retry-count") or 0)
         except (AttributeError, TypeError, ValueError):
             count = 0
         return [{} for _ in range(count)]
+
+    def _gave(self, error: BaseException) -> bool:
+        """Whether ``error``, what the call raised, came of its last try: a try that did not fail, the exception it
+        raised (or one the SDK raised from it), or an error of the status it was answered with."""
+        if not self.tries or "error" not in self.tries[-1]:
+            return True
+        if self.raised is None:  # answered with a failed status, which the SDK raises as an error of that status
+            status: Any = self.tries[-1]["error"].get("status")
+            return status is not None and getattr(error, "status_code", None) == status
+        seen: BaseException | None = error
+        for _ in range(8):  # an error raised from the try's; not one raised while handling it (a Ctrl-C in the wait)
+            if seen is None or seen is self.raised:
+                break
+            seen = seen.__cause__
+        return seen is self.raised
 
 
 def _status_error(response: Any, status_error: Callable[[Any], BaseException] | None) -> dict[str, Any]:
@@ -295,9 +329,10 @@ def _status_error(response: Any, status_error: Callable[[Any], BaseException] | 
 _CALL: ContextVar[_Tries | None] = ContextVar("agentrender_recorded_call", default=None)
 
 
-def _retried(entry: dict[str, Any], tries: _Tries | None) -> None:
-    """``entry`` with the tries before its last, which failed and the SDK retried, as ``retried``: none when none."""
-    retried = tries.retried() if tries is not None else []
+def _retried(entry: dict[str, Any], tries: _Tries | None, error: BaseException | None = None) -> None:
+    """``entry`` with the tries before its last, which failed and the SDK retried, as ``retried``: none when none;
+    ``error`` is what the call raised, for one that gave no reply."""
+    retried = tries.retried(error) if tries is not None else []
     if retried:
         entry["retried"] = retried
 
@@ -879,7 +914,12 @@ def _streamed(
 ) -> None:
     """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
     whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
-    part that arrived."""
+    part that arrived. A stream that ends once the recording is closed (read, closed, or let go of by the agent, when
+    Python collects it) is not recorded: a ``RuntimeWarning`` names the call, where the error of writing to a closed
+    file went to no one."""
+    if recorder.closed:
+        recorder.lost(request, message)
+        return
     if complete:
         assert message is not None
         recorder.call(request, message, tries.started, tries)

@@ -29,6 +29,7 @@ from agentrender.runfile import ModelCall, Run
 from agentrender.views import VIEW_TERMS, Views, explain_decide
 from tests._support import real
 from tests._support.cli import run_cli
+from tests._support.runs import retried_run_file
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = "100"
@@ -173,6 +174,17 @@ def test_show_steps_elides_earlier_steps_with_a_count() -> None:
     out = terminal("show", "fix-failing-test", "--steps", "2")
     assert "6 earlier steps (12 messages) not printed here" in out
     assert "step 5 · run_check" not in out and "step 6 · search" in out
+
+
+def test_show_names_the_step_whose_model_call_the_sdk_retried(tmp_path: Path) -> None:
+    """A step whose model call took several HTTP tries (the SDK's retries, as recorded) says in its heading how many
+    failed and how long they took, where its latency went; check finds nothing wrong with it."""
+    path = retried_run_file(tmp_path / "retried.jsonl")
+    out = terminal("show", str(path), "--full")
+    assert "8 model calls (retried: 2 failed tries, 1.6 s)" in out
+    assert "step 1 · run_check · retried: 2 failed tries, 1.6 s ─" in out
+    assert "step 2 · read_file ─" in out
+    assert "✓ clean" in terminal("check", str(path))
 
 
 def test_show_says_one_earlier_step_in_the_singular() -> None:

@@ -951,3 +951,49 @@ def test_no_list_of_a_columns_values_is_alive_while_the_frame_is_made(monkeypatc
     monkeypatch.undo()
     pd.testing.assert_frame_equal(frame, steps_frame(run))
     assert alive == []
+
+
+def test_a_call_the_sdk_retried_shows_its_tries_and_their_time(tmp_path: Path) -> None:
+    """A recorded call that holds the tries the SDK made before its last has tries (1 and one a retry) and retried_ms
+    (their time together) in model_calls_frame, read from a file or built in memory; a call whose tries have no time
+    (an SDK without middleware) has its count and a null time."""
+    overloaded = {"type": "OverloadedError", "message": "Overloaded", "status": 529}
+    tries = [
+        {"at_ms": 0.0, "latency_ms": 120.5, "error": overloaded},
+        {"at_ms": 900.0, "latency_ms": 30, "error": {"type": "APIConnectionError", "message": "Connection error."}},
+    ]
+    reply = {"type": "message", "role": "assistant", "id": "msg_1", "model": "claude-test", "content": []}
+    records = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "retried", "goal": "g"},
+        {"type": "model_call", "step": 0, "latency_ms": 2000, "response": {**reply, "stop_reason": "end_turn"}},
+        {"type": "model_call", "step": 0, "latency_ms": 2000, "retried": tries, "response": reply},
+        {"type": "model_call", "step": 0, "latency_ms": 2000, "retried": [{}, {}, {}], "response": reply},
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    run = load_run(path)
+    assert run.warnings == ()
+    built = [ModelCall(step=0, response=call.response, record=call.record) for call in run.model_calls]
+    for calls in (model_calls_frame(run), model_calls_frame(Run(header=run.header, model_calls=built))):
+        assert calls["tries"].tolist() == [1, 3, 4]
+        assert calls["retried_ms"].tolist() == [0.0, 150.5, NA]
+
+
+def test_a_try_whose_time_is_too_large_for_a_float_reads_as_null_with_a_warning(tmp_path: Path) -> None:
+    """A recorded try whose latency no float holds makes its call's retried_ms null, with a warning naming it, where
+    model_calls_frame failed with an OverflowError."""
+    reply = {"type": "message", "role": "assistant", "id": "msg_1", "model": "claude-test", "content": []}
+    records = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "retried", "goal": "g"},
+        {"type": "model_call", "step": 0, "retried": [{"latency_ms": 10**400}], "response": reply},
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    run = load_run(path)
+    (warning,) = run.warnings
+    assert (
+        warning.line == 2 and "model_call.retried[0].latency_ms (an integer of 401 digits) is too large" in warning.text
+    )
+    calls = model_calls_frame(run)
+    assert calls["tries"].tolist() == [2]
+    assert calls["retried_ms"].tolist() == [NA]

@@ -20,7 +20,7 @@ from agentrender.cli import main
 from agentrender.frame import STEP_LEAD_COLUMNS
 from agentrender.views import Views
 from tests._support import real
-from tests._support.runs import HOSTILE, hostile_run
+from tests._support.runs import HOSTILE, hostile_run, retried_run_file
 
 FIXED_BYTES = 250_000
 """The most a page may add to the run it carries, whatever its size (the script, the style, the layout)."""
@@ -312,3 +312,12 @@ def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: 
     assert out.read_text("utf-8") == html.page(runs[2])
     assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out)]) == 0
     assert out.read_text("utf-8") == html.page(runs[3])
+
+
+def test_a_run_whose_model_call_was_retried_says_so_beside_its_calls(tmp_path: Path) -> None:
+    """The page's header and the notebook's HTML of a run count its model calls with the tries the SDK made again
+    and the time they took (a recorded call it retried twice), where they said the count alone."""
+    run = load_run(retried_run_file(tmp_path / "retried.jsonl"))
+    said = "8 (retried: 2 failed tries, 1.6 s)"
+    assert said in page_texts(html.page(run))
+    assert said in run._repr_html_()

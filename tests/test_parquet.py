@@ -27,6 +27,7 @@ from agentrender.frame import (
     table_frame,
     to_parquet,
 )
+from tests._support.runs import retried_run_file
 from tests._support.sweep import write_sweep
 from tests._support.tables import run_table, runs_folder
 
@@ -775,3 +776,14 @@ def test_export_prune_counts_the_files_gone_and_the_runs_they_held(tmp_path: Pat
     assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 gone file (3 runs)"), printed
     code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--prune", "--json")
     assert (code, err, json.loads(printed)["removed"], json.loads(printed)["removed_runs"]) == (0, "", [], 0)
+
+
+def test_a_call_the_sdk_retried_is_exported_with_its_tries_and_their_time(tmp_path: Path) -> None:
+    """The Parquet export's model_calls table holds, as the frame does, how many HTTP tries each call took and the time
+    its failed ones took (a recorded call the SDK retried twice)."""
+    (tmp_path / "runs").mkdir()
+    path = retried_run_file(tmp_path / "runs" / "retried.jsonl")
+    to_parquet(path.parent, tmp_path / "out", workers=1, progress=False)
+    calls = pd.read_parquet(_part(tmp_path / "out", "model_calls", path.resolve()))
+    assert calls["tries"].tolist() == [1, 3, 1, 1, 1, 1, 1, 1]
+    assert calls["retried_ms"].tolist() == [0, 1550.5, 0, 0, 0, 0, 0, 0]

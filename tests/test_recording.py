@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -23,6 +24,7 @@ import pytest
 
 import agentrender
 from agentrender import imports, load_run, render
+from agentrender.frame import model_calls_frame
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer, stream_events
 from agentrender.views import Views
@@ -278,6 +280,34 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
     assert error["error"]["type"] == "incomplete"
     assert error["partial"]["content"] == [{"type": "text", "text": "I will read a.txt."}]
     assert error["request"] == server.received[0].body
+
+
+@pytest.mark.parametrize("how", ["dropped", "closed", "with-block"])
+def test_a_stream_that_ends_after_the_recording_is_closed_is_named_in_a_warning(tmp_path: Path, how: str) -> None:
+    """A stream the agent drops (Python collects it), closes or leaves the block of once the recorded client is
+    closed is not recorded, and a RuntimeWarning names the call and says what to do, where Python printed an ignored
+    "run writer is closed" error, or the agent's close() raised it."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    with (
+        MessagesServer.scripted([_reply(0)]) as server,
+        pytest.warns(RuntimeWarning, match=r"model call \(step 0, model .*, id msg_00\) ended after the recording was"),
+    ):
+        client = agentrender.record(_client(server), path)
+        if how == "with-block":
+            with client.messages.stream(**params) as stream:
+                next(iter(stream))
+                client.close()
+        else:
+            events = client.messages.create(**params, stream=True)
+            loop = iter(events)
+            next(loop)
+            client.close()
+            if how == "closed":
+                events.close()
+            del loop, events
+            gc.collect()
+    assert _lines(path)[1:] == []
 
 
 @pytest.mark.parametrize("how", ["stream", "create-stream"])
@@ -1244,8 +1274,9 @@ def test_a_call_the_sdk_retried_is_recorded_with_each_try_that_failed(tmp_path: 
     run = imports.load(path)
     assert run.warnings == ()
     assert run.model_calls[0].record["response"]["id"] == "msg_03"
-    (entry,) = run.header["source"]["entries"]
-    assert entry["fields"]["retried"] == call["retried"]
+    assert list(run.model_calls[0].retried) == call["retried"]
+    assert "entries" not in run.header["source"]
+    assert model_calls_frame(run)["tries"].tolist() == [3]
 
 
 @pytest.mark.parametrize("when", ["after", "before"])
@@ -1325,6 +1356,47 @@ def test_an_error_raised_as_the_response_came_is_recorded_as_sent_with_its_cause
     assert any(
         "(from ValueError: the hook refuses the response)" in warning.text for warning in load_run(path).warnings
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "stop"), [("sync", KeyboardInterrupt), ("async", KeyboardInterrupt), ("async", asyncio.CancelledError)]
+)
+@pytest.mark.parametrize("failed", ["status", "connection"])
+def test_a_call_interrupted_as_the_sdk_waited_to_retry_keeps_the_try_that_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, stop: type[BaseException], failed: str
+) -> None:
+    """Ctrl-C (or a cancelled task) while the SDK waits to try a failed call again records the interruption as the
+    call's error and the try that failed among the tries before it ("retried"), where the rule "every try but the
+    last" left it out."""
+    path = tmp_path / "agent.jsonl"
+    answer: Any = _OVERLOADED if failed == "status" else httpx2.ConnectError("connection refused")
+
+    def interrupt(*args: Any, **kwargs: Any) -> None:
+        raise stop
+
+    async def interrupt_async(*args: Any, **kwargs: Any) -> None:
+        raise stop
+
+    monkeypatch.setattr(anthropic._base_client.SyncAPIClient, "_sleep_for_retry", interrupt)
+    monkeypatch.setattr(anthropic._base_client.AsyncAPIClient, "_sleep_for_retry", interrupt_async)
+    params = _params([{"role": "user", "content": "Go."}])
+
+    async def main_async() -> None:
+        async with agentrender.record(_over_transport([answer], is_async=True, max_retries=2), path) as client:
+            await client.messages.create(**params)
+
+    with pytest.raises(stop):
+        if kind == "async":
+            asyncio.run(main_async())
+        else:
+            with agentrender.record(_over_transport([answer], max_retries=2), path) as client:
+                client.messages.create(**params)
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == stop.__name__
+    (tried,) = error["retried"]
+    assert tried["error"]["type"] == ("OverloadedError" if failed == "status" else "APIConnectionError")
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert stop.__name__ in warning.text and "tried 2 times" in warning.text
 
 
 class _ClientBeforeMiddleware:

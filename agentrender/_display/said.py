@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentrender._json import display, says_nothing
-from agentrender._words import number_ranges
+from agentrender._words import number_ranges, plural
 
 __all__ = [
     "FOLD_BLOCKS",
@@ -31,6 +31,7 @@ __all__ = [
     "BlockSaid",
     "WarningGroup",
     "block_said",
+    "calls_said",
     "encrypted_bytes",
     "encrypted_said",
     "end_said",
@@ -40,6 +41,7 @@ __all__ = [
     "media_label",
     "media_short",
     "offered_said",
+    "retries_said",
     "source_said",
     "tool_uses",
     "tools_said",
@@ -103,6 +105,32 @@ def source_said(run: Any) -> str:
 def inherited_said(steps: int) -> str:
     """The words for a forked agent's first ``steps`` steps (``Run.inherited_steps``): the session's, not its own."""
     return "its first step is the session's" if steps == 1 else f"its first {steps:,} steps are the session's"
+
+
+def retries_said(calls: Iterable[Any]) -> str:
+    """The tries the SDK made again of ``calls`` (model calls, read by their ``retried`` and ``retried_ms``) in a few
+    words, ``""`` when none was tried again: how many tries failed before a reply came, and the time they took,
+    part of the calls' latency (not bad data: the reply is the last try's)."""
+    failed = 0
+    took: float | None = 0.0
+    for call in calls:
+        if call.retried:
+            failed += len(call.retried)
+            took = None if took is None or call.retried_ms is None else took + call.retried_ms
+    if not failed:
+        return ""
+    said = f"retried: {plural(failed, 'failed try', 'failed tries')}"
+    if took is not None:
+        said += f", {took / 1000:,.1f} s" if took >= 1000 else f", {took:,.0f} ms"
+    return said
+
+
+def calls_said(calls: Sequence[Any], noun: str = "") -> str:
+    """How many model calls ``calls`` are (with ``noun``, ``plural`` of it), and the tries the SDK made again of them
+    (``retries_said``) beside."""
+    said = plural(len(calls), noun) if noun else f"{len(calls):,}"
+    retried = retries_said(calls)
+    return f"{said} ({retried})" if retried else said
 
 
 SHOWN_RANGES = 6

@@ -16,10 +16,12 @@ from agentrender._display.said import (
     MEDIA_TYPES,
     WIRE_SAID,
     block_said,
+    calls_said,
     end_said,
     folded_blocks,
     media_held,
     offered_said,
+    retries_said,
     source_said,
     turn_uses,
     warning_groups,
@@ -282,23 +284,34 @@ def _folded(blocks: Sequence[BlockFact]) -> Text:
     )
 
 
-def _step_title(fact: StepFact) -> Text:
+def _step_title(fact: StepFact, retried: str) -> Text:
     decision = fact.step.decision
     title = Text(f"step {fact.step.index}", style="bold")
     if decision is not None:
         what = decision.tool if decision.calls else decision.kind
         title.append(" \u00b7 ")
         title.append(clean(what, one_line=True))
+    if retried:  # the step's model call took more than one HTTP try: where its latency went
+        title.append(f" \u00b7 {retried}")
     return title
 
 
-def _step(fact: StepFact, folder: Folder, result_bytes: int) -> Iterator[Any]:
+def _retries(run: Run | None) -> dict[int, str]:
+    """What each step whose model calls the SDK tried again says of it (``retries_said``), by the step's index."""
+    calls: dict[int, list[Any]] = {}
+    for call in run.model_calls if run is not None else ():
+        if call.retried:
+            calls.setdefault(call.step, []).append(call)
+    return {step: retries_said(retried) for step, retried in calls.items()}
+
+
+def _step(fact: StepFact, folder: Folder, result_bytes: int, retried: str = "") -> Iterator[Any]:
     if not fact.rendered:
         yield Text(f"\u2504 {fact.skipped_label}", style=SKIPPED)
         return
     assert fact.assistant is not None
     yield Text("")
-    yield Rule(_step_title(fact), align="left", style=MUTED)
+    yield Rule(_step_title(fact, retried), align="left", style=MUTED)
     yield from _message(fact.assistant, fact, folder, result_bytes)
     if fact.ended:
         yield Text(f"\u2504 {fact.ended_text}", style=SKIPPED)
@@ -347,7 +360,7 @@ def run_facts(run: Run, *, full: bool = False) -> Table:
         grid.add_row("tools", Text(clean(offered_said(run.tools), one_line=True)))
     grid.add_row(
         "steps",
-        Text(f"{steps_summary(run.steps)} \u00b7 {plural(len(run.model_calls), 'model call')}"),
+        Text(f"{steps_summary(run.steps)} \u00b7 {calls_said(run.model_calls, 'model call')}"),
     )
     said, completed = end_said(run.end, run.header)
     grid.add_row("end", Text(clean(said, one_line=True), style="green" if completed else "yellow"))
@@ -509,8 +522,9 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
             "--steps N or --full prints them",
             style=MUTED,
         )
+    retries = _retries(run)
     for fact in shown:
-        yield from _step(fact, folder, result_bytes)
+        yield from _step(fact, folder, result_bytes, retries.get(fact.step.index, ""))
     if not total:
         yield Text("no steps yet: the model saw only the opening", style=MUTED)
     yield Text("")

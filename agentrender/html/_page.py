@@ -29,6 +29,7 @@ import msgspec
 from agentrender._display.said import (
     WIRE_SAID,
     block_said,
+    calls_said,
     encrypted_said,
     end_said,
     inherited_said,
@@ -404,7 +405,7 @@ def _header(run: Run, texts: _Texts) -> list[list[int]]:
         *([("system", run.system)] if run.system else []),  # what the model saw before every view
         ("model", run.model),
         ("steps", steps_summary(run.steps)),
-        ("model calls", f"{len(run.model_calls):,}"),
+        ("model calls", calls_said(run.model_calls)),
         ("tools", offered_said(run.tools)),
         ("end", end_said(end, run.header)[0]),
     ]

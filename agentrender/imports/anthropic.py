@@ -77,6 +77,7 @@ from agentrender.imports.conversation import (
 from agentrender.runfile import NEVER_SENT, Run, RunFileError, RunWarning, RunWarnings, failure_text
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
 from agentrender.runfile.replies import check_reply
+from agentrender.runfile.schema import TryRecord
 
 __all__ = [
     "file_bytes",
@@ -743,6 +744,9 @@ def _from_calls(
         latency = others.get("latency_ms")
         if _number(latency):
             record["latency_ms"] = latency
+        retried = others.get("retried")
+        if _tries(retried):  # a recorded call's tries before its last: the model call's, as its latency is
+            record["retried"] = retried
         try:
             record["request_key"] = keys.key(call_request, sent)
         except ValueError as error:
@@ -985,7 +989,7 @@ def _kept(origin: Mapping[str, Any], entries: Sequence[Entry], messages: Sequenc
     extra = [
         {"call": number, "line": entry.line, "fields": fields}
         for number, entry in enumerate(entries)
-        if (fields := {key: value for key, value in entry.others.items() if key != "latency_ms" or not _number(value)})
+        if (fields := {key: value for key, value in entry.others.items() if not _held(entry, key, value)})
     ]
     if extra:
         kept["entries"] = extra
@@ -997,6 +1001,24 @@ def _kept(origin: Mapping[str, Any], entries: Sequence[Entry], messages: Sequenc
     if shown:
         kept["message_fields"] = shown
     return kept
+
+
+def _held(entry: Entry, key: str, value: Any) -> bool:
+    """Whether the field ``key`` of a call's ``entry`` is its model call's (``_conversation``), not the source's."""
+    if key == "latency_ms":
+        return _number(value)
+    return key == "retried" and entry.response is not None and _tries(value)  # a call that gave no reply keeps its own
+
+
+def _tries(value: Any) -> bool:
+    """Whether ``value`` is a recording's ``retried``, a list of tries a run file's model call holds."""
+    if not isinstance(value, list) or not value:
+        return False
+    try:
+        msgspec.convert(value, list[TryRecord], strict=True)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 def _number(value: Any) -> bool:

@@ -20,6 +20,7 @@ from agentrender.views.view import checked_at
 
 __all__ = [
     "FORMAT",
+    "MAX_COUNT",
     "NO_OPENING",
     "Compaction",
     "ModelCall",
@@ -31,6 +32,7 @@ __all__ = [
     "as_record",
     "compaction",
     "has_opening",
+    "is_milliseconds",
     "kept_call",
     "loaded_call",
     "plain_field",
@@ -38,6 +40,15 @@ __all__ = [
 
 FORMAT = "agentrender.run/1"
 """The ``format`` a run header names for this version of the file."""
+
+MAX_COUNT = 2**53 - 1
+"""The largest index or count a run file may hold: I-JSON's (RFC 7493) largest exact integer, well inside int64."""
+
+
+def is_milliseconds(value: Any) -> bool:
+    """Whether ``value`` is a latency the frames read: a float, or an integer no larger than ``MAX_COUNT``."""
+    return type(value) is float or (type(value) is int and -MAX_COUNT <= value <= MAX_COUNT)
+
 
 NO_OPENING = "(this run recorded no opening)"
 """The opening a run's views open with when its header has neither ``opening`` nor ``goal``.
@@ -216,6 +227,31 @@ class ModelCall:
     def latency_ms(self) -> float | None:
         """How long the call took, when recorded."""
         return self._latency_ms
+
+    @property
+    def retried(self) -> tuple[Mapping[str, Any], ...]:
+        """The HTTP tries before the one that gave the reply, which failed and were tried again (by the SDK's retries),
+        in order: the record's ``retried``, each ``at_ms``, ``latency_ms`` and ``error`` (or ``{}``, for a try the
+        recorder was not shown); ``()`` for a call tried once, or whose record does not say."""
+        if self._record is None and '"retried"' not in self._source:  # most calls: their line is not decoded for it
+            return ()
+        retried = self.record.get("retried")
+        if not isinstance(retried, list):
+            return ()
+        return tuple(item for item in retried if isinstance(item, Mapping))
+
+    @property
+    def retried_ms(self) -> float | None:
+        """How long the tries of ``retried`` took together, in milliseconds (part of ``latency_ms``): 0 for a call
+        tried once, ``None`` when one of them has no recorded time, or one the frames cannot read (``is_milliseconds``:
+        the loader warns of it)."""
+        total = 0.0
+        for item in self.retried:
+            latency = item.get("latency_ms")
+            if latency is None or not is_milliseconds(latency):
+                return None
+            total += latency
+        return total
 
     @property
     def request_key(self) -> str:

@@ -780,7 +780,7 @@ def _read_calls(loader: Loader, records: list[dict[str, Any]], numbers: list[int
     for position, record in enumerate(records):
         number = numbers[position]
         struct = typed[position] if typed is not None else None
-        if struct is None or not quiet_call(struct.latency_ms, record["response"].get("usage")):
+        if struct is None or not quiet_call(struct.latency_ms, record["response"].get("usage"), struct.retried):
             loader.last_line = number
             loader.record(number, record, "")
             continue

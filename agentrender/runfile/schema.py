@@ -27,7 +27,7 @@ from agentrender._api_rules import defined_tool
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
 from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
 from agentrender._words import shown
-from agentrender.runfile.model import FORMAT, ModelCall, kept_call, loaded_call
+from agentrender.runfile.model import FORMAT, MAX_COUNT, ModelCall, is_milliseconds, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply, recorded_reply_schema
 
 __all__ = [
@@ -76,9 +76,6 @@ class BadRecord(Exception):
     def __init__(self, where: str, what: str) -> None:
         super().__init__(f"{where}: {what}")
 
-
-MAX_COUNT = 2**53 - 1
-"""The largest index or count a run file may hold: I-JSON's (RFC 7493) largest exact integer, well inside int64."""
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT, description="an integer from 0 to 2**53 - 1")]
 """An index or a count."""
@@ -426,11 +423,6 @@ def is_count(value: Any) -> bool:
     return type(value) is int and 0 <= value <= MAX_COUNT
 
 
-def is_milliseconds(value: Any) -> bool:
-    """Whether ``value`` is a latency the frames read: a float, or an integer no larger than ``MAX_COUNT``."""
-    return type(value) is float or (type(value) is int and -MAX_COUNT <= value <= MAX_COUNT)
-
-
 def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
     """What a checked ``record`` (whose struct is ``typed``) keeps but the frames cannot read, one sentence each.
 
@@ -450,6 +442,13 @@ def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
     latency = record.get("latency_ms")
     if latency is not None and not is_milliseconds(latency):
         yield f"model_call.latency_ms {shown(latency, 40)} is too large; kept in the record, read as null in the frames"
+    for number, tried in enumerate(record.get("retried") or ()):
+        latency = tried.get("latency_ms")
+        if latency is not None and not is_milliseconds(latency):
+            yield (
+                f"model_call.retried[{number}].latency_ms {shown(latency, 40)} is too large; kept in the record, "
+                "the call's retried_ms read as null in the frames"
+            )
     usage = record["response"].get("usage")
     if usage is not None:
         for name in USAGE_COUNTS:
@@ -461,12 +460,15 @@ def doubts(record: Mapping[str, Any], typed: Any) -> Iterator[str]:
                 )
 
 
-def quiet_call(latency: Any, usage: Any) -> bool:
-    """Whether ``doubts`` has nothing to say of a checked model call record of ``latency`` (its ``latency_ms``) and
-    ``usage`` (its reply's): a test in a few comparisons, for a reader of many records, which reads the others
-    through ``doubts`` to word what it finds."""
+def quiet_call(latency: Any, usage: Any, retried: list[TryRecord] | None = None) -> bool:
+    """Whether ``doubts`` has nothing to say of a checked model call record of ``latency`` (its ``latency_ms``),
+    ``usage`` (its reply's) and ``retried`` (its tries before the last): a test in a few comparisons, for a reader of
+    many records, which reads the others through ``doubts`` to word what it finds."""
     if latency is not None and not is_milliseconds(latency):
         return False
+    for tried in retried or ():
+        if tried.latency_ms is not None and not is_milliseconds(tried.latency_ms):
+            return False
     if usage is None:
         return True
     if type(usage) is not dict:
@@ -785,7 +787,7 @@ def _admitted(typed: StepRecord | ModelCallRecord, line: bytes) -> StepRecord | 
     assert isinstance(typed, ModelCallRecord)  # a step or a model call (a CheckedCallRecord too)
     reply = typed.response
     usage = reply.usage if isinstance(reply, CheckedReply) else reply.get("usage")
-    return typed if quiet_call(typed.latency_ms, usage) else None
+    return typed if quiet_call(typed.latency_ms, usage, typed.retried) else None
 
 
 def _step_too_deep(typed: StepRecord, line: bytes) -> bool:

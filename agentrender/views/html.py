@@ -12,6 +12,7 @@ import html
 from typing import TYPE_CHECKING
 
 from agentrender._display.said import (
+    calls_said,
     encrypted_said,
     end_said,
     folded_blocks,
@@ -296,7 +297,7 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
         *([("system", escape_text(run.system, 2000))] if run.system else []),  # what the model saw before every view
         ("model", escape_text(run.model, 200)),
         ("steps", steps_summary(run.steps)),
-        ("model calls", f"{len(run.model_calls):,}"),
+        ("model calls", calls_said(run.model_calls)),
         ("tools", escape_text(offered_said(run.tools), 2000)),
         ("end", escape_text(end_said(end, run.header)[0], 500)),
     ]

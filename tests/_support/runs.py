@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
 from agentrender.runfile import ModelCall, Run
 from agentrender.views import View, Views
+
+SAMPLE_RUNS = Path(__file__).resolve().parents[2] / "sample_runs"
 
 HOSTILE = (
     "<script>window.__pwned = 1</script>"
@@ -201,3 +206,21 @@ def hostile_run(text: str = HOSTILE) -> Run:
         end={"type": "end", "status": text, "reason": text},
         warnings=(text,),
     )
+
+
+RETRIED_TRIES = (
+    {"at_ms": 0, "latency_ms": 1520.5, "error": {"type": "OverloadedError", "message": "Overloaded", "status": 529}},
+    {"at_ms": 2000, "latency_ms": 30, "error": {"type": "APIConnectionError", "message": "Connection error."}},
+)
+"""The tries a recording holds of a call the SDK retried twice, 1,550.5 ms of them together."""
+
+
+def retried_run_file(path: Path) -> Path:
+    """The sample fix-failing-test written to ``path``, its model call for step 1 holding ``RETRIED_TRIES`` as the SDK
+    recorder writes them (``retried``)."""
+    records = [json.loads(line) for line in (SAMPLE_RUNS / "fix-failing-test.jsonl").read_text().splitlines()]
+    for record in records:
+        if record["type"] == "model_call" and record["step"] == 1:
+            record["retried"] = list(RETRIED_TRIES)
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
