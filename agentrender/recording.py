@@ -115,10 +115,11 @@ def record(
     ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
     (replacing one already there), holding its header; ``run_id`` defaults to the file's name without
     its extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or leaving its
-    ``with`` block) closes the file: a stream the agent ends after it (reads, closes, or lets go of) is not
-    recorded, and a ``RuntimeWarning`` names its call. The client returned is typed as the one given, to keep
-    the agent's code checked as it was, but it is a wrapper: ``isinstance`` against the SDK's classes is false
-    for it.
+    ``with`` block) closes the file: a call that ends after it (a reply or an error that comes once another thread
+    or task of the agent's closed the client, a stream the agent reads, closes, or lets go of then) is not recorded,
+    and a ``RuntimeWarning`` names it; the agent gets its reply or the SDK's error all the same. The client
+    returned is typed as the one given, to keep the agent's code checked as it was, but it is a wrapper:
+    ``isinstance`` against the SDK's classes is false for it.
     """
     messages = getattr(client, "messages", None)
     if not callable(getattr(messages, "create", None)) or not callable(getattr(client, "with_options", None)):
@@ -165,10 +166,9 @@ class _Recorder:
         }
         _retried(entry, tries)
         try:
-            self.write(entry)
+            if not self.write(entry):
+                self.lost(request, response)
         except ValueError as error:
-            if self.closed:
-                raise
             # A reply the run file's checks refuse (a block missing a field it must have) is
             # still the agent's reply: it is kept, as a call the reader can see and warn of.
             problem = {"type": "unrecordable", "message": f"the reply could not be recorded as a model call: {error}"}
@@ -196,7 +196,8 @@ class _Recorder:
         if not sent:
             entry["sent"] = False
         _retried(entry, tries, error if isinstance(error, BaseException) else None)
-        self.write(entry)
+        if not self.write(entry):
+            self.lost(request, partial)
 
     def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float, tries: _Tries) -> None:
         """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending.
@@ -213,20 +214,27 @@ class _Recorder:
             self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
 
     def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None) -> None:
-        """Warn that a streamed call, of ``request`` and the ``reply`` (the part) that arrived, ended once the
-        recording was closed, and is not in it."""
+        """Warn that a call, of ``request`` and the ``reply`` (or the part of it) that arrived, ended once the recording
+        was closed, and is not in it: the agent has its reply (or the SDK's error, or its stream's end) all the same."""
         what = [f"step {step_decided(request.get('messages'))}"]
-        what += [f"{name} {value}" for name in ("model", "id") if isinstance(value := (reply or {}).get(name), str)]
+        model = (reply or {}).get("model", request.get("model"))
+        what += [f"model {model}"] if isinstance(model, str) else []
+        what += [f"id {reply_id}"] if isinstance(reply_id := (reply or {}).get("id"), str) else []
         warnings.warn(
-            f"{self.writer.path}: a streamed model call ({', '.join(what)}) ended after the recording was closed, and "
-            "is not recorded: close the recorded client once the agent has read or closed its streams",
+            f"{self.writer.path}: a model call ({', '.join(what)}) ended after the recording was closed, and is not "
+            "recorded: close the recorded client once the agent's calls have returned and its streams are read or "
+            "closed",
             RuntimeWarning,
             stacklevel=2,
         )
 
-    def write(self, entry: Mapping[str, Any]) -> None:
+    def write(self, entry: Mapping[str, Any]) -> bool:
+        """Write ``entry`` to the run file; ``False`` when the recording is closed, and nothing is written."""
         with self.lock:
+            if self.closed:
+                return False
             self.writer.write(entry)
+            return True
 
     def close(self) -> None:
         with self.lock:
@@ -915,11 +923,8 @@ def _streamed(
     """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
     whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
     part that arrived. A stream that ends once the recording is closed (read, closed, or let go of by the agent, when
-    Python collects it) is not recorded: a ``RuntimeWarning`` names the call, where the error of writing to a closed
-    file went to no one."""
-    if recorder.closed:
-        recorder.lost(request, message)
-        return
+    Python collects it) is not recorded: a ``RuntimeWarning`` names the call (``_Recorder.lost``), where the error of
+    writing to a closed file went to no one."""
     if complete:
         assert message is not None
         recorder.call(request, message, tries.started, tries)

@@ -310,6 +310,62 @@ def test_a_stream_that_ends_after_the_recording_is_closed_is_named_in_a_warning(
     assert _lines(path)[1:] == []
 
 
+@pytest.mark.parametrize("answered", ["reply", "error"])
+@pytest.mark.parametrize("how", ["create", "raw-create", "parse", "raw-parse"])
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_call_that_ends_after_the_recording_is_closed_gives_the_agent_its_reply(
+    tmp_path: Path, answered: str, how: str, kind: str
+) -> None:
+    """A call whose reply (or error) comes once the recorded client is closed (by another thread or task of the agent's)
+    gives the agent its reply, or the SDK's error, with a RuntimeWarning naming the file and the call, where the agent
+    got a "run writer is closed" ValueError in their place."""
+    path = tmp_path / "agent.jsonl"
+    answer: Any = _ANSWER if answered == "reply" else _OVERLOADED
+
+    def close_then_answer() -> Any:
+        client.close()
+        return answer
+
+    async def close_then_answer_async() -> Any:
+        await client.close()
+        return answer
+
+    def call(messages: Any) -> Any:
+        if how == "create":
+            return messages.create(**_ASKED)
+        if how == "raw-create":
+            return messages.with_raw_response.create(**_ASKED)
+        if how == "parse":
+            return messages.parse(**_ASKED, output_format=_Answer)
+        return messages.with_raw_response.parse(**_ASKED, output_format=_Answer)
+
+    async def call_async() -> Any:
+        got = await call(client.beta.messages if "parse" in how else client.messages)
+        return (await got.parse()) if how.startswith("raw") else got
+
+    named = r"agent\.jsonl: a model call \(step 0, model claude-test" + (", id msg_00" if answered == "reply" else "")
+    with (
+        pytest.warns(RuntimeWarning, match=named + r"\) ended after the recording was closed, and is not recorded"),
+        contextlib.nullcontext() if answered == "reply" else pytest.raises(anthropic.InternalServerError) as raised,
+    ):
+        if kind == "async":
+            client = agentrender.record(_over_transport([close_then_answer_async], is_async=True, max_retries=0), path)
+            message = asyncio.run(call_async())
+        else:
+            client = agentrender.record(_over_transport([close_then_answer], max_retries=0), path)
+            got = call(client.beta.messages if "parse" in how else client.messages)
+            message = got.parse() if how.startswith("raw") else got
+    if answered == "reply":
+        assert message.id == "msg_00"
+        assert message.content[0].text == '{"value": 42}'
+        if "parse" in how:
+            assert message.parsed_output == _Answer(value=42)
+    else:
+        assert raised.value.status_code == 529
+        assert "Overloaded" in str(raised.value)
+    assert _lines(path)[1:] == []
+
+
 @pytest.mark.parametrize("how", ["stream", "create-stream"])
 def test_a_stream_left_early_is_recorded_as_left(tmp_path: Path, how: str) -> None:
     """An agent leaving a stream before its end loses no call: what arrived is recorded, and that it stopped reading."""
@@ -1216,11 +1272,11 @@ def test_a_stream_loop_left_by_break_is_recorded_when_the_agent_stops(tmp_path: 
 
 def _over_transport(answers: list[Any], *, is_async: bool = False, **options: Any) -> Any:
     """An SDK client (sync or async) whose HTTP tries are answered in order from ``answers``, by a fake transport: a
-    status and body, an ``httpx2`` exception raised, or a reply (streamed as events when the request asks)."""
+    status and body, an ``httpx2`` exception raised, or a reply (streamed as events when the request asks); or a
+    function called as the try is made, giving one of those (awaited, on the async client)."""
 
-    def answer(request: httpx2.Request) -> httpx2.Response:
+    def answer(request: httpx2.Request, given: Any) -> httpx2.Response:
         head = {"retry-after-ms": "1", "request-id": "req_fake"}
-        given = answers.pop(0)
         if isinstance(given, Exception):
             raise given
         if isinstance(given, tuple):
@@ -1231,11 +1287,18 @@ def _over_transport(answers: list[Any], *, is_async: bool = False, **options: An
             return httpx2.Response(200, text=events, headers={**head, "content-type": "text/event-stream"})
         return httpx2.Response(200, json=reply, headers=head)
 
-    transport = httpx2.MockTransport(answer)
+    def answer_sync(request: httpx2.Request) -> httpx2.Response:
+        given = answers.pop(0)
+        return answer(request, given() if callable(given) else given)
+
+    async def answer_async(request: httpx2.Request) -> httpx2.Response:
+        given = answers.pop(0)
+        return answer(request, (await given()) if callable(given) else given)
+
     if is_async:
-        http = anthropic.DefaultAsyncHttpxClient(transport=transport)
+        http = anthropic.DefaultAsyncHttpxClient(transport=httpx2.MockTransport(answer_async))
         return anthropic.AsyncAnthropic(api_key="local", http_client=http, **options)
-    http = anthropic.DefaultHttpxClient(transport=transport)
+    http = anthropic.DefaultHttpxClient(transport=httpx2.MockTransport(answer_sync))
     return anthropic.Anthropic(api_key="local", http_client=http, **options)
 
 
