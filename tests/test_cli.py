@@ -187,6 +187,16 @@ def test_show_names_the_step_whose_model_call_the_sdk_retried(tmp_path: Path) ->
     assert "✓ clean" in terminal("check", str(path))
 
 
+def test_show_json_gives_the_tries_of_a_step_whose_model_call_the_sdk_retried(tmp_path: Path) -> None:
+    """show --json gives, on each step whose model call the SDK retried, its tries and the time the failed ones took
+    (the model-calls frame's tries and retried_ms), where it said nothing of them; other steps have neither."""
+    view = as_json("show", str(retried_run_file(tmp_path / "retried.jsonl")))
+    assert isinstance(view, dict)
+    retried = {step["index"]: (step["tries"], step["retried_ms"]) for step in view["steps"] if "tries" in step}
+    assert retried == {1: (3, 1550.5)}
+    assert all("retried_ms" not in step for step in view["steps"] if step["index"] != 1)
+
+
 def test_show_says_one_earlier_step_in_the_singular() -> None:
     """One step left out is '1 earlier step', where it said '1 earlier steps'."""
     out = terminal("show", "fix-failing-test", "--steps", "7")

@@ -41,6 +41,7 @@ __all__ = [
     "media_label",
     "media_short",
     "offered_said",
+    "retries",
     "retries_said",
     "source_said",
     "tool_uses",
@@ -107,16 +108,24 @@ def inherited_said(steps: int) -> str:
     return "its first step is the session's" if steps == 1 else f"its first {steps:,} steps are the session's"
 
 
-def retries_said(calls: Iterable[Any]) -> str:
-    """The tries the SDK made again of ``calls`` (model calls, read by their ``retried`` and ``retried_ms``) in a few
-    words, ``""`` when none was tried again: how many tries failed before a reply came, and the time they took,
-    part of the calls' latency (not bad data: the reply is the last try's)."""
+def retries(calls: Iterable[Any]) -> tuple[int, float | None]:
+    """How many HTTP tries of ``calls`` (model calls, read by their ``retried`` and ``retried_ms``) failed and were made
+    again by the SDK, and how long they took together, in milliseconds (part of the calls' latency): ``None`` when one
+    of them has no time the frames can read."""
     failed = 0
     took: float | None = 0.0
     for call in calls:
         if call.retried:
             failed += len(call.retried)
             took = None if took is None or call.retried_ms is None else took + call.retried_ms
+    return failed, took
+
+
+def retries_said(calls: Iterable[Any]) -> str:
+    """The tries the SDK made again of ``calls`` (``retries``) in a few words, ``""`` when none was tried again: how
+    many tries failed before a reply came, and the time they took, part of the calls' latency (not bad data: the reply
+    is the last try's)."""
+    failed, took = retries(calls)
     if not failed:
         return ""
     said = f"retried: {plural(failed, 'failed try', 'failed tries')}"

@@ -21,6 +21,7 @@ from agentrender._display.said import (
     folded_blocks,
     media_held,
     offered_said,
+    retries,
     retries_said,
     source_said,
     turn_uses,
@@ -49,7 +50,7 @@ from agentrender.cli._term import (
     clean,
     json_text,
 )
-from agentrender.runfile import Run
+from agentrender.runfile import ModelCall, Run
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
     BLOCK_KINDS,
@@ -296,13 +297,18 @@ def _step_title(fact: StepFact, retried: str) -> Text:
     return title
 
 
+def _retried_calls(run: Run | None) -> dict[int, list[ModelCall]]:
+    """The model calls of each step one of whose calls the SDK tried again (``ModelCall.retried``), by the step's
+    index."""
+    calls: dict[int, list[ModelCall]] = {}
+    for call in run.model_calls if run is not None else ():
+        calls.setdefault(call.step, []).append(call)
+    return {step: each for step, each in calls.items() if any(call.retried for call in each)}
+
+
 def _retries(run: Run | None) -> dict[int, str]:
     """What each step whose model calls the SDK tried again says of it (``retries_said``), by the step's index."""
-    calls: dict[int, list[Any]] = {}
-    for call in run.model_calls if run is not None else ():
-        if call.retried:
-            calls.setdefault(call.step, []).append(call)
-    return {step: retries_said(retried) for step, retried in calls.items()}
+    return {step: retries_said(calls) for step, calls in _retried_calls(run).items()}
 
 
 def _step(fact: StepFact, folder: Folder, result_bytes: int, retried: str = "") -> Iterator[Any]:
@@ -568,9 +574,14 @@ def _compaction_json(fact: CompactionFact) -> dict[str, Any]:
 def show_json(view: View) -> dict[str, Any]:
     """The view's facts and its messages in their wire form, for scripts."""
     change = view.change
+    retried = _retried_calls(view.views.run)
     steps = []
     for fact in view.steps:
         item: dict[str, Any] = {"index": fact.step.index, "rendered": fact.rendered, "in_view": fact.in_view}
+        if calls := retried.get(fact.step.index):
+            # the model-calls frame's tries and retried_ms, of the step's calls together (most steps have one)
+            failed, took = retries(calls)
+            item.update(tries=failed + len(calls), retried_ms=took)
         if fact.rendered:
             assert fact.assistant is not None
             item.update(
