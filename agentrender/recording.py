@@ -225,7 +225,7 @@ class _Recorder:
             "recorded: close the recorded client once the agent's calls have returned and its streams are read or "
             "closed",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=_agents_level(),
         )
 
     def write(self, entry: Mapping[str, Any]) -> bool:
@@ -240,6 +240,15 @@ class _Recorder:
         with self.lock:
             self.closed = True
             self.writer.close()
+
+
+def _agents_level() -> int:
+    """The ``stacklevel`` at which a warning of the function calling this names the agent's line: the first frame out
+    of this module (where the agent made the call, or ended its stream)."""
+    level, frame = 2, sys._getframe(2)
+    while frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def _sdk_version(client: Any) -> str:

@@ -285,13 +285,15 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
 @pytest.mark.parametrize("how", ["dropped", "closed", "with-block"])
 def test_a_stream_that_ends_after_the_recording_is_closed_is_named_in_a_warning(tmp_path: Path, how: str) -> None:
     """A stream the agent drops (Python collects it), closes or leaves the block of once the recorded client is
-    closed is not recorded, and a RuntimeWarning names the call and says what to do, where Python printed an ignored
-    "run writer is closed" error, or the agent's close() raised it."""
+    closed is not recorded, and a RuntimeWarning at the agent's line names the call and says what to do, where Python
+    printed an ignored "run writer is closed" error, or the agent's close() raised it."""
     path = tmp_path / "agent.jsonl"
     params = _params([{"role": "user", "content": "Go."}])
     with (
         MessagesServer.scripted([_reply(0)]) as server,
-        pytest.warns(RuntimeWarning, match=r"model call \(step 0, model .*, id msg_00\) ended after the recording was"),
+        pytest.warns(
+            RuntimeWarning, match=r"model call \(step 0, model .*, id msg_00\) ended after the recording was"
+        ) as lost,
     ):
         client = agentrender.record(_client(server), path)
         if how == "with-block":
@@ -308,6 +310,7 @@ def test_a_stream_that_ends_after_the_recording_is_closed_is_named_in_a_warning(
             del loop, events
             gc.collect()
     assert _lines(path)[1:] == []
+    assert [warning.filename for warning in lost] == [__file__]  # the agent's line that ended it
 
 
 @pytest.mark.parametrize("answered", ["reply", "error"])
@@ -317,8 +320,8 @@ def test_a_call_that_ends_after_the_recording_is_closed_gives_the_agent_its_repl
     tmp_path: Path, answered: str, how: str, kind: str
 ) -> None:
     """A call whose reply (or error) comes once the recorded client is closed (by another thread or task of the agent's)
-    gives the agent its reply, or the SDK's error, with a RuntimeWarning naming the file and the call, where the agent
-    got a "run writer is closed" ValueError in their place."""
+    gives the agent its reply, or the SDK's error, with a RuntimeWarning naming the file and the call, at the agent's
+    line that made it, where the agent got a "run writer is closed" ValueError in their place."""
     path = tmp_path / "agent.jsonl"
     answer: Any = _ANSWER if answered == "reply" else _OVERLOADED
 
@@ -345,7 +348,9 @@ def test_a_call_that_ends_after_the_recording_is_closed_gives_the_agent_its_repl
 
     named = r"agent\.jsonl: a model call \(step 0, model claude-test" + (", id msg_00" if answered == "reply" else "")
     with (
-        pytest.warns(RuntimeWarning, match=named + r"\) ended after the recording was closed, and is not recorded"),
+        pytest.warns(
+            RuntimeWarning, match=named + r"\) ended after the recording was closed, and is not recorded"
+        ) as lost,
         contextlib.nullcontext() if answered == "reply" else pytest.raises(anthropic.InternalServerError) as raised,
     ):
         if kind == "async":
@@ -364,6 +369,7 @@ def test_a_call_that_ends_after_the_recording_is_closed_gives_the_agent_its_repl
         assert raised.value.status_code == 529
         assert "Overloaded" in str(raised.value)
     assert _lines(path)[1:] == []
+    assert [warning.filename for warning in lost] == [__file__]
 
 
 @pytest.mark.parametrize("how", ["stream", "create-stream"])
