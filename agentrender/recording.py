@@ -245,8 +245,10 @@ class _Recorder:
 def _agents_level() -> int:
     """The ``stacklevel`` at which a warning of the function calling this names the agent's line: the first frame out
     of this module (where the agent made the call, or ended its stream)."""
-    level, frame = 2, sys._getframe(2)
-    while frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
+    here = inspect.currentframe()  # this function's; its caller's caller is level 2
+    frame = here.f_back.f_back if here is not None and here.f_back is not None else None
+    level = 2
+    while frame is not None and frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
         level, frame = level + 1, frame.f_back
     return level
 
