@@ -145,6 +145,23 @@ def test_the_steps_frame_says_which_step_is_a_prefill(tmp_path: Path) -> None:
     assert (frame["ended"].tolist(), frame["prefill"].tolist()) == ([True], [False])
 
 
+def test_a_followed_line_names_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
+    """The line show --follow prints of a step names a request's closing prefill as the caller's prefill, through a
+    run file too, where a reply that ended a conversation keeps its decision's kind."""
+    from agentrender.cli._follow import step_line
+
+    run = load(_prefill_body(tmp_path))
+    assert step_line(run.steps[0], Views(run)).plain == f"step 0 \u00b7 {PREFILL_SAID}"
+    write_run(run, tmp_path / "prefill.jsonl")
+    again = load_run(tmp_path / "prefill.jsonl")
+    assert step_line(again.steps[0], Views(again)).plain == f"step 0 \u00b7 {PREFILL_SAID}"
+    saved = tmp_path / "conversation.json"  # no max_tokens: a conversation saved with its reply last
+    messages = [{"role": "user", "content": "Write a haiku about rain."}, {"role": "assistant", "content": "Rain."}]
+    saved.write_text(json.dumps({"model": "claude-sonnet-4-5", "messages": messages}))
+    replied = load(saved)
+    assert step_line(replied.steps[0], Views(replied)).plain == "step 0 \u00b7 no_tool_call"
+
+
 def test_show_json_says_whether_the_turn_a_view_ended_on_is_a_prefill(tmp_path: Path) -> None:
     """show --json says of the view and of its last step that the turn it ended on is the caller's prefill (a
     script could not tell it from a reply of the model), and says no prefill where a reply ended it."""

@@ -230,6 +230,11 @@ class Views:
             self._steps = (renders.growths, steps)
         return steps
 
+    def prefill(self, step: Step) -> bool:
+        """Whether ``step``'s turn is a prefill no reply answered, the caller's text the conversation ended on, not a
+        decision of the model (``runfile.Sent.prefill``; ``View.prefill`` of the view that ends on it)."""
+        return self._renders.prefill(step)
+
     def extend(self, run: Run, changed_from: int | None) -> None:
         """Take ``run``, the run these views are of as it has grown (``runfile.Growth``), in place.
 
@@ -802,7 +807,8 @@ class View:
     def prefill(self) -> bool:
         """The view is the conversation as it ended (``ended``) on a prefill no reply answered: the turn it ends on
         is the caller's text, which the model was to go on from, not a reply of the model (``PREFILL_ENDED_TEXT``)."""
-        return self.ended and self.views._renders.prefill(self.rendered_count - 1)
+        renders = self.views._renders
+        return self.ended and renders.prefill(renders.rendered[self.rendered_count - 1])
 
     @property
     def ended_text(self) -> str:
