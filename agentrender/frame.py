@@ -252,6 +252,7 @@ _STEP_PARTS = (
     "tool_use_id",
     "full",
     "ended",
+    "prefill",
     "in_view",
     "shown_as",
     "nudge",
@@ -269,10 +270,10 @@ _STEP_PARTS = (
 - ``inherited``: whether the run holds the step but did not decide it (``Run.inherited_steps``);
 - ``started_at``, ``ended_at``: the timestamps of the step's record in the run file, as it wrote them
   (``_step_times``; ``None`` for a step built in memory, or a record without one);
-- ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``, ``in_view``: the step's facts in the view after
-  the last step (``View.step_columns``); ``None`` (but ``rendered``, ``ended`` and ``in_view``) when that view skips
-  it; ``full`` is ``None`` too for a step that view does not hold (``in_view`` false: before the compaction it
-  restarts from);
+- ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``, ``prefill``, ``in_view``: the step's facts in the
+  view after the last step (``View.step_columns``); ``None`` (but ``rendered``, ``ended``, ``prefill`` and ``in_view``)
+  when that view skips it; ``full`` is ``None`` too for a step that view does not hold (``in_view`` false: before the
+  compaction it restarts from);
 - ``shown_as``, ``shown_bytes``, ``hidden_bytes``: the kind, shown and hidden bytes of the ``BlockFact`` of the
   step's user turn in that view, what the model was shown for it (``View.result_columns``); ``None`` when the view
   has no user turn for the step (it skips the step, does not hold it, or ended on it);
@@ -444,6 +445,15 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "for it (shown_as is null; under the contract the contract's nudge or re-request shows instead).",
         _itself,
         of="ended",
+    ),
+    Column(
+        "prefill",
+        "bool",
+        "True when the step's turn, the one the conversation ended on (ended), is a prefill no reply answered: the "
+        "text the caller ended its last request with, for the model to go on from, not a decision of the model "
+        "(its kind is then the kind the run recorded, no_tool_call; the displays call it views.PREFILL_SAID).",
+        _itself,
+        of="prefill",
     ),
     Column(
         "in_view",

@@ -16,7 +16,15 @@ import pytest
 from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said
 from agentrender.runfile import Run
-from agentrender.views import BLOCK_LABELS, ENDED_TEXT, LEFT_OUT_TEXT, PREFILL_ENDED_TEXT, BlockFact, Views
+from agentrender.views import (
+    BLOCK_LABELS,
+    ENDED_TEXT,
+    LEFT_OUT_TEXT,
+    PREFILL_ENDED_TEXT,
+    PREFILL_SAID,
+    BlockFact,
+    Views,
+)
 from agentrender.views.html import legend_html, view_html
 from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
@@ -436,6 +444,28 @@ def test_a_page_of_a_request_ending_with_a_prefill_says_its_last_turn_is_the_cal
     view = page.inner_text(".ar-view")
     assert PREFILL_ENDED_TEXT in view and ENDED_TEXT not in view
     page.screenshot(path=str(_artifacts() / "page-prefill.png"))
+
+
+def test_a_page_of_a_request_ending_with_a_prefill_titles_its_step_as_the_callers_text(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The page heads the turn of a request's closing prefill, and lists its step in the steps tab (its kind, and
+    the kind filter's value that keeps it), as the caller's prefill, never by a decision's kind."""
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    page, _, _ = open_page(browser, saved(imports.load(body), tmp_path, "prefill-title"))
+    labels = page.eval_on_selector_all(".ar-view .ar-role", "labels => labels.map(label => label.textContent)")
+    assert re.fullmatch(rf"assistant · step 0 · {re.escape(PREFILL_SAID)} · [0-9]+ bytes", labels[-1]), labels
+    page.screenshot(path=str(_artifacts() / "page-prefill-title.png"))
+    page.click("button[data-tab=steps]")
+    settled(page)
+    cells = "rows => rows.map(row => [row.cells[0].textContent, row.cells[1].textContent])"
+    assert page.eval_on_selector_all("[data-panel=steps] tbody tr", cells) == [["0", PREFILL_SAID]]
+    page.select_option("select[aria-label=kind]", label=PREFILL_SAID)
+    assert page.eval_on_selector_all("[data-panel=steps] tbody tr", cells) == [["0", PREFILL_SAID]]
+    assert "no_tool_call" not in page.inner_text("body")
 
 
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:

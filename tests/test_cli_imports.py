@@ -17,7 +17,7 @@ from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
-from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, Views
+from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, Views
 from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.conversations import WEATHER, normalised
@@ -110,6 +110,56 @@ def test_show_of_a_request_ending_with_a_prefill_says_its_last_turn_is_the_calle
     out = " ".join(ok_of("show", str(body)).replace("\u2502", " ").split())
     assert out.count(PREFILL_ENDED_TEXT) == 2 and ENDED_TEXT not in out
     assert "nothing answered the last prefill" in out and "the last reply" not in out
+
+
+def _prefill_body(tmp_path: Path) -> Path:
+    """A request body whose last message is the caller's prefill: a user turn, then an assistant one."""
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    return body
+
+
+def test_show_titles_a_prefill_step_as_the_callers_text_not_a_decision(tmp_path: Path) -> None:
+    """show heads the step of a request's closing prefill as the caller's prefill, never by a decision's kind."""
+    out = ok("show", str(_prefill_body(tmp_path)))
+    assert f"step 0 \u00b7 {PREFILL_SAID} " in out and "no_tool_call" not in out
+
+
+def test_steps_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
+    """The steps table names a prefill step's kind as the caller's prefill, and steps --json says prefill of it."""
+    body = _prefill_body(tmp_path)
+    out = ok_of("steps", str(body))
+    assert PREFILL_SAID in out and "no_tool_call" not in out
+    assert [row["prefill"] for row in as_json_of("steps", str(body))] == [True]
+
+
+def test_the_steps_frame_says_which_step_is_a_prefill(tmp_path: Path) -> None:
+    """steps_frame's prefill column is true of a request's closing prefill, and false where a reply ended it."""
+    assert steps_frame(load(_prefill_body(tmp_path)))["prefill"].tolist() == [True]
+    saved = tmp_path / "conversation.json"  # no max_tokens: a conversation saved with its reply last
+    messages = [{"role": "user", "content": "Write a haiku about rain."}, {"role": "assistant", "content": "Rain."}]
+    saved.write_text(json.dumps({"model": "claude-sonnet-4-5", "messages": messages}))
+    frame = steps_frame(load(saved))
+    assert (frame["ended"].tolist(), frame["prefill"].tolist()) == ([True], [False])
+
+
+def test_a_followed_line_names_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
+    """The line show --follow prints of a step names a request's closing prefill as the caller's prefill, through a
+    run file too, where a reply that ended a conversation keeps its decision's kind."""
+    from agentrender.cli._follow import step_line
+
+    run = load(_prefill_body(tmp_path))
+    assert step_line(run.steps[0], Views(run)).plain == f"step 0 \u00b7 {PREFILL_SAID}"
+    write_run(run, tmp_path / "prefill.jsonl")
+    again = load_run(tmp_path / "prefill.jsonl")
+    assert step_line(again.steps[0], Views(again)).plain == f"step 0 \u00b7 {PREFILL_SAID}"
+    saved = tmp_path / "conversation.json"  # no max_tokens: a conversation saved with its reply last
+    messages = [{"role": "user", "content": "Write a haiku about rain."}, {"role": "assistant", "content": "Rain."}]
+    saved.write_text(json.dumps({"model": "claude-sonnet-4-5", "messages": messages}))
+    replied = load(saved)
+    assert step_line(replied.steps[0], Views(replied)).plain == "step 0 \u00b7 no_tool_call"
 
 
 def test_show_json_says_whether_the_turn_a_view_ended_on_is_a_prefill(tmp_path: Path) -> None:

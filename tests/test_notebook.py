@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -225,6 +226,25 @@ def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_colum
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", first_row.group(1))
     step = int(cells[0])
     assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
+
+
+def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
+    """The explorer's steps table names the kind of a request's closing prefill as the caller's prefill, never a
+    decision's kind, and its prefill column says true."""
+    from agentrender.imports import load
+    from agentrender.views import PREFILL_SAID
+
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    table = RunExplorer(load(body)).table.value
+    headers = re.findall(r"<th>([^<]*)</th>", table)
+    row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", table)
+    assert row is not None
+    cells = [html.unescape(cell) for cell in re.findall(r"<td[^>]*>([^<]*)</td>", row.group(1))]
+    assert cells[headers.index("kind")] == PREFILL_SAID and cells[headers.index("prefill")] == "True"
+    assert ">no_tool_call<" not in table
 
 
 def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_of_block() -> None:

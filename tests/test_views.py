@@ -856,8 +856,8 @@ def test_sample_runs_views_equal_render_and_match_the_recorded_request_keys(name
 @pytest.mark.parametrize(("start", "stop"), [(0, None), (2, 11), (15, 40), (38, None)])
 def test_step_columns_are_the_step_facts_as_lists(every: int, start: int, stop: int | None) -> None:
     """``View.step_columns`` holds, for each step of the stretch, its ``rendered``, ``position``, ``tool_use_id``,
-    ``full``, ``ended`` and ``in_view`` (``None`` for a skipped step's position, id and form), with or without
-    skipped steps, inside and outside the window; ``step_facts`` holds the same."""
+    ``full``, ``ended``, ``prefill`` and ``in_view`` (``None`` for a skipped step's position, id and form), with or
+    without skipped steps, inside and outside the window; ``step_facts`` holds the same."""
     run = long_run(40, every=every)
     view = Views(run, run.options(recent_results=5)).at(None)
     rendered = [step.decision is not None for step in run.steps]
@@ -869,6 +869,7 @@ def test_step_columns_are_the_step_facts_as_lists(every: int, start: int, stop: 
         "tool_use_id": [None if p is None else f"step_{i}" for i, p in enumerate(positions)],
         "full": [None if p is None else p >= total - 5 for p in positions],
         "ended": [False] * 40,
+        "prefill": [False] * 40,
         "in_view": [True] * 40,
     }
     wanted = {name: values[start:stop] for name, values in expected.items()}

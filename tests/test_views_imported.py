@@ -4,6 +4,8 @@ by the HTML, the run's own HTML and the notebook widgets; the driver's runs say 
 from __future__ import annotations
 
 import dataclasses
+import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ import pytest
 from agentrender import ContentBlock, load_run, render, samples, write_run
 from agentrender.imports import first_line_summary, from_anthropic, load, with_summaries
 from agentrender.runfile import model, read_records
-from agentrender.views import Views
+from agentrender.views import PREFILL_SAID, Views
 from agentrender.views.html import view_html
 from tests._support import real
 from tests._support.conversations import WEATHER
@@ -206,3 +208,13 @@ def test_under_the_contract_a_real_sessions_image_result_keeps_its_image_in_the_
     sent = run.step_records[1]["sent"]["user"]
     assert [part["type"] for part in sent[0]["content"]] == ["image"]
     assert sent[0] in results_at(run, 3, recent=5)
+
+
+def test_the_view_html_titles_a_prefill_turn_as_the_callers_text(tmp_path: Path) -> None:
+    """The notebook HTML labels the turn of a request's closing prefill as the caller's prefill, after its step."""
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    shown = view_html(Views(load(body)).at())
+    assert re.search(rf"assistant · step 0 · {re.escape(PREFILL_SAID)} · [0-9]+ bytes", html.unescape(shown))

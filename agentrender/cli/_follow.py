@@ -28,7 +28,7 @@ from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
-from agentrender.views import Views, answered_tool_uses
+from agentrender.views import Views, answered_tool_uses, step_said
 
 __all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
 
@@ -184,20 +184,15 @@ def _parallel(views: Views, step: Step) -> tuple[str, ...]:
     return run.parallel_tools(step.index).get(step.index, ()) if run is not None and step.decision else ()
 
 
-def decided(step: Step) -> str:
-    """What a step's line names it by: the tool it called, else its decision's kind, else ``no decision (yet)``."""
-    decision = step.decision
-    if decision is None:
-        return "no decision (yet)"
-    return decision.tool if decision.calls else decision.kind
-
-
 def named(views: Views | None, step: Step) -> str:
-    """What a step's line names it by (``decided``); a reply of parallel tool uses of the run of ``views`` by every
-    tool it called, as the steps table does (``WebSearch (+ Glob)``)."""
-    if views is not None and step.decision is not None and step.decision.calls and (called := _parallel(views, step)):
+    """What a step's line names it by (``views.step_said``): the tool it called, else its decision's kind, else ``no
+    decision (yet)``; a prefill of the run of ``views`` as the caller's text; a reply of parallel tool uses of that run
+    by every tool it called, as the steps table does (``WebSearch (+ Glob)``)."""
+    if step.decision is None:
+        return "no decision (yet)"
+    if views is not None and step.decision.calls and (called := _parallel(views, step)):
         return tools_said(called[0], called[1:])
-    return decided(step)
+    return step_said(step, prefill=views is not None and views.prefill(step))
 
 
 def pending(views: Views | None, step: Step) -> tuple[str, ...]:

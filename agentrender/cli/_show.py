@@ -286,12 +286,10 @@ def _folded(blocks: Sequence[BlockFact]) -> Text:
 
 
 def _step_title(fact: StepFact, retried: str) -> Text:
-    decision = fact.step.decision
     title = Text(f"step {fact.step.index}", style="bold")
-    if decision is not None:
-        what = decision.tool if decision.calls else decision.kind
+    if said := fact.said:  # the tool it called, its decision's kind, or the caller's prefill
         title.append(" \u00b7 ")
-        title.append(clean(what, one_line=True))
+        title.append(clean(said, one_line=True))
     if retried:  # the step's model call took more than one HTTP try: where its latency went
         title.append(f" \u00b7 {retried}")
     return title

@@ -39,7 +39,7 @@ from agentrender.cli._term import (
 )
 from agentrender.frame import STEP_LEAD_COLUMNS, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import LEFT_OUT_TEXT, SizeSeries, Views
+from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,6 +141,7 @@ class StepsTable:
         marks = (
             "other_tools",
             "ended",
+            "prefill",
             "in_view",
             "compaction",
             "compaction_bytes_before",
@@ -173,6 +174,8 @@ class StepsTable:
                 record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
             if others:
                 record["tool"] = tools_said(str(record["tool"]), others)
+            if record.get("prefill"):  # the caller's text the request ended with, not a decision of the model
+                record["kind"] = PREFILL_SAID
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")

@@ -52,6 +52,7 @@ from agentrender.views import (
     LEGEND_MARKS,
     NO_WINDOW,
     PREFILL_ENDED_TEXT,
+    PREFILL_SAID,
     VIEW_TERMS,
     BlockFact,
     StepFact,
@@ -61,6 +62,7 @@ from agentrender.views import (
     compaction_mark,
     disagreements,
     explain_decide,
+    step_said,
     steps_summary,
     window_json,
 )
@@ -313,8 +315,9 @@ _COLUMNS = ("kind", "tool", "status")
 class _Rows:
     """The steps table, in parts of ``PART_STEPS`` rows: each column a list a part long (texts by number)."""
 
-    def __init__(self, run: Run, texts: _Texts) -> None:
+    def __init__(self, run: Run, texts: _Texts, prefill: int | None = None) -> None:
         self.steps, self.texts = run.steps, texts
+        self.prefill = prefill  # the index of the step whose turn is a prefill no reply answered: its kind is said so
         self.called = run.parallel_tools()
         self.values = {column: sorted({self._value(step, column) for step in run.steps}) for column in _COLUMNS}
         # a tool called beside a decision's is a value of the tool filter, as steps --tool keeps its step
@@ -327,8 +330,9 @@ class _Rows:
         """Each filtered column's values, sorted, as texts: the options of its filter."""
         return {column: [self.texts(value) for value in found] for column, found in self.values.items()}
 
-    @staticmethod
-    def _value(step: Step, column: str) -> str:
+    def _value(self, step: Step, column: str) -> str:
+        if column == "kind" and step.index == self.prefill:  # the caller's text, not a decision of the model
+            return step_said(step, prefill=True)
         thing = step.observation if column == "status" else step.decision
         return str(getattr(thing, column) or "") if thing is not None else ""
 
@@ -348,6 +352,15 @@ class _Rows:
         columns["summary_bytes"] = [utf8_bytes(seen.summary) if seen else None for seen in observations]
         columns["reason"] = [self.texts(step.decision.reason) if step.decision else 0 for step in steps]
         return columns
+
+
+def _prefill_step(run: Run, view: View) -> int | None:
+    """The index of the step whose turn ``view``, the view after the run's last step, ends on when that turn is a
+    prefill no reply answered (``View.prefill``); ``None`` when it is not."""
+    if not view.prefill:
+        return None
+    prefills = view.step_columns()["prefill"]
+    return next(step.index for step, prefill in zip(run.steps, prefills, strict=True) if prefill)
 
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
@@ -438,7 +451,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
     modes = [_Mode(views, texts, kinds)]
     if what_if is not None:
         modes.append(_Mode(views.under(what_if), texts, kinds))
-    rows = _Rows(run, texts)
+    rows = _Rows(run, texts, _prefill_step(run, views.at(None)))
     stops = views.stops
     count = -(-len(stops) // PART_STEPS)
     facts: dict[str, Any] = {
@@ -457,6 +470,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "left_out": texts(LEFT_OUT_TEXT),  # what the model saw of a step the last view leaves out
         # what a view says after the turn the conversation ended on: a reply, or a prefill no reply answered
         "ended_said": [texts(ENDED_TEXT), texts(PREFILL_ENDED_TEXT)],
+        "prefill_said": texts(PREFILL_SAID),  # the heading of the turn of a prefill, the caller's text
         "columns": [[name, _HEADERS.get(name, name)] for name in STEP_LEAD_COLUMNS],
         "filters": rows.filters(),
         "steps": len(run.steps),

@@ -375,8 +375,10 @@
         viewBox.appendChild(text(marks[state.mode].get(index), "div", "ar-compacted"));
       }
       const [, assistant, full, summary, [assistantBytes, fullBytes, summaryBytes]] = step;
-      viewBox.appendChild(turn("assistant", "assistant · step " + index + " · " + n(assistantBytes) + " bytes", assistant));
-      if (ended && p === rendered - 1) {
+      const last = ended && p === rendered - 1;  // the turn the conversation ended on: a reply, or the caller's prefill
+      const said = last && ended === 2 ? " · " + plain(data.prefill_said) : "";
+      viewBox.appendChild(turn("assistant", "assistant · step " + index + said + " · " + n(assistantBytes) + " bytes", assistant));
+      if (last) {
         viewBox.appendChild(text(data.ended_said[ended - 1], "div", "ar-elided"));  // after a reply, or a prefill
         continue;
       }

@@ -19,7 +19,7 @@ from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import SizeSeries, Views
+from agentrender.views import PREFILL_SAID, SizeSeries, Views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -342,6 +342,9 @@ class RunExplorer(Widget):
 
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
         cells = rows.astype(object).where(rows.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
+        prefills = rows["prefill"].to_numpy()
+        if prefills.any():  # the caller's text a request ended with, not a decision of the model: said so
+            cells.loc[prefills, "kind"] = PREFILL_SAID
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
         return page

@@ -48,6 +48,7 @@ from agentrender.views.facts import (
     LEFT_OUT_TEXT,
     LEGEND_MARKS,
     PREFILL_ENDED_TEXT,
+    PREFILL_SAID,
     RESULT_KINDS,
     SIZE_LEGEND,
     VIEW_TERMS,
@@ -61,6 +62,7 @@ from agentrender.views.facts import (
     StepsRead,
     compaction_mark,
     one_value,
+    step_said,
     steps_summary,
 )
 from agentrender.views.sizes import approx_tokens, message_bytes
@@ -77,6 +79,7 @@ __all__ = [
     "LEGEND_MARKS",
     "NO_WINDOW",
     "PREFILL_ENDED_TEXT",
+    "PREFILL_SAID",
     "RESULT_KINDS",
     "SIZE_LEGEND",
     "VIEW_TERMS",
@@ -98,6 +101,7 @@ __all__ = [
     "explain_decide",
     "message_bytes",
     "one_value",
+    "step_said",
     "steps_summary",
     "utf8_bytes",
     "window_json",

@@ -33,6 +33,7 @@ __all__ = [
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
     "PREFILL_ENDED_TEXT",
+    "PREFILL_SAID",
     "RESULT_KINDS",
     "SIZE_LEGEND",
     "VIEW_TERMS",
@@ -48,6 +49,7 @@ __all__ = [
     "compaction_name",
     "ended_text",
     "one_value",
+    "step_said",
     "steps_summary",
 ]
 
@@ -238,6 +240,12 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
         return ended_text(ended=self.ended, prefill=self.prefill)
 
     @property
+    def said(self) -> str:
+        """What a display titles the step by after its index (``step_said``): ``PREFILL_SAID`` for a prefill, else
+        the tool its decision called or its decision's kind; ``""`` without a decision."""
+        return step_said(self.step, prefill=self.prefill)
+
+    @property
     def skipped_label(self) -> str:
         """Why the step is not in the view, in a sentence; ``""`` for a rendered step."""
         if self.rendered:
@@ -384,6 +392,22 @@ def ended_text(*, ended: bool, prefill: bool) -> str:
     if not ended:
         return ""
     return PREFILL_ENDED_TEXT if prefill else ENDED_TEXT
+
+
+PREFILL_SAID = "prefill: the caller's text"
+"""What a display titles or lists a step by, in place of its decision's kind, when its turn is a prefill no reply
+answered (``StepFact.prefill``): the text the caller ended the request with, never a decision of the model."""
+
+
+def step_said(step: Step, *, prefill: bool) -> str:
+    """What a display titles or lists ``step`` by after its index: ``PREFILL_SAID`` when its turn is a prefill no reply
+    answered, else the tool its decision called, else its decision's kind; ``""`` when it has no decision."""
+    decision = step.decision
+    if decision is None:
+        return ""
+    if prefill:
+        return PREFILL_SAID
+    return decision.tool if decision.calls else decision.kind
 
 
 LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"

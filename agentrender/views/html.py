@@ -38,6 +38,7 @@ from agentrender.views.facts import (
     BLOCK_KINDS,
     BLOCK_LABELS,
     LEGEND_MARKS,
+    PREFILL_SAID,
     compaction_mark,
     steps_summary,
 )
@@ -105,6 +106,8 @@ def _block_html(fact: BlockFact, step: StepFact | None = None, uses: dict[str, s
 def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
     role = "assistant" if fact.message.role == "assistant" else "user"
     where = "" if fact.step is None else f" · step {fact.step}"
+    if role == "assistant" and step is not None and step.prefill:  # the caller's text, not a reply of the model
+        where += f" · {PREFILL_SAID}"
     if fact.full is not None:
         where += " · in the window" if fact.full else " · outside the window"
     fold = folded_blocks(len(fact.blocks))

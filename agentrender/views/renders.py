@@ -141,11 +141,11 @@ class StepRenders(render.Turns):
         for it (what the options' observation hook, or the object it is a method of, says in ``ends``)."""
         return self._ends(self.rendered)
 
-    def prefill(self, position: int) -> bool:
-        """Whether rendered step ``position``, a turn a conversation ``ended`` on, is a prefill no reply answered, the
-        caller's text (what the options' observation hook, or the object it is a method of, says in ``prefill``)."""
+    def prefill(self, step: Step) -> bool:
+        """Whether ``step``'s turn, one a conversation ``ended`` on, is a prefill no reply answered, the caller's text
+        (what the options' observation hook, or the object it is a method of, says in ``prefill``)."""
         prefill = getattr(getattr(self.options.observation, "__self__", None), "prefill", None)
-        return prefill is not None and bool(prefill(self.rendered[position]))
+        return prefill is not None and bool(prefill(step))
 
     def _ends(self, rendered: Sequence[Step]) -> list[bool]:
         ends = getattr(getattr(self.options.observation, "__self__", None), "ends", None)

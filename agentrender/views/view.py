@@ -230,6 +230,11 @@ class Views:
             self._steps = (renders.growths, steps)
         return steps
 
+    def prefill(self, step: Step) -> bool:
+        """Whether ``step``'s turn is a prefill no reply answered, the caller's text the conversation ended on, not a
+        decision of the model (``runfile.Sent.prefill``; ``View.prefill`` of the view that ends on it)."""
+        return self._renders.prefill(step)
+
     def extend(self, run: Run, changed_from: int | None) -> None:
         """Take ``run``, the run these views are of as it has grown (``runfile.Growth``), in place.
 
@@ -802,7 +807,8 @@ class View:
     def prefill(self) -> bool:
         """The view is the conversation as it ended (``ended``) on a prefill no reply answered: the turn it ends on
         is the caller's text, which the model was to go on from, not a reply of the model (``PREFILL_ENDED_TEXT``)."""
-        return self.ended and self.views._renders.prefill(self.rendered_count - 1)
+        renders = self.views._renders
+        return self.ended and renders.prefill(renders.rendered[self.rendered_count - 1])
 
     @property
     def ended_text(self) -> str:
@@ -838,7 +844,7 @@ class View:
         columns = self.step_columns(start, stop)
         rendered_before, offset = renders.rendered_before, self._first_rendered
         out = []
-        for index, step, rendered, position, tool_use_id, full, ended, in_view in zip(
+        for index, step, rendered, position, tool_use_id, full, ended, prefill, in_view in zip(
             range(lo, hi), renders.steps[lo:hi], *columns.values(), strict=True
         ):
             message_index = 1 + 2 * (rendered_before[index] - offset) if in_view else 0
@@ -860,7 +866,7 @@ class View:
                     _renders=renders,
                     position=position,
                     ended=ended,
-                    prefill=ended and self.prefill,  # only the view's last step can end it
+                    prefill=prefill,
                     in_view=in_view,
                     marks=marks,
                 )
@@ -869,9 +875,9 @@ class View:
 
     def step_columns(self, start: int = 0, stop: int | None = None) -> dict[str, list[Any]]:
         """The facts of ``step_facts(start, stop)`` that a table shows, a list each (for a table of many steps: no
-        ``StepFact`` per step, nothing rendered): ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``
-        and ``in_view``, as the facts hold them; ``None`` for a skipped step's ``position``, ``tool_use_id`` and
-        ``full``. A column of one value made so is a ``OneValue``.
+        ``StepFact`` per step, nothing rendered): ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``,
+        ``prefill`` and ``in_view``, as the facts hold them; ``None`` for a skipped step's ``position``,
+        ``tool_use_id`` and ``full``. A column of one value made so is a ``OneValue``.
         """
         renders = self.views._renders
         rendered_before, ids = renders.rendered_before, renders.ids
@@ -903,6 +909,8 @@ class View:
             "tool_use_id": tool_use_ids,
             "full": full,
             "ended": ended,
+            # only the view's last step can end it, and be a prefill no reply answered
+            "prefill": ended if self.ended and self.prefill else one_value(False, hi - lo),
             "in_view": in_view,
         }
 
