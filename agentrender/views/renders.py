@@ -11,7 +11,7 @@ rule of the contract that made the turn, and the facts of its blocks are read of
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from itertools import islice
 from operator import lt
@@ -144,14 +144,19 @@ class StepRenders(render.Turns):
     def prefill(self, step: Step) -> bool:
         """Whether ``step``'s turn, one a conversation ``ended`` on, is a prefill no reply answered, the caller's text
         (what the options' observation hook, or the object it is a method of, says in ``prefill``)."""
-        prefill = getattr(getattr(self.options.observation, "__self__", None), "prefill", None)
+        prefill = self._sent_says("prefill")
         return prefill is not None and bool(prefill(step))
 
     def _ends(self, rendered: Sequence[Step]) -> list[bool]:
-        ends = getattr(getattr(self.options.observation, "__self__", None), "ends", None)
+        ends = self._sent_says("ends")
         if ends is None:
             return [False] * len(rendered)
         return [bool(ends(step)) for step in rendered]
+
+    def _sent_says(self, name: str) -> Callable[[Step], bool] | None:
+        """The method ``name`` of the object the options' observation hook is a method of (``runfile.Sent``: what a
+        run's source sent), which says a fact of a step; ``None`` for a hook of no such object."""
+        return getattr(getattr(self.options.observation, "__self__", None), name, None)
 
     @property
     def assistant(self) -> tuple[list[Message], list[str]]:
