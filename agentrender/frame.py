@@ -51,7 +51,16 @@ from agentrender.imports.inspect import is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.runfile.write import warning_record
-from agentrender.views import RESULT_KINDS, OneValue, StepsRead, View, Views, one_value, utf8_bytes
+from agentrender.views import (
+    RESULT_KINDS,
+    OneValue,
+    StepsRead,
+    View,
+    Views,
+    listed_kind,
+    one_value,
+    utf8_bytes,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,6 +79,7 @@ __all__ = [
     "arrow_schema",
     "distinct_paths",
     "kept_by_tool",
+    "kinds_listed",
     "model_calls_frame",
     "other_tools",
     "run_files",
@@ -576,6 +586,19 @@ def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
     kept = [kept_by_tool(tool, called, wanted) for tool, called in zip(frame["tool"], other_tools(frame), strict=True)]
     series: pd.Series = pandas.Series(kept, index=frame.index, dtype=bool)
     return series
+
+
+def kinds_listed(frame: pd.DataFrame) -> pd.Series:
+    """``views.listed_kind`` of each row of a ``steps_frame`` (or of rows of one), by its ``kind`` and ``prefill``
+    columns: the kind every table of steps lists the row under and its kind filter keeps it by, a prefill's
+    ``views.PREFILL_SAID`` where the frame's ``kind`` keeps the ``no_tool_call`` the run recorded (null: no decision).
+    """
+    kinds: pd.Series = frame["kind"].astype("object")
+    prefill = frame["prefill"].to_numpy(dtype=bool) & kinds.notna().to_numpy()
+    if prefill.any():  # the few rows listed otherwise than by the kind they hold (a table of many steps: read once)
+        kinds = kinds.copy()
+        kinds[prefill] = [listed_kind(str(kind), prefill=True) for kind in kinds[prefill]]
+    return kinds
 
 
 def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:

@@ -20,7 +20,7 @@ from agentrender.runfile import Run, RunFileError
 from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, Views
 from tests._support import real
 from tests._support.cli import run_cli
-from tests._support.conversations import WEATHER, normalised
+from tests._support.conversations import REPLIED_THEN_PREFILL, WEATHER, json_file, normalised
 
 
 def ok(*argv: str, width: int = 100) -> str:
@@ -133,6 +133,45 @@ def test_steps_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
     out = ok_of("steps", str(body))
     assert PREFILL_SAID in out and "no_tool_call" not in out
     assert [row["prefill"] for row in as_json_of("steps", str(body))] == [True]
+
+
+def _prefill_after_replies(tmp_path: Path) -> Path:
+    """``REPLIED_THEN_PREFILL`` in a request body's file: three steps, the last the caller's prefill."""
+    return json_file(tmp_path / "replied-then-prefill.json", REPLIED_THEN_PREFILL)
+
+
+def test_steps_kind_filters_a_prefill_by_the_prefill_label_not_as_a_decision(tmp_path: Path) -> None:
+    """steps --kind no_tool_call keeps the model's reply with no tool call but not the caller's prefill, which
+    --kind prefill (or its whole label) keeps, in the table, --json and --csv alike; a kind no step has is said on
+    stderr with the kinds the steps have, the prefill among them by the word --kind takes."""
+    body = str(_prefill_after_replies(tmp_path))
+    assert [row["index"] for row in as_json_of("steps", body, "--kind", "no_tool_call")] == [1]
+    for asked in ("prefill", PREFILL_SAID):
+        rows = as_json_of("steps", body, "--kind", asked)
+        assert [(row["index"], row["kind"], row["prefill"]) for row in rows] == [(2, "no_tool_call", True)]
+    code, out, err = run_cli("steps", body, "--kind", "prefill", "--width", "150", "--color", "never")
+    assert code == 0 and "1 of 3 steps" in out and f" 2  {PREFILL_SAID} " in out and "no step has" not in err
+    code, out, _ = run_cli("steps", body, "--kind", "prefill", "--csv")
+    assert code == 0 and [line.split(",")[0] for line in out.splitlines()[1:]] == ["2"]
+    code, _, err = run_cli("steps", str(_prefill_body(tmp_path)), "--kind", "no_tool_call", "--json")
+    assert code == 0
+    assert err.splitlines()[-1].endswith("--kind no_tool_call: no step has this kind; its steps have prefill (1)"), err
+
+
+def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:
+    """The filter steps --follow applies to each step keeps the same steps as the table for every --kind: the
+    caller's prefill under prefill, never under no_tool_call."""
+    import argparse
+
+    from agentrender.cli._follow import steps_filter
+    from agentrender.cli._tables import steps_rows
+
+    run = load(_prefill_after_replies(tmp_path))
+    views = Views(run)
+    for kind, expected in (("no_tool_call", [1]), ("prefill", [2]), (PREFILL_SAID, [2]), ("tool_call", [0])):
+        kept = steps_filter(argparse.Namespace(tool=None, status=None, kind=[kind]))
+        assert [step.index for step in run.steps if kept(views, step)] == expected, kind
+        assert list(steps_rows(run, kind=[kind]).frame["index"]) == expected, kind
 
 
 def test_the_steps_frame_says_which_step_is_a_prefill(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import pytest
 from agentrender import ContentBlock, ModelResponse, render
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
 from agentrender.views.html import view_html
+from tests._support.conversations import REPLIED_THEN_PREFILL, json_file
 from tests._support.markup import assert_inert
 from tests._support.runs import UNSEEN, UNSEEN_RAW, UNSEEN_SHOWN, every_kind_run, hostile_run, long_run
 
@@ -245,6 +246,29 @@ def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -
     cells = [html.unescape(cell) for cell in re.findall(r"<td[^>]*>([^<]*)</td>", row.group(1))]
     assert cells[headers.index("kind")] == PREFILL_SAID and cells[headers.index("prefill")] == "True"
     assert ">no_tool_call<" not in table
+
+
+def test_run_explorer_kind_filter_keeps_a_prefill_under_its_label_not_as_a_decision(tmp_path: Path) -> None:
+    """The explorer's kind dropdown offers a request's closing prefill under the caller's prefill, and keeps it by
+    that label alone: no_tool_call keeps the model's reply with no tool call, never the prefill; a run whose one
+    step is a prefill offers no no_tool_call at all."""
+    from agentrender.imports import load
+    from agentrender.views import PREFILL_SAID
+
+    body = json_file(tmp_path / "request.json", REPLIED_THEN_PREFILL)
+    explorer = RunExplorer(load(body))
+    assert [value for _label, value in explorer.kind_filter.options] == [
+        "(all)",
+        "no_tool_call",
+        PREFILL_SAID,
+        "tool_call",
+    ]
+    explorer.kind_filter.value = PREFILL_SAID
+    assert list(explorer.filtered()["index"]) == [2] and explorer.count.value == "1 of 3 steps"
+    explorer.kind_filter.value = "no_tool_call"
+    assert list(explorer.filtered()["index"]) == [1] and explorer.count.value == "1 of 3 steps"
+    json_file(body, {**REPLIED_THEN_PREFILL, "messages": REPLIED_THEN_PREFILL["messages"][-2:]})
+    assert [value for _label, value in RunExplorer(load(body)).kind_filter.options] == ["(all)", PREFILL_SAID]
 
 
 def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_of_block() -> None:

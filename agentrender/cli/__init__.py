@@ -285,7 +285,9 @@ Filters take a value each and may be repeated; a row is kept when it matches eve
         "--kind",
         action="append",
         metavar="KIND",
-        help="keep steps whose decision has this kind (tool_call, no_tool_call, truncated, ...; none: no decision)",
+        help="keep steps whose decision has this kind (tool_call, no_tool_call, truncated, ...; none: no decision; "
+        "prefill: the caller's prefill a request ended with, listed as \"prefill: the caller's text\", never as a "
+        "decision of the model)",
     )
     steps.add_argument("--csv", action="store_true", help="print the table as CSV (text cells with controls escaped)")
     _window_options(steps)

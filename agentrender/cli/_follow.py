@@ -22,13 +22,13 @@ from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import Chosen, CliError, run_path
-from agentrender.cli._tables import SizesLayout, size_line
+from agentrender.cli._tables import SizesLayout, kind_asked, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower
 from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, Poller
-from agentrender.views import Views, answered_tool_uses, step_said
+from agentrender.views import Views, answered_tool_uses, listed_kind, step_said
 
 __all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
 
@@ -279,7 +279,9 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
     """The filters of ``steps`` (``--tool``, ``--status``, ``--kind``), as the table applies them, on one step of the
-    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``kept_by_tool``)."""
+    views' run: ``--tool`` keeps a reply of parallel tool uses for any of them (``kept_by_tool``), ``--kind`` a prefill
+    no reply answered by its own kind (``views.listed_kind``, said ``prefill``), never as the decision it records."""
+    kinds = None if args.kind is None else {kind_asked(kind) for kind in args.kind}
 
     def kept(views: Views, step: Step) -> bool:
         decision, observation = step.decision, step.observation
@@ -287,10 +289,11 @@ def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
             called = views.run.parallel_tools(step.index).get(step.index, ()) if views.run is not None else ()
             if not kept_by_tool(decision.tool if decision is not None else None, called, args.tool):
                 return False
-        said = {
-            "status": observation.status if observation is not None else "none",
-            "kind": decision.kind if decision is not None else "none",
-        }
-        return all(getattr(args, name) is None or said[name] in getattr(args, name) for name in said)
+        if args.status is not None and (observation.status if observation is not None else "none") not in args.status:
+            return False
+        if kinds is None:
+            return True
+        kind = listed_kind(decision.kind, prefill=views.prefill(step)) if decision is not None else None
+        return kind_asked(kind or "none") in kinds
 
     return kept

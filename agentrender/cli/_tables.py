@@ -37,9 +37,9 @@ from agentrender.cli._term import (
     box,
     clean,
 )
-from agentrender.frame import STEP_LEAD_COLUMNS, other_tools, steps_frame, tools_kept
+from agentrender.frame import STEP_LEAD_COLUMNS, kinds_listed, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views
+from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMULA_STARTS",
+    "PREFILL_KIND",
     "StepsTable",
     "context_json",
     "context_renderables",
@@ -55,6 +56,7 @@ __all__ = [
     "filter_misses",
     "key_rows",
     "keys_renderable",
+    "kind_asked",
     "run_row",
     "runs_renderable",
     "sample_row",
@@ -174,8 +176,7 @@ class StepsTable:
                 record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
             if others:
                 record["tool"] = tools_said(str(record["tool"]), others)
-            if record.get("prefill"):  # the caller's text the request ended with, not a decision of the model
-                record["kind"] = PREFILL_SAID
+            record["kind"] = listed_kind(record["kind"], prefill=bool(record.get("prefill")))
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -278,6 +279,23 @@ def _keep(column: pd.Series, wanted: Sequence[str] | None) -> pd.Series:
     return matched.fillna(False).astype(bool)
 
 
+PREFILL_KIND = "prefill"
+"""What ``steps --kind`` takes for the kind of a prefill no reply answered, the caller's text (``views.listed_kind``:
+the table lists it as ``views.PREFILL_SAID``, whose first word this is, and takes that whole label too), and names it
+by among the kinds a run's steps have."""
+
+
+def kind_asked(kind: str) -> str:
+    """A value of ``--kind`` as the CLI's filters compare it (``PREFILL_KIND`` for the whole prefill label)."""
+    return PREFILL_KIND if kind == PREFILL_SAID else kind
+
+
+def _kinds(frame: pd.DataFrame) -> pd.Series:
+    """The kind each row of a ``steps_frame`` is kept by under ``--kind`` (``frame.kinds_listed``, a prefill's said
+    ``PREFILL_KIND``)."""
+    return kinds_listed(frame).replace(PREFILL_SAID, PREFILL_KIND)
+
+
 def steps_rows(
     run: Run,
     *,
@@ -298,8 +316,12 @@ def steps_rows(
                 media[step.index] = said
     # a reply of parallel tool uses is kept for any of them, not only its decision's first
     tools = tools_kept(frame, tool) if tool else _keep(frame["tool"], None)
-    keep = tools & _keep(frame["status"], status) & _keep(frame["kind"], kind)
-    misses = filter_misses(frame, tool=tool, status=status, kind=kind)
+    listed = frame
+    if kind:  # a prefill is the caller's text, kept by its own kind and never as the no_tool_call the run recorded
+        kind = [kind_asked(asked) for asked in kind]
+        listed = frame.assign(kind=_kinds(frame))
+    keep = tools & _keep(listed["status"], status) & _keep(listed["kind"], kind)
+    misses = filter_misses(listed, tool=tool, status=status, kind=kind)
     return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, misses=misses)
 
 

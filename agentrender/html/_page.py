@@ -62,7 +62,7 @@ from agentrender.views import (
     compaction_mark,
     disagreements,
     explain_decide,
-    step_said,
+    listed_kind,
     steps_summary,
     window_json,
 )
@@ -331,8 +331,8 @@ class _Rows:
         return {column: [self.texts(value) for value in found] for column, found in self.values.items()}
 
     def _value(self, step: Step, column: str) -> str:
-        if column == "kind" and step.index == self.prefill:  # the caller's text, not a decision of the model
-            return step_said(step, prefill=True)
+        if column == "kind" and step.decision is not None:  # a prefill by its own label, not as a model's decision
+            return listed_kind(step.decision.kind, prefill=step.index == self.prefill) or ""
         thing = step.observation if column == "status" else step.decision
         return str(getattr(thing, column) or "") if thing is not None else ""
 
@@ -352,15 +352,6 @@ class _Rows:
         columns["summary_bytes"] = [utf8_bytes(seen.summary) if seen else None for seen in observations]
         columns["reason"] = [self.texts(step.decision.reason) if step.decision else 0 for step in steps]
         return columns
-
-
-def _prefill_step(run: Run, view: View) -> int | None:
-    """The index of the step whose turn ``view``, the view after the run's last step, ends on when that turn is a
-    prefill no reply answered (``View.prefill``); ``None`` when it is not."""
-    if not view.prefill:
-        return None
-    prefills = view.step_columns()["prefill"]
-    return next(step.index for step, prefill in zip(run.steps, prefills, strict=True) if prefill)
 
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
@@ -451,7 +442,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
     modes = [_Mode(views, texts, kinds)]
     if what_if is not None:
         modes.append(_Mode(views.under(what_if), texts, kinds))
-    rows = _Rows(run, texts, _prefill_step(run, views.at(None)))
+    rows = _Rows(run, texts, views.at(None).prefill_step)
     stops = views.stops
     count = -(-len(stops) // PART_STEPS)
     facts: dict[str, Any] = {

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender._text import mark_text
-from agentrender.frame import STEP_COLUMNS, STEP_LEAD_COLUMNS, TEXT_DTYPE, steps_frame, tools_kept
+from agentrender.frame import STEP_COLUMNS, STEP_LEAD_COLUMNS, TEXT_DTYPE, kinds_listed, steps_frame, tools_kept
 from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import PREFILL_SAID, SizeSeries, Views
+from agentrender.views import SizeSeries, Views, listed_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,11 +111,14 @@ def _labels(column: pd.Series) -> pd.Series:
     return column.astype(TEXT_DTYPE).fillna(NONE)
 
 
-def filter_choices(run: Run) -> dict[str, list[str]]:
+def filter_choices(run: Run, views: Views | None = None) -> dict[str, list[str]]:
     """For each of ``FILTERED_COLUMNS``, what its dropdown offers: ``ALL``, then every label the
-    column of ``steps_frame(run)`` holds, sorted, read off the steps by the column's own rule
-    (``STEP_COLUMNS``) without building the frame; the tools, those called in parallel too
-    (``Run.parallel_tools``), by which the tool filter keeps a step (``frame.tools_kept``)."""
+    column of ``steps_frame(run, views=views)`` holds, sorted, read off the steps by the column's own
+    rule (``STEP_COLUMNS``) without building the frame; the kinds as the table lists them
+    (``views.listed_kind``: a prefill the view after the last step ends on, ``View.prefill_step``,
+    by its own label); the tools, those called in parallel too (``Run.parallel_tools``), by which the
+    tool filter keeps a step (``frame.tools_kept``)."""
+    prefill = (views if views is not None else Views(run)).at(None).prefill_step
     parts: dict[str, list[Any]] = {}
     choices = {}
     for column in STEP_COLUMNS:
@@ -128,6 +131,12 @@ def filter_choices(run: Run) -> dict[str, list[str]]:
             parts[owner] = list(map(attrgetter(owner), run.steps))
         present = [part for part in parts[owner] if part is not None]
         found = set(map(column.value, map(attrgetter(field), present) if field else present))
+        if column.name == "kind" and prefill is not None:  # the caller's text, listed by its own label
+            found = {
+                column.value(listed_kind(step.decision.kind, prefill=step.index == prefill))
+                for step in run.steps
+                if step.decision is not None
+            }
         if len(present) < len(run.steps):
             found.add(column.absent)
         if column.name == "tool":  # and the tools a reply of parallel tool uses called beside its decision's
@@ -179,7 +188,7 @@ class RunExplorer(Widget):
         self.decide = DecideStepper(run)
         """The decide tab."""
 
-        choices = filter_choices(run)
+        choices = filter_choices(run, self.views)
         # a label shows each unsafe character as a marker; the value is the text as the run holds it
         labelled = {name: [(mark_text(choice), choice) for choice in offered] for name, offered in choices.items()}
         self.kind_filter = widgets.Dropdown(options=labelled["kind"], description="kind")
@@ -282,9 +291,10 @@ class RunExplorer(Widget):
         """The rows of the steps table the filters keep."""
         frame = self.frame
         keep = frame.index == frame.index
-        for column, control in (("kind", self.kind_filter), ("status", self.status_filter)):
+        # a prefill is kept by its own label, never as the no_tool_call the run recorded
+        for column, control in ((kinds_listed(frame), self.kind_filter), (frame["status"], self.status_filter)):
             if control.value != ALL:
-                keep &= _labels(frame[column]) == control.value
+                keep &= _labels(column) == control.value
         if (tool := self.tool_filter.value) != ALL:  # a reply of parallel tool uses is kept for any of them
             keep &= tools_kept(frame, ["none" if tool == NONE else tool])
         if self.text_filter.value:
@@ -342,9 +352,9 @@ class RunExplorer(Widget):
 
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
         cells = rows.astype(object).where(rows.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
-        prefills = rows["prefill"].to_numpy()
-        if prefills.any():  # the caller's text a request ended with, not a decision of the model: said so
-            cells.loc[prefills, "kind"] = PREFILL_SAID
+        if rows["prefill"].any():  # the caller's text a request ended with, not a decision of the model: said so
+            kinds = kinds_listed(rows)
+            cells["kind"] = kinds.where(kinds.notna(), NA)
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
         return page

@@ -48,6 +48,7 @@ __all__ = [
     "compaction_mark",
     "compaction_name",
     "ended_text",
+    "listed_kind",
     "one_value",
     "step_said",
     "steps_summary",
@@ -408,6 +409,14 @@ def step_said(step: Step, *, prefill: bool) -> str:
     if prefill:
         return PREFILL_SAID
     return decision.tool if decision.calls else decision.kind
+
+
+def listed_kind(kind: str | None, *, prefill: bool) -> str | None:
+    """The kind a table of steps lists a step under, and its kind filter keeps it by (``steps --kind``, the notebook
+    explorer's and the shared page's): ``PREFILL_SAID`` when its turn is a prefill no reply answered, the caller's text
+    and never the model's decision the run recorded it as (``no_tool_call``); else its decision's ``kind`` (``None``:
+    it has no decision)."""
+    return PREFILL_SAID if prefill and kind is not None else kind
 
 
 LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"

@@ -811,6 +811,12 @@ class View:
         return self.ended and renders.prefill(renders.rendered[self.rendered_count - 1])
 
     @property
+    def prefill_step(self) -> int | None:
+        """The index of the step whose turn the view ends on when that turn is a prefill no reply answered
+        (``prefill``), the caller's text, no decision of the model; ``None`` when the view ends on none."""
+        return self.views._renders.rendered[self.rendered_count - 1].index if self.prefill else None
+
+    @property
     def ended_text(self) -> str:
         """What a display says of how the view ends: ``ENDED_TEXT``, ``PREFILL_ENDED_TEXT`` when it ends on a prefill
         (``prefill``), ``""`` when it is not the conversation as it ended."""

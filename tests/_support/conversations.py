@@ -294,3 +294,19 @@ def json_file(path: Path, value: Any) -> Path:
     """``value`` written to ``path`` as one JSON document (a request body or a chat, as an importer reads it)."""
     path.write_text(json.dumps(value), encoding="utf-8")
     return path
+
+
+REPLIED_THEN_PREFILL: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 256,
+    "messages": [
+        {"role": "user", "content": "What is 2+2?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "calc", "input": {"x": 4}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "4"}]},
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": "As JSON?"},
+        {"role": "assistant", "content": '{"answer":'},
+    ],
+}
+"""A request body of three steps ending with the caller's prefill, which no reply answered: step 0 the model's tool
+call, step 1 its reply with no tool call, step 2 the prefill (``sent.prefill``), its kind recorded as no_tool_call."""
