@@ -29,6 +29,7 @@ from agentrender.views.html import legend_html, view_html
 from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.compacted import compacted_run, compaction
+from tests._support.conversations import REPLIED_THEN_PREFILL, json_file
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
 
@@ -466,6 +467,30 @@ def test_a_page_of_a_request_ending_with_a_prefill_titles_its_step_as_the_caller
     page.select_option("select[aria-label=kind]", label=PREFILL_SAID)
     assert page.eval_on_selector_all("[data-panel=steps] tbody tr", cells) == [["0", PREFILL_SAID]]
     assert "no_tool_call" not in page.inner_text("body")
+
+
+def test_the_slider_never_says_a_prefill_was_decided(browser: Any, tmp_path: Path) -> None:
+    """At each stop of a run ending on the caller's prefill, the slider's words and the view's heading say which
+    view it is: deciding the model's steps, then before the prefill's step and after it, which no model decided
+    (never "deciding step 2" of the prefill, nor "deciding step 3 (after the last recorded step)" of a request the
+    model was to go on from)."""
+    run = imports.load(json_file(tmp_path / "request.json", REPLIED_THEN_PREFILL))
+    page, _, _ = open_page(browser, saved(run, tmp_path, "prefill-slider"))  # opened after the last step
+    said = []
+    for stop in reversed(range(4)):
+        said.append((page.inner_text(".ar-where"), page.inner_text(".ar-view > .ar-header > span:first-child")))
+        if stop >= 2:  # after the prefill, and before it
+            page.screenshot(path=str(_artifacts() / f"page-prefill-slider-{stop}.png"))
+        page.keyboard.press("ArrowLeft")
+        settled(page)
+    before = "before step 2, the caller's prefill: no model decided it"
+    after = "after step 2, the caller's prefill: the request the model was to go on from"
+    assert said[::-1] == [
+        ("deciding step 0", "view deciding step 0"),
+        ("deciding step 1", "view deciding step 1"),
+        (before, f"view {before}"),
+        (after, f"view {after}"),
+    ], said
 
 
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:

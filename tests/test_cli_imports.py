@@ -174,6 +174,19 @@ def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path
         assert list(steps_rows(run, kind=[kind]).frame["index"]) == expected, kind
 
 
+def test_show_heads_the_views_beside_a_prefill_as_no_decision_of_the_model(tmp_path: Path) -> None:
+    """show heads the view before a request's closing prefill, and the view after it, as views beside the caller's
+    prefill, which no model decided: never "deciding step 2" of the prefill, nor "what the model would see next" of
+    the request it was to go on from; the model's steps before keep "deciding step K"."""
+    body = str(_prefill_after_replies(tmp_path))
+    out = ok_of("show", body)
+    assert "the view after step 2, the caller's prefill: the request the model was to go on from " in out
+    assert "what the model would see next" not in out
+    out = ok_of("show", body, "--at", "2")
+    assert "the view before step 2, the caller's prefill: no model decided it " in out and "deciding" not in out
+    assert "the view deciding step 1 " in ok_of("show", body, "--at", "1")
+
+
 def test_the_steps_frame_says_which_step_is_a_prefill(tmp_path: Path) -> None:
     """steps_frame's prefill column is true of a request's closing prefill, and false where a reply ended it."""
     assert steps_frame(load(_prefill_body(tmp_path)))["prefill"].tolist() == [True]

@@ -271,6 +271,25 @@ def test_run_explorer_kind_filter_keeps_a_prefill_under_its_label_not_as_a_decis
     assert [value for _label, value in RunExplorer(load(body)).kind_filter.options] == ["(all)", PREFILL_SAID]
 
 
+def test_the_conversation_slider_says_which_views_are_beside_a_prefill(tmp_path: Path) -> None:
+    """The conversation's position label and its view's heading say, at each stop of a run ending on the caller's
+    prefill, which view it is: deciding the model's steps, then before and after the prefill, which no model
+    decided (never "deciding step 2" of the prefill, nor "after the last recorded step" of the request after it)."""
+    from agentrender.imports import load
+
+    conversation = ConversationView(load(json_file(tmp_path / "request.json", REPLIED_THEN_PREFILL)))
+    before = "before step 2, the caller's prefill: no model decided it"
+    after = "after step 2, the caller's prefill: the request the model was to go on from"
+    expected = ["deciding step 0", "deciding step 1", before, f"{after} \u00b7 the conversation as it ended"]
+    labels, headings = [], []
+    for stop in range(4):
+        conversation.slider.value = stop
+        labels.append(conversation.position_label.value)
+        headings.append(html.unescape(re.search(r"<b>view</b> ([^<]*)</span>", conversation.html.value)[1]))
+    assert labels == expected
+    assert headings == ["deciding step 0", "deciding step 1", before, after]
+
+
 def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_of_block() -> None:
     """Each cell of what the model saw (a result in full, cut, a summary, a nudge, ...) carries the class the view's
     HTML gives a block of that kind, so it has the view's colour; a step the model was shown nothing for has none."""

@@ -334,9 +334,9 @@ def _compaction_line(view: View) -> Iterator[Any]:
 
 
 def _where(view: View) -> str:
-    if view.at is None:
-        return "after the last step: what the model would see next"
-    return f"deciding step {view.at}"
+    """Which view it is (``View.where``); after the last step, what the model would see next, unless that view ends
+    on a prefill no reply answered (its words say what it is)."""
+    return view.where + (": what the model would see next" if view.at is None and not view.prefill else "")
 
 
 def shown_path(path: str) -> str:

@@ -204,7 +204,9 @@ class _Mode:
         across (under the contract's options), by the step each came right before (as ``views.html`` marks them);
         ``legend``: its size chart's, each mark and its words, plain (``SizeSeries.legend``, as the notebook's);
         ``totals``: what its size tab says under the chart, each fact its parts, each its words and whether they are
-        bold (``SizeSeries.totals``, as the notebook's)."""
+        bold (``SizeSeries.totals``, as the notebook's); ``where``: the stops whose view is not headed ``deciding
+        step K`` (nor, the last, ``after the last step``), each with its words, plain (``View.where``: the views
+        beside a prefill no reply answered, which no model decided)."""
         views = self.views
         return {
             "describe": self.texts(views.describe_mode()),
@@ -213,7 +215,18 @@ class _Mode:
             "marks": [[mark.step, self.texts(compaction_mark(mark.trigger))] for mark in views.rendered_across],
             "legend": self.legend,
             "totals": self.totals,
+            "where": self._where(),
         }
+
+    def _where(self) -> list[list[Any]]:
+        """``[stop, words]`` of each stop whose view ``View.where`` heads otherwise than by its step: the views before
+        and after the step of a prefill the view after the last step ends on (``View.prefill_step``), none else."""
+        views, stops = self.views, self.views.stops
+        prefill = views.at(None).prefill_step
+        if prefill is None:
+            return []
+        around = (stops.index(prefill), len(stops) - 1)
+        return [[stop, views.at(stops[stop]).where] for stop in around]
 
     def part(self, number: int) -> dict[str, Any]:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from

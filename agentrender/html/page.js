@@ -234,6 +234,7 @@
 
   function mode() { return data.modes[state.mode]; }
   const marks = data.modes.map((m) => new Map(m.marks));  // each mode's compactions rendered across, by step
+  const wheres = data.modes.map((m) => new Map(m.where));  // each mode's views headed otherwise than by their step
   function move(by) { go(state.stop + by); }
   function go(stop) {
     state.stop = Math.max(0, Math.min(data.steps, stop));
@@ -295,7 +296,7 @@
   function viewHeader(m, stop, at, lastStop) {
     const [here, i] = stopIn(stop), s = here.sizes;
     const items = [
-      fact("view", lastStop ? "after the last step" : "deciding step " + at),
+      fact("view", wheres[state.mode].get(stop) || (lastStop ? "after the last step" : "deciding step " + at)),
       fact("", plural(s.messages[i], "message")),
       fact("", n(s.bytes[i]) + " bytes"),
       fact("", "~" + n(s.tokens[i]) + " tokens", "bytes / 4, a scale, not a count"),
@@ -346,7 +347,9 @@
     const m = mode();
     const lastStop = stop === data.steps;
     const [here, i] = stopIn(stop), at = here.at[i];
-    where.textContent = "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
+    // beside a prefill no model decided, Python's words; else the step the model decided from this view
+    where.textContent = wheres[state.mode].get(stop)
+      || "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
     viewBox.replaceChildren();
     facts(viewBox, viewHeader(m, stop, at, lastStop));
     viewBox.appendChild(legend());

@@ -275,8 +275,8 @@ class ConversationView(Widget):
                 live += f"ended ({run.end.get('status')}) \u00b7 "
         self.position_label.value = (
             live
-            + f"deciding step {at}"
-            + (" (after the last recorded step)" if last else "")
+            + view.where  # deciding step K, or the view beside a prefill no model decided
+            + (" (after the last recorded step)" if last and not view.prefill else "")
             + (" \u2702 right after a compaction" if any(c.step == at for c in self.views.compactions) else "")
             + (" \u00b7 the conversation as it ended" if view.ended else "")
         )

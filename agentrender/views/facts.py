@@ -50,6 +50,7 @@ __all__ = [
     "ended_text",
     "listed_kind",
     "one_value",
+    "prefill_where",
     "step_said",
     "steps_summary",
 ]
@@ -409,6 +410,15 @@ def step_said(step: Step, *, prefill: bool) -> str:
     if prefill:
         return PREFILL_SAID
     return decision.tool if decision.calls else decision.kind
+
+
+def prefill_where(step: int, *, after: bool) -> str:
+    """What a display heads a view by (``View.where``) beside step ``step``, a prefill no reply answered, the caller's
+    text that no model decided: the view before it (no model decided from it), or the view after it, ending on it
+    (the request the model was to go on from, whose reply would go on with that turn, no step after it)."""
+    if after:
+        return f"after step {step}, the caller's prefill: the request the model was to go on from"
+    return f"before step {step}, the caller's prefill: no model decided it"
 
 
 def listed_kind(kind: str | None, *, prefill: bool) -> str | None:

@@ -173,9 +173,8 @@ def _mode_html(view: View) -> list[str]:
 
 
 def _header_html(view: View, counted: bool = True) -> str:
-    at = "after the last step" if view.at is None else f"deciding step {view.at}"
     parts = [
-        f"<span><b>view</b> {html.escape(at)}</span>",
+        f"<span><b>view</b> {html.escape(view.where)}</span>",
         f"<span><b>{view.message_count:,}</b> messages</span>",
     ]
     if view.ended:

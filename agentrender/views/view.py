@@ -37,6 +37,7 @@ from agentrender.views.facts import (
     ended_text,
     marked_fact,
     one_value,
+    prefill_where,
 )
 from agentrender.views.html import view_html
 from agentrender.views.renders import StepRenders, given_fact
@@ -815,6 +816,19 @@ class View:
         """The index of the step whose turn the view ends on when that turn is a prefill no reply answered
         (``prefill``), the caller's text, no decision of the model; ``None`` when the view ends on none."""
         return self.views._renders.rendered[self.rendered_count - 1].index if self.prefill else None
+
+    @property
+    def where(self) -> str:
+        """Which view this is, as every display heads it: ``deciding step K`` (the model decided step ``at`` from it),
+        ``after the last step`` (``at`` is ``None``); beside a prefill no reply answered, which no model decided,
+        ``prefill_where`` of its step: the view that ends on it (``prefill_step``), and the view before it."""
+        if (prefill := self.prefill_step) is not None:
+            return prefill_where(prefill, after=True)
+        renders = self.views._renders
+        position = renders.position(self.at)  # the step this view comes right before, if any
+        if position < len(renders.steps) and renders.prefill(step := renders.steps[position]):
+            return prefill_where(step.index, after=False)
+        return "after the last step" if self.at is None else f"deciding step {self.at}"
 
     @property
     def ended_text(self) -> str:
