@@ -187,6 +187,22 @@ def test_show_heads_the_views_beside_a_prefill_as_no_decision_of_the_model(tmp_p
     assert "the view deciding step 1 " in ok_of("show", body, "--at", "1")
 
 
+def test_the_run_facts_count_a_prefill_as_the_callers_step_not_a_decision(tmp_path: Path) -> None:
+    """show's header, the shared page's run facts and a run's HTML count a request's closing prefill among the
+    rendered steps and say it is the caller's, no decision of the model, where they said every rendered step had a
+    decision; a run with no prefill keeps its count as it was."""
+    from agentrender import html
+
+    run = load(_prefill_after_replies(tmp_path))
+    said = "3 (3 rendered, 0 without a decision; step 2 is the caller's prefill, no decision of the model)"
+    assert f"steps  {said} \u00b7 0 model calls" in ok_of("show", str(run.path))
+    facts = html.payload(run)
+    texts = facts["texts"]
+    assert [texts[value] for name, value in facts["header"] if texts[name] == "steps"] == [said]
+    assert said in run._repr_html_()
+    assert " 10 (9 rendered, 1 without a decision) \u00b7 9 model calls " in ok_of("show", "flaky-build-resumed")
+
+
 def test_the_steps_frame_says_which_step_is_a_prefill(tmp_path: Path) -> None:
     """steps_frame's prefill column is true of a request's closing prefill, and false where a reply ended it."""
     assert steps_frame(load(_prefill_body(tmp_path)))["prefill"].tolist() == [True]

@@ -348,9 +348,9 @@ def shown_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def run_facts(run: Run, *, full: bool = False) -> Table:
+def run_facts(run: Run, *, full: bool = False, prefill: int | None = None) -> Table:
     """The run's header facts as a two-column grid; a long goal or system prompt as its first line and size, whole
-    when ``full``."""
+    when ``full``; ``prefill``: the step of a prefill no reply answered, counted as the caller's (``steps_summary``)."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style=MUTED, no_wrap=True)
     grid.add_column()
@@ -364,7 +364,7 @@ def run_facts(run: Run, *, full: bool = False) -> Table:
         grid.add_row("tools", Text(clean(offered_said(run.tools), one_line=True)))
     grid.add_row(
         "steps",
-        Text(f"{steps_summary(run.steps)} \u00b7 {calls_said(run.model_calls, 'model call')}"),
+        Text(f"{steps_summary(run.steps, prefill)} \u00b7 {calls_said(run.model_calls, 'model call')}"),
     )
     said, completed = end_said(run.end, run.header)
     grid.add_row("end", Text(clean(said, one_line=True), style="green" if completed else "yellow"))
@@ -495,7 +495,8 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     run = view.views.run
     title = Text(clean(view.views.run_id or "(no run id)", one_line=True), style="bold")
     if run is not None:
-        yield Panel(run_facts(run, full=full), title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
+        facts = run_facts(run, full=full, prefill=view.views.at(None).prefill_step)
+        yield Panel(facts, title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
     else:
         yield Rule(title, align="left", style=MUTED)
     if run is not None:

@@ -414,14 +414,14 @@ def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
     return out
 
 
-def _header(run: Run, texts: _Texts) -> list[list[int]]:
+def _header(run: Run, texts: _Texts, prefill: int | None) -> list[list[int]]:
     end = run.end
     rows = [
         ("run", run.run_id or "(no id)"),
         ("goal", run.goal),
         *([("system", run.system)] if run.system else []),  # what the model saw before every view
         ("model", run.model),
-        ("steps", steps_summary(run.steps)),
+        ("steps", steps_summary(run.steps, prefill)),  # a prefill no reply answered counted as the caller's
         ("model calls", calls_said(run.model_calls)),
         ("tools", offered_said(run.tools)),
         ("end", end_said(end, run.header)[0]),
@@ -455,13 +455,14 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
     modes = [_Mode(views, texts, kinds)]
     if what_if is not None:
         modes.append(_Mode(views.under(what_if), texts, kinds))
-    rows = _Rows(run, texts, views.at(None).prefill_step)
+    prefill = views.at(None).prefill_step  # the step of a prefill no reply answered: the caller's, not decided
+    rows = _Rows(run, texts, prefill)
     stops = views.stops
     count = -(-len(stops) // PART_STEPS)
     facts: dict[str, Any] = {
         "format": PAGE_FORMAT,
         "title": texts(f"agentrender · {run.run_id or os.path.basename(run.path or '') or 'run'}"),
-        "header": _header(run, texts),
+        "header": _header(run, texts, prefill),
         # how the run ended, beside "the run" (its facts, folded): open when it failed, so that no one misses it
         "ended": [texts(end_said(run.end, run.header)[0]), int((run.end or {}).get("status") == "failed")],
         "warnings": [texts(str(warning)) for warning in run.warnings],

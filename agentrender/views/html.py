@@ -293,12 +293,14 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
     module shows facts and builds none.
     """
     end = run.end
+    # a prefill no reply answered, which the view after the last step ends on, is counted as the caller's
+    prefill = view.views.at(None).prefill_step if view is not None and not isinstance(view, str) else None
     rows = [
         ("run", escape_text(run.run_id or "(no id)", 500)),
         ("goal", escape_text(run.goal, 2000)),
         *([("system", escape_text(run.system, 2000))] if run.system else []),  # what the model saw before every view
         ("model", escape_text(run.model, 200)),
-        ("steps", steps_summary(run.steps)),
+        ("steps", steps_summary(run.steps, prefill)),
         ("model calls", calls_said(run.model_calls)),
         ("tools", escape_text(offered_said(run.tools), 2000)),
         ("end", escape_text(end_said(end, run.header)[0], 500)),
