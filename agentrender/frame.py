@@ -1896,6 +1896,7 @@ def to_parquet(
     workers: int | None = None,
     progress: bool = True,
     prune: bool = False,
+    names: Mapping[str, str] | None = None,
 ) -> ParquetExport:
     """Export the steps, model calls and one row per run of many files as a Parquet dataset in ``out``.
 
@@ -1926,7 +1927,8 @@ def to_parquet(
     ``options`` sets the window every run is read under, ``{"recent_results": N,
     "result_bytes": B}`` (default: each run's own); an export holds one setting, so
     adding to ``out`` with another raises ``ValueError``. ``workers`` and ``progress``
-    are as in ``runs_frame``. Needs pyarrow (extra ``frame``).
+    are as in ``runs_frame``. ``names`` gives what the user called a source that its path is not (the CLI's bundled
+    sample, by its name): the result names it so. Needs pyarrow (extra ``frame``).
     """
     require("frame", "pyarrow")
     tqdm = require("frame", "tqdm.auto").tqdm
@@ -1935,7 +1937,9 @@ def to_parquet(
     # A folder stands for its run files (one of none raises, before OUT is made); a file that is missing is a row with
     # its error.
     found = [_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given]
-    named = {os.path.abspath(path): path for path in distinct_paths(path for paths in found for path in paths)}
+    called = names or {}
+    given_paths = distinct_paths(path for paths in found for path in paths)
+    named = {os.path.abspath(path): called.get(path, path) for path in given_paths}
     paths = list(named)  # what the tables and the manifest hold; what is said of a file names it as given (named)
     root = Path(out)
     manifest = _read_manifest(root, overrides)
@@ -2012,7 +2016,10 @@ def to_parquet(
 def _as_named(text: str, absolute: str, named: str) -> str:
     """``text``, said of the file ``absolute`` or of a file beside it (a Claude Code session's sub-agent), with the
     path it opens with as the user named the file (``named``): the tables name every file by its absolute path, and
-    what is said to the user names it as it was given."""
+    what is said to the user names it as it was given (a bundled sample by its name, a file in a folder given by the
+    folder as given)."""
+    if text == absolute or text.startswith(f"{absolute}:"):
+        return named + text[len(absolute) :]
     folder = os.path.join(os.path.dirname(absolute), "")
     if named == absolute or not text.startswith(folder):
         return text
