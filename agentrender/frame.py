@@ -1165,7 +1165,7 @@ def _special(path: str) -> bool:
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
 Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs. Of its ``.json`` files, Inspect's logs are
-read too, told by how they start (``imports.inspect.is_json_log``)."""
+read too, told by their members as ``load`` tells them (``imports.inspect.is_json_log``)."""
 
 
 _LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
@@ -1181,9 +1181,10 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     read of a folder.
 
     Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``) at any depth under it, and
-    every ``*.json`` that starts as Inspect starts a log (``imports.inspect.is_json_log``: the other JSON files a folder
-    holds beside logs, a ``package.json`` or Inspect's own ``logs.json``, are no runs, and are read when named one by
-    one; a ``.json`` that cannot be read is listed, so its row says why), a linked folder's too; each file once, under
+    every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order (``imports.inspect.is_json_log``:
+    the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's own ``logs.json``, are no runs, and
+    are read when named one by one; a ``.json`` that cannot be read is listed, so its row says why), a linked folder's
+    too; each file once, under
     the first of its paths in sorted order, however many links name it (a link to a folder it is in is not followed
     again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints`` keeps copies
     of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link that points
