@@ -1164,8 +1164,9 @@ def _special(path: str) -> bool:
 
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
-Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs. Of its ``.json`` files, Inspect's logs are
-read too, told by their members as ``load`` tells them (``imports.inspect.is_json_log``)."""
+Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
+``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
+(``imports.inspect.is_json_log``)."""
 
 
 _LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
@@ -1180,11 +1181,11 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
 
-    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``) at any depth under it, and
-    every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order (``imports.inspect.is_json_log``:
-    the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's own ``logs.json``, are no runs, and
-    are read when named one by one; a ``.json`` that cannot be read is listed, so its row says why), a linked folder's
-    too; each file once, under
+    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``, in any case) at any depth
+    under it, and every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order
+    (``imports.inspect.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
+    own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is listed, so
+    its row says why), a linked folder's too; each file once, under
     the first of its paths in sorted order, however many links name it (a link to a folder it is in is not followed
     again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints`` keeps copies
     of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link that points
@@ -1208,12 +1209,13 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         names[:] = sorted(name for name in names if not name.startswith("."))
         for name in files:
             path = os.path.join(top, name)
+            ending = name.lower()  # RUN.JSONL as run.jsonl: a file system that ignores case may give either
             # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
-            if name.startswith(".") or not name.endswith(_LISTED_SUFFIXES) or _special(path):
+            if name.startswith(".") or not ending.endswith(_LISTED_SUFFIXES) or _special(path):
                 continue
-            if _listed(path, name):
+            if _listed(path, ending):
                 found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
-            elif name.endswith(".json"):
+            elif ending.endswith(".json"):
                 other_json += 1
     seen: set[str] = set()
     paths = []
@@ -1232,8 +1234,8 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
 
 
 def _listed(path: str, name: str) -> bool:
-    """Whether ``run_files`` lists the file ``path`` (named ``name``, no pipe nor device): a run file's name, or a
-    ``.json`` that is an Inspect log, or cannot be read to tell."""
+    """Whether ``run_files`` lists the file ``path`` (named ``name``, in lower case; no pipe nor device): a run file's
+    name, or a ``.json`` that is an Inspect log, or cannot be read to tell."""
     if name.endswith(RUN_FILE_SUFFIXES):
         return True
     if not name.endswith(".json"):

@@ -372,6 +372,32 @@ def test_a_folder_lists_an_inspect_json_log_in_any_key_order_after_any_white_spa
     assert [len(load_runs(tmp_path / name)) for name in names] == [1, 1, 1, 1]
 
 
+def test_a_file_whose_name_ends_in_capitals_is_listed_and_loaded(tmp_path: Path) -> None:
+    """A folder lists its ``RUN.JSONL``, ``Run.Jsonl.GZ``, ``LOG.EVAL`` and Inspect ``LOG.JSON`` (as a file system that
+    ignores case, or a tool that writes capitals, names them) as it lists their lower-case names, and each loads, the
+    ``.EVAL`` named alone too, where the folder left them out without a word and ``load`` took the ``.EVAL`` for a run
+    file of binary data."""
+    from agentrender import samples
+    from tests._support import real
+
+    pytest.importorskip("zstandard")
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    json_log = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+    if not json_log.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    (tmp_path / "RUN.JSONL").write_bytes(samples.path("fix-failing-test").read_bytes())
+    (tmp_path / "Run.Jsonl.GZ").write_bytes(gzip.compress(samples.path("out-of-steps").read_bytes()))
+    (tmp_path / "LOG.EVAL").write_bytes((fixtures / "inspect" / "arith.eval").read_bytes())
+    (tmp_path / "LOG.JSON").write_bytes(json_log.read_bytes())
+    (tmp_path / "OTHER.JSON").write_text('{"name": "evals", "version": "1.0.0"}', "utf-8")
+    names = ["LOG.EVAL", "LOG.JSON", "RUN.JSONL", "Run.Jsonl.GZ"]
+    assert run_files(tmp_path) == [str(tmp_path / name) for name in names]
+    ids = [run.run_id for name in names for run in load_runs(tmp_path / name)]
+    assert ids[0] == load_runs(fixtures / "inspect" / "arith.eval")[0].run_id
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) > 4
+
+
 def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> None:
     """runs_frame (and export, and Dask) read an agent's history as the CLI's commands do (``imports.load_runs``): a
     real tau-bench results file and a real Claude Code session give a row per run each, where their rows once said
