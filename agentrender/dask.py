@@ -37,7 +37,7 @@ PARTITION_BYTES: Final = 256 * 2**20
 
 RUN_FILE_PATTERNS: Final = tuple(f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
 """The names of the files of a folder ``read_runs`` reads, at any depth under it: ``agentrender.frame.run_files``, as
-``runs_frame`` does, which reads its ``*.json`` files that are Inspect logs too (told by how they start)."""
+``runs_frame`` does, which reads its ``*.json`` files that are Inspect logs too (told as ``load`` tells them)."""
 
 
 class _Group(NamedTuple):

@@ -1187,8 +1187,9 @@ def _special(path: str) -> bool:
 
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
-Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs. Of its ``.json`` files, Inspect's logs are
-read too, told by how they start (``imports.inspect.is_json_log``)."""
+Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
+``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
+(``imports.inspect.is_json_log``)."""
 
 
 _LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
@@ -1203,10 +1204,11 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
 
-    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``) at any depth under it, and
-    every ``*.json`` that starts as Inspect starts a log (``imports.inspect.is_json_log``: the other JSON files a folder
-    holds beside logs, a ``package.json`` or Inspect's own ``logs.json``, are no runs, and are read when named one by
-    one; a ``.json`` that cannot be read is listed, so its row says why), a linked folder's too; each file once, under
+    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``, in any case) at any depth
+    under it, and every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order
+    (``imports.inspect.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
+    own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is listed, so
+    its row says why), a linked folder's too; each file once, under
     the first of its paths in sorted order, however many links name it (a link to a folder it is in is not followed
     again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints`` keeps copies
     of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link that points
@@ -1230,12 +1232,13 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         names[:] = sorted(name for name in names if not name.startswith("."))
         for name in files:
             path = os.path.join(top, name)
+            ending = name.lower()  # RUN.JSONL as run.jsonl: a file system that ignores case may give either
             # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
-            if name.startswith(".") or not name.endswith(_LISTED_SUFFIXES) or _special(path):
+            if name.startswith(".") or not ending.endswith(_LISTED_SUFFIXES) or _special(path):
                 continue
-            if _listed(path, name):
+            if _listed(path, ending):
                 found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
-            elif name.endswith(".json"):
+            elif ending.endswith(".json"):
                 other_json += 1
     seen: set[str] = set()
     paths = []
@@ -1254,8 +1257,8 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
 
 
 def _listed(path: str, name: str) -> bool:
-    """Whether ``run_files`` lists the file ``path`` (named ``name``, no pipe nor device): a run file's name, or a
-    ``.json`` that is an Inspect log, or cannot be read to tell."""
+    """Whether ``run_files`` lists the file ``path`` (named ``name``, in lower case; no pipe nor device): a run file's
+    name, or a ``.json`` that is an Inspect log, or cannot be read to tell."""
     if name.endswith(RUN_FILE_SUFFIXES):
         return True
     if not name.endswith(".json"):
@@ -1919,6 +1922,7 @@ def to_parquet(
     workers: int | None = None,
     progress: bool = True,
     prune: bool = False,
+    names: Mapping[str, str] | None = None,
 ) -> ParquetExport:
     """Export the steps, model calls and one row per run of many files as a Parquet dataset in ``out``.
 
@@ -1949,7 +1953,8 @@ def to_parquet(
     ``options`` sets the window every run is read under, ``{"recent_results": N,
     "result_bytes": B}`` (default: each run's own); an export holds one setting, so
     adding to ``out`` with another raises ``ValueError``. ``workers`` and ``progress``
-    are as in ``runs_frame``. Needs pyarrow (extra ``frame``).
+    are as in ``runs_frame``. ``names`` gives what the user called a source that its path is not (the CLI's bundled
+    sample, by its name): the result names it so. Needs pyarrow (extra ``frame``).
     """
     require("frame", "pyarrow")
     tqdm = require("frame", "tqdm.auto").tqdm
@@ -1958,7 +1963,9 @@ def to_parquet(
     # A folder stands for its run files (one of none raises, before OUT is made); a file that is missing is a row with
     # its error.
     found = [_run_paths(path) if Path(path).is_dir() else [os.fspath(path)] for path in given]
-    named = {os.path.abspath(path): path for path in distinct_paths(path for paths in found for path in paths)}
+    called = names or {}
+    given_paths = distinct_paths(path for paths in found for path in paths)
+    named = {os.path.abspath(path): called.get(path, path) for path in given_paths}
     paths = list(named)  # what the tables and the manifest hold; what is said of a file names it as given (named)
     root = Path(out)
     manifest = _read_manifest(root, overrides)
@@ -2035,7 +2042,10 @@ def to_parquet(
 def _as_named(text: str, absolute: str, named: str) -> str:
     """``text``, said of the file ``absolute`` or of a file beside it (a Claude Code session's sub-agent), with the
     path it opens with as the user named the file (``named``): the tables name every file by its absolute path, and
-    what is said to the user names it as it was given."""
+    what is said to the user names it as it was given (a bundled sample by its name, a file in a folder given by the
+    folder as given)."""
+    if text == absolute or text.startswith(f"{absolute}:"):
+        return named + text[len(absolute) :]
     folder = os.path.join(os.path.dirname(absolute), "")
     if named == absolute or not text.startswith(folder):
         return text

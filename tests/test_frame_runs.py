@@ -340,6 +340,64 @@ def test_a_folder_lists_its_inspect_json_logs_and_no_other_json(tmp_path: Path) 
     ]
 
 
+def test_a_folder_lists_an_inspect_json_log_in_any_key_order_after_any_white_space(tmp_path: Path) -> None:
+    """A real Inspect ``.json`` log saved again with its keys sorted (its ``error`` a traceback past the bytes read at
+    once), or after 5 KB or 200 KB of white space, is listed from a folder and read, as ``load`` reads each of them
+    named alone, where the folder left them out without a word; a JSON object holding ``eval`` and ``version`` but
+    ``eval`` no object, or ``eval`` only nested, or only as a string, is still no log."""
+    from tests._support import real
+
+    log = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+    if not log.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    value = json.loads(log.read_text("utf-8"))
+    text = log.read_text("utf-8")
+    (tmp_path / "sorted.json").write_text(json.dumps(value, sort_keys=True), "utf-8")
+    failed = {**value, "error": {"message": "boom", "traceback": "Traceback ...\n" * 20_000}}
+    (tmp_path / "sorted_failed.json").write_text(json.dumps(failed, sort_keys=True, indent=2), "utf-8")
+    (tmp_path / "spaced.json").write_text(" " * 5_000 + text, "utf-8")
+    (tmp_path / "very_spaced.json").write_text("\n" * 200_000 + text, "utf-8")
+    others = {
+        "eval_a_string.json": {"eval": "yes", "version": 2},
+        "eval_nested.json": {"config": {"eval": {"epochs": 1}}, "version": 2, "notes": ["x" * 100_000]},
+        "eval_named.json": {"notes": '"eval": {', "version": 2},
+    }
+    for name, other in others.items():
+        (tmp_path / name).write_text(json.dumps(other), "utf-8")
+    names = ["sorted.json", "sorted_failed.json", "spaced.json", "very_spaced.json"]
+    assert run_files(tmp_path) == [str(tmp_path / name) for name in names]
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    ids = [run.run_id for _ in names for run in load_runs(log)]
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) == 4
+    assert [len(load_runs(tmp_path / name)) for name in names] == [1, 1, 1, 1]
+
+
+def test_a_file_whose_name_ends_in_capitals_is_listed_and_loaded(tmp_path: Path) -> None:
+    """A folder lists its ``RUN.JSONL``, ``Run.Jsonl.GZ``, ``LOG.EVAL`` and Inspect ``LOG.JSON`` (as a file system that
+    ignores case, or a tool that writes capitals, names them) as it lists their lower-case names, and each loads, the
+    ``.EVAL`` named alone too, where the folder left them out without a word and ``load`` took the ``.EVAL`` for a run
+    file of binary data."""
+    from agentrender import samples
+    from tests._support import real
+
+    pytest.importorskip("zstandard")
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    json_log = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+    if not json_log.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    (tmp_path / "RUN.JSONL").write_bytes(samples.path("fix-failing-test").read_bytes())
+    (tmp_path / "Run.Jsonl.GZ").write_bytes(gzip.compress(samples.path("out-of-steps").read_bytes()))
+    (tmp_path / "LOG.EVAL").write_bytes((fixtures / "inspect" / "arith.eval").read_bytes())
+    (tmp_path / "LOG.JSON").write_bytes(json_log.read_bytes())
+    (tmp_path / "OTHER.JSON").write_text('{"name": "evals", "version": "1.0.0"}', "utf-8")
+    names = ["LOG.EVAL", "LOG.JSON", "RUN.JSONL", "Run.Jsonl.GZ"]
+    assert run_files(tmp_path) == [str(tmp_path / name) for name in names]
+    ids = [run.run_id for name in names for run in load_runs(tmp_path / name)]
+    assert ids[0] == load_runs(fixtures / "inspect" / "arith.eval")[0].run_id
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) > 4
+
+
 def test_a_history_that_is_no_run_file_is_read_as_every_command_reads_it() -> None:
     """runs_frame (and export, and Dask) read an agent's history as the CLI's commands do (``imports.load_runs``): a
     real tau-bench results file and a real Claude Code session give a row per run each, where their rows once said

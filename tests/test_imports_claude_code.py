@@ -293,6 +293,23 @@ def test_what_claude_code_wrote_of_each_sub_agent_beside_its_transcript_is_in_it
     ]
 
 
+def test_a_gzipped_sub_agents_transcript_keeps_what_claude_code_wrote_of_it_beside(tmp_path):
+    """A sub-agent's transcript compressed with gzip (``agent-<id>.jsonl.gz``) beside its ``agent-<id>.meta.json``
+    gives the run it gave uncompressed, its ``source.meta`` the sidecar's, where the sidecar was looked for as
+    ``agent-<id>.jsonl.meta.json`` and left out without a word."""
+    if not SHOWCASE.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    shutil.copy(SHOWCASE, tmp_path / SHOWCASE.name)
+    shutil.copytree(SHOWCASE.with_suffix(""), tmp_path / SHOWCASE.stem)
+    for transcript in (tmp_path / SHOWCASE.stem / "subagents").glob("*.jsonl"):
+        transcript.with_suffix(".jsonl.gz").write_bytes(gzip.compress(transcript.read_bytes()))
+        transcript.unlink()
+    plain, packed = from_claude_code(SHOWCASE)[1:], from_claude_code(tmp_path / SHOWCASE.name)[1:]
+    assert [run.header["source"]["meta"] for run in packed] == [run.header["source"]["meta"] for run in plain]
+    assert [run.header["source"]["parent"] for run in packed] == [run.header["source"]["parent"] for run in plain]
+    assert len(plain) == 2
+
+
 def test_a_sub_agent_is_linked_by_the_tool_use_its_sidecar_names_and_a_broken_sidecar_is_said(tmp_path):
     """A sub-agent whose prompt and id match no tool use is linked to the one its ``.meta.json`` names; a sidecar that
     is not a JSON object is left out with a warning naming its file, and the agent's run is made as without one."""

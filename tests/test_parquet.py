@@ -787,3 +787,17 @@ def test_a_call_the_sdk_retried_is_exported_with_its_tries_and_their_time(tmp_pa
     calls = pd.read_parquet(_part(tmp_path / "out", "model_calls", path.resolve()))
     assert calls["tries"].tolist() == [1, 3, 1, 1, 1, 1, 1, 1]
     assert calls["retried_ms"].tolist() == [0, 1550.5, 0, 0, 0, 0, 0, 0]
+
+
+def test_an_export_names_a_bundled_sample_as_the_user_named_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``agentrender export fix-failing-test`` names the sample by that name in what it says, written and skipped as
+    unchanged (--json's lists), where it named the sample's file in the package; its tables name that file."""
+    monkeypatch.chdir(tmp_path)
+    name = "fix-failing-test"
+    for expected in ({"written": [name], "unchanged": []}, {"written": [], "unchanged": [name]}):
+        code, printed, err = _cli("export", "fix-failing-test", "--parquet", "out", "--workers", "1", "--json")
+        assert (code, err) == (0, "")
+        summary = json.loads(printed)
+        assert {key: summary[key] for key in expected} == expected
+    [row] = pd.read_parquet(tmp_path / "out" / "runs").itertuples()
+    assert row.path == str(samples.path("fix-failing-test"))

@@ -225,13 +225,15 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
         if value is not None
     }
     try:
+        paths = {name: _inputs.run_path(name) for name in args.runs}
         done = to_parquet(
-            [_inputs.run_path(name) for name in args.runs],
+            list(paths.values()),
             args.parquet,
             options=options,
             workers=args.workers,
             progress=False,
             prune=args.prune,
+            names={path: name for name, path in paths.items() if path != name},  # a bundled sample, by its name
         )
     except ImportError as error:  # pyarrow or pandas: the error says which package and the pip line
         raise CliError(str(error)) from None

@@ -2150,8 +2150,8 @@ _AGENT_FILE = re.compile(r"agent-.*\.jsonl(?:\.gz)?")
 
 def _meta_path(transcript: str) -> str:
     """Where Claude Code writes what it knows of the sub-agent whose transcript is at ``transcript``:
-    ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl``."""
-    return os.path.splitext(transcript)[0] + ".meta.json"
+    ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl`` (or ``agent-<id>.jsonl.gz``, the transcript compressed)."""
+    return os.path.splitext(transcript.removesuffix(".gz"))[0] + ".meta.json"
 
 
 def _agent_meta(transcript: _Transcript) -> dict[str, Any] | None:
