@@ -34,8 +34,10 @@ The SDK's retries happen inside a call: ``latency_ms`` counts them all, and both
 ``retried``, each HTTP try before the last, which failed and the SDK tried again: ``at_ms`` (when it
 began, after the call began), ``latency_ms`` and its ``error`` (as a call's); of a call interrupted as the SDK
 waited to try again, every try, the interruption being the call's error. The recorder sees each try
-through a middleware of its own, the last of the client's, nearest the wire (``with_middleware``: the
-recorded calls are made on a copy of the client with it); that is also how it tells a call sent, then
+through a middleware of its own, the last of the client's, nearest the wire, and what the agent's middleware
+made of it through another, the first (the recorded calls are made on a copy of the client with them): a try
+a middleware of the agent's turned into its own exception is the call's last when the SDK did not try again,
+one of ``retried`` when it did. That is also how it tells a call sent, then
 failed by a middleware of the agent's (recorded as sent, its ``request`` the body that went out), from
 one refused before any try. A client whose class has no ``with_middleware`` (an SDK before middleware)
 shows the recorder its last try alone: ``retried`` then holds an empty object for each try before it, as
@@ -264,9 +266,10 @@ def _elapsed(started: float) -> float:
 
 class _Tries:
     """The HTTP tries the SDK made for one recorded call, as the recorder's middleware saw them (``watched``: the
-    client's SDK has middleware, and the recorder's is the last, nearest the wire, inside the SDK's retry loop)."""
+    client's SDK has middleware, and the recorder's are the last, nearest the wire, and the first, inside the SDK's
+    retry loop)."""
 
-    __slots__ = ("raised", "request", "sent", "started", "tries", "watched")
+    __slots__ = ("raised", "reached", "request", "sent", "started", "tries", "watched")
 
     def __init__(self, started: float, watched: bool) -> None:
         self.started = started
@@ -275,7 +278,11 @@ class _Tries:
         self.sent = False  # one of the tries went out (a response came, or an error holding its HTTP request)
         self.request: Any = None  # the HTTP request of the last try that went out (of the reply, for an SDK without
         # middleware, as the SDK gives it)
-        self.raised: BaseException | None = None  # the exception the last try raised (none: it was answered)
+        # What the client's middleware made of the last try, as the recorder's first one saw it: the exception it
+        # raised (the SDK's error of the try, or one a middleware of the agent's raised in its place), none for a
+        # response; and whether that try reached the wire (a middleware of the agent's may refuse it before).
+        self.raised: BaseException | None = None
+        self.reached = True
 
     def begun(self) -> float:
         return time.perf_counter()
@@ -284,7 +291,6 @@ class _Tries:
         """A try the server answered: ``response`` is its HTTP response, whose body is read when its status failed."""
         self.sent = True
         self.request = getattr(response, "request", None)
-        self.raised = None
         status = int(response.status_code)
         done: dict[str, Any] = {"at_ms": self._at(begun), "latency_ms": _elapsed(begun)}
         if status >= 400:
@@ -298,7 +304,6 @@ class _Tries:
         if not _refused(error):
             self.sent = True
             self.request = _http_request(error) or self.request
-        self.raised = error
         self.tries.append({"at_ms": self._at(begun), "latency_ms": _elapsed(begun), "error": _error(error)})
 
     def _at(self, begun: float) -> float:
@@ -310,19 +315,28 @@ class _Tries:
         before. A call that raised ``error`` once its last try had failed with another (a Ctrl-C as the SDK waited
         to try again) gave up after that try: it is one of them."""
         if self.watched:
-            return self.tries if error is not None and not self._gave(error) else self.tries[:-1]
+            if not self.reached or (error is not None and not self._gave(error)):
+                return self.tries
+            return self.tries[:-1]
         try:
             count = int(self.request.headers.get("x-stainless-retry-count") or 0)
         except (AttributeError, TypeError, ValueError):
             count = 0
         return [{} for _ in range(count)]
 
+    def ended(self, before: int, raised: BaseException | None) -> None:
+        """The client's middleware gave the SDK what it made of a try (``raised``, or a response), when ``before``
+        tries had reached the wire: the SDK tries again, or ends the call with it."""
+        self.raised = raised
+        self.reached = len(self.tries) > before
+
     def _gave(self, error: BaseException) -> bool:
-        """Whether ``error``, what the call raised, came of its last try: a try that did not fail, the exception it
-        raised (or one the SDK raised from it), or an error of the status it was answered with."""
-        if not self.tries or "error" not in self.tries[-1]:
-            return True
-        if self.raised is None:  # answered with a failed status, which the SDK raises as an error of that status
+        """Whether ``error``, what the call raised, came of its last try: the exception the client's middleware raised
+        of it (the SDK's error of the try, or an agent's own in its place; or one raised from it), a try that did not
+        fail, or an error of the status it was answered with."""
+        if self.raised is None:  # answered: a failed status the SDK raises as an error of that status
+            if not self.tries or "error" not in self.tries[-1]:
+                return True
             status: Any = self.tries[-1]["error"].get("status")
             return status is not None and getattr(error, "status_code", None) == status
         seen: BaseException | None = error
@@ -357,8 +371,9 @@ def _retried(entry: dict[str, Any], tries: _Tries | None, error: BaseException |
 
 
 def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
-    """``client`` with the recorder's middleware last, nearest the wire, and True; ``client`` and False where its
-    class has no ``with_middleware`` (an SDK without middleware, an object standing in for a client)."""
+    """``client`` with the recorder's middleware last, nearest the wire, and first, seeing what the client's own
+    middleware made of each try, and True; ``client`` and False where its class has no ``with_middleware`` (an SDK
+    without middleware, an object standing in for a client)."""
     try:
         inspect.getattr_static(client, "with_middleware")
     except AttributeError:
@@ -399,7 +414,34 @@ def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
         tries.answered(begun, http, status_error)
         return response
 
-    return client.with_middleware(watch_async if is_async else watch), True
+    def first(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        tries = _CALL.get()
+        if tries is None:
+            return call_next(request)
+        before = len(tries.tries)
+        try:
+            response = call_next(request)
+        except BaseException as error:
+            tries.ended(before, error)
+            raise
+        tries.ended(before, None)
+        return response
+
+    async def first_async(request: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        tries = _CALL.get()
+        if tries is None:
+            return await call_next(request)
+        before = len(tries.tries)
+        try:
+            response = await call_next(request)
+        except BaseException as error:
+            tries.ended(before, error)
+            raise
+        tries.ended(before, None)
+        return response
+
+    middleware = [first_async, *client.middleware, watch_async] if is_async else [first, *client.middleware, watch]
+    return client.copy(middleware=middleware), True
 
 
 def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:

@@ -1493,3 +1493,63 @@ def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: 
     assert call["response"]["id"] == "msg_03"
     assert call["retried"] == [{}, {}]
     assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
+
+
+class _Overloaded(Exception):
+    """An agent's own exception for an overloaded API, which its middleware raises in place of the SDK's."""
+
+
+class _OverloadedRetryable(anthropic.RetryableError):
+    """An agent's own exception for an overloaded API that asks the SDK to try again."""
+
+
+@pytest.mark.parametrize(
+    ("how", "then"),
+    [("response", "ends"), ("connection", "ends"), ("response", "retried"), ("refuses-next", "retried")],
+)
+def test_a_try_a_middleware_of_the_agents_turned_into_its_own_exception_is_retried_only_when_tried_again(
+    tmp_path: Path, how: str, then: str
+) -> None:
+    """A try an agent's middleware turns into its own exception (an overloaded API, a dropped connection) is listed in
+    "retried" when the SDK tried the call again, and is the call's last try, not one retried, when it ended the call."""
+    path = tmp_path / "agent.jsonl"
+    seen: list[int] = []
+
+    def overloaded(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        seen.append(len(seen))
+        if how == "refuses-next" and len(seen) == 2:
+            raise _Overloaded("the middleware refuses to try again")
+        try:
+            response = call_next(request)
+        except anthropic.APIConnectionError:
+            raise _Overloaded("the connection dropped") from None
+        if response.http_response.status_code == 529:
+            raise (_OverloadedRetryable if then == "retried" else _Overloaded)("the API is overloaded")
+        return response
+
+    first: Any = httpx2.ConnectError("connection refused") if how == "connection" else _OVERLOADED
+    answers = [first, _reply(3)]
+    sdk = _over_transport(answers, max_retries=2).with_middleware(overloaded)
+    params = _params([{"role": "user", "content": "Go."}])
+    with agentrender.record(sdk, path) as client:
+        if how == "response" and then == "retried":
+            client.messages.create(**params)
+        else:
+            with pytest.raises(_Overloaded):
+                client.messages.create(**params)
+    (call,) = _lines(path)[1:]
+    tried = [failed.get("error", {}).get("type") for failed in call.get("retried", [])]
+    if then == "ends":
+        assert call["type"] == "model_call_error"
+        assert call["error"]["type"] == "_Overloaded"
+        assert tried == []
+        (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+        assert "tried" not in warning.text
+    elif how == "response":
+        assert call["type"] == "model_call"
+        assert tried == ["OverloadedError"]
+        assert model_calls_frame(load_run(path))["tries"].tolist() == [2]
+    else:
+        assert call["type"] == "model_call_error"
+        assert call["error"]["type"] == "_Overloaded"
+        assert tried == ["OverloadedError"]
