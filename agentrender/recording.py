@@ -41,7 +41,9 @@ one of ``retried`` when it did. That is also how it tells a call sent, then
 failed by a middleware of the agent's (recorded as sent, its ``request`` the body that went out), from
 one refused before any try. A client whose class has no ``with_middleware`` (an SDK before middleware)
 shows the recorder its last try alone: ``retried`` then holds an empty object for each try before it, as
-many as the retry count the SDK sent with it (``x-stainless-retry-count``), and a call raising an
+many as the retry count the SDK sent with it (``x-stainless-retry-count``); of a call interrupted as such an SDK
+waited to try again, the try that failed is the exception it was handling, the interruption's context: ``retried``
+holds an empty object for each try before that one, then that one's ``error``. A call raising an
 exception that holds no HTTP request is taken for one refused before sending (such an SDK wraps what
 fails as it sends in an error that holds it).
 
@@ -269,7 +271,7 @@ class _Tries:
     client's SDK has middleware, and the recorder's are the last, nearest the wire, and the first, inside the SDK's
     retry loop)."""
 
-    __slots__ = ("raised", "reached", "request", "sent", "started", "tries", "watched")
+    __slots__ = ("handling", "raised", "reached", "request", "sent", "started", "tries", "watched")
 
     def __init__(self, started: float, watched: bool) -> None:
         self.started = started
@@ -283,6 +285,8 @@ class _Tries:
         # response; and whether that try reached the wire (a middleware of the agent's may refuse it before).
         self.raised: BaseException | None = None
         self.reached = True
+        # The exception the agent was handling as it made the call: an interruption's context, not one of its tries.
+        self.handling = sys.exc_info()[1]
 
     def begun(self) -> float:
         return time.perf_counter()
@@ -318,11 +322,25 @@ class _Tries:
             if not self.reached or (error is not None and not self._gave(error)):
                 return self.tries
             return self.tries[:-1]
-        try:
-            count = int(self.request.headers.get("x-stainless-retry-count") or 0)
-        except (AttributeError, TypeError, ValueError):
-            count = 0
-        return [{} for _ in range(count)]
+        waited = self._waited(error)
+        if waited is not None:  # each try up to the one that failed, which the SDK waited to try again
+            return [{} for _ in range(_retry_count(_http_request(waited)))] + [{"error": _try_error(waited)}]
+        return [{} for _ in range(_retry_count(self.request))]
+
+    def _waited(self, error: BaseException | None) -> BaseException | None:
+        """Of an SDK without middleware, the error of the try that failed as the call was interrupted by ``error``
+        (a Ctrl-C, a cancelled task) holding no HTTP request: the exception the SDK was handling then, as it
+        waited to try again, found in ``error``'s context (up to the one the agent was handling as it called)."""
+        if error is None or _http_request(error) is not None:
+            return None
+        seen = error.__context__
+        for _ in range(8):
+            if seen is None or seen is self.handling:
+                return None
+            if _http_request(seen) is not None:
+                return seen
+            seen = seen.__context__
+        return None
 
     def ended(self, before: int, raised: BaseException | None) -> None:
         """The client's middleware gave the SDK what it made of a try (``raised``, or a response), when ``before``
@@ -345,6 +363,25 @@ class _Tries:
                 break
             seen = seen.__cause__
         return seen is self.raised
+
+
+def _retry_count(http_request: Any) -> int:
+    """How many tries went before ``http_request``, as the retry count the SDK sent with it says (0 when it does not
+    say: an SDK that sends none)."""
+    try:
+        return int(http_request.headers.get("x-stainless-retry-count") or 0)
+    except (AttributeError, TypeError, ValueError):
+        return 0
+
+
+def _try_error(error: BaseException) -> dict[str, Any]:
+    """The error of a try that failed, from the exception the SDK handled for it: a response of a failed status
+    (httpx's error of it, where an SDK before middleware waits to try again), else the exception itself."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if isinstance(status, int) and status >= 400 and getattr(error, "status_code", None) is None:
+        return _status_error(response, None)
+    return _error(error)
 
 
 def _status_error(response: Any, status_error: Callable[[Any], BaseException] | None) -> dict[str, Any]:

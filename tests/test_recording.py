@@ -1553,3 +1553,65 @@ def test_a_try_a_middleware_of_the_agents_turned_into_its_own_exception_is_retri
         assert call["type"] == "model_call_error"
         assert call["error"]["type"] == "_Overloaded"
         assert tried == ["OverloadedError"]
+
+
+@pytest.mark.parametrize("failed", ["status", "connection"])
+@pytest.mark.parametrize("before", [0, 1])
+def test_a_call_an_sdk_without_middleware_retried_keeps_the_try_that_failed_when_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failed: str, before: int
+) -> None:
+    """Ctrl-C as an SDK without middleware waits to try a call again records, among the tries before the interruption,
+    each try that failed (as many as the retry count the SDK sent with the last), the last with the error it gave."""
+    path = tmp_path / "agent.jsonl"
+    answer: Any = _OVERLOADED if failed == "status" else httpx2.ConnectError("connection refused")
+    waits: list[int] = []
+
+    def interrupt(self: Any, *, response: Any, **kwargs: Any) -> None:
+        waits.append(1)
+        if len(waits) <= before:
+            return
+        if response is not None:  # an SDK before middleware waits as it handles the status error of httpx
+            try:
+                response.raise_for_status()
+            except httpx2.HTTPStatusError:
+                raise KeyboardInterrupt from None
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(anthropic._base_client.SyncAPIClient, "_sleep_for_retry", interrupt)
+    sdk = _ClientBeforeMiddleware(_over_transport([answer] * (before + 1), max_retries=2))
+    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
+        try:
+            raise _AgentError("an earlier failure the agent is handling as it calls")
+        except _AgentError:
+            client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "KeyboardInterrupt"
+    *unseen, last = error["retried"]
+    assert unseen == [{}] * before
+    if failed == "status":
+        assert last["error"]["status"] == 529
+        assert last["error"]["body"]["error"]["type"] == "overloaded_error"
+    else:
+        assert last["error"]["type"] == "APIConnectionError"
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert f"tried {before + 2} times" in warning.text
+
+
+def test_a_call_interrupted_on_its_first_try_as_the_agent_handles_an_api_error_was_not_retried(tmp_path: Path) -> None:
+    """A call of an SDK without middleware interrupted as it is first sent, made as the agent handles an earlier call's
+    API error, records no try before its last: the agent's error is not one of the call's tries."""
+    path = tmp_path / "agent.jsonl"
+
+    def interrupt() -> Any:
+        raise KeyboardInterrupt
+
+    earlier = anthropic.APIConnectionError(request=httpx2.Request("POST", "https://api.anthropic.com/v1/messages"))
+    sdk = _ClientBeforeMiddleware(_over_transport([interrupt], max_retries=2))
+    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
+        try:
+            raise earlier
+        except anthropic.APIConnectionError:
+            client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "KeyboardInterrupt"
+    assert "retried" not in error
