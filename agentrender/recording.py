@@ -159,7 +159,12 @@ class _Recorder:
         )
 
     def call(
-        self, request: Mapping[str, Any], response: Mapping[str, Any], started: float, tries: _Tries | None = None
+        self,
+        request: Mapping[str, Any],
+        response: Mapping[str, Any],
+        started: float,
+        tries: _Tries | None = None,
+        where: _Line | None = None,
     ) -> None:
         entry = {
             "type": "model_call",
@@ -171,12 +176,12 @@ class _Recorder:
         _retried(entry, tries)
         try:
             if not self.write(entry):
-                self.lost(request, response)
+                self.lost(request, response, where)
         except ValueError as error:
             # A reply the run file's checks refuse (a block missing a field it must have) is
             # still the agent's reply: it is kept, as a call the reader can see and warn of.
             problem = {"type": "unrecordable", "message": f"the reply could not be recorded as a model call: {error}"}
-            self.failure(request, problem, started, response, tries=tries)
+            self.failure(request, problem, started, response, tries=tries, where=where)
 
     def failure(
         self,
@@ -187,6 +192,7 @@ class _Recorder:
         *,
         sent: bool = True,
         tries: _Tries | None = None,
+        where: _Line | None = None,
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
@@ -201,7 +207,7 @@ class _Recorder:
             entry["sent"] = False
         _retried(entry, tries, error if isinstance(error, BaseException) else None)
         if not self.write(entry):
-            self.lost(request, partial)
+            self.lost(request, partial, where)
 
     def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float, tries: _Tries) -> None:
         """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending.
@@ -217,19 +223,26 @@ class _Recorder:
             tries.request = _http_request(error)
             self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
 
-    def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None) -> None:
+    def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None, where: _Line | None = None) -> None:
         """Warn that a call, of ``request`` and the ``reply`` (or the part of it) that arrived, ended once the recording
-        was closed, and is not in it: the agent has its reply (or the SDK's error, or its stream's end) all the same."""
+        was closed, and is not in it: the agent has its reply (or the SDK's error, or its stream's end) all the same.
+        The warning is given at ``where``, the agent's line that opened a stream, else at the agent's line running."""
         what = [f"step {step_decided(request.get('messages'))}"]
         model = (reply or {}).get("model", request.get("model"))
         what += [f"model {model}"] if isinstance(model, str) else []
         what += [f"id {reply_id}"] if isinstance(reply_id := (reply or {}).get("id"), str) else []
-        warnings.warn(
+        text = (
             f"{self.writer.path}: a model call ({', '.join(what)}) ended after the recording was closed, and is not "
             "recorded: close the recorded client once the agent's calls have returned and its streams are read or "
-            "closed",
-            RuntimeWarning,
-            stacklevel=_agents_level(),
+            "closed"
+        )
+        if where is None:
+            warnings.warn(text, RuntimeWarning, stacklevel=_agents_level())
+            return
+        filename, line, module = where
+        registry = module.setdefault("__warningregistry__", {})
+        warnings.warn_explicit(
+            text, RuntimeWarning, filename, line, module.get("__name__"), registry, module_globals=module
         )
 
     def write(self, entry: Mapping[str, Any]) -> bool:
@@ -246,6 +259,10 @@ class _Recorder:
             self.writer.close()
 
 
+_Line = tuple[str, int, dict[str, Any]]
+"""A line of the agent's: its file, its number and its module's globals (where a warning of it is registered)."""
+
+
 def _agents_level() -> int:
     """The ``stacklevel`` at which a warning of the function calling this names the agent's line: the first frame out
     of this module (where the agent made the call, or ended its stream)."""
@@ -255,6 +272,15 @@ def _agents_level() -> int:
     while frame is not None and frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
         level, frame = level + 1, frame.f_back
     return level
+
+
+def _agents_line() -> _Line | None:
+    """The agent's line running, the first frame out of this module: kept by a stream as the line that opened it, to
+    name it in a warning given as the stream ends where no line of the agent's runs (the garbage collector)."""
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno, frame.f_globals)
 
 
 def _sdk_version(client: Any) -> str:
@@ -1009,6 +1035,7 @@ def _streamed(
     message: dict[str, Any] | None,
     complete: bool,
     why: BaseException | Mapping[str, str],
+    where: _Line | None = None,
 ) -> None:
     """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
     whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
@@ -1017,9 +1044,9 @@ def _streamed(
     writing to a closed file went to no one."""
     if complete:
         assert message is not None
-        recorder.call(request, message, tries.started, tries)
+        recorder.call(request, message, tries.started, tries, where)
     else:
-        recorder.failure(request, why, tries.started, message, tries=tries)
+        recorder.failure(request, why, tries.started, message, tries=tries, where=where)
 
 
 class _RecordedStream(_StreamEnd):
@@ -1078,6 +1105,7 @@ class _Events:
         self.read = False  # the stream's events were read to their end
         self.entered = False  # the stream is used as a context manager, whose exit says how it was left
         self.problem: Mapping[str, str] | None = None
+        self.where = _agents_line()  # the agent's line that opened the stream
 
     def add(self, event: Any) -> None:
         if self.problem:
@@ -1095,7 +1123,7 @@ class _Events:
         self.ended = True
         complete = self.reply.complete and not self.problem
         why = error or self.problem or (_INCOMPLETE if self.read else _LEFT)
-        _streamed(self.recorder, self.request, self.tries, self.reply.message, complete, why)
+        _streamed(self.recorder, self.request, self.tries, self.reply.message, complete, why, self.where)
 
     def left(self) -> None:
         """The loop over the events was left (a ``break``, an exception in its body): recorded now, unless the

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -1615,3 +1618,31 @@ def test_a_call_interrupted_on_its_first_try_as_the_agent_handles_an_api_error_w
     (error,) = _lines(path)[1:]
     assert error["error"]["type"] == "KeyboardInterrupt"
     assert "retried" not in error
+
+
+def test_a_dropped_stream_collected_where_no_line_of_the_agents_runs_is_named_at_the_line_that_opened_it(
+    tmp_path: Path,
+) -> None:
+    """A stream the agent drops unread once the recording is closed, which the garbage collector finalises where none
+    of the agent's lines runs (another thread), is named in a RuntimeWarning at the agent's line that opened it."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    with MessagesServer.scripted([_reply(0)]) as server, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client = agentrender.record(_client(server), path)
+        here = inspect.currentframe()
+        assert here is not None
+        opened = here.f_lineno + 1
+        events = client.messages.create(**params, stream=True)
+        loop = iter(events)
+        next(loop)
+        cycle: list[Any] = [loop, events]
+        cycle.append(cycle)  # freed by the garbage collector alone, in the thread that runs it
+        client.close()
+        del loop, events, cycle
+        collector = threading.Thread(target=gc.collect)
+        collector.start()
+        collector.join()
+    (lost,) = [warning for warning in caught if issubclass(warning.category, RuntimeWarning)]
+    assert "ended after the recording was closed" in str(lost.message)
+    assert (lost.filename, lost.lineno) == (__file__, opened)
