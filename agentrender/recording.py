@@ -25,8 +25,8 @@ then per call
   ``message``, ``status`` and ``body`` for an HTTP error, ``cause`` for an exception raised from another,
   as the SDK's ``APIConnectionError`` is from what failed; ``incomplete`` for a stream that
   ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
-  exception that left the block), ``latency_ms``, and the part of a streamed reply that
-  arrived, as ``partial``; ``"sent": false`` for a call never sent (the SDK's own ``TypeError``
+  exception that left the block; one it dropped unread is ``left`` too), ``latency_ms``, and the part of
+  a streamed reply that arrived, as ``partial``; ``"sent": false`` for a call never sent (the SDK's own ``TypeError``
   or ``ValueError`` for the arguments, a middleware of the agent's that raised before the request
   went out), whose ``request`` is the body its arguments make. The error itself is raised unchanged.
 
@@ -1166,7 +1166,7 @@ class _RecordedEventStream:
         self._events.end(None)
 
     def __aiter__(self) -> AsyncIterator[Any]:
-        return _AsyncEvents(self._stream.__aiter__(), self._events)
+        return _AsyncEvents(self, self._stream.__aiter__(), self._events)
 
     def close(self) -> Any:
         """Close the stream; a reply not read to its end is recorded as what arrived."""
@@ -1194,15 +1194,22 @@ class _RecordedEventStream:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
+    def __del__(self) -> None:
+        # A stream the agent let go of unread (or unfinished, out of a loop that made no generator of it): the call
+        # was sent and answered, and is recorded as left, with what arrived, unless its ``with`` block said why.
+        self._events.left()
+
 
 class _AsyncEvents:
     """An ``async for`` over a recorded stream: an iterator object, not an async generator, so that a loop left early
     (a ``break``, an exception in its body) records the call as it lets go of it, when the agent stopped reading, as
     the sync loop's generator does. An async generator left so is closed later, when the event loop gets to it."""
 
-    __slots__ = ("_events", "_source")
+    __slots__ = ("_events", "_source", "_stream")
 
-    def __init__(self, source: AsyncIterator[Any], events: _Events) -> None:
+    def __init__(self, stream: _RecordedEventStream, source: AsyncIterator[Any], events: _Events) -> None:
+        self._stream = stream  # kept while the loop reads it, as a sync loop's generator keeps it: a stream let go of
+        # is one the agent stopped reading
         self._source = source
         self._events = events
 

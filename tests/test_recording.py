@@ -1646,3 +1646,37 @@ def test_a_dropped_stream_collected_where_no_line_of_the_agents_runs_is_named_at
     (lost,) = [warning for warning in caught if issubclass(warning.category, RuntimeWarning)]
     assert "ended after the recording was closed" in str(lost.message)
     assert (lost.filename, lost.lineno) == (__file__, opened)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_stream_the_agent_drops_unread_is_recorded_as_left(tmp_path: Path, kind: str) -> None:
+    """A create(stream=True) call whose stream the agent drops without reading it, sent and answered all the same,
+    is recorded as left when Python lets go of it, in order with the calls around it, where it was not recorded; a
+    stream read to its end in a loop that holds its iterator alone is its reply."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    answers = [_reply(0), _reply(1), _reply(2)]
+
+    async def main_async() -> None:
+        async with agentrender.record(_over_transport(answers, is_async=True), path) as client:
+            async for _ in await client.messages.create(**params, stream=True):
+                pass
+            events = await client.messages.create(**params, stream=True)
+            del events
+            await client.messages.create(**params)
+
+    if kind == "async":
+        asyncio.run(main_async())
+    else:
+        with agentrender.record(_over_transport(answers), path) as client:
+            for _ in client.messages.create(**params, stream=True):
+                pass
+            events = client.messages.create(**params, stream=True)
+            del events
+            client.messages.create(**params)
+    read, dropped, answered = _lines(path)[1:]
+    assert read["response"]["id"] == "msg_00"
+    assert dropped["type"] == "model_call_error"
+    assert dropped["error"]["type"] == "left"
+    assert dropped["request"]["stream"] is True
+    assert answered["response"]["id"] == "msg_02"
