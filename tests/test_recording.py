@@ -1558,13 +1558,15 @@ def test_a_try_a_middleware_of_the_agents_turned_into_its_own_exception_is_retri
         assert tried == ["OverloadedError"]
 
 
+@pytest.mark.parametrize(("kind", "stop"), [("sync", KeyboardInterrupt), ("async", asyncio.CancelledError)])
 @pytest.mark.parametrize("failed", ["status", "connection"])
 @pytest.mark.parametrize("before", [0, 1])
 def test_a_call_an_sdk_without_middleware_retried_keeps_the_try_that_failed_when_interrupted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failed: str, before: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, stop: type[BaseException], failed: str, before: int
 ) -> None:
-    """Ctrl-C as an SDK without middleware waits to try a call again records, among the tries before the interruption,
-    each try that failed (as many as the retry count the SDK sent with the last), the last with the error it gave."""
+    """Ctrl-C (or a cancelled task) as an SDK without middleware waits to try a call again records, among the tries
+    before the interruption, each try that failed (as many as the retry count the SDK sent with the last), the last
+    with the error it gave."""
     path = tmp_path / "agent.jsonl"
     answer: Any = _OVERLOADED if failed == "status" else httpx2.ConnectError("connection refused")
     waits: list[int] = []
@@ -1577,18 +1579,35 @@ def test_a_call_an_sdk_without_middleware_retried_keeps_the_try_that_failed_when
             try:
                 response.raise_for_status()
             except httpx2.HTTPStatusError:
-                raise KeyboardInterrupt from None
-        raise KeyboardInterrupt
+                raise stop from None
+        raise stop
+
+    async def interrupt_async(self: Any, **kwargs: Any) -> None:
+        interrupt(self, **kwargs)
 
     monkeypatch.setattr(anthropic._base_client.SyncAPIClient, "_sleep_for_retry", interrupt)
-    sdk = _ClientBeforeMiddleware(_over_transport([answer] * (before + 1), max_retries=2))
-    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
-        try:
-            raise _AgentError("an earlier failure the agent is handling as it calls")
-        except _AgentError:
-            client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    monkeypatch.setattr(anthropic._base_client.AsyncAPIClient, "_sleep_for_retry", interrupt_async)
+    params = _params([{"role": "user", "content": "Go."}])
+    sdk = _over_transport([answer] * (before + 1), is_async=kind == "async", max_retries=2)
+
+    async def call_async() -> None:
+        async with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+            try:
+                raise _AgentError("an earlier failure the agent is handling as it calls")
+            except _AgentError:
+                await client.messages.create(**params)
+
+    with pytest.raises(stop):
+        if kind == "async":
+            asyncio.run(call_async())
+        else:
+            with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+                try:
+                    raise _AgentError("an earlier failure the agent is handling as it calls")
+                except _AgentError:
+                    client.messages.create(**params)
     (error,) = _lines(path)[1:]
-    assert error["error"]["type"] == "KeyboardInterrupt"
+    assert error["error"]["type"] == stop.__name__
     *unseen, last = error["retried"]
     assert unseen == [{}] * before
     if failed == "status":
