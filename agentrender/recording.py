@@ -143,7 +143,9 @@ class _Recorder:
     def __init__(self, client: Any, path: str | os.PathLike[str], *, run_id: str | None, compress: bool | None) -> None:
         create = inspect.unwrap(client.messages.create)
         self.is_async = inspect.iscoroutinefunction(create)
-        self.lock = threading.Lock()
+        # Reentrant: a stream Python finalises as this thread writes (the garbage collector runs where the writer
+        # allocates) writes its record then, before the one being written, where a lock would wait for itself.
+        self.lock = threading.RLock()
         self.closed = False
         self.writer = RunWriter(path, compress=compress)
         name = Path(os.fspath(path)).name

@@ -1699,3 +1699,32 @@ def test_a_stream_the_agent_drops_unread_is_recorded_as_left(tmp_path: Path, kin
     assert dropped["error"]["type"] == "left"
     assert dropped["request"]["stream"] is True
     assert answered["response"]["id"] == "msg_02"
+
+
+def test_a_stream_the_garbage_collector_finalises_as_the_recorder_writes_is_recorded_without_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream the agent dropped, which Python finalises as the recorder writes another call (the garbage collector
+    runs where the writer allocates), is recorded before that call, and the agent goes on, where it hung."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    write = agentrender.RunWriter.write
+    held: list[Any] = []
+
+    def finalising(self: Any, record: Mapping[str, Any]) -> None:
+        held.clear()  # the stream's last reference goes here, as the collector would free it
+        write(self, record)
+
+    def agent() -> None:
+        with agentrender.record(_over_transport([_reply(0), _reply(1)]), path) as client:
+            held.append(client.messages.create(**params, stream=True))
+            monkeypatch.setattr(agentrender.RunWriter, "write", finalising)
+            client.messages.create(**params)
+
+    running = threading.Thread(target=agent, daemon=True)
+    running.start()
+    running.join(timeout=10)
+    assert not running.is_alive()
+    dropped, answered = _lines(path)[1:]
+    assert dropped["error"]["type"] == "left"
+    assert answered["response"]["id"] == "msg_01"
