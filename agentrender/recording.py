@@ -25,8 +25,8 @@ then per call
   ``message``, ``status`` and ``body`` for an HTTP error, ``cause`` for an exception raised from another,
   as the SDK's ``APIConnectionError`` is from what failed; ``incomplete`` for a stream that
   ended early, ``left`` for one the agent stopped reading outside a ``with`` block, the
-  exception that left the block), ``latency_ms``, and the part of a streamed reply that
-  arrived, as ``partial``; ``"sent": false`` for a call never sent (the SDK's own ``TypeError``
+  exception that left the block; one it dropped unread is ``left`` too), ``latency_ms``, and the part of
+  a streamed reply that arrived, as ``partial``; ``"sent": false`` for a call never sent (the SDK's own ``TypeError``
   or ``ValueError`` for the arguments, a middleware of the agent's that raised before the request
   went out), whose ``request`` is the body its arguments make. The error itself is raised unchanged.
 
@@ -34,12 +34,16 @@ The SDK's retries happen inside a call: ``latency_ms`` counts them all, and both
 ``retried``, each HTTP try before the last, which failed and the SDK tried again: ``at_ms`` (when it
 began, after the call began), ``latency_ms`` and its ``error`` (as a call's); of a call interrupted as the SDK
 waited to try again, every try, the interruption being the call's error. The recorder sees each try
-through a middleware of its own, the last of the client's, nearest the wire (``with_middleware``: the
-recorded calls are made on a copy of the client with it); that is also how it tells a call sent, then
+through a middleware of its own, the last of the client's, nearest the wire, and what the agent's middleware
+made of it through another, the first (the recorded calls are made on a copy of the client with them): a try
+a middleware of the agent's turned into its own exception is the call's last when the SDK did not try again,
+one of ``retried`` when it did. That is also how it tells a call sent, then
 failed by a middleware of the agent's (recorded as sent, its ``request`` the body that went out), from
 one refused before any try. A client whose class has no ``with_middleware`` (an SDK before middleware)
 shows the recorder its last try alone: ``retried`` then holds an empty object for each try before it, as
-many as the retry count the SDK sent with it (``x-stainless-retry-count``), and a call raising an
+many as the retry count the SDK sent with it (``x-stainless-retry-count``); of a call interrupted as such an SDK
+waited to try again, the try that failed is the exception it was handling, the interruption's context: ``retried``
+holds an empty object for each try before that one, then that one's ``error``. A call raising an
 exception that holds no HTTP request is taken for one refused before sending (such an SDK wraps what
 fails as it sends in an error that holds it).
 
@@ -139,7 +143,9 @@ class _Recorder:
     def __init__(self, client: Any, path: str | os.PathLike[str], *, run_id: str | None, compress: bool | None) -> None:
         create = inspect.unwrap(client.messages.create)
         self.is_async = inspect.iscoroutinefunction(create)
-        self.lock = threading.Lock()
+        # Reentrant: a stream Python finalises as this thread writes (the garbage collector runs where the writer
+        # allocates) writes its record then, before the one being written, where a lock would wait for itself.
+        self.lock = threading.RLock()
         self.closed = False
         self.writer = RunWriter(path, compress=compress)
         name = Path(os.fspath(path)).name
@@ -155,7 +161,12 @@ class _Recorder:
         )
 
     def call(
-        self, request: Mapping[str, Any], response: Mapping[str, Any], started: float, tries: _Tries | None = None
+        self,
+        request: Mapping[str, Any],
+        response: Mapping[str, Any],
+        started: float,
+        tries: _Tries | None = None,
+        where: _Line | None = None,
     ) -> None:
         entry = {
             "type": "model_call",
@@ -167,12 +178,12 @@ class _Recorder:
         _retried(entry, tries)
         try:
             if not self.write(entry):
-                self.lost(request, response)
+                self.lost(request, response, where)
         except ValueError as error:
             # A reply the run file's checks refuse (a block missing a field it must have) is
             # still the agent's reply: it is kept, as a call the reader can see and warn of.
             problem = {"type": "unrecordable", "message": f"the reply could not be recorded as a model call: {error}"}
-            self.failure(request, problem, started, response, tries=tries)
+            self.failure(request, problem, started, response, tries=tries, where=where)
 
     def failure(
         self,
@@ -183,6 +194,7 @@ class _Recorder:
         *,
         sent: bool = True,
         tries: _Tries | None = None,
+        where: _Line | None = None,
     ) -> None:
         entry: dict[str, Any] = {
             "type": MODEL_CALL_ERROR,
@@ -197,7 +209,7 @@ class _Recorder:
             entry["sent"] = False
         _retried(entry, tries, error if isinstance(error, BaseException) else None)
         if not self.write(entry):
-            self.lost(request, partial)
+            self.lost(request, partial, where)
 
     def unanswered(self, params: Mapping[str, Any], error: BaseException, started: float, tries: _Tries) -> None:
         """Record a call the SDK raised ``error`` for before it gave a response: sent, or refused before sending.
@@ -213,19 +225,26 @@ class _Recorder:
             tries.request = _http_request(error)
             self.failure(_sent_by_error(error, params), error, started, sent=not _refused(error), tries=tries)
 
-    def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None) -> None:
+    def lost(self, request: Mapping[str, Any], reply: Mapping[str, Any] | None, where: _Line | None = None) -> None:
         """Warn that a call, of ``request`` and the ``reply`` (or the part of it) that arrived, ended once the recording
-        was closed, and is not in it: the agent has its reply (or the SDK's error, or its stream's end) all the same."""
+        was closed, and is not in it: the agent has its reply (or the SDK's error, or its stream's end) all the same.
+        The warning is given at ``where``, the agent's line that opened a stream, else at the agent's line running."""
         what = [f"step {step_decided(request.get('messages'))}"]
         model = (reply or {}).get("model", request.get("model"))
         what += [f"model {model}"] if isinstance(model, str) else []
         what += [f"id {reply_id}"] if isinstance(reply_id := (reply or {}).get("id"), str) else []
-        warnings.warn(
+        text = (
             f"{self.writer.path}: a model call ({', '.join(what)}) ended after the recording was closed, and is not "
             "recorded: close the recorded client once the agent's calls have returned and its streams are read or "
-            "closed",
-            RuntimeWarning,
-            stacklevel=_agents_level(),
+            "closed"
+        )
+        if where is None:
+            warnings.warn(text, RuntimeWarning, stacklevel=_agents_level())
+            return
+        filename, line, module = where
+        registry = module.setdefault("__warningregistry__", {})
+        warnings.warn_explicit(
+            text, RuntimeWarning, filename, line, module.get("__name__"), registry, module_globals=module
         )
 
     def write(self, entry: Mapping[str, Any]) -> bool:
@@ -242,6 +261,10 @@ class _Recorder:
             self.writer.close()
 
 
+_Line = tuple[str, int, dict[str, Any]]
+"""A line of the agent's: its file, its number and its module's globals (where a warning of it is registered)."""
+
+
 def _agents_level() -> int:
     """The ``stacklevel`` at which a warning of the function calling this names the agent's line: the first frame out
     of this module (where the agent made the call, or ended its stream)."""
@@ -251,6 +274,15 @@ def _agents_level() -> int:
     while frame is not None and frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
         level, frame = level + 1, frame.f_back
     return level
+
+
+def _agents_line() -> _Line | None:
+    """The agent's line running, the first frame out of this module: kept by a stream as the line that opened it, to
+    name it in a warning given as the stream ends where no line of the agent's runs (the garbage collector)."""
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno, frame.f_globals)
 
 
 def _sdk_version(client: Any) -> str:
@@ -264,9 +296,10 @@ def _elapsed(started: float) -> float:
 
 class _Tries:
     """The HTTP tries the SDK made for one recorded call, as the recorder's middleware saw them (``watched``: the
-    client's SDK has middleware, and the recorder's is the last, nearest the wire, inside the SDK's retry loop)."""
+    client's SDK has middleware, and the recorder's are the last, nearest the wire, and the first, inside the SDK's
+    retry loop)."""
 
-    __slots__ = ("raised", "request", "sent", "started", "tries", "watched")
+    __slots__ = ("handling", "raised", "reached", "request", "sent", "started", "tries", "watched")
 
     def __init__(self, started: float, watched: bool) -> None:
         self.started = started
@@ -275,7 +308,13 @@ class _Tries:
         self.sent = False  # one of the tries went out (a response came, or an error holding its HTTP request)
         self.request: Any = None  # the HTTP request of the last try that went out (of the reply, for an SDK without
         # middleware, as the SDK gives it)
-        self.raised: BaseException | None = None  # the exception the last try raised (none: it was answered)
+        # What the client's middleware made of the last try, as the recorder's first one saw it: the exception it
+        # raised (the SDK's error of the try, or one a middleware of the agent's raised in its place), none for a
+        # response; and whether that try reached the wire (a middleware of the agent's may refuse it before).
+        self.raised: BaseException | None = None
+        self.reached = True
+        # The exception the agent was handling as it made the call: an interruption's context, not one of its tries.
+        self.handling = sys.exc_info()[1]
 
     def begun(self) -> float:
         return time.perf_counter()
@@ -284,7 +323,6 @@ class _Tries:
         """A try the server answered: ``response`` is its HTTP response, whose body is read when its status failed."""
         self.sent = True
         self.request = getattr(response, "request", None)
-        self.raised = None
         status = int(response.status_code)
         done: dict[str, Any] = {"at_ms": self._at(begun), "latency_ms": _elapsed(begun)}
         if status >= 400:
@@ -298,7 +336,6 @@ class _Tries:
         if not _refused(error):
             self.sent = True
             self.request = _http_request(error) or self.request
-        self.raised = error
         self.tries.append({"at_ms": self._at(begun), "latency_ms": _elapsed(begun), "error": _error(error)})
 
     def _at(self, begun: float) -> float:
@@ -310,19 +347,42 @@ class _Tries:
         before. A call that raised ``error`` once its last try had failed with another (a Ctrl-C as the SDK waited
         to try again) gave up after that try: it is one of them."""
         if self.watched:
-            return self.tries if error is not None and not self._gave(error) else self.tries[:-1]
-        try:
-            count = int(self.request.headers.get("x-stainless-retry-count") or 0)
-        except (AttributeError, TypeError, ValueError):
-            count = 0
-        return [{} for _ in range(count)]
+            if not self.reached or (error is not None and not self._gave(error)):
+                return self.tries
+            return self.tries[:-1]
+        waited = self._waited(error)
+        if waited is not None:  # each try up to the one that failed, which the SDK waited to try again
+            return [{} for _ in range(_retry_count(_http_request(waited)))] + [{"error": _try_error(waited)}]
+        return [{} for _ in range(_retry_count(self.request))]
+
+    def _waited(self, error: BaseException | None) -> BaseException | None:
+        """Of an SDK without middleware, the error of the try that failed as the call was interrupted by ``error``
+        (a Ctrl-C, a cancelled task) holding no HTTP request: the exception the SDK was handling then, as it
+        waited to try again, found in ``error``'s context (up to the one the agent was handling as it called)."""
+        if error is None or _http_request(error) is not None:
+            return None
+        seen = error.__context__
+        for _ in range(8):
+            if seen is None or seen is self.handling:
+                return None
+            if _http_request(seen) is not None:
+                return seen
+            seen = seen.__context__
+        return None
+
+    def ended(self, before: int, raised: BaseException | None) -> None:
+        """The client's middleware gave the SDK what it made of a try (``raised``, or a response), when ``before``
+        tries had reached the wire: the SDK tries again, or ends the call with it."""
+        self.raised = raised
+        self.reached = len(self.tries) > before
 
     def _gave(self, error: BaseException) -> bool:
-        """Whether ``error``, what the call raised, came of its last try: a try that did not fail, the exception it
-        raised (or one the SDK raised from it), or an error of the status it was answered with."""
-        if not self.tries or "error" not in self.tries[-1]:
-            return True
-        if self.raised is None:  # answered with a failed status, which the SDK raises as an error of that status
+        """Whether ``error``, what the call raised, came of its last try: the exception the client's middleware raised
+        of it (the SDK's error of the try, or an agent's own in its place; or one raised from it), a try that did not
+        fail, or an error of the status it was answered with."""
+        if self.raised is None:  # answered: a failed status the SDK raises as an error of that status
+            if not self.tries or "error" not in self.tries[-1]:
+                return True
             status: Any = self.tries[-1]["error"].get("status")
             return status is not None and getattr(error, "status_code", None) == status
         seen: BaseException | None = error
@@ -331,6 +391,25 @@ class _Tries:
                 break
             seen = seen.__cause__
         return seen is self.raised
+
+
+def _retry_count(http_request: Any) -> int:
+    """How many tries went before ``http_request``, as the retry count the SDK sent with it says (0 when it does not
+    say: an SDK that sends none)."""
+    try:
+        return int(http_request.headers.get("x-stainless-retry-count") or 0)
+    except (AttributeError, TypeError, ValueError):
+        return 0
+
+
+def _try_error(error: BaseException) -> dict[str, Any]:
+    """The error of a try that failed, from the exception the SDK handled for it: a response of a failed status
+    (httpx's error of it, where an SDK before middleware waits to try again), else the exception itself."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if isinstance(status, int) and status >= 400 and getattr(error, "status_code", None) is None:
+        return _status_error(response, None)
+    return _error(error)
 
 
 def _status_error(response: Any, status_error: Callable[[Any], BaseException] | None) -> dict[str, Any]:
@@ -357,8 +436,9 @@ def _retried(entry: dict[str, Any], tries: _Tries | None, error: BaseException |
 
 
 def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
-    """``client`` with the recorder's middleware last, nearest the wire, and True; ``client`` and False where its
-    class has no ``with_middleware`` (an SDK without middleware, an object standing in for a client)."""
+    """``client`` with the recorder's middleware last, nearest the wire, and first, seeing what the client's own
+    middleware made of each try, and True; ``client`` and False where its class has no ``with_middleware`` (an SDK
+    without middleware, an object standing in for a client)."""
     try:
         inspect.getattr_static(client, "with_middleware")
     except AttributeError:
@@ -399,7 +479,34 @@ def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
         tries.answered(begun, http, status_error)
         return response
 
-    return client.with_middleware(watch_async if is_async else watch), True
+    def first(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        tries = _CALL.get()
+        if tries is None:
+            return call_next(request)
+        before = len(tries.tries)
+        try:
+            response = call_next(request)
+        except BaseException as error:
+            tries.ended(before, error)
+            raise
+        tries.ended(before, None)
+        return response
+
+    async def first_async(request: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        tries = _CALL.get()
+        if tries is None:
+            return await call_next(request)
+        before = len(tries.tries)
+        try:
+            response = await call_next(request)
+        except BaseException as error:
+            tries.ended(before, error)
+            raise
+        tries.ended(before, None)
+        return response
+
+    middleware = [first_async, *client.middleware, watch_async] if is_async else [first, *client.middleware, watch]
+    return client.copy(middleware=middleware), True
 
 
 def _error(error: BaseException | Mapping[str, str]) -> dict[str, Any]:
@@ -930,6 +1037,7 @@ def _streamed(
     message: dict[str, Any] | None,
     complete: bool,
     why: BaseException | Mapping[str, str],
+    where: _Line | None = None,
 ) -> None:
     """Record a streamed call as it ended. The stop reason arrives in the last delta: a ``complete`` reply is the
     whole reply, even when the stream was then left by an error of the agent's own; else ``why`` it is not, and the
@@ -938,9 +1046,9 @@ def _streamed(
     writing to a closed file went to no one."""
     if complete:
         assert message is not None
-        recorder.call(request, message, tries.started, tries)
+        recorder.call(request, message, tries.started, tries, where)
     else:
-        recorder.failure(request, why, tries.started, message, tries=tries)
+        recorder.failure(request, why, tries.started, message, tries=tries, where=where)
 
 
 class _RecordedStream(_StreamEnd):
@@ -999,6 +1107,7 @@ class _Events:
         self.read = False  # the stream's events were read to their end
         self.entered = False  # the stream is used as a context manager, whose exit says how it was left
         self.problem: Mapping[str, str] | None = None
+        self.where = _agents_line()  # the agent's line that opened the stream
 
     def add(self, event: Any) -> None:
         if self.problem:
@@ -1016,7 +1125,7 @@ class _Events:
         self.ended = True
         complete = self.reply.complete and not self.problem
         why = error or self.problem or (_INCOMPLETE if self.read else _LEFT)
-        _streamed(self.recorder, self.request, self.tries, self.reply.message, complete, why)
+        _streamed(self.recorder, self.request, self.tries, self.reply.message, complete, why, self.where)
 
     def left(self) -> None:
         """The loop over the events was left (a ``break``, an exception in its body): recorded now, unless the
@@ -1059,7 +1168,7 @@ class _RecordedEventStream:
         self._events.end(None)
 
     def __aiter__(self) -> AsyncIterator[Any]:
-        return _AsyncEvents(self._stream.__aiter__(), self._events)
+        return _AsyncEvents(self, self._stream.__aiter__(), self._events)
 
     def close(self) -> Any:
         """Close the stream; a reply not read to its end is recorded as what arrived."""
@@ -1087,15 +1196,22 @@ class _RecordedEventStream:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
+    def __del__(self) -> None:
+        # A stream the agent let go of unread (or unfinished, out of a loop that made no generator of it): the call
+        # was sent and answered, and is recorded as left, with what arrived, unless its ``with`` block said why.
+        self._events.left()
+
 
 class _AsyncEvents:
     """An ``async for`` over a recorded stream: an iterator object, not an async generator, so that a loop left early
     (a ``break``, an exception in its body) records the call as it lets go of it, when the agent stopped reading, as
     the sync loop's generator does. An async generator left so is closed later, when the event loop gets to it."""
 
-    __slots__ = ("_events", "_source")
+    __slots__ = ("_events", "_source", "_stream")
 
-    def __init__(self, source: AsyncIterator[Any], events: _Events) -> None:
+    def __init__(self, stream: _RecordedEventStream, source: AsyncIterator[Any], events: _Events) -> None:
+        self._stream = stream  # kept while the loop reads it, as a sync loop's generator keeps it: a stream let go of
+        # is one the agent stopped reading
         self._source = source
         self._events = events
 

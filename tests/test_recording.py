@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -1493,3 +1496,235 @@ def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: 
     assert call["response"]["id"] == "msg_03"
     assert call["retried"] == [{}, {}]
     assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
+
+
+class _Overloaded(Exception):
+    """An agent's own exception for an overloaded API, which its middleware raises in place of the SDK's."""
+
+
+class _OverloadedRetryable(anthropic.RetryableError):
+    """An agent's own exception for an overloaded API that asks the SDK to try again."""
+
+
+@pytest.mark.parametrize(
+    ("how", "then"),
+    [("response", "ends"), ("connection", "ends"), ("response", "retried"), ("refuses-next", "retried")],
+)
+def test_a_try_a_middleware_of_the_agents_turned_into_its_own_exception_is_retried_only_when_tried_again(
+    tmp_path: Path, how: str, then: str
+) -> None:
+    """A try an agent's middleware turns into its own exception (an overloaded API, a dropped connection) is listed in
+    "retried" when the SDK tried the call again, and is the call's last try, not one retried, when it ended the call."""
+    path = tmp_path / "agent.jsonl"
+    seen: list[int] = []
+
+    def overloaded(request: Any, call_next: Callable[[Any], Any]) -> Any:
+        seen.append(len(seen))
+        if how == "refuses-next" and len(seen) == 2:
+            raise _Overloaded("the middleware refuses to try again")
+        try:
+            response = call_next(request)
+        except anthropic.APIConnectionError:
+            raise _Overloaded("the connection dropped") from None
+        if response.http_response.status_code == 529:
+            raise (_OverloadedRetryable if then == "retried" else _Overloaded)("the API is overloaded")
+        return response
+
+    first: Any = httpx2.ConnectError("connection refused") if how == "connection" else _OVERLOADED
+    answers = [first, _reply(3)]
+    sdk = _over_transport(answers, max_retries=2).with_middleware(overloaded)
+    params = _params([{"role": "user", "content": "Go."}])
+    with agentrender.record(sdk, path) as client:
+        if how == "response" and then == "retried":
+            client.messages.create(**params)
+        else:
+            with pytest.raises(_Overloaded):
+                client.messages.create(**params)
+    (call,) = _lines(path)[1:]
+    tried = [failed.get("error", {}).get("type") for failed in call.get("retried", [])]
+    if then == "ends":
+        assert call["type"] == "model_call_error"
+        assert call["error"]["type"] == "_Overloaded"
+        assert tried == []
+        (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+        assert "tried" not in warning.text
+    elif how == "response":
+        assert call["type"] == "model_call"
+        assert tried == ["OverloadedError"]
+        assert model_calls_frame(load_run(path))["tries"].tolist() == [2]
+    else:
+        assert call["type"] == "model_call_error"
+        assert call["error"]["type"] == "_Overloaded"
+        assert tried == ["OverloadedError"]
+
+
+@pytest.mark.parametrize(("kind", "stop"), [("sync", KeyboardInterrupt), ("async", asyncio.CancelledError)])
+@pytest.mark.parametrize("failed", ["status", "connection"])
+@pytest.mark.parametrize("before", [0, 1])
+def test_a_call_an_sdk_without_middleware_retried_keeps_the_try_that_failed_when_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, stop: type[BaseException], failed: str, before: int
+) -> None:
+    """Ctrl-C (or a cancelled task) as an SDK without middleware waits to try a call again records, among the tries
+    before the interruption, each try that failed (as many as the retry count the SDK sent with the last), the last
+    with the error it gave."""
+    path = tmp_path / "agent.jsonl"
+    answer: Any = _OVERLOADED if failed == "status" else httpx2.ConnectError("connection refused")
+    waits: list[int] = []
+
+    def interrupt(self: Any, *, response: Any, **kwargs: Any) -> None:
+        waits.append(1)
+        if len(waits) <= before:
+            return
+        if response is not None:  # an SDK before middleware waits as it handles the status error of httpx
+            try:
+                response.raise_for_status()
+            except httpx2.HTTPStatusError:
+                raise stop from None
+        raise stop
+
+    async def interrupt_async(self: Any, **kwargs: Any) -> None:
+        interrupt(self, **kwargs)
+
+    monkeypatch.setattr(anthropic._base_client.SyncAPIClient, "_sleep_for_retry", interrupt)
+    monkeypatch.setattr(anthropic._base_client.AsyncAPIClient, "_sleep_for_retry", interrupt_async)
+    params = _params([{"role": "user", "content": "Go."}])
+    sdk = _over_transport([answer] * (before + 1), is_async=kind == "async", max_retries=2)
+
+    async def call_async() -> None:
+        async with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+            try:
+                raise _AgentError("an earlier failure the agent is handling as it calls")
+            except _AgentError:
+                await client.messages.create(**params)
+
+    with pytest.raises(stop):
+        if kind == "async":
+            asyncio.run(call_async())
+        else:
+            with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+                try:
+                    raise _AgentError("an earlier failure the agent is handling as it calls")
+                except _AgentError:
+                    client.messages.create(**params)
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == stop.__name__
+    *unseen, last = error["retried"]
+    assert unseen == [{}] * before
+    if failed == "status":
+        assert last["error"]["status"] == 529
+        assert last["error"]["body"]["error"]["type"] == "overloaded_error"
+    else:
+        assert last["error"]["type"] == "APIConnectionError"
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert f"tried {before + 2} times" in warning.text
+
+
+def test_a_call_interrupted_on_its_first_try_as_the_agent_handles_an_api_error_was_not_retried(tmp_path: Path) -> None:
+    """A call of an SDK without middleware interrupted as it is first sent, made as the agent handles an earlier call's
+    API error, records no try before its last: the agent's error is not one of the call's tries."""
+    path = tmp_path / "agent.jsonl"
+
+    def interrupt() -> Any:
+        raise KeyboardInterrupt
+
+    earlier = anthropic.APIConnectionError(request=httpx2.Request("POST", "https://api.anthropic.com/v1/messages"))
+    sdk = _ClientBeforeMiddleware(_over_transport([interrupt], max_retries=2))
+    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
+        try:
+            raise earlier
+        except anthropic.APIConnectionError:
+            client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "KeyboardInterrupt"
+    assert "retried" not in error
+
+
+def test_a_dropped_stream_collected_where_no_line_of_the_agents_runs_is_named_at_the_line_that_opened_it(
+    tmp_path: Path,
+) -> None:
+    """A stream the agent drops unread once the recording is closed, which the garbage collector finalises where none
+    of the agent's lines runs (another thread), is named in a RuntimeWarning at the agent's line that opened it."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    with MessagesServer.scripted([_reply(0)]) as server, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client = agentrender.record(_client(server), path)
+        here = inspect.currentframe()
+        assert here is not None
+        opened = here.f_lineno + 1
+        events = client.messages.create(**params, stream=True)
+        loop = iter(events)
+        next(loop)
+        cycle: list[Any] = [loop, events]
+        cycle.append(cycle)  # freed by the garbage collector alone, in the thread that runs it
+        client.close()
+        del loop, events, cycle
+        collector = threading.Thread(target=gc.collect)
+        collector.start()
+        collector.join()
+    (lost,) = [warning for warning in caught if issubclass(warning.category, RuntimeWarning)]
+    assert "ended after the recording was closed" in str(lost.message)
+    assert (lost.filename, lost.lineno) == (__file__, opened)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_stream_the_agent_drops_unread_is_recorded_as_left(tmp_path: Path, kind: str) -> None:
+    """A create(stream=True) call whose stream the agent drops without reading it, sent and answered all the same,
+    is recorded as left when Python lets go of it, in order with the calls around it, where it was not recorded; a
+    stream read to its end in a loop that holds its iterator alone is its reply."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    answers = [_reply(0), _reply(1), _reply(2)]
+
+    async def main_async() -> None:
+        async with agentrender.record(_over_transport(answers, is_async=True), path) as client:
+            async for _ in await client.messages.create(**params, stream=True):
+                pass
+            events = await client.messages.create(**params, stream=True)
+            del events
+            await client.messages.create(**params)
+
+    if kind == "async":
+        asyncio.run(main_async())
+    else:
+        with agentrender.record(_over_transport(answers), path) as client:
+            for _ in client.messages.create(**params, stream=True):
+                pass
+            events = client.messages.create(**params, stream=True)
+            del events
+            client.messages.create(**params)
+    read, dropped, answered = _lines(path)[1:]
+    assert read["response"]["id"] == "msg_00"
+    assert dropped["type"] == "model_call_error"
+    assert dropped["error"]["type"] == "left"
+    assert dropped["request"]["stream"] is True
+    assert answered["response"]["id"] == "msg_02"
+
+
+def test_a_stream_the_garbage_collector_finalises_as_the_recorder_writes_is_recorded_without_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream the agent dropped, which Python finalises as the recorder writes another call (the garbage collector
+    runs where the writer allocates), is recorded before that call, and the agent goes on, where it hung."""
+    path = tmp_path / "agent.jsonl"
+    params = _params([{"role": "user", "content": "Go."}])
+    write = agentrender.RunWriter.write
+    held: list[Any] = []
+
+    def finalising(self: Any, record: Mapping[str, Any]) -> None:
+        held.clear()  # the stream's last reference goes here, as the collector would free it
+        write(self, record)
+
+    def agent() -> None:
+        with agentrender.record(_over_transport([_reply(0), _reply(1)]), path) as client:
+            held.append(client.messages.create(**params, stream=True))
+            monkeypatch.setattr(agentrender.RunWriter, "write", finalising)
+            client.messages.create(**params)
+
+    running = threading.Thread(target=agent, daemon=True)
+    running.start()
+    running.join(timeout=10)
+    assert not running.is_alive()
+    dropped, answered = _lines(path)[1:]
+    assert dropped["error"]["type"] == "left"
+    assert answered["response"]["id"] == "msg_01"
