@@ -294,3 +294,28 @@ def json_file(path: Path, value: Any) -> Path:
     """``value`` written to ``path`` as one JSON document (a request body or a chat, as an importer reads it)."""
     path.write_text(json.dumps(value), encoding="utf-8")
     return path
+
+
+def prefilled_log(path: Path, *, marked: bool = False) -> Path:
+    """A call log of two calls at ``path``, the second ending with a prefill ("The answer is") that its reply (" 42.")
+    goes on from, the run's step 1; ``marked``: the prefill's block carries the request's cache breakpoint."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn"}
+    prefill = {"type": "text", "text": "The answer is", **({"cache_control": {"type": "ephemeral"}} if marked else {})}
+    second = [asked, {"role": "assistant", "content": "Let me think."}, {"role": "user", "content": "Go on."}]
+    calls = [
+        {
+            "request": {"model": "m", "max_tokens": 64, "messages": [asked]},
+            "response": {**reply, "id": "msg_0", "content": [{"type": "text", "text": "Let me think."}]},
+        },
+        {
+            "request": {
+                "model": "m",
+                "max_tokens": 64,
+                "messages": [*second, {"role": "assistant", "content": [prefill]}],
+            },
+            "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 42."}]},
+        },
+    ]
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    return path
