@@ -982,6 +982,22 @@ def test_the_view_deciding_a_prefilled_step_ends_with_the_prefill_the_model_saw(
         assert len(contract.messages) == 3 and contract.messages[-1].role == "user"
 
 
+def test_a_run_file_that_records_no_prefilled_says_why_the_view_is_not_the_prefilled_request(tmp_path: Path) -> None:
+    """A run file whose prefilled step's ``sent`` holds no ``prefilled`` (one written before it was kept) shows the view
+    without the prefill, and says why its key is not the call's: the run records none, so import the log again."""
+    written = tmp_path / "written.jsonl"
+    write_run(load(prefilled_log(tmp_path / "log.jsonl")), written)
+    records = [json.loads(line) for line in written.read_text().splitlines()]
+    del records[2]["sent"]["prefilled"]
+    written.write_text("".join(json.dumps(record) + "\n" for record in records))
+    view = Views(load_run(written)).at(1)
+    assert view.prefilled is None and len(view.messages) == 3
+    assert view.key_differs == (
+        "the recorded request ends with a prefill, which the view leaves out: the run records no sent.prefilled for "
+        "the step (a run file written before agentrender kept it; import the log again)"
+    )
+
+
 def test_a_prefilled_record_of_the_wrong_shape_is_an_error_naming_its_line_and_field(tmp_path: Path) -> None:
     """A run file whose step's ``sent.prefilled`` is not a list of blocks is refused, naming the file, the line and
     the field."""

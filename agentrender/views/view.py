@@ -1122,8 +1122,9 @@ class View:
         An import's view as sent is its step's recorded request, cache breakpoints included, wherever the call
         recorded that request whole: what is left is a view under the contract, settings given in place of the
         call's, a call that recorded its key but not its request, and a message the call sent in another form than
-        the run's turns hold (its longest call's). A request that ended with a prefill is the view of its step, which
-        ends with it (``prefilled``).
+        the run's turns hold (its longest call's), and a request that ended with a prefill a run file holds no
+        ``sent.prefilled`` of (written before agentrender kept it): the view of a step whose request did ends with it
+        (``prefilled``) where the run records it.
         """
         recorded, views = self.recorded_keys, self.views
         if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
@@ -1148,6 +1149,11 @@ class View:
             return (
                 f"message {differ} of the recorded request is not the view's: the run's turns are as its longest "
                 "call sent them, and this call sent that message otherwise"
+            )
+        if len(theirs) == len(mine) + 1 and _api_rules.prefill_of(sent) is not None:
+            return (
+                "the recorded request ends with a prefill, which the view leaves out: the run records no "
+                "sent.prefilled for the step (a run file written before agentrender kept it; import the log again)"
             )
         if len(mine) != len(theirs):
             return f"the recorded request holds {plural(len(theirs), 'message')}, the view {len(mine):,}"
