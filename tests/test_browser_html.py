@@ -22,6 +22,7 @@ from agentrender.views import (
     LEFT_OUT_TEXT,
     PREFILL_ENDED_TEXT,
     PREFILL_SAID,
+    PREFILLED_TEXT,
     BlockFact,
     Views,
 )
@@ -29,7 +30,7 @@ from agentrender.views.html import legend_html, view_html
 from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.compacted import compacted_run, compaction
-from tests._support.conversations import REPLIED_THEN_PREFILL, json_file
+from tests._support.conversations import REPLIED_THEN_PREFILL, json_file, prefilled_log
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
 
@@ -491,6 +492,21 @@ def test_the_slider_never_says_a_prefill_was_decided(browser: Any, tmp_path: Pat
         (before, f"view {before}"),
         (after, f"view {after}"),
     ], said
+
+
+def test_a_page_of_a_call_ending_with_a_prefill_shows_the_prefill_the_model_saw(browser: Any, tmp_path: Path) -> None:
+    """The page's view deciding a step whose call ended with a prefill ends with that prefill, said to be the caller's
+    text, with the request's message count and a replay key that matches the call's; the view after it does not."""
+    log = prefilled_log(tmp_path / "log.jsonl")
+    path = saved(imports.load(log), tmp_path, "prefilled")
+    page, _, _ = open_page(browser, path, "#step=1")
+    view = " ".join(page.inner_text(".ar-view").split())
+    assert f"assistant · step 1 · {PREFILL_SAID} · 71 bytes" in view.lower() and PREFILLED_TEXT in view, view
+    assert "4 messages" in view and "matches the recorded request key" in view and ENDED_TEXT not in view
+    page.screenshot(path=str(_artifacts() / "page-prefilled.png"))
+    page, _, _ = open_page(browser, path, "#step=2")
+    view = " ".join(page.inner_text(".ar-view").split())
+    assert PREFILLED_TEXT not in view and "The answer is 42." in view and ENDED_TEXT in view
 
 
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,10 @@ from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
-from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, Views
+from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, PREFILLED_TEXT, Views
 from tests._support import real
 from tests._support.cli import run_cli
-from tests._support.conversations import REPLIED_THEN_PREFILL, WEATHER, json_file, normalised
+from tests._support.conversations import REPLIED_THEN_PREFILL, WEATHER, json_file, normalised, prefilled_log
 
 
 def ok(*argv: str, width: int = 100) -> str:
@@ -244,38 +245,22 @@ def test_show_json_says_whether_the_turn_a_view_ended_on_is_a_prefill(tmp_path: 
         assert [(step["ended"], step["prefill"]) for step in shown["steps"]] == [(True, prefill)]
 
 
-def test_keys_of_a_call_ending_with_a_prefill_says_its_view_leaves_the_prefill_out(tmp_path: Path) -> None:
-    """keys of a log whose call ended with a prefill its reply went on from says why that step's view is not the
-    request: the request ends with the prefill, which the view leaves out (the run holds it merged with the reply)."""
-    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn", "content": []}
-    asked = {"role": "user", "content": "What is the answer?"}
-    prefill = {"role": "assistant", "content": "The answer is"}
-    calls = [
-        {
-            "request": {"model": "m", "max_tokens": 64, "messages": [asked]},
-            "response": {**reply, "id": "msg_0", "content": [{"type": "text", "text": "Let me think."}]},
-        },
-        {
-            "request": {
-                "model": "m",
-                "max_tokens": 64,
-                "messages": [
-                    asked,
-                    {"role": "assistant", "content": "Let me think."},
-                    {"role": "user", "content": "Go on."},
-                    prefill,
-                ],
-            },
-            "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 42."}]},
-        },
-    ]
-    log = tmp_path / "log.jsonl"
-    log.write_text("".join(json.dumps(call) + "\n" for call in calls))
+def test_keys_and_show_of_a_call_ending_with_a_prefill_show_the_prefill_the_model_saw(tmp_path: Path) -> None:
+    """keys of a log whose call ended with a prefill its reply went on from finds that step's view is the call's
+    request, and show of that view (and --json) ends with the prefill, said to be the caller's text, not a reply."""
+    log = prefilled_log(tmp_path / "log.jsonl")
     out = " ".join(ok_of("keys", str(log)).split())
-    assert (
-        "at 1: the recorded request ends with a prefill, the start of the step's turn, which the view leaves out: the "
-        "run holds that turn as the prefill and its reply merged"
-    ) in out
+    assert "1 differ" not in out and "prefill" not in out
+    assert re.search(r"\b1 (\w+)… \1… ✓ matches", out), out
+    out = " ".join(ok_of("show", str(log), "--step", "1").split())
+    prefilled = f"assistant · step 1 · {PREFILL_SAID} · 71 bytes ▌ as sent a text block · 13 bytes The answer is"
+    assert f"{prefilled} ┄ {PREFILLED_TEXT}" in out, out
+    assert "4 messages" in out and "matches the recorded request key" in out
+    shown = json.loads(ok_of("show", str(log), "--step", "1", "--json"))
+    assert shown["prefilled"]["turn"] == "prefill" and shown["messages"][-1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "The answer is"}],
+    }
 
 
 def test_show_json_says_an_as_sent_views_window_and_cap_as_null_a_javascript_reader_keeps(convo: Path) -> None:

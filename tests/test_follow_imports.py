@@ -19,6 +19,7 @@ from agentrender.imports.following import ImportFollower, follower
 from agentrender.runfile import Follower, Growth
 from agentrender.views import Views
 from tests._support import growing, real
+from tests._support.conversations import prefilled_log
 from tests._support.fuzz import FLAGGED_ON_MAIN, sidechain_flagged_on_main
 from tests._support.growing import Writer, header, line, step
 
@@ -215,6 +216,17 @@ def test_a_recording_of_record_client_followed(tmp_path: Path) -> None:
         assert views is not None and len(views.steps) == 4
     finally:
         writer.close()
+
+
+def test_a_call_log_whose_call_ended_with_a_prefill_followed_as_imported(tmp_path: Path) -> None:
+    """A call log followed a call at a time, its second call ending with a prefill its reply went on from, shows at
+    each growth what a fresh import shows, and once that call is logged the view deciding its step ends with it."""
+    source = prefilled_log(tmp_path / "log.jsonl", marked=True)
+    folder = tmp_path / "followed"
+    folder.mkdir()
+    assert follow_and_compare(source, folder, 1) == 2
+    view = Views(imports.load(folder / "log.jsonl")).at(1)
+    assert view.prefilled is not None and view.messages[-1] == view.prefilled.message
 
 
 def test_a_recording_written_into_a_file_followed_while_empty_is_imported(tmp_path: Path) -> None:

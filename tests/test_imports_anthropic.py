@@ -24,9 +24,9 @@ from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import loads
 from agentrender.runfile import Run, RunFileError
 from agentrender.runfile.write import header_with_warnings
-from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, Views
+from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, PREFILLED_TEXT, Views
 from tests._support import hostile_files, real
-from tests._support.conversations import WEATHER, conversations, json_file, normalised
+from tests._support.conversations import WEATHER, conversations, json_file, normalised, prefilled_log
 from tests._support.examples import examples
 
 SETTINGS = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -946,6 +946,75 @@ def test_a_run_ending_on_a_prefill_no_reply_answered_says_so_where_it_says_how_t
     view = Views(run).at(None)
     assert view.ended and not view.prefill
     assert unescape(view._repr_html_()).count(ENDED_TEXT) == 2
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_the_view_deciding_a_prefilled_step_ends_with_the_prefill_the_model_saw(tmp_path: Path, marked: bool) -> None:
+    """The view deciding a step whose call ended with a prefill ends with that prefill, as the call's request did
+    (its cache breakpoint too): its replay key, size and message count are the call's request's, through a run file
+    too, where the step's turn is the prefill and the reply merged; the view after it holds that merged turn, and no
+    view under the contract holds a prefill."""
+    log = prefilled_log(tmp_path / "log.jsonl", marked=marked)
+    written = tmp_path / "written.jsonl"
+    write_run(load(log), written)
+    for run in (load(log), load_run(written)):
+        prefill = {"type": "text", "text": "The answer is"}
+        assert run.step_records[1]["sent"]["prefilled"] == [prefill]
+        views = Views(run)
+        view = views.at(1)
+        mark = {"cache_control": {"type": "ephemeral"}} if marked else {}
+        assert view.messages[-1].to_dict() == {"role": "assistant", "content": [{**prefill, **mark}]}
+        assert view.replay_key in view.recorded_keys and view.key_differs == ""
+        shown = unescape(view._repr_html_())  # the views' HTML (the widgets' too) says whose text it is
+        assert f"step 1 · {PREFILL_SAID}" in shown and PREFILLED_TEXT in shown
+        as_json = [message.to_dict() for message in view.messages]
+        assert view.message_count == len(view.messages) == 4
+        assert view.bytes == len(json.dumps(as_json, separators=(",", ":")).encode())
+        sizes = views.sizes()
+        assert (sizes.messages[1], sizes.bytes[1], sizes.bytes_no_window[1]) == (4, view.bytes, view.bytes)
+        after = views.at(2)
+        assert after.messages[-1].content[0].text == "The answer is 42."
+        assert PREFILLED_TEXT not in unescape(after._repr_html_())
+        assert sizes.first_diff[2] == after.change.first_diff == 3  # the prefill, which the merged turn replaces
+        shared = len(json.dumps(as_json[:3], separators=(",", ":")).encode())  # "[", each message and a comma
+        assert sizes.prefix_bytes[2] == after.change.prefix_bytes == shared
+        contract = Views(run, run.options(recent_results=6)).at(1)
+        assert len(contract.messages) == 3 and contract.messages[-1].role == "user"
+
+
+def test_a_run_file_that_records_no_prefilled_says_why_the_view_is_not_the_prefilled_request(tmp_path: Path) -> None:
+    """A run file whose prefilled step's ``sent`` holds no ``prefilled`` (one written before it was kept) shows the view
+    without the prefill, and says why its key is not the call's: the run records none, so import the log again."""
+    written = tmp_path / "written.jsonl"
+    write_run(load(prefilled_log(tmp_path / "log.jsonl")), written)
+    records = [json.loads(line) for line in written.read_text().splitlines()]
+    del records[2]["sent"]["prefilled"]
+    written.write_text("".join(json.dumps(record) + "\n" for record in records))
+    view = Views(load_run(written)).at(1)
+    assert view.prefilled is None and len(view.messages) == 3
+    assert view.key_differs == (
+        "the recorded request ends with a prefill, which the view leaves out: the run records no sent.prefilled for "
+        "the step (a run file written before agentrender kept it; import the log again)"
+    )
+
+
+def test_a_prefilled_record_of_the_wrong_shape_is_an_error_naming_its_line_and_field(tmp_path: Path) -> None:
+    """A run file whose step's ``sent.prefilled`` is not a list of blocks is refused, naming the file, the line and
+    the field."""
+    written = tmp_path / "written.jsonl"
+    write_run(load(prefilled_log(tmp_path / "log.jsonl")), written)
+    for bad, said in (
+        ("The answer is", "$.sent.prefilled: expected `array`, got `str`"),
+        ([{"text": "The answer is"}], "$.sent.prefilled[0].type: expected a non-empty string, got None"),
+        ([], "$.sent.prefilled: expected `array` of length >= 1, got []"),
+    ):
+        records = [json.loads(line) for line in written.read_text().splitlines()]
+        records[2]["sent"]["prefilled"] = bad
+        broken = tmp_path / "broken.jsonl"
+        broken.write_text("".join(json.dumps(record) + "\n" for record in records))
+        with pytest.raises(RunFileError) as caught:
+            load_run(broken)
+        assert str(caught.value).startswith(f"{broken}:3: {said}")
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,8 @@ from agentrender.runfile import ModelCall, Run
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
     BLOCK_KINDS,
+    PREFILL_SAID,
+    PREFILLED_TEXT,
     VIEW_TERMS,
     BlockFact,
     CompactionFact,
@@ -255,6 +257,8 @@ def _message(fact: MessageFact, step: StepFact | None, folder: Folder, result_by
     role = fact.message.role
     label = Text(clean(role, one_line=True), style="bold cyan" if role == "assistant" else "bold")
     where = "" if fact.step is None else f" \u00b7 step {fact.step}"
+    if fact.turn == "prefill":  # the caller's text, not a reply of the model
+        where += f" \u00b7 {PREFILL_SAID}"
     if fact.full is not None:
         where += " \u00b7 in the window" if fact.full else " \u00b7 outside the window"
     label.append(f"{where} \u00b7 {fact.bytes:,} bytes", style=MUTED)
@@ -506,6 +510,9 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     shown = view.step_facts(start)
     kinds = {block.kind for block in view.opening.blocks}
     failed, hidden, skipped = any(block.failed for block in view.opening.blocks), False, False
+    prefilled = view.prefilled
+    if prefilled is not None:
+        kinds.update(block.kind for block in prefilled.blocks)
     for fact in shown:
         if not fact.rendered:
             skipped = True
@@ -530,6 +537,10 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
     retries = _retries(run)
     for fact in shown:
         yield from _step(fact, folder, result_bytes, retries.get(fact.step.index, ""))
+    if prefilled is not None:  # the request ended with the caller's prefill, the start of step at's turn
+        yield Text("")
+        yield from _message(prefilled, None, folder, result_bytes)
+        yield Text(f"\u2504 {PREFILLED_TEXT}", style=SKIPPED)
     if not total:
         yield Text("no steps yet: the model saw only the opening", style=MUTED)
     yield Text("")
@@ -618,6 +629,7 @@ def show_json(view: View) -> dict[str, Any]:
         "compaction": None if view.compaction is None else _compaction_json(view.compaction),
         "ended": view.ended,
         "prefill": view.prefill,
+        "prefilled": None if view.prefilled is None else _message_json(view.prefilled),
         "opening": _message_json(view.opening),
         "steps": steps,
         "messages": [message.to_dict() for message in view.messages],

@@ -53,6 +53,7 @@ from agentrender.views import (
     NO_WINDOW,
     PREFILL_ENDED_TEXT,
     PREFILL_SAID,
+    PREFILLED_TEXT,
     VIEW_TERMS,
     BlockFact,
     StepFact,
@@ -232,15 +233,18 @@ class _Mode:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
         ``full_from``, whether the view ends on an assistant turn (0: no; else which of ``ended_said`` it says, 2 for a
         prefill), its opening, its replay key, its sizes, the ones its size chart marks as a break:
-        ``SizeSeries.marked_breaks``) and its steps (each rendered step's position among them and its blocks, or why it
-        is skipped; what the model saw)."""
+        ``SizeSeries.marked_breaks``, and, when one of them ends with the prefill its request did (``View.prefilled``),
+        ``prefilled``: for each, 0 or that prefill's blocks and bytes) and its steps (each rendered step's position
+        among them and its blocks, or why it is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
         rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
-        first_step, compacted = [], []
+        first_step, compacted, prefilled = [], [], []
         for j in within:
             view = views.at(stops[j])
-            count, messages = view.rendered_count, view.message_count
+            ends_with = view.prefilled  # the caller's text the request ended with: no turn of a step
+            count, messages = view.rendered_count, view.message_count - (ends_with is not None)
+            prefilled.append(0 if ends_with is None else [list(map(self.blocks, ends_with.blocks)), ends_with.bytes])
             rendered.append(count)
             full_from.append(count - view.full_count)
             # the opening, then two messages a step; a view that ends on the assistant's turn has one less
@@ -270,6 +274,8 @@ class _Mode:
         }
         if self.keyed:
             out["keys"] = keys
+        if any(prefilled):
+            out["prefilled"] = prefilled
         return out
 
     def _opening(self, view: View) -> int:
@@ -476,6 +482,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         # what a view says after the turn the conversation ended on: a reply, or a prefill no reply answered
         "ended_said": [texts(ENDED_TEXT), texts(PREFILL_ENDED_TEXT)],
         "prefill_said": texts(PREFILL_SAID),  # the heading of the turn of a prefill, the caller's text
+        "prefilled_said": texts(PREFILLED_TEXT),  # what a view says after the prefill its request ended with
         "columns": [[name, _HEADERS.get(name, name)] for name in STEP_LEAD_COLUMNS],
         "filters": rows.filters(),
         "steps": len(run.steps),

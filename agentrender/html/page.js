@@ -389,6 +389,12 @@
       viewBox.appendChild(turn("user", "user · step " + index + (inFull ? " · in the window" : " · outside the window") +
         " · " + n(inFull ? fullBytes : summaryBytes) + " bytes", inFull ? full : (summary || full)));
     }
+    const prefilled = here.prefilled && here.prefilled[i];  // the request ended with the caller's prefill: [blocks, bytes]
+    if (prefilled) {
+      viewBox.appendChild(turn("assistant", "assistant · step " + at + " · " + plain(data.prefill_said) + " · " +
+        n(prefilled[1]) + " bytes", prefilled[0]));
+      viewBox.appendChild(text(data.prefilled_said, "div", "ar-elided"));
+    }
     if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
   }
   // step j of the run in the current mode, and the index the run gave it

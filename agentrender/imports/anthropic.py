@@ -13,7 +13,8 @@
   an agent made. Each call becomes a model call of the run, made for the step its request
   decides; the steps come from the conversation as its longest call sent it, with its reply as
   the last step (going on in the last turn when that call ended with a prefill: the step it
-  decided). A log of several conversations (told by their opening message: a side
+  decided). The view deciding a step whose call ended with a prefill ends with it, as the request
+  did (``runfile.Sent.prefilled``). A log of several conversations (told by their opening message: a side
   request, another session, a compaction's request) is a run per conversation
   (``from_anthropic_runs``), the first the one that grew over the most calls;
 - a recording ``agentrender.record`` wrote (a run file, ``.jsonl`` or ``.jsonl.gz``, of
@@ -715,6 +716,7 @@ def _from_calls(
     keys = _RequestKeys()
     marks = _Breakpoints()
     by_step: dict[int, list[dict[str, Any]]] = {}  # the breakpoints of the request of each step's last call
+    prefilled: dict[int, list[Any]] = {}  # the prefill that request ended with, its reply's turn going on from it
     others_sent: list[int] = []  # the lines of the calls that sent another conversation than the run's
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
@@ -754,6 +756,11 @@ def _from_calls(
         record["request"] = call_request
         if ours:
             by_step[step] = marks.of(sent)
+            ended_with = prefill_of(sent)
+            if ended_with is not None:  # the turns hold it merged with the reply: the view at the step ends with it
+                prefilled[step] = [_uncached(block) for block in ended_with["content"]]
+            else:
+                prefilled.pop(step, None)
         calls.append((record, ours))
         call_lines.append(call_line)
     if others_sent:
@@ -795,6 +802,7 @@ def _from_calls(
         replies_checked=True,  # each reply, above
         breakpoints=breakpoints,
         prefill=unanswered,
+        prefilled=prefilled,
     )
 
 

@@ -509,6 +509,7 @@ def conversation_run(
     end: Mapping[str, Any] | None = None,
     breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
     prefill: bool = False,
+    prefilled: Mapping[int, list[dict[str, Any]]] | None = None,
 ) -> Run:
     """The run that renders ``messages`` exactly as they were sent.
 
@@ -535,7 +536,9 @@ def conversation_run(
     sent has its own request's and no other (``runfile.Sent.breakpoints``).
 
     ``prefill``: ``messages`` end with an assistant turn that is a prefill the last request ended with, no reply to
-    which is held: the caller's text, not the model's (its step's ``sent.prefill``).
+    which is held: the caller's text, not the model's (its step's ``sent.prefill``). ``prefilled``, by step, the
+    blocks of the prefill the request that decided the step ended with, a reply to which the step's turn goes on
+    with (``step.sent.prefilled``): its view as sent ends with it, as that request did (``runfile.Sent.prefilled``).
 
     The header and the model calls are read as ``read_records`` reads them; each step (its
     decision, observation and record) is made when first read (``runfile.ConversationSteps``).
@@ -569,6 +572,7 @@ def conversation_run(
         end=end,
         breakpoints=breakpoints,
         prefill=prefill and final is None,
+        prefilled=prefilled,
     )
 
 
@@ -600,6 +604,7 @@ def checked_run(
     started_at: str | None = None,
     breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
     prefill: bool = False,
+    prefilled: Mapping[int, list[dict[str, Any]]] | None = None,
 ) -> Run:
     """The run of turns already checked, as ``conversation_run`` checks them: the part of it after the checks.
 
@@ -613,8 +618,8 @@ def checked_run(
     ``started_at`` the header's, when it says when the run began.
     ``call_lines`` are the lines of the source the ``calls`` were read from, each call's ``line`` (none given: 0, the
     source has no lines): what a user is pointed to is their file, not a run file they never saw.
-    ``breakpoints`` are the header's and the steps' cache breakpoints, and ``prefill`` says the last turn is a
-    prefill, as ``conversation_run`` takes them.
+    ``breakpoints`` are the header's and the steps' cache breakpoints, ``prefill`` says the last turn is a
+    prefill, and ``prefilled`` holds the prefills steps were decided with, as ``conversation_run`` takes them.
     """
     if summaries is None and summarise is not None:
         summaries = result_summaries(turns, summarise)
@@ -637,7 +642,9 @@ def checked_run(
         notes=warnings,
         blocks_checked=True,
         replies_checked=replies_checked,
-        steps=ConversationSteps(with_stop_reasons(turns, calls), summaries, by_step, prefill=prefill),
+        steps=ConversationSteps(
+            with_stop_reasons(turns, calls), summaries, by_step, prefill=prefill, prefilled=prefilled
+        ),
     )
 
 

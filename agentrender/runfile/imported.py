@@ -36,11 +36,13 @@ class ConversationSteps:
     of its user turn by the id it answers. ``breakpoints`` holds, for each step whose deciding request was
     recorded, where that request had its cache breakpoints (``sent.breakpoints``; ``runfile.Sent.breakpoints``).
     ``prefill``: the last assistant turn, with nothing after it, is a prefill the conversation's last request ended
-    with, and no reply to it is held (``sent.prefill``; ``runfile.Sent.prefill``).
+    with, and no reply to it is held (``sent.prefill``; ``runfile.Sent.prefill``). ``prefilled`` holds, for each
+    step whose deciding request ended with a prefill its reply went on from, that prefill's blocks
+    (``sent.prefilled``; ``runfile.Sent.prefilled``).
     ``steps`` and ``records`` are the run's ``steps`` and ``step_records``.
     """
 
-    __slots__ = ("_made", "breakpoints", "count", "prefill", "summaries", "turns")
+    __slots__ = ("_made", "breakpoints", "count", "prefill", "prefilled", "summaries", "turns")
 
     def __init__(
         self,
@@ -49,8 +51,10 @@ class ConversationSteps:
         breakpoints: Mapping[int, list[dict[str, Any]]] | None = None,
         *,
         prefill: bool = False,
+        prefilled: Mapping[int, list[dict[str, Any]]] | None = None,
     ) -> None:
         self.turns = turns
+        self.prefilled = prefilled
         self.summaries = summaries
         self.breakpoints = breakpoints
         self.prefill = prefill and len(turns) % 2 == 0  # a last assistant turn: nothing after it
@@ -125,6 +129,9 @@ class ConversationSteps:
             sent["breakpoints"] = marks
         if self.prefill and index == self.count - 1:
             sent["prefill"] = True
+        prefilled = self.prefilled.get(index) if self.prefilled is not None else None
+        if prefilled is not None:
+            sent["prefilled"] = prefilled
         record["sent"] = sent
         return Step(index=index, decision=decision, observation=observation), record
 

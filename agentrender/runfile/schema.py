@@ -195,6 +195,7 @@ class SentRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fiel
     summaries: dict[str, Any] | UnsetType | None = UNSET
     breakpoints: list[BreakpointRecord] | UnsetType | None = UNSET
     prefill: bool | UnsetType = UNSET
+    prefilled: Annotated[Blocks, msgspec.Meta(min_length=1)] | UnsetType = UNSET
 
 
 class DecisionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -651,6 +652,7 @@ def load_typed(
         if blocks and typed.sent:
             _check_blocks(typed.sent.assistant, "$.sent.assistant")
             _check_blocks(typed.sent.user or None, "$.sent.user")
+            _check_blocks(typed.sent.prefilled or None, "$.sent.prefilled")
         return step_of(typed)
     if isinstance(typed, ModelCallRecord):  # a CheckedCallRecord too
         return _model_call(typed, kept, line, source, reply)

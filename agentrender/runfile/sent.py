@@ -148,6 +148,17 @@ class Sent:
         sent = self._sent(step.index)
         return sent is not None and sent.get("prefill") is True
 
+    def prefilled(self, step: Step) -> tuple[ContentBlock, ...] | None:
+        """The prefill the request that decided the step ended with (its ``sent.prefilled``), as it was sent: the
+        caller's text the reply went on from, the start of the step's turn (which holds the two merged). The view as
+        sent deciding the step ends with it; ``None`` when the request ended otherwise, and under the contract, whose
+        views are no request the agent sent."""
+        if self.under_contract:
+            return None
+        sent = self._sent(step.index)
+        wire = sent.get("prefilled") if sent else None
+        return sent_blocks(wire) if wire else None
+
     def observation(self, step: Step, tool_use_id: str, full: bool) -> tuple[ContentBlock, ...] | None:
         """The user turn as it was sent (or, under the contract, with its results windowed and capped)."""
         key = (step.index, full)

@@ -32,6 +32,7 @@ __all__ = [
     "ENDED_TEXT",
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
+    "PREFILLED_TEXT",
     "PREFILL_ENDED_TEXT",
     "PREFILL_SAID",
     "RESULT_KINDS",
@@ -178,7 +179,8 @@ class MessageFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     message: Message
     """The message as the model was sent it."""
     turn: str
-    """``"opening"``, ``"assistant"`` (a step's decision) or ``"result"`` (a step's user turn)."""
+    """``"opening"``, ``"assistant"`` (a step's decision), ``"result"`` (a step's user turn) or ``"prefill"`` (the
+    caller's text the request ended with, the start of the turn of the step the view decides: ``View.prefilled``)."""
     step: int | None
     """The index of the step the message renders; ``None`` for the opening."""
     full: bool | None
@@ -391,6 +393,14 @@ PREFILL_ENDED_TEXT = (
 )
 """What an as-sent view says in place of ``ENDED_TEXT`` when the turn it ends on is a prefill no reply answered
 (``StepFact.prefill``): the request's last assistant message, the caller's, not a reply of the model."""
+
+
+PREFILLED_TEXT = (
+    "the request ended with this prefill, the caller's text the model went on from: its reply is the step's decision, "
+    "which the run holds as the prefill and the reply merged"
+)
+"""What an as-sent view says after the prefill it ends with (``View.prefilled``): the assistant message the request
+that decided the step ended with, the caller's, not a reply of the model."""
 
 
 def ended_text(*, ended: bool, prefill: bool) -> str:

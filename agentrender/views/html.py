@@ -39,6 +39,7 @@ from agentrender.views.facts import (
     BLOCK_LABELS,
     LEGEND_MARKS,
     PREFILL_SAID,
+    PREFILLED_TEXT,
     compaction_mark,
     steps_summary,
 )
@@ -106,7 +107,8 @@ def _block_html(fact: BlockFact, step: StepFact | None = None, uses: dict[str, s
 def _message_html(fact: MessageFact, step: StepFact | None = None) -> str:
     role = "assistant" if fact.message.role == "assistant" else "user"
     where = "" if fact.step is None else f" · step {fact.step}"
-    if role == "assistant" and step is not None and step.prefill:  # the caller's text, not a reply of the model
+    if fact.turn == "prefill" or (role == "assistant" and step is not None and step.prefill):
+        # the caller's text, not a reply of the model
         where += f" · {PREFILL_SAID}"
     if fact.full is not None:
         where += " · in the window" if fact.full else " · outside the window"
@@ -230,6 +232,8 @@ def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True,
             "not shown here; they are in view.messages</div>"
         )
     parts.extend(_marked_steps(view, shown))
+    if (prefilled := view.prefilled) is not None:  # the request ended with the caller's prefill
+        parts.append(_message_html(prefilled) + f'<div class="ar-ended">{html.escape(PREFILLED_TEXT)}</div>')
     if not total:
         parts.append('<div class="ar-elided">no steps yet: the model saw only the opening</div>')
     return wrap("".join(parts))

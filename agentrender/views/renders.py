@@ -123,6 +123,10 @@ class StepRenders(render.Turns):
         if "ended" in made:
             del self.ended[kept:]
             self.ended.extend(self._ends(self.rendered[kept:]))
+        if "prefills" in made:
+            for at in [at for at in self.prefills if at >= position]:
+                del self.prefills[at]
+            self.prefills.update(self._prefills(position))
         if "sizes" in made:
             self._measure(self.sizes, kept)
 
@@ -147,13 +151,30 @@ class StepRenders(render.Turns):
         prefill = self._sent_says("prefill")
         return prefill is not None and bool(prefill(step))
 
+    @cached_property
+    def prefills(self) -> dict[int, tuple[Message, int]]:
+        """For each step (by its position among the steps) whose deciding request ended with a prefill, as sent: that
+        prefill as the assistant message the view deciding the step ends with, and its bytes (what the options'
+        observation hook, or the object it is a method of, says in ``prefilled``)."""
+        return dict(self._prefills(0))
+
+    def _prefills(self, start: int) -> Iterator[tuple[int, tuple[Message, int]]]:
+        prefilled = self._sent_says("prefilled")
+        if prefilled is None:
+            return
+        for position, step in enumerate(self.steps[start:], start):
+            blocks = prefilled(step)
+            if blocks:
+                message = Message(role="assistant", content=blocks)
+                yield position, (message, message_bytes(message))
+
     def _ends(self, rendered: Sequence[Step]) -> list[bool]:
         ends = self._sent_says("ends")
         if ends is None:
             return [False] * len(rendered)
         return [bool(ends(step)) for step in rendered]
 
-    def _sent_says(self, name: str) -> Callable[[Step], bool] | None:
+    def _sent_says(self, name: str) -> Callable[[Step], Any] | None:
         """The method ``name`` of the object the options' observation hook is a method of (``runfile.Sent``: what a
         run's source sent), which says a fact of a step; ``None`` for a hook of no such object."""
         return getattr(getattr(self.options.observation, "__self__", None), name, None)

@@ -340,10 +340,11 @@ class Views:
             cached = self._openings[key] = (message, message_bytes(message))
         return cached
 
-    def _span(self, start: int, now: int, cut: int, opening: int) -> tuple[int, int]:
+    def _span(self, start: int, now: int, cut: int, opening: int, at: int | None) -> tuple[int, int]:
         """(message count, bytes as a compact JSON list) of an opening of ``opening`` bytes and the rendered
         steps ``[start:now]``, those before ``cut`` as summaries; a last step the conversation ended on
-        (``StepRenders.ended``) brings its assistant turn only."""
+        (``StepRenders.ended``) brings its assistant turn only, and the view at ``at`` ends with the prefill its
+        request did (``_prefill``)."""
         renders = self._renders
         sizes = renders.sizes
         total = opening + sizes.steps(now, cut) - sizes.steps(start, cut)
@@ -351,7 +352,21 @@ class Views:
         if now > start and renders.ended[now - 1]:
             total -= sizes.user(now - 1, now - 1 >= cut)
             count -= 1
+        prefill = self._prefill(at)
+        if prefill is not None:
+            total += prefill[1]
+            count += 1
         return count, list_bytes(count, total)
+
+    def _prefill(self, at: int | None) -> tuple[Message, int] | None:
+        """The prefill the view at ``at`` ends with, and its bytes: the caller's text the request that decided step
+        ``at`` ended with, as sent (``StepRenders.prefills``); ``None`` when it ended otherwise."""
+        renders = self._renders
+        prefills = renders.prefills
+        if not prefills or at is None:
+            return None
+        position = renders.position(at)
+        return prefills.get(position) if position < len(renders.indices) and renders.indices[position] == at else None
 
     def messages(self, at: int | None = None) -> Messages:
         """The conversation the model saw deciding step ``at`` (checked as ``at``): ``render.messages`` of it, by
@@ -366,6 +381,9 @@ class Views:
         out += fulls[2 * max(start, cut) : 2 * rendered]
         if rendered > start and self._renders.ended[rendered - 1]:
             out.pop()  # the conversation ended on that reply: nothing was sent after it
+        prefill = self._prefill(at)
+        if prefill is not None:
+            out.append(prefill[0])  # the request ended with the caller's prefill, the start of step at's turn
         marks = self._marks(at, len(out))
         return render.with_breakpoints(out, marks) if marks else out
 
@@ -425,9 +443,8 @@ class Views:
     def _bytes(self, at: int | None, recent_results: int) -> tuple[int, int]:
         """(message count, bytes as a compact JSON list) of the view at ``at`` under ``recent_results``."""
         rendered, base = self._rendered(at), self._base(at)
-        count, size = self._span(
-            self._start(base), rendered, render.window_start(rendered, recent_results), self._opening_of(base, at)[1]
-        )
+        cut = render.window_start(rendered, recent_results)
+        count, size = self._span(self._start(base), rendered, cut, self._opening_of(base, at)[1], at)
         return count, size + _marks_bytes(self._marks(at, count))
 
     def change(self, at: int | None) -> Change:
@@ -489,8 +506,8 @@ class Views:
         window = self.options.recent_results
         (old_start, before, old_opening), (start, now, opening) = old, new
         old_cut, new_cut = render.window_start(before, window), render.window_start(now, window)
-        count, size = self._span(start, now, new_cut, opening)
-        previous_count, previous_size = self._span(old_start, before, old_cut, old_opening)
+        count, size = self._span(start, now, new_cut, opening, stops[1])
+        previous_count, previous_size = self._span(old_start, before, old_cut, old_opening, stops[0])
         first_diff: int | None = None
         left: int | None = None
         if opening_changed or start != old_start:
@@ -503,8 +520,8 @@ class Views:
                     first_diff = 2 + 2 * (position - start)
                     left = renders.rendered[position].index
                     break
-            if first_diff is None and count != previous_count:
-                first_diff = previous_count
+            if first_diff is None:
+                first_diff = self._after_prefill(stops[0], before, previous_count, count)
         # a breakpoint moved is no change of the prefix: the cache reads the content before it, which the marker is
         # not part of (the real claude-trace log's replies read the prefix from the cache as the marker moves on)
         old_marks, new_marks = self._marks(stops[0], previous_count), self._marks(stops[1], count)
@@ -523,6 +540,17 @@ class Views:
             # the list's "[" and the "," after each shared message
             prefix = min(size, 1 + shared + first_diff)
         return first_diff, prefix, size, previous_size, left
+
+    def _after_prefill(self, previous: int | None, before: int, previous_count: int, count: int) -> int | None:
+        """The first message that differs from the view at stop ``previous`` (of ``previous_count`` messages, the
+        rendered steps before it ``before``) to the next (of ``count``), when they open alike and no result left the
+        window between them: the prefill the first ends with (``_prefill``), which the next holds merged with the
+        reply in its step's turn, unless that turn is the prefill as it was; else the first message past the first
+        view, or ``None`` when there is none."""
+        prefill = self._prefill(previous)
+        if prefill is not None and self._renders.assistants(before, before + 1)[0] != prefill[0]:
+            return previous_count - 1
+        return previous_count if count != previous_count else None
 
     def compaction(self, at: int | None) -> CompactionFact | None:
         """The compaction right before the view at ``at`` (checked as ``at``), with the view's size just before and
@@ -547,7 +575,9 @@ class Views:
         if honoured:
             base = self._base(at)
             start, old_start = self._start(base), self._start(base - 1)
-            _, before = self._span(old_start, now, render.window_start(now, window), self._opening_of(base - 1, at)[1])
+            _, before = self._span(
+                old_start, now, render.window_start(now, window), self._opening_of(base - 1, at)[1], at
+            )
             replaced = start - old_start
         return CompactionFact(
             at=stop,
@@ -586,18 +616,18 @@ class Views:
             start = self._start(base)
             message, opening = self._opening_of(base, at)
             if previous is None:
-                count, size = self._span(start, now, render.window_start(now, window), opening)
+                count, size = self._span(start, now, render.window_start(now, window), opening, at)
                 size += _marks_bytes(self._marks(at, count))
                 first_diff, prefix, left = 0, 0, None
             else:
                 changed = message is not old_message and message != old_message
                 first_diff, prefix, size, _, left = self._diff(old, (start, now, opening), changed, (previous, at))
-                count = self._span(start, now, render.window_start(now, window), opening)[0]
+                count = self._span(start, now, render.window_start(now, window), opening, at)[0]
             at_.append(at)
             messages_.append(count)
             bytes_.append(size)
             tokens_.append(approx_tokens(size))
-            no_window_.append(self._span(start, now, 0, opening)[1] + _marks_bytes(self._marks(at, count)))
+            no_window_.append(self._span(start, now, 0, opening, at)[1] + _marks_bytes(self._marks(at, count)))
             prefix_.append(prefix)
             resent_.append(size - prefix)
             diff_.append(first_diff)
@@ -635,6 +665,11 @@ class Views:
                     sums = full_sums if last >= cut else summary_sums
                     totals[stop] -= sums[now] - sums[last] - assistant[last]
                     counts[stop] -= 1
+        prefills = renders.prefills
+        for stop, (_, size) in prefills.items():  # stop j decides steps[j]: the view ends with its prefill
+            counts[stop] += 1
+            totals[stop] += size
+            everything[stop] += size
         bytes_ = list(map(list_bytes, counts, totals))
         # what each view shares with the one before it
         first_diffs: list[int | None] = [0]
@@ -642,20 +677,25 @@ class Views:
         prefixes = [0]
         add_diff, add_left, add_prefix = first_diffs.append, lefts.append, prefixes.append
         stops_facts = zip(nows, cuts, counts, bytes_, strict=True)
-        for (before, previous_cut, previous_count, _), (_, cut, count, size) in pairwise(stops_facts):
+        for previous, ((before, previous_cut, previous_count, _), (_, cut, count, size)) in enumerate(
+            pairwise(stops_facts)
+        ):
             # one step is added at most, so one result leaves the window at most: the prefix breaks at it when its
             # summary differs from its result in full
             if previous_cut < cut and previous_cut < before and not same[previous_cut]:
                 first_diff = 2 + 2 * previous_cut
                 add_left(rendered[previous_cut].index)
-            elif count != previous_count:
-                first_diff = previous_count
-                add_left(None)
             else:
-                add_diff(None)
                 add_left(None)
-                add_prefix(size)
-                continue
+                if prefills:  # a view that ends with a prefill differs from the next at it
+                    after = self._after_prefill(stops[previous], before, previous_count, count)
+                else:
+                    after = previous_count if count != previous_count else None
+                if after is None:
+                    add_diff(None)
+                    add_prefix(size)
+                    continue
+                first_diff = after
             add_diff(first_diff)
             whole = (first_diff - 1) // 2
             shared = opening + (
@@ -1006,8 +1046,33 @@ class View:
     @property
     def message_count(self) -> int:
         """``len(messages)``, without building them: the opening and two messages a rendered step (since the
-        compaction the view restarts from; one, its assistant turn, for a step the conversation ended on)."""
-        return 1 + 2 * (self.rendered_count - self._first_rendered) - self.ended
+        compaction the view restarts from; one, its assistant turn, for a step the conversation ended on), and the
+        prefill the view ends with (``prefilled``)."""
+        return 1 + 2 * (self.rendered_count - self._first_rendered) - self.ended + (self._prefill is not None)
+
+    @cached_property
+    def _prefill(self) -> tuple[Message, int] | None:
+        return self.views._prefill(self.at)
+
+    @cached_property
+    def prefilled(self) -> MessageFact | None:
+        """The prefill the view ends with: the caller's text the request that decided step ``at`` ended with, as sent
+        (``runfile.Sent.prefilled``), the start of that step's turn, which the run holds merged with the reply. Not a
+        turn of the model nor a step's (``turn`` is ``"prefill"``); ``None`` when the request ended otherwise."""
+        made = self._prefill
+        if made is None:
+            return None
+        message, size = made
+        fact = MessageFact(
+            message=message,
+            turn="prefill",
+            step=self.at,
+            full=None,
+            blocks=tuple(given_fact(block, "as_sent") for block in message.content),
+            bytes=size,
+        )
+        last = self.message_count - 1
+        return marked_fact(fact, [(block, control) for index, block, control in self._marks if index == last])
 
     @property
     def full_count(self) -> int:
@@ -1077,8 +1142,9 @@ class View:
         An import's view as sent is its step's recorded request, cache breakpoints included, wherever the call
         recorded that request whole: what is left is a view under the contract, settings given in place of the
         call's, a call that recorded its key but not its request, and a message the call sent in another form than
-        the run's turns hold (its longest call's), and a request that ended with a prefill, which the view of its step
-        leaves out (the step's turn is the prefill and its reply merged).
+        the run's turns hold (its longest call's), and a request that ended with a prefill a run file holds no
+        ``sent.prefilled`` of (written before agentrender kept it): the view of a step whose request did ends with it
+        (``prefilled``) where the run records it.
         """
         recorded, views = self.recorded_keys, self.views
         if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
@@ -1106,8 +1172,8 @@ class View:
             )
         if len(theirs) == len(mine) + 1 and _api_rules.prefill_of(sent) is not None:
             return (
-                "the recorded request ends with a prefill, the start of the step's turn, which the view leaves out: "
-                "the run holds that turn as the prefill and its reply merged"
+                "the recorded request ends with a prefill, which the view leaves out: the run records no "
+                "sent.prefilled for the step (a run file written before agentrender kept it; import the log again)"
             )
         if len(mine) != len(theirs):
             return f"the recorded request holds {plural(len(theirs), 'message')}, the view {len(mine):,}"

@@ -310,3 +310,28 @@ REPLIED_THEN_PREFILL: dict[str, Any] = {
 }
 """A request body of three steps ending with the caller's prefill, which no reply answered: step 0 the model's tool
 call, step 1 its reply with no tool call, step 2 the prefill (``sent.prefill``), its kind recorded as no_tool_call."""
+
+
+def prefilled_log(path: Path, *, marked: bool = False) -> Path:
+    """A call log of two calls at ``path``, the second ending with a prefill ("The answer is") that its reply (" 42.")
+    goes on from, the run's step 1; ``marked``: the prefill's block carries the request's cache breakpoint."""
+    asked = {"role": "user", "content": "What is the answer?"}
+    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn"}
+    prefill = {"type": "text", "text": "The answer is", **({"cache_control": {"type": "ephemeral"}} if marked else {})}
+    second = [asked, {"role": "assistant", "content": "Let me think."}, {"role": "user", "content": "Go on."}]
+    calls = [
+        {
+            "request": {"model": "m", "max_tokens": 64, "messages": [asked]},
+            "response": {**reply, "id": "msg_0", "content": [{"type": "text", "text": "Let me think."}]},
+        },
+        {
+            "request": {
+                "model": "m",
+                "max_tokens": 64,
+                "messages": [*second, {"role": "assistant", "content": [prefill]}],
+            },
+            "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 42."}]},
+        },
+    ]
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    return path
