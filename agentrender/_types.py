@@ -21,7 +21,7 @@ takes the worded check that ``from_dict`` makes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
 
@@ -29,19 +29,29 @@ from agentrender._display.values import decision_html, messages_html
 from agentrender._json import says_nothing, type_name
 
 __all__ = [
+    "KINDS",
     "STATUSES",
     "CheckedReply",
     "ContentBlock",
     "Decision",
+    "Kind",
     "Message",
     "Messages",
     "ModelResponse",
     "Observation",
+    "Status",
     "Step",
     "StepInput",
 ]
 
-STATUSES = ("ok", "error", "invalid_decision", "interrupted")
+Kind = Literal["tool_call", "complete", "truncated", "no_tool_call"]
+"""The kinds of decision the contract names (``Decision.kind``); a runtime may record any other."""
+KINDS: tuple[str, ...] = get_args(Kind)
+"""Every kind the contract names (``Decision.kind``), in this order; a runtime may record any other."""
+
+Status = Literal["ok", "error", "invalid_decision", "interrupted"]
+"""The statuses the contract names (``Observation.status``)."""
+STATUSES: tuple[str, ...] = get_args(Status)
 """Every status an observation has (``Observation.status``); any other is rendered as ``"ok"`` is."""
 _FAILED_STATUSES = frozenset({"error", "invalid_decision"})
 

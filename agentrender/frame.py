@@ -44,7 +44,7 @@ from agentrender import render
 from agentrender._display.said import warning_groups
 from agentrender._extras import require
 from agentrender._json import type_name
-from agentrender._types import STATUSES, Decision, Observation, Step
+from agentrender._types import KINDS, STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
 from agentrender.imports.claude_code import without_sub_agents
 from agentrender.imports.inspect import is_json_log
@@ -124,7 +124,6 @@ class Column:
     a call each: ``values(fields) == [value(field) for field in fields]``."""
 
 
-_KINDS = ("tool_call", "complete", "truncated", "no_tool_call")
 _STOPS = (
     render.STOP_TOOL_USE,
     render.STOP_END_TURN,
@@ -297,7 +296,7 @@ _STEP_PARTS = (
 
 STEP_COLUMNS: tuple[Column, ...] = (
     Column("index", "int64", "The step's index in the run.", _itself, of="step.index"),
-    Column("kind", "category", "The decision's kind.", _itself, of="decision.kind", categories=_KINDS),
+    Column("kind", "category", "The decision's kind.", _itself, of="decision.kind", categories=KINDS),
     Column(
         "tool",
         "category",

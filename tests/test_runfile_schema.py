@@ -511,7 +511,7 @@ def test_a_step_recorded_again_holds_what_it_repeats_once_and_only_what_is_the_s
     loader = Loader(str(path))
     loader.read(path.read_bytes().splitlines(keepends=True))
     held = loader.records  # the header, then each step record as the run holds it
-    assert [type(item) for item in held[1:]] == [StepRecord] * (len(records) - 1)
+    assert all(isinstance(item, StepRecord) for item in held[1:])
     shared = [held[at].decision is held[at + 1].decision for at in range(1, len(records), 2)]
     assert shared == [True, False, False, False, True, False]
     assert held[9].observation is held[10].observation
@@ -528,4 +528,31 @@ def test_a_step_recorded_again_holds_what_it_repeats_once_and_only_what_is_the_s
             Step(index=record["index"], decision=Decision(**record["decision"]), observation=Observation(**ANSWER))
             for record in records[2::2]
         ]
+    )
+
+
+def test_a_loaded_run_holds_each_kind_and_status_the_contract_names_once(tmp_path: Path) -> None:
+    """Steps of a kind and a status the contract names share one text of each, in their steps and their records,
+    where each held a copy of its own; a kind and a status it does not name load as written, as before."""
+    header = {"type": "run", "format": "agentrender.run/1", "run_id": "kinds", "goal": "g"}
+    named = [_decided(index, {"path": "a.py"}, ANSWER) for index in range(3)]
+    handoff = {"type": "step", "index": 3, "decision": {"kind": "handoff"}, "observation": {"status": "queued"}}
+    other = [*named, handoff, _decided(4, {"path": "b.py"}, ANSWER)]
+    runs = []
+    for name, steps in (("named", named), ("other", other)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(record) + "\n" for record in [header, *steps]))
+        run = load_run(path)
+        assert list(run.records) == [header, *steps] and run.warnings == ()
+        runs.append(run)
+    first, second, third = runs[0].steps
+    assert first.decision.kind is second.decision.kind is third.decision.kind == "tool_call"
+    assert first.observation.status is second.observation.status is third.observation.status == "ok"
+    records = [runs[0].step_records[index] for index in range(3)]
+    assert records[0]["decision"]["kind"] is records[2]["decision"]["kind"]
+    assert records[0]["observation"]["status"] is records[2]["observation"]["status"]
+    assert runs[1].steps[:3] == runs[0].steps
+    assert (runs[1].steps[3].decision.kind, runs[1].steps[3].observation.status) == ("handoff", "queued")
+    assert runs[1].steps[4] == Step(
+        index=4, decision=Decision(**other[4]["decision"]), observation=Observation(**ANSWER)
     )

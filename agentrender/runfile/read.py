@@ -49,6 +49,7 @@ from agentrender.runfile.model import (
 from agentrender.runfile.schema import (
     BadRecord,
     CheckedCallRecord,
+    KnownStep,
     ModelCallRecord,
     StepRecord,
     doubts,
@@ -300,6 +301,9 @@ class Loader:
         self.timed_lines = array("q")
         self.touched: list[int] = []
         """The index of each step record loaded since the caller last cleared this (a follower does)."""
+        self.known = True
+        """Whether the quick read decodes steps as ``KnownStep``s: until it meets one of another kind or status
+        (``schema.quick_records``), after which each batch would be decoded twice."""
 
     def note(self, line: int, text: str, *, lost: bool = False) -> None:
         seen = self.notes.get(text)
@@ -368,7 +372,10 @@ class Loader:
         line goes to ``quick``, or to the general read, which words what it finds.
         """
         header = self.header is not None
-        typed = quick_records(batch) if header and len(batch) > 1 else None
+        known = self.known
+        typed = None
+        if header and len(batch) > 1:
+            typed = quick_records(batch) if known else quick_records(batch, known=False)
         number = self.last_line
         records, steps, step_records, step_lines = self.records, self.steps, self.step_records, self.step_lines
         touched, timed, timed_lines, calls = self.touched, self.timed, self.timed_lines, self.model_calls
@@ -377,11 +384,19 @@ class Loader:
         for position, line in enumerate(batch):
             batch[position] = b""
             number += 1
-            quick = typed[position] if typed is not None else quick_record(line) if header else None
-            if plain and type(quick) is StepRecord and not (blocks and quick.sent):  # no turns whose blocks to check
+            quick = typed[position] if typed is not None else None
+            if typed is None and header:
+                quick = quick_record(line) if known else quick_record(line, known=False)
+            if type(quick) is StepRecord:  # of a kind or a status the contract does not name: so are the next, likely
+                self.known = known = False
+            if (
+                plain
+                and (type(quick) is KnownStep or type(quick) is StepRecord)
+                and not (blocks and quick.sent)  # no turns whose blocks to check
+            ):
                 index = quick.index
                 held = step_records.get(index)
-                if held is None or type(held) is StepRecord:
+                if held is None or type(held) is KnownStep or type(held) is StepRecord:
                     if held is None:  # new to the run (most lines of a run file)
                         step = step_of(quick)
                         unchanged = True
@@ -473,9 +488,9 @@ class Loader:
         nothing, for a line that is not UTF-8 after all (in a key of a reply, which its typed decode skips
         unread), which the slow read words."""
         loaded: Step | ModelCall | None
-        if type(typed) is StepRecord and not (self.blocks and typed.sent):  # no turns whose blocks to check
+        if isinstance(typed, StepRecord) and not (self.blocks and typed.sent):  # no turns whose blocks to check
             held = self.step_records.get(typed.index)
-            if type(held) is StepRecord:  # recorded again: what it repeats is held once
+            if isinstance(held, StepRecord):  # recorded again: what it repeats is held once
                 typed, loaded = step_again(typed, held, self.steps[typed.index])
             else:
                 loaded = step_of(typed)
@@ -492,7 +507,7 @@ class Loader:
             self.after_end(number)
         if type(loaded) is ModelCall:
             self.add_call(loaded)
-        elif type(loaded) is Step and type(typed) is StepRecord:
+        elif type(loaded) is Step and isinstance(typed, StepRecord):
             self.keep(typed)
             self.add_step(number, loaded, typed)
             if typed.started_at or typed.ended_at:

@@ -25,7 +25,16 @@ from msgspec import inspect as types
 
 from agentrender._api_rules import defined_tool
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, type_name
-from agentrender._types import CheckedReply, Decision, Observation, Step, check_block, wire_json_schema
+from agentrender._types import (
+    CheckedReply,
+    Decision,
+    Kind,
+    Observation,
+    Status,
+    Step,
+    check_block,
+    wire_json_schema,
+)
 from agentrender._words import shown
 from agentrender.runfile.model import FORMAT, MAX_COUNT, ModelCall, is_milliseconds, kept_call, loaded_call
 from agentrender.runfile.replies import check_reply, recorded_reply_schema
@@ -42,6 +51,9 @@ __all__ = [
     "EndRecord",
     "ErrorRecord",
     "KeptWarning",
+    "KnownDecision",
+    "KnownObservation",
+    "KnownStep",
     "ModelCallErrorRecord",
     "ModelCallRecord",
     "ObservationRecord",
@@ -648,7 +660,7 @@ def load_typed(
     holds ``kept`` (its record) when given, else ``source`` (the text of its line; none is built
     without one); a header's compactions. ``BadRecord`` names the field that is wrong.
     """
-    if type(typed) is StepRecord:
+    if isinstance(typed, StepRecord):  # a KnownStep too
         if blocks and typed.sent:
             _check_blocks(typed.sent.assistant, "$.sent.assistant")
             _check_blocks(typed.sent.user or None, "$.sent.user")
@@ -721,13 +733,42 @@ class CheckedCallRecord(
     response: CheckedReply  # type: ignore[assignment]  # the record's reply, of the shapes checked in C
 
 
-_QUICK = msgspec.json.Decoder(StepRecord | CheckedCallRecord)
+# A step of a kind and a status the contract names, as most are: decoded as the one text of each (a ``Literal``),
+# not as a new text a step. A run of 200-byte results so holds 110 bytes a step fewer (``bench/README.md``); a
+# step of any other kind or status is decoded as a ``StepRecord``, which the published schema is made of.
+class KnownDecision(DecisionRecord, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A ``DecisionRecord`` of a kind the contract names."""
+
+    kind: Kind
+
+
+class KnownObservation(ObservationRecord, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """An ``ObservationRecord`` of a status the contract names, or none."""
+
+    status: Status | UnsetType = UNSET
+
+
+class KnownStep(StepRecord, tag="step", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A ``StepRecord`` whose decision and observation are of a kind and a status the contract names."""
+
+    decision: KnownDecision | UnsetType | None = UNSET
+    observation: KnownObservation | UnsetType | None = UNSET
+
+
+_QUICK = msgspec.json.Decoder(KnownStep | CheckedCallRecord)
+_QUICK_ANY = msgspec.json.Decoder(StepRecord | CheckedCallRecord)
 _QUICK_CALL = msgspec.json.Decoder(ModelCallRecord)
+_OTHER_KIND = ("decision.kind`", "observation.status`")
+"""How ``_QUICK``'s error ends on a step of a kind or a status the contract does not name (``_QUICK_ANY`` reads it)."""
 
 
-def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecord | None:
+def quick_record(line: bytes, *, known: bool = True) -> StepRecord | ModelCallRecord | CheckedCallRecord | None:
     """The struct of a ``step`` or ``model_call`` line that holds nothing but known fields, each of the right
     shape, decoded in one pass in C; ``None`` for any other line, which ``read_record`` reads and words.
+
+    A step of a kind and a status the contract names is decoded as a ``KnownStep``, holding the one text of each;
+    a step of another is decoded again as a ``StepRecord``, which takes any (and every step, with ``known=False``:
+    a reader that met one).
 
     A model call's reply is decoded as a ``CheckedReply`` (its blocks checked in the same pass), else as a
     dict, which the loader checks (``check_reply``). A model call is given only when it holds nothing the
@@ -737,12 +778,15 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecor
     """
     typed: StepRecord | ModelCallRecord
     try:
-        typed = _QUICK.decode(line)
-    except msgspec.ValidationError:
-        if b'"model_call"' not in line:  # no model call: the slow way reads and words it
-            return None
+        typed = (_QUICK if known else _QUICK_ANY).decode(line)
+    except msgspec.ValidationError as error:
         try:
-            typed = _QUICK_CALL.decode(line)  # a model call whose reply the loader checks block by block
+            if known and str(error).endswith(_OTHER_KIND):
+                typed = _QUICK_ANY.decode(line)  # a step of another kind or status
+            elif b'"model_call"' not in line:  # no model call: the slow way reads and words it
+                return None
+            else:
+                typed = _QUICK_CALL.decode(line)  # a model call whose reply the loader checks block by block
         except (msgspec.DecodeError, RecursionError):  # a validation error too: the slow way reads and words it
             return None
     except (msgspec.DecodeError, RecursionError):
@@ -750,10 +794,11 @@ def quick_record(line: bytes) -> StepRecord | ModelCallRecord | CheckedCallRecor
     return _admitted(typed, line)
 
 
-def quick_records(lines: Sequence[bytes]) -> list[StepRecord | ModelCallRecord | None] | None:
+def quick_records(lines: Sequence[bytes], *, known: bool = True) -> list[StepRecord | ModelCallRecord | None] | None:
     """``quick_record`` of each of ``lines``, decoded together in one call: ``None`` unless every line is a step or
     a model call whose reply is checked whole (the loader then reads each line alone), and, where a line's struct
-    holds what only the slow way words, ``None`` in its place.
+    holds what only the slow way words, ``None`` in its place. A batch holding a step of a kind or a status the
+    contract does not name is decoded again whole as ``StepRecord``s (every batch, with ``known=False``).
 
     One call for a batch of lines saves most of what a call a line costs around the decode: a run of 200-byte
     results loads in 0.8 of the time (``bench/README.md``).
@@ -765,15 +810,26 @@ def quick_records(lines: Sequence[bytes]) -> list[StepRecord | ModelCallRecord |
         all(map(bytes.startswith, lines, repeat(b"{"))) and all(map(bytes.endswith, lines, repeat((b"}\n", b"}"))))
     ):
         return None
+    text = b"".join(lines)
+    decoded: Sequence[StepRecord | CheckedCallRecord]
     try:
-        decoded = _QUICK.decode_lines(b"".join(lines))
-    except (msgspec.DecodeError, RecursionError):  # a validation error too
+        decoded = (_QUICK if known else _QUICK_ANY).decode_lines(text)
+    except msgspec.ValidationError as error:
+        if not (known and str(error).endswith(_OTHER_KIND)):
+            return None
+        try:
+            decoded = _QUICK_ANY.decode_lines(text)  # a step of another kind or status among them
+        except (msgspec.DecodeError, RecursionError):  # a validation error too
+            return None
+    except (msgspec.DecodeError, RecursionError):
         return None
     if len(decoded) != len(lines):
         return None
     # a step not too deep is admitted here, as _admitted admits it, with a call a line fewer
     return [
-        typed if type(typed) is StepRecord and not _step_too_deep(typed, line) else _admitted(typed, line)
+        typed
+        if (type(typed) is KnownStep or type(typed) is StepRecord) and not _step_too_deep(typed, line)
+        else _admitted(typed, line)
         for typed, line in zip(decoded, lines, strict=True)
     ]
 
@@ -782,7 +838,7 @@ def _admitted(typed: StepRecord | ModelCallRecord, line: bytes) -> StepRecord | 
     """``typed``, decoded from ``line``, unless it holds what only the slow way words: a nesting past
     ``MAX_DEPTH``, a latency or a usage count the frames cannot read (then ``None``)."""
     # A line nesting past MAX_DEPTH is read the slow way, which words where.
-    if type(typed) is StepRecord:
+    if isinstance(typed, StepRecord):  # a KnownStep too
         return None if _step_too_deep(typed, line) else typed
     if _nests_past(line, MAX_DEPTH):  # a reply's unknown keys, skipped by its decode, may nest too
         return None
