@@ -798,16 +798,18 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
     ),
     Column(
         "tries",
-        "int64",
+        "Int64",
         "How many HTTP tries the call took: 1, and one more for each the SDK retried (an overloaded or rate-limited "
-        "API, a server error, a dropped connection), as a recording holds them (ModelCall.retried).",
-        lambda c: len(c.retried) + 1,
+        "API, a server error, a dropped connection), as a recording holds them (ModelCall.retried); null where the "
+        "recording does not know how many (ModelCall.tries_known: an SDK that sends no retry count).",
+        lambda c: len(c.retried) + 1 if c.tries_known else None,
     ),
     Column(
         "retried_ms",
         "Float64",
         "How long the tries before the last took together, in milliseconds (part of latency_ms): 0 for a call "
-        "tried once; null when the recording holds the tries without their times (an SDK without middleware).",
+        "tried once; null when the recording holds the tries without their times (an SDK without middleware), or "
+        "does not know how many there were.",
         lambda c: c.retried_ms,
     ),
     Column("request_key", "string", "The replay key of the request that was sent.", lambda c: _or_null(c.request_key)),

@@ -43,7 +43,9 @@ one refused before any try. A client whose class has no ``with_middleware`` (an 
 shows the recorder its last try alone: ``retried`` then holds an empty object for each try before it, as
 many as the retry count the SDK sent with it (``x-stainless-retry-count``); of a call interrupted as such an SDK
 waited to try again, the try that failed is the exception it was handling, the interruption's context: ``retried``
-holds an empty object for each try before that one, then that one's ``error``. A call raising an
+holds an empty object for each try before that one, then that one's ``error``. Where the recorder cannot know how
+many tries there were (such an SDK that sends no retry count, an older one; a call of it interrupted as a try went
+out, where nothing says an earlier one failed), the record says ``"tries_known": false``. A call raising an
 exception that holds no HTTP request is taken for one refused before sending (such an SDK wraps what
 fails as it sends in an error that holds it).
 
@@ -341,19 +343,25 @@ class _Tries:
     def _at(self, begun: float) -> float:
         return round((begun - self.started) * 1000, 3)
 
-    def retried(self, error: BaseException | None = None) -> list[dict[str, Any]]:
-        """The tries before the last, which failed and were tried again; of an SDK without middleware, which shows
-        none of them, an empty object for each try the retry count it sent with the last (``request``) says went
-        before. A call that raised ``error`` once its last try had failed with another (a Ctrl-C as the SDK waited
-        to try again) gave up after that try: it is one of them."""
+    def retried(self, error: BaseException | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """The tries before the last, which failed and were tried again, and whether the recorder knows how many there
+        were. Of an SDK without middleware, which shows none of them, an empty object for each try the retry count
+        it sent with the last (``request``) says went before: their count is not known where it sent none (an older
+        SDK), or where the call was interrupted holding no request (as it was sent: it may have been a later try). A
+        call that raised ``error`` once its last try had failed with another (a Ctrl-C as the SDK waited to try
+        again) gave up after that try: it is one of them."""
         if self.watched:
             if not self.reached or (error is not None and not self._gave(error)):
-                return self.tries
-            return self.tries[:-1]
+                return self.tries, True
+            return self.tries[:-1], True
         waited = self._waited(error)
         if waited is not None:  # each try up to the one that failed, which the SDK waited to try again
-            return [{} for _ in range(_retry_count(_http_request(waited)))] + [{"error": _try_error(waited)}]
-        return [{} for _ in range(_retry_count(self.request))]
+            before = _retry_count(_http_request(waited))
+            return [{} for _ in range(before or 0)] + [{"error": _try_error(waited)}], before is not None
+        if self.request is None:  # no try went out (refused: none was made), or the interruption holds none
+            return [], error is not None and _refused(error)
+        before = _retry_count(self.request)
+        return [{} for _ in range(before or 0)], before is not None
 
     def _waited(self, error: BaseException | None) -> BaseException | None:
         """Of an SDK without middleware, the error of the try that failed as the call was interrupted by ``error``
@@ -393,13 +401,14 @@ class _Tries:
         return seen is self.raised
 
 
-def _retry_count(http_request: Any) -> int:
-    """How many tries went before ``http_request``, as the retry count the SDK sent with it says (0 when it does not
-    say: an SDK that sends none)."""
+def _retry_count(http_request: Any) -> int | None:
+    """How many tries went before ``http_request``, as the retry count the SDK sent with it says (``None`` when it does
+    not say: an SDK that sends none)."""
     try:
-        return int(http_request.headers.get("x-stainless-retry-count") or 0)
+        count = http_request.headers.get("x-stainless-retry-count")
+        return None if count is None else int(count)
     except (AttributeError, TypeError, ValueError):
-        return 0
+        return None
 
 
 def _try_error(error: BaseException) -> dict[str, Any]:
@@ -429,10 +438,13 @@ _CALL: ContextVar[_Tries | None] = ContextVar("agentrender_recorded_call", defau
 
 def _retried(entry: dict[str, Any], tries: _Tries | None, error: BaseException | None = None) -> None:
     """``entry`` with the tries before its last, which failed and the SDK retried, as ``retried``: none when none;
-    ``error`` is what the call raised, for one that gave no reply."""
-    retried = tries.retried(error) if tries is not None else []
+    and ``"tries_known": false`` where the recorder cannot know how many there were. ``error`` is what the call raised,
+    for one that gave no reply."""
+    retried, known = tries.retried(error) if tries is not None else ([], True)
     if retried:
         entry["retried"] = retried
+    if not known:
+        entry["tries_known"] = False
 
 
 def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:

@@ -187,6 +187,29 @@ def test_show_names_the_step_whose_model_call_the_sdk_retried(tmp_path: Path) ->
     assert "✓ clean" in terminal("check", str(path))
 
 
+def test_show_says_how_many_tries_is_not_known_of_a_call_whose_recording_does_not_know(tmp_path: Path) -> None:
+    """show names the step of a model call recorded with "tries_known": false, saying it was retried at least so many
+    times (how many not known), or that how many tries is not known, where it said nothing of it."""
+    path = retried_run_file(tmp_path / "untold.jsonl", [{"error": {"type": "APIConnectionError"}}], known=False)
+    out = run_cli("show", str(path), "--width", "200", "--color", "never")[1]
+    assert "8 model calls (retried: at least 1 failed try (how many is not known))" in out
+    assert "step 1 · run_check · retried: at least 1 failed try (how many is not known) ─" in out
+    path = retried_run_file(tmp_path / "unknown.jsonl", [], known=False)
+    out = terminal("show", str(path), "--full")
+    assert "8 model calls (how many tries is not known)" in out
+    assert "step 1 · run_check · how many tries is not known ─" in out
+    assert "✓ clean" in terminal("check", str(path))
+
+
+def test_show_json_gives_null_tries_of_a_step_whose_model_call_does_not_know_them(tmp_path: Path) -> None:
+    """show --json gives a null tries (and retried_ms) on the step of a model call recorded with "tries_known": false,
+    not a count it does not know."""
+    view = as_json("show", str(retried_run_file(tmp_path / "unknown.jsonl", [], known=False)))
+    assert {step["index"]: (step["tries"], step["retried_ms"]) for step in view["steps"] if "tries" in step} == {
+        1: (None, None)
+    }
+
+
 def test_show_json_gives_the_tries_of_a_step_whose_model_call_the_sdk_retried(tmp_path: Path) -> None:
     """show --json gives, on each step whose model call the SDK retried, its tries and the time the failed ones took
     (the model-calls frame's tries and retried_ms), where it said nothing of them; other steps have neither."""

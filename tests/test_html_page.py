@@ -314,6 +314,15 @@ def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: 
     assert out.read_text("utf-8") == html.page(runs[3])
 
 
+def test_a_run_whose_model_call_does_not_know_its_tries_says_so_beside_its_calls(tmp_path: Path) -> None:
+    """The page's header and the notebook's HTML of a run one of whose calls is recorded with "tries_known": false say
+    how many tries is not known, where they counted its calls alone."""
+    run = load_run(retried_run_file(tmp_path / "unknown.jsonl", [], known=False))
+    said = "8 (how many tries is not known)"
+    assert said in page_texts(html.page(run))
+    assert said in run._repr_html_()
+
+
 def test_a_run_whose_model_call_was_retried_says_so_beside_its_calls(tmp_path: Path) -> None:
     """The page's header and the notebook's HTML of a run count its model calls with the tries the SDK made again
     and the time they took (a recorded call it retried twice), where they said the count alone."""

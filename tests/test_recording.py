@@ -1498,6 +1498,102 @@ def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: 
     assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
 
 
+def _without_retry_count(sdk: Any) -> Any:
+    """An SDK client of a version before middleware that sends no retry count (no ``x-stainless-retry-count``)."""
+    return _ClientBeforeMiddleware(sdk.with_options(default_headers={"x-stainless-retry-count": anthropic.Omit()}))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_call_of_an_sdk_that_sends_no_retry_count_says_its_tries_are_not_known(tmp_path: Path, mode: str) -> None:
+    """A call of an SDK without middleware that sends no retry count is recorded with "tries_known": false, its
+    tries null in the frame (of the run file and of its import), where it read as tried once when the SDK had retried
+    it."""
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_OVERLOADED, _reply(3)], max_retries=2)
+    with agentrender.record(_without_retry_count(sdk), path) as client:
+        _run_agent(client, mode)
+    (call,) = _lines(path)[1:]
+    assert call["tries_known"] is False
+    assert "retried" not in call
+    run = load_run(path)
+    assert run.model_calls[0].tries_known is False
+    calls = model_calls_frame(run)
+    assert calls["tries"].isna().tolist() == [True]
+    assert calls["retried_ms"].isna().tolist() == [True]
+    imported = imports.load(path)  # the import of the recording keeps it in the model call, as it keeps "retried"
+    assert imported.warnings == ()
+    assert [call.tries_known for call in imported.model_calls] == [False]
+    assert model_calls_frame(imported)["tries"].isna().tolist() == [True]
+
+
+def test_a_call_of_an_sdk_that_sends_its_retry_count_knows_its_tries(tmp_path: Path) -> None:
+    """A call of an SDK without middleware that sends its retry count writes no "tries_known": the count is known."""
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_OVERLOADED, _reply(3)], max_retries=2)
+    with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
+        _run_agent(client, "create")
+    (call,) = _lines(path)[1:]
+    assert call["retried"] == [{}]
+    assert "tries_known" not in call
+    assert model_calls_frame(load_run(path))["tries"].tolist() == [2]
+
+
+def test_a_call_interrupted_as_an_sdk_that_sends_no_retry_count_waited_was_tried_more_than_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C as an SDK without middleware that sends no retry count waits to try a call again keeps the try that
+    failed, and the reader says the call was tried more than once, how many times not known."""
+    path = tmp_path / "agent.jsonl"
+
+    def interrupt(self: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(anthropic._base_client.SyncAPIClient, "_sleep_for_retry", interrupt)
+    sdk = _over_transport([httpx2.ConnectError("connection refused")] * 3, max_retries=2)
+    with agentrender.record(_without_retry_count(sdk), path) as client, pytest.raises(KeyboardInterrupt):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert [tried["error"]["type"] for tried in error["retried"]] == ["APIConnectionError"]
+    assert error["tries_known"] is False
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert "tried more than once (how many is not known)" in warning.text
+    assert "tried 2 times" not in warning.text
+
+
+def test_a_call_an_sdk_without_middleware_interrupted_as_it_sent_a_later_try_does_not_know_its_tries(
+    tmp_path: Path,
+) -> None:
+    """A call of an SDK without middleware interrupted as it sent its second try, where nothing the recorder is shown
+    says an earlier one failed, is recorded with "tries_known": false and the reader says how many times it was tried
+    is not known, where it read as tried once."""
+    path = tmp_path / "agent.jsonl"
+
+    def interrupt() -> Any:
+        raise KeyboardInterrupt
+
+    sdk = _ClientBeforeMiddleware(_over_transport([_OVERLOADED, interrupt], max_retries=2))
+    with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]))
+    (error,) = _lines(path)[1:]
+    assert error["error"]["type"] == "KeyboardInterrupt"
+    assert "retried" not in error
+    assert error["tries_known"] is False
+    (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
+    assert "how many times it was tried is not known" in warning.text
+
+
+def test_a_call_refused_before_it_was_sent_knows_it_made_no_try(tmp_path: Path) -> None:
+    """A call an SDK without middleware refused before sending it (its own TypeError) writes no "tries_known": no try
+    was made, and that is known."""
+    path = tmp_path / "agent.jsonl"
+    sdk = _ClientBeforeMiddleware(_over_transport([], max_retries=2))
+    with agentrender.record(sdk, path) as client, pytest.raises(TypeError):
+        client.messages.create(**_params([{"role": "user", "content": "Go."}]), not_a_parameter=1)
+    (error,) = _lines(path)[1:]
+    assert error["sent"] is False
+    assert "tries_known" not in error
+
+
 class _Overloaded(Exception):
     """An agent's own exception for an overloaded API, which its middleware raises in place of the SDK's."""
 

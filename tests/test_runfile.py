@@ -745,6 +745,34 @@ def test_round_trip_is_lossless(tmp_path: Path) -> None:
         assert [(w.line, w.message) for w in again.warnings] == [(w.line, w.message) for w in first.warnings]
 
 
+@pytest.mark.parametrize("kind", ["model_call", "model_call_error"])
+def test_a_call_whose_tries_are_not_known_says_so_and_keeps_it_through_a_round_trip(tmp_path: Path, kind: str) -> None:
+    """A model call (or one that gave no reply) recorded with "tries_known": false reads as one whose tries are not
+    known, and load -> write_run -> load keeps the field."""
+    record: dict[str, Any] = {**CALL0, "tries_known": False}
+    if kind == "model_call_error":
+        record = {"type": kind, "step": 0, "error": {"type": "KeyboardInterrupt"}, "tries_known": False}
+    first = load_run(write(tmp_path, lines(HEADER, STEP0, record, END)))
+    if kind == "model_call":
+        assert [call.tries_known for call in first.model_calls] == [False]
+    else:
+        assert any("how many times it was tried is not known" in warning.text for warning in first.warnings)
+    write_run(first, tmp_path / "again.jsonl")
+    again = load_run(tmp_path / "again.jsonl")
+    assert [line for line in again.records if line.get("type") == kind] == [record]
+    assert [call.tries_known for call in again.model_calls] == [call.tries_known for call in first.model_calls]
+
+
+@pytest.mark.parametrize("kind", ["model_call", "model_call_error"])
+def test_a_tries_known_that_is_not_a_boolean_is_an_error_naming_line_and_field(tmp_path: Path, kind: str) -> None:
+    """A model call's "tries_known" that is not true or false is a RunFileError naming the line and the field."""
+    record: dict[str, Any] = {**CALL0, "tries_known": "no"}
+    if kind == "model_call_error":
+        record = {"type": kind, "step": 0, "error": {"type": "KeyboardInterrupt"}, "tries_known": 0}
+    said = error_of(tmp_path, lines(HEADER, STEP0, record))
+    assert said.startswith("3: ") and "$.tries_known" in said and "bool" in said
+
+
 def test_write_run_writes_a_run_built_in_memory(tmp_path: Path) -> None:
     """A Run with no records is written from its typed fields and loads back to the same steps."""
     steps = (

@@ -46,6 +46,7 @@ __all__ = [
     "source_said",
     "tool_uses",
     "tools_said",
+    "tried_said",
     "turn_uses",
     "warning_groups",
 ]
@@ -108,24 +109,41 @@ def inherited_said(steps: int) -> str:
     return "its first step is the session's" if steps == 1 else f"its first {steps:,} steps are the session's"
 
 
-def retries(calls: Iterable[Any]) -> tuple[int, float | None]:
-    """How many HTTP tries of ``calls`` (model calls, read by their ``retried`` and ``retried_ms``) failed and were made
-    again by the SDK, and how long they took together, in milliseconds (part of the calls' latency): ``None`` when one
-    of them has no time the frames can read."""
+def retries(calls: Iterable[Any]) -> tuple[int, float | None, bool]:
+    """How many HTTP tries of ``calls`` (model calls, read by their ``retried``, ``retried_ms`` and ``tries_known``)
+    failed and were made again by the SDK, how long they took together, in milliseconds (part of the calls'
+    latency): ``None`` when one of them has no time the frames can read; and whether that count is known (false
+    where a call's recording does not know how many tries it took: then it is how many at least)."""
     failed = 0
     took: float | None = 0.0
+    known = True
     for call in calls:
+        if not call.tries_known:
+            known = False
+            took = None
         if call.retried:
             failed += len(call.retried)
             took = None if took is None or call.retried_ms is None else took + call.retried_ms
-    return failed, took
+    return failed, took, known
+
+
+def tried_said(failed: int, known: bool = True) -> str:
+    """How many times a model call was tried, of the ``failed`` tries before its last that its record holds and
+    whether the recording knows how many there were: ``""`` for a call tried once."""
+    if not known:  # the record's "tries_known": false
+        return "tried more than once (how many is not known)" if failed else "how many times it was tried is not known"
+    return f"tried {failed + 1:,} times" if failed else ""
 
 
 def retries_said(calls: Iterable[Any]) -> str:
     """The tries the SDK made again of ``calls`` (``retries``) in a few words, ``""`` when none was tried again: how
     many tries failed before a reply came, and the time they took, part of the calls' latency (not bad data: the reply
-    is the last try's)."""
-    failed, took = retries(calls)
+    is the last try's); or that how many is not known, where a call's recording does not know it."""
+    failed, took, known = retries(calls)
+    if not known:
+        if not failed:
+            return "how many tries is not known"
+        return f"retried: at least {plural(failed, 'failed try', 'failed tries')} (how many is not known)"
     if not failed:
         return ""
     said = f"retried: {plural(failed, 'failed try', 'failed tries')}"

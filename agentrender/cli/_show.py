@@ -300,12 +300,12 @@ def _step_title(fact: StepFact, retried: str) -> Text:
 
 
 def _retried_calls(run: Run | None) -> dict[int, list[ModelCall]]:
-    """The model calls of each step one of whose calls the SDK tried again (``ModelCall.retried``), by the step's
-    index."""
+    """The model calls of each step one of whose calls the SDK tried again (``ModelCall.retried``), or whose recording
+    does not know how many tries it took (``ModelCall.tries_known``), by the step's index."""
     calls: dict[int, list[ModelCall]] = {}
     for call in run.model_calls if run is not None else ():
         calls.setdefault(call.step, []).append(call)
-    return {step: each for step, each in calls.items() if any(call.retried for call in each)}
+    return {step: each for step, each in calls.items() if any(call.retried or not call.tries_known for call in each)}
 
 
 def _retries(run: Run | None) -> dict[int, str]:
@@ -590,8 +590,8 @@ def show_json(view: View) -> dict[str, Any]:
         item: dict[str, Any] = {"index": fact.step.index, "rendered": fact.rendered, "in_view": fact.in_view}
         if calls := retried.get(fact.step.index):
             # the model-calls frame's tries and retried_ms, of the step's calls together (most steps have one)
-            failed, took = retries(calls)
-            item.update(tries=failed + len(calls), retried_ms=took)
+            failed, took, known = retries(calls)
+            item.update(tries=failed + len(calls) if known else None, retried_ms=took)
         if fact.rendered:
             assert fact.assistant is not None
             item.update(

@@ -749,6 +749,8 @@ def _from_calls(
         retried = others.get("retried")
         if _tries(retried):  # a recorded call's tries before its last: the model call's, as its latency is
             record["retried"] = retried
+        if others.get("tries_known") is False:  # a recording that did not know how many tries the call took
+            record["tries_known"] = False
         try:
             record["request_key"] = keys.key(call_request, sent)
         except ValueError as error:
@@ -1015,6 +1017,8 @@ def _held(entry: Entry, key: str, value: Any) -> bool:
     """Whether the field ``key`` of a call's ``entry`` is its model call's (``_conversation``), not the source's."""
     if key == "latency_ms":
         return _number(value)
+    if key == "tries_known":
+        return entry.response is not None and value is False
     return key == "retried" and entry.response is not None and _tries(value)  # a call that gave no reply keeps its own
 
 

@@ -241,10 +241,20 @@ class ModelCall:
         return tuple(item for item in retried if isinstance(item, Mapping))
 
     @property
+    def tries_known(self) -> bool:
+        """Whether the recording knows how many HTTP tries the call took: ``False`` where the recorder could not know
+        (the record's ``"tries_known": false``: an SDK that sends no retry count), and ``retried`` may miss some."""
+        if self._record is None and '"tries_known"' not in self._source:  # most calls: their line is not decoded
+            return True
+        return self.record.get("tries_known") is not False
+
+    @property
     def retried_ms(self) -> float | None:
         """How long the tries of ``retried`` took together, in milliseconds (part of ``latency_ms``): 0 for a call
         tried once, ``None`` when one of them has no recorded time, or one the frames cannot read (``is_milliseconds``:
-        the loader warns of it)."""
+        the loader warns of it), or when how many tries there were is not known (``tries_known``)."""
+        if not self.tries_known:
+            return None
         total = 0.0
         for item in self.retried:
             latency = item.get("latency_ms")

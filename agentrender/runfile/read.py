@@ -17,6 +17,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
+from agentrender._display.said import tried_said
 from agentrender._json import decode_failure
 from agentrender._types import Step
 from agentrender._words import FEW, clipped, first_few, shown
@@ -762,7 +763,8 @@ NEVER_SENT = "a model call the SDK refused before sending it (never sent: the mo
 
 def failure_text(record: Mapping[str, Any]) -> str:
     """A ``model_call_error`` record in a few words: the step, the error's type and status, its message's first line,
-    the exception it was raised from, and how many times the call was tried when it was tried again."""
+    the exception it was raised from, and how many times the call was tried when it was tried again (or that how many
+    is not known, where the recorder could not know it)."""
     error = record["error"]
     status = f" {error['status']}" if error.get("status") is not None else ""
     text = f"step {record['step']}, {error.get('type') or 'error'}{status}"
@@ -773,9 +775,8 @@ def failure_text(record: Mapping[str, Any]) -> str:
     if cause:
         text += f" (from {cause})"
     retried = record.get("retried")
-    if isinstance(retried, list) and retried:
-        text += f"; tried {len(retried) + 1} times"
-    return text
+    tried = tried_said(len(retried) if isinstance(retried, list) else 0, record.get("tries_known") is not False)
+    return f"{text}; {tried}" if tried else text
 
 
 def _first_line(text: Any) -> str:

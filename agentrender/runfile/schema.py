@@ -268,7 +268,8 @@ class TryRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_field
 
 class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """``model_call``: a captured reply (an Anthropic Messages API response) and the step it was made for;
-    ``retried``, the HTTP tries before the one that gave it, which failed and were tried again."""
+    ``retried``, the HTTP tries before the one that gave it, which failed and were tried again; ``tries_known`` false
+    where the recorder could not know how many there were (left out, true, where it knew)."""
 
     step: Count
     response: Reply
@@ -276,6 +277,7 @@ class ModelCallRecord(_Record, tag="model_call", frozen=True, gc=False, kw_only=
     request_key: str | None = None
     request: dict[str, Any] | None = None
     retried: list[TryRecord] | None = None
+    tries_known: bool = True
 
 
 class ModelCallErrorRecord(
@@ -283,7 +285,8 @@ class ModelCallErrorRecord(
 ):
     """``model_call_error``: a model call that gave no complete reply. ``sent`` is false for one refused before it
     was sent (the model never received it), left out (true) for one that was sent or may have been; ``retried``, the
-    HTTP tries before its last, which failed and were tried again."""
+    HTTP tries before its last, which failed and were tried again; ``tries_known`` false where the recorder could not
+    know how many there were (left out, true, where it knew)."""
 
     step: Count
     error: ErrorRecord
@@ -292,6 +295,7 @@ class ModelCallErrorRecord(
     partial: dict[str, Any] | None = None
     sent: bool = True
     retried: list[TryRecord] | None = None
+    tries_known: bool = True
 
 
 class EndRecord(_Record, tag="end", frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step
 from agentrender.runfile import ModelCall, Run
@@ -215,12 +217,15 @@ RETRIED_TRIES = (
 """The tries a recording holds of a call the SDK retried twice, 1,550.5 ms of them together."""
 
 
-def retried_run_file(path: Path) -> Path:
-    """The sample fix-failing-test written to ``path``, its model call for step 1 holding ``RETRIED_TRIES`` as the SDK
-    recorder writes them (``retried``)."""
+def retried_run_file(path: Path, tries: Sequence[Mapping[str, Any]] = RETRIED_TRIES, *, known: bool = True) -> Path:
+    """The sample fix-failing-test written to ``path``, its model call for step 1 holding ``tries`` as the SDK
+    recorder writes them (``retried``, left out when none), and ``"tries_known": false`` when not ``known``."""
     records = [json.loads(line) for line in (SAMPLE_RUNS / "fix-failing-test.jsonl").read_text().splitlines()]
     for record in records:
         if record["type"] == "model_call" and record["step"] == 1:
-            record["retried"] = list(RETRIED_TRIES)
+            if tries:
+                record["retried"] = list(tries)
+            if not known:
+                record["tries_known"] = False
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     return path
