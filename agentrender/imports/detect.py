@@ -27,7 +27,7 @@ from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.imports.responses import from_responses_runs, looks_like_responses
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import binary_at, first_line, open_inflated
+from agentrender.runfile.lines import JSON_LINES_NAMES, binary_at, first_line, name_ends, open_inflated
 
 __all__ = [
     "DOCS",
@@ -216,7 +216,7 @@ def _unreadable(path: str) -> RunFileError | None:
         return RunFileError(path, 1, said)
     if len(data) > limit or not text.lstrip().startswith(("{", "[")):
         return None
-    if path.endswith((".jsonl", ".jsonl.gz")):  # JSON lines: the first line is a value of its own
+    if name_ends(path, JSON_LINES_NAMES):  # JSON lines: the first line is a value of its own
         start = len(text) - len(text.lstrip())
         first, newline, _ = text[start:].partition("\n")
         line = first + newline
@@ -255,7 +255,7 @@ def _what_else(path: str, first: Any) -> str:
         return ""
     # every version writes the agent's type; the description and the tool use's id came later, and a workflow's
     # agents have neither
-    if path.endswith(_SUB_AGENT_META) and "agentType" in first:
+    if name_ends(path, _SUB_AGENT_META) and "agentType" in first:
         transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
         return (
             f": a Claude Code sub-agent's metadata (its type, and its task and the tool use that started it where "

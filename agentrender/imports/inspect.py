@@ -83,6 +83,7 @@ from agentrender.imports.inspect_log import (
     read_log,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile.lines import name_ends
 
 __all__ = ["from_inspect", "is_json_log", "looks_like_inspect"]
 
@@ -159,11 +160,11 @@ def _holds_log(whole: mmap.mmap, at: int) -> bool:
 
 def looks_like_inspect(path: str, first: Any) -> bool:
     """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
-    if path.lower().endswith(".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
+    if name_ends(path, ".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
         return True
     if isinstance(first, Mapping):
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
-    if first is None and path.lower().endswith(".json"):
+    if first is None and name_ends(path, ".json"):
         try:
             return is_json_log(path)
         except OSError:

@@ -29,6 +29,7 @@ from agentrender import _json
 
 __all__ = [
     "GZIP_MAGIC",
+    "JSON_LINES_NAMES",
     "JSON_SPACE",
     "GrowingFile",
     "StreamError",
@@ -46,6 +47,11 @@ JSON_SPACE = " \t\n\r"
 """JSON's white space, these four characters only: ``str.isspace()`` would let a vertical tab or U+2028 pass."""
 
 _decode = msgspec.json.Decoder()
+
+
+JSON_LINES_NAMES = (".jsonl", ".jsonl.gz")
+"""How the name of a file of JSON lines ends (``name_ends``, in any case): a run file, or a history of one value a
+line, plain or gzip-compressed, read a line at a time; a file of any other name may be one JSON document."""
 
 
 def name_ends(path: str | os.PathLike[str], endings: str | tuple[str, ...]) -> bool:
