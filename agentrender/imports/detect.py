@@ -243,8 +243,9 @@ def _describe(first: Any) -> str:
     return f"it holds a JSON {type_name(first)}"
 
 
-_SUB_AGENT_META = ".meta.json"
-"""How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``)."""
+_SUB_AGENT_META = (".meta.json", ".meta.json.gz")
+"""How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``), plain or
+compressed with it (``agent-<id>.jsonl.gz``, as ``gzip -r`` leaves a session's folder)."""
 
 
 def _what_else(path: str, first: Any) -> str:
@@ -256,7 +257,8 @@ def _what_else(path: str, first: Any) -> str:
     # every version writes the agent's type; the description and the tool use's id came later, and a workflow's
     # agents have neither
     if name_ends(path, _SUB_AGENT_META) and "agentType" in first:
-        transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
+        packed = name_ends(path, ".gz")
+        transcript = os.path.basename(path)[: -len(_SUB_AGENT_META[packed])] + JSON_LINES_NAMES[packed]
         return (
             f": a Claude Code sub-agent's metadata (its type, and its task and the tool use that started it where "
             f"given), not its transcript; that is {transcript} beside it, which the session's own .jsonl reads as "
