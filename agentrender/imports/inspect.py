@@ -83,7 +83,7 @@ from agentrender.imports.inspect_log import (
     read_log,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
-from agentrender.runfile.lines import name_ends
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends
 
 __all__ = ["from_inspect", "is_json_log", "looks_like_inspect"]
 
@@ -172,6 +172,13 @@ def looks_like_inspect(path: str, first: Any) -> bool:
     return False
 
 
+_GZIPPED_LOG = (
+    "an Inspect log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the .json "
+    "(an .eval log is compressed already)"
+)
+"""Why ``from_inspect`` refuses a log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder)."""
+
+
 def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
     """The runs of an Inspect AI log, one per sample and epoch, each rendering exactly what its model was sent.
 
@@ -184,6 +191,9 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+    with open(name, "rb") as file:
+        if file.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+            raise RunFileError(name, 1, _GZIPPED_LOG)
     try:
         return _runs(read_log(name), name, summarise)
     except NeedsInspect:
