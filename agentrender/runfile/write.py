@@ -220,8 +220,10 @@ def _check_gzip_closed(path: str) -> None:
 
 
 def write_run(run: Run, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
-    """Write ``run`` to ``path``: every record it was read from, unknown ones included, in file order; gzip-compressed
-    when ``compress`` is true, or not given and the name ends in ``.gz`` in any case (``writes_gzip``).
+    """Write ``run`` to ``path``: every record it was read from, unknown ones included, in file order.
+
+    The file is gzip-compressed when ``compress`` is true, or not given and its name ends in ``.gz`` in any case
+    (``writes_gzip``).
 
     A run built in memory (no ``records``) is written from its typed fields. The warnings the
     records written cannot say again (``kept_warnings``: an importer's, what the file lost) are
