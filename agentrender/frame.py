@@ -49,6 +49,7 @@ from agentrender.imports import load_runs
 from agentrender.imports.claude_code import without_sub_agents
 from agentrender.imports.inspect import is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
+from agentrender.runfile.lines import name_ends
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
@@ -1233,13 +1234,13 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         names[:] = sorted(name for name in names if not name.startswith("."))
         for name in files:
             path = os.path.join(top, name)
-            ending = name.lower()  # RUN.JSONL as run.jsonl: a file system that ignores case may give either
-            # a link that points nowhere is kept (a row with its error), a pipe or a device is no file
-            if name.startswith(".") or not ending.endswith(_LISTED_SUFFIXES) or _special(path):
+            # RUN.JSONL as run.jsonl (name_ends); a link that points nowhere is kept (a row with its error), a pipe or
+            # a device is no file
+            if name.startswith(".") or not name_ends(name, _LISTED_SUFFIXES) or _special(path):
                 continue
-            if _listed(path, ending):
+            if _listed(path):
                 found.append((path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)))
-            elif ending.endswith(".json"):
+            elif name_ends(name, ".json"):
                 other_json += 1
     seen: set[str] = set()
     paths = []
@@ -1257,12 +1258,12 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     return without_sub_agents(paths)
 
 
-def _listed(path: str, name: str) -> bool:
-    """Whether ``run_files`` lists the file ``path`` (named ``name``, in lower case; no pipe nor device): a run file's
-    name, or a ``.json`` that is an Inspect log, or cannot be read to tell."""
-    if name.endswith(RUN_FILE_SUFFIXES):
+def _listed(path: str) -> bool:
+    """Whether ``run_files`` lists the file ``path`` (no pipe nor device): a run file's name, in any case, or a
+    ``.json`` that is an Inspect log, or cannot be read to tell."""
+    if name_ends(path, RUN_FILE_SUFFIXES):
         return True
-    if not name.endswith(".json"):
+    if not name_ends(path, ".json"):
         return False
     try:
         return is_json_log(path)

@@ -120,7 +120,7 @@ def record(
     ``messages`` resource and ``with_options``); anything else, a resource of a client such as
     ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
     (replacing one already there), holding its header; ``run_id`` defaults to the file's name without
-    its extensions, ``compress`` to whether the name ends in ``.gz``. Closing the client (or leaving its
+    its extensions, ``compress`` to whether the name ends in ``.gz`` in any case. Closing the client (or leaving its
     ``with`` block) closes the file: a call that ends after it (a reply or an error that comes once another thread
     or task of the agent's closed the client, a stream the agent reads, closes, or lets go of then) is not recorded,
     and a ``RuntimeWarning`` names it; the agent gets its reply or the SDK's error all the same. The client

@@ -609,10 +609,12 @@ def test_decide_json_is_explain_decide_of_each_captured_reply() -> None:
                 assert row["agrees"] == agrees and (row["differs"] == []) == agrees
 
 
-def test_decide_reads_a_reply_file(tmp_path: Path) -> None:
-    """decide REPLY.json explains the one reply in the file, with nothing to compare it with."""
+@pytest.mark.parametrize("name", ["reply.json", "REPLY.JSON"])
+def test_decide_reads_a_reply_file(tmp_path: Path, name: str) -> None:
+    """decide REPLY.json explains the one reply in the file, with nothing to compare it with, its name in any case
+    (REPLY.JSON was read as a history, and refused as a reply where a run was meant)."""
     wire = samples.load("fix-failing-test").model_calls[4].record["response"]
-    path = tmp_path / "reply.json"
+    path = tmp_path / name
     path.write_text(json.dumps(wire), encoding="utf-8")
     (row,) = as_json("decide", str(path))  # type: ignore[misc]
     explanation = explain_decide(ModelResponse.from_dict(wire))
@@ -1124,10 +1126,11 @@ def test_bad_arguments_are_one_line_and_exit_2(argv: tuple[str, ...], message: s
     assert err.count("\n") == 1 and message in err, err
 
 
-@pytest.mark.parametrize("name", ["x.eval", "x.jsonl.gz", "x.jsonl"])
+@pytest.mark.parametrize("name", ["x.eval", "x.jsonl.gz", "x.jsonl", "MISSING.JSONL", "X.EVAL", "x.Jsonl.GZ", "X.JSON"])
 def test_a_missing_file_named_as_a_readers_file_is_no_sample(name: str) -> None:
-    """A missing file whose name ends as the files the readers take (an Inspect ``.eval`` log among them) is said to be
-    missing, never looked up as a bundled sample: ``x.eval`` said "no such file, and no bundled sample of that name"."""
+    """A missing file whose name ends as the files the readers take (an Inspect ``.eval`` log among them), in any case,
+    is said to be missing, never looked up as a bundled sample: ``x.eval``, then ``MISSING.JSONL``, said "no such file,
+    and no bundled sample of that name"."""
     code, out, err = run_cli("show", name)
     assert (code, out, err) == (2, "", f"agentrender: {name}: no such file\n")
 

@@ -460,12 +460,14 @@ def test_a_broken_conversation_names_its_file_line_and_field(convo: Path) -> Non
 # ---------------------------------------------------------------------------- import
 
 
-@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz", ".JSONL.GZ", ".Jsonl.Gz", ".JSONL"])
 def test_import_writes_a_run_file_that_loads_back_equal(convo: Path, tmp_path: Path, suffix: str) -> None:
-    """import SOURCE -o run.jsonl(.gz) writes the run file of the import: load_run gives the same records and the
-    same views, as sent and under the contract."""
+    """import SOURCE -o run.jsonl(.gz) writes the run file of the import, gzip-compressed when its name ends in .gz in
+    any case (RUN.JSONL.GZ held plain text): load_run gives the same records and the same views, as sent and under
+    the contract."""
     target = tmp_path / f"run{suffix}"
     [written] = as_json("import", str(convo), "-o", str(target))
+    assert target.read_bytes()[:2] == (b"\x1f\x8b" if suffix.lower().endswith(".gz") else b'{"')
     imported, again = load(convo), load_run(target)
     assert written["path"] == str(target) and written["steps"] == len(imported.steps) == 3
     assert list(again.records) == list(imported.records)

@@ -16,7 +16,7 @@ import agentrender
 from agentrender import imports
 from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
-from agentrender.runfile import Follower, Growth
+from agentrender.runfile import Follower, Growth, RunFileError
 from agentrender.views import Views
 from tests._support import growing, real
 from tests._support.conversations import prefilled_log
@@ -257,6 +257,34 @@ def test_a_session_written_into_a_file_followed_while_empty_is_imported(tmp_path
         target.write_bytes(source.read_bytes())
         growth = tracker.poll()
         assert growth is not None and growth.run.steps == agentrender.load(source).steps, source
+
+
+@pytest.mark.parametrize("name", ["rollout.jsonl", "ROLLOUT.JSONL"])
+def test_a_codex_rollout_named_in_capitals_is_followed_a_growth_at_a_time(tmp_path: Path, name: str) -> None:
+    """A Codex rollout named .JSONL in any case is followed a growth at a time, as rollout.jsonl is: its complete lines
+    show while its last is half written, held back (``pending``); ROLLOUT.JSONL waited for the line to end, read whole
+    again at every change."""
+    source = sorted((REAL / "codex").rglob("rollout-*.jsonl"))[0]
+    data = source.read_bytes()
+    cut = data.rindex(b"\n", 0, len(data) - 1) + 1 + 10  # ten bytes into the last line
+    target = tmp_path / name
+    target.write_bytes(data[:cut])
+    tracker = follower(target)
+    growth = tracker.poll()
+    assert growth is not None and tracker.pending == 10
+    target.write_bytes(data)
+    growth = tracker.poll()
+    assert growth is not None and growth.run.steps == agentrender.load(source).steps
+
+
+@pytest.mark.parametrize("name", ["RUN.JSONL.GZ", "session.jsonl.Gz"])
+def test_a_file_named_gz_in_any_case_is_refused_to_follow_at_once(tmp_path: Path, name: str) -> None:
+    """Following a file whose name ends in .gz, in any case, fails at once saying why, before any waiting, as for
+    run.jsonl.gz: RUN.JSONL.GZ was followed as plain text."""
+    with pytest.raises(RunFileError, match="cannot be followed"):
+        Follower(tmp_path / name)
+    with pytest.raises(RunFileError, match="a gzip-compressed file cannot be followed"):
+        follower(tmp_path / name)
 
 
 CHOICE = {"type": "auto", "disable_parallel_tool_use": True}

@@ -310,6 +310,28 @@ def test_a_gzipped_sub_agents_transcript_keeps_what_claude_code_wrote_of_it_besi
     assert len(plain) == 2
 
 
+def test_a_session_gzipped_whole_keeps_what_claude_code_wrote_of_each_sub_agent(tmp_path):
+    """A session's folder compressed whole, as ``gzip -r`` leaves it (``agent-<id>.jsonl.gz`` beside
+    ``agent-<id>.meta.json.gz``), gives each sub-agent the ``source.meta`` and the link to its tool use it had
+    uncompressed, where the compressed sidecar was not looked for and left out without a word; a compressed sidecar
+    that is no JSON object is said as a plain one is."""
+    if not SHOWCASE.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    shutil.copy(SHOWCASE, tmp_path / SHOWCASE.name)
+    shutil.copytree(SHOWCASE.with_suffix(""), tmp_path / SHOWCASE.stem)
+    for file in (tmp_path / SHOWCASE.stem / "subagents").glob("*.json*"):
+        file.with_name(file.name + ".gz").write_bytes(gzip.compress(file.read_bytes()))
+        file.unlink()
+    plain, packed = from_claude_code(SHOWCASE)[1:], from_claude_code(tmp_path / SHOWCASE.name)[1:]
+    assert [run.header["source"]["meta"] for run in packed] == [run.header["source"]["meta"] for run in plain]
+    assert [run.header["source"]["parent"] for run in packed] == [run.header["source"]["parent"] for run in plain]
+    assert len(plain) == 2 and all(run.warnings == () for run in packed)
+    sidecar = next((tmp_path / SHOWCASE.stem / "subagents").glob("*.meta.json.gz"))
+    sidecar.write_bytes(gzip.compress(b"[1]"))
+    said = [warning.text for run in from_claude_code(tmp_path / SHOWCASE.name)[1:] for warning in run.warnings]
+    assert said == ["expected a JSON object, got array: the sub-agent's description is left out"], said
+
+
 def test_a_sub_agent_is_linked_by_the_tool_use_its_sidecar_names_and_a_broken_sidecar_is_said(tmp_path):
     """A sub-agent whose prompt and id match no tool use is linked to the one its ``.meta.json`` names; a sidecar that
     is not a JSON object is left out with a warning naming its file, and the agent's run is made as without one."""
@@ -2152,6 +2174,19 @@ def test_a_sub_agents_metadata_file_is_said_to_be_one_and_points_to_its_transcri
     assert "sub-agent" not in str(caught.value)
     code, _, err = run_cli("show", str(path))
     assert code == 2 and "agent-a1b2.jsonl beside it" in err, err
+
+
+def test_a_sub_agents_metadata_file_compressed_is_said_to_be_one(tmp_path: Path) -> None:
+    """A sub-agent's metadata compressed with gzip (``agent-<id>.meta.json.gz``, as ``gzip -r`` leaves a session's
+    folder) given to load is refused in words that say what it is and name its transcript, compressed beside it, as
+    the plain file is; it was told only as a JSON object of unknown keys."""
+    meta = {"agentType": "general-purpose", "description": "Survey the web module", "toolUseId": "toolu_1"}
+    path = tmp_path / "agent-a1b2.meta.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(meta).encode()))
+    with pytest.raises(RunFileError) as caught:
+        load(path)
+    said = str(caught.value)
+    assert "a Claude Code sub-agent's metadata" in said and "that is agent-a1b2.jsonl.gz beside it" in said, said
 
 
 @pytest.mark.parametrize(

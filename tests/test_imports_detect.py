@@ -111,3 +111,40 @@ def test_a_run_file_is_told_from_its_first_line_not_its_first_mib(tmp_path: Path
     load_runs(path)
     extra = bytes_read() - before - once
     assert path.stat().st_size > 1 << 20 and 0 <= extra <= 96 << 10, (once, extra)
+
+
+_ASKED = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "What is the answer?"}]}
+_LOGGED = {"request": _ASKED, "response": {"type": "message", "role": "assistant", "content": [], "stop_reason": None}}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        json.dumps(_ASKED, indent=1).encode(),  # a request body over several lines
+        (json.dumps(_LOGGED) + '\n{"request": {"model": \n').encode(),  # a call log whose second line breaks
+        b'{"x": 1}\n{"y": 2}\n',  # no format agentrender reads
+        (json.dumps(_LOGGED) + "\n").encode(),  # a call log
+    ],
+)
+@pytest.mark.parametrize("name", ["LOG.JSONL", "Log.Jsonl.Gz"])
+def test_a_file_of_json_lines_named_in_capitals_is_read_as_in_lower_case(
+    tmp_path: Path, data: bytes, name: str
+) -> None:
+    """A file named .JSONL or .JSONL.GZ, in any case, is read a line at a time as one named in lower case is, with the
+    same runs or the same error: a request body over several lines in LOG.JSONL was read whole as a document, where
+    log.jsonl is refused at its first line."""
+
+    def read(path: Path) -> str:
+        try:
+            said = json.dumps([list(run.records) for run in load_runs(path)])
+        except RunFileError as error:
+            said = str(error)
+        return said.replace(path.name, "FILE")
+
+    packed = name.lower().endswith(".gz")
+    said = [
+        read(write)
+        for write in (tmp_path / name, tmp_path / name.lower())
+        if write.write_bytes(gzip.compress(data) if packed else data)
+    ]
+    assert said[0] == said[1], said

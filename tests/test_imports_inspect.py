@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -1595,3 +1596,20 @@ def test_an_eval_file_refused_before_it_is_read_is_said_alike_with_inspect_ai_or
                 from_inspect(path)
         said.append(str(caught.value))
     assert said[0] == said[1] and said[0].startswith(f"{path}:1: the ")
+
+
+def test_a_json_log_compressed_with_gzip_is_refused_in_words_that_say_so(tmp_path: Path) -> None:
+    """An Inspect JSON log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder) named to load is
+    refused in words saying it is compressed and to gunzip it, where the error said it was not UTF-8 text at byte 1."""
+    source = (
+        ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_tool_call_error.json"
+    )
+    if not source.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    packed = tmp_path / "log.json.gz"
+    packed.write_bytes(gzip.compress(source.read_bytes()))
+    with pytest.raises(RunFileError) as caught:
+        load_runs(packed)
+    said = str(caught.value)
+    assert said.startswith(f"{packed}:1: an Inspect log compressed with gzip") and "gunzip" in said, said
+    assert "UTF-8" not in said

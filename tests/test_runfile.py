@@ -548,6 +548,20 @@ def test_gzip_files_load_like_plain_ones(tmp_path: Path) -> None:
     assert packed.records == plain.records and packed.warnings == ()
 
 
+@pytest.mark.parametrize("name", ["RUN.JSONL.GZ", "run.jsonl.Gz", "run.jsonl", "RUN.JSONL"])
+def test_a_name_ending_in_gz_in_any_case_is_written_gzip_compressed(tmp_path: Path, name: str) -> None:
+    """write_run and RunWriter write a file whose name ends in .gz, in any case, gzip-compressed, as its name asks
+    (RUN.JSONL.GZ held plain text), and any other plain; each loads back as the run written."""
+    run = load_run(write(tmp_path, lines(HEADER, CALL0, STEP0, END), "source.jsonl"))
+    compressed = name.lower().endswith(".gz")
+    write_run(run, tmp_path / name)
+    assert (tmp_path / name).read_bytes()[:2] == (b"\x1f\x8b" if compressed else b'{"')
+    assert load_run(tmp_path / name).records == run.records
+    with RunWriter(tmp_path / f"w-{name}") as writer:
+        writer.write(HEADER)
+    assert (tmp_path / f"w-{name}").read_bytes()[:2] == (b"\x1f\x8b" if compressed else b'{"')
+
+
 def test_gzip_with_several_members_loads_all(tmp_path: Path) -> None:
     """Concatenated gzip members (a file appended to by several processes) load as one stream of lines."""
     data = gzip.compress(lines(HEADER, STEP0)) + gzip.compress(lines(END))

@@ -16,7 +16,7 @@ from agentrender.cli._inputs import CliError, choose, load_all
 from agentrender.cli._term import clean
 from agentrender.imports.conversation import Summariser
 from agentrender.runfile import Run, write_run
-from agentrender.runfile.write import warning_record
+from agentrender.runfile.write import warning_record, writes_gzip
 
 __all__ = ["SUMMARISERS", "Written", "import_runs"]
 
@@ -83,7 +83,7 @@ def _write(run: Run, target: Path, *, force: bool) -> None:
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
     os.close(handle)
     try:
-        write_run(run, temporary, compress=target.name.endswith(".gz"))
+        write_run(run, temporary, compress=writes_gzip(target))
         os.replace(temporary, target)
     except (OSError, ValueError) as error:
         raise CliError(f"{target}: cannot be written: {getattr(error, 'strerror', None) or error}") from None

@@ -17,6 +17,7 @@ from agentrender.frame import RUN_FILE_SUFFIXES
 from agentrender.imports.conversation import not_json
 from agentrender.imports.detect import run_number
 from agentrender.runfile import Run, RunFileError, response_from_record
+from agentrender.runfile.lines import name_ends
 from agentrender.views import Views
 
 __all__ = [
@@ -50,7 +51,7 @@ class CliError(Exception):
 def run_path(name: str) -> str:
     """The file or folder ``name``, else the bundled sample of that name, else ``name`` (which the caller reports):
     what every command opens for a RUN it is given."""
-    if not os.path.exists(name) and os.sep not in name and "/" not in name and not name.endswith(_FILE_SUFFIXES):
+    if not os.path.exists(name) and _sample_name(name):
         try:
             return str(samples.path(name))
         except KeyError:
@@ -61,7 +62,13 @@ def run_path(name: str) -> str:
 _FILE_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json", ".gz")
 """The ends of a name that is a file's, never a bundled sample's (a missing ``run.jsonl`` or ``log.eval`` is no
 sample): the files the readers take from a folder (``agentrender.frame.RUN_FILE_SUFFIXES``), and those they take only
-when named (a JSON document, but an Inspect log, which a folder's are; any gzip-compressed file)."""
+when named (a JSON document, but an Inspect log, which a folder's are; any gzip-compressed file), in any case."""
+
+
+def _sample_name(name: str) -> bool:
+    """Whether ``name`` may name a bundled sample: no folder in it, and not ending as a file's name does
+    (``_FILE_SUFFIXES``, in any case: a missing ``RUN.JSONL`` is no sample either)."""
+    return os.sep not in name and "/" not in name and not name_ends(name, _FILE_SUFFIXES)
 
 
 def resolve(name: str) -> Path:
@@ -72,7 +79,7 @@ def resolve(name: str) -> Path:
         raise CliError(f"{name}: a folder, not a run file")
     if path.exists():
         return path
-    if os.sep not in name and "/" not in name and not name.endswith(_FILE_SUFFIXES):
+    if _sample_name(name):
         raise CliError(
             f"{name}: no such file, and no bundled sample of that name (the samples: {', '.join(samples.names())})"
         )
@@ -172,9 +179,10 @@ def is_reply(value: Any) -> bool:
 
 
 def looks_like_reply(name: str) -> bool:
-    """``name`` is a JSON file holding one reply (``is_reply``), or a ``.json`` file that is not JSON at all
-    (so ``load_reply`` names the line and column where it breaks); anything else is a run."""
-    if not name.endswith(".json"):
+    """``name`` is a JSON file holding one reply (``is_reply``), or a ``.json`` file that is not JSON at all (so
+    ``load_reply`` names the line and column where it breaks), its name ending in ``.json`` in any case; anything else
+    is a run."""
+    if not name_ends(name, ".json"):
         return False
     try:
         with open(name, "rb") as file:

@@ -76,7 +76,7 @@ from agentrender.imports.conversation import (
     unanswered_warning,
 )
 from agentrender.runfile import NEVER_SENT, Run, RunFileError, RunWarning, RunWarnings, failure_text
-from agentrender.runfile.lines import GZIP_MAGIC, StreamError, gzip_lines, inflate_limit
+from agentrender.runfile.lines import GZIP_MAGIC, JSON_LINES_NAMES, StreamError, gzip_lines, inflate_limit, name_ends
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import TryRecord
 
@@ -327,7 +327,8 @@ def json_values(
     notes: list[RunWarning],
     typed: tuple[Callable[[Any], bool], msgspec.json.Decoder[Any]] | None = None,
 ) -> Iterator[tuple[int, Any]]:
-    """``read_json_values`` one value at a time: a ``.jsonl`` or ``.jsonl.gz`` file is read a line at a time.
+    """``read_json_values`` one value at a time: a ``.jsonl`` or ``.jsonl.gz`` file, in any case, is read a line at a
+    time.
 
     A file of JSON lines is never held whole, as text or as values: what the caller keeps of
     each value is all an import of a large log holds (``bench/bench_memory.py``).
@@ -341,7 +342,7 @@ def json_values(
     (structs that forbid unknown fields and hold no ``Any``, so it decodes, and checks as UTF-8, every byte of a
     line it takes, whose nesting its types bound), and as before when it refuses the line.
     """
-    if not path.endswith((".jsonl", ".jsonl.gz")):
+    if not name_ends(path, JSON_LINES_NAMES):
         yield from _document_values(path, notes)
         return
     try:

@@ -2148,23 +2148,31 @@ _AGENT_FILE = re.compile(r"agent-.*\.jsonl(?:\.gz)?")
 """The name of an agent's transcript: in its workflow's folder, or (Claude Code 2.0) beside its session's."""
 
 
+_SIDECARS = (".meta.json", ".meta.json.gz")
+"""How the name of what Claude Code writes of a sub-agent beside its transcript ends (``_meta_path``)."""
+
+
 def _meta_path(transcript: str) -> str:
     """Where Claude Code writes what it knows of the sub-agent whose transcript is at ``transcript``:
-    ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl`` (or ``agent-<id>.jsonl.gz``, the transcript compressed)."""
-    return os.path.splitext(transcript.removesuffix(".gz"))[0] + ".meta.json"
+    ``agent-<id>.meta.json`` beside ``agent-<id>.jsonl`` (or ``agent-<id>.jsonl.gz``, the transcript compressed), or
+    ``agent-<id>.meta.json.gz`` where that alone is there (the two compressed, as ``gzip -r`` leaves a folder)."""
+    path = os.path.splitext(transcript.removesuffix(".gz"))[0] + ".meta.json"
+    return path + ".gz" if not os.path.exists(path) and os.path.exists(path + ".gz") else path
 
 
 def _agent_meta(transcript: _Transcript) -> dict[str, Any] | None:
     """What Claude Code wrote of a sub-agent beside its transcript (its type, description, the id of the tool use
-    that started it, ...): the JSON object of its ``.meta.json``, when there is one. A file that is not one is named
-    in a warning on the agent's run, and left out."""
+    that started it, ...): the JSON object of its ``.meta.json`` (or ``.meta.json.gz``, inflated), when there is one.
+    A file that is not one is named in a warning on the agent's run, and left out."""
     path = _meta_path(transcript.path)
     try:
-        meta = _MSGSPEC.decode(Path(path).read_bytes())
+        meta = _MSGSPEC.decode(file_bytes(path, transcript.warnings))
     except FileNotFoundError:
         return None
     except OSError as error:
         problem = f"cannot read the file ({error.strerror or error})"
+    except RunFileError as error:  # a gzip stream that cannot be inflated, or past what one may inflate to
+        problem = error.what
     except (msgspec.DecodeError, RecursionError) as error:
         problem = f"not JSON ({error})"
     else:
@@ -2475,7 +2483,7 @@ class GrowingSession(GrowingFile):
         if not transcript.records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         transcript.marking = True
-        agents = [name for name, _, _ in self._files if not name.endswith(".meta.json")]  # the sidecars beside them
+        agents = [name for name, _, _ in self._files if not name.endswith(_SIDECARS)]  # the sidecars beside them
         self.runs = _session_runs(transcript, agents, None)
         main = transcript.main
         if self._files or main is None or transcript.parts != 1 or len(self.runs) != 1:

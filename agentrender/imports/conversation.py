@@ -39,6 +39,7 @@ from agentrender._types import check_block, utf8_bytes
 from agentrender._words import first_few, shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
+from agentrender.runfile.lines import JSON_LINES_NAMES, name_ends
 from agentrender.runfile.sent import result_text
 
 __all__ = [
@@ -218,7 +219,7 @@ def _document(path: str) -> bytes | None:
     """The bytes of a file that may be one JSON object, checked as UTF-8; ``None`` for a ``.jsonl`` file (never one
     object) or one that cannot be read: a path that reads any value, and words what is wrong with it, reads it
     then."""
-    if path.endswith((".jsonl", ".jsonl.gz")):
+    if name_ends(path, JSON_LINES_NAMES):
         return None
     try:
         with open(path, "rb") as file:

@@ -27,7 +27,7 @@ from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
 from agentrender.imports.responses import from_responses_runs, looks_like_responses
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
-from agentrender.runfile.lines import binary_at, first_line, open_inflated
+from agentrender.runfile.lines import JSON_LINES_NAMES, binary_at, first_line, name_ends, open_inflated
 
 __all__ = [
     "DOCS",
@@ -216,7 +216,7 @@ def _unreadable(path: str) -> RunFileError | None:
         return RunFileError(path, 1, said)
     if len(data) > limit or not text.lstrip().startswith(("{", "[")):
         return None
-    if path.endswith((".jsonl", ".jsonl.gz")):  # JSON lines: the first line is a value of its own
+    if name_ends(path, JSON_LINES_NAMES):  # JSON lines: the first line is a value of its own
         start = len(text) - len(text.lstrip())
         first, newline, _ = text[start:].partition("\n")
         line = first + newline
@@ -243,8 +243,9 @@ def _describe(first: Any) -> str:
     return f"it holds a JSON {type_name(first)}"
 
 
-_SUB_AGENT_META = ".meta.json"
-"""How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``)."""
+_SUB_AGENT_META = (".meta.json", ".meta.json.gz")
+"""How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``), plain or
+compressed with it (``agent-<id>.jsonl.gz``, as ``gzip -r`` leaves a session's folder)."""
 
 
 def _what_else(path: str, first: Any) -> str:
@@ -255,8 +256,9 @@ def _what_else(path: str, first: Any) -> str:
         return ""
     # every version writes the agent's type; the description and the tool use's id came later, and a workflow's
     # agents have neither
-    if path.endswith(_SUB_AGENT_META) and "agentType" in first:
-        transcript = os.path.basename(path)[: -len(_SUB_AGENT_META)] + ".jsonl"
+    if name_ends(path, _SUB_AGENT_META) and "agentType" in first:
+        packed = name_ends(path, ".gz")
+        transcript = os.path.basename(path)[: -len(_SUB_AGENT_META[packed])] + JSON_LINES_NAMES[packed]
         return (
             f": a Claude Code sub-agent's metadata (its type, and its task and the tool use that started it where "
             f"given), not its transcript; that is {transcript} beside it, which the session's own .jsonl reads as "

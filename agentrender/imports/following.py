@@ -25,7 +25,7 @@ from agentrender.imports.responses import GrowingRollout, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths
-from agentrender.runfile.lines import decode_line
+from agentrender.runfile.lines import decode_line, name_ends
 
 __all__ = ["NO_FILE_YET", "ImportFollower", "RunNotInFile", "Undecided", "follow", "follower", "whole_document"]
 
@@ -199,7 +199,7 @@ def _growing(path: str) -> GrowingSession | GrowingRollout | None:
         return None
     if looks_like_claude_code(value):
         return GrowingSession(path)
-    if path.endswith(".jsonl") and looks_like_codex(value):
+    if name_ends(path, ".jsonl") and looks_like_codex(value):
         return GrowingRollout(path)
     return None
 
@@ -244,8 +244,8 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
     A recording of ``agentrender.record(client)`` is a run file whose run an importer makes:
     it is imported again. The file's first line decides: a file that does not exist yet, or
     holds no complete line yet, is followed by an ``Undecided``, which picks one of the two
-    once it does. A ``.gz`` file raises ``RunFileError`` (``GZIP_REFUSED``), whichever run is named; a path whose
-    folder does not exist, or a folder, ``ValueError``.
+    once it does. A ``.gz`` file, in any case, raises ``RunFileError`` (``GZIP_REFUSED``), whichever run is named; a
+    path whose folder does not exist, or a folder, ``ValueError``.
     """
     name = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(name))
@@ -253,7 +253,7 @@ def follower(path: str | os.PathLike[str], which: str | None = None) -> Follower
         raise ValueError(f"{name}: no such folder: {folder} (no file there can be written to follow)")
     if os.path.isdir(name):
         raise ValueError(f"{name}: a folder, not a file to follow")
-    if name.endswith(".gz"):  # a run file, or a history an importer reads (a Claude Code session archived)
+    if name_ends(name, ".gz"):  # a run file, or a history an importer reads (a Claude Code session archived)
         raise RunFileError(name, 1, GZIP_REFUSED)
     if which is None and not _decidable(_start(name)):
         return Undecided(name)

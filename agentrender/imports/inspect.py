@@ -83,6 +83,7 @@ from agentrender.imports.inspect_log import (
     read_log,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends
 
 __all__ = ["from_inspect", "is_json_log", "looks_like_inspect"]
 
@@ -159,16 +160,23 @@ def _holds_log(whole: mmap.mmap, at: int) -> bool:
 
 def looks_like_inspect(path: str, first: Any) -> bool:
     """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
-    if path.lower().endswith(".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
+    if name_ends(path, ".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
         return True
     if isinstance(first, Mapping):
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
-    if first is None and path.lower().endswith(".json"):
+    if first is None and name_ends(path, ".json"):
         try:
             return is_json_log(path)
         except OSError:
             return False
     return False
+
+
+_GZIPPED_LOG = (
+    "an Inspect log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the .json "
+    "(an .eval log is compressed already)"
+)
+"""Why ``from_inspect`` refuses a log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder)."""
 
 
 def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
@@ -183,6 +191,9 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+    with open(name, "rb") as file:
+        if file.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+            raise RunFileError(name, 1, _GZIPPED_LOG)
     try:
         return _runs(read_log(name), name, summarise)
     except NeedsInspect:

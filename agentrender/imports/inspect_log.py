@@ -36,7 +36,7 @@ import msgspec
 from agentrender._extras import require
 from agentrender.imports.conversation import broken_document
 from agentrender.runfile import RunFileError
-from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit
+from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
 
 __all__ = [
     "BOM",
@@ -307,7 +307,7 @@ def check_archive(path: str, zipped: bool) -> None:
     """Refuse an ``.eval`` file that is empty, or a zip archive cut short (it starts as one, and its directory, which
     a zip writes last, is missing: not ``zipped``, ``zipfile.is_zipfile``), saying so in words, where Inspect's
     reader says ``EOCD not found``."""
-    if zipped or not path.lower().endswith(".eval"):
+    if zipped or not name_ends(path, ".eval"):
         return
     with open(path, "rb") as file:
         start = file.read(len(ZIP_MAGIC))

@@ -34,7 +34,7 @@ from operator import attrgetter
 from typing import IO, Any, Generic, Protocol, TypeVar, overload
 
 from agentrender._types import Step
-from agentrender.runfile.lines import GZIP_MAGIC, open_lines
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends, open_lines
 from agentrender.runfile.model import ModelCall, Run, RunFileError, StepRecords
 from agentrender.runfile.read import Held, Loader
 from agentrender.runfile.schema import StepRecord
@@ -193,7 +193,7 @@ class Follower:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         """The file followed."""
-        if self.path.endswith(".gz"):
+        if name_ends(self.path, ".gz"):
             raise _gzip_refused(self.path)
         self.notices: list[str] = []
         """What happened to the file that made it be read again from its start, oldest first."""

@@ -8,6 +8,8 @@
 - ``binary_at`` finds where a line stops being text, for the message of a file that is no run file at all.
 - ``GrowingFile``, what reads a file being written a growth at a time, gives the complete lines it gained since
   they were last taken.
+- ``name_ends`` tells a file by how its name ends, in any case (``RUN.JSONL.GZ`` as ``run.jsonl.gz``): every rule
+  that reads a file's kind from its name reads it there.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agentrender import _json
 
 __all__ = [
     "GZIP_MAGIC",
+    "JSON_LINES_NAMES",
     "JSON_SPACE",
     "GrowingFile",
     "StreamError",
@@ -36,6 +39,7 @@ __all__ = [
     "first_line",
     "gzip_lines",
     "inflate_limit",
+    "name_ends",
     "open_lines",
 ]
 
@@ -43,6 +47,19 @@ JSON_SPACE = " \t\n\r"
 """JSON's white space, these four characters only: ``str.isspace()`` would let a vertical tab or U+2028 pass."""
 
 _decode = msgspec.json.Decoder()
+
+
+JSON_LINES_NAMES = (".jsonl", ".jsonl.gz")
+"""How the name of a file of JSON lines ends (``name_ends``, in any case): a run file, or a history of one value a
+line, plain or gzip-compressed, read a line at a time; a file of any other name may be one JSON document."""
+
+
+def name_ends(path: str | os.PathLike[str], endings: str | tuple[str, ...]) -> bool:
+    """Whether the name of the file ``path`` ends with ``endings`` (one ending, or any of several, in lower case) in
+    any case: ``RUN.JSONL.GZ`` as ``run.jsonl.gz``, as a file system that ignores case, or a tool that writes
+    capitals, may name it. The one rule by which a file is told by its name: what a folder lists, what a file named
+    alone is read as, whether a run file written is gzip-compressed, what cannot be followed."""
+    return os.fspath(path).lower().endswith(endings)
 
 
 def _decode_strictly(text: str) -> Any:

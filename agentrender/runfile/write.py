@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from agentrender._types import Decision, ModelResponse, Step
-from agentrender.runfile.lines import encode_line, gzip_lines
+from agentrender.runfile.lines import encode_line, gzip_lines, name_ends
 from agentrender.runfile.model import FORMAT, ModelCall, Run, RunWarning
 from agentrender.runfile.replies import response_record
 from agentrender.runfile.schema import check_record
@@ -25,6 +25,7 @@ __all__ = [
     "step_record",
     "warning_record",
     "write_run",
+    "writes_gzip",
 ]
 
 
@@ -74,10 +75,16 @@ def _model_call_record(
     return record
 
 
+def writes_gzip(path: str | os.PathLike[str]) -> bool:
+    """Whether a run file written at ``path`` is gzip-compressed when no ``compress`` is given: its name ends in
+    ``.gz``, in any case (``RUN.JSONL.GZ`` too), as whoever named it asked."""
+    return name_ends(path, ".gz")
+
+
 class RunWriter:
     """Append records to a run file one at a time, each flushed, so a killed process leaves a readable prefix.
 
-    A path ending in ``.gz`` is written gzip-compressed, each record followed by a sync
+    A path ending in ``.gz``, in any case (``writes_gzip``), is written gzip-compressed, each record followed by a sync
     flush, so every record written is readable even when the stream is never closed.
     Every record is checked as ``load_run`` would check it before a byte is written:
     the writer never writes a file its reader refuses.
@@ -88,11 +95,11 @@ class RunWriter:
     ) -> None:
         """Open ``path`` for writing (``append=True`` to go on with a run already there).
 
-        ``compress`` defaults to whether the name ends in ``.gz``; ``fsync`` also asks the
+        ``compress`` defaults to ``writes_gzip(path)``; ``fsync`` also asks the
         system to put each record on disk before ``write`` returns.
         """
         self.path = os.fspath(path)
-        self._compress = self.path.endswith(".gz") if compress is None else compress
+        self._compress = writes_gzip(self.path) if compress is None else compress
         self._fsync = fsync
         self._has_header = False
         if append and os.path.exists(self.path) and os.path.getsize(self.path) > 0:
@@ -214,6 +221,9 @@ def _check_gzip_closed(path: str) -> None:
 
 def write_run(run: Run, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
     """Write ``run`` to ``path``: every record it was read from, unknown ones included, in file order.
+
+    The file is gzip-compressed when ``compress`` is true, or not given and its name ends in ``.gz`` in any case
+    (``writes_gzip``).
 
     A run built in memory (no ``records``) is written from its typed fields. The warnings the
     records written cannot say again (``kept_warnings``: an importer's, what the file lost) are
