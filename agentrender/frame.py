@@ -924,7 +924,8 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "rendered_steps",
         "Int64",
-        "How many steps the view after the last step shows (those with a decision).",
+        "How many steps the view after the last step shows: those with a decision, and a prefill no reply answered "
+        "(the caller's text the run ended its last request with, no decision of the model: steps_frame's prefill).",
         lambda view: view.rendered_count,
         of="view",
     ),
