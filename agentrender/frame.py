@@ -766,8 +766,8 @@ def _steps_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
 def _step_times(run: Run, indices: Sequence[int]) -> tuple[list[Any], list[Any]]:
     """When each step of ``indices`` started and ended, as its record in the run file says (the text of an ISO 8601
     timestamp; ``None`` for a step built in memory, or a record that says nothing), read off the records as the
-    run holds them (``Run.step_field``)."""
-    return run.step_field("started_at", indices), run.step_field("ended_at", indices)
+    run holds them (``Run.step_times``)."""
+    return run.step_times(indices)
 
 
 def _view(run: Run, options: render.Options) -> View:
@@ -926,7 +926,8 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "rendered_steps",
         "Int64",
-        "How many steps the view after the last step shows (those with a decision).",
+        "How many steps the view after the last step shows: those with a decision, and a prefill no reply answered "
+        "(the caller's text the run ended its last request with, no decision of the model: steps_frame's prefill).",
         lambda view: view.rendered_count,
         of="view",
     ),

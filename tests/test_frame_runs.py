@@ -16,6 +16,7 @@ import pytest
 from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, table_frame, to_parquet
 from agentrender.imports import load_runs
 from agentrender.runfile import load_run
+from tests._support.conversations import REPLIED_THEN_PREFILL
 
 NA = pd.NA
 
@@ -259,6 +260,18 @@ def test_samples_frames_agree_with_their_render() -> None:
                 checked += 1
         assert int(runs.loc[runs["run_id"] == name, "rendered_steps"].iloc[0]) == int(frame["rendered"].sum())
     assert checked >= 10
+
+
+def test_rendered_steps_counts_and_says_a_closing_prefill(tmp_path: Path) -> None:
+    """runs_frame's rendered_steps counts a request's closing prefill (the caller's text, no decision of the model)
+    as steps_frame's rendered does, and its meaning says so rather than "those with a decision"."""
+    path = tmp_path / "replied-then-prefill.json"
+    path.write_text(json.dumps(REPLIED_THEN_PREFILL), encoding="utf-8")
+    row = runs_frame([str(path)], workers=1).iloc[0]
+    frame = steps_frame(load_runs(path)[0])
+    assert (row["steps"], row["rendered_steps"], int(frame["prefill"].sum())) == (3, 3, 1)
+    meaning = {column.name: column.meaning for column in RUN_COLUMNS}["rendered_steps"]
+    assert "prefill" in meaning and "(those with a decision)" not in meaning
 
 
 def test_a_failed_run_says_what_stopped_it(tmp_path: Path) -> None:

@@ -1145,6 +1145,32 @@ def test_step_field_reads_a_field_of_each_record_as_its_dict_gives_it(tmp_path: 
         assert run.step_field("nothing", [0, 3]) == [None, None]
 
 
+def test_step_times_are_the_step_fields_of_both_timestamps(tmp_path: Path) -> None:
+    """``Run.step_times`` gives ``step_field`` of ``started_at`` and of ``ended_at`` (a text, a null, one left out:
+    ``None``), for a run read in one go (all its records structs, or one a dict), followed, and built in memory."""
+    records = [
+        HEADER,
+        {**STEP0, "started_at": "2026-01-05T09:00:16Z", "ended_at": None},
+        {**STEP0, "index": 1, "ended_at": "2026-01-05T09:00:17.5+01:00"},
+        {**STEP0, "index": 3, "observation": None},
+    ]
+    odd = {**STEP0, "index": 4, "started_at": "2026-01-05T09:00:19Z", "x-note": "held as a dict"}
+    for number, lines in enumerate((records, [*records, odd])):
+        path = tmp_path / f"run{number}.jsonl"
+        path.write_text("".join(json.dumps(record) + "\n" for record in lines))
+        follower = Follower(path)
+        follower.poll()
+        for run in (load_run(path), follower.run, read_records(lines)):
+            assert run is not None
+            for indices in ([0, 1, 3], [3, 0], [0, 2, 4] if number else [2, 1]):
+                started = run.step_field("started_at", indices)
+                assert run.step_times(iter(indices)) == (started, run.step_field("ended_at", indices))
+            assert run.step_times([0, 1, 3]) == (
+                ["2026-01-05T09:00:16Z", None, None],
+                [None, "2026-01-05T09:00:17.5+01:00", None],
+            )
+
+
 def test_a_run_file_is_read_a_line_at_a_time_through_a_buffer_of_128_kib(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

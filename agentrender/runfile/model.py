@@ -457,6 +457,12 @@ class StepRecords(Mapping[int, Mapping[str, Any]]):
             values.append(plain_field(getattr(record, name, None)))
         return values
 
+    def times(self, indices: Iterable[int]) -> tuple[list[Any], list[Any]]:
+        """``field`` of ``started_at`` and of ``ended_at``: when each step of ``indices`` started and ended, as its
+        record says."""
+        indices = list(indices)
+        return self.field("started_at", indices), self.field("ended_at", indices)
+
 
 def plain_field(value: Any) -> Any:
     """A field of a struct record as its record's dict holds it: ``None`` for one left out (``UNSET``)."""
@@ -615,6 +621,15 @@ class Run:
         if isinstance(records, StepRecords):
             return records.field(name, indices)
         return [record.get(name) if (record := records.get(index)) is not None else None for index in indices]
+
+    def step_times(self, indices: Iterable[int]) -> tuple[list[Any], list[Any]]:
+        """``step_field`` of ``started_at`` and of ``ended_at``: when each step of ``indices`` started and ended, as
+        its record says (``None`` where it does not), read off the records together (the frames read them so)."""
+        records = self.step_records
+        if isinstance(records, StepRecords):
+            return records.times(indices)
+        indices = list(indices)
+        return self.step_field("started_at", indices), self.step_field("ended_at", indices)
 
     def last_calls(self) -> dict[int, ModelCall]:
         """Each step's last model call, by step index: the reply its recorded decision came from.

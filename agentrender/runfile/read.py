@@ -17,6 +17,8 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
+from msgspec import UNSET
+
 from agentrender._display.said import tried_said
 from agentrender._json import decode_failure
 from agentrender._types import Step
@@ -214,6 +216,16 @@ class _StepRecords(StepRecords):
         except (KeyError, AttributeError):  # a step with no record, or a dict record, or no such field
             return super().field(name, indices)
         return values if set(map(type, values)) <= {str} else list(map(plain_field, values))  # texts: as they are
+
+    def times(self, indices: Iterable[int]) -> tuple[list[Any], list[Any]]:
+        indices = list(indices)
+        try:  # every step has a record, each a struct: both fields read off one list of them, by name (no attrgetter)
+            records: list[Any] = list(map(self._records.__getitem__, indices))
+            started = [None if (at := record.started_at) is UNSET else at for record in records]
+            ended = [None if (at := record.ended_at) is UNSET else at for record in records]
+        except (KeyError, AttributeError):  # a step with no record, or a dict record
+            return super().times(indices)
+        return started, ended  # a timestamp is a text (``schema.Timestamp``), kept as it is
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._records)
