@@ -1040,7 +1040,8 @@ class View:
 
     @property
     def rendered_count(self) -> int:
-        """How many of those steps are rendered (have a decision): two messages each after the opening."""
+        """How many of those steps are rendered (have a decision, or are a closing prefill no reply answered, the
+        caller's text: ``prefill``): two messages each after the opening."""
         return self.views._rendered(self.at)
 
     @property
