@@ -932,6 +932,15 @@ RUN_COLUMNS: tuple[Column, ...] = (
         of="view",
     ),
     Column(
+        "prefill",
+        "boolean",
+        "True when the run ended on a prefill no reply answered: the view after the last step ends on the caller's "
+        "text its last request ended with, no decision of the model (View.prefill; the step steps_frame marks prefill, "
+        "counted in rendered_steps).",
+        lambda view: view.prefill,
+        of="view",
+    ),
+    Column(
         "failures",
         "Int64",
         "Steps whose observation failed (an error or an invalid decision).",

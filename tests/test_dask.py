@@ -12,8 +12,10 @@ from types import ModuleType
 import pandas as pd
 import pytest
 
+from agentrender import samples
 from agentrender.dask import file_groups, read_runs
 from agentrender.frame import PARQUET_TABLES, table_frame
+from tests._support.conversations import REPLIED_THEN_PREFILL
 from tests._support.sweep import write_sweep
 from tests._support.tables import BROKEN, concatenated, in_declared_order, run_table, runs_folder
 
@@ -74,6 +76,19 @@ def test_the_meta_is_the_declared_columns_and_nothing_is_read(tmp_path: Path) ->
             else:
                 assert frame[column.name].dtype == meta[column.name].dtype, column.name
         assert not frame.known_divisions
+
+
+def test_the_runs_tables_prefill_is_computed_as_its_meta_declares(tmp_path: Path) -> None:
+    """The runs table's prefill has the meta's dtype once computed, True for a run that ended on a prefill no reply
+    answered and False for one that did not, as runs_frame gives it."""
+    prefilled = tmp_path / "replied-then-prefill.json"
+    prefilled.write_text(json.dumps(REPLIED_THEN_PREFILL), encoding="utf-8")
+    plain = samples.path(samples.names()[0])
+    frame = read_runs([prefilled, plain], table="runs", partition_bytes=1)
+    got = _computed(frame, "runs")
+    assert got["prefill"].dtype == frame["prefill"].dtype == table_frame([], "runs")["prefill"].dtype
+    assert got["prefill"].tolist() == [True, False]
+    pd.testing.assert_frame_equal(got, _expected([prefilled, plain], "runs"), check_exact=True)
 
 
 def test_partitions_are_groups_of_consecutive_files_up_to_the_bytes_given(folder: Path) -> None:

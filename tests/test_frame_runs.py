@@ -274,6 +274,23 @@ def test_rendered_steps_counts_and_says_a_closing_prefill(tmp_path: Path) -> Non
     assert "prefill" in meaning and "(those with a decision)" not in meaning
 
 
+def test_prefill_says_which_runs_ended_on_a_prefill_no_reply_answered(tmp_path: Path) -> None:
+    """runs_frame's prefill is True for a run whose last request ended on a prefill no reply answered, False for a
+    run that ended otherwise, null for a file that cannot be read, and its meaning says so."""
+    prefilled = tmp_path / "replied-then-prefill.json"
+    prefilled.write_text(json.dumps(REPLIED_THEN_PREFILL), encoding="utf-8")
+    plain = tmp_path / "plain.jsonl"
+    decision = {"kind": "tool_call", "tool": "t", "args": {}}
+    plain.write_text(_lines([_header("plain"), _step(0, decision, {"status": "ok", "content": "c"})]), "utf-8")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n", encoding="utf-8")
+    runs = runs_frame([prefilled, plain, broken], workers=1, progress=False)
+    assert str(runs["prefill"].dtype) == "boolean"
+    assert runs["prefill"].tolist() == [True, False, NA]
+    meaning = {column.name: column.meaning for column in RUN_COLUMNS}["prefill"]
+    assert "prefill no reply answered" in meaning
+
+
 def test_a_failed_run_says_what_stopped_it(tmp_path: Path) -> None:
     """A run ended by an agent error has end_reason agent_error (a known category) and the error's text."""
     path = tmp_path / "failed.jsonl"

@@ -27,6 +27,7 @@ from agentrender.frame import (
     table_frame,
     to_parquet,
 )
+from tests._support.conversations import REPLIED_THEN_PREFILL
 from tests._support.runs import retried_run_file
 from tests._support.sweep import write_sweep
 from tests._support.tables import run_table, runs_folder
@@ -164,6 +165,21 @@ def test_dask_cannot_combine_the_runs_of_an_export_holding_a_bad_file_as_the_gui
     assert len(dataframe.read_parquet(out / "runs", dtype_backend="pyarrow").compute(scheduler="sync")) == len(
         _runs(folder)
     )
+
+
+def test_the_runs_table_keeps_which_run_ended_on_a_prefill(tmp_path: Path) -> None:
+    """The runs table's prefill reads back from the export as runs_frame gives it: True for a run that ended on a
+    prefill no reply answered, False for a bundled sample, as a boolean column."""
+    prefilled = tmp_path / "replied-then-prefill.json"
+    prefilled.write_text(json.dumps(REPLIED_THEN_PREFILL), encoding="utf-8")
+    plain = samples.path(samples.names()[0])
+    out = tmp_path / "out"
+    assert to_parquet([prefilled, plain], out, workers=1, progress=False).errors == ()
+    read = pd.read_parquet(out / "runs").set_index("path")
+    assert str(read["prefill"].dtype) == "boolean"
+    assert read["prefill"].to_dict() == {str(prefilled): True, str(plain): False}
+    frame = runs_frame([prefilled, plain], workers=1, progress=False).set_index("path")
+    assert read.loc[frame.index, "prefill"].tolist() == frame["prefill"].tolist()
 
 
 def test_an_agents_history_is_exported_as_every_run_it_holds(tmp_path: Path) -> None:
