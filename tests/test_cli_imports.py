@@ -263,6 +263,23 @@ def test_keys_and_show_of_a_call_ending_with_a_prefill_show_the_prefill_the_mode
     }
 
 
+def test_keys_says_why_the_view_after_a_prefill_no_reply_answered_has_no_recorded_key(tmp_path: Path) -> None:
+    """keys of a log whose last call ended with a prefill and has no reply says, for the view that ends on it (that
+    call's request), that no model call was made of it, so none recorded its key, rather than a bare "none recorded"."""
+    log = prefilled_log(tmp_path / "log.jsonl", replied=False)
+    rows = json.loads(ok_of("keys", str(log), "--json"))
+    assert [(row["at"], row["matches"]) for row in rows] == [(0, True), (1, None), (2, None)]
+    assert rows[1]["why"] == ""
+    assert rows[2]["why"] == (
+        "the view ends on step 1's prefill, the caller's text no reply answered: its request had no reply, so no "
+        "model call was made of it and none recorded its key"
+    )
+    out = " ".join(ok_of("keys", str(log)).split())
+    assert f"at 2: {rows[2]['why']}" in out, out
+    out = " ".join(ok_of("show", str(log)).split())
+    assert f"none recorded: {rows[2]['why']}" in out, out
+
+
 def test_show_json_says_an_as_sent_views_window_and_cap_as_null_a_javascript_reader_keeps(convo: Path) -> None:
     """show --json of an imported run gives its window and cap as null (no window, no cap), never sys.maxsize,
     which JSON.parse rounds to another number; under a window given, the numbers given."""

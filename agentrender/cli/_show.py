@@ -456,6 +456,8 @@ def _view_facts(view: View) -> Table:
             key.append("  differs from the recorded request key", style="bold red")
             if view.key_differs:
                 key.append(f": {view.key_differs}", style=MUTED)
+    elif view.key_differs:  # a view no model call was made of: why
+        key.append(f"  none recorded: {view.key_differs}", style=MUTED)
     grid.add_row("replay key", key)
     grid.add_row("change", Text(view.change.describe()))
     if view.compaction is not None:

@@ -1146,8 +1146,16 @@ class View:
         the run's turns hold (its longest call's), and a request that ended with a prefill a run file holds no
         ``sent.prefilled`` of (written before agentrender kept it): the view of a step whose request did ends with it
         (``prefilled``) where the run records it.
+
+        A view that ends on a prefill no reply answered (``prefill``) is the request that ended with it, which had no
+        reply: no model call was made of it, so none recorded its key, and this says so in place of ``""``.
         """
         recorded, views = self.recorded_keys, self.views
+        if not recorded and (step := self.prefill_step) is not None:
+            return (
+                f"the view ends on step {step:,}'s prefill, the caller's text no reply answered: its request had no "
+                "reply, so no model call was made of it and none recorded its key"
+            )
         if not recorded or self.replay_key in recorded or views.run is None or not views.run.records_sent:
             return ""
         if views.mode != "as sent":

@@ -312,9 +312,10 @@ REPLIED_THEN_PREFILL: dict[str, Any] = {
 call, step 1 its reply with no tool call, step 2 the prefill (``sent.prefill``), its kind recorded as no_tool_call."""
 
 
-def prefilled_log(path: Path, *, marked: bool = False) -> Path:
+def prefilled_log(path: Path, *, marked: bool = False, replied: bool = True) -> Path:
     """A call log of two calls at ``path``, the second ending with a prefill ("The answer is") that its reply (" 42.")
-    goes on from, the run's step 1; ``marked``: the prefill's block carries the request's cache breakpoint."""
+    goes on from, the run's step 1; ``marked``: the prefill's block carries the request's cache breakpoint;
+    ``replied=False``: the second call has no response, so the run ends on the prefill no reply answered."""
     asked = {"role": "user", "content": "What is the answer?"}
     reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn"}
     prefill = {"type": "text", "text": "The answer is", **({"cache_control": {"type": "ephemeral"}} if marked else {})}
@@ -333,5 +334,7 @@ def prefilled_log(path: Path, *, marked: bool = False) -> Path:
             "response": {**reply, "id": "msg_1", "content": [{"type": "text", "text": " 42."}]},
         },
     ]
+    if not replied:
+        del calls[1]["response"]
     path.write_text("".join(json.dumps(call) + "\n" for call in calls))
     return path
