@@ -1017,6 +1017,23 @@ def test_a_prefilled_record_of_the_wrong_shape_is_an_error_naming_its_line_and_f
         assert str(caught.value).startswith(f"{broken}:3: {said}")
 
 
+def test_a_prefilled_step_without_a_decision_is_no_view_ending_with_its_prefill(tmp_path: Path) -> None:
+    """A run file whose step records the prefill its request ended with but no decision (no reply came) loads, and
+    its views and their sizes are made without the prefill, as of every step without a decision, none rendered."""
+    written = tmp_path / "written.jsonl"
+    write_run(load(prefilled_log(tmp_path / "log.jsonl")), written)
+    records = [json.loads(line) for line in written.read_text().splitlines()]
+    del records[2]["decision"]
+    undecided = tmp_path / "undecided.jsonl"
+    undecided.write_text("".join(json.dumps(record) + "\n" for record in records))
+    views = Views(load_run(undecided))
+    sizes = views.sizes()
+    for at, size in enumerate(sizes.bytes):
+        view = views.at(at)
+        wire = json.dumps([message.to_dict() for message in view.messages])
+        assert view.prefilled is None and "The answer is" not in wire and size == view.bytes, at
+
+
 @pytest.mark.parametrize(
     ("merged", "ours"),
     [

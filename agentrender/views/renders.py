@@ -155,7 +155,8 @@ class StepRenders(render.Turns):
     def prefills(self) -> dict[int, tuple[Message, int]]:
         """For each step (by its position among the steps) whose deciding request ended with a prefill, as sent: that
         prefill as the assistant message the view deciding the step ends with, and its bytes (what the options'
-        observation hook, or the object it is a method of, says in ``prefilled``)."""
+        observation hook, or the object it is a method of, says in ``prefilled``). A step without a decision has none:
+        no reply went on from its prefill, and no view renders the step whose turn would hold the two merged."""
         return dict(self._prefills(0))
 
     def _prefills(self, start: int) -> Iterator[tuple[int, tuple[Message, int]]]:
@@ -163,7 +164,7 @@ class StepRenders(render.Turns):
         if prefilled is None:
             return
         for position, step in enumerate(self.steps[start:], start):
-            blocks = prefilled(step)
+            blocks = prefilled(step) if step.decision is not None else None
             if blocks:
                 message = Message(role="assistant", content=blocks)
                 yield position, (message, message_bytes(message))
