@@ -279,7 +279,7 @@ _STEP_PARTS = (
   columns read are read with them, in one pass: ``_step_fields``);
 - ``inherited``: whether the run holds the step but did not decide it (``Run.inherited_steps``);
 - ``started_at``, ``ended_at``: the timestamps of the step's record in the run file, as it wrote them
-  (``_step_times``; ``None`` for a step built in memory, or a record without one);
+  (``Run.step_times``; ``None`` for a step built in memory, or a record without one);
 - ``rendered``, ``position``, ``tool_use_id``, ``full``, ``ended``, ``prefill``, ``in_view``: the step's facts in the
   view after the last step (``View.step_columns``); ``None`` (but ``rendered``, ``ended``, ``prefill`` and ``in_view``)
   when that view skips it; ``full`` is ``None`` too for a step that view does not hold (``in_view`` false: before the
@@ -648,7 +648,7 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[s
     indices = fields["step.index"]
     last = {call.step: call for call in calls}
     counts = Counter(call.step for call in calls)
-    started_at, ended_at = _step_times(run, indices)
+    started_at, ended_at = run.step_times(indices)
     compactions = view.views.compactions
     present = set(indices) if compactions else set()
     compacted = {c.step: view.views.compaction(c.step) for c in compactions if c.step in present}
@@ -761,13 +761,6 @@ def _steps_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
         "observation.content": contents,
         "observation.summary": summaries,
     }
-
-
-def _step_times(run: Run, indices: Sequence[int]) -> tuple[list[Any], list[Any]]:
-    """When each step of ``indices`` started and ended, as its record in the run file says (the text of an ISO 8601
-    timestamp; ``None`` for a step built in memory, or a record that says nothing), read off the records as the
-    run holds them (``Run.step_times``)."""
-    return run.step_times(indices)
 
 
 def _view(run: Run, options: render.Options) -> View:

@@ -240,8 +240,9 @@ class _Recorder:
             "recorded: close the recorded client once the agent's calls have returned and its streams are read or "
             "closed"
         )
-        if where is None:
-            warnings.warn(text, RuntimeWarning, stacklevel=_agents_level())
+        where = where or _agents_line()
+        if where is None:  # no line of Python's at all
+            warnings.warn(text, RuntimeWarning, stacklevel=1)
             return
         filename, line, module = where
         registry = module.setdefault("__warningregistry__", {})
@@ -267,20 +268,10 @@ _Line = tuple[str, int, dict[str, Any]]
 """A line of the agent's: its file, its number and its module's globals (where a warning of it is registered)."""
 
 
-def _agents_level() -> int:
-    """The ``stacklevel`` at which a warning of the function calling this names the agent's line: the first frame out
-    of this module (where the agent made the call, or ended its stream)."""
-    here = inspect.currentframe()  # this function's; its caller's caller is level 2
-    frame = here.f_back.f_back if here is not None and here.f_back is not None else None
-    level = 2
-    while frame is not None and frame.f_back is not None and frame.f_globals.get("__name__") == __name__:
-        level, frame = level + 1, frame.f_back
-    return level
-
-
 def _agents_line() -> _Line | None:
-    """The agent's line running, the first frame out of this module: kept by a stream as the line that opened it, to
-    name it in a warning given as the stream ends where no line of the agent's runs (the garbage collector)."""
+    """The agent's line running, the first frame out of this module: where a warning of a call names it, and kept by a
+    stream as the line that opened it, to name it in a warning given as the stream ends where no line of the agent's
+    runs (the garbage collector)."""
     frame = inspect.currentframe()
     while frame is not None and frame.f_globals.get("__name__") == __name__:
         frame = frame.f_back
@@ -358,7 +349,7 @@ class _Tries:
         if waited is not None:  # each try up to the one that failed, which the SDK waited to try again
             before = _retry_count(_http_request(waited))
             return [{} for _ in range(before or 0)] + [{"error": _try_error(waited)}], before is not None
-        if self.request is None:  # no try went out (refused: none was made), or the interruption holds none
+        if self.request is None:  # no try went out (refused: none was made), or nothing holds the request it sent
             return [], error is not None and _refused(error)
         before = _retry_count(self.request)
         return [{} for _ in range(before or 0)], before is not None
@@ -453,7 +444,8 @@ def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
     without middleware, an object standing in for a client)."""
     try:
         inspect.getattr_static(client, "with_middleware")
-    except AttributeError:
+        own = list(client.middleware)  # the copy made below puts the recorder's around these
+    except (AttributeError, TypeError):
         return client, False
     status_error = getattr(client, "_make_status_error_from_response", None)
     if not callable(status_error):
@@ -517,7 +509,7 @@ def _watching(client: Any, is_async: bool) -> tuple[Any, bool]:
         tries.ended(before, None)
         return response
 
-    middleware = [first_async, *client.middleware, watch_async] if is_async else [first, *client.middleware, watch]
+    middleware = [first_async, *own, watch_async] if is_async else [first, *own, watch]
     return client.copy(middleware=middleware), True
 
 

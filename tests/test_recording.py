@@ -1498,6 +1498,29 @@ def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: 
     assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
 
 
+class _ClientWithoutItsMiddleware(_ClientBeforeMiddleware):
+    """A client that has ``with_middleware`` but does not show the middleware it holds (a stand-in, a subclass)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "middleware":
+            raise AttributeError(name)
+        return getattr(self._client, name)
+
+    def with_middleware(self, *middleware: Any) -> Any:
+        return self._client.with_middleware(*middleware)
+
+
+def test_a_client_whose_middleware_cannot_be_read_is_recorded_as_one_without(tmp_path: Path) -> None:
+    """A client with ``with_middleware`` whose own middleware cannot be read is recorded as a client without any
+    (its tries told by the retry count it sends), where ``record`` raised as it made its copy."""
+    path = tmp_path / "agent.jsonl"
+    sdk = _over_transport([_OVERLOADED, _reply(3)], max_retries=2)
+    with agentrender.record(_ClientWithoutItsMiddleware(sdk), path) as client:
+        _run_agent(client, "create")
+    (call,) = _lines(path)[1:]
+    assert call["response"]["id"] == "msg_03" and call["retried"] == [{}]
+
+
 def _without_retry_count(sdk: Any) -> Any:
     """An SDK client of a version before middleware that sends no retry count (no ``x-stainless-retry-count``)."""
     return _ClientBeforeMiddleware(sdk.with_options(default_headers={"x-stainless-retry-count": anthropic.Omit()}))

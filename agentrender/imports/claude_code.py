@@ -75,11 +75,12 @@ from agentrender.imports.conversation import (
 )
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
-from agentrender.runfile.lines import GrowingFile, open_inflated
+from agentrender.runfile.lines import GrowingFile, name_ends, open_inflated
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_timestamp, read_record
 
 __all__ = [
+    "SUB_AGENT_META",
     "TRANSCRIPT_NOTE",
     "GrowingSession",
     "from_claude_code",
@@ -2148,8 +2149,9 @@ _AGENT_FILE = re.compile(r"agent-.*\.jsonl(?:\.gz)?")
 """The name of an agent's transcript: in its workflow's folder, or (Claude Code 2.0) beside its session's."""
 
 
-_SIDECARS = (".meta.json", ".meta.json.gz")
-"""How the name of what Claude Code writes of a sub-agent beside its transcript ends (``_meta_path``)."""
+SUB_AGENT_META = (".meta.json", ".meta.json.gz")
+"""How the name of what Claude Code writes of a sub-agent beside its transcript ends (``_meta_path``): plain, or
+compressed with it (``agent-<id>.jsonl.gz``, as ``gzip -r`` leaves a session's folder)."""
 
 
 def _meta_path(transcript: str) -> str:
@@ -2483,7 +2485,7 @@ class GrowingSession(GrowingFile):
         if not transcript.records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         transcript.marking = True
-        agents = [name for name, _, _ in self._files if not name.endswith(_SIDECARS)]  # the sidecars beside them
+        agents = [name for name, _, _ in self._files if not name_ends(name, SUB_AGENT_META)]  # the sidecars beside them
         self.runs = _session_runs(transcript, agents, None)
         main = transcript.main
         if self._files or main is None or transcript.parts != 1 or len(self.runs) != 1:

@@ -21,7 +21,7 @@ import msgspec
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._words import plural
 from agentrender.imports.anthropic import from_anthropic_runs, looks_like_anthropic
-from agentrender.imports.claude_code import from_claude_code, looks_like_claude_code
+from agentrender.imports.claude_code import SUB_AGENT_META, from_claude_code, looks_like_claude_code
 from agentrender.imports.conversation import not_json
 from agentrender.imports.inspect import from_inspect, looks_like_inspect
 from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
@@ -243,11 +243,6 @@ def _describe(first: Any) -> str:
     return f"it holds a JSON {type_name(first)}"
 
 
-_SUB_AGENT_META = (".meta.json", ".meta.json.gz")
-"""How the file of a Claude Code sub-agent's metadata ends, beside its transcript (``agent-<id>.jsonl``), plain or
-compressed with it (``agent-<id>.jsonl.gz``, as ``gzip -r`` leaves a session's folder)."""
-
-
 def _what_else(path: str, first: Any) -> str:
     """What the file is, when it is something else an agent or its API writes that is no history (a Claude Code
     sub-agent's metadata, beside its transcript; a model's reply), and where to take it instead; ``""`` for any
@@ -256,9 +251,9 @@ def _what_else(path: str, first: Any) -> str:
         return ""
     # every version writes the agent's type; the description and the tool use's id came later, and a workflow's
     # agents have neither
-    if name_ends(path, _SUB_AGENT_META) and "agentType" in first:
+    if name_ends(path, SUB_AGENT_META) and "agentType" in first:
         packed = name_ends(path, ".gz")
-        transcript = os.path.basename(path)[: -len(_SUB_AGENT_META[packed])] + JSON_LINES_NAMES[packed]
+        transcript = os.path.basename(path)[: -len(SUB_AGENT_META[packed])] + JSON_LINES_NAMES[packed]
         return (
             f": a Claude Code sub-agent's metadata (its type, and its task and the tool use that started it where "
             f"given), not its transcript; that is {transcript} beside it, which the session's own .jsonl reads as "
