@@ -9,15 +9,17 @@ series must be the same, over generated runs and over the steps of every real pu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentrender import Decision, Observation, Step, StepInput, render
-from agentrender.imports import load_runs
+from agentrender.imports import load, load_runs
 from agentrender.views import NO_WINDOW, Views
 from tests._support import real
 from tests._support.steps import make_steps, step_bodies
@@ -110,3 +112,43 @@ def test_text_utf8_cannot_carry_is_counted_as_by_every_route() -> None:
         quick, *others = routes(steps, window, 12)
         for other in others:
             assert other == quick
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    prefills=st.lists(st.tuples(st.booleans(), st.text(min_size=1, max_size=12)), min_size=1, max_size=6),
+    last_replied=st.booleans(),
+)
+def test_a_call_logs_prefills_are_sized_as_the_views_that_end_with_them(
+    prefills: list[tuple[bool, str]], last_replied: bool, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Over call logs whose calls end with a prefill or not (the last answered or not), each view's size in the
+    series is its messages' bytes, and the view deciding each answered call is that call's request (its key)."""
+    reply = {"type": "message", "role": "assistant", "stop_reason": "end_turn"}
+    history: list[dict[str, Any]] = []
+    calls = []
+    for number, (prefilled, text) in enumerate(prefills):
+        history.append({"role": "user", "content": f"question {number}"})
+        prefill = [{"type": "text", "text": text}] if prefilled else []
+        call: dict[str, Any] = {
+            "request": {
+                "model": "m",
+                "max_tokens": 64,
+                "messages": [*history, *([{"role": "assistant", "content": prefill}] if prefill else [])],
+            },
+            "response": {**reply, "id": f"msg_{number}", "content": [{"type": "text", "text": f" answer {number}"}]},
+        }
+        calls.append(call)
+        history.append({"role": "assistant", "content": [*prefill, *call["response"]["content"]]})
+    if not last_replied:
+        del calls[-1]["response"]
+    path = tmp_path_factory.mktemp("log") / "calls.jsonl"
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls))
+    run = load(path)
+    views = Views(run)
+    sizes = views.sizes()
+    for at, size in enumerate(sizes.bytes):
+        view = views.at(at)
+        assert size == len(msgspec.json.encode([message.to_dict() for message in view.messages])), at
+    for model_call in run.model_calls:
+        assert views.at(model_call.step).replay_key == model_call.request_key, model_call.step
