@@ -47,7 +47,7 @@ from agentrender._json import type_name
 from agentrender._types import KINDS, STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
 from agentrender.imports.claude_code import without_sub_agents
-from agentrender.imports.inspect import is_json_log
+from agentrender.imports.shapes import is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.lines import name_ends
 from agentrender.runfile.schema import is_count, is_milliseconds
@@ -1194,7 +1194,7 @@ RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
 Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
 ``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
-(``imports.inspect.is_json_log``)."""
+(``imports.shapes.is_json_log``)."""
 
 
 _LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
@@ -1211,7 +1211,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
 
     Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``, in any case) at any depth
     under it, and every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order
-    (``imports.inspect.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
+    (``imports.shapes.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
     own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is listed, so
     its row says why), a linked folder's too; each file once, under
     the first of its paths in sorted order, however many links name it (a link to a folder it is in is not followed

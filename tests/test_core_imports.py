@@ -45,3 +45,56 @@ def test_contract_names_are_importable() -> None:
         assert name in agentrender.__all__
     for name in ("Options", "messages", "decide", "args", "truncate", "default_observation", "replay_key"):
         assert name in render.__all__
+
+
+_IMPORTERS = ("anthropic", "claude_code", "inspect", "inspect_log", "openai", "responses", "conversation")
+
+
+def _loaded_after(code: str) -> set[str]:
+    """The agentrender modules a fresh process holds after running ``code``."""
+    shown = "import sys; print('\\n'.join(m for m in sys.modules if m.startswith('agentrender')))"
+    out = subprocess.run([sys.executable, "-c", f"{code}\n{shown}"], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_importing_the_core_loads_no_importer_nor_the_recorder() -> None:
+    """``import agentrender, agentrender.render`` loads the contract alone, no importer, recorder or run file reader."""
+    loaded = _loaded_after("import agentrender, agentrender.render")
+    assert "agentrender.render" in loaded
+    assert {m for m in loaded if m.startswith(("agentrender.imports", "agentrender.runfile"))} == set()
+    assert "agentrender.recording" not in loaded
+
+
+def test_load_imports_only_the_importer_its_file_needs() -> None:
+    """``agentrender.load`` of a run file imports no importer; of a Claude Code transcript, the Claude Code importer
+    (and the conversation helpers it stands on) and no other; of a Messages API request, the Anthropic one."""
+    from agentrender import samples
+
+    imported = "agentrender.imports."
+    run_file = _loaded_after(f"import agentrender; agentrender.load({str(samples.path('fix-failing-test'))!r})")
+    assert {m.removeprefix(imported) for m in run_file if m.startswith(imported)} & set(_IMPORTERS) == set()
+    transcript = samples.imports_folder() / "python-to-rust-port.claude-code.jsonl"
+    claude_code = _loaded_after(f"import agentrender; agentrender.load({str(transcript)!r})")
+    assert {m.removeprefix(imported) for m in claude_code if m.startswith(imported)} & set(_IMPORTERS) == {
+        "claude_code",
+        "conversation",
+    }
+    request = samples.imports_folder() / "python-to-rust-port.messages.json"
+    anthropic = _loaded_after(f"import agentrender; agentrender.load({str(request)!r})")
+    assert {m.removeprefix(imported) for m in anthropic if m.startswith(imported)} & set(_IMPORTERS) == {
+        "anthropic",
+        "conversation",
+    }
+
+
+def test_every_public_name_resolves_in_a_fresh_process() -> None:
+    """Every name in ``__all__`` of agentrender and of agentrender.imports is given by ``from ... import *`` and listed
+    by ``dir()``, in a process that imported nothing else first."""
+    for module in ("agentrender", "agentrender.imports"):
+        code = (
+            f"from {module} import *\n"
+            f"import {module} as module\n"
+            "print([n for n in module.__all__ if n not in globals() or n not in dir(module)])"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == "[]", module

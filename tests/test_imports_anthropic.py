@@ -20,8 +20,7 @@ from agentrender._api_rules import message_problems
 from agentrender._json import MAX_DEPTH, decode_failure
 from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
-from agentrender.imports.anthropic import read_json_values
-from agentrender.imports.conversation import loads
+from agentrender.imports.conversation import loads, read_json_values
 from agentrender.runfile import Run, RunFileError
 from agentrender.runfile.write import header_with_warnings
 from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, PREFILLED_TEXT, Views

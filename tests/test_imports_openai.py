@@ -10,9 +10,7 @@ from hypothesis import strategies as st
 
 from agentrender import RunFileError, render, write_run
 from agentrender.imports import from_anthropic, from_openai, from_responses, load, load_runs
-from agentrender.imports.anthropic import looks_like_anthropic
-from agentrender.imports.claude_code import looks_like_claude_code
-from agentrender.imports.openai import looks_like_openai
+from agentrender.imports.shapes import looks_like_anthropic, looks_like_claude_code, looks_like_openai
 from agentrender.runfile import Run
 from agentrender.views import Views
 from tests._support.as_sent import as_sent_problems

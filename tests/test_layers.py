@@ -79,8 +79,8 @@ def test_the_public_face_names_every_public_name() -> None:
     """agentrender.__all__ is exactly the public names the package exposes (its submodules aside)."""
     public = {
         name
-        for name, value in vars(agentrender).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(agentrender)
+        if not name.startswith("_") and not isinstance(getattr(agentrender, name), types.ModuleType)
     }
     assert sorted(agentrender.__all__) == sorted(public)
 

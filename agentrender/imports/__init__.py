@@ -26,16 +26,25 @@ gives them one (``first_line_summary``, or any ``str -> str``); the header names
 
 What an importer cannot map is a warning on the run (``Run.warnings``), with where it was;
 input it cannot read raises ``RunFileError`` naming the file, the line and the field.
+
+Each importer is imported when first used: ``load`` recognises a file by ``imports.shapes`` (which imports
+none of them) and imports the one its file needs, and ``from_claude_code`` and the other names here import
+their module when first asked for.
 """
 
-from agentrender.imports.anthropic import from_anthropic
-from agentrender.imports.claude_code import from_claude_code
-from agentrender.imports.conversation import first_line_summary
+import importlib
+import typing
+
 from agentrender.imports.detect import FORMATS, load, load_runs
-from agentrender.imports.inspect import from_inspect
-from agentrender.imports.openai import from_openai
-from agentrender.imports.responses import from_responses
-from agentrender.imports.summaries import with_summaries
+
+if typing.TYPE_CHECKING:
+    from agentrender.imports.anthropic import from_anthropic
+    from agentrender.imports.claude_code import from_claude_code
+    from agentrender.imports.conversation import first_line_summary
+    from agentrender.imports.inspect import from_inspect
+    from agentrender.imports.openai import from_openai
+    from agentrender.imports.responses import from_responses
+    from agentrender.imports.summaries import with_summaries
 
 __all__ = [
     "FORMATS",
@@ -49,3 +58,29 @@ __all__ = [
     "load_runs",
     "with_summaries",
 ]
+
+
+_MODULES = {
+    "first_line_summary": "conversation",
+    "from_anthropic": "anthropic",
+    "from_claude_code": "claude_code",
+    "from_inspect": "inspect",
+    "from_openai": "openai",
+    "from_responses": "responses",
+    "with_summaries": "summaries",
+}
+"""The module of this package each name ``__getattr__`` gives is defined in."""
+
+
+def __getattr__(name: str) -> object:
+    """The importers' names, each importing its module when first asked for (PEP 562), so that ``import
+    agentrender.imports`` and ``load`` import no importer a file does not need."""
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentrender.imports' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"agentrender.imports.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    """The module's names with those ``__getattr__`` gives, as ``dir(agentrender.imports)`` and completion list them."""
+    return sorted({*globals(), *__all__})

@@ -44,7 +44,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
@@ -56,7 +56,7 @@ from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import content_blocks, continued, prefill_of, prefill_said, step_decided, system_text
-from agentrender._json import MAX_DEPTH, check_depth, decode_failure, strict_loads, type_name
+from agentrender._json import strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural, shown
 from agentrender.imports.conversation import (
@@ -67,60 +67,25 @@ from agentrender.imports.conversation import (
     check_alternation,
     checked_run,
     conversation_run,
-    loads,
+    json_values,
     message_texts,
     normalise_messages,
-    not_utf8,
     own_copy,
     request_body,
     unanswered_warning,
 )
+from agentrender.imports.shapes import ANTHROPIC_REQUEST_KEYS, is_exchange
 from agentrender.runfile import NEVER_SENT, Run, RunFileError, RunWarning, RunWarnings, failure_text
-from agentrender.runfile.lines import GZIP_MAGIC, JSON_LINES_NAMES, StreamError, gzip_lines, inflate_limit, name_ends
 from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import TryRecord
 
 __all__ = [
-    "file_bytes",
     "from_anthropic",
     "from_anthropic_runs",
-    "looks_like_anthropic",
-    "read_json_values",
     "request_key",
 ]
 
-_REQUEST_KEYS = ("request", "params", "body")
 _RESPONSE_KEYS = ("response", "message")
-
-
-def looks_like_anthropic(value: Any) -> bool:
-    """True when ``value`` has the shape of something ``from_anthropic`` reads (checked loosely, for ``load``)."""
-    if isinstance(value, Mapping):
-        if "messages" in value:
-            return _messages_look_anthropic(value["messages"])
-        request = _first(value, _REQUEST_KEYS)
-        # a logged HTTP exchange (claude-trace's) is one of a log whatever its first request was (a GET, a count)
-        return isinstance(request, Mapping) and (_is_exchange(request) or looks_like_anthropic(request))
-    if isinstance(value, list) and value:
-        if any(isinstance(item, Mapping) and "role" in item for item in value):
-            return _messages_look_anthropic(value)
-        return all(looks_like_anthropic(item) for item in value[:3])
-    return False
-
-
-_OTHER_ROLES = ("system", "tool", "developer", "function")
-"""Roles OpenAI-style chats have and Anthropic's do not: a message with one is another format's."""
-
-
-def _messages_look_anthropic(messages: Any) -> bool:
-    # Only a sign of another format (an OpenAI-style chat's roles or tool_calls) rules a file out, so
-    # a conversation with a broken message is read here and its error names the field.
-    if not isinstance(messages, list):
-        return True
-    return not any(
-        isinstance(m, Mapping) and (m.get("role") in _OTHER_ROLES or "tool_calls" in m or "function_call" in m)
-        for m in messages
-    )
 
 
 def from_anthropic(
@@ -154,7 +119,7 @@ def from_anthropic_runs(
     ``<run id>/1``, ``<run id>/2``, ...
     """
     if isinstance(source, str | os.PathLike) and (
-        body := request_body(os.fspath(source), _MESSAGES, _REQUEST_KEYS, _BODY)
+        body := request_body(os.fspath(source), _MESSAGES, ANTHROPIC_REQUEST_KEYS, _BODY)
     ):
         run = _body_run(*body, os.fspath(source), run_id, summarise)
         if run is not None:
@@ -282,168 +247,6 @@ def _recorded_calls(
         yield line, record
 
 
-def _text(path: str, notes: list[RunWarning]) -> str:
-    """The file's text (``file_bytes``), up to where it ends inside a character (a writer stopped mid-line: the
-    text is read as if cut before it); bytes that are not UTF-8 are a ``RunFileError`` at their line."""
-    data = file_bytes(path, notes)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        if error.end == len(data) and error.reason == "unexpected end of data":
-            return data[: error.start].decode("utf-8")
-        raise not_utf8(path, data, error) from None
-
-
-def file_bytes(path: str, notes: list[RunWarning]) -> bytes:
-    """The file's bytes, inflated when it is a gzip stream (by its magic bytes, as ``load_run`` tells), read up to
-    where the stream ends (a writer killed while it wrote): what was lost is a warning in ``notes``."""
-    with open(path, "rb") as file:
-        if file.peek(2)[:2] != GZIP_MAGIC:
-            return file.read()
-        stream_notes: list[str] = []
-        try:
-            data = b"".join(gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size)))
-        except StreamError as error:
-            raise RunFileError(path, error.line or 1, str(error)) from None
-    ended = data.count(b"\n") + 1  # the line the inflated text ends on: what followed it is lost
-    notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
-    return data
-
-
-def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
-    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines (gzip-compressed too).
-
-    A last line cut short (a log whose writer was stopped mid-line) is left out, with a warning in ``notes``.
-    """
-    return list(json_values(path, notes))
-
-
-_LINE = msgspec.json.Decoder()
-"""A JSON line's value, decoded from its bytes (``json_values``)."""
-
-
-def json_values(
-    path: str,
-    notes: list[RunWarning],
-    typed: tuple[Callable[[Any], bool], msgspec.json.Decoder[Any]] | None = None,
-) -> Iterator[tuple[int, Any]]:
-    """``read_json_values`` one value at a time: a ``.jsonl`` or ``.jsonl.gz`` file, in any case, is read a line at a
-    time.
-
-    A file of JSON lines is never held whole, as text or as values: what the caller keeps of
-    each value is all an import of a large log holds (``bench/bench_memory.py``).
-
-    Each line is decoded from its bytes by msgspec, which checks the UTF-8 as it decodes; a line it refuses (not
-    UTF-8, a byte order mark, JSON it does not take) is decoded as text and read by ``loads``, which reads it or
-    words what is wrong exactly as it did every line: 0.7-0.8 of the time a Codex rollout's lines took as text.
-
-    ``typed`` is ``(test, decoder)``: once the first value passes ``test`` (it is of the format the decoder is
-    for), each line after it is decoded by ``decoder`` first, a typed decoder of the format's common records
-    (structs that forbid unknown fields and hold no ``Any``, so it decodes, and checks as UTF-8, every byte of a
-    line it takes, whose nesting its types bound), and as before when it refuses the line.
-    """
-    if not name_ends(path, JSON_LINES_NAMES):
-        yield from _document_values(path, notes)
-        return
-    try:
-        file = open(path, "rb")  # noqa: SIM115  # closed below, after the last line is read
-    except OSError as error:
-        raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
-    with file:
-        stream_notes: list[str] = []
-        lines: Iterable[bytes] = file
-        if file.peek(2)[:2] == GZIP_MAGIC:
-            lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
-        number, found, ended = 0, False, 1  # ended: the line the text read so far ends on
-        decoder = None  # typed's, once the first value passed its test
-        try:
-            for data in lines:
-                number += 1
-                if decoder is not None:
-                    try:
-                        value = decoder.decode(data)
-                    except msgspec.DecodeError:  # not one of its records (or a blank line): read as any line is
-                        pass
-                    else:
-                        ended = number + data.endswith(b"\n")
-                        yield number, value
-                        continue
-                if not data.strip():
-                    number += data.count(b"\n") - 1  # a run of blank lines may come as one
-                    ended = number + 1
-                    continue
-                ended = number + data.endswith(b"\n")
-                text = None
-                try:
-                    value = _LINE.decode(data)  # from the bytes, in C, the UTF-8 checked as it decodes
-                except (msgspec.DecodeError, RecursionError):  # read as text, which reads it or words what is wrong
-                    try:
-                        text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
-                    except UnicodeDecodeError as error:
-                        said = f"not UTF-8 text ({error.reason} at byte {error.start})"
-                        if not data.endswith(b"\n") and found:  # cut inside a character: as any cut last line
-                            notes.append(_cut_last_line(path, number, said))
-                            break
-                        raise RunFileError(path, number, said) from None
-                try:
-                    if text is not None:
-                        value = loads(text)
-                    elif data.count(b"[") + data.count(b"{") > MAX_DEPTH:
-                        check_depth(data.decode("utf-8"))  # as loads measures its text
-                except ValueError as error:
-                    if not data.endswith(b"\n") and found:
-                        # a log cut short while its last call was written: the calls before it stand
-                        notes.append(_cut_last_line(path, number, error))
-                        break
-                    raise RunFileError(path, number, decode_failure(error)) from None
-                if not found and typed is not None and typed[0](value):
-                    decoder = typed[1]
-                found = True
-                yield number, value
-        except StreamError as error:
-            raise RunFileError(path, error.line or number + 1, str(error)) from None
-    notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
-    if not found:
-        raise RunFileError(path, 1, "the file holds no JSON value")
-
-
-def _cut_last_line(path: str, line: int, error: ValueError | str) -> RunWarning:
-    """The loss of a log's last line cut short while its last call was written (``error``: what reading it found):
-    the calls before it stand."""
-    return RunWarning(line=line, text=f"the last line is cut short ({error}); not read", path=path, lost=True)
-
-
-def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
-    """The values of a file that is not named as JSON lines: one JSON document, or JSON lines after all."""
-    try:
-        text = _text(path, notes)
-    except OSError as error:
-        raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped[:1] in ("{", "["):
-        try:
-            return [(1, loads(stripped))]
-        except ValueError as error:
-            if stripped[:1] == "[" or "\n{" not in stripped:
-                raise RunFileError(path, getattr(error, "lineno", 1), decode_failure(error)) from None
-    values = []
-    lines = text.splitlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            values.append((number, loads(line)))
-        except ValueError as error:
-            if number == len(lines) and not text.endswith("\n") and values:
-                # a log cut short while its last call was written: the calls before it stand
-                notes.append(_cut_last_line(path, number, error))
-                break
-            raise RunFileError(path, number, decode_failure(error)) from None
-    if not values:
-        raise RunFileError(path, 1, "the file holds no JSON value")
-    return values
-
-
 class Entry(NamedTuple):
     """One call of a log (or the one conversation of a request body), as read."""
 
@@ -528,7 +331,7 @@ def _entry(item: Any, line: int, where: Where, exchanges: _Exchanges) -> Entry |
         raise where.error(
             f"expected a request, a list of messages or a request with its response, got {type_name(item)}"
         )
-    request_key = next((key for key in _REQUEST_KEYS if key in item), None)
+    request_key = next((key for key in ANTHROPIC_REQUEST_KEYS if key in item), None)
     if request_key is None:
         if "messages" not in item:
             raise where.error(
@@ -540,18 +343,13 @@ def _entry(item: Any, line: int, where: Where, exchanges: _Exchanges) -> Entry |
     response_key = next((key for key in _RESPONSE_KEYS if key in item), None)
     response = item[response_key] if response_key is not None else None
     others = {key: value for key, value in item.items() if key != request_key and key != response_key}
-    if _is_exchange(request):
+    if is_exchange(request):
         return exchanges.entry(line, where.at(request_key), request, response, others, response_key or "response")
     if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
         raise where.at("request.messages").error("missing: a call's request holds its messages")
     if response is not None and not isinstance(response, Mapping):
         raise where.at("response").error(f"expected a Message object, got {type_name(response)}")
     return Entry(line, dict(request), dict(response) if response is not None else None, others)
-
-
-def _is_exchange(request: Any) -> bool:
-    """Whether a call's ``request`` is an HTTP request around its body, as claude-trace logs it."""
-    return isinstance(request, Mapping) and "body" in request and "url" in request and "messages" not in request
 
 
 _CREDENTIALS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie"})
@@ -687,13 +485,6 @@ def _error_said(body: Any) -> str:
     if isinstance(error, str) and error.strip():
         return f": {error.strip()[:200]}"
     return ""
-
-
-def _first(value: Mapping[str, Any], keys: Sequence[str]) -> Any:
-    for key in keys:
-        if key in value:
-            return value[key]
-    return None
 
 
 def _from_calls(
@@ -1161,7 +952,7 @@ of 60 B results with such a field after the messages: 0.86 -> 1.31 ms, the messa
 
 # with the fields beside the messages in what is not a body (a request's envelope, a body with its reply), so that
 # such a file is not decoded whole only to fail on them
-_BODY = body_decoder(_Message, (*_API_FIELDS, *_REQUEST_KEYS, *_RESPONSE_KEYS))
+_BODY = body_decoder(_Message, (*_API_FIELDS, *ANTHROPIC_REQUEST_KEYS, *_RESPONSE_KEYS))
 
 
 def _body_run(

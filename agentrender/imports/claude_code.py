@@ -64,15 +64,16 @@ import msgspec
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep, type_name
 from agentrender._types import Step, check_block
 from agentrender._words import a_noun, shown
-from agentrender.imports.anthropic import file_bytes
 from agentrender.imports.conversation import (
     Summariser,
     Where,
     checked_run,
+    file_bytes,
     plain_blocks,
     unanswered_warnings,
     with_stop_reasons,
 )
+from agentrender.imports.shapes import SUB_AGENT_META
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.lines import GrowingFile, name_ends, open_inflated
@@ -80,11 +81,9 @@ from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_timestamp, read_record
 
 __all__ = [
-    "SUB_AGENT_META",
     "TRANSCRIPT_NOTE",
     "GrowingSession",
     "from_claude_code",
-    "looks_like_claude_code",
     "read_with_session",
     "without_sub_agents",
 ]
@@ -127,15 +126,6 @@ _MESSAGE_TYPES = ("user", "assistant")
 _STRING_FIELDS = ("uuid", "sessionId", "agentId", "subtype")
 _OPTIONAL_STRING_FIELDS = ("parentUuid", "logicalParentUuid", "leafUuid")
 _BOOL_FIELDS = ("isSidechain", "isMeta", "isCompactSummary")
-
-
-def looks_like_claude_code(value: Any) -> bool:
-    """True when ``value`` (a file's first JSON value) is a line of a Claude Code transcript."""
-    if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
-        return False
-    if "sessionId" in value or "parentUuid" in value or "leafUuid" in value:
-        return True
-    return value.get("type") == "file-history-snapshot" and "snapshot" in value
 
 
 class _Record(msgspec.Struct, gc=False):
@@ -2147,11 +2137,6 @@ _SESSION_FIELD = re.compile(rb'"sessionId"\s*:\s*"([^"\\]*)"')
 
 _AGENT_FILE = re.compile(r"agent-.*\.jsonl(?:\.gz)?")
 """The name of an agent's transcript: in its workflow's folder, or (Claude Code 2.0) beside its session's."""
-
-
-SUB_AGENT_META = (".meta.json", ".meta.json.gz")
-"""How the name of what Claude Code writes of a sub-agent beside its transcript ends (``_meta_path``): plain, or
-compressed with it (``agent-<id>.jsonl.gz``, as ``gzip -r`` leaves a session's folder)."""
 
 
 def _meta_path(transcript: str) -> str:

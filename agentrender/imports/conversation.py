@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -34,12 +35,21 @@ from typing import Any, NoReturn, TypeVar, overload
 import msgspec
 
 from agentrender import render
-from agentrender._json import MAX_DEPTH, canonical, check_depth, decoder_place, decoder_said, strict_loads, type_name
+from agentrender._json import (
+    MAX_DEPTH,
+    canonical,
+    check_depth,
+    decode_failure,
+    decoder_place,
+    decoder_said,
+    strict_loads,
+    type_name,
+)
 from agentrender._types import check_block, utf8_bytes
 from agentrender._words import first_few, shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
-from agentrender.runfile.lines import JSON_LINES_NAMES, name_ends
+from agentrender.runfile.lines import GZIP_MAGIC, JSON_LINES_NAMES, StreamError, gzip_lines, inflate_limit, name_ends
 from agentrender.runfile.sent import result_text
 
 __all__ = [
@@ -53,8 +63,10 @@ __all__ = [
     "check_blocks",
     "checked_run",
     "conversation_run",
+    "file_bytes",
     "first_line_summary",
     "instructed_warnings",
+    "json_values",
     "loads",
     "message_texts",
     "model_call",
@@ -62,6 +74,7 @@ __all__ = [
     "not_json",
     "own_copy",
     "plain_blocks",
+    "read_json_values",
     "request_body",
     "result_summaries",
     "results_first",
@@ -271,6 +284,168 @@ def not_utf8(path: str, data: bytes, error: UnicodeDecodeError) -> RunFileError:
     start = data.rfind(b"\n", 0, error.start) + 1
     said = f"not UTF-8 text ({error.reason} at byte {error.start - start})"
     return RunFileError(path, data.count(b"\n", 0, start) + 1, said)
+
+
+def _text(path: str, notes: list[RunWarning]) -> str:
+    """The file's text (``file_bytes``), up to where it ends inside a character (a writer stopped mid-line: the
+    text is read as if cut before it); bytes that are not UTF-8 are a ``RunFileError`` at their line."""
+    data = file_bytes(path, notes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.end == len(data) and error.reason == "unexpected end of data":
+            return data[: error.start].decode("utf-8")
+        raise not_utf8(path, data, error) from None
+
+
+def file_bytes(path: str, notes: list[RunWarning]) -> bytes:
+    """The file's bytes, inflated when it is a gzip stream (by its magic bytes, as ``load_run`` tells), read up to
+    where the stream ends (a writer killed while it wrote): what was lost is a warning in ``notes``."""
+    with open(path, "rb") as file:
+        if file.peek(2)[:2] != GZIP_MAGIC:
+            return file.read()
+        stream_notes: list[str] = []
+        try:
+            data = b"".join(gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size)))
+        except StreamError as error:
+            raise RunFileError(path, error.line or 1, str(error)) from None
+    ended = data.count(b"\n") + 1  # the line the inflated text ends on: what followed it is lost
+    notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
+    return data
+
+
+def read_json_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+    """The JSON values of a file: one for a ``.json`` document, one per line for JSON Lines (gzip-compressed too).
+
+    A last line cut short (a log whose writer was stopped mid-line) is left out, with a warning in ``notes``.
+    """
+    return list(json_values(path, notes))
+
+
+_LINE = msgspec.json.Decoder()
+"""A JSON line's value, decoded from its bytes (``json_values``)."""
+
+
+def json_values(
+    path: str,
+    notes: list[RunWarning],
+    typed: tuple[Callable[[Any], bool], msgspec.json.Decoder[Any]] | None = None,
+) -> Iterator[tuple[int, Any]]:
+    """``read_json_values`` one value at a time: a ``.jsonl`` or ``.jsonl.gz`` file, in any case, is read a line at a
+    time.
+
+    A file of JSON lines is never held whole, as text or as values: what the caller keeps of
+    each value is all an import of a large log holds (``bench/bench_memory.py``).
+
+    Each line is decoded from its bytes by msgspec, which checks the UTF-8 as it decodes; a line it refuses (not
+    UTF-8, a byte order mark, JSON it does not take) is decoded as text and read by ``loads``, which reads it or
+    words what is wrong exactly as it did every line: 0.7-0.8 of the time a Codex rollout's lines took as text.
+
+    ``typed`` is ``(test, decoder)``: once the first value passes ``test`` (it is of the format the decoder is
+    for), each line after it is decoded by ``decoder`` first, a typed decoder of the format's common records
+    (structs that forbid unknown fields and hold no ``Any``, so it decodes, and checks as UTF-8, every byte of a
+    line it takes, whose nesting its types bound), and as before when it refuses the line.
+    """
+    if not name_ends(path, JSON_LINES_NAMES):
+        yield from _document_values(path, notes)
+        return
+    try:
+        file = open(path, "rb")  # noqa: SIM115  # closed below, after the last line is read
+    except OSError as error:
+        raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
+    with file:
+        stream_notes: list[str] = []
+        lines: Iterable[bytes] = file
+        if file.peek(2)[:2] == GZIP_MAGIC:
+            lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
+        number, found, ended = 0, False, 1  # ended: the line the text read so far ends on
+        decoder = None  # typed's, once the first value passed its test
+        try:
+            for data in lines:
+                number += 1
+                if decoder is not None:
+                    try:
+                        value = decoder.decode(data)
+                    except msgspec.DecodeError:  # not one of its records (or a blank line): read as any line is
+                        pass
+                    else:
+                        ended = number + data.endswith(b"\n")
+                        yield number, value
+                        continue
+                if not data.strip():
+                    number += data.count(b"\n") - 1  # a run of blank lines may come as one
+                    ended = number + 1
+                    continue
+                ended = number + data.endswith(b"\n")
+                text = None
+                try:
+                    value = _LINE.decode(data)  # from the bytes, in C, the UTF-8 checked as it decodes
+                except (msgspec.DecodeError, RecursionError):  # read as text, which reads it or words what is wrong
+                    try:
+                        text = data.decode("utf-8").removeprefix("\ufeff") if number == 1 else data.decode("utf-8")
+                    except UnicodeDecodeError as error:
+                        said = f"not UTF-8 text ({error.reason} at byte {error.start})"
+                        if not data.endswith(b"\n") and found:  # cut inside a character: as any cut last line
+                            notes.append(_cut_last_line(path, number, said))
+                            break
+                        raise RunFileError(path, number, said) from None
+                try:
+                    if text is not None:
+                        value = loads(text)
+                    elif data.count(b"[") + data.count(b"{") > MAX_DEPTH:
+                        check_depth(data.decode("utf-8"))  # as loads measures its text
+                except ValueError as error:
+                    if not data.endswith(b"\n") and found:
+                        # a log cut short while its last call was written: the calls before it stand
+                        notes.append(_cut_last_line(path, number, error))
+                        break
+                    raise RunFileError(path, number, decode_failure(error)) from None
+                if not found and typed is not None and typed[0](value):
+                    decoder = typed[1]
+                found = True
+                yield number, value
+        except StreamError as error:
+            raise RunFileError(path, error.line or number + 1, str(error)) from None
+    notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
+    if not found:
+        raise RunFileError(path, 1, "the file holds no JSON value")
+
+
+def _cut_last_line(path: str, line: int, error: ValueError | str) -> RunWarning:
+    """The loss of a log's last line cut short while its last call was written (``error``: what reading it found):
+    the calls before it stand."""
+    return RunWarning(line=line, text=f"the last line is cut short ({error}); not read", path=path, lost=True)
+
+
+def _document_values(path: str, notes: list[RunWarning]) -> list[tuple[int, Any]]:
+    """The values of a file that is not named as JSON lines: one JSON document, or JSON lines after all."""
+    try:
+        text = _text(path, notes)
+    except OSError as error:
+        raise RunFileError(path, 0, f"cannot read the file ({error.strerror or error})") from None
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped[:1] in ("{", "["):
+        try:
+            return [(1, loads(stripped))]
+        except ValueError as error:
+            if stripped[:1] == "[" or "\n{" not in stripped:
+                raise RunFileError(path, getattr(error, "lineno", 1), decode_failure(error)) from None
+    values = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, loads(line)))
+        except ValueError as error:
+            if number == len(lines) and not text.endswith("\n") and values:
+                # a log cut short while its last call was written: the calls before it stand
+                notes.append(_cut_last_line(path, number, error))
+                break
+            raise RunFileError(path, number, decode_failure(error)) from None
+    if not values:
+        raise RunFileError(path, 1, "the file holds no JSON value")
+    return values
 
 
 def broken_document(path: str, data: bytes) -> RunFileError | None:

@@ -20,12 +20,15 @@ import msgspec
 
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._words import plural
-from agentrender.imports.anthropic import from_anthropic_runs, looks_like_anthropic
-from agentrender.imports.claude_code import SUB_AGENT_META, from_claude_code, looks_like_claude_code
-from agentrender.imports.conversation import not_json
-from agentrender.imports.inspect import from_inspect, looks_like_inspect
-from agentrender.imports.openai import from_openai, from_tau_bench, looks_like_openai, looks_like_tau_bench
-from agentrender.imports.responses import from_responses_runs, looks_like_responses
+from agentrender.imports.shapes import (
+    SUB_AGENT_META,
+    looks_like_anthropic,
+    looks_like_claude_code,
+    looks_like_inspect,
+    looks_like_openai,
+    looks_like_responses,
+    looks_like_tau_bench,
+)
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import JSON_LINES_NAMES, binary_at, first_line, name_ends, open_inflated
 
@@ -65,39 +68,79 @@ def _read_run_file(path: str) -> list[Run]:
     calls = ("model_call", "model_call_error")
     if not run.steps and any(record.get("type") in calls and "request" in record for record in run.records):
         # a recording of calls (agentrender.record): a run of each conversation sent, the longest first
-        return from_anthropic_runs(path, run_id=run.run_id or None)
+        return _read_anthropic(path, run_id=run.run_id or None)
     return [run]
+
+
+# Each format's reader imports its importer when a file of it is read: recognising a file (``imports.shapes``) imports
+# none of them, so ``load`` of a file imports the one importer that file needs.
+
+
+def _read_inspect(path: str) -> list[Run]:
+    from agentrender.imports.inspect import from_inspect
+
+    return from_inspect(path)
+
+
+def _read_claude_code(path: str) -> list[Run]:
+    from agentrender.imports.claude_code import from_claude_code
+
+    return from_claude_code(path)
+
+
+def _read_tau_bench(path: str) -> list[Run]:
+    from agentrender.imports.openai import from_tau_bench
+
+    return from_tau_bench(path)
+
+
+def _read_responses(path: str) -> list[Run]:
+    from agentrender.imports.responses import from_responses_runs
+
+    return from_responses_runs(path)
+
+
+def _read_openai(path: str) -> list[Run]:
+    from agentrender.imports.openai import from_openai
+
+    return [from_openai(path)]
+
+
+def _read_anthropic(path: str, *, run_id: str | None = None) -> list[Run]:
+    from agentrender.imports.anthropic import from_anthropic_runs
+
+    return from_anthropic_runs(path, run_id=run_id)
 
 
 FORMATS: list[Format] = [
     Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
-    Format("Inspect AI log (.eval, .json)", looks_like_inspect, from_inspect),
+    Format("Inspect AI log (.eval, .json)", looks_like_inspect, _read_inspect),
     Format(
         "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
         lambda path, first: looks_like_claude_code(first),
-        from_claude_code,
+        _read_claude_code,
     ),
     Format(
         "tau-bench results: a list of {task_id, reward, info, traj, trial}, one run each",
         lambda path, first: looks_like_tau_bench(first),
-        from_tau_bench,
+        _read_tau_bench,
     ),
     Format(
         "OpenAI Responses API: a Codex CLI session (~/.codex/sessions/.../rollout-*.jsonl, or the TypeScript CLI's "
         "rollout-*.json), a request body of input items, or a log of requests",
         lambda path, first: looks_like_responses(first),
-        from_responses_runs,
+        _read_responses,
     ),
     Format(
         "OpenAI-style chat: messages with tool_calls and role tool (LiteLLM, LangChain), or a SWE-agent or "
         "mini-swe-agent trajectory",
         lambda path, first: looks_like_openai(first),
-        lambda path: [from_openai(path)],
+        _read_openai,
     ),
     Format(
         "Anthropic Messages API: a request body, a messages list, a request with its response, or a call log",
         lambda path, first: looks_like_anthropic(first),
-        from_anthropic_runs,
+        _read_anthropic,
     ),
 ]
 """What ``load`` tries, in order. The importers of other formats add themselves here."""
@@ -204,6 +247,8 @@ def _unreadable(path: str) -> RunFileError | None:
     """Why a file of no readable first value holds none, where it can be told: it is empty, or it is JSON (it starts
     with ``{`` or ``[``) that breaks off (cut short) or breaks a rule of JSON at a line and column the decoder names.
     ``None`` for anything else (text of another kind: the error of an unknown format says what it looks like)."""
+    from agentrender.imports.conversation import not_json  # the importers' reader of JSON, for an error only
+
     try:
         opened, limit = open_inflated(path)
         with opened as file:

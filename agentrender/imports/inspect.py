@@ -41,7 +41,6 @@ import importlib.util
 import io
 import json
 import logging
-import mmap
 import os
 import re
 import zipfile
@@ -83,94 +82,9 @@ from agentrender.imports.inspect_log import (
     read_log,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
-from agentrender.runfile.lines import GZIP_MAGIC, name_ends
+from agentrender.runfile.lines import GZIP_MAGIC
 
-__all__ = ["from_inspect", "is_json_log", "looks_like_inspect"]
-
-_JSON_LOG_START = re.compile(
-    rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[^"]*"\s*,\s*"eval"\s*:\s*\{'
-)
-"""How Inspect starts a JSON log: ``{"version": N, "status": "...", "eval": {``. Inspect's ``EvalLog`` keeps its
-fields in this order for the file format (a change of it is a new version), and its own reader of a header relies on
-it."""
-
-_START_BYTES = 4096
-"""How much of a file ``is_json_log`` reads first: the start of a log, however it is indented."""
-_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*+")
-_EVAL_OBJECT = re.compile(rb'"eval"\s*:\s*\{')
-
-
-class _Members(msgspec.Struct, gc=False):
-    """The members of a JSON object that tell an Inspect log (``looks_like_inspect``), each as the file holds it."""
-
-    eval: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    version: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    samples: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-
-
-def is_json_log(path: str) -> bool:
-    """Whether the ``.json`` file ``path`` is an Inspect log as ``load`` tells one of the whole file: a JSON object
-    whose ``eval`` is an object, with a ``version`` or ``samples`` (``looks_like_inspect``), its keys in any order
-    (Inspect writes ``{"version": N, "status": "...", "eval": {``; a log saved again with its keys sorted starts
-    ``{"eval": {``, or ``{"error": ...``), after any white space. It is what ``agentrender.frame.run_files`` lists of
-    a folder's ``.json`` files, and how ``load`` recognises a log too large to parse whole.
-
-    The file is read as far as that is told: its first 4 KiB, where they start as Inspect starts a log; else the
-    first byte of a value that is no object; else, for an object, the file is searched for the bytes ``"eval"`` (in C:
-    a JSON file holding none, most of those beside logs, is none), and one that holds them is decoded for the members
-    above only (in C, every other value skipped). A file that holds them but is no JSON (cut short: its row says
-    what is wrong) is one when an ``"eval": {`` is in it. Raises ``OSError`` when the file cannot be read."""
-    with open(path, "rb") as file:
-        start = file.read(_START_BYTES)
-        if _JSON_LOG_START.match(start):
-            return True
-        at = _past_space(start)
-        if (at < len(start) and start[at] != ord("{")) or (len(start) < _START_BYTES and at == len(start)):
-            return False  # a value that is no object, or nothing but white space
-        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as whole:
-            at = _past_space(whole)
-            if whole[at : at + 1] != b"{":
-                return False
-            if _JSON_LOG_START.match(whole):  # after more white space than the start holds
-                return True
-            return whole.find(b'"eval"', at) >= 0 and _holds_log(whole, at)
-
-
-def _past_space(data: bytes | mmap.mmap) -> int:
-    """Where the white space (and byte order mark) ``data`` starts with ends."""
-    found = _LEADING.match(data)
-    return 0 if found is None else found.end()
-
-
-def _holds_log(whole: mmap.mmap, at: int) -> bool:
-    """Whether the JSON object at ``at`` in ``whole`` has the members ``looks_like_inspect`` takes of a log: an object
-    ``eval``, and a ``version`` or ``samples``. When it is no JSON (cut short), whether it holds an ``"eval": {``."""
-    view = memoryview(whole)[at:]
-    try:
-        members = msgspec.json.decode(view, type=_Members)
-    except (msgspec.DecodeError, RecursionError):
-        view.release()
-        return _EVAL_OBJECT.search(whole, at) is not None
-    found = isinstance(members.eval, msgspec.Raw) and bytes(members.eval)[:1] == b"{"
-    found = found and (members.version is not msgspec.UNSET or members.samples is not msgspec.UNSET)
-    del members  # its values are views of the file, which closes after
-    view.release()
-    return found
-
-
-def looks_like_inspect(path: str, first: Any) -> bool:
-    """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
-    if name_ends(path, ".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
-        return True
-    if isinstance(first, Mapping):
-        return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
-    if first is None and name_ends(path, ".json"):
-        try:
-            return is_json_log(path)
-        except OSError:
-            return False
-    return False
-
+__all__ = ["from_inspect"]
 
 _GZIPPED_LOG = (
     "an Inspect log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the .json "

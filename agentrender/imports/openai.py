@@ -48,7 +48,6 @@ from msgspec import UNSET, UnsetType
 
 from agentrender._json import type_name
 from agentrender._words import plural, shown
-from agentrender.imports.anthropic import read_json_values
 from agentrender.imports.conversation import (
     MadeTurns,
     Summariser,
@@ -59,11 +58,13 @@ from agentrender.imports.conversation import (
     instructed_warnings,
     model_call,
     own_copy,
+    read_json_values,
     request_body,
     results_first,
     tool_input,
     unanswered_warning,
 )
+from agentrender.imports.shapes import LANGCHAIN_ROLES, OPENAI_REQUEST_KEYS, looks_like_tau_bench
 from agentrender.runfile import Run, RunWarning, RunWarnings
 from agentrender.runfile.schema import is_count
 
@@ -71,8 +72,6 @@ __all__ = [
     "chat_request",
     "from_openai",
     "from_tau_bench",
-    "looks_like_openai",
-    "looks_like_tau_bench",
     "url_image",
 ]
 
@@ -84,11 +83,9 @@ CONVERTED = (
 """What an imported chat's ``source.converted`` says."""
 
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-_LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function"}
 # Fields of a message that the conversion maps; any other is kept in the run's source.
 _MAPPED = {"role", "content", "tool_calls", "tool_call_id", "tool_call_ids", "function_call"}
 _DATA_URL = re.compile(r"data:(?P<media>[\w.+-]+/[\w.+-]+)?(?P<params>(?:;[^;,]*)*?);base64,(?P<data>.*)", re.DOTALL)
-_REQUEST_KEYS = ("request", "params", "body", "kwargs")
 # The fields of a tool call, and of its function, that the conversion maps.
 _CALL_KEYS = frozenset(("id", "type", "function"))
 _FUNCTION_KEYS = frozenset(("name", "arguments"))
@@ -103,52 +100,6 @@ _QUICK_FIELDS = {
 _call_has_only = _CALL_KEYS.issuperset
 _function_has_only = _FUNCTION_KEYS.issuperset
 _READ_WHOLE = frozenset(("thinking_blocks", "refusal", "reasoning_content", "function_call", "tool_call_ids"))
-
-
-def looks_like_openai(value: Any) -> bool:
-    """True when ``value`` has the shape of something ``from_openai`` reads (checked loosely, for ``load``)."""
-    if isinstance(value, Mapping):
-        if isinstance(value.get("history"), list) and "messages" not in value:
-            return True  # a SWE-agent trajectory, or its bare history as its own demonstrations keep it
-        response = value.get("response")
-        if isinstance(response, Mapping) and isinstance(response.get("choices"), list):
-            return True  # a request with its chat completion: the Messages API answers with content, not choices
-        if isinstance(value.get("messages"), list):
-            return _messages_look_openai(value["messages"])
-        request = next((value[key] for key in _REQUEST_KEYS if key in value), None)
-        if isinstance(request, Mapping):
-            return looks_like_openai(request)
-        return _message_looks_openai(value)
-    if isinstance(value, list) and value:
-        if all(isinstance(item, Mapping) and ("role" in item or "type" in item) for item in value):
-            return _messages_look_openai(value)
-        return looks_like_openai(value[0])
-    return False
-
-
-def _message_looks_openai(message: Any) -> bool:
-    if not isinstance(message, Mapping):
-        return False
-    if message.get("role") in ("system", "developer", "tool", "function"):
-        return True
-    if "tool_calls" in message or "function_call" in message or "tool_call_id" in message:
-        return True
-    kind = message.get("type")
-    return isinstance(kind, str) and kind in _LANGCHAIN_ROLES and isinstance(message.get("data"), Mapping)
-
-
-def _messages_look_openai(messages: list[Any]) -> bool:
-    # A chat of only user and assistant text turns is also a Messages API conversation: the
-    # Anthropic importer reads those (its blocks are the same); this one claims what only it reads.
-    return any(_message_looks_openai(message) for message in messages) or any(
-        isinstance(message, Mapping) and _has_openai_parts(message.get("content")) for message in messages
-    )
-
-
-def _has_openai_parts(content: Any) -> bool:
-    return isinstance(content, list) and any(
-        isinstance(part, Mapping) and part.get("type") in ("image_url", "input_audio", "file") for part in content
-    )
 
 
 def from_openai(source: Any, *, run_id: str | None = None, summarise: Summariser | None = None) -> Run:
@@ -362,18 +313,6 @@ def _without_exits(chat: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def looks_like_tau_bench(value: Any) -> bool:
-    """True when ``value`` has the shape of tau-bench's results (checked loosely, for ``load``): a list of results,
-    each with its ``task_id`` and its ``traj``, the chat the agent had."""
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(
-            isinstance(item, Mapping) and "task_id" in item and isinstance(item.get("traj"), list) for item in value[:3]
-        )
-    )
-
-
 def from_tau_bench(source: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
     """The runs of a tau-bench results file (sierra-research/tau-bench: a JSON list of results, as its runs write
     them and its ``historical_trajectories`` keep them), one run per result, in the file's order.
@@ -475,12 +414,12 @@ def _one_chat(value: Any, where: Where, warnings: list[RunWarning]) -> dict[str,
         return _completion_log(value, where, warnings)
     request: Mapping[str, Any] = value
     if "messages" not in value:
-        inner = next((value[key] for key in _REQUEST_KEYS if key in value), None)
+        inner = next((value[key] for key in OPENAI_REQUEST_KEYS if key in value), None)
         if not isinstance(inner, Mapping) or "messages" not in inner:
             raise where.error("no 'messages' (a chat) and no 'history' (a SWE-agent trajectory): not an OpenAI chat")
         request = inner
     messages = request["messages"]
-    field = "messages" if request is value else next(key for key in _REQUEST_KEYS if key in value) + ".messages"
+    field = "messages" if request is value else next(key for key in OPENAI_REQUEST_KEYS if key in value) + ".messages"
     if not isinstance(messages, list):
         raise where.at(field).error(f"expected a list of messages, got {type_name(messages)}")
     kept = {key: item for key, item in request.items() if key not in ("messages", "response", "info")}
@@ -813,7 +752,7 @@ class _Converter:
         if type(raw) is not dict and not isinstance(raw, Mapping):
             raise here.error(f"expected a message object, got {type_name(raw)}")
         message = raw if type(raw) is dict else dict(raw)  # read, never changed
-        if "role" not in message and message.get("type") in _LANGCHAIN_ROLES:
+        if "role" not in message and message.get("type") in LANGCHAIN_ROLES:
             message = _from_langchain(message, here)
         role = message.get("role")
         if role not in _ROLES:
@@ -1096,7 +1035,7 @@ def _from_langchain(message: Mapping[str, Any], here: Where) -> dict[str, Any]:
     data = message.get("data", message)
     if not isinstance(data, Mapping):
         raise here.at("data").error(f"expected the message's fields, got {type_name(data)}")
-    role = _LANGCHAIN_ROLES[str(message["type"])]
+    role = LANGCHAIN_ROLES[str(message["type"])]
     out: dict[str, Any] = {key: value for key, value in data.items() if key not in ("type", "tool_calls")}
     out["role"] = role
     calls = data.get("tool_calls")
@@ -1194,7 +1133,7 @@ class _ToolMessage(msgspec.Struct, tag_field="role", tag="tool", frozen=True, gc
 _Record = _SystemMessage | _UserMessage | _AssistantMessage | _ToolMessage
 _RECORDS = frozenset((_SystemMessage, _UserMessage, _AssistantMessage, _ToolMessage))
 _MESSAGES = msgspec.json.Decoder(list[_Record])
-_OF_A_LOG = ("history", "response", "info", *_REQUEST_KEYS)
+_OF_A_LOG = ("history", "response", "info", *OPENAI_REQUEST_KEYS)
 """Fields of a value that is more than a request body: read as JSON values."""
 
 

@@ -92,7 +92,6 @@ from msgspec import UNSET, UnsetType
 
 from agentrender._json import canonical, decode_failure, type_name
 from agentrender._words import FEW, clipped, first_few, shown
-from agentrender.imports.anthropic import json_values
 from agentrender.imports.conversation import (
     CLIENT_CONTEXT,
     Summariser,
@@ -101,12 +100,20 @@ from agentrender.imports.conversation import (
     check_blocks,
     checked_run,
     instructed_warnings,
+    json_values,
     loads,
     model_call,
     own_copy,
     tool_input,
 )
 from agentrender.imports.openai import chat_request, url_image
+from agentrender.imports.shapes import (
+    CODEX_RECORDS,
+    RESPONSES_REQUEST_KEYS,
+    is_old_codex_meta,
+    is_typescript_rollout,
+    looks_like_codex,
+)
 from agentrender.runfile import Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.lines import GrowingFile
 from agentrender.runfile.replies import check_reply
@@ -117,8 +124,6 @@ __all__ = [
     "GrowingRollout",
     "from_responses",
     "from_responses_runs",
-    "looks_like_codex",
-    "looks_like_responses",
 ]
 
 CONVERTED = (
@@ -133,19 +138,6 @@ ROLLOUT_NOTE = (
     "the tool definitions Codex sent with each request are not in it"
 )
 """What an imported Codex session's ``source.note`` says of what the rollout cannot show."""
-
-_RECORDS = frozenset(("session_meta", "response_item", "turn_context", "event_msg", "compacted"))
-"""The types of the records of a Codex rollout (``RolloutItem`` in openai/codex's ``codex-rs/protocol``)."""
-
-_OLD_META = frozenset(("id", "timestamp", "instructions", "git"))
-"""The fields of the first line of an older Codex rollout (``SessionMeta`` of openai/codex
-``codex-rs/core/src/rollout.rs`` before ``RolloutItem``)."""
-
-_TYPESCRIPT_KEYS = frozenset(("session", "items"))
-"""The keys of a rollout of Codex's TypeScript CLI (``_is_typescript_rollout``)."""
-
-_REQUEST_KEYS = ("request", "body")
-"""The fields a log may hold a request body under."""
 
 _UNMAPPED_ITEMS = {
     **dict.fromkeys(
@@ -171,51 +163,6 @@ _UNMAPPED_ITEMS = {
 }
 """Items the Responses API (or Codex) has that the Messages API has no block for, with what a warning says of them:
 kept in the source."""
-
-
-def looks_like_codex(value: Any) -> bool:
-    """True when ``value`` is a record of a Codex CLI rollout (``{"type": "session_meta", "payload": {...}}``)."""
-    if not isinstance(value, Mapping) or not isinstance(value.get("payload"), Mapping):
-        return False
-    kind = value.get("type")
-    return isinstance(kind, str) and kind in _RECORDS
-
-
-def _is_old_codex_meta(value: Any) -> bool:
-    """True when ``value`` is the first line of a rollout of a Codex before its ``{"timestamp", "type", "payload"}``
-    records: the session's ``{"id", "timestamp"}``, with its ``instructions`` and ``git`` when it had them."""
-    return (
-        isinstance(value, Mapping)
-        and isinstance(value.get("id"), str)
-        and isinstance(value.get("timestamp"), str)
-        and value.keys() <= _OLD_META
-    )
-
-
-def _is_typescript_rollout(value: Any) -> bool:
-    """True when ``value`` is a rollout of Codex's first CLI, in TypeScript (spring 2025): the one JSON object its
-    ``codex-cli/src/utils/storage/save-rollout.ts`` wrote to ``~/.codex/sessions/rollout-<date>-<id>.json``, the
-    session's ``{"timestamp", "id", "instructions"}`` and the conversation's ``items``."""
-    return isinstance(value, Mapping) and value.keys() == _TYPESCRIPT_KEYS and isinstance(value["items"], list)
-
-
-def looks_like_responses(value: Any) -> bool:
-    """True when ``value`` has the shape of something ``from_responses`` reads (checked loosely, for ``load``): a
-    Codex rollout's record (or the first line of an older rollout), or a Responses API request body (``input``: text
-    or a list of items, no ``messages``)."""
-    if looks_like_codex(value) or _is_old_codex_meta(value) or _is_typescript_rollout(value):
-        return True
-    if not isinstance(value, Mapping) or "messages" in value:
-        return False
-    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), Mapping)), value)
-    given = request.get("input")
-    if isinstance(given, str):
-        return "model" in request or "instructions" in request
-    return (
-        isinstance(given, list)
-        and bool(given)
-        and all(isinstance(item, Mapping) and ("type" in item or "role" in item) for item in given)
-    )
 
 
 def from_responses(source: Any, *, run_id: str | None = None, summarise: Summariser | None = None) -> Run:
@@ -244,9 +191,9 @@ def from_responses_runs(source: Any, *, run_id: str | None = None, summarise: Su
     first = next(values)
     if looks_like_codex(first[1]):
         return [_codex_run(chain([first], values), path, notes, run_id, summarise)]
-    if _is_old_codex_meta(first[1]):
+    if is_old_codex_meta(first[1]):
         return [_codex_run(_as_records(first, values), path, notes, run_id, summarise, older=True)]
-    if _is_typescript_rollout(first[1]):
+    if is_typescript_rollout(first[1]):
         return [_typescript_run(first[1], path, notes, run_id, summarise)]
     return _request_runs([first, *values], path, notes, run_id or name, summarise)
 
@@ -369,7 +316,7 @@ class _Rollout:
                 records.append({"line": line, **record})
             if older and kind == "state":
                 continue
-            if kind not in _RECORDS:
+            if kind not in CODEX_RECORDS:
                 self.notes.append(where.at(field).warning(f"a record of type {shown(kind)}, not one Codex is known to "
                                                           "write: kept in the source (records)"))  # fmt: skip
             elif not isinstance(payload, dict):
@@ -574,7 +521,7 @@ def _request_runs(
         where = Where(path, line, "")
         if not isinstance(value, dict):
             raise where.error(f"expected a Responses API request (an object), got {type_name(value)}")
-        field = next((key for key in _REQUEST_KEYS if isinstance(value.get(key), dict)), "")
+        field = next((key for key in RESPONSES_REQUEST_KEYS if isinstance(value.get(key), dict)), "")
         request = value[field] if field else value
         given = request.get("input")
         if isinstance(given, str):
@@ -623,7 +570,7 @@ def _request_run(
     """The run of one request body (``request``, in ``value``: itself, or the log around it), the response logged
     beside it its last reply; ``earlier``: the conversation's other requests in the log (``(line, value)``), whose
     responses are model calls of the steps they decided."""
-    field = "" if request is value else next(key for key in _REQUEST_KEYS if value.get(key) is request)
+    field = "" if request is value else next(key for key in RESPONSES_REQUEST_KEYS if value.get(key) is request)
     inside = where.at(field) if field else where
     conversation = _Conversation(RunWarnings(notes))
     _read_input(conversation, request, inside)
@@ -707,8 +654,8 @@ def _response_calls(
     """The model call (with its line) of the response logged beside an earlier request of a conversation (``value``,
     at ``where``), for the step it decided; none when no response is logged beside it. What its output holds beside
     the reply is warned of, as the run's own."""
-    request = next((value[key] for key in _REQUEST_KEYS if isinstance(value.get(key), dict)), value)
-    inside = where.at(next((key for key in _REQUEST_KEYS if value.get(key) is request), ""))
+    request = next((value[key] for key in RESPONSES_REQUEST_KEYS if isinstance(value.get(key), dict)), value)
+    inside = where.at(next((key for key in RESPONSES_REQUEST_KEYS if value.get(key) is request), ""))
     conversation = _Conversation(RunWarnings())
     _read_input(conversation, request, inside)
     conversation.warnings = warnings  # the request's input is warned of as the run's longest: only its reply's here
