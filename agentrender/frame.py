@@ -46,10 +46,9 @@ from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import KINDS, STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
-from agentrender.imports.claude_code import without_sub_agents
 from agentrender.imports.shapes import is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
-from agentrender.runfile.lines import name_ends
+from agentrender.runfile.lines import RUN_FILE_SUFFIXES, name_ends
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
@@ -1190,13 +1189,6 @@ def _special(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path)
 
 
-RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
-"""The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
-Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
-``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
-(``imports.shapes.is_json_log``)."""
-
-
 _LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
 """The endings of the names of the files ``run_files`` looks at: a ``.json`` is listed when it is an Inspect log."""
 
@@ -1258,6 +1250,8 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
             f"no run files under {folder} (none named {', '.join(names)} or {last}, nor a *.json that is an Inspect "
             f"log, at any depth{others})"
         )
+    from agentrender.imports.claude_code import without_sub_agents  # the importer, when a folder is listed
+
     return without_sub_agents(paths)
 
 

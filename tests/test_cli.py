@@ -1285,6 +1285,34 @@ def test_without_rich_a_command_prints_the_install_line() -> None:
     assert helped.returncode == 0 and b"--recent-results" in helped.stdout
 
 
+def test_each_command_imports_only_the_modules_it_uses() -> None:
+    """In a fresh process, ``show`` of a sample imports no importer, recorder, frame, nor another command's module;
+    ``check`` after it adds its own module only, and ``steps`` the tables and the frames they are made of."""
+    code = (
+        "import io, sys\n"
+        "from agentrender.cli import main\n"
+        "for command in ('show', 'check', 'steps'):\n"
+        "    main([command, 'fix-failing-test'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+        "    print(' '.join(sorted(m for m in sys.modules if m.startswith('agentrender'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
+    show, check, steps = (set(line.split()) for line in done.stdout.splitlines())
+    importers = ("anthropic", "claude_code", "conversation", "inspect", "inspect_log", "openai", "responses")
+    others = {
+        *(f"agentrender.imports.{name}" for name in importers),
+        *(f"agentrender.cli._{name}" for name in ("check", "decide", "follow", "html", "import", "tables")),
+        "agentrender.recording",
+        "agentrender.frame",
+        "agentrender.html",
+    }
+    assert "agentrender.cli._show" in show and show & others == set()
+    assert check - show == {"agentrender.cli._check"}
+    assert {"agentrender.cli._tables", "agentrender.frame"} <= steps - check
+    assert steps & {f"agentrender.imports.{name}" for name in importers} == set()
+
+
 def test_the_console_script_is_declared() -> None:
     """pyproject.toml installs the agentrender command as agentrender.cli:main."""
     import tomllib

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from agentrender import runfile, samples
 from agentrender._json import escaped
 from agentrender._types import Step
 from agentrender._words import plural
-from agentrender.cli import _check, _decide, _follow, _html, _import, _inputs, _show, _tables
+from agentrender.cli import _inputs, _show
 from agentrender.cli._inputs import CliError
 from agentrender.cli._term import MUTED, Console, Text, clean, make_console
-from agentrender.frame import NoRunFilesError, to_parquet
 from agentrender.runfile import Run
 from agentrender.views import Views
+
+if TYPE_CHECKING:
+    from agentrender.cli._follow import Line
+    from agentrender.cli._tables import SizesLayout
 
 __all__ = ["CliError", "clean", "run"]
 
@@ -56,12 +59,14 @@ def _followed(
     console: Console,
     err: IO[str],
     first: Callable[[Run, Views], object],
-    line: _follow.Line,
+    line: Line,
     *,
     first_says_end: bool = True,
     says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """``_follow.follow`` of ``args.run``, its views under the command line's window settings."""
+    from agentrender.cli import _follow
+
     return _follow.follow(
         args, console, err, lambda run: views_of(run, args), first, line, first_says_end=first_says_end, says=says
     )
@@ -74,6 +79,8 @@ def _print(console: Console, renderables: Iterable[Any]) -> None:
 
 def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
     if args.follow:
+        from agentrender.cli import _follow
+
         return _followed(
             args,
             console,
@@ -106,6 +113,8 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
     if args.follow:
         if args.csv:
             raise CliError("--follow prints each step as it comes, in the terminal's form; --csv prints a finished run")
+        from agentrender.cli import _follow
+
         kept = _follow.steps_filter(args)
         return _followed(
             args,
@@ -120,6 +129,8 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
 def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console, err: IO[str] | None = None) -> int:
     """The steps table of ``run`` under the filters asked; with ``err``, what a filter asked that no step has.
     (``--follow`` passes none: a live run's next steps may have it.)"""
+    from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
+
     try:
         table = _tables.steps_rows(
             run,
@@ -145,6 +156,8 @@ def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Cons
 
 
 def decide(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _decide
+
     if _inputs.looks_like_reply(args.run):
         if args.which is not None:
             raise CliError(f"{args.run}: --run picks a run of a file of runs; a reply file holds one reply")
@@ -159,6 +172,8 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
 
 
 def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _check
+
     # An unreadable file is one of the reports, printed once with the others (not also on stderr). A file of several
     # runs is checked on every run unless --run names one (a validator must not pass a file whose third run is broken).
     reports = [
@@ -178,7 +193,11 @@ def check(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
 
 
 def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
+
     if args.follow:
+        from agentrender.cli import _follow
+
         layout = _tables.SizesLayout([])  # the table's columns, which each line after it keeps
         return _followed(
             args,
@@ -198,8 +217,10 @@ def _context_of(
     args: argparse.Namespace,
     out: IO[str],
     console: Console,
-    layout: _tables.SizesLayout | None = None,
+    layout: SizesLayout | None = None,
 ) -> int:
+    from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
+
     series = views.sizes()
     if args.json:
         write_json(out, _tables.context_json(series))
@@ -209,6 +230,8 @@ def _context_of(
 
 
 def keys(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
+
     run = load_run_of(args, err, every=args.json)
     rows = _tables.key_rows(views_of(run, args))
     if args.json:
@@ -219,6 +242,9 @@ def keys(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
 
 
 def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _tables
+    from agentrender.frame import NoRunFilesError, to_parquet
+
     options = {
         key: value
         for key, value in (("recent_results", args.recent_results), ("result_bytes", args.result_bytes))
@@ -250,6 +276,8 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
 
 
 def samples_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
+
     rows = [_tables.sample_row(name, samples.load(name)) for name in samples.names()]
     if args.json:
         write_json(out, rows)
@@ -264,6 +292,8 @@ def schema_command(args: argparse.Namespace, out: IO[str], console: Console, err
 
 
 def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
+
     runs = _inputs.load_all(args.run)
     # what the file lost is said on stderr, as every command says it, so that no count of a cut file looks whole
     err.writelines(f"agentrender: {line}\n" for run in runs for line in _show.stderr_lines(run.warnings))
@@ -276,6 +306,8 @@ def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: 
 
 
 def import_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _import
+
     written = _import.import_runs(args, err)
     if args.json:
         write_json(out, [item.to_json() for item in written])
@@ -296,6 +328,12 @@ def import_command(args: argparse.Namespace, out: IO[str], console: Console, err
     return 0
 
 
+def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    from agentrender.cli import _html
+
+    return _html.html_command(args, out, console, err)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console, IO[str]], int]] = {
     "show": show,
     "steps": steps,
@@ -307,13 +345,14 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console, IO[str]], in
     "import": import_command,
     "runs": runs_command,
     "check": check,
-    "html": _html.html_command,
+    "html": html_command,
     "schema": schema_command,
 }
 
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """Run the parsed command, printing to ``out`` (and a file ``check`` cannot read, or a ``COLUMNS`` that is not a
-    number, to ``err``); its exit status."""
+    number, to ``err``); its exit status. Each command imports the modules only it uses (``check``'s, ``--follow``'s,
+    ``html``'s page, the frames of ``export``) when it runs, so that a command starts without the others'."""
     console = make_console(out, width=args.width, color=args.color, err=err)
     return COMMANDS[args.command](args, out, console, err)

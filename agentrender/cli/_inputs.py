@@ -13,11 +13,9 @@ from typing import Any
 from agentrender import imports, samples
 from agentrender._json import NestingError, decode_failure, limited, type_name
 from agentrender._types import ModelResponse
-from agentrender.frame import RUN_FILE_SUFFIXES
-from agentrender.imports.conversation import not_json
 from agentrender.imports.detect import run_number
 from agentrender.runfile import Run, RunFileError, response_from_record
-from agentrender.runfile.lines import name_ends
+from agentrender.runfile.lines import RUN_FILE_SUFFIXES, name_ends
 from agentrender.views import Views
 
 __all__ = [
@@ -61,7 +59,7 @@ def run_path(name: str) -> str:
 
 _FILE_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json", ".gz")
 """The ends of a name that is a file's, never a bundled sample's (a missing ``run.jsonl`` or ``log.eval`` is no
-sample): the files the readers take from a folder (``agentrender.frame.RUN_FILE_SUFFIXES``), and those they take only
+sample): the files the readers take from a folder (``runfile.lines.RUN_FILE_SUFFIXES``), and those they take only
 when named (a JSON document, but an Inspect log, which a folder's are; any gzip-compressed file), in any case."""
 
 
@@ -223,6 +221,8 @@ def load_reply(name: str) -> ModelResponse:
     try:
         wire = _loads(text)
     except json.JSONDecodeError as error:  # said as a history's JSON is: FILE:LINE:COLUMN, a stray comma where it is
+        from agentrender.imports.conversation import not_json
+
         said = not_json(name, text, 1, len(data))
         raise CliError(
             str(said) if said else f"{name}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}"

@@ -21,7 +21,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator, Mapping
-from typing import IO, Any
+from typing import IO, Any, Final
 
 import msgspec
 
@@ -31,6 +31,7 @@ __all__ = [
     "GZIP_MAGIC",
     "JSON_LINES_NAMES",
     "JSON_SPACE",
+    "RUN_FILE_SUFFIXES",
     "GrowingFile",
     "StreamError",
     "binary_at",
@@ -52,6 +53,11 @@ _decode = msgspec.json.Decoder()
 JSON_LINES_NAMES = (".jsonl", ".jsonl.gz")
 """How the name of a file of JSON lines ends (``name_ends``, in any case): a run file, or a history of one value a
 line, plain or gzip-compressed, read a line at a time; a file of any other name may be one JSON document."""
+RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
+"""The endings of the names of the files a folder holds that are read (``frame.run_files``): run files and agents' JSON
+Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
+``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
+(``imports.shapes.is_json_log``)."""
 
 
 def name_ends(path: str | os.PathLike[str], endings: str | tuple[str, ...]) -> bool:
