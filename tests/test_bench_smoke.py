@@ -84,3 +84,17 @@ def test_bench_render_counts_the_collector_passes_a_call_sets_off(
     out = capsys.readouterr().out
     assert "collector passes a call (young / middle / full)" in out
     assert "render.messages + to_dict,    200 B results: " in out and "render.wire_messages,    200 B results: " in out
+
+
+@pytest.mark.slow
+def test_the_startup_bench_times_each_case_in_fresh_processes(
+    import_bench: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench_import prints every case with its time, its ratio to importing msgspec and its count of agentrender
+    modules, and ``import agentrender`` holds fewer of them than ``agentrender show``."""
+    startup = import_bench("bench_import")
+    startup.main(["--repeat", "1"])
+    rows = {line.split("  ")[1].strip(): line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")}
+    assert set(rows) >= {label for label, _ in startup.CASES}
+    counts = {label: int(rows[label].split()[-3]) for label, _ in startup.CASES}
+    assert 0 < counts["import agentrender"] < counts["agentrender show fix-failing-test"]
