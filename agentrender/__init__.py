@@ -14,6 +14,7 @@ names (``Run``, ``load_run``, ...) import their modules when first used, and ``l
 one importer its file needs.
 """
 
+import importlib
 import typing
 
 from agentrender._types import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput
@@ -48,10 +49,33 @@ _RUN_FILES = frozenset(("ModelCall", "Run", "RunFileError", "RunWarning", "RunWr
 """The names of ``agentrender.runfile`` the package gives."""
 
 
+_MODULES = frozenset(
+    {
+        "adapters",
+        "agent",
+        "dask",
+        "frame",
+        "html",
+        "imports",
+        "notebook",
+        "recording",
+        "render",
+        "runfile",
+        "samples",
+        "testing",
+        "views",
+    }
+)
+"""The package's public modules, each imported when first named as an attribute (``agentrender.render.messages``
+after ``import agentrender``), as it was when the package imported them all."""
+
+
 def __getattr__(name: str) -> object:
     """The names that need more than the contract, each imported when first asked for (PEP 562): ``load`` (the
-    importers' ``imports.load``, which imports the one importer its file needs), ``record`` (the recorder) and the run
-    files' names. ``import agentrender`` then loads the contract's values alone."""
+    importers' ``imports.load``, which imports the one importer its file needs), ``record`` (the recorder), the run
+    files' names and the package's public modules. ``import agentrender`` then loads the contract's values alone."""
+    if name in _MODULES:
+        return importlib.import_module(f"agentrender.{name}")
     if name == "load":
         from agentrender.imports import load
 
@@ -69,4 +93,4 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     """The module's names with those ``__getattr__`` gives, as ``dir(agentrender)`` and completion list them."""
-    return sorted({*globals(), *__all__})
+    return sorted({*globals(), *__all__, *_MODULES})

@@ -98,3 +98,20 @@ def test_every_public_name_resolves_in_a_fresh_process() -> None:
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert out.stdout.strip() == "[]", module
+
+
+def test_each_public_module_is_an_attribute_of_the_package_once_it_is_imported() -> None:
+    """After ``import agentrender`` alone, each public module is reachable as an attribute (``agentrender.render``,
+    ``agentrender.runfile``, ...), imported when first named, as it was when the package imported them all."""
+    code = (
+        "import agentrender, sys\n"
+        "assert 'agentrender.render' not in sys.modules\n"
+        "assert agentrender.render.messages is sys.modules['agentrender.render'].messages\n"
+        "assert agentrender.runfile.load_run is agentrender.load_run\n"
+        "print(sorted({'frame', 'imports', 'views', 'recording', 'notebook'} - set(dir(agentrender))))\n"
+        "print(agentrender.views.Views.__name__, agentrender.imports.load is agentrender.load)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "Views True"]
+    with pytest.raises(AttributeError, match="no attribute 'nonesuch'"):
+        agentrender.nonesuch  # noqa: B018
