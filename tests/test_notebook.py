@@ -637,3 +637,24 @@ def test_the_explorer_tool_filter_keeps_a_reply_of_parallel_calls_for_any_of_the
         explorer.tool_filter.value = tool
         assert list(explorer.filtered()["index"]) == [index], tool
         assert explorer.matched == 1, tool
+
+
+def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_the_page_do() -> None:
+    """An imported run's warnings (here a real Claude Code session's: messages the user queued, which its views lack)
+    are a tab of the explorer, named with their count, each said as ``agentrender show`` says it; a run without any
+    has no such tab."""
+    from agentrender import load
+    from agentrender._display.said import warning_groups
+    from tests._support.real import REAL
+
+    run = load(REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    groups = warning_groups(run.warnings)
+    explorer = RunExplorer(run)
+    tabs = ["steps", "conversation", "decide", "size"]
+    titles = [explorer.tabs.get_title(i) for i in range(len(explorer.tabs.children))]
+    assert titles == [*tabs, f"warnings ({len(groups)})"]
+    listed = re.findall(r"<li>(.*?)</li>", "".join(html_values(explorer.tabs.children[4])), flags=re.S)
+    assert [str(group) for group in groups] == [html.unescape(item) for item in listed]
+    assert any("the views from then on lack it" in str(group) for group in groups)
+    bare = RunExplorer(every_kind_run())
+    assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == tabs
