@@ -340,6 +340,27 @@ def test_run_explorer_charts_the_size_series() -> None:
     assert f"<b>{sum(series.resent_bytes):,}</b> of <b>{sum(series.bytes):,}</b> bytes sent" in totals
 
 
+def test_the_size_chart_is_the_same_whatever_the_users_matplotlib_settings_say() -> None:
+    """The size chart is drawn the same (its words' font and size, its lines, its layout) under a user's own
+    matplotlib settings (a matplotlibrc, ``plt.style.use``) as under matplotlib's defaults, where it took their font
+    and sizes, so notebook 04's chart, checked by nbval, is the same on every machine."""
+    from matplotlib import rc_context
+
+    from agentrender.notebook.explorer import size_chart_html
+
+    series = RunExplorer(long_run(30)).series
+
+    def drawn() -> str:  # ids are the chart's own, unique to each drawing
+        return re.sub(r'(id="|url\(#|href="#)[\w-]+', r"\1ID", size_chart_html(series))
+
+    plain = drawn()
+    assert "DejaVu Sans" in plain
+    users = {"font.family": "serif", "font.serif": ["Liberation Serif"], "font.size": 17.0, "lines.linewidth": 4.0,
+             "axes.linewidth": 3.0, "xtick.major.size": 9.0, "figure.subplot.left": 0.3}  # fmt: skip
+    with rc_context(users):
+        assert drawn() == plain
+
+
 def test_the_size_totals_name_a_compaction_as_the_other_instruments_do(tmp_path: Path) -> None:
     """The size tab's totals name a compaction by its trigger, ``compaction (auto)``, and one that recorded none
     ``compaction``, as ``show`` and the offline page do, where it said ``compaction (compaction)``."""

@@ -63,13 +63,16 @@ def size_chart_html(
     sideways where the output is narrower, its words kept at their size. Its colours are the stylesheet's, so it follows
     the theme (light, dark, JupyterLab's) as the rest of a view does."""
     require("notebook", "matplotlib")
-    from matplotlib import rc_context
+    from matplotlib import rc_context, style
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
     muted, grid, full, window, red, compaction = _CHART_COLOURS
-    # ids unique to the chart: a hidden tab's chart would otherwise hold the clip paths another chart's lines name
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": f"agentrender-chart-{next(_CHARTS)}"}):
+    # drawn from matplotlib's defaults, not the user's settings (a matplotlibrc, plt.style.use): the same chart on every
+    # machine, its words measured in DejaVu Sans, which matplotlib ships and its default font list names first; ids
+    # unique to the chart: a hidden tab's chart would otherwise hold the clip paths another chart's lines name
+    salt = f"agentrender-chart-{next(_CHARTS)}"
+    with style.context("default"), rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
         figure = Figure(figsize=(width, height), dpi=96, facecolor="none")
         FigureCanvasSVG(figure)
         axes = figure.add_subplot(facecolor="none")
