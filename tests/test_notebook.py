@@ -229,6 +229,24 @@ def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_colum
     assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
 
 
+def test_run_explorer_says_what_the_model_saw_of_a_step_a_compaction_left_out_as_show_does() -> None:
+    """A step before the compaction a real Claude Code session's last view restarts from is listed with what the model
+    saw of it, "nothing: a compaction's summary stands for it", as ``agentrender show`` and the offline page list it,
+    uncoloured, where the table said ``<NA>``, as it does of a skipped step; a step in the view keeps its kind."""
+    from agentrender import load
+    from agentrender.views import LEFT_OUT_TEXT
+    from tests._support.real import REAL
+
+    explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"))
+    first = explorer.views.at(None).first_step
+    assert first == 102
+    explorer.page = explorer.page_of(first)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1])
+    cells = {int(found[0][1]): found[4] for row in rows if (found := re.findall(r"<td([^>]*)>([^<]*)</td>", row))}
+    assert cells[first - 1] == ("", html.escape(LEFT_OUT_TEXT))
+    assert cells[first] == (' class="ar-as_sent"', "as_sent")
+
+
 def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
     """The explorer's steps table names the kind of a request's closing prefill as the caller's prefill, never a
     decision's kind, and its prefill column says true."""
