@@ -241,10 +241,25 @@ def test_run_explorer_says_what_the_model_saw_of_a_step_a_compaction_left_out_as
     first = explorer.views.at(None).first_step
     assert first == 102
     explorer.page = explorer.page_of(first)
-    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1])
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
     cells = {int(found[0][1]): found[4] for row in rows if (found := re.findall(r"<td([^>]*)>([^<]*)</td>", row))}
     assert cells[first - 1] == ("", html.escape(LEFT_OUT_TEXT))
     assert cells[first] == (' class="ar-as_sent"', "as_sent")
+
+
+def test_run_explorer_says_the_model_saw_nothing_of_the_reply_the_conversation_ended_on_as_show_does() -> None:
+    """The last step of a real Claude Code session, whose reply nothing answered (the conversation ended on it), is
+    listed as "nothing: the conversation ended", as ``agentrender steps`` lists it, where the table said ``<NA>``."""
+    from agentrender import load
+    from agentrender.views import ENDED_SAW
+    from tests._support.real import REAL
+
+    explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"))
+    explorer.page = explorer.pages - 1
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
+    cells = {int(found[0][1]): found[4] for row in rows if (found := re.findall(r"<td([^>]*)>([^<]*)</td>", row))}
+    assert ENDED_SAW == "nothing: the conversation ended"
+    assert cells[151] == ("", ENDED_SAW) and cells[150] == (' class="ar-as_sent"', "as_sent")
 
 
 def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:

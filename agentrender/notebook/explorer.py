@@ -20,7 +20,7 @@ from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import LEFT_OUT_TEXT, SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SizeSeries, Views, listed_kind
 from agentrender.views.html import warnings_html
 
 if TYPE_CHECKING:
@@ -375,11 +375,12 @@ class RunExplorer(Widget):
         if rows["prefill"].any():  # the caller's text a request ended with, not a decision of the model: said so
             kinds = kinds_listed(rows)
             cells["kind"] = kinds.where(kinds.notna(), NA)
-        # as sent, a step before the compaction the last view restarts from: the model saw nothing of it, said as the
-        # CLI's table and the offline page say it
-        left_out = rows["in_view"].eq(False).fillna(False).to_numpy(dtype=bool)
-        if left_out.any():
-            cells.loc[left_out, "shown_as"] = LEFT_OUT_TEXT
+        # as sent, a step before the compaction the last view restarts from, and the one the conversation ended on:
+        # the model saw nothing of them, said as the CLI's table says it
+        for column, said in (("in_view", LEFT_OUT_TEXT), ("ended", ENDED_SAW)):
+            nothing = rows[column].eq(column == "ended").fillna(False).to_numpy(dtype=bool)
+            if nothing.any():
+                cells.loc[nothing, "shown_as"] = said
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
         return page
