@@ -229,6 +229,39 @@ def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_colum
     assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
 
 
+def test_run_explorer_says_what_the_model_saw_of_a_step_a_compaction_left_out_as_show_does() -> None:
+    """A step before the compaction a real Claude Code session's last view restarts from is listed with what the model
+    saw of it, "nothing: a compaction's summary stands for it", as ``agentrender show`` and the offline page list it,
+    uncoloured, where the table said ``<NA>``, as it does of a skipped step; a step in the view keeps its kind."""
+    from agentrender import load
+    from agentrender.views import LEFT_OUT_TEXT
+    from tests._support.real import REAL
+
+    explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"))
+    first = explorer.views.at(None).first_step
+    assert first == 102
+    explorer.page = explorer.page_of(first)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
+    cells = {int(found[0][1]): found[4] for row in rows if (found := re.findall(r"<td([^>]*)>([^<]*)</td>", row))}
+    assert cells[first - 1] == ("", html.escape(LEFT_OUT_TEXT))
+    assert cells[first] == (' class="ar-as_sent"', "as_sent")
+
+
+def test_run_explorer_says_the_model_saw_nothing_of_the_reply_the_conversation_ended_on_as_show_does() -> None:
+    """The last step of a real Claude Code session, whose reply nothing answered (the conversation ended on it), is
+    listed as "nothing: the conversation ended", as ``agentrender steps`` lists it, where the table said ``<NA>``."""
+    from agentrender import load
+    from agentrender.views import ENDED_SAW
+    from tests._support.real import REAL
+
+    explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"))
+    explorer.page = explorer.pages - 1
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
+    cells = {int(found[0][1]): found[4] for row in rows if (found := re.findall(r"<td([^>]*)>([^<]*)</td>", row))}
+    assert ENDED_SAW == "nothing: the conversation ended"
+    assert cells[151] == ("", ENDED_SAW) and cells[150] == (' class="ar-as_sent"', "as_sent")
+
+
 def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
     """The explorer's steps table names the kind of a request's closing prefill as the caller's prefill, never a
     decision's kind, and its prefill column says true."""
@@ -338,6 +371,27 @@ def test_run_explorer_charts_the_size_series() -> None:
     assert f"<b>{len(series):,}</b> views" in totals and f"last view <b>{series.bytes[-1]:,}</b> bytes" in totals
     assert f"the cache prefix broke <b>{breaks:,}</b> times" in totals
     assert f"<b>{sum(series.resent_bytes):,}</b> of <b>{sum(series.bytes):,}</b> bytes sent" in totals
+
+
+def test_the_size_chart_is_the_same_whatever_the_users_matplotlib_settings_say() -> None:
+    """The size chart is drawn the same (its words' font and size, its lines, its layout) under a user's own
+    matplotlib settings (a matplotlibrc, ``plt.style.use``) as under matplotlib's defaults, where it took their font
+    and sizes, so notebook 04's chart, checked by nbval, is the same on every machine."""
+    from matplotlib import rc_context
+
+    from agentrender.notebook.explorer import size_chart_html
+
+    series = RunExplorer(long_run(30)).series
+
+    def drawn() -> str:  # ids are the chart's own, unique to each drawing
+        return re.sub(r'(id="|url\(#|href="#)[\w-]+', r"\1ID", size_chart_html(series))
+
+    plain = drawn()
+    assert "DejaVu Sans" in plain
+    users = {"font.family": "serif", "font.serif": ["Liberation Serif"], "font.size": 17.0, "lines.linewidth": 4.0,
+             "axes.linewidth": 3.0, "xtick.major.size": 9.0, "figure.subplot.left": 0.3}  # fmt: skip
+    with rc_context(users):
+        assert drawn() == plain
 
 
 def test_the_size_totals_name_a_compaction_as_the_other_instruments_do(tmp_path: Path) -> None:
@@ -637,3 +691,24 @@ def test_the_explorer_tool_filter_keeps_a_reply_of_parallel_calls_for_any_of_the
         explorer.tool_filter.value = tool
         assert list(explorer.filtered()["index"]) == [index], tool
         assert explorer.matched == 1, tool
+
+
+def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_the_page_do() -> None:
+    """An imported run's warnings (here a real Claude Code session's: messages the user queued, which its views lack)
+    are a tab of the explorer, named with their count, each said as ``agentrender show`` says it; a run without any
+    has no such tab."""
+    from agentrender import load
+    from agentrender._display.said import warning_groups
+    from tests._support.real import REAL
+
+    run = load(REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    groups = warning_groups(run.warnings)
+    explorer = RunExplorer(run)
+    tabs = ["steps", "conversation", "decide", "size"]
+    titles = [explorer.tabs.get_title(i) for i in range(len(explorer.tabs.children))]
+    assert titles == [*tabs, f"warnings ({len(groups)})"]
+    listed = re.findall(r"<li>(.*?)</li>", "".join(html_values(explorer.tabs.children[4])), flags=re.S)
+    assert [str(group) for group in groups] == [html.unescape(item) for item in listed]
+    assert any("the views from then on lack it" in str(group) for group in groups)
+    bare = RunExplorer(every_kind_run())
+    assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == tabs

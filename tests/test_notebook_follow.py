@@ -101,6 +101,26 @@ def test_a_followed_explorer_recounts_its_tabs_as_the_run_grows(writer: Writer) 
         explorer.conversation.stop_following()
 
 
+def test_a_followed_explorer_lists_the_warnings_the_growth_brings(writer: Writer) -> None:
+    """RunExplorer(path, follow=True) of a run read without warnings gains a warnings tab with the first warning the
+    file's growth brings (a record it does not know), and counts the next in its title."""
+    from agentrender.notebook import RunExplorer
+
+    writer.records(header(), step(0))
+    explorer = RunExplorer(writer.path, follow=True)
+    try:
+        assert len(explorer.tabs.children) == 4
+        writer.records(step(1), {"type": "mystery"})
+        soon(lambda: len(explorer.tabs.children) == 5)
+        assert explorer.tabs.get_title(4) == "warnings (1)"
+        assert "run.jsonl:4: unknown record type &#x27;mystery&#x27;" in explorer.warnings.value
+        writer.records({"type": "riddle"}, step(2))
+        soon(lambda: explorer.tabs.get_title(4) == "warnings (2)")
+        assert len(explorer.tabs.children) == 5 and "riddle" in explorer.warnings.value
+    finally:
+        explorer.conversation.stop_following()
+
+
 def test_a_view_following_an_empty_file_waits_for_the_session_written_into_it(tmp_path: Path) -> None:
     """ConversationView(path, follow=True) on a file still empty waits for its first run, a Claude Code session
     another process writes into it (where the run-file follower an empty file chose raised 'missing run header')."""

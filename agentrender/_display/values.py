@@ -268,13 +268,18 @@ def table_html(
 ) -> str:
     """A table of ``rows`` under ``columns``, each cell escaped and cut at ``cell_chars`` characters;
     the row numbered ``marked`` (from 0) is highlighted. A cell of ``kind_columns`` names a kind of block, and has
-    the colour a view gives that kind (``kind_class``); a missing one (not a text) has none."""
+    the colour a view gives that kind (``kind_class``); a missing one (not a text), or words that are not a kind's
+    name (what the model saw of a step no view holds), has none."""
     kinds = {at for at, name in enumerate(columns) if name in kind_columns}
     head = "".join(f"<th>{escape_text(str(name), 100)}</th>" for name in columns)
     body = "".join(
         ('<tr class="ar-current">' if number == marked else "<tr>")
         + "".join(
-            (f'<td class="{kind_class(value)}">' if at in kinds and isinstance(value, str) else "<td>")
+            (
+                f'<td class="{kind_class(value)}">'
+                if at in kinds and isinstance(value, str) and value.isidentifier()
+                else "<td>"
+            )
             + f"{escape_text(str(value), cell_chars)}</td>"
             for at, value in enumerate(row)
         )

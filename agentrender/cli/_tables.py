@@ -39,7 +39,7 @@ from agentrender.cli._term import (
 )
 from agentrender.frame import STEP_LEAD_COLUMNS, kinds_listed, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -158,7 +158,7 @@ class StepsTable:
             if record.get("compaction") is not None:
                 table.add_row(*_compaction_cells(columns, record), style="bold")
             if record.get("ended"):
-                saw = Text("nothing: the conversation ended", style=SKIPPED)
+                saw = Text(ENDED_SAW, style=SKIPPED)
                 style = ""
             elif record.get("in_view") is False:  # as sent, before the compaction the last view restarts from
                 saw = Text(LEFT_OUT_TEXT, style=SKIPPED)

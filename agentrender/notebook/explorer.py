@@ -11,6 +11,7 @@ from functools import cached_property
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+from agentrender._display.said import warning_groups
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender._text import mark_text
@@ -19,7 +20,8 @@ from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SizeSeries, Views, listed_kind
+from agentrender.views.html import warnings_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,13 +63,16 @@ def size_chart_html(
     sideways where the output is narrower, its words kept at their size. Its colours are the stylesheet's, so it follows
     the theme (light, dark, JupyterLab's) as the rest of a view does."""
     require("notebook", "matplotlib")
-    from matplotlib import rc_context
+    from matplotlib import rc_context, style
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
     muted, grid, full, window, red, compaction = _CHART_COLOURS
-    # ids unique to the chart: a hidden tab's chart would otherwise hold the clip paths another chart's lines name
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": f"agentrender-chart-{next(_CHARTS)}"}):
+    # drawn from matplotlib's defaults, not the user's settings (a matplotlibrc, plt.style.use): the same chart on every
+    # machine, its words measured in DejaVu Sans, which matplotlib ships and its default font list names first; ids
+    # unique to the chart: a hidden tab's chart would otherwise hold the clip paths another chart's lines name
+    salt = f"agentrender-chart-{next(_CHARTS)}"
+    with style.context("default"), rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
         figure = Figure(figsize=(width, height), dpi=96, facecolor="none")
         FigureCanvasSVG(figure)
         axes = figure.add_subplot(facecolor="none")
@@ -146,7 +151,8 @@ def filter_choices(run: Run, views: Views | None = None) -> dict[str, list[str]]
 
 
 class RunExplorer(Widget):
-    """Tabs for a run: the steps table (filterable, a page at a time), the conversation, decide, and the view's size.
+    """Tabs for a run: the steps table (filterable, a page at a time), the conversation, decide, the view's size, and
+    the warnings the run was read with when it has any.
 
     The first display builds what its first screen shows: a page of ``page_rows`` rows of the
     steps table, the filters, and the other tabs' first views. The whole table (``frame``) is
@@ -240,9 +246,13 @@ class RunExplorer(Widget):
         self.size_tab = widgets.VBox(
             [widgets.HTML(wrap('<div class="ar-elided">the size chart is drawn when this tab is opened</div>'))]
         )
+        self.warnings = widgets.HTML()
+        """The warnings the run was read with (``warnings_html``), a tab of its own when it has any, as the offline
+        page's: what ``agentrender show`` prints above a view, such as a message its views lack."""
         self.tabs = widgets.Tab(children=[steps_tab, self.conversation.widget, self.decide.widget, self.size_tab])
         for number, title in enumerate(("steps", "conversation", "decide", "size")):
             self.tabs.set_title(number, title)
+        self._list_warnings()
         self.tabs.observe(self._open, names="selected_index")
         self.conversation.slider.observe(self._follow, names="value")
         self.conversation.on_growth.append(self._grown)
@@ -268,10 +278,20 @@ class RunExplorer(Widget):
         children = list(self.tabs.children)
         children[2] = self.decide.widget
         self.tabs.children = children
+        self._list_warnings()
         self.chart.value = ""  # drawn again when the size tab is next opened, or now when it is open
         if self.tabs.selected_index == 3:
             self._open({"new": 3})
         self._filter()
+
+    def _list_warnings(self) -> None:
+        """The warnings tab as the run's warnings are: added with the first, its title counting them."""
+        if not self.run.warnings:
+            return
+        self.warnings.value = wrap(warnings_html(self.run.warnings))
+        if len(self.tabs.children) == 4:
+            self.tabs.children = [*self.tabs.children, self.warnings]
+        self.tabs.set_title(4, f"warnings ({len(warning_groups(self.run.warnings)):,})")
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -355,6 +375,12 @@ class RunExplorer(Widget):
         if rows["prefill"].any():  # the caller's text a request ended with, not a decision of the model: said so
             kinds = kinds_listed(rows)
             cells["kind"] = kinds.where(kinds.notna(), NA)
+        # as sent, a step before the compaction the last view restarts from, and the one the conversation ended on:
+        # the model saw nothing of them, said as the CLI's table says it
+        for column, said in (("in_view", LEFT_OUT_TEXT), ("ended", ENDED_SAW)):
+            nothing = rows[column].eq(column == "ended").fillna(False).to_numpy(dtype=bool)
+            if nothing.any():
+                cells.loc[nothing, "shown_as"] = said
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
         return page

@@ -29,6 +29,7 @@ __all__ = [
     "BLOCK_KINDS",
     "BLOCK_LABELS",
     "CHART_MARKS",
+    "ENDED_SAW",
     "ENDED_TEXT",
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
@@ -446,6 +447,9 @@ def listed_kind(kind: str | None, *, prefill: bool) -> str | None:
 
 LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"
 """What the model was shown, in a view after a compaction, of a step before it (``StepFact.in_view`` false)."""
+ENDED_SAW = "nothing: the conversation ended"
+"""What the model was shown, as sent, of the step whose reply nothing answered (the conversation ended on it: the
+``ended`` column of ``steps_frame``), as a table of steps lists it."""
 
 
 def compaction_name(trigger: str) -> str:

@@ -45,13 +45,15 @@ from agentrender.views.facts import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agentrender._types import Decision
-    from agentrender.runfile import Run
+    from agentrender.runfile import Run, RunWarning
     from agentrender.views.explain import DecideExplanation
     from agentrender.views.facts import BlockFact, MessageFact, StepFact
     from agentrender.views.view import View
 
-__all__ = ["explanation_html", "legend_html", "run_html", "view_html"]
+__all__ = ["explanation_html", "legend_html", "run_html", "view_html", "warnings_html"]
 
 
 def legend_html() -> str:
@@ -289,6 +291,20 @@ def explanation_html(explanation: DecideExplanation, recorded: Decision | None =
     return wrap("".join(parts))
 
 
+SHOWN_WARNINGS = 50
+"""How many groups of a run's warnings its HTML lists before it says how many more ``Run.warnings`` holds."""
+
+
+def warnings_html(warnings: Sequence[RunWarning]) -> str:
+    """A run's warnings as a list, grouped by file and text (``warning_groups``) and each said as ``agentrender show``
+    says it, the first ``SHOWN_WARNINGS`` groups and how many more there are."""
+    groups = warning_groups(warnings)
+    listed = "".join(f"<li>{escape_text(str(group), 2000)}</li>" for group in groups[:SHOWN_WARNINGS])
+    if len(groups) > SHOWN_WARNINGS:
+        listed += f"<li>\u2026 {len(groups) - SHOWN_WARNINGS:,} more (Run.warnings holds every one)</li>"
+    return f"<ul>{listed}</ul>"
+
+
 def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
     """A run: its header facts, then ``view`` (its ``last_steps`` last steps), or, as ``view`` is a
     text, why no view of the run could be built; ``None`` shows the header alone.
@@ -316,11 +332,7 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
     if run.path:
         rows.insert(0, ("file", escape_text(run.path, 1000)))
     if run.warnings:
-        groups = warning_groups(run.warnings)
-        warnings = "".join(f"<li>{escape_text(str(group), 2000)}</li>" for group in groups[:50])
-        if len(groups) > 50:
-            warnings += f"<li>\u2026 {len(groups) - 50:,} more (Run.warnings holds every one)</li>"
-        rows.append(("warnings", f"<ul>{warnings}</ul>"))
+        rows.append(("warnings", warnings_html(run.warnings)))
     if view is None:
         shown = ""
     elif isinstance(view, str):
