@@ -1613,3 +1613,31 @@ def test_a_json_log_compressed_with_gzip_is_refused_in_words_that_say_so(tmp_pat
     said = str(caught.value)
     assert said.startswith(f"{packed}:1: an Inspect log compressed with gzip") and "gunzip" in said, said
     assert "UTF-8" not in said
+
+
+OLDER_EVAL = (
+    ROOT
+    / "tests"
+    / "fixtures"
+    / "real"
+    / "inspect"
+    / "UKGovernmentBEIS-inspect_ai"
+    / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+)
+"""A real ``.eval`` log older than the eval's ``eval_id``: only Inspect's reader reads it exactly."""
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [(OLDER_EVAL, "LOG.EVAL"), (OLDER_LOG, "LOG.JSON"), (OLDER_LOG, "inspect-log.txt")],
+    ids=["eval-in-capitals", "json-in-capitals", "json-named-otherwise"],
+)
+def test_a_log_only_inspects_reader_reads_loads_whatever_its_name(source: Path, name: str, tmp_path: Path) -> None:
+    """A real log only Inspect's own reader reads, named in capitals or with no Inspect ending, loads as the same
+    runs as under its own name, where Inspect's reader, which picks its format by a lower-case ending, refused it."""
+    pytest.importorskip("inspect_ai")
+    path = tmp_path / name
+    path.write_bytes(source.read_bytes())
+    runs, plain = load_runs(path), load_runs(source)
+    assert [(run.run_id, len(run.steps)) for run in runs] == [(run.run_id, len(run.steps)) for run in plain] != []
+    assert all(run.path == str(path) for run in runs)

@@ -49,7 +49,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import msgspec
 
@@ -249,7 +249,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         try:
             # "core": images and long texts condensed to attachment:// references are read back, except in the
             # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-            log = log_module.read_eval_log(_without_bom(path), resolve_attachments="core")
+            log = log_module.read_eval_log(_without_bom(path), resolve_attachments="core", format=_format(path))
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
             raise _unreadable(log_module, path, error) from None
     spec = log.eval
@@ -269,6 +269,13 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         samples=[_plain_sample(sample, plain_log) for sample in log.samples or ()],
     )
     return plain, said
+
+
+def _format(path: str) -> Literal["eval", "json"]:
+    """The format Inspect's reader is told to read ``path`` in: an ``.eval`` archive when it is a zip or named so (in
+    any case), else a JSON log. Inspect's own choice goes by a lower-case ending (``.eval``, ``.json``), which refused
+    ``LOG.EVAL``, and a log ``load`` recognises by what it holds under any other name."""
+    return "eval" if name_ends(path, ".eval") or zipfile.is_zipfile(path) else "json"
 
 
 def _without_bom(path: str) -> str | IO[bytes]:
@@ -320,7 +327,8 @@ def _check_archive(path: str) -> None:
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
     """The error for a log Inspect cannot read: where its JSON breaks (a ``.json`` log), else the sample it fails on
     when that can be told."""
-    if not path.endswith(".eval") and (broken := _broken_json(path)) is not None:  # Inspect reads by the name
+    form = _format(path)
+    if form == "json" and (broken := _broken_json(path)) is not None:
         return broken
     loc, what = _first_error(error)
     if len(loc) > 2 and loc[0] == "samples" and isinstance(loc[1], int):
@@ -329,12 +337,12 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
         where = _sample_where(path, *found) if found else Where(path, 1, f"samples[{loc[1]}]")
         return where.at(_field(loc[2:])).error(what)
     try:
-        summaries = log_module.read_eval_log_sample_summaries(path)
+        summaries = log_module.read_eval_log_sample_summaries(path, format=form)
     except Exception as header_error:  # not an Inspect log at all, or its header is broken
         return RunFileError(path, 1, f"not an Inspect AI log Inspect can read: {_reason(header_error)}")
     for summary in summaries:
         try:
-            log_module.read_eval_log_sample(path, id=summary.id, epoch=summary.epoch)
+            log_module.read_eval_log_sample(path, id=summary.id, epoch=summary.epoch, format=form)
         except Exception as sample_error:  # the first sample that cannot be read is the one to name
             return _sample_where(path, summary.id, summary.epoch).error(f"cannot be read: {_reason(sample_error)}")
     return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
