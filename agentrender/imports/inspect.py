@@ -116,10 +116,12 @@ def is_json_log(path: str) -> bool:
     a folder's ``.json`` files, and how ``load`` recognises a log too large to parse whole.
 
     The file is read as far as that is told: its first 4 KiB, where they start as Inspect starts a log; else the
-    first byte of a value that is no object; else, for an object, the file is searched for the bytes ``"eval"`` (in C:
-    a JSON file holding none, most of those beside logs, is none), and one that holds them is decoded for the members
-    above only (in C, every other value skipped). A file that holds them but is no JSON (cut short: its row says
-    what is wrong) is one when an ``"eval": {`` is in it. Raises ``OSError`` when the file cannot be read."""
+    first byte of a value that is no object; else, for an object, the file is searched for the bytes ``"eval"``, or for
+    an escape ``\\u00`` that may write a letter of the key (``"\\u0065val"``), in C: a JSON file holding neither, most
+    of those beside logs, is none; one that holds them is decoded for the members above only (in C, every other value
+    skipped), so a key written with escapes is read as ``load`` reads it. A file that holds them but is no JSON (cut
+    short: its row says what is wrong) is one when an ``"eval": {`` is in it. Raises ``OSError`` when the file cannot
+    be read."""
     with open(path, "rb") as file:
         start = file.read(_START_BYTES)
         if _JSON_LOG_START.match(start):
@@ -133,7 +135,8 @@ def is_json_log(path: str) -> bool:
                 return False
             if _JSON_LOG_START.match(whole):  # after more white space than the start holds
                 return True
-            return whole.find(b'"eval"', at) >= 0 and _holds_log(whole, at)
+            # a key's letters may be written as escapes ("\u0065val"), each of which holds \u00
+            return (whole.find(b'"eval"', at) >= 0 or whole.find(b"\\u00", at) >= 0) and _holds_log(whole, at)
 
 
 def _past_space(data: bytes | mmap.mmap) -> int:
