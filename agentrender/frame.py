@@ -47,7 +47,7 @@ from agentrender._json import type_name
 from agentrender._types import KINDS, STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
 from agentrender.imports.claude_code import without_sub_agents
-from agentrender.imports.inspect import is_json_log
+from agentrender.imports.inspect import JSON_LOG_NAMES, is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.lines import name_ends
 from agentrender.runfile.schema import is_count, is_milliseconds
@@ -1193,12 +1193,13 @@ def _special(path: str) -> bool:
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``run_files``): run files and agents' JSON
 Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
-``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
-(``imports.inspect.is_json_log``)."""
+``.json`` files (and ``.json.gz``, compressed with gzip), Inspect's logs are read too, told by their members as
+``load`` tells them (``imports.inspect.is_json_log``)."""
 
 
-_LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
-"""The endings of the names of the files ``run_files`` looks at: a ``.json`` is listed when it is an Inspect log."""
+_LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, *JSON_LOG_NAMES)
+"""The endings of the names of the files ``run_files`` looks at: a ``.json`` (``.json.gz``) is listed when it is an
+Inspect log."""
 
 
 class NoRunFilesError(FileNotFoundError):
@@ -1210,7 +1211,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     read of a folder.
 
     Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``, in any case) at any depth
-    under it, and every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order
+    under it, and every ``*.json`` (or ``*.json.gz``) that is an Inspect log as ``load`` tells one, keys in any order
     (``imports.inspect.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
     own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is listed, so
     its row says why), a linked folder's too; each file once, under
@@ -1266,7 +1267,7 @@ def _listed(path: str) -> bool:
     ``.json`` that is an Inspect log, or cannot be read to tell."""
     if name_ends(path, RUN_FILE_SUFFIXES):
         return True
-    if not name_ends(path, ".json"):
+    if not name_ends(path, JSON_LOG_NAMES):
         return False
     try:
         return is_json_log(path)

@@ -71,7 +71,7 @@ def _read_run_file(path: str) -> list[Run]:
 
 FORMATS: list[Format] = [
     Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
-    Format("Inspect AI log (.eval, .json)", looks_like_inspect, from_inspect),
+    Format("Inspect AI log (.eval, .json, .json.gz)", looks_like_inspect, from_inspect),
     Format(
         "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
         lambda path, first: looks_like_claude_code(first),

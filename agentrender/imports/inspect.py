@@ -45,6 +45,7 @@ import mmap
 import os
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -79,13 +80,15 @@ from agentrender.imports.inspect_log import (
     Score,
     check_archive,
     check_inflation,
+    log_bytes,
     logged,
     read_log,
+    with_stream_notes,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
-from agentrender.runfile.lines import GZIP_MAGIC, name_ends
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends, open_inflated
 
-__all__ = ["from_inspect", "is_json_log", "looks_like_inspect"]
+__all__ = ["JSON_LOG_NAMES", "from_inspect", "is_json_log", "looks_like_inspect"]
 
 _JSON_LOG_START = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[^"]*"\s*,\s*"eval"\s*:\s*\{'
@@ -108,12 +111,18 @@ class _Members(msgspec.Struct, gc=False):
     samples: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
+JSON_LOG_NAMES = (".json", ".json.gz")
+"""How the name of an Inspect JSON log ends (``name_ends``, in any case): as Inspect writes it, or compressed with
+gzip (as ``gzip -r`` leaves a logs folder)."""
+
+
 def is_json_log(path: str) -> bool:
-    """Whether the ``.json`` file ``path`` is an Inspect log as ``load`` tells one of the whole file: a JSON object
-    whose ``eval`` is an object, with a ``version`` or ``samples`` (``looks_like_inspect``), its keys in any order
-    (Inspect writes ``{"version": N, "status": "...", "eval": {``; a log saved again with its keys sorted starts
-    ``{"eval": {``, or ``{"error": ...``), after any white space. It is what ``agentrender.frame.run_files`` lists of
-    a folder's ``.json`` files, and how ``load`` recognises a log too large to parse whole.
+    """Whether the ``.json`` (or ``.json.gz``: ``_is_gzipped_log``) file ``path`` is an Inspect log as ``load`` tells
+    one of the whole file: a JSON object whose ``eval`` is an object, with a ``version`` or ``samples``
+    (``looks_like_inspect``), its keys in any order (Inspect writes ``{"version": N, "status": "...", "eval": {``; a
+    log saved again with its keys sorted starts ``{"eval": {``, or ``{"error": ...``), after any white space. It is
+    what ``agentrender.frame.run_files`` lists of a folder's ``.json`` and ``.json.gz`` files, and how ``load``
+    recognises a log too large to parse whole.
 
     The file is read as far as that is told: its first 4 KiB, where they start as Inspect starts a log; else the
     first byte of a value that is no object; else, for an object, the file is searched for the bytes ``"eval"``, or for
@@ -124,19 +133,42 @@ def is_json_log(path: str) -> bool:
     be read."""
     with open(path, "rb") as file:
         start = file.read(_START_BYTES)
+        if start[: len(GZIP_MAGIC)] == GZIP_MAGIC:
+            return _is_gzipped_log(path)
         if _JSON_LOG_START.match(start):
             return True
         at = _past_space(start)
         if (at < len(start) and start[at] != ord("{")) or (len(start) < _START_BYTES and at == len(start)):
             return False  # a value that is no object, or nothing but white space
         with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as whole:
-            at = _past_space(whole)
-            if whole[at : at + 1] != b"{":
-                return False
-            if _JSON_LOG_START.match(whole):  # after more white space than the start holds
+            return _holds_object_of_log(whole)
+
+
+def _is_gzipped_log(path: str) -> bool:
+    """``is_json_log`` of a file that is a gzip stream (``log.json.gz``), read as it is of the bytes it inflates to,
+    no more of them than a gzip run file may give (``lines.open_inflated``): a stream past that is one (its row says
+    it is refused). Raises ``OSError`` where its stream is corrupt or ends early: what it is cannot be told."""
+    opened, limit = open_inflated(path)
+    try:
+        with opened as file:
+            start = file.read(_START_BYTES)
+            if _JSON_LOG_START.match(start):
                 return True
-            # a key's letters may be written as escapes ("\u0065val"), each of which holds \u00
-            return (whole.find(b'"eval"', at) >= 0 or whole.find(b"\\u00", at) >= 0) and _holds_log(whole, at)
+            whole = start + file.read(limit + 1 - len(start))
+    except (EOFError, zlib.error) as error:
+        raise OSError(f"the gzip stream cannot be inflated: {error}") from None
+    return len(whole) > limit or _holds_object_of_log(whole)
+
+
+def _holds_object_of_log(whole: bytes | mmap.mmap) -> bool:
+    """Whether the file's bytes ``whole`` are a JSON object that is an Inspect log (``is_json_log``)."""
+    at = _past_space(whole)
+    if whole[at : at + 1] != b"{":
+        return False
+    if _JSON_LOG_START.match(whole):  # after more white space than the start holds
+        return True
+    # a key's letters may be written as escapes ("\u0065val"), each of which holds \u00
+    return (whole.find(b'"eval"', at) >= 0 or whole.find(b"\\u00", at) >= 0) and _holds_log(whole, at)
 
 
 def _past_space(data: bytes | mmap.mmap) -> int:
@@ -145,7 +177,7 @@ def _past_space(data: bytes | mmap.mmap) -> int:
     return 0 if found is None else found.end()
 
 
-def _holds_log(whole: mmap.mmap, at: int) -> bool:
+def _holds_log(whole: bytes | mmap.mmap, at: int) -> bool:
     """Whether the JSON object at ``at`` in ``whole`` has the members ``looks_like_inspect`` takes of a log: an object
     ``eval``, and a ``version`` or ``samples``. When it is no JSON (cut short), whether it holds an ``"eval": {``."""
     view = memoryview(whole)[at:]
@@ -167,7 +199,7 @@ def looks_like_inspect(path: str, first: Any) -> bool:
         return True
     if isinstance(first, Mapping):
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
-    if first is None and name_ends(path, ".json"):
+    if first is None and name_ends(path, JSON_LOG_NAMES):
         try:
             return is_json_log(path)
         except OSError:
@@ -175,18 +207,12 @@ def looks_like_inspect(path: str, first: Any) -> bool:
     return False
 
 
-_GZIPPED_LOG = (
-    "an Inspect log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the .json "
-    "(an .eval log is compressed already)"
-)
-"""Why ``from_inspect`` refuses a log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder)."""
-
-
 def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
     """The runs of an Inspect AI log, one per sample and epoch, each rendering exactly what its model was sent.
 
-    ``path`` is an ``.eval`` or ``.json`` log. ``summarise`` (e.g. ``imports.first_line_summary``)
-    gives each tool result a summary, for the view under the contract's window. Raises
+    ``path`` is an ``.eval`` or ``.json`` log, or a ``.json`` log compressed with gzip (``log.json.gz``, as ``gzip -r``
+    leaves a logs folder: read as the ``.json`` it holds, whichever reader reads it). ``summarise`` (e.g.
+    ``imports.first_line_summary``) gives each tool result a summary, for the view under the contract's window. Raises
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
     read, and ``ImportError`` with the pip line when the log needs ``inspect_ai`` (or, for an
     ``.eval`` archive, its zstandard codec) and it is not installed.
@@ -194,11 +220,9 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
-    with open(name, "rb") as file:
-        if file.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
-            raise RunFileError(name, 1, _GZIPPED_LOG)
+    notes: list[RunWarning] = []  # a gzip stream that ends early past the log's end
     try:
-        return _runs(read_log(name), name, summarise)
+        return _noted(_runs(read_log(name, notes), name, summarise), notes)
     except NeedsInspect:
         pass  # a log only Inspect's reader reads exactly (an older layout it migrates, another version)
     except RunFileError:
@@ -208,7 +232,12 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         # reads a log it takes that this package's reader refused (a field Inspect gives a default)
     _check_archive(name)
     log, said = _read_with_inspect(name)
-    return _runs(log, name, summarise, said)
+    return _noted(_runs(log, name, summarise, said), notes)
+
+
+def _noted(runs: list[Run], notes: Sequence[RunWarning]) -> list[Run]:
+    """``runs``, each with ``notes`` (what reading the log's gzip stream found) among its warnings."""
+    return [replace(run, warnings=(*notes, *run.warnings)) for run in runs] if notes else runs
 
 
 def _runs(log: Log, path: str, summarise: Summariser | None, said: Sequence[str] = ()) -> list[Run]:
@@ -252,7 +281,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         try:
             # "core": images and long texts condensed to attachment:// references are read back, except in the
             # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-            log = log_module.read_eval_log(_without_bom(path), resolve_attachments="core", format=_format(path))
+            log = log_module.read_eval_log(_log_source(path), resolve_attachments="core", format=_format(path))
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
             raise _unreadable(log_module, path, error) from None
     spec = log.eval
@@ -281,13 +310,20 @@ def _format(path: str) -> Literal["eval", "json"]:
     return "eval" if name_ends(path, ".eval") or zipfile.is_zipfile(path) else "json"
 
 
-def _without_bom(path: str) -> str | IO[bytes]:
-    """``path``, or for a ``.json`` log that begins with a byte order mark (as Windows tools write text), its bytes
-    without the mark: Inspect's reader refuses the mark, which is not the log's (``read_log`` reads past it too)."""
+def _log_source(path: str) -> str | IO[bytes]:
+    """``path``, or for a ``.json`` log that begins with a byte order mark (as Windows tools write text), or is
+    compressed with gzip, its bytes without the mark, inflated (``inspect_log.log_bytes``, as ``read_log`` reads
+    them): Inspect's reader refuses the mark, which is not the log's, and reads no gzip stream."""
     with open(path, "rb") as file:
-        if file.read(len(BOM)) != BOM:
+        if file.read(len(BOM)) != BOM and not _gzipped(path):
             return path
-        return io.BytesIO(file.read())
+    return io.BytesIO(log_bytes(path, []))
+
+
+def _gzipped(path: str) -> bool:
+    """Whether the file at ``path`` is a gzip stream, by its magic bytes (as ``load_run`` tells)."""
+    with open(path, "rb") as file:
+        return file.read(len(GZIP_MAGIC)) == GZIP_MAGIC
 
 
 @contextmanager
@@ -339,6 +375,8 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
         found = _raw_sample(path, loc[1])
         where = _sample_where(path, *found) if found else Where(path, 1, f"samples[{loc[1]}]")
         return where.at(_field(loc[2:])).error(what)
+    if _gzipped(path):  # Inspect reads a sample of no stream: a JSON log is checked whole, and its error said
+        return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
     try:
         summaries = log_module.read_eval_log_sample_summaries(path, format=form)
     except Exception as header_error:  # not an Inspect log at all, or its header is broken
@@ -355,12 +393,13 @@ def _broken_json(path: str) -> RunFileError | None:
     """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``broken_document``: the line and
     column, a stray comma where it stands, a log cut short, a byte not UTF-8); ``None`` when it is JSON, or cannot be
     read again."""
+    notes: list[RunWarning] = []
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
+        data = log_bytes(path, notes)
+    except (OSError, RunFileError):
         return None
-    return broken_document(path, data)
+    broken = broken_document(path, data)
+    return None if broken is None else with_stream_notes(broken, notes)
 
 
 def _first_error(error: Exception) -> tuple[tuple[Any, ...], str]:
@@ -397,10 +436,9 @@ def _field(loc: Sequence[Any]) -> str:
 def _raw_sample(path: str, position: int) -> tuple[Any, Any] | None:
     """The id and epoch of the sample at ``position`` in a JSON log, read as plain JSON; ``None`` if they cannot be."""
     try:
-        with open(path, encoding="utf-8") as file:
-            sample = _loads(file.read())["samples"][position]
+        sample = _loads(log_bytes(path, []).decode("utf-8"))["samples"][position]
         return sample["id"], sample["epoch"]
-    except (OSError, ValueError, LookupError, TypeError):
+    except (OSError, ValueError, LookupError, TypeError):  # a RunFileError is a ValueError
         return None
 
 

@@ -327,7 +327,7 @@ def _measured(file: IO[bytes], limit: int, notes: list[str]) -> Iterator[bytes]:
     if inflated > limit:
         raise StreamError(
             f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the file's size: "
-            "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the .jsonl)",
+            "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the file it leaves)",
             lines + 1,
         )
     del held, stream  # the rest, if any, reads its own copy
