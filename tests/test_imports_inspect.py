@@ -1634,6 +1634,18 @@ def test_a_json_log_whose_gzip_stream_lacks_only_its_trailer_loads_each_run_sayi
         assert note.text.startswith("the gzip stream ends early") and note.lost and note.path == str(packed)
 
 
+def test_an_eval_log_compressed_with_gzip_is_refused_in_words_that_say_to_gunzip_it(tmp_path: Path) -> None:
+    """An ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs folder) is refused in words
+    saying it is an ``.eval`` archive compressed with gzip and to gunzip it, where the error said it was no run file
+    but binary data beginning like a ZIP archive."""
+    packed = tmp_path / "log.eval.gz"
+    packed.write_bytes(gzip.compress(FIXTURE.read_bytes()))
+    with pytest.raises(RunFileError) as caught:
+        load_runs(packed)
+    said = str(caught.value)
+    assert said.startswith(f"{packed}:1: an Inspect .eval log compressed with gzip") and "gunzip" in said, said
+
+
 def _corrupt(data: bytes) -> bytes:
     """A gzip stream with bytes of its middle overwritten."""
     middle = len(data) // 2

@@ -70,6 +70,7 @@ from agentrender.imports.conversation import (
 )
 from agentrender.imports.inspect_log import (
     BOM,
+    ZIP_MAGIC,
     EvalSpec,
     Event,
     Failure,
@@ -195,7 +196,7 @@ def _holds_log(whole: bytes | mmap.mmap, at: int) -> bool:
 
 def looks_like_inspect(path: str, first: Any) -> bool:
     """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
-    if name_ends(path, ".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
+    if name_ends(path, (".eval", ".eval.gz")):  # LOG.EVAL too, as a file system that ignores case may name it
         return True
     if isinstance(first, Mapping):
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
@@ -211,7 +212,8 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     """The runs of an Inspect AI log, one per sample and epoch, each rendering exactly what its model was sent.
 
     ``path`` is an ``.eval`` or ``.json`` log, or a ``.json`` log compressed with gzip (``log.json.gz``, as ``gzip -r``
-    leaves a logs folder: read as the ``.json`` it holds, whichever reader reads it). ``summarise`` (e.g.
+    leaves a logs folder: read as the ``.json`` it holds, whichever reader reads it; an ``.eval`` so compressed is
+    refused, saying to gunzip it). ``summarise`` (e.g.
     ``imports.first_line_summary``) gives each tool result a summary, for the view under the contract's window. Raises
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
     read, and ``ImportError`` with the pip line when the log needs ``inspect_ai`` (or, for an
@@ -220,6 +222,8 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+    if _gzipped(name) and _inflates_to_archive(name):
+        raise RunFileError(name, 1, _GZIPPED_ARCHIVE)
     notes: list[RunWarning] = []  # a gzip stream that ends early past the log's end
     try:
         return _noted(_runs(read_log(name, notes), name, summarise), notes)
@@ -233,6 +237,25 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     _check_archive(name)
     log, said = _read_with_inspect(name)
     return _noted(_runs(log, name, summarise, said), notes)
+
+
+_GZIPPED_ARCHIVE = (
+    "an Inspect .eval log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the "
+    ".eval (a zip archive, compressed already)"
+)
+"""Why ``from_inspect`` refuses an ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs
+folder)."""
+
+
+def _inflates_to_archive(path: str) -> bool:
+    """Whether the gzip stream at ``path`` starts as a zip archive (an ``.eval`` log) once inflated; ``False`` where
+    it cannot be inflated (``log_bytes`` says why, as of a ``.json`` log's stream)."""
+    opened, _ = open_inflated(path)
+    try:
+        with opened as file:
+            return file.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+    except (OSError, EOFError, zlib.error):
+        return False
 
 
 def _noted(runs: list[Run], notes: Sequence[RunWarning]) -> list[Run]:
