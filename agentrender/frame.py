@@ -46,7 +46,7 @@ from agentrender._extras import require
 from agentrender._json import type_name
 from agentrender._types import KINDS, STATUSES, Decision, Observation, Step
 from agentrender.imports import load_runs
-from agentrender.imports.shapes import is_json_log
+from agentrender.imports.shapes import JSON_LOG_NAMES, is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
 from agentrender.runfile.lines import RUN_FILE_SUFFIXES, name_ends
 from agentrender.runfile.schema import is_count, is_milliseconds
@@ -1189,8 +1189,9 @@ def _special(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path)
 
 
-_LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, ".json")
-"""The endings of the names of the files ``run_files`` looks at: a ``.json`` is listed when it is an Inspect log."""
+_LISTED_SUFFIXES = (*RUN_FILE_SUFFIXES, *JSON_LOG_NAMES)
+"""The endings of the names of the files ``run_files`` looks at: a ``.json`` (``.json.gz``) is listed when it is an
+Inspect log."""
 
 
 class NoRunFilesError(FileNotFoundError):
@@ -1202,7 +1203,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     read of a folder.
 
     Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``, in any case) at any depth
-    under it, and every ``*.json`` that is an Inspect log as ``load`` tells one, keys in any order
+    under it, and every ``*.json`` (or ``*.json.gz``) that is an Inspect log as ``load`` tells one, keys in any order
     (``imports.shapes.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
     own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is listed, so
     its row says why), a linked folder's too; each file once, under
@@ -1260,7 +1261,7 @@ def _listed(path: str) -> bool:
     ``.json`` that is an Inspect log, or cannot be read to tell."""
     if name_ends(path, RUN_FILE_SUFFIXES):
         return True
-    if not name_ends(path, ".json"):
+    if not name_ends(path, JSON_LOG_NAMES):
         return False
     try:
         return is_json_log(path)

@@ -402,6 +402,56 @@ def test_a_folder_lists_an_inspect_json_log_in_any_key_order_after_any_white_spa
     assert [len(load_runs(tmp_path / name)) for name in names] == [1, 1, 1, 1]
 
 
+def test_a_folder_lists_an_inspect_json_log_whose_eval_key_is_written_with_json_escapes(tmp_path: Path) -> None:
+    """A real Inspect ``.json`` log whose ``eval`` key is written with JSON escapes (``"\\u0065val"``, as a tool that
+    escapes letters writes it) is listed from a folder and read, as ``load`` reads it named alone, where the folder
+    left it out without a word; a JSON object whose escaped key only looks like it (``"\\u0065vals"``) is no log."""
+    from tests._support import real
+
+    log = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+    if not log.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    value = json.loads(log.read_text("utf-8"))
+    escaped = {"samples": value["samples"], **{key: item for key, item in value.items() if key != "samples"}}
+    text = json.dumps(escaped, indent=1)
+    (tmp_path / "escaped.json").write_text(text.replace('"eval":', '"\\u0065val":', 1), "utf-8")
+    (tmp_path / "middle.json").write_text(text.replace('"eval":', '"ev\\u0061l":', 1), "utf-8")
+    (tmp_path / "other.json").write_text(text.replace('"eval":', '"\\u0065vals":', 1), "utf-8")
+    names = ["escaped.json", "middle.json"]
+    assert run_files(tmp_path) == [str(tmp_path / name) for name in names]
+    ids = [run.run_id for name in names for run in load_runs(tmp_path / name)]
+    assert ids == [run.run_id for _ in names for run in load_runs(log)] != []
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids
+
+
+def test_a_folder_lists_an_inspect_json_log_compressed_with_gzip_and_no_other_gzipped_json(tmp_path: Path) -> None:
+    """A folder's real Inspect ``.json`` logs compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs
+    folder; one saved with its keys sorted) are listed and read as their ``.json`` are, a row per sample, where the
+    folder left them out without a word; a ``package.json.gz`` is no log and is left out, and one whose stream is
+    corrupt is listed (what it is cannot be told), its row naming the file and what is wrong."""
+    from tests._support import real
+
+    log = real.REAL / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+    if not log.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "log.json.gz").write_bytes(gzip.compress(log.read_bytes()))
+    value = json.loads(log.read_text("utf-8"))
+    (tmp_path / "logs" / "sorted.json.gz").write_bytes(gzip.compress(json.dumps(value, sort_keys=True).encode()))
+    (tmp_path / "package.json.gz").write_bytes(gzip.compress(b'{"name": "evals", "version": "1.0.0"}'))
+    names = ["logs/log.json.gz", "logs/sorted.json.gz"]
+    assert run_files(tmp_path) == [str(tmp_path / name) for name in names]
+    ids = [run.run_id for _ in names for run in load_runs(log)]
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and len(ids) == 2
+    packed = gzip.compress(log.read_bytes())
+    (tmp_path / "broken.json.gz").write_bytes(packed[:40] + b"\xff" * 64 + packed[104:])
+    assert run_files(tmp_path) == [str(tmp_path / "broken.json.gz"), *(str(tmp_path / name) for name in names)]
+    [error] = runs_frame(tmp_path, workers=1, progress=False)["error"].dropna().tolist()
+    assert error.startswith(f"{tmp_path / 'broken.json.gz'}:") and "the gzip stream is corrupt" in error, error
+
+
 def test_a_file_whose_name_ends_in_capitals_is_listed_and_loaded(tmp_path: Path) -> None:
     """A folder lists its ``RUN.JSONL``, ``Run.Jsonl.GZ``, ``LOG.EVAL`` and Inspect ``LOG.JSON`` (as a file system that
     ignores case, or a tool that writes capitals, names them) as it lists their lower-case names, and each loads, the

@@ -268,6 +268,36 @@ def test_every_agent_file_beside_a_session_is_read_and_a_workflows_journal_is_no
     assert not [warning for run in (main, *agents) for warning in run.warnings]
 
 
+AGENT_SESSION = REAL / "claude-code" / "jessitron-claude-log" / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
+"""A real session of one sub-agent, its transcript and sidecar in ``<session-id>/subagents/``."""
+
+
+def test_two_files_of_one_agent_id_give_runs_of_ids_unique_stable_and_naming_the_agent(tmp_path):
+    """A real session whose sub-agent's transcript is also beside it in Claude Code 2.0's layout (two files of one
+    ``agentId``) gives two runs of different ids, the first file's ``<session>/agent-<id>`` and the other's
+    ``<session>/agent-<id>/1``, the same at every load, each linked from the main run and the second saying why it
+    was renamed; ``runs_frame`` over the folder keeps a row for each, where both runs had one id."""
+    from agentrender.frame import runs_frame
+
+    if not AGENT_SESSION.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    session = tmp_path / AGENT_SESSION.name
+    shutil.copy(AGENT_SESSION, session)
+    shutil.copytree(AGENT_SESSION.with_suffix(""), tmp_path / AGENT_SESSION.stem)
+    [transcript] = (tmp_path / AGENT_SESSION.stem / "subagents").glob("agent-*.jsonl")
+    shutil.copy(transcript, tmp_path / transcript.name)
+    main, *agents = load_runs(session)
+    first = f"{AGENT_SESSION.stem}/{transcript.stem}"
+    assert [run.run_id for run in agents] == [first, f"{first}/1"]
+    assert [run.path for run in agents] == [str(transcript), str(tmp_path / transcript.name)]
+    assert [run.run_id for run in load_runs(session)] == [main.run_id, first, f"{first}/1"]
+    assert [link["run_id"] for link in main.header["source"]["subagents"]] == [first, f"{first}/1"]
+    said = [warning.text for warning in agents[1].warnings if "renamed" in warning.text]
+    assert said == [f"{first} is also the id of the run of {transcript}: this run is renamed {first}/1"], said
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["run_id"].tolist() == [main.run_id, first, f"{first}/1"] and frame["error"].isna().all()
+
+
 SHOWCASE = (
     Path(__file__).parent / "fixtures" / "real" / "claude-code" / "daaain-claude-code-log"
     / "55550000-0000-4000-8000-000000000001.jsonl"

@@ -997,7 +997,7 @@ def _both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("Inspect's reader was called")
 
-    def needs_inspect(path: str) -> Any:
+    def needs_inspect(path: str, *notes: Any) -> Any:
         raise NeedsInspect("this test reads the log with Inspect's reader")
 
     with monkeypatch.context() as patched:
@@ -1598,18 +1598,107 @@ def test_an_eval_file_refused_before_it_is_read_is_said_alike_with_inspect_ai_or
     assert said[0] == said[1] and said[0].startswith(f"{path}:1: the ")
 
 
-def test_a_json_log_compressed_with_gzip_is_refused_in_words_that_say_so(tmp_path: Path) -> None:
-    """An Inspect JSON log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder) named to load is
-    refused in words saying it is compressed and to gunzip it, where the error said it was not UTF-8 text at byte 1."""
-    source = (
-        ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_tool_call_error.json"
-    )
+JSON_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
+"""A real ``.json`` log agentrender's own reader reads."""
+
+
+@pytest.mark.parametrize("source", [JSON_LOG, OLDER_LOG], ids=["read-by-agentrender", "read-by-inspect"])
+def test_a_json_log_compressed_with_gzip_loads_as_the_json_it_holds(source: Path, tmp_path: Path) -> None:
+    """A real Inspect ``.json`` log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder), one
+    agentrender's reader reads and one only Inspect's reader reads, loads as the same runs as the ``.json`` (steps,
+    what each was sent, warnings), their file and source naming the ``.json.gz`` given, where it was refused."""
+    if source == OLDER_LOG:
+        pytest.importorskip("inspect_ai")
     if not source.is_file():
         pytest.skip("the real fixtures are not in this checkout")
     packed = tmp_path / "log.json.gz"
     packed.write_bytes(gzip.compress(source.read_bytes()))
+    runs, plain = load_runs(packed), load_runs(source)
+    assert [(run.run_id, run.steps, [w.text for w in run.warnings]) for run in runs] == [
+        (run.run_id, run.steps, [w.text for w in run.warnings]) for run in plain
+    ]
+    assert runs and all(run.path == run.header["source"]["path"] == str(packed) for run in runs)
+
+
+def test_a_json_log_whose_gzip_stream_lacks_only_its_trailer_loads_each_run_saying_so(tmp_path: Path) -> None:
+    """A real Inspect ``.json`` log compressed with gzip whose stream stops after the whole log but before its last
+    8 bytes (a copy that stopped early) loads as the ``.json`` does, each run warned that the stream ends early."""
+    if not JSON_LOG.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    packed = tmp_path / "log.json.gz"
+    packed.write_bytes(gzip.compress(JSON_LOG.read_bytes())[:-8])
+    runs, plain = load_runs(packed), load_runs(JSON_LOG)
+    assert [(run.run_id, run.steps) for run in runs] == [(run.run_id, run.steps) for run in plain] != []
+    for run, whole in zip(runs, plain, strict=True):
+        [note] = [warning for warning in run.warnings if warning.text not in {w.text for w in whole.warnings}]
+        assert note.text.startswith("the gzip stream ends early") and note.lost and note.path == str(packed)
+
+
+def test_an_eval_log_compressed_with_gzip_is_refused_in_words_that_say_to_gunzip_it(tmp_path: Path) -> None:
+    """An ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs folder) is refused in words
+    saying it is an ``.eval`` archive compressed with gzip and to gunzip it, where the error said it was no run file
+    but binary data beginning like a ZIP archive."""
+    packed = tmp_path / "log.eval.gz"
+    packed.write_bytes(gzip.compress(FIXTURE.read_bytes()))
     with pytest.raises(RunFileError) as caught:
         load_runs(packed)
     said = str(caught.value)
-    assert said.startswith(f"{packed}:1: an Inspect log compressed with gzip") and "gunzip" in said, said
-    assert "UTF-8" not in said
+    assert said.startswith(f"{packed}:1: an Inspect .eval log compressed with gzip") and "gunzip" in said, said
+
+
+def _corrupt(data: bytes) -> bytes:
+    """A gzip stream with bytes of its middle overwritten."""
+    middle = len(data) // 2
+    return data[:middle] + b"\xff" * 64 + data[middle + 64 :]
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (_corrupt, "the gzip stream is corrupt ("),
+        (lambda data: data[: len(data) // 2], "the gzip stream ends early"),
+        (lambda data: gzip.compress(b" " * (40 << 20) + gzip.decompress(data)), "refused as a gzip bomb"),
+    ],
+    ids=["corrupt", "cut-short", "bomb"],
+)
+def test_a_json_log_compressed_with_gzip_that_cannot_be_inflated_is_refused_naming_the_file_and_why(
+    make: Callable[[bytes], bytes], said: str, tmp_path: Path
+) -> None:
+    """A real Inspect ``.json`` log compressed with gzip whose stream is corrupt, cut short, or inflates past what a
+    gzip run file may (a gzip bomb) is refused naming the file and what is wrong with its stream (no ``.jsonl``)."""
+    if not JSON_LOG.is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    packed = tmp_path / "log.json.gz"
+    packed.write_bytes(make(gzip.compress(JSON_LOG.read_bytes())))
+    with pytest.raises(RunFileError) as caught:
+        from_inspect(packed)
+    assert str(caught.value).startswith(f"{packed}:") and said in str(caught.value), str(caught.value)
+    assert ".jsonl" not in str(caught.value)  # the bomb's advice names no run file
+
+
+OLDER_EVAL = (
+    ROOT
+    / "tests"
+    / "fixtures"
+    / "real"
+    / "inspect"
+    / "UKGovernmentBEIS-inspect_ai"
+    / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+)
+"""A real ``.eval`` log older than the eval's ``eval_id``: only Inspect's reader reads it exactly."""
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [(OLDER_EVAL, "LOG.EVAL"), (OLDER_LOG, "LOG.JSON"), (OLDER_LOG, "inspect-log.txt")],
+    ids=["eval-in-capitals", "json-in-capitals", "json-named-otherwise"],
+)
+def test_a_log_only_inspects_reader_reads_loads_whatever_its_name(source: Path, name: str, tmp_path: Path) -> None:
+    """A real log only Inspect's own reader reads, named in capitals or with no Inspect ending, loads as the same
+    runs as under its own name, where Inspect's reader, which picks its format by a lower-case ending, refused it."""
+    pytest.importorskip("inspect_ai")
+    path = tmp_path / name
+    path.write_bytes(source.read_bytes())
+    runs, plain = load_runs(path), load_runs(source)
+    assert [(run.run_id, len(run.steps)) for run in runs] == [(run.run_id, len(run.steps)) for run in plain] != []
+    assert all(run.path == str(path) for run in runs)

@@ -2192,7 +2192,9 @@ def from_claude_code(
     comes before, the summary the conversation started anew with, its trigger and size), so a
     view before it is the conversation as it was then and a view after it starts from the
     summary. Each sidechain (a sub-agent's thread) is a run whose ``run_id`` names the session
-    and the agent, linked both ways with the step whose tool use started it (``source.parent``,
+    and the agent (``<session>/agent-<id>``; the run of another file of an agent read already is numbered after it,
+    ``<session>/agent-<id>/1``, with a warning naming the first's file, so that each id is one run's), linked both
+    ways with the step whose tool use started it (``source.parent``,
     ``source.subagents``); with ``subagents``, the files of ``<session-id>/subagents/`` beside
     the transcript are read too (and Claude Code 2.0's ``agent-<id>.jsonl`` beside it that name the
     session), and those of each workflow's agents in
@@ -2279,6 +2281,8 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
     made: list[tuple[_Transcript, list[tuple[str, _Conversation, dict[str, Any]]]]] = []
     session = ""
     launches: dict[str, dict[str, Any]] = {}
+    given: dict[str, tuple[int, str]] = {}  # each run id given, the number its next copy takes, and its run's file
+    renamed: dict[str, str] = {}  # the run id given instead of one taken, and why
     main_threads = _main_threads(transcripts)
     for number, transcript in enumerate(transcripts):
         session = session or transcript.session or Path(transcript.path).stem
@@ -2308,6 +2312,14 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                     extra["workflow"] = workflow
                 if meta is not None:
                     extra["meta"] = meta
+            if run_id in given:  # two files of one agent (or of none): the later numbered, as a log's conversations
+                number, other = given[run_id]
+                while f"{run_id}/{number}" in given:
+                    number += 1
+                given[run_id] = (number + 1, other)
+                taken, run_id = run_id, f"{run_id}/{number}"
+                renamed[run_id] = f"{taken} is also the id of the run of {other}: this run is renamed {run_id}"
+            given[run_id] = (1, transcript.path)
             conversations.append((run_id, conversation, extra))
         made.append((transcript, conversations))
     # each sub-agent names the step of the main thread that started it, and the main thread each sub-agent
@@ -2341,6 +2353,9 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
             if conversation.thread.kind == "main" and started:
                 extra["subagents"] = started
             run = _run(conversation, transcript.path, run_id, summarise, extra)
+            if run is not None and run_id in renamed:
+                first_line = conversation.thread.segments[0].first_line
+                run = _with_warnings(run, [RunWarning(line=first_line, text=renamed[run_id], path=transcript.path)])
             if run is not None:
                 file_runs.append(run)
         if not file_runs:

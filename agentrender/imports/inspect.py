@@ -44,11 +44,12 @@ import logging
 import os
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import msgspec
 
@@ -68,6 +69,7 @@ from agentrender.imports.conversation import (
 )
 from agentrender.imports.inspect_log import (
     BOM,
+    ZIP_MAGIC,
     EvalSpec,
     Event,
     Failure,
@@ -78,26 +80,24 @@ from agentrender.imports.inspect_log import (
     Score,
     check_archive,
     check_inflation,
+    log_bytes,
     logged,
     read_log,
+    with_stream_notes,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning
-from agentrender.runfile.lines import GZIP_MAGIC
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends, open_inflated
 
 __all__ = ["from_inspect"]
-
-_GZIPPED_LOG = (
-    "an Inspect log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the .json "
-    "(an .eval log is compressed already)"
-)
-"""Why ``from_inspect`` refuses a log compressed with gzip (``log.json.gz``, as ``gzip -r`` leaves a logs folder)."""
 
 
 def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
     """The runs of an Inspect AI log, one per sample and epoch, each rendering exactly what its model was sent.
 
-    ``path`` is an ``.eval`` or ``.json`` log. ``summarise`` (e.g. ``imports.first_line_summary``)
-    gives each tool result a summary, for the view under the contract's window. Raises
+    ``path`` is an ``.eval`` or ``.json`` log, or a ``.json`` log compressed with gzip (``log.json.gz``, as ``gzip -r``
+    leaves a logs folder: read as the ``.json`` it holds, whichever reader reads it; an ``.eval`` so compressed is
+    refused, saying to gunzip it). ``summarise`` (e.g.
+    ``imports.first_line_summary``) gives each tool result a summary, for the view under the contract's window. Raises
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
     read, and ``ImportError`` with the pip line when the log needs ``inspect_ai`` (or, for an
     ``.eval`` archive, its zstandard codec) and it is not installed.
@@ -105,11 +105,11 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
-    with open(name, "rb") as file:
-        if file.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
-            raise RunFileError(name, 1, _GZIPPED_LOG)
+    if _gzipped(name) and _inflates_to_archive(name):
+        raise RunFileError(name, 1, _GZIPPED_ARCHIVE)
+    notes: list[RunWarning] = []  # a gzip stream that ends early past the log's end
     try:
-        return _runs(read_log(name), name, summarise)
+        return _noted(_runs(read_log(name, notes), name, summarise), notes)
     except NeedsInspect:
         pass  # a log only Inspect's reader reads exactly (an older layout it migrates, another version)
     except RunFileError:
@@ -119,7 +119,31 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
         # reads a log it takes that this package's reader refused (a field Inspect gives a default)
     _check_archive(name)
     log, said = _read_with_inspect(name)
-    return _runs(log, name, summarise, said)
+    return _noted(_runs(log, name, summarise, said), notes)
+
+
+_GZIPPED_ARCHIVE = (
+    "an Inspect .eval log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the "
+    ".eval (a zip archive, compressed already)"
+)
+"""Why ``from_inspect`` refuses an ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs
+folder)."""
+
+
+def _inflates_to_archive(path: str) -> bool:
+    """Whether the gzip stream at ``path`` starts as a zip archive (an ``.eval`` log) once inflated; ``False`` where
+    it cannot be inflated (``log_bytes`` says why, as of a ``.json`` log's stream)."""
+    opened, _ = open_inflated(path)
+    try:
+        with opened as file:
+            return file.read(len(ZIP_MAGIC)) == ZIP_MAGIC
+    except (OSError, EOFError, zlib.error):
+        return False
+
+
+def _noted(runs: list[Run], notes: Sequence[RunWarning]) -> list[Run]:
+    """``runs``, each with ``notes`` (what reading the log's gzip stream found) among its warnings."""
+    return [replace(run, warnings=(*notes, *run.warnings)) for run in runs] if notes else runs
 
 
 def _runs(log: Log, path: str, summarise: Summariser | None, said: Sequence[str] = ()) -> list[Run]:
@@ -163,7 +187,7 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
         try:
             # "core": images and long texts condensed to attachment:// references are read back, except in the
             # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-            log = log_module.read_eval_log(_without_bom(path), resolve_attachments="core")
+            log = log_module.read_eval_log(_log_source(path), resolve_attachments="core", format=_format(path))
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
             raise _unreadable(log_module, path, error) from None
     spec = log.eval
@@ -185,13 +209,27 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
     return plain, said
 
 
-def _without_bom(path: str) -> str | IO[bytes]:
-    """``path``, or for a ``.json`` log that begins with a byte order mark (as Windows tools write text), its bytes
-    without the mark: Inspect's reader refuses the mark, which is not the log's (``read_log`` reads past it too)."""
+def _format(path: str) -> Literal["eval", "json"]:
+    """The format Inspect's reader is told to read ``path`` in: an ``.eval`` archive when it is a zip or named so (in
+    any case), else a JSON log. Inspect's own choice goes by a lower-case ending (``.eval``, ``.json``), which refused
+    ``LOG.EVAL``, and a log ``load`` recognises by what it holds under any other name."""
+    return "eval" if name_ends(path, ".eval") or zipfile.is_zipfile(path) else "json"
+
+
+def _log_source(path: str) -> str | IO[bytes]:
+    """``path``, or for a ``.json`` log that begins with a byte order mark (as Windows tools write text), or is
+    compressed with gzip, its bytes without the mark, inflated (``inspect_log.log_bytes``, as ``read_log`` reads
+    them): Inspect's reader refuses the mark, which is not the log's, and reads no gzip stream."""
     with open(path, "rb") as file:
-        if file.read(len(BOM)) != BOM:
+        if file.read(len(BOM)) != BOM and not _gzipped(path):
             return path
-        return io.BytesIO(file.read())
+    return io.BytesIO(log_bytes(path, []))
+
+
+def _gzipped(path: str) -> bool:
+    """Whether the file at ``path`` is a gzip stream, by its magic bytes (as ``load_run`` tells)."""
+    with open(path, "rb") as file:
+        return file.read(len(GZIP_MAGIC)) == GZIP_MAGIC
 
 
 @contextmanager
@@ -234,7 +272,8 @@ def _check_archive(path: str) -> None:
 def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
     """The error for a log Inspect cannot read: where its JSON breaks (a ``.json`` log), else the sample it fails on
     when that can be told."""
-    if not path.endswith(".eval") and (broken := _broken_json(path)) is not None:  # Inspect reads by the name
+    form = _format(path)
+    if form == "json" and (broken := _broken_json(path)) is not None:
         return broken
     loc, what = _first_error(error)
     if len(loc) > 2 and loc[0] == "samples" and isinstance(loc[1], int):
@@ -242,13 +281,15 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
         found = _raw_sample(path, loc[1])
         where = _sample_where(path, *found) if found else Where(path, 1, f"samples[{loc[1]}]")
         return where.at(_field(loc[2:])).error(what)
+    if _gzipped(path):  # Inspect reads a sample of no stream: a JSON log is checked whole, and its error said
+        return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
     try:
-        summaries = log_module.read_eval_log_sample_summaries(path)
+        summaries = log_module.read_eval_log_sample_summaries(path, format=form)
     except Exception as header_error:  # not an Inspect log at all, or its header is broken
         return RunFileError(path, 1, f"not an Inspect AI log Inspect can read: {_reason(header_error)}")
     for summary in summaries:
         try:
-            log_module.read_eval_log_sample(path, id=summary.id, epoch=summary.epoch)
+            log_module.read_eval_log_sample(path, id=summary.id, epoch=summary.epoch, format=form)
         except Exception as sample_error:  # the first sample that cannot be read is the one to name
             return _sample_where(path, summary.id, summary.epoch).error(f"cannot be read: {_reason(sample_error)}")
     return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
@@ -258,12 +299,13 @@ def _broken_json(path: str) -> RunFileError | None:
     """Where the JSON of a ``.json`` log breaks, said as any file's broken JSON is (``broken_document``: the line and
     column, a stray comma where it stands, a log cut short, a byte not UTF-8); ``None`` when it is JSON, or cannot be
     read again."""
+    notes: list[RunWarning] = []
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
+        data = log_bytes(path, notes)
+    except (OSError, RunFileError):
         return None
-    return broken_document(path, data)
+    broken = broken_document(path, data)
+    return None if broken is None else with_stream_notes(broken, notes)
 
 
 def _first_error(error: Exception) -> tuple[tuple[Any, ...], str]:
@@ -300,10 +342,9 @@ def _field(loc: Sequence[Any]) -> str:
 def _raw_sample(path: str, position: int) -> tuple[Any, Any] | None:
     """The id and epoch of the sample at ``position`` in a JSON log, read as plain JSON; ``None`` if they cannot be."""
     try:
-        with open(path, encoding="utf-8") as file:
-            sample = _loads(file.read())["samples"][position]
+        sample = _loads(log_bytes(path, []).decode("utf-8"))["samples"][position]
         return sample["id"], sample["epoch"]
-    except (OSError, ValueError, LookupError, TypeError):
+    except (OSError, ValueError, LookupError, TypeError):  # a RunFileError is a ValueError
         return None
 
 

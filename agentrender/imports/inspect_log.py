@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 import msgspec
 
 from agentrender._extras import require
-from agentrender.imports.conversation import broken_document
-from agentrender.runfile import RunFileError
+from agentrender.imports.conversation import broken_document, file_bytes
+from agentrender.runfile import RunFileError, RunWarning
 from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
 
 __all__ = [
@@ -51,8 +51,10 @@ __all__ = [
     "Score",
     "check_archive",
     "check_inflation",
+    "log_bytes",
     "logged",
     "read_log",
+    "with_stream_notes",
 ]
 
 LOG_VERSION = 2
@@ -246,13 +248,14 @@ _SAMPLE: tuple[msgspec.json.Decoder[Sample], msgspec.json.Decoder[Sample]] = (
 _VALUES = msgspec.json.Decoder()
 
 
-def read_log(path: str) -> Log:
-    """The log at ``path`` (an ``.eval`` archive or a ``.json`` log), as Inspect reads it with
-    ``resolve_attachments="core"``, for the fields the importer uses.
+def read_log(path: str, notes: list[RunWarning] | None = None) -> Log:
+    """The log at ``path`` (an ``.eval`` archive, or a ``.json`` log, gzip-compressed too: ``log_bytes``), as Inspect
+    reads it with ``resolve_attachments="core"``, for the fields the importer uses; ``notes`` gets what reading a gzip
+    stream found (one that ends early, past the log's end).
 
     Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log, or an
     ``.eval`` file empty or cut short, or a zip bomb (``check_archive``, ``check_inflation``: checked on the archive
-    opened once, before a member is read).
+    opened once, before a member is read), or a gzip stream corrupt, or past what it may inflate to.
     """
     zipped = zipfile.is_zipfile(path)
     check_archive(os.fspath(path), zipped)  # a Path too
@@ -264,14 +267,33 @@ def read_log(path: str) -> Log:
         with opened as archive:
             check_inflation(path, archive.infolist())
             return _read_archive(path, archive)
-    with open(path, "rb") as file:
-        text = file.read().removeprefix(BOM)  # a byte order mark, as Windows tools write text: not the log's
-    log = _decode(_LOG, text, path, "")
+    said: list[RunWarning] = [] if notes is None else notes
+    text = log_bytes(path, said)
+    try:
+        log = _decode(_LOG, text, path, "")
+    except RunFileError as error:
+        raise with_stream_notes(error, said) from None
     _check_header(log)
     if log.samples:
         for sample in log.samples:
             _resolve(sample, path)
     return log
+
+
+def log_bytes(path: str, notes: list[RunWarning]) -> bytes:
+    """The bytes of the ``.json`` log at ``path``, without a byte order mark (as Windows tools write text: not the
+    log's), inflated when it is a gzip stream (``log.json.gz``, as ``gzip -r`` leaves a logs folder), as a run file is
+    (``anthropic.file_bytes``: no more than ``lines.inflate_limit``); a stream that ends early is read up to its end,
+    a note in ``notes``. Raises ``RunFileError`` for a stream that is corrupt, or past what it may inflate to."""
+    return file_bytes(path, notes).removeprefix(BOM)
+
+
+def with_stream_notes(error: RunFileError, notes: Sequence[RunWarning]) -> RunFileError:
+    """``error``, of a log whose gzip stream ends early (``notes``, from ``log_bytes``), saying so: the log is cut
+    where the stream ends, which is why its JSON breaks off."""
+    if not notes:
+        return error
+    return RunFileError(error.path, error.line, f"{error.what}; {notes[-1].text}", error.column)
 
 
 def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import mmap
 import re
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from agentrender.runfile.lines import name_ends
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends, open_inflated
 
 __all__ = [
     "ANTHROPIC_REQUEST_KEYS",
     "CODEX_RECORDS",
+    "JSON_LOG_NAMES",
     "LANGCHAIN_ROLES",
     "OPENAI_REQUEST_KEYS",
     "RESPONSES_REQUEST_KEYS",
@@ -117,32 +119,64 @@ class _Members(msgspec.Struct, gc=False):
     samples: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
+JSON_LOG_NAMES = (".json", ".json.gz")
+"""How the name of an Inspect JSON log ends (``name_ends``, in any case): as Inspect writes it, or compressed with
+gzip (as ``gzip -r`` leaves a logs folder)."""
+
+
 def is_json_log(path: str) -> bool:
-    """Whether the ``.json`` file ``path`` is an Inspect log as ``load`` tells one of the whole file: a JSON object
-    whose ``eval`` is an object, with a ``version`` or ``samples`` (``looks_like_inspect``), its keys in any order
-    (Inspect writes ``{"version": N, "status": "...", "eval": {``; a log saved again with its keys sorted starts
-    ``{"eval": {``, or ``{"error": ...``), after any white space. It is what ``agentrender.frame.run_files`` lists of
-    a folder's ``.json`` files, and how ``load`` recognises a log too large to parse whole.
+    """Whether the ``.json`` (or ``.json.gz``: ``_is_gzipped_log``) file ``path`` is an Inspect log as ``load`` tells
+    one of the whole file: a JSON object whose ``eval`` is an object, with a ``version`` or ``samples``
+    (``looks_like_inspect``), its keys in any order (Inspect writes ``{"version": N, "status": "...", "eval": {``; a
+    log saved again with its keys sorted starts ``{"eval": {``, or ``{"error": ...``), after any white space. It is
+    what ``agentrender.frame.run_files`` lists of a folder's ``.json`` and ``.json.gz`` files, and how ``load``
+    recognises a log too large to parse whole.
 
     The file is read as far as that is told: its first 4 KiB, where they start as Inspect starts a log; else the
-    first byte of a value that is no object; else, for an object, the file is searched for the bytes ``"eval"`` (in C:
-    a JSON file holding none, most of those beside logs, is none), and one that holds them is decoded for the members
-    above only (in C, every other value skipped). A file that holds them but is no JSON (cut short: its row says
-    what is wrong) is one when an ``"eval": {`` is in it. Raises ``OSError`` when the file cannot be read."""
+    first byte of a value that is no object; else, for an object, the file is searched for the bytes ``"eval"``, or for
+    an escape ``\\u00`` that may write a letter of the key (``"\\u0065val"``), in C: a JSON file holding neither, most
+    of those beside logs, is none; one that holds them is decoded for the members above only (in C, every other value
+    skipped), so a key written with escapes is read as ``load`` reads it. A file that holds them but is no JSON (cut
+    short: its row says what is wrong) is one when an ``"eval": {`` is in it. Raises ``OSError`` when the file cannot
+    be read."""
     with open(path, "rb") as file:
         start = file.read(_START_BYTES)
+        if start[: len(GZIP_MAGIC)] == GZIP_MAGIC:
+            return _is_gzipped_log(path)
         if _JSON_LOG_START.match(start):
             return True
         at = _past_space(start)
         if (at < len(start) and start[at] != ord("{")) or (len(start) < _START_BYTES and at == len(start)):
             return False  # a value that is no object, or nothing but white space
         with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as whole:
-            at = _past_space(whole)
-            if whole[at : at + 1] != b"{":
-                return False
-            if _JSON_LOG_START.match(whole):  # after more white space than the start holds
+            return _holds_object_of_log(whole)
+
+
+def _is_gzipped_log(path: str) -> bool:
+    """``is_json_log`` of a file that is a gzip stream (``log.json.gz``), read as it is of the bytes it inflates to,
+    no more of them than a gzip run file may give (``lines.open_inflated``): a stream past that is one (its row says
+    it is refused). Raises ``OSError`` where its stream is corrupt or ends early: what it is cannot be told."""
+    opened, limit = open_inflated(path)
+    try:
+        with opened as file:
+            start = file.read(_START_BYTES)
+            if _JSON_LOG_START.match(start):
                 return True
-            return whole.find(b'"eval"', at) >= 0 and _holds_log(whole, at)
+            whole = start + file.read(limit + 1 - len(start))
+    except (EOFError, zlib.error) as error:
+        raise OSError(f"the gzip stream cannot be inflated: {error}") from None
+    return len(whole) > limit or _holds_object_of_log(whole)
+
+
+def _holds_object_of_log(whole: bytes | mmap.mmap) -> bool:
+    """Whether the file's bytes ``whole`` are a JSON object that is an Inspect log (``is_json_log``)."""
+    at = _past_space(whole)
+    if whole[at : at + 1] != b"{":
+        return False
+    if _JSON_LOG_START.match(whole):  # after more white space than the start holds
+        return True
+    # a key's letters may be written as escapes ("\u0065val"), each of which holds \u00
+    return (whole.find(b'"eval"', at) >= 0 or whole.find(b"\\u00", at) >= 0) and _holds_log(whole, at)
 
 
 def _past_space(data: bytes | mmap.mmap) -> int:
@@ -151,7 +185,7 @@ def _past_space(data: bytes | mmap.mmap) -> int:
     return 0 if found is None else found.end()
 
 
-def _holds_log(whole: mmap.mmap, at: int) -> bool:
+def _holds_log(whole: bytes | mmap.mmap, at: int) -> bool:
     """Whether the JSON object at ``at`` in ``whole`` has the members ``looks_like_inspect`` takes of a log: an object
     ``eval``, and a ``version`` or ``samples``. When it is no JSON (cut short), whether it holds an ``"eval": {``."""
     view = memoryview(whole)[at:]
@@ -169,11 +203,11 @@ def _holds_log(whole: mmap.mmap, at: int) -> bool:
 
 def looks_like_inspect(path: str, first: Any) -> bool:
     """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
-    if name_ends(path, ".eval"):  # LOG.EVAL too, as a file system that ignores case may name it
+    if name_ends(path, (".eval", ".eval.gz")):  # LOG.EVAL too, as a file system that ignores case may name it
         return True
     if isinstance(first, Mapping):
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
-    if first is None and name_ends(path, ".json"):
+    if first is None and name_ends(path, JSON_LOG_NAMES):
         try:
             return is_json_log(path)
         except OSError:

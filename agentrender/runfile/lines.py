@@ -56,8 +56,8 @@ line, plain or gzip-compressed, read a line at a time; a file of any other name 
 RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
 """The endings of the names of the files a folder holds that are read (``frame.run_files``): run files and agents' JSON
 Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
-``.json`` files, Inspect's logs are read too, told by their members as ``load`` tells them
-(``imports.shapes.is_json_log``)."""
+``.json`` files (and ``.json.gz``, compressed with gzip), Inspect's logs are read too, told by their members as
+``load`` tells them (``imports.shapes.is_json_log``)."""
 
 
 def name_ends(path: str | os.PathLike[str], endings: str | tuple[str, ...]) -> bool:
@@ -333,7 +333,7 @@ def _measured(file: IO[bytes], limit: int, notes: list[str]) -> Iterator[bytes]:
     if inflated > limit:
         raise StreamError(
             f"the gzip stream inflates to more than {limit >> 20} MiB, over {INFLATE_RATIO} times the file's size: "
-            "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the .jsonl)",
+            "refused as a gzip bomb (to read it anyway, decompress it with gunzip and load the file it leaves)",
             lines + 1,
         )
     del held, stream  # the rest, if any, reads its own copy
