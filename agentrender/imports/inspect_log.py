@@ -283,7 +283,7 @@ def read_log(path: str, notes: list[RunWarning] | None = None) -> Log:
 def log_bytes(path: str, notes: list[RunWarning]) -> bytes:
     """The bytes of the ``.json`` log at ``path``, without a byte order mark (as Windows tools write text: not the
     log's), inflated when it is a gzip stream (``log.json.gz``, as ``gzip -r`` leaves a logs folder), as a run file is
-    (``anthropic.file_bytes``: no more than ``lines.inflate_limit``); a stream that ends early is read up to its end,
+    (``conversation.file_bytes``: no more than ``lines.inflate_limit``); a stream that ends early is read up to its end,
     a note in ``notes``. Raises ``RunFileError`` for a stream that is corrupt, or past what it may inflate to."""
     return file_bytes(path, notes).removeprefix(BOM)
 
