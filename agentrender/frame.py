@@ -1248,8 +1248,8 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
         *names, last = (f"*{suffix}" for suffix in RUN_FILE_SUFFIXES)
         others = f"; other *.json files, each read when named alone: {other_json:,}" if other_json else ""
         raise NoRunFilesError(
-            f"no run files under {folder} (none named {', '.join(names)} or {last}, nor a *.json that is an Inspect "
-            f"log, at any depth{others})"
+            f"no run files under {folder} (none named {', '.join(names)} or {last}, nor a *.json or *.json.gz "
+            f"that is an Inspect log, at any depth{others})"
         )
     from agentrender.imports.claude_code import without_sub_agents  # the importer, when a folder is listed
 
@@ -1258,7 +1258,7 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
 
 def _listed(path: str) -> bool:
     """Whether ``run_files`` lists the file ``path`` (no pipe nor device): a run file's name, in any case, or a
-    ``.json`` that is an Inspect log, or cannot be read to tell."""
+    ``.json`` (``.json.gz``) that is an Inspect log, or cannot be read to tell."""
     if name_ends(path, RUN_FILE_SUFFIXES):
         return True
     if not name_ends(path, JSON_LOG_NAMES):

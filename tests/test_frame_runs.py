@@ -507,8 +507,8 @@ def test_a_folder_with_no_run_files_is_one_error_from_every_reader(tmp_path: Pat
     (folder / "notes.json").write_text("{}", encoding="utf-8")
     (folder / ".hidden.jsonl").write_text("", encoding="utf-8")
     said = (
-        f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, nor a *.json that is an Inspect log, "
-        "at any depth; other *.json files, each read when named alone: 1)"
+        f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, nor a *.json or *.json.gz "
+        "that is an Inspect log, at any depth; other *.json files, each read when named alone: 1)"
     )
     for read in (
         lambda: runs_frame(folder, progress=False),
