@@ -2313,11 +2313,11 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 if meta is not None:
                     extra["meta"] = meta
             if run_id in given:  # two files of one agent (or of none): the later numbered, as a log's conversations
-                number, other = given[run_id]
-                while f"{run_id}/{number}" in given:
-                    number += 1
-                given[run_id] = (number + 1, other)
-                taken, run_id = run_id, f"{run_id}/{number}"
+                copy, other = given[run_id]
+                while f"{run_id}/{copy}" in given:
+                    copy += 1
+                given[run_id] = (copy + 1, other)
+                taken, run_id = run_id, f"{run_id}/{copy}"
                 renamed[run_id] = f"{taken} is also the id of the run of {other}: this run is renamed {run_id}"
             given[run_id] = (1, transcript.path)
             conversations.append((run_id, conversation, extra))
