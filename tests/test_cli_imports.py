@@ -18,7 +18,15 @@ from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
-from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, PREFILLED_TEXT, Views
+from agentrender.views import (
+    ENDED_TEXT,
+    PREFILL_ENDED_TEXT,
+    PREFILL_REASON,
+    PREFILL_SAID,
+    PREFILLED_TEXT,
+    REPLY_REASON,
+    Views,
+)
 from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.conversations import REPLIED_THEN_PREFILL, WEATHER, json_file, normalised, prefilled_log
@@ -157,6 +165,19 @@ def test_steps_kind_filters_a_prefill_by_the_prefill_label_not_as_a_decision(tmp
     code, _, err = run_cli("steps", str(_prefill_body(tmp_path)), "--kind", "no_tool_call", "--json")
     assert code == 0
     assert err.splitlines()[-1].endswith("--kind no_tool_call: no step has this kind; its steps have prefill (1)"), err
+
+
+def test_steps_reason_column_marks_the_callers_prefill_never_as_the_models_reason(tmp_path: Path) -> None:
+    """The steps table's reason column says which text is the caller's prefill: all of a prefill no reply answered,
+    and, of a step whose request ended with a prefill, that prefill apart from the reply the model went on with."""
+    rows = ok_of("steps", str(_prefill_after_replies(tmp_path))).splitlines()
+    [row] = [line for line in rows if line.lstrip().startswith("2 ")]
+    assert row.rstrip().endswith(f'{PREFILL_REASON} {{"answer":'), row
+    rows = ok_of("steps", str(prefilled_log(tmp_path / "log.jsonl"))).splitlines()
+    [row] = [line for line in rows if line.lstrip().startswith("1 ")]
+    assert row.rstrip().endswith(f"{PREFILL_REASON} The answer is {REPLY_REASON} 42."), row
+    [row] = [line for line in rows if line.lstrip().startswith("0 ")]
+    assert row.rstrip().endswith(" Let me think."), row
 
 
 def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:

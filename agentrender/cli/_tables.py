@@ -17,7 +17,7 @@ from agentrender._display.said import (
     tools_said,
     warning_groups,
 )
-from agentrender._types import Step
+from agentrender._types import Message, Step
 from agentrender._words import plural
 from agentrender.cli._show import said_warning_lines, warning_lines
 from agentrender.cli._term import (
@@ -39,7 +39,7 @@ from agentrender.cli._term import (
 )
 from agentrender.frame import STEP_LEAD_COLUMNS, kinds_listed, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind
+from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind, reason_said
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,6 +93,9 @@ class StepsTable:
     media: Mapping[int, str] = dataclasses.field(default_factory=dict)
     """The images and documents the result of each step that holds any showed the model (``media_short``), by the
     step's index: the table says them beside its content's bytes, which count its text alone."""
+    prefilled: Mapping[int, Message] = dataclasses.field(default_factory=dict)
+    """The prefill the request that decided each step whose request ended with one did (``Views.prefilled``), by the
+    step's index: the table's reason column marks it as the caller's text, apart from the reply (``reason_said``)."""
     misses: tuple[str, ...] = ()
     """What a filter asked that no step of the run has, one sentence each with the values it does have
     (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
@@ -176,7 +179,11 @@ class StepsTable:
                 record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
             if others:
                 record["tool"] = tools_said(str(record["tool"]), others)
-            record["kind"] = listed_kind(record["kind"], prefill=bool(record.get("prefill")))
+            prefill = bool(record.get("prefill"))
+            if record["reason"] is not None and (prefill or (index is not None and int(index) in self.prefilled)):
+                prefilled = self.prefilled.get(int(index)) if index is not None else None
+                record["reason"] = reason_said(str(record["reason"]), prefill=prefill, prefilled=prefilled)
+            record["kind"] = listed_kind(record["kind"], prefill=prefill)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -310,10 +317,13 @@ def steps_rows(
     views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     frame = steps_frame(run, views=views)
     media: dict[int, str] = {}
-    if run.records_sent:  # only results as sent hold images or documents
+    prefilled: dict[int, Message] = {}
+    if run.records_sent:  # only results as sent hold images or documents, and only requests as sent a prefill
         for step, shown in zip(run.steps, views.at(None).result_blocks(), strict=True):
             if shown is not None and (said := media_short(shown.block)):
                 media[step.index] = said
+            if (prefill := views.prefilled(step)) is not None:
+                prefilled[step.index] = prefill
     # a reply of parallel tool uses is kept for any of them, not only its decision's first
     tools = tools_kept(frame, tool) if tool else _keep(frame["tool"], None)
     listed = frame
@@ -322,7 +332,9 @@ def steps_rows(
         listed = frame.assign(kind=_kinds(frame))
     keep = tools & _keep(listed["status"], status) & _keep(listed["kind"], kind)
     misses = filter_misses(listed, tool=tool, status=status, kind=kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, misses=misses)
+    return StepsTable(
+        frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, prefilled=prefilled, misses=misses
+    )
 
 
 def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[str, ...]:

@@ -34,7 +34,9 @@ __all__ = [
     "LEGEND_MARKS",
     "PREFILLED_TEXT",
     "PREFILL_ENDED_TEXT",
+    "PREFILL_REASON",
     "PREFILL_SAID",
+    "REPLY_REASON",
     "RESULT_KINDS",
     "SIZE_LEGEND",
     "VIEW_TERMS",
@@ -52,6 +54,7 @@ __all__ = [
     "listed_kind",
     "one_value",
     "prefill_where",
+    "reason_said",
     "step_said",
     "steps_summary",
 ]
@@ -414,6 +417,30 @@ def ended_text(*, ended: bool, prefill: bool) -> str:
 PREFILL_SAID = "prefill: the caller's text"
 """What a display titles or lists a step by, in place of its decision's kind, when its turn is a prefill no reply
 answered (``StepFact.prefill``): the text the caller ended the request with, never a decision of the model."""
+
+
+PREFILL_REASON = "[prefill]"
+"""What a table of steps marks, in its reason column, the text of a step that is the caller's prefill by
+(``reason_said``): the text a request ended with, for the model to go on from, never a reason the model gave."""
+
+REPLY_REASON = "[reply]"
+"""What a table of steps marks, in its reason column, the reply the model went on from the caller's prefill with by
+(``reason_said``), after that prefill."""
+
+
+def reason_said(reason: str, *, prefill: bool = False, prefilled: Message | None = None) -> str:
+    """What a table of steps shows in its reason column of a decision whose reason is ``reason``: ``reason`` as it is,
+    but that the caller's text is marked ``PREFILL_REASON``: all of it when the step's turn is a prefill no reply
+    answered (``prefill``); when the request that decided the step ended with the prefill ``prefilled``
+    (``Views.prefilled``), which the reason holds merged with the reply, that prefill's text, then the reply after
+    ``REPLY_REASON`` (of a reason that does not start with the prefill's text, the whole reason)."""
+    if prefill:
+        return f"{PREFILL_REASON} {reason}"
+    if prefilled is None:
+        return reason
+    text = "\n".join(block.text for block in prefilled.content if block.type == "text").strip()
+    reply = reason[len(text) :].lstrip() if reason.startswith(text) else reason
+    return f"{PREFILL_REASON} {text} {REPLY_REASON} {reply}"
 
 
 def step_said(step: Step, *, prefill: bool) -> str:
