@@ -527,6 +527,20 @@ def test_the_steps_tab_marks_the_callers_prefill_in_the_reason(browser: Any, tmp
         assert all(PREFILL_REASON not in reason for _, reason in rows[:-1]), rows
 
 
+def test_the_steps_tab_never_says_tool_uses_its_agent_ran_were_not_executed(browser: Any, tmp_path: Path) -> None:
+    """The page of a real Claude Code session whose replies called tools in parallel, each run by its agent, lists
+    those steps' reasons without the contract's note that the others were not executed, beside their tools."""
+    source = REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl"
+    page, _, _ = open_page(browser, saved(imports.load(source), tmp_path, "parallel"))
+    page.click("button[data-tab=steps]")
+    settled(page)
+    cells = "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))"
+    rows = {row[0]: row for row in page.eval_on_selector_all("[data-panel=steps] tbody tr", cells)}
+    assert "not executed" not in page.inner_text("[data-panel=steps]")
+    assert rows["1"][2] == "Read (+ Read)" and rows["1"][-1] == "", rows["1"]
+    assert rows["2"][-1].endswith("and a test for it in `test_math_utils.py`."), rows["2"]
+
+
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
     """Each bundled sample's page opens with no error in either colour scheme; screenshots are kept."""
     for name in samples.names():

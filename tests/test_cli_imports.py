@@ -180,6 +180,20 @@ def test_steps_reason_column_marks_the_callers_prefill_never_as_the_models_reaso
     assert row.rstrip().endswith(" Let me think."), row
 
 
+def test_steps_reason_of_parallel_tool_uses_an_agent_ran_never_says_they_were_not_executed() -> None:
+    """Of a real Claude Code session whose replies called tools in parallel, every one of which its agent ran, the
+    steps table's reasons keep the model's text without the contract's note that the others were not executed (the
+    tool column names them beside the first), where the run holds that note; --json keeps the reason as it is."""
+    source = str(real.REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl")
+    rows = {row["index"]: row for row in as_json_of("steps", source)}
+    assert rows[1]["reason"] == "[1 further tool call(s) not executed: Read]" and rows[1]["other_tools"] == ["Read"]
+    assert rows[2]["reason"].endswith(" [1 further tool call(s) not executed: Edit]")
+    table = ok_of("steps", source)
+    assert "not executed" not in table
+    [row] = [line for line in table.splitlines() if line.lstrip().startswith("2 ")]
+    assert "Edit (+ Edit)" in row and row.rstrip().endswith("and a test for it in `test_math_utils.py`."), row
+
+
 def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:
     """The filter steps --follow applies to each step keeps the same steps as the table for every --kind: the
     caller's prefill under prefill, never under no_tool_call."""

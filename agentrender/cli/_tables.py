@@ -96,6 +96,10 @@ class StepsTable:
     prefilled: Mapping[int, Message] = dataclasses.field(default_factory=dict)
     """The prefill the request that decided each step whose request ended with one did (``Views.prefilled``), by the
     step's index: the table's reason column marks it as the caller's text, apart from the reply (``reason_said``)."""
+    notes: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    """The contract's note on the further tool uses of each step's reply that its agent ran all the same
+    (``Run.parallel_notes``), by the step's index: the table's reason leaves it off (``reason_said``), as its tool
+    column names them."""
     misses: tuple[str, ...] = ()
     """What a filter asked that no step of the run has, one sentence each with the values it does have
     (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
@@ -179,10 +183,10 @@ class StepsTable:
                 record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
             if others:
                 record["tool"] = tools_said(str(record["tool"]), others)
-            prefill = bool(record.get("prefill"))
-            if record["reason"] is not None and (prefill or (index is not None and int(index) in self.prefilled)):
-                prefilled = self.prefilled.get(int(index)) if index is not None else None
-                record["reason"] = reason_said(str(record["reason"]), prefill=prefill, prefilled=prefilled)
+            prefill, at = bool(record.get("prefill")), -1 if index is None else int(index)
+            if record["reason"] is not None and (prefill or at in self.prefilled or at in self.notes):
+                prefilled, note = self.prefilled.get(at), self.notes.get(at, "")
+                record["reason"] = reason_said(str(record["reason"]), prefill=prefill, prefilled=prefilled, note=note)
             record["kind"] = listed_kind(record["kind"], prefill=prefill)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
@@ -333,7 +337,12 @@ def steps_rows(
     keep = tools & _keep(listed["status"], status) & _keep(listed["kind"], kind)
     misses = filter_misses(listed, tool=tool, status=status, kind=kind)
     return StepsTable(
-        frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, prefilled=prefilled, misses=misses
+        frame=frame[keep].reset_index(drop=True),
+        total=len(frame),
+        media=media,
+        prefilled=prefilled,
+        notes=run.parallel_notes(),
+        misses=misses,
     )
 
 

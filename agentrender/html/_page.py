@@ -340,6 +340,7 @@ class _Rows:
         self.prefill = prefill  # the index of the step whose turn is a prefill no reply answered: its kind is said so
         self.views = views  # as sent, the prefill each step's request ended with, marked in its reason (reason_said)
         self.called = run.parallel_tools()
+        self.notes = run.parallel_notes()  # the note on those its agent ran all the same, left off their reasons
         self.values = {column: sorted({self._value(step, column) for step in run.steps}) for column in _COLUMNS}
         # a tool called beside a decision's is a value of the tool filter, as steps --tool keeps its step
         self.values["tool"] = sorted(
@@ -375,11 +376,14 @@ class _Rows:
         return columns
 
     def _reason(self, step: Step) -> int:
-        """The step's reason as the table says it (``reason_said``: the caller's prefill marked); 0 for no decision."""
+        """The step's reason as the table says it (``reason_said``: the caller's prefill marked, the note on further
+        tool uses its agent ran left off); 0 for no decision."""
         if step.decision is None:
             return 0
         prefilled = self.views.prefilled(step) if self.views is not None else None
-        return self.texts(reason_said(step.decision.reason, prefill=step.index == self.prefill, prefilled=prefilled))
+        note = self.notes.get(step.index, "")
+        said = reason_said(step.decision.reason, prefill=step.index == self.prefill, prefilled=prefilled, note=note)
+        return self.texts(said)
 
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:

@@ -655,6 +655,13 @@ class Run:
                 called[step] = names
         return called
 
+    def parallel_notes(self) -> dict[int, str]:
+        """The note the recorded reason of each step of ``parallel_tools`` ends with, by the step's index:
+        ``render.Decided.note`` of its last model call's reply, which says its further tool uses were not executed,
+        where its agent ran them all the same (what a table of steps leaves off its reason: ``views.reason_said``)."""
+        last = self.last_calls()
+        return {index: render.decided(last[index].response).note for index in self.parallel_tools()}
+
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
         """The model calls made while step ``index`` was being decided, in file order (``index`` checked as
         ``step_input`` checks it: one past the last step's, the next step's, may have calls too)."""

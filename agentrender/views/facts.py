@@ -428,12 +428,17 @@ REPLY_REASON = "[reply]"
 (``reason_said``), after that prefill."""
 
 
-def reason_said(reason: str, *, prefill: bool = False, prefilled: Message | None = None) -> str:
+def reason_said(reason: str, *, prefill: bool = False, prefilled: Message | None = None, note: str = "") -> str:
     """What a table of steps shows in its reason column of a decision whose reason is ``reason``: ``reason`` as it is,
     but that the caller's text is marked ``PREFILL_REASON``: all of it when the step's turn is a prefill no reply
     answered (``prefill``); when the request that decided the step ended with the prefill ``prefilled``
     (``Views.prefilled``), which the reason holds merged with the reply, that prefill's text, then the reply after
-    ``REPLY_REASON`` (of a reason that does not start with the prefill's text, the whole reason)."""
+    ``REPLY_REASON`` (of a reason that does not start with the prefill's text, the whole reason). ``note``: the
+    contract's note the reason ends with on the further tool uses of its reply (``render.Decided.note``), which the
+    run's agent ran all the same (``Run.parallel_tools``): left off, since they were executed (the table names them
+    beside the first)."""
+    if note and reason.endswith(note):
+        reason = reason[: -len(note)].rstrip()
     if prefill:
         return f"{PREFILL_REASON} {reason}"
     if prefilled is None:
