@@ -20,6 +20,8 @@ from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import (
     ENDED_TEXT,
+    LEFT_OUT_SAID,
+    LEFT_OUT_TEXT,
     PREFILL_ENDED_TEXT,
     PREFILL_REASON,
     PREFILL_SAID,
@@ -192,6 +194,19 @@ def test_steps_reason_of_parallel_tool_uses_an_agent_ran_never_says_they_were_no
     assert "not executed" not in table
     [row] = [line for line in table.splitlines() if line.lstrip().startswith("2 ")]
     assert "Edit (+ Edit)" in row and row.rstrip().endswith("and a test for it in `test_math_utils.py`."), row
+
+
+def test_steps_of_a_compacted_session_keeps_a_row_a_line_at_100_columns() -> None:
+    """The steps table of a real Claude Code session compacted after its step 101, at 100 columns (a pipe's width),
+    keeps each step on one line, the steps before the compaction said in short (LEFT_OUT_SAID) with its meaning
+    under the table, where the words of what the model saw wrapped each row over four lines."""
+    source = str(real.REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    code, out, _ = run_cli("steps", source, "--width", "100", "--color", "never")
+    lines = out.splitlines()
+    rows = [line for line in lines if re.match(r"\s*[0-9]+\s", line)]
+    assert code == 0 and len(rows) == 152 and len(lines) <= 152 + 12, len(lines)
+    assert all(LEFT_OUT_SAID in row for row in rows[:102]) and all(LEFT_OUT_SAID not in row for row in rows[102:])
+    assert f"{LEFT_OUT_SAID}: {LEFT_OUT_TEXT}" in " ".join(out.split())
 
 
 def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from agentrender.cli._term import (
 )
 from agentrender.frame import STEP_LEAD_COLUMNS, kinds_listed, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind, reason_said
+from agentrender.views import LEFT_OUT_SAID, LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind, reason_said
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,6 +159,7 @@ class StepsTable:
         )
         read = [*columns, *(name for name in marks if name in self.frame)]
         called = other_tools(self.frame)
+        compacted = False
         for values, others in zip(self.frame[read].itertuples(index=False), called, strict=True):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
@@ -168,7 +169,8 @@ class StepsTable:
                 saw = Text("nothing: the conversation ended", style=SKIPPED)
                 style = ""
             elif record.get("in_view") is False:  # as sent, before the compaction the last view restarts from
-                saw = Text(LEFT_OUT_TEXT, style=SKIPPED)
+                saw = Text(LEFT_OUT_SAID, style=SKIPPED)  # in short, a row a line: said in full under the rows
+                compacted = True
                 style = SKIPPED
             elif kind is None:
                 saw = Text("skipped", style=SKIPPED)
@@ -198,7 +200,10 @@ class StepsTable:
         # narrow, the words of what the model saw wrap, then the reason (in full in --json) is cut below its 10
         # columns, then left out; only then a tool's name (the others called beside it first) and the kind last
         narrow = tuple(map(columns.index, ("shown_as", "reason", "tool", "kind")))
-        return Group(title, Fitted(table, narrow, leave=columns.index("reason"), left_out=_reasons_left_out))
+        fitted = Fitted(table, narrow, leave=columns.index("reason"), left_out=_reasons_left_out)
+        if compacted:
+            return Group(title, fitted, Text(f"{LEFT_OUT_SAID}: {LEFT_OUT_TEXT}", style=MUTED))
+        return Group(title, fitted)
 
 
 def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
@@ -211,7 +216,8 @@ def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
         "tool": str(record["compaction"]),
         "reason": f"before step {record['index']}{sizes}",
     }
-    return [Text(clean(said.get(name, ""), one_line=True)) for name in columns]
+    # one line, its words cut where the table ends as a reason's are (the sizes in full: --json, show, context)
+    return [Text(clean(said.get(name, ""), one_line=True), no_wrap=True, overflow="ellipsis") for name in columns]
 
 
 _TOOL_CHARS = 28

@@ -30,6 +30,7 @@ __all__ = [
     "BLOCK_LABELS",
     "CHART_MARKS",
     "ENDED_TEXT",
+    "LEFT_OUT_SAID",
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
     "PREFILLED_TEXT",
@@ -478,6 +479,10 @@ def listed_kind(kind: str | None, *, prefill: bool) -> str | None:
 
 LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"
 """What the model was shown, in a view after a compaction, of a step before it (``StepFact.in_view`` false)."""
+
+LEFT_OUT_SAID = "compacted away"
+"""``LEFT_OUT_TEXT`` in short, for a terminal's table of steps, whose every row before a compaction says it (and
+which says ``LEFT_OUT_TEXT`` once, under the rows)."""
 
 
 def compaction_name(trigger: str) -> str:
