@@ -18,17 +18,8 @@ from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
-from agentrender.views import (
-    ENDED_TEXT,
-    LEFT_OUT_SAID,
-    LEFT_OUT_TEXT,
-    PREFILL_ENDED_TEXT,
-    PREFILL_REASON,
-    PREFILL_SAID,
-    PREFILLED_TEXT,
-    REPLY_REASON,
-    Views,
-)
+from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, PREFILLED_TEXT, Views
+from agentrender.views.facts import LEFT_OUT_SAID, LEFT_OUT_TEXT, PREFILL_REASON, REPLY_REASON
 from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.conversations import REPLIED_THEN_PREFILL, WEATHER, json_file, normalised, prefilled_log
