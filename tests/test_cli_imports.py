@@ -200,6 +200,18 @@ def test_steps_of_a_compacted_session_keeps_a_row_a_line_at_100_columns() -> Non
     assert f"{LEFT_OUT_SAID}: {LEFT_OUT_TEXT}" in " ".join(out.split())
 
 
+def test_check_and_show_list_a_sessions_warnings_in_the_order_of_its_lines() -> None:
+    """Of a real Claude Code session whose importer warns of its lines from the last back, check's findings and
+    show's warning lines name those lines in the file's order, where they went 56, 53, ..., 10, then 57."""
+    source = str(real.REAL / "claude-code" / "frederick-douglas-pearce-claude-code-sessions")
+    source += "/hook-trace-denial-and-stop-ladder.jsonl"
+    [report] = as_json_of("check", source)
+    lines = [finding["line"] for finding in report["findings"]]
+    assert len(lines) == 13 and lines == sorted(lines), lines
+    shown = [int(found) for found in re.findall(r"\.jsonl:([0-9]+):", ok_of("show", source))]
+    assert len(shown) == 13 and shown == sorted(shown), shown
+
+
 def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:
     """The filter steps --follow applies to each step keeps the same steps as the table for every --kind: the
     caller's prefill under prefill, never under no_tool_call."""
