@@ -212,6 +212,44 @@ def test_check_and_show_list_a_sessions_warnings_in_the_order_of_its_lines() -> 
     assert len(shown) == 13 and shown == sorted(shown), shown
 
 
+def test_steps_reason_keeps_the_note_of_parallel_tool_uses_nothing_answered(tmp_path: Path) -> None:
+    """Of a call log whose last reply called two tools that nothing answered, the steps table keeps that step's note
+    that the second was not executed, and leaves it off the step before, whose two calls the next request answered."""
+    asked = {"role": "user", "content": "Look at the files."}
+    reply = {"type": "message", "role": "assistant", "stop_reason": "tool_use"}
+    first = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Reading both."},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"path": "a"}},
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {"path": "b"}},
+        ],
+    }
+    answered = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "A"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "B"},
+        ],
+    }
+    second = [
+        {"type": "text", "text": "Two more."},
+        {"type": "tool_use", "id": "t3", "name": "Read", "input": {}},
+        {"type": "tool_use", "id": "t4", "name": "Grep", "input": {}},
+    ]
+    calls = [
+        {"request": {**WEATHER, "messages": [asked]}, "response": {**reply, "content": first["content"]}},
+        {"request": {**WEATHER, "messages": [asked, first, answered]}, "response": {**reply, "content": second}},
+    ]  # fmt: skip
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    rows = ok_of("steps", str(path)).splitlines()
+    [row] = [line for line in rows if line.lstrip().startswith("0 ")]
+    assert "Read (+ Read)" in row and row.rstrip().endswith("  Reading both."), row
+    [row] = [line for line in rows if line.lstrip().startswith("1 ")]
+    assert row.rstrip().endswith(" Two more. [1 further tool call(s) not executed: Grep]"), row
+
+
 def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:
     """The filter steps --follow applies to each step keeps the same steps as the table for every --kind: the
     caller's prefill under prefill, never under no_tool_call."""
