@@ -21,8 +21,10 @@ from agentrender.views import (
     ENDED_TEXT,
     LEFT_OUT_TEXT,
     PREFILL_ENDED_TEXT,
+    PREFILL_REASON,
     PREFILL_SAID,
     PREFILLED_TEXT,
+    REPLY_REASON,
     BlockFact,
     Views,
 )
@@ -507,6 +509,36 @@ def test_a_page_of_a_call_ending_with_a_prefill_shows_the_prefill_the_model_saw(
     page, _, _ = open_page(browser, path, "#step=2")
     view = " ".join(page.inner_text(".ar-view").split())
     assert PREFILLED_TEXT not in view and "The answer is 42." in view and ENDED_TEXT in view
+
+
+def test_the_steps_tab_marks_the_callers_prefill_in_the_reason(browser: Any, tmp_path: Path) -> None:
+    """The page's steps tab says, in a step's reason, which text is the caller's prefill: all of a prefill no reply
+    answered, and the prefill a reply went on from apart from that reply, as steps does."""
+    cells = "rows => rows.map(row => [row.cells[0].textContent, row.cells[row.cells.length - 1].textContent])"
+    for run, expected in (
+        (imports.load(prefilled_log(tmp_path / "log.jsonl")), f"{PREFILL_REASON} The answer is {REPLY_REASON} 42."),
+        (imports.load(json_file(tmp_path / "request.json", REPLIED_THEN_PREFILL)), f'{PREFILL_REASON} {{"answer":'),
+    ):
+        page, _, _ = open_page(browser, saved(run, tmp_path, "prefill-reasons"))
+        page.click("button[data-tab=steps]")
+        settled(page)
+        rows = page.eval_on_selector_all("[data-panel=steps] tbody tr", cells)
+        assert rows[-1][1] == expected, rows
+        assert all(PREFILL_REASON not in reason for _, reason in rows[:-1]), rows
+
+
+def test_the_steps_tab_never_says_tool_uses_its_agent_ran_were_not_executed(browser: Any, tmp_path: Path) -> None:
+    """The page of a real Claude Code session whose replies called tools in parallel, each run by its agent, lists
+    those steps' reasons without the contract's note that the others were not executed, beside their tools."""
+    source = REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl"
+    page, _, _ = open_page(browser, saved(imports.load(source), tmp_path, "parallel"))
+    page.click("button[data-tab=steps]")
+    settled(page)
+    cells = "rows => rows.map(row => [...row.cells].map(cell => cell.textContent))"
+    rows = {row[0]: row for row in page.eval_on_selector_all("[data-panel=steps] tbody tr", cells)}
+    assert "not executed" not in page.inner_text("[data-panel=steps]")
+    assert rows["1"][2] == "Read (+ Read)" and rows["1"][-1] == "", rows["1"]
+    assert rows["2"][-1].endswith("and a test for it in `test_math_utils.py`."), rows["2"]
 
 
 def test_every_sample_page_opens_in_light_and_dark(browser: Any, tmp_path: Path) -> None:

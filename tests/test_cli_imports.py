@@ -19,6 +19,7 @@ from agentrender.imports import FORMATS, first_line_summary, from_anthropic, fro
 from agentrender.imports.detect import Format
 from agentrender.runfile import Run, RunFileError
 from agentrender.views import ENDED_TEXT, PREFILL_ENDED_TEXT, PREFILL_SAID, PREFILLED_TEXT, Views
+from agentrender.views.facts import LEFT_OUT_SAID, LEFT_OUT_TEXT, PREFILL_REASON, REPLY_REASON
 from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.conversations import REPLIED_THEN_PREFILL, WEATHER, json_file, normalised, prefilled_log
@@ -157,6 +158,96 @@ def test_steps_kind_filters_a_prefill_by_the_prefill_label_not_as_a_decision(tmp
     code, _, err = run_cli("steps", str(_prefill_body(tmp_path)), "--kind", "no_tool_call", "--json")
     assert code == 0
     assert err.splitlines()[-1].endswith("--kind no_tool_call: no step has this kind; its steps have prefill (1)"), err
+
+
+def test_steps_reason_column_marks_the_callers_prefill_never_as_the_models_reason(tmp_path: Path) -> None:
+    """The steps table's reason column says which text is the caller's prefill: all of a prefill no reply answered,
+    and, of a step whose request ended with a prefill, that prefill apart from the reply the model went on with."""
+    rows = ok_of("steps", str(_prefill_after_replies(tmp_path))).splitlines()
+    [row] = [line for line in rows if line.lstrip().startswith("2 ")]
+    assert row.rstrip().endswith(f'{PREFILL_REASON} {{"answer":'), row
+    rows = ok_of("steps", str(prefilled_log(tmp_path / "log.jsonl"))).splitlines()
+    [row] = [line for line in rows if line.lstrip().startswith("1 ")]
+    assert row.rstrip().endswith(f"{PREFILL_REASON} The answer is {REPLY_REASON} 42."), row
+    [row] = [line for line in rows if line.lstrip().startswith("0 ")]
+    assert row.rstrip().endswith(" Let me think."), row
+
+
+def test_steps_reason_of_parallel_tool_uses_an_agent_ran_never_says_they_were_not_executed() -> None:
+    """Of a real Claude Code session whose replies called tools in parallel, every one of which its agent ran, the
+    steps table's reasons keep the model's text without the contract's note that the others were not executed (the
+    tool column names them beside the first), where the run holds that note; --json keeps the reason as it is."""
+    source = str(real.REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl")
+    rows = {row["index"]: row for row in as_json_of("steps", source)}
+    assert rows[1]["reason"] == "[1 further tool call(s) not executed: Read]" and rows[1]["other_tools"] == ["Read"]
+    assert rows[2]["reason"].endswith(" [1 further tool call(s) not executed: Edit]")
+    table = ok_of("steps", source)
+    assert "not executed" not in table
+    [row] = [line for line in table.splitlines() if line.lstrip().startswith("2 ")]
+    assert "Edit (+ Edit)" in row and row.rstrip().endswith("and a test for it in `test_math_utils.py`."), row
+
+
+def test_steps_of_a_compacted_session_keeps_a_row_a_line_at_100_columns() -> None:
+    """The steps table of a real Claude Code session compacted after its step 101, at 100 columns (a pipe's width),
+    keeps each step on one line, the steps before the compaction said in short (LEFT_OUT_SAID) with its meaning
+    under the table, where the words of what the model saw wrapped each row over four lines."""
+    source = str(real.REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    code, out, _ = run_cli("steps", source, "--width", "100", "--color", "never")
+    lines = out.splitlines()
+    rows = [line for line in lines if re.match(r"\s*[0-9]+\s", line)]
+    assert code == 0 and len(rows) == 152 and len(lines) <= 152 + 12, len(lines)
+    assert all(LEFT_OUT_SAID in row for row in rows[:102]) and all(LEFT_OUT_SAID not in row for row in rows[102:])
+    assert f"{LEFT_OUT_SAID}: {LEFT_OUT_TEXT}" in " ".join(out.split())
+
+
+def test_check_and_show_list_a_sessions_warnings_in_the_order_of_its_lines() -> None:
+    """Of a real Claude Code session whose importer warns of its lines from the last back, check's findings and
+    show's warning lines name those lines in the file's order, where they went 56, 53, ..., 10, then 57."""
+    source = str(real.REAL / "claude-code" / "frederick-douglas-pearce-claude-code-sessions")
+    source += "/hook-trace-denial-and-stop-ladder.jsonl"
+    [report] = as_json_of("check", source)
+    lines = [finding["line"] for finding in report["findings"]]
+    assert len(lines) == 13 and lines == sorted(lines), lines
+    shown = [int(found) for found in re.findall(r"\.jsonl:([0-9]+):", ok_of("show", source))]
+    assert len(shown) == 13 and shown == sorted(shown), shown
+
+
+def test_steps_reason_keeps_the_note_of_parallel_tool_uses_nothing_answered(tmp_path: Path) -> None:
+    """Of a call log whose last reply called two tools that nothing answered, the steps table keeps that step's note
+    that the second was not executed, and leaves it off the step before, whose two calls the next request answered."""
+    asked = {"role": "user", "content": "Look at the files."}
+    reply = {"type": "message", "role": "assistant", "stop_reason": "tool_use"}
+    first = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Reading both."},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"path": "a"}},
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {"path": "b"}},
+        ],
+    }
+    answered = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "A"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "B"},
+        ],
+    }
+    second = [
+        {"type": "text", "text": "Two more."},
+        {"type": "tool_use", "id": "t3", "name": "Read", "input": {}},
+        {"type": "tool_use", "id": "t4", "name": "Grep", "input": {}},
+    ]
+    calls = [
+        {"request": {**WEATHER, "messages": [asked]}, "response": {**reply, "content": first["content"]}},
+        {"request": {**WEATHER, "messages": [asked, first, answered]}, "response": {**reply, "content": second}},
+    ]  # fmt: skip
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    rows = ok_of("steps", str(path)).splitlines()
+    [row] = [line for line in rows if line.lstrip().startswith("0 ")]
+    assert "Read (+ Read)" in row and row.rstrip().endswith("  Reading both."), row
+    [row] = [line for line in rows if line.lstrip().startswith("1 ")]
+    assert row.rstrip().endswith(" Two more. [1 further tool call(s) not executed: Grep]"), row
 
 
 def test_steps_follow_filters_a_prefill_by_kind_as_the_table_does(tmp_path: Path) -> None:

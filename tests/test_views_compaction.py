@@ -16,7 +16,7 @@ from agentrender.cli import main
 from agentrender.frame import steps_frame
 from agentrender.imports import load, load_runs
 from agentrender.notebook import ConversationView, RunExplorer
-from agentrender.views import ENDED_TEXT, LEFT_OUT_TEXT, Views
+from agentrender.views import ENDED_TEXT, LEFT_OUT_SAID, LEFT_OUT_TEXT, Views
 from tests._support import real
 from tests._support.as_sent import as_sent_problems, sent_conversation
 from tests._support.compacted import OPENING, compacted_records, compacted_run, compaction, summary, write_records
@@ -234,7 +234,9 @@ def test_the_frame_says_which_steps_the_last_view_holds_after_a_compaction(tmp_p
     facts = Views(run).at(None).step_facts()
     assert [fact.in_view for fact in facts] == frame["in_view"].tolist()
     table = cli("steps", run.path, "--width", "200", "--color", "never")
-    assert table.count(LEFT_OUT_TEXT) == 3
+    rows = [line for line in table.splitlines() if line.lstrip()[:1].isdigit()]
+    assert [LEFT_OUT_SAID in row for row in rows] == [True] * 3 + [False] * 5
+    assert table.count(LEFT_OUT_TEXT) == 1  # said once, under the rows
     within = steps_frame(run, run.options(recent_results=2))
     assert within["in_view"].all() and within["full"].tolist() == [False] * 6 + [True] * 2
 

@@ -203,7 +203,8 @@ class WarningGroup:
 
 def warning_groups(warnings: Sequence[Any]) -> list[WarningGroup]:
     """``warnings`` (``RunWarning``s: ``path``, ``line``, ``text``, ``count``, ``lost``, ``message``) grouped by
-    file and text, in the order each group first occurs."""
+    file and text: the files in the order each first occurs, and each file's groups in the order of their first
+    lines (an importer may warn of a file's lines from its last back), a warning of no line first."""
     groups: dict[tuple[str, str], list[tuple[int, int, bool, str]]] = {}
     for warning in warnings:
         text = getattr(warning, "text", None)
@@ -212,6 +213,10 @@ def warning_groups(warnings: Sequence[Any]) -> list[WarningGroup]:
         else:  # a warning given as plain text
             key, said = ("", str(warning)), (0, 1, False, str(warning))
         groups.setdefault(key, []).append(said)
+    files: dict[str, int] = {}
+    for path, _ in groups:
+        files.setdefault(path, len(files))
+    ordered = sorted(groups.items(), key=lambda group: (files[group[0][0]], min(said[0] for said in group[1])))
     return [
         WarningGroup(
             path=path,
@@ -221,7 +226,7 @@ def warning_groups(warnings: Sequence[Any]) -> list[WarningGroup]:
             lost=any(lost for _, _, lost, _ in members),
             alone=members[0][3] if len(members) == 1 else "",
         )
-        for (path, text), members in groups.items()
+        for (path, text), members in ordered
     ]
 
 

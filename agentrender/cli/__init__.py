@@ -268,7 +268,8 @@ cacheable prefix; from it on, what is re-sent). A legend line explains these ter
         """\
 One row per recorded step: its decision's kind and tool, its observation's status, whether
 it is rendered (has a decision) and whether its result is in full in the view after the last
-step (inside the recent-results window), its result's and summary's bytes, and its reason.
+step (inside the recent-results window), its result's and summary's bytes, and its reason (the
+caller's prefill a request ended with marked [prefill], the model's reply after it [reply]).
 Filters take a value each and may be repeated; a row is kept when it matches every filter.""",
     )
     steps.add_argument("run", metavar="RUN", help=_RUN)

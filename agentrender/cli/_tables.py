@@ -17,7 +17,7 @@ from agentrender._display.said import (
     tools_said,
     warning_groups,
 )
-from agentrender._types import Step
+from agentrender._types import Message, Step
 from agentrender._words import plural
 from agentrender.cli._show import said_warning_lines, warning_lines
 from agentrender.cli._term import (
@@ -39,7 +39,16 @@ from agentrender.cli._term import (
 )
 from agentrender.frame import STEP_LEAD_COLUMNS, kinds_listed, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind
+from agentrender.views import (
+    ENDED_SAW,
+    LEFT_OUT_SAID,
+    LEFT_OUT_TEXT,
+    PREFILL_SAID,
+    SizeSeries,
+    Views,
+    listed_kind,
+    reason_said,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,6 +102,13 @@ class StepsTable:
     media: Mapping[int, str] = dataclasses.field(default_factory=dict)
     """The images and documents the result of each step that holds any showed the model (``media_short``), by the
     step's index: the table says them beside its content's bytes, which count its text alone."""
+    prefilled: Mapping[int, Message] = dataclasses.field(default_factory=dict)
+    """The prefill the request that decided each step whose request ended with one did (``Views.prefilled``), by the
+    step's index: the table's reason column marks it as the caller's text, apart from the reply (``reason_said``)."""
+    notes: Mapping[int, str] = dataclasses.field(default_factory=dict)
+    """The contract's note on the further tool uses of each step's reply that its agent ran all the same
+    (``Run.parallel_notes``), by the step's index: the table's reason leaves it off (``reason_said``), as its tool
+    column names them."""
     misses: tuple[str, ...] = ()
     """What a filter asked that no step of the run has, one sentence each with the values it does have
     (``filter_misses``): said on stderr, since an empty table alone reads as a run without such steps."""
@@ -152,6 +168,7 @@ class StepsTable:
         )
         read = [*columns, *(name for name in marks if name in self.frame)]
         called = other_tools(self.frame)
+        compacted = False
         for values, others in zip(self.frame[read].itertuples(index=False), called, strict=True):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
@@ -161,7 +178,8 @@ class StepsTable:
                 saw = Text(ENDED_SAW, style=SKIPPED)
                 style = ""
             elif record.get("in_view") is False:  # as sent, before the compaction the last view restarts from
-                saw = Text(LEFT_OUT_TEXT, style=SKIPPED)
+                saw = Text(LEFT_OUT_SAID, style=SKIPPED)  # in short, a row a line: said in full under the rows
+                compacted = True
                 style = SKIPPED
             elif kind is None:
                 saw = Text("skipped", style=SKIPPED)
@@ -176,7 +194,11 @@ class StepsTable:
                 record["content_bytes"] = f"{record['content_bytes']:,} + {media}"
             if others:
                 record["tool"] = tools_said(str(record["tool"]), others)
-            record["kind"] = listed_kind(record["kind"], prefill=bool(record.get("prefill")))
+            prefill, at = bool(record.get("prefill")), -1 if index is None else int(index)
+            if record["reason"] is not None and (prefill or at in self.prefilled or at in self.notes):
+                prefilled, note = self.prefilled.get(at), self.notes.get(at, "")
+                record["reason"] = reason_said(str(record["reason"]), prefill=prefill, prefilled=prefilled, note=note)
+            record["kind"] = listed_kind(record["kind"], prefill=prefill)
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -187,7 +209,10 @@ class StepsTable:
         # narrow, the words of what the model saw wrap, then the reason (in full in --json) is cut below its 10
         # columns, then left out; only then a tool's name (the others called beside it first) and the kind last
         narrow = tuple(map(columns.index, ("shown_as", "reason", "tool", "kind")))
-        return Group(title, Fitted(table, narrow, leave=columns.index("reason"), left_out=_reasons_left_out))
+        fitted = Fitted(table, narrow, leave=columns.index("reason"), left_out=_reasons_left_out)
+        if compacted:
+            return Group(title, fitted, Text(f"{LEFT_OUT_SAID}: {LEFT_OUT_TEXT}", style=MUTED))
+        return Group(title, fitted)
 
 
 def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
@@ -200,7 +225,8 @@ def _compaction_cells(columns: list[str], record: dict[str, Any]) -> list[Text]:
         "tool": str(record["compaction"]),
         "reason": f"before step {record['index']}{sizes}",
     }
-    return [Text(clean(said.get(name, ""), one_line=True)) for name in columns]
+    # one line, its words cut where the table ends as a reason's are (the sizes in full: --json, show, context)
+    return [Text(clean(said.get(name, ""), one_line=True), no_wrap=True, overflow="ellipsis") for name in columns]
 
 
 _TOOL_CHARS = 28
@@ -310,10 +336,13 @@ def steps_rows(
     views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     frame = steps_frame(run, views=views)
     media: dict[int, str] = {}
-    if run.records_sent:  # only results as sent hold images or documents
+    prefilled: dict[int, Message] = {}
+    if run.records_sent:  # only results as sent hold images or documents, and only requests as sent a prefill
         for step, shown in zip(run.steps, views.at(None).result_blocks(), strict=True):
             if shown is not None and (said := media_short(shown.block)):
                 media[step.index] = said
+            if (prefill := views.prefilled(step)) is not None:
+                prefilled[step.index] = prefill
     # a reply of parallel tool uses is kept for any of them, not only its decision's first
     tools = tools_kept(frame, tool) if tool else _keep(frame["tool"], None)
     listed = frame
@@ -322,7 +351,14 @@ def steps_rows(
         listed = frame.assign(kind=_kinds(frame))
     keep = tools & _keep(listed["status"], status) & _keep(listed["kind"], kind)
     misses = filter_misses(listed, tool=tool, status=status, kind=kind)
-    return StepsTable(frame=frame[keep].reset_index(drop=True), total=len(frame), media=media, misses=misses)
+    return StepsTable(
+        frame=frame[keep].reset_index(drop=True),
+        total=len(frame),
+        media=media,
+        prefilled=prefilled,
+        notes=run.parallel_notes(),
+        misses=misses,
+    )
 
 
 def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[str, ...]:

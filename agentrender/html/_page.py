@@ -64,6 +64,7 @@ from agentrender.views import (
     disagreements,
     explain_decide,
     listed_kind,
+    reason_said,
     steps_summary,
     window_json,
 )
@@ -334,10 +335,12 @@ _COLUMNS = ("kind", "tool", "status")
 class _Rows:
     """The steps table, in parts of ``PART_STEPS`` rows: each column a list a part long (texts by number)."""
 
-    def __init__(self, run: Run, texts: _Texts, prefill: int | None = None) -> None:
+    def __init__(self, run: Run, texts: _Texts, prefill: int | None = None, views: Views | None = None) -> None:
         self.steps, self.texts = run.steps, texts
         self.prefill = prefill  # the index of the step whose turn is a prefill no reply answered: its kind is said so
+        self.views = views  # as sent, the prefill each step's request ended with, marked in its reason (reason_said)
         self.called = run.parallel_tools()
+        self.notes = run.parallel_notes()  # the note on those its agent ran all the same, left off their reasons
         self.values = {column: sorted({self._value(step, column) for step in run.steps}) for column in _COLUMNS}
         # a tool called beside a decision's is a value of the tool filter, as steps --tool keeps its step
         self.values["tool"] = sorted(
@@ -369,8 +372,18 @@ class _Rows:
         observations = [step.observation for step in steps]
         columns["content_bytes"] = [utf8_bytes(seen.content) if seen else None for seen in observations]
         columns["summary_bytes"] = [utf8_bytes(seen.summary) if seen else None for seen in observations]
-        columns["reason"] = [self.texts(step.decision.reason) if step.decision else 0 for step in steps]
+        columns["reason"] = [self._reason(step) for step in steps]
         return columns
+
+    def _reason(self, step: Step) -> int:
+        """The step's reason as the table says it (``reason_said``: the caller's prefill marked, the note on further
+        tool uses its agent ran left off); 0 for no decision."""
+        if step.decision is None:
+            return 0
+        prefilled = self.views.prefilled(step) if self.views is not None else None
+        note = self.notes.get(step.index, "")
+        said = reason_said(step.decision.reason, prefill=step.index == self.prefill, prefilled=prefilled, note=note)
+        return self.texts(said)
 
 
 def _decision_rows(decision: Decision, texts: _Texts) -> list[list[int]]:
@@ -462,7 +475,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
     if what_if is not None:
         modes.append(_Mode(views.under(what_if), texts, kinds))
     prefill = views.at(None).prefill_step  # the step of a prefill no reply answered: the caller's, not decided
-    rows = _Rows(run, texts, prefill)
+    rows = _Rows(run, texts, prefill, views)
     stops = views.stops
     count = -(-len(stops) // PART_STEPS)
     facts: dict[str, Any] = {

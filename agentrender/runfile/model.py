@@ -14,7 +14,7 @@ from agentrender._types import ContentBlock, ModelResponse, Step, StepInput
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.replies import response_from_record, response_record
 from agentrender.runfile.sent import FORMAT_SENT, Sent, sent_blocks
-from agentrender.views import Views
+from agentrender.views import Views, answered_tool_uses, explain_decide
 from agentrender.views.html import run_html
 from agentrender.views.view import checked_at
 
@@ -654,6 +654,19 @@ class Run:
             if len(names) > 1:
                 called[step] = names
         return called
+
+    def parallel_notes(self) -> dict[int, str]:
+        """The note the recorded reason of each step of ``parallel_tools`` ends with, by the step's index:
+        ``render.Decided.note`` of its last model call's reply, which says its further tool uses were not executed,
+        where its agent ran them all the same, the turn it sent next answering each (``views.answered_tool_uses``;
+        what a table of steps leaves off its reason: ``views.reason_said``). A step whose further tool uses were not
+        all answered (the last, which nothing answered) keeps its note."""
+        last, notes = self.last_calls(), {}
+        for index in self.parallel_tools():
+            explained = explain_decide(last[index].response, answered=answered_tool_uses(self, index))
+            if explained.not_executed and len(explained.ran_anyway) == len(explained.not_executed):
+                notes[index] = explained.note
+        return notes
 
     def calls_for(self, index: int) -> tuple[ModelCall, ...]:
         """The model calls made while step ``index`` was being decided, in file order (``index`` checked as

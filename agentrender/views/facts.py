@@ -31,11 +31,14 @@ __all__ = [
     "CHART_MARKS",
     "ENDED_SAW",
     "ENDED_TEXT",
+    "LEFT_OUT_SAID",
     "LEFT_OUT_TEXT",
     "LEGEND_MARKS",
     "PREFILLED_TEXT",
     "PREFILL_ENDED_TEXT",
+    "PREFILL_REASON",
     "PREFILL_SAID",
+    "REPLY_REASON",
     "RESULT_KINDS",
     "SIZE_LEGEND",
     "VIEW_TERMS",
@@ -53,6 +56,7 @@ __all__ = [
     "listed_kind",
     "one_value",
     "prefill_where",
+    "reason_said",
     "step_said",
     "steps_summary",
 ]
@@ -417,6 +421,35 @@ PREFILL_SAID = "prefill: the caller's text"
 answered (``StepFact.prefill``): the text the caller ended the request with, never a decision of the model."""
 
 
+PREFILL_REASON = "[prefill]"
+"""What a table of steps marks, in its reason column, the text of a step that is the caller's prefill by
+(``reason_said``): the text a request ended with, for the model to go on from, never a reason the model gave."""
+
+REPLY_REASON = "[reply]"
+"""What a table of steps marks, in its reason column, the reply the model went on from the caller's prefill with by
+(``reason_said``), after that prefill."""
+
+
+def reason_said(reason: str, *, prefill: bool = False, prefilled: Message | None = None, note: str = "") -> str:
+    """What a table of steps shows in its reason column of a decision whose reason is ``reason``: ``reason`` as it is,
+    but that the caller's text is marked ``PREFILL_REASON``: all of it when the step's turn is a prefill no reply
+    answered (``prefill``); when the request that decided the step ended with the prefill ``prefilled``
+    (``Views.prefilled``), which the reason holds merged with the reply, that prefill's text, then the reply after
+    ``REPLY_REASON`` (of a reason that does not start with the prefill's text, the whole reason). ``note``: the
+    contract's note the reason ends with on the further tool uses of its reply (``render.Decided.note``), which the
+    run's agent ran all the same (``Run.parallel_tools``): left off, since they were executed (the table names them
+    beside the first)."""
+    if note and reason.endswith(note):
+        reason = reason[: -len(note)].rstrip()
+    if prefill:
+        return f"{PREFILL_REASON} {reason}"
+    if prefilled is None:
+        return reason
+    text = "\n".join(block.text for block in prefilled.content if block.type == "text").strip()
+    reply = reason[len(text) :].lstrip() if reason.startswith(text) else reason
+    return f"{PREFILL_REASON} {text} {REPLY_REASON} {reply}"
+
+
 def step_said(step: Step, *, prefill: bool) -> str:
     """What a display titles or lists ``step`` by after its index: ``PREFILL_SAID`` when its turn is a prefill no reply
     answered, else the tool its decision called, else its decision's kind; ``""`` when it has no decision."""
@@ -450,6 +483,10 @@ LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"
 ENDED_SAW = "nothing: the conversation ended"
 """What the model was shown, as sent, of the step whose reply nothing answered (the conversation ended on it: the
 ``ended`` column of ``steps_frame``), as a table of steps lists it."""
+
+LEFT_OUT_SAID = "compacted away"
+"""``LEFT_OUT_TEXT`` in short, for a terminal's table of steps, whose every row before a compaction says it (and
+which says ``LEFT_OUT_TEXT`` once, under the rows)."""
 
 
 def compaction_name(trigger: str) -> str:

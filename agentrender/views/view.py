@@ -236,6 +236,13 @@ class Views:
         decision of the model (``runfile.Sent.prefill``; ``View.prefill`` of the view that ends on it)."""
         return self._renders.prefill(step)
 
+    def prefilled(self, step: Step) -> Message | None:
+        """The prefill the request that decided ``step`` ended with, as sent: the caller's text its reply went on from,
+        which the view deciding it ends with (``View.prefilled``) and the step's turn holds merged with the reply;
+        ``None`` when that request ended otherwise."""
+        prefill = self._prefill(step.index)
+        return None if prefill is None else prefill[0]
+
     def extend(self, run: Run, changed_from: int | None) -> None:
         """Take ``run``, the run these views are of as it has grown (``runfile.Growth``), in place.
 
