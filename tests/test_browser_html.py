@@ -18,6 +18,7 @@ from agentrender._display.said import block_said
 from agentrender.runfile import Run
 from agentrender.views import (
     BLOCK_LABELS,
+    ENDED_SAW,
     ENDED_TEXT,
     LEFT_OUT_TEXT,
     PREFILL_ENDED_TEXT,
@@ -295,6 +296,20 @@ def test_the_current_row_keeps_its_kind_colour_and_stands_out_in_light_and_dark(
         settled(page)
         assert (scheme, *current_row(page)) == (scheme, "ar-summary", [])
         page.close()
+
+
+def test_the_steps_tab_says_the_model_saw_nothing_of_the_step_the_conversation_ended_on(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The steps tab of a real Claude Code session says, of its last step (a reply nothing answered: the conversation
+    ended on it), "nothing: the conversation ended", as ``agentrender steps`` and the notebook's table say, where the
+    cell was empty; the steps before it keep what the model saw of them."""
+    path = REAL / "claude-code" / "DRMacIver-claude-reliability" / "hello-world-script" / "transcript.jsonl"
+    run = imports.load(path)
+    page, errors, _ = open_page(browser, saved(run, tmp_path, "ended"))
+    page.click("button[data-tab=steps]")
+    saw = page.eval_on_selector_all("[data-panel=steps] tbody tr", "rows => rows.map(row => row.cells[4].textContent)")
+    assert saw == ["as sent", "as sent", "as sent", ENDED_SAW] and not errors
 
 
 def test_a_compacted_runs_page_says_where_its_views_restart_and_charts_the_compaction(

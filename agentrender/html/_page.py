@@ -47,6 +47,7 @@ from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import (
     BLOCK_KINDS,
     BLOCK_LABELS,
+    ENDED_SAW,
     ENDED_TEXT,
     LEFT_OUT_TEXT,
     LEGEND_MARKS,
@@ -311,9 +312,12 @@ class _Mode:
 
     def _saw(self, number: int) -> int:
         """What the model saw of step ``number``'s result in the last view: the number of its block's kind plus one
-        (the page labels and colours it as a block of that kind), -1 when the view leaves the step out, 0: nothing."""
+        (the page labels and colours it as a block of that kind), -1 when the view leaves the step out, -2 when, as
+        sent, the conversation ended on the step (nothing answered its turn: ``StepFact.ended``), 0: nothing."""
         if number < self.left_out:
             return -1
+        if self.in_full[number].ended:
+            return -2
         fact = self.saw[number]
         return self.blocks.kind(fact.kind) + 1 if fact is not None else 0
 
@@ -492,6 +496,7 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "wire_said": WIRE_SAID,  # the summary of a block's wire form as JSON, beside a body that shows it otherwise
         "shown_steps": SHOWN_STEPS,
         "left_out": texts(LEFT_OUT_TEXT),  # what the model saw of a step the last view leaves out
+        "ended_saw": texts(ENDED_SAW),  # and of the step the conversation ended on, as sent
         # what a view says after the turn the conversation ended on: a reply, or a prefill no reply answered
         "ended_said": [texts(ENDED_TEXT), texts(PREFILL_ENDED_TEXT)],
         "prefill_said": texts(PREFILL_SAID),  # the heading of the turn of a prefill, the caller's text

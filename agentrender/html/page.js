@@ -444,8 +444,12 @@
     kind: (table, i) => data.filters.kind[table.kind[i]],
     tool: (table, i) => table.tools_said[i] || data.filters.tool[table.tool[i]],
     status: (table, i) => data.filters.status[table.status[i]],
-    // what the model saw: a kind's number plus one, -1 for a step the last view leaves out, 0 for nothing
-    shown_as: (table, i, here, j) => (here.saw[j] > 0 ? data.kinds[here.saw[j] - 1][0] : here.saw[j] < 0 ? data.left_out : 0),
+    // what the model saw: a kind's number plus one, -1 for a step the last view leaves out, -2 for the step the
+    // conversation ended on (as sent), 0 for nothing
+    shown_as: (table, i, here, j) => {
+      const saw = here.saw[j];
+      return saw > 0 ? data.kinds[saw - 1][0] : saw === -1 ? data.left_out : saw === -2 ? data.ended_saw : 0;
+    },
     content_bytes: (table, i) => n(table.content_bytes[i]),
     summary_bytes: (table, i) => n(table.summary_bytes[i]),
     reason: (table, i) => table.reason[i],
