@@ -978,6 +978,7 @@ def test_a_scored_sample_of_a_cancelled_log_completed() -> None:
 
 
 REAL_LOGS = sorted((ROOT / "tests" / "fixtures" / "real" / "inspect").rglob("*.json"))
+REAL_EVALS = sorted((ROOT / "tests" / "fixtures" / "real" / "inspect").rglob("*.eval"))
 
 
 def _imported(runs: list[Run]) -> list[tuple[str, bytes, tuple[Any, ...]]]:
@@ -1584,10 +1585,17 @@ def test_an_eval_file_refused_before_it_is_read_is_said_alike_with_inspect_ai_or
 ) -> None:
     """An ``.eval`` file empty, cut short or a zip bomb is refused in the same words whether Inspect's reader would
     be tried after agentrender's (``inspect_ai`` installed) or not: the archive checked where it is opened, once."""
-    from agentrender.imports import inspect as importer
-
     path = tmp_path / "refused.eval"
     write(path)
+    said = _refusals(path, monkeypatch)
+    assert said[0] == said[1] and said[0].startswith(f"{path}:1: the ")
+
+
+def _refusals(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What ``from_inspect`` refuses ``path`` with, ``inspect_ai`` taken as installed (its reader tried after
+    agentrender's), then not."""
+    from agentrender.imports import inspect as importer
+
     said = []
     for installed in (True, False):
         with monkeypatch.context() as patched:
@@ -1595,7 +1603,7 @@ def test_an_eval_file_refused_before_it_is_read_is_said_alike_with_inspect_ai_or
             with pytest.raises(RunFileError) as caught:
                 from_inspect(path)
         said.append(str(caught.value))
-    assert said[0] == said[1] and said[0].startswith(f"{path}:1: the ")
+    return said
 
 
 JSON_LOG = ROOT / "tests" / "fixtures" / "real" / "inspect" / "UKGovernmentBEIS-inspect_ai" / "log_read_sample.json"
@@ -1634,16 +1642,19 @@ def test_a_json_log_whose_gzip_stream_lacks_only_its_trailer_loads_each_run_sayi
         assert note.text.startswith("the gzip stream ends early") and note.lost and note.path == str(packed)
 
 
-def test_an_eval_log_compressed_with_gzip_is_refused_in_words_that_say_to_gunzip_it(tmp_path: Path) -> None:
-    """An ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs folder) is refused in words
-    saying it is an ``.eval`` archive compressed with gzip and to gunzip it, where the error said it was no run file
-    but binary data beginning like a ZIP archive."""
+@pytest.mark.parametrize("source", [FIXTURE, *REAL_EVALS], ids=lambda path: path.name)
+def test_an_eval_log_compressed_with_gzip_loads_as_the_eval_it_holds(source: Path, tmp_path: Path) -> None:
+    """An ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs folder), one agentrender's
+    reader reads or one only Inspect's reader reads, loads as the same runs as the ``.eval`` (steps, what each was
+    sent, warnings), their file and source naming the ``.eval.gz`` given, where it was refused, saying to gunzip it."""
+    pytest.importorskip("inspect_ai")  # the archives' zstandard members
     packed = tmp_path / "log.eval.gz"
-    packed.write_bytes(gzip.compress(FIXTURE.read_bytes()))
-    with pytest.raises(RunFileError) as caught:
-        load_runs(packed)
-    said = str(caught.value)
-    assert said.startswith(f"{packed}:1: an Inspect .eval log compressed with gzip") and "gunzip" in said, said
+    packed.write_bytes(gzip.compress(source.read_bytes()))
+    runs, plain = load_runs(packed), load_runs(source)
+    assert [(run.run_id, run.steps, [w.text for w in run.warnings]) for run in runs] == [
+        (run.run_id, run.steps, [w.text for w in run.warnings]) for run in plain
+    ]
+    assert runs and all(run.path == run.header["source"]["path"] == str(packed) for run in runs)
 
 
 def _corrupt(data: bytes) -> bytes:
@@ -1674,6 +1685,44 @@ def test_a_json_log_compressed_with_gzip_that_cannot_be_inflated_is_refused_nami
         from_inspect(packed)
     assert str(caught.value).startswith(f"{packed}:") and said in str(caught.value), str(caught.value)
     assert ".jsonl" not in str(caught.value)  # the bomb's advice names no run file
+
+
+def _zip_bomb_gzipped(data: bytes) -> bytes:
+    """The committed ``.eval`` log, a sample padded to inflate past what its inflated archive may give (a zip bomb),
+    compressed with gzip: the gzip stream is well within its own bound, the zip in it is not."""
+    with zipfile.ZipFile(io.BytesIO(gzip.decompress(data))) as source:
+        members = {name: source.read(name) for name in source.namelist()}
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, text in members.items():
+            archive.writestr(name, text + (b" " * (40 << 20) if name.startswith("samples/") else b""))
+    return gzip.compress(bomb.getvalue())
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (_corrupt, "the gzip stream is corrupt ("),
+        (lambda data: data[: len(data) // 2], "the .eval archive is cut short"),
+        (lambda data: gzip.compress(b"\0" * (40 << 20) + gzip.decompress(data)), "refused as a gzip bomb"),
+        (_zip_bomb_gzipped, "refused as a zip bomb"),
+        (lambda data: gzip.compress(b""), "the gzip stream holds nothing"),
+    ],
+    ids=["corrupt", "cut-short", "gzip-bomb", "zip-bomb", "empty"],
+)
+def test_an_eval_log_compressed_with_gzip_that_cannot_be_read_is_refused_naming_the_file_and_why(
+    make: Callable[[bytes], bytes], said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``.eval`` log compressed with gzip whose stream is corrupt, cut short (the archive in it then cut short), a
+    gzip bomb, or holds an archive that is a zip bomb or nothing, is refused naming the file and what is wrong, in
+    the same words whether Inspect's reader would be tried after agentrender's or not."""
+    pytest.importorskip("inspect_ai")  # the fixture's zstandard members
+    packed = tmp_path / "log.eval.gz"
+    packed.write_bytes(make(gzip.compress(FIXTURE.read_bytes())))
+    errors = _refusals(packed, monkeypatch)
+    assert errors[0] == errors[1], errors
+    assert errors[0].startswith(f"{packed}:") and said in errors[0], errors[0]
+    assert "gunzip it and" not in errors[0]
 
 
 OLDER_EVAL = (

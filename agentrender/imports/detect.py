@@ -114,7 +114,7 @@ def _read_anthropic(path: str, *, run_id: str | None = None) -> list[Run]:
 
 FORMATS: list[Format] = [
     Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
-    Format("Inspect AI log (.eval, .json, .json.gz)", looks_like_inspect, _read_inspect),
+    Format("Inspect AI log (.eval, .json, .eval.gz, .json.gz)", looks_like_inspect, _read_inspect),
     Format(
         "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
         lambda path, first: looks_like_claude_code(first),

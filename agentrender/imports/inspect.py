@@ -38,13 +38,11 @@ the same log imports as the same runs, byte for byte, every time.
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
 import logging
 import os
 import re
 import zipfile
-import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -68,8 +66,6 @@ from agentrender.imports.conversation import (
     results_first,
 )
 from agentrender.imports.inspect_log import (
-    BOM,
-    ZIP_MAGIC,
     EvalSpec,
     Event,
     Failure,
@@ -78,15 +74,16 @@ from agentrender.imports.inspect_log import (
     NeedsInspect,
     Sample,
     Score,
-    check_archive,
-    check_inflation,
     log_bytes,
+    log_source,
     logged,
+    open_archive,
     read_log,
     with_stream_notes,
 )
+from agentrender.imports.shapes import EVAL_LOG_NAMES
 from agentrender.runfile import Run, RunFileError, RunWarning
-from agentrender.runfile.lines import GZIP_MAGIC, name_ends, open_inflated
+from agentrender.runfile.lines import GZIP_MAGIC, name_ends
 
 __all__ = ["from_inspect"]
 
@@ -94,9 +91,8 @@ __all__ = ["from_inspect"]
 def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None = None) -> list[Run]:
     """The runs of an Inspect AI log, one per sample and epoch, each rendering exactly what its model was sent.
 
-    ``path`` is an ``.eval`` or ``.json`` log, or a ``.json`` log compressed with gzip (``log.json.gz``, as ``gzip -r``
-    leaves a logs folder: read as the ``.json`` it holds, whichever reader reads it; an ``.eval`` so compressed is
-    refused, saying to gunzip it). ``summarise`` (e.g.
+    ``path`` is an ``.eval`` or ``.json`` log, or one compressed with gzip (``log.eval.gz``, ``log.json.gz``, as
+    ``gzip -r`` leaves a logs folder: read as the log it holds, whichever reader reads it). ``summarise`` (e.g.
     ``imports.first_line_summary``) gives each tool result a summary, for the view under the contract's window. Raises
     ``RunFileError`` naming the file and the sample (and the message or event) that cannot be
     read, and ``ImportError`` with the pip line when the log needs ``inspect_ai`` (or, for an
@@ -105,8 +101,6 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     name = os.fspath(path)
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
-    if _gzipped(name) and _inflates_to_archive(name):
-        raise RunFileError(name, 1, _GZIPPED_ARCHIVE)
     notes: list[RunWarning] = []  # a gzip stream that ends early past the log's end
     try:
         return _noted(_runs(read_log(name, notes), name, summarise), notes)
@@ -117,28 +111,8 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
             raise
         # Inspect's reader is the judge of what a valid log is: it says what is wrong as it always has, or
         # reads a log it takes that this package's reader refused (a field Inspect gives a default)
-    _check_archive(name)
-    log, said = _read_with_inspect(name)
+    log, said = _read_with_inspect(name, _check_archive(name))
     return _noted(_runs(log, name, summarise, said), notes)
-
-
-_GZIPPED_ARCHIVE = (
-    "an Inspect .eval log compressed with gzip, which neither Inspect nor agentrender reads: gunzip it and load the "
-    ".eval (a zip archive, compressed already)"
-)
-"""Why ``from_inspect`` refuses an ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs
-folder)."""
-
-
-def _inflates_to_archive(path: str) -> bool:
-    """Whether the gzip stream at ``path`` starts as a zip archive (an ``.eval`` log) once inflated; ``False`` where
-    it cannot be inflated (``log_bytes`` says why, as of a ``.json`` log's stream)."""
-    opened, _ = open_inflated(path)
-    try:
-        with opened as file:
-            return file.read(len(ZIP_MAGIC)) == ZIP_MAGIC
-    except (OSError, EOFError, zlib.error):
-        return False
 
 
 def _noted(runs: list[Run], notes: Sequence[RunWarning]) -> list[Run]:
@@ -179,19 +153,21 @@ def _has_inspect() -> bool:
         return False
 
 
-def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
-    """The log as Inspect's own reader reads it (``resolve_attachments="core"``), in this package's structs, with
-    the warnings Inspect logged while it read it."""
+def _read_with_inspect(path: str, source: str | IO[bytes]) -> tuple[Log, list[str]]:
+    """The log at ``path`` (``source``: ``inspect_log.log_source``, what Inspect's reader is given) as Inspect's own
+    reader reads it (``resolve_attachments="core"``), in this package's structs, with the warnings Inspect logged
+    while it read it."""
+    form = _format(path, source)
     with _inspect_logging() as said:
         log_module = require("inspect", "inspect_ai.log", feature="agentrender.imports.from_inspect")
         try:
             # "core": images and long texts condensed to attachment:// references are read back, except in the
             # providers' raw calls, which stay as the log keeps them (their messages referring to its pool of calls)
-            log = log_module.read_eval_log(_log_source(path), resolve_attachments="core", format=_format(path))
+            log = log_module.read_eval_log(source, resolve_attachments="core", format=form)
         except Exception as error:  # Inspect raises pydantic, zip, JSON and OS errors alike: each is one bad log
-            raise _unreadable(log_module, path, error) from None
+            raise _unreadable(log_module, path, form, error) from None
     spec = log.eval
-    plain_log = _PlainLog(path)
+    plain_log = _PlainLog(path, source)
     plain = Log(
         version=log.version,
         status=str(log.status),
@@ -209,21 +185,15 @@ def _read_with_inspect(path: str) -> tuple[Log, list[str]]:
     return plain, said
 
 
-def _format(path: str) -> Literal["eval", "json"]:
-    """The format Inspect's reader is told to read ``path`` in: an ``.eval`` archive when it is a zip or named so (in
-    any case), else a JSON log. Inspect's own choice goes by a lower-case ending (``.eval``, ``.json``), which refused
-    ``LOG.EVAL``, and a log ``load`` recognises by what it holds under any other name."""
-    return "eval" if name_ends(path, ".eval") or zipfile.is_zipfile(path) else "json"
-
-
-def _log_source(path: str) -> str | IO[bytes]:
-    """``path``, or for a ``.json`` log that begins with a byte order mark (as Windows tools write text), or is
-    compressed with gzip, its bytes without the mark, inflated (``inspect_log.log_bytes``, as ``read_log`` reads
-    them): Inspect's reader refuses the mark, which is not the log's, and reads no gzip stream."""
-    with open(path, "rb") as file:
-        if file.read(len(BOM)) != BOM and not _gzipped(path):
-            return path
-    return io.BytesIO(log_bytes(path, []))
+def _format(path: str, source: str | IO[bytes]) -> Literal["eval", "json"]:
+    """The format Inspect's reader is told to read ``path`` in (``source``: what it is given, the archive or JSON a
+    gzip stream holds): an ``.eval`` archive when it is a zip or named so (in any case), else a JSON log. Inspect's own
+    choice goes by a lower-case ending (``.eval``, ``.json``), which refused ``LOG.EVAL``, a log ``load`` recognises by
+    what it holds under any other name, and a log compressed with gzip."""
+    zipped = zipfile.is_zipfile(source)
+    if not isinstance(source, str):
+        source.seek(0)  # the reader reads it from its start
+    return "eval" if zipped or name_ends(path, EVAL_LOG_NAMES) else "json"
 
 
 def _gzipped(path: str) -> bool:
@@ -253,26 +223,25 @@ def _inspect_logging() -> Iterator[list[str]]:
         logger.handlers, logger.propagate = handlers, propagate
 
 
-def _check_archive(path: str) -> None:
+def _check_archive(path: str) -> str | IO[bytes]:
     """Before Inspect's reader reads ``path``: refuse an ``.eval`` file that is empty or cut short, or a zip bomb, as
-    ``read_log`` does (``inspect_log.check_archive``, ``check_inflation``); an archive ``zipfile`` cannot open is for
-    Inspect's reader to judge."""
-    zipped = zipfile.is_zipfile(path)
-    check_archive(path, zipped)
-    if not zipped:
-        return
+    ``read_log`` does (``inspect_log.open_archive``, in the same words: what reading its gzip stream found too); an
+    archive ``zipfile`` cannot open is for Inspect's reader to judge. What its reader is to be given
+    (``inspect_log.log_source``)."""
+    notes: list[RunWarning] = []
+    source = log_source(path, notes)
     try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return  # Inspect's reader says what is wrong with it
-    check_inflation(path, members)
+        opened = open_archive(path, source, strict=False)
+    except RunFileError as error:
+        raise with_stream_notes(error, notes) from None
+    if opened is not None:
+        opened.close()
+    return source
 
 
-def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
-    """The error for a log Inspect cannot read: where its JSON breaks (a ``.json`` log), else the sample it fails on
-    when that can be told."""
-    form = _format(path)
+def _unreadable(log_module: Any, path: str, form: Literal["eval", "json"], error: Exception) -> RunFileError:
+    """The error for a log Inspect cannot read (in the format ``form``): where its JSON breaks (a ``.json`` log), else
+    the sample it fails on when that can be told."""
     if form == "json" and (broken := _broken_json(path)) is not None:
         return broken
     loc, what = _first_error(error)
@@ -281,7 +250,7 @@ def _unreadable(log_module: Any, path: str, error: Exception) -> RunFileError:
         found = _raw_sample(path, loc[1])
         where = _sample_where(path, *found) if found else Where(path, 1, f"samples[{loc[1]}]")
         return where.at(_field(loc[2:])).error(what)
-    if _gzipped(path):  # Inspect reads a sample of no stream: a JSON log is checked whole, and its error said
+    if _gzipped(path):  # Inspect reads a sample of no stream: the log's error is said
         return RunFileError(path, 1, f"an Inspect AI log Inspect cannot read: {_reason(error)}")
     try:
         summaries = log_module.read_eval_log_sample_summaries(path, format=form)
@@ -422,8 +391,9 @@ class _PlainLog:
     read once for all of them).
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, source: str | IO[bytes] | None = None) -> None:
         self._path = path
+        self._source = path if source is None else source  # what Inspect's reader read (``inspect_log.log_source``)
         self._samples: dict[tuple[Any, Any], Mapping[str, Any]] = {}
         self._json_samples: dict[tuple[Any, Any], Any] | None = None  # a JSON log's, once read
         self._ids: dict[tuple[Any, Any], set[str] | None] = {}
@@ -437,19 +407,27 @@ class _PlainLog:
 
     def _read(self, sample_id: Any, epoch: Any) -> Mapping[str, Any]:
         try:
-            if zipfile.is_zipfile(self._path):
-                with zipfile.ZipFile(self._path) as archive:
+            if zipfile.is_zipfile(self._source):
+                with zipfile.ZipFile(self._source) as archive:
                     found = _loads(archive.read(f"samples/{sample_id}_epoch_{epoch}.json").decode("utf-8"))
             else:
                 if self._json_samples is None:
                     self._json_samples = {}  # a log that cannot be read so is not read again for each sample
-                    with open(self._path, encoding="utf-8") as file:
-                        samples = _loads(file.read()).get("samples") or []
+                    samples = _loads(self._text()).get("samples") or []
                     self._json_samples = {(s.get("id"), s.get("epoch")): s for s in samples if isinstance(s, Mapping)}
                 found = self._json_samples.get((sample_id, epoch))
         except (OSError, ValueError, LookupError, TypeError, AttributeError, zipfile.BadZipFile, NotImplementedError):
             return {}
         return found if isinstance(found, Mapping) else {}
+
+    def _text(self) -> str:
+        """The JSON log's text: the file's, or that of the bytes Inspect's reader was given (inflated, or without a
+        byte order mark)."""
+        if isinstance(self._source, str):
+            with open(self._source, encoding="utf-8") as file:
+                return file.read()
+        self._source.seek(0)
+        return self._source.read().decode("utf-8")
 
     def holds(self, sample_id: Any, epoch: Any, value: Any) -> bool:
         """Whether ``value`` (a message's id or an event's uuid in the sample ``sample_id``/``epoch`` as Inspect's

@@ -21,6 +21,7 @@ Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` 
 
 from __future__ import annotations
 
+import io
 import lzma
 import operator
 import os
@@ -35,8 +36,9 @@ import msgspec
 
 from agentrender._extras import require
 from agentrender.imports.conversation import broken_document, file_bytes
+from agentrender.imports.shapes import EVAL_LOG_NAMES
 from agentrender.runfile import RunFileError, RunWarning
-from agentrender.runfile.lines import INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
+from agentrender.runfile.lines import GZIP_MAGIC, INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
 
 __all__ = [
     "BOM",
@@ -52,7 +54,9 @@ __all__ = [
     "check_archive",
     "check_inflation",
     "log_bytes",
+    "log_source",
     "logged",
+    "open_archive",
     "read_log",
     "with_stream_notes",
 ]
@@ -249,26 +253,24 @@ _VALUES = msgspec.json.Decoder()
 
 
 def read_log(path: str, notes: list[RunWarning] | None = None) -> Log:
-    """The log at ``path`` (an ``.eval`` archive, or a ``.json`` log, gzip-compressed too: ``log_bytes``), as Inspect
-    reads it with ``resolve_attachments="core"``, for the fields the importer uses; ``notes`` gets what reading a gzip
-    stream found (one that ends early, past the log's end).
+    """The log at ``path`` (an ``.eval`` archive, or a ``.json`` log, either compressed with gzip too: ``log_source``),
+    as Inspect reads it with ``resolve_attachments="core"``, for the fields the importer uses; ``notes`` gets what
+    reading a gzip stream found (one that ends early, past the log's end).
 
     Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log, or an
-    ``.eval`` file empty or cut short, or a zip bomb (``check_archive``, ``check_inflation``: checked on the archive
-    opened once, before a member is read), or a gzip stream corrupt, or past what it may inflate to.
+    ``.eval`` file empty or cut short, or a zip bomb (``open_archive``: checked on the archive opened once, before a
+    member is read), or a gzip stream corrupt, or past what it may inflate to.
     """
-    zipped = zipfile.is_zipfile(path)
-    check_archive(os.fspath(path), zipped)  # a Path too
-    if zipped:
-        try:
-            opened = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError, ValueError) as error:  # its directory found, but not one zipfile reads
-            raise RunFileError(path, 1, f"the .eval archive cannot be read: {error}") from None
-        with opened as archive:
-            check_inflation(path, archive.infolist())
-            return _read_archive(path, archive)
     said: list[RunWarning] = [] if notes is None else notes
-    text = log_bytes(path, said)
+    source = log_source(path, said)
+    try:
+        opened = open_archive(path, source)
+    except RunFileError as error:
+        raise with_stream_notes(error, said) from None
+    if opened is not None:
+        with opened as archive:
+            return _read_archive(path, archive)
+    text = source.getvalue() if isinstance(source, io.BytesIO) else log_bytes(path, said)
     try:
         log = _decode(_LOG, text, path, "")
     except RunFileError as error:
@@ -280,11 +282,50 @@ def read_log(path: str, notes: list[RunWarning] | None = None) -> Log:
     return log
 
 
+def log_source(path: str, notes: list[RunWarning]) -> str | io.BytesIO:
+    """What a reader of the log at ``path`` reads: ``path``, or the log's bytes where they are not the file's, those
+    of a log compressed with gzip (``log.eval.gz``, ``log.json.gz``, as ``gzip -r`` leaves a logs folder: the archive
+    or JSON it holds) or of a ``.json`` log that begins with a byte order mark (``log_bytes``; ``notes`` gets what
+    reading the stream found)."""
+    with open(path, "rb") as file:
+        start = file.read(len(BOM))
+    if start != BOM and start[: len(GZIP_MAGIC)] != GZIP_MAGIC:
+        return path
+    return io.BytesIO(log_bytes(path, notes))
+
+
+def open_archive(path: str, source: str | io.BytesIO, *, strict: bool = True) -> zipfile.ZipFile | None:
+    """The ``.eval`` archive the file ``path`` holds (``source``: ``log_source``), opened, or ``None`` when it is
+    none (a JSON log). It is refused before a member is read where it is empty or cut short (``check_archive``) or a
+    zip bomb (``check_inflation``: bounded by the archive's size, the inflated size of a gzip stream's).
+
+    Raises ``RunFileError`` for those, and for an archive ``zipfile`` cannot open (``strict``; else ``None``: for
+    Inspect's reader to judge)."""
+    zipped = zipfile.is_zipfile(source)
+    check_archive(path, source, zipped)
+    if not zipped:
+        return None
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError, ValueError) as error:  # its directory found, but not one zipfile reads
+        if not strict:
+            return None
+        raise RunFileError(path, 1, f"the .eval archive cannot be read: {error}") from None
+    size = len(source.getbuffer()) if isinstance(source, io.BytesIO) else os.path.getsize(path)
+    try:
+        check_inflation(path, archive.infolist(), size)
+    except RunFileError:
+        archive.close()
+        raise
+    return archive
+
+
 def log_bytes(path: str, notes: list[RunWarning]) -> bytes:
-    """The bytes of the ``.json`` log at ``path``, without a byte order mark (as Windows tools write text: not the
-    log's), inflated when it is a gzip stream (``log.json.gz``, as ``gzip -r`` leaves a logs folder), as a run file is
-    (``conversation.file_bytes``: no more than ``lines.inflate_limit``); a stream that ends early is read up to its end,
-    a note in ``notes``. Raises ``RunFileError`` for a stream that is corrupt, or past what it may inflate to."""
+    """The bytes of the log at ``path``, without a byte order mark (as Windows tools write text: not the log's),
+    inflated when it is a gzip stream (``log.json.gz``, ``log.eval.gz``, as ``gzip -r`` leaves a logs folder), as a
+    run file is (``conversation.file_bytes``: no more than ``lines.inflate_limit``); a stream that ends early is read
+    up to its end, a note in ``notes``. Raises ``RunFileError`` for a stream that is corrupt, or past what it may
+    inflate to."""
     return file_bytes(path, notes).removeprefix(BOM)
 
 
@@ -325,16 +366,23 @@ ZIP_MAGIC = b"PK\x03\x04"
 """The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
 
 
-def check_archive(path: str, zipped: bool) -> None:
-    """Refuse an ``.eval`` file that is empty, or a zip archive cut short (it starts as one, and its directory, which
-    a zip writes last, is missing: not ``zipped``, ``zipfile.is_zipfile``), saying so in words, where Inspect's
-    reader says ``EOCD not found``."""
-    if zipped or not name_ends(path, ".eval"):
+def check_archive(path: str, source: str | io.BytesIO, zipped: bool) -> None:
+    """Refuse an ``.eval`` file (``source``: ``log_source``, the archive a gzip stream holds) that is empty, or a zip
+    archive cut short (it starts as one, and its directory, which a zip writes last, is missing: not ``zipped``,
+    ``zipfile.is_zipfile``), saying so in words, where Inspect's reader says ``EOCD not found``."""
+    if zipped:
         return
-    with open(path, "rb") as file:
-        start = file.read(len(ZIP_MAGIC))
+    packed = isinstance(source, io.BytesIO)
+    if isinstance(source, io.BytesIO):
+        start = source.getvalue()[: len(ZIP_MAGIC)]
+    else:
+        with open(path, "rb") as file:
+            start = file.read(len(ZIP_MAGIC))
+    if not (name_ends(path, EVAL_LOG_NAMES) or (packed and start == ZIP_MAGIC)):
+        return
     if not start:
-        raise RunFileError(path, 1, "the file is empty (an .eval log is a zip archive)")
+        held = "the gzip stream holds nothing" if packed else "the file is empty"
+        raise RunFileError(path, 1, f"{held} (an .eval log is a zip archive)")
     if start == ZIP_MAGIC:
         raise RunFileError(
             path,
@@ -344,15 +392,14 @@ def check_archive(path: str, zipped: bool) -> None:
         )
 
 
-def check_inflation(path: str, members: Sequence[zipfile.ZipInfo]) -> None:
-    """Refuse an ``.eval`` archive (a zip, its ``members``) that would inflate past what a gzip run file may: each
-    member past ``lines.inflate_limit`` of its compressed size, or all of them past that of the file's size (a zip
-    bomb).
+def check_inflation(path: str, members: Sequence[zipfile.ZipInfo], size: int) -> None:
+    """Refuse an ``.eval`` archive (a zip of ``size`` bytes, its ``members``) that would inflate past what a gzip run
+    file may: each member past ``lines.inflate_limit`` of its compressed size, or all of them past that of the
+    archive's size (a zip bomb).
 
     The sizes are those the archive declares: Python's ``zipfile``, which Inspect reads it with, gives no more
     of a member than its declared size, so they bound what reading it costs. A JSON log is not compressed.
     """
-    size = os.path.getsize(path)
     parts = [(f"member {m.filename!r}", m.file_size, m.compress_size) for m in members]
     for what, inflated, compressed in [*parts, ("members in all", sum(m.file_size for m in members), size)]:
         if inflated > inflate_limit(compressed):

@@ -21,6 +21,7 @@ from agentrender.runfile.lines import GZIP_MAGIC, name_ends, open_inflated
 __all__ = [
     "ANTHROPIC_REQUEST_KEYS",
     "CODEX_RECORDS",
+    "EVAL_LOG_NAMES",
     "JSON_LOG_NAMES",
     "LANGCHAIN_ROLES",
     "OPENAI_REQUEST_KEYS",
@@ -119,6 +120,11 @@ class _Members(msgspec.Struct, gc=False):
     samples: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
+EVAL_LOG_NAMES = (".eval", ".eval.gz")
+"""How the name of an Inspect ``.eval`` log ends (``name_ends``, in any case): as Inspect writes it, or compressed with
+gzip (as ``gzip -r`` leaves a logs folder)."""
+
+
 JSON_LOG_NAMES = (".json", ".json.gz")
 """How the name of an Inspect JSON log ends (``name_ends``, in any case): as Inspect writes it, or compressed with
 gzip (as ``gzip -r`` leaves a logs folder)."""
@@ -203,7 +209,7 @@ def _holds_log(whole: bytes | mmap.mmap, at: int) -> bool:
 
 def looks_like_inspect(path: str, first: Any) -> bool:
     """True when the file ``path`` (its first JSON value ``first``, or ``None``) is an Inspect log, for ``load``."""
-    if name_ends(path, (".eval", ".eval.gz")):  # LOG.EVAL too, as a file system that ignores case may name it
+    if name_ends(path, EVAL_LOG_NAMES):  # LOG.EVAL too, as a file system that ignores case may name it
         return True
     if isinstance(first, Mapping):
         return isinstance(first.get("eval"), Mapping) and ("samples" in first or "version" in first)
