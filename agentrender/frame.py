@@ -1079,9 +1079,9 @@ def runs_frame(
     session's main thread and sub-agents, an eval log's samples), in the file's order. Each file
     is read by its absolute path, which its rows' ``path`` holds (and what they say of it: ``error``,
     ``warning_texts``), as every table of ``PARQUET_TABLES`` names it, so a frame and an export join on ``path``.
-    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz`` and ``*.eval`` under it,
-    ``run_files``; a folder of none raises ``NoRunFilesError``), one file, or an iterable of files (kept in its order,
-    each file once: ``distinct_paths``; an empty one gives a frame of no rows).
+    ``paths_or_folder`` is a folder (its run files, sorted: every ``*.jsonl``, ``*.jsonl.gz``, ``*.eval`` and
+    ``*.eval.gz`` under it, ``run_files``; a folder of none raises ``NoRunFilesError``), one file, or an iterable of
+    files (kept in its order, each file once: ``distinct_paths``; an empty one gives a frame of no rows).
     ``workers`` is the number of processes (default: one per CPU, at most one per file; ``1`` reads in this process).
     ``progress`` shows a tqdm bar (a widget in notebooks). Workers start by forkserver (or
     spawn), never fork, so a script that uses ``workers`` above 1 calls this under
@@ -1202,11 +1202,11 @@ def run_files(folder: str | os.PathLike[str]) -> list[str]:
     """The run files of ``folder``, sorted: what ``runs_frame``, ``to_parquet`` and ``agentrender.dask.read_runs``
     read of a folder.
 
-    Every file named ``*.jsonl``, ``*.jsonl.gz`` or ``*.eval`` (``RUN_FILE_SUFFIXES``, in any case) at any depth
-    under it, and every ``*.json`` (or ``*.json.gz``) that is an Inspect log as ``load`` tells one, keys in any order
-    (``imports.shapes.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or Inspect's
-    own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is listed, so
-    its row says why), a linked folder's too; each file once, under
+    Every file named ``*.jsonl``, ``*.jsonl.gz``, ``*.eval`` or ``*.eval.gz`` (``RUN_FILE_SUFFIXES``, in any case) at
+    any depth under it, and every ``*.json`` (or ``*.json.gz``) that is an Inspect log as ``load`` tells one, keys in
+    any order (``imports.shapes.is_json_log``: the other JSON files a folder holds beside logs, a ``package.json`` or
+    Inspect's own ``logs.json``, are no runs, and are read when named one by one; a ``.json`` that cannot be read is
+    listed, so its row says why), a linked folder's too; each file once, under
     the first of its paths in sorted order, however many links name it (a link to a folder it is in is not followed
     again). A file or folder whose name starts with ``.`` holds none (a notebook's ``.ipynb_checkpoints`` keeps copies
     of the files it edited), as for Parquet's and Dask's readers; nor does a pipe or a device. A link that points

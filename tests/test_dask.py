@@ -181,7 +181,8 @@ def test_a_glob_or_folder_with_no_run_files_is_a_clear_error(tmp_path: Path) -> 
     with pytest.raises(FileNotFoundError, match=r"read_runs: no run files match '.*/nothing-\*\.jsonl'"):
         read_runs(str(tmp_path / "nothing-*.jsonl"))
     with pytest.raises(
-        FileNotFoundError, match=r"no run files under .* \(none named \*\.jsonl, \*\.jsonl\.gz or \*\.eval, nor a \*\."
+        FileNotFoundError,
+        match=r"no run files under .* \(none named \*\.jsonl, \*\.jsonl\.gz, \*\.eval or \*\.eval\.gz, nor a \*\.",
     ):
         read_runs(tmp_path)
 

@@ -452,6 +452,33 @@ def test_a_folder_lists_an_inspect_json_log_compressed_with_gzip_and_no_other_gz
     assert error.startswith(f"{tmp_path / 'broken.json.gz'}:") and "the gzip stream is corrupt" in error, error
 
 
+def test_a_folder_lists_an_inspect_eval_log_compressed_with_gzip(tmp_path: Path) -> None:
+    """A folder's real Inspect ``.eval`` log compressed with gzip (``log.eval.gz``, as ``gzip -r`` leaves a logs
+    folder, in any case) is listed and read as its ``.eval`` is, a row per sample, where the folder left it out
+    without a word; one whose stream is corrupt is listed, its row naming the file and what is wrong."""
+    from tests._support import real
+
+    [log] = (real.REAL / "inspect" / "meridianlabs-ai-inspect_scout").glob("*popularity*.eval") or [None]
+    if log is None:
+        pytest.skip("the real fixtures are not in this checkout")
+    pytest.importorskip("inspect_ai")  # the archive's zstandard members
+    (tmp_path / "logs").mkdir()
+    packed = gzip.compress(log.read_bytes())
+    (tmp_path / "logs" / "log.eval.gz").write_bytes(packed)
+    (tmp_path / "logs" / "LOG2.EVAL.GZ").write_bytes(packed)
+    names = ["logs/LOG2.EVAL.GZ", "logs/log.eval.gz"]
+    assert run_files(tmp_path) == [str(tmp_path / name) for name in names]
+    ids = [run.run_id for _ in names for run in load_runs(log)]
+    frame = runs_frame(tmp_path, workers=1, progress=False)
+    assert frame["error"].isna().all() and frame["run_id"].tolist() == ids and ids
+    assert sorted(set(frame["path"])) == [str(tmp_path / name) for name in names]
+    (tmp_path / "broken.eval.gz").write_bytes(
+        packed[: len(packed) // 2] + b"\xff" * 64 + packed[len(packed) // 2 + 64 :]
+    )
+    [error] = runs_frame(tmp_path, workers=1, progress=False)["error"].dropna().tolist()
+    assert error.startswith(f"{tmp_path / 'broken.eval.gz'}:") and "the gzip stream is corrupt" in error, error
+
+
 def test_a_file_whose_name_ends_in_capitals_is_listed_and_loaded(tmp_path: Path) -> None:
     """A folder lists its ``RUN.JSONL``, ``Run.Jsonl.GZ``, ``LOG.EVAL`` and Inspect ``LOG.JSON`` (as a file system that
     ignores case, or a tool that writes capitals, names them) as it lists their lower-case names, and each loads, the
@@ -507,7 +534,7 @@ def test_a_folder_with_no_run_files_is_one_error_from_every_reader(tmp_path: Pat
     (folder / "notes.json").write_text("{}", encoding="utf-8")
     (folder / ".hidden.jsonl").write_text("", encoding="utf-8")
     said = (
-        f"no run files under {folder} (none named *.jsonl, *.jsonl.gz or *.eval, nor a *.json or *.json.gz "
+        f"no run files under {folder} (none named *.jsonl, *.jsonl.gz, *.eval or *.eval.gz, nor a *.json or *.json.gz "
         "that is an Inspect log, at any depth; other *.json files, each read when named alone: 1)"
     )
     for read in (

@@ -669,7 +669,7 @@ def test_export_of_a_folder_with_no_run_files_says_so_and_writes_nothing(tmp_pat
     empty.mkdir()
     code, printed, err = _cli("export", str(empty), "--parquet", str(out))
     said = (
-        f"no run files under {empty} (none named *.jsonl, *.jsonl.gz or *.eval, nor a *.json or *.json.gz "
+        f"no run files under {empty} (none named *.jsonl, *.jsonl.gz, *.eval or *.eval.gz, nor a *.json or *.json.gz "
         "that is an Inspect log, at any depth)"
     )
     assert (code, printed, err) == (2, "", f"agentrender: {said}\n")

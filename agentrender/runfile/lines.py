@@ -53,9 +53,10 @@ _decode = msgspec.json.Decoder()
 JSON_LINES_NAMES = (".jsonl", ".jsonl.gz")
 """How the name of a file of JSON lines ends (``name_ends``, in any case): a run file, or a history of one value a
 line, plain or gzip-compressed, read a line at a time; a file of any other name may be one JSON document."""
-RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval")
+RUN_FILE_SUFFIXES: Final = (".jsonl", ".jsonl.gz", ".eval", ".eval.gz")
 """The endings of the names of the files a folder holds that are read (``frame.run_files``): run files and agents' JSON
-Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs, each in any case (``RUN.JSONL`` too). Of its
+Lines histories (``.jsonl``, ``.jsonl.gz``), and Inspect's ``.eval`` logs (``.eval.gz``, compressed with gzip, as
+``gzip -r`` leaves a logs folder), each in any case (``RUN.JSONL`` too). Of its
 ``.json`` files (and ``.json.gz``, compressed with gzip), Inspect's logs are read too, told by their members as
 ``load`` tells them (``imports.shapes.is_json_log``)."""
 
