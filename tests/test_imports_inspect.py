@@ -1628,14 +1628,33 @@ def test_a_json_log_compressed_with_gzip_loads_as_the_json_it_holds(source: Path
     assert runs and all(run.path == run.header["source"]["path"] == str(packed) for run in runs)
 
 
-def test_a_json_log_whose_gzip_stream_lacks_only_its_trailer_loads_each_run_saying_so(tmp_path: Path) -> None:
-    """A real Inspect ``.json`` log compressed with gzip whose stream stops after the whole log but before its last
-    8 bytes (a copy that stopped early) loads as the ``.json`` does, each run warned that the stream ends early."""
-    if not JSON_LOG.is_file():
+def test_a_json_log_compressed_with_gzip_under_an_eval_name_is_read_as_the_json_it_holds(tmp_path: Path) -> None:
+    """A real Inspect ``.json`` log only Inspect's reader reads, compressed with gzip and named ``log.eval.gz``, loads
+    as the ``.json`` does: Inspect's reader is told the format of the bytes the stream holds, not of the name, where
+    it was told to read a zip archive and refused it."""
+    pytest.importorskip("inspect_ai")
+    packed = tmp_path / "log.eval.gz"
+    packed.write_bytes(gzip.compress(OLDER_LOG.read_bytes()))
+    runs, plain = load_runs(packed), load_runs(OLDER_LOG)
+    assert [(run.run_id, run.steps) for run in runs] == [(run.run_id, run.steps) for run in plain] != []
+
+
+@pytest.mark.parametrize(
+    ("source", "name"), [(JSON_LOG, "log.json.gz"), (FIXTURE, "log.eval.gz")], ids=["json", "eval"]
+)
+def test_a_log_whose_gzip_stream_lacks_only_its_trailer_loads_each_run_saying_so(
+    source: Path, name: str, tmp_path: Path
+) -> None:
+    """An Inspect ``.json`` (real) or ``.eval`` log compressed with gzip whose stream stops after the whole log but
+    before its last 8 bytes (a copy that stopped early) loads as the log does, each run warned that the stream ends
+    early."""
+    if not source.is_file():
         pytest.skip("the real fixtures are not in this checkout")
-    packed = tmp_path / "log.json.gz"
-    packed.write_bytes(gzip.compress(JSON_LOG.read_bytes())[:-8])
-    runs, plain = load_runs(packed), load_runs(JSON_LOG)
+    if source == FIXTURE:
+        pytest.importorskip("inspect_ai")  # the archive's zstandard members
+    packed = tmp_path / name
+    packed.write_bytes(gzip.compress(source.read_bytes())[:-8])
+    runs, plain = load_runs(packed), load_runs(source)
     assert [(run.run_id, run.steps) for run in runs] == [(run.run_id, run.steps) for run in plain] != []
     for run, whole in zip(runs, plain, strict=True):
         [note] = [warning for warning in run.warnings if warning.text not in {w.text for w in whole.warnings}]

@@ -81,7 +81,6 @@ from agentrender.imports.inspect_log import (
     read_log,
     with_stream_notes,
 )
-from agentrender.imports.shapes import EVAL_LOG_NAMES
 from agentrender.runfile import Run, RunFileError, RunWarning
 from agentrender.runfile.lines import GZIP_MAGIC, name_ends
 
@@ -186,14 +185,16 @@ def _read_with_inspect(path: str, source: str | IO[bytes]) -> tuple[Log, list[st
 
 
 def _format(path: str, source: str | IO[bytes]) -> Literal["eval", "json"]:
-    """The format Inspect's reader is told to read ``path`` in (``source``: what it is given, the archive or JSON a
-    gzip stream holds): an ``.eval`` archive when it is a zip or named so (in any case), else a JSON log. Inspect's own
+    """The format Inspect's reader is told to read ``path`` in (``source``: what it is given): an ``.eval`` archive
+    when it is a zip, or a file named so (in any case), else a JSON log; for bytes that are not the file's (the
+    archive or JSON a gzip stream holds, a JSON log without its byte order mark), by those bytes alone. Inspect's own
     choice goes by a lower-case ending (``.eval``, ``.json``), which refused ``LOG.EVAL``, a log ``load`` recognises by
     what it holds under any other name, and a log compressed with gzip."""
     zipped = zipfile.is_zipfile(source)
     if not isinstance(source, str):
         source.seek(0)  # the reader reads it from its start
-    return "eval" if zipped or name_ends(path, EVAL_LOG_NAMES) else "json"
+        return "eval" if zipped else "json"
+    return "eval" if zipped or name_ends(path, ".eval") else "json"
 
 
 def _gzipped(path: str) -> bool:
