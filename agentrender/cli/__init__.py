@@ -377,7 +377,7 @@ did not send what this render builds; for an imported run, a line under the tabl
         "many runs as one Parquet dataset: steps, model calls, one row per run",
         """\
 Write the steps, the model calls and one row per run of every RUN (a run file, a folder of
-.jsonl, .jsonl.gz and .eval files and Inspect .json logs, a bundled sample, or an agent's
+.jsonl, .jsonl.gz, .eval and .eval.gz files and Inspect .json(.gz) logs, a bundled sample, or an agent's
 history agentrender imports: a Claude Code session's main thread and sub-agents, an eval
 log's samples, each a run) to the folder OUT as a Parquet dataset: OUT/steps, OUT/model_calls
 and OUT/runs, each one file per file read, with the columns and types of agentrender.frame
