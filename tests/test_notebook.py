@@ -712,3 +712,39 @@ def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_th
     assert any("the views from then on lack it" in str(group) for group in groups)
     bare = RunExplorer(every_kind_run())
     assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == tabs
+
+
+def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the_run_was_read_with() -> None:
+    """``ConversationView`` of a file read with warnings (a real Claude Code session's: its views lack the messages
+    the user queued) says under its controls how many and where to see them; inside the explorer, which lists them in
+    a tab, and for a run read without any, it says nothing."""
+    import ipywidgets
+
+    from agentrender import load
+    from agentrender._display.said import warning_groups
+    from tests._support.real import REAL
+
+    path = REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    count = len(warning_groups(load(path).warnings))
+
+    def notes(widget: object) -> list[str]:
+        """The text of every label a widget tree shows (one hidden by its layout left out)."""
+        found, stack = [], [widget]
+        while stack:
+            node = stack.pop()
+            if getattr(getattr(node, "layout", None), "display", None) == "none":
+                continue
+            if isinstance(node, ipywidgets.Label) and node.value.startswith("read with"):
+                found.append(node.value)
+            stack.extend(getattr(node, "children", ()))
+        return found
+
+    alone = ConversationView(path)
+    assert notes(alone.widget) == [
+        f"read with {count} warnings: RunExplorer(run) lists them in its warnings tab, as agentrender show prints "
+        "them; run.warnings holds each"
+    ]
+    controls, note = alone.widget.children[1], alone.widget.children[2]
+    assert notes(note) and not notes(controls)  # the line right under the controls
+    assert notes(RunExplorer(path).widget) == []
+    assert notes(ConversationView(every_kind_run()).widget) == []

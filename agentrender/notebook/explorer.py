@@ -176,7 +176,7 @@ class RunExplorer(Widget):
         if page_rows < 1:
             raise ValueError(f"RunExplorer: page_rows must be at least 1, got {page_rows}")
         if isinstance(run, str | os.PathLike):
-            self.conversation = ConversationView(run, options=options, follow=follow)
+            self.conversation = ConversationView(run, options=options, follow=follow, note_warnings=False)
             """The conversation tab."""
             self.views = self.conversation.base
             """The views of the run (shared with the conversation tab)."""
@@ -186,7 +186,7 @@ class RunExplorer(Widget):
             if follow:
                 raise ValueError("RunExplorer(..., follow=True) follows a file: give its path, not a run")
             self.views = Views(run, options)
-            self.conversation = ConversationView(self.views)
+            self.conversation = ConversationView(self.views, note_warnings=False)
         self.run = run
         """The run explored (as last read, for a followed file)."""
         self.page_rows = page_rows
