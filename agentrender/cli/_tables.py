@@ -39,7 +39,7 @@ from agentrender.cli._term import (
 )
 from agentrender.frame import STEP_LEAD_COLUMNS, kinds_listed, other_tools, steps_frame, tools_kept
 from agentrender.runfile import Run
-from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, PREFILL_SAID, SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, PREFILL_SAID, SKIPPED_SAW, SizeSeries, Views, listed_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,7 +164,7 @@ class StepsTable:
                 saw = Text(LEFT_OUT_TEXT, style=SKIPPED)
                 style = SKIPPED
             elif kind is None:
-                saw = Text("skipped", style=SKIPPED)
+                saw = Text(SKIPPED_SAW, style=SKIPPED)
                 style = SKIPPED
             else:
                 saw = Text(TAGS.get(kind, kind), style=KIND_STYLES.get(kind, ""))
