@@ -570,19 +570,32 @@ def kept_by_tool(tool: Any, others: Sequence[str], wanted: Collection[str]) -> b
     tool, or a null: ``none`` keeps it) and whose reply of parallel tool uses called ``others`` beside it (the
     ``other_tools`` column, ``Run.parallel_tools``): it is kept for any of them, not only its first. The CLI's
     ``--tool`` (on the table and on each followed step) and the notebook explorer's tool filter keep by this rule."""
-    return (tool if isinstance(tool, str) and tool else "none") in wanted or not set(others).isdisjoint(wanted)
+    return (tool if isinstance(tool, str) and tool else "none") in wanted or (
+        bool(others) and not set(others).isdisjoint(wanted)  # no set made for a step of one tool: see tools_kept
+    )
 
 
 def other_tools(frame: pd.DataFrame) -> list[list[str]]:
     """The ``other_tools`` column of a ``steps_frame`` (or of rows of one) read back: each row's tools called beside
     its decision's, as a list (empty for a null: a step that called one tool). The one reader of its JSON text."""
-    return [json.loads(text) if isinstance(text, str) else [] for text in frame["other_tools"]]
+    return [list(_beside(text)) for text in frame["other_tools"].tolist()]
+
+
+def _beside(text: object) -> Sequence[str]:
+    """A cell of the ``other_tools`` column read back (its JSON text; a null: no tools, the one empty tuple)."""
+    return json.loads(text) if isinstance(text, str) else ()
 
 
 def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:
-    """``kept_by_tool`` of each row of a ``steps_frame``, by its ``tool`` and ``other_tools`` columns."""
+    """``kept_by_tool`` of each row of a ``steps_frame``, by its ``tool`` and ``other_tools`` columns.
+
+    It makes no object a row where the step called one tool (most rows): a new list or set each of 100,000 rows
+    set off Python's garbage collector, which walked the whole loaded run again and again (a fifth of a second at
+    each change of the explorer's tool filter). The columns are read as lists, not stepped through element by
+    element."""
     pandas = require("frame", "pandas")
-    kept = [kept_by_tool(tool, called, wanted) for tool, called in zip(frame["tool"], other_tools(frame), strict=True)]
+    pairs = zip(frame["tool"].tolist(), frame["other_tools"].tolist(), strict=True)
+    kept = [kept_by_tool(tool, _beside(text), wanted) for tool, text in pairs]
     series: pd.Series = pandas.Series(kept, index=frame.index, dtype=bool)
     return series
 

@@ -997,3 +997,26 @@ def test_a_try_whose_time_is_too_large_for_a_float_reads_as_null_with_a_warning(
     calls = model_calls_frame(run)
     assert calls["tries"].tolist() == [2]
     assert calls["retried_ms"].tolist() == [NA]
+
+
+def test_tools_kept_keeps_a_step_by_its_tool_by_a_tool_called_beside_it_or_as_none() -> None:
+    """``tools_kept`` on a steps frame keeps a step whose reply called several tools for any of them, a step of one
+    tool for it alone, and a step of no tool (no decision, no call, a call without a name) for ``none`` only."""
+    from agentrender.frame import tools_kept
+    from agentrender.imports import load
+    from tests._support.real import REAL
+    from tests._support.runs import every_kind_run
+
+    parallel = steps_frame(load(REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"))
+    assert list(parallel["other_tools"].fillna("")) == ["", "", '["Glob"]', '["WebFetch"]']
+    for wanted, kept in (
+        (["Glob"], [2]),
+        (["WebFetch", "Bash"], [0, 1, 3]),
+        (["WebSearch", "Read"], [2, 3]),
+        (["none"], []),
+    ):
+        assert list(parallel["index"][tools_kept(parallel, wanted)]) == kept, wanted
+    mixed = steps_frame(every_kind_run())
+    for wanted, kept in ((["none"], [2, 3, 5, 9, 10, 13]), (["write_file", "search"], [4, 6, 12])):
+        assert list(mixed["index"][tools_kept(mixed, wanted)]) == kept, wanted
+    assert tools_kept(mixed.iloc[[]], ["none"]).empty

@@ -262,6 +262,22 @@ def test_run_explorer_says_the_model_saw_nothing_of_the_reply_the_conversation_e
     assert cells[151] == ("", ENDED_SAW) and cells[150] == (' class="ar-as_sent"', "as_sent")
 
 
+def test_run_explorer_says_a_step_with_no_decision_was_skipped_as_steps_does() -> None:
+    """A step with no decision is listed as "skipped" under ``shown_as``, as ``agentrender steps`` lists it and in the
+    colour a view marks a skipped step with, where the table said ``<NA>``; a step with a decision keeps its kind."""
+    from agentrender.views import SKIPPED_SAW
+
+    run = every_kind_run()
+    explorer = RunExplorer(run)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
+    cells = {int(found[0][1]): found[4] for row in rows if (found := re.findall(r"<td([^>]*)>([^<]*)</td>", row))}
+    assert SKIPPED_SAW == "skipped"
+    assert [step.index for step in run.steps if step.decision is None] == [5, 13]
+    assert cells[5] == cells[13] == (' class="ar-skipped"', SKIPPED_SAW)
+    assert cells[4] == (' class="ar-nudge_invalid"', "nudge_invalid")
+    assert "&lt;NA&gt;" not in "".join(cell for _, cell in cells.values())
+
+
 def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -> None:
     """The explorer's steps table names the kind of a request's closing prefill as the caller's prefill, never a
     decision's kind, and its prefill column says true."""
@@ -325,8 +341,8 @@ def test_the_conversation_slider_says_which_views_are_beside_a_prefill(tmp_path:
 
 def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_of_block() -> None:
     """Each cell of what the model saw (a result in full, cut, a summary, a nudge, ...) carries the class the view's
-    HTML gives a block of that kind, so it has the view's colour; a step the model was shown nothing for has none."""
-    import pandas as pd
+    HTML gives a block of that kind, so it has the view's colour; a step with no decision is "skipped", in the colour
+    the view marks a skipped step with."""
 
     from agentrender._display.values import STYLE
     from agentrender.frame import steps_frame
@@ -336,11 +352,12 @@ def test_run_explorer_colours_what_the_model_saw_as_the_view_colours_that_kind_o
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1])
     shown = [re.findall(r"<td([^>]*)>([^<]*)</td>", row)[4] for row in rows]
     kinds = steps_frame(run)["shown_as"]
-    assert [said for _, said in shown] == [str(kind) for kind in kinds.astype(object).fillna("&lt;NA&gt;")]
-    assert {"result", "summary", "cut", "interrupted"} <= set(kinds.dropna())
+    kinds = kinds.astype(object).fillna("skipped")
+    assert [said for _, said in shown] == [str(kind) for kind in kinds]
+    assert {"result", "summary", "cut", "interrupted", "skipped"} <= set(kinds)
     for (attributes, _), kind in zip(shown, kinds, strict=True):
-        assert attributes == ("" if pd.isna(kind) else f' class="ar-{kind}"')
-        assert attributes == "" or f".agentrender .ar-{kind} " in STYLE or f".agentrender .ar-{kind}," in STYLE
+        assert attributes == f' class="ar-{kind}"'
+        assert f".agentrender .ar-{kind} " in STYLE or f".agentrender .ar-{kind}," in STYLE
     view = "".join(html_values(explorer.conversation.widget))
     assert 'class="ar-block ar-result"' in view and 'class="ar-block ar-summary"' in view
 
@@ -712,3 +729,39 @@ def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_th
     assert any("the views from then on lack it" in str(group) for group in groups)
     bare = RunExplorer(every_kind_run())
     assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == tabs
+
+
+def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the_run_was_read_with() -> None:
+    """``ConversationView`` of a file read with warnings (a real Claude Code session's: its views lack the messages
+    the user queued) says under its controls how many and where to see them; inside the explorer, which lists them in
+    a tab, and for a run read without any, it says nothing."""
+    import ipywidgets
+
+    from agentrender import load
+    from agentrender._display.said import warning_groups
+    from tests._support.real import REAL
+
+    path = REAL / "claude-code" / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    count = len(warning_groups(load(path).warnings))
+
+    def notes(widget: object) -> list[str]:
+        """The text of every label a widget tree shows (one hidden by its layout left out)."""
+        found, stack = [], [widget]
+        while stack:
+            node = stack.pop()
+            if getattr(getattr(node, "layout", None), "display", None) == "none":
+                continue
+            if isinstance(node, ipywidgets.Label) and node.value.startswith("read with"):
+                found.append(node.value)
+            stack.extend(getattr(node, "children", ()))
+        return found
+
+    alone = ConversationView(path)
+    assert notes(alone.widget) == [
+        f"read with {count} warnings: RunExplorer(run) lists them in its warnings tab, as agentrender show prints "
+        "them; run.warnings holds each"
+    ]
+    controls, note = alone.widget.children[1], alone.widget.children[2]
+    assert notes(note) and not notes(controls)  # the line right under the controls
+    assert notes(RunExplorer(path).widget) == []
+    assert notes(ConversationView(every_kind_run()).widget) == []

@@ -44,6 +44,7 @@ from agentrender.views import (
     LEFT_OUT_SAID,
     LEFT_OUT_TEXT,
     PREFILL_SAID,
+    SKIPPED_SAW,
     SizeSeries,
     Views,
     listed_kind,
@@ -182,7 +183,7 @@ class StepsTable:
                 compacted = True
                 style = SKIPPED
             elif kind is None:
-                saw = Text("skipped", style=SKIPPED)
+                saw = Text(SKIPPED_SAW, style=SKIPPED)
                 style = SKIPPED
             else:
                 saw = Text(TAGS.get(kind, kind), style=KIND_STYLES.get(kind, ""))

@@ -9,7 +9,9 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agentrender._display.said import warning_groups
 from agentrender._display.values import SHOWN_STEPS
+from agentrender._words import plural
 from agentrender.imports import load
 from agentrender.imports.following import follower
 from agentrender.notebook._base import Widget, row, stepper, widgets
@@ -54,6 +56,10 @@ class ConversationView(Widget):
     slider to the newest step, unless the user moved it away; the position line begins with
     ``LIVE`` until ``stop_following()`` (or a file that can no longer be read, which it then says).
     A file with no run in it yet is waited for, ``wait`` seconds at most.
+
+    A run read with warnings (``Run.warnings``: lines an importer could not read as they are, turns its views lack)
+    gets a line under the controls saying how many and where to see them, unless ``note_warnings=False`` (the
+    explorer's conversation tab: the explorer lists them in a tab of their own).
     """
 
     def __init__(
@@ -65,6 +71,7 @@ class ConversationView(Widget):
         last_steps: int = SHOWN_STEPS,
         follow: bool = False,
         wait: float = 10.0,
+        note_warnings: bool = True,
     ) -> None:
         self._tracker: Any = None
         self._stopped = threading.Event()
@@ -133,6 +140,10 @@ class ConversationView(Widget):
             layout=widgets.Layout(width="70px"),
         )
         """Count what reads every step before the view into the header (ticked from the start for a short run)."""
+        self.warnings_note = widgets.Label(layout=widgets.Layout(display="none"))
+        """Under the controls: how many warnings the run was read with, and where to see them (hidden when none)."""
+        self._note_warnings = note_warnings
+        self._warnings_said = -1  # how many warnings the line says (-1: not yet said)
         self.html = widgets.HTML()
         controls = (self.slider, self.as_sent, self.recent_results, self.result_bytes, self.last_steps, self.count)
         for control in controls:
@@ -141,6 +152,7 @@ class ConversationView(Widget):
             [
                 row([self.previous_button, self.slider, self.next_button, self.position_label]),
                 row([self.as_sent, self.recent_results, self.result_bytes, self.last_steps, self.count]),
+                self.warnings_note,
                 self.html,
             ]
         )
@@ -281,3 +293,19 @@ class ConversationView(Widget):
             + (" \u00b7 the conversation as it ended" if view.ended else "")
         )
         self.html.value = view_html(view, last_steps=self.last_steps.value, counted=self.count.value)
+        self._say_warnings(run)
+
+    def _say_warnings(self, run: Run | None) -> None:
+        """The line under the controls as the run's warnings are (a followed file's may come with a growth): counted
+        again only when they changed, not at each move."""
+        warnings = run.warnings if run is not None and self._note_warnings else ()
+        if len(warnings) == self._warnings_said:
+            return
+        self._warnings_said = len(warnings)
+        groups = len(warning_groups(warnings))
+        if groups:
+            self.warnings_note.value = (
+                f"read with {plural(groups, 'warning')}: RunExplorer(run) lists them in its warnings tab, as "
+                "agentrender show prints them; run.warnings holds each"
+            )
+        self.warnings_note.layout.display = "" if groups else "none"

@@ -20,7 +20,7 @@ from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries, Views, listed_kind
 from agentrender.views.html import warnings_html
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class RunExplorer(Widget):
         if page_rows < 1:
             raise ValueError(f"RunExplorer: page_rows must be at least 1, got {page_rows}")
         if isinstance(run, str | os.PathLike):
-            self.conversation = ConversationView(run, options=options, follow=follow)
+            self.conversation = ConversationView(run, options=options, follow=follow, note_warnings=False)
             """The conversation tab."""
             self.views = self.conversation.base
             """The views of the run (shared with the conversation tab)."""
@@ -186,7 +186,7 @@ class RunExplorer(Widget):
             if follow:
                 raise ValueError("RunExplorer(..., follow=True) follows a file: give its path, not a run")
             self.views = Views(run, options)
-            self.conversation = ConversationView(self.views)
+            self.conversation = ConversationView(self.views, note_warnings=False)
         self.run = run
         """The run explored (as last read, for a followed file)."""
         self.page_rows = page_rows
@@ -375,8 +375,9 @@ class RunExplorer(Widget):
         if rows["prefill"].any():  # the caller's text a request ended with, not a decision of the model: said so
             kinds = kinds_listed(rows)
             cells["kind"] = kinds.where(kinds.notna(), NA)
-        # as sent, a step before the compaction the last view restarts from, and the one the conversation ended on:
-        # the model saw nothing of them, said as the CLI's table says it
+        # a step with no decision, which no view holds; as sent, a step before the compaction the last view restarts
+        # from, and the one the conversation ended on: what the model saw of them, said as the CLI's table says it
+        cells["shown_as"] = cells["shown_as"].where(rows["shown_as"].notna(), SKIPPED_SAW)
         for column, said in (("in_view", LEFT_OUT_TEXT), ("ended", ENDED_SAW)):
             nothing = rows[column].eq(column == "ended").fillna(False).to_numpy(dtype=bool)
             if nothing.any():

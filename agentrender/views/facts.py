@@ -41,6 +41,7 @@ __all__ = [
     "REPLY_REASON",
     "RESULT_KINDS",
     "SIZE_LEGEND",
+    "SKIPPED_SAW",
     "VIEW_TERMS",
     "BlockFact",
     "Change",
@@ -483,6 +484,9 @@ LEFT_OUT_TEXT = "nothing: a compaction's summary stands for it"
 ENDED_SAW = "nothing: the conversation ended"
 """What the model was shown, as sent, of the step whose reply nothing answered (the conversation ended on it: the
 ``ended`` column of ``steps_frame``), as a table of steps lists it."""
+SKIPPED_SAW = "skipped"
+"""What the model was shown of a step with no decision (no view holds it: a null ``shown_as`` in ``steps_frame``), as
+a table of steps lists it."""
 
 LEFT_OUT_SAID = "compacted away"
 """``LEFT_OUT_TEXT`` in short, for a terminal's table of steps, whose every row before a compaction says it (and
