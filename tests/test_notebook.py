@@ -297,6 +297,43 @@ def test_run_explorer_lists_a_prefill_step_as_the_callers_text(tmp_path: Path) -
     assert ">no_tool_call<" not in table
 
 
+def test_run_explorer_reasons_mark_the_callers_prefill_and_leave_off_the_note_on_tool_uses_its_agent_ran(
+    tmp_path: Path,
+) -> None:
+    """The explorer's steps table says each reason as ``agentrender steps`` does: the caller's prefill marked apart
+    from the model's reply (a call log whose request ended with a prefill; a prefill no reply answered), and of a
+    real Claude Code session whose agent ran every tool use of a reply, no note that the others were not executed."""
+    from agentrender.imports import load
+    from agentrender.views import PREFILL_REASON, REPLY_REASON
+    from tests._support.conversations import prefilled_log
+    from tests._support.real import REAL
+
+    def reasons(explorer: RunExplorer) -> dict[int, str]:
+        table = explorer.table.value
+        headers = re.findall(r"<th>([^<]*)</th>", table)
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>")[1], flags=re.S)
+        cells = [
+            [html.unescape(re.sub("<[^>]*>", "", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in rows
+        ]
+        return {int(row[0]): row[headers.index("reason")] for row in cells}
+
+    said = reasons(RunExplorer(load(prefilled_log(tmp_path / "log.jsonl"))))
+    assert said[1] == f"{PREFILL_REASON} The answer is {REPLY_REASON} 42." and said[0] == "Let me think."
+    body = tmp_path / "request.json"
+    asked = {"role": "user", "content": "Write a haiku about rain."}
+    prefill = {"role": "assistant", "content": "Here is a haiku:"}
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [asked, prefill]}))
+    assert reasons(RunExplorer(load(body)))[0] == f"{PREFILL_REASON} Here is a haiku:"
+    session = REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl"
+    run = load(session)
+    assert run.steps[2].decision is not None and run.steps[2].decision.reason.endswith("not executed: Edit]")
+    assert run.steps[1].decision is not None and run.steps[1].decision.reason.endswith("not executed: Read]")
+    said = reasons(RunExplorer(run))
+    assert said[1] == "" and said[2].startswith("I can see the structure.")
+    assert "not executed" not in RunExplorer(run).table.value
+
+
 def test_run_explorer_kind_filter_keeps_a_prefill_under_its_label_not_as_a_decision(tmp_path: Path) -> None:
     """The explorer's kind dropdown offers a request's closing prefill under the caller's prefill, and keeps it by
     that label alone: no_tool_call keeps the model's reply with no tool call, never the prefill; a run whose one

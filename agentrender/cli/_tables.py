@@ -337,13 +337,10 @@ def steps_rows(
     views = Views(run, run.options(**{name: value for name, value in overrides.items() if value is not None}))
     frame = steps_frame(run, views=views)
     media: dict[int, str] = {}
-    prefilled: dict[int, Message] = {}
-    if run.records_sent:  # only results as sent hold images or documents, and only requests as sent a prefill
+    if run.records_sent:  # only results as sent hold images or documents
         for step, shown in zip(run.steps, views.at(None).result_blocks(), strict=True):
             if shown is not None and (said := media_short(shown.block)):
                 media[step.index] = said
-            if (prefill := views.prefilled(step)) is not None:
-                prefilled[step.index] = prefill
     # a reply of parallel tool uses is kept for any of them, not only its decision's first
     tools = tools_kept(frame, tool) if tool else _keep(frame["tool"], None)
     listed = frame
@@ -356,7 +353,7 @@ def steps_rows(
         frame=frame[keep].reset_index(drop=True),
         total=len(frame),
         media=media,
-        prefilled=prefilled,
+        prefilled=views.prefilled_steps(),
         notes=run.parallel_notes(),
         misses=misses,
     )

@@ -20,12 +20,13 @@ from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries, Views, listed_kind, reason_said
 from agentrender.views.html import warnings_html
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from agentrender._types import Message
     from agentrender.runfile import Growth, Run
 
 ALL = "(all)"
@@ -272,7 +273,7 @@ class RunExplorer(Widget):
         """A growth of the followed file, which the conversation took in: the other tabs catch up."""
         self.run = growth.run
         self.views = self.conversation.base
-        for made in ("frame", "series"):
+        for made in ("frame", "series", "_reason_marks"):
             self.__dict__.pop(made, None)
         self.decide = DecideStepper(growth.run)
         children = list(self.tabs.children)
@@ -292,6 +293,13 @@ class RunExplorer(Widget):
         if len(self.tabs.children) == 4:
             self.tabs.children = [*self.tabs.children, self.warnings]
         self.tabs.set_title(4, f"warnings ({len(warning_groups(self.run.warnings)):,})")
+
+    @cached_property
+    def _reason_marks(self) -> tuple[dict[int, Message], dict[int, str]]:
+        """What the table's reasons mark or leave off, by step index (``reason_said``), as ``agentrender steps`` does:
+        the prefill each step's request ended with (``Views.prefilled_steps``), and the contract's note on further
+        tool uses its agent ran all the same (``Run.parallel_notes``)."""
+        return self.views.prefilled_steps(), self.run.parallel_notes()
 
     @cached_property
     def frame(self) -> pd.DataFrame:
@@ -382,6 +390,17 @@ class RunExplorer(Widget):
             nothing = rows[column].eq(column == "ended").fillna(False).to_numpy(dtype=bool)
             if nothing.any():
                 cells.loc[nothing, "shown_as"] = said
+        # the caller's prefill marked in a reason, and the note on tool uses its agent ran left off, as steps says them
+        prefilled, notes = self._reason_marks
+        if prefilled or notes or rows["prefill"].any():
+            cells["reason"] = [
+                reason_said(said, prefill=bool(prefill), prefilled=prefilled.get(index), note=notes.get(index, ""))
+                if isinstance(said, str) and (prefill or index in prefilled or index in notes)
+                else said
+                for index, said, prefill in zip(
+                    rows["index"].tolist(), cells["reason"], rows["prefill"].tolist(), strict=True
+                )
+            ]
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
         return page

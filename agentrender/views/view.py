@@ -243,6 +243,12 @@ class Views:
         prefill = self._prefill(step.index)
         return None if prefill is None else prefill[0]
 
+    def prefilled_steps(self) -> dict[int, Message]:
+        """The prefill each step whose deciding request ended with one did (``prefilled``), by the step's index: what a
+        table of steps marks in their reasons (``reason_said``); empty for a run that records no prefill."""
+        renders = self._renders
+        return {renders.indices[position]: made[0] for position, made in renders.prefills.items()}
+
     def extend(self, run: Run, changed_from: int | None) -> None:
         """Take ``run``, the run these views are of as it has grown (``runfile.Growth``), in place.
 
