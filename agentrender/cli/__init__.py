@@ -486,6 +486,7 @@ page's address to open it at step K, or write it with --at K.
     )
     page.add_argument("run", metavar="RUN", help=_RUN)
     page.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    page.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
     page.add_argument(
         "--at",
         "--step",

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import IO
 
 from agentrender import html
 from agentrender._json import escaped
 from agentrender._words import plural
-from agentrender.cli._inputs import CliError, load_chosen, views_of
+from agentrender.cli._inputs import CliError, load_chosen, views_of, writable
 from agentrender.cli._term import MUTED, Console, Text, clean
 
 __all__ = ["html_command"]
 
 
 def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    writable(Path(args.output), force=args.force, names="the HTML file to write")  # before the run is read
     chosen = load_chosen(args.run, args.which)
     run = chosen.run
     if chosen.note:  # as every command that reads one run of a file says it

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentrender import imports
-from agentrender.cli._inputs import CliError, choose, load_all
+from agentrender.cli._inputs import CliError, choose, load_all, writable
 from agentrender.cli._term import clean
 from agentrender.imports.conversation import Summariser
 from agentrender.runfile import Run, write_run
@@ -73,10 +73,7 @@ def _file_name(run_id: str, taken: set[str]) -> str:
 
 def _write(run: Run, target: Path, *, force: bool) -> None:
     """Write ``run`` to ``target`` through a temporary file beside it, so a failed write leaves no half file."""
-    if target.is_dir():  # first: --force, which the next refusal offers, does not overwrite a folder
-        raise CliError(f"{target}: a folder; -o names the run file to write (or use --all)")
-    if target.exists() and not force:
-        raise CliError(f"{target}: already exists; --force overwrites it")
+    writable(target, force=force, names="the run file to write (or use --all)")
     folder = target.parent
     if not folder.is_dir():
         raise CliError(f"{target}: no folder {folder} to write it in")

@@ -32,6 +32,7 @@ __all__ = [
     "resolve",
     "run_path",
     "views_of",
+    "writable",
 ]
 
 UNREADABLE = 2
@@ -44,6 +45,16 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = UNREADABLE) -> None:
         super().__init__(message)
         self.code = code
+
+
+def writable(target: Path, *, force: bool, names: str) -> None:
+    """Refuse ``target``, the file an ``-o`` option ``names`` (e.g. "the HTML file to write"), when it is a folder
+    (which ``--force`` does not overwrite either) or, unless ``force``, a file that exists: what every command that
+    writes a file the user named says."""
+    if target.is_dir():  # first: --force, which the next refusal offers, does not overwrite a folder
+        raise CliError(f"{target}: a folder; -o names {names}")
+    if target.exists() and not force:
+        raise CliError(f"{target}: already exists; --force overwrites it")
 
 
 def run_path(name: str) -> str:
