@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import fcntl
 import gzip
+import io
 import json
 import os
 import pty
@@ -454,6 +456,27 @@ def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) 
     numbers = [line.split()[0] for line in lines if line.strip()[:1].isdigit() or line.strip().startswith("…")]
     assert numbers == [str(i) for i in range(120)]
     assert all(tool[:20] in line and tool not in line for line in lines if line.split()[:1] in (["0"], ["119"]))
+
+
+def _summary_cells(out: str) -> list[str]:
+    """The summary column's cell of each step's row of a steps table (right-aligned under its header)."""
+    lines = out.splitlines()
+    head = next(line for line in lines if line.strip().startswith("#"))
+    end = head.index(" summary") + len(" summary")
+    return [line[:end].split()[-1] for line in lines if line.strip()[:1].isdigit()]
+
+
+def test_the_steps_table_says_a_dash_of_a_step_with_no_summary_and_its_bytes_of_one_with_one() -> None:
+    """An imported Claude Code session's steps, which hold no summary, show "—" in the summary column (as the table
+    says of any absent value), where each said 0 and read as a 0-byte summary; --csv keeps the run's 0 bytes, and a
+    sample's summaries keep their bytes."""
+    source = str(real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl")
+    code, out, _ = run_cli("steps", source, "--width", "120", "--color", "never")
+    assert code == 0 and _summary_cells(out) == ["—"] * 4, out
+    code, csv_out, _ = run_cli("steps", source, "--csv")
+    assert code == 0 and [row["summary_bytes"] for row in csv.DictReader(io.StringIO(csv_out))] == ["0"] * 4
+    code, out, _ = run_cli("steps", "fix-failing-test", "--width", "120", "--color", "never")
+    assert _summary_cells(out)[:3] == ["20", "18", "42"], out
 
 
 CLAUDE_TRACE = "tests/fixtures/real/claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl"

@@ -199,6 +199,8 @@ class StepsTable:
                 prefilled, note = self.prefilled.get(at), self.notes.get(at, "")
                 record["reason"] = reason_said(str(record["reason"]), prefill=prefill, prefilled=prefilled, note=note)
             record["kind"] = listed_kind(record["kind"], prefill=prefill)
+            if record["summary_bytes"] == 0:  # no summary (an imported run's steps), not one of 0 bytes: --csv's 0
+                record["summary_bytes"] = None
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
