@@ -420,8 +420,8 @@ read without all it holds (a last line cut short) is exported with what it holds
         """\
 A file may hold several runs: an Inspect eval log one a sample, a Claude Code session its
 main thread, its sub-agents and what came before each compaction. One row per run: its
-number counted from 0 (what --run N takes), its id (what --run ID takes), its steps, model calls and
-warnings, how it ended, and where in the source it comes from.""",
+number counted from 0 (what --run N takes), its steps, model calls and warnings, and its id (what
+--run ID takes), with how it ended and where in the source it comes from under it.""",
     )
     runs.add_argument("run", metavar="FILE", help=_RUN)
 
