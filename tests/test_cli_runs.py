@@ -723,6 +723,24 @@ def test_a_runs_row_stays_within_a_few_lines_at_100_columns_its_id_whole() -> No
         assert row["end"] in words and f"from {row['source']}" in words, out
 
 
+def test_a_warning_of_a_long_path_hangs_under_its_label_at_100_columns() -> None:
+    """show at 100 columns prints each warning with "warning: " and the start of its file's long path on one line,
+    the rest indented under the path, where "warning: " stood alone on a line and the path began the next."""
+    if not (ROOT / SPOTTER).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, err = cli.run_cli("show", SPOTTER, "--run", "2", "--width", "100", "--color", "never")
+    lines = out.splitlines()
+    labelled = [index for index, line in enumerate(lines) if line.startswith("warning:")]
+    assert code == 0 and len(labelled) == 2, err
+    agent = "tests/fixtures/real/claude-code/marot-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/"
+    assert lines[labelled[0]].startswith("warning: " + agent[:80]), out
+    for first, last in zip(labelled, [*labelled[1:], labelled[1] + 4], strict=True):
+        assert all(line.startswith(" " * 9) and line[9] != " " for line in lines[first + 1 : last]), out
+    # the path folds (one word longer than the line), and reads whole with the indent taken off each line
+    warned = "".join(line[9:].rstrip() for line in lines[labelled[0] : labelled[1]])
+    assert warned.startswith(agent + "agent-acompact-f46190.jsonl:1: parentUuid:"), out
+
+
 @pytest.mark.parametrize("width", [60, 80, 100, 200])
 def test_the_runs_table_keeps_a_run_id_on_one_line_where_it_fits(width: int) -> None:
     """runs gives a run id the width it needs where the line has room (at 200 columns every id of the session is on
