@@ -1336,6 +1336,26 @@ def test_each_command_imports_only_the_modules_it_uses() -> None:
     assert steps & {f"agentrender.imports.{name}" for name in importers} == set()
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["show", "--help"], ["context", "--help"]])
+def test_the_help_imports_no_views(argv: list[str]) -> None:
+    """In a fresh process, ``agentrender --help`` (and a command's, which lists the terms of its output) imports none
+    of ``agentrender.views``: the help's words are the base floor's, and a user asking for help waits for no view."""
+    code = (
+        "import io, sys\n"
+        "from agentrender.cli import main\n"
+        "try:\n"
+        f"    main({argv!r}, stdout=io.StringIO(), stderr=io.StringIO())\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('agentrender'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(done.stdout.splitlines()[-1].split())  # under the help argparse printed
+    assert "agentrender.cli" in loaded and {m for m in loaded if m.startswith("agentrender.views")} == set()
+
+
 def test_the_console_script_is_declared() -> None:
     """pyproject.toml installs the agentrender command as agentrender.cli:main."""
     import tomllib

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from agentrender.views import VIEW_TERMS
+from agentrender._words import VIEW_TERMS  # views' words, from the base floor: --help loads no view
 
 __all__ = ["build_parser", "main"]
 
@@ -58,7 +58,7 @@ terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b
 
 
 def _terms(names: tuple[str, ...]) -> str:
-    """The help's list of the words a command's output sizes a view with, as ``views.VIEW_TERMS`` explains them."""
+    """The help's list of the words a command's output sizes a view with, as ``VIEW_TERMS`` explains them."""
     if not names:
         return ""
     width = max(map(len, names)) + 2
