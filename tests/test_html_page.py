@@ -284,6 +284,22 @@ def test_the_command_refuses_to_overwrite_a_file_without_force(
         assert capsys.readouterr().err == f"agentrender: {tmp_path}: a folder; -o names the HTML file to write\n"
 
 
+def test_an_interrupted_page_leaves_the_file_it_was_to_replace_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``html -o PATH --force`` interrupted while it makes the page (Ctrl-C on a long run) leaves PATH as it was and
+    no other file, where PATH was already emptied."""
+    out = tmp_path / "run.html"
+    out.write_text("the page shared yesterday\n", encoding="utf-8")
+
+    def interrupted(*args: object, **kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("agentrender.html._page.page", interrupted)
+    assert main(["html", "fix-failing-test", "-o", str(out), "--force"]) == 130
+    assert out.read_text("utf-8") == "the page shared yesterday\n" and list(tmp_path.iterdir()) == [out]
+
+
 def test_the_command_names_what_a_file_holds_for_a_wrong_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
