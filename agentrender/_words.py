@@ -1,4 +1,5 @@
-"""How agentrender says a count in words, the same in the terminal, the HTML and the errors.
+"""How agentrender says a count in words, the same in the terminal, the HTML and the errors, and the words it sizes
+a view with (``VIEW_TERMS``, which ``agentrender.views`` re-exports: the CLI's help reads them without loading it).
 
 Standard library only.
 """
@@ -8,10 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["FEW", "a_noun", "clipped", "first_few", "number_ranges", "plural", "shown"]
+__all__ = ["FEW", "VIEW_TERMS", "a_noun", "clipped", "first_few", "number_ranges", "plural", "shown"]
 
 FEW = 10
 """How many of a long list of names a warning names (``first_few``), the rest counted."""
+
+VIEW_TERMS: dict[str, str] = {
+    "window": "the results seen in full",
+    "replay key": "SHA-256 of the exact request",
+    "cacheable prefix": "unchanged since the previous view, so a prompt cache reuses it",
+    "re-sent": "the rest",
+}
+"""The words an instrument sizes a view and its change with, and what each means: a legend's and a help's."""
 
 
 def a_noun(noun: str) -> str:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import fcntl
 import gzip
+import io
 import json
 import os
 import pty
@@ -454,6 +456,27 @@ def test_a_long_tool_name_squeezes_no_column_of_the_steps_table(tmp_path: Path) 
     numbers = [line.split()[0] for line in lines if line.strip()[:1].isdigit() or line.strip().startswith("…")]
     assert numbers == [str(i) for i in range(120)]
     assert all(tool[:20] in line and tool not in line for line in lines if line.split()[:1] in (["0"], ["119"]))
+
+
+def _summary_cells(out: str) -> list[str]:
+    """The summary column's cell of each step's row of a steps table (right-aligned under its header)."""
+    lines = out.splitlines()
+    head = next(line for line in lines if line.strip().startswith("#"))
+    end = head.index(" summary") + len(" summary")
+    return [line[:end].split()[-1] for line in lines if line.strip()[:1].isdigit()]
+
+
+def test_the_steps_table_says_a_dash_of_a_step_with_no_summary_and_its_bytes_of_one_with_one() -> None:
+    """An imported Claude Code session's steps, which hold no summary, show "—" in the summary column (as the table
+    says of any absent value), where each said 0 and read as a 0-byte summary; --csv keeps the run's 0 bytes, and a
+    sample's summaries keep their bytes."""
+    source = str(real.REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl")
+    code, out, _ = run_cli("steps", source, "--width", "120", "--color", "never")
+    assert code == 0 and _summary_cells(out) == ["—"] * 4, out
+    code, csv_out, _ = run_cli("steps", source, "--csv")
+    assert code == 0 and [row["summary_bytes"] for row in csv.DictReader(io.StringIO(csv_out))] == ["0"] * 4
+    code, out, _ = run_cli("steps", "fix-failing-test", "--width", "120", "--color", "never")
+    assert _summary_cells(out)[:3] == ["20", "18", "42"], out
 
 
 CLAUDE_TRACE = "tests/fixtures/real/claude-trace/hanqunfeng-claude-trace/log-2026-06-15-09-15-50.jsonl"
@@ -1311,6 +1334,26 @@ def test_each_command_imports_only_the_modules_it_uses() -> None:
     assert check - show == {"agentrender.cli._check"}
     assert {"agentrender.cli._tables", "agentrender.frame"} <= steps - check
     assert steps & {f"agentrender.imports.{name}" for name in importers} == set()
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["show", "--help"], ["context", "--help"]])
+def test_the_help_imports_no_views(argv: list[str]) -> None:
+    """In a fresh process, ``agentrender --help`` (and a command's, which lists the terms of its output) imports none
+    of ``agentrender.views``: the help's words are the base floor's, and a user asking for help waits for no view."""
+    code = (
+        "import io, sys\n"
+        "from agentrender.cli import main\n"
+        "try:\n"
+        f"    main({argv!r}, stdout=io.StringIO(), stderr=io.StringIO())\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('agentrender'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(done.stdout.splitlines()[-1].split())  # under the help argparse printed
+    assert "agentrender.cli" in loaded and {m for m in loaded if m.startswith("agentrender.views")} == set()
 
 
 def test_the_console_script_is_declared() -> None:

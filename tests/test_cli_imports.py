@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -597,6 +598,18 @@ def test_import_refuses_to_overwrite_without_force(convo: Path, tmp_path: Path) 
     assert target.read_text(encoding="utf-8") == "precious\n"
     assert run_cli("import", str(convo), "-o", str(target), "--force")[0] == 0
     assert load_run(target).run_id == "convo.json"
+
+
+def test_import_writes_a_file_others_may_read_as_the_umask_allows(convo: Path, tmp_path: Path) -> None:
+    """The run file import writes has the mode a file the user makes has (0666 less the umask: 0644 under 022), where
+    it was 0600, as the temporary file it is written through was made, so a shared run file could not be read."""
+    mask = os.umask(0o022)
+    try:
+        target = tmp_path / "run.jsonl"
+        assert run_cli("import", str(convo), "-o", str(target))[0] == 0
+    finally:
+        os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o644
 
 
 def test_import_to_a_folder_says_it_is_one_without_offering_force(convo: Path, tmp_path: Path) -> None:

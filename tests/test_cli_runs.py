@@ -177,7 +177,7 @@ def test_a_runs_number_is_one_number_wherever_a_user_sees_it() -> None:
     listed = [(row["number"], row["run_id"]) for row in json.loads(out)]
     assert code == 0 and listed == [(number, run.run_id) for number, run in enumerate(runs)] and len(listed) == 4
     _, table, _ = run_cli("runs", CLAUDE_TRACE)
-    rows = [line.split()[:2] for line in table.splitlines() if line.split()[1:2] and line.split()[1].startswith("log")]
+    rows = [[line.split()[0], line.split()[-1]] for line in table.splitlines() if line[:4].strip().isdigit()]
     assert rows == [[str(number), run_id] for number, run_id in listed]
     assert "--run ID|N (N: the # column, counted from 0)" in table
     for number, run_id in listed:
@@ -201,7 +201,8 @@ def test_runs_lists_a_number_past_999_as_run_takes_it() -> None:
     make_console(out, width=120, color="never").print(
         runs_renderable("log.eval", [run_row(1234, samples.load("fix-failing-test"))])
     )
-    assert " 1234   fix-failing-test " in out.getvalue() and "1,234" not in out.getvalue()
+    row = next(line.split() for line in out.getvalue().splitlines() if "fix-failing-test" in line)
+    assert row[0] == "1234" and row[-1] == "fix-failing-test" and "1,234" not in out.getvalue()
 
 
 def test_a_followed_file_names_the_runs_a_run_it_does_not_hold_may_be() -> None:
@@ -696,11 +697,55 @@ COMPACTED = "tests/fixtures/real/claude-code/marot-spotter/258c7280-ae70-4798-80
 """A real session of three runs, the last one's id 59 characters long (an agent that wrote a compaction)."""
 
 
+SPOTTER = "tests/fixtures/real/claude-code/marot-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+"""A real session of three runs, the last an agent that wrote a compaction: how it ended and where it comes from
+are long words of each."""
+
+
+def test_a_runs_row_stays_within_a_few_lines_at_100_columns_its_id_whole() -> None:
+    """At 100 columns each run of a real session is a row of at most 4 lines, its id whole on its first line (the
+    id --run ID takes, to copy), how it ended and where it comes from under it, where the compaction agent's row took
+    13 lines, its words squeezed into two columns of 12."""
+    if not (ROOT / SPOTTER).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, err = cli.run_cli("runs", SPOTTER, "--width", "100", "--color", "never")
+    rows = json.loads(run_cli("runs", SPOTTER, "--json")[1])
+    lines = out.splitlines()
+    assert code == 0 and all(len(line) <= 100 for line in lines), err
+    starts = [index for index, line in enumerate(lines) if line[:4].strip().isdigit()]  # the # column's
+    ends = [*starts[1:], next(index for index, line in enumerate(lines) if line.startswith("show one"))]
+    assert len(starts) == len(rows) == 3
+    for row, start, end in zip(rows, starts, ends, strict=True):
+        shown = [line for line in lines[start:end] if line.strip()]
+        assert len(shown) <= 4, out
+        assert shown[0].split()[0] == str(row["number"]) and shown[0].split()[-1] == row["run_id"], out
+        words = " ".join(" ".join(shown).split())
+        assert row["end"] in words and f"from {row['source']}" in words, out
+
+
+def test_a_warning_of_a_long_path_hangs_under_its_label_at_100_columns() -> None:
+    """show at 100 columns prints each warning with "warning: " and the start of its file's long path on one line,
+    the rest indented under the path, where "warning: " stood alone on a line and the path began the next."""
+    if not (ROOT / SPOTTER).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    code, out, err = cli.run_cli("show", SPOTTER, "--run", "2", "--width", "100", "--color", "never")
+    lines = out.splitlines()
+    labelled = [index for index, line in enumerate(lines) if line.startswith("warning:")]
+    assert code == 0 and len(labelled) == 2, err
+    agent = "tests/fixtures/real/claude-code/marot-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20/subagents/"
+    assert lines[labelled[0]].startswith("warning: " + agent[:80]), out
+    for first, last in zip(labelled, [*labelled[1:], labelled[1] + 4], strict=True):
+        assert all(line.startswith(" " * 9) and line[9] != " " for line in lines[first + 1 : last]), out
+    # the path folds (one word longer than the line), and reads whole with the indent taken off each line
+    warned = "".join(line[9:].rstrip() for line in lines[labelled[0] : labelled[1]])
+    assert warned.startswith(agent + "agent-acompact-f46190.jsonl:1: parentUuid:"), out
+
+
 @pytest.mark.parametrize("width", [60, 80, 100, 200])
 def test_the_runs_table_keeps_a_run_id_on_one_line_where_it_fits(width: int) -> None:
     """runs gives a run id the width it needs where the line has room (at 200 columns every id of the session is on
-    one line, where its longest folded while the other columns had room to spare); narrower, an id folds over lines,
-    never cut, and how each run ended keeps a share of the line."""
+    one line, where its longest folded while the other columns had room to spare, and at 100 too); narrower, an id
+    folds over lines, never cut."""
     if not (ROOT / COMPACTED).is_file():
         pytest.skip("the real fixtures are not in this checkout")
     code, out, err = cli.run_cli("runs", COMPACTED, "--width", str(width), "--color", "never")
@@ -708,10 +753,13 @@ def test_the_runs_table_keeps_a_run_id_on_one_line_where_it_fits(width: int) -> 
     lines = out.splitlines()
     assert all(len(line) <= width for line in lines), out
     ids = [row["run_id"] for row in json.loads(run_cli("runs", COMPACTED, "--json")[1])]
-    whole = {200: ids, 100: ids[:1]}.get(width, [])  # the session's id is 36 characters, a sub-agent's 50 and more
+    whole = ids if width >= 100 else []  # the session's id is 36 characters, a sub-agent's 50 and more
     assert all(any(run_id in line for line in lines) for run_id in whole), out
     assert "…" not in out
-    header = next(index for index, line in enumerate(lines) if "run id" in line and "steps" in line)
-    start, end = lines[header].index("run id"), lines[header].index("steps")
-    column = "".join(line[start:end].strip() for line in lines[header + 2 :] if line.strip())
-    assert column.startswith("".join(ids)), out  # each id whole, if over several lines
+    header = next(index for index, line in enumerate(lines) if "steps" in line and "warnings" in line)
+    start = lines[header].index("warnings") + len("warnings")
+    starts = [index for index, line in enumerate(lines) if index > header and line[:4].strip().isdigit()]
+    ends = [*starts[1:], len(lines)]
+    for run_id, first, last in zip(ids, starts, ends, strict=True):
+        column = "".join(line[start:].strip() for line in lines[first:last])
+        assert column.startswith(run_id), out  # each id whole, if over several lines

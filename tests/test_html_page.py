@@ -266,6 +266,40 @@ def test_the_command_writes_a_page_that_opens_at_the_step_given(
     assert not missing.exists()
 
 
+def test_the_command_refuses_to_overwrite_a_file_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``agentrender html -o PATH`` leaves an existing PATH as it is unless --force is given, and refuses a folder
+    as a folder, as ``import -o`` does: one line naming the file, exit 2."""
+    out = tmp_path / "run.html"
+    out.write_text("precious\n", encoding="utf-8")
+    assert main(["html", "fix-failing-test", "-o", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"agentrender: {out}: already exists; --force overwrites it\n"
+    assert out.read_text("utf-8") == "precious\n"
+    assert main(["html", "fix-failing-test", "-o", str(out), "--force"]) == 0
+    assert out.read_text("utf-8") == html.page(samples.load("fix-failing-test"))
+    for argv in ([], ["--force"]):
+        assert main(["html", "fix-failing-test", "-o", str(tmp_path), *argv]) == 2
+        assert capsys.readouterr().err == f"agentrender: {tmp_path}: a folder; -o names the HTML file to write\n"
+
+
+def test_an_interrupted_page_leaves_the_file_it_was_to_replace_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``html -o PATH --force`` interrupted while it makes the page (Ctrl-C on a long run) leaves PATH as it was and
+    no other file, where PATH was already emptied."""
+    out = tmp_path / "run.html"
+    out.write_text("the page shared yesterday\n", encoding="utf-8")
+
+    def interrupted(*args: object, **kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("agentrender.html._page.page", interrupted)
+    assert main(["html", "fix-failing-test", "-o", str(out), "--force"]) == 130
+    assert out.read_text("utf-8") == "the page shared yesterday\n" and list(tmp_path.iterdir()) == [out]
+
+
 def test_the_command_names_what_a_file_holds_for_a_wrong_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -307,10 +341,10 @@ def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: 
     assert main(["html", str(source), "-o", str(out), "--width", "200"]) == 0
     assert f"run 0 of runs 0 to 3: {runs[0].run_id}; pick another with --run" in capsys.readouterr().err
     assert out.read_text("utf-8") == html.page(runs[0])
-    assert main(["html", str(source), "--run", "2", "-o", str(out), "--width", "200"]) == 0
+    assert main(["html", str(source), "--run", "2", "-o", str(out), "--width", "200", "--force"]) == 0
     assert f"run 2 of runs 0 to 3: {runs[2].run_id}" in capsys.readouterr().err
     assert out.read_text("utf-8") == html.page(runs[2])
-    assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out)]) == 0
+    assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out), "--force"]) == 0
     assert out.read_text("utf-8") == html.page(runs[3])
 
 

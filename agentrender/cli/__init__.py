@@ -30,7 +30,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from agentrender.views import VIEW_TERMS
+from agentrender._words import VIEW_TERMS  # views' words, from the base floor: --help loads no view
 
 __all__ = ["build_parser", "main"]
 
@@ -58,7 +58,7 @@ terminal escapes and bidirectional overrides are shown as visible escapes (\\x1b
 
 
 def _terms(names: tuple[str, ...]) -> str:
-    """The help's list of the words a command's output sizes a view with, as ``views.VIEW_TERMS`` explains them."""
+    """The help's list of the words a command's output sizes a view with, as ``VIEW_TERMS`` explains them."""
     if not names:
         return ""
     width = max(map(len, names)) + 2
@@ -420,8 +420,8 @@ read without all it holds (a last line cut short) is exported with what it holds
         """\
 A file may hold several runs: an Inspect eval log one a sample, a Claude Code session its
 main thread, its sub-agents and what came before each compaction. One row per run: its
-number counted from 0 (what --run N takes), its id (what --run ID takes), its steps, model calls and
-warnings, how it ended, and where in the source it comes from.""",
+number counted from 0 (what --run N takes), its steps, model calls and warnings, and its id (what
+--run ID takes), with how it ended and where in the source it comes from under it.""",
     )
     runs.add_argument("run", metavar="FILE", help=_RUN)
 
@@ -486,6 +486,7 @@ page's address to open it at step K, or write it with --at K.
     )
     page.add_argument("run", metavar="RUN", help=_RUN)
     page.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    page.add_argument("--force", action="store_true", help="overwrite PATH if it exists")
     page.add_argument(
         "--at",
         "--step",

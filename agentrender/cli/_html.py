@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import IO
 
 from agentrender import html
 from agentrender._json import escaped
 from agentrender._words import plural
-from agentrender.cli._inputs import CliError, load_chosen, views_of
+from agentrender.cli._inputs import CliError, load_chosen, views_of, writable, written_through
 from agentrender.cli._term import MUTED, Console, Text, clean
 
 __all__ = ["html_command"]
 
 
 def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    writable(Path(args.output), force=args.force, names="the HTML file to write")  # before the run is read
     chosen = load_chosen(args.run, args.which)
     run = chosen.run
     if chosen.note:  # as every command that reads one run of a file says it
@@ -26,10 +28,7 @@ def html_command(args: argparse.Namespace, out: IO[str], console: Console, err: 
     options = None
     if args.recent_results is not None or args.result_bytes is not None:
         options = views_of(run, recent_results=args.recent_results, result_bytes=args.result_bytes).options
-    try:
-        html.save(run, args.output, options, at=args.at)
-    except OSError as error:
-        raise CliError(f"{args.output}: cannot be written: {error.strerror or error}") from None
+    written_through(Path(args.output), lambda path: html.save(run, path, options, at=args.at))
     if args.json:
         out.write(escaped({"path": args.output, "run_id": run.run_id, "steps": len(run.steps)}) + "\n")
         return 0

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from agentrender import imports
-from agentrender.cli._inputs import CliError, choose, load_all
+from agentrender.cli._inputs import CliError, choose, load_all, writable, written_through
 from agentrender.cli._term import clean
 from agentrender.imports.conversation import Summariser
 from agentrender.runfile import Run, write_run
@@ -73,23 +71,8 @@ def _file_name(run_id: str, taken: set[str]) -> str:
 
 def _write(run: Run, target: Path, *, force: bool) -> None:
     """Write ``run`` to ``target`` through a temporary file beside it, so a failed write leaves no half file."""
-    if target.is_dir():  # first: --force, which the next refusal offers, does not overwrite a folder
-        raise CliError(f"{target}: a folder; -o names the run file to write (or use --all)")
-    if target.exists() and not force:
-        raise CliError(f"{target}: already exists; --force overwrites it")
-    folder = target.parent
-    if not folder.is_dir():
-        raise CliError(f"{target}: no folder {folder} to write it in")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
-    os.close(handle)
-    try:
-        write_run(run, temporary, compress=writes_gzip(target))
-        os.replace(temporary, target)
-    except (OSError, ValueError) as error:
-        raise CliError(f"{target}: cannot be written: {getattr(error, 'strerror', None) or error}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    writable(target, force=force, names="the run file to write (or use --all)")
+    written_through(target, lambda path: write_run(run, path, compress=writes_gzip(target)))
 
 
 def import_runs(args: argparse.Namespace, err: IO[str]) -> Sequence[Written]:

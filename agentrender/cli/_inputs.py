@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ __all__ = [
     "resolve",
     "run_path",
     "views_of",
+    "writable",
+    "written_through",
 ]
 
 UNREADABLE = 2
@@ -44,6 +47,42 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = UNREADABLE) -> None:
         super().__init__(message)
         self.code = code
+
+
+def writable(target: Path, *, force: bool, names: str) -> None:
+    """Refuse ``target``, the file an ``-o`` option ``names`` (e.g. "the HTML file to write"), when it is a folder
+    (which ``--force`` does not overwrite either) or, unless ``force``, a file that exists: what every command that
+    writes a file the user named says."""
+    if target.is_dir():  # first: --force, which the next refusal offers, does not overwrite a folder
+        raise CliError(f"{target}: a folder; -o names {names}")
+    if target.exists() and not force:
+        raise CliError(f"{target}: already exists; --force overwrites it")
+
+
+def written_through(target: Path, write: Callable[[str], object]) -> None:
+    """Write ``target`` by ``write(path)`` to a new file beside it, then put that in its place: a write that fails or
+    is interrupted leaves no half file, and the file it was to replace as it was. The new file is made as any file
+    the user makes (0666 less the umask)."""
+    folder = target.parent
+    if not folder.is_dir():
+        raise CliError(f"{target}: no folder {folder} to write it in")
+    while True:
+        temporary = folder / f".{target.name}.{secrets.token_hex(4)}"
+        try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            break
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise CliError(f"{target}: cannot be written: {error.strerror or error}") from None
+    try:
+        write(str(temporary))
+        os.replace(temporary, target)
+    except (OSError, ValueError) as error:
+        raise CliError(f"{target}: cannot be written: {getattr(error, 'strerror', None) or error}") from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
 
 
 def run_path(name: str) -> str:

@@ -119,16 +119,20 @@ class Folder:
         return out
 
 
-def warning_lines(warnings: Any) -> Iterator[Text]:
-    """A run's warnings, one line each, identical ones once with their count and lines (``warning_groups``)."""
+WARNING_LABEL = "warning: "
+"""What begins each warning's line; the lines it wraps over hang under its words, indented as wide."""
+
+
+def warning_lines(warnings: Any) -> Iterator[Gutter]:
+    """A run's warnings, one each, identical ones once with their count and lines (``warning_groups``)."""
     return said_warning_lines(str(group) for group in warning_groups(warnings))
 
 
-def said_warning_lines(texts: Iterable[str]) -> Iterator[Text]:
-    """Warnings already said as text (a ``warning_groups`` group each: a runs table's ``warning_texts``), one line
-    each, as ``warning_lines`` says them."""
+def said_warning_lines(texts: Iterable[str]) -> Iterator[Gutter]:
+    """Warnings already said as text (a ``warning_groups`` group each: a runs table's ``warning_texts``), one each,
+    as ``warning_lines`` says them: a long file path starts on the label's line, the rest hangs under it."""
     for text in texts:
-        yield Text("warning: " + clean(text), style="yellow")
+        yield Gutter(Text(clean(text), style="yellow"), "yellow", " " * len(WARNING_LABEL), first=WARNING_LABEL)
 
 
 def stderr_lines(warnings: Any, *, every: bool = False) -> Iterator[str]:

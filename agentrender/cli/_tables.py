@@ -200,6 +200,8 @@ class StepsTable:
                 prefilled, note = self.prefilled.get(at), self.notes.get(at, "")
                 record["reason"] = reason_said(str(record["reason"]), prefill=prefill, prefilled=prefilled, note=note)
             record["kind"] = listed_kind(record["kind"], prefill=prefill)
+            if record["summary_bytes"] == 0:  # no summary (an imported run's steps), not one of 0 bytes: --csv's 0
+                record["summary_bytes"] = None
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
@@ -726,44 +728,46 @@ def run_row(number: int, run: Run) -> dict[str, Any]:
     }
 
 
-_RUNS_WORDS = 12
-"""The least width the runs table gives how a run ended and where it comes from, where the line has room."""
 _RUNS_FLOOR = 10
-"""The least width the runs table gives a run id, and then those words, where the line has none."""
+"""The least width the runs table gives a run id (and how it ended and where from, under it) where the line has no
+room for the longest id."""
 
 
 def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
-    """The runs of the file ``name`` as a table, with the command that shows one."""
+    """The runs of the file ``name`` as a table, with the command that shows one: each run's id whole on a line of
+    its own where the line has room (what ``--run ID`` takes, to copy), and how it ended and where it comes from under
+    it, each over the line's width."""
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
-    # a run id as wide as it is where the line has room (a sub-agent's is 50 characters and more), else folded
-    table.add_column("run id", style="bold", overflow="fold")
     table.add_column("steps", justify="right", no_wrap=True)
     table.add_column("calls", justify="right", no_wrap=True)
     table.add_column("warnings", justify="right", no_wrap=True)
-    # a word longer than its column (a source's format, anthropic-messages) goes on over lines, never cut
-    table.add_column("how it ended", ratio=1, min_width=_RUNS_WORDS, overflow="fold")
-    table.add_column("from", ratio=1, min_width=_RUNS_WORDS, overflow="fold")
+    # the rest of the line: the longest id whole where the line has room, the words under it wrapped to its width
+    longest = max((len(clean(row["run_id"], one_line=True)) for row in rows), default=0)
+    table.add_column(
+        "run id \u00b7 how it ended \u00b7 from", ratio=1, min_width=max(longest, _RUNS_FLOOR), overflow="fold"
+    )
     for row in rows:
+        said = Text(clean(row["run_id"], one_line=True), style="bold")
+        said.append("\n" + clean(row["end"], one_line=True))
+        said.append("\nfrom " + clean(row["source"], one_line=True), style=MUTED)
         table.add_row(
             str(row["number"]),  # as --run N takes it: no thousands separator
-            Text(clean(row["run_id"], one_line=True)),
             f"{row['steps']:,}",
             f"{row['model_calls']:,}",
             Text(
                 f"{row['warnings']:,}" + (f" ({row['lost']:,} lost)" if row["lost"] else ""),
                 style=DISAGREE if row["lost"] else "yellow" if row["warnings"] else "",
             ),
-            Text(clean(row["end"], one_line=True)),
-            Text(clean(row["source"], one_line=True), style=MUTED),
+            said,
         )
     title = Text(clean(name, one_line=True), style="bold")
     title.append(f"  {plural(len(rows), 'run')}", style=MUTED)
     hint = Text("show one: ", style=MUTED)
     hint.append("agentrender show FILE --run ID|N", style="bold")
     hint.append(" (N: the # column, counted from 0)", style=MUTED)
-    # narrow, the run id folds first, down to the columns' floor, then the words of how each run ended and where from
-    return Group(title, Fitted(table, (1, 5, 6), floor=_RUNS_FLOOR), hint)
+    # narrow, the run id and the words under it give way, down to the column's floor, and fold
+    return Group(title, Fitted(table, (4,), floor=_RUNS_FLOOR), hint)
 
 
 def export_renderable(done: ParquetExport) -> Group:

@@ -20,6 +20,7 @@ import msgspec
 
 from agentrender import render
 from agentrender._types import ContentBlock, Message, Step
+from agentrender._words import VIEW_TERMS  # the base floor's, so that the CLI's help reads them alone
 from agentrender.views.sizes import approx_tokens, message_bytes
 
 if TYPE_CHECKING:
@@ -118,14 +119,6 @@ of the cache prefix, and its mark of a compaction, where the views restart from 
 CHART_MARKS = 2_000
 """The most breaks of the cache prefix a size chart marks (``SizeSeries.marked_breaks``): more than the picture has
 pixels only make it heavy. Its totals count every one."""
-
-VIEW_TERMS: dict[str, str] = {
-    "window": "the results seen in full",
-    "replay key": "SHA-256 of the exact request",
-    "cacheable prefix": "unchanged since the previous view, so a prompt cache reuses it",
-    "re-sent": "the rest",
-}
-"""The words an instrument sizes a view and its change with, and what each means: a legend's and a help's."""
 
 RESULT_KINDS: tuple[str, ...] = tuple(
     kind for kind in BLOCK_KINDS if kind not in ("opening", "reason", "no_call", "tool_use", "compaction")
