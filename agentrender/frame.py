@@ -575,15 +575,16 @@ def kept_by_tool(tool: Any, others: Sequence[str], wanted: Collection[str]) -> b
     )
 
 
-def other_tools(frame: pd.DataFrame) -> list[list[str]]:
+def other_tools(frame: pd.DataFrame) -> list[tuple[str, ...]]:
     """The ``other_tools`` column of a ``steps_frame`` (or of rows of one) read back: each row's tools called beside
-    its decision's, as a list (empty for a null: a step that called one tool). The one reader of its JSON text."""
-    return [list(_beside(text)) for text in frame["other_tools"].tolist()]
+    its decision's, as a tuple (as ``Run.parallel_tools`` gives them; the one empty tuple for a null: a step that
+    called one tool, so a long run's rows cost no new object, see ``tools_kept``). The one reader of its JSON text."""
+    return [_beside(text) for text in frame["other_tools"].tolist()]
 
 
-def _beside(text: object) -> Sequence[str]:
+def _beside(text: object) -> tuple[str, ...]:
     """A cell of the ``other_tools`` column read back (its JSON text; a null: no tools, the one empty tuple)."""
-    return json.loads(text) if isinstance(text, str) else ()
+    return tuple(json.loads(text)) if isinstance(text, str) else ()
 
 
 def tools_kept(frame: pd.DataFrame, wanted: Collection[str]) -> pd.Series:

@@ -1132,8 +1132,10 @@ def test_steps_json_and_csv_name_the_tools_called_beside_the_decisions() -> None
     run = load(PARALLEL)
     assert run.parallel_tools() == {2: ("WebSearch", "Glob"), 3: ("Read", "WebFetch")}
     frame = steps_frame(run)
-    assert other_tools(frame) == [[], [], ["Glob"], ["WebFetch"]]  # the column's one reader, which the CLI uses
-    assert other_tools(frame[2:3]) == [["Glob"]]  # of rows kept by a filter too
+    # the column's one reader, which the CLI uses: tuples, as parallel_tools gives them, and one shared () for a null
+    assert other_tools(frame) == [(), (), ("Glob",), ("WebFetch",)]
+    assert other_tools(frame)[0] is other_tools(frame)[1]  # no new object a row: most rows of a long run are null
+    assert other_tools(frame[2:3]) == [("Glob",)]  # of rows kept by a filter too
     sample = json.loads(run_cli("steps", "fix-failing-test", "--json")[1])
     assert samples.load("fix-failing-test").parallel_tools() == {}
     assert {row["other_tools"] for row in sample} == {None}

@@ -124,7 +124,7 @@ class StepsTable:
         ]
         for row, others in zip(rows, other_tools(self.frame), strict=True):
             if row["other_tools"] is not None:
-                row["other_tools"] = others
+                row["other_tools"] = list(others)
         return rows
 
     def write_csv(self, out: IO[str]) -> None:
@@ -372,8 +372,8 @@ def filter_misses(frame: pd.DataFrame, **wanted: Sequence[str] | None) -> tuple[
             continue
         here = Counter(frame[name].astype("object").fillna("none"))
         if name == "tool":  # the steps that called a tool beside their decision's first
-            pairs = zip(frame["tool"], other_tools(frame), strict=True)
-            here.update(tool for first, others in pairs for tool in set(others) - {first})
+            pairs = zip(frame["tool"].tolist(), other_tools(frame), strict=True)
+            here.update(tool for first, others in pairs if others for tool in set(others) - {first})
         missed = [value for value in dict.fromkeys(values) if value not in here]
         if missed:
             has = ", ".join(f"{value} ({count:,})" for value, count in sorted(here.items()))
