@@ -1770,3 +1770,30 @@ def test_a_log_only_inspects_reader_reads_loads_whatever_its_name(source: Path, 
     runs, plain = load_runs(path), load_runs(source)
     assert [(run.run_id, len(run.steps)) for run in runs] == [(run.run_id, len(run.steps)) for run in plain] != []
     assert all(run.path == str(path) for run in runs)
+
+
+@pytest.mark.parametrize("name", ["log.bin", "log.zip", "log.gz"])
+def test_an_eval_log_under_another_name_is_refused_saying_what_it_is(tmp_path: Path, name: str) -> None:
+    """A real Inspect ``.eval`` log copied under a name that does not end ``.eval`` (or ``.eval.gz``: gzipped, as
+    ``log.gz``) is refused with an error that says it holds an Inspect log's members and to name it ``.eval``, where it
+    said only "binary data ... begins like a ZIP archive"."""
+    from tests._support.real import REAL
+
+    data = (REAL / "inspect" / "METR-inspect-action" / "small.eval").read_bytes()
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    renamed = tmp_path / ("log.eval.gz" if name.endswith(".gz") else "log.eval")
+    with pytest.raises(RunFileError) as raised:
+        load_runs(path)
+    said = str(raised.value)
+    assert said.startswith(f"{path}:1: ") and "begins like a ZIP archive" in said, said
+    told = f". The file is an Inspect .eval log (its first member is _journal/start.json): name it {renamed.name},"
+    assert told in said, said
+    path.rename(renamed)
+    assert len(load_runs(renamed)) == len(load_runs(REAL / "inspect" / "METR-inspect-action" / "small.eval"))
+    other = tmp_path / "other.zip"  # a zip of anything else: said to begin like one, no more
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    with pytest.raises(RunFileError, match="begins like a ZIP archive") as raised:
+        load_runs(other)
+    assert "Inspect" not in str(raised.value)

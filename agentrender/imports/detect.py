@@ -28,6 +28,7 @@ from agentrender.imports.shapes import (
     looks_like_openai,
     looks_like_responses,
     looks_like_tau_bench,
+    misnamed_eval_log,
 )
 from agentrender.runfile import Run, RunFileError, RunWarning, load_run
 from agentrender.runfile.lines import JSON_LINES_NAMES, binary_at, first_line, name_ends, open_inflated
@@ -335,13 +336,23 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
         # themselves are broken (binary data, a gzip stream cut short), its error is the one to give.
         try:
             return _read_run_file(path)
-        except RunFileError:
+        except RunFileError as error:
             if broken:
-                raise
+                raise _misnamed(path, error) from None
         said = _unreadable(path)
         if said is not None:
             raise said
     raise _of_no_format(path, first)
+
+
+def _misnamed(path: str, error: RunFileError) -> RunFileError:
+    """``error``, of the file ``path`` that is binary data, saying so when it is an Inspect ``.eval`` log under another
+    name (``misnamed_eval_log``), and what to name it."""
+    member, name = misnamed_eval_log(path)
+    if not member:
+        return error
+    said = f"{error.what}. The file is an Inspect .eval log (its first member is {member}): name it {name}"
+    return RunFileError(error.path, error.line, f"{said}, which agentrender reads as one", error.column)
 
 
 def _of_no_format(path: str, first: Any) -> RunFileError:

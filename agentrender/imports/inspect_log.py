@@ -36,7 +36,7 @@ import msgspec
 
 from agentrender._extras import require
 from agentrender.imports.conversation import broken_document, file_bytes
-from agentrender.imports.shapes import EVAL_LOG_NAMES
+from agentrender.imports.shapes import EVAL_LOG_NAMES, ZIP_MAGIC
 from agentrender.runfile import RunFileError, RunWarning
 from agentrender.runfile.lines import GZIP_MAGIC, INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
 
@@ -361,9 +361,6 @@ def _read_archive(path: str, archive: zipfile.ZipFile) -> Log:
 
 BOM = "\ufeff".encode()
 """The UTF-8 byte order mark, which a ``.json`` log may begin with."""
-
-ZIP_MAGIC = b"PK\x03\x04"
-"""The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
 
 
 def check_archive(path: str, source: str | io.BytesIO, zipped: bool) -> None:

@@ -9,6 +9,7 @@ test and its importer share (the keys a log holds a request under, a Codex rollo
 from __future__ import annotations
 
 import mmap
+import os
 import re
 import zlib
 from collections.abc import Mapping
@@ -123,6 +124,39 @@ class _Members(msgspec.Struct, gc=False):
 EVAL_LOG_NAMES = (".eval", ".eval.gz")
 """How the name of an Inspect ``.eval`` log ends (``name_ends``, in any case): as Inspect writes it, or compressed with
 gzip (as ``gzip -r`` leaves a logs folder)."""
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""The first bytes of a zip archive (its first member's local header), as an ``.eval`` log starts."""
+
+_ZIP_NAME_AT = 30
+"""Where the name of a zip's first member begins, after its local header (its length at bytes 26-27)."""
+
+
+def misnamed_eval_log(path: str) -> tuple[str, str]:
+    """Of a file not named as an ``.eval`` log (``EVAL_LOG_NAMES``) that holds one all the same: the first member of its
+    zip archive (inflated first, for a gzip stream), which tells an Inspect log (``_journal/start.json``, as Inspect
+    writes one, or ``header.json``), and the name it should have (``log.bin``: ``log.eval``; a gzip stream ``log.gz``:
+    ``log.eval.gz``). ``("", "")`` for any other file.
+
+    Only the first member's local header is read. It is what the error of such a file says, not how ``load`` takes a
+    log, which goes by its name, as the listing of a folder (``frame.run_files``) does."""
+    try:
+        opened, _ = open_inflated(path)
+        with opened as file:
+            start = file.read(_ZIP_NAME_AT + 64)
+        with open(path, "rb") as raw:
+            packed = raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+    except (OSError, EOFError, zlib.error):
+        return "", ""
+    if not start.startswith(ZIP_MAGIC) or len(start) < _ZIP_NAME_AT:
+        return "", ""
+    size = int.from_bytes(start[26:28], "little")
+    member = start[_ZIP_NAME_AT : _ZIP_NAME_AT + size].decode("utf-8", errors="replace")
+    if not (member.startswith("_journal/") or member == "header.json"):
+        return "", ""
+    root = os.path.splitext(os.path.basename(path))[0]
+    return member, root + EVAL_LOG_NAMES[packed]
 
 
 JSON_LOG_NAMES = (".json", ".json.gz")
