@@ -763,3 +763,30 @@ def test_the_runs_table_keeps_a_run_id_on_one_line_where_it_fits(width: int) -> 
     for run_id, first, last in zip(ids, starts, ends, strict=True):
         column = "".join(line[start:].strip() for line in lines[first:last])
         assert column.startswith(run_id), out  # each id whole, if over several lines
+
+
+def test_runs_of_a_folder_lists_the_runs_of_each_file_under_it(tmp_path: Path) -> None:
+    """``runs FOLDER`` lists the runs of each run file under it, as ``export`` reads a folder: a table a file, titled
+    with it, and in ``--json`` a row a run naming its file; a file that cannot be read is said on stderr (exit 2) and
+    the others listed all the same. Before, it said "a folder, not a run file"."""
+    import shutil
+
+    log, run = tmp_path / "a.eval", tmp_path / "b" / "c.jsonl"
+    run.parent.mkdir()
+    shutil.copy(ROOT / EVAL, log)
+    shutil.copy(samples.path("fix-failing-test"), run)
+    code, out, err = run_cli("runs", str(tmp_path), "--json")
+    assert (code, err) == (0, "")
+    rows = json.loads(out)
+    assert [(row["file"], row["number"]) for row in rows] == [(str(log), n) for n in range(4)] + [(str(run), 0)]
+    assert run_cli("runs", str(run), "--json")[1] == json.dumps(rows[4:], indent=2) + "\n"  # a file's rows alike
+    code, out, err = run_cli("runs", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert f"{log}  4 runs" in out and f"{run}  1 run" in out and out.count("show one:") == 1, out
+    (tmp_path / "d.jsonl").write_text("not json\n")
+    code, out, err = run_cli("runs", str(tmp_path), "--json")
+    assert code == 2 and err.startswith(f"agentrender: {tmp_path / 'd.jsonl'}:1:"), err
+    assert [row["file"] for row in json.loads(out)] == [str(log)] * 4 + [str(run)]
+    (tmp_path / "empty").mkdir()
+    code, out, err = run_cli("runs", str(tmp_path / "empty"))
+    assert (code, out) == (2, "") and err.startswith(f"agentrender: no run files under {tmp_path / 'empty'} ("), err

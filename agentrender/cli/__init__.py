@@ -421,9 +421,11 @@ read without all it holds (a last line cut short) is exported with what it holds
 A file may hold several runs: an Inspect eval log one a sample, a Claude Code session its
 main thread, its sub-agents and what came before each compaction. One row per run: its
 number counted from 0 (what --run N takes), its steps, model calls and warnings, and its id (what
---run ID takes), with how it ended and where in the source it comes from under it.""",
+--run ID takes), with how it ended and where in the source it comes from under it. A folder:
+the runs of each run file under it, as export reads one, a table a file (a file that cannot be
+read is said on stderr, exit 2, and the others listed).""",
     )
-    runs.add_argument("run", metavar="FILE", help=_RUN)
+    runs.add_argument("run", metavar="FILE", help=f"{_RUN}; or a folder: the run files under it")
 
     imported = command(
         "import",

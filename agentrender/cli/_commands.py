@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -292,17 +293,39 @@ def schema_command(args: argparse.Namespace, out: IO[str], console: Console, err
 
 
 def runs_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:
+    """The runs of the file ``args.run``, or of each run file under it when it is a folder (``frame.run_files``, as
+    ``export`` reads one): a table a file, and a file that cannot be read said on stderr (exit 2) after the others."""
     from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
 
-    runs = _inputs.load_all(args.run)
-    # what the file lost is said on stderr, as every command says it, so that no count of a cut file looks whole
-    err.writelines(f"agentrender: {line}\n" for run in runs for line in _show.stderr_lines(run.warnings))
-    rows = [_tables.run_row(number, run) for number, run in enumerate(runs)]
+    files, code = [args.run], 0
+    if os.path.isdir(folder := _inputs.run_path(args.run)):
+        from agentrender.frame import NoRunFilesError, run_files
+
+        try:
+            files = run_files(folder)
+        except NoRunFilesError as error:
+            raise CliError(str(error)) from None
+    listed: list[dict[str, Any]] = []
+    for name in files:
+        try:
+            runs = _inputs.load_all(name)
+        except CliError as error:  # one file of a folder: said, and the others listed
+            if len(files) == 1:
+                raise
+            err.write(f"agentrender: {error}\n")
+            code = 2
+            continue
+        # what the file lost is said on stderr, as every command says it, so that no count of a cut file looks whole
+        err.writelines(f"agentrender: {line}\n" for run in runs for line in _show.stderr_lines(run.warnings))
+        rows = [{**_tables.run_row(at, run), "file": name} for at, run in enumerate(runs)]
+        listed += rows
+        if not args.json:
+            console.print(_tables.runs_renderable(name, rows, hint=len(files) == 1))
     if args.json:
-        write_json(out, rows)
-    else:
-        console.print(_tables.runs_renderable(args.run, rows))
-    return 0
+        write_json(out, listed)
+    elif len(files) > 1 and listed:
+        console.print(_tables.runs_hint())
+    return code
 
 
 def import_command(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]) -> int:

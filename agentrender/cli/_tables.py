@@ -733,10 +733,11 @@ _RUNS_FLOOR = 10
 room for the longest id."""
 
 
-def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
-    """The runs of the file ``name`` as a table, with the command that shows one: each run's id whole on a line of
-    its own where the line has room (what ``--run ID`` takes, to copy), and how it ended and where it comes from under
-    it, each over the line's width."""
+def runs_renderable(name: str, rows: list[dict[str, Any]], *, hint: bool = True) -> Group:
+    """The runs of the file ``name`` as a table, with the command that shows one (``runs_hint``; without ``hint``, a
+    folder's tables, said once under them all): each run's id whole on a line of its own where the line has room
+    (what ``--run ID`` takes, to copy), and how it ended and where it comes from under it, each over the line's
+    width."""
     table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("steps", justify="right", no_wrap=True)
@@ -763,11 +764,16 @@ def runs_renderable(name: str, rows: list[dict[str, Any]]) -> Group:
         )
     title = Text(clean(name, one_line=True), style="bold")
     title.append(f"  {plural(len(rows), 'run')}", style=MUTED)
-    hint = Text("show one: ", style=MUTED)
-    hint.append("agentrender show FILE --run ID|N", style="bold")
-    hint.append(" (N: the # column, counted from 0)", style=MUTED)
     # narrow, the run id and the words under it give way, down to the column's floor, and fold
-    return Group(title, Fitted(table, (4,), floor=_RUNS_FLOOR), hint)
+    return Group(title, Fitted(table, (4,), floor=_RUNS_FLOOR), *([runs_hint()] if hint else []))
+
+
+def runs_hint() -> Text:
+    """The command that shows one run of a runs table."""
+    said = Text("show one: ", style=MUTED)
+    said.append("agentrender show FILE --run ID|N", style="bold")
+    said.append(" (N: the # column, counted from 0)", style=MUTED)
+    return said
 
 
 def export_renderable(done: ParquetExport) -> Group:
