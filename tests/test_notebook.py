@@ -229,6 +229,23 @@ def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_colum
     assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
 
 
+def test_run_explorer_says_a_step_with_no_summary_has_none_as_the_cli_does() -> None:
+    """A real Claude Code session's steps, which hold no summary, show ``<NA>`` (the table's mark of a missing value,
+    where ``agentrender steps`` says "—") under summary_bytes, where each said 0 and read as a 0-byte summary; the
+    frame keeps the run's 0, and a sample's summaries keep their bytes."""
+    from agentrender import load, samples
+    from tests._support.real import REAL
+
+    def summaries(explorer: RunExplorer) -> list[str]:
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
+        return [re.findall(r"<td[^>]*>([^<]*)</td>", row)[6] for row in rows]
+
+    explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"))
+    assert summaries(explorer) == ["&lt;NA&gt;"] * 4
+    assert explorer.frame["summary_bytes"].tolist() == [0] * 4
+    assert summaries(RunExplorer(samples.load("fix-failing-test")))[:3] == ["20", "18", "42"]
+
+
 def test_run_explorer_says_what_the_model_saw_of_a_step_a_compaction_left_out_as_show_does() -> None:
     """A step before the compaction a real Claude Code session's last view restarts from is listed with what the model
     saw of it, "nothing: a compaction's summary stands for it", as ``agentrender show`` and the offline page list it,

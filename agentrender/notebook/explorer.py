@@ -380,6 +380,8 @@ class RunExplorer(Widget):
 
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
         cells = rows.astype(object).where(rows.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
+        # no summary (an imported run's steps), not one of 0 bytes: missing, as agentrender steps says it ("—")
+        cells["summary_bytes"] = cells["summary_bytes"].where(rows["summary_bytes"].ne(0), NA)
         if rows["prefill"].any():  # the caller's text a request ended with, not a decision of the model: said so
             kinds = kinds_listed(rows)
             cells["kind"] = kinds.where(kinds.notna(), NA)
