@@ -766,8 +766,8 @@ def test_the_explorer_tool_filter_keeps_a_reply_of_parallel_calls_for_any_of_the
 
 def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_the_page_do() -> None:
     """An imported run's warnings (here a real Claude Code session's: messages the user queued, which its views lack)
-    are a tab of the explorer, named with their count, each said as ``agentrender show`` says it; a run without any
-    has no such tab."""
+    are listed once in the explorer's run tab, named with their count, each said as ``agentrender show`` says it; a
+    run without any has the tab all the same, named "run"."""
     from agentrender import load
     from agentrender._display.said import warning_groups
     from tests._support.real import REAL
@@ -777,12 +777,31 @@ def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_th
     explorer = RunExplorer(run)
     tabs = ["steps", "conversation", "decide", "size"]
     titles = [explorer.tabs.get_title(i) for i in range(len(explorer.tabs.children))]
-    assert titles == [*tabs, f"warnings ({len(groups)})"]
+    assert titles == [*tabs, f"run ({len(groups)} warnings)"]
     listed = re.findall(r"<li>(.*?)</li>", "".join(html_values(explorer.tabs.children[4])), flags=re.S)
     assert [str(group) for group in groups] == [html.unescape(item) for item in listed]
     assert any("the views from then on lack it" in str(group) for group in groups)
     bare = RunExplorer(every_kind_run())
-    assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == tabs
+    assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == [*tabs, "run"]
+
+
+def test_the_explorers_run_tab_says_the_runs_facts_as_show_prints_them_first() -> None:
+    """The explorer's run tab of a real Claude Code session says what ``agentrender show`` prints above its view: the
+    file, the run's goal, model and how it ended, and where in its source it came from."""
+    from agentrender import load
+    from agentrender._display.said import end_said, source_said
+    from tests._support.real import REAL
+
+    path = REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+    run = load(path)
+    explorer = RunExplorer(path)
+    facts = {
+        html.unescape(name): html.unescape(re.sub(r"<[^>]+>", "", value))
+        for name, value in re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", explorer.tabs.children[4].value, re.S)
+    }
+    assert facts["file"] == str(path) and facts["model"] == run.model and facts["goal"] == run.goal
+    assert facts["end"] == end_said(run.end, run.header)[0] and facts["from"] == source_said(run)
+    assert facts["steps"].startswith("4 (")
 
 
 def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the_run_was_read_with() -> None:
@@ -812,7 +831,7 @@ def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the
 
     alone = ConversationView(path)
     assert notes(alone.widget) == [
-        f"read with {count} warnings: RunExplorer(run) lists them in its warnings tab, as agentrender show prints "
+        f"read with {count} warnings: RunExplorer(run) lists them in its run tab, as agentrender show prints "
         "them; run.warnings holds each"
     ]
     controls, note = alone.widget.children[1], alone.widget.children[2]

@@ -229,3 +229,39 @@ def test_a_views_words_are_readable_in_jupyterlabs_light_and_dark_themes(jupyter
                 theme(page, "JupyterLab Light")  # the session's other tests see the theme they were written for
         finally:
             browser.close()
+
+
+def test_the_explorers_run_tab_is_readable_in_jupyterlabs_light_and_dark_themes(jupyter_lab: Lab) -> None:
+    """In JupyterLab, with its light theme and with its dark one, RunExplorer's run tab of a real Claude Code session
+    read with warnings shows the run's facts and its warnings under a title counting them, every word of the tab
+    standing out from what is behind it by WCAG's AA ratio (the tab bar's own titles are JupyterLab's)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    notebook = code_notebook(
+        "from agentrender import load\n"
+        "from agentrender.notebook import RunExplorer\n"
+        "from tests._support.real import REAL",
+        'explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / '
+        '"258c7280-ae70-4798-800f-63464d01a85d.jsonl"))\nexplorer.tabs.selected_index = 4\nexplorer',
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    with jupyter_lab.opened("run-tab.ipynb", notebook) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            run_all(page, url)
+            tab = page.locator(".jp-OutputArea .lm-TabBar-tab.lm-mod-current").first
+            expect(tab).to_have_text("run (8 warnings)", timeout=STEP_MS)
+            facts = page.locator(".jp-OutputArea .agentrender table:visible").first
+            expect(facts).to_contain_text("the views from then on lack it", timeout=STEP_MS)
+            expect(facts).to_contain_text("claude-code", timeout=STEP_MS)
+            try:
+                for name in THEMES:
+                    theme(page, name)
+                    found = page.evaluate(LOW_CONTRAST, ".jp-OutputArea-output .agentrender")  # the tab's own
+                    page.screenshot(path=str(ARTIFACTS / f"explorer-run-tab-{name.lower().replace(' ', '-')}.png"))
+                    assert (name, found) == (name, [])
+            finally:
+                theme(page, "JupyterLab Light")  # the session's other tests see the theme they were written for
+        finally:
+            browser.close()
