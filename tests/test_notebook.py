@@ -178,12 +178,13 @@ def test_decide_stepper_steps_through_a_list_of_replies() -> None:
 
 
 @pytest.mark.slow
-def test_run_explorer_has_four_tabs_and_filters_the_steps() -> None:
-    """The explorer's tabs are steps, conversation, decide and size; the filters narrow the table and its count."""
+def test_run_explorer_has_five_tabs_and_filters_the_steps() -> None:
+    """The explorer's tabs are steps, conversation, decide, size and run; the filters narrow the table and its
+    count."""
     run = every_kind_run()
     explorer = RunExplorer(run)
-    titles = [explorer.tabs.get_title(i) for i in range(4)]
-    assert titles == ["steps", "conversation", "decide", "size"]
+    titles = [explorer.tabs.get_title(i) for i in range(len(explorer.tabs.children))]
+    assert titles == ["steps", "conversation", "decide", "size", "run"]
     assert explorer.count.value == "14 of 14 steps"
     explorer.kind_filter.value = "tool_call"
     assert (
