@@ -312,6 +312,26 @@ def test_the_steps_tab_says_the_model_saw_nothing_of_the_step_the_conversation_e
     assert saw == ["as sent", "as sent", "as sent", ENDED_SAW] and not errors
 
 
+def test_the_steps_tab_says_a_dash_of_a_step_with_no_summary_as_the_cli_does(browser: Any, tmp_path: Path) -> None:
+    """The steps tab of a real Claude Code session, whose steps hold no summary, says "—" under summary bytes, as
+    ``agentrender steps`` says it, where each cell said 0 and read as a 0-byte summary (or was empty, as the content
+    bytes of a step with no result were); a sample's summaries keep their bytes."""
+    cells = (
+        "table => { const at = [...table.tHead.rows[0].cells].findIndex(cell => cell.textContent === 'content bytes');"
+        " return [...table.tBodies[0].rows].map(row => [row.cells[at].textContent, row.cells[at + 1].textContent]); }"
+    )
+    path = REAL / "claude-code" / "DRMacIver-claude-reliability" / "hello-world-script" / "transcript.jsonl"
+    for run, expected in (
+        (imports.load(path), [["55", "—"], ["11", "—"], ["—", "—"], ["—", "—"]]),
+        (samples.load("fix-failing-test"), [["45", "20"], ["215", "18"], ["377", "42"]]),
+    ):
+        page, _, _ = open_page(browser, saved(run, tmp_path, "summaries"))
+        page.click("button[data-tab=steps]")
+        settled(page)
+        assert page.eval_on_selector("[data-panel=steps] table", cells)[: len(expected)] == expected
+        page.close()
+
+
 def test_a_compacted_runs_page_says_where_its_views_restart_and_charts_the_compaction(
     browser: Any, tmp_path: Path
 ) -> None:

@@ -178,12 +178,13 @@ def test_decide_stepper_steps_through_a_list_of_replies() -> None:
 
 
 @pytest.mark.slow
-def test_run_explorer_has_four_tabs_and_filters_the_steps() -> None:
-    """The explorer's tabs are steps, conversation, decide and size; the filters narrow the table and its count."""
+def test_run_explorer_has_five_tabs_and_filters_the_steps() -> None:
+    """The explorer's tabs are steps, conversation, decide, size and run; the filters narrow the table and its
+    count."""
     run = every_kind_run()
     explorer = RunExplorer(run)
-    titles = [explorer.tabs.get_title(i) for i in range(4)]
-    assert titles == ["steps", "conversation", "decide", "size"]
+    titles = [explorer.tabs.get_title(i) for i in range(len(explorer.tabs.children))]
+    assert titles == ["steps", "conversation", "decide", "size", "run"]
     assert explorer.count.value == "14 of 14 steps"
     explorer.kind_filter.value = "tool_call"
     assert (
@@ -227,6 +228,23 @@ def test_run_explorer_table_leads_with_what_the_cli_shows_then_every_other_colum
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", first_row.group(1))
     step = int(cells[0])
     assert cells[3] == str(frame.loc[step, "status"]) and cells[4] == str(frame.loc[step, "shown_as"])
+
+
+def test_run_explorer_says_a_step_with_no_summary_has_none_as_the_cli_does() -> None:
+    """A real Claude Code session's steps, which hold no summary, show ``<NA>`` (the table's mark of a missing value,
+    where ``agentrender steps`` says "—") under summary_bytes, where each said 0 and read as a 0-byte summary; the
+    frame keeps the run's 0, and a sample's summaries keep their bytes."""
+    from agentrender import load, samples
+    from tests._support.real import REAL
+
+    def summaries(explorer: RunExplorer) -> list[str]:
+        rows = re.findall(r"<tr[^>]*>(.*?)</tr>", explorer.table.value.split("<tbody>")[1], flags=re.S)
+        return [re.findall(r"<td[^>]*>([^<]*)</td>", row)[6] for row in rows]
+
+    explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"))
+    assert summaries(explorer) == ["&lt;NA&gt;"] * 4
+    assert explorer.frame["summary_bytes"].tolist() == [0] * 4
+    assert summaries(RunExplorer(samples.load("fix-failing-test")))[:3] == ["20", "18", "42"]
 
 
 def test_run_explorer_says_what_the_model_saw_of_a_step_a_compaction_left_out_as_show_does() -> None:
@@ -749,8 +767,8 @@ def test_the_explorer_tool_filter_keeps_a_reply_of_parallel_calls_for_any_of_the
 
 def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_the_page_do() -> None:
     """An imported run's warnings (here a real Claude Code session's: messages the user queued, which its views lack)
-    are a tab of the explorer, named with their count, each said as ``agentrender show`` says it; a run without any
-    has no such tab."""
+    are listed once in the explorer's run tab, named with their count, each said as ``agentrender show`` says it; a
+    run without any has the tab all the same, named "run"."""
     from agentrender import load
     from agentrender._display.said import warning_groups
     from tests._support.real import REAL
@@ -760,12 +778,31 @@ def test_the_explorer_lists_the_warnings_the_run_was_read_with_as_the_cli_and_th
     explorer = RunExplorer(run)
     tabs = ["steps", "conversation", "decide", "size"]
     titles = [explorer.tabs.get_title(i) for i in range(len(explorer.tabs.children))]
-    assert titles == [*tabs, f"warnings ({len(groups)})"]
+    assert titles == [*tabs, f"run ({len(groups)} warnings)"]
     listed = re.findall(r"<li>(.*?)</li>", "".join(html_values(explorer.tabs.children[4])), flags=re.S)
     assert [str(group) for group in groups] == [html.unescape(item) for item in listed]
     assert any("the views from then on lack it" in str(group) for group in groups)
     bare = RunExplorer(every_kind_run())
-    assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == tabs
+    assert [bare.tabs.get_title(i) for i in range(len(bare.tabs.children))] == [*tabs, "run"]
+
+
+def test_the_explorers_run_tab_says_the_runs_facts_as_show_prints_them_first() -> None:
+    """The explorer's run tab of a real Claude Code session says what ``agentrender show`` prints above its view: the
+    file, the run's goal, model and how it ended, and where in its source it came from."""
+    from agentrender import load
+    from agentrender._display.said import end_said, source_said
+    from tests._support.real import REAL
+
+    path = REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
+    run = load(path)
+    explorer = RunExplorer(path)
+    facts = {
+        html.unescape(name): html.unescape(re.sub(r"<[^>]+>", "", value))
+        for name, value in re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", explorer.tabs.children[4].value, re.S)
+    }
+    assert facts["file"] == str(path) and facts["model"] == run.model and facts["goal"] == run.goal
+    assert facts["end"] == end_said(run.end, run.header)[0] and facts["from"] == source_said(run)
+    assert facts["steps"].startswith("4 (")
 
 
 def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the_run_was_read_with() -> None:
@@ -795,7 +832,7 @@ def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the
 
     alone = ConversationView(path)
     assert notes(alone.widget) == [
-        f"read with {count} warnings: RunExplorer(run) lists them in its warnings tab, as agentrender show prints "
+        f"read with {count} warnings: RunExplorer(run) lists them in its run tab, as agentrender show prints "
         "them; run.warnings holds each"
     ]
     controls, note = alone.widget.children[1], alone.widget.children[2]

@@ -102,21 +102,24 @@ def test_a_followed_explorer_recounts_its_tabs_as_the_run_grows(writer: Writer) 
 
 
 def test_a_followed_explorer_lists_the_warnings_the_growth_brings(writer: Writer) -> None:
-    """RunExplorer(path, follow=True) of a run read without warnings gains a warnings tab with the first warning the
-    file's growth brings (a record it does not know), and counts the next in its title."""
+    """RunExplorer(path, follow=True) of a run read without warnings lists in its run tab the first warning the file's
+    growth brings (a record it does not know), counting it in the tab's title, then the next, and the steps it grew
+    by."""
     from agentrender.notebook import RunExplorer
 
     writer.records(header(), step(0))
     explorer = RunExplorer(writer.path, follow=True)
     try:
-        assert len(explorer.tabs.children) == 4
+        assert len(explorer.tabs.children) == 5 and explorer.tabs.get_title(4) == "run"
+        assert "<th>steps</th><td>1 (" in explorer.facts.value
         writer.records(step(1), {"type": "mystery"})
-        soon(lambda: len(explorer.tabs.children) == 5)
-        assert explorer.tabs.get_title(4) == "warnings (1)"
-        assert "run.jsonl:4: unknown record type &#x27;mystery&#x27;" in explorer.warnings.value
+        soon(lambda: explorer.tabs.get_title(4) == "run (1 warning)")
+        assert "run.jsonl:4: unknown record type &#x27;mystery&#x27;" in explorer.facts.value
         writer.records({"type": "riddle"}, step(2))
-        soon(lambda: explorer.tabs.get_title(4) == "warnings (2)")
-        assert len(explorer.tabs.children) == 5 and "riddle" in explorer.warnings.value
+        soon(lambda: explorer.tabs.get_title(4) == "run (2 warnings)")
+        soon(lambda: "<th>steps</th><td>3 (" in explorer.facts.value)
+        assert len(explorer.tabs.children) == 5 and "riddle" in explorer.facts.value
+        assert explorer.facts.value.count("mystery") == 1
     finally:
         explorer.conversation.stop_following()
 

@@ -71,15 +71,17 @@ def test_explore_a_run_runs_in_jupyterlab_and_its_step_slider_moves_the_conversa
 
 
 @contextmanager
-def narrow(jupyter_lab: Lab, name: str, notebook: dict[str, Any]) -> Iterator[Any]:
-    """A page of headless Chromium 760 pixels wide (an output area of about 400) that opened ``notebook`` as ``name`` in
-    the session's JupyterLab and ran every cell."""
+def lab_page(
+    jupyter_lab: Lab, name: str, notebook: dict[str, Any], width: int = 760, height: int = 1000
+) -> Iterator[Any]:
+    """A page of headless Chromium ``width`` pixels wide (760: an output area of about 400) that opened ``notebook`` as
+    ``name`` in the session's JupyterLab and ran every cell."""
     from playwright.sync_api import sync_playwright
 
     with jupyter_lab.opened(name, notebook) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 760, "height": 1000})
+            page = browser.new_page(viewport={"width": width, "height": height})
             run_all(page, url)
             yield page
         finally:
@@ -118,7 +120,7 @@ def test_every_widgets_controls_stay_inside_a_narrow_output(jupyter_lab: Lab) ->
         'DecideStepper(samples.load("malformed-replies"))',
         'RunExplorer(samples.load("flaky-build-resumed"))',
     )
-    with narrow(jupyter_lab, "narrow.ipynb", notebook) as page:
+    with lab_page(jupyter_lab, "narrow.ipynb", notebook) as page:
         page.locator(".jp-OutputArea .lm-TabBar-tab", has_text="steps").first.wait_for(state="visible")
         page.locator(".jp-OutputArea .widget-hbox").first.wait_for(state="visible")
         width = page.evaluate("() => document.querySelector('.jp-OutputArea-output').getBoundingClientRect().width")
@@ -163,7 +165,7 @@ def test_the_explorers_size_chart_keeps_its_size_in_a_narrow_output(jupyter_lab:
         "from agentrender import samples\nfrom agentrender.notebook import RunExplorer",
         'explorer = RunExplorer(samples.load("flaky-build-resumed"))\nexplorer.tabs.selected_index = 3\nexplorer',
     )
-    with narrow(jupyter_lab, "chart.ipynb", notebook) as page:
+    with lab_page(jupyter_lab, "chart.ipynb", notebook) as page:
         page.locator(".jp-OutputArea-output .ar-chart-scroll svg").first.wait_for(state="visible")
         chart = page.evaluate(CHART)
         assert chart["output"] < chart["drawn"] and chart["shown"] == chart["drawn"], chart
@@ -229,3 +231,33 @@ def test_a_views_words_are_readable_in_jupyterlabs_light_and_dark_themes(jupyter
                 theme(page, "JupyterLab Light")  # the session's other tests see the theme they were written for
         finally:
             browser.close()
+
+
+def test_the_explorers_run_tab_is_readable_in_jupyterlabs_light_and_dark_themes(jupyter_lab: Lab) -> None:
+    """In JupyterLab, with its light theme and with its dark one, RunExplorer's run tab of a real Claude Code session
+    read with warnings shows the run's facts and its warnings under a title counting them, every word of the tab
+    standing out from what is behind it by WCAG's AA ratio (the tab bar's own titles are JupyterLab's)."""
+    from playwright.sync_api import expect
+
+    notebook = code_notebook(
+        "from agentrender import load\n"
+        "from agentrender.notebook import RunExplorer\n"
+        "from tests._support.real import REAL",
+        'explorer = RunExplorer(load(REAL / "claude-code" / "marot-spotter" / '
+        '"258c7280-ae70-4798-800f-63464d01a85d.jsonl"))\nexplorer.tabs.selected_index = 4\nexplorer',
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    with lab_page(jupyter_lab, "run-tab.ipynb", notebook, width=1400, height=1400) as page:
+        tab = page.locator(".jp-OutputArea .lm-TabBar-tab.lm-mod-current").first
+        expect(tab).to_have_text("run (8 warnings)", timeout=STEP_MS)
+        facts = page.locator(".jp-OutputArea .agentrender table:visible").first
+        expect(facts).to_contain_text("the views from then on lack it", timeout=STEP_MS)
+        expect(facts).to_contain_text("claude-code, thread main", timeout=STEP_MS)
+        try:
+            for name in THEMES:
+                theme(page, name)
+                found = page.evaluate(LOW_CONTRAST, ".jp-OutputArea-output .agentrender")  # the tab bar is JupyterLab's
+                page.screenshot(path=str(ARTIFACTS / f"explorer-run-tab-{name.lower().replace(' ', '-')}.png"))
+                assert (name, found) == (name, [])
+        finally:
+            theme(page, "JupyterLab Light")  # the session's other tests see the theme they were written for

@@ -450,8 +450,10 @@
       const saw = here.saw[j];
       return saw > 0 ? data.kinds[saw - 1][0] : saw === -1 ? data.left_out : saw === -2 ? data.ended_saw : 0;
     },
-    content_bytes: (table, i) => n(table.content_bytes[i]),
-    summary_bytes: (table, i) => n(table.summary_bytes[i]),
+    // a step with no result (skipped, or one the conversation ended on) has "—", and one with no summary (every step
+    // of an imported history) too, where it read as a 0-byte summary: as agentrender steps says them
+    content_bytes: (table, i) => table.content_bytes[i] === null ? "—" : n(table.content_bytes[i]),
+    summary_bytes: (table, i) => table.summary_bytes[i] ? n(table.summary_bytes[i]) : "—",
     reason: (table, i) => table.reason[i],
   };
   // a cell's class: what the model saw has its kind's colour, as a block of that kind has in the conversation

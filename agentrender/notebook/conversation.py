@@ -59,7 +59,7 @@ class ConversationView(Widget):
 
     A run read with warnings (``Run.warnings``: lines an importer could not read as they are, turns its views lack)
     gets a line under the controls saying how many and where to see them, unless ``note_warnings=False`` (the
-    explorer's conversation tab: the explorer lists them in a tab of their own).
+    explorer's conversation tab: the explorer lists them in its run tab).
     """
 
     def __init__(
@@ -305,7 +305,7 @@ class ConversationView(Widget):
         groups = len(warning_groups(warnings))
         if groups:
             self.warnings_note.value = (
-                f"read with {plural(groups, 'warning')}: RunExplorer(run) lists them in its warnings tab, as "
+                f"read with {plural(groups, 'warning')}: RunExplorer(run) lists them in its run tab, as "
                 "agentrender show prints them; run.warnings holds each"
             )
         self.warnings_note.layout.display = "" if groups else "none"

@@ -15,13 +15,14 @@ from agentrender._display.said import warning_groups
 from agentrender._display.values import escape_text, table_html, wrap
 from agentrender._extras import require
 from agentrender._text import mark_text
+from agentrender._words import plural
 from agentrender.frame import STEP_COLUMNS, STEP_LEAD_COLUMNS, TEXT_DTYPE, kinds_listed, steps_frame, tools_kept
 from agentrender.html import save
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
 from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries, Views, listed_kind, reason_said
-from agentrender.views.html import warnings_html
+from agentrender.views.html import run_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -153,7 +154,8 @@ def filter_choices(run: Run, views: Views | None = None) -> dict[str, list[str]]
 
 class RunExplorer(Widget):
     """Tabs for a run: the steps table (filterable, a page at a time), the conversation, decide, the view's size, and
-    the warnings the run was read with when it has any.
+    the run: its facts (its file, goal, model, steps, how it ended, its source) and the warnings it was read with,
+    as ``agentrender show`` prints them above a view, the tab's title counting the warnings.
 
     The first display builds what its first screen shows: a page of ``page_rows`` rows of the
     steps table, the filters, and the other tabs' first views. The whole table (``frame``) is
@@ -162,8 +164,8 @@ class RunExplorer(Widget):
 
     ``RunExplorer(path, follow=True)`` follows the file while it is written, as
     ``ConversationView(path, follow=True)`` does (the conversation tab moves to the newest step
-    unless moved away, and says it is live); each growth recounts the steps table, the size chart
-    and the decide tab. The filters offer the choices of the run as it was first read.
+    unless moved away, and says it is live); each growth recounts the steps table, the size chart,
+    the decide tab and the run tab. The filters offer the choices of the run as it was first read.
     """
 
     def __init__(
@@ -247,13 +249,14 @@ class RunExplorer(Widget):
         self.size_tab = widgets.VBox(
             [widgets.HTML(wrap('<div class="ar-elided">the size chart is drawn when this tab is opened</div>'))]
         )
-        self.warnings = widgets.HTML()
-        """The warnings the run was read with (``warnings_html``), a tab of its own when it has any, as the offline
-        page's: what ``agentrender show`` prints above a view, such as a message its views lack."""
-        self.tabs = widgets.Tab(children=[steps_tab, self.conversation.widget, self.decide.widget, self.size_tab])
+        self.facts = widgets.HTML()
+        """The run tab (``views.html.run_html``): the run's facts and the warnings it was read with (such as a message
+        its views lack), what ``agentrender show`` prints above a view and the offline page folds under "the run"."""
+        tabs = [steps_tab, self.conversation.widget, self.decide.widget, self.size_tab, self.facts]
+        self.tabs = widgets.Tab(children=tabs)
         for number, title in enumerate(("steps", "conversation", "decide", "size")):
             self.tabs.set_title(number, title)
-        self._list_warnings()
+        self._list_facts()
         self.tabs.observe(self._open, names="selected_index")
         self.conversation.slider.observe(self._follow, names="value")
         self.conversation.on_growth.append(self._grown)
@@ -279,20 +282,17 @@ class RunExplorer(Widget):
         children = list(self.tabs.children)
         children[2] = self.decide.widget
         self.tabs.children = children
-        self._list_warnings()
+        self._list_facts()
         self.chart.value = ""  # drawn again when the size tab is next opened, or now when it is open
         if self.tabs.selected_index == 3:
             self._open({"new": 3})
         self._filter()
 
-    def _list_warnings(self) -> None:
-        """The warnings tab as the run's warnings are: added with the first, its title counting them."""
-        if not self.run.warnings:
-            return
-        self.warnings.value = wrap(warnings_html(self.run.warnings))
-        if len(self.tabs.children) == 4:
-            self.tabs.children = [*self.tabs.children, self.warnings]
-        self.tabs.set_title(4, f"warnings ({len(warning_groups(self.run.warnings)):,})")
+    def _list_facts(self) -> None:
+        """The run tab as the run is: its facts and warnings, its title counting the warnings when it has any."""
+        self.facts.value = run_html(self.run, None)
+        groups = len(warning_groups(self.run.warnings))
+        self.tabs.set_title(4, f"run ({plural(groups, 'warning')})" if groups else "run")
 
     @cached_property
     def _reason_marks(self) -> tuple[dict[int, Message], dict[int, str]]:
@@ -380,6 +380,8 @@ class RunExplorer(Widget):
 
         # one mark for a missing value whatever the column's dtype (a category's is a float nan)
         cells = rows.astype(object).where(rows.notna(), NA)  # type: ignore[arg-type]  # pandas-stubs omit NA
+        # no summary (an imported run's steps), not one of 0 bytes: missing, as agentrender steps says it ("—")
+        cells["summary_bytes"] = cells["summary_bytes"].where(rows["summary_bytes"].ne(0), NA)
         if rows["prefill"].any():  # the caller's text a request ended with, not a decision of the model: said so
             kinds = kinds_listed(rows)
             cells["kind"] = kinds.where(kinds.notna(), NA)
