@@ -712,6 +712,34 @@ def test_piped_output_is_laid_out_at_columns_when_it_is_set(monkeypatch: pytest.
     assert code == 0 and max(map(len, out.splitlines())) == 80, out
 
 
+def test_a_runs_file_is_named_as_near_the_working_folder_as_it_is_and_no_tools_row_is_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's HTML (the notebook's run tab, ``Run._repr_html_``) and ``show`` name its file relative to the working
+    folder when that is shorter (beside it too: ``../runs/run.jsonl`` from a notebook's folder, the same on every
+    machine), else whole; and a run that offered no tools has no empty tools row, as ``show`` has none."""
+    from agentrender.views.html import run_html
+
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    path = tmp_path / "runs" / "run.jsonl"
+    path.write_bytes(samples.path("fix-failing-test").read_bytes())
+    run = load_runs(path)[0]
+    monkeypatch.chdir(tmp_path / "notebooks")
+    assert "<th>file</th><td>../runs/run.jsonl</td>" in run_html(run, None)
+    code, out, err = run_cli("show", str(path), "--width", "200", "--color", "never")
+    assert code == 0 and "file    ../runs/run.jsonl" in out, err
+    monkeypatch.chdir("/")
+    assert f"<th>file</th><td>{path.relative_to('/')}</td>" in run_html(run, None)
+    deep = tmp_path.joinpath("notebooks", *["n"] * (len(str(path)) // 3))
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    assert f"<th>file</th><td>{path}</td>" in run_html(run, None)  # ../../(...)/runs/run.jsonl is the longer
+    toolless = replace(run, header={key: value for key, value in run.header.items() if key != "tools"})
+    assert run.tools and not toolless.tools
+    assert "<th>tools</th>" in run_html(run, None) and "<th>tools</th>" not in run_html(toolless, None)
+
+
 def test_a_tool_with_no_name_is_listed_by_its_type_in_every_header(tmp_path: Path) -> None:
     """A tool the API defines that has no name (a toolset such as ``computer_toolset_20260801``) is listed by its
     type in the run's header, as show, a run's HTML and the shared page print it, where each printed ``?``."""

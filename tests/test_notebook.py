@@ -790,7 +790,7 @@ def test_the_explorers_run_tab_says_the_runs_facts_as_show_prints_them_first() -
     """The explorer's run tab of a real Claude Code session says what ``agentrender show`` prints above its view: the
     file, the run's goal, model and how it ended, and where in its source it came from."""
     from agentrender import load
-    from agentrender._display.said import end_said, source_said
+    from agentrender._display.said import end_said, shown_path, source_said
     from tests._support.real import REAL
 
     path = REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl"
@@ -800,7 +800,7 @@ def test_the_explorers_run_tab_says_the_runs_facts_as_show_prints_them_first() -
         html.unescape(name): html.unescape(re.sub(r"<[^>]+>", "", value))
         for name, value in re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", explorer.tabs.children[4].value, re.S)
     }
-    assert facts["file"] == str(path) and facts["model"] == run.model and facts["goal"] == run.goal
+    assert facts["file"] == shown_path(str(path)) and facts["model"] == run.model and facts["goal"] == run.goal
     assert facts["end"] == end_said(run.end, run.header)[0] and facts["from"] == source_said(run)
     assert facts["steps"].startswith("4 (")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import os
 import re
 import struct
 from collections import Counter
@@ -43,6 +44,7 @@ __all__ = [
     "offered_said",
     "retries",
     "retries_said",
+    "shown_path",
     "source_said",
     "tool_uses",
     "tools_said",
@@ -609,3 +611,14 @@ def tools_said(first: str, others: Sequence[str]) -> str:
     counts = Counter(others)
     said = ", ".join(name if counts[name] == 1 else f"{name} \u00d7{counts[name]}" for name in counts)
     return f"{first} (+ {said})"
+
+
+def shown_path(path: str) -> str:
+    """``path`` as a display names a run's file: relative to the working folder when that is shorter (a file under it,
+    or beside it: ``../sample_runs/run.jsonl`` from a notebook's folder), the same on every machine that holds the
+    same tree; else as it is."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive, on Windows
+        return path
+    return relative if len(relative) < len(path) else path

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Any
 
 from agentrender import runfile, samples
+from agentrender._display.said import shown_path
 from agentrender._json import escaped
 from agentrender._types import Step
 from agentrender._words import plural
@@ -338,7 +339,7 @@ def import_command(args: argparse.Namespace, out: IO[str], console: Console, err
     for item in written:
         run = item.run
         line = Text("wrote ", style=MUTED)
-        line.append(clean(_show.shown_path(item.path), one_line=True), style="bold")
+        line.append(clean(shown_path(item.path), one_line=True), style="bold")
         facts = [f"run {run.run_id}", plural(len(run.steps), "step"), plural(len(run.model_calls), "model call")]
         source = run.header.get("source")
         if isinstance(source, dict) and source.get("format"):

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentrender._display.said import encrypted_said
+from agentrender._display.said import encrypted_said, shown_path
 from agentrender._json import display
 from agentrender._types import Decision, ModelResponse
 from agentrender._words import number_ranges, plural
 from agentrender.cli._inputs import CliError, load_reply, resolve
-from agentrender.cli._show import Folder, shown_path
+from agentrender.cli._show import Folder
 from agentrender.cli._term import (
     AGREE,
     DISAGREE,

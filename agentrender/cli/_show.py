@@ -8,7 +8,6 @@ with the words they use explained, so a terminal scrolled to the end still shows
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from agentrender._display.said import (
     offered_said,
     retries,
     retries_said,
+    shown_path,
     source_said,
     turn_uses,
     warning_groups,
@@ -345,15 +345,6 @@ def _where(view: View) -> str:
     """Which view it is (``View.where``); after the last step, what the model would see next, unless that view ends
     on a prefill no reply answered (its words say what it is)."""
     return view.where + (": what the model would see next" if view.at is None and not view.prefill else "")
-
-
-def shown_path(path: str) -> str:
-    """``path`` relative to the working folder when it is under it (shorter, and the same on every machine)."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive, on Windows
-        return path
-    return path if relative.startswith("..") else relative
 
 
 def run_facts(run: Run, *, full: bool = False, prefill: int | None = None) -> Table:

@@ -17,6 +17,7 @@ from agentrender._display.said import (
     end_said,
     folded_blocks,
     offered_said,
+    shown_path,
     source_said,
     turn_uses,
     warning_groups,
@@ -322,7 +323,7 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
         ("model", escape_text(run.model, 200)),
         ("steps", steps_summary(run.steps, prefill)),
         ("model calls", calls_said(run.model_calls)),
-        ("tools", escape_text(offered_said(run.tools), 2000)),
+        *([("tools", escape_text(offered_said(run.tools), 2000))] if run.tools else []),  # as show leaves none out
         ("end", escape_text(end_said(end, run.header)[0], 500)),
     ]
     if end and end.get("error"):
@@ -330,7 +331,7 @@ def run_html(run: Run, view: View | str | None, *, last_steps: int = 12) -> str:
     if run.header.get("source"):  # an imported run: where in its source
         rows.append(("from", escape_text(source_said(run), 1000)))
     if run.path:
-        rows.insert(0, ("file", escape_text(run.path, 1000)))
+        rows.insert(0, ("file", escape_text(shown_path(run.path), 1000)))
     if run.warnings:
         rows.append(("warnings", warnings_html(run.warnings)))
     if view is None:
