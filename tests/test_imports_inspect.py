@@ -1619,13 +1619,7 @@ def test_a_json_log_compressed_with_gzip_loads_as_the_json_it_holds(source: Path
         pytest.importorskip("inspect_ai")
     if not source.is_file():
         pytest.skip("the real fixtures are not in this checkout")
-    packed = tmp_path / "log.json.gz"
-    packed.write_bytes(gzip.compress(source.read_bytes()))
-    runs, plain = load_runs(packed), load_runs(source)
-    assert [(run.run_id, run.steps, [w.text for w in run.warnings]) for run in runs] == [
-        (run.run_id, run.steps, [w.text for w in run.warnings]) for run in plain
-    ]
-    assert runs and all(run.path == run.header["source"]["path"] == str(packed) for run in runs)
+    _gzipped_loads_as(source, tmp_path / "log.json.gz")
 
 
 def test_a_json_log_compressed_with_gzip_under_an_eval_name_is_read_as_the_json_it_holds(tmp_path: Path) -> None:
@@ -1667,7 +1661,12 @@ def test_an_eval_log_compressed_with_gzip_loads_as_the_eval_it_holds(source: Pat
     reader reads or one only Inspect's reader reads, loads as the same runs as the ``.eval`` (steps, what each was
     sent, warnings), their file and source naming the ``.eval.gz`` given, where it was refused, saying to gunzip it."""
     pytest.importorskip("inspect_ai")  # the archives' zstandard members
-    packed = tmp_path / "log.eval.gz"
+    _gzipped_loads_as(source, tmp_path / "log.eval.gz")
+
+
+def _gzipped_loads_as(source: Path, packed: Path) -> None:
+    """``source`` compressed with gzip into ``packed`` loads as ``source`` does (the same runs, steps and warnings),
+    each run's file and source naming ``packed``."""
     packed.write_bytes(gzip.compress(source.read_bytes()))
     runs, plain = load_runs(packed), load_runs(source)
     assert [(run.run_id, run.steps, [w.text for w in run.warnings]) for run in runs] == [
