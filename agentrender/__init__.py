@@ -67,7 +67,7 @@ _MODULES = frozenset(
     }
 )
 """The package's public modules, each imported when first named as an attribute (``agentrender.render.messages``
-after ``import agentrender``), as it was when the package imported them all."""
+after ``import agentrender``)."""
 
 
 def __getattr__(name: str) -> object:

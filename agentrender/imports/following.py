@@ -20,9 +20,8 @@ from typing import Any
 
 from agentrender.imports.claude_code import GrowingSession
 from agentrender.imports.detect import load_runs, run_number, runs_said
-from agentrender.imports.inspect_log import ZIP_MAGIC
 from agentrender.imports.responses import GrowingRollout
-from agentrender.imports.shapes import looks_like_claude_code, looks_like_codex
+from agentrender.imports.shapes import ZIP_MAGIC, looks_like_claude_code, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import POLL_INTERVAL, growths

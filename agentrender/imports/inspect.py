@@ -38,6 +38,7 @@ the same log imports as the same runs, byte for byte, every time.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import logging
 import os
@@ -101,8 +102,9 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     if not Path(name).is_file():
         raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
     notes: list[RunWarning] = []  # a gzip stream that ends early past the log's end
+    source = log_source(name, notes)  # a gzipped log inflated once, for whichever reader reads it
     try:
-        return _noted(_runs(read_log(name, notes), name, summarise), notes)
+        return _noted(_runs(read_log(name, notes, source), name, summarise), notes)
     except NeedsInspect:
         pass  # a log only Inspect's reader reads exactly (an older layout it migrates, another version)
     except RunFileError:
@@ -110,7 +112,7 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
             raise
         # Inspect's reader is the judge of what a valid log is: it says what is wrong as it always has, or
         # reads a log it takes that this package's reader refused (a field Inspect gives a default)
-    log, said = _read_with_inspect(name, _check_archive(name))
+    log, said = _read_with_inspect(name, _check_archive(name, source, notes))
     return _noted(_runs(log, name, summarise, said), notes)
 
 
@@ -224,13 +226,12 @@ def _inspect_logging() -> Iterator[list[str]]:
         logger.handlers, logger.propagate = handlers, propagate
 
 
-def _check_archive(path: str) -> str | IO[bytes]:
+def _check_archive(path: str, source: str | io.BytesIO, notes: Sequence[RunWarning]) -> str | IO[bytes]:
     """Before Inspect's reader reads ``path``: refuse an ``.eval`` file that is empty or cut short, or a zip bomb, as
     ``read_log`` does (``inspect_log.open_archive``, in the same words: what reading its gzip stream found too); an
-    archive ``zipfile`` cannot open is for Inspect's reader to judge. What its reader is to be given
-    (``inspect_log.log_source``)."""
-    notes: list[RunWarning] = []
-    source = log_source(path, notes)
+    archive ``zipfile`` cannot open is for Inspect's reader to judge. ``source``: what its reader is to be given
+    (``inspect_log.log_source``, read once for both readers), returned; ``notes``: what reading its gzip stream
+    found."""
     try:
         opened = open_archive(path, source, strict=False)
     except RunFileError as error:

@@ -41,8 +41,6 @@ from agentrender.runfile import RunFileError, RunWarning
 from agentrender.runfile.lines import GZIP_MAGIC, INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
 
 __all__ = [
-    "BOM",
-    "ZIP_MAGIC",
     "EvalSpec",
     "Event",
     "Failure",
@@ -51,8 +49,6 @@ __all__ = [
     "NeedsInspect",
     "Sample",
     "Score",
-    "check_archive",
-    "check_inflation",
     "log_bytes",
     "log_source",
     "logged",
@@ -252,17 +248,19 @@ _SAMPLE: tuple[msgspec.json.Decoder[Sample], msgspec.json.Decoder[Sample]] = (
 _VALUES = msgspec.json.Decoder()
 
 
-def read_log(path: str, notes: list[RunWarning] | None = None) -> Log:
+def read_log(path: str, notes: list[RunWarning] | None = None, source: str | io.BytesIO | None = None) -> Log:
     """The log at ``path`` (an ``.eval`` archive, or a ``.json`` log, either compressed with gzip too: ``log_source``),
     as Inspect reads it with ``resolve_attachments="core"``, for the fields the importer uses; ``notes`` gets what
-    reading a gzip stream found (one that ends early, past the log's end).
+    reading a gzip stream found (one that ends early, past the log's end); ``source``: ``log_source`` of it, read
+    already (else read here).
 
     Raises ``NeedsInspect`` when only Inspect's reader reads it exactly, ``RunFileError`` when it is no log, or an
     ``.eval`` file empty or cut short, or a zip bomb (``open_archive``: checked on the archive opened once, before a
     member is read), or a gzip stream corrupt, or past what it may inflate to.
     """
     said: list[RunWarning] = [] if notes is None else notes
-    source = log_source(path, said)
+    if source is None:
+        source = log_source(path, said)
     try:
         opened = open_archive(path, source)
     except RunFileError as error:
@@ -369,12 +367,10 @@ def check_archive(path: str, source: str | io.BytesIO, zipped: bool) -> None:
     ``zipfile.is_zipfile``), saying so in words, where Inspect's reader says ``EOCD not found``."""
     if zipped:
         return
-    packed = isinstance(source, io.BytesIO)
-    if isinstance(source, io.BytesIO):
-        start = source.getvalue()[: len(ZIP_MAGIC)]
-    else:
-        with open(path, "rb") as file:
-            start = file.read(len(ZIP_MAGIC))
+    with open(path, "rb") as file:
+        first = file.read(len(ZIP_MAGIC))
+    packed = first[: len(GZIP_MAGIC)] == GZIP_MAGIC  # a gzip stream: its start is what it inflates to
+    start = source.getvalue()[: len(ZIP_MAGIC)] if packed and isinstance(source, io.BytesIO) else first
     if not (name_ends(path, EVAL_LOG_NAMES) or (packed and start == ZIP_MAGIC)):
         return
     if not start:

@@ -28,6 +28,7 @@ __all__ = [
     "OPENAI_REQUEST_KEYS",
     "RESPONSES_REQUEST_KEYS",
     "SUB_AGENT_META",
+    "ZIP_MAGIC",
     "is_exchange",
     "is_json_log",
     "is_old_codex_meta",
