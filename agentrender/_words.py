@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["FEW", "VIEW_TERMS", "a_noun", "clipped", "first_few", "number_ranges", "plural", "shown"]
+__all__ = ["FEW", "VIEW_TERMS", "a_noun", "clipped", "elapsed", "first_few", "number_ranges", "plural", "shown"]
 
 FEW = 10
 """How many of a long list of names a warning names (``first_few``), the rest counted."""
@@ -52,6 +52,23 @@ def plural(count: int, noun: str, nouns: str = "") -> str:
     ``nouns`` is the plural when it is not ``noun + "s"`` (``plural(2, "reply", "replies")``).
     """
     return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def elapsed(milliseconds: float) -> str:
+    """A length of time as a person reads it, to the unit that matters: ``"250 ms"``, ``"3.2 s"``, ``"3 min 3 s"``,
+    ``"4 h 3 min"``, ``"2 d 5 h"``."""
+    if milliseconds < 1000:
+        return f"{milliseconds:.0f} ms"
+    if milliseconds < 59_950:
+        return f"{milliseconds / 1000:.1f} s"
+    minutes, seconds = divmod(round(milliseconds / 1000), 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min"
+    days, hours = divmod(hours, 24)
+    return f"{days:,} d {hours} h"
 
 
 def shown(value: Any, limit: int = 200) -> str:

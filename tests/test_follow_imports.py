@@ -377,6 +377,16 @@ class SessionWriter:
     def attachment(self, kind: str, **fields: Any) -> None:
         self.leaf = self._record("attachment", parent=self.leaf, attachment={"type": kind, **fields})
 
+    def api_errors(self, count: int) -> None:
+        """The records Claude Code writes when the next request fails ``count`` times and it tries again."""
+        body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        overloaded = {"status": 529, "headers": {}, "requestID": None, "error": body}
+        for attempt in range(1, count + 1):
+            self.leaf = self._record(
+                "system", parent=self.leaf, subtype="api_error", level="error", error=overloaded,
+                retryInMs=500 * attempt, retryAttempt=attempt, maxRetries=10,
+            )  # fmt: skip
+
     def compaction(self) -> None:
         before, self.leaf = self.leaf, None
         self.leaf = self._record(
@@ -488,6 +498,29 @@ def test_failed_requests_and_local_commands_are_followed_as_imported(tmp_path: P
     assert read_on and whole
     (run,) = from_claude_code(tmp_path / "s.jsonl")
     assert run.end is not None and run.end["error"] == "API Error: 529 Overloaded" and len(run.steps) == 3
+
+
+def test_requests_tried_again_are_followed_as_imported(tmp_path: Path) -> None:
+    """A session whose requests failed and were tried again (system/api_error records) before a reply, before the
+    reply Claude Code wrote when it gave up, and at the file's end, grown a line and half a line at a time: each growth
+    equals a fresh import, the warnings that say them and the model calls' tries included."""
+    writer = SessionWriter()
+    writer.prompt("Begin.")
+    writer.turn(0)
+    writer.api_errors(2)
+    writer.turn(1)
+    writer.api_errors(3)
+    writer.failed("Request timed out")
+    writer.prompt("continue")
+    writer.reply([{"type": "text", "text": "Done."}])
+    writer.prompt("Once more.")
+    writer.api_errors(1)
+    data = writer.text()
+    read_on, whole = grown_equals_fresh(data, tmp_path / "s.jsonl", every_line_and_mid_line(data))
+    assert read_on and whole
+    (run,) = from_claude_code(tmp_path / "s.jsonl")
+    assert [len(call.retried) for call in run.model_calls] == [0, 2, 0]
+    assert sum("system/api_error" in warning.text for warning in run.warnings) == 3
 
 
 @pytest.mark.parametrize("session", real_sessions("main", "real_session", "hand_written_fixture", "subagent"), ids=str)
@@ -667,7 +700,7 @@ def test_a_sub_agents_sidecar_written_after_its_transcript_is_read(tmp_path: Pat
 
 
 EVENTS = ("turn", "parallel", "prompt", "system", "summary", "rewind", "compaction", "agent", "blank", "failed",
-          "command", "attachment", "queued", "cut")  # fmt: skip
+          "command", "attachment", "queued", "cut", "retried")  # fmt: skip
 """What a generated session is made of (``test_generated_sessions_read_on_equal_fresh_imports``)."""
 
 
@@ -700,6 +733,8 @@ def test_generated_sessions_read_on_equal_fresh_imports(events: list[str], every
             writer.sub_agent(f"agent{number}", 1)
         elif event == "failed":
             writer.failed("API Error: 529 Overloaded")
+        elif event == "retried":  # said with what comes next: a reply, a failed request, a prompt, the file's end
+            writer.api_errors(2)
         elif event == "command":
             writer.system("local_command", "<command-name>/cost</command-name>")
             writer.system("local_command", "<local-command-stdout>Total cost: $0.10</local-command-stdout>")

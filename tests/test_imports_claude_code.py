@@ -833,6 +833,168 @@ SPOTTER_FOLDER = REAL / "claude-code" / "marot-spotter"
 
 
 @pytest.mark.skipif(not SPOTTER_FOLDER.is_dir(), reason="the real fixtures are not in this checkout")
+@pytest.mark.skipif(not JESSITRON.is_dir(), reason="the real fixtures are not in this checkout")
+def test_a_real_request_claude_code_tried_again_and_gave_up_on_is_said_at_its_first_failure():
+    """In a real session (2.1.89) a request failed ten times, Claude Code writing a system/api_error record each time
+    (lines 61-70, each error ``{}``) before it tried again, and then gave up with a reply of its own (line 71): one
+    warning at line 61 says how many times, that the records hold no error, the retries' count and limit, how long
+    Claude Code waited (``retryInMs``) and how long passed (the timestamps). The records stay counted in not_sent, and
+    no model call is said to have been retried: the request given up on got no reply."""
+    (run,) = from_claude_code(JESSITRON / "agents-observe-bug.jsonl")
+    said = [(warning.line, warning.text) for warning in run.warnings if "system/api_error" in warning.text]
+    assert said == [(61, (
+        "the request after step 13 failed and Claude Code tried it again 10 times (system/api_error at lines 61-70, "
+        "counted in not_sent): the last try failed too, and Claude Code gave up: it wrote the reply at line 71 itself; "
+        "the records do not say what the error was (each error is {}); the last retry was number 10 of at most 10; "
+        "Claude Code waited 3 min 3 s in all before its retries (retryInMs); 4 h 3 min passed from the first failure "
+        "to Claude Code's reply (2026-04-02 06:07:56 to 10:11:08 UTC)"
+    ))]  # fmt: skip
+    assert run.header["source"]["not_sent"]["system/api_error"] == 10
+    assert not any(call.retried for call in run.model_calls)
+
+
+OVERLOADED = {"status": 529, "headers": {"retry-after": "1"}, "requestID": "req_011", "error": {"type": "error",
+              "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_011"}}  # fmt: skip
+"""An ``api_error`` record's ``error`` for an overloaded API, as Claude Code 2.0.35 to 2.1.80 write it (the SDK's
+``APIError`` as JSON: chrisguillory/claude-session-mcp's ``ApiError``, validated on real sessions)."""
+SERVER_ERROR = {"status": 500, "headers": {}, "requestID": None, "error": {
+    "type": "error", "error": {"type": "api_error", "message": "Internal server error"}}}  # fmt: skip
+"""The same of a server error (the Messages API's error body for a 500)."""
+RESET = {"code": "ECONNRESET", "path": "https://api.anthropic.com/v1/messages?beta=true", "errno": 0}
+"""A connection that failed, as such a record's ``cause`` and its error's (claude-session-mcp's ``ConnectionError``)."""
+
+
+def api_error(uuid: str, parent: str, attempt: int, error: Any, wait: float, at: str, **more: Any) -> dict[str, Any]:
+    """A ``system`` record of a request that failed and that Claude Code will try again (retry ``attempt`` of at most
+    10, in ``wait`` ms), with the fields 2.0.35 to 2.1.80 write (claude-session-mcp's ``ApiErrorSystemRecord``)."""
+    return {"type": "system", "subtype": "api_error", "level": "error", "error": error, "retryInMs": wait,
+            "retryAttempt": attempt, "maxRetries": 10, "uuid": uuid, "parentUuid": parent, "sessionId": "s",
+            "isSidechain": False, "timestamp": f"2026-04-17T08:10:{at}Z", **more}  # fmt: skip
+
+
+def test_a_request_that_went_through_after_failing_says_its_tries_and_its_model_call_holds_them(tmp_path):
+    """A request that failed twice (overloaded, then a server error) before its reply came: a warning at the first
+    failure says how many times, the first and last errors as written, the wait, the time that passed and the step;
+    the reply's model call holds the two failed tries (``retried``, each error's status, message and body: no time,
+    which the records do not hold), so the frames count 3 tries and show names the step; the run file keeps them."""
+    from agentrender.frame import model_calls_frame
+    from agentrender.runfile import load_run, write_run
+
+    records = [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
+        {**results("r1", "a1", "t1"), "sessionId": "s"},
+        api_error("e1", "r1", 1, OVERLOADED, 1000.5, "01.000"),
+        api_error("e2", "e1", 2, SERVER_ERROR, 2000, "03.500"),
+        {**record("a2", "e2", "assistant", [{"type": "text", "text": "Done."}], "msg_2"),
+         "timestamp": "2026-04-17T08:10:08.000Z"},
+    ]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    said = [(warning.line, warning.text) for warning in run.warnings]
+    assert said == [(4, (
+        "the request for step 1 failed and Claude Code tried it again 2 times (system/api_error at lines 4-5, counted "
+        "in not_sent): it went through on try 3: the reply at line 6; the first error: 529 overloaded_error "
+        "'Overloaded'; the last: 500 api_error 'Internal server error'; the last retry was number 2 of at most 10; "
+        "Claude Code waited 3.0 s in all before its retries (retryInMs); 7.0 s passed from the first failure to the "
+        "reply (2026-04-17 08:10:01 to 08:10:08 UTC)"
+    ))]  # fmt: skip
+    assert run.header["source"]["not_sent"] == {"system/api_error": 2}
+    tries = [
+        {"error": {"message": "Overloaded", "status": 529, "body": OVERLOADED["error"]}},
+        {"error": {"message": "Internal server error", "status": 500, "body": SERVER_ERROR["error"]}},
+    ]
+    assert [(call.step, list(call.retried)) for call in run.model_calls] == [(0, []), (1, tries)]
+    calls = model_calls_frame(run)
+    assert calls["tries"].tolist() == [1, 3] and calls["retried_ms"].isna().tolist() == [False, True]
+    _, out, _ = run_cli("show", str(tmp_path / "s.jsonl"), "--width", "200", "--color", "never")
+    assert [line for line in out.splitlines() if "step 1" in line and "tries" in line]
+    write_run(run, tmp_path / "run.jsonl")
+    assert [list(call.retried) for call in load_run(tmp_path / "run.jsonl").model_calls] == [[], tries]
+    # the conversation is the one the same session without the failures gives
+    (plain,) = from_claude_code(write(tmp_path / "plain.jsonl", [*records[:3], {**records[5], "parentUuid": "r1"}]))
+    assert [view(run, at) for at in range(2)] == [view(plain, at) for at in range(2)]
+
+
+CODOXEAR = REAL / "claude-code" / "yiwenlu66-codoxear" / "claude_api_error_sample.jsonl"
+
+
+@pytest.mark.skipif(not CODOXEAR.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_real_api_error_record_of_a_newer_version_is_said_as_written(tmp_path):
+    """The api_error record a real session of Claude Code 2.1.119 wrote (a 502 a proxy gave, with the response's
+    headers and a body of the API's shape), hung in a session of its own: the warning says its status, type and
+    message as written, and the reply's model call holds the try, its error's status, message and body."""
+    (failure,) = lines_of(CODOXEAR)
+    records = [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        {**failure, "parentUuid": "u1"},
+        {**record("a1", failure["uuid"], "assistant", [{"type": "text", "text": "Done."}], "msg_1"),
+         "timestamp": "2026-05-27T12:32:01.000Z"},
+    ]  # fmt: skip
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    (said,) = [warning.text for warning in run.warnings if warning.line == 2]
+    assert said == (
+        "the request for step 0 failed and Claude Code tried it again once (system/api_error at line 2, counted in "
+        "not_sent): it went through on try 2: the reply at line 3; the error: 502 upstream_error 'Upstream service "
+        "temporarily unavailable'; the last retry was number 1 of at most 10; Claude Code waited 545 ms in all "
+        "before its retries (retryInMs); 1.7 s passed from the first failure to the reply (2026-05-27 12:31:59 to "
+        "12:32:01 UTC)"
+    )
+    body = failure["error"]["error"]
+    assert [list(call.retried) for call in run.model_calls] == [
+        [{"error": {"message": "Upstream service temporarily unavailable", "status": 502, "body": body}}]
+    ]
+
+
+def test_failures_no_reply_followed_are_said_and_a_long_waits_records_are_one_failure(tmp_path):
+    """A connection that failed (its ``cause``), written again every 30 s of a long wait as Claude Code's unattended
+    mode does (records of the same ``retryAttempt`` in a row: one failure), then one whose error says nothing, then
+    the user's message: said, with the step it came after, as followed by no reply; a last failure with nothing after
+    it in the file is said too."""
+    records = [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
+        {**results("r1", "a1", "t1"), "sessionId": "s"},
+        api_error("e1", "r1", 1, {"cause": RESET}, 60000, "00.000", cause=RESET),
+        api_error("e2", "e1", 1, {"cause": RESET}, 30000, "30.000", cause=RESET),
+        api_error("e3", "e2", 2, {}, 1000, "59.000"),
+        record("u2", "e3", "user", [{"type": "text", "text": "[Request interrupted by user]"}]),
+        record("a2", "u2", "assistant", [{"type": "text", "text": "Stopped."}], "msg_2"),
+        record("u3", "a2", "user", [{"type": "text", "text": "Again."}]),
+        api_error("e4", "u3", 1, OVERLOADED, 700, "59.500"),
+    ]
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    said = sorted((warning.line, warning.text) for warning in run.warnings if "api_error" in warning.text)
+    assert said == [(4, (
+        "the request after step 0 failed and Claude Code tried it again 2 times (system/api_error at lines 4-6, "
+        "counted in not_sent): no reply follows: the user's message at line 7 is next; the first error: (cause "
+        "'ECONNRESET'); the last: not said; the last retry was number 2 of at most 10; Claude Code waited 1 min 1 s in "
+        "all before its retries (retryInMs); 59.0 s passed from the first failure to the last failure (2026-04-17 "
+        "08:10:00 to 08:10:59 UTC)"
+    )), (10, (
+        "the request after the last message (line 9) failed and Claude Code tried it again once (system/api_error at "
+        "line 10, counted in not_sent): no reply follows in the file; the error: 529 overloaded_error 'Overloaded'; "
+        "the last retry was number 1 of at most 10; Claude Code waited 700 ms in all before its retries (retryInMs)"
+    ))]  # fmt: skip
+    assert run.header["source"]["not_sent"] == {"system/api_error": 4}
+    assert not any(call.retried for call in run.model_calls)
+
+
+def test_failures_after_a_compaction_name_the_runs_step(tmp_path):
+    """The failures of a request after a compaction name the step the run numbers it, not the part's own."""
+    records = [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [tool_use("t1")], "msg_1"),
+        {**results("r1", "a1", "t1"), "sessionId": "s"},
+        *compacted("r1"),
+        api_error("e1", "u5", 1, OVERLOADED, 500, "01.000"),
+        record("a2", "e1", "assistant", [{"type": "text", "text": "Done."}], "msg_2"),
+    ]
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    (said,) = [warning.text for warning in run.warnings if "api_error" in warning.text]
+    assert said.startswith("the request for step 1 failed and Claude Code tried it again once")
+    assert [(call.step, len(call.retried)) for call in run.model_calls] == [(0, 0), (1, 1)]
+
+
 def test_a_real_session_the_user_interrupted_at_its_end_was_stopped(tmp_path):
     """A real session that ends on Claude Code's own note that the user stopped it (``[Request interrupted by
     user]`` while the model answered, ``... for tool use]`` while a tool waited), with nothing sent after it but

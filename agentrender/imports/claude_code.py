@@ -20,7 +20,15 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
   ended. A ``local_command`` system record (a ``/cost`` and its output) is sent as a user
   message of its ``content``, as Claude Code's ``normalizeMessagesForAPI`` sends it, and the
   reply Claude Code writes itself for a failed request (``isApiErrorMessage``, model
-  ``<synthetic>``) is never sent (``_Segment.failed``);
+  ``<synthetic>``) is never sent (``_Segment.failed``). Claude Code writes an ``api_error``
+  record each time a request fails and it will try again: each run of them is said in a
+  warning at its first (``_Retried``: how many times, the errors as written, how long Claude
+  Code waited and how long passed, the step, and whether the request then went through, was
+  given up on or got no reply), and the reply that went through after them keeps them as
+  its model call's ``retried`` tries (as a recording's: each try's error as the record wrote
+  it, with no time, which the records do not hold), so the frames count its tries and
+  ``agentrender show`` names its step. A request given up on has no model call to hold them;
+  the warning is all that says them;
 - ``summary`` records (a title for the conversation ending at ``leafUuid``),
   ``file-history-snapshot``, ``queue-operation``, ``last-prompt`` and others carry no uuid and
   are not part of any conversation; a message the user queued while the model worked that
@@ -54,16 +62,17 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from itertools import chain, islice
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar, overload
+from typing import Any, Generic, NamedTuple, TypeGuard, TypeVar, overload
 
 import msgspec
 
 from agentrender._json import MAX_DEPTH, NestingError, check_depth, decode_failure, too_deep, type_name
 from agentrender._types import Step, check_block
-from agentrender._words import a_noun, shown
+from agentrender._words import a_noun, elapsed, number_ranges, plural, shown
 from agentrender.imports.conversation import (
     Summariser,
     Where,
@@ -79,7 +88,7 @@ from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWar
 from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.lines import GrowingFile, name_ends, open_inflated
 from agentrender.runfile.replies import check_reply
-from agentrender.runfile.schema import is_timestamp, read_record
+from agentrender.runfile.schema import is_count, is_timestamp, parse_timestamp, read_record
 
 __all__ = [
     "TRANSCRIPT_NOTE",
@@ -430,22 +439,34 @@ class _Transcript:
         """The records after the main thread's last message that hang from it, counted by ``_note_name``: Claude
         Code's notes of the turn that ended (a stop hook's summary, the turn's duration), and what it would have sent
         with a next request that never came (an attachment). No thread reads them, and none was sent."""
+        return dict(Counter(map(_note_name, self._trailing()[1])))
+
+    def _trailing(self) -> tuple[_Record | None, list[_Record]]:
+        """The main thread's last message (its ``threads()`` leaf), and the records after it that hang from it, in
+        file order."""
         after: list[_Record] = []
         for record in reversed(self.by_uuid.values()):  # each uuid's first record, from the file's end
             if record.sidechain:
                 continue
             if record.message is not None:
-                reached = {record.uuid}  # the main thread's last message: its threads() leaf
+                last, reached = record, {record.uuid}
                 break
             after.append(record)
         else:
-            return {}
-        counted: Counter[str] = Counter()
+            return None, []
+        hanging: list[_Record] = []
         for record in reversed(after):
             if record.parent in reached:
                 reached.add(record.uuid)
-                counted[_note_name(record)] += 1
-        return dict(counted)
+                hanging.append(record)
+        return last, hanging
+
+    def failed_last(self) -> list[RunWarning]:
+        """The warning for the ``api_error`` records after the main thread's last message (``trailing``): its next
+        request failed, and the file ends before any reply to it."""
+        last, after = self._trailing()
+        failures = tuple((record, self.path) for record in after if _note_name(record) == "system/api_error")
+        return [_Retried(failures, 0, last, "trailing").warning(0)] if failures else []
 
     def outside_notes(self) -> dict[str, Any]:
         """What the main run's ``source`` says of the records in no thread: the titles, the lines of the others by
@@ -475,7 +496,7 @@ class _Transcript:
             )
             for record, taken in self.queued_unsent()
         ]
-        return [*self.warnings, *self.found, *queued, *left]
+        return [*self.warnings, *self.found, *self.failed_last(), *queued, *left]
 
     def _read(self) -> list[_Record]:
         try:
@@ -1061,7 +1082,10 @@ class _Requests:
                 if record.kind == "attachment":
                     segment.attachment(record, path)
                 else:
-                    segment.skipped[_note_name(record)] += 1
+                    name = _note_name(record)
+                    segment.skipped[name] += 1
+                    if name == "system/api_error":  # a request that failed, tried again: said with what follows it
+                        segment.retrying.append((record, path))
                     if "message" in record.value:  # Claude Code writes one only in user and assistant records
                         segment.warnings.append(
                             Where(path, record.line, "type").warning(
@@ -1075,10 +1099,14 @@ class _Requests:
                 continue
             if record.kind == "user":
                 take(record.uuid)
+                if segment.retrying:
+                    segment.tried_again(record, "user")
                 segment.add(record, record.blocks, path, results=record.results)
                 continue
             if record.value.get("isApiErrorMessage") is True and message.get("model") == _SYNTHETIC:
                 take(record.uuid)
+                if segment.retrying:
+                    segment.tried_again(record, "gave up")
                 segment.failed(record, path)
                 continue
             if order is not None and (not segment.turns or segment.turns[-1]["role"] == "user"):
@@ -1103,6 +1131,8 @@ class _Requests:
                     answering.append(found)
             if answering:
                 segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
+        if segment.retrying:
+            segment.tried_again(None, "end")
 
 
 class _Indexes:
@@ -1207,6 +1237,9 @@ class _Reply(msgspec.Struct, gc=False):
     """The reply's message as its last record has it, without its content."""
     line: int
     """The line of its last record."""
+    retried: list[dict[str, Any]] | None = None
+    """The tries of its request that failed before it went through, as a run file's ``model_call`` holds them
+    (``retried``): one for each the ``api_error`` records before it say (``_Segment.tried_again``)."""
 
 
 def _written(record: _Record) -> str | None:
@@ -1249,6 +1282,12 @@ class _Segment:
         """Whether the last turn holds local commands only (a ``/cost`` after the last reply, sent with no request)."""
         self.interrupted: _Record | None = None
         """The user's interruption (``_INTERRUPTIONS``) the chain ends on, but for local commands run after it."""
+        self.retrying: list[tuple[_Record, str]] = []
+        """The ``api_error`` records since the last message, each with its file: a request that failed and was tried
+        again, said when the message after them is read (``tried_again``)."""
+        self.retried: list[_Retried] = []
+        """Each run of ``api_error`` records of the chain and what came after it, in order (said by ``_Conversation``,
+        which knows the step each part's turns start at)."""
         self._owned = False
         self._results = False
 
@@ -1256,15 +1295,18 @@ class _Segment:
         """What ``restore`` needs to undo whatever is added after this."""
         return (len(self.turns), len(self.records), len(self.calls), len(self.models), tuple(self.warnings),
                 self.skipped.copy(), self.unread.copy(), self.dropped, self.dropped_at, self.first_line,
-                self.ended_on, self.commands_last, self.interrupted, self._owned, self._results)  # fmt: skip
+                self.ended_on, self.commands_last, self.interrupted, self._owned, self._results,
+                tuple(self.retrying), len(self.retried))  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         """Undo what was added since ``state()`` gave ``state``: the turns after it go (they are made again, never
         changed: a run made before holds them)."""
         turns, records, calls, models, warnings, skipped, unread = state[:7]
         self.dropped, self.dropped_at, self.first_line, self.ended_on = state[7:11]
-        self.commands_last, self.interrupted, self._owned, self._results = state[11:]
+        self.commands_last, self.interrupted, self._owned, self._results = state[11:15]
+        self.retrying = list(state[15])
         del self.turns[turns:], self.records[records:], self.calls[calls:], self.models[models:]
+        del self.retried[state[16] :]
         self.warnings, self.skipped, self.unread = RunWarnings(warnings), skipped.copy(), unread.copy()
 
     def add(self, record: _Record, blocks: list[dict[str, Any]], path: str, results: bool = False) -> None:
@@ -1318,6 +1360,16 @@ class _Segment:
                 "not read into the turns, so the views may lack it"
             )
         )
+
+    def tried_again(self, after: _Record | None, outcome: str) -> list[dict[str, Any]]:
+        """End the run of ``api_error`` records read since the last message (``retrying``): the request of the step
+        the next reply decides failed, and Claude Code tried it again; ``after`` is what followed them (``outcome``:
+        the ``"reply"`` that went through, Claude Code's own reply when it ``"gave up"``, the ``"user"``'s next
+        message, or nothing, at the ``"end"`` of the chain). The tries that failed, as a model call's ``retried``."""
+        failures = tuple(self.retrying)
+        self.retrying = []
+        self.retried.append(_Retried(failures, max(0, (len(self.turns) - 1) // 2), after, outcome))
+        return [_try(record.value) for record in _attempts(failures)]
 
     def failed(self, record: _Record, path: str) -> None:
         """A reply Claude Code wrote itself when a request failed (``isApiErrorMessage``, model ``<synthetic>``:
@@ -1392,6 +1444,7 @@ class _Segment:
 
     def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
         """Add one reply read from its records (in file order), as one assistant turn; its blocks."""
+        tries = self.tried_again(members[0], "reply") if self.retrying else None
         if len(members) == 1 and not any(_blank(block) for block in members[0].blocks):
             blocks = members[0].blocks
         else:
@@ -1426,7 +1479,7 @@ class _Segment:
             # the file lacks what was sent between the two replies: the step is what the model said last
             self.turns[-1]["decided_from"] = start
         if message.get("id") is not None:
-            self.calls.append(_Reply(len(self.turns) - 1, start, start + len(blocks), message, last.line))
+            self.calls.append(_Reply(len(self.turns) - 1, start, start + len(blocks), message, last.line, tries))
         return blocks
 
 
@@ -1482,6 +1535,173 @@ def _prompt_text(prompt: Any) -> str:
 def _failure(record: _Record) -> str:
     """What the reply Claude Code wrote for a failed request says (``_Segment.failed``)."""
     return " ".join(block.get("text", "") for block in record.blocks if block["type"] == "text").strip()
+
+
+class _Retried(NamedTuple):
+    """A run of ``api_error`` records on a chain (``_Segment.tried_again``): Claude Code's request failed, and it
+    tried again, writing one record a failure before it waited (``retryInMs``) to try again.
+
+    The fields a record holds depend on the version (those 2.0.35 to 2.1.80 wrote, validated on 255,102 records of
+    real sessions: chrisguillory/claude-session-mcp's ``src/schemas/session/models.py``, ``ApiErrorSystemRecord``):
+    ``level``, ``retryInMs``, ``retryAttempt`` (from 1), ``maxRetries``, ``error`` (the SDK's error as JSON: an
+    API error's ``status``, ``headers``, ``requestID`` and the API's body in ``error``, ``{"type": "error", "error":
+    {"type": "overloaded_error", "message": ...}}``; a connection's ``{"cause": {"code", "path", "errno"}}``; ``{}``
+    from 2.0.76, as a timed-out request of 2.1.89 has it in the real fixtures) and, for a connection that failed,
+    ``cause`` (``{"code": "ECONNRESET", "path", "errno"}``). Later versions also write the error's ``message``
+    (parsers of them read ``error.message``, ``formatted`` and ``isNetworkDown``). In its unattended mode Claude Code
+    writes one every 30 seconds of a long wait (``withRetry``'s heartbeat): records of the same ``retryAttempt`` in
+    a row are one failure."""
+
+    failures: tuple[tuple[_Record, str], ...]
+    """The records, each with its file."""
+    step: int
+    """The step of the chain's part whose request failed: the one the next reply decides."""
+    after: _Record | None
+    """What followed them: the reply, Claude Code's own reply when it gave up, the user's message; ``None``: nothing."""
+    outcome: str
+    """``"reply"``, ``"gave up"``, ``"user"`` or ``"end"`` (``_Segment.tried_again``); ``"trailing"`` for the records
+    after the main thread's last message (``_Transcript.failed_last``: ``after`` is that message)."""
+
+    def warning(self, first_step: int) -> RunWarning:
+        """The warning that says it, at the first record's line; ``first_step``: the step the part's turns start at.
+
+        Claude Code writes a record when a try failed and it will try again (``retryAttempt`` is the retry it is
+        about to make): a request that went through after ``n`` records did on try ``n + 1``; one it gave up on
+        failed once more (or with an error it does not retry), and that failure is its own reply's."""
+        first, path = self.failures[0]
+        failures = _attempts(self.failures)
+        count = len(failures)
+        where = f"line{'s' if len(self.failures) > 1 else ''} {number_ranges(r.line for r, _ in self.failures)}"
+        step = first_step + self.step
+        # the step the request was for is the one its reply decided: one that got none names the step before it
+        if self.outcome == "reply":
+            request = f"the request for step {step}"
+        elif self.outcome == "trailing" and self.after is not None:
+            request = f"the request after the last message (line {self.after.line})"
+        else:
+            request = f"the request after step {step - 1}" if step else "the first request"
+        tried = (
+            f"{request} failed and Claude Code tried it again {'once' if count == 1 else plural(count, 'time')} "
+            f"(system/api_error at {where}, counted in not_sent)"
+        )
+        after = -1 if self.after is None else self.after.line
+        outcome = {
+            "reply": f"it went through on try {count + 1}: the reply at line {after}",
+            "gave up": f"the last try failed too, and Claude Code gave up: it wrote the reply at line {after} itself",
+            "user": f"no reply follows: the user's message at line {after} is next",
+            "end": "no reply follows in the file",
+            "trailing": "no reply follows in the file",
+        }[self.outcome]
+        parts = [f"{tried}: {outcome}", _errors_said(failures)]
+        last = failures[-1].value
+        attempt, most = last.get("retryAttempt"), last.get("maxRetries")
+        if is_count(attempt) and is_count(most):
+            parts.append(f"the last retry was number {attempt} of at most {most}")
+        waits = [wait for record in failures if _is_wait(wait := record.value.get("retryInMs"))]
+        if len(waits) == count:
+            parts.append(f"Claude Code waited {elapsed(sum(waits))} in all before its retries (retryInMs)")
+        parts.extend(self._span(first, failures[-1]))
+        return Where(path, first.line).warning("; ".join(parts))
+
+    def _span(self, first: _Record, last: _Record) -> list[str]:
+        """How long passed from the first failure to what followed (or to the last failure), by the timestamps."""
+        end = self.after if self.after is not None and self.outcome in ("reply", "gave up") else last
+        begun, ended = _moment(first), _moment(end)
+        if end is first or begun is None or ended is None or ended < begun:
+            return []
+        to = {"reply": "the reply", "gave up": "Claude Code's reply"}.get(self.outcome, "the last failure")
+        took = elapsed((ended - begun).total_seconds() * 1000)
+        return [f"{took} passed from the first failure to {to} ({begun:%Y-%m-%d %H:%M:%S} to {ended:%H:%M:%S} UTC)"]
+
+
+def _moment(record: _Record) -> datetime | None:
+    """When ``record`` was written, by its ``timestamp``; ``None`` where it has none that is a time."""
+    stamp = record.value.get("timestamp")
+    return parse_timestamp(stamp) if type(stamp) is str else None
+
+
+def _is_wait(value: Any) -> TypeGuard[float]:
+    """Whether ``value`` is a time to wait in milliseconds (``retryInMs``): a number from 0 to a few centuries."""
+    return type(value) in (int, float) and 0 <= value < 1e13
+
+
+def _attempts(failures: Iterable[tuple[_Record, str]]) -> list[_Record]:
+    """The first record of each failure: records of the same ``retryAttempt`` in a row (the heartbeats of a long
+    wait) are one."""
+    attempts: list[_Record] = []
+    before: Any = None
+    for record, _ in failures:
+        attempt = record.value.get("retryAttempt")
+        if not (is_count(attempt) and attempt == before):
+            attempts.append(record)
+        before = attempt
+    return attempts
+
+
+def _api_error(value: Mapping[str, Any]) -> dict[str, Any]:
+    """What an ``api_error`` record ``value`` says of its error (``_Retried``), as a run file's error holds it:
+    ``message``, ``status``, ``body`` (the API's error body, as written) and ``cause`` (a failed connection's code);
+    empty where it says nothing (``"error": {}``)."""
+    error = value.get("error")
+    error = error if isinstance(error, Mapping) else {}
+    said: dict[str, Any] = {}
+    body = error.get("error")
+    inner = _inner(body)
+    message = error.get("message")
+    if not isinstance(message, str) and isinstance(inner, Mapping):
+        message = inner.get("message")
+    if isinstance(message, str):
+        said["message"] = message
+    if is_count(status := error.get("status")):
+        said["status"] = status
+    if body is not None:
+        said["body"] = body
+    cause = value.get("cause", error.get("cause"))
+    code = cause.get("code") if isinstance(cause, Mapping) else cause
+    if isinstance(code, str):
+        said["cause"] = code
+    return said
+
+
+def _inner(body: Any) -> Any:
+    """The API's error object of an error ``body``: its ``error`` (``{"type": "overloaded_error", "message": ...}``
+    in ``{"type": "error", "error": ...}``), or the body itself where it holds none."""
+    inner = body.get("error") if isinstance(body, Mapping) else None
+    return inner if isinstance(inner, Mapping) else body
+
+
+def _try(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A failed try of a model call (``retried``) of the ``api_error`` record ``value``: its error, when it says one.
+    The record holds neither when the try began nor how long it took."""
+    error = _api_error(value)
+    return {"error": error} if error else {}
+
+
+def _error_said(value: Mapping[str, Any]) -> str:
+    """An ``api_error`` record's error in a few words, as written: its status, its type, its message, its cause."""
+    error = _api_error(value)
+    inner = _inner(error.get("body"))
+    kind = inner.get("type") if isinstance(inner, Mapping) else None
+    words = [str(error["status"])] if "status" in error else []
+    if isinstance(kind, str):
+        words.append(kind)
+    if "message" in error:
+        words.append(shown(error["message"], 200))
+    if "cause" in error:
+        words.append(f"(cause {shown(error['cause'], 80)})")
+    return " ".join(words)
+
+
+def _errors_said(failures: list[_Record]) -> str:
+    """The errors of ``failures`` in a few words: the first's and, where it differs, the last's."""
+    first, last = _error_said(failures[0].value), _error_said(failures[-1].value)
+    if not first and not last:
+        written = {json.dumps(record.value.get("error"), sort_keys=True) for record in failures}
+        held = f" (each error is {written.pop()})" if len(written) == 1 and "error" in failures[0].value else ""
+        return f"the records do not say what the error was{held}"
+    if first == last:
+        return f"the error: {first}"
+    return f"the first error: {first or 'not said'}; the last: {last or 'not said'}"
 
 
 def _local_command(record: _Record) -> bool:
@@ -1593,7 +1813,10 @@ def _model_calls(
             if kept is not None:
                 kept.usable = False  # the calls after it are not in line with the conversation's
             continue
-        out.append({"type": "model_call", "step": (call.turn - 1) // 2, "response": response})
+        made = {"type": "model_call", "step": (call.turn - 1) // 2, "response": response}
+        if call.retried:
+            made["retried"] = call.retried
+        out.append(made)
         lines.append(call.line)
     return out, lines
 
@@ -1644,6 +1867,9 @@ class _Conversation:
         single = len(thread.segments) == 1  # one part: its lists as they are (a follower reads the main one on)
         for number, segment in enumerate(thread.segments):
             self.warnings.extend(segment.warnings)
+            # the part's step k is the conversation's step len(turns) // 2 + k (a part after a compaction goes on
+            # from the turns before it, a user turn of nothing added after a last reply)
+            self.warnings.extend(retried.warning(len(turns) // 2) for retried in segment.retried)
             self.records.extend(segment.records)
             if single:
                 self.models = segment.models
