@@ -19,6 +19,7 @@ import hypothesis
 import msgspec
 import pytest
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from agentrender import render
 from agentrender.imports import from_inspect, load, load_runs
@@ -874,6 +875,78 @@ def test_a_model_output_of_the_wrong_shape_is_refused_naming_its_field(
     assert str(theirs.value).startswith(f"{json_log}:1: samples[id=sum3, epoch=1].{at[0]}.model.{inspects}: ")
 
 
+def _reply_of(event: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = event["output"]["choices"][0]["message"]
+    return message
+
+
+def _call_of(event: dict[str, Any]) -> dict[str, Any]:
+    call: dict[str, Any] = _reply_of(event)["tool_calls"][0]
+    return call
+
+
+def _attached(event: dict[str, Any]) -> None:
+    """The reply's content as content items, a text and an argument of its call read back from attachments."""
+    _reply_of(event)["content"] = [{"type": "text", "text": "attachment://0123"}]
+    _call_of(event)["arguments"] = {"x": "attachment://0123", "y": ["attachment://0123", 2]}
+
+
+# Edits of sample sum3/1's first model event's output: whether the typed decode takes it (``inspect_log.Output``),
+# and the edit. Those it refuses have the sample read by the general decode, whose outputs the importer checks.
+OUTPUT_EDITS: dict[str, tuple[bool, Callable[[dict[str, Any]], Any]]] = {
+    "as-written": (True, lambda event: None),
+    "no-choices": (True, lambda event: event["output"].pop("choices")),
+    "no-message": (True, lambda event: event["output"]["choices"][0].pop("message")),
+    "two-choices": (True, lambda event: event["output"]["choices"].append(event["output"]["choices"][0])),
+    "attachments": (True, _attached),
+    "parse-error": (True, lambda event: _call_of(event).update(parse_error="bad JSON")),
+    "no-arguments": (True, lambda event: _call_of(event).pop("arguments")),
+    "usage-of-a-bool": (True, lambda event: event["output"].update(usage={"input_tokens": True, "output_tokens": 3})),
+    "content-null": (True, lambda event: _reply_of(event).update(content=None)),
+    "failed": (True, lambda event: event.update(error="RateLimitError")),
+    "calls-of-0": (False, lambda event: _reply_of(event).update(tool_calls=0)),
+    "function-empty": (False, lambda event: _call_of(event).update(function="")),
+    "function-int": (False, lambda event: _call_of(event).update(function=5)),
+    "no-call-id": (False, lambda event: _call_of(event).pop("id")),
+    "second-choice-int": (False, lambda event: event["output"]["choices"].append(5)),
+    "message-of-0": (False, lambda event: event["output"]["choices"][0].update(message=0)),
+    "content-and-function-wrong": (
+        False,
+        lambda event: (_reply_of(event).update(content=5), _call_of(event).update(function=5)),
+    ),
+    "failed-and-choice-wrong": (False, lambda event: event.update(error="RateLimitError", output={"choices": [5]})),
+}
+
+
+@pytest.mark.parametrize("edit", list(OUTPUT_EDITS))
+def test_a_model_output_imports_alike_read_typed_or_as_the_logs_json(
+    json_log: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """A model event's output is read as typed structs (``Output``) where their types take it as it stands, and the
+    import gives the same runs and warnings, or the same error, as when the sample is read by the general decode
+    (its outputs the JSON the log holds, checked by ``inspect._output`` as far as the importer reads them): for each
+    edit the types take, and each they refuse."""
+    from agentrender.imports import inspect as importer
+    from agentrender.imports import inspect_log
+    from agentrender.imports.inspect_log import Output
+
+    typed, change = OUTPUT_EDITS[edit]
+
+    def edited(data: dict[str, Any]) -> None:
+        sample = _sample(data, "sum3", 1)
+        sample.setdefault("attachments", {})["0123"] = "an attached text"
+        change(next(e for e in sample["events"] if e["event"] == "model"))
+
+    _edit_json(json_log, edited)
+    sample = next(s for s in inspect_log.read_log(str(json_log)).samples or () if s.id == "sum3" and s.epoch == 1)
+    event = next(e for e in sample.events if e.event == "model")
+    assert isinstance(event.output, Output) is typed
+
+    monkeypatch.setattr(importer, "_has_inspect", lambda: False)  # this package's words, not Inspect's reader's
+    as_typed, general = _both_decodes(_imports, json_log, monkeypatch)
+    assert as_typed == general
+
+
 def test_the_committed_log_rewritten_as_json_imports_as_it_does(json_log: Path) -> None:
     """The committed log written again by Inspect as .json imports as the .eval does: the edits the other tests
     make to it are what they see."""
@@ -1644,12 +1717,14 @@ def _imports(path: Path) -> Any:
 
 
 def _reads(path: Path) -> Any:
-    """What ``inspect_log.read_log`` gives of ``path``: its samples' messages and events, as JSON; or the error it
-    raises, in words."""
+    """What ``inspect_log.read_log`` gives of ``path``: its samples' messages and events, as JSON, but the events'
+    outputs (typed structs where the typed decode reads the sample, the log's JSON where the general decode does:
+    ``_imports`` compares what the import makes of them); or the error it raises, in words."""
     from agentrender.imports.inspect_log import NeedsInspect, read_log
 
     try:
-        return msgspec.json.encode([[s.messages, s.events] for s in read_log(str(path)).samples or ()])
+        samples = read_log(str(path)).samples or ()
+        return msgspec.json.encode([[s.messages, [replace(e, output=None) for e in s.events]] for s in samples])
     except (RunFileError, NeedsInspect) as error:
         return f"{type(error).__name__}: {error}"
 

@@ -83,14 +83,18 @@ from agentrender.imports.conversation import (
     results_first,
 )
 from agentrender.imports.inspect_log import (
+    Choice,
     EvalSpec,
     Event,
     Failure,
     Limit,
     Log,
     NeedsInspect,
+    Output,
+    Reply,
     Sample,
     Score,
+    ToolCall,
     log_bytes,
     log_source,
     logged,
@@ -979,15 +983,16 @@ def _in_scorer(span: str | None, spans: Mapping[str, tuple[str, str | None]]) ->
     return False
 
 
-def _message_id(message: Mapping[str, Any]) -> str:
+def _message_id(logged: Any) -> str:
     """An Inspect message's id in a run (a reply's ``response.id``; how a model event's output is told among the
-    sample's messages): the id the log holds, else none (``""``, which the frame's ``response_id`` shows as null).
+    sample's messages), from its ``id`` as the log holds it (``logged``): that id, else none (``""``, which the
+    frame's ``response_id`` shows as null).
 
     A message the log holds with no id is given none, never one made up: Inspect's reader gives such a message of
     an older layout it migrates a random id on every read (``_PlainLog`` keeps it out), and a made-up id would
     stand for a provider's message id the log never had.
     """
-    return str(message.get("id") or "")
+    return str(logged or "")
 
 
 def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -999,7 +1004,7 @@ def _reply_steps(messages: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         if role == "assistant":
             if previous != "assistant":
                 turns += 1
-            if said := _message_id(message):
+            if said := _message_id(message.get("id")):
                 out[said] = turns - 1
         if role != "system":
             previous = role
@@ -1039,10 +1044,8 @@ def _model_call(
         )
         step = sum(1 for message in messages if message["role"] == "assistant")
         said = messages
-    output = _object(event.output or {}, where, "output")
-    choices = output.get("choices") or []
-    if not isinstance(choices, list):
-        raise where.at("output.choices").error(f"expected a list of choices, got {type_name(choices)}")
+    output = _output(event.output, where, bool(event.error))
+    choices = output.choices or []
     if not choices or event.error:
         # a call that failed (an error, which Inspect records with an empty placeholder output) got no reply
         failure = event.error or "no output"
@@ -1050,21 +1053,20 @@ def _model_call(
         return None
     if len(choices) > 1:
         warnings.append(where.warning(f"{len(choices)} choices: only the first is a reply"))
-    choice = _object(choices[0], where, "output.choices[0]")
-    message_field = "output.choices[0].message"
-    message = _object(choice.get("message") or {}, where, message_field)
-    content = _assistant(message, where, message_field, warnings)
-    _check_reply_values(message, where, message_field)
-    stop = str(choice.get("stop_reason") or "")
+    choice = choices[0]
+    reply = choice.message or _NO_REPLY
+    content = _reply_blocks(reply, where, warnings)
+    _check_reply_values(reply.content, where)
+    stop = str(choice.stop_reason or "")
     response: dict[str, Any] = {
-        "id": _message_id(message),
+        "id": _message_id(reply.id),
         "type": "message",
         "role": "assistant",
-        "model": str(output.get("model") or event.model or ""),
+        "model": str(output.model or event.model or ""),
         "content": content,
         "stop_reason": STOP_REASONS.get(stop, stop),  # one with no counterpart: as Inspect wrote it
     }
-    usage = output.get("usage")
+    usage = output.usage
     if isinstance(usage, dict):
         response["usage"] = {
             wire: usage[key]
@@ -1098,8 +1100,8 @@ def _model_call(
     unresolved = not said and not pooled and bool(event.input_refs)
     if unresolved:
         # an input kept as references into a message pool the log does not hold
-        reply = replies.get(response["id"])
-        if reply is None:
+        placed = replies.get(response["id"])
+        if placed is None:
             warnings.append(
                 where.warning(_UNRESOLVED + " and its reply is not among the sample's messages: no model call is made")
             )
@@ -1107,7 +1109,7 @@ def _model_call(
         warnings.append(
             where.warning(_UNRESOLVED + ": the call is placed by its reply, and what it was sent is not known")
         )
-        step = reply
+        step = placed
     record: dict[str, Any] = {"type": "model_call", "step": step, "response": response}
     working = event.working_time
     if isinstance(working, int | float) and not isinstance(working, bool):
@@ -1126,25 +1128,80 @@ def _object(value: Any, where: Where, field: str) -> Mapping[str, Any]:
     return value
 
 
-def _check_reply_values(message: Mapping[str, Any], where: Where, field: str) -> None:
-    """Raise the error naming the field of a reply's message (``field`` of ``where``, a model event's output) that
-    its blocks would carry of the wrong type: the values ``_assistant`` gives them as the log has them, a tool call's
-    ``function`` (the block's ``name``) and a reasoning's ``signature``; every other value of its blocks is made a
-    string or checked as it is converted. So its record's reply is checked here, once, as ``read_records`` would
-    check it (``replies_checked``).
-    """
-    for position, call in enumerate(message.get("tool_calls") or ()):
-        if type(call["function"]) is not str:  # _assistant found each call a mapping with a function
+def _output(value: Any, where: Where, failed: bool) -> Output:
+    """A model event's output (``value``; the event at ``where``) as ``Output``: as the typed decode gave it, or the
+    JSON the log holds (the general decode's, Inspect's reader's) checked as far as the importer reads it, in the
+    order it reads it: the output an object, its choices a list, and, unless the call got no reply (no choice, or it
+    ``failed``), the first choice an object and its reply (``_reply``). Raises the error naming the field that is
+    not so."""
+    if type(value) is Output:
+        return value
+    output = _object(value or {}, where, "output")
+    choices = output.get("choices") or []
+    if not isinstance(choices, list):
+        raise where.at("output.choices").error(f"expected a list of choices, got {type_name(choices)}")
+    model, usage = output.get("model"), output.get("usage")
+    if not choices or failed:
+        return Output(model=model, usage=usage)
+    first = _object(choices[0], where, "output.choices[0]")
+    reply = Choice(message=_reply(first.get("message"), where), stop_reason=first.get("stop_reason"))
+    return Output(model=model, choices=[reply, *[_PAST_FIRST] * (len(choices) - 1)], usage=usage)
+
+
+_REPLY = "output.choices[0].message"
+"""A model event's reply, the field errors and warnings name."""
+
+_NO_REPLY = Reply()
+"""The reply of a choice the log gives none: an empty one, as the log's ``{}`` reads."""
+
+_PAST_FIRST = Choice()
+"""A choice past the first of an output the general decode gave: only counted (only the first is a reply)."""
+
+
+def _reply(value: Any, where: Where) -> Reply:
+    """A model event's reply as the log's JSON holds it (``value``: its first choice's ``message``; none is an empty
+    reply) as ``Reply``, checked as the importer reads it: an object, that ``_assistant`` converts (its content text or
+    content items with a type, its tool calls each an object with an id and a function), each call's function a
+    string, as the run takes a tool use's name. Raises the error naming the field that is not so."""
+    message = _object(value or {}, where, _REPLY)
+    _assistant(message, where, _REPLY, [])  # its faults, as converting it finds them (it is converted from its struct)
+    calls = message.get("tool_calls") or []
+    for position, call in enumerate(calls):
+        if type(call["function"]) is not str:
             got = type_name(call["function"])
-            raise where.at(field).at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
-    content = message.get("content")
+            raise where.at(_REPLY).at(f"tool_calls[{position}].function").error(f"expected a string, got {got}")
+    typed = [ToolCall(c["id"], c["function"], c.get("arguments", {}), c.get("parse_error")) for c in calls]
+    content = message.get("content", "")
+    return Reply(content=content, tool_calls=typed or None, id=message.get("id"), role=message.get("role"))
+
+
+def _reply_blocks(reply: Reply, where: Where, warnings: list[RunWarning]) -> list[dict[str, Any]]:
+    """A model event's reply (the event at ``where``) as an assistant message's blocks, as ``_assistant`` makes a
+    message's of the log's JSON: its content, then a ``tool_use`` block per tool call (``_ended``)."""
+    content = reply.content
+    blocks = _content(content, where, _REPLY, warnings) if content != [] else []
+    uses = []
+    for position, call in enumerate(reply.tool_calls or ()):
+        if call.parse_error:
+            warnings.append(_unparsed(call.parse_error, where.at(_REPLY), position))
+        uses.append({"type": "tool_use", "id": call.id, "name": call.function, "input": call.arguments})
+    return _ended(blocks, uses)
+
+
+def _check_reply_values(content: Any, where: Where) -> None:
+    """Raise the error naming the field of a reply's content (the reply of the model event at ``where``) that its
+    blocks would carry of the wrong type: a reasoning's ``signature``, which ``_block`` gives as the log has it; every
+    other value of its blocks is made a string or checked as it is converted, and its tool calls' functions (the
+    blocks' names) are strings (``Reply``'s types, or ``_reply``). So its record's reply is checked here, once, as
+    ``read_records`` would check it (``replies_checked``).
+    """
     if type(content) is not list:
         return
     for position, item in enumerate(content):
         signature = item.get("signature") if item["type"] == "reasoning" and not item.get("redacted") else None
         if signature and type(signature) is not str:
             got = type_name(signature)
-            raise where.at(field).at(f"content[{position}].signature").error(f"expected a string, got {got}")
+            raise where.at(_REPLY).at(f"content[{position}].signature").error(f"expected a string, got {got}")
 
 
 class _MessagePool:
@@ -1458,10 +1515,9 @@ for an empty user message, an empty assistant message with no tool calls, and af
 def _assistant(
     message: Mapping[str, Any], where: Where, field: str, warnings: list[RunWarning], filled: bool = False
 ) -> list[dict[str, Any]]:
-    """An assistant message's blocks (the message: ``field`` of ``where``): its content, then its tool calls; as
-    Inspect's Anthropic provider sends them, an empty message with no tool calls, or one ending on thinking, ends
-    with ``NO_CONTENT``, and so does one of no content (``[]``) before its tool calls when ``filled``
-    (``_Converter.filled``)."""
+    """An assistant message's blocks (the message: ``field`` of ``where``): its content, then a ``tool_use`` block per
+    tool call (``_ended``); one of no content (``[]``) before its tool calls has ``NO_CONTENT`` before them when
+    ``filled`` (``_Converter.filled``)."""
     content = message.get("content", "")
     blocks = _content(content, where, field, warnings) if content != [] or filled else []
     calls = message.get("tool_calls") or []
@@ -1472,11 +1528,22 @@ def _assistant(
         if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not call.get("function"):
             raise where.at(field).at(f"tool_calls[{position}]").error("expected a tool call with an id and a function")
         if call.get("parse_error"):
-            said = f"its arguments could not be parsed: {call['parse_error']}"
-            warnings.append(where.at(field).at(f"tool_calls[{position}]").warning(said))
+            warnings.append(_unparsed(call["parse_error"], where.at(field), position))
         uses.append(
             {"type": "tool_use", "id": call["id"], "name": call["function"], "input": call.get("arguments", {})}
         )
+    return _ended(blocks, uses)
+
+
+def _unparsed(parse_error: Any, message: Where, position: int) -> RunWarning:
+    """The warning naming a tool call (the ``position``-th of the message at ``message``) whose arguments Inspect could
+    not parse (``parse_error``: what it said)."""
+    return message.at(f"tool_calls[{position}]").warning(f"its arguments could not be parsed: {parse_error}")
+
+
+def _ended(blocks: list[dict[str, Any]], uses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An assistant message's content blocks, then its ``tool_use`` blocks; as Inspect's Anthropic provider sends
+    them, an empty message with no tool calls, or one ending on thinking, ends with ``NO_CONTENT``."""
     if not uses and (not blocks or blocks[-1]["type"] in ("thinking", "redacted_thinking")):
         blocks.append({"type": "text", "text": NO_CONTENT})
     return blocks + uses

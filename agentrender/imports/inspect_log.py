@@ -14,6 +14,12 @@ and does the two things of Inspect's read that change what the importer sees, as
   asked (``Sample.input_of``: an agent's inputs, each the conversation so far, are not each copied out of it),
   and a raw call's messages kept as references into the pool of calls (``call_refs``) are put back under their key.
 
+A model event's ``output`` is decoded as typed structs (``Output``: its choices, each reply and its tool calls, as
+Inspect's ``ModelOutput`` holds them), the fields the importer reads. An output those types do not take as it stands
+(a tool call with no id or a function that is not a text, ``tool_calls`` given as ``0``, a reply Inspect's reader
+would migrate: ``tool_error``) makes the sample read by the general decode, whose outputs are the JSON the log holds:
+the importer checks those as far as it reads them, naming the field that is wrong (``inspect._output``).
+
 A log this reader does not know exactly how Inspect reads (another log version, the older layouts Inspect
 migrates, ``NaN`` in its JSON, an archive with no header) raises ``NeedsInspect``: the importer reads it with
 Inspect's reader, as it always did. Text that is no log raises ``RunFileError`` naming the field.
@@ -30,7 +36,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
@@ -41,14 +47,18 @@ from agentrender.runfile import RunFileError, RunWarning
 from agentrender.runfile.lines import GZIP_MAGIC, INFLATE_FLOOR, INFLATE_RATIO, inflate_limit, name_ends
 
 __all__ = [
+    "Choice",
     "EvalSpec",
     "Event",
     "Failure",
     "Limit",
     "Log",
     "NeedsInspect",
+    "Output",
+    "Reply",
     "Sample",
     "Score",
+    "ToolCall",
     "log_bytes",
     "log_source",
     "logged",
@@ -112,6 +122,46 @@ def logged(value: Score | Limit) -> dict[str, Any]:
     return {key: item for key, item in msgspec.structs.asdict(value).items() if item is not None}
 
 
+class ToolCall(msgspec.Struct, frozen=True, gc=False):
+    """A tool call of a model's reply (``inspect_ai.tool.ToolCall``): its id, the tool's name (a text, not empty),
+    its arguments as the log holds them (``{}`` when it holds none) and what failed to parse them, if anything."""
+
+    id: str
+    function: Annotated[str, msgspec.Meta(min_length=1)]
+    arguments: Any = {}
+    parse_error: Any = None
+
+
+class Reply(msgspec.Struct, frozen=True, gc=False):
+    """The message of a model's output choice (Inspect's ``ChatMessageAssistant``), the fields the importer reads:
+    its content (text, or content items as the log holds them), its tool calls, its id and role.
+
+    A reply holding ``tool_error`` (a tool message's field, which Inspect's reader migrates) is not one these types
+    take: the sample is read by the general decode, and the reply then by Inspect's reader (``NeedsInspect``)."""
+
+    content: Any = ""
+    tool_calls: list[ToolCall] | None = None
+    id: Any = None
+    role: Any = None
+    tool_error: msgspec.UnsetType = msgspec.UNSET
+
+
+class Choice(msgspec.Struct, frozen=True, gc=False):
+    """One choice of a model's output (``inspect_ai.model.ChatCompletionChoice``): its reply, its stop reason."""
+
+    message: Reply | None = None
+    stop_reason: Any = None
+
+
+class Output(msgspec.Struct, frozen=True, gc=False):
+    """A model event's output (``inspect_ai.model.ModelOutput``), the fields the importer reads: the model, its
+    choices (the first is the reply), the tokens used as the log holds them."""
+
+    model: Any = None
+    choices: list[Choice] | None = None
+    usage: Any = None
+
+
 NO_TOOLS = msgspec.Raw(b"null")
 """The JSON text of a model event's ``tools`` when the log holds none."""
 
@@ -123,9 +173,11 @@ class Event(msgspec.Struct, gc=False):
     events a scorer made; a ``model`` event is a call, its ``input`` the messages it was sent (each a message
     as the log holds it), its ``tools`` the JSON text of the tools it was offered (``Sample.tools_of`` reads it:
     an agent's events are offered the same tools, so a caller reads them once for a run of events whose text is
-    equal); a ``compaction`` event (Inspect 0.3.170 on: ``inspect_ai/event/_compaction.py``) says the conversation
-    was compacted: its ``type``, ``role``, ``tokens_before``, ``tokens_after``, ``source``, ``timestamp`` and
-    ``metadata``. Every other field is as the log holds it, ``None`` when absent.
+    equal), its ``output`` an ``Output`` where the typed decode read the sample, else the JSON the log holds (the
+    importer reads either: ``inspect._output``); a ``compaction`` event (Inspect 0.3.170 on:
+    ``inspect_ai/event/_compaction.py``) says the conversation was compacted: its ``type``, ``role``,
+    ``tokens_before``, ``tokens_after``, ``source``, ``timestamp`` and ``metadata``. Every other field is as the
+    log holds it, ``None`` when absent.
     """
 
     event: str
@@ -229,6 +281,7 @@ class _LoggedEvent(Event, gc=False):
     """
 
     input: msgspec.Raw = NO_INPUT
+    output: Output | None = None  # typed: an output of another shape has the sample read by the general decode
 
 
 class _LoggedSample(Sample, gc=False):
@@ -551,7 +604,9 @@ def _resolve(sample: Sample, path: str) -> None:
             shared = len(given) if event.input[: len(given)] == given else 0
             given, resolved = event.input, [*resolved[:shared], *map(resolve.message, event.input[shared:])]
             event.input = resolved
-        if isinstance(event.output, dict):
+        if type(event.output) is Output:
+            event.output = resolve.typed_output(event.output)
+        elif isinstance(event.output, dict):  # the general decode's
             event.output = resolve.output(event.output)
         if calls and isinstance(event.call, dict) and event.call.get("call_refs"):
             event.call = _with_call_messages(event.call, calls)
@@ -652,6 +707,33 @@ class _Resolver:
             return output
         walked = [self.choice(choice) for choice in choices]
         return output if all(map(operator.is_, walked, choices)) else {**output, "choices": walked}
+
+    def typed_output(self, output: Output) -> Output:
+        """``output`` as ``output`` reads back a JSON output's attachments: in each reply's content, and in its tool
+        calls' arguments where its content is a list (``message``); the same struct where it holds none."""
+        choices = output.choices
+        if not choices:
+            return output
+        walked = [self.typed_choice(choice) for choice in choices]
+        return output if all(map(operator.is_, walked, choices)) else msgspec.structs.replace(output, choices=walked)
+
+    def typed_choice(self, choice: Choice) -> Choice:
+        message = choice.message
+        if message is None:
+            return choice
+        content = message.content
+        if isinstance(content, str):
+            if not content.startswith(_REFERENCES):
+                return choice
+            resolved = msgspec.structs.replace(message, content=self.text(content))
+        elif isinstance(content, list):
+            calls = message.tool_calls
+            if message.role == "assistant" and calls is not None:
+                calls = [msgspec.structs.replace(call, arguments=self.json(call.arguments)) for call in calls]
+            resolved = msgspec.structs.replace(message, content=[self.content(i) for i in content], tool_calls=calls)
+        else:
+            return choice
+        return msgspec.structs.replace(choice, message=resolved)
 
     def choice(self, choice: Any) -> Any:
         message = choice.get("message") if isinstance(choice, dict) else None
