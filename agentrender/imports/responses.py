@@ -734,6 +734,7 @@ class _Conversation:
         self.after_results: list[Where] = []  # where each item after them in the last user turn is
         self.before_output: dict[Where, None] = {}  # where each message sent before an output shown after it is
         self.times: dict[int, list[str | None]] = {}  # by assistant turn: its first and last item's, its last output's
+        self.calling: set[int] = set()  # the assistant turns that call a tool (hold a tool_use), as _append saw them
 
     def add(self, item: Any, here: Where, stamp: Any = None) -> None:
         """Read one item (at ``here``; written at ``stamp``, a rollout record's ``timestamp``) into the
@@ -981,6 +982,7 @@ class _Conversation:
         for block in blocks:
             if block["type"] == "tool_use":
                 self.calls[block["id"]] = here
+                self.calling.add(len(self.turns) - 1)
             elif block["type"] == "tool_result":
                 if block["tool_use_id"] not in self.calls:
                     said = f"the output of call {block['tool_use_id']}, which no call of the reply before it made"
@@ -1007,8 +1009,7 @@ class _Conversation:
         item of its reply was written) and ``ended_at`` (when the last output of its calls was; for a reply that calls
         nothing, its last item): ``runfile.ConversationSteps`` writes them in its step record."""
         for turn, (first, last, output) in self.times.items():
-            called = any(block["type"] == "tool_use" for block in turns[turn]["content"])
-            ended = output if called else last
+            ended = output if turn in self.calling else last
             turns[turn]["started_at"] = first
             if ended is not None:
                 turns[turn]["ended_at"] = ended
