@@ -359,8 +359,11 @@ def json_values(
         lines: Iterable[bytes] = file
         if file.peek(2)[:2] == GZIP_MAGIC:
             lines = gzip_lines(file, stream_notes, inflate_limit(os.fstat(file.fileno()).st_size))
-        number, found, ended = 0, False, 1  # ended: the line the text read so far ends on
+        # ended: the line the text read so far ends on; 0 when that is the last line decoded by typed's decoder, whose
+        # end is looked at only if a stream's notes need it, not at each line
+        number, found, ended = 0, False, 1
         decoder = None  # typed's, once the first value passed its test
+        data = b""
         try:
             for data in lines:
                 number += 1
@@ -370,7 +373,7 @@ def json_values(
                     except msgspec.DecodeError:  # not one of its records (or a blank line): read as any line is
                         pass
                     else:
-                        ended = number + data.endswith(b"\n")
+                        ended = 0
                         yield number, value
                         continue
                 if not data.strip():
@@ -407,6 +410,8 @@ def json_values(
                 yield number, value
         except StreamError as error:
             raise RunFileError(path, error.line or number + 1, str(error)) from None
+    if not ended:
+        ended = number + data.endswith(b"\n")
     notes.extend(RunWarning(line=ended, text=text, path=path, lost=True) for text in stream_notes)
     if not found:
         raise RunFileError(path, 1, "the file holds no JSON value")

@@ -86,7 +86,7 @@ import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -293,7 +293,12 @@ class _Rollout:
                 continue
             if type(record) is _EventRecord:
                 event = record.payload
-                self.events.setdefault(str(event.__struct_config__.tag), []).append(line)
+                tag = _EVENT_TYPES[type(event)]
+                held = self.events.get(tag)  # not setdefault, which makes a list at each event to throw away
+                if held is None:
+                    self.events[tag] = [line]
+                else:
+                    held.append(line)
                 if type(event) is _TokenCount and event.info is not None and event.info.last_token_usage is not None:
                     conversation.counted(event.info.last_token_usage)
                 continue
@@ -729,6 +734,7 @@ class _Conversation:
         self.after_results: list[Where] = []  # where each item after them in the last user turn is
         self.before_output: dict[Where, None] = {}  # where each message sent before an output shown after it is
         self.times: dict[int, list[str | None]] = {}  # by assistant turn: its first and last item's, its last output's
+        self.calling: set[int] = set()  # the assistant turns that call a tool (hold a tool_use), as _append saw them
 
     def add(self, item: Any, here: Where, stamp: Any = None) -> None:
         """Read one item (at ``here``; written at ``stamp``, a rollout record's ``timestamp``) into the
@@ -788,9 +794,9 @@ class _Conversation:
                     self.unmapped[self._place(here)] = dict(item) if type(item) is dict else msgspec.to_builtins(item)
                 return
             self._restarted()
-        self._append(role, blocks, here)
+        answers = self._append(role, blocks, here)
         if isinstance(stamp, str) and is_timestamp(stamp):
-            self._stamp(role, blocks, stamp)
+            self._stamp(role, answers, stamp)
         elif stamp is not None:  # the record's own field: none of the steps' times
             said = f"{reprlib.repr(stamp)} is not an ISO 8601 timestamp (such as 2026-01-05T09:00:16Z)"
             self.warnings.append(Where(here.path, here.line, "timestamp").warning(f"{said}: not a time of the steps"))
@@ -946,8 +952,9 @@ class _Conversation:
             return
         compactions.append(restart)
 
-    def _append(self, role: str, blocks: list[dict[str, Any]], here: Where) -> None:
-        """Add the ``blocks`` of the item at ``here`` to the conversation, on the last turn when it is ``role``'s.
+    def _append(self, role: str, blocks: list[dict[str, Any]], here: Where) -> bool:
+        """Add the ``blocks`` of the item at ``here`` to the conversation, on the last turn when it is ``role``'s;
+        whether they answer a call (hold a ``tool_result``), which its time is noted by (``_stamp``).
 
         A user turn holds its results first: an output read after a message sent after the call (a developer message
         Codex sent while the call ran) goes after the outputs before it and before the message, as the Messages API
@@ -971,23 +978,30 @@ class _Conversation:
             self.results_end += len(blocks)
         elif role == "user" and blocks:
             self.after_results.append(here)
+        answers = False
         for block in blocks:
             if block["type"] == "tool_use":
                 self.calls[block["id"]] = here
+                self.calling.add(len(self.turns) - 1)
             elif block["type"] == "tool_result":
                 if block["tool_use_id"] not in self.calls:
                     said = f"the output of call {block['tool_use_id']}, which no call of the reply before it made"
                     self.warnings.append(here.warning(said))
                 self.answered.append(block["tool_use_id"])
+                answers = True
+        return answers
 
-    def _stamp(self, role: str, blocks: list[dict[str, Any]], stamp: str) -> None:
-        """Note when the item just added to the last turn (its ``blocks``) was written: an assistant turn's first and
-        last item, the last output of the user turn after one (``_timed``)."""
+    def _stamp(self, role: str, answers: bool, stamp: str) -> None:
+        """Note when the item just added to the last turn was written (``answers``: it answers a call): an assistant
+        turn's first and last item, the last output of the user turn after one (``_timed``)."""
         turn = len(self.turns) - 1
         if role == "assistant":
-            times = self.times.setdefault(turn, [stamp, stamp, None])
-            times[1] = stamp
-        elif turn - 1 in self.times and any(block["type"] == "tool_result" for block in blocks):
+            times = self.times.get(turn)
+            if times is None:
+                self.times[turn] = [stamp, stamp, None]
+            else:
+                times[1] = stamp
+        elif answers and turn - 1 in self.times:
             self.times[turn - 1][2] = stamp
 
     def _timed(self, turns: list[dict[str, Any]]) -> None:
@@ -995,8 +1009,7 @@ class _Conversation:
         item of its reply was written) and ``ended_at`` (when the last output of its calls was; for a reply that calls
         nothing, its last item): ``runfile.ConversationSteps`` writes them in its step record."""
         for turn, (first, last, output) in self.times.items():
-            called = any(block["type"] == "tool_use" for block in turns[turn]["content"])
-            ended = output if called else last
+            ended = output if turn in self.calling else last
             turns[turn]["started_at"] = first
             if ended is not None:
                 turns[turn]["ended_at"] = ended
@@ -1596,6 +1609,9 @@ class _AgentReasoning(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fiel
 
 
 _Event = _TokenCount | _CommandEnd | _AgentMessage | _AgentReasoning
+
+_EVENT_TYPES: dict[type, str] = {event: str(event.__struct_config__.tag) for event in get_args(_Event)}
+"""The type of each event decoded as a struct (its tag), which ``_Rollout.events`` keeps its line under."""
 
 
 class _EventRecord(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True, tag_field="type",
