@@ -116,6 +116,14 @@ def test_the_codex_sessions_reasoning_and_command_ends_are_read(bench: ModuleTyp
     assert all(json.loads(lines[line - 1])["payload"]["type"] == "exec_command_end" for line in ends)
 
 
+def test_each_side_is_timed_by_the_clock_given(bench: ModuleType) -> None:
+    """``best`` times each side by the clock it is given (CPU time unless ``--clock wall``): a clock that moves 2 s at
+    each reading says every call took 2 s, whatever the call took."""
+    readings = iter(range(0, 1000, 2))
+    assert bench.best(3, lambda: None, lambda: [], min_seconds=0, clock=lambda: float(next(readings))) == [2.0, 2.0]
+    assert bench.best.__kwdefaults__["clock"] is bench.CLOCKS["cpu"]
+
+
 @pytest.mark.slow
 def test_bench_imports_prints_every_cell_and_the_worst(bench: ModuleType, run_bench: Callable[..., str]) -> None:
     """Run as a user runs it, on 20- and 40-turn conversations with one round and one call a side: each of the 16

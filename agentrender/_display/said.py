@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentrender._json import display, says_nothing
-from agentrender._words import number_ranges, plural
+from agentrender._words import elapsed, number_ranges, plural
 
 __all__ = [
     "FOLD_BLOCKS",
@@ -198,7 +198,7 @@ def retries_said(calls: Iterable[Any]) -> str:
         return ""
     said = f"retried: {plural(failed, 'failed try', 'failed tries')}"
     if took is not None:
-        said += f", {took / 1000:,.1f} s" if took >= 1000 else f", {took:,.0f} ms"
+        said += f", {elapsed(took)}"
     return said
 
 
