@@ -512,7 +512,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     where = _sample_where(path, sample.id, sample.epoch)
     warnings: list[RunWarning] = []
     convert = _Converter(_filled_before_calls(origin.get("inspect_ai")))
-    converted = [convert(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
+    converted = [convert.message(m, where, f"messages[{i}]", warnings) for i, m in enumerate(sample.messages)]
     system, messages = _conversation(converted, where.at("messages"), warnings)
     prefixes = _SamplePrefixes(list(sample.messages), converted, system)
     pool = sample.pool()
@@ -564,16 +564,17 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
         if known is None and start is not None:
             inputs = sample.input_of(event)
         here = where.at(f"events[{number}]")
-        made = _model_call(inputs, event, offered(event), bool(pool), convert, here, replies, warnings, known)
+        made = _model_call(inputs, event, offered.of(event), bool(pool), convert, here, replies, warnings, known)
         if made is not None:
             record, said = made
-            following = events[position + 1][0] if position + 1 < len(events) else len(sample.events)
-            if said is not None and _summarises(record, replies, number, following, kept.compactions):
-                # the call that wrote a compaction's summary: beside the conversation, what it was sent kept
-                record["request"]["messages"] = said if isinstance(said, list) else messages[:said]
-                calls.append(record)
-                beside.append(record)
-                continue
+            if said is not None and kept.compactions:  # only a sample with compactions has a call that wrote one
+                following = events[position + 1][0] if position + 1 < len(events) else len(sample.events)
+                if _summarises(record, replies, number, following, kept.compactions):
+                    # the call that wrote a compaction's summary: beside the conversation, what it was sent kept
+                    record["request"]["messages"] = said if isinstance(said, list) else messages[:said]
+                    calls.append(record)
+                    beside.append(record)
+                    continue
             if after:
                 floor = compactions[-1]["step"] if compactions else -1
                 restart = _restart(after[-1][1], record, said, messages, replies, floor)
@@ -603,7 +604,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
     if events:
         last = events[-1][1]
         request["model"] = str(last.model or request["model"])
-        tools = offered(last)
+        tools = offered.of(last)
         if tools:
             request["tools"] = list(tools)
         max_tokens = (last.config or {}).get("max_tokens")
@@ -1038,7 +1039,7 @@ def _model_call(
     else:
         dropped: list[RunWarning] = []  # the sample's messages report what their content loses; an input repeats them
         system, messages = _conversation(
-            [convert(m, where, f"input[{i}]", dropped) for i, m in enumerate(inputs)],
+            [convert.message(m, where, f"input[{i}]", dropped) for i, m in enumerate(inputs)],
             where.at("input"),
             dropped,
         )
@@ -1296,7 +1297,7 @@ class _Tools:
         self._text: msgspec.Raw | None = None  # the JSON text of the last event's tools
         self._tools: list[dict[str, Any]] | None = None  # what they are
 
-    def __call__(self, event: Event) -> list[dict[str, Any]] | None:
+    def of(self, event: Event) -> list[dict[str, Any]] | None:
         """The tools ``event`` was offered (``None`` when none)."""
         if event.tools != self._text:
             offered = self._sample.tools_of(event.tools)
@@ -1404,7 +1405,7 @@ class _Converter:
         """Whether an assistant message of no content (``[]``) and tool calls is sent with ``NO_CONTENT`` before its
         calls, as Inspect's Anthropic provider sent it before 0.3.147 (``_filled_before_calls``)."""
 
-    def __call__(self, message: Any, where: Where, field: str, warnings: list[RunWarning]) -> _Message:
+    def message(self, message: Any, where: Where, field: str, warnings: list[RunWarning]) -> _Message:
         """The message (``field`` of ``where``) as ``(role in the API, blocks, its content when a system message)``."""
         known = self._done.get(id(message))
         if known is not None and known[0] is message:
