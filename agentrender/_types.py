@@ -29,6 +29,7 @@ from agentrender._display.values import decision_html, messages_html
 from agentrender._json import says_nothing, type_name
 
 __all__ = [
+    "FAILED_STATUSES",
     "KINDS",
     "STATUSES",
     "CheckedReply",
@@ -53,7 +54,8 @@ Status = Literal["ok", "error", "invalid_decision", "interrupted"]
 """The statuses the contract names (``Observation.status``)."""
 STATUSES: tuple[str, ...] = get_args(Status)
 """Every status an observation has (``Observation.status``); any other is rendered as ``"ok"`` is."""
-_FAILED_STATUSES = frozenset({"error", "invalid_decision"})
+FAILED_STATUSES = frozenset({"error", "invalid_decision"})
+"""The statuses whose result is flagged ``is_error`` (``Observation.failed``)."""
 
 
 class Decision(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -97,7 +99,7 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     @property
     def failed(self) -> bool:
         """True for ``"error"`` and ``"invalid_decision"``: the result is flagged ``is_error``."""
-        return self.status in _FAILED_STATUSES
+        return self.status in FAILED_STATUSES
 
     @property
     def interrupted(self) -> bool:

@@ -34,11 +34,13 @@ import msgspec
 
 from agentrender._json import MAX_DEPTH, NestingError, canonical, deep_canonical, strict_loads, too_deep, type_name
 from agentrender._types import (
+    FAILED_STATUSES,
     ContentBlock,
     Decision,
     Message,
     Messages,
     ModelResponse,
+    Observation,
     Step,
     StepInput,
     utf8_bytes,
@@ -66,6 +68,7 @@ __all__ = [
     "BreakpointsHook",
     "Conversation",
     "Decided",
+    "DefaultParts",
     "Form",
     "Options",
     "Renderer",
@@ -80,6 +83,7 @@ __all__ = [
     "decide_blocks",
     "decided",
     "default_observation",
+    "default_parts",
     "invalid_nudge",
     "messages",
     "observation_and_rule",
@@ -225,8 +229,8 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
     It is a loop over ``tool_use_id``, ``assistant_turn`` and ``user_turn``: the same three
     calls every instrument makes to learn what a step rendered as, and which rule made it
     (``Turns`` keeps what they made, for a conversation that grows and for the views). With
-    no step hook set, it calls what the last two fall back to (the default assistant turn,
-    ``observation_and_rule``) itself.
+    no step hook set, it builds what the last two fall back to (the default turns) itself, from
+    one call a step of their rules, ``default_parts``.
     """
     out = Messages((Message(role="user", content=opening_blocks(step_input, options)),))
     rendered = [step for step in step_input.steps if step.decision is not None]
@@ -243,12 +247,13 @@ def messages(step_input: StepInput, options: Options) -> list[Message]:
         if options.breakpoints is not None:
             return with_breakpoints(out, options.breakpoints(step_input))
         return out
-    # No hook: what assistant_turn and user_turn fall back to, called without them (bench/bench_render.py)
+    # No hook: the default turns, built from one call of their rules a step (bench/bench_render.py)
     max_bytes = options.result_bytes
     for full, start, stop in stretches:
         for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
-            append(Message(role="assistant", content=_default_assistant_turn(step, step_id)[0]))
-            append(Message(role="user", content=(observation_and_rule(step, step_id, full, max_bytes)[0],)))
+            text, tool, value, _, block_type, shown, _, failed = default_parts(step, full, max_bytes)
+            append(Message(role="assistant", content=_assistant_blocks(text, tool, value, step_id)))
+            append(Message(role="user", content=(_user_block(block_type, shown, failed, step_id),)))
     if options.breakpoints is not None:
         return with_breakpoints(out, options.breakpoints(step_input))
     return out
@@ -288,9 +293,9 @@ def wire_messages(step_input: StepInput, options: Options) -> list[dict[str, Any
 
     The conversation as the Messages API's ``messages`` takes it, for a caller that keeps no
     ``Message``. With no step hook set, each step's turns are made as wire dicts straight from the
-    contract's rules (``assistant_parts``, ``observation_parts``), with no block, message or tuple of
-    blocks between: seven dicts and lists a step, where the ``Message``s and their wire forms make
-    nine and twice the calls (bench/bench_render.py). With a step hook set, ``messages``' wire form.
+    contract's rules (``default_parts``), with no block, message or tuple of blocks between: seven
+    dicts and lists a step, where the ``Message``s and their wire forms make nine (bench/bench_render.py).
+    With a step hook set, ``messages``' wire form.
     """
     if options.step_hooks or options.breakpoints is not None:
         return [message.to_dict() for message in messages(step_input, options)]
@@ -305,20 +310,19 @@ def wire_messages(step_input: StepInput, options: Options) -> list[dict[str, Any
     # The blocks' wire shapes are ContentBlock.to_dict's: a property test holds the two together
     for full, start, stop in ((False, 0, first_full), (True, first_full, len(rendered))):
         for step, step_id in zip(rendered[start:stop], ids[start:stop], strict=True):
-            text, call, _ = assistant_parts(step)
-            if call is None:
+            text, tool, value, _, block_type, shown, _, failed = default_parts(step, full, max_bytes)
+            if not tool:
                 content = [{"type": "text", "text": text}]
             else:
-                use = {"type": "tool_use", "id": step_id, "name": call.tool, "input": args(call)}
+                use = {"type": "tool_use", "id": step_id, "name": tool, "input": value}
                 content = [{"type": "text", "text": text}, use] if text else [use]
             append({"role": "assistant", "content": content})
-            block_type, text, _ = observation_parts(step, full, max_bytes)
             if block_type == "text":
-                block = {"type": "text", "text": text}
-            elif step.observation is not None and step.observation.failed:
-                block = {"type": "tool_result", "tool_use_id": step_id, "content": text, "is_error": True}
+                block = {"type": "text", "text": shown}
+            elif failed:
+                block = {"type": "tool_result", "tool_use_id": step_id, "content": shown, "is_error": True}
             else:
-                block = {"type": "tool_result", "tool_use_id": step_id, "content": text}
+                block = {"type": "tool_result", "tool_use_id": step_id, "content": shown}
             append({"role": "user", "content": [block]})
     return out
 
@@ -481,10 +485,35 @@ class Turns:
     def interleaved(self, rendered: int, cut: int, start: int = 0) -> tuple[list[Message], list[Message]]:
         """``[A0, U0, A1, U1, ...]`` with every user turn in summary form, and in full form, each filled for a
         conversation of the rendered steps ``[start:rendered]`` whose steps before ``cut`` show summaries."""
+        middle = max(start, cut)
+        self._default_turns(start, middle, False)
+        self._default_turns(middle, rendered, True)
         self.assistants(start, rendered)  # puts the assistant turns in both forms
-        self.users(False, start, max(start, cut))
-        self.users(True, max(start, cut), rendered)
+        self.users(False, start, middle)
+        self.users(True, middle, rendered)
         return self.summary_form.turns, self.full_form.turns  # type: ignore[return-value]  # filled as asked
+
+    def _default_turns(self, start: int, stop: int, full: bool) -> None:
+        """Render both turns of rendered steps ``[start:stop]``, the user turn in one form, from one call of their
+        rules a step (``default_parts``), when no hook renders them and none of them is rendered yet: a first view.
+        """
+        options, form = self.options, self.form(full)
+        if options.assistant is not None or options.observation is not None:
+            return
+        if any(self.assistant_rules[start:stop]) or any(form.rules[start:stop]):
+            return  # the turns asked for one at a time fill what is left (assistants, users)
+        parts = [default_parts(step, full, options.result_bytes) for step in self.rendered[start:stop]]
+        ids = self.ids[start:stop]
+        self.full_form.turns[2 * start : 2 * stop : 2] = self.summary_form.turns[2 * start : 2 * stop : 2] = [
+            Message(role="assistant", content=_assistant_blocks(text, tool, value, step_id))
+            for (text, tool, value, _, _, _, _, _), step_id in zip(parts, ids, strict=True)
+        ]
+        form.turns[2 * start + 1 : 2 * stop : 2] = [
+            Message(role="user", content=(_user_block(block_type, shown, failed, step_id),))
+            for (_, _, _, _, block_type, shown, _, failed), step_id in zip(parts, ids, strict=True)
+        ]
+        self.assistant_rules[start:stop] = [made[3] for made in parts]
+        form.rules[start:stop] = [made[6] for made in parts]
 
 
 def _unrendered(rules: Sequence[str], start: int, stop: int) -> Iterator[tuple[int, int]]:
@@ -735,11 +764,23 @@ def assistant_turn(step: Step, tool_use_id: str, options: Options) -> tuple[tupl
 
 
 def _default_assistant_turn(step: Step, tool_use_id: str) -> tuple[tuple[ContentBlock, ...], str]:
-    text, decision, rule = assistant_parts(step)
-    if decision is None:
-        return (ContentBlock(type="text", text=text),), rule
-    use = ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=decision.tool, input=args(decision))
-    return ((ContentBlock(type="text", text=text), use) if text else (use,)), rule
+    text, tool, value, rule, _, _, _, _ = default_parts(step, False, RESULT_BYTES)
+    if not rule:
+        raise _not_rendered(step)
+    return _assistant_blocks(text, tool, value, tool_use_id), rule
+
+
+def _assistant_blocks(text: str, tool: str, value: Any, tool_use_id: str) -> tuple[ContentBlock, ...]:
+    """The default assistant turn's blocks, from ``default_parts``' first three items and the step's id."""
+    if not tool:
+        return (ContentBlock(type="text", text=text),)
+    use = ContentBlock(type="tool_use", tool_use_id=tool_use_id, name=tool, input=value)
+    return (ContentBlock(type="text", text=text), use) if text else (use,)
+
+
+def _not_rendered(step: Step) -> ValueError:
+    """The error for the assistant turn of a step with no decision (``default_parts`` gives it no rule)."""
+    return ValueError(f"step {step.index} has no decision, so it is not rendered and has no assistant turn")
 
 
 def assistant_parts(step: Step) -> tuple[str, Decision | None, str]:
@@ -747,17 +788,14 @@ def assistant_parts(step: Step) -> tuple[str, Decision | None, str]:
 
     The text is that of the turn's text block (``""``: none, a call with a blank reason); the call
     is the step's decision when a ``tool_use`` block of its tool and ``args`` follows the text, else
-    ``None``. The default turn (``assistant_turn``) and its wire form (``wire_messages``) are built
-    from these. Raises ``ValueError`` for a step with no decision, which is not rendered.
+    ``None``. Read off ``default_parts``, which the default turn (``assistant_turn``) and its wire
+    form (``wire_messages``) are built from. Raises ``ValueError`` for a step with no decision, which
+    is not rendered.
     """
-    decision = step.decision
-    if decision is None:
-        raise ValueError(f"step {step.index} has no decision, so it is not rendered and has no assistant turn")
-    reason = decision.reason
-    said = reason != "" and not reason.isspace()
-    if decision.kind == "tool_call" and decision.tool:
-        return (reason, decision, "reason_and_call") if said else ("", decision, "call")
-    return (reason, None, "reason") if said else (_NO_TOOL_CALL_TEXT, None, "no_tool_call")
+    text, tool, _, rule, _, _, _, _ = default_parts(step, False, RESULT_BYTES)
+    if not rule:
+        raise _not_rendered(step)
+    return text, step.decision if tool else None, rule
 
 
 USER_RULES: dict[str, str] = {
@@ -839,40 +877,94 @@ def default_observation(step: Step, tool_use_id: str, full: bool, max_bytes: int
 
 def observation_and_rule(step: Step, tool_use_id: str, full: bool, max_bytes: int) -> tuple[ContentBlock, str]:
     """``default_observation``'s block, and the row of its table that made it (a key of ``USER_RULES``)."""
-    block_type, text, rule = observation_parts(step, full, max_bytes)
+    _, _, _, _, block_type, shown, rule, failed = default_parts(step, full, max_bytes)
+    return _user_block(block_type, shown, failed, tool_use_id), rule
+
+
+def _user_block(block_type: str, shown: str, failed: bool, tool_use_id: str) -> ContentBlock:
+    """The default user turn's block, from ``default_parts``' items of it and the step's id."""
     if block_type == "text":
-        return ContentBlock(type="text", text=text), rule
-    observation = step.observation
-    failed = observation is not None and observation.failed  # an error, or a rejected decision
-    return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=text, is_error=failed), rule
+        return ContentBlock(type="text", text=shown)
+    return ContentBlock(type="tool_result", tool_use_id=tool_use_id, content=shown, is_error=failed)
 
 
 def observation_parts(step: Step, full: bool, max_bytes: int) -> tuple[str, str, str]:
     """``default_observation``'s table for one step, as its block's type, text and row (a key of ``USER_RULES``).
 
     The type is ``"text"`` or ``"tool_result"`` (flagged ``is_error`` when the step's observation
-    ``failed``). ``observation_and_rule`` builds its block from these; an instrument that needs only
-    what each step's block is and how big (a table of a whole run) reads them without the block.
+    ``failed``). Read off ``default_parts``, which ``observation_and_rule`` builds its block from; an
+    instrument that needs only what each step's block is and how big (a table of a whole run) reads
+    them without the block.
+    """
+    _, _, _, _, block_type, shown, rule, _ = default_parts(step, full, max_bytes)
+    return block_type, shown, rule
+
+
+DefaultParts = tuple[str, str, Any, str, str, str, str, bool]
+"""What ``default_parts`` gives: ``(text, tool, input, assistant_rule, block_type, shown, user_rule, failed)``."""
+
+
+def default_parts(step: Step, full: bool, max_bytes: int) -> DefaultParts:
+    """The default turns of one step, both in one call: what each holds, and the rule that made it.
+
+    ``(text, tool, input, assistant_rule, block_type, shown, user_rule, failed)``. The assistant
+    turn: the text of its text block (``""``: none, a call with a blank reason), the tool its
+    ``tool_use`` block calls (``""``: no such block, the step is not a call) and that block's input
+    (``args``), and its rule (a key of ``ASSISTANT_RULES``). The user turn, its result in full
+    (``full``) or as its summary, capped at ``max_bytes``: its block's type (``"text"`` or
+    ``"tool_result"``), its text, the row of ``default_observation``'s table that made it (a key of
+    ``USER_RULES``), and whether the ``tool_result`` is flagged ``is_error`` (the observation
+    ``failed``). A step with no decision is not rendered and has no assistant turn: its first four
+    are ``"", "", None, ""``.
+
+    The single home of the default turns' rules: ``messages``, ``wire_messages``, ``Turns`` and the
+    views' sizes build or count the turns from these, and ``assistant_parts`` and
+    ``observation_parts`` read them (bench/bench_render.py: one call a step where those took seven).
     """
     decision = step.decision
     observation = step.observation
-    if decision is not None and decision.kind == "tool_call" and decision.tool:  # a call: most steps
+    if decision is None:
+        return "", "", None, "", "text", NUDGE_NO_TOOL_CALL, "no_tool_call", False
+    reason = decision.reason
+    said = reason != "" and not reason.isspace()
+    kind = decision.kind
+    if kind == "tool_call" and decision.tool:  # a call: most steps
+        text, rule = (reason, "reason_and_call") if said else ("", "call")
+        tool, value = decision.tool, args(decision)
         if observation is None:
-            return "tool_result", INTERRUPTED_TEXT, "interrupted"
+            return text, tool, value, rule, "tool_result", INTERRUPTED_TEXT, "interrupted", False
         status = observation.status
+        failed = status in FAILED_STATUSES  # Observation.failed, read without a call a step
         if status == "interrupted":
-            return "tool_result", INTERRUPTED_TEXT, "interrupted"
+            return text, tool, value, rule, "tool_result", INTERRUPTED_TEXT, "interrupted", failed
         if status == "invalid_decision":
-            return "tool_result", invalid_nudge(observation.summary, max_bytes), "invalid_decision"
-        shown, rule = result_and_rule(observation.content, observation.summary, full, max_bytes)
-        return "tool_result", shown, rule
-    if decision is None or decision.kind == "no_tool_call":
-        return "text", NUDGE_NO_TOOL_CALL, "no_tool_call"
-    if decision.kind == "truncated":
-        return "text", NUDGE_TRUNCATED, "truncated"
+            nudge = invalid_nudge(observation.summary, max_bytes)
+            return text, tool, value, rule, "tool_result", nudge, "invalid_decision", failed
+        # The rows of a result (result_and_rule's): in the window its content, out of it its summary, capped. A
+        # text of at most a quarter of the cap's characters is within it (truncate's first test), so most results
+        # are shown without the call (bench/bench_render.py)
+        if full:
+            content = observation.content
+            if len(content) * 4 <= max_bytes:
+                return text, tool, value, rule, "tool_result", content, "full", failed
+            shown = truncate(content, max_bytes)
+            return text, tool, value, rule, "tool_result", shown, "full" if shown is content else "full_cut", failed
+        summary = observation.summary
+        if not summary:
+            return text, tool, value, rule, "tool_result", NO_SUMMARY_TEXT, "no_summary", failed
+        if len(summary) * 4 <= max_bytes:
+            return text, tool, value, rule, "tool_result", summary, "summary", failed
+        shown = truncate(summary, max_bytes)
+        return text, tool, value, rule, "tool_result", shown, "summary" if shown is summary else "summary_cut", failed
+    text, rule = (reason, "reason") if said else (_NO_TOOL_CALL_TEXT, "no_tool_call")
+    if kind == "no_tool_call":
+        return text, "", None, rule, "text", NUDGE_NO_TOOL_CALL, "no_tool_call", False
+    if kind == "truncated":
+        return text, "", None, rule, "text", NUDGE_TRUNCATED, "truncated", False
     if observation is not None and observation.status == "invalid_decision":
-        return "text", invalid_nudge(observation.summary, max_bytes), "not_a_call_invalid"
-    return "text", NUDGE_NO_TOOL_CALL, "not_a_call"
+        nudge = invalid_nudge(observation.summary, max_bytes)
+        return text, "", None, rule, "text", nudge, "not_a_call_invalid", False
+    return text, "", None, rule, "text", NUDGE_NO_TOOL_CALL, "not_a_call", False
 
 
 def result_and_rule(content: str, summary: str, full: bool, max_bytes: int) -> tuple[str, str]:
@@ -881,22 +973,17 @@ def result_and_rule(content: str, summary: str, full: bool, max_bytes: int) -> t
     What a call's ``tool_result`` carries of a result whose tool gave ``content`` and ``summary``,
     inside the window (``full``) or outside it, and the row that made it (``"full"``,
     ``"full_cut"``, ``"summary"``, ``"summary_cut"`` or ``"no_summary"``, keys of ``USER_RULES``).
+    The rows are ``default_parts``' for a call that gave this result.
 
     A hook that windows results the contract's way (each result of a turn of several) reads them here too.
     """
-    # truncate gives back a string within the cap as it is; one of at most a quarter of the cap's characters is
-    # within it (truncate's first test), so most results are shown without the call (bench/bench_render.py)
-    if full:
-        if len(content) * 4 <= max_bytes:
-            return content, "full"
-        shown = truncate(content, max_bytes)
-        return shown, "full" if shown is content else "full_cut"
-    if not summary:
-        return NO_SUMMARY_TEXT, "no_summary"
-    if len(summary) * 4 <= max_bytes:
-        return summary, "summary"
-    shown = truncate(summary, max_bytes)
-    return shown, "summary" if shown is summary else "summary_cut"
+    step = Step(index=0, decision=_A_CALL, observation=Observation(content=content, summary=summary))
+    _, _, _, _, _, shown, rule, _ = default_parts(step, full, max_bytes)
+    return shown, rule
+
+
+_A_CALL = Decision(kind="tool_call", tool="tool")
+"""A call, whose result's rows ``result_and_rule`` reads off ``default_parts``."""
 
 
 def invalid_nudge(summary: str, max_bytes: int = RESULT_BYTES) -> str:

@@ -106,6 +106,58 @@ def test_assistant_parts_say_what_the_default_turn_holds(decision: Decision, par
 
 
 @pytest.mark.parametrize(("the_step", "full", "max_bytes", "rule"), USER_ROWS)
+def test_default_parts_says_both_default_turns_in_one_call(
+    the_step: Step, full: bool, max_bytes: int, rule: str
+) -> None:
+    """default_parts gives, in one call, what both default turns of a step hold and the rules that made them: the
+    assistant turn's text, tool, input and rule, and the user block's type, text, row and error flag, each what the
+    per-turn calls (assistant_turn, observation_and_rule) build and report."""
+    text, tool, value, assistant_rule, block_type, shown, user_rule, failed = render.default_parts(
+        the_step, full, max_bytes
+    )
+    block, said = observation_and_rule(the_step, "step_3", full, max_bytes)
+    assert user_rule == said == rule
+    assert block.type == block_type and block.is_error == failed
+    assert (block.text if block_type == "text" else block.content) == shown
+    assert (block_type, shown, user_rule) == render.observation_parts(the_step, full, max_bytes)
+    if the_step.decision is None:
+        assert (text, tool, value, assistant_rule) == ("", "", None, "")
+        return
+    blocks, assistant_said = assistant_turn(the_step, "step_3", OPTIONS)
+    assert assistant_rule == assistant_said
+    uses = [use for use in blocks if use.type == "tool_use"]
+    assert [(use.name, use.input) for use in uses] == ([(tool, value)] if tool else [])
+    assert [b.text for b in blocks if b.type == "text"] == ([text] if text else [])
+
+
+def test_default_parts_of_a_call_and_of_a_nudge() -> None:
+    """A call's step: its reason, tool and arguments, and its result; a step that called no tool: its reason and the
+    nudge; a failed call's result is flagged."""
+    assert render.default_parts(step(CALL, OK), True, 100) == (
+        "Look.",
+        "read_file",
+        {"path": "a.py"},
+        "reason_and_call",
+        "tool_result",
+        "the full content",
+        "full",
+        False,
+    )
+    assert render.default_parts(step(Decision(kind="no_tool_call", reason="Done."), None), False, 100) == (
+        "Done.",
+        "",
+        None,
+        "reason",
+        "text",
+        render.NUDGE_NO_TOOL_CALL,
+        "no_tool_call",
+        False,
+    )
+    failed = render.default_parts(step(CALL, Observation(status="error", content="boom", summary="b")), False, 100)
+    assert failed[4:] == ("tool_result", "b", "summary", True)
+
+
+@pytest.mark.parametrize(("the_step", "full", "max_bytes", "rule"), USER_ROWS)
 def test_wire_messages_gives_every_row_as_to_dict_does(the_step: Step, full: bool, max_bytes: int, rule: str) -> None:
     """For each row of the observation table, and the assistant turn before it, wire_messages of a run of that step is
     every rendered message's to_dict, key order included."""

@@ -11,10 +11,10 @@ rule of the contract that made the turn, and the facts of its blocks are read of
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
-from itertools import islice
-from operator import lt
+from itertools import accumulate, islice
+from operator import add, lt
 from typing import Any, cast
 
 from agentrender import render
@@ -22,7 +22,7 @@ from agentrender._display.said import encrypted_bytes
 from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 from agentrender.render import Options
 from agentrender.views.facts import BLOCK_KINDS, BlockFact, MessageFact, StepsRead
-from agentrender.views.sizes import default_turns_bytes, json_bytes, message_bytes
+from agentrender.views.sizes import TurnsBytes, default_turns_bytes, json_bytes, message_bytes
 
 __all__ = ["KIND_OF_ASSISTANT_RULE", "KIND_OF_USER_RULE", "Sizes", "StepRenders"]
 
@@ -194,35 +194,34 @@ class StepRenders(render.Turns):
         """``sizes`` with the rendered steps from ``start`` on measured again (those before it kept)."""
         n = len(self.rendered)
         options = self.options
-        counts: Iterable[tuple[int, int, int, bool]]
         if options.assistant is None and options.observation is None:
             # the contract's own turns: counted from their parts, none of them made (a view renders its own)
-            counts = default_turns_bytes(self.rendered[start:n], self.ids[start:n], options.result_bytes)
+            counted = default_turns_bytes(self.rendered[start:n], self.ids[start:n], options.result_bytes)
         else:
-            counts = self._measured(start, n)
+            counted = self._measured(start, n)
+        assistant, full, summary, same = counted
         del sizes.assistant[start:], sizes.same[start:], sizes.summary_sums[start + 1 :], sizes.full_sums[start + 1 :]
-        s, f = sizes.summary_sums[-1], sizes.full_sums[-1]
-        add_assistant, add_same = sizes.assistant.append, sizes.same.append
-        add_summary, add_full = sizes.summary_sums.append, sizes.full_sums.append
-        for a_bytes, full_bytes, summary_bytes, same in counts:
-            add_assistant(a_bytes)
-            add_same(same)
-            s += a_bytes + summary_bytes
-            f += a_bytes + full_bytes
-            add_summary(s)
-            add_full(f)
+        sizes.assistant += assistant
+        sizes.same += same
+        sizes.summary_sums += islice(accumulate(map(add, assistant, summary), initial=sizes.summary_sums[-1]), 1, None)
+        sizes.full_sums += islice(accumulate(map(add, assistant, full), initial=sizes.full_sums[-1]), 1, None)
         return sizes
 
-    def _measured(self, start: int, stop: int) -> Iterator[tuple[int, int, int, bool]]:
+    def _measured(self, start: int, stop: int) -> TurnsBytes:
         """What ``default_turns_bytes`` counts of rendered steps ``[start:stop]``, measured on their turns as rendered
         (a hook's turns are what only rendering them says)."""
         assistant = self.assistants(start, stop)
         summary, full = self.users(False, start, stop), self.users(True, start, stop)
-        for a, uf, us in zip(assistant, full, summary, strict=True):
-            full_bytes = message_bytes(uf)
-            # A default user turn is one block: comparing its text first settles most steps cheaply.
-            same = uf.content[0].content == us.content[0].content and uf.content == us.content
-            yield message_bytes(a), full_bytes, full_bytes if same else message_bytes(us), same
+        # A default user turn is one block: comparing its text first settles most steps cheaply.
+        same = [
+            uf.content[0].content == us.content[0].content and uf.content == us.content
+            for uf, us in zip(full, summary, strict=True)
+        ]
+        full_bytes = list(map(message_bytes, full))
+        summary_bytes = [
+            size if equal else message_bytes(us) for size, equal, us in zip(full_bytes, same, summary, strict=True)
+        ]
+        return list(map(message_bytes, assistant)), full_bytes, summary_bytes, same
 
     def position(self, at: int | None) -> int:
         """How many of the steps come before step ``at`` (all of them for ``None``)."""

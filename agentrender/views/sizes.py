@@ -9,7 +9,7 @@ and punctuation, so a view's bytes are sums of per-step counts.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -17,7 +17,7 @@ import msgspec
 from agentrender import render
 from agentrender._types import ContentBlock, Message, Step, utf8_bytes
 
-__all__ = ["approx_tokens", "default_turns_bytes", "json_bytes", "list_bytes", "message_bytes"]
+__all__ = ["TurnsBytes", "approx_tokens", "default_turns_bytes", "json_bytes", "list_bytes", "message_bytes"]
 
 
 def approx_tokens(n_bytes: int) -> int:
@@ -92,51 +92,65 @@ _ASSISTANT_TURN = _TURN + _ROLE_BYTES["assistant"]
 _USER_TURN = _TURN + _ROLE_BYTES["user"]
 
 
-def default_turns_bytes(
-    steps: Iterable[Step], ids: Iterable[str], max_bytes: int
-) -> Iterator[tuple[int, int, int, bool]]:
-    """``message_bytes`` of each rendered step's default turns, counted from the contract's parts of them
-    (``render.assistant_parts``, ``render.observation_parts``) with no block or message made: its assistant turn,
-    its user turn in full and as its summary, and whether those two are the same turn. ``ids`` are the steps'
-    ``tool_use`` ids; ``max_bytes`` is the cap on a result.
+TurnsBytes = tuple[list[int], list[int], list[int], list[bool]]
+"""Steps' turns in bytes, a column each: the assistant turn, the user turn in full and as its summary, and whether
+those two are the same turn."""
 
-    For a series of sizes, which needs every step's turns in both forms and none of the turns themselves.
+
+def default_turns_bytes(steps: Iterable[Step], ids: Iterable[str], max_bytes: int) -> TurnsBytes:
+    """``message_bytes`` of each rendered step's default turns, counted from the contract's parts of them
+    (``render.default_parts``) with no block or message made, a column each: its assistant turn, its user turn in
+    full and as its summary, and whether those two are the same turn. ``ids`` are the steps' ``tool_use`` ids;
+    ``max_bytes`` is the cap on a result.
+
+    For a series of sizes, which needs every step's turns in both forms and none of the turns themselves. Each
+    turn's strings are encoded as one list, whose brackets and commas the fixed bytes leave out.
     """
-    assistant_parts, args, observation_parts, result_and_rule = (
-        render.assistant_parts,
-        render.args,
-        render.observation_parts,
-        render.result_and_rule,
+    default_parts, encode = render.default_parts, _encoder.encode
+    columns: TurnsBytes = ([], [], [], [])
+    add_assistant, add_full, add_summary, add_same = (
+        columns[0].append,
+        columns[1].append,
+        columns[2].append,
+        columns[3].append,
     )
+    values: list[Any]
     for step, tool_use_id in zip(steps, ids, strict=True):
-        text, call, _ = assistant_parts(step)
-        if call is None:
-            assistant = _ASSISTANT_TURN + _TEXT_BLOCK + json_bytes(text)
+        text, tool, value, _, block_type, full_text, rule, failed = default_parts(step, True, max_bytes)
+        if not tool:
+            assistant, values = _ASSISTANT_TURN + _TEXT_BLOCK - 2, [text]
         elif text:  # the text block, a comma and the tool use
-            assistant = (
-                _ASSISTANT_TURN + _TEXT_BLOCK + 1 + _USE_BLOCK + _each_bytes([text, tool_use_id, call.tool, args(call)])
-            )
+            assistant, values = _ASSISTANT_TURN + _TEXT_BLOCK + 1 + _USE_BLOCK - 5, [text, tool_use_id, tool, value]
         else:
-            assistant = _ASSISTANT_TURN + _USE_BLOCK + _each_bytes([tool_use_id, call.tool, args(call)])
-        block_type, full_text, rule = observation_parts(step, True, max_bytes)
+            assistant, values = _ASSISTANT_TURN + _USE_BLOCK - 4, [tool_use_id, tool, value]
         summary_text = full_text
-        if rule in _IN_FULL:  # the rows of render.result_and_rule, which alone depend on the form
-            observation = step.observation
-            assert observation is not None  # a result is only rendered from an observation
-            summary_text = result_and_rule(observation.content, observation.summary, False, max_bytes)[0]
-        if block_type == "text":
-            fixed, carried = _USER_TURN + _TEXT_BLOCK, []
-        else:  # a result: its text, and the id it answers
-            fixed, carried = _USER_TURN + _RESULT_BLOCK, [tool_use_id]
-            observation = step.observation
-            if observation is not None and observation.failed:
-                fixed += _ERROR_FLAG
-        full = fixed + _each_bytes([full_text, *carried])
+        if rule in _IN_FULL:  # the rows of a result (render.result_and_rule's), which alone depend on the form
+            summary_text = default_parts(step, False, max_bytes)[5]
         # the two forms differ only in the text a result shows (its block's type and flag are the step's)
-        if summary_text == full_text:
-            yield assistant, full, full, True
-        else:
-            yield assistant, full, fixed + _each_bytes([summary_text, *carried]), False
+        same = summary_text == full_text
+        if block_type == "text":
+            user, full_values, summary_values = _USER_TURN + _TEXT_BLOCK - 2, [full_text], [summary_text]
+        else:  # a result: its text, and the id it answers
+            user = _USER_TURN + _RESULT_BLOCK - 3 + (_ERROR_FLAG if failed else 0)
+            full_values, summary_values = [full_text, tool_use_id], [summary_text, tool_use_id]
+        try:
+            assistant += len(encode(values))
+            full = user + len(encode(full_values))
+            summary = full if same else user + len(encode(summary_values))
+        except UnicodeEncodeError:  # text UTF-8 cannot carry: counted value by value
+            assistant += _list_bytes(values)
+            full = user + _list_bytes(full_values)
+            summary = full if same else user + _list_bytes(summary_values)
+        add_assistant(assistant)
+        add_full(full)
+        add_summary(summary)
+        add_same(same)
+    return columns
+
+
+def _list_bytes(values: list[Any]) -> int:
+    """``len(encode(values))`` for values of which one is text UTF-8 cannot carry (``_each_bytes``)."""
+    return _each_bytes(values) + len(values) + 1
 
 
 def _each_bytes(values: list[Any]) -> int:
