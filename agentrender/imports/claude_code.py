@@ -1114,23 +1114,28 @@ class _Requests:
             message_id = message.get("id")
             # the reply's records are those flagged as this one is: a thread's record flagged otherwise (written by
             # hand) is a reply of its own, never one whose records were all taken
-            members = (index.reply(record.sidechain, message_id) or [record]) if message_id is not None else [record]
-            members = [m for m in members if m.uuid not in taken]
-            for member in members:
-                take(member.uuid)
+            written = index.reply(record.sidechain, message_id) if message_id is not None else None
+            members = []
+            for member in written or [record]:  # those not taken yet, taken now
+                if member.uuid not in taken:
+                    take(member.uuid)
+                    members.append(member)
             blocks = segment.reply(members, path)
             answering: list[_Record] = []
+            uses: list[Any] = []
             for block in blocks:
                 if block["type"] != "tool_use":
                     continue
+                use = block.get("id")
+                uses.append(use)
                 if order is not None:
-                    self.uses[block.get("id")] = position
-                found = _answer(index.answers(block.get("id")), sidechain, taken, on_chain)
+                    self.uses[use] = position
+                found = _answer(index.answers(use), sidechain, taken, on_chain)
                 if found is not None:
                     take(found.uuid)
                     answering.append(found)
             if answering:
-                segment.results(answering, [b.get("id") for b in blocks if b["type"] == "tool_use"], path)
+                segment.results(answering, uses, path)
         if segment.retrying:
             segment.tried_again(None, "end")
 
@@ -1437,9 +1442,11 @@ class _Segment:
         turn = self.turns[-1]
         if not joined and (started := _written(members[0])) is not None:
             turn["started_at"] = started
-        if any(block["type"] == "tool_use" for block in turn["content"]):
-            turn.pop("ended_at", None)
-        elif (ended := _written(members[-1])) is not None:
+        for block in turn["content"]:  # a loop, not any() of a generator: this runs for every reply read
+            if block["type"] == "tool_use":
+                turn.pop("ended_at", None)
+                return
+        if (ended := _written(members[-1])) is not None:
             turn["ended_at"] = ended
 
     def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
@@ -1457,9 +1464,9 @@ class _Segment:
                         self.dropped_at = self.dropped_at or Where(path, member.line)
                         continue
                     if block["type"] == "tool_use":
-                        if block.get("id") in seen:
+                        if (use := block.get("id")) in seen:
                             continue  # the same block written twice
-                        seen.add(block.get("id"))
+                        seen.add(use)
                     blocks.append(block)
         joined = bool(self.turns) and self.turns[-1]["role"] == "assistant"
         start = len(self.turns[-1]["content"]) if joined else 0
@@ -1710,11 +1717,14 @@ def _local_command(record: _Record) -> bool:
     one: the caveat before it, the command, what the command printed (``conversation.is_local_command``)."""
     if record.message is _LOCAL_COMMAND:
         return True
-    return (
-        record.kind == "user"
-        and bool(record.blocks)
-        and all(block["type"] == "text" and is_local_command(block.get("text", "")) for block in record.blocks)
-    )
+    if record.kind != "user" or not record.blocks:
+        return False
+    for block in record.blocks:  # a loop, not all() of a generator: this runs for every user record read
+        if block["type"] != "text" or not is_local_command(block.get("text", "")):
+            break
+    else:
+        return True
+    return False
 
 
 _INTERRUPTIONS = {
