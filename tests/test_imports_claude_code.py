@@ -945,6 +945,32 @@ def test_a_real_api_error_record_of_a_newer_version_is_said_as_written(tmp_path)
     ]
 
 
+@pytest.mark.skipif(not CODOXEAR.is_file(), reason="the real fixtures are not in this checkout")
+def test_a_file_of_failed_requests_alone_says_they_failed_not_that_nothing_was_sent(tmp_path):
+    """A transcript of ``api_error`` records and no message (the real record alone, then two written after a user
+    message the file does not hold) is refused, as no run can be made of it, but not as a file that sent nothing:
+    the error names the records, at the first one's line, and what the first says."""
+    refused = (
+        f"{CODOXEAR}:1: no user or assistant message in the transcript: what was sent is not in the file, but "
+        "Claude Code's request failed (system/api_error at line 1; the first: 502 upstream_error 'Upstream service "
+        "temporarily unavailable')"
+    )
+    with pytest.raises(RunFileError) as raised:
+        from_claude_code(CODOXEAR)
+    assert str(raised.value) == refused
+    records = [
+        {"type": "summary", "summary": "A session", "leafUuid": "u0"},
+        api_error("e1", "u0", 1, OVERLOADED, 500, "00.000"),
+        api_error("e2", "e1", 2, OVERLOADED, 1000, "01.000"),
+    ]
+    with pytest.raises(
+        RunFileError,
+        match=r"s\.jsonl:2: .*requests failed \(system/api_error at lines 2-3; the "
+        r"first: 529 overloaded_error 'Overloaded'\)$",
+    ):
+        from_claude_code(write(tmp_path / "s.jsonl", records))
+
+
 def test_failures_no_reply_followed_are_said_and_a_long_waits_records_are_one_failure(tmp_path):
     """A connection that failed (its ``cause``), written again every 30 s of a long wait as Claude Code's unattended
     mode does (records of the same ``retryAttempt`` in a row: one failure), then one whose error says nothing, then

@@ -2648,7 +2648,7 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 file_runs.append(run)
         if not file_runs:
             if number == 0:
-                raise _nothing_sent(transcript.path)
+                raise _nothing_sent(transcript)
             continue
         file_runs[0] = _with_warnings(file_runs[0], transcript.all_warnings())
         runs.extend(file_runs)
@@ -2686,8 +2686,21 @@ def _main_threads(transcripts: list[_Transcript]) -> list[_Thread]:
     return threads
 
 
-def _nothing_sent(path: str) -> RunFileError:
-    return RunFileError(path, 1, "no user or assistant message in the transcript: nothing was sent")
+def _nothing_sent(transcript: _Transcript) -> RunFileError:
+    """The error for a transcript that holds no message. Its ``api_error`` records, if it has any, say that requests
+    were sent and failed, though not what they held: the error names them, at the first one's line."""
+    failed = sorted((r for r in transcript.by_uuid.values() if _note_name(r) == "system/api_error"), key=_LINE)
+    if not failed:
+        return RunFileError(transcript.path, 1, "no user or assistant message in the transcript: nothing was sent")
+    lines = number_ranges(record.line for record in failed)
+    return RunFileError(
+        transcript.path,
+        failed[0].line,
+        f"no user or assistant message in the transcript: what was sent is not in the file, but Claude Code's "
+        f"{'requests' if len(failed) > 1 else 'request'} failed (system/api_error at "
+        f"line{'s' if len(failed) > 1 else ''} {lines}; the first: "
+        f"{_error_said(failed[0].value)})",
+    )
 
 
 def _with_warnings(run: Run, notes: list[RunWarning]) -> Run:
