@@ -1578,7 +1578,6 @@ class _Retried(NamedTuple):
         first, path = self.failures[0]
         failures = _attempts(self.failures)
         count = len(failures)
-        where = f"line{'s' if len(self.failures) > 1 else ''} {number_ranges(r.line for r, _ in self.failures)}"
         step = first_step + self.step
         # the step the request was for is the one its reply decided: one that got none names the step before it
         if self.outcome == "reply":
@@ -1589,7 +1588,7 @@ class _Retried(NamedTuple):
             request = f"the request after step {step - 1}" if step else "the first request"
         tried = (
             f"{request} failed and Claude Code tried it again {'once' if count == 1 else plural(count, 'time')} "
-            f"(system/api_error at {where}, counted in not_sent)"
+            f"({_api_errors_at([r.line for r, _ in self.failures])}, counted in not_sent)"
         )
         after = -1 if self.after is None else self.after.line
         outcome = {
@@ -1717,14 +1716,11 @@ def _local_command(record: _Record) -> bool:
     one: the caveat before it, the command, what the command printed (``conversation.is_local_command``)."""
     if record.message is _LOCAL_COMMAND:
         return True
-    if record.kind != "user" or not record.blocks:
-        return False
-    for block in record.blocks:  # a loop, not all() of a generator: this runs for every user record read
-        if block["type"] != "text" or not is_local_command(block.get("text", "")):
-            break
-    else:
-        return True
-    return False
+    return (
+        record.kind == "user"
+        and bool(record.blocks)
+        and all(block["type"] == "text" and is_local_command(block.get("text", "")) for block in record.blocks)
+    )
 
 
 _INTERRUPTIONS = {
@@ -2692,15 +2688,19 @@ def _nothing_sent(transcript: _Transcript) -> RunFileError:
     failed = sorted((r for r in transcript.by_uuid.values() if _note_name(r) == "system/api_error"), key=_LINE)
     if not failed:
         return RunFileError(transcript.path, 1, "no user or assistant message in the transcript: nothing was sent")
-    lines = number_ranges(record.line for record in failed)
     return RunFileError(
         transcript.path,
         failed[0].line,
         f"no user or assistant message in the transcript: what was sent is not in the file, but Claude Code's "
-        f"{'requests' if len(failed) > 1 else 'request'} failed (system/api_error at "
-        f"line{'s' if len(failed) > 1 else ''} {lines}; the first: "
-        f"{_error_said(failed[0].value)})",
+        f"{'requests' if len(failed) > 1 else 'request'} failed ({_api_errors_at([r.line for r in failed])}; the "
+        f"first: {_error_said(failed[0].value)})",
     )
+
+
+def _api_errors_at(lines: list[int]) -> str:
+    """Where a transcript's ``api_error`` records are, as its warnings and errors say it: ``"system/api_error at line
+    4"``, ``"system/api_error at lines 4-6, 9"``."""
+    return f"system/api_error at line{'s' if len(lines) > 1 else ''} {number_ranges(lines)}"
 
 
 def _with_warnings(run: Run, notes: list[RunWarning]) -> Run:
