@@ -1,7 +1,7 @@
 """How fast the core renders and decides, as ratios against json.loads in the same process.
 
     python bench/bench_render.py [--steps 10000] [--replies 10000] [--repeat 7] [--result-bytes 200 1024 3000 30720]
-                                 [--clock cpu|wall] [--passes]
+                                 [--clock cpu|wall] [--passes] [--faults]
 
 render: ``render.messages`` of a generated run plus ``to_dict()`` of every message, and
 ``render.wire_messages`` (the same wire form made in one pass, what an agent sends), against
@@ -13,11 +13,16 @@ decide: ``render.decide`` over captured replies (already read into ``ModelRespon
 ``ModelResponse.from_dict`` + ``decide``, against ``json.loads`` of the reply lines.
 
 Each figure is the best of ``--repeat`` runs, measured twice: with the garbage collector
-running as usual, and paused around each timed call (``timeit``'s convention). Times are CPU
+running as usual, and paused around each timed call (``timeit``'s convention). Each render's
+cell (one of ``RENDERS`` at one size of result) runs in a fresh process of its own, where its
+work and its baseline alternate (``measure_cell``): in one process a cell met the memory the
+cells before it had freed, so its figure moved with the other sizes a run asked for. Times are CPU
 time (``time.process_time``) unless ``--clock wall``: on a machine shared with other work the
 wall clock also counts the waits for a processor, which fall on the work and its baseline
 unequally. ``--passes`` also counts the collector's passes of each generation a call sets off
-(``collector_passes``), for the render and for its baseline.
+(``collector_passes``), for the render and for its baseline; ``--faults`` the pages a call faults
+in (``page_faults``): each side's times include mapping the memory of what it makes, as any
+process that frees what it rendered pays at every call (bench/README.md, session 36).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -145,7 +152,8 @@ def measure(
     result_bytes: Sequence[int] = RESULT_BYTES,
     clock: Callable[[], float] = time.process_time,
 ) -> list[Row]:
-    """Rows of ``(what, seconds, baseline seconds, ratio)``; each measure holds only its own data in memory."""
+    """Rows of ``(what, seconds, baseline seconds, ratio)``; each measure holds only its own data in memory, and each
+    render's cell is measured in a fresh process (``measure_cell``)."""
     rows = [row for size in result_bytes for row in measure_render(steps, repeat, size, clock)]
     return rows + measure_decide(replies, repeat, clock) + measure_read_and_decide(replies, repeat, clock)
 
@@ -166,12 +174,45 @@ def render_case(
 def measure_render(
     steps: int, repeat: int, result_bytes: int = 3000, clock: Callable[[], float] = time.process_time
 ) -> list[Row]:
-    """Both ``RENDERS`` at one size of result."""
-    rows = []
-    for what in RENDERS:
-        work, baseline = render_case(steps, result_bytes, what)
-        rows += compare(render_label(result_bytes, what), work, baseline, repeat, clock)
-    return rows
+    """Both ``RENDERS`` at one size of result, each in a fresh process of its own (``measure_cell``)."""
+    return [row for what in RENDERS for row in measure_cell(steps, repeat, result_bytes, what, clock)]
+
+
+def measure_cell(
+    steps: int,
+    repeat: int,
+    result_bytes: int,
+    what: str = RENDERS[0],
+    clock: Callable[[], float] = time.process_time,
+) -> list[Row]:
+    """``compare_cell`` in a fresh Python process: the cell as a user's process meets it, holding its own run and
+    nothing an earlier cell let go of.
+
+    In one process a cell met the memory the cells before it had freed, of which the small-object
+    allocator and ``malloc`` keep some mapped: after the 200 B cells, ``json.loads`` of the 1 KiB
+    lines faulted in 3,290-3,550 pages a call and ``to_dict`` 1,484-1,752, where alone they fault
+    4,262-4,318 and 2,480 (``page_faults``), and the 1 KiB cell measured 0.54-0.69 collector on,
+    0.47-0.61 alone (bench/README.md, session 36). So the other sizes a run asked for
+    (``--result-bytes``) moved a cell's figure.
+    """
+    clock_name = next((name for name, known in CLOCKS.items() if known is clock), None)
+    if clock_name is None:
+        raise ValueError(f"clock: one of CLOCKS ({', '.join(CLOCKS)}), which a cell's process can be told by name")
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import bench_render; "
+        f"print(json.dumps(bench_render.compare_cell({steps}, {repeat}, {result_bytes}, {what!r}, {clock_name!r})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{render_label(result_bytes, what)}: its process failed\n{done.stderr}")
+    return [(label, work, base, ratio) for label, work, base, ratio in json.loads(done.stdout)]
+
+
+def compare_cell(steps: int, repeat: int, result_bytes: int, what: str, clock_name: str) -> list[Row]:
+    """``compare`` of one of ``RENDERS`` (``what``) and its baseline at one size of result, in this process, timed by
+    ``CLOCKS[clock_name]``."""
+    work, baseline = render_case(steps, result_bytes, what)
+    return compare(render_label(result_bytes, what), work, baseline, repeat, CLOCKS[clock_name])
 
 
 Passes = tuple[float, float, float]
@@ -210,6 +251,32 @@ def measure_passes(steps: int, result_bytes: int, what: str = RENDERS[0]) -> tup
     return collector_passes(work), collector_passes(baseline)
 
 
+def page_faults(function: Callable[[], object], calls: int = 7) -> float:
+    """The pages a call of ``function`` faults in (the process's minor faults, ``getrusage``), on average over
+    ``calls`` calls after a first one (which also maps what the later ones find mapped).
+
+    The small-object allocator gives an arena (1 MiB) back to the system as soon as nothing in it
+    is alive, so a call that makes more than the process has free maps fresh memory, and the
+    system zeroes each page at its first touch: ~3 us a page on bench/README.md's machine (session
+    36). The render's wire form (~11 MB at 10,000 steps) is freed after each call, as an agent's is
+    at the next step, so every call maps it anew: ~2,300-2,900 pages, and ``json.loads`` of the
+    lines ~4,300-4,800. Each side's time counts its own; where the process's other objects lie
+    decides how many a call meets, not the size of the results (they are about a third of
+    ``to_dict``'s time, at 1 KiB and at 3 KiB alike).
+    """
+    function()
+    start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(calls):
+        function()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start) / calls
+
+
+def measure_faults(steps: int, result_bytes: int, what: str = RENDERS[0]) -> tuple[float, float]:
+    """``page_faults`` of the render's work (``what``) and of its baseline, at one size of result."""
+    work, baseline = render_case(steps, result_bytes, what)
+    return page_faults(work), page_faults(baseline)
+
+
 def measure_decide(replies: int, repeat: int, clock: Callable[[], float] = time.process_time) -> list[Row]:
     lines = reply_lines(replies)
     responses = [ModelResponse.from_dict(json.loads(line)) for line in lines]
@@ -229,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--result-bytes", type=int, nargs="+", default=RESULT_BYTES, help="sizes of result")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="time by CPU time (default) or the wall clock")
     parser.add_argument("--passes", action="store_true", help="also count the collector's passes a render sets off")
+    parser.add_argument("--faults", action="store_true", help="also count the pages a render faults in")
     args = parser.parse_args(argv)
     print(
         f"python {sys.version.split()[0]}, {args.steps} steps, {args.replies} replies, best of {args.repeat}, "
@@ -245,16 +313,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         label = f"{render_label(worst, what)} [gc on]"
         print(f"worst render with the collector on: {label} -> {ratios[label]:.2f} (target <= {render_target(worst)})")
-    if args.passes:
-        print("collector passes a call (young / middle / full), collector on:")
+    counts: tuple[tuple[bool, str, Callable[[int, int, str], tuple[Any, Any]], Callable[[Any], str]], ...] = (
+        (args.passes, "collector passes a call (young / middle / full)", measure_passes, _passes),
+        (args.faults, "pages faulted in a call", measure_faults, _pages),
+    )
+    for asked, title, count, shown in counts:
+        if not asked:
+            continue
+        print(f"{title}, collector on:")
         for what in RENDERS:
             for size in args.result_bytes:
-                work, baseline = measure_passes(args.steps, size, what)
-                print(f"  {what}, {size:>6,} B results: {_passes(work)}, json.loads {_passes(baseline)}")
+                work, baseline = count(args.steps, size, what)
+                print(f"  {what}, {size:>6,} B results: {shown(work)}, json.loads {shown(baseline)}")
 
 
 def _passes(passes: Passes) -> str:
     return " / ".join(f"{count:.1f}" for count in passes)
+
+
+def _pages(pages: float) -> str:
+    return f"{pages:,.0f}"
 
 
 if __name__ == "__main__":

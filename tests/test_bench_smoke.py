@@ -1,6 +1,7 @@
 """The benchmark code keeps working: each of its functions runs on a tiny size (no timing is asserted)."""
 
 import itertools
+import mmap
 from collections.abc import Callable
 from types import ModuleType
 
@@ -83,6 +84,43 @@ def test_bench_render_counts_the_collector_passes_a_call_sets_off(
     bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", "--passes"])
     out = capsys.readouterr().out
     assert "collector passes a call (young / middle / full)" in out
+    assert "render.messages + to_dict,    200 B results: " in out and "render.wire_messages,    200 B results: " in out
+
+
+def test_bench_render_measures_each_render_cell_in_a_fresh_process(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each render at each size of result is compared in a process of its own, which nothing the measuring process
+    holds or changed reaches (here a render_case that fails); a clock it cannot name to that process is refused."""
+
+    def fails(*_: object) -> None:
+        raise AssertionError("the cell ran in the measuring process")
+
+    monkeypatch.setattr(bench, "render_case", fails)
+    rows = bench.measure_render(5, 1, 200)
+    assert [label for label, *_ in rows] == [
+        f"{what}, 200 B results [gc {collect}]" for what in bench.RENDERS for collect in ("on", "paused")
+    ]
+    assert all(work > 0 and base > 0 and ratio == work / base for _, work, base, ratio in rows)
+    with pytest.raises(ValueError, match="clock: one of CLOCKS"):
+        bench.measure_cell(5, 1, 200, clock=lambda: 0.0)
+
+
+def test_bench_render_counts_the_pages_a_call_faults_in(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    """page_faults counts the pages a call faults in, on average after a first call: about none for a call that makes
+    nothing, one a page for a call that maps 4 MiB afresh and writes to each of its pages; --faults prints them for
+    each size and render."""
+
+    def touch_fresh_pages() -> None:
+        with mmap.mmap(-1, 4 << 20) as fresh:
+            for offset in range(0, 4 << 20, mmap.PAGESIZE):
+                fresh[offset] = 1
+
+    assert bench.page_faults(lambda: sum(range(1000)), calls=3) < 64
+    assert bench.page_faults(touch_fresh_pages, calls=3) >= (4 << 20) // mmap.PAGESIZE
+    bench.main(["--steps", "5", "--replies", "5", "--repeat", "1", "--result-bytes", "200", "--faults"])
+    out = capsys.readouterr().out
+    assert "pages faulted in a call, collector on:" in out
     assert "render.messages + to_dict,    200 B results: " in out and "render.wire_messages,    200 B results: " in out
 
 
