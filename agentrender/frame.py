@@ -17,6 +17,7 @@ Needs the ``frame`` extra: ``pip install 'agentrender[frame]'``.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import json
@@ -144,9 +145,12 @@ def _or_null(text: str) -> str | None:
 
 def _or_nulls(texts: list[str]) -> list[str | None]:
     """``_or_null`` of each of ``texts``, without a call for each: a column of empty texts (no invalid arguments, the
-    usual case) made whole."""
+    usual case) made whole, and one of texts none empty (every decision names its tool) is ``texts`` itself, where a
+    copy cost 0.6 ms for 20,000 steps."""
     if not any(texts):
         return one_value(None, len(texts))
+    if all(texts):
+        return cast("list[str | None]", texts)  # read only, as every column's list is
     return [text or None for text in texts]
 
 
@@ -203,11 +207,14 @@ def _json_or_null(value: Any) -> str | None:
 def _jsons_or_nulls(values: list[Any]) -> list[str | None]:
     """``_json_or_null`` of each of ``values``: encoded together, one line each, where every one of them can be."""
     try:
-        lines: list[Any] = _ENCODER.encode_lines(values).decode().split("\n")
+        encoded = _ENCODER.encode_lines(values)
     except UnicodeEncodeError:  # a lone surrogate, which _encode_json keeps: each encoded alone
         return list(map(_json_or_null, values))
     # compact JSON holds no line break (a text's is escaped), so each line is one value
-    if not any(map(is_, values, repeat(None))):
+    lines: list[Any] = encoded.decode().split("\n")
+    # None is encoded as the line null: where no line is, no value is None, told by one search of the bytes (a look
+    # at each value cost 0.5 ms for 20,000 steps, in a frame)
+    if not (encoded.startswith(b"null\n") or b"\nnull\n" in encoded):
         del lines[len(values) :]  # the empty text after the last line break
         return lines
     return [None if value is None else line for value, line in zip(values, lines, strict=False)]
@@ -616,8 +623,8 @@ def kinds_listed(frame: pd.DataFrame) -> pd.Series:
 
 def _step_lists(run: Run, view: View, kept: slice | None = None) -> dict[str, list[Any]]:
     """Each computed column of ``steps_frame`` as a list (of the steps ``kept``, or all)."""
-    parts, made = _step_parts(run, view, kept)
-    return _lists(STEP_COLUMNS, parts, _step_label(parts["step"]), made)
+    parts, made, held = _step_parts(run, view, kept)
+    return _lists(STEP_COLUMNS, parts, _step_label(parts["step"]), made, held)
 
 
 def _step_label(steps: Sequence[Step]) -> Callable[[int], str]:
@@ -630,9 +637,12 @@ _READ_SIZES = tuple(column for column in STEP_COLUMNS if column.name in ("conten
 (``views.StepsRead``): each observation's content's and summary's UTF-8 bytes."""
 
 
-def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
-    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order; and the
-    columns of ``_READ_SIZES``, computed on the way."""
+def _step_parts(
+    run: Run, view: View, kept: slice | None = None
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]], tuple[str, ...]]:
+    """Each of ``_STEP_PARTS`` for every step (of the steps ``kept``, or all), a list of them in step order; the
+    columns of ``_READ_SIZES``, computed on the way; and the parts every step has (none ``None``: ``_lists``'s
+    ``held``)."""
     if kept is None:
         steps, facts = run.steps, view.step_columns()
         calls = run.model_calls
@@ -643,13 +653,19 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[s
         steps, facts = run.steps[start:stop], view.step_columns(start, stop)
         wanted = {s.index for s in steps}
         calls = [call for call in run.model_calls if call.step in wanted]
-    if not all(facts["in_view"]):  # a step the view does not hold is not shown in full there either
+    every_held = all(facts["in_view"])
+    if not every_held:  # a step the view does not hold is not shown in full there either
         facts = {
             **facts,
             "full": [full if held else None for full, held in zip(facts["full"], facts["in_view"], strict=True)],
         }
-    fields = _step_fields(steps)
-    sizes = _lists(_READ_SIZES, fields, _step_label(steps))
+    fields, every = _step_fields(steps)
+    # full is None only for a step the view skips or does not hold: for none where it holds every step and its
+    # rendered column is one value made so, true (View.step_columns)
+    rendered = facts["rendered"]
+    every_shown = every_held and type(rendered) is OneValue and bool(rendered) and rendered[0] is True
+    held = ("step", *(("decision", "observation") if every else ()), *(("full",) if every_shown else ()))
+    sizes = _lists(_READ_SIZES, fields, _step_label(steps), held=held)
     read = StepsRead(
         fields["decision.kind"],
         fields["decision.tool"],
@@ -686,12 +702,12 @@ def _step_parts(run: Run, view: View, kept: slice | None = None) -> tuple[dict[s
         if called
         else one_value(None, len(indices)),
     }
-    return parts, sizes
+    return parts, sizes, held
 
 
-def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
+def _step_fields(steps: Sequence[Step]) -> tuple[dict[str, list[Any]], bool]:
     """Each step's index, decision and observation, and the fields of those the columns read (``"decision.kind"``:
-    ``None`` where the step has no decision), a list each.
+    ``None`` where the step has no decision), a list each; and whether every step has a decision and an observation.
 
     Where every step has a decision and an observation (most runs), each field is read off the list of decisions or
     of observations by a pass of its own, which costs less than the one pass over the steps the others take
@@ -700,24 +716,28 @@ def _step_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
     """
     decisions = [step.decision for step in steps]
     observations = [step.observation for step in steps]
-    if any(map(is_, decisions, repeat(None))) or any(map(is_, observations, repeat(None))):
-        return _steps_fields(steps)
     decided = cast("list[Decision]", decisions)
     observed = cast("list[Observation]", observations)
-    return {
+    try:  # a step with no decision or no observation stops these at its None, which has neither field
+        kinds = [decision.kind for decision in decided]
+        statuses = [observation.status for observation in observed]
+    except AttributeError:
+        return _steps_fields(steps), False
+    fields: dict[str, list[Any]] = {
         "step.index": [step.index for step in steps],
         "decision": decisions,
         "observation": observations,
-        "decision.kind": [decision.kind for decision in decided],
+        "decision.kind": kinds,
         "decision.tool": [decision.tool for decision in decided],
         "decision.reason": [decision.reason for decision in decided],
         "decision.args": [decision.args for decision in decided],
         "decision.invalid_args": [decision.invalid_args for decision in decided],
         "decision.invalid_base64": [decision.invalid_base64 for decision in decided],
-        "observation.status": [observation.status for observation in observed],
+        "observation.status": statuses,
         "observation.content": [observation.content for observation in observed],
         "observation.summary": [observation.summary for observation in observed],
     }
+    return fields, True
 
 
 def _steps_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
@@ -1303,10 +1323,12 @@ def _lists(
     parts: Mapping[str, list[Any]],
     label: Callable[[int], str],
     made: Mapping[str, list[Any]] | None = None,
+    held: Collection[str] = (),
 ) -> dict[str, list[Any]]:
     """Each computed column as a list of plain values (``None`` for a null), from ``parts``: for each field a
     column may be ``of``, that field of every row, in row order (a field of a field is taken from it here). The
-    columns ``made`` already (by this function, of the same parts) are taken as they are."""
+    columns ``made`` already (by this function, of the same parts) are taken as they are; the parts ``held`` are
+    known to the caller to be ``None`` in no row, and are not looked through for one."""
     lists: dict[str, list[Any]] = {}
     holes: dict[str, bool] = {}
     missing: set[str] = set()
@@ -1325,7 +1347,9 @@ def _lists(
             lists[column.name] = owners  # the part as it is, a null where it is None: no look for holes needed
             continue
         if part not in holes:
-            if type(owners) is OneValue:
+            if part in held:
+                holes[part] = False
+            elif type(owners) is OneValue:
                 holes[part] = bool(owners) and owners[0] is None
             else:
                 holes[part] = any(map(is_, owners, repeat(None)))
@@ -1438,9 +1462,12 @@ def _times_together(pandas: ModuleType, columns: Sequence[Column], lists: dict[s
     if len(named) < 2:
         return {}
     joined = [value for name in named for value in lists[name]]
-    if not set(map(type, joined)) <= {str, type(None)} or not all(map(any, map(lists.__getitem__, named))):
+    if not all(map(any, map(lists.__getitem__, named))):
         return {}
-    times = _timestamps(pandas, joined, _TIMESTAMP)
+    texts = _arrow_texts(joined)
+    if texts is None:
+        return {}
+    times = _timestamps(pandas, joined, _TIMESTAMP, texts)
     cuts = list(accumulate((len(lists[name]) for name in named), initial=0))
     return {name: times[start:stop] for name, start, stop in zip(named, cuts[:-1], cuts[1:], strict=True)}
 
@@ -1461,7 +1488,7 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
     if dtype in _NULLABLE and _no_value(values):
         # A column with no value at all (a run with no model calls, say): one null repeated,
         # rather than a list of nulls converted one by one.
-        return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(len(values))
+        return _null(pandas, dtype).repeat(len(values))
     if dtype == "category":
         numpy = require("frame", "numpy")
         seen = set(values)
@@ -1492,14 +1519,27 @@ def _typed_array(pandas: ModuleType, column: Column, values: list[Any]) -> Any:
         # look at each value in Python first. Any other column (a null, a value of another type: NumPy
         # gives it another dtype) is left to pandas.array, which converts or refuses it as it always did.
         numpy = require("frame", "numpy")
-        array = numpy.array(values)
+        array = _int64s(numpy, values) if dtype in ("int64", "Int64") else None
+        if array is None:
+            array = numpy.array(values)
         if array.dtype == _NUMBERS[dtype]:
             if dtype == "Int64":
                 return pandas.arrays.IntegerArray(array, numpy.zeros(len(array), bool))
             if dtype == "boolean":
                 return pandas.arrays.BooleanArray(array, numpy.zeros(len(array), bool))
             return array
-    return pandas.array(values, dtype=_pandas_dtype(pandas, dtype))
+    # a list is copied into the array whatever copy says: a second copy cost 0.16 ms a column of 20,000 texts
+    return pandas.array(values, dtype=_pandas_dtype(pandas, dtype), copy=False)
+
+
+def _int64s(numpy: ModuleType, values: list[Any]) -> Any:
+    """``values`` as a NumPy array of int64, read in one pass of C over them, when each is an integer that fits
+    (``array.array`` refuses any other value, where NumPy first looks at each for a type and then reads it); else
+    ``None``."""
+    try:
+        return numpy.frombuffer(array.array("q", values), numpy.int64)
+    except (TypeError, OverflowError):
+        return None
 
 
 def _whole(pandas: ModuleType, column: Column, value: Any, count: int) -> Any:
@@ -1509,7 +1549,7 @@ def _whole(pandas: ModuleType, column: Column, value: Any, count: int) -> Any:
     numpy, dtype = require("frame", "numpy"), column.dtype
     if value is None:
         if dtype in _NULLABLE:
-            return pandas.array([None], dtype=_pandas_dtype(pandas, dtype)).repeat(count)
+            return _null(pandas, dtype).repeat(count)
         if dtype == "category":
             labels = tuple(_categories(column, ()))
             return pandas.Categorical.from_codes(numpy.full(count, -1, "int32"), dtype=_categorical(pandas, labels))
@@ -1526,6 +1566,14 @@ def _whole(pandas: ModuleType, column: Column, value: Any, count: int) -> Any:
         codes = numpy.full(count, categories.index(value), "int32")
         return pandas.Categorical.from_codes(codes, dtype=_categorical(pandas, tuple(categories)))
     return None
+
+
+@lru_cache(maxsize=64)
+def _null(pandas: ModuleType, dtype: str) -> Any:
+    """An array of one null of the nullable ``dtype``, made once: a column of no value is it repeated, where making
+    it cost each such column 20-30 us (the dtype found by its name, the value checked), most of its time in a small
+    run's frame (a run without model calls has eight)."""
+    return pandas.array([None], dtype=_pandas_dtype(pandas, dtype))
 
 
 @lru_cache(maxsize=256)
@@ -1553,9 +1601,10 @@ _BOOLEANS = frozenset({"bool", "boolean"})
 def _one_boolean(values: list[Any]) -> bool | None:
     """The boolean each of ``values`` is, or ``None`` when they are not all one boolean (a number equal to one is
     not: pandas refuses 1 in a column of nullable booleans). Looking each value up as that object costs half of what
-    NumPy's look at each value for its type does."""
+    NumPy's look at each value for its type does; the last is looked at first (a window's ``full``: false, then
+    true for the last few steps, told at once)."""
     first = values[0] if values else None
-    if (first is True or first is False) and all(map(is_, values, repeat(first))):
+    if (first is True or first is False) and values[-1] is first and all(map(is_, values, repeat(first))):
         return first
     return None
 
@@ -1579,30 +1628,34 @@ _EARLIEST, _LATEST = (
 """The first and last microsecond ``datetime`` holds, as microseconds since 1970 (an Arrow time's value)."""
 
 
-def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
+def _timestamps(pandas: ModuleType, values: list[str | None], dtype: str, texts: Any = None) -> Any:
     """``parse_timestamp`` of each text, NaT where it gives ``None`` (the loader warned about those).
 
     Read by the loader's own definition of a timestamp, which Arrow's and pandas' parsers do not
     match (they read some texts the loader refuses). A column whose texts are all of the forms where
-    they agree, each read, and inside the years ``datetime`` holds, is read at once.
+    they agree, each read, and inside the years ``datetime`` holds, is read at once. ``texts``: the values as an
+    Arrow string array, where the caller made it (``_arrow_texts``).
     """
-    times = _iso_times(pandas, values, dtype)
+    times = _iso_times(pandas, values, dtype, texts)
     if times is not None:
         return times
     return pandas.array([None if value is None else parse_timestamp(value) for value in values], dtype=dtype)
 
 
-def _iso_times(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
+def _iso_times(pandas: ModuleType, values: list[str | None], dtype: str, texts: Any = None) -> Any:
     """The times of ``values`` read at once, when each text is of the forms ``_ISO_TIMESTAMP`` and is read (NaT
-    only for a null) inside the years ``datetime`` holds; else ``None``.
+    only for a null) inside the years ``datetime`` holds; else ``None``. ``texts``: the values as an Arrow string
+    array, where the caller made it.
 
     Checked in Arrow, which holds the column already: a check of a pandas series costs it a fixed tenth of a
     millisecond or so, most of a small run's column."""
     pa, compute = require("frame", "pyarrow"), require("frame", "pyarrow.compute")
-    try:
-        column = pa.array(values, pa.string())
-    except UnicodeEncodeError:  # a lone surrogate: no timestamp
-        return None
+    column = texts
+    if column is None:
+        try:
+            column = pa.array(values, pa.string())
+        except UnicodeEncodeError:  # a lone surrogate: no timestamp
+            return None
     nulls = column.null_count
     if nulls == len(column):
         return None
@@ -1623,6 +1676,18 @@ def _iso_times(pandas: ModuleType, values: list[str | None], dtype: str) -> Any:
     if moments.null_count != nulls or bounds["min"].value < _EARLIEST or bounds["max"].value > _LATEST:
         return None
     return pandas.array(moments.to_numpy(zero_copy_only=False), dtype=dtype)
+
+
+def _arrow_texts(values: list[Any]) -> Any:
+    """``values`` as an Arrow string array, when each is a text or ``None``: the type Arrow finds as it reads them (a
+    look at each value's type in Python cost 0.75 ms for 40,000 times); ``None`` for any other value (bytes, which
+    Arrow would take for a text, make it binary) or a lone surrogate."""
+    pa = require("frame", "pyarrow")
+    try:
+        column = pa.array(values)
+    except (pa.ArrowException, UnicodeEncodeError):
+        return None
+    return column if column.type == pa.string() else None
 
 
 _STRETCHES = 16

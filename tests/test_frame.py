@@ -244,6 +244,37 @@ def test_a_boolean_column_is_pandas_conversion_of_its_values(values: list[Any], 
     assert got == expected
 
 
+_INTEGERS = st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.sampled_from(
+    [2**63, -(2**63) - 1, 2**64, True, False, np.int64(3), np.int32(-2), np.uint64(2**64 - 1), np.True_, 1.0, 0.5]
+)
+_NOT_INTEGERS = st.sampled_from([float("nan"), None, pd.NA, "3"])
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    values=st.lists(st.integers(min_value=-(2**63), max_value=2**63 - 1), min_size=1, max_size=6)
+    | st.lists(_INTEGERS | _NOT_INTEGERS, min_size=1, max_size=4),
+    nullable=st.booleans(),
+)
+@example(values=[1, 2.5], nullable=True)  # a fraction is refused, not cut to its integer
+@example(values=[True, 2], nullable=False)
+def test_an_integer_column_is_pandas_conversion_of_its_values(values: list[Any], nullable: bool) -> None:
+    """An integer column, whose values all integers of int64 are read into an array at once, holds what pandas
+    makes of its values (or refuses them alike): integers at and past int64's ends, booleans, NumPy scalars,
+    numbers with or without a fraction, nulls, pandas' NA, texts."""
+    from agentrender.frame import _array
+
+    column = Column("n", "Int64" if nullable else "int64", "a test column", int)
+
+    def outcome(make: Any) -> Any:
+        try:
+            return pd.Series(make()).tolist(), str(pd.Series(make()).dtype)
+        except (TypeError, ValueError, OverflowError, RuntimeWarning) as error:
+            return type(error)
+
+    assert outcome(lambda: _array(pd, column, values)) == outcome(lambda: _by_pandas(column, values))
+
+
 @settings(max_examples=examples(100), deadline=None)
 @given(values=st.lists(st.none() | st.sampled_from(["ok", "error", "other", ""]), max_size=6))
 def test_a_categorical_column_is_pandas_conversion_of_its_values(values: list[str | None]) -> None:
@@ -543,6 +574,35 @@ def test_bad_timestamp_names_the_step() -> None:
         steps_frame(run)
     run = Run(header={"goal": "g"}, steps=[Step(index=0), Step(index=1)], step_records={1: {"ended_at": "yesterday"}})
     assert steps_frame(run)["ended_at"].isna().all()
+
+
+@pytest.mark.parametrize("odd", [b"2026-01-05T09:00:00Z", 1700000000, 17e8, ["2026-01-05T09:00:00Z"]])
+def test_a_timestamp_that_is_no_text_beside_texts_names_its_step(odd: Any) -> None:
+    """Where a run records both timestamps, read as one column of all their texts, a value of either that is not text
+    (bytes too, which Arrow would read as text) is an error naming its column and step, as when read alone."""
+    steps = [Step(index=i) for i in range(3)]
+    at = "2026-01-05T09:00:00Z"
+    records = {i: {"started_at": at, "ended_at": at} for i in range(3)}
+    records[1]["ended_at"] = odd
+    with pytest.raises(ValueError, match=rf"column 'ended_at' \(step 1: {re.escape(repr(odd))}\)"):
+        steps_frame(Run(header={"goal": "g"}, steps=steps, step_records=records))
+
+
+def test_args_of_no_value_are_null_wherever_they_stand() -> None:
+    """A step that recorded no arguments has a null in the args column, first, last or between others; arguments
+    that encode as JSON's null (a NaN) are that text."""
+    args = [None, {"a": 1}, None, float("nan"), [None], None]
+    steps = tuple(
+        Step(index=n, decision=Decision(kind="tool_call", tool="t", args=value)) for n, value in enumerate(args)
+    )
+    frame = steps_frame(Run(header={"goal": "g"}, steps=steps))
+    assert _plain(frame, "args") == [None, '{"a":1}', None, "null", "[null]", None]
+    for kept, expected in (
+        (slice(0, 2), [None, '{"a":1}']),
+        (slice(1, 3), ['{"a":1}', None]),
+        (slice(1, 2), ['{"a":1}']),
+    ):
+        assert _plain(steps_frame(Run(header={"goal": "g"}, steps=steps[kept])), "args") == expected
 
 
 def _two(valid: int, high: int, low: int = 0) -> st.SearchStrategy[str]:
