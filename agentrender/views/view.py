@@ -725,23 +725,19 @@ class Views:
             # one step is added at most, so one result leaves the window at most: the prefix breaks at it when its
             # summary differs from its result in full
             if previous_cut < cut and previous_cut < before and not same[previous_cut]:
-                # its result left the window: the views differ at its user turn and share what is before it, the
-                # opening, the steps before it as summaries and its assistant turn (the reckoning below, at this step)
-                add_diff(2 + 2 * previous_cut)
+                first_diff = 2 + 2 * previous_cut
                 add_left(rendered[previous_cut].index)
-                shared = opening + summary_sums[previous_cut] + assistant[previous_cut]
-                add_prefix(min(size, 3 + shared + 2 * previous_cut))  # the list's "[" and the "," after each message
-                continue
-            add_left(None)
-            if prefills:  # a view that ends with a prefill differs from the next at it
-                after = self._after_prefill(stops[previous], before, previous_count, count)
             else:
-                after = previous_count if count != previous_count else None
-            if after is None:
-                add_diff(None)
-                add_prefix(size)
-                continue
-            first_diff = after
+                add_left(None)
+                if prefills:  # a view that ends with a prefill differs from the next at it
+                    after = self._after_prefill(stops[previous], before, previous_count, count)
+                else:
+                    after = previous_count if count != previous_count else None
+                if after is None:
+                    add_diff(None)
+                    add_prefix(size)
+                    continue
+                first_diff = after
             add_diff(first_diff)
             whole = (first_diff - 1) // 2
             shared = opening + (
