@@ -45,7 +45,7 @@ from agentrender import render
 from agentrender._display.said import warning_groups
 from agentrender._extras import require
 from agentrender._json import type_name
-from agentrender._types import KINDS, STATUSES, Decision, Observation, Step
+from agentrender._types import KINDS, STATUSES, ContentBlock, Decision, Observation, Step
 from agentrender.imports import load_runs
 from agentrender.imports.shapes import JSON_LOG_NAMES, is_json_log
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
@@ -140,6 +140,7 @@ _TEXTS = "object"
 
 
 def _or_null(text: str) -> str | None:
+    """``text``, or ``None`` for an empty one (or a line number of 0: no line)."""
     return text or None
 
 
@@ -241,11 +242,42 @@ def _encode_json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _usage(call: ModelCall, key: str) -> int | None:
-    # A usage count that is not one was reported by the loader: null here, as its warning says.
-    usage = call.usage
-    value = usage.get(key) if usage is not None else None
-    return value if is_count(value) else None
+def _usage_count(key: str) -> Callable[[Mapping[str, Any] | None], int | None]:
+    """The ``Column.value`` of the usage count ``key`` of a reply's ``usage``: null where the usage has none, or one
+    that is not a count (which the loader reported: null here, as its warning says)."""
+
+    def value(usage: Mapping[str, Any] | None) -> int | None:
+        count = usage.get(key) if usage is not None else None
+        return count if is_count(count) else None
+
+    return value
+
+
+def _usage_counts(key: str) -> Callable[[list[Any]], list[Any]]:
+    """The ``Column.values`` of ``_usage_count(key)``: each usage's count read by one comprehension and checked at
+    once (``_kept``), where a call of ours for each cost 1 us a row."""
+
+    def values(usages: list[Any]) -> list[Any]:
+        return _kept(is_count, [None if usage is None else usage.get(key) for usage in usages])
+
+    return values
+
+
+def _milliseconds(value: Any) -> float | None:
+    """A call's latency as the frames read it (``is_milliseconds``): null for one they cannot."""
+    return value if is_milliseconds(value) else None
+
+
+def _kept(test: Callable[[Any], bool], values: list[Any], whole: frozenset[type] = frozenset()) -> list[Any]:
+    """``value if test(value) else None`` for each of ``values``, where ``test`` (``is_count``, ``is_milliseconds``)
+    passes an integer in a range and each value of the types ``whole``: where every value is ``None``, an integer or
+    of those types and the least and greatest integer pass, ``values`` as they are, with no call for each."""
+    types = set(map(type, values))
+    if types <= {type(None), int, *whole}:
+        ints = values if types == {int} else [value for value in values if type(value) is int]
+        if not ints or (test(min(ints)) and test(max(ints))):
+            return values
+    return [value if test(value) else None for value in values]
 
 
 # ---------------------------------------------------------------------------- steps
@@ -512,23 +544,26 @@ STEP_COLUMNS: tuple[Column, ...] = (
         "stop_reason",
         "category",
         "The stop reason of the step's last model call.",
-        lambda call: call.stop_reason or None,
-        of="call",
+        _or_null,
+        of="call.stop_reason",
         categories=_STOPS,
+        values=_or_nulls,
     ),
     Column(
         "input_tokens",
         "Int64",
         "Input tokens of the step's last model call, as the provider reported them.",
-        lambda call: _usage(call, "input_tokens"),
-        of="call",
+        _usage_count("input_tokens"),
+        of="call.usage",
+        values=_usage_counts("input_tokens"),
     ),
     Column(
         "output_tokens",
         "Int64",
         "Output tokens of the step's last model call, as the provider reported them.",
-        lambda call: _usage(call, "output_tokens"),
-        of="call",
+        _usage_count("output_tokens"),
+        of="call.usage",
+        values=_usage_counts("output_tokens"),
     ),
     Column(
         "inherited",
@@ -804,24 +839,58 @@ def _view(run: Run, options: render.Options) -> View:
 # ---------------------------------------------------------------------- model calls
 
 
-def _blocks(call: ModelCall, kind: str) -> int:
-    return sum(1 for block in call.response.content if block.type == kind)
+def _one(values: Callable[[list[Any]], list[Any]]) -> Callable[[Any], Any]:
+    """The ``Column.value`` of a column whose rule is its ``values``: ``values`` of a list of one."""
+    return lambda field: values([field])[0]
+
+
+def _tries(calls: list[ModelCall]) -> list[int | None]:
+    """How many HTTP tries each of ``calls`` took, ``None`` where its recording does not know."""
+    return [len(call.retried) + 1 if call.tries_known else None for call in calls]
+
+
+_TYPE = attrgetter("type")
+_THINKING = frozenset({"thinking", "redacted_thinking"})
+
+
+def _tool_uses(contents: list[Sequence[ContentBlock]]) -> list[int]:
+    """How many ``tool_use`` blocks each reply's ``contents`` hold."""
+    return [list(map(_TYPE, content)).count("tool_use") for content in contents]
+
+
+def _text_bytes(contents: list[Sequence[ContentBlock]]) -> list[int]:
+    """UTF-8 bytes of the text blocks of each reply's ``contents``."""
+    return [sum(_utf8_sizes([block.text for block in content if block.type == "text"])) for content in contents]
+
+
+def _thinks(contents: list[Sequence[ContentBlock]]) -> list[bool]:
+    """Whether each reply's ``contents`` hold a thinking or redacted-thinking block."""
+    return [not _THINKING.isdisjoint(map(_TYPE, content)) for content in contents]
+
+
+def _usage_column(name: str, meaning: str) -> Column:
+    """The column of the usage count ``name`` of each call's reply."""
+    return Column(name, "Int64", meaning, _usage_count(name), of="call.usage", values=_usage_counts(name))
 
 
 MODEL_CALL_COLUMNS: tuple[Column, ...] = (
-    Column("step", "int64", "The index of the step the call was made for.", lambda c: c.step),
+    Column("step", "int64", "The index of the step the call was made for.", _itself, of="call.step"),
     Column(
         "line",
         "Int64",
         "The line of the file the call was read from (a run file's, or the history it was imported from); null for "
         "a call built in memory or read from a file that holds no lines (a JSON document, an Inspect log).",
-        lambda c: c.line or None,
+        _or_null,
+        of="call.line",
+        values=_or_nulls,
     ),
     Column(
         "latency_ms",
         "Float64",
         "How long the call took, in milliseconds.",
-        lambda c: c.latency_ms if is_milliseconds(c.latency_ms) else None,
+        _milliseconds,
+        of="call.latency_ms",
+        values=lambda latencies: _kept(is_milliseconds, latencies, frozenset({float})),
     ),
     Column(
         "tries",
@@ -829,7 +898,9 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "How many HTTP tries the call took: 1, and one more for each the SDK retried (an overloaded or rate-limited "
         "API, a server error, a dropped connection), as a recording holds them (ModelCall.retried); null where the "
         "recording does not know how many (ModelCall.tries_known: an SDK that sends no retry count).",
-        lambda c: len(c.retried) + 1 if c.tries_known else None,
+        _one(_tries),
+        of="call",
+        values=_tries,
     ),
     Column(
         "retried_ms",
@@ -837,53 +908,55 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "How long the tries before the last took together, in milliseconds (part of latency_ms): 0 for a call "
         "tried once; null when the recording holds the tries without their times (an SDK without middleware), or "
         "does not know how many there were.",
-        lambda c: c.retried_ms,
+        _itself,
+        of="call.retried_ms",
     ),
-    Column("request_key", "string", "The replay key of the request that was sent.", lambda c: _or_null(c.request_key)),
-    Column("response_id", "string", "The provider's message id.", lambda c: _or_null(c.response.id)),
-    Column("model", "category", "The model that replied.", lambda c: _or_null(c.response.model)),
+    Column(
+        "request_key",
+        "string",
+        "The replay key of the request that was sent.",
+        _or_null,
+        of="call.request_key",
+        values=_or_nulls,
+    ),
+    Column("response_id", "string", "The provider's message id.", _or_null, of="reply.id", values=_or_nulls),
+    Column("model", "category", "The model that replied.", _or_null, of="reply.model", values=_or_nulls),
     Column(
         "stop_reason",
         "category",
         "Why the model stopped; null when the reply recorded none.",
-        lambda c: _or_null(c.stop_reason),
+        _or_null,
+        of="call.stop_reason",
         categories=_STOPS,
+        values=_or_nulls,
     ),
-    Column(
-        "input_tokens", "Int64", "Input tokens, as the provider reported them.", lambda c: _usage(c, "input_tokens")
-    ),
-    Column(
-        "output_tokens", "Int64", "Output tokens, as the provider reported them.", lambda c: _usage(c, "output_tokens")
-    ),
-    Column(
-        "cache_read_input_tokens",
-        "Int64",
-        "Input tokens read from the provider's prompt cache.",
-        lambda c: _usage(c, "cache_read_input_tokens"),
-    ),
-    Column(
-        "cache_creation_input_tokens",
-        "Int64",
-        "Input tokens written to the provider's prompt cache.",
-        lambda c: _usage(c, "cache_creation_input_tokens"),
-    ),
+    _usage_column("input_tokens", "Input tokens, as the provider reported them."),
+    _usage_column("output_tokens", "Output tokens, as the provider reported them."),
+    _usage_column("cache_read_input_tokens", "Input tokens read from the provider's prompt cache."),
+    _usage_column("cache_creation_input_tokens", "Input tokens written to the provider's prompt cache."),
     Column(
         "tool_uses",
         "int64",
         "How many tool_use blocks the reply holds (only the first runs).",
-        lambda c: _blocks(c, "tool_use"),
+        _one(_tool_uses),
+        of="reply.content",
+        values=_tool_uses,
     ),
     Column(
         "text_bytes",
         "int64",
         "UTF-8 bytes of the reply's text blocks.",
-        lambda c: sum(utf8_bytes(block.text) for block in c.response.content if block.type == "text"),
+        _one(_text_bytes),
+        of="reply.content",
+        values=_text_bytes,
     ),
     Column(
         "thinking",
         "bool",
         "True when the reply holds a thinking or redacted-thinking block.",
-        lambda c: any(block.type in ("thinking", "redacted_thinking") for block in c.response.content),
+        _one(_thinks),
+        of="reply.content",
+        values=_thinks,
     ),
 )
 """The columns of ``model_calls_frame``, in order."""
@@ -893,7 +966,18 @@ def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
     pandas = require("frame", "pandas")
     calls = run.model_calls
-    return _frame(pandas, MODEL_CALL_COLUMNS, calls, lambda i: f"model call {i} (step {calls[i].step})")
+
+    def label(i: int) -> str:
+        return f"model call {i} (step {calls[i].step})"
+
+    return _build(pandas, MODEL_CALL_COLUMNS, _call_lists(calls, label), label)
+
+
+def _call_lists(calls: Sequence[ModelCall], label: Callable[[int], str]) -> dict[str, list[Any]]:
+    """Each computed column of ``model_calls_frame`` of ``calls`` as a list, from the calls (``"call"``) and their
+    replies (``"reply"``), each reply read once for every column of it."""
+    parts: dict[str, list[Any]] = {"call": list(calls), "reply": [call.response for call in calls]}
+    return _lists(MODEL_CALL_COLUMNS, parts, label, held=("call", "reply"))
 
 
 # ----------------------------------------------------------------------------- runs
@@ -911,12 +995,8 @@ def _count(steps: Iterable[Step], test: Callable[[Observation], bool]) -> int:
 
 
 def _total(run: Run, key: str) -> int:
-    total = 0
-    for call in run.model_calls:
-        value = _usage(call, key)
-        if value is not None:
-            total += value
-    return total
+    counts: list[int | None] = _usage_counts(key)([call.usage for call in run.model_calls])
+    return sum(count for count in counts if count is not None)
 
 
 def _end(run: Run, key: str) -> Any:
@@ -1309,13 +1389,6 @@ def _listed(path: str) -> bool:
 
 
 # ------------------------------------------------------------------------- building
-
-
-def _frame(
-    pandas: ModuleType, columns: Sequence[Column], rows: Sequence[Any], label: Callable[[int], str]
-) -> pd.DataFrame:
-    """The frame of ``rows`` under ``columns`` (each computed from the whole row, ``of=""``)."""
-    return _build(pandas, columns, _lists(columns, {"": list(rows)}, label), label)
 
 
 def _lists(
@@ -1924,7 +1997,7 @@ def _own_lists(run: Run, table: str, view: View | None) -> tuple[dict[str, list[
         assert view is not None
         return _step_lists(run, view), len(run.steps)
     calls = run.model_calls
-    return _lists(MODEL_CALL_COLUMNS, {"": list(calls)}, lambda i: f"model call {i}"), len(calls)
+    return _call_lists(calls, lambda i: f"model call {i}"), len(calls)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

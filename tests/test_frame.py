@@ -8,6 +8,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections import Counter
 from itertools import pairwise
@@ -149,7 +150,10 @@ def test_step_columns_are_the_declared_table() -> None:
     assert len(frame) == 13
 
 
-_FIELD_OWNERS = {"decision": decisions, "observation": observations}
+_ODD_USAGE_CALLS = st.sampled_from([["odd"], "odd", 3]).map(
+    lambda usage: ModelCall(step=0, response=ModelResponse(content=(), stop_reason="end_turn", usage=usage))
+)
+"""Calls built in memory whose usage is no object: no count can be read off them."""
 _PARTS = {"shown_type": st.sampled_from(["tool_result", "text", "tool_use", ""]) | st.text(max_size=12)}
 _ODD_ARGS = st.sampled_from([{"a": 1 + 2j}, {"half": "\ud800"}, "\ud800", ["é", {"x": None}], "line\nbreak"])
 
@@ -468,6 +472,167 @@ def test_model_call_columns_of_a_step() -> None:
     assert frame["stop_reason"].isna().sum() == 10
     assert frame["input_tokens"].tolist()[:5] == [120, 200, NA, NA, NA]
     assert frame["output_tokens"].tolist()[:2] == [12, 20]
+
+
+_MAX_COUNT = 2**53 - 1
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+_COUNTS = st.integers(min_value=0, max_value=_MAX_COUNT) | st.sampled_from([0, 7, -1, 2**53, 1.5, 2.0, True, "9", None])
+_USAGES = st.none() | st.dictionaries(st.sampled_from(_USAGE_KEYS), _COUNTS, max_size=4)
+_REPLY_BLOCKS = st.sampled_from(
+    [
+        {"type": "text", "text": "Look."},
+        {"type": "text", "text": "héllo ✓"},
+        {"type": "text", "text": ""},
+        {"type": "tool_use", "id": "t", "name": "read_file", "input": {"path": "a.py"}},
+        {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "xyz"},
+    ]
+)
+_NO_KEY = object()
+
+
+@st.composite
+def _model_calls(draw: st.DrawFn, steps: int) -> ModelCall:
+    """A call in memory for one of ``steps`` steps or a step past them (no step record): its reply's stop reason left
+    out, null or given, its usage left out, null or of counts and values that are no count, any blocks; a latency,
+    request key, line and tries of every shape."""
+    wire: dict[str, Any] = {"content": draw(st.lists(_REPLY_BLOCKS, max_size=4))}
+    for key, values in (
+        ("stop_reason", st.sampled_from([_NO_KEY, None, "", "tool_use", "end_turn", "refusal", "pause_turn"])),
+        ("usage", st.just(_NO_KEY) | _USAGES),
+        ("id", st.sampled_from([_NO_KEY, None, "", "msg_1"])),
+        ("model", st.sampled_from([_NO_KEY, None, "claude-test", "other"])),
+    ):
+        value = draw(values)
+        if value is not _NO_KEY:
+            wire[key] = value
+    record: dict[str, Any] = {}
+    tries = draw(st.sampled_from(["none", "timed", "untimed", "unknown"]))
+    if tries == "timed":
+        record["retried"] = [{"latency_ms": draw(st.sampled_from([5, 2.5, 2**60]))}]
+    elif tries == "untimed":
+        record["retried"] = [{}, {"latency_ms": 3}]
+    elif tries == "unknown":
+        record["tries_known"] = False
+    step = draw(st.integers(min_value=0, max_value=steps + 1))
+    if record:  # a call recorded with its tries: its record whole, as a recorder keeps it
+        record.update(type="model_call", step=step, response={"type": "message", "role": "assistant", **wire})
+    return ModelCall(
+        step=step,
+        response=ModelResponse.from_dict(wire),
+        latency_ms=draw(st.sampled_from([None, 0, 812.5, 12, -3, 2**60])),
+        request_key=draw(st.sampled_from(["", "k" * 64])),
+        line=draw(st.sampled_from([0, 0, 3, 17])),
+        record=record,
+    )
+
+
+_FIELD_OWNERS = {
+    "decision": decisions,
+    "observation": observations,
+    "call": _model_calls(3) | _ODD_USAGE_CALLS,
+    "reply": _model_calls(3).map(lambda call: call.response),
+}
+_PARTS["call"] = _model_calls(3)
+"""What a column computed at once (``Column.values``) may be computed from: a field of a part, or a part as it is."""
+
+
+def _count(usage: Any, key: str) -> Any:
+    value = usage.get(key) if usage is not None else None
+    return value if type(value) is int and 0 <= value <= _MAX_COUNT else None
+
+
+def _plain_model_call(call: ModelCall) -> dict[str, Any]:
+    """The row of ``model_calls_frame`` for ``call``, computed here a value at a time from the call's own fields."""
+    latency = call.latency_ms
+    blocks = call.response.content
+    usage = call.usage
+    return {
+        "step": call.step,
+        "line": call.line or None,
+        "latency_ms": latency
+        if type(latency) is float or (type(latency) is int and abs(latency) <= _MAX_COUNT)
+        else None,
+        "tries": len(call.retried) + 1 if call.tries_known else None,
+        "retried_ms": call.retried_ms,
+        "request_key": call.request_key or None,
+        "response_id": call.response.id or None,
+        "model": call.response.model or None,
+        "stop_reason": call.stop_reason or None,
+        **{key: _count(usage, key) for key in _USAGE_KEYS},
+        "tool_uses": sum(block.type == "tool_use" for block in blocks),
+        "text_bytes": sum(len(block.text.encode()) for block in blocks if block.type == "text"),
+        "thinking": any(block.type in ("thinking", "redacted_thinking") for block in blocks),
+    }
+
+
+def _same_values(frame: pd.DataFrame, columns: tuple[Column, ...], expected: dict[str, list[Any]]) -> None:
+    """``frame``'s columns of ``expected`` hold those values (NaN as a null), with their declared dtypes, and each
+    categorical offers its declared categories, then the others its values hold, sorted."""
+    assert _frame_dtypes(frame) == _dtypes(columns)
+    declared = {column.name: column for column in columns}
+    for name, values in expected.items():
+        got = [None if value != value else value for value in _plain(frame, name)]  # a NaN latency is a null
+        assert got == [None if value != value else value for value in values], name
+        if declared[name].dtype == "category":
+            seen = sorted({value for value in values if value is not None} - set(declared[name].categories))
+            assert frame[name].cat.categories.tolist() == [*declared[name].categories, *seen], name
+
+
+def _error_of(make: Any) -> tuple[type[BaseException], list[str]] | None:
+    try:
+        make()
+    except Exception as error:
+        return type(error), getattr(error, "__notes__", [])
+    return None
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(data=st.data(), bodies=step_bodies, loaded=st.booleans())
+def test_the_model_call_columns_are_each_calls_own_values(data: st.DataObject, bodies: list[Any], loaded: bool) -> None:
+    """The model call columns of both frames hold, for each step (its last call: null where it has none) and each
+    call, the values read off that call alone, with their dtypes and nulls: replies with and without a usage or a
+    stop reason, counts that are no count, several calls a step, calls for a step the run does not hold, tries of
+    every shape; for a run built in memory and the same run written and loaded. A usage that is no object is the same
+    error either way, naming the column and the row."""
+    steps = make_steps(bodies)
+    calls = data.draw(st.lists(_model_calls(len(steps)), max_size=8))
+    run = Run(header={"type": "run", "goal": "g"}, steps=steps, model_calls=calls)
+    if loaded:
+        with tempfile.TemporaryDirectory() as folder:
+            write_run(run, Path(folder) / "run.jsonl")
+            run = load_run(Path(folder) / "run.jsonl")
+    calls = list(run.model_calls)
+    last = {call.step: call for call in calls}
+    counts = Counter(call.step for call in calls)
+    owned = [last.get(step.index) for step in run.steps]
+    expected = {
+        "model_calls": [counts[step.index] for step in run.steps],
+        "stop_reason": [None if call is None else call.stop_reason or None for call in owned],
+        **{key: [None if call is None else _count(call.usage, key) for call in owned] for key in _USAGE_KEYS[:2]},
+    }
+    _same_values(steps_frame(run), STEP_COLUMNS, expected)
+    rows = [_plain_model_call(call) for call in calls]
+    _same_values(
+        model_calls_frame(run), MODEL_CALL_COLUMNS, {c.name: [row[c.name] for row in rows] for c in MODEL_CALL_COLUMNS}
+    )
+
+
+@pytest.mark.parametrize("usage", [["odd"], "odd", 3])
+def test_a_usage_that_is_no_object_names_the_column_and_the_row(usage: Any) -> None:
+    """A call built in memory whose usage is no object cannot give its counts: the error names the first column
+    that reads them and the row, in both frames."""
+    calls = [
+        _call(0, "tool_use", {"input_tokens": 1}),
+        ModelCall(step=1, response=ModelResponse(content=(), stop_reason="end_turn", usage=usage)),
+    ]
+    run = Run(header={"goal": "g"}, steps=[Step(index=0), Step(index=1)], model_calls=calls)
+    error = _error_of(lambda: steps_frame(run))
+    assert error is not None and error[0] is AttributeError
+    assert "computing column 'input_tokens' for step 1" in error[1]
+    error = _error_of(lambda: model_calls_frame(run))
+    assert error is not None and error[0] is AttributeError
+    assert "computing column 'input_tokens' for model call 1 (step 1)" in error[1]
 
 
 def test_a_loaded_run_gives_the_frames_of_the_run_it_was_written_from(tmp_path: Path) -> None:
