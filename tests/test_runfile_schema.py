@@ -18,7 +18,7 @@ from msgspec import UNSET
 from agentrender import Decision, Observation, Step, imports, load_run, samples, write_run
 from agentrender._json import MAX_DEPTH
 from agentrender.cli import main
-from agentrender.runfile import RunWriter, check_record, json_schema, schema
+from agentrender.runfile import RunFileError, RunWriter, check_record, json_schema, read_records, schema
 from agentrender.runfile.lines import decode_line
 from agentrender.runfile.model import as_record
 from agentrender.runfile.read import Loader
@@ -452,6 +452,33 @@ def test_a_loader_reads_wider_once_a_step_needs_it() -> None:
         reads.append((loader.shallow, loader.known))
     assert reads == [(True, True), (False, True), (False, True), (False, False)]
     assert [type(record) for record in loader.records[1:]] == [ShallowStep, KnownStep, KnownStep, StepRecord]
+    together = Loader("run.jsonl")  # the same steps new to the run, read in batches of several lines
+    together.read([header])
+    widened = []
+    for batch in (steps[:3], [steps[3], {**STEP, "index": 4}]):
+        together.read([json.dumps(step).encode() + b"\n" for step in batch])
+        widened.append((together.shallow, together.known))
+    assert widened == [(False, True), (False, False)]
+    assert [type(record) for record in together.records[1:]] == [KnownStep] * 3 + [StepRecord] * 2
+
+
+def test_steps_new_to_the_run_read_together_have_the_blocks_of_their_turns_checked(tmp_path: Path) -> None:
+    """Steps new to the run read in one batch have the blocks of the turns they sent checked as a step read alone
+    does: a wrong block is refused on its step's line, in the same words."""
+    records = [
+        HEADER,
+        {**STEP, "index": 0},
+        {**STEP, "index": 1, "sent": {"assistant": [{"type": "text"}]}},  # a text block with no text
+        {**STEP, "index": 2},
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(json.dumps(record).encode() + b"\n" for record in records))
+    with pytest.raises(RunFileError) as loaded:
+        load_run(path)
+    with pytest.raises(RunFileError) as alone:
+        read_records(records, path=str(path))
+    assert loaded.value.line == 3
+    assert str(loaded.value) == str(alone.value)
 
 
 def _nested(levels: int) -> list[Any]:
