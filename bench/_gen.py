@@ -1,12 +1,15 @@
-"""Deterministic synthetic runs of realistic sizes, and the timer, shared by the benchmarks."""
+"""Deterministic synthetic runs of realistic sizes, the timer, and a cell's fresh process, shared by the benchmarks."""
 
 from __future__ import annotations
 
 import gc
 import json
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 _WORDS = (
@@ -140,3 +143,33 @@ def best_of(repeat: int, work: Callable[[], object], clock: Callable[[], float] 
         times.append(clock() - start)
         del result
     return min(times)
+
+
+def clock_name(clock: Callable[[], float]) -> str:
+    """The name ``clock`` has in ``CLOCKS``, by which a fresh process can be told it."""
+    name = next((name for name, known in CLOCKS.items() if known is clock), None)
+    if name is None:
+        raise ValueError(f"clock: one of CLOCKS ({', '.join(CLOCKS)}), which a cell's process can be told by name")
+    return name
+
+
+def in_fresh_process(what: str, module: str, function: str, *args: Any) -> Any:
+    """``function(*args)`` of the benchmark ``module`` (a file beside this one) in a fresh Python process, its
+    arguments and its result through JSON; ``what`` names the cell in the error if that process fails.
+
+    A cell measured in a process that measured other cells before it meets the memory they freed: the arenas the
+    small-object allocator and ``malloc`` keep mapped, which spare a call the pages the system zeroes at their first
+    touch (3-4 us a page on bench/README.md's machine), and which the cells asked for before decide. So a cell's figure
+    moved with the other cells a run asked for: the render's 1 KiB cell by ~0.03 (session 36), an import's by up to
+    0.2 (session 37). In a process of its own a cell holds its own data and nothing an earlier cell let go of, as a
+    user's process that reads one file does; its work and its baseline still alternate there, so they meet the same
+    memory.
+    """
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import {module}; "
+        f"print(json.dumps({module}.{function}(*json.loads(sys.argv[1]))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{what}: its process failed\n{done.stderr}")
+    return json.loads(done.stdout)

@@ -23,14 +23,16 @@ conversation is written in each format an importer reads:
 
 Each record of the two agents' sessions is written 37 ms after the one before (``_stamp``), as the agents write them.
 
-The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any
-importer must do. Each side is the best of ``--rounds`` calls (more for a small file, see
-``MIN_SECONDS``), the sides called in turn, the collector on as it is in a user's program (an
-importer that pauses it pays the collection that ends the pause), timed by the process's CPU time (``--clock wall``
-for the wall clock: on a machine shared with other work it also counts the waits for a processor, which fall on the
-two sides unequally; this benchmark timed by it until session 34). Printed per cell: the import,
-and the import followed by reading every step (``list(run.steps)``, which decides each: steps are
-made when first read). The worst cell of each format and of all is last.
+The baseline is ``json.loads`` of the file's text (of each line, for ``.jsonl``): the least any importer must do. Each
+cell's file is written by the measuring process and read, imported and timed in a fresh process of its own
+(``measure``): in one process a cell met the memory the cells before it had freed, and its figure moved with the cells
+asked for before it (by up to 0.2, bench/README.md, session 37). Each side is the best of ``--rounds`` calls (more for a
+small file, see ``MIN_SECONDS``), the sides called in turn, the collector on as it is in a user's program (an importer
+that pauses it pays the collection that ends the pause), timed by the process's CPU time (``--clock wall`` for the wall
+clock: on a machine shared with other work it also counts the waits for a processor, which fall on the two sides
+unequally; this benchmark timed by it until session 34). Printed per cell: the import, and the import followed by
+reading every step (``list(run.steps)``, which decides each: steps are made when first read). The worst cell of each
+format and of all is last.
 
     PYTHONPATH=. python bench/bench_imports.py                          # the whole grid, best of 3
     PYTHONPATH=. python bench/bench_imports.py --formats anthropic --turns 1000 --rounds 1
@@ -53,7 +55,7 @@ from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _gen import CLOCKS
+from _gen import CLOCKS, clock_name, in_fresh_process
 
 from agentrender.imports import from_anthropic, from_claude_code, from_openai, from_responses
 from agentrender.runfile import Run
@@ -396,26 +398,48 @@ def measure(
     min_seconds: float = MIN_SECONDS,
     clock: Callable[[], float] = time.process_time,
 ) -> Figure | None:
-    """The cell's figure; ``None`` for a call log past ``LOG_LIMIT``."""
+    """The cell's figure, its file written here and measured in a fresh process of its own (``compare_cell`` there,
+    through ``in_fresh_process``); ``None`` for a call log past ``LOG_LIMIT``.
+
+    In one process a cell met the memory the cells before it had freed (the grid measures them one after the other),
+    which spared its ``json.loads`` the pages it faults in alone more than it spared the import: Codex's 1,000 turns of
+    1 KiB results, one use, text beside measured 1.00-1.04 after the cells before it and 0.87-0.91 alone, its
+    ``json.loads`` faulting in no page a call after them and ~1,600 alone; Claude Code's 10,000 turns of 60 B results,
+    one use, text beside 2.36-2.56 and 2.28-2.38 (higher after them by 0.19-0.24 in four rounds of five), its
+    ``json.loads`` ~10,300-10,900 pages a call after them and ~13,900-14,200 alone (bench/README.md, session 37). So a
+    cell's figure moved with the cells a run asked for before it.
+    """
+    name = clock_name(clock)
     path = write(cell, folder)
     if path is None:
         return None
-    importer = IMPORTERS[cell.format]
-    run = importer(path)  # checked before it is timed
-    assert len(run.steps) == cell.turns // 2, (cell, len(run.steps))
+    try:
+        ratio, read_all = in_fresh_process(repr(cell), "bench_imports", "compare_cell", cell, str(path), rounds,
+                                           min_seconds, name)  # fmt: skip
+        return Figure(cell, path.stat().st_size, ratio, read_all)
+    finally:
+        path.unlink()
+
+
+def compare_cell(cell: Sequence[Any], path: str, rounds: int, min_seconds: float, clock_name: str) -> list[float]:
+    """The import's and the import-and-read-every-step's ratios to ``json.loads`` of the cell's file at ``path``,
+    measured in this process (``best``), timed by ``CLOCKS[clock_name]``; the import checked before it is timed."""
+    shape, file = Cell(*cell), Path(path)
+    importer = IMPORTERS[shape.format]
+    run = importer(file)
+    assert len(run.steps) == shape.turns // 2, (shape, len(run.steps))
     del run
 
     def read_all() -> Run:
-        run = importer(path)
+        run = importer(file)
         list(run.steps)
         return run
 
     base, imported, every = best(
-        rounds, lambda: baseline(path), lambda: importer(path), read_all, min_seconds=min_seconds, clock=clock
-    )
-    size = path.stat().st_size
-    path.unlink()
-    return Figure(cell, size, imported / base, every / base)
+        rounds, lambda: baseline(file), lambda: importer(file), read_all, min_seconds=min_seconds,
+        clock=CLOCKS[clock_name],
+    )  # fmt: skip
+    return [imported / base, every / base]
 
 
 def grid(
@@ -429,7 +453,7 @@ def grid(
     min_seconds: float = MIN_SECONDS,
     clock: Callable[[], float] = time.process_time,
 ) -> list[Figure]:
-    """Every cell's figure, each shown as it is measured."""
+    """Every cell's figure, each measured in a fresh process of its own (``measure``) and shown as it is measured."""
     figures = []
     with tempfile.TemporaryDirectory() as name:
         for form in formats:

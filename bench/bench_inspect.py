@@ -14,7 +14,10 @@ stops at 200). The baseline is ``json.loads`` of the log's JSON (of each JSON me
 Inspect's own reader (``read_eval_log(path, resolve_attachments="core")``, which ``from_inspect``
 used to start with) is timed beside it with ``--inspect``. Each side is timed by the process's CPU time
 (``--clock wall`` for the wall clock), the best of ``--repeat`` calls, with the collector on; the calls of each
-side are interleaved with the other's (one of each in turn), so both are timed under the machine's same load.
+side are interleaved with the other's (one of each in turn), so both are timed under the machine's same load. Each log
+is written here and checked, read and timed in a fresh process of its own (``compare_cell``, through
+``in_fresh_process``): in one process a log met the memory the logs before it had freed and the objects Inspect's
+writer left, and its figure moved with both, by up to 0.7 (bench/README.md, session 37).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import CLOCKS, best_of
+from _gen import CLOCKS, best_of, in_fresh_process
 
 from agentrender.imports import from_inspect
 
@@ -78,6 +81,22 @@ def inspect_reader(path: Path) -> Any:
     return read_eval_log(str(path), resolve_attachments="core")
 
 
+def compare_cell(path: str, turns: int, repeat: int, clock_name: str, inspect: bool) -> list[float]:
+    """The best times of ``json.loads`` of the log at ``path``, of ``from_inspect`` of it (and of Inspect's reader when
+    ``inspect``), measured in this process by ``CLOCKS[clock_name]``; the import checked before it is timed."""
+    log, clock = Path(path), CLOCKS[clock_name]
+    (run,) = from_inspect(log)
+    assert len(run.steps) == turns + 1 and len(run.model_calls) == turns + 1 and not run.warnings
+    del run
+    loads = imported = float("inf")
+    for _ in range(repeat):  # one of each in turn: a load that comes and goes falls on both sides
+        loads = min(loads, best_of(1, lambda: baseline(log), clock))
+        imported = min(imported, best_of(1, lambda: from_inspect(log), clock))
+    if not inspect:
+        return [loads, imported]
+    return [loads, imported, best_of(repeat, lambda: inspect_reader(log), clock)]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, nargs="*", default=[50, 200, 800], help="sizes of the .eval logs")
@@ -91,20 +110,14 @@ def main(argv: list[str] | None = None) -> None:
         for turns, kind in cells:
             path = Path(directory) / f"log-{turns}.{kind}"
             generate(path, turns)
-            (run,) = from_inspect(path)
-            assert len(run.steps) == turns + 1 and len(run.model_calls) == turns + 1 and not run.warnings
-            clock = CLOCKS[args.clock]
-            loads = imported = float("inf")
-            for _ in range(args.repeat):  # one of each in turn: a load that comes and goes falls on both sides
-                loads = min(loads, best_of(1, lambda path=path: baseline(path), clock))
-                imported = min(imported, best_of(1, lambda path=path: from_inspect(path), clock))
-            line = (
-                f"{turns:>6} turns .{kind:<4} ({path.stat().st_size:>10,} bytes): json.loads {loads:.3f}s, "
-                f"from_inspect {imported:.3f}s"
+            label = f"{turns:>6} turns .{kind:<4} ({path.stat().st_size:>10,} bytes)"
+            loads, imported, *read = in_fresh_process(
+                label.strip(), "bench_inspect", "compare_cell", str(path), turns, args.repeat, args.clock, args.inspect
             )
-            if args.inspect:
-                read = best_of(args.repeat, lambda path=path: inspect_reader(path), clock)
-                line += f", read_eval_log {read:.3f}s ({read / loads:.2f}x)"
+            path.unlink()
+            line = f"{label}: json.loads {loads:.3f}s, from_inspect {imported:.3f}s"
+            if read:
+                line += f", read_eval_log {read[0]:.3f}s ({read[0] / loads:.2f}x)"
             print(f"{line}: {imported / loads:.2f}x")
 
 

@@ -31,7 +31,6 @@ import argparse
 import gc
 import json
 import resource
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -43,7 +42,7 @@ for _path in (Path(__file__).resolve().parents[1], Path(__file__).resolve().pare
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from _gen import CLOCKS, reply_lines, step_lines  # noqa: E402
+from _gen import CLOCKS, clock_name, in_fresh_process, reply_lines, step_lines  # noqa: E402
 
 from agentrender import Decision, ModelResponse, Observation, Step, StepInput, render  # noqa: E402
 
@@ -185,8 +184,8 @@ def measure_cell(
     what: str = RENDERS[0],
     clock: Callable[[], float] = time.process_time,
 ) -> list[Row]:
-    """``compare_cell`` in a fresh Python process: the cell as a user's process meets it, holding its own run and
-    nothing an earlier cell let go of.
+    """``compare_cell`` in a fresh Python process (``in_fresh_process``): the cell as a user's process meets it,
+    holding its own run and nothing an earlier cell let go of.
 
     In one process a cell met the memory the cells before it had freed, of which the small-object
     allocator and ``malloc`` keep some mapped: after the 200 B cells, ``json.loads`` of the 1 KiB
@@ -195,17 +194,9 @@ def measure_cell(
     0.47-0.61 alone (bench/README.md, session 36). So the other sizes a run asked for
     (``--result-bytes``) moved a cell's figure.
     """
-    clock_name = next((name for name, known in CLOCKS.items() if known is clock), None)
-    if clock_name is None:
-        raise ValueError(f"clock: one of CLOCKS ({', '.join(CLOCKS)}), which a cell's process can be told by name")
-    code = (
-        f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import bench_render; "
-        f"print(json.dumps(bench_render.compare_cell({steps}, {repeat}, {result_bytes}, {what!r}, {clock_name!r})))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{render_label(result_bytes, what)}: its process failed\n{done.stderr}")
-    return [(label, work, base, ratio) for label, work, base, ratio in json.loads(done.stdout)]
+    label = render_label(result_bytes, what)
+    rows = in_fresh_process(label, "bench_render", "compare_cell", steps, repeat, result_bytes, what, clock_name(clock))
+    return [(label, work, base, ratio) for label, work, base, ratio in rows]
 
 
 def compare_cell(steps: int, repeat: int, result_bytes: int, what: str, clock_name: str) -> list[Row]:

@@ -2,7 +2,9 @@
 
 import itertools
 import mmap
+import os
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -136,3 +138,59 @@ def test_the_startup_bench_times_each_case_in_fresh_processes(
     assert set(rows) >= {label for label, _ in startup.CASES}
     counts = {label: int(rows[label].split()[-3]) for label, _ in startup.CASES}
     assert 0 < counts["import agentrender"] < counts["agentrender show fix-failing-test"]
+
+
+def test_a_benchmark_cell_runs_in_a_fresh_process_its_result_through_json(
+    import_bench: Callable[[str], ModuleType],
+) -> None:
+    """``in_fresh_process`` calls a function of a module in another Python process, which nothing this one changed
+    reaches, and gives back its result through JSON; a failure there names the cell and shows the process's error."""
+    gen = import_bench("_gen")
+    assert gen.in_fresh_process("a cell", "os", "getpid") != os.getpid()
+    assert gen.in_fresh_process("a cell", "os.path", "join", "a", "b") == os.path.join("a", "b")
+    with pytest.raises(RuntimeError, match=r"(?s)a cell: its process failed\n.*No such file or directory"):
+        gen.in_fresh_process("a cell", "os", "stat", "/nonexistent/file")
+    assert gen.clock_name(gen.CLOCKS["wall"]) == "wall"
+
+
+def test_bench_imports_measures_each_cell_in_a_fresh_process(
+    import_bench: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each cell of the import grid is written by the measuring process and imported, read and timed against its
+    ``json.loads`` in a process of its own, which nothing the measuring process changed reaches (here importers and a
+    baseline that fail); its file is removed after, and a clock that process cannot be told by name is refused."""
+    bench = import_bench("bench_imports")
+
+    def fails(*_: object) -> None:
+        raise AssertionError("the cell ran in the measuring process")
+
+    monkeypatch.setattr(bench, "baseline", fails)
+    for name in bench.FORMATS:
+        monkeypatch.setitem(bench.IMPORTERS, name, fails)
+    figures = bench.grid(("anthropic", "codex"), (20,), (60,), (1,), (True,), rounds=1, min_seconds=0)
+    assert [figure.cell.format for figure in figures] == ["anthropic", "codex"]
+    assert all(figure.file_bytes > 0 and figure.ratio > 0 and figure.read_all > 0 for figure in figures)
+    assert bench.measure(bench.Cell("claude_code", 20, 60, 3, False), tmp_path, 1, 0).ratio > 0
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="clock: one of CLOCKS"):
+        bench.measure(bench.Cell("anthropic", 20, 60, 1, True), tmp_path, 1, 0, clock=lambda: 0.0)
+    assert not list(tmp_path.iterdir())
+
+
+def test_bench_inspect_measures_each_log_in_a_fresh_process(
+    import_bench: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each Inspect log is written by the measuring process (with Inspect's writer) and imported and timed against its
+    ``json.loads`` in a process of its own, which nothing the measuring process changed reaches (here an import and a
+    baseline that fail), nor the objects Inspect's writer left in it."""
+    bench = import_bench("bench_inspect")
+
+    def fails(*_: object) -> None:
+        raise AssertionError("the cell ran in the measuring process")
+
+    monkeypatch.setattr(bench, "from_inspect", fails)
+    monkeypatch.setattr(bench, "baseline", fails)
+    bench.main(["--turns", "2", "--json-turns", "2", "--repeat", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" (")[0].split() for line in lines] == [["2", "turns", ".eval"], ["2", "turns", ".json"]]
+    assert all(" json.loads " in line and " from_inspect " in line and line.endswith("x") for line in lines)
