@@ -1,8 +1,8 @@
 """Frames: ``steps_frame(load_run(path))`` against ``pandas.read_json(path, lines=True)``, and ``runs_frame``.
 
 Run with ``PYTHONPATH=. python bench/bench_frame.py`` (``--steps`` and ``--runs`` shrink it;
-``--grid`` measures the grid of sizes and shapes instead). The baseline is measured in the same
-process on the same file: ``read_json`` gives one untyped row per record with nested objects left
+``--grid`` measures the grid of sizes and shapes instead, each cell in a fresh process of its own). The baseline is
+measured in the same process on the same file: ``read_json`` gives one untyped row per record with nested objects left
 as dicts; ``steps_frame`` gives typed, flattened columns and the render's facts. Targets (issue 22),
 on every cell of the grid, with the collector on: ``steps_frame(load_run(path))`` at or below 0.75
 of ``read_json``, of which ``steps_frame`` of the loaded run at or below 0.35.
@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import CLOCKS, best_of, step_records
+from _gen import CLOCKS, best_of, in_fresh_process, step_records
 
 START = datetime(2026, 11, 29, 10, 0, 0, tzinfo=UTC)
 TOOLS = ["read_file", "write_file", "run_tests", "search", "list_dir"]
@@ -194,37 +194,56 @@ def bench_grid(
     ``read_json`` on every cell of the grid; returns ``(cell, load, frame, both)`` ratio rows, and prints them with
     the worst of each. A cell whose file would pass ``max_mib`` is skipped and said so.
 
-    The collector is on, as users run it. Each measure is the best of ``repeat``, taken in turns with the
-    baseline's, so a busy moment of the machine weighs on both alike."""
-    timer = CLOCKS[clock]
-    import pandas as pd
-
-    from agentrender.frame import steps_frame
-    from agentrender.runfile import load_run
-
-    print(f"each against pandas.read_json(path, lines=True), best of {repeat}", end=" ")
+    Each cell's file is written here and measured in a fresh process of its own (``compare_cell``, through
+    ``in_fresh_process``). In one process a cell met what the cells before it left to the allocator: after the
+    2,000-step cells, ``read_json`` of 20,000 steps of 200 B results faulted in about 8,700 pages a call where alone
+    it faults in 23,000-24,000, and took 164-170 ms where alone it takes 192-196, while the load and the frame took
+    the same either way; so that cell read 0.74-0.79 in the grid and 0.62-0.65 alone (bench/README.md, session 37),
+    and a cell's figure moved with the cells a run asked for before it.
+    """
+    print(
+        f"each against pandas.read_json(path, lines=True), best of {repeat}, each cell in a process of its own", end=" "
+    )
     print(f"(targets: frame <= {FRAME_TARGET}, both <= {BOTH_TARGET})")
     print(f"  {'steps':>7} {'result':>7} {'model calls':>11} {'records/step':>12} {'file':>9}", end=" ")
     print(f"{'load':>6} {'frame':>6} {'both':>6}")
     rows = []
     for cell, count, path in grid_files(folder, steps, result_bytes, max_mib):
-        assert len(steps_frame(load_run(path))) == count, "the frame is not the generated run"
-        gc.collect()
-        base = load = frame = both = float("inf")
-        for _ in range(repeat):
-            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True), timer))
-            load = min(load, best_of(1, lambda path=path: load_run(path), timer))
-            run = load_run(path)
-            frame = min(frame, best_of(1, lambda run=run: steps_frame(run), timer))
-            del run
-            both = min(both, best_of(1, lambda path=path: steps_frame(load_run(path)), timer))
-        rows.append((cell, load / base, frame / base, both / base))
+        load, frame, both = in_fresh_process(
+            cell.strip(), "bench_frame", "compare_cell", str(path), count, repeat, clock
+        )
+        rows.append((cell, load, frame, both))
         size_mib = path.stat().st_size / 2**20
-        print(f"{cell} {size_mib:7.1f} MiB {load / base:6.2f} {frame / base:6.2f} {both / base:6.2f}")
+        print(f"{cell} {size_mib:7.1f} MiB {load:6.2f} {frame:6.2f} {both:6.2f}")
     for at, name in ((1, "load"), (2, "frame"), (3, "both")):
         worst = max(rows, key=lambda row: row[at])
         print(f"  worst cell of {name}: {worst[0].strip()} -> {worst[at]:.2f}")
     return rows
+
+
+def compare_cell(path: str, count: int, repeat: int, clock: str) -> list[float]:
+    """The ratios to ``read_json`` of ``load_run``, of ``steps_frame`` of the loaded run and of both, for the run file
+    at ``path`` of ``count`` steps, measured in this process, timed by ``CLOCKS[clock]``.
+
+    The collector is on, as users run it. Each measure is the best of ``repeat``, taken in turns with the
+    baseline's, so a busy moment of the machine weighs on both alike."""
+    import pandas as pd
+
+    from agentrender.frame import steps_frame
+    from agentrender.runfile import load_run
+
+    timer = CLOCKS[clock]
+    assert len(steps_frame(load_run(path))) == count, "the frame is not the generated run"
+    gc.collect()
+    base = load = frame = both = float("inf")
+    for _ in range(repeat):
+        base = min(base, best_of(1, lambda: pd.read_json(path, lines=True), timer))
+        load = min(load, best_of(1, lambda: load_run(path), timer))
+        run = load_run(path)
+        frame = min(frame, best_of(1, lambda run=run: steps_frame(run), timer))
+        del run
+        both = min(both, best_of(1, lambda: steps_frame(load_run(path)), timer))
+    return [load / base, frame / base, both / base]
 
 
 def bench_runs(folder: Path, runs: int, steps: int, repeat: int) -> None:

@@ -66,6 +66,20 @@ def test_the_grid_prints_each_cell_and_the_worst(
         assert f"worst cell of {name}: {max(rows, key=lambda row: row[at])[0].strip()}" in out
 
 
+def test_the_grid_measures_each_cell_in_a_fresh_process(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each cell is measured in a process of its own, which nothing the measuring process holds or changed reaches
+    (here a ``compare_cell`` that fails): a cell measured after others met what they left to the allocator."""
+
+    def fails(*_: object) -> None:
+        raise AssertionError("the cell ran in the measuring process")
+
+    monkeypatch.setattr(bench, "compare_cell", fails)
+    rows = bench.bench_grid(tmp_path, 1, steps=(10,), result_bytes=(200,))
+    assert len(rows) == 4 and all(ratio > 0 for row in rows for ratio in row[1:])
+
+
 def test_the_grid_is_chosen_on_the_command_line(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
     """``--grid --grid-steps --grid-results`` measures exactly the cells of those sizes."""
     bench.main(["--grid", "--grid-steps", "6,8", "--grid-results", "100", "--repeat", "1"])
