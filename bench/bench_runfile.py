@@ -5,7 +5,8 @@
 
 ``--grid``: ``load_run`` against ``pandas.read_json(lines=True)`` (target <= 0.4) and its peak
 memory against the file's size (target <= 1.5) on every cell of the frame bench's grid (steps x
-result sizes x model calls or not x records per step), with the collector on as users run it.
+result sizes x model calls or not x records per step), with the collector on as users run it, each
+cell in a fresh process of its own.
 
 Each step is recorded twice, as a runtime records it (when decided, then when the tool
 answers). Targets: peak memory of load_run (tracemalloc) at most 3x the file's size; the
@@ -21,11 +22,12 @@ import os
 import sys
 import tempfile
 import tracemalloc
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import CLOCKS, best_of, step_records
+from _gen import CLOCKS, best_of, in_fresh_process, step_records
 
 from agentrender import load_run
 from agentrender.runfile import RunWriter
@@ -62,28 +64,55 @@ def peak_of(path: Path) -> int:
     return peak
 
 
-def bench_grid(folder: Path, repeat: int, max_mib: float, clock: str = "cpu") -> None:
-    """``load_run`` / ``read_json(lines=True)`` and peak / file size on every cell of ``bench_frame``'s grid."""
-    import pandas as pd
+def bench_grid(
+    folder: Path,
+    repeat: int,
+    max_mib: float,
+    clock: str = "cpu",
+    *,
+    steps: Sequence[int] | None = None,
+    result_bytes: Sequence[int] | None = None,
+) -> list[tuple[str, float, float]]:
+    """``load_run`` / ``read_json(lines=True)`` and peak / file size on every cell of ``bench_frame``'s grid (or of
+    ``steps`` x ``result_bytes`` in its shapes); returns and prints ``(cell, time, memory)`` rows and the worst of each.
+
+    Each cell's file is written here and measured in a fresh process of its own (``compare_cell``, through
+    ``in_fresh_process``), as the frame's grid measures its cells since session 37: in one process ``read_json`` of a
+    cell measured after others met what they left to the allocator, and took less (bench/README.md, session 37).
+    """
     from bench_frame import GRID_RESULT_BYTES, GRID_STEPS, grid_files
 
-    print(f"load_run / pandas.read_json(lines=True), best of {repeat} each (target <= 0.4); peak / file (<= 1.5)")
+    print(
+        f"load_run / pandas.read_json(lines=True), best of {repeat} each (target <= 0.4); peak / file (<= 1.5); "
+        "each cell in a process of its own"
+    )
     print(
         f"  {'steps':>7} {'result':>7} {'model calls':>11} {'records/step':>12} {'file':>9} {'time':>6} {'memory':>6}"
     )
     rows = []
-    for cell, _, path in grid_files(folder, GRID_STEPS, GRID_RESULT_BYTES, max_mib):
-        file_size = path.stat().st_size
-        memory = peak_of(path) / file_size
-        base = ours = float("inf")
-        for _ in range(repeat):  # alternating, so a busy moment weighs on both alike
-            base = min(base, best_of(1, lambda path=path: pd.read_json(path, lines=True), CLOCKS[clock]))
-            ours = min(ours, best_of(1, lambda path=path: load_run(path), CLOCKS[clock]))
-        rows.append((cell, ours / base, memory))
-        print(f"{cell} {file_size / 2**20:7.1f} MiB {ours / base:6.2f} {memory:6.2f}")
+    cells = grid_files(folder, steps or GRID_STEPS, result_bytes or GRID_RESULT_BYTES, max_mib)
+    for cell, _, path in cells:
+        time, memory = in_fresh_process(cell.strip(), "bench_runfile", "compare_cell", str(path), repeat, clock)
+        rows.append((cell, time, memory))
+        print(f"{cell} {path.stat().st_size / 2**20:7.1f} MiB {time:6.2f} {memory:6.2f}")
     for name, at in (("time", 1), ("memory", 2)):
         worst = max(rows, key=lambda row: row[at])
         print(f"  worst {name}: {worst[0].strip()} -> {worst[at]:.2f}")
+    return rows
+
+
+def compare_cell(path: str, repeat: int, clock: str) -> list[float]:
+    """``load_run`` / ``read_json(lines=True)`` of the run file at ``path``, best of ``repeat`` each, the two in turn
+    (so a busy moment weighs on both alike), timed by ``CLOCKS[clock]``, and ``load_run``'s peak / the file's size;
+    measured in this process."""
+    import pandas as pd
+
+    memory = peak_of(Path(path)) / os.path.getsize(path)
+    base = ours = float("inf")
+    for _ in range(repeat):
+        base = min(base, best_of(1, lambda: pd.read_json(path, lines=True), CLOCKS[clock]))
+        ours = min(ours, best_of(1, lambda: load_run(path), CLOCKS[clock]))
+    return [ours / base, memory]
 
 
 def main(argv: list[str] | None = None) -> None:

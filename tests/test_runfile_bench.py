@@ -37,3 +37,20 @@ def test_bench_main_prints_every_figure(bench: ModuleType, capsys: pytest.Captur
     for name in ("run.jsonl:", "run.jsonl.gz:"):
         assert name in out
     assert out.count("peak memory of load_run") == 2 and out.count("ratio load_run / json.loads") == 2
+
+
+def test_the_grid_measures_each_cell_in_a_fresh_process(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each cell of the grid is measured in a process of its own, which nothing the measuring process holds or changed
+    reaches (here a ``compare_cell`` that fails); it prints each cell's time and memory and the worst of each."""
+
+    def fails(*_: object) -> None:
+        raise AssertionError("the cell ran in the measuring process")
+
+    monkeypatch.setattr(bench, "compare_cell", fails)
+    rows = bench.bench_grid(tmp_path, 1, 100, steps=(10,), result_bytes=(200,))
+    out = capsys.readouterr().out
+    assert len(rows) == 4 and all(time > 0 and memory > 0 for _, time, memory in rows)
+    for at, name in ((1, "time"), (2, "memory")):
+        assert f"worst {name}: {max(rows, key=lambda row: row[at])[0].strip()}" in out
