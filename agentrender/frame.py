@@ -242,20 +242,15 @@ def _encode_json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _usage_count(key: str) -> Callable[[Mapping[str, Any] | None], int | None]:
-    """The ``Column.value`` of the usage count ``key`` of a reply's ``usage``: null where the usage has none, or one
-    that is not a count (which the loader reported: null here, as its warning says)."""
-
-    def value(usage: Mapping[str, Any] | None) -> int | None:
-        count = usage.get(key) if usage is not None else None
-        return count if is_count(count) else None
-
-    return value
+def _one(values: Callable[[list[Any]], list[Any]]) -> Callable[[Any], Any]:
+    """The ``Column.value`` of a column whose rule is its ``values``: ``values`` of a list of one."""
+    return lambda field: values([field])[0]
 
 
 def _usage_counts(key: str) -> Callable[[list[Any]], list[Any]]:
-    """The ``Column.values`` of ``_usage_count(key)``: each usage's count read by one comprehension and checked at
-    once (``_kept``), where a call of ours for each cost 1 us a row."""
+    """The ``Column.values`` of the usage count ``key`` of each reply's ``usage``: null where the usage has none, or
+    one that is not a count (which the loader reported: null here, as its warning says); each usage's count read by
+    one comprehension and checked at once (``_kept``), where a call of ours for each cost 1 us a row."""
 
     def values(usages: list[Any]) -> list[Any]:
         return _kept(is_count, [None if usage is None else usage.get(key) for usage in usages])
@@ -263,9 +258,15 @@ def _usage_counts(key: str) -> Callable[[list[Any]], list[Any]]:
     return values
 
 
-def _milliseconds(value: Any) -> float | None:
-    """A call's latency as the frames read it (``is_milliseconds``): null for one they cannot."""
-    return value if is_milliseconds(value) else None
+def _usage_column(name: str, meaning: str) -> Column:
+    """The column of the usage count ``name`` of each call's reply (``_usage_counts``)."""
+    counts = _usage_counts(name)
+    return Column(name, "Int64", meaning, _one(counts), of="call.usage", values=counts)
+
+
+def _latencies(values: list[Any]) -> list[Any]:
+    """Each call's latency as the frames read it (``is_milliseconds``): null for one they cannot."""
+    return _kept(is_milliseconds, values, frozenset({float}))
 
 
 def _kept(test: Callable[[Any], bool], values: list[Any], whole: frozenset[type] = frozenset()) -> list[Any]:
@@ -549,22 +550,8 @@ STEP_COLUMNS: tuple[Column, ...] = (
         categories=_STOPS,
         values=_or_nulls,
     ),
-    Column(
-        "input_tokens",
-        "Int64",
-        "Input tokens of the step's last model call, as the provider reported them.",
-        _usage_count("input_tokens"),
-        of="call.usage",
-        values=_usage_counts("input_tokens"),
-    ),
-    Column(
-        "output_tokens",
-        "Int64",
-        "Output tokens of the step's last model call, as the provider reported them.",
-        _usage_count("output_tokens"),
-        of="call.usage",
-        values=_usage_counts("output_tokens"),
-    ),
+    _usage_column("input_tokens", "Input tokens of the step's last model call, as the provider reported them."),
+    _usage_column("output_tokens", "Output tokens of the step's last model call, as the provider reported them."),
     Column(
         "inherited",
         "bool",
@@ -839,11 +826,6 @@ def _view(run: Run, options: render.Options) -> View:
 # ---------------------------------------------------------------------- model calls
 
 
-def _one(values: Callable[[list[Any]], list[Any]]) -> Callable[[Any], Any]:
-    """The ``Column.value`` of a column whose rule is its ``values``: ``values`` of a list of one."""
-    return lambda field: values([field])[0]
-
-
 def _tries(calls: list[ModelCall]) -> list[int | None]:
     """How many HTTP tries each of ``calls`` took, ``None`` where its recording does not know."""
     return [len(call.retried) + 1 if call.tries_known else None for call in calls]
@@ -868,11 +850,6 @@ def _thinks(contents: list[Sequence[ContentBlock]]) -> list[bool]:
     return [not _THINKING.isdisjoint(map(_TYPE, content)) for content in contents]
 
 
-def _usage_column(name: str, meaning: str) -> Column:
-    """The column of the usage count ``name`` of each call's reply."""
-    return Column(name, "Int64", meaning, _usage_count(name), of="call.usage", values=_usage_counts(name))
-
-
 MODEL_CALL_COLUMNS: tuple[Column, ...] = (
     Column("step", "int64", "The index of the step the call was made for.", _itself, of="call.step"),
     Column(
@@ -888,9 +865,9 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         "latency_ms",
         "Float64",
         "How long the call took, in milliseconds.",
-        _milliseconds,
+        _one(_latencies),
         of="call.latency_ms",
-        values=lambda latencies: _kept(is_milliseconds, latencies, frozenset({float})),
+        values=_latencies,
     ),
     Column(
         "tries",
