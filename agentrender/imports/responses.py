@@ -716,7 +716,7 @@ class _Conversation:
         self.system: list[str] = []
         self.unmapped: dict[str, Any] = {}
         self.calls: dict[Any, Where] = {}  # where each call of the last assistant turn is, by its id
-        self.answered: list[Any] = []  # the calls the results after them answer
+        self.answered: set[str] = set()  # the calls the results after them answer
         self.compactions: list[dict[str, Any]] = []  # the header's compactions
         self.restart: dict[str, Any] | None = None  # the last compaction, while the user items after it are read
         self.restart_at = Where("")  # where its record is
@@ -846,8 +846,10 @@ class _Conversation:
         if any(text.lstrip()[:_TAG_CHARS].lower().startswith(CLIENT_CONTEXT) for text in texts):  # not a copy of it all
             if not self.asked and not self.compactions and self.restart is None:
                 self.context.extend(blocks)
-        elif not "".join(texts).startswith(f"{_SUMMARY_PREFIX}\n"):  # a summary is not the user's (is_summary_message)
-            self.asked.append("".join(texts))
+            return
+        said = "".join(texts)
+        if not said.startswith(f"{_SUMMARY_PREFIX}\n"):  # a summary is not the user's (is_summary_message)
+            self.asked.append(said)
 
     def compact(self, payload: Mapping[str, Any], here: Where, at: Any) -> None:
         """Codex compacted the conversation here (a ``compacted`` record's ``payload``, at ``here``): each request
@@ -870,7 +872,7 @@ class _Conversation:
         if self.turns and self.turns[-1]["role"] == "assistant":
             self.turns.append({"role": "user", "content": None})  # nothing was sent after that reply
             self.starts.append(here)
-            self.calls, self.answered = {}, []
+            self.calls, self.answered = {}, set()
         opening: list[dict[str, Any]] = []
         self.restart = {"step": len(self.turns) // 2, "opening": opening, "line": here.line}
         self.restart_at = Where(here.path, here.line)
@@ -970,7 +972,7 @@ class _Conversation:
         else:
             if role == "assistant":
                 self._unanswered()
-                self.calls, self.answered = {}, []
+                self.calls, self.answered = {}, set()
             self.turns.append({"role": role, "content": list(blocks)})
             self.starts.append(here)
             self.results_end, self.after_results = 0, []
@@ -987,7 +989,7 @@ class _Conversation:
                 if block["tool_use_id"] not in self.calls:
                     said = f"the output of call {block['tool_use_id']}, which no call of the reply before it made"
                     self.warnings.append(here.warning(said))
-                self.answered.append(block["tool_use_id"])
+                self.answered.add(block["tool_use_id"])
                 answers = True
         return answers
 
@@ -1093,9 +1095,8 @@ class _Conversation:
     def _unanswered(self, warnings: list[RunWarning] | None = None) -> None:
         """Warn (in ``warnings``, else the conversation's) of each call of the last assistant turn that no output after
         it answers, once the next reply comes."""
-        answered = set(self.answered)
         for call, where in self.calls.items():
-            if call not in answered:
+            if call not in self.answered:
                 (self.warnings if warnings is None else warnings).append(
                     where.warning(f"call {call} has no output before the next reply")
                 )
