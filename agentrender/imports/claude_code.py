@@ -162,6 +162,9 @@ class _Record(msgspec.Struct, gc=False):
     blocks: list[dict[str, Any]]
     results: bool
     """Whether the record is a message of tool results only (one of parallel results, if it is a user's)."""
+    message_id: str | None = None
+    """An assistant record's ``message.id``, read once: the reply it holds a part of (``_Index``); ``None`` for any
+    other record, or one with no id."""
     more: _Record | None = None
     """The next record of the same reply (``_Index``), in file order: ``None`` for the last, or any other record."""
 
@@ -198,7 +201,8 @@ def _message_record(
         and blocks[0]["type"] == "tool_result"
         and (len(blocks) == 1 or all(block["type"] == "tool_result" for block in blocks))
     )
-    return _Record(line, value, uuid, parent, kind, sidechain, message, blocks, results)
+    message_id = message.get("id") if kind == "assistant" else None
+    return _Record(line, value, uuid, parent, kind, sidechain, message, blocks, results, message_id)
 
 
 def _plain_record(line: int, value: Any) -> _Record | None:
@@ -262,7 +266,7 @@ class _Index:
         self.more_results: dict[Any, list[_Record]] = {}
         """The records after the first that hold a result of the same tool use, in file order."""
 
-    def add_reply(self, record: _Record, message_id: Any) -> None:
+    def add_reply(self, record: _Record, message_id: str) -> None:
         first = self.replies[record.sidechain].setdefault(message_id, record)
         if first is not record:
             self._last[record.sidechain][message_id].more = record
@@ -393,10 +397,8 @@ class _Transcript:
                         f"the uuid of line {first.line} again: this record is left out of the threads"
                     )
                 )
-            elif record.kind == "assistant":
-                message_id = record.message.get("id") if record.message is not None else None
-                if message_id is not None:
-                    index.add_reply(record, message_id)
+            elif record.message_id is not None:
+                index.add_reply(record, record.message_id)
             elif record.kind == "user":
                 for block in record.blocks:
                     if block["type"] == "tool_result":
@@ -761,11 +763,10 @@ class _Transcript:
     def read_with(self, record: _Record) -> Iterator[str]:
         """The uuids of the records a reading of a chain takes with ``record`` (``_Requests``): for a reply's record,
         the reply's records and the results of its tool uses, on the chain or off it; nothing for any other."""
-        message_id = record.message.get("id") if record.kind == "assistant" and record.message else None
-        if message_id is None:
+        if record.message_id is None:
             return
         index = self.index
-        for member in index.reply(record.sidechain, message_id):
+        for member in index.reply(record.sidechain, record.message_id):
             yield member.uuid
             for block in member.blocks:
                 if block["type"] == "tool_use":
@@ -1111,23 +1112,17 @@ class _Requests:
                 continue
             if order is not None and (not segment.turns or segment.turns[-1]["role"] == "user"):
                 self.mark = _Mark(position, len(order), segment.state())
-            message_id = message.get("id")
             # the reply's records are those flagged as this one is: a thread's record flagged otherwise (written by
             # hand) is a reply of its own, never one whose records were all taken
-            written = index.reply(record.sidechain, message_id) if message_id is not None else None
+            written = index.reply(record.sidechain, record.message_id) if record.message_id is not None else None
             members = []
             for member in written or [record]:  # those not taken yet, taken now
                 if member.uuid not in taken:
                     take(member.uuid)
                     members.append(member)
-            blocks = segment.reply(members, path)
+            uses = segment.reply(members, path)
             answering: list[_Record] = []
-            uses: list[Any] = []
-            for block in blocks:
-                if block["type"] != "tool_use":
-                    continue
-                use = block.get("id")
-                uses.append(use)
+            for use in uses:
                 if order is not None:
                     self.uses[use] = position
                 found = _answer(index.answers(use), sidechain, taken, on_chain)
@@ -1322,9 +1317,9 @@ class _Segment:
         if not self.first_line:
             self.first_line = record.line
         turns = self.turns
-        command = _local_command(record)
+        command = not results and _local_command(record)  # results only: neither a command nor an interruption
         if not command:  # a local command run after an interruption sends nothing: the chain still ends on it
-            self.interrupted = record if record.kind == "user" and _interrupts(blocks) else None
+            self.interrupted = record if record.kind == "user" and not results and _interrupts(blocks) else None
         if not turns or turns[-1]["role"] != record.kind:
             turns.append({"role": record.kind, "content": blocks})
             self._owned, self._results, self.commands_last = False, results, command
@@ -1435,27 +1430,28 @@ class _Segment:
         if len(self.turns) > 1 and (stamp := _written(records[-1])) is not None:
             self.turns[-2]["ended_at"] = stamp  # the reply's step ended when its last result was written
 
-    def _timed(self, members: list[_Record], joined: bool) -> None:
-        """Give the assistant turn a reply (of records ``members``) was just added to its step's times, as its records
-        were written: it started with its first reply's first record, and (``results`` ends a turn whose calls were
-        answered) a reply that calls nothing ended with its last record; one that calls waits for its results."""
+    def _timed(self, members: list[_Record], joined: bool, calls: bool) -> None:
+        """Give the assistant turn a reply (of records ``members``; ``calls``: with tool uses) was just added to its
+        step's times, as its records were written: it started with its first reply's first record, and (``results``
+        ends a turn whose calls were answered) a turn that calls nothing ended with its last reply's last record; one
+        that calls waits for its results."""
         turn = self.turns[-1]
         if not joined and (started := _written(members[0])) is not None:
             turn["started_at"] = started
-        for block in turn["content"]:  # a loop, not any() of a generator: this runs for every reply read
-            if block["type"] == "tool_use":
-                turn.pop("ended_at", None)
-                return
-        if (ended := _written(members[-1])) is not None:
+        if calls or (joined and any(block["type"] == "tool_use" for block in turn["content"])):
+            turn.pop("ended_at", None)
+        elif (ended := _written(members[-1])) is not None:
             turn["ended_at"] = ended
 
-    def reply(self, members: list[_Record], path: str) -> list[dict[str, Any]]:
-        """Add one reply read from its records (in file order), as one assistant turn; its blocks."""
+    def reply(self, members: list[_Record], path: str) -> list[Any]:
+        """Add one reply read from its records (in file order), as one assistant turn; the ids of its tool uses, found
+        as its blocks are read."""
         tries = self.tried_again(members[0], "reply") if self.retrying else None
         if len(members) == 1 and not any(_blank(block) for block in members[0].blocks):
             blocks = members[0].blocks
+            uses = [block.get("id") for block in blocks if block["type"] == "tool_use"]
         else:
-            blocks = []
+            blocks, uses = [], []
             seen: set[Any] = set()
             for member in members:
                 for block in member.blocks:
@@ -1467,27 +1463,28 @@ class _Segment:
                         if (use := block.get("id")) in seen:
                             continue  # the same block written twice
                         seen.add(use)
+                        uses.append(use)
                     blocks.append(block)
         joined = bool(self.turns) and self.turns[-1]["role"] == "assistant"
         start = len(self.turns[-1]["content"]) if joined else 0
         self.add(members[0], blocks, path)
         if len(members) > 1:
             self.records.extend([member.value for member in members[1:]])
-        self._timed(members, joined)
+        self._timed(members, joined, bool(uses))
         last = members[-1]
         message = last.message
         assert message is not None  # an assistant record's
         model = message.get("model")
         if type(model) is str and model.startswith("<"):
-            return blocks  # "<synthetic>" marks a reply Claude Code wrote itself, not a model's
+            return uses  # "<synthetic>" marks a reply Claude Code wrote itself, not a model's
         if model is not None:
             self.models.append(model)
         if joined:
             # the file lacks what was sent between the two replies: the step is what the model said last
             self.turns[-1]["decided_from"] = start
-        if message.get("id") is not None:
+        if last.message_id is not None:
             self.calls.append(_Reply(len(self.turns) - 1, start, start + len(blocks), message, last.line, tries))
-        return blocks
+        return uses
 
 
 _SENDS_NOTHING = frozenset({
@@ -2816,8 +2813,8 @@ class GrowingSession(GrowingFile):
             if record.message is None:
                 continue
             last = record
-            if record.kind == "assistant" and record.message.get("id") is not None:
-                first = transcript.index.replies[False][record.message["id"]]
+            if record.message_id is not None:
+                first = transcript.index.replies[False][record.message_id]
                 if first.line < records[0].line and first.uuid not in again:
                     return False  # more of a reply before the last
             for block in record.blocks if record.results or record.kind == "user" else ():
