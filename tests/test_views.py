@@ -48,13 +48,7 @@ from tests._support.compacted import compacted_run, compaction
 from tests._support.conversations import WEATHER
 from tests._support.examples import examples
 from tests._support.runs import every_kind_run, hostile_run, long_run
-from tests._support.steps import decisions, make_steps, observations, step_bodies
-
-
-def wire_bytes(messages: list[Message]) -> int:
-    """The bytes of a message list's compact JSON, encoded as replay_key encodes it."""
-    text = json.dumps([m.to_dict() for m in messages], ensure_ascii=False, separators=(",", ":"))
-    return len(text.encode("utf-8", "surrogatepass"))
+from tests._support.steps import decisions, make_steps, observations, step_bodies, wire_bytes
 
 
 def custom_id(step: Step) -> str:

@@ -22,7 +22,7 @@ from agentrender import Decision, Observation, Step, StepInput, render
 from agentrender.imports import load, load_runs
 from agentrender.views import NO_WINDOW, Views
 from tests._support import real
-from tests._support.steps import make_steps, step_bodies
+from tests._support.steps import make_steps, step_bodies, wire_bytes
 
 OPENING = "Fix the failing test."
 
@@ -112,6 +112,52 @@ def test_text_utf8_cannot_carry_is_counted_as_by_every_route() -> None:
         quick, *others = routes(steps, window, 12)
         for other in others:
             assert other == quick
+
+
+ANY_TEXT = st.text(st.characters(exclude_categories=()) | st.sampled_from(["\ud800", "\udfff", '"', "\\", "\x00"]))
+"""Any text, lone surrogates, escapes and astral characters among it."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), ANY_TEXT, ANY_TEXT, ANY_TEXT), min_size=1, max_size=5),
+    st.sampled_from([0, 1, 6]),
+)
+def test_a_result_utf8_cannot_carry_beside_a_plain_call_is_counted_once(
+    texts: list[tuple[bool, str, str, str]], recent_results: int
+) -> None:
+    """Text UTF-8 cannot carry in a result or a summary, or only in the call's reason, leaves every view's size in the
+    series what its messages encode to (a plain call's strings were once counted twice when its result held one)."""
+    steps = [
+        Step(
+            index=i,
+            decision=Decision(kind="tool_call", tool="read_file", args={"path": "a.py"}, reason=reason),
+            observation=Observation(status="error" if failed else "ok", content=content, summary=summary),
+        )
+        for i, (failed, reason, content, summary) in enumerate(texts)
+    ]
+    step_input = StepInput(steps=tuple(steps))
+    options = render.Options(opening=OPENING, recent_results=recent_results)
+    views = Views(step_input, options)
+    series = views.sizes()
+    everything = render.Options(opening=OPENING, recent_results=NO_WINDOW)
+    for at, size, no_window in zip(series.at, series.bytes, series.bytes_no_window, strict=True):
+        view = StepInput(steps=tuple(step for step in steps if at is None or step.index < at))
+        assert size == views.at(at).bytes == wire_bytes(render.messages(view, options)), at
+        assert no_window == wire_bytes(render.messages(view, everything)), at
+
+
+def test_a_lone_surrogate_in_a_result_alone_is_counted_as_its_view_encodes() -> None:
+    """The case the property above found: a call whose reason, tool and input are plain and whose result holds a
+    lone surrogate; the view holding it is its messages' bytes, not those plus the call's strings again."""
+    step = Step(
+        index=0,
+        decision=Decision(kind="tool_call", tool="t", args={}, reason="why"),
+        observation=Observation(content="bad \ud800 text", summary="ok"),
+    )
+    step_input = StepInput(steps=(step,))
+    options = render.Options(opening=OPENING)
+    assert Views(step_input, options).sizes().bytes[-1] == wire_bytes(render.messages(step_input, options))
 
 
 @settings(max_examples=40, deadline=None)

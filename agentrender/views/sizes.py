@@ -134,14 +134,14 @@ def default_turns_bytes(steps: Iterable[Step], ids: Iterable[str], max_bytes: in
             user = _USER_TURN + _RESULT_BLOCK - 3 + (_ERROR_FLAG if failed else 0)
             full_values, summary_values = [full_text, tool_use_id], [summary_text, tool_use_id]
         try:
-            assistant += len(encode(values))
+            strings = len(encode(values))
             full = user + len(encode(full_values))
             summary = full if same else user + len(encode(summary_values))
-        except UnicodeEncodeError:  # text UTF-8 cannot carry: counted value by value
-            assistant += _list_bytes(values)
+        except UnicodeEncodeError:  # text UTF-8 cannot carry, in any of the three: each counted value by value
+            strings = _list_bytes(values)
             full = user + _list_bytes(full_values)
             summary = full if same else user + _list_bytes(summary_values)
-        add_assistant(assistant)
+        add_assistant(assistant + strings)
         add_full(full)
         add_summary(summary)
         add_same(same)

@@ -1,8 +1,10 @@
 """Generated steps for the contract's property tests (hypothesis): decisions, observations and runs of them."""
 
+import json
+
 from hypothesis import strategies as st
 
-from agentrender import Decision, Observation, Step
+from agentrender import Decision, Message, Observation, Step
 
 texts = st.text(st.characters(codec="utf-8"), max_size=60) | st.sampled_from(["", " ", "\n\t", "é€😀"])
 json_values = st.recursive(
@@ -32,3 +34,9 @@ step_bodies = st.lists(st.tuples(st.none() | decisions, st.none() | observations
 
 def make_steps(bodies: list[tuple[Decision | None, Observation | None]]) -> list[Step]:
     return [Step(index=i, decision=d, observation=o) for i, (d, o) in enumerate(bodies)]
+
+
+def wire_bytes(messages: list[Message]) -> int:
+    """The bytes of a message list's compact JSON, encoded as replay_key encodes it (a lone surrogate 3 bytes)."""
+    text = json.dumps([m.to_dict() for m in messages], ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-8", "surrogatepass"))
