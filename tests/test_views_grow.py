@@ -101,3 +101,26 @@ def test_extend_refuses_views_of_a_step_input() -> None:
         assert "StepInput" in str(error)
     else:
         raise AssertionError("extend took a run into views of a StepInput")
+
+
+def test_a_growth_taken_in_makes_no_tuple_of_every_stop(monkeypatch: Any) -> None:
+    """What a followed run asks of each growth (``--follow``: the newest view, its change, bytes and last step's facts;
+    a step checked, the stop before it) reads the last stop without making ``stops`` again, a tuple of every step: at
+    100,000 steps that tuple was most of a growth's cost (bench_follow.py, session 38)."""
+    steps = [Step(index=i, decision=Decision(kind="tool_call", tool="read_file", args={"path": f"{i}"}))
+             for i in range(6)]  # fmt: skip
+    first = Run(header=HEADER, steps=tuple(steps[:5]))
+    views = Views(first, first.options())
+    views.sizes()
+    views.extend(Run(header=HEADER, steps=tuple(steps)), 5)
+
+    def every_stop(self: Views) -> tuple[int, ...]:
+        raise AssertionError("made the tuple of every stop")
+
+    monkeypatch.setattr(Views, "stops", property(every_stop))
+    view = views.at(None)
+    _ = view.change, view.bytes, view.step_facts(view.step_count - 1)[0].result
+    assert views.at(6).bytes == view.bytes
+    assert views.previous_stop(None) == 5 and views.change(3).previous == 2
+    monkeypatch.undo()
+    assert views.stops == (0, 1, 2, 3, 4, 5, 6)

@@ -469,8 +469,10 @@ class Views:
         return View(self, self._checked(at))
 
     def _checked(self, at: object) -> int | None:
-        """``at`` as a step a view is taken at (``at``): ``None``, or an int from 0 to ``stops[-1]``."""
-        return checked_at(at, self.stops[-1])
+        """``at`` as a step a view is taken at (``at``): ``None``, or an int from 0 to ``stops[-1]``, read without
+        making every stop (``_stop``): a followed run checks a step at each growth, and ``stops`` is made again after
+        one."""
+        return checked_at(at, self._stop(None))
 
     def previous_stop(self, at: int | None) -> int | None:
         """The stop before ``at`` (checked as ``at``): the view a move to ``at`` comes from; ``None`` for the first."""
