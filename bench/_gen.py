@@ -27,7 +27,7 @@ def _below(getrandbits: Callable[[int], int], count: int) -> int:
     return drawn
 
 
-def _text(rng: random.Random, size: int) -> str:
+def words(rng: random.Random, size: int) -> str:
     """Lines of 3 to 12 words, a fifth of them quoted: ``rng.randint(3, 12)`` words of ``rng.choice(_WORDS)``
     each, drawn as those draw (the same text for the same seed) at a third of their cost."""
     getrandbits, words = rng.getrandbits, len(_WORDS)
@@ -56,12 +56,12 @@ def step_records(n: int, *, seed: int = 7, content_bytes: int = 3000, summary_by
                     "kind": "tool_call",
                     "tool": tool,
                     "args": {"path": f"src/module_{rng.randint(0, 99)}.py", "limit": rng.randint(1, 500)},
-                    "reason": _text(rng, rng.randint(40, 200)),
+                    "reason": words(rng, rng.randint(40, 200)),
                 },
                 "observation": {
                     "status": "error" if rng.random() < 0.05 else "ok",
-                    "content": _text(rng, rng.randint(content_bytes // 2, content_bytes * 3 // 2)),
-                    "summary": _text(rng, summary_bytes),
+                    "content": words(rng, rng.randint(content_bytes // 2, content_bytes * 3 // 2)),
+                    "summary": words(rng, summary_bytes),
                 },
             }
         )
@@ -86,8 +86,8 @@ def reply_records(n: int, *, seed: int = 11) -> list[dict[str, Any]]:
         content: list[dict[str, Any]] = []
         roll = rng.random()
         if roll < 0.2:
-            content.append({"type": "thinking", "thinking": _text(rng, 400), "signature": "Eq" + "A" * 180})
-        content.append({"type": "text", "text": _text(rng, rng.randint(40, 300))})
+            content.append({"type": "thinking", "thinking": words(rng, 400), "signature": "Eq" + "A" * 180})
+        content.append({"type": "text", "text": words(rng, rng.randint(40, 300))})
         stop = "tool_use"
         if roll > 0.95:
             stop = "max_tokens"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _gen import words
 from bench_imports import claude_code_lines, conversation, openai_chat
 
 FLOOR_MB = 200
@@ -55,13 +57,16 @@ def _lines(records: Sequence[Any]) -> str:
 def _reply(n: int) -> dict[str, Any]:
     return {
         "id": f"msg_{n}", "type": "message", "role": "assistant", "model": "m", "stop_reason": "end_turn",
-        "content": [{"type": "text", "text": f"Step {n}: " + "x" * 300}],
+        "content": [{"type": "text", "text": f"Step {n}: " + words(random.Random(n), 300)}],
         "usage": {"input_tokens": 3, "output_tokens": 1},
     }  # fmt: skip
 
 
 def call_log(mb: float) -> str:
-    """A log of calls, each request the conversation so far (about ``mb`` MB)."""
+    """A log of calls, each request the conversation so far (about ``mb`` MB).
+
+    Its texts are words, as a conversation's are, not one letter over and over: gzipped, a log of those inflated
+    more than 100 times its size, and the reader refuses such a stream as a gzip bomb (``runfile.INFLATE_RATIO``)."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Fix the test."}]
     lines, size = [], 0
     n = 0
@@ -72,7 +77,7 @@ def call_log(mb: float) -> str:
         messages = [
             *messages,
             {"role": "assistant", "content": _reply(n)["content"]},
-            {"role": "user", "content": "y" * 300},
+            {"role": "user", "content": words(random.Random(f"user {n}"), 300)},
         ]
         n += 1
     return "".join(lines)
