@@ -425,12 +425,21 @@ class Turns:
         options = self.options
         step_id = tool_use_id(step, options)
         self.ids.append(step_id)
-        blocks, rule = assistant_turn(step, step_id, options)
-        assistant = Message(role="assistant", content=blocks)
-        self.assistant_rules.append(rule)
-        blocks, rule = user_turn(step, step_id, full, options)
+        if options.step_hooks:
+            blocks, rule = assistant_turn(step, step_id, options)
+            assistant = Message(role="assistant", content=blocks)
+            self.assistant_rules.append(rule)
+            blocks, rule = user_turn(step, step_id, full, options)
+            user = Message(role="user", content=blocks)
+        else:  # the default turns, built from one call of their rules, as messages builds them
+            text, tool, value, assistant_rule, block_type, said, rule, failed = default_parts(
+                step, full, options.result_bytes
+            )
+            assistant = Message(role="assistant", content=_assistant_blocks(text, tool, value, step_id))
+            self.assistant_rules.append(assistant_rule)
+            user = Message(role="user", content=(_user_block(block_type, said, failed, step_id),))
         shown, other = (self.full_form, self.summary_form) if full else (self.summary_form, self.full_form)
-        shown.turns += (assistant, Message(role="user", content=blocks))
+        shown.turns += (assistant, user)
         shown.rules.append(rule)
         other.turns += (assistant, None)
         other.rules.append("")

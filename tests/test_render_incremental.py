@@ -51,6 +51,13 @@ def test_each_append_gives_what_messages_gives_the_steps_so_far(bodies, recent, 
     assert wire(renderer.messages()) == wire(render.messages(StepInput(), options))
     for k, step in enumerate(steps, start=1):
         assert wire(renderer.append(step)) == wire(render.messages(StepInput(steps=steps[:k]), options))
+    # and the rules its cache keeps of each turn are the ones the contract's calls give the turn
+    turns, rendered = renderer.turns, [step for step in steps if step.decision is not None]
+    pairs = zip(rendered, turns.ids, strict=True)
+    assert turns.assistant_rules == [render.assistant_turn(step, id_, options)[1] for step, id_ in pairs]
+    for form in (turns.full_form, turns.summary_form):
+        for step, id_, rule in zip(rendered, turns.ids, form.rules, strict=True):
+            assert rule in ("", render.user_turn(step, id_, form.full, options)[1])
 
 
 @PROPERTY
