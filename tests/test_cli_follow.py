@@ -381,6 +381,54 @@ def test_show_follow_gives_no_view_figures_for_a_step_waiting_for_its_result(wri
 
 
 @pytest.mark.parametrize("command", ["show", "steps"])
+def test_a_step_left_with_no_decision_is_said_skipped_once_the_run_goes_past_it_or_ends(
+    writer: Writer, command: str
+) -> None:
+    """A step recorded as it starts (``no decision (yet)``) that the next step, or the run's end, leaves with no
+    decision (a process killed as its model decided: flaky-build-resumed's step 2) is said again as the finished run
+    says it, ``no decision recorded (skipped)``, before the next step's line or the end. Before, its last word was
+    ``no decision (yet)``, and the next step's ``no decision (yet)``, with the same view figures, read as one step
+    said twice."""
+    writer.records(header(), step(0))
+    process = follow(command, writer.path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.records({"type": "step", "index": 1})
+        started = read_until(process, "step 1 ")
+        writer.records({"type": "step", "index": 2})
+        went_past = read_until(process, "step 2 ")
+        writer.records({"type": "end", "status": "failed", "reason": "agent_error"})
+        ended = read_until(process, "the run ended")
+    finally:
+        process.kill()
+        process.communicate()
+    said = [[printed.rstrip("\n").split(" → ")[0] for printed in lines] for lines in (started, went_past, ended)]
+    assert said == [
+        ["step 1 · no decision (yet)"],
+        ["step 1 · no decision recorded (skipped)", "step 2 · no decision (yet)"],
+        ["step 2 · no decision recorded (skipped)", "the run ended: failed"],
+    ], said
+
+
+def test_a_step_the_first_output_showed_with_no_decision_is_not_said_again_out_of_order(writer: Writer) -> None:
+    """A step with no decision that the first output already showed (show: skipped) gets no line when the steps after
+    it come: only a step a line said had no decision yet is said again once the run goes past it."""
+    writer.records(header(), step(0), {"type": "step", "index": 1}, {"type": "step", "index": 2})
+    process = follow("steps", writer.path)
+    try:
+        read_until(process, "Ctrl-C to stop")
+        writer.records(step(2), {"type": "step", "index": 3})
+        printed = read_until(process, "step 3 ")
+    finally:
+        process.kill()
+        process.communicate()
+    assert [line.rstrip("\n") for line in printed] == [
+        "step 2 · read_file · ok (17 bytes)",
+        "step 3 · no decision (yet)",
+    ], printed
+
+
+@pytest.mark.parametrize("command", ["show", "steps"])
 @pytest.mark.parametrize(
     "source",
     [

@@ -5,8 +5,9 @@ A run file is followed by ``runfile.Follower`` (only the new bytes are read), an
 again as it grows (``imports.following``); the views are extended by ``Views.extend`` (only
 the steps that changed are rendered). Each step a growth loads (a
 new one, or one recorded again once its tool answered) is printed as one line, from the same
-facts the command prints for the whole run; what happened to the file (truncated, replaced)
-goes to stderr. Ctrl-C ends it with status 0: stopping is how a follow ends.
+facts the command prints for the whole run, and a step said to have no decision yet is printed
+again once a later step or the run's end leaves it with none (``undecided``); what happened to
+the file (truncated, replaced) goes to stderr. Ctrl-C ends it with status 0: stopping is how a follow ends.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def follow(
     said: dict[int, str] = {}  # what each step's line last named it by (``named``): a line naming it anew corrects it
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     ended_steps = 0  # how many steps the run had when it was said
+    yet: int | None = None  # the step a line said has no decision yet (``undecided``), until one says what it has
     try:
         while until is None or time.monotonic() < until:
             try:
@@ -107,6 +109,7 @@ def follow(
                 ended, ended_steps = growth.run.end, len(growth.run.steps)  # the first output says it
                 printed = {}  # a file read again from its start: no line of before is one to correct
                 said = {}
+                yet = None
                 if views.steps and views.steps[-1].decision is not None:  # the first output said it too
                     last = views.steps[-1]
                     said = {last.index: named(views, last)}
@@ -124,31 +127,40 @@ def follow(
                 console.print(Text("the run goes on: what the file held after the end said above continued it"))
                 ended = None
             views.extend(growth.run, growth.changed_from)
-            if growth.changed_from is not None:
-                steps = views.steps
-                for step in steps[bisect_left(steps, growth.changed_from, key=attrgetter("index")) :]:
-                    shown = line(views, step)
-                    if shown is None:
-                        continue
-                    # a record that changes nothing of the step (an imported session's event) says nothing new
-                    key = shown.plain if says is None else says(views, step)
-                    if printed.get(step.index) == key:
-                        continue
-                    was, now = said.get(step.index), named(views, step)
-                    printed[step.index] = key
-                    if step.decision is not None:  # a decision said (not one to come) that a later line may correct
-                        said[step.index] = now
-                    if (
-                        isinstance(shown, Text)
-                        and was is not None
-                        and was != now
-                        and f" · {clean(now, one_line=True)}" in shown.plain
-                    ):
-                        # a reply whose text, or first call, was written before the rest of it (Claude Code writes
-                        # each block apart): its tool call, or the other calls it made in parallel
-                        shown.append(f" (corrects {clean(was, one_line=True)} said before: ", style=MUTED)
-                        shown.append("the rest of its reply was written after it)", style=MUTED)
-                    console.print(shown)
+            changed = growth.changed_from
+            if yet is not None and (changed is None or yet < changed):
+                # the step a line said has no decision yet: a later step, or the run's end, may leave it with none,
+                # which its line then says (no decision recorded (skipped)), as the finished run says it
+                changed = yet
+            steps = views.steps
+            start = len(steps) if changed is None else bisect_left(steps, changed, key=attrgetter("index"))
+            for step in steps[start:]:
+                shown = line(views, step)
+                if shown is None:
+                    continue
+                # a record that changes nothing of the step (an imported session's event) says nothing new
+                key = shown.plain if says is None else says(views, step)
+                if printed.get(step.index) == key:
+                    continue
+                was, now = said.get(step.index), named(views, step)
+                printed[step.index] = key
+                if step.decision is not None:  # a decision said (not one to come) that a later line may correct
+                    said[step.index] = now
+                if (
+                    isinstance(shown, Text)
+                    and was is not None
+                    and was != now
+                    and f" · {clean(now, one_line=True)}" in shown.plain
+                ):
+                    # a reply whose text, or first call, was written before the rest of it (Claude Code writes
+                    # each block apart): its tool call, or the other calls it made in parallel
+                    shown.append(f" (corrects {clean(was, one_line=True)} said before: ", style=MUTED)
+                    shown.append("the rest of its reply was written after it)", style=MUTED)
+                console.print(shown)
+                if undecided(views, step):
+                    yet = step.index
+                elif yet == step.index:
+                    yet = None
             if end is not None and ended is None:
                 ended, ended_steps = end, len(growth.run.steps)
                 console.print(_end_line(end, final=tracker.final_end))
@@ -187,12 +199,24 @@ def _parallel(views: Views, step: Step) -> tuple[str, ...]:
 def named(views: Views | None, step: Step) -> str:
     """What a step's line names it by (``views.step_said``): the tool it called, else its decision's kind, else ``no
     decision (yet)``; a prefill of the run of ``views`` as the caller's text; a reply of parallel tool uses of that run
-    by every tool it called, as the steps table does (``WebSearch (+ Glob)``)."""
+    by every tool it called, as the steps table does (``WebSearch (+ Glob)``). A step with no decision is ``no decision
+    (yet)`` while one may come (``undecided``), else ``no decision recorded (skipped)``, as ``context`` says it."""
     if step.decision is None:
-        return "no decision (yet)"
+        return "no decision (yet)" if undecided(views, step) else "no decision recorded (skipped)"
     if views is not None and step.decision.calls and (called := _parallel(views, step)):
         return tools_said(called[0], called[1:])
     return step_said(step, prefill=views is not None and views.prefill(step))
+
+
+def undecided(views: Views | None, step: Step) -> bool:
+    """``step`` has no decision and may still get one: it is the last step of the run of ``views``, and that run has
+    not ended. A runtime records its steps in order and a run file's end is its last record, so a step with no
+    decision that a later step started after, or the end came after, was left without one (its process was killed
+    while its model decided), and the render skips it; a later record that decides it after all is said again."""
+    if step.decision is not None:
+        return False
+    run = views.run if views is not None else None
+    return run is None or (run.end is None and (not run.steps or run.steps[-1].index <= step.index))
 
 
 def pending(views: Views | None, step: Step) -> tuple[str, ...]:
@@ -228,7 +252,7 @@ def step_line(step: Step, views: Views | None = None) -> Text:
     decision, observation = step.decision, step.observation
     line = Text(f"step {step.index}", style="bold")
     if decision is None:
-        line.append(" · no decision (yet)", style=MUTED)
+        line.append(f" · {named(views, step)}", style=MUTED)
         return line
     line.append(f" · {clean(named(views, step), one_line=True)}")
     if to_come := pending(views, step):  # a reply that calls no tool (a final answer) waits for no result
