@@ -672,3 +672,30 @@ def test_a_follow_of_a_file_of_several_runs_says_which_it_reads_as_without_follo
     said = [line for line in once.splitlines() if " of runs 0 to 2: " in line]
     assert len(said) == 1 and said[0] in followed.splitlines(), followed
     assert ("pick another with --run" in said[0]) == (not which)
+
+
+@pytest.mark.parametrize("where", ["the parser", "the follower"])
+def test_a_ctrl_c_before_the_follow_starts_ends_it_as_one_during_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A Ctrl-C that comes as the command starts (its arguments parsed, the file's follower made) ends a follow with
+    status 0, as one during it does, and no traceback: the parser's let the KeyboardInterrupt out of main (Python's
+    traceback), the follower's ended it with 130."""
+    import agentrender.cli
+    import agentrender.cli._follow
+
+    def interrupted(*args: object) -> object:
+        raise KeyboardInterrupt
+
+    if where == "the parser":
+        monkeypatch.setattr(agentrender.cli, "_parser", interrupted)
+    else:
+        monkeypatch.setattr(agentrender.cli._follow, "follower", interrupted)
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(header()))
+    try:
+        code, out, err = run_cli("steps", str(path), "--follow")
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C left main, for Python to print its traceback")
+    assert (code, err) == ((130, "") if where == "the parser" else (0, "")), (code, err)
+    assert out == ""

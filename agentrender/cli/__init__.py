@@ -588,12 +588,17 @@ def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except KeyboardInterrupt:  # a Ctrl-C as the command starts ends it as one later does, with no traceback
+        return 130
     try:
         from agentrender.cli import _commands
     except ImportError as error:
         print(f"agentrender: {error}", file=err)
         return 2
+    except KeyboardInterrupt:
+        return 0 if getattr(args, "follow", False) else 130
     try:
         return _commands.run(args, out, err)
     except _commands.CliError as error:
@@ -604,8 +609,8 @@ def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr
         if out is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # a follow is ended by a Ctrl-C, before its first output too
+        return 0 if getattr(args, "follow", False) else 130
     except Exception as error:
         if os.environ.get("AGENTRENDER_TRACEBACK"):
             raise
