@@ -699,3 +699,29 @@ def test_a_ctrl_c_before_the_follow_starts_ends_it_as_one_during_it(
         pytest.fail("the Ctrl-C left main, for Python to print its traceback")
     assert (code, err) == ((130, "") if where == "the parser" else (0, "")), (code, err)
     assert out == ""
+
+
+def test_a_followed_file_removed_then_written_again_is_said_on_stderr_and_read_anew(tmp_path: Path) -> None:
+    """A run file removed while followed (log rotation, a run written again under its name) is said on stderr, once,
+    and the file written in its place is read from its start, as stderr says. Before, nothing was said while it was
+    missing, and a new file given the old one's inode was read on from the old offset: 'not JSON', status 2."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(header()) + line(step(0)))
+    process = follow("steps", path)
+    try:
+        assert process.stderr is not None
+        read_until(process, "Ctrl-C to stop")
+        path.unlink()
+        timer = threading.Timer(30, process.kill)  # a follow that never says it fails the test
+        timer.start()
+        removed = process.stderr.readline()
+        path.write_text("".join(map(line, [header("again"), step(0), step(1), step(2)])))
+        again = process.stderr.readline()
+        timer.cancel()
+        printed = read_until(process, "Ctrl-C to stop")  # the new file's run, from its start
+    finally:
+        process.kill()
+        process.communicate()
+    assert removed == f"agentrender: {path}: the file was removed (or moved away); waiting for it to be created again\n"
+    assert again == f"agentrender: {path}: the file was removed, and written again; read again from its start\n"
+    assert any(" 2  tool_call " in text for text in printed), printed

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentrender.runfile import Follower, RunFileError, follow, load_run
+from agentrender.runfile.following import REMOVED
 from agentrender.views import Views
 from tests._support.growing import Writer, header, line, step
 
@@ -110,6 +111,39 @@ def test_a_replaced_file_is_read_again_and_the_user_told(writer: Writer) -> None
     growth = follower.poll()
     assert growth is not None and "replaced" in growth.notice
     assert growth.run.run_id == "other" and len(growth.run.steps) == 4
+
+
+def test_a_file_removed_then_written_again_is_said_and_read_from_its_start(writer: Writer) -> None:
+    """A file removed while followed (log rotation, a run written again under its name) makes ``waiting`` say so, and
+    the file written again is read from its start with a notice, even when it is as long as the one read and has its
+    inode (a file system gives a new file the inode just freed). Before, nothing was said while it was missing, and
+    a new file on the old inode was read on from the old offset: a line cut in two, an error."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0))
+    assert follower.poll() is not None
+    writer.path.unlink()
+    assert follower.poll() is None and follower.waiting == REMOVED
+    writer.records(header("other"), step(0), step(1), step(2))
+    growth = follower.poll()
+    assert growth is not None and "removed, and written again" in growth.notice and follower.waiting == ""
+    assert growth.run.run_id == "other" and len(growth.run.steps) == 3
+
+
+def test_a_file_written_again_in_place_and_grown_past_what_was_read_is_read_from_its_start(writer: Writer) -> None:
+    """A file truncated and written again longer between two looks (a run given the same name, the writer opening it
+    with "w") no longer holds the bytes read last: it is read from its start, and the growth says so. Before, it was
+    read on from the old offset, in the middle of a line of the new file: "not JSON" on that line, at every poll."""
+    follower = Follower(writer.path)
+    writer.records(header(), step(0, answered=False))
+    assert follower.poll() is not None
+    writer.truncate(0)
+    writer.records(header("other"), step(0), step(1), step(2))
+    growth = follower.poll()
+    assert growth is not None and "written again: its bytes before the" in growth.notice
+    assert growth.run.run_id == "other" and len(growth.run.steps) == 3
+    writer.records(step(3))
+    later = follower.poll()
+    assert later is not None and later.notice == "" and len(later.run.steps) == 4
 
 
 def test_a_gzip_file_is_refused_at_once(tmp_path: Path) -> None:

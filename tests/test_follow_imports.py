@@ -17,6 +17,7 @@ from agentrender import imports
 from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
 from agentrender.runfile import Follower, Growth, RunFileError
+from agentrender.runfile.following import REMOVED
 from agentrender.views import Views
 from tests._support import growing, real
 from tests._support.conversations import prefilled_log
@@ -137,6 +138,28 @@ def test_a_truncated_session_is_imported_again_and_said(tmp_path: Path) -> None:
     path.write_bytes(b"".join(lines[:20]))
     growth = tracker.poll()
     assert growth is not None and "truncated" in growth.notice and growth.changed_from == 0
+
+
+@pytest.mark.parametrize("how", ["removed", "written again in place"])
+def test_a_session_removed_or_written_again_in_place_is_imported_from_its_start(tmp_path: Path, how: str) -> None:
+    """A transcript removed while followed makes ``waiting`` say so, and one written in its place (another session,
+    longer than what was read, its inode perhaps the old one's) is imported from its start with a notice; so is one
+    truncated and written again longer between two looks. Before, the session was read on from the old offset, in
+    the middle of a line of the new file: 'not JSON' on that line."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    other = (REAL / "claude-code" / "marot-spotter" / "tool_heavy.jsonl").read_bytes()
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines[:20]))
+    tracker = ImportFollower(path)
+    assert tracker.poll() is not None
+    if how == "removed":
+        path.unlink()
+        assert tracker.poll() is None and tracker.waiting == REMOVED
+    path.write_bytes(other)
+    growth = tracker.poll()
+    said = "removed, and written again" if how == "removed" else "written again: its bytes before the"
+    assert growth is not None and said in growth.notice and growth.changed_from == 0 and tracker.waiting == ""
+    assert growth.run.steps == from_claude_code(path)[0].steps
 
 
 def test_a_session_emptied_then_written_again_longer_is_imported_again_and_said(tmp_path: Path) -> None:

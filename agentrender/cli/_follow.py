@@ -28,7 +28,7 @@ from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower
 from agentrender.runfile import Growth, Run
-from agentrender.runfile.following import POLL_INTERVAL, Poller
+from agentrender.runfile.following import POLL_INTERVAL, REMOVED, Poller
 from agentrender.views import Views, answered_tool_uses, listed_kind, step_said
 
 __all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
@@ -83,9 +83,10 @@ def follow(
                 # a file that does not import yet (a document half written), or that holds no run --run names yet (a
                 # log of requests may come to): why, once each time the reason changes
                 waiting = tracker.waiting
-                if waiting == NO_FILE_YET and waiting != waited:
+                if waiting in (NO_FILE_YET, REMOVED) and waiting != waited:
                     where = clean(path, one_line=True)
-                    err.write(f"agentrender: {where}: {NO_FILE_YET}; waiting for it to be created\n")
+                    again = "" if waiting == NO_FILE_YET else " again"  # a file read, removed: log rotation, a new run
+                    err.write(f"agentrender: {where}: {waiting}; waiting for it to be created{again}\n")
                 elif waiting and waiting != waited:
                     # the importer's error names the file; the runs it holds so far do not
                     what = (

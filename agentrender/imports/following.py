@@ -24,7 +24,7 @@ from agentrender.imports.responses import GrowingRollout
 from agentrender.imports.shapes import ZIP_MAGIC, looks_like_claude_code, looks_like_codex
 from agentrender.recording import SOURCE_FORMAT
 from agentrender.runfile import Follower, Growth, Run, RunFileError
-from agentrender.runfile.following import POLL_INTERVAL, growths
+from agentrender.runfile.following import MARK_BYTES, POLL_INTERVAL, REMOVED, growths
 from agentrender.runfile.lines import decode_line, name_ends
 
 __all__ = ["NO_FILE_YET", "ImportFollower", "RunNotInFile", "Undecided", "follow", "follower", "whole_document"]
@@ -55,7 +55,9 @@ class ImportFollower:
     one run however it grows raises ``RunNotInFile`` at once. A file that does not
     import yet (a session whose first lines are not a conversation yet) is waited for too, and
     ``waiting`` says why; once a run was imported, a file that no longer imports raises the
-    importer's ``RunFileError``.
+    importer's ``RunFileError``. A file truncated, replaced, removed and written again (``waiting`` is ``REMOVED``
+    while it is missing), or, of a session read a growth at a time, written again in place (its last bytes read are
+    no longer where they were) is read again from its start, and the growth's ``notice`` says so.
     """
 
     final_end = False
@@ -81,6 +83,7 @@ class ImportFollower:
         self._lines = 0
         self._session: GrowingSession | GrowingRollout | None = None  # a session read a growth at a time
         self._unsaid = ""  # a notice no growth has given yet (the look that found the file cut gave none)
+        self._mark = b""  # a session's last bytes read: the file holds them still, unless written again in place
 
     @property
     def pending(self) -> int:
@@ -93,17 +96,28 @@ class ImportFollower:
         try:
             stat = os.stat(self.path)
         except FileNotFoundError:
-            self.waiting = NO_FILE_YET  # said as Undecided says it (a --run named follows no Undecided)
+            # said as Undecided says it (a --run named follows no Undecided); a file read, now missing: REMOVED
+            self.waiting = NO_FILE_YET if self._seen is None else REMOVED
             return None
-        if self.waiting == NO_FILE_YET:
+        removed = self.waiting == REMOVED  # a new file may have the old one's inode: it is read anew all the same
+        if self.waiting in (NO_FILE_YET, REMOVED):
             self.waiting = ""
         seen = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-        if seen == self._seen:
+        if seen == self._seen and not removed:
             return None
-        if self._seen is not None and (seen[:2] != self._seen[:2] or stat.st_size < self._seen[2]):
+        if self._seen is not None and (
+            removed or seen[:2] != self._seen[:2] or stat.st_size < self._seen[2] or self._written_again()
+        ):
             # a document read whole (written again in place, shorter) is read from its start at every change: no news
             if self._session is not None or not whole_document(_start(self.path)):
-                what = "replaced by another" if seen[:2] != self._seen[:2] else "truncated"
+                if removed:
+                    what = "removed, and written again"
+                elif seen[:2] != self._seen[:2]:
+                    what = "replaced by another"
+                elif stat.st_size < self._seen[2]:
+                    what = "truncated"
+                else:
+                    what = f"written again: its bytes before the {self._seen[2]:,} read changed"
                 self._unsaid = f"the file was {what}; read again from its start"
                 self.notices.append(f"{self.path}: {self._unsaid}")
                 self._session, self._lines = None, 0
@@ -158,11 +172,19 @@ class ImportFollower:
         self.place = (number, len(runs))
         return runs[number]
 
+    def _written_again(self) -> bool:
+        """A session read a growth at a time no longer holds the bytes it read last (``_mark``): the file was written
+        again in place (a new session given its name), grown past what was read before it was looked at."""
+        if self._session is None or self._seen is None or not self._mark:
+            return False
+        return _bytes_before(self.path, self._seen[2], len(self._mark)) != self._mark
+
     def _grow_session(self, seen: tuple[int, int, int, int]) -> Growth | None:
         """A session's growth: only the new bytes are read (``claude_code.GrowingSession``,
         ``responses.GrowingRollout``)."""
         assert self._session is not None
         self._seen = seen
+        self._mark = _bytes_before(self.path, seen[2], MARK_BYTES)
         try:
             grown = self._session.grow()
         except RunFileError as error:
@@ -186,6 +208,16 @@ class ImportFollower:
         if changed is None or self.which is not None:
             changed = _changed_from(before, run)
         return Growth(run=run, changed_from=changed, lines=grown_lines)
+
+
+def _bytes_before(path: str, end: int, count: int) -> bytes:
+    """The ``count`` bytes of the file at ``path`` before its byte ``end`` (fewer at its start; ``b""``: unreadable)."""
+    try:
+        with open(path, "rb") as file:
+            file.seek(max(end - count, 0))
+            return file.read(min(count, end))
+    except OSError:
+        return b""
 
 
 def _growing(path: str) -> GrowingSession | GrowingRollout | None:

@@ -7,8 +7,10 @@ however long the run already is.
 
 - A line is loaded once its newline is written: a partial last line is waited for, never
   reported as cut short (``Follower.pending`` says how many bytes wait).
-- A file truncated below what was read, or replaced by another (a new inode), is read again
-  from its start, and ``Growth.notice`` (and ``Follower.notices``) say so.
+- A file truncated below what was read, replaced by another (a new inode), removed and written
+  again, or written again in place (the bytes just before what was read are not those read), is
+  read again from its start, and ``Growth.notice`` (and ``Follower.notices``) say so; while a file
+  read is removed, ``waiting`` says so (``REMOVED``).
 - A gzip file cannot be followed (its stream is only readable once it is complete): a
   ``RunFileError`` says so at once, before any waiting.
 - Records that arrive faster than a reader asks are taken in together: each ``poll`` reads
@@ -39,10 +41,16 @@ from agentrender.runfile.model import ModelCall, Run, RunFileError, StepRecords
 from agentrender.runfile.read import Held, Loader
 from agentrender.runfile.schema import StepRecord
 
-__all__ = ["POLL_INTERVAL", "Follower", "Growth", "Poller", "follow", "growths"]
+__all__ = ["MARK_BYTES", "POLL_INTERVAL", "REMOVED", "Follower", "Growth", "Poller", "follow", "growths"]
 
 POLL_INTERVAL = 0.2
 """Seconds between two looks at a file that did not grow: the longest a new record waits to be seen."""
+
+REMOVED = "the file was removed (or moved away)"
+"""A follower's ``waiting`` while a file it read is missing: log rotation, or a run written again under its name."""
+
+MARK_BYTES = 64
+"""How many of the last bytes read a follower keeps, to tell a file written again in place from one grown."""
 
 T = TypeVar("T")
 
@@ -200,8 +208,9 @@ class Follower:
         self.run: Run | None = None
         """The run read so far; ``None`` until its header line is complete."""
         self.waiting = ""
-        """Why the file gives no run yet, as ``ImportFollower.waiting`` says it: always ``""`` here, as a run file
-        read so far is a run once its header is (a line not complete yet is ``pending``, and a bad one an error)."""
+        """Why the file gives no run now, as ``ImportFollower.waiting`` says it: ``REMOVED`` while a file read is
+        missing, else ``""``, as a run file read so far is a run once its header is (a line not complete yet is
+        ``pending``, and a bad one an error)."""
         self.waiting_for = ""
         """The run the file is waited for, as ``ImportFollower.waiting_for`` says it: always ``""`` here, as a run
         file holds one run."""
@@ -215,6 +224,7 @@ class Follower:
         self._loader = Loader(self.path)
         self._offset = 0
         self._partial = b""
+        self._mark = b""  # the last bytes read, up to _offset: the file holds them still, unless written again
         self._positions: dict[int, int] = {}  # step index -> its place among the steps
         self._steps: _Growing[Step] = _Growing()
         self._step_records: _Growing[Mapping[str, Any] | StepRecord] = _Growing()
@@ -238,10 +248,15 @@ class Follower:
         try:
             stat = os.stat(self.path)
         except FileNotFoundError:
+            if self._identity is not None:  # a file read, now missing: whatever comes next is read from its start
+                self.waiting = REMOVED
             return None  # not written yet, or being replaced: the next look finds it
         identity = (stat.st_dev, stat.st_ino)
         notice = ""
-        if self._identity is not None and identity != self._identity:
+        if self.waiting == REMOVED:  # a new file may have the old one's inode: it is read anew all the same
+            notice = "the file was removed, and written again; read again from its start"
+            self.waiting = ""
+        elif self._identity is not None and identity != self._identity:
             notice = "the file was replaced by another; read again from its start"
         elif stat.st_size < self._offset:
             notice = (
@@ -257,6 +272,13 @@ class Follower:
         self._identity = identity
         try:
             lines = self._read()
+            if lines is None:
+                notice = f"the file was written again: its bytes before the {self._offset:,} read changed; read again"
+                notice += " from its start"
+                self.notices.append(f"{self.path}: {notice}")
+                self._unsaid = notice
+                self._restart()
+                lines = self._read() or 0
         except RunFileError as error:
             self._failed = error
             raise
@@ -289,14 +311,18 @@ class Follower:
             raise
         return Growth(run=self.run, changed_from=changed_from, lines=lines, notice=notice)
 
-    def _read(self) -> int:
-        """Load the complete lines added since the last read; how many there were."""
+    def _read(self) -> int | None:
+        """Load the complete lines added since the last read; how many there were. ``None``: the bytes before them
+        are not those read (the file was written again in place, as a new run given its name), and nothing is read."""
         loader = self._loader
         before = loader.last_line
         with open_lines(self.path) as file:
             if self._offset == 0 and file.peek(2)[:2] == GZIP_MAGIC:
                 raise _gzip_refused(self.path)
-            file.seek(self._offset)
+            mark = self._mark
+            file.seek(self._offset - len(mark))
+            if file.read(len(mark)) != mark:
+                return None
             loader.read(self._complete_lines(file))
             self._offset = file.tell()
         return loader.last_line - before
@@ -304,6 +330,7 @@ class Follower:
     def _complete_lines(self, file: IO[bytes]) -> Iterator[bytes]:
         """The lines of ``file`` from where it is that end in a newline; one that does not waits in ``_partial``."""
         for line in file:
+            self._mark = line[-MARK_BYTES:] if len(line) >= MARK_BYTES else (self._mark + line)[-MARK_BYTES:]
             if self._partial:
                 line, self._partial = self._partial + line, b""
             if line.endswith(b"\n"):
