@@ -4,7 +4,9 @@ Run with ``PYTHONPATH=. python bench/bench_parquet.py`` (``--runs`` and ``--step
 the grid). The baseline, measured in the same process on the same files, is what a user
 without the export does each time: ``load_run``, ``steps_frame`` and ``model_calls_frame``
 of every file, and ``runs_frame`` of them all. ``to_parquet`` does that work once and
-writes three Parquet files per run. Printed per cell of the grid (files x steps per file):
+writes it in a few Parquet files per table, each a part of many run files (one part a table in
+this process under 32 MiB of run files; four a worker with workers). Printed per cell of the grid
+(files x steps per file):
 
 - ``export``: a first export to an empty folder, in this process (``workers=1``), over the
   baseline. Target: at most 1.0 (writing the dataset costs no more than building the frames).
