@@ -2544,14 +2544,14 @@ def _keyed(path: str, owned: Sequence[tuple[Run, tuple[dict[str, list[Any]], int
 
 # The Python types a column of each dtype converts to Arrow directly; a column holding any
 # other value (a token count written as text, say) is converted by pandas, as in the frames.
-_PLAIN: dict[str, tuple[type, ...]] = {
-    "int64": (int,),
-    "Int64": (int,),
-    "Float64": (int, float),
-    "bool": (bool,),
-    "boolean": (bool,),
-    "string": (str,),
-    "category": (str,),
+_PLAIN: dict[str, frozenset[type]] = {
+    "int64": frozenset({int, type(None)}),
+    "Int64": frozenset({int, type(None)}),
+    "Float64": frozenset({int, float, type(None)}),
+    "bool": frozenset({bool, type(None)}),
+    "boolean": frozenset({bool, type(None)}),
+    "string": frozenset({str, type(None)}),
+    "category": frozenset({str, type(None)}),
 }
 
 
@@ -2573,16 +2573,18 @@ def _arrow(pandas: ModuleType, table: str, lists: dict[str, list[Any]]) -> Any:
     for column, field in zip(columns, schema, strict=True):
         values = lists.get(column.name)
         plain = _PLAIN.get(column.dtype)
-        if values is not None and plain is not None and all(v is None or type(v) in plain for v in values):
+        # each value's type looked up in C (map, set), where a look at each in Python cost 0.5 s of 1,000 files
+        if values is not None and plain is not None and set(map(type, values)) <= plain:
             if column.dtype == "category":
                 categories = _categories(column, values)
-                code = {category: i for i, category in enumerate(categories)}
-                indices = pa.array([None if v is None else code[v] for v in values], pa.int32())
-                bad = next((i for i, v in enumerate(values) if v is not None and not _utf8(v)), None)
+                bad = next((category for category in categories if not _utf8(category)), None)
                 if bad is not None:
                     raise ValueError(
-                        f"column {column.name!r} (row {bad}): text with a lone surrogate, which Parquet cannot store"
+                        f"column {column.name!r} (row {values.index(bad)}): text with a lone surrogate, "
+                        "which Parquet cannot store"
                     )
+                code = {category: i for i, category in enumerate(categories)}
+                indices = pa.array(list(map(code.get, values)), pa.int32())  # a null's code: None, not in code
                 arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array(categories, pa.string())))
             else:
                 try:
@@ -2593,7 +2595,7 @@ def _arrow(pandas: ModuleType, table: str, lists: dict[str, list[Any]]) -> Any:
                         f"column {column.name!r} (row {at}): text with a lone surrogate, which Parquet cannot store"
                     ) from None
             continue
-        if values is not None and all(v is None for v in values):
+        if values is not None and _no_value(values):
             arrays.append(pa.nulls(len(values), field.type))
             continue
         series = (
