@@ -354,6 +354,30 @@ def test_a_call_writes_a_few_parts_not_one_per_file(tmp_path: Path) -> None:
     assert len(pd.read_parquet(tmp_path / "one" / "runs")) == 40
 
 
+def test_a_default_export_of_a_few_files_starts_no_worker_process(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``workers``, an export of a few MiB of run files works in this process (starting worker processes,
+    each importing pandas and pyarrow, costs more than such an export), where it started one per CPU; with
+    ``workers=2`` it starts them."""
+    from agentrender import frame
+
+    started: list[int] = []
+
+    class Pool(frame.ProcessPoolExecutor):
+        def __init__(self, max_workers: int, **kwargs: Any) -> None:
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    monkeypatch.setattr(frame, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(frame.os, "cpu_count", lambda: 4)
+    assert len(to_parquet(folder, tmp_path / "default", progress=False).written) == len(_runs(folder))
+    assert started == []
+    to_parquet(folder, tmp_path / "two", workers=2, progress=False)
+    assert started == [2]
+    _same_tables(tmp_path / "two", tmp_path / "default")
+
+
 def test_an_export_of_the_first_format_is_refused_with_what_to_do(folder: Path, tmp_path: Path) -> None:
     """A folder exported by an agentrender that wrote a Parquet file per run file (format agentrender.parquet/1) is
     not added to (its parts would be read beside the new ones): to_parquet and ``export`` say what it is and to

@@ -457,7 +457,8 @@ read without all it holds (a last line cut short) is exported with what it holds
         "--workers",
         type=_positive,
         metavar="N",
-        help="worker processes that read and write (default: one per CPU; 1 reads in this process)",
+        help="worker processes that read and write (default: one per 64 MiB of run files to write, at most one per "
+        "CPU; 1 reads in this process)",
     )
     export.add_argument("--prune", action="store_true", help="remove the runs of OUT whose file no longer exists")
     _window_options(export)
