@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentrender import imports, samples, write_run
@@ -30,6 +30,7 @@ from agentrender.frame import (
     to_parquet,
 )
 from tests._support.conversations import REPLIED_THEN_PREFILL
+from tests._support.examples import examples
 from tests._support.runs import retried_run_file
 from tests._support.sweep import write_sweep
 from tests._support.tables import in_declared_order, run_table, runs_folder
@@ -473,7 +474,7 @@ _OPERATIONS = st.lists(
 )
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(operations=_OPERATIONS)
 def test_any_sequence_of_exports_and_changes_gives_the_tables_of_one_clean_export(
     operations: list[tuple[str, int]],
