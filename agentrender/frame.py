@@ -1992,13 +1992,14 @@ class ParquetExport:
     out: str
     """The export's folder."""
     written: tuple[str, ...]
-    """The files whose parts were written (new or changed), in the order given, as named."""
+    """The files whose rows were written (new or changed), in the order given, as named; then any file an interrupted
+    export had not finished moving, by its absolute path (exported again though not given)."""
     unchanged: tuple[str, ...]
     """The files skipped, as named: the same size and mtime (or content) as when they were last exported."""
     errors: tuple[tuple[str, str], ...]
     """``(path, error)`` of each file given that could not be read, as named: its row of the runs table says why."""
     removed: tuple[str, ...] = ()
-    """The files whose parts ``prune`` removed because the file no longer exists: by the absolute path the export
+    """The files whose rows ``prune`` removed because the file no longer exists: by the absolute path the export
     recorded, where this call was not given it."""
     removed_runs: int = 0
     """How many runs those files held."""
