@@ -469,6 +469,39 @@ def test_an_export_interrupted_at_any_write_is_repaired_by_the_next(
         assert to_parquet(runs, out, workers=1, progress=False).written == ()
 
 
+def test_a_file_an_interrupted_export_was_moving_is_exported_again_though_not_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A changed file whose rows an export had removed from their old part when it was stopped is exported again by
+    the next call even when that call names other files only (its rows were nowhere), and said among those written."""
+    from agentrender import frame
+
+    runs = tmp_path / "runs"
+    files = write_sweep(runs, 3)
+    out = tmp_path / "out"
+    to_parquet(runs, out, workers=1, progress=False)
+    _grow(files[0])
+    real = frame._write_part
+    calls: list[Path] = []
+
+    def stop_at_the_new_part(path: Path, data: Any) -> None:
+        calls.append(path)
+        if len(calls) > len(TABLES):  # the old part's three tables rewritten, then the new part
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(frame, "_write_part", stop_at_the_new_part)
+    with pytest.raises(KeyboardInterrupt):
+        to_parquet(runs, out, workers=1, progress=False)
+    monkeypatch.setattr(frame, "_write_part", real)
+    assert len(_rows(out, "runs", files[0].resolve())) == 0
+    (new,) = write_sweep(tmp_path / "more", 1, first=10)
+    again = to_parquet([new], out, workers=1, progress=False)
+    assert again.written == (str(new.resolve()), str(files[0].resolve()))
+    to_parquet([*files, new], tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
+
+
 _OPERATIONS = st.lists(
     st.tuples(st.sampled_from(["export", "prune", "grow", "delete", "add"]), st.integers(0, 4)), max_size=8
 )
