@@ -4,12 +4,17 @@ Run with ``PYTHONPATH=. python bench/bench_parquet.py`` (``--runs`` and ``--step
 the grid). The baseline, measured in the same process on the same files, is what a user
 without the export does each time: ``load_run``, ``steps_frame`` and ``model_calls_frame``
 of every file, and ``runs_frame`` of them all. ``to_parquet`` does that work once and
-writes three Parquet files per run. Printed per cell of the grid (files x steps per file):
+writes it in a few Parquet files per table, each a part of many run files (one part a table in
+this process under 32 MiB of run files; four a worker with workers). Printed per cell of the grid
+(files x steps per file):
 
 - ``export``: a first export to an empty folder, in this process (``workers=1``), over the
   baseline. Target: at most 1.0 (writing the dataset costs no more than building the frames).
 - ``again``: exporting the same, unchanged files again, over the first export: every file is
   skipped by size and mtime. Target: at most 0.05.
+- ``one changed``: one file changed (a step more), then exported with the others, over the
+  first export: its rows are written in a new part and removed from the part that held them,
+  which is written again without them. No target; what a sweep's growing file costs.
 - ``read``: ``pandas.read_parquet`` of the steps folder, over the baseline: what re-reading
   the sweep costs once it is exported.
 - ``workers=2``: the first export in two worker processes, over ``workers=1``.
@@ -66,6 +71,14 @@ def bench_cell(folder: Path, runs: int, steps: int, repeat: int) -> None:
     baseline = best_of(repeat, lambda: frames_baseline(paths))
     first = best_of(repeat, lambda: export(1))
     again = best_of(repeat, lambda: to_parquet(store, out, workers=1, progress=False))
+    grown = [steps]
+
+    def change_one() -> object:
+        grown[0] = steps + 1 if grown[0] == steps else steps  # a step more, then as it was: changed each time
+        write_run(paths[runs // 2], grown[0], seed=runs // 2, run_id=f"run-{runs // 2:05d}", content_bytes=1000)
+        return to_parquet(store, out, workers=1, progress=False)
+
+    changed = best_of(repeat, change_one)
     read = best_of(repeat, lambda: pd.read_parquet(out / "steps"))
     pool = best_of(repeat, lambda: export(2))
     assert len(pd.read_parquet(out / "runs")) == runs, "the export lost a run"
@@ -74,6 +87,7 @@ def bench_cell(folder: Path, runs: int, steps: int, repeat: int) -> None:
     print(f"  frames in pandas (baseline)      {baseline:7.2f} s   {runs / baseline:7.0f} runs/s")
     print(f"  export (workers=1)               {first:7.2f} s   ratio {first / baseline:.2f}  (target <= 1.0)")
     print(f"  again, unchanged                 {again:7.2f} s   ratio {again / first:.3f} of the export (<= 0.05)")
+    print(f"  again, one changed               {changed:7.2f} s   ratio {changed / first:.3f} of the export")
     print(f"  read_parquet(steps)              {read:7.2f} s   ratio {read / baseline:.2f}")
     print(f"  export (workers=2)               {pool:7.2f} s   scaling {first / pool:.2f}x")
 

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -15,6 +16,8 @@ from typing import Any, cast
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentrender import imports, samples, write_run
 from agentrender.cli import main
@@ -22,15 +25,15 @@ from agentrender.frame import (
     PARQUET_TABLES,
     TEXT_DTYPE,
     runs_frame,
-    source_id,
     steps_frame,
     table_frame,
     to_parquet,
 )
 from tests._support.conversations import REPLIED_THEN_PREFILL
+from tests._support.examples import examples
 from tests._support.runs import retried_run_file
 from tests._support.sweep import write_sweep
-from tests._support.tables import run_table, runs_folder
+from tests._support.tables import in_declared_order, run_table, runs_folder
 
 # An integration test: the real SDK or pyarrow against local servers and files, seconds in all.
 pytestmark = pytest.mark.slow
@@ -43,8 +46,36 @@ EVAL = ROOT / "tests/fixtures/inspect/arith.eval"
 """An Inspect eval log of 4 samples, a run each."""
 
 
-def _part(out: Path, table: str, path: Path) -> Path:
-    return out / table / f"{source_id(path)}.parquet"
+def _parts(out: Path, table: str) -> list[Path]:
+    """The Parquet files of ``table`` of the export ``out``: its parts, in the order their names sort."""
+    return sorted((out / table).glob("*.parquet"))
+
+
+def _table(out: Path, table: str) -> pd.DataFrame:
+    """``table`` of the export ``out`` as one frame (of no rows when no part holds one)."""
+    parts = _parts(out, table)
+    if not parts:
+        return pd.DataFrame({column.name: [] for column in PARQUET_TABLES[table]})
+    return pd.read_parquet(out / table)
+
+
+def _rows(out: Path, table: str, path: Path) -> pd.DataFrame:
+    """The rows of the file ``path`` in ``table`` of the export ``out``, indexed from 0, each categorical's
+    categories as the file's own frame has them (``in_declared_order``)."""
+    read = _table(out, table)
+    return in_declared_order(read[read["path"] == str(path)].reset_index(drop=True), table) if len(read) else read
+
+
+def _same_tables(out: Path, expected: Path) -> None:
+    """The export ``out`` holds the rows of ``expected``, each once: each table equal, rows sorted, categoricals as
+    text."""
+    for table, order in (("steps", ["path", "index"]), ("model_calls", ["path", "line"]), ("runs", ["path"])):
+        got, want = (_as_text(_table(folder, table), table) for folder in (out, expected))
+        assert len(got) == len(want), table
+        if len(want):
+            pd.testing.assert_frame_equal(
+                got.sort_values(order, ignore_index=True), want.sort_values(order, ignore_index=True)
+            )
 
 
 def _assert_same(read: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -101,20 +132,24 @@ def _runs(folder: Path) -> list[Path]:
 
 
 @pytest.mark.slow
-def test_each_part_reads_back_as_the_runs_frames(folder: Path, tmp_path: Path) -> None:
-    """pandas.read_parquet of a run's part gives back its frame exactly: values, dtypes and categories
-    (of a part with rows), with run_id and path in front of every step and model call."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_part_reads_back_as_the_table_frame_of_its_files(folder: Path, tmp_path: Path, workers: int) -> None:
+    """pandas.read_parquet of a part gives back ``table_frame`` of the files it holds, in its order, exactly:
+    values, dtypes and categories, with run_id and path in front of every step and model call; and each file's
+    rows are its own frame."""
     out = tmp_path / "out"
-    to_parquet(folder, out, workers=1, progress=False)
+    to_parquet(folder, out, workers=workers, progress=False)
+    for table in TABLES:
+        for part in _parts(out, table):
+            read = pd.read_parquet(part)
+            _assert_same(read, table_frame(list(dict.fromkeys(read["path"])), table))
     for path in _runs(folder):
         path = path.resolve()
-        readable = path.name != "broken.jsonl"
         for table in TABLES:
-            part = _part(out, table, path)
-            if not readable and table != "runs":
-                assert not part.exists()
+            if path.name == "broken.jsonl" and table != "runs":
+                assert len(_rows(out, table, path)) == 0
                 continue
-            _assert_same(pd.read_parquet(part), run_table(path, table))
+            _assert_same(_rows(out, table, path), in_declared_order(run_table(path, table), table))
 
 
 def test_the_dataset_reads_as_one_table_of_every_run(folder: Path, tmp_path: Path) -> None:
@@ -150,21 +185,25 @@ def test_a_bad_file_is_a_row_of_the_runs_table_with_its_error(folder: Path, tmp_
 
 
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # Dask's read_parquet, not ours
-def test_dask_cannot_combine_the_runs_of_an_export_holding_a_bad_file_as_the_guide_says(
+def test_dask_cannot_combine_the_runs_of_a_part_of_bad_files_only_as_the_guide_says(
     folder: Path, tmp_path: Path
 ) -> None:
-    """Dask's read_parquet of the runs folder of an export holding a file that could not be read (its part's model
-    column holds no value, so it reads back with categories of object dtype) fails to combine the parts, as the
-    frames guide says (dask/dask#10659), and reads them with dtype_backend="pyarrow"; pandas reads them as one."""
+    """Dask's read_parquet of the runs folder of an export one part of which holds only a file that could not be read
+    (its model column holds no value, so it reads back with categories of object dtype) fails to combine the parts,
+    as the frames guide says (dask/dask#10659), and reads them with dtype_backend="pyarrow"; pandas reads them as
+    one. A part that holds readable files beside it reads back with their categories: Dask combines it."""
     dataframe = pytest.importorskip("dask.dataframe")
-    out = tmp_path / "out"
-    to_parquet(folder, out, workers=1, progress=False)
+    out, together = tmp_path / "out", tmp_path / "together"
+    files = _runs(folder)
+    broken = folder / "broken.jsonl"
+    to_parquet([path for path in files if path != broken], out, workers=1, progress=False)
+    to_parquet([broken], out, workers=1, progress=False)
     assert pd.read_parquet(out / "runs").error.notna().sum() == 1
     with pytest.raises(TypeError, match="dtype of categories must be the same"):
         dataframe.read_parquet(out / "runs").compute(scheduler="sync")
-    assert len(dataframe.read_parquet(out / "runs", dtype_backend="pyarrow").compute(scheduler="sync")) == len(
-        _runs(folder)
-    )
+    assert len(dataframe.read_parquet(out / "runs", dtype_backend="pyarrow").compute(scheduler="sync")) == len(files)
+    to_parquet(files, together, workers=1, progress=False)
+    assert len(dataframe.read_parquet(together / "runs").compute(scheduler="sync")) == len(files)
 
 
 def test_the_runs_table_keeps_which_run_ended_on_a_prefill(tmp_path: Path) -> None:
@@ -239,7 +278,7 @@ def test_text_parquet_cannot_hold_makes_the_run_a_row_with_its_error(tmp_path: P
     done = to_parquet([path], tmp_path / "out", workers=1, progress=False)
     (error,) = [error for _, error in done.errors]
     assert error == f"{path.resolve()}: column 'reason' (row 0): text with a lone surrogate, which Parquet cannot store"
-    assert not (tmp_path / "out" / "steps" / f"{source_id(path)}.parquet").exists()
+    assert len(_rows(tmp_path / "out", "steps", path.resolve())) == 0
 
 
 def test_a_second_export_of_unchanged_files_rewrites_nothing(folder: Path, tmp_path: Path) -> None:
@@ -255,7 +294,7 @@ def test_a_second_export_of_unchanged_files_rewrites_nothing(folder: Path, tmp_p
 
 
 def test_adding_a_run_writes_only_its_parts(folder: Path, tmp_path: Path) -> None:
-    """Exporting a new run into the dataset adds its three parts and leaves every other part as it was."""
+    """Exporting a new run into the dataset adds one part of each table and leaves every other part as it was."""
     out = tmp_path / "out"
     to_parquet(folder, out, workers=1, progress=False)
     before = _stamps(out)
@@ -263,28 +302,238 @@ def test_adding_a_run_writes_only_its_parts(folder: Path, tmp_path: Path) -> Non
     done = to_parquet([new], out, workers=1, progress=False)
     after = _stamps(out)
     added = {name: stamp for name, stamp in after.items() if name not in before}
-    assert sorted(added) == sorted(f"{table}/{source_id(new)}.parquet" for table in TABLES)
+    (part,) = {Path(name).name for name in added}
+    assert sorted(added) == sorted(f"{table}/{part}" for table in TABLES)
     assert {name: after[name] for name in before} == before
     assert done.written == (str(new.resolve()),)
     assert pd.read_parquet(out / "runs").run_id.eq("sweep-00100").sum() == 1
 
 
-def test_a_changed_file_replaces_only_its_own_parts(folder: Path, tmp_path: Path) -> None:
-    """A file that grew is exported again: its parts hold the new steps, every other part is untouched."""
-    out = tmp_path / "out"
-    to_parquet(folder, out, workers=1, progress=False)
-    before = _stamps(out)
-    changed = folder / "sweep-00002.jsonl"
-    lines = changed.read_text(encoding="utf-8").splitlines()
+def _grow(path: Path) -> None:
+    """Add a step to the sweep's run file ``path``: its last step again, one index on."""
+    lines = path.read_text(encoding="utf-8").splitlines()
     step = json.loads(lines[-2])
     step["index"] += 1
-    changed.write_text("\n".join([*lines[:-1], json.dumps(step), lines[-1]]) + "\n", encoding="utf-8")
+    path.write_text("\n".join([*lines[:-1], json.dumps(step), lines[-1]]) + "\n", encoding="utf-8")
+
+
+def test_a_changed_file_moves_its_rows_and_rewrites_only_the_part_that_held_them(folder: Path, tmp_path: Path) -> None:
+    """A file that grew is exported again into a new part, and its rows leave the part that held them, which is
+    written again without them; a part of other files is untouched, and the dataset holds the file's new rows once,
+    as a clean export does."""
+    out = tmp_path / "out"
+    files = _runs(folder)
+    to_parquet(files[:4], out, workers=1, progress=False)
+    to_parquet(files[4:], out, workers=1, progress=False)
+    before = _stamps(out)
+    changed = folder / "sweep-00002.jsonl"
+    assert changed in files[4:]
+    _grow(changed)
     done = to_parquet(folder, out, workers=1, progress=False)
     assert done.written == (str(changed.resolve()),)
     after = _stamps(out)
-    mine = {f"{table}/{source_id(changed.resolve())}.parquet" for table in TABLES}
-    assert {name for name in after if after[name] != before.get(name)} == mine
-    _assert_same(pd.read_parquet(_part(out, "steps", changed.resolve())), run_table(changed.resolve(), "steps"))
+    first, second = sorted({Path(name).name for name in before if name.startswith("runs/")})
+    (new,) = {Path(name).name for name in after if name not in before}
+    assert set(after) == {f"{table}/{part}" for table in TABLES for part in (first, second, new)}
+    assert {name for name in before if after[name] != before[name]} == {f"{table}/{second}" for table in TABLES}
+    _assert_same(
+        _rows(out, "steps", changed.resolve()), in_declared_order(run_table(changed.resolve(), "steps"), "steps")
+    )
+    to_parquet(folder, tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
+
+
+def test_a_call_writes_a_few_parts_not_one_per_file(tmp_path: Path) -> None:
+    """An export of 40 files writes one part of each table in this process, and a few a worker with two workers
+    (four each at most, by default), where it wrote a part of each table per file: 120 Parquet files."""
+    write_sweep(tmp_path / "runs", 40)
+    to_parquet(tmp_path / "runs", tmp_path / "one", workers=1, progress=False)
+    to_parquet(tmp_path / "runs", tmp_path / "two", workers=2, progress=False)
+    assert [len(_parts(tmp_path / "one", table)) for table in TABLES] == [1, 1, 1]
+    assert all(2 <= len(_parts(tmp_path / "two", table)) <= 8 for table in TABLES)
+    _same_tables(tmp_path / "two", tmp_path / "one")
+    assert len(pd.read_parquet(tmp_path / "one" / "runs")) == 40
+
+
+def test_a_default_export_of_a_few_files_starts_no_worker_process(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``workers``, an export of a few MiB of run files works in this process (starting worker processes,
+    each importing pandas and pyarrow, costs more than such an export), where it started one per CPU; with
+    ``workers=2`` it starts them."""
+    from agentrender import frame
+
+    started: list[int] = []
+
+    class Pool(frame.ProcessPoolExecutor):
+        def __init__(self, max_workers: int, **kwargs: Any) -> None:
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    monkeypatch.setattr(frame, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(frame.os, "cpu_count", lambda: 4)
+    assert len(to_parquet(folder, tmp_path / "default", progress=False).written) == len(_runs(folder))
+    assert started == []
+    to_parquet(folder, tmp_path / "two", workers=2, progress=False)
+    assert started == [2]
+    _same_tables(tmp_path / "two", tmp_path / "default")
+
+
+def test_an_export_of_the_first_format_is_refused_with_what_to_do(folder: Path, tmp_path: Path) -> None:
+    """A folder exported by an agentrender that wrote a Parquet file per run file (format agentrender.parquet/1) is
+    not added to (its parts would be read beside the new ones): to_parquet and ``export`` say what it is and to
+    export to a new folder, and write nothing."""
+    out = tmp_path / "old"
+    (out / "steps").mkdir(parents=True)
+    manifest = {"format": "agentrender.parquet/1", "schema": "0", "options": {}, "sources": {}}
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"format agentrender\.parquet/1 \(a Parquet file per run file\).*new folder"):
+        to_parquet(folder, out, workers=1, progress=False)
+    code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(out))
+    assert (code, printed) == (2, "") and err.count("\n") == 1 and "export to a new folder" in err
+    assert sorted(path.name for path in out.rglob("*")) == ["manifest.json", "steps"]
+
+
+def _rows_once(out: Path) -> None:
+    """No row of the export ``out`` is there twice: a file's run once in the runs table, a step or model call once."""
+    for table, key in (("steps", ["path", "run_id", "index"]), ("model_calls", ["path", "run_id", "line"])):
+        read = _table(out, table)
+        assert not read.duplicated(key).any(), table
+    runs = _table(out, "runs")
+    assert not runs.duplicated(["path", "run_id"]).any()
+
+
+class _Stop(Exception):
+    """The failure injected into an export (a full disk, say)."""
+
+
+@pytest.mark.parametrize("stop", [_Stop, KeyboardInterrupt])
+@pytest.mark.parametrize("killed", [False, True], ids=["stopped", "killed"])
+def test_an_export_interrupted_at_any_write_is_repaired_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: type[BaseException], killed: bool
+) -> None:
+    """An export stopped at each of its writes in turn (a part or the manifest fails: disk full, an interrupt; or,
+    killed, nothing is written after it, not even the manifest an interrupted call saves) leaves no row twice, and
+    the next export gives exactly the tables of a clean export of the same files: a changed file's rows once, a
+    pruned file's gone, a new file's there."""
+    from agentrender import frame
+
+    runs = tmp_path / "runs"
+    files = write_sweep(runs, 8)
+    base = tmp_path / "base"
+    to_parquet(files[:4], base, workers=1, progress=False)
+    to_parquet(files[4:], base, workers=1, progress=False)
+    _grow(files[1])
+    _grow(files[6])
+    files[5].unlink()
+    write_sweep(runs, 1, first=8)
+    to_parquet(runs, tmp_path / "clean", workers=1, progress=False)
+    real_part, real_manifest = frame._write_part, frame._write_atomic
+    writes: list[str] = []
+
+    def counted(real: Callable[[Path, Any], None], fail_at: int | None) -> Callable[[Path, Any], None]:
+        def write(path: Path, data: Any) -> None:
+            writes.append(path.name)
+            if len(writes) == fail_at:
+                raise stop("no space left on device")
+            if killed and fail_at is not None and len(writes) > fail_at:
+                raise _Stop("killed")
+            real(path, data)
+
+        return write
+
+    def export(out: Path, fail_at: int | None) -> None:
+        monkeypatch.setattr(frame, "_write_part", counted(real_part, fail_at))
+        monkeypatch.setattr(frame, "_write_atomic", counted(real_manifest, fail_at))
+        try:
+            to_parquet(runs, out, workers=1, progress=False, prune=True)
+        finally:
+            monkeypatch.setattr(frame, "_write_part", real_part)
+            monkeypatch.setattr(frame, "_write_atomic", real_manifest)
+
+    shutil.copytree(base, tmp_path / "count")
+    export(tmp_path / "count", None)
+    _same_tables(tmp_path / "count", tmp_path / "clean")
+    # the manifest, two parts rewritten (each three tables), the new part's three, the manifest
+    assert len(writes) == 11, writes
+    for fail_at in range(1, len(writes) + 1):
+        writes.clear()
+        out = tmp_path / f"stopped-{fail_at}"
+        shutil.copytree(base, out)
+        with pytest.raises((_Stop, stop)):
+            export(out, fail_at)
+        _rows_once(out)
+        again = to_parquet(runs, out, workers=1, progress=False, prune=True)
+        _same_tables(out, tmp_path / "clean")
+        assert set(again.written) | set(again.unchanged) == {str(path.resolve()) for path in sorted(runs.glob("*"))}
+        assert to_parquet(runs, out, workers=1, progress=False).written == ()
+
+
+def test_a_file_an_interrupted_export_was_moving_is_exported_again_though_not_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A changed file whose rows an export had removed from their old part when it was stopped is exported again by
+    the next call even when that call names other files only (its rows were nowhere), and said among those written."""
+    from agentrender import frame
+
+    runs = tmp_path / "runs"
+    files = write_sweep(runs, 3)
+    out = tmp_path / "out"
+    to_parquet(runs, out, workers=1, progress=False)
+    _grow(files[0])
+    real = frame._write_part
+    calls: list[Path] = []
+
+    def stop_at_the_new_part(path: Path, data: Any) -> None:
+        calls.append(path)
+        if len(calls) > len(TABLES):  # the old part's three tables rewritten, then the new part
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(frame, "_write_part", stop_at_the_new_part)
+    with pytest.raises(KeyboardInterrupt):
+        to_parquet(runs, out, workers=1, progress=False)
+    monkeypatch.setattr(frame, "_write_part", real)
+    assert len(_rows(out, "runs", files[0].resolve())) == 0
+    (new,) = write_sweep(tmp_path / "more", 1, first=10)
+    again = to_parquet([new], out, workers=1, progress=False)
+    assert again.written == (str(new.resolve()), str(files[0].resolve()))
+    to_parquet([*files, new], tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
+
+
+_OPERATIONS = st.lists(
+    st.tuples(st.sampled_from(["export", "prune", "grow", "delete", "add"]), st.integers(0, 4)), max_size=8
+)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations=_OPERATIONS)
+def test_any_sequence_of_exports_and_changes_gives_the_tables_of_one_clean_export(
+    operations: list[tuple[str, int]],
+) -> None:
+    """Whatever exports (all files, or one; with prune or not), changed files, deleted and added files come in
+    any order, an export with prune then holds exactly the tables of one clean export of the files that exist."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        runs, out = root / "runs", root / "out"
+        files = write_sweep(runs, 5)
+        for operation, number in operations:
+            path = files[number]
+            if operation in ("export", "prune"):
+                to_parquet(runs if number % 2 else [path], out, workers=1, progress=False, prune=operation == "prune")
+            elif operation == "grow" and path.exists():
+                _grow(path)
+            elif operation == "delete" and path.exists():
+                path.unlink()
+            elif operation == "add" and not path.exists():
+                write_sweep(runs, 1, first=number)
+        if not any(runs.glob("*.jsonl")):
+            write_sweep(runs, 1)
+        to_parquet(runs, out, workers=1, progress=False, prune=True)
+        _rows_once(out)
+        to_parquet(runs, root / "clean", workers=1, progress=False)
+        _same_tables(out, root / "clean")
 
 
 def test_a_touched_file_with_the_same_content_is_skipped(folder: Path, tmp_path: Path) -> None:
@@ -320,23 +569,27 @@ def test_a_file_that_turns_bad_loses_its_steps_and_model_calls(folder: Path, tmp
     target = (folder / "sweep-00004.jsonl").resolve()
     target.write_text('{"type": "step"}\n', encoding="utf-8")
     to_parquet(folder, out, workers=1, progress=False)
-    assert not _part(out, "steps", target).exists() and not _part(out, "model_calls", target).exists()
-    assert pd.read_parquet(_part(out, "runs", target)).error.str.startswith(f"{target}:1: ").all()
+    assert len(_rows(out, "steps", target)) == 0 and len(_rows(out, "model_calls", target)) == 0
+    assert _rows(out, "runs", target).error.str.startswith(f"{target}:1: ").all()
 
 
 @pytest.mark.parametrize("table", TABLES)
 def test_a_part_deleted_by_hand_is_written_again(folder: Path, tmp_path: Path, table: str) -> None:
-    """A file whose part of a table was deleted by hand is exported again, its rows back in the dataset (it was
-    skipped as unchanged, its rows gone until the file changed, and its warnings no longer said)."""
+    """The files of a part one table of which was deleted by hand are exported again, their rows back in the
+    dataset once (they were skipped as unchanged, their rows gone until the file changed, and their warnings no
+    longer said); the files of other parts are skipped."""
     out = tmp_path / "out"
-    first = to_parquet(folder, out, workers=1, progress=False)
-    target = (folder / "sweep-00004.jsonl").resolve()
-    rows = len(pd.read_parquet(_part(out, table, target)))
-    _part(out, table, target).unlink()
+    files = _runs(folder)
+    to_parquet(files[:5], out, workers=1, progress=False)
+    to_parquet(files[5:], out, workers=1, progress=False)
+    lost = _parts(out, "runs")[1].name
+    (out / table / lost).unlink()
     again = to_parquet(folder, out, workers=1, progress=False)
-    assert again.written == (str(target),) and str(target) not in again.unchanged
-    assert len(pd.read_parquet(_part(out, table, target))) == rows
-    assert len(again.unchanged) == len(first.written) - 1
+    assert again.written == tuple(str(path.resolve()) for path in files[5:])
+    assert again.unchanged == tuple(str(path.resolve()) for path in files[:5])
+    assert not any((out / name / lost).exists() for name in TABLES)
+    to_parquet(folder, tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
 
 
 def test_a_deleted_file_is_kept_until_pruned(folder: Path, tmp_path: Path) -> None:
@@ -346,11 +599,12 @@ def test_a_deleted_file_is_kept_until_pruned(folder: Path, tmp_path: Path) -> No
     gone = (folder / "sweep-00005.jsonl").resolve()
     gone.unlink()
     kept = to_parquet(folder, out, workers=1, progress=False)
-    assert kept.removed == () and _part(out, "steps", gone).exists()
+    assert kept.removed == () and len(_rows(out, "steps", gone)) > 0
     pruned = to_parquet(folder, out, workers=1, progress=False, prune=True)
     assert pruned.removed == (str(gone),)
-    assert not any(_part(out, table, gone).exists() for table in TABLES)
-    assert str(gone) not in set(pd.read_parquet(out / "runs").path)
+    assert not any(len(_rows(out, table, gone)) for table in TABLES)
+    to_parquet(folder, tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
 
 
 def test_the_window_options_apply_to_every_run_and_stay_with_the_export(folder: Path, tmp_path: Path) -> None:
@@ -358,7 +612,7 @@ def test_the_window_options_apply_to_every_run_and_stay_with_the_export(folder: 
     out = tmp_path / "out"
     to_parquet(folder, out, options={"recent_results": 2}, workers=1, progress=False)
     path = (folder / "sweep-00000.jsonl").resolve()
-    _assert_same(pd.read_parquet(_part(out, "steps", path)), run_table(path, "steps", {"recent_results": 2}))
+    _assert_same(_rows(out, "steps", path), in_declared_order(run_table(path, "steps", {"recent_results": 2}), "steps"))
     with pytest.raises(ValueError, match="exported with options"):
         to_parquet(folder, out, workers=1, progress=False)
     with pytest.raises(ValueError, match="options takes recent_results and result_bytes, not 'opening'"):
@@ -375,14 +629,11 @@ def test_a_folder_that_is_not_an_export_is_refused(folder: Path, tmp_path: Path)
 
 @pytest.mark.slow
 def test_worker_processes_write_the_same_dataset(folder: Path, tmp_path: Path) -> None:
-    """Exporting with two worker processes writes the same tables as exporting in this process."""
+    """Exporting with two worker processes writes the same tables as exporting in this process, in more parts."""
     to_parquet(folder, tmp_path / "one", workers=1, progress=False)
     to_parquet(folder, tmp_path / "two", workers=2, progress=False)
-    for table in TABLES:
-        pd.testing.assert_frame_equal(
-            pd.read_parquet(tmp_path / "one" / table).sort_values("path", kind="stable", ignore_index=True),
-            pd.read_parquet(tmp_path / "two" / table).sort_values("path", kind="stable", ignore_index=True),
-        )
+    _same_tables(tmp_path / "two", tmp_path / "one")
+    assert len(_parts(tmp_path / "one", "runs")) == 1 < len(_parts(tmp_path / "two", "runs"))
 
 
 # ------------------------------------------------------------------ DuckDB and Polars
@@ -618,7 +869,7 @@ def test_export_prune_removes_the_runs_whose_file_is_gone_and_says_so(tmp_path: 
     code, printed, err = _cli("export", str(runs), "--parquet", str(out), "--workers", "1", "--prune", "--width", "200")
     assert (code, err) == (0, "")
     assert printed.strip().endswith("skipped 1 unchanged file (1 run), removed 1 gone file (1 run)")
-    assert not any(_part(out, table, gone).exists() for table in TABLES)
+    assert not any(len(_rows(out, table, gone)) for table in TABLES)
     assert pd.read_parquet(out / "runs").run_id.tolist() == ["fix-failing-test"]
 
 
@@ -659,7 +910,8 @@ def test_bench_parquet_prints_every_figure(
     """bench/bench_parquet.py runs on a tiny grid and prints the baseline and each ratio (no time is asserted)."""
     import_bench("bench_parquet").main(["--runs", "4", "--steps", "3", "--repeat", "1"])
     out = capsys.readouterr().out
-    for label in ("frames in pandas (baseline)", "export (workers=1)", "again, unchanged", "read_parquet", "scaling"):
+    labels = ("frames in pandas (baseline)", "export (workers=1)", "again, unchanged", "again, one changed")
+    for label in (*labels, "read_parquet", "scaling"):
         assert label in out
 
 
@@ -819,7 +1071,7 @@ def test_a_call_the_sdk_retried_is_exported_with_its_tries_and_their_time(tmp_pa
     (tmp_path / "runs").mkdir()
     path = retried_run_file(tmp_path / "runs" / "retried.jsonl")
     to_parquet(path.parent, tmp_path / "out", workers=1, progress=False)
-    calls = pd.read_parquet(_part(tmp_path / "out", "model_calls", path.resolve()))
+    calls = _rows(tmp_path / "out", "model_calls", path.resolve())
     assert calls["tries"].tolist() == [1, 3, 1, 1, 1, 1, 1, 1]
     assert calls["retried_ms"].tolist() == [0, 1550.5, 0, 0, 0, 0, 0, 0]
 

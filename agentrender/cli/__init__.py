@@ -434,14 +434,14 @@ Write the steps, the model calls and one row per run of every RUN (a run file, a
 .jsonl, .jsonl.gz, .eval and .eval.gz files and Inspect .json(.gz) logs, a bundled sample, or an agent's
 history agentrender imports: a Claude Code session's main thread and sub-agents, an eval
 log's samples, each a run) to the folder OUT as a Parquet dataset: OUT/steps, OUT/model_calls
-and OUT/runs, each one file per file read, with the columns and types of agentrender.frame
-(every row names its run_id and its file's absolute path). pandas, DuckDB and Polars read
-each folder as a table. The warnings of each run read are printed as import prints them,
+and OUT/runs, each a few Parquet files (parts) that hold many files read, with the columns and
+types of agentrender.frame (every row names its run_id and its file's absolute path). pandas,
+DuckDB and Polars read each folder as a table. The warnings of each run read are printed as import prints them,
 each file named as you named it.
 
 Exporting again is incremental: OUT/manifest.json records each file's size, mtime and hash,
 so an unchanged file is skipped (its runs' warnings said again, from its runs row), a changed
-one replaces its own files only, and runs exported
+one is written in a new part and its rows removed from the part that held them, and runs exported
 before but not named now are kept (--prune drops those whose file is gone). A file that
 cannot be read becomes a row of the runs table with its error, and the command exits 1; one
 read without all it holds (a last line cut short) is exported with what it holds, and named.""",
@@ -457,7 +457,8 @@ read without all it holds (a last line cut short) is exported with what it holds
         "--workers",
         type=_positive,
         metavar="N",
-        help="worker processes that read and write (default: one per CPU; 1 reads in this process)",
+        help="worker processes that read and write (default: one per 64 MiB of run files to write, at most one per "
+        "CPU; 1 reads in this process)",
     )
     export.add_argument("--prune", action="store_true", help="remove the runs of OUT whose file no longer exists")
     _window_options(export)
