@@ -334,7 +334,7 @@ def window_start(rendered: int, recent_results: int) -> int:
     them their summary. Every render places the window through this one function:
     ``messages``, ``Renderer``, and the views of a run at each of its steps (``agentrender.views``).
     """
-    return max(0, rendered - recent_results)
+    return rendered - recent_results if rendered > recent_results else 0
 
 
 class Form:
@@ -425,7 +425,7 @@ class Turns:
         options = self.options
         step_id = tool_use_id(step, options)
         self.ids.append(step_id)
-        if options.step_hooks:
+        if options.assistant is not None or options.observation is not None:
             blocks, rule = assistant_turn(step, step_id, options)
             assistant = Message(role="assistant", content=blocks)
             self.assistant_rules.append(rule)
@@ -452,24 +452,36 @@ class Turns:
     def render(self, position: int, full: bool) -> None:
         """Render rendered step ``position`` in one form, alone: its assistant turn unless it has one, and its
         user turn in that form unless it has it; for a conversation that grows a step at a time."""
-        form = self.full_form if full else self.summary_form
-        step, step_id, options = self.rendered[position], self.ids[position], self.options
         if not self.assistant_rules[position]:
-            blocks, rule = assistant_turn(step, step_id, options)
+            blocks, rule = assistant_turn(self.rendered[position], self.ids[position], self.options)
             message = Message(role="assistant", content=blocks)
             self.full_form.turns[2 * position] = self.summary_form.turns[2 * position] = message
             self.assistant_rules[position] = rule
-        if not form.rules[position]:
-            blocks, rule = user_turn(step, step_id, full, options)
-            form.turns[2 * position + 1] = Message(role="user", content=blocks)
-            form.rules[position] = rule
-
-    def forget(self, position: int, full: bool) -> None:
-        """Let go of rendered step ``position``'s user turn in one form, for a cache no conversation reads it from
-        again (it is rendered again if asked for): a renderer lets go of a result in full once it left the window."""
         form = self.full_form if full else self.summary_form
-        form.turns[2 * position + 1] = None
-        form.rules[position] = ""
+        if not form.rules[position]:
+            self._render_user(form, position)
+
+    def leave(self, position: int) -> None:
+        """Rendered step ``position`` left the window of a conversation that grows a step at a time: it shows its
+        summary from now on (rendered unless it is), and never again its result in full, which is let go of: the
+        conversations given keep their window's full turns themselves."""
+        if not self.summary_form.rules[position]:
+            self._render_user(self.summary_form, position)
+        full = self.full_form
+        full.turns[2 * position + 1] = None
+        full.rules[position] = ""
+
+    def _render_user(self, form: Form, position: int) -> None:
+        """Render rendered step ``position``'s user turn in ``form``: with no observation hook, from one call of the
+        default turns' rules (``default_parts``), as ``messages`` renders it."""
+        step, step_id, options = self.rendered[position], self.ids[position], self.options
+        if options.observation is None:
+            _, _, _, _, block_type, shown, rule, failed = default_parts(step, form.full, options.result_bytes)
+            blocks: tuple[ContentBlock, ...] = (_user_block(block_type, shown, failed, step_id),)
+        else:
+            blocks, rule = user_turn(step, step_id, form.full, options)
+        form.turns[2 * position + 1] = Message(role="user", content=blocks)
+        form.rules[position] = rule
 
     def assistants(self, start: int, stop: int) -> list[Message]:
         """The assistant turns of rendered steps ``[start:stop]``, rendering those not yet rendered
@@ -553,7 +565,7 @@ class Renderer:
     are a snapshot too, not a copy.
     """
 
-    __slots__ = ("_opening", "options", "template", "turns")
+    __slots__ = ("_hook", "_opening", "options", "template", "turns")
 
     def __init__(self, options: Options, template: StepInput | None = None) -> None:
         if options.breakpoints is not None:
@@ -563,6 +575,9 @@ class Renderer:
         """The ``StepInput`` whose fields other than ``steps`` (goal, run id, tools) the renders are made with."""
         self.turns = Turns(options)
         """The steps taken so far and their turns."""
+        opening = options.opening
+        self._hook = opening if callable(opening) else None
+        """The opening's hook, called again at each step; ``None`` for an opening given as text or blocks."""
         self._opening = Message(role="user", content=opening_blocks(self.step_input(), options))
 
     def step_input(self) -> StepInput:
@@ -578,8 +593,8 @@ class Renderer:
     def append(self, step: Step) -> Conversation:
         """Take ``step``, the run's next, and give the conversation after it."""
         self._take(step)
-        if callable(self.options.opening):
-            self._opening = Message(role="user", content=opening_blocks(self.step_input(), self.options))
+        if self._hook is not None:
+            self._opening = Message(role="user", content=_check_opening(self._hook(self.step_input())))
         return self.messages()
 
     def conversation(self, step_input: StepInput) -> Conversation:
@@ -598,8 +613,8 @@ class Renderer:
         self.template = step_input  # its steps are not read: step_input() puts the steps taken in their place
         for step in steps[taken:]:
             self._take(step)
-        if callable(self.options.opening):
-            self._opening = Message(role="user", content=opening_blocks(step_input, self.options))
+        if self._hook is not None:
+            self._opening = Message(role="user", content=_check_opening(self._hook(step_input)))
         return self.messages()
 
     def messages(self) -> Conversation:
@@ -614,11 +629,8 @@ class Renderer:
         turns = self.turns
         rendered = len(turns.rendered) + 1  # with this step, if it is rendered
         cut = window_start(rendered, self.options.recent_results)
-        if turns.add(step, rendered > cut) is not None and cut and not turns.summary_form.rules[cut - 1]:
-            # the step that left the window as this one came shows its summary from now on, and never again
-            # its result in full: conversations keep their window's full turns themselves
-            turns.render(cut - 1, False)
-            turns.forget(cut - 1, True)
+        if turns.add(step, rendered > cut) is not None and cut:
+            turns.leave(cut - 1)  # the step this one pushed out of the window
 
 
 class _Prefix(Sequence[Step]):
