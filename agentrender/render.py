@@ -472,12 +472,12 @@ class Turns:
         full.rules[position] = ""
 
     def _render_user(self, form: Form, position: int) -> None:
-        """Render rendered step ``position``'s user turn in ``form``: with no observation hook, from one call of the
-        default turns' rules (``default_parts``), as ``messages`` renders it."""
+        """Render rendered step ``position``'s user turn in ``form``: with no observation hook, the default block
+        (``observation_and_rule``) without ``user_turn``'s layers around it."""
         step, step_id, options = self.rendered[position], self.ids[position], self.options
         if options.observation is None:
-            _, _, _, _, block_type, shown, rule, failed = default_parts(step, form.full, options.result_bytes)
-            blocks: tuple[ContentBlock, ...] = (_user_block(block_type, shown, failed, step_id),)
+            block, rule = observation_and_rule(step, step_id, form.full, options.result_bytes)
+            blocks: tuple[ContentBlock, ...] = (block,)
         else:
             blocks, rule = user_turn(step, step_id, form.full, options)
         form.turns[2 * position + 1] = Message(role="user", content=blocks)

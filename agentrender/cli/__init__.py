@@ -580,6 +580,12 @@ def _parser() -> argparse.ArgumentParser:
     return build_parser()
 
 
+def _interrupted(args: argparse.Namespace) -> int:
+    """The exit status of a command a Ctrl-C ended: 0 for a follow, whose end it is (before its first output too),
+    else 130."""
+    return 0 if getattr(args, "follow", False) else 130
+
+
 def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit status."""
     out = stdout if stdout is not None else sys.stdout
@@ -599,7 +605,7 @@ def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr
         print(f"agentrender: {error}", file=err)
         return 2
     except KeyboardInterrupt:
-        return 0 if getattr(args, "follow", False) else 130
+        return _interrupted(args)
     try:
         return _commands.run(args, out, err)
     except _commands.CliError as error:
@@ -610,8 +616,8 @@ def main(argv: list[str] | None = None, *, stdout: IO[str] | None = None, stderr
         if out is sys.stdout:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:  # a follow is ended by a Ctrl-C, before its first output too
-        return 0 if getattr(args, "follow", False) else 130
+    except KeyboardInterrupt:
+        return _interrupted(args)
     except Exception as error:
         if os.environ.get("AGENTRENDER_TRACEBACK"):
             raise

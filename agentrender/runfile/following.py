@@ -325,12 +325,13 @@ class Follower:
                 return None
             loader.read(self._complete_lines(file))
             self._offset = file.tell()
+            file.seek(max(self._offset - MARK_BYTES, 0))
+            self._mark = file.read(self._offset - file.tell())
         return loader.last_line - before
 
     def _complete_lines(self, file: IO[bytes]) -> Iterator[bytes]:
         """The lines of ``file`` from where it is that end in a newline; one that does not waits in ``_partial``."""
         for line in file:
-            self._mark = line[-MARK_BYTES:] if len(line) >= MARK_BYTES else (self._mark + line)[-MARK_BYTES:]
             if self._partial:
                 line, self._partial = self._partial + line, b""
             if line.endswith(b"\n"):
