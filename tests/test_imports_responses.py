@@ -682,6 +682,27 @@ def output(call_id: str, text: str = "a.txt") -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": text}
 
 
+def test_a_rollout_whose_prompt_is_only_an_event_is_refused_naming_the_event(tmp_path: Path) -> None:
+    """A rollout whose first item is a reply, its prompt only in a ``user_message`` event before it (Codex writes the
+    event beside the message item it sends), is refused at the reply's line with an error naming the event's line;
+    one with no such event is refused as before, saying only that it starts with a reply."""
+    event = {"record": "event_msg", "payload": {"type": "user_message", "message": "List the files."}}
+    prompted = write_rollout(tmp_path / "a.jsonl", [event, call("c1"), output("c1")])
+    with pytest.raises(RunFileError) as raised:
+        load_runs(prompted)
+    assert str(raised.value) == (
+        f"{prompted}:4: payload: a conversation starts with a user message (the opening), not a reply; the prompt "
+        "is only in the user_message event at line 3, which Codex writes beside the message item it sends: the item "
+        "is not in the file"
+    )
+    bare = write_rollout(tmp_path / "b.jsonl", [call("c1"), output("c1")])
+    with pytest.raises(RunFileError) as raised:
+        load_runs(bare)
+    assert str(raised.value) == (
+        f"{bare}:3: payload: a conversation starts with a user message (the opening), not a reply"
+    )
+
+
 def test_a_request_body_maps_every_item_to_its_block(tmp_path: Path) -> None:
     """A Responses API request body (hand-made: no public log was found) is a run: its instructions and developer
     message the system prompt, a reply's reasoning (its summary), text and parallel calls one step deciding the first

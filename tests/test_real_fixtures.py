@@ -141,13 +141,16 @@ REFUSED = real.refused()
 
 @pytest.mark.parametrize("entry", REFUSED, ids=ids(REFUSED))
 def test_a_real_file_of_no_run_is_refused_saying_why(entry):
-    """A real file that holds no run (tau-bench's results of a task that raised before its chat began) is refused
-    through the one entry point with an error naming the file and what its source wrote of why: the error said
-    there was no conversation, and not the error tau-bench wrote, which the warnings it left with no run held."""
+    """A real file that holds no run (tau-bench's results of a task that raised before its chat began; a Codex
+    rollout whose prompt is only in an event) is refused through the one entry point with an error naming the file,
+    the line (``refused_line``, else 1) and what its source holds of why: the error once said there was no
+    conversation, and not the error tau-bench wrote, and once that the rollout began with a reply, and not where its
+    prompt was."""
     with pytest.raises(RunFileError) as raised:
         imports.load_runs(REAL / entry["path"])
     said = str(raised.value)
-    assert said.startswith(f"{REAL / entry['path']}:1: ") and said.endswith(entry["refused"]), said
+    line = entry.get("refused_line", 1)
+    assert said.startswith(f"{REAL / entry['path']}:{line}: ") and said.endswith(entry["refused"]), said
 
 
 @pytest.mark.parametrize("entry", CLAUDE_CODE, ids=ids(CLAUDE_CODE))

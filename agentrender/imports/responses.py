@@ -404,6 +404,19 @@ class _Rollout:
             started_at=began if isinstance(began, str) and is_timestamp(began) else None,
             instructions=instructions,
             warned=warned,
+            prompted=self._prompted,
+        )
+
+    def _prompted(self, line: int) -> str:
+        """What the rollout holds of a prompt before ``line``, its first item's, which is a reply: the
+        ``user_message`` event Codex writes beside the message item it sends (a file that holds the event and not the
+        item holds the prompt's text but not what the model was sent), else ``""``."""
+        before = [at for at in self.events.get("user_message", ()) if at < line]
+        if not before:
+            return ""
+        return (
+            f"; the prompt is only in the user_message event at line {before[0]}, which Codex writes beside the "
+            "message item it sends: the item is not in the file"
         )
 
 
@@ -1114,11 +1127,14 @@ class _Conversation:
         started_at: str | None = None,
         instructions: str | None = None,
         warned: Sequence[RunWarning] = (),
+        prompted: Callable[[int], str] | None = None,
     ) -> Run:
         """The run of the conversation read; ``request`` holds its other parameters (model, tools, ...);
         ``earlier_calls``: model calls (with their lines) read from elsewhere, beside its own replies;
         ``started_at``: when the conversation began, where the source says it; ``instructions``: the system prompt's
-        first part, before the developer messages; ``warned``: the run's warnings beside the conversation's.
+        first part, before the developer messages; ``warned``: the run's warnings beside the conversation's;
+        ``prompted``: what the source holds of a prompt before the line of a first item that is a reply (said in the
+        error that refuses it), else ``""``.
 
         The conversation is left as it is, so more items may be read into it and a run made again (a Codex rollout
         being written: ``GrowingRollout``): the run holds its own copies of what the items read next may change (the
@@ -1134,7 +1150,8 @@ class _Conversation:
         if not turns:
             raise where.error("the conversation has no user or assistant message")
         if turns[0]["role"] != "user":
-            raise starts[0].error("a conversation starts with a user message (the opening), not a reply")
+            said = prompted(starts[0].line) if prompted is not None else ""
+            raise starts[0].error(f"a conversation starts with a user message (the opening), not a reply{said}")
         if not turns[0]["content"]:
             raise starts[0].error("the first user message is empty: there is no opening to render")
         if len(turns) > 2 and turns[-1]["role"] == "user":
