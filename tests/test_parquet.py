@@ -645,14 +645,20 @@ def _users_parquet(path: Path) -> bytes:
     return path.read_bytes()
 
 
+def _exported_sweep(tmp_path: Path, runs: int) -> tuple[Path, list[Path], Path]:
+    """``runs`` sweep files in ``tmp_path / "runs"`` exported to ``tmp_path / "out"``: the folder, the files, OUT."""
+    folder = tmp_path / "runs"
+    files = write_sweep(folder, runs)
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    return folder, files, out
+
+
 def test_a_users_parquet_file_in_a_table_folder_is_never_deleted_and_named(tmp_path: Path) -> None:
     """A Parquet file of the user's in a table's folder survives every export (again with a changed file, again
     unchanged, with prune) with its bytes: each is refused, naming it and saying what to do, and changes nothing; once
     it is moved out, the export goes on."""
-    runs = tmp_path / "runs"
-    files = write_sweep(runs, 3)
-    out = tmp_path / "out"
-    to_parquet(runs, out, workers=1, progress=False)
+    runs, files, out = _exported_sweep(tmp_path, 3)
     mine = out / "steps" / "mine.parquet"
     kept = _users_parquet(mine)
     _grow(files[0])
@@ -683,10 +689,7 @@ def test_anything_in_a_table_folder_a_reader_would_read_and_the_export_did_not_w
     """Any file in a table's folder that pandas, Dask, DuckDB or Polars would read as the table's (anything but a
     hidden file that is not ``*.parquet``) and that is not named as the export names its parts is refused and kept,
     and so is a folder in it (pyarrow reads a table's folder at any depth)."""
-    runs = tmp_path / "runs"
-    write_sweep(runs, 2)
-    out = tmp_path / "out"
-    to_parquet(runs, out, workers=1, progress=False)
+    runs, _, out = _exported_sweep(tmp_path, 2)
     kept = _users_parquet(out / "runs" / name)
     nested = _users_parquet(out / "model_calls" / "older" / "0000000000000000-00000.parquet")
     with pytest.raises(ValueError, match="that the export did not write") as refused:
@@ -702,10 +705,7 @@ def test_anything_in_a_table_folder_a_reader_would_read_and_the_export_did_not_w
 def test_a_hidden_file_in_a_table_folder_is_left_alone_and_the_export_goes_on(tmp_path: Path) -> None:
     """A hidden file that is not ``*.parquet`` (a file manager's ``.DS_Store``), which no reader of the table reads,
     does not stop the export, which keeps it as it is."""
-    runs = tmp_path / "runs"
-    files = write_sweep(runs, 2)
-    out = tmp_path / "out"
-    to_parquet(runs, out, workers=1, progress=False)
+    runs, files, out = _exported_sweep(tmp_path, 2)
     (out / "steps" / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
     _grow(files[0])
     assert to_parquet(runs, out, workers=1, progress=False).written == (str(files[0]),)
@@ -720,12 +720,8 @@ def test_the_repair_after_an_interrupted_export_keeps_a_users_file(
     with the file moved out, it deletes the killed export's parts and gives the tables of a clean export."""
     from agentrender import frame
 
-    runs = tmp_path / "runs"
-    files = write_sweep(runs, 3)
-    out = tmp_path / "out"
-    to_parquet(runs, out, workers=1, progress=False)
+    runs, files, out = _exported_sweep(tmp_path, 3)
     _grow(files[1])
-    real = frame._write_atomic
 
     def killed(path: Path, data: bytes) -> None:  # the manifest is never saved again: nothing after the parts
         raise KeyboardInterrupt
@@ -733,7 +729,7 @@ def test_the_repair_after_an_interrupted_export_keeps_a_users_file(
     monkeypatch.setattr(frame, "_write_atomic", killed)
     with pytest.raises(KeyboardInterrupt):
         to_parquet(runs, out, workers=1, progress=False)
-    monkeypatch.setattr(frame, "_write_atomic", real)
+    monkeypatch.undo()
     mine = out / "model_calls" / "mine.parquet"
     kept = _users_parquet(mine)
     before = _contents(out)
@@ -768,7 +764,7 @@ def test_the_temporary_file_of_an_interrupted_write_is_deleted_by_the_next_expor
     monkeypatch.setattr(frame.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
         to_parquet(runs, out, workers=1, progress=False)
-    monkeypatch.setattr(frame.os, "replace", real)
+    monkeypatch.undo()
     (left,) = out.rglob(".*")
     assert left.name.endswith(".partial")
     to_parquet(runs, out, workers=1, progress=False)
