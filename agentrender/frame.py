@@ -2043,10 +2043,39 @@ class _Batch(NamedTuple):
     """Files to export into one part, as a worker process receives them."""
 
     part: str
-    """The part's id: its tables are ``<table>/<part>.parquet``."""
+    """The part's id (``_part_id``): its tables are ``<table>/<part>.parquet`` (``_part_path``)."""
     paths: tuple[str, ...]
     out: str
     overrides: dict[str, int]
+
+
+# The names an export gives its files, each written once here beside the pattern its repair knows it by: the repair
+# deletes a file of these forms the manifest does not name, and refuses to touch any other (``_clear_strays``).
+_PART_ID = re.compile(r"(?P<stamp>[0-9a-f]{16,})-[0-9]{5,}")
+"""What ``_part_id`` makes: any ``stamp`` and ``place`` of 0 or more, as its format pads them."""
+_PART_FILE = re.compile(rf"(?P<part>{_PART_ID.pattern})\.parquet")
+"""What ``_part_path`` names a part's table."""
+_PART_PARTIAL = re.compile(rf"\.{_PART_FILE.pattern}\.[0-9]+\.partial")
+"""What ``_partial_path`` names a part's table while it is written (the number: the writing process's id)."""
+_MANIFEST_PARTIAL = re.compile(rf"\.{re.escape(_MANIFEST)}\.[0-9]+\.partial")
+"""What ``_partial_path`` names the manifest while it is written."""
+
+
+def _part_id(stamp: int, place: int) -> str:
+    """The id of the part at ``place`` among the parts of the call of time ``stamp`` (ns since the epoch, in hex:
+    later calls' ids sort after)."""
+    return f"{stamp:016x}-{place:05d}"
+
+
+def _part_path(root: Path, table: str, part: str) -> Path:
+    """The Parquet file of ``table`` of ``part`` in the export ``root``."""
+    return root / table / f"{part}.parquet"
+
+
+def _partial_path(path: Path) -> Path:
+    """The temporary name ``path`` is written under, then renamed from: a name starting with "." is not read as part
+    of the dataset by pyarrow (pandas, Dask), and ``.partial`` is not ``*.parquet`` for DuckDB's and Polars' globs."""
+    return path.with_name(f".{path.name}.{os.getpid()}.partial")
 
 
 _PART_BYTES = 32 << 20
@@ -2102,7 +2131,11 @@ def to_parquet(
     file modified within 2 s of its last export, or whose mtime changed but not its size, is
     compared by content hash. Each part is written whole under a temporary name, then renamed;
     an interrupted export (stopped, killed, out of disk) leaves no file's rows twice, and the
-    next call exports again each file whose rows it had not finished moving. An export of the
+    next call exports again each file whose rows it had not finished moving. It deletes only files of the names the
+    export gives (a part the manifest does not name, a temporary file): anything else in a table's folder but a
+    hidden file, which every reader of the table would read as its rows, makes it raise ``ValueError`` naming each
+    such file before it writes or deletes anything, as does an ``out`` without a manifest that holds anything but the
+    export's folders. An export of the
     earlier format (``agentrender.parquet/1``, a Parquet file per run file) is refused: export to a new folder.
 
     A file that cannot be read is a row of the runs table with its ``error`` (as in
@@ -2128,12 +2161,13 @@ def to_parquet(
     given_paths = distinct_paths(path for paths in found for path in paths)
     named = {os.path.abspath(path): called.get(path, path) for path in given_paths}
     root = Path(out)
+    exported = (root / _MANIFEST).exists()
     manifest = _read_manifest(root, overrides)
-    for table in PARQUET_TABLES:
-        (root / table).mkdir(parents=True, exist_ok=True)
     entries: dict[str, dict[str, Any]] = manifest["sources"]
     parts: dict[str, dict[str, Any]] = manifest["parts"]
-    _clear_strays(root, parts)
+    _clear_strays(root, parts, exported)
+    for table in PARQUET_TABLES:
+        (root / table).mkdir(parents=True, exist_ok=True)
     lost = _parts_lost(root, parts)
     for part in lost:
         # a table of the part deleted by hand: each of its files is exported again, not skipped without its rows
@@ -2270,7 +2304,7 @@ def _stored_warnings(root: Path, entries: Sequence[Mapping[str, Any]]) -> dict[s
     stored: dict[str, list[tuple[str, list[str]]]] = {}
     for part, paths in wanted.items():
         try:
-            rows = parquet.read_table(root / "runs" / f"{part}.parquet", columns=["path", "run_id", "warning_texts"])
+            rows = parquet.read_table(_part_path(root, "runs", part), columns=["path", "run_id", "warning_texts"])
         except FileNotFoundError:  # removed since this export looked for it (_parts_lost)
             continue
         for row in rows.to_pylist():
@@ -2295,8 +2329,10 @@ def _read_manifest(root: Path, overrides: dict[str, int]) -> dict[str, Any]:
     fresh = {"format": _EXPORT_FORMAT, "schema": _schema_key(), "options": overrides, "sources": {}, "parts": {}}
     path = root / _MANIFEST
     if not path.exists():
-        # An export stopped before its first manifest leaves only its own folders and parts.
-        others = [p.name for p in root.iterdir() if p.name not in PARQUET_TABLES] if root.is_dir() else []
+        # An export stopped before its first manifest leaves only its own folders and parts (what is in those is
+        # for _clear_strays to judge), and the manifest it was writing.
+        names = [p.name for p in root.iterdir()] if root.is_dir() else []
+        others = [name for name in names if name not in PARQUET_TABLES and not _MANIFEST_PARTIAL.fullmatch(name)]
         if others:
             raise ValueError(f"{root}: not a Parquet export of agentrender (no {_MANIFEST}), and not empty")
         return fresh
@@ -2346,16 +2382,57 @@ def _holds(entries: Mapping[str, Mapping[str, Any]], source: str, part: str) -> 
     return entry is not None and entry.get("part") == part
 
 
-def _clear_strays(root: Path, parts: Mapping[str, Any]) -> None:
-    """Delete what an interrupted call left in the tables' folders: a part the manifest does not name (written,
-    and never recorded), and a file written under a temporary name."""
+def _clear_strays(root: Path, parts: Collection[str], exported: bool) -> None:
+    """Delete what an interrupted call left: in the tables' folders a part's table the manifest does not name
+    (written, and never recorded) and one under its temporary name, and beside the manifest the manifest under its
+    temporary name. Only files of the names an export gives: a table's folder that holds anything else but a hidden
+    file (``_foreign``) is refused before anything is deleted, since every reader of the table would read it as rows
+    of the table. ``exported``: whether ``root`` holds a manifest (else the refusal says it is no export)."""
+    strays: list[str] = []
+    foreign: list[str] = []
     for table in PARQUET_TABLES:
-        for found in os.scandir(root / table):
-            name = found.name
-            partial = name.startswith(".") and name.endswith(".partial")
-            if partial or (name.endswith(".parquet") and name.removesuffix(".parquet") not in parts):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(found.path)
+        try:
+            found = list(os.scandir(root / table))
+        except FileNotFoundError:
+            continue
+        for entry in found:
+            own = _PART_FILE.fullmatch(entry.name)
+            partial = _PART_PARTIAL.fullmatch(entry.name)
+            if (own is None and partial is None) or not entry.is_file(follow_symlinks=False):
+                if _foreign(entry.name):
+                    foreign.append(entry.path)
+            elif partial is not None or (own is not None and own["part"] not in parts):
+                strays.append(entry.path)
+    if foreign:
+        raise ValueError(_foreign_text(root, sorted(foreign), exported))
+    if root.is_dir():
+        strays += [entry.path for entry in os.scandir(root) if _MANIFEST_PARTIAL.fullmatch(entry.name)]
+    for path in strays:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
+def _foreign(name: str) -> bool:
+    """Whether a file (or folder) ``name`` in a table's folder that the export did not write is read by a reader of
+    the table: pyarrow's datasets (pandas', Dask's) read every name but those starting with "." or "_", at any depth,
+    and DuckDB's and Polars' ``*.parquet`` every name so ending. A hidden file (``.DS_Store``) is read by none."""
+    return not name.startswith(".") or name.endswith(".parquet")
+
+
+def _foreign_text(root: Path, paths: Sequence[str], exported: bool) -> str:
+    """Why an export refuses to write to ``root``, whose tables' folders hold the files ``paths`` it did not write."""
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    files = "a file" if len(paths) == 1 else f"{len(paths)} files"
+    if not exported:
+        return (
+            f"{root}: not a Parquet export of agentrender (no {_MANIFEST}), and its tables' folders hold {files} "
+            f"it did not write ({shown}): export to a new folder"
+        )
+    return (
+        f"{root}: {files} in its tables' folders that the export did not write ({shown}), which every reader of the "
+        f"table would read as its rows: move {'it' if len(paths) == 1 else 'them'} out of {root}, then export "
+        "again (nothing was written or deleted)"
+    )
 
 
 def _parts_lost(root: Path, parts: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -2363,7 +2440,7 @@ def _parts_lost(root: Path, parts: Mapping[str, Mapping[str, Any]]) -> list[str]
     return [
         part
         for part, held in parts.items()
-        if any(count and not (root / table / f"{part}.parquet").is_file() for table, count in held["rows"].items())
+        if any(count and not _part_path(root, table, part).is_file() for table, count in held["rows"].items())
     ]
 
 
@@ -2398,10 +2475,6 @@ def _same_content(path: str, entry: dict[str, Any]) -> bool:
     return same
 
 
-_PART_NAME = re.compile(r"^[0-9a-f]{16}-[0-9]{5}$")
-"""A part's id: the time of the call that wrote it (ns, hex) and its place among that call's parts."""
-
-
 def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
@@ -2428,10 +2501,9 @@ def _batches(
         # the part of the bytes before it (of the files, when they hold none): count parts of about equal bytes
         groups.setdefault(start * count // total if total else at * count // len(paths), []).append(path)
         start += size
-    stamp = max([time.time_ns(), *(int(part.split("-")[0], 16) + 1 for part in parts if _PART_NAME.match(part))])
-    return [
-        _Batch(f"{stamp:016x}-{i:05d}", tuple(group), str(root), overrides) for i, group in enumerate(groups.values())
-    ]
+    earlier = (_PART_ID.fullmatch(part) for part in parts)
+    stamp = max([time.time_ns(), *(int(match["stamp"], 16) + 1 for match in earlier if match)])
+    return [_Batch(_part_id(stamp, i), tuple(group), str(root), overrides) for i, group in enumerate(groups.values())]
 
 
 def _export_all(batches: Sequence[_Batch], workers: int, bar: Any) -> Iterator[list[dict[str, Any]]]:
@@ -2471,7 +2543,7 @@ def _export_batch(batch: _Batch, tick: Callable[[int], object] | None = None) ->
     folder = Path(batch.out)
     for table, data in tables.items():
         if data.num_rows:
-            _write_part(folder / table / f"{batch.part}.parquet", data)
+            _write_part(_part_path(folder, table, batch.part), data)
     return [{"entry": one["entry"], "warnings": one["warnings"]} for one in read]
 
 
@@ -2671,14 +2743,13 @@ def _parquet_schema(pandas: ModuleType, table: str) -> Any:
 
 def _write_part(path: Path, data: Any) -> None:
     parquet = require("frame", "pyarrow.parquet")
-    # A name starting with "." is not read as part of the dataset by pyarrow, DuckDB or Polars.
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial = _partial_path(path)
     parquet.write_table(data, partial)
     os.replace(partial, path)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial = _partial_path(path)
     partial.write_bytes(data)
     os.replace(partial, path)
 
@@ -2692,7 +2763,7 @@ def _rewrite_part(root: Path, part: str, paths: Collection[str]) -> dict[str, in
     pandas = require("frame", "pandas")
     counts = dict.fromkeys(PARQUET_TABLES, 0)
     for table in PARQUET_TABLES:
-        file = root / table / f"{part}.parquet"
+        file = _part_path(root, table, part)
         if not paths or not file.is_file():
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()

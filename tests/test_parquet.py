@@ -620,11 +620,171 @@ def test_the_window_options_apply_to_every_run_and_stay_with_the_export(folder: 
 
 
 def test_a_folder_that_is_not_an_export_is_refused(folder: Path, tmp_path: Path) -> None:
-    """to_parquet will not write its tables into a non-empty folder that holds no export."""
-    (tmp_path / "busy").mkdir()
-    (tmp_path / "busy" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    """to_parquet will not write its tables into a non-empty folder that holds no export (a data folder of Parquet
+    files and a run folder, say), and leaves everything in it as it was: nothing deleted, nothing added."""
+    busy = tmp_path / "busy"
+    (busy / "runs").mkdir(parents=True)
+    (busy / "notes.txt").write_text("mine\n", encoding="utf-8")
+    pd.DataFrame({"mine": [1, 2]}).to_parquet(busy / "data.parquet")
+    (busy / "runs" / "old.parquet").write_bytes((busy / "data.parquet").read_bytes())
+    before = _contents(busy)
     with pytest.raises(ValueError, match="not a Parquet export of agentrender"):
-        to_parquet(folder, tmp_path / "busy", workers=1, progress=False)
+        to_parquet(folder, busy, workers=1, progress=False)
+    assert _contents(busy) == before
+
+
+def _contents(folder: Path) -> dict[str, bytes | None]:
+    """Every file and folder under ``folder``, by its path in it: a file's bytes, a folder's ``None``."""
+    return {str(path.relative_to(folder)): path.read_bytes() if path.is_file() else None for path in folder.rglob("*")}
+
+
+def _users_parquet(path: Path) -> bytes:
+    """Write a Parquet file of the user's own (not a part of an export) at ``path``; its bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"mine": [1, 2, 3]}).to_parquet(path)
+    return path.read_bytes()
+
+
+def _exported_sweep(tmp_path: Path, runs: int) -> tuple[Path, list[Path], Path]:
+    """``runs`` sweep files in ``tmp_path / "runs"`` exported to ``tmp_path / "out"``: the folder, the files, OUT."""
+    folder = tmp_path / "runs"
+    files = write_sweep(folder, runs)
+    out = tmp_path / "out"
+    to_parquet(folder, out, workers=1, progress=False)
+    return folder, files, out
+
+
+def test_a_users_parquet_file_in_a_table_folder_is_never_deleted_and_named(tmp_path: Path) -> None:
+    """A Parquet file of the user's in a table's folder survives every export (again with a changed file, again
+    unchanged, with prune) with its bytes: each is refused, naming it and saying what to do, and changes nothing; once
+    it is moved out, the export goes on."""
+    runs, files, out = _exported_sweep(tmp_path, 3)
+    mine = out / "steps" / "mine.parquet"
+    kept = _users_parquet(mine)
+    _grow(files[0])
+    files[2].unlink()
+    before = _contents(out)
+    for named, prune in ((runs, False), ([files[1]], False), (runs, True)):
+        with pytest.raises(ValueError) as refused:
+            to_parquet(named, out, workers=1, progress=False, prune=prune)
+        assert str(refused.value) == (
+            f"{out}: a file in its tables' folders that the export did not write ({mine}), which every reader of "
+            f"the table would read as its rows: move it out of {out}, then export again (nothing was written or "
+            "deleted)"
+        )
+        assert _contents(out) == before and mine.read_bytes() == kept
+    mine.rename(tmp_path / "mine.parquet")
+    done = to_parquet(runs, out, workers=1, progress=False, prune=True)
+    assert done.written == (str(files[0]),) and done.removed == (str(files[2].resolve()),)
+    to_parquet(runs, tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
+
+
+@pytest.mark.parametrize(
+    "name", ["mine.parquet", "part-0.snappy.parquet", "notes.txt", "_metadata", ".hidden.parquet", "0123-00000.parquet"]
+)
+def test_anything_in_a_table_folder_a_reader_would_read_and_the_export_did_not_write_is_refused(
+    tmp_path: Path, name: str
+) -> None:
+    """Any file in a table's folder that pandas, Dask, DuckDB or Polars would read as the table's (anything but a
+    hidden file that is not ``*.parquet``) and that is not named as the export names its parts is refused and kept,
+    and so is a folder in it (pyarrow reads a table's folder at any depth)."""
+    runs, _, out = _exported_sweep(tmp_path, 2)
+    kept = _users_parquet(out / "runs" / name)
+    nested = _users_parquet(out / "model_calls" / "older" / "0000000000000000-00000.parquet")
+    with pytest.raises(ValueError, match="that the export did not write") as refused:
+        to_parquet(runs, out, workers=1, progress=False)
+    assert f"2 files in its tables' folders that the export did not write ({out / 'model_calls' / 'older'}, " in str(
+        refused.value
+    )
+    assert f"{out / 'runs' / name}), " in str(refused.value)
+    assert (out / "runs" / name).read_bytes() == kept
+    assert (out / "model_calls" / "older" / "0000000000000000-00000.parquet").read_bytes() == nested
+
+
+def test_a_hidden_file_in_a_table_folder_is_left_alone_and_the_export_goes_on(tmp_path: Path) -> None:
+    """A hidden file that is not ``*.parquet`` (a file manager's ``.DS_Store``), which no reader of the table reads,
+    does not stop the export, which keeps it as it is."""
+    runs, files, out = _exported_sweep(tmp_path, 2)
+    (out / "steps" / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    _grow(files[0])
+    assert to_parquet(runs, out, workers=1, progress=False).written == (str(files[0]),)
+    assert (out / "steps" / ".DS_Store").read_bytes() == b"\x00\x00\x00\x01Bud1"
+
+
+def test_the_repair_after_an_interrupted_export_keeps_a_users_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an export killed between its parts and its manifest, the next export finds a user's Parquet file in a
+    table's folder: it refuses, naming the file, and deletes nothing (neither the file nor the killed export's parts);
+    with the file moved out, it deletes the killed export's parts and gives the tables of a clean export."""
+    from agentrender import frame
+
+    runs, files, out = _exported_sweep(tmp_path, 3)
+    _grow(files[1])
+
+    def killed(path: Path, data: bytes) -> None:  # the manifest is never saved again: nothing after the parts
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(frame, "_write_atomic", killed)
+    with pytest.raises(KeyboardInterrupt):
+        to_parquet(runs, out, workers=1, progress=False)
+    monkeypatch.undo()
+    mine = out / "model_calls" / "mine.parquet"
+    kept = _users_parquet(mine)
+    before = _contents(out)
+    with pytest.raises(ValueError, match=f"did not write \\({mine}\\)"):
+        to_parquet(runs, out, workers=1, progress=False)
+    assert _contents(out) == before and mine.read_bytes() == kept
+    mine.rename(tmp_path / "mine.parquet")
+    to_parquet(runs, out, workers=1, progress=False)
+    to_parquet(runs, tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
+    assert len(_parts(out, "steps")) == len(_parts(tmp_path / "clean", "steps")) + 1  # the old part, the new
+
+
+@pytest.mark.parametrize("table", ["manifest", *TABLES])
+def test_the_temporary_file_of_an_interrupted_write_is_deleted_by_the_next_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str
+) -> None:
+    """A write killed before its file was renamed into place (a part's table, or the manifest) leaves its temporary
+    file, which the next export deletes, as it does only the export's own."""
+    from agentrender import frame
+
+    runs = tmp_path / "runs"
+    write_sweep(runs, 2)
+    out = tmp_path / "out"
+    real = os.replace
+
+    def killed(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+        if Path(target).parent == (out if table == "manifest" else out / table):
+            raise KeyboardInterrupt
+        real(source, target)
+
+    monkeypatch.setattr(frame.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        to_parquet(runs, out, workers=1, progress=False)
+    monkeypatch.undo()
+    (left,) = out.rglob(".*")
+    assert left.name.endswith(".partial")
+    to_parquet(runs, out, workers=1, progress=False)
+    assert not left.exists() and not list(out.rglob(".*"))
+    to_parquet(runs, tmp_path / "clean", workers=1, progress=False)
+    _same_tables(out, tmp_path / "clean")
+
+
+def test_a_table_folder_without_a_manifest_is_not_an_export_of_the_users_files(folder: Path, tmp_path: Path) -> None:
+    """An OUT holding only a ``steps`` folder of the user's Parquet files (no manifest) is refused as no export,
+    naming the files, and left as it was: nothing deleted, no folder added."""
+    out = tmp_path / "data"
+    kept = {name: _users_parquet(out / "steps" / name) for name in ("a.parquet", "b.parquet")}
+    with pytest.raises(ValueError) as refused:
+        to_parquet(folder, out, workers=1, progress=False)
+    assert str(refused.value) == (
+        f"{out}: not a Parquet export of agentrender (no manifest.json), and its tables' folders hold 2 files it did "
+        f"not write ({out / 'steps' / 'a.parquet'}, {out / 'steps' / 'b.parquet'}): export to a new folder"
+    )
+    assert _contents(out) == {"steps": None, **{f"steps/{name}": data for name, data in kept.items()}}
 
 
 @pytest.mark.slow
@@ -891,6 +1051,23 @@ def test_export_refuses_an_out_it_cannot_add_to_in_one_line(tmp_path: Path, argv
     code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(out), *argv)
     assert (code, printed) == (2, "")
     assert err.count("\n") == 1 and err.startswith("agentrender: ") and message in err
+
+
+def test_export_refuses_an_out_holding_a_users_file_in_one_line_naming_it(tmp_path: Path) -> None:
+    """``agentrender export`` to an OUT whose steps folder holds a Parquet file it did not write exits 2 with one line
+    on stderr naming the file and what to do, and the file keeps its bytes."""
+    out = tmp_path / "out"
+    assert _cli("export", "fix-failing-test", "--parquet", str(out))[0] == 0
+    mine = out / "steps" / "mine.parquet"
+    kept = _users_parquet(mine)
+    code, printed, err = _cli("export", "fix-failing-test", "--parquet", str(out), "--prune")
+    assert (code, printed) == (2, "")
+    assert err == (
+        f"agentrender: {out}: a file in its tables' folders that the export did not write ({mine}), which every "
+        f"reader of the table would read as its rows: move it out of {out}, then export again (nothing was written "
+        "or deleted)\n"
+    )
+    assert mine.read_bytes() == kept
 
 
 def test_export_to_an_out_that_cannot_be_a_folder_says_so_in_words(tmp_path: Path) -> None:
