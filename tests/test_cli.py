@@ -1320,7 +1320,7 @@ def test_a_ctrl_c_while_the_command_starts_ends_it_quietly_with_130(tmp_path: Pa
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it (see interruptible_cli)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it
         timeout=120,
         check=False,
     )
@@ -1506,11 +1506,12 @@ def test_the_help_imports_no_views(argv: list[str]) -> None:
 
 
 def test_the_console_script_is_declared() -> None:
-    """pyproject.toml installs the agentrender command as agentrender.cli:main."""
+    """pyproject.toml installs the agentrender command as agentrender.__main__:main, what python -m agentrender runs (it
+    imports the CLI itself, so that a Ctrl-C as it does ends it quietly)."""
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["scripts"]["agentrender"] == "agentrender.cli:main"
+    assert project["scripts"]["agentrender"] == "agentrender.__main__:main"
     assert any(dep.startswith("rich") for dep in project["optional-dependencies"]["cli"])
 
 
