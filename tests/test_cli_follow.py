@@ -590,6 +590,49 @@ def test_context_says_a_step_of_no_decision_where_its_view_did_not_change(writer
     assert "step 2: no decision recorded (skipped)" in row and "unchanged" not in out, out
 
 
+def _notes(printed: list[str]) -> list[tuple[str, str]]:
+    """Each row of the sizes table among ``printed``: the view it is at, and its note (what follows its bar)."""
+    rows = [re.match(r" *(\d+) +[\d, ]+ +\u2588+\u00bb? *(.*?) *$", text) for text in printed]
+    return [(row[1], row[2]) for row in rows if row is not None]
+
+
+def test_context_follow_says_a_step_that_only_started_has_no_decision_yet_and_says_it_again_once_skipped(
+    writer: Writer,
+) -> None:
+    """context --follow says of a step recorded as it starts ``no decision (yet)``, as show and steps do, in its first
+    table and in its lines, and says it again once it is decided, or once the next step or the run's end leaves it
+    with none (``no decision recorded (skipped)``); context of the finished run says ``skipped`` of each, as before.
+    Before, the step that had only started was said skipped at once."""
+    writer.records(header(), step(0), {"type": "step", "index": 1})
+    process = follow("context", writer.path)
+    try:
+        first = read_until(process, "to stop")
+        writer.records(step(1, answered=False), step(1))  # the step said (yet) by the first table is decided
+        decided = read_until(process, "  2  ")
+        writer.records({"type": "step", "index": 2})
+        started = read_until(process, "  3  ")
+        writer.records({"type": "step", "index": 3})
+        went_past = read_until(process, "  4  ")
+        writer.records({"type": "end", "status": "failed", "reason": "agent_error"})
+        ended = read_until(process, "the run ended")
+    finally:
+        process.kill()
+        process.communicate()
+    assert _notes(first)[-1] == ("2", "step 1: no decision (yet)"), first
+    assert _notes(decided) == [("2", "")], decided
+    assert _notes(started) == [("3", "step 2: no decision (yet)")], started
+    assert _notes(went_past) == [("3", "step 2: no decision recorded (skipped)"), ("4", "step 3: no decision (yet)")]
+    assert _notes(ended) == [("4", "step 3: no decision recorded (skipped)")], ended
+    assert ended[-1] == "the run ended: failed\n", ended
+    code, out, err = run_cli("context", str(writer.path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert _notes(out.splitlines())[-2:] == [
+        ("3", "step 2: no decision recorded (skipped)"),
+        ("4", "step 3: no decision recorded (skipped)"),
+    ], out
+    assert "(yet)" not in out, out
+
+
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"
 """A real Claude Code session whose first 19 lines end on an answer, and whose lines 20-25 go on past it and answer
 again."""

@@ -13,6 +13,7 @@ the file (truncated, replaced) goes to stderr. Ctrl-C ends it with status 0: sto
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
@@ -23,7 +24,7 @@ from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import Chosen, CliError, run_path
-from agentrender.cli._tables import SizesLayout, kind_asked, size_line
+from agentrender.cli._tables import NO_DECISION_SKIPPED, NO_DECISION_YET, SizesLayout, kind_asked, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower
@@ -46,10 +47,13 @@ def follow(
     line: Line,
     *,
     first_says_end: bool = True,
+    first_says_yet: bool = False,
     says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """Print ``first`` of the run the file holds, then ``line`` of each step as it comes; 0 when stopped.
     ``first_says_end``: what ``first`` prints says how the run ended, if it did (else a line after it says so).
+    ``first_says_yet``: what ``first`` prints says a last step with no decision may still get one (``undecided``), so
+    a line says it again once it is decided or skipped (else ``first`` says it is skipped, as the finished run).
     ``says``: what a step's line says of the step, which it is printed again for only when that changed (``show``'s
     line says the view after the step too, which each record after it grows); the whole line when not given.
 
@@ -117,6 +121,8 @@ def follow(
                     if (shown := line(views, last)) is not None:  # its line says nothing new of it till it changes
                         printed = {last.index: shown.plain if says is None else says(views, last)}
                 first(growth.run, views)
+                if first_says_yet and views.steps and undecided(views, views.steps[-1]):
+                    yet = views.steps[-1].index  # said (yet): a later growth says it again, decided or skipped
                 if ended is not None and not first_says_end:
                     console.print(_end_line(ended, final=tracker.final_end))
                 console.print(Text(f"following {clean(path, one_line=True)}: Ctrl-C to stop", style=MUTED))
@@ -203,7 +209,7 @@ def named(views: Views | None, step: Step) -> str:
     by every tool it called, as the steps table does (``WebSearch (+ Glob)``). A step with no decision is ``no decision
     (yet)`` while one may come (``undecided``), else ``no decision recorded (skipped)``, as ``context`` says it."""
     if step.decision is None:
-        return "no decision (yet)" if undecided(views, step) else "no decision recorded (skipped)"
+        return NO_DECISION_YET if undecided(views, step) else NO_DECISION_SKIPPED
     if views is not None and step.decision.calls and (called := _parallel(views, step)):
         return tools_said(called[0], called[1:])
     return step_said(step, prefill=views is not None and views.prefill(step))
@@ -299,7 +305,11 @@ def context_line(views: Views, step: Step, layout: SizesLayout) -> Any:
     """What ``context --follow`` prints for a step: the view after it as a row of the sizes table printed first, in
     its columns (``layout``); nothing while the step waits for its result (that view would hold the call as
     interrupted, a view nobody sends)."""
-    return None if waits(views, step) else size_line(views, step.index + 1, layout, step)
+    return (
+        None
+        if waits(views, step)
+        else size_line(views, step.index + 1, layout, step, functools.partial(undecided, views))
+    )
 
 
 def steps_filter(args: argparse.Namespace) -> Callable[[Views, Step], bool]:
