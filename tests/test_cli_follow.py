@@ -633,6 +633,67 @@ def test_context_follow_says_a_step_that_only_started_has_no_decision_yet_and_sa
     assert "(yet)" not in out, out
 
 
+@pytest.mark.parametrize("which", [(), ("--run", "0")], ids=["run file", "--run"])
+def test_a_first_line_half_written_is_waited_for_in_words_that_say_so(writer: Writer, which: tuple[str, ...]) -> None:
+    """A followed run file whose first line is half written (its runtime is writing its header) is said to be waited
+    for, once, and read once its newline comes, with nothing said of it as cut short. Before, a --run follow said
+    'the line breaks off ...; a process killed while writing leaves this', as of a crash."""
+    whole = line(header())
+    writer.append(whole[:30])
+    process = follow("steps", writer.path, *which)
+    try:
+        assert process.stderr is not None
+        timer = threading.Timer(30, process.kill)  # a follow that never says it fails the test
+        timer.start()
+        waiting = process.stderr.readline()
+        timer.cancel()
+        writer.append(whole[30:] + line(step(0)))
+        read_until(process, "Ctrl-C to stop")
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=10)
+        rest = process.stderr.read()
+    finally:
+        process.kill()
+        process.communicate()
+    assert waiting == f"agentrender: {writer.path}: waiting for its first line to be finished (no newline yet)\n"
+    assert (code, rest) == (0, ""), rest
+
+
+@pytest.mark.parametrize("which", [(), ("--run", "0")], ids=["run file", "--run"])
+@pytest.mark.parametrize("cut", ["first line", "a later line"])
+def test_a_line_never_finished_is_said_not_loaded_when_the_follow_stops(
+    writer: Writer, which: tuple[str, ...], cut: str
+) -> None:
+    """A follow stopped (a Ctrl-C; --follow-for, which stops it as one does, where a --run follow prints nothing to
+    wait for) while the file's last line still has no newline says so on stderr, naming the file, the line and its
+    bytes: nothing the file held is dropped unsaid. Before, the line was dropped without a word."""
+    records = "" if cut == "first line" else line(header()) + line(step(0))
+    partial = line(header() if cut == "first line" else step(1))[:25]
+    writer.append(records + partial)
+    if cut == "first line":
+        process = follow("steps", writer.path, *which)
+        try:
+            assert process.stderr is not None
+            timer = threading.Timer(30, process.kill)
+            timer.start()
+            process.stderr.readline()  # waiting for its first line to be finished
+            timer.cancel()
+            process.send_signal(signal.SIGINT)
+            code = process.wait(timeout=10)
+            said = process.stderr.read()
+        finally:
+            process.kill()
+            process.communicate()
+    else:
+        code, _, said = run_cli("steps", str(writer.path), *which, "--follow", "--follow-for", "0.5")
+    number = 1 if cut == "first line" else 3
+    assert code == 0
+    assert said == (
+        f"agentrender: {writer.path}:{number}: the follow stopped before this line was finished (no newline yet): "
+        "25 bytes not loaded\n"
+    ), said
+
+
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"
 """A real Claude Code session whose first 19 lines end on an answer, and whose lines 20-25 go on past it and answer
 again."""
