@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -380,6 +381,21 @@ def test_show_follow_gives_no_view_figures_for_a_step_waiting_for_its_result(wri
     assert "→ view at 1: 3 messages" in answered, answered
 
 
+def followed_growths(writer: Writer, command: str, *growths: tuple[list[dict[str, Any]], str]) -> list[list[str]]:
+    """What ``command --follow`` of ``writer``'s file printed: its first output, then after each of ``growths`` (the
+    records written, and the text of the last line they make it print) what that growth made it print."""
+    process = follow(command, writer.path)
+    try:
+        printed = [read_until(process, "Ctrl-C to stop")]
+        for records, until in growths:
+            writer.records(*records)
+            printed.append(read_until(process, until))
+    finally:
+        process.kill()
+        process.communicate()
+    return printed
+
+
 @pytest.mark.parametrize("command", ["show", "steps"])
 def test_a_step_left_with_no_decision_is_said_skipped_once_the_run_goes_past_it_or_ends(
     writer: Writer, command: str
@@ -390,18 +406,13 @@ def test_a_step_left_with_no_decision_is_said_skipped_once_the_run_goes_past_it_
     ``no decision (yet)``, and the next step's ``no decision (yet)``, with the same view figures, read as one step
     said twice."""
     writer.records(header(), step(0))
-    process = follow(command, writer.path)
-    try:
-        read_until(process, "Ctrl-C to stop")
-        writer.records({"type": "step", "index": 1})
-        started = read_until(process, "step 1 ")
-        writer.records({"type": "step", "index": 2})
-        went_past = read_until(process, "step 2 ")
-        writer.records({"type": "end", "status": "failed", "reason": "agent_error"})
-        ended = read_until(process, "the run ended")
-    finally:
-        process.kill()
-        process.communicate()
+    _, started, went_past, ended = followed_growths(
+        writer,
+        command,
+        ([{"type": "step", "index": 1}], "step 1 "),
+        ([{"type": "step", "index": 2}], "step 2 "),
+        ([{"type": "end", "status": "failed", "reason": "agent_error"}], "the run ended"),
+    )
     said = [[printed.rstrip("\n").split(" → ")[0] for printed in lines] for lines in (started, went_past, ended)]
     assert said == [
         ["step 1 · no decision (yet)"],
@@ -604,20 +615,14 @@ def test_context_follow_says_a_step_that_only_started_has_no_decision_yet_and_sa
     with none (``no decision recorded (skipped)``); context of the finished run says ``skipped`` of each, as before.
     Before, the step that had only started was said skipped at once."""
     writer.records(header(), step(0), {"type": "step", "index": 1})
-    process = follow("context", writer.path)
-    try:
-        first = read_until(process, "to stop")
-        writer.records(step(1, answered=False), step(1))  # the step said (yet) by the first table is decided
-        decided = read_until(process, "  2  ")
-        writer.records({"type": "step", "index": 2})
-        started = read_until(process, "  3  ")
-        writer.records({"type": "step", "index": 3})
-        went_past = read_until(process, "  4  ")
-        writer.records({"type": "end", "status": "failed", "reason": "agent_error"})
-        ended = read_until(process, "the run ended")
-    finally:
-        process.kill()
-        process.communicate()
+    first, decided, started, went_past, ended = followed_growths(
+        writer,
+        "context",
+        ([step(1, answered=False), step(1)], "  2  "),  # the step said (yet) by the first table is decided
+        ([{"type": "step", "index": 2}], "  3  "),
+        ([{"type": "step", "index": 3}], "  4  "),
+        ([{"type": "end", "status": "failed", "reason": "agent_error"}], "the run ended"),
+    )
     assert _notes(first)[-1] == ("2", "step 1: no decision (yet)"), first
     assert _notes(decided) == [("2", "")], decided
     assert _notes(started) == [("3", "step 2: no decision (yet)")], started
@@ -633,6 +638,25 @@ def test_context_follow_says_a_step_that_only_started_has_no_decision_yet_and_sa
     assert "(yet)" not in out, out
 
 
+def stderr_line(process: subprocess.Popen[str]) -> str:
+    """The next line the process writes on stderr."""
+    assert process.stderr is not None
+    timer = threading.Timer(30, process.kill)  # a line that never comes fails the test, not the whole run
+    timer.start()
+    try:
+        return process.stderr.readline()
+    finally:
+        timer.cancel()
+
+
+def ctrl_c(process: subprocess.Popen[str]) -> tuple[int, str]:
+    """A Ctrl-C to the process: its exit status, and what it wrote on stderr since the last line read of it."""
+    assert process.stderr is not None
+    process.send_signal(signal.SIGINT)
+    code = process.wait(timeout=10)
+    return code, process.stderr.read()
+
+
 @pytest.mark.parametrize("which", [(), ("--run", "0")], ids=["run file", "--run"])
 def test_a_first_line_half_written_is_waited_for_in_words_that_say_so(writer: Writer, which: tuple[str, ...]) -> None:
     """A followed run file whose first line is half written (its runtime is writing its header) is said to be waited
@@ -642,16 +666,10 @@ def test_a_first_line_half_written_is_waited_for_in_words_that_say_so(writer: Wr
     writer.append(whole[:30])
     process = follow("steps", writer.path, *which)
     try:
-        assert process.stderr is not None
-        timer = threading.Timer(30, process.kill)  # a follow that never says it fails the test
-        timer.start()
-        waiting = process.stderr.readline()
-        timer.cancel()
+        waiting = stderr_line(process)
         writer.append(whole[30:] + line(step(0)))
         read_until(process, "Ctrl-C to stop")
-        process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=10)
-        rest = process.stderr.read()
+        code, rest = ctrl_c(process)
     finally:
         process.kill()
         process.communicate()
@@ -673,14 +691,8 @@ def test_a_line_never_finished_is_said_not_loaded_when_the_follow_stops(
     if cut == "first line":
         process = follow("steps", writer.path, *which)
         try:
-            assert process.stderr is not None
-            timer = threading.Timer(30, process.kill)
-            timer.start()
-            process.stderr.readline()  # waiting for its first line to be finished
-            timer.cancel()
-            process.send_signal(signal.SIGINT)
-            code = process.wait(timeout=10)
-            said = process.stderr.read()
+            stderr_line(process)  # waiting for its first line to be finished
+            code, said = ctrl_c(process)
         finally:
             process.kill()
             process.communicate()

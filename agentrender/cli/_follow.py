@@ -7,7 +7,9 @@ the steps that changed are rendered). Each step a growth loads (a
 new one, or one recorded again once its tool answered) is printed as one line, from the same
 facts the command prints for the whole run, and a step said to have no decision yet is printed
 again once a later step or the run's end leaves it with none (``undecided``); what happened to
-the file (truncated, replaced) goes to stderr. Ctrl-C ends it with status 0: stopping is how a follow ends.
+the file (truncated, replaced) goes to stderr. A line is read once its newline is written: a first line being written
+is said to be waited for, and a last line the follow never got the newline of is said as it stops (``_unfinished``).
+Ctrl-C ends it with status 0: stopping is how a follow ends.
 """
 
 from __future__ import annotations

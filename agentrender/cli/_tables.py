@@ -415,6 +415,12 @@ def _bar(prefix: int, total: int, largest: int, chars: int) -> Text:
     return bar
 
 
+NO_DECISION_YET = "no decision (yet)"
+"""What a line of ``--follow`` says of a step with no decision that may still get one (``_follow.undecided``)."""
+NO_DECISION_SKIPPED = "no decision recorded (skipped)"
+"""What the CLI says of a step with no decision that will get none: the render skips it."""
+
+
 def _note(row: dict[str, Any]) -> Text:
     """What happened to the cache prefix at a view: a result left the window, a compaction restarted it, nothing."""
     note = Text("")
@@ -432,12 +438,6 @@ def _note(row: dict[str, Any]) -> Text:
         said = "unchanged" if undecided is None else f"step {undecided:,}: {what}"
         note.append(said, style=MUTED)
     return note
-
-
-NO_DECISION_YET = "no decision (yet)"
-"""What a line of ``--follow`` says of a step with no decision that may still get one (``_follow.undecided``)."""
-NO_DECISION_SKIPPED = "no decision recorded (skipped)"
-"""What the CLI says of a step with no decision that will get none: the render skips it."""
 
 
 def _undecided(
