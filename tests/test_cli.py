@@ -11,6 +11,7 @@ import json
 import os
 import pty
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -1288,6 +1289,44 @@ def test_a_reply_file_that_is_not_json_names_its_line(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- as a user runs it
 
 
+_CTRL_C_AT_START = """\
+import os, signal
+os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C while Python imports the command line (it imports argparse)
+raise AssertionError("the Ctrl-C was not delivered")
+"""
+"""A stand-in for ``argparse``, which ``agentrender.cli`` imports as it starts and ``import agentrender`` does not: it
+sends its own process a Ctrl-C, which so lands inside the command's start-up import every time."""
+
+
+def _console_script() -> list[str]:
+    """The command the ``agentrender`` console script runs: the function ``[project.scripts]`` names, called as pip's
+    generated script calls it (``sys.exit(main())``)."""
+    import tomllib
+
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]["agentrender"]
+    module, function = target.split(":")
+    return [sys.executable, "-c", f"import sys; from {module} import {function}; sys.exit({function}())"]
+
+
+@pytest.mark.parametrize("started", ["python -m agentrender", "the console script"])
+def test_a_ctrl_c_while_the_command_starts_ends_it_quietly_with_130(tmp_path: Path, started: str) -> None:
+    """A Ctrl-C while Python imports the command line (its first moments) ends it as a Ctrl-C as the command starts
+    does: status 130 and no traceback, for ``python -m agentrender`` and the console script alike."""
+    (tmp_path / "argparse.py").write_text(_CTRL_C_AT_START, "utf-8")
+    command = [sys.executable, "-m", "agentrender"] if started.startswith("python") else _console_script()
+    done = subprocess.run(
+        [*command, "steps", "fix-failing-test"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", ""), done.stderr
+
+
 def subprocess_cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """``python -m agentrender argv`` in a fresh process, from the checkout."""
     return subprocess.run(
@@ -1467,11 +1506,12 @@ def test_the_help_imports_no_views(argv: list[str]) -> None:
 
 
 def test_the_console_script_is_declared() -> None:
-    """pyproject.toml installs the agentrender command as agentrender.cli:main."""
+    """pyproject.toml installs the agentrender command as agentrender.__main__:main, what python -m agentrender runs (it
+    imports the CLI itself, so that a Ctrl-C as it does ends it quietly)."""
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["scripts"]["agentrender"] == "agentrender.cli:main"
+    assert project["scripts"]["agentrender"] == "agentrender.__main__:main"
     assert any(dep.startswith("rich") for dep in project["optional-dependencies"]["cli"])
 
 

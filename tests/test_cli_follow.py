@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -380,6 +381,21 @@ def test_show_follow_gives_no_view_figures_for_a_step_waiting_for_its_result(wri
     assert "→ view at 1: 3 messages" in answered, answered
 
 
+def followed_growths(writer: Writer, command: str, *growths: tuple[list[dict[str, Any]], str]) -> list[list[str]]:
+    """What ``command --follow`` of ``writer``'s file printed: its first output, then after each of ``growths`` (the
+    records written, and the text of the last line they make it print) what that growth made it print."""
+    process = follow(command, writer.path)
+    try:
+        printed = [read_until(process, "Ctrl-C to stop")]
+        for records, until in growths:
+            writer.records(*records)
+            printed.append(read_until(process, until))
+    finally:
+        process.kill()
+        process.communicate()
+    return printed
+
+
 @pytest.mark.parametrize("command", ["show", "steps"])
 def test_a_step_left_with_no_decision_is_said_skipped_once_the_run_goes_past_it_or_ends(
     writer: Writer, command: str
@@ -390,18 +406,13 @@ def test_a_step_left_with_no_decision_is_said_skipped_once_the_run_goes_past_it_
     ``no decision (yet)``, and the next step's ``no decision (yet)``, with the same view figures, read as one step
     said twice."""
     writer.records(header(), step(0))
-    process = follow(command, writer.path)
-    try:
-        read_until(process, "Ctrl-C to stop")
-        writer.records({"type": "step", "index": 1})
-        started = read_until(process, "step 1 ")
-        writer.records({"type": "step", "index": 2})
-        went_past = read_until(process, "step 2 ")
-        writer.records({"type": "end", "status": "failed", "reason": "agent_error"})
-        ended = read_until(process, "the run ended")
-    finally:
-        process.kill()
-        process.communicate()
+    _, started, went_past, ended = followed_growths(
+        writer,
+        command,
+        ([{"type": "step", "index": 1}], "step 1 "),
+        ([{"type": "step", "index": 2}], "step 2 "),
+        ([{"type": "end", "status": "failed", "reason": "agent_error"}], "the run ended"),
+    )
     said = [[printed.rstrip("\n").split(" → ")[0] for printed in lines] for lines in (started, went_past, ended)]
     assert said == [
         ["step 1 · no decision (yet)"],
@@ -588,6 +599,111 @@ def test_context_says_a_step_of_no_decision_where_its_view_did_not_change(writer
     assert code == 0, err
     [row] = [text for text in out.splitlines() if text.split()[:1] == ["3"]]
     assert "step 2: no decision recorded (skipped)" in row and "unchanged" not in out, out
+
+
+def _notes(printed: list[str]) -> list[tuple[str, str]]:
+    """Each row of the sizes table among ``printed``: the view it is at, and its note (what follows its bar)."""
+    rows = [re.match(r" *(\d+) +[\d, ]+ +\u2588+\u00bb? *(.*?) *$", text) for text in printed]
+    return [(row[1], row[2]) for row in rows if row is not None]
+
+
+def test_context_follow_says_a_step_that_only_started_has_no_decision_yet_and_says_it_again_once_skipped(
+    writer: Writer,
+) -> None:
+    """context --follow says of a step recorded as it starts ``no decision (yet)``, as show and steps do, in its first
+    table and in its lines, and says it again once it is decided, or once the next step or the run's end leaves it
+    with none (``no decision recorded (skipped)``); context of the finished run says ``skipped`` of each, as before.
+    Before, the step that had only started was said skipped at once."""
+    writer.records(header(), step(0), {"type": "step", "index": 1})
+    first, decided, started, went_past, ended = followed_growths(
+        writer,
+        "context",
+        ([step(1, answered=False), step(1)], "  2  "),  # the step said (yet) by the first table is decided
+        ([{"type": "step", "index": 2}], "  3  "),
+        ([{"type": "step", "index": 3}], "  4  "),
+        ([{"type": "end", "status": "failed", "reason": "agent_error"}], "the run ended"),
+    )
+    assert _notes(first)[-1] == ("2", "step 1: no decision (yet)"), first
+    assert _notes(decided) == [("2", "")], decided
+    assert _notes(started) == [("3", "step 2: no decision (yet)")], started
+    assert _notes(went_past) == [("3", "step 2: no decision recorded (skipped)"), ("4", "step 3: no decision (yet)")]
+    assert _notes(ended) == [("4", "step 3: no decision recorded (skipped)")], ended
+    assert ended[-1] == "the run ended: failed\n", ended
+    code, out, err = run_cli("context", str(writer.path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert _notes(out.splitlines())[-2:] == [
+        ("3", "step 2: no decision recorded (skipped)"),
+        ("4", "step 3: no decision recorded (skipped)"),
+    ], out
+    assert "(yet)" not in out, out
+
+
+def stderr_line(process: subprocess.Popen[str]) -> str:
+    """The next line the process writes on stderr."""
+    assert process.stderr is not None
+    timer = threading.Timer(30, process.kill)  # a line that never comes fails the test, not the whole run
+    timer.start()
+    try:
+        return process.stderr.readline()
+    finally:
+        timer.cancel()
+
+
+def ctrl_c(process: subprocess.Popen[str]) -> tuple[int, str]:
+    """A Ctrl-C to the process: its exit status, and what it wrote on stderr since the last line read of it."""
+    assert process.stderr is not None
+    process.send_signal(signal.SIGINT)
+    code = process.wait(timeout=10)
+    return code, process.stderr.read()
+
+
+@pytest.mark.parametrize("which", [(), ("--run", "0")], ids=["run file", "--run"])
+def test_a_first_line_half_written_is_waited_for_in_words_that_say_so(writer: Writer, which: tuple[str, ...]) -> None:
+    """A followed run file whose first line is half written (its runtime is writing its header) is said to be waited
+    for, once, and read once its newline comes, with nothing said of it as cut short. Before, a --run follow said
+    'the line breaks off ...; a process killed while writing leaves this', as of a crash."""
+    whole = line(header())
+    writer.append(whole[:30])
+    process = follow("steps", writer.path, *which)
+    try:
+        waiting = stderr_line(process)
+        writer.append(whole[30:] + line(step(0)))
+        read_until(process, "Ctrl-C to stop")
+        code, rest = ctrl_c(process)
+    finally:
+        process.kill()
+        process.communicate()
+    assert waiting == f"agentrender: {writer.path}: waiting for its first line to be finished (no newline yet)\n"
+    assert (code, rest) == (0, ""), rest
+
+
+@pytest.mark.parametrize("which", [(), ("--run", "0")], ids=["run file", "--run"])
+@pytest.mark.parametrize("cut", ["first line", "a later line"])
+def test_a_line_never_finished_is_said_not_loaded_when_the_follow_stops(
+    writer: Writer, which: tuple[str, ...], cut: str
+) -> None:
+    """A follow stopped (a Ctrl-C; --follow-for, which stops it as one does, where a --run follow prints nothing to
+    wait for) while the file's last line still has no newline says so on stderr, naming the file, the line and its
+    bytes: nothing the file held is dropped unsaid. Before, the line was dropped without a word."""
+    records = "" if cut == "first line" else line(header()) + line(step(0))
+    partial = line(header() if cut == "first line" else step(1))[:25]
+    writer.append(records + partial)
+    if cut == "first line":
+        process = follow("steps", writer.path, *which)
+        try:
+            stderr_line(process)  # waiting for its first line to be finished
+            code, said = ctrl_c(process)
+        finally:
+            process.kill()
+            process.communicate()
+    else:
+        code, _, said = run_cli("steps", str(writer.path), *which, "--follow", "--follow-for", "0.5")
+    number = 1 if cut == "first line" else 3
+    assert code == 0
+    assert said == (
+        f"agentrender: {writer.path}:{number}: the follow stopped before this line was finished (no newline yet): "
+        "25 bytes not loaded\n"
+    ), said
 
 
 SESSION = REAL / "claude-code" / "codemie-ai-codemie-code" / "session-9eda1058.jsonl"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -63,13 +64,22 @@ def _followed(
     line: Line,
     *,
     first_says_end: bool = True,
+    first_says_yet: bool = False,
     says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """``_follow.follow`` of ``args.run``, its views under the command line's window settings."""
     from agentrender.cli import _follow
 
     return _follow.follow(
-        args, console, err, lambda run: views_of(run, args), first, line, first_says_end=first_says_end, says=says
+        args,
+        console,
+        err,
+        lambda run: views_of(run, args),
+        first,
+        line,
+        first_says_end=first_says_end,
+        first_says_yet=first_says_yet,
+        says=says,
     )
 
 
@@ -205,9 +215,12 @@ def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[st
             args,
             console,
             err,
-            lambda run, views: _context_of(run, views, args, out, console, layout),
+            lambda run, views: _context_of(
+                run, views, args, out, console, layout, functools.partial(_follow.undecided, views)
+            ),
             lambda views, step: _follow.context_line(views, step, layout),
             first_says_end=False,  # the sizes table says no end
+            first_says_yet=True,  # its last row says a step with no decision may still get one
         )
     run = load_run_of(args, err, every=args.json)
     return _context_of(run, views_of(run, args), args, out, console)
@@ -220,6 +233,7 @@ def _context_of(
     out: IO[str],
     console: Console,
     layout: SizesLayout | None = None,
+    yet: Callable[[Step], bool] | None = None,
 ) -> int:
     from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
 
@@ -227,7 +241,7 @@ def _context_of(
     if args.json:
         write_json(out, _tables.context_json(series))
     else:
-        _print(console, _tables.context_renderables(run, series, layout))
+        _print(console, _tables.context_renderables(run, series, layout, yet))
     return 0
 
 

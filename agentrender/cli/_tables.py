@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -415,6 +415,12 @@ def _bar(prefix: int, total: int, largest: int, chars: int) -> Text:
     return bar
 
 
+NO_DECISION_YET = "no decision (yet)"
+"""What a line of ``--follow`` says of a step with no decision that may still get one (``_follow.undecided``)."""
+NO_DECISION_SKIPPED = "no decision recorded (skipped)"
+"""What the CLI says of a step with no decision that will get none: the render skips it."""
+
+
 def _note(row: dict[str, Any]) -> Text:
     """What happened to the cache prefix at a view: a result left the window, a compaction restarted it, nothing."""
     note = Text("")
@@ -428,19 +434,28 @@ def _note(row: dict[str, Any]) -> Text:
             note.append(f"compaction ({row['compaction']}) here as sent: rendered across", style=MUTED)
     if row["first_diff"] is None:
         undecided = row.get("undecided")
-        said = "unchanged" if undecided is None else f"step {undecided:,}: no decision recorded (skipped)"
+        what = NO_DECISION_YET if row.get("yet") else NO_DECISION_SKIPPED
+        said = "unchanged" if undecided is None else f"step {undecided:,}: {what}"
         note.append(said, style=MUTED)
     return note
 
 
-def _undecided(rows: list[dict[str, Any]], steps: Sequence[Step]) -> list[dict[str, Any]]:
+def _undecided(
+    rows: list[dict[str, Any]], steps: Sequence[Step], yet: Callable[[Step], bool] | None = None
+) -> list[dict[str, Any]]:
     """``rows`` (of ``context_json``), each view just after a step that recorded no decision marked with that step
     (``undecided``): the render skips such a step, so the view is the one before it, which ``_note`` says so, not
-    as a view merely unchanged."""
-    skipped = {step.index + 1: step.index for step in steps if step.decision is None}
+    as a view merely unchanged; ``yet``: whether such a step may still get a decision (a follow's, ``undecided``),
+    which its row then says (``yet``), not that it is skipped."""
+    skipped = {step.index + 1: step for step in steps if step.decision is None}
     if not skipped:
         return rows
-    return [{**row, "undecided": skipped[row["at"]]} if row["at"] in skipped else row for row in rows]
+    return [
+        {**row, "undecided": step.index, **({"yet": True} if yet is not None and yet(step) else {})}
+        if (step := skipped.get(row["at"])) is not None
+        else row
+        for row in rows
+    ]
 
 
 @dataclass(slots=True)
@@ -562,16 +577,25 @@ def size_row(views: Views, at: int) -> dict[str, Any]:
     }
 
 
-def size_line(views: Views, at: int, layout: SizesLayout, before: Step | None = None) -> _SizesTable:
+def size_line(
+    views: Views,
+    at: int,
+    layout: SizesLayout,
+    before: Step | None = None,
+    yet: Callable[[Step], bool] | None = None,
+) -> _SizesTable:
     """The view deciding step ``at`` as a row of the sizes table, laid out in the columns ``layout`` recorded;
-    ``before``: the step before it, which the note names when it recorded no decision."""
+    ``before``: the step before it, which the note names when it recorded no decision (``yet``: as ``_undecided``)."""
     row = [size_row(views, at)]
-    return _SizesTable(_undecided(row, [before]) if before is not None else row, layout, header=False)
+    return _SizesTable(_undecided(row, [before], yet) if before is not None else row, layout, header=False)
 
 
-def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None = None) -> list[Any]:
+def context_renderables(
+    run: Run, series: SizeSeries, layout: SizesLayout | None = None, yet: Callable[[Step], bool] | None = None
+) -> list[Any]:
     """The size of the view at every step as a table, a bar per step: grey the cached prefix, cyan re-sent;
-    ``layout``: where the table records how it was laid out (for ``size_line``)."""
+    ``layout``: where the table records how it was laid out (for ``size_line``); ``yet``: whether a step with no
+    decision may still get one (a follow's), which its row says (``_undecided``)."""
     breaks = len(series.breaks)
     title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
     title.append(
@@ -586,7 +610,7 @@ def context_renderables(run: Run, series: SizeSeries, layout: SizesLayout | None
     legend.append(" re-sent, the longest the largest view", style=MUTED)
     if layout is not None:  # the rows context --follow prints under the table keep its scale
         legend.append(f"; a larger view after it: the whole bar and {_PAST}", style=MUTED)
-    return [title, _SizesTable(_undecided(context_json(series), run.steps), layout), legend]
+    return [title, _SizesTable(_undecided(context_json(series), run.steps, yet), layout), legend]
 
 
 # ---------------------------------------------------------------------------- keys
