@@ -232,14 +232,14 @@ class _Mode:
     def part(self, number: int) -> dict[str, Any]:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
         ``full_from``, whether the view ends on an assistant turn (0: no; else which of ``ended_said`` it says, 2 for a
-        prefill), its opening, its replay key, its sizes, the ones its size chart marks as a break:
-        ``SizeSeries.marked_breaks``, and, when one of them ends with the prefill its request did (``View.prefilled``),
+        prefill), its opening, its replay key, what changed since the stop before it (``Change.describe``, as every
+        instrument says it), its sizes, the ones its size chart marks as a break: ``SizeSeries.marked_breaks``, and, when one of them ends with the prefill its request did (``View.prefilled``),
         ``prefilled``: for each, 0 or that prefill's blocks and bytes) and its steps (each rendered step's position
         among them and its blocks, or why it is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
         rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
-        first_step, compacted, prefilled = [], [], []
+        first_step, compacted, prefilled, change = [], [], [], []
         for j in within:
             view = views.at(stops[j])
             ends_with = view.prefilled  # the caller's text the request ended with: no turn of a step
@@ -255,6 +255,7 @@ class _Mode:
             # the compaction right before the view, else the one it restarts from (as views.html says them)
             right_before = view.compaction
             compacted.append(self.texts(right_before.describe() if right_before else view.restart_label))
+            change.append(self.texts(view.change.describe()))  # in the words of every other instrument
             if self.keyed:
                 key, recorded = view.replay_key, view.recorded_keys
                 keys.append([key, (1 if key in recorded else -1) if recorded else 0])
@@ -267,6 +268,7 @@ class _Mode:
             "opening": opening,
             "first_step": first_step,
             "compacted": compacted,
+            "change": change,
             "sizes": {name: list(column[within.start : within.stop]) for name, column in self.series.items()},
             "marked": [j for j in within if j in self.marked],
             "steps": [self._step(j) for j in within if j < len(self.in_full)],

@@ -311,13 +311,7 @@
           (agree > 0 ? "matches" : "differs from") + " the recorded request key"));
       }
     }
-    const change = [];
-    if (s.first_diff[i] === null) change.push("the view is unchanged");
-    else if (stop > 0) change.push("first differing message #" + s.first_diff[i]);
-    if (s.left_window[i] !== null) change.push("step " + s.left_window[i] + "'s result left the window (now its summary)");
-    change.push("cacheable prefix " + n(s.prefix_bytes[i]) + " bytes, re-sent " + n(s.resent_bytes[i]));
-    const since = stop > 0 ? "since step " + atStop(stop - 1) + ": " : "first view: ";
-    items.push(el("span", "ar-change", since + change.join(", ")));
+    items.push(text(here.change[i], "span", "ar-change"));  // what changed, in Python's words (Change.describe)
     // a fact of the sizes series this page does not know by name still shows where it has a value
     for (const column of Object.keys(s)) {
       if (KNOWN_SIZES.has(column) || s[column][i] === null || s[column][i] === undefined) continue;
