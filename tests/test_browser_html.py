@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentrender import html, imports, load_run, render, samples
-from agentrender._display.said import block_said
+from agentrender._display.said import block_said, warning_groups
 from agentrender.runfile import Run
 from agentrender.views import (
     BLOCK_LABELS,
@@ -792,6 +792,32 @@ def test_how_a_run_ended_is_said_beside_its_folded_facts_and_a_failed_one_shows_
     page, _, _ = open_page(browser, saved(samples.load("fix-failing-test"), tmp_path, "completed"))
     assert page.inner_text("#ar-page > details > summary") == "the run \u00b7 completed"
     assert page.evaluate("() => document.querySelector('#ar-page > details').open") is False
+
+
+def test_the_warnings_tab_says_the_warnings_in_line_order_naming_the_file_alone(browser: Any, tmp_path: Path) -> None:
+    """A real session whose importer warned of its lines from the last back: the page's warnings tab lists them in
+    the order of their lines, grouped as every display groups them (``warning_groups``), and names the file by its
+    name alone, as "the run" does: the folders it was read from are the machine's, and never reach a shared page."""
+    source = (
+        REAL
+        / "claude-code"
+        / "frederick-douglas-pearce-claude-code-sessions"
+        / "hook-trace-denial-and-stop-ladder.jsonl"
+    )
+    private = tmp_path / "home-of-someone" / source.name
+    private.parent.mkdir()
+    private.write_bytes(source.read_bytes())
+    run = imports.load(private)
+    groups = warning_groups(run.warnings)
+    assert [group.line for group in groups] == sorted(group.line for group in groups) != [w.line for w in run.warnings]
+    page, _, _ = open_page(browser, saved(run, tmp_path, "warned"))
+    page.click("button[data-tab=warnings]")
+    page.click("#ar-page > details > summary")
+    assert page.locator("[data-panel=warnings] li").all_inner_texts() == [group.said(shared=True) for group in groups]
+    assert all(
+        text.startswith(f"{source.name}:") for text in page.locator("[data-panel=warnings] li").all_inner_texts()
+    )
+    assert "home-of-someone" not in page.inner_text("#ar-page")
 
 
 def test_a_step_named_in_the_address_of_an_open_page_is_moved_to(browser: Any, tmp_path: Path) -> None:

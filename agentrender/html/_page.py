@@ -35,6 +35,7 @@ from agentrender._display.said import (
     run_facts_said,
     tools_said,
     turn_uses,
+    warning_groups,
 )
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
@@ -469,7 +470,8 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "header": _header(run, texts, prefill),
         # how the run ended, beside "the run" (its facts, folded): open when it failed, so that no one misses it
         "ended": [texts(end_said(run.end, run.header)[0]), int((run.end or {}).get("status") == "failed")],
-        "warnings": [texts(str(warning)) for warning in run.warnings],
+        # grouped and in the order of their lines, as every display says them; the file by its name alone, as above
+        "warnings": [texts(group.said(shared=True)) for group in warning_groups(run.warnings)],
         "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
         "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
         "marks": {mark: list(said) for mark, said in LEGEND_MARKS.items()},  # this package's own words, plain
