@@ -138,10 +138,11 @@ def test_moving_the_slider_shows_the_view_views_give(browser: Any, tmp_path: Pat
     page.screenshot(path=str(_artifacts() / "page-steps.png"))
 
 
-def test_each_view_says_what_changed_in_the_words_every_instrument_says(browser: Any, tmp_path: Path) -> None:
+def test_each_view_says_what_changed_and_its_openings_bytes_as_the_notebooks_view(browser: Any, tmp_path: Path) -> None:
     """On a real session with a compaction after a rewind, as sent and under the contract, each view of the page
     says what changed since the one before it as ``Change.describe`` does (the notebook's view, ``show``, ``follow``):
-    the first view's new bytes, the step it added and by how many bytes it grew, not a sentence of its own."""
+    the first view's new bytes, the step it added and by how many bytes it grew, not a sentence of its own; and heads
+    its opening (the compaction's summary, after it) with its bytes, as it heads every other turn."""
     run = imports.load(REAL / "claude-code" / "daaain-claude-code-log" / "dag_compact_after_rewind.jsonl")
     options = run.options(recent_results=1, result_bytes=200)
     page, _, _ = open_page(browser, saved(run, tmp_path, "changes", options))
@@ -152,7 +153,10 @@ def test_each_view_says_what_changed_in_the_words_every_instrument_says(browser:
         for stop, at in enumerate(views.stops):
             page.locator("input[type=range]").fill(str(stop))
             settled(page)
-            assert page.inner_text(".ar-view .ar-change") == views.at(at).change.describe(), at
+            view = views.at(at)
+            assert page.inner_text(".ar-view .ar-change") == view.change.describe(), at
+            opening = page.locator(".ar-view > .ar-turn > .ar-role").first.text_content()
+            assert opening == f"user \u00b7 opening \u00b7 {view.opening.bytes:,} bytes", at
 
 
 def test_a_run_of_several_parts_reads_each_when_shown(

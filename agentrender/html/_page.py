@@ -187,6 +187,7 @@ class _Mode:
     def __init__(self, views: Views, texts: _Texts, kinds: dict[str, int]) -> None:
         self.views, self.texts, self.blocks = views, texts, _Blocks(texts, kinds)
         self.openings: list[list[list[Any]]] = []
+        self.opening_bytes: list[int] = []  # each opening's, as its turn is headed (the notebook's view says them too)
         self._seen: dict[int, int] = {}
         sizes = views.sizes()
         self.series = sizes.columns()
@@ -214,6 +215,7 @@ class _Mode:
             "describe": self.texts(views.describe_mode()),
             **window_json(views.options),
             "openings": self.openings,
+            "opening_bytes": self.opening_bytes,
             "marks": [[mark.step, self.texts(compaction_mark(mark.trigger))] for mark in views.rendered_across],
             "legend": self.legend,
             "totals": self.totals,
@@ -287,6 +289,7 @@ class _Mode:
         if number is None:
             number = self._seen[id(message)] = len(self.openings)
             self.openings.append([self.blocks(fact) for fact in view.opening.blocks])
+            self.opening_bytes.append(view.opening.bytes)
         return number
 
     def _step(self, number: int) -> list[Any]:

@@ -350,7 +350,8 @@
     const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
     // the compaction right before this view, or the one it restarts from (its opening is then the summary)
     if (here.compacted[i]) viewBox.appendChild(text(here.compacted[i], "div", "ar-compacted"));
-    viewBox.appendChild(turn("user", "user · opening", m.openings[here.opening[i]]));
+    const opening = here.opening[i];
+    viewBox.appendChild(turn("user", "user · opening · " + n(m.opening_bytes[opening]) + " bytes", m.openings[opening]));
     // stop j is the view before the j-th step of the run: the steps before it, the last few shown; the steps before
     // the compaction the view restarts from (its first_step) are not in it
     const firstStep = here.first_step[i];
