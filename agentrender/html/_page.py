@@ -236,9 +236,10 @@ class _Mode:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
         ``full_from``, whether the view ends on an assistant turn (0: no; else which of ``ended_said`` it says, 2 for a
         prefill), its opening, its replay key, what changed since the stop before it (``Change.describe``, as every
-        instrument says it), its sizes, the ones its size chart marks as a break: ``SizeSeries.marked_breaks``, and, when one of them ends with the prefill its request did (``View.prefilled``),
-        ``prefilled``: for each, 0 or that prefill's blocks and bytes) and its steps (each rendered step's position
-        among them and its blocks, or why it is skipped; what the model saw)."""
+        instrument says it), its sizes, the ones its size chart marks as a break: ``SizeSeries.marked_breaks``, and,
+        when one of them ends with the prefill its request did (``View.prefilled``), ``prefilled``: for each, 0 or that
+        prefill's blocks and bytes) and its steps (each rendered step's position among them and its blocks, or why it
+        is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
         rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
