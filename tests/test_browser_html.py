@@ -127,12 +127,12 @@ def test_moving_the_slider_shows_the_view_views_give(browser: Any, tmp_path: Pat
     settled(page)
     assert page.evaluate(TURNS) == expected_turns(views, stops[stops.index(3) + 1])
     for at in (0, stops[len(stops) // 2], stops[-2], stops[-1]):
-        page.locator("input[type=range]").fill(str(stops.index(at)))
+        page.locator("input[aria-label=step]").fill(str(stops.index(at)))
         settled(page)
         assert page.evaluate(TURNS) == expected_turns(views, at), at
         header = page.inner_text(".ar-view > .ar-header")
         assert f"{views.at(at).bytes:,} bytes" in header
-    page.locator("input[type=range]").fill(str(stops.index(stops[-2])))
+    page.locator("input[aria-label=step]").fill(str(stops.index(stops[-2])))
     page.click("button[data-tab=steps]")
     assert page.inner_text("tr.ar-current td >> nth=0") == str(stops[-2])
     page.screenshot(path=str(_artifacts() / "page-steps.png"))
@@ -151,7 +151,7 @@ def test_each_view_says_what_changed_and_its_openings_bytes_as_the_notebooks_vie
         if views is not sent:
             page.uncheck("#ar-as-sent")
         for stop, at in enumerate(views.stops):
-            page.locator("input[type=range]").fill(str(stop))
+            page.locator("input[aria-label=step]").fill(str(stop))
             settled(page)
             view = views.at(at)
             assert page.inner_text(".ar-view .ar-change") == view.change.describe(), at
@@ -416,13 +416,13 @@ def test_a_compacted_runs_page_says_where_its_views_restart_and_charts_the_compa
     elided = said.split('<div class="ar-elided">', 1)[1].split(" not shown here", 1)[0]
     assert elided == "… 2 earlier steps (4 messages)"
     assert page.inner_text(".ar-view > .ar-elided").startswith(elided + " not shown here; raise")
-    page.locator("input[type=range]").fill(str(views.stops.index(3)))
+    page.locator("input[aria-label=step]").fill(str(views.stops.index(3)))
     settled(page)
     fact = views.at(3).compaction
     assert fact is not None and page.inner_text(".ar-view > .ar-compacted") == fact.describe()
     page.locator("input[type=number]").fill("40")
     page.locator("input[type=number]").dispatch_event("change")
-    page.locator("input[type=range]").fill(str(views.stops.index(6)))
+    page.locator("input[aria-label=step]").fill(str(views.stops.index(6)))
     page.click("input[type=checkbox]")  # the same history under the contract's options: rendered across
     settled(page)
     marks = page.eval_on_selector_all(
@@ -712,7 +712,7 @@ def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path,
         page.keyboard.press("ArrowLeft")
         settled(page)
         moves.append(float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs")))
-    page.locator("input[type=range]").fill("50000")  # a jump to a step whose part and texts are not read yet
+    page.locator("input[aria-label=step]").fill("50000")  # a jump to a step whose part and texts are not read yet
     settled(page)
     jump = float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs"))
     page.screenshot(path=str(_artifacts() / "page-100000-steps.png"))
@@ -798,6 +798,29 @@ def test_how_a_run_ended_is_said_beside_its_folded_facts_and_a_failed_one_shows_
     assert page.evaluate("() => document.querySelector('#ar-page > details').open") is False
 
 
+def test_the_decide_tab_reaches_any_reply_with_its_slider(browser: Any, tmp_path: Path) -> None:
+    """On a real Codex rollout of 39 replies, the decide tab's slider (the notebook's ``DecideStepper`` has one too)
+    shows any reply at once, where its buttons took a click a reply; the buttons then move on from it, and move the
+    slider with them."""
+    run = imports.load(REAL / "codex" / "AcidicSoil-codex-session-view" / ROLLOUT_39)
+    calls = run.model_calls
+    page, _, _ = open_page(browser, saved(run, tmp_path, "replies"))
+    page.click("button[data-tab=decide]")
+    slider = page.locator("[data-panel=decide] input[aria-label=reply]")
+    assert slider.get_attribute("max") == str(len(calls) - 1)
+    slider.fill("30")
+    settled(page)
+    said = page.inner_text("[data-panel=decide] .ar-bar > span")
+    assert said == f"call 31 of {len(calls)}, for step {calls[30].step}"
+    page.click("[data-panel=decide] button[aria-label='next reply']")
+    settled(page)
+    assert page.inner_text("[data-panel=decide] .ar-bar > span").startswith("call 32 of")
+    assert slider.input_value() == "31"
+
+
+ROLLOUT_39 = "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+
+
 def test_the_warnings_tab_says_the_warnings_in_line_order_naming_the_file_alone(browser: Any, tmp_path: Path) -> None:
     """A real session whose importer warned of its lines from the last back: the page's warnings tab lists them in
     the order of their lines, grouped as every display groups them (``warning_groups``), and names the file by its
@@ -833,7 +856,7 @@ def test_a_step_named_in_the_address_of_an_open_page_is_moved_to(browser: Any, t
     stops = views.stops
     for at in (stops[-2], stops[2], stops[1]):
         page.evaluate(f"() => {{ location.hash = '#step={at}'; }}")
-        page.wait_for_function(f"() => document.querySelector('input[type=range]').value === '{stops.index(at)}'")
+        page.wait_for_function(f"() => document.querySelector('input[aria-label=step]').value === '{stops.index(at)}'")
         settled(page)
         assert page.evaluate(TURNS) == expected_turns(views, at), at
 

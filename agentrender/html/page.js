@@ -541,7 +541,17 @@
   const decidePanel = panels.decide;
   const replyBar = el("div", "ar-bar");
   const replyLabel = el("span");
+  // a slider over the replies, as the notebook's DecideStepper has: the buttons alone took a click a reply to reach
+  // the reply of a step deep in a long run
+  const replySlider = el("input");
+  replySlider.type = "range";
+  replySlider.min = "0";
+  replySlider.max = String(Math.max(0, (data.replies || 0) - 1));
+  replySlider.value = "0";
+  replySlider.setAttribute("aria-label", "reply");
+  replySlider.addEventListener("input", () => showReply(Number(replySlider.value)));
   replyBar.appendChild(button("◀", () => showReply(state.reply - 1), "", "previous reply"));
+  if (data.replies > 1) replyBar.appendChild(replySlider);
   replyBar.appendChild(button("▶", () => showReply(state.reply + 1), "", "next reply"));
   replyBar.appendChild(replyLabel);
   decidePanel.appendChild(replyBar);
@@ -556,6 +566,7 @@
     whenReady(["ar-replies"], () => {
       if (replies === null) replies = JSON.parse(element("ar-replies").textContent);
       state.reply = Math.max(0, Math.min(data.replies - 1, number));
+      replySlider.value = String(state.reply);
       const reply = replies[state.reply];
       loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
     });
