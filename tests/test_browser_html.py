@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentrender import html, imports, load_run, render, samples
-from agentrender._display.said import block_said
+from agentrender._display.said import block_said, warning_groups
 from agentrender.runfile import Run
 from agentrender.views import (
     BLOCK_LABELS,
@@ -127,15 +127,36 @@ def test_moving_the_slider_shows_the_view_views_give(browser: Any, tmp_path: Pat
     settled(page)
     assert page.evaluate(TURNS) == expected_turns(views, stops[stops.index(3) + 1])
     for at in (0, stops[len(stops) // 2], stops[-2], stops[-1]):
-        page.locator("input[type=range]").fill(str(stops.index(at)))
+        page.locator("input[aria-label=step]").fill(str(stops.index(at)))
         settled(page)
         assert page.evaluate(TURNS) == expected_turns(views, at), at
         header = page.inner_text(".ar-view > .ar-header")
         assert f"{views.at(at).bytes:,} bytes" in header
-    page.locator("input[type=range]").fill(str(stops.index(stops[-2])))
+    page.locator("input[aria-label=step]").fill(str(stops.index(stops[-2])))
     page.click("button[data-tab=steps]")
     assert page.inner_text("tr.ar-current td >> nth=0") == str(stops[-2])
     page.screenshot(path=str(_artifacts() / "page-steps.png"))
+
+
+def test_each_view_says_what_changed_and_its_openings_bytes_as_the_notebooks_view(browser: Any, tmp_path: Path) -> None:
+    """On a real session with a compaction after a rewind, as sent and under the contract, each view of the page
+    says what changed since the one before it as ``Change.describe`` does (the notebook's view, ``show``, ``follow``):
+    the first view's new bytes, the step it added and by how many bytes it grew, not a sentence of its own; and heads
+    its opening (the compaction's summary, after it) with its bytes, as it heads every other turn."""
+    run = imports.load(REAL / "claude-code" / "daaain-claude-code-log" / "dag_compact_after_rewind.jsonl")
+    options = run.options(recent_results=1, result_bytes=200)
+    page, _, _ = open_page(browser, saved(run, tmp_path, "changes", options))
+    sent = Views(run)
+    for views in (sent, sent.under(options)):
+        if views is not sent:
+            page.uncheck("#ar-as-sent")
+        for stop, at in enumerate(views.stops):
+            page.locator("input[aria-label=step]").fill(str(stop))
+            settled(page)
+            view = views.at(at)
+            assert page.inner_text(".ar-view .ar-change") == view.change.describe(), at
+            opening = page.locator(".ar-view > .ar-turn > .ar-role").first.text_content()
+            assert opening == f"user \u00b7 opening \u00b7 {view.opening.bytes:,} bytes", at
 
 
 def test_a_run_of_several_parts_reads_each_when_shown(
@@ -395,13 +416,13 @@ def test_a_compacted_runs_page_says_where_its_views_restart_and_charts_the_compa
     elided = said.split('<div class="ar-elided">', 1)[1].split(" not shown here", 1)[0]
     assert elided == "… 2 earlier steps (4 messages)"
     assert page.inner_text(".ar-view > .ar-elided").startswith(elided + " not shown here; raise")
-    page.locator("input[type=range]").fill(str(views.stops.index(3)))
+    page.locator("input[aria-label=step]").fill(str(views.stops.index(3)))
     settled(page)
     fact = views.at(3).compaction
     assert fact is not None and page.inner_text(".ar-view > .ar-compacted") == fact.describe()
     page.locator("input[type=number]").fill("40")
     page.locator("input[type=number]").dispatch_event("change")
-    page.locator("input[type=range]").fill(str(views.stops.index(6)))
+    page.locator("input[aria-label=step]").fill(str(views.stops.index(6)))
     page.click("input[type=checkbox]")  # the same history under the contract's options: rendered across
     settled(page)
     marks = page.eval_on_selector_all(
@@ -691,7 +712,7 @@ def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path,
         page.keyboard.press("ArrowLeft")
         settled(page)
         moves.append(float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs")))
-    page.locator("input[type=range]").fill("50000")  # a jump to a step whose part and texts are not read yet
+    page.locator("input[aria-label=step]").fill("50000")  # a jump to a step whose part and texts are not read yet
     settled(page)
     jump = float(page.evaluate("() => +document.getElementById('ar-page').dataset.drawMs"))
     page.screenshot(path=str(_artifacts() / "page-100000-steps.png"))
@@ -777,6 +798,55 @@ def test_how_a_run_ended_is_said_beside_its_folded_facts_and_a_failed_one_shows_
     assert page.evaluate("() => document.querySelector('#ar-page > details').open") is False
 
 
+def test_the_decide_tab_reaches_any_reply_with_its_slider(browser: Any, tmp_path: Path) -> None:
+    """On a real Codex rollout of 39 replies, the decide tab's slider (the notebook's ``DecideStepper`` has one too)
+    shows any reply at once, where its buttons took a click a reply; the buttons then move on from it, and move the
+    slider with them."""
+    run = imports.load(REAL / "codex" / "AcidicSoil-codex-session-view" / ROLLOUT_39)
+    calls = run.model_calls
+    page, _, _ = open_page(browser, saved(run, tmp_path, "replies"))
+    page.click("button[data-tab=decide]")
+    slider = page.locator("[data-panel=decide] input[aria-label=reply]")
+    assert slider.get_attribute("max") == str(len(calls) - 1)
+    slider.fill("30")
+    settled(page)
+    said = page.inner_text("[data-panel=decide] .ar-bar > span")
+    assert said == f"call 31 of {len(calls)}, for step {calls[30].step}"
+    page.click("[data-panel=decide] button[aria-label='next reply']")
+    settled(page)
+    assert page.inner_text("[data-panel=decide] .ar-bar > span").startswith("call 32 of")
+    assert slider.input_value() == "31"
+
+
+ROLLOUT_39 = "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+
+
+def test_the_warnings_tab_says_the_warnings_in_line_order_naming_the_file_alone(browser: Any, tmp_path: Path) -> None:
+    """A real session whose importer warned of its lines from the last back: the page's warnings tab lists them in
+    the order of their lines, grouped as every display groups them (``warning_groups``), and names the file by its
+    name alone, as "the run" does: the folders it was read from are the machine's, and never reach a shared page."""
+    source = (
+        REAL
+        / "claude-code"
+        / "frederick-douglas-pearce-claude-code-sessions"
+        / "hook-trace-denial-and-stop-ladder.jsonl"
+    )
+    private = tmp_path / "home-of-someone" / source.name
+    private.parent.mkdir()
+    private.write_bytes(source.read_bytes())
+    run = imports.load(private)
+    groups = warning_groups(run.warnings)
+    assert [group.line for group in groups] == sorted(group.line for group in groups) != [w.line for w in run.warnings]
+    page, _, _ = open_page(browser, saved(run, tmp_path, "warned"))
+    page.click("button[data-tab=warnings]")
+    page.click("#ar-page > details > summary")
+    assert page.locator("[data-panel=warnings] li").all_inner_texts() == [group.said(shared=True) for group in groups]
+    assert all(
+        text.startswith(f"{source.name}:") for text in page.locator("[data-panel=warnings] li").all_inner_texts()
+    )
+    assert "home-of-someone" not in page.inner_text("#ar-page")
+
+
 def test_a_step_named_in_the_address_of_an_open_page_is_moved_to(browser: Any, tmp_path: Path) -> None:
     """``#step=K`` set on a page already open (a link within it, or typed in the address bar) moves the view to step
     K, as opening the page at it does; it did nothing once the page had opened."""
@@ -786,7 +856,7 @@ def test_a_step_named_in_the_address_of_an_open_page_is_moved_to(browser: Any, t
     stops = views.stops
     for at in (stops[-2], stops[2], stops[1]):
         page.evaluate(f"() => {{ location.hash = '#step={at}'; }}")
-        page.wait_for_function(f"() => document.querySelector('input[type=range]').value === '{stops.index(at)}'")
+        page.wait_for_function(f"() => document.querySelector('input[aria-label=step]').value === '{stops.index(at)}'")
         settled(page)
         assert page.evaluate(TURNS) == expected_turns(views, at), at
 

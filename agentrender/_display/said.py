@@ -258,10 +258,15 @@ class WarningGroup:
             named += f", \u2026 {len(spans) - SHOWN_RANGES:,} more"
         return f"{self.text} (\u00d7{self.count:,}: lines {named})"
 
-    def __str__(self) -> str:
+    def said(self, *, shared: bool = False) -> str:
+        """The group in one line, ``PATH:LINE: MESSAGE``, as every display says it. ``shared``: the file by its name
+        alone, as ``run_facts_said`` names it for a page shared with others."""
         if not self.path and not self.line:  # a warning given as plain text
             return self.message
-        return f"{self.path}:{self.line}: {self.message}"
+        return f"{os.path.basename(self.path) if shared else self.path}:{self.line}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.said()
 
 
 def warning_groups(warnings: Sequence[Any]) -> list[WarningGroup]:

@@ -35,6 +35,7 @@ from agentrender._display.said import (
     run_facts_said,
     tools_said,
     turn_uses,
+    warning_groups,
 )
 from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
@@ -186,6 +187,7 @@ class _Mode:
     def __init__(self, views: Views, texts: _Texts, kinds: dict[str, int]) -> None:
         self.views, self.texts, self.blocks = views, texts, _Blocks(texts, kinds)
         self.openings: list[list[list[Any]]] = []
+        self.opening_bytes: list[int] = []  # each opening's, as its turn is headed (the notebook's view says them too)
         self._seen: dict[int, int] = {}
         sizes = views.sizes()
         self.series = sizes.columns()
@@ -213,6 +215,7 @@ class _Mode:
             "describe": self.texts(views.describe_mode()),
             **window_json(views.options),
             "openings": self.openings,
+            "opening_bytes": self.opening_bytes,
             "marks": [[mark.step, self.texts(compaction_mark(mark.trigger))] for mark in views.rendered_across],
             "legend": self.legend,
             "totals": self.totals,
@@ -232,14 +235,15 @@ class _Mode:
     def part(self, number: int) -> dict[str, Any]:
         """Part ``number``: its stops' views (which rendered steps from ``start`` to ``rendered``, in full from
         ``full_from``, whether the view ends on an assistant turn (0: no; else which of ``ended_said`` it says, 2 for a
-        prefill), its opening, its replay key, its sizes, the ones its size chart marks as a break:
-        ``SizeSeries.marked_breaks``, and, when one of them ends with the prefill its request did (``View.prefilled``),
-        ``prefilled``: for each, 0 or that prefill's blocks and bytes) and its steps (each rendered step's position
-        among them and its blocks, or why it is skipped; what the model saw)."""
+        prefill), its opening, its replay key, what changed since the stop before it (``Change.describe``, as every
+        instrument says it), its sizes, the ones its size chart marks as a break: ``SizeSeries.marked_breaks``, and,
+        when one of them ends with the prefill its request did (``View.prefilled``), ``prefilled``: for each, 0 or that
+        prefill's blocks and bytes) and its steps (each rendered step's position among them and its blocks, or why it
+        is skipped; what the model saw)."""
         views, stops = self.views, self.views.stops
         within = range(number * PART_STEPS, min(len(stops), (number + 1) * PART_STEPS))
         rendered, full_from, start, ended, opening, keys = [], [], [], [], [], []
-        first_step, compacted, prefilled = [], [], []
+        first_step, compacted, prefilled, change = [], [], [], []
         for j in within:
             view = views.at(stops[j])
             ends_with = view.prefilled  # the caller's text the request ended with: no turn of a step
@@ -255,6 +259,7 @@ class _Mode:
             # the compaction right before the view, else the one it restarts from (as views.html says them)
             right_before = view.compaction
             compacted.append(self.texts(right_before.describe() if right_before else view.restart_label))
+            change.append(self.texts(view.change.describe()))  # in the words of every other instrument
             if self.keyed:
                 key, recorded = view.replay_key, view.recorded_keys
                 keys.append([key, (1 if key in recorded else -1) if recorded else 0])
@@ -267,6 +272,7 @@ class _Mode:
             "opening": opening,
             "first_step": first_step,
             "compacted": compacted,
+            "change": change,
             "sizes": {name: list(column[within.start : within.stop]) for name, column in self.series.items()},
             "marked": [j for j in within if j in self.marked],
             "steps": [self._step(j) for j in within if j < len(self.in_full)],
@@ -284,6 +290,7 @@ class _Mode:
         if number is None:
             number = self._seen[id(message)] = len(self.openings)
             self.openings.append([self.blocks(fact) for fact in view.opening.blocks])
+            self.opening_bytes.append(view.opening.bytes)
         return number
 
     def _step(self, number: int) -> list[Any]:
@@ -467,7 +474,8 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "header": _header(run, texts, prefill),
         # how the run ended, beside "the run" (its facts, folded): open when it failed, so that no one misses it
         "ended": [texts(end_said(run.end, run.header)[0]), int((run.end or {}).get("status") == "failed")],
-        "warnings": [texts(str(warning)) for warning in run.warnings],
+        # grouped and in the order of their lines, as every display says them; the file by its name alone, as above
+        "warnings": [texts(group.said(shared=True)) for group in warning_groups(run.warnings)],
         "kinds": [[texts(BLOCK_LABELS.get(kind, kind)), texts(BLOCK_KINDS.get(kind, ""))] for kind in kinds],
         "terms": [[texts(term), texts(meaning)] for term, meaning in VIEW_TERMS.items()],
         "marks": {mark: list(said) for mark, said in LEGEND_MARKS.items()},  # this package's own words, plain

@@ -311,13 +311,7 @@
           (agree > 0 ? "matches" : "differs from") + " the recorded request key"));
       }
     }
-    const change = [];
-    if (s.first_diff[i] === null) change.push("the view is unchanged");
-    else if (stop > 0) change.push("first differing message #" + s.first_diff[i]);
-    if (s.left_window[i] !== null) change.push("step " + s.left_window[i] + "'s result left the window (now its summary)");
-    change.push("cacheable prefix " + n(s.prefix_bytes[i]) + " bytes, re-sent " + n(s.resent_bytes[i]));
-    const since = stop > 0 ? "since step " + atStop(stop - 1) + ": " : "first view: ";
-    items.push(el("span", "ar-change", since + change.join(", ")));
+    items.push(text(here.change[i], "span", "ar-change"));  // what changed, in Python's words (Change.describe)
     // a fact of the sizes series this page does not know by name still shows where it has a value
     for (const column of Object.keys(s)) {
       if (KNOWN_SIZES.has(column) || s[column][i] === null || s[column][i] === undefined) continue;
@@ -356,7 +350,8 @@
     const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
     // the compaction right before this view, or the one it restarts from (its opening is then the summary)
     if (here.compacted[i]) viewBox.appendChild(text(here.compacted[i], "div", "ar-compacted"));
-    viewBox.appendChild(turn("user", "user · opening", m.openings[here.opening[i]]));
+    const opening = here.opening[i];
+    viewBox.appendChild(turn("user", "user · opening · " + n(m.opening_bytes[opening]) + " bytes", m.openings[opening]));
     // stop j is the view before the j-th step of the run: the steps before it, the last few shown; the steps before
     // the compaction the view restarts from (its first_step) are not in it
     const firstStep = here.first_step[i];
@@ -546,7 +541,17 @@
   const decidePanel = panels.decide;
   const replyBar = el("div", "ar-bar");
   const replyLabel = el("span");
+  // a slider over the replies, as the notebook's DecideStepper has: the buttons alone took a click a reply to reach
+  // the reply of a step deep in a long run
+  const replySlider = el("input");
+  replySlider.type = "range";
+  replySlider.min = "0";
+  replySlider.max = String(Math.max(0, (data.replies || 0) - 1));
+  replySlider.value = "0";
+  replySlider.setAttribute("aria-label", "reply");
+  replySlider.addEventListener("input", () => showReply(Number(replySlider.value)));
   replyBar.appendChild(button("◀", () => showReply(state.reply - 1), "", "previous reply"));
+  if (data.replies > 1) replyBar.appendChild(replySlider);
   replyBar.appendChild(button("▶", () => showReply(state.reply + 1), "", "next reply"));
   replyBar.appendChild(replyLabel);
   decidePanel.appendChild(replyBar);
@@ -561,6 +566,7 @@
     whenReady(["ar-replies"], () => {
       if (replies === null) replies = JSON.parse(element("ar-replies").textContent);
       state.reply = Math.max(0, Math.min(data.replies - 1, number));
+      replySlider.value = String(state.reply);
       const reply = replies[state.reply];
       loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
     });
