@@ -70,6 +70,22 @@ def test_a_partial_last_line_is_waited_for_not_reported_cut(writer: Writer) -> N
     assert not growth.run.warnings and follower.pending == 0
 
 
+def test_the_line_being_written_is_numbered_the_header_first(writer: Writer) -> None:
+    """``pending_line`` numbers the line ``pending`` counts: the header while it is written (1), then a later step's
+    line (3 after a header and a step), and 0 once each has its newline."""
+    follower = Follower(writer.path)
+    text = line(header())
+    writer.append(text[:20])
+    assert follower.poll() is None
+    assert (follower.pending_line, follower.pending) == (1, 20)
+    writer.append(text[20:] + line(step(0)) + line(step(1))[:25])
+    assert follower.poll() is not None
+    assert (follower.pending_line, follower.pending) == (3, 25)
+    writer.append(line(step(1))[25:])
+    assert follower.poll() is not None
+    assert (follower.pending_line, follower.pending) == (0, 0)
+
+
 def test_a_truncated_file_is_read_again_and_the_user_told(writer: Writer) -> None:
     """A file cut below what was read is read again from its start, and the growth says so."""
     follower = Follower(writer.path)

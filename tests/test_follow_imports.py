@@ -128,6 +128,47 @@ def test_a_claude_code_line_half_written_is_waited_for(tmp_path: Path) -> None:
     assert grown is not None and not any("cut short" in str(w) for w in grown.run.warnings)
 
 
+@pytest.mark.parametrize("which", [None, "0"], ids=["undecided", "--run"])
+def test_a_first_line_being_written_is_pending_not_an_error(tmp_path: Path, which: str | None) -> None:
+    """A followed file whose first line has no newline and no whole JSON value yet waits for it as for any line
+    (``pending``, ``pending_line`` 1), with no ``waiting`` reason: not the importer's 'the line breaks off ...; a
+    process killed while writing leaves this', as of a crash, which a --run follow gave before."""
+    path = tmp_path / "run.jsonl"
+    text = line(header())
+    path.write_text(text[:30])
+    tracker = follower(path, which)
+    assert tracker.poll() is None
+    assert (tracker.waiting, tracker.pending_line, tracker.pending) == ("", 1, 30)
+    with path.open("a") as file:
+        file.write(text[30:] + line(step(0)))
+    grown = tracker.poll()
+    assert grown is not None and [s.index for s in grown.run.steps] == [0]
+    assert (tracker.pending_line, tracker.pending) == (0, 0)
+
+
+def test_a_later_line_of_json_lines_imported_whole_is_pending(tmp_path: Path) -> None:
+    """A file of JSON lines imported again whole (a run file followed with --run) whose last line has no newline yet
+    says that line as pending (its number and bytes), as a run file's follower does, where it said none before; a
+    document of one line, complete without a newline, has none pending."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(line(header()) + line(step(0)))
+    tracker = ImportFollower(path, "0")
+    assert tracker.poll() is not None
+    with path.open("a") as file:
+        file.write(line(step(1))[:25])
+    assert tracker.poll() is None
+    assert (tracker.waiting, tracker.pending_line, tracker.pending) == ("", 3, 25)
+    with path.open("a") as file:
+        file.write(line(step(1))[25:])
+    grown = tracker.poll()
+    assert grown is not None and [s.index for s in grown.run.steps] == [0, 1]
+    assert (tracker.pending_line, tracker.pending) == (0, 0)
+    document = tmp_path / "conversation.json"
+    document.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    whole = ImportFollower(document)
+    assert whole.poll() is not None and (whole.pending_line, whole.pending) == (0, 0)
+
+
 def test_a_truncated_session_is_imported_again_and_said(tmp_path: Path) -> None:
     """A transcript cut below what was imported is imported again, and the growth says so."""
     lines = SESSION.read_bytes().splitlines(keepends=True)

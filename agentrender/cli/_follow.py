@@ -7,8 +7,9 @@ the steps that changed are rendered). Each step a growth loads (a
 new one, or one recorded again once its tool answered) is printed as one line, from the same
 facts the command prints for the whole run, and a step said to have no decision yet is printed
 again once a later step or the run's end leaves it with none (``undecided``); what happened to
-the file (truncated, replaced) goes to stderr. A line is read once its newline is written: a first line being written
-is said to be waited for, and a last line the follow never got the newline of is said as it stops (``_unfinished``).
+the file (truncated, replaced) goes to stderr. A line is read once its newline is written, as the followers wait for
+it (``pending``, ``pending_line``): a first line being written is said to be waited for, and a last line the follow
+never got the newline of is said as it stops.
 Ctrl-C ends it with status 0: stopping is how a follow ends.
 """
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
@@ -30,10 +30,9 @@ from agentrender.cli._inputs import Chosen, CliError, run_path
 from agentrender.cli._tables import NO_DECISION_SKIPPED, NO_DECISION_YET, SizesLayout, kind_asked, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.frame import kept_by_tool
-from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower, whole_document
-from agentrender.runfile import Follower, Growth, Run
+from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower
+from agentrender.runfile import Growth, Run
 from agentrender.runfile.following import POLL_INTERVAL, REMOVED, Poller
-from agentrender.runfile.lines import decode_line
 from agentrender.views import Views, answered_tool_uses, listed_kind, step_said
 
 __all__ = ["context_line", "follow", "show_line", "step_line", "steps_filter"]
@@ -81,7 +80,6 @@ def follow(
     ended: Mapping[str, Any] | None = None  # the end last said, until the file goes on past it
     ended_steps = 0  # how many steps the run had when it was said
     yet: int | None = None  # the step a line said has no decision yet (``undecided``), until one says what it has
-    first_size, first_unfinished = -1, False  # the file's size when its first line was last looked at, and what it was
     try:
         while until is None or time.monotonic() < until:
             try:
@@ -92,14 +90,10 @@ def follow(
                 # a file that does not import yet (a document half written), or that holds no run --run names yet (a
                 # log of requests may come to): why, once each time the reason changes
                 waiting = tracker.waiting
-                if views is None and waiting not in (NO_FILE_YET, REMOVED) and not tracker.waiting_for:
+                if views is None and not waiting and tracker.pending_line == 1:
                     # a first line being written is waited for, as every later line is: not a file that does not
                     # import (its bytes so far are no JSON value yet), nor a file cut by a crash
-                    size = _size(path)
-                    if size != first_size:
-                        first_size, first_unfinished = size, _first_line_unfinished(path)
-                    if first_unfinished or tracker.pending:  # a run file's follower waits for its header's newline
-                        waiting = UNFINISHED_FIRST
+                    waiting = UNFINISHED_FIRST
                 if waiting == UNFINISHED_FIRST and waiting != waited:
                     err.write(f"agentrender: {clean(path, one_line=True)}: {waiting}\n")
                 elif waiting in (NO_FILE_YET, REMOVED) and waiting != waited:
@@ -188,11 +182,10 @@ def follow(
                 console.print(_end_line(end, final=tracker.final_end))
     except KeyboardInterrupt:
         pass
-    if unfinished := _unfinished(path, tracker, loaded=views is not None and not tracker.waiting):
+    if tracker.pending and tracker.waiting not in (NO_FILE_YET, REMOVED):
         # a last line the follow waited for and never read: said, as a run read from a file says a line cut short
-        number, size = unfinished
-        where = clean(f"{path}:{number}", one_line=True)
-        err.write(f"agentrender: {where}: {UNFINISHED_LAST} (no newline yet): {size:,} bytes not loaded\n")
+        where = clean(f"{path}:{tracker.pending_line}", one_line=True)
+        err.write(f"agentrender: {where}: {UNFINISHED_LAST} (no newline yet): {tracker.pending:,} bytes not loaded\n")
     return 0
 
 
@@ -200,56 +193,6 @@ UNFINISHED_FIRST = "waiting for its first line to be finished (no newline yet)"
 """What a follow says while the file's first line is being written: it waits for the line, as for every later one."""
 UNFINISHED_LAST = "the follow stopped before this line was finished"
 """What a follow says as it stops of a last line it waited for and never read: nothing the file held goes unsaid."""
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return -1
-
-
-def _first_line_unfinished(path: str) -> bool:
-    """The file holds bytes but no complete first line: no newline yet, and no whole JSON value (a document of one
-    line is complete without its newline)."""
-    try:
-        with open(path, "rb") as file:
-            start = file.readline()
-    except OSError:
-        return False
-    if not start or start.endswith(b"\n"):
-        return False
-    try:
-        decode_line(start.decode("utf-8"))
-    except (ValueError, RecursionError):  # UnicodeDecodeError too: a character cut in two
-        return True
-    return False
-
-
-def _unfinished(path: str, tracker: Follower | ImportFollower | Undecided, *, loaded: bool) -> tuple[int, int] | None:
-    """The number and bytes of the file's last line when it has no newline and the follow did not read it: a run
-    file's line (``pending``), any line of a file of JSON lines; ``loaded``: the follow gave the run the file holds now,
-    which holds a document read whole that ends with no newline (``whole_document``)."""
-    try:
-        with open(path, "rb") as file:
-            start = file.readline() + file.read(64)
-            file.seek(0, os.SEEK_END)
-            if not file.tell():
-                return None
-            file.seek(-1, os.SEEK_END)
-            if file.read(1) == b"\n":
-                return None
-            file.seek(0)
-            lines = size = 0
-            for chunk in iter(lambda: file.read(1 << 20), b""):
-                lines += chunk.count(b"\n")
-                at = chunk.rfind(b"\n")
-                size = len(chunk) - at - 1 if at >= 0 else size + len(chunk)
-    except OSError:
-        return None
-    if not tracker.pending and loaded and whole_document(start):
-        return None
-    return lines + 1, size
 
 
 def _poll(tracker: Poller) -> Growth | None:

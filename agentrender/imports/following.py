@@ -27,7 +27,16 @@ from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import MARK_BYTES, POLL_INTERVAL, REMOVED, growths
 from agentrender.runfile.lines import decode_line, name_ends
 
-__all__ = ["NO_FILE_YET", "ImportFollower", "RunNotInFile", "Undecided", "follow", "follower", "whole_document"]
+__all__ = [
+    "NO_FILE_YET",
+    "ImportFollower",
+    "RunNotInFile",
+    "Undecided",
+    "follow",
+    "follower",
+    "unfinished_line",
+    "whole_document",
+]
 
 
 class RunNotInFile(LookupError):
@@ -39,10 +48,12 @@ class RunNotInFile(LookupError):
 class ImportFollower:
     """A file an importer reads, taken in each time it grows; ``poll`` as ``runfile.Follower.poll``.
 
-    A Claude Code transcript or a Codex rollout (its first line says so) is read a growth at a
-    time (``claude_code.GrowingSession``, ``responses.GrowingRollout``): a last line not complete
-    yet waits (``pending``) while the lines before it are taken in. A file of JSON lines (a
-    recording, a call log) is imported again whole once it ends with a newline. A document an
+    A line is written once its newline is: a last line without one waits (``pending``, ``pending_line``), as
+    ``runfile.Follower``'s does, never read as cut short. A Claude Code transcript or a Codex rollout (its first line
+    says so) is read a growth at a time (``claude_code.GrowingSession``, ``responses.GrowingRollout``), the lines
+    before it taken in. A file of JSON lines (a recording, a call log) is imported again whole once it ends with a
+    newline; a first line that is no JSON value yet is one being written (``waiting`` says nothing of it, as the
+    importer would say a line cut short by a crash). A document an
     importer reads whole (``whole_document``: an Inspect log, a conversation or a trajectory in
     one JSON value) is imported again each time it changed and imports: one being written, or
     written again in place (SWE-agent writes its trajectory again after each step), is waited
@@ -84,12 +95,21 @@ class ImportFollower:
         self._session: GrowingSession | GrowingRollout | None = None  # a session read a growth at a time
         self._unsaid = ""  # a notice no growth has given yet (the look that found the file cut gave none)
         self._mark = b""  # a session's last bytes read: the file holds them still, unless written again in place
+        self._pending = (0, 0)  # a file imported whole: the number and bytes of its last line being written
 
     @property
     def pending(self) -> int:
-        """The bytes of a last line not complete yet that a session read a growth at a time holds back (others wait
-        for it)."""
-        return self._session.pending if self._session is not None else 0
+        """The bytes of the file's last line whose newline is not written yet, which the follower waits for: a session
+        read a growth at a time holds them back, and a file of JSON lines is imported again once it ends
+        (``unfinished_line``)."""
+        return self._session.pending if self._session is not None else self._pending[1]
+
+    @property
+    def pending_line(self) -> int:
+        """The number of the line ``pending`` counts the bytes of; ``0`` when none waits."""
+        if self._session is not None:
+            return self._session.lines + 1 if self._session.pending else 0
+        return self._pending[0]
 
     def poll(self) -> Growth | None:
         """Import the file again when it changed and ends with a complete line; ``None`` when it did not."""
@@ -98,6 +118,7 @@ class ImportFollower:
         except FileNotFoundError:
             # said as Undecided says it (a --run named follows no Undecided); a file read, now missing: REMOVED
             self.waiting = NO_FILE_YET if self._seen is None else REMOVED
+            self._pending = (0, 0)
             return None
         removed = self.waiting == REMOVED  # a new file may have the old one's inode: it is read anew all the same
         if self.waiting in (NO_FILE_YET, REMOVED):
@@ -130,9 +151,10 @@ class ImportFollower:
             return self._grow_session(seen)
         with open(self.path, "rb") as file:
             data = file.read()
-        whole = whole_document(data)
-        if not whole and not data.endswith(b"\n"):
+        self._pending = unfinished_line(data)
+        if self._pending[0]:
             return None  # a line still being written: imported once it ends
+        whole = whole_document(data)
         self._seen = seen
         try:
             runs = load_runs(self.path)
@@ -332,6 +354,7 @@ class Undecided:
         self.path = path
         self.chosen: Follower | ImportFollower | None = None
         """The follower the file's first line chose; ``None`` until it is complete."""
+        self._first = 0  # the bytes of the first line being written, when last looked at
 
     @property
     def waiting(self) -> str:
@@ -358,8 +381,15 @@ class Undecided:
 
     @property
     def pending(self) -> int:
-        """The bytes of a last line not complete yet (``0`` until the first is, which nothing has read yet)."""
-        return self.chosen.pending if self.chosen is not None else 0
+        """The bytes of a last line not complete yet: until one is chosen, of the first line being written."""
+        return self.chosen.pending if self.chosen is not None else self._first
+
+    @property
+    def pending_line(self) -> int:
+        """The number of the line ``pending`` counts the bytes of (the chosen follower's); ``0`` when none waits."""
+        if self.chosen is not None:
+            return self.chosen.pending_line
+        return 1 if self._first else 0
 
     @property
     def final_end(self) -> bool:
@@ -369,10 +399,25 @@ class Undecided:
     def poll(self) -> Growth | None:
         """``None`` until the file's first line is complete; then the chosen follower's ``poll``."""
         if self.chosen is None:
-            if not _decidable(_start(self.path)):
+            start = _start(self.path)
+            if not _decidable(start):
+                self._first = len(start)  # no newline in it: the file's bytes so far
                 return None
             self.chosen = _decided(self.path, None)
         return self.chosen.poll()
+
+
+def unfinished_line(data: bytes) -> tuple[int, int]:
+    """The number and bytes of the last line of ``data`` (a file's bytes) while it is being written: it has no newline
+    yet, and it is not the one line of a document read whole (``whole_document``), which is complete without one, nor
+    a first line that is a whole JSON value (``_decidable``); ``(0, 0)`` when it has none such."""
+    if not data or data.endswith(b"\n"):
+        return (0, 0)
+    if not _decidable(data):  # no newline in it, no JSON value yet: a first line being written
+        return (1, len(data))
+    if whole_document(data):
+        return (0, 0)
+    return data.count(b"\n") + 1, len(data) - data.rfind(b"\n") - 1
 
 
 def whole_document(data: bytes) -> bool:

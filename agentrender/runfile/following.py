@@ -6,7 +6,7 @@ offset and the bytes of a line not finished yet) can take in each new record as 
 however long the run already is.
 
 - A line is loaded once its newline is written: a partial last line is waited for, never
-  reported as cut short (``Follower.pending`` says how many bytes wait).
+  reported as cut short (``Follower.pending`` says how many bytes wait, ``pending_line`` which line).
 - A file truncated below what was read, replaced by another (a new inode), removed and written
   again, or written again in place (the bytes just before what was read are not those read), is
   read again from its start, and ``Growth.notice`` (and ``Follower.notices``) say so; while a file
@@ -237,6 +237,12 @@ class Follower:
     def pending(self) -> int:
         """The bytes of a last line whose newline is not written yet: loaded when it is."""
         return len(self._partial)
+
+    @property
+    def pending_line(self) -> int:
+        """The number of the line ``pending`` counts the bytes of (the header's while it is written: 1); ``0`` when
+        none waits."""
+        return self._loader.last_line + 1 if self._partial else 0
 
     def poll(self) -> Growth | None:
         """Read what the file gained since the last poll; ``None`` when it gained nothing (or has no header yet).
