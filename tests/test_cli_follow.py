@@ -638,6 +638,43 @@ def test_context_follow_says_a_step_that_only_started_has_no_decision_yet_and_sa
     assert "(yet)" not in out, out
 
 
+STARTED = {"type": "step", "index": 1, "started_at": "2026-12-07T10:00:00Z", "decision": None, "observation": None}
+"""Step 1 recorded as it starts: no decision yet, which its runtime records again once it has one."""
+
+
+@pytest.mark.parametrize("then", ["decided", "skipped"])
+def test_steps_follow_first_table_says_a_step_that_only_started_has_no_decision_yet(writer: Writer, then: str) -> None:
+    """steps --follow's first table says of the last step of a run not ended that it has ``no decision (yet)`` in its
+    'the model saw' column, and a line says it again once it is decided, or once the next step leaves it with none;
+    steps of the same file without --follow says ``skipped``, as before. Before, the first table said it skipped."""
+    writer.records(header(), step(0), STARTED)
+    growth = ([step(1)], "step 1 ") if then == "decided" else ([{"type": "step", "index": 2}], "step 2 ")
+    first, grown = followed_growths(writer, "steps", growth)
+    assert re.search(r"^ 1 +— +— +— +no decision \(yet\) ", "".join(first), re.MULTILINE), first
+    said = [printed.rstrip("\n") for printed in grown]
+    if then == "decided":
+        assert said == ["step 1 · read_file · ok (17 bytes)"], said
+    else:
+        assert said == ["step 1 · no decision recorded (skipped)", "step 2 · no decision (yet)"], said
+    code, out, err = run_cli("steps", str(writer.path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert "(yet)" not in out, out
+
+
+def test_show_follow_first_view_says_a_step_that_only_started_has_no_decision_yet(writer: Writer) -> None:
+    """show --follow's first view says of the last step of a run not ended ``step 1: no decision (yet)`` where it
+    names it, and a line says it again once the next step leaves it with none; show without --follow says it is
+    skipped, as before. Before, the first view said it skipped."""
+    writer.records(header(), step(0), STARTED)
+    first, grown = followed_growths(writer, "show", ([{"type": "step", "index": 2}], "step 2 "))
+    assert "┄ step 1: no decision (yet)\n" in first and not any("skipped:" in text for text in first), first
+    said = [printed.rstrip("\n").split(" → ")[0] for printed in grown]
+    assert said == ["step 1 · no decision recorded (skipped)", "step 2 · no decision (yet)"], said
+    code, out, err = run_cli("show", str(writer.path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    assert "step 1: no decision recorded, so it is skipped" in out and "(yet)" not in out, out
+
+
 def stderr_line(process: subprocess.Popen[str]) -> str:
     """The next line the process writes on stderr."""
     assert process.stderr is not None

@@ -96,15 +96,20 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
             args,
             console,
             err,
-            lambda run, views: _show_views(views, args, out, console),
+            lambda run, views: _show_views(views, args, out, console, functools.partial(_follow.undecided, views)),
             _follow.show_line,
+            first_says_yet=True,  # it says a last step with no decision may still get one
             says=lambda views, step: _follow.step_line(step, views).plain,  # not the figures of the view after it
         )
     run = load_run_of(args, err, lost=args.json)  # show's own output lists every warning
     return _show_views(views_of(run, args), args, out, console)
 
 
-def _show_views(views: Views, args: argparse.Namespace, out: IO[str], console: Console) -> int:
+def _show_views(
+    views: Views, args: argparse.Namespace, out: IO[str], console: Console, yet: Callable[[Step], bool] | None = None
+) -> int:
+    """``show`` of ``views`` at ``args.at``; ``yet``: whether a step with no decision may still get one (a follow's,
+    ``_follow.undecided``), which it then says (``_show.show_renderables``)."""
     at = args.at
     try:
         view = views.at(at)
@@ -114,7 +119,7 @@ def _show_views(views: Views, args: argparse.Namespace, out: IO[str], console: C
         write_json(out, _show.show_json(view))
         return 0
     last_steps = _show.SHOWN_STEPS if args.last_steps is None else args.last_steps
-    _print(console, _show.show_renderables(view, full=args.full, last_steps=last_steps))
+    _print(console, _show.show_renderables(view, full=args.full, last_steps=last_steps, yet=yet))
     return 0
 
 
@@ -131,15 +136,24 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
             args,
             console,
             err,
-            lambda run, views: _steps_table(run, args, out, console),
+            lambda run, views: _steps_table(run, args, out, console, yet=functools.partial(_follow.undecided, views)),
             lambda views, step: _follow.step_line(step, views) if kept(views, step) else None,
+            first_says_yet=True,  # its last row says a step with no decision may still get one
         )
     return _steps_table(load_run_of(args, err, every=args.json or args.csv), args, out, console, err)
 
 
-def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Console, err: IO[str] | None = None) -> int:
+def _steps_table(
+    run: Run,
+    args: argparse.Namespace,
+    out: IO[str],
+    console: Console,
+    err: IO[str] | None = None,
+    yet: Callable[[Step], bool] | None = None,
+) -> int:
     """The steps table of ``run`` under the filters asked; with ``err``, what a filter asked that no step has.
-    (``--follow`` passes none: a live run's next steps may have it.)"""
+    (``--follow`` passes none: a live run's next steps may have it; it passes ``yet``: whether a step with no decision
+    may still get one, which its row then says.)"""
     from agentrender.cli import _tables  # the tables' module, and the frames it makes them of
 
     try:
@@ -162,7 +176,7 @@ def _steps_table(run: Run, args: argparse.Namespace, out: IO[str], console: Cons
     elif args.csv:
         table.write_csv(out)
     else:
-        console.print(table.renderable(run))
+        console.print(table.renderable(run, yet))
     return 0
 
 

@@ -27,7 +27,8 @@ from agentrender._display.said import media_held, tools_said
 from agentrender._types import Step, utf8_bytes
 from agentrender._words import plural
 from agentrender.cli._inputs import Chosen, CliError, run_path
-from agentrender.cli._tables import NO_DECISION_SKIPPED, NO_DECISION_YET, SizesLayout, kind_asked, size_line
+from agentrender.cli._show import NO_DECISION_SKIPPED, NO_DECISION_YET
+from agentrender.cli._tables import SizesLayout, kind_asked, size_line
 from agentrender.cli._term import MUTED, Console, Text, clean
 from agentrender.frame import kept_by_tool
 from agentrender.imports.following import NO_FILE_YET, ImportFollower, RunNotInFile, Undecided, follower

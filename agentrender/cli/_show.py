@@ -8,7 +8,7 @@ with the words they use explained, so a terminal scrolled to the end still shows
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from agentrender._display.said import (
@@ -27,7 +27,7 @@ from agentrender._display.said import (
 )
 from agentrender._display.values import SHOWN_STEPS
 from agentrender._json import display
-from agentrender._types import Message
+from agentrender._types import Message, Step
 from agentrender._words import a_noun, plural
 from agentrender.cli._term import (
     FAILED,
@@ -314,9 +314,17 @@ def _retries(run: Run | None) -> dict[int, str]:
     return {step: retries_said(calls) for step, calls in _retried_calls(run).items()}
 
 
-def _step(fact: StepFact, folder: Folder, result_bytes: int, retried: str = "") -> Iterator[Any]:
+NO_DECISION_YET = "no decision (yet)"
+"""What a line of ``--follow`` says of a step with no decision that may still get one (``_follow.undecided``)."""
+NO_DECISION_SKIPPED = "no decision recorded (skipped)"
+"""What the CLI says of a step with no decision that will get none: the render skips it."""
+
+
+def _step(fact: StepFact, folder: Folder, result_bytes: int, retried: str = "", *, yet: bool = False) -> Iterator[Any]:
+    """The step as printed; ``yet``: it has no decision and may still get one (``show_renderables``)."""
     if not fact.rendered:
-        yield Text(f"\u2504 {fact.skipped_label}", style=SKIPPED)
+        said = f"step {fact.step.index}: {NO_DECISION_YET}" if yet else fact.skipped_label
+        yield Text(f"\u2504 {said}", style=SKIPPED)
         return
     assert fact.assistant is not None
     yield Text("")
@@ -481,8 +489,11 @@ _HEADER_CHARS = 120
 """The most characters of a long goal's or system prompt's first line ``show``'s header gives (``--full``: all)."""
 
 
-def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_STEPS) -> Iterator[Any]:
-    """Everything ``show`` prints for ``view``, in order."""
+def show_renderables(
+    view: View, *, full: bool = False, last_steps: int = SHOWN_STEPS, yet: Callable[[Step], bool] | None = None
+) -> Iterator[Any]:
+    """Everything ``show`` prints for ``view``, in order; ``yet``: whether a step with no decision may still get one
+    (a follow's, ``_follow.undecided``), which its line says (``NO_DECISION_YET``), not that it is skipped."""
     folder = Folder(full=full)
     run = view.views.run
     title = Text(clean(view.views.run_id or "(no run id)", one_line=True), style="bold")
@@ -524,7 +535,8 @@ def show_renderables(view: View, *, full: bool = False, last_steps: int = SHOWN_
         )
     retries = _retries(run)
     for fact in shown:
-        yield from _step(fact, folder, result_bytes, retries.get(fact.step.index, ""))
+        undecided = yet is not None and not fact.rendered and yet(fact.step)
+        yield from _step(fact, folder, result_bytes, retries.get(fact.step.index, ""), yet=undecided)
     if prefilled is not None:  # the request ended with the caller's prefill, the start of step at's turn
         yield Text("")
         yield from _message(prefilled, None, folder, result_bytes)

@@ -19,7 +19,7 @@ from agentrender._display.said import (
 )
 from agentrender._types import Step
 from agentrender._words import plural
-from agentrender.cli._show import said_warning_lines, warning_lines
+from agentrender.cli._show import NO_DECISION_SKIPPED, NO_DECISION_YET, said_warning_lines, warning_lines
 from agentrender.cli._term import (
     DISAGREE,
     INHERITED,
@@ -133,8 +133,10 @@ class StepsTable:
             frame[name] = frame[name].astype("object").map(lambda v: clean(csv_cell(v)) if isinstance(v, str) else v)
         frame.to_csv(out, index=False, lineterminator="\n", date_format="%Y-%m-%dT%H:%M:%S.%fZ")
 
-    def renderable(self, run: Run) -> Group:
-        """The rows as a terminal table (what the model saw in one column), with how many steps matched."""
+    def renderable(self, run: Run, yet: Callable[[Step], bool] | None = None) -> Group:
+        """The rows as a terminal table (what the model saw in one column), with how many steps matched; ``yet``:
+        whether a step with no decision may still get one (a follow's, ``_follow.undecided``), which its row says
+        (``NO_DECISION_YET``), not that the model saw it skipped."""
         table = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False, expand=True, padding=(0, 1, 0, 0))
         # every step's number whole, and a header no narrower than its name: a long tool name (an MCP server's
         # mcp__server__tool) is cut instead, where it would have squeezed the other columns to "…"
@@ -168,6 +170,7 @@ class StepsTable:
         read = [*columns, *(name for name in marks if name in self.frame)]
         called = other_tools(self.frame)
         compacted = False
+        to_come = {step.index for step in run.steps if step.decision is None and yet is not None and yet(step)}
         for values, others in zip(self.frame[read].itertuples(index=False), called, strict=True):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
@@ -181,7 +184,7 @@ class StepsTable:
                 compacted = True
                 style = SKIPPED
             elif kind is None:
-                saw = Text(SKIPPED_SAW, style=SKIPPED)
+                saw = Text(NO_DECISION_YET if record["index"] in to_come else SKIPPED_SAW, style=SKIPPED)
                 style = SKIPPED
             else:
                 saw = Text(TAGS.get(kind, kind), style=KIND_STYLES.get(kind, ""))
@@ -413,12 +416,6 @@ def _bar(prefix: int, total: int, largest: int, chars: int) -> Text:
     if past:
         bar.append(_PAST, style="bold cyan")
     return bar
-
-
-NO_DECISION_YET = "no decision (yet)"
-"""What a line of ``--follow`` says of a step with no decision that may still get one (``_follow.undecided``)."""
-NO_DECISION_SKIPPED = "no decision recorded (skipped)"
-"""What the CLI says of a step with no decision that will get none: the render skips it."""
 
 
 def _note(row: dict[str, Any]) -> Text:
