@@ -212,6 +212,21 @@ def test_a_compaction_that_does_not_say_which_blocks_are_its_summary_labels_them
     assert [fact.kind for fact in Views(run).at(2).opening.blocks] == ["compaction", "compaction"]
 
 
+def test_the_prompt_sent_with_a_real_claude_code_summary_is_not_labelled_the_summary() -> None:
+    """In the real ``dag_compact_after_rewind`` transcript the user's next prompt ("After compaction") is joined to the
+    ``isCompactSummary`` record in the turn the conversation restarted with: the view labels the summary the summary
+    and the prompt as sent, and sends both in one turn."""
+    (run,) = load_runs(REAL / "claude-code/daaain-claude-code-log/dag_compact_after_rewind.jsonl")
+    (compaction_,) = run.compactions
+    assert compaction_.summary_blocks == (0,)
+    opening = Views(run).at(compaction_.step).opening
+    assert [(fact.kind, fact.block.text[:25]) for fact in opening.blocks] == [
+        ("compaction", "This session is being con"),
+        ("as_sent", "After compaction"),
+    ]
+    assert [block.text for block in opening.message.content][1] == "After compaction"
+
+
 @pytest.mark.parametrize(
     ("compactions", "field", "what"),
     [
