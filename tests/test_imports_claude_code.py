@@ -18,6 +18,7 @@ from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_claude_code, load, load_runs
 from agentrender.imports.conversation import plain_blocks
 from agentrender.runfile import Run
+from agentrender.views import Views
 from tests._support import real
 from tests._support.cli import run_cli
 from tests._support.examples import examples
@@ -131,10 +132,13 @@ def test_a_compaction_is_part_of_the_run_and_its_views_start_from_the_summary(ru
     main = runs[0]
     (compaction,) = main.header["compactions"]
     assert {k: v for k, v in compaction.items() if k != "opening"} == {
-        "step": 5, "trigger": "manual", "tokens_before": 21558, "at": "2026-01-02T19:12:21.118Z", "line": 24
+        "step": 5, "summary_blocks": [0], "trigger": "manual", "tokens_before": 21558,
+        "at": "2026-01-02T19:12:21.118Z", "line": 24,
     }  # fmt: skip
     assert compaction["opening"][0]["text"].startswith("This session is being continued")
     assert view(main, 5)[0]["content"] == compaction["opening"] and len(view(main, 5)) == 1
+    # the summary, then a local command's caveat, the command and the user's prompt, sent with it as they are
+    assert [fact.kind for fact in Views(main).at(5).opening.blocks] == ["compaction", "as_sent", "as_sent", "as_sent"]
     assert view(main, 4)[0]["content"][0]["text"] == "the price tests fail, can you look?"
     assert main.step_records[4]["sent"].get("user") is None  # nothing was sent after that answer but /compact
     joined = [w for w in main.warnings if "joined into one turn" in w.text]
@@ -461,6 +465,47 @@ def compacted(logical: str, summary: str = "Summary.", **metadata: Any) -> list[
     boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None, "sessionId": "s",
                 "logicalParentUuid": logical, "compactMetadata": {"trigger": "auto", **metadata}}  # fmt: skip
     return [boundary, {**record("u5", "b1", "user", [{"type": "text", "text": summary}]), "isCompactSummary": True}]
+
+
+def compacted_session(folder: Path, *after: dict[str, Any]) -> Path:
+    """A session of one answered prompt, a compaction (its summary ``u5``) and the records ``after`` it."""
+    return write(folder / "s.jsonl", [
+        record("u1", None, "user", [{"type": "text", "text": "go"}]),
+        record("a1", "u1", "assistant", [{"type": "text", "text": "Done."}], "msg_1"),
+        *compacted("a1", summary="Summary of the work."), *after,
+    ])  # fmt: skip
+
+
+def test_a_prompt_after_a_compaction_is_sent_with_its_summary_and_labelled_as_the_users(tmp_path: Path) -> None:
+    """The user's next prompt after a compaction is joined to the summary in one turn: the header's compaction says
+    which block is the summary (``summary_blocks``), and the view labels the summary the summary and the prompt as
+    sent, not as part of the summary."""
+    session = compacted_session(
+        tmp_path,
+        record("u6", "u5", "user", [{"type": "text", "text": "Now the tests."}]),
+        record("a6", "u6", "assistant", [{"type": "text", "text": "On it."}], "msg_6"),
+    )
+    (run,) = from_claude_code(session)
+    (compaction,) = run.header["compactions"]
+    assert compaction["summary_blocks"] == [0] and run.compactions[0].summary_blocks == (0,)
+    assert view(run, 1) == [{"role": "user", "content": [{"type": "text", "text": "Summary of the work."},
+                                                         {"type": "text", "text": "Now the tests."}]}]  # fmt: skip
+    assert [fact.kind for fact in Views(run).at(1).opening.blocks] == ["compaction", "as_sent"]
+
+
+def test_a_compaction_with_no_prompt_after_it_opens_with_its_summary_alone(tmp_path: Path) -> None:
+    """A reply right after the summary (a compaction that kept the last messages): every block of the opening is the
+    summary; and a compaction with no ``isCompactSummary`` record after it says nothing of which block is, so every
+    block is taken for the summary, as before."""
+    reply = record("a6", "u5", "assistant", [{"type": "text", "text": "On it."}], "msg_6")
+    (run,) = from_claude_code(compacted_session(tmp_path, reply))
+    assert run.header["compactions"][0]["summary_blocks"] == [0]
+    assert [fact.kind for fact in Views(run).at(1).opening.blocks] == ["compaction"]
+    records = lines_of(compacted_session(tmp_path, reply))
+    del records[3]["isCompactSummary"]
+    (run,) = from_claude_code(write(tmp_path / "s.jsonl", records))
+    assert "summary_blocks" not in run.header["compactions"][0] and run.compactions[0].summary_blocks is None
+    assert [fact.kind for fact in Views(run).at(1).opening.blocks] == ["compaction"]
 
 
 def forked_agent(folder: Path, records: list[dict[str, Any]]) -> Path:

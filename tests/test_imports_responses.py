@@ -143,6 +143,10 @@ def test_the_view_at_each_step_of_a_real_codex_session_is_what_codex_sent(entry:
     kept = ("user", "developer")
     left = [[f"[{i}]" for i, item in enumerate(h) if item.get("role") not in kept] for _, h in restarts]
     assert len(said) == sum(map(bool, left))  # one warning a compaction, naming each item left out
+    for compaction, (_, history) in zip(run.compactions, restarts, strict=True):
+        if any(item.get("type") == "compaction" for item in history):  # its summary sealed: none of the opening is it
+            assert compaction.summary_blocks == ()
+            assert "compaction" not in {fact.kind for fact in views.at(compaction.step).opening.blocks}
     assert all(place in text for text, places in zip(said, filter(None, left), strict=True) for place in places)
 
 
@@ -990,6 +994,11 @@ def view(run: Any, at: int) -> list[dict[str, Any]]:
     return [message.to_dict() for message in Views(run).at(at).messages]
 
 
+def opening_kinds(run: Any, at: int) -> list[str]:
+    """The kind of each block of the opening of the view at ``at``: ``compaction`` for a summary's."""
+    return [fact.kind for fact in Views(run).at(at).opening.blocks]
+
+
 def test_a_codex_compaction_with_its_replacement_history_restarts_the_views_from_that_history(tmp_path: Path) -> None:
     """A ``compacted`` record with ``replacement_history`` (as ``compact.rs`` at
     e06dd0e5d5694c24968bf49b62466cdedae04aaa writes it): each request after it was sent that history, then the items
@@ -1006,7 +1015,8 @@ def test_a_codex_compaction_with_its_replacement_history_restarts_the_views_from
     path = write_rollout(tmp_path / "rollout.jsonl", items)
     run = from_responses(path)
     (compaction,) = run.compactions
-    assert (compaction.step, compaction.line) == (3, 13)
+    assert (compaction.step, compaction.line, compaction.summary_blocks) == (3, 13, (2,))
+    assert opening_kinds(run, 3) == ["as_sent", "as_sent", "compaction", "as_sent", "as_sent", "as_sent"]
     assert view(run, 3) == [
         {
             "role": "user",
@@ -1031,6 +1041,7 @@ def test_a_codex_compaction_of_a_reply_with_nothing_after_it_restarts_after_that
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
     assert [c.step for c in run.compactions] == [1]
     assert view(run, 1) == [{"role": "user", "content": texts("task one", "S", "task two")}]
+    assert run.compactions[0].summary_blocks is None  # no message the summary prefix begins: the history cannot tell
     assert run.step_records[0]["sent"].get("user") is None
     assert not list(as_sent_problems(run))
 
@@ -1045,7 +1056,8 @@ def test_a_codex_compaction_without_replacement_history_restarts_from_the_histor
              user("third"), call("c3"), output("c3"),
              compacted({"message": f"{SUMMARY_PREFIX}\nAgain."}), said("last")]  # fmt: skip
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
-    assert [(c.step, c.line) for c in run.compactions] == [(3, 12), (5, 17)]
+    assert [(c.step, c.line, c.summary_blocks) for c in run.compactions] == [(3, 12, (4,)), (5, 17, (5,))]
+    assert opening_kinds(run, 3) == ["as_sent"] * 4 + ["compaction"]
     assert view(run, 3) == [{"role": "user", "content": texts(AGENTS, ENVIRONMENT, "hello world", "second", summary)}]
     assert view(run, 5) == [
         {"role": "user", "content": texts(AGENTS, ENVIRONMENT, "hello world", "second", "third",
@@ -1076,6 +1088,8 @@ def test_an_older_codex_compaction_restarts_from_the_bridge_message_codex_sent(t
         {"role": "user", "content": texts("<user_instructions>\nBe kind.\n</user_instructions>", ENVIRONMENT, bridge,
                                           "AFTER_COMPACT")}
     ]  # fmt: skip
+    assert run.compactions[0].summary_blocks == (2,)  # the bridge: the summary, in the words around the messages
+    assert opening_kinds(run, 1) == ["as_sent", "as_sent", "compaction", "as_sent"]
     assert not list(as_sent_problems(run))
 
 
@@ -1087,6 +1101,7 @@ def test_a_replacement_history_item_with_no_place_in_a_user_turn_is_kept_and_war
              compacted({"message": "", "replacement_history": [user("hello"), opaque]}), said("next")]  # fmt: skip
     run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
     assert view(run, 1) == [{"role": "user", "content": texts("hello")}]
+    assert run.compactions[0].summary_blocks == () and opening_kinds(run, 1) == ["as_sent"]  # the summary is sealed
     assert run.header["source"]["unmapped"] == {"line 6 replacement_history[1]": opaque}
     (warning,) = run.warnings
     assert warning.line == 6 and "1 'compaction' item(s) at [1] of the history that replaced the conversation" in (

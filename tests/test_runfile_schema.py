@@ -74,6 +74,9 @@ WRONG_SHAPES: list[dict[str, Any]] = [
     {**HEADER, "compactions": [{"step": 1}]},
     {**HEADER, "compactions": [{"step": 1, "opening": []}]},
     {**HEADER, "compactions": [{"step": "1", "opening": [{"type": "text", "text": "a"}]}]},
+    {**HEADER, "compactions": [{"step": 1, "opening": [{"type": "text", "text": "a"}], "summary_blocks": 0}]},
+    {**HEADER, "compactions": [{"step": 1, "opening": [{"type": "text", "text": "a"}], "summary_blocks": [-1]}]},
+    {**HEADER, "compactions": [{"step": 1, "opening": [{"type": "text", "text": "a"}], "summary_blocks": ["0"]}]},
     {"type": "model_call", "step": 0},
     {"type": "model_call", "step": 0, "response": REPLY, "latency_ms": "fast"},
     {"type": "model_call", "step": 0, "response": []},
@@ -300,6 +303,18 @@ def test_the_tools_the_api_takes_are_valid_and_loaded(validator: Any) -> None:
     check_record({**HEADER, "tools": list(API_TOOLS)})
     assert validator.is_valid({**HEADER, "tools": list(API_TOOLS)})
     assert not validator.is_valid({**HEADER, "tools": [{"name": "t", "timeout_s": 30}]})
+
+
+def test_which_blocks_of_a_compactions_opening_are_its_summary_is_in_the_schema(validator: Any) -> None:
+    """A compaction's ``summary_blocks`` (indices of its opening's blocks) is valid under the schema and taken by the
+    loader, left out or empty too; an index past the opening is the loader's to refuse, naming it."""
+    opening = [{"type": "text", "text": "Summary."}, {"type": "text", "text": "Now the tests."}]
+    for told in ([0], [], [0, 1], None):
+        record = {**HEADER, "compactions": [{"step": 1, "opening": opening, "summary_blocks": told}]}
+        check_record(record)
+        assert validator.is_valid(record), told
+    with pytest.raises(ValueError, match=r"\$\.compactions\[0\]\.summary_blocks\[0\]: expected an index"):
+        check_record({**HEADER, "compactions": [{"step": 1, "opening": opening, "summary_blocks": [2]}]})
 
 
 def test_agentrender_schema_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:

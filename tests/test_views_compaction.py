@@ -173,6 +173,60 @@ def test_compactions_survive_a_write_and_a_read(tmp_path: Path) -> None:
     assert [block.to_dict() for block in first.opening] == summary(2) and first.record["note"] == "kept"
 
 
+def test_which_blocks_of_a_compactions_opening_are_its_summary_survives_a_write_and_a_read(tmp_path: Path) -> None:
+    """``summary_blocks`` is kept by write_run and load_run; a compaction without it (an older file) reads as None,
+    every block of its opening the summary, as before the field."""
+    prompt = {"type": "text", "text": "Now add a test."}
+    told = compaction(2, opening=[*summary(2), prompt], summary_blocks=[0])
+    run = compacted_run(tmp_path, 5, [told, compaction(4)])
+    assert not run.warnings
+    write_run(run, tmp_path / "again.jsonl")
+    again = load_run(tmp_path / "again.jsonl")
+    assert again.header["compactions"][0]["summary_blocks"] == [0]
+    first, second = again.compactions
+    assert first.summary_blocks == (0,) and [first.is_summary(i) for i in range(2)] == [True, False]
+    assert second.summary_blocks is None and second.is_summary(0)
+
+
+def test_only_the_summary_of_a_compactions_opening_is_labelled_the_summary(tmp_path: Path) -> None:
+    """The blocks of the opening ``summary_blocks`` names are the summary (kind ``compaction``); the user's prompt sent
+    with it is as sent: in the facts, the HTML and ``show --json``; the messages are the opening as it was sent."""
+    prompt = {"type": "text", "text": "Now add a test."}
+    run = compacted_run(tmp_path, 5, [compaction(2, opening=[*summary(2), prompt], summary_blocks=[0])])
+    view = Views(run).at(2)
+    assert wire(view) == [{"role": "user", "content": [*summary(2), prompt]}]
+    assert [fact.kind for fact in view.opening.blocks] == ["compaction", "as_sent"]
+    prompt_html = view._repr_html_().split("Now add a test.")[0].rsplit("ar-block", 1)[1]
+    assert prompt_html.startswith(' ar-as_sent"><span class="ar-tag">as sent</span>')
+    shown = json.loads(cli("show", run.path, "--at", "2", "--json"))
+    assert [block["kind"] for block in shown["opening"]["blocks"]] == ["compaction", "as_sent"]
+    assert [fact.kind for fact in Views(uncompacted(run)).at(2).opening.blocks] == ["opening"]
+
+
+def test_a_compaction_that_does_not_say_which_blocks_are_its_summary_labels_them_all_the_summary(
+    tmp_path: Path,
+) -> None:
+    """A compaction without ``summary_blocks`` (a source that cannot tell, a file older than the field) has its
+    whole opening labelled the summary, as before."""
+    run = compacted_run(tmp_path, 5, [compaction(2, opening=summary(2) * 2)])
+    assert [fact.kind for fact in Views(run).at(2).opening.blocks] == ["compaction", "compaction"]
+
+
+def test_the_prompt_sent_with_a_real_claude_code_summary_is_not_labelled_the_summary() -> None:
+    """In the real ``dag_compact_after_rewind`` transcript the user's next prompt ("After compaction") is joined to the
+    ``isCompactSummary`` record in the turn the conversation restarted with: the view labels the summary the summary
+    and the prompt as sent, and sends both in one turn."""
+    (run,) = load_runs(REAL / "claude-code/daaain-claude-code-log/dag_compact_after_rewind.jsonl")
+    (compaction_,) = run.compactions
+    assert compaction_.summary_blocks == (0,)
+    opening = Views(run).at(compaction_.step).opening
+    assert [(fact.kind, fact.block.text[:25]) for fact in opening.blocks] == [
+        ("compaction", "This session is being con"),
+        ("as_sent", "After compaction"),
+    ]
+    assert [block.text for block in opening.message.content][1] == "After compaction"
+
+
 @pytest.mark.parametrize(
     ("compactions", "field", "what"),
     [
@@ -189,6 +243,15 @@ def test_compactions_survive_a_write_and_a_read(tmp_path: Path) -> None:
         ([{"step": 1, "opening": "text"}], "$.compactions[0].opening", "expected `array`"),
         ([{"step": 1, "opening": [{"text": "no type"}]}], "$.compactions[0].opening[0]", ""),
         ([{"step": 1, "opening": summary(1), "trigger": 3}], "$.compactions[0].trigger", "expected `str | null`"),
+        ([compaction(1, summary_blocks=0)], "$.compactions[0].summary_blocks", "expected `array | null`"),
+        ([compaction(1, summary_blocks=["0"])], "$.compactions[0].summary_blocks[0]", "expected `int`"),
+        ([compaction(1, summary_blocks=[-1])], "$.compactions[0].summary_blocks[0]", "expected `int` >= 0, got -1"),
+        ([compaction(1, summary_blocks=[1])], "$.compactions[0].summary_blocks[0]", "of the opening's 1 block(s)"),
+        (
+            [compaction(1, opening=summary(1) * 2, summary_blocks=[1, 1])],
+            "$.compactions[0].summary_blocks[1]",
+            "above 1 (increasing order), got 1",
+        ),
     ],
 )
 def test_a_wrong_compaction_is_an_error_naming_its_field(

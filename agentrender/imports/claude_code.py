@@ -1288,6 +1288,9 @@ class _Segment:
         self.retried: list[_Retried] = []
         """Each run of ``api_error`` records of the chain and what came after it, in order (said by ``_Conversation``,
         which knows the step each part's turns start at)."""
+        self.summary: list[int] = []
+        """The indices of the first turn's blocks that an ``isCompactSummary`` record holds: a compaction's summary,
+        which the user's next prompt is joined to (``_compaction``)."""
         self._owned = False
         self._results = False
 
@@ -1296,7 +1299,7 @@ class _Segment:
         return (len(self.turns), len(self.records), len(self.calls), len(self.models), tuple(self.warnings),
                 self.skipped.copy(), self.unread.copy(), self.dropped, self.dropped_at, self.first_line,
                 self.ended_on, self.commands_last, self.interrupted, self._owned, self._results,
-                tuple(self.retrying), len(self.retried))  # fmt: skip
+                tuple(self.retrying), len(self.retried), len(self.summary))  # fmt: skip
 
     def restore(self, state: tuple[Any, ...]) -> None:
         """Undo what was added since ``state()`` gave ``state``: the turns after it go (they are made again, never
@@ -1306,7 +1309,7 @@ class _Segment:
         self.commands_last, self.interrupted, self._owned, self._results = state[11:15]
         self.retrying = list(state[15])
         del self.turns[turns:], self.records[records:], self.calls[calls:], self.models[models:]
-        del self.retried[state[16] :]
+        del self.retried[state[16] :], self.summary[state[17] :]
         self.warnings, self.skipped, self.unread = RunWarnings(warnings), skipped.copy(), unread.copy()
 
     def add(self, record: _Record, blocks: list[dict[str, Any]], path: str, results: bool = False) -> None:
@@ -1317,6 +1320,9 @@ class _Segment:
         if not self.first_line:
             self.first_line = record.line
         turns = self.turns
+        if len(turns) <= 1 and record.kind == "user" and record.value.get("isCompactSummary") is True:
+            start = len(turns[0]["content"]) if turns else 0  # the first turn: a compaction's opening
+            self.summary.extend(range(start, start + len(blocks)))
         command = not results and _local_command(record)  # results only: neither a command nor an interruption
         if not command:  # a local command run after an interruption sends nothing: the chain still ends on it
             self.interrupted = record if record.kind == "user" and not results and _interrupts(blocks) else None
@@ -1980,6 +1986,8 @@ def _compaction(segment: _Segment, step: int) -> dict[str, Any]:
     """The header's ``compactions`` entry for a part of the main thread that starts at ``step`` with a summary."""
     root = segment.root
     compaction: dict[str, Any] = {"step": step, "opening": segment.turns[0]["content"]}
+    if segment.summary:  # else no record says which blocks are the summary: all are taken for it
+        compaction["summary_blocks"] = list(segment.summary)
     metadata = root.get("compactMetadata")
     if isinstance(metadata, Mapping):
         if isinstance(metadata.get("trigger"), str):

@@ -860,9 +860,8 @@ class _Conversation:
             if not self.asked and not self.compactions and self.restart is None:
                 self.context.extend(blocks)
             return
-        said = "".join(texts)
-        if not said.startswith(f"{_SUMMARY_PREFIX}\n"):  # a summary is not the user's (is_summary_message)
-            self.asked.append(said)
+        if not _summarises(blocks):  # a summary is not the user's (is_summary_message)
+            self.asked.append("".join(texts))
 
     def compact(self, payload: Mapping[str, Any], here: Where, at: Any) -> None:
         """Codex compacted the conversation here (a ``compacted`` record's ``payload``, at ``here``): each request
@@ -895,12 +894,16 @@ class _Conversation:
         if replacement is not None:
             if not isinstance(replacement, list):
                 raise here.at("replacement_history").error(f"expected a list of items, got {type_name(replacement)}")
-            opening += self._replaced(replacement, here.at("replacement_history"))
+            replaced, summary = self._replaced(replacement, here.at("replacement_history"))
+            opening += replaced
+            if summary is not None:
+                self.restart["summary_blocks"] = summary
             return
         opening += (dict(block) for block in self.context)
         if message.startswith(f"{_SUMMARY_PREFIX}\n"):
             self.asked = _kept_messages(self.asked, here, self.warnings)
             opening += ({"type": "text", "text": text} for text in [*self.asked, message])
+            self.restart["summary_blocks"] = [len(opening) - 1]  # the context and the user's messages go before it
             return
         asked = "\n\n".join(self.asked) if self.asked else "(none)"
         if len(asked.encode("utf-8")) > 4 * _KEPT_TOKENS:
@@ -908,12 +911,17 @@ class _Conversation:
         bridge = _BRIDGE.format(asked=asked, summary=message or "(no summary available)")
         self.asked = [bridge]
         opening.append({"type": "text", "text": bridge})
+        self.restart["summary_blocks"] = [len(opening) - 1]  # the summary, in the words bridging the user's messages
 
-    def _replaced(self, items: list[Any], here: Where) -> list[dict[str, Any]]:
+    def _replaced(self, items: list[Any], here: Where) -> tuple[list[dict[str, Any]], list[int] | None]:
         """The opening of a compaction's ``replacement_history`` (at ``here``): its user and developer messages, in
         order, as blocks of one user turn; any other item is kept in the source, all of them
-        named in one warning (a remote compaction's history holds a reply for each of the user's messages)."""
+        named in one warning (a remote compaction's history holds a reply for each of the user's messages). With it,
+        the indices of its blocks that are the summary: a user message that begins with Codex's summary prefix, or
+        none when the summary is a sealed ``compaction`` item; ``None`` when the history holds neither, and so does
+        not tell."""
         opening: list[dict[str, Any]] = []
+        summary: list[int] | None = None  # which of its blocks are the summary, when the history tells
         self.asked = []
         left: dict[str, list[str]] = {}  # the places of the items not in the views, by what each is
         for i, item in enumerate(items):
@@ -926,18 +934,22 @@ class _Conversation:
                 check_blocks(blocks, at)
                 if item["role"] == "user":
                     self._heard(blocks)
+                    if _summarises(blocks):
+                        summary = (summary or []) + list(range(len(opening), len(opening) + len(blocks)))
                 opening.extend(blocks)
                 self._keep({key: value for key, value in item.items() if key not in mapped}, at)
                 continue
             what = f"{shown(item.get('role'))} message" if kind == "message" else f"{shown(kind)} item"
             left.setdefault(what, []).append(f"[{i}]")
             self.unmapped[self._place(at)] = item
+            if kind in _SUMMARY_ITEMS:  # a remote compaction's summary, sealed: none of the blocks is it
+                summary = summary or []
         if left:
             named = "; ".join(f"{len(places)} {what}(s) at {', '.join(places)}" for what, places in left.items())
             said = "of the history that replaced the conversation are not user messages, and the views restart from"
             self.warnings.append(here.warning(f"{named} {said} one user turn: not in the views, kept in the source "
                                               "(unmapped)"))  # fmt: skip
-        return opening
+        return opening, summary
 
     def _restarted(self) -> None:
         """The last compaction, its opening read: a request was sent after it (or none, at the end)."""
@@ -1390,6 +1402,16 @@ _CUT = (
     "{what} are over the 20,000 tokens Codex keeps through a compaction: Codex cut them to fit, and the opening the "
     "views restart from holds them whole"
 )
+
+
+_SUMMARY_ITEMS = ("compaction", "compaction_summary")
+"""The items a remote compaction's history holds its summary in, sealed (``encrypted_content``): not in the views."""
+
+
+def _summarises(blocks: list[dict[str, Any]]) -> bool:
+    """Whether a user message (its ``blocks``) is the summary Codex sends after a compaction: its text begins with
+    ``_SUMMARY_PREFIX`` and a line break (``is_summary_message`` in openai/codex ``compact.rs``)."""
+    return "".join(block["text"] for block in blocks if block["type"] == "text").startswith(f"{_SUMMARY_PREFIX}\n")
 
 
 def _kept_messages(asked: list[str], here: Where, warnings: list[RunWarning]) -> list[str]:

@@ -386,7 +386,12 @@ class Compaction:
     step: int
     """The first step whose request was sent after the compaction (the number of steps when none was)."""
     opening: tuple[ContentBlock, ...]
-    """The user turn the conversation restarted with (a Claude Code session's summary), as it was sent."""
+    """The user turn the conversation restarted with (a Claude Code session's summary, and the user's next prompt
+    when one was joined to it), as it was sent."""
+    summary_blocks: tuple[int, ...] | None = None
+    """The indices (increasing) of ``opening``'s blocks that are the compaction's summary; the others were sent with
+    it as they are (the user's next prompt, the messages Codex kept). ``None`` when the source cannot tell which are:
+    every block is then taken for the summary, as in a run file written before the field (``is_summary``)."""
     trigger: str = ""
     """What set it off, as the source says (``"auto"``, ``"manual"``, ...); ``""`` when not recorded."""
     tokens_before: int | None = None
@@ -398,12 +403,17 @@ class Compaction:
     record: Mapping[str, Any] = field(default_factory=dict, repr=False)
     """The header's object for it, as read (unknown fields included)."""
 
+    def is_summary(self, index: int) -> bool:
+        """Whether ``opening[index]`` is the summary (``summary_blocks``; every block when it is ``None``)."""
+        return self.summary_blocks is None or index in self.summary_blocks
+
 
 def compaction(record: Mapping[str, Any]) -> Compaction:
     """The ``Compaction`` a checked object of a run header's ``compactions`` holds."""
     return Compaction(
         step=record["step"],
         opening=sent_blocks(record["opening"]),
+        summary_blocks=None if record.get("summary_blocks") is None else tuple(record["summary_blocks"]),
         trigger=record.get("trigger") or "",
         tokens_before=record.get("tokens_before"),
         at=record.get("at") or "",

@@ -158,11 +158,13 @@ class KeptWarning(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fie
 
 
 class CompactionRecord(_Part, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """A compaction of an imported conversation: from ``step`` on, it restarted with ``opening``. A header's
-    compactions are in increasing step order."""
+    """A compaction of an imported conversation: from ``step`` on, it restarted with ``opening``, whose blocks at
+    ``summary_blocks`` (increasing indices; left out: every block) are the summary. A header's compactions are in
+    increasing step order."""
 
     step: Count
     opening: Annotated[Blocks, msgspec.Meta(min_length=1)]
+    summary_blocks: list[Count] | None = None
     trigger: str | None = None
     tokens_before: Count | None = None
     at: str | None = None
@@ -611,6 +613,16 @@ def _check_blocks(blocks: list[Any] | None, where: str) -> None:
             raise BadRecord(field, what) from None
 
 
+def _check_summary_blocks(indices: list[int] | None, count: int, where: str) -> None:
+    """A compaction's ``summary_blocks``: indices of its opening's ``count`` blocks, in increasing order."""
+    below = -1
+    for position, index in enumerate(indices or ()):
+        if not below < index < count:
+            what = f"expected an index of one of the opening's {count} block(s), above {below} (increasing order)"
+            raise BadRecord(f"{where}[{position}]", f"{what}, got {index}")
+        below = index
+
+
 def _header(header: RunHeader, blocks: bool) -> None:
     for position, tool in enumerate(header.tools or ()):
         if tool.name is None and tool.type in (None, "custom"):  # a custom tool: not one the API defines
@@ -622,6 +634,7 @@ def _header(header: RunHeader, blocks: bool) -> None:
         if compaction.step <= after:
             raise BadRecord(f"{where}.step", f"expected a step above {after} (compactions in increasing step order)")
         after = compaction.step
+        _check_summary_blocks(compaction.summary_blocks, len(compaction.opening), f"{where}.summary_blocks")
         if blocks:
             _check_blocks(compaction.opening, f"{where}.opening")
     if blocks:

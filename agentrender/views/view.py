@@ -835,13 +835,17 @@ class View:
     def opening(self) -> MessageFact:
         """The opening message and its fact."""
         message, size = self.views._opening(self.at)  # the message the view begins with, its bytes counted once
-        kind = "compaction" if self.restarts_from is not None else "opening"
+        restart = self.restarts_from
+        if restart is None:
+            kinds = ["opening"] * len(message.content)
+        else:  # its summary, and what was sent with it as it is (the user's next prompt)
+            kinds = ["compaction" if restart.is_summary(i) else "as_sent" for i in range(len(message.content))]
         fact = MessageFact(
             message=message,
             turn="opening",
             step=None,
             full=None,
-            blocks=tuple(given_fact(block, kind) for block in message.content),
+            blocks=tuple(map(given_fact, message.content, kinds)),
             bytes=size,
         )
         return marked_fact(fact, [(block, control) for index, block, control in self._marks if index == 0])
