@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import json
@@ -660,6 +661,58 @@ def test_a_summary_compaction_restarts_the_views_as_sent_with_what_the_model_was
     code, out, _ = run_cli("check", str(json_log), "--run", "arith/sum3/1", "--json")
     (report,) = json.loads(out)
     assert code == 0 and report["errors"] == 0 and report["warnings"] == 0
+
+
+def _told_nothing(run: Run) -> Run:
+    """The same run with no compaction saying which blocks of its opening are the summary (every block is taken)."""
+    told = [{k: v for k, v in c.items() if k != "summary_blocks"} for c in run.header["compactions"]]
+    return dataclasses.replace(run, header={**run.header, "compactions": told})
+
+
+def test_of_an_inspect_summary_compactions_opening_only_the_summary_is_labelled_the_summary(
+    json_log: Path, tmp_path: Path
+) -> None:
+    """The turn Inspect's summary strategy restarts the conversation with holds the sample's input, then the summary
+    message (metadata ``summary``): the compaction's ``summary_blocks`` names the summary's block alone, so the view
+    labels it the summary and the input as sent; the messages and bytes sent are those of the opening as before, and
+    the run file written and read back keeps ``summary_blocks``."""
+    from agentrender import load_run, write_run
+
+    _edit_json(json_log, _compacted)
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    (restart,) = run.compactions
+    assert restart.summary_blocks == (1,) and run.header["compactions"][0]["summary_blocks"] == [1]
+    views, before = Views(run), Views(_told_nothing(run))
+    opening = views.at(1).opening
+    assert [(fact.kind, fact.block.text) for fact in opening.blocks] == [
+        ("as_sent", QUESTIONS["sum3"]),
+        ("compaction", SUMMARY),
+    ]
+    assert [fact.kind for fact in before.at(1).opening.blocks] == ["compaction", "compaction"]
+    for step in range(3):
+        assert [m.to_dict() for m in views.at(step).messages] == [m.to_dict() for m in before.at(step).messages]
+        assert views.at(step).bytes == before.at(step).bytes
+    write_run(run, tmp_path / "again.jsonl")
+    again = load_run(tmp_path / "again.jsonl")
+    assert again.compactions[0].summary_blocks == (1,)
+    assert [fact.kind for fact in Views(again).at(1).opening.blocks] == ["as_sent", "compaction"]
+
+
+def test_an_inspect_restart_with_no_message_marked_the_summary_does_not_say_which_blocks_are(json_log: Path) -> None:
+    """A compaction whose restarted turn holds no message of metadata ``summary`` (a strategy this importer does not
+    know) leaves ``summary_blocks`` out: every block of its opening is taken for the summary, as before."""
+
+    def unmarked(data: dict[str, Any]) -> None:
+        _compacted(data)
+        sample = _sample(data, "sum3", 1)
+        for message in [*sample["messages"], *(m for e in sample["events"] for m in e.get("input") or ())]:
+            message.pop("metadata", None)
+
+    _edit_json(json_log, unmarked)
+    run = _by_id(from_inspect(json_log))["arith/sum3/1"]
+    (restart,) = run.compactions
+    assert restart.summary_blocks is None and "summary_blocks" not in run.header["compactions"][0]
+    assert [fact.kind for fact in Views(run).at(1).opening.blocks] == ["compaction", "compaction"]
 
 
 def test_a_compaction_the_views_cannot_show_is_a_warning_and_each_call_after_it_keeps_what_it_was_sent(

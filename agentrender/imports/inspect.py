@@ -35,8 +35,10 @@ event after it was sent a conversation restarted with one user turn (Inspect's s
 and input messages, then the summary): from that event's step on, the views as sent are that turn and the turns since,
 and each later event's input is checked against them. The strategy's call that wrote the summary (a model event whose
 reply is none of the sample's, before the compaction event) is a call beside the conversation, keeping what it was
-sent. A compaction the views cannot show (``trim``, ``edit``, a provider's native compaction), or with no model call
-after it, is a warning naming its event. Each compaction event, as logged, is in the run's source (``compactions``).
+sent. Of the compaction's opening, the blocks of the message Inspect marks as the summary (metadata ``summary``) are
+its summary (``summary_blocks``), the sample's input messages before them are not. A compaction the views cannot show
+(``trim``, ``edit``, a provider's native compaction), or with no model call after it, is a warning naming its event.
+Each compaction event, as logged, is in the run's source (``compactions``).
 
 The rule for the other events: ``span_begin`` and ``step`` events are read (they tell a scorer's model events); the
 other types Inspect writes (``_KNOWN_EVENTS``: tool, state, store, sandbox, score, logger, info, ...) hold nothing the
@@ -579,6 +581,10 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
                 floor = compactions[-1]["step"] if compactions else -1
                 restart = _restart(after[-1][1], record, said, messages, replies, floor)
                 if restart is not None:
+                    summary = _summary_blocks(inputs, convert, here)
+                    if summary is not None:  # else the input holds no summary message: every block is taken for it
+                        restart["summary_blocks"] = summary
+                if restart is not None:
                     compactions.append(restart)
                     restarted.append(after[-1][0])
                 elif isinstance(said, list) and said != messages[: len(said)]:
@@ -712,6 +718,26 @@ def _restart(
     if isinstance(event.timestamp, str) and event.timestamp:
         compaction["at"] = event.timestamp
     return compaction
+
+
+def _summary_blocks(inputs: Sequence[Any], convert: _Converter, where: Where) -> list[int] | None:
+    """The indices of the blocks of a compaction's opening (the one user turn the messages ``inputs`` of the model
+    event at ``where`` are, after their system messages) that its summary is: those of the messages of metadata
+    ``summary``, as Inspect's summary strategy marks the message it writes and finds it again
+    (``model/_compaction/summary.py``, since its first release: the sample's input messages, then the summary); the
+    sample's input messages are what they are. ``None`` when no message is so marked (a strategy this module does
+    not know): the log does not say which blocks are the summary."""
+    summary: list[int] = []
+    count = 0
+    for i, message in enumerate(inputs):
+        role, blocks, _ = convert.message(message, where, f"input[{i}]", [])  # converted once: its warnings are said
+        if role == "system":
+            continue
+        metadata = message.get("metadata")
+        if isinstance(metadata, Mapping) and "summary" in metadata:
+            summary.extend(range(count, count + len(blocks)))
+        count += len(blocks)
+    return summary or None
 
 
 _NOT_A_RESTART = (
