@@ -959,6 +959,18 @@ def test_parallel_results_without_ids_that_hang_one_from_another_are_followed_as
     ]
 
 
+def turns_written(path: Path, turns: int, written: int) -> list[bytes]:
+    """The lines of a session of a prompt and ``turns`` turns (text, tool use, result: three records each); the
+    prompt and the first ``written`` turns are written to ``path``."""
+    writer = SessionWriter()
+    writer.prompt("Port the parser.")
+    for number in range(turns):
+        writer.turn(number)
+    lines = writer.text().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[: 1 + 3 * written]))
+    return lines
+
+
 def test_a_followed_sessions_growth_copies_what_the_turn_adds_not_the_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -977,13 +989,8 @@ def test_a_followed_sessions_growth_copies_what_the_turn_adds_not_the_session(
             super().__init__(items, count)
 
     monkeypatch.setattr(claude_code, "_Settled", Counted)
-    writer = SessionWriter()
-    writer.prompt("Port the parser.")
-    for number in range(60):
-        writer.turn(number)
-    lines = writer.text().splitlines(keepends=True)
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(lines[:91]))  # the prompt and 30 turns (text, tool use, result: three records each)
+    lines = turns_written(path, 60, 30)
     session = GrowingSession(path)
     assert session.grow() is not None
     runs: list[tuple[Run, bytes]] = []
@@ -1016,13 +1023,8 @@ def test_a_followed_sessions_growth_taken_in_makes_no_step_input_for_a_text_open
     """A followed session's growth taken in by its views (``Views.extend``, then what ``--follow`` asks of the new
     view: its change and bytes) makes no ``StepInput``, a tuple of every step before the stop, for an opening of text,
     which reads none: it made one at each growth for the opening, a sixth of a growth's cost at 10,000 turns."""
-    writer = SessionWriter()
-    writer.prompt("Port the parser.")
-    for number in range(6):
-        writer.turn(number)
-    lines = writer.text().splitlines(keepends=True)
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(lines[:10]))
+    lines = turns_written(path, 6, 3)
     tracker = ImportFollower(path)
     growth = tracker.poll()
     assert growth is not None
