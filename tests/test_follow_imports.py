@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 
 import agentrender
 from agentrender import imports
+from agentrender.imports import claude_code
 from agentrender.imports.claude_code import GrowingSession, from_claude_code
 from agentrender.imports.following import ImportFollower, follower
-from agentrender.runfile import Follower, Growth, RunFileError
+from agentrender.runfile import Follower, Growth, Run, RunFileError
 from agentrender.runfile.following import REMOVED
+from agentrender.runfile.write import write_run
 from agentrender.views import Views
 from tests._support import growing, real
 from tests._support.conversations import prefilled_log
@@ -955,3 +957,91 @@ def test_parallel_results_without_ids_that_hang_one_from_another_are_followed_as
     assert [(b["tool_use_id"], b["content"]) for b in run.step_records[0]["sent"]["user"]] == [
         (f"line-2-block-{n}", f"{n}") for n in range(3)
     ]
+
+
+def turns_written(path: Path, turns: int, written: int) -> list[bytes]:
+    """The lines of a session of a prompt and ``turns`` turns (text, tool use, result: three records each); the
+    prompt and the first ``written`` turns are written to ``path``."""
+    writer = SessionWriter()
+    writer.prompt("Port the parser.")
+    for number in range(turns):
+        writer.turn(number)
+    lines = writer.text().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[: 1 + 3 * written]))
+    return lines
+
+
+def test_a_followed_sessions_growth_copies_what_the_turn_adds_not_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session of 60 turns followed a turn at a time: each growth's snapshots of what it made (the steps, their
+    records, the calls, ``source.transcript``) copy the items of the turns read again, not the session's (the transcript
+    was a list copied at each growth, the most of a growth's cost at 10,000 turns: ``bench_follow.py``, session 40),
+    while each run, the ones before included, equals a fresh import of the file as it was and writes out alike."""
+    copied: list[int] = []
+    settled = claude_code._Settled
+
+    class Counted(settled):  # type: ignore[misc,valid-type]
+        __slots__ = ()
+
+        def __init__(self, items: list[Any], count: int) -> None:
+            copied.append(len(items) - count)  # the items the snapshot holds itself, copied off the list
+            super().__init__(items, count)
+
+    monkeypatch.setattr(claude_code, "_Settled", Counted)
+    path = tmp_path / "s.jsonl"
+    lines = turns_written(path, 60, 30)
+    session = GrowingSession(path)
+    assert session.grow() is not None
+    runs: list[tuple[Run, bytes]] = []
+    for end in range(94, len(lines) + 1, 3):
+        with path.open("ab") as file:
+            file.write(b"".join(lines[end - 3 : end]))
+        copied.clear()
+        grown = session.grow()
+        assert grown is not None and grown[1] is not None  # read on, not made again whole
+        (run,) = grown[0]
+        transcript = run.header["source"]["transcript"]
+        assert isinstance(transcript, Counted) and len(transcript) == end
+        assert copied and max(copied) <= 6, copied  # the turn read again (from the last mark) and the new one
+        (fresh,) = from_claude_code(path)
+        assert run == fresh
+        write_run(run, tmp_path / "followed.jsonl")
+        write_run(fresh, tmp_path / "fresh.jsonl")
+        assert (tmp_path / "followed.jsonl").read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()
+        runs.append((run, path.read_bytes()))
+    for run, data in runs[::10]:  # a run taken in before keeps what it held, though the session grew on
+        (tmp_path / "then.jsonl").write_bytes(data)
+        (then,) = from_claude_code(tmp_path / "then.jsonl")
+        assert run.header["source"]["transcript"] == then.header["source"]["transcript"]
+        assert run.steps == then.steps and run.step_records == then.step_records
+
+
+def test_a_followed_sessions_growth_taken_in_makes_no_step_input_for_a_text_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A followed session's growth taken in by its views (``Views.extend``, then what ``--follow`` asks of the new
+    view: its change and bytes) makes no ``StepInput``, a tuple of every step before the stop, for an opening of text,
+    which reads none: it made one at each growth for the opening, a sixth of a growth's cost at 10,000 turns."""
+    path = tmp_path / "s.jsonl"
+    lines = turns_written(path, 6, 3)
+    tracker = ImportFollower(path)
+    growth = tracker.poll()
+    assert growth is not None
+    views = Views(growth.run)
+    views.sizes()
+
+    def every_step(self: Views, at: int | None) -> Any:
+        raise AssertionError("made the StepInput of every step before the stop")
+
+    monkeypatch.setattr(Views, "step_input", every_step)
+    for end in range(13, len(lines) + 1, 3):
+        with path.open("ab") as file:
+            file.write(b"".join(lines[end - 3 : end]))
+        growth = tracker.poll()
+        assert growth is not None and growth.changed_from is not None
+        views.extend(growth.run, growth.changed_from)
+        view = views.at(None)
+        _ = view.change, view.bytes
+    monkeypatch.undo()
+    same_as_fresh(views, path)

@@ -1879,10 +1879,11 @@ class _Conversation:
             # the part's step k is the conversation's step len(turns) // 2 + k (a part after a compaction goes on
             # from the turns before it, a user turn of nothing added after a last reply)
             self.warnings.extend(retried.warning(len(turns) // 2) for retried in segment.retried)
-            self.records.extend(segment.records)
             if single:
+                self.records = segment.records  # copied, or read as settled, by the run made of it (``_run``)
                 self.models = segment.models
             else:
+                self.records.extend(segment.records)
                 self.models.extend(segment.models)
             skipped.update(segment.skipped)
             unread.update(segment.unread)
@@ -2076,7 +2077,10 @@ def _run(
     if kept is not None:
         kept.scanned = len(records)
     calls, call_lines = _model_calls(conversation.calls, messages, path, warnings, kept)
-    source["transcript"] = records
+    if kept is not None:
+        source["transcript"] = kept.transcript(records)
+    else:  # one part's list grows on as a follower reads it on: the run keeps its records as they are now
+        source["transcript"] = list(records) if len(thread.segments) == 1 else records
     for key, counted in (("not_sent", conversation.skipped), ("not_read", conversation.unread)):
         # with what the session's notes count outside its threads (``_Transcript.outside_notes``)
         if total := _added(counted, source.get(key, {})):
@@ -2125,6 +2129,8 @@ class _Kept:
         """How many of the calls are before the mark (the others are made again)."""
         self.valid_records = 0
         """How many of the message records are before the mark."""
+        self.settled_records = 0
+        """How many of the message records the transcripts made so far read from the segment's list (``transcript``)."""
         self.firsts: dict[str, tuple[int, Any]] = {}
         self.scanned = 0
         """The first record that has each field (``_first``): its position and the field's value; how many records
@@ -2142,6 +2148,12 @@ class _Kept:
         """The model calls, read as a run's."""
         self.usable = True
         """``False`` once what the follower kept does not line up with a fresh import: it imports the file whole."""
+
+    def transcript(self, records: list[dict[str, Any]]) -> _Settled[dict[str, Any]]:
+        """``source.transcript`` of the run made of ``records`` (the main segment's, read on at each growth): those
+        before the mark read from that list, which later growth never changes, not copied; the others as they are."""
+        self.settled_records = min(self.valid_records, len(records))
+        return _Settled(records, self.settled_records)
 
     def model_names(self, models: list[str]) -> Iterable[str]:
         """The names of ``models`` (the conversation's, one a reply), those before the mark counted already."""
@@ -2863,6 +2875,8 @@ class GrowingSession(GrowingFile):
             kept.valid_calls = mark.segment[2] if mark is not None else 0
             kept.valid_records = mark.segment[1] if mark is not None else 0
             kept.valid_models = mark.segment[3] if mark is not None else 0
+            if kept.valid_records < kept.settled_records:  # a mark that went back: the transcripts made keep the list
+                main.segment.records = list(main.segment.records)
             self._first_turn = main.take_more(tail)
         transcript = self._transcript
         conversation = _Conversation(_Thread([main.segment], "main"), transcript.path)

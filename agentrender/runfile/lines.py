@@ -20,7 +20,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Final
 
 import msgspec
@@ -85,11 +85,19 @@ exactly one, ``_json.NestingError`` when it nests deeper than ``_json.MAX_DEPTH`
 
 def encode_line(record: Mapping[str, Any]) -> bytes:
     """One record as one line of UTF-8 JSON; strings holding lone surrogates are escaped so the file stays UTF-8."""
-    text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_as_list)
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
-        return json.dumps(record, allow_nan=False).encode("ascii") + b"\n"
+        return json.dumps(record, allow_nan=False, default=_as_list).encode("ascii") + b"\n"
+
+
+def _as_list(value: Any) -> list[Any]:
+    """A sequence that is no list as the JSON list it stands for (a followed Claude Code session's
+    ``source.transcript``, read from the list the session grows in); anything else is no JSON."""
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+        return list(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 # Bytes no text holds (NUL and the other C0 controls but tab, newline, form feed, carriage return and escape).

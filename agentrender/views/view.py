@@ -378,7 +378,9 @@ class Views:
             if base >= 0:
                 message = Message(role="user", content=self._restarts[base].opening)
             else:
-                message = Message(role="user", content=render.opening_blocks(self.step_input(at), self.options))
+                # a text opening reads no StepInput: one copies every step before the stop (a growth's, each run's)
+                given = self.step_input(at) if callable(opening) else _TEXT_OPENS
+                message = Message(role="user", content=render.opening_blocks(given, self.options))
             if len(self._openings) > 4096:
                 self._openings.clear()
             cached = self._openings[key] = (message, message_bytes(message))
@@ -794,6 +796,10 @@ def _replace_options(options: Options, **changes: Any) -> Options:
         raise TypeError(f"Options has no field {sorted(unknown)[0]!r}")
     settings.update(changes)
     return Options(**settings)
+
+
+_TEXT_OPENS = StepInput()
+"""What ``render.opening_blocks`` is given for an opening of text, which it does not read."""
 
 
 def _opening_of(run: Run) -> tuple[Any, Any]:
