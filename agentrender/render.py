@@ -473,7 +473,7 @@ class Turns:
 
     def _render_user(self, form: Form, position: int) -> None:
         """Render rendered step ``position``'s user turn in ``form``: with no observation hook, the default block
-        (``observation_and_rule``) without ``user_turn``'s layers around it."""
+        from one call of its rules (``default_parts``), as ``add`` builds it, without ``user_turn``'s layers."""
         step, step_id, options = self.rendered[position], self.ids[position], self.options
         if options.observation is None:
             _, _, _, _, block_type, shown, rule, failed = default_parts(step, form.full, options.result_bytes)
@@ -629,7 +629,7 @@ class Renderer:
         """The conversation after the steps taken so far, its opening made of what the opening's hook ``given`` at
         this step (``_KEPT``: the opening as it is). The same text as the step before keeps its message: a fixed
         opening given by a hook (instructions and the task), the common case, is checked and made once."""
-        if given is not _KEPT and given != self._text:
+        if given is not _KEPT and not (isinstance(given, str) and given == self._text):
             self._opening = Message(role="user", content=_check_opening(given))
             self._text = given if isinstance(given, str) else None
         turns, cut = self.turns, self._cut
