@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentrender import ContentBlock, Run, Step, StepInput, imports, render, samples
+from agentrender import ContentBlock, Decision, Message, Run, Step, StepInput, imports, render, samples
 from agentrender.views import Views
 from tests._support.examples import examples
 from tests._support.steps import make_steps, step_bodies
@@ -19,6 +19,12 @@ def wire(conversation: list) -> list:
 
 def opening_of(step_input: StepInput) -> str:
     return f"Goal, after {len(step_input.steps)} step(s)."
+
+
+def opening_by_thirds(step_input: StepInput) -> str | list[ContentBlock]:
+    """An opening that keeps its text for stretches of steps, and is blocks at every third."""
+    steps = len(step_input.steps)
+    return [ContentBlock(type="text", text=f"Blocks at {steps}.")] if steps % 3 == 2 else f"Goal {steps // 4}."
 
 
 hooks = st.fixed_dictionaries(
@@ -35,7 +41,7 @@ hooks = st.fixed_dictionaries(
                 else None
             )
         ),
-        "opening": st.just(opening_of),
+        "opening": st.sampled_from([opening_of, opening_by_thirds]),
     },
 )
 
@@ -58,6 +64,20 @@ def test_each_append_gives_what_messages_gives_the_steps_so_far(bodies, recent, 
     for form in (turns.full_form, turns.summary_form):
         for step, id_, rule in zip(rendered, turns.ids, form.rules, strict=True):
             assert rule in ("", render.user_turn(step, id_, form.full, options)[1])
+
+
+def test_a_hook_that_gives_the_same_text_keeps_the_opening_message():
+    """An opening hook that gives the same text at each step (fixed instructions and the task) gives the same
+    opening message, checked and made once; a new text, or blocks, make a new one, and a blank text is refused at
+    every step it is given."""
+    texts = iter(["Fix the test.", "Fix the test.", "Fix the test.", "Fix it now.", "Fix it now.", "  "])
+    renderer = render.Renderer(render.Options(opening=lambda step_input: next(texts)))  # called once here
+    steps = make_steps([(Decision(kind="tool_call", tool="bash"), None)] * 5)
+    first, same, new, again = (renderer.append(step)[0] for step in steps[:4])
+    assert same is first and again is new and new is not first
+    assert new == Message(role="user", content=(ContentBlock(type="text", text="Fix it now."),))
+    with pytest.raises(ValueError, match="the opening text is empty"):
+        renderer.append(steps[4])
 
 
 @PROPERTY
