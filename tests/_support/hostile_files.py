@@ -7,6 +7,7 @@ a failure names a file that can be made again) or plant one hostile thing in it.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import random
@@ -321,17 +322,30 @@ def _as_json_log(path: Path, folder: Path) -> Path:
     return written
 
 
+class _Line(str):
+    """A line of a JSON-lines history that holds no JSON (a real file's malformed line), kept as its text: a mutant
+    moves, doubles or drops it as a line, and writes it back as it was."""
+
+
 def _read_history(path: Path) -> tuple[str, list[Any]]:
-    """``(kind, values)``: a document (one value) or JSON lines (a value a line)."""
+    """``(kind, values)``: a document (one value) or JSON lines (a value a line; a line of no JSON a ``_Line``)."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        return "lines", [json.loads(line) for line in text.splitlines() if line.strip()]
+        return "lines", [_line_value(line) for line in text.splitlines() if line.strip()]
     return "document", [json.loads(text)]
+
+
+def _line_value(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return _Line(line)
 
 
 def _write_history(path: Path, kind: str, values: list[Any]) -> Path:
     if kind == "lines":
-        path.write_text("".join(json.dumps(value) + "\n" for value in values), encoding="utf-8")
+        lines = (value if isinstance(value, _Line) else json.dumps(value) for value in values)
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     else:
         path.write_text(json.dumps(values[0]), encoding="utf-8")
     return path
@@ -383,7 +397,7 @@ def import_mutants(fixture: Path, folder: Path, count: int, *, seed: int = 26) -
     kind, original = _read_history(fixture)
     rng = random.Random(f"{seed}:{fixture.name}")
     for number in range(count):
-        values = json.loads(json.dumps(original))
+        values = copy.deepcopy(original)  # a _Line stays one
         for _ in range(rng.randrange(1, 4)):
             _mutate_structure(values, rng)
         if not values:
