@@ -473,11 +473,11 @@ class Turns:
 
     def _render_user(self, form: Form, position: int) -> None:
         """Render rendered step ``position``'s user turn in ``form``: with no observation hook, the default block
-        from one call of its rules (``default_parts``), as ``add`` builds it, without ``user_turn``'s layers."""
+        (``observation_and_rule``) without ``user_turn``'s layers around it."""
         step, step_id, options = self.rendered[position], self.ids[position], self.options
         if options.observation is None:
-            _, _, _, _, block_type, shown, rule, failed = default_parts(step, form.full, options.result_bytes)
-            blocks: tuple[ContentBlock, ...] = (_user_block(block_type, shown, failed, step_id),)
+            block, rule = observation_and_rule(step, step_id, form.full, options.result_bytes)
+            blocks: tuple[ContentBlock, ...] = (block,)
         else:
             blocks, rule = user_turn(step, step_id, form.full, options)
         form.turns[2 * position + 1] = Message(role="user", content=blocks)
@@ -551,10 +551,6 @@ def _unrendered(rules: Sequence[str], start: int, stop: int) -> Iterator[tuple[i
         position = end
 
 
-_KEPT = object()
-"""What ``Renderer._after`` is given for the opening when no hook was called: the opening as it is."""
-
-
 class Renderer:
     """The contract one step at a time, for a conversation that grows: an agent loop, a run being followed.
 
@@ -569,7 +565,7 @@ class Renderer:
     are a snapshot too, not a copy.
     """
 
-    __slots__ = ("_cut", "_hook", "_opening", "_text", "options", "template", "turns")
+    __slots__ = ("_hook", "_opening", "_text", "options", "template", "turns")
 
     def __init__(self, options: Options, template: StepInput | None = None) -> None:
         if options.breakpoints is not None:
@@ -579,8 +575,6 @@ class Renderer:
         """The ``StepInput`` whose fields other than ``steps`` (goal, run id, tools) the renders are made with."""
         self.turns = Turns(options)
         """The steps taken so far and their turns."""
-        self._cut = 0
-        """``window_start`` of the rendered steps taken so far: where the window of their conversation starts."""
         opening = options.opening
         self._hook = opening if callable(opening) else None
         """The opening's hook, called again at each step; ``None`` for an opening given as text or blocks."""
@@ -601,7 +595,9 @@ class Renderer:
     def append(self, step: Step) -> Conversation:
         """Take ``step``, the run's next, and give the conversation after it."""
         self._take(step)
-        return self._after(_KEPT if self._hook is None else self._hook(self.step_input()))
+        if self._hook is not None:
+            self._open(self._hook(self.step_input()))
+        return self.messages()
 
     def conversation(self, step_input: StepInput) -> Conversation:
         """``messages(step_input, options)``, rendering only the steps not taken yet.
@@ -619,30 +615,31 @@ class Renderer:
         self.template = step_input  # its steps are not read: step_input() puts the steps taken in their place
         for step in steps[taken:]:
             self._take(step)
-        return self._after(_KEPT if self._hook is None else self._hook(step_input))
+        if self._hook is not None:
+            self._open(self._hook(step_input))
+        return self.messages()
 
     def messages(self) -> Conversation:
         """The conversation after the steps taken so far."""
-        return self._after(_KEPT)
-
-    def _after(self, given: object) -> Conversation:
-        """The conversation after the steps taken so far, its opening made of what the opening's hook ``given`` at
-        this step (``_KEPT``: the opening as it is). The same text as the step before keeps its message: a fixed
-        opening given by a hook (instructions and the task), the common case, is checked and made once."""
-        if given is not _KEPT and not (isinstance(given, str) and given == self._text):
-            self._opening = Message(role="user", content=_check_opening(given))
-            self._text = given if isinstance(given, str) else None
-        turns, cut = self.turns, self._cut
+        turns = self.turns
         count = len(turns.rendered)
+        cut = window_start(count, self.options.recent_results)
         window = turns.full_form.turns[2 * cut + 1 : 2 * count : 2]  # a new list: the few turns it holds
         return Conversation(self._opening, turns.summary_form.turns, window, count, cut)  # type: ignore[arg-type]
+
+    def _open(self, given: object) -> None:
+        """The opening made of what the opening's hook ``given`` at this step. The same text as the step before keeps
+        its message: a fixed opening given by a hook (instructions and the task), the common case, is checked and made
+        once."""
+        if not (isinstance(given, str) and given == self._text):
+            self._opening = Message(role="user", content=_check_opening(given))
+            self._text = given if isinstance(given, str) else None
 
     def _take(self, step: Step) -> None:
         turns = self.turns
         rendered = len(turns.rendered) + 1  # with this step, if it is rendered
         cut = window_start(rendered, self.options.recent_results)
         if turns.add(step, rendered > cut) is not None and cut:
-            self._cut = cut
             turns.leave(cut - 1)  # the step this one pushed out of the window
 
 

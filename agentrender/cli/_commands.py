@@ -64,7 +64,6 @@ def _followed(
     line: Line,
     *,
     first_says_end: bool = True,
-    first_says_yet: bool = False,
     says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """``_follow.follow`` of ``args.run``, its views under the command line's window settings."""
@@ -78,7 +77,6 @@ def _followed(
         first,
         line,
         first_says_end=first_says_end,
-        first_says_yet=first_says_yet,
         says=says,
     )
 
@@ -98,7 +96,6 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
             err,
             lambda run, views: _show_views(views, args, out, console, functools.partial(_follow.undecided, views)),
             _follow.show_line,
-            first_says_yet=True,  # it says a last step with no decision may still get one
             says=lambda views, step: _follow.step_line(step, views).plain,  # not the figures of the view after it
         )
     run = load_run_of(args, err, lost=args.json)  # show's own output lists every warning
@@ -138,7 +135,6 @@ def steps(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str]
             err,
             lambda run, views: _steps_table(run, args, out, console, yet=functools.partial(_follow.undecided, views)),
             lambda views, step: _follow.step_line(step, views) if kept(views, step) else None,
-            first_says_yet=True,  # its last row says a step with no decision may still get one
         )
     return _steps_table(load_run_of(args, err, every=args.json or args.csv), args, out, console, err)
 
@@ -234,7 +230,6 @@ def context(args: argparse.Namespace, out: IO[str], console: Console, err: IO[st
             ),
             lambda views, step: _follow.context_line(views, step, layout),
             first_says_end=False,  # the sizes table says no end
-            first_says_yet=True,  # its last row says a step with no decision may still get one
         )
     run = load_run_of(args, err, every=args.json)
     return _context_of(run, views_of(run, args), args, out, console)

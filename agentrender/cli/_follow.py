@@ -51,13 +51,12 @@ def follow(
     line: Line,
     *,
     first_says_end: bool = True,
-    first_says_yet: bool = False,
     says: Callable[[Views, Step], str] | None = None,
 ) -> int:
     """Print ``first`` of the run the file holds, then ``line`` of each step as it comes; 0 when stopped.
     ``first_says_end``: what ``first`` prints says how the run ended, if it did (else a line after it says so).
-    ``first_says_yet``: what ``first`` prints says a last step with no decision may still get one (``undecided``), so
-    a line says it again once it is decided or skipped (else ``first`` says it is skipped, as the finished run).
+    ``first`` says of a last step with no decision that it may still get one (``undecided``): a line says the step
+    again once it is decided or skipped.
     ``says``: what a step's line says of the step, which it is printed again for only when that changed (``show``'s
     line says the view after the step too, which each record after it grows); the whole line when not given.
 
@@ -131,8 +130,8 @@ def follow(
                     if (shown := line(views, last)) is not None:  # its line says nothing new of it till it changes
                         printed = {last.index: shown.plain if says is None else says(views, last)}
                 first(growth.run, views)
-                if first_says_yet and views.steps and undecided(views, views.steps[-1]):
-                    yet = views.steps[-1].index  # said (yet): a later growth says it again, decided or skipped
+                if views.steps and undecided(views, views.steps[-1]):
+                    yet = views.steps[-1].index  # said (yet) by first: a later growth says it again, decided or skipped
                 if ended is not None and not first_says_end:
                     console.print(_end_line(ended, final=tracker.final_end))
                 console.print(Text(f"following {clean(path, one_line=True)}: Ctrl-C to stop", style=MUTED))

@@ -170,7 +170,7 @@ class StepsTable:
         read = [*columns, *(name for name in marks if name in self.frame)]
         called = other_tools(self.frame)
         compacted = False
-        to_come = {step.index for step in run.steps if step.decision is None and yet is not None and yet(step)}
+        to_come = {step.index for step in run.steps if step.decision is None and yet(step)} if yet is not None else ()
         for values, others in zip(self.frame[read].itertuples(index=False), called, strict=True):
             record = dict(zip(read, (None if _null(v) else v for v in values), strict=True))
             kind = record["shown_as"]
