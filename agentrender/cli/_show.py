@@ -250,7 +250,7 @@ def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]
         return []
     out: list[Any] = [Text(f"\u2702 {fact.hidden_label}", style=HIDDEN)]
     if folder.full:
-        out.append(Gutter(Group(*folder.body(step.hidden_text(), seen=False)), HIDDEN, bar="\u2506 "))
+        out.append(Gutter(Group(*folder.body(fact.hidden_text(), seen=False)), HIDDEN, bar="\u2506 "))
     return out
 
 
