@@ -78,7 +78,10 @@ BLOCK_KINDS: dict[str, str] = {
     "interrupted": "the re-request for a call whose process died: its outcome is unknown",
     "hook": "a block a consumer's hook built (Options.assistant or Options.observation)",
     "as_sent": "a block of the agent's own turn, replayed exactly as it was sent (an imported run)",
-    "compaction": "the user turn a compacted conversation restarted with (its summary), exactly as it was sent",
+    "compaction": (
+        "a block of the summary a compacted conversation restarted with, exactly as it was sent (the other blocks of "
+        "that user turn, such as the user's next prompt, are as sent)"
+    ),
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
 
