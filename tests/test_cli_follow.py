@@ -675,6 +675,33 @@ def test_show_follow_first_view_says_a_step_that_only_started_has_no_decision_ye
     assert "step 1: no decision recorded, so it is skipped" in out and "(yet)" not in out, out
 
 
+@pytest.mark.parametrize(
+    ("records", "drawn"),
+    [
+        ([STARTED], "┄ no decision (yet)"),
+        (
+            [{"type": "step", "index": 1, "decision": None}, {"type": "step", "index": 2}],
+            "┄ skipped step / no decision (yet)",
+        ),
+    ],
+)
+def test_show_follow_legend_names_what_its_dotted_line_is_drawn_for(
+    writer: Writer, records: list[dict[str, Any]], drawn: str
+) -> None:
+    """show --follow's first legend names ``┄`` by what the view draws it for: ``no decision (yet)`` where the only
+    such step is the last one, not decided yet, and both words where a skipped step comes before it; show of the same
+    file without --follow, where each is skipped, says ``skipped step``. It said ``skipped step`` for the undecided
+    one."""
+    writer.records(header(), step(0), *records)
+    [first] = followed_growths(writer, "show")
+    [legend] = [text.rstrip("\n") for text in first if text.startswith("legend ")]
+    assert legend.endswith(drawn) and (drawn.count("skipped") == legend.count("skipped")), legend
+    code, out, err = run_cli("show", str(writer.path), "--width", "200", "--color", "never")
+    assert code == 0, err
+    [legend] = [text for text in out.splitlines() if text.startswith("legend ")]
+    assert legend.endswith("┄ skipped step") and "(yet)" not in legend, legend
+
+
 def stderr_line(process: subprocess.Popen[str]) -> str:
     """The next line the process writes on stderr."""
     assert process.stderr is not None

@@ -210,3 +210,39 @@ def test_nbval_fails_a_checked_cell_whose_committed_output_no_longer_matches(tmp
     failed = re.findall(r"^FAILED .*::Cell (\d+)", result.stdout, flags=re.MULTILINE)
     assert failed == [str(altered)], result.stdout[-3000:]
     assert "Cell outputs differ" in result.stdout
+
+
+LEGEND_SWATCH = re.compile(r'<span class="ar-block [^"]*" title="([^"]*)">([^<]*)</span>')
+"""A swatch of a view's legend in a notebook's HTML (a cell's output, a widget's state): its title (a kind's
+meaning) and its label."""
+
+
+def strings(value: Any) -> list[str]:
+    """Every string a notebook's JSON holds, at any depth (a cell's output, a widget's saved state)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in strings(item)]
+    return []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_legend_in_a_notebook_says_the_kinds_words_of_today(name: str) -> None:
+    """Each swatch of a view's legend a notebook holds (its outputs, its widgets' saved state) is titled with its
+    kind's meaning as ``BLOCK_KINDS`` says it now (``views.html``'s legend): a notebook executed before the words
+    changed would show a reader the old ones."""
+    import html
+
+    from agentrender.views import BLOCK_KINDS, BLOCK_LABELS
+
+    meanings = {label: BLOCK_KINDS[kind] for kind, label in BLOCK_LABELS.items()}
+    seen = {
+        (html.unescape(label), html.unescape(title))
+        for text in strings(notebook(name))
+        if "ar-block" in text
+        for title, label in LEGEND_SWATCH.findall(text)
+    }
+    for label, title in seen:
+        assert label in meanings and title == meanings[label], (name, label, title)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -11,12 +12,13 @@ from typing import Any
 
 import pytest
 
+import agentrender.html
 from agentrender import RunFileError, load_run, render, samples, write_run
 from agentrender.cli import main
 from agentrender.frame import steps_frame
 from agentrender.imports import load, load_runs
 from agentrender.notebook import ConversationView, RunExplorer
-from agentrender.views import ENDED_TEXT, LEFT_OUT_SAID, LEFT_OUT_TEXT, Views
+from agentrender.views import BLOCK_KINDS, BLOCK_LABELS, ENDED_TEXT, LEFT_OUT_SAID, LEFT_OUT_TEXT, Views
 from tests._support import real
 from tests._support.as_sent import as_sent_problems, sent_conversation
 from tests._support.compacted import OPENING, compacted_records, compacted_run, compaction, summary, write_records
@@ -225,6 +227,22 @@ def test_the_prompt_sent_with_a_real_claude_code_summary_is_not_labelled_the_sum
         ("as_sent", "After compaction"),
     ]
     assert [block.text for block in opening.message.content][1] == "After compaction"
+
+
+def test_the_compaction_legend_says_it_labels_the_summarys_blocks_in_every_display() -> None:
+    """The legend's words for the kind ``compaction`` say what is labelled so, now that a compaction names its
+    summary's blocks: a block of the summary, the turn's other blocks as sent (the real ``dag_compact_after_rewind``
+    view: the summary, then the user's prompt as sent); the HTML of a view (the notebook's) and the offline page give
+    the same words. They called the whole user turn the summary."""
+    meaning = BLOCK_KINDS["compaction"]
+    assert meaning.startswith("a block of the summary") and f"are {BLOCK_LABELS['as_sent']}" in meaning
+    (run,) = load_runs(REAL / "claude-code/daaain-claude-code-log/dag_compact_after_rewind.jsonl")
+    view = Views(run).at(run.compactions[0].step)
+    assert [fact.kind for fact in view.opening.blocks] == ["compaction", "as_sent"]
+    assert f'title="{html.escape(meaning)}">{BLOCK_LABELS["compaction"]}</span>' in view._repr_html_()
+    facts = agentrender.html.payload(run)
+    texts = facts["texts"]
+    assert [BLOCK_LABELS["compaction"], meaning] in [[texts[label], texts[said]] for label, said in facts["kinds"]]
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,15 @@ so; only its other blocks are as sent."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentrender import render
+import agentrender.html
+from agentrender import render, samples
 from agentrender.imports import load, load_runs
 from agentrender.runfile.sent import result_text
 from agentrender.views import Views
@@ -126,10 +128,10 @@ def test_a_result_cut_at_the_cap_in_a_turn_of_several_is_cut(tmp_path: Path) -> 
         assert fact.result.blocks[0].cut is cut
 
 
-def test_a_result_of_another_call_is_labelled_by_its_row_with_nothing_hidden_counted(tmp_path: Path) -> None:
+def test_a_result_of_another_call_is_labelled_by_its_row_with_its_own_hidden_text(tmp_path: Path) -> None:
     """A reply of two tool uses whose turn answers only the second: under the contract that result is a summary
-    outside the window (its row), and as it is not the step's own result, nothing of the step's is counted as
-    hidden behind it (the step's own result is not in the turn)."""
+    outside the window (its row), and what the model did not see of it is that call's own content, the one the
+    run holds; the step's own call has no result (no observation) to count."""
     uses = [{"type": "tool_use", "id": f"toolu_{n}", "name": "Read", "input": {}} for n in (0, 1)]
     result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "the other file"}
     path = tmp_path / "request.json"
@@ -141,10 +143,108 @@ def test_a_result_of_another_call_is_labelled_by_its_row_with_nothing_hidden_cou
     path.write_text(json.dumps(body), encoding="utf-8")
     run = load(path)
     [fact] = Views(run, run.options(recent_results=0)).at(None).step_facts()
-    assert fact.result_block is not None and fact.result is not None
-    assert (fact.result_block.kind, fact.result_block.rule, fact.result_block.hidden_bytes) == (
-        "summary",
-        "no_summary",
-        0,
+    assert fact.result_block is not None and fact.result is not None and fact.step.observation is None
+    block = fact.result_block
+    assert (block.kind, block.rule, block.content_bytes, block.hidden_bytes) == ("summary", "no_summary", 14, 14)
+    assert fact.result.blocks[0].block.content == render.NO_SUMMARY_TEXT
+    assert block.hidden_text() == fact.hidden_text() == "the other file"
+
+
+YOUNGEST = samples.imports_folder() / "youngest-parallel-tools.json"
+"""A real request whose reply ran four tool uses at once, their four results in one user turn."""
+
+
+def _results(sent: dict[str, Any]) -> dict[str, str]:
+    """The whole text of each result a recorded user turn holds, by the id of the tool use it answers."""
+    return {
+        block["tool_use_id"]: result_text(block["content"])
+        for block in sent.get("user") or ()
+        if block.get("type") == "tool_result"
+    }
+
+
+@pytest.mark.skipif(not SESSION.is_file(), reason=f"{SESSION} is not in this checkout")
+def test_every_result_of_a_parallel_reply_is_a_fact_of_its_own_calls_result() -> None:
+    """Outside the window, each result of a real session's turns of parallel results says what the model did not
+    see of its own call's result (its whole content, to open) as the step's own one does; the totals add up: the
+    blocks hide every result the turns hold, once, while the step's own fact (``hidden_text``, the tables' column)
+    still counts its own result alone. The other results said "(no summary)" with nothing hidden."""
+    run = load_runs(SESSION)[0]
+    view = Views(run, run.options(recent_results=0)).at(None)
+    held = hidden = own = shown_own = 0
+    several = 0
+    for fact in view.step_facts():
+        if not fact.rendered or fact.result is None:
+            continue
+        [sent] = run.step_field("sent", (fact.step.index,))
+        texts = _results(sent or {})
+        held += sum(len(text.encode()) for text in texts.values())
+        results = [block for block in fact.result.blocks if block.block.type == "tool_result"]
+        several += len(results) > 1
+        for block in results:
+            text = texts[block.block.tool_use_id]
+            size = len(text.encode())
+            assert (block.kind, block.content_bytes, block.hidden_bytes) == ("summary", size, size), fact.step.index
+            assert block.hidden_text() == text and block.content == text
+            hidden += block.hidden_bytes
+        assert fact.result_block is not None
+        if fact.step.observation is not None:
+            assert fact.hidden_text() == fact.step.observation.content  # its own result, not the others'
+        own += len(fact.hidden_text().encode())
+        shown_own += fact.result_block.hidden_bytes
+    assert several >= 5
+    assert hidden == held
+    assert own == shown_own == sum(view.result_columns()["hidden_bytes"][p] or 0 for p in range(view.step_count))
+    assert own < hidden
+
+
+def test_each_result_cut_at_the_cap_in_a_parallel_reply_hides_its_own_rest() -> None:
+    """Inside the window under a 10-byte cap, each of the four results of a parallel reply is cut, and what the model
+    did not see of each is the rest of that call's own result, past the cap (the 7 bytes it saw, and the mark)."""
+    run = load(YOUNGEST)
+    [sent] = run.step_field("sent", (0,))
+    texts = _results(sent)
+    fact = Views(run, run.options(result_bytes=10)).at(None).step_facts()[0]
+    assert fact.result is not None and len(fact.result.blocks) == 4
+    for block in fact.result.blocks:
+        text = texts[block.block.tool_use_id]
+        assert (block.kind, block.cut, block.shown_bytes) == ("cut", True, 10)
+        assert block.hidden_bytes == len(text.encode()) - 7
+        assert block.block.content[:7] + block.hidden_text() == text
+
+
+def test_show_full_prints_what_each_parallel_result_hid() -> None:
+    """``show --full`` under the contract prints, under each of the four summaries of a parallel reply, what the
+    model did not see of that call's result: each its own text. Only the first said it, and printed the step's."""
+    code, out, err = run_cli(
+        "show", str(YOUNGEST), "--recent-results", "0", "--full", "--width", "150", "--color", "never"
     )
-    assert fact.result.blocks[0].block.content == render.NO_SUMMARY_TEXT and fact.hidden_text() == ""
+    assert code == 0, err
+    lines = [line.rstrip() for line in out.splitlines()]
+    at = lines.index("user · step 0 · outside the window · 407 bytes")
+    hidden = [line for line in lines[at + 1 : at + 13] if not line.startswith("  ▌ summary")]
+    assert hidden == [
+        "  ▌ ✂ hidden from the model: the full result, 19 bytes (it saw the summary)",
+        "  ▌ ┆ alice is bob's wife",
+        "  ▌ ✂ hidden from the model: the full result, 22 bytes (it saw the summary)",
+        "  ▌ ┆ bob is alice's husband",
+        "  ▌ ✂ hidden from the model: the full result, 22 bytes (it saw the summary)",
+        "  ▌ ┆ charlie is alice's son",
+        "  ▌ ✂ hidden from the model: the full result, 52 bytes (it saw the summary)",
+        "  ▌ ┆ daisy is bob's daughter and charlie's younger sister",
+    ]
+
+
+def test_the_html_view_and_the_page_open_each_parallel_results_own_text() -> None:
+    """The notebook's HTML of a view and the offline page hold, under each summary of a parallel reply, what the model
+    did not see of that call's result (the page: the text of the same call's result in full)."""
+    run = load(YOUNGEST)
+    [sent] = run.step_field("sent", (0,))
+    view = Views(run, run.options(recent_results=0)).at(None)
+    page = view._repr_html_()
+    for text in _results(sent).values():
+        assert f"<pre>{html.escape(text)}</pre></details>" in page
+    mode = agentrender.html.payload(run, run.options(recent_results=0))["modes"][1]
+    [_, _, whole, summaries, _] = mode["parts"][0]["steps"][0]
+    assert len(summaries) == 4
+    assert [block[7] for block in summaries] == [block[1] for block in whole]  # the hidden text, the body in full

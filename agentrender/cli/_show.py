@@ -52,6 +52,7 @@ from agentrender.runfile import ModelCall, Run
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
     BLOCK_KINDS,
+    LEGEND_MARKS,
     PREFILL_SAID,
     PREFILLED_TEXT,
     VIEW_TERMS,
@@ -141,8 +142,9 @@ def stderr_lines(warnings: Any, *, every: bool = False) -> Iterator[str]:
             yield "warning: " + clean(str(group), one_line=True)
 
 
-def legend(kinds: list[str], *, failed: bool, skipped: bool, hidden: bool) -> Text:
-    """One line naming each mark the view uses, in the order ``BLOCK_KINDS`` lists them."""
+def legend(kinds: list[str], *, failed: bool, skipped: bool, hidden: bool, undecided: bool = False) -> Text:
+    """One line naming each mark the view uses, in the order ``BLOCK_KINDS`` lists them: ``┄`` by what it is drawn
+    for, a step skipped (``skipped``), one with no decision yet (``undecided``: a follow's last step), or both."""
     text = Text("legend ", style=MUTED)
     for kind in BLOCK_KINDS:
         if kind in kinds:
@@ -151,8 +153,9 @@ def legend(kinds: list[str], *, failed: bool, skipped: bool, hidden: bool) -> Te
     if failed:
         text.append("\u2717 failed", style=FAILED)
         text.append("  ")
-    if skipped:
-        text.append("\u2504 skipped step", style=SKIPPED)
+    drawn = [LEGEND_MARKS["skipped"][0]] * skipped + [NO_DECISION_YET] * undecided
+    if drawn:
+        text.append("\u2504 " + " / ".join(drawn), style=SKIPPED)
         text.append("  ")
     if hidden:
         text.append("\u2702 hidden from the model", style=HIDDEN)
@@ -250,7 +253,7 @@ def _hidden(fact: BlockFact, step: StepFact | None, folder: Folder) -> list[Any]
         return []
     out: list[Any] = [Text(f"\u2702 {fact.hidden_label}", style=HIDDEN)]
     if folder.full:
-        out.append(Gutter(Group(*folder.body(step.hidden_text(), seen=False)), HIDDEN, bar="\u2506 "))
+        out.append(Gutter(Group(*folder.body(fact.hidden_text(), seen=False)), HIDDEN, bar="\u2506 "))
     return out
 
 
@@ -508,20 +511,23 @@ def show_renderables(
     start = first if full else max(first, total - last_steps)
     shown = view.step_facts(start)
     kinds = {block.kind for block in view.opening.blocks}
-    failed, hidden, skipped = any(block.failed for block in view.opening.blocks), False, False
+    failed, hidden, skipped, undecided = any(block.failed for block in view.opening.blocks), False, False, False
     prefilled = view.prefilled
     if prefilled is not None:
         kinds.update(block.kind for block in prefilled.blocks)
     for fact in shown:
         if not fact.rendered:
-            skipped = True
+            if yet is not None and yet(fact.step):
+                undecided = True
+            else:
+                skipped = True
             continue
         assert fact.assistant is not None
         for block in (*fact.assistant.blocks, *(fact.result.blocks if fact.result is not None else ())):
             kinds.add(block.kind)
             failed = failed or block.failed
             hidden = hidden or block.hidden_bytes > 0
-    yield legend(sorted(kinds), failed=failed, skipped=skipped, hidden=hidden)
+    yield legend(sorted(kinds), failed=failed, skipped=skipped, hidden=hidden, undecided=undecided)
     yield Text("")
     result_bytes = view.options.result_bytes
     yield from _compaction_line(view)

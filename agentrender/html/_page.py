@@ -175,9 +175,9 @@ def _hidden(texts: _Texts, fact: BlockFact, step: StepFact | None) -> int:
     """What of a result the model did not see: as much as a page shows of it (as ``views.html`` does)."""
     assert step is not None
     if fact.kind != "summary" and fact.hidden_bytes > 4 * DISPLAY_CHARS:
-        shown = step.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
+        shown = fact.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
         return texts(shown, f"… the rest not shown here ({fact.hidden_bytes:,} bytes in all)")
-    return texts(step.hidden_text())
+    return texts(fact.hidden_text())
 
 
 class _Mode:

@@ -14,8 +14,9 @@ turns those records into ``render.Options`` hooks, in two ways:
   facts are the contract's rows; any other user turn (the results of a reply's parallel tool
   uses, a result and the text the user typed after it) keeps its blocks, each ``tool_result``
   in it shown in full (capped) inside the window and as its summary outside it, by the
-  contract's own rows (``render.result_and_rule``), which ``rules`` reports block by block:
-  only the blocks that are not results are as sent.
+  contract's own rows (``render.result_and_rule``), which ``rules`` reports block by block
+  (and ``results`` the whole text of each result, whose rest the views say the model did not
+  see): only the blocks that are not results are as sent.
 
 A request's cache breakpoints (``cache_control`` on a block) move as its agent goes (Claude Code marks the last
 block it sends), so they are not part of the turns: an import keeps the turns without them, and records, for each
@@ -84,6 +85,7 @@ class Sent:
         self._assistant: dict[int, tuple[ContentBlock, ...]] = {}
         self._user: dict[tuple[int, bool], tuple[ContentBlock, ...] | None] = {}
         self._rules: dict[tuple[int, bool], tuple[str, ...]] = {}
+        self._results: dict[tuple[int, bool], tuple[str | None, ...]] = {}
         self._header_marks: Sequence[Mapping[str, Any]] | None = header.get("breakpoints")
 
     def __bool__(self) -> bool:
@@ -173,6 +175,13 @@ class Sent:
         block as the hook's. Asked after ``observation``, which makes what this reports."""
         return self._rules.get((step.index, full), ())
 
+    def results(self, step: Step, full: bool) -> tuple[str | None, ...]:
+        """The whole text of the call's result each block of the step's user turn in that form shows, under the
+        contract: for a result ``rules`` reports a row of, the text that row windowed and capped (what the model did
+        not see of it is the rest: ``views.BlockFact.hidden_text``); ``None`` for any other block. Empty where
+        ``rules`` is. Asked after ``observation``, which makes what this reports."""
+        return self._results.get((step.index, full), ())
+
     def breakpoints(self, step_input: StepInput) -> tuple[render.Breakpoint, ...]:
         """The cache breakpoints the view at ``step_input.index`` was sent with (the ``breakpoints`` hook): those of
         the request that decided that step (its record's ``breakpoints``), else those of the request the turns were
@@ -202,6 +211,7 @@ class Sent:
             if not self.under_contract or len(uses) < 2:
                 return None
             self._rules[step.index, full] = ("interrupted",) * len(uses)
+            self._results[step.index, full] = (None,) * len(uses)
             return tuple(
                 ContentBlock(type="tool_result", tool_use_id=str(use.get("id", "")), content=render.INTERRUPTED_TEXT)
                 for use in uses
@@ -215,26 +225,31 @@ class Sent:
         if not wire:
             return None
         made = [self._windowed(block, sent, full) for block in wire]
-        self._rules[step.index, full] = tuple(rule for _, rule in made)
-        return tuple(block for block, _ in made)
+        self._rules[step.index, full] = tuple(rule for _, rule, _ in made)
+        self._results[step.index, full] = tuple(text for _, _, text in made)
+        return tuple(block for block, _, _ in made)
 
-    def _windowed(self, wire: Mapping[str, Any], sent: Mapping[str, Any], full: bool) -> tuple[ContentBlock, str]:
-        """A block of a user turn under the contract, and how it was made: a result by the contract's rows, any
-        other block as it was sent (``"hook"``). A result in the window and within the cap that holds more than
-        text (an image a tool gave) is the result as it was sent: the row's text alone would leave the rest out."""
+    def _windowed(
+        self, wire: Mapping[str, Any], sent: Mapping[str, Any], full: bool
+    ) -> tuple[ContentBlock, str, str | None]:
+        """A block of a user turn under the contract, how it was made, and the whole text of the result it shows: a
+        result by the contract's rows, any other block as it was sent (``"hook"``, no result's text). A result in the
+        window and within the cap that holds more than text (an image a tool gave) is the result as it was sent: the
+        row's text alone would leave the rest out."""
         if wire.get("type") != "tool_result":
-            return ContentBlock.from_dict(wire), "hook"
+            return ContentBlock.from_dict(wire), "hook", None
         summary = str((sent.get("summaries") or {}).get(str(wire.get("tool_use_id")), ""))
-        shown, rule = render.result_and_rule(result_text(wire.get("content", "")), summary, full, self.result_bytes)
+        text = result_text(wire.get("content", ""))
+        shown, rule = render.result_and_rule(text, summary, full, self.result_bytes)
         if rule == "full" and holds_media(wire):
-            return ContentBlock.from_dict(wire), rule
+            return ContentBlock.from_dict(wire), rule, text
         block = ContentBlock(
             type="tool_result",
             tool_use_id=str(wire.get("tool_use_id", "")),
             content=shown,
             is_error=bool(wire.get("is_error")),
         )
-        return block, rule
+        return block, rule, text
 
 
 def holds_media(result: Mapping[str, Any]) -> bool:

@@ -78,7 +78,10 @@ BLOCK_KINDS: dict[str, str] = {
     "interrupted": "the re-request for a call whose process died: its outcome is unknown",
     "hook": "a block a consumer's hook built (Options.assistant or Options.observation)",
     "as_sent": "a block of the agent's own turn, replayed exactly as it was sent (an imported run)",
-    "compaction": "the user turn a compacted conversation restarted with (its summary), exactly as it was sent",
+    "compaction": (
+        "a block of the summary a compacted conversation restarted with, exactly as it was sent (the other blocks of "
+        "that user turn, such as the user's next prompt, are as sent)"
+    ),
 }
 """Every kind of block a view holds, with what it means: the legend every instrument shows."""
 
@@ -128,7 +131,8 @@ RESULT_KINDS: tuple[str, ...] = tuple(
 
 
 class BlockFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """What one block of a view is, and what of the step's result the model did not see."""
+    """What one block of a view is, and what of the result it shows the model did not see (the step's own call's,
+    or, in a turn of several, another call's of its reply)."""
 
     kind: str
     """One of ``BLOCK_KINDS``."""
@@ -151,6 +155,9 @@ class BlockFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """For a result: UTF-8 bytes of the tool's full content."""
     hidden_bytes: int = 0
     """For a result: bytes of the tool's content the model did not see (all of it for a summary)."""
+    content: str = ""
+    """For a result: the tool's whole content, as the run holds it, whose bytes ``content_bytes`` counts: of the step's
+    own call, or of another call of its reply whose result the same turn holds (its parallel tool uses)."""
 
     @property
     def hidden_label(self) -> str:
@@ -160,6 +167,24 @@ class BlockFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         if self.kind == "summary":
             return f"hidden from the model: the full result, {self.content_bytes:,} bytes (it saw the summary)"
         return f"hidden from the model: {self.hidden_bytes:,} of {self.content_bytes:,} bytes past the cap"
+
+    def hidden_text(self, max_bytes: int | None = None) -> str:
+        """The text of the result the model did not see: the whole content when it was shown the summary, the part
+        past the cap when the content was cut; ``""`` when it saw all of it.
+
+        ``max_bytes`` bounds what is taken (a page shows only the start of a 50 MB result); a
+        character split at either end of the part shows as U+FFFD.
+        """
+        if self.hidden_bytes <= 0:
+            return ""
+        content, size = self.content, self.content_bytes
+        start = 0 if self.kind == "summary" else size - self.hidden_bytes
+        stop = size if max_bytes is None else min(size, start + max(0, max_bytes))
+        if start == 0 and stop == size:
+            return content
+        if content.isascii():
+            return content[start:stop]
+        return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
 
 
 class MessageFact(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -281,24 +306,15 @@ class StepFact(msgspec.Struct, frozen=True, kw_only=True):
         return renders.result_block(self.position, bool(self.full))  # type: ignore[arg-type]  # set when rendered
 
     def hidden_text(self, max_bytes: int | None = None) -> str:
-        """The text of the step's result the model did not see: the whole content when it was shown
-        the summary, the part past the cap when the content was cut; ``""`` when it saw all of it.
+        """The text of the step's result the model did not see (``BlockFact.hidden_text`` of ``result_block``): the
+        whole content when it was shown the summary, the part past the cap when the content was cut; ``""`` when it
+        saw all of it. Of a turn of several results (a reply's parallel tool uses), each block says its own.
 
         ``max_bytes`` bounds what is taken (a page shows only the start of a 50 MB result); a
         character split at either end of the part shows as U+FFFD.
         """
         block = self.result_block
-        observation = self.step.observation
-        if block is None or block.hidden_bytes <= 0 or observation is None:
-            return ""
-        content = observation.content
-        start = 0 if block.kind == "summary" else block.content_bytes - block.hidden_bytes
-        stop = block.content_bytes if max_bytes is None else min(block.content_bytes, start + max(0, max_bytes))
-        if start == 0 and stop == block.content_bytes:
-            return content
-        if content.isascii():
-            return content[start:stop]
-        return content.encode("utf-8", "surrogatepass")[start:stop].decode("utf-8", "replace")
+        return "" if block is None else block.hidden_text(max_bytes)
 
 
 class OneValue(list[Any]):

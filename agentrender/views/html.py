@@ -79,13 +79,13 @@ def _hidden(fact: BlockFact, step: StepFact | None) -> str:
         return ""
     if fact.kind != "summary" and fact.hidden_bytes > 4 * DISPLAY_CHARS:
         # only what the page can show of the rest is taken from the content
-        shown = step.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
+        shown = fact.hidden_text(4 * DISPLAY_CHARS)[:DISPLAY_CHARS]
         more = f'<span class="ar-more">… the rest not shown here ({fact.hidden_bytes:,} bytes in all)</span>'
         return (
             f'<details class="ar-hidden"><summary>{html.escape(label)}</summary>'
             f"<pre>{escape_text(shown)}{more}</pre></details>"
         )
-    hidden = step.hidden_text()
+    hidden = fact.hidden_text()
     return (
         f'<details class="ar-hidden"><summary>{html.escape(label)}</summary><pre>{escape_text(hidden)}</pre></details>'
     )

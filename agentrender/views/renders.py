@@ -260,15 +260,22 @@ class StepRenders(render.Turns):
             for position, message in enumerate(users, start):
                 if blocks[position] is None:
                     at = _own_result(message.content, ids[position])
-                    step, rule, own = rendered[position], rules[position], message.content[at]
+                    step, rule, own, text = rendered[position], rules[position], message.content[at], None
                     if rule == "hook":  # the hook may have made it by a row of the contract
-                        rule = _hook_rules(options, step, full, len(message.content))[at]
-                        if rule != "hook" and (own.tool_use_id != ids[position] or step.observation is None):
-                            # a result of another call (the step's own has none in the turn): no hidden text of it
-                            blocks[position] = given_fact(own, _hook_kind(options.observation), rule)
-                            continue
-                    blocks[position] = _user_block_fact(step, own, rule, options)
+                        made, texts = _hook_made(options, step, full, len(message.content))
+                        rule, text = made[at], texts[at]
+                    content = _result_of(step, ids[position], own, text)
+                    blocks[position] = _user_block_fact(own, rule, options, content)
         return blocks[start:stop]  # type: ignore[return-value]  # made just above
+
+    def _made(self, position: int, full: bool, count: int) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+        """How each of the ``count`` blocks of rendered step ``position``'s user turn in the given form was made (a
+        key of ``render.USER_RULES``) and the whole text of the call's result it shows where a hook made it by a row
+        of the contract (``_hook_made``; ``None``: the step's own, the observation's content)."""
+        rule = self.form(full).rules[position]
+        if rule == "hook":  # the hook may have made some by a row of the contract
+            return _hook_made(self.options, self.rendered[position], full, count)
+        return (rule,) * count, (None,) * count
 
     def result_columns(self, full: bool, start: int, stop: int, read: StepsRead | None = None) -> dict[str, list[Any]]:
         """What ``result_blocks(full, start, stop)`` says of each step that a table shows, a list each: the block's
@@ -336,21 +343,19 @@ class StepRenders(render.Turns):
         if fact is None:
             own = self.result_block(position, full)
             message = self.users(full, position, position + 1)[0]
-            rule = self.form(full).rules[position]
-            hook = _hook_kind(self.options.observation)
             at = _own_result(message.content, self.ids[position])
-            made = (
-                _hook_rules(self.options, self.rendered[position], full, len(message.content))
-                if rule == "hook"
-                else (rule,) * len(message.content)
-            )
+            made, texts = self._made(position, full, len(message.content))
+            step, options, uid = self.rendered[position], self.options, self.ids[position]
             fact = results[position] = MessageFact(
                 message=message,
                 turn="result",
-                step=self.rendered[position].index,
+                step=step.index,
                 full=full,
                 blocks=tuple(
-                    own if i == at else given_fact(block, hook, made[i]) for i, block in enumerate(message.content)
+                    own
+                    if i == at
+                    else _user_block_fact(block, made[i], options, _result_of(step, uid, block, texts[i]))
+                    for i, block in enumerate(message.content)
                 ),
                 bytes=message_bytes(message),
             )
@@ -425,26 +430,36 @@ def _hook_kind(hook: Any) -> str:
     return kind if kind in BLOCK_KINDS else "hook"
 
 
-def _hook_rules(options: Options, step: Step, full: bool, count: int) -> tuple[str, ...]:
-    """How the observation hook made each of the ``count`` blocks of ``step``'s user turn: the row of
-    ``render.USER_RULES`` the hook (or the object it is a method of) reports in its ``rules`` for a block it made
-    the contract's way (a result it windowed and capped), ``"hook"`` for any other."""
+def _hook_made(options: Options, step: Step, full: bool, count: int) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+    """How the observation hook made each of the ``count`` blocks of ``step``'s user turn, and the whole text of the
+    call's result each shows: the row of ``render.USER_RULES`` the hook (or the object it is a method of) reports in
+    its ``rules`` for a block it made the contract's way (a result it windowed and capped), ``"hook"`` for any other;
+    the text it reports in its ``results`` (``None`` where it reports none: a hook's block, or the step's own result,
+    whose text is the observation's)."""
     hook = options.observation
-    said = getattr(getattr(hook, "__self__", hook), "rules", None)  # as _hook_kind reads its block_kind
+    owner = getattr(hook, "__self__", hook)  # as _hook_kind reads its block_kind
+    said, told = getattr(owner, "rules", None), getattr(owner, "results", None)
     made = tuple(said(step, full)) if said is not None else ()
-    return made if len(made) == count else ("hook",) * count
+    if len(made) != count:
+        return ("hook",) * count, (None,) * count
+    texts = tuple(told(step, full)) if told is not None else ()
+    return made, texts if len(texts) == count else (None,) * count
+
+
+def _result_of(step: Step, tool_use_id: str, block: ContentBlock, text: str | None) -> str | None:
+    """The whole text of the call's result ``block`` shows: ``text``, as the hook that made it reported it, else the
+    step's observation's content when the block answers the step's own call (of id ``tool_use_id``); ``None`` when
+    neither says it (a result of another call whose hook reported no text of it)."""
+    if text is not None:
+        return text
+    observation = step.observation
+    return observation.content if observation is not None and block.tool_use_id == tool_use_id else None
 
 
 def given_fact(block: ContentBlock, kind: str, rule: str = "") -> BlockFact:
     """The fact of a block the render was given, not made (an opening's, a hook's): failed when it is flagged
-    ``is_error``, sized by what it shows the model. A hook's block made by a row of the contract (``rule``, a key
-    of ``render.USER_RULES`` but ``"hook"``: a result of a turn of several, windowed and capped) is of that row's
-    kind; what of it the model did not see is counted only for the step's own result (``StepFact.hidden_text``)."""
-    row = KIND_OF_USER_RULE.get(rule, "hook")
-    if row != "hook":
-        kind = row
-    cut = rule in ("full_cut", "summary_cut")
-    return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, cut=cut, shown_bytes=_shown(block))
+    ``is_error``, sized by what it shows the model."""
+    return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=_shown(block))
 
 
 def _assistant_block_fact(block: ContentBlock, rule: str, hook_kind: str = "hook") -> BlockFact:
@@ -464,13 +479,13 @@ _PART_SHOWN = frozenset({"summary", "cut"})
 """The kinds of block that show a step's result in part (``_hidden_bytes``): a summary, or the result cut."""
 
 
-def _hidden_bytes(kind: str, step: Step, shown: int, result_bytes: int, content_bytes: int | None = None) -> int:
+def _hidden_bytes(kind: str, step: Step | None, shown: int, result_bytes: int, content_bytes: int | None = None) -> int:
     """Bytes of ``step``'s content the model was not shown, by the kind of block (of ``BLOCK_KINDS``) it was shown
     carrying ``shown`` bytes: all of them for a summary, the rest past the cap for a cut result, else none."""
     if kind not in _PART_SHOWN:
         return 0
     if content_bytes is None:
-        observation = step.observation
+        observation = step.observation if step is not None else None
         assert observation is not None  # a result or a summary is only rendered from an observation
         content_bytes = utf8_bytes(observation.content)
     if kind == "summary":
@@ -479,26 +494,27 @@ def _hidden_bytes(kind: str, step: Step, shown: int, result_bytes: int, content_
     return content_bytes - (shown - 3 if result_bytes >= 3 else shown)
 
 
-def _user_block_fact(step: Step, block: ContentBlock, rule: str, options: Options) -> BlockFact:
-    """The block of a user turn made by ``rule`` (a key of ``render.USER_RULES``), with what the model
-    did not see of the step's result."""
+def _user_block_fact(block: ContentBlock, rule: str, options: Options, content: str | None) -> BlockFact:
+    """The block of a user turn made by ``rule`` (a key of ``render.USER_RULES``; ``"hook"``: the observation hook
+    built it), with what the model did not see of ``content``, the whole text of the call's result it shows (a result,
+    a cut result or a summary: the step's own call's, or another call's of its reply that the same turn answers)."""
     kind = KIND_OF_USER_RULE[rule]
     if kind == "hook":
         kind = _hook_kind(options.observation)
     shown = _shown(block)
-    if kind not in ("result", "cut", "summary"):
-        return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, shown_bytes=shown)
-    observation = step.observation
-    assert observation is not None  # a result or a summary is only rendered from an observation
-    content_bytes = utf8_bytes(observation.content)
-    hidden = _hidden_bytes(kind, step, shown, options.result_bytes, content_bytes)
+    cut = rule in ("full_cut", "summary_cut")
+    if kind not in ("result", "cut", "summary") or content is None:
+        return BlockFact(kind=kind, block=block, rule=rule, failed=block.is_error, cut=cut, shown_bytes=shown)
+    content_bytes = utf8_bytes(content)
+    hidden = _hidden_bytes(kind, None, shown, options.result_bytes, content_bytes)
     return BlockFact(
         kind=kind,
         block=block,
         rule=rule,
         failed=block.is_error,
-        cut=rule in ("full_cut", "summary_cut"),
+        cut=cut,
         shown_bytes=shown,
         content_bytes=content_bytes,
         hidden_bytes=hidden,
+        content=content,
     )
