@@ -1121,6 +1121,21 @@ def test_codex_keeps_through_a_compaction_the_newest_user_messages_that_fit_its_
     assert warning.line == 9 and "Codex cut them to fit" in warning.text
 
 
+def test_codex_keeps_a_user_message_of_many_parts_through_a_compaction_as_it_reads_its_parts(tmp_path: Path) -> None:
+    """A user message of several text parts is one of the user's messages Codex keeps through a compaction, its parts'
+    texts joined; one with Codex's context in any of its parts, or the summary of an earlier compaction (its parts
+    joined begin with the summary prefix), is not."""
+
+    def parts(*values: str) -> dict[str, Any]:
+        return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": v} for v in values]}
+
+    items = [user(AGENTS), parts("hello ", "world"), said("a"), parts("note", ENVIRONMENT), said("b"),
+             parts(SUMMARY_PREFIX, "\nS"), said("c"),
+             compacted({"message": f"{SUMMARY_PREFIX}\nT"}), said("d")]  # fmt: skip
+    run = from_responses(write_rollout(tmp_path / "rollout.jsonl", items))
+    assert view(run, 3) == [{"role": "user", "content": texts(AGENTS, "hello world", f"{SUMMARY_PREFIX}\nT")}]
+
+
 def test_an_older_codex_rollout_of_bare_items_reads_as_its_session(tmp_path: Path) -> None:
     """A rollout of a Codex before its ``{timestamp, type, payload}`` records (hand-made from openai/codex
     ``codex-rs/core/src/rollout.rs`` of then: a first line ``SessionMeta {id, timestamp, instructions, git}``, then

@@ -856,12 +856,14 @@ class _Conversation:
         """Note a user message (its ``blocks``) as Codex's compaction tells them: the context it sends (an
         ``<environment_context>``, the ``AGENTS.md`` instructions, ...), or the user's words (``asked``)."""
         texts = [block["text"] for block in blocks if block["type"] == "text"]
-        if any(text.lstrip()[:_TAG_CHARS].lower().startswith(CLIENT_CONTEXT) for text in texts):  # not a copy of it all
-            if not self.asked and not self.compactions and self.restart is None:
-                self.context.extend(blocks)
-            return
-        if not _summarises(blocks):  # a summary is not the user's (is_summary_message)
-            self.asked.append("".join(texts))
+        for text in texts:
+            if text.lstrip()[:_TAG_CHARS].lower().startswith(CLIENT_CONTEXT):  # not a copy of it all
+                if not self.asked and not self.compactions and self.restart is None:
+                    self.context.extend(blocks)
+                return
+        said = "".join(texts)
+        if not said.startswith(_SUMMARY_START):  # a summary is not the user's (is_summary_message)
+            self.asked.append(said)
 
     def compact(self, payload: Mapping[str, Any], here: Where, at: Any) -> None:
         """Codex compacted the conversation here (a ``compacted`` record's ``payload``, at ``here``): each request
@@ -900,7 +902,7 @@ class _Conversation:
                 self.restart["summary_blocks"] = summary
             return
         opening += (dict(block) for block in self.context)
-        if message.startswith(f"{_SUMMARY_PREFIX}\n"):
+        if message.startswith(_SUMMARY_START):
             self.asked = _kept_messages(self.asked, here, self.warnings)
             opening += ({"type": "text", "text": text} for text in [*self.asked, message])
             self.restart["summary_blocks"] = [len(opening) - 1]  # the context and the user's messages go before it
@@ -1383,6 +1385,9 @@ _SUMMARY_PREFIX = (
 included); a ``compacted`` record's ``message`` that begins with it and a line break was written by a Codex that
 keeps the user's messages one by one."""
 
+_SUMMARY_START = f"{_SUMMARY_PREFIX}\n"
+"""How the summary message begins: ``_SUMMARY_PREFIX`` and a line break."""
+
 _BRIDGE = (
     "You were originally given instructions from a user over one or more turns. Here were the user messages:\n\n"
     "{asked}\n\nAnother language model started to solve this problem and produced a summary of its thinking process. "
@@ -1410,8 +1415,8 @@ _SUMMARY_ITEMS = ("compaction", "compaction_summary")
 
 def _summarises(blocks: list[dict[str, Any]]) -> bool:
     """Whether a user message (its ``blocks``) is the summary Codex sends after a compaction: its text begins with
-    ``_SUMMARY_PREFIX`` and a line break (``is_summary_message`` in openai/codex ``compact.rs``)."""
-    return "".join(block["text"] for block in blocks if block["type"] == "text").startswith(f"{_SUMMARY_PREFIX}\n")
+    ``_SUMMARY_START`` (``is_summary_message`` in openai/codex ``compact.rs``)."""
+    return "".join([block["text"] for block in blocks if block["type"] == "text"]).startswith(_SUMMARY_START)
 
 
 def _kept_messages(asked: list[str], here: Where, warnings: list[RunWarning]) -> list[str]:
