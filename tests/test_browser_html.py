@@ -1142,3 +1142,20 @@ def test_the_size_tabs_totals_say_what_the_explorers_say(browser: Any, tmp_path:
         assert len(expected) >= 4, expected
         shown = [joined(fact) for fact in page.evaluate(CHART_TOTALS)]
         assert (name, options, shown) == (name, options, expected)
+
+
+def test_a_sessions_run_links_and_picker_are_readable_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """The links between a session's runs (after the turn that started a sub-agent, and on the sub-agent's run) and
+    the run picker stand out from their background by WCAG's AA ratio in either colour scheme."""
+    session, agent = runs = imports.load_runs(SESSION)
+    path = tmp_path / "session.html"
+    html.save(session, path, beside=runs)
+    for scheme in ("light", "dark"):
+        page, _, _ = open_page(browser, path, "#step=3", color_scheme=scheme)
+        assert page.locator(".ar-run-link").count() == 1
+        assert (scheme, "session", page.evaluate(LOW_CONTRAST)) == (scheme, "session", [])
+        page.click(".ar-view > .ar-run-link button")
+        page.wait_for_selector('#ar-page[data-run="1"][data-pending="0"]', state="attached")
+        assert page.locator("#ar-page > .ar-run-link").count() == 1
+        assert (scheme, agent.run_id, page.evaluate(LOW_CONTRAST)) == (scheme, agent.run_id, [])
+        page.close()
