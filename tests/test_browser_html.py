@@ -739,7 +739,8 @@ SWE_AGENT = REAL / "swe-agent" / "princeton-nlp-SWE-agent" / "function_calling_s
 def test_a_real_log_reads_as_text_and_labels_a_call_beside_the_conversation(browser: Any, tmp_path: Path) -> None:
     """The page of a real Gemini log: the model's reasoning, sent back as a thinking block without a signature, is
     its text (it was a JSON dump of the block's keys); the critique made beside the conversation is not called a
-    retry on the decide tab; a SWE-agent issue written with Windows line endings shows no [U+000D] on every line,
+    retry on the decide tab (it opens on the reply that decided step 1, the step in view, and the one before it is the
+    critique); a SWE-agent issue written with Windows line endings shows no [U+000D] on every line,
     where a lone carriage return would still show one."""
     run = imports.load_runs(SELF_CRITIQUE)[0]
     page, _, _ = open_page(browser, saved(run, tmp_path, "critique"), "#step=1")
@@ -748,7 +749,8 @@ def test_a_real_log_reads_as_text_and_labels_a_call_beside_the_conversation(brow
     assert '"thinking":' not in words and '"type": "thinking"' not in words
     page.click("button[data-tab=decide]")
     page.wait_for_selector("[data-panel=decide] .ar-why")
-    page.click("[data-panel=decide] button:has-text('▶')")
+    assert page.inner_text("[data-panel=decide] .ar-reply-said") == "call 3 of 3: the reply that decided step 1"
+    page.click("[data-panel=decide] button:has-text('◀')")
     page.wait_for_function("() => document.querySelector('[data-panel=decide]').innerText.includes('call 2 of 3')")
     decided = page.inner_text("[data-panel=decide]")
     assert "an earlier reply captured for this step (a retry, or a call beside the conversation)" in decided
@@ -810,15 +812,89 @@ def test_the_decide_tab_reaches_any_reply_with_its_slider(browser: Any, tmp_path
     assert slider.get_attribute("max") == str(len(calls) - 1)
     slider.fill("30")
     settled(page)
-    said = page.inner_text("[data-panel=decide] .ar-bar > span")
-    assert said == f"call 31 of {len(calls)}, for step {calls[30].step}"
+    said = page.inner_text("[data-panel=decide] .ar-reply-said")
+    assert said == f"call 31 of {len(calls)}: the reply that decided step {calls[30].step}"
     page.click("[data-panel=decide] button[aria-label='next reply']")
     settled(page)
-    assert page.inner_text("[data-panel=decide] .ar-bar > span").startswith("call 32 of")
+    assert page.inner_text("[data-panel=decide] .ar-reply-said").startswith("call 32 of")
     assert slider.input_value() == "31"
 
 
 ROLLOUT_39 = "rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl"
+
+
+def test_the_decide_tab_shows_the_reply_of_the_step_in_view(browser: Any, tmp_path: Path) -> None:
+    """On a real Codex rollout, the decide tab opens on the reply that decided the step in view and says so; its own
+    slider still reaches any reply (which then says the step it decided, and offers the step in view's again), and
+    once the step moves the tab follows it again. Before, the tab kept its own reply whatever step was in view."""
+    run = imports.load(REAL / "codex" / "AcidicSoil-codex-session-view" / ROLLOUT_39)
+    count = len(run.model_calls)
+    page, _, _ = open_page(browser, saved(run, tmp_path, "follow"), "#step=12")
+    page.click("button[data-tab=decide]")
+    settled(page)
+    said, followed = "[data-panel=decide] .ar-reply-said", "[data-panel=decide] .ar-follow"
+    assert page.inner_text(said) == f"call 13 of {count}: the reply that decided step 12"
+    assert page.inner_text(followed) == "· the step in view"
+    page.locator("[data-panel=decide] input[aria-label=reply]").fill("30")
+    settled(page)
+    assert page.inner_text(said) == f"call 31 of {count}: the reply that decided step 30"
+    assert page.inner_text(followed) == "show the reply that decided step 12, the step in view"
+    page.click("button[data-tab=conversation]")
+    page.keyboard.press("ArrowRight")
+    settled(page)
+    page.click("button[data-tab=decide]")
+    settled(page)
+    assert page.inner_text(said) == f"call 14 of {count}: the reply that decided step 13"
+    assert page.locator("[data-panel=decide] input[aria-label=reply]").input_value() == "13"
+    page.click("[data-panel=decide] button[aria-label='previous reply']")
+    settled(page)
+    page.click(f"{followed} button")
+    settled(page)
+    assert page.inner_text(said) == f"call 14 of {count}: the reply that decided step 13"
+    page.screenshot(path=str(_artifacts() / "page-decide-follows.png"))
+
+
+SESSION = REAL / "claude-code" / "jessitron-claude-log" / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
+"""A real Claude Code session whose step 2 started a sub-agent (the Agent tool), its transcript beside the session's."""
+
+
+@pytest.mark.parametrize("width", [800, 1600])
+def test_a_sessions_page_opens_the_sub_agent_a_step_started_and_goes_back(
+    browser: Any, tmp_path: Path, width: int
+) -> None:
+    """The page of a real session written with its file's other runs says, at the step whose tool use started a
+    sub-agent (in its view's header, and after that step's turn in every later view), which run it started, and
+    opens it: the sub-agent's own views, under its title, saying which step started it; from there the page goes
+    back to that step, and the run picker reaches either run. Before, the page showed the session alone."""
+    session, agent = runs = imports.load_runs(SESSION)
+    use = agent.header["source"]["parent"]["tool_use_id"]
+    path = tmp_path / "session.html"
+    html.save(session, path, beside=runs)
+    page, _, _ = open_page(browser, path, "#step=2")
+    page.set_viewport_size({"width": width, "height": 1000})
+    started = f"started the sub-agent run {agent.run_id} (tool use {use})"
+    assert page.locator(".ar-view > .ar-run-link").all_inner_texts() == [f"{started} open that run ▸"]
+    page.keyboard.press("ArrowRight")  # the view deciding step 3 holds step 2's turn, the link right after it
+    settled(page)
+    after = ".ar-view > .ar-assistant + .ar-run-link"
+    assert page.locator(after).all_inner_texts() == [f"{started} open that run ▸"]
+    page.locator(after).scroll_into_view_if_needed()
+    page.screenshot(path=str(_artifacts() / f"page-sub-agent-link-{width}.png"))
+    page.click(f"{after} button")
+    page.wait_for_selector('#ar-page[data-run="1"][data-pending="0"]', state="attached")
+    assert page.inner_text("#ar-page h1") == f"agentrender · {agent.run_id}"
+    assert page.evaluate("location.hash") == "#run=1"
+    assert page.evaluate(TURNS) == expected_turns(Views(agent), None)
+    back = f"a sub-agent of run {session.run_id}, started by its step 2 (tool use {use}) ◂ back to step 2"
+    assert page.inner_text("#ar-page > .ar-run-link") == back
+    page.screenshot(path=str(_artifacts() / f"page-sub-agent-{width}.png"))
+    page.click("#ar-page > .ar-run-link button")
+    page.wait_for_selector('#ar-page[data-run="0"][data-pending="0"]', state="attached")
+    assert page.evaluate(TURNS) == expected_turns(Views(session), 2)
+    assert page.inner_text("#ar-page h1") == f"agentrender · {session.run_id}"
+    page.select_option("select[aria-label=run]", "1")
+    page.wait_for_selector('#ar-page[data-run="1"][data-pending="0"]', state="attached")
+    assert page.evaluate(TURNS) == expected_turns(Views(agent), None)
 
 
 def test_the_warnings_tab_says_the_warnings_in_line_order_naming_the_file_alone(browser: Any, tmp_path: Path) -> None:
@@ -1066,3 +1142,20 @@ def test_the_size_tabs_totals_say_what_the_explorers_say(browser: Any, tmp_path:
         assert len(expected) >= 4, expected
         shown = [joined(fact) for fact in page.evaluate(CHART_TOTALS)]
         assert (name, options, shown) == (name, options, expected)
+
+
+def test_a_sessions_run_links_and_picker_are_readable_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """The links between a session's runs (after the turn that started a sub-agent, and on the sub-agent's run) and
+    the run picker stand out from their background by WCAG's AA ratio in either colour scheme."""
+    session, agent = runs = imports.load_runs(SESSION)
+    path = tmp_path / "session.html"
+    html.save(session, path, beside=runs)
+    for scheme in ("light", "dark"):
+        page, _, _ = open_page(browser, path, "#step=3", color_scheme=scheme)
+        assert page.locator(".ar-run-link").count() == 1
+        assert (scheme, "session", page.evaluate(LOW_CONTRAST)) == (scheme, "session", [])
+        page.click(".ar-view > .ar-run-link button")
+        page.wait_for_selector('#ar-page[data-run="1"][data-pending="0"]', state="attached")
+        assert page.locator("#ar-page > .ar-run-link").count() == 1
+        assert (scheme, agent.run_id, page.evaluate(LOW_CONTRAST)) == (scheme, agent.run_id, [])
+        page.close()

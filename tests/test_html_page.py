@@ -268,7 +268,12 @@ def test_the_command_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixtu
     """``agentrender html RUN -o PATH`` writes the page the library makes with the window given."""
     out = tmp_path / "run.html"
     assert main(["html", "fix-failing-test", "-o", str(out), "--recent-results", "2", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"path": str(out), "run_id": "fix-failing-test", "steps": 8}
+    assert json.loads(capsys.readouterr().out) == {
+        "path": str(out),
+        "run_id": "fix-failing-test",
+        "steps": 8,
+        "linked_runs": [],
+    }
     run = samples.load("fix-failing-test")
     assert out.read_text("utf-8") == html.page(run, run.options(recent_results=2))
 
@@ -389,3 +394,93 @@ def test_a_run_whose_model_call_was_retried_says_so_beside_its_calls(tmp_path: P
     said = "8 (retried: 2 failed tries, 1.6 s)"
     assert said in page_texts(html.page(run))
     assert said in run._repr_html_()
+
+
+SESSION = real.REAL / "claude-code" / "jessitron-claude-log" / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
+"""A real Claude Code session whose step 2 started a sub-agent (the Agent tool), its transcript beside the session's."""
+
+
+def words(facts: dict[str, Any], number: int) -> Any:
+    """Text ``number`` of a payload, plain."""
+    text = facts["texts"][number]
+    return text if isinstance(text, str) else "".join(piece for piece in text if isinstance(piece, str))
+
+
+def test_a_sessions_page_holds_the_sub_agent_a_step_started_linked_both_ways() -> None:
+    """Written with the other runs of its file, a real session's page holds the sub-agent its step 2 started: the
+    step names that run (by its number on the page) and its tool use, the sub-agent's facts name the step back, and
+    the run picker says what each run is. Before, the page held the session alone and said nothing of its
+    sub-agent."""
+    runs = imports.load_runs(SESSION)
+    session, agent = runs
+    assert html.linked(session, runs) == [agent] and html.linked(agent, runs) == [session]
+    facts = html.payload(session, beside=runs)
+    use = agent.header["source"]["parent"]["tool_use_id"]
+    assert [[words(facts, run_id), words(facts, role)] for run_id, role in facts["runs"]] == [
+        [session.run_id, "started 1 sub-agent"],
+        [agent.run_id, f"sub-agent, from step 2 of {session.run_id}"],
+    ]
+    assert [[step, run, words(facts, said)] for step, run, said in facts["started"]] == [
+        [2, 1, f"started the sub-agent run {agent.run_id} (tool use {use})"]
+    ]
+    assert facts["parent"] is None
+    (beside,) = facts["beside"]
+    assert beside["ids"] == "ar-s1-" and beside["steps"] == len(agent.steps) and beside["started"] == []
+    number, step, said = beside["parent"]
+    assert (number, step) == (0, 2)
+    assert words(facts, said) == f"a sub-agent of run {session.run_id}, started by its step 2 (tool use {use})"
+    page = html.page(session, beside=runs)
+    assert '<script type="application/json" id="ar-s1-payload">' in page
+    assert page.index('id="ar-s1-payload"') < page.index('id="ar-s1-m0-0"') < page.index('id="ar-s1-replies"')
+    assert page.index("<script>") < page.index('id="ar-s1-payload"')  # read once the first run is shown
+
+
+def test_a_page_written_without_the_linked_runs_names_them_as_not_on_it() -> None:
+    """A session's page written alone still says which run its step started, and that the run is not on the page
+    (no number to open); so does a sub-agent's of the session; and runs no link joins (an eval log's samples) stay
+    off each other's pages, which are as they were."""
+    runs = imports.load_runs(SESSION)
+    facts = html.payload(runs[0])
+    assert [[step, run] for step, run, _ in facts["started"]] == [[2, None]]
+    assert words(facts, facts["started"][0][2]).endswith(" (not on this page)")
+    alone = html.payload(runs[1])
+    assert alone["parent"][:2] == [None, 2] and words(alone, alone["parent"][2]).endswith(" (not on this page)")
+    samples_of = imports.load_runs(Path(__file__).parent / "fixtures" / "inspect" / "arith.eval")
+    assert html.linked(samples_of[1], samples_of) == []
+    assert html.page(samples_of[1], beside=samples_of) == html.page(samples_of[1])
+
+
+def test_the_command_writes_a_sessions_page_with_the_runs_linked_to_it(tmp_path: Path) -> None:
+    """``agentrender html SESSION`` writes the page of the session with its sub-agent's run on it, as
+    ``html.page(run, beside=runs)`` makes it, and ``--run`` of the sub-agent writes the sub-agent's with the session
+    on it; ``--json`` names the runs linked."""
+    runs = imports.load_runs(SESSION)
+    out = tmp_path / "session.html"
+    assert main(["html", str(SESSION), "-o", str(out), "--json"]) == 0
+    assert out.read_text("utf-8") == html.page(runs[0], beside=runs)
+    code, out_text, _ = run_cli("html", str(SESSION), "--run", "1", "-o", str(tmp_path / "agent.html"), "--json")
+    assert code == 0 and json.loads(out_text)["linked_runs"] == [runs[0].run_id]
+    assert (tmp_path / "agent.html").read_text("utf-8") == html.page(runs[1], beside=runs)
+
+
+def test_each_reply_says_which_step_it_decided() -> None:
+    """Each captured reply of a real Inspect log carries what it was to its step, as the decide tab heads it: the
+    reply that decided step K, or an earlier reply of that step (a critique made beside the conversation), which did
+    not; the tab finds the reply of the step in view by the same mark (its fields that differ are not 0). Before,
+    the tab said only "for step K" of both."""
+    run = imports.load_runs(CRITIQUE)[0]
+    facts = html.payload(run)
+    said = [(reply[0], words(facts, reply[8]), reply[6] != 0) for reply in facts["replies"]]
+    assert said == [
+        (0, "the reply that decided step 0", True),
+        (1, "an earlier reply for step 1, not the one that decided it", False),
+        (1, "the reply that decided step 1", True),
+    ]
+
+
+CRITIQUE = (
+    real.REAL
+    / "inspect"
+    / "asapsav-teormineval-sample-review"
+    / "2025-10-07T18-09-36+03-00_multi-problems-eval_gLLMPPTkQ7ZPeEezLNzAbe.eval"
+)

@@ -536,7 +536,9 @@ each captured reply and the decision render.decide makes of it, and the run's wa
 needs no network, no server and no kernel: open it from disk in any browser, attach it to a
 bug report or a pull request. An imported run shows as sent, with the view under the contract
 (--recent-results/--result-bytes, default the contract's) as a toggle. Add #step=K to the
-page's address to open it at step K, or write it with --at K.
+page's address to open it at step K, or write it with --at K. The runs of RUN's file linked to
+the run (a Claude Code session's sub-agents, or the session of a sub-agent) are on the page
+too: the step that started one says which run it was and opens it, and a run picker lists them.
 
   agentrender html fix-failing-test -o run.html
   agentrender html log.eval --run 2 -o sample-2.html""",

@@ -4,6 +4,7 @@ kernel, no network and no server.
 
     agentrender.html.save(run, "run.html")           # or: agentrender html RUN -o run.html
     text = agentrender.html.page(run, options)        # the page itself, as a string
+    agentrender.html.save(runs[0], "session.html", beside=runs)  # a session, its sub-agents' runs on the page too
 
 Python decides everything the page shows: ``agentrender.views`` gives each view's facts (what each
 block is, the window, sizes, what the model did not see), and the page's script only lays them out.
@@ -12,8 +13,23 @@ The facts travel as JSON in which each text is stored once, however many views s
 view while it still reads the rest of a long run's file. Every text reaches the page as text
 (``textContent``), never as markup, and a Content-Security-Policy lets only the page's own script and
 style run.
+
+A run whose importer linked it to other runs of its file (a Claude Code session's sub-agents, each started by a step's
+tool use) shows them on the same page when they are given (``beside``): each step says which run it started, and
+opens it, and a sub-agent's run says which step started it, and goes back to it; a run picker lists them. Each run's
+facts and parts are read only when it is shown, so the page opens in what its first run's last view costs.
 """
 
-from agentrender.html._page import KEYED_STEPS, PAGE_FORMAT, PART_STEPS, SHORT_TEXT, TEXT_CHUNK, page, payload, save
+from agentrender.html._page import (
+    KEYED_STEPS,
+    PAGE_FORMAT,
+    PART_STEPS,
+    SHORT_TEXT,
+    TEXT_CHUNK,
+    linked,
+    page,
+    payload,
+    save,
+)
 
-__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "PART_STEPS", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
+__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "PART_STEPS", "SHORT_TEXT", "TEXT_CHUNK", "linked", "page", "payload", "save"]

@@ -41,6 +41,7 @@ from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
 from agentrender._types import ContentBlock, Decision, Step, utf8_bytes
+from agentrender._words import plural
 from agentrender.frame import STEP_LEAD_COLUMNS
 from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import (
@@ -70,14 +71,25 @@ from agentrender.views import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from agentrender.runfile import Run
 
-__all__ = ["KEYED_STEPS", "PAGE_FORMAT", "PART_STEPS", "SHORT_TEXT", "TEXT_CHUNK", "page", "payload", "save"]
+__all__ = [
+    "KEYED_STEPS",
+    "PAGE_FORMAT",
+    "PART_STEPS",
+    "SHORT_TEXT",
+    "TEXT_CHUNK",
+    "linked",
+    "page",
+    "payload",
+    "save",
+]
 
-PAGE_FORMAT = "agentrender.page/2"
-"""The version of the payload a page carries (its ``format``)."""
+PAGE_FORMAT = "agentrender.page/3"
+"""The version of the payload a page carries (its ``format``): 3 added the runs linked to the first (``runs``,
+``parent``, ``started``) and what each reply was to its step."""
 TEXT_CHUNK = 512
 """How many texts one of the page's text elements holds (a power of two)."""
 SHORT_TEXT = 120
@@ -414,8 +426,10 @@ def _reply_block(block: ContentBlock, texts: _Texts) -> list[int]:
 
 def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
     """Each captured reply, the decision ``render.decide`` makes of it, why, and the recorded decision it became:
-    ``[step, stop reason, rule, blocks, why, decision, fields that differ, recorded]``; the last two ``0`` for an
-    earlier reply of its step (a retry, or a call beside the conversation), which is not compared."""
+    ``[step, stop reason, rule, blocks, why, decision, fields that differ, recorded, what it was to its step]``; the
+    fields that differ and the recorded decision ``0`` for an earlier reply of its step (a retry, or a call beside
+    the conversation), which is not compared. The page's decide tab shows the reply that decided the step in view:
+    its step's reply whose fields that differ are not ``0`` (``_reply_said`` says which step it decided)."""
     recorded = {step.index: step.decision for step in run.steps}
     last = run.last_calls()
     out = []
@@ -430,18 +444,91 @@ def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
             _decision_rows(explanation.decision, texts),
             0,
             0,
+            0,
         ]
-        if last[call.step] is call:  # only a step's last reply became its recorded decision
+        decided = last[call.step] is call  # only a step's last reply became its recorded decision
+        if decided:
             decision = recorded.get(call.step)
             reply[6] = [texts(name) for name in disagreements(explanation.decision, decision)]
             reply[7] = _decision_rows(decision, texts) if decision is not None else 1
+        reply[8] = texts(_reply_said(call.step, decided=decided, recorded=call.step in recorded))
         out.append(reply)
     return out
+
+
+def _reply_said(step: int, *, decided: bool, recorded: bool) -> str:
+    """What a captured reply was to its step, as the decide tab heads it: the reply that decided it, or an earlier
+    one (a retry, or a call beside the conversation), or the last reply of a step the run recorded no decision for."""
+    if not decided:
+        return f"an earlier reply for step {step}, not the one that decided it"
+    if not recorded:
+        return f"the last reply for step {step}, which the run recorded no decision for"
+    return f"the reply that decided step {step}"
 
 
 def _header(run: Run, texts: _Texts, prefill: int | None) -> list[list[int]]:
     """The run's facts (``run_facts_said``), its file by its name alone: a page is shared with others."""
     return [[texts(name), texts(said)] for name, said in run_facts_said(run, prefill=prefill, shared=True)]
+
+
+def _is_link(value: Any) -> bool:
+    """``value`` is a link of a run's source to another run: an object naming the run (``run_id``) and a step."""
+    return isinstance(value, dict) and isinstance(value.get("run_id"), str) and type(value.get("step")) is int
+
+
+class _Links:
+    """A run's links to the runs it started and to the run that started it, as its importer recorded them in its
+    header's ``source`` (``imports.from_claude_code``): ``parent``, the run and step that started it (the tool use
+    that started a sub-agent, or the compaction a forked agent wrote), and ``subagents``, each run a step of it
+    started. A link of another shape is not one (a source of another importer may use those names otherwise)."""
+
+    def __init__(self, run: Run) -> None:
+        source = run.header.get("source")
+        source = source if isinstance(source, dict) else {}
+        parent, started = source.get("parent"), source.get("subagents")
+        self.parent: dict[str, Any] | None = parent if _is_link(parent) else None
+        links = [link for link in started if _is_link(link)] if isinstance(started, list) else []
+        self.started: list[dict[str, Any]] = sorted(links, key=lambda link: link["step"])
+
+    def run_ids(self) -> list[str]:
+        """The ids of the runs it links to."""
+        return [link["run_id"] for link in ([self.parent] if self.parent else []) + self.started]
+
+    def role(self) -> str:
+        """What the run is among the page's runs, in a few words (its run picker's): ``""`` for a run of no link."""
+        if self.parent is not None:
+            what = "forked to write a compaction" if "compaction_line" in self.parent else "sub-agent"
+            return f"{what}, from step {self.parent['step']} of {self.parent['run_id']}"
+        return f"started {plural(len(self.started), 'sub-agent')}" if self.started else ""
+
+    def facts(self, texts: _Texts, numbers: Mapping[str, int]) -> dict[str, Any]:
+        """``parent``: ``[the number of its run among the page's (None: not on the page), its step, the words]`` or
+        ``None``; ``started``: each run a step started, ``[step, its run's number or None, the words]``, by step."""
+        parent = self.parent
+        facts: dict[str, Any] = {"parent": None, "started": []}
+        if parent is not None:
+            if "compaction_line" in parent:
+                said = f"forked from run {parent['run_id']} to write the compaction before its step {parent['step']}"
+            else:
+                said = f"a sub-agent of run {parent['run_id']}, started by its step {parent['step']}"
+                said += _tool_use_said(parent)
+            facts["parent"] = [numbers.get(parent["run_id"]), parent["step"], texts(_on_page(said, parent, numbers))]
+        for link in self.started:
+            if "compaction_line" in link:
+                said = f"the compaction before this step was written by the agent of run {link['run_id']}"
+            else:
+                said = f"started the sub-agent run {link['run_id']}" + _tool_use_said(link)
+            facts["started"].append([link["step"], numbers.get(link["run_id"]), texts(_on_page(said, link, numbers))])
+        return facts
+
+
+def _tool_use_said(link: Mapping[str, Any]) -> str:
+    return f" (tool use {link['tool_use_id']})" if isinstance(link.get("tool_use_id"), str) else ""
+
+
+def _on_page(said: str, link: Mapping[str, Any], numbers: Mapping[str, int]) -> str:
+    """The words of a link, saying so when its run is not on the page (written without the runs beside it)."""
+    return said if link["run_id"] in numbers else f"{said} (not on this page)"
 
 
 def _what_if(run: Run, options: Options | None) -> tuple[Options, Options | None]:
@@ -454,10 +541,13 @@ def _what_if(run: Run, options: Options | None) -> tuple[Options, Options | None
     return sent, options
 
 
-def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tuple[str, int]]]:
-    """The payload, and the order its parts were made in: each part's element id and how many texts there were
-    once it was made. The last view's parts are made first, so that the texts it shows are the first texts."""
-    texts = _Texts()
+def _built(
+    run: Run, options: Options | None, texts: _Texts, ids: str, numbers: Mapping[str, int]
+) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+    """The facts of one run of the page, its texts in ``texts``, and the order its parts were made in: each part's
+    element id (``ids`` then its name) and how many texts there were once it was made. The last view's parts are made
+    first, so that the texts it shows are the first texts. ``numbers``: each run of the page by its id, which its
+    links (``_Links``) name."""
     kinds: dict[str, int] = {kind: number for number, kind in enumerate(BLOCK_KINDS)}
     main, what_if = _what_if(run, options)
     views = Views(run, main)
@@ -498,37 +588,86 @@ def _built(run: Run, options: Options | None) -> tuple[dict[str, Any], list[tupl
         "part_steps": PART_STEPS,
         "firsts": list(stops[::PART_STEPS]),
         "modes": [mode.facts() for mode in modes],
+        "ids": ids,
+        **_Links(run).facts(texts, numbers),
     }
     parts: list[list[Any]] = [[None] * count for _ in modes]
     table: list[Any] = [None] * count
     order: list[tuple[str, int]] = []
     for number in reversed(range(count)):
         parts[0][number] = modes[0].part(number)
-        order.append((f"ar-m0-{number}", len(texts.table)))
+        order.append((f"{ids}m0-{number}", len(texts.table)))
         table[number] = rows.part(number)
-        order.append((f"ar-r{number}", len(texts.table)))
+        order.append((f"{ids}r{number}", len(texts.table)))
     for at, mode in enumerate(modes[1:], 1):
         for number in reversed(range(count)):
             parts[at][number] = mode.part(number)
-            order.append((f"ar-m{at}-{number}", len(texts.table)))
+            order.append((f"{ids}m{at}-{number}", len(texts.table)))
     replies = _replies(run, texts)
-    order.append(("ar-replies", len(texts.table)))
+    order.append((f"{ids}replies", len(texts.table)))
     # a kind of block BLOCK_KINDS does not name yet, met in a part, shows under its own name
     facts["kinds"] += [[texts(kind), 0] for kind in list(kinds)[len(facts["kinds"]) :]]
     facts["kind_names"] = list(kinds)
     for mode, made in zip(facts["modes"], parts, strict=True):
         mode["parts"] = made
-    return {**facts, "rows": table, "replies": replies, "texts": texts.table}, order
+    return {**facts, "rows": table, "replies": replies}, order
 
 
-def payload(run: Run, options: Options | None = None) -> dict[str, Any]:
+def linked(run: Run, beside: Sequence[Run]) -> list[Run]:
+    """The runs of ``beside`` (the other runs of ``run``'s file) that a page of ``run`` holds too: those linked to it,
+    as its importer linked them (a Claude Code session's sub-agents, the session of a sub-agent, and theirs, however
+    far), in the order of ``beside``; none for runs no link joins (an eval log's samples)."""
+    by_id = {other.run_id: other for other in beside if other.run_id and other is not run}
+    reached, waiting = {run.run_id}, [run]
+    while waiting:
+        for linked in _Links(waiting.pop()).run_ids():
+            if linked in by_id and linked not in reached:
+                reached.add(linked)
+                waiting.append(by_id[linked])
+    return [other for other in beside if other is not run and other.run_id in reached - {run.run_id}]
+
+
+def _options_of(run: Run, options: Options | None) -> Options | None:
+    """The options of a run beside the page's first: the first's window and cap, over its own opening and hooks."""
+    if options is None:
+        return None
+    return run.options(recent_results=options.recent_results, result_bytes=options.result_bytes)
+
+
+def _all_built(
+    run: Run, options: Options | None, beside: Sequence[Run]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[tuple[str, int]], _Texts]:
+    """The facts of the page's first run and of each other run (``linked``), the order their parts were made
+    in, and the texts they share: the first run's are made first, its element ids as they always were (``ar-``),
+    each other's after it with ids of their own (``ar-sN-``)."""
+    runs = [run, *linked(run, beside)]
+    texts = _Texts()
+    # the runs' words first: the page reads them before it shows the first view, with that view's texts
+    said = [[texts(each.run_id or "run"), texts(_Links(each).role())] for each in runs]
+    numbers = {each.run_id: number for number, each in enumerate(runs) if each.run_id}
+    first, order = _built(run, options, texts, "ar-", numbers)
+    others = []
+    for number, other in enumerate(runs[1:], 1):
+        facts, made = _built(other, _options_of(other, options), texts, f"ar-s{number}-", numbers)
+        others.append(facts)
+        order += made
+    first["runs"] = said
+    return first, others, order, texts
+
+
+def payload(run: Run, options: Options | None = None, *, beside: Sequence[Run] = ()) -> dict[str, Any]:
     """The facts the page shows, as plain JSON values (see the module's docstring for the layout).
 
     ``options`` default to ``run.options()``. For an imported run the page shows its view as sent
     and, as a toggle, the same history under ``options`` (the contract's window and cap when
-    ``options`` are not given, or replay what was sent).
+    ``options`` are not given, or replay what was sent). ``beside``: the other runs of the run's
+    file (a Claude Code session's sub-agents, or the session of a sub-agent's run); those linked to
+    it are on the page too (``runs``: each run's id and what it is; ``beside``: the facts of each
+    but the first, their texts in the one ``texts``), and each link names its run by its number
+    among them (``parent``, ``started``).
     """
-    return _built(run, options)[0]
+    first, others, _, texts = _all_built(run, options, beside)
+    return {**first, "beside": others, "texts": texts.table}
 
 
 def _script_json(value: Any) -> str:
@@ -541,7 +680,7 @@ def _packed(value: Any) -> str:
     return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=3, mtime=0)).decode("ascii")
 
 
-def page(run: Run, options: Options | None = None, *, at: int | None = None) -> str:
+def page(run: Run, options: Options | None = None, *, at: int | None = None, beside: Sequence[Run] = ()) -> str:
     """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``), opened at the view
     at step ``at`` (checked as ``Views.at`` checks it) when its address names no step (``#step=K``), else at the
     view after the last step.
@@ -550,19 +689,29 @@ def page(run: Run, options: Options | None = None, *, at: int | None = None) -> 
     view's first), each followed by the chunks of ``TEXT_CHUNK`` texts it refers to, compressed but for the
     last view's. The page's script comes right after the last view's parts and texts: a browser runs it, and
     shows that view, while it still reads the rest of the file; a part or a chunk is read when first shown.
+
+    ``beside`` (see ``payload``): the runs linked to ``run`` are on the page too, each after it, its facts in an
+    element of its own (``ar-sN-payload``) before its parts; the page opens on ``run``, and a step's link, or the
+    page's run picker, shows another (``#run=N&step=K`` in the address opens run N of the page at step K).
     """
-    facts, order = _built(run, options)
+    facts, others, order, shared = _all_built(run, options, beside)
     facts["at"] = run.checked_at(at)
-    texts, replies, table = facts.pop("texts"), facts.pop("replies"), facts.pop("rows")
-    values: dict[str, Any] = {f"ar-r{number}": part for number, part in enumerate(table)}
-    for at, mode in enumerate(facts["modes"]):
-        values.update((f"ar-m{at}-{number}", part) for number, part in enumerate(mode.pop("parts")))
-    values["ar-replies"] = replies
+    texts = shared.table
+    values: dict[str, Any] = {}
+    for number, each in enumerate([facts, *others]):
+        ids, replies, rows = each["ids"], each.pop("replies"), each.pop("rows")
+        values.update((f"{ids}r{part}", table) for part, table in enumerate(rows))
+        for mode_number, mode in enumerate(each["modes"]):
+            values.update((f"{ids}m{mode_number}-{part}", made) for part, made in enumerate(mode.pop("parts")))
+        values[f"{ids}replies"] = replies
+        each["replies"] = len(replies)
+        if number:  # a run beside the first: its facts come before its parts, which the page reads once it shows it
+            order.insert(next(i for i, (name, _) in enumerate(order) if name.startswith(ids)), (f"{ids}payload", 0))
+            values[f"{ids}payload"] = each
     facts["text_chunk"] = TEXT_CHUNK
-    facts["replies"] = len(replies)
     body: list[str] = []
     chunks = 0
-    first = 2 * min(FIRST_PARTS, len(table))  # the last view's parts, and its rows of the steps table
+    first = 2 * min(FIRST_PARTS, len(facts["firsts"]))  # the first run's last view's parts, and its rows of the table
     for position, (name, made) in enumerate(order):
         body.append(f'<script type="application/json" id="{name}">{_script_json(values[name])}</script>\n')
         for chunk in range(chunks, -(-made // TEXT_CHUNK)):
@@ -589,8 +738,15 @@ def _plain(text: str) -> str:
     return "".join(char for char in text if char.isalnum() or char in " ·-_.")[:200]
 
 
-def save(run: Run, path: str | os.PathLike[str], options: Options | None = None, *, at: int | None = None) -> None:
+def save(
+    run: Run,
+    path: str | os.PathLike[str],
+    options: Options | None = None,
+    *,
+    at: int | None = None,
+    beside: Sequence[Run] = (),
+) -> None:
     """Write the page of ``run`` to ``path`` (UTF-8), to open from ``file://`` in any browser; ``at``: the step it
-    opens at (``page``)."""
+    opens at, ``beside``: the other runs of its file, those linked to it on the page too (``page``)."""
     with open(path, "w", encoding="utf-8", newline="\n") as file:
-        file.write(page(run, options, at=at))
+        file.write(page(run, options, at=at, beside=beside))

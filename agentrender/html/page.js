@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   const began = performance.now();  // the file is read up to this script: what follows is this script's
-  const data = JSON.parse(document.getElementById("ar-payload").textContent);
+  const first = JSON.parse(document.getElementById("ar-payload").textContent);  // the first run's facts
   // This script runs while the browser still reads the rest of the file: the parts of the last view, and their
   // texts, come before it; any other element is read once the browser has read it whole (the element after it is
   // there, or the whole file is).
@@ -27,22 +27,12 @@
     settle(1);
     fileRead.then(() => { then(); settle(-1); });
   }
-  function partsOf(prefix, from, to) {
-    const ids = [];
-    for (let k = Math.floor(from / data.part_steps); k <= Math.floor(to / data.part_steps); k++) ids.push(prefix + k);
-    return ids;
-  }
-  function modeParts(from, to) { return partsOf("ar-m" + state.mode + "-", from, to); }
-  function everyPart(prefix) { return partsOf(prefix, 0, data.steps); }
-  // stop (or step, or row) j of a series of parts: [its part, where in it]
-  function stopIn(j) { return [part("ar-m" + state.mode + "-" + Math.floor(j / data.part_steps)), j % data.part_steps]; }
-  function rowIn(j) { return [part("ar-r" + Math.floor(j / data.part_steps)), j % data.part_steps]; }
   // The texts, in chunks, each read when one of its texts is first shown. The last view's are plain JSON, read
   // at once; the others are compressed, and a text of a chunk not read yet is drawn empty and filled a moment
   // later. data-pending counts the texts still to fill.
   const parsed = [], loading = [];
   let pending = 0, drawStarted = 0, drawn = 0;
-  function chunkOf(number) { return Math.floor(number / data.text_chunk); }
+  function chunkOf(number) { return Math.floor(number / first.text_chunk); }
   function load(chunk) {
     if (loading[chunk] === undefined) {
       const node = element("ar-t" + chunk);
@@ -62,7 +52,7 @@
     return new Response(stream).text().then((json) => { parsed[chunk] = JSON.parse(json); });
   }
   function loaded(numbers) { return Promise.all([...new Set(numbers.map(chunkOf))].map(load)); }
-  function entryOf(number) { return parsed[chunkOf(number)][number % data.text_chunk]; }
+  function entryOf(number) { return parsed[chunkOf(number)][number % first.text_chunk]; }
   function settle(change) {
     pending += change;
     root.dataset.pending = String(pending);
@@ -74,7 +64,6 @@
   }
   const root = document.getElementById("ar-page");
   const PAGE_ROWS = 50;
-  const state = { mode: 0, stop: 0, shown: data.shown_steps, tab: "conversation", page: 0, reply: 0, rows: null };
 
   function el(tag, className, words) {
     const node = document.createElement(tag);
@@ -109,7 +98,7 @@
       } else {
         const code = "U+" + piece.toString(16).toUpperCase().padStart(4, "0");
         const marker = el("span", "ar-ctl", "[" + code + "]");
-        marker.title = code + ": " + data.mark_title;
+        marker.title = code + ": " + first.mark_title;
         node.appendChild(marker);
       }
     }
@@ -158,243 +147,6 @@
     return node;
   }
 
-  // ---- the frame: title, run facts, mode toggle, tabs ----
-  root.appendChild(text(data.title, "h1"));
-  const about = el("details");
-  const aboutSummary = el("summary", "", "the run \u00b7 ");
-  aboutSummary.appendChild(text(data.ended[0], "span"));  // how it ended, seen with the facts folded
-  about.appendChild(aboutSummary);
-  about.appendChild(rowsTable(data.header));
-  about.open = data.ended[1] === 1;  // a run that failed shows its facts, its error among them
-  root.appendChild(about);
-
-  const modeBar = el("div", "ar-bar");
-  const modeBox = el("input");
-  modeBox.type = "checkbox";
-  modeBox.id = "ar-as-sent";
-  modeBox.checked = true;
-  // the box inside its label: in a narrow window the words wrap beside it, where a box of its own was left alone on
-  // a line above them
-  const modeLabel = el("label");
-  modeLabel.appendChild(modeBox);
-  modeLabel.appendChild(document.createTextNode(" as sent (uncheck: the same history under the contract's window and cap)"));
-  modeBar.appendChild(modeLabel);
-  if (data.modes.length > 1) root.appendChild(modeBar);
-  modeBox.addEventListener("change", () => { state.mode = modeBox.checked ? 0 : 1; state.rows = null; draw(); });
-
-  const tabs = el("div", "ar-tabs");
-  tabs.setAttribute("role", "tablist");
-  root.appendChild(tabs);
-  const panels = {};
-  const names = ["conversation", "steps", "decide", "size"];
-  if (data.warnings.length) names.push("warnings");
-  for (const name of names) {
-    const label = name === "warnings" ? "warnings (" + data.warnings.length + ")" : name;
-    const tab = button(label, () => { state.tab = name; draw(); }, "");
-    tab.setAttribute("role", "tab");
-    tab.dataset.tab = name;
-    tabs.appendChild(tab);
-    panels[name] = el("div", "ar-panel");
-    panels[name].dataset.panel = name;
-    root.appendChild(panels[name]);
-  }
-
-  // ---- the conversation: a step slider, the view at that step as chat turns ----
-  const conv = panels.conversation;
-  const bar = el("div", "ar-bar");
-  const previous = button("◀", () => move(-1), "", "previous step");
-  const slider = el("input");
-  slider.type = "range";
-  slider.min = "0";
-  slider.setAttribute("aria-label", "step");
-  const next = button("▶", () => move(1), "", "next step");
-  const where = el("span", "ar-where");
-  const shownBox = el("input");
-  shownBox.type = "number";
-  shownBox.min = "1";
-  shownBox.value = String(state.shown);
-  shownBox.title = "how many of the view's last steps are shown";
-  for (const node of [previous, slider, next, where]) bar.appendChild(node);
-  const shownLabel = el("label", "", "steps shown ");
-  shownLabel.appendChild(shownBox);
-  bar.appendChild(shownLabel);
-  conv.appendChild(bar);
-  const viewBox = el("div", "ar-view");
-  conv.appendChild(viewBox);
-  slider.addEventListener("input", () => go(Number(slider.value)));
-  shownBox.addEventListener("change", () => { state.shown = Math.max(1, Number(shownBox.value) || 1); drawView(); });
-  document.addEventListener("keydown", (event) => {
-    // a focused slider moves itself; a box or a list keeps its own keys
-    if (state.tab !== "conversation" || ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
-    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
-      event.preventDefault();
-      move(event.key === "ArrowLeft" ? -1 : 1);
-    }
-  });
-
-  function mode() { return data.modes[state.mode]; }
-  const marks = data.modes.map((m) => new Map(m.marks));  // each mode's compactions rendered across, by step
-  const wheres = data.modes.map((m) => new Map(m.where));  // each mode's views headed otherwise than by their step
-  function move(by) { go(state.stop + by); }
-  function go(stop) {
-    state.stop = Math.max(0, Math.min(data.steps, stop));
-    slider.value = String(state.stop);
-    drawView(true);
-  }
-
-  function legend() {
-    const box = el("div", "ar-legend");
-    data.kinds.forEach(([label, meaning], kind) => {
-      const swatch = el("span", "ar-block ar-" + kindName(kind), plain(label));
-      swatch.title = plain(meaning);
-      box.appendChild(swatch);
-    });
-    const [failed, skipped, hidden] = ["failed", "skipped", "hidden"].map((mark) => data.marks[mark]);
-    const failedMark = el("span", "ar-block ar-result ar-failed");
-    failedMark.appendChild(el("span", "ar-fail", failed[0]));
-    const marks = [failedMark, el("span", "ar-skipped", skipped[0]), el("span", "ar-hidden", hidden[0])];
-    marks.forEach((mark, i) => { mark.title = [failed, skipped, hidden][i][1]; box.appendChild(mark); });
-    return box;
-  }
-  const KIND_NAMES = [];
-  function kindName(kind) { return KIND_NAMES[kind]; }
-
-  function block(row, step) {
-    const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes, answers, wire] = row;
-    const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
-    div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
-    if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
-    if (flags & 2) div.appendChild(el("span", "ar-tag", "summary cut at cap"));
-    if (type) div.appendChild(text(type, "span", "ar-tag"));
-    if (name) div.appendChild(text(name, "b"));
-    if (answers) div.appendChild(text(answers, "span"));
-    if (id) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(id, "code")); }
-    if (notes) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(notes, "span", "ar-muted")); }
-    div.appendChild(text(body || 0, "pre"));
-    if (wire) {
-      const details = el("details", "ar-wire");
-      details.appendChild(el("summary", "", data.wire_said));
-      details.appendChild(text(wire, "pre"));
-      div.appendChild(details);
-    }
-    if (hiddenLabel) {
-      const details = el("details", "ar-hidden");
-      details.appendChild(text(hiddenLabel, "summary"));
-      details.appendChild(text(hidden || 0, "pre"));
-      div.appendChild(details);
-    }
-    return div;
-  }
-
-  function turn(role, label, rows) {
-    const div = el("div", "ar-turn ar-" + role);
-    div.appendChild(el("div", "ar-role", label));
-    for (const row of rows) div.appendChild(block(row));
-    return div;
-  }
-
-  function viewHeader(m, stop, at, lastStop) {
-    const [here, i] = stopIn(stop), s = here.sizes;
-    const items = [
-      fact("view", wheres[state.mode].get(stop) || (lastStop ? "after the last step" : "deciding step " + at)),
-      fact("", plural(s.messages[i], "message")),
-      fact("", n(s.bytes[i]) + " bytes"),
-      fact("", "~" + n(s.tokens[i]) + " tokens", "bytes / 4, a scale, not a count"),
-      fact("", n(s.bytes_no_window[i]) + " bytes without the window"),
-    ];
-    if (m.describe) items.push(fact("", text(m.describe, "b")));
-    if (here.keys) {
-      const [key, agree] = here.keys[i];
-      items.push(fact("replay key", el("span", "ar-key", key.slice(0, 16) + "…"), key));
-      if (agree) {
-        items.push(el("span", agree > 0 ? "ar-agree" : "ar-disagree",
-          (agree > 0 ? "matches" : "differs from") + " the recorded request key"));
-      }
-    }
-    items.push(text(here.change[i], "span", "ar-change"));  // what changed, in Python's words (Change.describe)
-    // a fact of the sizes series this page does not know by name still shows where it has a value
-    for (const column of Object.keys(s)) {
-      if (KNOWN_SIZES.has(column) || s[column][i] === null || s[column][i] === undefined) continue;
-      items.push(fact(column.replace(/_/g, " "), String(s[column][i])));
-    }
-    return items;
-  }
-  const KNOWN_SIZES = new Set(["at", "messages", "bytes", "tokens", "bytes_no_window", "prefix_bytes", "resent_bytes",
-    "first_diff", "left_window", "compaction"]);
-
-  function atStop(j) { const [here, i] = stopIn(j); return here.at[i]; }
-
-  // the view at the current stop, once the parts it shows are read; moved (by the reader), it says so in the address
-  function drawView(moved) {
-    drawStarted = performance.now();
-    const token = ++drawn, stop = state.stop, first = Math.max(0, stop - state.shown);
-    whenReady(modeParts(first, stop), () => {
-      if (token !== drawn) return;  // the reader has moved on since
-      layView(stop, first);
-      if (moved && history.replaceState) history.replaceState(null, "", "#step=" + atStop(stop));
-    });
-    markChart();
-    settle(0);
-  }
-
-  function layView(stop, first) {
-    const m = mode();
-    const lastStop = stop === data.steps;
-    const [here, i] = stopIn(stop), at = here.at[i];
-    // beside a prefill no model decided, Python's words; else the step the model decided from this view
-    where.textContent = wheres[state.mode].get(stop)
-      || "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
-    viewBox.replaceChildren();
-    facts(viewBox, viewHeader(m, stop, at, lastStop));
-    viewBox.appendChild(legend());
-    const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
-    // the compaction right before this view, or the one it restarts from (its opening is then the summary)
-    if (here.compacted[i]) viewBox.appendChild(text(here.compacted[i], "div", "ar-compacted"));
-    const opening = here.opening[i];
-    viewBox.appendChild(turn("user", "user · opening · " + n(m.opening_bytes[opening]) + " bytes", m.openings[opening]));
-    // stop j is the view before the j-th step of the run: the steps before it, the last few shown; the steps before
-    // the compaction the view restarts from (its first_step) are not in it
-    const firstStep = here.first_step[i];
-    if (first > firstStep) {
-      const firstPosition = stepIn(first)[0][0];
-      viewBox.appendChild(el("div", "ar-elided", "… " + plural(first - firstStep, "earlier step") + " (" +
-        plural(Math.max(0, firstPosition - start) * 2, "message") + ") not shown here; raise \"steps shown\" to see them"));
-    }
-    for (let number = Math.max(first, firstStep); number < stop; number++) {
-      const [step, index] = stepIn(number);
-      const p = step[0];
-      if (step.length === 2) {  // a skipped step: [position, why]
-        viewBox.appendChild(text(step[1], "div", "ar-skipped"));
-        continue;
-      }
-      if (p < start) continue;
-      // a compaction the view renders across (under the contract's options), where a step comes before it
-      if (p > start && marks[state.mode].has(index)) {
-        viewBox.appendChild(text(marks[state.mode].get(index), "div", "ar-compacted"));
-      }
-      const [, assistant, full, summary, [assistantBytes, fullBytes, summaryBytes]] = step;
-      const last = ended && p === rendered - 1;  // the turn the conversation ended on: a reply, or the caller's prefill
-      const said = last && ended === 2 ? " · " + plain(data.prefill_said) : "";
-      viewBox.appendChild(turn("assistant", "assistant · step " + index + said + " · " + n(assistantBytes) + " bytes", assistant));
-      if (last) {
-        viewBox.appendChild(text(data.ended_said[ended - 1], "div", "ar-elided"));  // after a reply, or a prefill
-        continue;
-      }
-      const inFull = p >= fullFrom;
-      viewBox.appendChild(turn("user", "user · step " + index + (inFull ? " · in the window" : " · outside the window") +
-        " · " + n(inFull ? fullBytes : summaryBytes) + " bytes", inFull ? full : (summary || full)));
-    }
-    const prefilled = here.prefilled && here.prefilled[i];  // the request ended with the caller's prefill: [blocks, bytes]
-    if (prefilled) {
-      viewBox.appendChild(turn("assistant", "assistant · step " + at + " · " + plain(data.prefill_said) + " · " +
-        n(prefilled[1]) + " bytes", prefilled[0]));
-      viewBox.appendChild(text(data.prefilled_said, "div", "ar-elided"));
-    }
-    if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
-  }
-  // step j of the run in the current mode, and the index the run gave it
-  function stepIn(j) { const [here, i] = stopIn(j); return [here.steps[i], here.at[i]]; }
-
   function lowerBound(values, wanted) {
     let lo = 0, hi = values.length;
     while (lo < hi) {
@@ -403,344 +155,708 @@
     }
     return lo;
   }
-
-  // ---- the steps table: paged, filtered by tool, status and kind; the view's step highlighted ----
-  const stepsPanel = panels.steps;
-  const filterBar = el("div", "ar-bar");
-  const filters = {};
-  for (const column of ["tool", "status", "kind"]) {
-    const select = el("select");
-    select.setAttribute("aria-label", column);
-    select.appendChild(el("option", "", "(all)")).value = "";
-    select.addEventListener("change", () => { state.rows = null; state.page = 0; drawTable(); });
-    filters[column] = select;
-    const label = el("label", "", column + " ");
-    label.appendChild(select);
-    filterBar.appendChild(label);
-  }
-  const countLabel = el("span", "ar-muted");
-  filterBar.appendChild(countLabel);
-  stepsPanel.appendChild(filterBar);
-  const pageBar = el("div", "ar-bar");
-  const pageLabel = el("span");
-  const pageButtons = [
-    button("« first", () => turnPage(0)),
-    button("◀ previous page", () => turnPage(state.page - 1)),
-    button("next page ▶", () => turnPage(state.page + 1)),
-    button("last »", () => turnPage(Infinity)),
-  ];
-  for (const node of [...pageButtons, pageLabel]) pageBar.appendChild(node);
-  stepsPanel.appendChild(pageBar);
-  const tableBox = el("div");
-  stepsPanel.appendChild(tableBox);
-  // each column's cell of a row; which columns, in what order, under what header: the payload's columns. A value the
-  // step has none of (a filter's "(none)": a skipped step's kind, tool and status, no tool called, no result) is said
-  // data.no_value, and so is no summary (every step of an imported history), where it read as a 0-byte summary
-  const CELLS = {
-    index: (table, i) => n(table.index[i]),
-    kind: (table, i) => data.filters.kind[table.kind[i]] || data.no_value,
-    tool: (table, i) => table.tools_said[i] || data.filters.tool[table.tool[i]] || data.no_value,
-    status: (table, i) => data.filters.status[table.status[i]] || data.no_value,
-    // what the model saw: a kind's number plus one, else the negative of its words' number in saw_said
-    shown_as: (table, i, here, j) => {
-      const saw = here.saw[j];
-      return saw > 0 ? data.kinds[saw - 1][0] : data.saw_said[-saw];
-    },
-    content_bytes: (table, i) => table.content_bytes[i] === null ? data.no_value : n(table.content_bytes[i]),
-    summary_bytes: (table, i) => table.summary_bytes[i] ? n(table.summary_bytes[i]) : data.no_value,
-    reason: (table, i) => table.reason[i],
-  };
-  // a cell's class: what the model saw has its kind's colour, as a block of that kind has in the conversation, and a
-  // step no view holds the colour the conversation marks it with
-  const CELL_CLASSES = {
-    shown_as: (table, i, here, j) => {
-      const saw = here.saw[j];
-      return saw > 0 ? "ar-" + kindName(saw - 1) : saw === 0 ? "ar-skipped" : "";
-    },
-    reason: () => "ar-cell-reason",
-  };
-
-  // each filter's values, as Python sorted them; a row holds the number of its value
-  function fillFilters() {
-    for (const [column, select] of Object.entries(filters)) {
-      data.filters[column].forEach((value, code) => {
-        const option = el("option", "", value ? plain(value) : "(none)");
-        option.value = String(code);
-        select.appendChild(option);
-      });
-    }
-  }
-
-  // the rows the filters keep (every row of every part read, once a filter is set)
-  function keptRows() {
-    if (state.rows !== null) return state.rows;
-    const wanted = Object.entries(filters).filter(([, select]) => select.value !== "")
-      .map(([column, select]) => [column, Number(select.value)]);
-    const rows = [];
-    for (let row = 0; row < data.steps; row++) {
-      if (wanted.length === 0) { rows.push(row); continue; }
-      const [here, i] = rowIn(row);
-      // a reply of parallel tool uses is kept for any tool it called, as steps --tool keeps it
-      const holds = (column, value) => here[column][i] === value ||
-        (column === "tool" && Array.isArray(here.other_tools[i]) && here.other_tools[i].includes(value));
-      if (wanted.every(([column, value]) => holds(column, value))) rows.push(row);
-    }
-    state.rows = rows;
-    return rows;
-  }
-  function filtered() { return Object.values(filters).some((select) => select.value !== ""); }
-  function pages() { return Math.max(1, Math.ceil(keptRows().length / PAGE_ROWS)); }
-  function turnPage(page) { state.page = Math.max(0, Math.min(pages() - 1, page)); drawTable(false); }
-
-  let tableToken = 0;
-  function drawTable(follow) {
-    const token = ++tableToken;
-    whenReady(state.rows === null && filtered() ? everyPart("ar-r") : [], () => {
-      if (token !== tableToken) return;
-      const rows = keptRows();
-      const current = state.stop < data.steps ? state.stop : -1;
-      if (follow !== false && current >= 0) state.page = Math.min(pages() - 1, Math.floor(lowerBound(rows, current) / PAGE_ROWS));
-      state.page = Math.min(state.page, pages() - 1);
-      const from = state.page * PAGE_ROWS;
-      const shown = rows.slice(from, from + PAGE_ROWS);
-      const needed = shown.length ? [...partsOf("ar-r", shown[0], shown[shown.length - 1]),
-        ...shown.flatMap((row) => modeParts(row, row))] : [];
-      whenReady([...new Set(needed)], () => { if (token === tableToken) layTable(rows, from, shown, current); });
-    });
-  }
-
-  function layTable(rows, from, shown, current) {
-    countLabel.textContent = n(rows.length) + " of " + plural(data.steps, "step") +
-      (data.inherited ? " \u00b7 " + plain(data.inherited[1]) : "");
-    pageLabel.textContent = rows.length ? "rows " + n(from + 1) + "-" + n(from + shown.length) + " of " + n(rows.length) : "no rows";
-    pageButtons[0].disabled = pageButtons[1].disabled = state.page === 0;
-    pageButtons[2].disabled = pageButtons[3].disabled = state.page === pages() - 1;
-    const grid = el("table");
-    const head = el("tr");
-    for (const [, header] of data.columns) head.appendChild(el("th", "", header));
-    grid.appendChild(el("thead")).appendChild(head);
-    const body = grid.appendChild(el("tbody"));
-    for (const row of shown) {
-      const inherited = data.inherited !== null && row < data.inherited[0];
-      const tr = el("tr", "ar-row" + (row === current ? " ar-current" : "") + (inherited ? " ar-inherited" : ""));
-      tr.dataset.row = String(row);
-      if (inherited) tr.title = "the session's step: this agent was sent it, and did not decide it";
-      const [table, i] = rowIn(row), [here, j] = stopIn(row);
-      for (const [column] of data.columns) {
-        const cell = CELLS[column](table, i, here, j);
-        const kind = CELL_CLASSES[column] ? CELL_CLASSES[column](table, i, here, j) : "";
-        tr.appendChild(typeof cell === "number" ? text(cell, "td", kind) : el("td", kind, cell));
-      }
-      tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
-      body.appendChild(tr);
-    }
-    tableBox.replaceChildren(grid);
-  }
-
-  // ---- decide: each captured reply, the decision render.decide makes of it, and why ----
-  const decidePanel = panels.decide;
-  const replyBar = el("div", "ar-bar");
-  const replyLabel = el("span");
-  // a slider over the replies, as the notebook's DecideStepper has: the buttons alone took a click a reply to reach
-  // the reply of a step deep in a long run
-  const replySlider = el("input");
-  replySlider.type = "range";
-  replySlider.min = "0";
-  replySlider.max = String(Math.max(0, (data.replies || 0) - 1));
-  replySlider.value = "0";
-  replySlider.setAttribute("aria-label", "reply");
-  replySlider.addEventListener("input", () => showReply(Number(replySlider.value)));
-  replyBar.appendChild(button("◀", () => showReply(state.reply - 1), "", "previous reply"));
-  if (data.replies > 1) replyBar.appendChild(replySlider);
-  replyBar.appendChild(button("▶", () => showReply(state.reply + 1), "", "next reply"));
-  replyBar.appendChild(replyLabel);
-  decidePanel.appendChild(replyBar);
-  const replyBox = el("div");
-  decidePanel.appendChild(replyBox);
-
-  let replies = null;  // read when the decide tab is first opened
   function numbersIn(value) { return Array.isArray(value) ? value.flatMap(numbersIn) : [value]; }
 
-  function showReply(number) {
-    if (!data.replies) { replyLabel.textContent = "no model replies to step through"; return; }
-    whenReady(["ar-replies"], () => {
-      if (replies === null) replies = JSON.parse(element("ar-replies").textContent);
-      state.reply = Math.max(0, Math.min(data.replies - 1, number));
-      replySlider.value = String(state.reply);
-      const reply = replies[state.reply];
-      loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
-    });
-  }
-
-  function drawReply(reply) {
-    const [step, stopReason, rule, blocks, why, decision, differ, recorded] = reply;
-    replyBox.replaceChildren();
-    replyLabel.textContent = "call " + (state.reply + 1) + " of " + n(data.replies) + ", for step " + step;
-    facts(replyBox, [fact("stop reason", text(stopReason)), fact("rule", text(rule)),
-      fact("", n(blocks.filter((b) => plain(b[0]) === "tool_use").length) + " tool use(s)")]);
-    const said = el("div", "ar-turn ar-assistant");
-    said.appendChild(el("div", "ar-role", "the reply"));
-    for (const [type, body, name] of blocks) {
-      const kind = plain(type);
-      const div = el(kind === "thinking" ? "details" : "div", "ar-block " + (kind === "tool_use" ? "ar-tool_use" : "ar-reason"));
-      div.appendChild(text(type, kind === "thinking" ? "summary" : "span", "ar-tag"));
-      if (name) div.appendChild(text(name, "b"));
-      if (body) div.appendChild(text(body, "pre"));
-      said.appendChild(div);
+  // ---- one run of the page: its title, facts, tabs and their panels, drawn into box ----
+  // number: its place among the page's runs (the first is 0), startStop: the view it opens at. What the page around
+  // it calls: key (a key pressed), moveTo (a step the address names) and number.
+  function explorer(data, number, box, startStop) {
+    function partsOf(prefix, from, to) {
+      const ids = [];
+      for (let k = Math.floor(from / data.part_steps); k <= Math.floor(to / data.part_steps); k++) ids.push(prefix + k);
+      return ids;
     }
-    replyBox.appendChild(said);
-    replyBox.appendChild(el("div")).appendChild(el("b", "", "render.decide"));
-    replyBox.appendChild(rowsTable(decision));
-    const list = el("ul", "ar-why");
-    for (const line of why) list.appendChild(text(line, "li"));
-    replyBox.appendChild(list);
-    if (differ === 0) {
-      replyBox.appendChild(el("div", "ar-muted", "an earlier reply captured for this step (a retry, or a call beside the conversation): not compared with the recorded decision"));
-    } else if (!differ.length) {
-      replyBox.appendChild(el("div", "ar-agree", "agrees with the decision the run recorded"));
-    } else if (recorded === 1) {
-      replyBox.appendChild(el("div", "ar-disagree", "the run recorded no decision for this step"));
-    } else {
-      replyBox.appendChild(el("div", "ar-disagree", "differs from the recorded decision in: " + differ.map(plain).join(", ")));
-      replyBox.appendChild(el("div")).appendChild(el("b", "", "recorded"));
-      replyBox.appendChild(rowsTable(recorded));
-    }
-  }
+    function modeParts(from, to) { return partsOf(data.ids + "m" + state.mode + "-", from, to); }
+    function everyPart(prefix) { return partsOf(prefix, 0, data.steps); }
+    // stop (or step, or row) j of a series of parts: [its part, where in it]
+    function stopIn(j) { return [part(data.ids + "m" + state.mode + "-" + Math.floor(j / data.part_steps)), j % data.part_steps]; }
+    function rowIn(j) { return [part(data.ids + "r" + Math.floor(j / data.part_steps)), j % data.part_steps]; }
 
-  // ---- size: the view's bytes at every step, with and without the window, where the prefix breaks ----
-  const chartBox = el("div", "ar-chart");
-  panels.size.appendChild(chartBox);
-  const SVG = "http://www.w3.org/2000/svg";
-  let chart = null;
-  function svg(tag, attributes) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-    return node;
-  }
-  // the sizes of every view of the mode, a column each, from every part
-  function series() {
-    const s = { marked: [] };
-    for (const id of everyPart("ar-m" + state.mode + "-")) {
-      for (const [column, values] of Object.entries(part(id).sizes)) {
-        const whole = s[column] || (s[column] = []);
-        for (const value of values) whole.push(value);
+    // follow: the decide tab shows the reply that decided the step in view (until its own slider or buttons move it)
+    const state = { mode: 0, stop: startStop, shown: data.shown_steps, tab: "conversation", page: 0, reply: 0, rows: null,
+      follow: true };
+
+
+    // ---- the frame: title, run facts, mode toggle, tabs ----
+    box.appendChild(text(data.title, "h1"));
+    // a sub-agent's run: the run and the step that started it, and a way back to that step when it is on the page
+    if (data.parent) box.appendChild(runLink(data.parent[2], data.parent[0], data.parent[1], "◂ back to step " + data.parent[1]));
+    const about = el("details");
+    const aboutSummary = el("summary", "", "the run \u00b7 ");
+    aboutSummary.appendChild(text(data.ended[0], "span"));  // how it ended, seen with the facts folded
+    about.appendChild(aboutSummary);
+    about.appendChild(rowsTable(data.header));
+    about.open = data.ended[1] === 1;  // a run that failed shows its facts, its error among them
+    box.appendChild(about);
+
+    const modeBar = el("div", "ar-bar");
+    const modeBox = el("input");
+    modeBox.type = "checkbox";
+    modeBox.id = "ar-as-sent";
+    modeBox.checked = true;
+    // the box inside its label: in a narrow window the words wrap beside it, where a box of its own was left alone on
+    // a line above them
+    const modeLabel = el("label");
+    modeLabel.appendChild(modeBox);
+    modeLabel.appendChild(document.createTextNode(" as sent (uncheck: the same history under the contract's window and cap)"));
+    modeBar.appendChild(modeLabel);
+    if (data.modes.length > 1) box.appendChild(modeBar);
+    modeBox.addEventListener("change", () => { state.mode = modeBox.checked ? 0 : 1; state.rows = null; draw(); });
+
+    const tabs = el("div", "ar-tabs");
+    tabs.setAttribute("role", "tablist");
+    box.appendChild(tabs);
+    const panels = {};
+    const names = ["conversation", "steps", "decide", "size"];
+    if (data.warnings.length) names.push("warnings");
+    for (const name of names) {
+      const label = name === "warnings" ? "warnings (" + data.warnings.length + ")" : name;
+      const tab = button(label, () => { state.tab = name; draw(); }, "");
+      tab.setAttribute("role", "tab");
+      tab.dataset.tab = name;
+      tabs.appendChild(tab);
+      panels[name] = el("div", "ar-panel");
+      panels[name].dataset.panel = name;
+      box.appendChild(panels[name]);
+    }
+
+    // ---- the conversation: a step slider, the view at that step as chat turns ----
+    const conv = panels.conversation;
+    const bar = el("div", "ar-bar");
+    const previous = button("◀", () => move(-1), "", "previous step");
+    const slider = el("input");
+    slider.type = "range";
+    slider.min = "0";
+    slider.setAttribute("aria-label", "step");
+    const next = button("▶", () => move(1), "", "next step");
+    const where = el("span", "ar-where");
+    const shownBox = el("input");
+    shownBox.type = "number";
+    shownBox.min = "1";
+    shownBox.value = String(state.shown);
+    shownBox.title = "how many of the view's last steps are shown";
+    for (const node of [previous, slider, next, where]) bar.appendChild(node);
+    const shownLabel = el("label", "", "steps shown ");
+    shownLabel.appendChild(shownBox);
+    bar.appendChild(shownLabel);
+    conv.appendChild(bar);
+    const viewBox = el("div", "ar-view");
+    conv.appendChild(viewBox);
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    shownBox.addEventListener("change", () => { state.shown = Math.max(1, Number(shownBox.value) || 1); drawView(); });
+    function key(event) {
+      // a focused slider moves itself; a box or a list keeps its own keys
+      if (state.tab !== "conversation" || ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
+      if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+        event.preventDefault();
+        move(event.key === "ArrowLeft" ? -1 : 1);
       }
-      for (const value of part(id).marked) s.marked.push(value);
     }
-    return s;
-  }
-  function drawChart() {
-    const s = series(), count = s.bytes.length;
-    // drawn at the width it is shown at, so its words keep their size (a 900-wide picture scaled to a phone's
-    // window shrank them to 5 pixels)
-    const width = Math.max(300, Math.round(chartBox.clientWidth) || 900), height = 320, left = 70, bottom = 30, top = 10;
-    const most = s.bytes_no_window.reduce((a, b) => Math.max(a, b), 1);
-    const x = (i) => left + (count > 1 ? i / (count - 1) : 0) * (width - left - 10);
-    const y = (v) => top + (1 - v / most) * (height - top - bottom);
-    const every = Math.max(1, Math.floor(count / 2000));  // at most about 2,000 points a line
-    const line = (values) => {
-      const points = [];
-      for (let i = 0; i < count; i += every) points.push(x(i).toFixed(1) + "," + y(values[i]).toFixed(1));
-      points.push(x(count - 1).toFixed(1) + "," + y(values[count - 1]).toFixed(1));
-      return points.join(" ");
+
+    function mode() { return data.modes[state.mode]; }
+    const marks = data.modes.map((m) => new Map(m.marks));  // each mode's compactions rendered across, by step
+    const wheres = data.modes.map((m) => new Map(m.where));  // each mode's views headed otherwise than by their step
+    function move(by) { go(state.stop + by); }
+    // the runs each step started (sub-agents, the agent that wrote a compaction), by step: [run, words] each
+    const started = new Map();
+    for (const [step, run, words] of data.started) {
+      if (!started.has(step)) started.set(step, []);
+      started.get(step).push([run, words]);
+    }
+    function startedLinks(step) {
+      return (started.get(step) || []).map(([run, words]) => runLink(words, run, null, "open that run ▸"));
+    }
+    function go(stop) {
+      state.stop = Math.max(0, Math.min(data.steps, stop));
+      state.follow = true;  // the decide tab shows the reply of the step now in view
+      slider.value = String(state.stop);
+      drawView(true);
+    }
+
+    function legend() {
+      const box = el("div", "ar-legend");
+      data.kinds.forEach(([label, meaning], kind) => {
+        const swatch = el("span", "ar-block ar-" + kindName(kind), plain(label));
+        swatch.title = plain(meaning);
+        box.appendChild(swatch);
+      });
+      const [failed, skipped, hidden] = ["failed", "skipped", "hidden"].map((mark) => data.marks[mark]);
+      const failedMark = el("span", "ar-block ar-result ar-failed");
+      failedMark.appendChild(el("span", "ar-fail", failed[0]));
+      const marks = [failedMark, el("span", "ar-skipped", skipped[0]), el("span", "ar-hidden", hidden[0])];
+      marks.forEach((mark, i) => { mark.title = [failed, skipped, hidden][i][1]; box.appendChild(mark); });
+      return box;
+    }
+    const KIND_NAMES = [];
+    function kindName(kind) { return KIND_NAMES[kind]; }
+
+    function block(row, step) {
+      const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes, answers, wire] = row;
+      const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
+      div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
+      if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
+      if (flags & 2) div.appendChild(el("span", "ar-tag", "summary cut at cap"));
+      if (type) div.appendChild(text(type, "span", "ar-tag"));
+      if (name) div.appendChild(text(name, "b"));
+      if (answers) div.appendChild(text(answers, "span"));
+      if (id) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(id, "code")); }
+      if (notes) { div.appendChild(document.createTextNode(" ")); div.appendChild(text(notes, "span", "ar-muted")); }
+      div.appendChild(text(body || 0, "pre"));
+      if (wire) {
+        const details = el("details", "ar-wire");
+        details.appendChild(el("summary", "", data.wire_said));
+        details.appendChild(text(wire, "pre"));
+        div.appendChild(details);
+      }
+      if (hiddenLabel) {
+        const details = el("details", "ar-hidden");
+        details.appendChild(text(hiddenLabel, "summary"));
+        details.appendChild(text(hidden || 0, "pre"));
+        div.appendChild(details);
+      }
+      return div;
+    }
+
+    function turn(role, label, rows) {
+      const div = el("div", "ar-turn ar-" + role);
+      div.appendChild(el("div", "ar-role", label));
+      for (const row of rows) div.appendChild(block(row));
+      return div;
+    }
+
+    function viewHeader(m, stop, at, lastStop) {
+      const [here, i] = stopIn(stop), s = here.sizes;
+      const items = [
+        fact("view", wheres[state.mode].get(stop) || (lastStop ? "after the last step" : "deciding step " + at)),
+        fact("", plural(s.messages[i], "message")),
+        fact("", n(s.bytes[i]) + " bytes"),
+        fact("", "~" + n(s.tokens[i]) + " tokens", "bytes / 4, a scale, not a count"),
+        fact("", n(s.bytes_no_window[i]) + " bytes without the window"),
+      ];
+      if (m.describe) items.push(fact("", text(m.describe, "b")));
+      if (here.keys) {
+        const [key, agree] = here.keys[i];
+        items.push(fact("replay key", el("span", "ar-key", key.slice(0, 16) + "…"), key));
+        if (agree) {
+          items.push(el("span", agree > 0 ? "ar-agree" : "ar-disagree",
+            (agree > 0 ? "matches" : "differs from") + " the recorded request key"));
+        }
+      }
+      items.push(text(here.change[i], "span", "ar-change"));  // what changed, in Python's words (Change.describe)
+      // a fact of the sizes series this page does not know by name still shows where it has a value
+      for (const column of Object.keys(s)) {
+        if (KNOWN_SIZES.has(column) || s[column][i] === null || s[column][i] === undefined) continue;
+        items.push(fact(column.replace(/_/g, " "), String(s[column][i])));
+      }
+      return items;
+    }
+    const KNOWN_SIZES = new Set(["at", "messages", "bytes", "tokens", "bytes_no_window", "prefix_bytes", "resent_bytes",
+      "first_diff", "left_window", "compaction"]);
+
+    function atStop(j) { const [here, i] = stopIn(j); return here.at[i]; }
+
+    // the view at the current stop, once the parts it shows are read; moved (by the reader), it says so in the address
+    function drawView(moved) {
+      drawStarted = performance.now();
+      const token = ++drawn, stop = state.stop, first = Math.max(0, stop - state.shown);
+      whenReady(modeParts(first, stop), () => {
+        if (token !== drawn) return;  // the reader has moved on since
+        layView(stop, first);
+        if (moved && history.replaceState) history.replaceState(null, "", address(number, atStop(stop)));
+      });
+      markChart();
+      settle(0);
+    }
+
+    function layView(stop, first) {
+      const m = mode();
+      const lastStop = stop === data.steps;
+      const [here, i] = stopIn(stop), at = here.at[i];
+      // beside a prefill no model decided, Python's words; else the step the model decided from this view
+      where.textContent = wheres[state.mode].get(stop)
+        || "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
+      viewBox.replaceChildren();
+      facts(viewBox, viewHeader(m, stop, at, lastStop));
+      if (!lastStop) for (const link of startedLinks(at)) viewBox.appendChild(link);  // what this step's reply started
+      viewBox.appendChild(legend());
+      const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
+      // the compaction right before this view, or the one it restarts from (its opening is then the summary)
+      if (here.compacted[i]) viewBox.appendChild(text(here.compacted[i], "div", "ar-compacted"));
+      const opening = here.opening[i];
+      viewBox.appendChild(turn("user", "user · opening · " + n(m.opening_bytes[opening]) + " bytes", m.openings[opening]));
+      // stop j is the view before the j-th step of the run: the steps before it, the last few shown; the steps before
+      // the compaction the view restarts from (its first_step) are not in it
+      const firstStep = here.first_step[i];
+      if (first > firstStep) {
+        const firstPosition = stepIn(first)[0][0];
+        viewBox.appendChild(el("div", "ar-elided", "… " + plural(first - firstStep, "earlier step") + " (" +
+          plural(Math.max(0, firstPosition - start) * 2, "message") + ") not shown here; raise \"steps shown\" to see them"));
+      }
+      for (let number = Math.max(first, firstStep); number < stop; number++) {
+        const [step, index] = stepIn(number);
+        const p = step[0];
+        if (step.length === 2) {  // a skipped step: [position, why]
+          viewBox.appendChild(text(step[1], "div", "ar-skipped"));
+          continue;
+        }
+        if (p < start) continue;
+        // a compaction the view renders across (under the contract's options), where a step comes before it
+        if (p > start && marks[state.mode].has(index)) {
+          viewBox.appendChild(text(marks[state.mode].get(index), "div", "ar-compacted"));
+        }
+        const [, assistant, full, summary, [assistantBytes, fullBytes, summaryBytes]] = step;
+        const last = ended && p === rendered - 1;  // the turn the conversation ended on: a reply, or the caller's prefill
+        const said = last && ended === 2 ? " · " + plain(data.prefill_said) : "";
+        viewBox.appendChild(turn("assistant", "assistant · step " + index + said + " · " + n(assistantBytes) + " bytes", assistant));
+        for (const link of startedLinks(index)) viewBox.appendChild(link);
+        if (last) {
+          viewBox.appendChild(text(data.ended_said[ended - 1], "div", "ar-elided"));  // after a reply, or a prefill
+          continue;
+        }
+        const inFull = p >= fullFrom;
+        viewBox.appendChild(turn("user", "user · step " + index + (inFull ? " · in the window" : " · outside the window") +
+          " · " + n(inFull ? fullBytes : summaryBytes) + " bytes", inFull ? full : (summary || full)));
+      }
+      const prefilled = here.prefilled && here.prefilled[i];  // the request ended with the caller's prefill: [blocks, bytes]
+      if (prefilled) {
+        viewBox.appendChild(turn("assistant", "assistant · step " + at + " · " + plain(data.prefill_said) + " · " +
+          n(prefilled[1]) + " bytes", prefilled[0]));
+        viewBox.appendChild(text(data.prefilled_said, "div", "ar-elided"));
+      }
+      if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
+    }
+    // step j of the run in the current mode, and the index the run gave it
+    function stepIn(j) { const [here, i] = stopIn(j); return [here.steps[i], here.at[i]]; }
+
+
+    // ---- the steps table: paged, filtered by tool, status and kind; the view's step highlighted ----
+    const stepsPanel = panels.steps;
+    const filterBar = el("div", "ar-bar");
+    const filters = {};
+    for (const column of ["tool", "status", "kind"]) {
+      const select = el("select");
+      select.setAttribute("aria-label", column);
+      select.appendChild(el("option", "", "(all)")).value = "";
+      select.addEventListener("change", () => { state.rows = null; state.page = 0; drawTable(); });
+      filters[column] = select;
+      const label = el("label", "", column + " ");
+      label.appendChild(select);
+      filterBar.appendChild(label);
+    }
+    const countLabel = el("span", "ar-muted");
+    filterBar.appendChild(countLabel);
+    stepsPanel.appendChild(filterBar);
+    const pageBar = el("div", "ar-bar");
+    const pageLabel = el("span");
+    const pageButtons = [
+      button("« first", () => turnPage(0)),
+      button("◀ previous page", () => turnPage(state.page - 1)),
+      button("next page ▶", () => turnPage(state.page + 1)),
+      button("last »", () => turnPage(Infinity)),
+    ];
+    for (const node of [...pageButtons, pageLabel]) pageBar.appendChild(node);
+    stepsPanel.appendChild(pageBar);
+    const tableBox = el("div");
+    stepsPanel.appendChild(tableBox);
+    // each column's cell of a row; which columns, in what order, under what header: the payload's columns. A value the
+    // step has none of (a filter's "(none)": a skipped step's kind, tool and status, no tool called, no result) is said
+    // data.no_value, and so is no summary (every step of an imported history), where it read as a 0-byte summary
+    const CELLS = {
+      index: (table, i) => n(table.index[i]),
+      kind: (table, i) => data.filters.kind[table.kind[i]] || data.no_value,
+      tool: (table, i) => table.tools_said[i] || data.filters.tool[table.tool[i]] || data.no_value,
+      status: (table, i) => data.filters.status[table.status[i]] || data.no_value,
+      // what the model saw: a kind's number plus one, else the negative of its words' number in saw_said
+      shown_as: (table, i, here, j) => {
+        const saw = here.saw[j];
+        return saw > 0 ? data.kinds[saw - 1][0] : data.saw_said[-saw];
+      },
+      content_bytes: (table, i) => table.content_bytes[i] === null ? data.no_value : n(table.content_bytes[i]),
+      summary_bytes: (table, i) => table.summary_bytes[i] ? n(table.summary_bytes[i]) : data.no_value,
+      reason: (table, i) => table.reason[i],
     };
-    const picture = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
-    picture.appendChild(svg("line", { x1: left, y1: y(0), x2: width - 10, y2: y(0), class: "ar-axis" }));
-    picture.appendChild(svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "ar-axis" }));
-    const labels = [[2, y(0) + 4, "0"], [2, y(most) + 4, n(most)], [2, y(most) + 18, "bytes"],
-      [left, height - 8, "step " + s.at[0]], [width - 10, height - 8, "step " + s.at[count - 1]]];
-    for (const [at, down, label] of labels) {
-      const words = svg("text", { x: at, y: down, "text-anchor": at === width - 10 ? "end" : "start" });
-      words.textContent = label;
-      picture.appendChild(words);
+    // a cell's class: what the model saw has its kind's colour, as a block of that kind has in the conversation, and a
+    // step no view holds the colour the conversation marks it with
+    const CELL_CLASSES = {
+      shown_as: (table, i, here, j) => {
+        const saw = here.saw[j];
+        return saw > 0 ? "ar-" + kindName(saw - 1) : saw === 0 ? "ar-skipped" : "";
+      },
+      reason: () => "ar-cell-reason",
+    };
+
+    // each filter's values, as Python sorted them; a row holds the number of its value
+    function fillFilters() {
+      for (const [column, select] of Object.entries(filters)) {
+        data.filters[column].forEach((value, code) => {
+          const option = el("option", "", value ? plain(value) : "(none)");
+          option.value = String(code);
+          select.appendChild(option);
+        });
+      }
     }
-    picture.appendChild(svg("polyline", { points: line(s.bytes_no_window), class: "ar-line-full" }));
-    picture.appendChild(svg("polyline", { points: line(s.bytes), class: "ar-line-window" }));
-    // a compaction: a dashed line and a diamond; the breaks of the prefix Python marks (a result left the window,
-    // SizeSeries.marked_breaks, as the notebook's chart marks them): a triangle pointing down, as the notebook's
-    for (let i = 0; i < count; i++) {
-      if (s.compaction[i] === null) continue;
-      const at = x(i).toFixed(1), down = y(s.bytes[i]);
-      picture.appendChild(svg("line", { x1: at, y1: top, x2: at, y2: y(0), class: "ar-compaction" }));
-      picture.appendChild(svg("rect", { x: x(i) - 4, y: down - 4, width: 8, height: 8, class: "ar-compaction",
-        transform: "rotate(45 " + at + " " + down.toFixed(1) + ")" }));
+
+    // the rows the filters keep (every row of every part read, once a filter is set)
+    function keptRows() {
+      if (state.rows !== null) return state.rows;
+      const wanted = Object.entries(filters).filter(([, select]) => select.value !== "")
+        .map(([column, select]) => [column, Number(select.value)]);
+      const rows = [];
+      for (let row = 0; row < data.steps; row++) {
+        if (wanted.length === 0) { rows.push(row); continue; }
+        const [here, i] = rowIn(row);
+        // a reply of parallel tool uses is kept for any tool it called, as steps --tool keeps it
+        const holds = (column, value) => here[column][i] === value ||
+          (column === "tool" && Array.isArray(here.other_tools[i]) && here.other_tools[i].includes(value));
+        if (wanted.every(([column, value]) => holds(column, value))) rows.push(row);
+      }
+      state.rows = rows;
+      return rows;
     }
-    for (const i of s.marked) {
-      picture.appendChild(svg("path", { d: "M-3.5-3h7l-3.5 6z", class: "ar-break",
-        transform: "translate(" + x(i).toFixed(2) + " " + y(s.bytes[i]).toFixed(2) + ")" }));
+    function filtered() { return Object.values(filters).some((select) => select.value !== ""); }
+    function pages() { return Math.max(1, Math.ceil(keptRows().length / PAGE_ROWS)); }
+    function turnPage(page) { state.page = Math.max(0, Math.min(pages() - 1, page)); drawTable(false); }
+
+    let tableToken = 0;
+    function drawTable(follow) {
+      const token = ++tableToken;
+      whenReady(state.rows === null && filtered() ? everyPart(data.ids + "r") : [], () => {
+        if (token !== tableToken) return;
+        const rows = keptRows();
+        const current = state.stop < data.steps ? state.stop : -1;
+        if (follow !== false && current >= 0) state.page = Math.min(pages() - 1, Math.floor(lowerBound(rows, current) / PAGE_ROWS));
+        state.page = Math.min(state.page, pages() - 1);
+        const from = state.page * PAGE_ROWS;
+        const shown = rows.slice(from, from + PAGE_ROWS);
+        const needed = shown.length ? [...partsOf(data.ids + "r", shown[0], shown[shown.length - 1]),
+          ...shown.flatMap((row) => modeParts(row, row))] : [];
+        whenReady([...new Set(needed)], () => { if (token === tableToken) layTable(rows, from, shown, current); });
+      });
     }
-    const now = svg("line", { x1: 0, y1: top, x2: 0, y2: y(0), class: "ar-now" });
-    picture.appendChild(now);
-    // the legend is Python's words (the notebook's chart shows the same), each in its mark's colour
-    const caption = el("div", "ar-legend ar-chart-legend");
-    for (const [mark, words] of mode().legend) caption.appendChild(el("span", "ar-swatch-" + mark, words));
-    // the totals under it are Python's too (the notebook's size tab says the same), bold where Python says
-    const totals = mode().totals.map((parts) => {
-      const span = el("span");
-      for (const [words, bold] of parts) span.appendChild(bold ? el("b", "", words) : document.createTextNode(words));
-      return span;
-    });
-    chartBox.replaceChildren(caption, picture);
-    facts(chartBox, totals);
-    chart = { mode: state.mode, now: now, x: x };
-    markChart();
-  }
-  function markChart() {
-    if (chart === null || chart.mode !== state.mode) return;
-    const x = chart.x(state.stop).toFixed(1);
-    chart.now.setAttribute("x1", x);
-    chart.now.setAttribute("x2", x);
-  }
 
-  // ---- warnings: what the run file held that was not loaded, or was loaded with a doubt ----
-  if (panels.warnings) {
-    const list = el("ul");
-    for (const warning of data.warnings) list.appendChild(text(warning, "li"));
-    panels.warnings.appendChild(list);
-  }
-
-  data.kinds.forEach((_, kind) => { KIND_NAMES[kind] = data.kind_names[kind]; });
-
-  function draw() {
-    for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.dataset.tab === state.tab));
-    for (const name of names) panels[name].classList.toggle("ar-hide", name !== state.tab);
-    slider.max = String(data.steps);
-    slider.value = String(state.stop);
-    if (state.tab === "conversation") drawView();
-    if (state.tab === "steps") drawTable();
-    if (state.tab === "decide") showReply(state.reply);
-    if (state.tab === "size" && (chart === null || chart.mode !== state.mode)) {
-      whenReady(everyPart("ar-m" + state.mode + "-"), () => { if (state.tab === "size") drawChart(); });
+    function layTable(rows, from, shown, current) {
+      countLabel.textContent = n(rows.length) + " of " + plural(data.steps, "step") +
+        (data.inherited ? " \u00b7 " + plain(data.inherited[1]) : "");
+      pageLabel.textContent = rows.length ? "rows " + n(from + 1) + "-" + n(from + shown.length) + " of " + n(rows.length) : "no rows";
+      pageButtons[0].disabled = pageButtons[1].disabled = state.page === 0;
+      pageButtons[2].disabled = pageButtons[3].disabled = state.page === pages() - 1;
+      const grid = el("table");
+      const head = el("tr");
+      for (const [, header] of data.columns) head.appendChild(el("th", "", header));
+      grid.appendChild(el("thead")).appendChild(head);
+      const body = grid.appendChild(el("tbody"));
+      for (const row of shown) {
+        const inherited = data.inherited !== null && row < data.inherited[0];
+        const tr = el("tr", "ar-row" + (row === current ? " ar-current" : "") + (inherited ? " ar-inherited" : ""));
+        tr.dataset.row = String(row);
+        if (inherited) tr.title = "the session's step: this agent was sent it, and did not decide it";
+        const [table, i] = rowIn(row), [here, j] = stopIn(row);
+        for (const [column] of data.columns) {
+          const cell = CELLS[column](table, i, here, j);
+          const kind = CELL_CLASSES[column] ? CELL_CLASSES[column](table, i, here, j) : "";
+          tr.appendChild(typeof cell === "number" ? text(cell, "td", kind) : el("td", kind, cell));
+        }
+        tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
+        body.appendChild(tr);
+      }
+      tableBox.replaceChildren(grid);
     }
-  }
 
-  // the step the address names (#step=37), else the one the page was saved at (data.at): the part that holds it,
-  // read, then its stop (the first at or after it)
-  function askedStep(saved) {
-    const asked = /^#step=(\d+)$/.exec(location.hash);
-    if (!asked && (!saved || data.at === null)) return null;
-    const wanted = asked ? Number(asked[1]) : data.at;
-    const inPart = Math.max(0, lowerBound(data.firsts, wanted + 1) - 1);
-    return [["ar-m0-" + inPart], () => Math.min(data.steps, inPart * data.part_steps
-      + lowerBound(part("ar-m0-" + inPart).at, wanted))];
-  }
+    // ---- decide: each captured reply, the decision render.decide makes of it, and why ----
+    const decidePanel = panels.decide;
+    const replyBar = el("div", "ar-bar");
+    const replyLabel = el("span", "ar-reply-said");  // which call it is, and which step it decided (Python's words)
+    const followed = el("span", "ar-follow");  // the step in view, and whether the reply shown decided it
+    // a slider over the replies, as the notebook's DecideStepper has: the buttons alone took a click a reply to reach
+    // the reply of a step deep in a long run
+    const replySlider = el("input");
+    replySlider.type = "range";
+    replySlider.min = "0";
+    replySlider.max = String(Math.max(0, (data.replies || 0) - 1));
+    replySlider.value = "0";
+    replySlider.setAttribute("aria-label", "reply");
+    replySlider.addEventListener("input", () => showReply(Number(replySlider.value)));
+    replyBar.appendChild(button("◀", () => showReply(state.reply - 1), "", "previous reply"));
+    if (data.replies > 1) replyBar.appendChild(replySlider);
+    replyBar.appendChild(button("▶", () => showReply(state.reply + 1), "", "next reply"));
+    replyBar.appendChild(replyLabel);
+    replyBar.appendChild(followed);
+    decidePanel.appendChild(replyBar);
+    const replyBox = el("div");
+    decidePanel.appendChild(replyBox);
 
-  // the first view: the step the address names, else the one saved, else after the last step; first the words that label and sort
-  // (the kinds, the filters' values, the title, the steps table's words) are read, and the part that holds the step asked for
-  const asked = askedStep(true);
-  const labels = [data.title, ...numbersIn(data.kinds), ...Object.values(data.filters).flat(), ...data.saw_said,
-    data.no_value];
-  loaded(labels).then(() => whenReady(asked ? asked[0] : [], () => {
-    state.stop = asked ? asked[1]() : data.steps;
+    let replies = null;  // read when the decide tab is first opened
+    const decidedBy = new Map();  // each step's reply that decided it (Python compared it: its differ is not 0)
+
+    // number: the reply to show, moved to on the tab; null: the reply that decided the step in view, while the tab
+    // follows the step (it does again once the step moves), else the reply it showed
+    function showReply(number) {
+      if (!data.replies) { replyLabel.textContent = "no model replies to step through"; return; }
+      whenReady([data.ids + "replies"], () => {
+        if (replies === null) {
+          replies = JSON.parse(element(data.ids + "replies").textContent);
+          replies.forEach((reply, at) => { if (reply[6] !== 0) decidedBy.set(reply[0], at); });
+        }
+        const inView = state.stop < data.steps ? atStop(state.stop) : null;
+        const decided = inView === null ? undefined : decidedBy.get(inView);
+        if (number !== null) state.follow = false;
+        else number = state.follow && decided !== undefined ? decided : state.reply;
+        state.reply = Math.max(0, Math.min(data.replies - 1, number));
+        replySlider.value = String(state.reply);
+        followed.replaceChildren();
+        if (inView !== null && decided === state.reply) {
+          followed.textContent = "· the step in view";
+        } else if (inView !== null && decided === undefined) {
+          followed.textContent = "· no captured reply decided step " + inView + ", the step in view";
+        } else if (inView !== null) {
+          followed.appendChild(button("show the reply that decided step " + inView + ", the step in view",
+            () => { state.follow = true; showReply(null); }));
+        }
+        const reply = replies[state.reply];
+        loaded(numbersIn(reply.slice(1))).then(() => drawReply(reply));
+      });
+    }
+
+    function drawReply(reply) {
+      const [step, stopReason, rule, blocks, why, decision, differ, recorded, said] = reply;
+      replyBox.replaceChildren();
+      replyLabel.replaceChildren(document.createTextNode("call " + (state.reply + 1) + " of " + n(data.replies) + ": "),
+        text(said));
+      facts(replyBox, [fact("stop reason", text(stopReason)), fact("rule", text(rule)),
+        fact("", n(blocks.filter((b) => plain(b[0]) === "tool_use").length) + " tool use(s)")]);
+      const turnOf = el("div", "ar-turn ar-assistant");
+      turnOf.appendChild(el("div", "ar-role", "the reply"));
+      for (const [type, body, name] of blocks) {
+        const kind = plain(type);
+        const div = el(kind === "thinking" ? "details" : "div", "ar-block " + (kind === "tool_use" ? "ar-tool_use" : "ar-reason"));
+        div.appendChild(text(type, kind === "thinking" ? "summary" : "span", "ar-tag"));
+        if (name) div.appendChild(text(name, "b"));
+        if (body) div.appendChild(text(body, "pre"));
+        turnOf.appendChild(div);
+      }
+      replyBox.appendChild(turnOf);
+      if (differ !== 0) for (const link of startedLinks(step)) replyBox.appendChild(link);  // what the step started
+      replyBox.appendChild(el("div")).appendChild(el("b", "", "render.decide"));
+      replyBox.appendChild(rowsTable(decision));
+      const list = el("ul", "ar-why");
+      for (const line of why) list.appendChild(text(line, "li"));
+      replyBox.appendChild(list);
+      if (differ === 0) {
+        replyBox.appendChild(el("div", "ar-muted", "an earlier reply captured for this step (a retry, or a call beside the conversation): not compared with the recorded decision"));
+      } else if (!differ.length) {
+        replyBox.appendChild(el("div", "ar-agree", "agrees with the decision the run recorded"));
+      } else if (recorded === 1) {
+        replyBox.appendChild(el("div", "ar-disagree", "the run recorded no decision for this step"));
+      } else {
+        replyBox.appendChild(el("div", "ar-disagree", "differs from the recorded decision in: " + differ.map(plain).join(", ")));
+        replyBox.appendChild(el("div")).appendChild(el("b", "", "recorded"));
+        replyBox.appendChild(rowsTable(recorded));
+      }
+    }
+
+    // ---- size: the view's bytes at every step, with and without the window, where the prefix breaks ----
+    const chartBox = el("div", "ar-chart");
+    panels.size.appendChild(chartBox);
+    const SVG = "http://www.w3.org/2000/svg";
+    let chart = null;
+    function svg(tag, attributes) {
+      const node = document.createElementNS(SVG, tag);
+      for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+      return node;
+    }
+    // the sizes of every view of the mode, a column each, from every part
+    function series() {
+      const s = { marked: [] };
+      for (const id of everyPart(data.ids + "m" + state.mode + "-")) {
+        for (const [column, values] of Object.entries(part(id).sizes)) {
+          const whole = s[column] || (s[column] = []);
+          for (const value of values) whole.push(value);
+        }
+        for (const value of part(id).marked) s.marked.push(value);
+      }
+      return s;
+    }
+    function drawChart() {
+      const s = series(), count = s.bytes.length;
+      // drawn at the width it is shown at, so its words keep their size (a 900-wide picture scaled to a phone's
+      // window shrank them to 5 pixels)
+      const width = Math.max(300, Math.round(chartBox.clientWidth) || 900), height = 320, left = 70, bottom = 30, top = 10;
+      const most = s.bytes_no_window.reduce((a, b) => Math.max(a, b), 1);
+      const x = (i) => left + (count > 1 ? i / (count - 1) : 0) * (width - left - 10);
+      const y = (v) => top + (1 - v / most) * (height - top - bottom);
+      const every = Math.max(1, Math.floor(count / 2000));  // at most about 2,000 points a line
+      const line = (values) => {
+        const points = [];
+        for (let i = 0; i < count; i += every) points.push(x(i).toFixed(1) + "," + y(values[i]).toFixed(1));
+        points.push(x(count - 1).toFixed(1) + "," + y(values[count - 1]).toFixed(1));
+        return points.join(" ");
+      };
+      const picture = svg("svg", { viewBox: "0 0 " + width + " " + height, role: "img" });
+      picture.appendChild(svg("line", { x1: left, y1: y(0), x2: width - 10, y2: y(0), class: "ar-axis" }));
+      picture.appendChild(svg("line", { x1: left, y1: top, x2: left, y2: y(0), class: "ar-axis" }));
+      const labels = [[2, y(0) + 4, "0"], [2, y(most) + 4, n(most)], [2, y(most) + 18, "bytes"],
+        [left, height - 8, "step " + s.at[0]], [width - 10, height - 8, "step " + s.at[count - 1]]];
+      for (const [at, down, label] of labels) {
+        const words = svg("text", { x: at, y: down, "text-anchor": at === width - 10 ? "end" : "start" });
+        words.textContent = label;
+        picture.appendChild(words);
+      }
+      picture.appendChild(svg("polyline", { points: line(s.bytes_no_window), class: "ar-line-full" }));
+      picture.appendChild(svg("polyline", { points: line(s.bytes), class: "ar-line-window" }));
+      // a compaction: a dashed line and a diamond; the breaks of the prefix Python marks (a result left the window,
+      // SizeSeries.marked_breaks, as the notebook's chart marks them): a triangle pointing down, as the notebook's
+      for (let i = 0; i < count; i++) {
+        if (s.compaction[i] === null) continue;
+        const at = x(i).toFixed(1), down = y(s.bytes[i]);
+        picture.appendChild(svg("line", { x1: at, y1: top, x2: at, y2: y(0), class: "ar-compaction" }));
+        picture.appendChild(svg("rect", { x: x(i) - 4, y: down - 4, width: 8, height: 8, class: "ar-compaction",
+          transform: "rotate(45 " + at + " " + down.toFixed(1) + ")" }));
+      }
+      for (const i of s.marked) {
+        picture.appendChild(svg("path", { d: "M-3.5-3h7l-3.5 6z", class: "ar-break",
+          transform: "translate(" + x(i).toFixed(2) + " " + y(s.bytes[i]).toFixed(2) + ")" }));
+      }
+      const now = svg("line", { x1: 0, y1: top, x2: 0, y2: y(0), class: "ar-now" });
+      picture.appendChild(now);
+      // the legend is Python's words (the notebook's chart shows the same), each in its mark's colour
+      const caption = el("div", "ar-legend ar-chart-legend");
+      for (const [mark, words] of mode().legend) caption.appendChild(el("span", "ar-swatch-" + mark, words));
+      // the totals under it are Python's too (the notebook's size tab says the same), bold where Python says
+      const totals = mode().totals.map((parts) => {
+        const span = el("span");
+        for (const [words, bold] of parts) span.appendChild(bold ? el("b", "", words) : document.createTextNode(words));
+        return span;
+      });
+      chartBox.replaceChildren(caption, picture);
+      facts(chartBox, totals);
+      chart = { mode: state.mode, now: now, x: x };
+      markChart();
+    }
+    function markChart() {
+      if (chart === null || chart.mode !== state.mode) return;
+      const x = chart.x(state.stop).toFixed(1);
+      chart.now.setAttribute("x1", x);
+      chart.now.setAttribute("x2", x);
+    }
+
+    // ---- warnings: what the run file held that was not loaded, or was loaded with a doubt ----
+    if (panels.warnings) {
+      const list = el("ul");
+      for (const warning of data.warnings) list.appendChild(text(warning, "li"));
+      panels.warnings.appendChild(list);
+    }
+
+    data.kinds.forEach((_, kind) => { KIND_NAMES[kind] = data.kind_names[kind]; });
+
+    function draw() {
+      for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.dataset.tab === state.tab));
+      for (const name of names) panels[name].classList.toggle("ar-hide", name !== state.tab);
+      slider.max = String(data.steps);
+      slider.value = String(state.stop);
+      if (state.tab === "conversation") drawView();
+      if (state.tab === "steps") drawTable();
+      if (state.tab === "decide") showReply(null);
+      if (state.tab === "size" && (chart === null || chart.mode !== state.mode)) {
+        whenReady(everyPart(data.ids + "m" + state.mode + "-"), () => { if (state.tab === "size") drawChart(); });
+      }
+    }
+
     document.title = plain(data.title);
     fillFilters();
     draw();
-    root.dataset.began = String(began);
-    root.dataset.ready = String(performance.now());
-  }));
-  // a step named once the page is open (a link to #step=K in it, or typed in the address bar) is moved to
+    return { number: number, key: key, moveTo: (stop) => { state.stop = stop; state.follow = true; draw(); } };
+  }
+
+  // ---- the page's runs: the first, then those linked to it (the sub-agents its steps started, the run that started
+  // it), each read and drawn when shown; one is shown at a time, and the address names it (#run=N&step=K) ----
+  const runData = [first];
+  function runFacts(number) {
+    if (runData[number] === undefined) runData[number] = JSON.parse(element("ar-s" + number + "-payload").textContent);
+    return runData[number];
+  }
+  function address(number, step) {
+    if (step === null) return "#run=" + number;
+    return (number ? "#run=" + number + "&" : "#") + "step=" + step;
+  }
+  // the run and step the address names: #step=K (the first run), #run=N, #run=N&step=K; null for none of the page's
+  function named() {
+    const found = /^#(?:run=(\d+)(?:&step=(\d+))?|step=(\d+))$/.exec(location.hash);
+    if (!found) return null;
+    const run = found[1] === undefined ? 0 : Number(found[1]), step = found[2] || found[3];
+    return run < first.runs.length ? { run: run, step: step === undefined ? null : Number(step) } : null;
+  }
+  // the stop of step `wanted` of a run: the part that holds it, to read, then the first stop at or after it
+  function stopOf(data, wanted) {
+    const inPart = Math.max(0, lowerBound(data.firsts, wanted + 1) - 1), id = data.ids + "m0-" + inPart;
+    return [[id], () => Math.min(data.steps, inPart * data.part_steps + lowerBound(part(id).at, wanted))];
+  }
+  // a link to another run of the page (one a step started, the one that started this run): Python's words, and, when
+  // that run is on the page, a button that shows it (at step, else where it opens) and says so in the address
+  function runLink(words, run, step, label) {
+    const div = el("div", "ar-run-link");
+    div.appendChild(text(words, "span"));
+    if (run !== null) {
+      div.appendChild(document.createTextNode(" "));
+      div.appendChild(button(label, () => { location.hash = address(run, step); }));
+    }
+    return div;
+  }
+  let current = null;  // the run shown (explorer's)
+  const runBar = el("div", "ar-bar ar-runs");
+  const picker = el("select");
+  picker.setAttribute("aria-label", "run");
+  picker.addEventListener("change", () => { location.hash = address(Number(picker.value), null); });
+  // show run `number` at step `step` (null: where it opens: the step it was saved at for the first, else after its
+  // last step), once its facts, the words it labels and sorts with and the part of that step are read
+  function showRun(number, step, then) {
+    whenReady(number ? ["ar-s" + number + "-payload"] : [], () => {
+      const data = runFacts(number);
+      const labels = [data.title, ...numbersIn(data.kinds), ...Object.values(data.filters).flat(), ...data.saw_said,
+        data.no_value, ...data.started.map((link) => link[2]), ...(data.parent ? [data.parent[2]] : [])];
+      if (step === null && number === 0) step = data.at;
+      const wanted = step === null ? null : stopOf(data, step);
+      loaded(labels).then(() => whenReady(wanted ? wanted[0] : [], () => {
+        if (current !== null) {  // another run: drawn anew, from its top
+          root.replaceChildren(...(first.runs.length > 1 ? [runBar] : []));
+          window.scrollTo(0, 0);
+        }
+        current = explorer(data, number, root, wanted ? wanted[1]() : data.steps);
+        picker.value = String(number);
+        root.dataset.run = String(number);
+        if (then) then();
+      }));
+    });
+  }
+
+  // the first view: the run and step the address names, else the first run at the step it was saved at, else after
+  // its last step
+  const opening = named();
+  loaded(numbersIn(first.runs)).then(() => {
+    if (first.runs.length > 1) {  // a run picker: each run's id and what it is, in Python's words
+      first.runs.forEach(([id, role], number) => {
+        const option = el("option", "", plain(id) + (role ? " \u00b7 " + plain(role) : ""));
+        option.value = String(number);
+        picker.appendChild(option);
+      });
+      const label = el("label", "", "run ");
+      label.appendChild(picker);
+      runBar.appendChild(label);
+      runBar.appendChild(el("span", "ar-muted", plural(first.runs.length, "run") + " on this page"));
+      root.appendChild(runBar);
+    }
+    showRun(opening ? opening.run : 0, opening ? opening.step : null, () => {
+      root.dataset.began = String(began);
+      root.dataset.ready = String(performance.now());
+    });
+  });
+  document.addEventListener("keydown", (event) => { if (current !== null) current.key(event); });
+  // a run or step named once the page is open (a link in it, the run picker, or typed in the address bar) is shown
   window.addEventListener("hashchange", () => {
-    const named = askedStep();
-    if (named) whenReady(named[0], () => { state.stop = named[1](); draw(); });
+    const asked = named();
+    if (asked === null || current === null) return;
+    if (asked.run !== current.number) { showRun(asked.run, asked.step); return; }
+    if (asked.step === null) return;
+    const wanted = stopOf(runFacts(asked.run), asked.step), shown = current;
+    whenReady(wanted[0], () => { if (current === shown) shown.moveTo(wanted[1]()); });
   });
 })();
