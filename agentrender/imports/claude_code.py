@@ -199,7 +199,8 @@ def _message_record(
     results = (
         bool(blocks)
         and blocks[0]["type"] == "tool_result"
-        and (len(blocks) == 1 or all(block["type"] == "tool_result" for block in blocks))
+        and blocks[-1]["type"] == "tool_result"  # results and text beside them are told apart here, with no generator
+        and (len(blocks) <= 2 or all(block["type"] == "tool_result" for block in blocks))
     )
     message_id = message.get("id") if kind == "assistant" else None
     return _Record(line, value, uuid, parent, kind, sidechain, message, blocks, results, message_id)
@@ -1719,10 +1720,12 @@ def _local_command(record: _Record) -> bool:
     one: the caveat before it, the command, what the command printed (``conversation.is_local_command``)."""
     if record.message is _LOCAL_COMMAND:
         return True
+    blocks = record.blocks
     return (
         record.kind == "user"
-        and bool(record.blocks)
-        and all(block["type"] == "text" and is_local_command(block.get("text", "")) for block in record.blocks)
+        and bool(blocks)
+        and blocks[0]["type"] == "text"  # a record of results (with text beside or not) is passed by this look alone
+        and all(block["type"] == "text" and is_local_command(block.get("text", "")) for block in blocks)
     )
 
 
@@ -1949,9 +1952,15 @@ class _Conversation:
 
     def launches(self, index: _Index) -> dict[str, dict[str, Any]]:
         """The sub-agents this conversation started (the step and the id of the tool use that started each), by the
-        agent id its result names (``toolUseResult.agentId``) and by the prompt it gave; ``index`` holds the
-        transcript's result records by the tool use they answer."""
+        agent id its result names (``toolUseResult.agentId``) and by the prompt it gave, and the agent forked from it
+        that wrote each of its compactions, by the compaction's line; ``index`` holds the transcript's result records
+        by the tool use they answer."""
         found: dict[str, dict[str, Any]] = {}
+        for compaction in self.compactions:  # its agent, forked from the session, wrote it
+            found[f"compaction:{compaction['line']}"] = {
+                "step": compaction["step"],
+                "compaction_line": compaction["line"],
+            }
         for turn_index in range(1, len(self.turns), 2):
             for block in self.turns[turn_index]["content"]:
                 if block["type"] != "tool_use" or block.get("name") not in _AGENT_TOOLS:
@@ -2581,7 +2590,7 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
     """The runs of a session's transcripts: its own file's first, then its sub-agents' files'."""
     made: list[tuple[_Transcript, list[tuple[str, _Conversation, dict[str, Any]]]]] = []
     session = ""
-    launches: dict[str, dict[str, Any]] = {}
+    opened: _Conversation | None = None  # the session's main thread: what started each sub-agent is in its turns
     given: dict[str, tuple[int, str]] = {}  # each run id given, the number its next copy takes, and its run's file
     renamed: dict[str, str] = {}  # the run id given instead of one taken, and why
     main_threads = _main_threads(transcripts)
@@ -2599,12 +2608,7 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 run_id = session
                 extra.update(transcript.outside_notes())
                 if number == 0:
-                    launches = conversation.launches(transcript.index)
-                    for compaction in conversation.compactions:  # its agent, forked from the session, wrote it
-                        launches[f"compaction:{compaction['line']}"] = {
-                            "step": compaction["step"],
-                            "compaction_line": compaction["line"],
-                        }
+                    opened = conversation
             else:
                 sidechains += 1
                 agent = _first(conversation.records, "agentId")
@@ -2625,10 +2629,13 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
         made.append((transcript, conversations))
     # each sub-agent names the step of the main thread that started it, and the main thread each sub-agent
     started: list[dict[str, Any]] = []
+    launches: dict[str, dict[str, Any]] | None = None  # looked for once, when a sub-agent's run is to be linked
     for _, conversations in made:
         for run_id, conversation, extra in conversations:
             if conversation.thread.kind != "sidechain" or not conversation.turns:
                 continue
+            if launches is None:
+                launches = opened.launches(transcripts[0].index) if opened is not None else {}
             agent = _first(conversation.records, "agentId")
             opening = "\n".join(
                 block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
