@@ -703,9 +703,9 @@ are long words of each."""
 
 
 def test_a_runs_row_stays_within_a_few_lines_at_100_columns_its_id_whole() -> None:
-    """At 100 columns each run of a real session is a row of at most 4 lines, its id whole on its first line (the
-    id --run ID takes, to copy), how it ended and where it comes from under it, where the compaction agent's row took
-    13 lines, its words squeezed into two columns of 12."""
+    """At 100 columns each run of a real session is a row of at most 6 lines, its id whole on its first line (the
+    id --run ID takes, to copy), how it ended, where it comes from and what it is to the other runs under it, where
+    the compaction agent's row took 13 lines, its words squeezed into two columns of 12."""
     if not (ROOT / SPOTTER).is_file():
         pytest.skip("the real fixtures are not in this checkout")
     code, out, err = cli.run_cli("runs", SPOTTER, "--width", "100", "--color", "never")
@@ -717,10 +717,10 @@ def test_a_runs_row_stays_within_a_few_lines_at_100_columns_its_id_whole() -> No
     assert len(starts) == len(rows) == 3
     for row, start, end in zip(rows, starts, ends, strict=True):
         shown = [line for line in lines[start:end] if line.strip()]
-        assert len(shown) <= 4, out
+        assert len(shown) <= 6, out
         assert shown[0].split()[0] == str(row["number"]) and shown[0].split()[-1] == row["run_id"], out
         words = " ".join(" ".join(shown).split())
-        assert row["end"] in words and f"from {row['source']}" in words, out
+        assert row["end"] in words and f"from {row['source']}" in words and row["role"] in words, out
 
 
 def test_a_warning_of_a_long_path_hangs_under_its_label_at_100_columns() -> None:

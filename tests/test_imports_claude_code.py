@@ -615,7 +615,7 @@ def test_every_display_says_where_a_forked_agents_run_comes_from(tmp_path):
     _, fork = from_claude_code(session)
     said = "wrote the compaction at line 6 (its first 2 steps are the session"  # then 's), escaped in HTML
     code, out, _ = run_cli("show", str(session), "--run", "1", "--width", "300")
-    (line,) = [line for line in out.splitlines() if " from " in line]
+    (line,) = [line for line in out.splitlines() if line.lstrip("│ ").startswith("from ")]
     assert code == 0 and line.split(" from ", 1)[1].split("│")[0].strip() == (
         f"claude-code, thread sidechain, agent id acompact-1, {said}'s)"
     )

@@ -976,3 +976,51 @@ def test_a_conversation_view_alone_says_under_its_controls_how_many_warnings_the
     assert notes(note) and not notes(controls)  # the line right under the controls
     assert notes(RunExplorer(path).widget) == []
     assert notes(ConversationView(every_kind_run()).widget) == []
+
+
+SUB_AGENTS = (
+    Path(__file__).parent / "fixtures" / "real" / "claude-code" / "jessitron-claude-log"
+    / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
+)  # fmt: skip
+"""A real Claude Code session whose step 2 started a sub-agent, its transcript beside the session's."""
+
+
+def test_an_explorer_of_a_path_saves_the_runs_linked_to_its_run_on_its_page(tmp_path: Path) -> None:
+    """``save_html`` of an explorer made from a session's path writes the page ``agentrender html`` writes: the
+    session with its sub-agent's run on it (``html.page(run, beside=runs)``), not a page whose link says the
+    sub-agent is "not on this page". Before, it wrote the session alone."""
+    from agentrender import html, imports
+
+    runs = imports.load_runs(SUB_AGENTS)
+    explorer = RunExplorer(SUB_AGENTS)
+    explorer.save_html(tmp_path / "session.html")
+    saved = (tmp_path / "session.html").read_text("utf-8")
+    assert saved == html.page(explorer.run, explorer.run.options(), beside=runs)
+    assert 'id="ar-s1-payload"' in saved and saved != html.page(explorer.run, explorer.run.options())
+
+
+def test_an_explorer_of_a_run_saves_the_runs_given_beside_it(tmp_path: Path) -> None:
+    """An explorer made from a sub-agent's ``Run`` writes its page alone (it holds no other run), and with
+    ``save_html(path, beside=runs)`` the session that started it is on the page, as ``html.save`` puts it."""
+    from agentrender import html, imports
+
+    runs = imports.load_runs(SUB_AGENTS)
+    explorer = RunExplorer(runs[1])
+    explorer.save_html(tmp_path / "alone.html")
+    assert (tmp_path / "alone.html").read_text("utf-8") == html.page(runs[1], runs[1].options())
+    explorer.save_html(tmp_path / "agent.html", beside=runs)
+    saved = (tmp_path / "agent.html").read_text("utf-8")
+    assert saved == html.page(runs[1], runs[1].options(), beside=runs) and 'id="ar-s1-payload"' in saved
+
+
+def test_the_explorers_run_tab_says_the_runs_links_as_show_does() -> None:
+    """The explorer's run tab lists a sub-agent's parent and a session's started runs among the run's facts, in the
+    words ``agentrender show`` prints (``run_facts_said``). Before, it said nothing of them."""
+    from agentrender import imports
+    from agentrender._display.said import run_facts_said
+
+    session, agent = imports.load_runs(SUB_AGENTS)
+    for run, name in ((session, "started"), (agent, "parent")):
+        said = dict(run_facts_said(run))[name]
+        value = html.unescape(RunExplorer(run).facts.value)
+        assert f">{name}<" in value and said in value

@@ -40,15 +40,18 @@ __all__ = [
     "end_said",
     "folded_blocks",
     "inherited_said",
+    "link_role",
     "media_held",
     "media_label",
     "media_short",
     "offered_said",
+    "parent_said",
     "retries",
     "retries_said",
     "run_facts_said",
     "shown_path",
     "source_said",
+    "started_said",
     "steps_summary",
     "tool_uses",
     "tools_said",
@@ -118,13 +121,14 @@ def source_said(run: Any) -> str:
 
 
 def run_facts_said(run: Any, *, prefill: int | None = None, shared: bool = False) -> list[tuple[str, str]]:
-    """The facts of a run every display lists (``agentrender show``'s panel, the offline page's "the run", a run's
-    HTML and the notebook explorer's run tab), in the one order, as (name, text) pairs: where it is (``file``, and for
-    an imported run ``from``: ``source_said``), what it is (``run``: its id), what the model was given (``goal``,
-    ``system``, ``model``, ``tools``), what it did (``steps``: ``steps_summary``, counting the step of ``prefill`` as
-    the caller's; ``model calls``: ``calls_said``) and how it ended (``end``: ``end_said``, and the ``error`` that
-    ended it). A display lays them out, styles and escapes them; the warnings (``warning_groups``) come after, as each
-    lays them out.
+    """The facts of a run every display lists (``agentrender show``'s panel, the offline page's "the run", a run's HTML
+    and the notebook explorer's run tab), in the one order, as (name, text) pairs: where it is (``file``, and for an
+    imported run ``from``: ``source_said``), what it is (``run``: its id; for a run linked to others of its file,
+    ``parent``: ``parent_said``, and ``started``: the runs it started, each by its step), what the model was given
+    (``goal``, ``system``, ``model``, ``tools``), what it did (``steps``: ``steps_summary``, counting the step of
+    ``prefill`` as the caller's; ``model calls``: ``calls_said``) and how it ended (``end``: ``end_said``, and the
+    ``error`` that ended it). A display lays them out, styles and escapes them; the warnings (``warning_groups``) come
+    after, as each lays them out.
 
     The run's id, goal, system prompt, model and tools are said whether the run records them or not, ``NO_VALUE`` for
     one it does not (an imported history may record no system prompt or tools the model was offered): a missing row
@@ -132,15 +136,20 @@ def run_facts_said(run: Any, *, prefill: int | None = None, shared: bool = False
     only some runs have (one read from a file, an imported one, one that ended on an error) and are left out where
     they do not apply. ``shared``: the file by its name alone, for a page shared with others, where the folders it
     lies in are the machine's (perhaps private, and meaningless elsewhere); else as ``shown_path`` names it. ``run``
-    is read by its ``path``, ``header``, ``run_id``, ``goal``, ``system``, ``model``, ``tools``, ``steps``,
+    is read by its ``path``, ``header``, ``run_id``, ``links``, ``goal``, ``system``, ``model``, ``tools``, ``steps``,
     ``model_calls``, ``end`` and ``inherited_steps``."""
     facts: list[tuple[str, str]] = []
     if run.path:
         facts.append(("file", os.path.basename(run.path) if shared else shown_path(run.path)))
     if run.header.get("source"):  # an imported run: where in its source
         facts.append(("from", source_said(run)))
+    facts.append(("run", run.run_id or NO_VALUE))
+    links = run.links  # the runs of its file it is linked to: the session of a sub-agent, a session's sub-agents
+    if links.parent is not None:
+        facts.append(("parent", parent_said(links.parent)))
+    if links.started:
+        facts.append(("started", _started_list(links.started)))
     facts += [
-        ("run", run.run_id or NO_VALUE),
         ("goal", run.goal or NO_VALUE),
         ("system", run.system or NO_VALUE),  # what the model saw before every view
         ("model", run.model or NO_VALUE),
@@ -152,6 +161,58 @@ def run_facts_said(run: Any, *, prefill: int | None = None, shared: bool = False
     if run.end and run.end.get("error"):  # what the error that ended it said (a failed request's words, say)
         facts.append(("error", str(run.end["error"])))
     return facts
+
+
+def _tool_use(link: Any) -> str:
+    return f" (tool use {link.tool_use_id})" if link.tool_use_id else ""
+
+
+def parent_said(link: Any) -> str:
+    """What a run is to the run that started it (``Run.links.parent``, a ``RunLink``, read by its ``run_id``, ``step``,
+    ``tool_use_id`` and ``is_compaction``): a sub-agent a step's tool use started, or the agent forked from a session
+    to write a compaction. The run's facts (``run_facts_said``: ``parent``) and the offline page say it so."""
+    if link.is_compaction:
+        return f"forked from run {link.run_id} to write the compaction before its step {link.step}"
+    return f"a sub-agent of run {link.run_id}, started by its step {link.step}{_tool_use(link)}"
+
+
+def started_said(link: Any) -> str:
+    """What a step did of a run it started (an item of ``Run.links.started``, read as ``parent_said`` reads one), as
+    ``agentrender show`` says it under the step and the offline page at the step: it started a sub-agent, or the
+    compaction before it was written by a forked agent."""
+    if link.is_compaction:
+        return f"the compaction before this step was written by the agent of run {link.run_id}"
+    return f"started the sub-agent run {link.run_id}{_tool_use(link)}"
+
+
+def _started_list(started: Sequence[Any]) -> str:
+    """The runs a run started, each by its step: the run's ``started`` fact (``run_facts_said``)."""
+    agents = [link for link in started if not link.is_compaction]
+    forks = [link for link in started if link.is_compaction]
+    said = []
+    if agents:
+        runs = ", ".join(f"run {link.run_id} (step {link.step})" for link in agents)
+        said.append(f"{plural(len(agents), 'sub-agent')}: {runs}")
+    if forks:
+        runs = ", ".join(f"run {link.run_id} (before step {link.step})" for link in forks)
+        what = "a compaction" if len(forks) == 1 else "compactions"
+        said.append(f"{plural(len(forks), 'agent')} forked to write {what}: {runs}")
+    return "; ".join(said)
+
+
+def link_role(links: Any) -> str:
+    """What a run is among the runs of its file it is linked to, in a few words (``Run.links``, read by its ``parent``
+    and ``started``): ``"sub-agent, from step K of X"``, ``"started 2 sub-agents"``; ``""`` for a run of no link.
+    ``agentrender runs`` says it under each run, and the offline page's run picker beside each."""
+    if (parent := links.parent) is not None:
+        what = "forked to write a compaction" if parent.is_compaction else "sub-agent"
+        return f"{what}, from step {parent.step} of {parent.run_id}"
+    agents = sum(not link.is_compaction for link in links.started)
+    forks = len(links.started) - agents
+    said = [f"started {plural(agents, 'sub-agent')}"] if agents else []
+    if forks:
+        said.append(f"forked {plural(forks, 'agent')} to write {'a compaction' if forks == 1 else 'compactions'}")
+    return ", ".join(said)
 
 
 def inherited_said(steps: int) -> str:

@@ -116,7 +116,7 @@ def _show_views(
         write_json(out, _show.show_json(view))
         return 0
     last_steps = _show.SHOWN_STEPS if args.last_steps is None else args.last_steps
-    _print(console, _show.show_renderables(view, full=args.full, last_steps=last_steps, yet=yet))
+    _print(console, _show.show_renderables(view, full=args.full, last_steps=last_steps, yet=yet, name=args.run))
     return 0
 
 

@@ -8,6 +8,8 @@ with the words they use explained, so a terminal scrolled to the end still shows
 
 from __future__ import annotations
 
+import dataclasses
+import shlex
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -22,6 +24,7 @@ from agentrender._display.said import (
     retries,
     retries_said,
     run_facts_said,
+    started_said,
     turn_uses,
     warning_groups,
 )
@@ -48,7 +51,7 @@ from agentrender.cli._term import (
     clean,
     json_text,
 )
-from agentrender.runfile import ModelCall, Run
+from agentrender.runfile import ModelCall, Run, RunLink
 from agentrender.runfile.write import warning_record
 from agentrender.views import (
     BLOCK_KINDS,
@@ -323,8 +326,19 @@ NO_DECISION_SKIPPED = "no decision recorded (skipped)"
 """What the CLI says of a step with no decision that will get none: the render skips it."""
 
 
-def _step(fact: StepFact, folder: Folder, result_bytes: int, retried: str = "", *, yet: bool = False) -> Iterator[Any]:
-    """The step as printed; ``yet``: it has no decision and may still get one (``show_renderables``)."""
+def _step(
+    fact: StepFact,
+    folder: Folder,
+    result_bytes: int,
+    retried: str = "",
+    *,
+    yet: bool = False,
+    started: Sequence[tuple[str, str]] = (),
+    compacted: Sequence[tuple[str, str]] = (),
+) -> Iterator[Any]:
+    """The step as printed; ``yet``: it has no decision and may still get one (``show_renderables``); ``started``: the
+    lines saying the sub-agents its tool uses started (``_started_lines``), under its reply; ``compacted``: those
+    saying which agent wrote the compaction before it, above its reply."""
     if not fact.rendered:
         said = f"step {fact.step.index}: {NO_DECISION_YET}" if yet else fact.skipped_label
         yield Text(f"\u2504 {said}", style=SKIPPED)
@@ -332,12 +346,42 @@ def _step(fact: StepFact, folder: Folder, result_bytes: int, retried: str = "", 
     assert fact.assistant is not None
     yield Text("")
     yield Rule(_step_title(fact, retried), align="left", style=MUTED)
+    yield from _link_lines(compacted)
     yield from _message(fact.assistant, fact, folder, result_bytes)
+    yield from _link_lines(started)
     if fact.ended:
         yield Text(f"\u2504 {fact.ended_text}", style=SKIPPED)
         return
     assert fact.result is not None
     yield from _message(fact.result, fact, folder, result_bytes)
+
+
+def _link_lines(lines: Sequence[tuple[str, str]]) -> Iterator[Any]:
+    """The lines of ``_started_lines`` of one step: what it started, then the command that shows that run, under it."""
+    for said, command in lines:
+        text = Text(said, style="bold")
+        text.append("\nshow it: ", style=MUTED)
+        text.append(command)
+        yield Padding(Gutter(text, "bold", "  ", first="\u21b3 "), (0, 0, 0, 2))
+
+
+def _started_lines(
+    run: Run | None, name: str
+) -> tuple[dict[int, list[tuple[str, str]]], dict[int, list[tuple[str, str]]]]:
+    """What ``show`` says at each step that started another run of its file (``Run.links``, in the words of
+    ``started_said``), with the command that shows that run (``agentrender show NAME --run ID``): the sub-agents its
+    tool uses started, and the agent that wrote the compaction before it, each by the step's index."""
+    started: dict[int, list[tuple[str, str]]] = {}
+    compacted: dict[int, list[tuple[str, str]]] = {}
+    for link in run.links.started if run is not None else ():
+        said = (clean(started_said(link), one_line=True), _show_command(name, link))
+        (compacted if link.is_compaction else started).setdefault(link.step, []).append(said)
+    return started, compacted
+
+
+def _show_command(name: str, link: RunLink) -> str:
+    """The command that shows the run ``link`` names, of the file the command read (``name``), to copy."""
+    return clean(f"agentrender show {shlex.quote(name)} --run {shlex.quote(link.run_id)}", one_line=True)
 
 
 def _compaction_line(view: View) -> Iterator[Any]:
@@ -493,10 +537,16 @@ _HEADER_CHARS = 120
 
 
 def show_renderables(
-    view: View, *, full: bool = False, last_steps: int = SHOWN_STEPS, yet: Callable[[Step], bool] | None = None
+    view: View,
+    *,
+    full: bool = False,
+    last_steps: int = SHOWN_STEPS,
+    yet: Callable[[Step], bool] | None = None,
+    name: str = "FILE",
 ) -> Iterator[Any]:
     """Everything ``show`` prints for ``view``, in order; ``yet``: whether a step with no decision may still get one
-    (a follow's, ``_follow.undecided``), which its line says (``NO_DECISION_YET``), not that it is skipped."""
+    (a follow's, ``_follow.undecided``), which its line says (``NO_DECISION_YET``), not that it is skipped; ``name``:
+    the file the command read (as given), which the command under a step that started another run names."""
     folder = Folder(full=full)
     run = view.views.run
     title = Text(clean(view.views.run_id or "(no run id)", one_line=True), style="bold")
@@ -540,9 +590,19 @@ def show_renderables(
             style=MUTED,
         )
     retries = _retries(run)
+    started, compacted = _started_lines(run, name)
     for fact in shown:
+        index = fact.step.index
         undecided = yet is not None and not fact.rendered and yet(fact.step)
-        yield from _step(fact, folder, result_bytes, retries.get(fact.step.index, ""), yet=undecided)
+        yield from _step(
+            fact,
+            folder,
+            result_bytes,
+            retries.get(index, ""),
+            yet=undecided,
+            started=started.get(index, ()),
+            compacted=compacted.get(index, ()),
+        )
     if prefilled is not None:  # the request ended with the caller's prefill, the start of step at's turn
         yield Text("")
         yield from _message(prefilled, None, folder, result_bytes)
@@ -612,6 +672,8 @@ def show_json(view: View) -> dict[str, Any]:
         steps.append(item)
     return {
         "run_id": view.views.run_id,
+        # the runs of the file this one is linked to (Run.links): the run and step that started it, the runs it started
+        "links": dataclasses.asdict(run.links) if (run := view.views.run) else None,
         "at": view.at,
         "mode": view.views.mode,
         "summariser": view.views.summariser,

@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 from agentrender._display.said import (
     end_said,
     inherited_said,
+    link_role,
     media_short,
     source_said,
     tools_said,
@@ -729,7 +730,9 @@ def samples_renderable(rows: list[dict[str, Any]]) -> Group:
 def run_row(number: int, run: Run) -> dict[str, Any]:
     """What ``runs`` says of one run of a file: its number and id (what ``--run`` takes), its counts, its end. Its
     warnings are counted as ``check`` reports them, a finding each (``warning_groups``), and those of records the file
-    lost (``lost``, which ``check`` rates as errors) apart too."""
+    lost (``lost``, which ``check`` rates as errors) apart too; ``role``: what it is to the runs of its file it is
+    linked to (``link_role``: a session's sub-agent, a session that started some), and ``links``: those links
+    (``Run.links``)."""
     said, _ = end_said(run.end, run.header)
     groups = warning_groups(run.warnings)
     return {
@@ -741,6 +744,8 @@ def run_row(number: int, run: Run) -> dict[str, Any]:
         "lost": sum(group.lost for group in groups),
         "end": said,
         "source": source_said(run),
+        "role": link_role(run.links),
+        "links": dataclasses.asdict(run.links),
     }
 
 
@@ -768,6 +773,8 @@ def runs_renderable(name: str, rows: list[dict[str, Any]], *, hint: bool = True)
         said = Text(clean(row["run_id"], one_line=True), style="bold")
         said.append("\n" + clean(row["end"], one_line=True))
         said.append("\nfrom " + clean(row["source"], one_line=True), style=MUTED)
+        if row["role"]:  # what it is to the other runs of its file: a session's sub-agent, a session that started some
+            said.append("\n" + clean(row["role"], one_line=True))
         table.add_row(
             str(row["number"]),  # as --run N takes it: no thousands separator
             f"{row['steps']:,}",

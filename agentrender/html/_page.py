@@ -32,7 +32,10 @@ from agentrender._display.said import (
     encrypted_said,
     end_said,
     inherited_said,
+    link_role,
+    parent_said,
     run_facts_said,
+    started_said,
     tools_said,
     turn_uses,
     warning_groups,
@@ -41,7 +44,6 @@ from agentrender._display.values import DISPLAY_CHARS, SHOWN_STEPS, STYLE
 from agentrender._json import display
 from agentrender._text import MARK_TITLE, NO_MATH, split_unsafe
 from agentrender._types import ContentBlock, Decision, Step, utf8_bytes
-from agentrender._words import plural
 from agentrender.frame import STEP_LEAD_COLUMNS
 from agentrender.render import RECENT_RESULTS, RESULT_BYTES, Options
 from agentrender.views import (
@@ -73,7 +75,7 @@ from agentrender.views import (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from agentrender.runfile import Run
+    from agentrender.runfile import Run, RunLink
 
 __all__ = [
     "KEYED_STEPS",
@@ -471,64 +473,29 @@ def _header(run: Run, texts: _Texts, prefill: int | None) -> list[list[int]]:
     return [[texts(name), texts(said)] for name, said in run_facts_said(run, prefill=prefill, shared=True)]
 
 
-def _is_link(value: Any) -> bool:
-    """``value`` is a link of a run's source to another run: an object naming the run (``run_id``) and a step."""
-    return isinstance(value, dict) and isinstance(value.get("run_id"), str) and type(value.get("step")) is int
+def _link_facts(run: Run, texts: _Texts, numbers: Mapping[str, int]) -> dict[str, Any]:
+    """The run's links (``Run.links``) as the page shows them, in the words every display says them in
+    (``parent_said``, ``started_said``): ``parent``: ``[the number of its run among the page's (None: not on the
+    page), its step, the words]`` or ``None``; ``started``: each run a step started, ``[step, its run's number or
+    None, the words]``, by step."""
+    links = run.links
+    facts: dict[str, Any] = {"parent": None, "started": []}
+    if (parent := links.parent) is not None:
+        facts["parent"] = [
+            numbers.get(parent.run_id),
+            parent.step,
+            texts(_on_page(parent_said(parent), parent, numbers)),
+        ]
+    for link in links.started:
+        facts["started"].append(
+            [link.step, numbers.get(link.run_id), texts(_on_page(started_said(link), link, numbers))]
+        )
+    return facts
 
 
-class _Links:
-    """A run's links to the runs it started and to the run that started it, as its importer recorded them in its
-    header's ``source`` (``imports.from_claude_code``): ``parent``, the run and step that started it (the tool use
-    that started a sub-agent, or the compaction a forked agent wrote), and ``subagents``, each run a step of it
-    started. A link of another shape is not one (a source of another importer may use those names otherwise)."""
-
-    def __init__(self, run: Run) -> None:
-        source = run.header.get("source")
-        source = source if isinstance(source, dict) else {}
-        parent, started = source.get("parent"), source.get("subagents")
-        self.parent: dict[str, Any] | None = parent if _is_link(parent) else None
-        links = [link for link in started if _is_link(link)] if isinstance(started, list) else []
-        self.started: list[dict[str, Any]] = sorted(links, key=lambda link: link["step"])
-
-    def run_ids(self) -> list[str]:
-        """The ids of the runs it links to."""
-        return [link["run_id"] for link in ([self.parent] if self.parent else []) + self.started]
-
-    def role(self) -> str:
-        """What the run is among the page's runs, in a few words (its run picker's): ``""`` for a run of no link."""
-        if self.parent is not None:
-            what = "forked to write a compaction" if "compaction_line" in self.parent else "sub-agent"
-            return f"{what}, from step {self.parent['step']} of {self.parent['run_id']}"
-        return f"started {plural(len(self.started), 'sub-agent')}" if self.started else ""
-
-    def facts(self, texts: _Texts, numbers: Mapping[str, int]) -> dict[str, Any]:
-        """``parent``: ``[the number of its run among the page's (None: not on the page), its step, the words]`` or
-        ``None``; ``started``: each run a step started, ``[step, its run's number or None, the words]``, by step."""
-        parent = self.parent
-        facts: dict[str, Any] = {"parent": None, "started": []}
-        if parent is not None:
-            if "compaction_line" in parent:
-                said = f"forked from run {parent['run_id']} to write the compaction before its step {parent['step']}"
-            else:
-                said = f"a sub-agent of run {parent['run_id']}, started by its step {parent['step']}"
-                said += _tool_use_said(parent)
-            facts["parent"] = [numbers.get(parent["run_id"]), parent["step"], texts(_on_page(said, parent, numbers))]
-        for link in self.started:
-            if "compaction_line" in link:
-                said = f"the compaction before this step was written by the agent of run {link['run_id']}"
-            else:
-                said = f"started the sub-agent run {link['run_id']}" + _tool_use_said(link)
-            facts["started"].append([link["step"], numbers.get(link["run_id"]), texts(_on_page(said, link, numbers))])
-        return facts
-
-
-def _tool_use_said(link: Mapping[str, Any]) -> str:
-    return f" (tool use {link['tool_use_id']})" if isinstance(link.get("tool_use_id"), str) else ""
-
-
-def _on_page(said: str, link: Mapping[str, Any], numbers: Mapping[str, int]) -> str:
+def _on_page(said: str, link: RunLink, numbers: Mapping[str, int]) -> str:
     """The words of a link, saying so when its run is not on the page (written without the runs beside it)."""
-    return said if link["run_id"] in numbers else f"{said} (not on this page)"
+    return said if link.run_id in numbers else f"{said} (not on this page)"
 
 
 def _what_if(run: Run, options: Options | None) -> tuple[Options, Options | None]:
@@ -547,7 +514,7 @@ def _built(
     """The facts of one run of the page, its texts in ``texts``, and the order its parts were made in: each part's
     element id (``ids`` then its name) and how many texts there were once it was made. The last view's parts are made
     first, so that the texts it shows are the first texts. ``numbers``: each run of the page by its id, which its
-    links (``_Links``) name."""
+    links (``_link_facts``) name."""
     kinds: dict[str, int] = {kind: number for number, kind in enumerate(BLOCK_KINDS)}
     main, what_if = _what_if(run, options)
     views = Views(run, main)
@@ -589,7 +556,7 @@ def _built(
         "firsts": list(stops[::PART_STEPS]),
         "modes": [mode.facts() for mode in modes],
         "ids": ids,
-        **_Links(run).facts(texts, numbers),
+        **_link_facts(run, texts, numbers),
     }
     parts: list[list[Any]] = [[None] * count for _ in modes]
     table: list[Any] = [None] * count
@@ -620,7 +587,7 @@ def linked(run: Run, beside: Sequence[Run]) -> list[Run]:
     by_id = {other.run_id: other for other in beside if other.run_id and other is not run}
     reached, waiting = {run.run_id}, [run]
     while waiting:
-        for linked in _Links(waiting.pop()).run_ids():
+        for linked in waiting.pop().links.run_ids:
             if linked in by_id and linked not in reached:
                 reached.add(linked)
                 waiting.append(by_id[linked])
@@ -643,7 +610,7 @@ def _all_built(
     runs = [run, *linked(run, beside)]
     texts = _Texts()
     # the runs' words first: the page reads them before it shows the first view, with that view's texts
-    said = [[texts(each.run_id or "run"), texts(_Links(each).role())] for each in runs]
+    said = [[texts(each.run_id or "run"), texts(link_role(each.links))] for each in runs]
     numbers = {each.run_id: number for number, each in enumerate(runs) if each.run_id}
     first, order = _built(run, options, texts, "ar-", numbers)
     others = []

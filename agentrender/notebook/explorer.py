@@ -18,6 +18,7 @@ from agentrender._text import mark_text
 from agentrender._words import plural
 from agentrender.frame import STEP_COLUMNS, STEP_LEAD_COLUMNS, TEXT_DTYPE, kinds_listed, steps_frame, tools_kept
 from agentrender.html import save
+from agentrender.imports import load_runs
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
@@ -25,6 +26,8 @@ from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries,
 from agentrender.views.html import run_facts_html
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
     from agentrender.runfile import Growth, Run
@@ -178,6 +181,7 @@ class RunExplorer(Widget):
     ) -> None:
         if page_rows < 1:
             raise ValueError(f"RunExplorer: page_rows must be at least 1, got {page_rows}")
+        self._path = os.fspath(run) if isinstance(run, str | os.PathLike) else None
         if isinstance(run, str | os.PathLike):
             self.conversation = ConversationView(run, options=options, follow=follow, note_warnings=False)
             """The conversation tab."""
@@ -264,14 +268,24 @@ class RunExplorer(Widget):
         self.widget = self.tabs
         self._filter()
 
-    def save_html(self, path: str | os.PathLike[str]) -> None:
+    def save_html(self, path: str | os.PathLike[str], *, beside: Sequence[Run] | None = None) -> None:
         """Write the explorer as one offline HTML page (``agentrender.html.save``): the same views, table, chart,
         replies and warnings, in a file that opens in any browser with no kernel, at the step the explorer shows
         (its address may name another: ``#step=K``). An imported run's page shows it as sent, and as a toggle
-        under the conversation tab's window and cap."""
+        under the conversation tab's window and cap.
+
+        ``beside``: the other runs of the run's file, of which those linked to it (``Run.links``: a Claude Code
+        session's sub-agents, the session of a sub-agent) are on the page too, as ``agentrender html`` puts them
+        (``html.save``'s ``beside``). ``None``: for an explorer made from a path, the file's runs, read again when the
+        run has links (``imports.load_runs``); for one made from a ``Run``, none (give them: ``load_runs(path)``).
+        Given here rather than to the explorer, which holds the one run it explores: the other runs are read, and
+        held, only for the page."""
         conversation = self.conversation
         newest = conversation.slider.value == len(conversation.stops) - 1  # the page's own first view
-        save(self.run, path, conversation.views.options, at=None if newest else conversation.at)
+        if beside is None:
+            beside = load_runs(self._path) if self._path is not None and self.run.links else ()
+        at = None if newest else conversation.at
+        save(self.run, path, conversation.views.options, at=at, beside=beside)
 
     def _grown(self, growth: Growth) -> None:
         """A growth of the followed file, which the conversation took in: the other tabs catch up."""

@@ -26,6 +26,8 @@ __all__ = [
     "ModelCall",
     "Run",
     "RunFileError",
+    "RunLink",
+    "RunLinks",
     "RunWarning",
     "RunWarnings",
     "StepRecords",
@@ -36,6 +38,7 @@ __all__ = [
     "kept_call",
     "loaded_call",
     "plain_field",
+    "run_link",
 ]
 
 FORMAT = "agentrender.run/1"
@@ -422,6 +425,75 @@ def compaction(record: Mapping[str, Any]) -> Compaction:
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunLink:
+    """A link of a run to another run of its file, as its importer recorded it in the header's ``source``
+    (``imports.from_claude_code``): the run, and the step of the session that started the agent (or before which it
+    wrote a compaction). Read by ``Run.links``; ``run_link`` says which objects are links."""
+
+    run_id: str
+    """The id of the run linked to (the session's, for a link to the run that started this one)."""
+    step: int
+    """The step of the session that started the agent: the one whose tool use launched a sub-agent, or the first
+    step after the compaction a forked agent wrote."""
+    tool_use_id: str | None = None
+    """The id of the tool use that started the sub-agent (a ``Task`` or ``Agent`` call), when recorded."""
+    compaction_line: int | None = None
+    """For an agent forked to write a compaction's summary, the line of the session's file where that compaction's
+    boundary is; ``None`` for a sub-agent a tool use started."""
+
+    @property
+    def is_compaction(self) -> bool:
+        """Whether the linked agent was forked from the session to write a compaction (not started by a tool use)."""
+        return self.compaction_line is not None
+
+
+def run_link(value: Any) -> RunLink | None:
+    """The ``RunLink`` a header's ``source.parent`` or an item of its ``source.subagents`` holds: an object naming a
+    run (``run_id``, a string) and a step (``step``, an int, not a bool); ``None`` for a value of any other shape (a
+    source of another importer may use those names otherwise). ``tool_use_id`` is kept when it is a string,
+    ``compaction_line`` when it is an int."""
+    if not isinstance(value, Mapping):
+        return None
+    run_id, step = value.get("run_id"), value.get("step")
+    if not isinstance(run_id, str) or type(step) is not int:
+        return None
+    tool_use_id, line = value.get("tool_use_id"), value.get("compaction_line")
+    return RunLink(
+        run_id=run_id,
+        step=step,
+        tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None,
+        compaction_line=line if type(line) is int else None,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunLinks:
+    """A run's links to the other runs of its file (``Run.links``): the run that started it, and the runs it started.
+
+    Only an imported Claude Code session links runs (a session's sub-agents and the agents it forked to write its
+    compactions); every other run has no links, and is falsy.
+    """
+
+    parent: RunLink | None = None
+    """The run and step that started this one (the header's ``source.parent``), ``None`` for a run no run started."""
+    started: tuple[RunLink, ...] = ()
+    """The runs this one's steps started (the header's ``source.subagents``), in step order (then as recorded)."""
+
+    def __bool__(self) -> bool:
+        return self.parent is not None or bool(self.started)
+
+    @property
+    def run_ids(self) -> tuple[str, ...]:
+        """The ids of the runs it links to: the parent's first, then each started run's."""
+        return tuple(link.run_id for link in ((self.parent,) if self.parent else ()) + self.started)
+
+    def started_at(self, step: int) -> tuple[RunLink, ...]:
+        """The links of ``started`` whose agent step ``step`` started (a step of parallel ``Task`` calls starts
+        several)."""
+        return tuple(link for link in self.started if link.step == step)
+
+
 def as_record(held: Mapping[str, Any] | msgspec.Struct) -> Mapping[str, Any]:
     """A record as a run holds it, as the dict its line held: a struct (``schema.StepRecord``) made into one.
 
@@ -563,6 +635,20 @@ class Run:
         options render the whole history and only mark where they happened.
         """
         return tuple(map(compaction, self.header.get("compactions") or ()))
+
+    @property
+    def links(self) -> RunLinks:
+        """The run's links to the other runs of its file (``RunLinks``): the run and step that started it, and the runs
+        its steps started, as its importer recorded them in the header's ``source`` (``parent``, ``subagents``); a link
+        of another shape is not one (``run_link``). Every display that names the runs linked to this one reads them
+        here."""
+        source = self.header.get("source")
+        if not isinstance(source, Mapping):
+            return RunLinks()
+        subagents = source.get("subagents")
+        started = [link for item in subagents if (link := run_link(item))] if isinstance(subagents, list) else []
+        started.sort(key=lambda link: link.step)
+        return RunLinks(parent=run_link(source.get("parent")), started=tuple(started))
 
     def step_input(self, at: int | None = None) -> StepInput:
         """The ``StepInput`` an agent had when deciding step ``at``: the steps with a lower index.
