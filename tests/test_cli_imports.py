@@ -16,6 +16,7 @@ import pytest
 
 from agentrender import load_run, render, samples, write_run
 from agentrender.cli import build_parser
+from agentrender.cli._show import NOT_IN_FILE
 from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
@@ -789,9 +790,20 @@ def test_import_keeps_the_imports_warnings_and_note_and_shows_and_checks_like_th
         checked = [as_json_of("check", str(target)), as_json_of("check", source, "--run", str(number))]
         assert _said(checked[0][0]) == _said(checked[1][0])
         shown = [ok_of("show", str(target)), ok_of("show", source, "--run", str(number))]
-        assert [line for line in shown[0].splitlines() if "file " not in line] == [
-            line for line in shown[1].splitlines() if "file " not in line
-        ]
+        assert _shown_alike(shown[0]) == _shown_alike(shown[1])
+        # a run linked to others (a session's sub-agent) is written alone: show gives no command to show those
+        assert "show it: " not in shown[0] and "\u21b0 show " not in shown[0]
+        assert shown[0].count(NOT_IN_FILE) == shown[1].count("show it: ")
+
+
+def _shown_alike(shown: str) -> list[str]:
+    """``show``'s lines, but those that name the file read and the commands that show the other runs of that file,
+    which the import's file holds and the run file written of one of them does not (it says so instead)."""
+    return [
+        line.replace(NOT_IN_FILE, "")
+        for line in shown.splitlines()
+        if "file " not in line and "show it: " not in line and not line.startswith("\u21b0 ")
+    ]
 
 
 def as_json_of(*argv: str) -> Any:

@@ -5,6 +5,7 @@ sub-agent, and the ``--json`` outputs."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -179,6 +180,47 @@ def test_show_says_which_agent_wrote_the_compaction_before_a_step(monkeypatch: p
     at = next(n for n, line in enumerate(lines) if "the compaction before this step was written by" in line)
     assert fork.run_id in lines[at] and f"--run {fork.run_id}" in lines[at + 1]
     assert lines[at - 1].startswith("step 71 ")  # the step's title, right above
+
+
+def test_show_of_a_linked_run_gives_the_command_that_shows_where_it_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the panel of a sub-agent's run, ``show`` gives the command that shows the session's step that started
+    it (the view right after that step, whose last step says it started this run), and under a forked compaction
+    agent's, the command that shows the session's view right after the compaction it wrote; a session gives none."""
+    monkeypatch.setenv("COLUMNS", "400")
+    main, one, _ = imports.load_runs(PARALLEL)
+    code, out, _ = run_cli("show", str(PARALLEL), "--run", one.run_id)
+    command = f"agentrender show {PARALLEL} --run {main.run_id} --at 4"
+    assert code == 0 and f"show the step that started it: {command}" in out
+    code, out, _ = run_cli(*command.split()[1:])
+    steps = [line for line in out.splitlines() if line.startswith("step ")]
+    assert code == 0 and steps[-1].startswith("step 3 ") and f"started the sub-agent run {one.run_id}" in out
+    session, *_, fork = imports.load_runs(FORKED)
+    code, out, _ = run_cli("show", str(FORKED), "--run", fork.run_id)
+    command = f"agentrender show {FORKED} --run {session.run_id} --at 71"
+    assert code == 0 and f"show the session after the compaction it wrote: {command}" in out
+    code, out, _ = run_cli(*command.split()[1:])
+    assert code == 0 and "compaction (auto) before step 71" in out
+    code, out, _ = run_cli("show", str(PARALLEL))
+    assert code == 0 and "\u21b0" not in out
+
+
+def test_show_of_a_run_written_alone_says_its_linked_runs_are_not_in_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session and its sub-agent each written to a run file of its own (``agentrender import --run N``): ``show``
+    of either still says its links, but that the other run is not in the file, and gives no command that would fail
+    to find it."""
+    monkeypatch.setenv("COLUMNS", "400")
+    session, agent = imports.load_runs(SESSION)
+    for number in (0, 1):
+        code, _, err = run_cli("import", str(SESSION), "--run", str(number), "-o", str(tmp_path / f"{number}.jsonl"))
+        assert code == 0, err
+    code, out, _ = run_cli("show", str(tmp_path / "0.jsonl"), "--at", "3")  # the view right after step 2
+    assert code == 0 and f"started the sub-agent run {agent.run_id}" in out
+    assert f"{agent.run_id} (tool use " in out and "(not in this file)" in out and "show it:" not in out
+    code, out, _ = run_cli("show", str(tmp_path / "1.jsonl"))
+    assert code == 0 and f"the run that started it, {session.run_id}, is not in this file" in out
+    assert "show the step that started it" not in out
 
 
 def test_show_json_names_the_runs_links() -> None:

@@ -47,13 +47,20 @@ def load_run_of(
     """The run of ``args.run`` (or ``name``) that ``--run`` names; a file of several runs says on ``err`` which,
     and (``lost``) a file that lost records says where, so that no table of a cut file looks whole; ``every``: each
     warning of the run, for an output a program reads (a list, CSV) that has no place for them."""
+    return load_chosen_of(args, err, name, lost=lost, every=every).run
+
+
+def load_chosen_of(
+    args: argparse.Namespace, err: IO[str], name: str | None = None, *, lost: bool = True, every: bool = False
+) -> _inputs.Chosen:
+    """``load_run_of``'s run, with its place among the file's runs (``_inputs.Chosen``)."""
     name = args.run if name is None else name
     chosen = _inputs.load_chosen(name, args.which)
     if chosen.note:
         err.write(f"agentrender: {clean(name, one_line=True)}: {clean(chosen.note, one_line=True)}\n")
     if lost or every:
         err.writelines(f"agentrender: {line}\n" for line in _show.stderr_lines(chosen.run.warnings, every=every))
-    return chosen.run
+    return chosen
 
 
 def _followed(
@@ -98,15 +105,21 @@ def show(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str])
             _follow.show_line,
             says=lambda views, step: _follow.step_line(step, views).plain,  # not the figures of the view after it
         )
-    run = load_run_of(args, err, lost=args.json)  # show's own output lists every warning
-    return _show_views(views_of(run, args), args, out, console)
+    chosen = load_chosen_of(args, err, lost=args.json)  # show's own output lists every warning
+    return _show_views(views_of(chosen.run, args), args, out, console, held=chosen.held)
 
 
 def _show_views(
-    views: Views, args: argparse.Namespace, out: IO[str], console: Console, yet: Callable[[Step], bool] | None = None
+    views: Views,
+    args: argparse.Namespace,
+    out: IO[str],
+    console: Console,
+    yet: Callable[[Step], bool] | None = None,
+    *,
+    held: frozenset[str] | None = None,
 ) -> int:
     """``show`` of ``views`` at ``args.at``; ``yet``: whether a step with no decision may still get one (a follow's,
-    ``_follow.undecided``), which it then says (``_show.show_renderables``)."""
+    ``_follow.undecided``), which it then says (``_show.show_renderables``); ``held``: the ids of the file's runs."""
     at = args.at
     try:
         view = views.at(at)
@@ -116,7 +129,8 @@ def _show_views(
         write_json(out, _show.show_json(view))
         return 0
     last_steps = _show.SHOWN_STEPS if args.last_steps is None else args.last_steps
-    _print(console, _show.show_renderables(view, full=args.full, last_steps=last_steps, yet=yet, name=args.run))
+    renderables = _show.show_renderables(view, full=args.full, last_steps=last_steps, yet=yet, name=args.run, held=held)
+    _print(console, renderables)
     return 0
 
 

@@ -170,6 +170,8 @@ class Chosen:
     """How many runs the file holds."""
     picked: bool
     """``--run`` named it; ``False``: the file's first, taken by default."""
+    held: frozenset[str] | None = None
+    """The ids of the file's runs (``None``: not told), which a command that names another run of the file asks."""
 
     @property
     def note(self) -> str:
@@ -185,13 +187,14 @@ class Chosen:
 def choose(name: str, runs: list[Run], which: str | None) -> Chosen:
     """The run of ``runs`` (the runs of the file ``name``) that ``--run which`` names (``imports.detect.run_number``:
     a run id, else a number counted from 0); the first when ``which`` is ``None``."""
+    held = frozenset(run.run_id for run in runs if run.run_id)
     if which is None:
-        return Chosen(runs[0], 0, len(runs), picked=False)
+        return Chosen(runs[0], 0, len(runs), picked=False, held=held)
     try:
         number = run_number(runs, which)
     except LookupError as error:
         raise CliError(f"{name}: --run {which}: {error}") from None
-    return Chosen(runs[number], number, len(runs), picked=True)
+    return Chosen(runs[number], number, len(runs), picked=True, held=held)
 
 
 def load_chosen(name: str, which: str | None = None) -> Chosen:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from agentrender._display.said import (
@@ -357,31 +357,60 @@ def _step(
 
 
 def _link_lines(lines: Sequence[tuple[str, str]]) -> Iterator[Any]:
-    """The lines of ``_started_lines`` of one step: what it started, then the command that shows that run, under it."""
+    """The lines of ``_started_lines`` of one step: what it started, then the command that shows that run (none for a
+    run not in the file), under it."""
     for said, command in lines:
         text = Text(said, style="bold")
-        text.append("\nshow it: ", style=MUTED)
-        text.append(command)
+        if command:
+            text.append("\nshow it: ", style=MUTED)
+            text.append(command)
         yield Padding(Gutter(text, "bold", "  ", first="\u21b3 "), (0, 0, 0, 2))
 
 
 def _started_lines(
-    run: Run | None, name: str
+    run: Run | None, name: str, held: Collection[str] | None = None
 ) -> tuple[dict[int, list[tuple[str, str]]], dict[int, list[tuple[str, str]]]]:
     """What ``show`` says at each step that started another run of its file (``Run.links``, in the words of
-    ``started_said``), with the command that shows that run (``agentrender show NAME --run ID``): the sub-agents its
-    tool uses started, and the agent that wrote the compaction before it, each by the step's index."""
+    ``started_said``), with the command that shows that run (``agentrender show NAME --run ID``; ``""`` for a run not
+    among the file's, ``held``): the sub-agents its tool uses started, and the agent that wrote the compaction before
+    it, each by the step's index."""
     started: dict[int, list[tuple[str, str]]] = {}
     compacted: dict[int, list[tuple[str, str]]] = {}
     for link in run.links.started if run is not None else ():
-        said = (clean(started_said(link), one_line=True), _show_command(name, link))
-        (compacted if link.is_compaction else started).setdefault(link.step, []).append(said)
+        command = _show_command(name, link, held=held)
+        said = clean(started_said(link) + ("" if command else NOT_IN_FILE), one_line=True)
+        (compacted if link.is_compaction else started).setdefault(link.step, []).append((said, command))
     return started, compacted
 
 
-def _show_command(name: str, link: RunLink) -> str:
-    """The command that shows the run ``link`` names, of the file the command read (``name``), to copy."""
-    return clean(f"agentrender show {shlex.quote(name)} --run {shlex.quote(link.run_id)}", one_line=True)
+def _show_command(name: str, link: RunLink, at: int | None = None, *, held: Collection[str] | None = None) -> str:
+    """The command that shows the run ``link`` names, of the file the command read (``name``), to copy; ``at``: at
+    the view deciding that step (``--at``); ``""`` when the file does not hold that run (``held``: its runs' ids)."""
+    if held is not None and link.run_id not in held:
+        return ""
+    where = "" if at is None else f" --at {at}"
+    return clean(f"agentrender show {shlex.quote(name)} --run {shlex.quote(link.run_id)}{where}", one_line=True)
+
+
+def _parent_line(run: Run, name: str, held: Collection[str] | None = None) -> Iterator[Any]:
+    """Under the panel of a run another run of its file started (``Run.links.parent``), the command that shows where
+    it started: the view right after the session's step whose tool use started the sub-agent (that step's reply, and
+    the line saying it started this run, are its last), or the view deciding the first step after the compaction a
+    forked agent wrote; a line saying the session's run is not in the file when it is not (``held``)."""
+    parent = run.links.parent
+    if parent is None:
+        return
+    if parent.is_compaction:
+        said, at = "show the session after the compaction it wrote: ", parent.step
+    else:
+        said, at = "show the step that started it: ", parent.step + 1
+    command = _show_command(name, parent, at, held=held)
+    if command:
+        text = Text(said, style=MUTED)
+        text.append(command)
+    else:
+        text = Text(clean(f"the run that started it, {parent.run_id}, is not in this file", one_line=True), style=MUTED)
+    yield Gutter(text, "bold", "  ", first="\u21b0 ")
 
 
 def _compaction_line(view: View) -> Iterator[Any]:
@@ -532,6 +561,9 @@ def _first_line(said: str) -> Text:
     return line
 
 
+NOT_IN_FILE = " (not in this file)"
+"""What ``show`` says after a run a step started that the file it read does not hold (a session written alone)."""
+
 _HEADER_CHARS = 120
 """The most characters of a long goal's or system prompt's first line ``show``'s header gives (``--full``: all)."""
 
@@ -543,16 +575,19 @@ def show_renderables(
     last_steps: int = SHOWN_STEPS,
     yet: Callable[[Step], bool] | None = None,
     name: str = "FILE",
+    held: Collection[str] | None = None,
 ) -> Iterator[Any]:
     """Everything ``show`` prints for ``view``, in order; ``yet``: whether a step with no decision may still get one
     (a follow's, ``_follow.undecided``), which its line says (``NO_DECISION_YET``), not that it is skipped; ``name``:
-    the file the command read (as given), which the command under a step that started another run names."""
+    the file the command read (as given), which the command that shows another run of it names; ``held``: the ids of
+    that file's runs (``None``: not told), a linked run not among them said to be not in it, with no command."""
     folder = Folder(full=full)
     run = view.views.run
     title = Text(clean(view.views.run_id or "(no run id)", one_line=True), style="bold")
     if run is not None:
         facts = run_facts(run, full=full, prefill=view.views.at(None).prefill_step)
         yield Panel(facts, title=title, title_align="left", box=box.ROUNDED, border_style=MUTED)
+        yield from _parent_line(run, name, held)
     else:
         yield Rule(title, align="left", style=MUTED)
     if run is not None:
@@ -590,7 +625,7 @@ def show_renderables(
             style=MUTED,
         )
     retries = _retries(run)
-    started, compacted = _started_lines(run, name)
+    started, compacted = _started_lines(run, name, held)
     for fact in shown:
         index = fact.step.index
         undecided = yet is not None and not fact.rendered and yet(fact.step)
