@@ -144,3 +144,15 @@ def evaluation_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("evaluation-sweep") / "runs"
     write_sweep(folder, 1000)
     return folder
+
+
+@pytest.fixture(scope="session")
+def claude_code_sessions() -> list[Path]:
+    """Three real Claude Code sessions whose runs are linked (the frames guide's sessions and sub-agents): one
+    sub-agent; two launched by one step; an agent forked to write a compaction's summary, then a sub-agent."""
+    real = Path(__file__).parent / "tests" / "fixtures" / "real" / "claude-code"
+    return [
+        real / "jessitron-claude-log" / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl",
+        real / "daaain-claude-code-log" / "55550000-0000-4000-8000-000000000001.jsonl",
+        real / "marot-spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+    ]

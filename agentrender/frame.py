@@ -48,7 +48,7 @@ from agentrender._json import type_name
 from agentrender._types import KINDS, STATUSES, ContentBlock, Decision, Observation, Step
 from agentrender.imports import load_runs
 from agentrender.imports.shapes import JSON_LOG_NAMES, is_json_log
-from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, parse_timestamp
+from agentrender.runfile import ModelCall, Run, RunFileError, RunLink, RunLinks, RunWarning, parse_timestamp
 from agentrender.runfile.lines import RUN_FILE_SUFFIXES, name_ends
 from agentrender.runfile.schema import is_count, is_milliseconds
 from agentrender.runfile.write import warning_record
@@ -132,6 +132,7 @@ _STOPS = (
     render.STOP_REFUSAL,
     render.STOP_CONTEXT_WINDOW_EXCEEDED,
 )
+_STARTED_BY = ("tool_use", "compaction")
 _END_REASONS = ("completed", "repeated_tool_failures", "max_steps", "loop_detected", "interrupted", "agent_error")
 _TIMESTAMP = "datetime64[us, UTC]"
 _DURATION = "timedelta64[us]"
@@ -965,6 +966,16 @@ class _RunFacts(NamedTuple):
 
     run: Run
     view: View
+    links: RunLinks
+    """``Run.links``, read once for the row's columns of them."""
+    parent: RunLink | None
+    """``links.parent``: the run and step that started the run, ``None`` (every column of it null) for none."""
+
+    @classmethod
+    def of(cls, run: Run, options: render.Options) -> _RunFacts:
+        """The facts of ``run`` read under ``options``."""
+        links = run.links
+        return cls(run, _view(run, options), links, links.parent)
 
 
 def _count(steps: Iterable[Step], test: Callable[[Observation], bool]) -> int:
@@ -1005,6 +1016,50 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "(Run.inherited_steps); 0 for any other run.",
         lambda run: run.inherited_steps,
         of="run",
+    ),
+    Column(
+        "parent_run_id",
+        "string",
+        "The run_id of the run that started this one, of the same file (path): the Claude Code session whose step "
+        "launched it as a sub-agent or forked it to write a compaction's summary (Run.links.parent); null for a run "
+        "no run started.",
+        _itself,
+        of="parent.run_id",
+    ),
+    Column(
+        "parent_step",
+        "Int64",
+        "The index of that run's step that started it, steps_frame's index of its row (join on path, run_id and "
+        "index): the step whose tool use launched the sub-agent, or the first step after the compaction the forked "
+        "agent wrote; null for a run no run started.",
+        _itself,
+        of="parent.step",
+    ),
+    Column(
+        "parent_tool_use_id",
+        "string",
+        "The id of the tool use (a Task or Agent call) that launched the sub-agent, as recorded: that step's "
+        "tool_use_id in steps_frame, or, for a step that made several calls at once, the id of another of them; null "
+        "for a forked agent, and for a run no run started.",
+        _itself,
+        of="parent.tool_use_id",
+    ),
+    Column(
+        "started_by",
+        "category",
+        "How that run started this one: tool_use, a sub-agent its step's tool use launched; compaction, an agent it "
+        "forked to write a compaction's summary (RunLink.is_compaction); null for a run no run started.",
+        lambda parent: "compaction" if parent.is_compaction else "tool_use",
+        of="parent",
+        categories=_STARTED_BY,
+    ),
+    Column(
+        "started_runs",
+        "Int64",
+        "How many runs this one's steps started (Run.links.started): a session's sub-agents and the agents it forked "
+        "to write its compactions' summaries; 0 for a run that started none.",
+        len,
+        of="links.started",
     ),
     Column(
         "rendered_steps",
@@ -1130,7 +1185,7 @@ def _run_values(path: str) -> list[list[Any]]:
     """One file's rows of ``runs_frame`` as plain values (what a worker process sends back): one a run, or one
     saying why the file cannot be read."""
     try:
-        return [_values_of(path, _RunFacts(run, _view(run, run.options()))) for run in _runs_of(path)]
+        return [_values_of(path, _RunFacts.of(run, run.options())) for run in _runs_of(path)]
     except (ValueError, OSError) as error:
         return [_error_values(path, error)]
 
@@ -2349,8 +2404,10 @@ def _read_manifest(root: Path, overrides: dict[str, int]) -> dict[str, Any]:
     if not isinstance(manifest, dict) or manifest.get("format") != _EXPORT_FORMAT:
         raise ValueError(f"{path}: not a manifest of format {_EXPORT_FORMAT}")
     if manifest.get("schema") != fresh["schema"]:
+        changes = _column_changes(root, manifest)
         raise ValueError(
-            f"{root}: exported with other columns (another version of agentrender): export to a new folder"
+            f"{root}: exported with other columns (another version of agentrender{changes}): an export holds one "
+            "set of columns, so export to a new folder"
         )
     if manifest.get("options") != overrides:
         raise ValueError(
@@ -2358,6 +2415,36 @@ def _read_manifest(root: Path, overrides: dict[str, int]) -> dict[str, Any]:
             "an export holds one window setting, so export to a new folder"
         )
     return manifest
+
+
+def _column_changes(root: Path, manifest: Mapping[str, Any]) -> str:
+    """How the columns of the tables of the export ``root`` differ from ``PARQUET_TABLES``'s, read off the schema of a
+    part of each table (``; runs: new parent_run_id, started_runs``), for the refusal to add to it; ``""`` where no
+    part says (none holds the table's rows, or it cannot be read), or where only dtypes differ."""
+    parquet = require("frame", "pyarrow.parquet")
+    parts = manifest.get("parts")
+    said = []
+    for table, columns in PARQUET_TABLES.items():
+        held = [
+            part
+            for part, entry in (parts.items() if isinstance(parts, dict) else ())
+            if isinstance(entry, dict) and isinstance(entry.get("rows"), dict) and entry["rows"].get(table)
+        ]
+        names = None
+        for part in sorted(held):
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                names = list(parquet.read_schema(_part_path(root, table, part)).names)
+                break
+        if names is None:
+            continue
+        now = [column.name for column in columns]
+        new, gone = [n for n in now if n not in names], [n for n in names if n not in now]
+        change = ", ".join(
+            [*(["new " + ", ".join(new)] if new else []), *(["no longer " + ", ".join(gone)] if gone else [])]
+        )
+        if change:
+            said.append(f"{table}: {change}")
+    return "".join(f"; {one}" for one in said)
 
 
 def _manifest_text(manifest: Mapping[str, Any]) -> str:
@@ -2557,7 +2644,7 @@ def _read_source(path: str, overrides: dict[str, int]) -> dict[str, Any]:
         stat = os.stat(path)
         entry.update(size=stat.st_size, mtime_ns=stat.st_mtime_ns, sha256=_hash(path))
         runs = _runs_of(path)
-        facts = [_RunFacts(run, _view(run, run.options(**overrides))) for run in runs]
+        facts = [_RunFacts.of(run, run.options(**overrides)) for run in runs]
         rows = [_values_of(path, row) for row in facts]
         lists = {
             table: _keyed(path, [(row.run, _own_lists(row.run, table, row.view)) for row in facts])

@@ -91,6 +91,19 @@ def test_the_runs_tables_prefill_is_computed_as_its_meta_declares(tmp_path: Path
     pd.testing.assert_frame_equal(got, _expected([prefilled, plain], "runs"), check_exact=True)
 
 
+def test_the_runs_tables_link_columns_are_computed_as_runs_frame_gives_them(claude_code_sessions: list[Path]) -> None:
+    """Computed over a partition a session, the runs table says how each session's runs are linked (the run and step
+    that started each, how, and how many each started) with the meta's dtypes, as runs_frame does."""
+    frame = read_runs(claude_code_sessions, table="runs", partition_bytes=1)
+    assert frame.npartitions == 3
+    got = _computed(frame, "runs")
+    links = ["parent_run_id", "parent_step", "parent_tool_use_id", "started_by", "started_runs"]
+    assert got.started_runs.tolist() == [1, 0, 2, 0, 0, 2, 0, 0]
+    assert got.started_by.value_counts().to_dict() == {"tool_use": 4, "compaction": 1}
+    assert all(got[name].dtype == table_frame([], "runs")[name].dtype for name in links if name != "started_by")
+    pd.testing.assert_frame_equal(got, _expected(claude_code_sessions, "runs"), check_exact=True)
+
+
 def test_partitions_are_groups_of_consecutive_files_up_to_the_bytes_given(folder: Path) -> None:
     """Each partition reads consecutive files of at most partition_bytes together, one file when it is larger;
     the default puts a small sweep in one partition; partition i holds the rows of group i."""

@@ -17,6 +17,7 @@ from agentrender.frame import RUN_COLUMNS, run_files, runs_frame, steps_frame, t
 from agentrender.imports import load_runs
 from agentrender.runfile import load_run
 from tests._support.conversations import REPLIED_THEN_PREFILL
+from tests._support.real import REAL
 
 NA = pd.NA
 
@@ -618,3 +619,108 @@ def test_table_frame_reads_a_folder_or_a_file_named_alone_as_runs_frame_does(
     assert len(alone) == 5 and set(alone["path"]) == {str(paths["finished"])}
     with pytest.raises(FileNotFoundError, match="table_frame: no such file or folder"):
         table_frame(folder / "missing", "steps")
+
+
+LINKED = {
+    "sub-agent": REAL / "claude-code/jessitron-claude-log/ff80b049-3eff-495f-b4f0-c4071d615994.jsonl",
+    "two at one step": REAL / "claude-code/daaain-claude-code-log/55550000-0000-4000-8000-000000000001.jsonl",
+    "forked and sub-agent": REAL / "claude-code/marot-spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+}
+"""Real Claude Code sessions whose runs are linked: one sub-agent; two started by one step; an agent forked to write
+a compaction's summary, then a sub-agent."""
+LINK_COLUMNS = ["run_id", "parent_run_id", "parent_step", "parent_tool_use_id", "started_by", "started_runs"]
+
+
+def _link_rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
+    """The link columns of each row of ``frame``, a null as ``None``."""
+    links = frame[LINK_COLUMNS].astype(object)
+    return [tuple(row) for row in links.where(links.notna(), None).itertuples(index=False)]
+
+
+def test_runs_frame_says_how_the_runs_of_a_session_are_linked() -> None:
+    """Each run of a session names the run and step that started it, the tool use that launched a sub-agent, whether
+    it was launched by a tool use or forked to write a compaction, and how many runs it started."""
+    frame = runs_frame(list(LINKED.values()), workers=1, progress=False)
+    one, two = "ff80b049-3eff-495f-b4f0-c4071d615994", "55550000-0000-4000-8000-000000000001"
+    marot = "258c7280-ae70-4798-800f-63464d01a85d"
+    assert _link_rows(frame) == [
+        (one, None, None, None, None, 1),
+        (f"{one}/agent-ad106947ff439c8f3", one, 2, "toolu_01QgUbC29ZXemZhZzPjQqbTS", "tool_use", 0),
+        (two, None, None, None, None, 2),
+        (f"{two}/agent-showcol1", two, 3, "toolu_sc_showcol1", "tool_use", 0),
+        (f"{two}/agent-showcol2", two, 3, "toolu_sc_showcol2", "tool_use", 0),
+        (marot, None, None, None, None, 2),
+        (f"{marot}/agent-a881341", marot, 117, "toolu_01VmaERAwhb19LGUwu9GenaK", "tool_use", 0),
+        (f"{marot}/agent-acompact-fffbd0", marot, 102, None, "compaction", 0),
+    ]
+    assert list(frame.started_by.cat.categories) == ["tool_use", "compaction"]
+    sessions = frame.parent_run_id.fillna(frame.run_id)
+    assert frame.groupby(sessions).input_tokens.sum()[marot] == frame.loc[sessions == marot, "input_tokens"].sum()
+    assert frame.loc[frame.run_id == marot, "started_runs"].item() == frame.parent_run_id.eq(marot).sum()
+
+
+def test_a_sub_agents_row_joins_the_step_whose_tool_use_started_it() -> None:
+    """Joined on path, run_id and index, a sub-agent's parent_run_id and parent_step find its session's step in
+    steps_frame's rows: the step of the Task or Agent call of its parent_tool_use_id (among the calls of a step that
+    made several at once)."""
+    paths = list(LINKED.values())
+    runs = runs_frame(paths, workers=1, progress=False)
+    steps = table_frame(paths, "steps")
+    started = runs[runs.started_by == "tool_use"]
+    joined = started.merge(
+        steps[["path", "run_id", "index", "tool", "tool_use_id"]],
+        left_on=["path", "parent_run_id", "parent_step"],
+        right_on=["path", "run_id", "index"],
+        suffixes=("", "_step"),
+        validate="many_to_one",
+    )
+    assert len(joined) == len(started) == 4
+    assert joined.tool.astype(str).tolist() == ["Agent", "Agent", "Agent", "Task"]
+    by_id = joined[joined.parent_tool_use_id == joined.tool_use_id]
+    assert sorted(by_id.parent_step.tolist()) == [2, 3, 117]  # the second call of step 3 is not the step's own id
+
+
+def test_a_run_no_run_started_and_that_started_none_has_null_links_and_no_started_runs(
+    store: tuple[Path, dict[str, Path]],
+) -> None:
+    """A run file's run, linked to no run, has null parent columns and 0 started runs; a file that cannot be read has
+    nulls there too, as in every column but path and error."""
+    folder, _ = store
+    frame = runs_frame(folder, workers=1, progress=False)
+    read = frame[frame.error.isna()]
+    assert len(read) and read[LINK_COLUMNS[1:5]].isna().all().all()
+    assert (read.started_runs == 0).all()
+    assert frame.loc[frame.error.notna(), LINK_COLUMNS[1:]].isna().all().all()
+
+
+def test_the_parquet_export_keeps_the_link_columns(tmp_path: Path) -> None:
+    """The runs table of a Parquet export holds the link columns as runs_frame does, with their dtypes."""
+    paths = list(LINKED.values())
+    to_parquet(paths, tmp_path / "out", workers=1, progress=False)
+    stored = pd.read_parquet(tmp_path / "out" / "runs")
+    frame = runs_frame(paths, workers=1, progress=False)
+    stored = stored.set_index("run_id").loc[frame.run_id].reset_index()
+    assert _link_rows(stored) == _link_rows(frame)
+    assert [str(stored[name].dtype) for name in LINK_COLUMNS[1:]] == ["string", "Int64", "string", "category", "Int64"]
+
+
+def test_an_export_of_other_columns_is_refused_naming_what_changed(tmp_path: Path) -> None:
+    """Adding to an export whose runs table an earlier version wrote without the link columns is refused before
+    anything is written, naming the table and the columns it lacks, never mixing the two schemas."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "out"
+    to_parquet([LINKED["sub-agent"]], out, workers=1, progress=False)
+    # What an earlier version left: its runs parts without the new columns, its manifest of another schema.
+    new = ["parent_run_id", "parent_step", "parent_tool_use_id", "started_by", "started_runs"]
+    for part in (out / "runs").glob("*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(new).replace_schema_metadata(None), part)
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    manifest["schema"] = "0123456789abcdef"
+    (out / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    before = sorted((path, path.stat().st_mtime_ns) for path in out.rglob("*"))
+    with pytest.raises(ValueError) as refused:
+        to_parquet([LINKED["two at one step"]], out, workers=1, progress=False)
+    said = str(refused.value)
+    assert said.startswith(f"{out}: exported with other columns")
+    assert f"runs: new {', '.join(new)}" in said and "export to a new folder" in said
+    assert sorted((path, path.stat().st_mtime_ns) for path in out.rglob("*")) == before
