@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -153,9 +155,51 @@ def clock_name(clock: Callable[[], float]) -> str:
     return name
 
 
+PYCACHE = Path(tempfile.gettempdir()) / "agentrender-bench" / "pycache"
+"""Where the processes a benchmark starts keep the modules they compile (``PYTHONPYCACHEPREFIX``), kept between runs:
+it mirrors each source's absolute path, so each checkout's modules have their own, and Python compiles a module again
+when its source changes."""
+
+
+def child_env(**changes: str) -> dict[str, str]:
+    """The environment of a process a benchmark starts, with ``changes``: a user's installed package has its
+    bytecode, so the process reads each module's compiled code from ``PYCACHE`` and writes what it compiles there.
+    Without it, with ``PYTHONDONTWRITEBYTECODE`` set (as this machine's shells set it), each process would compile
+    every module it imports: time a user's process does not spend, and garbage on its heap that moved what the process
+    measured after it (``json.loads`` of a 1,000-turn cell's lines by 8%, bench/README.md, session 41)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": str(PYCACHE), **changes}
+
+
+def _compiled() -> dict[Path, int]:
+    """Each compiled module in ``PYCACHE`` and when it was written."""
+    return {path: path.stat().st_mtime_ns for path in PYCACHE.rglob("*.pyc")}
+
+
+RUNS = 3
+"""How many times a fresh process is started before one compiles nothing (``fresh_process``): the first compiles what
+is not in ``PYCACHE`` yet; another may meet a module another benchmark's process was compiling meanwhile."""
+
+
+def fresh_process(what: str, code: str, *argv: str) -> str:
+    """The output of ``python -c code *argv`` in a fresh process of ``child_env()``; ``what`` names it in the error if
+    that process fails. A process that compiled a module (one ``PYCACHE`` did not hold, or held for an older source)
+    measured with the compiler's garbage on its heap, so it is run again, until one compiles nothing."""
+    for _ in range(RUNS):
+        before = _compiled()
+        command = [sys.executable, "-c", code, *argv]
+        done = subprocess.run(command, env=child_env(), capture_output=True, text=True, check=False)
+        if done.returncode:
+            raise RuntimeError(f"{what}: its process failed\n{done.stderr}")
+        if _compiled() == before:
+            return done.stdout
+    raise RuntimeError(f"{what}: each of {RUNS} processes compiled modules: is {PYCACHE} writable?")
+
+
 def in_fresh_process(what: str, module: str, function: str, *args: Any) -> Any:
-    """``function(*args)`` of the benchmark ``module`` (a file beside this one) in a fresh Python process, its
-    arguments and its result through JSON; ``what`` names the cell in the error if that process fails.
+    """``function(*args)`` of the benchmark ``module`` (a file beside this one) in a fresh Python process
+    (``fresh_process``: its modules compiled before, as an installed package's are), its arguments and its result
+    through JSON; ``what`` names the cell in the error if that process fails.
 
     A cell measured in a process that measured other cells before it meets the memory they freed: the arenas the
     small-object allocator and ``malloc`` keep mapped, which spare a call the pages the system zeroes at their first
@@ -169,7 +213,4 @@ def in_fresh_process(what: str, module: str, function: str, *args: Any) -> Any:
         f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import {module}; "
         f"print(json.dumps({module}.{function}(*json.loads(sys.argv[1]))))"
     )
-    done = subprocess.run([sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{what}: its process failed\n{done.stderr}")
-    return json.loads(done.stdout)
+    return json.loads(fresh_process(what, code, json.dumps(args)))

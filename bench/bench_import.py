@@ -14,12 +14,14 @@ own tree first on the path, in turns, so that both see the same machine. Also pr
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _gen import child_env
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -36,29 +38,27 @@ CASES = [
 _COUNT = "\nimport sys; print(sum(m.startswith('agentrender') for m in sys.modules), file=sys.stderr)"
 
 
-def _env(tree: Path, cache: str) -> dict[str, str]:
+def _env(tree: Path) -> dict[str, str]:
     """The environment of a process that imports the package from ``tree`` (run in ``tree`` too: ``python -c`` puts
-    the working folder first on the path), keeping the modules it compiles in ``cache`` (``PYTHONPYCACHEPREFIX``), as
-    an installed package has them: with ``PYTHONDONTWRITEBYTECODE`` set, as this machine's shells set it, each process
-    would compile every module it imports, and the figures would be the compiler's."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "PYTHONPATH": str(tree), "PYTHONPYCACHEPREFIX": cache, "COLUMNS": "100"}
+    the working folder first on the path), its modules compiled in ``PYCACHE`` as an installed package's are
+    (``child_env``): else the figures would be the compiler's."""
+    return child_env(PYTHONPATH=str(tree), COLUMNS="100")
 
 
-def once(code: str, tree: Path, cache: str) -> float:
+def once(code: str, tree: Path) -> float:
     """The wall time of one fresh process running ``code`` with the package of ``tree``, in seconds."""
     start = time.perf_counter()
     command = [sys.executable, "-c", code]
-    subprocess.run(command, env=_env(tree, cache), cwd=tree, stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(command, env=_env(tree), cwd=tree, stdout=subprocess.DEVNULL, check=False)
     return time.perf_counter() - start
 
 
-def modules(code: str, tree: Path, cache: str) -> int:
+def modules(code: str, tree: Path) -> int:
     """How many ``agentrender`` modules a process running ``code`` with the package of ``tree`` holds at its end."""
     wrapped = f"try:\n    {code}\nexcept SystemExit:\n    pass{_COUNT}"
     out = subprocess.run(
         [sys.executable, "-c", wrapped],
-        env=_env(tree, cache),
+        env=_env(tree),
         cwd=tree,  # python -c puts the working folder first on the path
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -67,17 +67,17 @@ def modules(code: str, tree: Path, cache: str) -> int:
     return int(out.stderr.split()[-1])
 
 
-def measure(trees: list[Path], repeat: int, cache: str) -> dict[tuple[str, Path], float]:
+def measure(trees: list[Path], repeat: int) -> dict[tuple[str, Path], float]:
     """The best of ``repeat`` fresh processes of each case (and the baseline) for each tree, in turns, after one that
-    compiles the modules it imports into ``cache``."""
+    compiles the modules it imports into ``PYCACHE``."""
     best: dict[tuple[str, Path], float] = {}
     for _, code in (BASELINE, *CASES):
         for tree in trees:
-            once(code, tree, cache)
+            once(code, tree)
     for _ in range(repeat):
         for label, code in (BASELINE, *CASES):
             for tree in trees:
-                seconds = once(code, tree, cache)
+                seconds = once(code, tree)
                 key = (label, tree)
                 best[key] = min(best.get(key, seconds), seconds)
     return best
@@ -89,9 +89,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tree", type=Path, action="append", default=[], help="another checkout to measure too")
     args = parser.parse_args(argv)
     trees = [HERE, *(tree.resolve() for tree in args.tree)]
-    with tempfile.TemporaryDirectory(prefix="bench_import_") as cache:
-        best = measure(trees, args.repeat, cache)
-        counts = {(label, tree): modules(code, tree, cache) for label, code in CASES for tree in trees}
+    best = measure(trees, args.repeat)
+    counts = {(label, tree): modules(code, tree) for label, code in CASES for tree in trees}
     print(f"best of {args.repeat} fresh processes, wall time; ratio to {BASELINE[0]}")
     for tree in trees:
         base = best[(BASELINE[0], tree)]

@@ -2,9 +2,10 @@
 
 Target (issue 26): importing a file never holds more than ``3 * size + 200 MB``, where ``size``
 is the file's bytes (a gzip file's inflated bytes). Each file is imported in a process of its
-own, and the peak resident memory of that process (Linux's ``VmHWM``, which a new program
-starts afresh, where ``ru_maxrss`` keeps its parent's) is read after it, less its resident
-memory just before the import (Python and the package). The formats: a run file of many tiny
+own (its modules compiled before, as an installed package's are), and the peak resident memory
+of that process (Linux's ``VmHWM``, which a new program starts afresh, where ``ru_maxrss`` keeps
+its parent's) is read after it, less its resident memory just before the import (Python and the
+package). The formats: a run file of many tiny
 records, and of steps (``load_run``); a call log, plain and gzip (``from_anthropic``: each call
 repeating the conversation, and many tiny records of a recording); a Claude Code session
 (``from_claude_code``); an OpenAI chat (``from_openai``); an Inspect ``.json`` log
@@ -20,7 +21,6 @@ import argparse
 import gzip
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import words
+from _gen import fresh_process, words
 from bench_imports import claude_code_lines, conversation, openai_chat
 
 FLOOR_MB = 200
@@ -137,11 +137,9 @@ def inspect_log(mb: float, path: Path) -> None:
 
 
 def peak(function: str, path: Path) -> int:
-    """The peak resident bytes ``function(path)`` added, in a process of its own."""
-    child = subprocess.run(
-        [sys.executable, "-c", _CHILD.format(name=function), str(path)], capture_output=True, text=True, check=True
-    )
-    return int(child.stdout.split()[-1])
+    """The peak resident bytes ``function(path)`` added, in a process of its own (``fresh_process``: its modules
+    compiled before, as an installed package's are)."""
+    return int(fresh_process(f"{function}({path.name})", _CHILD.format(name=function), str(path)).split()[-1])
 
 
 def main(argv: Sequence[str] | None = None) -> list[tuple[str, int, int]]:

@@ -153,6 +153,33 @@ def test_a_benchmark_cell_runs_in_a_fresh_process_its_result_through_json(
     assert gen.clock_name(gen.CLOCKS["wall"]) == "wall"
 
 
+def test_a_benchmark_process_finds_its_modules_compiled_as_an_installed_package_does(
+    import_bench: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The processes the benchmarks start keep what they compile in a cache even where the shell sets
+    ``PYTHONDONTWRITEBYTECODE``, and a cell whose process compiled a module (new, or its source changed) is measured
+    again in a process that finds it compiled."""
+    gen = import_bench("_gen")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(gen, "PYCACHE", tmp_path / "pycache")
+    assert gen.in_fresh_process("a cell", "os", "getenv", "PYTHONDONTWRITEBYTECODE") is None
+    assert gen.in_fresh_process("a cell", "os", "getenv", "PYTHONPYCACHEPREFIX") == str(tmp_path / "pycache")
+    assert import_bench("bench_import")._env(tmp_path) == gen.child_env(PYTHONPATH=str(tmp_path), COLUMNS="100")
+    cells = tmp_path / "cells"
+    cells.mkdir()
+    counter = cells / "counter.py"
+    counter.write_text(
+        "import pathlib\n\nRUNS = pathlib.Path(__file__).parent / 'runs'\n\n\n"
+        "def count():\n    RUNS.write_text(RUNS.read_text() + 'x' if RUNS.exists() else 'x')\n"
+        "    return len(RUNS.read_text())\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", f"{cells}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    assert gen.in_fresh_process("a cell", "counter", "count") == 2
+    assert gen.in_fresh_process("a cell", "counter", "count") == 3
+    counter.write_text(counter.read_text() + "# changed\n")
+    assert gen.in_fresh_process("a cell", "counter", "count") == 5
+
+
 def test_bench_imports_measures_each_cell_in_a_fresh_process(
     import_bench: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -654,6 +654,20 @@ def test_an_importers_model_calls_load_together_as_each_read_on_its_own(records:
     assert read.warnings == one_by_one.warnings
 
 
+@pytest.mark.parametrize("response", [["x"], "x", None])
+def test_an_importers_model_call_whose_reply_is_no_object_is_refused_as_a_file_would_be(response: Any) -> None:
+    """A reply taken as its maker checked it (``replies_checked=True``, not converted again) that is no object after
+    all is refused as a run file's line holding it is, naming the record's line and ``$.response``."""
+    reply = {"type": "message", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}
+    records = [
+        {"type": "run", "format": "agentrender.run/1", "run_id": "r"},
+        {"type": "model_call", "step": 0, "response": reply},
+        {"type": "model_call", "step": 0, "response": response},
+    ]
+    with pytest.raises(RunFileError, match=r"^x\.jsonl:27: \$\.response: expected `object`, got `"):
+        read_records(records, path="x.jsonl", lines=[7, 17, 27], replies_checked=True)
+
+
 def _quick_calls(draw_reply: bool) -> st.SearchStrategy[dict[str, Any]]:
     """A model call record for a run file: an importer's (its reply right, its counts and latency now and then not),
     or, with ``draw_reply``, one whose reply is right or wrong in a few places (``_replies``)."""

@@ -847,7 +847,11 @@ def with_stop_reasons(
     for call in calls:
         response = call.get("response")
         step = call.get("step")
-        if call.get("type") == "model_call" and isinstance(step, int) and isinstance(response, Mapping):
+        if (
+            call.get("type") == "model_call"
+            and isinstance(step, int)
+            and (type(response) is dict or isinstance(response, Mapping))  # a dict first: the ABC's check costs more
+        ):
             stops[step] = response.get("stop_reason")  # the step's last call's
     deciding = {2 * step + 1: stop for step, stop in stops.items() if stop in _DECIDING_STOPS}
     return _StoppedTurns(turns, deciding) if deciding else turns
@@ -1034,8 +1038,8 @@ def unanswered_warnings(
             continue  # nothing sent after it: the conversation was compacted
         uses = [block.get("id") for block in turns[start]["content"] if block["type"] == "tool_use"]
         answered = [block.get("tool_use_id") for block in user if block["type"] == "tool_result"]
-        if warning := unanswered_warning(where, start, uses, answered):
-            yield start, warning
+        if uses != answered and (warning := unanswered_warning(where, start, uses, answered)):
+            yield start, warning  # each use answered in order, as nearly every turn is, needs no call
 
 
 def unanswered_warning(where: Where, start: int, uses: list[Any], answered: list[Any]) -> RunWarning | None:

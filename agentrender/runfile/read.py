@@ -819,14 +819,20 @@ def _read_calls(loader: Loader, records: list[dict[str, Any]], numbers: list[int
 
     They are checked together, in one conversion (``schema.model_call_structs``), and each made a ``ModelCall``
     holding its record, where ``Loader.record`` costs a few microseconds a record: an importer's thousands of calls
-    cost a fifth of what they did. A record the conversion refuses (then each of them), or one that holds what the
+    cost a fifth of what they did. Their replies, which their maker checked, are not converted again. A record the
+    conversion refuses (then each of them), one whose reply is not a ``dict`` after all, or one that holds what the
     frames cannot read (``schema.quiet_call``), is loaded by ``Loader.record``, which words the error or the warning.
     """
     typed = model_call_structs(records)
     for position, record in enumerate(records):
         number = numbers[position]
         struct = typed[position] if typed is not None else None
-        if struct is None or not quiet_call(struct.latency_ms, record["response"].get("usage"), struct.retried):
+        reply = record["response"]
+        if (
+            struct is None
+            or type(reply) is not dict
+            or not quiet_call(struct.latency_ms, reply.get("usage"), struct.retried)
+        ):
             loader.last_line = number
             loader.record(number, record, "")
             continue
