@@ -757,7 +757,7 @@ IMPORTED = sorted(
         *(ROOT / "tests" / "fixtures" / "imports").glob("*/*.*"),
         *(ROOT / "tests" / "fixtures" / "inspect").glob("*.eval"),
     ]
-    if path.suffix != ".md"
+    if path.is_file() and path.suffix != ".md"
 )
 """Every bundled sample import and every import fixture: the files a round trip through ``import`` is tried on."""
 

@@ -136,7 +136,8 @@ def test_api_reference_documents_every_public_name(site: Path, module_name: str)
 
 
 def test_the_site_holds_each_bundled_samples_page(site: Path) -> None:
-    """The build writes the page of every bundled sample run and sample import, and the explore guide links them all."""
+    """The build writes the page of every bundled sample run and sample import (a session's with its sub-agent's run
+    on it, as agentrender html writes it), and the explore guide links them all."""
     from agentrender import html, imports, samples
 
     pages = {path.name: path for path in (site / "samples").glob("*.html")}
@@ -148,6 +149,9 @@ def test_the_site_holds_each_bundled_samples_page(site: Path) -> None:
     assert pages["fix-failing-test.html"].read_text("utf-8") == html.page(samples.load("fix-failing-test"))
     calls = imports.load(samples.imports_folder() / "stock-lookup.calls.jsonl")
     assert pages["stock-lookup.calls.html"].read_text("utf-8") == html.page(calls)
+    session, agent = imports.load_runs(samples.imports_folder() / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl")
+    page = pages["ff80b049-3eff-495f-b4f0-c4071d615994.html"].read_text("utf-8")
+    assert page == html.page(session, beside=[agent]) and page != html.page(session)
     guide = (site / "guides" / "explore" / "index.html").read_text("utf-8")
     linked = set(re.findall(r'href="\.\./\.\./samples/([\w.-]+\.html)"', guide))
     assert linked == set(pages)

@@ -71,19 +71,26 @@ def test_the_live_recording_ships_in_a_wheel_install(installed: Path, tmp_path: 
 
 
 def test_the_conversations_to_import_ship_in_a_wheel_install(installed: Path, tmp_path: Path) -> None:
-    """samples.imports_folder() of the installed package holds every file of sample_imports/, and they import."""
+    """samples.imports_folder() of the installed package holds every file of sample_imports/, those of a session's
+    sub-agents folder too, and they import: the Claude Code session with its sub-agent, linked."""
+    session = "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
     code = (
-        "import json; from agentrender import samples; from agentrender.imports import load; "
+        "import json; from agentrender import samples; from agentrender.imports import load, load_runs; "
         "folder = samples.imports_folder(); "
-        "print(json.dumps({'folder': str(folder), 'files': sorted(p.name for p in folder.iterdir()), "
-        "'steps': len(load(folder / 'stock-lookup.calls.jsonl').steps)}))"
+        "print(json.dumps({'folder': str(folder), "
+        "'files': sorted(p.relative_to(folder).as_posix() for p in folder.rglob('*') if p.is_file()), "
+        "'steps': len(load(folder / 'stock-lookup.calls.jsonl').steps), "
+        f"'linked': [run.links.run_ids for run in load_runs(folder / {session!r})]}}))"
     )
     result = run_installed(installed, ["-c", code], tmp_path)
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
     assert Path(found["folder"]).is_relative_to(installed)
-    assert found["files"] == sorted(path.name for path in (ROOT / "sample_imports").iterdir())
+    folder = ROOT / "sample_imports"
+    assert found["files"] == sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     assert found["steps"] == 4
+    agent = session.removesuffix(".jsonl") + "/agent-ad106947ff439c8f3"
+    assert found["linked"] == [[agent], [session.removesuffix(".jsonl")]]
 
 
 def test_the_page_builds_from_a_wheel_install(installed: Path, tmp_path: Path) -> None:

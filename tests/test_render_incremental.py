@@ -154,7 +154,9 @@ def test_steps_that_do_not_extend_what_was_taken_are_refused():
         renderer.conversation(StepInput(steps=other))
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in samples.imports_folder().iterdir() if p.suffix != ".md"))
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in samples.imports_folder().iterdir() if p.is_file() and p.suffix != ".md")
+)
 def test_an_imported_run_renders_incrementally_as_sent(name):
     """A run imported from another agent's history renders each view as sent one step at a time, as it does whole."""
     for run in imports.load_runs(samples.imports_folder() / name):

@@ -9,13 +9,15 @@ from typing import Any
 import pytest
 
 from agentrender import load_run, samples, write_run
-from agentrender.imports import first_line_summary, from_anthropic, from_claude_code, load
+from agentrender.imports import first_line_summary, from_anthropic, from_claude_code, load, load_runs
 from agentrender.views import Views
 
 FOLDER = samples.imports_folder()
 README = (FOLDER / "README.md").read_text(encoding="utf-8")
 ANTHROPIC = ["largest-city-thinking.json", "python-to-rust-port.messages.json", "youngest-parallel-tools.json"]
 CALL_LOGS = ["stock-lookup.calls.jsonl"]
+SUB_AGENT_SESSION = FOLDER / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"
+"""A real Claude Code session whose step 2 started an Explore sub-agent, its transcript in the folder beside it."""
 
 
 def wire(message: dict[str, Any]) -> dict[str, Any]:
@@ -45,15 +47,76 @@ def test_imports_folder_is_the_checkouts_sample_imports_apart_from_the_runs() ->
 
 
 def test_every_conversation_is_named_in_the_readme_with_its_source() -> None:
-    """Each file beside the README is listed in it; the README names each source's repository, commit and licence."""
-    files = sorted(path.name for path in FOLDER.iterdir() if path.name != "README.md")
+    """Each file beside the README, or in a folder beside it (a session's sub-agents), is listed in it by its path;
+    the README names each source's repository, commit and licence, and the ISC licence's notice."""
+    files = sorted(path.relative_to(FOLDER).as_posix() for path in FOLDER.rglob("*") if path.is_file())
+    files.remove("README.md")
     assert files, "no conversations shipped"
     for name in files:
         assert f"`{name}`" in README, f"{name} is not described in sample_imports/README.md"
-    for repository in ("https://github.com/pydantic/pydantic-ai", "https://github.com/DRMacIver/claude-reliability"):
+    for repository in (
+        "https://github.com/pydantic/pydantic-ai",
+        "https://github.com/DRMacIver/claude-reliability",
+        "https://github.com/jessitron/claude-log",
+    ):
         assert repository in README
-    assert README.count("MIT licence") == 2
-    assert "4fda38988f2939fa6ea9cdefcf120693e10ef491" in README and "4e49f16a86de76d9b0dc3ea2b8526677abe89f52" in README
+    assert README.count("MIT licence") == 2 and README.count("ISC licence") == 2
+    for commit in (
+        "4fda38988f2939fa6ea9cdefcf120693e10ef491",
+        "4e49f16a86de76d9b0dc3ea2b8526677abe89f52",
+        "b219770ce8cb0b0e7bf66b60b6a1504620492fa3",
+    ):
+        assert commit in README
+    assert "> Copyright (c) Jessica Kerr\n>\n> Permission to use, copy, modify, and/or distribute" in README
+
+
+def test_the_session_with_a_sub_agent_is_the_real_one_byte_for_byte_in_claude_codes_layout() -> None:
+    """The bundled session, its sub-agent's transcript and its sidecar are the real fixture's files, byte for byte,
+    in the folders Claude Code writes (SESSION-ID.jsonl, SESSION-ID/subagents/agent-ID.jsonl and .meta.json)."""
+    real = Path(__file__).resolve().parent / "fixtures" / "real" / "claude-code" / "jessitron-claude-log"
+    if not real.is_dir():
+        pytest.skip("the real fixtures are not in this checkout")
+    shipped = sorted(
+        path.relative_to(FOLDER) for path in (FOLDER / SUB_AGENT_SESSION.stem).rglob("*") if path.is_file()
+    )
+    assert [path.as_posix() for path in shipped] == [
+        f"{SUB_AGENT_SESSION.stem}/subagents/agent-ad106947ff439c8f3.jsonl",
+        f"{SUB_AGENT_SESSION.stem}/subagents/agent-ad106947ff439c8f3.meta.json",
+    ]
+    for path in [SUB_AGENT_SESSION.relative_to(FOLDER), *shipped]:
+        assert (FOLDER / path).read_bytes() == (real / path).read_bytes(), path
+
+
+def test_the_bundled_session_imports_with_its_sub_agent_linked_both_ways() -> None:
+    """load_runs of the bundled session gives the session, then the Explore sub-agent its step 2 started (read from
+    SESSION-ID/subagents/ with its .meta.json), each naming the other in Run.links."""
+    session, agent = load_runs(SUB_AGENT_SESSION)
+    assert (session.run_id, agent.run_id) == (
+        SUB_AGENT_SESSION.stem,
+        f"{SUB_AGENT_SESSION.stem}/agent-ad106947ff439c8f3",
+    )
+    assert session.steps[2].decision.tool == "Agent"
+    (started,) = session.links.started
+    assert (started.run_id, started.step, started.is_compaction) == (agent.run_id, 2, False)
+    assert agent.links.parent is not None and (agent.links.parent.run_id, agent.links.parent.step) == (
+        session.run_id,
+        2,
+    )
+    assert agent.links.started == () and session.links.parent is None
+    assert agent.header["source"]["meta"] == {"agentType": "Explore", "description": "Explore codebase architecture"}
+    assert load(SUB_AGENT_SESSION).run_id == session.run_id
+
+
+def test_the_folder_of_samples_read_as_runs_reads_the_sub_agent_once_with_its_session() -> None:
+    """runs_frame of the samples folder reads the sub-agent's transcript with its session, not a second time alone:
+    each of the two runs is one row, beside the other samples' runs."""
+    pytest.importorskip("pandas")
+    from agentrender.frame import runs_frame
+
+    frame = runs_frame(FOLDER, workers=1, progress=False)
+    rows = frame[frame["path"].str.contains(SUB_AGENT_SESSION.stem, regex=False)]
+    assert sorted(rows["run_id"]) == [SUB_AGENT_SESSION.stem, f"{SUB_AGENT_SESSION.stem}/agent-ad106947ff439c8f3"]
+    assert frame["run_id"].is_unique and frame["error"].isna().all()
 
 
 @pytest.mark.parametrize("name", ANTHROPIC + CALL_LOGS)

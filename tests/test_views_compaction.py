@@ -25,7 +25,7 @@ from tests._support.compacted import OPENING, compacted_records, compacted_run, 
 
 ROOT = Path(__file__).resolve().parents[1]
 IMPORTED = sorted(
-    [path for path in samples.imports_folder().iterdir() if path.name != "README.md"]
+    [path for path in samples.imports_folder().iterdir() if path.is_file() and path.name != "README.md"]
     + [path for path in (ROOT / "tests/fixtures/imports").rglob("*") if path.is_file() and path.name != "README.md"]
 )
 

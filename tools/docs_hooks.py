@@ -333,11 +333,13 @@ SAMPLE_PAGES = "samples"
 
 
 def sample_pages() -> dict[str, str]:
-    """Each bundled sample's page, by its path in the site: the sample runs, and the sample imports as sent."""
+    """Each bundled sample's page, by its path in the site: the sample runs, and the sample imports as sent (a
+    session's page holds its sub-agents' runs too, as ``agentrender html`` writes it)."""
     pages = {f"{SAMPLE_PAGES}/{name}.html": html.page(samples.load(name)) for name in samples.names()}
     for path in sorted(samples.imports_folder().iterdir()):
         if path.suffix in (".json", ".jsonl"):
-            pages[f"{SAMPLE_PAGES}/{path.name.removesuffix(path.suffix)}.html"] = html.page(imports.load(path))
+            first, *beside = imports.load_runs(path)
+            pages[f"{SAMPLE_PAGES}/{path.name.removesuffix(path.suffix)}.html"] = html.page(first, beside=beside)
     return pages
 
 
