@@ -488,11 +488,6 @@ class RunLinks:
         """The ids of the runs it links to: the parent's first, then each started run's."""
         return tuple(link.run_id for link in ((self.parent,) if self.parent else ()) + self.started)
 
-    def started_at(self, step: int) -> tuple[RunLink, ...]:
-        """The links of ``started`` whose agent step ``step`` started (a step of parallel ``Task`` calls starts
-        several)."""
-        return tuple(link for link in self.started if link.step == step)
-
 
 def as_record(held: Mapping[str, Any] | msgspec.Struct) -> Mapping[str, Any]:
     """A record as a run holds it, as the dict its line held: a struct (``schema.StepRecord``) made into one.
