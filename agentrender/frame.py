@@ -586,6 +586,7 @@ def steps_frame(
     with the values it has in the whole frame, and renders only those steps; a categorical
     column offers its declared categories and the values seen in those rows.
     """
+    _refuse_path(run, "steps_frame", "steps")
     pandas = require("frame", "pandas")
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
@@ -820,6 +821,16 @@ def _steps_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
     }
 
 
+def _refuse_path(run: object, caller: str, table: str) -> None:
+    """Refuse a file's path given for a run, saying how to read the file, where using it as a run would raise an
+    ``AttributeError`` of one of its parts (``'str' object has no attribute 'options'``)."""
+    if isinstance(run, str | os.PathLike):
+        raise TypeError(
+            f"{caller}: run is a Run, not a path ({os.fspath(run)!r}): read the file with agentrender.load(path), "
+            f"or every run it holds with table_frame(path, {table!r})"
+        )
+
+
 def _view(run: Run, options: render.Options) -> View:
     """The view after the last step of ``run``: where every per-step fact of a frame comes from."""
     return Views(run, options).at(None)
@@ -943,6 +954,7 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
 
 def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
+    _refuse_path(run, "model_calls_frame", "model_calls")
     pandas = require("frame", "pandas")
     calls = run.model_calls
 
