@@ -552,7 +552,11 @@ STEP_COLUMNS: tuple[Column, ...] = (
         categories=_STOPS,
         values=_or_nulls,
     ),
-    _usage_column("input_tokens", "Input tokens of the step's last model call, as the provider reported them."),
+    _usage_column(
+        "input_tokens",
+        "Input tokens of the step's last model call, as the provider reported them, counted as the Messages API "
+        "counts them: those neither read from its prompt cache nor written to it (model_calls_frame has those).",
+    ),
     _usage_column("output_tokens", "Output tokens of the step's last model call, as the provider reported them."),
     Column(
         "inherited",
@@ -920,7 +924,12 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         categories=_STOPS,
         values=_or_nulls,
     ),
-    _usage_column("input_tokens", "Input tokens, as the provider reported them."),
+    _usage_column(
+        "input_tokens",
+        "Input tokens, as the provider reported them, counted as the Messages API counts them: those neither read "
+        "from its prompt cache nor written to it, so the request's whole input is this plus "
+        "cache_read_input_tokens and cache_creation_input_tokens (an OpenAI prompt's cached tokens are moved so).",
+    ),
     _usage_column("output_tokens", "Output tokens, as the provider reported them."),
     _usage_column("cache_read_input_tokens", "Input tokens read from the provider's prompt cache."),
     _usage_column("cache_creation_input_tokens", "Input tokens written to the provider's prompt cache."),
@@ -1111,7 +1120,9 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "input_tokens",
         "Int64",
-        "Input tokens over all captured model calls.",
+        "Input tokens over all captured model calls, as model_calls_frame counts them: those neither read from the "
+        "provider's prompt cache nor written to it (a Claude Code session's requests are mostly read from it: "
+        "cache_read_input_tokens and cache_creation_input_tokens hold the rest).",
         lambda run: _total(run, "input_tokens"),
         of="run",
     ),
@@ -1120,6 +1131,22 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "Output tokens over all captured model calls.",
         lambda run: _total(run, "output_tokens"),
+        of="run",
+    ),
+    Column(
+        "cache_read_input_tokens",
+        "Int64",
+        "Input tokens read from the provider's prompt cache over all captured model calls (model_calls_frame's, "
+        "summed): with input_tokens and cache_creation_input_tokens, the whole input the run's requests sent.",
+        lambda run: _total(run, "cache_read_input_tokens"),
+        of="run",
+    ),
+    Column(
+        "cache_creation_input_tokens",
+        "Int64",
+        "Input tokens written to the provider's prompt cache over all captured model calls (model_calls_frame's, "
+        "summed).",
+        lambda run: _total(run, "cache_creation_input_tokens"),
         of="run",
     ),
     Column(
