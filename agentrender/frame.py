@@ -355,7 +355,15 @@ STEP_COLUMNS: tuple[Column, ...] = (
         _itself,
         of="other_tools",
     ),
-    Column("reason", "string", "The decision's reason text.", _itself, of="decision.reason"),
+    Column(
+        "reason",
+        "string",
+        "The decision's reason text, as the run holds it: a reply that called several tools ends it with the "
+        "contract's note '[K further tool call(s) not executed: ...]', also where its agent ran them all (an imported "
+        "run's: other_tools lists them), which the tables of steps leave off (Views.reasons_said).",
+        _itself,
+        of="decision.reason",
+    ),
     Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", utf8_bytes, of="decision.reason", values=_utf8_sizes),
     Column(
         "args",
