@@ -876,7 +876,14 @@ def _thinks(contents: list[Sequence[ContentBlock]]) -> list[bool]:
 
 
 MODEL_CALL_COLUMNS: tuple[Column, ...] = (
-    Column("step", "int64", "The index of the step the call was made for.", _itself, of="call.step"),
+    Column(
+        "step",
+        "int64",
+        "The index of the step the call was made for: steps_frame's index, so calls join their steps on path, run_id "
+        "and step = index (a step may have several calls; its model_calls counts them).",
+        _itself,
+        of="call.step",
+    ),
     Column(
         "line",
         "Int64",
