@@ -1174,7 +1174,10 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "end_reason",
         "category",
-        "The end record's reason; null when the run has no end.",
+        "The end record's reason; null when the run has no end. A run file's is what its agent wrote (the agent's "
+        "codes are the first categories: completed, repeated_tool_failures, ...); an imported history's, what its "
+        "importer says of how it ended, a text of its own (a Claude Code session's 'the session's last reply is an "
+        "answer', a Codex rollout's 'task_complete'), so end_status counts outcomes across formats.",
         lambda run: _end(run, "reason"),
         of="run",
         categories=_END_REASONS,
