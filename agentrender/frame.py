@@ -355,7 +355,15 @@ STEP_COLUMNS: tuple[Column, ...] = (
         _itself,
         of="other_tools",
     ),
-    Column("reason", "string", "The decision's reason text.", _itself, of="decision.reason"),
+    Column(
+        "reason",
+        "string",
+        "The decision's reason text, as the run holds it: a reply that called several tools ends it with the "
+        "contract's note '[K further tool call(s) not executed: ...]', also where its agent ran them all (an imported "
+        "run's: other_tools lists them), which the tables of steps leave off (Views.reasons_said).",
+        _itself,
+        of="decision.reason",
+    ),
     Column("reason_bytes", "Int64", "UTF-8 bytes of the reason.", utf8_bytes, of="decision.reason", values=_utf8_sizes),
     Column(
         "args",
@@ -552,7 +560,11 @@ STEP_COLUMNS: tuple[Column, ...] = (
         categories=_STOPS,
         values=_or_nulls,
     ),
-    _usage_column("input_tokens", "Input tokens of the step's last model call, as the provider reported them."),
+    _usage_column(
+        "input_tokens",
+        "Input tokens of the step's last model call, as the provider reported them, counted as the Messages API "
+        "counts them: those neither read from its prompt cache nor written to it (model_calls_frame has those).",
+    ),
     _usage_column("output_tokens", "Output tokens of the step's last model call, as the provider reported them."),
     Column(
         "inherited",
@@ -586,6 +598,7 @@ def steps_frame(
     with the values it has in the whole frame, and renders only those steps; a categorical
     column offers its declared categories and the values seen in those rows.
     """
+    _refuse_path(run, "steps_frame", "steps")
     pandas = require("frame", "pandas")
     if views is not None and (options is not None or views.run is not run):
         raise ValueError("steps_frame: views must be of the same run, and come without options")
@@ -820,6 +833,16 @@ def _steps_fields(steps: Sequence[Step]) -> dict[str, list[Any]]:
     }
 
 
+def _refuse_path(run: object, caller: str, table: str) -> None:
+    """Refuse a file's path given for a run, saying how to read the file, where using it as a run would raise an
+    ``AttributeError`` of one of its parts (``'str' object has no attribute 'options'``)."""
+    if isinstance(run, str | os.PathLike):
+        raise TypeError(
+            f"{caller}: run is a Run, not a path ({os.fspath(run)!r}): read the file with agentrender.load(path), "
+            f"or every run it holds with table_frame(path, {table!r})"
+        )
+
+
 def _view(run: Run, options: render.Options) -> View:
     """The view after the last step of ``run``: where every per-step fact of a frame comes from."""
     return Views(run, options).at(None)
@@ -853,7 +876,14 @@ def _thinks(contents: list[Sequence[ContentBlock]]) -> list[bool]:
 
 
 MODEL_CALL_COLUMNS: tuple[Column, ...] = (
-    Column("step", "int64", "The index of the step the call was made for.", _itself, of="call.step"),
+    Column(
+        "step",
+        "int64",
+        "The index of the step the call was made for: steps_frame's index, so calls join their steps on path, run_id "
+        "and step = index (a step may have several calls; its model_calls counts them).",
+        _itself,
+        of="call.step",
+    ),
     Column(
         "line",
         "Int64",
@@ -909,7 +939,12 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
         categories=_STOPS,
         values=_or_nulls,
     ),
-    _usage_column("input_tokens", "Input tokens, as the provider reported them."),
+    _usage_column(
+        "input_tokens",
+        "Input tokens, as the provider reported them, counted as the Messages API counts them: those neither read "
+        "from its prompt cache nor written to it, so the request's whole input is this plus "
+        "cache_read_input_tokens and cache_creation_input_tokens (an OpenAI prompt's cached tokens are moved so).",
+    ),
     _usage_column("output_tokens", "Output tokens, as the provider reported them."),
     _usage_column("cache_read_input_tokens", "Input tokens read from the provider's prompt cache."),
     _usage_column("cache_creation_input_tokens", "Input tokens written to the provider's prompt cache."),
@@ -943,6 +978,7 @@ MODEL_CALL_COLUMNS: tuple[Column, ...] = (
 
 def model_calls_frame(run: Run) -> pd.DataFrame:
     """One row per captured model call of ``run``, in file order, with the columns of ``MODEL_CALL_COLUMNS``."""
+    _refuse_path(run, "model_calls_frame", "model_calls")
     pandas = require("frame", "pandas")
     calls = run.model_calls
 
@@ -1099,7 +1135,9 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "input_tokens",
         "Int64",
-        "Input tokens over all captured model calls.",
+        "Input tokens over all captured model calls, as model_calls_frame counts them: those neither read from the "
+        "provider's prompt cache nor written to it (a Claude Code session's requests are mostly read from it: "
+        "cache_read_input_tokens and cache_creation_input_tokens hold the rest).",
         lambda run: _total(run, "input_tokens"),
         of="run",
     ),
@@ -1108,6 +1146,22 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "Int64",
         "Output tokens over all captured model calls.",
         lambda run: _total(run, "output_tokens"),
+        of="run",
+    ),
+    Column(
+        "cache_read_input_tokens",
+        "Int64",
+        "Input tokens read from the provider's prompt cache over all captured model calls (model_calls_frame's, "
+        "summed): with input_tokens and cache_creation_input_tokens, the whole input the run's requests sent.",
+        lambda run: _total(run, "cache_read_input_tokens"),
+        of="run",
+    ),
+    Column(
+        "cache_creation_input_tokens",
+        "Int64",
+        "Input tokens written to the provider's prompt cache over all captured model calls (model_calls_frame's, "
+        "summed).",
+        lambda run: _total(run, "cache_creation_input_tokens"),
         of="run",
     ),
     Column(
@@ -1120,7 +1174,10 @@ RUN_COLUMNS: tuple[Column, ...] = (
     Column(
         "end_reason",
         "category",
-        "The end record's reason; null when the run has no end.",
+        "The end record's reason; null when the run has no end. A run file's is what its agent wrote (the agent's "
+        "codes are the first categories: completed, repeated_tool_failures, ...); an imported history's, what its "
+        "importer says of how it ended, a text of its own (a Claude Code session's 'the session's last reply is an "
+        "answer', a Codex rollout's 'task_complete'), so end_status counts outcomes across formats.",
         lambda run: _end(run, "reason"),
         of="run",
         categories=_END_REASONS,

@@ -647,6 +647,22 @@ def test_a_loaded_run_gives_the_frames_of_the_run_it_was_written_from(tmp_path: 
     )
 
 
+@pytest.mark.parametrize("frame", [steps_frame, model_calls_frame])
+@pytest.mark.parametrize("as_path", [str, Path])
+def test_a_path_given_for_a_run_is_refused_saying_how_to_read_it(frame: Any, as_path: Any) -> None:
+    """A file's path given to steps_frame or model_calls_frame (which take a Run) is a TypeError naming the path and
+    how to read it, not an AttributeError of a str."""
+    from agentrender import samples
+
+    path = as_path(samples.path("fix-failing-test"))
+    table = frame.__name__.removesuffix("_frame")
+    with pytest.raises(TypeError) as refused:
+        frame(path)
+    said = str(refused.value)
+    assert said.startswith(f"{frame.__name__}: run is a Run, not a path ({str(path)!r})")
+    assert "agentrender.load(path)" in said and f"table_frame(path, {table!r})" in said
+
+
 def test_timestamps_and_duration() -> None:
     """started_at and ended_at are UTC datetimes from the step records; duration is their difference."""
     frame = steps_frame(_every_case())

@@ -659,6 +659,22 @@ def test_runs_frame_says_how_the_runs_of_a_session_are_linked() -> None:
     assert frame.loc[frame.run_id == marot, "started_runs"].item() == frame.parent_run_id.eq(marot).sum()
 
 
+def test_a_runs_tokens_are_its_model_calls_summed_the_prompt_caches_apart() -> None:
+    """Each run's input, prompt cache read and written, and output tokens are its model calls' summed, so a Claude
+    Code session, whose requests are mostly read from the cache, says what it sent, not its uncached input alone."""
+    counts = ["input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"]
+    paths = list(LINKED.values())
+    runs = runs_frame(paths, workers=1, progress=False).set_index(["path", "run_id"])
+    calls = table_frame(paths, "model_calls").groupby(["path", "run_id"])[counts].sum()
+    assert runs[counts].astype("int64").equals(calls.reindex(runs.index, fill_value=0)[counts].astype("int64"))
+    marot = runs.loc[(os.path.abspath(LINKED["forked and sub-agent"]), "258c7280-ae70-4798-800f-63464d01a85d")]
+    assert (marot.input_tokens, marot.cache_read_input_tokens, marot.cache_creation_input_tokens) == (
+        180,
+        14771617,
+        349474,
+    )
+
+
 def test_a_sub_agents_row_joins_the_step_whose_tool_use_started_it() -> None:
     """Joined on path, run_id and index, a sub-agent's parent_run_id and parent_step find its session's step in
     steps_frame's rows: the step of the Task or Agent call of its parent_tool_use_id (among the calls of a step that
