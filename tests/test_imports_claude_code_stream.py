@@ -39,8 +39,9 @@ def init(**more: Any) -> dict[str, Any]:
 
 def assistant(mid: str, *blocks: dict[str, Any], agent: str | None = None, uuid: str = "") -> dict[str, Any]:
     """A made assistant message holding ``blocks`` of the reply ``mid`` (a reply is written a block a message)."""
+    usage = {"input_tokens": 10, "output_tokens": 5}
     message = {"id": mid, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-               "content": list(blocks), "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
+               "content": list(blocks), "stop_reason": None, "usage": usage}  # fmt: skip
     made = {"type": "assistant", "message": message, "parent_tool_use_id": agent, "session_id": SESSION}
     return {**made, "uuid": uuid} if uuid else made
 
