@@ -5,8 +5,9 @@ widgets, frames, the CLI, ``check``):
 
 - ``from_anthropic``: a Messages API request body, a bare ``messages`` list, a request with
   the ``Message`` that answered it, or a log of calls (``.json``/``.jsonl``);
-- ``from_claude_code``: a Claude Code session transcript (``.jsonl``); its sub-agents'
-  sidechains are runs of their own;
+- ``from_claude_code``: a Claude Code session transcript (``.jsonl``), or Claude Code's headless
+  output (``claude -p --output-format stream-json --verbose``, the Agent SDK's messages,
+  claude-code-action's ``execution_file``); its sub-agents' sidechains are runs of their own;
 - ``from_inspect``: an Inspect AI log (``.eval`` or ``.json``), one run per sample
   (extra ``inspect`` for the zstandard of an ``.eval`` and for older logs);
 - ``from_openai``: an OpenAI-style chat (``messages`` with ``tool_calls`` and ``role: tool``),

@@ -42,6 +42,14 @@ public transcripts and parsers, named in ``tests/fixtures/imports/README.md``):
   ``from_claude_code`` reads them too, and beside each its ``agent-<id>.meta.json`` (the
   agent's type, description and the id of the tool use that started it).
 
+Claude Code run headless writes the same messages to its output instead (``claude -p --output-format stream-json
+--verbose``, the messages the Agent SDK's ``query()`` yields, claude-code-action's ``execution_file``: a JSON array of
+them): each with ``session_id`` and ``parent_tool_use_id`` (the tool use that started the sub-agent whose message it
+is, null for the main thread's) and no ``parentUuid``, between an ``init`` system message and a ``result`` per prompt.
+``from_claude_code`` reads it as a transcript whose threads were written one message after the other (``_Stream``):
+its runs are a ``claude-code-stream``'s, whose ``source`` keeps the ``init`` and ``result`` messages whole, and whose
+main run ends as its last ``result`` says.
+
 Each thread is read by following ``parentUuid`` from its last record back to its root (the
 record order of the file is not the conversation's: a rewound conversation leaves its
 abandoned branch in the file), then read as the requests it made: a reply is read whole from
@@ -83,7 +91,7 @@ from agentrender.imports.conversation import (
     unanswered_warnings,
     with_stop_reasons,
 )
-from agentrender.imports.shapes import SUB_AGENT_META
+from agentrender.imports.shapes import STREAM_TYPES, SUB_AGENT_META, looks_like_claude_code_stream
 from agentrender.runfile import ModelCall, Run, RunFileError, RunWarning, RunWarnings
 from agentrender.runfile.imported import ConversationSteps
 from agentrender.runfile.lines import GrowingFile, name_ends, open_inflated
@@ -91,6 +99,8 @@ from agentrender.runfile.replies import check_reply
 from agentrender.runfile.schema import is_count, is_timestamp, parse_timestamp, read_record
 
 __all__ = [
+    "STREAM_NOTE",
+    "STREAM_PROMPT",
     "TRANSCRIPT_NOTE",
     "GrowingSession",
     "from_claude_code",
@@ -103,6 +113,20 @@ TRANSCRIPT_NOTE = (
     "the reminders Claude Code adds to a request as it sends it are not in it"
 )
 """What an imported session's ``source.note`` says of what the transcript cannot show."""
+
+STREAM_NOTE = (
+    "Claude Code's headless output (claude -p --output-format stream-json --verbose, the Agent SDK's messages, "
+    "claude-code-action's execution_file) holds the conversation's messages; the system prompt, the tool "
+    "definitions (its init message names the tools only: source.tools), the reminders Claude Code adds to a request "
+    "as it sends it, and the prompt (unless it was replayed: --replay-user-messages) are not in it"
+)
+"""What a run imported from Claude Code's headless output says in ``source.note`` of what that output cannot show."""
+
+STREAM_PROMPT = (
+    "[the prompt is not in this file: Claude Code writes it into its headless output only with --replay-user-messages]"
+)
+"""The opening a conversation of Claude Code's headless output is read with when its first message is a reply (the
+prompt given to ``claude -p`` or ``query()``, which the output holds only when replayed), said in a warning."""
 
 _MSGSPEC = msgspec.json.Decoder()
 
@@ -167,6 +191,9 @@ class _Record(msgspec.Struct, gc=False):
     other record, or one with no id."""
     more: _Record | None = None
     """The next record of the same reply (``_Index``), in file order: ``None`` for the last, or any other record."""
+    logical: str | None = None
+    """A ``compact_boundary`` of Claude Code's headless output (``_Stream``): the uuid of the main thread's last
+    message before it, which a transcript's boundary names in ``logicalParentUuid``; ``None`` for any other record."""
 
 
 def _record(line: int, value: dict[str, Any]) -> _Record:
@@ -238,6 +265,197 @@ def _plain_record(line: int, value: Any) -> _Record | None:
         return None
     del value["message"], message["content"]
     return _message_record(line, value, uuid, parent, kind, sidechain, message, content)
+
+
+_LEADING_SPACE = re.compile(rb"[ \t\r\n]*+")
+"""The white space a file's first value comes after."""
+
+_BUDGETS = {
+    "error_max_turns": "its turn limit (--max-turns)",
+    "error_max_budget_usd": "its spending limit (--max-budget-usd)",
+    "error_max_structured_output_retries": "its limit of tries at the structured output it was asked for",
+}
+"""The ``subtype`` of a ``result`` that ends a session cut short by a budget it was given, with that budget."""
+
+
+class _Stream:
+    """What Claude Code's headless output holds beside its messages, read as its records are (``record``): each
+    message as a transcript's record would hold it, the records of a thread linked in the order they were written
+    (the output writes no ``parentUuid``: a thread is written one message after the other), a sub-agent's thread being
+    the messages that name the tool use that started it (``parent_tool_use_id``; the main thread's name none).
+
+    The output is the messages the Agent SDK yields (``claude-agent-sdk``'s ``parse_message``): an ``init`` system
+    message (the session, its model, its tools' names, Claude Code's version, its working directory), the ``user``
+    and ``assistant`` messages (a reply written one content block a message, sharing the reply's ``message.id``, as a
+    transcript's), system messages of other subtypes (a ``compact_boundary`` starts the conversation anew after a
+    compaction, as a transcript's), the deltas of ``--include-partial-messages`` (``stream_event``), and a ``result``
+    at the end of each prompt's turn (its ``subtype``, ``num_turns``, ``total_cost_usd``, ``usage``,
+    ``permission_denials``, ...)."""
+
+    def __init__(self, form: str) -> None:
+        self.form = form
+        """``stream-json`` (a message a line) or ``execution_file`` (claude-code-action's JSON array)."""
+        self.session: str | None = None
+        """The ``session_id`` of the first message that names one."""
+        self.init: dict[str, Any] | None = None
+        """The first ``init`` system message, as written, with its ``line``."""
+        self.results: list[dict[str, Any]] = []
+        """The ``result`` messages, as written, each with its ``line``."""
+        self.unknown: dict[str, list[int]] = {}
+        """The lines of the messages of a type the output is not known to write (``STREAM_TYPES``), by type."""
+        self._last: dict[str | None, str] = {}
+        """The uuid of each thread's last record, by the tool use that started its sub-agent (``None``: the main
+        thread's)."""
+
+    def record(self, value: Any, where: Where) -> _Record:
+        """The ``_Record`` of the message ``value``, found at ``where``, checked: a ``RunFileError`` names the field of
+        what is wrong. A message of no thread (``init``, ``result``, a task's progress, ...) is in none, counted by its
+        type (and subtype) as a transcript's records in no thread are."""
+        line = where.line
+        if type(value) is not dict:
+            raise where.error(f"expected a message of Claude Code's output (a JSON object), got {type_name(value)}")
+        kind = value.get("type")
+        if not isinstance(kind, str) or not kind:
+            raise where.at("type").error(f"expected the message's type, got {shown(kind)}")
+        session = value.get("session_id")
+        if session is not None and not isinstance(session, str):
+            raise where.at("session_id").error(f"expected the session's id, got {type_name(session)}")
+        if self.session is None and session:
+            self.session = session
+        if kind == "user" or kind == "assistant":
+            return self._message(value, kind, where)
+        if kind == "system":
+            subtype = value.get("subtype")
+            if not isinstance(subtype, str) or not subtype:
+                raise where.at("subtype").error(f"expected the system message's subtype, got {shown(subtype)}")
+            if subtype == "compact_boundary":
+                uuid = self._uuid(value, where)
+                boundary = _Record(line, value, uuid, None, kind, False, None, _NO_BLOCKS, False,
+                                   logical=self._last.get(None))  # fmt: skip
+                self._last[None] = uuid
+                return boundary
+            if subtype == "init" and self.init is None:
+                _check_init(value, where)
+                value["line"] = line
+                self.init = value
+            kind = f"system/{subtype}"
+        elif kind == "result":
+            _check_result(value, where)
+            value["line"] = line
+            self.results.append(value)
+        elif kind not in STREAM_TYPES:
+            self.unknown.setdefault(kind, []).append(line)
+        return _Record(line, value, "", None, kind, False, None, _NO_BLOCKS, False)
+
+    def _message(self, value: dict[str, Any], kind: str, where: Where) -> _Record:
+        thread = value.get("parent_tool_use_id")
+        if thread is not None and (not isinstance(thread, str) or not thread):
+            raise where.at("parent_tool_use_id").error(
+                f"expected the id of the tool use that started the sub-agent, or null, got {shown(thread)}"
+            )
+        message = value.get("message")
+        # the SDK's messages may leave the role out: their type says it
+        _check_message({"role": kind, **message} if isinstance(message, dict) else message, kind, where.at("message"))
+        assert isinstance(message, dict)  # as _check_message found it
+        uuid = self._uuid(value, where)
+        parent = self._last.get(thread)
+        self._last[thread] = uuid
+        del value["message"]
+        content = message.pop("content")
+        return _message_record(where.line, value, uuid, parent, kind, thread is not None, message, content)
+
+    @staticmethod
+    def _uuid(value: dict[str, Any], where: Where) -> str:
+        """The record's ``uuid``, or for a message that has none (older versions, the action's) one made from its
+        line (``line-N``, ``[3]`` of an array)."""
+        uuid = value.get("uuid")
+        if uuid is None:
+            return f"line-{where.line}" if not where.field else f"item-{where.field.strip('[]')}"
+        if not isinstance(uuid, str) or not uuid:
+            raise where.at("uuid").error(f"expected a non-empty string, got {shown(uuid)}")
+        return uuid
+
+    def notes(self, kind: str) -> dict[str, Any]:
+        """What the ``source`` of a run of the output's thread of ``kind`` says of the session: its id, Claude Code's
+        version, its working directory, its model and its tools' names as its ``init`` says them; the main thread's
+        run keeps the ``init`` and the ``result`` messages whole too."""
+        notes: dict[str, Any] = {"written_as": self.form}
+        init = self.init or {}
+        for key, name in (("session_id", "session_id"), ("claude_code_version", "version"), ("cwd", "cwd"),
+                          ("model", "model"), ("permissionMode", "permission_mode")):  # fmt: skip
+            if isinstance(init.get(key), str):
+                notes[name] = init[key]
+        if "session_id" not in notes and self.session:
+            notes["session_id"] = self.session
+        if isinstance(init.get("tools"), list):
+            notes["tools"] = list(init["tools"])
+        if kind == "main":
+            if self.init is not None:
+                notes["init"] = self.init
+            if self.results:
+                notes["results"] = list(self.results)
+        return notes
+
+    def end(self) -> dict[str, Any] | None:
+        """The main run's end, as the output's last ``result`` says it: ``completed`` on a ``success`` that is no
+        error, ``stopped`` when cut short by a budget (``_BUDGETS``: ``error_max_turns`` is its turn limit), else
+        ``failed`` (``error_during_execution``, an API error's ``success`` with ``is_error``), with the errors it
+        names; its reason says the result's subtype, turns, cost and line. ``None`` with no result, or a last one
+        that names no subtype (claude-code-action's sample leaves it out): the conversation says how it ended."""
+        result = self.results[-1] if self.results else {}
+        subtype = result.get("subtype")
+        if subtype is None:
+            return None
+        facts = [f"result {subtype}"]
+        turns = result.get("num_turns")
+        if type(turns) is int:  # a count, as _check_result found it
+            facts.append(plural(turns, "turn"))
+        cost = result.get("total_cost_usd")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            facts.append(f"${cost:,.4f}")
+        if isinstance(result.get("permission_denials"), list) and result["permission_denials"]:
+            facts.append(plural(len(result["permission_denials"]), "permission denial"))
+        said = f"{', '.join(facts)} (line {result['line']})"
+        end: dict[str, Any] = {"type": "end"}
+        if subtype == "success" and result.get("is_error") is not True:
+            end.update(status="completed", reason=f"the session's result: {said}")
+        elif subtype in _BUDGETS:
+            end.update(status="stopped", reason=f"cut short by {_BUDGETS[subtype]}: {said}")
+        else:
+            end.update(status="failed", reason=f"the session's result: {said}")
+            errors = result.get("errors")
+            text = result.get("result")
+            if isinstance(errors, list) and errors:
+                end["error"] = "; ".join(str(error) for error in errors)
+            elif isinstance(text, str) and text:
+                end["error"] = text
+        if isinstance(stamp := result.get("timestamp"), str) and is_timestamp(stamp):
+            end["at"] = stamp
+        return end
+
+
+def _check_init(value: dict[str, Any], where: Where) -> None:
+    """Refuse an ``init`` message whose fields a run's source says are not what Claude Code writes."""
+    for key in ("claude_code_version", "cwd", "model"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise where.at(key).error(f"expected text, got {type_name(value[key])}")
+    tools = value.get("tools")
+    if tools is not None and not (isinstance(tools, list) and all(isinstance(name, str) for name in tools)):
+        raise where.at("tools").error(f"expected the tools' names (a list of text), got {shown(tools)}")
+
+
+def _check_result(value: dict[str, Any], where: Where) -> None:
+    """Refuse a ``result`` message whose fields the run's end says are not what Claude Code writes."""
+    subtype = value.get("subtype")
+    if subtype is not None and (not isinstance(subtype, str) or not subtype):
+        raise where.at("subtype").error(f"expected the result's subtype (success, ...), got {shown(subtype)}")
+    if value.get("num_turns") is not None and not is_count(value["num_turns"]):
+        raise where.at("num_turns").error(f"expected a count, got {shown(value['num_turns'])}")
+    cost = value.get("total_cost_usd")
+    if cost is not None and (not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0):
+        raise where.at("total_cost_usd").error(f"expected an amount in US dollars, got {shown(cost)}")
+    if value.get("is_error") is not None and not isinstance(value["is_error"], bool):
+        raise where.at("is_error").error(f"expected true or false, got {shown(value['is_error'])}")
 
 
 _NO_BLOCKS: list[dict[str, Any]] = []
@@ -369,6 +587,9 @@ class _Transcript:
         self.named: dict[int, RunWarning] = {}
         """The warning of each line ``_named`` gave ids to, until ``add`` takes its record (a line checked again, as
         ``_read_lines`` checks them, gives the same warning)."""
+        self.stream: _Stream | None = None
+        """For Claude Code's headless output (``_read_stream``): what it holds beside its messages; ``None`` for a
+        transcript."""
         self.add(self._read() if records is None else records)
 
     def add(self, records: list[_Record]) -> None:
@@ -507,6 +728,9 @@ class _Transcript:
         except OSError as error:
             raise RunFileError(self.path, 0, f"cannot read the file ({error.strerror or error})") from None
         data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark an editor wrote, as every importer reads it
+        start = _LEADING_SPACE.match(data).end()  # type: ignore[union-attr]  # it matches any bytes
+        if data[start : start + 1] == b"[":
+            return self._read_array(data)  # claude-code-action's execution_file: no transcript is a JSON array
         records: list[_Record] = []
         append = records.append
         for number, raw in enumerate(data.split(b"\n"), start=1):
@@ -516,14 +740,27 @@ class _Transcript:
                 value = _decode(raw)
             except (ValueError, RecursionError):
                 return self._read_lines(data)  # line by line, for the error (or the last line cut short)
+            if not records and looks_like_claude_code_stream(value):
+                return self._read_stream(data)
             append(_plain_record(number, value) or _record(number, self._checked(value, number)))
         if not records:
             raise RunFileError(self.path, 1, "the file holds no transcript record")
         return records
 
     def _read_lines(self, data: bytes) -> list[_Record]:
+        records: list[_Record] = []
+        for number, value in self._values(data):
+            if not records and looks_like_claude_code_stream(value):
+                return self._read_stream(data)
+            records.append(_plain_record(number, value) or _record(number, self._checked(value, number)))
+        if not records:
+            raise RunFileError(self.path, 1, "the file holds no transcript record")
+        return records
+
+    def _values(self, data: bytes) -> Iterator[tuple[int, Any]]:
+        """Each line's number and JSON value, line by line: a ``RunFileError`` names a line that is not JSON, but for
+        the last, which the writer may have stopped in the middle of (said in a warning, and left out)."""
         lines = data.split(b"\n")
-        records = []
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
@@ -533,18 +770,66 @@ class _Transcript:
             except UnicodeDecodeError as error:
                 if last:
                     self._cut(number)
-                    break
+                    return
                 raise RunFileError(
                     self.path, number, f"not UTF-8 text ({error.reason} at byte {error.start})"
                 ) from None
             except (ValueError, RecursionError) as error:
                 if last:
                     self._cut(number)
-                    break
+                    return
                 raise RunFileError(self.path, number, decode_failure(error)) from None
-            records.append(_plain_record(number, value) or _record(number, self._checked(value, number)))
+            yield number, value
+
+    def _read_stream(self, data: bytes) -> list[_Record]:
+        """The records of Claude Code's headless output written one message a line (``stream-json``, the Agent SDK's
+        messages), read as a transcript's (``_Stream``)."""
+        stream = self.stream = _Stream("stream-json")
+        records = [stream.record(value, Where(self.path, number)) for number, value in self._values(data)]
+        return self._streamed(records)
+
+    def _read_array(self, data: bytes) -> list[_Record]:
+        """The records of claude-code-action's ``execution_file``: the messages of Claude Code's headless output as
+        one JSON array, which the action writes indented by two spaces (``JSON.stringify(messages, null, 2)``), each
+        message from a line of its own that says ``  {``: that line is its record's. An array written otherwise has
+        its messages named by their place in it (``[3]``) at line 1."""
+        try:
+            items = _decode(data)
+        except UnicodeDecodeError as error:
+            raise RunFileError(self.path, 1, f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+        except (ValueError, RecursionError) as error:
+            line = error.lineno if isinstance(error, json.JSONDecodeError) else 1
+            raise RunFileError(self.path, line, decode_failure(error)) from None
+        if not isinstance(items, list) or not items or not looks_like_claude_code_stream(items[0]):
+            first = items[0] if isinstance(items, list) and items else items
+            raise RunFileError(
+                self.path, 1, f"expected Claude Code's messages (a JSON array of them), got {type_name(first)}"
+            )
+        starts = [number for number, line in enumerate(data.split(b"\n"), start=1) if line.rstrip(b"\r") == b"  {"]
+        lines = starts if len(starts) == len(items) else [1] * len(items)
+        stream = self.stream = _Stream("execution_file")
+        records = [
+            stream.record(item, Where(self.path, line, f"[{at}]"))
+            for at, (line, item) in enumerate(zip(lines, items, strict=True))
+        ]
+        return self._streamed(records)
+
+    def _streamed(self, records: list[_Record]) -> list[_Record]:
+        """``records``, read from Claude Code's headless output, once the session it names is taken and what it holds
+        that agentrender does not know is said."""
+        stream = self.stream
+        assert stream is not None
+        self.session = stream.session
+        for kind, lines in stream.unknown.items():
+            self.warnings.append(
+                Where(self.path, lines[0], "type").warning(
+                    f"{plural(len(lines), 'message')} of type {kind!r} (line{'s' if len(lines) > 1 else ''} "
+                    f"{number_ranges(lines)}), which Claude Code's headless output did not hold when agentrender was "
+                    "written: not read into the turns (source.outside_threads names their lines)"
+                )
+            )
         if not records:
-            raise RunFileError(self.path, 1, "the file holds no transcript record")
+            raise RunFileError(self.path, 1, "the file holds no message of Claude Code's output")
         return records
 
     def _cut(self, number: int) -> None:
@@ -886,7 +1171,7 @@ class _Transcript:
             chain = written.joined(self.chain(current, sidechain=False), "of the main thread")
             root = chain[0]
             segments.append(chain)
-            before = root.value.get("logicalParentUuid")
+            before = root.logical if root.logical is not None else root.value.get("logicalParentUuid")
             current = None
             if not isinstance(before, str):
                 continue
@@ -1863,7 +2148,9 @@ def _first(records: list[dict[str, Any]], name: str, kept: _Kept | None = None) 
 class _Conversation:
     """A thread's parts joined into one conversation: its turns, the compactions between its parts, its replies."""
 
-    def __init__(self, thread: _Thread, path: str) -> None:
+    def __init__(self, thread: _Thread, path: str, opening: str | None = None) -> None:
+        """``opening``: the text the conversation is read as opening with when its first message is a reply (Claude
+        Code's headless output, which holds the prompt only when replayed: ``STREAM_PROMPT``); ``None`` refuses it."""
         self.thread = thread
         self.warnings: list[RunWarning] = RunWarnings()  # alike warnings counted as made
         self.turns: list[dict[str, Any]] = []
@@ -1899,6 +2186,16 @@ class _Conversation:
                     )
                 continue
             where = Where(path, segment.first_line)
+            if segment.turns[0]["role"] != "user" and opening is not None and not number:
+                segment.turns.insert(0, {"role": "user", "content": [{"type": "text", "text": opening}]})
+                segment.calls[:] = [msgspec.structs.replace(call, turn=call.turn + 1) for call in segment.calls]
+                self.warnings.append(
+                    where.warning(
+                        "the conversation starts with a reply: the prompt it answered is not in the file (Claude Code "
+                        "writes it into its headless output only with --replay-user-messages): the first turn is a "
+                        "note that says so"
+                    )
+                )
             if segment.turns[0]["role"] != "user":
                 if "parentUuid" not in segment.root:
                     # Claude Code writes the field on every message record (null at a thread's root): without it the
@@ -1998,12 +2295,13 @@ def _compaction(segment: _Segment, step: int) -> dict[str, Any]:
     compaction: dict[str, Any] = {"step": step, "opening": segment.turns[0]["content"]}
     if segment.summary:  # else no record says which blocks are the summary: all are taken for it
         compaction["summary_blocks"] = list(segment.summary)
-    metadata = root.get("compactMetadata")
+    metadata = root.get("compactMetadata", root.get("compact_metadata"))  # a transcript's, Claude Code's output's
     if isinstance(metadata, Mapping):
         if isinstance(metadata.get("trigger"), str):
             compaction["trigger"] = metadata["trigger"]
-        if type(metadata.get("preTokens")) is int:
-            compaction["tokens_before"] = metadata["preTokens"]
+        tokens = metadata.get("preTokens", metadata.get("pre_tokens"))
+        if type(tokens) is int:
+            compaction["tokens_before"] = tokens
     if isinstance(root.get("timestamp"), str):
         compaction["at"] = root["timestamp"]
     compaction["line"] = segment.root_line
@@ -2059,16 +2357,19 @@ def _run(
     summarise: Summariser | None,
     extra_notes: Mapping[str, Any],
     kept: _Kept | None = None,
+    stream: _Stream | None = None,
 ) -> Run | None:
     """The run of ``conversation``; ``kept``: a follower's, which makes only what its mark did not keep (``None``
-    when it cannot: the file is then imported whole)."""
+    when it cannot: the file is then imported whole); ``stream``: what Claude Code's headless output the conversation
+    was read from holds beside its messages."""
     messages = conversation.turns
     if not messages:
         return None
     thread = conversation.thread
     warnings = RunWarnings(conversation.warnings)
     records = conversation.records
-    source: dict[str, Any] = {"format": "claude-code", "path": path, "thread": thread.kind}
+    written = "claude-code" if stream is None else "claude-code-stream"
+    source: dict[str, Any] = {"format": written, "path": path, "thread": thread.kind}
     for key, name in (
         ("sessionId", "session_id"),
         ("agentId", "agent_id"),
@@ -2096,10 +2397,10 @@ def _run(
             source[key] = total
     if conversation.models:
         source["models"] = sorted(set(conversation.models) if kept is None else kept.model_names(conversation.models))
-    source["note"] = TRANSCRIPT_NOTE
+    source["note"] = TRANSCRIPT_NOTE if stream is None else STREAM_NOTE
     where = Where(path, thread.segments[0].first_line, "turns")
     _unanswered(messages, where, warnings, kept)  # the checks conversation_run makes: the turns alternate already
-    end = _end(conversation)
+    end = (stream.end() if stream is not None and thread.kind == "main" else None) or _end(conversation)
     made: dict[str, Any] = {
         "where": where,
         "run_id": run_id,
@@ -2601,9 +2902,10 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
         # a sub-agent's file: its workflow, and what Claude Code wrote of the agent beside it, read once for its threads
         workflow = _workflow_of(transcript.path)
         meta = _agent_meta(transcript) if number > 0 else None
+        stream = transcript.stream
         for thread in main_threads if number == 0 else transcript.threads():
-            conversation = _Conversation(thread, transcript.path)
-            extra: dict[str, Any] = {}
+            conversation = _Conversation(thread, transcript.path, None if stream is None else STREAM_PROMPT)
+            extra: dict[str, Any] = {} if stream is None else stream.notes(thread.kind)
             if thread.kind == "main":
                 run_id = session
                 extra.update(transcript.outside_notes())
@@ -2611,7 +2913,9 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                     opened = conversation
             else:
                 sidechains += 1
-                agent = _first(conversation.records, "agentId")
+                agent = _agent(conversation.records, stream)
+                if stream is not None and agent:
+                    extra["agent_id"] = agent
                 run_id = f"{session}/agent-{agent}" if agent else f"{session}/sidechain-{sidechains}"
                 if workflow is not None:
                     extra["workflow"] = workflow
@@ -2636,11 +2940,13 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
                 continue
             if launches is None:
                 launches = opened.launches(transcripts[0].index) if opened is not None else {}
-            agent = _first(conversation.records, "agentId")
+            agent = _agent(conversation.records, transcripts[0].stream)
             opening = "\n".join(
                 block.get("text", "") for block in conversation.turns[0]["content"] if block["type"] == "text"
             ).strip()
             in_workflow, started_by = extra.get("workflow"), extra.get("meta", {}).get("toolUseId")
+            if transcripts[0].stream is not None:  # the output names a sub-agent by the tool use that started it
+                started_by = agent
             notes = conversation.thread.notes
             if "forked_from" in notes:  # its opening is the session's: linked only to the compaction it wrote
                 link = launches.get(f"compaction:{notes.get('compaction_line')}")
@@ -2660,7 +2966,7 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
         for run_id, conversation, extra in conversations:
             if conversation.thread.kind == "main" and started:
                 extra["subagents"] = started
-            run = _run(conversation, transcript.path, run_id, summarise, extra)
+            run = _run(conversation, transcript.path, run_id, summarise, extra, stream=transcript.stream)
             if run is not None and run_id in renamed:
                 first_line = conversation.thread.segments[0].first_line
                 run = _with_warnings(run, [RunWarning(line=first_line, text=renamed[run_id], path=transcript.path)])
@@ -2673,6 +2979,12 @@ def _runs(transcripts: list[_Transcript], summarise: Summariser | None) -> list[
         file_runs[0] = _with_warnings(file_runs[0], transcript.all_warnings())
         runs.extend(file_runs)
     return runs
+
+
+def _agent(records: list[dict[str, Any]], stream: _Stream | None) -> Any:
+    """The id of the sub-agent whose message ``records`` are: their ``agentId``, or in Claude Code's headless output
+    (``stream``) the id of the tool use that started it (``parent_tool_use_id``), which names it there."""
+    return _first(records, "agentId" if stream is None else "parent_tool_use_id")
 
 
 def _main_threads(transcripts: list[_Transcript]) -> list[_Thread]:
@@ -2710,6 +3022,14 @@ def _nothing_sent(transcript: _Transcript) -> RunFileError:
     """The error for a transcript that holds no message. Its ``api_error`` records, if it has any, say that requests
     were sent and failed, though not what they held: the error names them, at the first one's line."""
     failed = sorted((r for r in transcript.by_uuid.values() if _note_name(r) == "system/api_error"), key=_LINE)
+    if transcript.stream is not None:
+        held = ", ".join(sorted(transcript.outside_lines)) or "nothing"
+        return RunFileError(
+            transcript.path,
+            1,
+            f"no user or assistant message in Claude Code's output: nothing of the conversation is in it (it holds "
+            f"{held}); `claude -p --output-format stream-json --verbose` writes the conversation's messages",
+        )
     if not failed:
         return RunFileError(transcript.path, 1, "no user or assistant message in the transcript: nothing was sent")
     return RunFileError(

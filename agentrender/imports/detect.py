@@ -24,6 +24,7 @@ from agentrender.imports.shapes import (
     SUB_AGENT_META,
     looks_like_anthropic,
     looks_like_claude_code,
+    looks_like_claude_code_stream,
     looks_like_inspect,
     looks_like_openai,
     looks_like_responses,
@@ -131,8 +132,10 @@ FORMATS: list[Format] = [
     Format("agentrender run file (.jsonl, .jsonl.gz)", _is_run_file, _read_run_file),
     Format("Inspect AI log (.eval, .json, .eval.gz, .json.gz)", looks_like_inspect, _read_inspect),
     Format(
-        "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl)",
-        lambda path, first: looks_like_claude_code(first),
+        "Claude Code session transcript (~/.claude/projects/<project>/<session-id>.jsonl), or its headless output "
+        "(claude -p --output-format stream-json --verbose, the Agent SDK's messages, claude-code-action's "
+        "execution_file)",
+        lambda path, first: looks_like_claude_code(first) or looks_like_claude_code_stream(first),
         _read_claude_code,
     ),
     Format(

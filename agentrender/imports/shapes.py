@@ -28,6 +28,7 @@ __all__ = [
     "LANGCHAIN_ROLES",
     "OPENAI_REQUEST_KEYS",
     "RESPONSES_REQUEST_KEYS",
+    "STREAM_TYPES",
     "SUB_AGENT_META",
     "ZIP_MAGIC",
     "is_exchange",
@@ -36,6 +37,7 @@ __all__ = [
     "is_typescript_rollout",
     "looks_like_anthropic",
     "looks_like_claude_code",
+    "looks_like_claude_code_stream",
     "looks_like_codex",
     "looks_like_inspect",
     "looks_like_openai",
@@ -94,6 +96,31 @@ def looks_like_claude_code(value: Any) -> bool:
     if "sessionId" in value or "parentUuid" in value or "leafUuid" in value:
         return True
     return value.get("type") == "file-history-snapshot" and "snapshot" in value
+
+
+STREAM_TYPES = frozenset((
+    "user", "assistant", "system", "result", "stream_event", "rate_limit_event", "tool_progress", "tool_use_summary",
+    "auth_status", "conversation_reset", "control_request", "control_response", "control_cancel_request", "keep_alive",
+))  # fmt: skip
+"""The types of the messages Claude Code writes headless (``claude -p --output-format stream-json --verbose``) and the
+Agent SDK yields (``parse_message`` of anthropics/claude-agent-sdk-python, the TypeScript SDK's ``SDKMessage``)."""
+
+
+def looks_like_claude_code_stream(value: Any) -> bool:
+    """True when ``value`` (a file's first JSON value) starts what Claude Code writes headless: its ``stream-json``
+    output, the Agent SDK's messages written one a line, or the JSON array of them claude-code-action writes as its
+    ``execution_file``. Such a stream opens with a ``system`` message (``init``, or a hook's before it) naming the
+    session in ``session_id`` (a transcript's records name it ``sessionId``), or with a message that says which
+    sub-agent's it is (``parent_tool_use_id``)."""
+    if isinstance(value, list):
+        return bool(value) and looks_like_claude_code_stream(value[0])
+    if not isinstance(value, Mapping) or not isinstance(kind := value.get("type"), str) or "sessionId" in value:
+        return False
+    if kind == "system":
+        return isinstance(value.get("subtype"), str) and ("session_id" in value or value["subtype"] == "init")
+    if kind in ("user", "assistant"):
+        return isinstance(value.get("message"), Mapping) and ("parent_tool_use_id" in value or "session_id" in value)
+    return kind in STREAM_TYPES and "session_id" in value and "payload" not in value
 
 
 SUB_AGENT_META = (".meta.json", ".meta.json.gz")

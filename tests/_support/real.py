@@ -11,7 +11,16 @@ REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 """Where the real public files are kept."""
 
 HISTORY_FORMATS = frozenset(
-    {"anthropic_log", "claude_code", "codex_rollout", "inspect", "openai_chat", "swe_agent", "tau_bench"}
+    {
+        "anthropic_log",
+        "claude_code",
+        "claude_code_stream",
+        "codex_rollout",
+        "inspect",
+        "openai_chat",
+        "swe_agent",
+        "tau_bench",
+    }
 )
 """The formats of the histories; any other entry (``claude_code_meta``: a sub-agent's ``.meta.json``) is a file
 read beside one, not a history of its own."""
