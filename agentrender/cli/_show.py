@@ -584,8 +584,9 @@ def _view_facts(view: View) -> Iterator[Any]:
         whose = plural(results, "step") + ("'s" if results == 1 else "'")  # 1 step's, 2 steps'
         said = f"the last {window:,} of {whose} results in full, each capped at {view.options.result_bytes:,} bytes"
     if summaries:
-        kinds = view.result_columns()["kind"]
-        outside = [kind for kind, full in zip(kinds, view.step_columns()["full"], strict=True) if full is False]
+        start = view.window_step  # only the steps before the window: a late view of a long run holds thousands
+        kinds, fulls = view.result_columns(0, start)["kind"], view.step_columns(0, start)["full"]
+        outside = [kind for kind, full in zip(kinds, fulls, strict=True) if full is False]
         as_summaries = sum(kind in OUTSIDE_KINDS for kind in outside)
         if as_summaries == summaries:
             said += f"; {summaries:,} earlier as summaries"
