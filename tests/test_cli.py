@@ -322,6 +322,38 @@ def test_steps_help_says_the_words_of_what_the_model_saw() -> None:
     assert "whether it is rendered" not in said
 
 
+def test_steps_filters_do_what_the_help_says_of_them() -> None:
+    """steps --help says that ``--tool`` keeps a step that called the tool beside its decision's (a parallel call),
+    that a filter given again adds a value (either kept), and that each filter given must match; and so the
+    filters do on a real Claude Code session of parallel calls. Before, the help said ``--tool`` kept the steps "whose
+    decision names this tool", and "a row is kept when it matches every filter" of repeated values."""
+    text = build_parser()._subparsers._group_actions[0].choices["steps"].format_help()  # type: ignore[union-attr]
+    said = " ".join(text.split())
+    assert "parallel calls made beside it" in said and "one given again adds a value" in said, said
+    assert "matches each filter given" in said
+    session = "tests/fixtures/real/claude-code/marot-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+    if not (ROOT / session).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+
+    def kept(*filters: str) -> list[dict[str, Any]]:  # the session's warnings are said on stderr
+        code, out, _ = run_cli("steps", session, "--json", *filters)
+        assert code == 0
+        rows: list[dict[str, Any]] = json.loads(out)
+        return rows
+
+    def called(row: dict[str, Any]) -> set[str]:
+        return {row["tool"], *(row["other_tools"] or ())}
+
+    rows = kept()
+    beside = [row["index"] for row in rows if "Read" in called(row) and row["tool"] != "Read"]
+    assert beside, "the session has a step that called Read beside another tool"
+    assert [row["index"] for row in kept("--tool", "Read")] == [row["index"] for row in rows if "Read" in called(row)]
+    either = [row["index"] for row in kept("--tool", "Grep", "--tool", "Read")]
+    assert either == [row["index"] for row in rows if {"Grep", "Read"} & called(row)] and set(beside) <= set(either)
+    both = kept("--tool", "Read", "--status", "error")
+    assert both == [row for row in rows if "Read" in called(row) and row["status"] == "error"]
+
+
 def test_check_help_names_every_kind_of_finding() -> None:
     """check --help names every kind of finding check reports (unplaced-breakpoint and converted-reject among them,
     which it left out), by the code the output and --json give it."""
