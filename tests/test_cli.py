@@ -354,6 +354,15 @@ def test_steps_filters_do_what_the_help_says_of_them() -> None:
     assert both == [row for row in rows if "Read" in called(row) and row["status"] == "error"]
 
 
+def test_schema_help_says_its_output_options_change_nothing_and_they_do_not() -> None:
+    """schema prints the same JSON with or without --json, at any --width and --color, and its help says so, where it
+    offered --json "instead of the terminal view" with "the run's warnings" of a command that reads no run."""
+    text = build_parser()._subparsers._group_actions[0].choices["schema"].format_help()  # type: ignore[union-attr]
+    assert "--json, --width and --color change nothing" in " ".join(text.split())
+    printed = {run_cli("schema", *argv)[1] for argv in ((), ("--json",), ("--width", "20", "--color", "always"))}
+    assert len(printed) == 1 and json.loads(printed.pop())["$schema"].endswith("2020-12/schema")
+
+
 def test_check_help_names_every_kind_of_finding() -> None:
     """check --help names every kind of finding check reports (unplaced-breakpoint and converted-reject among them,
     which it left out), by the code the output and --json give it."""

@@ -576,7 +576,8 @@ model_call, model_call_error, end), picked by its "type", with every field and i
 It is generated from the record structs agentrender.load_run reads with, so a runtime in
 any language can check each line it writes against it: a line the schema accepts is one
 load_run loads. The format lets a reader meet unknown record types and fields (they are
-kept with a warning); the schema does not allow them, so a checked writer writes none.
+kept with a warning); the schema does not allow them, so a checked writer writes none. It
+is JSON on a terminal too: --json, --width and --color change nothing.
 
   agentrender schema > run-line.schema.json""",
     )
