@@ -322,6 +322,47 @@ def test_steps_help_says_the_words_of_what_the_model_saw() -> None:
     assert "whether it is rendered" not in said
 
 
+def test_steps_filters_do_what_the_help_says_of_them() -> None:
+    """steps --help says that ``--tool`` keeps a step that called the tool beside its decision's (a parallel call),
+    that a filter given again adds a value (either kept), and that each filter given must match; and so the
+    filters do on a real Claude Code session of parallel calls. Before, the help said ``--tool`` kept the steps "whose
+    decision names this tool", and "a row is kept when it matches every filter" of repeated values."""
+    text = build_parser()._subparsers._group_actions[0].choices["steps"].format_help()  # type: ignore[union-attr]
+    said = " ".join(text.split())
+    assert "parallel calls made beside it" in said and "one given again adds a value" in said, said
+    assert "matches each filter given" in said
+    session = "tests/fixtures/real/claude-code/marot-spotter/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+    if not (ROOT / session).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+
+    def kept(*filters: str) -> list[dict[str, Any]]:  # the session's warnings are said on stderr
+        code, out, _ = run_cli("steps", session, "--json", *filters)
+        assert code == 0
+        rows: list[dict[str, Any]] = json.loads(out)
+        return rows
+
+    def called(row: dict[str, Any]) -> set[str]:
+        return {row["tool"], *(row["other_tools"] or ())}
+
+    rows = kept()
+    beside = [row["index"] for row in rows if "Read" in called(row) and row["tool"] != "Read"]
+    assert beside, "the session has a step that called Read beside another tool"
+    assert [row["index"] for row in kept("--tool", "Read")] == [row["index"] for row in rows if "Read" in called(row)]
+    either = [row["index"] for row in kept("--tool", "Grep", "--tool", "Read")]
+    assert either == [row["index"] for row in rows if {"Grep", "Read"} & called(row)] and set(beside) <= set(either)
+    both = kept("--tool", "Read", "--status", "error")
+    assert both == [row for row in rows if "Read" in called(row) and row["status"] == "error"]
+
+
+def test_schema_help_says_its_output_options_change_nothing_and_they_do_not() -> None:
+    """schema prints the same JSON with or without --json, at any --width and --color, and its help says so, where it
+    offered --json "instead of the terminal view" with "the run's warnings" of a command that reads no run."""
+    text = build_parser()._subparsers._group_actions[0].choices["schema"].format_help()  # type: ignore[union-attr]
+    assert "--json, --width and --color change nothing" in " ".join(text.split())
+    printed = {run_cli("schema", *argv)[1] for argv in ((), ("--json",), ("--width", "20", "--color", "always"))}
+    assert len(printed) == 1 and json.loads(printed.pop())["$schema"].endswith("2020-12/schema")
+
+
 def test_check_help_names_every_kind_of_finding() -> None:
     """check --help names every kind of finding check reports (unplaced-breakpoint and converted-reject among them,
     which it left out), by the code the output and --json give it."""
@@ -555,7 +596,8 @@ def test_every_table_keeps_every_columns_information_at_80_and_100_columns(tmp_p
 
     def shown(*argv: str) -> list[str]:
         code, out, _ = run_cli(*argv, "--width", width, "--color", "never")
-        assert code == 0 and max(map(len, out.splitlines())) <= int(width)
+        # the file's path, which runs titles its table with, is whole on its line to copy, past the width
+        assert code == 0 and max(len(line) for line in out.splitlines() if line != argv[1]) <= int(width)
         return out.splitlines()
 
     def data(*argv: str) -> list[dict[str, Any]]:
@@ -1186,10 +1228,13 @@ def test_an_output_a_program_reads_as_a_list_or_csv_says_every_warning_on_stderr
     path.write_text(WARNED, encoding="utf-8")
     code, out, err = run_cli(command[0], str(path), *command[1:])
     assert code == 0 and (isinstance(json.loads(out), list) if "--json" in command else out.startswith("index,"))
-    assert [line.split(": ", 3)[2] for line in err.splitlines()] == [f"{path}:{line}" for line in (2, 3, 4)], err
+    warned = err.splitlines()
+    if command[0] == "decide":  # its file holds no reply: said last, as decide --json says it of every such run
+        assert warned.pop().startswith(f"agentrender: {path}: no model replies were captured in this run: "), err
+    assert [line.split(": ", 3)[2] for line in warned] == [f"{path}:{line}" for line in (2, 3, 4)], err
     assert "unknown field step.mood kept" in err and "unknown record type 'checkpoint' kept" in err
     _, terminal, said = run_cli(command[0], str(path))  # a table's reader sees only what the file lost on stderr
-    assert terminal and said.splitlines() == err.splitlines()[2:], said
+    assert terminal and said.splitlines() == warned[2:], said
 
 
 def test_an_output_that_is_one_object_holds_every_warning_as_a_run_file_keeps_them(tmp_path: Path) -> None:

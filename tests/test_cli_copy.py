@@ -206,3 +206,47 @@ def test_a_run_id_in_shows_sentences_is_never_cut(width: int | None, monkeypatch
     assert f"started1sub-agent:run{AGENT}(step2)" in session
     assert f"startedthesub-agentrun{AGENT}(tooluse" in session
     assert f"asub-agentofrun{MAIN},startedbyitsstep2" in squeezed(run_at(width, "show", str(SESSION), "--run", "1"))
+
+
+@pytest.mark.parametrize("width", [*WIDTHS, None])
+def test_runs_gives_a_long_file_path_whole_on_its_title_line(
+    tmp_path: Path, width: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``runs`` names the file whole on one line at any width and piped (its count of runs beside it where the line
+    has room, else under it), and so do the titles of ``steps``, ``context`` and ``keys`` of a run with no id, named by
+    its file; pasted, the path lists the same runs. Before, the title folded a long path over lines at 80 columns
+    and less."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    folder = Path("a-rather-long-folder-of-runs") / "and-another-level-deeper-still" / "the-runs-of-last-week"
+    folder.mkdir(parents=True)
+    path = str(folder / SESSION.name)
+    shutil.copyfile(SESSION, path)
+    shutil.copytree(SESSION.with_suffix(""), folder / MAIN)
+    out = run_at(width, "runs", path)
+    assert line_with(out, path).split() in ([path, "2", "runs"], [path])
+    assert word_with(run_at(400, "runs", word_with(out, path)), AGENT)
+    unnamed = str(folder / "a-run-file-of-no-run-id-named-by-its-path.jsonl")
+    Path(unnamed).write_text('{"type": "run", "format": "agentrender.run/1", "goal": "No id."}\n', encoding="utf-8")
+    for command in ("steps", "context", "keys"):
+        line_with(run_at(width, command, unnamed), unnamed)
+
+
+@pytest.mark.parametrize("width", [*WIDTHS, None])
+def test_a_run_id_in_shows_lines_under_a_step_is_whole_on_its_line(
+    tmp_path: Path, width: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the step that started a sub-agent, "started the sub-agent run ID (tool use ...)" gives the id whole on
+    one line at any width and piped (the words before and after it wrapped around it), as the command under it does;
+    and so does a sub-agent written alone, "the run that started it, ID, is not in this file". Before, the id folded
+    in its middle at 60 columns and less."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = run_at(width, "show", str(SESSION), "--at", "3")
+    line_with(out, AGENT)
+    assert f"started the sub-agent run {AGENT} (tool use toolu_01QgUbC29ZXemZhZzPjQqbTS)" in " ".join(out.split())
+    written = tmp_path / "agent.jsonl"
+    code, _, err = cli.run_cli("import", str(SESSION), "--run", "1", "-o", str(written))
+    assert code == 0, err
+    out = run_at(width, "show", str(written))
+    line_with(out, MAIN)
+    assert f"the run that started it, {MAIN}, is not in this file" in " ".join(out.split())

@@ -78,10 +78,12 @@ def log(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("command", ["show", "steps", "decide", "check", "context", "keys"])
 def test_every_command_reads_a_conversation_and_a_call_log(command: str, convo: Path, log: Path) -> None:
-    """Each command's RUN takes a Messages API request (.json) and a call log (.jsonl) as it takes a run file."""
+    """Each command's RUN takes a Messages API request (.json) and a call log (.jsonl) as it takes a run file (decide
+    of a request, which holds no reply, says so on stderr)."""
     for source in (convo, log):
         code, out, err = run_cli(command, str(source), "--json")
-        assert code == 0 and err == "", err
+        none = command == "decide" and source == convo
+        assert code == 0 and (err.startswith(f"agentrender: {convo}: no model replies") if none else err == ""), err
         json.loads(out)
 
 
@@ -1198,6 +1200,24 @@ def test_decide_of_a_history_of_no_replies_says_why_and_what_carries_them(source
     replied = samples.imports_folder() / "largest-city-thinking.json"  # a request saved with its response
     code, out, _ = run_cli("decide", str(replied), "--width", "300", "--color", "never")
     assert code == 0 and "1 reply · 1 compared with the recorded decision: all agree" in out, out
+
+
+@pytest.mark.parametrize("source", ["python-to-rust-port.messages.json", "a run file"])
+def test_decide_json_of_a_run_of_no_replies_keeps_the_list_and_says_why_on_stderr(source: str, tmp_path: Path) -> None:
+    """decide --json of a run with no captured reply prints an empty list a program reads, and stderr says, as every
+    note is said (``agentrender: FILE: ...``), what the text form says: why it has none and what carries them. Before,
+    it printed ``[]`` and nothing else."""
+    if source == "a run file":
+        path = tmp_path / "no-calls.jsonl"
+        lines = samples.path("fix-failing-test").read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join(line for line in lines if '"type": "model_call"' not in line), encoding="utf-8")
+    else:
+        path = samples.imports_folder() / source
+    code, out, err = run_cli("decide", str(path), "--json")
+    _, said, _ = run_cli("decide", str(path), "--width", "1000", "--color", "never")
+    assert code == 0 and json.loads(out) == []
+    assert err == f"agentrender: {path}: {said.strip()}\n", err
+    assert "carries them" in err or "writes one for each reply" in err
 
 
 def test_a_file_of_no_format_is_sent_to_a_page_that_exists_wherever_the_command_runs(

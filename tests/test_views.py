@@ -873,6 +873,23 @@ def test_step_columns_are_the_step_facts_as_lists(every: int, start: int, stop: 
     assert [fact.full for fact in facts] == wanted["full"]
 
 
+@pytest.mark.parametrize("every", [2, 3, 1_000])
+@pytest.mark.parametrize("recent", [0, 1, 5, 40])
+def test_window_step_is_where_the_step_columns_turn_full(every: int, recent: int) -> None:
+    """``View.window_step`` is the first of the view's steps from which every rendered step shows its result in full
+    and before which none does (``step_columns``' ``full``), with or without skipped steps, at every stop."""
+    run = long_run(40, every=every)
+    views = Views(run, run.options(recent_results=recent))
+    for at in views.stops:
+        view = views.at(at)
+        full = view.step_columns()["full"]
+        start = view.window_step
+        assert all(value is not True for value in full[:start]), at
+        assert all(value is not False for value in full[start:]), at
+        assert start == 0 or full[start - 1] is False, at  # the window starts right after the last summary
+        assert sum(value is False for value in full[:start]) == view.rendered_count - view.full_count
+
+
 def test_a_size_chart_marks_at_most_chart_marks_breaks_evenly_over_the_whole_run() -> None:
     """The breaks a size chart marks (the notebook's and the offline page's) are every break of the cache prefix but
     a compaction's; past ``CHART_MARKS`` of them, every k-th one, at most ``CHART_MARKS``, from the first to within

@@ -51,6 +51,7 @@ __all__ = [
     "run_facts_said",
     "shown_path",
     "source_said",
+    "started_parts",
     "started_said",
     "steps_summary",
     "tool_uses",
@@ -180,9 +181,15 @@ def started_said(link: Any) -> str:
     """What a step did of a run it started (an item of ``Run.links.started``, read as ``parent_said`` reads one), as
     ``agentrender show`` says it under the step and the offline page at the step: it started a sub-agent, or the
     compaction before it was written by a forked agent."""
+    return "".join(started_parts(link))
+
+
+def started_parts(link: Any) -> tuple[str, str, str]:
+    """``started_said`` in three parts: the words before the run's id, the id, the words after it; for a display that
+    keeps the id whole, to copy."""
     if link.is_compaction:
-        return f"the compaction before this step was written by the agent of run {link.run_id}"
-    return f"started the sub-agent run {link.run_id}{_tool_use(link)}"
+        return "the compaction before this step was written by the agent of run ", link.run_id, ""
+    return "started the sub-agent run ", link.run_id, _tool_use(link)
 
 
 def _started_list(started: Sequence[Any]) -> str:

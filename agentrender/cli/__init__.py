@@ -311,17 +311,25 @@ cacheable prefix; from it on, what is re-sent). A legend line explains these ter
         """\
 One row per recorded step: its decision's kind and tool, its observation's status, what the
 model saw of it in the view after the last step (its result's block: full result, summary,
-full result, cut at cap, a nudge, a re-request, as sent; of a step the view holds nothing
+"full result, cut at cap", a nudge, a re-request, as sent; of a step the view holds nothing
 of, skipped: it has no decision; nothing: the conversation ended, the step an imported
 conversation ended on; compacted away: a step before a compaction), its result's and summary's
 bytes (— where it has none), and its reason (the caller's prefill a request ended with marked
 [prefill], the model's reply after it [reply]). --json and --csv give every column of the steps
 frame (agentrender.frame.STEP_COLUMNS), the reason as the run holds it.
-Filters take a value each and may be repeated; a row is kept when it matches every filter.""",
+Filters take a value each; one given again adds a value (--tool Read --tool Grep keeps the
+steps of either), and a row is kept when it matches each filter given. A value no step has is
+said on stderr, with the values the steps have.""",
     )
     steps.add_argument("run", metavar="RUN", help=_RUN)
     _run_option(steps)
-    steps.add_argument("--tool", action="append", metavar="NAME", help="keep steps whose decision names this tool")
+    steps.add_argument(
+        "--tool",
+        action="append",
+        metavar="NAME",
+        help="keep steps that called this tool: their decision's, or one of the parallel calls made beside it "
+        "(none: no tool)",
+    )
     steps.add_argument(
         "--status",
         action="append",
@@ -568,7 +576,8 @@ model_call, model_call_error, end), picked by its "type", with every field and i
 It is generated from the record structs agentrender.load_run reads with, so a runtime in
 any language can check each line it writes against it: a line the schema accepts is one
 load_run loads. The format lets a reader meet unknown record types and fields (they are
-kept with a warning); the schema does not allow them, so a checked writer writes none.
+kept with a warning); the schema does not allow them, so a checked writer writes none. It
+is JSON on a terminal too: --json, --width and --color change nothing.
 
   agentrender schema > run-line.schema.json""",
     )

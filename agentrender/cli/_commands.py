@@ -195,6 +195,10 @@ def decide(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
         run = load_run_of(args, err, every=args.json)
         replies, none = _decide.replies(args.run, run, step=args.step), _decide.none_captured(run)
     if args.json:
+        if not replies:  # the list a program reads stays a list; the reason is said where every note is
+            err.write(
+                f"agentrender: {clean(args.run, one_line=True)}: {clean(_decide.none_said(none), one_line=True)}\n"
+            )
         write_json(out, [reply.to_json() for reply in replies])
         return 0
     print_all(console, _decide.renderables(replies, full=args.full, none=none))

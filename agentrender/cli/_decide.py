@@ -34,7 +34,7 @@ from agentrender.cli._term import (
 from agentrender.runfile import Run, response_record
 from agentrender.views import DecideExplanation, answered_tool_uses, disagreements, explain_decide
 
-__all__ = ["Reply", "none_captured", "renderables", "replies", "reply_of_file"]
+__all__ = ["Reply", "none_captured", "none_said", "renderables", "replies", "reply_of_file"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,6 +133,11 @@ def none_captured(run: Run) -> str:
         "its file holds no model_call record; a runtime writes one for each reply it gets (agentrender.record does it "
         "for an Anthropic SDK client)"
     )
+
+
+def none_said(none: str) -> str:
+    """What ``decide`` says of a run with no captured reply: that none was, and why (``none_captured``)."""
+    return "no model replies were captured in this run" + (f": {none}" if none else "")
 
 
 def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
@@ -273,7 +278,7 @@ def renderables(replies: Sequence[Reply], *, full: bool = False, none: str = "")
     """Everything ``decide`` prints for ``replies``; ``none``: why the run has none (``none_captured``)."""
     folder = Folder(full=full, lines=6, chars=800)
     if not replies:
-        yield Text("no model replies were captured in this run" + (f": {none}" if none else ""), style=MUTED)
+        yield Text(none_said(none), style=MUTED)
         return
     for reply in replies:
         yield from _reply(reply, folder)

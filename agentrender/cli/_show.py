@@ -24,7 +24,7 @@ from agentrender._display.said import (
     retries,
     retries_said,
     run_facts_said,
-    started_said,
+    started_parts,
     turn_uses,
     warning_groups,
 )
@@ -340,8 +340,8 @@ def _step(
     retried: str = "",
     *,
     yet: bool = False,
-    started: Sequence[tuple[str, str]] = (),
-    compacted: Sequence[tuple[str, str]] = (),
+    started: Sequence[_Link] = (),
+    compacted: Sequence[_Link] = (),
 ) -> Iterator[Any]:
     """The step as printed; ``yet``: it has no decision and may still get one (``show_renderables``); ``started``: the
     lines saying the sub-agents its tool uses started (``_started_lines``), under its reply; ``compacted``: those
@@ -363,28 +363,41 @@ def _step(
     yield from _message(fact.result, fact, folder, result_bytes)
 
 
-def _link_lines(lines: Sequence[tuple[str, str]]) -> Iterator[Any]:
-    """The lines of ``_started_lines`` of one step: what it started, then the command that shows that run (none for a
-    run not in the file), under it."""
-    for said, command in lines:
-        yield Padding(Gutter(Text(said, style="bold"), "bold", "  ", first="\u21b3 "), (0, 0, 0, 2))
+_Link = tuple[str, str, str, str]
+"""A line of ``_started_lines``: its words before the run's id, the id, the words after it, and the command that shows
+that run (``""`` for none)."""
+
+
+def _link_lines(lines: Sequence[_Link]) -> Iterator[Any]:
+    """The lines of ``_started_lines`` of one step: what it started, the run's id whole on a line to copy (``Copyable``:
+    never folded inside, past the width where it is longer), then the command that shows that run (none for a run
+    not in the file), under it."""
+    for before, run_id, after, command in lines:
+        yield Copyable(
+            Text.assemble("  \u21b3 ", before, style="bold"),
+            run_id,
+            Text(after, style="bold"),
+            indent="    ",
+            style="bold",
+        )
         if command:  # under the words, at their indent: the command whole, to copy
             yield Copyable(Text.assemble("    ", ("show it: ", MUTED)), command, indent="    ", style="bold")
 
 
 def _started_lines(
     run: Run | None, name: str, held: Collection[str] | None = None
-) -> tuple[dict[int, list[tuple[str, str]]], dict[int, list[tuple[str, str]]]]:
+) -> tuple[dict[int, list[_Link]], dict[int, list[_Link]]]:
     """What ``show`` says at each step that started another run of its file (``Run.links``, in the words of
-    ``started_said``), with the command that shows that run (``agentrender show NAME --run ID``; ``""`` for a run not
+    ``started_parts``), with the command that shows that run (``agentrender show NAME --run ID``; ``""`` for a run not
     among the file's, ``held``): the sub-agents its tool uses started, and the agent that wrote the compaction before
     it, each by the step's index."""
-    started: dict[int, list[tuple[str, str]]] = {}
-    compacted: dict[int, list[tuple[str, str]]] = {}
+    started: dict[int, list[_Link]] = {}
+    compacted: dict[int, list[_Link]] = {}
     for link in run.links.started if run is not None else ():
         command = _show_command(name, link, held=held)
-        said = clean(started_said(link) + ("" if command else NOT_IN_FILE), one_line=True)
-        (compacted if link.is_compaction else started).setdefault(link.step, []).append((said, command))
+        before, run_id, after = (clean(part, one_line=True) for part in started_parts(link))
+        line = (before, run_id, after + ("" if command else NOT_IN_FILE), command)
+        (compacted if link.is_compaction else started).setdefault(link.step, []).append(line)
     return started, compacted
 
 
@@ -416,8 +429,9 @@ def _parent_line(run: Run, name: str, held: Collection[str] | None = None) -> It
     if command:
         yield Copyable(Text.assemble(("\u21b0 ", "bold"), (said, MUTED)), command, indent="  ", style=MUTED)
     else:
-        text = Text(clean(f"the run that started it, {parent.run_id}, is not in this file", one_line=True), style=MUTED)
-        yield Gutter(text, "bold", "  ", first="\u21b0 ")
+        said_id = clean(parent.run_id, one_line=True)
+        lead = Text.assemble(("\u21b0 ", "bold"), ("the run that started it, ", MUTED))
+        yield Copyable(lead, said_id, Text(", is not in this file", style=MUTED), indent="  ", style=MUTED)
 
 
 def _compaction_line(view: View) -> Iterator[Any]:
@@ -584,8 +598,9 @@ def _view_facts(view: View) -> Iterator[Any]:
         whose = plural(results, "step") + ("'s" if results == 1 else "'")  # 1 step's, 2 steps'
         said = f"the last {window:,} of {whose} results in full, each capped at {view.options.result_bytes:,} bytes"
     if summaries:
-        kinds = view.result_columns()["kind"]
-        outside = [kind for kind, full in zip(kinds, view.step_columns()["full"], strict=True) if full is False]
+        start = view.window_step  # only the steps before the window: a late view of a long run holds thousands
+        kinds, fulls = view.result_columns(0, start)["kind"], view.step_columns(0, start)["full"]
+        outside = [kind for kind, full in zip(kinds, fulls, strict=True) if full is False]
         as_summaries = sum(kind in OUTSIDE_KINDS for kind in outside)
         if as_summaries == summaries:
             said += f"; {summaries:,} earlier as summaries"

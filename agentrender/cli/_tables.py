@@ -209,10 +209,10 @@ class StepsTable:
             table.add_row(*(saw if name == "shown_as" else _cell(name, record[name]) for name in columns), style=style)
         shown = len(self.frame)
         what = f"{shown:,} of {plural(self.total, 'step')}" if shown != self.total else plural(self.total, "step")
-        title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
-        title.append(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
+        heading = Text(f"  {what} \u00b7 'the model saw': its user turn in the view after the last step", style=MUTED)
         if run.inherited_steps:
-            title.append(f" \u00b7 {inherited_said(run.inherited_steps)}", style=MUTED)
+            heading.append(f" \u00b7 {inherited_said(run.inherited_steps)}", style=MUTED)
+        title = _title_line(run.run_id or run.path, heading)
         # narrow, the words of what the model saw wrap, then the reason (in full in --json) is cut below its 10
         # columns, then left out; only then a tool's name (the others called beside it first) and the kind last
         narrow = tuple(map(columns.index, ("shown_as", "reason", "tool", "kind")))
@@ -599,11 +599,13 @@ def context_renderables(
     ``layout``: where the table records how it was laid out (for ``size_line``); ``yet``: whether a step with no
     decision may still get one (a follow's), which its row says (``_undecided``)."""
     breaks = len(series.breaks)
-    title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
-    title.append(
-        f"  {plural(len(series), 'view')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
-        "tokens are bytes / 4, a scale, not a count",
-        style=MUTED,
+    title = _title_line(
+        run.run_id or run.path,
+        Text(
+            f"  {plural(len(series), 'view')} \u00b7 the cache prefix breaks {plural(breaks, 'time')} \u00b7 "
+            "tokens are bytes / 4, a scale, not a count",
+            style=MUTED,
+        ),
     )
     legend = Text("bars: ", style=MUTED)
     legend.append("\u2588", style=MUTED)
@@ -670,10 +672,10 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
         table.add_row(f"{row['at']:,}", _key_cell(row["replay_key"]), shown, mark)
     mismatched = sum(1 for row in rows if row["matches"] is False)
     compared = sum(1 for row in rows if row["matches"] is not None)
-    title = Text(clean(run.run_id or run.path, one_line=True), style="bold")
-    title.append(f"  {plural(len(rows), 'view')} \u00b7 {compared:,} with a recorded request key", style=MUTED)
+    said = Text(f"  {plural(len(rows), 'view')} \u00b7 {compared:,} with a recorded request key", style=MUTED)
     if mismatched:
-        title.append(f" \u00b7 {mismatched:,} differ", style="bold red")
+        said.append(f" \u00b7 {mismatched:,} differ", style="bold red")
+    title = _title_line(run.run_id or run.path, said)
     parts: list[Any] = [title, table]
     for row in rows:
         if row["why"]:
@@ -774,14 +776,27 @@ def runs_renderable(name: str, rows: list[dict[str, Any]], *, hint: bool = True)
         if row["role"]:  # what it is to the other runs of its file: a session's sub-agent, a session that started some
             said.append("\n" + clean(row["role"], one_line=True))
         table.add_row(str(row["number"]), f"{row['steps']:,}", f"{row['model_calls']:,}", _warnings_said(row), said)
-    title = Text(clean(name, one_line=True), style="bold")
-    title.append(f"  {plural(len(rows), 'run')}", style=MUTED)
+    title = _title_line(name, Text(f"  {plural(len(rows), 'run')}", style=MUTED))
     fitted = Fitted(table, ())
 
     def lay(console: Console, options: ConsoleOptions) -> list[Any]:
         return [fitted] if fitted.fits(console, options) else list(runs_listed(rows))
 
     return Group(title, AtWidth(lay), *([runs_hint()] if hint else []))
+
+
+def _title_line(name: str, said: Text) -> AtWidth:
+    """A table's title: the run id or file path it is of (``name``), whole on a line to copy, and ``said`` of it after
+    it: where the line has room for the name, the words wrapped after it; where it has not, the name on a line of its
+    own (``Copyable``: past the width, for the terminal to wrap; never folded inside) and the words under it."""
+    name = clean(name, one_line=True)
+
+    def lay(console: Console, options: ConsoleOptions) -> list[Any]:
+        if cell_len(name) <= options.max_width:  # rich wraps the words after it, never inside it
+            return [Text(name, style="bold") + said]
+        return [Copyable(Text(), name, said, style="bold")]
+
+    return AtWidth(lay)
 
 
 def _warnings_said(row: dict[str, Any], *, noun: bool = False) -> Text:

@@ -266,7 +266,8 @@ class Copyable:
     """A line that hands the user something to copy (a command, a path, a key), whole: ``lead`` (the words before it,
     ``indent`` first), ``value``, then ``tail``, on one line where they fit the width; else the lead and the value where
     they fit, or the lead then the value on a line of its own (after ``indent`` where it fits there, else at the
-    margin); and the tail under them, the words each wrapped by rich and hanging under ``indent``.
+    margin); and the tail under them, the words each wrapped by rich and hanging under ``indent`` (what the tail begins
+    with up to its first space, a comma, kept after the value).
 
     The value itself is never wrapped, cut or indented inside by rich: a value longer than the line goes on past the
     width, for the terminal to wrap as it wraps any long line, so that a user who selects it (or a program that reads
@@ -290,8 +291,13 @@ class Copyable:
             line.append_text(self.tail)
             yield _unwrapped(line)
             return
-        # the spaces that part the tail from the value on one line are no part of a line of its own
-        tail = self.tail[len(self.tail.plain) - len(self.tail.plain.lstrip()) :]
+        # what the tail begins with up to its first space (the comma of "run ID, is ...") stays after the value, where
+        # a line of its own would begin with it; the spaces that part the rest from the value are no part of its line
+        plain = self.tail.plain
+        glued = next((at for at, char in enumerate(plain) if char.isspace()), len(plain))
+        tail = self.tail[glued:]
+        tail = tail[len(tail.plain) - len(tail.plain.lstrip()) :]
+        line.append_text(self.tail[:glued])
         if line.cell_len <= width:
             yield _unwrapped(line)
         else:
@@ -299,8 +305,9 @@ class Copyable:
             lead.rstrip()
             if lead:
                 yield Gutter(lead, "", " " * len(self.indent), first="")
-            indent = self.indent if len(self.indent) + cell_len(self.value) <= width else ""
-            yield _unwrapped(Text(indent) + Text(self.value, style=self.style))
+            value = Text(self.value, style=self.style) + self.tail[:glued]
+            indent = self.indent if len(self.indent) + value.cell_len <= width else ""
+            yield _unwrapped(Text(indent) + value)
         if tail:
             yield Gutter(tail, "", self.indent)
 

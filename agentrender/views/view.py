@@ -1142,6 +1142,13 @@ class View:
         return render.window_start(self.rendered_count, self.options.recent_results)
 
     @property
+    def window_step(self) -> int:
+        """Where the window starts among the view's steps (a position, as ``step_facts`` and ``result_columns`` take
+        them): the steps before it that are rendered show their results outside the window (``full`` is ``False``),
+        those from it on in full; ``step_count`` when no result is in full. Reads no step."""
+        return bisect_left(self.views._renders.rendered_before, self._window_start, 0, self.step_count + 1)
+
+    @property
     def skipped(self) -> tuple[StepFact, ...]:
         """The steps before ``at`` with no decision: not part of the model's view."""
         return tuple(fact for fact in self.steps if not fact.rendered)
