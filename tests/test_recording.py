@@ -770,6 +770,70 @@ def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing
     assert [warning.line for warning in warnings] == [1, 1]
 
 
+_AGENT_KILLED_AFTER_TWO_CALLS = """
+import os, signal, sys, anthropic, agentrender
+client = agentrender.record(anthropic.Anthropic(base_url=sys.argv[1], api_key="local", max_retries=0), sys.argv[2])
+messages = [{"role": "user", "content": "Count."}]
+for _ in range(2):
+    message = client.messages.create(model="m", max_tokens=64, messages=messages)
+    messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": "Go on."}]
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("name", ["resumed.jsonl", "resumed.jsonl.gz"])
+def test_a_resumed_agent_goes_on_with_its_killed_recording(tmp_path: Path, name: str) -> None:
+    """record(client, path, append=True) in the process that resumes a killed agent keeps the calls the killed one
+    recorded (a gzip recording's stream, left without its end, made whole first) and writes its own after them: the
+    file imports as the one conversation of all three calls. Before, record had no append, and a path already there
+    was replaced: the killed process's calls were lost without a word."""
+    path = tmp_path / name
+    replies = [
+        {"id": f"msg_{n}", "content": [{"type": "text", "text": f"{n}"}], "stop_reason": "end_turn"} for n in range(3)
+    ]
+    with MessagesServer.scripted(replies[:2]) as server:
+        killed = subprocess.run(
+            [sys.executable, "-c", _AGENT_KILLED_AFTER_TWO_CALLS, server.base_url, str(path)], timeout=120, check=False
+        )
+    assert killed.returncode == -signal.SIGKILL
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Count."}]
+    for reply in replies[:2]:
+        messages += [{"role": "assistant", "content": reply["content"]}, {"role": "user", "content": "Go on."}]
+    with (
+        MessagesServer.scripted(replies[2:]) as server,
+        agentrender.record(_client(server), path, append=True) as client,
+    ):
+        client.messages.create(model="m", max_tokens=64, messages=messages)
+    run = imports.load(path)
+    assert run.warnings == () and run.run_id == "resumed"
+    assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0", "msg_1", "msg_2"]
+    assert [call.step for call in run.model_calls] == [0, 1, 2] and len(run.steps) == 3
+    assert [record["type"] for record in load_run(path).records].count("run") == 1
+
+
+def test_append_refuses_what_it_cannot_go_on_with_and_leaves_the_file(tmp_path: Path) -> None:
+    """append=True on a file that is no recording, or a recording whose last line a kill cut short, is a ValueError
+    naming the file and line and what to do, and the file is left byte for byte; no file there is a new recording."""
+    sdk = anthropic.Anthropic(api_key="local")
+    other = tmp_path / "driven.jsonl"
+    other.write_bytes(agentrender.samples.path("fix-failing-test").read_bytes())
+    cut = tmp_path / "cut.jsonl"
+    with agentrender.record(sdk, cut):
+        pass
+    cut.write_bytes(cut.read_bytes() + b'{"type": "model_call", "step": 0, "lat')
+    for path, said in [
+        (other, r"driven\.jsonl:1: append=True goes on with a recording agentrender\.record wrote .*this file is none"),
+        (cut, r"cut\.jsonl:2: the recording's last line is cut short \(38 bytes, no newline\)"),
+    ]:
+        before = path.read_bytes()
+        with pytest.raises(ValueError, match=said):
+            agentrender.record(sdk, path, append=True)
+        assert path.read_bytes() == before
+    with agentrender.record(sdk, tmp_path / "new.jsonl", append=True):
+        pass
+    assert [record["type"] for record in _lines(tmp_path / "new.jsonl")] == ["run"]
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_call_through_with_raw_response_is_recorded(tmp_path: Path, stream: bool) -> None:
     """messages.with_raw_response.create is recorded as create is; the agent still gets the headers and its reply."""
