@@ -694,6 +694,25 @@ def test_a_recording_replays_through_the_stand_in(tmp_path: Path, system: Any) -
     assert [message.id for message in replayed] == ["msg_00", "msg_01", "msg_02", "msg_03"]
 
 
+def test_a_replay_of_a_recording_says_which_field_of_the_request_changed(tmp_path: Path) -> None:
+    """Replayed from a recording with its system prompt changed, the stand-in's 400 names the recorded request of the
+    step and the field that differs, recorded and now, as the recording's request bodies hold them. Before, it said
+    only "no recorded reply for this request (replay key ...)"."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        _run_agent(client, "create")
+    with MessagesServer.from_run(imports.load(path)) as replay, pytest.raises(anthropic.BadRequestError) as refused:
+        _client(replay).messages.create(**{**_lines(path)[2]["request"], "system": "You guess."})
+    said = (
+        ": the nearest request the run recorded, of step 1, has the same messages; "
+        'system (recorded "You read files until you know the answer.", now "You guess.") differ'
+    )
+    assert replay.rejections[0].reason.endswith(said) and said in str(refused.value)
+
+
 def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
     """imports.from_anthropic reads a recording as load does, named by the recording's run id."""
     path = tmp_path / "agent.jsonl"

@@ -257,3 +257,32 @@ def test_a_refused_call_becomes_an_invalid_decision_the_model_is_told_about(tmp_
         "Respond with exactly one tool call."
     )
     assert live.policy(Decision(kind="tool_call", tool="list_files", args={}), live.tools(live.Workspace())[0]) == ""
+
+
+def test_a_request_the_recording_does_not_answer_is_told_where_it_differs(recorded: Run) -> None:
+    """MessagesServer.from_run answers a request no reply was recorded for with a 400 naming the nearest recorded
+    request's step and the first block that differs, recorded and now; and one whose recorded reply was given already
+    with the request it went to. Before, both were only "no recorded reply for this request (replay key ...)"."""
+
+    def params(step: int) -> dict[str, Any]:
+        messages = render.messages(recorded.step_input(step), recorded.options())
+        request = Request(messages=messages, system=recorded.system, tools=recorded.tools, model=recorded.model)
+        return {**request.params(), "max_tokens": recorded.max_output_tokens}
+
+    changed = params(2)
+    result = changed["messages"][2]["content"][0]
+    changed["messages"][2]["content"][0] = {**result, "content": "0 passed, 1 failed"}
+    with MessagesServer.from_run(recorded) as server:
+        client = _client(server)
+        client.messages.create(**params(0))
+        for request in (params(0), changed):
+            with pytest.raises(anthropic.BadRequestError):
+                client.messages.create(**request)
+    given, differing = (received.reason for received in server.rejections)
+    assert given.endswith(
+        ": the 1 recorded for it went to request(s) 1 of this server, and a recorded reply answers one request "
+        "(a new MessagesServer.from_run replays the run once more)"
+    )
+    assert differing.startswith("no recorded reply for this request (replay key ")
+    said = ": the nearest request the run recorded, of step 2, differs at messages[2].content[0] (user): recorded {"
+    assert said in differing and '"content": "0 passed, 1 failed"' in differing.split(", now ")[1]
