@@ -1245,6 +1245,31 @@ def test_a_streamed_reply_is_recorded_as_the_same_reply_not_streamed(tmp_path: P
     assert created_streamed == created
 
 
+def test_a_streamed_tool_use_whose_arguments_are_not_json_reaches_the_agent_as_the_api_streams_it(
+    tmp_path: Path,
+) -> None:
+    """A scripted reply whose tool use's input is text ('{"path": "a.txt"', cut) is streamed by the stand-in as that
+    text, as the API streams a model's arguments: the SDK reads what it can of it, as it does of the API's, and the
+    recording keeps the text, which decide gives back as invalid arguments. Before, the stand-in streamed the text as
+    a JSON string, in halves the SDK refused ("Unable to parse tool parameter JSON from model")."""
+    path = tmp_path / "agent.jsonl"
+    cut = '{"path": "a.txt"'
+    reply = {**_reply(0), "content": [{"type": "tool_use", "id": "toolu_00", "name": "read_file", "input": cut}]}
+    assert [event["delta"] for name, event in stream_events(reply) if name == "content_block_delta"] == [
+        {"type": "input_json_delta", "partial_json": part} for part in ('{"path":', ' "a.txt"')
+    ]
+    with (
+        MessagesServer.scripted([reply]) as server,
+        agentrender.record(_client(server), path) as client,
+        client.messages.stream(**_params([{"role": "user", "content": "Read a.txt."}])) as stream,
+    ):
+        message = stream.get_final_message()
+    assert message.content[0].input == {"path": "a.txt"}
+    (call,) = imports.load(path).model_calls
+    assert call.record["response"]["content"][0]["input"] == cut
+    assert render.decide(call.response).invalid_args == cut
+
+
 class _StreamWithoutRawEvents:
     """An SDK ``MessageStream`` that shows no ``_raw_stream`` (as an SDK that keeps its events elsewhere would)."""
 

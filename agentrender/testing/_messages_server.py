@@ -354,8 +354,9 @@ def _message(response: Mapping[str, Any]) -> dict[str, Any]:
 def stream_events(message: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """A reply as the API streams it: ``(event name, data)`` for each server-sent event that builds ``message``.
 
-    Text and thinking arrive in two deltas each, a tool use's input as two pieces of JSON,
-    so a client's accumulation is exercised; the usage comes at the start and the output
+    Text and thinking arrive in two deltas each, a tool use's input as two pieces of JSON (an input given as a
+    string, the model's argument text, as two pieces of that text: arguments that are not JSON, as the API streams
+    them), so a client's accumulation is exercised; the usage comes at the start and the output
     tokens again with the stop reason.
     """
     start = {key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")}
@@ -374,7 +375,10 @@ def stream_events(message: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]
             deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
         elif kind in ("tool_use", "server_tool_use"):
             opening = {**block, "input": {}}
-            text = json.dumps(block.get("input", {}))
+            given = block.get("input", {})
+            # an input given as text is the model's own argument text, streamed as it is (JSON or not), as the API
+            # streams what the model wrote: a reply whose arguments are not JSON
+            text = given if isinstance(given, str) else json.dumps(given)
             deltas = [{"type": "input_json_delta", "partial_json": part} for part in _halves(text)]
         else:
             opening = dict(block)
