@@ -10,7 +10,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from agentrender import Decision, render
+from agentrender import Decision, render, samples
 from agentrender.adapters.anthropic import AnthropicModel, ModelCallError, ReplayMiss, ReplayModel, Request
 from agentrender.agent import live
 from agentrender.agent.driver import ScriptedModel
@@ -175,6 +175,27 @@ def test_main_runs_offline_from_the_bundled_recording(
     printed = capsys.readouterr().out
     assert "replies from the recording" in printed and "completed after 4 steps" in printed
     assert records(out) == records(live.REPLAY)
+
+
+def test_main_replays_any_file_load_reads_and_names_one_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--replay reads what agentrender.load reads: another agent's call log stops at step 0 naming the first message
+    that differs, as the guide says; a file of no known format is one line naming it, exit 2, no run file written.
+    Before, a call log was a traceback of load_run's RunFileError, and a recording of agentrender.record said "the
+    recorded run made no model call for step 0" (load_run reads its calls as no steps)."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    log = samples.imports_folder() / "stock-lookup.calls.jsonl"
+    out = tmp_path / "other.jsonl"
+    assert live.main(["--replay", str(log), "-o", str(out)]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith("live agent: stopped: step 0: the request differs from the recorded one at message 0 (user)")
+    readme = tmp_path / "notes.txt"
+    readme.write_text("not a run\n", encoding="utf-8")
+    assert live.main(["--replay", str(readme), "-o", str(tmp_path / "none.jsonl")]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"live agent: --replay {readme}: {readme}:1: not a run") and said.count("\n") == 1
+    assert not (tmp_path / "none.jsonl").exists()
 
 
 @pytest.mark.parametrize(
