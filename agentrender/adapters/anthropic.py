@@ -476,9 +476,13 @@ class ReplayModel:
         }
         if self._max_tokens is not None:
             fields["max_tokens"] = (self._max_tokens, request.max_tokens)
-        differing = [name for name, (was, now) in fields.items() if was != now]
+        differing = [
+            f"{name} (recorded {_short_value(was)}, now {_short_value(now)})"
+            for name, (was, now) in fields.items()
+            if was != now
+        ]
         if differing:
-            return ReplayMiss(step, f"the messages match the recorded request but {', '.join(differing)} differ")
+            return ReplayMiss(step, f"the messages match the recorded request but {'; '.join(differing)} differ")
         return ReplayMiss(
             step,
             "the messages match a render of the recorded steps, yet no recorded call has this key: "
