@@ -64,10 +64,12 @@ This module imports no third-party package: it works on the client it is given, 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import inspect
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -80,6 +82,7 @@ from typing import Any, TypeVar, cast
 from agentrender._api_rules import step_decided
 from agentrender._stream import StreamedReply
 from agentrender.runfile import FORMAT_SENT, RunWriter
+from agentrender.runfile.lines import GZIP_MAGIC, StreamError, decode_line, gzip_lines
 
 __all__ = ["MODEL_CALL_ERROR", "SOURCE_FORMAT", "record"]
 
@@ -113,6 +116,7 @@ def record(
     *,
     run_id: str | None = None,
     compress: bool | None = None,
+    append: bool = False,
 ) -> ClientT:
     """A client that works as ``client`` does and writes each Messages API call it makes to the run file ``path``.
 
@@ -121,11 +125,16 @@ def record(
     ``client.beta`` among them, is a ``TypeError`` naming what it got. The file is created now
     (replacing one already there; its folder must exist: a ``FileNotFoundError`` names one that does not), holding
     its header; ``run_id`` defaults to the file's name without
-    its extensions, ``compress`` to whether the name ends in ``.gz`` in any case. Closing the client (or leaving its
-    ``with`` block) closes the file: a call that ends after it (a reply or an error that comes once another thread
-    or task of the agent's closed the client, a stream the agent reads, closes, or lets go of then) is not recorded,
-    and a ``RuntimeWarning`` names it; the agent gets its reply or the SDK's error all the same. The client
-    returned is typed as the one given, to keep the agent's code checked as it was, but it is a wrapper:
+    its extensions, ``compress`` to whether the name ends in ``.gz`` in any case. ``append=True`` goes on with the
+    recording already at ``path`` (an agent resumed in a new process): its header and calls are kept, and the calls
+    made now are written after them (a gzip recording a killed process left, its stream without its end, is first
+    written again whole, its lines as they were); a file that is no recording, or whose last line a killed process
+    cut short, or another ``run_id`` or ``compress`` than the recording's, is a ``ValueError`` naming the file and
+    line, and the file is left as it was. No file there, or an empty one, is a new recording. Closing the client (or
+    leaving its ``with`` block) closes the file: a call that ends after it (a reply or an error that comes once
+    another thread or task of the agent's closed the client, a stream the agent reads, closes, or lets go of then) is
+    not recorded, and a ``RuntimeWarning`` names it; the agent gets its reply or the SDK's error all the same. The
+    client returned is typed as the one given, to keep the agent's code checked as it was, but it is a wrapper:
     ``isinstance`` against the SDK's classes is false for it.
     """
     messages = getattr(client, "messages", None)
@@ -136,20 +145,26 @@ def record(
             f"messages.create and with_options), got {type(client).__name__}: pass the client itself, "
             "record(client, path), whose messages and beta.messages calls are both recorded"
         )
-    recorder = _Recorder(client, path, run_id=run_id, compress=compress)
+    recorder = _Recorder(client, path, run_id=run_id, compress=compress, append=append)
     return cast(ClientT, _RecordedClient(client, recorder))
 
 
 class _Recorder:
     """The run file of one recording, shared by the client and the clients made from it."""
 
-    def __init__(self, client: Any, path: str | os.PathLike[str], *, run_id: str | None, compress: bool | None) -> None:
+    def __init__(
+        self, client: Any, path: str | os.PathLike[str], *, run_id: str | None, compress: bool | None, append: bool
+    ) -> None:
         create = inspect.unwrap(client.messages.create)
         self.is_async = inspect.iscoroutinefunction(create)
         # Reentrant: a stream Python finalises as this thread writes (the garbage collector runs where the writer
         # allocates) writes its record then, before the one being written, where a lock would wait for itself.
         self.lock = threading.RLock()
         self.closed = False
+        gone_on = _gone_on(os.fspath(path), run_id, compress) if append else None
+        if gone_on is not None:
+            self.writer = RunWriter(path, append=True, compress=gone_on)
+            return
         self.writer = RunWriter(path, compress=compress)
         name = Path(os.fspath(path)).name
         source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__}
@@ -277,6 +292,66 @@ def _agents_line() -> _Line | None:
     while frame is not None and frame.f_globals.get("__name__") == __name__:
         frame = frame.f_back
     return None if frame is None else (frame.f_code.co_filename, frame.f_lineno, frame.f_globals)
+
+
+def _gone_on(path: str, run_id: str | None, compress: bool | None) -> bool | None:
+    """Whether the recording at ``path`` that ``append=True`` goes on with is compressed; ``None`` when there is none
+    yet (no file, or an empty one). Raises ``ValueError`` naming the file and line for one that cannot be gone on with.
+
+    A gzip recording whose stream ends early (its writer killed: each record is flushed, the stream's end is written
+    when it closes) is written again whole, its lines as they were, so that the calls written now follow a stream
+    that ends.
+    """
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return None
+    with open(path, "rb") as file:
+        compressed = file.read(2) == GZIP_MAGIC
+        file.seek(0)
+        notes: list[str] = []
+        try:
+            lines = list(gzip_lines(file, notes)) if compressed else file.read().splitlines(keepends=True)
+        except StreamError as error:
+            raise ValueError(
+                f"{path}:1: append=True cannot go on with it: its gzip stream is corrupt ({error})"
+            ) from None
+    first = next((line for line in lines if line.strip()), None)
+    if first is None:
+        return None
+    try:
+        header = decode_line(first.decode("utf-8"))
+    except ValueError:
+        header = None
+    source = header.get("source") if isinstance(header, dict) and header.get("type") == "run" else None
+    if not isinstance(source, dict) or source.get("format") != SOURCE_FORMAT:
+        raise ValueError(
+            f"{path}:1: append=True goes on with a recording agentrender.record wrote (its header's source.format "
+            f"{SOURCE_FORMAT!r}), and this file is none: record to another file, or leave append out to replace it"
+        )
+    if run_id is not None and run_id != header.get("run_id"):
+        raise ValueError(
+            f"{path}:1: the recording's run_id is {header.get('run_id')!r}, not {run_id!r}: append=True keeps the "
+            "recording's header; leave run_id out"
+        )
+    if compress is not None and compress != compressed:
+        raise ValueError(
+            f"{path}:1: the recording is {'' if compressed else 'not '}gzip-compressed, and compress={compress!r} "
+            "would write another kind of line after its own: leave compress out"
+        )
+    if not lines[-1].endswith(b"\n"):
+        raise ValueError(
+            f"{path}:{len(lines)}: the recording's last line is cut short ({len(lines[-1]):,} bytes, no newline), as "
+            "a process killed while writing it leaves it: append=True would bury it inside the file, where an import "
+            "stops; remove that line (the calls before it stand), or record to another file"
+        )
+    if notes:  # a stream with no end: what follows it would not be read
+        folder = os.path.dirname(os.path.abspath(path))
+        with (
+            tempfile.NamedTemporaryFile(dir=folder, delete=False) as kept,
+            gzip.GzipFile(filename="", mode="wb", fileobj=kept, mtime=0) as stream,
+        ):
+            stream.writelines(lines)
+        os.replace(kept.name, path)
+    return compressed
 
 
 def _sdk_version(client: Any) -> str:

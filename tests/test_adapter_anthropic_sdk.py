@@ -7,8 +7,10 @@ does not.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +20,7 @@ from anthropic.types import Message as SDKMessage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import agentrender
 from agentrender import ContentBlock, Decision, Message, ModelResponse, Observation, Step, StepInput, render
 from agentrender.adapters.anthropic import (
     AnthropicModel,
@@ -250,3 +253,23 @@ def test_a_request_the_server_rejects_shows_the_reason(server: MessagesServer) -
     with pytest.raises(ModelCallError, match=r"messages\[0\] \(assistant\): expected a user turn"):
         _model(server).generate(bad)
     assert server.rejections[0].reason.startswith("messages[0] (assistant)")
+
+
+@pytest.mark.parametrize("recorded", [False, True])
+def test_an_async_client_is_refused_with_what_to_give_and_nothing_is_sent(
+    server: MessagesServer, tmp_path: Any, recorded: bool
+) -> None:
+    """AnthropicModel given an AsyncAnthropic (or agentrender.record of one) raises a TypeError naming the step, the
+    client and the sync one to give, sends nothing and leaves no coroutine never awaited. Before, it was
+    "AttributeError: 'coroutine' object has no attribute 'json'" and a RuntimeWarning of a coroutine never awaited."""
+    client: Any = anthropic.AsyncAnthropic(base_url=server.base_url, api_key="local", max_retries=0)
+    if recorded:
+        client = agentrender.record(client, tmp_path / "async.jsonl")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(TypeError, match=r"^step 1: AnthropicModel sends through a sync client .* give it "):
+                AnthropicModel(client, model="claude-test").send(_one_step_request())
+    finally:
+        asyncio.run(client.close())
+    assert server.received == []

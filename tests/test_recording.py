@@ -694,6 +694,25 @@ def test_a_recording_replays_through_the_stand_in(tmp_path: Path, system: Any) -
     assert [message.id for message in replayed] == ["msg_00", "msg_01", "msg_02", "msg_03"]
 
 
+def test_a_replay_of_a_recording_says_which_field_of_the_request_changed(tmp_path: Path) -> None:
+    """Replayed from a recording with its system prompt changed, the stand-in's 400 names the recorded request of the
+    step and the field that differs, recorded and now, as the recording's request bodies hold them. Before, it said
+    only "no recorded reply for this request (replay key ...)"."""
+    path = tmp_path / "agent.jsonl"
+    with (
+        MessagesServer.scripted([_reply(n) for n in range(4)]) as server,
+        agentrender.record(_client(server), path) as client,
+    ):
+        _run_agent(client, "create")
+    with MessagesServer.from_run(imports.load(path)) as replay, pytest.raises(anthropic.BadRequestError) as refused:
+        _client(replay).messages.create(**{**_lines(path)[2]["request"], "system": "You guess."})
+    said = (
+        ": the nearest request the run recorded, of step 1, has the same messages; "
+        'system (recorded "You read files until you know the answer.", now "You guess.") differ'
+    )
+    assert replay.rejections[0].reason.endswith(said) and said in str(refused.value)
+
+
 def test_from_anthropic_reads_a_recording(tmp_path: Path) -> None:
     """imports.from_anthropic reads a recording as load does, named by the recording's run id."""
     path = tmp_path / "agent.jsonl"
@@ -768,6 +787,70 @@ def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing
     warnings = load_run(path).warnings
     assert [warning.text for warning in warnings if warning.lost or "gzip" in warning.text] == []
     assert [warning.line for warning in warnings] == [1, 1]
+
+
+_AGENT_KILLED_AFTER_TWO_CALLS = """
+import os, signal, sys, anthropic, agentrender
+client = agentrender.record(anthropic.Anthropic(base_url=sys.argv[1], api_key="local", max_retries=0), sys.argv[2])
+messages = [{"role": "user", "content": "Count."}]
+for _ in range(2):
+    message = client.messages.create(model="m", max_tokens=64, messages=messages)
+    messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": "Go on."}]
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("name", ["resumed.jsonl", "resumed.jsonl.gz"])
+def test_a_resumed_agent_goes_on_with_its_killed_recording(tmp_path: Path, name: str) -> None:
+    """record(client, path, append=True) in the process that resumes a killed agent keeps the calls the killed one
+    recorded (a gzip recording's stream, left without its end, made whole first) and writes its own after them: the
+    file imports as the one conversation of all three calls. Before, record had no append, and a path already there
+    was replaced: the killed process's calls were lost without a word."""
+    path = tmp_path / name
+    replies = [
+        {"id": f"msg_{n}", "content": [{"type": "text", "text": f"{n}"}], "stop_reason": "end_turn"} for n in range(3)
+    ]
+    with MessagesServer.scripted(replies[:2]) as server:
+        killed = subprocess.run(
+            [sys.executable, "-c", _AGENT_KILLED_AFTER_TWO_CALLS, server.base_url, str(path)], timeout=120, check=False
+        )
+    assert killed.returncode == -signal.SIGKILL
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Count."}]
+    for reply in replies[:2]:
+        messages += [{"role": "assistant", "content": reply["content"]}, {"role": "user", "content": "Go on."}]
+    with (
+        MessagesServer.scripted(replies[2:]) as server,
+        agentrender.record(_client(server), path, append=True) as client,
+    ):
+        client.messages.create(model="m", max_tokens=64, messages=messages)
+    run = imports.load(path)
+    assert run.warnings == () and run.run_id == "resumed"
+    assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0", "msg_1", "msg_2"]
+    assert [call.step for call in run.model_calls] == [0, 1, 2] and len(run.steps) == 3
+    assert [record["type"] for record in load_run(path).records].count("run") == 1
+
+
+def test_append_refuses_what_it_cannot_go_on_with_and_leaves_the_file(tmp_path: Path) -> None:
+    """append=True on a file that is no recording, or a recording whose last line a kill cut short, is a ValueError
+    naming the file and line and what to do, and the file is left byte for byte; no file there is a new recording."""
+    sdk = anthropic.Anthropic(api_key="local")
+    other = tmp_path / "driven.jsonl"
+    other.write_bytes(agentrender.samples.path("fix-failing-test").read_bytes())
+    cut = tmp_path / "cut.jsonl"
+    with agentrender.record(sdk, cut):
+        pass
+    cut.write_bytes(cut.read_bytes() + b'{"type": "model_call", "step": 0, "lat')
+    for path, said in [
+        (other, r"driven\.jsonl:1: append=True goes on with a recording agentrender\.record wrote .*this file is none"),
+        (cut, r"cut\.jsonl:2: the recording's last line is cut short \(38 bytes, no newline\)"),
+    ]:
+        before = path.read_bytes()
+        with pytest.raises(ValueError, match=said):
+            agentrender.record(sdk, path, append=True)
+        assert path.read_bytes() == before
+    with agentrender.record(sdk, tmp_path / "new.jsonl", append=True):
+        pass
+    assert [record["type"] for record in _lines(tmp_path / "new.jsonl")] == ["run"]
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -1160,6 +1243,31 @@ def test_a_streamed_reply_is_recorded_as_the_same_reply_not_streamed(tmp_path: P
     assert "stop_details" not in created
     assert streamed == created
     assert created_streamed == created
+
+
+def test_a_streamed_tool_use_whose_arguments_are_not_json_reaches_the_agent_as_the_api_streams_it(
+    tmp_path: Path,
+) -> None:
+    """A scripted reply whose tool use's input is text ('{"path": "a.txt"', cut) is streamed by the stand-in as that
+    text, as the API streams a model's arguments: the SDK reads what it can of it, as it does of the API's, and the
+    recording keeps the text, which decide gives back as invalid arguments. Before, the stand-in streamed the text as
+    a JSON string, in halves the SDK refused ("Unable to parse tool parameter JSON from model")."""
+    path = tmp_path / "agent.jsonl"
+    cut = '{"path": "a.txt"'
+    reply = {**_reply(0), "content": [{"type": "tool_use", "id": "toolu_00", "name": "read_file", "input": cut}]}
+    assert [event["delta"] for name, event in stream_events(reply) if name == "content_block_delta"] == [
+        {"type": "input_json_delta", "partial_json": part} for part in ('{"path":', ' "a.txt"')
+    ]
+    with (
+        MessagesServer.scripted([reply]) as server,
+        agentrender.record(_client(server), path) as client,
+        client.messages.stream(**_params([{"role": "user", "content": "Read a.txt."}])) as stream,
+    ):
+        message = stream.get_final_message()
+    assert message.content[0].input == {"path": "a.txt"}
+    (call,) = imports.load(path).model_calls
+    assert call.record["response"]["content"][0]["input"] == cut
+    assert render.decide(call.response).invalid_args == cut
 
 
 class _StreamWithoutRawEvents:

@@ -10,7 +10,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from agentrender import Decision, render
+from agentrender import Decision, render, samples
 from agentrender.adapters.anthropic import AnthropicModel, ModelCallError, ReplayMiss, ReplayModel, Request
 from agentrender.agent import live
 from agentrender.agent.driver import ScriptedModel
@@ -177,6 +177,27 @@ def test_main_runs_offline_from_the_bundled_recording(
     assert records(out) == records(live.REPLAY)
 
 
+def test_main_replays_any_file_load_reads_and_names_one_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--replay reads what agentrender.load reads: another agent's call log stops at step 0 naming the first message
+    that differs, as the guide says; a file of no known format is one line naming it, exit 2, no run file written.
+    Before, a call log was a traceback of load_run's RunFileError, and a recording of agentrender.record said "the
+    recorded run made no model call for step 0" (load_run reads its calls as no steps)."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    log = samples.imports_folder() / "stock-lookup.calls.jsonl"
+    out = tmp_path / "other.jsonl"
+    assert live.main(["--replay", str(log), "-o", str(out)]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith("live agent: stopped: step 0: the request differs from the recorded one at message 0 (user)")
+    readme = tmp_path / "notes.txt"
+    readme.write_text("not a run\n", encoding="utf-8")
+    assert live.main(["--replay", str(readme), "-o", str(tmp_path / "none.jsonl")]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"live agent: --replay {readme}: {readme}:1: not a run") and said.count("\n") == 1
+    assert not (tmp_path / "none.jsonl").exists()
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "expected"),
     [
@@ -257,3 +278,32 @@ def test_a_refused_call_becomes_an_invalid_decision_the_model_is_told_about(tmp_
         "Respond with exactly one tool call."
     )
     assert live.policy(Decision(kind="tool_call", tool="list_files", args={}), live.tools(live.Workspace())[0]) == ""
+
+
+def test_a_request_the_recording_does_not_answer_is_told_where_it_differs(recorded: Run) -> None:
+    """MessagesServer.from_run answers a request no reply was recorded for with a 400 naming the nearest recorded
+    request's step and the first block that differs, recorded and now; and one whose recorded reply was given already
+    with the request it went to. Before, both were only "no recorded reply for this request (replay key ...)"."""
+
+    def params(step: int) -> dict[str, Any]:
+        messages = render.messages(recorded.step_input(step), recorded.options())
+        request = Request(messages=messages, system=recorded.system, tools=recorded.tools, model=recorded.model)
+        return {**request.params(), "max_tokens": recorded.max_output_tokens}
+
+    changed = params(2)
+    result = changed["messages"][2]["content"][0]
+    changed["messages"][2]["content"][0] = {**result, "content": "0 passed, 1 failed"}
+    with MessagesServer.from_run(recorded) as server:
+        client = _client(server)
+        client.messages.create(**params(0))
+        for request in (params(0), changed):
+            with pytest.raises(anthropic.BadRequestError):
+                client.messages.create(**request)
+    given, differing = (received.reason for received in server.rejections)
+    assert given.endswith(
+        ": the 1 recorded for it went to request(s) 1 of this server, and a recorded reply answers one request "
+        "(a new MessagesServer.from_run replays the run once more)"
+    )
+    assert differing.startswith("no recorded reply for this request (replay key ")
+    said = ": the nearest request the run recorded, of step 2, differs at messages[2].content[0] (user): recorded {"
+    assert said in differing and '"content": "0 passed, 1 failed"' in differing.split(", now ")[1]

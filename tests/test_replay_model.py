@@ -100,12 +100,17 @@ def test_a_miss_from_a_longer_conversation_names_where_it_parts() -> None:
 
 @pytest.mark.parametrize(
     ("change", "field"),
-    [({"system": "Be long."}, "system"), ({"model": "claude-other"}, "model"), ({"tools": ()}, "tools")],
+    [
+        ({"system": "Be long."}, r"system \('.*', now 'Be long\.'\)"),
+        ({"model": "claude-other"}, r"model \('.*', now 'claude-other'\)"),
+        ({"tools": ()}, r"tools \(\[.*\], now \[\]\)"),
+    ],
 )
 def test_a_miss_with_the_same_messages_names_the_differing_field(change: dict[str, Any], field: str) -> None:
-    """When the messages match the record, the miss names the request field that does not."""
+    """When the messages match the record, the miss names the request field that does not, recorded and now."""
     run = _recorded_run()
-    with pytest.raises(ReplayMiss, match=rf"^step 0: the messages match the recorded request but {field} differ$"):
+    said = rf"^step 0: the messages match the recorded request but {field.replace('(', '(recorded ', 1)} differ$"
+    with pytest.raises(ReplayMiss, match=said):
         ReplayModel(run).generate(_request(run, 0, **change))
 
 
@@ -124,11 +129,13 @@ def test_a_miss_without_a_step_says_the_step_is_unknown() -> None:
 
 
 def test_a_miss_names_max_tokens_when_the_header_records_what_was_asked() -> None:
-    """With the header's max_output_tokens, a request that differs only in max_tokens is named as such."""
+    """With the header's max_output_tokens, a request that differs only in max_tokens is named as such, with the
+    recorded cap and the request's (Request's default of 4096 against a recording's own cap is the usual miss)."""
     recorded = _recorded_run()
     run = Run(header={**HEADER, "max_output_tokens": 4096}, steps=recorded.steps, model_calls=recorded.model_calls)
     assert ReplayModel(run).generate(_request(run, 0, max_tokens=4096)) == _reply("a.py")
-    with pytest.raises(ReplayMiss, match=r"^step 0: the messages match the recorded request but max_tokens differ$"):
+    said = r"^step 0: the messages match the recorded request but max_tokens \(recorded 4096, now 100\) differ$"
+    with pytest.raises(ReplayMiss, match=said):
         ReplayModel(run).generate(_request(run, 0, max_tokens=100))
     with pytest.raises(ReplayMiss, match=r"other settings \(max_tokens\?\)"):
         ReplayModel(recorded).generate(_request(recorded, 0, max_tokens=100))

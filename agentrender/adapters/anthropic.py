@@ -13,6 +13,7 @@ replaying and reading a reply work without it.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -324,7 +325,8 @@ class AnthropicModel:
     ``send`` sends a ``Request`` (its ``model`` defaulting to this model's) and returns the
     reply's JSON exactly as the API returned it (what a run file records); ``generate``
     returns it as a ``ModelResponse`` (``response_from_sdk``). SDK errors become
-    ``ModelCallError``s naming the step.
+    ``ModelCallError``s naming the step. The client is a sync one (``anthropic.Anthropic``, or
+    ``agentrender.record`` of one): an async client's call is a ``TypeError`` saying so, nothing sent.
     """
 
     def __init__(self, client: anthropic.Anthropic | None = None, *, model: str = DEFAULT_MODEL) -> None:
@@ -345,6 +347,13 @@ class AnthropicModel:
         sdk = self._sdk
         try:
             raw = self.client.messages.with_raw_response.create(**params)
+            if inspect.isawaitable(raw):  # an async client's call, which nothing here awaits
+                getattr(raw, "close", lambda: None)()  # never sent: no "never awaited" warning either
+                raise TypeError(
+                    f"{_step_name(request.step)}: AnthropicModel sends through a sync client (anthropic.Anthropic), "
+                    f"and its client is async ({type(self.client).__name__}): its messages.create gives a coroutine "
+                    "that send() cannot await; give it anthropic.Anthropic()"
+                )
             wire = raw.json()
         except sdk.APITimeoutError as error:
             raise ModelCallError(request.step, f"the Anthropic API did not answer in time ({error})") from error
@@ -467,9 +476,13 @@ class ReplayModel:
         }
         if self._max_tokens is not None:
             fields["max_tokens"] = (self._max_tokens, request.max_tokens)
-        differing = [name for name, (was, now) in fields.items() if was != now]
+        differing = [
+            f"{name} (recorded {_short_value(was)}, now {_short_value(now)})"
+            for name, (was, now) in fields.items()
+            if was != now
+        ]
         if differing:
-            return ReplayMiss(step, f"the messages match the recorded request but {', '.join(differing)} differ")
+            return ReplayMiss(step, f"the messages match the recorded request but {'; '.join(differing)} differ")
         return ReplayMiss(
             step,
             "the messages match a render of the recorded steps, yet no recorded call has this key: "

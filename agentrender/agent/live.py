@@ -28,6 +28,7 @@ from agentrender import render
 from agentrender._types import Decision, Observation
 from agentrender.adapters.anthropic import DEFAULT_MODEL, AnthropicModel, ModelCallError, ReplayMiss, ReplayModel
 from agentrender.agent.driver import Driver, FakeClock, Limits, Model, ModelAgent, ScriptedModel, Tool
+from agentrender.imports import load
 from agentrender.runfile import Run, RunWriter, load_run
 
 __all__ = [
@@ -294,7 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", "-o", default="live-run.jsonl", help="the run file to write (default: %(default)s)")
     parser.add_argument("--force", action="store_true", help="overwrite the run file when it exists")
     parser.add_argument(
-        "--replay", metavar="RUN", help="answer from this recorded run (default without a key: bundled)"
+        "--replay",
+        metavar="RUN",
+        help="answer from this recorded run, any file agentrender.load reads (default without a key: bundled)",
     )
     parser.add_argument("--model", default=DEFAULT_MODEL, help="the model to call with a key (default: %(default)s)")
     parser.add_argument("--max-steps", type=int, default=12, help="end the run after this many steps")
@@ -317,7 +320,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         model, name, source = AnthropicModel(model=options.model), options.model, f"the Anthropic API ({options.model})"
     else:
         path = options.replay or REPLAY
-        replayed = load_run(path)
+        try:  # any file agentrender reads: a run file, a recording of agentrender.record, a call log
+            replayed = load(path)
+        except (OSError, ValueError) as error:
+            print(f"live agent: --replay {path}: {error}", file=sys.stderr)
+            return 2
         model, name, source = ReplayModel(replayed), replayed.model, f"the recording {path}"
     print(f"live agent: replies from {source}; recording to {options.out}")
     try:

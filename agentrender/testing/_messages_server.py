@@ -22,9 +22,12 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
+from agentrender import render
 from agentrender._api_rules import TOOL_KEYS, defined_tool
+from agentrender._json import display
 from agentrender.adapters.anthropic import check_params
 from agentrender.imports.anthropic import request_key
+from agentrender.imports.conversation import Where, normalise_messages
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -68,6 +71,16 @@ class Cut:
     """How many of its events are sent before the connection is closed."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Recorded:
+    """A request a run recorded a reply to, kept to say how a request no reply answers differs from it."""
+
+    step: int
+    """The step the request decided."""
+    request: Mapping[str, Any]
+    """Its body as recorded, or as the run renders the view at its step (a run file that keeps no body)."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Received:
     """One request as the server received it."""
@@ -97,6 +110,8 @@ class MessagesServer:
             self._replies.setdefault(key, deque()).append(response)
         self._failures: deque[Failure] = deque()
         self._script: deque[Mapping[str, Any] | Failure | Cut] | None = None
+        self._recorded: list[_Recorded] = []
+        self._given: dict[str, list[int]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.received: list[Received] = []
@@ -106,8 +121,16 @@ class MessagesServer:
 
     @classmethod
     def from_run(cls, run: Run, **settings: Any) -> MessagesServer:
-        """A server answering with ``run``'s recorded replies (as recorded), by their recorded request keys."""
-        return cls(((call.request_key, call.wire_response) for call in run.model_calls), **settings)
+        """A server answering with ``run``'s recorded replies (as recorded), by their recorded request keys.
+
+        A request none answers gets a 400 that says why: the replies recorded for it were given already (each
+        answers one request), or how it differs from the nearest request the run recorded (the first message that
+        differs, or the model, system, tools or ``max_tokens``).
+        """
+        calls = [call for call in run.model_calls if call.request_key]
+        server = cls(((call.request_key, call.wire_response) for call in calls), **settings)
+        server._recorded = [_Recorded(call.step, _recorded_request(run, call.step, call.record)) for call in calls]
+        return server
 
     @classmethod
     def scripted(cls, answers: Iterable[Mapping[str, Any] | Failure | Cut]) -> MessagesServer:
@@ -178,10 +201,53 @@ class MessagesServer:
         with self._lock:
             queue = self._replies.get(key)
             response = queue.popleft() if queue else None
+            number = len(self.received) + 1
+            if response is not None:
+                self._given.setdefault(key, []).append(number)
         if response is None:
-            reason = f"no recorded reply for this request (replay key {key})"
+            reason = f"no recorded reply for this request (replay key {key}){self._why_missed(key, body)}"
             return Received(body=body, key=key, status=400, reason=reason), _error("invalid_request_error", reason), 0.0
         return Received(body=body, key=key, status=200), _message(response), 0.0
+
+    def _why_missed(self, key: str, body: Mapping[str, Any]) -> str:
+        """What a request no reply answers has against the recorded ones: its replies given, or where it differs."""
+        given = self._given.get(key)
+        if given:
+            return (
+                f": the {len(given)} recorded for it went to request(s) {', '.join(map(str, given))} of this server, "
+                "and a recorded reply answers one request (a new MessagesServer.from_run replays the run once more)"
+            )
+        now = _messages_of(body)
+        if not self._recorded or now is None:
+            return ""
+        # the nearest: the most messages in common from the start, then the number of messages nearest this one's
+        nearest, nearest_messages, same, best = self._recorded[0], [], 0, (-1, 0)
+        for recorded in self._recorded:
+            messages = _messages_of(recorded.request) or []
+            common = next((i for i, (a, b) in enumerate(zip(messages, now, strict=False)) if a != b), None)
+            common = min(len(messages), len(now)) if common is None else common
+            if (common, -abs(len(messages) - len(now))) > best:
+                nearest, nearest_messages, same = recorded, messages, common
+                best = (common, -abs(len(messages) - len(now)))
+        said = f": the nearest request the run recorded, of step {nearest.step}"
+        if same < min(len(nearest_messages), len(now)):
+            was, is_now = nearest_messages[same], now[same]
+            where, was_part, now_part = f"messages[{same}]", was, is_now
+            blocks, now_blocks = was.get("content"), is_now.get("content")
+            if was.get("role") == is_now.get("role") and isinstance(blocks, list) and isinstance(now_blocks, list):
+                block = next((j for j, (a, b) in enumerate(zip(blocks, now_blocks, strict=False)) if a != b), None)
+                if block is not None:
+                    where, was_part, now_part = f"{where}.content[{block}]", blocks[block], now_blocks[block]
+            where = f"{where} ({is_now.get('role')})"
+            return f"{said}, differs at {where}: recorded {_short(was_part)}, now {_short(now_part)}"
+        if len(nearest_messages) != len(now):
+            return f"{said}, has {len(nearest_messages)} messages, this one {len(now)}; the first {same} are the same"
+        fields = [
+            f"{name} (recorded {_short(nearest.request.get(name))}, now {_short(body.get(name))})"
+            for name in ("model", "max_tokens", "system", "tools")
+            if nearest.request.get(name) != body.get(name)
+        ]
+        return f"{said}, has the same messages; {'; '.join(fields) or 'its other fields'} differ"
 
     def _scripted(self, body: Any, key: str) -> tuple[Received, Mapping[str, Any], float]:
         assert self._script is not None
@@ -237,6 +303,31 @@ class MessagesServer:
             self.received.append(received)
 
 
+def _recorded_request(run: Run, step: int, record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The body of a recorded call's request: as its record holds it, else as the run renders the view at its step."""
+    request = record.get("request")
+    if isinstance(request, Mapping):
+        return request
+    try:
+        messages = [message.to_dict() for message in render.messages(run.step_input(step), run.options())]
+    except (IndexError, ValueError):  # a call for a step the run does not hold
+        messages = []
+    wire = {"model": run.model, "max_tokens": run.max_output_tokens, "messages": messages}
+    return {**wire, "system": run.system or None, "tools": [dict(tool) for tool in run.tools] or None}
+
+
+def _messages_of(body: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """A body's messages as a replay key reads them (string content as one text block); ``None`` when unreadable."""
+    try:
+        return normalise_messages(body.get("messages"), Where("request", 1, "messages"))
+    except ValueError:  # RunFileError: what no view can render
+        return None
+
+
+def _short(value: Any) -> str:
+    return render.truncate(display(value, indent=None), 200)
+
+
 def _error(kind: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
@@ -263,8 +354,9 @@ def _message(response: Mapping[str, Any]) -> dict[str, Any]:
 def stream_events(message: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """A reply as the API streams it: ``(event name, data)`` for each server-sent event that builds ``message``.
 
-    Text and thinking arrive in two deltas each, a tool use's input as two pieces of JSON,
-    so a client's accumulation is exercised; the usage comes at the start and the output
+    Text and thinking arrive in two deltas each, a tool use's input as two pieces of JSON (an input given as a
+    string, the model's argument text, as two pieces of that text: arguments that are not JSON, as the API streams
+    them), so a client's accumulation is exercised; the usage comes at the start and the output
     tokens again with the stop reason.
     """
     start = {key: value for key, value in message.items() if key not in ("content", "stop_reason", "stop_sequence")}
@@ -283,7 +375,10 @@ def stream_events(message: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]
             deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
         elif kind in ("tool_use", "server_tool_use"):
             opening = {**block, "input": {}}
-            text = json.dumps(block.get("input", {}))
+            given = block.get("input", {})
+            # an input given as text is the model's own argument text, streamed as it is (JSON or not), as the API
+            # streams what the model wrote: a reply whose arguments are not JSON
+            text = given if isinstance(given, str) else json.dumps(given)
             deltas = [{"type": "input_json_delta", "partial_json": part} for part in _halves(text)]
         else:
             opening = dict(block)
