@@ -15,6 +15,7 @@ import pytest
 
 from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said, warning_groups
+from agentrender._display.values import SHOWN_STEPS
 from agentrender.runfile import Run
 from agentrender.views import (
     BLOCK_LABELS,
@@ -31,7 +32,7 @@ from agentrender.views import (
     BlockFact,
     Views,
 )
-from agentrender.views.html import legend_html, view_html
+from agentrender.views.html import view_html
 from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.cli import run_cli
@@ -710,19 +711,41 @@ LEGEND = """() => [...document.querySelector('.ar-legend').children].map(mark =>
 """What a legend shows: each mark's words and its meaning (its title)."""
 
 
-def test_the_pages_legend_is_the_views_legend(browser: Any, tmp_path: Path) -> None:
-    """The page's legend names what a view's HTML in a notebook names for the same kinds and marks, with the same
-    meanings: each kind of block its views show, a failed result, a skipped step and what the model did not see,
-    where the page left out the failed result's mark and the hidden bytes' while its views showed both."""
-    run = samples.load("fix-failing-test")
-    page, _, _ = open_page(browser, saved(run, tmp_path, "legend"))
-    shown = page.evaluate(LEGEND)
-    facts = html.payload(run)
-    kinds = [facts["kind_names"][kind] for kind in facts["legend_kinds"]]
-    marks = set(facts["legend_marks"])
-    assert {"failed", "hidden"} <= marks and "tool_use" in kinds
-    page.set_content(legend_html(kinds, failed="failed" in marks, skipped="skipped" in marks, hidden="hidden" in marks))
-    assert shown == page.evaluate(LEGEND)
+def views_legend(browser: Any, views: Views, at: int, shown: int) -> list[list[str]]:
+    """What the legend of the view at ``at`` says in a notebook (``view_html``, its ``shown`` last steps), as
+    ``LEGEND`` reads it."""
+    page = browser.new_page()
+    try:
+        page.set_content(view_html(views.at(at), last_steps=shown))
+        return page.evaluate(LEGEND)  # type: ignore[no-any-return]
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "recent"), [("fix-failing-test", 100), ("flaky-build-resumed", 1), ("malformed-replies", 0)]
+)
+def test_the_pages_legend_is_the_legend_of_the_view_on_screen(
+    browser: Any, tmp_path: Path, name: str, recent: int
+) -> None:
+    """As the reader moves from step to step and changes how many steps are shown, the page's legend names what a
+    notebook's view of the same steps names, with the same meanings: the kinds of the blocks on screen and the marks
+    they carry, so a run whose results never leave the window lists no summary, and an early view no later kind."""
+    run = samples.load(name)
+    views = Views(run, run.options(recent_results=recent))
+    page, _, _ = open_page(browser, saved(run, tmp_path, name, views.options), "#step=0")
+    stops = views.stops
+    for stop in range(len(stops)):
+        if stop:
+            page.keyboard.press("ArrowRight")
+            settled(page)
+        assert page.evaluate(LEGEND) == views_legend(browser, views, stops[stop], SHOWN_STEPS), stops[stop]
+    page.locator("label:has-text('steps shown') input").fill("2")
+    page.locator("label:has-text('steps shown') input").dispatch_event("change")
+    settled(page)
+    assert page.evaluate(LEGEND) == views_legend(browser, views, stops[-1], 2)
+    if recent >= len(run.steps):  # no result ever leaves the window
+        assert BLOCK_LABELS["summary"] not in [words for words, _ in page.evaluate(LEGEND)]
 
 
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:

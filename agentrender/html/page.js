@@ -280,16 +280,18 @@
       drawView(true);
     }
 
-    function legend() {
+    // the legend of the view on screen, as a notebook's view has it (views.legend_of): the kinds of the blocks it
+    // draws, by number (Python numbered them in legend_kinds's order), and the marks they carry: a failed result, a
+    // skipped step, what the model did not see. Drawn is what layView drew: { kinds, failed, skipped, hidden }
+    function legend(drawn) {
       const box = el("div", "ar-legend");
-      // what the page shows, as Python chose it (views.legend_kinds): the kinds of its views' blocks, their marks
-      data.legend_kinds.forEach((kind) => {
+      [...drawn.kinds].sort((a, b) => a - b).forEach((kind) => {
         const [label, meaning] = data.kinds[kind];
         const swatch = el("span", "ar-block ar-" + kindName(kind), plain(label));
         swatch.title = plain(meaning);
         box.appendChild(swatch);
       });
-      data.legend_marks.forEach((name) => {
+      ["failed", "skipped", "hidden"].filter((name) => drawn[name]).forEach((name) => {
         const [said, meaning] = data.marks[name];
         const mark = name === "failed" ? el("span", "ar-block ar-result ar-failed") : el("span", "ar-" + name);
         if (name === "failed") mark.appendChild(el("span", "ar-fail", said)); else mark.textContent = said;
@@ -298,11 +300,17 @@
       });
       return box;
     }
+    let drawing = null;  // what the view being laid out has drawn so far: its legend's
     const KIND_NAMES = [];
     function kindName(kind) { return KIND_NAMES[kind]; }
 
     function block(row, step) {
       const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes, answers, wire] = row;
+      if (drawing !== null) {
+        drawing.kinds.add(kind);
+        drawing.failed = drawing.failed || (flags & 1) !== 0;
+        drawing.hidden = drawing.hidden || (flags & 4) !== 0;
+      }
       const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
       div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
       if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
@@ -389,7 +397,8 @@
       viewBox.replaceChildren();
       facts(viewBox, viewHeader(m, stop, at, lastStop));
       if (!lastStop) for (const link of startedLinks(at)) viewBox.appendChild(link);  // what this step's reply started
-      viewBox.appendChild(legend());
+      const legendAt = viewBox.appendChild(el("div"));  // the legend of what follows, once it is drawn
+      drawing = { kinds: new Set(), failed: false, skipped: false, hidden: false };
       const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
       // the compaction right before this view, or the one it restarts from (its opening is then the summary)
       if (here.compacted[i]) viewBox.appendChild(text(here.compacted[i], "div", "ar-compacted"));
@@ -408,6 +417,7 @@
         const p = step[0];
         if (step.length === 2) {  // a skipped step: [position, why]
           viewBox.appendChild(text(step[1], "div", "ar-skipped"));
+          drawing.skipped = true;
           continue;
         }
         if (p < start) continue;
@@ -435,6 +445,8 @@
         viewBox.appendChild(text(data.prefilled_said, "div", "ar-elided"));
       }
       if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
+      legendAt.replaceWith(legend(drawing));
+      drawing = null;
     }
     // step j of the run in the current mode, and the index the run gave it
     function stepIn(j) { const [here, i] = stopIn(j); return [here.steps[i], here.at[i]]; }
