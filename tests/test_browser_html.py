@@ -40,6 +40,7 @@ from tests._support.compacted import compacted_run, compaction
 from tests._support.conversations import REPLIED_THEN_PREFILL, json_file, parallel_then_prefilled_log, prefilled_log
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
+from tests._support.sweep import run_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -535,7 +536,8 @@ def test_an_imported_run_toggles_between_as_sent_and_the_what_if(browser: Any, t
     settled(page)
     assert page.evaluate(TURNS) == expected_turns(what_if, last)
     assert what_if.describe_mode() in page.inner_text(".ar-view > .ar-header")
-    assert page.locator(".ar-view .ar-summary, .ar-view .ar-cut").count() > 0
+    # results outside the what-if's window, in the turns (its legend names only what they hold: no summary here)
+    assert page.locator(".ar-turn .ar-summary, .ar-turn .ar-cut, .ar-turn .ar-no_summary").count() > 0
     page.screenshot(path=str(_artifacts() / "page-what-if.png"))
     page.check("#ar-as-sent")
     settled(page)
@@ -746,6 +748,26 @@ def test_the_pages_legend_is_the_legend_of_the_view_on_screen(
     assert page.evaluate(LEGEND) == views_legend(browser, views, stops[-1], 2)
     if recent >= len(run.steps):  # no result ever leaves the window
         assert BLOCK_LABELS["summary"] not in [words for words, _ in page.evaluate(LEGEND)]
+
+
+def test_a_step_move_keeps_the_turns_the_views_share_as_the_reader_left_them(browser: Any, tmp_path: Path) -> None:
+    """A step move lays out again only the turns the next view does not share: what the model did not see of an
+    earlier result, opened by the reader, stays open after a move forward and back (the whole view was drawn anew,
+    and closed it), while the turn whose result left the window is drawn in its new form."""
+    run = samples.load("fix-failing-test")
+    views = Views(run, run.options(recent_results=1))
+    page, _, _ = open_page(browser, saved(run, tmp_path, "kept", views.options), "#step=4")
+    earlier = page.locator(".ar-view > .ar-turn.ar-user", has_text="user · step 1 · outside the window")
+    earlier.locator("details.ar-hidden > summary").click()
+    page.keyboard.press("ArrowRight")
+    settled(page)
+    page.keyboard.press("ArrowLeft")
+    settled(page)
+    assert earlier.locator("details.ar-hidden").get_attribute("open") is not None
+    assert page.evaluate(TURNS) == expected_turns(views, 4)
+    page.keyboard.press("ArrowRight")
+    settled(page)
+    assert page.evaluate(TURNS) == expected_turns(views, views.stops[views.stops.index(4) + 1])
 
 
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:
@@ -1154,6 +1176,27 @@ def test_the_size_charts_words_keep_their_size_in_a_narrow_window(browser: Any, 
     )
     assert len(heights) >= 5 and all(10 <= height <= 16 for height in heights), heights
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("width", [1200, 420])
+def test_every_word_of_the_size_chart_lies_within_it(browser: Any, tmp_path: Path, width: int) -> None:
+    """On a run of 1,000 steps, whose last tick (1,000) falls at the chart's right end, every word of the size chart
+    (each tick's, the step in view's, the axes') is drawn within the chart, in a wide and a narrow window: the last
+    tick's was centred on its tick, and cut to "1,00"."""
+    path = tmp_path / "thousand.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in run_lines(0, steps=1_000)), encoding="utf-8")
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(saved(load_run(path), tmp_path, "thousand").as_uri() + "#step=0")
+    settled(page)
+    page.click("button[data-tab=size]")
+    page.wait_for_selector(".ar-chart svg text")
+    outside = page.evaluate(
+        """() => { const chart = document.querySelector('.ar-chart svg').getBoundingClientRect();
+        return [...document.querySelectorAll('.ar-chart svg text')].filter(t => t.textContent).map(t =>
+            [t.textContent, t.getBoundingClientRect()]).filter(([, box]) => box.left < chart.left - 0.5 ||
+            box.right > chart.right + 0.5).map(([words]) => words); }"""
+    )
+    assert "1,000" in page.evaluate("() => document.querySelector('.ar-chart svg').textContent") and outside == []
 
 
 def test_the_size_chart_has_ticks_at_round_numbers_and_names_the_step_in_view(browser: Any, tmp_path: Path) -> None:
