@@ -770,6 +770,53 @@ def test_a_step_move_keeps_the_turns_the_views_share_as_the_reader_left_them(bro
     assert page.evaluate(TURNS) == expected_turns(views, views.stops[views.stops.index(4) + 1])
 
 
+def test_a_printed_page_shows_each_text_of_the_view_whole_and_no_controls(browser: Any, tmp_path: Path) -> None:
+    """Printed (the print medium), the view on screen shows every text whole, where a long result's box printed
+    its first 24 lines and cut the rest, and leaves out the tabs, the buttons and the slider a reader of paper cannot
+    use."""
+    runs = imports.load_runs(samples.imports_folder() / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl")
+    page, _, _ = open_page(browser, saved(runs[0], tmp_path, "printed"))
+    cut = "() => [...document.querySelectorAll('.ar-view pre')].filter(pre => pre.scrollHeight > pre.clientHeight + 1)"
+    assert page.evaluate(cut + ".length") > 0  # on screen, the long texts scroll within their boxes
+    page.emulate_media(media="print")
+    assert page.evaluate(cut + ".length") == 0
+    controls = ".ar-tabs, .ar-bar button, .ar-bar input[type=range]"
+    assert page.locator(controls).count() > 0 and all(
+        not shown
+        for shown in page.locator(controls).evaluate_all("nodes => nodes.map(node => node.getClientRects().length > 0)")
+    )
+
+
+def test_a_row_of_the_steps_table_opens_its_step_from_the_keyboard(browser: Any, tmp_path: Path) -> None:
+    """A row of the steps table takes the focus with Tab, shows that it has it, and opens its step's view on Enter
+    (and on Space), as a click does: the rows opened by the mouse alone."""
+    run = samples.load("fix-failing-test")
+    page, _, _ = open_page(browser, saved(run, tmp_path, "keyboard"))
+    page.click("button[data-tab=steps]")
+    settled(page)
+    page.locator("select[aria-label=kind]").focus()
+    focused = "() => document.activeElement.closest('tr.ar-row')?.dataset.row ?? null"
+    for _ in range(6):  # Tab on, past the page's buttons, to the table's first row
+        page.keyboard.press("Tab")
+        if page.evaluate(focused) is not None:
+            break
+    assert page.evaluate(focused) == "0"
+    page.screenshot(path=str(_artifacts() / "page-row-focused.png"))
+    assert page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    settled(page)
+    assert page.evaluate("() => location.hash") == "#step=2"
+    assert page.locator("[data-panel=conversation]").is_visible()
+    page.click("button[data-tab=steps]")
+    settled(page)
+    page.locator("tr.ar-row[data-row='5']").focus()
+    page.keyboard.press(" ")
+    settled(page)
+    assert page.evaluate("() => location.hash") == "#step=5"
+
+
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:
     """On the generated run of 100,000 steps (the sweep's, which the notebook explorer's test opens too), the page's
     first view is shown while the browser still reads the rest of the file, and a step move and a jump are timed in

@@ -615,7 +615,13 @@
           const kind = CELL_CLASSES[column] ? CELL_CLASSES[column](table, i, here, j) : "";
           tr.appendChild(typeof cell === "number" ? text(cell, "td", kind) : el("td", kind, cell));
         }
-        tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
+        // a row opens its step by the keyboard too: it takes the focus (Tab) and opens on Enter or Space
+        const open = () => { state.tab = "conversation"; go(row); draw(); };
+        tr.tabIndex = 0;
+        tr.addEventListener("click", open);
+        tr.addEventListener("keydown", (event) => {
+          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); open(); }
+        });
         body.appendChild(tr);
       }
       tableBox.replaceChildren(grid);
