@@ -724,18 +724,25 @@ def views_legend(browser: Any, views: Views, at: int, shown: int) -> list[list[s
         page.close()
 
 
+def claude_code_session() -> Run:
+    """The real Claude Code session the package ships (``sample_imports``): imported, as sent, with a sub-agent."""
+    return imports.load_runs(samples.imports_folder() / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl")[0]
+
+
 @pytest.mark.parametrize(
-    ("name", "recent"), [("fix-failing-test", 100), ("flaky-build-resumed", 1), ("malformed-replies", 0)]
+    ("name", "recent"),
+    [("fix-failing-test", 100), ("flaky-build-resumed", 1), ("malformed-replies", 0), ("claude-code", None)],
 )
 def test_the_pages_legend_is_the_legend_of_the_view_on_screen(
-    browser: Any, tmp_path: Path, name: str, recent: int
+    browser: Any, tmp_path: Path, name: str, recent: int | None
 ) -> None:
     """As the reader moves from step to step and changes how many steps are shown, the page's legend names what a
     notebook's view of the same steps names, with the same meanings: the kinds of the blocks on screen and the marks
-    they carry, so a run whose results never leave the window lists no summary, and an early view no later kind."""
-    run = samples.load(name)
-    views = Views(run, run.options(recent_results=recent))
-    page, _, _ = open_page(browser, saved(run, tmp_path, name, views.options), "#step=0")
+    they carry, so a run whose results never leave the window lists no summary, and an early view no later kind (an
+    imported session's views as sent, too)."""
+    run = claude_code_session() if recent is None else samples.load(name)
+    views = Views(run) if recent is None else Views(run, run.options(recent_results=recent))
+    page, _, _ = open_page(browser, saved(run, tmp_path, name, None if recent is None else views.options), "#step=0")
     stops = views.stops
     for stop in range(len(stops)):
         if stop:
@@ -746,7 +753,7 @@ def test_the_pages_legend_is_the_legend_of_the_view_on_screen(
     page.locator("label:has-text('steps shown') input").dispatch_event("change")
     settled(page)
     assert page.evaluate(LEGEND) == views_legend(browser, views, stops[-1], 2)
-    if recent >= len(run.steps):  # no result ever leaves the window
+    if recent is not None and recent >= len(run.steps):  # no result ever leaves the window
         assert BLOCK_LABELS["summary"] not in [words for words, _ in page.evaluate(LEGEND)]
 
 
