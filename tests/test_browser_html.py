@@ -15,6 +15,7 @@ import pytest
 
 from agentrender import html, imports, load_run, render, samples
 from agentrender._display.said import block_said, warning_groups
+from agentrender._display.values import SHOWN_STEPS
 from agentrender.runfile import Run
 from agentrender.views import (
     BLOCK_LABELS,
@@ -31,7 +32,7 @@ from agentrender.views import (
     BlockFact,
     Views,
 )
-from agentrender.views.html import legend_html, view_html
+from agentrender.views.html import view_html
 from tests._support import runs
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
 from tests._support.cli import run_cli
@@ -39,6 +40,7 @@ from tests._support.compacted import compacted_run, compaction
 from tests._support.conversations import REPLIED_THEN_PREFILL, json_file, parallel_then_prefilled_log, prefilled_log
 from tests._support.real import REAL
 from tests._support.runs import HOSTILE, UNSEEN, hostile_run
+from tests._support.sweep import run_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -534,7 +536,8 @@ def test_an_imported_run_toggles_between_as_sent_and_the_what_if(browser: Any, t
     settled(page)
     assert page.evaluate(TURNS) == expected_turns(what_if, last)
     assert what_if.describe_mode() in page.inner_text(".ar-view > .ar-header")
-    assert page.locator(".ar-view .ar-summary, .ar-view .ar-cut").count() > 0
+    # results outside the what-if's window, in the turns (its legend names only what they hold: no summary here)
+    assert page.locator(".ar-turn .ar-summary, .ar-turn .ar-cut, .ar-turn .ar-no_summary").count() > 0
     page.screenshot(path=str(_artifacts() / "page-what-if.png"))
     page.check("#ar-as-sent")
     settled(page)
@@ -710,19 +713,115 @@ LEGEND = """() => [...document.querySelector('.ar-legend').children].map(mark =>
 """What a legend shows: each mark's words and its meaning (its title)."""
 
 
-def test_the_pages_legend_is_the_views_legend(browser: Any, tmp_path: Path) -> None:
-    """The page's legend names what a view's HTML in a notebook names for the same kinds and marks, with the same
-    meanings: each kind of block its views show, a failed result, a skipped step and what the model did not see,
-    where the page left out the failed result's mark and the hidden bytes' while its views showed both."""
+def views_legend(browser: Any, views: Views, at: int, shown: int) -> list[list[str]]:
+    """What the legend of the view at ``at`` says in a notebook (``view_html``, its ``shown`` last steps), as
+    ``LEGEND`` reads it."""
+    page = browser.new_page()
+    try:
+        page.set_content(view_html(views.at(at), last_steps=shown))
+        return page.evaluate(LEGEND)  # type: ignore[no-any-return]
+    finally:
+        page.close()
+
+
+def claude_code_session() -> Run:
+    """The real Claude Code session the package ships (``sample_imports``): imported, as sent, with a sub-agent."""
+    return imports.load_runs(samples.imports_folder() / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl")[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "recent"),
+    [("fix-failing-test", 100), ("flaky-build-resumed", 1), ("malformed-replies", 0), ("claude-code", None)],
+)
+def test_the_pages_legend_is_the_legend_of_the_view_on_screen(
+    browser: Any, tmp_path: Path, name: str, recent: int | None
+) -> None:
+    """As the reader moves from step to step and changes how many steps are shown, the page's legend names what a
+    notebook's view of the same steps names, with the same meanings: the kinds of the blocks on screen and the marks
+    they carry, so a run whose results never leave the window lists no summary, and an early view no later kind (an
+    imported session's views as sent, too)."""
+    run = claude_code_session() if recent is None else samples.load(name)
+    views = Views(run) if recent is None else Views(run, run.options(recent_results=recent))
+    page, _, _ = open_page(browser, saved(run, tmp_path, name, None if recent is None else views.options), "#step=0")
+    stops = views.stops
+    for stop in range(len(stops)):
+        if stop:
+            page.keyboard.press("ArrowRight")
+            settled(page)
+        assert page.evaluate(LEGEND) == views_legend(browser, views, stops[stop], SHOWN_STEPS), stops[stop]
+    page.locator("label:has-text('steps shown') input").fill("2")
+    page.locator("label:has-text('steps shown') input").dispatch_event("change")
+    settled(page)
+    assert page.evaluate(LEGEND) == views_legend(browser, views, stops[-1], 2)
+    if recent is not None and recent >= len(run.steps):  # no result ever leaves the window
+        assert BLOCK_LABELS["summary"] not in [words for words, _ in page.evaluate(LEGEND)]
+
+
+def test_a_step_move_keeps_the_turns_the_views_share_as_the_reader_left_them(browser: Any, tmp_path: Path) -> None:
+    """A step move lays out again only the turns the next view does not share: what the model did not see of an
+    earlier result, opened by the reader, stays open after a move forward and back (the whole view was drawn anew,
+    and closed it), while the turn whose result left the window is drawn in its new form."""
     run = samples.load("fix-failing-test")
-    page, _, _ = open_page(browser, saved(run, tmp_path, "legend"))
-    shown = page.evaluate(LEGEND)
-    facts = html.payload(run)
-    kinds = [facts["kind_names"][kind] for kind in facts["legend_kinds"]]
-    marks = set(facts["legend_marks"])
-    assert {"failed", "hidden"} <= marks and "tool_use" in kinds
-    page.set_content(legend_html(kinds, failed="failed" in marks, skipped="skipped" in marks, hidden="hidden" in marks))
-    assert shown == page.evaluate(LEGEND)
+    views = Views(run, run.options(recent_results=1))
+    page, _, _ = open_page(browser, saved(run, tmp_path, "kept", views.options), "#step=4")
+    earlier = page.locator(".ar-view > .ar-turn.ar-user", has_text="user · step 1 · outside the window")
+    earlier.locator("details.ar-hidden > summary").click()
+    page.keyboard.press("ArrowRight")
+    settled(page)
+    page.keyboard.press("ArrowLeft")
+    settled(page)
+    assert earlier.locator("details.ar-hidden").get_attribute("open") is not None
+    assert page.evaluate(TURNS) == expected_turns(views, 4)
+    page.keyboard.press("ArrowRight")
+    settled(page)
+    assert page.evaluate(TURNS) == expected_turns(views, views.stops[views.stops.index(4) + 1])
+
+
+def test_a_printed_page_shows_each_text_of_the_view_whole_and_no_controls(browser: Any, tmp_path: Path) -> None:
+    """Printed (the print medium), the view on screen shows every text whole, where a long result's box printed
+    its first 24 lines and cut the rest, and leaves out the tabs, the buttons and the slider a reader of paper cannot
+    use."""
+    runs = imports.load_runs(samples.imports_folder() / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl")
+    page, _, _ = open_page(browser, saved(runs[0], tmp_path, "printed"))
+    cut = "() => [...document.querySelectorAll('.ar-view pre')].filter(pre => pre.scrollHeight > pre.clientHeight + 1)"
+    assert page.evaluate(cut + ".length") > 0  # on screen, the long texts scroll within their boxes
+    page.emulate_media(media="print")
+    assert page.evaluate(cut + ".length") == 0
+    controls = ".ar-tabs, .ar-bar button, .ar-bar input[type=range]"
+    assert page.locator(controls).count() > 0 and all(
+        not shown
+        for shown in page.locator(controls).evaluate_all("nodes => nodes.map(node => node.getClientRects().length > 0)")
+    )
+
+
+def test_a_row_of_the_steps_table_opens_its_step_from_the_keyboard(browser: Any, tmp_path: Path) -> None:
+    """A row of the steps table takes the focus with Tab, shows that it has it, and opens its step's view on Enter
+    (and on Space), as a click does: the rows opened by the mouse alone."""
+    run = samples.load("fix-failing-test")
+    page, _, _ = open_page(browser, saved(run, tmp_path, "keyboard"))
+    page.click("button[data-tab=steps]")
+    settled(page)
+    page.locator("select[aria-label=kind]").focus()
+    focused = "() => document.activeElement.closest('tr.ar-row')?.dataset.row ?? null"
+    for _ in range(6):  # Tab on, past the page's buttons, to the table's first row
+        page.keyboard.press("Tab")
+        if page.evaluate(focused) is not None:
+            break
+    assert page.evaluate(focused) == "0"
+    page.screenshot(path=str(_artifacts() / "page-row-focused.png"))
+    assert page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    settled(page)
+    assert page.evaluate("() => location.hash") == "#step=2"
+    assert page.locator("[data-panel=conversation]").is_visible()
+    page.click("button[data-tab=steps]")
+    settled(page)
+    page.locator("tr.ar-row[data-row='5']").focus()
+    page.keyboard.press(" ")
+    settled(page)
+    assert page.evaluate("() => location.hash") == "#step=5"
 
 
 def test_a_100000_step_run_opens_and_moves_quickly(browser: Any, tmp_path: Path, long_run: Path) -> None:
@@ -1131,6 +1230,27 @@ def test_the_size_charts_words_keep_their_size_in_a_narrow_window(browser: Any, 
     )
     assert len(heights) >= 5 and all(10 <= height <= 16 for height in heights), heights
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("width", [1200, 420])
+def test_every_word_of_the_size_chart_lies_within_it(browser: Any, tmp_path: Path, width: int) -> None:
+    """On a run of 1,000 steps, whose last tick (1,000) falls at the chart's right end, every word of the size chart
+    (each tick's, the step in view's, the axes') is drawn within the chart, in a wide and a narrow window: the last
+    tick's was centred on its tick, and cut to "1,00"."""
+    path = tmp_path / "thousand.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in run_lines(0, steps=1_000)), encoding="utf-8")
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(saved(load_run(path), tmp_path, "thousand").as_uri() + "#step=0")
+    settled(page)
+    page.click("button[data-tab=size]")
+    page.wait_for_selector(".ar-chart svg text")
+    outside = page.evaluate(
+        """() => { const chart = document.querySelector('.ar-chart svg').getBoundingClientRect();
+        return [...document.querySelectorAll('.ar-chart svg text')].filter(t => t.textContent).map(t =>
+            [t.textContent, t.getBoundingClientRect()]).filter(([, box]) => box.left < chart.left - 0.5 ||
+            box.right > chart.right + 0.5).map(([words]) => words); }"""
+    )
+    assert "1,000" in page.evaluate("() => document.querySelector('.ar-chart svg').textContent") and outside == []
 
 
 def test_the_size_chart_has_ticks_at_round_numbers_and_names_the_step_in_view(browser: Any, tmp_path: Path) -> None:

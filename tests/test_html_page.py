@@ -484,3 +484,14 @@ CRITIQUE = (
     / "asapsav-teormineval-sample-review"
     / "2025-10-07T18-09-36+03-00_multi-problems-eval_gLLMPPTkQ7ZPeEezLNzAbe.eval"
 )
+
+
+def test_the_page_bench_measures_the_pages_size_against_its_run_file(
+    import_bench: Callable[[str], ModuleType], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bench/bench_page.py`` writes a generated run and its page, and prints the page's size over the run file's at
+    each size it is given (its browser half is the slow tests' and the bench's own)."""
+    figures = import_bench("bench_page").main(["--steps", "20", "40", "--no-browser"])
+    out = capsys.readouterr().out
+    assert set(figures) == {20, 40} and all(figure["page / run file"] > 0 for figure in figures.values())
+    assert "20 steps: page / run file" in out and "40 steps: page / run file" in out

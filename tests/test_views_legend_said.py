@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
-from agentrender import Decision, Observation, Run, Step, html, load_run, render, write_run
+from agentrender import Decision, Observation, Run, Step, load_run, render, write_run
 from agentrender.notebook import ConversationView
 from agentrender.views import BLOCK_LABELS, Views
 from tests._support.cli import ROOT, run_cli
@@ -84,14 +82,3 @@ def test_a_views_html_legend_names_only_the_kinds_it_shows() -> None:
     kinds = SWATCH.findall(legend)
     assert kinds and not {"compaction", "hook", "as_sent", "cut"} & set(kinds)
     assert "ar-skipped" in legend and "ar-failed" in legend
-
-
-@pytest.mark.parametrize("name", ["flaky-build-resumed", "malformed-replies"])
-def test_the_pages_legend_names_only_the_kinds_its_views_show(name: str) -> None:
-    """The offline page's legend names the kinds of the blocks its views hold, never a compaction summary, a hook's
-    block or a block as sent of a plain run file."""
-    run = load_run(SAMPLES / f"{name}.jsonl")
-    facts = html.payload(run)
-    names = [facts["kind_names"][kind] for kind in facts["legend_kinds"]]
-    assert names and not {"compaction", "hook", "as_sent"} & set(names)
-    assert {"opening", "tool_use"} <= set(names)

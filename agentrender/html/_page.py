@@ -69,7 +69,6 @@ from agentrender.views import (
     compaction_mark,
     disagreements,
     explain_decide,
-    legend_kinds,
     listed_kind,
     window_json,
 )
@@ -91,9 +90,11 @@ __all__ = [
     "save",
 ]
 
-PAGE_FORMAT = "agentrender.page/3"
+PAGE_FORMAT = "agentrender.page/4"
 """The version of the payload a page carries (its ``format``): 3 added the runs linked to the first (``runs``,
-``parent``, ``started``) and what each reply was to its step."""
+``parent``, ``started``) and what each reply was to its step; 4 left out the legend of every view
+(``legend_kinds``, ``legend_marks``) for a block's flag 4 (the model did not see part of it): the page's legend is the
+view's on screen, read off the blocks it draws."""
 TEXT_CHUNK = 512
 """How many texts one of the page's text elements holds (a power of two)."""
 SHORT_TEXT = 120
@@ -157,18 +158,19 @@ def _trimmed(row: list[Any]) -> list[Any]:
 
 class _Blocks:
     """A mode's blocks, each a short list of numbers: ``[kind, body, name, id, type, flags, hidden label,
-    hidden text, notes, answers, wire]`` (flags: 1 failed, 2 the summary was cut at the cap; notes: what the body does
-    not say, and answers: the tool use a result answers, as ``block_said`` words them; wire: the block's wire form as
-    JSON when the body shows it otherwise), trailing zeros left out."""
+    hidden text, notes, answers, wire]`` (flags: 1 failed, 2 the summary was cut at the cap, 4 the model did not see
+    part of it; notes: what the body does not say, and answers: the tool use a result answers, as ``block_said`` words
+    them; wire: the block's wire form as JSON when the body shows it otherwise), trailing zeros left out.
+
+    A kind's number is its place in ``BLOCK_KINDS``, then, for a kind it does not name, the order the page met it
+    in: ``legend_kinds``'s order, so that the page's legend of the view on screen (the kinds and flags of the blocks
+    it draws and its skipped steps, as ``legend_of`` reads a display's) lists the kinds by their numbers."""
 
     def __init__(self, texts: _Texts, kinds: dict[str, int]) -> None:
         self.texts = texts
         self.kinds = kinds
-        self.used: dict[str, None] = {}  # the kinds of the blocks made, and the marks they carry: the page's legend
-        self.failed = self.hidden = False
 
     def kind(self, kind: str) -> int:
-        self.used[kind] = None
         number = self.kinds.get(kind)
         if number is None:  # a kind BLOCK_KINDS does not name yet still shows, under its own name
             number = self.kinds[kind] = len(self.kinds)
@@ -182,9 +184,11 @@ class _Blocks:
         body = texts(said.body)
         name, uid = texts(said.name), texts(said.ref)
         shown_type = texts(block.type) if fact.kind in ("hook", "as_sent") else 0
-        flags = (1 if fact.failed else 0) | (2 if fact.kind == "summary" and fact.cut else 0)
-        self.failed = self.failed or fact.failed
-        self.hidden = self.hidden or fact.hidden_bytes > 0
+        flags = (
+            (1 if fact.failed else 0)
+            | (2 if fact.kind == "summary" and fact.cut else 0)
+            | (4 if fact.hidden_bytes > 0 else 0)
+        )
         label = texts(fact.hidden_label) if fact.hidden_label and step is not None else 0
         hidden = _hidden(texts, fact, step) if label else 0
         notes = texts(" \u00b7 ".join(said.notes))
@@ -582,18 +586,6 @@ def _built(
     # a kind of block BLOCK_KINDS does not name yet, met in a part, shows under its own name
     facts["kinds"] += [[texts(kind), 0] for kind in list(kinds)[len(facts["kinds"]) :]]
     facts["kind_names"] = list(kinds)
-    # the legend names what the page shows: the kinds of every view's blocks (legend_kinds), and the marks they carry
-    used = [mode.blocks for mode in modes]
-    facts["legend_kinds"] = [kinds[kind] for kind in legend_kinds(k for made in used for k in made.used)]
-    facts["legend_marks"] = [
-        mark
-        for mark, shown in (
-            ("failed", any(made.failed for made in used)),
-            ("skipped", any(step.decision is None for step in run.steps)),
-            ("hidden", any(made.hidden for made in used)),
-        )
-        if shown
-    ]
     for mode, made in zip(facts["modes"], parts, strict=True):
         mode["parts"] = made
     return {**facts, "rows": table, "replies": replies}, order

@@ -119,7 +119,7 @@
   function facts(parent, items) {
     const bar = el("div", "ar-header");
     for (const item of items) bar.appendChild(item);
-    parent.appendChild(bar);
+    if (parent !== null) parent.appendChild(bar);
     return bar;
   }
   function fact(label, value, title) {
@@ -280,16 +280,18 @@
       drawView(true);
     }
 
-    function legend() {
+    // the legend of the view on screen, as a notebook's view has it (views.legend_of): the kinds of the blocks it
+    // draws, by number (Python numbered them in legend_kinds's order), and the marks they carry: a failed result, a
+    // skipped step, what the model did not see. Drawn is what layView drew: { kinds, failed, skipped, hidden }
+    function legend(drawn) {
       const box = el("div", "ar-legend");
-      // what the page shows, as Python chose it (views.legend_kinds): the kinds of its views' blocks, their marks
-      data.legend_kinds.forEach((kind) => {
+      [...drawn.kinds].sort((a, b) => a - b).forEach((kind) => {
         const [label, meaning] = data.kinds[kind];
         const swatch = el("span", "ar-block ar-" + kindName(kind), plain(label));
         swatch.title = plain(meaning);
         box.appendChild(swatch);
       });
-      data.legend_marks.forEach((name) => {
+      ["failed", "skipped", "hidden"].filter((name) => drawn[name]).forEach((name) => {
         const [said, meaning] = data.marks[name];
         const mark = name === "failed" ? el("span", "ar-block ar-result ar-failed") : el("span", "ar-" + name);
         if (name === "failed") mark.appendChild(el("span", "ar-fail", said)); else mark.textContent = said;
@@ -298,11 +300,35 @@
       });
       return box;
     }
+    let drawing = null;  // what the view being laid out has drawn so far: its legend's
+    // the turns of the view on screen, by what they show (the mode, the step or opening, its form): the next view
+    // lays out again only the turns it does not share with this one (a move shares all but a step or two), and a
+    // turn it keeps stays as the reader left it (a folded part opened)
+    let turnsShown = new Map(), turnsKept = null, laid = null;
+    function put(node) { laid.push(node); return node; }
+    function reused(key, make) {
+      let made = turnsShown.get(key);
+      if (made === undefined) {
+        const outer = drawing;
+        drawing = { kinds: new Set(), failed: false, skipped: false, hidden: false };
+        made = { nodes: make(), drawn: drawing };
+        drawing = outer;
+      }
+      turnsKept.set(key, made);
+      for (const kind of made.drawn.kinds) drawing.kinds.add(kind);
+      for (const mark of ["failed", "skipped", "hidden"]) drawing[mark] = drawing[mark] || made.drawn[mark];
+      for (const node of made.nodes) put(node);
+    }
     const KIND_NAMES = [];
     function kindName(kind) { return KIND_NAMES[kind]; }
 
     function block(row, step) {
       const [kind, body, name, id, type, flags, hiddenLabel, hidden, notes, answers, wire] = row;
+      if (drawing !== null) {
+        drawing.kinds.add(kind);
+        drawing.failed = drawing.failed || (flags & 1) !== 0;
+        drawing.hidden = drawing.hidden || (flags & 4) !== 0;
+      }
       const div = el("div", "ar-block ar-" + kindName(kind) + (flags & 1 ? " ar-failed" : ""));
       div.appendChild(el("span", "ar-tag", plain(data.kinds[kind][0])));
       if (flags & 1) div.appendChild(el("span", "ar-tag ar-fail", "failed"));
@@ -386,55 +412,77 @@
       // beside a prefill no model decided, Python's words; else the step the model decided from this view
       where.textContent = wheres[state.mode].get(stop)
         || "deciding step " + at + (lastStop ? " (after the last recorded step)" : "");
-      viewBox.replaceChildren();
-      facts(viewBox, viewHeader(m, stop, at, lastStop));
-      if (!lastStop) for (const link of startedLinks(at)) viewBox.appendChild(link);  // what this step's reply started
-      viewBox.appendChild(legend());
+      laid = [];
+      put(facts(null, viewHeader(m, stop, at, lastStop)));
+      if (!lastStop) for (const link of startedLinks(at)) put(link);  // what this step's reply started
+      const legendAt = put(el("div"));  // the legend of what follows, once it is drawn
+      drawing = { kinds: new Set(), failed: false, skipped: false, hidden: false };
+      turnsKept = new Map();
       const rendered = here.rendered[i], fullFrom = here.full_from[i], start = here.start[i], ended = here.ended[i];
       // the compaction right before this view, or the one it restarts from (its opening is then the summary)
-      if (here.compacted[i]) viewBox.appendChild(text(here.compacted[i], "div", "ar-compacted"));
+      if (here.compacted[i]) put(text(here.compacted[i], "div", "ar-compacted"));
       const opening = here.opening[i];
-      viewBox.appendChild(turn("user", "user · opening · " + n(m.opening_bytes[opening]) + " bytes", m.openings[opening]));
+      reused(state.mode + " opening " + opening,
+        () => [turn("user", "user · opening · " + n(m.opening_bytes[opening]) + " bytes", m.openings[opening])]);
       // stop j is the view before the j-th step of the run: the steps before it, the last few shown; the steps before
       // the compaction the view restarts from (its first_step) are not in it
       const firstStep = here.first_step[i];
       if (first > firstStep) {
         const firstPosition = stepIn(first)[0][0];
-        viewBox.appendChild(el("div", "ar-elided", "… " + plural(first - firstStep, "earlier step") + " (" +
+        put(el("div", "ar-elided", "… " + plural(first - firstStep, "earlier step") + " (" +
           plural(Math.max(0, firstPosition - start) * 2, "message") + ") not shown here; raise \"steps shown\" to see them"));
       }
       for (let number = Math.max(first, firstStep); number < stop; number++) {
         const [step, index] = stepIn(number);
         const p = step[0];
         if (step.length === 2) {  // a skipped step: [position, why]
-          viewBox.appendChild(text(step[1], "div", "ar-skipped"));
+          reused(state.mode + " skipped " + number, () => {
+            drawing.skipped = true;
+            return [text(step[1], "div", "ar-skipped")];
+          });
           continue;
         }
         if (p < start) continue;
         // a compaction the view renders across (under the contract's options), where a step comes before it
         if (p > start && marks[state.mode].has(index)) {
-          viewBox.appendChild(text(marks[state.mode].get(index), "div", "ar-compacted"));
+          put(text(marks[state.mode].get(index), "div", "ar-compacted"));
         }
         const [, assistant, full, summary, [assistantBytes, fullBytes, summaryBytes]] = step;
         const last = ended && p === rendered - 1;  // the turn the conversation ended on: a reply, or the caller's prefill
-        const said = last && ended === 2 ? " · " + plain(data.prefill_said) : "";
-        viewBox.appendChild(turn("assistant", "assistant · step " + index + said + " · " + n(assistantBytes) + " bytes", assistant));
-        for (const link of startedLinks(index)) viewBox.appendChild(link);
-        if (last) {
-          viewBox.appendChild(text(data.ended_said[ended - 1], "div", "ar-elided"));  // after a reply, or a prefill
-          continue;
-        }
         const inFull = p >= fullFrom;
-        viewBox.appendChild(turn("user", "user · step " + index + (inFull ? " · in the window" : " · outside the window") +
-          " · " + n(inFull ? fullBytes : summaryBytes) + " bytes", inFull ? full : (summary || full)));
+        reused(state.mode + " step " + number + (last ? " ended " + ended : inFull ? " full" : " summary"), () => {
+          const said = last && ended === 2 ? " · " + plain(data.prefill_said) : "";
+          const nodes = [turn("assistant", "assistant · step " + index + said + " · " + n(assistantBytes) + " bytes", assistant),
+            ...startedLinks(index)];
+          if (last) {
+            nodes.push(text(data.ended_said[ended - 1], "div", "ar-elided"));  // after a reply, or a prefill
+          } else {
+            nodes.push(turn("user", "user · step " + index + (inFull ? " · in the window" : " · outside the window") +
+              " · " + n(inFull ? fullBytes : summaryBytes) + " bytes", inFull ? full : (summary || full)));
+          }
+          return nodes;
+        });
       }
       const prefilled = here.prefilled && here.prefilled[i];  // the request ended with the caller's prefill: [blocks, bytes]
       if (prefilled) {
-        viewBox.appendChild(turn("assistant", "assistant · step " + at + " · " + plain(data.prefill_said) + " · " +
+        put(turn("assistant", "assistant · step " + at + " · " + plain(data.prefill_said) + " · " +
           n(prefilled[1]) + " bytes", prefilled[0]));
-        viewBox.appendChild(text(data.prefilled_said, "div", "ar-elided"));
+        put(text(data.prefilled_said, "div", "ar-elided"));
       }
-      if (stop === 0) viewBox.appendChild(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
+      if (stop === 0) put(el("div", "ar-elided", "no steps yet: the model saw only the opening"));
+      laid[laid.indexOf(legendAt)] = legend(drawing);
+      drawing = null;
+      turnsShown = turnsKept;
+      // what is on screen becomes what was laid: the nodes it keeps stay where they are, the others go, the new ones
+      // come in between (a node moved or put back is laid out again: a move shares all but a step or two)
+      const keep = new Set(laid);
+      for (const node of [...viewBox.children]) if (!keep.has(node)) node.remove();
+      let onScreen = viewBox.firstElementChild;
+      for (const node of laid) {
+        if (node === onScreen) onScreen = onScreen.nextElementSibling;
+        else viewBox.insertBefore(node, onScreen);
+      }
+      laid = null;
     }
     // step j of the run in the current mode, and the index the run gave it
     function stepIn(j) { const [here, i] = stopIn(j); return [here.steps[i], here.at[i]]; }
@@ -567,7 +615,13 @@
           const kind = CELL_CLASSES[column] ? CELL_CLASSES[column](table, i, here, j) : "";
           tr.appendChild(typeof cell === "number" ? text(cell, "td", kind) : el("td", kind, cell));
         }
-        tr.addEventListener("click", () => { state.tab = "conversation"; go(row); draw(); });
+        // a row opens its step by the keyboard too: it takes the focus (Tab) and opens on Enter or Space
+        const open = () => { state.tab = "conversation"; go(row); draw(); };
+        tr.tabIndex = 0;
+        tr.addEventListener("click", open);
+        tr.addEventListener("keydown", (event) => {
+          if (event.key === "Enter" || event.key === " ") { event.preventDefault(); open(); }
+        });
         body.appendChild(tr);
       }
       tableBox.replaceChildren(grid);
@@ -718,7 +772,8 @@
       words(left + 6, top + 12, "bytes", "start");
       for (let i = 0, every = Math.max(1, roundStep(count - 1, 6)); i < count; i += every) {
         picture.appendChild(svg("line", { x1: x(i), y1: y(0), x2: x(i), y2: y(0) + 4, class: "ar-tick" }));
-        words(x(i), y(0) + 16, n(s.at[i]), i === 0 ? "start" : "middle");
+        // the first tick's words start at it, and those of a tick at the right end end there: centred, they were cut
+        words(x(i), y(0) + 16, n(s.at[i]), i === 0 ? "start" : x(i) > width - 40 ? "end" : "middle");
       }
       words(width - 10, height - 2, "step", "end");
       picture.appendChild(svg("line", { x1: left, y1: y(0), x2: width - 10, y2: y(0), class: "ar-axis" }));
