@@ -147,11 +147,12 @@ def legend_kinds(kinds: Iterable[str]) -> list[str]:
     """The kinds of block a legend names: those of ``kinds``, in the order ``BLOCK_KINDS`` lists them, then any it
     does not name (a hook's own) in the order met.
 
-    The one rule of every legend: it names the kinds of the blocks its display can show, never the others. ``show``,
-    the HTML of a view and the notebook's widgets show one view (its last steps), so they name the kinds of the
-    blocks they print; the offline page shows every view of a run (its slider moves between them), so it names the
-    kinds of every view of the run, one legend that stays as the slider moves. A plain run file's legend then has no
-    compaction summary, no hook's block and no block as sent, which only a compacted, hooked or imported run has.
+    The one rule of every legend: it names the kinds of the blocks its display shows, never the others. ``show``,
+    the HTML of a view, the notebook's widgets and the offline page show one view at a time (its last steps), so
+    each names the kinds of the blocks it draws of the view on screen, and the notebook's and the page's legends
+    change as the reader moves (the page numbers its kinds in this order and draws the legend itself). A plain run
+    file's legend then has no compaction summary, no hook's block and no block as sent, which only a compacted,
+    hooked or imported run has.
     """
     met = dict.fromkeys(kinds)
     return [kind for kind in BLOCK_KINDS if kind in met] + [kind for kind in met if kind not in BLOCK_KINDS]
