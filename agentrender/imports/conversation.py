@@ -689,6 +689,7 @@ def conversation_run(
     replies_checked: bool = False,
     compactions: Sequence[Mapping[str, Any]] = (),
     end: Mapping[str, Any] | None = None,
+    started_at: str | None = None,
     breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
     prefill: bool = False,
     prefilled: Mapping[int, list[dict[str, Any]]] | None = None,
@@ -710,7 +711,8 @@ def conversation_run(
     ``compactions`` are the header's ``compactions`` (see ``docs/runfile.md``): where the agent
     started its conversation anew with a summary. The user turn of the step just before one may
     be ``None``: nothing was sent after that reply before the compaction. ``end`` is the run's
-    ``end`` record, when the source says how the run ended.
+    ``end`` record, when the source says how the run ended; ``started_at`` the header's, when it says when the run
+    began.
 
     ``breakpoints``, for a source that recorded each request (a call log), are where the request ``messages``
     were read from had its cache breakpoints (the header's ``breakpoints``) and, by step, where the request that
@@ -752,6 +754,7 @@ def conversation_run(
         replies_checked=replies_checked,
         compactions=compactions,
         end=end,
+        started_at=started_at,
         breakpoints=breakpoints,
         prefill=prefill and final is None,
         prefilled=prefilled,
