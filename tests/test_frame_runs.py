@@ -791,3 +791,50 @@ def test_an_imported_runs_start_survives_a_run_file(tmp_path: Path) -> None:
     assert load_run(written).header["started_at"] == BEGAN["a Claude Code session"][1]
     columns = ["started_at", "ended_at", "duration"]
     assert table_frame(str(written), "runs")[columns].equals(table_frame(str(path), "runs")[columns])
+
+
+def test_the_runs_table_says_which_runs_lost_part_of_their_file(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    """``lost`` is true for a run whose file was cut short (its warnings say a part was not loaded), false for a run
+    read whole, though its warnings doubt something or it has no end, and null only for a file that could not be
+    read; the Parquet export holds it as a bool column."""
+    pytest.importorskip("pyarrow")
+    _, paths = store
+    doubted = tmp_path / "doubted.jsonl"
+    doubted.write_text("\ufeff" + _lines([_header("doubted"), _step(0, READ, {"status": "ok"})]), encoding="utf-8")
+    frame = runs_frame([*paths.values(), doubted], workers=1, progress=False).set_index("path")
+    assert str(frame.lost.dtype) == "boolean"
+    assert frame.loc[str(doubted), "warnings"] == 1 and pd.isna(frame.loc[str(paths["nested"]), "end_status"])
+    lost = {path: None if pd.isna(value) else bool(value) for path, value in frame.lost.items()}
+    assert lost == {
+        str(paths["finished"]): False,
+        str(paths["cut"]): True,
+        str(paths["bad"]): None,
+        str(paths["nested"]): False,
+        str(doubted): False,
+    }
+    assert frame[frame.lost.fillna(False)].index.tolist() == [str(paths["cut"])]
+    to_parquet([*paths.values(), doubted], tmp_path / "out", workers=1, progress=False)
+    stored = pd.read_parquet(tmp_path / "out" / "runs").set_index("path").loc[frame.index]
+    assert stored.lost.astype("boolean").equals(frame.lost)
+
+
+def test_an_export_without_the_lost_column_is_refused_naming_it(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    """Adding to an export whose runs table an earlier version wrote without ``lost`` is refused, naming the new
+    column, so a user exports again rather than mixing the two schemas."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    _, paths = store
+    out = tmp_path / "out"
+    to_parquet([paths["finished"]], out, workers=1, progress=False)
+    for part in (out / "runs").glob("*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(["lost"]).replace_schema_metadata(None), part)
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    manifest["schema"] = "0123456789abcdef"
+    (out / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(ValueError) as refused:
+        to_parquet([paths["cut"]], out, workers=1, progress=False)
+    said = str(refused.value)
+    assert said.startswith(f"{out}: exported with other columns") and "runs: new lost" in said
