@@ -406,11 +406,13 @@ class RunExplorer(Widget):
         # the caller's prefill marked in a reason, and the note on tool uses its agent ran left off, as steps says them;
         # its bytes those of the reason shown, so a reason that was only the note is empty beside 0 bytes
         if reasons := self.views.reasons_said():
-            said = [reasons.get(at) for at in rows["index"].tolist()]
-            cells["reason"] = [held if text is None else text for text, held in zip(said, cells["reason"], strict=True)]
+            shown = [reasons.get(at) for at in rows["index"].tolist()]
+            cells["reason"] = [
+                held if text is None else text for text, held in zip(shown, cells["reason"], strict=True)
+            ]
             cells["reason_bytes"] = [
                 held if text is None else utf8_bytes(text)
-                for text, held in zip(said, cells["reason_bytes"], strict=True)
+                for text, held in zip(shown, cells["reason_bytes"], strict=True)
             ]
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
