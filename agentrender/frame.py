@@ -1205,6 +1205,16 @@ RUN_COLUMNS: tuple[Column, ...] = (
         of="run",
     ),
     Column(
+        "lost",
+        "boolean",
+        "Whether the run's file lost something, as its warnings say: a part it held was not loaded at all (a line "
+        "cut short, a gzip stream ended early), so the run is cut short (runs[runs.lost]). False for a file read "
+        "whole, though a run with no end record (end_status null: still going, or its process died) may have "
+        "stopped early too; null only on a file that could not be read (error).",
+        lambda run: any(warning.lost for warning in run.warnings),
+        of="run",
+    ),
+    Column(
         "started_at",
         _TIMESTAMP,
         "When the run started, from its header.",

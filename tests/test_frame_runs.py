@@ -740,3 +740,101 @@ def test_an_export_of_other_columns_is_refused_naming_what_changed(tmp_path: Pat
     assert said.startswith(f"{out}: exported with other columns")
     assert f"runs: new {', '.join(new)}" in said and "export to a new folder" in said
     assert sorted((path, path.stat().st_mtime_ns) for path in out.rglob("*")) == before
+
+
+BEGAN = {
+    "a Claude Code session": (REAL / "claude-code" / "marot-spotter" / "short.jsonl", "2026-02-10T21:11:56.846Z"),
+    "Claude Code's headless output": (
+        REAL / "claude-code-stream" / "link-assistant-hive-mind" / "background-disabled.jsonl",
+        "2026-09-29T06:31:48.772Z",
+    ),
+    "an Inspect sample": (
+        REAL / "inspect" / "gspencergoog-A2UI" / "2026-07-22T16-51-18-00-00_a2ui-v1-0-eval_nXpB6sZohVsmQgnyUD8nuj.eval",
+        "2026-07-22T16:51:18.535759+00:00",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BEGAN))
+def test_an_imported_run_starts_when_its_source_says(name: str) -> None:
+    """An imported history whose source says when the run began (a transcript's first record's timestamp, the
+    headless output's first message's, an Inspect sample's started_at) gives the runs table its started_at, so a run
+    that ended has a duration."""
+    path, began = BEGAN[name]
+    runs = table_frame(str(path), "runs")
+    first = runs.iloc[0]
+    assert first.started_at == pd.Timestamp(began)
+    if pd.notna(first.ended_at):
+        assert first.duration == first.ended_at - first.started_at and first.duration >= pd.Timedelta(0)
+    assert runs.started_at.notna().all()
+
+
+def test_a_sub_agent_starts_at_its_own_first_record() -> None:
+    """A Claude Code sub-agent's run starts when its own thread's first record was written, not when the session
+    did."""
+    folder = REAL / "claude-code" / "jazzyalex-agent-sessions" / "subagent"
+    runs = load_runs(str(folder / "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl"))
+    transcript = folder / "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f" / "subagents" / "agent-a0ad4f44468bdf20d.jsonl"
+    first = json.loads(transcript.read_text("utf-8").splitlines()[0])["timestamp"]
+    sub = [run for run in runs if run.header["source"]["thread"] != "main"]
+    assert sub and sub[0].header["started_at"] == first != runs[0].header["started_at"]
+
+
+def test_an_imported_runs_start_survives_a_run_file(tmp_path: Path) -> None:
+    """A run file written from an imported session (as agentrender import writes it) keeps its started_at, and the
+    runs table reads the same start and end from either."""
+    from agentrender.runfile import write_run
+
+    path = BEGAN["a Claude Code session"][0]
+    written = tmp_path / "run.jsonl"
+    write_run(load_runs(str(path))[0], written)
+    assert load_run(written).header["started_at"] == BEGAN["a Claude Code session"][1]
+    columns = ["started_at", "ended_at", "duration"]
+    assert table_frame(str(written), "runs")[columns].equals(table_frame(str(path), "runs")[columns])
+
+
+def test_the_runs_table_says_which_runs_lost_part_of_their_file(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    """``lost`` is true for a run whose file was cut short (its warnings say a part was not loaded), false for a run
+    read whole, though its warnings doubt something or it has no end, and null only for a file that could not be
+    read; the Parquet export holds it as a bool column."""
+    pytest.importorskip("pyarrow")
+    _, paths = store
+    doubted = tmp_path / "doubted.jsonl"
+    doubted.write_text("\ufeff" + _lines([_header("doubted"), _step(0, READ, {"status": "ok"})]), encoding="utf-8")
+    frame = runs_frame([*paths.values(), doubted], workers=1, progress=False).set_index("path")
+    assert str(frame.lost.dtype) == "boolean"
+    assert frame.loc[str(doubted), "warnings"] == 1 and pd.isna(frame.loc[str(paths["nested"]), "end_status"])
+    lost = {path: None if pd.isna(value) else bool(value) for path, value in frame.lost.items()}
+    assert lost == {
+        str(paths["finished"]): False,
+        str(paths["cut"]): True,
+        str(paths["bad"]): None,
+        str(paths["nested"]): False,
+        str(doubted): False,
+    }
+    assert frame[frame.lost.fillna(False)].index.tolist() == [str(paths["cut"])]
+    to_parquet([*paths.values(), doubted], tmp_path / "out", workers=1, progress=False)
+    stored = pd.read_parquet(tmp_path / "out" / "runs").set_index("path").loc[frame.index]
+    assert stored.lost.astype("boolean").equals(frame.lost)
+
+
+def test_an_export_without_the_lost_column_is_refused_naming_it(
+    store: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    """Adding to an export whose runs table an earlier version wrote without ``lost`` is refused, naming the new
+    column, so a user exports again rather than mixing the two schemas."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    _, paths = store
+    out = tmp_path / "out"
+    to_parquet([paths["finished"]], out, workers=1, progress=False)
+    for part in (out / "runs").glob("*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(["lost"]).replace_schema_metadata(None), part)
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    manifest["schema"] = "0123456789abcdef"
+    (out / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(ValueError) as refused:
+        to_parquet([paths["cut"]], out, workers=1, progress=False)
+    said = str(refused.value)
+    assert said.startswith(f"{out}: exported with other columns") and "runs: new lost" in said

@@ -1083,3 +1083,49 @@ def test_the_sdks_betas_beside_a_requests_messages_are_kept_beside_the_request_n
     run = from_anthropic(json_file(tmp_path / "body.json", body))
     assert run.header["request"] == {"temperature": 0}
     assert run.header["source"]["entries"] == [{"call": 0, "line": 1, "fields": {"betas": ["x-1"]}}]
+
+
+def test_a_logged_conversation_starts_when_its_first_call_was_sent() -> None:
+    """Each run of the real claude-trace log starts when its first call's request was sent (the exchange's
+    ``request.timestamp``, seconds since 1970), the header's started_at, so the runs table gives it a start."""
+    from datetime import UTC, datetime
+
+    from agentrender.imports import load_runs
+
+    lines = [json.loads(line) for line in CLAUDE_TRACE.read_text("utf-8").splitlines() if line.strip()]
+    sent = [
+        line["request"]["timestamp"] for line in lines if line["request"]["url"].split("?")[0].endswith("/messages")
+    ]
+    runs = load_runs(CLAUDE_TRACE)
+    assert runs and all(run.header.get("started_at") for run in runs)
+    started = [datetime.fromisoformat(run.header["started_at"]) for run in runs]
+    assert all(datetime.fromtimestamp(min(sent), UTC) <= at for at in started)
+    assert datetime.fromtimestamp(min(sent), UTC) in started
+
+
+def test_a_recordings_run_starts_when_the_recording_did(tmp_path: Path) -> None:
+    """A recording of calls (agentrender.record's), imported as the conversation it sent, keeps its header's
+    started_at as the run's start."""
+    path = tmp_path / "agent.jsonl"
+    request = {"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi."}]}
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": "Hello."}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 3, "output_tokens": 2},
+    }
+    header = {
+        "type": "run",
+        "format": "agentrender.run/2",
+        "run_id": "agent",
+        "started_at": "2026-12-01T10:00:00.000Z",
+        "source": {"format": "anthropic-record"},
+    }
+    call = {"type": "model_call", "step": 0, "response": response, "request": request}
+    path.write_text("".join(json.dumps(record) + "\n" for record in (header, call)), "utf-8")
+    run = load(path)
+    assert run.header["source"]["format"] == "anthropic-record" and len(run.steps) == 1
+    assert run.header["started_at"] == "2026-12-01T10:00:00.000Z"

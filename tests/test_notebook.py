@@ -359,7 +359,8 @@ def explorer_cells(explorer: RunExplorer, column: str) -> list[str]:
     headers = re.findall(r"<th>([^<]*)</th>", table)
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>")[1], flags=re.S)
     cells = [
-        [html.unescape(re.sub("<[^>]*>", "", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)] for row in rows
+        [html.unescape(re.sub("<[^>]*>", "", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)]
+        for row in rows
     ]
     return [row[headers.index(column)] for row in cells]
 
@@ -1024,3 +1025,24 @@ def test_the_explorers_run_tab_says_the_runs_links_as_show_does() -> None:
         said = dict(run_facts_said(run))[name]
         value = html.unescape(RunExplorer(run).facts.value)
         assert f">{name}<" in value and said in value
+
+
+def test_the_explorers_reason_bytes_are_those_of_the_reason_it_shows() -> None:
+    """The explorer's steps table gives a reason it says otherwise than the run holds it (the contract's note on tool
+    uses its agent ran left off) the bytes of what it shows: a reply whose reason was only that note is an empty
+    reason of 0 bytes, not of the note's; a reason it shows as held keeps steps_frame's bytes."""
+    import pandas as pd
+
+    from agentrender.frame import steps_frame
+    from agentrender.imports import load
+    from agentrender.views import Views, utf8_bytes
+    from tests._support.real import REAL
+
+    run = load(REAL / "claude-code" / "DRMacIver-claude-reliability" / "coverage-test-fix" / "transcript.jsonl")
+    explorer = RunExplorer(run)
+    reasons, sizes = explorer_cells(explorer, "reason"), explorer_cells(explorer, "reason_bytes")
+    said = Views(run).reasons_said()
+    held = steps_frame(run).reason_bytes.tolist()
+    assert said[1] == "" and reasons[1] == "" and sizes[1] == "0" and held[1] > 0
+    assert sizes[2] == f"{utf8_bytes(said[2]):,}" != f"{held[2]:,}"
+    assert all(sizes[at] == f"{held[at]:,}" for at in range(len(sizes)) if at not in said and pd.notna(held[at]))

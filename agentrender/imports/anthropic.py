@@ -67,11 +67,13 @@ from agentrender.imports.conversation import (
     check_alternation,
     checked_run,
     conversation_run,
+    is_time,
     json_values,
     message_texts,
     normalise_messages,
     own_copy,
     request_body,
+    time_of,
     unanswered_warning,
 )
 from agentrender.imports.shapes import ANTHROPIC_REQUEST_KEYS, is_exchange
@@ -131,6 +133,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
     """``from_anthropic`` of any source: its JSON values read as they are, every field kept, every error worded."""
     notes = RunWarnings()
     recording = False
+    began: Any = None  # when a recording began (its header's started_at): before its first call was sent
     if isinstance(source, str | os.PathLike):
         path = str(source)
         values = iter(json_values(path, notes))
@@ -140,6 +143,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         header = first[1]
         if isinstance(header, Mapping) and header.get("type") == "run":
             recording = True
+            began = header.get("started_at")
             calls: Iterable[tuple[int, Any]] = _recorded_calls(values, path, notes)
             source_field = header.get("source")
             origin = {**(source_field if isinstance(source_field, Mapping) else {}), "path": path}
@@ -178,7 +182,7 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
             raise RunFileError(path, 1, f"the recording holds no model call yet: no conversation to import{said}")
         said = "; ".join(warning.message for warning in notes)
         raise RunFileError(path, 1, f"the log holds no Messages API call: there is no conversation to import ({said})")
-    return _log_runs(entries, path, run_id or name, origin, summarise, notes)
+    return _log_runs(entries, path, run_id or name, origin, summarise, notes, began)
 
 
 def _log_runs(
@@ -188,12 +192,14 @@ def _log_runs(
     origin: Mapping[str, Any],
     summarise: Summariser | None,
     notes: Sequence[RunWarning],
+    began: Any = None,
 ) -> list[Run]:
     """The runs of a log of calls, one per conversation (``_conversations``), each of its own calls; each run of a log
-    of several says which of them it is, and the first names the others."""
+    of several says which of them it is, and the first names the others. ``began``: when the log began (a recording's
+    header's ``started_at``), which the run of its first call started at unless its calls say when they were sent."""
     conversations = _conversations(entries)
     if len(conversations) == 1:
-        return [_from_calls(entries, path, run_id, origin, summarise, notes)]
+        return [_from_calls(entries, path, run_id, origin, summarise, notes, began)]
     names = [run_id, *(f"{run_id}/{number}" for number in range(1, len(conversations)))]
     others = [entries[i].line for calls in conversations[1:] for i in calls]
     runs = []
@@ -214,7 +220,8 @@ def _log_runs(
             )
         warning = Where(path, first).warning(said)
         mine = [entries[i] for i in calls]
-        runs.append(_from_calls(mine, path, names[number], origin, summarise, [*notes, warning]))
+        first_call = began if 0 in calls else None
+        runs.append(_from_calls(mine, path, names[number], origin, summarise, [*notes, warning], first_call))
     return runs
 
 
@@ -494,9 +501,11 @@ def _from_calls(
     origin: Mapping[str, Any],
     summarise: Summariser | None,
     notes: Sequence[RunWarning] = (),
+    began: Any = None,
 ) -> Run:
     """A run of the calls of one conversation of a log (``_conversations``): the conversation as its longest call sent
-    it as its steps, every call as a model call."""
+    it as its steps, every call as a model call. The run started when its first call that says when it was sent was
+    (``_sent_at``), else at ``began`` (a recording's header's ``started_at``)."""
     warnings = RunWarnings(notes)
     longest = _longest(entries, range(len(entries)))
     line, request, response, _ = entries[longest]
@@ -578,6 +587,9 @@ def _from_calls(
         blocks = continued(prefill, response, joined=True) or continued(prefill, response, joined=False) or []
         (turn,) = normalise_messages([{**prefill, "content": blocks}], Where(path, line, "response"))
         messages = [*messages[:-1], turn]
+    started = next((time_of(at) for entry in entries if is_time(at := _sent_at(entry))), None)
+    if started is None and is_time(began):
+        started = time_of(began)
     unanswered = response is None and prefill_of(messages) is not None
     if unanswered:
         # no reply went on from it: the turn stays as sent, the last step, and the warning says whose it is
@@ -594,10 +606,19 @@ def _from_calls(
         summarise=summarise,
         warnings=warnings,
         replies_checked=True,  # each reply, above
+        started_at=started,
         breakpoints=breakpoints,
         prefill=unanswered,
         prefilled=prefilled,
     )
+
+
+def _sent_at(entry: Entry) -> Any:
+    """When the call ``entry`` was sent, as its log wrote it: claude-trace's ``request.timestamp`` (seconds since
+    1970, its exchange's envelope kept beside the call); ``None`` where the log does not say (a call log's own
+    ``timestamp`` may be when the call was logged, after its reply)."""
+    exchange = entry.others.get("request")
+    return exchange.get("timestamp") if isinstance(exchange, Mapping) else None
 
 
 def _continues(

@@ -2132,6 +2132,13 @@ def _unanswered(turns: list[dict[str, Any]], where: Where, warnings: list[RunWar
         kept.unanswered = found
 
 
+def _began(records: list[dict[str, Any]], kept: _Kept | None = None) -> str | None:
+    """When the thread of ``records`` began: its first record's ``timestamp`` (the headless output's first message
+    that has one), when it is one a run file may hold (``is_timestamp``); ``None`` when the source does not say."""
+    stamp = _first(records, "timestamp", kept)
+    return stamp if type(stamp) is str and is_timestamp(stamp) else None
+
+
 def _first(records: list[dict[str, Any]], name: str, kept: _Kept | None = None) -> Any:
     """The value of the first of ``records`` that has the field ``name``; ``kept``: a follower's, whose records
     before its mark were looked at already."""
@@ -2411,6 +2418,7 @@ def _run(
         "replies_checked": True,  # each reply, by _model_calls
         "compactions": conversation.compactions,
         "end": end,
+        "started_at": _began(records, kept),
     }
     if kept is None:
         # already in wire form: string content made a text block, each block checked as read

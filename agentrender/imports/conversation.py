@@ -29,6 +29,7 @@ import os
 import re
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from itertools import pairwise
 from typing import Any, NoReturn, TypeVar, overload
 
@@ -50,6 +51,7 @@ from agentrender._words import first_few, shown
 from agentrender.runfile import FORMAT_SENT, Run, RunFileError, RunWarning, read_records
 from agentrender.runfile.imported import ContentSequence, ConversationSteps
 from agentrender.runfile.lines import GZIP_MAGIC, JSON_LINES_NAMES, StreamError, gzip_lines, inflate_limit, name_ends
+from agentrender.runfile.schema import is_timestamp
 from agentrender.runfile.sent import result_text
 
 __all__ = [
@@ -67,6 +69,7 @@ __all__ = [
     "first_line_summary",
     "instructed_warnings",
     "is_local_command",
+    "is_time",
     "json_values",
     "loads",
     "message_texts",
@@ -79,6 +82,7 @@ __all__ = [
     "request_body",
     "result_summaries",
     "results_first",
+    "time_of",
     "tool_input",
     "unanswered_warning",
     "unanswered_warnings",
@@ -689,6 +693,7 @@ def conversation_run(
     replies_checked: bool = False,
     compactions: Sequence[Mapping[str, Any]] = (),
     end: Mapping[str, Any] | None = None,
+    started_at: str | None = None,
     breakpoints: tuple[list[dict[str, Any]], Mapping[int, list[dict[str, Any]]]] | None = None,
     prefill: bool = False,
     prefilled: Mapping[int, list[dict[str, Any]]] | None = None,
@@ -710,7 +715,8 @@ def conversation_run(
     ``compactions`` are the header's ``compactions`` (see ``docs/runfile.md``): where the agent
     started its conversation anew with a summary. The user turn of the step just before one may
     be ``None``: nothing was sent after that reply before the compaction. ``end`` is the run's
-    ``end`` record, when the source says how the run ended.
+    ``end`` record, when the source says how the run ended; ``started_at`` the header's, when it says when the run
+    began.
 
     ``breakpoints``, for a source that recorded each request (a call log), are where the request ``messages``
     were read from had its cache breakpoints (the header's ``breakpoints``) and, by step, where the request that
@@ -752,6 +758,7 @@ def conversation_run(
         replies_checked=replies_checked,
         compactions=compactions,
         end=end,
+        started_at=started_at,
         breakpoints=breakpoints,
         prefill=prefill and final is None,
         prefilled=prefilled,
@@ -766,6 +773,27 @@ def check_alternation(roles: Sequence[str], where: Where) -> None:
             f"two {roles[i]} turns in a row (messages[{i - 1}] and [{i}]): the API would merge them, "
             "so they cannot be rendered as sent; join their content into one turn"
         )
+
+
+_SECONDS = (-62_135_596_800, 253_402_300_799)
+"""The seconds since 1970 a run file's timestamp may stand for: from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z."""
+
+
+def is_time(given: Any) -> bool:
+    """Whether a source's timestamp is a time a run file may hold: seconds since 1970 (mini-swe-agent's and
+    claude-trace's ``time.time()``, JavaScript's ``Date.now() / 1000``) in years 1 to 9999, or an ISO 8601 date-time
+    (``is_timestamp``)."""
+    if type(given) is float or type(given) is int:
+        return bool(_SECONDS[0] <= given <= _SECONDS[1])  # NaN is neither
+    return type(given) is str and is_timestamp(given)
+
+
+def time_of(given: float | str) -> str:
+    """A time ``is_time`` took, as a run file holds one (RFC 3339, in UTC): seconds since 1970 to the microsecond, an
+    ISO 8601 date-time as it is."""
+    if isinstance(given, str):
+        return given
+    return datetime.fromtimestamp(given, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def checked_run(

@@ -401,6 +401,7 @@ def _plain_sample(sample: Any, log: _PlainLog) -> Sample:
         target=sample.target,
         error=Failure(str(sample.error.message)) if sample.error is not None else None,
         limit=msgspec.convert(_dump(sample.limit), Limit) if sample.limit is not None else None,
+        started_at=getattr(sample, "started_at", None),
         completed_at=getattr(sample, "completed_at", None),
     )
 
@@ -646,6 +647,7 @@ def _sample_run(sample: Sample, path: str, task: str, origin: Mapping[str, Any],
             warnings=found,
             final=final,
             end=end,
+            started_at=_time(sample.started_at),
             replies_checked=True,  # each call's reply, by _check_reply_values where _model_call makes it
             compactions=compactions,
         )
@@ -832,10 +834,15 @@ def _end(sample: Sample, log_status: str) -> dict[str, Any] | None:
         return None
     else:
         end.update(status="completed", reason="completed")
-    at = sample.completed_at
-    if at:
-        end["at"] = at.isoformat() if hasattr(at, "isoformat") else str(at)
+    if (at := _time(sample.completed_at)) is not None:
+        end["at"] = at
     return end
+
+
+def _time(at: Any) -> str | None:
+    """``at`` (a sample's ``started_at`` or ``completed_at``: a datetime, or text as written) as a run file's
+    timestamp; ``None`` when the log writes none (logs before Inspect 0.3.96 or so)."""
+    return (at.isoformat() if hasattr(at, "isoformat") else str(at)) if at else None
 
 
 _Sent = tuple[int, str, dict[str, Any], list[dict[str, Any]] | None, int | None]

@@ -229,6 +229,7 @@ class Sample(msgspec.Struct, gc=False):
     target: str | list[str] = ""
     error: Failure | None = None
     limit: Limit | None = None
+    started_at: datetime | None = None
     completed_at: datetime | None = None
     attachments: dict[str, str] = {}
     events_data: EventsData | None = None

@@ -53,7 +53,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -70,17 +69,19 @@ from agentrender.imports.conversation import (
     check_blocks,
     checked_run,
     instructed_warnings,
+    is_time,
     model_call,
     own_copy,
     read_json_values,
     request_body,
     results_first,
+    time_of,
     tool_input,
     unanswered_warning,
 )
 from agentrender.imports.shapes import LANGCHAIN_ROLES, OPENAI_REQUEST_KEYS, looks_like_tau_bench
 from agentrender.runfile import Run, RunWarning, RunWarnings
-from agentrender.runfile.schema import is_count, is_timestamp
+from agentrender.runfile.schema import is_count
 
 __all__ = [
     "chat_request",
@@ -1236,7 +1237,7 @@ def _step_times(
             given = extra.get("timestamp") if isinstance(extra, Mapping) else None
             if given is None:
                 continue
-            if _is_time(given):
+            if is_time(given):
                 stamps.append(given)
             else:
                 unread.append((here(i).at("extra.timestamp"), given))
@@ -1272,26 +1273,6 @@ def _messages_of(starts: Sequence[int], turn: int, messages: int) -> range:
 def _calls(message: Any) -> bool:
     """Whether a message of a reply calls a tool."""
     return isinstance(message, Mapping) and bool(message.get("tool_calls") or message.get("function_call"))
-
-
-_SECONDS = (-62_135_596_800, 253_402_300_799)
-"""The seconds since 1970 a run file's timestamp may stand for: from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z."""
-
-
-def _is_time(given: Any) -> bool:
-    """Whether a message's timestamp is a time a run file may hold: seconds since 1970 (mini-swe-agent's
-    ``time.time()``) in years 1 to 9999, or an ISO 8601 date-time (``is_timestamp``)."""
-    if type(given) is float or type(given) is int:
-        return bool(_SECONDS[0] <= given <= _SECONDS[1])  # NaN is neither
-    return type(given) is str and is_timestamp(given)
-
-
-def _time_of(given: float | str) -> str:
-    """A time ``_is_time`` took, as a run file holds one (RFC 3339, in UTC): seconds since 1970 to the microsecond, an
-    ISO 8601 date-time as it is. Made when its step's turn is first read, as the turn's blocks are."""
-    if isinstance(given, str):
-        return given
-    return datetime.fromtimestamp(given, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class _Turns(MadeTurns):
@@ -1335,7 +1316,7 @@ class _Turns(MadeTurns):
         role, content = self.roles[at], self._content(at)
         turn = {"role": role, "content": content}
         if self._times and (times := self._times.get(at)):
-            turn.update((name, _time_of(given)) for name, given in times.items())
+            turn.update((name, time_of(given)) for name, given in times.items())
         if self._failed and role == "user":
             # the calls whose command the source says failed: their steps are errors (runfile.ConversationSteps)
             failed = [block["tool_use_id"] for block in content

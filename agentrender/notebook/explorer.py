@@ -22,7 +22,7 @@ from agentrender.imports import load_runs
 from agentrender.notebook._base import Widget, row, widgets
 from agentrender.notebook.conversation import ConversationView
 from agentrender.notebook.decide import DecideStepper
-from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries, Views, listed_kind
+from agentrender.views import ENDED_SAW, LEFT_OUT_TEXT, SKIPPED_SAW, SizeSeries, Views, listed_kind, utf8_bytes
 from agentrender.views.html import run_facts_html
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ FILTERED_COLUMNS = ("kind", "status", "tool")
 """The columns of the steps table a dropdown filters on."""
 TABLE_COLUMNS = (*STEP_LEAD_COLUMNS, *(column.name for column in STEP_COLUMNS if column.name not in STEP_LEAD_COLUMNS))
 """The steps table's columns in the order it shows them: the CLI's (``STEP_LEAD_COLUMNS``: the step, its kind,
-tool and status, what the model saw of it, its bytes, the reason), then every other column of ``steps_frame``."""
+tool and status, what the model saw of it, its bytes, the reason), then every other column of ``steps_frame``; the
+reason and its ``reason_bytes`` as the tables of steps say it (``Views.reasons_said``)."""
 
 
 _CHART_COLOURS = {
@@ -402,10 +403,17 @@ class RunExplorer(Widget):
             nothing = rows[column].eq(column == "ended").fillna(False).to_numpy(dtype=bool)
             if nothing.any():
                 cells.loc[nothing, "shown_as"] = said
-        # the caller's prefill marked in a reason, and the note on tool uses its agent ran left off, as steps says them
+        # the caller's prefill marked in a reason, and the note on tool uses its agent ran left off, as steps says them;
+        # its bytes those of the reason shown, so a reason that was only the note is empty beside 0 bytes
         if reasons := self.views.reasons_said():
-            indices = rows["index"].tolist()
-            cells["reason"] = [reasons.get(at, reason) for at, reason in zip(indices, cells["reason"], strict=True)]
+            shown = [reasons.get(at) for at in rows["index"].tolist()]
+            cells["reason"] = [
+                held if text is None else text for text, held in zip(shown, cells["reason"], strict=True)
+            ]
+            cells["reason_bytes"] = [
+                held if text is None else utf8_bytes(text)
+                for text, held in zip(shown, cells["reason_bytes"], strict=True)
+            ]
         page = (rows, list(cells.itertuples(index=False, name=None)), rows["index"].tolist())
         self._shown = (key, page)
         return page
