@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from nbval.plugin import get_sanitize_patterns
 
+from agentrender import render
+
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = CHECKOUT / "notebooks"
 NAMES = [
@@ -119,6 +121,28 @@ def test_every_notebook_teaches_in_prose(name: str) -> None:
     prose = [source(cell) for cell in cells if cell["cell_type"] == "markdown"]
     assert sum(text.startswith("## ") for text in prose) >= 3
     assert 2 * len(prose) >= len(cells) - len(prose)
+
+
+def test_notebook_02_prints_every_fixed_text_the_default_rendering_shows_a_model() -> None:
+    """Notebook 02's checked outputs hold, printed by its code, each fixed text the contract's default rendering
+    can put before a model (both nudges, the re-request, the two stand-ins, the rejection line with and without a
+    summary), where it never printed the rejection line of a summary that was empty."""
+    printed = "".join(
+        "".join(output.get("text", ""))
+        for cell in code_cells("02-the-render-contract")
+        if CHECK in cell["metadata"].get("tags", [])
+        for output in cell["outputs"]
+    )
+    texts = [
+        render.NUDGE_NO_TOOL_CALL,
+        render.NUDGE_TRUNCATED,
+        render.INTERRUPTED_TEXT,
+        render.NO_SUMMARY_TEXT,
+        "(no tool call)",
+        render.invalid_nudge(""),
+        render.invalid_nudge("timed out").split("timed out")[0],
+    ]
+    assert [text for text in texts if text not in printed] == []
 
 
 @pytest.mark.parametrize("name", NAMES)
