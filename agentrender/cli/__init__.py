@@ -374,7 +374,9 @@ window), summaries longer than their results (summary-longer), observation statu
 ok, error, invalid_decision and interrupted (unknown-status: rendered as a result that did not
 fail), renders the Messages API would reject (api-reject; converted-reject, a warning, for a
 chat converted from another API, which took it), recorded decisions that disagree with
-render.decide on their captured reply (decide-disagrees), model calls that belong to no step
+render.decide on their captured reply, a prefill the reply went on from included
+(decide-disagrees), tool uses naming a tool their request did not offer (unoffered-tool:
+under the contract nothing runs, an invalid_decision), model calls that belong to no step
 (orphan-call), cache breakpoints on a message or block their view does not hold
 (unplaced-breakpoint), and what the file held that was not loaded (load-warning; lost-record,
 an error, for a record lost). Every result is checked both in full and as its summary, under the
@@ -428,7 +430,9 @@ compaction restarted an imported session's conversation (as sent).""",
 The replay key (render.replay_key: SHA-256 over exactly what would be sent: the run's system
 prompt, tools and model, and the view's messages) at every step, beside the request keys the
 run recorded for that step's model calls. A recorded key that differs means the run's agent
-did not send what this render builds; for an imported run, a line under the table says why.""",
+did not send what this render builds; for an imported run, a line under the table says why.
+A run that recorded none says which runs carry them: those that hold each request their
+agent sent (agentrender.agent's, a recording, an Anthropic call log).""",
         terms=("replay key",),
     )
     keys.add_argument("run", metavar="RUN", help=_RUN)
