@@ -456,9 +456,11 @@ each file named as you named it.
 Exporting again is incremental: OUT/manifest.json records each file's size, mtime and hash,
 so an unchanged file is skipped (its runs' warnings said again, from its runs row), a changed
 one is written in a new part and its rows removed from the part that held them, and runs exported
-before but not named now are kept (--prune drops those whose file is gone). A file that
-cannot be read becomes a row of the runs table with its error, and the command exits 1; one
-read without all it holds (a last line cut short) is exported with what it holds, and named.""",
+before but not named now are kept (--prune drops those whose file is gone). A file named that
+does not exist is refused before anything is written (exit 2, as every command refuses one); a
+file that cannot be read (one of a folder's, say) becomes a row of the runs table with its error,
+and the command exits 1; one read without all it holds (a last line cut short) is exported with
+what it holds, and named.""",
     )
     export.add_argument(
         "runs",
