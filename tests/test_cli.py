@@ -27,6 +27,7 @@ import pytest
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render, samples, write_run
 from agentrender.cli import build_parser, main
 from agentrender.cli._check import FINDINGS
+from agentrender.cli._inputs import REPLY_NEEDS
 from agentrender.cli._tables import context_json, size_row
 from agentrender.imports import load_runs
 from agentrender.runfile import ModelCall, Run
@@ -752,6 +753,18 @@ def test_decide_reads_a_reply_pasted_as_an_assistant_turn_alone(tmp_path: Path) 
     path.write_text(json.dumps({"role": "assistant", "content": "Done."}), encoding="utf-8")
     code, out, err = run_cli("decide", str(path))
     assert (code, out) == (2, "") and f"{path}:1: reply.content: expected a list of blocks, got string" in err, err
+
+
+def test_decide_of_a_reply_without_its_type_or_role_says_what_a_reply_needs(tmp_path: Path) -> None:
+    """A file of a reply's content and stop reason with no ``"type": "message"`` and no ``"role": "assistant"`` is
+    refused as a reply, naming the keys it holds and what a reply needs (REPLY_NEEDS), where it got the generic
+    "not a run, nor a conversation agentrender can import"."""
+    path = tmp_path / "reply.json"
+    use = {"type": "tool_use", "id": "toolu_1", "name": "t", "input": "{bad"}
+    path.write_text(json.dumps({"content": [use], "stop_reason": "tool_use"}), encoding="utf-8")
+    code, out, err = run_cli("decide", str(path))
+    said = f'{path}:1: not a model reply: it holds content, stop_reason, but no "type": "message" nor "role": '
+    assert (code, out) == (2, "") and err == f'agentrender: {said}"assistant"; {REPLY_NEEDS}\n', err
 
 
 @pytest.mark.parametrize("width", [60, 80])
