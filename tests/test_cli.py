@@ -27,6 +27,7 @@ import pytest
 from agentrender import ContentBlock, Decision, ModelResponse, Observation, Step, render, samples, write_run
 from agentrender.cli import build_parser, main
 from agentrender.cli._check import FINDINGS
+from agentrender.cli._inputs import REPLY_NEEDS
 from agentrender.cli._tables import context_json, size_row
 from agentrender.imports import load_runs
 from agentrender.runfile import ModelCall, Run
@@ -754,6 +755,18 @@ def test_decide_reads_a_reply_pasted_as_an_assistant_turn_alone(tmp_path: Path) 
     assert (code, out) == (2, "") and f"{path}:1: reply.content: expected a list of blocks, got string" in err, err
 
 
+def test_decide_of_a_reply_without_its_type_or_role_says_what_a_reply_needs(tmp_path: Path) -> None:
+    """A file of a reply's content and stop reason with no ``"type": "message"`` and no ``"role": "assistant"`` is
+    refused as a reply, naming the keys it holds and what a reply needs (REPLY_NEEDS), where it got the generic
+    "not a run, nor a conversation agentrender can import"."""
+    path = tmp_path / "reply.json"
+    use = {"type": "tool_use", "id": "toolu_1", "name": "t", "input": "{bad"}
+    path.write_text(json.dumps({"content": [use], "stop_reason": "tool_use"}), encoding="utf-8")
+    code, out, err = run_cli("decide", str(path))
+    said = f'{path}:1: not a model reply: it holds content, stop_reason, but no "type": "message" nor "role": '
+    assert (code, out) == (2, "") and err == f'agentrender: {said}"assistant"; {REPLY_NEEDS}\n', err
+
+
 @pytest.mark.parametrize("width", [60, 80])
 def test_a_narrow_steps_table_keeps_every_kind_tool_and_status_whole(width: int) -> None:
     """At 60 columns the steps table keeps every step's kind, tool, status and what the model saw whole (its words
@@ -952,8 +965,10 @@ def test_check_json_findings() -> None:
     assert out_of_steps["counts"] == {"summary-longer": 4, "no-summary": 1}
     assert (out_of_steps["errors"], out_of_steps["warnings"]) == (0, 5)
     assert {f["severity"] for f in out_of_steps["findings"]} == {"warning"}
-    # step 5's reply sent argument bytes that are not UTF-8: read back as bytes, it decides as recorded
-    assert {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]} == {("no-summary", 4)}
+    # step 5's reply sent argument bytes that are not UTF-8: read back as bytes, it decides as recorded; step 7's
+    # names append_file, which the run does not offer
+    malformed = {(f["code"], f["step"]) for f in by_name["malformed-replies"]["findings"]}
+    assert malformed == {("no-summary", 4), ("unoffered-tool", 7)}
 
 
 def test_check_names_the_line_of_the_step_a_finding_is_about(tmp_path: Path) -> None:
@@ -1042,7 +1057,91 @@ def test_check_reads_a_prefilled_calls_reply_as_the_prefill_going_on(tmp_path: P
     assert report["findings"] == []  # type: ignore[index]
 
 
+def _text_reply(number: int, text: str, stop_reason: str = "end_turn") -> dict[str, Any]:
+    """A Messages API reply of one text block."""
+    content = [{"type": "text", "text": text}]
+    return {
+        "type": "message",
+        "role": "assistant",
+        "id": f"msg_{number}",
+        "stop_reason": stop_reason,
+        "content": content,
+    }
+
+
+def test_decide_holds_a_prefilled_calls_reply_against_its_decision_as_check_does(tmp_path: Path) -> None:
+    """A call whose request ended with the caller's prefill ("It is", answered " sunny.") recorded the decision of
+    the two together ("It is sunny."): decide agrees with it, as check does, and says the prefill explains why the
+    reply alone decides "sunny.", where it said the recorded decision differs in its reason."""
+    base = {"model": "claude-test", "max_tokens": 64}
+    asked = {"role": "user", "content": "Weather?"}
+    call = {"request": {**base, "messages": [asked, {"role": "assistant", "content": "It is"}]}}
+    path = tmp_path / "prefilled.jsonl"
+    path.write_text(json.dumps({**call, "response": _text_reply(0, " sunny.")}) + "\n", encoding="utf-8")
+    [report] = as_json("check", str(path), code=0)
+    assert report["findings"] == []  # type: ignore[index]
+    [row] = as_json("decide", str(path))  # type: ignore[misc]
+    assert (row["decision"]["reason"], row["recorded"]["reason"]) == ("sunny.", "It is sunny.")
+    assert (row["agrees"], row["differs"], row["prefill"]) == (True, [], "It is")
+    out = " ".join(terminal("decide", str(path)).split())
+    assert "agrees with the decision the run recorded, of the reply and its prefill" in out
+    assert "a prefill ('It is')" in out and "differs" not in out
+
+
+def test_decide_holds_a_reply_after_a_pause_turn_against_the_turn_it_went_on_with(tmp_path: Path) -> None:
+    """A reply that paused (pause_turn) is sent back as the request's last turn and the next reply goes on with it:
+    the step records the decision of the whole turn, and decide agrees with it as check does, naming the paused
+    turn's words as the prefill, where it said the reason differs."""
+    base = {"model": "claude-test", "max_tokens": 64}
+    asked = {"role": "user", "content": "Weather?"}
+    paused = _text_reply(0, "Searching.", "pause_turn")
+    calls = [
+        {"request": {**base, "messages": [asked]}, "response": paused},
+        {"request": {**base, "messages": [asked, {"role": "assistant", "content": paused["content"]}]},
+         "response": _text_reply(1, "It is sunny.")},
+    ]  # fmt: skip
+    path = tmp_path / "paused.jsonl"
+    path.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    [report] = as_json("check", str(path), code=0)
+    assert report["findings"] == []  # type: ignore[index]
+    rows = as_json("decide", str(path))
+    assert isinstance(rows, list) and [row["compared"] for row in rows] == [False, True]
+    assert (rows[1]["agrees"], rows[1]["prefill"]) == (True, "Searching.")
+    assert rows[1]["recorded"]["reason"].startswith("Searching.") and rows[1]["decision"]["reason"] == "It is sunny."
+
+
 # ---------------------------------------------------------------------------- check
+
+
+def test_check_finds_a_tool_use_naming_a_tool_its_request_did_not_offer(tmp_path: Path) -> None:
+    """A reply whose tool use names a tool the request did not offer (nonexistent_tool), which the agent answered as
+    an error, is an unoffered-tool warning at its step and line naming the tools offered and the status answered,
+    where check said the run was clean; a tool use of a tool offered is none."""
+    tools = [{"name": "get_weather", "input_schema": {"type": "object"}}]
+    asked = {"role": "user", "content": "Weather?"}
+    request = {"model": "claude-test", "max_tokens": 64, "tools": tools, "messages": [asked]}
+    use = {"type": "tool_use", "id": "toolu_0", "name": "nonexistent_tool", "input": {}}
+    reply = {"type": "message", "role": "assistant", "id": "msg_0", "stop_reason": "tool_use", "content": [use]}
+    result = {"type": "tool_result", "tool_use_id": "toolu_0", "content": "unknown tool", "is_error": True}
+    after = {
+        **request,
+        "messages": [asked, {"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}],
+    }
+    done = {"type": "message", "role": "assistant", "id": "msg_1", "stop_reason": "end_turn", "content": [
+        {"type": "text", "text": "Sorry."}]}  # fmt: skip
+    path = tmp_path / "calls.jsonl"
+    lines = [{"request": request, "response": reply}, {"request": after, "response": done}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    [report] = as_json("check", str(path), code=0)
+    [finding] = report["findings"]  # type: ignore[index]
+    assert (finding["code"], finding["severity"], finding["step"], finding["line"]) == (
+        "unoffered-tool", "warning", 0, 1
+    )  # fmt: skip
+    assert "'nonexistent_tool'" in finding["message"] and "(it offered 'get_weather')" in finding["message"]
+    assert finding["message"].endswith("invalid_decision; this run answered it with status 'error'")
+    use["name"] = "get_weather"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert as_json("check", str(path), code=0)[0]["findings"] == []  # type: ignore[index]
 
 
 def test_check_exit_codes_clean_findings_unreadable(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import pytest
 from agentrender import load_run, render, samples, write_run
 from agentrender.cli import build_parser
 from agentrender.cli._show import NOT_IN_FILE
+from agentrender.cli._tables import NO_KEYS_SAID
 from agentrender.frame import other_tools, steps_frame
 from agentrender.imports import FORMATS, first_line_summary, from_anthropic, from_openai, load, load_runs
 from agentrender.imports.detect import Format
@@ -359,6 +360,14 @@ def test_keys_and_show_of_a_call_ending_with_a_prefill_show_the_prefill_the_mode
         "role": "assistant",
         "content": [{"type": "text", "text": "The answer is"}],
     }
+
+
+def test_keys_of_a_history_with_no_request_key_says_which_runs_carry_them() -> None:
+    """keys of a Claude Code session, none of whose views has a recorded request key, says under its table which
+    runs carry them (NO_KEYS_SAID), where it said only "0 with a recorded request key"; a run with keys does not."""
+    session = str(Path(__file__).resolve().parents[1] / "sample_imports" / "python-to-rust-port.claude-code.jsonl")
+    assert " ".join(NO_KEYS_SAID.split()) in " ".join(ok_of("keys", session).split())
+    assert "no request key is recorded" not in ok_of("keys", "fix-failing-test")
 
 
 def test_keys_says_why_the_view_after_a_prefill_no_reply_answered_has_no_recorded_key(tmp_path: Path) -> None:

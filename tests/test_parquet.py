@@ -936,20 +936,38 @@ def test_export_counts_a_file_it_could_not_read_as_such_not_as_a_run_written(tmp
 def test_export_says_each_file_it_could_not_read_in_words_on_lines_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A missing file is said as the system says it, by the name given (``gone.jsonl: cannot be read: No such file or
-    directory``), where it printed Python's ``[Errno 2] ...`` naming the file again by its absolute path; an error
-    longer than the line hangs under its file's name, where its rest began at the margin as a file's name does."""
+    """A folder's member that cannot be read (a link to no file) is said as the system says it, by the name it is
+    found by (``runs/gone.jsonl: cannot be read: No such file or directory``), where it printed Python's
+    ``[Errno 2] ...`` naming the file again by its absolute path; an error longer than the line hangs under its file's
+    name, where its rest began at the margin as a file's name does."""
     monkeypatch.chdir(tmp_path)
     Path("binary.jsonl").write_bytes(bytes(range(256)))  # its error says what it is in more than a line
-    code, printed, err = _cli(
-        "export", "gone.jsonl", "binary.jsonl", "--parquet", "out", "--workers", "1", "--width", "80"
-    )
+    Path("runs").mkdir()
+    Path("runs/gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    code, printed, err = _cli("export", "binary.jsonl", "runs", "--parquet", "out", "--workers", "1", "--width", "80")
     assert (code, err) == (1, "")
     said = printed.split("rows of the runs table with their error):\n")[1].splitlines()
-    assert said[0] == "  gone.jsonl: cannot be read: No such file or directory"
-    assert said[1].startswith("  binary.jsonl:1: not a run file: ") and len(said) > 2
-    assert all(line.startswith("    ") for line in said[2:]), said
+    assert said[0].startswith("  binary.jsonl:1: not a run file: ")
+    assert all(line.startswith("    ") for line in said[1:-1]), said
+    assert said[-1] == f"  {Path('runs', 'gone.jsonl')}: cannot be read: No such file or directory"
     assert "Errno" not in pd.read_parquet("out/runs").error.str.cat()
+
+
+@pytest.mark.parametrize("named", [("gone.jsonl",), ("fix-failing-test", "gone.jsonl"), ("fix-failng-test",)])
+def test_export_refuses_a_named_file_that_does_not_exist_before_it_writes_anything(
+    tmp_path: Path, named: tuple[str, ...]
+) -> None:
+    """``agentrender export`` of a file named that does not exist (alone or beside one that does, or a sample's name
+    misspelt) exits 2 with one line on stderr naming it, as every other command does, and makes no OUT, where it made
+    OUT, wrote the name as a row of the runs table with its error and exited 1."""
+    out = tmp_path / "out"
+    code, printed, err = _cli("export", *[str(tmp_path / name) if name == "gone.jsonl" else name for name in named],
+                              "--parquet", str(out))  # fmt: skip
+    missing = str(tmp_path / "gone.jsonl") if "gone.jsonl" in named else "fix-failng-test"
+    assert (
+        (code, printed) == (2, "") and err.startswith(f"agentrender: {missing}: no such file") and err.count("\n") == 1
+    )
+    assert not out.exists()
 
 
 def test_an_export_says_which_run_files_it_read_without_all_they_hold(tmp_path: Path) -> None:

@@ -374,7 +374,9 @@ window), summaries longer than their results (summary-longer), observation statu
 ok, error, invalid_decision and interrupted (unknown-status: rendered as a result that did not
 fail), renders the Messages API would reject (api-reject; converted-reject, a warning, for a
 chat converted from another API, which took it), recorded decisions that disagree with
-render.decide on their captured reply (decide-disagrees), model calls that belong to no step
+render.decide on their captured reply, a prefill the reply went on from included
+(decide-disagrees), tool uses naming a tool their request did not offer (unoffered-tool:
+under the contract nothing runs, an invalid_decision), model calls that belong to no step
 (orphan-call), cache breakpoints on a message or block their view does not hold
 (unplaced-breakpoint), and what the file held that was not loaded (load-warning; lost-record,
 an error, for a record lost). Every result is checked both in full and as its summary, under the
@@ -428,7 +430,9 @@ compaction restarted an imported session's conversation (as sent).""",
 The replay key (render.replay_key: SHA-256 over exactly what would be sent: the run's system
 prompt, tools and model, and the view's messages) at every step, beside the request keys the
 run recorded for that step's model calls. A recorded key that differs means the run's agent
-did not send what this render builds; for an imported run, a line under the table says why.""",
+did not send what this render builds; for an imported run, a line under the table says why.
+A run that recorded none says which runs carry them: those that hold each request their
+agent sent (agentrender.agent's, a recording, an Anthropic call log).""",
         terms=("replay key",),
     )
     keys.add_argument("run", metavar="RUN", help=_RUN)
@@ -452,9 +456,11 @@ each file named as you named it.
 Exporting again is incremental: OUT/manifest.json records each file's size, mtime and hash,
 so an unchanged file is skipped (its runs' warnings said again, from its runs row), a changed
 one is written in a new part and its rows removed from the part that held them, and runs exported
-before but not named now are kept (--prune drops those whose file is gone). A file that
-cannot be read becomes a row of the runs table with its error, and the command exits 1; one
-read without all it holds (a last line cut short) is exported with what it holds, and named.""",
+before but not named now are kept (--prune drops those whose file is gone). A file named that
+does not exist is refused before anything is written (exit 2, as every command refuses one); a
+file that cannot be read (one of a folder's, say) becomes a row of the runs table with its error,
+and the command exits 1; one read without all it holds (a last line cut short) is exported with
+what it holds, and named.""",
     )
     export.add_argument(
         "runs",

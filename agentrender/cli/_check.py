@@ -19,12 +19,12 @@ from typing import Any
 
 from agentrender import _api_rules, render
 from agentrender._display.said import warning_groups
-from agentrender._types import STATUSES, ModelResponse
+from agentrender._types import STATUSES
 from agentrender._words import plural
 from agentrender.cli._inputs import UNREADABLE, Chosen, CliError, load_all, load_chosen, resolve, views_of
 from agentrender.cli._term import AGREE, DISAGREE, MUTED, Copyable, Gutter, Table, Text, box, clean
-from agentrender.runfile import ModelCall, Run
-from agentrender.views import NO_WINDOW, OUTSIDE_KINDS, Views, disagreements, utf8_bytes
+from agentrender.runfile import Run
+from agentrender.views import NO_WINDOW, OUTSIDE_KINDS, Views, compare_recorded, utf8_bytes
 
 __all__ = ["ERROR", "FINDINGS", "SHOWN_PER_KIND", "WARNING", "Finding", "Report", "check", "renderables"]
 
@@ -50,6 +50,11 @@ FINDINGS: dict[str, tuple[str, str]] = {
         "not fail",
     ),
     "orphan-call": (WARNING, "a model call for a step the run does not hold"),
+    "unoffered-tool": (
+        WARNING,
+        "a reply's tool use naming a tool its request did not offer: the contract's driver runs nothing and answers "
+        "it with an invalid_decision observation",
+    ),
     "unplaced-breakpoint": (
         WARNING,
         "a cache breakpoint the file records on a message or block its view does not hold: left out of the view",
@@ -195,6 +200,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             )
     yield from _api_rejects(run, views, lines)
     yield from _unplaced_breakpoints(run, views, lines)
+    yield from _unoffered_tools(run, lines)
     indices = {step.index: step for step in run.steps}
     last = run.last_calls()
     for call in run.model_calls:
@@ -209,9 +215,7 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             continue
         if last[call.step] is not call or recorded.decision is None:
             continue
-        differs = disagreements(render.decide(call.response), recorded.decision)
-        if differs and any(not disagreements(render.decide(made), recorded.decision) for made in _went_on(call)):
-            differs = ()
+        differs = compare_recorded(call, recorded.decision).differs
         if differs:
             yield Finding(
                 code="decide-disagrees",
@@ -222,18 +226,46 @@ def _findings(run: Run, views: Views) -> Iterator[Finding]:
             )
 
 
-def _went_on(call: ModelCall) -> Iterator[ModelResponse]:
-    """What a call whose recorded request ended with a prefill (``_api_rules.prefill_of``) decided: the prefill gone on
-    with by its reply, the prefill's last text and the reply's first joined or not (``_api_rules.continued``)."""
-    request = call.record.get("request")
-    prefill = _api_rules.prefill_of(request.get("messages")) if isinstance(request, Mapping) else None
-    if prefill is None:
-        return
-    reply = call.wire_response
-    for joined in (True, False):
-        blocks = _api_rules.continued(prefill, reply, joined=joined)
-        if blocks is not None:
-            yield ModelResponse.from_dict({**reply, "content": blocks})
+def _unoffered_tools(run: Run, lines: Mapping[int | None, int]) -> Iterator[Finding]:
+    """The tool uses of each step's reply that name a tool its request did not offer: every tool use of the step's last
+    captured reply, against the tools of the request its record holds (or, holding none, the run's); a step with no
+    captured reply, its recorded decision's tool against the run's. Where the tools offered are not known (a run that
+    records none and no request; a toolset, whose tools have no names here), nothing is said."""
+    last = run.last_calls()
+    for step in run.steps:
+        call = last.get(step.index)
+        request = call.record.get("request") if call is not None else None
+        if isinstance(request, Mapping):
+            tools, whose = request.get("tools") or (), "its request"
+        elif run.tools:
+            tools, whose = run.tools, "the run"
+        else:
+            continue
+        names = [tool.get("name") for tool in tools if isinstance(tool, Mapping)]
+        if len(names) != len(tools) or not all(isinstance(name, str) for name in names):
+            continue  # a toolset, or a tool of no name: which names it offers is not known here
+        if call is not None:
+            used = [block.name for block in call.response.content if block.type == "tool_use"]
+        else:
+            decision = step.decision
+            used = [decision.tool] if decision is not None and decision.kind == "tool_call" else []
+        offered = f"{whose} did not offer (it offered {', '.join(map(repr, names)) if names else 'none'})"
+        for position, name in enumerate(used):
+            if name in names:
+                continue
+            answered = step.observation.status if step.observation is not None and position == 0 else ""
+            said = (
+                f"; this run answered it with status {answered!r}"
+                if answered and answered != "invalid_decision"
+                else ""
+            )
+            yield Finding(
+                code="unoffered-tool",
+                step=step.index,
+                line=call.line if call is not None and call.line else lines.get(step.index, 0),
+                message=f"the reply's tool use {name!r} names a tool {offered}: under the contract nothing runs and "
+                f"the step's observation is invalid_decision{said}",
+            )
 
 
 def _api_rejects(run: Run, views: Views, lines: Mapping[int | None, int]) -> Iterator[Finding]:

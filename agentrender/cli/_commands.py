@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -287,8 +288,11 @@ def export(args: argparse.Namespace, out: IO[str], console: Console, err: IO[str
         for key, value in (("recent_results", args.recent_results), ("result_bytes", args.result_bytes))
         if value is not None
     }
+    paths = {name: _inputs.run_path(name) for name in args.runs}
+    for name, path in paths.items():
+        if not os.path.exists(path):  # refused before OUT is made, as every command refuses it: exit 2
+            _inputs.resolve(name)  # the CliError that says so (a sample's name misspelt: the samples)
     try:
-        paths = {name: _inputs.run_path(name) for name in args.runs}
         done = to_parquet(
             list(paths.values()),
             args.parquet,

@@ -1,7 +1,8 @@
 """``agentrender decide``: each captured reply, the decision ``render.decide`` makes of it, and why.
 
 The rule that fired and the fields that disagree are ``views.explain_decide`` and
-``views.disagreements``: the same facts the notebook's ``DecideStepper`` shows.
+``views.compare_recorded`` (which ``check`` holds its replies against their decisions by, a prefill
+the reply went on from included).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from agentrender.cli._term import (
     clean,
 )
 from agentrender.runfile import Run, response_record
-from agentrender.views import DecideExplanation, answered_tool_uses, disagreements, explain_decide
+from agentrender.views import Compared, DecideExplanation, answered_tool_uses, compare_recorded, explain_decide
 
 __all__ = ["Reply", "none_captured", "none_said", "renderables", "replies", "reply_of_file"]
 
@@ -58,11 +59,19 @@ class Reply:
     """A later reply was captured for the same step: the recorded decision is not this one's."""
     recorded: Decision | None = None
     """The decision the run recorded for the step."""
+    compared: Compared | None = None
+    """With ``compare``: the reply held against the recorded decision (``views.compare_recorded``)."""
 
     @property
     def differs(self) -> tuple[str, ...]:
         """The fields in which the decision differs from the recorded one (``("decision",)``: none recorded)."""
-        return disagreements(self.explanation.decision, self.recorded) if self.compare else ()
+        return self.compared.differs if self.compare and self.compared is not None else ()
+
+    @property
+    def prefill(self) -> str:
+        """The prefill the request ended with, when it explains why the recorded decision is not the reply's alone
+        (``Compared.prefill``); ``""`` otherwise."""
+        return self.compared.prefill if self.compare and self.compared is not None else ""
 
     def to_json(self) -> dict[str, Any]:
         """The reply's facts for scripts."""
@@ -89,6 +98,7 @@ class Reply:
             "recorded": None if self.recorded is None else decision_json(self.recorded),
             "agrees": (not self.differs) if self.compare else None,
             "differs": list(self.differs),
+            "prefill": self.prefill or None,
             "reply": response_record(response),
         }
 
@@ -161,17 +171,20 @@ def replies(name: str, run: Run, *, step: int | None = None) -> list[Reply]:
         if step is not None and call.step != step:
             continue
         is_last = last[call.step] is call
+        explanation = explain_decide(call.response, answered=answered_tool_uses(run, call.step))
+        compare = is_last and call.step in recorded
         out.append(
             Reply(
                 label=f"call {number + 1} of {total} \u00b7 step {call.step}"
                 + (f" \u00b7 line {call.line}{at}" if call.line else ""),
                 file=elsewhere if call.line else "",
-                explanation=explain_decide(call.response, answered=answered_tool_uses(run, call.step)),
+                explanation=explanation,
                 step=call.step,
                 line=call.line,
-                compare=is_last and call.step in recorded,
+                compare=compare,
                 superseded=not is_last,
                 recorded=recorded.get(call.step),
+                compared=compare_recorded(call, recorded[call.step], explanation.decision) if compare else None,
             )
         )
     return out
@@ -261,7 +274,19 @@ def _reply(reply: Reply, folder: Folder) -> Iterator[Any]:
         )
     elif reply.compare:
         differs = reply.differs
-        if not differs:
+        if not differs and reply.prefill:
+            yield Text("\u2713 agrees with the decision the run recorded, of the reply and its prefill", style=AGREE)
+            went_on = reply.compared.went_on if reply.compared is not None else None
+            recorded = f" ({went_on.reason!r})" if went_on is not None and went_on.reason else ""
+            yield Text(
+                clean(
+                    f"the request ended with an assistant message, a prefill ({reply.prefill!r}): the reply goes on "
+                    f"from it and the step's turn is the two together, so the recorded reason{recorded} holds the "
+                    "prefill's words, which render.decide of the reply alone, above, leaves out"
+                ),
+                style=MUTED,
+            )
+        elif not differs:
             yield Text("\u2713 agrees with the decision the run recorded", style=AGREE)
         elif reply.recorded is None:
             yield Text("\u2717 the run recorded no decision for this step", style=DISAGREE)

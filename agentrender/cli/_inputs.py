@@ -20,6 +20,7 @@ from agentrender.runfile.lines import RUN_FILE_SUFFIXES, name_ends
 from agentrender.views import Views
 
 __all__ = [
+    "REPLY_NEEDS",
     "UNREADABLE",
     "Chosen",
     "CliError",
@@ -242,10 +243,33 @@ def is_reply(value: Any) -> bool:
     return value.get("role") == "assistant" and "content" in value
 
 
+REPLY_NEEDS = (
+    'a reply is an Anthropic Message object as the API returns it ({"type": "message", "role": "assistant", '
+    '"content": [...], "stop_reason": ...}), or its assistant turn alone ({"role": "assistant", "content": [...]})'
+)
+"""What ``decide`` says a reply file needs, of one that looks like a reply and is none (``_reply_like``)."""
+
+_REPLY_FIELDS = ("stop_reason", "stop_sequence", "usage")
+"""The fields only a reply holds, of those beside its ``content``."""
+
+
+def _reply_like(value: Any) -> bool:
+    """True for an object that is not a reply (``is_reply``) but looks like one: no ``type`` and no ``role``, its
+    ``content`` beside a reply's own fields (``_REPLY_FIELDS``), and no conversation (``messages``)."""
+    return (
+        isinstance(value, Mapping)
+        and "content" in value
+        and "type" not in value
+        and "role" not in value
+        and "messages" not in value
+        and any(field in value for field in _REPLY_FIELDS)
+    )
+
+
 def looks_like_reply(name: str) -> bool:
-    """``name`` is a JSON file holding one reply (``is_reply``), or a ``.json`` file that is not JSON at all (so
-    ``load_reply`` names the line and column where it breaks), its name ending in ``.json`` in any case; anything else
-    is a run."""
+    """``name`` is a JSON file holding one reply (``is_reply``) or an object that looks like one (``_reply_like``,
+    which ``load_reply`` says what it lacks of), or a ``.json`` file that is not JSON at all (so ``load_reply`` names
+    the line and column where it breaks), its name ending in ``.json`` in any case; anything else is a run."""
     if not name_ends(name, ".json"):
         return False
     try:
@@ -265,7 +289,7 @@ def looks_like_reply(name: str) -> bool:
         return False
     except RecursionError:
         return True
-    return is_reply(value)
+    return is_reply(value) or _reply_like(value)
 
 
 _loads = limited(json.loads)
@@ -300,6 +324,10 @@ def load_reply(name: str) -> ModelResponse:
     # a model_call record holds the reply under "response"; accept one pasted as it is
     if wire.get("type") == "model_call" and isinstance(wire.get("response"), dict):
         wire = wire["response"]
+    if _reply_like(wire):
+        keys = ", ".join(sorted(map(str, wire)))
+        raise CliError(f'{name}:1: not a model reply: it holds {keys}, but no "type": "message" nor "role": '
+                       f'"assistant"; {REPLY_NEEDS}')  # fmt: skip
     try:
         return response_from_record(wire, where="reply")
     except ValueError as error:

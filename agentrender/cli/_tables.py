@@ -651,6 +651,16 @@ def _key_cell(*keys: str) -> Text:
     return Text(clean("\n".join(_short(key) for key in keys)), no_wrap=True, overflow="ellipsis")
 
 
+NO_KEYS_SAID = (
+    "no request key is recorded here: a run carries one only where it holds each request its agent sent with the "
+    "reply (a run of agentrender.agent, a recording by agentrender.record, an Anthropic call log or a request saved "
+    "with its response, a runtime that passes request_key to RunWriter.model_call); a Claude Code, Codex, Inspect or "
+    "OpenAI-style history, or a request alone, keeps the conversation, not each request as sent"
+)
+"""What ``keys`` says under a table of no recorded request key: which runs carry one (every writer of a
+``model_call``'s ``request_key``: ``agent.ModelAgent``, ``imports.anthropic``'s calls, ``RunWriter.model_call``)."""
+
+
 def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
     """The replay keys as a table: a tick where a recorded key matches, a cross where none does."""
     # Every column is kept at any width: the step and the verdict whole, the keys one a line (a step called several
@@ -680,6 +690,8 @@ def keys_renderable(run: Run, rows: list[dict[str, Any]]) -> Group:
     for row in rows:
         if row["why"]:
             parts.append(Text(clean(f"at {row['at']:,}: {row['why']}"), style=MUTED))
+    if rows and not compared:
+        parts.append(Text(NO_KEYS_SAID, style=MUTED))
     if mismatched and mismatched == compared and not any(row["why"] for row in rows):
         parts.append(
             Text(

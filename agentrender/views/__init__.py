@@ -23,7 +23,8 @@ prompt stays a cacheable prefix and how much is re-sent).
 ``explain_decide(response)`` says which rule of ``render.decide`` fired for a model reply
 and why (given ``answered_tool_uses(run, step)``, also which calls the contract would not run
 the run's agent ran); ``disagreements(decision, recorded)`` names the fields where two
-decisions differ.
+decisions differ, and ``compare_recorded(call, recorded)`` holds a captured reply against its
+step's recorded decision (a prefill the reply went on from included).
 
 The package, one concept a module: ``view`` (``Views``, ``View``), ``renders`` (each step
 rendered once, through the contract's per-step calls), ``facts`` (what each block, message
@@ -36,8 +37,10 @@ from agentrender._types import utf8_bytes
 from agentrender.views.explain import (
     ARGS_OUTCOMES,
     DECIDE_RULES,
+    Compared,
     DecideExplanation,
     answered_tool_uses,
+    compare_recorded,
     disagreements,
     explain_decide,
 )
@@ -107,6 +110,7 @@ __all__ = [
     "BlockFact",
     "Change",
     "CompactionFact",
+    "Compared",
     "DecideExplanation",
     "Legend",
     "MessageFact",
@@ -119,6 +123,7 @@ __all__ = [
     "answered_tool_uses",
     "approx_tokens",
     "compaction_mark",
+    "compare_recorded",
     "disagreements",
     "explain_decide",
     "legend_kinds",

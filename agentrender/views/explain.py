@@ -4,27 +4,31 @@
 was composed; ``disagreements(decision, recorded)`` names the fields where two decisions differ.
 ``answered_tool_uses(run, step)`` are the tool uses a run's agent answered at a step, as it sent
 them: given to ``explain_decide``, the explanation says which of the calls the contract would not
-have run this agent ran.
+have run this agent ran. ``compare_recorded(call, recorded)`` is the one rule by which a captured
+reply is held against the decision its step recorded (``check``, ``decide``): a request that ended
+with a prefill was gone on with by its reply, and the step's turn is the two together.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentrender import render
+from agentrender import _api_rules, render
 from agentrender._types import Decision, ModelResponse, utf8_bytes
 from agentrender.render import ARGS_OUTCOMES, DECIDE_RULES, REASON_BYTES
 
 if TYPE_CHECKING:
-    from agentrender.runfile import Run
+    from agentrender.runfile import ModelCall, Run
 
 __all__ = [
     "ARGS_OUTCOMES",
     "DECIDE_RULES",
+    "Compared",
     "DecideExplanation",
     "answered_tool_uses",
+    "compare_recorded",
     "disagreements",
     "explain_decide",
 ]
@@ -138,3 +142,60 @@ def disagreements(decision: Decision, recorded: Decision | None) -> tuple[str, .
         return ("decision",)
     # __struct_fields__, not msgspec.structs.fields, which evaluates the struct's annotations again at each call.
     return tuple(name for name in Decision.__struct_fields__ if getattr(decision, name) != getattr(recorded, name))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compared:
+    """A captured reply's decision held against the decision its step recorded (``compare_recorded``)."""
+
+    differs: tuple[str, ...]
+    """The fields in which the recorded decision differs from what the reply decides (``("decision",)``: none was
+    recorded); ``()`` when they agree, the reply alone or, with ``prefill``, the reply gone on from it."""
+    prefill: str = ""
+    """When the request ended with an assistant message (the caller's own words, or a ``pause_turn`` reply sent back
+    to go on) and the recorded decision is ``render.decide`` of that turn gone on with by the reply, not of the reply
+    alone: the prefill's text, which explains the difference; ``""`` otherwise."""
+    went_on: Decision | None = None
+    """With ``prefill``: ``render.decide`` of the prefill gone on with by the reply, the decision the run recorded."""
+
+
+def compare_recorded(call: ModelCall, recorded: Decision | None, decision: Decision | None = None) -> Compared:
+    """Hold the reply of ``call`` against the decision ``recorded`` for its step. ``decision``: ``render.decide`` of the
+    reply, where the caller made it already.
+
+    A request that ended with an assistant message was a prefill: the reply goes on from it, and the step's turn is
+    the prefill then the reply (``_api_rules.continued``, the prefill's last text and the reply's first joined, as an
+    agent merges them, or not). A run that holds that turn records ``render.decide`` of it, whose reason begins with
+    the prefill's words; one whose agent decided the reply alone records that. Either agrees, and the first says why
+    it differs from the reply alone (``Compared.prefill``)."""
+    made = render.decide(call.response) if decision is None else decision
+    differs = disagreements(made, recorded)
+    if not differs or recorded is None:
+        return Compared(differs=differs)
+    request = call.record.get("request")
+    prefill = _api_rules.prefill_of(request.get("messages")) if isinstance(request, Mapping) else None
+    if prefill is None:
+        return Compared(differs=differs)
+    for went_on in _went_on(prefill, call.wire_response):
+        if not disagreements(went_on, recorded):
+            return Compared(differs=(), prefill=_prefill_text(prefill), went_on=went_on)
+    return Compared(differs=differs)
+
+
+def _went_on(prefill: Mapping[str, object], reply: Mapping[str, object]) -> Iterator[Decision]:
+    """The decisions of the turn the ``prefill`` a request ended with makes with its ``reply``: its blocks joined, then
+    not (``_api_rules.continued``)."""
+    for joined in (True, False):
+        blocks = _api_rules.continued(prefill, reply, joined=joined)
+        if blocks is not None:
+            yield render.decide(ModelResponse.from_dict({**reply, "content": blocks}))
+
+
+def _prefill_text(prefill: Mapping[str, object]) -> str:
+    """The text of a prefill's text blocks, joined with newlines, as ``render.decide`` reads a reply's."""
+    blocks = _api_rules.content_blocks(prefill.get("content")) or []
+    return "\n".join(
+        block["text"]
+        for block in blocks
+        if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ).strip()
